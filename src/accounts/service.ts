@@ -1,0 +1,105 @@
+import { randomBytes } from 'node:crypto';
+import argon2 from 'argon2';
+import type { Db } from '../db/index.ts';
+import { AppError } from '../http/errors.ts';
+import { newUuid } from '../lib/ids.ts';
+import { issueApiKey } from './api-keys.ts';
+import { ENVIRONMENTS, type Environment } from './model.ts';
+import * as store from './store.ts';
+
+export const hashPassword = (password: string): Promise<string> => argon2.hash(password, { type: argon2.argon2id });
+export const verifyPassword = (hash: string, password: string): Promise<boolean> => argon2.verify(hash, password).catch(() => false);
+
+export const newWebhookSecret = (): string => `whsec_${randomBytes(24).toString('base64')}`;
+
+const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+export const PASSWORD_LENGTH_MIN = 10;
+
+export interface CreateMerchantInput {
+  name: string;
+  email: string;
+  password?: string | null;
+  webhookUrl?: string | null;
+  payoutApproval?: boolean;
+}
+
+export interface CreatedMerchant {
+  merchant_id: string;
+  test_api_key: string;
+  live_api_key: string;
+  test_webhook_secret: string | null;
+  live_webhook_secret: string | null;
+  owner_user_id: string;
+  warnings: string[];
+}
+
+/** Checks a webhook URL for storage; Live endpoints must be HTTPS (the delivery-time SSRF guard comes with delivery). */
+export function webhookUrlProblem(url: string, environment: Environment): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'must be an absolute URL';
+  }
+  if (url.length > 2000) return 'must be at most 2000 characters';
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return 'must use https';
+  if (environment === 'live' && parsed.protocol !== 'https:') return 'must use https for Live';
+  if (parsed.username || parsed.password) return 'must not carry credentials';
+  return null;
+}
+
+/**
+ * A merchant with an owner user, one integration per environment, a Test and a Live key, and, when a
+ * URL is given, a webhook endpoint paired with each key (DESIGN §1). A Live endpoint needs HTTPS: with
+ * an http URL only the Test endpoint is created and a warning says so.
+ */
+export async function createMerchant(db: Db, input: CreateMerchantInput): Promise<CreatedMerchant> {
+  const name = input.name.trim();
+  const email = input.email.trim();
+  if (name.length < 1 || name.length > 200) throw new AppError(400, 'INVALID_ARGUMENT', 'name must be 1 to 200 characters');
+  if (!EMAIL_PATTERN.test(email) || email.length > 254) throw new AppError(400, 'INVALID_ARGUMENT', `email "${email}" is not an email address`);
+  if (input.password != null && input.password.length < PASSWORD_LENGTH_MIN) {
+    throw new AppError(400, 'INVALID_ARGUMENT', `password must be at least ${PASSWORD_LENGTH_MIN} characters`);
+  }
+  const warnings: string[] = [];
+  const webhookUrls: Record<Environment, string | null> = { test: null, live: null };
+  if (input.webhookUrl) {
+    const testProblem = webhookUrlProblem(input.webhookUrl, 'test');
+    if (testProblem) throw new AppError(400, 'INVALID_ARGUMENT', `webhook URL ${testProblem}`);
+    webhookUrls.test = input.webhookUrl;
+    const liveProblem = webhookUrlProblem(input.webhookUrl, 'live');
+    if (liveProblem) warnings.push(`no Live webhook endpoint was created: the URL ${liveProblem}`);
+    else webhookUrls.live = input.webhookUrl;
+  }
+  const passwordHash = input.password ? await hashPassword(input.password) : null;
+
+  return db.transaction(async (tx) => {
+    if (await store.userEmailExists(tx, email)) throw new AppError(409, 'EMAIL_TAKEN', `a user with email ${email} already exists`);
+    const merchantId = newUuid();
+    const ownerId = newUuid();
+    await store.insertMerchant(tx, { id: merchantId, name, email, payoutApprovalRequired: input.payoutApproval ?? false });
+    await store.insertUser(tx, { id: ownerId, merchantId, email, passwordHash, role: 'owner' });
+    const keys = {} as Record<Environment, string>;
+    const secrets: Record<Environment, string | null> = { test: null, live: null };
+    for (const environment of ENVIRONMENTS) {
+      const integrationId = newUuid();
+      await store.insertIntegration(tx, { id: integrationId, merchantId, environment, name: `Default ${environment} integration` });
+      const key = await issueApiKey(tx, { merchantId, integrationId, environment, createdByUserId: ownerId });
+      keys[environment] = key.key;
+      const url = webhookUrls[environment];
+      if (url) {
+        secrets[environment] = newWebhookSecret();
+        await store.insertWebhookEndpoint(tx, { id: newUuid(), merchantId, environment, apiKeyId: key.id, url, secret: secrets[environment] });
+      }
+    }
+    return {
+      merchant_id: merchantId,
+      test_api_key: keys.test,
+      live_api_key: keys.live,
+      test_webhook_secret: secrets.test,
+      live_webhook_secret: secrets.live,
+      owner_user_id: ownerId,
+      warnings,
+    };
+  });
+}

@@ -1,0 +1,85 @@
+import type { Queryable } from '../db/index.ts';
+import type { Environment, Role } from './model.ts';
+
+export interface ApiKeyRow {
+  id: string;
+  merchant_id: string;
+  environment: Environment;
+  prefix: string;
+  key_hash: Uint8Array;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+}
+
+export const insertMerchant = (tx: Queryable, m: { id: string; name: string; email: string; payoutApprovalRequired: boolean }) =>
+  tx.query('INSERT INTO merchants (id, name, email, payout_approval_required) VALUES ($1, $2, $3, $4)', [
+    m.id,
+    m.name,
+    m.email,
+    m.payoutApprovalRequired,
+  ]);
+
+export const insertUser = (tx: Queryable, u: { id: string; merchantId: string; email: string; passwordHash: string | null; role: Role }) =>
+  tx.query('INSERT INTO users (id, merchant_id, email, password_hash, role) VALUES ($1, $2, $3, $4, $5)', [
+    u.id,
+    u.merchantId,
+    u.email,
+    u.passwordHash,
+    u.role,
+  ]);
+
+export const insertIntegration = (tx: Queryable, i: { id: string; merchantId: string; environment: Environment; name: string }) =>
+  tx.query('INSERT INTO integrations (id, merchant_id, environment, name) VALUES ($1, $2, $3, $4)', [i.id, i.merchantId, i.environment, i.name]);
+
+export const insertApiKey = (
+  tx: Queryable,
+  k: { id: string; merchantId: string; integrationId: string; environment: Environment; prefix: string; keyHash: Buffer; createdByUserId: string | null },
+) =>
+  tx.query(
+    'INSERT INTO api_keys (id, merchant_id, integration_id, environment, prefix, key_hash, created_by_user_id) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+    [k.id, k.merchantId, k.integrationId, k.environment, k.prefix, k.keyHash, k.createdByUserId],
+  );
+
+export const insertWebhookEndpoint = (
+  tx: Queryable,
+  w: { id: string; merchantId: string; environment: Environment; apiKeyId: string; url: string; secret: string },
+) =>
+  tx.query('INSERT INTO webhook_endpoints (id, merchant_id, environment, api_key_id, url, secret) VALUES ($1, $2, $3, $4, $5, $6)', [
+    w.id,
+    w.merchantId,
+    w.environment,
+    w.apiKeyId,
+    w.url,
+    w.secret,
+  ]);
+
+export async function findApiKeyByPrefix(db: Queryable, prefix: string): Promise<ApiKeyRow | null> {
+  const rows = await db.query<ApiKeyRow>(
+    'SELECT id, merchant_id, environment, prefix, key_hash, revoked_at, last_used_at FROM api_keys WHERE prefix = $1',
+    [prefix],
+  );
+  return rows[0] ?? null;
+}
+
+/** Writes last_used_at at most once a minute per key, so authentication stays a read. */
+export const touchApiKey = (db: Queryable, id: string) =>
+  db.query("UPDATE api_keys SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '60 seconds')", [id]);
+
+export const revokeApiKey = (db: Queryable, id: string, merchantId: string) =>
+  db.query<{ id: string; prefix: string }>('UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND merchant_id = $2 AND revoked_at IS NULL RETURNING id, prefix', [
+    id,
+    merchantId,
+  ]);
+
+export async function findMerchant(db: Queryable, id: string) {
+  const rows = await db.query<{ id: string; name: string; email: string; payout_approval_required: boolean; created_at: Date }>(
+    'SELECT id, name, email, payout_approval_required, created_at FROM merchants WHERE id = $1',
+    [id],
+  );
+  return rows[0] ?? null;
+}
+
+export async function userEmailExists(db: Queryable, email: string): Promise<boolean> {
+  const rows = await db.query('SELECT 1 FROM users WHERE lower(email) = lower($1)', [email]);
+  return rows.length > 0;
+}

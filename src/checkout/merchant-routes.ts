@@ -1,0 +1,55 @@
+// Merchant checkout API (SPEC 4.1): create and read sessions. Thin: parse, authorize, call.
+import type { FastifyInstance } from 'fastify';
+import type { AppDeps } from '../http/deps.ts';
+import { principalOf } from '../http/auth.ts';
+import { idempotencyKeyOf, requestHash, runIdempotent } from '../http/idempotency.ts';
+import { sendOutcome } from '../http/replies.ts';
+import { IdempotencyHeaders, errorResponses } from '../http/schemas.ts';
+import { toSessionResponse } from './model.ts';
+import { CheckoutSessionResponse, CreateSessionBody, SessionParams } from './schemas.ts';
+import * as service from './service.ts';
+
+export async function checkoutMerchantRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const { db, config } = deps;
+
+  app.post<{ Body: CreateSessionBody }>(
+    '/api/v1/sessions',
+    {
+      schema: {
+        tags: ['Checkout sessions'],
+        summary: 'Create a hosted checkout session',
+        description: 'Creates a session for an amount and invoice_ref. Send the payer to checkout_url; confirm the outcome by webhook or GET.',
+        security: [{ apiKey: [] }],
+        headers: IdempotencyHeaders,
+        body: CreateSessionBody,
+        response: { 201: CheckoutSessionResponse, ...errorResponses(400, 401, 409, 413, 415, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const outcome = await runIdempotent(db, principal, idempotencyKeyOf(request), requestHash(request), async (tx) => {
+        const session = await service.createSession(tx, principal, request.body);
+        return { status: 201, body: toSessionResponse(session, config.checkoutUrlHost) };
+      });
+      return sendOutcome(reply, outcome);
+    },
+  );
+
+  app.get<{ Params: { reference: string } }>(
+    '/api/v1/sessions/:reference',
+    {
+      schema: {
+        tags: ['Checkout sessions'],
+        summary: 'Retrieve a checkout session',
+        description: 'The current state of a session of the calling key\'s merchant and environment; other ids are 404.',
+        security: [{ apiKey: [] }],
+        params: SessionParams,
+        response: { 200: CheckoutSessionResponse, ...errorResponses(401, 404, 429) },
+      },
+    },
+    async (request) => {
+      const session = await service.getSession(db, principalOf(request), request.params.reference);
+      return toSessionResponse(session, config.checkoutUrlHost);
+    },
+  );
+}

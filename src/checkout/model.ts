@@ -1,0 +1,83 @@
+// Checkout session types, limits and the session state machine.
+
+export const SESSION_STATUSES = ['open', 'pending', 'success', 'failed', 'expired'] as const;
+export type SessionStatus = (typeof SESSION_STATUSES)[number];
+
+export const SESSION_AMOUNT_MAX_MINOR = 100_000_000; // GHS 1,000,000
+export const SESSION_LIFETIME_DEFAULT_S = 86_400;
+export const SESSION_LIFETIME_MIN_S = 60;
+export const SESSION_LIFETIME_MAX_S = 86_400;
+export const INVOICE_REF_LENGTH_MAX = 120;
+export const DESCRIPTION_LENGTH_MAX = 240;
+export const CUSTOMER_NAME_LENGTH_MAX = 200;
+export const CALLBACK_URL_LENGTH_MAX = 500;
+export const METADATA_KEYS_MAX = 50;
+export const METADATA_BYTES_MAX = 8_192;
+export const SUPPORTED_CURRENCY = 'GHS';
+
+/**
+ * Session transitions (DESIGN §3). A failed or expired session may still become success: a payment
+ * confirmed late is honoured, money taken is never dropped. success is final (a reversal is recorded
+ * on the attempt and the ledger, the session stays success).
+ */
+export const SESSION_TRANSITIONS: Record<SessionStatus, readonly SessionStatus[]> = {
+  open: ['pending', 'expired'],
+  pending: ['open', 'success', 'failed', 'expired'],
+  success: [],
+  failed: ['success'],
+  expired: ['success'],
+};
+
+export class IllegalTransitionError extends Error {
+  constructor(machine: string, from: string, to: string) {
+    super(`illegal ${machine} transition ${from} -> ${to}`);
+  }
+}
+
+export function assertSessionTransition(from: SessionStatus, to: SessionStatus): void {
+  if (!SESSION_TRANSITIONS[from].includes(to)) throw new IllegalTransitionError('session', from, to);
+}
+
+export interface SessionRow {
+  id: string;
+  merchant_id: string;
+  environment: 'test' | 'live';
+  api_key_id: string;
+  status: SessionStatus;
+  amount_minor: number;
+  currency: string;
+  invoice_ref: string;
+  description: string | null;
+  customer_name: string | null;
+  customer_email: string | null;
+  callback_url: string | null;
+  metadata: Record<string, unknown>;
+  expires_at: Date;
+  finalized_at: Date | null;
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export const checkoutUrlOf = (checkoutUrlHost: string, sessionId: string): string => `${checkoutUrlHost}/pay/${sessionId}`;
+
+/** The merchant view (SPEC 2.1), plus a few optional fields clients may ignore (SPEC 9.3). */
+export function toSessionResponse(row: SessionRow, checkoutUrlHost: string) {
+  return {
+    id: row.id,
+    object: 'checkout.session' as const,
+    status: row.status,
+    amount_minor: row.amount_minor,
+    currency: row.currency,
+    invoice_ref: row.invoice_ref,
+    description: row.description,
+    checkout_url: checkoutUrlOf(checkoutUrlHost, row.id),
+    expires_at: row.expires_at.toISOString(),
+    created_at: row.created_at.toISOString(),
+    livemode: row.environment === 'live',
+    customer: { name: row.customer_name, email: row.customer_email },
+    callback_url: row.callback_url,
+    metadata: row.metadata,
+  };
+}
+export type SessionResponse = ReturnType<typeof toSessionResponse>;

@@ -1,0 +1,84 @@
+import type { ApiPrincipal } from '../accounts/model.ts';
+import type { Queryable } from '../db/index.ts';
+import { errors } from '../http/errors.ts';
+import { newId } from '../lib/ids.ts';
+import {
+  METADATA_BYTES_MAX,
+  METADATA_KEYS_MAX,
+  SESSION_LIFETIME_DEFAULT_S,
+  SUPPORTED_CURRENCY,
+  type SessionRow,
+} from './model.ts';
+import * as store from './store.ts';
+
+export interface CreateSessionInput {
+  amount_minor: number;
+  invoice_ref: string;
+  description?: string;
+  currency?: string;
+  customer?: { name?: string; email?: string };
+  callback_url?: string;
+  metadata?: Record<string, unknown>;
+  expires_in_seconds?: number;
+}
+
+export function normaliseCurrency(currency: string | undefined): string {
+  const value = (currency ?? SUPPORTED_CURRENCY).toUpperCase();
+  if (value !== SUPPORTED_CURRENCY) {
+    throw errors.invalidArgument(`currency ${currency} is not supported; use ${SUPPORTED_CURRENCY}.`, [
+      { field: 'currency', message: `must be ${SUPPORTED_CURRENCY}` },
+    ]);
+  }
+  return value;
+}
+
+function checkCallbackUrl(url: string): void {
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(url);
+  } catch {
+    /* handled below */
+  }
+  if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')) {
+    throw errors.invalidArgument('callback_url must be an absolute http or https URL.', [{ field: 'callback_url', message: 'must be an http(s) URL' }]);
+  }
+}
+
+function checkMetadata(metadata: Record<string, unknown>): void {
+  if (Object.keys(metadata).length > METADATA_KEYS_MAX || Buffer.byteLength(JSON.stringify(metadata)) > METADATA_BYTES_MAX) {
+    throw errors.invalidArgument(`metadata may have at most ${METADATA_KEYS_MAX} keys and ${METADATA_BYTES_MAX} bytes of JSON.`, [
+      { field: 'metadata', message: 'is too large' },
+    ]);
+  }
+}
+
+export async function createSession(tx: Queryable, principal: ApiPrincipal, input: CreateSessionInput): Promise<SessionRow> {
+  const currency = normaliseCurrency(input.currency);
+  if (input.invoice_ref.trim() === '') {
+    throw errors.invalidArgument('invoice_ref must not be blank.', [{ field: 'invoice_ref', message: 'must not be blank' }]);
+  }
+  if (input.callback_url !== undefined) checkCallbackUrl(input.callback_url);
+  const metadata = input.metadata ?? {};
+  checkMetadata(metadata);
+  return store.insertSession(tx, {
+    id: newId('cs'),
+    merchant_id: principal.merchantId,
+    environment: principal.environment,
+    api_key_id: principal.apiKeyId,
+    amount_minor: input.amount_minor,
+    currency,
+    invoice_ref: input.invoice_ref,
+    description: input.description ?? null,
+    customer_name: input.customer?.name ?? null,
+    customer_email: input.customer?.email ?? null,
+    callback_url: input.callback_url ?? null,
+    metadata,
+    expiresInSeconds: input.expires_in_seconds ?? SESSION_LIFETIME_DEFAULT_S,
+  });
+}
+
+export async function getSession(db: Queryable, principal: ApiPrincipal, id: string): Promise<SessionRow> {
+  const session = await store.findSession(db, principal.merchantId, principal.environment, id);
+  if (!session) throw errors.notFound('Checkout session');
+  return session;
+}

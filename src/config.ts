@@ -1,0 +1,81 @@
+// The whole configuration, read once from the environment and validated, one clear error per bad value.
+
+export interface Config {
+  host: string;
+  port: number;
+  baseUrl: string;
+  checkoutUrlHost: string;
+  dataDir: string;
+  databaseUrl: string | null;
+  redisUrl: string | null;
+  logLevel: string;
+  rateLimitKeyPerSecond: number;
+  rateLimitIpPerSecond: number;
+  rateLimitSessionPerSecond: number;
+  bodyLimitBytes: number;
+  workersEnabled: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      problems.push(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return Number(raw);
+  };
+  const url = (name: string, fallback: string | null, protocols: string[]): string | null => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    try {
+      const parsed = new URL(raw);
+      if (!protocols.includes(parsed.protocol)) {
+        problems.push(`${name} must use ${protocols.join(' or ')} (got "${parsed.protocol}")`);
+        return fallback;
+      }
+      return raw;
+    } catch {
+      problems.push(`${name} must be a URL (got "${raw}")`);
+      return fallback;
+    }
+  };
+
+  const host = env.HOST || '127.0.0.1';
+  const port = integer('PORT', 8080, 0, 65535);
+  const baseUrl = (url('BASE_URL', null, ['http:', 'https:']) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+  const checkoutUrlHost = (url('CHECKOUT_URL_HOST', null, ['http:', 'https:']) ?? baseUrl).replace(/\/+$/, '');
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
+  const workers = env.WORKERS ?? 'on';
+  if (!['on', 'off'].includes(workers)) problems.push(`WORKERS must be on or off (got "${workers}")`);
+
+  const config: Config = {
+    host,
+    port,
+    baseUrl,
+    checkoutUrlHost,
+    dataDir: env.DATA_DIR || './.sika',
+    databaseUrl: url('DATABASE_URL', null, ['postgres:', 'postgresql:']),
+    redisUrl: url('REDIS_URL', null, ['redis:', 'rediss:']),
+    logLevel,
+    rateLimitKeyPerSecond: integer('RATE_LIMIT_KEY_PER_S', 100, 1, 1_000_000),
+    rateLimitIpPerSecond: integer('RATE_LIMIT_IP_PER_S', 100, 1, 1_000_000),
+    rateLimitSessionPerSecond: integer('RATE_LIMIT_SESSION_PER_S', 10, 1, 1_000_000),
+    bodyLimitBytes: integer('BODY_LIMIT_BYTES', 1_048_576, 1024, 64 * 1_048_576),
+    workersEnabled: workers === 'on',
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}

@@ -1,0 +1,90 @@
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite, types } from '@electric-sql/pglite';
+import { DbError, parseInt8, withRetries, type Db, type Queryable } from './types.ts';
+
+export class DataDirInUseError extends Error {
+  constructor(dataDir: string, pid: number) {
+    super(
+      `the embedded data dir ${dataDir} is in use by another Sika process (pid ${pid}). ` +
+        'Embedded storage allows one process at a time: stop the running server first, ' +
+        'or point both at PostgreSQL with DATABASE_URL.',
+    );
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** One process owns an embedded data dir at a time; a lock file holds its pid. */
+function takeLock(dataDir: string): () => void {
+  mkdirSync(dataDir, { recursive: true });
+  const lockPath = join(dataDir, 'sika.pid');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(lockPath, String(process.pid), { flag: 'wx' });
+      return () => rmSync(lockPath, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const pid = Number(readFileSync(lockPath, 'utf8').trim());
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) throw new DataDirInUseError(dataDir, pid);
+      rmSync(lockPath, { force: true }); // stale lock from a process that is gone
+    }
+  }
+  throw new Error(`could not lock ${dataDir}`);
+}
+
+/** dataDir null = in memory (tests). */
+export async function openEmbedded(dataDir: string | null): Promise<Db> {
+  const release = dataDir ? takeLock(dataDir) : () => {};
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create(dataDir ? join(dataDir, 'pgdata') : 'memory://', {
+      parsers: { [types.INT8]: parseInt8 },
+    });
+  } catch (error) {
+    release();
+    throw error;
+  }
+
+  const wrap = (client: Pick<PGlite, 'query' | 'exec'>): Queryable => ({
+    async query<Row>(sql: string, params: readonly unknown[] = []) {
+      try {
+        const result = await client.query<Row>(sql, params as unknown[]);
+        return result.rows;
+      } catch (error) {
+        throw DbError.from(error);
+      }
+    },
+    async exec(sql: string) {
+      try {
+        await client.exec(sql);
+      } catch (error) {
+        throw DbError.from(error);
+      }
+    },
+  });
+
+  const db: Db = {
+    kind: 'embedded',
+    ...wrap(pglite),
+    transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+      // PGlite is one connection: its transaction() serialises writers, so row locks never contend.
+      return withRetries(() => pglite.transaction((tx) => fn(wrap(tx))));
+    },
+    async ping() {
+      await db.query('SELECT 1');
+    },
+    async close() {
+      await pglite.close();
+      release();
+    },
+  };
+  return db;
+}

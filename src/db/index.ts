@@ -1,0 +1,22 @@
+import { openEmbedded } from './embedded.ts';
+import { migrate } from './migrate.ts';
+import { openPostgres } from './postgres.ts';
+import type { Db } from './types.ts';
+
+export type { Db, Queryable } from './types.ts';
+export { DbError } from './types.ts';
+
+/** PostgreSQL when DATABASE_URL is set, else embedded PGlite in DATA_DIR; migrated before use. */
+/** dataDir null = embedded in memory (tests). */
+export async function openDb(config: { databaseUrl: string | null; dataDir: string | null }, options: { migrate?: boolean } = {}): Promise<Db> {
+  const db = config.databaseUrl ? await openPostgres(config.databaseUrl) : await openEmbedded(config.dataDir);
+  if (options.migrate !== false) {
+    try {
+      await migrate(db);
+    } catch (error) {
+      await db.close();
+      throw error;
+    }
+  }
+  return db;
+}

@@ -1,0 +1,74 @@
+import pg from 'pg';
+import { DbError, parseInt8, withRetries, type Db, type Queryable } from './types.ts';
+
+const POOL_SIZE_MAX = 20;
+const CONNECT_TIMEOUT_MS = 3_000;
+
+export async function openPostgres(databaseUrl: string): Promise<Db> {
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: POOL_SIZE_MAX,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    types: {
+      getTypeParser: ((oid: number, format?: string) =>
+        oid === 20 ? parseInt8 : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle client losing its connection must not crash the process; the next query reconnects.
+  pool.on('error', () => {});
+
+  const wrap = (client: pg.Pool | pg.PoolClient): Queryable => ({
+    async query<Row>(sql: string, params: readonly unknown[] = []) {
+      try {
+        const result = await client.query(sql, params as unknown[]);
+        return result.rows as Row[];
+      } catch (error) {
+        throw DbError.from(error);
+      }
+    },
+    async exec(sql: string) {
+      try {
+        await client.query(sql);
+      } catch (error) {
+        throw DbError.from(error);
+      }
+    },
+  });
+
+  const db: Db = {
+    kind: 'postgres',
+    ...wrap(pool),
+    transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+      return withRetries(async () => {
+        let client: pg.PoolClient;
+        try {
+          client = await pool.connect();
+        } catch (error) {
+          throw DbError.from(error);
+        }
+        let broken = false;
+        try {
+          await client.query('BEGIN');
+          const result = await fn(wrap(client));
+          await client.query('COMMIT');
+          return result;
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => {
+            broken = true;
+          });
+          throw error instanceof DbError ? error : error instanceof Error && 'code' in error && !('statusCode' in error) ? DbError.from(error) : error;
+        } finally {
+          client.release(broken);
+        }
+      });
+    },
+    async ping() {
+      await db.query('SELECT 1');
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+  await db.ping();
+  return db;
+}

@@ -1,0 +1,65 @@
+// The one small storage interface every module uses: parameterised SQL and a transaction helper.
+
+export interface Queryable {
+  /** One parameterised statement; rows as plain objects (int8 as number, timestamptz as Date). */
+  query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<Row[]>;
+  /** Several statements without parameters (migrations). */
+  exec(sql: string): Promise<void>;
+}
+
+export interface Db extends Queryable {
+  readonly kind: 'embedded' | 'postgres';
+  /** Runs fn in one transaction; retried on serialization failure or deadlock. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A storage failure with its SQLSTATE, mapped once here (as supabase's DBError.fromDBError). */
+export class DbError extends Error {
+  constructor(
+    message: string,
+    readonly sqlState: string | null,
+    readonly constraint: string | null,
+  ) {
+    super(message);
+  }
+  get isUniqueViolation(): boolean {
+    return this.sqlState === '23505';
+  }
+  get isRetryable(): boolean {
+    return this.sqlState === '40001' || this.sqlState === '40P01';
+  }
+  /** The database could not be reached or went away: a 503, not a 500. */
+  get isUnavailable(): boolean {
+    return this.sqlState === null || this.sqlState.startsWith('08') || this.sqlState === '57P01' || this.sqlState === '57P03';
+  }
+
+  static from(error: unknown): DbError {
+    if (error instanceof DbError) return error;
+    const e = error as { message?: string; code?: string; constraint?: string };
+    const sqlState = typeof e?.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) ? e.code : null;
+    return new DbError(e?.message ?? String(error), sqlState, e?.constraint ?? null);
+  }
+}
+
+export const TRANSACTION_ATTEMPTS_MAX = 5;
+
+export async function withRetries<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (error) {
+      const dbError = error instanceof DbError ? error : null;
+      if (!dbError?.isRetryable || attempt >= TRANSACTION_ATTEMPTS_MAX) throw error;
+      await new Promise((resolve) => setTimeout(resolve, attempt * 5 + Math.random() * 10));
+    }
+  }
+}
+
+/** int8 values travel as JS numbers; refuse any that would lose precision. */
+export function parseInt8(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n)) throw new Error(`int8 value ${value} exceeds the safe integer range`);
+  return n;
+}

@@ -1,0 +1,119 @@
+// App assembly: cross-cutting plugins once, then each domain's routes as its own plugin.
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { ApiKeyAuthenticator } from '../accounts/api-keys.ts';
+import { checkoutMerchantRoutes } from '../checkout/merchant-routes.ts';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/index.ts';
+import { isMigrated } from '../db/migrate.ts';
+import { invoicingRoutes } from '../invoicing/routes.ts';
+import { requireApiKey } from './auth.ts';
+import { registerBodyParsers } from './body.ts';
+import type { AppDeps } from './deps.ts';
+import { errors } from './errors.ts';
+import { registerErrorHandler } from './error-handler.ts';
+import { registerMetrics } from './metrics.ts';
+import { registerRateLimits } from './rate-limit.ts';
+import { ErrorEnvelope } from './schemas.ts';
+
+export const API_VERSION = '2026-06';
+const REQUEST_ID_PATTERN = /^[\w.:-]{1,64}$/;
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+/** Bodies are strict (wrong types are 400); query strings and paths are text, so they are coerced. */
+function validators() {
+  const options = { removeAdditional: true, useDefaults: true, allErrors: false, strict: false } as const;
+  const bodyAjv = addFormats(new Ajv({ ...options, coerceTypes: false }));
+  const textAjv = addFormats(new Ajv({ ...options, coerceTypes: 'array' }));
+  for (const ajv of [bodyAjv, textAjv]) ajv.addSchema(ErrorEnvelope);
+  return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
+    httpPart === 'body' ? bodyAjv.compile(schema) : textAjv.compile(schema);
+}
+
+export interface BuildOptions {
+  config: Config;
+  db: Db;
+  logger?: FastifyServerOptions['logger'];
+}
+
+export async function buildApp({ config, db, logger }: BuildOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: logger ?? { level: config.logLevel, redact: ['req.headers.authorization'] },
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: false,
+    requestIdHeader: false,
+    genReqId: (request) => {
+      const incoming = request.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
+    },
+    ajv: { customOptions: { removeAdditional: true } },
+    return503OnClosing: true,
+  });
+  app.setValidatorCompiler(validators());
+  app.decorateRequest('principal', null);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  registerErrorHandler(app);
+  app.addSchema(ErrorEnvelope);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Sika API',
+        version: '1.0.0',
+        description: `Payment collection and payouts for Ghana. API version ${API_VERSION}. Amounts are integers in pesewas. Errors use one envelope: {error: {code, message, retry_after_seconds?}}.`,
+      },
+      servers: [{ url: config.baseUrl }],
+      components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'ak_test_... or ak_live_...' } } },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string) || `def-${i}` },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { docExpansion: 'list', deepLinking: true } });
+
+  await registerBodyParsers(app, config.bodyLimitBytes);
+  registerMetrics(app);
+  const limiters = await registerRateLimits(app, {
+    redisUrl: config.redisUrl,
+    keyPerSecond: config.rateLimitKeyPerSecond,
+    ipPerSecond: config.rateLimitIpPerSecond,
+    sessionPerSecond: config.rateLimitSessionPerSecond,
+  });
+  const deps: AppDeps = { db, config, authenticator: new ApiKeyAuthenticator(db), limiters };
+  app.decorate('deps', deps);
+  app.addHook('onClose', async () => limiters.close());
+
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    try {
+      await db.ping();
+      if (!(await isMigrated(db))) throw new Error('migrations pending');
+      return { status: 'ready', storage: db.kind };
+    } catch {
+      throw errors.unavailable('Storage is not reachable or not migrated.');
+    }
+  });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  // Merchant API: a Bearer key on every route, then the per-key rate limit.
+  await app.register(async (merchantApi) => {
+    merchantApi.addHook('onRequest', requireApiKey(deps.authenticator));
+    merchantApi.addHook('onRequest', deps.limiters.perKey);
+    await merchantApi.register(checkoutMerchantRoutes, deps);
+    await merchantApi.register(invoicingRoutes, deps);
+  });
+
+  return app;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    deps: AppDeps;
+  }
+}

@@ -1,0 +1,184 @@
+// Request body parsing: JSON, urlencoded and multipart give the same parsed body. Bad UTF-8, malformed
+// JSON and oversized bodies are 4xx errors here, never 500s.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import multipart from '@fastify/multipart';
+import { errors } from './errors.ts';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+const FORM_FIELDS_MAX = 1_000;
+const FORM_DEPTH_MAX = 5;
+const FORM_ARRAY_INDEX_MAX = 999;
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+function decodeUtf8(buffer: Buffer): string {
+  try {
+    return utf8.decode(buffer);
+  } catch {
+    throw errors.invalidArgument('The request body is not valid UTF-8.');
+  }
+}
+
+function parseUrlEncoded(text: string): Record<string, string | string[]> {
+  const fields: Record<string, string | string[]> = Object.create(null);
+  if (text === '') return fields;
+  const pairs = text.split('&');
+  if (pairs.length > FORM_FIELDS_MAX) throw errors.invalidArgument(`A form body may have at most ${FORM_FIELDS_MAX} fields.`);
+  for (const pair of pairs) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const rawKey = eq === -1 ? pair : pair.slice(0, eq);
+    const rawValue = eq === -1 ? '' : pair.slice(eq + 1);
+    let key: string;
+    let value: string;
+    try {
+      key = decodeURIComponent(rawKey.replace(/\+/g, ' '));
+      value = decodeURIComponent(rawValue.replace(/\+/g, ' '));
+    } catch {
+      throw errors.invalidArgument('The form body has a malformed percent-encoding or invalid UTF-8.');
+    }
+    addField(fields, key, value);
+  }
+  return fields;
+}
+
+function addField(fields: Record<string, string | string[]>, key: string, value: string): void {
+  const existing = fields[key];
+  if (existing === undefined) fields[key] = value;
+  else if (Array.isArray(existing)) existing.push(value);
+  else fields[key] = [existing, value];
+}
+
+/** `customer[name]=A&lines[0][code]=X` -> `{customer: {name: 'A'}, lines: [{code: 'X'}]}`. */
+export function nestFields(flat: Record<string, string | string[]>): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(flat)) {
+    const match = /^([^[\]]+)((?:\[[^[\]]*\])*)$/.exec(key);
+    if (!match) throw errors.invalidArgument(`Form field name "${key.slice(0, 100)}" is malformed.`);
+    const path = [match[1]!, ...[...match[2]!.matchAll(/\[([^[\]]*)\]/g)].map((m) => m[1]!)];
+    if (path.length > FORM_DEPTH_MAX) throw errors.invalidArgument(`Form field "${key.slice(0, 100)}" is nested too deeply.`);
+    let node: Record<string, unknown> | unknown[] = root;
+    for (let i = 0; i < path.length; i++) {
+      let segment: string | number = path[i]!;
+      if (FORBIDDEN_KEYS.has(segment)) throw errors.invalidArgument(`Form field name "${key.slice(0, 100)}" is not allowed.`);
+      if (Array.isArray(node)) {
+        if (segment === '') segment = node.length;
+        else if (/^\d+$/.test(segment) && Number(segment) <= FORM_ARRAY_INDEX_MAX) segment = Number(segment);
+        else throw errors.invalidArgument(`Form field "${key.slice(0, 100)}" has a bad array index.`);
+      } else if (segment === '') {
+        throw errors.invalidArgument(`Form field "${key.slice(0, 100)}" has an empty name part.`);
+      }
+      const last = i === path.length - 1;
+      const container = node as Record<string | number, unknown>;
+      if (last) {
+        container[segment] = value;
+      } else {
+        const nextIsArray = /^\d*$/.test(path[i + 1]!);
+        let child = container[segment];
+        if (child === undefined) {
+          child = nextIsArray ? [] : {};
+          container[segment] = child;
+        } else if (typeof child !== 'object' || child === null || Array.isArray(child) !== nextIsArray) {
+          throw errors.invalidArgument(`Form field "${key.slice(0, 100)}" conflicts with another field.`);
+        }
+        node = child as Record<string, unknown> | unknown[];
+      }
+    }
+  }
+  return compactArrays(root) as Record<string, unknown>;
+}
+
+function compactArrays(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    if (value.some((element, index) => !(index in value) || element === undefined)) {
+      throw errors.invalidArgument('Form array fields must be numbered from 0 without gaps.');
+    }
+    return value.map(compactArrays);
+  }
+  if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) (value as Record<string, unknown>)[k] = compactArrays(v);
+  }
+  return value;
+}
+
+interface SchemaNode {
+  type?: string | string[];
+  properties?: Record<string, SchemaNode>;
+  items?: SchemaNode;
+  anyOf?: SchemaNode[];
+}
+
+/** Form values are strings: turn them into the integers and booleans the route's body schema asks for. */
+export function coerceToSchema(value: unknown, schema: SchemaNode | undefined): unknown {
+  if (!schema) return value;
+  const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
+  if (typeof value === 'string') {
+    if ((types.includes('integer') || types.includes('number')) && /^-?\d{1,16}$/.test(value)) return Number(value);
+    if (types.includes('boolean') && ['true', 'false', '1', '0'].includes(value)) return value === 'true' || value === '1';
+    if (types.includes('null') && value === '') return null;
+    return value;
+  }
+  if (Array.isArray(value)) return schema.items ? value.map((item) => coerceToSchema(item, schema.items)) : value;
+  if (value && typeof value === 'object' && schema.properties) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = coerceToSchema(v, schema.properties[k]);
+    return out;
+  }
+  return value;
+}
+
+function hasReplacementCharacter(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\uFFFD');
+  if (Array.isArray(value)) return value.some(hasReplacementCharacter);
+  if (value && typeof value === 'object') return Object.values(value).some(hasReplacementCharacter);
+  return false;
+}
+
+export function isFormRequest(request: FastifyRequest): boolean {
+  const type = request.headers['content-type'] ?? '';
+  return /^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i.test(type);
+}
+
+export async function registerBodyParsers(app: FastifyInstance, bodyLimitBytes: number): Promise<void> {
+  app.removeContentTypeParser(['application/json', 'text/plain']);
+  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json$/i, { parseAs: 'buffer', bodyLimit: bodyLimitBytes }, (_request, body, done) => {
+    try {
+      const text = decodeUtf8(body as Buffer);
+      if (text.trim() === '') return done(null, undefined);
+      done(null, JSON.parse(text));
+    } catch (error) {
+      done(error instanceof SyntaxError ? errors.invalidArgument(`The JSON body is malformed: ${error.message.slice(0, 200)}`) : (error as Error), undefined);
+    }
+  });
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer', bodyLimit: bodyLimitBytes }, (_request, body, done) => {
+    try {
+      // Bytes beyond ASCII must be percent-encoded; check the raw body too so stray bytes are refused.
+      decodeUtf8(body as Buffer);
+      done(null, nestFields(parseUrlEncoded((body as Buffer).toString('latin1'))));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+  await app.register(multipart, {
+    attachFieldsToBody: 'keyValues',
+    limits: { fields: FORM_FIELDS_MAX, fieldSize: 64 * 1024, files: 1, fileSize: 5 * 1024 * 1024, parts: FORM_FIELDS_MAX + 1 },
+  });
+
+  // Multipart arrives as flat key/values: nest it, and coerce both form kinds to the body schema.
+  app.addHook('preValidation', async (request) => {
+    if (!isFormRequest(request) || request.body == null || typeof request.body !== 'object') return;
+    let body = request.body as Record<string, unknown>;
+    if (/^multipart\//i.test(request.headers['content-type'] ?? '')) {
+      const flat: Record<string, string | string[]> = {};
+      for (const [k, v] of Object.entries(body)) {
+        if (typeof v === 'string' || (Array.isArray(v) && v.every((e) => typeof e === 'string'))) flat[k] = v as string | string[];
+        else if (Buffer.isBuffer(v)) continue; // files are read by the routes that take them
+        else throw errors.invalidArgument(`Multipart field "${k.slice(0, 100)}" is not a text field.`);
+      }
+      body = nestFields(flat);
+    }
+    if (hasReplacementCharacter(body)) throw errors.invalidArgument('The form body is not valid UTF-8.');
+    const schema = (request.routeOptions.schema as { body?: SchemaNode } | undefined)?.body;
+    request.body = coerceToSchema(body, schema);
+  });
+}

@@ -1,0 +1,12 @@
+import type { ApiKeyAuthenticator } from '../accounts/api-keys.ts';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/index.ts';
+import type { RateLimiters } from './rate-limit.ts';
+
+/** What route plugins need: handed to each domain's routes when the app is assembled. */
+export interface AppDeps {
+  db: Db;
+  config: Config;
+  authenticator: ApiKeyAuthenticator;
+  limiters: RateLimiters;
+}

@@ -1,0 +1,179 @@
+// Invoice lines and revenue lines (SPEC 4.1). Thin: parse, authorize, call.
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { INVOICE_REF_LENGTH_MAX } from '../checkout/model.ts';
+import { principalOf } from '../http/auth.ts';
+import type { AppDeps } from '../http/deps.ts';
+import { idempotencyKeyOf, requestHash, runIdempotent } from '../http/idempotency.ts';
+import { sendOutcome } from '../http/replies.ts';
+import { Currency, DateTime, IdempotencyHeaders, errorResponses } from '../http/schemas.ts';
+import {
+  INVOICE_LINES_PER_REQUEST_MAX,
+  LINE_CODE_LENGTH_MAX,
+  LINE_NAME_LENGTH_MAX,
+  REVENUE_LINES_PER_SYNC_MAX,
+  toRevenueLineResponse,
+} from './model.ts';
+import * as service from './service.ts';
+
+const InvoiceRef = Type.String({ minLength: 1, maxLength: INVOICE_REF_LENGTH_MAX });
+const LineErrors = Type.Array(
+  Type.Object({ index: Type.Integer({ description: 'Position of the line in the request.' }), code: Type.String(), message: Type.String() }),
+);
+
+const IngestBody = Type.Object(
+  {
+    invoice_ref: InvoiceRef,
+    currency: Type.Optional(Currency),
+    lines: Type.Array(
+      Type.Object(
+        {
+          code: Type.String({ minLength: 1, maxLength: LINE_CODE_LENGTH_MAX, description: 'An active revenue line code.' }),
+          name: Type.String({ minLength: 1, maxLength: LINE_NAME_LENGTH_MAX }),
+          amount_minor: Type.Integer({ description: 'Pesewas; below 1 is reported for the line as INVOICE_LINE_AMOUNT_INVALID.' }),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: INVOICE_LINES_PER_REQUEST_MAX },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const IngestResponse = Type.Object({
+  object: Type.Literal('invoice.line_items'),
+  invoice_ref: Type.String(),
+  ingested: Type.Integer(),
+  billed_minor: Type.Integer({ description: 'Sum of the lines stored by this request.' }),
+  errors: LineErrors,
+});
+
+const InvoiceLinesResponse = Type.Object({
+  object: Type.Literal('invoice.line_items'),
+  invoice_ref: Type.String(),
+  lines: Type.Array(
+    Type.Object({ code: Type.String(), name: Type.String(), amount_minor: Type.Integer(), currency: Type.String(), remitted: Type.Boolean() }),
+  ),
+  total_minor: Type.Integer(),
+});
+
+const RevenueLine = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  merchant_id: Type.String({ format: 'uuid' }),
+  code: Type.String(),
+  name: Type.String(),
+  active: Type.Boolean(),
+  source: Type.String(),
+  last_synced_at: DateTime,
+  created_at: DateTime,
+  updated_at: DateTime,
+});
+
+const SyncBody = Type.Object(
+  {
+    lines: Type.Array(
+      Type.Object(
+        { code: Type.String({ minLength: 1, maxLength: LINE_CODE_LENGTH_MAX }), name: Type.String({ minLength: 1, maxLength: LINE_NAME_LENGTH_MAX }) },
+        { additionalProperties: false },
+      ),
+      { maxItems: REVENUE_LINES_PER_SYNC_MAX },
+    ),
+    deactivate_missing: Type.Optional(Type.Boolean({ default: false, description: 'Deactivate active codes that are not in this list.' })),
+  },
+  { additionalProperties: false },
+);
+
+const SyncResponse = Type.Object({
+  object: Type.Literal('revenue_lines.sync'),
+  created: Type.Integer(),
+  updated: Type.Integer(),
+  reactivated: Type.Integer(),
+  deactivated: Type.Integer(),
+  unchanged: Type.Integer(),
+  total: Type.Integer({ description: 'Revenue lines of the merchant and environment after the sync, active and inactive.' }),
+  errors: LineErrors,
+});
+
+export async function invoicingRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const { db } = deps;
+
+  app.post<{ Body: Static<typeof IngestBody> }>(
+    '/api/v1/invoice-lines',
+    {
+      schema: {
+        tags: ['Invoice lines'],
+        summary: 'Record invoice lines for an invoice_ref',
+        description: 'Upserts lines by code. 200 when every line is stored; 207 when some lines fail (see errors, by index).',
+        security: [{ apiKey: [] }],
+        headers: IdempotencyHeaders,
+        body: IngestBody,
+        response: { 200: IngestResponse, 207: IngestResponse, ...errorResponses(400, 401, 409, 413, 415, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const outcome = await runIdempotent(db, principal, idempotencyKeyOf(request), requestHash(request), async (tx) => {
+        const result = await service.ingestInvoiceLines(tx, principal, request.body);
+        return { status: result.errors.length > 0 ? 207 : 200, body: result };
+      });
+      return sendOutcome(reply, outcome);
+    },
+  );
+
+  app.get<{ Querystring: { invoice_ref: string } }>(
+    '/api/v1/invoice-lines',
+    {
+      schema: {
+        tags: ['Invoice lines'],
+        summary: 'List the lines of an invoice',
+        security: [{ apiKey: [] }],
+        querystring: Type.Object({ invoice_ref: InvoiceRef }),
+        response: { 200: InvoiceLinesResponse, ...errorResponses(400, 401, 429) },
+      },
+    },
+    async (request) => service.listInvoiceLines(db, principalOf(request), request.query.invoice_ref),
+  );
+
+  app.get<{ Querystring: { include_inactive?: boolean } }>(
+    '/api/v1/revenue-lines',
+    {
+      schema: {
+        tags: ['Revenue lines'],
+        summary: 'List revenue lines (service codes)',
+        security: [{ apiKey: [] }],
+        querystring: Type.Object({ include_inactive: Type.Optional(Type.Boolean({ default: false })) }),
+        response: {
+          200: Type.Object({
+            object: Type.Literal('list'),
+            lines: Type.Array(RevenueLine),
+            counts: Type.Object({ total: Type.Integer(), active: Type.Integer(), inactive: Type.Integer() }),
+          }),
+          ...errorResponses(400, 401, 429),
+        },
+      },
+    },
+    async (request) => {
+      const { lines, counts } = await service.listRevenueLines(db, principalOf(request), request.query.include_inactive ?? false);
+      return { object: 'list' as const, lines: lines.map(toRevenueLineResponse), counts };
+    },
+  );
+
+  app.post<{ Body: Static<typeof SyncBody> }>(
+    '/api/v1/revenue-lines',
+    {
+      schema: {
+        tags: ['Revenue lines'],
+        summary: 'Sync revenue lines (service codes)',
+        description: 'Creates, renames and reactivates the listed codes; with deactivate_missing, deactivates the others. 207 when some lines fail.',
+        security: [{ apiKey: [] }],
+        body: SyncBody,
+        response: { 200: SyncResponse, 207: SyncResponse, ...errorResponses(400, 401, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const result = await db.transaction((tx) => service.syncRevenueLines(tx, principal, request.body));
+      return reply.code(result.errors.length > 0 ? 207 : 200).send(result);
+    },
+  );
+}

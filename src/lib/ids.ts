@@ -1,0 +1,38 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+
+const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
+
+/** A ULID-shaped, time-sortable id: 10 characters of milliseconds, 16 of randomness. */
+function sortableId(now = Date.now()): string {
+  let time = '';
+  let ms = now;
+  for (let i = 0; i < 10; i++) {
+    time = CROCKFORD[ms % 32] + time;
+    ms = Math.floor(ms / 32);
+  }
+  const bytes = randomBytes(16);
+  let random = '';
+  for (const byte of bytes) random += CROCKFORD[byte % 32];
+  return time + random;
+}
+
+export type IdPrefix = 'cs' | 'att' | 'slip' | 'po' | 'rcp' | 'evt' | 'quo' | 'evd' | 'msg';
+
+export const newId = (prefix: IdPrefix): string => `${prefix}_${sortableId()}`;
+export const newUuid = (): string => randomUUID();
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (value: string): boolean => UUID_PATTERN.test(value);
+
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** Random base62 text, unbiased (rejection sampling). */
+export function randomToken(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248 && out.length < length) out += ALPHANUMERIC[byte % 62];
+    }
+  }
+  return out;
+}

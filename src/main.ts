@@ -1,0 +1,50 @@
+// Process entry: config -> storage -> app -> workers -> graceful shutdown.
+import { loadConfig, ConfigError } from './config.ts';
+import { openDb } from './db/index.ts';
+import { buildApp } from './http/app.ts';
+import { startWorkers } from './workers.ts';
+
+const SHUTDOWN_TIMEOUT_MS = 15_000;
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const db = await openDb(config);
+  const app = await buildApp({ config, db });
+  const workers = config.workersEnabled ? startWorkers({ db, log: app.log }) : null;
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down: finishing in-flight requests and jobs');
+    const timer = setTimeout(() => {
+      app.log.error('shutdown timed out; exiting');
+      process.exit(1);
+    }, SHUTDOWN_TIMEOUT_MS);
+    timer.unref();
+    await app.close(); // stops accepting, waits for in-flight requests
+    await workers?.stop();
+    await db.close();
+    app.log.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  await app.listen({ host: config.host, port: config.port });
+  app.log.info({ storage: db.kind, base_url: config.baseUrl, docs: `${config.baseUrl}/docs` }, 'Sika is ready');
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
