@@ -14,6 +14,12 @@ export interface Config {
   rateLimitSessionPerSecond: number;
   bodyLimitBytes: number;
   workersEnabled: boolean;
+  webhookRetryScheduleS: number[];
+  webhookTimeoutMs: number;
+  webhookPollMs: number;
+  webhookClaimTtlS: number;
+  /** Never on by default: routes Live payouts to the in-process simulator (rehearsals and tests). */
+  livePayoutSimulator: boolean;
 }
 
 export class ConfigError extends Error {
@@ -61,6 +67,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const workers = env.WORKERS ?? 'on';
   if (!['on', 'off'].includes(workers)) problems.push(`WORKERS must be on or off (got "${workers}")`);
 
+  const schedule = (name: string, fallback: number[]): number[] => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const parts = raw.split(',').map((part) => part.trim());
+    if (parts.length > 20 || !parts.every((part) => /^\d+$/.test(part) && Number(part) <= 7 * 86_400)) {
+      problems.push(`${name} must be a comma-separated list of at most 20 delays in seconds (got "${raw}")`);
+      return fallback;
+    }
+    return parts.map(Number);
+  };
+
   const config: Config = {
     host,
     port,
@@ -75,7 +92,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitSessionPerSecond: integer('RATE_LIMIT_SESSION_PER_S', 10, 1, 1_000_000),
     bodyLimitBytes: integer('BODY_LIMIT_BYTES', 1_048_576, 1024, 64 * 1_048_576),
     workersEnabled: workers === 'on',
+    webhookRetryScheduleS: schedule('WEBHOOK_RETRY_SCHEDULE_S', [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000]),
+    webhookTimeoutMs: integer('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    webhookPollMs: integer('WEBHOOK_POLL_MS', 50, 5, 10_000),
+    webhookClaimTtlS: integer('WEBHOOK_CLAIM_TTL_S', 30, 1, 3_600),
+    livePayoutSimulator: env.LIVE_PAYOUT_SIMULATOR === 'on',
   };
+  if (env.LIVE_PAYOUT_SIMULATOR !== undefined && !['on', 'off', ''].includes(env.LIVE_PAYOUT_SIMULATOR)) {
+    problems.push(`LIVE_PAYOUT_SIMULATOR must be on or off (got "${env.LIVE_PAYOUT_SIMULATOR}")`);
+  }
+  if (config.webhookClaimTtlS * 1000 <= config.webhookTimeoutMs) {
+    problems.push(`WEBHOOK_CLAIM_TTL_S (${config.webhookClaimTtlS} s) must be longer than WEBHOOK_TIMEOUT_MS (${config.webhookTimeoutMs} ms)`);
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

@@ -2,6 +2,7 @@
 import { loadConfig, ConfigError } from './config.ts';
 import { openDb } from './db/index.ts';
 import { buildApp } from './http/app.ts';
+import { LivePayoutSimulator } from './rails/payouts.ts';
 import { startWorkers } from './workers.ts';
 
 const SHUTDOWN_TIMEOUT_MS = 15_000;
@@ -18,8 +19,10 @@ async function main(): Promise<void> {
     throw error;
   }
   const db = await openDb(config);
-  const app = await buildApp({ config, db });
-  const workers = config.workersEnabled ? startWorkers({ db, log: app.log }) : null;
+  const payoutRail = config.livePayoutSimulator ? new LivePayoutSimulator() : null;
+  const app = await buildApp({ config, db, payoutRail });
+  if (payoutRail) app.log.warn('LIVE_PAYOUT_SIMULATOR is on: Live payouts go to the simulator, no money moves');
+  const workers = config.workersEnabled ? startWorkers({ db, log: app.log, config, payoutRail }) : null;
 
   let closing = false;
   const shutdown = async (signal: string) => {

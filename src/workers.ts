@@ -1,9 +1,18 @@
-// Background jobs of the single process: each loop is bounded, and stop() waits for the running pass.
+// Background jobs of the single process: each loop is bounded, one pass of a job at a time, and stop()
+// waits for the running pass. Webhook delivery runs its own claim loop.
 import type { FastifyBaseLogger } from 'fastify';
+import { expireDueSessions } from './checkout/expiry.ts';
+import type { Config } from './config.ts';
 import type { Db } from './db/index.ts';
+import { DeliveryWorker, defaultDeliveryOptions } from './events/delivery.ts';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.ts';
+import { processDuePayouts, verifyTestRecipients } from './payouts/service.ts';
+import type { PayoutRail } from './rails/payouts.ts';
 
 const IDEMPOTENCY_PURGE_INTERVAL_MS = 10 * 60_000;
+const EXPIRY_SWEEP_INTERVAL_MS = 2_000;
+const RECIPIENT_VERIFY_INTERVAL_MS = 1_000;
+const PAYOUT_PROCESS_INTERVAL_MS = 500;
 
 interface Job {
   name: string;
@@ -11,27 +20,53 @@ interface Job {
   run(): Promise<unknown>;
 }
 
-export function startWorkers({ db, log }: { db: Db; log: FastifyBaseLogger }) {
-  const jobs: Job[] = [{ name: 'purge-idempotency-keys', intervalMs: IDEMPOTENCY_PURGE_INTERVAL_MS, run: () => purgeExpiredIdempotencyKeys(db) }];
+export function deliveryWorkerFor(db: Db, log: FastifyBaseLogger, config: Config): DeliveryWorker {
+  return new DeliveryWorker(
+    db,
+    log,
+    defaultDeliveryOptions({
+      retryScheduleS: config.webhookRetryScheduleS,
+      timeoutMs: config.webhookTimeoutMs,
+      pollIntervalMs: config.webhookPollMs,
+      claimTtlS: config.webhookClaimTtlS,
+    }),
+  );
+}
+
+export function startWorkers({ db, log, config, payoutRail }: { db: Db; log: FastifyBaseLogger; config: Config; payoutRail: PayoutRail | null }) {
+  const jobs: Job[] = [
+    { name: 'purge-idempotency-keys', intervalMs: IDEMPOTENCY_PURGE_INTERVAL_MS, run: () => purgeExpiredIdempotencyKeys(db) },
+    { name: 'expire-sessions', intervalMs: EXPIRY_SWEEP_INTERVAL_MS, run: () => expireDueSessions(db, config.checkoutUrlHost) },
+    { name: 'verify-test-recipients', intervalMs: RECIPIENT_VERIFY_INTERVAL_MS, run: () => verifyTestRecipients(db) },
+    { name: 'process-live-payouts', intervalMs: PAYOUT_PROCESS_INTERVAL_MS, run: () => processDuePayouts(db, payoutRail, log) },
+  ];
   const timers: NodeJS.Timeout[] = [];
   const running = new Set<Promise<unknown>>();
   let stopped = false;
   for (const job of jobs) {
+    let busy = false;
     const tick = () => {
-      if (stopped) return;
+      if (stopped || busy) return;
+      busy = true;
       const pass = job
         .run()
         .catch((error: unknown) => log.warn({ err: error, job: job.name }, 'background job failed; will retry'))
-        .finally(() => running.delete(pass));
+        .finally(() => {
+          busy = false;
+          running.delete(pass);
+        });
       running.add(pass);
     };
     timers.push(setInterval(tick, job.intervalMs));
   }
+  const delivery = deliveryWorkerFor(db, log, config);
+  delivery.start();
   return {
+    delivery,
     async stop() {
       stopped = true;
       for (const timer of timers) clearInterval(timer);
-      await Promise.all(running);
+      await Promise.all([...running, delivery.stop()]);
     },
   };
 }

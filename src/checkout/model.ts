@@ -21,7 +21,8 @@ export const SUPPORTED_CURRENCY = 'GHS';
  * on the attempt and the ledger, the session stays success).
  */
 export const SESSION_TRANSITIONS: Record<SessionStatus, readonly SessionStatus[]> = {
-  open: ['pending', 'expired'],
+  // open -> success: an attempt that had expired (putting the session back to open) is confirmed late.
+  open: ['pending', 'expired', 'success'],
   pending: ['open', 'success', 'failed', 'expired'],
   success: [],
   failed: ['success'],
@@ -36,6 +37,64 @@ export class IllegalTransitionError extends Error {
 
 export function assertSessionTransition(from: SessionStatus, to: SessionStatus): void {
   if (!SESSION_TRANSITIONS[from].includes(to)) throw new IllegalTransitionError('session', from, to);
+}
+
+export const ATTEMPT_STATUSES = ['pending', 'paid', 'failed', 'expired', 'cancelled', 'reversed', 'manual_review', 'amount_mismatch'] as const;
+export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];
+
+/**
+ * Attempt transitions (DESIGN §3). manual_review and amount_mismatch wait for an operator (-> paid or
+ * failed). An expired attempt may still be confirmed paid (late success is honoured). paid -> reversed
+ * is the only way out of paid.
+ */
+export const ATTEMPT_TRANSITIONS: Record<AttemptStatus, readonly AttemptStatus[]> = {
+  pending: ['paid', 'failed', 'expired', 'cancelled', 'manual_review', 'amount_mismatch'],
+  manual_review: ['paid', 'failed'],
+  amount_mismatch: ['paid', 'failed'],
+  expired: ['paid'],
+  paid: ['reversed'],
+  failed: [],
+  cancelled: [],
+  reversed: [],
+};
+
+export function assertAttemptTransition(from: AttemptStatus, to: AttemptStatus): void {
+  if (!ATTEMPT_TRANSITIONS[from].includes(to)) throw new IllegalTransitionError('attempt', from, to);
+}
+
+export const canAttemptMove = (from: AttemptStatus, to: AttemptStatus): boolean => ATTEMPT_TRANSITIONS[from].includes(to);
+export const canSessionMove = (from: SessionStatus, to: SessionStatus): boolean => SESSION_TRANSITIONS[from].includes(to);
+
+/** Statuses after which the attempt is waiting for nobody. */
+export const ATTEMPT_FINAL: readonly AttemptStatus[] = ['paid', 'failed', 'expired', 'cancelled', 'reversed'];
+export const SESSION_FINAL: readonly SessionStatus[] = ['success', 'failed', 'expired'];
+export const FAILED_ATTEMPTS_MAX = 5;
+
+export interface AttemptRow {
+  id: string;
+  session_id: string;
+  merchant_id: string;
+  environment: 'test' | 'live';
+  rail: 'momo' | 'card' | 'bank_transfer' | 'cash';
+  provider: string;
+  provider_reference: string;
+  operator: 'mtn' | 'telecel' | 'at' | null;
+  phone: string | null;
+  account_name: string | null;
+  status: AttemptStatus;
+  raw_status: string;
+  base_minor: number;
+  fee_minor: number;
+  bearer: 'payer' | 'merchant';
+  amount_charged_minor: number;
+  currency: string;
+  verification_required: boolean;
+  resend_count: number;
+  instructions: Record<string, unknown>;
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+  finalized_at: Date | null;
 }
 
 export interface SessionRow {

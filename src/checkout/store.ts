@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/index.ts';
-import type { SessionRow } from './model.ts';
+import type { AttemptRow, SessionRow } from './model.ts';
 
 const SESSION_COLUMNS = `id, merchant_id, environment, api_key_id, status, amount_minor, currency, invoice_ref, description,
   customer_name, customer_email, callback_url, metadata, expires_at, finalized_at, version, created_at, updated_at`;
@@ -40,3 +40,160 @@ export async function findSession(db: Queryable, merchantId: string, environment
   );
   return rows[0] ?? null;
 }
+
+/** Any session by id (payer endpoints: the unguessable id is the capability), with its merchant's name. */
+export async function findPublicSession(db: Queryable, id: string): Promise<(SessionRow & { merchant_name: string }) | null> {
+  const rows = await db.query<SessionRow & { merchant_name: string }>(
+    `SELECT ${SESSION_COLUMNS.replace(/(\w+)/g, 's.$1')}, m.name AS merchant_name
+       FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id WHERE s.id = $1`,
+    [id],
+  );
+  return rows[0] ?? null;
+}
+
+export async function lockSession(tx: Queryable, id: string): Promise<SessionRow | null> {
+  const rows = await tx.query<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM checkout_sessions WHERE id = $1 FOR UPDATE`, [id]);
+  return rows[0] ?? null;
+}
+
+export async function updateSessionStatus(tx: Queryable, id: string, status: SessionRow['status'], finalized: boolean): Promise<SessionRow> {
+  const rows = await tx.query<SessionRow>(
+    `UPDATE checkout_sessions SET status = $2, version = version + 1, updated_at = now(),
+            finalized_at = CASE WHEN $3::boolean THEN coalesce(finalized_at, now()) ELSE NULL END
+      WHERE id = $1 RETURNING ${SESSION_COLUMNS}`,
+    [id, status, finalized],
+  );
+  return rows[0]!;
+}
+
+const ATTEMPT_COLUMNS = `id, session_id, merchant_id, environment, rail, provider, provider_reference, operator, phone, account_name,
+  status, raw_status, base_minor, fee_minor, bearer, amount_charged_minor, currency, verification_required, resend_count,
+  instructions, version, created_at, updated_at, finalized_at`;
+
+export async function insertAttempt(
+  tx: Queryable,
+  a: Pick<
+    AttemptRow,
+    'id' | 'session_id' | 'merchant_id' | 'environment' | 'rail' | 'provider' | 'provider_reference' | 'operator' | 'phone' | 'account_name' | 'raw_status' | 'base_minor' | 'fee_minor' | 'bearer' | 'amount_charged_minor' | 'currency'
+  >,
+): Promise<AttemptRow> {
+  const rows = await tx.query<AttemptRow>(
+    `INSERT INTO payment_attempts (id, session_id, merchant_id, environment, rail, provider, provider_reference, operator, phone,
+       account_name, status, raw_status, base_minor, fee_minor, bearer, amount_charged_minor, currency)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $12, $13, $14, $15, $16)
+     RETURNING ${ATTEMPT_COLUMNS}`,
+    [a.id, a.session_id, a.merchant_id, a.environment, a.rail, a.provider, a.provider_reference, a.operator, a.phone, a.account_name, a.raw_status, a.base_minor, a.fee_minor, a.bearer, a.amount_charged_minor, a.currency],
+  );
+  return rows[0]!;
+}
+
+export async function findAttempt(db: Queryable, id: string, forUpdate = false): Promise<AttemptRow | null> {
+  const rows = await db.query<AttemptRow>(`SELECT ${ATTEMPT_COLUMNS} FROM payment_attempts WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+  return rows[0] ?? null;
+}
+
+export const listAttempts = (db: Queryable, sessionId: string) =>
+  db.query<AttemptRow>(`SELECT ${ATTEMPT_COLUMNS} FROM payment_attempts WHERE session_id = $1 ORDER BY created_at, id`, [sessionId]);
+
+export async function updateAttemptStatus(tx: Queryable, id: string, status: AttemptRow['status'], rawStatus: string, final: boolean): Promise<AttemptRow> {
+  const rows = await tx.query<AttemptRow>(
+    `UPDATE payment_attempts SET status = $2, raw_status = $3, version = version + 1, updated_at = now(),
+            finalized_at = CASE WHEN $4::boolean THEN now() ELSE finalized_at END
+      WHERE id = $1 RETURNING ${ATTEMPT_COLUMNS}`,
+    [id, status, rawStatus, final],
+  );
+  return rows[0]!;
+}
+
+export async function updateAttemptProvider(
+  tx: Queryable,
+  id: string,
+  p: { providerReference?: string; rawStatus?: string; verificationRequired?: boolean; instructions?: Record<string, unknown>; resendCountDelta?: number },
+): Promise<AttemptRow> {
+  const rows = await tx.query<AttemptRow>(
+    `UPDATE payment_attempts SET provider_reference = coalesce($2, provider_reference), raw_status = coalesce($3, raw_status),
+            verification_required = coalesce($4, verification_required), instructions = coalesce($5::jsonb, instructions),
+            resend_count = resend_count + $6, updated_at = now()
+      WHERE id = $1 RETURNING ${ATTEMPT_COLUMNS}`,
+    [id, p.providerReference ?? null, p.rawStatus ?? null, p.verificationRequired ?? null, p.instructions ? JSON.stringify(p.instructions) : null, p.resendCountDelta ?? 0],
+  );
+  return rows[0]!;
+}
+
+export async function countFailedAttempts(tx: Queryable, sessionId: string): Promise<number> {
+  const rows = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM payment_attempts WHERE session_id = $1 AND status = 'failed'`, [sessionId]);
+  return rows[0]?.n ?? 0;
+}
+
+/** Sessions past their expiry that still await a payment (the expiry worker's queue). */
+export const dueSessionIds = (db: Queryable, limit: number) =>
+  db.query<{ id: string }>(
+    `SELECT s.id FROM checkout_sessions s
+      WHERE s.status IN ('open', 'pending') AND s.expires_at <= now()
+        AND NOT EXISTS (SELECT 1 FROM payment_attempts a WHERE a.session_id = s.id AND a.status IN ('manual_review', 'amount_mismatch'))
+      ORDER BY s.expires_at LIMIT $1`,
+    [limit],
+  );
+
+export interface CashSlipRow {
+  id: string;
+  slip_token: string;
+  reference: string;
+  session_id: string;
+  attempt_id: string;
+  merchant_id: string;
+  environment: 'test' | 'live';
+  amount_minor: number;
+  currency: string;
+  status: 'active' | 'used' | 'expired' | 'cancelled';
+  expires_at: Date;
+  recorded_at: Date | null;
+  recorded_branch_id: string | null;
+  created_at: Date;
+}
+
+const SLIP_COLUMNS = 'id, slip_token, reference, session_id, attempt_id, merchant_id, environment, amount_minor, currency, status, expires_at, recorded_at, recorded_branch_id, created_at';
+
+export async function insertCashSlip(tx: Queryable, s: Omit<CashSlipRow, 'status' | 'recorded_at' | 'recorded_branch_id' | 'created_at'>): Promise<CashSlipRow> {
+  const rows = await tx.query<CashSlipRow>(
+    `INSERT INTO cash_slips (id, slip_token, reference, session_id, attempt_id, merchant_id, environment, amount_minor, currency, status, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'active', $10) RETURNING ${SLIP_COLUMNS}`,
+    [s.id, s.slip_token, s.reference, s.session_id, s.attempt_id, s.merchant_id, s.environment, s.amount_minor, s.currency, s.expires_at],
+  );
+  return rows[0]!;
+}
+
+export async function findSlipByAttempt(db: Queryable, attemptId: string): Promise<CashSlipRow | null> {
+  const rows = await db.query<CashSlipRow>(`SELECT ${SLIP_COLUMNS} FROM cash_slips WHERE attempt_id = $1`, [attemptId]);
+  return rows[0] ?? null;
+}
+
+export async function findSlipByReference(db: Queryable, reference: string, forUpdate = false): Promise<CashSlipRow | null> {
+  const rows = await db.query<CashSlipRow>(`SELECT ${SLIP_COLUMNS} FROM cash_slips WHERE reference = $1${forUpdate ? ' FOR UPDATE' : ''}`, [reference]);
+  return rows[0] ?? null;
+}
+
+export async function findSlipByToken(db: Queryable, token: string): Promise<CashSlipRow | null> {
+  const rows = await db.query<CashSlipRow>(`SELECT ${SLIP_COLUMNS} FROM cash_slips WHERE slip_token = $1`, [token]);
+  return rows[0] ?? null;
+}
+
+export const updateSlipStatus = (tx: Queryable, id: string, status: CashSlipRow['status'], branchId: string | null = null) =>
+  tx.query(
+    `UPDATE cash_slips SET status = $2, recorded_at = CASE WHEN $2 = 'used' THEN now() ELSE recorded_at END,
+            recorded_branch_id = coalesce($3, recorded_branch_id) WHERE id = $1`,
+    [id, status, branchId],
+  );
+
+export async function findFeeOverrides(db: Queryable, merchantId: string, environment: string) {
+  return db.query<{ rail: string; bearer: 'payer' | 'merchant'; percent_bps: number; flat_minor: number; cap_minor: number | null }>(
+    'SELECT rail, bearer, percent_bps, flat_minor, cap_minor FROM fee_schedules WHERE merchant_id = $1 AND environment = $2',
+    [merchantId, environment],
+  );
+}
+
+export const listInvoiceLineItems = (db: Queryable, merchantId: string, environment: string, invoiceRef: string) =>
+  db.query<{ code: string; name: string; amount_minor: number; currency: string }>(
+    'SELECT code, name, amount_minor, currency FROM invoice_lines WHERE merchant_id = $1 AND environment = $2 AND invoice_ref = $3 ORDER BY created_at, code',
+    [merchantId, environment, invoiceRef],
+  );

@@ -6,6 +6,8 @@ import { openDb } from '../db/index.ts';
 import { DataDirInUseError } from '../db/embedded.ts';
 import { migrate } from '../db/migrate.ts';
 import { AppError } from '../http/errors.ts';
+import { listWebhookEndpoints, rotateWebhookSecret } from '../accounts/webhook-endpoints.ts';
+import * as events from '../events/store.ts';
 
 const USAGE = `usage: sika <command> [options]
 
@@ -15,6 +17,15 @@ commands:
       --webhook-url, a webhook endpoint paired with each key (Live only for an https URL).
   migrate
       Applies pending database migrations (the server also does this at start).
+  events list [--merchant ID] [--limit N] [--json]
+      Recent events with the state of their webhook deliveries.
+  events show EVENT_ID
+      The event's payload and every delivery try (time, HTTP status, latency, error, response excerpt).
+  events replay EVENT_ID | --failed-since ISO_TIME [--merchant ID]
+      Sends an event again (same event id), or every event whose delivery failed since a time.
+  webhooks list --merchant ID
+  webhooks rotate-secret ENDPOINT_ID [--overlap-hours H]
+      A new signing secret; the old one keeps signing too for H hours (default 24).
 
 Storage: PostgreSQL when DATABASE_URL is set, else the embedded data dir DATA_DIR (default ./.sika),
 which one process may use at a time: stop the server before running a command against it.`;
@@ -77,11 +88,84 @@ async function migrateCommand(): Promise<void> {
   }
 }
 
+async function withDb<T>(fn: (db: Awaited<ReturnType<typeof openDb>>) => Promise<T>): Promise<T> {
+  const db = await openDb(loadConfig());
+  try {
+    return await fn(db);
+  } finally {
+    await db.close();
+  }
+}
+
+async function eventsCommand(sub: string | undefined, args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { merchant: { type: 'string' }, limit: { type: 'string', default: '20' }, json: { type: 'boolean', default: false }, 'failed-since': { type: 'string' } },
+  });
+  await withDb(async (db) => {
+    if (sub === 'list') {
+      const limit = Number(values.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be 1 to 1000');
+      const rows = await events.listEvents(db, { merchantId: values.merchant ?? null, limit });
+      if (values.json) console.log(JSON.stringify(rows));
+      else for (const row of rows) console.log(`${row.created_at.toISOString()}  ${row.id}  ${row.type.padEnd(30)} ${row.object_id}  ${row.deliveries ?? 'no endpoint'}`);
+    } else if (sub === 'show') {
+      const id = positionals[0];
+      if (!id) throw new UsageError('events show needs an EVENT_ID');
+      const rows = await db.query<{ payload: string }>('SELECT payload FROM events WHERE id = $1', [id]);
+      if (rows.length === 0) throw new AppError(404, 'NOT_FOUND', `event ${id} not found`);
+      console.log(rows[0]!.payload);
+      for (const t of await events.listTries(db, id)) {
+        console.log(`try ${t.try_number}  ${t.attempted_at.toISOString()}  ${t.url}  ${t.http_status ?? '-'}  ${t.latency_ms} ms  ${t.error ?? ''}  ${(t.response_excerpt ?? '').slice(0, 120).replace(/\s+/g, ' ')}`);
+      }
+    } else if (sub === 'replay') {
+      const since = values['failed-since'];
+      const ids = since ? (await events.failedEventIdsSince(db, parseTime(since), values.merchant ?? null)).map((r) => r.event_id) : positionals.slice(0, 1);
+      if (ids.length === 0 && !since) throw new UsageError('events replay needs an EVENT_ID or --failed-since');
+      for (const id of ids) {
+        const queued = await db.transaction((tx) => events.replayEvent(tx, id));
+        if (queued < 0) throw new AppError(404, 'NOT_FOUND', `event ${id} not found`);
+        console.log(`${id}: ${queued} deliver${queued === 1 ? 'y' : 'ies'} queued`);
+      }
+      if (since) console.log(`${ids.length} event(s) replayed; the server's delivery worker sends them`);
+    } else {
+      throw new UsageError(`unknown command: events ${sub ?? ''}`);
+    }
+  });
+}
+
+function parseTime(value: string): Date {
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) throw new UsageError(`not a time: ${value} (use ISO 8601, e.g. 2026-11-22T10:00:00Z)`);
+  return date;
+}
+
+async function webhooksCommand(sub: string | undefined, args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { merchant: { type: 'string' }, 'overlap-hours': { type: 'string', default: '24' } } });
+  await withDb(async (db) => {
+    if (sub === 'list') {
+      if (!values.merchant) throw new UsageError('webhooks list needs --merchant');
+      for (const e of await listWebhookEndpoints(db, values.merchant)) console.log(`${e.id}  ${e.environment}  ${e.status}  ${e.url}${e.disabled_reason ? `  (${e.disabled_reason})` : ''}`);
+    } else if (sub === 'rotate-secret') {
+      const id = positionals[0];
+      if (!id) throw new UsageError('webhooks rotate-secret needs an ENDPOINT_ID');
+      const hours = Number(values['overlap-hours']);
+      const rotated = await db.transaction((tx) => rotateWebhookSecret(tx, id, Math.round(hours * 3_600)));
+      console.log(JSON.stringify(rotated));
+    } else {
+      throw new UsageError(`unknown command: webhooks ${sub ?? ''}`);
+    }
+  });
+}
+
 export async function run(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
   try {
     if (command === 'merchant' && sub === 'create') await merchantCreate(rest);
     else if (command === 'migrate') await migrateCommand();
+    else if (command === 'events') await eventsCommand(sub, rest);
+    else if (command === 'webhooks') await webhooksCommand(sub, rest);
     else if (command === undefined || command === 'help' || command === '--help' || command === '-h') console.log(USAGE);
     else throw new UsageError(`unknown command: ${[command, sub].filter(Boolean).join(' ')}`);
     return 0;

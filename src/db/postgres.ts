@@ -1,7 +1,8 @@
 import pg from 'pg';
 import { DbError, parseInt8, withRetries, type Db, type Queryable } from './types.ts';
 
-const POOL_SIZE_MAX = 20;
+/** Connections per process; the benchmark baseline (bench/baseline.ts) uses the same size. */
+export const POOL_SIZE_MAX = 20;
 const CONNECT_TIMEOUT_MS = 3_000;
 
 export async function openPostgres(databaseUrl: string): Promise<Db> {

@@ -7,6 +7,10 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { ApiKeyAuthenticator } from '../accounts/api-keys.ts';
 import { checkoutMerchantRoutes } from '../checkout/merchant-routes.ts';
+import { checkoutPayerRoutes } from '../checkout/payer-routes.ts';
+import { simulateRoutes } from '../checkout/simulate-routes.ts';
+import { payoutRoutes } from '../payouts/routes.ts';
+import type { PayoutRail } from '../rails/payouts.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
 import { isMigrated } from '../db/migrate.ts';
@@ -39,9 +43,11 @@ export interface BuildOptions {
   config: Config;
   db: Db;
   logger?: FastifyServerOptions['logger'];
+  /** The Live payout provider (tests pass the Live payout simulator); none by default. */
+  payoutRail?: PayoutRail | null;
 }
 
-export async function buildApp({ config, db, logger }: BuildOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, db, logger, payoutRail = null }: BuildOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: logger ?? { level: config.logLevel, redact: ['req.headers.authorization'] },
     bodyLimit: config.bodyLimitBytes,
@@ -85,7 +91,7 @@ export async function buildApp({ config, db, logger }: BuildOptions): Promise<Fa
     ipPerSecond: config.rateLimitIpPerSecond,
     sessionPerSecond: config.rateLimitSessionPerSecond,
   });
-  const deps: AppDeps = { db, config, authenticator: new ApiKeyAuthenticator(db), limiters };
+  const deps: AppDeps = { db, config, authenticator: new ApiKeyAuthenticator(db), limiters, payoutRail };
   app.decorate('deps', deps);
   app.addHook('onClose', async () => limiters.close());
 
@@ -107,7 +113,11 @@ export async function buildApp({ config, db, logger }: BuildOptions): Promise<Fa
     merchantApi.addHook('onRequest', deps.limiters.perKey);
     await merchantApi.register(checkoutMerchantRoutes, deps);
     await merchantApi.register(invoicingRoutes, deps);
+    await merchantApi.register(simulateRoutes, deps);
+    await merchantApi.register(payoutRoutes, deps);
   });
+  // Hosted checkout API: public, limited per client address and per session.
+  await app.register(checkoutPayerRoutes, deps);
 
   return app;
 }

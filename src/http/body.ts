@@ -7,6 +7,20 @@ import { errors } from './errors.ts';
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 const FORM_FIELDS_MAX = 1_000;
+export const UPLOAD_BYTES_MAX = 5 * 1024 * 1024;
+
+export interface Upload {
+  fieldname: string;
+  filename: string;
+  mimetype: string;
+  data: Buffer;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    uploads: Upload[] | null;
+  }
+}
 const FORM_DEPTH_MAX = 5;
 const FORM_ARRAY_INDEX_MAX = 999;
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
@@ -159,9 +173,17 @@ export async function registerBodyParsers(app: FastifyInstance, bodyLimitBytes: 
       done(error as Error, undefined);
     }
   });
+  app.decorateRequest('uploads', null);
   await app.register(multipart, {
     attachFieldsToBody: 'keyValues',
-    limits: { fields: FORM_FIELDS_MAX, fieldSize: 64 * 1024, files: 1, fileSize: 5 * 1024 * 1024, parts: FORM_FIELDS_MAX + 1 },
+    limits: { fields: FORM_FIELDS_MAX, fieldSize: 64 * 1024, files: 1, fileSize: UPLOAD_BYTES_MAX, parts: FORM_FIELDS_MAX + 1 },
+    // Files are read into memory (bounded by fileSize: over it is a 413) and kept with their names for the routes that take them.
+    async onFile(part) {
+      const data = await part.toBuffer();
+      const request = this as FastifyRequest;
+      request.uploads ??= [];
+      request.uploads.push({ fieldname: part.fieldname, filename: part.filename, mimetype: part.mimetype, data });
+    },
   });
 
   // Multipart arrives as flat key/values: nest it, and coerce both form kinds to the body schema.

@@ -1,6 +1,7 @@
 import type { ApiKeyAuthenticator } from '../accounts/api-keys.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
+import type { PayoutRail } from '../rails/payouts.ts';
 import type { RateLimiters } from './rate-limit.ts';
 
 /** What route plugins need: handed to each domain's routes when the app is assembled. */
@@ -9,4 +10,6 @@ export interface AppDeps {
   config: Config;
   authenticator: ApiKeyAuthenticator;
   limiters: RateLimiters;
+  /** The Live payout provider; null until one is configured (Live payouts then answer PROVIDER_RAIL_UNAVAILABLE). */
+  payoutRail: PayoutRail | null;
 }

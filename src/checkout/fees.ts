@@ -1,0 +1,42 @@
+// Checkout fees: a per-rail schedule per merchant and environment, each with a bearer (DESIGN §3).
+// Integer pesewas only; percentages are basis points; rounding half up to the pesewa.
+
+export const RAILS = ['momo', 'card', 'bank_transfer', 'cash'] as const;
+export type Rail = (typeof RAILS)[number];
+export type Bearer = 'payer' | 'merchant';
+
+export interface RailFee {
+  bearer: Bearer;
+  percentBps: number;
+  flatMinor: number;
+  capMinor: number | null;
+}
+
+export const DEFAULT_FEES: Record<Rail, RailFee> = {
+  momo: { bearer: 'payer', percentBps: 150, flatMinor: 0, capMinor: null },
+  card: { bearer: 'merchant', percentBps: 250, flatMinor: 0, capMinor: null },
+  bank_transfer: { bearer: 'merchant', percentBps: 100, flatMinor: 0, capMinor: 1_000 },
+  cash: { bearer: 'payer', percentBps: 0, flatMinor: 200, capMinor: null },
+};
+
+export function feeMinor(baseMinor: number, fee: RailFee): number {
+  if (!Number.isSafeInteger(baseMinor) || baseMinor < 0) throw new Error(`fee of a bad base ${baseMinor}`);
+  const percent = Math.floor((baseMinor * fee.percentBps + 5_000) / 10_000);
+  const total = percent + fee.flatMinor;
+  return fee.capMinor === null ? total : Math.min(total, fee.capMinor);
+}
+
+export interface RailQuote {
+  bearer: Bearer;
+  fee_minor: number;
+  surcharge_minor: number;
+  total_minor: number;
+  currency: string;
+}
+
+/** When the payer bears the fee it is added as a surcharge; when the merchant does, the payer pays the base. */
+export function quoteRail(baseMinor: number, fee: RailFee, currency: string): RailQuote {
+  const fee_minor = feeMinor(baseMinor, fee);
+  const surcharge_minor = fee.bearer === 'payer' ? fee_minor : 0;
+  return { bearer: fee.bearer, fee_minor, surcharge_minor, total_minor: baseMinor + surcharge_minor, currency };
+}

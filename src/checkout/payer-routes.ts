@@ -1,0 +1,107 @@
+// Hosted checkout API (SPEC 4.2), used by the payer page. No API key: the unguessable session id is the
+// capability. Rate limited per client address and per session.
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { AppDeps } from '../http/deps.ts';
+import { errorResponses } from '../http/schemas.ts';
+import * as payer from './payer-service.ts';
+import { AttemptBody, AttemptInitiation, AttemptStatusResponse, CashSlipBody, CashSlipResponse, CheckoutOptions, CheckoutQuote, PublicSession } from './payer-schemas.ts';
+
+const SessionParams = Type.Object({ reference: Type.String({ minLength: 1, maxLength: 80 }) });
+const AttemptParams = Type.Object({ reference: Type.String({ minLength: 1, maxLength: 80 }), attempt_reference: Type.String({ minLength: 1, maxLength: 80 }) });
+type AttemptParams = Static<typeof AttemptParams>;
+const tags = ['Hosted checkout'];
+
+export async function checkoutPayerRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const ctx: payer.PayerContext = { db: deps.db, checkoutUrlHost: deps.config.checkoutUrlHost };
+  app.addHook('preHandler', deps.limiters.perIp);
+  app.addHook('preHandler', deps.limiters.perSession);
+  for (const schema of [CheckoutOptions, PublicSession, CheckoutQuote, AttemptInitiation, AttemptStatusResponse, CashSlipResponse]) app.addSchema(schema);
+  const ref = (schema: { $id?: string }) => Type.Ref(schema.$id!);
+
+  app.get('/api/v1/checkout/options', { schema: { tags, summary: 'Payment methods, branch payment methods and banks with branches', response: { 200: ref(CheckoutOptions), ...errorResponses(429) } } }, async () =>
+    payer.getOptions(deps.db),
+  );
+
+  app.get<{ Params: Static<typeof SessionParams> }>(
+    '/api/v1/checkout/sessions/:reference',
+    { schema: { tags, summary: 'The payer view of a session', params: SessionParams, response: { 200: ref(PublicSession), ...errorResponses(404, 429) } } },
+    async (request) => (await payer.getPublicSession(ctx, request.params.reference)).view,
+  );
+
+  app.get<{ Params: Static<typeof SessionParams> }>(
+    '/api/v1/checkout/sessions/:reference/quote',
+    { schema: { tags, summary: 'Totals per payment method, with surcharges', params: SessionParams, response: { 200: ref(CheckoutQuote), ...errorResponses(404, 409, 429) } } },
+    async (request) => payer.getQuote(ctx, request.params.reference),
+  );
+
+  app.post<{ Params: Static<typeof SessionParams>; Body: Static<typeof AttemptBody> }>(
+    '/api/v1/checkout/sessions/:reference/provider-attempts',
+    {
+      schema: {
+        tags,
+        summary: 'Start a payment attempt',
+        description: 'amount_minor must be the quoted total for the rail. The same attempt while it is pending is replayed (200, replayed true).',
+        params: SessionParams,
+        body: AttemptBody,
+        response: { 200: ref(AttemptInitiation), 201: ref(AttemptInitiation), ...errorResponses(400, 404, 409, 429, 503) },
+      },
+    },
+    async (request, reply) => {
+      const { attempt, replayed } = await payer.createAttempt(ctx, request.params.reference, request.body);
+      return reply.code(replayed ? 200 : 201).send(payer.toAttemptInitiation(attempt, replayed));
+    },
+  );
+
+  app.get<{ Params: AttemptParams; Querystring: { refresh?: boolean } }>(
+    '/api/v1/checkout/sessions/:reference/provider-attempts/:attempt_reference',
+    {
+      schema: {
+        tags,
+        summary: 'Status of a payment attempt',
+        params: AttemptParams,
+        querystring: Type.Object({ refresh: Type.Optional(Type.Boolean({ description: '1 asks the provider before answering' })) }),
+        response: { 200: ref(AttemptStatusResponse), ...errorResponses(404, 409, 429, 503) },
+      },
+    },
+    async (request) => payer.getAttemptStatus(ctx, request.params.reference, request.params.attempt_reference, request.query.refresh ?? false),
+  );
+
+  app.post<{ Params: AttemptParams; Body: { code: string } }>(
+    '/api/v1/checkout/sessions/:reference/provider-attempts/:attempt_reference/authorize',
+    {
+      schema: {
+        tags,
+        summary: 'Submit the Mobile Money verification code',
+        params: AttemptParams,
+        body: Type.Object({ code: Type.String({ minLength: 1, maxLength: 32 }) }, { additionalProperties: false }),
+        response: { 200: ref(AttemptStatusResponse), ...errorResponses(400, 404, 409, 429, 503) },
+      },
+    },
+    async (request) => payer.authorizeAttempt(ctx, request.params.reference, request.params.attempt_reference, request.body.code),
+  );
+
+  app.post<{ Params: AttemptParams }>(
+    '/api/v1/checkout/sessions/:reference/provider-attempts/:attempt_reference/resend',
+    {
+      schema: { tags, summary: 'Re-send the Mobile Money prompt', params: AttemptParams, response: { 200: ref(AttemptStatusResponse), ...errorResponses(400, 404, 409, 429, 503) } },
+    },
+    async (request) => payer.resendAttempt(ctx, request.params.reference, request.params.attempt_reference),
+  );
+
+  app.post<{ Body: Static<typeof CashSlipBody> }>(
+    '/api/v1/checkout/cash-slips',
+    {
+      schema: {
+        tags,
+        summary: 'Create (or replay) the cash deposit slip of a session',
+        body: CashSlipBody,
+        response: { 200: ref(CashSlipResponse), 201: ref(CashSlipResponse), ...errorResponses(400, 404, 409, 429) },
+      },
+    },
+    async (request, reply) => {
+      const { slip, replayed } = await payer.createCashSlip(ctx, request.body);
+      return reply.code(replayed ? 200 : 201).send(await payer.toSlipResponse(deps.db, slip, replayed));
+    },
+  );
+}

@@ -1,0 +1,162 @@
+// Applying a payment outcome: the one place where attempts and sessions change status together, the
+// merchant is credited (or the credit reversed) and checkout events are written, in one transaction.
+import type { Queryable } from '../db/index.ts';
+import { emitEvent } from '../events/outbox.ts';
+import { AppError } from '../http/errors.ts';
+import { markInvoiceRemitted } from '../invoicing/store.ts';
+import { creditPayment, reversePayment } from '../ledger/service.ts';
+import type { ProviderOutcome } from '../rails/types.ts';
+import {
+  ATTEMPT_FINAL,
+  FAILED_ATTEMPTS_MAX,
+  SESSION_FINAL,
+  assertAttemptTransition,
+  assertSessionTransition,
+  canAttemptMove,
+  toSessionResponse,
+  type AttemptRow,
+  type AttemptStatus,
+  type SessionRow,
+  type SessionStatus,
+} from './model.ts';
+import * as store from './store.ts';
+
+export interface OutcomeContext {
+  checkoutUrlHost: string;
+  /** What reported the outcome (simulate, provider, operator, teller, expiry): kept in raw_status. */
+  source: string;
+}
+
+export interface Applied {
+  attempt: AttemptRow;
+  session: SessionRow;
+  changed: boolean;
+}
+
+const RAW_STATUS: Record<ProviderOutcome, string> = {
+  pending: 'PENDING',
+  paid: 'SUCCESSFUL',
+  failed: 'FAILED',
+  expired: 'EXPIRED',
+  cancelled: 'CANCELLED',
+  reversed: 'REVERSED',
+  manual_review: 'MANUAL_REVIEW',
+  amount_mismatch: 'AMOUNT_MISMATCH',
+};
+
+async function moveSession(tx: Queryable, session: SessionRow, to: SessionStatus, ctx: OutcomeContext): Promise<SessionRow> {
+  if (session.status === to) return session;
+  assertSessionTransition(session.status, to);
+  const updated = await store.updateSessionStatus(tx, session.id, to, SESSION_FINAL.includes(to));
+  const type = { success: 'checkout.session.completed', pending: 'checkout.session.pending', failed: 'checkout.session.failed', expired: 'checkout.session.expired', open: null }[to];
+  if (type) await emitSessionEvent(tx, updated, type, ctx);
+  return updated;
+}
+
+export function emitSessionEvent(tx: Queryable, session: SessionRow, type: string, ctx: Pick<OutcomeContext, 'checkoutUrlHost'>) {
+  return emitEvent(tx, {
+    merchantId: session.merchant_id,
+    environment: session.environment,
+    apiKeyId: session.api_key_id,
+    type,
+    objectType: 'checkout.session',
+    objectId: session.id,
+    objectVersion: session.version,
+    data: { session: toSessionResponse(session, ctx.checkoutUrlHost) },
+  });
+}
+
+async function moveAttempt(tx: Queryable, attempt: AttemptRow, to: AttemptStatus, rawStatus: string): Promise<AttemptRow> {
+  assertAttemptTransition(attempt.status, to);
+  const updated = await store.updateAttemptStatus(tx, attempt.id, to, rawStatus, ATTEMPT_FINAL.includes(to));
+  if (attempt.rail === 'cash' && to !== 'manual_review' && to !== 'amount_mismatch') {
+    const slip = await store.findSlipByAttempt(tx, attempt.id);
+    if (slip && slip.status === 'active') await store.updateSlipStatus(tx, slip.id, to === 'paid' ? 'used' : to === 'expired' ? 'expired' : 'cancelled');
+  }
+  return updated;
+}
+
+/** After an attempt ends without payment: the payer may retry, unless time or tries have run out. */
+async function settleAfterUnpaid(tx: Queryable, session: SessionRow, ctx: OutcomeContext): Promise<SessionRow> {
+  if (session.status !== 'pending') return session;
+  const expired = session.expires_at.getTime() <= Date.now();
+  if (expired) return moveSession(tx, session, 'expired', ctx);
+  if ((await store.countFailedAttempts(tx, session.id)) >= FAILED_ATTEMPTS_MAX) return moveSession(tx, session, 'failed', ctx);
+  return moveSession(tx, session, 'open', ctx);
+}
+
+async function settlePaid(tx: Queryable, session: SessionRow, attempt: AttemptRow, ctx: OutcomeContext): Promise<SessionRow> {
+  const payerFeeMinor = attempt.bearer === 'payer' ? attempt.fee_minor : 0;
+  const merchantFeeMinor = attempt.bearer === 'merchant' ? attempt.fee_minor : 0;
+  await creditPayment(tx, {
+    merchantId: attempt.merchant_id,
+    environment: attempt.environment,
+    paymentId: attempt.id,
+    chargedMinor: attempt.amount_charged_minor,
+    payerFeeMinor,
+    merchantFeeMinor,
+  });
+  if (session.status === 'success') return session; // a second payment of a paid session is still credited, never dropped
+  const updated = await moveSession(tx, session, 'success', ctx);
+  await markInvoiceRemitted(tx, session.merchant_id, session.environment, session.invoice_ref);
+  // Any other attempt still waiting for this session is no longer needed.
+  for (const other of await store.listAttempts(tx, session.id)) {
+    if (other.id !== attempt.id && other.status === 'pending') await moveAttempt(tx, other, 'cancelled', 'CANCELLED_SESSION_PAID');
+  }
+  return updated;
+}
+
+/**
+ * Applies what a provider (or the simulator, an operator, a teller, the expiry worker) says about an
+ * attempt. Locks the session, then the attempt. Repeating an outcome already applied changes nothing;
+ * an outcome the transition table forbids is a 409.
+ */
+export async function applyOutcome(tx: Queryable, attemptId: string, outcome: ProviderOutcome, ctx: OutcomeContext): Promise<Applied> {
+  const peek = await store.findAttempt(tx, attemptId);
+  if (!peek) throw new AppError(404, 'NOT_FOUND', 'Payment attempt not found.', { detail: 'Payment attempt not found.' });
+  let session = (await store.lockSession(tx, peek.session_id))!;
+  let attempt = (await store.findAttempt(tx, attemptId, true))!;
+  const raw = `${RAW_STATUS[outcome]}${ctx.source ? `:${ctx.source}` : ''}`;
+
+  if (outcome === 'pending') return { attempt, session, changed: false };
+  // Reversed before success counts as failed (DESIGN §3).
+  const target: AttemptStatus = outcome === 'reversed' && attempt.status !== 'paid' && attempt.status !== 'reversed' ? 'failed' : outcome;
+  if (attempt.status === target) return { attempt, session, changed: false };
+  if (!canAttemptMove(attempt.status, target)) {
+    throw new AppError(409, 'ATTEMPT_FINAL', `The attempt is ${attempt.status} and cannot become ${target}.`);
+  }
+  attempt = await moveAttempt(tx, attempt, target, target === 'failed' && outcome === 'reversed' ? `REVERSED${ctx.source ? `:${ctx.source}` : ''}` : raw);
+
+  switch (target) {
+    case 'paid':
+      session = await settlePaid(tx, session, attempt, ctx);
+      break;
+    case 'reversed':
+      await reversePayment(tx, { merchantId: attempt.merchant_id, environment: attempt.environment, paymentId: attempt.id });
+      if (session.status === 'success') {
+        session = await store.updateSessionStatus(tx, session.id, 'success', true); // version grows; status stays success
+        await emitSessionEvent(tx, session, 'checkout.session.reversed', ctx);
+      }
+      break;
+    case 'manual_review':
+    case 'amount_mismatch':
+      break; // held for an operator: the session stays pending and unfinalized
+    default:
+      session = await settleAfterUnpaid(tx, session, ctx);
+  }
+  return { attempt, session, changed: true };
+}
+
+/** Expires a session past its time: its pending attempts expire, then the session (unless one is held for review). */
+export async function expireSession(tx: Queryable, sessionId: string, ctx: OutcomeContext): Promise<SessionRow | null> {
+  let session = await store.lockSession(tx, sessionId);
+  if (!session || (session.status !== 'open' && session.status !== 'pending') || session.expires_at.getTime() > Date.now()) return session;
+  for (const attempt of await store.listAttempts(tx, sessionId)) {
+    if (attempt.status === 'pending') await moveAttempt(tx, attempt, 'expired', 'EXPIRED:expiry');
+  }
+  const held = (await store.listAttempts(tx, sessionId)).some((a) => a.status === 'manual_review' || a.status === 'amount_mismatch');
+  if (!held) session = await moveSession(tx, session, 'expired', ctx);
+  return session;
+}
+
+export { moveAttempt, moveSession };

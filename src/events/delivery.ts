@@ -1,0 +1,236 @@
+// The webhook delivery worker: claims due deliveries (SKIP LOCKED), signs, POSTs with a timeout, logs
+// every try, retries on a schedule, and never holds a database transaction across a network call.
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../db/index.ts';
+import { randomToken } from '../lib/ids.ts';
+import { signatureHeader } from './signing.ts';
+import { resolveTarget, systemResolver, UnsafeUrlError, type Resolver } from './ssrf.ts';
+import * as store from './store.ts';
+
+/** DESIGN §3: retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then the delivery is failed. */
+export const DEFAULT_RETRY_SCHEDULE_S = [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000];
+export const DELIVERY_TIMEOUT_MS = 10_000;
+export const RESPONSE_EXCERPT_BYTES_MAX = 1_024;
+const RESPONSE_READ_BYTES_MAX = 64 * 1_024;
+
+export interface DeliveryOptions {
+  retryScheduleS: number[];
+  timeoutMs: number;
+  /** Deliveries in flight at once in this worker, and per endpoint. */
+  inFlightMax: number;
+  perEndpointMax: number;
+  /** How long a claim holds before another worker may take the delivery again (covers a crash). */
+  claimTtlS: number;
+  pollIntervalMs: number;
+  resolver: Resolver;
+}
+
+export const defaultDeliveryOptions = (overrides: Partial<DeliveryOptions> = {}): DeliveryOptions => ({
+  retryScheduleS: DEFAULT_RETRY_SCHEDULE_S,
+  timeoutMs: DELIVERY_TIMEOUT_MS,
+  inFlightMax: 64,
+  perEndpointMax: 8,
+  claimTtlS: Math.ceil(DELIVERY_TIMEOUT_MS / 1000) + 20,
+  pollIntervalMs: 50,
+  resolver: systemResolver,
+  ...overrides,
+});
+
+interface TryResult {
+  httpStatus: number | null;
+  latencyMs: number;
+  error: string | null;
+  excerpt: string | null;
+}
+
+const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 64 }), https: new https.Agent({ keepAlive: true, maxSockets: 64 }) };
+
+function post(url: URL, address: string, family: 4 | 6, headers: Record<string, string>, body: string, timeoutMs: number): Promise<TryResult> {
+  const started = performance.now();
+  // Connect to the address the SSRF guard checked, whatever DNS says now.
+  const lookup: LookupFunction = (_hostname, options, callback) => {
+    if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
+    else callback(null, address, family);
+  };
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (result: Omit<TryResult, 'latencyMs'>) => {
+      if (settled) return;
+      settled = true;
+      resolve({ ...result, latencyMs: Math.round(performance.now() - started) });
+    };
+    const request = client.request(
+      url,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        lookup,
+        agent: url.protocol === 'https:' ? agents.https : agents.http,
+        servername: url.hostname.replace(/^\[|\]$/g, ''),
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size <= RESPONSE_READ_BYTES_MAX) chunks.push(chunk);
+          else response.destroy();
+        });
+        const done = () => {
+          const text = Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES_MAX).toString('utf8');
+          finish({ httpStatus: response.statusCode ?? null, error: null, excerpt: text.slice(0, RESPONSE_EXCERPT_BYTES_MAX) || null });
+        };
+        response.on('end', done);
+        response.on('close', done);
+        response.on('error', done);
+      },
+    );
+    request.setTimeout(timeoutMs, () => request.destroy(new Error(`timed out after ${timeoutMs} ms`)));
+    request.on('error', (error: NodeJS.ErrnoException) => finish({ httpStatus: null, error: `${error.code ? `${error.code}: ` : ''}${error.message}`.slice(0, 500), excerpt: null }));
+    request.end(body);
+  });
+}
+
+export class DeliveryWorker {
+  readonly workerId = `w_${randomToken(8)}`;
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly perEndpoint = new Map<string, number>();
+  private running = false;
+  private loop: Promise<void> | null = null;
+  private wake: (() => void) | null = null;
+
+  constructor(
+    private readonly db: Db,
+    private readonly log: FastifyBaseLogger,
+    private readonly options: DeliveryOptions = defaultDeliveryOptions(),
+  ) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** Stops claiming, then waits for the deliveries in flight to finish and be recorded. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+    await Promise.all(this.inFlight.values());
+  }
+
+  /** Claims and sends what is due now; resolves when those tries are recorded (tests and the CLI). */
+  async runOnce(): Promise<number> {
+    const claimed = await this.claim();
+    await Promise.all(claimed.map((delivery) => this.inFlight.get(delivery.id)));
+    return claimed.length;
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      let claimedCount = 0;
+      try {
+        claimedCount = (await this.claim()).length;
+      } catch (error) {
+        this.log.warn({ err: error }, 'webhook claim failed; retrying');
+      }
+      if (claimedCount === 0 || this.inFlight.size >= this.options.inFlightMax) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, this.options.pollIntervalMs);
+          this.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.wake = null;
+      }
+    }
+  }
+
+  private async claim(): Promise<store.ClaimedDelivery[]> {
+    const capacity = this.options.inFlightMax - this.inFlight.size;
+    if (capacity <= 0) return [];
+    const saturated = [...this.perEndpoint].filter(([, count]) => count >= this.options.perEndpointMax).map(([id]) => id);
+    const claimed = await store.claimDueDeliveries(this.db, capacity, this.options.perEndpointMax, this.options.claimTtlS, saturated);
+    for (const delivery of claimed) {
+      this.perEndpoint.set(delivery.endpoint_id, (this.perEndpoint.get(delivery.endpoint_id) ?? 0) + 1);
+      const pass = this.deliver(delivery)
+        .catch((error: unknown) => this.log.error({ err: error, delivery_id: delivery.id }, 'recording a webhook try failed; the claim will lapse and it will be retried'))
+        .finally(() => {
+          this.inFlight.delete(delivery.id);
+          const left = (this.perEndpoint.get(delivery.endpoint_id) ?? 1) - 1;
+          if (left <= 0) this.perEndpoint.delete(delivery.endpoint_id);
+          else this.perEndpoint.set(delivery.endpoint_id, left);
+          this.wake?.();
+        });
+      this.inFlight.set(delivery.id, pass);
+    }
+    return claimed;
+  }
+
+  private secretsOf(delivery: store.ClaimedDelivery): string[] {
+    const secrets = [delivery.secret];
+    if (delivery.previous_secret && delivery.previous_secret_expires_at && delivery.previous_secret_expires_at.getTime() > Date.now()) {
+      secrets.push(delivery.previous_secret);
+    }
+    return secrets;
+  }
+
+  private async deliver(delivery: store.ClaimedDelivery): Promise<void> {
+    if (delivery.endpoint_status !== 'active') {
+      await this.db.transaction(async (tx) => {
+        await store.insertTry(tx, { deliveryId: delivery.id, tryNumber: delivery.tries, httpStatus: null, latencyMs: 0, error: 'endpoint disabled: not sent', responseExcerpt: null, workerId: this.workerId });
+        await store.markFailed(tx, delivery.id, 'skipped', null, 'endpoint disabled: not sent');
+      });
+      this.log.info({ delivery_id: delivery.id, endpoint_id: delivery.endpoint_id }, 'webhook skipped: endpoint disabled');
+      return;
+    }
+    let result: TryResult;
+    try {
+      const target = await resolveTarget(delivery.url, delivery.environment, this.options.resolver);
+      const timestampS = Math.floor(Date.now() / 1000);
+      const headers = {
+        'content-type': 'application/json',
+        'user-agent': 'Sika-Webhooks/1.0',
+        'webhook-id': delivery.event_id,
+        'webhook-timestamp': String(timestampS),
+        'webhook-signature': signatureHeader(this.secretsOf(delivery), delivery.event_id, timestampS, delivery.payload),
+      };
+      result = await post(target.url, target.address, target.family, headers, delivery.payload, this.options.timeoutMs);
+    } catch (error) {
+      if (!(error instanceof UnsafeUrlError)) throw error;
+      result = { httpStatus: null, latencyMs: 0, error: `refused: ${error.message}`, excerpt: null };
+    }
+    await this.record(delivery, result);
+  }
+
+  private async record(delivery: store.ClaimedDelivery, result: TryResult): Promise<void> {
+    const ok = result.httpStatus !== null && result.httpStatus >= 200 && result.httpStatus < 300;
+    const error = ok ? null : (result.error ?? `HTTP ${result.httpStatus}`);
+    await this.db.transaction(async (tx) => {
+      await store.insertTry(tx, {
+        deliveryId: delivery.id,
+        tryNumber: delivery.tries,
+        httpStatus: result.httpStatus,
+        latencyMs: result.latencyMs,
+        error,
+        responseExcerpt: result.excerpt,
+        workerId: this.workerId,
+      });
+      if (ok) return void (await store.markDelivered(tx, delivery.id, result.httpStatus!));
+      if (result.httpStatus === 410) {
+        // Standard Webhooks: 410 Gone means the receiver wants no more; its events stay replayable.
+        await store.disableEndpoint(tx, delivery.endpoint_id, 'the receiver answered 410 Gone');
+        return void (await store.markFailed(tx, delivery.id, 'failed', 410, 'endpoint answered 410 Gone: disabled'));
+      }
+      const delayS = this.options.retryScheduleS[delivery.tries - 1];
+      if (delayS === undefined) await store.markFailed(tx, delivery.id, 'failed', result.httpStatus, error);
+      else await store.scheduleRetry(tx, delivery.id, delayS, result.httpStatus, error);
+    });
+    if (!ok) this.log.info({ delivery_id: delivery.id, event_id: delivery.event_id, try: delivery.tries, status: result.httpStatus, error }, 'webhook try failed');
+  }
+}

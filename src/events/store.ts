@@ -1,0 +1,148 @@
+import type { Queryable } from '../db/index.ts';
+
+/** Fans an event out to the endpoints paired with the key that created its object; disabled ones are logged as skipped. */
+export const insertDeliveriesForEvent = (tx: Queryable, eventId: string, apiKeyId: string) =>
+  tx.query(
+    `INSERT INTO webhook_deliveries (id, event_id, endpoint_id, merchant_id, environment, status, last_error)
+     SELECT gen_random_uuid(), $1, id, merchant_id, environment,
+            CASE WHEN status = 'active' THEN 'pending' ELSE 'skipped' END,
+            CASE WHEN status = 'active' THEN NULL ELSE 'endpoint disabled: not sent' END
+       FROM webhook_endpoints WHERE api_key_id = $2`,
+    [eventId, apiKeyId],
+  );
+
+export interface ClaimedDelivery {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  environment: 'test' | 'live';
+  tries: number;
+  payload: string;
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+  endpoint_status: 'active' | 'disabled';
+}
+
+/**
+ * Claims due deliveries for this worker: FOR UPDATE SKIP LOCKED so concurrent workers never take the
+ * same one, at most `perEndpointMax` per endpoint, each locked for `claimTtlS` (a crash lets it lapse).
+ */
+export async function claimDueDeliveries(
+  db: Queryable,
+  limit: number,
+  perEndpointMax: number,
+  claimTtlS: number,
+  saturatedEndpointIds: string[] = [],
+): Promise<ClaimedDelivery[]> {
+  return db.query<ClaimedDelivery>(
+    `WITH due AS (
+       SELECT id, row_number() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at) AS rank
+         FROM webhook_deliveries
+        WHERE status = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())
+          AND NOT (endpoint_id = ANY($4::uuid[]))
+        ORDER BY next_attempt_at
+        LIMIT $1 * 4
+     ), picked AS (
+       SELECT d.id FROM webhook_deliveries d JOIN due ON due.id = d.id
+        WHERE due.rank <= $2 AND d.status = 'pending' AND (d.locked_until IS NULL OR d.locked_until < now())
+        LIMIT $1
+        FOR UPDATE OF d SKIP LOCKED
+     ), claimed AS (
+       UPDATE webhook_deliveries d SET locked_until = now() + make_interval(secs => $3), tries = d.tries + 1, updated_at = now()
+         FROM picked WHERE d.id = picked.id
+       RETURNING d.id, d.event_id, d.endpoint_id, d.environment, d.tries
+     )
+     SELECT c.id, c.event_id, c.endpoint_id, c.environment, c.tries, e.payload, w.url, w.secret, w.previous_secret,
+            w.previous_secret_expires_at, w.status AS endpoint_status
+       FROM claimed c JOIN events e ON e.id = c.event_id JOIN webhook_endpoints w ON w.id = c.endpoint_id`,
+    [limit, perEndpointMax, claimTtlS, saturatedEndpointIds],
+  );
+}
+
+export interface TryRecord {
+  deliveryId: string;
+  tryNumber: number;
+  httpStatus: number | null;
+  latencyMs: number;
+  error: string | null;
+  responseExcerpt: string | null;
+  workerId: string;
+}
+
+export const insertTry = (tx: Queryable, t: TryRecord) =>
+  tx.query(
+    `INSERT INTO webhook_delivery_attempts (delivery_id, try_number, http_status, latency_ms, error, response_excerpt, worker_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [t.deliveryId, t.tryNumber, t.httpStatus, t.latencyMs, t.error, t.responseExcerpt, t.workerId],
+  );
+
+export const markDelivered = (tx: Queryable, id: string, httpStatus: number) =>
+  tx.query(
+    `UPDATE webhook_deliveries SET status = 'delivered', delivered_at = now(), locked_until = NULL, last_http_status = $2, last_error = NULL, updated_at = now() WHERE id = $1`,
+    [id, httpStatus],
+  );
+
+export const scheduleRetry = (tx: Queryable, id: string, delayS: number, httpStatus: number | null, error: string | null) =>
+  tx.query(
+    `UPDATE webhook_deliveries SET next_attempt_at = now() + make_interval(secs => $2), locked_until = NULL, last_http_status = $3, last_error = $4, updated_at = now()
+      WHERE id = $1`,
+    [id, delayS, httpStatus, error],
+  );
+
+export const markFailed = (tx: Queryable, id: string, status: 'failed' | 'skipped', httpStatus: number | null, error: string | null) =>
+  tx.query(`UPDATE webhook_deliveries SET status = $2, locked_until = NULL, last_http_status = $3, last_error = $4, updated_at = now() WHERE id = $1`, [
+    id,
+    status,
+    httpStatus,
+    error,
+  ]);
+
+export const disableEndpoint = (tx: Queryable, endpointId: string, reason: string) =>
+  tx.query(`UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = $2, updated_at = now() WHERE id = $1`, [endpointId, reason]);
+
+/** Replays keep the event id: the event's deliveries go back to pending, due now; endpoints added since get one too. */
+export async function replayEvent(tx: Queryable, eventId: string): Promise<number> {
+  const events = await tx.query<{ api_key_id: string | null }>('SELECT api_key_id FROM events WHERE id = $1', [eventId]);
+  if (events.length === 0) return -1;
+  if (events[0]!.api_key_id) {
+    await tx.query(
+      `INSERT INTO webhook_deliveries (id, event_id, endpoint_id, merchant_id, environment, status)
+       SELECT gen_random_uuid(), $1, id, merchant_id, environment, 'pending' FROM webhook_endpoints
+        WHERE api_key_id = $2 AND status = 'active' ON CONFLICT (event_id, endpoint_id) DO NOTHING`,
+      [eventId, events[0]!.api_key_id],
+    );
+  }
+  const rows = await tx.query(
+    `UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = now(), locked_until = NULL, updated_at = now()
+       FROM webhook_endpoints w
+      WHERE d.endpoint_id = w.id AND w.status = 'active' AND d.event_id = $1 AND (d.status <> 'pending' OR d.locked_until IS NULL)
+      RETURNING d.id`,
+    [eventId],
+  );
+  return rows.length;
+}
+
+export const failedEventIdsSince = (db: Queryable, since: Date, merchantId: string | null) =>
+  db.query<{ event_id: string }>(
+    `SELECT DISTINCT event_id FROM webhook_deliveries WHERE status = 'failed' AND updated_at >= $1 AND ($2::uuid IS NULL OR merchant_id = $2)`,
+    [since, merchantId],
+  );
+
+export const listEvents = (db: Queryable, filter: { merchantId: string | null; limit: number }) =>
+  db.query<{ id: string; type: string; merchant_id: string; environment: string; object_id: string; created_at: Date; deliveries: string | null }>(
+    `SELECT e.id, e.type, e.merchant_id, e.environment, e.object_id, e.created_at,
+            (SELECT string_agg(d.status || CASE WHEN d.last_http_status IS NULL THEN '' ELSE '(' || d.last_http_status || ')' END || ' x' || d.tries, ', ')
+               FROM webhook_deliveries d WHERE d.event_id = e.id) AS deliveries
+       FROM events e WHERE ($1::uuid IS NULL OR e.merchant_id = $1) ORDER BY e.created_at DESC, e.id DESC LIMIT $2`,
+    [filter.merchantId, filter.limit],
+  );
+
+export const listTries = (db: Queryable, eventId: string) =>
+  db.query<{ endpoint_id: string; url: string; try_number: number; attempted_at: Date; http_status: number | null; latency_ms: number; error: string | null; response_excerpt: string | null }>(
+    `SELECT d.endpoint_id, w.url, a.try_number, a.attempted_at, a.http_status, a.latency_ms, a.error, a.response_excerpt
+       FROM webhook_delivery_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id JOIN webhook_endpoints w ON w.id = d.endpoint_id
+      WHERE d.event_id = $1 ORDER BY a.attempted_at, a.id`,
+    [eventId],
+  );

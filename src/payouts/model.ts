@@ -1,0 +1,73 @@
+// Payout types, limits, fees and the payout state machine (SPEC 3.3, DESIGN §3 Payouts).
+import { IllegalTransitionError } from '../checkout/model.ts';
+
+export const PAYOUT_STATUSES = ['requested', 'processing', 'paid', 'failed', 'cancelled', 'returned'] as const;
+export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
+export type ProcessingStep = 'recipient_check' | 'transfer' | 'awaiting_result';
+
+/** requested -> processing on approval; processing -> paid/failed by the rail; paid -> returned. */
+export const PAYOUT_TRANSITIONS: Record<PayoutStatus, readonly PayoutStatus[]> = {
+  requested: ['processing', 'cancelled'],
+  processing: ['paid', 'failed', 'cancelled'],
+  paid: ['returned'],
+  failed: [],
+  cancelled: [],
+  returned: [],
+};
+
+export function assertPayoutTransition(from: PayoutStatus, to: PayoutStatus): void {
+  if (!PAYOUT_TRANSITIONS[from].includes(to)) throw new IllegalTransitionError('payout', from, to);
+}
+
+export const STATUS_LABELS: Record<PayoutStatus, string> = {
+  requested: 'Awaiting approval',
+  processing: 'Processing',
+  paid: 'Paid',
+  failed: 'Failed: amount and fee released',
+  cancelled: 'Cancelled: amount and fee released',
+  returned: 'Returned to your balance',
+};
+
+/** A payout can be cancelled until money has been sent: while requested, or processing before the transfer. */
+export const canCancel = (status: PayoutStatus, step: ProcessingStep | null): boolean =>
+  status === 'requested' || (status === 'processing' && (step === null || step === 'recipient_check'));
+
+export const HOLDING_STATUSES: readonly PayoutStatus[] = ['requested', 'processing'];
+
+export const CLIENT_REFERENCE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}$/;
+export const NOTES_LENGTH_MAX = 500;
+export const ACCOUNT_NUMBER_PATTERN = /^\d{4,34}$/;
+export const ACCOUNT_NAME_LENGTH_MAX = 200;
+export const PAYOUT_LIST_LIMIT_MAX = 100;
+export const PAYOUT_LIST_LIMIT_DEFAULT = 20;
+
+export const DEFAULT_PAYOUT_LIMIT_MINOR = 5_000_000; // GHS 50,000
+export const DEFAULT_DAILY_LIMIT_MINOR = 20_000_000; // GHS 200,000
+export const QUOTE_LIFETIME_S = 900;
+
+export const EVIDENCE_BYTES_MAX = 5 * 1024 * 1024;
+
+export type AccountType = 'bank' | 'momo';
+
+/** DESIGN: bank GHS 1.00 flat; momo 1% (min GHS 0.50, max GHS 10.00), half up to the pesewa. */
+export function payoutFeeMinor(accountType: AccountType, amountMinor: number): number {
+  if (!Number.isSafeInteger(amountMinor) || amountMinor < 1) throw new Error(`payout fee of a bad amount ${amountMinor}`);
+  if (accountType === 'bank') return 100;
+  const percent = Math.floor((amountMinor * 100 + 5_000) / 10_000);
+  return Math.min(1_000, Math.max(50, percent));
+}
+
+/** Test-mode magic values: these recipients are rejected by the Test verifier (documented in the README). */
+export const TEST_REJECTED_ACCOUNT_NUMBERS: Record<string, string> = {
+  '0000000000': 'account_not_found',
+  '1111111111': 'account_closed',
+  '2222222222': 'name_mismatch',
+};
+export const TEST_REJECTED_PHONES: Record<string, string> = {
+  '+233240000000': 'wallet_not_found',
+  '+233200000000': 'wallet_not_found',
+  '+233260000000': 'wallet_not_found',
+  '+233241111111': 'name_mismatch',
+};
+
+export const maskAccountNumber = (value: string): string => `${'*'.repeat(Math.max(0, value.length - 4))}${value.slice(-4)}`;

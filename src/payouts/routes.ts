@@ -1,0 +1,276 @@
+// Payouts API (SPEC 4.3). Thin: parse, authorize, call. Idempotency here is client_reference, not the header.
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { principalOf } from '../http/auth.ts';
+import type { AppDeps } from '../http/deps.ts';
+import { errors } from '../http/errors.ts';
+import { DateTime, errorResponses } from '../http/schemas.ts';
+import { addEvidence, receiptPdf } from './evidence.ts';
+import { ACCOUNT_NAME_LENGTH_MAX, NOTES_LENGTH_MAX } from './model.ts';
+import * as service from './service.ts';
+import { findEvidence, listRecipients } from './store.ts';
+
+const tags = ['Payouts'];
+const security = [{ apiKey: [] }];
+const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+
+const Recipient = Type.Object(
+  {
+    id: Type.String(),
+    object: Type.Literal('recipient'),
+    account_type: Type.String(),
+    bank_id: Nullable(Type.String()),
+    bank_name: Nullable(Type.String()),
+    account_number: Nullable(Type.String()),
+    network: Nullable(Type.String()),
+    phone: Nullable(Type.String({ description: '+233XXXXXXXXX' })),
+    account_name: Type.String(),
+    verified: Type.Boolean(),
+    verification_status: Type.String(),
+    rejection_reason: Type.Optional(Type.String()),
+    active: Type.Boolean(),
+    previous_version_id: Nullable(Type.String()),
+    created_at: DateTime,
+  },
+  { $id: 'Recipient', title: 'Recipient' },
+);
+
+const RecipientBody = Type.Object(
+  {
+    account_type: Type.Optional(Type.String({ maxLength: 16, description: 'bank (default) or momo' })),
+    bank_id: Type.Optional(Type.String({ maxLength: 64 })),
+    account_number: Type.Optional(Type.String({ maxLength: 64 })),
+    account_name: Type.Optional(Type.String({ maxLength: ACCOUNT_NAME_LENGTH_MAX })),
+    network: Type.Optional(Type.String({ maxLength: 16 })),
+    phone: Type.Optional(Type.String({ maxLength: 32 })),
+    previous_version_id: Type.Optional(Type.String({ maxLength: 80 })),
+    merchant_id: Type.Optional(Type.String({ maxLength: 64 })),
+    environment: Type.Optional(Type.String({ maxLength: 16 })),
+  },
+  { additionalProperties: false },
+);
+
+const Payout = Type.Object(
+  {
+    id: Type.String(),
+    object: Type.Literal('payout'),
+    reference: Type.String(),
+    client_reference: Type.String(),
+    recipient: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
+    status: Type.String(),
+    status_label: Type.String(),
+    amount_minor: Type.Integer(),
+    fee_minor: Type.Integer(),
+    total_debit_minor: Type.Integer(),
+    currency: Type.String(),
+    notes: Type.String(),
+    bank_reference: Type.String(),
+    return_reference: Type.String(),
+    reconciliation_status: Type.String(),
+    can_cancel: Type.Boolean(),
+    failure_reason: Nullable(Type.String()),
+    livemode: Type.Boolean(),
+    evidence: Type.Array(Type.Object({}, { additionalProperties: true })),
+    created_at: DateTime,
+    updated_at: DateTime,
+    paid_at: Type.Union([DateTime, Type.Null()]),
+  },
+  { $id: 'Payout', title: 'Payout' },
+);
+
+const PayoutBody = Type.Object(
+  {
+    recipient_id: Type.String({ minLength: 1, maxLength: 80 }),
+    amount_minor: Type.Integer({ minimum: 1, maximum: 100_000_000_000 }),
+    currency: Type.Optional(Type.String({ maxLength: 3, default: 'GHS' })),
+    max_fee_minor: Type.Optional(Type.Integer({ minimum: 0 })),
+    client_reference: Type.String({ minLength: 1, maxLength: 80, description: 'Your unique reference: retries with the same key and fields return the same payout.' }),
+    notes: Type.Optional(Type.String({ maxLength: NOTES_LENGTH_MAX })),
+    merchant_id: Type.Optional(Type.String({ maxLength: 64 })),
+    environment: Type.Optional(Type.String({ maxLength: 16 })),
+  },
+  { additionalProperties: false },
+);
+
+const IdParams = Type.Object({ payout_id: Type.String({ minLength: 1, maxLength: 80 }) });
+const RecipientParams = Type.Object({ recipient_id: Type.String({ minLength: 1, maxLength: 80 }) });
+
+export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const { db } = deps;
+  const payoutDeps = { db, payoutRail: deps.payoutRail };
+  app.addSchema(Recipient);
+  app.addSchema(Payout);
+  const RecipientRef = Type.Ref('Recipient');
+  const PayoutRef = Type.Ref('Payout');
+
+  app.get('/api/v1/payouts/capabilities', { schema: { tags, security, summary: 'Account types, banks, networks and payout settings', response: { 200: Type.Object({}, { additionalProperties: true }), ...errorResponses(401, 429) } } }, async (request) =>
+    service.capabilities(db, principalOf(request)),
+  );
+
+  app.get(
+    '/api/v1/payouts/balance',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Balance: eligible = available + held',
+        response: { 200: Type.Object({ environment: Type.String(), currency: Type.String(), eligible_minor: Type.Integer(), held_minor: Type.Integer(), available_minor: Type.Integer() }), ...errorResponses(401, 429) },
+      },
+    },
+    async (request) => service.getBalance(db, principalOf(request)),
+  );
+
+  app.post<{ Body: Static<typeof RecipientBody> }>(
+    '/api/v1/payouts/recipients',
+    { schema: { tags, security, summary: 'Create a recipient (not idempotent: list before retrying)', body: RecipientBody, response: { 201: RecipientRef, ...errorResponses(400, 401, 404, 409, 429) } } },
+    async (request, reply) => reply.code(201).send(service.toRecipientResponse(await service.createRecipient(db, principalOf(request), request.body))),
+  );
+
+  app.get(
+    '/api/v1/payouts/recipients',
+    { schema: { tags, security, summary: 'All recipients, inactive included', response: { 200: Type.Object({ object: Type.Literal('list'), recipients: Type.Array(RecipientRef) }), ...errorResponses(401, 429) } } },
+    async (request) => {
+      const principal = principalOf(request);
+      return { object: 'list' as const, recipients: (await listRecipients(db, principal.merchantId, principal.environment)).map(service.toRecipientResponse) };
+    },
+  );
+
+  app.get<{ Params: Static<typeof RecipientParams> }>(
+    '/api/v1/payouts/recipients/:recipient_id',
+    { schema: { tags, security, summary: 'One recipient', params: RecipientParams, response: { 200: RecipientRef, ...errorResponses(401, 404, 429) } } },
+    async (request) => service.toRecipientResponse(await service.getRecipient(db, principalOf(request), request.params.recipient_id)),
+  );
+
+  app.delete<{ Params: Static<typeof RecipientParams> }>(
+    '/api/v1/payouts/recipients/:recipient_id',
+    { schema: { tags, security, summary: 'Deactivate a recipient', params: RecipientParams, response: { 204: Type.Null(), ...errorResponses(401, 404, 409, 429) } } },
+    async (request, reply) => {
+      await service.deleteRecipient(db, principalOf(request), request.params.recipient_id);
+      return reply.code(204).send();
+    },
+  );
+
+  app.post<{ Body: { recipient_id: string; amount_minor: number } }>(
+    '/api/v1/payouts/quote',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Fee and total debit for an amount (reserves nothing)',
+        body: Type.Object({ recipient_id: Type.String({ minLength: 1, maxLength: 80 }), amount_minor: Type.Integer({ minimum: 1, maximum: 100_000_000_000 }) }, { additionalProperties: false }),
+        response: {
+          200: Type.Object({ quote_id: Type.String(), recipient_id: Type.String(), amount_minor: Type.Integer(), fee_minor: Type.Integer(), total_debit_minor: Type.Integer(), currency: Type.String(), expires_at: DateTime }),
+          ...errorResponses(400, 401, 404, 429),
+        },
+      },
+    },
+    async (request) => service.quote(db, principalOf(request), request.body),
+  );
+
+  app.post<{ Body: Static<typeof PayoutBody> }>(
+    '/api/v1/payouts',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Create a payout',
+        description: 'Test keys: paid at once (no money sent). Live: processing, or requested when the account requires approval. Retries with the same key, client_reference and fields return the payout with 200.',
+        body: PayoutBody,
+        response: { 200: PayoutRef, 201: PayoutRef, ...errorResponses(400, 401, 403, 404, 409, 429, 503) },
+      },
+    },
+    async (request, reply) => {
+      const { payout, existing } = await service.createPayout(payoutDeps, principalOf(request), request.body);
+      return reply.code(existing ? 200 : 201).send(await service.toPayoutResponse(db, payout));
+    },
+  );
+
+  app.get<{ Querystring: { page?: number; limit?: number; reference?: string } }>(
+    '/api/v1/payouts',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'List payouts (newest first)',
+        querystring: Type.Object({
+          page: Type.Optional(Type.Integer({ description: 'From 1' })),
+          limit: Type.Optional(Type.Integer({ description: 'Clamped to 1..100' })),
+          reference: Type.Optional(Type.String({ maxLength: 80, description: 'Exact client_reference' })),
+        }),
+        response: { 200: Type.Object({ payouts: Type.Array(PayoutRef), page: Type.Integer(), limit: Type.Integer(), total: Type.Integer() }), ...errorResponses(400, 401, 429) },
+      },
+    },
+    async (request) => service.listPayouts(db, principalOf(request), request.query),
+  );
+
+  app.get<{ Params: Static<typeof IdParams> }>(
+    '/api/v1/payouts/:payout_id',
+    { schema: { tags, security, summary: 'One payout', params: IdParams, response: { 200: PayoutRef, ...errorResponses(401, 404, 429) } } },
+    async (request) => service.toPayoutResponse(db, await service.getPayout(db, principalOf(request), request.params.payout_id)),
+  );
+
+  app.post<{ Params: Static<typeof IdParams>; Body: { reason?: string } | undefined }>(
+    '/api/v1/payouts/:payout_id/cancel',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Cancel a payout while can_cancel is true',
+        params: IdParams,
+        body: Type.Optional(Type.Object({ reason: Type.Optional(Type.String({ maxLength: 500 })) }, { additionalProperties: false })),
+        response: { 200: PayoutRef, ...errorResponses(400, 401, 404, 409, 429) },
+      },
+    },
+    async (request) => service.toPayoutResponse(db, await service.cancelPayout(db, principalOf(request), request.params.payout_id, request.body?.reason ?? null)),
+  );
+
+  app.get<{ Params: Static<typeof IdParams> }>(
+    '/api/v1/payouts/:payout_id/receipt',
+    { schema: { tags, security, summary: 'Receipt PDF (paid or returned payouts)', params: IdParams, produces: ['application/pdf'], response: { ...errorResponses(401, 404, 409, 429) } } },
+    async (request, reply) => {
+      const payout = await service.getPayout(db, principalOf(request), request.params.payout_id);
+      const pdf = await receiptPdf(db, payout);
+      return reply.type('application/pdf').header('content-disposition', `inline; filename="receipt-${payout.reference}.pdf"`).send(pdf);
+    },
+  );
+
+  app.post<{ Params: Static<typeof IdParams> }>(
+    '/api/v1/payouts/:payout_id/evidence',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Attach an evidence file (multipart field "file"; PDF, PNG or JPEG by content; at most 5 MB)',
+        params: IdParams,
+        consumes: ['multipart/form-data'],
+        response: { 201: Type.Object({}, { additionalProperties: true }), ...errorResponses(400, 401, 404, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const payout = await service.getPayout(db, principal, request.params.payout_id);
+      const file = request.uploads?.[0];
+      if (!file) throw errors.invalidArgument('Send the file as multipart/form-data in a field named "file".');
+      return reply.code(201).send(await addEvidence(db, principal, payout, { data: file.data, filename: file.filename || null }, `api_key:${principal.apiKeyPrefix}`));
+    },
+  );
+
+  app.get<{ Params: { payout_id: string; evidence_id: string } }>(
+    '/api/v1/payouts/:payout_id/evidence/:evidence_id',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Download an evidence file',
+        params: Type.Object({ payout_id: Type.String({ maxLength: 80 }), evidence_id: Type.String({ maxLength: 80 }) }),
+        response: { ...errorResponses(401, 404, 429) },
+      },
+    },
+    async (request, reply) => {
+      const payout = await service.getPayout(db, principalOf(request), request.params.payout_id);
+      const evidence = await findEvidence(db, payout.id, request.params.evidence_id);
+      if (!evidence) throw errors.notFound('Evidence');
+      return reply.type(evidence.content_type).header('content-disposition', `inline; filename="${evidence.id}"`).send(Buffer.from(evidence.data));
+    },
+  );
+}

@@ -1,0 +1,584 @@
+// Payout use cases (SPEC 4.3): recipients, quotes, payouts, cancel, approval, Live processing, returns.
+// Money moves only through the ledger, in the transaction of the status change that causes it.
+import type { ApiPrincipal, Environment } from '../accounts/model.ts';
+import type { Db, Queryable } from '../db/index.ts';
+import { DbError } from '../db/index.ts';
+import { emitEvent } from '../events/outbox.ts';
+import { AppError, errors } from '../http/errors.ts';
+import { canonicalJson, sha256Hex } from '../lib/canonical-json.ts';
+import { checkPhoneForNetwork, MOMO_NETWORKS, NETWORK_LABELS, type MomoNetwork } from '../lib/ghana.ts';
+import { isUuid, newId, randomToken } from '../lib/ids.ts';
+import { balance, holdPayout, InsufficientFundsError, postPayout, returnPayout, voidPayout } from '../ledger/service.ts';
+import type { PayoutForRail, PayoutRail, TransferOutcome } from '../rails/payouts.ts';
+import {
+  ACCOUNT_NAME_LENGTH_MAX,
+  ACCOUNT_NUMBER_PATTERN,
+  CLIENT_REFERENCE_PATTERN,
+  NOTES_LENGTH_MAX,
+  PAYOUT_LIST_LIMIT_DEFAULT,
+  PAYOUT_LIST_LIMIT_MAX,
+  QUOTE_LIFETIME_S,
+  STATUS_LABELS,
+  TEST_REJECTED_ACCOUNT_NUMBERS,
+  TEST_REJECTED_PHONES,
+  assertPayoutTransition,
+  canCancel,
+  payoutFeeMinor,
+  type PayoutStatus,
+} from './model.ts';
+import * as store from './store.ts';
+
+const CURRENCY = 'GHS';
+const conflict = (code: string, message: string) => new AppError(409, code, message);
+
+// ---------- recipients ----------
+
+export interface RecipientInput {
+  account_type?: string;
+  bank_id?: string;
+  account_number?: string;
+  account_name?: string;
+  network?: string;
+  phone?: string;
+  previous_version_id?: string;
+  merchant_id?: string;
+  environment?: string;
+}
+
+export function checkKeyScope(principal: ApiPrincipal, body: { merchant_id?: unknown; environment?: unknown }): void {
+  if (body.merchant_id !== undefined && body.merchant_id !== principal.merchantId) {
+    throw errors.invalidArgument('merchant_id conflicts with the API key; omit it: the key fixes the merchant.', [{ field: 'merchant_id', message: 'conflicts with the API key' }]);
+  }
+  if (body.environment !== undefined && body.environment !== principal.environment) {
+    throw errors.invalidArgument(`environment ${String(body.environment)} conflicts with this ${principal.environment === 'live' ? 'Live' : 'Test'} key; omit it: the key fixes the environment.`, [
+      { field: 'environment', message: 'conflicts with the API key' },
+    ]);
+  }
+}
+
+export function toRecipientResponse(r: store.RecipientRow) {
+  return {
+    id: r.id,
+    object: 'recipient' as const,
+    account_type: r.account_type,
+    bank_id: r.bank_id,
+    bank_name: r.bank_name,
+    account_number: r.account_number,
+    network: r.network,
+    phone: r.phone,
+    account_name: r.account_name,
+    verified: r.verification_status === 'verified',
+    verification_status: r.verification_status,
+    ...(r.rejection_reason ? { rejection_reason: r.rejection_reason } : {}),
+    active: r.active,
+    previous_version_id: r.previous_version_id,
+    created_at: r.created_at.toISOString(),
+  };
+}
+
+interface CheckedRecipient {
+  account_type: 'bank' | 'momo';
+  bank_id: string | null;
+  account_number: string | null;
+  network: MomoNetwork | null;
+  phone: string | null;
+  account_name: string;
+}
+
+async function checkRecipientInput(db: Queryable, input: RecipientInput): Promise<CheckedRecipient> {
+  const accountType = input.account_type ?? 'bank';
+  if (accountType !== 'bank' && accountType !== 'momo') {
+    throw errors.invalidArgument('account_type must be bank or momo.', [{ field: 'account_type', message: 'must be bank or momo' }]);
+  }
+  const accountName = input.account_name?.trim() ?? '';
+  if (accountName.length < 1 || accountName.length > ACCOUNT_NAME_LENGTH_MAX) {
+    throw errors.invalidArgument(`account_name is required (1 to ${ACCOUNT_NAME_LENGTH_MAX} characters).`, [{ field: 'account_name', message: 'is required' }]);
+  }
+  if (accountType === 'bank') {
+    const mixed = (['network', 'phone'] as const).filter((field) => input[field] !== undefined);
+    if (mixed.length) throw errors.invalidArgument(`A bank recipient takes no wallet fields (${mixed.join(', ')}).`, mixed.map((field) => ({ field, message: 'is a wallet field' })));
+    if (!input.bank_id || !isUuid(input.bank_id)) throw errors.invalidArgument('bank_id must be a bank id from GET /api/v1/payouts/capabilities.', [{ field: 'bank_id', message: 'is not a bank id' }]);
+    const banks = await db.query('SELECT 1 FROM banks WHERE id = $1 AND active', [input.bank_id]);
+    if (banks.length === 0) throw errors.invalidArgument('bank_id is not a supported bank.', [{ field: 'bank_id', message: 'is not a supported bank' }]);
+    if (!input.account_number || !ACCOUNT_NUMBER_PATTERN.test(input.account_number)) {
+      throw errors.invalidArgument('account_number must be 4 to 34 digits.', [{ field: 'account_number', message: 'must be 4 to 34 digits' }]);
+    }
+    return { account_type: 'bank', bank_id: input.bank_id, account_number: input.account_number, network: null, phone: null, account_name: accountName };
+  }
+  const mixed = (['bank_id', 'account_number'] as const).filter((field) => input[field] !== undefined);
+  if (mixed.length) throw errors.invalidArgument(`A Mobile Money recipient takes no bank fields (${mixed.join(', ')}).`, mixed.map((field) => ({ field, message: 'is a bank field' })));
+  if (!input.network || !(MOMO_NETWORKS as readonly string[]).includes(input.network)) {
+    throw errors.invalidArgument('network must be mtn, telecel or at.', [{ field: 'network', message: 'must be mtn, telecel or at' }]);
+  }
+  if (!input.phone) throw errors.invalidArgument('phone is required for a Mobile Money recipient.', [{ field: 'phone', message: 'is required' }]);
+  const check = checkPhoneForNetwork(input.phone, input.network as MomoNetwork);
+  if (!check.ok) throw errors.invalidArgument(check.message, [{ field: 'phone', message: check.message }]);
+  return { account_type: 'momo', bank_id: null, account_number: null, network: input.network as MomoNetwork, phone: check.phone, account_name: accountName };
+}
+
+/** Not idempotent (SPEC 4.3 rule 6). With previous_version_id the old version becomes inactive. */
+export async function createRecipient(db: Db, principal: ApiPrincipal, input: RecipientInput) {
+  checkKeyScope(principal, input);
+  const checked = await checkRecipientInput(db, input);
+  try {
+    return await db.transaction(async (tx) => {
+      if (input.previous_version_id !== undefined) {
+        const previous = await store.findRecipient(tx, principal.merchantId, principal.environment, input.previous_version_id, true);
+        if (!previous) throw errors.notFound('Recipient');
+        if (!previous.active) throw conflict('RECIPIENT_UNAVAILABLE', 'The previous version is inactive (already replaced or deleted).');
+        if (await store.hasOpenPayouts(tx, previous.id)) throw conflict('RECIPIENT_HAS_OPEN_PAYOUTS', 'The recipient has payouts in progress; wait for them or cancel them first.');
+        await store.deactivateRecipient(tx, previous.id);
+      }
+      const id = newId('rcp');
+      await store.insertRecipient(tx, { id, merchant_id: principal.merchantId, environment: principal.environment, ...checked, previous_version_id: input.previous_version_id ?? null, apiKeyId: principal.apiKeyId });
+      return (await store.findRecipient(tx, principal.merchantId, principal.environment, id))!;
+    });
+  } catch (error) {
+    if (error instanceof DbError && error.isUniqueViolation) throw conflict('RECIPIENT_UNAVAILABLE', 'The previous version was already replaced.');
+    throw error;
+  }
+}
+
+export async function getRecipient(db: Queryable, principal: ApiPrincipal, id: string) {
+  const recipient = await store.findRecipient(db, principal.merchantId, principal.environment, id);
+  if (!recipient) throw errors.notFound('Recipient');
+  return recipient;
+}
+
+export async function deleteRecipient(db: Db, principal: ApiPrincipal, id: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    const recipient = await store.findRecipient(tx, principal.merchantId, principal.environment, id, true);
+    if (!recipient) throw errors.notFound('Recipient');
+    if (await store.hasOpenPayouts(tx, id)) throw conflict('RECIPIENT_HAS_OPEN_PAYOUTS', 'The recipient has payouts in progress; wait for them or cancel them first.');
+    if (recipient.active) await store.deactivateRecipient(tx, id);
+  });
+}
+
+/** The Test verifier: magic account numbers and phones are rejected, everything else verified. */
+export function testVerification(recipient: Pick<store.RecipientRow, 'account_number' | 'phone'>): { status: 'verified' | 'rejected'; reason: string | null } {
+  const reason = (recipient.account_number && TEST_REJECTED_ACCOUNT_NUMBERS[recipient.account_number]) || (recipient.phone && TEST_REJECTED_PHONES[recipient.phone]) || null;
+  return reason ? { status: 'rejected', reason } : { status: 'verified', reason: null };
+}
+
+export const TEST_VERIFY_DELAY_S = 2;
+
+/** Worker: verifies Test recipients shortly after creation. */
+export async function verifyTestRecipients(db: Db): Promise<number> {
+  const due = await store.pendingRecipients(db, TEST_VERIFY_DELAY_S, 100);
+  for (const { id, merchant_id, environment } of due) {
+    await db.transaction(async (tx) => {
+      const recipient = await store.findRecipient(tx, merchant_id, environment, id, true);
+      if (recipient?.verification_status !== 'pending_verification') return;
+      const decision = testVerification(recipient);
+      await store.setRecipientVerification(tx, id, decision.status, decision.reason);
+    });
+  }
+  return due.length;
+}
+
+// ---------- capabilities, balance, quote ----------
+
+export async function capabilities(db: Queryable, principal: ApiPrincipal) {
+  const settings = await store.settingsFor(db, principal.merchantId, principal.environment);
+  const banks = await db.query<{ id: string; name: string; code: string }>('SELECT id, name, code FROM banks WHERE active ORDER BY name');
+  const merchant = await db.query<{ payout_approval_required: boolean }>('SELECT payout_approval_required FROM merchants WHERE id = $1', [principal.merchantId]);
+  return {
+    account_types: [
+      { value: 'bank', label: 'Bank account' },
+      { value: 'momo', label: 'Mobile Money wallet' },
+    ],
+    banks,
+    mobile_money_networks: MOMO_NETWORKS.map((value) => ({ value, label: NETWORK_LABELS[value] })),
+    settings: {
+      environment: principal.environment,
+      currency: CURRENCY,
+      payout_access: settings.payout_access,
+      paused: settings.paused,
+      approval_required: principal.environment === 'live' && (merchant[0]?.payout_approval_required ?? false),
+      payout_limit_minor: settings.payout_limit_minor,
+      daily_limit_minor: settings.daily_limit_minor,
+      fees: { bank: { flat_minor: 100 }, momo: { percent_bps: 100, min_minor: 50, max_minor: 1_000 } },
+    },
+  };
+}
+
+export const getBalance = (db: Queryable, principal: ApiPrincipal) => balance(db, principal.merchantId, principal.environment);
+
+export async function quote(db: Queryable, principal: ApiPrincipal, input: { recipient_id: string; amount_minor: number }) {
+  const recipient = await getRecipient(db, principal, input.recipient_id);
+  const feeMinor = payoutFeeMinor(recipient.account_type, input.amount_minor);
+  return {
+    quote_id: newId('quo'),
+    recipient_id: recipient.id,
+    amount_minor: input.amount_minor,
+    fee_minor: feeMinor,
+    total_debit_minor: input.amount_minor + feeMinor,
+    currency: CURRENCY,
+    expires_at: new Date(Date.now() + QUOTE_LIFETIME_S * 1000).toISOString(),
+  };
+}
+
+// ---------- payouts ----------
+
+export interface PayoutInput {
+  recipient_id: string;
+  amount_minor: number;
+  currency?: string;
+  max_fee_minor?: number;
+  client_reference: string;
+  notes?: string;
+  merchant_id?: string;
+  environment?: string;
+}
+
+export function toPayoutPayload(p: store.PayoutRow) {
+  return {
+    id: p.id,
+    reference: p.reference,
+    status: p.status,
+    amount_minor: p.amount_minor,
+    fee_minor: p.fee_minor,
+    currency: p.currency,
+    bank_reference: p.bank_reference,
+    return_reference: p.return_reference,
+    reconciliation_status: p.reconciliation_status,
+  };
+}
+
+export async function toPayoutResponse(db: Queryable, p: store.PayoutRow) {
+  const recipient = await store.findRecipient(db, p.merchant_id, p.environment, p.recipient_id);
+  const evidence = await store.listEvidence(db, p.id);
+  return {
+    ...toPayoutPayload(p),
+    object: 'payout' as const,
+    client_reference: p.client_reference,
+    recipient: recipient
+      ? {
+          id: recipient.id,
+          account_type: recipient.account_type,
+          account_name: recipient.account_name,
+          bank_id: recipient.bank_id,
+          bank_name: recipient.bank_name,
+          account_number: recipient.account_number,
+          network: recipient.network,
+          phone: recipient.phone,
+        }
+      : null,
+    status_label: STATUS_LABELS[p.status],
+    total_debit_minor: p.total_debit_minor,
+    notes: p.notes ?? '',
+    can_cancel: canCancel(p.status, p.processing_step),
+    failure_reason: p.failure_reason,
+    livemode: p.environment === 'live',
+    evidence: evidence.map((e) => ({ id: e.id, content_type: e.content_type, size_bytes: e.size_bytes, filename: e.filename, created_at: e.created_at.toISOString() })),
+    created_at: p.created_at.toISOString(),
+    updated_at: p.updated_at.toISOString(),
+    paid_at: p.paid_at ? p.paid_at.toISOString() : null,
+  };
+}
+
+function emitPayoutEvent(tx: Queryable, p: store.PayoutRow, type: string) {
+  return emitEvent(tx, {
+    merchantId: p.merchant_id,
+    environment: p.environment,
+    apiKeyId: p.api_key_id,
+    type,
+    objectType: 'payout',
+    objectId: p.id,
+    objectVersion: p.version,
+    data: { payout: toPayoutPayload(p) },
+  });
+}
+
+function newPayoutReference(): string {
+  const date = new Date().toISOString().slice(2, 10).replace(/-/g, '');
+  return `PO-${date}-${randomToken(6).toUpperCase()}`;
+}
+
+const payoutRequestHash = (input: PayoutInput, currency: string) =>
+  sha256Hex(canonicalJson({ recipient_id: input.recipient_id, amount_minor: input.amount_minor, currency, max_fee_minor: input.max_fee_minor ?? null, notes: input.notes ?? null }));
+
+export interface PayoutDeps {
+  db: Db;
+  payoutRail: PayoutRail | null;
+}
+
+/** Creates a payout (SPEC 4.3 rules 1-8). Returns the payout and whether it already existed (200 retry). */
+export async function createPayout(deps: PayoutDeps, principal: ApiPrincipal, input: PayoutInput): Promise<{ payout: store.PayoutRow; existing: boolean }> {
+  checkKeyScope(principal, input);
+  const currency = (input.currency ?? CURRENCY).toUpperCase();
+  if (currency !== CURRENCY) throw errors.invalidArgument(`currency must be ${CURRENCY}.`, [{ field: 'currency', message: `must be ${CURRENCY}` }]);
+  if (!CLIENT_REFERENCE_PATTERN.test(input.client_reference)) {
+    throw errors.invalidArgument('client_reference must start with a letter or digit, use letters, digits, _ . : - only, at most 80 characters.', [
+      { field: 'client_reference', message: 'has a bad format' },
+    ]);
+  }
+  if (input.notes !== undefined && input.notes.length > NOTES_LENGTH_MAX) throw errors.invalidArgument(`notes must be at most ${NOTES_LENGTH_MAX} characters.`, [{ field: 'notes', message: 'is too long' }]);
+  const hash = payoutRequestHash(input, currency);
+  const { db } = deps;
+
+  return db.transaction(async (tx) => {
+    // One payout decision at a time per merchant and environment: the daily limit and the balance are read and used consistently.
+    const settings = await store.settingsFor(tx, principal.merchantId, principal.environment, true);
+    const existing = await store.findPayoutByClientReference(tx, principal.merchantId, principal.environment, input.client_reference);
+    if (existing) {
+      if (existing.api_key_id === principal.apiKeyId && existing.request_hash === hash) return { payout: existing, existing: true };
+      throw conflict('REFERENCE_CONFLICT', 'client_reference was already used with a different request or another API key; use a new client_reference.');
+    }
+    if (!settings.payout_access) throw errors.forbidden(`Payout access is not enabled for ${principal.environment === 'live' ? 'Live' : 'Test'}; ask Sika to turn it on.`);
+    if (!(await store.activeEndpointForKey(tx, principal.apiKeyId))) {
+      throw errors.forbidden('This API key has no active webhook endpoint paired with it; add one in the dashboard before creating payouts.');
+    }
+    if (settings.paused) throw conflict('PAYOUTS_PAUSED', 'Payouts are paused for this account right now; try again later.');
+    if (principal.environment === 'live' && !deps.payoutRail) {
+      throw new AppError(503, 'PROVIDER_RAIL_UNAVAILABLE', 'Live payouts have no payout provider configured yet; nothing was held. Try again later.', { retryable: true });
+    }
+    const recipient = await store.findRecipient(tx, principal.merchantId, principal.environment, input.recipient_id, true);
+    if (!recipient) throw errors.notFound('Recipient');
+    if (principal.environment === 'test' && recipient.verification_status === 'pending_verification') {
+      const decision = testVerification(recipient);
+      await store.setRecipientVerification(tx, recipient.id, decision.status, decision.reason);
+      recipient.verification_status = decision.status;
+    }
+    if (!recipient.active || recipient.verification_status === 'rejected') {
+      throw conflict('RECIPIENT_UNAVAILABLE', `The recipient is ${recipient.active ? 'rejected' : 'inactive'}; create or replace it first.`);
+    }
+    const feeMinor = payoutFeeMinor(recipient.account_type, input.amount_minor);
+    if (input.max_fee_minor !== undefined && feeMinor > input.max_fee_minor) {
+      throw conflict('FEE_LIMIT_EXCEEDED', `The fee is ${feeMinor} pesewas, above max_fee_minor ${input.max_fee_minor}; nothing was created or held.`);
+    }
+    if (input.amount_minor > settings.payout_limit_minor) {
+      throw conflict('PAYOUT_LIMIT', `The amount is above the per-payout limit of ${settings.payout_limit_minor} pesewas.`);
+    }
+    if ((await store.paidOutToday(tx, principal.merchantId, principal.environment)) + input.amount_minor > settings.daily_limit_minor) {
+      throw conflict('PAYOUT_DAILY_LIMIT', `This payout would pass today's limit of ${settings.daily_limit_minor} pesewas (Africa/Accra day).`);
+    }
+    const merchant = (await tx.query<{ payout_approval_required: boolean }>('SELECT payout_approval_required FROM merchants WHERE id = $1', [principal.merchantId]))[0]!;
+    const isTest = principal.environment === 'test';
+    const status: PayoutStatus = isTest ? 'paid' : merchant.payout_approval_required ? 'requested' : 'processing';
+    const id = newId('po');
+    let payout = await store.insertPayout(tx, {
+      id,
+      reference: newPayoutReference(),
+      merchant_id: principal.merchantId,
+      environment: principal.environment,
+      api_key_id: principal.apiKeyId,
+      requested_by_user_id: await store.apiKeyCreator(tx, principal.apiKeyId),
+      client_reference: input.client_reference,
+      request_hash: hash,
+      recipient_id: recipient.id,
+      status,
+      processing_step: status === 'processing' ? 'recipient_check' : null,
+      amount_minor: input.amount_minor,
+      fee_minor: feeMinor,
+      total_debit_minor: input.amount_minor + feeMinor,
+      currency,
+      notes: input.notes ?? null,
+      bank_reference: isTest ? `TEST-${randomToken(12).toUpperCase()}` : '',
+      reconciliation_status: isTest ? 'not_required' : 'unreconciled',
+      next_step_at: status === 'processing' ? new Date() : null,
+    });
+    const money = { merchantId: principal.merchantId, environment: principal.environment, payoutId: id, amountMinor: input.amount_minor, feeMinor };
+    try {
+      await holdPayout(tx, money);
+    } catch (error) {
+      if (error instanceof InsufficientFundsError) throw conflict('INSUFFICIENT_FUNDS', `The available balance does not cover the amount plus the fee (${input.amount_minor + feeMinor} pesewas).`);
+      throw error;
+    }
+    if (isTest) {
+      // Test: paid at once, no money sent (SPEC 3.3).
+      await postPayout(tx, money);
+      payout = (await store.findPayoutById(tx, id))!;
+    }
+    await emitPayoutEvent(tx, payout, `payout.${status}`);
+    return { payout, existing: false };
+  });
+}
+
+export async function getPayout(db: Queryable, principal: ApiPrincipal, id: string) {
+  const payout = await store.findPayout(db, principal.merchantId, principal.environment, id);
+  if (!payout) throw errors.notFound('Payout');
+  return payout;
+}
+
+export function clampListParams(query: { page?: number; limit?: number }) {
+  const page = Math.max(1, Math.min(1_000_000, Math.trunc(query.page ?? 1) || 1));
+  const limit = Math.max(1, Math.min(PAYOUT_LIST_LIMIT_MAX, Math.trunc(query.limit ?? PAYOUT_LIST_LIMIT_DEFAULT)));
+  return { page, limit };
+}
+
+export async function listPayouts(db: Queryable, principal: ApiPrincipal, query: { page?: number; limit?: number; reference?: string }) {
+  const { page, limit } = clampListParams(query);
+  const { rows, total } = await store.listPayouts(db, principal.merchantId, principal.environment, page, limit, query.reference ?? null);
+  return { payouts: await Promise.all(rows.map((row) => toPayoutResponse(db, row))), page, limit, total };
+}
+
+async function movePayout(tx: Queryable, payout: store.PayoutRow, to: PayoutStatus, change: Parameters<typeof store.updatePayout>[2] = {}): Promise<store.PayoutRow> {
+  assertPayoutTransition(payout.status, to);
+  const updated = await store.updatePayout(tx, payout.id, { ...change, status: to });
+  const money = { merchantId: payout.merchant_id, environment: payout.environment, payoutId: payout.id, amountMinor: payout.amount_minor, feeMinor: payout.fee_minor };
+  if (to === 'paid') await postPayout(tx, money);
+  else if (to === 'failed' || to === 'cancelled') await voidPayout(tx, money);
+  else if (to === 'returned') await returnPayout(tx, money);
+  if (to !== 'requested') await emitPayoutEvent(tx, updated, `payout.${to}`);
+  return updated;
+}
+
+/** SPEC 3.3 cancel: repeating a successful cancel returns the cancelled record; otherwise 409 once money may have moved. */
+export async function cancelPayout(db: Db, principal: ApiPrincipal, id: string, reason: string | null) {
+  return db.transaction(async (tx) => {
+    const payout = await store.findPayout(tx, principal.merchantId, principal.environment, id, true);
+    if (!payout) throw errors.notFound('Payout');
+    if (payout.status === 'cancelled') return payout;
+    if (!canCancel(payout.status, payout.processing_step)) {
+      throw conflict('PAYOUT_NOT_CANCELLABLE', `The payout is ${payout.status}${payout.processing_step ? ` (${payout.processing_step})` : ''} and can no longer be cancelled.`);
+    }
+    return movePayout(tx, payout, 'cancelled', { cancel_reason: reason?.slice(0, 500) ?? 'cancelled by the merchant', processing_step: null, next_step_at: null });
+  });
+}
+
+/** Four eyes: an approver who is not the requester approves (-> processing) or rejects (-> cancelled). API keys cannot call this. */
+export async function decidePayout(db: Db, input: { payoutId: string; userId: string; decision: 'approve' | 'reject'; reason?: string }) {
+  return db.transaction(async (tx) => {
+    const payout = await store.findPayoutById(tx, input.payoutId, true);
+    const users = await tx.query<{ merchant_id: string; role: string }>('SELECT merchant_id, role FROM users WHERE id = $1', [input.userId]);
+    const user = users[0];
+    if (!payout || !user || user.merchant_id !== payout.merchant_id) throw errors.notFound('Payout');
+    if (user.role !== 'approver') throw errors.forbidden('Only a user with the approver role can approve or reject payouts.');
+    if (payout.requested_by_user_id === input.userId) throw errors.forbidden('The requester of a payout cannot approve or reject it; another approver must.');
+    if (payout.status !== 'requested') throw conflict('PAYOUT_NOT_REQUESTED', `The payout is ${payout.status}; only requested payouts await a decision.`);
+    if (input.decision === 'approve') {
+      return movePayout(tx, payout, 'processing', { processing_step: 'recipient_check', next_step_at: new Date(), decided_by_user_id: input.userId, decided: true });
+    }
+    return movePayout(tx, payout, 'cancelled', { decided_by_user_id: input.userId, decided: true, cancel_reason: input.reason?.slice(0, 500) ?? 'rejected by an approver' });
+  });
+}
+
+/** An operator reconciles a Live payout with the bank statement. */
+export async function reconcilePayout(db: Db, payoutId: string, result: 'matched' | 'exception') {
+  return db.transaction(async (tx) => {
+    const payout = await store.findPayoutById(tx, payoutId, true);
+    if (!payout) throw errors.notFound('Payout');
+    if (payout.environment !== 'live' || (payout.status !== 'paid' && payout.status !== 'returned')) {
+      throw conflict('PAYOUT_NOT_RECONCILABLE', 'Only paid or returned Live payouts are reconciled.');
+    }
+    if (payout.reconciliation_status !== 'unreconciled' && payout.reconciliation_status !== result) {
+      throw conflict('PAYOUT_ALREADY_RECONCILED', `The payout is already ${payout.reconciliation_status}.`);
+    }
+    return store.updatePayout(tx, payoutId, { reconciliation_status: result });
+  });
+}
+
+// ---------- Live processing ----------
+
+export const PAYOUT_RETRY_DELAY_S = [5, 30, 120, 600, 1_800];
+const CLAIM_HOLD_S = 60;
+
+async function railPayout(db: Queryable, payout: store.PayoutRow): Promise<PayoutForRail> {
+  const recipient = (await store.findRecipient(db, payout.merchant_id, payout.environment, payout.recipient_id))!;
+  return {
+    payoutId: payout.id,
+    reference: payout.reference,
+    amountMinor: payout.amount_minor,
+    currency: payout.currency,
+    recipient: {
+      accountType: recipient.account_type,
+      bankCode: recipient.bank_code,
+      accountNumber: recipient.account_number,
+      network: recipient.network,
+      phone: recipient.phone,
+      accountName: recipient.account_name,
+    },
+  };
+}
+
+async function applyTransferOutcome(db: Db, payoutId: string, outcome: TransferOutcome): Promise<void> {
+  await db.transaction(async (tx) => {
+    const payout = (await store.findPayoutById(tx, payoutId, true))!;
+    if (payout.status !== 'processing') return;
+    switch (outcome.outcome) {
+      case 'paid':
+        await movePayout(tx, payout, 'paid', { bank_reference: outcome.bankReference, processing_step: null, next_step_at: null, paid: true });
+        return;
+      case 'returned':
+        await movePayout(tx, payout, 'paid', { bank_reference: outcome.bankReference, processing_step: null, next_step_at: null, paid: true });
+        await movePayout(tx, (await store.findPayoutById(tx, payoutId))!, 'returned', { return_reference: outcome.returnReference });
+        return;
+      case 'failed':
+        await movePayout(tx, payout, 'failed', { failure_reason: outcome.reason, processing_step: null, next_step_at: null });
+        return;
+      case 'pending':
+        await store.updatePayout(tx, payoutId, { bank_reference: outcome.bankReference, next_step_at: new Date(Date.now() + 5_000) });
+        return;
+      case 'unknown':
+        // The provider never saw the transfer (lost before it arrived): send it again; transfer() is idempotent by payout id.
+        await store.updatePayout(tx, payoutId, { processing_step: 'transfer', next_step_at: new Date() });
+    }
+  });
+}
+
+/** One step of one Live payout: recipient check, then transfer, then waiting for the result. No transaction spans a provider call. */
+async function processPayout(db: Db, rail: PayoutRail, payoutId: string): Promise<void> {
+  const payout = await store.findPayoutById(db, payoutId);
+  if (!payout || payout.status !== 'processing') return;
+  const forRail = await railPayout(db, payout);
+  if (payout.processing_step === 'recipient_check') {
+    const check = await rail.checkRecipient(forRail);
+    await db.transaction(async (tx) => {
+      const current = (await store.findPayoutById(tx, payoutId, true))!;
+      if (current.status !== 'processing' || current.processing_step !== 'recipient_check') return; // cancelled meanwhile
+      if (!check.ok) {
+        await store.setRecipientVerification(tx, current.recipient_id, 'rejected', check.reason);
+        await movePayout(tx, current, 'failed', { failure_reason: `recipient rejected: ${check.reason}`, processing_step: null, next_step_at: null });
+        return;
+      }
+      await store.setRecipientVerification(tx, current.recipient_id, 'verified', null);
+      // The intent to transfer is recorded before the call: from here the payout can no longer be cancelled.
+      await store.updatePayout(tx, payoutId, { processing_step: 'transfer', next_step_at: new Date() });
+    });
+    return;
+  }
+  if (payout.processing_step === 'transfer') {
+    await store.updatePayout(db, payoutId, { processing_step: 'awaiting_result', next_step_at: new Date(Date.now() + CLAIM_HOLD_S * 1000) });
+    await applyTransferOutcome(db, payoutId, await rail.transfer(forRail));
+    return;
+  }
+  await applyTransferOutcome(db, payoutId, await rail.status(forRail));
+}
+
+/** Worker pass: claims due Live payouts (SKIP LOCKED, pushed back while worked on) and advances each one step. */
+export async function processDuePayouts(db: Db, rail: PayoutRail | null, log?: { warn(obj: object, msg: string): void }): Promise<number> {
+  if (!rail) return 0;
+  const ids = await db.transaction(async (tx) => {
+    const due = await store.duePayoutIds(tx, 20);
+    for (const { id } of due) await tx.query(`UPDATE payouts SET next_step_at = now() + make_interval(secs => $2) WHERE id = $1`, [id, CLAIM_HOLD_S]);
+    return due.map((row) => row.id);
+  });
+  for (const id of ids) {
+    try {
+      await processPayout(db, rail, id);
+    } catch (error) {
+      log?.warn({ err: error, payout_id: id }, 'payout step failed; it will be retried');
+    }
+  }
+  return ids.length;
+}
+
+/** A paid transfer came back (provider notice or operator): the payout is returned and the money goes back to the balance. */
+export async function markPayoutReturned(db: Db, payoutId: string, returnReference: string) {
+  return db.transaction(async (tx) => {
+    const payout = await store.findPayoutById(tx, payoutId, true);
+    if (!payout) throw errors.notFound('Payout');
+    if (payout.status === 'returned') return payout;
+    if (payout.status !== 'paid') throw conflict('PAYOUT_NOT_RETURNABLE', `The payout is ${payout.status}; only paid payouts can be returned.`);
+    return movePayout(tx, payout, 'returned', { return_reference: returnReference });
+  });
+}
+
+export async function setPayoutAccess(db: Db, merchantId: string, environment: Environment, change: Parameters<typeof store.updateSettings>[3]) {
+  return db.transaction(async (tx) => {
+    await store.settingsFor(tx, merchantId, environment, true);
+    await store.updateSettings(tx, merchantId, environment, change);
+    return store.settingsFor(tx, merchantId, environment);
+  });
+}

@@ -1,0 +1,78 @@
+// One interface for payout providers (GhIPSS GIP name enquiry + transfer, MTN MoMo disbursement, ...).
+// Called outside database transactions. transfer() must be idempotent by payout id (as MTN's
+// X-Reference-Id is), so a payout whose transfer outcome was lost in a crash is asked again, not sent twice.
+
+export interface PayoutForRail {
+  payoutId: string;
+  reference: string;
+  amountMinor: number;
+  currency: string;
+  recipient: { accountType: 'bank' | 'momo'; bankCode: string | null; accountNumber: string | null; network: string | null; phone: string | null; accountName: string };
+}
+
+export type RecipientCheck = { ok: true } | { ok: false; reason: string };
+export type TransferOutcome =
+  | { outcome: 'paid'; bankReference: string }
+  | { outcome: 'pending'; bankReference: string }
+  | { outcome: 'failed'; reason: string }
+  | { outcome: 'returned'; bankReference: string; returnReference: string }
+  | { outcome: 'unknown' };
+
+export interface PayoutRail {
+  readonly provider: string;
+  checkRecipient(payout: PayoutForRail): Promise<RecipientCheck>;
+  transfer(payout: PayoutForRail): Promise<TransferOutcome>;
+  status(payout: PayoutForRail): Promise<TransferOutcome>;
+}
+
+/**
+ * A Live payout simulator for tests and rehearsals: never on by default (LIVE_PAYOUT_SIMULATOR=on).
+ * Outcomes by account: account numbers / phones ending in 13 are rejected at the recipient check,
+ * ending in 22 fail at transfer, ending in 44 stay pending until `settle()`; the rest are paid.
+ * `returnTransfer()` makes a paid transfer come back as returned.
+ */
+export class LivePayoutSimulator implements PayoutRail {
+  readonly provider = 'live_simulator';
+  private readonly transfers = new Map<string, TransferOutcome>();
+  readonly calls: { transfer: number; status: number } = { transfer: 0, status: 0 };
+
+  private key(payout: PayoutForRail): string {
+    return payout.recipient.accountNumber ?? payout.recipient.phone ?? '';
+  }
+
+  async checkRecipient(payout: PayoutForRail): Promise<RecipientCheck> {
+    return this.key(payout).endsWith('13') ? { ok: false, reason: 'account_not_found' } : { ok: true };
+  }
+
+  async transfer(payout: PayoutForRail): Promise<TransferOutcome> {
+    this.calls.transfer += 1;
+    const existing = this.transfers.get(payout.payoutId);
+    if (existing) return existing; // idempotent by payout id
+    const account = this.key(payout);
+    const bankReference = `GIP${payout.reference.replace(/\W/g, '')}`;
+    const outcome: TransferOutcome = account.endsWith('22')
+      ? { outcome: 'failed', reason: 'recipient_bank_declined' }
+      : account.endsWith('44')
+        ? { outcome: 'pending', bankReference }
+        : { outcome: 'paid', bankReference };
+    this.transfers.set(payout.payoutId, outcome);
+    return outcome;
+  }
+
+  async status(payout: PayoutForRail): Promise<TransferOutcome> {
+    this.calls.status += 1;
+    return this.transfers.get(payout.payoutId) ?? { outcome: 'unknown' };
+  }
+
+  settle(payoutId: string, outcome: 'paid' | 'failed'): void {
+    const current = this.transfers.get(payoutId);
+    const bankReference = current && 'bankReference' in current ? current.bankReference : `GIP${payoutId}`;
+    this.transfers.set(payoutId, outcome === 'paid' ? { outcome: 'paid', bankReference } : { outcome: 'failed', reason: 'recipient_bank_declined' });
+  }
+
+  returnTransfer(payoutId: string, returnReference: string): void {
+    const current = this.transfers.get(payoutId);
+    const bankReference = current && 'bankReference' in current ? current.bankReference : `GIP${payoutId}`;
+    this.transfers.set(payoutId, { outcome: 'returned', bankReference, returnReference });
+  }
+}
