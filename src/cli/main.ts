@@ -8,6 +8,7 @@ import { migrate } from '../db/migrate.ts';
 import { AppError } from '../http/errors.ts';
 import { listWebhookEndpoints, rotateWebhookSecret } from '../accounts/webhook-endpoints.ts';
 import * as events from '../events/store.ts';
+import { setPayoutAccess } from '../payouts/service.ts';
 
 const USAGE = `usage: sika <command> [options]
 
@@ -23,6 +24,10 @@ commands:
       The event's payload and every delivery try (time, HTTP status, latency, error, response excerpt).
   events replay EVENT_ID | --failed-since ISO_TIME [--merchant ID]
       Sends an event again (same event id), or every event whose delivery failed since a time.
+  payouts settings --merchant ID --environment test|live [--access on|off] [--paused on|off]
+                   [--limit PESEWAS] [--daily-limit PESEWAS] [--json]
+      Shows, or as an operator changes, payout access, pause and limits (payout access is off in Live
+      until turned on here).
   webhooks list --merchant ID
   webhooks rotate-secret ENDPOINT_ID [--overlap-hours H]
       A new signing secret; the old one keeps signing too for H hours (default 24).
@@ -159,6 +164,52 @@ async function webhooksCommand(sub: string | undefined, args: string[]): Promise
   });
 }
 
+function onOff(name: string, value: string | undefined): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value !== 'on' && value !== 'off') throw new UsageError(`--${name} takes on or off`);
+  return value === 'on';
+}
+
+function pesewas(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d{1,15}$/.test(value) || Number(value) < 1) throw new UsageError(`--${name} takes a whole number of pesewas (at least 1)`);
+  return Number(value);
+}
+
+async function payoutsCommand(sub: string | undefined, args: string[]): Promise<void> {
+  if (sub !== 'settings') throw new UsageError(`unknown command: payouts ${sub ?? ''}`);
+  const { values } = parseArgs({
+    args,
+    options: {
+      merchant: { type: 'string' },
+      environment: { type: 'string' },
+      access: { type: 'string' },
+      paused: { type: 'string' },
+      limit: { type: 'string' },
+      'daily-limit': { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  if (!values.merchant || (values.environment !== 'test' && values.environment !== 'live')) throw new UsageError('payouts settings needs --merchant ID and --environment test|live');
+  const change = {
+    payout_access: onOff('access', values.access),
+    paused: onOff('paused', values.paused),
+    payout_limit_minor: pesewas('limit', values.limit),
+    daily_limit_minor: pesewas('daily-limit', values['daily-limit']),
+  };
+  await withDb(async (db) => {
+    const merchant = await db.query('SELECT 1 FROM merchants WHERE id::text = $1', [values.merchant]);
+    if (merchant.length === 0) throw new AppError(404, 'NOT_FOUND', `merchant ${values.merchant} not found`);
+    const settings = await setPayoutAccess(db, values.merchant!, values.environment as 'test' | 'live', change);
+    if (values.json) console.log(JSON.stringify(settings));
+    else
+      console.log(
+        `payouts ${settings.environment}: access ${settings.payout_access ? 'on' : 'off'}, ${settings.paused ? 'PAUSED' : 'running'}, ` +
+          `limit ${settings.payout_limit_minor} per payout, ${settings.daily_limit_minor} per day (pesewas)`,
+      );
+  });
+}
+
 export async function run(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
   try {
@@ -166,6 +217,7 @@ export async function run(argv: string[]): Promise<number> {
     else if (command === 'migrate') await migrateCommand();
     else if (command === 'events') await eventsCommand(sub, rest);
     else if (command === 'webhooks') await webhooksCommand(sub, rest);
+    else if (command === 'payouts') await payoutsCommand(sub, rest);
     else if (command === undefined || command === 'help' || command === '--help' || command === '-h') console.log(USAGE);
     else throw new UsageError(`unknown command: ${[command, sub].filter(Boolean).join(' ')}`);
     return 0;
