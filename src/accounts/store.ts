@@ -83,3 +83,35 @@ export async function userEmailExists(db: Queryable, email: string): Promise<boo
   const rows = await db.query('SELECT 1 FROM users WHERE lower(email) = lower($1)', [email]);
   return rows.length > 0;
 }
+
+export const listApiKeys = (db: Queryable, merchantId: string, environment: Environment) =>
+  db.query<{ id: string; prefix: string; integration_id: string; integration_name: string; created_at: Date; revoked_at: Date | null; last_used_at: Date | null; created_by_email: string | null }>(
+    `SELECT k.id, k.prefix, k.integration_id, i.name AS integration_name, k.created_at, k.revoked_at, k.last_used_at, u.email AS created_by_email
+       FROM api_keys k JOIN integrations i ON i.id = k.integration_id LEFT JOIN users u ON u.id = k.created_by_user_id
+      WHERE k.merchant_id = $1 AND k.environment = $2 ORDER BY k.created_at DESC`,
+    [merchantId, environment],
+  );
+
+export const listIntegrations = (db: Queryable, merchantId: string, environment: Environment) =>
+  db.query<{ id: string; name: string; created_at: Date }>('SELECT id, name, created_at FROM integrations WHERE merchant_id = $1 AND environment = $2 ORDER BY created_at', [
+    merchantId,
+    environment,
+  ]);
+
+export const listEndpoints = (db: Queryable, merchantId: string, environment: Environment) =>
+  db.query<{ id: string; url: string; status: string; api_key_id: string; key_prefix: string; disabled_reason: string | null; previous_secret_expires_at: Date | null; created_at: Date }>(
+    `SELECT w.id, w.url, w.status, w.api_key_id, k.prefix AS key_prefix, w.disabled_reason, w.previous_secret_expires_at, w.created_at
+       FROM webhook_endpoints w JOIN api_keys k ON k.id = w.api_key_id WHERE w.merchant_id = $1 AND w.environment = $2 ORDER BY w.created_at`,
+    [merchantId, environment],
+  );
+
+export async function findEndpoint(db: Queryable, merchantId: string, environment: Environment, id: string) {
+  const rows = await db.query<{ id: string; url: string; status: string; api_key_id: string; environment: Environment }>(
+    'SELECT id, url, status, api_key_id, environment FROM webhook_endpoints WHERE id = $1 AND merchant_id = $2 AND environment = $3',
+    [id, merchantId, environment],
+  );
+  return rows[0] ?? null;
+}
+
+export const setEndpointStatus = (db: Queryable, id: string, status: 'active' | 'disabled', reason: string | null) =>
+  db.query('UPDATE webhook_endpoints SET status = $2, disabled_reason = $3, updated_at = now() WHERE id = $1', [id, status, reason]);

@@ -146,3 +146,17 @@ export const listTries = (db: Queryable, eventId: string) =>
       WHERE d.event_id = $1 ORDER BY a.attempted_at, a.id`,
     [eventId],
   );
+
+/** The delivery log of one endpoint: each delivery with its latest try. */
+export const endpointDeliveries = (db: Queryable, endpointId: string, limit: number) =>
+  db.query<{ id: string; event_id: string; type: string; status: string; tries: number; last_http_status: number | null; last_error: string | null; updated_at: Date; latency_ms: number | null; response_excerpt: string | null }>(
+    `SELECT d.id, d.event_id, e.type, d.status, d.tries, d.last_http_status, d.last_error, d.updated_at,
+            t.latency_ms, t.response_excerpt
+       FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+       LEFT JOIN LATERAL (SELECT latency_ms, response_excerpt FROM webhook_delivery_attempts a WHERE a.delivery_id = d.id ORDER BY a.id DESC LIMIT 1) t ON true
+      WHERE d.endpoint_id = $1 ORDER BY d.created_at DESC LIMIT $2`,
+    [endpointId, limit],
+  );
+
+export const failedEventIdsForEndpoint = (db: Queryable, endpointId: string) =>
+  db.query<{ event_id: string }>(`SELECT event_id FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'failed'`, [endpointId]);

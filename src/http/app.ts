@@ -10,6 +10,7 @@ import { checkoutMerchantRoutes } from '../checkout/merchant-routes.ts';
 import { checkoutPayerRoutes } from '../checkout/payer-routes.ts';
 import { simulateRoutes } from '../checkout/simulate-routes.ts';
 import { payoutRoutes } from '../payouts/routes.ts';
+import { dashboardRoutes } from '../web/dashboard/index.ts';
 import type { PayoutRail } from '../rails/payouts.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
@@ -19,7 +20,7 @@ import { requireApiKey } from './auth.ts';
 import { registerBodyParsers } from './body.ts';
 import type { AppDeps } from './deps.ts';
 import { errors } from './errors.ts';
-import { registerErrorHandler } from './error-handler.ts';
+import { registerErrorHandler, sendError, toAppError } from './error-handler.ts';
 import { registerMetrics } from './metrics.ts';
 import { registerRateLimits } from './rate-limit.ts';
 import { ErrorEnvelope } from './schemas.ts';
@@ -59,6 +60,8 @@ export async function buildApp({ config, db, logger, payoutRail = null }: BuildO
     },
     ajv: { customOptions: { removeAdditional: true } },
     return503OnClosing: true,
+    // Router-level errors (malformed percent-encoding, over-long path parameter) get the envelope too.
+    frameworkErrors: (error, _request, reply) => sendError(reply, toAppError(error)),
   });
   app.setValidatorCompiler(validators());
   app.decorateRequest('principal', null);
@@ -118,6 +121,8 @@ export async function buildApp({ config, db, logger, payoutRail = null }: BuildO
   });
   // Hosted checkout API: public, limited per client address and per session.
   await app.register(checkoutPayerRoutes, deps);
+  // Merchant dashboard (cookie sessions, CSRF on every form).
+  await app.register(dashboardRoutes, deps);
 
   return app;
 }

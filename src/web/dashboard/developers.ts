@@ -1,0 +1,163 @@
+// Dashboard: developers (integrations, API keys, webhook endpoints, delivery log, replay).
+import type { FastifyInstance } from 'fastify';
+import { issueApiKey } from '../../accounts/api-keys.ts';
+import { newWebhookSecret, webhookUrlProblem } from '../../accounts/service.ts';
+import * as accounts from '../../accounts/store.ts';
+import { rotateWebhookSecret } from '../../accounts/webhook-endpoints.ts';
+import * as events from '../../events/store.ts';
+import type { AppDeps } from '../../http/deps.ts';
+import { newUuid } from '../../lib/ids.ts';
+import { formValue, sendPage, sessionOf } from '../console.ts';
+import { html, raw, type Html } from '../html.ts';
+import { csrfField, page, statusBadge, when_ } from '../layout.ts';
+import type { WebSession } from '../auth.ts';
+
+const canManageKeys = (session: WebSession) => ['owner', 'admin', 'developer'].includes(session.role);
+
+export async function developerPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const { db } = deps;
+
+  async function render(session: WebSession, extra: { flash?: { message: string; error?: boolean }; secret?: Html } = {}) {
+    const [integrations, keys, endpoints] = await Promise.all([
+      accounts.listIntegrations(db, session.merchantId!, session.environment),
+      accounts.listApiKeys(db, session.merchantId!, session.environment),
+      accounts.listEndpoints(db, session.merchantId!, session.environment),
+    ]);
+    const activeKeys = keys.filter((k) => !k.revoked_at);
+    return page({
+      title: 'Developers',
+      session,
+      kind: 'merchant',
+      active: 'developers',
+      flash: extra.flash ?? null,
+      body: html`<h1>Developers <span class="muted">(${session.environment === 'test' ? 'Test' : 'Live'})</span></h1>
+${extra.secret ?? ''}
+<h2 id="integrations">Integrations</h2>
+<div class="table-wrap"><table><thead><tr><th>Name</th><th>Created</th></tr></thead><tbody>
+${integrations.map((i) => html`<tr><td>${i.name}</td><td>${when_(i.created_at)}</td></tr>`)}
+</tbody></table></div>
+<h2 id="keys">API keys</h2>
+<div class="table-wrap"><table><thead><tr><th>Key</th><th>Integration</th><th>Created</th><th>Last used</th><th>Status</th><th><span class="muted">Action</span></th></tr></thead><tbody>
+${keys.map(
+  (k) => html`<tr><td class="mono">${k.prefix}…</td><td>${k.integration_name}</td><td>${when_(k.created_at)}${k.created_by_email ? html`<br><span class="muted">${k.created_by_email}</span>` : ''}</td>
+  <td>${k.last_used_at ? when_(k.last_used_at) : html`<span class="muted">never</span>`}</td><td>${statusBadge(k.revoked_at ? 'revoked' : 'active')}</td>
+  <td>${!k.revoked_at && canManageKeys(session) ? html`<form method="post" action="/dashboard/keys/${k.id}/revoke" class="inline">${csrfField(session)}<button class="danger" aria-label="Revoke key ${k.prefix}">Revoke</button></form>` : ''}</td></tr>`,
+)}
+</tbody></table></div>
+${when(canManageKeys(session) && integrations.length > 0, () => html`<form method="post" action="/dashboard/keys" class="card row">${csrfField(session)}
+  <div><label for="key-integration">Integration</label><select id="key-integration" name="integration_id">${integrations.map((i) => html`<option value="${i.id}">${i.name}</option>`)}</select></div>
+  <div><button type="submit">Create API key</button></div></form>`)}
+<h2 id="webhooks">Webhook endpoints</h2>
+<div class="table-wrap"><table><thead><tr><th>URL</th><th>Paired key</th><th>Status</th><th><span class="muted">Actions</span></th></tr></thead><tbody>
+${endpoints.map(
+  (e) => html`<tr><td class="mono"><a href="/dashboard/webhooks/${e.id}">${e.url}</a>${e.previous_secret_expires_at && e.previous_secret_expires_at > new Date() ? html`<br><span class="muted">old secret still signs until ${when_(e.previous_secret_expires_at)}</span>` : ''}</td>
+  <td class="mono">${e.key_prefix}…</td><td>${statusBadge(e.status)}${e.disabled_reason ? html`<br><span class="muted">${e.disabled_reason}</span>` : ''}</td>
+  <td>${canManageKeys(session) ? html`<form method="post" action="/dashboard/webhooks/${e.id}/rotate" class="inline">${csrfField(session)}<button class="secondary">Rotate secret</button></form>
+  ${e.status === 'active' ? html`<form method="post" action="/dashboard/webhooks/${e.id}/disable" class="inline">${csrfField(session)}<button class="danger">Disable</button></form>` : html`<form method="post" action="/dashboard/webhooks/${e.id}/enable" class="inline">${csrfField(session)}<button class="secondary">Enable</button></form>`}` : ''}</td></tr>`,
+)}
+</tbody></table></div>
+${when(canManageKeys(session) && activeKeys.length > 0, () => html`<form method="post" action="/dashboard/webhooks" class="card">${csrfField(session)}
+  <label for="webhook-url">Endpoint URL${session.environment === 'live' ? ' (https only)' : ''}</label>
+  <input id="webhook-url" name="url" type="url" required placeholder="https://example.com/sika/webhooks">
+  <label for="webhook-key">Pair with API key</label><select id="webhook-key" name="api_key_id">${activeKeys.map((k) => html`<option value="${k.id}">${k.prefix}…</option>`)}</select>
+  <p><button type="submit">Add endpoint</button></p></form>`)}`,
+    });
+  }
+
+  app.get('/dashboard/developers', { schema: { hide: true } }, async (request, reply) => sendPage(reply, await render(sessionOf(request))));
+
+  app.post('/dashboard/keys', { schema: { hide: true } }, async (request, reply) => {
+    const session = sessionOf(request);
+    if (!canManageKeys(session)) return sendPage(reply, await render(session, { flash: { message: 'Your role cannot create API keys.', error: true } }), 403);
+    const integrationId = formValue(request, 'integration_id');
+    const integrations = await accounts.listIntegrations(db, session.merchantId!, session.environment);
+    if (!integrations.some((i) => i.id === integrationId)) return sendPage(reply, await render(session, { flash: { message: 'Choose one of your integrations.', error: true } }), 400);
+    const key = await db.transaction((tx) => issueApiKey(tx, { merchantId: session.merchantId!, integrationId, environment: session.environment, createdByUserId: session.userId }));
+    const secret = html`<div class="card" role="alert"><h2>Your new API key</h2><p>Copy it now: it is shown <strong>once</strong> and Sika keeps only its hash.</p>
+      <p class="secret" id="new-api-key">${key.key}</p></div>`;
+    return sendPage(reply, await render(session, { secret, flash: { message: `API key ${key.prefix}… created.` } }));
+  });
+
+  app.post<{ Params: { id: string } }>('/dashboard/keys/:id/revoke', { schema: { hide: true } }, async (request, reply) => {
+    const session = sessionOf(request);
+    if (!canManageKeys(session)) return sendPage(reply, await render(session, { flash: { message: 'Your role cannot revoke API keys.', error: true } }), 403);
+    const revoked = await accounts.revokeApiKey(db, request.params.id, session.merchantId!);
+    if (revoked[0]) deps.authenticator.forget(revoked[0].prefix);
+    return sendPage(reply, await render(session, { flash: revoked[0] ? { message: `API key ${revoked[0].prefix}… revoked: it stops working at once.` } : { message: 'That key was not found or is already revoked.', error: true } }));
+  });
+
+  app.post('/dashboard/webhooks', { schema: { hide: true } }, async (request, reply) => {
+    const session = sessionOf(request);
+    if (!canManageKeys(session)) return sendPage(reply, await render(session, { flash: { message: 'Your role cannot add endpoints.', error: true } }), 403);
+    const url = formValue(request, 'url').trim();
+    const problem = webhookUrlProblem(url, session.environment);
+    const keys = await accounts.listApiKeys(db, session.merchantId!, session.environment);
+    const key = keys.find((k) => k.id === formValue(request, 'api_key_id') && !k.revoked_at);
+    if (problem || !key) return sendPage(reply, await render(session, { flash: { message: problem ? `The URL ${problem}.` : 'Choose an active API key to pair with.', error: true } }), 400);
+    const secret = newWebhookSecret();
+    await db.transaction((tx) => accounts.insertWebhookEndpoint(tx, { id: newUuid(), merchantId: session.merchantId!, environment: session.environment, apiKeyId: key.id, url, secret }));
+    const shown = html`<div class="card" role="alert"><h2>Signing secret</h2><p>Verify every webhook with this secret (Standard Webhooks). It is shown once here.</p><p class="secret">${secret}</p></div>`;
+    return sendPage(reply, await render(session, { secret: shown, flash: { message: 'Endpoint added.' } }));
+  });
+
+  app.post<{ Params: { id: string; action: string } }>('/dashboard/webhooks/:id/:action', { schema: { hide: true } }, async (request, reply) => {
+    const session = sessionOf(request);
+    const endpoint = await accounts.findEndpoint(db, session.merchantId!, session.environment, request.params.id);
+    const action = request.params.action;
+    if (!endpoint || !canManageKeys(session)) return sendPage(reply, await render(session, { flash: { message: 'Endpoint not found.', error: true } }), 404);
+    if (action === 'rotate') {
+      const rotated = await db.transaction((tx) => rotateWebhookSecret(tx, endpoint.id, undefined, session.merchantId));
+      const shown = html`<div class="card" role="alert"><h2>New signing secret</h2><p>Both secrets sign deliveries until ${when_(new Date(rotated.previous_secret_expires_at))}; switch your receiver before then.</p><p class="secret">${rotated.secret}</p></div>`;
+      return sendPage(reply, await render(session, { secret: shown, flash: { message: 'Secret rotated.' } }));
+    }
+    if (action === 'disable' || action === 'enable') {
+      await accounts.setEndpointStatus(db, endpoint.id, action === 'disable' ? 'disabled' : 'active', action === 'disable' ? `disabled by ${session.email}` : null);
+      return sendPage(reply, await render(session, { flash: { message: `Endpoint ${action}d.` } }));
+    }
+    if (action === 'replay-failed') {
+      const failed = await events.failedEventIdsForEndpoint(db, endpoint.id);
+      for (const { event_id } of failed) await db.transaction((tx) => events.replayEvent(tx, event_id));
+      return reply.redirect(`/dashboard/webhooks/${endpoint.id}?replayed=${failed.length}`, 303);
+    }
+    return sendPage(reply, await render(session, { flash: { message: 'Unknown action.', error: true } }), 404);
+  });
+
+  app.get<{ Params: { id: string }; Querystring: { replayed?: string } }>('/dashboard/webhooks/:id', { schema: { hide: true } }, async (request, reply) => {
+    const session = sessionOf(request);
+    const endpoint = await accounts.findEndpoint(db, session.merchantId!, session.environment, request.params.id);
+    if (!endpoint) return sendPage(reply, page({ title: 'Not found', session, kind: 'merchant', active: 'developers', body: html`<h1>Endpoint not found</h1>` }), 404);
+    const deliveries = await events.endpointDeliveries(db, endpoint.id, 100);
+    const replayed = Number(request.query.replayed);
+    return sendPage(
+      reply,
+      page({
+        title: 'Delivery log',
+        session,
+        kind: 'merchant',
+        active: 'developers',
+        flash: Number.isInteger(replayed) && request.query.replayed !== undefined ? { message: `${replayed} failed deliver${replayed === 1 ? 'y' : 'ies'} queued again.` } : null,
+        body: html`<h1>Delivery log</h1><p class="mono">${endpoint.url} ${statusBadge(endpoint.status)}</p>
+<form method="post" action="/dashboard/webhooks/${endpoint.id}/replay-failed" class="inline">${csrfField(session)}<button class="secondary">Replay all failed</button></form>
+<div class="table-wrap" style="margin-top:1rem"><table><thead><tr><th>Event</th><th>Status</th><th>Tries</th><th>HTTP</th><th>Latency</th><th>Response excerpt</th><th><span class="muted">Action</span></th></tr></thead><tbody>
+${deliveries.map(
+  (d) => html`<tr><td><span class="mono">${d.event_id}</span><br>${d.type}<br><span class="muted">${when_(d.updated_at)}</span></td><td>${statusBadge(d.status)}${d.last_error ? html`<br><span class="muted">${d.last_error}</span>` : ''}</td>
+  <td>${d.tries}</td><td>${d.last_http_status ?? '–'}</td><td>${d.latency_ms === null ? '–' : `${d.latency_ms} ms`}</td><td class="mono">${(d.response_excerpt ?? '').slice(0, 160)}</td>
+  <td><form method="post" action="/dashboard/events/${d.event_id}/replay" class="inline">${csrfField(session)}<input type="hidden" name="endpoint_id" value="${endpoint.id}"><button class="secondary" aria-label="Replay ${d.event_id}">Replay</button></form></td></tr>`,
+)}
+${deliveries.length === 0 ? html`<tr><td colspan="7" class="muted">No deliveries yet.</td></tr>` : raw('')}
+</tbody></table></div>`,
+      }),
+    );
+  });
+
+  app.post<{ Params: { id: string } }>('/dashboard/events/:id/replay', { schema: { hide: true } }, async (request, reply) => {
+    const session = sessionOf(request);
+    const owned = await db.query('SELECT 1 FROM events WHERE id = $1 AND merchant_id = $2 AND environment = $3', [request.params.id, session.merchantId, session.environment]);
+    const endpointId = formValue(request, 'endpoint_id');
+    if (owned.length === 0) return sendPage(reply, await render(session, { flash: { message: 'Event not found.', error: true } }), 404);
+    await db.transaction((tx) => events.replayEvent(tx, request.params.id));
+    return reply.redirect(endpointId ? `/dashboard/webhooks/${encodeURIComponent(endpointId)}?replayed=1` : '/dashboard/developers', 303);
+  });
+}
+
+const when = (condition: unknown, content: () => Html): Html => (condition ? content() : raw(''));

@@ -1,0 +1,74 @@
+// The merchant dashboard at /dashboard: sign-in, the Test/Live switch, home, and the section pages.
+import cookie from '@fastify/cookie';
+import type { FastifyInstance } from 'fastify';
+import type { AppDeps } from '../../http/deps.ts';
+import { toAppError } from '../../http/error-handler.ts';
+import { balance } from '../../ledger/service.ts';
+import { switchEnvironment } from '../auth.ts';
+import { formValue, registerConsoleAuth, sendPage, sessionOf } from '../console.ts';
+import { html } from '../html.ts';
+import { money, page, statusBadge, when_ } from '../layout.ts';
+import { developerPages } from './developers.ts';
+
+export async function dashboardRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const { db } = deps;
+  if (!app.hasDecorator('parseCookie')) await app.register(cookie);
+  // Errors on console pages render as pages, not JSON.
+  app.setErrorHandler((error, request, reply) => {
+    const appError = toAppError(error);
+    if (appError.statusCode >= 500) request.log.error({ err: error }, 'dashboard request failed');
+    return sendPage(reply, page({ title: 'Error', session: request.webSession, kind: 'merchant', flash: { message: appError.message, error: true }, body: html`<p><a href="/dashboard">Back to the dashboard</a></p>` }), appError.statusCode);
+  });
+  await registerConsoleAuth(app, deps, 'merchant');
+
+  app.post('/dashboard/environment', { schema: { hide: true } }, async (request, reply) => {
+    const environment = formValue(request, 'environment');
+    if (environment === 'test' || environment === 'live') await switchEnvironment(db, sessionOf(request), environment);
+    const back = request.headers.referer;
+    return reply.redirect(back && new URL(back, deps.config.baseUrl).pathname.startsWith('/dashboard') ? new URL(back, deps.config.baseUrl).pathname : '/dashboard', 303);
+  });
+
+  app.get('/dashboard', { schema: { hide: true } }, async (request, reply) => {
+    const session = sessionOf(request);
+    const merchantId = session.merchantId!;
+    const [test, live, sessions, payouts] = await Promise.all([
+      balance(db, merchantId, 'test'),
+      balance(db, merchantId, 'live'),
+      db.query<{ id: string; status: string; amount_minor: number; invoice_ref: string; updated_at: Date }>(
+        'SELECT id, status, amount_minor, invoice_ref, updated_at FROM checkout_sessions WHERE merchant_id = $1 AND environment = $2 ORDER BY updated_at DESC LIMIT 8',
+        [merchantId, session.environment],
+      ),
+      db.query<{ id: string; reference: string; status: string; amount_minor: number; updated_at: Date }>(
+        'SELECT id, reference, status, amount_minor, updated_at FROM payouts WHERE merchant_id = $1 AND environment = $2 ORDER BY updated_at DESC LIMIT 8',
+        [merchantId, session.environment],
+      ),
+    ]);
+    const balanceCard = (label: string, b: typeof test) => html`<section class="card" aria-label="${label} balance"><h2 style="margin-top:0">${label}</h2><div class="grid">
+      <div class="stat"><div class="label">Eligible</div><div class="value">${money(b.eligible_minor)}</div></div>
+      <div class="stat"><div class="label">Held for payouts</div><div class="value">${money(b.held_minor)}</div></div>
+      <div class="stat"><div class="label">Available</div><div class="value">${money(b.available_minor)}</div></div></div></section>`;
+    return sendPage(
+      reply,
+      page({
+        title: 'Home',
+        session,
+        kind: 'merchant',
+        active: 'home',
+        body: html`<h1>${session.merchantName}</h1>
+${balanceCard('Test', test)}${balanceCard('Live', live)}
+<h2>Recent checkout sessions (${session.environment})</h2>
+<div class="table-wrap"><table><thead><tr><th>Session</th><th>Invoice</th><th>Amount</th><th>Status</th><th>Updated</th></tr></thead><tbody>
+${sessions.map((s) => html`<tr><td class="mono"><a href="/dashboard/sessions/${s.id}">${s.id}</a></td><td>${s.invoice_ref}</td><td>${money(s.amount_minor)}</td><td>${statusBadge(s.status)}</td><td>${when_(s.updated_at)}</td></tr>`)}
+${sessions.length === 0 ? html`<tr><td colspan="5" class="muted">No sessions yet.</td></tr>` : ''}
+</tbody></table></div>
+<h2>Recent payouts (${session.environment})</h2>
+<div class="table-wrap"><table><thead><tr><th>Reference</th><th>Amount</th><th>Status</th><th>Updated</th></tr></thead><tbody>
+${payouts.map((p) => html`<tr><td class="mono"><a href="/dashboard/payouts/${p.id}">${p.reference}</a></td><td>${money(p.amount_minor)}</td><td>${statusBadge(p.status)}</td><td>${when_(p.updated_at)}</td></tr>`)}
+${payouts.length === 0 ? html`<tr><td colspan="4" class="muted">No payouts yet.</td></tr>` : ''}
+</tbody></table></div>`,
+      }),
+    );
+  });
+
+  await app.register(developerPages, deps);
+}
