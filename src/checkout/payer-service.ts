@@ -1,5 +1,6 @@
 // Use cases of the hosted payment page (SPEC 4.2) and the Test simulation.
 import type { ApiPrincipal, Environment } from '../accounts/model.ts';
+import { audit, type Actor } from '../audit/log.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import { AppError, errors } from '../http/errors.ts';
 import { checkPhoneForNetwork, MOMO_NETWORKS, NETWORK_LABELS, phoneLast4, type MomoNetwork } from '../lib/ghana.ts';
@@ -455,7 +456,7 @@ export async function simulate(tx: Queryable, principal: ApiPrincipal, attemptId
 }
 
 /** A teller records a cash deposit for a slip: the attempt is paid and the session succeeds. */
-export async function recordCashDeposit(db: Db, checkoutUrlHost: string, input: { reference: string; branchId: string; amountMinor: number }) {
+export async function recordCashDeposit(db: Db, checkoutUrlHost: string, input: { reference: string; branchId: string; amountMinor: number }, actor: Actor | null = null) {
   return db.transaction(async (tx) => {
     const slip = await store.findSlipByReference(tx, input.reference.trim().toUpperCase());
     if (!slip) throw errors.notFound('Cash slip');
@@ -468,6 +469,17 @@ export async function recordCashDeposit(db: Db, checkoutUrlHost: string, input: 
     if (branch.length === 0) throw errors.invalidArgument('branch is not an active bank branch.', [{ field: 'branch_id', message: 'is not an active branch' }]);
     await store.updateSlipStatus(tx, slip.id, 'active', input.branchId);
     const applied = await applyOutcome(tx, slip.attempt_id, 'paid', { checkoutUrlHost, source: 'teller' });
+    if (actor) {
+      await audit(tx, {
+        actor,
+        merchantId: slip.merchant_id,
+        action: 'cash_slip.record_deposit',
+        objectType: 'cash_slip',
+        objectId: slip.reference,
+        before: { status: slip.status },
+        after: { status: 'used', branch_id: input.branchId, amount_minor: input.amountMinor, attempt: applied.attempt.id, session_status: applied.session.status },
+      });
+    }
     return applied;
   });
 }

@@ -9,6 +9,7 @@ import { AppError } from '../http/errors.ts';
 import { listWebhookEndpoints, rotateWebhookSecret } from '../accounts/webhook-endpoints.ts';
 import * as events from '../events/store.ts';
 import { setPayoutAccess } from '../payouts/service.ts';
+import { createOperator } from '../ops/service.ts';
 
 const USAGE = `usage: sika <command> [options]
 
@@ -24,6 +25,8 @@ commands:
       The event's payload and every delivery try (time, HTTP status, latency, error, response excerpt).
   events replay EVENT_ID | --failed-since ISO_TIME [--merchant ID]
       Sends an event again (same event id), or every event whose delivery failed since a time.
+  operator create --email EMAIL --password PW [--role operator|teller] [--json]
+      Creates an operator account for the console at /ops (tellers record cash deposits).
   payouts settings --merchant ID --environment test|live [--access on|off] [--paused on|off]
                    [--limit PESEWAS] [--daily-limit PESEWAS] [--json]
       Shows, or as an operator changes, payout access, pause and limits (payout access is off in Live
@@ -210,6 +213,17 @@ async function payoutsCommand(sub: string | undefined, args: string[]): Promise<
   });
 }
 
+async function operatorCommand(sub: string | undefined, args: string[]): Promise<void> {
+  if (sub !== 'create') throw new UsageError(`unknown command: operator ${sub ?? ''}`);
+  const { values } = parseArgs({ args, options: { email: { type: 'string' }, password: { type: 'string' }, role: { type: 'string', default: 'operator' }, json: { type: 'boolean', default: false } } });
+  if (!values.email || !values.password) throw new UsageError('operator create needs --email and --password');
+  if (values.role !== 'operator' && values.role !== 'teller') throw new UsageError('--role is operator or teller');
+  await withDb(async (db) => {
+    const created = await createOperator(db, { email: values.email!, password: values.password!, role: values.role as 'operator' | 'teller' });
+    console.log(values.json ? JSON.stringify(created) : `operator ${created.email} (${created.role}) created: sign in at /ops`);
+  });
+}
+
 export async function run(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
   try {
@@ -218,6 +232,7 @@ export async function run(argv: string[]): Promise<number> {
     else if (command === 'events') await eventsCommand(sub, rest);
     else if (command === 'webhooks') await webhooksCommand(sub, rest);
     else if (command === 'payouts') await payoutsCommand(sub, rest);
+    else if (command === 'operator') await operatorCommand(sub, rest);
     else if (command === undefined || command === 'help' || command === '--help' || command === '-h') console.log(USAGE);
     else throw new UsageError(`unknown command: ${[command, sub].filter(Boolean).join(' ')}`);
     return 0;

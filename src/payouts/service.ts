@@ -1,6 +1,7 @@
 // Payout use cases (SPEC 4.3): recipients, quotes, payouts, cancel, approval, Live processing, returns.
 // Money moves only through the ledger, in the transaction of the status change that causes it.
 import type { ApiPrincipal, Environment } from '../accounts/model.ts';
+import { audit, type Actor } from '../audit/log.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import { DbError } from '../db/index.ts';
 import { emitEvent } from '../events/outbox.ts';
@@ -441,21 +442,31 @@ export async function cancelPayout(db: Db, principal: ApiPrincipal, id: string, 
 export async function decidePayout(db: Db, input: { payoutId: string; userId: string; decision: 'approve' | 'reject'; reason?: string }) {
   return db.transaction(async (tx) => {
     const payout = await store.findPayoutById(tx, input.payoutId, true);
-    const users = await tx.query<{ merchant_id: string; role: string }>('SELECT merchant_id, role FROM users WHERE id = $1', [input.userId]);
+    const users = await tx.query<{ merchant_id: string; role: string; email: string }>('SELECT merchant_id, role, email FROM users WHERE id = $1 AND active', [input.userId]);
     const user = users[0];
     if (!payout || !user || user.merchant_id !== payout.merchant_id) throw errors.notFound('Payout');
     if (user.role !== 'approver') throw errors.forbidden('Only a user with the approver role can approve or reject payouts.');
     if (payout.requested_by_user_id === input.userId) throw errors.forbidden('The requester of a payout cannot approve or reject it; another approver must.');
     if (payout.status !== 'requested') throw conflict('PAYOUT_NOT_REQUESTED', `The payout is ${payout.status}; only requested payouts await a decision.`);
-    if (input.decision === 'approve') {
-      return movePayout(tx, payout, 'processing', { processing_step: 'recipient_check', next_step_at: new Date(), decided_by_user_id: input.userId, decided: true });
-    }
-    return movePayout(tx, payout, 'cancelled', { decided_by_user_id: input.userId, decided: true, cancel_reason: input.reason?.slice(0, 500) ?? 'rejected by an approver' });
+    const after =
+      input.decision === 'approve'
+        ? await movePayout(tx, payout, 'processing', { processing_step: 'recipient_check', next_step_at: new Date(), decided_by_user_id: input.userId, decided: true })
+        : await movePayout(tx, payout, 'cancelled', { decided_by_user_id: input.userId, decided: true, cancel_reason: input.reason?.slice(0, 500) ?? 'rejected by an approver' });
+    await audit(tx, {
+      actor: { type: 'user', id: input.userId, email: user.email },
+      merchantId: payout.merchant_id,
+      action: `payout.${input.decision}`,
+      objectType: 'payout',
+      objectId: payout.id,
+      before: { status: payout.status },
+      after: { status: after.status, reason: input.reason ?? null },
+    });
+    return after;
   });
 }
 
 /** An operator reconciles a Live payout with the bank statement. */
-export async function reconcilePayout(db: Db, payoutId: string, result: 'matched' | 'exception') {
+export async function reconcilePayout(db: Db, payoutId: string, result: 'matched' | 'exception', actor: Actor | null = null) {
   return db.transaction(async (tx) => {
     const payout = await store.findPayoutById(tx, payoutId, true);
     if (!payout) throw errors.notFound('Payout');
@@ -465,7 +476,11 @@ export async function reconcilePayout(db: Db, payoutId: string, result: 'matched
     if (payout.reconciliation_status !== 'unreconciled' && payout.reconciliation_status !== result) {
       throw conflict('PAYOUT_ALREADY_RECONCILED', `The payout is already ${payout.reconciliation_status}.`);
     }
-    return store.updatePayout(tx, payoutId, { reconciliation_status: result });
+    const after = await store.updatePayout(tx, payoutId, { reconciliation_status: result });
+    if (actor) {
+      await audit(tx, { actor, merchantId: payout.merchant_id, action: `payout.reconcile_${result}`, objectType: 'payout', objectId: payoutId, before: { reconciliation_status: payout.reconciliation_status }, after: { reconciliation_status: result } });
+    }
+    return after;
   });
 }
 
@@ -565,13 +580,15 @@ export async function processDuePayouts(db: Db, rail: PayoutRail | null, log?: {
 }
 
 /** A paid transfer came back (provider notice or operator): the payout is returned and the money goes back to the balance. */
-export async function markPayoutReturned(db: Db, payoutId: string, returnReference: string) {
+export async function markPayoutReturned(db: Db, payoutId: string, returnReference: string, actor: Actor | null = null) {
   return db.transaction(async (tx) => {
     const payout = await store.findPayoutById(tx, payoutId, true);
     if (!payout) throw errors.notFound('Payout');
     if (payout.status === 'returned') return payout;
     if (payout.status !== 'paid') throw conflict('PAYOUT_NOT_RETURNABLE', `The payout is ${payout.status}; only paid payouts can be returned.`);
-    return movePayout(tx, payout, 'returned', { return_reference: returnReference });
+    const after = await movePayout(tx, payout, 'returned', { return_reference: returnReference });
+    if (actor) await audit(tx, { actor, merchantId: payout.merchant_id, action: 'payout.returned', objectType: 'payout', objectId: payoutId, before: { status: 'paid' }, after: { status: 'returned', return_reference: returnReference } });
+    return after;
   });
 }
 

@@ -1,0 +1,120 @@
+// Operator actions: each one runs in one transaction with its audit log row (who, what, before, after).
+import { hashPassword, PASSWORD_LENGTH_MIN } from '../accounts/service.ts';
+import { audit, type Actor } from '../audit/log.ts';
+import { applyOutcome } from '../checkout/payments.ts';
+import { recordCashDeposit } from '../checkout/payer-service.ts';
+import * as checkoutStore from '../checkout/store.ts';
+import type { Db } from '../db/index.ts';
+import { DbError } from '../db/index.ts';
+import { AppError, errors } from '../http/errors.ts';
+import { newUuid } from '../lib/ids.ts';
+import { markPayoutReturned, reconcilePayout, type setPayoutAccess } from '../payouts/service.ts';
+import * as payoutStore from '../payouts/store.ts';
+
+export async function createOperator(db: Db, input: { email: string; password: string; role?: 'operator' | 'teller' }) {
+  const email = input.email.trim();
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new AppError(400, 'INVALID_ARGUMENT', `email "${email}" is not an email address`);
+  if (input.password.length < PASSWORD_LENGTH_MIN) throw new AppError(400, 'INVALID_ARGUMENT', `password must be at least ${PASSWORD_LENGTH_MIN} characters`);
+  const id = newUuid();
+  const passwordHash = await hashPassword(input.password);
+  try {
+    await db.transaction(async (tx) => {
+      await tx.query('INSERT INTO operators (id, email, password_hash, role) VALUES ($1, $2, $3, $4)', [id, email, passwordHash, input.role ?? 'operator']);
+      await audit(tx, { actor: { type: 'system', id: 'cli', email: null }, merchantId: null, action: 'operator.create', objectType: 'operator', objectId: id, before: null, after: { email, role: input.role ?? 'operator' } });
+    });
+  } catch (error) {
+    if (error instanceof DbError && error.isUniqueViolation) throw new AppError(409, 'EMAIL_TAKEN', `an operator with email ${email} already exists`);
+    throw error;
+  }
+  return { operator_id: id, email, role: input.role ?? 'operator' };
+}
+
+export async function changePayoutSettings(db: Db, actor: Actor, merchantId: string, environment: 'test' | 'live', change: Parameters<typeof setPayoutAccess>[3]) {
+  return db.transaction(async (tx) => {
+    const before = await payoutStore.settingsFor(tx, merchantId, environment, true);
+    await payoutStore.updateSettings(tx, merchantId, environment, change);
+    const after = await payoutStore.settingsFor(tx, merchantId, environment);
+    await audit(tx, { actor, merchantId, action: 'payout_settings.update', objectType: 'payout_settings', objectId: `${merchantId}:${environment}`, before, after });
+    return after;
+  });
+}
+
+export async function addBank(db: Db, actor: Actor, input: { name: string; code: string }) {
+  const name = input.name.trim();
+  const code = input.code.trim().toUpperCase();
+  if (!name || name.length > 120 || !/^[A-Z0-9]{2,10}$/.test(code)) throw errors.invalidArgument('A bank needs a name and a code of 2 to 10 letters or digits.');
+  try {
+    return await db.transaction(async (tx) => {
+      const rows = await tx.query<{ id: string }>('INSERT INTO banks (name, code) VALUES ($1, $2) RETURNING id', [name, code]);
+      await audit(tx, { actor, merchantId: null, action: 'bank.create', objectType: 'bank', objectId: rows[0]!.id, before: null, after: { name, code } });
+      return rows[0]!.id;
+    });
+  } catch (error) {
+    if (error instanceof DbError && error.isUniqueViolation) throw new AppError(409, 'CODE_TAKEN', `bank code ${code} is already used`);
+    throw error;
+  }
+}
+
+export async function addBranch(db: Db, actor: Actor, input: { bankId: string; name: string; code: string }) {
+  const name = input.name.trim();
+  const code = input.code.trim().toUpperCase();
+  if (!name || name.length > 120 || !/^[A-Z0-9-]{2,20}$/.test(code)) throw errors.invalidArgument('A branch needs a name and a code of 2 to 20 letters, digits or hyphens.');
+  try {
+    return await db.transaction(async (tx) => {
+      const bank = await tx.query('SELECT 1 FROM banks WHERE id = $1', [input.bankId]);
+      if (bank.length === 0) throw errors.notFound('Bank');
+      const rows = await tx.query<{ id: string }>('INSERT INTO bank_branches (bank_id, name, code) VALUES ($1, $2, $3) RETURNING id', [input.bankId, name, code]);
+      await audit(tx, { actor, merchantId: null, action: 'branch.create', objectType: 'bank_branch', objectId: rows[0]!.id, before: null, after: { bank_id: input.bankId, name, code } });
+      return rows[0]!.id;
+    });
+  } catch (error) {
+    if (error instanceof DbError && error.isUniqueViolation) throw new AppError(409, 'CODE_TAKEN', `branch code ${code} is already used`);
+    throw error;
+  }
+}
+
+export async function setBankActive(db: Db, actor: Actor, table: 'banks' | 'bank_branches', id: string, active: boolean) {
+  return db.transaction(async (tx) => {
+    const before = await tx.query<{ active: boolean; name: string }>(`SELECT active, name FROM ${table} WHERE id = $1 FOR UPDATE`, [id]);
+    if (before.length === 0) throw errors.notFound(table === 'banks' ? 'Bank' : 'Branch');
+    await tx.query(`UPDATE ${table} SET active = $2 WHERE id = $1`, [id, active]);
+    await audit(tx, { actor, merchantId: null, action: `${table === 'banks' ? 'bank' : 'branch'}.${active ? 'activate' : 'deactivate'}`, objectType: table, objectId: id, before: before[0], after: { ...before[0], active } });
+  });
+}
+
+/** Teller: records the cash for a slip; the attempt is paid and the session succeeds (audited in the same transaction). */
+export const tellerRecordDeposit = (db: Db, actor: Actor, checkoutUrlHost: string, input: { reference: string; branchId: string; amountMinor: number }) =>
+  recordCashDeposit(db, checkoutUrlHost, input, actor);
+
+/** Operator decision on an attempt held in manual_review or amount_mismatch: approve -> paid, reject -> failed. */
+export async function resolveHeldAttempt(db: Db, actor: Actor, checkoutUrlHost: string, attemptId: string, decision: 'approve' | 'reject') {
+  return db.transaction(async (tx) => {
+    const attempt = await checkoutStore.findAttempt(tx, attemptId);
+    if (!attempt) throw errors.notFound('Payment attempt');
+    if (attempt.status !== 'manual_review' && attempt.status !== 'amount_mismatch') {
+      throw new AppError(409, 'ATTEMPT_NOT_HELD', `The attempt is ${attempt.status}; only held attempts are resolved here.`);
+    }
+    const applied = await applyOutcome(tx, attemptId, decision === 'approve' ? 'paid' : 'failed', { checkoutUrlHost, source: `operator_${decision}` });
+    await audit(tx, {
+      actor,
+      merchantId: attempt.merchant_id,
+      action: `attempt.${decision}`,
+      objectType: 'payment_attempt',
+      objectId: attemptId,
+      before: { status: attempt.status, session: attempt.session_id },
+      after: { status: applied.attempt.status, session_status: applied.session.status },
+    });
+    return applied;
+  });
+}
+
+export const heldAttempts = (db: Db) =>
+  db.query<{ id: string; session_id: string; merchant_name: string; environment: string; rail: string; status: string; amount_charged_minor: number; raw_status: string; updated_at: Date }>(
+    `SELECT a.id, a.session_id, m.name AS merchant_name, a.environment, a.rail, a.status, a.amount_charged_minor, a.raw_status, a.updated_at
+       FROM payment_attempts a JOIN merchants m ON m.id = a.merchant_id
+      WHERE a.status IN ('manual_review', 'amount_mismatch') ORDER BY a.updated_at LIMIT 200`,
+  );
+
+export const reconcile = (db: Db, actor: Actor, payoutId: string, result: 'matched' | 'exception') => reconcilePayout(db, payoutId, result, actor);
+
+export const recordReturn = (db: Db, actor: Actor, payoutId: string, returnReference: string) => markPayoutReturned(db, payoutId, returnReference, actor);
