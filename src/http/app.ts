@@ -1,6 +1,7 @@
 // App assembly: cross-cutting plugins once, then each domain's routes as its own plugin.
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Ajv } from 'ajv';
@@ -11,6 +12,7 @@ import { checkoutPayerRoutes } from '../checkout/payer-routes.ts';
 import { simulateRoutes } from '../checkout/simulate-routes.ts';
 import { payoutRoutes } from '../payouts/routes.ts';
 import { dashboardRoutes } from '../web/dashboard/index.ts';
+import { opsRoutes } from '../web/ops/index.ts';
 import type { PayoutRail } from '../rails/payouts.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
@@ -121,8 +123,11 @@ export async function buildApp({ config, db, logger, payoutRail = null }: BuildO
   });
   // Hosted checkout API: public, limited per client address and per session.
   await app.register(checkoutPayerRoutes, deps);
+  await app.register(cookie);
   // Merchant dashboard (cookie sessions, CSRF on every form).
   await app.register(dashboardRoutes, deps);
+  // Operator console (its own accounts and cookie).
+  await app.register(opsRoutes, deps);
 
   return app;
 }

@@ -1,5 +1,4 @@
 // The merchant dashboard at /dashboard: sign-in, the Test/Live switch, home, and the section pages.
-import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../http/deps.ts';
 import { toAppError } from '../../http/error-handler.ts';
@@ -12,7 +11,6 @@ import { developerPages } from './developers.ts';
 
 export async function dashboardRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
-  if (!app.hasDecorator('parseCookie')) await app.register(cookie);
   // Errors on console pages render as pages, not JSON.
   app.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error);
