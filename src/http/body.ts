@@ -155,7 +155,7 @@ export function isFormRequest(request: FastifyRequest): boolean {
 
 export async function registerBodyParsers(app: FastifyInstance, bodyLimitBytes: number): Promise<void> {
   app.removeContentTypeParser(['application/json', 'text/plain']);
-  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json$/i, { parseAs: 'buffer', bodyLimit: bodyLimitBytes }, (_request, body, done) => {
+  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json\s*(;|$)/i, { parseAs: 'buffer', bodyLimit: bodyLimitBytes }, (_request, body, done) => {
     try {
       const text = decodeUtf8(body as Buffer);
       if (text.trim() === '') return done(null, undefined);

@@ -37,8 +37,11 @@ function fieldErrors(validation: ValidationIssue[], context: string | undefined)
   });
 }
 
+// Plain Errors busboy (multipart) throws for a malformed body: client errors, not 500s.
+const MALFORMED_MULTIPART = /^(Multipart: Boundary not found|Boundary required|Unexpected end of multipart data|\w+ terminated early due to unexpected end of multipart data|The needle cannot (be an empty String\/Buffer|have a length bigger than 256)\.)$/;
+
 /** Maps anything thrown to an AppError; unknown errors become a generic 500. */
-export function toAppError(error: unknown): AppError {
+export function toAppError(error: unknown, contentType?: string): AppError {
   if (error instanceof AppError) return error;
   if (error instanceof DbError) return error.isUnavailable ? errors.unavailable() : errors.internal();
   const e = error as FastifyError & { validation?: ValidationIssue[]; validationContext?: string };
@@ -56,11 +59,14 @@ export function toAppError(error: unknown): AppError {
     case 'FST_FIELDS_LIMIT':
       return new AppError(413, 'PAYLOAD_TOO_LARGE', 'The request body is too large.');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return errors.unsupportedMediaType(String(e.message.split(': ').at(-1) ?? 'this'));
+      return errors.unsupportedMediaType(contentType ? contentType.slice(0, 100) : 'of this request');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return errors.invalidArgument('The JSON body is empty.');
     case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
       return errors.invalidArgument('The multipart body is malformed.');
+  }
+  if (e instanceof Error && e.statusCode === undefined && MALFORMED_MULTIPART.test(e.message)) {
+    return errors.invalidArgument('The multipart body is malformed.');
   }
   const statusCode = typeof e?.statusCode === 'number' ? e.statusCode : 500;
   if (statusCode >= 400 && statusCode < 500) {
@@ -79,7 +85,7 @@ export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
 
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const appError = toAppError(error);
+    const appError = toAppError(error, request.headers['content-type']);
     if (appError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ code: appError.code, status: appError.statusCode }, appError.message);
     return sendError(reply, appError);

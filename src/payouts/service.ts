@@ -131,7 +131,7 @@ export async function createRecipient(db: Db, principal: ApiPrincipal, input: Re
         await store.deactivateRecipient(tx, previous.id);
       }
       const id = newId('rcp');
-      await store.insertRecipient(tx, { id, merchant_id: principal.merchantId, environment: principal.environment, ...checked, previous_version_id: input.previous_version_id ?? null, apiKeyId: principal.apiKeyId });
+      await store.insertRecipient(tx, { id, merchant_id: principal.merchantId, environment: principal.environment, ...checked, previous_version_id: input.previous_version_id ?? null, apiKeyId: principal.apiKeyId || null });
       return (await store.findRecipient(tx, principal.merchantId, principal.environment, id))!;
     });
   } catch (error) {
@@ -305,7 +305,13 @@ export interface PayoutDeps {
 }
 
 /** Creates a payout (SPEC 4.3 rules 1-8). Returns the payout and whether it already existed (200 retry). */
-export async function createPayout(deps: PayoutDeps, principal: ApiPrincipal, input: PayoutInput): Promise<{ payout: store.PayoutRow; existing: boolean }> {
+/** requestedByUserId: the dashboard user who asked; for API calls the key's creator is the requester (DESIGN). */
+export async function createPayout(
+  deps: PayoutDeps,
+  principal: ApiPrincipal,
+  input: PayoutInput,
+  options: { requestedByUserId?: string } = {},
+): Promise<{ payout: store.PayoutRow; existing: boolean }> {
   checkKeyScope(principal, input);
   const currency = (input.currency ?? CURRENCY).toUpperCase();
   if (currency !== CURRENCY) throw errors.invalidArgument(`currency must be ${CURRENCY}.`, [{ field: 'currency', message: `must be ${CURRENCY}` }]);
@@ -364,7 +370,7 @@ export async function createPayout(deps: PayoutDeps, principal: ApiPrincipal, in
       merchant_id: principal.merchantId,
       environment: principal.environment,
       api_key_id: principal.apiKeyId,
-      requested_by_user_id: await store.apiKeyCreator(tx, principal.apiKeyId),
+      requested_by_user_id: options.requestedByUserId ?? (await store.apiKeyCreator(tx, principal.apiKeyId)),
       client_reference: input.client_reference,
       request_hash: hash,
       recipient_id: recipient.id,

@@ -7,7 +7,10 @@ import { switchEnvironment } from '../auth.ts';
 import { formValue, registerConsoleAuth, sendPage, sessionOf } from '../console.ts';
 import { html } from '../html.ts';
 import { money, page, statusBadge, when_ } from '../layout.ts';
+import { checkoutPages } from './checkout.ts';
 import { developerPages } from './developers.ts';
+import { payoutPages } from './payouts.ts';
+import { settingsPages } from './settings.ts';
 
 export async function dashboardRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
@@ -69,4 +72,7 @@ ${payouts.length === 0 ? html`<tr><td colspan="4" class="muted">No payouts yet.<
   });
 
   await app.register(developerPages, deps);
+  await app.register(checkoutPages, deps);
+  await app.register(payoutPages, deps);
+  await app.register(settingsPages, deps);
 }

@@ -1,0 +1,130 @@
+// Dashboard: checkout sessions (filters, paging), session detail (attempts, invoice lines, events), revenue lines.
+import type { FastifyInstance } from 'fastify';
+import { listAttempts } from '../../checkout/store.ts';
+import { SESSION_STATUSES } from '../../checkout/model.ts';
+import { listEventsForObject } from '../../events/outbox.ts';
+import type { AppDeps } from '../../http/deps.ts';
+import { listInvoiceLines, listRevenueLines } from '../../invoicing/store.ts';
+import { sendPage, sessionOf } from '../console.ts';
+import { html, raw } from '../html.ts';
+import { money, page, statusBadge, when_ } from '../layout.ts';
+
+const PAGE_SIZE = 25;
+
+interface SessionFilters {
+  status?: string;
+  invoice_ref?: string;
+  from?: string;
+  to?: string;
+  page?: string;
+}
+
+const validDate = (value: string | undefined) => (value && /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value)) ? value : null);
+
+export async function checkoutPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const { db } = deps;
+
+  app.get<{ Querystring: SessionFilters }>('/dashboard/sessions', { schema: { hide: true } }, async (request, reply) => {
+    const session = sessionOf(request);
+    const q = request.query;
+    const status = (SESSION_STATUSES as readonly string[]).includes(q.status ?? '') ? q.status! : null;
+    const invoiceRef = q.invoice_ref?.trim().slice(0, 120) || null;
+    const from = validDate(q.from);
+    const to = validDate(q.to);
+    const pageNumber = Math.max(1, Math.min(10_000, Number.parseInt(q.page ?? '1', 10) || 1));
+    const params = [session.merchantId, session.environment, status, invoiceRef, from, to];
+    const where = `merchant_id = $1 AND environment = $2 AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR invoice_ref = $4)
+      AND ($5::date IS NULL OR created_at >= $5::date) AND ($6::date IS NULL OR created_at < $6::date + 1)`;
+    const [rows, count] = await Promise.all([
+      db.query<{ id: string; status: string; amount_minor: number; invoice_ref: string; description: string | null; created_at: Date }>(
+        `SELECT id, status, amount_minor, invoice_ref, description, created_at FROM checkout_sessions WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${PAGE_SIZE} OFFSET $7`,
+        [...params, (pageNumber - 1) * PAGE_SIZE],
+      ),
+      db.query<{ n: number }>(`SELECT count(*)::int AS n FROM checkout_sessions WHERE ${where}`, params),
+    ]);
+    const total = count[0]?.n ?? 0;
+    const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
+    const link = (n: number) => {
+      const search = new URLSearchParams();
+      if (status) search.set('status', status);
+      if (invoiceRef) search.set('invoice_ref', invoiceRef);
+      if (from) search.set('from', from);
+      if (to) search.set('to', to);
+      search.set('page', String(n));
+      return `/dashboard/sessions?${search}`;
+    };
+    return sendPage(
+      reply,
+      page({
+        title: 'Checkout sessions',
+        session,
+        kind: 'merchant',
+        active: 'checkout',
+        body: html`<h1>Checkout sessions</h1>
+<form method="get" action="/dashboard/sessions" class="card row" aria-label="Filters">
+  <div><label for="f-status">Status</label><select id="f-status" name="status"><option value="">Any</option>${SESSION_STATUSES.map((s) => html`<option value="${s}"${raw(s === status ? ' selected' : '')}>${s}</option>`)}</select></div>
+  <div><label for="f-invoice">Invoice ref</label><input id="f-invoice" name="invoice_ref" value="${invoiceRef ?? ''}"></div>
+  <div><label for="f-from">From</label><input id="f-from" name="from" type="date" value="${from ?? ''}"></div>
+  <div><label for="f-to">To</label><input id="f-to" name="to" type="date" value="${to ?? ''}"></div>
+  <div><button type="submit">Filter</button> <a href="/dashboard/sessions">Clear</a></div></form>
+<p class="muted">${total} session${total === 1 ? '' : 's'} · page ${pageNumber} of ${pages} · <a href="/dashboard/revenue-lines">Revenue lines</a></p>
+<div class="table-wrap"><table><thead><tr><th>Session</th><th>Invoice</th><th>Amount</th><th>Status</th><th>Created</th></tr></thead><tbody>
+${rows.map((s) => html`<tr><td class="mono"><a href="/dashboard/sessions/${s.id}">${s.id}</a></td><td>${s.invoice_ref}${s.description ? html`<br><span class="muted">${s.description}</span>` : ''}</td><td>${money(s.amount_minor)}</td><td>${statusBadge(s.status)}</td><td>${when_(s.created_at)}</td></tr>`)}
+${rows.length === 0 ? html`<tr><td colspan="5" class="muted">No sessions match.</td></tr>` : ''}
+</tbody></table></div>
+<nav aria-label="Pages" class="row" style="margin-top:.6rem">${pageNumber > 1 ? html`<a class="button secondary" href="${link(pageNumber - 1)}">Previous</a>` : ''}${pageNumber < pages ? html`<a class="button secondary" href="${link(pageNumber + 1)}">Next</a>` : ''}</nav>`,
+      }),
+    );
+  });
+
+  app.get<{ Params: { id: string } }>('/dashboard/sessions/:id', { schema: { hide: true } }, async (request, reply) => {
+    const session = sessionOf(request);
+    const rows = await db.query<{ id: string; status: string; amount_minor: number; currency: string; invoice_ref: string; description: string | null; customer_name: string | null; customer_email: string | null; expires_at: Date; created_at: Date; finalized_at: Date | null; environment: 'test' | 'live'; merchant_id: string }>(
+      'SELECT id, status, amount_minor, currency, invoice_ref, description, customer_name, customer_email, expires_at, created_at, finalized_at, environment, merchant_id FROM checkout_sessions WHERE id = $1 AND merchant_id = $2 AND environment = $3',
+      [request.params.id, session.merchantId, session.environment],
+    );
+    const s = rows[0];
+    if (!s) return sendPage(reply, page({ title: 'Not found', session, kind: 'merchant', active: 'checkout', body: html`<h1>Session not found</h1><p>It may belong to the other environment: use the Test/Live switch.</p>` }), 404);
+    const [attempts, lines, eventRows] = await Promise.all([listAttempts(db, s.id), listInvoiceLines(db, s.merchant_id, s.environment, s.invoice_ref), listEventsForObject(db, s.id)]);
+    return sendPage(
+      reply,
+      page({
+        title: s.id,
+        session,
+        kind: 'merchant',
+        active: 'checkout',
+        body: html`<h1>Session <span class="mono">${s.id}</span> ${statusBadge(s.status)}</h1>
+<div class="card grid"><div class="stat"><div class="label">Amount</div><div class="value">${money(s.amount_minor)}</div></div>
+<div><div class="muted">Invoice</div>${s.invoice_ref}</div><div><div class="muted">Customer</div>${s.customer_name ?? '–'} ${s.customer_email ?? ''}</div>
+<div><div class="muted">Created · expires</div>${when_(s.created_at)}<br>${when_(s.expires_at)}</div><div><div class="muted">Finalized</div>${s.finalized_at ? when_(s.finalized_at) : 'not yet'}</div></div>
+<h2>Payment attempts</h2><div class="table-wrap"><table><thead><tr><th>Attempt</th><th>Rail</th><th>Charged</th><th>Fee</th><th>Status</th><th>Provider status</th><th>Created</th></tr></thead><tbody>
+${attempts.map((a) => html`<tr><td class="mono">${a.id}</td><td>${a.rail}${a.operator ? ` (${a.operator})` : ''}</td><td>${money(a.amount_charged_minor)}</td><td>${money(a.fee_minor)} <span class="muted">${a.bearer}</span></td><td>${statusBadge(a.status)}</td><td class="mono">${a.raw_status}</td><td>${when_(a.created_at)}</td></tr>`)}
+${attempts.length === 0 ? html`<tr><td colspan="7" class="muted">No attempts yet.</td></tr>` : ''}</tbody></table></div>
+<h2>Invoice lines</h2><div class="table-wrap"><table><thead><tr><th>Code</th><th>Name</th><th>Amount</th><th>Remitted</th></tr></thead><tbody>
+${lines.map((l) => html`<tr><td class="mono">${l.code}</td><td>${l.name}</td><td>${money(l.amount_minor)}</td><td>${l.remitted ? 'yes' : 'no'}</td></tr>`)}
+${lines.length === 0 ? html`<tr><td colspan="4" class="muted">No invoice lines for ${s.invoice_ref}.</td></tr>` : ''}</tbody></table></div>
+<h2>Events</h2><div class="table-wrap"><table><thead><tr><th>Event</th><th>Type</th><th>Created</th></tr></thead><tbody>
+${eventRows.map((e) => html`<tr><td class="mono">${e.id}</td><td>${e.type}</td><td>${when_(e.created_at)}</td></tr>`)}
+${eventRows.length === 0 ? html`<tr><td colspan="3" class="muted">No events yet.</td></tr>` : ''}</tbody></table></div>`,
+      }),
+    );
+  });
+
+  app.get('/dashboard/revenue-lines', { schema: { hide: true } }, async (request, reply) => {
+    const session = sessionOf(request);
+    const lines = await listRevenueLines(db, session.merchantId!, session.environment, true);
+    return sendPage(
+      reply,
+      page({
+        title: 'Revenue lines',
+        session,
+        kind: 'merchant',
+        active: 'checkout',
+        body: html`<h1>Revenue lines</h1><p class="muted">Your service codes, synced with POST /api/v1/revenue-lines.</p>
+<div class="table-wrap"><table><thead><tr><th>Code</th><th>Name</th><th>Status</th><th>Last synced</th></tr></thead><tbody>
+${lines.map((l) => html`<tr><td class="mono">${l.code}</td><td>${l.name}</td><td>${statusBadge(l.active ? 'active' : 'inactive')}</td><td>${when_(l.last_synced_at)}</td></tr>`)}
+${lines.length === 0 ? html`<tr><td colspan="4" class="muted">No revenue lines yet.</td></tr>` : ''}</tbody></table></div>`,
+      }),
+    );
+  });
+}
