@@ -141,6 +141,14 @@ export function coerceToSchema(value: unknown, schema: SchemaNode | undefined): 
   return value;
 }
 
+/** PostgreSQL text cannot hold U+0000: refuse it up front rather than fail in storage with a 500. */
+function hasNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (Array.isArray(value)) return value.some(hasNul);
+  if (value && typeof value === 'object' && !Buffer.isBuffer(value)) return Object.entries(value).some(([k, v]) => k.includes('\u0000') || hasNul(v));
+  return false;
+}
+
 function hasReplacementCharacter(value: unknown): boolean {
   if (typeof value === 'string') return value.includes('\uFFFD');
   if (Array.isArray(value)) return value.some(hasReplacementCharacter);
@@ -202,5 +210,11 @@ export async function registerBodyParsers(app: FastifyInstance, bodyLimitBytes: 
     if (hasReplacementCharacter(body)) throw errors.invalidArgument('The form body is not valid UTF-8.');
     const schema = (request.routeOptions.schema as { body?: SchemaNode } | undefined)?.body;
     request.body = coerceToSchema(body, schema);
+  });
+
+  app.addHook('preValidation', async (request) => {
+    if (hasNul(request.body) || hasNul(request.query) || hasNul(request.params)) {
+      throw errors.invalidArgument('Text values must not contain the NUL character (U+0000).');
+    }
   });
 }
