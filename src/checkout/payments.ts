@@ -4,7 +4,7 @@ import type { Queryable } from '../db/index.ts';
 import { emitEvent } from '../events/outbox.ts';
 import { AppError } from '../http/errors.ts';
 import { markInvoiceRemitted } from '../invoicing/store.ts';
-import { creditPayment, reversePayment } from '../ledger/service.ts';
+import { creditPayment, InsufficientFundsError, reversePayment } from '../ledger/service.ts';
 import type { ProviderOutcome } from '../rails/types.ts';
 import {
   ATTEMPT_FINAL,
@@ -132,7 +132,16 @@ export async function applyOutcome(tx: Queryable, attemptId: string, outcome: Pr
       session = await settlePaid(tx, session, attempt, ctx);
       break;
     case 'reversed':
-      await reversePayment(tx, { merchantId: attempt.merchant_id, environment: attempt.environment, paymentId: attempt.id });
+      try {
+        await reversePayment(tx, { merchantId: attempt.merchant_id, environment: attempt.environment, paymentId: attempt.id });
+      } catch (error) {
+        // The balance may never go negative: when the money was already paid out, nothing is recorded
+        // and the reversal waits for an operator to recover the funds (it is reported again on retry).
+        if (error instanceof InsufficientFundsError) {
+          throw new AppError(409, 'REVERSAL_NOT_COVERED', 'The merchant balance no longer covers this payment, so the reversal cannot be applied automatically; an operator must recover the funds first.');
+        }
+        throw error;
+      }
       if (session.status === 'success') {
         session = await store.updateSessionStatus(tx, session.id, 'success', true); // version grows; status stays success
         await emitSessionEvent(tx, session, 'checkout.session.reversed', ctx);

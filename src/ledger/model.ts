@@ -1,12 +1,26 @@
-// Ledger types and the invariant every entry must keep: its lines sum to zero.
-// Sign convention: debit positive, credit negative. The merchant's accounts are liabilities, so the
-// merchant's balance is the negated account sum, and it is never negative.
+// Ledger types, typed errors and the pure rules every entry keeps (no I/O here).
+// Sign convention: debit positive, credit negative; the lines of an entry sum to zero.
+// The merchant's accounts are liabilities (credit-normal): the merchant's balance is the negated
+// account sum, and it is never negative. Platform accounts (clearing, fees) are unconstrained.
+import type { Environment } from '../accounts/model.ts';
+
+export type { Environment };
 
 export const ACCOUNT_KINDS = ['merchant_available', 'merchant_held', 'provider_clearing', 'fee_revenue', 'payout_clearing'] as const;
 export type AccountKind = (typeof ACCOUNT_KINDS)[number];
+/** The accounts whose merchant balance (negated sum) may never go below zero (SQL CHECK ledger_merchant_balance_not_negative). */
 export const MERCHANT_ACCOUNTS: readonly AccountKind[] = ['merchant_available', 'merchant_held'];
 
-export type EntryKind = 'payment_credit' | 'payment_reversal' | 'payout_hold' | 'payout_post' | 'payout_void' | 'payout_return';
+export const ENTRY_KINDS = ['payment_credit', 'payment_reversal', 'payout_hold', 'payout_post', 'payout_void', 'payout_return'] as const;
+export type EntryKind = (typeof ENTRY_KINDS)[number];
+export type ReferenceType = 'payment' | 'payout';
+
+/** Kinds that resolve a payout hold; one payout takes at most one of them (unique index journal_entries_one_payout_resolution). */
+export const PAYOUT_RESOLUTION_KINDS: readonly EntryKind[] = ['payout_post', 'payout_void'];
+
+/** Bounds on an entry's shape (TigerBeetle: a limit on everything). */
+export const ENTRY_INPUT_LINES_MAX = 20;
+export const REFERENCE_ID_LENGTH_MAX = 200; // as the SQL CHECK on journal_entries.reference_id
 
 export interface Line {
   account: AccountKind;
@@ -15,36 +29,222 @@ export interface Line {
 
 export interface EntryInput {
   merchantId: string;
-  environment: 'test' | 'live';
+  environment: Environment;
   kind: EntryKind;
-  referenceType: 'payment' | 'payout';
+  referenceType: ReferenceType;
   referenceId: string;
   reversesEntryId?: string | null;
-  lines: Line[];
+  lines: readonly Line[];
 }
 
+/** The same business event (reference, kind) was already posted. Nothing was written; the transaction is still usable. */
 export class LedgerDuplicateEntryError extends Error {
-  constructor(readonly referenceType: string, readonly referenceId: string, readonly kind: string) {
-    super(`ledger entry ${kind} for ${referenceType} ${referenceId} already exists`);
+  override name = 'LedgerDuplicateEntryError';
+  constructor(
+    readonly referenceType: string,
+    readonly referenceId: string,
+    /** The kind that was refused. */
+    readonly kind: string,
+    /** The kind already posted that blocks it (differs from kind for a second payout resolution). */
+    readonly existingKind: string = kind,
+  ) {
+    super(
+      existingKind === kind
+        ? `ledger entry ${kind} for ${referenceType} ${referenceId} already exists`
+        : `ledger entry ${kind} for ${referenceType} ${referenceId} refused: ${existingKind} already exists`,
+    );
   }
 }
 
+/** A payout hold was already posted or voided: the second resolution is refused (two-phase transfers resolve once). */
+export class PayoutAlreadyResolvedError extends LedgerDuplicateEntryError {
+  override name = 'PayoutAlreadyResolvedError';
+}
+
+/** The entry would make a merchant balance negative. Nothing was written; the transaction is still usable. */
 export class InsufficientFundsError extends Error {
-  constructor() {
-    super('the merchant balance would go negative');
+  override name = 'InsufficientFundsError';
+  constructor(
+    readonly account: AccountKind | null = null,
+    /** The merchant balance of that account before the entry (pesewas). */
+    readonly balanceMinor: number | null = null,
+    /** What the entry takes from it (pesewas). */
+    readonly requiredMinor: number | null = null,
+  ) {
+    super(
+      account === null
+        ? 'the merchant balance would go negative'
+        : `the merchant balance would go negative: ${account} holds ${balanceMinor} and the entry takes ${requiredMinor}`,
+    );
   }
 }
 
-/** Merges lines per account and drops zeros; throws (a bug, loudly) unless the entry balances. */
+/** The entry an operation builds on (the credit to reverse, the hold to resolve, the post to return) does not exist. */
+export class LedgerEntryNotFoundError extends Error {
+  override name = 'LedgerEntryNotFoundError';
+  constructor(
+    readonly referenceType: string,
+    readonly referenceId: string,
+    readonly kind: EntryKind,
+  ) {
+    super(`no ledger entry ${kind} for ${referenceType} ${referenceId}`);
+  }
+}
+
+/** A failed assertion: a bug in the caller or the ledger, never a business outcome. */
+function fail(message: string): never {
+  throw new Error(`ledger assertion failed: ${message}`);
+}
+
+export function assertAmount(amountMinor: number, what: string): void {
+  if (!Number.isSafeInteger(amountMinor)) fail(`${what} ${amountMinor} is not a safe integer`);
+}
+
+/** Kinds whose presence refuses a new entry of this kind for the same reference. */
+export function blockingKinds(kind: EntryKind): readonly EntryKind[] {
+  return PAYOUT_RESOLUTION_KINDS.includes(kind) ? PAYOUT_RESOLUTION_KINDS : [kind];
+}
+
+export function duplicateError(entry: Pick<EntryInput, 'referenceType' | 'referenceId' | 'kind'>, existingKind: string): LedgerDuplicateEntryError {
+  const ErrorClass = PAYOUT_RESOLUTION_KINDS.includes(entry.kind) ? PayoutAlreadyResolvedError : LedgerDuplicateEntryError;
+  return new ErrorClass(entry.referenceType, entry.referenceId, entry.kind, existingKind);
+}
+
+/**
+ * Merges lines per account, drops zeros and asserts the entry balances (an unbalanced entry is a
+ * bug: it throws, loudly, before anything is written). Lines come back ordered by account kind.
+ */
 export function normaliseLines(lines: readonly Line[]): Line[] {
+  if (lines.length > ENTRY_INPUT_LINES_MAX) fail(`an entry of ${lines.length} lines`);
   const sums = new Map<AccountKind, number>();
   for (const line of lines) {
-    if (!Number.isSafeInteger(line.amountMinor)) throw new Error(`ledger amount ${line.amountMinor} is not a safe integer`);
-    sums.set(line.account, (sums.get(line.account) ?? 0) + line.amountMinor);
+    if (!ACCOUNT_KINDS.includes(line.account)) fail(`unknown account kind ${String(line.account)}`);
+    assertAmount(line.amountMinor, 'line amount');
+    const sum = (sums.get(line.account) ?? 0) + line.amountMinor;
+    assertAmount(sum, `sum of ${line.account} lines`);
+    sums.set(line.account, sum);
   }
-  const merged = [...sums].filter(([, amount]) => amount !== 0).map(([account, amountMinor]) => ({ account, amountMinor }));
-  const total = merged.reduce((sum, line) => sum + line.amountMinor, 0);
-  if (total !== 0) throw new Error(`unbalanced ledger entry: lines sum to ${total}`);
-  if (merged.length === 1) throw new Error('unbalanced ledger entry: a single line');
+  const merged = ACCOUNT_KINDS.filter((account) => (sums.get(account) ?? 0) !== 0).map((account) => ({ account, amountMinor: sums.get(account)! }));
+  let total = 0;
+  for (const line of merged) {
+    total += line.amountMinor;
+    assertAmount(total, 'running total of the entry');
+  }
+  if (total !== 0) throw new Error(`ledger assertion failed: unbalanced ledger entry, lines sum to ${total}`);
+  if (merged.length < 2) throw new Error(`ledger assertion failed: unbalanced ledger entry, ${merged.length} non-zero line(s); an entry moves money between at least two accounts`);
   return merged;
+}
+
+export function assertEntry(entry: EntryInput): Line[] {
+  if (!ENTRY_KINDS.includes(entry.kind)) fail(`unknown entry kind ${String(entry.kind)}`);
+  if (entry.environment !== 'test' && entry.environment !== 'live') fail(`unknown environment ${String(entry.environment)}`);
+  if (entry.referenceId.length < 1 || entry.referenceId.length > REFERENCE_ID_LENGTH_MAX) fail(`reference id of length ${entry.referenceId.length}`);
+  return normaliseLines(entry.lines);
+}
+
+/** The merchant-facing balance of an account from its stored (debit-positive) sum; never -0. */
+export const merchantBalanceOf = (storedSumMinor: number): number => (storedSumMinor === 0 ? 0 : -storedSumMinor);
+
+/**
+ * The first merchant account the lines would take below zero, given the locked stored sums, or null.
+ * Checked in code before writing so the refusal leaves the caller's transaction usable; the SQL
+ * CHECK stays as the backstop.
+ */
+export function findShortfall(storedSums: ReadonlyMap<AccountKind, number>, lines: readonly Line[]): InsufficientFundsError | null {
+  for (const line of lines) {
+    if (!MERCHANT_ACCOUNTS.includes(line.account) || line.amountMinor <= 0) continue;
+    const stored = storedSums.get(line.account) ?? 0;
+    const after = stored + line.amountMinor;
+    assertAmount(after, `balance of ${line.account}`);
+    if (after > 0) return new InsufficientFundsError(line.account, merchantBalanceOf(stored), line.amountMinor);
+  }
+  return null;
+}
+
+// ---------- the entries of each business event (pure) ----------
+
+export interface PaymentCredit {
+  chargedMinor: number;
+  merchantFeeMinor: number;
+  payerFeeMinor: number;
+}
+
+/** The payer paid chargedMinor (base + payer-borne fee); the merchant gets that less every fee. */
+export function paymentCreditLines(p: PaymentCredit): Line[] {
+  assertAmount(p.chargedMinor, 'chargedMinor');
+  assertAmount(p.merchantFeeMinor, 'merchantFeeMinor');
+  assertAmount(p.payerFeeMinor, 'payerFeeMinor');
+  const feesMinor = p.payerFeeMinor + p.merchantFeeMinor;
+  if (p.chargedMinor < 1 || p.payerFeeMinor < 0 || p.merchantFeeMinor < 0 || feesMinor > p.chargedMinor) {
+    fail(`payment credit of ${p.chargedMinor} with fees ${p.payerFeeMinor} (payer) + ${p.merchantFeeMinor} (merchant)`);
+  }
+  return [
+    { account: 'provider_clearing', amountMinor: p.chargedMinor },
+    { account: 'merchant_available', amountMinor: -(p.chargedMinor - feesMinor) },
+    { account: 'fee_revenue', amountMinor: -feesMinor },
+  ].filter((line): line is Line => line.amountMinor !== 0);
+}
+
+/** The exact opposite of an entry's lines. */
+export const oppositeLines = (lines: readonly Line[]): Line[] => lines.map((line) => ({ account: line.account, amountMinor: -line.amountMinor }));
+
+export interface PayoutAmounts {
+  amountMinor: number;
+  feeMinor: number;
+}
+
+export function payoutTotalMinor(p: PayoutAmounts): number {
+  assertAmount(p.amountMinor, 'payout amountMinor');
+  assertAmount(p.feeMinor, 'payout feeMinor');
+  if (p.amountMinor < 1 || p.feeMinor < 0) fail(`payout of ${p.amountMinor} with fee ${p.feeMinor}`);
+  const total = p.amountMinor + p.feeMinor;
+  assertAmount(total, 'payout total');
+  return total;
+}
+
+/** Phase one: reserve amount + fee (available -> held). */
+export function payoutHoldLines(p: PayoutAmounts): Line[] {
+  const total = payoutTotalMinor(p);
+  return [
+    { account: 'merchant_available', amountMinor: total },
+    { account: 'merchant_held', amountMinor: -total },
+  ];
+}
+
+/** Phase two, paid: the hold leaves to the recipient (amount) and to our fees (fee). */
+export function payoutPostLines(p: PayoutAmounts): Line[] {
+  const total = payoutTotalMinor(p);
+  return [
+    { account: 'merchant_held', amountMinor: total },
+    { account: 'payout_clearing', amountMinor: -p.amountMinor },
+    { account: 'fee_revenue', amountMinor: -p.feeMinor },
+  ].filter((line): line is Line => line.amountMinor !== 0);
+}
+
+/** Phase two, failed or cancelled: the hold goes back to available. */
+export const payoutVoidLines = (p: PayoutAmounts): Line[] => oppositeLines(payoutHoldLines(p));
+
+/** A paid transfer came back: amount and fee return to available. */
+export function payoutReturnLines(p: PayoutAmounts): Line[] {
+  const total = payoutTotalMinor(p);
+  return [
+    { account: 'payout_clearing', amountMinor: p.amountMinor },
+    { account: 'fee_revenue', amountMinor: p.feeMinor },
+    { account: 'merchant_available', amountMinor: -total },
+  ].filter((line): line is Line => line.amountMinor !== 0);
+}
+
+/** Two line lists move the same money (order and zero lines aside). */
+export function sameLines(a: readonly Line[], b: readonly Line[]): boolean {
+  const key = (lines: readonly Line[]) =>
+    normaliseLinesLoose(lines)
+      .map((line) => `${line.account}:${line.amountMinor}`)
+      .join(',');
+  return key(a) === key(b);
+}
+
+function normaliseLinesLoose(lines: readonly Line[]): Line[] {
+  return ACCOUNT_KINDS.map((account) => ({ account, amountMinor: lines.filter((line) => line.account === account).reduce((sum, line) => sum + line.amountMinor, 0) })).filter(
+    (line) => line.amountMinor !== 0,
+  );
 }

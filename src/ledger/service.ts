@@ -1,131 +1,169 @@
 // The ledger: money moves only through post(), inside the caller's transaction, as balanced,
-// immutable journal entries. Cached balances are updated in the same transaction and checked by SQL.
+// immutable journal entries (the ledger never opens a transaction of its own for a post).
+// Cached balances move in the statement that writes the lines; SQL checks back up every assertion.
+//
+// Errors a caller can act on (all leave its transaction usable and write nothing):
+//   LedgerDuplicateEntryError   the event (reference, kind) was already posted: use it for exactly-once
+//   PayoutAlreadyResolvedError  (a LedgerDuplicateEntryError) a payout hold was already posted or voided
+//   InsufficientFundsError      the entry would take a merchant balance below zero
+//   LedgerEntryNotFoundError    the credit to reverse, the hold to resolve or the post to return is missing
+// Anything else (an unbalanced entry, an unsafe amount, a resolution that does not match its hold)
+// is a bug and throws a plain Error.
 import type { Queryable } from '../db/index.ts';
-import { DbError } from '../db/index.ts';
 import { newUuid } from '../lib/ids.ts';
 import {
+  assertEntry,
+  blockingKinds,
+  duplicateError,
+  findShortfall,
+  LedgerEntryNotFoundError,
+  merchantBalanceOf,
+  oppositeLines,
+  paymentCreditLines,
+  payoutHoldLines,
+  payoutPostLines,
+  payoutReturnLines,
+  payoutTotalMinor,
+  payoutVoidLines,
+  sameLines,
+  type AccountKind,
+  type EntryInput,
+  type EntryKind,
+  type Environment,
+  type Line,
+  type PaymentCredit,
+  type PayoutAmounts,
+} from './model.ts';
+import * as store from './store.ts';
+
+export {
   ACCOUNT_KINDS,
   InsufficientFundsError,
   LedgerDuplicateEntryError,
-  normaliseLines,
+  LedgerEntryNotFoundError,
+  PayoutAlreadyResolvedError,
   type AccountKind,
   type EntryInput,
+  type EntryKind,
   type Line,
 } from './model.ts';
 
-export { InsufficientFundsError, LedgerDuplicateEntryError } from './model.ts';
-
-type Environment = 'test' | 'live';
-
-async function accountIds(tx: Queryable, merchantId: string, environment: Environment, kinds: AccountKind[]): Promise<Map<AccountKind, string>> {
-  await tx.query(
-    `INSERT INTO ledger_accounts (merchant_id, environment, kind) SELECT $1, $2, unnest($3::text[]) ON CONFLICT (merchant_id, environment, kind) DO NOTHING`,
-    [merchantId, environment, kinds],
-  );
-  // Lock in a fixed order so concurrent posts never deadlock.
-  const rows = await tx.query<{ id: string; kind: AccountKind }>(
-    `SELECT id, kind FROM ledger_accounts WHERE merchant_id = $1 AND environment = $2 AND kind = ANY($3::text[]) ORDER BY id FOR UPDATE`,
-    [merchantId, environment, kinds],
-  );
-  return new Map(rows.map((row) => [row.kind, row.id]));
+/** Locks the entry's accounts in id order, creating the merchant's accounts on first use. */
+async function lockAccounts(tx: Queryable, merchantId: string, environment: Environment, kinds: AccountKind[]): Promise<store.AccountRow[]> {
+  let rows = await store.lockAccounts(tx, merchantId, environment, kinds);
+  if (rows.length < kinds.length) {
+    await store.createAccounts(tx, merchantId, environment);
+    rows = await store.lockAccounts(tx, merchantId, environment, kinds);
+  }
+  if (rows.length !== kinds.length) throw new Error(`ledger assertion failed: locked ${rows.length} of ${kinds.length} accounts`);
+  return rows;
 }
 
-async function findEntry(tx: Queryable, referenceType: string, referenceId: string, kind: string) {
-  const rows = await tx.query<{ id: string }>('SELECT id FROM journal_entries WHERE reference_type = $1 AND reference_id = $2 AND kind = $3', [referenceType, referenceId, kind]);
-  return rows[0]?.id ?? null;
-}
-
-/** Writes one balanced entry and updates the cached balances. A duplicate (reference, kind) is refused before anything is written. */
+/**
+ * Writes one balanced entry and moves the cached balances, in the caller's transaction.
+ * Order: assert the entry, lock its accounts (id order), refuse a duplicate, refuse a shortfall,
+ * then write entry + lines + balances in one statement. A refusal writes no journal row.
+ */
 export async function post(tx: Queryable, entry: EntryInput): Promise<{ entryId: string }> {
-  const lines = normaliseLines(entry.lines);
-  if (await findEntry(tx, entry.referenceType, entry.referenceId, entry.kind)) {
-    throw new LedgerDuplicateEntryError(entry.referenceType, entry.referenceId, entry.kind);
-  }
-  if (entry.kind === 'payout_post' || entry.kind === 'payout_void') {
-    const other = entry.kind === 'payout_post' ? 'payout_void' : 'payout_post';
-    if (await findEntry(tx, entry.referenceType, entry.referenceId, other)) throw new LedgerDuplicateEntryError(entry.referenceType, entry.referenceId, other);
-  }
-  const ids = await accountIds(tx, entry.merchantId, entry.environment, lines.map((line) => line.account));
+  const lines = assertEntry(entry);
+  const accounts = await lockAccounts(
+    tx,
+    entry.merchantId,
+    entry.environment,
+    lines.map((line) => line.account),
+  );
+  // After the lock, so a concurrent post of the same event has committed and is seen here.
+  const [existing] = await store.findEntries(tx, entry.referenceType, entry.referenceId, blockingKinds(entry.kind));
+  if (existing) throw duplicateError(entry, existing.kind);
+  const shortfall = findShortfall(new Map(accounts.map((account) => [account.kind, account.balance_minor])), lines);
+  if (shortfall) throw shortfall;
+
+  const accountIds = new Map(accounts.map((account) => [account.kind, account.id]));
   const entryId = newUuid();
-  try {
-    await tx.query(
-      `INSERT INTO journal_entries (id, merchant_id, environment, kind, reference_type, reference_id, reverses_entry_id) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [entryId, entry.merchantId, entry.environment, entry.kind, entry.referenceType, entry.referenceId, entry.reversesEntryId ?? null],
-    );
-    await tx.query(
-      `INSERT INTO journal_lines (entry_id, account_id, amount_minor) SELECT $1, unnest($2::uuid[]), unnest($3::bigint[])`,
-      [entryId, lines.map((line) => ids.get(line.account)), lines.map((line) => line.amountMinor)],
-    );
-    await tx.query(
-      `UPDATE ledger_accounts a SET balance_minor = a.balance_minor + l.amount
-         FROM (SELECT unnest($1::uuid[]) AS id, unnest($2::bigint[]) AS amount) l WHERE a.id = l.id`,
-      [lines.map((line) => ids.get(line.account)), lines.map((line) => line.amountMinor)],
-    );
-  } catch (error) {
-    const dbError = error instanceof DbError ? error : null;
-    if (dbError?.sqlState === '23514' && (dbError.constraint === 'ledger_merchant_balance_not_negative' || dbError.message.includes('ledger_merchant_balance_not_negative'))) {
-      throw new InsufficientFundsError();
-    }
-    if (dbError?.isUniqueViolation) throw new LedgerDuplicateEntryError(entry.referenceType, entry.referenceId, entry.kind);
-    throw error;
+  const written = await store.writeEntry(
+    tx,
+    {
+      id: entryId,
+      merchantId: entry.merchantId,
+      environment: entry.environment,
+      kind: entry.kind,
+      referenceType: entry.referenceType,
+      referenceId: entry.referenceId,
+      reversesEntryId: entry.reversesEntryId ?? null,
+    },
+    lines.map((line) => ({ accountId: accountIds.get(line.account)!, amountMinor: line.amountMinor })),
+  );
+  if (!written) {
+    // Lost a race the lock did not cover (e.g. the same event posted for other accounts); nothing was written.
+    const [winner] = await store.findEntries(tx, entry.referenceType, entry.referenceId, blockingKinds(entry.kind));
+    throw duplicateError(entry, winner?.kind ?? entry.kind);
   }
   return { entryId };
 }
 
-/** A successful payment: the payer paid chargedMinor; the merchant is credited that less every fee. */
-export function creditPayment(
-  tx: Queryable,
-  p: { merchantId: string; environment: Environment; paymentId: string; chargedMinor: number; payerFeeMinor: number; merchantFeeMinor: number },
-) {
-  const feesMinor = p.payerFeeMinor + p.merchantFeeMinor;
-  if (p.chargedMinor < 1 || p.payerFeeMinor < 0 || p.merchantFeeMinor < 0 || feesMinor > p.chargedMinor) {
-    throw new Error(`bad payment credit: charged ${p.chargedMinor}, fees ${p.payerFeeMinor} + ${p.merchantFeeMinor}`);
+/** The entry an operation builds on, for this merchant and environment. */
+async function requireEntry(tx: Queryable, p: { merchantId: string; environment: Environment }, referenceType: 'payment' | 'payout', referenceId: string, kind: EntryKind) {
+  const entry = await store.findEntry(tx, referenceType, referenceId, kind);
+  if (!entry) throw new LedgerEntryNotFoundError(referenceType, referenceId, kind);
+  if (entry.merchant_id !== p.merchantId || entry.environment !== p.environment) {
+    throw new Error(`ledger assertion failed: ${kind} of ${referenceType} ${referenceId} belongs to another merchant or environment`);
   }
+  return entry;
+}
+
+// ---------- payments ----------
+
+export interface PaymentRef {
+  merchantId: string;
+  environment: Environment;
+  paymentId: string;
+}
+
+/**
+ * A successful payment: provider_clearing is debited chargedMinor (base + payer-borne fee), the merchant
+ * is credited chargedMinor less every fee, fee_revenue the fees. Exactly once per paymentId
+ * (LedgerDuplicateEntryError on a second credit).
+ */
+export function creditPayment(tx: Queryable, p: PaymentRef & PaymentCredit): Promise<{ entryId: string }> {
   return post(tx, {
     merchantId: p.merchantId,
     environment: p.environment,
     kind: 'payment_credit',
     referenceType: 'payment',
     referenceId: p.paymentId,
-    lines: [
-      { account: 'provider_clearing', amountMinor: p.chargedMinor },
-      { account: 'merchant_available', amountMinor: -(p.chargedMinor - feesMinor) },
-      { account: 'fee_revenue', amountMinor: -feesMinor },
-    ],
+    lines: paymentCreditLines(p),
   });
 }
 
 /**
- * The exact opposite of a payment's credit. Throws InsufficientFundsError when the merchant has already
- * paid the money out (the balance may not go negative): an operator must then recover it.
+ * The exact opposite of a payment's credit (reverses_entry_id points at it). Exactly once.
+ * The merchant balance never goes negative: when the merchant has already paid the money out (or
+ * holds it for a payout), this throws InsufficientFundsError, writes nothing and leaves the
+ * transaction usable. The caller decides what then happens (e.g. an operator recovers the money);
+ * the ledger never records a debt. LedgerEntryNotFoundError when the payment was never credited.
  */
-export async function reversePayment(tx: Queryable, p: { merchantId: string; environment: Environment; paymentId: string }) {
-  const creditId = await findEntry(tx, 'payment', p.paymentId, 'payment_credit');
-  if (!creditId) throw new Error(`no credit to reverse for payment ${p.paymentId}`);
-  const lines = await tx.query<{ kind: AccountKind; amount_minor: number }>(
-    `SELECT a.kind, l.amount_minor FROM journal_lines l JOIN ledger_accounts a ON a.id = l.account_id WHERE l.entry_id = $1`,
-    [creditId],
-  );
+export async function reversePayment(tx: Queryable, p: PaymentRef): Promise<{ entryId: string }> {
+  const credit = await requireEntry(tx, p, 'payment', p.paymentId, 'payment_credit');
   return post(tx, {
     merchantId: p.merchantId,
     environment: p.environment,
     kind: 'payment_reversal',
     referenceType: 'payment',
     referenceId: p.paymentId,
-    reversesEntryId: creditId,
-    lines: lines.map((line) => ({ account: line.kind, amountMinor: -line.amount_minor })),
+    reversesEntryId: credit.id,
+    lines: oppositeLines(await store.entryLines(tx, credit.id)),
   });
 }
 
-interface PayoutMoney {
+// ---------- payouts: two-phase transfers (hold, then post or void exactly once; return after post) ----------
+
+export interface PayoutMoney extends PayoutAmounts {
   merchantId: string;
   environment: Environment;
   payoutId: string;
-  amountMinor: number;
-  feeMinor: number;
 }
 
-const payoutEntry = (p: PayoutMoney, kind: EntryInput['kind'], lines: Line[], reversesEntryId: string | null = null): EntryInput => ({
+const payoutEntry = (p: PayoutMoney, kind: EntryKind, lines: Line[], reversesEntryId: string | null = null): EntryInput => ({
   merchantId: p.merchantId,
   environment: p.environment,
   kind,
@@ -135,50 +173,48 @@ const payoutEntry = (p: PayoutMoney, kind: EntryInput['kind'], lines: Line[], re
   lines,
 });
 
-/** Phase one: reserve amount + fee (available -> held). InsufficientFundsError when not affordable. */
-export function holdPayout(tx: Queryable, p: PayoutMoney) {
-  const total = p.amountMinor + p.feeMinor;
-  return post(tx, payoutEntry(p, 'payout_hold', [
-    { account: 'merchant_available', amountMinor: total },
-    { account: 'merchant_held', amountMinor: -total },
-  ]));
+/** Phase one: reserve amount + fee (available -> held). InsufficientFundsError when not affordable; exactly once per payout. */
+export function holdPayout(tx: Queryable, p: PayoutMoney): Promise<{ entryId: string }> {
+  return post(tx, payoutEntry(p, 'payout_hold', payoutHoldLines(p)));
 }
 
-async function holdEntryId(tx: Queryable, payoutId: string): Promise<string> {
-  const id = await findEntry(tx, 'payout', payoutId, 'payout_hold');
-  if (!id) throw new Error(`payout ${payoutId} has no hold to resolve`);
-  return id;
+/** The hold a resolution resolves; the resolution must release exactly what it reserved (else a bug). */
+async function requireHold(tx: Queryable, p: PayoutMoney): Promise<string> {
+  const hold = await requireEntry(tx, p, 'payout', p.payoutId, 'payout_hold');
+  if (!sameLines(await store.entryLines(tx, hold.id), payoutHoldLines(p))) {
+    throw new Error(`ledger assertion failed: payout ${p.payoutId} resolved for ${payoutTotalMinor(p)}, which is not what its hold reserved`);
+  }
+  return hold.id;
 }
 
-/** Phase two, paid: the hold leaves to the recipient (amount) and to fees. Exactly once, never after a void. */
-export async function postPayout(tx: Queryable, p: PayoutMoney) {
-  const holdId = await holdEntryId(tx, p.payoutId);
-  return post(tx, payoutEntry(p, 'payout_post', [
-    { account: 'merchant_held', amountMinor: p.amountMinor + p.feeMinor },
-    { account: 'payout_clearing', amountMinor: -p.amountMinor },
-    { account: 'fee_revenue', amountMinor: -p.feeMinor },
-  ], holdId));
+/**
+ * Phase two, paid: held -> payout_clearing (amount) and held -> fee_revenue (fee). A new entry pointing
+ * at the hold; the hold is never edited. PayoutAlreadyResolvedError after a post or a void.
+ */
+export async function postPayout(tx: Queryable, p: PayoutMoney): Promise<{ entryId: string }> {
+  const holdId = await requireHold(tx, p);
+  return post(tx, payoutEntry(p, 'payout_post', payoutPostLines(p), holdId));
 }
 
-/** Phase two, failed or cancelled: the hold goes back to available. Exactly once, never after a post. */
-export async function voidPayout(tx: Queryable, p: PayoutMoney) {
-  const holdId = await holdEntryId(tx, p.payoutId);
-  return post(tx, payoutEntry(p, 'payout_void', [
-    { account: 'merchant_held', amountMinor: p.amountMinor + p.feeMinor },
-    { account: 'merchant_available', amountMinor: -(p.amountMinor + p.feeMinor) },
-  ], holdId));
+/** Phase two, failed or cancelled: held -> available. PayoutAlreadyResolvedError after a post or a void. */
+export async function voidPayout(tx: Queryable, p: PayoutMoney): Promise<{ entryId: string }> {
+  const holdId = await requireHold(tx, p);
+  return post(tx, payoutEntry(p, 'payout_void', payoutVoidLines(p), holdId));
 }
 
-/** A paid transfer came back: amount and fee return to available. Only after a post, exactly once. */
-export async function returnPayout(tx: Queryable, p: PayoutMoney) {
-  const postId = await findEntry(tx, 'payout', p.payoutId, 'payout_post');
-  if (!postId) throw new Error(`payout ${p.payoutId} was never paid; nothing to return`);
-  return post(tx, payoutEntry(p, 'payout_return', [
-    { account: 'payout_clearing', amountMinor: p.amountMinor },
-    { account: 'fee_revenue', amountMinor: p.feeMinor },
-    { account: 'merchant_available', amountMinor: -(p.amountMinor + p.feeMinor) },
-  ], postId));
+/**
+ * A paid transfer came back: payout_clearing -> available (amount), fee_revenue -> available (fee).
+ * Only after a post (LedgerEntryNotFoundError otherwise), exactly once (LedgerDuplicateEntryError).
+ */
+export async function returnPayout(tx: Queryable, p: PayoutMoney): Promise<{ entryId: string }> {
+  const posted = await requireEntry(tx, p, 'payout', p.payoutId, 'payout_post');
+  if (!sameLines(await store.entryLines(tx, posted.id), payoutPostLines(p))) {
+    throw new Error(`ledger assertion failed: payout ${p.payoutId} returned for ${payoutTotalMinor(p)}, which is not what was paid`);
+  }
+  return post(tx, payoutEntry(p, 'payout_return', payoutReturnLines(p), posted.id));
 }
+
+// ---------- reads ----------
 
 export interface Balance {
   environment: Environment;
@@ -188,40 +224,39 @@ export interface Balance {
   eligible_minor: number;
 }
 
-/** SPEC 2.11: eligible = available + held. */
+/** SPEC 2.11: eligible = available + held; held = amount + fee of payouts still requested or processing. */
 export async function balance(db: Queryable, merchantId: string, environment: Environment): Promise<Balance> {
-  const rows = await db.query<{ kind: AccountKind; balance_minor: number }>(
-    `SELECT kind, balance_minor FROM ledger_accounts WHERE merchant_id = $1 AND environment = $2 AND kind IN ('merchant_available', 'merchant_held')`,
-    [merchantId, environment],
-  );
-  const of = (kind: AccountKind) => 0 - (rows.find((row) => row.kind === kind)?.balance_minor ?? 0) || 0; // no -0
-  const available = of('merchant_available');
-  const held = of('merchant_held');
+  const sums = await store.accountSums(db, merchantId, environment);
+  const available = merchantBalanceOf(sums.get('merchant_available') ?? 0);
+  const held = merchantBalanceOf(sums.get('merchant_held') ?? 0);
   return { environment, currency: 'GHS', available_minor: available, held_minor: held, eligible_minor: available + held };
 }
 
-/** Every invariant of the journal, as a list of problems (empty = healthy). For tests and operators. */
+/**
+ * Every invariant of the journal, as a list of problems (empty = healthy), for one merchant or all:
+ * entries balance with at least two lines; cached balances equal the sum of their lines; no merchant
+ * balance is negative; lines stay within their entry's merchant and environment; reversals, payout
+ * resolutions and returns point at the right entry and cancel it exactly where they must.
+ */
 export async function checkInvariants(db: Queryable, merchantId: string | null = null): Promise<string[]> {
   const problems: string[] = [];
-  const unbalanced = await db.query<{ entry_id: string; total: number }>(
-    `SELECT l.entry_id, sum(l.amount_minor)::bigint AS total FROM journal_lines l JOIN journal_entries e ON e.id = l.entry_id
-      WHERE ($1::uuid IS NULL OR e.merchant_id = $1) GROUP BY l.entry_id HAVING sum(l.amount_minor) <> 0 OR count(*) < 2`,
-    [merchantId],
-  );
-  for (const row of unbalanced) problems.push(`entry ${row.entry_id} is unbalanced (sum ${row.total})`);
-  const drifted = await db.query<{ id: string; kind: string; balance_minor: number; lines_minor: number }>(
-    `SELECT a.id, a.kind, a.balance_minor, coalesce(sum(l.amount_minor), 0)::bigint AS lines_minor
-       FROM ledger_accounts a LEFT JOIN journal_lines l ON l.account_id = a.id
-      WHERE ($1::uuid IS NULL OR a.merchant_id = $1) GROUP BY a.id HAVING a.balance_minor <> coalesce(sum(l.amount_minor), 0)`,
-    [merchantId],
-  );
-  for (const row of drifted) problems.push(`account ${row.id} (${row.kind}) caches ${row.balance_minor} but its lines sum to ${row.lines_minor}`);
-  const negative = await db.query<{ id: string; kind: string }>(
-    `SELECT id, kind FROM ledger_accounts WHERE kind IN ('merchant_available', 'merchant_held') AND balance_minor > 0 AND ($1::uuid IS NULL OR merchant_id = $1)`,
-    [merchantId],
-  );
-  for (const row of negative) problems.push(`merchant account ${row.id} (${row.kind}) is negative`);
+  for (const row of await store.unbalancedEntries(db, merchantId)) {
+    problems.push(`entry ${row.id} (${row.kind}) is unbalanced: ${row.lines} lines summing to ${row.total}`);
+  }
+  for (const row of await store.driftedAccounts(db, merchantId)) {
+    problems.push(`account ${row.id} (${row.kind}) caches ${row.balance_minor} but its lines sum to ${row.lines_minor}`);
+  }
+  for (const row of await store.negativeMerchantAccounts(db, merchantId)) {
+    problems.push(`merchant account ${row.id} (${row.kind}) is negative: ${merchantBalanceOf(row.balance_minor)}`);
+  }
+  for (const row of await store.crossedLines(db, merchantId)) {
+    problems.push(`entry ${row.entry_id} has a line on account ${row.account_id} of another merchant or environment`);
+  }
+  for (const row of await store.misdirectedFollowUps(db, merchantId)) {
+    problems.push(`entry ${row.id} (${row.kind}) does not point at the ${row.target_kind} of its ${row.kind.startsWith('payment') ? 'payment' : 'payout'}`);
+  }
+  for (const row of await store.mismatchedFollowUps(db, merchantId)) {
+    problems.push(`entry ${row.id} (${row.kind}) does not cancel its target on ${row.account} (net ${row.net_minor})`);
+  }
   return problems;
 }
-
-export { ACCOUNT_KINDS };
