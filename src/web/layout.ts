@@ -14,12 +14,12 @@ nav.main{display:flex;flex-wrap:wrap;gap:.25rem;padding:.4rem 1rem;background:#f
 nav.main a{padding:.35rem .6rem;border-radius:6px;text-decoration:none;color:#1a1d21}nav.main a[aria-current=page]{background:#e6eefc;color:#0b3c91;font-weight:600}
 main{max-width:1100px;margin:0 auto;padding:1rem}
 h1{font-size:1.45rem;margin:.3rem 0 1rem}h2{font-size:1.15rem;margin:1.4rem 0 .6rem}
-.card{background:#fff;border:1px solid #d9dde3;border-radius:10px;padding:1rem;margin-bottom:1rem}
+.card{background:#fff;border:1px solid #d9dde3;border-radius:10px;padding:1rem;margin-bottom:1rem}.card>h2:first-child{margin-top:0}
 .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(220px,1fr));gap:1rem}
 .stat .label{color:#4a5360;font-size:.85rem}.stat .value{font-size:1.35rem;font-weight:700}
 table{width:100%;border-collapse:collapse;background:#fff}th,td{text-align:left;padding:.45rem .5rem;border-bottom:1px solid #e3e6ea;vertical-align:top}
 th{font-size:.8rem;text-transform:uppercase;letter-spacing:.03em;color:#4a5360}
-.table-wrap{overflow-x:auto;border:1px solid #d9dde3;border-radius:10px}
+.table-wrap{overflow-x:auto;border:1px solid #d9dde3;border-radius:10px;margin-bottom:1rem}
 label{display:block;font-weight:600;margin:.5rem 0 .2rem}
 input,select,textarea{font:inherit;padding:.45rem .55rem;border:1px solid #8a94a3;border-radius:6px;width:100%;max-width:28rem;background:#fff;color:#1a1d21}
 button,.button{font:inherit;display:inline-block;padding:.45rem .9rem;border-radius:6px;border:1px solid #0b57d0;background:#0b57d0;color:#fff;cursor:pointer;text-decoration:none}
@@ -31,7 +31,9 @@ form.inline{display:inline}
 .test-banner{background:#fff1cc;color:#5c3d00;padding:.4rem 1rem;font-weight:600;border-bottom:1px solid #e5c466}
 .flash{padding:.7rem 1rem;border-radius:8px;margin-bottom:1rem;background:#d7f2df;color:#0d5a26}.flash.error{background:#fde0de;color:#8c1d18}
 .secret{font-family:ui-monospace,monospace;background:#13233a;color:#fff;padding:.6rem;border-radius:6px;word-break:break-all}
-.muted{color:#4a5360}.mono{font-family:ui-monospace,monospace;font-size:.9em}
+.muted{color:#4a5360}.mono{font-family:ui-monospace,monospace;font-size:.9em}.nowrap{white-space:nowrap}.wrap,td.json{overflow-wrap:anywhere}td.wrap{min-width:8rem}td.json{min-width:9.5rem;font-size:.8rem}
+fieldset.group{border:0;border-top:1px solid #e3e6ea;margin:1rem 0 0;padding:.3rem 0 0;min-width:0}fieldset.group legend{font-weight:700;padding:0 .4rem 0 0}
+ul.list{list-style:none;padding:0;margin:.6rem 0}ul.list li{display:flex;flex-wrap:wrap;gap:.3rem .6rem;align-items:center;padding:.3rem 0;border-bottom:1px solid #e3e6ea}ul.list li form{margin-left:auto}
 .row{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end}
 @media (max-width:600px){main{padding:.6rem}th,td{padding:.35rem}h1{font-size:1.25rem}}
 `;
@@ -45,7 +47,7 @@ export interface PageOptions {
   body: Html;
 }
 
-const MERCHANT_NAV: [string, string][] = [
+export const MERCHANT_NAV: [string, string][] = [
   ['home', '/dashboard'],
   ['developers', '/dashboard/developers'],
   ['checkout', '/dashboard/sessions'],
@@ -65,14 +67,16 @@ const label = (key: string) => key[0]!.toUpperCase() + key.slice(1);
 export function page(options: PageOptions): string {
   const { session, kind } = options;
   const base = kind === 'merchant' ? '/dashboard' : '/ops';
-  const nav = kind === 'merchant' ? MERCHANT_NAV : OPERATOR_NAV;
+  // Tellers only have the teller desk (the other pages send them back there).
+  const nav = kind === 'merchant' ? MERCHANT_NAV : session?.role === 'teller' ? OPERATOR_NAV.filter(([key]) => key === 'teller') : OPERATOR_NAV;
   const envSwitch =
     session && kind === 'merchant'
       ? html`<form method="post" action="/dashboard/environment" class="env" aria-label="Environment">
           <input type="hidden" name="_csrf" value="${session.csrfToken}">
+          <input type="hidden" name="return_to" value="${MERCHANT_NAV.find(([key]) => key === options.active)?.[1] ?? '/dashboard'}">
           <span class="muted" style="color:#cfd8e3">Mode:</span>
-          <button name="environment" value="test" aria-pressed="${session.environment === 'test'}">Test</button>
-          <button name="environment" value="live" aria-pressed="${session.environment === 'live'}">Live</button>
+          <button name="environment" value="test" aria-pressed="${String(session.environment === 'test')}">Test</button>
+          <button name="environment" value="live" aria-pressed="${String(session.environment === 'live')}">Live</button>
         </form>`
       : raw('');
   return `<!doctype html>${html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
@@ -97,7 +101,7 @@ export const money = (minor: number) => formatGhs(minor);
 export const when_ = (date: Date | null | undefined) => (date ? date.toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : '');
 
 export function statusBadge(status: string): Html {
-  const tone = ['success', 'paid', 'delivered', 'verified', 'active', 'matched'].includes(status)
+  const tone = ['success', 'paid', 'delivered', 'verified', 'active', 'matched', 'enabled'].includes(status)
     ? 'ok'
     : ['failed', 'expired', 'rejected', 'cancelled', 'reversed', 'exception', 'disabled', 'returned'].includes(status)
       ? 'bad'

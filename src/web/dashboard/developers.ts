@@ -55,6 +55,7 @@ ${endpoints.map(
   <td>${canManageKeys(session) ? html`<form method="post" action="/dashboard/webhooks/${e.id}/rotate" class="inline">${csrfField(session)}<button class="secondary">Rotate secret</button></form>
   ${e.status === 'active' ? html`<form method="post" action="/dashboard/webhooks/${e.id}/disable" class="inline">${csrfField(session)}<button class="danger">Disable</button></form>` : html`<form method="post" action="/dashboard/webhooks/${e.id}/enable" class="inline">${csrfField(session)}<button class="secondary">Enable</button></form>`}` : ''}</td></tr>`,
 )}
+${endpoints.length === 0 ? html`<tr><td colspan="4" class="muted">No webhook endpoints yet.</td></tr>` : ''}
 </tbody></table></div>
 ${when(canManageKeys(session) && activeKeys.length > 0, () => html`<form method="post" action="/dashboard/webhooks" class="card">${csrfField(session)}
   <label for="webhook-url">Endpoint URL${session.environment === 'live' ? ' (https only)' : ''}</label>
@@ -136,7 +137,7 @@ ${when(canManageKeys(session) && activeKeys.length > 0, () => html`<form method=
         kind: 'merchant',
         active: 'developers',
         flash: Number.isInteger(replayed) && request.query.replayed !== undefined ? { message: `${replayed} failed deliver${replayed === 1 ? 'y' : 'ies'} queued again.` } : null,
-        body: html`<h1>Delivery log</h1><p class="mono">${endpoint.url} ${statusBadge(endpoint.status)}</p>
+        body: html`<p><a href="/dashboard/developers#webhooks">Back to webhook endpoints</a></p><h1>Delivery log</h1><p class="mono" style="overflow-wrap:anywhere">${endpoint.url} ${statusBadge(endpoint.status)}</p>
 <form method="post" action="/dashboard/webhooks/${endpoint.id}/replay-failed" class="inline">${csrfField(session)}<button class="secondary">Replay all failed</button></form>
 <div class="table-wrap" style="margin-top:1rem"><table><thead><tr><th>Event</th><th>Status</th><th>Tries</th><th>HTTP</th><th>Latency</th><th>Response excerpt</th><th><span class="muted">Action</span></th></tr></thead><tbody>
 ${deliveries.map(

@@ -6,7 +6,7 @@ import { balance } from '../../ledger/service.ts';
 import { switchEnvironment } from '../auth.ts';
 import { formValue, registerConsoleAuth, sendPage, sessionOf } from '../console.ts';
 import { html } from '../html.ts';
-import { money, page, statusBadge, when_ } from '../layout.ts';
+import { MERCHANT_NAV, money, page, statusBadge, when_ } from '../layout.ts';
 import { checkoutPages } from './checkout.ts';
 import { developerPages } from './developers.ts';
 import { payoutPages } from './payouts.ts';
@@ -25,8 +25,10 @@ export async function dashboardRoutes(app: FastifyInstance, deps: AppDeps): Prom
   app.post('/dashboard/environment', { schema: { hide: true } }, async (request, reply) => {
     const environment = formValue(request, 'environment');
     if (environment === 'test' || environment === 'live') await switchEnvironment(db, sessionOf(request), environment);
-    const back = request.headers.referer;
-    return reply.redirect(back && new URL(back, deps.config.baseUrl).pathname.startsWith('/dashboard') ? new URL(back, deps.config.baseUrl).pathname : '/dashboard', 303);
+    // Back to the section's own page: the page you were on may have been a form's answer (no GET route)
+    // or an object that exists only in the other environment.
+    const back = formValue(request, 'return_to');
+    return reply.redirect(MERCHANT_NAV.some(([, href]) => href === back) ? back : '/dashboard', 303);
   });
 
   app.get('/dashboard', { schema: { hide: true } }, async (request, reply) => {

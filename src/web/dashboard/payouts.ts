@@ -205,10 +205,10 @@ ${canRequest(session) ? html`<form method="post" action="/dashboard/recipients" 
 ${replacing ? html`<input type="hidden" name="previous_version_id" value="${replacing}"><p class="muted">Replaces <span class="mono">${replacing}</span>; the old version becomes inactive.</p>` : ''}
 <label for="r-type">Account type</label><select id="r-type" name="account_type"><option value="bank">Bank account</option><option value="momo">Mobile Money wallet</option></select>
 <label for="r-name">Account name</label><input id="r-name" name="account_name" required maxlength="200">
-<fieldset style="border:0;padding:0"><legend class="muted">Bank account</legend>
+<fieldset class="group"><legend>Bank account</legend>
 <label for="r-bank">Bank</label><select id="r-bank" name="bank_id">${banks.map((b) => html`<option value="${b.id}">${b.name}</option>`)}</select>
 <label for="r-number">Account number</label><input id="r-number" name="account_number" inputmode="numeric" maxlength="34"></fieldset>
-<fieldset style="border:0;padding:0"><legend class="muted">Mobile Money wallet</legend>
+<fieldset class="group"><legend>Mobile Money wallet</legend>
 <label for="r-network">Network</label><select id="r-network" name="network">${MOMO_NETWORKS.map((n) => html`<option value="${n}">${NETWORK_LABELS[n]}</option>`)}</select>
 <label for="r-phone">Phone</label><input id="r-phone" name="phone" inputmode="tel" placeholder="024 123 4567"></fieldset>
 <p><button type="submit">Save recipient</button></p></form>` : ''}`, flash, status);

@@ -31,12 +31,13 @@ export async function settingsPages(app: FastifyInstance, deps: AppDeps): Promis
     const owner = session.role === 'owner';
     return show(reply, session, 'Settings', html`<h1>Settings</h1>${shown ?? ''}
 <form method="post" action="/dashboard/settings/fees" class="card">${csrfField(session)}<h2 style="margin-top:0">Who pays the checkout fee (${session.environment})</h2>
+<p class="muted">Payer: the fee is added to what the payer pays. Merchant: the fee is taken from the payment.</p>
 <div class="table-wrap"><table><thead><tr><th>Method</th><th>Fee</th><th>Paid by</th></tr></thead><tbody>
 ${RAILS.map((rail) => {
   const fee = schedule[rail];
   const describe = `${fee.percentBps ? `${fee.percentBps / 100}%` : ''}${fee.flatMinor ? `${fee.percentBps ? ' + ' : ''}GHS ${(fee.flatMinor / 100).toFixed(2)}` : ''}${fee.capMinor !== null ? ` (max GHS ${(fee.capMinor / 100).toFixed(2)})` : ''}`;
   return html`<tr><td>${RAIL_LABELS[rail]}</td><td>${describe}</td><td><label class="muted" for="bearer-${rail}" style="font-weight:400;margin:0">Bearer for ${RAIL_LABELS[rail]}</label>
-  <select id="bearer-${rail}" name="bearer_${rail}"${raw(owner ? '' : ' disabled')}><option value="payer"${raw(fee.bearer === 'payer' ? ' selected' : '')}>Payer (added as a surcharge)</option><option value="merchant"${raw(fee.bearer === 'merchant' ? ' selected' : '')}>Merchant (taken from the payment)</option></select></td></tr>`;
+  <select id="bearer-${rail}" name="bearer_${rail}"${raw(owner ? '' : ' disabled')}><option value="payer"${raw(fee.bearer === 'payer' ? ' selected' : '')}>Payer</option><option value="merchant"${raw(fee.bearer === 'merchant' ? ' selected' : '')}>Merchant</option></select></td></tr>`;
 })}</tbody></table></div>${owner ? html`<p><button type="submit">Save fee settings</button></p>` : html`<p class="muted">Only the owner can change settings.</p>`}</form>
 <form method="post" action="/dashboard/settings/approval" class="card">${csrfField(session)}<h2 style="margin-top:0">Payout approval</h2>
 <p>Live payouts ${merchant[0]?.payout_approval_required ? 'need approval by an approver who is not the requester' : 'start processing at once'}.</p>

@@ -186,7 +186,7 @@ ${rows.length === 0 ? html`<tr><td colspan="7" class="muted">No Live payouts.</t
 <form method="post" action="/ops/banks" class="card row">${csrfField(session)}<div><label for="bank-name">Bank name</label><input id="bank-name" name="name" required></div><div><label for="bank-code">Code</label><input id="bank-code" name="code" required maxlength="10"></div><div><button>Add bank</button></div></form>
 ${banks.map((b) => html`<section class="card" aria-label="${b.name}"><h2 style="margin-top:0">${b.name} <span class="mono muted">${b.code}</span> ${statusBadge(b.active ? 'active' : 'inactive')}</h2>
 <form method="post" action="/ops/banks/${b.id}/${b.active ? 'deactivate' : 'activate'}" class="inline">${csrfField(session)}<button class="${b.active ? 'danger' : 'secondary'}">${b.active ? 'Deactivate bank' : 'Activate bank'}</button></form>
-<ul>${branches.filter((br) => br.bank_id === b.id).map((br) => html`<li>${br.name} <span class="mono muted">${br.code}</span> ${statusBadge(br.active ? 'active' : 'inactive')}
+<ul class="list">${branches.filter((br) => br.bank_id === b.id).map((br) => html`<li>${br.name} <span class="mono muted">${br.code}</span> ${statusBadge(br.active ? 'active' : 'inactive')}
 <form method="post" action="/ops/branches/${br.id}/${br.active ? 'deactivate' : 'activate'}" class="inline">${csrfField(session)}<button class="secondary" aria-label="${br.active ? 'Deactivate' : 'Activate'} ${br.name}">${br.active ? 'Deactivate' : 'Activate'}</button></form></li>`)}</ul>
 <form method="post" action="/ops/banks/${b.id}/branches" class="row">${csrfField(session)}<div><label for="br-name-${b.id}">New branch</label><input id="br-name-${b.id}" name="name" required></div><div><label for="br-code-${b.id}">Code</label><input id="br-code-${b.id}" name="code" required placeholder="${b.code}-XXX"></div><div><button class="secondary">Add branch</button></div></form></section>`)}`, flash, status);
   }
@@ -214,7 +214,7 @@ ${banks.map((b) => html`<section class="card" aria-label="${b.name}"><h2 style="
     const rows = await listAudit(db, { merchantId: null, limit: 200 });
     return show(reply, sessionOf(request), 'audit', 'Audit log', html`<h1>Audit log</h1><p class="muted">Append-only: every operator and approver action.</p>
 <div class="table-wrap"><table><thead><tr><th>When</th><th>Who</th><th>Action</th><th>Object</th><th>Before</th><th>After</th></tr></thead><tbody>
-${rows.map((r) => html`<tr><td>${when_(r.created_at)}</td><td>${r.actor_email ?? r.actor_id}<br><span class="muted">${r.actor_type}</span></td><td>${r.action}</td><td class="mono">${r.object_type}<br>${r.object_id}</td><td class="mono">${JSON.stringify(r.before)}</td><td class="mono">${JSON.stringify(r.after)}</td></tr>`)}
+${rows.map((r) => html`<tr><td class="nowrap">${when_(r.created_at)}</td><td>${r.actor_email ?? r.actor_id}<br><span class="muted">${r.actor_type}</span></td><td>${r.action}</td><td class="mono wrap">${r.object_type}<br>${r.object_id}</td><td class="mono json">${JSON.stringify(r.before)}</td><td class="mono json">${JSON.stringify(r.after)}</td></tr>`)}
 </tbody></table></div>`);
   });
 }
