@@ -401,6 +401,9 @@ export async function createCashSlip(ctx: PayerContext, input: { session_id: str
         }
         return { slip, session, attemptId: pending.id, replayed: true };
       }
+      // The slip expired with the session (the worker not there yet): no payment now. Without this the
+      // pending cash attempt would be "replayed" below and a second active slip inserted for it (a 500).
+      if (isPastExpiry(session)) throw errors.sessionNotPayable('expired');
     }
     const checked: CheckedAttempt = { rail: 'cash', operator: null, phone: null, accountName: null };
     const started = await startAttempt(tx, ctx, session.id, checked, input.amount_minor);
@@ -446,13 +449,30 @@ export async function toSlipResponse(db: Queryable, slip: store.CashSlipRow, rep
   };
 }
 
+/** Applies a simulated outcome to a Test attempt: one path for the simulate endpoint and the payer page's Test buttons. */
+async function applySimulatedOutcome(tx: Queryable, attempt: AttemptRow, outcome: ProviderOutcome, checkoutUrlHost: string) {
+  if (attempt.environment !== 'test') throw errors.forbidden('Simulation is for Test payments only; Live payments are decided by their providers.');
+  const applied = await applyOutcome(tx, attempt.id, outcome, { checkoutUrlHost, source: 'simulated' });
+  return toAttemptStatus(tx, applied.attempt, false);
+}
+
 /** Test mode: decide an attempt's outcome (SPEC 4.1 simulate). Live keys are refused. */
 export async function simulate(tx: Queryable, principal: ApiPrincipal, attemptId: string, outcome: ProviderOutcome, checkoutUrlHost: string) {
   if (principal.environment !== 'test') throw errors.forbidden('Simulation is for Test keys only; Live payments are decided by their providers.');
   const attempt = await store.findAttempt(tx, attemptId);
   if (!attempt || attempt.merchant_id !== principal.merchantId || attempt.environment !== principal.environment) throw errors.notFound('Payment attempt');
-  const applied = await applyOutcome(tx, attemptId, outcome, { checkoutUrlHost, source: 'simulated' });
-  return toAttemptStatus(tx, applied.attempt, false);
+  return applySimulatedOutcome(tx, attempt, outcome, checkoutUrlHost);
+}
+
+/**
+ * Test mode, from the hosted page's outcome buttons (no API key: the session id is the capability, as on
+ * every payer endpoint). Only attempts of this session, and only Test sessions: a Live session is 403.
+ */
+export async function simulateForSession(tx: Queryable, sessionId: string, attemptId: string, outcome: ProviderOutcome, checkoutUrlHost: string) {
+  const session = await store.findPublicSession(tx, sessionId);
+  if (!session) throw notFound();
+  if (session.environment !== 'test') throw errors.forbidden('Test outcomes are for Test checkouts only; Live payments are decided by their providers.');
+  return applySimulatedOutcome(tx, await attemptOfSession(tx, sessionId, attemptId), outcome, checkoutUrlHost);
 }
 
 /** A teller records a cash deposit for a slip: the attempt is paid and the session succeeds. */

@@ -11,6 +11,7 @@ import { checkoutMerchantRoutes } from '../checkout/merchant-routes.ts';
 import { checkoutPayerRoutes } from '../checkout/payer-routes.ts';
 import { simulateRoutes } from '../checkout/simulate-routes.ts';
 import { payoutRoutes } from '../payouts/routes.ts';
+import { payerPageRoutes } from '../web/checkout/routes.ts';
 import { dashboardRoutes } from '../web/dashboard/index.ts';
 import { opsRoutes } from '../web/ops/index.ts';
 import type { PayoutRail } from '../rails/payouts.ts';
@@ -123,6 +124,7 @@ export async function buildApp({ config, db, logger, payoutRail = null }: BuildO
   });
   // Hosted checkout API: public, limited per client address and per session.
   await app.register(checkoutPayerRoutes, deps);
+  await app.register(payerPageRoutes, deps);
   await app.register(cookie);
   // Merchant dashboard (cookie sessions, CSRF on every form).
   await app.register(dashboardRoutes, deps);

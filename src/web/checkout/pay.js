@@ -1,0 +1,371 @@
+// Sika hosted payment page: calls the payer API (SPEC 4.2), then swaps <main> for the server's fresh
+// render of /pay/{id}, so every screen is drawn in one place (src/web/checkout/render.ts). Polls a
+// pending attempt with backoff, announces changes in the #live region and moves focus to new screens.
+(function () {
+  'use strict';
+  var sessionId = document.body.getAttribute('data-session');
+  if (!sessionId) return;
+  var api = '/api/v1/checkout/sessions/' + encodeURIComponent(sessionId);
+  var pagePath = '/pay/' + encodeURIComponent(sessionId);
+  var DELAYS_S = [1, 2, 3, 5, 8, 13, 21, 30];
+  var LATE_AFTER_MS = 180000;
+  var pollTimer = 0;
+  var pollToken = 0;
+  var lastClicked = null;
+
+  function $(selector, root) {
+    return (root || document).querySelector(selector);
+  }
+  function ghs(minor) {
+    return 'GHS ' + String(Math.floor(minor / 100)).replace(/\B(?=(\d{3})+(?!\d))/g, ',') + '.' + String(minor % 100).padStart(2, '0');
+  }
+  function announce(text) {
+    var live = $('#live');
+    if (!live || !text) return;
+    live.textContent = '';
+    setTimeout(function () { live.textContent = text; }, 100);
+  }
+  function showError(el, text) {
+    if (!el) return;
+    el.textContent = text || '';
+    el.hidden = !text;
+  }
+  function busy(button, on) {
+    if (!button) return;
+    if (on) {
+      button.setAttribute('data-label', button.textContent);
+      button.textContent = 'Please wait…';
+    } else if (button.hasAttribute('data-label')) {
+      button.textContent = button.getAttribute('data-label');
+    }
+    button.disabled = on;
+    button.setAttribute('aria-busy', String(on));
+  }
+
+  async function call(method, url, body) {
+    var init = { method: method, headers: { accept: 'application/json' }, cache: 'no-store', credentials: 'same-origin' };
+    if (body) {
+      init.headers['content-type'] = 'application/json';
+      init.body = JSON.stringify(body);
+    }
+    var res;
+    try {
+      res = await fetch(url, init);
+    } catch (e) {
+      return { ok: false, status: 0, data: null, code: null, message: 'We could not reach the payment service. Check your connection and try again.' };
+    }
+    var data = null;
+    try { data = await res.json(); } catch (e) { /* not JSON */ }
+    var error = data && data.error;
+    var result = { ok: res.ok, status: res.status, data: data, code: error ? error.code : null, message: error ? error.message : 'Something went wrong (' + res.status + '). Please try again.' };
+    if (res.status === 429) {
+      result.retryAfter = (error && error.retry_after_seconds) || 1;
+      result.message = 'Too many tries in a short time. Please wait ' + result.retryAfter + ' seconds and try again.';
+    }
+    return result;
+  }
+
+  /** Fetches the page again and swaps <main>; a new screen gets the focus, and its status is announced. */
+  async function refresh(message) {
+    stopPoll();
+    var html;
+    try {
+      var res = await fetch(pagePath, { cache: 'no-store', headers: { accept: 'text/html' }, credentials: 'same-origin' });
+      html = await res.text();
+    } catch (e) {
+      announce('Connection lost. Trying again…');
+      pollTimer = setTimeout(function () { refresh(message); }, 3000);
+      return;
+    }
+    var doc = new DOMParser().parseFromString(html, 'text/html');
+    var nextMain = $('main', doc);
+    var main = $('main');
+    var current = $('#view');
+    var next = nextMain && $('#view', nextMain);
+    if (!next || !main || !current) {
+      location.reload();
+      return;
+    }
+    var changed = next.getAttribute('data-screen') !== current.getAttribute('data-screen') || next.getAttribute('data-attempt') !== current.getAttribute('data-attempt');
+    var active = document.activeElement;
+    var keep = active && active !== document.body && main.contains(active) ? active.getAttribute('data-action') || active.id : null;
+    main.replaceWith(document.adoptNode(nextMain));
+    setup();
+    announce(message || next.getAttribute('data-announce'));
+    var focus = null;
+    if (changed) focus = $('#view h2[tabindex]');
+    else if (keep) focus = $('#view [data-action="' + keep + '"]') || document.getElementById(keep);
+    if (focus && !focus.disabled) focus.focus();
+  }
+
+  function stopPoll() {
+    pollToken++;
+    clearTimeout(pollTimer);
+  }
+
+  /** Checks a pending attempt after 1, 2, 3, 5 ... seconds (capped per screen) and refreshes when it moves. */
+  function startPoll(view, firstDelayS) {
+    var token = ++pollToken;
+    var step = 1;
+    var started = Date.now();
+    var cap = Number(view.getAttribute('data-poll-cap')) || 5;
+    var url = api + '/provider-attempts/' + encodeURIComponent(view.getAttribute('data-attempt')) + '?refresh=1';
+    async function tick() {
+      if (token !== pollToken) return;
+      var r = await call('GET', url);
+      if (token !== pollToken) return;
+      var d = r.data;
+      if (r.ok && (d.status !== view.getAttribute('data-attempt-status') || d.session_status !== view.getAttribute('data-session-status') || String(d.verification_required) !== view.getAttribute('data-verification'))) {
+        refresh();
+        return;
+      }
+      if (Date.now() - started > LATE_AFTER_MS) {
+        var late = $('[data-late]', view);
+        if (late) late.hidden = false;
+      }
+      var delay = Math.min(DELAYS_S[Math.min(step++, DELAYS_S.length - 1)], cap);
+      if (r.retryAfter) delay = Math.max(delay, r.retryAfter);
+      pollTimer = setTimeout(tick, delay * 1000);
+    }
+    pollTimer = setTimeout(tick, (firstDelayS === undefined ? DELAYS_S[0] : firstDelayS) * 1000);
+  }
+
+  function setup() {
+    stopPoll();
+    var form = $('#pay-form');
+    if (form) syncRail(form);
+    var view = $('#view');
+    if (view && view.getAttribute('data-attempt') && view.getAttribute('data-poll-cap')) startPoll(view);
+  }
+
+  // ---- choosing a method ----
+
+  function syncRail(form) {
+    var rail = $('input[name=rail]:checked', form);
+    form.querySelectorAll('[data-panel]').forEach(function (panel) {
+      panel.hidden = !rail || panel.getAttribute('data-panel') !== rail.value;
+    });
+    var button = $('button[type=submit]', form);
+    if (rail && button && !button.disabled) button.textContent = rail.getAttribute('data-action');
+    showError($('#form-error', form), '');
+  }
+
+  function nationalNumber(value) {
+    var compact = value.replace(/[\s\-().]/g, '');
+    if (/^\+?233/.test(compact)) return compact.replace(/^\+?233/, '');
+    if (compact.charAt(0) === '0') return compact.slice(1);
+    return null;
+  }
+
+  /** The network of a number from its prefix ('' while too short to tell, 'none' when no network has it). */
+  function networkOf(form, national) {
+    if (!national || national.length < 2) return '';
+    var prefixes = JSON.parse(form.getAttribute('data-prefixes'));
+    for (var network in prefixes) if (prefixes[network].indexOf(national.slice(0, 2)) >= 0) return network;
+    return 'none';
+  }
+
+  /** Suggests the network from the prefix, or says why the number does not fit; true when it may be sent. */
+  function checkPhone(form, submitting) {
+    var input = $('#phone', form);
+    var msg = $('#phone-msg', form);
+    if (!input || !msg) return true;
+    var labels = JSON.parse(form.getAttribute('data-labels'));
+    var chosen = $('input[name=operator]:checked', form);
+    var national = nationalNumber(input.value);
+    var detected = networkOf(form, national);
+    var text = '';
+    var bad = false;
+    var focus = input;
+    if (detected && detected !== 'none') {
+      if (!chosen || chosen.hasAttribute('data-auto')) {
+        var radio = $('input[name=operator][value="' + detected + '"]', form);
+        form.querySelectorAll('input[name=operator]').forEach(function (r) { r.removeAttribute('data-auto'); });
+        radio.checked = true;
+        radio.setAttribute('data-auto', '');
+        chosen = radio;
+      }
+      if (chosen.value !== detected) {
+        bad = true;
+        text = 'This is ' + (detected === 'at' ? 'an ' : 'a ') + labels[detected] + ' number, but ' + labels[chosen.value] + ' is selected. Check the number, or choose ' + labels[detected] + '.';
+      } else {
+        text = labels[detected] + ' number';
+      }
+    } else if (detected === 'none') {
+      bad = true;
+      text = 'This number is not on a Mobile Money network (MTN, Telecel or AT). Check the number.';
+    }
+    if (submitting && !bad) {
+      if (!input.value.trim()) {
+        bad = true;
+        text = 'Enter the Mobile Money number that will pay.';
+      } else if (!national || !/^\d{9}$/.test(national)) {
+        bad = true;
+        text = 'Enter a Ghana mobile number such as 024 123 4567.';
+      } else if (!chosen) {
+        bad = true;
+        text = 'Choose your Mobile Money network.';
+        focus = $('input[name=operator]', form);
+      }
+    }
+    if (msg.textContent !== text) msg.textContent = text;
+    msg.className = 'msg' + (text ? (bad ? ' bad' : ' ok') : '');
+    input.setAttribute('aria-invalid', String(bad && focus === input));
+    if (bad && submitting) focus.focus();
+    return !bad;
+  }
+
+  /** After PAYMENT_AMOUNT_MISMATCH: the current totals from the quote endpoint. */
+  async function updateQuote(form) {
+    var r = await call('GET', api + '/quote');
+    if (!r.ok) return;
+    form.querySelectorAll('input[name=rail]').forEach(function (radio) {
+      var q = r.data.surcharges[radio.value];
+      if (!q) return;
+      radio.setAttribute('data-total', String(q.total_minor));
+      if (/^Pay /.test(radio.getAttribute('data-action'))) radio.setAttribute('data-action', 'Pay ' + ghs(q.total_minor));
+      var price = radio.parentNode.querySelector('.price');
+      if (price) {
+        price.querySelector('b').textContent = ghs(q.total_minor);
+        price.querySelector('small').textContent = q.surcharge_minor > 0 ? 'incl. ' + ghs(q.surcharge_minor) + ' fee' : 'no fee';
+      }
+    });
+    syncRail(form);
+  }
+
+  async function submitPay(form) {
+    var error = $('#form-error', form);
+    var rail = $('input[name=rail]:checked', form);
+    if (!rail) {
+      showError(error, 'Choose how to pay.');
+      return;
+    }
+    var amount = Number(rail.getAttribute('data-total'));
+    var body = { rail: rail.value, amount_minor: amount };
+    if (rail.value === 'momo') {
+      if (!checkPhone(form, true)) return;
+      body.operator = $('input[name=operator]:checked', form).value;
+      body.phone = $('#phone', form).value.trim();
+    }
+    var button = $('button[type=submit]', form);
+    busy(button, true);
+    showError(error, '');
+    var r = rail.value === 'cash'
+      ? await call('POST', '/api/v1/checkout/cash-slips', { session_id: sessionId, amount_minor: amount })
+      : await call('POST', api + '/provider-attempts', body);
+    if (r.ok) {
+      await refresh();
+      return;
+    }
+    busy(button, false);
+    if (r.code === 'PAYMENT_AMOUNT_MISMATCH') {
+      await updateQuote(form);
+      showError(error, 'The total has changed. Check the new amount, then press the button again.');
+    } else if (r.code === 'PAYMENT_ATTEMPT_PENDING' || r.code === 'SESSION_NOT_PAYABLE') {
+      await refresh(r.message);
+    } else if (rail.value === 'momo' && r.data && r.data.error && r.data.error.fields && r.data.error.fields[0] && r.data.error.fields[0].field === 'phone') {
+      var msg = $('#phone-msg', form);
+      msg.textContent = r.message;
+      msg.className = 'msg bad';
+      $('#phone', form).setAttribute('aria-invalid', 'true');
+      $('#phone', form).focus();
+    } else {
+      showError(error, r.message);
+    }
+  }
+
+  // ---- a pending attempt ----
+
+  async function submitCode(form) {
+    var input = $('#code', form);
+    var error = $('#code-error', form);
+    var code = input.value.replace(/\s/g, '');
+    if (!/^[0-9A-Za-z]{4,10}$/.test(code)) {
+      showError(error, 'Enter the 4 to 10 character code from your phone.');
+      input.setAttribute('aria-invalid', 'true');
+      input.focus();
+      return;
+    }
+    var button = $('button[type=submit]', form);
+    busy(button, true);
+    var r = await call('POST', api + '/provider-attempts/' + encodeURIComponent(form.getAttribute('data-attempt')) + '/authorize', { code: code });
+    if (r.ok) {
+      await refresh('Code accepted. Waiting for confirmation.');
+      return;
+    }
+    busy(button, false);
+    if (r.status === 409) {
+      await refresh(r.message);
+      return;
+    }
+    showError(error, r.message);
+    input.setAttribute('aria-invalid', 'true');
+    input.select();
+    input.focus();
+  }
+
+  async function resend(button) {
+    var view = $('#view');
+    busy(button, true);
+    var r = await call('POST', api + '/provider-attempts/' + encodeURIComponent(view.getAttribute('data-attempt')) + '/resend');
+    if (r.ok || r.code === 'ATTEMPT_FINAL') {
+      await refresh(r.ok ? 'We sent the prompt again. Check your phone.' : r.message);
+      return;
+    }
+    busy(button, false);
+    showError($('[data-error]', view), r.message);
+  }
+
+  async function testOutcome(form, button) {
+    var error = $('[data-error]', form.parentNode);
+    busy(button, true);
+    var r = await call('POST', form.getAttribute('action'), { attempt_reference: form.elements.attempt_reference.value, outcome: button.value });
+    if (r.ok) {
+      await refresh();
+      return;
+    }
+    busy(button, false);
+    showError(error, r.message);
+  }
+
+  // ---- events, delegated so that swapped screens need no wiring ----
+
+  document.addEventListener('change', function (e) {
+    var form = e.target.form;
+    if (!form || form.id !== 'pay-form') return;
+    if (e.target.name === 'rail') syncRail(form);
+    if (e.target.name === 'operator') {
+      form.querySelectorAll('input[name=operator]').forEach(function (r) { r.removeAttribute('data-auto'); });
+      checkPhone(form, false);
+    }
+  });
+  document.addEventListener('input', function (e) {
+    if (e.target.id === 'phone') checkPhone(e.target.form, false);
+    if (e.target.id === 'code') e.target.removeAttribute('aria-invalid');
+  });
+  document.addEventListener('click', function (e) {
+    var button = e.target.closest && e.target.closest('button');
+    lastClicked = button;
+    var action = button && button.getAttribute('data-action');
+    if (action === 'print') window.print();
+    if (action === 'resend') resend(button);
+    if (action === 'check') {
+      stopPoll();
+      startPoll($('#view'), 0);
+    }
+  });
+  document.addEventListener('submit', function (e) {
+    var form = e.target;
+    var button = e.submitter || lastClicked;
+    if (form.id === 'pay-form') submitPay(form);
+    else if (form.id === 'code-form') submitCode(form);
+    else if (form.hasAttribute('data-test-outcome') && button) testOutcome(form, button);
+    else return;
+    e.preventDefault();
+  });
+  window.addEventListener('pageshow', function (e) {
+    if (e.persisted) refresh();
+  });
+
+  setup();
+})();

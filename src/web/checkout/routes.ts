@@ -1,0 +1,178 @@
+// The hosted payment page (SPEC 1.2, 4.2; DESIGN §3): GET /pay/{session_id}, its printable cash slip,
+// its small client script, and the Test-mode outcome buttons' endpoint. Public like the payer API: the
+// unguessable session id is the capability, and nothing of another session is ever read.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Rail } from '../../checkout/fees.ts';
+import type { AttemptRow } from '../../checkout/model.ts';
+import { SIMULATION_OUTCOMES } from '../../checkout/payer-schemas.ts';
+import * as payer from '../../checkout/payer-service.ts';
+import * as store from '../../checkout/store.ts';
+import type { AppDeps } from '../../http/deps.ts';
+import { AppError } from '../../http/errors.ts';
+import { sendError, toAppError } from '../../http/error-handler.ts';
+import { renderPayPage, renderProblemPage, renderSlipPage, type Assets, type PageModel, type Screen } from './render.ts';
+import { PrecompressedAsset, sendCompressed } from './send.ts';
+import { CHECKOUT_CSS } from './styles.ts';
+
+/** Session ids are `cs_` + a time-sortable token; anything else cannot be one and is a 404 without a lookup. */
+const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{1,80}$/;
+const UNPAID_FINAL = new Set(['failed', 'cancelled', 'expired', 'reversed']);
+const IN_PROGRESS = new Set(['pending', 'manual_review', 'amount_mismatch']);
+
+const Params = Type.Object({ reference: Type.String() });
+type Params = Static<typeof Params>;
+const TestOutcomeBody = Type.Object({
+  attempt_reference: Type.String({ minLength: 1, maxLength: 80 }),
+  outcome: Type.Union(SIMULATION_OUTCOMES.map((o) => Type.Literal(o))),
+});
+
+const wantsJson = (request: FastifyRequest) =>
+  String(request.headers['content-type'] ?? '').includes('json') || /^application\/json\b/.test(String(request.headers.accept ?? ''));
+
+export async function payerPageRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const ctx: payer.PayerContext = { db: deps.db, checkoutUrlHost: deps.config.checkoutUrlHost };
+  const scriptSource = readFileSync(new URL('./pay.js', import.meta.url), 'utf8');
+  const script = new PrecompressedAsset(scriptSource);
+  const scriptUrl = `/pay/assets/pay.${createHash('sha256').update(scriptSource).digest('hex').slice(0, 12)}.js`;
+  const assets: Assets = { scriptUrl, css: CHECKOUT_CSS };
+  const styleHash = createHash('sha256').update(CHECKOUT_CSS).digest('base64');
+  const csp = `default-src 'none'; script-src 'self'; style-src 'sha256-${styleHash}'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
+  const limited = [deps.limiters.perIp, deps.limiters.perSession];
+
+  function sendHtml(request: FastifyRequest, reply: FastifyReply, body: string, status = 200): FastifyReply {
+    reply
+      .code(status)
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .header('content-security-policy', csp)
+      .header('x-frame-options', 'DENY')
+      .header('x-content-type-options', 'nosniff')
+      .header('referrer-policy', 'same-origin');
+    return sendCompressed(request, reply, body);
+  }
+
+  const notFoundPage = (request: FastifyRequest, reply: FastifyReply) =>
+    sendHtml(
+      request,
+      reply,
+      renderProblemPage(404, 'We could not find this payment', 'The link may be mistyped or incomplete. Check the link you were given, or go back to the shop and start the payment again.', assets),
+      404,
+    );
+
+  // Pages answer errors with pages; the Test buttons' JSON calls get the API's error envelope.
+  app.setErrorHandler((error: unknown, request, reply) => {
+    const appError = toAppError(error, request.headers['content-type']);
+    if (appError.statusCode >= 500) request.log.error({ err: error }, 'payer page request failed');
+    else request.log.info({ code: appError.code, status: appError.statusCode }, appError.message);
+    if (request.method !== 'GET' && request.method !== 'HEAD' && wantsJson(request)) return sendError(reply, appError);
+    if (appError.extra.headers) reply.headers(appError.extra.headers);
+    if (appError.statusCode === 404) return notFoundPage(request, reply);
+    const heading = appError.statusCode === 429 ? 'Too many requests' : appError.statusCode >= 500 ? 'Something went wrong on our side' : 'This request could not be completed';
+    const text =
+      appError.statusCode === 429
+        ? `Please wait ${appError.extra.retryAfterSeconds ?? 1} seconds, then reload the page.`
+        : appError.statusCode >= 500
+          ? 'No payment was made by this request. Please reload the page in a moment.'
+          : appError.message;
+    return sendHtml(request, reply, renderProblemPage(appError.statusCode, heading, text, assets), appError.statusCode);
+  });
+
+  /** Everything the page shows for the session as it is now, or null when there is no such session. */
+  async function loadPage(id: string): Promise<PageModel | null> {
+    if (!SESSION_ID_PATTERN.test(id)) return null;
+    let found;
+    try {
+      found = await payer.getPublicSession(ctx, id);
+    } catch (error) {
+      if (error instanceof AppError && error.statusCode === 404) return null;
+      throw error;
+    }
+    const { session, view } = found;
+    const attempts = await store.listAttempts(deps.db, session.id);
+    const lastWhere = (test: (a: AttemptRow) => boolean) => attempts.filter(test).at(-1) ?? null;
+    let screen: Screen;
+    let attempt: AttemptRow | null = null;
+    let lastUnpaid: AttemptRow | null = null;
+    switch (view.status) {
+      case 'success':
+        screen = 'success';
+        attempt = lastWhere((a) => a.status === 'paid' || a.status === 'reversed');
+        break;
+      case 'failed':
+        screen = 'failed';
+        break;
+      case 'expired':
+        screen = 'expired';
+        break;
+      case 'pending':
+        attempt = lastWhere((a) => IN_PROGRESS.has(a.status));
+        if (!attempt || attempt.status !== 'pending') screen = 'review';
+        else if (attempt.rail === 'cash') screen = 'cash';
+        else if (attempt.rail === 'momo' && attempt.verification_required) screen = 'code';
+        else screen = 'waiting';
+        break;
+      default: {
+        screen = 'choose';
+        const last = attempts.at(-1);
+        lastUnpaid = last && UNPAID_FINAL.has(last.status) ? last : null;
+      }
+    }
+    const slipRow = screen === 'cash' && attempt ? await store.findSlipByAttempt(deps.db, attempt.id) : null;
+    if (screen === 'cash' && !slipRow) screen = 'waiting';
+    const needsQuotes = screen === 'choose' || screen === 'cash';
+    return {
+      session: view,
+      test: session.environment === 'test',
+      screen,
+      quotes: needsQuotes ? await payer.quoteSession(deps.db, session, view.allowed_rails as Rail[]) : {},
+      attempt,
+      instructions: attempt ? payer.toAttemptInitiation(attempt, false).instructions : null,
+      resendsLeft: attempt ? Math.max(0, payer.RESENDS_MAX - attempt.resend_count) : 0,
+      lastUnpaid,
+      slip: slipRow ? await payer.toSlipResponse(deps.db, slipRow, false) : null,
+      banks: slipRow ? (await payer.getOptions(deps.db)).banks : [],
+    };
+  }
+
+  app.get(scriptUrl, { schema: { hide: true }, preHandler: deps.limiters.perIp }, async (request, reply) => {
+    reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=31536000, immutable').header('x-content-type-options', 'nosniff');
+    return script.send(request, reply);
+  });
+
+  app.get<{ Params: Params }>('/pay/:reference', { schema: { hide: true, params: Params }, preHandler: limited }, async (request, reply) => {
+    const model = await loadPage(request.params.reference);
+    if (!model) return notFoundPage(request, reply);
+    return sendHtml(request, reply, renderPayPage(model, assets));
+  });
+
+  app.get<{ Params: Params }>('/pay/:reference/slip', { schema: { hide: true, params: Params }, preHandler: limited }, async (request, reply) => {
+    const model = await loadPage(request.params.reference);
+    if (!model) return notFoundPage(request, reply);
+    if (!model.slip) return reply.redirect(`/pay/${encodeURIComponent(model.session.id)}`, 303);
+    return sendHtml(request, reply, renderSlipPage(model.session, model.test, model.slip, model.banks, assets));
+  });
+
+  // Without JavaScript the payment form cannot start an attempt: its post lands back on the page (which
+  // says so), instead of putting a phone number into a query string.
+  app.post<{ Params: Params }>('/pay/:reference', { schema: { hide: true, params: Params }, preHandler: limited }, async (request, reply) =>
+    reply.redirect(`/pay/${encodeURIComponent(request.params.reference)}`, 303),
+  );
+
+  // Test mode only: the page's outcome buttons, through the same path as the simulate endpoint.
+  app.post<{ Params: Params; Body: Static<typeof TestOutcomeBody> }>(
+    '/pay/:reference/test-outcome',
+    { schema: { hide: true, params: Params, body: TestOutcomeBody }, preHandler: limited },
+    async (request, reply) => {
+      const { reference } = request.params;
+      if (!SESSION_ID_PATTERN.test(reference)) throw new AppError(404, 'NOT_FOUND', 'Checkout session not found.', { detail: 'Checkout session not found.' });
+      const status = await deps.db.transaction((tx) =>
+        payer.simulateForSession(tx, reference, request.body.attempt_reference, request.body.outcome, deps.config.checkoutUrlHost),
+      );
+      if (wantsJson(request)) return reply.header('cache-control', 'no-store').send(status);
+      return reply.redirect(`/pay/${encodeURIComponent(reference)}`, 303);
+    },
+  );
+}
