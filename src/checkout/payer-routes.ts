@@ -53,18 +53,21 @@ export async function checkoutPayerRoutes(app: FastifyInstance, deps: AppDeps): 
     },
   );
 
-  app.get<{ Params: AttemptParams; Querystring: { refresh?: boolean } }>(
+  app.get<{ Params: AttemptParams; Querystring: { refresh?: boolean | '1' | '0' } }>(
     '/api/v1/checkout/sessions/:reference/provider-attempts/:attempt_reference',
     {
       schema: {
         tags,
         summary: 'Status of a payment attempt',
         params: AttemptParams,
-        querystring: Type.Object({ refresh: Type.Optional(Type.Boolean({ description: '1 asks the provider before answering' })) }),
+        // SPEC 4.2: refresh=1 (query coercion only turns 'true'/'false' into booleans, so '1' and '0' are listed).
+        querystring: Type.Object({
+          refresh: Type.Optional(Type.Union([Type.Boolean(), Type.Literal('1'), Type.Literal('0')], { description: '1 (or true) asks the provider before answering' })),
+        }),
         response: { 200: ref(AttemptStatusResponse), ...errorResponses(404, 409, 429, 503) },
       },
     },
-    async (request) => payer.getAttemptStatus(ctx, request.params.reference, request.params.attempt_reference, request.query.refresh ?? false),
+    async (request) => payer.getAttemptStatus(ctx, request.params.reference, request.params.attempt_reference, request.query.refresh === true || request.query.refresh === '1'),
   );
 
   app.post<{ Params: AttemptParams; Body: { code: string } }>(
