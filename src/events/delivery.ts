@@ -61,6 +61,7 @@ function post(url: URL, address: string, family: 4 | 6, headers: Record<string, 
     const finish = (result: Omit<TryResult, 'latencyMs'>) => {
       if (settled) return;
       settled = true;
+      clearTimeout(deadline);
       resolve({ ...result, latencyMs: Math.round(performance.now() - started) });
     };
     const request = client.request(
@@ -81,7 +82,8 @@ function post(url: URL, address: string, family: 4 | 6, headers: Record<string, 
           else response.destroy();
         });
         const done = () => {
-          const text = Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES_MAX).toString('utf8');
+          // PostgreSQL text cannot hold NUL: a binary answer must not stop the try from being recorded.
+          const text = Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES_MAX).toString('utf8').replace(/\u0000/g, '\uFFFD');
           finish({ httpStatus: response.statusCode ?? null, error: null, excerpt: text.slice(0, RESPONSE_EXCERPT_BYTES_MAX) || null });
         };
         response.on('end', done);
@@ -89,7 +91,12 @@ function post(url: URL, address: string, family: 4 | 6, headers: Record<string, 
         response.on('error', done);
       },
     );
-    request.setTimeout(timeoutMs, () => request.destroy(new Error(`timed out after ${timeoutMs} ms`)));
+    // A deadline for the whole try, not only for silence on the socket: a receiver trickling its answer
+    // must not hold the try past the claim TTL (another worker would send the event again meanwhile).
+    const deadline = setTimeout(() => {
+      finish({ httpStatus: null, error: `timed out after ${timeoutMs} ms`, excerpt: null });
+      request.destroy();
+    }, timeoutMs);
     request.on('error', (error: NodeJS.ErrnoException) => finish({ httpStatus: null, error: `${error.code ? `${error.code}: ` : ''}${error.message}`.slice(0, 500), excerpt: null }));
     request.end(body);
   });

@@ -40,7 +40,8 @@ function embeddedIpv4(address: string): string | null {
   const lower = address.toLowerCase();
   const dotted = /^(?:::ffff:|64:ff9b::|::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
   if (dotted) return dotted[1]!;
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
+  // URL parsing writes every one of these in hex ([::127.0.0.1] -> [::7f00:1]), so the compatible form too.
+  const hex = /^(?:::ffff:|64:ff9b::|::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
   if (hex) {
     const high = parseInt(hex[1]!, 16);
     const low = parseInt(hex[2]!, 16);
