@@ -7,6 +7,7 @@ import { createMerchant, type CreatedMerchant } from '../src/accounts/service.ts
 import { loadConfig, type Config } from '../src/config.ts';
 import { openDb, type Db } from '../src/db/index.ts';
 import { buildApp } from '../src/http/app.ts';
+import type { PayoutRail } from '../src/rails/payouts.ts';
 
 export const storageKind = process.env.DATABASE_URL ? 'postgres' : 'embedded';
 
@@ -21,7 +22,8 @@ export interface TestContext {
   close(): Promise<void>;
 }
 
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestContext> {
+/** options.payoutRail: the Live payout provider (e.g. the LivePayoutSimulator); none by default, as in production. */
+export async function startTestApp(env: Record<string, string> = {}, options: { payoutRail?: PayoutRail | null } = {}): Promise<TestContext> {
   const config = loadConfig({
     ...process.env,
     LOG_LEVEL: 'silent',
@@ -35,7 +37,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     ...env,
   });
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: null });
-  const app = await buildApp({ config, db, logger: false });
+  const app = await buildApp({ config, db, logger: false, payoutRail: options.payoutRail ?? null });
   await app.ready();
   let listening: string | null = null;
   return {

@@ -217,8 +217,12 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
         security,
         summary: 'Cancel a payout while can_cancel is true',
         params: IdParams,
-        body: Type.Optional(Type.Object({ reason: Type.Optional(Type.String({ maxLength: 500 })) }, { additionalProperties: false })),
+        body: Type.Object({ reason: Type.Optional(Type.String({ maxLength: 500 })) }, { additionalProperties: false }),
         response: { 200: PayoutRef, ...errorResponses(400, 401, 404, 409, 429) },
+      },
+      // The body is optional (SPEC 4.3): a cancel without one validates as {}.
+      preValidation: async (request) => {
+        request.body ??= {};
       },
     },
     async (request) => service.toPayoutResponse(db, await service.cancelPayout(db, principalOf(request), request.params.payout_id, request.body?.reason ?? null)),
