@@ -33,12 +33,19 @@ const REQUEST_ID_PATTERN = /^[\w.:-]{1,64}$/;
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
-/** Bodies are strict (wrong types are 400); query strings and paths are text, so they are coerced. */
-function validators() {
+/**
+ * Bodies are strict (wrong types are 400); query strings and paths are text, so they are coerced.
+ * Built by the schema controller for every plugin context, with that context's shared schemas, so a
+ * plugin that adds schemas keeps the same rules.
+ */
+function validators(externalSchemas: Record<string, unknown> = {}) {
   const options = { removeAdditional: true, useDefaults: true, allErrors: false, strict: false } as const;
   const bodyAjv = addFormats(new Ajv({ ...options, coerceTypes: false }));
   const textAjv = addFormats(new Ajv({ ...options, coerceTypes: 'array' }));
-  for (const ajv of [bodyAjv, textAjv]) ajv.addSchema(ErrorEnvelope);
+  for (const ajv of [bodyAjv, textAjv]) {
+    for (const schema of Object.values(externalSchemas)) ajv.addSchema(schema as object);
+    if (!ajv.getSchema('ErrorEnvelope')) ajv.addSchema(ErrorEnvelope);
+  }
   return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
     httpPart === 'body' ? bodyAjv.compile(schema) : textAjv.compile(schema);
 }
@@ -63,10 +70,16 @@ export async function buildApp({ config, db, logger, payoutRail = null }: BuildO
     },
     ajv: { customOptions: { removeAdditional: true } },
     return503OnClosing: true,
+    schemaController: {
+      compilersFactory: {
+        buildValidator: ((externalSchemas: unknown) => validators(externalSchemas as Record<string, unknown>)) as unknown as NonNullable<
+          NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator']
+        >,
+      },
+    },
     // Router-level errors (malformed percent-encoding, over-long path parameter) get the envelope too.
     frameworkErrors: (error, _request, reply) => sendError(reply, toAppError(error)),
   });
-  app.setValidatorCompiler(validators());
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

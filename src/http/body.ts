@@ -22,8 +22,27 @@ declare module 'fastify' {
   }
 }
 const FORM_DEPTH_MAX = 5;
+/** Deeper JSON would overflow the recursive checks below (and PostgreSQL's jsonb parser): a 400, not a 500. */
+export const JSON_DEPTH_MAX = 32;
 const FORM_ARRAY_INDEX_MAX = 999;
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** True when arrays/objects in the JSON text nest deeper than max; a linear scan, no recursion. */
+function jsonNestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
 
 function decodeUtf8(buffer: Buffer): string {
   try {
@@ -167,6 +186,7 @@ export async function registerBodyParsers(app: FastifyInstance, bodyLimitBytes: 
     try {
       const text = decodeUtf8(body as Buffer);
       if (text.trim() === '') return done(null, undefined);
+      if (jsonNestsDeeperThan(text, JSON_DEPTH_MAX)) throw errors.invalidArgument(`The JSON body is nested more than ${JSON_DEPTH_MAX} levels deep.`);
       done(null, JSON.parse(text));
     } catch (error) {
       done(error instanceof SyntaxError ? errors.invalidArgument(`The JSON body is malformed: ${error.message.slice(0, 200)}`) : (error as Error), undefined);
