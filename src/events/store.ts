@@ -115,8 +115,8 @@ export async function replayEvent(tx: Queryable, eventId: string): Promise<numbe
     );
   }
   const rows = await tx.query(
-    // A replay starts a fresh retry schedule; the earlier tries stay in the log.
-    `UPDATE webhook_deliveries d SET status = 'pending', tries = 0, next_attempt_at = now(), locked_until = NULL, updated_at = now()
+    // A replay is one more try, numbered after the earlier ones in the log; a failed replay waits for the next replay.
+    `UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = now(), locked_until = NULL, updated_at = now()
        FROM webhook_endpoints w
       WHERE d.endpoint_id = w.id AND w.status = 'active' AND d.event_id = $1 AND (d.status <> 'pending' OR d.locked_until IS NULL)
       RETURNING d.id`,
