@@ -62,12 +62,25 @@ export async function runIdempotent<Body>(
   const scope = [principal.merchantId, principal.environment, key] as const;
 
   for (let round = 0; round < 3; round++) {
-    const claimed = await db.query(
-      `INSERT INTO idempotency_keys (merchant_id, environment, key, request_hash, state)
-       VALUES ($1, $2, $3, $4, 'in_flight') ON CONFLICT DO NOTHING RETURNING 1`,
-      [...scope, hash],
-    );
-    if (claimed.length === 1) return executeClaimed(db, scope, execute);
+    // Claim, effect and stored result in ONE transaction (one commit): a concurrent request with the
+    // same key waits on the key's unique index until this one commits (then replays) or rolls back
+    // (then runs itself). A failure rolls the claim back with everything else, so nothing is stored.
+    const result = await db.transaction(async (tx) => {
+      const claimed = await tx.query(
+        `INSERT INTO idempotency_keys (merchant_id, environment, key, request_hash, state)
+         VALUES ($1, $2, $3, $4, 'in_flight') ON CONFLICT DO NOTHING RETURNING 1`,
+        [...scope, hash],
+      );
+      if (claimed.length === 0) return null;
+      const outcome = await execute(tx);
+      await tx.query(
+        `UPDATE idempotency_keys SET state = 'completed', response_status = $4, response_body = $5
+          WHERE merchant_id = $1 AND environment = $2 AND key = $3`,
+        [...scope, outcome.status, JSON.stringify(outcome.body)],
+      );
+      return outcome;
+    });
+    if (result) return { ...result, replayed: false };
 
     const rows = await db.query<StoredKey>(
       `SELECT request_hash, state, response_status, response_body,
@@ -77,7 +90,7 @@ export async function runIdempotent<Body>(
       [...scope, IDEMPOTENCY_IN_FLIGHT_LEASE_S, IDEMPOTENCY_KEY_TTL_HOURS],
     );
     const stored = rows[0];
-    if (!stored) continue; // released between our insert and select: claim again
+    if (!stored) continue; // rolled back meanwhile: claim again
     if (stored.expired) {
       await db.query(
         `DELETE FROM idempotency_keys WHERE merchant_id = $1 AND environment = $2 AND key = $3
@@ -90,39 +103,16 @@ export async function runIdempotent<Body>(
     if (stored.state === 'completed') {
       return { status: stored.response_status!, body: JSON.parse(stored.response_body as string) as Body, replayed: true };
     }
+    // An in_flight row is only ever visible if written by an older version that claimed in its own
+    // transaction; after the lease it is abandoned and may be taken over.
     if (!stored.stale) throw errors.idempotencyKeyInFlight();
-    const takenOver = await db.query(
-      `UPDATE idempotency_keys SET created_at = now() WHERE merchant_id = $1 AND environment = $2 AND key = $3
-         AND state = 'in_flight' AND created_at < now() - make_interval(secs => $4) RETURNING 1`,
+    await db.query(
+      `DELETE FROM idempotency_keys WHERE merchant_id = $1 AND environment = $2 AND key = $3
+         AND state = 'in_flight' AND created_at < now() - make_interval(secs => $4)`,
       [...scope, IDEMPOTENCY_IN_FLIGHT_LEASE_S],
     );
-    if (takenOver.length === 1) return executeClaimed(db, scope, execute);
   }
   throw errors.idempotencyKeyInFlight();
-}
-
-async function executeClaimed<Body>(
-  db: Db,
-  scope: readonly [string, string, string],
-  execute: (tx: Queryable) => Promise<{ status: number; body: Body }>,
-): Promise<Outcome<Body>> {
-  try {
-    const result = await db.transaction(async (tx) => {
-      const outcome = await execute(tx);
-      await tx.query(
-        `UPDATE idempotency_keys SET state = 'completed', response_status = $4, response_body = $5
-          WHERE merchant_id = $1 AND environment = $2 AND key = $3`,
-        [...scope, outcome.status, JSON.stringify(outcome.body)],
-      );
-      return outcome;
-    });
-    return { ...result, replayed: false };
-  } catch (error) {
-    await db
-      .query(`DELETE FROM idempotency_keys WHERE merchant_id = $1 AND environment = $2 AND key = $3 AND state = 'in_flight'`, [...scope])
-      .catch(() => {});
-    throw error;
-  }
 }
 
 export const purgeExpiredIdempotencyKeys = (db: Queryable) =>
