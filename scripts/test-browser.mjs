@@ -2,10 +2,9 @@
 // time (each drives its own Chromium). Chromium is Debian's /usr/bin/chromium (CHROMIUM_PATH overrides);
 // no browser is ever downloaded. Screenshots land in test-results/. Extra arguments narrow the run to
 // files whose path contains one of them. Ends with the same closing line as npm test.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { runNodeTests } from './run-node-tests.mjs';
 
 const dir = join('test', 'browser');
 const filters = process.argv.slice(2);
@@ -26,25 +25,4 @@ if (!existsSync(chromium)) {
 mkdirSync('test-results', { recursive: true });
 console.log(`running ${files.length} browser test files with ${chromium} on ${process.env.DATABASE_URL ? 'PostgreSQL' : 'embedded storage'}`);
 
-const tapDir = mkdtempSync(join(tmpdir(), 'sika-browser-test-'));
-const tapFile = join(tapDir, 'results.tap');
-const result = spawnSync(
-  process.execPath,
-  [
-    '--import', 'tsx', '--test', '--test-concurrency=1',
-    '--test-reporter=spec', '--test-reporter-destination=stdout',
-    '--test-reporter=tap', `--test-reporter-destination=${tapFile}`,
-    ...files,
-  ],
-  { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
-);
-let tap = '';
-try {
-  tap = readFileSync(tapFile, 'utf8');
-} catch {
-  /* the runner died before writing */
-}
-rmSync(tapDir, { recursive: true, force: true });
-const count = (name) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(tap)?.[1] ?? 0);
-console.log(`\ntests: ${count('pass')} passed, ${count('fail') + count('cancelled')} failed, ${count('skipped')} skipped`);
-process.exit(result.status ?? 1);
+process.exit(runNodeTests(files, { concurrency: 1 }));

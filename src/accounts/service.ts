@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import argon2 from 'argon2';
-import type { Db } from '../db/index.ts';
+import { audit, type Actor } from '../audit/log.ts';
+import { DbError, type Db } from '../db/index.ts';
 import { AppError } from '../http/errors.ts';
 import { newUuid } from '../lib/ids.ts';
 import { issueApiKey } from './api-keys.ts';
@@ -101,5 +102,36 @@ export async function createMerchant(db: Db, input: CreateMerchantInput): Promis
       owner_user_id: ownerId,
       warnings,
     };
+  });
+}
+
+export const INVITABLE_ROLES = ['admin', 'developer', 'approver', 'viewer'] as const;
+
+/** The owner invites a user: a temporary password, shown once, hashed before the transaction opens. */
+export async function inviteUser(db: Db, actor: Actor & { type: 'user' }, merchantId: string, input: { email: string; role: string }) {
+  const email = input.email.trim();
+  if (!EMAIL_PATTERN.test(email) || !(INVITABLE_ROLES as readonly string[]).includes(input.role)) {
+    throw new AppError(400, 'INVALID_ARGUMENT', 'Enter an email and choose a role.');
+  }
+  const password = randomBytes(12).toString('base64url');
+  const passwordHash = await hashPassword(password);
+  const id = newUuid();
+  try {
+    await db.transaction(async (tx) => {
+      await tx.query('INSERT INTO users (id, merchant_id, email, password_hash, role, invited_by_user_id) VALUES ($1, $2, $3, $4, $5, $6)', [id, merchantId, email, passwordHash, input.role, actor.id]);
+      await audit(tx, { actor, merchantId, action: 'user.invite', objectType: 'user', objectId: id, before: null, after: { email, role: input.role } });
+    });
+  } catch (error) {
+    if (error instanceof DbError && error.isUniqueViolation) throw new AppError(409, 'EMAIL_TAKEN', `A user with email ${email} already exists.`);
+    throw error;
+  }
+  return { id, email, role: input.role, temporaryPassword: password };
+}
+
+export async function setPayoutApprovalRequired(db: Db, actor: Actor, merchantId: string, required: boolean) {
+  await db.transaction(async (tx) => {
+    const before = await tx.query<{ payout_approval_required: boolean }>('SELECT payout_approval_required FROM merchants WHERE id = $1 FOR UPDATE', [merchantId]);
+    await tx.query('UPDATE merchants SET payout_approval_required = $2 WHERE id = $1', [merchantId, required]);
+    await audit(tx, { actor, merchantId, action: 'payout_approval.update', objectType: 'merchant', objectId: merchantId, before: before[0] ?? null, after: { payout_approval_required: required } });
   });
 }

@@ -128,15 +128,20 @@ export interface AttemptInput {
   account_name?: string;
 }
 
+/** The fields both attempt responses share (SPEC 2.4). */
+const attemptCore = (attempt: AttemptRow) => ({
+  attempt_reference: attempt.id,
+  provider: attempt.provider,
+  provider_reference: attempt.provider_reference,
+  rail: attempt.rail,
+  status: attempt.status,
+  amount_charged_minor: attempt.amount_charged_minor,
+  currency: attempt.currency,
+});
+
 export function toAttemptInitiation(attempt: AttemptRow, replayed: boolean) {
   return {
-    attempt_reference: attempt.id,
-    provider: attempt.provider,
-    provider_reference: attempt.provider_reference,
-    rail: attempt.rail,
-    status: attempt.status,
-    amount_charged_minor: attempt.amount_charged_minor,
-    currency: attempt.currency,
+    ...attemptCore(attempt),
     instructions: instructionsOf(attempt),
     replayed,
   };
@@ -174,13 +179,7 @@ function instructionsOf(attempt: AttemptRow): Record<string, unknown> {
 export async function toAttemptStatus(db: Queryable, attempt: AttemptRow, refreshed: boolean) {
   const session = (await store.findPublicSession(db, attempt.session_id))!;
   return {
-    attempt_reference: attempt.id,
-    provider: attempt.provider,
-    provider_reference: attempt.provider_reference,
-    rail: attempt.rail,
-    status: attempt.status,
-    amount_charged_minor: attempt.amount_charged_minor,
-    currency: attempt.currency,
+    ...attemptCore(attempt),
     session_id: session.id,
     session_status: effectiveStatus(session),
     session_finalized_at: session.finalized_at ? session.finalized_at.toISOString() : null,

@@ -115,7 +115,10 @@ export async function updateAttemptProvider(
   p: { providerReference?: string; rawStatus?: string; verificationRequired?: boolean; instructions?: Record<string, unknown>; resendCountDelta?: number },
 ): Promise<AttemptRow> {
   const rows = await tx.query<AttemptRow>(
-    `UPDATE payment_attempts SET provider_reference = coalesce($2, provider_reference), raw_status = coalesce($3, raw_status),
+    // A provider answer that arrives after the attempt was decided (simulate, teller, operator) must not
+    // overwrite the decided raw_status with a stale "pending" one.
+    `UPDATE payment_attempts SET provider_reference = coalesce($2, provider_reference),
+            raw_status = CASE WHEN status = 'pending' THEN coalesce($3, raw_status) ELSE raw_status END,
             verification_required = coalesce($4, verification_required), instructions = coalesce($5::jsonb, instructions),
             resend_count = resend_count + $6, updated_at = now()
       WHERE id = $1 RETURNING ${ATTEMPT_COLUMNS}`,

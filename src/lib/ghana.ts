@@ -55,3 +55,9 @@ export function formatGhs(amountMinor: number): string {
     .replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   return `${negative ? '-' : ''}GHS ${cedis}.${String(abs % 100).padStart(2, '0')}`;
 }
+
+/** "1,234.5" or "502" (GHS typed by a person) -> pesewas; null when it is not an amount. */
+export function parseCedis(value: string): number | null {
+  const match = /^\s*(\d{1,9})(?:\.(\d{1,2}))?\s*$/.exec(value.replace(/,/g, ''));
+  return match ? Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0')) : null;
+}

@@ -8,7 +8,7 @@ import * as events from '../../events/store.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { newUuid } from '../../lib/ids.ts';
 import { formValue, sendPage, sessionOf } from '../console.ts';
-import { html, raw, type Html } from '../html.ts';
+import { html, raw, when, type Html } from '../html.ts';
 import { csrfField, page, statusBadge, when_ } from '../layout.ts';
 import type { WebSession } from '../auth.ts';
 
@@ -161,4 +161,3 @@ ${deliveries.length === 0 ? html`<tr><td colspan="7" class="muted">No deliveries
   });
 }
 
-const when = (condition: unknown, content: () => Html): Html => (condition ? content() : raw(''));

@@ -5,7 +5,7 @@ import type { ApiPrincipal } from '../../accounts/model.ts';
 import * as accounts from '../../accounts/store.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { toAppError } from '../../http/error-handler.ts';
-import { NETWORK_LABELS, MOMO_NETWORKS } from '../../lib/ghana.ts';
+import { MOMO_NETWORKS, NETWORK_LABELS, parseCedis } from '../../lib/ghana.ts';
 import { addEvidence, receiptPdf } from '../../payouts/evidence.ts';
 import { canCancel, payoutFeeMinor, STATUS_LABELS } from '../../payouts/model.ts';
 import * as payouts from '../../payouts/service.ts';
@@ -18,10 +18,6 @@ import { csrfField, money, page, statusBadge, when_ } from '../layout.ts';
 type Flash = { message: string; error?: boolean } | null;
 const canRequest = (s: WebSession) => ['owner', 'admin', 'developer'].includes(s.role);
 
-function parseCedis(value: string): number | null {
-  const match = /^\s*(\d{1,9})(?:\.(\d{1,2}))?\s*$/.exec(value.replace(/,/g, ''));
-  return match ? Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0')) : null;
-}
 
 /** The dashboard acts through one of the merchant's keys in the current environment (events go to its endpoint). */
 async function principalFor(deps: AppDeps, session: WebSession, apiKeyId: string): Promise<ApiPrincipal | null> {

@@ -1,20 +1,19 @@
 // Dashboard: settings (owner: fee bearer per rail, payout approval) and users (owner invites users with a role).
-import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { hashPassword } from '../../accounts/service.ts';
-import { audit } from '../../audit/log.ts';
-import { DEFAULT_FEES, RAILS, type Rail } from '../../checkout/fees.ts';
+import { INVITABLE_ROLES, inviteUser, setPayoutApprovalRequired } from '../../accounts/service.ts';
+import { setFeeBearers } from '../../checkout/fee-settings.ts';
+import { RAILS, type Bearer, type Rail } from '../../checkout/fees.ts';
 import { feeSchedule } from '../../checkout/payer-service.ts';
-import { DbError } from '../../db/index.ts';
 import type { AppDeps } from '../../http/deps.ts';
-import { newUuid } from '../../lib/ids.ts';
+import { toAppError } from '../../http/error-handler.ts';
 import type { WebSession } from '../auth.ts';
 import { formValue, sendPage, sessionOf } from '../console.ts';
 import { html, raw, type Html } from '../html.ts';
 import { csrfField, page, statusBadge, when_ } from '../layout.ts';
 
 type Flash = { message: string; error?: boolean } | null;
-const ROLES = ['admin', 'developer', 'approver', 'viewer'] as const;
+const ROLES = INVITABLE_ROLES;
+const userActor = (session: WebSession) => ({ type: 'user' as const, id: session.userId!, email: session.email });
 const RAIL_LABELS: Record<Rail, string> = { momo: 'Mobile Money', card: 'Card', bank_transfer: 'Bank transfer', cash: 'Cash at a branch' };
 
 export async function settingsPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
@@ -53,21 +52,12 @@ ${owner ? html`<form method="post" action="/dashboard/users" class="row" style="
   app.post('/dashboard/settings/fees', { schema: { hide: true } }, async (request, reply) => {
     const session = sessionOf(request);
     if (session.role !== 'owner') return settingsPage(reply, session, { message: 'Only the owner can change settings.', error: true }, 403);
-    const before = await feeSchedule(db, session.merchantId!, session.environment);
-    await db.transaction(async (tx) => {
-      for (const rail of RAILS) {
-        const bearer = formValue(request, `bearer_${rail}`);
-        if (bearer !== 'payer' && bearer !== 'merchant') continue;
-        const fee = before[rail] ?? DEFAULT_FEES[rail];
-        await tx.query(
-          `INSERT INTO fee_schedules (merchant_id, environment, rail, bearer, percent_bps, flat_minor, cap_minor) VALUES ($1, $2, $3, $4, $5, $6, $7)
-           ON CONFLICT (merchant_id, environment, rail) DO UPDATE SET bearer = EXCLUDED.bearer, updated_at = now()`,
-          [session.merchantId, session.environment, rail, bearer, fee.percentBps, fee.flatMinor, fee.capMinor],
-        );
-      }
-      const after = await feeSchedule(tx, session.merchantId!, session.environment);
-      await audit(tx, { actor: { type: 'user', id: session.userId!, email: session.email }, merchantId: session.merchantId, action: 'fees.update', objectType: 'fee_schedule', objectId: `${session.merchantId}:${session.environment}`, before, after });
-    });
+    const bearers: Partial<Record<Rail, Bearer>> = {};
+    for (const rail of RAILS) {
+      const bearer = formValue(request, `bearer_${rail}`);
+      if (bearer === 'payer' || bearer === 'merchant') bearers[rail] = bearer;
+    }
+    await setFeeBearers(db, userActor(session), session.merchantId!, session.environment, bearers);
     return settingsPage(reply, session, { message: 'Fee settings saved. New quotes use them at once.' });
   });
 
@@ -75,32 +65,22 @@ ${owner ? html`<form method="post" action="/dashboard/users" class="row" style="
     const session = sessionOf(request);
     if (session.role !== 'owner') return settingsPage(reply, session, { message: 'Only the owner can change settings.', error: true }, 403);
     const required = formValue(request, 'required') === 'on';
-    await db.transaction(async (tx) => {
-      await tx.query('UPDATE merchants SET payout_approval_required = $2 WHERE id = $1', [session.merchantId, required]);
-      await audit(tx, { actor: { type: 'user', id: session.userId!, email: session.email }, merchantId: session.merchantId, action: 'payout_approval.update', objectType: 'merchant', objectId: session.merchantId!, before: { payout_approval_required: !required }, after: { payout_approval_required: required } });
-    });
+    await setPayoutApprovalRequired(db, userActor(session), session.merchantId!, required);
     return settingsPage(reply, session, { message: required ? 'Live payouts now need approval.' : 'Live payouts no longer need approval.' });
   });
 
   app.post('/dashboard/users', { schema: { hide: true } }, async (request, reply) => {
     const session = sessionOf(request);
     if (session.role !== 'owner') return settingsPage(reply, session, { message: 'Only the owner can invite users.', error: true }, 403);
-    const email = formValue(request, 'email').trim();
-    const role = formValue(request, 'role');
-    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || !(ROLES as readonly string[]).includes(role)) {
-      return settingsPage(reply, session, { message: 'Enter an email and choose a role.', error: true }, 400);
-    }
-    const password = randomBytes(12).toString('base64url');
-    const id = newUuid();
+    let invited;
     try {
-      await db.transaction(async (tx) => {
-        await tx.query('INSERT INTO users (id, merchant_id, email, password_hash, role, invited_by_user_id) VALUES ($1, $2, $3, $4, $5, $6)', [id, session.merchantId, email, await hashPassword(password), role, session.userId]);
-        await audit(tx, { actor: { type: 'user', id: session.userId!, email: session.email }, merchantId: session.merchantId, action: 'user.invite', objectType: 'user', objectId: id, before: null, after: { email, role } });
-      });
+      invited = await inviteUser(db, userActor(session), session.merchantId!, { email: formValue(request, 'email'), role: formValue(request, 'role') });
     } catch (error) {
-      if (error instanceof DbError && error.isUniqueViolation) return settingsPage(reply, session, { message: `A user with email ${email} already exists.`, error: true }, 409);
-      throw error;
+      const appError = toAppError(error);
+      if (appError.statusCode >= 500) throw error;
+      return settingsPage(reply, session, { message: appError.message, error: true }, appError.statusCode);
     }
+    const { email, role, temporaryPassword: password } = invited;
     const shown = html`<div class="card" role="alert"><h2>Invitation</h2><p>Send ${email} this temporary password over a channel you trust; it is shown once.</p><p class="secret" id="temporary-password">${password}</p></div>`;
     return settingsPage(reply, session, { message: `${email} invited as ${role}.` }, 200, shown);
   });

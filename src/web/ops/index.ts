@@ -7,6 +7,7 @@ import { toSlipResponse } from '../../checkout/payer-service.ts';
 import { findSlipByReference } from '../../checkout/store.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { toAppError } from '../../http/error-handler.ts';
+import { parseCedis } from '../../lib/ghana.ts';
 import * as ops from '../../ops/service.ts';
 import { settingsFor } from '../../payouts/store.ts';
 import type { WebSession } from '../auth.ts';
@@ -17,11 +18,6 @@ import { csrfField, money, page, statusBadge, when_ } from '../layout.ts';
 const actorOf = (session: WebSession): Actor => ({ type: 'operator', id: session.operatorId!, email: session.email });
 const isTeller = (session: WebSession) => session.role === 'teller';
 
-function parseCedis(value: string): number | null {
-  const match = /^\s*(\d{1,9})(?:\.(\d{1,2}))?\s*$/.exec(value.replace(/,/g, ''));
-  if (!match) return null;
-  return Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
-}
 
 export async function opsRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;

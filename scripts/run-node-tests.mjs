@@ -1,0 +1,31 @@
+// Runs test files with node's test runner through tsx: spec for people on stdout, tap to a file that is
+// read back for the plain closing line CI looks for ("tests: N passed, N failed, N skipped").
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export function runNodeTests(files, { concurrency }) {
+  const tapDir = mkdtempSync(join(tmpdir(), 'sika-test-'));
+  const tapFile = join(tapDir, 'results.tap');
+  const result = spawnSync(
+    process.execPath,
+    [
+      '--import', 'tsx', '--test', `--test-concurrency=${concurrency}`,
+      '--test-reporter=spec', '--test-reporter-destination=stdout',
+      '--test-reporter=tap', `--test-reporter-destination=${tapFile}`,
+      ...files,
+    ],
+    { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
+  );
+  let tap = '';
+  try {
+    tap = readFileSync(tapFile, 'utf8');
+  } catch {
+    /* the runner died before writing */
+  }
+  rmSync(tapDir, { recursive: true, force: true });
+  const count = (name) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(tap)?.[1] ?? 0);
+  console.log(`\ntests: ${count('pass')} passed, ${count('fail') + count('cancelled')} failed, ${count('skipped')} skipped`);
+  return result.status ?? 1;
+}

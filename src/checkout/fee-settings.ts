@@ -1,0 +1,25 @@
+// The owner chooses who bears each rail's checkout fee; the rates stay the schedule's (audited).
+import { audit, type Actor } from '../audit/log.ts';
+import type { Environment } from '../accounts/model.ts';
+import type { Db } from '../db/index.ts';
+import { RAILS, type Bearer, type Rail } from './fees.ts';
+import { feeSchedule } from './payer-service.ts';
+
+export async function setFeeBearers(db: Db, actor: Actor, merchantId: string, environment: Environment, bearers: Partial<Record<Rail, Bearer>>) {
+  return db.transaction(async (tx) => {
+    const before = await feeSchedule(tx, merchantId, environment);
+    for (const rail of RAILS) {
+      const bearer = bearers[rail];
+      if (!bearer) continue;
+      const fee = before[rail];
+      await tx.query(
+        `INSERT INTO fee_schedules (merchant_id, environment, rail, bearer, percent_bps, flat_minor, cap_minor) VALUES ($1, $2, $3, $4, $5, $6, $7)
+         ON CONFLICT (merchant_id, environment, rail) DO UPDATE SET bearer = EXCLUDED.bearer, updated_at = now()`,
+        [merchantId, environment, rail, bearer, fee.percentBps, fee.flatMinor, fee.capMinor],
+      );
+    }
+    const after = await feeSchedule(tx, merchantId, environment);
+    await audit(tx, { actor, merchantId, action: 'fees.update', objectType: 'fee_schedule', objectId: `${merchantId}:${environment}`, before, after });
+    return after;
+  });
+}
