@@ -81,8 +81,10 @@ export async function insertRecipient(
 
 export async function findRecipient(db: Queryable, merchantId: string, environment: Environment, id: string, lock = false): Promise<RecipientRow | null> {
   if (lock) await db.query('SELECT 1 FROM recipients WHERE id = $1 FOR UPDATE', [id]);
-  const rows = await db.query<RecipientRow>(`${RECIPIENT_SELECT} WHERE r.id = $1 AND r.merchant_id = $2 AND r.environment = $3`, [id, merchantId, environment]);
-  return rows[0] ?? null;
+  // By primary key, owner checked here: with owner columns in the WHERE, a planner without statistics
+  // picks the merchant index and scans all of the merchant's rows (measured on sessions: 1.4 ms vs 0.09 ms).
+  const row = (await db.query<RecipientRow>(`${RECIPIENT_SELECT} WHERE r.id = $1`, [id]))[0];
+  return row && row.merchant_id === merchantId && row.environment === environment ? row : null;
 }
 
 export const listRecipients = (db: Queryable, merchantId: string, environment: Environment) =>
@@ -160,12 +162,9 @@ export async function insertPayout(
 }
 
 export async function findPayout(db: Queryable, merchantId: string, environment: Environment, id: string, lock = false): Promise<PayoutRow | null> {
-  const rows = await db.query<PayoutRow>(`SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE id = $1 AND merchant_id = $2 AND environment = $3${lock ? ' FOR UPDATE' : ''}`, [
-    id,
-    merchantId,
-    environment,
-  ]);
-  return rows[0] ?? null;
+  // By primary key, owner checked here (see findRecipient).
+  const row = await findPayoutById(db, id, lock);
+  return row && row.merchant_id === merchantId && row.environment === environment ? row : null;
 }
 
 export async function findPayoutById(db: Queryable, id: string, lock = false): Promise<PayoutRow | null> {
