@@ -2,12 +2,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../http/deps.ts';
 import { principalOf } from '../http/auth.ts';
-import { idempotencyKeyOf, requestHash, runIdempotent } from '../http/idempotency.ts';
+import { idempotencyKeyOf, insertOnce, requestHash, runIdempotent } from '../http/idempotency.ts';
 import { sendOutcome } from '../http/replies.ts';
 import { IdempotencyHeaders, errorResponses } from '../http/schemas.ts';
 import { toSessionResponse } from './model.ts';
 import { CheckoutSessionResponse, CreateSessionBody, SessionParams } from './schemas.ts';
 import * as service from './service.ts';
+import { sessionInsert } from './store.ts';
 
 export async function checkoutMerchantRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db, config } = deps;
@@ -27,10 +28,18 @@ export async function checkoutMerchantRoutes(app: FastifyInstance, deps: AppDeps
     },
     async (request, reply) => {
       const principal = principalOf(request);
-      const outcome = await runIdempotent(db, principal, idempotencyKeyOf(request), requestHash(request), async (tx) => {
-        const session = await service.createSession(tx, principal, request.body);
-        return { status: 201, body: toSessionResponse(session, config.checkoutUrlHost) };
-      });
+      const key = idempotencyKeyOf(request);
+      const hash = requestHash(request);
+      const session = service.newSession(principal, request.body);
+      const created = { status: 201, body: toSessionResponse(session, config.checkoutUrlHost) };
+      const effect = sessionInsert(session);
+      // One statement in the common case; a key that is already taken goes the general way (wait, replay or refuse).
+      const outcome =
+        (await insertOnce(db, principal, key, hash, created, effect)) ??
+        (await runIdempotent(db, principal, key, hash, async (tx) => {
+          await insertOnce(tx, principal, null, hash, created, effect);
+          return created;
+        }));
       return sendOutcome(reply, outcome);
     },
   );

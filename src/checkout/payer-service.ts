@@ -78,10 +78,10 @@ export function returnToMerchantUrl(session: SessionRow, status: string): string
 }
 
 export async function getPublicSession(ctx: PayerContext, id: string) {
-  const session = await store.findPublicSession(ctx.db, id);
-  if (!session) throw notFound();
+  const found = await store.findPublicSessionWithLines(ctx.db, id);
+  if (!found) throw notFound();
+  const { line_items: lineItems, ...session } = found;
   const status = effectiveStatus(session);
-  const lineItems = await store.listInvoiceLineItems(ctx.db, session.merchant_id, session.environment, session.invoice_ref);
   return {
     session,
     view: {

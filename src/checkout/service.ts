@@ -52,7 +52,8 @@ function checkMetadata(metadata: Record<string, unknown>): void {
   }
 }
 
-export async function createSession(tx: Queryable, principal: ApiPrincipal, input: CreateSessionInput): Promise<SessionRow> {
+/** Validates a create request and builds the new session row (nothing is written). */
+export function newSession(principal: ApiPrincipal, input: CreateSessionInput, now = new Date()): SessionRow {
   const currency = normaliseCurrency(input.currency);
   if (input.invoice_ref.trim() === '') {
     throw errors.invalidArgument('invoice_ref must not be blank.', [{ field: 'invoice_ref', message: 'must not be blank' }]);
@@ -60,11 +61,12 @@ export async function createSession(tx: Queryable, principal: ApiPrincipal, inpu
   if (input.callback_url !== undefined) checkCallbackUrl(input.callback_url);
   const metadata = input.metadata ?? {};
   checkMetadata(metadata);
-  return store.insertSession(tx, {
+  return {
     id: newId('cs'),
     merchant_id: principal.merchantId,
     environment: principal.environment,
     api_key_id: principal.apiKeyId,
+    status: 'open',
     amount_minor: input.amount_minor,
     currency,
     invoice_ref: input.invoice_ref,
@@ -73,8 +75,12 @@ export async function createSession(tx: Queryable, principal: ApiPrincipal, inpu
     customer_email: input.customer?.email ?? null,
     callback_url: input.callback_url ?? null,
     metadata,
-    expiresInSeconds: input.expires_in_seconds ?? SESSION_LIFETIME_DEFAULT_S,
-  });
+    expires_at: new Date(now.getTime() + (input.expires_in_seconds ?? SESSION_LIFETIME_DEFAULT_S) * 1000),
+    finalized_at: null,
+    version: 1,
+    created_at: now,
+    updated_at: now,
+  };
 }
 
 export async function getSession(db: Queryable, principal: ApiPrincipal, id: string): Promise<SessionRow> {

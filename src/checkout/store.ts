@@ -4,20 +4,25 @@ import type { AttemptRow, SessionRow } from './model.ts';
 const SESSION_COLUMNS = `id, merchant_id, environment, api_key_id, status, amount_minor, currency, invoice_ref, description,
   customer_name, customer_email, callback_url, metadata, expires_at, finalized_at, version, created_at, updated_at`;
 
-export async function insertSession(
-  tx: Queryable,
-  s: Omit<SessionRow, 'status' | 'finalized_at' | 'version' | 'created_at' | 'updated_at' | 'expires_at'> & { expiresInSeconds: number },
-): Promise<SessionRow> {
-  const rows = await tx.query<SessionRow>(
-    `INSERT INTO checkout_sessions (id, merchant_id, environment, api_key_id, status, amount_minor, currency, invoice_ref,
-       description, customer_name, customer_email, callback_url, metadata, expires_at)
-     VALUES ($1, $2, $3, $4, 'open', $5, $6, $7, $8, $9, $10, $11, $12, now() + make_interval(secs => $13))
-     RETURNING ${SESSION_COLUMNS}`,
-    [
+/**
+ * The INSERT of a new session row, guarded by the Idempotency-Key claim (see insertOnce): one
+ * statement, so creating a session is one round trip to the database.
+ */
+export function sessionInsert(s: SessionRow): { sql: string; params: unknown[]; prepare: string } {
+  return {
+    prepare: 'session_insert',
+    sql: `INSERT INTO checkout_sessions (id, merchant_id, environment, api_key_id, status, amount_minor, currency, invoice_ref,
+            description, customer_name, customer_email, callback_url, metadata, expires_at, version, created_at, updated_at)
+          SELECT $1, $2::uuid, $3, $4::uuid, $5, $6::bigint, $7, $8, $9, $10, $11, $12, $13::jsonb, $14::timestamptz, $15::integer,
+                 $16::timestamptz, $16::timestamptz
+           WHERE EXISTS (SELECT 1 FROM idempotency_claim)
+          RETURNING 1`,
+    params: [
       s.id,
       s.merchant_id,
       s.environment,
       s.api_key_id,
+      s.status,
       s.amount_minor,
       s.currency,
       s.invoice_ref,
@@ -26,10 +31,11 @@ export async function insertSession(
       s.customer_email,
       s.callback_url,
       JSON.stringify(s.metadata),
-      s.expiresInSeconds,
+      s.expires_at,
+      s.version,
+      s.created_at,
     ],
-  );
-  return rows[0]!;
+  };
 }
 
 /**
@@ -40,7 +46,7 @@ export async function insertSession(
  * autovacuum gets to it; a 10,000-session merchant made each read ~1.4 ms of database time).
  */
 export async function findSession(db: Queryable, merchantId: string, environment: string, id: string): Promise<SessionRow | null> {
-  const rows = await db.query<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM checkout_sessions WHERE id = $1`, [id]);
+  const rows = await db.query<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM checkout_sessions WHERE id = $1`, [id], 'session_by_id');
   const row = rows[0];
   return row && row.merchant_id === merchantId && row.environment === environment ? row : null;
 }
@@ -51,6 +57,7 @@ export async function findPublicSession(db: Queryable, id: string): Promise<(Ses
     `SELECT ${SESSION_COLUMNS.replace(/(\w+)/g, 's.$1')}, m.name AS merchant_name
        FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id WHERE s.id = $1`,
     [id],
+    'public_session_by_id',
   );
   return rows[0] ?? null;
 }
@@ -199,8 +206,27 @@ export async function findFeeOverrides(db: Queryable, merchantId: string, enviro
   );
 }
 
-export const listInvoiceLineItems = (db: Queryable, merchantId: string, environment: string, invoiceRef: string) =>
-  db.query<{ code: string; name: string; amount_minor: number; currency: string }>(
-    'SELECT code, name, amount_minor, currency FROM invoice_lines WHERE merchant_id = $1 AND environment = $2 AND invoice_ref = $3 ORDER BY created_at, code',
-    [merchantId, environment, invoiceRef],
+export interface PublicLineItem {
+  code: string;
+  name: string;
+  amount_minor: number;
+  currency: string;
+}
+
+/** The payer view's data in one round trip: the session, its merchant's name and its invoice's lines. */
+export async function findPublicSessionWithLines(
+  db: Queryable,
+  id: string,
+): Promise<(SessionRow & { merchant_name: string; line_items: PublicLineItem[] }) | null> {
+  const rows = await db.query<SessionRow & { merchant_name: string; line_items: PublicLineItem[] }>(
+    `SELECT ${SESSION_COLUMNS.replace(/(\w+)/g, 's.$1')}, m.name AS merchant_name,
+            COALESCE((SELECT json_agg(json_build_object('code', l.code, 'name', l.name, 'amount_minor', l.amount_minor, 'currency', l.currency)
+                                      ORDER BY l.created_at, l.code)
+                        FROM invoice_lines l
+                       WHERE l.merchant_id = s.merchant_id AND l.environment = s.environment AND l.invoice_ref = s.invoice_ref), '[]') AS line_items
+       FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id WHERE s.id = $1`,
+    [id],
+    'public_session_with_lines',
   );
+  return rows[0] ?? null;
+}

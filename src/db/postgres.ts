@@ -19,9 +19,9 @@ export async function openPostgres(databaseUrl: string): Promise<Db> {
   pool.on('error', () => {});
 
   const wrap = (client: pg.Pool | pg.PoolClient): Queryable => ({
-    async query<Row>(sql: string, params: readonly unknown[] = []) {
+    async query<Row>(sql: string, params: readonly unknown[] = [], prepare?: string) {
       try {
-        const result = await client.query(sql, params as unknown[]);
+        const result = prepare ? await client.query({ name: prepare, text: sql, values: params as unknown[] }) : await client.query(sql, params as unknown[]);
         return result.rows as Row[];
       } catch (error) {
         throw DbError.from(error);

@@ -1,8 +1,12 @@
 // The one small storage interface every module uses: parameterised SQL and a transaction helper.
 
 export interface Queryable {
-  /** One parameterised statement; rows as plain objects (int8 as number, timestamptz as Date). */
-  query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<Row[]>;
+  /**
+   * One parameterised statement; rows as plain objects (int8 as number, timestamptz as Date).
+   * `prepare` names a hot statement: PostgreSQL parses and plans it once per connection instead of on
+   * every call (embedded storage ignores it). Only for fixed SQL text; one name, one text.
+   */
+  query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[], prepare?: string): Promise<Row[]>;
   /** Several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
 }

@@ -50,6 +50,11 @@ function validators(externalSchemas: Record<string, unknown> = {}) {
     httpPart === 'body' ? bodyAjv.compile(schema) : textAjv.compile(schema);
 }
 
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+}
+
 export interface BuildOptions {
   config: Config;
   db: Db;
@@ -79,6 +84,12 @@ export async function buildApp({ config, db, logger, payoutRail = null }: BuildO
     },
     // Router-level errors (malformed percent-encoding, over-long path parameter) get the envelope too.
     frameworkErrors: (error, _request, reply) => sendError(reply, toAppError(error)),
+  });
+  // Every route as registered, so tests can walk all of them (a new route cannot go unchecked).
+  const registeredRoutes: RegisteredRoute[] = [];
+  app.decorate('registeredRoutes', registeredRoutes);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) registeredRoutes.push({ method, url: route.url });
   });
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request, reply) => {
@@ -150,5 +161,6 @@ export async function buildApp({ config, db, logger, payoutRail = null }: BuildO
 declare module 'fastify' {
   interface FastifyInstance {
     deps: AppDeps;
+    registeredRoutes: readonly RegisteredRoute[];
   }
 }

@@ -115,5 +115,38 @@ export async function runIdempotent<Body>(
   throw errors.idempotencyKeyInFlight();
 }
 
+/**
+ * The one-round-trip form of runIdempotent, for a use case whose whole effect is one
+ * `INSERT ... SELECT ... WHERE EXISTS (SELECT 1 FROM idempotency_claim)` statement and whose response
+ * is known before it runs: the key's claim, its stored response already in place, is a CTE of that
+ * statement, so claim, effect and result commit together with no BEGIN/COMMIT round trips. Without a
+ * key the claim is a constant row. Returns null when the key is already taken (an earlier or a
+ * concurrent request with it): the caller then goes through runIdempotent, which waits, replays or
+ * refuses, exactly as for any other use case.
+ */
+export async function insertOnce<Body>(
+  db: Queryable,
+  principal: ApiPrincipal,
+  key: string | null,
+  hash: string,
+  outcome: { status: number; body: Body },
+  effect: { sql: string; params: readonly unknown[]; prepare?: string },
+): Promise<Outcome<Body> | null> {
+  const n = effect.params.length;
+  const claim =
+    key === null
+      ? 'WITH idempotency_claim AS (SELECT 1)'
+      : `WITH idempotency_claim AS (
+           INSERT INTO idempotency_keys (merchant_id, environment, key, request_hash, state, response_status, response_body)
+           VALUES ($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, 'completed', $${n + 5}, $${n + 6})
+           ON CONFLICT DO NOTHING RETURNING 1)`;
+  const params =
+    key === null
+      ? effect.params
+      : [...effect.params, principal.merchantId, principal.environment, key, hash, outcome.status, JSON.stringify(outcome.body)];
+  const rows = await db.query(`${claim}\n${effect.sql}`, params, effect.prepare && `${effect.prepare}_${key === null ? 'nokey' : 'key'}`);
+  return rows.length > 0 ? { ...outcome, replayed: false } : null;
+}
+
 export const purgeExpiredIdempotencyKeys = (db: Queryable) =>
   db.query(`DELETE FROM idempotency_keys WHERE created_at < now() - make_interval(hours => $1)`, [IDEMPOTENCY_KEY_TTL_HOURS]);
