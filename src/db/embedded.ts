@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite, types } from '@electric-sql/pglite';
-import { DbError, parseInt8, withRetries, type Db, type Queryable } from './types.ts';
+import { DbError, InFlight, parseInt8, withRetries, type Db, type Queryable } from './types.ts';
 
 export class DataDirInUseError extends Error {
   constructor(dataDir: string, pid: number) {
@@ -71,17 +71,21 @@ export async function openEmbedded(dataDir: string | null): Promise<Db> {
     },
   });
 
+  const inFlight = new InFlight();
+  const direct = wrap(pglite);
   const db: Db = {
     kind: 'embedded',
-    ...wrap(pglite),
+    query: (sql, params) => inFlight.run(() => direct.query(sql, params)),
+    exec: (sql) => inFlight.run(() => direct.exec(sql)),
     transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       // PGlite is one connection: its transaction() serialises writers, so row locks never contend.
-      return withRetries(() => pglite.transaction((tx) => fn(wrap(tx))));
+      return inFlight.run(() => withRetries(() => pglite.transaction((tx) => fn(wrap(tx)))));
     },
     async ping() {
       await db.query('SELECT 1');
     },
     async close() {
+      await inFlight.settle();
       await pglite.close();
       release();
     },

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { DbError, parseInt8, withRetries, type Db, type Queryable } from './types.ts';
+import { DbError, InFlight, parseInt8, withRetries, type Db, type Queryable } from './types.ts';
 
 /** Connections per process; the benchmark baseline (bench/baseline.ts) uses the same size. */
 export const POOL_SIZE_MAX = 20;
@@ -36,11 +36,14 @@ export async function openPostgres(databaseUrl: string): Promise<Db> {
     },
   });
 
+  const inFlight = new InFlight();
+  const direct = wrap(pool);
   const db: Db = {
     kind: 'postgres',
-    ...wrap(pool),
+    query: (sql, params, prepare) => inFlight.run(() => direct.query(sql, params, prepare)),
+    exec: (sql) => inFlight.run(() => direct.exec(sql)),
     transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-      return withRetries(async () => {
+      return inFlight.run(() => withRetries(async () => {
         let client: pg.PoolClient;
         try {
           client = await pool.connect();
@@ -61,12 +64,13 @@ export async function openPostgres(databaseUrl: string): Promise<Db> {
         } finally {
           client.release(broken);
         }
-      });
+      }));
     },
     async ping() {
       await db.query('SELECT 1');
     },
     async close() {
+      await inFlight.settle();
       await pool.end();
     },
   };

@@ -47,6 +47,33 @@ export class DbError extends Error {
   }
 }
 
+/**
+ * Storage work in flight, so close() lets handlers that are still running finish first: a request whose
+ * client hung up is no longer tracked by the HTTP server, but its handler goes on querying.
+ */
+export class InFlight {
+  private active = 0;
+  private lastEndMs = 0;
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    this.active++;
+    try {
+      return await work();
+    } finally {
+      this.active--;
+      this.lastEndMs = Date.now();
+    }
+  }
+
+  /** Resolves once nothing has run for quietMs (a handler between two queries), or after maxMs. */
+  async settle(quietMs = 50, maxMs = 5_000): Promise<void> {
+    const deadline = Date.now() + maxMs;
+    while (Date.now() < deadline && (this.active > 0 || Date.now() - this.lastEndMs < quietMs)) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+}
+
 export const TRANSACTION_ATTEMPTS_MAX = 5;
 
 export async function withRetries<T>(run: () => Promise<T>): Promise<T> {

@@ -3,7 +3,6 @@
 import type { Environment } from '../accounts/model.ts';
 import type { Queryable } from '../db/index.ts';
 import { newId } from '../lib/ids.ts';
-import { insertDeliveriesForEvent } from './store.ts';
 
 export interface EventInput {
   merchantId: string;
@@ -38,12 +37,20 @@ export async function emitEvent(tx: Queryable, input: EventInput): Promise<Event
     version: input.objectVersion,
     data: input.data,
   };
+  // The event and its fan-out to the key's endpoints in one statement (one round trip).
   await tx.query(
-    `INSERT INTO events (id, merchant_id, environment, api_key_id, type, object_type, object_id, object_version, payload, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    `WITH event AS (
+       INSERT INTO events (id, merchant_id, environment, api_key_id, type, object_type, object_id, object_version, payload, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id, api_key_id
+     )
+     INSERT INTO webhook_deliveries (id, event_id, endpoint_id, merchant_id, environment, status, last_error)
+     SELECT gen_random_uuid(), event.id, w.id, w.merchant_id, w.environment,
+            CASE WHEN w.status = 'active' THEN 'pending' ELSE 'skipped' END,
+            CASE WHEN w.status = 'active' THEN NULL ELSE 'endpoint disabled: not sent' END
+       FROM event JOIN webhook_endpoints w ON w.api_key_id = event.api_key_id`,
     [payload.id, input.merchantId, input.environment, input.apiKeyId, input.type, input.objectType, input.objectId, input.objectVersion, JSON.stringify(payload), payload.created_at],
+    'event_insert',
   );
-  if (input.apiKeyId) await insertDeliveriesForEvent(tx, payload.id, input.apiKeyId);
   return payload;
 }
 

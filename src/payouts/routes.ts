@@ -180,8 +180,9 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
       },
     },
     async (request, reply) => {
-      const { payout, existing } = await service.createPayout(payoutDeps, principalOf(request), request.body);
-      return reply.code(existing ? 200 : 201).send(await service.toPayoutResponse(db, payout));
+      const { payout, existing, recipient } = await service.createPayout(payoutDeps, principalOf(request), request.body);
+      const known = recipient ? { recipient, evidence: [] } : {};
+      return reply.code(existing ? 200 : 201).send(await service.toPayoutResponse(db, payout, known));
     },
   );
 

@@ -246,9 +246,10 @@ export function toPayoutPayload(p: store.PayoutRow) {
   };
 }
 
-export async function toPayoutResponse(db: Queryable, p: store.PayoutRow) {
-  const recipient = await store.findRecipient(db, p.merchant_id, p.environment, p.recipient_id);
-  const evidence = await store.listEvidence(db, p.id);
+/** known: what the caller already has (a payout just created has its recipient and no evidence yet). */
+export async function toPayoutResponse(db: Queryable, p: store.PayoutRow, known: { recipient?: store.RecipientRow; evidence?: store.EvidenceRow[] } = {}) {
+  const recipient = known.recipient ?? (await store.findRecipient(db, p.merchant_id, p.environment, p.recipient_id));
+  const evidence = known.evidence ?? (await store.listEvidence(db, p.id));
   return {
     ...toPayoutPayload(p),
     object: 'payout' as const,
@@ -311,7 +312,7 @@ export async function createPayout(
   principal: ApiPrincipal,
   input: PayoutInput,
   options: { requestedByUserId?: string } = {},
-): Promise<{ payout: store.PayoutRow; existing: boolean }> {
+): Promise<{ payout: store.PayoutRow; existing: boolean; recipient: store.RecipientRow | null }> {
   checkKeyScope(principal, input);
   const currency = (input.currency ?? CURRENCY).toUpperCase();
   if (currency !== CURRENCY) throw errors.invalidArgument(`currency must be ${CURRENCY}.`, [{ field: 'currency', message: `must be ${CURRENCY}` }]);
@@ -327,13 +328,14 @@ export async function createPayout(
   return db.transaction(async (tx) => {
     // One payout decision at a time per merchant and environment: the daily limit and the balance are read and used consistently.
     const settings = await store.settingsFor(tx, principal.merchantId, principal.environment, true);
-    const existing = await store.findPayoutByClientReference(tx, principal.merchantId, principal.environment, input.client_reference);
-    if (existing) {
-      if (existing.api_key_id === principal.apiKeyId && existing.request_hash === hash) return { payout: existing, existing: true };
+    const context = await store.payoutContext(tx, principal.merchantId, principal.environment, principal.apiKeyId, input.client_reference);
+    if (context.existing_id) {
+      const existing = (await store.findPayoutById(tx, context.existing_id))!;
+      if (existing.api_key_id === principal.apiKeyId && existing.request_hash === hash) return { payout: existing, existing: true, recipient: null };
       throw conflict('REFERENCE_CONFLICT', 'client_reference was already used with a different request or another API key; use a new client_reference.');
     }
     if (!settings.payout_access) throw errors.forbidden(`Payout access is not enabled for ${principal.environment === 'live' ? 'Live' : 'Test'}; ask Sika to turn it on.`);
-    if (!(await store.activeEndpointForKey(tx, principal.apiKeyId))) {
+    if (!context.has_active_endpoint) {
       throw errors.forbidden('This API key has no active webhook endpoint paired with it; add one in the dashboard before creating payouts.');
     }
     if (settings.paused) throw conflict('PAYOUTS_PAUSED', 'Payouts are paused for this account right now; try again later.');
@@ -357,20 +359,19 @@ export async function createPayout(
     if (input.amount_minor > settings.payout_limit_minor) {
       throw conflict('PAYOUT_LIMIT', `The amount is above the per-payout limit of ${settings.payout_limit_minor} pesewas.`);
     }
-    if ((await store.paidOutToday(tx, principal.merchantId, principal.environment)) + input.amount_minor > settings.daily_limit_minor) {
+    if (context.paid_out_today_minor + input.amount_minor > settings.daily_limit_minor) {
       throw conflict('PAYOUT_DAILY_LIMIT', `This payout would pass today's limit of ${settings.daily_limit_minor} pesewas (Africa/Accra day).`);
     }
-    const merchant = (await tx.query<{ payout_approval_required: boolean }>('SELECT payout_approval_required FROM merchants WHERE id = $1', [principal.merchantId]))[0]!;
     const isTest = principal.environment === 'test';
-    const status: PayoutStatus = isTest ? 'paid' : merchant.payout_approval_required ? 'requested' : 'processing';
+    const status: PayoutStatus = isTest ? 'paid' : context.approval_required ? 'requested' : 'processing';
     const id = newId('po');
-    let payout = await store.insertPayout(tx, {
+    const payout = await store.insertPayout(tx, {
       id,
       reference: newPayoutReference(),
       merchant_id: principal.merchantId,
       environment: principal.environment,
       api_key_id: principal.apiKeyId,
-      requested_by_user_id: options.requestedByUserId ?? (await store.apiKeyCreator(tx, principal.apiKeyId)),
+      requested_by_user_id: options.requestedByUserId ?? context.key_creator_user_id,
       client_reference: input.client_reference,
       request_hash: hash,
       recipient_id: recipient.id,
@@ -392,13 +393,10 @@ export async function createPayout(
       if (error instanceof InsufficientFundsError) throw conflict('INSUFFICIENT_FUNDS', `The available balance does not cover the amount plus the fee (${input.amount_minor + feeMinor} pesewas).`);
       throw error;
     }
-    if (isTest) {
-      // Test: paid at once, no money sent (SPEC 3.3).
-      await postPayout(tx, money);
-      payout = (await store.findPayoutById(tx, id))!;
-    }
+    // Test: paid at once, no money sent (SPEC 3.3); the row was inserted as paid.
+    if (isTest) await postPayout(tx, money);
     await emitPayoutEvent(tx, payout, `payout.${status}`);
-    return { payout, existing: false };
+    return { payout, existing: false, recipient };
   });
 }
 

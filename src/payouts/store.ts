@@ -13,17 +13,21 @@ export interface SettingsRow {
 
 /** The settings row, created with defaults on first use (payout access on in Test, off in Live); locked when asked. */
 export async function settingsFor(tx: Queryable, merchantId: string, environment: Environment, lock = false): Promise<SettingsRow> {
+  const select = () =>
+    tx.query<SettingsRow>(
+      `SELECT merchant_id, environment, payout_access, paused, payout_limit_minor, daily_limit_minor
+         FROM payout_settings WHERE merchant_id = $1 AND environment = $2${lock ? ' FOR UPDATE' : ''}`,
+      [merchantId, environment],
+      lock ? 'payout_settings_lock' : 'payout_settings',
+    );
+  const [row] = await select();
+  if (row) return row;
   await tx.query(
     `INSERT INTO payout_settings (merchant_id, environment, payout_access, payout_limit_minor, daily_limit_minor)
      VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
     [merchantId, environment, environment === 'test', DEFAULT_PAYOUT_LIMIT_MINOR, DEFAULT_DAILY_LIMIT_MINOR],
   );
-  const rows = await tx.query<SettingsRow>(
-    `SELECT merchant_id, environment, payout_access, paused, payout_limit_minor, daily_limit_minor
-       FROM payout_settings WHERE merchant_id = $1 AND environment = $2${lock ? ' FOR UPDATE' : ''}`,
-    [merchantId, environment],
-  );
-  return rows[0]!;
+  return (await select())[0]!;
 }
 
 export const updateSettings = (
@@ -38,6 +42,29 @@ export const updateSettings = (
       WHERE merchant_id = $1 AND environment = $2`,
     [merchantId, environment, change.payout_access ?? null, change.paused ?? null, change.payout_limit_minor ?? null, change.daily_limit_minor ?? null],
   );
+
+/** What deciding a new payout needs besides the settings and the recipient, read in one statement (after the settings lock). */
+export interface PayoutContext {
+  /** The payout already made with this client_reference, if any. */
+  existing_id: string | null;
+  has_active_endpoint: boolean;
+  paid_out_today_minor: number;
+  approval_required: boolean;
+  key_creator_user_id: string | null;
+}
+
+export async function payoutContext(tx: Queryable, merchantId: string, environment: Environment, apiKeyId: string, clientReference: string): Promise<PayoutContext> {
+  const rows = await tx.query<PayoutContext>(
+    `SELECT (SELECT id FROM payouts WHERE merchant_id = $1 AND environment = $2 AND client_reference = $4) AS existing_id,
+            EXISTS (SELECT 1 FROM webhook_endpoints WHERE api_key_id = $3 AND status = 'active') AS has_active_endpoint,
+            (${PAID_OUT_TODAY}) AS paid_out_today_minor,
+            (SELECT payout_approval_required FROM merchants WHERE id = $1) AS approval_required,
+            (SELECT created_by_user_id FROM api_keys WHERE id = $3) AS key_creator_user_id`,
+    [merchantId, environment, apiKeyId, clientReference],
+    'payout_context',
+  );
+  return rows[0]!;
+}
 
 export interface RecipientRow {
   id: string;
@@ -80,10 +107,11 @@ export async function insertRecipient(
 }
 
 export async function findRecipient(db: Queryable, merchantId: string, environment: Environment, id: string, lock = false): Promise<RecipientRow | null> {
-  if (lock) await db.query('SELECT 1 FROM recipients WHERE id = $1 FOR UPDATE', [id]);
   // By primary key, owner checked here: with owner columns in the WHERE, a planner without statistics
   // picks the merchant index and scans all of the merchant's rows (measured on sessions: 1.4 ms vs 0.09 ms).
-  const row = (await db.query<RecipientRow>(`${RECIPIENT_SELECT} WHERE r.id = $1`, [id]))[0];
+  const row = (
+    await db.query<RecipientRow>(`${RECIPIENT_SELECT} WHERE r.id = $1${lock ? ' FOR UPDATE OF r' : ''}`, [id], lock ? 'recipient_lock' : 'recipient_by_id')
+  )[0];
   return row && row.merchant_id === merchantId && row.environment === environment ? row : null;
 }
 
@@ -196,13 +224,13 @@ export async function listPayouts(db: Queryable, merchantId: string, environment
 }
 
 /** Today's payouts that count against the daily limit (Africa/Accra is UTC+0 all year). */
+/** Paid out today (Africa/Accra day), counting every payout not failed or cancelled; $1 merchant, $2 environment. */
+const PAID_OUT_TODAY = `SELECT coalesce(sum(amount_minor), 0)::bigint FROM payouts
+  WHERE merchant_id = $1 AND environment = $2 AND status NOT IN ('failed', 'cancelled')
+    AND created_at >= (date_trunc('day', now() AT TIME ZONE 'Africa/Accra') AT TIME ZONE 'Africa/Accra')`;
+
 export async function paidOutToday(tx: Queryable, merchantId: string, environment: Environment): Promise<number> {
-  const rows = await tx.query<{ total: number }>(
-    `SELECT coalesce(sum(amount_minor), 0)::bigint AS total FROM payouts
-      WHERE merchant_id = $1 AND environment = $2 AND status NOT IN ('failed', 'cancelled')
-        AND created_at >= (date_trunc('day', now() AT TIME ZONE 'Africa/Accra') AT TIME ZONE 'Africa/Accra')`,
-    [merchantId, environment],
-  );
+  const rows = await tx.query<{ total: number }>(`SELECT (${PAID_OUT_TODAY}) AS total`, [merchantId, environment]);
   return rows[0]?.total ?? 0;
 }
 
