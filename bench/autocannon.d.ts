@@ -19,6 +19,8 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     body?: string | Buffer;
     requests?: RequestSpec[];
+    /** Replaces [<id>] in every request (headers included) with a fresh unique id. */
+    idReplacement?: boolean;
   }
 
   export interface Histogram {

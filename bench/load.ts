@@ -16,8 +16,9 @@ export interface LoadResult {
   path: string;
   durationS: number;
   connections: number;
-  /** Mean of the per-second request counts (autocannon's requests.mean). */
+  /** Mean of the per-second request counts (autocannon's requests.mean), per unit of work (a journey counts once). */
   reqPerSec: number;
+  /** Latencies are per request (for a journey: per step). */
   latencyP50Ms: number;
   latencyP99Ms: number;
   latencyMeanMs: number;
@@ -39,31 +40,33 @@ export interface LoadResult {
 export interface LoadSpec {
   label: string;
   url: string;
+  /** For the report: the first request's method and path. */
   method: 'GET' | 'POST';
   path: string;
-  headers: Record<string, string>;
-  body?: string;
-  /** Called for every request; its headers are added to that request (a fresh Idempotency-Key). */
-  perRequestHeaders?: () => Record<string, string>;
+  /** The request sequence each connection runs in a loop (one request for the simple scenarios). */
+  requests: RequestSpec[];
+  /** Replace [<id>] in each request (headers included) with a fresh unique id: a new Idempotency-Key per request. */
+  idReplacement?: boolean;
   /** The server's pid, for CPU accounting. */
   serverPid?: number;
   /** The server uses the PostgreSQL server (its CPU is part of the cost), not embedded PGlite. */
   usesPostgres?: boolean;
+  /** Requests per unit of work (4 for a payment journey): req/s is divided by it, CPU multiplied. */
+  requestsPerUnit?: number;
 }
 
 function options(spec: LoadSpec, durationS: number, connections: number, counters: { replayed: number }) {
-  const request: RequestSpec = { method: spec.method, path: spec.path, headers: spec.headers };
-  request.onResponse = (_status, _body, _context, headers) => {
-    for (const name of Object.keys(headers)) if (name.toLowerCase() === 'idempotent-replayed') counters.replayed++;
-  };
-  if (spec.body !== undefined) request.body = spec.body;
-  const perRequest = spec.perRequestHeaders;
-  if (perRequest) {
-    // autocannon rebuilds the request buffer for every request when setupRequest is set; the
-    // callback runs in this process for all connections, so a shared counter stays unique.
-    request.setupRequest = (req) => ({ ...req, headers: { ...req.headers, ...perRequest() } });
-  }
-  return { url: spec.url, connections, duration: durationS, pipelining: 1, timeout: 10, requests: [request] };
+  const requests = spec.requests.map((request): RequestSpec => {
+    const onResponse = request.onResponse;
+    return {
+      ...request,
+      onResponse(status, body, context, headers) {
+        for (const name of Object.keys(headers)) if (name.toLowerCase() === 'idempotent-replayed') counters.replayed++;
+        onResponse?.(status, body, context, headers);
+      },
+    };
+  });
+  return { url: spec.url, connections, duration: durationS, pipelining: 1, timeout: 10, requests, idReplacement: spec.idReplacement ?? false };
 }
 
 export async function runLoad(spec: LoadSpec, settings: LoadSettings): Promise<LoadResult> {
@@ -82,13 +85,16 @@ export async function runLoad(spec: LoadSpec, settings: LoadSettings): Promise<L
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   const statusCodes: Record<string, number> = {};
   for (const [code, stat] of Object.entries(result.statusCodeStats)) statusCodes[code] = stat.count;
+  const perUnit = spec.requestsPerUnit ?? 1;
+  const units = Math.floor(result['2xx'] / perUnit);
+  const cpu = cpuUsage(cpuBefore, cpuAfter, units, spec.usesPostgres ?? false);
   return {
     label: spec.label,
     method: spec.method,
     path: spec.path,
     durationS: result.duration,
     connections: settings.connections,
-    reqPerSec: result.requests.mean,
+    reqPerSec: result.requests.mean / perUnit,
     latencyP50Ms: result.latency.p50,
     latencyP99Ms: result.latency.p99,
     latencyMeanMs: result.latency.mean,
@@ -101,7 +107,7 @@ export async function runLoad(spec: LoadSpec, settings: LoadSettings): Promise<L
     replayed: counters.replayed,
     warmupNon2xx,
     warmupErrors,
-    cpu: cpuUsage(cpuBefore, cpuAfter, result['2xx'], spec.usesPostgres ?? false),
+    cpu,
   };
 }
 

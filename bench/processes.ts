@@ -1,5 +1,6 @@
 // Child processes for the benchmark: a free port, the CLI, a server started and stopped cleanly.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { once } from 'node:events';
 
@@ -34,6 +35,10 @@ export interface Server {
   name: string;
   baseUrl: string;
   pid: number;
+  /** From spawning the process to its ready path answering 200. */
+  startupMs: number;
+  /** The process's peak resident set size so far (VmHWM; null where /proc is not available). */
+  peakRssBytes(): number | null;
   /** Log lines at warn or above (pino JSON level >= 40) and any non-JSON output, since start. */
   problemLines(): string[];
   stop(): Promise<void>;
@@ -50,6 +55,7 @@ export function killAll(): void {
 export async function startServer(name: string, script: string, env: NodeJS.ProcessEnv, readyPath: string, nodeArgs: string[] = []): Promise<Server> {
   const port = Number(env.PORT);
   const baseUrl = `http://127.0.0.1:${port}`;
+  const spawnedAt = performance.now();
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   const output: string[] = [];
@@ -89,13 +95,23 @@ export async function startServer(name: string, script: string, env: NodeJS.Proc
       child.kill('SIGKILL');
       throw new Error(`${name} was not ready within 60 s:\n${output.join('\n')}`);
     }
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, 25));
   }
 
+  const startupMs = performance.now() - spawnedAt;
   return {
     name,
     baseUrl,
     pid: child.pid!,
+    startupMs,
+    peakRssBytes() {
+      try {
+        const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1];
+        return kb ? Number(kb) * 1024 : null;
+      } catch {
+        return null;
+      }
+    },
     problemLines: () => [...problems],
     async stop() {
       if (exited) return;

@@ -1,92 +1,131 @@
-// The printed tables and the verdicts against the issue's targets.
+// Verdicts against the issues' targets, the printed tables, and bench/REPORT.md.
 import { failures, type LoadResult } from './load.ts';
+import type { PageResult } from './page.ts';
+import type { DeliveryResult } from './webhooks.ts';
 
 export type StorageKind = 'postgres' | 'embedded';
-
-export interface Target {
-  /** Minimum req/s as a fraction of the matching baseline route. */
-  ratioMin: number;
-  /** Maximum p99 latency, when the target has one. */
-  p99MaxMs?: number;
-}
-
-/** The issue's targets; they are stated for PostgreSQL only (embedded figures are informational). */
-export const TARGETS: Record<StorageKind, { create: Target; read: Target } | null> = {
-  postgres: { create: { ratioMin: 0.5, p99MaxMs: 50 }, read: { ratioMin: 0.7 } },
-  embedded: null,
-};
-
 export type Verdict = 'met' | 'missed' | 'invalid' | 'no target';
+
+/** One figure next to what it is measured against, with the target when an issue sets one. */
+export interface Check {
+  name: string;
+  figure: string;
+  against: string;
+  target: string;
+  verdict: Verdict;
+  why: string;
+}
 
 export interface Comparison {
   service: LoadResult;
   baseline: LoadResult;
   ratio: number;
-  target: Target | null;
-  verdict: Verdict;
-  why: string;
 }
 
-export function compare(service: LoadResult, baseline: LoadResult, target: Target | null): Comparison {
-  const ratio = baseline.reqPerSec > 0 ? service.reqPerSec / baseline.reqPerSec : 0;
-  const failed = failures(service) + failures(baseline);
-  if (failed > 0) return { service, baseline, ratio, target, verdict: 'invalid', why: `${failed} failed requests: not a result` };
-  if (!target) return { service, baseline, ratio, target, verdict: 'no target', why: '' };
+export const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+const ms = (x: number) => `${Math.round(x)} ms`;
+
+function verdictOf(problems: string[], failed: number, hasTarget: boolean): Pick<Check, 'verdict' | 'why'> {
+  if (failed > 0) return { verdict: 'invalid', why: `${failed} failed requests: not a result` };
+  if (!hasTarget) return { verdict: 'no target', why: '' };
+  return problems.length ? { verdict: 'missed', why: problems.join('; ') } : { verdict: 'met', why: '' };
+}
+
+/** service req/s as a share of another run's, with a minimum ratio and an optional p99 ceiling (targets on PostgreSQL only). */
+export function ratioCheck(name: string, service: LoadResult, base: LoadResult, baseName: string, target: { ratioMin: number; p99MaxMs?: number } | null): Check {
+  const ratio = base.reqPerSec > 0 ? service.reqPerSec / base.reqPerSec : 0;
   const problems: string[] = [];
-  if (ratio < target.ratioMin) problems.push(`ratio ${pct(ratio)} < ${pct(target.ratioMin)}`);
-  if (target.p99MaxMs !== undefined && service.latencyP99Ms > target.p99MaxMs) problems.push(`p99 ${service.latencyP99Ms} ms > ${target.p99MaxMs} ms`);
-  return { service, baseline, ratio, target, verdict: problems.length ? 'missed' : 'met', why: problems.join('; ') };
+  if (target && ratio < target.ratioMin) problems.push(`ratio ${pct(ratio)} < ${pct(target.ratioMin)}`);
+  if (target?.p99MaxMs !== undefined && service.latencyP99Ms > target.p99MaxMs) problems.push(`p99 ${service.latencyP99Ms} ms > ${target.p99MaxMs} ms`);
+  return {
+    name,
+    figure: `${pct(ratio)} (${service.reqPerSec.toFixed(0)}/s, p99 ${service.latencyP99Ms} ms)`,
+    against: `${baseName} ${base.reqPerSec.toFixed(0)}/s`,
+    target: target ? `>= ${pct(target.ratioMin)}${target.p99MaxMs !== undefined ? `, p99 <= ${target.p99MaxMs} ms` : ''}` : '-',
+    ...verdictOf(problems, failures(service) + failures(base), target !== null),
+  };
 }
 
-const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
-const targetText = (t: Target | null) => (t ? `>= ${pct(t.ratioMin)}${t.p99MaxMs !== undefined ? `, p99 <= ${t.p99MaxMs} ms` : ''}` : '-');
+/**
+ * Webhook delivery (#4): throughput is how fast the worker drains 1,000 committed events (the burst
+ * run); latency is commit-to-receipt while events arrive at the target rate of 500/s (the paced run),
+ * so the backlog of the burst does not count as latency.
+ */
+export function deliveryChecks(paced: DeliveryResult, burst: DeliveryResult, target: boolean): Check[] {
+  const lost = paced.undelivered + burst.undelivered;
+  const invalid = lost > 0 ? { verdict: 'invalid' as const, why: `${lost} events not delivered within 60 s` } : null;
+  const throughput = target && burst.deliveriesPerSec < 500 ? [`${burst.deliveriesPerSec.toFixed(0)}/s < 500/s`] : [];
+  const latency = target && paced.latencyP99Ms > 100 ? [`p99 ${paced.latencyP99Ms} ms > 100 ms`] : [];
+  return [
+    {
+      name: `webhook deliveries/s, ${burst.events} events committed at once (#4)`,
+      figure: `${burst.deliveriesPerSec.toFixed(0)} deliveries/s`,
+      against: '-',
+      target: target ? '>= 500/s' : '-',
+      ...(invalid ?? verdictOf(throughput, 0, target)),
+    },
+    {
+      name: `webhook commit-to-receipt, ${paced.events} events at ${paced.offeredPerSec}/s (#4)`,
+      figure: `p50 ${paced.latencyP50Ms} ms, p99 ${paced.latencyP99Ms} ms (${paced.deliveriesPerSec.toFixed(0)}/s delivered)`,
+      against: '-',
+      target: target ? 'p99 <= 100 ms' : '-',
+      ...(invalid ?? verdictOf(latency, 0, target)),
+    },
+  ];
+}
 
-function table(header: string[], rows: string[][], rightAligned: Set<number>): string {
+export function p99Check(name: string, disturbed: LoadResult, calm: LoadResult, target: boolean): Check {
+  const ratio = calm.latencyP99Ms > 0 ? disturbed.latencyP99Ms / calm.latencyP99Ms : 1;
+  const problems = target && ratio > 1.2 ? [`p99 ${disturbed.latencyP99Ms} ms is ${pct(ratio - 1)} above ${calm.latencyP99Ms} ms`] : [];
+  return {
+    name,
+    figure: `p99 ${disturbed.latencyP99Ms} ms (${disturbed.reqPerSec.toFixed(0)} journeys/s)`,
+    against: `healthy receiver: p99 ${calm.latencyP99Ms} ms (${calm.reqPerSec.toFixed(0)} journeys/s)`,
+    target: target ? 'p99 within +20%' : '-',
+    ...verdictOf(problems, failures(disturbed) + failures(calm), target),
+  };
+}
+
+export function table(header: string[], rows: string[][], rightAligned: Set<number> = new Set()): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) =>
-    cells.map((c, i) => (rightAligned.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]) => cells.map((c, i) => (rightAligned.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
-export function formatStorage(title: string, storage: StorageKind, create: Comparison, read: Comparison): string {
-  const row = (r: LoadResult, ratio: string, target: string, verdict: string) => [
+export function markdownTable(header: string[], rows: string[][]): string {
+  const esc = (c: string) => c.replace(/\|/g, '\\|');
+  return [`| ${header.map(esc).join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`)].join('\n');
+}
+
+export const LOAD_HEADER = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx', 'errors', 'server us', 'postgres us', 'driver us', 'other load'];
+
+export function loadRow(r: LoadResult, unit = 'req/s'): string[] {
+  const c = r.cpu;
+  return [
     r.label,
-    r.reqPerSec.toFixed(1),
+    `${r.reqPerSec.toFixed(1)}${unit === 'req/s' ? '' : ` ${unit}`}`,
     String(r.latencyP50Ms),
     String(r.latencyP99Ms),
+    String(r.latencyMaxMs),
     String(r.non2xx + r.warmupNon2xx),
     String(r.errors + r.timeouts + r.warmupErrors),
-    ratio,
-    target,
-    verdict,
+    c ? c.serverUsPerReq.toFixed(0) : '?',
+    c ? (r.cpu && c.postgresUsPerReq > 0 ? c.postgresUsPerReq.toFixed(0) : '-') : '?',
+    c ? c.driverUsPerReq.toFixed(0) : '?',
+    c ? pct(c.otherBusy) : '?',
   ];
-  const verdictText = (c: Comparison) => (c.verdict === 'no target' ? '-' : c.verdict === 'met' ? 'MET' : `${c.verdict.toUpperCase()}${c.why ? ` (${c.why})` : ''}`);
-  const rows = [
-    row(create.service, pct(create.ratio), targetText(create.target), verdictText(create)),
-    row(create.baseline, 'baseline', '', ''),
-    row(read.service, pct(read.ratio), targetText(read.target), verdictText(read)),
-    row(read.baseline, 'baseline', '', ''),
+}
+
+export const CHECK_HEADER = ['check', 'figure', 'against', 'target', 'verdict'];
+export const checkRow = (c: Check): string[] => [c.name, c.figure, c.against, c.target, c.verdict === 'met' ? 'MET' : c.verdict === 'no target' ? '-' : `${c.verdict.toUpperCase()}${c.why ? ` (${c.why})` : ''}`];
+
+export function pageRows(p: PageResult): string[][] {
+  return [
+    ['requests', String(p.requests)],
+    ['bytes transferred (compressed, with headers)', `${p.bytesTransferred} B (${(p.bytesTransferred / 1024).toFixed(1)} KiB)`],
+    ['DOMContentLoaded, loopback', ms(p.domContentLoadedMs)],
+    ['DOMContentLoaded, emulated 3G (1.6 Mbit/s, 150 ms RTT)', ms(p.domContentLoaded3gMs)],
   ];
-  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'vs base', 'target', 'verdict'];
-  const all = [create.service, create.baseline, read.service, read.baseline];
-  const statusLines = [
-    ...all
-      .filter((r) => r.non2xx + r.warmupNon2xx > 0)
-      .map((r) => `  ${r.label}: status codes ${JSON.stringify(r.statusCodes)} (warm-up non-2xx: ${r.warmupNon2xx})`),
-    ...all.filter((r) => r.replayed > 0).map((r) => `  ${r.label}: ${r.replayed} responses were idempotent replays (a key was reused)`),
-  ];
-  const cpuRows = all.map((r) => {
-    const c = r.cpu;
-    return c
-      ? [r.label, c.serverUsPerReq.toFixed(0), storage === 'postgres' ? c.postgresUsPerReq.toFixed(0) : '-', c.driverUsPerReq.toFixed(0), pct(c.machineBusy), pct(c.otherBusy)]
-      : [r.label, '?', '?', '?', '?', '?'];
-  });
-  const cpuTable = table(['CPU per request (us)', 'server', 'postgres', 'driver', 'machine busy', 'other load'], cpuRows, new Set([1, 2, 3, 4, 5]));
-  const noisy = all.filter((r) => r.cpu && r.cpu.otherBusy > NOISY_OTHER_LOAD);
-  const noiseLines = noisy.map(
-    (r) => `  WARNING: other work used ${pct(r.cpu!.otherBusy)} of the machine during "${r.label}": that figure is noisy; rerun on a quiet machine.`,
-  );
-  return [`\n${title}`, table(header, rows, new Set([1, 2, 3, 4, 5, 6])), ...statusLines, '', cpuTable, ...noiseLines].join('\n');
 }
 
 /** Above this share of the machine used by other work, a run is flagged as noisy. */

@@ -1,24 +1,47 @@
-// npm run bench: Sika's session create and read against a bare Fastify + one-statement baseline on
-// the same storage driver, on PostgreSQL (a fresh database, dropped at the end) and on embedded PGlite
-// (a fresh temp data dir). Tables on stdout, the same figures in bench/out/results.json.
+// npm run bench: every figure the issues ask for, each next to a baseline measured in the same run, on
+// PostgreSQL (a fresh database, dropped at the end) and on embedded PGlite (a fresh temp data dir).
+// Tables on stdout; the same figures in bench/REPORT.md and bench/report.json.
 //
 //   BENCH_DURATION_S   seconds per measured run (default 10)
 //   BENCH_CONNECTIONS  concurrent connections (default 50)
 //   BENCH_WARMUP_S     un-measured warm-up before each run (default 2; 0 = none); its failures still count
 //   BENCH_STORAGES     postgres,embedded (default both, in that order)
 //   BENCH_PG_URL       server to create the bench database on (default postgres://postgres@127.0.0.1:5432/postgres)
+//   BENCH_PAGE         off: skip the Chromium page measurement
 //
-// Every non-2xx response, socket error, timeout and idempotent replay is counted and printed; any of
-// them makes the comparison INVALID and the exit code 1 (a benchmark with errors is not a result).
-// Missed targets are reported, not an exit failure. A second table gives CPU per request (server,
-// PostgreSQL, load driver) and flags runs that shared the machine with other work (Linux only).
-import { mkdirSync, writeFileSync } from 'node:fs';
+// Per storage: (1) the service with its workers on: the payment journey with its webhook, the same
+// journey while the receiver times out, and (PostgreSQL) webhook delivery of 1,000 events; (2) the
+// service with workers off: session create and read, the payer's session view, payouts, and (first
+// storage) the payer page in Chromium; (3) the baseline: a bare Fastify route doing one INSERT, one
+// doing one SELECT, through the same driver. Every non-2xx response, socket error, timeout and
+// idempotent replay is counted; any makes that comparison INVALID and the exit code 1. Missed targets
+// are reported, not an exit failure.
+import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { failures, runLoad, type LoadResult, type LoadSettings, type LoadSpec } from './load.ts';
-import { ROOT, freePort, killAll, runCommand, startServer, type Server } from './processes.ts';
-import { NOISY_OTHER_LOAD, TARGETS, compare, formatStorage, type Comparison, type StorageKind } from './report.ts';
+import { benchPayerPage, type PageResult } from './page.ts';
+import { ROOT, freePort, killAll, startServer, type Server } from './processes.ts';
+import { startReceiver, type Receiver } from './receiver.ts';
+import {
+  CHECK_HEADER,
+  LOAD_HEADER,
+  NOISY_OTHER_LOAD,
+  checkRow,
+  deliveryChecks,
+  loadRow,
+  markdownTable,
+  p99Check,
+  pageRows,
+  ratioCheck,
+  table,
+  type Check,
+  type StorageKind,
+} from './report.ts';
+import { SESSION_BODY, checkoutRead, journey, payouts, sessionCreate, sessionRead, type JourneyTrack, type Target } from './scenarios.ts';
+import { writeFixtures, type Fixtures } from './setup.ts';
 import { embeddedScratch, postgresScratch, type Scratch } from './storage.ts';
+import { benchDelivery, type DeliveryResult } from './webhooks.ts';
 
 function envNumber(name: string, fallback: number, min: number): number {
   const raw = process.env[name];
@@ -35,10 +58,12 @@ const settings: LoadSettings = {
 };
 const storages = (process.env.BENCH_STORAGES || 'postgres,embedded').split(',').map((s) => s.trim()) as StorageKind[];
 for (const s of storages) if (s !== 'postgres' && s !== 'embedded') throw new Error(`BENCH_STORAGES: unknown storage "${s}"`);
+const measurePage = process.env.BENCH_PAGE !== 'off';
 
 const now = new Date();
 const stamp = now.toISOString().replace(/[-:TZ.]/g, '').slice(0, 17); // yyyymmddhhmmssmmm
 const STORAGE_NAMES: Record<StorageKind, string> = { postgres: 'PostgreSQL', embedded: 'Embedded (PGlite)' };
+const WEBHOOK_WAIT_MS = 15_000;
 
 /** The environment the children start from: none of the caller's storage or Redis settings leak in. */
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -47,15 +72,23 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-const SESSION_BODY = JSON.stringify({
-  amount_minor: 50_000,
-  invoice_ref: 'INV-BENCH-0001',
-  description: 'Benchmark session',
-  currency: 'GHS',
-  customer: { name: 'Ama Mensah', email: 'ama@example.com' },
-  callback_url: 'https://merchant.example.com/return',
-  metadata: { source: 'bench', order: '1001' },
-});
+async function startSika(scratch: Scratch, workers: 'on' | 'off'): Promise<Server> {
+  const port = await freePort();
+  return startServer(
+    `sika (workers ${workers})`,
+    'src/main.ts',
+    childEnv({
+      ...scratch.env,
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      WORKERS: workers,
+      RATE_LIMIT_KEY_PER_S: '1000000',
+      RATE_LIMIT_IP_PER_S: '1000000',
+      RATE_LIMIT_SESSION_PER_S: '1000000',
+    }),
+    '/readyz',
+  );
+}
 
 async function postJson(url: string, body: string, headers: Record<string, string>): Promise<{ id: string }> {
   const response = await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
@@ -64,129 +97,174 @@ async function postJson(url: string, body: string, headers: Record<string, strin
   return JSON.parse(text) as { id: string };
 }
 
-interface StorageResult {
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
+
+interface JourneyWebhooks {
+  paid: number;
+  received: number;
+  createToWebhookP50Ms: number;
+  createToWebhookP99Ms: number;
+}
+
+/** A journey run; afterwards waits for the checkout.session.completed webhook of every paid session. */
+async function runJourney(target: Target, f: Fixtures, receiver: Receiver, label: string): Promise<{ load: LoadResult; webhooks: JourneyWebhooks }> {
+  const track: JourneyTrack = { starts: new Map(), paid: new Set() };
+  const took: number[] = [];
+  const seen = new Set<string>();
+  receiver.onEvent = (receipt) => {
+    if (receipt.type !== 'checkout.session.completed' || !receipt.objectId || seen.has(receipt.objectId)) return;
+    const started = track.starts.get(receipt.objectId);
+    if (started === undefined) return;
+    seen.add(receipt.objectId);
+    took.push(receipt.atMs - started);
+  };
+  const load = await runLoad(journey(target, f, track, label), settings);
+  const deadline = Date.now() + WEBHOOK_WAIT_MS;
+  while (receiver.mode === 'ok' && [...track.paid].some((id) => !seen.has(id)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  receiver.onEvent = null;
+  took.sort((a, b) => a - b);
+  const received = [...track.paid].filter((id) => seen.has(id)).length;
+  return { load, webhooks: { paid: track.paid.size, received, createToWebhookP50Ms: percentile(took, 50), createToWebhookP99Ms: percentile(took, 99) } };
+}
+
+interface StorageRun {
   storage: StorageKind;
   description: string;
-  create: Comparison;
-  read: Comparison;
-  serverProblemLines: { service: string[]; baseline: string[] };
+  startupMs: number;
+  peakRssBytes: { workersOn: number | null; workersOff: number | null };
+  loads: Record<string, LoadResult>;
+  journeyWebhooks: JourneyWebhooks;
+  deliveries: DeliveryResult[] | null;
+  page: PageResult | { skipped: string } | null;
+  checks: Check[];
+  serverProblemLines: string[];
 }
 
-async function benchService(storage: StorageKind, scratch: Scratch): Promise<{ create: LoadResult; read: LoadResult; problems: string[] }> {
-  // With embedded storage the CLI must run before the server: one process owns the data dir.
-  const cliOut = await runCommand(
-    ['bin/sika.mjs', 'merchant', 'create', '--name', 'Bench', '--email', `bench-${stamp}@example.com`, '--json'],
-    childEnv({ ...scratch.env, LOG_LEVEL: 'warn' }),
-  );
-  const merchant = JSON.parse(cliOut.trim().split('\n').at(-1)!) as { test_api_key: string };
-  const auth = { authorization: `Bearer ${merchant.test_api_key}` };
-
-  const port = await freePort();
-  let server: Server | null = null;
-  try {
-    server = await startServer(
-      'sika',
-      'src/main.ts',
-      childEnv({
-        ...scratch.env,
-        PORT: String(port),
-        LOG_LEVEL: 'warn',
-        WORKERS: 'off',
-        RATE_LIMIT_KEY_PER_S: '1000000',
-        RATE_LIMIT_IP_PER_S: '1000000',
-      }),
-      '/readyz',
-    );
-    const session = await postJson(`${server.baseUrl}/api/v1/sessions`, SESSION_BODY, { ...auth, 'idempotency-key': `bench-${stamp}-seed` });
-
-    let counter = 0;
-    const createSpec: LoadSpec = {
-      label: 'POST /api/v1/sessions',
-      url: server.baseUrl,
-      serverPid: server.pid,
-      usesPostgres: storage === 'postgres',
-      method: 'POST',
-      path: '/api/v1/sessions',
-      headers: { ...auth, 'content-type': 'application/json' },
-      body: SESSION_BODY,
-      perRequestHeaders: () => ({ 'idempotency-key': `bench-${stamp}-${storage}-${++counter}` }),
-    };
-    console.log(`  ${createSpec.label} ...`);
-    const create = await runLoad(createSpec, settings);
-    const readSpec: LoadSpec = {
-      label: 'GET /api/v1/sessions/{id}',
-      url: server.baseUrl,
-      serverPid: server.pid,
-      usesPostgres: storage === 'postgres',
-      method: 'GET',
-      path: `/api/v1/sessions/${session.id}`,
-      headers: auth,
-    };
-    console.log(`  ${readSpec.label} ...`);
-    const read = await runLoad(readSpec, settings);
-    return { create, read, problems: server.problemLines() };
-  } finally {
-    await server?.stop();
-  }
-}
-
-async function benchBaseline(storage: StorageKind, scratch: Scratch): Promise<{ insert: LoadResult; select: LoadResult; problems: string[] }> {
-  const port = await freePort();
-  let server: Server | null = null;
-  try {
-    server = await startServer('baseline', 'bench/baseline.ts', childEnv({ ...scratch.baselineEnv, PORT: String(port) }), '/healthz');
-    const row = await postJson(`${server.baseUrl}/baseline/rows`, SESSION_BODY, {});
-    const insertSpec: LoadSpec = {
-      label: 'baseline INSERT',
-      url: server.baseUrl,
-      serverPid: server.pid,
-      usesPostgres: storage === 'postgres',
-      method: 'POST',
-      path: '/baseline/rows',
-      headers: { 'content-type': 'application/json' },
-      body: SESSION_BODY,
-    };
-    console.log(`  ${insertSpec.label} ...`);
-    const insert = await runLoad(insertSpec, settings);
-    const selectSpec: LoadSpec = {
-      label: 'baseline SELECT',
-      url: server.baseUrl,
-      serverPid: server.pid,
-      usesPostgres: storage === 'postgres',
-      method: 'GET',
-      path: `/baseline/rows/${row.id}`,
-      headers: {},
-    };
-    console.log(`  ${selectSpec.label} ...`);
-    const select = await runLoad(selectSpec, settings);
-    return { insert, select, problems: server.problemLines() };
-  } finally {
-    await server?.stop();
-  }
-}
-
-let activeScratch: Scratch | null = null;
-
-async function benchStorage(storage: StorageKind): Promise<StorageResult> {
+async function benchStorage(storage: StorageKind, receiver: Receiver, withPage: boolean): Promise<StorageRun> {
   const scratch = storage === 'postgres' ? await postgresScratch(stamp) : embeddedScratch();
   activeScratch = scratch;
   console.log(`\n${STORAGE_NAMES[storage]}: ${scratch.description}`);
+  const usesPostgres = storage === 'postgres';
+  const loads: Record<string, LoadResult> = {};
+  const problems: string[] = [];
+  const run = async (key: string, work: () => Promise<LoadResult>) => {
+    const result = await work();
+    console.log(`  ${result.label}: ${result.reqPerSec.toFixed(1)}/s, p99 ${result.latencyP99Ms} ms${failures(result) ? `, ${failures(result)} FAILED` : ''}`);
+    loads[key] = result;
+    return result;
+  };
   try {
-    const service = await benchService(storage, scratch);
-    const baseline = await benchBaseline(storage, scratch);
-    const targets = TARGETS[storage];
+    const f = await writeFixtures({ databaseUrl: scratch.env.DATABASE_URL ?? null, dataDir: scratch.env.DATA_DIR ?? null }, receiver.url, stamp);
+
+    // (1) Workers on: journeys with their webhooks, a receiver that times out, webhook delivery.
+    let server = await startSika(scratch, 'on');
+    const startupMs = server.startupMs;
+    let target: Target = { baseUrl: server.baseUrl, pid: server.pid, usesPostgres };
+    let journeyWebhooks: JourneyWebhooks;
+    let deliveries: DeliveryResult[] | null = null;
+    let peakOn: number | null;
+    try {
+      receiver.mode = 'ok';
+      const calm = await runJourney(target, f, receiver, 'payment journey');
+      loads.journey = calm.load;
+      journeyWebhooks = calm.webhooks;
+      console.log(`  payment journey: ${calm.load.reqPerSec.toFixed(1)} journeys/s; webhooks ${calm.webhooks.received}/${calm.webhooks.paid}, create-to-webhook p99 ${calm.webhooks.createToWebhookP99Ms} ms`);
+      receiver.mode = 'timeout';
+      await run('journeyReceiverTimeout', async () => (await runJourney(target, f, receiver, 'payment journey, receiver timing out')).load);
+      receiver.mode = 'ok';
+      if (usesPostgres) {
+        deliveries = await benchDelivery(scratch.env.DATABASE_URL!, f, receiver);
+        for (const d of deliveries) console.log(`  webhook delivery (${d.label}): ${d.deliveriesPerSec.toFixed(0)}/s, p99 ${d.latencyP99Ms} ms, undelivered ${d.undelivered}`);
+      }
+      peakOn = server.peakRssBytes();
+      problems.push(...server.problemLines().filter((line) => !line.includes('webhook try failed')));
+    } finally {
+      await server.stop();
+    }
+
+    // (2) Workers off: the merchant and payer API under load.
+    server = await startSika(scratch, 'off');
+    target = { baseUrl: server.baseUrl, pid: server.pid, usesPostgres };
+    let page: StorageRun['page'] = null;
+    let peakOff: number | null;
+    try {
+      const session = await postJson(`${server.baseUrl}/api/v1/sessions`, SESSION_BODY, { authorization: `Bearer ${f.checkout.testKey}` });
+      await run('sessionCreate', () => runLoad(sessionCreate(target, f, stamp), settings));
+      await run('sessionRead', () => runLoad(sessionRead(target, f, session.id), settings));
+      await run('checkoutRead', () => runLoad(checkoutRead(target, session.id), settings));
+      await run('payouts', () => runLoad(payouts(target, f, stamp), settings));
+      peakOff = server.peakRssBytes();
+      if (withPage) {
+        page = await benchPayerPage(server.baseUrl, session.id);
+        if ('skipped' in page) console.log(`  payer page: skipped (${page.skipped})`);
+        else console.log(`  payer page: ${page.bytesTransferred} B in ${page.requests} requests, DOMContentLoaded ${Math.round(page.domContentLoadedMs)} ms (3G ${Math.round(page.domContentLoaded3gMs)} ms)`);
+      }
+      problems.push(...server.problemLines());
+    } finally {
+      await server.stop();
+    }
+
+    // (3) The baseline on the same storage driver.
+    const port = await freePort();
+    const baseline = await startServer('baseline', 'bench/baseline.ts', childEnv({ ...scratch.baselineEnv, PORT: String(port) }), '/healthz');
+    try {
+      const row = await postJson(`${baseline.baseUrl}/baseline/rows`, SESSION_BODY, {});
+      const bt: Target = { baseUrl: baseline.baseUrl, pid: baseline.pid, usesPostgres };
+      const one = (label: string, method: 'GET' | 'POST', path: string, body?: string): LoadSpec => ({
+        label,
+        url: bt.baseUrl,
+        serverPid: bt.pid,
+        usesPostgres,
+        method,
+        path,
+        requests: [body ? { method, path, headers: { 'content-type': 'application/json' }, body } : { method, path }],
+      });
+      await run('baselineInsert', () => runLoad(one('baseline INSERT', 'POST', '/baseline/rows', SESSION_BODY), settings));
+      await run('baselineSelect', () => runLoad(one('baseline SELECT', 'GET', `/baseline/rows/${row.id}`), settings));
+      problems.push(...baseline.problemLines());
+    } finally {
+      await baseline.stop();
+    }
+
+    const pg = usesPostgres;
+    const checks: Check[] = [
+      ratioCheck('session create vs INSERT (#2)', loads.sessionCreate!, loads.baselineInsert!, 'INSERT', pg ? { ratioMin: 0.5, p99MaxMs: 50 } : null),
+      ratioCheck('session read vs SELECT (#2)', loads.sessionRead!, loads.baselineSelect!, 'SELECT', pg ? { ratioMin: 0.7 } : null),
+      ratioCheck('payer session view vs SELECT (#3)', loads.checkoutRead!, loads.baselineSelect!, 'SELECT', pg ? { ratioMin: 0.7 } : null),
+      ratioCheck('payment journeys vs INSERT (#3)', loads.journey!, loads.baselineInsert!, 'INSERT', null),
+      ratioCheck('payouts vs session create (#5)', loads.payouts!, loads.sessionCreate!, 'session create', pg ? { ratioMin: 0.4, p99MaxMs: 100 } : null),
+      p99Check('journey API p99, receiver timing out (#4)', loads.journeyReceiverTimeout!, loads.journey!, pg),
+      ...(deliveries ? deliveryChecks(deliveries[0]!, deliveries[1]!, pg) : []),
+    ];
+    if (journeyWebhooks.received < journeyWebhooks.paid) {
+      checks.push({
+        name: 'every paid journey got its webhook',
+        figure: `${journeyWebhooks.received}/${journeyWebhooks.paid}`,
+        against: '-',
+        target: 'all',
+        verdict: 'invalid',
+        why: `${journeyWebhooks.paid - journeyWebhooks.received} missing after ${WEBHOOK_WAIT_MS / 1000} s`,
+      });
+    }
     return {
       storage,
       description: scratch.description,
-      create: compare(service.create, baseline.insert, targets?.create ?? null),
-      read: compare(service.read, baseline.select, targets?.read ?? null),
-      serverProblemLines: { service: service.problems, baseline: baseline.problems },
+      startupMs,
+      peakRssBytes: { workersOn: peakOn, workersOff: peakOff },
+      loads,
+      journeyWebhooks,
+      deliveries,
+      page,
+      checks,
+      serverProblemLines: problems,
     };
   } finally {
     await scratch.drop().catch((error: unknown) => console.error(`could not clean up ${scratch.description}: ${String(error)}`));
     activeScratch = null;
   }
 }
+
+let activeScratch: Scratch | null = null;
 
 function onSignal(signal: NodeJS.Signals) {
   console.error(`\n${signal}: stopping servers and dropping the bench storage`);
@@ -199,57 +277,106 @@ function onSignal(signal: NodeJS.Signals) {
   });
 }
 
+const mb = (bytes: number | null) => (bytes === null ? '?' : `${(bytes / 1024 / 1024).toFixed(0)} MB`);
+const LOAD_ORDER = ['sessionCreate', 'sessionRead', 'checkoutRead', 'journey', 'journeyReceiverTimeout', 'payouts', 'baselineInsert', 'baselineSelect'];
+
+function sections(r: StorageRun, format: 'text' | 'markdown'): string {
+  const t = format === 'text' ? (h: string[], rows: string[][]) => table(h, rows) : markdownTable;
+  const loads = LOAD_ORDER.filter((k) => r.loads[k]).map((k) => loadRow(r.loads[k]!, k.startsWith('journey') ? 'journeys/s' : 'req/s'));
+  const w = r.journeyWebhooks;
+  const facts = [
+    ['time from start to ready (node --import tsx src/main.ts, migrated storage)', `${Math.round(r.startupMs)} ms`],
+    ['peak RSS of the server (workers on: journeys and webhooks)', mb(r.peakRssBytes.workersOn)],
+    ['peak RSS of the server (workers off: sessions, payouts)', mb(r.peakRssBytes.workersOff)],
+    ['payment journeys: checkout.session.completed webhooks received', `${w.received} of ${w.paid} paid`],
+    ['payment journey: session create to webhook received', `p50 ${w.createToWebhookP50Ms} ms, p99 ${w.createToWebhookP99Ms} ms`],
+  ];
+  const deliveries = (r.deliveries ?? []).map((d) => [
+    d.label,
+    String(d.events),
+    d.offeredPerSec ? `${d.offeredPerSec}/s` : 'all at once',
+    d.deliveriesPerSec.toFixed(0),
+    String(d.latencyP50Ms),
+    String(d.latencyP99Ms),
+    String(d.latencyMaxMs),
+    String(d.undelivered),
+  ]);
+  const parts = [
+    t(CHECK_HEADER, r.checks.map(checkRow)),
+    'Load runs (latency per request; a journey is 4 requests; CPU in microseconds per request or journey):',
+    t(LOAD_HEADER, loads),
+    t(['fact', 'figure'], facts),
+  ];
+  if (deliveries.length) parts.push('Webhook delivery (commit of the event to receipt by the local receiver):', t(['run', 'events', 'offered', 'deliveries/s', 'p50 ms', 'p99 ms', 'max ms', 'undelivered'], deliveries));
+  if (r.page && !('skipped' in r.page)) parts.push(`Payer page ${r.page.path.replace(/cs_\w+/, '{id}')} in Chromium (phone viewport, cold cache, median of 5):`, t(['measure', 'figure'], pageRows(r.page)));
+  const noisy = Object.values(r.loads).filter((l) => l.cpu && l.cpu.otherBusy > NOISY_OTHER_LOAD);
+  if (noisy.length) parts.push(`Caution: other work used more than ${NOISY_OTHER_LOAD * 100}% of the machine during: ${noisy.map((l) => l.label).join('; ')}. Those figures are noisy.`);
+  return parts.join('\n\n');
+}
+
 async function main(): Promise<number> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   process.on('exit', killAll); // never leave a server behind, whatever ends this process
-  console.log(
-    `Sika benchmark: ${settings.connections} connections, ${settings.durationS} s per run (+${settings.warmupS} s warm-up), ` +
-      `${cpus().length} CPUs, Node ${process.version}`,
-  );
-  const results: StorageResult[] = [];
-  for (const storage of storages) results.push(await benchStorage(storage));
-
-  for (const r of results) {
-    const title = `${STORAGE_NAMES[r.storage]} (${settings.connections} connections, ${settings.durationS} s)` + (TARGETS[r.storage] ? '' : ' - the targets are stated for PostgreSQL only');
-    console.log(formatStorage(title, r.storage, r.create, r.read));
-    for (const [who, lines] of Object.entries(r.serverProblemLines)) {
-      if (lines.length > 0) console.log(`  ${who} logged ${lines.length} warning/error lines, first: ${lines[0]!.slice(0, 300)}`);
-    }
+  const machine = `${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 1024 ** 3).toFixed(1)} GB, Node ${process.version}`;
+  console.log(`Sika benchmark: ${settings.connections} connections, ${settings.durationS} s per run (+${settings.warmupS} s warm-up), ${machine}`);
+  const receiver = await startReceiver();
+  const results: StorageRun[] = [];
+  try {
+    for (const [i, storage] of storages.entries()) results.push(await benchStorage(storage, receiver, measurePage && i === 0));
+  } finally {
+    await receiver.close();
   }
 
-  const invalid = results.flatMap((r) => [r.create, r.read]).filter((c) => c.verdict === 'invalid');
-  const missed = results.flatMap((r) => [r.create, r.read]).filter((c) => c.verdict === 'missed');
-  console.log(
+  for (const r of results) {
+    console.log(`\n=== ${STORAGE_NAMES[r.storage]} (${settings.connections} connections, ${settings.durationS} s per run)${r.storage === 'postgres' ? '' : ' - the targets are stated for PostgreSQL'}\n`);
+    console.log(sections(r, 'text'));
+    if (r.serverProblemLines.length > 0) console.log(`\n  servers logged ${r.serverProblemLines.length} warning/error lines, first: ${r.serverProblemLines[0]!.slice(0, 300)}`);
+  }
+  const checks = results.flatMap((r) => r.checks);
+  const invalid = checks.filter((c) => c.verdict === 'invalid');
+  const missed = checks.filter((c) => c.verdict === 'missed');
+  const summary =
     invalid.length > 0
-      ? `\nINVALID: ${invalid.length} comparison(s) had failed requests; a benchmark with errors is not a result.`
+      ? `INVALID: ${invalid.map((c) => `${c.name} (${c.why})`).join('; ')}. A benchmark with errors is not a result.`
       : missed.length > 0
-        ? `\nTargets missed: ${missed.map((c) => `${c.service.label} (${c.why})`).join('; ')}`
-        : '\nAll targets met.',
-  );
+        ? `Targets missed: ${missed.map((c) => `${c.name} (${c.why})`).join('; ')}`
+        : 'All targets met.';
+  console.log(`\n${summary}`);
 
-  const noisy = results.flatMap((r) => [r.create.service, r.create.baseline, r.read.service, r.read.baseline]).filter((l) => l.cpu && l.cpu.otherBusy > NOISY_OTHER_LOAD);
-  if (noisy.length > 0) console.log(`Caution: ${noisy.length} of ${results.length * 4} runs shared the machine with other work (see the warnings above).`);
-
-  const outDir = join(ROOT, 'bench', 'out');
-  mkdirSync(outDir, { recursive: true });
+  const markdown = [
+    '# Sika benchmark report',
+    '',
+    `Generated by \`npm run bench\` at ${now.toISOString()} on ${machine}; ${settings.connections} connections, ${settings.durationS} s per run after ${settings.warmupS} s of warm-up, load from autocannon on the same machine. Every figure has its baseline from the same run. Targets are the issues' and apply to PostgreSQL; embedded figures are for comparison.`,
+    '',
+    `**${summary}**`,
+    ...results.flatMap((r) => ['', `## ${STORAGE_NAMES[r.storage]}`, '', `${r.description.replace(/ in \/.*$/, '').replace(/, database .*$/, '')}.`, '', sections(r, 'markdown')]),
+    '',
+    '## How to regenerate',
+    '',
+    '`npm run bench` (PostgreSQL on 127.0.0.1:5432 or `BENCH_PG_URL`; Chromium at /usr/bin/chromium for the page figures). See the header of bench/run.ts for the settings. On a 2-core machine the load driver, the server and PostgreSQL share the CPUs: the "other load" column says when something else did too.',
+    '',
+  ].join('\n');
+  writeFileSync(join(ROOT, 'bench', 'REPORT.md'), markdown);
   const json = {
     generated_at: now.toISOString(),
     machine: { cpus: cpus().length, cpu_model: cpus()[0]?.model ?? null, memory_bytes: totalmem(), node: process.version, platform: process.platform },
     settings: { duration_s: settings.durationS, connections: settings.connections, warmup_s: settings.warmupS },
-    noisy_runs: noisy.map((l) => l.label),
+    summary,
     storages: results.map((r) => ({
       storage: r.storage,
-      description: r.description,
-      session_create: { ...r.create.service, baseline: r.create.baseline, ratio: r.create.ratio, target: r.create.target, verdict: r.create.verdict, why: r.create.why },
-      session_read: { ...r.read.service, baseline: r.read.baseline, ratio: r.read.ratio, target: r.read.target, verdict: r.read.verdict, why: r.read.why },
-      failed_requests: failures(r.create.service) + failures(r.create.baseline) + failures(r.read.service) + failures(r.read.baseline),
-      server_problem_lines: r.serverProblemLines,
+      startup_ms: Math.round(r.startupMs),
+      peak_rss_bytes: { workers_on: r.peakRssBytes.workersOn, workers_off: r.peakRssBytes.workersOff },
+      checks: r.checks,
+      loads: r.loads,
+      journey_webhooks: r.journeyWebhooks,
+      webhook_delivery: r.deliveries,
+      payer_page: r.page,
+      server_problem_lines: r.serverProblemLines.slice(0, 20),
     })),
   };
-  const outFile = join(outDir, 'results.json');
-  writeFileSync(outFile, `${JSON.stringify(json, null, 2)}\n`);
-  console.log(`Results written to ${outFile}`);
+  writeFileSync(join(ROOT, 'bench', 'report.json'), `${JSON.stringify(json, null, 2)}\n`);
+  console.log('Report written to bench/REPORT.md and bench/report.json');
   return invalid.length > 0 ? 1 : 0;
 }
 

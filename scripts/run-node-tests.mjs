@@ -1,7 +1,7 @@
 // Runs test files with node's test runner through tsx: spec for people on stdout, tap to a file that is
 // read back for the plain closing line CI looks for ("tests: N passed, N failed, N skipped").
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -28,4 +28,18 @@ export function runNodeTests(files, { concurrency }) {
   const count = (name) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(tap)?.[1] ?? 0);
   console.log(`\ntests: ${count('pass')} passed, ${count('fail') + count('cancelled')} failed, ${count('skipped')} skipped`);
   return result.status ?? 1;
+}
+
+/** The *.test.ts files directly in `dir` whose path contains one of `filters` (all when none), sorted; exits when none match. */
+export function testFilesIn(dir, filters, what) {
+  const files = readdirSync(dir)
+    .filter((entry) => entry.endsWith('.test.ts'))
+    .map((entry) => join(dir, entry))
+    .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)))
+    .sort();
+  if (files.length === 0) {
+    console.error(`no ${what} test files matched`);
+    process.exit(1);
+  }
+  return files;
 }

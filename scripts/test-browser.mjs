@@ -2,21 +2,13 @@
 // time (each drives its own Chromium). Chromium is Debian's /usr/bin/chromium (CHROMIUM_PATH overrides);
 // no browser is ever downloaded. Screenshots land in test-results/. Extra arguments narrow the run to
 // files whose path contains one of them. Ends with the same closing line as npm test.
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { runNodeTests } from './run-node-tests.mjs';
+import { runNodeTests, testFilesIn } from './run-node-tests.mjs';
 
 const dir = join('test', 'browser');
 const filters = process.argv.slice(2);
-const files = readdirSync(dir)
-  .filter((entry) => entry.endsWith('.test.ts'))
-  .map((entry) => join(dir, entry))
-  .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)))
-  .sort();
-if (files.length === 0) {
-  console.error('no browser test files matched');
-  process.exit(1);
-}
+const files = testFilesIn(dir, filters, 'browser');
 const chromium = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 if (!existsSync(chromium)) {
   console.error(`Chromium not found at ${chromium}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH`);

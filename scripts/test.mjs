@@ -10,7 +10,8 @@ function findTests(dir) {
   for (const entry of readdirSync(dir)) {
     const path = join(dir, entry);
     if (statSync(path).isDirectory()) out.push(...findTests(path));
-    else if (entry.endsWith('.test.ts') && !path.includes(`${join('test', 'browser')}`)) out.push(path);
+    // Browser and reliability suites have their own commands (npm run test:browser, npm run test:reliability).
+    else if (entry.endsWith('.test.ts') && !path.includes(join('test', 'browser')) && !path.includes(join('test', 'reliability'))) out.push(path);
   }
   return out;
 }
