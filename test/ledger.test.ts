@@ -11,6 +11,7 @@ import {
   balance,
   checkInvariants,
   creditPayment,
+  holdAndPostNewPayout,
   holdPayout,
   InsufficientFundsError,
   LedgerDuplicateEntryError,
@@ -203,6 +204,38 @@ describe(`ledger (${storageKind})`, () => {
       assert.deepEqual(await sums(m), { merchant_available: -4_900, merchant_held: 0, provider_clearing: 10_000, fee_revenue: -100, payout_clearing: -5_000 });
       const [row] = await t.db.query<{ reverses_entry_id: string }>('SELECT reverses_entry_id FROM journal_entries WHERE id = $1', [posted.entryId]);
       assert.equal(row!.reverses_entry_id, hold.entryId, 'the resolution points at its hold');
+      await assertHealthy(m);
+    });
+
+    it('a new payout held and posted at once (Test) writes the same two entries as hold then post, and is resolved for good', async () => {
+      const [one, two] = [await newMerchant(), await newMerchant()];
+      await fund(one, 10_000);
+      await fund(two, 10_000);
+      const [p1, p2] = [payout(one, 5_000, 100), payout(two, 5_000, 100)];
+      await inTx(async (tx) => {
+        await holdPayout(tx, p1);
+        await postPayout(tx, p1);
+      });
+      const together = await inTx((tx) => holdAndPostNewPayout(tx, p2));
+      assert.deepEqual(await sums(two), await sums(one));
+      assert.deepEqual(await balanceOf(two), { environment: 'test', currency: 'GHS', available_minor: 4_900, held_minor: 0, eligible_minor: 4_900 });
+      const [row] = await t.db.query<{ reverses_entry_id: string }>('SELECT reverses_entry_id FROM journal_entries WHERE id = $1', [together.postEntryId]);
+      assert.equal(row!.reverses_entry_id, together.holdEntryId, 'the post points at its hold');
+      await assert.rejects(inTx((tx) => voidPayout(tx, p2)), PayoutAlreadyResolvedError);
+      await fund(two, 10_000); // so the repeat fails for being a repeat, not for want of funds
+      await assert.rejects(inTx((tx) => holdAndPostNewPayout(tx, p2)), LedgerDuplicateEntryError);
+      await assertHealthy(two);
+    });
+
+    it('a new payout held and posted at once beyond the available balance is refused with InsufficientFundsError and writes nothing', async () => {
+      const m = await newMerchant();
+      await fund(m, 1_000);
+      const before = await sums(m);
+      await assert.rejects(inTx((tx) => holdAndPostNewPayout(tx, payout(m, 950, 51))), InsufficientFundsError);
+      assert.deepEqual(await sums(m), before);
+      assert.equal(await entryCount(m), 1);
+      await inTx((tx) => holdAndPostNewPayout(tx, payout(m, 950, 50)));
+      assert.deepEqual(await balanceOf(m), { environment: 'test', currency: 'GHS', available_minor: 0, held_minor: 0, eligible_minor: 0 });
       await assertHealthy(m);
     });
 

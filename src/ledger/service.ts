@@ -75,6 +75,11 @@ export async function post(tx: Queryable, entry: EntryInput): Promise<{ entryId:
   // After the lock, so a concurrent post of the same event has committed and is seen here.
   const [existing] = await store.findEntries(tx, entry.referenceType, entry.referenceId, blockingKinds(entry.kind));
   if (existing) throw duplicateError(entry, existing.kind);
+  return writeOn(tx, entry, lines, accounts);
+}
+
+/** After the accounts are locked and no earlier entry blocks this one: refuse a shortfall, then write entry, lines and balances. */
+async function writeOn(tx: Queryable, entry: EntryInput, lines: Line[], accounts: store.AccountRow[]): Promise<{ entryId: string }> {
   const shortfall = findShortfall(new Map(accounts.map((account) => [account.kind, account.balance_minor])), lines);
   if (shortfall) throw shortfall;
 
@@ -194,6 +199,29 @@ async function requireHold(tx: Queryable, p: PayoutMoney): Promise<string> {
 export async function postPayout(tx: Queryable, p: PayoutMoney): Promise<{ entryId: string }> {
   const holdId = await requireHold(tx, p);
   return post(tx, payoutEntry(p, 'payout_post', payoutPostLines(p), holdId));
+}
+
+/**
+ * A payout created in the caller's transaction and paid at once (Test mode, SPEC 3.3): the same hold and
+ * post entries as holdPayout then postPayout (the post points at the hold), under one lock of the four
+ * accounts. Nothing can have been posted yet for a payout that did not exist before this transaction,
+ * so the reads that guard the two calls against an earlier post are skipped; the unique constraints
+ * still refuse a second hold or resolution. InsufficientFundsError when amount plus fee is not available.
+ */
+export async function holdAndPostNewPayout(tx: Queryable, p: PayoutMoney): Promise<{ holdEntryId: string; postEntryId: string }> {
+  const hold = payoutEntry(p, 'payout_hold', payoutHoldLines(p));
+  const holdLines = assertEntry(hold);
+  const kinds = [...new Set([...holdLines, ...payoutPostLines(p)].map((line) => line.account))];
+  const accounts = await lockAccounts(tx, p.merchantId, p.environment, kinds);
+  const { entryId: holdEntryId } = await writeOn(tx, hold, holdLines, accounts);
+  const post = payoutEntry(p, 'payout_post', payoutPostLines(p), holdEntryId);
+  // The locked rows' balances are from before the hold; the post only moves what the hold put in held.
+  const afterHold = accounts.map((account) => ({
+    ...account,
+    balance_minor: account.balance_minor + (holdLines.find((line) => line.account === account.kind)?.amountMinor ?? 0),
+  }));
+  const { entryId: postEntryId } = await writeOn(tx, post, assertEntry(post), afterHold);
+  return { holdEntryId, postEntryId };
 }
 
 /** Phase two, failed or cancelled: held -> available. PayoutAlreadyResolvedError after a post or a void. */
