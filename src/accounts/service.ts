@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import argon2 from 'argon2';
 import { audit, type Actor } from '../audit/log.ts';
 import { DbError, type Db } from '../db/index.ts';
+import { isBlockedAddress } from '../events/ssrf.ts';
 import { AppError } from '../http/errors.ts';
 import { newUuid } from '../lib/ids.ts';
 import { issueApiKey } from './api-keys.ts';
@@ -34,7 +36,11 @@ export interface CreatedMerchant {
   warnings: string[];
 }
 
-/** Checks a webhook URL for storage; Live endpoints must be HTTPS (the delivery-time SSRF guard comes with delivery). */
+/**
+ * Checks a webhook URL for storage. Live endpoints must be HTTPS and may not name a private, loopback or
+ * link-local address or localhost outright; names that resolve to one are refused again at delivery
+ * time (src/events/ssrf.ts), since DNS can change after the endpoint is saved.
+ */
 export function webhookUrlProblem(url: string, environment: Environment): string | null {
   let parsed: URL;
   try {
@@ -46,6 +52,12 @@ export function webhookUrlProblem(url: string, environment: Environment): string
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return 'must use https';
   if (environment === 'live' && parsed.protocol !== 'https:') return 'must use https for Live';
   if (parsed.username || parsed.password) return 'must not carry credentials';
+  if (environment === 'live') {
+    const host = parsed.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+    if (host === 'localhost' || host.endsWith('.localhost')) return 'must not point at localhost for Live';
+    // The URL parser has already turned decimal, octal and hex forms into a dotted address.
+    if (isIP(host) && isBlockedAddress(host)) return 'must not point at a private, loopback or link-local address for Live';
+  }
   return null;
 }
 

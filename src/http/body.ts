@@ -168,6 +168,16 @@ function hasNul(value: unknown): boolean {
   return false;
 }
 
+/** An unpaired UTF-16 surrogate (JSON "\ud800") is not Unicode text: PostgreSQL's jsonb refuses it (a 500) and text columns would store U+FFFD. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function hasLoneSurrogate(value: unknown): boolean {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value);
+  if (Array.isArray(value)) return value.some(hasLoneSurrogate);
+  if (value && typeof value === 'object' && !Buffer.isBuffer(value)) return Object.entries(value).some(([k, v]) => LONE_SURROGATE.test(k) || hasLoneSurrogate(v));
+  return false;
+}
+
 function hasReplacementCharacter(value: unknown): boolean {
   if (typeof value === 'string') return value.includes('\uFFFD');
   if (Array.isArray(value)) return value.some(hasReplacementCharacter);
@@ -235,6 +245,9 @@ export async function registerBodyParsers(app: FastifyInstance, bodyLimitBytes: 
   app.addHook('preValidation', async (request) => {
     if (hasNul(request.body) || hasNul(request.query) || hasNul(request.params)) {
       throw errors.invalidArgument('Text values must not contain the NUL character (U+0000).');
+    }
+    if (hasLoneSurrogate(request.body) || hasLoneSurrogate(request.query) || hasLoneSurrogate(request.params)) {
+      throw errors.invalidArgument('Text values must be well-formed Unicode (no unpaired surrogate code points).');
     }
   });
 }
