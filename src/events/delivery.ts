@@ -161,8 +161,8 @@ export class DeliveryWorker {
   private async claim(): Promise<store.ClaimedDelivery[]> {
     const capacity = this.options.inFlightMax - this.inFlight.size;
     if (capacity <= 0) return [];
-    const saturated = [...this.perEndpoint].filter(([, count]) => count >= this.options.perEndpointMax).map(([id]) => id);
-    const claimed = await store.claimDueDeliveries(this.db, capacity, this.options.perEndpointMax, this.options.claimTtlS, saturated);
+    // What is already in flight counts against each endpoint's share (at most perEndpointMax at once).
+    const claimed = await store.claimDueDeliveries(this.db, capacity, this.options.perEndpointMax, this.options.claimTtlS, new Map(this.perEndpoint));
     for (const delivery of claimed) {
       this.perEndpoint.set(delivery.endpoint_id, (this.perEndpoint.get(delivery.endpoint_id) ?? 0) + 1);
       const pass = this.deliver(delivery)
@@ -218,6 +218,18 @@ export class DeliveryWorker {
   private async record(delivery: store.ClaimedDelivery, result: TryResult): Promise<void> {
     const ok = result.httpStatus !== null && result.httpStatus >= 200 && result.httpStatus < 300;
     const error = ok ? null : (result.error ?? `HTTP ${result.httpStatus}`);
+    if (ok) {
+      await store.recordDelivered(this.db, {
+        deliveryId: delivery.id,
+        tryNumber: delivery.tries,
+        httpStatus: result.httpStatus!,
+        latencyMs: result.latencyMs,
+        error: null,
+        responseExcerpt: result.excerpt,
+        workerId: this.workerId,
+      });
+      return;
+    }
     await this.db.transaction(async (tx) => {
       await store.insertTry(tx, {
         deliveryId: delivery.id,
@@ -228,7 +240,6 @@ export class DeliveryWorker {
         responseExcerpt: result.excerpt,
         workerId: this.workerId,
       });
-      if (ok) return void (await store.markDelivered(tx, delivery.id, result.httpStatus!));
       if (result.httpStatus === 410) {
         // Standard Webhooks: 410 Gone means the receiver wants no more; its events stay replayable.
         await store.disableEndpoint(tx, delivery.endpoint_id, 'the receiver answered 410 Gone');

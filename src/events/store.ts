@@ -1,16 +1,5 @@
 import type { Queryable } from '../db/index.ts';
 
-/** Fans an event out to the endpoints paired with the key that created its object; disabled ones are logged as skipped. */
-export const insertDeliveriesForEvent = (tx: Queryable, eventId: string, apiKeyId: string) =>
-  tx.query(
-    `INSERT INTO webhook_deliveries (id, event_id, endpoint_id, merchant_id, environment, status, last_error)
-     SELECT gen_random_uuid(), $1, id, merchant_id, environment,
-            CASE WHEN status = 'active' THEN 'pending' ELSE 'skipped' END,
-            CASE WHEN status = 'active' THEN NULL ELSE 'endpoint disabled: not sent' END
-       FROM webhook_endpoints WHERE api_key_id = $2`,
-    [eventId, apiKeyId],
-  );
-
 export interface ClaimedDelivery {
   id: string;
   event_id: string;
@@ -27,22 +16,25 @@ export interface ClaimedDelivery {
 
 /**
  * Claims due deliveries for this worker: FOR UPDATE SKIP LOCKED so concurrent workers never take the
- * same one, at most `perEndpointMax` per endpoint, each locked for `claimTtlS` (a crash lets it lapse).
+ * same one, each locked for `claimTtlS` (a crash lets it lapse). With what the worker already has in
+ * flight per endpoint (`inFlightByEndpoint`), an endpoint never has more than `perEndpointMax` in flight.
  */
 export async function claimDueDeliveries(
   db: Queryable,
   limit: number,
   perEndpointMax: number,
   claimTtlS: number,
-  saturatedEndpointIds: string[] = [],
+  inFlightByEndpoint: ReadonlyMap<string, number> = new Map(),
 ): Promise<ClaimedDelivery[]> {
   return db.query<ClaimedDelivery>(
-    `WITH due AS (
-       SELECT id, row_number() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at) AS rank
-         FROM webhook_deliveries
-        WHERE status = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())
-          AND NOT (endpoint_id = ANY($4::uuid[]))
-        ORDER BY next_attempt_at
+    `WITH busy AS (
+       SELECT * FROM unnest($4::uuid[], $5::int[]) AS b(endpoint_id, in_flight)
+     ), due AS (
+       SELECT d.id, row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at) + coalesce(b.in_flight, 0) AS rank
+         FROM webhook_deliveries d LEFT JOIN busy b ON b.endpoint_id = d.endpoint_id
+        WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until < now())
+          AND coalesce(b.in_flight, 0) < $2
+        ORDER BY d.next_attempt_at
         LIMIT $1 * 4
      ), picked AS (
        SELECT d.id FROM webhook_deliveries d JOIN due ON due.id = d.id
@@ -57,7 +49,7 @@ export async function claimDueDeliveries(
      SELECT c.id, c.event_id, c.endpoint_id, c.environment, c.tries, e.payload, w.url, w.secret, w.previous_secret,
             w.previous_secret_expires_at, w.status AS endpoint_status
        FROM claimed c JOIN events e ON e.id = c.event_id JOIN webhook_endpoints w ON w.id = c.endpoint_id`,
-    [limit, perEndpointMax, claimTtlS, saturatedEndpointIds],
+    [limit, perEndpointMax, claimTtlS, [...inFlightByEndpoint.keys()], [...inFlightByEndpoint.values()]],
   );
 }
 
@@ -78,10 +70,17 @@ export const insertTry = (tx: Queryable, t: TryRecord) =>
     [t.deliveryId, t.tryNumber, t.httpStatus, t.latencyMs, t.error, t.responseExcerpt, t.workerId],
   );
 
-export const markDelivered = (tx: Queryable, id: string, httpStatus: number) =>
-  tx.query(
-    `UPDATE webhook_deliveries SET status = 'delivered', delivered_at = now(), locked_until = NULL, last_http_status = $2, last_error = NULL, updated_at = now() WHERE id = $1`,
-    [id, httpStatus],
+/** A successful try: the try and the delivery's new state in one statement (one round trip, atomic). */
+export const recordDelivered = (db: Queryable, t: TryRecord & { httpStatus: number }) =>
+  db.query(
+    `WITH try AS (
+       INSERT INTO webhook_delivery_attempts (delivery_id, try_number, http_status, latency_ms, error, response_excerpt, worker_id)
+       VALUES ($1, $2, $3, $4, NULL, $5, $6)
+     )
+     UPDATE webhook_deliveries SET status = 'delivered', delivered_at = now(), locked_until = NULL, last_http_status = $3, last_error = NULL, updated_at = now()
+      WHERE id = $1`,
+    [t.deliveryId, t.tryNumber, t.httpStatus, t.latencyMs, t.responseExcerpt, t.workerId],
+    'delivery_delivered',
   );
 
 export const scheduleRetry = (tx: Queryable, id: string, delayS: number, httpStatus: number | null, error: string | null) =>

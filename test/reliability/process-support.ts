@@ -1,0 +1,270 @@
+// Support for the process-level reliability tests (crash, db-loss, receivers): the real server as a child
+// process (node --import tsx src/main.ts) on a free port, a small HTTP client that tells a network failure
+// (no answer: the outcome is unknown) from an HTTP answer, a seeded random generator, and the storage set-up
+// of test/webhook-support.ts (isolatedStorage: a private PostgreSQL database per file, or an embedded dir).
+// (test/reliability/support.ts belongs to the in-process fuzz and security suites.)
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createMerchant, type CreatedMerchant } from '../../src/accounts/service.ts';
+import { openDb, type Db } from '../../src/db/index.ts';
+import { isolatedStorage, waitFor, type IsolatedStorage } from '../webhook-support.ts';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Storage: embedded in a temp DATA_DIR, or a private database on DATABASE_URL's server.
+
+export interface Storage {
+  kind: 'embedded' | 'postgres';
+  databaseUrl: string | null;
+  dataDir: string | null;
+  /** The storage environment of a server child process. */
+  env(): Record<string, string>;
+  /** Opens the storage from the test process (embedded: only while no server runs on it). */
+  open(options?: { migrate?: boolean }): Promise<Db>;
+  /** Runs fn on an open storage, closed afterwards. */
+  with<T>(fn: (db: Db) => Promise<T>): Promise<T>;
+  drop(): Promise<void>;
+}
+
+/**
+ * databaseUrl omitted: isolatedStorage() (a fresh database next to DATABASE_URL, or a temp embedded dir).
+ * databaseUrl given: that database as is (the caller owns it).
+ */
+export async function reliabilityStorage(prefix: string, databaseUrl?: string): Promise<Storage> {
+  let isolated: IsolatedStorage | null = null;
+  let url: string | null;
+  if (databaseUrl === undefined) {
+    isolated = await isolatedStorage();
+    url = isolated.databaseUrl;
+  } else {
+    url = databaseUrl;
+  }
+  const dataDir = url ? null : mkdtempSync(join(tmpdir(), `sika-${prefix}-`));
+  const config = { databaseUrl: url, dataDir };
+  const storage: Storage = {
+    kind: url ? 'postgres' : 'embedded',
+    databaseUrl: url,
+    dataDir,
+    env: (): Record<string, string> => (url ? { DATABASE_URL: url } : { DATA_DIR: dataDir! }),
+    open: (options = {}) => openDb(config, options),
+    async with(fn) {
+      const db = await storage.open();
+      try {
+        return await fn(db);
+      } finally {
+        await db.close();
+      }
+    },
+    async drop() {
+      await isolated?.drop();
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return storage;
+}
+
+/** A merchant with Test/Live keys and, when a URL is given, a webhook endpoint per key (created from the test process). */
+export function newMerchant(db: Db, name: string, webhookUrl: string | null): Promise<CreatedMerchant> {
+  const email = `${name.toLowerCase().replace(/\W+/g, '-')}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  return createMerchant(db, { name, email, webhookUrl });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The server process
+
+export interface Server {
+  child: ChildProcess;
+  base: string;
+  /** The last lines the process printed (stdout and stderr). */
+  output: string[];
+  /** SIGKILL, resolves once the process is gone. */
+  kill(): Promise<void>;
+  /** SIGTERM (graceful), resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+const children = new Set<ChildProcess>();
+const running = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
+process.on('exit', () => {
+  for (const child of children) if (running(child)) child.kill('SIGKILL');
+});
+
+/** Kills every server child of this file still running (its after() hook). */
+export function killAllServers(): void {
+  for (const child of children) if (running(child)) child.kill('SIGKILL');
+}
+
+/** Fast webhook retries and short claims, so a test sees deliveries (and their recovery) within seconds. */
+export const FAST_WORKER_ENV: Record<string, string> = {
+  WORKERS: 'on',
+  WEBHOOK_CLAIM_TTL_S: '2',
+  WEBHOOK_TIMEOUT_MS: '1000',
+  WEBHOOK_RETRY_SCHEDULE_S: '1,1,1,1,1,1,1,1,1,1',
+  WEBHOOK_POLL_MS: '20',
+};
+
+/** Spawns the server on a free port with the given storage and waits for /readyz. */
+export async function startServer(storageEnv: Record<string, string>, extraEnv: Record<string, string> = {}, readyTimeoutMs = 60_000): Promise<Server> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.DATABASE_URL;
+  delete env.DATA_DIR;
+  Object.assign(env, {
+    ...storageEnv,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    BASE_URL: `http://127.0.0.1:${port}`,
+    LOG_LEVEL: 'warn',
+    REDIS_URL: '',
+    RATE_LIMIT_KEY_PER_S: '100000',
+    RATE_LIMIT_IP_PER_S: '100000',
+    RATE_LIMIT_SESSION_PER_S: '100000',
+    ...FAST_WORKER_ENV,
+    ...extraEnv,
+  });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  const output: string[] = [];
+  const keep = (chunk: Buffer) => {
+    output.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    if (output.length > 300) output.splice(0, output.length - 300);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const base = `http://127.0.0.1:${port}`;
+  const server: Server = {
+    child,
+    base,
+    output,
+    async kill() {
+      if (!running(child)) return;
+      const exited = once(child, 'exit');
+      child.kill('SIGKILL');
+      await exited;
+    },
+    async stop() {
+      if (!running(child)) return child.exitCode;
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      const [code] = await exited;
+      return code as number | null;
+    },
+  };
+  try {
+    await waitFor(
+      'the server to be ready',
+      async () => {
+        if (child.exitCode !== null) assert.fail(`the server exited with ${child.exitCode}:\n${output.join('\n')}`);
+        return fetch(`${base}/readyz`, { signal: AbortSignal.timeout(2_000) }).then((res) => res.ok, () => false);
+      },
+      readyTimeoutMs,
+      50,
+    );
+  } catch (error) {
+    await server.kill();
+    throw error;
+  }
+  return server;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// HTTP client
+
+export interface Answer {
+  status: number;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+  text: string;
+  headers: Headers;
+  ms: number;
+}
+
+/** Thrown when no HTTP answer came (connection refused or reset, timeout): the outcome is unknown. */
+export class NoAnswer extends Error {
+  constructor(
+    readonly what: string,
+    readonly reason: unknown,
+    readonly ms: number,
+  ) {
+    const r = reason as { name?: string; cause?: { code?: string } };
+    super(`${what}: no answer after ${Math.round(ms)} ms (${r?.cause?.code ?? r?.name ?? String(reason)})`);
+  }
+}
+
+export interface CallOptions {
+  key?: string | null;
+  body?: unknown;
+  idempotencyKey?: string;
+  timeoutMs?: number;
+}
+
+/** One request; an Answer for any HTTP status, NoAnswer when the server did not answer. */
+export async function call(base: string, method: 'GET' | 'POST', path: string, options: CallOptions = {}): Promise<Answer> {
+  const headers: Record<string, string> = {};
+  if (options.key) headers.authorization = `Bearer ${options.key}`;
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
+  const started = performance.now();
+  let res: Response;
+  let text: string;
+  try {
+    res = await fetch(`${base}${path}`, {
+      method,
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
+    });
+    text = await res.text();
+  } catch (error) {
+    throw new NoAnswer(`${method} ${path}`, error, performance.now() - started);
+  }
+  const ms = performance.now() - started;
+  let body: unknown = null;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    body = null;
+  }
+  return { status: res.status, body, text, headers: res.headers, ms };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Numbers
+
+/** mulberry32: a small seeded generator, [0, 1). */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+/** The q-quantile (0..1) of a list of numbers, nearest rank. */
+export function quantile(values: number[], q: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
+export const median = (values: number[]) => quantile(values, 0.5);
+
+export const round1 = (n: number) => Math.round(n * 10) / 10;
