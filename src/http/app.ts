@@ -1,6 +1,6 @@
 // App assembly: cross-cutting plugins once, then each domain's routes as its own plugin.
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -26,7 +26,7 @@ import { errors } from './errors.ts';
 import { registerErrorHandler, sendError, toAppError } from './error-handler.ts';
 import { registerMetrics } from './metrics.ts';
 import { registerRateLimits } from './rate-limit.ts';
-import { ErrorEnvelope } from './schemas.ts';
+import { ErrorEnvelope, errorResponses } from './schemas.ts';
 
 export const API_VERSION = '2026-06';
 const REQUEST_ID_PATTERN = /^[\w.:-]{1,64}$/;
@@ -53,6 +53,19 @@ function validators(externalSchemas: Record<string, unknown> = {}) {
 export interface RegisteredRoute {
   method: string;
   url: string;
+}
+
+/**
+ * Every API operation can answer what the framework answers before its handler runs: 400 for bad input
+ * (query, path or body), 414 for an over-long path parameter, and for a body 413 (too large) and 415
+ * (unsupported type). Listed in the OpenAPI document where a route did not list them itself.
+ */
+function documentCommonErrors(route: RouteOptions): void {
+  const response = (route.schema as { response?: Record<string, unknown> } | undefined)?.response;
+  if (!response || !route.url.startsWith('/api/')) return;
+  const methods = [route.method].flat();
+  const common = [400, ...(route.url.includes(':') ? [414] : []), ...(methods.some((m) => ['POST', 'PUT', 'PATCH'].includes(m)) ? [413, 415] : [])];
+  for (const [status, schema] of Object.entries(errorResponses(...common))) response[status] ??= schema;
 }
 
 export interface BuildOptions {
@@ -90,6 +103,7 @@ export async function buildApp({ config, db, logger, payoutRail = null }: BuildO
   app.decorate('registeredRoutes', registeredRoutes);
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) registeredRoutes.push({ method, url: route.url });
+    documentCommonErrors(route);
   });
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request, reply) => {

@@ -17,6 +17,12 @@ export const ErrorEnvelope = Type.Object(
 export const errorResponses = (...statuses: number[]): Record<number, TSchema> =>
   Object.fromEntries(statuses.map((status) => [status, Type.Ref('ErrorEnvelope')]));
 
+/** A file download in the OpenAPI document (the payload is a Buffer, sent as it is). */
+export const fileResponse = (contentType: string, description: string) => ({
+  description,
+  content: { [contentType]: { schema: { type: 'string', format: 'binary' } } },
+});
+
 export const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(
     Type.String({ description: 'Makes retries safe: the same key and body replay the first result for 24 hours (1-255 printable characters).' }),

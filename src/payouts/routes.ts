@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../http/auth.ts';
 import type { AppDeps } from '../http/deps.ts';
 import { errors } from '../http/errors.ts';
-import { DateTime, errorResponses } from '../http/schemas.ts';
+import { DateTime, errorResponses, fileResponse } from '../http/schemas.ts';
 import { addEvidence, receiptPdf } from './evidence.ts';
 import { ACCOUNT_NAME_LENGTH_MAX, NOTES_LENGTH_MAX } from './model.ts';
 import * as service from './service.ts';
@@ -231,7 +231,7 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
 
   app.get<{ Params: Static<typeof IdParams> }>(
     '/api/v1/payouts/:payout_id/receipt',
-    { schema: { tags, security, summary: 'Receipt PDF (paid or returned payouts)', params: IdParams, produces: ['application/pdf'], response: { ...errorResponses(401, 404, 409, 429) } } },
+    { schema: { tags, security, summary: 'Receipt PDF (paid or returned payouts)', params: IdParams, produces: ['application/pdf'], response: { 200: fileResponse('application/pdf', 'The receipt as a PDF'), ...errorResponses(401, 404, 409, 429) } } },
     async (request, reply) => {
       const payout = await service.getPayout(db, principalOf(request), request.params.payout_id);
       const pdf = await receiptPdf(db, payout);
@@ -268,7 +268,7 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
         security,
         summary: 'Download an evidence file',
         params: Type.Object({ payout_id: Type.String({ maxLength: 80 }), evidence_id: Type.String({ maxLength: 80 }) }),
-        response: { ...errorResponses(401, 404, 429) },
+        response: { 200: fileResponse('*/*', 'The file, with the content type it was uploaded with'), ...errorResponses(401, 404, 429) },
       },
     },
     async (request, reply) => {

@@ -1075,5 +1075,7 @@ describe(`fuzz: requests generated from /openapi.json (${storageKind})`, () => {
       for (const [operation, counts] of perOperation) console.log(`  ${operation}: ${[...counts.entries()].sort().map(([outcome, n]) => `${outcome}:${n}`).join(' ')}`);
       console.log(`statuses not listed in the operation's documented responses: ${[...undocumented.entries()].map(([k, n]) => `${k} (${n})`).join('; ')}`);
     }
+    // The document is the contract: every status the API really answered is listed for its operation.
+    assert.deepEqual([...undocumented.keys()], [], 'statuses the API answered that /openapi.json does not list');
   });
 });
