@@ -220,10 +220,14 @@ export async function findPublicSessionWithLines(
 ): Promise<(SessionRow & { merchant_name: string; line_items: PublicLineItem[] }) | null> {
   const rows = await db.query<SessionRow & { merchant_name: string; line_items: PublicLineItem[] }>(
     `SELECT ${SESSION_COLUMNS.replace(/(\w+)/g, 's.$1')}, m.name AS merchant_name,
-            COALESCE((SELECT json_agg(json_build_object('code', l.code, 'name', l.name, 'amount_minor', l.amount_minor, 'currency', l.currency)
-                                      ORDER BY l.created_at, l.code)
-                        FROM invoice_lines l
-                       WHERE l.merchant_id = s.merchant_id AND l.environment = s.environment AND l.invoice_ref = s.invoice_ref), '[]') AS line_items
+            -- The ordered aggregate costs more than the probe even over no rows: only aggregate when there are lines.
+            CASE WHEN EXISTS (SELECT 1 FROM invoice_lines l
+                               WHERE l.merchant_id = s.merchant_id AND l.environment = s.environment AND l.invoice_ref = s.invoice_ref)
+                 THEN (SELECT json_agg(json_build_object('code', l.code, 'name', l.name, 'amount_minor', l.amount_minor, 'currency', l.currency)
+                                       ORDER BY l.created_at, l.code)
+                         FROM invoice_lines l
+                        WHERE l.merchant_id = s.merchant_id AND l.environment = s.environment AND l.invoice_ref = s.invoice_ref)
+                 ELSE '[]'::json END AS line_items
        FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id WHERE s.id = $1`,
     [id],
     'public_session_with_lines',
