@@ -4,12 +4,21 @@ import { DbError, InFlight, parseInt8, withRetries, type Db, type Queryable } fr
 /** Connections per process; the benchmark baseline (bench/baseline.ts) uses the same size. */
 export const POOL_SIZE_MAX = 20;
 const CONNECT_TIMEOUT_MS = 3_000;
+/** No statement of ours runs for long: one that does is stuck (a lock pile-up), and answers 503 instead of hanging. */
+const STATEMENT_TIMEOUT_MS = 30_000;
+/** A server gone without a reset (a network cut) is noticed by TCP keepalive and the client read timeout. */
+const KEEPALIVE_INITIAL_DELAY_MS = 10_000;
+const QUERY_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 5_000;
 
 export async function openPostgres(databaseUrl: string): Promise<Db> {
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: POOL_SIZE_MAX,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    statement_timeout: STATEMENT_TIMEOUT_MS,
+    query_timeout: QUERY_TIMEOUT_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_INITIAL_DELAY_MS,
     types: {
       getTypeParser: ((oid: number, format?: string) =>
         oid === 20 ? parseInt8 : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,

@@ -34,9 +34,9 @@ export class DbError extends Error {
   get isRetryable(): boolean {
     return this.sqlState === '40001' || this.sqlState === '40P01';
   }
-  /** The database could not be reached or went away: a 503, not a 500. */
+  /** The database could not be reached, went away or cancelled a stuck statement (57014): a 503, not a 500. */
   get isUnavailable(): boolean {
-    return this.sqlState === null || this.sqlState.startsWith('08') || this.sqlState === '57P01' || this.sqlState === '57P03';
+    return this.sqlState === null || this.sqlState.startsWith('08') || this.sqlState === '57P01' || this.sqlState === '57P03' || this.sqlState === '57014';
   }
 
   static from(error: unknown): DbError {

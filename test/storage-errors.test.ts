@@ -1,0 +1,42 @@
+// Storage failures reach clients as 503 SERVICE_UNAVAILABLE with the envelope, never as a 500: a stuck
+// statement cancelled by the statement timeout (SQLSTATE 57014) included. (A stopped PostgreSQL is
+// covered by test/reliability/db-loss.test.ts.)
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { DbError } from '../src/db/index.ts';
+import { toAppError } from '../src/http/error-handler.ts';
+import { startTestApp, storageKind, type TestContext } from './helpers.ts';
+
+describe(`storage errors (${storageKind})`, () => {
+  let t: TestContext;
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(() => t.close());
+
+  // PGlite runs each statement to the end inside this process: it has no statement timeout to test.
+  const noTimeout = storageKind === 'embedded' ? 'embedded PGlite has no statement timeout' : false;
+
+  it('a statement cancelled by the statement timeout is a DbError answered as a retryable 503', { skip: noTimeout }, async () => {
+    const error = await t.db
+      .transaction(async (tx) => {
+        await tx.exec("SET LOCAL statement_timeout = '50ms'");
+        await tx.query('SELECT pg_sleep(2)');
+      })
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    assert.ok(error instanceof DbError, `expected a DbError, got ${String(error)}`);
+    assert.equal(error.sqlState, '57014');
+    assert.equal(error.isUnavailable, true);
+    const answer = toAppError(error);
+    assert.equal(answer.statusCode, 503);
+    assert.equal(answer.code, 'SERVICE_UNAVAILABLE');
+  });
+
+  it('a constraint violation is not mistaken for an outage', () => {
+    assert.equal(new DbError('duplicate key', '23505', 'x').isUnavailable, false);
+    assert.equal(new DbError('check', '23514', 'x').isUnavailable, false);
+  });
+});
