@@ -6,6 +6,8 @@ import { LivePayoutSimulator } from './rails/payouts.ts';
 import { startWorkers } from './workers.ts';
 
 const SHUTDOWN_TIMEOUT_MS = 15_000;
+/** Connections of the background workers' own pool (delivery has at most 8 tries in flight per endpoint). */
+const WORKER_POOL_SIZE = 6;
 
 async function main(): Promise<void> {
   let config;
@@ -22,7 +24,10 @@ async function main(): Promise<void> {
   const payoutRail = config.livePayoutSimulator ? new LivePayoutSimulator() : null;
   const app = await buildApp({ config, db, payoutRail });
   if (payoutRail) app.log.warn('LIVE_PAYOUT_SIMULATOR is on: Live payouts go to the simulator, no money moves');
-  const workers = config.workersEnabled ? startWorkers({ db, log: app.log, config, payoutRail }) : null;
+  // On PostgreSQL the workers get connections of their own: an API under full load must not starve
+  // webhook delivery (measured: deliveries fell seconds behind while requests held the whole pool).
+  const workerDb = config.workersEnabled && db.kind === 'postgres' ? await openDb(config, { migrate: false, poolSize: WORKER_POOL_SIZE }) : db;
+  const workers = config.workersEnabled ? startWorkers({ db: workerDb, log: app.log, config, payoutRail }) : null;
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -36,6 +41,7 @@ async function main(): Promise<void> {
     timer.unref();
     await app.close(); // stops accepting, waits for in-flight requests
     await workers?.stop();
+    if (workerDb !== db) await workerDb.close();
     await db.close();
     app.log.info('stopped');
     process.exit(0);

@@ -8,8 +8,9 @@ export { DbError } from './types.ts';
 
 /** PostgreSQL when DATABASE_URL is set, else embedded PGlite in DATA_DIR; migrated before use. */
 /** dataDir null = embedded in memory (tests). */
-export async function openDb(config: { databaseUrl: string | null; dataDir: string | null }, options: { migrate?: boolean } = {}): Promise<Db> {
-  const db = config.databaseUrl ? await openPostgres(config.databaseUrl) : await openEmbedded(config.dataDir);
+/** options.poolSize: connections for PostgreSQL (default POOL_SIZE_MAX); embedded storage is one connection. */
+export async function openDb(config: { databaseUrl: string | null; dataDir: string | null }, options: { migrate?: boolean; poolSize?: number } = {}): Promise<Db> {
+  const db = config.databaseUrl ? await openPostgres(config.databaseUrl, options.poolSize) : await openEmbedded(config.dataDir);
   if (options.migrate !== false) {
     try {
       await migrate(db);

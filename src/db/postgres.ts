@@ -10,10 +10,10 @@ const STATEMENT_TIMEOUT_MS = 30_000;
 const KEEPALIVE_INITIAL_DELAY_MS = 10_000;
 const QUERY_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 5_000;
 
-export async function openPostgres(databaseUrl: string): Promise<Db> {
+export async function openPostgres(databaseUrl: string, poolSize = POOL_SIZE_MAX): Promise<Db> {
   const pool = new pg.Pool({
     connectionString: databaseUrl,
-    max: POOL_SIZE_MAX,
+    max: poolSize,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     statement_timeout: STATEMENT_TIMEOUT_MS,
     query_timeout: QUERY_TIMEOUT_MS,
