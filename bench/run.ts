@@ -64,7 +64,7 @@ const now = new Date();
 const stamp = now.toISOString().replace(/[-:TZ.]/g, '').slice(0, 17); // yyyymmddhhmmssmmm
 const STORAGE_NAMES: Record<StorageKind, string> = { postgres: 'PostgreSQL', embedded: 'Embedded (PGlite)' };
 const WEBHOOK_WAIT_MS = 15_000;
-const EMBEDDED_JOURNEY_CONNECTIONS = 10;
+const EMBEDDED_HEAVY_CONNECTIONS = 10;
 
 /** The environment the children start from: none of the caller's storage or Redis settings leak in. */
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -109,10 +109,11 @@ interface JourneyWebhooks {
 
 /** A journey run; afterwards waits for the checkout.session.completed webhook of every paid session. */
 /**
- * Journeys on embedded storage run with fewer connections: PGlite executes one statement at a time in the
- * server's own process, so 50 connections of 4-request journeys queue past autocannon's 10 s timeout.
+ * Journeys and payouts on embedded storage run with fewer connections: PGlite executes one statement and
+ * one transaction at a time in the server's own process, so 50 connections of multi-statement work queue
+ * past autocannon's 10 s timeout.
  */
-const journeyConnections = (usesPostgres: boolean) => (usesPostgres ? settings.connections : Math.min(settings.connections, EMBEDDED_JOURNEY_CONNECTIONS));
+const heavyConnections = (usesPostgres: boolean) => (usesPostgres ? settings.connections : Math.min(settings.connections, EMBEDDED_HEAVY_CONNECTIONS));
 
 async function runJourney(target: Target, f: Fixtures, receiver: Receiver, label: string): Promise<{ load: LoadResult; webhooks: JourneyWebhooks }> {
   const track: JourneyTrack = { starts: new Map(), paid: new Set() };
@@ -125,7 +126,7 @@ async function runJourney(target: Target, f: Fixtures, receiver: Receiver, label
     seen.add(receipt.objectId);
     took.push(receipt.atMs - started);
   };
-  const load = await runLoad(journey(target, f, track, label), { ...settings, connections: journeyConnections(target.usesPostgres) });
+  const load = await runLoad(journey(target, f, track, label), { ...settings, connections: heavyConnections(target.usesPostgres) });
   const deadline = Date.now() + WEBHOOK_WAIT_MS;
   while (receiver.mode === 'ok' && [...track.paid].some((id) => !seen.has(id)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   receiver.onEvent = null;
@@ -199,7 +200,7 @@ async function benchStorage(storage: StorageKind, receiver: Receiver, withPage: 
       await run('sessionCreate', () => runLoad(sessionCreate(target, f, stamp), settings));
       await run('sessionRead', () => runLoad(sessionRead(target, f, session.id), settings));
       await run('checkoutRead', () => runLoad(checkoutRead(target, session.id), settings));
-      await run('payouts', () => runLoad(payouts(target, f, stamp), settings));
+      await run('payouts', () => runLoad(payouts(target, f, stamp), { ...settings, connections: heavyConnections(usesPostgres) }));
       peakOff = server.peakRssBytes();
       if (withPage) {
         page = await benchPayerPage(server.baseUrl, session.id);
@@ -310,7 +311,7 @@ function sections(r: StorageRun, format: 'text' | 'markdown'): string {
   ]);
   const parts = [
     t(CHECK_HEADER, r.checks.map(checkRow)),
-    `Load runs (latency per request; a journey is 4 requests${r.storage === 'embedded' ? `, run with ${EMBEDDED_JOURNEY_CONNECTIONS} connections on embedded storage` : ''}; CPU in microseconds per request or journey):`,
+    `Load runs (latency per request; a journey is 4 requests${r.storage === 'embedded' ? `; journeys and payouts run with ${EMBEDDED_HEAVY_CONNECTIONS} connections on embedded storage` : ''}; CPU in microseconds per request or journey):`,
     t(LOAD_HEADER, loads),
     t(['fact', 'figure'], facts),
   ];
