@@ -57,7 +57,10 @@ export async function payoutContext(tx: Queryable, merchantId: string, environme
   const rows = await tx.query<PayoutContext>(
     `SELECT (SELECT id FROM payouts WHERE merchant_id = $1 AND environment = $2 AND client_reference = $4) AS existing_id,
             EXISTS (SELECT 1 FROM webhook_endpoints WHERE api_key_id = $3 AND status = 'active') AS has_active_endpoint,
-            (${PAID_OUT_TODAY}) AS paid_out_today_minor,
+            -- Paid out today (Africa/Accra day, UTC+0 all year): every payout not failed or cancelled counts.
+            (SELECT coalesce(sum(amount_minor), 0)::bigint FROM payouts
+              WHERE merchant_id = $1 AND environment = $2 AND status NOT IN ('failed', 'cancelled')
+                AND created_at >= (date_trunc('day', now() AT TIME ZONE 'Africa/Accra') AT TIME ZONE 'Africa/Accra')) AS paid_out_today_minor,
             (SELECT payout_approval_required FROM merchants WHERE id = $1) AS approval_required,
             (SELECT created_by_user_id FROM api_keys WHERE id = $3) AS key_creator_user_id`,
     [merchantId, environment, apiKeyId, clientReference],
@@ -200,15 +203,6 @@ export async function findPayoutById(db: Queryable, id: string, lock = false): P
   return rows[0] ?? null;
 }
 
-export async function findPayoutByClientReference(db: Queryable, merchantId: string, environment: Environment, clientReference: string): Promise<PayoutRow | null> {
-  const rows = await db.query<PayoutRow>(`SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE merchant_id = $1 AND environment = $2 AND client_reference = $3`, [
-    merchantId,
-    environment,
-    clientReference,
-  ]);
-  return rows[0] ?? null;
-}
-
 export async function listPayouts(db: Queryable, merchantId: string, environment: Environment, page: number, limit: number, clientReference: string | null) {
   const filter = clientReference === null ? '' : 'AND client_reference = $5';
   const params: unknown[] = [merchantId, environment, limit, (page - 1) * limit];
@@ -221,17 +215,6 @@ export async function listPayouts(db: Queryable, merchantId: string, environment
     ),
   ]);
   return { rows, total: counts[0]?.total ?? 0 };
-}
-
-/** Today's payouts that count against the daily limit (Africa/Accra is UTC+0 all year). */
-/** Paid out today (Africa/Accra day), counting every payout not failed or cancelled; $1 merchant, $2 environment. */
-const PAID_OUT_TODAY = `SELECT coalesce(sum(amount_minor), 0)::bigint FROM payouts
-  WHERE merchant_id = $1 AND environment = $2 AND status NOT IN ('failed', 'cancelled')
-    AND created_at >= (date_trunc('day', now() AT TIME ZONE 'Africa/Accra') AT TIME ZONE 'Africa/Accra')`;
-
-export async function paidOutToday(tx: Queryable, merchantId: string, environment: Environment): Promise<number> {
-  const rows = await tx.query<{ total: number }>(`SELECT (${PAID_OUT_TODAY}) AS total`, [merchantId, environment]);
-  return rows[0]?.total ?? 0;
 }
 
 export async function updatePayout(
@@ -293,14 +276,4 @@ export async function findEvidence(db: Queryable, payoutId: string, evidenceId: 
     [evidenceId, payoutId],
   );
   return rows[0] ?? null;
-}
-
-export async function activeEndpointForKey(db: Queryable, apiKeyId: string): Promise<boolean> {
-  const rows = await db.query(`SELECT 1 FROM webhook_endpoints WHERE api_key_id = $1 AND status = 'active' LIMIT 1`, [apiKeyId]);
-  return rows.length > 0;
-}
-
-export async function apiKeyCreator(db: Queryable, apiKeyId: string): Promise<string | null> {
-  const rows = await db.query<{ created_by_user_id: string | null }>('SELECT created_by_user_id FROM api_keys WHERE id = $1', [apiKeyId]);
-  return rows[0]?.created_by_user_id ?? null;
 }
