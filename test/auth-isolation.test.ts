@@ -118,7 +118,7 @@ describe(`authentication and isolation (${storageKind})`, () => {
       const s = await newSession(m);
       assert.equal((await call(t, 'GET', `/api/v1/sessions/${s.id}`, { key: m.test_api_key })).statusCode, 200, 'the key works before revocation');
       const row = await apiKeyRow(t, m.test_api_key);
-      const revoked = await revokeApiKey(t.db, row.id, m.merchant_id);
+      const revoked = await revokeApiKey(t.db, row.id, m.merchant_id, 'test');
       assert.equal(revoked.length, 1);
       t.app.deps.authenticator.forget(m.test_api_key.slice(0, 16));
       await assertAllUnauthorized({ authorization: `Bearer ${m.test_api_key}` }, s.id, m.merchant_id);
@@ -128,7 +128,7 @@ describe(`authentication and isolation (${storageKind})`, () => {
     it('every operation the OpenAPI document marks with API-key security (payouts included) is 401 UNAUTHORIZED without a key, with an unknown key and with a revoked key', async () => {
       const m = await t.merchant();
       const revokedKey = m.live_api_key;
-      await revokeApiKey(t.db, (await apiKeyRow(t, revokedKey)).id, m.merchant_id);
+      await revokeApiKey(t.db, (await apiKeyRow(t, revokedKey)).id, m.merchant_id, 'live');
       t.app.deps.authenticator.forget(revokedKey.slice(0, 16));
       const doc = t.app.swagger() as { paths: Record<string, Record<string, { security?: Record<string, unknown>[] }>> };
       const operations = Object.entries(doc.paths).flatMap(([path, ops]) =>

@@ -65,11 +65,12 @@ export async function findApiKeyByPrefix(db: Queryable, prefix: string): Promise
 export const touchApiKey = (db: Queryable, id: string) =>
   db.query("UPDATE api_keys SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '60 seconds')", [id]);
 
-export const revokeApiKey = (db: Queryable, id: string, merchantId: string) =>
-  db.query<{ id: string; prefix: string }>('UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND merchant_id = $2 AND revoked_at IS NULL RETURNING id, prefix', [
-    id,
-    merchantId,
-  ]);
+/** Revokes a key of this merchant and environment; another merchant's or environment's key is not found (no row). */
+export const revokeApiKey = (db: Queryable, id: string, merchantId: string, environment: Environment) =>
+  db.query<{ id: string; prefix: string }>(
+    'UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND merchant_id = $2 AND environment = $3 AND revoked_at IS NULL RETURNING id, prefix',
+    [id, merchantId, environment],
+  );
 
 export async function findMerchant(db: Queryable, id: string) {
   const rows = await db.query<{ id: string; name: string; email: string; payout_approval_required: boolean; created_at: Date }>(

@@ -396,7 +396,7 @@ describe(`security: isolation, keys, SSRF and payer pages (${storageKind})`, () 
       const revokedKey = m.live_api_key;
       const keyRow = (await t.db.query<{ id: string }>('SELECT id FROM api_keys WHERE merchant_id = $1 AND environment = $2', [m.merchant_id, 'live']))[0]!;
       assert.equal((await api(t, revokedKey, 'GET', `/api/v1/payouts/${live.payout}`)).statusCode, 200, 'the key works before revocation');
-      assert.equal((await revokeApiKey(t.db, keyRow.id, m.merchant_id)).length, 1);
+      assert.equal((await revokeApiKey(t.db, keyRow.id, m.merchant_id, 'live')).length, 1);
       t.app.deps.authenticator.forget(revokedKey.slice(0, 16));
       const before = await snapshot(t.db, m.merchant_id);
 

@@ -83,8 +83,7 @@ ${when(canManageKeys(session) && activeKeys.length > 0, () => html`<form method=
     const session = sessionOf(request);
     if (!canManageKeys(session)) return sendPage(reply, await render(session, { flash: { message: 'Your role cannot revoke API keys.', error: true } }), 403);
     // Only a key of the environment in view: like every other id here, the other environment's keys are not found.
-    const keys = await accounts.listApiKeys(db, session.merchantId!, session.environment);
-    const revoked = keys.some((k) => k.id === request.params.id) ? await accounts.revokeApiKey(db, request.params.id, session.merchantId!) : [];
+    const revoked = await accounts.revokeApiKey(db, request.params.id, session.merchantId!, session.environment);
     if (revoked[0]) deps.authenticator.forget(revoked[0].prefix);
     return sendPage(reply, await render(session, { flash: revoked[0] ? { message: `API key ${revoked[0].prefix}… revoked: it stops working at once.` } : { message: 'That key was not found or is already revoked.', error: true } }));
   });
