@@ -4,6 +4,12 @@ import type { AttemptRow, SessionRow } from './model.ts';
 const SESSION_COLUMNS = `id, merchant_id, environment, api_key_id, status, amount_minor, currency, invoice_ref, description,
   customer_name, customer_email, callback_url, metadata, expires_at, finalized_at, version, created_at, updated_at`;
 
+/** A session by id with its merchant's name (the payer endpoints); built once, not per request. */
+const PUBLIC_SESSION_SELECT = `SELECT ${SESSION_COLUMNS.replace(/(\w+)/g, 's.$1')}, m.name AS merchant_name`;
+const PUBLIC_SESSION_FROM = 'FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id WHERE s.id = $1';
+/** The lines of the session's invoice (s is the session). */
+const SESSION_INVOICE_LINES = 'FROM invoice_lines l WHERE l.merchant_id = s.merchant_id AND l.environment = s.environment AND l.invoice_ref = s.invoice_ref';
+
 /**
  * The INSERT of a new session row, guarded by the Idempotency-Key claim (see insertOnce): one
  * statement, so creating a session is one round trip to the database.
@@ -54,8 +60,7 @@ export async function findSession(db: Queryable, merchantId: string, environment
 /** Any session by id (payer endpoints: the unguessable id is the capability), with its merchant's name. */
 export async function findPublicSession(db: Queryable, id: string): Promise<(SessionRow & { merchant_name: string }) | null> {
   const rows = await db.query<SessionRow & { merchant_name: string }>(
-    `SELECT ${SESSION_COLUMNS.replace(/(\w+)/g, 's.$1')}, m.name AS merchant_name
-       FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id WHERE s.id = $1`,
+    `${PUBLIC_SESSION_SELECT} ${PUBLIC_SESSION_FROM}`,
     [id],
     'public_session_by_id',
   );
@@ -219,16 +224,13 @@ export async function findPublicSessionWithLines(
   id: string,
 ): Promise<(SessionRow & { merchant_name: string; line_items: PublicLineItem[] }) | null> {
   const rows = await db.query<SessionRow & { merchant_name: string; line_items: PublicLineItem[] }>(
-    `SELECT ${SESSION_COLUMNS.replace(/(\w+)/g, 's.$1')}, m.name AS merchant_name,
+    `${PUBLIC_SESSION_SELECT},
             -- The ordered aggregate costs more than the probe even over no rows: only aggregate when there are lines.
-            CASE WHEN EXISTS (SELECT 1 FROM invoice_lines l
-                               WHERE l.merchant_id = s.merchant_id AND l.environment = s.environment AND l.invoice_ref = s.invoice_ref)
+            CASE WHEN EXISTS (SELECT 1 ${SESSION_INVOICE_LINES})
                  THEN (SELECT json_agg(json_build_object('code', l.code, 'name', l.name, 'amount_minor', l.amount_minor, 'currency', l.currency)
-                                       ORDER BY l.created_at, l.code)
-                         FROM invoice_lines l
-                        WHERE l.merchant_id = s.merchant_id AND l.environment = s.environment AND l.invoice_ref = s.invoice_ref)
+                                       ORDER BY l.created_at, l.code) ${SESSION_INVOICE_LINES})
                  ELSE '[]'::json END AS line_items
-       FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id WHERE s.id = $1`,
+       ${PUBLIC_SESSION_FROM}`,
     [id],
     'public_session_with_lines',
   );
