@@ -160,29 +160,22 @@ export function coerceToSchema(value: unknown, schema: SchemaNode | undefined): 
   return value;
 }
 
-/** PostgreSQL text cannot hold U+0000: refuse it up front rather than fail in storage with a 500. */
-function hasNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (Array.isArray(value)) return value.some(hasNul);
-  if (value && typeof value === 'object' && !Buffer.isBuffer(value)) return Object.entries(value).some(([k, v]) => k.includes('\u0000') || hasNul(v));
+/** Whether any text in a parsed body, query or params (object keys included) passes `test`. Buffers (uploaded files) are not text. */
+function someText(value: unknown, test: (text: string) => boolean): boolean {
+  if (typeof value === 'string') return test(value);
+  if (Array.isArray(value)) return value.some((v) => someText(v, test));
+  if (value && typeof value === 'object' && !Buffer.isBuffer(value)) return Object.entries(value).some(([k, v]) => test(k) || someText(v, test));
   return false;
 }
 
 /** An unpaired UTF-16 surrogate (JSON "\ud800") is not Unicode text: PostgreSQL's jsonb refuses it (a 500) and text columns would store U+FFFD. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-function hasLoneSurrogate(value: unknown): boolean {
-  if (typeof value === 'string') return LONE_SURROGATE.test(value);
-  if (Array.isArray(value)) return value.some(hasLoneSurrogate);
-  if (value && typeof value === 'object' && !Buffer.isBuffer(value)) return Object.entries(value).some(([k, v]) => LONE_SURROGATE.test(k) || hasLoneSurrogate(v));
-  return false;
-}
-
-function hasReplacementCharacter(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\uFFFD');
-  if (Array.isArray(value)) return value.some(hasReplacementCharacter);
-  if (value && typeof value === 'object') return Object.values(value).some(hasReplacementCharacter);
-  return false;
+/** Text PostgreSQL cannot store as given, with the reason: U+0000 (text cannot hold it) or a lone surrogate. */
+function unstorable(text: string): string | null {
+  if (text.includes('\u0000')) return 'Text values must not contain the NUL character (U+0000).';
+  if (LONE_SURROGATE.test(text)) return 'Text values must be well-formed Unicode (no unpaired surrogate code points).';
+  return null;
 }
 
 export function isFormRequest(request: FastifyRequest): boolean {
@@ -237,17 +230,16 @@ export async function registerBodyParsers(app: FastifyInstance, bodyLimitBytes: 
       }
       body = nestFields(flat);
     }
-    if (hasReplacementCharacter(body)) throw errors.invalidArgument('The form body is not valid UTF-8.');
+    if (someText(body, (text) => text.includes('\uFFFD'))) throw errors.invalidArgument('The form body is not valid UTF-8.');
     const schema = (request.routeOptions.schema as { body?: SchemaNode } | undefined)?.body;
     request.body = coerceToSchema(body, schema);
   });
 
   app.addHook('preValidation', async (request) => {
-    if (hasNul(request.body) || hasNul(request.query) || hasNul(request.params)) {
-      throw errors.invalidArgument('Text values must not contain the NUL character (U+0000).');
-    }
-    if (hasLoneSurrogate(request.body) || hasLoneSurrogate(request.query) || hasLoneSurrogate(request.params)) {
-      throw errors.invalidArgument('Text values must be well-formed Unicode (no unpaired surrogate code points).');
+    // One walk over each part: refuse text storage would reject (a 500 there) before any handler runs.
+    let problem: string | null = null;
+    for (const part of [request.body, request.query, request.params]) {
+      if (someText(part, (text) => (problem = unstorable(text)) !== null)) throw errors.invalidArgument(problem!);
     }
   });
 }
