@@ -218,28 +218,19 @@ export class DeliveryWorker {
   private async record(delivery: store.ClaimedDelivery, result: TryResult): Promise<void> {
     const ok = result.httpStatus !== null && result.httpStatus >= 200 && result.httpStatus < 300;
     const error = ok ? null : (result.error ?? `HTTP ${result.httpStatus}`);
-    if (ok) {
-      await store.recordDelivered(this.db, {
-        deliveryId: delivery.id,
-        tryNumber: delivery.tries,
-        httpStatus: result.httpStatus!,
-        latencyMs: result.latencyMs,
-        error: null,
-        responseExcerpt: result.excerpt,
-        workerId: this.workerId,
-      });
-      return;
-    }
+    const attempt: store.TryRecord = {
+      deliveryId: delivery.id,
+      tryNumber: delivery.tries,
+      httpStatus: result.httpStatus,
+      latencyMs: result.latencyMs,
+      error,
+      responseExcerpt: result.excerpt,
+      workerId: this.workerId,
+    };
+    // Delivered: the try and the delivery's new state in one statement.
+    if (ok) return void (await store.recordDelivered(this.db, { ...attempt, httpStatus: result.httpStatus! }));
     await this.db.transaction(async (tx) => {
-      await store.insertTry(tx, {
-        deliveryId: delivery.id,
-        tryNumber: delivery.tries,
-        httpStatus: result.httpStatus,
-        latencyMs: result.latencyMs,
-        error,
-        responseExcerpt: result.excerpt,
-        workerId: this.workerId,
-      });
+      await store.insertTry(tx, attempt);
       if (result.httpStatus === 410) {
         // Standard Webhooks: 410 Gone means the receiver wants no more; its events stay replayable.
         await store.disableEndpoint(tx, delivery.endpoint_id, 'the receiver answered 410 Gone');
@@ -249,6 +240,6 @@ export class DeliveryWorker {
       if (delayS === undefined) await store.markFailed(tx, delivery.id, 'failed', result.httpStatus, error);
       else await store.scheduleRetry(tx, delivery.id, delayS, result.httpStatus, error);
     });
-    if (!ok) this.log.info({ delivery_id: delivery.id, event_id: delivery.event_id, try: delivery.tries, status: result.httpStatus, error }, 'webhook try failed');
+    this.log.info({ delivery_id: delivery.id, event_id: delivery.event_id, try: delivery.tries, status: result.httpStatus, error }, 'webhook try failed');
   }
 }

@@ -70,8 +70,8 @@ export const insertTry = (tx: Queryable, t: TryRecord) =>
     [t.deliveryId, t.tryNumber, t.httpStatus, t.latencyMs, t.error, t.responseExcerpt, t.workerId],
   );
 
-/** A successful try: the try and the delivery's new state in one statement (one round trip, atomic). */
-export const recordDelivered = (db: Queryable, t: TryRecord & { httpStatus: number }) =>
+/** A successful try (no error): the try and the delivery's new state in one statement (one round trip, atomic). */
+export const recordDelivered = (db: Queryable, t: Omit<TryRecord, 'error' | 'httpStatus'> & { httpStatus: number }) =>
   db.query(
     `WITH try AS (
        INSERT INTO webhook_delivery_attempts (delivery_id, try_number, http_status, latency_ms, error, response_excerpt, worker_id)
