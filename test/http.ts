@@ -68,8 +68,8 @@ export async function call(t: TestContext, method: 'GET' | 'POST', url: string, 
   return t.app.inject({ method, url, headers, payload, query: options.query });
 }
 
-// SQL or internals that must never reach a client.
-const LEAK_PATTERNS = [
+/** SQL, stack frames or internals that must never reach a client. */
+export const LEAK_PATTERNS = [
   /stack/i,
   /\bat [\w.<>]+ \(/, // a stack frame
   /\.ts:\d+/,
@@ -77,19 +77,59 @@ const LEAK_PATTERNS = [
   /\bviolates\b|\bconstraint\b|\brelation "|syntax error at|pg_advisory|idempotency_keys|checkout_sessions/i,
 ];
 
-/** The response is the error envelope `{error: {code, message, ...}}` with this status and code, leaking nothing. */
-export function assertErrorEnvelope(res: { statusCode: number; body: string; headers: Record<string, unknown> }, status: number, code: string) {
+const ENVELOPE_FIELDS = new Set(['code', 'message', 'retry_after_seconds', 'fields', 'detail']);
+
+export interface ErrorBody {
+  code: string;
+  message: string;
+  retry_after_seconds?: number;
+  fields?: { field: string; message: string }[];
+  detail?: string;
+}
+
+/** The response is exactly the SPEC 7 envelope {error: {code, message, ...}}, leaking nothing; returns error. */
+export function checkEnvelope(res: { statusCode: number; body: string; headers: Record<string, unknown> }, context: string): ErrorBody {
+  const where = `${res.statusCode} for ${context}: ${res.body.slice(0, 300)}`;
+  assert.match(String(res.headers['content-type']), /^application\/json/, `not JSON: ${where}`);
+  let body: unknown;
+  try {
+    body = JSON.parse(res.body);
+  } catch {
+    assert.fail(`unparseable JSON: ${where}`);
+  }
+  assert.ok(body && typeof body === 'object' && !Array.isArray(body), `not an object: ${where}`);
+  assert.deepEqual(Object.keys(body), ['error'], `not the envelope: ${where}`);
+  const error = (body as { error: Record<string, unknown> }).error;
+  assert.ok(error && typeof error === 'object', `error is not an object: ${where}`);
+  assert.equal(typeof error.code, 'string', `error.code: ${where}`);
+  assert.match(error.code as string, /^[A-Z][A-Z0-9_]*$/, `error.code is not a stable code: ${where}`);
+  assert.equal(typeof error.message, 'string', `error.message: ${where}`);
+  assert.ok((error.message as string).length > 0, `empty error.message: ${where}`);
+  for (const key of Object.keys(error)) assert.ok(ENVELOPE_FIELDS.has(key), `unexpected envelope field ${key}: ${where}`);
+  if (error.retry_after_seconds !== undefined) assert.ok(Number.isInteger(error.retry_after_seconds), `retry_after_seconds: ${where}`);
+  if (res.statusCode === 429) assert.ok(Number.isInteger(error.retry_after_seconds), `429 without retry_after_seconds: ${where}`);
+  if (res.statusCode === 401) assert.equal(error.code, 'UNAUTHORIZED', `401 with another code: ${where}`);
+  for (const pattern of LEAK_PATTERNS) assert.doesNotMatch(res.body, pattern, `error body leaks internals: ${where}`);
+  return error as unknown as ErrorBody;
+}
+
+/** The response is the error envelope with this status and code, leaking nothing; returns the error. */
+export function assertErrorEnvelope(res: { statusCode: number; body: string; headers: Record<string, unknown> }, status: number, code: string): ErrorBody {
   assert.equal(res.statusCode, status, `expected ${status} ${code}, got ${res.statusCode}: ${res.body}`);
-  assert.match(String(res.headers['content-type']), /^application\/json/);
-  const body = JSON.parse(res.body) as { error: Record<string, unknown> };
-  assert.deepEqual(Object.keys(body), ['error']);
-  assert.equal(body.error.code, code);
-  assert.equal(typeof body.error.message, 'string');
-  assert.ok((body.error.message as string).length > 0);
-  const allowed = new Set(['code', 'message', 'retry_after_seconds', 'fields', 'detail']);
-  for (const key of Object.keys(body.error)) assert.ok(allowed.has(key), `unexpected envelope field ${key}`);
-  for (const pattern of LEAK_PATTERNS) assert.doesNotMatch(res.body, pattern, `error body leaks internals: ${res.body}`);
-  return body.error as { code: string; message: string; retry_after_seconds?: number; fields?: { field: string; message: string }[]; detail?: string };
+  const error = checkEnvelope(res, `${status} ${code}`);
+  assert.equal(error.code, code);
+  return error;
+}
+
+/** A multipart body with one file part (and optional text fields). */
+export function multipartFile(field: string, filename: string, contentType: string, data: Buffer, fields: Record<string, string> = {}) {
+  const boundary = `----sika-test-${randomUUID()}`;
+  const parts: Buffer[] = [];
+  for (const [name, value] of Object.entries(fields)) parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
+  parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${filename}"\r\nContent-Type: ${contentType}\r\n\r\n`));
+  parts.push(data);
+  parts.push(Buffer.from(`\r\n--${boundary}--\r\n`));
+  return { payload: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
 /** A response body without the fields that differ between two otherwise identical creations. */

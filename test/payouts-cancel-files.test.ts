@@ -7,7 +7,7 @@ import PDFDocument from 'pdfkit';
 import { processDuePayouts } from '../src/payouts/service.ts';
 import { LivePayoutSimulator } from '../src/rails/payouts.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
-import { assertErrorEnvelope } from './http.ts';
+import { assertErrorEnvelope, multipartFile } from './http.ts';
 import {
   api,
   balanceOf,
@@ -39,17 +39,6 @@ function tinyPdf(): Promise<Buffer> {
   doc.text('Proof of payment');
   doc.end();
   return done;
-}
-
-/** A multipart body with one file part (and optional text fields). */
-function multipartFile(field: string, filename: string, contentType: string, data: Buffer, fields: Record<string, string> = {}) {
-  const boundary = `----sika-evidence-${randomUUID()}`;
-  const parts: Buffer[] = [];
-  for (const [name, value] of Object.entries(fields)) parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
-  parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${filename}"\r\nContent-Type: ${contentType}\r\n\r\n`));
-  parts.push(data);
-  parts.push(Buffer.from(`\r\n--${boundary}--\r\n`));
-  return { payload: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
 describe(`payout cancel, receipts and evidence (${storageKind})`, () => {

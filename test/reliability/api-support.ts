@@ -1,5 +1,6 @@
-// Shared support for the API reliability suites (fuzz.test.ts, security.test.ts): the error-envelope check, real
-// objects of a merchant in Test and Live (session, attempt, recipient, payout, evidence) and small request helpers.
+// Shared support for the API reliability suites (fuzz.test.ts, security.test.ts): the envelope check with a
+// status and code in context (the envelope itself is checked by ../http.ts), real objects of a merchant in Test
+// and Live (session, attempt, recipient, payout, evidence) and small request helpers.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
@@ -8,53 +9,11 @@ import { createMerchant, type CreatedMerchant } from '../../src/accounts/service
 import { creditPayment } from '../../src/ledger/service.ts';
 import { setPayoutAccess } from '../../src/payouts/service.ts';
 import type { TestContext } from '../helpers.ts';
+import { checkEnvelope, multipartFile, type ErrorBody } from '../http.ts';
 
 export const WEBHOOK_URL = 'https://example.com/hook';
 
-/** SQL, stack frames or internals that must never reach a client (the same list as test/http.ts). */
-export const LEAK_PATTERNS = [
-  /\bstack\b/i,
-  /\bat [\w.<>]+ \(/, // a stack frame
-  /\.ts:\d+/,
-  /\b(SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM)\b/,
-  /\bviolates\b|\bconstraint\b|\brelation "|syntax error at|pg_advisory|idempotency_keys|checkout_sessions/i,
-];
-
-const ENVELOPE_FIELDS = new Set(['code', 'message', 'retry_after_seconds', 'fields', 'detail']);
-
-export interface ErrorBody {
-  code: string;
-  message: string;
-  retry_after_seconds?: number;
-  fields?: { field: string; message: string }[];
-  detail?: string;
-}
-
-/** The response is exactly the SPEC 7 envelope {error: {code, message, ...}}, leaking nothing; returns error. */
-export function checkEnvelope(res: Pick<LightMyRequestResponse, 'statusCode' | 'body' | 'headers'>, context: string): ErrorBody {
-  const where = `${res.statusCode} for ${context}: ${res.body.slice(0, 300)}`;
-  assert.match(String(res.headers['content-type']), /^application\/json/, `not JSON: ${where}`);
-  let body: unknown;
-  try {
-    body = JSON.parse(res.body);
-  } catch {
-    assert.fail(`unparseable JSON: ${where}`);
-  }
-  assert.ok(body && typeof body === 'object' && !Array.isArray(body), `not an object: ${where}`);
-  assert.deepEqual(Object.keys(body), ['error'], `not the envelope: ${where}`);
-  const error = (body as { error: Record<string, unknown> }).error;
-  assert.ok(error && typeof error === 'object', `error is not an object: ${where}`);
-  assert.equal(typeof error.code, 'string', `error.code: ${where}`);
-  assert.match(error.code as string, /^[A-Z][A-Z0-9_]*$/, `error.code is not a stable code: ${where}`);
-  assert.equal(typeof error.message, 'string', `error.message: ${where}`);
-  assert.ok((error.message as string).length > 0, `empty error.message: ${where}`);
-  for (const key of Object.keys(error)) assert.ok(ENVELOPE_FIELDS.has(key), `unexpected envelope field ${key}: ${where}`);
-  if (error.retry_after_seconds !== undefined) assert.ok(Number.isInteger(error.retry_after_seconds), `retry_after_seconds: ${where}`);
-  if (res.statusCode === 429) assert.ok(Number.isInteger(error.retry_after_seconds), `429 without retry_after_seconds: ${where}`);
-  if (res.statusCode === 401) assert.equal(error.code, 'UNAUTHORIZED', `401 with another code: ${where}`);
-  for (const pattern of LEAK_PATTERNS) assert.doesNotMatch(res.body, pattern, `error body leaks internals: ${where}`);
-  return error as unknown as ErrorBody;
-}
+export { checkEnvelope, LEAK_PATTERNS, multipartFile, type ErrorBody } from '../http.ts';
 
 /** The response is the envelope with this status and code. */
 export function expectError(res: LightMyRequestResponse, status: number, code: string, context: string): ErrorBody {
@@ -69,17 +28,6 @@ export const TINY_PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
   'base64',
 );
-
-/** A multipart body with one file part (and optional text fields). */
-export function multipartFile(field: string, filename: string, contentType: string, data: Buffer, fields: Record<string, string> = {}) {
-  const boundary = `----sika-rel-${randomUUID()}`;
-  const parts: Buffer[] = [];
-  for (const [name, value] of Object.entries(fields)) parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
-  parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${filename}"\r\nContent-Type: ${contentType}\r\n\r\n`));
-  parts.push(data);
-  parts.push(Buffer.from(`\r\n--${boundary}--\r\n`));
-  return { payload: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };
-}
 
 /** One request through inject with a Bearer key (or none) and an optional JSON body. */
 export function api(t: TestContext, key: string | null, method: string, url: string, body?: unknown): Promise<LightMyRequestResponse> {
