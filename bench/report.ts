@@ -16,11 +16,8 @@ export interface Check {
   why: string;
 }
 
-export interface Comparison {
-  service: LoadResult;
-  baseline: LoadResult;
-  ratio: number;
-}
+/** The p-th percentile (nearest rank) of ascending figures; 0 for none. */
+export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
 
 export const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 const ms = (x: number) => `${Math.round(x)} ms`;

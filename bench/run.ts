@@ -32,6 +32,7 @@ import {
   loadRow,
   markdownTable,
   p99Check,
+  percentile,
   pageRows,
   ratioCheck,
   table,
@@ -98,7 +99,6 @@ async function postJson(url: string, body: string, headers: Record<string, strin
   return JSON.parse(text) as { id: string };
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
 
 interface JourneyWebhooks {
   paid: number;

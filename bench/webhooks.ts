@@ -6,6 +6,7 @@
 import { openDb, type Db } from '../src/db/index.ts';
 import { emitEvent } from '../src/events/outbox.ts';
 import type { Receiver } from './receiver.ts';
+import { percentile } from './report.ts';
 import type { Fixtures } from './setup.ts';
 
 export interface DeliveryResult {
@@ -19,7 +20,6 @@ export interface DeliveryResult {
   undelivered: number;
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 
 async function emitBatch(db: Db, f: Fixtures, count: number, run: string, index: number): Promise<string[]> {
   return db.transaction(async (tx) => {
