@@ -446,12 +446,13 @@ describe(`ledger (${storageKind})`, () => {
         inTx(async (tx) => {
           const accounts = await store.lockAccounts(tx, m, 'test', ['merchant_available', 'merchant_held']);
           const id = (kind: AccountKind) => accounts.find((a) => a.kind === kind)!.id;
-          await store.writeEntry(
+          const entryId = randomUUID();
+          await store.writeEntries(
             tx,
-            { id: randomUUID(), merchantId: m, environment: 'test', kind: 'payout_hold', referenceType: 'payout', referenceId: payoutId(), reversesEntryId: null },
+            [{ id: entryId, merchantId: m, environment: 'test', kind: 'payout_hold', referenceType: 'payout', referenceId: payoutId(), reversesEntryId: null }],
             [
-              { accountId: id('merchant_available'), amountMinor: 101 },
-              { accountId: id('merchant_held'), amountMinor: -101 },
+              { entryId, accountId: id('merchant_available'), amountMinor: 101 },
+              { entryId, accountId: id('merchant_held'), amountMinor: -101 },
             ],
           );
         }),

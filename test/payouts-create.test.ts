@@ -351,7 +351,12 @@ describe(`payout creation and processing (${storageKind})`, () => {
     const failing = await createPayout(t, live.live_api_key, rejected.id, 20_000);
     assert.equal(await drive(t, rail, failing.id), 'failed');
     const good = await bankRecipient(t, live.live_api_key, '5550000001');
-    assert.equal((await createPayout(t, live.live_api_key, good.id, 20_000)).status, 'processing', 'the failed payout no longer counts');
+    const second = await createPayout(t, live.live_api_key, good.id, 20_000);
+    assert.equal(second.status, 'processing', 'the failed payout no longer counts');
+    assert.equal((await api(t, live.live_api_key, 'POST', `/api/v1/payouts/${second.id}/cancel`, {})).statusCode, 200);
+    assert.equal((await createPayout(t, live.live_api_key, good.id, 20_000)).status, 'processing', 'the cancelled payout no longer counts');
+    const totals = await t.db.query<{ committed_minor: number }>('SELECT committed_minor FROM payout_day_totals WHERE merchant_id = $1', [live.merchant_id]);
+    assert.deepEqual(totals, [{ committed_minor: 20_000 }], "the day's running total holds only the payout still counting");
   });
 
   it('paused payouts are 409 PAYOUTS_PAUSED with nothing held, and work again when resumed', async () => {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { balance, checkInvariants } from '../src/ledger/service.ts';
 import { openDb } from '../src/db/index.ts';
-import { processDuePayouts } from '../src/payouts/service.ts';
+import { processDuePayouts, setPayoutAccess } from '../src/payouts/service.ts';
 import { LivePayoutSimulator } from '../src/rails/payouts.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 import { bankRecipient, createPayout, drive, extraKey, fund, liveMerchant, makeDue, merchantWithHooks, newClientReference, payoutStatus } from './payouts-fixtures.ts';
@@ -99,6 +99,27 @@ describe(`payout races (${storageKind})`, () => {
     assert.equal(rows[0]!.n, expected);
     const after = await balance(t.db, m.merchant_id, 'test');
     assert.deepEqual(after, { environment: 'test', currency: 'GHS', available_minor: startMinor - expected * 1_000, held_minor: 0, eligible_minor: startMinor - expected * 1_000 });
+    assert.deepEqual(await checkInvariants(t.db, m.merchant_id), []);
+  });
+
+  it("30 concurrent payouts against the day's limit: exactly the ones that fit succeed, the rest are 409 PAYOUT_DAILY_LIMIT, and the day's total is their sum", async () => {
+    const m = await merchantWithHooks(t);
+    await fund(t, m.merchant_id, 'test', 1_000_000);
+    await setPayoutAccess(t.db, m.merchant_id, 'test', { daily_limit_minor: 10_000 });
+    const recipient = await bankRecipient(t, m.test_api_key);
+    // The first of the day creates the day's total row: racing that too is the point.
+    const replies = await Promise.all(
+      Array.from({ length: 30 }, () => send(m.test_api_key, 'POST', '/api/v1/payouts', { recipient_id: recipient.id, amount_minor: 1_000, client_reference: newClientReference() })),
+    );
+    const summary = JSON.stringify(replies.map((r) => [r.status, r.attempts, r.body.error?.code]));
+    assert.equal(count(replies, 201) + count(replies, 200), 10, summary);
+    assert.equal(count(replies, 409, 'PAYOUT_DAILY_LIMIT'), 20, summary);
+    const [row] = await t.db.query<{ paid: number; total: number }>(
+      `SELECT (SELECT coalesce(sum(amount_minor), 0)::bigint FROM payouts WHERE merchant_id = $1) AS paid,
+              (SELECT coalesce(sum(committed_minor), 0)::bigint FROM payout_day_totals WHERE merchant_id = $1) AS total`,
+      [m.merchant_id],
+    );
+    assert.deepEqual(row, { paid: 10_000, total: 10_000 });
     assert.deepEqual(await checkInvariants(t.db, m.merchant_id), []);
   });
 

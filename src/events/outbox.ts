@@ -2,6 +2,7 @@
 // so it exists if and only if the change committed. Delivery (signing, retries) reads from here.
 import type { Environment } from '../accounts/model.ts';
 import type { Queryable } from '../db/index.ts';
+import { Statement } from '../db/statement.ts';
 import { newId } from '../lib/ids.ts';
 
 export interface EventInput {
@@ -27,8 +28,9 @@ export interface EventPayload {
   data: Record<string, unknown>;
 }
 
-export async function emitEvent(tx: Queryable, input: EventInput): Promise<EventPayload> {
-  const payload: EventPayload = {
+/** The payload an event carries, built before it is written (its id is the webhook-id). */
+export function eventPayload(input: EventInput): EventPayload {
+  return {
     id: newId('evt'),
     type: input.type,
     created_at: new Date().toISOString(),
@@ -37,20 +39,36 @@ export async function emitEvent(tx: Queryable, input: EventInput): Promise<Event
     version: input.objectVersion,
     data: input.data,
   };
-  // The event and its fan-out to the key's endpoints in one statement (one round trip).
-  await tx.query(
-    `WITH event AS (
+}
+
+/**
+ * The CTEs that write the event and its fan-out to the key's endpoints (outbox_event, outbox_deliveries),
+ * for a statement that also writes the change the event announces; onlyIf, a condition on the
+ * statement's other parts, writes nothing when false (the change did not happen).
+ */
+export function eventCtes(s: Statement, input: EventInput, payload: EventPayload, onlyIf = 'true'): string {
+  return `outbox_event AS (
        INSERT INTO events (id, merchant_id, environment, api_key_id, type, object_type, object_id, object_version, payload, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id, api_key_id
-     )
-     INSERT INTO webhook_deliveries (id, event_id, endpoint_id, merchant_id, environment, status, last_error)
-     SELECT gen_random_uuid(), event.id, w.id, w.merchant_id, w.environment,
-            CASE WHEN w.status = 'active' THEN 'pending' ELSE 'skipped' END,
-            CASE WHEN w.status = 'active' THEN NULL ELSE 'endpoint disabled: not sent' END
-       FROM event JOIN webhook_endpoints w ON w.api_key_id = event.api_key_id`,
-    [payload.id, input.merchantId, input.environment, input.apiKeyId, input.type, input.objectType, input.objectId, input.objectVersion, JSON.stringify(payload), payload.created_at],
-    'event_insert',
-  );
+       SELECT ${s.p(payload.id, 'text')}, ${s.p(input.merchantId, 'uuid')}, ${s.p(input.environment, 'text')}, ${s.p(input.apiKeyId, 'uuid')}, ${s.p(input.type, 'text')},
+              ${s.p(input.objectType, 'text')}, ${s.p(input.objectId, 'text')}, ${s.p(input.objectVersion, 'integer')}, ${s.p(JSON.stringify(payload), 'text')},
+              ${s.p(payload.created_at, 'timestamptz')}
+        WHERE ${onlyIf}
+       RETURNING id, api_key_id
+     ), outbox_deliveries AS (
+       INSERT INTO webhook_deliveries (id, event_id, endpoint_id, merchant_id, environment, status, last_error)
+       SELECT gen_random_uuid(), outbox_event.id, w.id, w.merchant_id, w.environment,
+              CASE WHEN w.status = 'active' THEN 'pending' ELSE 'skipped' END,
+              CASE WHEN w.status = 'active' THEN NULL ELSE 'endpoint disabled: not sent' END
+         FROM outbox_event JOIN webhook_endpoints w ON w.api_key_id = outbox_event.api_key_id
+       RETURNING 1
+     )`;
+}
+
+export async function emitEvent(tx: Queryable, input: EventInput): Promise<EventPayload> {
+  const payload = eventPayload(input);
+  // The event and its fan-out in one statement (one round trip).
+  const s = new Statement();
+  await tx.query(`WITH ${eventCtes(s, input, payload)} SELECT 1`, s.params, 'event_insert');
   return payload;
 }
 

@@ -75,35 +75,41 @@ export async function post(tx: Queryable, entry: EntryInput): Promise<{ entryId:
   // After the lock, so a concurrent post of the same event has committed and is seen here.
   const [existing] = await store.findEntries(tx, entry.referenceType, entry.referenceId, blockingKinds(entry.kind));
   if (existing) throw duplicateError(entry, existing.kind);
-  return writeOn(tx, entry, lines, accounts);
+  return writeOn(tx, entry, accounts);
+}
+
+/** Asserts the entry, refuses a shortfall against the running sums (which it moves) and lays its lines on the locked accounts. */
+function planOn(entry: EntryInput, sums: Map<AccountKind, number>, accounts: readonly store.AccountRow[]): { planned: store.NewEntry; lines: store.NewLine[] } {
+  const lines = assertEntry(entry);
+  const shortfall = findShortfall(sums, lines);
+  if (shortfall) throw shortfall;
+  const planned: store.NewEntry = {
+    id: newUuid(),
+    merchantId: entry.merchantId,
+    environment: entry.environment,
+    kind: entry.kind,
+    referenceType: entry.referenceType,
+    referenceId: entry.referenceId,
+    reversesEntryId: entry.reversesEntryId ?? null,
+  };
+  const newLines = lines.map((line) => {
+    const account = accounts.find((a) => a.kind === line.account);
+    if (!account) throw new Error(`ledger assertion failed: ${line.account} is not among the locked accounts`);
+    sums.set(line.account, (sums.get(line.account) ?? 0) + line.amountMinor);
+    return { entryId: planned.id, accountId: account.id, amountMinor: line.amountMinor };
+  });
+  return { planned, lines: newLines };
 }
 
 /** After the accounts are locked and no earlier entry blocks this one: refuse a shortfall, then write entry, lines and balances. */
-async function writeOn(tx: Queryable, entry: EntryInput, lines: Line[], accounts: store.AccountRow[]): Promise<{ entryId: string }> {
-  const shortfall = findShortfall(new Map(accounts.map((account) => [account.kind, account.balance_minor])), lines);
-  if (shortfall) throw shortfall;
-
-  const accountIds = new Map(accounts.map((account) => [account.kind, account.id]));
-  const entryId = newUuid();
-  const written = await store.writeEntry(
-    tx,
-    {
-      id: entryId,
-      merchantId: entry.merchantId,
-      environment: entry.environment,
-      kind: entry.kind,
-      referenceType: entry.referenceType,
-      referenceId: entry.referenceId,
-      reversesEntryId: entry.reversesEntryId ?? null,
-    },
-    lines.map((line) => ({ accountId: accountIds.get(line.account)!, amountMinor: line.amountMinor })),
-  );
-  if (!written) {
+async function writeOn(tx: Queryable, entry: EntryInput, accounts: store.AccountRow[]): Promise<{ entryId: string }> {
+  const { planned, lines } = planOn(entry, new Map(accounts.map((account) => [account.kind, account.balance_minor])), accounts);
+  if (!(await store.writeEntries(tx, [planned], lines))) {
     // Lost a race the lock did not cover (e.g. the same event posted for other accounts); nothing was written.
     const [winner] = await store.findEntries(tx, entry.referenceType, entry.referenceId, blockingKinds(entry.kind));
     throw duplicateError(entry, winner?.kind ?? entry.kind);
   }
-  return { entryId };
+  return { entryId: planned.id };
 }
 
 /** The entry an operation builds on, for this merchant and environment. */
@@ -201,27 +207,46 @@ export async function postPayout(tx: Queryable, p: PayoutMoney): Promise<{ entry
   return post(tx, payoutEntry(p, 'payout_post', payoutPostLines(p), holdId));
 }
 
+/** The accounts a new payout's entries touch: its hold, and when paid at once also its post. */
+export const newPayoutAccountKinds = (paidAtOnce: boolean): AccountKind[] =>
+  paidAtOnce ? ['merchant_available', 'merchant_held', 'payout_clearing', 'fee_revenue'] : ['merchant_available', 'merchant_held'];
+
+/** Entries planned against the accounts read, for the caller to write in its own statement (store.entriesCtes). */
+export interface PlannedEntries {
+  entries: store.NewEntry[];
+  lines: store.NewLine[];
+}
+
 /**
- * A payout created in the caller's transaction and paid at once (Test mode, SPEC 3.3): the same hold and
- * post entries as holdPayout then postPayout (the post points at the hold), under one lock of the four
- * accounts. Nothing can have been posted yet for a payout that did not exist before this transaction,
- * so the reads that guard the two calls against an earlier post are skipped; the unique constraints
- * still refuse a second hold or resolution. InsufficientFundsError when amount plus fee is not available.
+ * The accounts a caller read in a statement of its own (for planNewPayout), completed when the merchant
+ * has none yet: they are created here.
  */
+export async function completeAccounts(tx: Queryable, merchantId: string, environment: Environment, kinds: AccountKind[], read: store.AccountRow[]): Promise<store.AccountRow[]> {
+  return read.length === kinds.length ? read : lockAccounts(tx, merchantId, environment, kinds);
+}
+
+/**
+ * A payout created in the caller's transaction: its hold, and when paid at once (Test mode, SPEC 3.3)
+ * the post pointing at it, planned against the accounts the caller read or locked (newPayoutAccountKinds).
+ * InsufficientFundsError when amount plus fee is not available in those balances; a caller that did not
+ * lock them relies on the merchant balance CHECK when it writes (store.entriesCtes). Nothing can have
+ * been posted for a payout that did not exist before this transaction, so no earlier entries are read;
+ * the unique constraints still refuse a second hold or resolution when written.
+ */
+export function planNewPayout(p: PayoutMoney, accounts: readonly store.AccountRow[], paidAtOnce: boolean): PlannedEntries {
+  const sums = new Map(accounts.map((account) => [account.kind, account.balance_minor]));
+  const hold = planOn(payoutEntry(p, 'payout_hold', payoutHoldLines(p)), sums, accounts);
+  if (!paidAtOnce) return { entries: [hold.planned], lines: hold.lines };
+  const post = planOn(payoutEntry(p, 'payout_post', payoutPostLines(p), hold.planned.id), sums, accounts);
+  return { entries: [hold.planned, post.planned], lines: [...hold.lines, ...post.lines] };
+}
+
+/** A new payout held and posted at once in its own statements (planNewPayout, then store.writeEntries). */
 export async function holdAndPostNewPayout(tx: Queryable, p: PayoutMoney): Promise<{ holdEntryId: string; postEntryId: string }> {
-  const hold = payoutEntry(p, 'payout_hold', payoutHoldLines(p));
-  const holdLines = assertEntry(hold);
-  const kinds = [...new Set([...holdLines, ...payoutPostLines(p)].map((line) => line.account))];
-  const accounts = await lockAccounts(tx, p.merchantId, p.environment, kinds);
-  const { entryId: holdEntryId } = await writeOn(tx, hold, holdLines, accounts);
-  const post = payoutEntry(p, 'payout_post', payoutPostLines(p), holdEntryId);
-  // The locked rows' balances are from before the hold; the post only moves what the hold put in held.
-  const afterHold = accounts.map((account) => ({
-    ...account,
-    balance_minor: account.balance_minor + (holdLines.find((line) => line.account === account.kind)?.amountMinor ?? 0),
-  }));
-  const { entryId: postEntryId } = await writeOn(tx, post, assertEntry(post), afterHold);
-  return { holdEntryId, postEntryId };
+  const kinds = newPayoutAccountKinds(true);
+  const plan = planNewPayout(p, await lockAccounts(tx, p.merchantId, p.environment, kinds), true);
+  if (!(await store.writeEntries(tx, plan.entries, plan.lines))) throw duplicateError(plan.entries[0]!, 'payout_hold');
+  return { holdEntryId: plan.entries[0]!.id, postEntryId: plan.entries[1]!.id };
 }
 
 /** Phase two, failed or cancelled: held -> available. PayoutAlreadyResolvedError after a post or a void. */

@@ -3,6 +3,7 @@
 import type { Environment } from '../accounts/model.ts';
 import type { Queryable } from '../db/index.ts';
 import { DbError } from '../db/index.ts';
+import { Statement } from '../db/statement.ts';
 import { ACCOUNT_KINDS, InsufficientFundsError, type AccountKind, type EntryKind, type Line, type ReferenceType } from './model.ts';
 
 const MERCHANT_BALANCE_CONSTRAINT = 'ledger_merchant_balance_not_negative';
@@ -39,13 +40,14 @@ export async function createAccounts(tx: Queryable, merchantId: string, environm
  * serialise per account and never deadlock) and returns their stored sums as of the lock.
  */
 export function lockAccounts(tx: Queryable, merchantId: string, environment: Environment, kinds: readonly AccountKind[]): Promise<AccountRow[]> {
-  return tx.query<AccountRow>(
-    `SELECT id, kind, balance_minor FROM ledger_accounts
-      WHERE merchant_id = $1 AND environment = $2 AND kind = ANY($3::text[])
-      ORDER BY id FOR UPDATE`,
-    [merchantId, environment, kinds],
-  );
+  const s = new Statement();
+  return tx.query<AccountRow>(lockAccountsSelect(s, merchantId, environment, kinds), s.params, 'ledger_lock_accounts');
 }
+
+const lockAccountsSelect = (s: Statement, merchantId: string, environment: Environment, kinds: readonly AccountKind[]) =>
+  `SELECT id, kind, balance_minor FROM ledger_accounts
+    WHERE merchant_id = ${s.p(merchantId)} AND environment = ${s.p(environment)} AND kind = ANY(${s.p(kinds, 'text[]')})
+    ORDER BY id FOR UPDATE`;
 
 const ENTRY_COLUMNS = 'id, merchant_id, environment, kind, reference_type, reference_id, reverses_entry_id';
 
@@ -78,54 +80,100 @@ export interface NewEntry {
   reversesEntryId: string | null;
 }
 
+export interface NewLine {
+  entryId: string;
+  accountId: string;
+  amountMinor: number;
+}
+
 /**
- * Writes the entry, its lines and the cached balances in one statement. Returns false, having
- * written nothing and left the transaction usable, when an entry for the same event already exists
- * (ON CONFLICT DO NOTHING also waits out a concurrent writer of it). A merchant balance going
- * negative fails the statement's CHECK and becomes InsufficientFundsError (the transaction is then
- * aborted on PostgreSQL; the service checks funds first so this is only a backstop).
+ * The CTEs that write entries, their lines and the cached balances (ledger_entry, ledger_line,
+ * ledger_moved), for a statement that may write other modules' rows too. All entries are of one merchant
+ * and environment. An entry already posted for the same event is skipped with its lines (ifPosted
+ * 'skip': ON CONFLICT DO NOTHING, which also waits out a concurrent writer of it; compare
+ * WRITTEN_COUNTS with what was asked) or fails the statement ('fail'). onlyIf, a condition on the
+ * statement's other parts, writes nothing when false (e.g. the row the entries are for was not inserted). Balance moves are summed per
+ * account, so one statement can post several entries on one account, and applied in account id order,
+ * the order lockAccounts locks in, so a writer that did not lock first cannot deadlock with one that did.
+ * The merchant balance CHECK refuses a move below zero whatever the caller read (ledgerWriteError). The accounts are also named by id: the planner cannot
+ * estimate the rows of unnest and would otherwise scan every account (measured: a hash join over all
+ * ledger_accounts rows per post).
  */
-export async function writeEntry(tx: Queryable, entry: NewEntry, lines: readonly { accountId: string; amountMinor: number }[]): Promise<boolean> {
-  let rows: { entries: number; accounts: number }[];
-  try {
-    rows = await tx.query<{ entries: number; accounts: number }>(
-      `WITH entry AS (
-         INSERT INTO journal_entries (id, merchant_id, environment, kind, reference_type, reference_id, reverses_entry_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)
-         ON CONFLICT DO NOTHING
-         RETURNING id
-       ), line AS (
-         INSERT INTO journal_lines (entry_id, account_id, amount_minor)
-         SELECT entry.id, given.account_id, given.amount_minor FROM entry, unnest($8::uuid[], $9::bigint[]) AS given (account_id, amount_minor)
-         RETURNING account_id, amount_minor
-       ), moved AS (
-         UPDATE ledger_accounts account SET balance_minor = account.balance_minor + line.amount_minor
-           FROM line WHERE account.id = line.account_id
-         RETURNING account.id
-       )
-       SELECT (SELECT count(*) FROM entry)::int AS entries, (SELECT count(*) FROM moved)::int AS accounts`,
-      [
-        entry.id,
-        entry.merchantId,
-        entry.environment,
-        entry.kind,
-        entry.referenceType,
-        entry.referenceId,
-        entry.reversesEntryId,
-        lines.map((line) => line.accountId),
-        lines.map((line) => line.amountMinor),
-      ],
-    );
-  } catch (error) {
-    if (error instanceof DbError && error.sqlState === '23514' && (error.constraint === MERCHANT_BALANCE_CONSTRAINT || error.message.includes(MERCHANT_BALANCE_CONSTRAINT))) {
-      throw new InsufficientFundsError();
-    }
-    throw error;
+export function entriesCtes(s: Statement, entries: readonly NewEntry[], lines: readonly NewLine[], options: { ifPosted?: 'skip' | 'fail'; onlyIf?: string } = {}): string {
+  const { ifPosted = 'skip', onlyIf = 'true' } = options;
+  const first = entries[0];
+  if (!first || entries.some((e) => e.merchantId !== first.merchantId || e.environment !== first.environment)) {
+    throw new Error('ledger assertion failed: one statement writes entries of one merchant and environment');
   }
-  const result = rows[0]!;
-  if (result.entries === 0) return false;
-  if (result.accounts !== lines.length) throw new Error(`ledger assertion failed: entry ${entry.id} moved ${result.accounts} balances for ${lines.length} lines`);
+  return `ledger_entry AS (
+       INSERT INTO journal_entries (id, merchant_id, environment, kind, reference_type, reference_id, reverses_entry_id)
+       SELECT given.id, ${s.p(first.merchantId, 'uuid')}, ${s.p(first.environment, 'text')}, given.kind, given.reference_type, given.reference_id, given.reverses_entry_id
+         FROM unnest(${s.p(entries.map((e) => e.id), 'uuid[]')}, ${s.p(entries.map((e) => e.kind), 'text[]')}, ${s.p(entries.map((e) => e.referenceType), 'text[]')},
+                     ${s.p(entries.map((e) => e.referenceId), 'text[]')}, ${s.p(entries.map((e) => e.reversesEntryId), 'uuid[]')})
+              AS given (id, kind, reference_type, reference_id, reverses_entry_id)
+        WHERE ${onlyIf}
+       ${ifPosted === 'skip' ? 'ON CONFLICT DO NOTHING' : ''}
+       RETURNING id
+     ), ledger_line AS (
+       INSERT INTO journal_lines (entry_id, account_id, amount_minor)
+       SELECT given.entry_id, given.account_id, given.amount_minor
+         FROM unnest(${s.p(lines.map((l) => l.entryId), 'uuid[]')}, ${s.p(lines.map((l) => l.accountId), 'uuid[]')}, ${s.p(lines.map((l) => l.amountMinor), 'bigint[]')})
+              AS given (entry_id, account_id, amount_minor)
+        WHERE given.entry_id IN (SELECT id FROM ledger_entry)
+       RETURNING account_id, amount_minor
+     ), ledger_moved AS (
+       UPDATE ledger_accounts account SET balance_minor = account.balance_minor + moves.amount_minor
+         FROM (SELECT account_id, sum(amount_minor)::bigint AS amount_minor FROM ledger_line GROUP BY account_id ORDER BY account_id) AS moves
+        WHERE account.id = moves.account_id AND account.id = ANY(${s.p([...new Set(lines.map((l) => l.accountId))], 'uuid[]')})
+       RETURNING account.id
+     )`;
+}
+
+/** Select-list items that count what entriesCtes wrote. */
+export const WRITTEN_COUNTS = '(SELECT count(*) FROM ledger_entry)::int AS ledger_entries, (SELECT count(*) FROM ledger_moved)::int AS ledger_accounts';
+
+export interface WrittenCounts {
+  ledger_entries: number;
+  ledger_accounts: number;
+}
+
+/** A merchant balance going negative fails the CHECK in SQL: that is InsufficientFundsError (a backstop; services check funds first). */
+export function ledgerWriteError(error: unknown): unknown {
+  if (error instanceof DbError && error.sqlState === '23514' && (error.constraint === MERCHANT_BALANCE_CONSTRAINT || error.message.includes(MERCHANT_BALANCE_CONSTRAINT))) {
+    return new InsufficientFundsError();
+  }
+  return error;
+}
+
+/**
+ * True when every entry was written with all its balance moves; false, having written nothing, when
+ * none was (every one already posted). Anything in between is a bug.
+ */
+export function checkWritten(written: WrittenCounts, entries: readonly NewEntry[], lines: readonly NewLine[]): boolean {
+  if (written.ledger_entries === 0) return false;
+  const accounts = new Set(lines.map((line) => line.accountId)).size;
+  if (written.ledger_entries !== entries.length || written.ledger_accounts !== accounts) {
+    throw new Error(`ledger assertion failed: wrote ${written.ledger_entries} of ${entries.length} entries moving ${written.ledger_accounts} of ${accounts} balances`);
+  }
   return true;
+}
+
+/**
+ * Writes entries, their lines and the cached balances in one statement of their own. Returns false,
+ * having written nothing and left the transaction usable, when they were already posted.
+ * A merchant balance going negative becomes InsufficientFundsError (the transaction is then aborted
+ * on PostgreSQL; services check funds first so this is only a backstop).
+ */
+export async function writeEntries(tx: Queryable, entries: readonly NewEntry[], lines: readonly NewLine[]): Promise<boolean> {
+  const s = new Statement();
+  const sql = `WITH ${entriesCtes(s, entries, lines)} SELECT ${WRITTEN_COUNTS}`;
+  let rows: WrittenCounts[];
+  try {
+    rows = await tx.query<WrittenCounts>(sql, s.params, 'ledger_write');
+  } catch (error) {
+    throw ledgerWriteError(error);
+  }
+  return checkWritten(rows[0]!, entries, lines);
 }
 
 /** Stored sums of a merchant's accounts in one environment (accounts not yet created are absent). */

@@ -4,12 +4,12 @@ import type { ApiPrincipal, Environment } from '../accounts/model.ts';
 import { audit, type Actor } from '../audit/log.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import { DbError } from '../db/index.ts';
-import { emitEvent } from '../events/outbox.ts';
+import { emitEvent, eventPayload, type EventInput } from '../events/outbox.ts';
 import { AppError, errors } from '../http/errors.ts';
 import { canonicalJson, sha256Hex } from '../lib/canonical-json.ts';
 import { checkPhoneForNetwork, MOMO_NETWORKS, NETWORK_LABELS, type MomoNetwork } from '../lib/ghana.ts';
 import { isUuid, newId, randomToken } from '../lib/ids.ts';
-import { balance, holdAndPostNewPayout, holdPayout, InsufficientFundsError, postPayout, returnPayout, voidPayout } from '../ledger/service.ts';
+import { balance, completeAccounts, InsufficientFundsError, newPayoutAccountKinds, planNewPayout, postPayout, returnPayout, voidPayout } from '../ledger/service.ts';
 import type { PayoutForRail, PayoutRail, TransferOutcome } from '../rails/payouts.ts';
 import {
   ACCOUNT_NAME_LENGTH_MAX,
@@ -232,7 +232,7 @@ export interface PayoutInput {
   environment?: string;
 }
 
-export function toPayoutPayload(p: store.PayoutRow) {
+export function toPayoutPayload(p: Pick<store.PayoutRow, 'id' | 'reference' | 'status' | 'amount_minor' | 'fee_minor' | 'currency' | 'bank_reference' | 'return_reference' | 'reconciliation_status'>) {
   return {
     id: p.id,
     reference: p.reference,
@@ -279,18 +279,20 @@ export async function toPayoutResponse(db: Queryable, p: store.PayoutRow, known:
   };
 }
 
-function emitPayoutEvent(tx: Queryable, p: store.PayoutRow, type: string) {
-  return emitEvent(tx, {
-    merchantId: p.merchant_id,
-    environment: p.environment,
-    apiKeyId: p.api_key_id,
-    type,
-    objectType: 'payout',
-    objectId: p.id,
-    objectVersion: p.version,
-    data: { payout: toPayoutPayload(p) },
-  });
-}
+type PayoutEventFields = Parameters<typeof toPayoutPayload>[0] & Pick<store.PayoutRow, 'merchant_id' | 'environment' | 'api_key_id' | 'version'>;
+
+const payoutEventInput = (p: PayoutEventFields, type: string): EventInput => ({
+  merchantId: p.merchant_id,
+  environment: p.environment,
+  apiKeyId: p.api_key_id,
+  type,
+  objectType: 'payout',
+  objectId: p.id,
+  objectVersion: p.version,
+  data: { payout: toPayoutPayload(p) },
+});
+
+const emitPayoutEvent = (tx: Queryable, p: store.PayoutRow, type: string) => emitEvent(tx, payoutEventInput(p, type));
 
 function newPayoutReference(): string {
   const date = new Date().toISOString().slice(2, 10).replace(/-/g, '');
@@ -325,29 +327,38 @@ export async function createPayout(
   const hash = payoutRequestHash(input, currency);
   const { db } = deps;
 
-  return db.transaction(async (tx) => {
-    // One payout decision at a time per merchant and environment: the daily limit and the balance are read and used consistently.
-    const settings = await store.settingsFor(tx, principal.merchantId, principal.environment, true);
-    const context = await store.payoutContext(tx, principal.merchantId, principal.environment, principal.apiKeyId, input.client_reference);
-    if (context.existing_id) {
-      const existing = (await store.findPayoutById(tx, context.existing_id))!;
+  const isTest = principal.environment === 'test';
+  const accountKinds = newPayoutAccountKinds(isTest);
+
+  // No transaction: one read, then one statement that writes the payout and enforces again every rule
+  // that concurrent requests could break (see store.readPayoutDecision and store.insertNewPayout).
+  const decide = async (): Promise<{ payout: store.PayoutRow; existing: boolean; recipient: store.RecipientRow | null }> => {
+    const ask = { merchantId: principal.merchantId, environment: principal.environment, apiKeyId: principal.apiKeyId, clientReference: input.client_reference, recipientId: input.recipient_id, accountKinds };
+    let decision = await store.readPayoutDecision(db, ask);
+    if (!decision) {
+      await store.settingsFor(db, principal.merchantId, principal.environment); // first payout: the settings row with its defaults
+      decision = (await store.readPayoutDecision(db, ask))!;
+    }
+    const { settings } = decision;
+    if (decision.existing_id) {
+      const existing = (await store.findPayoutById(db, decision.existing_id))!;
       if (existing.api_key_id === principal.apiKeyId && existing.request_hash === hash) return { payout: existing, existing: true, recipient: null };
       throw conflict('REFERENCE_CONFLICT', 'client_reference was already used with a different request or another API key; use a new client_reference.');
     }
     if (!settings.payout_access) throw errors.forbidden(`Payout access is not enabled for ${principal.environment === 'live' ? 'Live' : 'Test'}; ask Sika to turn it on.`);
-    if (!context.has_active_endpoint) {
+    if (!decision.has_active_endpoint) {
       throw errors.forbidden('This API key has no active webhook endpoint paired with it; add one in the dashboard before creating payouts.');
     }
     if (settings.paused) throw conflict('PAYOUTS_PAUSED', 'Payouts are paused for this account right now; try again later.');
     if (principal.environment === 'live' && !deps.payoutRail) {
       throw new AppError(503, 'PROVIDER_RAIL_UNAVAILABLE', 'Live payouts have no payout provider configured yet; nothing was held. Try again later.', { retryable: true });
     }
-    const recipient = await store.findRecipient(tx, principal.merchantId, principal.environment, input.recipient_id, true);
-    if (!recipient) throw errors.notFound('Recipient');
-    if (principal.environment === 'test' && recipient.verification_status === 'pending_verification') {
-      const decision = testVerification(recipient);
-      await store.setRecipientVerification(tx, recipient.id, decision.status, decision.reason);
-      recipient.verification_status = decision.status;
+    const { recipient } = decision;
+    if (!recipient || recipient.merchant_id !== principal.merchantId || recipient.environment !== principal.environment) throw errors.notFound('Recipient');
+    if (isTest && recipient.verification_status === 'pending_verification') {
+      const verdict = testVerification(recipient);
+      await store.setRecipientVerification(db, recipient.id, verdict.status, verdict.reason);
+      recipient.verification_status = verdict.status;
     }
     if (!recipient.active || recipient.verification_status === 'rejected') {
       throw conflict('RECIPIENT_UNAVAILABLE', `The recipient is ${recipient.active ? 'rejected' : 'inactive'}; create or replace it first.`);
@@ -359,19 +370,26 @@ export async function createPayout(
     if (input.amount_minor > settings.payout_limit_minor) {
       throw conflict('PAYOUT_LIMIT', `The amount is above the per-payout limit of ${settings.payout_limit_minor} pesewas.`);
     }
-    if (context.paid_out_today_minor + input.amount_minor > settings.daily_limit_minor) {
-      throw conflict('PAYOUT_DAILY_LIMIT', `This payout would pass today's limit of ${settings.daily_limit_minor} pesewas (Africa/Accra day).`);
-    }
-    const isTest = principal.environment === 'test';
-    const status: PayoutStatus = isTest ? 'paid' : context.approval_required ? 'requested' : 'processing';
+    if (decision.paid_out_today_minor + input.amount_minor > settings.daily_limit_minor) throw dailyLimit(settings.daily_limit_minor);
+    const status: PayoutStatus = isTest ? 'paid' : decision.approval_required ? 'requested' : 'processing';
     const id = newId('po');
-    const payout = await store.insertPayout(tx, {
+    const money = { merchantId: principal.merchantId, environment: principal.environment, payoutId: id, amountMinor: input.amount_minor, feeMinor };
+    let ledger;
+    try {
+      const accounts = await completeAccounts(db, principal.merchantId, principal.environment, accountKinds, decision.accounts);
+      // Test: paid at once, no money sent (SPEC 3.3): the hold and its post are written with the row, inserted as paid.
+      ledger = planNewPayout(money, accounts, isTest);
+    } catch (error) {
+      if (error instanceof InsufficientFundsError) throw insufficientFunds(input.amount_minor + feeMinor);
+      throw error;
+    }
+    const row: store.NewPayoutRow = {
       id,
       reference: newPayoutReference(),
       merchant_id: principal.merchantId,
       environment: principal.environment,
       api_key_id: principal.apiKeyId,
-      requested_by_user_id: options.requestedByUserId ?? context.key_creator_user_id,
+      requested_by_user_id: options.requestedByUserId ?? decision.key_creator_user_id,
       client_reference: input.client_reference,
       request_hash: hash,
       recipient_id: recipient.id,
@@ -385,20 +403,37 @@ export async function createPayout(
       bank_reference: isTest ? `TEST-${randomToken(12).toUpperCase()}` : '',
       reconciliation_status: isTest ? 'not_required' : 'unreconciled',
       next_step_at: status === 'processing' ? new Date() : null,
-    });
-    const money = { merchantId: principal.merchantId, environment: principal.environment, payoutId: id, amountMinor: input.amount_minor, feeMinor };
+    };
+    const event = payoutEventInput({ ...row, return_reference: '', version: 1 }, `payout.${status}`);
+    let payout;
     try {
-      // Test: paid at once, no money sent (SPEC 3.3); the row was inserted as paid.
-      if (isTest) await holdAndPostNewPayout(tx, money);
-      else await holdPayout(tx, money);
+      payout = await store.insertNewPayout(db, row, settings.daily_limit_minor, ledger, { input: event, payload: eventPayload(event) });
     } catch (error) {
-      if (error instanceof InsufficientFundsError) throw conflict('INSUFFICIENT_FUNDS', `The available balance does not cover the amount plus the fee (${input.amount_minor + feeMinor} pesewas).`);
+      // What was read before is enforced by the write whatever ran since (see readPayoutDecision).
+      if (error instanceof InsufficientFundsError) throw insufficientFunds(input.amount_minor + feeMinor);
+      if (error instanceof store.DayLimitExceededError) throw dailyLimit(settings.daily_limit_minor);
       throw error;
     }
-    await emitPayoutEvent(tx, payout, `payout.${status}`);
+    if (!payout) throw conflict('RECIPIENT_UNAVAILABLE', 'The recipient was deleted, replaced or rejected meanwhile; create or replace it first.');
     return { payout, existing: false, recipient };
-  });
+  };
+
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await decide();
+    } catch (error) {
+      // The same client_reference was written after this request read (see readPayoutDecision):
+      // decided again, it is seen, and this request is replayed or refused as a conflict.
+      if (attempt === 1 && error instanceof DbError && error.isUniqueViolation && error.constraint === CLIENT_REFERENCE_CONSTRAINT) continue;
+      throw error;
+    }
+  }
 }
+
+const CLIENT_REFERENCE_CONSTRAINT = 'payouts_merchant_id_environment_client_reference_key';
+const dailyLimit = (limitMinor: number) => conflict('PAYOUT_DAILY_LIMIT', `This payout would pass today's limit of ${limitMinor} pesewas (Africa/Accra day).`);
+
+const insufficientFunds = (totalMinor: number) => conflict('INSUFFICIENT_FUNDS', `The available balance does not cover the amount plus the fee (${totalMinor} pesewas).`);
 
 export async function getPayout(db: Queryable, principal: ApiPrincipal, id: string) {
   const payout = await store.findPayout(db, principal.merchantId, principal.environment, id);
@@ -423,7 +458,10 @@ async function movePayout(tx: Queryable, payout: store.PayoutRow, to: PayoutStat
   const updated = await store.updatePayout(tx, payout.id, { ...change, status: to });
   const money = { merchantId: payout.merchant_id, environment: payout.environment, payoutId: payout.id, amountMinor: payout.amount_minor, feeMinor: payout.fee_minor };
   if (to === 'paid') await postPayout(tx, money);
-  else if (to === 'failed' || to === 'cancelled') await voidPayout(tx, money);
+  else if (to === 'failed' || to === 'cancelled') {
+    await store.releaseDayTotal(tx, payout);
+    await voidPayout(tx, money);
+  }
   else if (to === 'returned') await returnPayout(tx, money);
   if (to !== 'requested') await emitPayoutEvent(tx, updated, `payout.${to}`);
   return updated;

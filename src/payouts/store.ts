@@ -1,5 +1,10 @@
 import type { Environment } from '../accounts/model.ts';
-import type { Queryable } from '../db/index.ts';
+import { DbError, type Queryable } from '../db/index.ts';
+import { Statement } from '../db/statement.ts';
+import { eventCtes, type EventInput, type EventPayload } from '../events/outbox.ts';
+import type { PlannedEntries } from '../ledger/service.ts';
+import { checkWritten, entriesCtes, ledgerWriteError, WRITTEN_COUNTS, type AccountRow, type WrittenCounts } from '../ledger/store.ts';
+import type { AccountKind } from '../ledger/model.ts';
 import { DEFAULT_DAILY_LIMIT_MINOR, DEFAULT_PAYOUT_LIMIT_MINOR, type AccountType, type PayoutStatus, type ProcessingStep } from './model.ts';
 
 export interface SettingsRow {
@@ -43,32 +48,6 @@ export const updateSettings = (
     [merchantId, environment, change.payout_access ?? null, change.paused ?? null, change.payout_limit_minor ?? null, change.daily_limit_minor ?? null],
   );
 
-/** What deciding a new payout needs besides the settings and the recipient, read in one statement (after the settings lock). */
-export interface PayoutContext {
-  /** The payout already made with this client_reference, if any. */
-  existing_id: string | null;
-  has_active_endpoint: boolean;
-  paid_out_today_minor: number;
-  approval_required: boolean;
-  key_creator_user_id: string | null;
-}
-
-export async function payoutContext(tx: Queryable, merchantId: string, environment: Environment, apiKeyId: string, clientReference: string): Promise<PayoutContext> {
-  const rows = await tx.query<PayoutContext>(
-    `SELECT (SELECT id FROM payouts WHERE merchant_id = $1 AND environment = $2 AND client_reference = $4) AS existing_id,
-            EXISTS (SELECT 1 FROM webhook_endpoints WHERE api_key_id = $3 AND status = 'active') AS has_active_endpoint,
-            -- Paid out today (Africa/Accra day, UTC+0 all year): every payout not failed or cancelled counts.
-            (SELECT coalesce(sum(amount_minor), 0)::bigint FROM payouts
-              WHERE merchant_id = $1 AND environment = $2 AND status NOT IN ('failed', 'cancelled')
-                AND created_at >= (date_trunc('day', now() AT TIME ZONE 'Africa/Accra') AT TIME ZONE 'Africa/Accra')) AS paid_out_today_minor,
-            (SELECT payout_approval_required FROM merchants WHERE id = $1) AS approval_required,
-            (SELECT created_by_user_id FROM api_keys WHERE id = $3) AS key_creator_user_id`,
-    [merchantId, environment, apiKeyId, clientReference],
-    'payout_context',
-  );
-  return rows[0]!;
-}
-
 export interface RecipientRow {
   id: string;
   merchant_id: string;
@@ -94,6 +73,87 @@ const RECIPIENT_SELECT = `SELECT r.id, r.merchant_id, r.environment, r.account_t
   r.account_number, r.network, r.phone, r.account_name, r.verification_status, r.rejection_reason, r.active, r.previous_version_id,
   r.created_at, r.updated_at, r.verified_at
   FROM recipients r LEFT JOIN banks b ON b.id = r.bank_id`;
+
+/**
+ * Everything deciding a new payout needs, read in one statement, outside any transaction and unlocked:
+ * the rules the values decide are enforced again by the statement that writes the payout
+ * (insertNewPayout): the recipient, the unique client_reference, the merchant balance CHECK and the
+ * day's limit CHECK. Null when the merchant has no settings row yet (settingsFor creates it).
+ */
+export interface PayoutDecision {
+  settings: SettingsRow;
+  /** The payout already made with this client_reference, if any. */
+  existing_id: string | null;
+  has_active_endpoint: boolean;
+  /** Amounts of today's payouts not failed or cancelled (Africa/Accra day). */
+  paid_out_today_minor: number;
+  approval_required: boolean;
+  key_creator_user_id: string | null;
+  /** Not owner-checked here: compare merchant_id and environment. */
+  recipient: RecipientRow | null;
+  /** As read, not locked: a pre-check of the balance; the write is the guarantee. */
+  accounts: AccountRow[];
+}
+
+export async function readPayoutDecision(
+  tx: Queryable,
+  q: { merchantId: string; environment: Environment; apiKeyId: string; clientReference: string; recipientId: string; accountKinds: AccountKind[] },
+): Promise<PayoutDecision | null> {
+  const s = new Statement();
+  const [m, e, key] = [s.p(q.merchantId), s.p(q.environment), s.p(q.apiKeyId)];
+  // The recipient by primary key, owner checked by the caller (see findRecipient).
+  const rows = await tx.query<SettingsRow & Omit<PayoutDecision, 'settings' | 'recipient'> & RecipientRow>(
+    `SELECT settings.payout_access, settings.paused, settings.payout_limit_minor, settings.daily_limit_minor, rcp.*,
+            (SELECT id FROM payouts WHERE merchant_id = ${m} AND environment = ${e} AND client_reference = ${s.p(q.clientReference)}) AS existing_id,
+            EXISTS (SELECT 1 FROM webhook_endpoints WHERE api_key_id = ${key} AND status = 'active') AS has_active_endpoint,
+            coalesce((SELECT committed_minor FROM payout_day_totals
+                       WHERE merchant_id = ${m} AND environment = ${e} AND day = (now() AT TIME ZONE 'Africa/Accra')::date), 0) AS paid_out_today_minor,
+            (SELECT payout_approval_required FROM merchants WHERE id = ${m}) AS approval_required,
+            (SELECT created_by_user_id FROM api_keys WHERE id = ${key}) AS key_creator_user_id,
+            (SELECT coalesce(json_agg(a ORDER BY a.id), '[]') FROM ledger_accounts a
+              WHERE a.merchant_id = ${m} AND a.environment = ${e} AND a.kind = ANY(${s.p(q.accountKinds, 'text[]')})) AS accounts
+       FROM payout_settings settings
+       LEFT JOIN LATERAL (${RECIPIENT_SELECT} WHERE r.id = ${s.p(q.recipientId)}) AS rcp ON true
+      WHERE settings.merchant_id = ${m} AND settings.environment = ${e}`,
+    s.params,
+    'payout_decision',
+  );
+  const row = rows[0];
+  if (!row) return null;
+  const { payout_access, paused, payout_limit_minor, daily_limit_minor } = row;
+  const recipient: RecipientRow | null = row.id
+    ? {
+        id: row.id,
+        merchant_id: row.merchant_id,
+        environment: row.environment,
+        account_type: row.account_type,
+        bank_id: row.bank_id,
+        bank_name: row.bank_name,
+        bank_code: row.bank_code,
+        account_number: row.account_number,
+        network: row.network,
+        phone: row.phone,
+        account_name: row.account_name,
+        verification_status: row.verification_status,
+        rejection_reason: row.rejection_reason,
+        active: row.active,
+        previous_version_id: row.previous_version_id,
+        created_at: row.created_at,
+        updated_at: row.updated_at,
+        verified_at: row.verified_at,
+      }
+    : null;
+  return {
+    settings: { merchant_id: q.merchantId, environment: q.environment, payout_access, paused, payout_limit_minor, daily_limit_minor },
+    existing_id: row.existing_id,
+    has_active_endpoint: row.has_active_endpoint,
+    paid_out_today_minor: row.paid_out_today_minor,
+    approval_required: row.approval_required,
+    key_creator_user_id: row.key_creator_user_id,
+    recipient,
+    accounts: row.accounts,
+  };
+}
 
 export async function insertRecipient(
   tx: Queryable,
@@ -177,20 +237,82 @@ const PAYOUT_COLUMNS = `id, reference, merchant_id, environment, api_key_id, req
   status, processing_step, amount_minor, fee_minor, total_debit_minor, currency, notes, bank_reference, return_reference,
   reconciliation_status, failure_reason, cancel_reason, decided_by_user_id, decided_at, next_step_at, version, created_at, updated_at, paid_at`;
 
-export async function insertPayout(
-  tx: Queryable,
-  p: Omit<PayoutRow, 'version' | 'created_at' | 'updated_at' | 'paid_at' | 'failure_reason' | 'cancel_reason' | 'decided_by_user_id' | 'decided_at' | 'return_reference'>,
-): Promise<PayoutRow> {
-  const rows = await tx.query<PayoutRow>(
-    `INSERT INTO payouts (id, reference, merchant_id, environment, api_key_id, requested_by_user_id, client_reference, request_hash,
-       recipient_id, status, processing_step, amount_minor, fee_minor, total_debit_minor, currency, notes, bank_reference,
-       reconciliation_status, next_step_at, paid_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, CASE WHEN $10 = 'paid' THEN now() END)
-     RETURNING ${PAYOUT_COLUMNS}`,
-    [p.id, p.reference, p.merchant_id, p.environment, p.api_key_id, p.requested_by_user_id, p.client_reference, p.request_hash, p.recipient_id, p.status, p.processing_step, p.amount_minor, p.fee_minor, p.total_debit_minor, p.currency, p.notes, p.bank_reference, p.reconciliation_status, p.next_step_at],
-  );
-  return rows[0]!;
+export type NewPayoutRow = Omit<PayoutRow, 'version' | 'created_at' | 'updated_at' | 'paid_at' | 'failure_reason' | 'cancel_reason' | 'decided_by_user_id' | 'decided_at' | 'return_reference'>;
+
+/** The day's total would pass the daily limit (the CHECK on payout_day_totals). */
+export class DayLimitExceededError extends Error {}
+
+const DAY_LIMIT_CONSTRAINT = 'payout_day_totals_within_limit';
+
+/**
+ * A new payout in one statement, a transaction of its own: the row, its amount added to the day's total
+ * under the daily limit, its journal entries (planned by the ledger) and its event. What the decision
+ * read is enforced here whatever ran concurrently: null when the recipient is no longer the merchant's,
+ * active and not rejected (nothing written; the recipient is key-share locked, so deleting or replacing
+ * it waits for this payout, and sees it); a second payout with the client_reference fails the unique
+ * constraint (DbError 23505); a balance below zero is InsufficientFundsError; a day's total past the
+ * limit DayLimitExceededError. Row locks (the day's total, then the accounts, the order every writer
+ * takes them in: see releaseDayTotal) are held only while the statement runs.
+ */
+export async function insertNewPayout(
+  db: Queryable,
+  p: NewPayoutRow,
+  dailyLimitMinor: number,
+  ledger: PlannedEntries,
+  event: { input: EventInput; payload: EventPayload },
+): Promise<PayoutRow | null> {
+  const s = new Statement();
+  const [m, e, amount, status] = [s.p(p.merchant_id, 'uuid'), s.p(p.environment, 'text'), s.p(p.amount_minor, 'bigint'), s.p(p.status, 'text')];
+  const inserted = 'EXISTS (SELECT 1 FROM payout)';
+  const sql = `WITH payout AS (
+       INSERT INTO payouts (id, reference, merchant_id, environment, api_key_id, requested_by_user_id, client_reference, request_hash,
+         recipient_id, status, processing_step, amount_minor, fee_minor, total_debit_minor, currency, notes, bank_reference,
+         reconciliation_status, next_step_at, paid_at)
+       SELECT ${s.p(p.id, 'text')}, ${s.p(p.reference, 'text')}, ${m}, ${e}, ${s.p(p.api_key_id, 'uuid')}, ${s.p(p.requested_by_user_id, 'uuid')},
+         ${s.p(p.client_reference, 'text')}, ${s.p(p.request_hash, 'text')}, r.id, ${status}, ${s.p(p.processing_step, 'text')}, ${amount},
+         ${s.p(p.fee_minor, 'bigint')}, ${s.p(p.total_debit_minor, 'bigint')}, ${s.p(p.currency, 'text')}, ${s.p(p.notes, 'text')},
+         ${s.p(p.bank_reference, 'text')}, ${s.p(p.reconciliation_status, 'text')}, ${s.p(p.next_step_at, 'timestamptz')},
+         CASE WHEN ${status} = 'paid' THEN now() END
+         FROM (SELECT id FROM recipients WHERE id = ${s.p(p.recipient_id, 'text')} AND merchant_id = ${m} AND environment = ${e}
+                 AND active AND verification_status <> 'rejected' FOR KEY SHARE) AS r
+       RETURNING ${PAYOUT_COLUMNS}
+     ), payout_day AS (
+       INSERT INTO payout_day_totals AS total (merchant_id, environment, day, committed_minor, limit_minor)
+       SELECT merchant_id, environment, (now() AT TIME ZONE 'Africa/Accra')::date, amount_minor, ${s.p(dailyLimitMinor, 'bigint')} FROM payout
+       ON CONFLICT (merchant_id, environment, day)
+         DO UPDATE SET committed_minor = total.committed_minor + EXCLUDED.committed_minor, limit_minor = EXCLUDED.limit_minor
+       RETURNING 1
+     ), ${entriesCtes(s, ledger.entries, ledger.lines, { ifPosted: 'fail', onlyIf: inserted })}, ${eventCtes(s, event.input, event.payload, inserted)}
+     SELECT payout.*, (SELECT count(*) FROM payout_day)::int AS day_rows, ${WRITTEN_COUNTS} FROM payout`;
+  let rows: (PayoutRow & WrittenCounts & { day_rows: number })[];
+  try {
+    rows = await db.query<PayoutRow & WrittenCounts & { day_rows: number }>(sql, s.params, 'payout_create');
+  } catch (error) {
+    if (error instanceof DbError && error.sqlState === '23514' && (error.constraint === DAY_LIMIT_CONSTRAINT || error.message.includes(DAY_LIMIT_CONSTRAINT))) {
+      throw new DayLimitExceededError();
+    }
+    throw ledgerWriteError(error);
+  }
+  if (rows.length === 0) return null;
+  const { ledger_entries, ledger_accounts, day_rows, ...payout } = rows[0]!;
+  // ifPosted 'fail' above: had an entry been posted before, the statement would have failed; these hold by construction.
+  if (day_rows !== 1 || !checkWritten({ ledger_entries, ledger_accounts }, ledger.entries, ledger.lines)) {
+    throw new Error(`assertion failed: new payout ${p.id} wrote ${day_rows} day totals and ${ledger_entries} entries`);
+  }
+  return payout;
 }
+
+/**
+ * A payout failed or was cancelled: its amount no longer counts toward the total of the Accra day it was
+ * created on. Call it before the ledger moves the payout's money: every writer takes the day's total
+ * before the accounts (insertNewPayout), so a cancel and a new payout cannot deadlock.
+ */
+export const releaseDayTotal = (tx: Queryable, p: Pick<PayoutRow, 'merchant_id' | 'environment' | 'created_at' | 'amount_minor'>) =>
+  tx.query(
+    `UPDATE payout_day_totals SET committed_minor = committed_minor - $4
+      WHERE merchant_id = $1 AND environment = $2 AND day = ($3::timestamptz AT TIME ZONE 'Africa/Accra')::date`,
+    [p.merchant_id, p.environment, p.created_at, p.amount_minor],
+  );
 
 export async function findPayout(db: Queryable, merchantId: string, environment: Environment, id: string, lock = false): Promise<PayoutRow | null> {
   // By primary key, owner checked here (see findRecipient).
