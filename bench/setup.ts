@@ -1,6 +1,6 @@
 // The bench's fixtures, written in-process before a server starts (embedded storage allows one process
 // per data dir): a merchant for the checkout scenarios whose Test key is paired with the bench's webhook
-// receiver, and ten funded payout merchants, each with a Test recipient.
+// receiver, and ten funded payout merchants, each with a Test recipient and a history of payouts.
 import { randomUUID } from 'node:crypto';
 import { createMerchant } from '../src/accounts/service.ts';
 import { loadConfig } from '../src/config.ts';
@@ -12,6 +12,8 @@ import { setPayoutAccess } from '../src/payouts/service.ts';
 export const PAYOUT_MERCHANTS = 10;
 const PAYOUT_FUNDS_MINOR = 1_000_000_000_000; // GH₵10 billion: no run can drain it
 const PAYOUT_LIMIT_MINOR = 1_000_000_000_000;
+/** Payouts each payout merchant has already made, as a running merchant has a history. */
+const PAYOUT_HISTORY = 50;
 
 export interface Fixtures {
   checkout: { merchantId: string; testKey: string; testKeyId: string };
@@ -40,11 +42,25 @@ export async function writeFixtures(storage: { databaseUrl: string | null; dataD
           payload: JSON.stringify({ account_type: 'momo', network: 'mtn', phone: '0241234567', account_name: 'Ama Owusu' }),
         });
         if (res.statusCode !== 201) throw new Error(`creating a bench recipient answered ${res.statusCode}: ${res.body}`);
-        payouts.push({ merchantId: m.merchant_id, testKey: m.test_api_key, recipientId: (res.json() as { id: string }).id });
+        const recipientId = (res.json() as { id: string }).id;
+        for (let n = 0; n < PAYOUT_HISTORY; n++) {
+          const paid = await app.inject({
+            method: 'POST',
+            url: '/api/v1/payouts',
+            headers: { authorization: `Bearer ${m.test_api_key}`, 'content-type': 'application/json' },
+            payload: JSON.stringify({ recipient_id: recipientId, amount_minor: 100, client_reference: `history-${stamp}-${n}` }),
+          });
+          if (paid.statusCode !== 201) throw new Error(`creating a bench payout answered ${paid.statusCode}: ${paid.body}`);
+        }
+        payouts.push({ merchantId: m.merchant_id, testKey: m.test_api_key, recipientId });
       }
     } finally {
       await app.close();
     }
+    // Statistics, as autovacuum keeps them on a running database (a fresh one has none for its first
+    // minute, and the planner then guesses: e.g. it finds a payout by client_reference through the
+    // merchant's list index, scanning every payout of the merchant).
+    if (storage.databaseUrl) await db.exec('ANALYZE');
     const [key] = await db.query<{ id: string }>("SELECT id FROM api_keys WHERE merchant_id = $1 AND environment = 'test'", [checkout.merchant_id]);
     return { checkout: { merchantId: checkout.merchant_id, testKey: checkout.test_api_key, testKeyId: key!.id }, payouts };
   } finally {
