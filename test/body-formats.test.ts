@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { CreatedMerchant } from '../src/accounts/service.ts';
+import { UPLOAD_BYTES_MAX } from '../src/http/body.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 import {
   assertErrorEnvelope,
@@ -342,6 +343,16 @@ describe(`request body formats (${storageKind})`, () => {
       const m = await t.merchant();
       const payload = `amount_minor=100&invoice_ref=INV-BIG&metadata[pad]=${'x'.repeat(BODY_LIMIT_BYTES)}`;
       assertErrorEnvelope(await raw(m, '/api/v1/sessions', 'application/x-www-form-urlencoded', payload), 413, 'PAYLOAD_TOO_LARGE');
+      assert.equal(await sessionCount(t, m.merchant_id), 0);
+    });
+
+    it('a multipart body longer than BODY_LIMIT_BYTES plus one upload is refused with 413 PAYLOAD_TOO_LARGE before it is read', async () => {
+      const m = await t.merchant();
+      // 100 text fields of 60 KiB: each within the per-field limit, 6 MB in all.
+      const metadata = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`pad${i}`, 'x'.repeat(60 * 1024)]));
+      const { payload, contentType } = multipartBody({ amount_minor: 100, invoice_ref: 'INV-BIG', metadata });
+      assert.ok(payload.length > BODY_LIMIT_BYTES + UPLOAD_BYTES_MAX);
+      assertErrorEnvelope(await raw(m, '/api/v1/sessions', contentType, payload), 413, 'PAYLOAD_TOO_LARGE');
       assert.equal(await sessionCount(t, m.merchant_id), 0);
     });
 

@@ -1,5 +1,5 @@
 // Payouts under real concurrency: many HTTP requests in flight at once over a listening server
-// (SPEC 4.3 rules 3-4, 3.3 cancel; DESIGN §3: one payout decision at a time per merchant and environment).
+// (SPEC 4.3 rules 3-4, 3.3 cancel). Each rule that racing requests could break is enforced by the statement that writes the payout.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { balance, checkInvariants } from '../src/ledger/service.ts';

@@ -205,6 +205,15 @@ export async function registerBodyParsers(app: FastifyInstance, bodyLimitBytes: 
     }
   });
   app.decorateRequest('uploads', null);
+  // The multipart plugin reads the raw request, past Fastify's bodyLimit: a declared length over the
+  // body limit plus one upload is refused before a byte is read. (A chunked body stays bounded by the
+  // field count, field size and file size limits below.)
+  const multipartBytesMax = bodyLimitBytes + UPLOAD_BYTES_MAX;
+  app.addHook('onRequest', async (request) => {
+    if (!/^multipart\//i.test(request.headers['content-type'] ?? '')) return;
+    const declared = Number(request.headers['content-length'] ?? 0);
+    if (declared > multipartBytesMax) throw errors.payloadTooLarge(multipartBytesMax);
+  });
   await app.register(multipart, {
     attachFieldsToBody: 'keyValues',
     limits: { fields: FORM_FIELDS_MAX, fieldSize: 64 * 1024, files: 1, fileSize: UPLOAD_BYTES_MAX, parts: FORM_FIELDS_MAX + 1 },
