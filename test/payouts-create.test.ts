@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import type { CreatedMerchant } from '../src/accounts/service.ts';
 import { checkInvariants } from '../src/ledger/service.ts';
 import { decidePayout, markPayoutReturned, processDuePayouts, reconcilePayout, setPayoutAccess } from '../src/payouts/service.ts';
+import { advanceProcessingStep } from '../src/payouts/store.ts';
 import { LivePayoutSimulator } from '../src/rails/payouts.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 import { assertErrorEnvelope } from './http.ts';
@@ -720,5 +721,19 @@ describe(`payout creation and processing (${storageKind})`, () => {
     await makeDue(t, payout.id);
     await processDuePayouts(t.db, rail);
     assert.deepEqual(await payoutStatus(t, payout.id), { status: 'processing', processing_step: 'transfer' });
+  });
+
+  it('the step from transfer to awaiting the result is taken once: a processor that finds it moved on sends nothing', async () => {
+    const m = await liveMerchant(t, { fundMinor: 10_000 });
+    const recipient = await bankRecipient(t, m.live_api_key, '1212121212');
+    const payout = await createPayout(t, m.live_api_key, recipient.id, 1_000);
+    await makeDue(t, payout.id);
+    await processDuePayouts(t.db, rail); // recipient check
+    assert.deepEqual(await payoutStatus(t, payout.id), { status: 'processing', processing_step: 'transfer' });
+    const later = new Date(Date.now() + 60_000);
+    assert.equal(await advanceProcessingStep(t.db, payout.id, 'transfer', 'awaiting_result', later), true);
+    assert.equal(await advanceProcessingStep(t.db, payout.id, 'transfer', 'awaiting_result', later), false, 'a second processor does not take the step again');
+    assert.equal(await advanceProcessingStep(t.db, payout.id, 'recipient_check', 'transfer', later), false);
+    assert.deepEqual(await payoutStatus(t, payout.id), { status: 'processing', processing_step: 'awaiting_result' });
   });
 });

@@ -596,7 +596,8 @@ async function processPayout(db: Db, rail: PayoutRail, payoutId: string): Promis
     return;
   }
   if (payout.processing_step === 'transfer') {
-    await store.updatePayout(db, payoutId, { processing_step: 'awaiting_result', next_step_at: new Date(Date.now() + CLAIM_HOLD_S * 1000) });
+    // Only one processor sends the transfer: the step moves on before the call, if it is still at transfer.
+    if (!(await store.advanceProcessingStep(db, payoutId, 'transfer', 'awaiting_result', new Date(Date.now() + CLAIM_HOLD_S * 1000)))) return;
     await applyTransferOutcome(db, payoutId, await rail.transfer(forRail));
     return;
   }

@@ -361,6 +361,19 @@ export async function updatePayout(
   return rows[0]!;
 }
 
+/**
+ * Moves a processing payout from one step to the next only if it is still at that step: false when a
+ * cancel, an outcome or another processor got there first (then the caller does nothing).
+ */
+export async function advanceProcessingStep(db: Queryable, id: string, from: ProcessingStep, to: ProcessingStep, nextStepAt: Date): Promise<boolean> {
+  const rows = await db.query(
+    `UPDATE payouts SET processing_step = $3, next_step_at = $4, version = version + 1, updated_at = now()
+      WHERE id = $1 AND status = 'processing' AND processing_step = $2 RETURNING id`,
+    [id, from, to, nextStepAt],
+  );
+  return rows.length === 1;
+}
+
 /** Live payouts whose next processing step is due (the payout processor's queue), claimed without blocking others. */
 export const duePayoutIds = (tx: Queryable, limit: number) =>
   tx.query<{ id: string }>(
