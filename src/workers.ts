@@ -2,6 +2,7 @@
 // waits for the running pass. Webhook delivery runs its own claim loop.
 import type { FastifyBaseLogger } from 'fastify';
 import { expireDueSessions } from './checkout/expiry.ts';
+import { checkPendingAttempts } from './checkout/status-checks.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/index.ts';
 import { DeliveryWorker, defaultDeliveryOptions } from './events/delivery.ts';
@@ -13,6 +14,7 @@ const IDEMPOTENCY_PURGE_INTERVAL_MS = 10 * 60_000;
 const EXPIRY_SWEEP_INTERVAL_MS = 2_000;
 const RECIPIENT_VERIFY_INTERVAL_MS = 1_000;
 const PAYOUT_PROCESS_INTERVAL_MS = 500;
+const STATUS_CHECK_INTERVAL_MS = 10_000;
 
 interface Job {
   name: string;
@@ -37,6 +39,7 @@ export function startWorkers({ db, log, config, payoutRail }: { db: Db; log: Fas
   const jobs: Job[] = [
     { name: 'purge-idempotency-keys', intervalMs: IDEMPOTENCY_PURGE_INTERVAL_MS, run: () => purgeExpiredIdempotencyKeys(db) },
     { name: 'expire-sessions', intervalMs: EXPIRY_SWEEP_INTERVAL_MS, run: () => expireDueSessions(db, config.checkoutUrlHost) },
+    { name: 'provider-status-checks', intervalMs: STATUS_CHECK_INTERVAL_MS, run: () => checkPendingAttempts({ db, checkoutUrlHost: config.checkoutUrlHost, log }) },
     { name: 'verify-test-recipients', intervalMs: RECIPIENT_VERIFY_INTERVAL_MS, run: () => verifyTestRecipients(db) },
     { name: 'process-live-payouts', intervalMs: PAYOUT_PROCESS_INTERVAL_MS, run: () => processDuePayouts(db, payoutRail, log) },
   ];

@@ -191,7 +191,7 @@ export async function toAttemptStatus(db: Queryable, attempt: AttemptRow, refres
   };
 }
 
-const railInput = (attempt: AttemptRow): AttemptForRail => ({
+export const railInput = (attempt: AttemptRow): AttemptForRail => ({
   reference: attempt.id,
   sessionId: attempt.session_id,
   environment: attempt.environment,

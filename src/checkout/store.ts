@@ -103,6 +103,23 @@ export async function insertAttempt(
   return rows[0]!;
 }
 
+/**
+ * Claims pending attempts due a provider status check (DESIGN: 5 minutes after the start, then after
+ * 5, 10, 20, 40 and every 60 minutes), counting the check and setting the next one in the same
+ * statement; SKIP LOCKED, so two workers never claim one attempt.
+ */
+export const claimStatusChecks = (db: Queryable, firstAfterS: number, capS: number, limit: number) =>
+  db.query<AttemptRow>(
+    `UPDATE payment_attempts SET status_checks = status_checks + 1,
+            next_status_check_at = now() + make_interval(secs => least($1 * power(2, status_checks), $2))
+      WHERE id IN (SELECT id FROM payment_attempts
+                    WHERE status = 'pending' AND created_at <= now() - make_interval(secs => $1)
+                      AND (next_status_check_at IS NULL OR next_status_check_at <= now())
+                    ORDER BY created_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+      RETURNING ${ATTEMPT_COLUMNS}`,
+    [firstAfterS, capS, limit],
+  );
+
 export async function findAttempt(db: Queryable, id: string, forUpdate = false): Promise<AttemptRow | null> {
   const rows = await db.query<AttemptRow>(`SELECT ${ATTEMPT_COLUMNS} FROM payment_attempts WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
   return rows[0] ?? null;
