@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { CreatedMerchant } from '../src/accounts/service.ts';
-import { insertWebhookEndpoint } from '../src/accounts/store.ts';
+import { insertWebhookEndpoint, setEndpointStatus } from '../src/accounts/store.ts';
 import { rotateWebhookSecret } from '../src/accounts/webhook-endpoints.ts';
 import { DeliveryWorker, defaultDeliveryOptions, RESPONSE_EXCERPT_BYTES_MAX, type DeliveryOptions } from '../src/events/delivery.ts';
 import { emitEvent } from '../src/events/outbox.ts';
@@ -489,6 +489,50 @@ describe(`webhook delivery (${storageKind})`, () => {
       );
       // Its events stay replayable once the endpoint is active again.
       assert.equal(await t.db.transaction((tx) => store.replayEvent(tx, first.id)), 0, 'nothing is queued for a disabled endpoint');
+    });
+
+    it('an endpoint whose tries have all failed for 5 days is disabled; a success before that clears the record, and enabling starts it afresh', async () => {
+      let answer = 500;
+      const r = await receiver((_request, res) => {
+        res.statusCode = answer;
+        res.end('x');
+      });
+      const m = await merchantWith(r);
+      const endpoint = await endpointOf(t.db, m.merchant_id);
+      const failingSince = async () =>
+        (await t.db.query<{ failing_since: Date | null }>('SELECT failing_since FROM webhook_endpoints WHERE id = $1', [endpoint.id]))[0]!.failing_since;
+      const backdate = (days: number) =>
+        t.db.query(`UPDATE webhook_endpoints SET failing_since = now() - make_interval(days => $2) WHERE id = $1`, [endpoint.id, days]);
+      const w = worker({ retryScheduleS: [] }); // each failure final: one try per event
+      const tryOnce = async () => {
+        await emitTestEvent(t.db, m);
+        assert.equal(await w.runOnce(), 1);
+      };
+
+      await tryOnce(); // the first failure starts the record
+      const started = await failingSince();
+      assert.ok(started);
+      await backdate(4); // failing for 4 days: still active
+      await tryOnce();
+      assert.equal((await endpointOf(t.db, m.merchant_id)).status, 'active');
+      answer = 200; // a success clears the record
+      await tryOnce();
+      assert.equal(await failingSince(), null);
+
+      answer = 503;
+      await tryOnce();
+      await backdate(5); // every try failed for 5 days: the next failure disables it
+      await tryOnce();
+      const disabled = await endpointOf(t.db, m.merchant_id);
+      assert.equal(disabled.status, 'disabled');
+      assert.match(disabled.disabled_reason ?? '', /5 days/);
+      const skipped = await emitTestEvent(t.db, m);
+      assert.equal((await deliveryOf(t.db, skipped.id)).status, 'skipped');
+
+      await setEndpointStatus(t.db, endpoint.id, 'active', null);
+      assert.equal(await failingSince(), null, 'enabled again with a clean record');
+      await tryOnce();
+      assert.equal((await endpointOf(t.db, m.merchant_id)).status, 'active', 'one failure after enabling does not disable it again');
     });
 
     it('a delivery claimed after its endpoint was disabled is skipped, with the skip logged as a try and nothing sent', async () => {

@@ -115,4 +115,5 @@ export async function findEndpoint(db: Queryable, merchantId: string, environmen
 }
 
 export const setEndpointStatus = (db: Queryable, id: string, status: 'active' | 'disabled', reason: string | null) =>
-  db.query('UPDATE webhook_endpoints SET status = $2, disabled_reason = $3, updated_at = now() WHERE id = $1', [id, status, reason]);
+  // Enabled again: it starts with a clean record (failing_since: see events/store.noteEndpointFailure).
+  db.query("UPDATE webhook_endpoints SET status = $2, disabled_reason = $3, failing_since = CASE WHEN $2 = 'active' THEN NULL ELSE failing_since END, updated_at = now() WHERE id = $1", [id, status, reason]);

@@ -13,6 +13,8 @@ import * as store from './store.ts';
 /** DESIGN §3: retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then the delivery is failed. */
 export const DEFAULT_RETRY_SCHEDULE_S = [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000];
 export const DELIVERY_TIMEOUT_MS = 10_000;
+/** DESIGN: an endpoint whose deliveries have all failed for this long is disabled. */
+export const ENDPOINT_FAILING_DISABLE_S = 5 * 86_400;
 export const RESPONSE_EXCERPT_BYTES_MAX = 1_024;
 const RESPONSE_READ_BYTES_MAX = 64 * 1_024;
 
@@ -228,13 +230,16 @@ export class DeliveryWorker {
       workerId: this.workerId,
     };
     // Delivered: the try and the delivery's new state in one statement.
-    if (ok) return void (await store.recordDelivered(this.db, { ...attempt, httpStatus: result.httpStatus! }));
+    if (ok) return void (await store.recordDelivered(this.db, { ...attempt, httpStatus: result.httpStatus! }, delivery.endpoint_id));
     await this.db.transaction(async (tx) => {
       await store.insertTry(tx, attempt);
       if (result.httpStatus === 410) {
         // Standard Webhooks: 410 Gone means the receiver wants no more; its events stay replayable.
         await store.disableEndpoint(tx, delivery.endpoint_id, 'the receiver answered 410 Gone');
         return void (await store.markFailed(tx, delivery.id, 'failed', 410, 'endpoint answered 410 Gone: disabled'));
+      }
+      if (await store.noteEndpointFailure(tx, delivery.endpoint_id, ENDPOINT_FAILING_DISABLE_S, 'every delivery failed for 5 days')) {
+        this.log.warn({ endpoint_id: delivery.endpoint_id }, 'webhook endpoint disabled: every delivery failed for 5 days');
       }
       const delayS = this.options.retryScheduleS[delivery.tries - 1];
       if (delayS === undefined) await store.markFailed(tx, delivery.id, 'failed', result.httpStatus, error);

@@ -71,17 +71,40 @@ export const insertTry = (tx: Queryable, t: TryRecord) =>
   );
 
 /** A successful try (no error): the try and the delivery's new state in one statement (one round trip, atomic). */
-export const recordDelivered = (db: Queryable, t: Omit<TryRecord, 'error' | 'httpStatus'> & { httpStatus: number }) =>
+/** A successful try: the try, the delivery's new state, and the endpoint no longer failing, in one statement. */
+export const recordDelivered = (db: Queryable, t: Omit<TryRecord, 'error' | 'httpStatus'> & { httpStatus: number }, endpointId: string) =>
   db.query(
     `WITH try AS (
        INSERT INTO webhook_delivery_attempts (delivery_id, try_number, http_status, latency_ms, error, response_excerpt, worker_id)
        VALUES ($1, $2, $3, $4, NULL, $5, $6)
+     ), recovered AS (
+       UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $7 AND failing_since IS NOT NULL
      )
      UPDATE webhook_deliveries SET status = 'delivered', delivered_at = now(), locked_until = NULL, last_http_status = $3, last_error = NULL, updated_at = now()
       WHERE id = $1`,
-    [t.deliveryId, t.tryNumber, t.httpStatus, t.latencyMs, t.responseExcerpt, t.workerId],
+    [t.deliveryId, t.tryNumber, t.httpStatus, t.latencyMs, t.responseExcerpt, t.workerId, endpointId],
     'delivery_delivered',
   );
+
+/**
+ * A failed try: the endpoint is failing since its first failure after the last success; once that is
+ * failingForS ago (DESIGN: 5 days), an active endpoint is disabled. True when this disabled it.
+ */
+export async function noteEndpointFailure(tx: Queryable, endpointId: string, failingForS: number, reason: string): Promise<boolean> {
+  // Writes only when something changes: the first failure after a success, or the disabling one.
+  // In SET and WHERE the columns are the old values; RETURNING sees the new ones.
+  const rows = await tx.query<{ disabled: boolean }>(
+    `UPDATE webhook_endpoints
+        SET failing_since = coalesce(failing_since, now()),
+            status = CASE WHEN failing_since IS NULL THEN status ELSE 'disabled' END,
+            disabled_reason = CASE WHEN failing_since IS NULL THEN disabled_reason ELSE $3 END,
+            updated_at = CASE WHEN failing_since IS NULL THEN updated_at ELSE now() END
+      WHERE id = $1 AND (failing_since IS NULL OR (status = 'active' AND failing_since <= now() - make_interval(secs => $2)))
+      RETURNING failing_since < now() AS disabled`,
+    [endpointId, failingForS, reason],
+  );
+  return rows[0]?.disabled ?? false;
+}
 
 export const scheduleRetry = (tx: Queryable, id: string, delayS: number, httpStatus: number | null, error: string | null) =>
   tx.query(
