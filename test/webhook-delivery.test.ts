@@ -491,48 +491,55 @@ describe(`webhook delivery (${storageKind})`, () => {
       assert.equal(await t.db.transaction((tx) => store.replayEvent(tx, first.id)), 0, 'nothing is queued for a disabled endpoint');
     });
 
-    it('an endpoint whose tries have all failed for 5 days is disabled; a success before that clears the record, and enabling starts it afresh', async () => {
+    it('an endpoint whose tries have all failed for 5 days is disabled; a success in those days keeps it, and enabling starts it afresh', async () => {
       let answer = 500;
       const r = await receiver((_request, res) => {
         res.statusCode = answer;
         res.end('x');
       });
-      const m = await merchantWith(r);
-      const endpoint = await endpointOf(t.db, m.merchant_id);
-      const failingSince = async () =>
-        (await t.db.query<{ failing_since: Date | null }>('SELECT failing_since FROM webhook_endpoints WHERE id = $1', [endpoint.id]))[0]!.failing_since;
-      const backdate = (days: number) =>
-        t.db.query(`UPDATE webhook_endpoints SET failing_since = now() - make_interval(days => $2) WHERE id = $1`, [endpoint.id, days]);
       const w = worker({ retryScheduleS: [] }); // each failure final: one try per event
-      const tryOnce = async () => {
+      const failingSince = async (endpointId: string) =>
+        (await t.db.query<{ failing_since: Date | null }>('SELECT failing_since FROM webhook_endpoints WHERE id = $1', [endpointId]))[0]!.failing_since;
+      const backdate = (endpointId: string, days: number) =>
+        t.db.query(`UPDATE webhook_endpoints SET failing_since = now() - make_interval(days => $2) WHERE id = $1`, [endpointId, days]);
+      const tryOnce = async (m: CreatedMerchant) => {
         await emitTestEvent(t.db, m);
         assert.equal(await w.runOnce(), 1);
       };
 
-      await tryOnce(); // the first failure starts the record
-      const started = await failingSince();
-      assert.ok(started);
-      await backdate(4); // failing for 4 days: still active
-      await tryOnce();
-      assert.equal((await endpointOf(t.db, m.merchant_id)).status, 'active');
-      answer = 200; // a success clears the record
-      await tryOnce();
-      assert.equal(await failingSince(), null);
-
+      // Failing, with a success in between: never disabled.
+      const busy = await merchantWith(r);
+      const busyEndpoint = await endpointOf(t.db, busy.merchant_id);
+      await tryOnce(busy); // the first failure starts the record
+      assert.ok(await failingSince(busyEndpoint.id));
+      await backdate(busyEndpoint.id, 4);
+      await tryOnce(busy);
+      assert.equal((await endpointOf(t.db, busy.merchant_id)).status, 'active', 'failing for 4 days: still active');
+      answer = 200;
+      await tryOnce(busy); // a success, 4 days into the failures
       answer = 503;
-      await tryOnce();
-      await backdate(5); // every try failed for 5 days: the next failure disables it
-      await tryOnce();
-      const disabled = await endpointOf(t.db, m.merchant_id);
+      await backdate(busyEndpoint.id, 6);
+      await tryOnce(busy);
+      assert.equal((await endpointOf(t.db, busy.merchant_id)).status, 'active', 'a success within the 5 days keeps it');
+      const since = await failingSince(busyEndpoint.id);
+      assert.ok(since && Date.now() - since.getTime() < 60_000, 'the record now starts at that success');
+
+      // Every try failed for 5 days: disabled by the next failure.
+      const dead = await merchantWith(r);
+      const deadEndpoint = await endpointOf(t.db, dead.merchant_id);
+      await tryOnce(dead);
+      await backdate(deadEndpoint.id, 5);
+      await tryOnce(dead);
+      const disabled = await endpointOf(t.db, dead.merchant_id);
       assert.equal(disabled.status, 'disabled');
       assert.match(disabled.disabled_reason ?? '', /5 days/);
-      const skipped = await emitTestEvent(t.db, m);
+      const skipped = await emitTestEvent(t.db, dead);
       assert.equal((await deliveryOf(t.db, skipped.id)).status, 'skipped');
 
-      await setEndpointStatus(t.db, endpoint.id, 'active', null);
-      assert.equal(await failingSince(), null, 'enabled again with a clean record');
-      await tryOnce();
-      assert.equal((await endpointOf(t.db, m.merchant_id)).status, 'active', 'one failure after enabling does not disable it again');
+      await setEndpointStatus(t.db, deadEndpoint.id, 'active', null);
+      assert.equal(await failingSince(deadEndpoint.id), null, 'enabled again with a clean record');
+      await tryOnce(dead);
+      assert.equal((await endpointOf(t.db, dead.merchant_id)).status, 'active', 'one failure after enabling does not disable it again');
     });
 
     it('a delivery claimed after its endpoint was disabled is skipped, with the skip logged as a try and nothing sent', async () => {

@@ -230,7 +230,7 @@ export class DeliveryWorker {
       workerId: this.workerId,
     };
     // Delivered: the try and the delivery's new state in one statement.
-    if (ok) return void (await store.recordDelivered(this.db, { ...attempt, httpStatus: result.httpStatus! }, delivery.endpoint_id));
+    if (ok) return void (await store.recordDelivered(this.db, { ...attempt, httpStatus: result.httpStatus! }));
     await this.db.transaction(async (tx) => {
       await store.insertTry(tx, attempt);
       if (result.httpStatus === 410) {

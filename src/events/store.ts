@@ -71,37 +71,51 @@ export const insertTry = (tx: Queryable, t: TryRecord) =>
   );
 
 /** A successful try (no error): the try and the delivery's new state in one statement (one round trip, atomic). */
-/** A successful try: the try, the delivery's new state, and the endpoint no longer failing, in one statement. */
-export const recordDelivered = (db: Queryable, t: Omit<TryRecord, 'error' | 'httpStatus'> & { httpStatus: number }, endpointId: string) =>
+export const recordDelivered = (db: Queryable, t: Omit<TryRecord, 'error' | 'httpStatus'> & { httpStatus: number }) =>
   db.query(
     `WITH try AS (
        INSERT INTO webhook_delivery_attempts (delivery_id, try_number, http_status, latency_ms, error, response_excerpt, worker_id)
        VALUES ($1, $2, $3, $4, NULL, $5, $6)
-     ), recovered AS (
-       UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $7 AND failing_since IS NOT NULL
      )
      UPDATE webhook_deliveries SET status = 'delivered', delivered_at = now(), locked_until = NULL, last_http_status = $3, last_error = NULL, updated_at = now()
       WHERE id = $1`,
-    [t.deliveryId, t.tryNumber, t.httpStatus, t.latencyMs, t.responseExcerpt, t.workerId, endpointId],
+    [t.deliveryId, t.tryNumber, t.httpStatus, t.latencyMs, t.responseExcerpt, t.workerId],
     'delivery_delivered',
   );
 
+/** How long before failing_since a delivery that succeeded after it can have been created (the retry schedule spans about 35 h). */
+const DELIVERY_SPAN_S = 2 * 86_400;
+
 /**
- * A failed try: the endpoint is failing since its first failure after the last success; once that is
- * failingForS ago (DESIGN: 5 days), an active endpoint is disabled. True when this disabled it.
+ * A failed try (DESIGN: an endpoint whose deliveries have all failed for failingForS is disabled).
+ * failing_since marks a failure with no success known after it. It is written only by failures, and
+ * only rarely, so successes and failures racing on a busy endpoint never queue on its row: the first
+ * failure sets it; a failure that finds it failingForS old looks for a delivery that succeeded since,
+ * and moves it to the last such success, or, finding none, disables the endpoint. True when this
+ * disabled it.
  */
 export async function noteEndpointFailure(tx: Queryable, endpointId: string, failingForS: number, reason: string): Promise<boolean> {
-  // Writes only when something changes: the first failure after a success, or the disabling one.
-  // In SET and WHERE the columns are the old values; RETURNING sees the new ones.
   const rows = await tx.query<{ disabled: boolean }>(
-    `UPDATE webhook_endpoints
-        SET failing_since = coalesce(failing_since, now()),
-            status = CASE WHEN failing_since IS NULL THEN status ELSE 'disabled' END,
-            disabled_reason = CASE WHEN failing_since IS NULL THEN disabled_reason ELSE $3 END,
-            updated_at = CASE WHEN failing_since IS NULL THEN updated_at ELSE now() END
-      WHERE id = $1 AND (failing_since IS NULL OR (status = 'active' AND failing_since <= now() - make_interval(secs => $2)))
-      RETURNING failing_since < now() AS disabled`,
-    [endpointId, failingForS, reason],
+    `WITH endpoint AS (
+       SELECT id, failing_since FROM webhook_endpoints
+        WHERE id = $1 AND status = 'active' AND (failing_since IS NULL OR failing_since <= now() - make_interval(secs => $2))
+        FOR UPDATE
+     ), last_success AS (
+       SELECT max(d.delivered_at) AS at FROM webhook_deliveries d JOIN endpoint e ON d.endpoint_id = e.id
+        WHERE d.status = 'delivered' AND d.delivered_at >= e.failing_since AND d.created_at >= e.failing_since - make_interval(secs => $4)
+     ), decided AS (
+       SELECT e.id, e.failing_since IS NOT NULL AND (SELECT at FROM last_success) IS NULL AS disable,
+              CASE WHEN e.failing_since IS NULL THEN now() ELSE coalesce((SELECT at FROM last_success), e.failing_since) END AS failing_since
+         FROM endpoint e
+     )
+     UPDATE webhook_endpoints w
+        SET failing_since = decided.failing_since,
+            status = CASE WHEN decided.disable THEN 'disabled' ELSE w.status END,
+            disabled_reason = CASE WHEN decided.disable THEN $3 ELSE w.disabled_reason END,
+            updated_at = CASE WHEN decided.disable THEN now() ELSE w.updated_at END
+       FROM decided WHERE w.id = decided.id
+     RETURNING decided.disable AS disabled`,
+    [endpointId, failingForS, reason, DELIVERY_SPAN_S],
   );
   return rows[0]?.disabled ?? false;
 }
