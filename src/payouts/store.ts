@@ -110,7 +110,7 @@ export async function readPayoutDecision(
                        WHERE merchant_id = ${m} AND environment = ${e} AND day = (now() AT TIME ZONE 'Africa/Accra')::date), 0) AS paid_out_today_minor,
             (SELECT payout_approval_required FROM merchants WHERE id = ${m}) AS approval_required,
             (SELECT created_by_user_id FROM api_keys WHERE id = ${key}) AS key_creator_user_id,
-            (SELECT coalesce(json_agg(a ORDER BY a.id), '[]') FROM ledger_accounts a
+            (SELECT coalesce(json_agg(json_build_object('id', a.id, 'kind', a.kind, 'balance_minor', a.balance_minor) ORDER BY a.id), '[]') FROM ledger_accounts a
               WHERE a.merchant_id = ${m} AND a.environment = ${e} AND a.kind = ANY(${s.p(q.accountKinds, 'text[]')})) AS accounts
        FROM payout_settings settings
        LEFT JOIN LATERAL (${RECIPIENT_SELECT} WHERE r.id = ${s.p(q.recipientId)}) AS rcp ON true
@@ -273,8 +273,10 @@ export async function insertNewPayout(
          ${s.p(p.fee_minor, 'bigint')}, ${s.p(p.total_debit_minor, 'bigint')}, ${s.p(p.currency, 'text')}, ${s.p(p.notes, 'text')},
          ${s.p(p.bank_reference, 'text')}, ${s.p(p.reconciliation_status, 'text')}, ${s.p(p.next_step_at, 'timestamptz')},
          CASE WHEN ${status} = 'paid' THEN now() END
-         FROM (SELECT id FROM recipients WHERE id = ${s.p(p.recipient_id, 'text')} AND merchant_id = ${m} AND environment = ${e}
-                 AND active AND verification_status <> 'rejected' FOR KEY SHARE) AS r
+         -- By primary key, locked, then checked: the lock returns the row as it is after any concurrent change.
+         FROM (SELECT id, merchant_id, environment, active, verification_status FROM recipients
+                WHERE id = ${s.p(p.recipient_id, 'text')} FOR KEY SHARE) AS r
+        WHERE r.merchant_id = ${m} AND r.environment = ${e} AND r.active AND r.verification_status <> 'rejected'
        RETURNING ${PAYOUT_COLUMNS}
      ), payout_day AS (
        INSERT INTO payout_day_totals AS total (merchant_id, environment, day, committed_minor, limit_minor)
