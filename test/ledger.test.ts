@@ -11,7 +11,8 @@ import {
   balance,
   checkInvariants,
   creditPayment,
-  holdAndPostNewPayout,
+  newPayoutAccountKinds,
+  planNewPayout,
   holdPayout,
   InsufficientFundsError,
   LedgerDuplicateEntryError,
@@ -23,12 +24,21 @@ import {
   reversePayment,
   voidPayout,
   type AccountKind,
+  type PayoutMoney,
 } from '../src/ledger/service.ts';
+import { duplicateError } from '../src/ledger/model.ts';
 import * as store from '../src/ledger/store.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 
 const paymentId = () => `att_${randomUUID()}`;
 const payoutId = () => `po_${randomUUID()}`;
+
+/** A new payout held and posted at once, as payout creation writes it: planned against the locked accounts, written in one statement. */
+async function holdAndPostNewPayout(tx: Queryable, p: PayoutMoney): Promise<{ holdEntryId: string; postEntryId: string }> {
+  const plan = planNewPayout(p, await store.lockAccounts(tx, p.merchantId, p.environment, newPayoutAccountKinds(true)), true);
+  if (!(await store.writeEntries(tx, plan.entries, plan.lines))) throw duplicateError(plan.entries[0]!, 'payout_hold');
+  return { holdEntryId: plan.entries[0]!.id, postEntryId: plan.entries[1]!.id };
+}
 
 describe(`ledger (${storageKind})`, () => {
   let t: TestContext;

@@ -241,14 +241,6 @@ export function planNewPayout(p: PayoutMoney, accounts: readonly store.AccountRo
   return { entries: [hold.planned, post.planned], lines: [...hold.lines, ...post.lines] };
 }
 
-/** A new payout held and posted at once in its own statements (planNewPayout, then store.writeEntries). */
-export async function holdAndPostNewPayout(tx: Queryable, p: PayoutMoney): Promise<{ holdEntryId: string; postEntryId: string }> {
-  const kinds = newPayoutAccountKinds(true);
-  const plan = planNewPayout(p, await lockAccounts(tx, p.merchantId, p.environment, kinds), true);
-  if (!(await store.writeEntries(tx, plan.entries, plan.lines))) throw duplicateError(plan.entries[0]!, 'payout_hold');
-  return { holdEntryId: plan.entries[0]!.id, postEntryId: plan.entries[1]!.id };
-}
-
 /** Phase two, failed or cancelled: held -> available. PayoutAlreadyResolvedError after a post or a void. */
 export async function voidPayout(tx: Queryable, p: PayoutMoney): Promise<{ entryId: string }> {
   const holdId = await requireHold(tx, p);

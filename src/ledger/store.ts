@@ -40,14 +40,14 @@ export async function createAccounts(tx: Queryable, merchantId: string, environm
  * serialise per account and never deadlock) and returns their stored sums as of the lock.
  */
 export function lockAccounts(tx: Queryable, merchantId: string, environment: Environment, kinds: readonly AccountKind[]): Promise<AccountRow[]> {
-  const s = new Statement();
-  return tx.query<AccountRow>(lockAccountsSelect(s, merchantId, environment, kinds), s.params, 'ledger_lock_accounts');
+  return tx.query<AccountRow>(
+    `SELECT id, kind, balance_minor FROM ledger_accounts
+      WHERE merchant_id = $1 AND environment = $2 AND kind = ANY($3::text[])
+      ORDER BY id FOR UPDATE`,
+    [merchantId, environment, kinds],
+    'ledger_lock_accounts',
+  );
 }
-
-const lockAccountsSelect = (s: Statement, merchantId: string, environment: Environment, kinds: readonly AccountKind[]) =>
-  `SELECT id, kind, balance_minor FROM ledger_accounts
-    WHERE merchant_id = ${s.p(merchantId)} AND environment = ${s.p(environment)} AND kind = ANY(${s.p(kinds, 'text[]')})
-    ORDER BY id FOR UPDATE`;
 
 const ENTRY_COLUMNS = 'id, merchant_id, environment, kind, reference_type, reference_id, reverses_entry_id';
 

@@ -96,13 +96,13 @@ export interface PayoutDecision {
 }
 
 export async function readPayoutDecision(
-  tx: Queryable,
+  db: Queryable,
   q: { merchantId: string; environment: Environment; apiKeyId: string; clientReference: string; recipientId: string; accountKinds: AccountKind[] },
 ): Promise<PayoutDecision | null> {
   const s = new Statement();
   const [m, e, key] = [s.p(q.merchantId), s.p(q.environment), s.p(q.apiKeyId)];
   // The recipient by primary key, owner checked by the caller (see findRecipient).
-  const rows = await tx.query<SettingsRow & Omit<PayoutDecision, 'settings' | 'recipient'> & RecipientRow>(
+  const rows = await db.query<Omit<SettingsRow, 'merchant_id' | 'environment'> & Omit<PayoutDecision, 'settings' | 'recipient'> & RecipientRow>(
     `SELECT settings.payout_access, settings.paused, settings.payout_limit_minor, settings.daily_limit_minor, rcp.*,
             (SELECT id FROM payouts WHERE merchant_id = ${m} AND environment = ${e} AND client_reference = ${s.p(q.clientReference)}) AS existing_id,
             EXISTS (SELECT 1 FROM webhook_endpoints WHERE api_key_id = ${key} AND status = 'active') AS has_active_endpoint,
@@ -120,38 +120,18 @@ export async function readPayoutDecision(
   );
   const row = rows[0];
   if (!row) return null;
-  const { payout_access, paused, payout_limit_minor, daily_limit_minor } = row;
-  const recipient: RecipientRow | null = row.id
-    ? {
-        id: row.id,
-        merchant_id: row.merchant_id,
-        environment: row.environment,
-        account_type: row.account_type,
-        bank_id: row.bank_id,
-        bank_name: row.bank_name,
-        bank_code: row.bank_code,
-        account_number: row.account_number,
-        network: row.network,
-        phone: row.phone,
-        account_name: row.account_name,
-        verification_status: row.verification_status,
-        rejection_reason: row.rejection_reason,
-        active: row.active,
-        previous_version_id: row.previous_version_id,
-        created_at: row.created_at,
-        updated_at: row.updated_at,
-        verified_at: row.verified_at,
-      }
-    : null;
+  // The recipient's columns are the row's rest (null when no recipient has the id).
+  const { payout_access, paused, payout_limit_minor, daily_limit_minor, existing_id, has_active_endpoint, paid_out_today_minor, approval_required, key_creator_user_id, accounts, ...recipient } =
+    row;
   return {
     settings: { merchant_id: q.merchantId, environment: q.environment, payout_access, paused, payout_limit_minor, daily_limit_minor },
-    existing_id: row.existing_id,
-    has_active_endpoint: row.has_active_endpoint,
-    paid_out_today_minor: row.paid_out_today_minor,
-    approval_required: row.approval_required,
-    key_creator_user_id: row.key_creator_user_id,
-    recipient,
-    accounts: row.accounts,
+    existing_id,
+    has_active_endpoint,
+    paid_out_today_minor,
+    approval_required,
+    key_creator_user_id,
+    recipient: recipient.id ? recipient : null,
+    accounts,
   };
 }
 
