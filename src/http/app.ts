@@ -10,6 +10,7 @@ import { ApiKeyAuthenticator } from '../accounts/api-keys.ts';
 import { checkoutMerchantRoutes } from '../checkout/merchant-routes.ts';
 import { checkoutPayerRoutes } from '../checkout/payer-routes.ts';
 import { simulateRoutes } from '../checkout/simulate-routes.ts';
+import { PayoutDecisionCache } from '../payouts/decision-cache.ts';
 import { payoutRoutes } from '../payouts/routes.ts';
 import { payerPageRoutes } from '../web/checkout/routes.ts';
 import { dashboardRoutes } from '../web/dashboard/index.ts';
@@ -135,7 +136,7 @@ export async function buildApp({ config, db, logger, payoutRail = null }: BuildO
     ipPerSecond: config.rateLimitIpPerSecond,
     sessionPerSecond: config.rateLimitSessionPerSecond,
   });
-  const deps: AppDeps = { db, config, authenticator: new ApiKeyAuthenticator(db), limiters, payoutRail };
+  const deps: AppDeps = { db, config, authenticator: new ApiKeyAuthenticator(db), limiters, payoutRail, payoutDecisions: new PayoutDecisionCache() };
   app.decorate('deps', deps);
   app.addHook('onClose', async () => limiters.close());
 

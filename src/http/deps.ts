@@ -1,6 +1,7 @@
 import type { ApiKeyAuthenticator } from '../accounts/api-keys.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
+import type { PayoutDecisionCache } from '../payouts/decision-cache.ts';
 import type { PayoutRail } from '../rails/payouts.ts';
 import type { RateLimiters } from './rate-limit.ts';
 
@@ -12,4 +13,6 @@ export interface AppDeps {
   limiters: RateLimiters;
   /** The Live payout provider; null until one is configured (Live payouts then answer PROVIDER_RAIL_UNAVAILABLE). */
   payoutRail: PayoutRail | null;
+  /** Recent payout decisions of this process (re-checked by every write). */
+  payoutDecisions: PayoutDecisionCache;
 }

@@ -79,9 +79,13 @@ export async function post(tx: Queryable, entry: EntryInput): Promise<{ entryId:
 }
 
 /** Asserts the entry, refuses a shortfall against the running sums (which it moves) and lays its lines on the locked accounts. */
-function planOn(entry: EntryInput, sums: Map<AccountKind, number>, accounts: readonly store.AccountRow[]): { planned: store.NewEntry; lines: store.NewLine[] } {
+function planOn(
+  entry: EntryInput,
+  sums: Map<AccountKind, number> | null,
+  accounts: readonly store.AccountRow[],
+): { planned: store.NewEntry; lines: store.NewLine[] } {
   const lines = assertEntry(entry);
-  const shortfall = findShortfall(sums, lines);
+  const shortfall = sums && findShortfall(sums, lines);
   if (shortfall) throw shortfall;
   const planned: store.NewEntry = {
     id: newUuid(),
@@ -95,7 +99,7 @@ function planOn(entry: EntryInput, sums: Map<AccountKind, number>, accounts: rea
   const newLines = lines.map((line) => {
     const account = accounts.find((a) => a.kind === line.account);
     if (!account) throw new Error(`ledger assertion failed: ${line.account} is not among the locked accounts`);
-    sums.set(line.account, (sums.get(line.account) ?? 0) + line.amountMinor);
+    sums?.set(line.account, (sums.get(line.account) ?? 0) + line.amountMinor);
     return { entryId: planned.id, accountId: account.id, amountMinor: line.amountMinor };
   });
   return { planned, lines: newLines };
@@ -228,13 +232,19 @@ export async function completeAccounts(tx: Queryable, merchantId: string, enviro
 /**
  * A payout created in the caller's transaction: its hold, and when paid at once (Test mode, SPEC 3.3)
  * the post pointing at it, planned against the accounts the caller read or locked (newPayoutAccountKinds).
- * InsufficientFundsError when amount plus fee is not available in those balances; a caller that did not
- * lock them relies on the merchant balance CHECK when it writes (store.entriesCtes). Nothing can have
- * been posted for a payout that did not exist before this transaction, so no earlier entries are read;
- * the unique constraints still refuse a second hold or resolution when written.
+ * InsufficientFundsError when amount plus fee is not available in those balances ('balances' read); a
+ * caller that did not lock them relies on the merchant balance CHECK when it writes (store.entriesCtes),
+ * and one that has only the account ids ('balances unknown') relies on it alone. Nothing can have been
+ * posted for a payout that did not exist before this transaction, so no earlier entries are read; the
+ * unique constraints still refuse a second hold or resolution when written.
  */
-export function planNewPayout(p: PayoutMoney, accounts: readonly store.AccountRow[], paidAtOnce: boolean): PlannedEntries {
-  const sums = new Map(accounts.map((account) => [account.kind, account.balance_minor]));
+export function planNewPayout(
+  p: PayoutMoney,
+  accounts: readonly store.AccountRow[],
+  paidAtOnce: boolean,
+  funds: 'balances read' | 'balances unknown' = 'balances read',
+): PlannedEntries {
+  const sums = funds === 'balances read' ? new Map(accounts.map((account) => [account.kind, account.balance_minor])) : null;
   const hold = planOn(payoutEntry(p, 'payout_hold', payoutHoldLines(p)), sums, accounts);
   if (!paidAtOnce) return { entries: [hold.planned], lines: hold.lines };
   const post = planOn(payoutEntry(p, 'payout_post', payoutPostLines(p), hold.planned.id), sums, accounts);

@@ -9,6 +9,7 @@ import { AppError, errors } from '../http/errors.ts';
 import { canonicalJson, sha256Hex } from '../lib/canonical-json.ts';
 import { checkPhoneForNetwork, MOMO_NETWORKS, NETWORK_LABELS, type MomoNetwork } from '../lib/ghana.ts';
 import { isUuid, newId, randomToken } from '../lib/ids.ts';
+import type { AccountRow } from '../ledger/store.ts';
 import { balance, completeAccounts, InsufficientFundsError, newPayoutAccountKinds, planNewPayout, postPayout, returnPayout, voidPayout } from '../ledger/service.ts';
 import type { PayoutForRail, PayoutRail, TransferOutcome } from '../rails/payouts.ts';
 import {
@@ -27,6 +28,7 @@ import {
   payoutFeeMinor,
   type PayoutStatus,
 } from './model.ts';
+import type { PayoutDecisionCache } from './decision-cache.ts';
 import * as store from './store.ts';
 
 const CURRENCY = 'GHS';
@@ -305,6 +307,8 @@ const payoutRequestHash = (input: PayoutInput, currency: string) =>
 export interface PayoutDeps {
   db: Db;
   payoutRail: PayoutRail | null;
+  /** Recent decisions per API key and recipient (decision-cache.ts); none: every payout reads. */
+  decisions?: PayoutDecisionCache;
 }
 
 /** Creates a payout (SPEC 4.3 rules 1-8). Returns the payout and whether it already existed (200 retry). */
@@ -330,11 +334,13 @@ export async function createPayout(
   const isTest = principal.environment === 'test';
   const accountKinds = newPayoutAccountKinds(isTest);
 
-  // No transaction: one read, then one statement that writes the payout and enforces again every rule
-  // that concurrent requests could break (see store.readPayoutDecision and store.insertNewPayout).
-  const decide = async (): Promise<{ payout: store.PayoutRow; existing: boolean; recipient: store.RecipientRow | null }> => {
+  // No transaction: one read (or what a recent read of this key and recipient found: decision-cache.ts),
+  // then one statement that writes the payout and enforces again every rule that concurrent requests or
+  // a change since could break (see store.readPayoutDecision and store.insertNewPayout).
+  const remembered = deps.decisions?.get(principal.apiKeyId, input.recipient_id) ?? null;
+  const decide = async (fresh: boolean): Promise<{ payout: store.PayoutRow; existing: boolean; recipient: store.RecipientRow | null } | null> => {
     const ask = { merchantId: principal.merchantId, environment: principal.environment, apiKeyId: principal.apiKeyId, clientReference: input.client_reference, recipientId: input.recipient_id, accountKinds };
-    let decision = await store.readPayoutDecision(db, ask);
+    let decision: store.PayoutDecision | null = fresh ? await store.readPayoutDecision(db, ask) : { ...remembered!, existing_id: null, has_active_endpoint: true, paid_out_today_minor: 0 };
     if (!decision) {
       await store.settingsFor(db, principal.merchantId, principal.environment); // first payout: the settings row with its defaults
       decision = (await store.readPayoutDecision(db, ask))!;
@@ -370,15 +376,18 @@ export async function createPayout(
     if (input.amount_minor > settings.payout_limit_minor) {
       throw conflict('PAYOUT_LIMIT', `The amount is above the per-payout limit of ${settings.payout_limit_minor} pesewas.`);
     }
-    if (decision.paid_out_today_minor + input.amount_minor > settings.daily_limit_minor) throw dailyLimit(settings.daily_limit_minor);
+    // Remembered decisions leave the day's total to the CHECK on it (the figure would be stale).
+    if (fresh && decision.paid_out_today_minor + input.amount_minor > settings.daily_limit_minor) throw dailyLimit(settings.daily_limit_minor);
     const status: PayoutStatus = isTest ? 'paid' : decision.approval_required ? 'requested' : 'processing';
     const id = newId('po');
     const money = { merchantId: principal.merchantId, environment: principal.environment, payoutId: id, amountMinor: input.amount_minor, feeMinor };
     let ledger;
+    let accounts: AccountRow[];
     try {
-      const accounts = await completeAccounts(db, principal.merchantId, principal.environment, accountKinds, decision.accounts);
+      accounts = await completeAccounts(db, principal.merchantId, principal.environment, accountKinds, decision.accounts);
       // Test: paid at once, no money sent (SPEC 3.3): the hold and its post are written with the row, inserted as paid.
-      ledger = planNewPayout(money, accounts, isTest);
+      // Remembered balances would be stale: the merchant balance CHECK alone refuses a shortfall then.
+      ledger = planNewPayout(money, accounts, isTest, fresh ? 'balances read' : 'balances unknown');
     } catch (error) {
       if (error instanceof InsufficientFundsError) throw insufficientFunds(input.amount_minor + feeMinor);
       throw error;
@@ -407,26 +416,47 @@ export async function createPayout(
     const event = payoutEventInput({ ...row, return_reference: '', version: 1 }, `payout.${status}`);
     let payout;
     try {
-      payout = await store.insertNewPayout(db, row, settings.daily_limit_minor, ledger, { input: event, payload: eventPayload(event) });
+      const decidedOn = { settings, approvalRequired: decision.approval_required, endpointKeyId: principal.apiKeyId };
+      payout = await store.insertNewPayout(db, row, decidedOn, ledger, { input: event, payload: eventPayload(event) });
     } catch (error) {
       // What was read before is enforced by the write whatever ran since (see readPayoutDecision).
       if (error instanceof InsufficientFundsError) throw insufficientFunds(input.amount_minor + feeMinor);
       if (error instanceof store.DayLimitExceededError) throw dailyLimit(settings.daily_limit_minor);
       throw error;
     }
-    if (!payout) throw conflict('RECIPIENT_UNAVAILABLE', 'The recipient was deleted, replaced or rejected meanwhile; create or replace it first.');
+    if (!payout) return null; // something the decision saw changed before the write (nothing was written)
+    // Remembered for this key's next payouts to the recipient: only what the write re-checks.
+    if (fresh && (!isTest || recipient.verification_status !== 'pending_verification')) {
+      deps.decisions?.remember(principal.apiKeyId, recipient.id, {
+        settings,
+        approval_required: decision.approval_required,
+        key_creator_user_id: decision.key_creator_user_id,
+        recipient,
+        accounts: accounts.map(({ id, kind }) => ({ id, kind, balance_minor: 0 })),
+      });
+    }
     return { payout, existing: false, recipient };
   };
 
-  for (let attempt = 1; ; attempt++) {
+  // A remembered decision first (attempt 0): whatever stops it, a refusal included, is decided again from
+  // a fresh read, so nothing is refused on what the cache remembers. A second fresh read runs when the
+  // same client_reference was written after this request read (it is then seen, and this request is
+  // replayed or refused as a conflict), or when the write found the recipient or settings changed.
+  for (let attempt = remembered ? 0 : 1; ; attempt++) {
+    let created;
     try {
-      return await decide();
+      created = await decide(attempt > 0);
     } catch (error) {
-      // The same client_reference was written after this request read (see readPayoutDecision):
-      // decided again, it is seen, and this request is replayed or refused as a conflict.
+      if (attempt === 0) {
+        deps.decisions?.forget(principal.apiKeyId, input.recipient_id);
+        continue;
+      }
       if (attempt === 1 && error instanceof DbError && error.isUniqueViolation && error.constraint === CLIENT_REFERENCE_CONSTRAINT) continue;
       throw error;
     }
+    if (created) return created;
+    if (attempt === 0) deps.decisions?.forget(principal.apiKeyId, input.recipient_id);
+    if (attempt >= 2) throw conflict('RECIPIENT_UNAVAILABLE', 'The recipient or the payout settings changed while this payout was being made; nothing was created or held. Try again.');
   }
 }
 

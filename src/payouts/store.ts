@@ -227,22 +227,25 @@ const DAY_LIMIT_CONSTRAINT = 'payout_day_totals_within_limit';
 /**
  * A new payout in one statement, a transaction of its own: the row, its amount added to the day's total
  * under the daily limit, its journal entries (planned by the ledger) and its event. What the decision
- * read is enforced here whatever ran concurrently: null when the recipient is no longer the merchant's,
- * active and not rejected (nothing written; the recipient is key-share locked, so deleting or replacing
- * it waits for this payout, and sees it); a second payout with the client_reference fails the unique
- * constraint (DbError 23505); a balance below zero is InsufficientFundsError; a day's total past the
- * limit DayLimitExceededError. Row locks (the day's total, then the accounts, the order every writer
- * takes them in: see releaseDayTotal) are held only while the statement runs.
+ * read (perhaps seconds ago: see decision-cache.ts) is enforced here whatever ran since: null, with
+ * nothing written, when the recipient is no longer the merchant's, active and not rejected (it is
+ * key-share locked, so deleting or replacing it waits for this payout, and sees it), or when the payout
+ * settings, the key's active endpoint or the approval setting are no longer what the decision saw; a
+ * second payout with the client_reference fails the unique constraint (DbError 23505); a balance below
+ * zero is InsufficientFundsError; a day's total past the limit DayLimitExceededError. Row locks (the
+ * day's total, then the accounts, the order every writer takes them in: see releaseDayTotal) are held
+ * only while the statement runs.
  */
 export async function insertNewPayout(
   db: Queryable,
   p: NewPayoutRow,
-  dailyLimitMinor: number,
+  decidedOn: { settings: SettingsRow; approvalRequired: boolean; endpointKeyId: string },
   ledger: PlannedEntries,
   event: { input: EventInput; payload: EventPayload },
 ): Promise<PayoutRow | null> {
   const s = new Statement();
   const [m, e, amount, status] = [s.p(p.merchant_id, 'uuid'), s.p(p.environment, 'text'), s.p(p.amount_minor, 'bigint'), s.p(p.status, 'text')];
+  const dailyLimit = s.p(decidedOn.settings.daily_limit_minor, 'bigint');
   const inserted = 'EXISTS (SELECT 1 FROM payout)';
   const sql = `WITH payout AS (
        INSERT INTO payouts (id, reference, merchant_id, environment, api_key_id, requested_by_user_id, client_reference, request_hash,
@@ -257,10 +260,15 @@ export async function insertNewPayout(
          FROM (SELECT id, merchant_id, environment, active, verification_status FROM recipients
                 WHERE id = ${s.p(p.recipient_id, 'text')} FOR KEY SHARE) AS r
         WHERE r.merchant_id = ${m} AND r.environment = ${e} AND r.active AND r.verification_status <> 'rejected'
+          AND EXISTS (SELECT 1 FROM payout_settings settings WHERE settings.merchant_id = ${m} AND settings.environment = ${e}
+                         AND settings.payout_access AND NOT settings.paused
+                         AND settings.payout_limit_minor = ${s.p(decidedOn.settings.payout_limit_minor, 'bigint')} AND settings.daily_limit_minor = ${dailyLimit})
+          AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.api_key_id = ${s.p(decidedOn.endpointKeyId, 'uuid')} AND w.status = 'active')
+          AND EXISTS (SELECT 1 FROM merchants WHERE id = ${m} AND payout_approval_required = ${s.p(decidedOn.approvalRequired, 'boolean')})
        RETURNING ${PAYOUT_COLUMNS}
      ), payout_day AS (
        INSERT INTO payout_day_totals AS total (merchant_id, environment, day, committed_minor, limit_minor)
-       SELECT merchant_id, environment, (now() AT TIME ZONE 'Africa/Accra')::date, amount_minor, ${s.p(dailyLimitMinor, 'bigint')} FROM payout
+       SELECT merchant_id, environment, (now() AT TIME ZONE 'Africa/Accra')::date, amount_minor, ${dailyLimit} FROM payout
        ON CONFLICT (merchant_id, environment, day)
          DO UPDATE SET committed_minor = total.committed_minor + EXCLUDED.committed_minor, limit_minor = EXCLUDED.limit_minor
        RETURNING 1
