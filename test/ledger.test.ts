@@ -33,11 +33,12 @@ import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 const paymentId = () => `att_${randomUUID()}`;
 const payoutId = () => `po_${randomUUID()}`;
 
-/** A new payout held and posted at once, as payout creation writes it: planned against the locked accounts, written in one statement. */
-async function holdAndPostNewPayout(tx: Queryable, p: PayoutMoney): Promise<{ holdEntryId: string; postEntryId: string }> {
+/** A new payout paid at once, as Test payout creation writes it: planned against the locked accounts, written in one statement. */
+async function payNewPayoutAtOnce(tx: Queryable, p: PayoutMoney): Promise<{ entryId: string }> {
   const plan = planNewPayout(p, await store.lockAccounts(tx, p.merchantId, p.environment, newPayoutAccountKinds(true)), true);
-  if (!(await store.writeEntries(tx, plan.entries, plan.lines))) throw duplicateError(plan.entries[0]!, 'payout_hold');
-  return { holdEntryId: plan.entries[0]!.id, postEntryId: plan.entries[1]!.id };
+  assert.equal(plan.entries.length, 1);
+  if (!(await store.writeEntries(tx, plan.entries, plan.lines))) throw duplicateError(plan.entries[0]!, 'payout_paid');
+  return { entryId: plan.entries[0]!.id };
 }
 
 describe(`ledger (${storageKind})`, () => {
@@ -217,7 +218,7 @@ describe(`ledger (${storageKind})`, () => {
       await assertHealthy(m);
     });
 
-    it('a new payout held and posted at once (Test) writes the same two entries as hold then post, and is resolved for good', async () => {
+    it('a new payout paid at once (Test) is one payout_paid entry that moves what hold then post would, and settles the payout for good', async () => {
       const [one, two] = [await newMerchant(), await newMerchant()];
       await fund(one, 10_000);
       await fund(two, 10_000);
@@ -226,25 +227,65 @@ describe(`ledger (${storageKind})`, () => {
         await holdPayout(tx, p1);
         await postPayout(tx, p1);
       });
-      const together = await inTx((tx) => holdAndPostNewPayout(tx, p2));
-      assert.deepEqual(await sums(two), await sums(one));
+      const paid = await inTx((tx) => payNewPayoutAtOnce(tx, p2));
+      assert.deepEqual(await sums(two), await sums(one), 'the same balances as a hold and its post');
       assert.deepEqual(await balanceOf(two), { environment: 'test', currency: 'GHS', available_minor: 4_900, held_minor: 0, eligible_minor: 4_900 });
-      const [row] = await t.db.query<{ reverses_entry_id: string }>('SELECT reverses_entry_id FROM journal_entries WHERE id = $1', [together.postEntryId]);
-      assert.equal(row!.reverses_entry_id, together.holdEntryId, 'the post points at its hold');
-      await assert.rejects(inTx((tx) => voidPayout(tx, p2)), PayoutAlreadyResolvedError);
-      await fund(two, 10_000); // so the repeat fails for being a repeat, not for want of funds
-      await assert.rejects(inTx((tx) => holdAndPostNewPayout(tx, p2)), LedgerDuplicateEntryError);
+      const entries = await t.db.query<{ id: string; kind: string; reverses_entry_id: string | null }>(
+        "SELECT id, kind, reverses_entry_id FROM journal_entries WHERE reference_type = 'payout' AND reference_id = $1",
+        [p2.payoutId],
+      );
+      assert.deepEqual(entries, [{ id: paid.entryId, kind: 'payout_paid', reverses_entry_id: null }]);
+      assert.deepEqual(await store.entryLines(t.db, paid.entryId), [
+        { account: 'fee_revenue', amount_minor: -100 },
+        { account: 'merchant_available', amount_minor: 5_100 },
+        { account: 'payout_clearing', amount_minor: -5_000 },
+      ].map(({ account, amount_minor }) => ({ account, amountMinor: amount_minor })));
+      await fund(two, 10_000); // so each refusal below is for the payout's state, not for want of funds
+      await assert.rejects(inTx((tx) => voidPayout(tx, p2)), LedgerEntryNotFoundError, 'nothing was held to void');
+      await assert.rejects(inTx((tx) => holdPayout(tx, p2)), LedgerDuplicateEntryError, 'a paid payout is not held afterwards');
+      await assert.rejects(inTx((tx) => payNewPayoutAtOnce(tx, p2)), LedgerDuplicateEntryError);
+      assert.equal((await t.db.query("SELECT 1 FROM journal_entries WHERE reference_id = $1", [p2.payoutId])).length, 1);
       await assertHealthy(two);
     });
 
-    it('a new payout held and posted at once beyond the available balance is refused with InsufficientFundsError and writes nothing', async () => {
+    it('the database refuses a hold beside a payment at once, and a post or void beside either, whatever the code does', async () => {
+      const m = await newMerchant();
+      await fund(m, 10_000);
+      const p = payout(m, 1_000, 0);
+      await inTx((tx) => payNewPayoutAtOnce(tx, p));
+      for (const kind of ['payout_hold', 'payout_post', 'payout_void']) {
+        // Straight into the table, past the ledger's checks: the unique indexes refuse it.
+        await assert.rejects(
+          inTx((tx) => tx.query("INSERT INTO journal_entries (id, merchant_id, environment, kind, reference_type, reference_id) VALUES ($1, $2, 'test', $3, 'payout', $4)", [randomUUID(), m, kind, p.payoutId])),
+          (error) => error instanceof DbError && error.isUniqueViolation,
+          kind,
+        );
+      }
+      await assertHealthy(m);
+    });
+
+    it('a payout paid at once can be returned once: amount and fee go back to available', async () => {
+      const m = await newMerchant();
+      await fund(m, 10_000);
+      const p = payout(m, 4_000, 100);
+      const paid = await inTx((tx) => payNewPayoutAtOnce(tx, p));
+      const returned = await inTx((tx) => returnPayout(tx, p));
+      assert.deepEqual(await balanceOf(m), { environment: 'test', currency: 'GHS', available_minor: 10_000, held_minor: 0, eligible_minor: 10_000 });
+      const [row] = await t.db.query<{ reverses_entry_id: string }>('SELECT reverses_entry_id FROM journal_entries WHERE id = $1', [returned.entryId]);
+      assert.equal(row!.reverses_entry_id, paid.entryId);
+      await assert.rejects(inTx((tx) => returnPayout(tx, p)), LedgerDuplicateEntryError);
+      await assert.rejects(inTx((tx) => returnPayout(tx, { ...p, feeMinor: 0 })), /not what was paid/);
+      await assertHealthy(m);
+    });
+
+    it('a new payout paid at once beyond the available balance is refused with InsufficientFundsError and writes nothing', async () => {
       const m = await newMerchant();
       await fund(m, 1_000);
       const before = await sums(m);
-      await assert.rejects(inTx((tx) => holdAndPostNewPayout(tx, payout(m, 950, 51))), InsufficientFundsError);
+      await assert.rejects(inTx((tx) => payNewPayoutAtOnce(tx, payout(m, 950, 51))), InsufficientFundsError);
       assert.deepEqual(await sums(m), before);
       assert.equal(await entryCount(m), 1);
-      await inTx((tx) => holdAndPostNewPayout(tx, payout(m, 950, 50)));
+      await inTx((tx) => payNewPayoutAtOnce(tx, payout(m, 950, 50)));
       assert.deepEqual(await balanceOf(m), { environment: 'test', currency: 'GHS', available_minor: 0, held_minor: 0, eligible_minor: 0 });
       await assertHealthy(m);
     });

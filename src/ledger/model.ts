@@ -11,12 +11,19 @@ export type AccountKind = (typeof ACCOUNT_KINDS)[number];
 /** The accounts whose merchant balance (negated sum) may never go below zero (SQL CHECK ledger_merchant_balance_not_negative). */
 export const MERCHANT_ACCOUNTS: readonly AccountKind[] = ['merchant_available', 'merchant_held'];
 
-export const ENTRY_KINDS = ['payment_credit', 'payment_reversal', 'payout_hold', 'payout_post', 'payout_void', 'payout_return'] as const;
+// A payout is held then posted or voided; one paid the moment it is made (Test mode) is one payout_paid
+// entry instead, from available straight to clearing and fees, as nothing was ever held for it.
+export const ENTRY_KINDS = ['payment_credit', 'payment_reversal', 'payout_hold', 'payout_post', 'payout_void', 'payout_return', 'payout_paid'] as const;
 export type EntryKind = (typeof ENTRY_KINDS)[number];
 export type ReferenceType = 'payment' | 'payout';
 
-/** Kinds that resolve a payout hold; one payout takes at most one of them (unique index journal_entries_one_payout_resolution). */
-export const PAYOUT_RESOLUTION_KINDS: readonly EntryKind[] = ['payout_post', 'payout_void'];
+/**
+ * Kinds that settle what a payout owes (resolve its hold, or pay it at once); one payout takes at most one
+ * of them (unique index journal_entries_one_payout_resolution).
+ */
+export const PAYOUT_RESOLUTION_KINDS: readonly EntryKind[] = ['payout_post', 'payout_void', 'payout_paid'];
+/** Kinds that open a payout's money; one payout takes at most one of them (unique index journal_entries_one_payout_opening). */
+export const PAYOUT_OPENING_KINDS: readonly EntryKind[] = ['payout_hold', 'payout_paid'];
 
 /** Bounds on an entry's shape (TigerBeetle: a limit on everything). */
 export const ENTRY_INPUT_LINES_MAX = 20;
@@ -102,7 +109,10 @@ export function assertAmount(amountMinor: number, what: string): void {
 
 /** Kinds whose presence refuses a new entry of this kind for the same reference. */
 export function blockingKinds(kind: EntryKind): readonly EntryKind[] {
-  return PAYOUT_RESOLUTION_KINDS.includes(kind) ? PAYOUT_RESOLUTION_KINDS : [kind];
+  const blocking = new Set<EntryKind>([kind]);
+  if (PAYOUT_RESOLUTION_KINDS.includes(kind)) for (const k of PAYOUT_RESOLUTION_KINDS) blocking.add(k);
+  if (PAYOUT_OPENING_KINDS.includes(kind)) for (const k of PAYOUT_OPENING_KINDS) blocking.add(k);
+  return [...blocking];
 }
 
 export function duplicateError(entry: Pick<EntryInput, 'referenceType' | 'referenceId' | 'kind'>, existingKind: string): LedgerDuplicateEntryError {
@@ -216,6 +226,16 @@ export function payoutPostLines(p: PayoutAmounts): Line[] {
   const total = payoutTotalMinor(p);
   return [
     { account: 'merchant_held', amountMinor: total },
+    { account: 'payout_clearing', amountMinor: -p.amountMinor },
+    { account: 'fee_revenue', amountMinor: -p.feeMinor },
+  ].filter((line): line is Line => line.amountMinor !== 0);
+}
+
+/** Paid the moment it is made (Test mode): available -> the recipient (amount) and our fees (fee), nothing held. */
+export function payoutPaidLines(p: PayoutAmounts): Line[] {
+  const total = payoutTotalMinor(p);
+  return [
+    { account: 'merchant_available', amountMinor: total },
     { account: 'payout_clearing', amountMinor: -p.amountMinor },
     { account: 'fee_revenue', amountMinor: -p.feeMinor },
   ].filter((line): line is Line => line.amountMinor !== 0);

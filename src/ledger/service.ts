@@ -21,6 +21,7 @@ import {
   oppositeLines,
   paymentCreditLines,
   payoutHoldLines,
+  payoutPaidLines,
   payoutPostLines,
   payoutReturnLines,
   payoutTotalMinor,
@@ -211,9 +212,9 @@ export async function postPayout(tx: Queryable, p: PayoutMoney): Promise<{ entry
   return post(tx, payoutEntry(p, 'payout_post', payoutPostLines(p), holdId));
 }
 
-/** The accounts a new payout's entries touch: its hold, and when paid at once also its post. */
+/** The accounts a new payout's entry touches: its hold, or when paid at once its payment. */
 export const newPayoutAccountKinds = (paidAtOnce: boolean): AccountKind[] =>
-  paidAtOnce ? ['merchant_available', 'merchant_held', 'payout_clearing', 'fee_revenue'] : ['merchant_available', 'merchant_held'];
+  paidAtOnce ? ['merchant_available', 'payout_clearing', 'fee_revenue'] : ['merchant_available', 'merchant_held'];
 
 /** Entries planned against the accounts read, for the caller to write in its own statement (store.entriesCtes). */
 export interface PlannedEntries {
@@ -230,8 +231,8 @@ export async function completeAccounts(tx: Queryable, merchantId: string, enviro
 }
 
 /**
- * A payout created in the caller's transaction: its hold, and when paid at once (Test mode, SPEC 3.3)
- * the post pointing at it, planned against the accounts the caller read or locked (newPayoutAccountKinds).
+ * A new payout's entry: its hold, or when paid at once (Test mode, SPEC 3.3) its payment (payout_paid:
+ * nothing is ever held for it), planned against the accounts the caller read or locked (newPayoutAccountKinds).
  * InsufficientFundsError when amount plus fee is not available in those balances ('balances' read); a
  * caller that did not lock them relies on the merchant balance CHECK when it writes (store.entriesCtes),
  * and one that has only the account ids ('balances unknown') relies on it alone. Nothing can have been
@@ -245,10 +246,8 @@ export function planNewPayout(
   funds: 'balances read' | 'balances unknown' = 'balances read',
 ): PlannedEntries {
   const sums = funds === 'balances read' ? new Map(accounts.map((account) => [account.kind, account.balance_minor])) : null;
-  const hold = planOn(payoutEntry(p, 'payout_hold', payoutHoldLines(p)), sums, accounts);
-  if (!paidAtOnce) return { entries: [hold.planned], lines: hold.lines };
-  const post = planOn(payoutEntry(p, 'payout_post', payoutPostLines(p), hold.planned.id), sums, accounts);
-  return { entries: [hold.planned, post.planned], lines: [...hold.lines, ...post.lines] };
+  const { planned, lines } = planOn(paidAtOnce ? payoutEntry(p, 'payout_paid', payoutPaidLines(p)) : payoutEntry(p, 'payout_hold', payoutHoldLines(p)), sums, accounts);
+  return { entries: [planned], lines };
 }
 
 /** Phase two, failed or cancelled: held -> available. PayoutAlreadyResolvedError after a post or a void. */
@@ -259,11 +258,16 @@ export async function voidPayout(tx: Queryable, p: PayoutMoney): Promise<{ entry
 
 /**
  * A paid transfer came back: payout_clearing -> available (amount), fee_revenue -> available (fee).
- * Only after a post (LedgerEntryNotFoundError otherwise), exactly once (LedgerDuplicateEntryError).
+ * Only after a post or a payment at once (LedgerEntryNotFoundError otherwise), exactly once
+ * (LedgerDuplicateEntryError).
  */
 export async function returnPayout(tx: Queryable, p: PayoutMoney): Promise<{ entryId: string }> {
-  const posted = await requireEntry(tx, p, 'payout', p.payoutId, 'payout_post');
-  if (!sameLines(await store.entryLines(tx, posted.id), payoutPostLines(p))) {
+  const paidAtOnce = await store.findEntry(tx, 'payout', p.payoutId, 'payout_paid');
+  const posted = paidAtOnce ?? (await requireEntry(tx, p, 'payout', p.payoutId, 'payout_post'));
+  if (posted.merchant_id !== p.merchantId || posted.environment !== p.environment) {
+    throw new Error(`ledger assertion failed: payout ${p.payoutId} was paid for another merchant or environment`);
+  }
+  if (!sameLines(await store.entryLines(tx, posted.id), paidAtOnce ? payoutPaidLines(p) : payoutPostLines(p))) {
     throw new Error(`ledger assertion failed: payout ${p.payoutId} returned for ${payoutTotalMinor(p)}, which is not what was paid`);
   }
   return post(tx, payoutEntry(p, 'payout_return', payoutReturnLines(p), posted.id));

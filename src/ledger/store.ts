@@ -230,20 +230,20 @@ export function crossedLines(db: Queryable, merchantId: string | null) {
 // What each follow-up entry must point at, and on which accounts it must cancel its target exactly
 // (null = every account: a reversal or a void is the exact opposite of its target).
 const FOLLOW_UP_RULES = `(VALUES
-  ('payment_reversal', 'payment_credit', NULL::text[]),
-  ('payout_void', 'payout_hold', NULL::text[]),
-  ('payout_post', 'payout_hold', ARRAY['merchant_held']),
-  ('payout_return', 'payout_post', ARRAY['payout_clearing', 'fee_revenue'])
-) AS rule (kind, target_kind, accounts)`;
+  ('payment_reversal', ARRAY['payment_credit'], NULL::text[]),
+  ('payout_void', ARRAY['payout_hold'], NULL::text[]),
+  ('payout_post', ARRAY['payout_hold'], ARRAY['merchant_held']),
+  ('payout_return', ARRAY['payout_post', 'payout_paid'], ARRAY['payout_clearing', 'fee_revenue'])
+) AS rule (kind, target_kinds, accounts)`;
 
 /** Follow-up entries that do not point at the right entry of the same event. */
 export function misdirectedFollowUps(db: Queryable, merchantId: string | null) {
   return db.query<{ id: string; kind: string; target_kind: string }>(
-    `SELECT e.id, e.kind, rule.target_kind
+    `SELECT e.id, e.kind, array_to_string(rule.target_kinds, ' or ') AS target_kind
        FROM journal_entries e JOIN ${FOLLOW_UP_RULES} ON rule.kind = e.kind
        LEFT JOIN journal_entries t ON t.id = e.reverses_entry_id
       WHERE ($1::uuid IS NULL OR e.merchant_id = $1)
-        AND (t.id IS NULL OR t.kind <> rule.target_kind OR t.merchant_id <> e.merchant_id OR t.environment <> e.environment
+        AND (t.id IS NULL OR NOT (t.kind = ANY(rule.target_kinds)) OR t.merchant_id <> e.merchant_id OR t.environment <> e.environment
              OR t.reference_type <> e.reference_type OR t.reference_id <> e.reference_id)`,
     [merchantId],
   );
