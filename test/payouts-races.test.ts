@@ -137,6 +137,51 @@ describe(`payout races (${storageKind})`, () => {
     assert.deepEqual(await checkInvariants(t.db, m.merchant_id), []);
   });
 
+  /** From /metrics (sika_payout_batch_size): payout statements that wrote their payouts together, and how many payouts those held. */
+  async function payoutsWrittenTogether(): Promise<{ statements: number; payouts: number }> {
+    const text = await (await fetch(`${baseUrl}/metrics`)).text();
+    const value = (name: string) => Number(new RegExp(`^${name}\\{outcome="together"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+    return { statements: value('sika_payout_batch_size_count'), payouts: value('sika_payout_batch_size_sum') };
+  }
+
+  it("one merchant's concurrent payouts are written together, and each is answered as it would be alone: a deleted recipient's is 409, a repeated client_reference is one payout", async () => {
+    const m = await merchantWithHooks(t);
+    await fund(t, m.merchant_id, 'test', 1_000_000);
+    const [recipient, doomed] = [await bankRecipient(t, m.test_api_key), await bankRecipient(t, m.test_api_key, '5550000002')];
+    const payout = (recipientId = recipient.id) => send(m.test_api_key, 'POST', '/api/v1/payouts', { recipient_id: recipientId, amount_minor: 1_000, client_reference: newClientReference() });
+
+    const before = await payoutsWrittenTogether();
+    const first = await Promise.all(Array.from({ length: 24 }, () => payout()));
+    const after = await payoutsWrittenTogether();
+    assert.equal(first.filter((r) => r.status === 201 || (r.status === 200 && r.attempts > 1)).length, 24, JSON.stringify(first.map((r) => [r.status, r.body.error?.code])));
+    const together = { statements: after.statements - before.statements, payouts: after.payouts - before.payouts };
+    assert.equal(together.payouts, 24, JSON.stringify(together));
+    // Embedded storage runs each statement to its end before any other code: there is never a second
+    // payout waiting, so nothing to batch. A server database is where batches form.
+    if (storageKind === 'postgres') assert.ok(together.statements < 24, `no payouts were written together: ${JSON.stringify(together)}`);
+
+    await createPayout(t, m.test_api_key, doomed.id, 1_000); // its decision is remembered...
+    assert.equal((await fetch(`${baseUrl}/api/v1/payouts/recipients/${doomed.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${m.test_api_key}` } })).status, 204);
+    const repeated = { recipient_id: recipient.id, amount_minor: 2_000, client_reference: newClientReference() };
+    const second = await Promise.all([
+      ...Array.from({ length: 10 }, () => payout()),
+      ...Array.from({ length: 4 }, () => send(m.test_api_key, 'POST', '/api/v1/payouts', repeated)),
+      payout(doomed.id), // ...and is found changed by the write
+    ]);
+    const summary = JSON.stringify(second.map((r) => [r.status, r.attempts, r.body.error?.code]));
+    assert.equal(second.slice(0, 10).filter((r) => r.status === 201 || (r.status === 200 && r.attempts > 1)).length, 10, summary);
+    const repeats = second.slice(10, 14);
+    assert.ok(repeats.every((r) => r.status === 201 || r.status === 200), summary);
+    assert.equal(new Set(repeats.map((r) => r.body.id)).size, 1, 'one payout for the repeated client_reference');
+    assert.equal(second[14]!.status, 409, summary);
+    assert.equal(second[14]!.body.error?.code, 'RECIPIENT_UNAVAILABLE');
+
+    const written = await t.db.query<{ n: number; paid: number }>('SELECT count(*)::int AS n, sum(amount_minor)::bigint AS paid FROM payouts WHERE merchant_id = $1', [m.merchant_id]);
+    assert.deepEqual(written, [{ n: 24 + 1 + 10 + 1, paid: 24_000 + 1_000 + 10_000 + 2_000 }]);
+    assert.equal((await balance(t.db, m.merchant_id, 'test')).available_minor, 1_000_000 - 36 * 100 - 37_000, 'each payout charged once, with its fee');
+    assert.deepEqual(await checkInvariants(t.db, m.merchant_id), []);
+  });
+
   it('20 identical concurrent retries create exactly one payout; every answer is 201 or 200 with the same id', async () => {
     const m = await merchantWithHooks(t);
     await fund(t, m.merchant_id, 'test', 100_000);

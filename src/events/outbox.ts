@@ -42,16 +42,21 @@ export function eventPayload(input: EventInput): EventPayload {
 }
 
 /**
- * The CTEs that write the event and its fan-out to the key's endpoints (outbox_event, outbox_deliveries),
- * for a statement that also writes the change the event announces; onlyIf, a condition on the
- * statement's other parts, writes nothing when false (the change did not happen).
+ * The CTEs that write events and their fan-out to each event's key's endpoints (outbox_event,
+ * outbox_deliveries), for a statement that also writes the changes the events announce. onlyIf, a
+ * condition that may name the event's columns as given.* (e.g. given.object_id) and the statement's other
+ * parts, leaves out an event whose change did not happen.
  */
-export function eventCtes(s: Statement, input: EventInput, payload: EventPayload, onlyIf = 'true'): string {
+export function eventCtes(s: Statement, events: readonly { input: EventInput; payload: EventPayload }[], onlyIf = 'true'): string {
+  const column = (value: (e: { input: EventInput; payload: EventPayload }) => unknown, cast: string) => s.p(events.map(value), cast);
   return `outbox_event AS (
        INSERT INTO events (id, merchant_id, environment, api_key_id, type, object_type, object_id, object_version, payload, created_at)
-       SELECT ${s.p(payload.id, 'text')}, ${s.p(input.merchantId, 'uuid')}, ${s.p(input.environment, 'text')}, ${s.p(input.apiKeyId, 'uuid')}, ${s.p(input.type, 'text')},
-              ${s.p(input.objectType, 'text')}, ${s.p(input.objectId, 'text')}, ${s.p(input.objectVersion, 'integer')}, ${s.p(JSON.stringify(payload), 'text')},
-              ${s.p(payload.created_at, 'timestamptz')}
+       SELECT given.*
+         FROM unnest(${column((e) => e.payload.id, 'text[]')}, ${column((e) => e.input.merchantId, 'uuid[]')}, ${column((e) => e.input.environment, 'text[]')},
+                     ${column((e) => e.input.apiKeyId, 'uuid[]')}, ${column((e) => e.input.type, 'text[]')}, ${column((e) => e.input.objectType, 'text[]')},
+                     ${column((e) => e.input.objectId, 'text[]')}, ${column((e) => e.input.objectVersion, 'integer[]')}, ${column((e) => JSON.stringify(e.payload), 'text[]')},
+                     ${column((e) => e.payload.created_at, 'timestamptz[]')})
+              AS given (id, merchant_id, environment, api_key_id, type, object_type, object_id, object_version, payload, created_at)
         WHERE ${onlyIf}
        RETURNING id, api_key_id
      ), outbox_deliveries AS (
@@ -68,7 +73,7 @@ export async function emitEvent(tx: Queryable, input: EventInput): Promise<Event
   const payload = eventPayload(input);
   // The event and its fan-out in one statement (one round trip).
   const s = new Statement();
-  await tx.query(`WITH ${eventCtes(s, input, payload)} SELECT 1`, s.params, 'event_insert');
+  await tx.query(`WITH ${eventCtes(s, [{ input, payload }])} SELECT 1`, s.params, 'event_insert');
   return payload;
 }
 

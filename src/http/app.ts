@@ -10,6 +10,7 @@ import { ApiKeyAuthenticator } from '../accounts/api-keys.ts';
 import { checkoutMerchantRoutes } from '../checkout/merchant-routes.ts';
 import { checkoutPayerRoutes } from '../checkout/payer-routes.ts';
 import { simulateRoutes } from '../checkout/simulate-routes.ts';
+import { PayoutBatchWriter } from '../payouts/batch-writer.ts';
 import { PayoutDecisionCache } from '../payouts/decision-cache.ts';
 import { payoutRoutes } from '../payouts/routes.ts';
 import { payerPageRoutes } from '../web/checkout/routes.ts';
@@ -25,7 +26,7 @@ import { registerBodyParsers } from './body.ts';
 import type { AppDeps } from './deps.ts';
 import { errors } from './errors.ts';
 import { registerErrorHandler, sendError, toAppError } from './error-handler.ts';
-import { registerMetrics } from './metrics.ts';
+import { payoutBatchMetric, registerMetrics } from './metrics.ts';
 import { registerRateLimits } from './rate-limit.ts';
 import { ErrorEnvelope, errorResponses } from './schemas.ts';
 
@@ -129,14 +130,14 @@ export async function buildApp({ config, db, logger, payoutRail = null }: BuildO
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { docExpansion: 'list', deepLinking: true } });
 
   await registerBodyParsers(app, config.bodyLimitBytes);
-  registerMetrics(app);
+  const metrics = registerMetrics(app);
   const limiters = await registerRateLimits(app, {
     redisUrl: config.redisUrl,
     keyPerSecond: config.rateLimitKeyPerSecond,
     ipPerSecond: config.rateLimitIpPerSecond,
     sessionPerSecond: config.rateLimitSessionPerSecond,
   });
-  const deps: AppDeps = { db, config, authenticator: new ApiKeyAuthenticator(db), limiters, payoutRail, payoutDecisions: new PayoutDecisionCache() };
+  const deps: AppDeps = { db, config, authenticator: new ApiKeyAuthenticator(db), limiters, payoutRail, payoutDecisions: new PayoutDecisionCache(), payoutWriter: new PayoutBatchWriter(db, payoutBatchMetric(metrics)) };
   app.decorate('deps', deps);
   app.addHook('onClose', async () => limiters.close());
 

@@ -1,6 +1,7 @@
 import type { ApiKeyAuthenticator } from '../accounts/api-keys.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
+import type { PayoutBatchWriter } from '../payouts/batch-writer.ts';
 import type { PayoutDecisionCache } from '../payouts/decision-cache.ts';
 import type { PayoutRail } from '../rails/payouts.ts';
 import type { RateLimiters } from './rate-limit.ts';
@@ -15,4 +16,6 @@ export interface AppDeps {
   payoutRail: PayoutRail | null;
   /** Recent payout decisions of this process (re-checked by every write). */
   payoutDecisions: PayoutDecisionCache;
+  /** Writes each merchant's payouts that arrive together in one statement. */
+  payoutWriter: PayoutBatchWriter;
 }

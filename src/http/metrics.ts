@@ -31,3 +31,15 @@ export function registerMetrics(app: FastifyInstance): Registry {
   });
   return registry;
 }
+
+/** How many payouts each payout statement wrote (src/payouts/batch-writer.ts), and whether it had to write them one by one. */
+export function payoutBatchMetric(registry: Registry): (size: number, outcome: 'together' | 'one by one') => void {
+  const sizes = new Histogram({
+    name: 'sika_payout_batch_size',
+    help: 'Payouts per payout-writing statement; outcome "one by one" counts batches that failed and were written singly',
+    labelNames: ['outcome'] as const,
+    buckets: [1, 2, 4, 8, 16, 32],
+    registers: [registry],
+  });
+  return (size, outcome) => sizes.observe({ outcome }, size);
+}

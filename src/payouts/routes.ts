@@ -97,7 +97,7 @@ const RecipientParams = Type.Object({ recipient_id: Type.String({ minLength: 1, 
 
 export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
-  const payoutDeps = { db, payoutRail: deps.payoutRail, decisions: deps.payoutDecisions };
+  const payoutDeps = { db, payoutRail: deps.payoutRail, decisions: deps.payoutDecisions, writer: deps.payoutWriter };
   app.addSchema(Recipient);
   app.addSchema(Payout);
   const RecipientRef = Type.Ref('Recipient');

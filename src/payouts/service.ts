@@ -28,6 +28,7 @@ import {
   payoutFeeMinor,
   type PayoutStatus,
 } from './model.ts';
+import type { PayoutBatchWriter } from './batch-writer.ts';
 import type { PayoutDecisionCache } from './decision-cache.ts';
 import * as store from './store.ts';
 
@@ -309,6 +310,8 @@ export interface PayoutDeps {
   payoutRail: PayoutRail | null;
   /** Recent decisions per API key and recipient (decision-cache.ts); none: every payout reads. */
   decisions?: PayoutDecisionCache;
+  /** Writes a merchant's payouts that arrive together in one statement (batch-writer.ts); none: one each. */
+  writer?: PayoutBatchWriter;
 }
 
 /** Creates a payout (SPEC 4.3 rules 1-8). Returns the payout and whether it already existed (200 retry). */
@@ -416,8 +419,13 @@ export async function createPayout(
     const event = payoutEventInput({ ...row, return_reference: '', version: 1 }, `payout.${status}`);
     let payout;
     try {
-      const decidedOn = { settings, approvalRequired: decision.approval_required, endpointKeyId: principal.apiKeyId };
-      payout = await store.insertNewPayout(db, row, decidedOn, ledger, { input: event, payload: eventPayload(event) });
+      const write: store.NewPayoutWrite = {
+        row,
+        decidedOn: { settings, approvalRequired: decision.approval_required, endpointKeyId: principal.apiKeyId },
+        ledger,
+        event: { input: event, payload: eventPayload(event) },
+      };
+      payout = await (deps.writer ? deps.writer.write(write) : store.insertNewPayout(db, write));
     } catch (error) {
       // What was read before is enforced by the write whatever ran since (see readPayoutDecision).
       if (error instanceof InsufficientFundsError) throw insufficientFunds(input.amount_minor + feeMinor);

@@ -224,55 +224,79 @@ export class DayLimitExceededError extends Error {}
 
 const DAY_LIMIT_CONSTRAINT = 'payout_day_totals_within_limit';
 
+/** A new payout to write, with what its decision saw and planned (see insertNewPayouts). */
+export interface NewPayoutWrite {
+  row: NewPayoutRow;
+  decidedOn: { settings: SettingsRow; approvalRequired: boolean; endpointKeyId: string };
+  ledger: PlannedEntries;
+  event: { input: EventInput; payload: EventPayload };
+}
+
 /**
- * A new payout in one statement, a transaction of its own: the row, its amount added to the day's total
- * under the daily limit, its journal entries (planned by the ledger) and its event. What the decision
- * read (perhaps seconds ago: see decision-cache.ts) is enforced here whatever ran since: null, with
- * nothing written, when the recipient is no longer the merchant's, active and not rejected (it is
- * key-share locked, so deleting or replacing it waits for this payout, and sees it), or when the payout
- * settings, the key's active endpoint or the approval setting are no longer what the decision saw; a
- * second payout with the client_reference fails the unique constraint (DbError 23505); a balance below
- * zero is InsufficientFundsError; a day's total past the limit DayLimitExceededError. Row locks (the
+ * New payouts of one merchant and environment in one statement, a transaction of its own: the rows,
+ * their amounts added to the day's total under the daily limit, their journal entries (planned by the
+ * ledger) and their events. What each decision read (perhaps seconds ago: see decision-cache.ts) is
+ * enforced here whatever ran since: a payout is left out, with nothing written for it, when its recipient
+ * is no longer the merchant's, active and not rejected (it is key-share locked, so deleting or replacing
+ * it waits for this statement, and sees the payout), or when the payout settings, the key's active
+ * endpoint or the approval setting are no longer what its decision saw. The statement fails as a whole,
+ * writing nothing, when a client_reference is taken (DbError 23505, also between two of the payouts), a
+ * merchant balance would go below zero (InsufficientFundsError: balances move once per account, by the
+ * sum of the entries) or the day's total would pass the limit (DayLimitExceededError). Row locks (the
  * day's total, then the accounts, the order every writer takes them in: see releaseDayTotal) are held
- * only while the statement runs.
+ * only while the statement runs. Returns the payouts written.
  */
-export async function insertNewPayout(
-  db: Queryable,
-  p: NewPayoutRow,
-  decidedOn: { settings: SettingsRow; approvalRequired: boolean; endpointKeyId: string },
-  ledger: PlannedEntries,
-  event: { input: EventInput; payload: EventPayload },
-): Promise<PayoutRow | null> {
+export async function insertNewPayouts(db: Queryable, writes: readonly NewPayoutWrite[]): Promise<PayoutRow[]> {
+  const first = writes[0]?.row;
+  if (!first || writes.some((w) => w.row.merchant_id !== first.merchant_id || w.row.environment !== first.environment)) {
+    throw new Error('assertion failed: one statement writes payouts of one merchant and environment');
+  }
   const s = new Statement();
-  const [m, e, amount, status] = [s.p(p.merchant_id, 'uuid'), s.p(p.environment, 'text'), s.p(p.amount_minor, 'bigint'), s.p(p.status, 'text')];
-  const dailyLimit = s.p(decidedOn.settings.daily_limit_minor, 'bigint');
-  const inserted = 'EXISTS (SELECT 1 FROM payout)';
-  const sql = `WITH payout AS (
+  const [m, e] = [s.p(first.merchant_id, 'uuid'), s.p(first.environment, 'text')];
+  const column = (value: (w: NewPayoutWrite) => unknown, cast: string) => s.p(writes.map(value), cast);
+  const given = `unnest(${column((w) => w.row.id, 'text[]')}, ${column((w) => w.row.reference, 'text[]')}, ${column((w) => w.row.api_key_id, 'uuid[]')},
+         ${column((w) => w.row.requested_by_user_id, 'uuid[]')}, ${column((w) => w.row.client_reference, 'text[]')}, ${column((w) => w.row.request_hash, 'text[]')},
+         ${column((w) => w.row.recipient_id, 'text[]')}, ${column((w) => w.row.status, 'text[]')}, ${column((w) => w.row.processing_step, 'text[]')},
+         ${column((w) => w.row.amount_minor, 'bigint[]')}, ${column((w) => w.row.fee_minor, 'bigint[]')}, ${column((w) => w.row.total_debit_minor, 'bigint[]')},
+         ${column((w) => w.row.currency, 'text[]')}, ${column((w) => w.row.notes, 'text[]')}, ${column((w) => w.row.bank_reference, 'text[]')},
+         ${column((w) => w.row.reconciliation_status, 'text[]')}, ${column((w) => w.row.next_step_at, 'timestamptz[]')},
+         ${column((w) => w.decidedOn.settings.payout_limit_minor, 'bigint[]')}, ${column((w) => w.decidedOn.settings.daily_limit_minor, 'bigint[]')},
+         ${column((w) => w.decidedOn.approvalRequired, 'boolean[]')}, ${column((w) => w.decidedOn.endpointKeyId, 'uuid[]')})
+       AS given (id, reference, api_key_id, requested_by_user_id, client_reference, request_hash, recipient_id, status, processing_step,
+                 amount_minor, fee_minor, total_debit_minor, currency, notes, bank_reference, reconciliation_status, next_step_at,
+                 payout_limit_minor, daily_limit_minor, approval_required, endpoint_key_id)`;
+  const entries = writes.flatMap((w) => w.ledger.entries);
+  const lines = writes.flatMap((w) => w.ledger.lines);
+  const sql = `WITH given_payout AS (SELECT * FROM ${given}
+     ), payout AS (
        INSERT INTO payouts (id, reference, merchant_id, environment, api_key_id, requested_by_user_id, client_reference, request_hash,
          recipient_id, status, processing_step, amount_minor, fee_minor, total_debit_minor, currency, notes, bank_reference,
          reconciliation_status, next_step_at, paid_at)
-       SELECT ${s.p(p.id, 'text')}, ${s.p(p.reference, 'text')}, ${m}, ${e}, ${s.p(p.api_key_id, 'uuid')}, ${s.p(p.requested_by_user_id, 'uuid')},
-         ${s.p(p.client_reference, 'text')}, ${s.p(p.request_hash, 'text')}, r.id, ${status}, ${s.p(p.processing_step, 'text')}, ${amount},
-         ${s.p(p.fee_minor, 'bigint')}, ${s.p(p.total_debit_minor, 'bigint')}, ${s.p(p.currency, 'text')}, ${s.p(p.notes, 'text')},
-         ${s.p(p.bank_reference, 'text')}, ${s.p(p.reconciliation_status, 'text')}, ${s.p(p.next_step_at, 'timestamptz')},
-         CASE WHEN ${status} = 'paid' THEN now() END
+       SELECT g.id, g.reference, ${m}, ${e}, g.api_key_id, g.requested_by_user_id, g.client_reference, g.request_hash, r.id, g.status,
+              g.processing_step, g.amount_minor, g.fee_minor, g.total_debit_minor, g.currency, g.notes, g.bank_reference,
+              g.reconciliation_status, g.next_step_at, CASE WHEN g.status = 'paid' THEN now() END
+         FROM given_payout g
          -- By primary key, locked, then checked: the lock returns the row as it is after any concurrent change.
-         FROM (SELECT id, merchant_id, environment, active, verification_status FROM recipients
-                WHERE id = ${s.p(p.recipient_id, 'text')} FOR KEY SHARE) AS r
+         CROSS JOIN LATERAL (SELECT id, merchant_id, environment, active, verification_status FROM recipients
+                              WHERE id = g.recipient_id FOR KEY SHARE) AS r
         WHERE r.merchant_id = ${m} AND r.environment = ${e} AND r.active AND r.verification_status <> 'rejected'
           AND EXISTS (SELECT 1 FROM payout_settings settings WHERE settings.merchant_id = ${m} AND settings.environment = ${e}
                          AND settings.payout_access AND NOT settings.paused
-                         AND settings.payout_limit_minor = ${s.p(decidedOn.settings.payout_limit_minor, 'bigint')} AND settings.daily_limit_minor = ${dailyLimit})
-          AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.api_key_id = ${s.p(decidedOn.endpointKeyId, 'uuid')} AND w.status = 'active')
-          AND EXISTS (SELECT 1 FROM merchants WHERE id = ${m} AND payout_approval_required = ${s.p(decidedOn.approvalRequired, 'boolean')})
+                         AND settings.payout_limit_minor = g.payout_limit_minor AND settings.daily_limit_minor = g.daily_limit_minor)
+          AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.api_key_id = g.endpoint_key_id AND w.status = 'active')
+          AND EXISTS (SELECT 1 FROM merchants WHERE id = ${m} AND payout_approval_required = g.approval_required)
        RETURNING ${PAYOUT_COLUMNS}
      ), payout_day AS (
+       -- Every payout written saw the limit as it is now (above), so they all carry the same one.
        INSERT INTO payout_day_totals AS total (merchant_id, environment, day, committed_minor, limit_minor)
-       SELECT merchant_id, environment, (now() AT TIME ZONE 'Africa/Accra')::date, amount_minor, ${dailyLimit} FROM payout
+       SELECT ${m}, ${e}, (now() AT TIME ZONE 'Africa/Accra')::date, sum(payout.amount_minor), max(g.daily_limit_minor)
+         FROM payout JOIN given_payout g ON g.id = payout.id
+       HAVING count(*) > 0
        ON CONFLICT (merchant_id, environment, day)
          DO UPDATE SET committed_minor = total.committed_minor + EXCLUDED.committed_minor, limit_minor = EXCLUDED.limit_minor
        RETURNING 1
-     ), ${entriesCtes(s, ledger.entries, ledger.lines, { ifPosted: 'fail', onlyIf: inserted })}, ${eventCtes(s, event.input, event.payload, inserted)}
+     ), ${entriesCtes(s, entries, lines, { ifPosted: 'fail', onlyIf: 'given.reference_id IN (SELECT id FROM payout)' })},
+     ${eventCtes(s, writes.map((w) => w.event), 'given.object_id IN (SELECT id FROM payout)')}
      SELECT payout.*, (SELECT count(*) FROM payout_day)::int AS day_rows, ${WRITTEN_COUNTS} FROM payout`;
   let rows: (PayoutRow & WrittenCounts & { day_rows: number })[];
   try {
@@ -283,13 +307,23 @@ export async function insertNewPayout(
     }
     throw ledgerWriteError(error);
   }
-  if (rows.length === 0) return null;
-  const { ledger_entries, ledger_accounts, day_rows, ...payout } = rows[0]!;
+  const written = new Set(rows.map((row) => row.id));
   // ifPosted 'fail' above: had an entry been posted before, the statement would have failed; these hold by construction.
-  if (day_rows !== 1 || !checkWritten({ ledger_entries, ledger_accounts }, ledger.entries, ledger.lines)) {
-    throw new Error(`assertion failed: new payout ${p.id} wrote ${day_rows} day totals and ${ledger_entries} entries`);
+  const writtenEntries = entries.filter((entry) => written.has(entry.referenceId));
+  const writtenEntryIds = new Set(writtenEntries.map((entry) => entry.id));
+  const counts = rows[0] ?? { ledger_entries: 0, ledger_accounts: 0, day_rows: 0 };
+  if (
+    counts.day_rows !== (rows.length > 0 ? 1 : 0) ||
+    (rows.length > 0 && !checkWritten(counts, writtenEntries, lines.filter((line) => writtenEntryIds.has(line.entryId))))
+  ) {
+    throw new Error(`assertion failed: ${rows.length} new payouts wrote ${counts.day_rows} day totals and ${counts.ledger_entries} entries`);
   }
-  return payout;
+  return rows.map(({ ledger_entries: _entries, ledger_accounts: _accounts, day_rows: _days, ...payout }) => payout);
+}
+
+/** One new payout (insertNewPayouts): null, with nothing written, when what its decision saw has changed. */
+export async function insertNewPayout(db: Queryable, write: NewPayoutWrite): Promise<PayoutRow | null> {
+  return (await insertNewPayouts(db, [write]))[0] ?? null;
 }
 
 /**
