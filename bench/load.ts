@@ -113,3 +113,43 @@ export async function runLoad(spec: LoadSpec, settings: LoadSettings): Promise<L
 
 /** A failed request of any kind, in the measured run or its warm-up. */
 export const failures = (r: LoadResult): number => r.non2xx + r.errors + r.timeouts + r.warmupNon2xx + r.warmupErrors + r.replayed;
+
+/**
+ * Two runs of the same scenario as one figure: the mean of their rates, latencies and CPU, their failures
+ * summed. A baseline measured just before and just after the runs it is compared with cancels a machine
+ * that speeds up or slows down over the minute between (as shared machines do).
+ */
+export function meanLoad(a: LoadResult, b: LoadResult, label: string): LoadResult {
+  const mean = (x: number, y: number) => (x + y) / 2;
+  const cpu =
+    a.cpu && b.cpu
+      ? {
+          serverUsPerReq: mean(a.cpu.serverUsPerReq, b.cpu.serverUsPerReq),
+          postgresUsPerReq: mean(a.cpu.postgresUsPerReq, b.cpu.postgresUsPerReq),
+          driverUsPerReq: mean(a.cpu.driverUsPerReq, b.cpu.driverUsPerReq),
+          machineBusy: mean(a.cpu.machineBusy, b.cpu.machineBusy),
+          otherBusy: mean(a.cpu.otherBusy, b.cpu.otherBusy),
+        }
+      : null;
+  const statusCodes: Record<string, number> = { ...a.statusCodes };
+  for (const [code, n] of Object.entries(b.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + n;
+  return {
+    ...a,
+    label,
+    durationS: a.durationS + b.durationS,
+    reqPerSec: mean(a.reqPerSec, b.reqPerSec),
+    latencyP50Ms: mean(a.latencyP50Ms, b.latencyP50Ms),
+    latencyP99Ms: mean(a.latencyP99Ms, b.latencyP99Ms),
+    latencyMeanMs: mean(a.latencyMeanMs, b.latencyMeanMs),
+    latencyMaxMs: Math.max(a.latencyMaxMs, b.latencyMaxMs),
+    responses2xx: a.responses2xx + b.responses2xx,
+    non2xx: a.non2xx + b.non2xx,
+    errors: a.errors + b.errors,
+    timeouts: a.timeouts + b.timeouts,
+    statusCodes,
+    replayed: a.replayed + b.replayed,
+    warmupNon2xx: a.warmupNon2xx + b.warmupNon2xx,
+    warmupErrors: a.warmupErrors + b.warmupErrors,
+    cpu,
+  };
+}

@@ -11,15 +11,16 @@
 //
 // Per storage: (1) the service with its workers on: the payment journey with its webhook, the same
 // journey while the receiver times out, and (PostgreSQL) webhook delivery of 1,000 events; (2) the
-// service with workers off: session create and read, the payer's session view, payouts, and (first
-// storage) the payer page in Chromium; (3) the baseline: a bare Fastify route doing one INSERT, one
-// doing one SELECT, through the same driver. Every non-2xx response, socket error, timeout and
+// service with workers off beside the baseline (a bare Fastify route doing one INSERT, one doing one
+// SELECT, through the same driver), in this order: INSERT, session create, payouts, INSERT, SELECT,
+// session read, the payer's session view, SELECT (each ratio against the mean of the baseline runs
+// around it), then (first storage) the payer page in Chromium. Every non-2xx response, socket error, timeout and
 // idempotent replay is counted; any makes that comparison INVALID and the exit code 1. Missed targets
 // are reported, not an exit failure.
 import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { failures, runLoad, type LoadResult, type LoadSettings, type LoadSpec } from './load.ts';
+import { failures, meanLoad, runLoad, type LoadResult, type LoadSettings, type LoadSpec } from './load.ts';
 import { benchPayerPage, type PageResult } from './page.ts';
 import { ROOT, freePort, killAll, startServer, type Server } from './processes.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
@@ -190,47 +191,49 @@ async function benchStorage(storage: StorageKind, receiver: Receiver, withPage: 
       await server.stop();
     }
 
-    // (2) Workers off: the merchant and payer API under load.
+    // (2) Workers off: the merchant and payer API under load, each ratio's baseline measured just before
+    // and just after the runs compared with it (both servers up, one loaded at a time), so a machine that
+    // changes speed over the minute between runs moves both sides alike.
     server = await startSika(scratch, 'off');
     target = { baseUrl: server.baseUrl, pid: server.pid, usesPostgres };
+    const baselinePort = await freePort();
+    const baseline = await startServer('baseline', 'bench/baseline.ts', childEnv({ ...scratch.baselineEnv, PORT: String(baselinePort) }), '/healthz');
     let page: StorageRun['page'] = null;
     let peakOff: number | null;
     try {
       const session = await postJson(`${server.baseUrl}/api/v1/sessions`, SESSION_BODY, { authorization: `Bearer ${f.checkout.testKey}` });
+      const row = await postJson(`${baseline.baseUrl}/baseline/rows`, SESSION_BODY, {});
+      const one = (label: string, method: 'GET' | 'POST', path: string, body?: string): LoadSpec => ({
+        label,
+        url: baseline.baseUrl,
+        serverPid: baseline.pid,
+        usesPostgres,
+        method,
+        path,
+        requests: [body ? { method, path, headers: { 'content-type': 'application/json' }, body } : { method, path }],
+      });
+      const baselineInsert = (when: string) => runLoad(one(`baseline INSERT (${when})`, 'POST', '/baseline/rows', SESSION_BODY), settings);
+      const baselineSelect = (when: string) => runLoad(one(`baseline SELECT (${when})`, 'GET', `/baseline/rows/${row.id}`), settings);
+
+      await run('baselineInsertBefore', () => baselineInsert('before'));
       await run('sessionCreate', () => runLoad(sessionCreate(target, f, stamp), settings));
+      await run('payouts', () => runLoad(payouts(target, f, stamp), { ...settings, connections: heavyConnections(usesPostgres) }));
+      await run('baselineInsertAfter', () => baselineInsert('after'));
+      loads.baselineInsert = meanLoad(loads.baselineInsertBefore!, loads.baselineInsertAfter!, 'baseline INSERT (mean of before and after)');
+      await run('baselineSelectBefore', () => baselineSelect('before'));
       await run('sessionRead', () => runLoad(sessionRead(target, f, session.id), settings));
       await run('checkoutRead', () => runLoad(checkoutRead(target, session.id), settings));
-      await run('payouts', () => runLoad(payouts(target, f, stamp), { ...settings, connections: heavyConnections(usesPostgres) }));
+      await run('baselineSelectAfter', () => baselineSelect('after'));
+      loads.baselineSelect = meanLoad(loads.baselineSelectBefore!, loads.baselineSelectAfter!, 'baseline SELECT (mean of before and after)');
       peakOff = server.peakRssBytes();
       if (withPage) {
         page = await benchPayerPage(server.baseUrl, session.id);
         if ('skipped' in page) console.log(`  payer page: skipped (${page.skipped})`);
         else console.log(`  payer page: ${page.bytesTransferred} B in ${page.requests} requests, DOMContentLoaded ${Math.round(page.domContentLoadedMs)} ms (3G ${Math.round(page.domContentLoaded3gMs)} ms)`);
       }
-      problems.push(...server.problemLines());
+      problems.push(...server.problemLines(), ...baseline.problemLines());
     } finally {
       await server.stop();
-    }
-
-    // (3) The baseline on the same storage driver.
-    const port = await freePort();
-    const baseline = await startServer('baseline', 'bench/baseline.ts', childEnv({ ...scratch.baselineEnv, PORT: String(port) }), '/healthz');
-    try {
-      const row = await postJson(`${baseline.baseUrl}/baseline/rows`, SESSION_BODY, {});
-      const bt: Target = { baseUrl: baseline.baseUrl, pid: baseline.pid, usesPostgres };
-      const one = (label: string, method: 'GET' | 'POST', path: string, body?: string): LoadSpec => ({
-        label,
-        url: bt.baseUrl,
-        serverPid: bt.pid,
-        usesPostgres,
-        method,
-        path,
-        requests: [body ? { method, path, headers: { 'content-type': 'application/json' }, body } : { method, path }],
-      });
-      await run('baselineInsert', () => runLoad(one('baseline INSERT', 'POST', '/baseline/rows', SESSION_BODY), settings));
-      await run('baselineSelect', () => runLoad(one('baseline SELECT', 'GET', `/baseline/rows/${row.id}`), settings));
-      problems.push(...baseline.problemLines());
-    } finally {
       await baseline.stop();
     }
 
@@ -286,7 +289,18 @@ function onSignal(signal: NodeJS.Signals) {
 }
 
 const mb = (bytes: number | null) => (bytes === null ? '?' : `${(bytes / 1024 / 1024).toFixed(0)} MB`);
-const LOAD_ORDER = ['sessionCreate', 'sessionRead', 'checkoutRead', 'journey', 'journeyReceiverTimeout', 'payouts', 'baselineInsert', 'baselineSelect'];
+const LOAD_ORDER = [
+  'sessionCreate',
+  'sessionRead',
+  'checkoutRead',
+  'journey',
+  'journeyReceiverTimeout',
+  'payouts',
+  'baselineInsertBefore',
+  'baselineInsertAfter',
+  'baselineSelectBefore',
+  'baselineSelectAfter',
+];
 
 function sections(r: StorageRun, format: 'text' | 'markdown'): string {
   const t = format === 'text' ? (h: string[], rows: string[][]) => table(h, rows) : markdownTable;
@@ -355,7 +369,7 @@ async function main(): Promise<number> {
   const markdown = [
     '# Sika benchmark report',
     '',
-    `Generated by \`npm run bench\` at ${now.toISOString()} on ${machine}; ${settings.connections} connections, ${settings.durationS} s per run after ${settings.warmupS} s of warm-up, load from autocannon on the same machine. Every figure has its baseline from the same run. Targets are the issues' and apply to PostgreSQL; embedded figures are for comparison.`,
+    `Generated by \`npm run bench\` at ${now.toISOString()} on ${machine}; ${settings.connections} connections, ${settings.durationS} s per run after ${settings.warmupS} s of warm-up, load from autocannon on the same machine. Every figure has its baseline from the same run, measured just before and just after it (the mean is the baseline): a machine whose speed drifts moves both sides alike. Targets are the issues' and apply to PostgreSQL; embedded figures are for comparison.`,
     '',
     `**${summary}**`,
     ...results.flatMap((r) => ['', `## ${STORAGE_NAMES[r.storage]}`, '', `${r.description.replace(/ in \/.*$/, '').replace(/, database .*$/, '')}.`, '', sections(r, 'markdown')]),
