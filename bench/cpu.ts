@@ -24,10 +24,21 @@ export interface CpuUsage {
   otherBusy: number;
 }
 
-function processCpuS(pid: number | string): number {
-  // Fields after the ")" of the command name: utime and stime are the 12th and 13th.
+/**
+ * A process's CPU seconds. withReaped adds its reaped children's (cutime, cstime): for the postmaster,
+ * that keeps the CPU of backends that ended during a run (a pool closing idle connections) in the sum.
+ */
+function processCpuS(pid: number | string, withReaped = false): number {
+  // Fields after the ")" of the command name: utime, stime, cutime and cstime are the 12th to 15th.
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S;
+  const own = Number(fields[11]) + Number(fields[12]);
+  return (withReaped ? own + Number(fields[13]) + Number(fields[14]) : own) / CLOCK_TICKS_PER_S;
+}
+
+/** The postmaster (…/bin/postgres) and its children (retitled "postgres: …"). */
+function isPostgres(cmdline: string): boolean {
+  const argv0 = cmdline.split('\0')[0] ?? '';
+  return argv0.startsWith('postgres') || argv0.endsWith('/bin/postgres');
 }
 
 export function cpuSnapshot(serverPid: number | undefined): CpuSnapshot | null {
@@ -38,7 +49,7 @@ export function cpuSnapshot(serverPid: number | undefined): CpuSnapshot | null {
       if (!/^\d+$/.test(entry)) continue;
       try {
         if (Number(entry) === serverPid) serverS = processCpuS(entry);
-        else if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').startsWith('postgres')) postgresS += processCpuS(entry);
+        else if (isPostgres(readFileSync(`/proc/${entry}/cmdline`, 'utf8'))) postgresS += processCpuS(entry, true);
       } catch {
         /* the process ended meanwhile */
       }
