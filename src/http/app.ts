@@ -108,8 +108,9 @@ export async function buildApp({ config, db, logger, payoutRail = null }: BuildO
     documentCommonErrors(route);
   });
   app.decorateRequest('principal', null);
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
   registerErrorHandler(app);
   app.addSchema(ErrorEnvelope);
@@ -165,11 +166,14 @@ export async function buildApp({ config, db, logger, payoutRail = null }: BuildO
   // Hosted checkout API: public, limited per client address and per session.
   await app.register(checkoutPayerRoutes, deps);
   await app.register(payerPageRoutes, deps);
-  await app.register(cookie);
-  // Merchant dashboard (cookie sessions, CSRF on every form).
-  await app.register(dashboardRoutes, deps);
-  // Operator console (its own accounts and cookie).
-  await app.register(opsRoutes, deps);
+  // The consoles, the only routes with cookies: the cookie plugin's hooks run for them alone.
+  await app.register(async (consoles) => {
+    await consoles.register(cookie);
+    // Merchant dashboard (cookie sessions, CSRF on every form).
+    await consoles.register(dashboardRoutes, deps);
+    // Operator console (its own accounts and cookie).
+    await consoles.register(opsRoutes, deps);
+  });
 
   return app;
 }
