@@ -221,25 +221,20 @@ export function payoutHoldLines(p: PayoutAmounts): Line[] {
   ];
 }
 
-/** Phase two, paid: the hold leaves to the recipient (amount) and to our fees (fee). */
-export function payoutPostLines(p: PayoutAmounts): Line[] {
-  const total = payoutTotalMinor(p);
+/** Amount plus fee leave `from` to the recipient (amount) and to our fees (fee). */
+function payoutPaymentLines(p: PayoutAmounts, from: 'merchant_held' | 'merchant_available'): Line[] {
   return [
-    { account: 'merchant_held', amountMinor: total },
+    { account: from, amountMinor: payoutTotalMinor(p) },
     { account: 'payout_clearing', amountMinor: -p.amountMinor },
     { account: 'fee_revenue', amountMinor: -p.feeMinor },
   ].filter((line): line is Line => line.amountMinor !== 0);
 }
 
-/** Paid the moment it is made (Test mode): available -> the recipient (amount) and our fees (fee), nothing held. */
-export function payoutPaidLines(p: PayoutAmounts): Line[] {
-  const total = payoutTotalMinor(p);
-  return [
-    { account: 'merchant_available', amountMinor: total },
-    { account: 'payout_clearing', amountMinor: -p.amountMinor },
-    { account: 'fee_revenue', amountMinor: -p.feeMinor },
-  ].filter((line): line is Line => line.amountMinor !== 0);
-}
+/** Phase two, paid: the hold leaves to the recipient (amount) and to our fees (fee). */
+export const payoutPostLines = (p: PayoutAmounts): Line[] => payoutPaymentLines(p, 'merchant_held');
+
+/** Paid the moment it is made (Test mode): from available, nothing held. */
+export const payoutPaidLines = (p: PayoutAmounts): Line[] => payoutPaymentLines(p, 'merchant_available');
 
 /** Phase two, failed or cancelled: the hold goes back to available. */
 export const payoutVoidLines = (p: PayoutAmounts): Line[] => oppositeLines(payoutHoldLines(p));
