@@ -1,6 +1,7 @@
 // Prometheus metrics at /metrics: request counts and latency histograms by route.
 import type { FastifyInstance } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { BatchOutcome } from '../payouts/batch-writer.ts';
 
 export function registerMetrics(app: FastifyInstance): Registry {
   const registry = new Registry();
@@ -33,11 +34,11 @@ export function registerMetrics(app: FastifyInstance): Registry {
   return registry;
 }
 
-/** How many payouts each payout statement wrote (src/payouts/batch-writer.ts), and whether it had to write them one by one. */
-export function payoutBatchMetric(registry: Registry): (size: number, outcome: 'together' | 'one by one') => void {
+/** How many payouts each payout statement was given (src/payouts/batch-writer.ts), and how it went. */
+export function payoutBatchMetric(registry: Registry): (size: number, outcome: BatchOutcome) => void {
   const sizes = new Histogram({
     name: 'sika_payout_batch_size',
-    help: 'Payouts per payout-writing statement; outcome "one by one" counts batches that failed and were written singly',
+    help: 'Payouts per payout-writing statement; outcome "one by one": the batch failed and was written singly; "failed": storage was unreachable',
     labelNames: ['outcome'] as const,
     buckets: [1, 2, 4, 8, 16, 32],
     registers: [registry],

@@ -5,14 +5,17 @@
 // Nothing waits on a timer: a payout that finds its merchant idle is written at once.
 //
 // A batch statement writes all of its payouts or none (store.insertNewPayouts). When it fails (a taken
-// client_reference, a balance or the day's limit that does not cover them all, anything else), each
-// payout is written again on its own, in arrival order, so each request gets exactly the answer it would
-// have had alone, and a payout that fits is never refused for one that did not.
-import type { Db } from '../db/index.ts';
+// client_reference, a balance or the day's limit that does not cover them all, anything but storage
+// being unreachable, which fails them all at once), each payout is written again on its own, in arrival
+// order, so each request gets exactly the answer it would have had alone, and a payout that fits is
+// never refused for one that did not.
+import { DbError, type Db } from '../db/index.ts';
 import * as store from './store.ts';
 
 /** Payouts per statement at most (the statement's arrays grow with it). */
 export const PAYOUT_BATCH_MAX = 32;
+
+export type BatchOutcome = 'together' | 'one by one' | 'failed';
 
 interface Pending {
   write: store.NewPayoutWrite;
@@ -26,8 +29,8 @@ export class PayoutBatchWriter {
 
   constructor(
     private readonly db: Db,
-    /** Told each batch's size and whether it was written together or, after the statement failed, one by one. */
-    private readonly observe: (size: number, outcome: 'together' | 'one by one') => void = () => {},
+    /** Told each batch's size and how it went: written together, one by one after the statement failed, or failed (storage unreachable). */
+    private readonly observe: (size: number, outcome: BatchOutcome) => void = () => {},
   ) {}
 
   /** Resolves with the payout written, or null (nothing written) when what its decision saw has changed. */
@@ -62,8 +65,14 @@ export class PayoutBatchWriter {
       let written: store.PayoutRow[] | null = null;
       try {
         written = await store.insertNewPayouts(this.db, batch.map((p) => p.write));
-      } catch {
-        // Written one by one below: each payout gets the answer it would have had alone.
+      } catch (error) {
+        // Storage unreachable: each payout alone would wait for it as long, one after the other.
+        if (error instanceof DbError && error.isUnavailable) {
+          this.observe(batch.length, 'failed');
+          for (const p of batch) p.reject(error);
+          return;
+        }
+        // Otherwise written one by one below: each payout gets the answer it would have had alone.
       }
       this.observe(batch.length, written ? 'together' : 'one by one');
       if (written) {
