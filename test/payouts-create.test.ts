@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { CreatedMerchant } from '../src/accounts/service.ts';
 import { checkInvariants } from '../src/ledger/service.ts';
-import { decidePayout, markPayoutReturned, processDuePayouts, reconcilePayout, setPayoutAccess } from '../src/payouts/service.ts';
+import { DbError } from '../src/db/index.ts';
+import { createPayout as createPayoutDirectly, decidePayout, markPayoutReturned, processDuePayouts, reconcilePayout, setPayoutAccess } from '../src/payouts/service.ts';
 import { advanceProcessingStep } from '../src/payouts/store.ts';
 import { LivePayoutSimulator } from '../src/rails/payouts.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
@@ -700,6 +701,36 @@ describe(`payout creation and processing (${storageKind})`, () => {
     assert.equal(await payoutRows(m.merchant_id), paid);
     const fee = 100; // bank transfer: GHS 1.00 flat
     assert.equal((await balanceOf(t, m.merchant_id, 'test')).available_minor, 100_000 - paid * (1_000 + fee));
+    await assertHealthy(m.merchant_id);
+  });
+
+  it('a payout write aborted by a deadlock (40P01) runs again: one payout, charged once', async () => {
+    const m = await testMerchant(10_000);
+    const recipient = await bankRecipient(t, m.test_api_key);
+    const [key] = await t.db.query<{ id: string; prefix: string }>("SELECT id, prefix FROM api_keys WHERE merchant_id = $1 AND environment = 'test'", [m.merchant_id]);
+    let aborted = 0;
+    // The storage aborts the first two payout statements as PostgreSQL does the loser of a deadlock.
+    const db = new Proxy(t.db, {
+      get(target, name) {
+        if (name === 'query') {
+          return async (sql: string, params?: readonly unknown[], prepare?: string) => {
+            if (prepare === 'payout_create' && aborted < 2) {
+              aborted++;
+              throw new DbError('deadlock detected', '40P01', null);
+            }
+            return target.query(sql, params, prepare);
+          };
+        }
+        const value = Reflect.get(target, name) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const principal = { merchantId: m.merchant_id, environment: 'test' as const, apiKeyId: key!.id, apiKeyPrefix: key!.prefix };
+    const { payout } = await createPayoutDirectly({ db, payoutRail: null }, principal, { recipient_id: recipient.id, amount_minor: 1_000, client_reference: newClientReference() });
+    assert.equal(aborted, 2);
+    assert.equal(payout.status, 'paid');
+    assert.equal(await payoutRows(m.merchant_id), 1);
+    assert.equal((await balanceOf(t, m.merchant_id, 'test')).available_minor, 10_000 - 1_100);
     await assertHealthy(m.merchant_id);
   });
 

@@ -4,7 +4,7 @@ import { openPostgres } from './postgres.ts';
 import type { Db } from './types.ts';
 
 export type { Db, Queryable } from './types.ts';
-export { DbError } from './types.ts';
+export { DbError, TRANSACTION_ATTEMPTS_MAX } from './types.ts';
 
 /** PostgreSQL when DATABASE_URL is set, else embedded PGlite in DATA_DIR; migrated before use. */
 /** dataDir null = embedded in memory (tests). */

@@ -93,8 +93,9 @@ export interface NewLine {
  * 'skip': ON CONFLICT DO NOTHING, which also waits out a concurrent writer of it; compare
  * WRITTEN_COUNTS with what was asked) or fails the statement ('fail'). onlyIf, a condition on the
  * statement's other parts, writes nothing when false (e.g. the row the entries are for was not inserted). Balance moves are summed per
- * account, so one statement can post several entries on one account, and applied in account id order,
- * the order lockAccounts locks in, so a writer that did not lock first cannot deadlock with one that did.
+ * account, so one statement can post several entries on one account; the accounts are locked in id order
+ * first (ledger_locked), the order lockAccounts locks in, so a writer that did not lock first cannot
+ * deadlock with one that did.
  * The merchant balance CHECK refuses a move below zero whatever the caller read (ledgerWriteError). The accounts are also named by id: the planner cannot
  * estimate the rows of unnest and would otherwise scan every account (measured: a hash join over all
  * ledger_accounts rows per post).
@@ -121,10 +122,15 @@ export function entriesCtes(s: Statement, entries: readonly NewEntry[], lines: r
               AS given (entry_id, account_id, amount_minor)
         WHERE given.entry_id IN (SELECT id FROM ledger_entry)
        RETURNING account_id, amount_minor
+     ), ledger_locked AS (
+       -- The accounts locked in id order, as lockAccounts does, before the UPDATE touches any of them: the
+       -- UPDATE alone locks in whatever order its join yields rows (a hash join: the table's physical
+       -- order), which deadlocked with a payment locking the same accounts in id order.
+       SELECT id FROM ledger_accounts WHERE id = ANY(${s.p([...new Set(lines.map((l) => l.accountId))], 'uuid[]')}) ORDER BY id FOR NO KEY UPDATE
      ), ledger_moved AS (
        UPDATE ledger_accounts account SET balance_minor = account.balance_minor + moves.amount_minor
-         FROM (SELECT account_id, sum(amount_minor)::bigint AS amount_minor FROM ledger_line GROUP BY account_id ORDER BY account_id) AS moves
-        WHERE account.id = moves.account_id AND account.id = ANY(${s.p([...new Set(lines.map((l) => l.accountId))], 'uuid[]')})
+         FROM (SELECT account_id, sum(amount_minor)::bigint AS amount_minor FROM ledger_line GROUP BY account_id) AS moves
+        WHERE account.id = moves.account_id AND account.id IN (SELECT id FROM ledger_locked)
        RETURNING account.id
      )`;
 }

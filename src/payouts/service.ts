@@ -3,7 +3,7 @@
 import type { ApiPrincipal, Environment } from '../accounts/model.ts';
 import { audit, type Actor } from '../audit/log.ts';
 import type { Db, Queryable } from '../db/index.ts';
-import { DbError } from '../db/index.ts';
+import { DbError, TRANSACTION_ATTEMPTS_MAX } from '../db/index.ts';
 import { emitEvent, eventPayload, type EventInput } from '../events/outbox.ts';
 import { AppError, errors } from '../http/errors.ts';
 import { canonicalJson, sha256Hex } from '../lib/canonical-json.ts';
@@ -446,25 +446,39 @@ export async function createPayout(
     return { payout, existing: false, recipient };
   };
 
-  // A remembered decision first (attempt 0): whatever stops it, a refusal included, is decided again from
-  // a fresh read, so nothing is refused on what the cache remembers. A second fresh read runs when the
-  // same client_reference was written after this request read (it is then seen, and this request is
-  // replayed or refused as a conflict), or when the write found the recipient or settings changed.
-  for (let attempt = remembered ? 0 : 1; ; attempt++) {
+  // A remembered decision first: whatever stops it, a refusal included, is decided again from a fresh
+  // read, so nothing is refused on what the cache remembers. Then fresh reads: once more when the same
+  // client_reference was written after this request read (it is then seen, and this request is replayed
+  // or refused as a conflict) or when the write found the recipient or settings changed; and again when
+  // a deadlock or serialization failure aborted the write (nothing was written: it simply runs again).
+  let useRemembered = remembered !== null;
+  let referenceRetried = false;
+  let changeRetried = false;
+  for (let aborted = 0; ; ) {
+    const fresh = !useRemembered;
     let created;
     try {
-      created = await decide(attempt > 0);
+      created = await decide(fresh);
     } catch (error) {
-      if (attempt === 0) {
+      if (!fresh) {
         deps.decisions?.forget(principal.apiKeyId, input.recipient_id);
+        useRemembered = false;
         continue;
       }
-      if (attempt === 1 && error instanceof DbError && error.isUniqueViolation && error.constraint === CLIENT_REFERENCE_CONSTRAINT) continue;
+      if (error instanceof DbError && error.isRetryable && ++aborted < TRANSACTION_ATTEMPTS_MAX) continue;
+      if (!referenceRetried && error instanceof DbError && error.isUniqueViolation && error.constraint === CLIENT_REFERENCE_CONSTRAINT) {
+        referenceRetried = true;
+        continue;
+      }
       throw error;
     }
     if (created) return created;
-    if (attempt === 0) deps.decisions?.forget(principal.apiKeyId, input.recipient_id);
-    if (attempt >= 2) throw conflict('RECIPIENT_UNAVAILABLE', 'The recipient or the payout settings changed while this payout was being made; nothing was created or held. Try again.');
+    if (!fresh) {
+      deps.decisions?.forget(principal.apiKeyId, input.recipient_id);
+      useRemembered = false;
+    } else if (changeRetried) {
+      throw conflict('RECIPIENT_UNAVAILABLE', 'The recipient or the payout settings changed while this payout was being made; nothing was created or held. Try again.');
+    } else changeRetried = true;
   }
 }
 
