@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Db, Queryable } from '../db/index.ts';
+import { ExpiringMap } from '../lib/expiring-map.ts';
 import { newUuid, randomToken } from '../lib/ids.ts';
 import { API_KEY_PATTERN, API_KEY_PREFIX_LENGTH, API_KEY_SECRET_LENGTH, type ApiPrincipal, type Environment } from './model.ts';
 import * as store from './store.ts';
@@ -32,7 +33,8 @@ const CACHE_ENTRIES_MAX = 10_000;
  * to one query per request; revocation through this process clears it at once, elsewhere within 5 s.
  */
 export class ApiKeyAuthenticator {
-  private readonly cache = new Map<string, { row: store.ApiKeyRow | null; expiresAtMs: number }>();
+  /** By prefix; a prefix with no key is remembered too (row null). */
+  private readonly cache = new ExpiringMap<string, { row: store.ApiKeyRow | null }>(CACHE_TTL_MS, CACHE_ENTRIES_MAX);
 
   constructor(private readonly db: Db) {}
 
@@ -59,12 +61,10 @@ export class ApiKeyAuthenticator {
   }
 
   private async lookup(prefix: string): Promise<store.ApiKeyRow | null> {
-    const now = Date.now();
     const cached = this.cache.get(prefix);
-    if (cached && cached.expiresAtMs > now) return cached.row;
+    if (cached) return cached.row;
     const row = await store.findApiKeyByPrefix(this.db, prefix);
-    if (this.cache.size >= CACHE_ENTRIES_MAX) this.cache.clear();
-    this.cache.set(prefix, { row, expiresAtMs: now + CACHE_TTL_MS });
+    this.cache.set(prefix, { row });
     return row;
   }
 }

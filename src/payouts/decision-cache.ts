@@ -5,6 +5,7 @@
 // the day's total are left to the database's CHECKs, and a write that finds anything changed forgets the
 // entry and decides again from a fresh read.
 import type { AccountRow } from '../ledger/store.ts';
+import { ExpiringMap } from '../lib/expiring-map.ts';
 import type { RecipientRow, SettingsRow } from './store.ts';
 
 export interface RememberedDecision {
@@ -21,24 +22,14 @@ const TTL_MS = 5_000;
 const ENTRIES_MAX = 10_000;
 
 export class PayoutDecisionCache {
-  private readonly entries = new Map<string, { decision: RememberedDecision; expiresAtMs: number }>();
-
-  constructor(private readonly ttlMs = TTL_MS) {}
+  private readonly entries = new ExpiringMap<string, RememberedDecision>(TTL_MS, ENTRIES_MAX);
 
   get(apiKeyId: string, recipientId: string): RememberedDecision | null {
-    const key = keyOf(apiKeyId, recipientId);
-    const entry = this.entries.get(key);
-    if (!entry) return null;
-    if (entry.expiresAtMs <= Date.now()) {
-      this.entries.delete(key);
-      return null;
-    }
-    return entry.decision;
+    return this.entries.get(keyOf(apiKeyId, recipientId)) ?? null;
   }
 
   remember(apiKeyId: string, recipientId: string, decision: RememberedDecision): void {
-    if (this.entries.size >= ENTRIES_MAX) this.entries.clear();
-    this.entries.set(keyOf(apiKeyId, recipientId), { decision, expiresAtMs: Date.now() + this.ttlMs });
+    this.entries.set(keyOf(apiKeyId, recipientId), decision);
   }
 
   forget(apiKeyId: string, recipientId: string): void {
