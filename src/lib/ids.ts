@@ -8,7 +8,8 @@ const POOL_BYTES = 4096;
 const pool = Buffer.alloc(POOL_BYTES);
 let poolOffset = POOL_BYTES;
 
-function randomBytes(n: number): Buffer {
+/** n random bytes as a view of the pool: read them before the next call, never keep them. */
+function pooledRandomBytes(n: number): Buffer {
   if (n > POOL_BYTES) return randomFillSync(Buffer.alloc(n));
   if (poolOffset + n > POOL_BYTES) {
     randomFillSync(pool);
@@ -27,7 +28,7 @@ function sortableId(now = Date.now()): string {
     time = CROCKFORD[ms % 32] + time;
     ms = Math.floor(ms / 32);
   }
-  const bytes = randomBytes(16);
+  const bytes = pooledRandomBytes(16);
   let random = '';
   for (const byte of bytes) random += CROCKFORD[byte % 32];
   return time + random;
@@ -47,7 +48,7 @@ const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345
 export function randomToken(length: number): string {
   let out = '';
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
+    for (const byte of pooledRandomBytes(length * 2)) {
       if (byte < 248 && out.length < length) out += ALPHANUMERIC[byte % 62];
     }
   }

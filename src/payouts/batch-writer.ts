@@ -61,27 +61,30 @@ export class PayoutBatchWriter {
   }
 
   private async writeBatch(batch: Pending[]): Promise<void> {
-    if (batch.length > 1) {
-      let written: store.PayoutRow[] | null = null;
-      try {
-        written = await store.insertNewPayouts(this.db, batch.map((p) => p.write));
-      } catch (error) {
-        // Storage unreachable: each payout alone would wait for it as long, one after the other.
-        if (error instanceof DbError && error.isUnavailable) {
-          this.observe(batch.length, 'failed');
-          for (const p of batch) p.reject(error);
-          return;
-        }
-        // Otherwise written one by one below: each payout gets the answer it would have had alone.
-      }
-      this.observe(batch.length, written ? 'together' : 'one by one');
-      if (written) {
-        const byId = new Map(written.map((payout) => [payout.id, payout]));
-        for (const p of batch) p.resolve(byId.get(p.write.row.id) ?? null);
+    if (batch.length === 1) {
+      this.observe(1, 'together');
+      return this.writeOneByOne(batch);
+    }
+    let written: store.PayoutRow[];
+    try {
+      written = await store.insertNewPayouts(this.db, batch.map((p) => p.write));
+    } catch (error) {
+      // Storage unreachable: each payout alone would wait for it as long, one after the other.
+      if (error instanceof DbError && error.isUnavailable) {
+        this.observe(batch.length, 'failed');
+        for (const p of batch) p.reject(error);
         return;
       }
+      // Anything else: each payout gets the answer it would have had alone.
+      this.observe(batch.length, 'one by one');
+      return this.writeOneByOne(batch);
     }
-    if (batch.length === 1) this.observe(1, 'together');
+    this.observe(batch.length, 'together');
+    const byId = new Map(written.map((payout) => [payout.id, payout]));
+    for (const p of batch) p.resolve(byId.get(p.write.row.id) ?? null);
+  }
+
+  private async writeOneByOne(batch: Pending[]): Promise<void> {
     for (const p of batch) {
       try {
         p.resolve(await store.insertNewPayout(this.db, p.write));

@@ -388,7 +388,7 @@ export async function createPayout(
     let accounts: AccountRow[];
     try {
       accounts = await completeAccounts(db, principal.merchantId, principal.environment, accountKinds, decision.accounts);
-      // Test: paid at once, no money sent (SPEC 3.3): the hold and its post are written with the row, inserted as paid.
+      // Test: paid at once, no money sent (SPEC 3.3): its payment entry is written with the row, inserted as paid.
       // Remembered balances would be stale: the merchant balance CHECK alone refuses a shortfall then.
       ledger = planNewPayout(money, accounts, isTest, fresh ? 'balances read' : 'balances unknown');
     } catch (error) {
@@ -433,8 +433,9 @@ export async function createPayout(
       throw error;
     }
     if (!payout) return null; // something the decision saw changed before the write (nothing was written)
-    // Remembered for this key's next payouts to the recipient: only what the write re-checks.
-    if (fresh && (!isTest || recipient.verification_status !== 'pending_verification')) {
+    // Remembered for this key's next payouts to the recipient: only what the write re-checks (a Test
+    // recipient waiting for the verifier was verified above, so none is remembered waiting).
+    if (fresh) {
       deps.decisions?.remember(principal.apiKeyId, recipient.id, {
         settings,
         approval_required: decision.approval_required,
@@ -452,6 +453,10 @@ export async function createPayout(
   // or refused as a conflict) or when the write found the recipient or settings changed; and again when
   // a deadlock or serialization failure aborted the write (nothing was written: it simply runs again).
   let useRemembered = remembered !== null;
+  const forgetRemembered = () => {
+    deps.decisions?.forget(principal.apiKeyId, input.recipient_id);
+    useRemembered = false;
+  };
   let referenceRetried = false;
   let changeRetried = false;
   for (let aborted = 0; ; ) {
@@ -461,8 +466,7 @@ export async function createPayout(
       created = await decide(fresh);
     } catch (error) {
       if (!fresh) {
-        deps.decisions?.forget(principal.apiKeyId, input.recipient_id);
-        useRemembered = false;
+        forgetRemembered();
         continue;
       }
       if (error instanceof DbError && error.isRetryable && ++aborted < TRANSACTION_ATTEMPTS_MAX) continue;
@@ -473,10 +477,8 @@ export async function createPayout(
       throw error;
     }
     if (created) return created;
-    if (!fresh) {
-      deps.decisions?.forget(principal.apiKeyId, input.recipient_id);
-      useRemembered = false;
-    } else if (changeRetried) {
+    if (!fresh) forgetRemembered();
+    else if (changeRetried) {
       throw conflict('RECIPIENT_UNAVAILABLE', 'The recipient or the payout settings changed while this payout was being made; nothing was created or held. Try again.');
     } else changeRetried = true;
   }

@@ -307,15 +307,13 @@ export async function insertNewPayouts(db: Queryable, writes: readonly NewPayout
     }
     throw ledgerWriteError(error);
   }
+  if (rows.length === 0) return [];
   const written = new Set(rows.map((row) => row.id));
   // ifPosted 'fail' above: had an entry been posted before, the statement would have failed; these hold by construction.
   const writtenEntries = entries.filter((entry) => written.has(entry.referenceId));
   const writtenEntryIds = new Set(writtenEntries.map((entry) => entry.id));
-  const counts = rows[0] ?? { ledger_entries: 0, ledger_accounts: 0, day_rows: 0 };
-  if (
-    counts.day_rows !== (rows.length > 0 ? 1 : 0) ||
-    (rows.length > 0 && !checkWritten(counts, writtenEntries, lines.filter((line) => writtenEntryIds.has(line.entryId))))
-  ) {
+  const counts = rows[0]!;
+  if (counts.day_rows !== 1 || !checkWritten(counts, writtenEntries, lines.filter((line) => writtenEntryIds.has(line.entryId)))) {
     throw new Error(`assertion failed: ${rows.length} new payouts wrote ${counts.day_rows} day totals and ${counts.ledger_entries} entries`);
   }
   return rows.map(({ ledger_entries: _entries, ledger_accounts: _accounts, day_rows: _days, ...payout }) => payout);
