@@ -8,6 +8,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { Redis } from 'ioredis';
 import { loadConfig } from '../src/config.ts';
 import { buildApp } from '../src/http/app.ts';
+import { MemoryWindowStore } from '../src/http/memory-window-store.ts';
 import { bearer, startTestApp, storageKind, type TestContext } from './helpers.ts';
 import { assertErrorEnvelope } from './http.ts';
 
@@ -157,5 +158,46 @@ describe(`rate limit per API key shared through Redis by two instances (${storag
     ]);
     assert.equal(again.ok.length, LIMIT);
     assert.equal(again.limited.length, 1);
+  });
+});
+
+describe('the in-memory window store', () => {
+  const count = (store: MemoryWindowStore, key: string, windowMs = 1_000) => {
+    let answer: { current: number; ttl: number } | undefined;
+    store.incr(key, (_error, result) => (answer = result), windowMs, LIMIT);
+    return answer!;
+  };
+
+  it('answers each request with its own count, not a window object later requests move', () => {
+    const store = new MemoryWindowStore();
+    const answers = Array.from({ length: 8 }, () => count(store, 'key:a'));
+    assert.deepEqual(
+      answers.map((a) => a.current),
+      [1, 2, 3, 4, 5, 6, 7, 8],
+    );
+    for (const a of answers) assert.ok(a.ttl > 0 && a.ttl <= 1_000, `ttl ${a.ttl}`);
+    assert.equal(count(store, 'key:b').current, 1, 'another key has its own window');
+  });
+
+  it('starts a new window once the old one has ended', async () => {
+    const store = new MemoryWindowStore();
+    count(store, 'key:a', 50);
+    assert.equal(count(store, 'key:a', 50).current, 2);
+    await sleep(60);
+    assert.equal(count(store, 'key:a', 50).current, 1);
+  });
+
+  it('stays within its size: ended windows go first, then the oldest live ones', async () => {
+    const store = new MemoryWindowStore(undefined, 4);
+    for (const key of ['a', 'b']) count(store, key, 30);
+    await sleep(40);
+    for (const key of ['c', 'd']) count(store, key, 1_000);
+    count(store, 'c', 1_000);
+    count(store, 'e', 1_000); // full: a and b (ended) are dropped
+    assert.equal(count(store, 'c', 1_000).current, 3, 'live windows survive when ended ones make room');
+    count(store, 'f', 1_000);
+    count(store, 'g', 1_000); // full of live windows: the oldest half (c, d) goes
+    assert.equal(count(store, 'c', 1_000).current, 1);
+    assert.equal(count(store, 'f', 1_000).current, 2);
   });
 });

@@ -54,7 +54,8 @@ export const insertWebhookEndpoint = (
   ]);
 
 export async function findApiKeyByPrefix(db: Queryable, prefix: string): Promise<ApiKeyRow | null> {
-  const rows = await db.query<ApiKeyRow>(
+  const rows = await db.read<ApiKeyRow>(
+    'api_key_by_prefix',
     'SELECT id, merchant_id, environment, prefix, key_hash, revoked_at, last_used_at FROM api_keys WHERE prefix = $1',
     [prefix],
   );

@@ -52,18 +52,14 @@ export function sessionInsert(s: SessionRow): { sql: string; params: unknown[]; 
  * autovacuum gets to it; a 10,000-session merchant made each read ~1.4 ms of database time).
  */
 export async function findSession(db: Queryable, merchantId: string, environment: string, id: string): Promise<SessionRow | null> {
-  const rows = await db.query<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM checkout_sessions WHERE id = $1`, [id], 'session_by_id');
+  const rows = await db.read<SessionRow>('session_by_id', `SELECT ${SESSION_COLUMNS} FROM checkout_sessions WHERE id = $1`, [id]);
   const row = rows[0];
   return row && row.merchant_id === merchantId && row.environment === environment ? row : null;
 }
 
 /** Any session by id (payer endpoints: the unguessable id is the capability), with its merchant's name. */
 export async function findPublicSession(db: Queryable, id: string): Promise<(SessionRow & { merchant_name: string }) | null> {
-  const rows = await db.query<SessionRow & { merchant_name: string }>(
-    `${PUBLIC_SESSION_SELECT} ${PUBLIC_SESSION_FROM}`,
-    [id],
-    'public_session_by_id',
-  );
+  const rows = await db.read<SessionRow & { merchant_name: string }>('public_session_by_id', `${PUBLIC_SESSION_SELECT} ${PUBLIC_SESSION_FROM}`, [id]);
   return rows[0] ?? null;
 }
 
@@ -222,7 +218,8 @@ export const updateSlipStatus = (tx: Queryable, id: string, status: CashSlipRow[
   );
 
 export async function findFeeOverrides(db: Queryable, merchantId: string, environment: string) {
-  return db.query<{ rail: string; bearer: 'payer' | 'merchant'; percent_bps: number; flat_minor: number; cap_minor: number | null }>(
+  return db.read<{ rail: string; bearer: 'payer' | 'merchant'; percent_bps: number; flat_minor: number; cap_minor: number | null }>(
+    'fee_overrides',
     'SELECT rail, bearer, percent_bps, flat_minor, cap_minor FROM fee_schedules WHERE merchant_id = $1 AND environment = $2',
     [merchantId, environment],
   );
@@ -240,7 +237,8 @@ export async function findPublicSessionWithLines(
   db: Queryable,
   id: string,
 ): Promise<(SessionRow & { merchant_name: string; line_items: PublicLineItem[] }) | null> {
-  const rows = await db.query<SessionRow & { merchant_name: string; line_items: PublicLineItem[] }>(
+  const rows = await db.read<SessionRow & { merchant_name: string; line_items: PublicLineItem[] }>(
+    'public_session_with_lines',
     `${PUBLIC_SESSION_SELECT},
             -- The ordered aggregate costs more than the probe even over no rows: only aggregate when there are lines.
             CASE WHEN EXISTS (SELECT 1 ${SESSION_INVOICE_LINES})
@@ -249,7 +247,6 @@ export async function findPublicSessionWithLines(
                  ELSE '[]'::json END AS line_items
        ${PUBLIC_SESSION_FROM}`,
     [id],
-    'public_session_with_lines',
   );
   return rows[0] ?? null;
 }

@@ -62,6 +62,9 @@ export async function openEmbedded(dataDir: string | null): Promise<Db> {
         throw DbError.from(error);
       }
     },
+    read(_name: string, sql: string, params?: readonly unknown[]) {
+      return this.query(sql, params);
+    },
     async exec(sql: string) {
       try {
         await client.exec(sql);
@@ -76,6 +79,7 @@ export async function openEmbedded(dataDir: string | null): Promise<Db> {
   const db: Db = {
     kind: 'embedded',
     query: (sql, params) => inFlight.run(() => direct.query(sql, params)),
+    read: (_name, sql, params) => inFlight.run(() => direct.query(sql, params)),
     exec: (sql) => inFlight.run(() => direct.exec(sql)),
     transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       // PGlite is one connection: its transaction() serialises writers, so row locks never contend.

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { ReadPipeline } from './read-pipeline.ts';
 import { DbError, InFlight, parseInt8, withRetries, type Db, type Queryable } from './types.ts';
 
 /** Connections per process; the benchmark baseline (bench/baseline.ts) uses the same size. */
@@ -11,9 +12,8 @@ const KEEPALIVE_INITIAL_DELAY_MS = 10_000;
 const QUERY_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 5_000;
 
 export async function openPostgres(databaseUrl: string, poolSize = POOL_SIZE_MAX): Promise<Db> {
-  const pool = new pg.Pool({
+  const connection = {
     connectionString: databaseUrl,
-    max: poolSize,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     statement_timeout: STATEMENT_TIMEOUT_MS,
     query_timeout: QUERY_TIMEOUT_MS,
@@ -23,9 +23,11 @@ export async function openPostgres(databaseUrl: string, poolSize = POOL_SIZE_MAX
       getTypeParser: ((oid: number, format?: string) =>
         oid === 20 ? parseInt8 : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
     },
-  });
+  };
+  const pool = new pg.Pool({ ...connection, max: poolSize });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});
+  const pipeline = new ReadPipeline(() => new pg.Client({ ...connection, pipeline: true } as pg.ClientConfig));
 
   const wrap = (client: pg.Pool | pg.PoolClient): Queryable => ({
     async query<Row>(sql: string, params: readonly unknown[] = [], prepare?: string) {
@@ -35,6 +37,9 @@ export async function openPostgres(databaseUrl: string, poolSize = POOL_SIZE_MAX
       } catch (error) {
         throw DbError.from(error);
       }
+    },
+    read(name: string, sql: string, params?: readonly unknown[]) {
+      return this.query(sql, params, name);
     },
     async exec(sql: string) {
       try {
@@ -50,6 +55,14 @@ export async function openPostgres(databaseUrl: string, poolSize = POOL_SIZE_MAX
   const db: Db = {
     kind: 'postgres',
     query: (sql, params, prepare) => inFlight.run(() => direct.query(sql, params, prepare)),
+    read: <Row>(name: string, sql: string, params: readonly unknown[] = []) =>
+      inFlight.run(async () => {
+        try {
+          return await pipeline.query<Row>(name, sql, params);
+        } catch (error) {
+          throw DbError.from(error);
+        }
+      }),
     exec: (sql) => inFlight.run(() => direct.exec(sql)),
     transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       return inFlight.run(() => withRetries(async () => {
@@ -80,7 +93,7 @@ export async function openPostgres(databaseUrl: string, poolSize = POOL_SIZE_MAX
     },
     async close() {
       await inFlight.settle();
-      await pool.end();
+      await Promise.all([pool.end(), pipeline.close()]);
     },
   };
   await db.ping();

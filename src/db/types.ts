@@ -7,6 +7,12 @@ export interface Queryable {
    * every call (embedded storage ignores it). Only for fixed SQL text; one name, one text.
    */
   query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[], prepare?: string): Promise<Row[]>;
+  /**
+   * A hot lookup by a named statement: a plain SELECT that takes no locks and writes nothing, so it can
+   * never wait. Outside a transaction on PostgreSQL it shares a pipelined connection with other such
+   * reads (src/db/read-pipeline.ts); in a transaction, and on embedded storage, it is query().
+   */
+  read<Row = Record<string, unknown>>(name: string, sql: string, params?: readonly unknown[]): Promise<Row[]>;
   /** Several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
 }

@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from
 import rateLimit from '@fastify/rate-limit';
 import { Redis } from 'ioredis';
 import { errors } from './errors.ts';
+import { MemoryWindowStore } from './memory-window-store.ts';
 
 export interface RateLimiters {
   perKey: preHandlerAsyncHookHandler;
@@ -27,7 +28,7 @@ export async function registerRateLimits(
   redis?.on('error', (error) => app.log.warn({ err: error }, 'redis unavailable for rate limits'));
   await app.register(rateLimit, {
     global: false,
-    redis: redis ?? undefined,
+    ...(redis ? { redis } : { store: MemoryWindowStore }),
     nameSpace: 'sika-rl:',
     // A broken Redis must not take the API down: the request passes and the failure is logged.
     skipOnError: true,
