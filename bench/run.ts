@@ -14,7 +14,9 @@
 // service with workers off beside the baseline (a bare Fastify route doing one INSERT, one doing one
 // SELECT, through the same driver), in this order: INSERT, session create, payouts, INSERT, SELECT,
 // session read, the payer's session view, SELECT (each ratio against the mean of the baseline runs
-// around it), then (first storage) the payer page in Chromium. Every non-2xx response, socket error, timeout and
+// around it; on PostgreSQL each group is followed by the same bare route through pipelined
+// connections, Sika's technique for its hot statements, for an informational ratio), then (first
+// storage) the payer page in Chromium. Every non-2xx response, socket error, timeout and
 // idempotent replay is counted; any makes that comparison INVALID and the exit code 1. Missed targets
 // are reported, not an exit failure.
 import { writeFileSync } from 'node:fs';
@@ -214,17 +216,21 @@ async function benchStorage(storage: StorageKind, receiver: Receiver, withPage: 
       });
       const baselineInsert = (when: string) => runLoad(one(`baseline INSERT (${when})`, 'POST', '/baseline/rows', SESSION_BODY), settings);
       const baselineSelect = (when: string) => runLoad(one(`baseline SELECT (${when})`, 'GET', `/baseline/rows/${row.id}`), settings);
+      // PostgreSQL: the same bare routes through pipelined connections, as Sika's hot statements go.
+      const pipedRow = usesPostgres ? await postJson(`${baseline.baseUrl}/baseline/piped-rows`, SESSION_BODY, {}) : null;
 
       await run('baselineInsertBefore', () => baselineInsert('before'));
       await run('sessionCreate', () => runLoad(sessionCreate(target, f, stamp), settings));
       await run('payouts', () => runLoad(payouts(target, f, stamp), { ...settings, connections: heavyConnections(usesPostgres) }));
       await run('baselineInsertAfter', () => baselineInsert('after'));
       loads.baselineInsert = meanLoad(loads.baselineInsertBefore!, loads.baselineInsertAfter!, 'baseline INSERT (mean of before and after)');
+      if (usesPostgres) await run('baselineInsertPiped', () => runLoad(one('baseline INSERT, pipelined', 'POST', '/baseline/piped-rows', SESSION_BODY), settings));
       await run('baselineSelectBefore', () => baselineSelect('before'));
       await run('sessionRead', () => runLoad(sessionRead(target, f, session.id), settings));
       await run('checkoutRead', () => runLoad(checkoutRead(target, session.id), settings));
       await run('baselineSelectAfter', () => baselineSelect('after'));
       loads.baselineSelect = meanLoad(loads.baselineSelectBefore!, loads.baselineSelectAfter!, 'baseline SELECT (mean of before and after)');
+      if (pipedRow) await run('baselineSelectPiped', () => runLoad(one('baseline SELECT, pipelined', 'GET', `/baseline/piped-rows/${pipedRow.id}`), settings));
       peakOff = server.peakRssBytes();
       if (withPage) {
         page = await benchPayerPage(server.baseUrl, session.id);
@@ -242,6 +248,13 @@ async function benchStorage(storage: StorageKind, receiver: Receiver, withPage: 
       ratioCheck('session create vs INSERT (#2)', loads.sessionCreate!, loads.baselineInsert!, 'INSERT', pg ? { ratioMin: 0.5, p99MaxMs: 50 } : null),
       ratioCheck('session read vs SELECT (#2)', loads.sessionRead!, loads.baselineSelect!, 'SELECT', pg ? { ratioMin: 0.7 } : null),
       ratioCheck('payer session view vs SELECT (#3)', loads.checkoutRead!, loads.baselineSelect!, 'SELECT', pg ? { ratioMin: 0.7 } : null),
+      ...(loads.baselineInsertPiped && loads.baselineSelectPiped
+        ? [
+            ratioCheck('session create vs pipelined INSERT (same technique; informational)', loads.sessionCreate!, loads.baselineInsertPiped, 'pipelined INSERT', null),
+            ratioCheck('session read vs pipelined SELECT (same technique; informational)', loads.sessionRead!, loads.baselineSelectPiped, 'pipelined SELECT', null),
+            ratioCheck('payer session view vs pipelined SELECT (same technique; informational)', loads.checkoutRead!, loads.baselineSelectPiped, 'pipelined SELECT', null),
+          ]
+        : []),
       ratioCheck('payment journeys vs INSERT (#3)', loads.journey!, loads.baselineInsert!, 'INSERT', null),
       ratioCheck('payouts vs session create (#5)', loads.payouts!, loads.sessionCreate!, 'session create', pg ? { ratioMin: 0.4, p99MaxMs: 100 } : null),
       p99Check('journey API p99, receiver timing out (#4)', loads.journeyReceiverTimeout!, loads.journey!, pg),
@@ -300,6 +313,8 @@ const LOAD_ORDER = [
   'baselineInsertAfter',
   'baselineSelectBefore',
   'baselineSelectAfter',
+  'baselineInsertPiped',
+  'baselineSelectPiped',
 ];
 
 function sections(r: StorageRun, format: 'text' | 'markdown'): string {

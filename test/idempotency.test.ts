@@ -155,6 +155,54 @@ describe(`idempotency (${storageKind})`, () => {
       assert.equal(retry.body, created[0]!.body);
     });
 
+    it('a key held by another transaction: the one-statement create gives up its pipelined wait, waits on the pool instead, and blocks no other request meanwhile', { skip: storageKind === 'postgres' ? false : 'embedded storage is one connection: nothing runs beside a transaction' }, async () => {
+      const m = await t.merchant();
+      const key = newKey();
+      // Another request's transaction holds the key's claim (as a payout or an ingest with the same key would).
+      const holder = await t.db.transaction(async (tx) => {
+        await tx.query(`INSERT INTO idempotency_keys (merchant_id, environment, key, request_hash, state) VALUES ($1, 'test', $2, 'other', 'in_flight')`, [
+          m.merchant_id,
+          key,
+        ]);
+        const waiting = createSession(m, SESSION, key);
+        // Other creates, on the same pipelined connections, are not held up behind the waiting one.
+        const startedAt = Date.now();
+        const others = await Promise.all(Array.from({ length: 8 }, () => createSession(m, SESSION, newKey())));
+        const othersMs = Date.now() - startedAt;
+        for (const other of others) assert.equal(other.statusCode, 201, other.body);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        return { waiting, othersMs };
+      });
+      // The transaction above committed its in_flight claim; the waiting request saw it once it committed.
+      assert.ok(holder.othersMs < 1_000, `other creates took ${holder.othersMs} ms beside a request waiting on a lock`);
+      const res = await holder.waiting;
+      assertErrorEnvelope(res, 422, 'IDEMPOTENCY_KEY_REUSED');
+      assert.equal(await sessionCount(t, m.merchant_id), 8);
+    });
+
+    it('a key held by a transaction that rolls back: the waiting create runs once it is free', { skip: storageKind === 'postgres' ? false : 'embedded storage is one connection: nothing runs beside a transaction' }, async () => {
+      const m = await t.merchant();
+      const key = newKey();
+      let waiting: Promise<Awaited<ReturnType<typeof createSession>>> | null = null;
+      await assert.rejects(
+        t.db.transaction(async (tx) => {
+          await tx.query(`INSERT INTO idempotency_keys (merchant_id, environment, key, request_hash, state) VALUES ($1, 'test', $2, 'other', 'in_flight')`, [
+            m.merchant_id,
+            key,
+          ]);
+          waiting = createSession(m, SESSION, key);
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          throw new Error('roll back');
+        }),
+        /roll back/,
+      );
+      const res = await waiting!;
+      assert.equal(res.statusCode, 201, res.body);
+      assert.equal(await sessionCount(t, m.merchant_id), 1);
+      const retry = await createSession(m, SESSION, key);
+      assert.equal(retry.body, res.body, 'and its key replays it');
+    });
+
     it('a request refused by schema validation stores nothing: a retry with the same key and a corrected body succeeds with 201', async () => {
       const m = await t.merchant();
       const key = newKey();

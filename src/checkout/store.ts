@@ -14,9 +14,9 @@ const SESSION_INVOICE_LINES = 'FROM invoice_lines l WHERE l.merchant_id = s.merc
  * The INSERT of a new session row, guarded by the Idempotency-Key claim (see insertOnce): one
  * statement, so creating a session is one round trip to the database.
  */
-export function sessionInsert(s: SessionRow): { sql: string; params: unknown[]; prepare: string } {
+export function sessionInsert(s: SessionRow): { sql: string; params: unknown[]; name: string } {
   return {
-    prepare: 'session_insert',
+    name: 'session_insert',
     sql: `INSERT INTO checkout_sessions (id, merchant_id, environment, api_key_id, status, amount_minor, currency, invoice_ref,
             description, customer_name, customer_email, callback_url, metadata, expires_at, version, created_at, updated_at)
           SELECT $1, $2::uuid, $3, $4::uuid, $5, $6::bigint, $7, $8, $9, $10, $11, $12, $13::jsonb, $14::timestamptz, $15::integer,

@@ -65,6 +65,9 @@ export async function openEmbedded(dataDir: string | null): Promise<Db> {
     read(_name: string, sql: string, params?: readonly unknown[]) {
       return this.query(sql, params);
     },
+    write(_name: string, sql: string, params?: readonly unknown[]) {
+      return this.query(sql, params);
+    },
     async exec(sql: string) {
       try {
         await client.exec(sql);
@@ -80,6 +83,7 @@ export async function openEmbedded(dataDir: string | null): Promise<Db> {
     kind: 'embedded',
     query: (sql, params) => inFlight.run(() => direct.query(sql, params)),
     read: (_name, sql, params) => inFlight.run(() => direct.query(sql, params)),
+    write: (_name, sql, params) => inFlight.run(() => direct.query(sql, params)),
     exec: (sql) => inFlight.run(() => direct.exec(sql)),
     transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       // PGlite is one connection: its transaction() serialises writers, so row locks never contend.

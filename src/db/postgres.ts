@@ -1,9 +1,14 @@
 import pg from 'pg';
-import { ReadPipeline } from './read-pipeline.ts';
+import { Pipeline } from './pipeline.ts';
 import { DbError, InFlight, parseInt8, withRetries, type Db, type Queryable } from './types.ts';
 
 /** Connections per process; the benchmark baseline (bench/baseline.ts) uses the same size. */
 export const POOL_SIZE_MAX = 20;
+/** Pipelined connections for db.read and for db.write (src/db/pipeline.ts), besides the pool. */
+const READ_PIPELINE_CONNECTIONS = 2;
+const WRITE_PIPELINE_CONNECTIONS = 4;
+/** How long a pipelined write may wait on a lock before it gives up (and its caller takes the pool). */
+const WRITE_PIPELINE_LOCK_TIMEOUT_MS = 100;
 const CONNECT_TIMEOUT_MS = 3_000;
 /** No statement of ours runs for long: one that does is stuck (a lock pile-up), and answers 503 instead of hanging. */
 const STATEMENT_TIMEOUT_MS = 30_000;
@@ -27,7 +32,19 @@ export async function openPostgres(databaseUrl: string, poolSize = POOL_SIZE_MAX
   const pool = new pg.Pool({ ...connection, max: poolSize });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});
-  const pipeline = new ReadPipeline(() => new pg.Client({ ...connection, pipeline: true } as pg.ClientConfig));
+  const reads = new Pipeline(() => new pg.Client({ ...connection, pipeline: true } as pg.ClientConfig), READ_PIPELINE_CONNECTIONS);
+  const writes = new Pipeline(
+    () => new pg.Client({ ...connection, pipeline: true, lock_timeout: WRITE_PIPELINE_LOCK_TIMEOUT_MS } as pg.ClientConfig),
+    WRITE_PIPELINE_CONNECTIONS,
+  );
+  const piped = <Row>(pipeline: Pipeline, name: string, sql: string, params: readonly unknown[] = []) =>
+    inFlight.run(async () => {
+      try {
+        return await pipeline.query<Row>(name, sql, params);
+      } catch (error) {
+        throw DbError.from(error);
+      }
+    });
 
   const wrap = (client: pg.Pool | pg.PoolClient): Queryable => ({
     async query<Row>(sql: string, params: readonly unknown[] = [], prepare?: string) {
@@ -39,6 +56,9 @@ export async function openPostgres(databaseUrl: string, poolSize = POOL_SIZE_MAX
       }
     },
     read(name: string, sql: string, params?: readonly unknown[]) {
+      return this.query(sql, params, name);
+    },
+    write(name: string, sql: string, params?: readonly unknown[]) {
       return this.query(sql, params, name);
     },
     async exec(sql: string) {
@@ -55,14 +75,8 @@ export async function openPostgres(databaseUrl: string, poolSize = POOL_SIZE_MAX
   const db: Db = {
     kind: 'postgres',
     query: (sql, params, prepare) => inFlight.run(() => direct.query(sql, params, prepare)),
-    read: <Row>(name: string, sql: string, params: readonly unknown[] = []) =>
-      inFlight.run(async () => {
-        try {
-          return await pipeline.query<Row>(name, sql, params);
-        } catch (error) {
-          throw DbError.from(error);
-        }
-      }),
+    read: (name, sql, params) => piped(reads, name, sql, params),
+    write: (name, sql, params) => piped(writes, name, sql, params),
     exec: (sql) => inFlight.run(() => direct.exec(sql)),
     transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       return inFlight.run(() => withRetries(async () => {
@@ -93,7 +107,7 @@ export async function openPostgres(databaseUrl: string, poolSize = POOL_SIZE_MAX
     },
     async close() {
       await inFlight.settle();
-      await Promise.all([pool.end(), pipeline.close()]);
+      await Promise.all([pool.end(), reads.close(), writes.close()]);
     },
   };
   await db.ping();

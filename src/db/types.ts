@@ -13,6 +13,13 @@ export interface Queryable {
    * reads (src/db/read-pipeline.ts); in a transaction, and on embedded storage, it is query().
    */
   read<Row = Record<string, unknown>>(name: string, sql: string, params?: readonly unknown[]): Promise<Row[]>;
+  /**
+   * One self-contained write by a named statement (its own transaction), pipelined like read() outside a
+   * transaction on PostgreSQL, on connections whose lock_timeout is short: a statement that would wait
+   * on a lock longer fails with a DbError that isLockTimeout, and the caller takes its general way
+   * (a transaction on the pool). In a transaction, and on embedded storage, it is query().
+   */
+  write<Row = Record<string, unknown>>(name: string, sql: string, params?: readonly unknown[]): Promise<Row[]>;
   /** Several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
 }
@@ -36,6 +43,10 @@ export class DbError extends Error {
   }
   get isUniqueViolation(): boolean {
     return this.sqlState === '23505';
+  }
+  /** lock_timeout ran out (55P03 lock_not_available): the statement gave up waiting, nothing was written. */
+  get isLockTimeout(): boolean {
+    return this.sqlState === '55P03';
   }
   get isRetryable(): boolean {
     return this.sqlState === '40001' || this.sqlState === '40P01';

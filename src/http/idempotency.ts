@@ -3,7 +3,7 @@
 // always matches what happened. Validation failures and 5xx store nothing.
 import type { FastifyRequest } from 'fastify';
 import type { ApiPrincipal } from '../accounts/model.ts';
-import type { Db, Queryable } from '../db/index.ts';
+import { DbError, type Db, type Queryable } from '../db/index.ts';
 import { canonicalJson, sha256Hex } from '../lib/canonical-json.ts';
 import { errors } from './errors.ts';
 
@@ -130,7 +130,7 @@ export async function insertOnce<Body>(
   key: string | null,
   hash: string,
   outcome: { status: number; body: Body },
-  effect: { sql: string; params: readonly unknown[]; prepare?: string },
+  effect: { sql: string; params: readonly unknown[]; name: string },
 ): Promise<Outcome<Body> | null> {
   const n = effect.params.length;
   const claim =
@@ -144,8 +144,16 @@ export async function insertOnce<Body>(
     key === null
       ? effect.params
       : [...effect.params, principal.merchantId, principal.environment, key, hash, outcome.status, JSON.stringify(outcome.body)];
-  const rows = await db.query(`${claim}\n${effect.sql}`, params, effect.prepare && `${effect.prepare}_${key === null ? 'nokey' : 'key'}`);
-  return rows.length > 0 ? { ...outcome, replayed: false } : null;
+  const sql = `${claim}\n${effect.sql}`;
+  const name = `${effect.name}_${key === null ? 'nokey' : 'key'}`;
+  try {
+    const rows = await db.write(name, sql, params);
+    return rows.length > 0 ? { ...outcome, replayed: false } : null;
+  } catch (error) {
+    // The claim would wait on a concurrent request with the same key: the general way waits for it.
+    if (error instanceof DbError && error.isLockTimeout) return null;
+    throw error;
+  }
 }
 
 export const purgeExpiredIdempotencyKeys = (db: Queryable) =>

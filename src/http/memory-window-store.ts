@@ -15,7 +15,7 @@ export class MemoryWindowStore implements FastifyRateLimitStore {
 
   constructor(_options?: FastifyRateLimitOptions, private readonly windowsMax = WINDOWS_MAX) {}
 
-  incr(key: string, answer: Answer, timeWindow: number): void {
+  incr(key: string, answer: Answer, timeWindow: number, _max?: number): void {
     const now = Date.now();
     let window = this.windows.get(key);
     if (!window || window.startMs + timeWindow <= now) {

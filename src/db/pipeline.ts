@@ -1,35 +1,34 @@
-// Pipelined reads on PostgreSQL. The hot lookups (a session by id, the payer's view, an API key by
-// prefix) are short SELECTs that take no locks. Instead of one pooled connection each, and one socket
-// write and one backend wake-up each, they share a few connections in pg's pipeline mode, and the
-// reads started in one turn of the event loop go out as one write per connection (the sockets are
-// corked until the loop's check phase). Measured on 2 cores under 50 connections: PostgreSQL CPU per
-// session read fell from about 80 to about 25 us, and the server's from about 220 to about 120 us.
+// Pipelined statements on PostgreSQL. The hot lookups (a session by id, the payer's view, an API key
+// by prefix) and the one-statement session insert are short statements. Instead of one pooled
+// connection each, with one socket write and one backend wake-up each, they share a few connections
+// in pg's pipeline mode, and the statements started in one turn of the event loop go out as one write
+// per connection (the sockets are corked until the loop's check phase). Measured on 2 cores under 50
+// connections: PostgreSQL CPU per session read fell from about 80 to about 25 us, and the server's
+// from about 220 to about 120 us.
 //
-// Only statements that can never wait belong here: a read queued behind one that waits on a lock
-// would wait with it. Writes, locking reads and everything inside a transaction use the pool.
+// A statement queued behind one that waits on a lock waits with it, so only statements that cannot
+// wait (plain reads), or that give up quickly (writes on connections with a short lock_timeout), are
+// sent this way. Everything inside a transaction uses the pool.
 import type { Socket } from 'node:net';
 import pg from 'pg';
 
-/** Connections shared by pipelined reads (per process); two kept both cores busy, more did not help. */
-export const READ_PIPELINE_CONNECTIONS = 2;
-
-export class ReadPipeline {
+export class Pipeline {
   private readonly slots: (Promise<pg.Client> | null)[];
   private turn = 0;
   private readonly corked = new Set<Socket>();
   private flushScheduled = false;
   private closed = false;
 
-  /** connect: a new, unconnected client with pipeline mode on. */
+  /** newClient: a new, unconnected client with pipeline mode on; size: the connections shared. */
   constructor(
     private readonly newClient: () => pg.Client,
-    size = READ_PIPELINE_CONNECTIONS,
+    size: number,
   ) {
     this.slots = new Array<Promise<pg.Client> | null>(size).fill(null);
   }
 
   async query<Row>(name: string, text: string, values: readonly unknown[]): Promise<Row[]> {
-    if (this.closed) throw new Error('the read pipeline is closed');
+    if (this.closed) throw new Error('the pipeline is closed');
     const client = await this.client(this.turn++ % this.slots.length);
     this.cork(client);
     const result = await client.query({ name, text, values: values as unknown[] });
