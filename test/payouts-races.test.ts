@@ -102,6 +102,36 @@ describe(`payout races (${storageKind})`, () => {
     assert.deepEqual(await checkInvariants(t.db, m.merchant_id), []);
   });
 
+  it('a payout whose accounts another transaction holds waits for it on the pool, and holds up no other request meanwhile', { skip: storageKind === 'postgres' ? false : 'embedded storage is one connection: nothing runs beside a transaction' }, async () => {
+    const m = await merchantWithHooks(t);
+    const other = await t.merchant();
+    await fund(t, m.merchant_id, 'test', 100_000);
+    const recipient = await bankRecipient(t, m.test_api_key);
+    const before = await balance(t.db, m.merchant_id, 'test');
+    const { payout, othersMs } = await t.db.transaction(async (tx) => {
+      // As a payment crediting the merchant would: its ledger accounts locked until this transaction ends.
+      await tx.query('SELECT id FROM ledger_accounts WHERE merchant_id = $1 AND environment = $2 ORDER BY id FOR NO KEY UPDATE', [m.merchant_id, 'test']);
+      const payout = send(m.test_api_key, 'POST', '/api/v1/payouts', { recipient_id: recipient.id, amount_minor: 1_000, client_reference: newClientReference() }, { retry503: false });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // Session creates share the pipelined write connections with payouts: none waits behind the blocked payout.
+      const startedAt = Date.now();
+      const others = await Promise.all(
+        Array.from({ length: 8 }, () => send(other.test_api_key, 'POST', '/api/v1/sessions', { amount_minor: 5_000, invoice_ref: 'INV-BESIDE' }, { retry503: false })),
+      );
+      const othersMs = Date.now() - startedAt;
+      for (const reply of others) assert.equal(reply.status, 201, JSON.stringify(reply.body));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return { payout, othersMs };
+    });
+    assert.ok(othersMs < 1_000, `session creates took ${othersMs} ms beside a payout waiting on a lock`);
+    const reply = await payout;
+    assert.equal(reply.status, 201, JSON.stringify(reply.body));
+    assert.equal(reply.attempts, 1);
+    const after = await balance(t.db, m.merchant_id, 'test');
+    assert.equal(after.available_minor, before.available_minor - 1_000 - 100, 'the amount and the GHS 1.00 bank fee moved once');
+    assert.deepEqual(await checkInvariants(t.db, m.merchant_id), []);
+  });
+
   it("30 concurrent payouts against the day's limit: exactly the ones that fit succeed, the rest are 409 PAYOUT_DAILY_LIMIT, and the day's total is their sum", async () => {
     const m = await merchantWithHooks(t);
     await fund(t, m.merchant_id, 'test', 1_000_000);

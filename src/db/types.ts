@@ -51,9 +51,19 @@ export class DbError extends Error {
   get isRetryable(): boolean {
     return this.sqlState === '40001' || this.sqlState === '40P01';
   }
-  /** The database could not be reached, went away or cancelled a stuck statement (57014): a 503, not a 500. */
+  /**
+   * The database could not be reached, went away, cancelled a stuck statement (57014) or a statement gave
+   * up waiting on a lock (55P03, where its caller had no way around it): a 503, not a 500.
+   */
   get isUnavailable(): boolean {
-    return this.sqlState === null || this.sqlState.startsWith('08') || this.sqlState === '57P01' || this.sqlState === '57P03' || this.sqlState === '57014';
+    return (
+      this.sqlState === null ||
+      this.sqlState.startsWith('08') ||
+      this.sqlState === '57P01' ||
+      this.sqlState === '57P03' ||
+      this.sqlState === '57014' ||
+      this.sqlState === '55P03'
+    );
   }
 
   static from(error: unknown): DbError {

@@ -300,7 +300,14 @@ export async function insertNewPayouts(db: Queryable, writes: readonly NewPayout
      SELECT payout.*, (SELECT count(*) FROM payout_day)::int AS day_rows, ${WRITTEN_COUNTS} FROM payout`;
   let rows: (PayoutRow & WrittenCounts & { day_rows: number })[];
   try {
-    rows = await db.query<PayoutRow & WrittenCounts & { day_rows: number }>(sql, s.params, 'payout_create');
+    // Pipelined (db.write); a statement that would wait on a lock (a payment crediting the merchant, a
+    // cancel, a recipient change in flight) gives up after the pipeline's lock_timeout, having written
+    // nothing, and runs again on the pool, where it waits as long as it must.
+    type Written = PayoutRow & WrittenCounts & { day_rows: number };
+    rows = await db.write<Written>('payout_create', sql, s.params).catch((error: unknown) => {
+      if (error instanceof DbError && error.isLockTimeout) return db.query<Written>(sql, s.params, 'payout_create');
+      throw error;
+    });
   } catch (error) {
     if (error instanceof DbError && error.sqlState === '23514' && (error.constraint === DAY_LIMIT_CONSTRAINT || error.message.includes(DAY_LIMIT_CONSTRAINT))) {
       throw new DayLimitExceededError();
