@@ -1,11 +1,11 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { Db, Queryable } from '../db/index.ts';
 import { ExpiringMap } from '../lib/expiring-map.ts';
 import { newUuid, randomToken } from '../lib/ids.ts';
 import { API_KEY_PATTERN, API_KEY_PREFIX_LENGTH, API_KEY_SECRET_LENGTH, type ApiPrincipal, type Environment } from './model.ts';
 import * as store from './store.ts';
 
-export const hashApiKey = (key: string): Buffer => createHash('sha256').update(key).digest();
+export const hashApiKey = (key: string): Buffer => hash('sha256', key, 'buffer');
 
 export interface IssuedApiKey {
   id: string;
