@@ -19,6 +19,10 @@ function fakeDb(answer: (ids: string[], call: number) => Promise<unknown[]>) {
       calls.push(ids);
       return answer(ids, calls.length);
     },
+    // Payout statements are pipelined writes (db.write); here they are answered like any statement.
+    write(_name: string, sql: string, params: readonly unknown[] = []) {
+      return this.query(sql, params);
+    },
     exec: async () => {},
     transaction: async () => {
       throw new Error('not used');
