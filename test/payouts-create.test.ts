@@ -712,13 +712,13 @@ describe(`payout creation and processing (${storageKind})`, () => {
     // The storage aborts the first two payout statements as PostgreSQL does the loser of a deadlock.
     const db = new Proxy(t.db, {
       get(target, name) {
-        if (name === 'query') {
-          return async (sql: string, params?: readonly unknown[], prepare?: string) => {
-            if (prepare === 'payout_create' && aborted < 2) {
+        if (name === 'write') {
+          return async (statement: string, sql: string, params?: readonly unknown[]) => {
+            if (statement === 'payout_create' && aborted < 2) {
               aborted++;
               throw new DbError('deadlock detected', '40P01', null);
             }
-            return target.query(sql, params, prepare);
+            return target.write(statement, sql, params);
           };
         }
         const value = Reflect.get(target, name) as unknown;
