@@ -12,17 +12,16 @@ import type { NewPayoutWrite } from '../src/payouts/store.ts';
 /** A storage that records each statement's payout ids and answers as the test says, when the test says. */
 function fakeDb(answer: (ids: string[], call: number) => Promise<unknown[]>) {
   const calls: string[][] = [];
+  const query = async (_sql: string, params: readonly unknown[] = []) => {
+    const ids = (params.find((p) => Array.isArray(p) && p.every((v) => typeof v === 'string' && v.startsWith('po_'))) as string[] | undefined) ?? [];
+    calls.push(ids);
+    return answer(ids, calls.length);
+  };
   const db = {
     kind: 'postgres',
-    async query(_sql: string, params: readonly unknown[] = []) {
-      const ids = (params.find((p) => Array.isArray(p) && p.every((v) => typeof v === 'string' && v.startsWith('po_'))) as string[] | undefined) ?? [];
-      calls.push(ids);
-      return answer(ids, calls.length);
-    },
+    query,
     // Payout statements are pipelined writes (db.write); here they are answered like any statement.
-    write(_name: string, sql: string, params: readonly unknown[] = []) {
-      return this.query(sql, params);
-    },
+    write: (_name: string, sql: string, params?: readonly unknown[]) => query(sql, params),
     exec: async () => {},
     transaction: async () => {
       throw new Error('not used');
