@@ -27,18 +27,32 @@ export async function claimDueDeliveries(
   inFlightByEndpoint: ReadonlyMap<string, number> = new Map(),
 ): Promise<ClaimedDelivery[]> {
   return db.query<ClaimedDelivery>(
-    `WITH busy AS (
+    `WITH RECURSIVE busy AS (
        SELECT * FROM unnest($4::uuid[], $5::int[]) AS b(endpoint_id, in_flight)
+     ), pending_endpoint AS (
+       -- The endpoints with pending deliveries: one index probe each (a skip scan), not one row per delivery.
+       (SELECT endpoint_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY endpoint_id LIMIT 1)
+       UNION ALL
+       SELECT (SELECT d.endpoint_id FROM webhook_deliveries d WHERE d.status = 'pending' AND d.endpoint_id > p.endpoint_id ORDER BY d.endpoint_id LIMIT 1)
+         FROM pending_endpoint p WHERE p.endpoint_id IS NOT NULL
      ), due AS (
-       SELECT d.id, row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at) + coalesce(b.in_flight, 0) AS rank
-         FROM webhook_deliveries d LEFT JOIN busy b ON b.endpoint_id = d.endpoint_id
-        WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until < now())
-          AND coalesce(b.in_flight, 0) < $2
+       -- Each endpoint's earliest due deliveries, no more than what its share of tries in flight leaves.
+       SELECT d.id, d.next_attempt_at
+         FROM pending_endpoint p
+         LEFT JOIN busy b ON b.endpoint_id = p.endpoint_id
+         CROSS JOIN LATERAL (
+           SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
+            WHERE d.endpoint_id = p.endpoint_id AND d.status = 'pending' AND d.next_attempt_at <= now()
+              AND (d.locked_until IS NULL OR d.locked_until < now())
+            ORDER BY d.next_attempt_at
+            LIMIT greatest($2 - coalesce(b.in_flight, 0), 0)) d
+        WHERE p.endpoint_id IS NOT NULL
         ORDER BY d.next_attempt_at
         LIMIT $1 * 4
      ), picked AS (
        SELECT d.id FROM webhook_deliveries d JOIN due ON due.id = d.id
-        WHERE due.rank <= $2 AND d.status = 'pending' AND (d.locked_until IS NULL OR d.locked_until < now())
+        WHERE d.status = 'pending' AND (d.locked_until IS NULL OR d.locked_until < now())
+        ORDER BY due.next_attempt_at
         LIMIT $1
         FOR UPDATE OF d SKIP LOCKED
      ), claimed AS (
@@ -50,6 +64,7 @@ export async function claimDueDeliveries(
             w.previous_secret_expires_at, w.status AS endpoint_status
        FROM claimed c JOIN events e ON e.id = c.event_id JOIN webhook_endpoints w ON w.id = c.endpoint_id`,
     [limit, perEndpointMax, claimTtlS, [...inFlightByEndpoint.keys()], [...inFlightByEndpoint.values()]],
+    'delivery_claim',
   );
 }
 
