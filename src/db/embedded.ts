@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite, types } from '@electric-sql/pglite';
-import { DbError, InFlight, parseInt8, withRetries, type Db, type Queryable } from './types.ts';
+import { DbError, InFlight, parseInt8, unpipelined, withRetries, type Db, type Queryable } from './types.ts';
 
 export class DataDirInUseError extends Error {
   constructor(dataDir: string, pid: number) {
@@ -53,37 +53,36 @@ export async function openEmbedded(dataDir: string | null): Promise<Db> {
     throw error;
   }
 
-  const wrap = (client: Pick<PGlite, 'query' | 'exec'>): Queryable => ({
-    async query<Row>(sql: string, params: readonly unknown[] = []) {
+  const wrap = (client: Pick<PGlite, 'query' | 'exec'>): Queryable => {
+    const query = async <Row>(sql: string, params: readonly unknown[] = []) => {
       try {
         const result = await client.query<Row>(sql, params as unknown[]);
         return result.rows;
       } catch (error) {
         throw DbError.from(error);
       }
-    },
-    read(_name: string, sql: string, params?: readonly unknown[]) {
-      return this.query(sql, params);
-    },
-    write(_name: string, sql: string, params?: readonly unknown[]) {
-      return this.query(sql, params);
-    },
-    async exec(sql: string) {
-      try {
-        await client.exec(sql);
-      } catch (error) {
-        throw DbError.from(error);
-      }
-    },
-  });
+    };
+    return {
+      query,
+      // One connection in process: nothing to pipeline.
+      ...unpipelined(query),
+      async exec(sql: string) {
+        try {
+          await client.exec(sql);
+        } catch (error) {
+          throw DbError.from(error);
+        }
+      },
+    };
+  };
 
   const inFlight = new InFlight();
   const direct = wrap(pglite);
+  const query: Queryable['query'] = (sql, params) => inFlight.run(() => direct.query(sql, params));
   const db: Db = {
     kind: 'embedded',
-    query: (sql, params) => inFlight.run(() => direct.query(sql, params)),
-    read: (_name, sql, params) => inFlight.run(() => direct.query(sql, params)),
-    write: (_name, sql, params) => inFlight.run(() => direct.query(sql, params)),
+    query,
+    ...unpipelined(query),
     exec: (sql) => inFlight.run(() => direct.exec(sql)),
     transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       // PGlite is one connection: its transaction() serialises writers, so row locks never contend.

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { Pipeline } from './pipeline.ts';
-import { DbError, InFlight, parseInt8, withRetries, type Db, type Queryable } from './types.ts';
+import { DbError, InFlight, parseInt8, unpipelined, withRetries, type Db, type Queryable } from './types.ts';
 
 /** Connections per process; the benchmark baseline (bench/baseline.ts) uses the same size. */
 export const POOL_SIZE_MAX = 20;
@@ -46,29 +46,28 @@ export async function openPostgres(databaseUrl: string, poolSize = POOL_SIZE_MAX
       }
     });
 
-  const wrap = (client: pg.Pool | pg.PoolClient): Queryable => ({
-    async query<Row>(sql: string, params: readonly unknown[] = [], prepare?: string) {
+  const wrap = (client: pg.Pool | pg.PoolClient): Queryable => {
+    const query = async <Row>(sql: string, params: readonly unknown[] = [], prepare?: string) => {
       try {
         const result = prepare ? await client.query({ name: prepare, text: sql, values: params as unknown[] }) : await client.query(sql, params as unknown[]);
         return result.rows as Row[];
       } catch (error) {
         throw DbError.from(error);
       }
-    },
-    read(name: string, sql: string, params?: readonly unknown[]) {
-      return this.query(sql, params, name);
-    },
-    write(name: string, sql: string, params?: readonly unknown[]) {
-      return this.query(sql, params, name);
-    },
-    async exec(sql: string) {
-      try {
-        await client.query(sql);
-      } catch (error) {
-        throw DbError.from(error);
-      }
-    },
-  });
+    };
+    return {
+      query,
+      // Only the Db below pipelines; a transaction's connection runs them as they come.
+      ...unpipelined(query),
+      async exec(sql: string) {
+        try {
+          await client.query(sql);
+        } catch (error) {
+          throw DbError.from(error);
+        }
+      },
+    };
+  };
 
   const inFlight = new InFlight();
   const direct = wrap(pool);

@@ -10,7 +10,7 @@ export interface Queryable {
   /**
    * A hot lookup by a named statement: a plain SELECT that takes no locks and writes nothing, so it can
    * never wait. Outside a transaction on PostgreSQL it shares a pipelined connection with other such
-   * reads (src/db/read-pipeline.ts); in a transaction, and on embedded storage, it is query().
+   * reads (src/db/pipeline.ts); in a transaction, and on embedded storage, it is query().
    */
   read<Row = Record<string, unknown>>(name: string, sql: string, params?: readonly unknown[]): Promise<Row[]>;
   /**
@@ -30,6 +30,14 @@ export interface Db extends Queryable {
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** read() and write() where nothing is pipelined (a transaction, embedded storage): query() with the statement's name. */
+export function unpipelined(query: Queryable['query']): Pick<Queryable, 'read' | 'write'> {
+  return {
+    read: <Row>(name: string, sql: string, params?: readonly unknown[]) => query<Row>(sql, params, name),
+    write: <Row>(name: string, sql: string, params?: readonly unknown[]) => query<Row>(sql, params, name),
+  };
 }
 
 /** A storage failure with its SQLSTATE, mapped once here (as supabase's DBError.fromDBError). */
