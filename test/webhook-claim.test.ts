@@ -6,24 +6,20 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { CreatedMerchant } from '../src/accounts/service.ts';
 import { claimDueDeliveries } from '../src/events/store.ts';
-import { startTestApp, storageKind, type TestContext } from './helpers.ts';
-import { emitTestEvent, endpointOf, isolatedStorage, type IsolatedStorage } from './webhook-support.ts';
+import { storageKind, type TestContext } from './helpers.ts';
+import { emitTestEvent, endpointOf, isolatedTestApp } from './webhook-support.ts';
 
 const PER_ENDPOINT_MAX = 8;
 const CLAIM_TTL_S = 30;
 
 describe(`claiming due webhook deliveries (${storageKind})`, () => {
-  let storage: IsolatedStorage;
   let t: TestContext;
+
   before(async () => {
     // Its own database: a claim looks at every endpoint's deliveries.
-    storage = await isolatedStorage();
-    t = await startTestApp(storage.env);
+    t = await isolatedTestApp();
   });
-  after(async () => {
-    await t.close();
-    await storage.drop();
-  });
+  after(() => t.close());
 
   /** n deliveries to the merchant's Test endpoint, due one millisecond apart from `offsetMs` ago onwards; ids in due order. */
   async function deliveries(m: CreatedMerchant, n: number, offsetMs: number): Promise<string[]> {

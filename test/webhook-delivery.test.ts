@@ -12,7 +12,7 @@ import { DeliveryWorker, defaultDeliveryOptions, RESPONSE_EXCERPT_BYTES_MAX, typ
 import { emitEvent } from '../src/events/outbox.ts';
 import * as store from '../src/events/store.ts';
 import { verifyWebhook, WebhookVerificationError } from '../src/index.ts';
-import { startTestApp, storageKind, type TestContext } from './helpers.ts';
+import { storageKind, type TestContext } from './helpers.ts';
 import {
   attemptsOf,
   captureLogger,
@@ -20,29 +20,22 @@ import {
   deliveryOf,
   emitTestEvent,
   endpointOf,
-  isolatedStorage,
+  isolatedTestApp,
   liveKeyId,
   sleep,
   testKeyId,
   startReceiver,
   waitFor,
-  type IsolatedStorage,
   type Receiver,
 } from './webhook-support.ts';
 
 describe(`webhook delivery (${storageKind})`, () => {
-  let storage: IsolatedStorage;
   let t: TestContext;
   const cleanups: (() => Promise<unknown> | unknown)[] = [];
-
   before(async () => {
-    storage = await isolatedStorage();
-    t = await startTestApp(storage.env);
+    t = await isolatedTestApp();
   });
-  after(async () => {
-    await t.close();
-    await storage.drop();
-  });
+  after(() => t.close());
   afterEach(async () => {
     // Every cleanup runs (workers stop before their receivers close) even when one of them fails.
     const problems: unknown[] = [];

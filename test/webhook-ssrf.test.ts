@@ -7,8 +7,8 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { DeliveryWorker, defaultDeliveryOptions } from '../src/events/delivery.ts';
 import { emitEvent } from '../src/events/outbox.ts';
 import { isBlockedAddress, resolveTarget, systemResolver, UnsafeUrlError, type Resolver } from '../src/events/ssrf.ts';
-import { startTestApp, storageKind, type TestContext } from './helpers.ts';
-import { attemptsOf, captureLogger, deliveryOf, emitTestEvent, isolatedStorage, liveKeyId, startReceiver, type IsolatedStorage, type Receiver } from './webhook-support.ts';
+import { storageKind, type TestContext } from './helpers.ts';
+import { attemptsOf, captureLogger, deliveryOf, emitTestEvent, isolatedTestApp, liveKeyId, startReceiver, type Receiver } from './webhook-support.ts';
 
 const PUBLIC_V4 = '93.184.216.34';
 const PUBLIC_V6 = '2606:2800:220:1:248:1893:25c8:1946';
@@ -227,19 +227,13 @@ describe('webhook SSRF guard: resolveTarget and isBlockedAddress', () => {
 });
 
 describe(`webhook SSRF guard in the delivery worker (${storageKind})`, () => {
-  let storage: IsolatedStorage;
   let t: TestContext;
   const receivers: Receiver[] = [];
   const workers: DeliveryWorker[] = [];
-
   before(async () => {
-    storage = await isolatedStorage();
-    t = await startTestApp(storage.env);
+    t = await isolatedTestApp();
   });
-  after(async () => {
-    await t.close();
-    await storage.drop();
-  });
+  after(() => t.close());
   afterEach(async () => {
     for (const w of workers.splice(0)) await w.stop();
     for (const r of receivers.splice(0)) await r.close();

@@ -10,6 +10,7 @@ import pg from 'pg';
 import type { CreatedMerchant } from '../src/accounts/service.ts';
 import type { Db, Queryable } from '../src/db/index.ts';
 import { emitEvent, type EventPayload } from '../src/events/outbox.ts';
+import { startTestApp, type TestContext } from './helpers.ts';
 
 // ---------------------------------------------------------------------------------------------------
 // Storage
@@ -69,6 +70,19 @@ export async function isolatedStorage(): Promise<IsolatedStorage> {
       } finally {
         await client.end();
       }
+    },
+  };
+}
+
+/** A test app on its own storage (isolatedStorage); close() also drops the database. */
+export async function isolatedTestApp(): Promise<TestContext> {
+  const storage = await isolatedStorage();
+  const t = await startTestApp(storage.env);
+  return {
+    ...t,
+    async close() {
+      await t.close();
+      await storage.drop();
     },
   };
 }
