@@ -1,5 +1,7 @@
 import { hash, timingSafeEqual } from 'node:crypto';
+import { audit } from '../audit/log.ts';
 import type { Db, Queryable } from '../db/index.ts';
+import type { Subscription } from '../db/types.ts';
 import { ExpiringMap } from '../lib/expiring-map.ts';
 import { newUuid, randomToken } from '../lib/ids.ts';
 import { API_KEY_PATTERN, API_KEY_PREFIX_LENGTH, API_KEY_SECRET_LENGTH, type ApiPrincipal, type Environment } from './model.ts';
@@ -24,19 +26,51 @@ export async function issueApiKey(
   return { id, key, prefix };
 }
 
-const CACHE_TTL_MS = 5_000;
+/** The promise to merchants: a revoked key is refused by every process within this time (issue 14). */
+export const REVOCATION_EFFECTIVE_MS = 1_000;
+/**
+ * Revocations reach every process at once by NOTIFY (migration 015); the cache also expires within the
+ * promise, so even a notification lost in a way nobody noticed cannot keep a revoked key alive longer.
+ */
+const CACHE_TTL_MS = REVOCATION_EFFECTIVE_MS / 2;
 const CACHE_ENTRIES_MAX = 10_000;
+export const API_KEY_REVOKED_CHANNEL = 'sika_api_key_revoked';
 
 /**
  * Resolves a bearer key to its merchant and environment. Keys are found by their visible prefix,
  * then the SHA-256 of the whole key is compared in constant time. A short cache keeps the hot path
- * to one query per request; revocation through this process clears it at once, elsewhere within 5 s.
+ * cheap; it is used only while this process hears revocations (start()), and each one drops its key.
  */
 export class ApiKeyAuthenticator {
   /** By prefix; a prefix with no key is remembered too (row null). */
   private readonly cache = new ExpiringMap<string, { row: store.ApiKeyRow | null }>(CACHE_TTL_MS, CACHE_ENTRIES_MAX);
+  private revocations: Subscription | null = null;
+  /** Grows with every revocation heard and every gap in hearing them: a lookup that overlapped one is not cached. */
+  private generation = 0;
 
   constructor(private readonly db: Db) {}
+
+  /** Listens for revocations from every process; until then (and while the listener reconnects) nothing is cached. */
+  async start(): Promise<void> {
+    this.revocations = await this.db.listen(API_KEY_REVOKED_CHANNEL, {
+      message: (prefix) => this.forget(prefix),
+      reset: () => {
+        this.generation++;
+        this.cache.clear();
+      },
+    });
+  }
+
+  /** Whether this process hears revocations now (and so may cache keys). */
+  get listening(): boolean {
+    return this.revocations?.live === true;
+  }
+
+  async stop(): Promise<void> {
+    const revocations = this.revocations;
+    this.revocations = null;
+    await revocations?.close();
+  }
 
   async authenticate(authorization: string | undefined): Promise<ApiPrincipal | null> {
     if (!authorization) return null;
@@ -57,14 +91,54 @@ export class ApiKeyAuthenticator {
   }
 
   forget(prefix: string): void {
+    this.generation++;
     this.cache.delete(prefix);
   }
 
   private async lookup(prefix: string): Promise<store.ApiKeyRow | null> {
-    const cached = this.cache.get(prefix);
+    const trusted = this.revocations?.live === true;
+    const cached = trusted ? this.cache.get(prefix) : undefined;
     if (cached) return cached.row;
+    const generation = this.generation;
     const row = await store.findApiKeyByPrefix(this.db, prefix);
-    this.cache.set(prefix, { row });
+    // A revocation heard while this read was on its way may not be in its answer: use it, but do not keep it.
+    if (trusted && generation === this.generation && this.revocations?.live) this.cache.set(prefix, { row });
     return row;
   }
+}
+
+export interface KeyActor {
+  type: 'user' | 'operator' | 'system';
+  id: string;
+  email: string | null;
+}
+
+/**
+ * A new key for a merchant and environment, on the merchant's first integration of that environment;
+ * created by the merchant's owner unless a user is named (an API payout's requester is the key's creator).
+ */
+export async function createApiKey(db: Db, params: { merchantId: string; environment: Environment; createdByUserId?: string | null; actor: KeyActor }): Promise<IssuedApiKey> {
+  return db.transaction(async (tx) => {
+    const integration = (await store.listIntegrations(tx, params.merchantId, params.environment))[0];
+    if (!integration) throw new Error(`merchant ${params.merchantId} has no ${params.environment} integration`);
+    const createdByUserId = params.createdByUserId ?? (await store.findOwnerUserId(tx, params.merchantId));
+    const issued = await issueApiKey(tx, { merchantId: params.merchantId, integrationId: integration.id, environment: params.environment, createdByUserId });
+    await audit(tx, { actor: params.actor, merchantId: params.merchantId, action: 'api_key.created', objectType: 'api_key', objectId: issued.id, before: null, after: { prefix: issued.prefix, environment: params.environment } });
+    return issued;
+  });
+}
+
+/**
+ * Revokes a merchant's key named by id or prefix. Every process refuses it within REVOCATION_EFFECTIVE_MS
+ * (the revocation is announced at commit, migration 015). null: no such key of this merchant.
+ */
+export async function revokeMerchantApiKey(db: Db, params: { merchantId: string; idOrPrefix: string; actor: KeyActor }) {
+  return db.transaction(async (tx) => {
+    const key = await store.findMerchantApiKey(tx, params.merchantId, params.idOrPrefix);
+    if (!key) return null;
+    if (key.revoked_at) return { ...key, alreadyRevoked: true };
+    const revoked = await store.revokeApiKey(tx, key.id, params.merchantId, key.environment);
+    await audit(tx, { actor: params.actor, merchantId: params.merchantId, action: 'api_key.revoked', objectType: 'api_key', objectId: key.id, before: { revoked: false }, after: { revoked: revoked.length > 0 } });
+    return { ...key, alreadyRevoked: revoked.length === 0 };
+  });
 }

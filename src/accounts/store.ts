@@ -73,6 +73,21 @@ export const revokeApiKey = (db: Queryable, id: string, merchantId: string, envi
     [id, merchantId, environment],
   );
 
+/** A merchant's key named by its id or its visible prefix (either environment), revoked or not. */
+export async function findMerchantApiKey(db: Queryable, merchantId: string, idOrPrefix: string) {
+  const rows = await db.query<{ id: string; prefix: string; environment: Environment; revoked_at: Date | null }>(
+    'SELECT id, prefix, environment, revoked_at FROM api_keys WHERE merchant_id = $1 AND (id::text = $2 OR prefix = $2)',
+    [merchantId, idOrPrefix],
+  );
+  return rows[0] ?? null;
+}
+
+/** The merchant's owner (the requester of payouts made with keys created outside the dashboard). */
+export async function findOwnerUserId(db: Queryable, merchantId: string): Promise<string | null> {
+  const rows = await db.query<{ id: string }>("SELECT id FROM users WHERE merchant_id = $1 AND role = 'owner' AND active ORDER BY created_at LIMIT 1", [merchantId]);
+  return rows[0]?.id ?? null;
+}
+
 export async function findMerchant(db: Queryable, id: string) {
   const rows = await db.query<{ id: string; name: string; email: string; payout_approval_required: boolean; created_at: Date }>(
     'SELECT id, name, email, payout_approval_required, created_at FROM merchants WHERE id = $1',

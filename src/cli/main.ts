@@ -1,6 +1,10 @@
 // The sika command. Works against the configured storage (DATABASE_URL, else DATA_DIR).
 import { parseArgs } from 'node:util';
+import { createApiKey, revokeMerchantApiKey } from '../accounts/api-keys.ts';
+import { ENVIRONMENTS, type Environment } from '../accounts/model.ts';
 import { createMerchant } from '../accounts/service.ts';
+import { findMerchant, listApiKeys } from '../accounts/store.ts';
+import { isUuid } from '../lib/ids.ts';
 import { ConfigError, loadConfig } from '../config.ts';
 import { openDb } from '../db/index.ts';
 import { DataDirInUseError } from '../db/embedded.ts';
@@ -31,6 +35,12 @@ commands:
                    [--limit PESEWAS] [--daily-limit PESEWAS] [--json]
       Shows, or as an operator changes, payout access, pause and limits (payout access is off in Live
       until turned on here).
+  keys list --merchant ID [--environment test|live] [--json]
+      The merchant's API keys (prefix, environment, created, last used, revoked); never the secret.
+  keys create --merchant ID --environment test|live [--json]
+      A new API key (shown once), created on behalf of the merchant's owner.
+  keys revoke KEY_ID|PREFIX --merchant ID
+      Revokes a key: every server process refuses it within 1 second.
   webhooks list --merchant ID
   webhooks rotate-secret ENDPOINT_ID [--overlap-hours H]
       A new signing secret; the old one keeps signing too for H hours (default 24).
@@ -54,15 +64,14 @@ async function merchantCreate(args: string[]): Promise<void> {
     strict: true,
   });
   if (!values.name || !values.email) throw new UsageError('merchant create needs --name and --email');
-  const db = await openDb(loadConfig());
+  const config = loadConfig();
+  const db = await openDb(config);
   try {
-    const created = await createMerchant(db, {
-      name: values.name,
-      email: values.email,
-      password: values.password ?? null,
-      webhookUrl: values['webhook-url'] ?? null,
-      payoutApproval: values['payout-approval'],
-    });
+    const created = await createMerchant(
+      db,
+      { name: values.name, email: values.email, password: values.password ?? null, webhookUrl: values['webhook-url'] ?? null, payoutApproval: values['payout-approval'] },
+      { allowPrivateTargets: config.webhookAllowPrivateTargets },
+    );
     for (const warning of created.warnings) console.error(`warning: ${warning}`);
     const output = {
       merchant_id: created.merchant_id,
@@ -167,6 +176,46 @@ async function webhooksCommand(sub: string | undefined, args: string[]): Promise
   });
 }
 
+const CLI_ACTOR = { type: 'system' as const, id: 'cli', email: null };
+
+function environmentOption(value: string | undefined, required: boolean): Environment | null {
+  if (value === undefined && !required) return null;
+  if (value !== 'test' && value !== 'live') throw new UsageError('--environment takes test or live');
+  return value;
+}
+
+async function keysCommand(sub: string | undefined, args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { merchant: { type: 'string' }, environment: { type: 'string' }, json: { type: 'boolean', default: false } },
+  });
+  if (!values.merchant || !isUuid(values.merchant)) throw new UsageError(`keys ${sub ?? ''} needs --merchant MERCHANT_ID (a uuid)`);
+  const merchantId = values.merchant;
+  await withDb(async (db) => {
+    if (!(await findMerchant(db, merchantId))) throw new AppError(404, 'NOT_FOUND', `merchant ${merchantId} not found`);
+    if (sub === 'list') {
+      const environment = environmentOption(values.environment, false);
+      const keys = (await Promise.all((environment ? [environment] : ENVIRONMENTS).map((e) => listApiKeys(db, merchantId, e).then((rows) => rows.map((row) => ({ ...row, environment: e })))))).flat();
+      if (values.json) console.log(JSON.stringify(keys.map((k) => ({ id: k.id, prefix: k.prefix, environment: k.environment, created_at: k.created_at, last_used_at: k.last_used_at, revoked_at: k.revoked_at, created_by: k.created_by_email }))));
+      else for (const k of keys) console.log(`${k.id}  ${k.environment.padEnd(4)}  ${k.prefix}…  created ${k.created_at.toISOString()}  ${k.revoked_at ? `REVOKED ${k.revoked_at.toISOString()}` : `last used ${k.last_used_at?.toISOString() ?? 'never'}`}`);
+    } else if (sub === 'create') {
+      const environment = environmentOption(values.environment, true)!;
+      const key = await createApiKey(db, { merchantId, environment, actor: CLI_ACTOR });
+      if (values.json) console.log(JSON.stringify({ id: key.id, prefix: key.prefix, environment, api_key: key.key }));
+      else console.log(`API key ${key.id} (${environment}) created:\n  ${key.key}\nIt is shown once; store it now.`);
+    } else if (sub === 'revoke') {
+      const idOrPrefix = positionals[0];
+      if (!idOrPrefix) throw new UsageError('keys revoke needs a KEY_ID or the key prefix');
+      const revoked = await revokeMerchantApiKey(db, { merchantId, idOrPrefix, actor: CLI_ACTOR });
+      if (!revoked) throw new AppError(404, 'NOT_FOUND', `merchant ${merchantId} has no API key ${idOrPrefix}`);
+      console.log(revoked.alreadyRevoked ? `API key ${revoked.prefix}… was already revoked` : `API key ${revoked.prefix}… revoked: every server process refuses it within 1 second`);
+    } else {
+      throw new UsageError(`unknown command: keys ${sub ?? ''}`);
+    }
+  });
+}
+
 function onOff(name: string, value: string | undefined): boolean | undefined {
   if (value === undefined) return undefined;
   if (value !== 'on' && value !== 'off') throw new UsageError(`--${name} takes on or off`);
@@ -230,6 +279,7 @@ export async function run(argv: string[]): Promise<number> {
     if (command === 'merchant' && sub === 'create') await merchantCreate(rest);
     else if (command === 'migrate') await migrateCommand();
     else if (command === 'events') await eventsCommand(sub, rest);
+    else if (command === 'keys') await keysCommand(sub, rest);
     else if (command === 'webhooks') await webhooksCommand(sub, rest);
     else if (command === 'payouts') await payoutsCommand(sub, rest);
     else if (command === 'operator') await operatorCommand(sub, rest);

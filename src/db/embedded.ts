@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite, types } from '@electric-sql/pglite';
-import { DbError, InFlight, parseInt8, unpipelined, withRetries, type Db, type Queryable } from './types.ts';
+import { checkChannelName, DbError, InFlight, parseInt8, unpipelined, withRetries, type Db, type Queryable } from './types.ts';
 
 export class DataDirInUseError extends Error {
   constructor(dataDir: string, pid: number) {
@@ -90,6 +90,14 @@ export async function openEmbedded(dataDir: string | null): Promise<Db> {
     },
     async ping() {
       await db.query('SELECT 1');
+    },
+    async listen(channel, handlers) {
+      // One process, one connection: every NOTIFY of this database is seen here, so always live.
+      const unlisten = await pglite.listen(checkChannelName(channel), (payload) => handlers.message(payload));
+      return {
+        live: true,
+        close: () => unlisten().catch(() => {}),
+      };
     },
     async close() {
       await inFlight.settle();

@@ -1,6 +1,7 @@
 import pg from 'pg';
+import { listenPostgres } from './notifications.ts';
 import { Pipeline } from './pipeline.ts';
-import { DbError, InFlight, parseInt8, unpipelined, withRetries, type Db, type Queryable } from './types.ts';
+import { DbError, InFlight, parseInt8, unpipelined, withRetries, type Db, type Queryable, type Subscription } from './types.ts';
 
 /** Connections per process; the benchmark baseline (bench/baseline.ts) uses the same size. */
 export const POOL_SIZE_MAX = 20;
@@ -71,6 +72,7 @@ export async function openPostgres(databaseUrl: string, poolSize = POOL_SIZE_MAX
 
   const inFlight = new InFlight();
   const direct = wrap(pool);
+  const subscriptions = new Set<Subscription>();
   const db: Db = {
     kind: 'postgres',
     query: (sql, params, prepare) => inFlight.run(() => direct.query(sql, params, prepare)),
@@ -104,9 +106,22 @@ export async function openPostgres(databaseUrl: string, poolSize = POOL_SIZE_MAX
     async ping() {
       await db.query('SELECT 1');
     },
+    async listen(channel, handlers) {
+      const subscription = await listenPostgres(() => new pg.Client(connection), channel, handlers);
+      subscriptions.add(subscription);
+      return {
+        get live() {
+          return subscription.live;
+        },
+        async close() {
+          subscriptions.delete(subscription);
+          await subscription.close();
+        },
+      };
+    },
     async close() {
       await inFlight.settle();
-      await Promise.all([pool.end(), reads.close(), writes.close()]);
+      await Promise.all([pool.end(), reads.close(), writes.close(), ...[...subscriptions].map((s) => s.close())]);
     },
   };
   await db.ping();

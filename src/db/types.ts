@@ -29,7 +29,31 @@ export interface Db extends Queryable {
   /** Runs fn in one transaction; retried on serialization failure or deadlock. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   ping(): Promise<void>;
+  /**
+   * Receives NOTIFY messages on a channel (on PostgreSQL from every process on the database, over a
+   * connection of its own that reconnects by itself). handlers.reset runs whenever messages may have been
+   * missed (the connection dropped, or came back): whoever caches on the strength of these messages must
+   * drop its cache then, and must not trust it while `live` is false.
+   */
+  listen(channel: string, handlers: NotificationHandlers): Promise<Subscription>;
   close(): Promise<void>;
+}
+
+export interface NotificationHandlers {
+  message(payload: string): void;
+  reset(): void;
+}
+
+export interface Subscription {
+  /** True while every message on the channel reaches the handler; false while (re)connecting. */
+  readonly live: boolean;
+  close(): Promise<void>;
+}
+
+/** Channel names are fixed identifiers of ours, never user input; checked anyway, as they go into SQL text. */
+export function checkChannelName(channel: string): string {
+  if (!/^[a-z][a-z0-9_]{0,62}$/.test(channel)) throw new Error(`invalid notification channel name: ${channel}`);
+  return channel;
 }
 
 /** read() and write() where nothing is pipelined (a transaction, embedded storage): query() with the statement's name. */

@@ -20,6 +20,7 @@ import type { PayoutRail } from '../rails/payouts.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
 import { isMigrated } from '../db/migrate.ts';
+import { systemResolver, type Resolver } from '../events/ssrf.ts';
 import { invoicingRoutes } from '../invoicing/routes.ts';
 import { requireApiKey } from './auth.ts';
 import { registerBodyParsers } from './body.ts';
@@ -76,9 +77,11 @@ export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
   /** The Live payout provider (tests pass the Live payout simulator); none by default. */
   payoutRail?: PayoutRail | null;
+  /** The DNS that judges webhook URLs at endpoint creation (tests pass a stub); the system's by default. */
+  webhookResolver?: Resolver;
 }
 
-export async function buildApp({ config, db, logger, payoutRail = null }: BuildOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, db, logger, payoutRail = null, webhookResolver = systemResolver }: BuildOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: logger ?? { level: config.logLevel, redact: ['req.headers.authorization'] },
     bodyLimit: config.bodyLimitBytes,
@@ -138,7 +141,10 @@ export async function buildApp({ config, db, logger, payoutRail = null }: BuildO
     ipPerSecond: config.rateLimitIpPerSecond,
     sessionPerSecond: config.rateLimitSessionPerSecond,
   });
-  const deps: AppDeps = { db, config, authenticator: new ApiKeyAuthenticator(db), limiters, payoutRail, payoutDecisions: new PayoutDecisionCache(), payoutWriter: new PayoutBatchWriter(db, payoutBatchMetric(metrics)) };
+  const authenticator = new ApiKeyAuthenticator(db);
+  await authenticator.start();
+  app.addHook('onClose', async () => authenticator.stop());
+  const deps: AppDeps = { db, config, authenticator, limiters, payoutRail, payoutDecisions: new PayoutDecisionCache(), payoutWriter: new PayoutBatchWriter(db, payoutBatchMetric(metrics)), webhookResolver };
   app.decorate('deps', deps);
   app.addHook('onClose', async () => limiters.close());
 
