@@ -21,9 +21,11 @@ export interface Fixtures {
 }
 
 export async function writeFixtures(storage: { databaseUrl: string | null; dataDir: string | null }, receiverUrl: string, stamp: string): Promise<Fixtures> {
+  // The bench's receiver is on this machine, as is its server (BASE_URL loopback: private targets allowed).
+  const webhookTargets = { allowPrivateTargets: true };
   const db = await openDb(storage);
   try {
-    const checkout = await createMerchant(db, { name: 'Bench Checkout', email: `bench-checkout-${stamp}@example.com`, webhookUrl: receiverUrl, payoutApproval: false });
+    const checkout = await createMerchant(db, { name: 'Bench Checkout', email: `bench-checkout-${stamp}@example.com`, webhookUrl: receiverUrl, payoutApproval: false }, webhookTargets);
     const payouts: Fixtures['payouts'] = [];
     const app = await buildApp({
       config: loadConfig({ ...process.env, DATABASE_URL: storage.databaseUrl ?? '', DATA_DIR: storage.dataDir ?? '', LOG_LEVEL: 'silent', WORKERS: 'off', REDIS_URL: '' }),
@@ -32,7 +34,7 @@ export async function writeFixtures(storage: { databaseUrl: string | null; dataD
     });
     try {
       for (let i = 0; i < PAYOUT_MERCHANTS; i++) {
-        const m = await createMerchant(db, { name: `Bench Payouts ${i + 1}`, email: `bench-payouts-${i}-${stamp}@example.com`, webhookUrl: receiverUrl, payoutApproval: false });
+        const m = await createMerchant(db, { name: `Bench Payouts ${i + 1}`, email: `bench-payouts-${i}-${stamp}@example.com`, webhookUrl: receiverUrl, payoutApproval: false }, webhookTargets);
         await setPayoutAccess(db, m.merchant_id, 'test', { payout_access: true, payout_limit_minor: PAYOUT_LIMIT_MINOR, daily_limit_minor: PAYOUT_LIMIT_MINOR });
         await fund(db, m.merchant_id);
         const res = await app.inject({

@@ -1,4 +1,5 @@
 // The whole configuration, read once from the environment and validated, one clear error per bad value.
+import { isLoopbackHost } from './events/ssrf.ts';
 
 export interface Config {
   host: string;
@@ -18,6 +19,8 @@ export interface Config {
   webhookTimeoutMs: number;
   webhookPollMs: number;
   webhookClaimTtlS: number;
+  /** WEBHOOK_ALLOW_PRIVATE_TARGETS: webhooks may go to loopback, private and other special-purpose addresses. */
+  webhookAllowPrivateTargets: boolean;
   /** Never on by default: routes Live payouts to the in-process simulator (rehearsals and tests). */
   livePayoutSimulator: boolean;
 }
@@ -67,6 +70,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const workers = env.WORKERS ?? 'on';
   if (!['on', 'off'].includes(workers)) problems.push(`WORKERS must be on or off (got "${workers}")`);
 
+  const onOff = (name: string, fallback: boolean): boolean => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (raw !== 'on' && raw !== 'off') {
+      problems.push(`${name} must be on or off (got "${raw}")`);
+      return fallback;
+    }
+    return raw === 'on';
+  };
+
   const schedule = (name: string, fallback: number[]): number[] => {
     const raw = env[name];
     if (raw === undefined || raw === '') return fallback;
@@ -96,6 +109,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTimeoutMs: integer('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     webhookPollMs: integer('WEBHOOK_POLL_MS', 50, 5, 10_000),
     webhookClaimTtlS: integer('WEBHOOK_CLAIM_TTL_S', 30, 1, 3_600),
+    // On by default only on a developer's own machine (BASE_URL is loopback); a hosted instance must not
+    // let strangers aim its webhooks at its own network.
+    webhookAllowPrivateTargets: onOff('WEBHOOK_ALLOW_PRIVATE_TARGETS', URL.canParse(baseUrl) && isLoopbackHost(new URL(baseUrl).hostname)),
     livePayoutSimulator: env.LIVE_PAYOUT_SIMULATOR === 'on',
   };
   if (env.LIVE_PAYOUT_SIMULATOR !== undefined && !['on', 'off', ''].includes(env.LIVE_PAYOUT_SIMULATOR)) {

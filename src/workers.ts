@@ -31,6 +31,7 @@ export function deliveryWorkerFor(db: Db, log: FastifyBaseLogger, config: Config
       timeoutMs: config.webhookTimeoutMs,
       pollIntervalMs: config.webhookPollMs,
       claimTtlS: config.webhookClaimTtlS,
+      allowPrivateTargets: config.webhookAllowPrivateTargets,
     }),
   );
 }

@@ -3,9 +3,10 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { createMerchant, type CreatedMerchant } from '../src/accounts/service.ts';
+import { createMerchant, type CreatedMerchant, type WebhookTargetOptions } from '../src/accounts/service.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { openDb, type Db } from '../src/db/index.ts';
+import { systemResolver, type Resolver } from '../src/events/ssrf.ts';
 import { buildApp } from '../src/http/app.ts';
 import type { PayoutRail } from '../src/rails/payouts.ts';
 
@@ -15,6 +16,8 @@ export interface TestContext {
   app: FastifyInstance;
   db: Db;
   config: Config;
+  /** How this app judges webhook URLs at creation (config.webhookAllowPrivateTargets and its resolver), for createMerchant. */
+  webhookTargets: WebhookTargetOptions;
   /** A new merchant with Test and Live keys (and webhook endpoints when a URL is given). */
   merchant(options?: { webhookUrl?: string; payoutApproval?: boolean }): Promise<CreatedMerchant>;
   /** Starts listening on 127.0.0.1 (for real-concurrency tests); returns the base URL. */
@@ -22,8 +25,11 @@ export interface TestContext {
   close(): Promise<void>;
 }
 
-/** options.payoutRail: the Live payout provider (e.g. the LivePayoutSimulator); none by default, as in production. */
-export async function startTestApp(env: Record<string, string> = {}, options: { payoutRail?: PayoutRail | null } = {}): Promise<TestContext> {
+/**
+ * options.payoutRail: the Live payout provider (e.g. the LivePayoutSimulator); none by default, as in production.
+ * options.webhookResolver: the DNS that judges webhook URLs at creation (the system's by default).
+ */
+export async function startTestApp(env: Record<string, string> = {}, options: { payoutRail?: PayoutRail | null; webhookResolver?: Resolver } = {}): Promise<TestContext> {
   const config = loadConfig({
     ...process.env,
     LOG_LEVEL: 'silent',
@@ -34,23 +40,32 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     RATE_LIMIT_IP_PER_S: '100000',
     RATE_LIMIT_SESSION_PER_S: '100000',
     REDIS_URL: '',
+    // Webhook tests deliver to receivers on 127.0.0.1 while BASE_URL is not loopback; the SSRF tests turn it off.
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'on',
     ...env,
   });
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: null });
-  const app = await buildApp({ config, db, logger: false, payoutRail: options.payoutRail ?? null });
+  const webhookResolver = options.webhookResolver ?? systemResolver;
+  const webhookTargets: WebhookTargetOptions = { allowPrivateTargets: config.webhookAllowPrivateTargets, resolver: webhookResolver };
+  const app = await buildApp({ config, db, logger: false, payoutRail: options.payoutRail ?? null, webhookResolver });
   await app.ready();
   let listening: string | null = null;
   return {
     app,
     db,
     config,
+    webhookTargets,
     merchant: (options = {}) =>
-      createMerchant(db, {
-        name: `Test Merchant ${randomUUID().slice(0, 8)}`,
-        email: `owner-${randomUUID()}@example.com`,
-        webhookUrl: options.webhookUrl ?? null,
-        payoutApproval: options.payoutApproval ?? false,
-      }),
+      createMerchant(
+        db,
+        {
+          name: `Test Merchant ${randomUUID().slice(0, 8)}`,
+          email: `owner-${randomUUID()}@example.com`,
+          webhookUrl: options.webhookUrl ?? null,
+          payoutApproval: options.payoutApproval ?? false,
+        },
+        webhookTargets,
+      ),
     async listen() {
       if (!listening) {
         await app.listen({ host: '127.0.0.1', port: 0 });

@@ -62,6 +62,8 @@ describe(`webhook delivery across a server crash (${storageKind})`, () => {
       HOST: '127.0.0.1',
       PORT: String(port),
       BASE_URL: `http://127.0.0.1:${port}`,
+      // The receiver listens on 127.0.0.1 (the default for a loopback BASE_URL, said here so the test can rely on it).
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'on',
       LOG_LEVEL: 'warn',
       WORKERS: 'on',
       REDIS_URL: '',
@@ -155,7 +157,7 @@ describe(`webhook delivery across a server crash (${storageKind})`, () => {
       // The merchant exists before the server starts (embedded storage allows one process at a time).
       const db = await openDb(storageConfig());
       try {
-        merchant = await createMerchant(db, { name: 'Crash Test Shop', email: `crash-${Date.now()}@example.com`, webhookUrl: receiver.url });
+        merchant = await createMerchant(db, { name: 'Crash Test Shop', email: `crash-${Date.now()}@example.com`, webhookUrl: receiver.url }, { allowPrivateTargets: true });
       } finally {
         await db.close();
       }

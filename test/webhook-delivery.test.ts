@@ -53,7 +53,7 @@ describe(`webhook delivery (${storageKind})`, () => {
 
   function worker(options: Partial<DeliveryOptions> = {}) {
     const log = captureLogger();
-    const w = new DeliveryWorker(t.db, log, defaultDeliveryOptions({ retryScheduleS: [1], timeoutMs: 2_000, claimTtlS: 10, pollIntervalMs: 20, ...options }));
+    const w = new DeliveryWorker(t.db, log, defaultDeliveryOptions({ retryScheduleS: [1], timeoutMs: 2_000, claimTtlS: 10, pollIntervalMs: 20, allowPrivateTargets: t.config.webhookAllowPrivateTargets, ...options }));
     cleanups.push(async () => {
       await w.stop();
       assert.deepEqual(log.errors(), [], 'the worker logged no error');

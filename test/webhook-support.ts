@@ -74,10 +74,10 @@ export async function isolatedStorage(): Promise<IsolatedStorage> {
   };
 }
 
-/** A test app on its own storage (isolatedStorage); close() also drops the database. */
-export async function isolatedTestApp(): Promise<TestContext> {
+/** A test app on its own storage (isolatedStorage); close() also drops the database. env and options as startTestApp's. */
+export async function isolatedTestApp(env: Record<string, string> = {}, options: Parameters<typeof startTestApp>[1] = {}): Promise<TestContext> {
   const storage = await isolatedStorage();
-  const t = await startTestApp(storage.env);
+  const t = await startTestApp({ ...env, ...storage.env }, options);
   return {
     ...t,
     async close() {

@@ -65,7 +65,7 @@ describe(`two delivery workers on one PostgreSQL (${storageKind})`, () => {
     });
     const logA = captureLogger();
     const logB = captureLogger();
-    const options = defaultDeliveryOptions({ retryScheduleS: [1, 1, 1], timeoutMs: 5_000, claimTtlS: 30, pollIntervalMs: 5, inFlightMax: 16, perEndpointMax: 8 });
+    const options = defaultDeliveryOptions({ retryScheduleS: [1, 1, 1], timeoutMs: 5_000, claimTtlS: 30, pollIntervalMs: 5, inFlightMax: 16, perEndpointMax: 8, allowPrivateTargets: t.config.webhookAllowPrivateTargets });
     const workerA = new DeliveryWorker(poolA, logA, options);
     const workerB = new DeliveryWorker(poolB, logB, options);
     try {

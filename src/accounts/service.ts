@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { isIP } from 'node:net';
 import argon2 from 'argon2';
 import { audit, type Actor } from '../audit/log.ts';
 import { DbError, type Db } from '../db/index.ts';
-import { isBlockedAddress } from '../events/ssrf.ts';
+import { targetUrlProblem, type Resolver, type TargetPolicy } from '../events/ssrf.ts';
 import { AppError } from '../http/errors.ts';
 import { newUuid } from '../lib/ids.ts';
 import { issueApiKey } from './api-keys.ts';
@@ -36,37 +35,27 @@ export interface CreatedMerchant {
   warnings: string[];
 }
 
-/**
- * Checks a webhook URL for storage. Live endpoints must be HTTPS and may not name a private, loopback or
- * link-local address or localhost outright; names that resolve to one are refused again at delivery
- * time (src/events/ssrf.ts), since DNS can change after the endpoint is saved.
- */
-export function webhookUrlProblem(url: string, environment: Environment): string | null {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return 'must be an absolute URL';
-  }
-  if (url.length > 2000) return 'must be at most 2000 characters';
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return 'must use https';
-  if (environment === 'live' && parsed.protocol !== 'https:') return 'must use https for Live';
-  if (parsed.username || parsed.password) return 'must not carry credentials';
-  if (environment === 'live') {
-    const host = parsed.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
-    if (host === 'localhost' || host.endsWith('.localhost')) return 'must not point at localhost for Live';
-    // The URL parser has already turned decimal, octal and hex forms into a dotted address.
-    if (isIP(host) && isBlockedAddress(host)) return 'must not point at a private, loopback or link-local address for Live';
-  }
-  return null;
+/** How a webhook URL is judged when an endpoint is stored: the deployment's policy and the DNS to ask. */
+export interface WebhookTargetOptions extends TargetPolicy {
+  resolver?: Resolver;
 }
+
+/**
+ * Checks a webhook URL for storage by the one rule (src/events/ssrf.ts): http(s), https for Live, no
+ * credentials, and, unless private targets are allowed, a host that resolves only to public addresses.
+ * The rule is applied again before every delivery, since DNS can change after the endpoint is saved.
+ */
+export const webhookUrlProblem = (url: string, environment: Environment, options: WebhookTargetOptions): Promise<string | null> =>
+  targetUrlProblem(url, environment, options, options.resolver);
 
 /**
  * A merchant with an owner user, one integration per environment, a Test and a Live key, and, when a
  * URL is given, a webhook endpoint paired with each key (DESIGN §1). A Live endpoint needs HTTPS: with
- * an http URL only the Test endpoint is created and a warning says so.
+ * an http URL only the Test endpoint is created and a warning says so. webhookTargets carries the
+ * deployment's WEBHOOK_ALLOW_PRIVATE_TARGETS (strict when omitted): a URL it refuses for Test is an error,
+ * not a warning.
  */
-export async function createMerchant(db: Db, input: CreateMerchantInput): Promise<CreatedMerchant> {
+export async function createMerchant(db: Db, input: CreateMerchantInput, webhookTargets: WebhookTargetOptions = { allowPrivateTargets: false }): Promise<CreatedMerchant> {
   const name = input.name.trim();
   const email = input.email.trim();
   if (name.length < 1 || name.length > 200) throw new AppError(400, 'INVALID_ARGUMENT', 'name must be 1 to 200 characters');
@@ -77,10 +66,10 @@ export async function createMerchant(db: Db, input: CreateMerchantInput): Promis
   const warnings: string[] = [];
   const webhookUrls: Record<Environment, string | null> = { test: null, live: null };
   if (input.webhookUrl) {
-    const testProblem = webhookUrlProblem(input.webhookUrl, 'test');
+    const testProblem = await webhookUrlProblem(input.webhookUrl, 'test', webhookTargets);
     if (testProblem) throw new AppError(400, 'INVALID_ARGUMENT', `webhook URL ${testProblem}`);
     webhookUrls.test = input.webhookUrl;
-    const liveProblem = webhookUrlProblem(input.webhookUrl, 'live');
+    const liveProblem = await webhookUrlProblem(input.webhookUrl, 'live', webhookTargets);
     if (liveProblem) warnings.push(`no Live webhook endpoint was created: the URL ${liveProblem}`);
     else webhookUrls.live = input.webhookUrl;
   }

@@ -28,6 +28,8 @@ export interface DeliveryOptions {
   claimTtlS: number;
   pollIntervalMs: number;
   resolver: Resolver;
+  /** WEBHOOK_ALLOW_PRIVATE_TARGETS (config.webhookAllowPrivateTargets); off unless the deployment says so. */
+  allowPrivateTargets: boolean;
 }
 
 export const defaultDeliveryOptions = (overrides: Partial<DeliveryOptions> = {}): DeliveryOptions => ({
@@ -38,6 +40,7 @@ export const defaultDeliveryOptions = (overrides: Partial<DeliveryOptions> = {})
   claimTtlS: Math.ceil(DELIVERY_TIMEOUT_MS / 1000) + 20,
   pollIntervalMs: 50,
   resolver: systemResolver,
+  allowPrivateTargets: false,
   ...overrides,
 });
 
@@ -200,7 +203,8 @@ export class DeliveryWorker {
     }
     let result: TryResult;
     try {
-      const target = await resolveTarget(delivery.url, delivery.environment, this.options.resolver);
+      // A refused target is never connected to, so its try reveals nothing about the port or the host behind it.
+      const target = await resolveTarget(delivery.url, delivery.environment, { allowPrivateTargets: this.options.allowPrivateTargets }, this.options.resolver);
       const timestampS = Math.floor(Date.now() / 1000);
       const headers = {
         'content-type': 'application/json',

@@ -1,67 +1,56 @@
-// SSRF guard for Live webhook endpoints: HTTPS only; the host must resolve only to public addresses;
-// the connection is pinned to the address that was checked (no second DNS answer can swap it).
+// The one rule for webhook targets (DESIGN §3 Webhooks), at endpoint creation and before every delivery, in
+// both environments: http or https (https for Live), no credentials, and, unless the deployment allows private
+// targets (WEBHOOK_ALLOW_PRIVATE_TARGETS), every address the host resolves to must be public unicast. The
+// connection is pinned to the address that was checked (no second DNS answer can swap it). A refusal never
+// names a resolved address: it would tell a stranger what an internal name points at.
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
-const blocked = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8], // "this" network
-  ['10.0.0.0', 8], // private
-  ['100.64.0.0', 10], // carrier-grade NAT (and some cloud metadata, e.g. 100.100.100.200)
-  ['127.0.0.0', 8], // loopback
-  ['169.254.0.0', 16], // link-local, cloud metadata 169.254.169.254
-  ['172.16.0.0', 12], // private
-  ['192.0.0.0', 24], // IETF protocol assignments
-  ['192.0.2.0', 24], // documentation
-  ['192.88.99.0', 24], // 6to4 relay
-  ['192.168.0.0', 16], // private
-  ['198.18.0.0', 15], // benchmarking
-  ['198.51.100.0', 24], // documentation
-  ['203.0.113.0', 24], // documentation
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, broadcast
-] as const) {
-  blocked.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 128], // unspecified
-  ['::1', 128], // loopback
-  ['fc00::', 7], // unique local (includes fd00:ec2::254, AWS metadata)
-  ['fe80::', 10], // link-local
-  ['ff00::', 8], // multicast
-  ['2001:db8::', 32], // documentation
-  ['100::', 64], // discard
-] as const) {
-  blocked.addSubnet(network, prefix, 'ipv6');
-}
+/** IANA's global unicast block: the rest of IPv6 (IPv4-compatible ::/96 among it) is never a public target. */
+const IPV6_GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
+/** How long a host name may take to resolve, at creation and before each delivery try. */
+export const RESOLVE_TIMEOUT_MS = 5_000;
+export const WEBHOOK_URL_LENGTH_MAX = 2_000;
 
-/** IPv4 embedded in IPv6 (mapped ::ffff:a.b.c.d, NAT64 64:ff9b::/96, compatible ::a.b.c.d) is judged as IPv4. */
-function embeddedIpv4(address: string): string | null {
-  const lower = address.toLowerCase();
-  const dotted = /^(?:::ffff:|64:ff9b::|::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return dotted[1]!;
-  // URL parsing writes every one of these in hex ([::127.0.0.1] -> [::7f00:1]), so the compatible form too.
-  const hex = /^(?:::ffff:|64:ff9b::|::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (hex) {
-    const high = parseInt(hex[1]!, 16);
-    const low = parseInt(hex[2]!, 16);
-    return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
-  }
-  return null;
-}
-
+/**
+ * Blocked unless ipaddr.js's range table (RFC 6890 and later) calls it plain `unicast`. That refuses private,
+ * loopback, link-local (metadata 169.254.169.254), carrier-grade NAT (metadata 100.100.100.200), unique local
+ * (metadata fd00:ec2::254), site-local, multicast, documentation, benchmarking, reserved, 0.0.0.0/8 and
+ * broadcast, and every IPv6 form that carries an IPv4 address for a translator or tunnel to reach: NAT64
+ * (64:ff9b::/96, 64:ff9b:1::/48), IPv4-translated (::ffff:0:a.b.c.d), 6to4 (2002::/16), Teredo (2001::/32) and
+ * IPv4-compatible (::a.b.c.d, outside 2000::/3). IPv4-mapped (::ffff:a.b.c.d) is judged as its IPv4 address,
+ * since connecting to it reaches that address. Anything that is not a plain address (a name, a zone) is blocked.
+ */
 export function isBlockedAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return blocked.check(address, 'ipv4');
-  if (family === 6) {
-    const v4 = embeddedIpv4(address);
-    if (v4) return blocked.check(v4, 'ipv4');
-    return blocked.check(address, 'ipv6');
-  }
-  return true; // not an address at all
+  // Node's own test: the resolver and the URL parser hand over canonical text; odd spellings are not trusted.
+  if (isIP(address) === 0 || address.includes('%')) return true;
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  if (parsed.kind() === 'ipv6' && !parsed.match(IPV6_GLOBAL_UNICAST)) return true;
+  return parsed.range() !== 'unicast';
 }
 
-export class UnsafeUrlError extends Error {}
+/** BASE_URL's host is this machine (127.0.0.0/8, ::1, localhost): the default for WEBHOOK_ALLOW_PRIVATE_TARGETS. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  if (host === 'localhost') return true;
+  return isIP(host) !== 0 && ipaddr.process(host).range() === 'loopback';
+}
+
+/** A target the rule refuses; `problem` ends the sentence "The URL ...", with no resolved address in it. */
+export class UnsafeUrlError extends Error {
+  constructor(readonly problem: string) {
+    super(`the endpoint URL ${problem}`);
+  }
+}
+
+export const PRIVATE_TARGET_PROBLEM = 'resolves to a private or reserved address (this deployment delivers only to public addresses)';
+
+/** WEBHOOK_ALLOW_PRIVATE_TARGETS: when true, loopback, private and other special-purpose targets pass. */
+export interface TargetPolicy {
+  allowPrivateTargets: boolean;
+}
 
 export interface ResolvedTarget {
   url: URL;
@@ -72,36 +61,70 @@ export interface ResolvedTarget {
 export type Resolver = (hostname: string) => Promise<{ address: string; family: number }[]>;
 export const systemResolver: Resolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
-/**
- * Checks a webhook URL before a delivery and returns the address to connect to. Live: HTTPS, and every
- * address the name resolves to must be public. Test: http or https, any address (local development).
- */
-export async function resolveTarget(rawUrl: string, environment: 'test' | 'live', resolver: Resolver = systemResolver): Promise<ResolvedTarget> {
+/** The URL's own rules, with no lookup: an absolute http(s) URL, https for Live, no credentials. */
+function parseTargetUrl(rawUrl: string, environment: 'test' | 'live'): URL {
   let url: URL;
   try {
     url = new URL(rawUrl);
   } catch {
-    throw new UnsafeUrlError('the endpoint URL is not a URL');
+    throw new UnsafeUrlError('must be an absolute URL');
   }
-  if (url.username || url.password) throw new UnsafeUrlError('the endpoint URL must not carry credentials');
-  if (environment === 'live' && url.protocol !== 'https:') throw new UnsafeUrlError('Live endpoints must use https');
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UnsafeUrlError('the endpoint URL must be http(s)');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UnsafeUrlError(environment === 'live' ? 'must use https' : 'must use http or https');
+  if (environment === 'live' && url.protocol !== 'https:') throw new UnsafeUrlError('must use https for Live');
+  if (url.username || url.password) throw new UnsafeUrlError('must not carry credentials');
+  return url;
+}
+
+/** localhost and *.localhost are this machine whatever a resolver answers (RFC 6761). */
+const isLocalhostName = (hostname: string) => /(^|\.)localhost$/.test(hostname.replace(/\.$/, '').toLowerCase());
+
+async function resolveWithin(hostname: string, resolver: Resolver): Promise<{ address: string; family: number }[]> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new UnsafeUrlError(`names a host that did not resolve within ${RESOLVE_TIMEOUT_MS} ms`)), RESOLVE_TIMEOUT_MS);
+  });
+  try {
+    const answers = await Promise.race([resolver(hostname), deadline]);
+    if (answers.length === 0) throw new UnsafeUrlError('names a host that does not resolve');
+    return answers;
+  } catch (error) {
+    if (error instanceof UnsafeUrlError) throw error;
+    throw new UnsafeUrlError('names a host that does not resolve');
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Judges a webhook URL before a delivery and returns the address to connect to. Unless the policy allows
+ * private targets, every address the host resolves to must be public (one private answer among public ones
+ * is enough to refuse: the connection could be steered to it). Nothing is connected to when it throws.
+ */
+export async function resolveTarget(rawUrl: string, environment: 'test' | 'live', policy: TargetPolicy, resolver: Resolver = systemResolver): Promise<ResolvedTarget> {
+  const url = parseTargetUrl(rawUrl, environment);
   const hostname = url.hostname.replace(/^\[|\]$/g, '');
-  let answers: { address: string; family: number }[];
-  if (isIP(hostname)) {
-    answers = [{ address: hostname, family: isIP(hostname) }];
-  } else {
-    try {
-      answers = await resolver(hostname);
-    } catch {
-      throw new UnsafeUrlError(`the endpoint host ${hostname} does not resolve`);
-    }
+  if (!policy.allowPrivateTargets && isLocalhostName(hostname)) throw new UnsafeUrlError(PRIVATE_TARGET_PROBLEM);
+  // The URL parser has already turned decimal, octal and hex IPv4 spellings (2130706433, 0x7f.1) into dotted form.
+  const answers = isIP(hostname) ? [{ address: hostname, family: isIP(hostname) }] : await resolveWithin(hostname, resolver);
+  if (!policy.allowPrivateTargets && answers.some((answer) => isBlockedAddress(answer.address))) throw new UnsafeUrlError(PRIVATE_TARGET_PROBLEM);
+  const address = answers[0]!.address;
+  const family = isIP(address);
+  if (family === 0) throw new UnsafeUrlError('names a host that does not resolve');
+  return { url, address, family: family === 6 ? 6 : 4 };
+}
+
+/**
+ * The same rule for a URL about to be stored as an endpoint: the problem ("must use https for Live") or null.
+ * With private targets allowed every address passes, so nothing is looked up (a name may be set up later).
+ */
+export async function targetUrlProblem(rawUrl: string, environment: 'test' | 'live', policy: TargetPolicy, resolver: Resolver = systemResolver): Promise<string | null> {
+  if (rawUrl.length > WEBHOOK_URL_LENGTH_MAX) return `must be at most ${WEBHOOK_URL_LENGTH_MAX} characters`;
+  try {
+    if (policy.allowPrivateTargets) parseTargetUrl(rawUrl, environment);
+    else await resolveTarget(rawUrl, environment, policy, resolver);
+    return null;
+  } catch (error) {
+    if (error instanceof UnsafeUrlError) return error.problem;
+    throw error;
   }
-  if (answers.length === 0) throw new UnsafeUrlError(`the endpoint host ${hostname} does not resolve`);
-  if (environment === 'live') {
-    const bad = answers.find((answer) => isBlockedAddress(answer.address));
-    if (bad) throw new UnsafeUrlError(`the endpoint host resolves to a private or reserved address (${bad.address}); Live endpoints must be public`);
-  }
-  const chosen = answers[0]!;
-  return { url, address: chosen.address, family: chosen.family === 6 ? 6 : 4 };
 }

@@ -1,6 +1,7 @@
 import type { ApiKeyAuthenticator } from '../accounts/api-keys.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
+import type { Resolver } from '../events/ssrf.ts';
 import type { PayoutBatchWriter } from '../payouts/batch-writer.ts';
 import type { PayoutDecisionCache } from '../payouts/decision-cache.ts';
 import type { PayoutRail } from '../rails/payouts.ts';
@@ -18,4 +19,6 @@ export interface AppDeps {
   payoutDecisions: PayoutDecisionCache;
   /** Writes each merchant's payouts that arrive together in one statement. */
   payoutWriter: PayoutBatchWriter;
+  /** The DNS that judges webhook URLs when an endpoint is created (with config.webhookAllowPrivateTargets). */
+  webhookResolver: Resolver;
 }

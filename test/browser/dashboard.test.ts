@@ -38,7 +38,7 @@ async function newMerchant(t: TestContext, options: { name?: string; webhookUrl?
     password: PASSWORD,
     webhookUrl: options.webhookUrl ?? null,
     payoutApproval: options.payoutApproval ?? false,
-  });
+  }, t.webhookTargets);
   return { id: created.merchant_id, email, testKey: created.test_api_key, liveKey: created.live_api_key, ownerId: created.owner_user_id };
 }
 
@@ -353,7 +353,7 @@ describe('merchant dashboard in Chromium: developers, payouts, checkout, setting
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/sika/hooks`;
     // No retries (a failure is final at once), and no DNS: only the local receiver is ever contacted.
-    const worker = new DeliveryWorker(t.db, t.app.log, defaultDeliveryOptions({ retryScheduleS: [], resolver: async () => [] }));
+    const worker = new DeliveryWorker(t.db, t.app.log, defaultDeliveryOptions({ retryScheduleS: [], resolver: async () => [], allowPrivateTargets: t.config.webhookAllowPrivateTargets }));
     /** Runs the worker until the receiver has had `count` requests (other due deliveries may share the storage). */
     const deliverUntil = async (count: number) => {
       for (let i = 0; i < 20 && received.length < count; i++) if ((await worker.runOnce()) === 0) break;

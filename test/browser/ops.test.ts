@@ -40,7 +40,7 @@ describe('operator console in Chromium', () => {
 
   async function newMerchant(name = `Asante Schools ${randomUUID().slice(0, 4)}`, webhookUrl: string | null = null) {
     const email = `owner-${randomUUID().slice(0, 8)}@example.com`;
-    const created = await createMerchant(t.db, { name, email, password: 'merchant passphrase', webhookUrl });
+    const created = await createMerchant(t.db, { name, email, password: 'merchant passphrase', webhookUrl }, t.webhookTargets);
     return { id: created.merchant_id, name, email, testKey: created.test_api_key, liveKey: created.live_api_key };
   }
 

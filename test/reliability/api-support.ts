@@ -77,7 +77,7 @@ export async function payoutReadyMerchant(t: TestContext, options: { password?: 
   const tag = randomUUID().slice(0, 8);
   const email = `owner-${randomUUID()}@example.com`;
   const password = options.password ? `pw-${randomUUID()}` : '';
-  const m = await createMerchant(t.db, { name: `Reliability ${tag}`, email, password: password || null, webhookUrl: WEBHOOK_URL });
+  const m = await createMerchant(t.db, { name: `Reliability ${tag}`, email, password: password || null, webhookUrl: WEBHOOK_URL }, t.webhookTargets);
   await setPayoutAccess(t.db, m.merchant_id, 'live', { payout_access: true });
   for (const environment of ['test', 'live'] as const) {
     await t.db.transaction((tx) =>

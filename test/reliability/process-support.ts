@@ -81,7 +81,8 @@ export async function reliabilityStorage(prefix: string, databaseUrl?: string): 
 /** A merchant with Test/Live keys and, when a URL is given, a webhook endpoint per key (created from the test process). */
 export function newMerchant(db: Db, name: string, webhookUrl: string | null): Promise<CreatedMerchant> {
   const email = `${name.toLowerCase().replace(/\W+/g, '-')}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
-  return createMerchant(db, { name, email, webhookUrl });
+  // Receivers listen on 127.0.0.1, as do the servers (BASE_URL loopback: private targets allowed by default).
+  return createMerchant(db, { name, email, webhookUrl }, { allowPrivateTargets: true });
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -129,6 +130,8 @@ export async function startServer(storageEnv: Record<string, string>, extraEnv: 
     HOST: '127.0.0.1',
     PORT: String(port),
     BASE_URL: `http://127.0.0.1:${port}`,
+    // Receivers listen on 127.0.0.1 (the default for a loopback BASE_URL, said here so a test can rely on it).
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'on',
     LOG_LEVEL: 'warn',
     REDIS_URL: '',
     RATE_LIMIT_KEY_PER_S: '100000',

@@ -92,7 +92,7 @@ ${when(canManageKeys(session) && activeKeys.length > 0, () => html`<form method=
     const session = sessionOf(request);
     if (!canManageKeys(session)) return sendPage(reply, await render(session, { flash: { message: 'Your role cannot add endpoints.', error: true } }), 403);
     const url = formValue(request, 'url').trim();
-    const problem = webhookUrlProblem(url, session.environment);
+    const problem = await webhookUrlProblem(url, session.environment, { allowPrivateTargets: deps.config.webhookAllowPrivateTargets, resolver: deps.webhookResolver });
     const keys = await accounts.listApiKeys(db, session.merchantId!, session.environment);
     const key = keys.find((k) => k.id === formValue(request, 'api_key_id') && !k.revoked_at);
     if (problem || !key) return sendPage(reply, await render(session, { flash: { message: problem ? `The URL ${problem}.` : 'Choose an active API key to pair with.', error: true } }), 400);
