@@ -1,7 +1,9 @@
 // Revenue lines (service codes) and invoice lines: SPEC 2.6, 2.7, 4.1 and DESIGN §3 "Invoice and revenue lines".
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { CreatedMerchant } from '../src/accounts/service.ts';
+import { INVOICE_LINES_PER_REQUEST_MAX, LINE_CODE_LENGTH_MAX, LINE_NAME_LENGTH_MAX, REVENUE_LINES_PER_SYNC_MAX } from '../src/invoicing/model.ts';
 import { markInvoiceRemitted } from '../src/invoicing/store.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 import { assertErrorEnvelope, call, syncCodes, type Json } from './http.ts';
@@ -144,11 +146,79 @@ describe(`invoice lines and revenue lines API (${storageKind})`, () => {
       assert.deepEqual(res.json().errors.map((e: { index: number }) => e.index), [1]);
     });
 
-    it('a sync body with a code over 64 characters or without lines is refused with 400 INVALID_ARGUMENT', async () => {
+    it('a sync line with an empty code is reported in errors with 207 while the other lines are synced', async () => {
       const m = await t.merchant();
-      assertErrorEnvelope(await sync(m, { lines: [{ code: 'X'.repeat(65), name: 'Long' }] }), 400, 'INVALID_ARGUMENT');
+      const res = await sync(m, { lines: [{ code: 'GOOD', name: 'Good' }, { code: '', name: 'Empty code' }] });
+      assert.equal(res.statusCode, 207, res.body);
+      const body = res.json() as SyncResponse;
+      assert.deepEqual(counts(body), { created: 1, updated: 0, reactivated: 0, deactivated: 0, unchanged: 0, total: 1 });
+      assert.deepEqual(body.errors, [{ index: 1, code: 'INVALID_ARGUMENT', message: 'code must NOT have fewer than 1 characters' }]);
+      assert.deepEqual((await listRevenue(m)).json().lines.map((l: { code: string }) => l.code), ['GOOD']);
+    });
+
+    it('sync lines that are too long, miss a field, have a wrong type or are not objects each go to errors by index; the good lines are synced', async () => {
+      const m = await t.merchant();
+      const longest = { code: 'C'.repeat(LINE_CODE_LENGTH_MAX), name: 'N'.repeat(LINE_NAME_LENGTH_MAX) };
+      const res = await sync(m, {
+        lines: [
+          { code: 'X'.repeat(LINE_CODE_LENGTH_MAX + 1), name: 'Long code' },
+          { code: 'LONG-NAME', name: 'N'.repeat(LINE_NAME_LENGTH_MAX + 1) },
+          { code: 'NO-NAME' },
+          { code: 42, name: 'Number code' },
+          { code: 'NULL-NAME', name: null },
+          'not a line',
+          null,
+          [{ code: 'NESTED', name: 'In an array' }],
+          longest,
+          { code: 'EXTRA', name: 'Unknown fields are ignored', colour: 'blue' },
+        ],
+      });
+      assert.equal(res.statusCode, 207, res.body);
+      const body = res.json() as SyncResponse;
+      assert.deepEqual(
+        body.errors.map((e) => [e.index, e.code, e.message]),
+        [
+          [0, 'INVALID_ARGUMENT', `code must NOT have more than ${LINE_CODE_LENGTH_MAX} characters`],
+          [1, 'INVALID_ARGUMENT', `name must NOT have more than ${LINE_NAME_LENGTH_MAX} characters`],
+          [2, 'INVALID_ARGUMENT', 'name is required'],
+          [3, 'INVALID_ARGUMENT', 'code must be string'],
+          [4, 'INVALID_ARGUMENT', 'name must be string'],
+          [5, 'INVALID_ARGUMENT', 'a line must be an object with code and name'],
+          [6, 'INVALID_ARGUMENT', 'a line must be an object with code and name'],
+          [7, 'INVALID_ARGUMENT', 'a line must be an object with code and name'],
+        ],
+      );
+      assert.equal(body.created, 2);
+      const listed = (await listRevenue(m)).json().lines.map((l: { code: string; name: string }) => [l.code, l.name]);
+      assert.deepEqual(listed, [[longest.code, longest.name], ['EXTRA', 'Unknown fields are ignored']]);
+    });
+
+    it('with deactivate_missing, a code named by a line that failed stays active', async () => {
+      const m = await t.merchant();
+      await syncCodes(t, m.test_api_key, [{ code: 'KEEP', name: 'Keep' }, { code: 'DROP', name: 'Drop' }]);
+      const res = await sync(m, { lines: [{ code: 'KEEP', name: 'N'.repeat(LINE_NAME_LENGTH_MAX + 1) }], deactivate_missing: true });
+      assert.equal(res.statusCode, 207, res.body);
+      assert.deepEqual(counts(res.json()), { created: 0, updated: 0, reactivated: 0, deactivated: 1, unchanged: 0, total: 2 });
+      assert.deepEqual(
+        (await listRevenue(m, true)).json().lines.map((l: { code: string; name: string; active: boolean }) => [l.code, l.name, l.active]),
+        [['DROP', 'Drop', false], ['KEEP', 'Keep', true]],
+      );
+    });
+
+    it('a sync body without lines, with lines that are not an array, with more than 1,000 lines, or that is not an object is refused whole with 400 INVALID_ARGUMENT', async () => {
+      const m = await t.merchant();
       assertErrorEnvelope(await sync(m, { deactivate_missing: true }), 400, 'INVALID_ARGUMENT');
+      assertErrorEnvelope(await sync(m, { lines: { code: 'A', name: 'Alpha' } }), 400, 'INVALID_ARGUMENT');
+      assertErrorEnvelope(await sync(m, { lines: 'A' }), 400, 'INVALID_ARGUMENT');
+      const tooMany = Array.from({ length: REVENUE_LINES_PER_SYNC_MAX + 1 }, (_, i) => ({ code: `C${i}`, name: `Code ${i}` }));
+      assertErrorEnvelope(await sync(m, { lines: tooMany }), 400, 'INVALID_ARGUMENT');
+      const notAnObject = await t.app.inject({ method: 'POST', url: '/api/v1/revenue-lines', headers: { authorization: `Bearer ${m.test_api_key}`, 'content-type': 'application/json' }, payload: '[{"code":"A","name":"Alpha"}]' });
+      assertErrorEnvelope(notAnObject, 400, 'INVALID_ARGUMENT');
       assert.deepEqual((await listRevenue(m, true)).json().counts, { total: 0, active: 0, inactive: 0 });
+      // The limit itself is accepted.
+      const atLimit = await sync(m, { lines: tooMany.slice(0, REVENUE_LINES_PER_SYNC_MAX) });
+      assert.equal(atLimit.statusCode, 200, atLimit.body);
+      assert.equal(atLimit.json().created, REVENUE_LINES_PER_SYNC_MAX);
     });
 
     it('an empty list with deactivate_missing true deactivates every line', async () => {
@@ -372,13 +442,132 @@ describe(`invoice lines and revenue lines API (${storageKind})`, () => {
       assert.deepEqual((await listLines(m, 'INV-USD')).json().lines, []);
     });
 
-    it('an ingest body without invoice_ref, with no lines, or with a string amount is refused with 400 INVALID_ARGUMENT', async () => {
+    it('what is not a line is refused whole with 400 INVALID_ARGUMENT: no invoice_ref, an over-long invoice_ref, no lines, lines not an array, more than 500 lines, a body that is not an object', async () => {
       const m = await merchantWithCodes();
-      assertErrorEnvelope(await ingest(m, { lines: [{ code: 'TUITION', name: 'T', amount_minor: 10 }] }), 400, 'INVALID_ARGUMENT');
+      const line = { code: 'TUITION', name: 'T', amount_minor: 10 };
+      assertErrorEnvelope(await ingest(m, { lines: [line] }), 400, 'INVALID_ARGUMENT');
+      assertErrorEnvelope(await ingest(m, { invoice_ref: 'R'.repeat(121), lines: [line] }), 400, 'INVALID_ARGUMENT');
       assertErrorEnvelope(await ingest(m, { invoice_ref: 'INV-E', lines: [] }), 400, 'INVALID_ARGUMENT');
-      assertErrorEnvelope(await ingest(m, { invoice_ref: 'INV-E', lines: [{ code: 'TUITION', name: 'T', amount_minor: '10' }] }), 400, 'INVALID_ARGUMENT');
-      assertErrorEnvelope(await ingest(m, { invoice_ref: 'R'.repeat(121), lines: [{ code: 'TUITION', name: 'T', amount_minor: 10 }] }), 400, 'INVALID_ARGUMENT');
+      assertErrorEnvelope(await ingest(m, { invoice_ref: 'INV-E', lines: line }), 400, 'INVALID_ARGUMENT');
+      assertErrorEnvelope(await ingest(m, { invoice_ref: 'INV-E', lines: Array.from({ length: INVOICE_LINES_PER_REQUEST_MAX + 1 }, () => line) }), 400, 'INVALID_ARGUMENT');
+      const notAnObject = await t.app.inject({ method: 'POST', url: '/api/v1/invoice-lines', headers: { authorization: `Bearer ${m.test_api_key}`, 'content-type': 'application/json' }, payload: JSON.stringify([line]) });
+      assertErrorEnvelope(notAnObject, 400, 'INVALID_ARGUMENT');
       assert.deepEqual((await listLines(m, 'INV-E')).json().lines, []);
+    });
+
+    it('an ingest line with an empty or over-long code or name, a missing or non-integer amount, a wrong type, or that is not an object goes to errors (207) while the good lines are stored', async () => {
+      const m = await merchantWithCodes();
+      const longCode = 'L'.repeat(LINE_CODE_LENGTH_MAX);
+      await syncCodes(t, m.test_api_key, [{ code: 'TUITION', name: 'Tuition' }, { code: 'LIBRARY', name: 'Library fee' }, { code: longCode, name: 'Longest code' }]);
+      const res = await ingest(m, {
+        invoice_ref: 'INV-SHAPE',
+        lines: [
+          { code: 'TUITION', name: 'Tuition', amount_minor: 1000 },
+          { code: '', name: 'Empty code', amount_minor: 10 },
+          { code: 'X'.repeat(LINE_CODE_LENGTH_MAX + 1), name: 'Long code', amount_minor: 10 },
+          { code: 'LIBRARY', name: 'N'.repeat(LINE_NAME_LENGTH_MAX + 1), amount_minor: 10 },
+          { code: 'LIBRARY', name: '', amount_minor: 10 },
+          { code: 'LIBRARY', name: 'No amount' },
+          { code: 'LIBRARY', name: 'Fraction', amount_minor: 1.5 },
+          { code: 'LIBRARY', name: 'Text amount', amount_minor: '10' },
+          { code: 'LIBRARY', name: 'Null amount', amount_minor: null },
+          { code: 7, name: 'Number code', amount_minor: 10 },
+          'TUITION',
+          null,
+          { code: 'LIBRARY', name: 'N'.repeat(LINE_NAME_LENGTH_MAX), amount_minor: 250, note: 'unknown fields are ignored' },
+          { code: longCode, name: 'Longest code', amount_minor: 5 },
+        ],
+      });
+      assert.equal(res.statusCode, 207, res.body);
+      const body = res.json();
+      const amountMessage = 'amount_minor must be an integer from 1 to 100000000 pesewas';
+      assert.deepEqual(
+        body.errors.map((e: { index: number; code: string; message: string }) => [e.index, e.code, e.message]),
+        [
+          [1, 'INVALID_ARGUMENT', 'code must NOT have fewer than 1 characters'],
+          [2, 'INVALID_ARGUMENT', `code must NOT have more than ${LINE_CODE_LENGTH_MAX} characters`],
+          [3, 'INVALID_ARGUMENT', `name must NOT have more than ${LINE_NAME_LENGTH_MAX} characters`],
+          [4, 'INVALID_ARGUMENT', 'name must NOT have fewer than 1 characters'],
+          [5, 'INVOICE_LINE_AMOUNT_INVALID', amountMessage],
+          [6, 'INVOICE_LINE_AMOUNT_INVALID', amountMessage],
+          [7, 'INVOICE_LINE_AMOUNT_INVALID', amountMessage],
+          [8, 'INVOICE_LINE_AMOUNT_INVALID', amountMessage],
+          [9, 'INVALID_ARGUMENT', 'code must be string'],
+          [10, 'INVALID_ARGUMENT', 'a line must be an object with code, name and amount_minor'],
+          [11, 'INVALID_ARGUMENT', 'a line must be an object with code, name and amount_minor'],
+        ],
+      );
+      assert.equal(body.ingested, 3);
+      assert.equal(body.billed_minor, 1255);
+      const listed = (await listLines(m, 'INV-SHAPE')).json();
+      assert.deepEqual(
+        listed.lines.map((l: { code: string; name: string; amount_minor: number }) => [l.code, l.name.length, l.amount_minor]).sort(),
+        [[longCode, 'Longest code'.length, 5], ['LIBRARY', LINE_NAME_LENGTH_MAX, 250], ['TUITION', 'Tuition'.length, 1000]].sort(),
+      );
+      assert.equal(listed.total_minor, 1255);
+    });
+
+    it('a line with a bad shape does not hide a later line with the same code, which is stored', async () => {
+      const m = await merchantWithCodes();
+      const res = await ingest(m, { invoice_ref: 'INV-ORDER', lines: [{ code: 'EXAM', amount_minor: 10 }, { code: 'EXAM', name: 'Exam', amount_minor: 400 }] });
+      assert.equal(res.statusCode, 207, res.body);
+      assert.deepEqual(res.json().errors.map((e: { index: number }) => e.index), [0]);
+      assert.equal((await listLines(m, 'INV-ORDER')).json().total_minor, 400);
+    });
+
+    it('a form ingest reads each line as a JSON one does: amount_minor "abc" in one line is reported for it, the other line is stored', async () => {
+      for (const format of ['form', 'multipart'] as const) {
+        const m = await merchantWithCodes();
+        const invoiceRef = `INV-FORM-${format}`;
+        const res = await call(t, 'POST', '/api/v1/invoice-lines', {
+          key: m.test_api_key,
+          format,
+          body: { invoice_ref: invoiceRef, lines: [{ code: 'TUITION', name: 'Tuition', amount_minor: '1500' }, { code: 'EXAM', name: 'Exam', amount_minor: 'abc' }] },
+        });
+        assert.equal(res.statusCode, 207, `${format}: ${res.body}`);
+        assert.deepEqual(res.json().errors.map((e: { index: number; code: string }) => [e.index, e.code]), [[1, 'INVOICE_LINE_AMOUNT_INVALID']], format);
+        assert.equal((await listLines(m, invoiceRef)).json().total_minor, 1500, format);
+      }
+    });
+
+    it('a 207 with per-line errors is stored under its Idempotency-Key and replayed; a whole-request 400 stores nothing, so the key still runs afresh', async () => {
+      const m = await merchantWithCodes();
+      const key = `lines-${randomUUID()}`;
+      const body = { invoice_ref: 'INV-IDEM-207', lines: [{ code: 'TUITION', name: 'Tuition', amount_minor: 700 }, { code: '', name: 'Empty', amount_minor: 1 }] };
+      const refused = await call(t, 'POST', '/api/v1/invoice-lines', { key: m.test_api_key, idempotencyKey: key, body: { ...body, lines: 'not an array' } });
+      assertErrorEnvelope(refused, 400, 'INVALID_ARGUMENT');
+      const first = await call(t, 'POST', '/api/v1/invoice-lines', { key: m.test_api_key, idempotencyKey: key, body });
+      assert.equal(first.statusCode, 207, first.body);
+      assert.equal(first.headers['idempotent-replayed'], undefined);
+      // The line changes in between: a replay answers from the store and does not ingest again.
+      await ingest(m, { invoice_ref: 'INV-IDEM-207', lines: [{ code: 'TUITION', name: 'Tuition', amount_minor: 900 }] });
+      const replay = await call(t, 'POST', '/api/v1/invoice-lines', { key: m.test_api_key, idempotencyKey: key, body });
+      assert.equal(replay.statusCode, 207);
+      assert.equal(replay.headers['idempotent-replayed'], 'true');
+      assert.equal(replay.body, first.body);
+      assert.equal((await listLines(m, 'INV-IDEM-207')).json().total_minor, 900);
+      const changed = await call(t, 'POST', '/api/v1/invoice-lines', { key: m.test_api_key, idempotencyKey: key, body: { ...body, lines: [body.lines[0]!] } });
+      assertErrorEnvelope(changed, 422, 'IDEMPOTENCY_KEY_REUSED');
+    });
+
+    it('the OpenAPI document shows each line as the documented line or any other value, checked per line with 207', async () => {
+      const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+      const lineSchemas = {
+        '/api/v1/invoice-lines': ['code', 'name', 'amount_minor'],
+        '/api/v1/revenue-lines': ['code', 'name'],
+      };
+      for (const [path, fields] of Object.entries(lineSchemas)) {
+        const operation = doc.paths[path].post;
+        const lines = operation.requestBody.content['application/json'].schema.properties.lines;
+        assert.equal(lines.type, 'array', path);
+        const [documented, anything] = lines.items.anyOf;
+        assert.deepEqual(Object.keys(documented.properties), fields, path);
+        assert.deepEqual([...documented.required].sort(), [...fields].sort(), path);
+        assert.equal(documented.properties.code.maxLength, LINE_CODE_LENGTH_MAX, path);
+        assert.equal(anything.type, undefined, `${path}: the second branch accepts any value`);
+        assert.match(anything.description, /reported in errors/, path);
+        assert.ok(operation.responses['207'], `${path} documents 207`);
+      }
     });
 
     it('a NUL character in a line name, an invoice_ref or a revenue line name is refused with 400 INVALID_ARGUMENT, never a 500', async () => {

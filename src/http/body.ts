@@ -123,7 +123,8 @@ export function nestFields(flat: Record<string, string | string[]>): Record<stri
 
 function compactArrays(value: unknown): unknown {
   if (Array.isArray(value)) {
-    if (value.some((element, index) => !(index in value) || element === undefined)) {
+    // Array.from visits holes too (some() would skip them): lines[0] and lines[2] without lines[1] is a gap.
+    if (Array.from(value, (_, index) => index in value).includes(false)) {
       throw errors.invalidArgument('Form array fields must be numbered from 0 without gaps.');
     }
     return value.map(compactArrays);
@@ -144,6 +145,8 @@ interface SchemaNode {
 /** Form values are strings: turn them into the integers and booleans the route's body schema asks for. */
 export function coerceToSchema(value: unknown, schema: SchemaNode | undefined): unknown {
   if (!schema) return value;
+  // A union reads form values as its first branch, the documented shape (invoice lines: a line, or anything else).
+  if (schema.anyOf) return coerceToSchema(value, schema.anyOf[0]);
   const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
   if (typeof value === 'string') {
     if ((types.includes('integer') || types.includes('number')) && /^-?\d{1,16}$/.test(value)) return Number(value);

@@ -2,13 +2,14 @@ import type { ApiPrincipal } from '../accounts/model.ts';
 import { normaliseCurrency } from '../checkout/service.ts';
 import type { Queryable } from '../db/index.ts';
 import { newUuid } from '../lib/ids.ts';
-import { LINE_AMOUNT_MAX_MINOR, LINE_CODE_PATTERN, type LineError } from './model.ts';
+import { LINE_CODE_PATTERN, lineCodeOf, parseInvoiceLine, parseRevenueLine, type LineError } from './model.ts';
 import * as store from './store.ts';
 
 export interface IngestInput {
   invoice_ref: string;
   currency?: string;
-  lines: { code: string; name: string; amount_minor: number }[];
+  /** As sent: each line is checked here, on its own (parseInvoiceLine). */
+  lines: readonly unknown[];
 }
 
 export interface IngestResult {
@@ -20,28 +21,31 @@ export interface IngestResult {
 }
 
 /**
- * Stores the good lines and reports each bad one by index (DESIGN §3): a line's code must be an active
- * revenue line; its amount at least 1 pesewa; a remitted line is never changed.
+ * Stores the good lines and reports each bad one by index (DESIGN §3): a line must have the documented
+ * shape (a code, a name, an amount of 1 pesewa or more), its code must be an active revenue line and
+ * appear once; a remitted line is never changed.
  */
 export async function ingestInvoiceLines(tx: Queryable, principal: ApiPrincipal, input: IngestInput): Promise<IngestResult> {
   const currency = normaliseCurrency(input.currency);
   const { merchantId, environment } = principal;
+  const parsed = input.lines.map(parseInvoiceLine);
   await store.lockMerchantLines(tx, merchantId, environment);
-  const active = await store.activeRevenueCodes(tx, merchantId, environment, [...new Set(input.lines.map((line) => line.code))]);
+  const active = await store.activeRevenueCodes(tx, merchantId, environment, [...new Set(parsed.flatMap((p) => (p.ok ? [p.line.code] : [])))]);
   const errors: LineError[] = [];
   const seen = new Set<string>();
   let ingested = 0;
   let billedMinor = 0;
-  for (const [index, line] of input.lines.entries()) {
+  for (const [index, result] of parsed.entries()) {
+    if (!result.ok) {
+      errors.push({ index, code: result.code, message: result.message });
+      continue;
+    }
+    const line = result.line;
     if (seen.has(line.code)) {
       errors.push({ index, code: 'INVALID_ARGUMENT', message: `code ${line.code} appears more than once in this request` });
       continue;
     }
     seen.add(line.code);
-    if (!Number.isSafeInteger(line.amount_minor) || line.amount_minor < 1 || line.amount_minor > LINE_AMOUNT_MAX_MINOR) {
-      errors.push({ index, code: 'INVOICE_LINE_AMOUNT_INVALID', message: `amount_minor must be from 1 to ${LINE_AMOUNT_MAX_MINOR} pesewas` });
-      continue;
-    }
     if (!active.has(line.code)) {
       errors.push({ index, code: 'INVALID_ARGUMENT', message: `code ${line.code} is not an active revenue line; sync revenue lines first` });
       continue;
@@ -76,7 +80,8 @@ export async function listInvoiceLines(db: Queryable, principal: ApiPrincipal, i
 }
 
 export interface SyncInput {
-  lines: { code: string; name: string }[];
+  /** As sent: each line is checked here, on its own (parseRevenueLine). */
+  lines: readonly unknown[];
   deactivate_missing?: boolean;
 }
 
@@ -98,7 +103,13 @@ export async function syncRevenueLines(tx: Queryable, principal: ApiPrincipal, i
   const existing = new Map((await store.listRevenueLines(tx, merchantId, environment, true)).map((row) => [row.code, row]));
   const result: SyncResult = { object: 'revenue_lines.sync', created: 0, updated: 0, reactivated: 0, deactivated: 0, unchanged: 0, total: 0, errors: [] };
   const requested = new Set<string>();
-  for (const [index, line] of input.lines.entries()) {
+  for (const [index, value] of input.lines.entries()) {
+    const parsed = parseRevenueLine(value);
+    if (!parsed.ok) {
+      result.errors.push({ index, code: parsed.code, message: parsed.message });
+      continue;
+    }
+    const line = parsed.line;
     const name = line.name.trim();
     if (!LINE_CODE_PATTERN.test(line.code)) {
       result.errors.push({ index, code: 'INVALID_ARGUMENT', message: 'code must start with a letter or digit and use only letters, digits and _ . : / -' });
@@ -129,7 +140,8 @@ export async function syncRevenueLines(tx: Queryable, principal: ApiPrincipal, i
     }
   }
   if (input.deactivate_missing) {
-    const requestedCodes = new Set(input.lines.map((line) => line.code));
+    // A code named by any line stays active, even when its line failed: a typo in a name must not deactivate it.
+    const requestedCodes = new Set(input.lines.map(lineCodeOf));
     for (const row of existing.values()) {
       if (row.active && !requestedCodes.has(row.code)) {
         await store.updateRevenueLine(tx, row.id, row.name, false, true);
