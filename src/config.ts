@@ -1,4 +1,5 @@
 // The whole configuration, read once from the environment and validated, one clear error per bad value.
+import ipaddr from 'ipaddr.js';
 import { isLoopbackHost } from './events/ssrf.ts';
 
 export interface Config {
@@ -23,6 +24,23 @@ export interface Config {
   webhookAllowPrivateTargets: boolean;
   /** Never on by default: routes Live payouts to the in-process simulator (rehearsals and tests). */
   livePayoutSimulator: boolean;
+  /**
+   * TRUST_PROXY: which peers may say who the client is (X-Forwarded-For): false (nobody, the default), a
+   * hop count, or addresses/CIDRs (and proxy-addr's names loopback, linklocal, uniquelocal). Passed to Fastify.
+   */
+  trustProxy: false | number | string[];
+  /** METRICS_TOKEN: /metrics asks for it as a Bearer token. */
+  metricsToken: string | null;
+  /** METRICS_PORT: /metrics is served on this port of HOST only, not on the API port. */
+  metricsPort: number | null;
+  /** Whether /metrics is served on the API port: a token or a loopback BASE_URL; never on a hosted instance by accident. */
+  metricsOnApiPort: boolean;
+  /** The whole request head must arrive within this (a client trickling headers is cut off with 408). */
+  httpHeadersTimeoutMs: number;
+  /** The whole request, body included, must arrive within this (408 otherwise). */
+  httpRequestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this; keep it above the load balancer's idle timeout. */
+  httpKeepAliveTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -32,6 +50,42 @@ export class ConfigError extends Error {
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const METRICS_TOKEN_LENGTH_MIN = 16;
+const TRUST_PROXY_HOPS_MAX = 10;
+const TRUST_PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/**
+ * TRUST_PROXY: off (default), a hop count (1 = the one load balancer in front), or a comma-separated list of
+ * proxy addresses and CIDRs. "on"/"true" (believe any X-Forwarded-For) is refused: anyone could pick their
+ * own address and with it a fresh rate-limit bucket.
+ */
+function trustProxySetting(raw: string | undefined, problems: string[]): false | number | string[] {
+  const value = (raw ?? '').trim();
+  if (value === '' || value === 'off' || value === 'false') return false;
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops >= 1 && hops <= TRUST_PROXY_HOPS_MAX) return hops;
+  } else {
+    const entries = value.split(',').map((entry) => entry.trim());
+    const valid = (entry: string) => {
+      if (TRUST_PROXY_NAMES.includes(entry)) return true;
+      if (entry.includes('/')) {
+        try {
+          ipaddr.parseCIDR(entry);
+          return true;
+        } catch {
+          return false;
+        }
+      }
+      return ipaddr.isValid(entry);
+    };
+    if (entries.length > 0 && entries.every(valid)) return entries;
+  }
+  problems.push(
+    `TRUST_PROXY must be off, a hop count from 1 to ${TRUST_PROXY_HOPS_MAX}, or a comma-separated list of proxy addresses or CIDRs (or ${TRUST_PROXY_NAMES.join(', ')}) (got "${value}")`,
+  );
+  return false;
+}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const problems: string[] = [];
@@ -113,7 +167,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // let strangers aim its webhooks at its own network.
     webhookAllowPrivateTargets: onOff('WEBHOOK_ALLOW_PRIVATE_TARGETS', URL.canParse(baseUrl) && isLoopbackHost(new URL(baseUrl).hostname)),
     livePayoutSimulator: env.LIVE_PAYOUT_SIMULATOR === 'on',
+    trustProxy: false,
+    metricsToken: null,
+    metricsPort: null,
+    metricsOnApiPort: false,
+    httpHeadersTimeoutMs: 0,
+    httpRequestTimeoutMs: 0,
+    httpKeepAliveTimeoutMs: 0,
   };
+  config.trustProxy = trustProxySetting(env.TRUST_PROXY, problems);
+  const metricsToken = env.METRICS_TOKEN || null;
+  if (metricsToken !== null && (metricsToken.length < METRICS_TOKEN_LENGTH_MIN || /\s/.test(metricsToken))) {
+    problems.push(`METRICS_TOKEN must be at least ${METRICS_TOKEN_LENGTH_MIN} characters without spaces`);
+  }
+  config.metricsToken = metricsToken;
+  config.metricsPort = env.METRICS_PORT ? integer('METRICS_PORT', 0, 1, 65535) : null;
+  if (config.metricsPort !== null && config.metricsPort === port) problems.push(`METRICS_PORT must differ from PORT (${port})`);
+  config.metricsOnApiPort = config.metricsPort === null && (metricsToken !== null || (URL.canParse(baseUrl) && isLoopbackHost(new URL(baseUrl).hostname)));
+  config.httpHeadersTimeoutMs = integer('HTTP_HEADERS_TIMEOUT_MS', 10_000, 1_000, 120_000);
+  config.httpRequestTimeoutMs = integer('HTTP_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000);
+  config.httpKeepAliveTimeoutMs = integer('HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 1_000, 600_000);
+  if (config.httpRequestTimeoutMs < config.httpHeadersTimeoutMs) {
+    problems.push(`HTTP_REQUEST_TIMEOUT_MS (${config.httpRequestTimeoutMs}) must be at least HTTP_HEADERS_TIMEOUT_MS (${config.httpHeadersTimeoutMs})`);
+  }
   if (env.LIVE_PAYOUT_SIMULATOR !== undefined && !['on', 'off', ''].includes(env.LIVE_PAYOUT_SIMULATOR)) {
     problems.push(`LIVE_PAYOUT_SIMULATOR must be on or off (got "${env.LIVE_PAYOUT_SIMULATOR}")`);
   }

@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { bearer, startTestApp, storageKind, type TestContext } from './helpers.ts';
+
+const METRICS_TOKEN = 'metrics-token-for-ops-tests';
 import { assertErrorEnvelope } from './http.ts';
 
 interface OpenApiOperation {
@@ -49,7 +51,7 @@ async function followRedirects(t: TestContext, url: string, hops = 5): Promise<L
 describe(`operations endpoints (${storageKind})`, () => {
   let t: TestContext;
   before(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ METRICS_TOKEN });
   });
   after(() => t.close());
 
@@ -71,12 +73,12 @@ describe(`operations endpoints (${storageKind})`, () => {
     assert.equal(created.statusCode, 201, created.body);
     const id = created.json().id as string;
     const series = 'sika_http_requests_total{method="GET",route="/api/v1/sessions/:reference",status_code="200"}';
-    const before = sample((await t.app.inject({ method: 'GET', url: '/metrics' })).body, series);
+    const before = sample((await t.app.inject({ method: 'GET', url: '/metrics', headers: bearer(METRICS_TOKEN) })).body, series);
     for (let i = 0; i < 2; i++) {
       const read = await t.app.inject({ method: 'GET', url: `/api/v1/sessions/${id}`, headers: bearer(m.test_api_key) });
       assert.equal(read.statusCode, 200);
     }
-    const res = await t.app.inject({ method: 'GET', url: '/metrics' });
+    const res = await t.app.inject({ method: 'GET', url: '/metrics', headers: bearer(METRICS_TOKEN) });
     assert.equal(res.statusCode, 200);
     assert.match(String(res.headers['content-type']), /^text\/plain/);
     assert.match(res.body, /^# TYPE sika_http_requests_total counter$/m);

@@ -7,6 +7,8 @@ import { openDb } from '../src/db/index.ts';
 import { processDuePayouts, setPayoutAccess } from '../src/payouts/service.ts';
 import { LivePayoutSimulator } from '../src/rails/payouts.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
+
+const METRICS_TOKEN = 'metrics-token-for-payout-races';
 import { bankRecipient, createPayout, drive, extraKey, fund, liveMerchant, makeDue, merchantWithHooks, newClientReference, payoutStatus } from './payouts-fixtures.ts';
 
 const RETRIES_503_MAX = 5;
@@ -23,7 +25,7 @@ describe(`payout races (${storageKind})`, () => {
   let baseUrl: string;
   const rail = new LivePayoutSimulator();
   before(async () => {
-    t = await startTestApp({}, { payoutRail: rail });
+    t = await startTestApp({ METRICS_TOKEN }, { payoutRail: rail });
     baseUrl = await t.listen();
   });
   after(() => t.close());
@@ -169,7 +171,7 @@ describe(`payout races (${storageKind})`, () => {
 
   /** From /metrics (sika_payout_batch_size): payout statements that wrote their payouts together, and how many payouts those held. */
   async function payoutsWrittenTogether(): Promise<{ statements: number; payouts: number }> {
-    const text = await (await fetch(`${baseUrl}/metrics`)).text();
+    const text = await (await fetch(`${baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
     const value = (name: string) => Number(new RegExp(`^${name}\\{outcome="together"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
     return { statements: value('sika_payout_batch_size_count'), payouts: value('sika_payout_batch_size_sum') };
   }

@@ -16,6 +16,7 @@ import { payoutRoutes } from '../payouts/routes.ts';
 import { payerPageRoutes } from '../web/checkout/routes.ts';
 import { dashboardRoutes } from '../web/dashboard/index.ts';
 import { opsRoutes } from '../web/ops/index.ts';
+import { consoleOfUrl, sendConsoleErrorPage } from '../web/console-errors.ts';
 import type { PayoutRail } from '../rails/payouts.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
@@ -24,6 +25,7 @@ import { systemResolver, type Resolver } from '../events/ssrf.ts';
 import { invoicingRoutes } from '../invoicing/routes.ts';
 import { requireApiKey } from './auth.ts';
 import { registerBodyParsers } from './body.ts';
+import { registerConnectionLimits, serverOptions } from './connections.ts';
 import type { AppDeps } from './deps.ts';
 import { errors } from './errors.ts';
 import { registerErrorHandler, sendError, toAppError } from './error-handler.ts';
@@ -56,6 +58,8 @@ function validators(externalSchemas: Record<string, unknown> = {}) {
 export interface RegisteredRoute {
   method: string;
   url: string;
+  /** The route's schema as registered (querystring, params, body, ...), so tests can check every route has them. */
+  schema: RouteOptions['schema'];
 }
 
 /**
@@ -69,6 +73,16 @@ function documentCommonErrors(route: RouteOptions): void {
   const methods = [route.method].flat();
   const common = [400, ...(route.url.includes(':') ? [414] : []), ...(methods.some((m) => ['POST', 'PUT', 'PATCH'].includes(m)) ? [413, 415] : [])];
   for (const [status, schema] of Object.entries(errorResponses(...common))) response[status] ??= schema;
+}
+
+/**
+ * TRUST_PROXY for Fastify. A hop count becomes proxy-addr's "trust the first N hops" function: Fastify 5
+ * now ignores a bare number (it cannot tell a direct client from the proxy), so a hop count is for a port
+ * only the load balancer can reach; a CIDR list is safer and is passed as is.
+ */
+function trustProxyOption(setting: Config['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof setting === 'number') return (_address, hop) => hop < setting;
+  return setting;
 }
 
 export interface BuildOptions {
@@ -85,7 +99,9 @@ export async function buildApp({ config, db, logger, payoutRail = null, webhookR
   const app = Fastify({
     logger: logger ?? { level: config.logLevel, redact: ['req.headers.authorization'] },
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: false,
+    // Off unless TRUST_PROXY names the proxies in front: then request.ip is the client's, for rate limits and logs.
+    trustProxy: trustProxyOption(config.trustProxy),
+    ...serverOptions(config),
     requestIdHeader: false,
     genReqId: (request) => {
       const incoming = request.headers['x-request-id'];
@@ -100,14 +116,18 @@ export async function buildApp({ config, db, logger, payoutRail = null, webhookR
         >,
       },
     },
-    // Router-level errors (malformed percent-encoding, over-long path parameter) get the envelope too.
-    frameworkErrors: (error, _request, reply) => sendError(reply, toAppError(error)),
+    // Router-level errors (malformed percent-encoding, over-long path parameter) get the envelope too, or on
+    // a console path the consoles' HTML error page.
+    frameworkErrors: (error, request, reply) => {
+      const consoleKind = consoleOfUrl(request.url);
+      return consoleKind ? sendConsoleErrorPage(reply, consoleKind, toAppError(error)) : sendError(reply, toAppError(error));
+    },
   });
   // Every route as registered, so tests can walk all of them (a new route cannot go unchecked).
   const registeredRoutes: RegisteredRoute[] = [];
   app.decorate('registeredRoutes', registeredRoutes);
   app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) registeredRoutes.push({ method, url: route.url });
+    for (const method of [route.method].flat()) registeredRoutes.push({ method, url: route.url, schema: route.schema });
     documentCommonErrors(route);
   });
   app.decorateRequest('principal', null);
@@ -116,6 +136,7 @@ export async function buildApp({ config, db, logger, payoutRail = null, webhookR
     done();
   });
   registerErrorHandler(app);
+  registerConnectionLimits(app);
   app.addSchema(ErrorEnvelope);
 
   await app.register(swagger, {
@@ -134,7 +155,7 @@ export async function buildApp({ config, db, logger, payoutRail = null, webhookR
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { docExpansion: 'list', deepLinking: true } });
 
   await registerBodyParsers(app, config.bodyLimitBytes);
-  const metrics = registerMetrics(app);
+  const metrics = registerMetrics(app, { token: config.metricsToken, onApiPort: config.metricsOnApiPort, port: config.metricsPort, host: config.host });
   const limiters = await registerRateLimits(app, {
     redisUrl: config.redisUrl,
     keyPerSecond: config.rateLimitKeyPerSecond,
