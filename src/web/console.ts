@@ -4,6 +4,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../http/deps.ts';
 import { clearSessionCookie, csrfValid, loadSession, setSessionCookie, signIn, signOut, type ConsoleKind, type WebSession } from './auth.ts';
+import { authSchemas, refuseBadInputAfterSessionCheck } from './console-schemas.ts';
 import { html } from './html.ts';
 import { page } from './layout.ts';
 
@@ -73,8 +74,9 @@ export async function registerConsoleAuth(app: FastifyInstance, deps: AppDeps, k
     }
     request.webSession = session;
   });
+  refuseBadInputAfterSessionCheck(app);
 
-  app.get(`${base}/login`, { schema: { hide: true } }, async (request, reply) => {
+  app.get(`${base}/login`, { schema: { hide: true, ...authSchemas.loginPage } }, async (request, reply) => {
     const existing = await loadSession(deps.db, request, kind);
     if (existing) return reply.redirect(base, 303);
     const csrf = randomBytes(18).toString('base64url');
@@ -82,7 +84,7 @@ export async function registerConsoleAuth(app: FastifyInstance, deps: AppDeps, k
     return sendPage(reply, loginForm(kind, csrf, null));
   });
 
-  app.post(`${base}/login`, { schema: { hide: true } }, async (request, reply) => {
+  app.post(`${base}/login`, { schema: { hide: true, ...authSchemas.login } }, async (request, reply) => {
     const csrf = randomBytes(18).toString('base64url');
     reply.setCookie(LOGIN_CSRF_COOKIE, csrf, { httpOnly: true, sameSite: 'strict', secure, path: `${base}/login`, maxAge: 3_600 });
     const email = formValue(request, 'email');
@@ -108,7 +110,7 @@ export async function registerConsoleAuth(app: FastifyInstance, deps: AppDeps, k
     return reply.redirect(base, 303);
   });
 
-  app.post(`${base}/logout`, { schema: { hide: true } }, async (request, reply) => {
+  app.post(`${base}/logout`, { schema: { hide: true, ...authSchemas.logout } }, async (request, reply) => {
     await signOut(deps.db, request.webSession!);
     clearSessionCookie(reply, kind);
     return reply.redirect(`${base}/login`, 303);

@@ -6,6 +6,7 @@ import { listEventsForObject } from '../../events/outbox.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { listInvoiceLines, listRevenueLines } from '../../invoicing/store.ts';
 import { sendPage, sessionOf } from '../console.ts';
+import { dashboardSchemas } from '../console-schemas.ts';
 import { html, raw } from '../html.ts';
 import { money, page, statusBadge, when_ } from '../layout.ts';
 
@@ -24,7 +25,7 @@ const validDate = (value: string | undefined) => (value && /^\d{4}-\d{2}-\d{2}$/
 export async function checkoutPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
 
-  app.get<{ Querystring: SessionFilters }>('/dashboard/sessions', { schema: { hide: true } }, async (request, reply) => {
+  app.get<{ Querystring: SessionFilters }>('/dashboard/sessions', { schema: { hide: true, ...dashboardSchemas.sessions } }, async (request, reply) => {
     const session = sessionOf(request);
     const q = request.query;
     const status = (SESSION_STATUSES as readonly string[]).includes(q.status ?? '') ? q.status! : null;
@@ -77,7 +78,7 @@ ${rows.length === 0 ? html`<tr><td colspan="5" class="muted">No sessions match.<
     );
   });
 
-  app.get<{ Params: { id: string } }>('/dashboard/sessions/:id', { schema: { hide: true } }, async (request, reply) => {
+  app.get<{ Params: { id: string } }>('/dashboard/sessions/:id', { schema: { hide: true, ...dashboardSchemas.session } }, async (request, reply) => {
     const session = sessionOf(request);
     const rows = await db.query<{ id: string; status: string; amount_minor: number; currency: string; invoice_ref: string; description: string | null; customer_name: string | null; customer_email: string | null; expires_at: Date; created_at: Date; finalized_at: Date | null; environment: 'test' | 'live'; merchant_id: string }>(
       'SELECT id, status, amount_minor, currency, invoice_ref, description, customer_name, customer_email, expires_at, created_at, finalized_at, environment, merchant_id FROM checkout_sessions WHERE id = $1 AND merchant_id = $2 AND environment = $3',
@@ -110,7 +111,7 @@ ${eventRows.length === 0 ? html`<tr><td colspan="3" class="muted">No events yet.
     );
   });
 
-  app.get('/dashboard/revenue-lines', { schema: { hide: true } }, async (request, reply) => {
+  app.get('/dashboard/revenue-lines', { schema: { hide: true, ...dashboardSchemas.revenueLines } }, async (request, reply) => {
     const session = sessionOf(request);
     const lines = await listRevenueLines(db, session.merchantId!, session.environment, true);
     return sendPage(

@@ -8,6 +8,7 @@ import * as events from '../../events/store.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { newUuid } from '../../lib/ids.ts';
 import { formValue, sendPage, sessionOf } from '../console.ts';
+import { dashboardSchemas } from '../console-schemas.ts';
 import { html, raw, when, type Html } from '../html.ts';
 import { csrfField, page, statusBadge, when_ } from '../layout.ts';
 import type { WebSession } from '../auth.ts';
@@ -65,9 +66,9 @@ ${when(canManageKeys(session) && activeKeys.length > 0, () => html`<form method=
     });
   }
 
-  app.get('/dashboard/developers', { schema: { hide: true } }, async (request, reply) => sendPage(reply, await render(sessionOf(request))));
+  app.get('/dashboard/developers', { schema: { hide: true, ...dashboardSchemas.developers } }, async (request, reply) => sendPage(reply, await render(sessionOf(request))));
 
-  app.post('/dashboard/keys', { schema: { hide: true } }, async (request, reply) => {
+  app.post('/dashboard/keys', { schema: { hide: true, ...dashboardSchemas.createKey } }, async (request, reply) => {
     const session = sessionOf(request);
     if (!canManageKeys(session)) return sendPage(reply, await render(session, { flash: { message: 'Your role cannot create API keys.', error: true } }), 403);
     const integrationId = formValue(request, 'integration_id');
@@ -79,7 +80,7 @@ ${when(canManageKeys(session) && activeKeys.length > 0, () => html`<form method=
     return sendPage(reply, await render(session, { secret, flash: { message: `API key ${key.prefix}… created.` } }));
   });
 
-  app.post<{ Params: { id: string } }>('/dashboard/keys/:id/revoke', { schema: { hide: true } }, async (request, reply) => {
+  app.post<{ Params: { id: string } }>('/dashboard/keys/:id/revoke', { schema: { hide: true, ...dashboardSchemas.revokeKey } }, async (request, reply) => {
     const session = sessionOf(request);
     if (!canManageKeys(session)) return sendPage(reply, await render(session, { flash: { message: 'Your role cannot revoke API keys.', error: true } }), 403);
     // Only a key of the environment in view: like every other id here, the other environment's keys are not found.
@@ -88,7 +89,7 @@ ${when(canManageKeys(session) && activeKeys.length > 0, () => html`<form method=
     return sendPage(reply, await render(session, { flash: revoked[0] ? { message: `API key ${revoked[0].prefix}… revoked: it stops working at once.` } : { message: 'That key was not found or is already revoked.', error: true } }));
   });
 
-  app.post('/dashboard/webhooks', { schema: { hide: true } }, async (request, reply) => {
+  app.post('/dashboard/webhooks', { schema: { hide: true, ...dashboardSchemas.createWebhook } }, async (request, reply) => {
     const session = sessionOf(request);
     if (!canManageKeys(session)) return sendPage(reply, await render(session, { flash: { message: 'Your role cannot add endpoints.', error: true } }), 403);
     const url = formValue(request, 'url').trim();
@@ -102,7 +103,7 @@ ${when(canManageKeys(session) && activeKeys.length > 0, () => html`<form method=
     return sendPage(reply, await render(session, { secret: shown, flash: { message: 'Endpoint added.' } }));
   });
 
-  app.post<{ Params: { id: string; action: string } }>('/dashboard/webhooks/:id/:action', { schema: { hide: true } }, async (request, reply) => {
+  app.post<{ Params: { id: string; action: string } }>('/dashboard/webhooks/:id/:action', { schema: { hide: true, ...dashboardSchemas.webhookAction } }, async (request, reply) => {
     const session = sessionOf(request);
     const endpoint = await accounts.findEndpoint(db, session.merchantId!, session.environment, request.params.id);
     const action = request.params.action;
@@ -124,7 +125,7 @@ ${when(canManageKeys(session) && activeKeys.length > 0, () => html`<form method=
     return sendPage(reply, await render(session, { flash: { message: 'Unknown action.', error: true } }), 404);
   });
 
-  app.get<{ Params: { id: string }; Querystring: { replayed?: string } }>('/dashboard/webhooks/:id', { schema: { hide: true } }, async (request, reply) => {
+  app.get<{ Params: { id: string }; Querystring: { replayed?: string } }>('/dashboard/webhooks/:id', { schema: { hide: true, ...dashboardSchemas.webhook } }, async (request, reply) => {
     const session = sessionOf(request);
     const endpoint = await accounts.findEndpoint(db, session.merchantId!, session.environment, request.params.id);
     if (!endpoint) return sendPage(reply, page({ title: 'Not found', session, kind: 'merchant', active: 'developers', body: html`<h1>Endpoint not found</h1>` }), 404);
@@ -152,7 +153,7 @@ ${deliveries.length === 0 ? html`<tr><td colspan="7" class="muted">No deliveries
     );
   });
 
-  app.post<{ Params: { id: string } }>('/dashboard/events/:id/replay', { schema: { hide: true } }, async (request, reply) => {
+  app.post<{ Params: { id: string } }>('/dashboard/events/:id/replay', { schema: { hide: true, ...dashboardSchemas.replayEvent } }, async (request, reply) => {
     const session = sessionOf(request);
     const owned = await db.query('SELECT 1 FROM events WHERE id = $1 AND merchant_id = $2 AND environment = $3', [request.params.id, session.merchantId, session.environment]);
     const endpointId = formValue(request, 'endpoint_id');

@@ -5,6 +5,7 @@ import { toAppError } from '../../http/error-handler.ts';
 import { balance } from '../../ledger/service.ts';
 import { switchEnvironment } from '../auth.ts';
 import { formValue, registerConsoleAuth, sendPage, sessionOf } from '../console.ts';
+import { dashboardSchemas } from '../console-schemas.ts';
 import { html } from '../html.ts';
 import { MERCHANT_NAV, money, page, statusBadge, when_ } from '../layout.ts';
 import { checkoutPages } from './checkout.ts';
@@ -22,7 +23,7 @@ export async function dashboardRoutes(app: FastifyInstance, deps: AppDeps): Prom
   });
   await registerConsoleAuth(app, deps, 'merchant');
 
-  app.post('/dashboard/environment', { schema: { hide: true } }, async (request, reply) => {
+  app.post('/dashboard/environment', { schema: { hide: true, ...dashboardSchemas.environment } }, async (request, reply) => {
     const environment = formValue(request, 'environment');
     if (environment === 'test' || environment === 'live') await switchEnvironment(db, sessionOf(request), environment);
     // Back to the section's own page: the page you were on may have been a form's answer (no GET route)
@@ -31,7 +32,7 @@ export async function dashboardRoutes(app: FastifyInstance, deps: AppDeps): Prom
     return reply.redirect(MERCHANT_NAV.some(([, href]) => href === back) ? back : '/dashboard', 303);
   });
 
-  app.get('/dashboard', { schema: { hide: true } }, async (request, reply) => {
+  app.get('/dashboard', { schema: { hide: true, ...dashboardSchemas.home } }, async (request, reply) => {
     const session = sessionOf(request);
     const merchantId = session.merchantId!;
     const [test, live, sessions, payouts] = await Promise.all([

@@ -12,6 +12,7 @@ import * as payouts from '../../payouts/service.ts';
 import * as store from '../../payouts/store.ts';
 import type { WebSession } from '../auth.ts';
 import { formValue, sendPage, sessionOf } from '../console.ts';
+import { dashboardSchemas } from '../console-schemas.ts';
 import { html, raw, type Html } from '../html.ts';
 import { csrfField, money, page, statusBadge, when_ } from '../layout.ts';
 
@@ -45,7 +46,7 @@ ${rows.length === 0 ? html`<tr><td colspan="5" class="muted">No payouts yet.</td
 ${pageNumber > 1 ? html` · <a href="/dashboard/payouts?page=${pageNumber - 1}">Previous</a>` : ''}${pageNumber < pages ? html` · <a href="/dashboard/payouts?page=${pageNumber + 1}">Next</a>` : ''}</p>`, flash, status);
   }
 
-  app.get<{ Querystring: { page?: string } }>('/dashboard/payouts', { schema: { hide: true } }, async (request, reply) =>
+  app.get<{ Querystring: { page?: string } }>('/dashboard/payouts', { schema: { hide: true, ...dashboardSchemas.payouts } }, async (request, reply) =>
     listPage(reply, sessionOf(request), Math.max(1, Math.min(10_000, Number.parseInt(request.query.page ?? '1', 10) || 1))),
   );
 
@@ -77,10 +78,10 @@ ${payout.status === 'paid' || payout.status === 'returned' ? html`<p><a class="b
 <p><button class="secondary">Upload evidence</button></p></form>`, flash, status);
   }
 
-  app.get<{ Params: { id: string } }>('/dashboard/payouts/:id', { schema: { hide: true } }, async (request, reply) => detailPage(reply, sessionOf(request), request.params.id));
-  app.get('/dashboard/payouts/new', { schema: { hide: true } }, async (request, reply) => newPayoutPage(reply, sessionOf(request)));
+  app.get<{ Params: { id: string } }>('/dashboard/payouts/:id', { schema: { hide: true, ...dashboardSchemas.payout } }, async (request, reply) => detailPage(reply, sessionOf(request), request.params.id));
+  app.get('/dashboard/payouts/new', { schema: { hide: true, ...dashboardSchemas.newPayout } }, async (request, reply) => newPayoutPage(reply, sessionOf(request)));
 
-  app.post<{ Params: { id: string } }>('/dashboard/payouts/:id/decision', { schema: { hide: true } }, async (request, reply) => {
+  app.post<{ Params: { id: string } }>('/dashboard/payouts/:id/decision', { schema: { hide: true, ...dashboardSchemas.payoutDecision } }, async (request, reply) => {
     const session = sessionOf(request);
     const decision = formValue(request, 'decision');
     const payout = await store.findPayout(db, session.merchantId!, session.environment, request.params.id);
@@ -95,7 +96,7 @@ ${payout.status === 'paid' || payout.status === 'returned' ? html`<p><a class="b
     }
   });
 
-  app.post<{ Params: { id: string } }>('/dashboard/payouts/:id/cancel', { schema: { hide: true } }, async (request, reply) => {
+  app.post<{ Params: { id: string } }>('/dashboard/payouts/:id/cancel', { schema: { hide: true, ...dashboardSchemas.payoutCancel } }, async (request, reply) => {
     const session = sessionOf(request);
     try {
       await payouts.cancelPayout(db, dashboardPrincipal(session), request.params.id, `cancelled in the dashboard by ${session.email}`);
@@ -107,7 +108,7 @@ ${payout.status === 'paid' || payout.status === 'returned' ? html`<p><a class="b
     }
   });
 
-  app.get<{ Params: { id: string } }>('/dashboard/payouts/:id/receipt', { schema: { hide: true } }, async (request, reply) => {
+  app.get<{ Params: { id: string } }>('/dashboard/payouts/:id/receipt', { schema: { hide: true, ...dashboardSchemas.payoutReceipt } }, async (request, reply) => {
     const session = sessionOf(request);
     const payout = await store.findPayout(db, session.merchantId!, session.environment, request.params.id);
     if (!payout) return detailPage(reply, session, request.params.id);
@@ -115,7 +116,7 @@ ${payout.status === 'paid' || payout.status === 'returned' ? html`<p><a class="b
     return reply.type('application/pdf').header('content-disposition', `attachment; filename="receipt-${payout.reference}.pdf"`).send(pdf);
   });
 
-  app.post<{ Params: { id: string } }>('/dashboard/payouts/:id/evidence', { schema: { hide: true } }, async (request, reply) => {
+  app.post<{ Params: { id: string } }>('/dashboard/payouts/:id/evidence', { schema: { hide: true, ...dashboardSchemas.payoutEvidence } }, async (request, reply) => {
     const session = sessionOf(request);
     const payout = await store.findPayout(db, session.merchantId!, session.environment, request.params.id);
     if (!payout) return detailPage(reply, session, request.params.id);
@@ -155,7 +156,7 @@ ${usable.length === 0 ? html`<p class="card">No usable recipients yet. <a href="
 <script>${raw(FEE_QUOTE_SCRIPT)}</script>`, flash, status);
   }
 
-  app.get<{ Querystring: { recipient_id?: string; amount?: string } }>('/dashboard/payouts/quote', { schema: { hide: true } }, async (request, reply) => {
+  app.get<{ Querystring: { recipient_id?: string; amount?: string } }>('/dashboard/payouts/quote', { schema: { hide: true, ...dashboardSchemas.payoutQuote } }, async (request, reply) => {
     const session = sessionOf(request);
     const amountMinor = parseCedis(request.query.amount ?? '');
     const recipient = request.query.recipient_id ? await store.findRecipient(db, session.merchantId!, session.environment, request.query.recipient_id) : null;
@@ -164,7 +165,7 @@ ${usable.length === 0 ? html`<p class="card">No usable recipients yet. <a href="
     return { amount_minor: amountMinor, fee_minor: fee, total_debit_minor: amountMinor + fee, text: `Fee ${money(fee)} · total debit ${money(amountMinor + fee)}` };
   });
 
-  app.post('/dashboard/payouts', { schema: { hide: true } }, async (request, reply) => {
+  app.post('/dashboard/payouts', { schema: { hide: true, ...dashboardSchemas.createPayout } }, async (request, reply) => {
     const session = sessionOf(request);
     if (!canRequest(session)) return newPayoutPage(reply, session, { message: 'Your role cannot create payouts.', error: true }, 403);
     const amountMinor = parseCedis(formValue(request, 'amount'));
@@ -210,11 +211,11 @@ ${replacing ? html`<input type="hidden" name="previous_version_id" value="${repl
 <p><button type="submit">Save recipient</button></p></form>` : ''}`, flash, status);
   }
 
-  app.get<{ Querystring: { replace?: string } }>('/dashboard/recipients', { schema: { hide: true } }, async (request, reply) =>
+  app.get<{ Querystring: { replace?: string } }>('/dashboard/recipients', { schema: { hide: true, ...dashboardSchemas.recipients } }, async (request, reply) =>
     recipientsPage(reply, sessionOf(request), null, 200, request.query.replace?.slice(0, 80) ?? null),
   );
 
-  app.post('/dashboard/recipients', { schema: { hide: true } }, async (request, reply) => {
+  app.post('/dashboard/recipients', { schema: { hide: true, ...dashboardSchemas.createRecipient } }, async (request, reply) => {
     const session = sessionOf(request);
     if (!canRequest(session)) return recipientsPage(reply, session, { message: 'Your role cannot add recipients.', error: true }, 403);
     const type = formValue(request, 'account_type') === 'momo' ? 'momo' : 'bank';
@@ -233,7 +234,7 @@ ${replacing ? html`<input type="hidden" name="previous_version_id" value="${repl
     }
   });
 
-  app.post<{ Params: { id: string } }>('/dashboard/recipients/:id/deactivate', { schema: { hide: true } }, async (request, reply) => {
+  app.post<{ Params: { id: string } }>('/dashboard/recipients/:id/deactivate', { schema: { hide: true, ...dashboardSchemas.deactivateRecipient } }, async (request, reply) => {
     const session = sessionOf(request);
     try {
       await payouts.deleteRecipient(db, dashboardPrincipal(session), request.params.id);

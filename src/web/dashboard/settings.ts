@@ -8,6 +8,7 @@ import type { AppDeps } from '../../http/deps.ts';
 import { toAppError } from '../../http/error-handler.ts';
 import type { WebSession } from '../auth.ts';
 import { formValue, sendPage, sessionOf } from '../console.ts';
+import { dashboardSchemas } from '../console-schemas.ts';
 import { html, raw, type Html } from '../html.ts';
 import { csrfField, page, statusBadge, when_ } from '../layout.ts';
 
@@ -47,9 +48,9 @@ ${owner ? html`<form method="post" action="/dashboard/users" class="row" style="
 <div><label for="invite-role">Role</label><select id="invite-role" name="role">${ROLES.map((r) => html`<option value="${r}">${r}</option>`)}</select></div><div><button type="submit">Invite user</button></div></form>` : ''}</section>`, flash, status);
   }
 
-  app.get('/dashboard/settings', { schema: { hide: true } }, async (request, reply) => settingsPage(reply, sessionOf(request)));
+  app.get('/dashboard/settings', { schema: { hide: true, ...dashboardSchemas.settings } }, async (request, reply) => settingsPage(reply, sessionOf(request)));
 
-  app.post('/dashboard/settings/fees', { schema: { hide: true } }, async (request, reply) => {
+  app.post('/dashboard/settings/fees', { schema: { hide: true, ...dashboardSchemas.feeSettings } }, async (request, reply) => {
     const session = sessionOf(request);
     if (session.role !== 'owner') return settingsPage(reply, session, { message: 'Only the owner can change settings.', error: true }, 403);
     const bearers: Partial<Record<Rail, Bearer>> = {};
@@ -61,7 +62,7 @@ ${owner ? html`<form method="post" action="/dashboard/users" class="row" style="
     return settingsPage(reply, session, { message: 'Fee settings saved. New quotes use them at once.' });
   });
 
-  app.post('/dashboard/settings/approval', { schema: { hide: true } }, async (request, reply) => {
+  app.post('/dashboard/settings/approval', { schema: { hide: true, ...dashboardSchemas.approvalSetting } }, async (request, reply) => {
     const session = sessionOf(request);
     if (session.role !== 'owner') return settingsPage(reply, session, { message: 'Only the owner can change settings.', error: true }, 403);
     const required = formValue(request, 'required') === 'on';
@@ -69,7 +70,7 @@ ${owner ? html`<form method="post" action="/dashboard/users" class="row" style="
     return settingsPage(reply, session, { message: required ? 'Live payouts now need approval.' : 'Live payouts no longer need approval.' });
   });
 
-  app.post('/dashboard/users', { schema: { hide: true } }, async (request, reply) => {
+  app.post('/dashboard/users', { schema: { hide: true, ...dashboardSchemas.inviteUser } }, async (request, reply) => {
     const session = sessionOf(request);
     if (session.role !== 'owner') return settingsPage(reply, session, { message: 'Only the owner can invite users.', error: true }, 403);
     let invited;

@@ -12,6 +12,7 @@ import * as ops from '../../ops/service.ts';
 import { settingsFor } from '../../payouts/store.ts';
 import type { WebSession } from '../auth.ts';
 import { formValue, registerConsoleAuth, sendPage, sessionOf } from '../console.ts';
+import { opsSchemas } from '../console-schemas.ts';
 import { html, raw, type Html } from '../html.ts';
 import { csrfField, money, page, statusBadge, when_ } from '../layout.ts';
 
@@ -37,7 +38,7 @@ export async function opsRoutes(app: FastifyInstance, deps: AppDeps): Promise<vo
     if (session && isTeller(session) && !path.startsWith('/ops/teller') && path !== '/ops/logout') return reply.redirect('/ops/teller', 303);
   });
 
-  app.get('/ops', { schema: { hide: true } }, async (request, reply) => {
+  app.get('/ops', { schema: { hide: true, ...opsSchemas.merchants } }, async (request, reply) => {
     const merchants = await db.query<{ id: string; name: string; email: string; created_at: Date; live_access: boolean | null; paused_any: boolean | null }>(
       `SELECT m.id, m.name, m.email, m.created_at,
               (SELECT payout_access FROM payout_settings s WHERE s.merchant_id = m.id AND s.environment = 'live') AS live_access,
@@ -68,9 +69,9 @@ ${merchants.map((m) => html`<tr><td><a href="/ops/merchants/${m.id}">${m.name}</
 <div class="grid">${form('test')}${form('live')}</div>`, flash, status);
   }
 
-  app.get<{ Params: { id: string } }>('/ops/merchants/:id', { schema: { hide: true } }, async (request, reply) => merchantPage(reply, sessionOf(request), request.params.id));
+  app.get<{ Params: { id: string } }>('/ops/merchants/:id', { schema: { hide: true, ...opsSchemas.merchant } }, async (request, reply) => merchantPage(reply, sessionOf(request), request.params.id));
 
-  app.post<{ Params: { id: string } }>('/ops/merchants/:id/payouts', { schema: { hide: true } }, async (request, reply) => {
+  app.post<{ Params: { id: string } }>('/ops/merchants/:id/payouts', { schema: { hide: true, ...opsSchemas.payoutSettings } }, async (request, reply) => {
     const session = sessionOf(request);
     const environment = formValue(request, 'environment');
     const limit = parseCedis(formValue(request, 'limit'));
@@ -107,9 +108,9 @@ ${view ? html`<section class="card" aria-label="Slip ${view.reference}"><h2 styl
 </section>` : ''}`, flash, status);
   }
 
-  app.get<{ Querystring: { reference?: string } }>('/ops/teller', { schema: { hide: true } }, async (request, reply) => tellerPage(reply, sessionOf(request), (request.query.reference ?? '').slice(0, 40)));
+  app.get<{ Querystring: { reference?: string } }>('/ops/teller', { schema: { hide: true, ...opsSchemas.teller } }, async (request, reply) => tellerPage(reply, sessionOf(request), (request.query.reference ?? '').slice(0, 40)));
 
-  app.post('/ops/teller/record', { schema: { hide: true } }, async (request, reply) => {
+  app.post('/ops/teller/record', { schema: { hide: true, ...opsSchemas.tellerRecord } }, async (request, reply) => {
     const session = sessionOf(request);
     const reference = formValue(request, 'reference').slice(0, 40);
     const amountMinor = parseCedis(formValue(request, 'amount'));
@@ -134,8 +135,8 @@ ${held.map((a) => html`<tr><td class="mono">${a.id}<br><span class="muted">${a.s
 ${held.length === 0 ? html`<tr><td colspan="6" class="muted">Nothing is waiting.</td></tr>` : ''}
 </tbody></table></div>`, flash, status);
   }
-  app.get('/ops/review', { schema: { hide: true } }, async (request, reply) => reviewPage(reply, sessionOf(request)));
-  app.post<{ Params: { id: string } }>('/ops/review/:id', { schema: { hide: true } }, async (request, reply) => {
+  app.get('/ops/review', { schema: { hide: true, ...opsSchemas.review } }, async (request, reply) => reviewPage(reply, sessionOf(request)));
+  app.post<{ Params: { id: string } }>('/ops/review/:id', { schema: { hide: true, ...opsSchemas.reviewDecision } }, async (request, reply) => {
     const session = sessionOf(request);
     const decision = formValue(request, 'decision');
     if (decision !== 'approve' && decision !== 'reject') return reviewPage(reply, session, { message: 'Choose approve or reject.', error: true }, 400);
@@ -158,15 +159,15 @@ ${p.status === 'paid' ? html`<form method="post" action="/ops/payouts/${p.id}/re
 ${rows.length === 0 ? html`<tr><td colspan="7" class="muted">No Live payouts.</td></tr>` : ''}
 </tbody></table></div>`, flash, status);
   }
-  app.get('/ops/payouts', { schema: { hide: true } }, async (request, reply) => payoutsPage(reply, sessionOf(request)));
-  app.post<{ Params: { id: string } }>('/ops/payouts/:id/reconcile', { schema: { hide: true } }, async (request, reply) => {
+  app.get('/ops/payouts', { schema: { hide: true, ...opsSchemas.payouts } }, async (request, reply) => payoutsPage(reply, sessionOf(request)));
+  app.post<{ Params: { id: string } }>('/ops/payouts/:id/reconcile', { schema: { hide: true, ...opsSchemas.reconcile } }, async (request, reply) => {
     const session = sessionOf(request);
     const result = formValue(request, 'result');
     if (result !== 'matched' && result !== 'exception') return payoutsPage(reply, session, { message: 'Choose matched or exception.', error: true }, 400);
     const payout = await ops.reconcile(db, actorOf(session), request.params.id, result);
     return payoutsPage(reply, session, { message: `Payout ${payout.reference} is ${payout.reconciliation_status}.` });
   });
-  app.post<{ Params: { id: string } }>('/ops/payouts/:id/return', { schema: { hide: true } }, async (request, reply) => {
+  app.post<{ Params: { id: string } }>('/ops/payouts/:id/return', { schema: { hide: true, ...opsSchemas.payoutReturn } }, async (request, reply) => {
     const session = sessionOf(request);
     const reference = formValue(request, 'return_reference').trim().slice(0, 80);
     if (!reference) return payoutsPage(reply, session, { message: 'Enter the return reference from the bank.', error: true }, 400);
@@ -186,18 +187,18 @@ ${banks.map((b) => html`<section class="card" aria-label="${b.name}"><h2 style="
 <form method="post" action="/ops/branches/${br.id}/${br.active ? 'deactivate' : 'activate'}" class="inline">${csrfField(session)}<button class="secondary" aria-label="${br.active ? 'Deactivate' : 'Activate'} ${br.name}">${br.active ? 'Deactivate' : 'Activate'}</button></form></li>`)}</ul>
 <form method="post" action="/ops/banks/${b.id}/branches" class="row">${csrfField(session)}<div><label for="br-name-${b.id}">New branch</label><input id="br-name-${b.id}" name="name" required></div><div><label for="br-code-${b.id}">Code</label><input id="br-code-${b.id}" name="code" required placeholder="${b.code}-XXX"></div><div><button class="secondary">Add branch</button></div></form></section>`)}`, flash, status);
   }
-  app.get('/ops/banks', { schema: { hide: true } }, async (request, reply) => banksPage(reply, sessionOf(request)));
-  app.post('/ops/banks', { schema: { hide: true } }, async (request, reply) => {
+  app.get('/ops/banks', { schema: { hide: true, ...opsSchemas.banks } }, async (request, reply) => banksPage(reply, sessionOf(request)));
+  app.post('/ops/banks', { schema: { hide: true, ...opsSchemas.addBank } }, async (request, reply) => {
     const session = sessionOf(request);
     await ops.addBank(db, actorOf(session), { name: formValue(request, 'name'), code: formValue(request, 'code') });
     return banksPage(reply, session, { message: 'Bank added.' });
   });
-  app.post<{ Params: { id: string } }>('/ops/banks/:id/branches', { schema: { hide: true } }, async (request, reply) => {
+  app.post<{ Params: { id: string } }>('/ops/banks/:id/branches', { schema: { hide: true, ...opsSchemas.addBranch } }, async (request, reply) => {
     const session = sessionOf(request);
     await ops.addBranch(db, actorOf(session), { bankId: request.params.id, name: formValue(request, 'name'), code: formValue(request, 'code') });
     return banksPage(reply, session, { message: 'Branch added.' });
   });
-  app.post<{ Params: { table: string; id: string; action: string } }>('/ops/:table/:id/:action', { schema: { hide: true } }, async (request, reply) => {
+  app.post<{ Params: { table: string; id: string; action: string } }>('/ops/:table/:id/:action', { schema: { hide: true, ...opsSchemas.setActive } }, async (request, reply) => {
     const session = sessionOf(request);
     const { table, id, action } = request.params;
     if ((table !== 'banks' && table !== 'branches') || (action !== 'activate' && action !== 'deactivate')) return banksPage(reply, session, { message: 'Unknown action.', error: true }, 404);
@@ -206,7 +207,7 @@ ${banks.map((b) => html`<section class="card" aria-label="${b.name}"><h2 style="
   });
 
   // ---- audit ----
-  app.get('/ops/audit', { schema: { hide: true } }, async (request, reply) => {
+  app.get('/ops/audit', { schema: { hide: true, ...opsSchemas.audit } }, async (request, reply) => {
     const rows = await listAudit(db, { merchantId: null, limit: 200 });
     return show(reply, sessionOf(request), 'audit', 'Audit log', html`<h1>Audit log</h1><p class="muted">Append-only: every operator and approver action.</p>
 <div class="table-wrap"><table><thead><tr><th>When</th><th>Who</th><th>Action</th><th>Object</th><th>Before</th><th>After</th></tr></thead><tbody>
