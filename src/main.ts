@@ -51,6 +51,10 @@ async function main(): Promise<void> {
 
   await app.listen({ host: config.host, port: config.port });
   app.log.info({ storage: db.kind, base_url: config.baseUrl, docs: `${config.baseUrl}/docs` }, 'Sika is ready');
+  if (!config.metricsOnApiPort && config.metricsPort === null) app.log.info('/metrics is not served: set METRICS_TOKEN (Bearer on the API port) or METRICS_PORT (a port of its own)');
+  if (config.webhookAllowPrivateTargets && !/^http:\/\/(127\.|localhost|\[::1\])/.test(config.baseUrl)) {
+    app.log.warn('WEBHOOK_ALLOW_PRIVATE_TARGETS is on: merchants can aim webhooks at this network');
+  }
 }
 
 main().catch((error: unknown) => {
