@@ -47,7 +47,7 @@ const fieldsOf = (part: StringSchema | undefined, skip: string[] = []) =>
     .filter(([name]) => !skip.includes(name))
     .map(([name, schema]) => ({ name, maxLength: schema.maxLength ?? 0 }));
 /** A path with every parameter named: a random uuid fits both the uuid and the plain id parameters. */
-const withIds = (url: string, value = randomUUID()) => url.replace(/:(\w+)/g, value);
+const withIds = (url: string, value: string = randomUUID()) => url.replace(/:(\w+)/g, value);
 
 /**
  * An error page from the console: HTML, never the API's JSON envelope; with a given status it is a refusal that
