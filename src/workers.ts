@@ -6,11 +6,13 @@ import { checkPendingAttempts } from './checkout/status-checks.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/index.ts';
 import { DeliveryWorker, defaultDeliveryOptions } from './events/delivery.ts';
+import { purgeIdleThrottles } from './accounts/sign-in-throttle.ts';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.ts';
 import { processDuePayouts, verifyTestRecipients } from './payouts/service.ts';
 import type { PayoutRail } from './rails/payouts.ts';
 
 const IDEMPOTENCY_PURGE_INTERVAL_MS = 10 * 60_000;
+const SIGN_IN_THROTTLE_PURGE_INTERVAL_MS = 60 * 60_000;
 const EXPIRY_SWEEP_INTERVAL_MS = 2_000;
 const RECIPIENT_VERIFY_INTERVAL_MS = 1_000;
 const PAYOUT_PROCESS_INTERVAL_MS = 500;
@@ -39,6 +41,7 @@ export function deliveryWorkerFor(db: Db, log: FastifyBaseLogger, config: Config
 export function startWorkers({ db, log, config, payoutRail }: { db: Db; log: FastifyBaseLogger; config: Config; payoutRail: PayoutRail | null }) {
   const jobs: Job[] = [
     { name: 'purge-idempotency-keys', intervalMs: IDEMPOTENCY_PURGE_INTERVAL_MS, run: () => purgeExpiredIdempotencyKeys(db) },
+    { name: 'purge-sign-in-throttles', intervalMs: SIGN_IN_THROTTLE_PURGE_INTERVAL_MS, run: () => purgeIdleThrottles(db) },
     { name: 'expire-sessions', intervalMs: EXPIRY_SWEEP_INTERVAL_MS, run: () => expireDueSessions(db, config.checkoutUrlHost) },
     { name: 'provider-status-checks', intervalMs: STATUS_CHECK_INTERVAL_MS, run: () => checkPendingAttempts({ db, checkoutUrlHost: config.checkoutUrlHost, log }) },
     { name: 'verify-test-recipients', intervalMs: RECIPIENT_VERIFY_INTERVAL_MS, run: () => verifyTestRecipients(db) },

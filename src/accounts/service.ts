@@ -108,7 +108,7 @@ export async function createMerchant(db: Db, input: CreateMerchantInput, webhook
 
 export const INVITABLE_ROLES = ['admin', 'developer', 'approver', 'viewer'] as const;
 
-/** The owner invites a user: a temporary password, shown once, hashed before the transaction opens. */
+/** The owner invites a user: a temporary password, shown once, hashed before the transaction opens, to be changed at the first sign-in. */
 export async function inviteUser(db: Db, actor: Actor & { type: 'user' }, merchantId: string, input: { email: string; role: string }) {
   const email = input.email.trim();
   if (!EMAIL_PATTERN.test(email) || !(INVITABLE_ROLES as readonly string[]).includes(input.role)) {
@@ -119,7 +119,7 @@ export async function inviteUser(db: Db, actor: Actor & { type: 'user' }, mercha
   const id = newUuid();
   try {
     await db.transaction(async (tx) => {
-      await tx.query('INSERT INTO users (id, merchant_id, email, password_hash, role, invited_by_user_id) VALUES ($1, $2, $3, $4, $5, $6)', [id, merchantId, email, passwordHash, input.role, actor.id]);
+      await tx.query('INSERT INTO users (id, merchant_id, email, password_hash, role, invited_by_user_id, must_change_password) VALUES ($1, $2, $3, $4, $5, $6, true)', [id, merchantId, email, passwordHash, input.role, actor.id]);
       await audit(tx, { actor, merchantId, action: 'user.invite', objectType: 'user', objectId: id, before: null, after: { email, role: input.role } });
     });
   } catch (error) {

@@ -1,5 +1,7 @@
 // The sika command. Works against the configured storage (DATABASE_URL, else DATA_DIR).
 import { parseArgs } from 'node:util';
+import { read } from 'read';
+import { passwordProblem, resetSecondFactor, setPassword } from '../accounts/console-accounts.ts';
 import { createApiKey, revokeMerchantApiKey } from '../accounts/api-keys.ts';
 import { ENVIRONMENTS, type Environment } from '../accounts/model.ts';
 import { createMerchant } from '../accounts/service.ts';
@@ -29,6 +31,13 @@ commands:
       The event's payload and every delivery try (time, HTTP status, latency, error, response excerpt).
   events replay EVENT_ID | --failed-since ISO_TIME [--merchant ID]
       Sends an event again (same event id), or every event whose delivery failed since a time.
+  user set-password --email EMAIL [--operator] [--password-stdin]
+      Sets a dashboard user's (or with --operator an operator's) password: asked for twice on the
+      terminal without echo, or read from standard input. Signs out all their sessions and clears
+      their sign-in backoff. A merchant created without --password can sign in after this.
+  user reset-2fa --email EMAIL
+      Turns off a dashboard user's two-factor authentication (phone and recovery codes lost) and
+      signs out their sessions; if the owner requires it, they set it up again at their next sign-in.
   operator create --email EMAIL --password PW [--role operator|teller] [--json]
       Creates an operator account for the console at /ops (tellers record cash deposits).
   payouts settings --merchant ID --environment test|live [--access on|off] [--paused on|off]
@@ -262,6 +271,44 @@ async function payoutsCommand(sub: string | undefined, args: string[]): Promise<
   });
 }
 
+/** The new password: from standard input (one line), or asked twice on a terminal with nothing echoed. */
+async function readNewPassword(fromStdin: boolean): Promise<string> {
+  if (fromStdin) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  }
+  if (!process.stdin.isTTY) throw new UsageError('no terminal to ask for the password on: pipe it in with --password-stdin');
+  // Prompts go to stderr, so stdout stays for results.
+  const first = await read({ prompt: 'New password: ', silent: true, output: process.stderr });
+  const second = await read({ prompt: 'Again: ', silent: true, output: process.stderr });
+  if (first !== second) throw new UsageError('the two passwords differ');
+  return first;
+}
+
+async function userCommand(sub: string | undefined, args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { email: { type: 'string' }, operator: { type: 'boolean', default: false }, 'password-stdin': { type: 'boolean', default: false } } });
+  if (!values.email) throw new UsageError(`user ${sub ?? ''} needs --email`);
+  if (sub === 'set-password') {
+    // Read before opening storage: the embedded data dir is held for as long as it is open.
+    const password = await readNewPassword(values['password-stdin']);
+    const problem = passwordProblem(password);
+    if (problem) throw new UsageError(problem);
+    await withDb(async (db) => {
+      const account = await setPassword(db, { kind: values.operator ? 'operator' : 'merchant', email: values.email!, password });
+      console.log(`password set for ${account.email}; their sessions are signed out`);
+    });
+  } else if (sub === 'reset-2fa') {
+    if (values.operator) throw new UsageError('operators have no two-factor authentication to reset');
+    await withDb(async (db) => {
+      const user = await resetSecondFactor(db, values.email!);
+      console.log(`two-factor authentication is off for ${user.email}; their sessions are signed out`);
+    });
+  } else {
+    throw new UsageError(`unknown command: user ${sub ?? ''}`);
+  }
+}
+
 async function operatorCommand(sub: string | undefined, args: string[]): Promise<void> {
   if (sub !== 'create') throw new UsageError(`unknown command: operator ${sub ?? ''}`);
   const { values } = parseArgs({ args, options: { email: { type: 'string' }, password: { type: 'string' }, role: { type: 'string', default: 'operator' }, json: { type: 'boolean', default: false } } });
@@ -283,6 +330,7 @@ export async function run(argv: string[]): Promise<number> {
     else if (command === 'webhooks') await webhooksCommand(sub, rest);
     else if (command === 'payouts') await payoutsCommand(sub, rest);
     else if (command === 'operator') await operatorCommand(sub, rest);
+    else if (command === 'user') await userCommand(sub, rest);
     else if (command === undefined || command === 'help' || command === '--help' || command === '-h') console.log(USAGE);
     else throw new UsageError(`unknown command: ${[command, sub].filter(Boolean).join(' ')}`);
     return 0;

@@ -1,16 +1,20 @@
 // Browser sign-in for the dashboard and the operator console: argon2id passwords, an opaque session
 // cookie (HttpOnly, SameSite=Lax, Secure on https) whose hash is stored, a CSRF token per session,
-// and a temporary lockout after repeated failures.
+// a backoff on failures shared by every process (accounts/sign-in-throttle.ts), and a TOTP second
+// factor for merchant users who turned it on.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { SECOND_FACTOR_ROLES } from '../accounts/console-accounts.ts';
+import type { Role } from '../accounts/model.ts';
 import { verifyPassword } from '../accounts/service.ts';
+import { reserveAttempt, type ConsoleKind } from '../accounts/sign-in-throttle.ts';
 import type { Db, Queryable } from '../db/index.ts';
 
 export const SESSION_LIFETIME_S = 12 * 3_600;
-export const FAILED_LOGINS_MAX = 5;
-export const LOCKOUT_S = 15 * 60;
+/** Time to enter the second-factor code after the password was right. */
+export const SECOND_FACTOR_WINDOW_S = 5 * 60;
 
-export type ConsoleKind = 'merchant' | 'operator';
+export type { ConsoleKind };
 
 export interface WebSession {
   tokenHash: string;
@@ -23,44 +27,65 @@ export interface WebSession {
   role: string;
   merchantId: string | null;
   merchantName: string | null;
+  /** 'second_factor': the password was right, the code is still to come; nothing else opens. */
+  stage: 'active' | 'second_factor';
+  /** A temporary password (an invitation): nothing opens until it is changed. */
+  mustChangePassword: boolean;
+  secondFactorEnrolled: boolean;
+  /** The merchant requires a second factor for this user's role. */
+  secondFactorRequired: boolean;
 }
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 export const cookieName = (kind: ConsoleKind) => (kind === 'merchant' ? 'sika_dashboard' : 'sika_ops');
 const cookiePath = (kind: ConsoleKind) => (kind === 'merchant' ? '/dashboard' : '/ops');
 
-export type SignInResult = { ok: true; token: string } | { ok: false; reason: 'invalid' | 'locked'; retryAfterS?: number };
+export type SignInResult =
+  | { ok: true; token: string; secondFactor: boolean }
+  | { ok: false; reason: 'invalid' }
+  | { ok: false; reason: 'throttled'; retryAfterS: number };
 
-/** Checks a password; 5 failures lock the account for 15 minutes (even a right password is refused meanwhile). */
-export async function signIn(db: Db, kind: ConsoleKind, email: string, password: string): Promise<SignInResult> {
+/**
+ * Checks a password from an address. The attempt is reserved in the shared backoff first (refused
+ * while it backs off, counted as a failure until the password proves right), so concurrent guesses
+ * cannot outrun the count. With a second factor on, the session opens at the code step only.
+ */
+export async function signIn(db: Db, kind: ConsoleKind, email: string, password: string, address: string): Promise<SignInResult> {
+  const attempt = await reserveAttempt(db, { kind, email, address });
+  if (!attempt.allowed) return { ok: false, reason: 'throttled', retryAfterS: attempt.retryAfterS };
   const table = kind === 'merchant' ? 'users' : 'operators';
-  const rows = await db.query<{ id: string; password_hash: string | null; failed_logins: number; locked_s: number | null }>(
-    `SELECT id, password_hash, failed_logins, CASE WHEN locked_until > now() THEN ceil(extract(epoch FROM locked_until - now()))::int END AS locked_s
+  const rows = await db.query<{ id: string; password_hash: string | null; second_factor: boolean }>(
+    `SELECT id, password_hash, ${kind === 'merchant' ? 'totp_secret IS NOT NULL' : 'false'} AS second_factor
        FROM ${table} WHERE lower(email) = lower($1)${kind === 'merchant' ? ' AND active' : ''}`,
     [email.trim()],
   );
   const account = rows[0];
-  if (account?.locked_s) return { ok: false, reason: 'locked', retryAfterS: account.locked_s };
   // Verify against a dummy hash when the account does not exist, so timing does not reveal emails.
   const valid = account?.password_hash ? await verifyPassword(account.password_hash, password) : (await verifyPassword(DUMMY_HASH, password), false);
-  if (!account || !valid) {
-    if (account) {
-      await db.query(
-        `UPDATE ${table} SET failed_logins = failed_logins + 1,
-                locked_until = CASE WHEN failed_logins + 1 >= $2 THEN now() + make_interval(secs => $3) ELSE locked_until END
-          WHERE id = $1`,
-        [account.id, FAILED_LOGINS_MAX, LOCKOUT_S],
-      );
-    }
-    return { ok: false, reason: 'invalid' };
-  }
-  await db.query(`UPDATE ${table} SET failed_logins = 0, locked_until = NULL WHERE id = $1`, [account.id]);
+  if (!account || !valid) return { ok: false, reason: 'invalid' };
+  // With a code still to come the password forgives nothing yet: else re-entering it would reset the
+  // count between code guesses. The code's success does.
+  if (!account.second_factor) await attempt.succeeded();
+  const token = await createWebSession(db, kind, account.id, account.second_factor ? 'second_factor' : 'active');
+  return { ok: true, token, secondFactor: account.second_factor };
+}
+
+async function createWebSession(db: Queryable, kind: ConsoleKind, accountId: string, stage: WebSession['stage']): Promise<string> {
   const token = randomBytes(32).toString('base64url');
   await db.query(
-    `INSERT INTO web_sessions (token_hash, kind, user_id, operator_id, csrf_token, expires_at) VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))`,
-    [hashToken(token), kind, kind === 'merchant' ? account.id : null, kind === 'operator' ? account.id : null, randomBytes(24).toString('base64url'), SESSION_LIFETIME_S],
+    `INSERT INTO web_sessions (token_hash, kind, user_id, operator_id, csrf_token, stage, expires_at) VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7))`,
+    [hashToken(token), kind, kind === 'merchant' ? accountId : null, kind === 'operator' ? accountId : null, randomBytes(24).toString('base64url'), stage, stage === 'active' ? SESSION_LIFETIME_S : SECOND_FACTOR_WINDOW_S],
   );
-  return { ok: true, token };
+  return token;
+}
+
+/** The code was right: the half-open session is replaced by a full one under a new token. */
+export async function completeSecondFactor(db: Db, session: WebSession): Promise<string | null> {
+  return db.transaction(async (tx) => {
+    const removed = await tx.query("DELETE FROM web_sessions WHERE token_hash = $1 AND stage = 'second_factor' AND expires_at > now() RETURNING token_hash", [session.tokenHash]);
+    if (removed.length === 0) return null;
+    return createWebSession(tx, session.kind, (session.userId ?? session.operatorId)!, 'active');
+  });
 }
 
 // argon2id hash of a random string nobody knows; only used to spend the same time on unknown emails.
@@ -80,12 +105,15 @@ export async function loadSession(db: Queryable, request: FastifyRequest, kind: 
   const rows = await db.query<{
     token_hash: string; kind: ConsoleKind; user_id: string | null; operator_id: string | null; csrf_token: string; environment: 'test' | 'live';
     email: string; role: string; merchant_id: string | null; merchant_name: string | null;
+    stage: WebSession['stage']; must_change_password: boolean; second_factor_enrolled: boolean; second_factor_required: boolean;
   }>(
     kind === 'merchant'
-      ? `SELECT s.token_hash, s.kind, s.user_id, s.operator_id, s.csrf_token, s.environment, u.email, u.role, u.merchant_id, m.name AS merchant_name
+      ? `SELECT s.token_hash, s.kind, s.user_id, s.operator_id, s.csrf_token, s.environment, u.email, u.role, u.merchant_id, m.name AS merchant_name,
+                s.stage, u.must_change_password, u.totp_secret IS NOT NULL AS second_factor_enrolled, m.second_factor_required
            FROM web_sessions s JOIN users u ON u.id = s.user_id JOIN merchants m ON m.id = u.merchant_id
           WHERE s.token_hash = $1 AND s.kind = 'merchant' AND s.expires_at > now() AND u.active`
-      : `SELECT s.token_hash, s.kind, s.user_id, s.operator_id, s.csrf_token, s.environment, o.email, o.role, NULL::uuid AS merchant_id, NULL::text AS merchant_name
+      : `SELECT s.token_hash, s.kind, s.user_id, s.operator_id, s.csrf_token, s.environment, o.email, o.role, NULL::uuid AS merchant_id, NULL::text AS merchant_name,
+                s.stage, false AS must_change_password, false AS second_factor_enrolled, false AS second_factor_required
            FROM web_sessions s JOIN operators o ON o.id = s.operator_id
           WHERE s.token_hash = $1 AND s.kind = 'operator' AND s.expires_at > now()`,
     [hashToken(token)],
@@ -103,6 +131,10 @@ export async function loadSession(db: Queryable, request: FastifyRequest, kind: 
     role: row.role,
     merchantId: row.merchant_id,
     merchantName: row.merchant_name,
+    stage: row.stage,
+    mustChangePassword: row.must_change_password,
+    secondFactorEnrolled: row.second_factor_enrolled,
+    secondFactorRequired: row.second_factor_required && SECOND_FACTOR_ROLES.includes(row.role as Role),
   };
 }
 

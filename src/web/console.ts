@@ -3,7 +3,9 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../http/deps.ts';
-import { clearSessionCookie, csrfValid, loadSession, setSessionCookie, signIn, signOut, type ConsoleKind, type WebSession } from './auth.ts';
+import { checkSecondFactor, type SignedInAccount } from '../accounts/console-accounts.ts';
+import { accountSchemas } from './account-schemas.ts';
+import { clearSessionCookie, completeSecondFactor, csrfValid, loadSession, setSessionCookie, signIn, signOut, type ConsoleKind, type WebSession } from './auth.ts';
 import { authSchemas, refuseBadInputAfterSessionCheck } from './console-schemas.ts';
 import { html } from './html.ts';
 import { page } from './layout.ts';
@@ -15,7 +17,6 @@ declare module 'fastify' {
 }
 
 const LOGIN_CSRF_COOKIE = 'sika_login_csrf';
-const LOGIN_ATTEMPTS_PER_MINUTE_PER_IP = 20;
 
 export function sendPage(reply: FastifyReply, body: string, status = 200): FastifyReply {
   return reply
@@ -58,7 +59,6 @@ const sameToken = (a: string, b: string) => a.length === b.length && a.length > 
 export async function registerConsoleAuth(app: FastifyInstance, deps: AppDeps, kind: ConsoleKind): Promise<void> {
   const base = kind === 'merchant' ? '/dashboard' : '/ops';
   const secure = deps.config.baseUrl.startsWith('https:');
-  const attemptsByIp = new Map<string, { count: number; resetAtMs: number }>();
   app.decorateRequest('webSession', null);
 
   app.addHook('preHandler', async (request, reply) => {
@@ -71,6 +71,11 @@ export async function registerConsoleAuth(app: FastifyInstance, deps: AppDeps, k
     }
     if (request.method !== 'GET' && !csrfValid(session, formValue(request, '_csrf'))) {
       return sendPage(reply, page({ title: 'Refused', session, kind, flash: { message: 'This form has expired or did not come from this site (CSRF check failed). Reload the page and try again.', error: true }, body: html`` }), 403);
+    }
+    // Password right, code still to come: only the code page and signing out.
+    if (session.stage === 'second_factor' && path !== `${base}/login/code` && path !== `${base}/logout`) {
+      if (request.method === 'GET') return reply.redirect(`${base}/login/code`, 303);
+      return sendPage(reply, page({ title: 'Code needed', session: null, kind, flash: { message: 'Enter the code from your authenticator app first.', error: true }, body: html`<p><a href="${base}/login/code">Enter the code</a></p>` }), 401);
     }
     request.webSession = session;
   });
@@ -91,29 +96,75 @@ export async function registerConsoleAuth(app: FastifyInstance, deps: AppDeps, k
     if (!sameToken(request.cookies[LOGIN_CSRF_COOKIE] ?? '', formValue(request, '_csrf'))) {
       return sendPage(reply, loginForm(kind, csrf, { text: 'The sign-in form expired (CSRF check failed). Please try again.', error: true }, email), 403);
     }
-    const now = Date.now();
-    const bucket = attemptsByIp.get(request.ip);
-    if (bucket && bucket.resetAtMs > now && bucket.count >= LOGIN_ATTEMPTS_PER_MINUTE_PER_IP) {
-      return sendPage(reply, loginForm(kind, csrf, { text: 'Too many sign-in attempts from your network; wait a minute and try again.', error: true }, email), 429);
-    }
-    attemptsByIp.set(request.ip, bucket && bucket.resetAtMs > now ? { count: bucket.count + 1, resetAtMs: bucket.resetAtMs } : { count: 1, resetAtMs: now + 60_000 });
-    if (attemptsByIp.size > 10_000) attemptsByIp.clear();
-    const result = await signIn(deps.db, kind, email.slice(0, 254), formValue(request, 'password').slice(0, 1_000));
+    const result = await signIn(deps.db, kind, email.slice(0, 254), formValue(request, 'password').slice(0, 1_000), request.ip);
     if (!result.ok) {
-      const text =
-        result.reason === 'locked'
-          ? `This account is locked after too many failed attempts. Try again in ${Math.ceil((result.retryAfterS ?? 900) / 60)} minutes.`
-          : 'Wrong email or password.';
-      return sendPage(reply, loginForm(kind, csrf, { text, error: true }, email), result.reason === 'locked' ? 423 : 401);
+      // The same answer whether or not the email exists: the backoff keys on the email either way.
+      if (result.reason === 'throttled') return sendThrottled(reply, result.retryAfterS, loginForm(kind, csrf, { text: tooManyAttempts(result.retryAfterS), error: true }, email));
+      return sendPage(reply, loginForm(kind, csrf, { text: 'Wrong email or password.', error: true }, email), 401);
     }
     setSessionCookie(reply, kind, result.token, secure);
-    return reply.redirect(base, 303);
+    return reply.redirect(result.secondFactor ? `${base}/login/code` : base, 303);
+  });
+
+  // The second step of a sign-in with a TOTP second factor (merchant users): a code, or a recovery code.
+  app.get(`${base}/login/code`, { schema: { hide: true, ...accountSchemas.codePage } }, async (request, reply) => {
+    const session = sessionOf(request);
+    if (session.stage !== 'second_factor') return reply.redirect(base, 303);
+    return sendPage(reply, codeForm(kind, session, null));
+  });
+
+  app.post(`${base}/login/code`, { schema: { hide: true, ...accountSchemas.code } }, async (request, reply) => {
+    const session = sessionOf(request);
+    if (session.stage !== 'second_factor') return reply.redirect(base, 303);
+    const checked = await checkSecondFactor(deps.db, signedInAccount(request), formValue(request, 'code'), { allowRecoveryCode: true });
+    if (!checked.ok) {
+      if (checked.reason === 'throttled') return sendThrottled(reply, checked.retryAfterS, codeForm(kind, session, tooManyAttempts(checked.retryAfterS)));
+      return sendPage(reply, codeForm(kind, session, 'That code is not right, or was used already. Enter the current code from your app.'), 401);
+    }
+    const token = await completeSecondFactor(deps.db, session);
+    if (!token) return reply.redirect(`${base}/login`, 303);
+    setSessionCookie(reply, kind, token, secure);
+    return reply.redirect(checked.method === 'recovery_code' ? `${base}/account?recovery_code_used=1` : base, 303);
   });
 
   app.post(`${base}/logout`, { schema: { hide: true, ...authSchemas.logout } }, async (request, reply) => {
     await signOut(deps.db, request.webSession!);
     clearSessionCookie(reply, kind);
     return reply.redirect(`${base}/login`, 303);
+  });
+}
+
+/** 429 with Retry-After: the sign-in backoff (accounts/sign-in-throttle.ts) refused the attempt before any check. */
+export function sendThrottled(reply: FastifyReply, retryAfterS: number, body: string): FastifyReply {
+  reply.header('retry-after', String(retryAfterS));
+  return sendPage(reply, body, 429);
+}
+
+export const tooManyAttempts = (retryAfterS: number) =>
+  `Too many attempts. Try again in ${retryAfterS < 120 ? `${retryAfterS} seconds` : `${Math.ceil(retryAfterS / 60)} minutes`}.`;
+
+/** The signed-in account of a console request, as the account services need it (request.ip is the address the backoff counts). */
+export function signedInAccount(request: FastifyRequest): SignedInAccount {
+  const session = sessionOf(request);
+  return { kind: session.kind, accountId: (session.userId ?? session.operatorId)!, email: session.email, merchantId: session.merchantId, tokenHash: session.tokenHash, address: request.ip };
+}
+
+function codeForm(kind: ConsoleKind, session: WebSession, error: string | null): string {
+  const base = kind === 'merchant' ? '/dashboard' : '/ops';
+  return page({
+    title: 'Two-factor code',
+    session: null,
+    kind,
+    flash: error ? { message: error, error: true } : null,
+    body: html`<div class="card" style="max-width:26rem;margin:2rem auto">
+      <h1>Enter your code</h1>
+      <p>Signing in as ${session.email}. Open your authenticator app and enter the 6-digit code for Sika, or one of your recovery codes.</p>
+      <form method="post" action="${base}/login/code" novalidate>
+        <input type="hidden" name="_csrf" value="${session.csrfToken}">
+        <label for="code">Code</label><input id="code" name="code" autocomplete="one-time-code" inputmode="numeric" required autofocus>
+        <p><button type="submit">Verify</button></p>
+      </form>
+      <form method="post" action="${base}/logout"><input type="hidden" name="_csrf" value="${session.csrfToken}"><button class="secondary">Cancel and sign out</button></form></div>`,
   });
 }
 

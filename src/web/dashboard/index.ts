@@ -8,6 +8,7 @@ import { formValue, registerConsoleAuth, sendPage, sessionOf } from '../console.
 import { dashboardSchemas } from '../console-schemas.ts';
 import { html } from '../html.ts';
 import { MERCHANT_NAV, money, page, statusBadge, when_ } from '../layout.ts';
+import { accountGate, accountPages } from './account.ts';
 import { checkoutPages } from './checkout.ts';
 import { developerPages } from './developers.ts';
 import { payoutPages } from './payouts.ts';
@@ -22,6 +23,7 @@ export async function dashboardRoutes(app: FastifyInstance, deps: AppDeps): Prom
     return sendPage(reply, page({ title: 'Error', session: request.webSession, kind: 'merchant', flash: { message: appError.message, error: true }, body: html`<p><a href="/dashboard">Back to the dashboard</a></p>` }), appError.statusCode);
   });
   await registerConsoleAuth(app, deps, 'merchant');
+  app.addHook('preHandler', accountGate);
 
   app.post('/dashboard/environment', { schema: { hide: true, ...dashboardSchemas.environment } }, async (request, reply) => {
     const environment = formValue(request, 'environment');
@@ -78,4 +80,5 @@ ${payouts.length === 0 ? html`<tr><td colspan="4" class="muted">No payouts yet.<
   await app.register(checkoutPages, deps);
   await app.register(payoutPages, deps);
   await app.register(settingsPages, deps);
+  await app.register(accountPages, deps);
 }

@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ApiPrincipal } from '../../accounts/model.ts';
+import { checkSecondFactor } from '../../accounts/console-accounts.ts';
 import * as accounts from '../../accounts/store.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { toAppError } from '../../http/error-handler.ts';
@@ -11,7 +12,7 @@ import { canCancel, payoutFeeMinor, STATUS_LABELS } from '../../payouts/model.ts
 import * as payouts from '../../payouts/service.ts';
 import * as store from '../../payouts/store.ts';
 import type { WebSession } from '../auth.ts';
-import { formValue, sendPage, sessionOf } from '../console.ts';
+import { formValue, sendPage, sessionOf, signedInAccount, tooManyAttempts } from '../console.ts';
 import { dashboardSchemas } from '../console-schemas.ts';
 import { html, raw, type Html } from '../html.ts';
 import { csrfField, money, page, statusBadge, when_ } from '../layout.ts';
@@ -67,6 +68,7 @@ ${payout.status === 'requested'
   ? mayDecide
     ? html`<section class="card" aria-label="Approval"><h2 style="margin-top:0">Approval</h2><form method="post" action="/dashboard/payouts/${payout.id}/decision">${csrfField(session)}
       <label for="reason">Reason (optional)</label><input id="reason" name="reason" maxlength="500">
+      ${session.secondFactorEnrolled ? html`<label for="approval-code">Code from your authenticator app (to approve)</label><input id="approval-code" name="code" autocomplete="one-time-code" inputmode="numeric" maxlength="10">` : ''}
       <p><button name="decision" value="approve">Approve payout</button> <button name="decision" value="reject" class="danger">Reject payout</button></p></form></section>`
     : html`<p class="card" role="note">${isRequester ? 'You requested this payout, so another approver must approve or reject it.' : session.role === 'approver' ? '' : 'Waiting for a user with the approver role.'}</p>`
   : ''}
@@ -86,6 +88,15 @@ ${payout.status === 'paid' || payout.status === 'returned' ? html`<p><a class="b
     const decision = formValue(request, 'decision');
     const payout = await store.findPayout(db, session.merchantId!, session.environment, request.params.id);
     if (!payout || (decision !== 'approve' && decision !== 'reject')) return detailPage(reply, session, request.params.id, { message: 'Choose approve or reject.', error: true }, 400);
+    // With a second factor, an approval needs a fresh code: a stolen session alone cannot send money.
+    if (decision === 'approve' && session.secondFactorEnrolled) {
+      const checked = await checkSecondFactor(db, signedInAccount(request), formValue(request, 'code'), { allowRecoveryCode: false });
+      if (!checked.ok) {
+        if (checked.reason === 'throttled') reply.header('retry-after', String(checked.retryAfterS));
+        const message = checked.reason === 'throttled' ? tooManyAttempts(checked.retryAfterS) : 'Enter the current code from your authenticator app to approve (each code works once).';
+        return detailPage(reply, session, payout.id, { message, error: true }, checked.reason === 'throttled' ? 429 : 403);
+      }
+    }
     try {
       const after = await payouts.decidePayout(db, { payoutId: payout.id, userId: session.userId!, decision, reason: formValue(request, 'reason') || undefined });
       return detailPage(reply, session, payout.id, { message: `Payout ${decision === 'approve' ? 'approved' : 'rejected'}: it is ${after.status}.` });

@@ -1,5 +1,6 @@
 // Dashboard: settings (owner: fee bearer per rail, payout approval) and users (owner invites users with a role).
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { setSecondFactorRequired } from '../../accounts/console-accounts.ts';
 import { INVITABLE_ROLES, inviteUser, setPayoutApprovalRequired } from '../../accounts/service.ts';
 import { setFeeBearers } from '../../checkout/fee-settings.ts';
 import { RAILS, type Bearer, type Rail } from '../../checkout/fees.ts';
@@ -7,6 +8,7 @@ import { feeSchedule } from '../../checkout/payer-service.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { toAppError } from '../../http/error-handler.ts';
 import type { WebSession } from '../auth.ts';
+import { accountSchemas } from '../account-schemas.ts';
 import { formValue, sendPage, sessionOf } from '../console.ts';
 import { dashboardSchemas } from '../console-schemas.ts';
 import { html, raw, type Html } from '../html.ts';
@@ -25,7 +27,7 @@ export async function settingsPages(app: FastifyInstance, deps: AppDeps): Promis
   async function settingsPage(reply: FastifyReply, session: WebSession, flash: Flash = null, status = 200, shown: Html | null = null) {
     const [schedule, merchant, users] = await Promise.all([
       feeSchedule(db, session.merchantId!, session.environment),
-      db.query<{ payout_approval_required: boolean }>('SELECT payout_approval_required FROM merchants WHERE id = $1', [session.merchantId]),
+      db.query<{ payout_approval_required: boolean; second_factor_required: boolean }>('SELECT payout_approval_required, second_factor_required FROM merchants WHERE id = $1', [session.merchantId]),
       db.query<{ id: string; email: string; role: string; active: boolean; created_at: Date }>('SELECT id, email, role, active, created_at FROM users WHERE merchant_id = $1 ORDER BY created_at', [session.merchantId]),
     ]);
     const owner = session.role === 'owner';
@@ -42,6 +44,9 @@ ${RAILS.map((rail) => {
 <form method="post" action="/dashboard/settings/approval" class="card">${csrfField(session)}<h2 style="margin-top:0">Payout approval</h2>
 <p>Live payouts ${merchant[0]?.payout_approval_required ? 'need approval by an approver who is not the requester' : 'start processing at once'}.</p>
 ${owner ? html`<input type="hidden" name="required" value="${merchant[0]?.payout_approval_required ? 'off' : 'on'}"><button type="submit">${merchant[0]?.payout_approval_required ? 'Stop requiring approval' : 'Require approval (four eyes)'}</button>` : ''}</form>
+<form method="post" action="/dashboard/settings/second-factor" class="card" aria-label="Two-factor rule">${csrfField(session)}<h2 style="margin-top:0">Two-factor authentication</h2>
+<p>${merchant[0]?.second_factor_required ? 'Users who approve payouts or manage API keys (owner, admins, developers, approvers) must use a code from an authenticator app; they set it up at their next page.' : 'Each user may turn on a second factor on their Account page; nobody has to.'}</p>
+${owner ? html`<input type="hidden" name="required" value="${merchant[0]?.second_factor_required ? 'off' : 'on'}"><button type="submit">${merchant[0]?.second_factor_required ? 'Stop requiring two-factor' : 'Require two-factor for approvers and key managers'}</button>` : ''}</form>
 <section class="card" aria-label="Users"><h2 style="margin-top:0">Users</h2><div class="table-wrap"><table><thead><tr><th>Email</th><th>Role</th><th>Status</th><th>Since</th></tr></thead><tbody>
 ${users.map((u) => html`<tr><td>${u.email}</td><td>${u.role}</td><td>${statusBadge(u.active ? 'active' : 'inactive')}</td><td>${when_(u.created_at)}</td></tr>`)}</tbody></table></div>
 ${owner ? html`<form method="post" action="/dashboard/users" class="row" style="margin-top:.8rem">${csrfField(session)}<div><label for="invite-email">Email</label><input id="invite-email" name="email" type="email" required></div>
@@ -68,6 +73,20 @@ ${owner ? html`<form method="post" action="/dashboard/users" class="row" style="
     const required = formValue(request, 'required') === 'on';
     await setPayoutApprovalRequired(db, userActor(session), session.merchantId!, required);
     return settingsPage(reply, session, { message: required ? 'Live payouts now need approval.' : 'Live payouts no longer need approval.' });
+  });
+
+  app.post('/dashboard/settings/second-factor', { schema: { hide: true, ...accountSchemas.secondFactorRule } }, async (request, reply) => {
+    const session = sessionOf(request);
+    if (session.role !== 'owner') return settingsPage(reply, session, { message: 'Only the owner can change settings.', error: true }, 403);
+    const required = formValue(request, 'required') === 'on';
+    try {
+      await setSecondFactorRequired(db, userActor(session), session.merchantId!, required);
+    } catch (error) {
+      const appError = toAppError(error);
+      if (appError.statusCode >= 500) throw error;
+      return settingsPage(reply, session, { message: appError.message, error: true }, appError.statusCode);
+    }
+    return settingsPage(reply, session, { message: required ? 'Approvers and key managers now need two-factor authentication.' : 'Two-factor authentication is no longer required.' });
   });
 
   app.post('/dashboard/users', { schema: { hide: true, ...dashboardSchemas.inviteUser } }, async (request, reply) => {

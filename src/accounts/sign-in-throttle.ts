@@ -1,0 +1,143 @@
+// Sign-in backoff (DESIGN §4 "Hosting"), in storage every process shares. Each password or code check
+// first reserves its attempt: one transaction locks the attempt's three keys, refuses when any of them
+// is still backing off, and otherwise counts the attempt as a failure and moves the next allowed time.
+// Only then is the secret verified; a success takes the failure back. So concurrent guesses cannot
+// slip past the count (no check-then-act), and the number of verifications is bounded by the policy.
+//
+// Three keys per attempt: the (account, address) pair backs off fast, so one stranger gets a handful
+// of guesses; the account alone backs off later and only up to a minute, so guessing from many
+// addresses is slowed without letting a stranger lock the owner out; the address alone limits one
+// address spraying many accounts. Keys hash the email, so an unknown email is throttled the same way
+// as a real one (nothing tells them apart).
+import { createHash } from 'node:crypto';
+import type { Db, Queryable } from '../db/index.ts';
+
+export type ConsoleKind = 'merchant' | 'operator';
+
+export interface BackoffPolicy {
+  /** Failures allowed before any delay. */
+  failuresFree: number;
+  /** The delay after the first failure past the free ones; it doubles with each further failure. */
+  delayFirstS: number;
+  delayMaxS: number;
+}
+
+export const PAIR_BACKOFF: BackoffPolicy = { failuresFree: 5, delayFirstS: 15, delayMaxS: 15 * 60 };
+export const ACCOUNT_BACKOFF: BackoffPolicy = { failuresFree: 20, delayFirstS: 5, delayMaxS: 60 };
+export const ADDRESS_BACKOFF: BackoffPolicy = { failuresFree: 50, delayFirstS: 5, delayMaxS: 5 * 60 };
+/** A key with no attempt for this long starts again from zero failures (and its row may be purged). */
+export const FAILURES_FORGOTTEN_AFTER_S = 24 * 3_600;
+
+type Scope = 'pair' | 'account' | 'address';
+const POLICIES: Record<Scope, BackoffPolicy> = { pair: PAIR_BACKOFF, account: ACCOUNT_BACKOFF, address: ADDRESS_BACKOFF };
+
+/** Seconds to wait after the given number of failures (counting the one just made). */
+export function backoffDelayS(policy: BackoffPolicy, failures: number): number {
+  if (failures < policy.failuresFree) return 0;
+  // Bounded exponent: past 2^20 the cap has long been reached.
+  return Math.min(policy.delayMaxS, policy.delayFirstS * 2 ** Math.min(20, failures - policy.failuresFree));
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+const normalEmail = (email: string) => email.trim().toLowerCase();
+
+/** The key that finds an account's throttle rows (pair and account), e.g. to clear them when its password is set. */
+export const accountKey = (kind: ConsoleKind, email: string) => `${kind}:${sha256(`email:${normalEmail(email)}`)}`;
+
+/** The key of an address across accounts. */
+export const addressKey = (kind: ConsoleKind, address: string) => `${kind}:address:${sha256(address)}`;
+
+function keysFor(kind: ConsoleKind, email: string, address: string): { key: string; scope: Scope; accountKey: string | null }[] {
+  const account = accountKey(kind, email);
+  return [
+    { key: `${kind}:pair:${sha256(`${normalEmail(email)}\n${address}`)}`, scope: 'pair' as const, accountKey: account },
+    { key: `${kind}:account:${sha256(normalEmail(email))}`, scope: 'account' as const, accountKey: account },
+    { key: addressKey(kind, address), scope: 'address' as const, accountKey: null },
+  ].sort((a, b) => (a.key < b.key ? -1 : 1));
+}
+
+export type Reservation =
+  | { allowed: false; retryAfterS: number }
+  | {
+      allowed: true;
+      /** The secret was right: forgive the failures counted up to this attempt (see succeed()). */
+      succeeded(): Promise<void>;
+    };
+
+/**
+ * Reserves one sign-in attempt (a password or a second-factor code) for an account from an address.
+ * Refused while any of the three keys backs off; otherwise the attempt counts as a failure until
+ * succeeded() is called.
+ */
+export async function reserveAttempt(db: Db, who: { kind: ConsoleKind; email: string; address: string }): Promise<Reservation> {
+  const keys = keysFor(who.kind, who.email, who.address);
+  const outcome = await db.transaction(async (tx) => {
+    // Rows are created, then locked, in key order, so concurrent reservations never deadlock.
+    await tx.query(
+      'INSERT INTO sign_in_throttles (key, account_key) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT (key) DO NOTHING',
+      [keys.map((k) => k.key), keys.map((k) => k.accountKey)],
+    );
+    const rows = await tx.query<{ key: string; failures: number; forgotten: boolean; wait_s: number }>(
+      `SELECT key, failures, updated_at < clock_timestamp() - make_interval(secs => $2) AS forgotten,
+              CASE WHEN next_allowed_at > clock_timestamp() THEN ceil(extract(epoch FROM next_allowed_at - clock_timestamp()))::int ELSE 0 END AS wait_s
+         FROM sign_in_throttles WHERE key = ANY($1::text[]) ORDER BY key FOR UPDATE`,
+      [keys.map((k) => k.key), FAILURES_FORGOTTEN_AFTER_S],
+    );
+    const waiting = rows.filter((row) => row.wait_s > 0);
+    if (waiting.length > 0) {
+      // A refusal moves the version of the keys that refused it: a success reserved earlier then leaves
+      // their delay alone (see succeed()), as someone has already been told to wait.
+      await tx.query('UPDATE sign_in_throttles SET version = version + 1 WHERE key = ANY($1::text[])', [waiting.map((row) => row.key)]);
+      return { allowed: false as const, retryAfterS: Math.max(...waiting.map((row) => row.wait_s)) };
+    }
+    const updates = keys.map((k) => {
+      const row = rows.find((r) => r.key === k.key)!;
+      const failures = (row.forgotten ? 0 : row.failures) + 1;
+      return { key: k.key, failures, delayS: backoffDelayS(POLICIES[k.scope], failures) };
+    });
+    const versions = await tx.query<{ key: string; version: number }>(
+      `UPDATE sign_in_throttles t
+          SET failures = u.failures, version = t.version + 1, updated_at = clock_timestamp(),
+              next_allowed_at = CASE WHEN u.delay_s > 0 THEN clock_timestamp() + make_interval(secs => u.delay_s) ELSE t.next_allowed_at END
+         FROM unnest($1::text[], $2::int[], $3::int[]) AS u(key, failures, delay_s)
+        WHERE t.key = u.key
+        RETURNING t.key, t.version`,
+      [updates.map((u) => u.key), updates.map((u) => u.failures), updates.map((u) => u.delayS)],
+    );
+    return { allowed: true as const, versions };
+  });
+  if (!outcome.allowed) return outcome;
+  return {
+    allowed: true,
+    succeeded: () => succeed(db, keys, outcome.versions),
+  };
+}
+
+/**
+ * A right secret clears the pair's and the account's failures and delay, but only where no other
+ * attempt came after this one, allowed or refused (same version): attempts racing a success keep
+ * counting and keep their wait, so a burst gets no more verifications than the policy allows. The
+ * address keeps the failures of other accounts: only this attempt is taken back.
+ */
+async function succeed(db: Queryable, keys: ReturnType<typeof keysFor>, versions: { key: string; version: number }[]): Promise<void> {
+  const versionOf = (key: string) => versions.find((v) => v.key === key)!.version;
+  const accountScoped = keys.filter((k) => k.scope !== 'address');
+  await db.query(
+    `UPDATE sign_in_throttles t SET failures = 0, next_allowed_at = NULL
+       FROM unnest($1::text[], $2::bigint[]) AS u(key, version) WHERE t.key = u.key AND t.version = u.version`,
+    [accountScoped.map((k) => k.key), accountScoped.map((k) => versionOf(k.key))],
+  );
+  const address = keys.find((k) => k.scope === 'address')!;
+  await db.query(
+    'UPDATE sign_in_throttles SET failures = greatest(failures - 1, 0), next_allowed_at = CASE WHEN version = $2 THEN NULL ELSE next_allowed_at END WHERE key = $1',
+    [address.key, versionOf(address.key)],
+  );
+}
+
+/** Forgets an account's failures and backoff (its password was just set by an operator). */
+export const clearAccountThrottles = (tx: Queryable, kind: ConsoleKind, email: string) =>
+  tx.query('DELETE FROM sign_in_throttles WHERE account_key = $1', [accountKey(kind, email)]);
+
+/** Rows idle past the forgetting time count nothing any more: purged by the background job. */
+export const purgeIdleThrottles = (db: Queryable) =>
+  db.query('DELETE FROM sign_in_throttles WHERE updated_at < now() - make_interval(secs => $1) AND (next_allowed_at IS NULL OR next_allowed_at < now())', [FAILURES_FORGOTTEN_AFTER_S]);

@@ -1,0 +1,89 @@
+// A browser stand-in for the console tests that run through inject: the sign-in form with its CSRF
+// cookie, the session cookie, each page's CSRF token, and the client address (request.ip) of every
+// request, so tests can sign in from several addresses.
+import assert from 'node:assert/strict';
+import type { LightMyRequestResponse } from 'fastify';
+import type { TestContext } from './helpers.ts';
+
+export type Base = '/dashboard' | '/ops';
+const SESSION_COOKIE: Record<Base, string> = { '/dashboard': 'sika_dashboard', '/ops': 'sika_ops' };
+
+export const cookieOf = (res: LightMyRequestResponse, name: string): string | undefined => res.cookies.find((c) => c.name === name)?.value;
+export const csrfIn = (body: string): string | undefined => /name="_csrf" value="([^"]+)"/.exec(body)?.[1];
+/** The text of the flash message on a console page (role alert or status). */
+export const flashOf = (body: string): string => /class="flash[^"]*" role="(?:alert|status)">([^<]*)</.exec(body)?.[1] ?? '';
+
+export class ConsoleClient {
+  session: string | null = null;
+  csrf: string | null = null;
+
+  constructor(
+    readonly t: TestContext,
+    readonly base: Base = '/dashboard',
+    readonly address = '203.0.113.10',
+  ) {}
+
+  /** Posts the sign-in form (with a fresh form CSRF token); keeps the session cookie when one is set. */
+  async signIn(email: string, password: string): Promise<LightMyRequestResponse> {
+    const form = await this.t.app.inject({ method: 'GET', url: `${this.base}/login`, remoteAddress: this.address });
+    const loginCsrf = cookieOf(form, 'sika_login_csrf');
+    assert.ok(loginCsrf, 'the sign-in form sets its CSRF cookie');
+    const res = await this.t.app.inject({
+      method: 'POST',
+      url: `${this.base}/login`,
+      remoteAddress: this.address,
+      headers: { cookie: `sika_login_csrf=${loginCsrf}`, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ _csrf: loginCsrf, email, password }).toString(),
+    });
+    const token = cookieOf(res, SESSION_COOKIE[this.base]);
+    if (token) {
+      this.session = token;
+      this.csrf = null;
+    }
+    return res;
+  }
+
+  /** Signs in and checks it opened the console (no second factor). */
+  async signedIn(email: string, password: string): Promise<this> {
+    const res = await this.signIn(email, password);
+    assert.equal(res.statusCode, 303, `sign-in as ${email}: ${res.statusCode} ${res.body.slice(0, 300)}`);
+    assert.equal(res.headers.location, this.base);
+    return this;
+  }
+
+  private headers(extra: Record<string, string> = {}): Record<string, string> {
+    return { ...(this.session ? { cookie: `${SESSION_COOKIE[this.base]}=${this.session}` } : {}), ...extra };
+  }
+
+  async get(url: string): Promise<LightMyRequestResponse> {
+    const res = await this.t.app.inject({ method: 'GET', url, remoteAddress: this.address, headers: this.headers() });
+    const token = csrfIn(res.body);
+    if (res.statusCode === 200 && token) this.csrf = token;
+    const rotated = cookieOf(res, SESSION_COOKIE[this.base]);
+    if (rotated) this.session = rotated;
+    return res;
+  }
+
+  /** Posts a form with this session's CSRF token (read from a page first when not known yet); fields may repeat. */
+  async post(url: string, fields: Record<string, string> | [string, string][] = {}): Promise<LightMyRequestResponse> {
+    if (!this.csrf) {
+      const page = await this.get(this.base === '/dashboard' ? '/dashboard/account' : '/ops');
+      this.csrf = csrfIn(page.body) ?? null;
+      assert.ok(this.csrf, `a page to read the CSRF token from: ${page.statusCode} ${page.body.slice(0, 200)}`);
+    }
+    const pairs = Array.isArray(fields) ? fields : Object.entries(fields);
+    const res = await this.t.app.inject({
+      method: 'POST',
+      url,
+      remoteAddress: this.address,
+      headers: this.headers({ 'content-type': 'application/x-www-form-urlencoded' }),
+      payload: new URLSearchParams([['_csrf', this.csrf!], ...pairs]).toString(),
+    });
+    const rotated = cookieOf(res, SESSION_COOKIE[this.base]);
+    if (rotated) {
+      this.session = rotated;
+      this.csrf = null;
+    }
+    return res;
+  }
+}
