@@ -8,6 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { createMerchant, hashPassword } from '../../src/accounts/service.ts';
+import { accountKey, addressKey, PAIR_BACKOFF } from '../../src/accounts/sign-in-throttle.ts';
+import { totpCode, totpStep } from '../../src/accounts/totp.ts';
 import { DeliveryWorker, defaultDeliveryOptions } from '../../src/events/delivery.ts';
 import { verifyWebhook } from '../../src/events/signing.ts';
 import { creditPayment } from '../../src/ledger/service.ts';
@@ -41,6 +43,9 @@ async function newMerchant(t: TestContext, options: { name?: string; webhookUrl?
   }, t.webhookTargets);
   return { id: created.merchant_id, email, testKey: created.test_api_key, liveKey: created.live_api_key, ownerId: created.owner_user_id };
 }
+
+/** Every browser here signs in from 127.0.0.1: its failures across accounts start afresh (a kept database remembers earlier runs). */
+const forgetLocalFailures = (t: TestContext) => t.db.query('DELETE FROM sign_in_throttles WHERE key = ANY($1)', [[addressKey('merchant', '127.0.0.1'), addressKey('operator', '127.0.0.1')]]);
 
 /** Posts a form from inside the page (same origin, the session cookie goes along), like a crafted form would. */
 const postFromPage = (page: Page, path: string, fields: Record<string, string>) =>
@@ -84,6 +89,7 @@ describe('merchant dashboard in Chromium: sign-in, lockout, CSRF, keyboard', () 
     t = await startTestApp({}, { payoutRail: new LivePayoutSimulator() });
     baseUrl = await t.listen();
     browser = await launchChromium();
+    await forgetLocalFailures(t);
   });
   after(async () => {
     await browser?.close();
@@ -145,11 +151,11 @@ describe('merchant dashboard in Chromium: sign-in, lockout, CSRF, keyboard', () 
     await close();
   });
 
-  it('locks the account after five wrong passwords: even the right password is refused until the lock lapses', async () => {
+  it('backs off after five wrong passwords: even the right password waits (429 with Retry-After) until the delay is over, then works', async () => {
     const m = await newMerchant(t);
     const { context, page, close } = await consolePage(browser);
     await page.goto(`${baseUrl}/dashboard/login`);
-    for (let i = 1; i <= 5; i++) {
+    for (let i = 1; i <= PAIR_BACKOFF.failuresFree; i++) {
       await page.getByLabel('Email').fill(m.email);
       await page.getByLabel('Password').fill(`wrong password ${i}`);
       await page.getByRole('button', { name: 'Sign in' }).click();
@@ -157,21 +163,22 @@ describe('merchant dashboard in Chromium: sign-in, lockout, CSRF, keyboard', () 
     }
     await page.getByLabel('Email').fill(m.email);
     await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    const alert = page.getByRole('alert');
-    await alert.filter({ hasText: 'locked' }).waitFor();
-    assert.match(await alert.innerText(), /locked after too many failed attempts\. Try again in 15 minutes/);
+    const [refused] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith('/dashboard/login') && r.request().method() === 'POST'),
+      page.getByRole('button', { name: 'Sign in' }).click(),
+    ]);
+    assert.equal(refused.status(), 429);
+    assert.equal(refused.headers()['retry-after'], String(PAIR_BACKOFF.delayFirstS));
+    await page.getByRole('alert').filter({ hasText: `Too many attempts. Try again in ${PAIR_BACKOFF.delayFirstS} seconds.` }).waitFor();
     assert.equal(new URL(page.url()).pathname, '/dashboard/login');
-    assert.equal((await context.cookies()).find((c) => c.name === 'sika_dashboard'), undefined, 'no session while locked');
-    await screenshots(page, 'dashboard-login-locked');
-    const [user] = await t.db.query<{ failed_logins: number; locked: boolean }>('SELECT failed_logins, locked_until > now() AS locked FROM users WHERE id = $1', [m.ownerId]);
-    assert.deepEqual(user, { failed_logins: 5, locked: true });
+    assert.equal((await context.cookies()).find((c) => c.name === 'sika_dashboard'), undefined, 'no session while backing off');
+    await screenshots(page, 'dashboard-login-throttled');
 
-    // When the lock lapses the right password works again and the failure count starts over.
-    await t.db.query(`UPDATE users SET locked_until = now() - interval '1 second' WHERE id = $1`, [m.ownerId]);
+    // When the delay is over the right password works, and the count starts over.
+    await t.db.query(`UPDATE sign_in_throttles SET next_allowed_at = now() - interval '1 second' WHERE account_key = $1`, [accountKey('merchant', m.email)]);
     await signIn(page, baseUrl, '/dashboard', m.email, PASSWORD);
-    const [reset] = await t.db.query<{ failed_logins: number }>('SELECT failed_logins FROM users WHERE id = $1', [m.ownerId]);
-    assert.equal(reset!.failed_logins, 0);
+    const counts = await t.db.query<{ failures: number }>(`SELECT failures FROM sign_in_throttles WHERE account_key = $1`, [accountKey('merchant', m.email)]);
+    assert.deepEqual(counts.map((row) => row.failures), [0, 0]);
     await close();
   });
 
@@ -507,9 +514,19 @@ describe('merchant dashboard in Chromium: developers, payouts, checkout, setting
     assert.ok(!paths.some((path) => /approv|decision/.test(path)), 'no API route decides payouts');
     assert.equal((await payoutRow(t, payoutId)).status, 'requested');
 
-    // The approver signs in with the temporary password and approves.
+    // The approver signs in with the temporary password, must choose their own first, then approves.
     const approver = await consolePage(browser);
     await signIn(approver.page, baseUrl, '/dashboard', approverEmail, temporaryPassword);
+    assert.equal(new URL(approver.page.url()).pathname, '/dashboard/account', 'a temporary password opens only the password page');
+    await approver.page.getByRole('heading', { name: 'Choose your password' }).first().waitFor();
+    await screenshots(approver.page, 'dashboard-password-forced');
+    await approver.page.goto(`${baseUrl}/dashboard/payouts`);
+    assert.equal(new URL(approver.page.url()).pathname, '/dashboard/account', 'other pages send back to it');
+    await approver.page.getByLabel('Temporary password').fill(temporaryPassword);
+    await approver.page.getByLabel(/^New password \(at least/).fill(`${PASSWORD} for the approver`);
+    await approver.page.getByLabel('New password again').fill(`${PASSWORD} for the approver`);
+    await approver.page.getByRole('button', { name: 'Save password' }).click();
+    await approver.page.getByRole('status').filter({ hasText: 'Password changed.' }).waitFor();
     await approver.page.getByRole('button', { name: 'Live' }).click();
     await approver.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Payouts' }).click();
     await screenshots(approver.page, 'dashboard-payouts');
@@ -602,5 +619,109 @@ describe('merchant dashboard in Chromium: developers, payouts, checkout, setting
     await page.goto(`${baseUrl}/dashboard/sessions/${ids[0]}`);
     await page.getByRole('heading', { level: 1, name: 'Session not found' }).waitFor();
     await close();
+  });
+});
+
+describe('merchant dashboard in Chromium: two-factor authentication', () => {
+  let t: TestContext;
+  let baseUrl: string;
+  let browser: Browser;
+  before(async () => {
+    t = await startTestApp({}, { payoutRail: new LivePayoutSimulator() });
+    baseUrl = await t.listen();
+    browser = await launchChromium();
+    await forgetLocalFailures(t);
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  /** Enrols on the open enrolment page with the app's current code; the secret, the code typed and the recovery codes shown. */
+  async function enrolOnPage(page: Page): Promise<{ secret: string; code: string; recoveryCodes: string[] }> {
+    await page.getByRole('img', { name: 'QR code of the two-factor secret' }).waitFor();
+    const secret = (await page.locator('#totp-secret').innerText()).replace(/\s+/g, '');
+    const code = totpCode(secret);
+    await page.getByLabel('6-digit code').fill(code);
+    await page.getByRole('button', { name: 'Turn on two-factor authentication' }).click();
+    await page.getByRole('region', { name: 'Recovery codes' }).waitFor();
+    return { secret, code, recoveryCodes: await page.locator('#recovery-codes li').allInnerTexts() };
+  }
+
+  it('the owner turns on a second factor (QR code, recovery codes once) and requires it; an approver is sent to enrol, signs in with a code and approves with a fresh one', async () => {
+    const m = await liveReadyMerchant(t, true);
+    const approverEmail = `approver-${randomUUID().slice(0, 8)}@example.com`;
+    const approverId = randomUUID();
+    await t.db.query('INSERT INTO users (id, merchant_id, email, password_hash, role) VALUES ($1, $2, $3, $4, $5)', [approverId, m.id, approverEmail, await hashPassword(PASSWORD), 'approver']);
+    const recipient = await call(t, 'POST', '/api/v1/payouts/recipients', { key: m.liveKey, body: { account_type: 'bank', bank_id: (await t.db.query<{ id: string }>('SELECT id FROM banks WHERE active ORDER BY name LIMIT 1'))[0]!.id, account_number: '0012345678902', account_name: 'Efua Sarpong' } });
+    assert.equal(recipient.statusCode, 201, recipient.body);
+    const created = await call(t, 'POST', '/api/v1/payouts', { key: m.liveKey, body: { recipient_id: recipient.json().id, amount_minor: 42_000, client_reference: '2fa-1' } });
+    const payout = created.json() as { id: string; reference: string; status: string };
+    assert.equal(payout.status, 'requested');
+
+    // The owner enrols from the Account page (the email in the header).
+    const owner = await consolePage(browser);
+    await signIn(owner.page, baseUrl, '/dashboard', m.email, PASSWORD);
+    await owner.page.getByRole('link', { name: `Account: ${m.email}` }).click();
+    await screenshots(owner.page, 'dashboard-account');
+    await owner.page.getByRole('link', { name: 'Set up two-factor authentication' }).click();
+    await owner.page.getByRole('img', { name: 'QR code of the two-factor secret' }).waitFor();
+    await screenshots(owner.page, 'dashboard-2fa-enrol');
+    const { secret, recoveryCodes } = await enrolOnPage(owner.page);
+    assert.equal(recoveryCodes.length, 10);
+    assert.ok(recoveryCodes.every((code) => /^[0-9a-z]{4}(-[0-9a-z]{4}){3}$/.test(code)));
+    await screenshots(owner.page, 'dashboard-2fa-recovery-codes');
+
+    // The rule: approvers and key managers must use a second factor.
+    await owner.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+    await owner.page.getByRole('button', { name: 'Require two-factor for approvers and key managers' }).click();
+    await owner.page.getByRole('status').filter({ hasText: 'Approvers and key managers now need two-factor authentication.' }).waitFor();
+
+    // Signing in again asks for the code after the password.
+    await Promise.all([owner.page.waitForURL('**/dashboard/login'), owner.page.getByRole('button', { name: 'Sign out' }).click()]);
+    await owner.page.getByLabel('Email').fill(m.email);
+    await owner.page.getByLabel('Password').fill(PASSWORD);
+    await Promise.all([owner.page.waitForURL('**/dashboard/login/code'), owner.page.getByRole('button', { name: 'Sign in' }).click()]);
+    await screenshots(owner.page, 'dashboard-login-code');
+    await owner.page.getByLabel('Code').fill(totpCode(secret, Date.now() + 30_000));
+    await Promise.all([owner.page.waitForURL((url) => url.pathname === '/dashboard'), owner.page.getByRole('button', { name: 'Verify' }).click()]);
+    await owner.page.getByRole('button', { name: 'Sign out' }).waitFor();
+    await owner.close();
+
+    // The approver has none yet: sent to enrol before anything else works.
+    const approver = await consolePage(browser);
+    const page = approver.page;
+    await signIn(page, baseUrl, '/dashboard', approverEmail, PASSWORD);
+    assert.equal(new URL(page.url()).pathname, '/dashboard/account/2fa');
+    await page.getByRole('note').filter({ hasText: 'requires two-factor authentication for your role' }).waitFor();
+    await page.goto(`${baseUrl}/dashboard/payouts/${payout.id}`);
+    assert.equal(new URL(page.url()).pathname, '/dashboard/account/2fa', 'the approval screen waits for enrolment');
+    const { secret: approverSecret, code: enrolmentCode } = await enrolOnPage(page);
+    await Promise.all([page.waitForURL((url) => url.pathname === '/dashboard'), page.getByRole('link', { name: 'I have saved them: continue' }).click()]);
+
+    await page.getByRole('button', { name: 'Live' }).click();
+    await page.getByText('Live mode: real money.').waitFor();
+    await page.goto(`${baseUrl}/dashboard/payouts/${payout.id}`);
+    const approval = page.getByRole('region', { name: 'Approval' });
+    await approval.getByLabel('Code from your authenticator app (to approve)').waitFor();
+    await screenshots(page, 'dashboard-payout-approval-code');
+
+    // Without a code, and with the code already used to enrol: refused.
+    await approval.getByRole('button', { name: 'Approve payout' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Enter the current code from your authenticator app to approve' }).waitFor();
+    await page.getByRole('region', { name: 'Approval' }).getByLabel('Code from your authenticator app (to approve)').fill(enrolmentCode);
+    await page.getByRole('region', { name: 'Approval' }).getByRole('button', { name: 'Approve payout' }).click();
+    await page.getByRole('alert').filter({ hasText: 'each code works once' }).waitFor();
+    assert.equal((await payoutRow(t, payout.id)).status, 'requested');
+
+    // A fresh code (as half a minute later) approves.
+    await t.db.query('UPDATE users SET totp_last_step = $2 WHERE id = $1', [approverId, totpStep(Date.now()) - 2]);
+    await page.getByRole('region', { name: 'Approval' }).getByLabel('Code from your authenticator app (to approve)').fill(totpCode(approverSecret));
+    await page.getByRole('region', { name: 'Approval' }).getByRole('button', { name: 'Approve payout' }).click();
+    await page.getByRole('status').filter({ hasText: 'Payout approved: it is processing.' }).waitFor();
+    const row = await payoutRow(t, payout.id);
+    assert.equal(row.status, 'processing');
+    assert.equal(row.decided_by_user_id, approverId);
+    await approver.close();
   });
 });

@@ -60,7 +60,7 @@ export async function accountPages(app: FastifyInstance, deps: AppDeps): Promise
     sendPage(reply, page({ title, session, kind: 'merchant', flash, body }), status);
 
   const passwordForm = (session: WebSession) => html`<form method="post" action="${ACCOUNT_PATH}/password" class="card" aria-label="Change password">${csrfField(session)}
-<h2>${session.mustChangePassword ? 'Choose your password' : 'Change password'}</h2>
+<h2 style="margin-top:0">${session.mustChangePassword ? 'Choose your password' : 'Change password'}</h2>
 ${session.mustChangePassword ? html`<p>You signed in with a temporary password. Choose your own before you go on.</p>` : html`<p class="muted">Your other sessions are signed out; this one stays.</p>`}
 <label for="current-password">${session.mustChangePassword ? 'Temporary password' : 'Current password'}</label><input id="current-password" name="current_password" type="password" autocomplete="current-password" required>
 <label for="new-password">New password (at least ${PASSWORD_LENGTH_MIN} characters)</label><input id="new-password" name="new_password" type="password" autocomplete="new-password" minlength="${PASSWORD_LENGTH_MIN}" required>
@@ -123,7 +123,7 @@ ${session.secondFactorRequired ? html`<p class="card" role="note">Your account o
 <div style="max-width:14rem">${raw(qrSvg(uri, 'QR code of the two-factor secret'))}</div>
 <p>Secret: <span class="secret" id="totp-secret">${groupedSecret(secret)}</span></p>
 <details><summary>Setup link (otpauth URI)</summary><p class="mono" style="overflow-wrap:anywhere" id="totp-uri">${uri}</p></details></section>
-<form method="post" action="${SECOND_FACTOR_PATH}" class="card" aria-label="Confirm">${csrfField(session)}<h2>2. Enter the code the app shows</h2>
+<form method="post" action="${SECOND_FACTOR_PATH}" class="card" aria-label="Confirm">${csrfField(session)}<h2 style="margin-top:0">2. Enter the code the app shows</h2>
 <label for="confirm-code">6-digit code</label><input id="confirm-code" name="code" autocomplete="one-time-code" inputmode="numeric" required>
 <p><button type="submit">Turn on two-factor authentication</button></p></form>`, flash, status);
   }
@@ -134,7 +134,7 @@ ${session.secondFactorRequired ? html`<p class="card" role="note">Your account o
     const result = await confirmTotpEnrolment(db, signedInAccount(request), formValue(request, 'code'));
     if (!result.ok) return enrolPage(reply, session, { message: result.message, error: true }, 400);
     return show(reply, { ...session, secondFactorEnrolled: true }, 'Recovery codes', html`<h1>Two-factor authentication is on</h1>
-<section class="card" role="alert" aria-label="Recovery codes"><h2>Your recovery codes</h2>
+<section class="card" aria-label="Recovery codes"><h2>Your recovery codes</h2>
 <p>Save these ${result.recoveryCodes.length} codes somewhere safe now: they are shown <strong>once</strong>. Each one signs you in once if you lose your phone.</p>
 <ul class="secret" id="recovery-codes" style="list-style:none">${result.recoveryCodes.map((code) => html`<li>${code}</li>`)}</ul></section>
 <p><a class="button" href="/dashboard">I have saved them: continue</a></p>`);
