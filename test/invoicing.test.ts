@@ -550,6 +550,18 @@ describe(`invoice lines and revenue lines API (${storageKind})`, () => {
       assertErrorEnvelope(changed, 422, 'IDEMPOTENCY_KEY_REUSED');
     });
 
+    it('unknown fields of a good line are ignored, by the Idempotency-Key too: the same lines with an extra field replay', async () => {
+      const m = await merchantWithCodes();
+      const key = `lines-${randomUUID()}`;
+      const body = { invoice_ref: 'INV-IDEM-UNKNOWN', lines: [{ code: 'TUITION', name: 'Tuition', amount_minor: 700 }] };
+      const first = await call(t, 'POST', '/api/v1/invoice-lines', { key: m.test_api_key, idempotencyKey: key, body });
+      assert.equal(first.statusCode, 200, first.body);
+      const withExtra = await call(t, 'POST', '/api/v1/invoice-lines', { key: m.test_api_key, idempotencyKey: key, body: { ...body, lines: [{ ...body.lines[0]!, note: 'ignored' }] } });
+      assert.equal(withExtra.statusCode, 200, withExtra.body);
+      assert.equal(withExtra.headers['idempotent-replayed'], 'true');
+      assert.equal(withExtra.body, first.body);
+    });
+
     it('the OpenAPI document shows each line as the documented line or any other value, checked per line with 207', async () => {
       const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
       const lineSchemas = {

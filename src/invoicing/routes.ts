@@ -7,8 +7,13 @@ import type { AppDeps } from '../http/deps.ts';
 import { idempotencyKeyOf, requestHash, runIdempotent } from '../http/idempotency.ts';
 import { sendOutcome } from '../http/replies.ts';
 import { Currency, DateTime, IdempotencyHeaders, errorResponses } from '../http/schemas.ts';
-import { INVOICE_LINES_PER_REQUEST_MAX, InvoiceLineInput, REVENUE_LINES_PER_SYNC_MAX, RevenueLineInput, toRevenueLineResponse } from './model.ts';
+import { INVOICE_LINES_PER_REQUEST_MAX, InvoiceLineInput, parseInvoiceLine, REVENUE_LINES_PER_SYNC_MAX, RevenueLineInput, toRevenueLineResponse } from './model.ts';
 import * as service from './service.ts';
+
+const knownFieldsOf = (line: unknown): unknown => {
+  const parsed = parseInvoiceLine(line);
+  return parsed.ok ? parsed.line : line;
+};
 
 const InvoiceRef = Type.String({ minLength: 1, maxLength: INVOICE_REF_LENGTH_MAX });
 const LineErrors = Type.Array(
@@ -100,6 +105,8 @@ export async function invoicingRoutes(app: FastifyInstance, deps: AppDeps): Prom
     },
     async (request, reply) => {
       const principal = principalOf(request);
+      // Unknown fields of a good line are ignored (DESIGN §3), so they must not change the Idempotency-Key hash either.
+      request.body = { ...request.body, lines: request.body.lines.map((line) => knownFieldsOf(line)) };
       const outcome = await runIdempotent(db, principal, idempotencyKeyOf(request), requestHash(request), async (tx) => {
         const result = await service.ingestInvoiceLines(tx, principal, request.body);
         return { status: result.errors.length > 0 ? 207 : 200, body: result };
