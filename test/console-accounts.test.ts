@@ -10,6 +10,7 @@ import type { Role } from '../src/accounts/model.ts';
 import { createMerchant, hashPassword, verifyPassword } from '../src/accounts/service.ts';
 import { PAIR_BACKOFF } from '../src/accounts/sign-in-throttle.ts';
 import { RECOVERY_CODES_COUNT, recoveryCodeHash, totpCode, totpStep } from '../src/accounts/totp.ts';
+import { createOperator } from '../src/ops/service.ts';
 import { LivePayoutSimulator } from '../src/rails/payouts.ts';
 import { ConsoleClient, flashOf } from './console-client.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
@@ -162,6 +163,36 @@ describe(`console passwords (${storageKind})`, () => {
     assert.equal((await invitee.get('/dashboard/developers')).statusCode, 200, 'the dashboard opens once the password is changed');
     const [row] = await t.db.query<{ must_change_password: boolean }>('SELECT must_change_password FROM users WHERE lower(email) = lower($1)', [inviteeEmail]);
     assert.equal(row!.must_change_password, false);
+  });
+});
+
+describe(`operator passwords (${storageKind})`, () => {
+  let t: TestContext;
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(async () => {
+    await t?.close();
+  });
+
+  it('an operator, a teller too, changes their password at /ops/account: the other sessions are signed out, this one stays (audited)', async () => {
+    const email = `teller-${randomUUID()}@example.com`;
+    const { operator_id: id } = await createOperator(t.db, { email, password: PASSWORD, role: 'teller' });
+    const here = await new ConsoleClient(t, '/ops', address()).signedIn(email, PASSWORD);
+    const elsewhere = await new ConsoleClient(t, '/ops', address()).signedIn(email, PASSWORD);
+    const page = await here.get('/ops/account');
+    assert.equal(page.statusCode, 200, 'a teller reaches the account page');
+    assert.match(page.body, /Change password/);
+    const wrong = await here.post('/ops/account/password', { current_password: 'not it at all', new_password: NEW_PASSWORD, new_password_confirm: NEW_PASSWORD });
+    assert.equal(wrong.statusCode, 400);
+    assert.equal(flashOf(wrong.body), 'Your current password is not right.');
+    const changed = await here.post('/ops/account/password', { current_password: PASSWORD, new_password: NEW_PASSWORD, new_password_confirm: NEW_PASSWORD });
+    assert.equal(changed.statusCode, 200);
+    assert.equal(flashOf(changed.body), 'Password changed. Your other sessions are signed out.');
+    assert.equal((await here.get('/ops/teller')).statusCode, 200);
+    assert.equal((await elsewhere.get('/ops/teller')).headers.location, '/ops/login');
+    await new ConsoleClient(t, '/ops', address()).signedIn(email, NEW_PASSWORD);
+    assert.deepEqual(await auditActions(t, id), ['operator.create', 'operator.password_change']);
   });
 });
 

@@ -83,7 +83,7 @@ export function page(options: PageOptions): string {
 <title>${options.title} · Sika ${kind === 'merchant' ? 'Dashboard' : 'Operations'}</title><style>${raw(CONSOLE_CSS)}</style></head>
 <body>
 <header class="top"><a class="brand" href="${base}">Sika ${kind === 'merchant' ? 'Dashboard' : 'Operations'}</a>
-${session ? html`<span>${session.merchantName ? html`<strong>${session.merchantName}</strong> · ` : ''}${kind === 'merchant' ? html`<a href="/dashboard/account" aria-label="Account: ${session.email}">${session.email}</a>` : session.email}</span>` : ''}
+${session ? html`<span>${session.merchantName ? html`<strong>${session.merchantName}</strong> · ` : ''}<a href="${base}/account" aria-label="Account: ${session.email}">${session.email}</a></span>` : ''}
 ${envSwitch}
 ${session ? html`<form method="post" action="${base}/logout" class="inline"><input type="hidden" name="_csrf" value="${session.csrfToken}"><button class="secondary" style="background:transparent;color:#fff;border-color:#fff">Sign out</button></form>` : ''}
 </header>

@@ -15,6 +15,7 @@ import { formValue, registerConsoleAuth, sendPage, sessionOf } from '../console.
 import { opsSchemas } from '../console-schemas.ts';
 import { html, raw, type Html } from '../html.ts';
 import { csrfField, money, page, statusBadge, when_ } from '../layout.ts';
+import { operatorAccountPages } from './account.ts';
 
 const actorOf = (session: WebSession): Actor => ({ type: 'operator', id: session.operatorId!, email: session.email });
 const isTeller = (session: WebSession) => session.role === 'teller';
@@ -31,11 +32,11 @@ export async function opsRoutes(app: FastifyInstance, deps: AppDeps): Promise<vo
   });
   await registerConsoleAuth(app, deps, 'operator');
 
-  // Tellers see only the teller desk.
+  // Tellers see only the teller desk (and their own account page).
   app.addHook('preHandler', async (request, reply) => {
     const session = request.webSession;
     const path = request.url.split('?')[0]!;
-    if (session && isTeller(session) && !path.startsWith('/ops/teller') && path !== '/ops/logout') return reply.redirect('/ops/teller', 303);
+    if (session && isTeller(session) && !path.startsWith('/ops/teller') && !path.startsWith('/ops/account') && path !== '/ops/logout') return reply.redirect('/ops/teller', 303);
   });
 
   app.get('/ops', { schema: { hide: true, ...opsSchemas.merchants } }, async (request, reply) => {
@@ -214,4 +215,6 @@ ${banks.map((b) => html`<section class="card" aria-label="${b.name}"><h2 style="
 ${rows.map((r) => html`<tr><td class="nowrap">${when_(r.created_at)}</td><td>${r.actor_email ?? r.actor_id}<br><span class="muted">${r.actor_type}</span></td><td>${r.action}</td><td class="mono wrap">${r.object_type}<br>${r.object_id}</td><td class="mono json">${JSON.stringify(r.before)}</td><td class="mono json">${JSON.stringify(r.after)}</td></tr>`)}
 </tbody></table></div>`);
   });
+
+  await app.register(operatorAccountPages, deps);
 }
