@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { confirmTotpEnrolment, pendingTotpSecret } from '../src/accounts/console-accounts.ts';
 import type { Role } from '../src/accounts/model.ts';
 import { createMerchant, hashPassword, verifyPassword } from '../src/accounts/service.ts';
-import { PAIR_BACKOFF } from '../src/accounts/sign-in-throttle.ts';
+import { accountKey, PAIR_BACKOFF } from '../src/accounts/sign-in-throttle.ts';
 import { RECOVERY_CODES_COUNT, recoveryCodeHash, totpCode, totpStep } from '../src/accounts/totp.ts';
 import { createOperator } from '../src/ops/service.ts';
 import { LivePayoutSimulator } from '../src/rails/payouts.ts';
@@ -225,11 +225,15 @@ describe(`two-factor authentication (${storageKind})`, () => {
     assert.equal(/id="totp-secret">([^<]+)</.exec((await client.get('/dashboard/account/2fa')).body)?.[1]?.replace(/\s+/g, ''), secret, 'a reload shows the same secret');
 
     const wrongCode = String((Number(totpCode(secret)) + 1) % 1_000_000).padStart(6, '0');
-    const wrong = await client.post('/dashboard/account/2fa', { code: wrongCode });
+    const wrong = await client.post('/dashboard/account/2fa', { code: wrongCode, current_password: PASSWORD });
     assert.equal(wrong.statusCode, 400);
+    assert.match(flashOf(wrong.body), /That code is not right/);
+    const noPassword = await client.post('/dashboard/account/2fa', { code: totpCode(secret), current_password: 'someone else at my desk' });
+    assert.equal(noPassword.statusCode, 400, 'an open session alone cannot tie the account to a phone');
+    assert.equal(flashOf(noPassword.body), 'Your password is not right.');
     assert.equal((await t.db.query<{ on: boolean }>('SELECT totp_secret IS NOT NULL AS on FROM users WHERE id = $1', [o.id]))[0]!.on, false);
 
-    const confirmed = await client.post('/dashboard/account/2fa', { code: totpCode(secret) });
+    const confirmed = await client.post('/dashboard/account/2fa', { code: totpCode(secret), current_password: PASSWORD });
     assert.equal(confirmed.statusCode, 200, confirmed.body.slice(0, 300));
     const codes = [...confirmed.body.matchAll(/<li>([0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4})<\/li>/g)].map((m) => m[1]!);
     assert.equal(codes.length, RECOVERY_CODES_COUNT);
@@ -383,7 +387,7 @@ describe(`two-factor authentication (${storageKind})`, () => {
         const refused = await client.post('/dashboard/keys', { integration_id: integration });
         assert.equal(refused.statusCode, 403, 'no key is created before enrolment');
         const secret = /id="totp-secret">([^<]+)</.exec(enrolPage.body)![1]!.replace(/\s+/g, '');
-        assert.equal((await client.post('/dashboard/account/2fa', { code: totpCode(secret) })).statusCode, 200);
+        assert.equal((await client.post('/dashboard/account/2fa', { code: totpCode(secret), current_password: PASSWORD })).statusCode, 200);
         assert.equal((await client.get('/dashboard/developers')).statusCode, 200, 'enrolled, the key screens work');
         const disable = await client.post('/dashboard/account/2fa/disable', { code: await freshCode(t, developer, secret) });
         assert.equal(disable.statusCode, 409, 'it cannot be turned off while required');
@@ -399,7 +403,10 @@ describe(`two-factor authentication (${storageKind})`, () => {
     const client = new ConsoleClient(t, '/dashboard', address());
     await signInWithCode(client, o, () => freshCode(t, o, secret));
     await client.get('/dashboard/account');
+    const before = (await t.db.query<{ failures: number }>("SELECT max(failures) AS failures FROM sign_in_throttles WHERE account_key = $1", [accountKey('merchant', o.email)]))[0]!.failures;
     assert.equal((await client.post('/dashboard/account/2fa/disable', { code: 'abc' })).statusCode, 400);
+    const after = (await t.db.query<{ failures: number }>("SELECT max(failures) AS failures FROM sign_in_throttles WHERE account_key = $1", [accountKey('merchant', o.email)]))[0]!.failures;
+    assert.equal(after, before, 'what cannot be a code costs no attempt');
     const off = await client.post('/dashboard/account/2fa/disable', { code: await freshCode(t, o, secret) });
     assert.equal(off.statusCode, 200);
     assert.equal(flashOf(off.body), 'Two-factor authentication is off.');

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createMerchant, hashPassword } from '../src/accounts/service.ts';
-import { ACCOUNT_BACKOFF, accountKey, ADDRESS_BACKOFF, addressKey, backoffDelayS, PAIR_BACKOFF } from '../src/accounts/sign-in-throttle.ts';
+import { ACCOUNT_BACKOFF, accountKey, ADDRESS_BACKOFF, addressKey, backoffDelayS, FAILURES_FORGOTTEN_AFTER_S, PAIR_BACKOFF, purgeIdleThrottles } from '../src/accounts/sign-in-throttle.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDb, type Db } from '../src/db/index.ts';
 import { buildApp } from '../src/http/app.ts';
@@ -154,6 +154,18 @@ describe(`console sign-in backoff (${storageKind})`, () => {
     assert.equal((await client.signIn(email, PASSWORD)).statusCode, 429);
     const dashboard = new ConsoleClient(t, '/dashboard', client.address);
     await dashboard.signedIn(email, PASSWORD);
+  });
+
+  it('the background purge drops rows idle past the forgetting time and keeps recent ones and running delays', async () => {
+    const [idle, recent, waiting] = [`test:idle:${randomUUID()}`, `test:recent:${randomUUID()}`, `test:waiting:${randomUUID()}`];
+    await t.db.query(
+      `INSERT INTO sign_in_throttles (key, failures, updated_at, next_allowed_at) VALUES
+         ($1, 3, now() - make_interval(secs => $4 + 60), NULL), ($2, 3, now(), NULL), ($3, 9, now() - make_interval(secs => $4 + 60), now() + interval '1 minute')`,
+      [idle, recent, waiting, FAILURES_FORGOTTEN_AFTER_S],
+    );
+    await purgeIdleThrottles(t.db);
+    const left = await t.db.query<{ key: string }>('SELECT key FROM sign_in_throttles WHERE key = ANY($1) ORDER BY key', [[idle, recent, waiting]]);
+    assert.deepEqual(left.map((row) => row.key), [recent, waiting].sort());
   });
 
   it('no email or address is stored in the backoff rows, only hashes', async () => {

@@ -6,7 +6,7 @@ import type { Db, Queryable } from '../db/index.ts';
 import { AppError, errors } from '../http/errors.ts';
 import { hashPassword, PASSWORD_LENGTH_MIN, verifyPassword } from './service.ts';
 import { clearAccountThrottles, reserveAttempt, type ConsoleKind } from './sign-in-throttle.ts';
-import { looksLikeRecoveryCode, matchingStep, newRecoveryCodes, newTotpSecret, recoveryCodeHash } from './totp.ts';
+import { looksLikeRecoveryCode, looksLikeTotpCode, matchingStep, newRecoveryCodes, newTotpSecret, recoveryCodeHash } from './totp.ts';
 import type { Role } from './model.ts';
 
 /** Longer input is refused rather than silently cut (the sign-in form reads at most this much). */
@@ -72,17 +72,24 @@ export interface SignedInAccount {
 
 const actorOf = (who: SignedInAccount): Actor => ({ type: who.kind === 'merchant' ? 'user' : 'operator', id: who.accountId, email: who.email });
 
+/** Checks a signed-in account's password through the backoff: a stolen session cannot guess it. */
+export async function checkPassword(db: Db, who: SignedInAccount, password: string): Promise<CheckResult> {
+  const attempt = await reserveAttempt(db, { kind: who.kind, email: who.email, address: who.address });
+  if (!attempt.allowed) return { ok: false, reason: 'throttled', retryAfterS: attempt.retryAfterS };
+  const rows = await db.query<{ password_hash: string | null }>(`SELECT password_hash FROM ${tableOf(who.kind)} WHERE id = $1`, [who.accountId]);
+  const hash = rows[0]?.password_hash;
+  if (!hash || !(await verifyPassword(hash, password))) return { ok: false, reason: 'wrong' };
+  await attempt.succeeded();
+  return { ok: true };
+}
+
 /** Changes a signed-in account's password: the current one is checked (through the backoff), other sessions are signed out. */
 export async function changePassword(db: Db, who: SignedInAccount, input: { current: string; next: string; confirm: string }): Promise<CheckResult> {
   const problem = passwordProblem(input.next) ?? (input.next !== input.confirm ? 'The new password and its repetition differ.' : input.next === input.current ? 'Choose a new password that differs from the current one.' : null);
   if (problem) return { ok: false, reason: 'invalid', message: problem };
+  const checked = await checkPassword(db, who, input.current);
+  if (!checked.ok) return checked;
   const table = tableOf(who.kind);
-  const attempt = await reserveAttempt(db, { kind: who.kind, email: who.email, address: who.address });
-  if (!attempt.allowed) return { ok: false, reason: 'throttled', retryAfterS: attempt.retryAfterS };
-  const rows = await db.query<{ password_hash: string | null }>(`SELECT password_hash FROM ${table} WHERE id = $1`, [who.accountId]);
-  const hash = rows[0]?.password_hash;
-  if (!hash || !(await verifyPassword(hash, input.current))) return { ok: false, reason: 'wrong' };
-  await attempt.succeeded();
   const passwordHash = await hashPassword(input.next);
   await db.transaction(async (tx) => {
     await tx.query(`UPDATE ${table} SET password_hash = $2${who.kind === 'merchant' ? ', must_change_password = false' : ''} WHERE id = $1`, [who.accountId, passwordHash]);
@@ -168,6 +175,8 @@ export async function checkSecondFactor(
   code: string,
   options: { allowRecoveryCode: boolean; nowMs?: number },
 ): Promise<{ ok: true; method: SecondFactorMethod } | { ok: false; reason: 'throttled'; retryAfterS: number } | { ok: false; reason: 'wrong' }> {
+  // Input that cannot be a code checks no secret, so it costs no attempt (an empty approval form, a typo).
+  if (!looksLikeTotpCode(code) && !(options.allowRecoveryCode && looksLikeRecoveryCode(code))) return { ok: false, reason: 'wrong' };
   const attempt = await reserveAttempt(db, { kind: who.kind, email: who.email, address: who.address });
   if (!attempt.allowed) return { ok: false, reason: 'throttled', retryAfterS: attempt.retryAfterS };
   const method = await consumeSecondFactor(db, who, code, options.allowRecoveryCode, options.nowMs ?? Date.now());

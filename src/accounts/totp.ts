@@ -32,10 +32,14 @@ export const totpStep = (nowMs: number): number => Math.floor(nowMs / 1000 / TOT
 /** The code an authenticator shows at this time (tests, and nothing else, need to compute one). */
 export const totpCode = (secretBase32: string, nowMs = Date.now()): string => totp(secretBase32, 'x').generate({ timestamp: nowMs });
 
+const TOTP_CODE_PATTERN = new RegExp(`^\\d{${TOTP_DIGITS}}$`);
+/** Spaces do not matter (some apps show the code as 123 456). */
+export const looksLikeTotpCode = (code: string): boolean => TOTP_CODE_PATTERN.test(code.replace(/\s+/g, ''));
+
 /** The time step a code belongs to when it is right for the secret within the window, else null. */
 export function matchingStep(secretBase32: string, code: string, nowMs = Date.now()): number | null {
   const token = code.replace(/\s+/g, '');
-  if (!new RegExp(`^\\d{${TOTP_DIGITS}}$`).test(token)) return null;
+  if (!TOTP_CODE_PATTERN.test(token)) return null;
   const delta = totp(secretBase32, 'x').validate({ token, timestamp: nowMs, window: TOTP_WINDOW_STEPS });
   return delta === null ? null : totpStep(nowMs) + delta;
 }

@@ -19,7 +19,7 @@ export const accountSchemas = {
   account: page({ recovery_code_used: text(CHOICE_LENGTH_MAX) }),
   changePassword: form({ current_password: text(PASSWORD_FIELD_LENGTH_MAX), new_password: text(PASSWORD_FIELD_LENGTH_MAX), new_password_confirm: text(PASSWORD_FIELD_LENGTH_MAX) }),
   secondFactor: page(),
-  confirmSecondFactor: form({ code: text(CODE_FIELD_LENGTH_MAX) }),
+  confirmSecondFactor: form({ code: text(CODE_FIELD_LENGTH_MAX), current_password: text(PASSWORD_FIELD_LENGTH_MAX) }),
   disableSecondFactor: form({ code: text(CODE_FIELD_LENGTH_MAX) }),
   secondFactorRule: form({ required: text(CHOICE_LENGTH_MAX) }),
 };

@@ -643,6 +643,7 @@ describe('merchant dashboard in Chromium: two-factor authentication', () => {
     const secret = (await page.locator('#totp-secret').innerText()).replace(/\s+/g, '');
     const code = totpCode(secret);
     await page.getByLabel('6-digit code').fill(code);
+    await page.getByLabel('Your password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Turn on two-factor authentication' }).click();
     await page.getByRole('region', { name: 'Recovery codes' }).waitFor();
     return { secret, code, recoveryCodes: await page.locator('#recovery-codes li').allInnerTexts() };

@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyReply, preHandlerAsyncHookHandler } from 'fastify';
 import {
   changePassword,
+  checkPassword,
   checkSecondFactor,
   confirmTotpEnrolment,
   disableSecondFactor,
@@ -125,12 +126,19 @@ ${session.secondFactorRequired ? html`<p class="card" role="note">Your account o
 <details><summary>Setup link (otpauth URI)</summary><p class="mono" style="overflow-wrap:anywhere" id="totp-uri">${uri}</p></details></section>
 <form method="post" action="${SECOND_FACTOR_PATH}" class="card" aria-label="Confirm">${csrfField(session)}<h2 style="margin-top:0">2. Enter the code the app shows</h2>
 <label for="confirm-code">6-digit code</label><input id="confirm-code" name="code" autocomplete="one-time-code" inputmode="numeric" required>
+<label for="confirm-password">Your password</label><input id="confirm-password" name="current_password" type="password" autocomplete="current-password" required>
 <p><button type="submit">Turn on two-factor authentication</button></p></form>`, flash, status);
   }
 
   app.post(SECOND_FACTOR_PATH, { schema: { hide: true, ...accountSchemas.confirmSecondFactor } }, async (request, reply) => {
     const session = sessionOf(request);
     if (session.secondFactorEnrolled) return reply.redirect(ACCOUNT_PATH, 303);
+    // The password again: a session left open must not let someone else tie the account to their phone.
+    const password = await checkPassword(db, signedInAccount(request), formValue(request, 'current_password'));
+    if (!password.ok) {
+      if (password.reason === 'throttled') return sendThrottled(reply, password.retryAfterS, page({ title: 'Two-factor authentication', session, kind: 'merchant', flash: { message: tooManyAttempts(password.retryAfterS), error: true }, body: html`<p><a href="${SECOND_FACTOR_PATH}">Back</a></p>` }));
+      return enrolPage(reply, session, { message: 'Your password is not right.', error: true }, 400);
+    }
     const result = await confirmTotpEnrolment(db, signedInAccount(request), formValue(request, 'code'));
     if (!result.ok) return enrolPage(reply, session, { message: result.message, error: true }, 400);
     return show(reply, { ...session, secondFactorEnrolled: true }, 'Recovery codes', html`<h1>Two-factor authentication is on</h1>
