@@ -7,6 +7,7 @@
 import { Type, type TProperties, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { INVITABLE_ROLES } from '../accounts/service.ts';
+import { CODE_FIELD_LENGTH_MAX } from './account-schemas.ts';
 import { RAILS } from '../checkout/fees.ts';
 import { INVOICE_REF_LENGTH_MAX } from '../checkout/model.ts';
 import { ACCOUNT_NAME_LENGTH_MAX, NOTES_LENGTH_MAX } from '../payouts/model.ts';
@@ -72,7 +73,8 @@ export const dashboardSchemas = {
   payouts: page(query({ page: text(CONSOLE_CHOICE_LENGTH_MAX) })),
   payout: page(query(), { params: IdParams }),
   newPayout: page(),
-  payoutDecision: post(form({ decision: text(CONSOLE_CHOICE_LENGTH_MAX), reason: text(NOTES_LENGTH_MAX) }), { params: IdParams }),
+  // code: the approver's TOTP code (account-schemas.ts bounds it the same way).
+  payoutDecision: post(form({ decision: text(CONSOLE_CHOICE_LENGTH_MAX), reason: text(NOTES_LENGTH_MAX), code: text(CODE_FIELD_LENGTH_MAX) }), { params: IdParams }),
   payoutCancel: post(form(), { params: IdParams }),
   payoutReceipt: page(query(), { params: IdParams }),
   payoutEvidence: post(form(), { params: IdParams }),
