@@ -14,9 +14,8 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createMerchant, type CreatedMerchant } from '../src/accounts/service.ts';
 import { openDb } from '../src/db/index.ts';
-import { verifyWebhook } from '../src/index.ts';
 import { storageKind } from './helpers.ts';
-import { isolatedStorage, sleep, startReceiver, waitFor, type IsolatedStorage, type Receiver } from './webhook-support.ts';
+import { isolatedStorage, sleep, startCountingReceiver, waitFor, type CountingReceiver, type IsolatedStorage, type Receiver } from './webhook-support.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RECEIVER_DELAY_MS = 300;
@@ -141,19 +140,11 @@ describe(`webhook delivery across a server crash (${storageKind})`, () => {
   it('events committed before a SIGKILL mid-delivery all reach the receiver after a restart, each validly signed', { timeout: 180_000 }, async (t) => {
     let merchant!: CreatedMerchant;
     let receiver!: Receiver;
-    const arrivals = new Map<string, number>();
-    let badSignatures = 0;
+    let counting!: CountingReceiver;
     try {
-      receiver = await startReceiver((request, res) => {
-        const id = String(request.headers['webhook-id']);
-        arrivals.set(id, (arrivals.get(id) ?? 0) + 1);
-        try {
-          verifyWebhook(request.body, request.headers, merchant.test_webhook_secret!);
-        } catch {
-          badSignatures++;
-        }
-        setTimeout(() => res.end('ok'), RECEIVER_DELAY_MS);
-      });
+      counting = await startCountingReceiver(() => merchant.test_webhook_secret!, (res) => void setTimeout(() => res.end('ok'), RECEIVER_DELAY_MS));
+      receiver = counting.receiver;
+      const { arrivals } = counting;
       // The merchant exists before the server starts (embedded storage allows one process at a time).
       const db = await openDb(storageConfig());
       try {
@@ -216,7 +207,7 @@ describe(`webhook delivery across a server crash (${storageKind})`, () => {
       } finally {
         await check.close();
       }
-      assert.equal(badSignatures, 0, 'every request verified with the endpoint secret');
+      assert.equal(counting.badSignatures(), 0, 'every request verified with the endpoint secret');
     } finally {
       await receiver?.close();
     }

@@ -10,6 +10,7 @@ import pg from 'pg';
 import type { CreatedMerchant } from '../src/accounts/service.ts';
 import type { Db, Queryable } from '../src/db/index.ts';
 import { emitEvent, type EventPayload } from '../src/events/outbox.ts';
+import { verifyWebhook } from '../src/index.ts';
 import { startTestApp, type TestContext } from './helpers.ts';
 
 // ---------------------------------------------------------------------------------------------------
@@ -113,6 +114,37 @@ export interface Receiver {
 }
 
 /** An HTTP receiver on 127.0.0.1 (port 0); the handler answers, every request is recorded. */
+/** A receiver that counts arrivals per event id and signatures that do not verify (the crash and multi-process suites). */
+export interface CountingReceiver {
+  receiver: Receiver;
+  /** webhook-id -> how many times it arrived. */
+  arrivals: Map<string, number>;
+  badSignatures(): number;
+  lastArrivalMs(): number;
+}
+
+/**
+ * secretOf is asked at each arrival, so the merchant whose endpoint this is may be made after the receiver;
+ * answer sends the reply (by default 200 "ok" at once).
+ */
+export async function startCountingReceiver(secretOf: () => string, answer: (res: http.ServerResponse) => void = (res) => void res.end('ok')): Promise<CountingReceiver> {
+  const arrivals = new Map<string, number>();
+  let badSignatures = 0;
+  let lastArrivalMs = performance.now();
+  const receiver = await startReceiver((request, res) => {
+    const id = String(request.headers['webhook-id']);
+    arrivals.set(id, (arrivals.get(id) ?? 0) + 1);
+    lastArrivalMs = performance.now();
+    try {
+      verifyWebhook(request.body, request.headers, secretOf());
+    } catch {
+      badSignatures++;
+    }
+    answer(res);
+  });
+  return { receiver, arrivals, badSignatures: () => badSignatures, lastArrivalMs: () => lastArrivalMs };
+}
+
 export async function startReceiver(handler: Handler = (_r, res) => void res.end('ok')): Promise<Receiver> {
   const requests: Received[] = [];
   let open = 0;

@@ -19,11 +19,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { CreatedMerchant } from '../../src/accounts/service.ts';
-import { verifyWebhook } from '../../src/index.ts';
 import { balance, checkInvariants } from '../../src/ledger/service.ts';
 import { MTN_PHONE } from '../checkout-support.ts';
-import { sleep, startReceiver, waitFor, type Receiver } from '../webhook-support.ts';
-import { call, killAllServers, newMerchant, NoAnswer, reliabilityStorage, seededRandom, startServer, type Answer, type Server, type Storage } from './process-support.ts';
+import { sleep, startCountingReceiver, waitFor } from '../webhook-support.ts';
+import { assertTestPayoutsPaidOnce, call, journalEntryCounter, storedTestPayouts, killAllServers, newMerchant, NoAnswer, reliabilityStorage, seededRandom, startServer, type Answer, type Server, type Storage } from './process-support.ts';
 
 const ROUNDS = 10;
 const WORKERS = 4;
@@ -79,20 +78,8 @@ describe(`crash consistency: SIGKILL during payments and payouts (${process.env.
 
     // ---- receiver: counts each event id, checks every signature
     let merchant!: CreatedMerchant;
-    const arrivals = new Map<string, number>();
-    let badSignatures = 0;
-    let lastArrival = performance.now();
-    const receiver: Receiver = await startReceiver((request, res) => {
-      const id = String(request.headers['webhook-id']);
-      arrivals.set(id, (arrivals.get(id) ?? 0) + 1);
-      lastArrival = performance.now();
-      try {
-        verifyWebhook(request.body, request.headers, merchant.test_webhook_secret!);
-      } catch {
-        badSignatures++;
-      }
-      res.end('ok');
-    });
+    const counting = await startCountingReceiver(() => merchant.test_webhook_secret!);
+    const { receiver, arrivals } = counting;
 
     // ---- what the client was told (2xx only)
     const sessionsAcked = new Map<string, { id: string; amount: number }>(); // invoiceRef -> session
@@ -275,7 +262,7 @@ describe(`crash consistency: SIGKILL during payments and payouts (${process.env.
       const expectedEvents = payments.length * 2 + payouts.length;
       await waitFor(
         `${expectedEvents} distinct events at the receiver, then 2 s of quiet`,
-        () => arrivals.size >= expectedEvents && receiver.inFlight() === 0 && performance.now() - lastArrival > 2_000,
+        () => arrivals.size >= expectedEvents && receiver.inFlight() === 0 && performance.now() - counting.lastArrivalMs() > 2_000,
         60_000,
         50,
       );
@@ -317,30 +304,11 @@ describe(`crash consistency: SIGKILL during payments and payouts (${process.env.
           assert.equal(session.status, 'success', `session ${session.id} of a paid attempt succeeded`);
         }
 
-        const entries = await db.query<{ kind: string; reference_type: string; reference_id: string; n: number }>(
-          `SELECT kind, reference_type, reference_id, count(*)::int AS n FROM journal_entries WHERE merchant_id = $1 AND environment = 'test' GROUP BY 1, 2, 3`,
-          [m],
-        );
-        const entryCount = (kind: string, referenceId: string) => entries.find((e) => e.kind === kind && e.reference_id === referenceId)?.n ?? 0;
+        const entryCount = await journalEntryCounter(db, m);
         for (const a of attempts) assert.equal(entryCount('payment_credit', a.id), a.status === 'paid' ? 1 : 0, `payment credits of attempt ${a.id} (${a.status})`);
 
-        const stored = await db.query<{ id: string; client_reference: string; status: string; amount_minor: number; total_debit_minor: number }>(
-          `SELECT id, client_reference, status, amount_minor, total_debit_minor FROM payouts WHERE merchant_id = $1 AND environment = 'test'`,
-          [m],
-        );
-        for (const [clientReference, acked] of payoutsAcked) {
-          const rows = stored.filter((p) => p.client_reference === clientReference);
-          assert.equal(rows.length, 1, `one payout for client_reference ${clientReference}`);
-          assert.equal(rows[0]!.id, acked.id, `payout ${acked.id} acknowledged with 2xx is stored under its client_reference`);
-          assert.equal(rows[0]!.amount_minor, acked.amount);
-        }
-        assert.equal(stored.length, payouts.length, 'one payout per payout job, none extra');
-        for (const p of stored) {
-          assert.equal(p.status, 'paid');
-          // A Test payout is paid the moment it is made: one payout_paid entry, nothing held, posted or voided.
-          assert.equal(entryCount('payout_paid', p.id), 1, `payout ${p.id}: paid once`);
-          for (const kind of ['payout_hold', 'payout_post', 'payout_void']) assert.equal(entryCount(kind, p.id), 0, `payout ${p.id}: no ${kind}`);
-        }
+        const stored = await storedTestPayouts(db, m);
+        assertTestPayoutsPaidOnce(stored, payoutsAcked, payouts.length, entryCount);
 
         assert.deepEqual(await checkInvariants(db, m), [], 'ledger invariants (balanced entries, cached balances, no negative balance)');
         const credits = attempts.filter((a) => a.status === 'paid').reduce((sum, a) => sum + a.base_minor - (a.bearer === 'merchant' ? a.fee_minor : 0), 0);
@@ -371,7 +339,7 @@ describe(`crash consistency: SIGKILL during payments and payouts (${process.env.
             `committed before the kill but unanswered, replayed on retry: ${JSON.stringify(replays)}`,
         );
       });
-      assert.equal(badSignatures, 0, 'every delivery verified with the endpoint secret');
+      assert.equal(counting.badSignatures(), 0, 'every delivery verified with the endpoint secret');
       assert.ok(payouts.length > 0, 'the stream included payouts');
     } finally {
       await receiver.close();

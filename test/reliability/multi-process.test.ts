@@ -20,11 +20,10 @@ import { Redis } from 'ioredis';
 import { after, before, describe, it } from 'node:test';
 import { createMerchant, type CreatedMerchant } from '../../src/accounts/service.ts';
 import type { Db } from '../../src/db/index.ts';
-import { verifyWebhook } from '../../src/index.ts';
 import { balance, checkInvariants, creditPayment } from '../../src/ledger/service.ts';
 import { MTN_PHONE } from '../checkout-support.ts';
-import { sleep, startReceiver, waitFor, type Receiver } from '../webhook-support.ts';
-import { call, killAllServers, NoAnswer, reliabilityStorage, seededRandom, startServer, type Answer, type CallOptions, type Server, type Storage } from './process-support.ts';
+import { sleep, startCountingReceiver, waitFor, type CountingReceiver, type Receiver } from '../webhook-support.ts';
+import { assertTestPayoutsPaidOnce, call, journalEntryCounter, storedTestPayouts, killAllServers, NoAnswer, reliabilityStorage, seededRandom, startServer, type Answer, type CallOptions, type Server, type Storage } from './process-support.ts';
 
 const PAYMENT_JOBS = 150;
 const PAYOUT_JOBS = 75;
@@ -126,8 +125,7 @@ describe('several processes on one database: a mixed load, a SIGKILL, races acro
   let recipientId = '';
 
   // What the receiver saw: arrivals per event id, and signatures that did not verify.
-  const arrivals = new Map<string, number>();
-  let badSignatures = 0;
+  let counting: CountingReceiver;
 
   // What the client was told (2xx only), and every answer by status.
   const sessionsAcked = new Map<string, { id: string; amount: number; createKey: string }>(); // invoiceRef -> session
@@ -155,16 +153,8 @@ describe('several processes on one database: a mixed load, a SIGKILL, races acro
     }
     storage = await reliabilityStorage('multi');
     db = await storage.open(); // migrates once, before three processes start on it
-    receiver = await startReceiver((request, res) => {
-      const id = String(request.headers['webhook-id']);
-      arrivals.set(id, (arrivals.get(id) ?? 0) + 1);
-      try {
-        verifyWebhook(request.body, request.headers, merchant.test_webhook_secret!);
-      } catch {
-        badSignatures++;
-      }
-      res.end('ok');
-    });
+    counting = await startCountingReceiver(() => merchant.test_webhook_secret!);
+    receiver = counting.receiver;
     // As the servers' deployment (WEBHOOK_ALLOW_PRIVATE_TARGETS=on) would take it.
     merchant = await createMerchant(db, { name: 'Multi Process Shop', email: owner.email, password: owner.password, webhookUrl: receiver.url }, { allowPrivateTargets: true });
     await db.transaction((tx) =>
@@ -452,34 +442,16 @@ describe('several processes on one database: a mixed load, a SIGKILL, races acro
       assert.equal(sessions.find((s) => s.id === row.session_id)!.status, 'success', `the session of attempt ${ref} succeeded`);
     }
 
-    const entries = await db.query<{ kind: string; reference_id: string; n: number }>(
-      `SELECT kind, reference_id, count(*)::int AS n FROM journal_entries WHERE merchant_id = $1 AND environment = 'test' GROUP BY 1, 2`,
-      [m],
-    );
-    const entryCount = (kind: string, referenceId: string) => entries.find((e) => e.kind === kind && e.reference_id === referenceId)?.n ?? 0;
+    const entryCount = await journalEntryCounter(db, m);
     for (const a of attempts) assert.equal(entryCount('payment_credit', a.id), a.status === 'paid' ? 1 : 0, `payment credits of attempt ${a.id} (${a.status})`);
 
-    const stored = await db.query<{ id: string; client_reference: string; status: string; amount_minor: number; total_debit_minor: number }>(
-      `SELECT id, client_reference, status, amount_minor, total_debit_minor FROM payouts WHERE merchant_id = $1 AND environment = 'test'`,
-      [m],
-    );
+    const stored = await storedTestPayouts(db, m);
     const doubled = await db.query<{ client_reference: string; n: number }>(
       `SELECT client_reference, count(*)::int AS n FROM payouts WHERE merchant_id = $1 GROUP BY 1 HAVING count(*) > 1`,
       [m],
     );
     assert.deepEqual(doubled, [], 'no client_reference with two payouts');
-    for (const [clientReference, acked] of payoutsAcked) {
-      const rows = stored.filter((p) => p.client_reference === clientReference);
-      assert.equal(rows.length, 1, `one payout for client_reference ${clientReference}`);
-      assert.equal(rows[0]!.id, acked.id, `payout ${acked.id} acknowledged with 2xx is stored under its client_reference`);
-      assert.equal(rows[0]!.amount_minor, acked.amount);
-    }
-    assert.equal(stored.length, payouts.length, 'one payout per payout job, none extra');
-    for (const p of stored) {
-      assert.equal(p.status, 'paid');
-      assert.equal(entryCount('payout_paid', p.id), 1, `payout ${p.id}: paid once`);
-      for (const kind of ['payout_hold', 'payout_post', 'payout_void']) assert.equal(entryCount(kind, p.id), 0, `payout ${p.id}: no ${kind}`);
-    }
+    assertTestPayoutsPaidOnce(stored, payoutsAcked, payouts.length, entryCount);
 
     assert.deepEqual(await checkInvariants(db, m), [], 'ledger invariants (balanced entries, cached balances equal their lines, no negative balance)');
     const credits = attempts.filter((a) => a.status === 'paid').reduce((sum, a) => sum + a.base_minor - (a.bearer === 'merchant' ? a.fee_minor : 0), 0);
@@ -508,12 +480,13 @@ describe('several processes on one database: a mixed load, a SIGKILL, races acro
       assert.equal(new Set(byType(type).map((e) => e.object_id)).size, byType(type).length, `one ${type} per object`);
     }
     assert.equal(events.length, sessions * 2 + payouts, 'no other events');
+    const { arrivals } = counting;
     const missing = () => events.filter((e) => !arrivals.has(e.id));
     await waitFor(`${events.length} events at the receiver`, () => missing().length === 0 && receiver.inFlight() === 0, EVENTS_WAIT_MS, 100).catch(() => {});
     assert.deepEqual(missing().map((e) => `${e.id} ${e.type}`), [], `committed events never delivered (of ${events.length})`);
     const stray = [...arrivals.keys()].filter((id) => !events.some((e) => e.id === id));
     assert.deepEqual(stray, [], 'the receiver got only this merchant’s committed events');
-    assert.equal(badSignatures, 0, 'every delivery verified with the endpoint secret');
+    assert.equal(counting.badSignatures(), 0, 'every delivery verified with the endpoint secret');
     const duplicates = [...arrivals.values()].filter((n) => n > 1).length;
     t.diagnostic(`${events.length} events delivered (${duplicates} more than once)`);
   });

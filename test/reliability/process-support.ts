@@ -271,3 +271,44 @@ export function quantile(values: number[], q: number): number {
 export const median = (values: number[]) => quantile(values, 0.5);
 
 export const round1 = (n: number) => Math.round(n * 10) / 10;
+
+/**
+ * Every payout the client was told about (2xx) is stored once under its client_reference, with its amount,
+ * nothing extra is stored, and each Test payout was paid exactly once: Test payouts are paid as they are made,
+ * so one payout_paid entry and nothing held, posted or voided.
+ */
+export function assertTestPayoutsPaidOnce(
+  stored: { id: string; client_reference: string; status: string; amount_minor: number }[],
+  acked: Map<string, { id: string; amount: number }>,
+  jobs: number,
+  entryCount: (kind: string, referenceId: string) => number,
+): void {
+  for (const [clientReference, payout] of acked) {
+    const rows = stored.filter((p) => p.client_reference === clientReference);
+    assert.equal(rows.length, 1, `one payout for client_reference ${clientReference}`);
+    assert.equal(rows[0]!.id, payout.id, `payout ${payout.id} acknowledged with 2xx is stored under its client_reference`);
+    assert.equal(rows[0]!.amount_minor, payout.amount);
+  }
+  assert.equal(stored.length, jobs, 'one payout per payout job, none extra');
+  for (const p of stored) {
+    assert.equal(p.status, 'paid');
+    assert.equal(entryCount('payout_paid', p.id), 1, `payout ${p.id}: paid once`);
+    for (const kind of ['payout_hold', 'payout_post', 'payout_void']) assert.equal(entryCount(kind, p.id), 0, `payout ${p.id}: no ${kind}`);
+  }
+}
+
+/** How many journal entries of a kind point at an object, among a merchant's Test entries. */
+export async function journalEntryCounter(db: Db, merchantId: string): Promise<(kind: string, referenceId: string) => number> {
+  const entries = await db.query<{ kind: string; reference_id: string; n: number }>(
+    `SELECT kind, reference_id, count(*)::int AS n FROM journal_entries WHERE merchant_id = $1 AND environment = 'test' GROUP BY 1, 2`,
+    [merchantId],
+  );
+  return (kind, referenceId) => entries.find((e) => e.kind === kind && e.reference_id === referenceId)?.n ?? 0;
+}
+
+/** A merchant's Test payouts as stored. */
+export const storedTestPayouts = (db: Db, merchantId: string) =>
+  db.query<{ id: string; client_reference: string; status: string; amount_minor: number; total_debit_minor: number }>(
+    `SELECT id, client_reference, status, amount_minor, total_debit_minor FROM payouts WHERE merchant_id = $1 AND environment = 'test'`,
+    [merchantId],
+  );
