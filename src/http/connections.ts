@@ -78,8 +78,9 @@ function drainRefusedBody(request: FastifyRequest): Promise<void> {
 }
 
 export function registerConnectionLimits(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (reply.statusCode >= 400) await drainRefusedBody(request);
-    return payload;
+  // A callback hook: a success costs no promise on the hot path.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (reply.statusCode < 400) return done(null, payload);
+    drainRefusedBody(request).then(() => done(null, payload), () => done(null, payload));
   });
 }
