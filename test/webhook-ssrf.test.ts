@@ -13,7 +13,7 @@ import { insertWebhookEndpoint } from '../src/accounts/store.ts';
 import { ConfigError, loadConfig, type Config } from '../src/config.ts';
 import { DeliveryWorker, defaultDeliveryOptions } from '../src/events/delivery.ts';
 import { emitEvent } from '../src/events/outbox.ts';
-import { isBlockedAddress, isLoopbackHost, RESOLVE_TIMEOUT_MS, resolveTarget, systemResolver, UnsafeUrlError, type Resolver, type TargetPolicy } from '../src/events/ssrf.ts';
+import { isBlockedAddress, isLoopbackHost, RESOLVE_TIMEOUT_MS, resolveTarget, systemResolver, targetUrlProblem, UnsafeUrlError, type Resolver, type TargetPolicy } from '../src/events/ssrf.ts';
 import { listTries } from '../src/events/store.ts';
 import { buildApp } from '../src/http/app.ts';
 import { deliveryWorkerFor } from '../src/workers.ts';
@@ -184,6 +184,21 @@ describe('webhook target rule: resolveTarget and isBlockedAddress', () => {
       await assertRefused('', 'live', policy, resolver);
       await assertRefused('https://empty.example.com/', 'live', policy, Object.assign(async () => [], {}), /does not resolve/);
     }
+  });
+
+  it('with private targets off, a name that does not resolve and a name that resolves to a private address get the same answer (no map of internal names)', async () => {
+    const resolver: Resolver = async (hostname) => {
+      if (hostname === 'db.internal.example') return [{ address: '10.1.2.3', family: 4 }];
+      throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+    };
+    const problems = await Promise.all(
+      ['https://db.internal.example/hook', 'https://nothing.internal.example/hook'].map((url) => targetUrlProblem(url, 'live', STRICT, resolver)),
+    );
+    assert.ok(problems[0], 'the private name is refused');
+    assert.equal(problems[1], problems[0], 'an unknown name is refused with the same words');
+    assert.doesNotMatch(problems[0]!, /10\.1\.2\.3|db\.internal|nothing\.internal/);
+    // With private targets allowed (a developer's machine) there is nothing to hide: a typo is named as such.
+    await assert.rejects(resolveTarget('https://nothing.internal.example/hook', 'test', OPEN, resolver), /names a host that does not resolve/);
   });
 
   it(`a lookup that does not answer is refused after RESOLVE_TIMEOUT_MS (${RESOLVE_TIMEOUT_MS} ms), not before`, async (t) => {
@@ -590,7 +605,7 @@ describe(`webhook target rule at endpoint creation and at delivery, private targ
         const attempt = attempts[round - 1]!;
         assert.equal(attempt.http_status, null, url);
         assert.equal(attempt.response_excerpt, null, url);
-        assert.match(attempt.error ?? '', /^refused: the endpoint URL resolves to a private or reserved address/, url);
+        assert.match(attempt.error ?? '', /^refused: the endpoint URL does not resolve to public addresses only: it resolves to a private or reserved address/, url);
         assertNamesNoAddress(attempt.error ?? '', url);
         const delivery = await deliveryOf(t.db, eventId);
         assert.equal(delivery.status, 'pending', `${url}: refused tries follow the retry schedule`);
@@ -609,7 +624,7 @@ describe(`webhook target rule at endpoint creation and at delivery, private targ
       const session = await signIn(t.app, await emailOf(named.merchant), PASSWORD, environment);
       const log = await t.app.inject({ method: 'GET', url: `/dashboard/webhooks/${named.endpointId}`, headers: { cookie: session.cookie } });
       assert.equal(log.statusCode, 200);
-      assert.match(log.body, /refused: the endpoint URL resolves to a private or reserved address/);
+      assert.match(log.body, /refused: the endpoint URL does not resolve to public addresses only: it resolves to a private or reserved address/);
       assertNamesNoAddress(log.body, 'the delivery log');
     }
 

@@ -45,7 +45,13 @@ export class UnsafeUrlError extends Error {
   }
 }
 
-export const PRIVATE_TARGET_PROBLEM = 'resolves to a private or reserved address (this deployment delivers only to public addresses)';
+/**
+ * One refusal for a private answer and for no answer at all: were they told apart, a stranger could map
+ * which names exist inside this deployment's network.
+ */
+export const PRIVATE_TARGET_PROBLEM =
+  'does not resolve to public addresses only: it resolves to a private or reserved address, or not at all (this deployment delivers only to public addresses)';
+const UNRESOLVED_PROBLEM = 'names a host that does not resolve';
 
 /** WEBHOOK_ALLOW_PRIVATE_TARGETS: when true, loopback, private and other special-purpose targets pass. */
 export interface TargetPolicy {
@@ -85,11 +91,11 @@ async function resolveWithin(hostname: string, resolver: Resolver): Promise<{ ad
   });
   try {
     const answers = await Promise.race([resolver(hostname), deadline]);
-    if (answers.length === 0) throw new UnsafeUrlError('names a host that does not resolve');
+    if (answers.length === 0) throw new UnsafeUrlError(UNRESOLVED_PROBLEM);
     return answers;
   } catch (error) {
     if (error instanceof UnsafeUrlError) throw error;
-    throw new UnsafeUrlError('names a host that does not resolve');
+    throw new UnsafeUrlError(UNRESOLVED_PROBLEM);
   } finally {
     clearTimeout(timer);
   }
@@ -105,11 +111,13 @@ export async function resolveTarget(rawUrl: string, environment: 'test' | 'live'
   const hostname = url.hostname.replace(/^\[|\]$/g, '');
   if (!policy.allowPrivateTargets && isLocalhostName(hostname)) throw new UnsafeUrlError(PRIVATE_TARGET_PROBLEM);
   // The URL parser has already turned decimal, octal and hex IPv4 spellings (2130706433, 0x7f.1) into dotted form.
-  const answers = isIP(hostname) ? [{ address: hostname, family: isIP(hostname) }] : await resolveWithin(hostname, resolver);
+  const answers = isIP(hostname) ? [{ address: hostname, family: isIP(hostname) }] : await resolveWithin(hostname, resolver).catch((error: unknown) => {
+    throw !policy.allowPrivateTargets && error instanceof UnsafeUrlError && error.problem === UNRESOLVED_PROBLEM ? new UnsafeUrlError(PRIVATE_TARGET_PROBLEM) : error;
+  });
   if (!policy.allowPrivateTargets && answers.some((answer) => isBlockedAddress(answer.address))) throw new UnsafeUrlError(PRIVATE_TARGET_PROBLEM);
   const address = answers[0]!.address;
   const family = isIP(address);
-  if (family === 0) throw new UnsafeUrlError('names a host that does not resolve');
+  if (family === 0) throw new UnsafeUrlError(policy.allowPrivateTargets ? UNRESOLVED_PROBLEM : PRIVATE_TARGET_PROBLEM);
   return { url, address, family: family === 6 ? 6 : 4 };
 }
 
