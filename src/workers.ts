@@ -7,6 +7,7 @@ import type { Config } from './config.ts';
 import type { Db } from './db/index.ts';
 import { DeliveryWorker, defaultDeliveryOptions } from './events/delivery.ts';
 import { purgeIdleThrottles } from './accounts/sign-in-throttle.ts';
+import { purgeExpiredDevices } from './accounts/trusted-devices.ts';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.ts';
 import { processDuePayouts, verifyTestRecipients } from './payouts/service.ts';
 import type { PayoutRail } from './rails/payouts.ts';
@@ -41,7 +42,15 @@ export function deliveryWorkerFor(db: Db, log: FastifyBaseLogger, config: Config
 export function startWorkers({ db, log, config, payoutRail }: { db: Db; log: FastifyBaseLogger; config: Config; payoutRail: PayoutRail | null }) {
   const jobs: Job[] = [
     { name: 'purge-idempotency-keys', intervalMs: IDEMPOTENCY_PURGE_INTERVAL_MS, run: () => purgeExpiredIdempotencyKeys(db) },
-    { name: 'purge-sign-in-throttles', intervalMs: SIGN_IN_THROTTLE_PURGE_INTERVAL_MS, run: () => purgeIdleThrottles(db) },
+    {
+      name: 'purge-sign-in-throttles',
+      intervalMs: SIGN_IN_THROTTLE_PURGE_INTERVAL_MS,
+      // Idle backoff rows and expired trusted devices: both are sign-in state that no longer counts.
+      run: async () => {
+        await purgeIdleThrottles(db);
+        await purgeExpiredDevices(db);
+      },
+    },
     { name: 'expire-sessions', intervalMs: EXPIRY_SWEEP_INTERVAL_MS, run: () => expireDueSessions(db, config.checkoutUrlHost) },
     { name: 'provider-status-checks', intervalMs: STATUS_CHECK_INTERVAL_MS, run: () => checkPendingAttempts({ db, checkoutUrlHost: config.checkoutUrlHost, log }) },
     { name: 'verify-test-recipients', intervalMs: RECIPIENT_VERIFY_INTERVAL_MS, run: () => verifyTestRecipients(db) },

@@ -1,12 +1,13 @@
 // A browser stand-in for the console tests that run through inject: the sign-in form with its CSRF
-// cookie, the session cookie, each page's CSRF token, and the client address (request.ip) of every
-// request, so tests can sign in from several addresses.
+// cookie, the session cookie, the trusted-device cookie (kept like a browser keeps it), each page's CSRF
+// token, and the client address (request.ip) of every request, so tests can sign in from several addresses.
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import type { TestContext } from './helpers.ts';
 
 export type Base = '/dashboard' | '/ops';
 const SESSION_COOKIE: Record<Base, string> = { '/dashboard': 'sika_dashboard', '/ops': 'sika_ops' };
+export const DEVICE_COOKIE: Record<Base, string> = { '/dashboard': 'sika_dashboard_device', '/ops': 'sika_ops_device' };
 
 export const cookieOf = (res: LightMyRequestResponse, name: string): string | undefined => res.cookies.find((c) => c.name === name)?.value;
 export const csrfIn = (body: string): string | undefined => /name="_csrf" value="([^"]+)"/.exec(body)?.[1];
@@ -16,6 +17,8 @@ export const flashOf = (body: string): string => /class="flash[^"]*" role="(?:al
 export class ConsoleClient {
   session: string | null = null;
   csrf: string | null = null;
+  /** The device cookie this browser holds (set by a complete sign-in; tests may set or clear it). */
+  device: string | null = null;
 
   constructor(
     readonly t: TestContext,
@@ -32,7 +35,7 @@ export class ConsoleClient {
       method: 'POST',
       url: `${this.base}/login`,
       remoteAddress: this.address,
-      headers: { cookie: `sika_login_csrf=${loginCsrf}`, 'content-type': 'application/x-www-form-urlencoded' },
+      headers: { cookie: [`sika_login_csrf=${loginCsrf}`, ...this.deviceCookie()].join('; '), 'content-type': 'application/x-www-form-urlencoded' },
       payload: new URLSearchParams({ _csrf: loginCsrf, email, password }).toString(),
     });
     const token = cookieOf(res, SESSION_COOKIE[this.base]);
@@ -40,6 +43,7 @@ export class ConsoleClient {
       this.session = token;
       this.csrf = null;
     }
+    this.keepDevice(res);
     return res;
   }
 
@@ -51,8 +55,18 @@ export class ConsoleClient {
     return this;
   }
 
+  private deviceCookie(): string[] {
+    return this.device ? [`${DEVICE_COOKIE[this.base]}=${this.device}`] : [];
+  }
+
+  private keepDevice(res: LightMyRequestResponse): void {
+    const device = cookieOf(res, DEVICE_COOKIE[this.base]);
+    if (device) this.device = device;
+  }
+
   private headers(extra: Record<string, string> = {}): Record<string, string> {
-    return { ...(this.session ? { cookie: `${SESSION_COOKIE[this.base]}=${this.session}` } : {}), ...extra };
+    const cookies = [...(this.session ? [`${SESSION_COOKIE[this.base]}=${this.session}`] : []), ...this.deviceCookie()];
+    return { ...(cookies.length > 0 ? { cookie: cookies.join('; ') } : {}), ...extra };
   }
 
   async get(url: string): Promise<LightMyRequestResponse> {
@@ -61,6 +75,7 @@ export class ConsoleClient {
     if (res.statusCode === 200 && token) this.csrf = token;
     const rotated = cookieOf(res, SESSION_COOKIE[this.base]);
     if (rotated) this.session = rotated;
+    this.keepDevice(res);
     return res;
   }
 
@@ -84,6 +99,7 @@ export class ConsoleClient {
       this.session = rotated;
       this.csrf = null;
     }
+    this.keepDevice(res);
     return res;
   }
 }

@@ -5,7 +5,8 @@ import { audit, type Actor } from '../audit/log.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import { AppError, errors } from '../http/errors.ts';
 import { hashPassword, PASSWORD_LENGTH_MIN, verifyPassword } from './service.ts';
-import { clearAccountThrottles, reserveAttempt, type ConsoleKind } from './sign-in-throttle.ts';
+import { accountKey, clearAccountThrottles, reserveAttempt, type ConsoleKind } from './sign-in-throttle.ts';
+import { revokeDevices } from './trusted-devices.ts';
 import { looksLikeRecoveryCode, looksLikeTotpCode, matchingStep, newRecoveryCodes, newTotpSecret, recoveryCodeHash } from './totp.ts';
 import type { Role } from './model.ts';
 
@@ -28,7 +29,8 @@ const signOutSessions = (tx: Queryable, kind: ConsoleKind, accountId: string, ke
 
 /**
  * Sets an account's password from the command line (a Quickstart merchant made without one, a
- * forgotten password): every session is signed out, the backoff is cleared, no change is forced.
+ * forgotten password): every session is signed out, every trusted device revoked, the backoff is
+ * cleared, no change is forced.
  */
 export async function setPassword(db: Db, input: { kind: ConsoleKind; email: string; password: string }): Promise<{ id: string; email: string }> {
   const problem = passwordProblem(input.password);
@@ -44,6 +46,7 @@ export async function setPassword(db: Db, input: { kind: ConsoleKind; email: str
     const account = rows[0];
     if (!account) throw new AppError(404, 'NOT_FOUND', `no ${input.kind === 'merchant' ? 'user' : 'operator'} with email ${input.email.trim()}`);
     await signOutSessions(tx, input.kind, account.id, null);
+    await revokeDevices(tx, accountKey(input.kind, account.email));
     await clearAccountThrottles(tx, input.kind, account.email);
     await audit(tx, {
       actor: { type: 'system', id: 'cli', email: null },
@@ -52,7 +55,7 @@ export async function setPassword(db: Db, input: { kind: ConsoleKind; email: str
       objectType: input.kind === 'merchant' ? 'user' : 'operator',
       objectId: account.id,
       before: null,
-      after: { sessions_signed_out: true },
+      after: { sessions_signed_out: true, trusted_devices_revoked: true },
     });
     return { id: account.id, email: account.email };
   });
@@ -68,13 +71,15 @@ export interface SignedInAccount {
   /** The session making the change: it stays signed in. */
   tokenHash: string;
   address: string;
+  /** The browser's device cookie: its attempts back off on their own when it is a trusted device of this account; it stays trusted after a password change. */
+  device?: string | null;
 }
 
 const actorOf = (who: SignedInAccount): Actor => ({ type: who.kind === 'merchant' ? 'user' : 'operator', id: who.accountId, email: who.email });
 
 /** Checks a signed-in account's password through the backoff: a stolen session cannot guess it. */
 export async function checkPassword(db: Db, who: SignedInAccount, password: string): Promise<CheckResult> {
-  const attempt = await reserveAttempt(db, { kind: who.kind, email: who.email, address: who.address });
+  const attempt = await reserveAttempt(db, { kind: who.kind, email: who.email, address: who.address, device: who.device });
   if (!attempt.allowed) return { ok: false, reason: 'throttled', retryAfterS: attempt.retryAfterS };
   const rows = await db.query<{ password_hash: string | null }>(`SELECT password_hash FROM ${tableOf(who.kind)} WHERE id = $1`, [who.accountId]);
   const hash = rows[0]?.password_hash;
@@ -83,7 +88,10 @@ export async function checkPassword(db: Db, who: SignedInAccount, password: stri
   return { ok: true };
 }
 
-/** Changes a signed-in account's password: the current one is checked (through the backoff), other sessions are signed out. */
+/**
+ * Changes a signed-in account's password: the current one is checked (through the backoff), other
+ * sessions are signed out and other trusted devices revoked (this browser's stays).
+ */
 export async function changePassword(db: Db, who: SignedInAccount, input: { current: string; next: string; confirm: string }): Promise<CheckResult> {
   const problem = passwordProblem(input.next) ?? (input.next !== input.confirm ? 'The new password and its repetition differ.' : input.next === input.current ? 'Choose a new password that differs from the current one.' : null);
   if (problem) return { ok: false, reason: 'invalid', message: problem };
@@ -94,7 +102,8 @@ export async function changePassword(db: Db, who: SignedInAccount, input: { curr
   await db.transaction(async (tx) => {
     await tx.query(`UPDATE ${table} SET password_hash = $2${who.kind === 'merchant' ? ', must_change_password = false' : ''} WHERE id = $1`, [who.accountId, passwordHash]);
     await signOutSessions(tx, who.kind, who.accountId, who.tokenHash);
-    await audit(tx, { actor: actorOf(who), merchantId: who.merchantId, action: `${who.kind === 'merchant' ? 'user' : 'operator'}.password_change`, objectType: who.kind === 'merchant' ? 'user' : 'operator', objectId: who.accountId, before: null, after: { other_sessions_signed_out: true } });
+    await revokeDevices(tx, accountKey(who.kind, who.email), who.device ?? null);
+    await audit(tx, { actor: actorOf(who), merchantId: who.merchantId, action: `${who.kind === 'merchant' ? 'user' : 'operator'}.password_change`, objectType: who.kind === 'merchant' ? 'user' : 'operator', objectId: who.accountId, before: null, after: { other_sessions_signed_out: true, other_trusted_devices_revoked: true } });
   });
   return { ok: true };
 }
@@ -177,7 +186,7 @@ export async function checkSecondFactor(
 ): Promise<{ ok: true; method: SecondFactorMethod } | { ok: false; reason: 'throttled'; retryAfterS: number } | { ok: false; reason: 'wrong' }> {
   // Input that cannot be a code checks no secret, so it costs no attempt (an empty approval form, a typo).
   if (!looksLikeTotpCode(code) && !(options.allowRecoveryCode && looksLikeRecoveryCode(code))) return { ok: false, reason: 'wrong' };
-  const attempt = await reserveAttempt(db, { kind: who.kind, email: who.email, address: who.address });
+  const attempt = await reserveAttempt(db, { kind: who.kind, email: who.email, address: who.address, device: who.device });
   if (!attempt.allowed) return { ok: false, reason: 'throttled', retryAfterS: attempt.retryAfterS };
   const method = await consumeSecondFactor(db, who, code, options.allowRecoveryCode, options.nowMs ?? Date.now());
   if (!method) return { ok: false, reason: 'wrong' };

@@ -9,8 +9,13 @@
 // addresses is slowed without letting a stranger lock the owner out; the address alone limits one
 // address spraying many accounts. Keys hash the email, so an unknown email is throttled the same way
 // as a real one (nothing tells them apart).
+//
+// An attempt from a trusted device of the account (trusted-devices.ts: a browser that signed in before)
+// has one key instead, the device's, with the pair's policy: failures from strangers never hold it up,
+// and its own failures hold up only itself (it never falls back to the three keys).
 import { createHash } from 'node:crypto';
 import type { Db, Queryable } from '../db/index.ts';
+import { trustedDeviceHash } from './trusted-devices.ts';
 
 export type ConsoleKind = 'merchant' | 'operator';
 
@@ -28,8 +33,11 @@ export const ADDRESS_BACKOFF: BackoffPolicy = { failuresFree: 50, delayFirstS: 5
 /** A key with no attempt for this long starts again from zero failures (and its row may be purged). */
 export const FAILURES_FORGOTTEN_AFTER_S = 24 * 3_600;
 
-type Scope = 'pair' | 'account' | 'address';
-const POLICIES: Record<Scope, BackoffPolicy> = { pair: PAIR_BACKOFF, account: ACCOUNT_BACKOFF, address: ADDRESS_BACKOFF };
+/** A trusted device backs off like one stranger at one address: its holder is one person too. */
+export const DEVICE_BACKOFF: BackoffPolicy = PAIR_BACKOFF;
+
+type Scope = 'pair' | 'account' | 'address' | 'device';
+const POLICIES: Record<Scope, BackoffPolicy> = { pair: PAIR_BACKOFF, account: ACCOUNT_BACKOFF, address: ADDRESS_BACKOFF, device: DEVICE_BACKOFF };
 
 /** Seconds to wait after the given number of failures (counting the one just made). */
 export function backoffDelayS(policy: BackoffPolicy, failures: number): number {
@@ -47,7 +55,12 @@ export const accountKey = (kind: ConsoleKind, email: string) => `${kind}:${sha25
 /** The key of an address across accounts. */
 export const addressKey = (kind: ConsoleKind, address: string) => `${kind}:address:${sha256(address)}`;
 
-function keysFor(kind: ConsoleKind, email: string, address: string): { key: string; scope: Scope; accountKey: string | null }[] {
+/** The key of a trusted device (by its stored token hash); its rows carry the account key, so setting the password clears them too. */
+export const deviceKey = (kind: ConsoleKind, tokenHash: string) => `${kind}:device:${tokenHash}`;
+
+type ThrottleKey = { key: string; scope: Scope; accountKey: string | null };
+
+function keysFor(kind: ConsoleKind, email: string, address: string): ThrottleKey[] {
   const account = accountKey(kind, email);
   return [
     { key: `${kind}:pair:${sha256(`${normalEmail(email)}\n${address}`)}`, scope: 'pair' as const, accountKey: account },
@@ -67,11 +80,14 @@ export type Reservation =
 /**
  * Reserves one sign-in attempt (a password or a second-factor code) for an account from an address.
  * Refused while any of the three keys backs off; otherwise the attempt counts as a failure until
- * succeeded() is called.
+ * succeeded() is called. With `device` (the browser's device cookie) a live trusted device of this
+ * account, the device's key is the only one.
  */
-export async function reserveAttempt(db: Db, who: { kind: ConsoleKind; email: string; address: string }): Promise<Reservation> {
-  const keys = keysFor(who.kind, who.email, who.address);
+export async function reserveAttempt(db: Db, who: { kind: ConsoleKind; email: string; address: string; device?: string | null }): Promise<Reservation> {
   const outcome = await db.transaction(async (tx) => {
+    const account = accountKey(who.kind, who.email);
+    const trusted = await trustedDeviceHash(tx, who.device, account);
+    const keys: ThrottleKey[] = trusted ? [{ key: deviceKey(who.kind, trusted), scope: 'device', accountKey: account }] : keysFor(who.kind, who.email, who.address);
     // Rows are created, then locked, in key order, so concurrent reservations never deadlock.
     await tx.query(
       'INSERT INTO sign_in_throttles (key, account_key) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT (key) DO NOTHING',
@@ -104,22 +120,22 @@ export async function reserveAttempt(db: Db, who: { kind: ConsoleKind; email: st
         RETURNING t.key, t.version`,
       [updates.map((u) => u.key), updates.map((u) => u.failures), updates.map((u) => u.delayS)],
     );
-    return { allowed: true as const, versions };
+    return { allowed: true as const, versions, keys };
   });
-  if (!outcome.allowed) return outcome;
+  if (!outcome.allowed) return { allowed: false, retryAfterS: outcome.retryAfterS };
   return {
     allowed: true,
-    succeeded: () => succeed(db, keys, outcome.versions),
+    succeeded: () => succeed(db, outcome.keys, outcome.versions),
   };
 }
 
 /**
- * A right secret clears the pair's and the account's failures and delay, but only where no other
- * attempt came after this one, allowed or refused (same version): attempts racing a success keep
- * counting and keep their wait, so a burst gets no more verifications than the policy allows. The
- * address keeps the failures of other accounts: only this attempt is taken back.
+ * A right secret clears the pair's and the account's (or the device's) failures and delay, but only
+ * where no other attempt came after this one, allowed or refused (same version): attempts racing a
+ * success keep counting and keep their wait, so a burst gets no more verifications than the policy
+ * allows. The address keeps the failures of other accounts: only this attempt is taken back.
  */
-async function succeed(db: Queryable, keys: ReturnType<typeof keysFor>, versions: { key: string; version: number }[]): Promise<void> {
+async function succeed(db: Queryable, keys: ThrottleKey[], versions: { key: string; version: number }[]): Promise<void> {
   const versionOf = (key: string) => versions.find((v) => v.key === key)!.version;
   const accountScoped = keys.filter((k) => k.scope !== 'address');
   await db.query(
@@ -127,7 +143,8 @@ async function succeed(db: Queryable, keys: ReturnType<typeof keysFor>, versions
        FROM unnest($1::text[], $2::bigint[]) AS u(key, version) WHERE t.key = u.key AND t.version = u.version`,
     [accountScoped.map((k) => k.key), accountScoped.map((k) => versionOf(k.key))],
   );
-  const address = keys.find((k) => k.scope === 'address')!;
+  const address = keys.find((k) => k.scope === 'address');
+  if (!address) return;
   await db.query(
     'UPDATE sign_in_throttles SET failures = greatest(failures - 1, 0), next_allowed_at = CASE WHEN version = $2 THEN NULL ELSE next_allowed_at END WHERE key = $1',
     [address.key, versionOf(address.key)],

@@ -1,13 +1,15 @@
 // Browser sign-in for the dashboard and the operator console: argon2id passwords, an opaque session
 // cookie (HttpOnly, SameSite=Lax, Secure on https) whose hash is stored, a CSRF token per session,
-// a backoff on failures shared by every process (accounts/sign-in-throttle.ts), and a TOTP second
-// factor for merchant users who turned it on.
+// a backoff on failures shared by every process (accounts/sign-in-throttle.ts), a TOTP second factor
+// for merchant users who turned it on, and a device cookie after each complete sign-in, so that browser's
+// later attempts back off on their own (accounts/trusted-devices.ts).
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SECOND_FACTOR_ROLES } from '../accounts/console-accounts.ts';
 import type { Role } from '../accounts/model.ts';
 import { verifyPassword } from '../accounts/service.ts';
-import { reserveAttempt, type ConsoleKind } from '../accounts/sign-in-throttle.ts';
+import { accountKey, reserveAttempt, type ConsoleKind } from '../accounts/sign-in-throttle.ts';
+import { rememberDevice, TRUSTED_DEVICE_LIFETIME_S } from '../accounts/trusted-devices.ts';
 import type { Db, Queryable } from '../db/index.ts';
 
 export const SESSION_LIFETIME_S = 12 * 3_600;
@@ -38,20 +40,24 @@ export interface WebSession {
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 export const cookieName = (kind: ConsoleKind) => (kind === 'merchant' ? 'sika_dashboard' : 'sika_ops');
+/** The browser's trusted-device token for this console (an opaque random value: it names no account). */
+export const deviceCookieName = (kind: ConsoleKind) => (kind === 'merchant' ? 'sika_dashboard_device' : 'sika_ops_device');
 const cookiePath = (kind: ConsoleKind) => (kind === 'merchant' ? '/dashboard' : '/ops');
 
 export type SignInResult =
-  | { ok: true; token: string; secondFactor: boolean }
+  /** device: the device token to set now (null while the second factor is still to come). */
+  | { ok: true; token: string; secondFactor: boolean; device: string | null }
   | { ok: false; reason: 'invalid' }
   | { ok: false; reason: 'throttled'; retryAfterS: number };
 
 /**
- * Checks a password from an address. The attempt is reserved in the shared backoff first (refused
- * while it backs off, counted as a failure until the password proves right), so concurrent guesses
- * cannot outrun the count. With a second factor on, the session opens at the code step only.
+ * Checks a password from an address, with the browser's device cookie if any. The attempt is reserved
+ * in the shared backoff first (refused while it backs off, counted as a failure until the password
+ * proves right), so concurrent guesses cannot outrun the count. With a second factor on, the session
+ * opens at the code step only, and the device is trusted only after the code.
  */
-export async function signIn(db: Db, kind: ConsoleKind, email: string, password: string, address: string): Promise<SignInResult> {
-  const attempt = await reserveAttempt(db, { kind, email, address });
+export async function signIn(db: Db, kind: ConsoleKind, email: string, password: string, address: string, device: string | null = null): Promise<SignInResult> {
+  const attempt = await reserveAttempt(db, { kind, email, address, device });
   if (!attempt.allowed) return { ok: false, reason: 'throttled', retryAfterS: attempt.retryAfterS };
   const table = kind === 'merchant' ? 'users' : 'operators';
   const rows = await db.query<{ id: string; password_hash: string | null; second_factor: boolean }>(
@@ -67,8 +73,11 @@ export async function signIn(db: Db, kind: ConsoleKind, email: string, password:
   // count between code guesses. The code's success does.
   if (!account.second_factor) await attempt.succeeded();
   const token = await createWebSession(db, kind, account.id, account.second_factor ? 'second_factor' : 'active');
-  return { ok: true, token, secondFactor: account.second_factor };
+  return { ok: true, token, secondFactor: account.second_factor, device: account.second_factor ? null : await trustDevice(db, kind, email, device) };
 }
+
+/** A complete sign-in: the browser's device token for the account (the one it presented when still trusted, else a new one). */
+export const trustDevice = (db: Db, kind: ConsoleKind, email: string, presented: string | null) => rememberDevice(db, accountKey(kind, email), presented);
 
 async function createWebSession(db: Queryable, kind: ConsoleKind, accountId: string, stage: WebSession['stage']): Promise<string> {
   const token = randomBytes(32).toString('base64url');
@@ -94,6 +103,13 @@ const DUMMY_HASH = '$argon2id$v=19$m=65536,p=4,t=3$v0Ks/HSmgsOwXyJO8qokGg$jqbMpX
 export function setSessionCookie(reply: FastifyReply, kind: ConsoleKind, token: string, secure: boolean): void {
   reply.setCookie(cookieName(kind), token, { httpOnly: true, sameSite: 'lax', secure, path: cookiePath(kind), maxAge: SESSION_LIFETIME_S });
 }
+
+export function setDeviceCookie(reply: FastifyReply, kind: ConsoleKind, token: string, secure: boolean): void {
+  reply.setCookie(deviceCookieName(kind), token, { httpOnly: true, sameSite: 'lax', secure, path: cookiePath(kind), maxAge: TRUSTED_DEVICE_LIFETIME_S });
+}
+
+/** The device cookie a request presents (trusted-devices.ts looks up only well-formed tokens). */
+export const presentedDevice = (request: FastifyRequest, kind: ConsoleKind): string | null => request.cookies[deviceCookieName(kind)] ?? null;
 
 export function clearSessionCookie(reply: FastifyReply, kind: ConsoleKind): void {
   reply.clearCookie(cookieName(kind), { path: cookiePath(kind) });

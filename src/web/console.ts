@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../http/deps.ts';
 import { checkSecondFactor, type SignedInAccount } from '../accounts/console-accounts.ts';
 import { accountSchemas } from './account-schemas.ts';
-import { clearSessionCookie, completeSecondFactor, csrfValid, loadSession, setSessionCookie, signIn, signOut, type ConsoleKind, type WebSession } from './auth.ts';
+import { clearSessionCookie, completeSecondFactor, csrfValid, loadSession, presentedDevice, setDeviceCookie, setSessionCookie, signIn, signOut, trustDevice, type ConsoleKind, type WebSession } from './auth.ts';
 import { authSchemas, refuseBadInputAfterSessionCheck } from './console-schemas.ts';
 import { html } from './html.ts';
 import { page } from './layout.ts';
@@ -96,13 +96,14 @@ export async function registerConsoleAuth(app: FastifyInstance, deps: AppDeps, k
     if (!sameToken(request.cookies[LOGIN_CSRF_COOKIE] ?? '', formValue(request, '_csrf'))) {
       return sendPage(reply, loginForm(kind, csrf, { text: 'The sign-in form expired (CSRF check failed). Please try again.', error: true }, email), 403);
     }
-    const result = await signIn(deps.db, kind, email.slice(0, 254), formValue(request, 'password').slice(0, 1_000), request.ip);
+    const result = await signIn(deps.db, kind, email.slice(0, 254), formValue(request, 'password').slice(0, 1_000), request.ip, presentedDevice(request, kind));
     if (!result.ok) {
       // The same answer whether or not the email exists: the backoff keys on the email either way.
       if (result.reason === 'throttled') return sendThrottled(reply, result.retryAfterS, loginForm(kind, csrf, { text: tooManyAttempts(result.retryAfterS), error: true }, email));
       return sendPage(reply, loginForm(kind, csrf, { text: 'Wrong email or password.', error: true }, email), 401);
     }
     setSessionCookie(reply, kind, result.token, secure);
+    if (result.device) setDeviceCookie(reply, kind, result.device, secure);
     return reply.redirect(result.secondFactor ? `${base}/login/code` : base, 303);
   });
 
@@ -124,6 +125,7 @@ export async function registerConsoleAuth(app: FastifyInstance, deps: AppDeps, k
     const token = await completeSecondFactor(deps.db, session);
     if (!token) return reply.redirect(`${base}/login`, 303);
     setSessionCookie(reply, kind, token, secure);
+    setDeviceCookie(reply, kind, await trustDevice(deps.db, kind, session.email, presentedDevice(request, kind)), secure);
     return reply.redirect(checked.method === 'recovery_code' ? `${base}/account?recovery_code_used=1` : base, 303);
   });
 
@@ -143,10 +145,18 @@ export function sendThrottled(reply: FastifyReply, retryAfterS: number, body: st
 export const tooManyAttempts = (retryAfterS: number) =>
   `Too many attempts. Try again in ${retryAfterS < 120 ? `${retryAfterS} seconds` : `${Math.ceil(retryAfterS / 60)} minutes`}.`;
 
-/** The signed-in account of a console request, as the account services need it (request.ip is the address the backoff counts). */
+/** The signed-in account of a console request, as the account services need it (request.ip and the device cookie are what the backoff counts). */
 export function signedInAccount(request: FastifyRequest): SignedInAccount {
   const session = sessionOf(request);
-  return { kind: session.kind, accountId: (session.userId ?? session.operatorId)!, email: session.email, merchantId: session.merchantId, tokenHash: session.tokenHash, address: request.ip };
+  return {
+    kind: session.kind,
+    accountId: (session.userId ?? session.operatorId)!,
+    email: session.email,
+    merchantId: session.merchantId,
+    tokenHash: session.tokenHash,
+    address: request.ip,
+    device: presentedDevice(request, session.kind),
+  };
 }
 
 function codeForm(kind: ConsoleKind, session: WebSession, error: string | null): string {
