@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { confirmTotpEnrolment, pendingTotpSecret } from '../src/accounts/console-accounts.ts';
-import { PAIR_BACKOFF } from '../src/accounts/sign-in-throttle.ts';
+import { accountKey, PAIR_BACKOFF } from '../src/accounts/sign-in-throttle.ts';
 import { totpCode } from '../src/accounts/totp.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDb, type Db } from '../src/db/index.ts';
@@ -94,7 +94,7 @@ describe(`sika user set-password and reset-2fa (${storageKind})`, () => {
     return email;
   };
 
-  it('a merchant created without --password gets one from standard input and signs in; its sessions are signed out and its backoff cleared by the next set (audited)', async () => {
+  it('a merchant created without --password gets one from standard input and signs in; its sessions are signed out, its trusted devices revoked and its backoff cleared by the next set (audited)', async () => {
     const email = await quickstartMerchant();
     const where = `2001:db8::${randomUUID().slice(0, 4)}`;
     const stale = await withApp(async (t) => {
@@ -111,9 +111,12 @@ describe(`sika user set-password and reset-2fa (${storageKind})`, () => {
 
     const session = await withApp(async (t) => {
       const client = await new ConsoleClient(t, '/dashboard', where).signedIn(email, PASSWORD);
-      // Then a stranger at the same address backs it off.
-      for (let i = 0; i < PAIR_BACKOFF.failuresFree; i++) await client.signIn(email, 'wrong password');
-      assert.equal((await client.signIn(email, PASSWORD)).statusCode, 429);
+      // Then a stranger at the same address (another browser) backs it off.
+      const stranger = new ConsoleClient(t, '/dashboard', where);
+      for (let i = 0; i < PAIR_BACKOFF.failuresFree; i++) await stranger.signIn(email, 'wrong password');
+      assert.equal((await stranger.signIn(email, PASSWORD)).statusCode, 429);
+      assert.ok(client.device, 'the browser that signed in is a trusted device');
+      assert.equal((await t.db.query('SELECT 1 FROM trusted_devices WHERE account_key = $1', [accountKey('merchant', email)])).length, 1);
       return client.session!;
     });
 
@@ -122,6 +125,7 @@ describe(`sika user set-password and reset-2fa (${storageKind})`, () => {
     await withApp(async (t) => {
       const old = await t.app.inject({ method: 'GET', url: '/dashboard', headers: { cookie: `sika_dashboard=${session}` } });
       assert.equal(old.statusCode, 303, 'the earlier session is signed out');
+      assert.equal((await t.db.query('SELECT 1 FROM trusted_devices WHERE account_key = $1', [accountKey('merchant', email)])).length, 0, 'its trusted devices are revoked');
       await new ConsoleClient(t, '/dashboard', where).signedIn(email, `${PASSWORD} 2`);
       const audit = await t.db.query<{ action: string; actor_id: string }>("SELECT action, actor_id FROM audit_log WHERE action = 'user.password_set' AND object_id = (SELECT id::text FROM users WHERE email = $1)", [email]);
       assert.deepEqual(audit.map((row) => [row.action, row.actor_id]), [['user.password_set', 'cli'], ['user.password_set', 'cli']]);

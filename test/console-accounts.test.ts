@@ -8,11 +8,11 @@ import { after, before, describe, it } from 'node:test';
 import { confirmTotpEnrolment, pendingTotpSecret } from '../src/accounts/console-accounts.ts';
 import type { Role } from '../src/accounts/model.ts';
 import { createMerchant, hashPassword, verifyPassword } from '../src/accounts/service.ts';
-import { accountKey, PAIR_BACKOFF } from '../src/accounts/sign-in-throttle.ts';
+import { ACCOUNT_BACKOFF, accountKey, DEVICE_BACKOFF, PAIR_BACKOFF, reserveAttempt } from '../src/accounts/sign-in-throttle.ts';
 import { RECOVERY_CODES_COUNT, recoveryCodeHash, totpCode, totpStep } from '../src/accounts/totp.ts';
 import { createOperator } from '../src/ops/service.ts';
 import { LivePayoutSimulator } from '../src/rails/payouts.ts';
-import { ConsoleClient, flashOf } from './console-client.ts';
+import { ConsoleClient, cookieOf, flashOf } from './console-client.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 import { bankRecipient, createPayout, liveMerchant, payoutStatus } from './payouts-fixtures.ts';
 
@@ -282,6 +282,34 @@ describe(`two-factor authentication (${storageKind})`, () => {
     await again.get('/dashboard/login/code');
     const replay = await again.post('/dashboard/login/code', { code });
     assert.equal(replay.statusCode, 401, 'a code is accepted once');
+  });
+
+  it("with a second factor the browser becomes a trusted device only with the code; then its password and code steps get in while strangers keep the account backing off, and its wrong codes back off that device alone", async () => {
+    const o = await owner(t);
+    const { secret } = await enrol(t, o);
+    const client = new ConsoleClient(t, '/dashboard', address());
+    const password = await client.signIn(o.email, PASSWORD);
+    assert.equal(password.headers.location, '/dashboard/login/code');
+    assert.equal(cookieOf(password, 'sika_dashboard_device'), undefined, 'the password alone makes no trusted device');
+    await client.get('/dashboard/login/code');
+    const opened = await client.post('/dashboard/login/code', { code: await freshCode(t, o, secret) });
+    assert.equal(opened.statusCode, 303);
+    assert.ok(cookieOf(opened, 'sika_dashboard_device'), 'the code completes the sign-in and trusts the browser');
+
+    // Strangers from many addresses keep the account-wide key backing off.
+    for (let i = 0; i < ACCOUNT_BACKOFF.failuresFree; i++) assert.ok((await reserveAttempt(t.db, { kind: 'merchant', email: o.email, address: address() })).allowed);
+    await t.db.query("UPDATE sign_in_throttles SET next_allowed_at = now() + interval '1 minute' WHERE account_key = $1 AND key LIKE 'merchant:account:%'", [accountKey('merchant', o.email)]);
+    assert.equal((await new ConsoleClient(t, '/dashboard', address()).signIn(o.email, PASSWORD)).statusCode, 429, 'an untrusted browser waits');
+    await signInWithCode(client, o, () => freshCode(t, o, secret));
+
+    // Wrong codes from the trusted browser count on its device key only.
+    await client.signIn(o.email, PASSWORD);
+    await client.get('/dashboard/login/code');
+    const wrong = totpCode(secret) === '123456' ? '654321' : '123456';
+    for (let i = 1; i < DEVICE_BACKOFF.failuresFree; i++) assert.equal((await client.post('/dashboard/login/code', { code: wrong })).statusCode, 401, `guess ${i}`);
+    assert.equal((await client.post('/dashboard/login/code', { code: await freshCode(t, o, secret) })).statusCode, 429, 'the device waits, even for the right code');
+    const keys = await t.db.query<{ key: string; failures: number }>("SELECT key, failures FROM sign_in_throttles WHERE account_key = $1 AND key LIKE 'merchant:device:%'", [accountKey('merchant', o.email)]);
+    assert.deepEqual(keys.map((row) => row.failures), [DEVICE_BACKOFF.failuresFree]);
   });
 
   it('a recovery code signs in once and is then used up (audited)', async () => {
