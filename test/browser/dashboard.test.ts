@@ -10,6 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { createMerchant, hashPassword } from '../../src/accounts/service.ts';
 import { accountKey, addressKey, PAIR_BACKOFF } from '../../src/accounts/sign-in-throttle.ts';
 import { totpCode, totpStep } from '../../src/accounts/totp.ts';
+import { TRUSTED_DEVICE_LIFETIME_S } from '../../src/accounts/trusted-devices.ts';
 import { DeliveryWorker, defaultDeliveryOptions } from '../../src/events/delivery.ts';
 import { verifyWebhook } from '../../src/events/signing.ts';
 import { creditPayment } from '../../src/ledger/service.ts';
@@ -96,7 +97,7 @@ describe('merchant dashboard in Chromium: sign-in, lockout, CSRF, keyboard', () 
     await t?.close();
   });
 
-  it('signs in with email and password (HttpOnly SameSite cookie), shows the Test/Live switch and balances, and signs out', async () => {
+  it('signs in with email and password (HttpOnly SameSite session and device cookies), shows the Test/Live switch and balances, and signs out', async () => {
     const m = await newMerchant(t, { name: 'Adwoa Textiles' });
     const { context, page, close } = await consolePage(browser);
     await page.goto(`${baseUrl}/dashboard`);
@@ -122,6 +123,15 @@ describe('merchant dashboard in Chromium: sign-in, lockout, CSRF, keyboard', () 
     const stored = await t.db.query<{ token_hash: string }>('SELECT token_hash FROM web_sessions WHERE user_id = $1', [m.ownerId]);
     assert.equal(stored.length, 1);
     assert.notEqual(stored[0]!.token_hash, cookie.value, 'only a hash of the token is stored');
+    // The trusted-device cookie: its attempts back off on their own, whatever strangers do to the account.
+    const device = (await context.cookies()).find((c) => c.name === 'sika_dashboard_device');
+    assert.ok(device, 'a device cookie is set');
+    assert.equal(device.httpOnly, true);
+    assert.equal(device.sameSite, 'Lax');
+    assert.equal(device.path, '/dashboard');
+    const lifetimeS = device.expires - Date.now() / 1_000;
+    assert.ok(Math.abs(lifetimeS - TRUSTED_DEVICE_LIFETIME_S) < 600, `the device cookie lasts 180 days (${lifetimeS} s)`);
+    assert.ok(!(await page.evaluate(() => document.cookie)).includes('sika_dashboard_device'), 'scripts cannot read the device cookie');
 
     // Home: the merchant, both balances, recent activity, and the Test/Live switch in the header.
     await page.getByRole('heading', { level: 1, name: 'Adwoa Textiles' }).waitFor();
@@ -145,6 +155,7 @@ describe('merchant dashboard in Chromium: sign-in, lockout, CSRF, keyboard', () 
 
     await Promise.all([page.waitForURL('**/dashboard/login'), page.getByRole('button', { name: 'Sign out' }).click()]);
     assert.equal((await context.cookies()).find((c) => c.name === 'sika_dashboard'), undefined, 'the cookie is cleared');
+    assert.ok((await context.cookies()).find((c) => c.name === 'sika_dashboard_device'), 'the browser stays a trusted device after signing out');
     assert.equal((await t.db.query('SELECT 1 FROM web_sessions WHERE user_id = $1', [m.ownerId])).length, 0, 'the session is deleted');
     await page.goto(`${baseUrl}/dashboard/payouts`);
     assert.equal(new URL(page.url()).pathname, '/dashboard/login', 'after sign-out the pages need a new sign-in');
