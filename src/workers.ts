@@ -6,6 +6,7 @@ import { checkPendingAttempts } from './checkout/status-checks.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/index.ts';
 import { DeliveryWorker, defaultDeliveryOptions } from './events/delivery.ts';
+import { purgeExpiredWebSessions } from './accounts/console-accounts.ts';
 import { purgeIdleThrottles } from './accounts/sign-in-throttle.ts';
 import { purgeExpiredDevices } from './accounts/trusted-devices.ts';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.ts';
@@ -45,10 +46,11 @@ export function startWorkers({ db, log, config, payoutRail }: { db: Db; log: Fas
     {
       name: 'purge-sign-in-throttles',
       intervalMs: SIGN_IN_THROTTLE_PURGE_INTERVAL_MS,
-      // Idle backoff rows and expired trusted devices: both are sign-in state that no longer counts.
+      // Idle backoff rows, expired trusted devices and expired console sessions: sign-in state that no longer counts.
       run: async () => {
         await purgeIdleThrottles(db);
         await purgeExpiredDevices(db);
+        await purgeExpiredWebSessions(db);
       },
     },
     { name: 'expire-sessions', intervalMs: EXPIRY_SWEEP_INTERVAL_MS, run: () => expireDueSessions(db, config.checkoutUrlHost) },

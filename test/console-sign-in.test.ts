@@ -4,8 +4,9 @@
 // address across accounts; a throttled sign-in is a 429 with Retry-After that says nothing about
 // whether the email exists. Runs on embedded storage and on PostgreSQL (DATABASE_URL).
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { purgeExpiredWebSessions } from '../src/accounts/console-accounts.ts';
 import { createMerchant, hashPassword } from '../src/accounts/service.ts';
 import { ACCOUNT_BACKOFF, accountKey, ADDRESS_BACKOFF, addressKey, backoffDelayS, FAILURES_FORGOTTEN_AFTER_S, PAIR_BACKOFF, purgeIdleThrottles } from '../src/accounts/sign-in-throttle.ts';
 import { loadConfig } from '../src/config.ts';
@@ -167,6 +168,22 @@ describe(`console sign-in backoff (${storageKind})`, () => {
     await purgeIdleThrottles(t.db);
     const left = await t.db.query<{ key: string }>('SELECT key FROM sign_in_throttles WHERE key = ANY($1) ORDER BY key', [[idle, recent, waiting]]);
     assert.deepEqual(left.map((row) => row.key), [recent, waiting].sort());
+  });
+
+  it('the background purge drops expired console sessions (which open nothing) and keeps live ones', async () => {
+    const o = await owner(t);
+    const live = await new ConsoleClient(t, '/dashboard', address()).signedIn(o.email, PASSWORD);
+    const stale = await new ConsoleClient(t, '/dashboard', address()).signedIn(o.email, PASSWORD);
+    const sessionsOf = async () =>
+      (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM web_sessions s JOIN users u ON u.id = s.user_id WHERE lower(u.email) = lower($1)', [o.email]))[0]!.n;
+    assert.equal(await sessionsOf(), 2);
+    // Sessions are stored by the SHA-256 (hex) of their cookie's token.
+    const staleHash = createHash('sha256').update(stale.session!).digest('hex');
+    await t.db.query("UPDATE web_sessions SET expires_at = now() - interval '1 second' WHERE token_hash = $1", [staleHash]);
+    assert.equal((await stale.get('/dashboard')).statusCode, 303, 'an expired session opens nothing');
+    await purgeExpiredWebSessions(t.db);
+    assert.equal(await sessionsOf(), 1);
+    assert.equal((await live.get('/dashboard')).statusCode, 200, 'the live session is kept');
   });
 
   it('no email or address is stored in the backoff rows, only hashes', async () => {
