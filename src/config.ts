@@ -1,5 +1,6 @@
 // The whole configuration, read once from the environment and validated, one clear error per bad value.
 import ipaddr from 'ipaddr.js';
+import { RETRY_SCHEDULE_S } from './events/retry-schedule.ts';
 import { isLoopbackHost } from './events/ssrf.ts';
 
 export interface Config {
@@ -159,7 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitSessionPerSecond: integer('RATE_LIMIT_SESSION_PER_S', 10, 1, 1_000_000),
     bodyLimitBytes: integer('BODY_LIMIT_BYTES', 1_048_576, 1024, 64 * 1_048_576),
     workersEnabled: workers === 'on',
-    webhookRetryScheduleS: schedule('WEBHOOK_RETRY_SCHEDULE_S', [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000]),
+    webhookRetryScheduleS: schedule('WEBHOOK_RETRY_SCHEDULE_S', [...RETRY_SCHEDULE_S]),
     webhookTimeoutMs: integer('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     webhookPollMs: integer('WEBHOOK_POLL_MS', 50, 5, 10_000),
     webhookClaimTtlS: integer('WEBHOOK_CLAIM_TTL_S', 30, 1, 3_600),

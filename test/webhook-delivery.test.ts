@@ -8,6 +8,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import type { CreatedMerchant } from '../src/accounts/service.ts';
 import { insertWebhookEndpoint, setEndpointStatus } from '../src/accounts/store.ts';
 import { rotateWebhookSecret } from '../src/accounts/webhook-endpoints.ts';
+import { RETRY_JITTER_SHARE_MAX } from '../src/events/retry-schedule.ts';
 import { DeliveryWorker, defaultDeliveryOptions, RESPONSE_EXCERPT_BYTES_MAX, type DeliveryOptions } from '../src/events/delivery.ts';
 import { emitEvent } from '../src/events/outbox.ts';
 import * as store from '../src/events/store.ts';
@@ -254,6 +255,25 @@ describe(`webhook delivery (${storageKind})`, () => {
       assert.equal(r.requests.length, 4);
     });
 
+    it("a receiver's Retry-After longer than the schedule's wait is honoured; the try count stays the schedule's", async () => {
+      const r = await receiver((request, res) => {
+        if (request.n === 1) {
+          res.statusCode = 503;
+          res.setHeader('retry-after', '3');
+          res.end('busy');
+        } else res.end('thanks');
+      });
+      const m = await merchantWith(r);
+      const event = await emitTestEvent(t.db, m);
+      const w = worker({ retryScheduleS: [1] });
+      w.start();
+      await waitFor('the delivery to succeed', async () => (await deliveryOf(t.db, event.id)).status === 'delivered', 15_000);
+      const attempts = await attemptsOf(t.db, event.id);
+      assert.deepEqual(attempts.map((a) => a.http_status), [503, 200]);
+      const gap = seconds(attempts[0]!.attempted_at, attempts[1]!.attempted_at);
+      assert.ok(gap >= 2.95 && gap < 3.75, `the second try came ${gap} s after the first; the receiver asked for 3 s`);
+    });
+
     it('once the schedule runs out the delivery is failed, nothing more is sent, and the event is listed for replay', async () => {
       const r = await receiver((_request, res) => {
         res.statusCode = 503;
@@ -310,7 +330,8 @@ describe(`webhook delivery (${storageKind})`, () => {
       );
       for (const e of events.filter((e) => e.delivery.status === 'pending')) {
         const wait = seconds(new Date(), e.delivery.next_attempt_at);
-        assert.ok(wait > 590 && wait <= 600, `retry scheduled ${wait} s ahead`);
+        // The schedule's 600 s, lengthened by the jitter (at most RETRY_JITTER_SHARE_MAX), less the time since it was set.
+        assert.ok(wait > 590 && wait <= 600 * (1 + RETRY_JITTER_SHARE_MAX), `retry scheduled ${wait} s ahead`);
       }
     });
 
@@ -336,7 +357,7 @@ describe(`webhook delivery (${storageKind})`, () => {
       assert.match(delivery.last_error ?? '', /timed out/);
       assert.equal(delivery.locked_until, null);
       const wait = seconds(new Date(), delivery.next_attempt_at);
-      assert.ok(wait > 25 && wait <= 30, `retry in ${wait} s`);
+      assert.ok(wait > 25 && wait <= 30 * (1 + RETRY_JITTER_SHARE_MAX), `retry in ${wait} s`);
     });
 
     it('a receiver that answers its headers and then trickles the body past timeoutMs is cut off at the timeout', async () => {

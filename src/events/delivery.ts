@@ -7,11 +7,10 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/index.ts';
 import { randomToken } from '../lib/ids.ts';
 import { signatureHeader } from './signing.ts';
+import { parseRetryAfter, retryDelayS, RETRY_SCHEDULE_S } from './retry-schedule.ts';
 import { resolveTarget, systemResolver, UnsafeUrlError, type Resolver } from './ssrf.ts';
 import * as store from './store.ts';
 
-/** DESIGN §3: retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then the delivery is failed. */
-export const DEFAULT_RETRY_SCHEDULE_S = [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000];
 export const DELIVERY_TIMEOUT_MS = 10_000;
 /** DESIGN: an endpoint whose deliveries have all failed for this long is disabled. */
 export const ENDPOINT_FAILING_DISABLE_S = 5 * 86_400;
@@ -19,7 +18,7 @@ export const RESPONSE_EXCERPT_BYTES_MAX = 1_024;
 const RESPONSE_READ_BYTES_MAX = 64 * 1_024;
 
 export interface DeliveryOptions {
-  retryScheduleS: number[];
+  retryScheduleS: readonly number[];
   timeoutMs: number;
   /** Deliveries in flight at once in this worker, and per endpoint. */
   inFlightMax: number;
@@ -33,7 +32,7 @@ export interface DeliveryOptions {
 }
 
 export const defaultDeliveryOptions = (overrides: Partial<DeliveryOptions> = {}): DeliveryOptions => ({
-  retryScheduleS: DEFAULT_RETRY_SCHEDULE_S,
+  retryScheduleS: RETRY_SCHEDULE_S,
   timeoutMs: DELIVERY_TIMEOUT_MS,
   inFlightMax: 64,
   perEndpointMax: 8,
@@ -49,6 +48,8 @@ interface TryResult {
   latencyMs: number;
   error: string | null;
   excerpt: string | null;
+  /** The receiver's Retry-After, in seconds, when it sent one. */
+  retryAfterS?: number | null;
 }
 
 const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 64 }), https: new https.Agent({ keepAlive: true, maxSockets: 64 }) };
@@ -89,7 +90,7 @@ function post(url: URL, address: string, family: 4 | 6, headers: Record<string, 
         const done = () => {
           // PostgreSQL text cannot hold NUL: a binary answer must not stop the try from being recorded.
           const text = Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES_MAX).toString('utf8').replace(/\u0000/g, '\uFFFD');
-          finish({ httpStatus: response.statusCode ?? null, error: null, excerpt: text.slice(0, RESPONSE_EXCERPT_BYTES_MAX) || null });
+          finish({ httpStatus: response.statusCode ?? null, error: null, excerpt: text.slice(0, RESPONSE_EXCERPT_BYTES_MAX) || null, retryAfterS: parseRetryAfter(response.headers['retry-after']) });
         };
         response.on('end', done);
         response.on('close', done);
@@ -245,7 +246,7 @@ export class DeliveryWorker {
       if (await store.noteEndpointFailure(tx, delivery.endpoint_id, ENDPOINT_FAILING_DISABLE_S, 'every delivery failed for 5 days')) {
         this.log.warn({ endpoint_id: delivery.endpoint_id }, 'webhook endpoint disabled: every delivery failed for 5 days');
       }
-      const delayS = this.options.retryScheduleS[delivery.tries - 1];
+      const delayS = retryDelayS(this.options.retryScheduleS, delivery.tries, result.retryAfterS ?? null) ?? undefined;
       if (delayS === undefined) await store.markFailed(tx, delivery.id, 'failed', result.httpStatus, error);
       else await store.scheduleRetry(tx, delivery.id, delayS, result.httpStatus, error);
     });
