@@ -15,7 +15,7 @@ import { PayoutDecisionCache } from '../payouts/decision-cache.ts';
 import { payoutRoutes } from '../payouts/routes.ts';
 import { payerPageRoutes } from '../web/checkout/routes.ts';
 import { dashboardRoutes } from '../web/dashboard/index.ts';
-import { opsRoutes } from '../web/ops/index.ts';
+import { opsRoutes } from '../web/ops/routes.ts';
 import { consoleOfUrl, sendConsoleErrorPage } from '../web/console-errors.ts';
 import type { PayoutRail } from '../rails/payouts.ts';
 import type { Config } from '../config.ts';

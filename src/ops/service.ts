@@ -1,15 +1,16 @@
 // Operator actions: each one runs in one transaction with its audit log row (who, what, before, after).
 import { hashPassword, PASSWORD_LENGTH_MIN } from '../accounts/service.ts';
-import { audit, type Actor } from '../audit/log.ts';
+import { audit, listAudit, type Actor } from '../audit/log.ts';
 import { applyOutcome } from '../checkout/payments.ts';
-import { recordCashDeposit } from '../checkout/payer-service.ts';
+import { recordCashDeposit, toSlipResponse } from '../checkout/payer-service.ts';
 import * as checkoutStore from '../checkout/store.ts';
-import type { Db } from '../db/index.ts';
+import type { Db, Queryable } from '../db/index.ts';
 import { DbError } from '../db/index.ts';
 import { AppError, errors } from '../http/errors.ts';
 import { newUuid } from '../lib/ids.ts';
 import { markPayoutReturned, reconcilePayout, type setPayoutAccess } from '../payouts/service.ts';
 import * as payoutStore from '../payouts/store.ts';
+import * as store from './store.ts';
 
 export async function createOperator(db: Db, input: { email: string; password: string; role?: 'operator' | 'teller' }) {
   const email = input.email.trim();
@@ -19,7 +20,7 @@ export async function createOperator(db: Db, input: { email: string; password: s
   const passwordHash = await hashPassword(input.password);
   try {
     await db.transaction(async (tx) => {
-      await tx.query('INSERT INTO operators (id, email, password_hash, role) VALUES ($1, $2, $3, $4)', [id, email, passwordHash, input.role ?? 'operator']);
+      await store.insertOperator(tx, { id, email, passwordHash, role: input.role ?? 'operator' });
       await audit(tx, { actor: { type: 'system', id: 'cli', email: null }, merchantId: null, action: 'operator.create', objectType: 'operator', objectId: id, before: null, after: { email, role: input.role ?? 'operator' } });
     });
   } catch (error) {
@@ -45,9 +46,9 @@ export async function addBank(db: Db, actor: Actor, input: { name: string; code:
   if (!name || name.length > 120 || !/^[A-Z0-9]{2,10}$/.test(code)) throw errors.invalidArgument('A bank needs a name and a code of 2 to 10 letters or digits.');
   try {
     return await db.transaction(async (tx) => {
-      const rows = await tx.query<{ id: string }>('INSERT INTO banks (name, code) VALUES ($1, $2) RETURNING id', [name, code]);
-      await audit(tx, { actor, merchantId: null, action: 'bank.create', objectType: 'bank', objectId: rows[0]!.id, before: null, after: { name, code } });
-      return rows[0]!.id;
+      const id = await store.insertBank(tx, { name, code });
+      await audit(tx, { actor, merchantId: null, action: 'bank.create', objectType: 'bank', objectId: id, before: null, after: { name, code } });
+      return id;
     });
   } catch (error) {
     if (error instanceof DbError && error.isUniqueViolation) throw new AppError(409, 'CODE_TAKEN', `bank code ${code} is already used`);
@@ -61,11 +62,10 @@ export async function addBranch(db: Db, actor: Actor, input: { bankId: string; n
   if (!name || name.length > 120 || !/^[A-Z0-9-]{2,20}$/.test(code)) throw errors.invalidArgument('A branch needs a name and a code of 2 to 20 letters, digits or hyphens.');
   try {
     return await db.transaction(async (tx) => {
-      const bank = await tx.query('SELECT 1 FROM banks WHERE id = $1', [input.bankId]);
-      if (bank.length === 0) throw errors.notFound('Bank');
-      const rows = await tx.query<{ id: string }>('INSERT INTO bank_branches (bank_id, name, code) VALUES ($1, $2, $3) RETURNING id', [input.bankId, name, code]);
-      await audit(tx, { actor, merchantId: null, action: 'branch.create', objectType: 'bank_branch', objectId: rows[0]!.id, before: null, after: { bank_id: input.bankId, name, code } });
-      return rows[0]!.id;
+      if (!(await store.bankExists(tx, input.bankId))) throw errors.notFound('Bank');
+      const id = await store.insertBranch(tx, { bankId: input.bankId, name, code });
+      await audit(tx, { actor, merchantId: null, action: 'branch.create', objectType: 'bank_branch', objectId: id, before: null, after: { bank_id: input.bankId, name, code } });
+      return id;
     });
   } catch (error) {
     if (error instanceof DbError && error.isUniqueViolation) throw new AppError(409, 'CODE_TAKEN', `branch code ${code} is already used`);
@@ -73,12 +73,12 @@ export async function addBranch(db: Db, actor: Actor, input: { bankId: string; n
   }
 }
 
-export async function setBankActive(db: Db, actor: Actor, table: 'banks' | 'bank_branches', id: string, active: boolean) {
+export async function setBankActive(db: Db, actor: Actor, table: store.BankTable, id: string, active: boolean) {
   return db.transaction(async (tx) => {
-    const before = await tx.query<{ active: boolean; name: string }>(`SELECT active, name FROM ${table} WHERE id = $1 FOR UPDATE`, [id]);
-    if (before.length === 0) throw errors.notFound(table === 'banks' ? 'Bank' : 'Branch');
-    await tx.query(`UPDATE ${table} SET active = $2 WHERE id = $1`, [id, active]);
-    await audit(tx, { actor, merchantId: null, action: `${table === 'banks' ? 'bank' : 'branch'}.${active ? 'activate' : 'deactivate'}`, objectType: table, objectId: id, before: before[0], after: { ...before[0], active } });
+    const before = await store.lockBankOrBranch(tx, table, id);
+    if (!before) throw errors.notFound(table === 'banks' ? 'Bank' : 'Branch');
+    await store.setBankOrBranchActive(tx, table, id, active);
+    await audit(tx, { actor, merchantId: null, action: `${table === 'banks' ? 'bank' : 'branch'}.${active ? 'activate' : 'deactivate'}`, objectType: table, objectId: id, before, after: { ...before, active } });
   });
 }
 
@@ -108,13 +108,44 @@ export async function resolveHeldAttempt(db: Db, actor: Actor, checkoutUrlHost: 
   });
 }
 
-export const heldAttempts = (db: Db) =>
-  db.query<{ id: string; session_id: string; merchant_name: string; environment: string; rail: string; status: string; amount_charged_minor: number; raw_status: string; updated_at: Date }>(
-    `SELECT a.id, a.session_id, m.name AS merchant_name, a.environment, a.rail, a.status, a.amount_charged_minor, a.raw_status, a.updated_at
-       FROM payment_attempts a JOIN merchants m ON m.id = a.merchant_id
-      WHERE a.status IN ('manual_review', 'amount_mismatch') ORDER BY a.updated_at LIMIT 200`,
-  );
+export const heldAttempts = (db: Queryable) => store.listHeldAttempts(db, store.CONSOLE_LIST_ROWS_MAX);
 
 export const reconcile = (db: Db, actor: Actor, payoutId: string, result: 'matched' | 'exception') => reconcilePayout(db, payoutId, result, actor);
 
 export const recordReturn = (db: Db, actor: Actor, payoutId: string, returnReference: string) => markPayoutReturned(db, payoutId, returnReference, actor);
+
+// ---- what the console pages show ----
+
+export type { HeldAttemptRow, LivePayoutRow, MerchantOverviewRow } from './store.ts';
+export type PayoutControls = NonNullable<Awaited<ReturnType<typeof merchantPayoutControls>>>;
+export type TellerSlip = Awaited<ReturnType<typeof tellerSlip>>;
+export type BanksAndBranches = Awaited<ReturnType<typeof banksAndBranches>>;
+export type AuditRow = Awaited<ReturnType<typeof auditLog>>[number];
+
+export const merchantsOverview = (db: Queryable) => store.listMerchants(db, store.CONSOLE_LIST_ROWS_MAX);
+
+/** A merchant and its payout settings in both environments, or null when there is no such merchant. */
+export async function merchantPayoutControls(db: Db, merchantId: string) {
+  const merchant = await store.findMerchant(db, merchantId);
+  if (!merchant) return null;
+  const settings = await db.transaction(async (tx) => ({ test: await payoutStore.settingsFor(tx, merchant.id, 'test'), live: await payoutStore.settingsFor(tx, merchant.id, 'live') }));
+  return { merchant, settings };
+}
+
+/** The teller's lookup: the slip by its reference (as typed: trimmed, upper-cased), and the branches to record it at when it can be recorded. */
+export async function tellerSlip(db: Queryable, reference: string) {
+  const slip = reference ? await checkoutStore.findSlipByReference(db, reference.trim().toUpperCase()) : null;
+  const view = slip ? await toSlipResponse(db, slip, false) : null;
+  const branches = view?.can_record ? await store.listActiveBranchOptions(db) : [];
+  return { view, branches };
+}
+
+export const livePayouts = (db: Queryable) => store.listLivePayouts(db, store.CONSOLE_LIST_ROWS_MAX);
+
+export async function banksAndBranches(db: Queryable) {
+  const banks = await store.listBanks(db);
+  const branches = await store.listBranches(db);
+  return { banks, branches };
+}
+
+export const auditLog = (db: Queryable) => listAudit(db, { merchantId: null, limit: store.CONSOLE_LIST_ROWS_MAX });
