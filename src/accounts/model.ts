@@ -1,5 +1,6 @@
-export type Environment = 'test' | 'live';
-export const ENVIRONMENTS: readonly Environment[] = ['test', 'live'];
+import type { Environment } from '../lib/environment.ts';
+
+export { ENVIRONMENTS, type Environment } from '../lib/environment.ts';
 
 export type Role = 'owner' | 'admin' | 'developer' | 'approver' | 'viewer';
 

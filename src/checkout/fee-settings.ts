@@ -2,13 +2,14 @@
 import { audit, type Actor } from '../audit/log.ts';
 import type { Environment } from '../accounts/model.ts';
 import type { Db } from '../db/index.ts';
-import { RAILS, type Bearer, type Rail } from './fees.ts';
+import { railIds, type Rail } from '../rails/registry.ts';
+import type { Bearer } from './fees.ts';
 import { feeSchedule } from './payer-service.ts';
 
 export async function setFeeBearers(db: Db, actor: Actor, merchantId: string, environment: Environment, bearers: Partial<Record<Rail, Bearer>>) {
   return db.transaction(async (tx) => {
     const before = await feeSchedule(tx, merchantId, environment);
-    for (const rail of RAILS) {
+    for (const rail of railIds()) {
       const bearer = bearers[rail];
       if (!bearer) continue;
       const fee = before[rail];

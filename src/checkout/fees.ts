@@ -1,23 +1,13 @@
 // Checkout fees: a per-rail schedule per merchant and environment, each with a bearer (DESIGN §3).
 // Integer pesewas only; percentages are basis points; rounding half up to the pesewa.
 
-export const RAILS = ['momo', 'card', 'bank_transfer', 'cash'] as const;
-export type Rail = (typeof RAILS)[number];
-export type Bearer = 'payer' | 'merchant';
+import { railDescriptors, type Bearer, type Rail, type RailFee } from '../rails/registry.ts';
 
-export interface RailFee {
-  bearer: Bearer;
-  percentBps: number;
-  flatMinor: number;
-  capMinor: number | null;
-}
+export type { Bearer, RailFee };
 
-export const DEFAULT_FEES: Record<Rail, RailFee> = {
-  momo: { bearer: 'payer', percentBps: 150, flatMinor: 0, capMinor: null },
-  card: { bearer: 'merchant', percentBps: 250, flatMinor: 0, capMinor: null },
-  bank_transfer: { bearer: 'merchant', percentBps: 100, flatMinor: 0, capMinor: 1_000 },
-  cash: { bearer: 'payer', percentBps: 0, flatMinor: 200, capMinor: null },
-};
+/** Each rail's default fee (its descriptor's), before a merchant's schedule overrides it. */
+export const defaultFees = (): Record<Rail, RailFee> =>
+  Object.fromEntries(railDescriptors().map((descriptor) => [descriptor.id, { ...descriptor.defaultFee }])) as Record<Rail, RailFee>;
 
 export function feeMinor(baseMinor: number, fee: RailFee): number {
   if (!Number.isSafeInteger(baseMinor) || baseMinor < 0) throw new Error(`fee of a bad base ${baseMinor}`);

@@ -75,7 +75,7 @@ export interface AttemptRow {
   session_id: string;
   merchant_id: string;
   environment: 'test' | 'live';
-  rail: 'momo' | 'card' | 'bank_transfer' | 'cash';
+  rail: import('../rails/registry.ts').Rail;
   provider: string;
   provider_reference: string;
   operator: 'mtn' | 'telecel' | 'at' | null;

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { DateTime } from '../http/schemas.ts';
+import { railList } from '../rails/registry.ts';
 
 const Choice = Type.Object({ value: Type.String(), label: Type.String() });
 const BranchOption = Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String(), code: Type.String() });
@@ -57,7 +58,7 @@ export const CheckoutQuote = Type.Object(
 
 export const AttemptBody = Type.Object(
   {
-    rail: Type.String({ maxLength: 32, description: 'momo, card, bank_transfer or cash' }),
+    rail: Type.String({ maxLength: 32, description: railList() }),
     amount_minor: Type.Integer({ minimum: 1, description: 'The quoted total for the rail.' }),
     operator: Type.Optional(Type.String({ maxLength: 16, description: 'mtn, telecel or at (momo)' })),
     phone: Type.Optional(Type.String({ maxLength: 32, description: 'Ghana mobile number, local or +233 form (momo)' })),

@@ -3,10 +3,11 @@ import type { ApiPrincipal, Environment } from '../accounts/model.ts';
 import { audit, type Actor } from '../audit/log.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import { AppError, errors } from '../http/errors.ts';
-import { checkPhoneForNetwork, MOMO_NETWORKS, NETWORK_LABELS, phoneLast4, type MomoNetwork } from '../lib/ghana.ts';
+import { checkPhoneForNetwork, MOMO_NETWORKS, NETWORK_LABELS, type MomoNetwork } from '../lib/ghana.ts';
 import { newId, randomToken } from '../lib/ids.ts';
 import { railFor, RailUnavailableError, VerificationRefusedError, type AttemptForRail, type CollectionRail, type ProviderOutcome } from '../rails/index.ts';
-import { DEFAULT_FEES, RAILS, quoteRail, type Rail, type RailFee, type RailQuote } from './fees.ts';
+import { findRail, railDescriptor, railDescriptors, railIds, type Rail } from '../rails/registry.ts';
+import { defaultFees, quoteRail, type RailFee, type RailQuote } from './fees.ts';
 import { applyOutcome, moveAttempt, moveSession, type OutcomeContext } from './payments.ts';
 import type { AttemptRow, SessionRow } from './model.ts';
 import * as store from './store.ts';
@@ -28,11 +29,11 @@ const isPastExpiry = (session: Pick<SessionRow, 'expires_at'>) => session.expire
 export const effectiveStatus = (session: SessionRow) => (session.status === 'open' && isPastExpiry(session) ? 'expired' : session.status);
 
 export function allowedRails(environment: Environment, liveRails: PayerContext['liveRails']): Rail[] {
-  return RAILS.filter((rail) => railFor(environment, rail, liveRails) !== null);
+  return railIds().filter((rail) => railFor(environment, rail, liveRails) !== null);
 }
 
 export async function feeSchedule(db: Queryable, merchantId: string, environment: Environment): Promise<Record<Rail, RailFee>> {
-  const schedule = { ...DEFAULT_FEES };
+  const schedule = defaultFees();
   for (const row of await store.findFeeOverrides(db, merchantId, environment)) {
     schedule[row.rail as Rail] = { bearer: row.bearer, percentBps: row.percent_bps, flatMinor: row.flat_minor, capMinor: row.cap_minor };
   }
@@ -57,14 +58,9 @@ export async function getOptions(db: Queryable) {
     if (row.branch_id) bank.branches.push({ id: row.branch_id, name: row.branch_name!, code: row.branch_code! });
   }
   return {
-    payment_methods: [
-      { value: 'momo', label: 'Mobile Money' },
-      { value: 'card', label: 'Card' },
-      { value: 'bank_transfer', label: 'Bank transfer' },
-      { value: 'cash', label: 'Cash at a bank branch' },
-    ],
+    payment_methods: railDescriptors().map((rail) => ({ value: rail.id, label: rail.labels.payer })),
     mobile_money_operators: MOMO_NETWORKS.map((value) => ({ value, label: NETWORK_LABELS[value] })),
-    branch_payment_methods: [{ value: 'cash', label: 'Cash deposit' }],
+    branch_payment_methods: railDescriptors().flatMap((rail) => (rail.labels.branch ? [{ value: rail.id, label: rail.labels.branch }] : [])),
     banks: [...banks.values()].filter((bank) => bank.branches.length > 0),
   };
 }
@@ -142,38 +138,9 @@ const attemptCore = (attempt: AttemptRow) => ({
 export function toAttemptInitiation(attempt: AttemptRow, replayed: boolean) {
   return {
     ...attemptCore(attempt),
-    instructions: instructionsOf(attempt),
+    instructions: railDescriptor(attempt.rail).instructions(attempt),
     replayed,
   };
-}
-
-function instructionsOf(attempt: AttemptRow): Record<string, unknown> {
-  const base = { rail: attempt.rail, amount_minor: attempt.amount_charged_minor, currency: attempt.currency };
-  switch (attempt.rail) {
-    case 'momo':
-      return {
-        mode: attempt.verification_required ? 'verification_code' : 'mobile_money_prompt',
-        ...base,
-        operator: attempt.operator,
-        phone_last4: attempt.phone ? phoneLast4(attempt.phone) : null,
-        ...attempt.instructions,
-      };
-    case 'card':
-      return { mode: attempt.environment === 'test' ? 'test_simulation' : 'card_network_hosted_session', ...base, ...attempt.instructions };
-    case 'bank_transfer':
-      return {
-        mode: 'bank_transfer',
-        ...base,
-        bank_name: 'Sika Collections (GCB Bank)',
-        account_name: 'Sika Collections',
-        account_number: attempt.environment === 'test' ? '0000000000000' : null,
-        reference: attempt.provider_reference,
-        note: 'Quote the reference exactly so the transfer is matched to this payment.',
-        ...attempt.instructions,
-      };
-    case 'cash':
-      return { mode: 'cash_deposit', ...base, ...attempt.instructions };
-  }
 }
 
 export async function toAttemptStatus(db: Queryable, attempt: AttemptRow, refreshed: boolean) {
@@ -214,10 +181,8 @@ interface CheckedAttempt {
 }
 
 function checkAttemptInput(input: AttemptInput): CheckedAttempt {
-  if (!(RAILS as readonly string[]).includes(input.rail)) {
-    throw errors.invalidArgument(`rail must be one of ${RAILS.join(', ')}.`, [{ field: 'rail', message: 'is not a payment method' }]);
-  }
-  const rail = input.rail as Rail;
+  const rail = findRail(input.rail)?.id;
+  if (!rail) throw errors.invalidArgument(`rail must be one of ${railIds().join(', ')}.`, [{ field: 'rail', message: 'is not a payment method' }]);
   const accountName = input.account_name?.trim() || null;
   if (rail !== 'momo') return { rail, operator: null, phone: null, accountName };
   if (!input.operator || !(MOMO_NETWORKS as readonly string[]).includes(input.operator)) {

@@ -1,9 +1,9 @@
 // One interface for every collection rail and provider. The Test-mode simulator is one adapter; Live
 // providers (MTN MoMo Open API, GhIPSS, card acquirers) plug in here. Adapters are called outside any
 // database transaction: the caller records the intent, commits, calls, then records the result.
-import type { Environment } from '../accounts/model.ts';
-import type { Rail } from '../checkout/fees.ts';
+import type { Environment } from '../lib/environment.ts';
 import type { MomoNetwork } from '../lib/ghana.ts';
+import type { Rail } from './registry.ts';
 
 export interface AttemptForRail {
   reference: string;

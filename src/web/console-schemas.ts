@@ -8,9 +8,9 @@ import { Type, type TProperties, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { INVITABLE_ROLES } from '../accounts/service.ts';
 import { CODE_FIELD_LENGTH_MAX } from './account-schemas.ts';
-import { RAILS } from '../checkout/fees.ts';
 import { INVOICE_REF_LENGTH_MAX } from '../checkout/model.ts';
 import { ACCOUNT_NAME_LENGTH_MAX, NOTES_LENGTH_MAX } from '../payouts/model.ts';
+import { railIds } from '../rails/registry.ts';
 
 /** Fastify's default maxParamLength: a longer path parameter is refused by the router (414) anyway. */
 export const CONSOLE_ID_LENGTH_MAX = 100;
@@ -111,7 +111,7 @@ export const dashboardSchemas = {
   replayEvent: post(form({ endpoint_id: text(CONSOLE_ID_LENGTH_MAX) }), { params: IdParams }),
   // Settings
   settings: page(),
-  feeSettings: post(form(Object.fromEntries(RAILS.map((rail) => [`bearer_${rail}`, text(CONSOLE_CHOICE_LENGTH_MAX)])))),
+  feeSettings: post(form(Object.fromEntries(railIds().map((rail) => [`bearer_${rail}`, text(CONSOLE_CHOICE_LENGTH_MAX)])))),
   approvalSetting: post(form({ required: text(CONSOLE_CHOICE_LENGTH_MAX) })),
   inviteUser: post(form({ email: text(EMAIL_LENGTH_MAX), role: text(Math.max(...INVITABLE_ROLES.map((role) => role.length))) })),
 };

@@ -12,7 +12,8 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
 import type { CreatedMerchant } from '../../src/accounts/service.ts';
-import { DEFAULT_FEES, quoteRail, type Rail } from '../../src/checkout/fees.ts';
+import { defaultFees, quoteRail } from '../../src/checkout/fees.ts';
+import type { Rail } from '../../src/rails/registry.ts';
 import { LivePayoutSimulator } from '../../src/rails/payouts.ts';
 import { startTestApp, storageKind, type TestContext } from '../helpers.ts';
 import { flattenFields, formBody, multipartBody, syncCodes, type Json } from '../http.ts';
@@ -754,7 +755,7 @@ describe(`fuzz: requests generated from /openapi.json (${storageKind})`, () => {
   }
 
   /** The total a payer must send for a rail on a session of the pool (the default fee schedule). */
-  const quotedTotal = (sessionId: string, rail: Rail) => quoteRail(pools.sessionAmounts.get(sessionId) ?? 1, DEFAULT_FEES[rail], 'GHS').total_minor;
+  const quotedTotal = (sessionId: string, rail: Rail) => quoteRail(pools.sessionAmounts.get(sessionId) ?? 1, defaultFees()[rail], 'GHS').total_minor;
 
   const ATTEMPT_INPUTS: { rail: Rail; operator?: string; phone?: string }[] = [
     { rail: 'card' },

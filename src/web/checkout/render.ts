@@ -1,10 +1,11 @@
 // The hosted payment page's HTML, rendered on the server for every state of a session: choose a method,
 // enter a Telecel code, wait for a prompt or a transfer, the cash slip, review, success, failure, expiry.
 // The client script (pay.js) only calls the payer API and swaps #view for a fresh render of this page.
-import type { Rail, RailQuote } from '../../checkout/fees.ts';
+import type { RailQuote } from '../../checkout/fees.ts';
 import type { AttemptRow } from '../../checkout/model.ts';
 import { SIMULATION_OUTCOMES } from '../../checkout/payer-schemas.ts';
 import { formatGhs, NETWORK_LABELS, NETWORK_PREFIXES, type MomoNetwork } from '../../lib/ghana.ts';
+import { findRail, railDescriptor, railDescriptors, type Rail, type RailDescriptor } from '../../rails/registry.ts';
 import { html, raw, when, type Html } from '../html.ts';
 import { qrSvg } from './qr.ts';
 
@@ -64,13 +65,6 @@ export interface Assets {
   css: string;
 }
 
-const RAIL_LABELS: Record<Rail, string> = { momo: 'Mobile Money', card: 'Card', bank_transfer: 'Bank transfer', cash: 'Cash at a bank branch' };
-const RAIL_HINTS: Record<Rail, string> = {
-  momo: 'MTN MoMo, Telecel Cash, AT Money',
-  card: 'Debit or credit card',
-  bank_transfer: 'From your bank app or a branch',
-  cash: 'Pay at a bank branch with a slip',
-};
 const OUTCOME_LABELS: Record<(typeof SIMULATION_OUTCOMES)[number], string> = {
   paid: 'Paid',
   failed: 'Failed',
@@ -92,8 +86,12 @@ const accraTime = new Intl.DateTimeFormat('en-GB', { timeZone: 'Africa/Accra', d
 /** Accra is on GMT all year. */
 export const formatAccra = (iso: string | Date) => `${accraTime.format(new Date(iso))} GMT`;
 
-const isRail = (value: string): value is Rail => value in RAIL_LABELS;
-const railLabel = (rail: string) => (isRail(rail) ? RAIL_LABELS[rail] : rail);
+const isRail = (value: string): value is Rail => findRail(value) !== undefined;
+const railLabel = (rail: string) => findRail(rail)?.labels.payer ?? rail;
+/** The button of the chosen rail: its own action, or the amount to pay. */
+const actionOf = (rail: Rail, quote: RailQuote) => railDescriptor(rail).labels.action ?? `Pay ${formatGhs(quote.total_minor)}`;
+/** One part per line, as the page has always been laid out. */
+const lines = (parts: Html[]): Html => raw(parts.map((part) => part.value).join('\n'));
 const networkLabel = (operator: unknown) => (typeof operator === 'string' && operator in NETWORK_LABELS ? NETWORK_LABELS[operator as MomoNetwork] : 'Mobile Money');
 
 const ICONS = {
@@ -154,24 +152,18 @@ ${outcomes.map((o) => html`<button type="submit" name="outcome" value="${o}">${O
 
 function railOption(rail: Rail, quote: RailQuote, checked: boolean): Html {
   const fee = quote.surcharge_minor > 0 ? `incl. ${formatGhs(quote.surcharge_minor)} fee` : 'no fee';
-  const action = rail === 'bank_transfer' ? 'Get bank transfer details' : rail === 'cash' ? 'Get a cash deposit slip' : `Pay ${formatGhs(quote.total_minor)}`;
-  return html`<label class="opt"><input type="radio" name="rail" value="${rail}" data-total="${quote.total_minor}" data-action="${action}"${raw(checked ? ' checked' : '')}>
-<span><span class="name">${RAIL_LABELS[rail]}</span><span class="sub">${RAIL_HINTS[rail]}</span></span>
+  const { labels } = railDescriptor(rail);
+  return html`<label class="opt"><input type="radio" name="rail" value="${rail}" data-total="${quote.total_minor}" data-action="${actionOf(rail, quote)}"${raw(checked ? ' checked' : '')}>
+<span><span class="name">${labels.payer}</span><span class="sub">${labels.hint}</span></span>
 <span class="price"><b class="num">${formatGhs(quote.total_minor)}</b><small>${fee}</small></span></label>`;
 }
 
-function chooseForm(m: PageModel, rails: Rail[], heading: string): Html {
+/** What the payer is told about a rail before continuing with it (its view's panel). */
+function panelBody(m: PageModel, rail: RailDescriptor<Rail>, quote: RailQuote): Html {
   const s = m.session;
-  const first = rails[0];
-  if (!first) return html`<p class="error">No payment method is available for this checkout right now. Please try again later.</p>`;
-  const firstQuote = m.quotes[first]!;
-  const cashQuote = m.quotes.cash;
-  return html`<form id="pay-form" method="post" action="/pay/${s.id}" novalidate data-prefixes="${JSON.stringify(NETWORK_PREFIXES)}" data-labels="${JSON.stringify(NETWORK_LABELS)}">
-<fieldset><legend><h2 id="choose-title" tabindex="-1">${heading}</h2></legend>
-<div class="rails">${rails.map((rail) => railOption(rail, m.quotes[rail]!, rail === first))}</div></fieldset>
-${when(
-  rails.includes('momo'),
-  () => html`<div class="panel" data-panel="momo"${raw(first === 'momo' ? '' : ' hidden')}>
+  switch (rail.payerView) {
+    case 'mobile_money':
+      return html`
 <fieldset><legend>Mobile Money network</legend><div class="nets">
 ${(Object.keys(NETWORK_LABELS) as MomoNetwork[]).map((n) => html`<label class="opt"><input type="radio" name="operator" value="${n}">${NETWORK_LABELS[n]}</label>`)}
 </div></fieldset>
@@ -179,25 +171,46 @@ ${(Object.keys(NETWORK_LABELS) as MomoNetwork[]).map((n) => html`<label class="o
 <input id="phone" name="phone" type="tel" inputmode="tel" autocomplete="tel-national" maxlength="20" placeholder="024 123 4567" aria-describedby="phone-hint phone-msg">
 <p id="phone-hint" class="hint">The wallet that pays. We'll send a payment prompt to this phone.</p>
 <p id="phone-msg" class="msg" aria-live="polite"></p>
-</div>`,
-)}
-${when(
-  rails.includes('card'),
-  () => html`<div class="panel" data-panel="card"${raw(first === 'card' ? '' : ' hidden')}>
-<p>${s.card_collection_mode === 'test_simulation' ? 'Test mode: no card details are collected. After you continue, choose the outcome with the Test buttons.' : 'You will enter your card details on the card network’s secure page.'}</p></div>`,
-)}
-${when(
-  rails.includes('bank_transfer'),
-  () => html`<div class="panel" data-panel="bank_transfer"${raw(first === 'bank_transfer' ? '' : ' hidden')}>
-<p>You will get our account details and a reference to quote. We confirm the payment when your transfer arrives.</p></div>`,
-)}
-${when(
-  rails.includes('cash') && cashQuote,
-  () => html`<div class="panel" data-panel="cash"${raw(first === 'cash' ? '' : ' hidden')}>
-<p>You will get a deposit slip. Take it with ${formatGhs(cashQuote!.total_minor)} in cash to a bank branch before ${formatAccra(s.expires_at)}; the teller records your payment.</p></div>`,
-)}
+`;
+    case 'card':
+      return html`
+<p>${s.card_collection_mode === 'test_simulation' ? 'Test mode: no card details are collected. After you continue, choose the outcome with the Test buttons.' : 'You will enter your card details on the card network’s secure page.'}</p>`;
+    case 'bank_transfer':
+      return html`
+<p>You will get our account details and a reference to quote. We confirm the payment when your transfer arrives.</p>`;
+    case 'cash_slip':
+      return html`
+<p>You will get a deposit slip. Take it with ${formatGhs(quote.total_minor)} in cash to a bank branch before ${formatAccra(s.expires_at)}; the teller records your payment.</p>`;
+    case 'confirmation':
+      return html`
+<p>After you continue, approve the payment of ${formatGhs(quote.total_minor)} with ${rail.labels.payer}. This page shows it as soon as it is confirmed.</p>`;
+  }
+}
+
+/** Every offered rail's panel, in the registry's order; only the first chosen one is shown. */
+function panels(m: PageModel, rails: Rail[], first: Rail): Html {
+  return lines(
+    railDescriptors().map((rail) => {
+      const quote = m.quotes[rail.id];
+      return when(
+        rails.includes(rail.id) && quote,
+        () => html`<div class="panel" data-panel="${rail.id}"${raw(first === rail.id ? '' : ' hidden')}>${panelBody(m, rail, quote!)}</div>`,
+      );
+    }),
+  );
+}
+
+function chooseForm(m: PageModel, rails: Rail[], heading: string): Html {
+  const s = m.session;
+  const first = rails[0];
+  if (!first) return html`<p class="error">No payment method is available for this checkout right now. Please try again later.</p>`;
+  const firstQuote = m.quotes[first]!;
+  return html`<form id="pay-form" method="post" action="/pay/${s.id}" novalidate data-prefixes="${JSON.stringify(NETWORK_PREFIXES)}" data-labels="${JSON.stringify(NETWORK_LABELS)}">
+<fieldset><legend><h2 id="choose-title" tabindex="-1">${heading}</h2></legend>
+<div class="rails">${rails.map((rail) => railOption(rail, m.quotes[rail]!, rail === first))}</div></fieldset>
+${panels(m, rails, first)}
 <p class="error" id="form-error" role="alert" hidden></p>
-<button type="submit" class="block">${firstQuote && (first === 'bank_transfer' ? 'Get bank transfer details' : first === 'cash' ? 'Get a cash deposit slip' : `Pay ${formatGhs(firstQuote.total_minor)}`)}</button>
+<button type="submit" class="block">${firstQuote && actionOf(first, firstQuote)}</button>
 <noscript><p class="error">Turn on JavaScript in your browser to pay on this page.</p></noscript>
 </form>`;
 }
@@ -243,7 +256,8 @@ ${testPanel(m)}</div>`;
 function waitingScreen(m: PageModel): Html {
   const a = m.attempt!;
   const i = m.instructions ?? {};
-  if (a.rail === 'bank_transfer') {
+  const view = findRail(a.rail)?.payerView;
+  if (view === 'bank_transfer') {
     return html`<div class="card screen">${icon('wait')}
 <h2 tabindex="-1">Transfer ${formatGhs(a.amount_charged_minor)} from your bank</h2>
 <p>Use your bank app, internet banking or a branch. Quote the reference exactly so we can match your transfer to this payment.</p>
@@ -257,7 +271,14 @@ ${kv([
 <p class="hint">We confirm the payment here when the transfer arrives. You can keep this page open or come back to this link later.</p>
 ${late}${testPanel(m)}</div>`;
   }
-  if (a.rail === 'card') {
+  if (view === 'confirmation') {
+    const label = railLabel(a.rail);
+    return html`<div class="card screen">${icon('wait')}
+<h2 tabindex="-1">Confirming your ${label} payment</h2>
+<p>We are waiting for ${label} to confirm <strong class="num">${formatGhs(a.amount_charged_minor)}</strong>. This page updates by itself.</p>
+${late}${testPanel(m)}</div>`;
+  }
+  if (view === 'card') {
     return html`<div class="card screen">${icon('wait')}
 <h2 tabindex="-1">${m.test ? 'Test card payment' : 'Confirming your card payment'}</h2>
 <p>${m.test ? html`A card payment of <strong class="num">${formatGhs(a.amount_charged_minor)}</strong> has started. No card details are collected in Test mode: choose its outcome with the Test buttons below.` : html`We are waiting for your card network to confirm <strong class="num">${formatGhs(a.amount_charged_minor)}</strong>. This page updates by itself.`}</p>
@@ -329,7 +350,7 @@ function returnLink(m: PageModel, primary: boolean): Html {
 function successScreen(m: PageModel): Html {
   const a = m.attempt;
   const i = m.instructions ?? {};
-  const method = a ? (a.rail === 'momo' ? `${networkLabel(a.operator)}${i.phone_last4 ? ` ending ${i.phone_last4}` : ''}` : railLabel(a.rail)) : null;
+  const method = a ? (findRail(a.rail)?.payerView === 'mobile_money' ? `${networkLabel(a.operator)}${i.phone_last4 ? ` ending ${i.phone_last4}` : ''}` : railLabel(a.rail)) : null;
   return html`<div class="card screen">${icon('ok')}
 <h2 tabindex="-1">Payment successful</h2>
 <p>You paid <strong class="num">${formatGhs(a ? a.amount_charged_minor : m.session.amount_minor)}</strong> to <strong>${m.session.merchant_name}</strong>.</p>

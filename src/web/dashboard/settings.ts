@@ -3,9 +3,10 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { setSecondFactorRequired } from '../../accounts/console-accounts.ts';
 import { INVITABLE_ROLES, inviteUser, setPayoutApprovalRequired } from '../../accounts/service.ts';
 import { setFeeBearers } from '../../checkout/fee-settings.ts';
-import { RAILS, type Bearer, type Rail } from '../../checkout/fees.ts';
+import type { Bearer } from '../../checkout/fees.ts';
 import { feeSchedule } from '../../checkout/payer-service.ts';
 import type { AppDeps } from '../../http/deps.ts';
+import { railDescriptors, railIds, type Rail } from '../../rails/registry.ts';
 import { toAppError } from '../../http/error-handler.ts';
 import type { WebSession } from '../auth.ts';
 import { accountSchemas } from '../account-schemas.ts';
@@ -17,7 +18,6 @@ import { csrfField, page, statusBadge, when_ } from '../layout.ts';
 type Flash = { message: string; error?: boolean } | null;
 const ROLES = INVITABLE_ROLES;
 const userActor = (session: WebSession) => ({ type: 'user' as const, id: session.userId!, email: session.email });
-const RAIL_LABELS: Record<Rail, string> = { momo: 'Mobile Money', card: 'Card', bank_transfer: 'Bank transfer', cash: 'Cash at a branch' };
 
 export async function settingsPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
@@ -35,10 +35,10 @@ export async function settingsPages(app: FastifyInstance, deps: AppDeps): Promis
 <form method="post" action="/dashboard/settings/fees" class="card">${csrfField(session)}<h2 style="margin-top:0">Who pays the checkout fee (${session.environment})</h2>
 <p class="muted">Payer: the fee is added to what the payer pays. Merchant: the fee is taken from the payment.</p>
 <div class="table-wrap"><table><thead><tr><th>Method</th><th>Fee</th><th>Paid by</th></tr></thead><tbody>
-${RAILS.map((rail) => {
+${railDescriptors().map(({ id: rail, labels }) => {
   const fee = schedule[rail];
   const describe = `${fee.percentBps ? `${fee.percentBps / 100}%` : ''}${fee.flatMinor ? `${fee.percentBps ? ' + ' : ''}GHS ${(fee.flatMinor / 100).toFixed(2)}` : ''}${fee.capMinor !== null ? ` (max GHS ${(fee.capMinor / 100).toFixed(2)})` : ''}`;
-  return html`<tr><td>${RAIL_LABELS[rail]}</td><td>${describe}</td><td><label class="muted" for="bearer-${rail}" style="font-weight:400;margin:0">Bearer for ${RAIL_LABELS[rail]}</label>
+  return html`<tr><td>${labels.dashboard}</td><td>${describe}</td><td><label class="muted" for="bearer-${rail}" style="font-weight:400;margin:0">Bearer for ${labels.dashboard}</label>
   <select id="bearer-${rail}" name="bearer_${rail}"${raw(owner ? '' : ' disabled')}><option value="payer"${raw(fee.bearer === 'payer' ? ' selected' : '')}>Payer</option><option value="merchant"${raw(fee.bearer === 'merchant' ? ' selected' : '')}>Merchant</option></select></td></tr>`;
 })}</tbody></table></div>${owner ? html`<p><button type="submit">Save fee settings</button></p>` : html`<p class="muted">Only the owner can change settings.</p>`}</form>
 <form method="post" action="/dashboard/settings/approval" class="card">${csrfField(session)}<h2 style="margin-top:0">Payout approval</h2>
@@ -59,7 +59,7 @@ ${owner ? html`<form method="post" action="/dashboard/users" class="row" style="
     const session = sessionOf(request);
     if (session.role !== 'owner') return settingsPage(reply, session, { message: 'Only the owner can change settings.', error: true }, 403);
     const bearers: Partial<Record<Rail, Bearer>> = {};
-    for (const rail of RAILS) {
+    for (const rail of railIds()) {
       const bearer = formValue(request, `bearer_${rail}`);
       if (bearer === 'payer' || bearer === 'merchant') bearers[rail] = bearer;
     }
