@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import argon2 from 'argon2';
 import { audit, type Actor } from '../audit/log.ts';
-import { DbError, type Db } from '../db/index.ts';
+import { DbError, type Db, type Queryable } from '../db/index.ts';
 import { targetUrlProblem, type Resolver, type TargetPolicy } from '../events/ssrf.ts';
 import { AppError } from '../http/errors.ts';
 import { newUuid } from '../lib/ids.ts';
@@ -136,3 +136,8 @@ export async function setPayoutApprovalRequired(db: Db, actor: Actor, merchantId
     await audit(tx, { actor, merchantId, action: 'payout_approval.update', objectType: 'merchant', objectId: merchantId, before: before[0] ?? null, after: { payout_approval_required: required } });
   });
 }
+
+/** Whether Live payouts need approval and whether approvers and key managers need a second factor; null for an unknown merchant. */
+export const merchantRules = (db: Queryable, merchantId: string) => store.findMerchantRules(db, merchantId);
+
+export const listUsers = (db: Queryable, merchantId: string) => store.listUsers(db, merchantId);

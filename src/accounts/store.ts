@@ -133,3 +133,19 @@ export async function findEndpoint(db: Queryable, merchantId: string, environmen
 export const setEndpointStatus = (db: Queryable, id: string, status: 'active' | 'disabled', reason: string | null) =>
   // Enabled again: it starts with a clean record (failing_since: see events/store.noteEndpointFailure).
   db.query("UPDATE webhook_endpoints SET status = $2, disabled_reason = $3, failing_since = CASE WHEN $2 = 'active' THEN NULL ELSE failing_since END, updated_at = now() WHERE id = $1", [id, status, reason]);
+
+/** The merchant's account-wide rules (the dashboard's Settings page). */
+export async function findMerchantRules(db: Queryable, merchantId: string) {
+  const rows = await db.query<{ payout_approval_required: boolean; second_factor_required: boolean }>(
+    'SELECT payout_approval_required, second_factor_required FROM merchants WHERE id = $1',
+    [merchantId],
+  );
+  return rows[0] ?? null;
+}
+
+/** The merchant's users, the first created first. */
+export const listUsers = (db: Queryable, merchantId: string) =>
+  db.query<{ id: string; email: string; role: string; active: boolean; created_at: Date }>(
+    'SELECT id, email, role, active, created_at FROM users WHERE merchant_id = $1 ORDER BY created_at',
+    [merchantId],
+  );

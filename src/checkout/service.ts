@@ -10,6 +10,9 @@ import {
   type SessionRow,
 } from './model.ts';
 import * as store from './store.ts';
+import * as invoicingStore from '../invoicing/store.ts';
+import { listEventsForObject } from '../events/outbox.ts';
+import type { Environment } from '../accounts/model.ts';
 
 export interface CreateSessionInput {
   amount_minor: number;
@@ -87,4 +90,26 @@ export async function getSession(db: Queryable, principal: ApiPrincipal, id: str
   const session = await store.findSession(db, principal.merchantId, principal.environment, id);
   if (!session) throw errors.notFound('Checkout session');
   return session;
+}
+
+// ---- what the dashboard shows ----
+
+/** One page (from 1) of a merchant's sessions matching the filter, and how many match in all. */
+export async function listSessionsPage(db: Queryable, filter: store.SessionListFilter, page: number, pageSize: number) {
+  const [rows, total] = await Promise.all([store.listSessions(db, filter, pageSize, (page - 1) * pageSize), store.countSessions(db, filter)]);
+  return { rows, total };
+}
+
+export const recentSessions = (db: Queryable, merchantId: string, environment: Environment, limit: number) => store.listRecentSessions(db, merchantId, environment, limit);
+
+/** A session of the merchant's environment with its attempts, invoice lines and events; null for a foreign or unknown id. */
+export async function sessionDetail(db: Queryable, merchantId: string, environment: Environment, id: string) {
+  const session = await store.findSession(db, merchantId, environment, id);
+  if (!session) return null;
+  const [attempts, lines, events] = await Promise.all([
+    store.listAttempts(db, session.id),
+    invoicingStore.listInvoiceLines(db, session.merchant_id, session.environment, session.invoice_ref),
+    listEventsForObject(db, session.id),
+  ]);
+  return { session, attempts, lines, events };
 }

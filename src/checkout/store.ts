@@ -250,3 +250,45 @@ export async function findPublicSessionWithLines(
   );
   return rows[0] ?? null;
 }
+
+export interface SessionListFilter {
+  merchantId: string;
+  environment: string;
+  status: string | null;
+  invoiceRef: string | null;
+  /** Dates (YYYY-MM-DD): created on or after `from`, on or before `to`. */
+  from: string | null;
+  to: string | null;
+}
+
+export interface SessionListRow {
+  id: string;
+  status: string;
+  amount_minor: number;
+  invoice_ref: string;
+  description: string | null;
+  created_at: Date;
+}
+
+const SESSION_LIST_WHERE = `merchant_id = $1 AND environment = $2 AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR invoice_ref = $4)
+      AND ($5::date IS NULL OR created_at >= $5::date) AND ($6::date IS NULL OR created_at < $6::date + 1)`;
+const sessionListParams = (f: SessionListFilter) => [f.merchantId, f.environment, f.status, f.invoiceRef, f.from, f.to];
+
+/** One page of a merchant's sessions, newest first (the dashboard's list with its filters). */
+export const listSessions = (db: Queryable, filter: SessionListFilter, limit: number, offset: number) =>
+  db.query<SessionListRow>(
+    `SELECT id, status, amount_minor, invoice_ref, description, created_at FROM checkout_sessions WHERE ${SESSION_LIST_WHERE} ORDER BY created_at DESC, id DESC LIMIT $8 OFFSET $7`,
+    [...sessionListParams(filter), offset, limit],
+  );
+
+export async function countSessions(db: Queryable, filter: SessionListFilter): Promise<number> {
+  const rows = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM checkout_sessions WHERE ${SESSION_LIST_WHERE}`, sessionListParams(filter));
+  return rows[0]?.n ?? 0;
+}
+
+/** The most recently changed sessions of a merchant's environment. */
+export const listRecentSessions = (db: Queryable, merchantId: string, environment: string, limit: number) =>
+  db.query<{ id: string; status: string; amount_minor: number; invoice_ref: string; updated_at: Date }>(
+    'SELECT id, status, amount_minor, invoice_ref, updated_at FROM checkout_sessions WHERE merchant_id = $1 AND environment = $2 ORDER BY updated_at DESC LIMIT $3',
+    [merchantId, environment, limit],
+  );

@@ -212,3 +212,8 @@ export const endpointDeliveries = (db: Queryable, endpointId: string, limit: num
 
 export const failedEventIdsForEndpoint = (db: Queryable, endpointId: string) =>
   db.query<{ event_id: string }>(`SELECT event_id FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'failed'`, [endpointId]);
+
+export async function eventBelongsTo(db: Queryable, eventId: string, merchantId: string, environment: string): Promise<boolean> {
+  const rows = await db.query('SELECT 1 FROM events WHERE id = $1 AND merchant_id = $2 AND environment = $3', [eventId, merchantId, environment]);
+  return rows.length > 0;
+}

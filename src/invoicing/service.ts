@@ -160,3 +160,6 @@ export async function listRevenueLines(db: Queryable, principal: ApiPrincipal, i
   ]);
   return { lines, counts };
 }
+
+/** Every revenue line of a merchant's environment, inactive ones included (the dashboard's list). */
+export const allRevenueLines = (db: Queryable, merchantId: string, environment: string) => store.listRevenueLines(db, merchantId, environment, true);

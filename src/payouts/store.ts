@@ -441,3 +441,10 @@ export async function findEvidence(db: Queryable, payoutId: string, evidenceId: 
   );
   return rows[0] ?? null;
 }
+
+/** The most recently changed payouts of a merchant's environment. */
+export const listRecentPayouts = (db: Queryable, merchantId: string, environment: Environment, limit: number) =>
+  db.query<{ id: string; reference: string; status: string; amount_minor: number; updated_at: Date }>(
+    'SELECT id, reference, status, amount_minor, updated_at FROM payouts WHERE merchant_id = $1 AND environment = $2 ORDER BY updated_at DESC LIMIT $3',
+    [merchantId, environment, limit],
+  );

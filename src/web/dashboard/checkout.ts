@@ -1,10 +1,9 @@
 // Dashboard: checkout sessions (filters, paging), session detail (attempts, invoice lines, events), revenue lines.
 import type { FastifyInstance } from 'fastify';
-import { listAttempts } from '../../checkout/store.ts';
 import { SESSION_STATUSES } from '../../checkout/model.ts';
-import { listEventsForObject } from '../../events/outbox.ts';
+import { listSessionsPage, sessionDetail } from '../../checkout/service.ts';
 import type { AppDeps } from '../../http/deps.ts';
-import { listInvoiceLines, listRevenueLines } from '../../invoicing/store.ts';
+import { allRevenueLines } from '../../invoicing/service.ts';
 import { sendPage, sessionOf } from '../console.ts';
 import { dashboardSchemas } from '../console-schemas.ts';
 import { html, raw } from '../html.ts';
@@ -33,17 +32,8 @@ export async function checkoutPages(app: FastifyInstance, deps: AppDeps): Promis
     const from = validDate(q.from);
     const to = validDate(q.to);
     const pageNumber = Math.max(1, Math.min(10_000, Number.parseInt(q.page ?? '1', 10) || 1));
-    const params = [session.merchantId, session.environment, status, invoiceRef, from, to];
-    const where = `merchant_id = $1 AND environment = $2 AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR invoice_ref = $4)
-      AND ($5::date IS NULL OR created_at >= $5::date) AND ($6::date IS NULL OR created_at < $6::date + 1)`;
-    const [rows, count] = await Promise.all([
-      db.query<{ id: string; status: string; amount_minor: number; invoice_ref: string; description: string | null; created_at: Date }>(
-        `SELECT id, status, amount_minor, invoice_ref, description, created_at FROM checkout_sessions WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${PAGE_SIZE} OFFSET $7`,
-        [...params, (pageNumber - 1) * PAGE_SIZE],
-      ),
-      db.query<{ n: number }>(`SELECT count(*)::int AS n FROM checkout_sessions WHERE ${where}`, params),
-    ]);
-    const total = count[0]?.n ?? 0;
+    const filter = { merchantId: session.merchantId!, environment: session.environment, status, invoiceRef, from, to };
+    const { rows, total } = await listSessionsPage(db, filter, pageNumber, PAGE_SIZE);
     const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
     const link = (n: number) => {
       const search = new URLSearchParams();
@@ -80,13 +70,9 @@ ${rows.length === 0 ? html`<tr><td colspan="5" class="muted">No sessions match.<
 
   app.get<{ Params: { id: string } }>('/dashboard/sessions/:id', { schema: { hide: true, ...dashboardSchemas.session } }, async (request, reply) => {
     const session = sessionOf(request);
-    const rows = await db.query<{ id: string; status: string; amount_minor: number; currency: string; invoice_ref: string; description: string | null; customer_name: string | null; customer_email: string | null; expires_at: Date; created_at: Date; finalized_at: Date | null; environment: 'test' | 'live'; merchant_id: string }>(
-      'SELECT id, status, amount_minor, currency, invoice_ref, description, customer_name, customer_email, expires_at, created_at, finalized_at, environment, merchant_id FROM checkout_sessions WHERE id = $1 AND merchant_id = $2 AND environment = $3',
-      [request.params.id, session.merchantId, session.environment],
-    );
-    const s = rows[0];
-    if (!s) return sendPage(reply, page({ title: 'Not found', session, kind: 'merchant', active: 'checkout', body: html`<h1>Session not found</h1><p>It may belong to the other environment: use the Test/Live switch.</p>` }), 404);
-    const [attempts, lines, eventRows] = await Promise.all([listAttempts(db, s.id), listInvoiceLines(db, s.merchant_id, s.environment, s.invoice_ref), listEventsForObject(db, s.id)]);
+    const detail = await sessionDetail(db, session.merchantId!, session.environment, request.params.id);
+    if (!detail) return sendPage(reply, page({ title: 'Not found', session, kind: 'merchant', active: 'checkout', body: html`<h1>Session not found</h1><p>It may belong to the other environment: use the Test/Live switch.</p>` }), 404);
+    const { session: s, attempts, lines, events: eventRows } = detail;
     return sendPage(
       reply,
       page({
@@ -113,7 +99,7 @@ ${eventRows.length === 0 ? html`<tr><td colspan="3" class="muted">No events yet.
 
   app.get('/dashboard/revenue-lines', { schema: { hide: true, ...dashboardSchemas.revenueLines } }, async (request, reply) => {
     const session = sessionOf(request);
-    const lines = await listRevenueLines(db, session.merchantId!, session.environment, true);
+    const lines = await allRevenueLines(db, session.merchantId!, session.environment);
     return sendPage(
       reply,
       page({

@@ -1,12 +1,9 @@
 // Dashboard: developers (integrations, API keys, webhook endpoints, delivery log, replay).
 import type { FastifyInstance } from 'fastify';
-import { issueApiKey } from '../../accounts/api-keys.ts';
-import { newWebhookSecret, webhookUrlProblem } from '../../accounts/service.ts';
-import * as accounts from '../../accounts/store.ts';
-import { rotateWebhookSecret } from '../../accounts/webhook-endpoints.ts';
-import * as events from '../../events/store.ts';
+import * as accounts from '../../accounts/integrations.ts';
+import { webhookUrlProblem } from '../../accounts/service.ts';
+import * as events from '../../events/replay.ts';
 import type { AppDeps } from '../../http/deps.ts';
-import { newUuid } from '../../lib/ids.ts';
 import { formValue, sendPage, sessionOf } from '../console.ts';
 import { dashboardSchemas } from '../console-schemas.ts';
 import { html, raw, when, type Html } from '../html.ts';
@@ -74,7 +71,7 @@ ${when(canManageKeys(session) && activeKeys.length > 0, () => html`<form method=
     const integrationId = formValue(request, 'integration_id');
     const integrations = await accounts.listIntegrations(db, session.merchantId!, session.environment);
     if (!integrations.some((i) => i.id === integrationId)) return sendPage(reply, await render(session, { flash: { message: 'Choose one of your integrations.', error: true } }), 400);
-    const key = await db.transaction((tx) => issueApiKey(tx, { merchantId: session.merchantId!, integrationId, environment: session.environment, createdByUserId: session.userId }));
+    const key = await accounts.issueKey(db, { merchantId: session.merchantId!, integrationId, environment: session.environment, createdByUserId: session.userId });
     const secret = html`<div class="card" role="alert"><h2>Your new API key</h2><p>Copy it now: it is shown <strong>once</strong> and Sika keeps only its hash.</p>
       <p class="secret" id="new-api-key">${key.key}</p></div>`;
     return sendPage(reply, await render(session, { secret, flash: { message: `API key ${key.prefix}… created.` } }));
@@ -84,7 +81,7 @@ ${when(canManageKeys(session) && activeKeys.length > 0, () => html`<form method=
     const session = sessionOf(request);
     if (!canManageKeys(session)) return sendPage(reply, await render(session, { flash: { message: 'Your role cannot revoke API keys.', error: true } }), 403);
     // Only a key of the environment in view: like every other id here, the other environment's keys are not found.
-    const revoked = await accounts.revokeApiKey(db, request.params.id, session.merchantId!, session.environment);
+    const revoked = await accounts.revokeKey(db, request.params.id, session.merchantId!, session.environment);
     if (revoked[0]) deps.authenticator.forget(revoked[0].prefix);
     return sendPage(reply, await render(session, { flash: revoked[0] ? { message: `API key ${revoked[0].prefix}… revoked: it stops working at once.` } : { message: 'That key was not found or is already revoked.', error: true } }));
   });
@@ -97,8 +94,7 @@ ${when(canManageKeys(session) && activeKeys.length > 0, () => html`<form method=
     const keys = await accounts.listApiKeys(db, session.merchantId!, session.environment);
     const key = keys.find((k) => k.id === formValue(request, 'api_key_id') && !k.revoked_at);
     if (problem || !key) return sendPage(reply, await render(session, { flash: { message: problem ? `The URL ${problem}.` : 'Choose an active API key to pair with.', error: true } }), 400);
-    const secret = newWebhookSecret();
-    await db.transaction((tx) => accounts.insertWebhookEndpoint(tx, { id: newUuid(), merchantId: session.merchantId!, environment: session.environment, apiKeyId: key.id, url, secret }));
+    const secret = await accounts.addEndpoint(db, { merchantId: session.merchantId!, environment: session.environment, apiKeyId: key.id, url });
     const shown = html`<div class="card" role="alert"><h2>Signing secret</h2><p>Verify every webhook with this secret (Standard Webhooks). It is shown once here.</p><p class="secret">${secret}</p></div>`;
     return sendPage(reply, await render(session, { secret: shown, flash: { message: 'Endpoint added.' } }));
   });
@@ -109,7 +105,7 @@ ${when(canManageKeys(session) && activeKeys.length > 0, () => html`<form method=
     const action = request.params.action;
     if (!endpoint || !canManageKeys(session)) return sendPage(reply, await render(session, { flash: { message: 'Endpoint not found.', error: true } }), 404);
     if (action === 'rotate') {
-      const rotated = await db.transaction((tx) => rotateWebhookSecret(tx, endpoint.id, undefined, session.merchantId));
+      const rotated = await accounts.rotateEndpointSecret(db, endpoint.id, session.merchantId!);
       const shown = html`<div class="card" role="alert"><h2>New signing secret</h2><p>Both secrets sign deliveries until ${when_(new Date(rotated.previous_secret_expires_at))}; switch your receiver before then.</p><p class="secret">${rotated.secret}</p></div>`;
       return sendPage(reply, await render(session, { secret: shown, flash: { message: 'Secret rotated.' } }));
     }
@@ -118,9 +114,8 @@ ${when(canManageKeys(session) && activeKeys.length > 0, () => html`<form method=
       return sendPage(reply, await render(session, { flash: { message: `Endpoint ${action}d.` } }));
     }
     if (action === 'replay-failed') {
-      const failed = await events.failedEventIdsForEndpoint(db, endpoint.id);
-      for (const { event_id } of failed) await db.transaction((tx) => events.replayEvent(tx, event_id));
-      return reply.redirect(`/dashboard/webhooks/${endpoint.id}?replayed=${failed.length}`, 303);
+      const replayed = await events.replayFailedForEndpoint(db, endpoint.id);
+      return reply.redirect(`/dashboard/webhooks/${endpoint.id}?replayed=${replayed}`, 303);
     }
     return sendPage(reply, await render(session, { flash: { message: 'Unknown action.', error: true } }), 404);
   });
@@ -155,10 +150,9 @@ ${deliveries.length === 0 ? html`<tr><td colspan="7" class="muted">No deliveries
 
   app.post<{ Params: { id: string } }>('/dashboard/events/:id/replay', { schema: { hide: true, ...dashboardSchemas.replayEvent } }, async (request, reply) => {
     const session = sessionOf(request);
-    const owned = await db.query('SELECT 1 FROM events WHERE id = $1 AND merchant_id = $2 AND environment = $3', [request.params.id, session.merchantId, session.environment]);
     const endpointId = formValue(request, 'endpoint_id');
-    if (owned.length === 0) return sendPage(reply, await render(session, { flash: { message: 'Event not found.', error: true } }), 404);
-    await db.transaction((tx) => events.replayEvent(tx, request.params.id));
+    const replayed = await events.replayMerchantEvent(db, session.merchantId!, session.environment, request.params.id);
+    if (!replayed) return sendPage(reply, await render(session, { flash: { message: 'Event not found.', error: true } }), 404);
     return reply.redirect(endpointId ? `/dashboard/webhooks/${encodeURIComponent(endpointId)}?replayed=1` : '/dashboard/developers', 303);
   });
 }

@@ -2,7 +2,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../http/deps.ts';
 import { toAppError } from '../../http/error-handler.ts';
+import { recentSessions } from '../../checkout/service.ts';
 import { balance } from '../../ledger/service.ts';
+import { recentPayouts } from '../../payouts/queries.ts';
 import { switchEnvironment } from '../auth.ts';
 import { formValue, registerConsoleAuth, sendPage, sessionOf } from '../console.ts';
 import { dashboardSchemas } from '../console-schemas.ts';
@@ -13,6 +15,9 @@ import { checkoutPages } from './checkout.ts';
 import { developerPages } from './developers.ts';
 import { payoutPages } from './payouts.ts';
 import { settingsPages } from './settings.ts';
+
+/** Rows in each of the home page's recent lists. */
+const RECENT_ROWS = 8;
 
 export async function dashboardRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
@@ -40,14 +45,8 @@ export async function dashboardRoutes(app: FastifyInstance, deps: AppDeps): Prom
     const [test, live, sessions, payouts] = await Promise.all([
       balance(db, merchantId, 'test'),
       balance(db, merchantId, 'live'),
-      db.query<{ id: string; status: string; amount_minor: number; invoice_ref: string; updated_at: Date }>(
-        'SELECT id, status, amount_minor, invoice_ref, updated_at FROM checkout_sessions WHERE merchant_id = $1 AND environment = $2 ORDER BY updated_at DESC LIMIT 8',
-        [merchantId, session.environment],
-      ),
-      db.query<{ id: string; reference: string; status: string; amount_minor: number; updated_at: Date }>(
-        'SELECT id, reference, status, amount_minor, updated_at FROM payouts WHERE merchant_id = $1 AND environment = $2 ORDER BY updated_at DESC LIMIT 8',
-        [merchantId, session.environment],
-      ),
+      recentSessions(db, merchantId, session.environment, RECENT_ROWS),
+      recentPayouts(db, merchantId, session.environment, RECENT_ROWS),
     ]);
     const balanceCard = (label: string, b: typeof test) => html`<section class="card" aria-label="${label} balance"><h2 style="margin-top:0">${label}</h2><div class="grid">
       <div class="stat"><div class="label">Eligible</div><div class="value">${money(b.eligible_minor)}</div></div>

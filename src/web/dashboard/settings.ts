@@ -1,7 +1,7 @@
 // Dashboard: settings (owner: fee bearer per rail, payout approval) and users (owner invites users with a role).
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { setSecondFactorRequired } from '../../accounts/console-accounts.ts';
-import { INVITABLE_ROLES, inviteUser, setPayoutApprovalRequired } from '../../accounts/service.ts';
+import { INVITABLE_ROLES, inviteUser, listUsers, merchantRules, setPayoutApprovalRequired } from '../../accounts/service.ts';
 import { setFeeBearers } from '../../checkout/fee-settings.ts';
 import type { Bearer } from '../../checkout/fees.ts';
 import { feeSchedule } from '../../checkout/payer-service.ts';
@@ -27,8 +27,8 @@ export async function settingsPages(app: FastifyInstance, deps: AppDeps): Promis
   async function settingsPage(reply: FastifyReply, session: WebSession, flash: Flash = null, status = 200, shown: Html | null = null) {
     const [schedule, merchant, users] = await Promise.all([
       feeSchedule(db, session.merchantId!, session.environment),
-      db.query<{ payout_approval_required: boolean; second_factor_required: boolean }>('SELECT payout_approval_required, second_factor_required FROM merchants WHERE id = $1', [session.merchantId]),
-      db.query<{ id: string; email: string; role: string; active: boolean; created_at: Date }>('SELECT id, email, role, active, created_at FROM users WHERE merchant_id = $1 ORDER BY created_at', [session.merchantId]),
+      merchantRules(db, session.merchantId!),
+      listUsers(db, session.merchantId!),
     ]);
     const owner = session.role === 'owner';
     return show(reply, session, 'Settings', html`<h1>Settings</h1>${shown ?? ''}
@@ -42,11 +42,11 @@ ${railDescriptors().map(({ id: rail, labels }) => {
   <select id="bearer-${rail}" name="bearer_${rail}"${raw(owner ? '' : ' disabled')}><option value="payer"${raw(fee.bearer === 'payer' ? ' selected' : '')}>Payer</option><option value="merchant"${raw(fee.bearer === 'merchant' ? ' selected' : '')}>Merchant</option></select></td></tr>`;
 })}</tbody></table></div>${owner ? html`<p><button type="submit">Save fee settings</button></p>` : html`<p class="muted">Only the owner can change settings.</p>`}</form>
 <form method="post" action="/dashboard/settings/approval" class="card">${csrfField(session)}<h2 style="margin-top:0">Payout approval</h2>
-<p>Live payouts ${merchant[0]?.payout_approval_required ? 'need approval by an approver who is not the requester' : 'start processing at once'}.</p>
-${owner ? html`<input type="hidden" name="required" value="${merchant[0]?.payout_approval_required ? 'off' : 'on'}"><button type="submit">${merchant[0]?.payout_approval_required ? 'Stop requiring approval' : 'Require approval (four eyes)'}</button>` : ''}</form>
+<p>Live payouts ${merchant?.payout_approval_required ? 'need approval by an approver who is not the requester' : 'start processing at once'}.</p>
+${owner ? html`<input type="hidden" name="required" value="${merchant?.payout_approval_required ? 'off' : 'on'}"><button type="submit">${merchant?.payout_approval_required ? 'Stop requiring approval' : 'Require approval (four eyes)'}</button>` : ''}</form>
 <form method="post" action="/dashboard/settings/second-factor" class="card" aria-label="Two-factor rule">${csrfField(session)}<h2 style="margin-top:0">Two-factor authentication</h2>
-<p>${merchant[0]?.second_factor_required ? 'Users who approve payouts or manage API keys (owner, admins, developers, approvers) must use a code from an authenticator app; they set it up at their next page.' : 'Each user may turn on a second factor on their Account page; nobody has to.'}</p>
-${owner ? html`<input type="hidden" name="required" value="${merchant[0]?.second_factor_required ? 'off' : 'on'}"><button type="submit">${merchant[0]?.second_factor_required ? 'Stop requiring two-factor' : 'Require two-factor for approvers and key managers'}</button>` : ''}</form>
+<p>${merchant?.second_factor_required ? 'Users who approve payouts or manage API keys (owner, admins, developers, approvers) must use a code from an authenticator app; they set it up at their next page.' : 'Each user may turn on a second factor on their Account page; nobody has to.'}</p>
+${owner ? html`<input type="hidden" name="required" value="${merchant?.second_factor_required ? 'off' : 'on'}"><button type="submit">${merchant?.second_factor_required ? 'Stop requiring two-factor' : 'Require two-factor for approvers and key managers'}</button>` : ''}</form>
 <section class="card" aria-label="Users"><h2 style="margin-top:0">Users</h2><div class="table-wrap"><table><thead><tr><th>Email</th><th>Role</th><th>Status</th><th>Since</th></tr></thead><tbody>
 ${users.map((u) => html`<tr><td>${u.email}</td><td>${u.role}</td><td>${statusBadge(u.active ? 'active' : 'inactive')}</td><td>${when_(u.created_at)}</td></tr>`)}</tbody></table></div>
 ${owner ? html`<form method="post" action="/dashboard/users" class="row" style="margin-top:.8rem">${csrfField(session)}<div><label for="invite-email">Email</label><input id="invite-email" name="email" type="email" required></div>
