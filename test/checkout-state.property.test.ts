@@ -13,7 +13,6 @@ import type { CreatedMerchant } from '../src/accounts/service.ts';
 import {
   ATTEMPT_STATUSES,
   ATTEMPT_TRANSITIONS,
-  IllegalTransitionError,
   SESSION_STATUSES,
   SESSION_TRANSITIONS,
   assertAttemptTransition,
@@ -22,6 +21,7 @@ import {
   type SessionStatus,
 } from '../src/checkout/model.ts';
 import { applyOutcome } from '../src/checkout/payments.ts';
+import { IllegalTransitionError } from '../src/lib/state-machine.ts';
 import { AppError } from '../src/http/errors.ts';
 import { balance, checkInvariants } from '../src/ledger/service.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';

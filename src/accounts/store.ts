@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/index.ts';
-import type { Environment, Role } from './model.ts';
+import { sqlList } from '../lib/state-machine.ts';
+import { webhookEndpointMachine, type Environment, type Role, type WebhookEndpointStatus } from './model.ts';
 
 export interface ApiKeyRow {
   id: string;
@@ -40,11 +41,13 @@ export const insertApiKey = (
     [k.id, k.merchantId, k.integrationId, k.environment, k.prefix, k.keyHash, k.createdByUserId],
   );
 
+const ENDPOINT_INITIAL = webhookEndpointMachine.initialStatus('active');
+
 export const insertWebhookEndpoint = (
   tx: Queryable,
   w: { id: string; merchantId: string; environment: Environment; apiKeyId: string; url: string; secret: string },
 ) =>
-  tx.query('INSERT INTO webhook_endpoints (id, merchant_id, environment, api_key_id, url, secret) VALUES ($1, $2, $3, $4, $5, $6)', [
+  tx.query(`INSERT INTO webhook_endpoints (id, merchant_id, environment, api_key_id, url, secret, status) VALUES ($1, $2, $3, $4, $5, $6, '${ENDPOINT_INITIAL}')`, [
     w.id,
     w.merchantId,
     w.environment,
@@ -130,9 +133,13 @@ export async function findEndpoint(db: Queryable, merchantId: string, environmen
   return rows[0] ?? null;
 }
 
-export const setEndpointStatus = (db: Queryable, id: string, status: 'active' | 'disabled', reason: string | null) =>
+export const setEndpointStatus = (db: Queryable, id: string, status: WebhookEndpointStatus, reason: string | null) =>
   // Enabled again: it starts with a clean record (failing_since: see events/store.noteEndpointFailure).
-  db.query("UPDATE webhook_endpoints SET status = $2, disabled_reason = $3, failing_since = CASE WHEN $2 = 'active' THEN NULL ELSE failing_since END, updated_at = now() WHERE id = $1", [id, status, reason]);
+  db.query(
+    `UPDATE webhook_endpoints SET status = $2, disabled_reason = $3, failing_since = CASE WHEN $2 = 'active' THEN NULL ELSE failing_since END, updated_at = now()
+      WHERE id = $1 AND status IN (${sqlList(webhookEndpointMachine.fromStatusesTo(status))})`,
+    [id, status, reason],
+  );
 
 /** The merchant's account-wide rules (the dashboard's Settings page). */
 export async function findMerchantRules(db: Queryable, merchantId: string) {

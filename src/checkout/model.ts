@@ -1,4 +1,5 @@
-// Checkout session types, limits and the session state machine.
+// Checkout session types, limits and the session, attempt and cash slip state machines.
+import { defineStateMachine, type Transitions } from '../lib/state-machine.ts';
 
 export const SESSION_STATUSES = ['open', 'pending', 'success', 'failed', 'expired'] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
@@ -20,7 +21,7 @@ export const SUPPORTED_CURRENCY = 'GHS';
  * confirmed late is honoured, money taken is never dropped. success is final (a reversal is recorded
  * on the attempt and the ledger, the session stays success).
  */
-export const SESSION_TRANSITIONS: Record<SessionStatus, readonly SessionStatus[]> = {
+export const SESSION_TRANSITIONS: Transitions<SessionStatus> = {
   // open -> success: an attempt that had expired (putting the session back to open) is confirmed late.
   open: ['pending', 'expired', 'success'],
   pending: ['open', 'success', 'failed', 'expired'],
@@ -29,15 +30,9 @@ export const SESSION_TRANSITIONS: Record<SessionStatus, readonly SessionStatus[]
   expired: ['success'],
 };
 
-export class IllegalTransitionError extends Error {
-  constructor(machine: string, from: string, to: string) {
-    super(`illegal ${machine} transition ${from} -> ${to}`);
-  }
-}
-
-export function assertSessionTransition(from: SessionStatus, to: SessionStatus): void {
-  if (!SESSION_TRANSITIONS[from].includes(to)) throw new IllegalTransitionError('session', from, to);
-}
+/** A session is created open (the payer has not started). */
+export const sessionMachine = defineStateMachine({ name: 'session', statuses: SESSION_STATUSES, initial: ['open'], transitions: SESSION_TRANSITIONS });
+export const assertSessionTransition = sessionMachine.transition;
 
 export const ATTEMPT_STATUSES = ['pending', 'paid', 'failed', 'expired', 'cancelled', 'reversed', 'manual_review', 'amount_mismatch'] as const;
 export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];
@@ -47,7 +42,7 @@ export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];
  * failed). An expired attempt may still be confirmed paid (late success is honoured). paid -> reversed
  * is the only way out of paid.
  */
-export const ATTEMPT_TRANSITIONS: Record<AttemptStatus, readonly AttemptStatus[]> = {
+export const ATTEMPT_TRANSITIONS: Transitions<AttemptStatus> = {
   pending: ['paid', 'failed', 'expired', 'cancelled', 'manual_review', 'amount_mismatch'],
   manual_review: ['paid', 'failed'],
   amount_mismatch: ['paid', 'failed'],
@@ -58,12 +53,20 @@ export const ATTEMPT_TRANSITIONS: Record<AttemptStatus, readonly AttemptStatus[]
   reversed: [],
 };
 
-export function assertAttemptTransition(from: AttemptStatus, to: AttemptStatus): void {
-  if (!ATTEMPT_TRANSITIONS[from].includes(to)) throw new IllegalTransitionError('attempt', from, to);
-}
+/** An attempt is created pending (the rail has not answered). */
+export const attemptMachine = defineStateMachine({ name: 'attempt', statuses: ATTEMPT_STATUSES, initial: ['pending'], transitions: ATTEMPT_TRANSITIONS });
+export const assertAttemptTransition = attemptMachine.transition;
 
-export const canAttemptMove = (from: AttemptStatus, to: AttemptStatus): boolean => ATTEMPT_TRANSITIONS[from].includes(to);
-export const canSessionMove = (from: SessionStatus, to: SessionStatus): boolean => SESSION_TRANSITIONS[from].includes(to);
+export const CASH_SLIP_STATUSES = ['active', 'used', 'expired', 'cancelled'] as const;
+export type CashSlipStatus = (typeof CASH_SLIP_STATUSES)[number];
+
+/** A cash slip is printed active and ends with its attempt: used when paid, expired or cancelled otherwise. */
+export const cashSlipMachine = defineStateMachine({
+  name: 'cash slip',
+  statuses: CASH_SLIP_STATUSES,
+  initial: ['active'],
+  transitions: { active: ['used', 'expired', 'cancelled'], used: [], expired: [], cancelled: [] },
+});
 
 /** Statuses after which the attempt is waiting for nobody. */
 export const ATTEMPT_FINAL: readonly AttemptStatus[] = ['paid', 'failed', 'expired', 'cancelled', 'reversed'];

@@ -451,7 +451,7 @@ export async function recordCashDeposit(db: Db, checkoutUrlHost: string, input: 
     }
     const branch = await tx.query('SELECT 1 FROM bank_branches WHERE id = $1 AND active', [input.branchId]);
     if (branch.length === 0) throw errors.invalidArgument('branch is not an active bank branch.', [{ field: 'branch_id', message: 'is not an active branch' }]);
-    await store.updateSlipStatus(tx, slip.id, 'active', input.branchId);
+    await store.recordSlipBranch(tx, slip.id, input.branchId);
     const applied = await applyOutcome(tx, slip.attempt_id, 'paid', { checkoutUrlHost, source: 'teller' });
     if (actor) {
       await audit(tx, {

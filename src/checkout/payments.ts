@@ -10,9 +10,9 @@ import {
   ATTEMPT_FINAL,
   FAILED_ATTEMPTS_MAX,
   SESSION_FINAL,
-  assertAttemptTransition,
-  assertSessionTransition,
-  canAttemptMove,
+  attemptMachine,
+  cashSlipMachine,
+  sessionMachine,
   toSessionResponse,
   type AttemptRow,
   type AttemptStatus,
@@ -46,8 +46,7 @@ const RAW_STATUS: Record<ProviderOutcome, string> = {
 
 async function moveSession(tx: Queryable, session: SessionRow, to: SessionStatus, ctx: OutcomeContext): Promise<SessionRow> {
   if (session.status === to) return session;
-  assertSessionTransition(session.status, to);
-  const updated = await store.updateSessionStatus(tx, session.id, to, SESSION_FINAL.includes(to));
+  const updated = await store.updateSessionStatus(tx, session.id, sessionMachine.transition(session.status, to), SESSION_FINAL.includes(to));
   const type = { success: 'checkout.session.completed', pending: 'checkout.session.pending', failed: 'checkout.session.failed', expired: 'checkout.session.expired', open: null }[to];
   if (type) await emitSessionEvent(tx, updated, type, ctx);
   return updated;
@@ -67,11 +66,10 @@ export function emitSessionEvent(tx: Queryable, session: SessionRow, type: strin
 }
 
 async function moveAttempt(tx: Queryable, attempt: AttemptRow, to: AttemptStatus, rawStatus: string): Promise<AttemptRow> {
-  assertAttemptTransition(attempt.status, to);
-  const updated = await store.updateAttemptStatus(tx, attempt.id, to, rawStatus, ATTEMPT_FINAL.includes(to));
+  const updated = await store.updateAttemptStatus(tx, attempt.id, attemptMachine.transition(attempt.status, to), rawStatus, ATTEMPT_FINAL.includes(to));
   if (attempt.rail === 'cash' && to !== 'manual_review' && to !== 'amount_mismatch') {
     const slip = await store.findSlipByAttempt(tx, attempt.id);
-    if (slip && slip.status === 'active') await store.updateSlipStatus(tx, slip.id, to === 'paid' ? 'used' : to === 'expired' ? 'expired' : 'cancelled');
+    if (slip && slip.status === 'active') await store.updateSlipStatus(tx, slip.id, cashSlipMachine.transition(slip.status, to === 'paid' ? 'used' : to === 'expired' ? 'expired' : 'cancelled'));
   }
   return updated;
 }
@@ -122,7 +120,7 @@ export async function applyOutcome(tx: Queryable, attemptId: string, outcome: Pr
   // Reversed before success counts as failed (DESIGN §3).
   const target: AttemptStatus = outcome === 'reversed' && attempt.status !== 'paid' && attempt.status !== 'reversed' ? 'failed' : outcome;
   if (attempt.status === target) return { attempt, session, changed: false };
-  if (!canAttemptMove(attempt.status, target)) {
+  if (!attemptMachine.canTransition(attempt.status, target)) {
     throw new AppError(409, 'ATTEMPT_FINAL', `The attempt is ${attempt.status} and cannot become ${target}.`);
   }
   attempt = await moveAttempt(tx, attempt, target, target === 'failed' && outcome === 'reversed' ? `REVERSED${ctx.source ? `:${ctx.source}` : ''}` : raw);
@@ -143,7 +141,8 @@ export async function applyOutcome(tx: Queryable, attemptId: string, outcome: Pr
         throw error;
       }
       if (session.status === 'success') {
-        session = await store.updateSessionStatus(tx, session.id, 'success', true); // version grows; status stays success
+        // Not a status write (success is final): the session's version grows so the event can be ordered.
+        session = await store.bumpSessionVersion(tx, session.id);
         await emitSessionEvent(tx, session, 'checkout.session.reversed', ctx);
       }
       break;
@@ -159,7 +158,7 @@ export async function applyOutcome(tx: Queryable, attemptId: string, outcome: Pr
 /** Expires a session past its time: its pending attempts expire, then the session (unless one is held for review). */
 export async function expireSession(tx: Queryable, sessionId: string, ctx: OutcomeContext): Promise<SessionRow | null> {
   let session = await store.lockSession(tx, sessionId);
-  if (!session || (session.status !== 'open' && session.status !== 'pending') || session.expires_at.getTime() > Date.now()) return session;
+  if (!session || !sessionMachine.canTransition(session.status, 'expired') || session.expires_at.getTime() > Date.now()) return session;
   for (const attempt of await store.listAttempts(tx, sessionId)) {
     if (attempt.status === 'pending') await moveAttempt(tx, attempt, 'expired', 'EXPIRED:expiry');
   }

@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/index.ts';
-import type { AttemptRow, SessionRow } from './model.ts';
+import { sqlList, type Transition } from '../lib/state-machine.ts';
+import { attemptMachine, cashSlipMachine, sessionMachine, type AttemptRow, type AttemptStatus, type CashSlipStatus, type SessionRow, type SessionStatus } from './model.ts';
 
 const SESSION_COLUMNS = `id, merchant_id, environment, api_key_id, status, amount_minor, currency, invoice_ref, description,
   customer_name, customer_email, callback_url, metadata, expires_at, finalized_at, version, created_at, updated_at`;
@@ -15,6 +16,7 @@ const SESSION_INVOICE_LINES = 'FROM invoice_lines l WHERE l.merchant_id = s.merc
  * statement, so creating a session is one round trip to the database.
  */
 export function sessionInsert(s: SessionRow): { sql: string; params: unknown[]; name: string } {
+  sessionMachine.initialStatus(s.status);
   return {
     name: 'session_insert',
     sql: `INSERT INTO checkout_sessions (id, merchant_id, environment, api_key_id, status, amount_minor, currency, invoice_ref,
@@ -68,12 +70,22 @@ export async function lockSession(tx: Queryable, id: string): Promise<SessionRow
   return rows[0] ?? null;
 }
 
-export async function updateSessionStatus(tx: Queryable, id: string, status: SessionRow['status'], finalized: boolean): Promise<SessionRow> {
+export async function updateSessionStatus(tx: Queryable, id: string, move: Transition<SessionStatus>, finalized: boolean): Promise<SessionRow> {
   const rows = await tx.query<SessionRow>(
     `UPDATE checkout_sessions SET status = $2, version = version + 1, updated_at = now(),
             finalized_at = CASE WHEN $3::boolean THEN coalesce(finalized_at, now()) ELSE NULL END
       WHERE id = $1 RETURNING ${SESSION_COLUMNS}`,
-    [id, status, finalized],
+    [id, sessionMachine.check(move).to, finalized],
+  );
+  return rows[0]!;
+}
+
+/** The session changed without changing status (a successful session's payment reversed): its version grows. */
+export async function bumpSessionVersion(tx: Queryable, id: string): Promise<SessionRow> {
+  const rows = await tx.query<SessionRow>(
+    `UPDATE checkout_sessions SET version = version + 1, updated_at = now(), finalized_at = coalesce(finalized_at, now())
+      WHERE id = $1 RETURNING ${SESSION_COLUMNS}`,
+    [id],
   );
   return rows[0]!;
 }
@@ -81,6 +93,8 @@ export async function updateSessionStatus(tx: Queryable, id: string, status: Ses
 const ATTEMPT_COLUMNS = `id, session_id, merchant_id, environment, rail, provider, provider_reference, operator, phone, account_name,
   status, raw_status, base_minor, fee_minor, bearer, amount_charged_minor, currency, verification_required, resend_count,
   instructions, version, created_at, updated_at, finalized_at`;
+
+const ATTEMPT_INITIAL = attemptMachine.initialStatus('pending');
 
 export async function insertAttempt(
   tx: Queryable,
@@ -92,7 +106,7 @@ export async function insertAttempt(
   const rows = await tx.query<AttemptRow>(
     `INSERT INTO payment_attempts (id, session_id, merchant_id, environment, rail, provider, provider_reference, operator, phone,
        account_name, status, raw_status, base_minor, fee_minor, bearer, amount_charged_minor, currency)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $12, $13, $14, $15, $16)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, '${ATTEMPT_INITIAL}', $11, $12, $13, $14, $15, $16)
      RETURNING ${ATTEMPT_COLUMNS}`,
     [a.id, a.session_id, a.merchant_id, a.environment, a.rail, a.provider, a.provider_reference, a.operator, a.phone, a.account_name, a.raw_status, a.base_minor, a.fee_minor, a.bearer, a.amount_charged_minor, a.currency],
   );
@@ -124,12 +138,12 @@ export async function findAttempt(db: Queryable, id: string, forUpdate = false):
 export const listAttempts = (db: Queryable, sessionId: string) =>
   db.query<AttemptRow>(`SELECT ${ATTEMPT_COLUMNS} FROM payment_attempts WHERE session_id = $1 ORDER BY created_at, id`, [sessionId]);
 
-export async function updateAttemptStatus(tx: Queryable, id: string, status: AttemptRow['status'], rawStatus: string, final: boolean): Promise<AttemptRow> {
+export async function updateAttemptStatus(tx: Queryable, id: string, move: Transition<AttemptStatus>, rawStatus: string, final: boolean): Promise<AttemptRow> {
   const rows = await tx.query<AttemptRow>(
     `UPDATE payment_attempts SET status = $2, raw_status = $3, version = version + 1, updated_at = now(),
             finalized_at = CASE WHEN $4::boolean THEN now() ELSE finalized_at END
       WHERE id = $1 RETURNING ${ATTEMPT_COLUMNS}`,
-    [id, status, rawStatus, final],
+    [id, attemptMachine.check(move).to, rawStatus, final],
   );
   return rows[0]!;
 }
@@ -161,7 +175,7 @@ export async function countFailedAttempts(tx: Queryable, sessionId: string): Pro
 export const dueSessionIds = (db: Queryable, limit: number) =>
   db.query<{ id: string }>(
     `SELECT s.id FROM checkout_sessions s
-      WHERE s.status IN ('open', 'pending') AND s.expires_at <= now()
+      WHERE s.status IN (${sqlList(sessionMachine.fromStatusesTo('expired'))}) AND s.expires_at <= now()
         AND NOT EXISTS (SELECT 1 FROM payment_attempts a WHERE a.session_id = s.id AND a.status IN ('manual_review', 'amount_mismatch'))
       ORDER BY s.expires_at LIMIT $1`,
     [limit],
@@ -177,7 +191,7 @@ export interface CashSlipRow {
   environment: 'test' | 'live';
   amount_minor: number;
   currency: string;
-  status: 'active' | 'used' | 'expired' | 'cancelled';
+  status: CashSlipStatus;
   expires_at: Date;
   recorded_at: Date | null;
   recorded_branch_id: string | null;
@@ -186,10 +200,12 @@ export interface CashSlipRow {
 
 const SLIP_COLUMNS = 'id, slip_token, reference, session_id, attempt_id, merchant_id, environment, amount_minor, currency, status, expires_at, recorded_at, recorded_branch_id, created_at';
 
+const SLIP_INITIAL = cashSlipMachine.initialStatus('active');
+
 export async function insertCashSlip(tx: Queryable, s: Omit<CashSlipRow, 'status' | 'recorded_at' | 'recorded_branch_id' | 'created_at'>): Promise<CashSlipRow> {
   const rows = await tx.query<CashSlipRow>(
     `INSERT INTO cash_slips (id, slip_token, reference, session_id, attempt_id, merchant_id, environment, amount_minor, currency, status, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'active', $10) RETURNING ${SLIP_COLUMNS}`,
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, '${SLIP_INITIAL}', $10) RETURNING ${SLIP_COLUMNS}`,
     [s.id, s.slip_token, s.reference, s.session_id, s.attempt_id, s.merchant_id, s.environment, s.amount_minor, s.currency, s.expires_at],
   );
   return rows[0]!;
@@ -210,12 +226,11 @@ export async function findSlipByToken(db: Queryable, token: string): Promise<Cas
   return rows[0] ?? null;
 }
 
-export const updateSlipStatus = (tx: Queryable, id: string, status: CashSlipRow['status'], branchId: string | null = null) =>
-  tx.query(
-    `UPDATE cash_slips SET status = $2, recorded_at = CASE WHEN $2 = 'used' THEN now() ELSE recorded_at END,
-            recorded_branch_id = coalesce($3, recorded_branch_id) WHERE id = $1`,
-    [id, status, branchId],
-  );
+export const updateSlipStatus = (tx: Queryable, id: string, move: Transition<CashSlipStatus>) =>
+  tx.query(`UPDATE cash_slips SET status = $2, recorded_at = CASE WHEN $2 = 'used' THEN now() ELSE recorded_at END WHERE id = $1`, [id, cashSlipMachine.check(move).to]);
+
+/** The branch a teller took the cash at, written before the deposit's outcome moves the slip. */
+export const recordSlipBranch = (tx: Queryable, id: string, branchId: string) => tx.query('UPDATE cash_slips SET recorded_branch_id = $2 WHERE id = $1', [id, branchId]);
 
 export async function findFeeOverrides(db: Queryable, merchantId: string, environment: string) {
   return db.read<{ rail: string; bearer: 'payer' | 'merchant'; percent_bps: number; flat_minor: number; cap_minor: number | null }>(

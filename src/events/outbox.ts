@@ -4,6 +4,7 @@ import type { Environment } from '../accounts/model.ts';
 import type { Queryable } from '../db/index.ts';
 import { Statement } from '../db/statement.ts';
 import { newId } from '../lib/ids.ts';
+import { deliveryMachine } from './model.ts';
 
 export interface EventInput {
   merchantId: string;
@@ -47,6 +48,10 @@ export function eventPayload(input: EventInput): EventPayload {
  * condition that may name the event's columns as given.* (e.g. given.object_id) and the statement's other
  * parts, leaves out an event whose change did not happen.
  */
+// A new delivery's status, as the delivery table allows (checked at load).
+const DELIVERY_TO_SEND = deliveryMachine.initialStatus('pending');
+const DELIVERY_NOT_SENT = deliveryMachine.initialStatus('skipped');
+
 export function eventCtes(s: Statement, events: readonly { input: EventInput; payload: EventPayload }[], onlyIf = 'true'): string {
   const column = (value: (e: { input: EventInput; payload: EventPayload }) => unknown, cast: string) => s.p(events.map(value), cast);
   return `outbox_event AS (
@@ -62,7 +67,7 @@ export function eventCtes(s: Statement, events: readonly { input: EventInput; pa
      ), outbox_deliveries AS (
        INSERT INTO webhook_deliveries (id, event_id, endpoint_id, merchant_id, environment, status, last_error)
        SELECT gen_random_uuid(), outbox_event.id, w.id, w.merchant_id, w.environment,
-              CASE WHEN w.status = 'active' THEN 'pending' ELSE 'skipped' END,
+              CASE WHEN w.status = 'active' THEN '${DELIVERY_TO_SEND}' ELSE '${DELIVERY_NOT_SENT}' END,
               CASE WHEN w.status = 'active' THEN NULL ELSE 'endpoint disabled: not sent' END
          FROM outbox_event JOIN webhook_endpoints w ON w.api_key_id = outbox_event.api_key_id
        RETURNING 1

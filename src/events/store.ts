@@ -1,4 +1,14 @@
+import { webhookEndpointMachine, type WebhookEndpointStatus } from '../accounts/model.ts';
 import type { Queryable } from '../db/index.ts';
+import { sqlList } from '../lib/state-machine.ts';
+import { deliveryMachine } from './model.ts';
+
+// The status writes of this file, each allowed by its table (checked once, at load).
+const DELIVERED = deliveryMachine.transition('pending', 'delivered');
+const REPLAYED = deliveryMachine.transition('pending', 'pending').to;
+const REPLAY_INITIAL = deliveryMachine.initialStatus('pending');
+const ENDPOINT_GIVES_UP = webhookEndpointMachine.transition('active', 'disabled');
+const ENDPOINT_DISABLED = 'disabled' satisfies WebhookEndpointStatus;
 
 export interface ClaimedDelivery {
   id: string;
@@ -11,7 +21,7 @@ export interface ClaimedDelivery {
   secret: string;
   previous_secret: string | null;
   previous_secret_expires_at: Date | null;
-  endpoint_status: 'active' | 'disabled';
+  endpoint_status: WebhookEndpointStatus;
 }
 
 /**
@@ -92,7 +102,7 @@ export const recordDelivered = (db: Queryable, t: Omit<TryRecord, 'error' | 'htt
        INSERT INTO webhook_delivery_attempts (delivery_id, try_number, http_status, latency_ms, error, response_excerpt, worker_id)
        VALUES ($1, $2, $3, $4, NULL, $5, $6)
      )
-     UPDATE webhook_deliveries SET status = 'delivered', delivered_at = now(), locked_until = NULL, last_http_status = $3, last_error = NULL, updated_at = now()
+     UPDATE webhook_deliveries SET status = '${DELIVERED.to}', delivered_at = now(), locked_until = NULL, last_http_status = $3, last_error = NULL, updated_at = now()
       WHERE id = $1`,
     [t.deliveryId, t.tryNumber, t.httpStatus, t.latencyMs, t.responseExcerpt, t.workerId],
     'delivery_delivered',
@@ -113,7 +123,7 @@ export async function noteEndpointFailure(tx: Queryable, endpointId: string, fai
   const rows = await tx.query<{ disabled: boolean }>(
     `WITH endpoint AS (
        SELECT id, failing_since FROM webhook_endpoints
-        WHERE id = $1 AND status = 'active' AND (failing_since IS NULL OR failing_since <= now() - make_interval(secs => $2))
+        WHERE id = $1 AND status = '${ENDPOINT_GIVES_UP.from}' AND (failing_since IS NULL OR failing_since <= now() - make_interval(secs => $2))
         FOR UPDATE
      ), last_success AS (
        SELECT max(d.delivered_at) AS at FROM webhook_deliveries d JOIN endpoint e ON d.endpoint_id = e.id
@@ -125,7 +135,7 @@ export async function noteEndpointFailure(tx: Queryable, endpointId: string, fai
      )
      UPDATE webhook_endpoints w
         SET failing_since = decided.failing_since,
-            status = CASE WHEN decided.disable THEN 'disabled' ELSE w.status END,
+            status = CASE WHEN decided.disable THEN '${ENDPOINT_GIVES_UP.to}' ELSE w.status END,
             disabled_reason = CASE WHEN decided.disable THEN $3 ELSE w.disabled_reason END,
             updated_at = CASE WHEN decided.disable THEN now() ELSE w.updated_at END
        FROM decided WHERE w.id = decided.id
@@ -142,16 +152,21 @@ export const scheduleRetry = (tx: Queryable, id: string, delayS: number, httpSta
     [id, delayS, httpStatus, error],
   );
 
+/** A claimed (so pending) delivery that will not be tried again. */
 export const markFailed = (tx: Queryable, id: string, status: 'failed' | 'skipped', httpStatus: number | null, error: string | null) =>
   tx.query(`UPDATE webhook_deliveries SET status = $2, locked_until = NULL, last_http_status = $3, last_error = $4, updated_at = now() WHERE id = $1`, [
     id,
-    status,
+    deliveryMachine.transition('pending', status).to,
     httpStatus,
     error,
   ]);
 
 export const disableEndpoint = (tx: Queryable, endpointId: string, reason: string) =>
-  tx.query(`UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = $2, updated_at = now() WHERE id = $1`, [endpointId, reason]);
+  tx.query(
+    `UPDATE webhook_endpoints SET status = '${ENDPOINT_DISABLED}', disabled_reason = $2, updated_at = now()
+      WHERE id = $1 AND status IN (${sqlList(webhookEndpointMachine.fromStatusesTo(ENDPOINT_DISABLED))})`,
+    [endpointId, reason],
+  );
 
 /** Replays keep the event id: the event's deliveries go back to pending, due now; endpoints added since get one too. */
 export async function replayEvent(tx: Queryable, eventId: string): Promise<number> {
@@ -160,16 +175,17 @@ export async function replayEvent(tx: Queryable, eventId: string): Promise<numbe
   if (events[0]!.api_key_id) {
     await tx.query(
       `INSERT INTO webhook_deliveries (id, event_id, endpoint_id, merchant_id, environment, status)
-       SELECT gen_random_uuid(), $1, id, merchant_id, environment, 'pending' FROM webhook_endpoints
+       SELECT gen_random_uuid(), $1, id, merchant_id, environment, '${REPLAY_INITIAL}' FROM webhook_endpoints
         WHERE api_key_id = $2 AND status = 'active' ON CONFLICT (event_id, endpoint_id) DO NOTHING`,
       [eventId, events[0]!.api_key_id],
     );
   }
   const rows = await tx.query(
     // A replay is one more try, numbered after the earlier ones in the log; a failed replay waits for the next replay.
-    `UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = now(), locked_until = NULL, updated_at = now()
+    `UPDATE webhook_deliveries d SET status = '${REPLAYED}', next_attempt_at = now(), locked_until = NULL, updated_at = now()
        FROM webhook_endpoints w
-      WHERE d.endpoint_id = w.id AND w.status = 'active' AND d.event_id = $1 AND (d.status <> 'pending' OR d.locked_until IS NULL)
+      WHERE d.endpoint_id = w.id AND w.status = 'active' AND d.event_id = $1
+        AND d.status IN (${sqlList(deliveryMachine.fromStatusesTo(REPLAYED))}) AND (d.status <> 'pending' OR d.locked_until IS NULL)
       RETURNING d.id`,
     [eventId],
   );

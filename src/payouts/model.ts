@@ -1,12 +1,12 @@
 // Payout types, limits, fees and the payout state machine (SPEC 3.3, DESIGN §3 Payouts).
-import { IllegalTransitionError } from '../checkout/model.ts';
+import { defineStateMachine, type Transitions } from '../lib/state-machine.ts';
 
 export const PAYOUT_STATUSES = ['requested', 'processing', 'paid', 'failed', 'cancelled', 'returned'] as const;
 export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
 export type ProcessingStep = 'recipient_check' | 'transfer' | 'awaiting_result';
 
 /** requested -> processing on approval; processing -> paid/failed by the rail; paid -> returned. */
-export const PAYOUT_TRANSITIONS: Record<PayoutStatus, readonly PayoutStatus[]> = {
+export const PAYOUT_TRANSITIONS: Transitions<PayoutStatus> = {
   requested: ['processing', 'cancelled'],
   processing: ['paid', 'failed', 'cancelled'],
   paid: ['returned'],
@@ -15,9 +15,22 @@ export const PAYOUT_TRANSITIONS: Record<PayoutStatus, readonly PayoutStatus[]> =
   returned: [],
 };
 
-export function assertPayoutTransition(from: PayoutStatus, to: PayoutStatus): void {
-  if (!PAYOUT_TRANSITIONS[from].includes(to)) throw new IllegalTransitionError('payout', from, to);
-}
+/**
+ * A Live payout is created requested (awaiting approval) or processing; a Test payout is created paid at
+ * once (nothing is sent), so paid is an initial status too.
+ */
+export const payoutMachine = defineStateMachine({ name: 'payout', statuses: PAYOUT_STATUSES, initial: ['requested', 'processing', 'paid'], transitions: PAYOUT_TRANSITIONS });
+
+export const VERIFICATION_STATUSES = ['pending_verification', 'verified', 'rejected'] as const;
+export type VerificationStatus = (typeof VERIFICATION_STATUSES)[number];
+
+/** A recipient's verification (its verification_status): checked once, by the Test verifier or the Live rail. */
+export const recipientMachine = defineStateMachine({
+  name: 'recipient',
+  statuses: VERIFICATION_STATUSES,
+  initial: ['pending_verification'],
+  transitions: { pending_verification: ['verified', 'rejected'], verified: [], rejected: [] },
+});
 
 export const STATUS_LABELS: Record<PayoutStatus, string> = {
   requested: 'Awaiting approval',

@@ -23,9 +23,9 @@ import {
   STATUS_LABELS,
   TEST_REJECTED_ACCOUNT_NUMBERS,
   TEST_REJECTED_PHONES,
-  assertPayoutTransition,
   canCancel,
   payoutFeeMinor,
+  payoutMachine,
   type PayoutStatus,
 } from './model.ts';
 import type { PayoutBatchWriter } from './batch-writer.ts';
@@ -508,8 +508,7 @@ export async function listPayouts(db: Queryable, principal: ApiPrincipal, query:
 }
 
 async function movePayout(tx: Queryable, payout: store.PayoutRow, to: PayoutStatus, change: Parameters<typeof store.updatePayout>[2] = {}): Promise<store.PayoutRow> {
-  assertPayoutTransition(payout.status, to);
-  const updated = await store.updatePayout(tx, payout.id, { ...change, status: to });
+  const updated = await store.updatePayout(tx, payout.id, change, payoutMachine.transition(payout.status, to));
   const money = { merchantId: payout.merchant_id, environment: payout.environment, payoutId: payout.id, amountMinor: payout.amount_minor, feeMinor: payout.fee_minor };
   if (to === 'paid') await postPayout(tx, money);
   else if (to === 'failed' || to === 'cancelled') {

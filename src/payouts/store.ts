@@ -5,7 +5,17 @@ import { eventCtes, type EventInput, type EventPayload } from '../events/outbox.
 import type { PlannedEntries } from '../ledger/service.ts';
 import { checkWritten, entriesCtes, ledgerWriteError, WRITTEN_COUNTS, type AccountRow, type WrittenCounts } from '../ledger/store.ts';
 import type { AccountKind } from '../ledger/model.ts';
-import { DEFAULT_DAILY_LIMIT_MINOR, DEFAULT_PAYOUT_LIMIT_MINOR, type AccountType, type PayoutStatus, type ProcessingStep } from './model.ts';
+import { sqlList, type Transition } from '../lib/state-machine.ts';
+import {
+  DEFAULT_DAILY_LIMIT_MINOR,
+  DEFAULT_PAYOUT_LIMIT_MINOR,
+  payoutMachine,
+  recipientMachine,
+  type AccountType,
+  type PayoutStatus,
+  type ProcessingStep,
+  type VerificationStatus,
+} from './model.ts';
 
 export interface SettingsRow {
   merchant_id: string;
@@ -60,7 +70,7 @@ export interface RecipientRow {
   network: 'mtn' | 'telecel' | 'at' | null;
   phone: string | null;
   account_name: string;
-  verification_status: 'pending_verification' | 'verified' | 'rejected';
+  verification_status: VerificationStatus;
   rejection_reason: string | null;
   active: boolean;
   previous_version_id: string | null;
@@ -135,6 +145,8 @@ export async function readPayoutDecision(
   };
 }
 
+const RECIPIENT_INITIAL = recipientMachine.initialStatus('pending_verification');
+
 export async function insertRecipient(
   tx: Queryable,
   r: Pick<RecipientRow, 'id' | 'merchant_id' | 'environment' | 'account_type' | 'bank_id' | 'account_number' | 'network' | 'phone' | 'account_name' | 'previous_version_id'> & {
@@ -144,7 +156,7 @@ export async function insertRecipient(
   await tx.query(
     `INSERT INTO recipients (id, merchant_id, environment, account_type, bank_id, account_number, network, phone, account_name,
        verification_status, previous_version_id, created_by_api_key_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending_verification', $10, $11)`,
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, '${RECIPIENT_INITIAL}', $10, $11)`,
     [r.id, r.merchant_id, r.environment, r.account_type, r.bank_id, r.account_number, r.network, r.phone, r.account_name, r.previous_version_id, r.apiKeyId],
   );
 }
@@ -164,10 +176,11 @@ export const listRecipients = (db: Queryable, merchantId: string, environment: E
 export const deactivateRecipient = (tx: Queryable, id: string) =>
   tx.query('UPDATE recipients SET active = false, updated_at = now() WHERE id = $1', [id]);
 
+/** The verdict on a recipient, written only over a status that may move to it (else nothing changes). */
 export const setRecipientVerification = (tx: Queryable, id: string, status: 'verified' | 'rejected', reason: string | null) =>
   tx.query(
     `UPDATE recipients SET verification_status = $2, rejection_reason = $3, verified_at = CASE WHEN $2 = 'verified' THEN now() ELSE verified_at END, updated_at = now()
-      WHERE id = $1 AND verification_status = 'pending_verification'`,
+      WHERE id = $1 AND verification_status IN (${sqlList(recipientMachine.fromStatusesTo(status))})`,
     [id, status, reason],
   );
 
@@ -251,6 +264,7 @@ export async function insertNewPayouts(db: Queryable, writes: readonly NewPayout
   if (!first || writes.some((w) => w.row.merchant_id !== first.merchant_id || w.row.environment !== first.environment)) {
     throw new Error('assertion failed: one statement writes payouts of one merchant and environment');
   }
+  for (const w of writes) payoutMachine.initialStatus(w.row.status);
   const s = new Statement();
   const [m, e] = [s.p(first.merchant_id, 'uuid'), s.p(first.environment, 'text')];
   const column = (value: (w: NewPayoutWrite) => unknown, cast: string) => s.p(writes.map(value), cast);
@@ -368,17 +382,27 @@ export async function listPayouts(db: Queryable, merchantId: string, environment
   return { rows, total: counts[0]?.total ?? 0 };
 }
 
+/**
+ * Changes a payout; its status only with `move`, a Transition the payout table allowed (a status in
+ * `change` is refused: it would skip the table).
+ */
 export async function updatePayout(
   tx: Queryable,
   id: string,
-  change: Partial<Pick<PayoutRow, 'status' | 'processing_step' | 'bank_reference' | 'return_reference' | 'reconciliation_status' | 'failure_reason' | 'cancel_reason' | 'decided_by_user_id' | 'next_step_at'>> & {
+  change: Partial<Pick<PayoutRow, 'processing_step' | 'bank_reference' | 'return_reference' | 'reconciliation_status' | 'failure_reason' | 'cancel_reason' | 'decided_by_user_id' | 'next_step_at'>> & {
     decided?: boolean;
     paid?: boolean;
   },
+  move?: Transition<PayoutStatus>,
 ): Promise<PayoutRow> {
+  if ('status' in change) throw new Error('assertion failed: a payout status is written only through its transition');
   const sets: string[] = ['version = version + 1', 'updated_at = now()'];
   const params: unknown[] = [id];
-  for (const key of ['status', 'processing_step', 'bank_reference', 'return_reference', 'reconciliation_status', 'failure_reason', 'cancel_reason', 'decided_by_user_id', 'next_step_at'] as const) {
+  if (move) {
+    params.push(payoutMachine.check(move).to);
+    sets.push(`status = $${params.length}`);
+  }
+  for (const key of ['processing_step', 'bank_reference', 'return_reference', 'reconciliation_status', 'failure_reason', 'cancel_reason', 'decided_by_user_id', 'next_step_at'] as const) {
     if (key in change) {
       params.push(change[key]);
       sets.push(`${key} = $${params.length}`);

@@ -1,0 +1,23 @@
+// The webhook delivery state machine (DESIGN "Webhooks"): one delivery per event and endpoint.
+import { defineStateMachine } from '../lib/state-machine.ts';
+
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'skipped'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/**
+ * A delivery is written pending, or skipped when its endpoint is disabled. A claimed pending delivery is
+ * delivered, failed (tries used up, or a 410) or skipped (its endpoint disabled since); retries keep it
+ * pending without a status write. A replay puts any delivery back to pending, due now, a waiting one too.
+ * No status is final: every delivery can be replayed.
+ */
+export const deliveryMachine = defineStateMachine({
+  name: 'webhook delivery',
+  statuses: DELIVERY_STATUSES,
+  initial: ['pending', 'skipped'],
+  transitions: {
+    pending: ['delivered', 'failed', 'skipped', 'pending'],
+    delivered: ['pending'],
+    failed: ['pending'],
+    skipped: ['pending'],
+  },
+});
