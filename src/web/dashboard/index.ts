@@ -13,7 +13,7 @@ import { MERCHANT_NAV, money, page, statusBadge, when_ } from '../layout.ts';
 import { accountGate, accountPages } from './account.ts';
 import { checkoutPages } from './checkout.ts';
 import { developerPages } from './developers.ts';
-import { payoutPages } from './payouts.ts';
+import { payoutPages } from './payouts/routes.ts';
 import { settingsPages } from './settings.ts';
 
 /** Rows in each of the home page's recent lists. */

@@ -1,0 +1,198 @@
+// Dashboard: payouts (list, detail, approve/reject, receipt, evidence), recipients, and a new-payout form with a live fee quote.
+// Routes parse, authorize and call the payout services; views.ts holds the page bodies.
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { checkSecondFactor } from '../../../accounts/console-accounts.ts';
+import { listApiKeys, listEndpoints } from '../../../accounts/integrations.ts';
+import type { ApiPrincipal } from '../../../accounts/model.ts';
+import type { AppDeps } from '../../../http/deps.ts';
+import { toAppError } from '../../../http/error-handler.ts';
+import { parseCedis } from '../../../lib/ghana.ts';
+import { addEvidence, receiptPdf } from '../../../payouts/evidence.ts';
+import { payoutFeeMinor } from '../../../payouts/model.ts';
+import * as queries from '../../../payouts/queries.ts';
+import * as payouts from '../../../payouts/service.ts';
+import type { WebSession } from '../../auth.ts';
+import { formValue, sendPage, sessionOf, signedInAccount, tooManyAttempts } from '../../console.ts';
+import { dashboardSchemas } from '../../console-schemas.ts';
+import { html, type Html } from '../../html.ts';
+import { money, page } from '../../layout.ts';
+import { canRequest, detailView, listView, newPayoutView, recipientsView } from './views.ts';
+
+/** Payouts on one page of the list. */
+const PAGE_SIZE = 25;
+type Flash = { message: string; error?: boolean } | null;
+/** The dashboard acts through one of the merchant's keys in the current environment (events go to its endpoint). */
+async function principalFor(deps: AppDeps, session: WebSession, apiKeyId: string): Promise<ApiPrincipal | null> {
+  const keys = await listApiKeys(deps.db, session.merchantId!, session.environment);
+  const key = keys.find((k) => k.id === apiKeyId && !k.revoked_at);
+  return key ? { merchantId: session.merchantId!, environment: session.environment, apiKeyId: key.id, apiKeyPrefix: key.prefix } : null;
+}
+
+const dashboardPrincipal = (session: WebSession): ApiPrincipal => ({ merchantId: session.merchantId!, environment: session.environment, apiKeyId: '', apiKeyPrefix: 'dashboard' });
+
+export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const { db } = deps;
+  const show = (reply: FastifyReply, session: WebSession, title: string, body: Html, flash: Flash = null, status = 200) =>
+    sendPage(reply, page({ title, session, kind: 'merchant', active: 'payouts', flash, body }), status);
+
+  async function listPage(reply: FastifyReply, session: WebSession, pageNumber: number, flash: Flash = null, status = 200) {
+    const list = await queries.listPayoutsPage(db, session.merchantId!, session.environment, pageNumber, PAGE_SIZE);
+    return show(reply, session, 'Payouts', listView(session, list, pageNumber, PAGE_SIZE), flash, status);
+  }
+
+  app.get<{ Querystring: { page?: string } }>('/dashboard/payouts', { schema: { hide: true, ...dashboardSchemas.payouts } }, async (request, reply) =>
+    listPage(reply, sessionOf(request), Math.max(1, Math.min(10_000, Number.parseInt(request.query.page ?? '1', 10) || 1))),
+  );
+
+  async function detailPage(reply: FastifyReply, session: WebSession, id: string, flash: Flash = null, status = 200) {
+    const payout = await queries.findPayout(db, session.merchantId!, session.environment, id);
+    if (!payout) return show(reply, session, 'Not found', html`<h1>Payout not found</h1>`, flash, 404);
+    const view = await payouts.toPayoutResponse(db, payout);
+    return show(reply, session, payout.reference, detailView(session, payout, view), flash, status);
+  }
+
+  app.get<{ Params: { id: string } }>('/dashboard/payouts/:id', { schema: { hide: true, ...dashboardSchemas.payout } }, async (request, reply) => detailPage(reply, sessionOf(request), request.params.id));
+  app.get('/dashboard/payouts/new', { schema: { hide: true, ...dashboardSchemas.newPayout } }, async (request, reply) => newPayoutPage(reply, sessionOf(request)));
+
+  app.post<{ Params: { id: string } }>('/dashboard/payouts/:id/decision', { schema: { hide: true, ...dashboardSchemas.payoutDecision } }, async (request, reply) => {
+    const session = sessionOf(request);
+    const decision = formValue(request, 'decision');
+    const payout = await queries.findPayout(db, session.merchantId!, session.environment, request.params.id);
+    if (!payout || (decision !== 'approve' && decision !== 'reject')) return detailPage(reply, session, request.params.id, { message: 'Choose approve or reject.', error: true }, 400);
+    // With a second factor, an approval needs a fresh code: a stolen session alone cannot send money.
+    if (decision === 'approve' && session.secondFactorEnrolled) {
+      const checked = await checkSecondFactor(db, signedInAccount(request), formValue(request, 'code'), { allowRecoveryCode: false });
+      if (!checked.ok) {
+        if (checked.reason === 'throttled') reply.header('retry-after', String(checked.retryAfterS));
+        const message = checked.reason === 'throttled' ? tooManyAttempts(checked.retryAfterS) : 'Enter the current code from your authenticator app to approve (each code works once).';
+        return detailPage(reply, session, payout.id, { message, error: true }, checked.reason === 'throttled' ? 429 : 403);
+      }
+    }
+    try {
+      const after = await payouts.decidePayout(db, { payoutId: payout.id, userId: session.userId!, decision, reason: formValue(request, 'reason') || undefined });
+      return detailPage(reply, session, payout.id, { message: `Payout ${decision === 'approve' ? 'approved' : 'rejected'}: it is ${after.status}.` });
+    } catch (error) {
+      const appError = toAppError(error);
+      if (appError.statusCode >= 500) throw error;
+      return detailPage(reply, session, payout.id, { message: appError.message, error: true }, appError.statusCode);
+    }
+  });
+
+  app.post<{ Params: { id: string } }>('/dashboard/payouts/:id/cancel', { schema: { hide: true, ...dashboardSchemas.payoutCancel } }, async (request, reply) => {
+    const session = sessionOf(request);
+    try {
+      await payouts.cancelPayout(db, dashboardPrincipal(session), request.params.id, `cancelled in the dashboard by ${session.email}`);
+      return detailPage(reply, session, request.params.id, { message: 'Payout cancelled; the amount and fee are released.' });
+    } catch (error) {
+      const appError = toAppError(error);
+      if (appError.statusCode >= 500) throw error;
+      return detailPage(reply, session, request.params.id, { message: appError.message, error: true }, appError.statusCode);
+    }
+  });
+
+  app.get<{ Params: { id: string } }>('/dashboard/payouts/:id/receipt', { schema: { hide: true, ...dashboardSchemas.payoutReceipt } }, async (request, reply) => {
+    const session = sessionOf(request);
+    const payout = await queries.findPayout(db, session.merchantId!, session.environment, request.params.id);
+    if (!payout) return detailPage(reply, session, request.params.id);
+    const pdf = await receiptPdf(db, payout);
+    return reply.type('application/pdf').header('content-disposition', `attachment; filename="receipt-${payout.reference}.pdf"`).send(pdf);
+  });
+
+  app.post<{ Params: { id: string } }>('/dashboard/payouts/:id/evidence', { schema: { hide: true, ...dashboardSchemas.payoutEvidence } }, async (request, reply) => {
+    const session = sessionOf(request);
+    const payout = await queries.findPayout(db, session.merchantId!, session.environment, request.params.id);
+    if (!payout) return detailPage(reply, session, request.params.id);
+    const file = request.uploads?.[0];
+    if (!file) return detailPage(reply, session, payout.id, { message: 'Choose a file to upload.', error: true }, 400);
+    try {
+      await addEvidence(db, null, payout, { data: file.data, filename: file.filename || null }, `user:${session.email}`);
+      return detailPage(reply, session, payout.id, { message: 'Evidence uploaded.' });
+    } catch (error) {
+      const appError = toAppError(error);
+      if (appError.statusCode >= 500) throw error;
+      return detailPage(reply, session, payout.id, { message: appError.message, error: true }, appError.statusCode);
+    }
+  });
+
+  // ---- new payout with a live fee quote ----
+  async function newPayoutPage(reply: FastifyReply, session: WebSession, flash: Flash = null, status = 200) {
+    const [recipients, keys, endpoints, balance] = await Promise.all([
+      queries.listRecipients(db, session.merchantId!, session.environment),
+      listApiKeys(db, session.merchantId!, session.environment),
+      listEndpoints(db, session.merchantId!, session.environment),
+      payouts.getBalance(db, dashboardPrincipal(session)),
+    ]);
+    return show(reply, session, 'New payout', newPayoutView(session, { recipients, keys, endpoints, balance }), flash, status);
+  }
+
+  app.get<{ Querystring: { recipient_id?: string; amount?: string } }>('/dashboard/payouts/quote', { schema: { hide: true, ...dashboardSchemas.payoutQuote } }, async (request, reply) => {
+    const session = sessionOf(request);
+    const amountMinor = parseCedis(request.query.amount ?? '');
+    const recipient = request.query.recipient_id ? await queries.findRecipient(db, session.merchantId!, session.environment, request.query.recipient_id) : null;
+    if (!amountMinor || !recipient) return reply.code(400).send({ error: { code: 'INVALID_ARGUMENT', message: 'Choose a recipient and an amount.' } });
+    const fee = payoutFeeMinor(recipient.account_type, amountMinor);
+    return { amount_minor: amountMinor, fee_minor: fee, total_debit_minor: amountMinor + fee, text: `Fee ${money(fee)} · total debit ${money(amountMinor + fee)}` };
+  });
+
+  app.post('/dashboard/payouts', { schema: { hide: true, ...dashboardSchemas.createPayout } }, async (request, reply) => {
+    const session = sessionOf(request);
+    if (!canRequest(session)) return newPayoutPage(reply, session, { message: 'Your role cannot create payouts.', error: true }, 403);
+    const amountMinor = parseCedis(formValue(request, 'amount'));
+    const principal = await principalFor(deps, session, formValue(request, 'api_key_id'));
+    if (!amountMinor || !principal) return newPayoutPage(reply, session, { message: !amountMinor ? 'Enter an amount in GHS, e.g. 100.00.' : 'Choose an API key.', error: true }, 400);
+    try {
+      const { payout } = await payouts.createPayout(
+        { db, payoutRail: deps.payoutRail, decisions: deps.payoutDecisions, writer: deps.payoutWriter },
+        principal,
+        { recipient_id: formValue(request, 'recipient_id'), amount_minor: amountMinor, client_reference: formValue(request, 'client_reference'), notes: formValue(request, 'notes') || undefined },
+        { requestedByUserId: session.userId! },
+      );
+      return reply.redirect(`/dashboard/payouts/${payout.id}`, 303);
+    } catch (error) {
+      const appError = toAppError(error);
+      if (appError.statusCode >= 500) throw error;
+      return newPayoutPage(reply, session, { message: appError.message, error: true }, appError.statusCode);
+    }
+  });
+
+  // ---- recipients ----
+  async function recipientsPage(reply: FastifyReply, session: WebSession, flash: Flash = null, status = 200, replacing: string | null = null) {
+    const [recipients, banks] = await Promise.all([queries.listRecipients(db, session.merchantId!, session.environment), queries.activeBanks(db)]);
+    return show(reply, session, 'Recipients', recipientsView(session, recipients, banks, replacing), flash, status);
+  }
+
+  app.get<{ Querystring: { replace?: string } }>('/dashboard/recipients', { schema: { hide: true, ...dashboardSchemas.recipients } }, async (request, reply) =>
+    recipientsPage(reply, sessionOf(request), null, 200, request.query.replace?.slice(0, 80) ?? null),
+  );
+
+  app.post('/dashboard/recipients', { schema: { hide: true, ...dashboardSchemas.createRecipient } }, async (request, reply) => {
+    const session = sessionOf(request);
+    if (!canRequest(session)) return recipientsPage(reply, session, { message: 'Your role cannot add recipients.', error: true }, 403);
+    const type = formValue(request, 'account_type') === 'momo' ? 'momo' : 'bank';
+    const input =
+      type === 'bank'
+        ? { account_type: 'bank', bank_id: formValue(request, 'bank_id'), account_number: formValue(request, 'account_number').replace(/\s/g, ''), account_name: formValue(request, 'account_name') }
+        : { account_type: 'momo', network: formValue(request, 'network'), phone: formValue(request, 'phone'), account_name: formValue(request, 'account_name') };
+    const previous = formValue(request, 'previous_version_id');
+    try {
+      const created = await payouts.createRecipient(db, dashboardPrincipal(session), { ...input, ...(previous ? { previous_version_id: previous } : {}) });
+      return recipientsPage(reply, session, { message: `Recipient ${created.account_name} saved; verification is pending.` });
+    } catch (error) {
+      const appError = toAppError(error);
+      if (appError.statusCode >= 500) throw error;
+      return recipientsPage(reply, session, { message: appError.message, error: true }, appError.statusCode, previous || null);
+    }
+  });
+
+  app.post<{ Params: { id: string } }>('/dashboard/recipients/:id/deactivate', { schema: { hide: true, ...dashboardSchemas.deactivateRecipient } }, async (request, reply) => {
+    const session = sessionOf(request);
+    try {
+      await payouts.deleteRecipient(db, dashboardPrincipal(session), request.params.id);
+      return recipientsPage(reply, session, { message: 'Recipient deactivated.' });
+    } catch (error) {
+      const appError = toAppError(error);
+      if (appError.statusCode >= 500) throw error;
+      return recipientsPage(reply, session, { message: appError.message, error: true }, appError.statusCode);
+    }
+  });
+}

@@ -1,0 +1,104 @@
+// The dashboard's payout page bodies: list, detail (approval, cancel, receipt, evidence), the new-payout
+// form with its live fee quote, and recipients. routes.ts fetches their data through services and sends them.
+import { randomBytes } from 'node:crypto';
+import type { listApiKeys, listEndpoints } from '../../../accounts/integrations.ts';
+import type { Balance } from '../../../ledger/service.ts';
+import { MOMO_NETWORKS, NETWORK_LABELS } from '../../../lib/ghana.ts';
+import { canCancel, STATUS_LABELS } from '../../../payouts/model.ts';
+import type { activeBanks, listPayoutsPage, PayoutRow, RecipientRow } from '../../../payouts/queries.ts';
+import type { toPayoutResponse } from '../../../payouts/service.ts';
+import type { WebSession } from '../../auth.ts';
+import { html, raw, type Html } from '../../html.ts';
+import { csrfField, money, statusBadge, when_ } from '../../layout.ts';
+
+/** Roles that may create payouts and recipients, and cancel payouts. */
+export const canRequest = (s: WebSession) => ['owner', 'admin', 'developer'].includes(s.role);
+
+type PayoutList = Awaited<ReturnType<typeof listPayoutsPage>>;
+
+export function listView(session: WebSession, { rows, total }: PayoutList, pageNumber: number, pageSize: number): Html {
+  const pages = Math.max(1, Math.ceil(total / pageSize));
+  return html`<h1>Payouts</h1>
+<p><a class="button" href="/dashboard/payouts/new">New payout</a> <a class="button secondary" href="/dashboard/recipients">Recipients</a></p>
+<div class="table-wrap"><table><thead><tr><th>Reference</th><th>Amount</th><th>Fee</th><th>Status</th><th>Created</th></tr></thead><tbody>
+${rows.map((p) => html`<tr><td class="mono"><a href="/dashboard/payouts/${p.id}">${p.reference}</a><br><span class="muted">${p.client_reference}</span></td><td>${money(p.amount_minor)}</td><td>${money(p.fee_minor)}</td><td>${statusBadge(p.status)}</td><td>${when_(p.created_at)}</td></tr>`)}
+${rows.length === 0 ? html`<tr><td colspan="5" class="muted">No payouts yet.</td></tr>` : ''}</tbody></table></div>
+<p class="muted">${total} payout${total === 1 ? '' : 's'} · page ${pageNumber} of ${pages}
+${pageNumber > 1 ? html` · <a href="/dashboard/payouts?page=${pageNumber - 1}">Previous</a>` : ''}${pageNumber < pages ? html` · <a href="/dashboard/payouts?page=${pageNumber + 1}">Next</a>` : ''}</p>`;
+}
+
+export function detailView(session: WebSession, payout: PayoutRow, view: Awaited<ReturnType<typeof toPayoutResponse>>): Html {
+  const mayDecide = payout.status === 'requested' && session.role === 'approver' && payout.requested_by_user_id !== session.userId;
+  const isRequester = payout.requested_by_user_id === session.userId;
+  return html`<h1>Payout <span class="mono">${payout.reference}</span> ${statusBadge(payout.status)}</h1>
+<div class="card grid"><div class="stat"><div class="label">Amount</div><div class="value">${money(payout.amount_minor)}</div></div>
+<div class="stat"><div class="label">Fee</div><div class="value">${money(payout.fee_minor)}</div></div><div class="stat"><div class="label">Total debit</div><div class="value">${money(payout.total_debit_minor)}</div></div>
+<div><div class="muted">Status</div>${STATUS_LABELS[payout.status]}${payout.failure_reason ? html`<br><span class="muted">${payout.failure_reason}</span>` : ''}</div>
+<div><div class="muted">Recipient</div>${view.recipient?.account_name ?? '–'}<br><span class="muted">${view.recipient?.bank_name ?? view.recipient?.network?.toUpperCase() ?? ''} ${view.recipient?.account_number ?? view.recipient?.phone ?? ''}</span></div>
+<div><div class="muted">Client reference</div><span class="mono">${payout.client_reference}</span></div><div><div class="muted">Bank reference</div><span class="mono">${payout.bank_reference || '–'}</span></div>
+<div><div class="muted">Reconciliation</div>${payout.reconciliation_status}</div></div>
+${payout.status === 'requested'
+  ? mayDecide
+    ? html`<section class="card" aria-label="Approval"><h2 style="margin-top:0">Approval</h2><form method="post" action="/dashboard/payouts/${payout.id}/decision">${csrfField(session)}
+      <label for="reason">Reason (optional)</label><input id="reason" name="reason" maxlength="500">
+      ${session.secondFactorEnrolled ? html`<label for="approval-code">Code from your authenticator app (to approve)</label><input id="approval-code" name="code" autocomplete="one-time-code" inputmode="numeric" maxlength="10">` : ''}
+      <p><button name="decision" value="approve">Approve payout</button> <button name="decision" value="reject" class="danger">Reject payout</button></p></form></section>`
+    : html`<p class="card" role="note">${isRequester ? 'You requested this payout, so another approver must approve or reject it.' : session.role === 'approver' ? '' : 'Waiting for a user with the approver role.'}</p>`
+  : ''}
+${canCancel(payout.status, payout.processing_step) && canRequest(session) ? html`<form method="post" action="/dashboard/payouts/${payout.id}/cancel" class="inline">${csrfField(session)}<button class="danger">Cancel payout</button></form>` : ''}
+${payout.status === 'paid' || payout.status === 'returned' ? html`<p><a class="button secondary" href="/dashboard/payouts/${payout.id}/receipt">Download receipt (PDF)</a></p>` : ''}
+<h2>Evidence</h2><ul>${view.evidence.map((e) => html`<li>${e.filename ?? e.id} · ${e.content_type} · ${e.size_bytes} bytes</li>`)}${view.evidence.length === 0 ? html`<li class="muted">No files.</li>` : ''}</ul>
+<form method="post" action="/dashboard/payouts/${payout.id}/evidence" enctype="multipart/form-data" class="card">${csrfField(session)}
+<label for="evidence-file">Attach a file (PDF, PNG or JPEG, at most 5 MB)</label><input id="evidence-file" name="file" type="file" accept="application/pdf,image/png,image/jpeg" required>
+<p><button class="secondary">Upload evidence</button></p></form>`;
+}
+
+export interface NewPayoutData {
+  recipients: readonly RecipientRow[];
+  keys: Awaited<ReturnType<typeof listApiKeys>>;
+  endpoints: Awaited<ReturnType<typeof listEndpoints>>;
+  balance: Balance;
+}
+
+export function newPayoutView(session: WebSession, { recipients, keys, endpoints, balance: bal }: NewPayoutData): Html {
+  const usable = recipients.filter((r) => r.active && r.verification_status !== 'rejected');
+  const keysWithEndpoint = keys.filter((k) => !k.revoked_at && endpoints.some((e) => e.api_key_id === k.id && e.status === 'active'));
+  return html`<h1>New payout</h1><p>Available: <strong>${money(bal.available_minor)}</strong></p>
+${keysWithEndpoint.length === 0 ? html`<p class="card" role="alert">Payouts need an API key with an active webhook endpoint (events about the payout go there). <a href="/dashboard/developers">Add one</a>.</p>` : ''}
+${usable.length === 0 ? html`<p class="card">No usable recipients yet. <a href="/dashboard/recipients">Add a recipient</a>.</p>` : ''}
+<form method="post" action="/dashboard/payouts" class="card" id="new-payout">${csrfField(session)}
+<label for="recipient">Recipient</label><select id="recipient" name="recipient_id" required>${usable.map((r) => html`<option value="${r.id}" data-type="${r.account_type}">${r.account_name} · ${r.bank_name ?? r.network?.toUpperCase()} ${r.account_number ?? r.phone}</option>`)}</select>
+<label for="amount">Amount (GHS)</label><input id="amount" name="amount" inputmode="decimal" required placeholder="100.00" aria-describedby="fee-quote">
+<p id="fee-quote" aria-live="polite" class="muted">Enter an amount to see the fee.</p>
+<label for="key">Request as API key</label><select id="key" name="api_key_id">${keysWithEndpoint.map((k) => html`<option value="${k.id}">${k.prefix}…</option>`)}</select>
+<label for="notes">Notes (optional)</label><input id="notes" name="notes" maxlength="500">
+<input type="hidden" name="client_reference" value="dash-${randomBytes(8).toString('hex')}">
+<p><button type="submit">Create payout</button></p></form>
+<script>${raw(FEE_QUOTE_SCRIPT)}</script>`;
+}
+
+export function recipientsView(session: WebSession, recipients: readonly RecipientRow[], banks: Awaited<ReturnType<typeof activeBanks>>, replacing: string | null): Html {
+  return html`<h1>Recipients</h1>
+<div class="table-wrap"><table><thead><tr><th>Name</th><th>Account</th><th>Verification</th><th>Status</th><th><span class="muted">Actions</span></th></tr></thead><tbody>
+${recipients.map((r) => html`<tr><td>${r.account_name}<br><span class="mono muted">${r.id}</span></td><td>${r.account_type === 'bank' ? html`${r.bank_name} ${r.account_number}` : html`${r.network?.toUpperCase()} ${r.phone}`}</td>
+<td>${statusBadge(r.verification_status)}${r.rejection_reason ? html`<br><span class="muted">${r.rejection_reason}</span>` : ''}</td><td>${statusBadge(r.active ? 'active' : 'inactive')}</td>
+<td>${r.active && canRequest(session) ? html`<a class="button secondary" href="/dashboard/recipients?replace=${r.id}#add">Replace</a> <form method="post" action="/dashboard/recipients/${r.id}/deactivate" class="inline">${csrfField(session)}<button class="danger" aria-label="Deactivate ${r.account_name}">Deactivate</button></form>` : ''}</td></tr>`)}
+${recipients.length === 0 ? html`<tr><td colspan="5" class="muted">No recipients yet.</td></tr>` : ''}</tbody></table></div>
+${canRequest(session) ? html`<form method="post" action="/dashboard/recipients" class="card" id="add">${csrfField(session)}<h2 style="margin-top:0">${replacing ? 'Replace recipient' : 'Add a recipient'}</h2>
+${replacing ? html`<input type="hidden" name="previous_version_id" value="${replacing}"><p class="muted">Replaces <span class="mono">${replacing}</span>; the old version becomes inactive.</p>` : ''}
+<label for="r-type">Account type</label><select id="r-type" name="account_type"><option value="bank">Bank account</option><option value="momo">Mobile Money wallet</option></select>
+<label for="r-name">Account name</label><input id="r-name" name="account_name" required maxlength="200">
+<fieldset class="group"><legend>Bank account</legend>
+<label for="r-bank">Bank</label><select id="r-bank" name="bank_id">${banks.map((b) => html`<option value="${b.id}">${b.name}</option>`)}</select>
+<label for="r-number">Account number</label><input id="r-number" name="account_number" inputmode="numeric" maxlength="34"></fieldset>
+<fieldset class="group"><legend>Mobile Money wallet</legend>
+<label for="r-network">Network</label><select id="r-network" name="network">${MOMO_NETWORKS.map((n) => html`<option value="${n}">${NETWORK_LABELS[n]}</option>`)}</select>
+<label for="r-phone">Phone</label><input id="r-phone" name="phone" inputmode="tel" placeholder="024 123 4567"></fieldset>
+<p><button type="submit">Save recipient</button></p></form>` : ''}`;
+}
+
+// Progressive enhancement: the form works without it; with it the fee shows as you type.
+const FEE_QUOTE_SCRIPT = `(()=>{const f=document.getElementById('new-payout');if(!f)return;const a=f.amount,r=f.recipient_id,o=document.getElementById('fee-quote');let t;
+const q=()=>{clearTimeout(t);t=setTimeout(async()=>{if(!a.value||!r.value){o.textContent='Enter an amount to see the fee.';return}
+try{const res=await fetch('/dashboard/payouts/quote?recipient_id='+encodeURIComponent(r.value)+'&amount='+encodeURIComponent(a.value),{credentials:'same-origin'});const j=await res.json();o.textContent=res.ok?j.text:j.error.message}catch(e){o.textContent='Could not get a quote.'}},250)};
+a.addEventListener('input',q);r.addEventListener('change',q)})();`;
