@@ -8,7 +8,6 @@ import { IdempotencyHeaders, errorResponses } from '../http/schemas.ts';
 import { toSessionResponse } from './model.ts';
 import { CheckoutSessionResponse, CreateSessionBody, SessionParams } from './schemas.ts';
 import * as service from './service.ts';
-import { sessionInsert } from './store.ts';
 
 export async function checkoutMerchantRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db, config } = deps;
@@ -30,9 +29,8 @@ export async function checkoutMerchantRoutes(app: FastifyInstance, deps: AppDeps
       const principal = principalOf(request);
       const key = idempotencyKeyOf(request);
       const hash = requestHash(request);
-      const session = service.newSession(principal, request.body);
+      const { session, insert: effect } = service.prepareSession(principal, request.body);
       const created = { status: 201, body: toSessionResponse(session, config.checkoutUrlHost) };
-      const effect = sessionInsert(session);
       // One statement in the common case; a key that is already taken goes the general way (wait, replay or refuse).
       const outcome =
         (await insertOnce(db, principal, key, hash, created, effect)) ??

@@ -1,5 +1,7 @@
 import type { ApiPrincipal } from '../accounts/model.ts';
-import type { Queryable } from '../db/index.ts';
+import type { Db, Queryable } from '../db/index.ts';
+import type { ProviderOutcome } from '../rails/index.ts';
+import { simulateForSession } from './payer-service.ts';
 import { errors } from '../http/errors.ts';
 import { newId } from '../lib/ids.ts';
 import {
@@ -112,4 +114,22 @@ export async function sessionDetail(db: Queryable, merchantId: string, environme
     listEventsForObject(db, session.id),
   ]);
   return { session, attempts, lines, events };
+}
+
+// ---- what the hosted payment page shows ----
+
+export const sessionAttempts = (db: Queryable, sessionId: string) => store.listAttempts(db, sessionId);
+
+export const slipOfAttempt = (db: Queryable, attemptId: string) => store.findSlipByAttempt(db, attemptId);
+
+/** The page's Test outcome buttons: the simulate endpoint's path, in one transaction. */
+export const simulateFromPage = (db: Db, sessionId: string, attemptId: string, outcome: ProviderOutcome, checkoutUrlHost: string) =>
+  db.transaction((tx) => simulateForSession(tx, sessionId, attemptId, outcome, checkoutUrlHost));
+
+// ---- the merchant API ----
+
+/** Validates a create request and builds the session row and the one statement that inserts it (run by the caller's idempotent insert). */
+export function prepareSession(principal: ApiPrincipal, input: CreateSessionInput) {
+  const session = newSession(principal, input);
+  return { session, insert: store.sessionInsert(session) };
 }

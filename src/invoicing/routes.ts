@@ -167,7 +167,7 @@ export async function invoicingRoutes(app: FastifyInstance, deps: AppDeps): Prom
     },
     async (request, reply) => {
       const principal = principalOf(request);
-      const result = await db.transaction((tx) => service.syncRevenueLines(tx, principal, request.body));
+      const result = await service.applyRevenueLineSync(db, principal, request.body);
       return reply.code(result.errors.length > 0 ? 207 : 200).send(result);
     },
   );

@@ -8,7 +8,7 @@ import { DateTime, errorResponses, fileResponse } from '../http/schemas.ts';
 import { addEvidence, receiptPdf } from './evidence.ts';
 import { ACCOUNT_NAME_LENGTH_MAX, NOTES_LENGTH_MAX } from './model.ts';
 import * as service from './service.ts';
-import { findEvidence, listRecipients } from './store.ts';
+import * as queries from './queries.ts';
 
 const tags = ['Payouts'];
 const security = [{ apiKey: [] }];
@@ -131,7 +131,7 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
     { schema: { tags, security, summary: 'All recipients, inactive included', response: { 200: Type.Object({ object: Type.Literal('list'), recipients: Type.Array(RecipientRef) }), ...errorResponses(401, 429) } } },
     async (request) => {
       const principal = principalOf(request);
-      return { object: 'list' as const, recipients: (await listRecipients(db, principal.merchantId, principal.environment)).map(service.toRecipientResponse) };
+      return { object: 'list' as const, recipients: (await queries.listRecipients(db, principal.merchantId, principal.environment)).map(service.toRecipientResponse) };
     },
   );
 
@@ -273,7 +273,7 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
     },
     async (request, reply) => {
       const payout = await service.getPayout(db, principalOf(request), request.params.payout_id);
-      const evidence = await findEvidence(db, payout.id, request.params.evidence_id);
+      const evidence = await queries.findEvidence(db, payout.id, request.params.evidence_id);
       if (!evidence) throw errors.notFound('Evidence');
       return reply.type(evidence.content_type).header('content-disposition', `inline; filename="${evidence.id}"`).send(Buffer.from(evidence.data));
     },

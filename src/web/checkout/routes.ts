@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AttemptRow } from '../../checkout/model.ts';
 import { SIMULATION_OUTCOMES } from '../../checkout/payer-schemas.ts';
 import * as payer from '../../checkout/payer-service.ts';
-import * as store from '../../checkout/store.ts';
+import * as checkout from '../../checkout/service.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import type { Rail } from '../../rails/registry.ts';
 import { AppError } from '../../http/errors.ts';
@@ -91,7 +91,7 @@ export async function payerPageRoutes(app: FastifyInstance, deps: AppDeps): Prom
       throw error;
     }
     const { session, view } = found;
-    const attempts = await store.listAttempts(deps.db, session.id);
+    const attempts = await checkout.sessionAttempts(deps.db, session.id);
     const lastWhere = (test: (a: AttemptRow) => boolean) => attempts.filter(test).at(-1) ?? null;
     let screen: Screen;
     let attempt: AttemptRow | null = null;
@@ -120,7 +120,7 @@ export async function payerPageRoutes(app: FastifyInstance, deps: AppDeps): Prom
         lastUnpaid = last && UNPAID_FINAL.has(last.status) ? last : null;
       }
     }
-    const slipRow = screen === 'cash' && attempt ? await store.findSlipByAttempt(deps.db, attempt.id) : null;
+    const slipRow = screen === 'cash' && attempt ? await checkout.slipOfAttempt(deps.db, attempt.id) : null;
     if (screen === 'cash' && !slipRow) screen = 'waiting';
     const needsQuotes = screen === 'choose' || screen === 'cash';
     return {
@@ -168,9 +168,7 @@ export async function payerPageRoutes(app: FastifyInstance, deps: AppDeps): Prom
     async (request, reply) => {
       const { reference } = request.params;
       if (!SESSION_ID_PATTERN.test(reference)) throw new AppError(404, 'NOT_FOUND', 'Checkout session not found.', { detail: 'Checkout session not found.' });
-      const status = await deps.db.transaction((tx) =>
-        payer.simulateForSession(tx, reference, request.body.attempt_reference, request.body.outcome, deps.config.checkoutUrlHost),
-      );
+      const status = await checkout.simulateFromPage(deps.db, reference, request.body.attempt_reference, request.body.outcome, deps.config.checkoutUrlHost);
       if (wantsJson(request)) return reply.header('cache-control', 'no-store').send(status);
       return reply.redirect(`/pay/${encodeURIComponent(reference)}`, 303);
     },
