@@ -119,7 +119,7 @@ export async function inviteUser(db: Db, actor: Actor & { type: 'user' }, mercha
   const id = newUuid();
   try {
     await db.transaction(async (tx) => {
-      await tx.query('INSERT INTO users (id, merchant_id, email, password_hash, role, invited_by_user_id, must_change_password) VALUES ($1, $2, $3, $4, $5, $6, true)', [id, merchantId, email, passwordHash, input.role, actor.id]);
+      await store.insertInvitedUser(tx, { id, merchantId, email, passwordHash, role: input.role, invitedByUserId: actor.id });
       await audit(tx, { actor, merchantId, action: 'user.invite', objectType: 'user', objectId: id, before: null, after: { email, role: input.role } });
     });
   } catch (error) {
@@ -131,9 +131,9 @@ export async function inviteUser(db: Db, actor: Actor & { type: 'user' }, mercha
 
 export async function setPayoutApprovalRequired(db: Db, actor: Actor, merchantId: string, required: boolean) {
   await db.transaction(async (tx) => {
-    const before = await tx.query<{ payout_approval_required: boolean }>('SELECT payout_approval_required FROM merchants WHERE id = $1 FOR UPDATE', [merchantId]);
-    await tx.query('UPDATE merchants SET payout_approval_required = $2 WHERE id = $1', [merchantId, required]);
-    await audit(tx, { actor, merchantId, action: 'payout_approval.update', objectType: 'merchant', objectId: merchantId, before: before[0] ?? null, after: { payout_approval_required: required } });
+    const before = await store.lockPayoutApprovalRequired(tx, merchantId);
+    await store.updatePayoutApprovalRequired(tx, merchantId, required);
+    await audit(tx, { actor, merchantId, action: 'payout_approval.update', objectType: 'merchant', objectId: merchantId, before, after: { payout_approval_required: required } });
   });
 }
 

@@ -156,3 +156,33 @@ export const listUsers = (db: Queryable, merchantId: string) =>
     'SELECT id, email, role, active, created_at FROM users WHERE merchant_id = $1 ORDER BY created_at',
     [merchantId],
   );
+
+/** A user the owner invited: a temporary password that must be changed at the first sign-in. */
+export const insertInvitedUser = (tx: Queryable, u: { id: string; merchantId: string; email: string; passwordHash: string; role: string; invitedByUserId: string }) =>
+  tx.query('INSERT INTO users (id, merchant_id, email, password_hash, role, invited_by_user_id, must_change_password) VALUES ($1, $2, $3, $4, $5, $6, true)', [
+    u.id,
+    u.merchantId,
+    u.email,
+    u.passwordHash,
+    u.role,
+    u.invitedByUserId,
+  ]);
+
+export async function lockPayoutApprovalRequired(tx: Queryable, merchantId: string): Promise<{ payout_approval_required: boolean } | null> {
+  const rows = await tx.query<{ payout_approval_required: boolean }>('SELECT payout_approval_required FROM merchants WHERE id = $1 FOR UPDATE', [merchantId]);
+  return rows[0] ?? null;
+}
+
+export const updatePayoutApprovalRequired = (tx: Queryable, merchantId: string, required: boolean) =>
+  tx.query('UPDATE merchants SET payout_approval_required = $2 WHERE id = $1', [merchantId, required]);
+
+export async function findPayoutApprovalRequired(db: Queryable, merchantId: string): Promise<{ payout_approval_required: boolean } | null> {
+  const rows = await db.query<{ payout_approval_required: boolean }>('SELECT payout_approval_required FROM merchants WHERE id = $1', [merchantId]);
+  return rows[0] ?? null;
+}
+
+/** An active user (deactivated users decide nothing). */
+export async function findActiveUser(db: Queryable, id: string): Promise<{ merchant_id: string; role: string; email: string } | null> {
+  const rows = await db.query<{ merchant_id: string; role: string; email: string }>('SELECT merchant_id, role, email FROM users WHERE id = $1 AND active', [id]);
+  return rows[0] ?? null;
+}

@@ -1,4 +1,4 @@
-// The operator console's SQL: merchants, banks and branches, operators, and the lists the console shows.
+// The operator console's SQL: merchants, banks and branches (which the payout services read too), operators, and the lists the console shows.
 import type { Queryable } from '../db/index.ts';
 
 /** Rows on one console list (merchants, held attempts, Live payouts, the audit log): the newest or oldest first, no paging. */
@@ -93,6 +93,15 @@ export const listActiveBranchOptions = (db: Queryable) =>
   db.query<{ id: string; label: string }>(
     `SELECT br.id, b.name || ' · ' || br.name AS label FROM bank_branches br JOIN banks b ON b.id = br.bank_id WHERE br.active AND b.active ORDER BY b.name, br.name`,
   );
+
+export async function bankIsActive(db: Queryable, bankId: string): Promise<boolean> {
+  const rows = await db.query('SELECT 1 FROM banks WHERE id = $1 AND active', [bankId]);
+  return rows.length > 0;
+}
+
+/** Active banks with their codes (the payout capabilities). */
+export const listActiveBanksWithCode = (db: Queryable) =>
+  db.query<{ id: string; name: string; code: string }>('SELECT id, name, code FROM banks WHERE active ORDER BY name');
 
 /** Active banks for a recipient's bank choice in the dashboard. */
 export const listActiveBanks = (db: Queryable) => db.query<{ id: string; name: string }>('SELECT id, name FROM banks WHERE active ORDER BY name');

@@ -31,6 +31,8 @@ import {
 import type { PayoutBatchWriter } from './batch-writer.ts';
 import type { PayoutDecisionCache } from './decision-cache.ts';
 import * as store from './store.ts';
+import * as accountsStore from '../accounts/store.ts';
+import * as banksStore from '../ops/store.ts';
 
 const CURRENCY = 'GHS';
 const conflict = (code: string, message: string) => new AppError(409, code, message);
@@ -102,8 +104,7 @@ async function checkRecipientInput(db: Queryable, input: RecipientInput): Promis
     const mixed = (['network', 'phone'] as const).filter((field) => input[field] !== undefined);
     if (mixed.length) throw errors.invalidArgument(`A bank recipient takes no wallet fields (${mixed.join(', ')}).`, mixed.map((field) => ({ field, message: 'is a wallet field' })));
     if (!input.bank_id || !isUuid(input.bank_id)) throw errors.invalidArgument('bank_id must be a bank id from GET /api/v1/payouts/capabilities.', [{ field: 'bank_id', message: 'is not a bank id' }]);
-    const banks = await db.query('SELECT 1 FROM banks WHERE id = $1 AND active', [input.bank_id]);
-    if (banks.length === 0) throw errors.invalidArgument('bank_id is not a supported bank.', [{ field: 'bank_id', message: 'is not a supported bank' }]);
+    if (!(await banksStore.bankIsActive(db, input.bank_id))) throw errors.invalidArgument('bank_id is not a supported bank.', [{ field: 'bank_id', message: 'is not a supported bank' }]);
     if (!input.account_number || !ACCOUNT_NUMBER_PATTERN.test(input.account_number)) {
       throw errors.invalidArgument('account_number must be 4 to 34 digits.', [{ field: 'account_number', message: 'must be 4 to 34 digits' }]);
     }
@@ -184,8 +185,8 @@ export async function verifyTestRecipients(db: Db): Promise<number> {
 
 export async function capabilities(db: Queryable, principal: ApiPrincipal) {
   const settings = await store.settingsFor(db, principal.merchantId, principal.environment);
-  const banks = await db.query<{ id: string; name: string; code: string }>('SELECT id, name, code FROM banks WHERE active ORDER BY name');
-  const merchant = await db.query<{ payout_approval_required: boolean }>('SELECT payout_approval_required FROM merchants WHERE id = $1', [principal.merchantId]);
+  const banks = await banksStore.listActiveBanksWithCode(db);
+  const merchant = await accountsStore.findPayoutApprovalRequired(db, principal.merchantId);
   return {
     account_types: [
       { value: 'bank', label: 'Bank account' },
@@ -198,7 +199,7 @@ export async function capabilities(db: Queryable, principal: ApiPrincipal) {
       currency: CURRENCY,
       payout_access: settings.payout_access,
       paused: settings.paused,
-      approval_required: principal.environment === 'live' && (merchant[0]?.payout_approval_required ?? false),
+      approval_required: principal.environment === 'live' && (merchant?.payout_approval_required ?? false),
       payout_limit_minor: settings.payout_limit_minor,
       daily_limit_minor: settings.daily_limit_minor,
       fees: { bank: { flat_minor: 100 }, momo: { percent_bps: 100, min_minor: 50, max_minor: 1_000 } },
@@ -537,8 +538,7 @@ export async function cancelPayout(db: Db, principal: ApiPrincipal, id: string, 
 export async function decidePayout(db: Db, input: { payoutId: string; userId: string; decision: 'approve' | 'reject'; reason?: string }) {
   return db.transaction(async (tx) => {
     const payout = await store.findPayoutById(tx, input.payoutId, true);
-    const users = await tx.query<{ merchant_id: string; role: string; email: string }>('SELECT merchant_id, role, email FROM users WHERE id = $1 AND active', [input.userId]);
-    const user = users[0];
+    const user = await accountsStore.findActiveUser(tx, input.userId);
     if (!payout || !user || user.merchant_id !== payout.merchant_id) throw errors.notFound('Payout');
     if (user.role !== 'approver') throw errors.forbidden('Only a user with the approver role can approve or reject payouts.');
     if (payout.requested_by_user_id === input.userId) throw errors.forbidden('The requester of a payout cannot approve or reject it; another approver must.');
@@ -662,7 +662,7 @@ export async function processDuePayouts(db: Db, rail: PayoutRail | null, log?: {
   if (!rail) return 0;
   const ids = await db.transaction(async (tx) => {
     const due = await store.duePayoutIds(tx, 20);
-    for (const { id } of due) await tx.query(`UPDATE payouts SET next_step_at = now() + make_interval(secs => $2) WHERE id = $1`, [id, CLAIM_HOLD_S]);
+    for (const { id } of due) await store.holdForClaim(tx, id, CLAIM_HOLD_S);
     return due.map((row) => row.id);
   });
   for (const id of ids) {

@@ -472,3 +472,7 @@ export const listRecentPayouts = (db: Queryable, merchantId: string, environment
     'SELECT id, reference, status, amount_minor, updated_at FROM payouts WHERE merchant_id = $1 AND environment = $2 ORDER BY updated_at DESC LIMIT $3',
     [merchantId, environment, limit],
   );
+
+/** Pushes a claimed payout's next step back while a worker advances it (another worker skips it meanwhile). */
+export const holdForClaim = (tx: Queryable, id: string, holdS: number) =>
+  tx.query(`UPDATE payouts SET next_step_at = now() + make_interval(secs => $2) WHERE id = $1`, [id, holdS]);
