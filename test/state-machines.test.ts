@@ -21,7 +21,9 @@ import { deliveryMachine } from '../src/events/model.ts';
 import { IllegalTransitionError, type StateMachine, type Transition } from '../src/lib/state-machine.ts';
 import { payoutMachine, recipientMachine, type PayoutStatus } from '../src/payouts/model.ts';
 import * as payoutStore from '../src/payouts/store.ts';
+import * as eventStore from '../src/events/store.ts';
 import { startTestApp, type TestContext } from './helpers.ts';
+import { attemptsOf, deliveryOf, emitTestEvent } from './webhook-support.ts';
 import { call } from './http.ts';
 import { createSession, eventTypes, sessionRow, simulate, startAttempt, momoBody, totalOf } from './checkout-support.ts';
 
@@ -245,6 +247,24 @@ describe('status tables and storage', () => {
     assert.equal(rows.length, 1, `one CHECK on ${table}.${column}`);
     return [...rows[0]!.definition.matchAll(/'([^']*)'::text/g)].map((match) => match[1]!);
   }
+
+  it('the first answer recorded for a delivery wins: a late failure never turns delivered into failed, nor a late success failed into delivered', async () => {
+    const m = await t.merchant({ webhookUrl: 'http://127.0.0.1:9/hook' });
+    const record = (deliveryId: string, tryNumber: number) => ({ deliveryId, tryNumber, latencyMs: 1, responseExcerpt: null, workerId: 'w_test' });
+    const delivered = await emitTestEvent(t.db, m);
+    const first = await deliveryOf(t.db, delivered.id);
+    await eventStore.recordDelivered(t.db, { ...record(first.id, 1), httpStatus: 200 });
+    await t.db.transaction((tx) => eventStore.markFailed(tx, first.id, 'failed', 500, 'HTTP 500'));
+    assert.equal((await deliveryOf(t.db, delivered.id)).status, 'delivered');
+
+    const failed = await emitTestEvent(t.db, m);
+    const second = await deliveryOf(t.db, failed.id);
+    await t.db.transaction((tx) => eventStore.markFailed(tx, second.id, 'failed', 500, 'HTTP 500'));
+    await eventStore.recordDelivered(t.db, { ...record(second.id, 2), httpStatus: 200 });
+    const after = await deliveryOf(t.db, failed.id);
+    assert.equal(after.status, 'failed', 'a failed delivery changes only through a replay');
+    assert.equal((await attemptsOf(t.db, failed.id)).length, 1, 'the late try is still logged');
+  });
 
   for (const x of EXPECTED) {
     it(`the ${x.machine.name} table has exactly the statuses the CHECK on ${x.table}.${x.column} allows`, async () => {

@@ -103,7 +103,7 @@ export const recordDelivered = (db: Queryable, t: Omit<TryRecord, 'error' | 'htt
        VALUES ($1, $2, $3, $4, NULL, $5, $6)
      )
      UPDATE webhook_deliveries SET status = '${DELIVERED.to}', delivered_at = now(), locked_until = NULL, last_http_status = $3, last_error = NULL, updated_at = now()
-      WHERE id = $1`,
+      WHERE id = $1 AND status = '${DELIVERED.from}'`,
     [t.deliveryId, t.tryNumber, t.httpStatus, t.latencyMs, t.responseExcerpt, t.workerId],
     'delivery_delivered',
   );
@@ -154,7 +154,9 @@ export const scheduleRetry = (tx: Queryable, id: string, delayS: number, httpSta
 
 /** A claimed (so pending) delivery that will not be tried again. */
 export const markFailed = (tx: Queryable, id: string, status: 'failed' | 'skipped', httpStatus: number | null, error: string | null) =>
-  tx.query(`UPDATE webhook_deliveries SET status = $2, locked_until = NULL, last_http_status = $3, last_error = $4, updated_at = now() WHERE id = $1`, [
+  // Only a pending delivery: a claim that lapsed mid-try lets a second worker send it too, and the first
+  // answer to be recorded wins (delivered never becomes failed, nor failed delivered).
+  tx.query(`UPDATE webhook_deliveries SET status = $2, locked_until = NULL, last_http_status = $3, last_error = $4, updated_at = now() WHERE id = $1 AND status = 'pending'`, [
     id,
     deliveryMachine.transition('pending', status).to,
     httpStatus,
