@@ -68,3 +68,9 @@ export const deleteSession = (db: Queryable, tokenHash: string) => db.query('DEL
 
 export const setSessionEnvironment = (db: Queryable, tokenHash: string, environment: 'test' | 'live') =>
   db.query('UPDATE web_sessions SET environment = $2 WHERE token_hash = $1', [tokenHash, environment]);
+
+/** Signs out every session of the account but the one kept (null: all of them). */
+export const deleteAccountSessions = (tx: Queryable, kind: ConsoleKind, accountId: string, keepTokenHash: string | null) =>
+  tx.query(`DELETE FROM web_sessions WHERE ${kind === 'merchant' ? 'user_id' : 'operator_id'} = $1 AND ($2::text IS NULL OR token_hash <> $2)`, [accountId, keepTokenHash]);
+
+export const deleteExpiredSessions = (db: Queryable) => db.query('DELETE FROM web_sessions WHERE expires_at < now()');

@@ -1,0 +1,119 @@
+// The SQL of console accounts (merchant users and operators): passwords, the TOTP second factor and its
+// recovery codes, and the owner's second-factor rule. Table names come from the console kind, never input.
+import type { Queryable } from '../db/index.ts';
+import type { Role } from './model.ts';
+import type { ConsoleKind } from './sign-in-throttle.ts';
+
+const tableOf = (kind: ConsoleKind) => (kind === 'merchant' ? 'users' : 'operators');
+
+/** Sets the password of the account with this email (a user's forced change is lifted); the account, or null. */
+export async function setPasswordByEmail(tx: Queryable, kind: ConsoleKind, email: string, passwordHash: string) {
+  const rows = await tx.query<{ id: string; email: string; merchant_id: string | null }>(
+    `UPDATE ${tableOf(kind)} SET password_hash = $2${kind === 'merchant' ? ', must_change_password = false' : ''} WHERE lower(email) = lower($1)
+       RETURNING id, email, ${kind === 'merchant' ? 'merchant_id' : 'NULL::uuid AS merchant_id'}`,
+    [email, passwordHash],
+  );
+  return rows[0] ?? null;
+}
+
+export async function findPasswordHash(db: Queryable, kind: ConsoleKind, accountId: string): Promise<string | null> {
+  const rows = await db.query<{ password_hash: string | null }>(`SELECT password_hash FROM ${tableOf(kind)} WHERE id = $1`, [accountId]);
+  return rows[0]?.password_hash ?? null;
+}
+
+export const updatePassword = (tx: Queryable, kind: ConsoleKind, accountId: string, passwordHash: string) =>
+  tx.query(`UPDATE ${tableOf(kind)} SET password_hash = $2${kind === 'merchant' ? ', must_change_password = false' : ''} WHERE id = $1`, [accountId, passwordHash]);
+
+export async function findSecondFactorState(db: Queryable, userId: string) {
+  const rows = await db.query<{ enabled_at: Date | null; role: Role; required: boolean; codes_left: number }>(
+    `SELECT u.totp_enabled_at AS enabled_at, u.role, m.second_factor_required AS required,
+            (SELECT count(*)::int FROM user_recovery_codes c WHERE c.user_id = u.id AND c.used_at IS NULL) AS codes_left
+       FROM users u JOIN merchants m ON m.id = u.merchant_id WHERE u.id = $1`,
+    [userId],
+  );
+  return rows[0] ?? null;
+}
+
+/** Keeps the pending secret if there is one, else stores this one; null when the user is already enrolled. */
+export async function reservePendingTotpSecret(db: Queryable, userId: string, secret: string): Promise<string | null> {
+  const rows = await db.query<{ secret: string }>(
+    'UPDATE users SET totp_pending_secret = coalesce(totp_pending_secret, $2) WHERE id = $1 AND totp_secret IS NULL RETURNING totp_pending_secret AS secret',
+    [userId, secret],
+  );
+  return rows[0]?.secret ?? null;
+}
+
+export async function findTotpEnrolment(db: Queryable, userId: string) {
+  const rows = await db.query<{ pending: string | null; enrolled: boolean }>('SELECT totp_pending_secret AS pending, totp_secret IS NOT NULL AS enrolled FROM users WHERE id = $1', [userId]);
+  return rows[0] ?? null;
+}
+
+/** The pending secret becomes the account's with `step` used up; false when it changed meanwhile. */
+export async function confirmPendingTotpSecret(tx: Queryable, userId: string, pending: string, step: number): Promise<boolean> {
+  const updated = await tx.query(
+    `UPDATE users SET totp_secret = totp_pending_secret, totp_pending_secret = NULL, totp_enabled_at = now(), totp_last_step = $3
+        WHERE id = $1 AND totp_secret IS NULL AND totp_pending_secret = $2 RETURNING id`,
+    [userId, pending, step],
+  );
+  return updated.length > 0;
+}
+
+export async function replaceRecoveryCodes(tx: Queryable, userId: string, codeHashes: string[]): Promise<void> {
+  await tx.query('DELETE FROM user_recovery_codes WHERE user_id = $1', [userId]);
+  await tx.query('INSERT INTO user_recovery_codes (user_id, code_hash) SELECT $1, unnest($2::text[])', [userId, codeHashes]);
+}
+
+export async function findTotpSecret(db: Queryable, userId: string): Promise<string | null> {
+  const rows = await db.query<{ secret: string | null }>('SELECT totp_secret AS secret FROM users WHERE id = $1', [userId]);
+  return rows[0]?.secret ?? null;
+}
+
+/** Uses up an unused recovery code; false when there is none with this hash. */
+export async function useRecoveryCode(tx: Queryable, userId: string, codeHash: string): Promise<boolean> {
+  const used = await tx.query('UPDATE user_recovery_codes SET used_at = now() WHERE user_id = $1 AND code_hash = $2 AND used_at IS NULL RETURNING user_id', [userId, codeHash]);
+  return used.length > 0;
+}
+
+export async function countRecoveryCodesLeft(tx: Queryable, userId: string): Promise<number> {
+  const left = await tx.query<{ left: number }>('SELECT count(*)::int AS left FROM user_recovery_codes WHERE user_id = $1 AND used_at IS NULL', [userId]);
+  return left[0]!.left;
+}
+
+/** Records a TOTP step as used when it is later than the last one accepted (one statement, so a raced replay is refused). */
+export async function acceptTotpStep(db: Queryable, userId: string, secret: string, step: number): Promise<boolean> {
+  const accepted = await db.query(
+    'UPDATE users SET totp_last_step = $3 WHERE id = $1 AND totp_secret = $2 AND (totp_last_step IS NULL OR totp_last_step < $3) RETURNING id',
+    [userId, secret, step],
+  );
+  return accepted.length > 0;
+}
+
+export async function lockUserSecondFactor(tx: Queryable, userId: string) {
+  const rows = await tx.query<{ merchant_id: string; role: Role; enabled: boolean; required: boolean }>(
+    `SELECT u.merchant_id, u.role, u.totp_secret IS NOT NULL AS enabled, m.second_factor_required AS required
+         FROM users u JOIN merchants m ON m.id = u.merchant_id WHERE u.id = $1 FOR UPDATE OF u`,
+    [userId],
+  );
+  return rows[0] ?? null;
+}
+
+export async function clearSecondFactor(tx: Queryable, userId: string): Promise<void> {
+  await tx.query('UPDATE users SET totp_secret = NULL, totp_pending_secret = NULL, totp_enabled_at = NULL, totp_last_step = NULL WHERE id = $1', [userId]);
+  await tx.query('DELETE FROM user_recovery_codes WHERE user_id = $1', [userId]);
+}
+
+export async function lockSecondFactorRule(tx: Queryable, merchantId: string, ownerId: string) {
+  const rows = await tx.query<{ required: boolean; owner_enrolled: boolean }>(
+    'SELECT m.second_factor_required AS required, (SELECT totp_secret IS NOT NULL FROM users WHERE id = $2) AS owner_enrolled FROM merchants m WHERE m.id = $1 FOR UPDATE',
+    [merchantId, ownerId],
+  );
+  return rows[0] ?? null;
+}
+
+export const updateSecondFactorRequired = (tx: Queryable, merchantId: string, required: boolean) =>
+  tx.query('UPDATE merchants SET second_factor_required = $2 WHERE id = $1', [merchantId, required]);
+
+export async function findUserByEmail(db: Queryable, email: string): Promise<{ id: string; email: string } | null> {
+  const rows = await db.query<{ id: string; email: string }>('SELECT id, email FROM users WHERE lower(email) = lower($1)', [email]);
+  return rows[0] ?? null;
+}
