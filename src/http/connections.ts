@@ -51,7 +51,7 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
  * after the client has finished writing. Without this, a close right after an early 413 resets the
  * connection while the client is still writing, and the client never sees the answer.
  */
-function drainRefusedBody(request: FastifyRequest): Promise<void> {
+export function drainRefusedBody(request: FastifyRequest): Promise<void> {
   const raw = request.raw;
   if (raw.complete || raw.destroyed || raw.readableEnded) return Promise.resolve();
   return new Promise((resolve) => {
@@ -77,10 +77,11 @@ function drainRefusedBody(request: FastifyRequest): Promise<void> {
   });
 }
 
+/**
+ * Every answer given before the body was read is an error thrown by a hook or a parser (auth, rate limits,
+ * 413, 415; Fastify reads the body of a request with no route before answering 404): an onError hook runs
+ * for those alone, so a success pays nothing for this.
+ */
 export function registerConnectionLimits(app: FastifyInstance): void {
-  // A callback hook: a success costs no promise on the hot path.
-  app.addHook('onSend', (request, reply, payload, done) => {
-    if (reply.statusCode < 400) return done(null, payload);
-    drainRefusedBody(request).then(() => done(null, payload), () => done(null, payload));
-  });
+  app.addHook('onError', async (request) => drainRefusedBody(request));
 }
