@@ -111,9 +111,12 @@ describe('Pipeline on PostgreSQL', { skip: databaseUrl ? false : 'needs DATABASE
       assert.equal(before.size, 2, 'reads share two connections');
       // A read in flight (sleeping) when its backend is terminated fails as unavailable (a 503), not a 500.
       const slow = Array.from({ length: 4 }, () => db.read('pipeline_sleep', 'SELECT pg_sleep(1) AS slept', []));
+      // Settled from the start: the reads may fail before the terminate call returns, and a rejection nobody
+      // is waiting for yet would fail the test as unhandled.
+      const settled = Promise.allSettled(slow);
       await new Promise((resolve) => setTimeout(resolve, 200));
       await admin.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [[...before]]);
-      for (const result of await Promise.allSettled(slow)) {
+      for (const result of await settled) {
         assert.equal(result.status, 'rejected');
         const error = (result as PromiseRejectedResult).reason as unknown;
         assert.ok(error instanceof DbError && error.isUnavailable, `expected an unavailable DbError, got ${String(error)}`);
