@@ -22,7 +22,8 @@ import {
 } from '../src/checkout/model.ts';
 import { applyOutcome } from '../src/checkout/payments.ts';
 import { IllegalTransitionError } from '../src/lib/state-machine.ts';
-import { AppError } from '../src/http/errors.ts';
+import { statusOf } from '../src/http/errors.ts';
+import { SikaError } from '../src/lib/errors.ts';
 import { balance, checkInvariants } from '../src/ledger/service.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 import { call, type Json } from './http.ts';
@@ -265,8 +266,8 @@ describe(`checkout state property (${storageKind})`, () => {
                 await t.db.transaction((tx) => applyOutcome(tx, target.id, command.outcome, { checkoutUrlHost: t.config.checkoutUrlHost, source: 'property' }));
                 status = 200;
               } catch (error) {
-                if (!(error instanceof AppError)) throw error;
-                status = error.statusCode;
+                if (!(error instanceof SikaError)) throw error;
+                status = statusOf(error);
                 body = error.code;
               }
             }

@@ -334,7 +334,7 @@ describe(`checkout sessions API (${storageKind})`, () => {
     it('GET with a session id over the router\'s parameter limit is 414 in the error envelope, never the framework\'s own body', async () => {
       const m = await t.merchant();
       const res = await call(t, 'GET', `/api/v1/sessions/cs_${'x'.repeat(200)}`, { key: m.test_api_key });
-      assertErrorEnvelope(res, 414, 'INVALID_ARGUMENT');
+      assertErrorEnvelope(res, 414, 'URI_TOO_LONG');
     });
 
     it('GET with a malformed percent-encoding in the session id is 400 INVALID_ARGUMENT in the error envelope', async () => {

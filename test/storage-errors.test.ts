@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DbError } from '../src/db/index.ts';
-import { toAppError } from '../src/http/error-handler.ts';
+import { toSikaError } from '../src/http/error-handler.ts';
+import { statusOf } from '../src/http/errors.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 
 describe(`storage errors (${storageKind})`, () => {
@@ -30,8 +31,8 @@ describe(`storage errors (${storageKind})`, () => {
     assert.ok(error instanceof DbError, `expected a DbError, got ${String(error)}`);
     assert.equal(error.sqlState, '57014');
     assert.equal(error.isUnavailable, true);
-    const answer = toAppError(error);
-    assert.equal(answer.statusCode, 503);
+    const answer = toSikaError(error);
+    assert.equal(statusOf(answer), 503);
     assert.equal(answer.code, 'SERVICE_UNAVAILABLE');
   });
 

@@ -3,7 +3,7 @@
 // transaction; every secret check goes through the sign-in backoff first (sign-in-throttle.ts).
 import { audit, type Actor } from '../audit/log.ts';
 import type { Db, Queryable } from '../db/index.ts';
-import { AppError, errors } from '../http/errors.ts';
+import { SikaError, errors } from '../lib/errors.ts';
 import { hashPassword, PASSWORD_LENGTH_MIN, verifyPassword } from './service.ts';
 import { accountKey, clearAccountThrottles, reserveAttempt, type ConsoleKind } from './sign-in-throttle.ts';
 import { revokeDevices } from './trusted-devices.ts';
@@ -37,7 +37,7 @@ export async function setPassword(db: Db, input: { kind: ConsoleKind; email: str
   const passwordHash = await hashPassword(input.password);
   return db.transaction(async (tx) => {
     const account = await store.setPasswordByEmail(tx, input.kind, input.email.trim(), passwordHash);
-    if (!account) throw new AppError(404, 'NOT_FOUND', `no ${input.kind === 'merchant' ? 'user' : 'operator'} with email ${input.email.trim()}`);
+    if (!account) throw new SikaError('NOT_FOUND', `no ${input.kind === 'merchant' ? 'user' : 'operator'} with email ${input.email.trim()}`);
     await signOutSessions(tx, input.kind, account.id, null);
     await revokeDevices(tx, accountKey(input.kind, account.email));
     await clearAccountThrottles(tx, input.kind, account.email);
@@ -118,7 +118,7 @@ export async function secondFactorState(db: Queryable, userId: string): Promise<
 /** The secret to enrol with: kept unconfirmed until a code from it is entered, so a reload shows the same one. */
 export async function pendingTotpSecret(db: Queryable, userId: string): Promise<string> {
   const secret = await store.reservePendingTotpSecret(db, userId, newTotpSecret());
-  if (!secret) throw new AppError(409, 'ALREADY_ENROLLED', 'Two-factor authentication is already on for this account.');
+  if (!secret) throw new SikaError('ALREADY_ENROLLED', 'Two-factor authentication is already on for this account.');
   return secret;
 }
 
@@ -190,7 +190,7 @@ export async function disableSecondFactor(db: Db, actor: Actor, userId: string, 
     const user = await store.lockUserSecondFactor(tx, userId);
     if (!user) throw errors.notFound('User');
     if (options.refuseWhenRequired && user.required && SECOND_FACTOR_ROLES.includes(user.role)) {
-      throw new AppError(409, 'SECOND_FACTOR_REQUIRED', 'Your account owner requires two-factor authentication for your role; it stays on.');
+      throw new SikaError('SECOND_FACTOR_REQUIRED', 'Your account owner requires two-factor authentication for your role; it stays on.');
     }
     await store.clearSecondFactor(tx, userId);
     if (options.signOutSessions) await signOutSessions(tx, 'merchant', userId, null);
@@ -203,7 +203,7 @@ export async function setSecondFactorRequired(db: Db, actor: Actor & { type: 'us
   await db.transaction(async (tx) => {
     const before = await store.lockSecondFactorRule(tx, merchantId, actor.id);
     if (!before) throw errors.notFound('Merchant');
-    if (required && !before.owner_enrolled) throw new AppError(409, 'SECOND_FACTOR_NOT_ENROLLED', 'Turn on two-factor authentication for yourself first (Account page).');
+    if (required && !before.owner_enrolled) throw new SikaError('SECOND_FACTOR_NOT_ENROLLED', 'Turn on two-factor authentication for yourself first (Account page).');
     await store.updateSecondFactorRequired(tx, merchantId, required);
     await audit(tx, { actor, merchantId, action: 'second_factor_requirement.update', objectType: 'merchant', objectId: merchantId, before: { second_factor_required: before.required }, after: { second_factor_required: required } });
   });
@@ -212,7 +212,7 @@ export async function setSecondFactorRequired(db: Db, actor: Actor & { type: 'us
 /** For the CLI: turns off a user's second factor (phone and recovery codes lost); their sessions are signed out. */
 export async function resetSecondFactor(db: Db, email: string): Promise<{ id: string; email: string }> {
   const user = await store.findUserByEmail(db, email.trim());
-  if (!user) throw new AppError(404, 'NOT_FOUND', `no user with email ${email.trim()}`);
+  if (!user) throw new SikaError('NOT_FOUND', `no user with email ${email.trim()}`);
   await disableSecondFactor(db, { type: 'system', id: 'cli', email: null }, user.id, { refuseWhenRequired: false, signOutSessions: true });
   return user;
 }

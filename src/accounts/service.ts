@@ -3,7 +3,7 @@ import argon2 from 'argon2';
 import { audit, type Actor } from '../audit/log.ts';
 import { DbError, type Db, type Queryable } from '../db/index.ts';
 import { targetUrlProblem, type Resolver, type TargetPolicy } from '../events/ssrf.ts';
-import { AppError } from '../http/errors.ts';
+import { SikaError } from '../lib/errors.ts';
 import { newUuid } from '../lib/ids.ts';
 import { issueApiKey } from './api-keys.ts';
 import { ENVIRONMENTS, type Environment } from './model.ts';
@@ -58,16 +58,16 @@ export const webhookUrlProblem = (url: string, environment: Environment, options
 export async function createMerchant(db: Db, input: CreateMerchantInput, webhookTargets: WebhookTargetOptions = { allowPrivateTargets: false }): Promise<CreatedMerchant> {
   const name = input.name.trim();
   const email = input.email.trim();
-  if (name.length < 1 || name.length > 200) throw new AppError(400, 'INVALID_ARGUMENT', 'name must be 1 to 200 characters');
-  if (!EMAIL_PATTERN.test(email) || email.length > 254) throw new AppError(400, 'INVALID_ARGUMENT', `email "${email}" is not an email address`);
+  if (name.length < 1 || name.length > 200) throw new SikaError('INVALID_ARGUMENT', 'name must be 1 to 200 characters');
+  if (!EMAIL_PATTERN.test(email) || email.length > 254) throw new SikaError('INVALID_ARGUMENT', `email "${email}" is not an email address`);
   if (input.password != null && input.password.length < PASSWORD_LENGTH_MIN) {
-    throw new AppError(400, 'INVALID_ARGUMENT', `password must be at least ${PASSWORD_LENGTH_MIN} characters`);
+    throw new SikaError('INVALID_ARGUMENT', `password must be at least ${PASSWORD_LENGTH_MIN} characters`);
   }
   const warnings: string[] = [];
   const webhookUrls: Record<Environment, string | null> = { test: null, live: null };
   if (input.webhookUrl) {
     const testProblem = await webhookUrlProblem(input.webhookUrl, 'test', webhookTargets);
-    if (testProblem) throw new AppError(400, 'INVALID_ARGUMENT', `webhook URL ${testProblem}`);
+    if (testProblem) throw new SikaError('INVALID_ARGUMENT', `webhook URL ${testProblem}`);
     webhookUrls.test = input.webhookUrl;
     const liveProblem = await webhookUrlProblem(input.webhookUrl, 'live', webhookTargets);
     if (liveProblem) warnings.push(`no Live webhook endpoint was created: the URL ${liveProblem}`);
@@ -76,7 +76,7 @@ export async function createMerchant(db: Db, input: CreateMerchantInput, webhook
   const passwordHash = input.password ? await hashPassword(input.password) : null;
 
   return db.transaction(async (tx) => {
-    if (await store.userEmailExists(tx, email)) throw new AppError(409, 'EMAIL_TAKEN', `a user with email ${email} already exists`);
+    if (await store.userEmailExists(tx, email)) throw new SikaError('EMAIL_TAKEN', `a user with email ${email} already exists`);
     const merchantId = newUuid();
     const ownerId = newUuid();
     await store.insertMerchant(tx, { id: merchantId, name, email, payoutApprovalRequired: input.payoutApproval ?? false });
@@ -112,7 +112,7 @@ export const INVITABLE_ROLES = ['admin', 'developer', 'approver', 'viewer'] as c
 export async function inviteUser(db: Db, actor: Actor & { type: 'user' }, merchantId: string, input: { email: string; role: string }) {
   const email = input.email.trim();
   if (!EMAIL_PATTERN.test(email) || !(INVITABLE_ROLES as readonly string[]).includes(input.role)) {
-    throw new AppError(400, 'INVALID_ARGUMENT', 'Enter an email and choose a role.');
+    throw new SikaError('INVALID_ARGUMENT', 'Enter an email and choose a role.');
   }
   const password = randomBytes(12).toString('base64url');
   const passwordHash = await hashPassword(password);
@@ -123,7 +123,7 @@ export async function inviteUser(db: Db, actor: Actor & { type: 'user' }, mercha
       await audit(tx, { actor, merchantId, action: 'user.invite', objectType: 'user', objectId: id, before: null, after: { email, role: input.role } });
     });
   } catch (error) {
-    if (error instanceof DbError && error.isUniqueViolation) throw new AppError(409, 'EMAIL_TAKEN', `A user with email ${email} already exists.`);
+    if (error instanceof DbError && error.isUniqueViolation) throw new SikaError('EMAIL_TAKEN', `A user with email ${email} already exists.`);
     throw error;
   }
   return { id, email, role: input.role, temporaryPassword: password };

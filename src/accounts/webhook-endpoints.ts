@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/index.ts';
-import { AppError } from '../http/errors.ts';
+import { SikaError } from '../lib/errors.ts';
 import { newWebhookSecret } from './service.ts';
 
 export const SECRET_OVERLAP_DEFAULT_S = 24 * 3_600;
@@ -11,7 +11,7 @@ export const SECRET_OVERLAP_MAX_S = 7 * 24 * 3_600;
  */
 export async function rotateWebhookSecret(tx: Queryable, endpointId: string, overlapS = SECRET_OVERLAP_DEFAULT_S, merchantId: string | null = null) {
   if (!Number.isInteger(overlapS) || overlapS < 0 || overlapS > SECRET_OVERLAP_MAX_S) {
-    throw new AppError(400, 'INVALID_ARGUMENT', `the overlap must be 0 to ${SECRET_OVERLAP_MAX_S} seconds`);
+    throw new SikaError('INVALID_ARGUMENT', `the overlap must be 0 to ${SECRET_OVERLAP_MAX_S} seconds`);
   }
   const secret = newWebhookSecret();
   const rows = await tx.query<{ id: string; previous_secret_expires_at: Date }>(
@@ -20,7 +20,7 @@ export async function rotateWebhookSecret(tx: Queryable, endpointId: string, ove
       WHERE id = $1 AND ($4::uuid IS NULL OR merchant_id = $4) RETURNING id, previous_secret_expires_at`,
     [endpointId, overlapS, secret, merchantId],
   );
-  if (rows.length === 0) throw new AppError(404, 'NOT_FOUND', 'Webhook endpoint not found.', { detail: 'Webhook endpoint not found.' });
+  if (rows.length === 0) throw new SikaError('NOT_FOUND', 'Webhook endpoint not found.', { detail: 'Webhook endpoint not found.' });
   return { endpoint_id: endpointId, secret, previous_secret_expires_at: rows[0]!.previous_secret_expires_at.toISOString() };
 }
 

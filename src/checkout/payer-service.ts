@@ -2,7 +2,7 @@
 import type { ApiPrincipal, Environment } from '../accounts/model.ts';
 import { audit, type Actor } from '../audit/log.ts';
 import type { Db, Queryable } from '../db/index.ts';
-import { AppError, errors } from '../http/errors.ts';
+import { SikaError, errors } from '../lib/errors.ts';
 import { checkPhoneForNetwork, MOMO_NETWORKS, NETWORK_LABELS, type MomoNetwork } from '../lib/ghana.ts';
 import { newId, randomToken } from '../lib/ids.ts';
 import { railFor, RailUnavailableError, VerificationRefusedError, type AttemptForRail, type CollectionRail, type ProviderOutcome } from '../rails/index.ts';
@@ -170,8 +170,12 @@ export const railInput = (attempt: AttemptRow): AttemptForRail => ({
   providerReference: attempt.provider_reference || null,
 });
 
+/** When a payer may try again after a provider refused to start a payment. */
+const PROVIDER_REFUSED_RETRY_AFTER_S = 5;
+
+/** No provider serves this rail for the session's environment (no Retry-After: it is not known when one will). */
 const railUnavailable = (rail: string, environment: Environment) =>
-  new AppError(409, 'PROVIDER_RAIL_UNAVAILABLE', `${rail} payments are not available for ${environment === 'live' ? 'Live' : 'Test'} checkouts right now; choose another method.`);
+  new SikaError('PROVIDER_RAIL_UNAVAILABLE', `${rail} payments are not available for ${environment === 'live' ? 'Live' : 'Test'} checkouts right now; choose another method.`);
 
 interface CheckedAttempt {
   rail: Rail;
@@ -223,7 +227,7 @@ async function startAttempt(tx: Queryable, ctx: PayerContext, sessionId: string,
     await moveAttempt(tx, pending, 'cancelled', 'CANCELLED:payer_switched_method');
     session = await moveSession(tx, session, 'open', outcomeCtx);
   } else if (pending) {
-    throw new AppError(409, 'PAYMENT_ATTEMPT_PENDING', 'A payment is already in progress for this checkout; wait for it to finish or fail before trying another.');
+    throw new SikaError('PAYMENT_ATTEMPT_PENDING', 'A payment is already in progress for this checkout; wait for it to finish or fail before trying another.');
   }
   if (session.status !== 'open' || isPastExpiry(session)) throw errors.sessionNotPayable(effectiveStatus(session));
   const adapter = railFor(session.environment, input.rail, ctx.liveRails);
@@ -231,7 +235,7 @@ async function startAttempt(tx: Queryable, ctx: PayerContext, sessionId: string,
   const schedule = await feeSchedule(tx, session.merchant_id, session.environment);
   const quote = quoteRail(session.amount_minor, schedule[input.rail], session.currency);
   if (amountMinor !== quote.total_minor) {
-    throw new AppError(409, 'PAYMENT_AMOUNT_MISMATCH', `The amount for ${input.rail} is now ${quote.total_minor} pesewas; get a fresh quote and try again.`);
+    throw new SikaError('PAYMENT_AMOUNT_MISMATCH', `The amount for ${input.rail} is now ${quote.total_minor} pesewas; get a fresh quote and try again.`);
   }
   const attempt = await store.insertAttempt(tx, {
     id: newId('att'),
@@ -270,12 +274,10 @@ async function initiateWithRail(ctx: PayerContext, started: Started): Promise<At
       }),
     );
   } catch (error) {
-    if (error instanceof AppError) throw error;
+    if (error instanceof SikaError) throw error;
     await ctx.db.transaction((tx) => applyOutcome(tx, attempt.id, 'failed', { checkoutUrlHost: ctx.checkoutUrlHost, source: 'initiation_failed' }));
-    throw new AppError(503, 'PROVIDER_RAIL_UNAVAILABLE', `The ${attempt.rail} provider did not accept the payment; try again or choose another method.`, {
-      retryable: true,
-      retryAfterSeconds: 5,
-      headers: { 'retry-after': '5' },
+    throw new SikaError('PROVIDER_RAIL_UNAVAILABLE', `The ${attempt.rail} provider did not accept the payment; try again or choose another method.`, {
+      retryAfterSeconds: PROVIDER_REFUSED_RETRY_AFTER_S,
     });
   }
 }
@@ -319,15 +321,15 @@ export async function getAttemptStatus(ctx: PayerContext, sessionId: string, att
 export async function authorizeAttempt(ctx: PayerContext, sessionId: string, attemptId: string, code: string) {
   const attempt = await attemptOfSession(ctx.db, sessionId, attemptId);
   if (!VERIFICATION_CODE_PATTERN.test(code)) throw errors.invalidArgument('code must be the 4 to 10 character verification code from your phone.', [{ field: 'code', message: 'is malformed' }]);
-  if (attempt.status !== 'pending') throw new AppError(409, 'ATTEMPT_FINAL', `The attempt is ${attempt.status}; no code is needed.`);
-  if (!attempt.verification_required) throw new AppError(409, 'VERIFICATION_NOT_REQUIRED', 'This payment does not need a verification code.');
+  if (attempt.status !== 'pending') throw new SikaError('ATTEMPT_FINAL', `The attempt is ${attempt.status}; no code is needed.`);
+  if (!attempt.verification_required) throw new SikaError('VERIFICATION_NOT_REQUIRED', 'This payment does not need a verification code.');
   const adapter = railFor(attempt.environment, attempt.rail, ctx.liveRails);
   if (!adapter) throw railUnavailable(attempt.rail, attempt.environment);
   let result;
   try {
     result = await adapter.authorize(railInput(attempt), code);
   } catch (error) {
-    if (error instanceof VerificationRefusedError) throw new AppError(400, 'PROVIDER_PAYMENT_REJECTED', error.message);
+    if (error instanceof VerificationRefusedError) throw new SikaError('PROVIDER_PAYMENT_REJECTED', error.message);
     throw errors.unavailable('The provider did not answer; try the code again shortly.');
   }
   const updated = await ctx.db.transaction((tx) => store.updateAttemptProvider(tx, attemptId, { rawStatus: result.rawStatus, verificationRequired: false }));
@@ -337,8 +339,8 @@ export async function authorizeAttempt(ctx: PayerContext, sessionId: string, att
 export async function resendAttempt(ctx: PayerContext, sessionId: string, attemptId: string) {
   const attempt = await attemptOfSession(ctx.db, sessionId, attemptId);
   if (attempt.rail !== 'momo') throw errors.invalidArgument('Only Mobile Money prompts can be re-sent.');
-  if (attempt.status !== 'pending') throw new AppError(409, 'ATTEMPT_FINAL', `The attempt is ${attempt.status}; there is nothing to re-send.`);
-  if (attempt.resend_count >= RESENDS_MAX) throw new AppError(409, 'RESEND_LIMIT_REACHED', `The prompt was already re-sent ${RESENDS_MAX} times; start a new payment if it does not arrive.`);
+  if (attempt.status !== 'pending') throw new SikaError('ATTEMPT_FINAL', `The attempt is ${attempt.status}; there is nothing to re-send.`);
+  if (attempt.resend_count >= RESENDS_MAX) throw new SikaError('RESEND_LIMIT_REACHED', `The prompt was already re-sent ${RESENDS_MAX} times; start a new payment if it does not arrive.`);
   const adapter = railFor(attempt.environment, attempt.rail, ctx.liveRails);
   if (!adapter) throw railUnavailable(attempt.rail, attempt.environment);
   let result;
@@ -361,7 +363,7 @@ export async function createCashSlip(ctx: PayerContext, input: { session_id: str
       const slip = await store.findSlipByAttempt(tx, pending.id);
       if (slip && slip.status === 'active' && slip.expires_at.getTime() > Date.now()) {
         if (slip.amount_minor !== input.amount_minor) {
-          throw new AppError(409, 'PAYMENT_AMOUNT_MISMATCH', `The cash total is ${slip.amount_minor} pesewas; use that amount.`);
+          throw new SikaError('PAYMENT_AMOUNT_MISMATCH', `The cash total is ${slip.amount_minor} pesewas; use that amount.`);
         }
         return { slip, session, attemptId: pending.id, replayed: true };
       }
@@ -444,10 +446,10 @@ export async function recordCashDeposit(db: Db, checkoutUrlHost: string, input: 
   return db.transaction(async (tx) => {
     const slip = await store.findSlipByReference(tx, input.reference.trim().toUpperCase());
     if (!slip) throw errors.notFound('Cash slip');
-    if (slip.status !== 'active') throw new AppError(409, 'SLIP_NOT_RECORDABLE', `This slip is ${slip.status}; do not take the cash.`);
-    if (slip.expires_at.getTime() <= Date.now()) throw new AppError(409, 'SLIP_NOT_RECORDABLE', 'This slip has expired; do not take the cash. The payer must start a new payment.');
+    if (slip.status !== 'active') throw new SikaError('SLIP_NOT_RECORDABLE', `This slip is ${slip.status}; do not take the cash.`);
+    if (slip.expires_at.getTime() <= Date.now()) throw new SikaError('SLIP_NOT_RECORDABLE', 'This slip has expired; do not take the cash. The payer must start a new payment.');
     if (input.amountMinor !== slip.amount_minor) {
-      throw new AppError(409, 'PAYMENT_AMOUNT_MISMATCH', `The slip is for ${slip.amount_minor} pesewas; take exactly that amount.`);
+      throw new SikaError('PAYMENT_AMOUNT_MISMATCH', `The slip is for ${slip.amount_minor} pesewas; take exactly that amount.`);
     }
     const branch = await tx.query('SELECT 1 FROM bank_branches WHERE id = $1 AND active', [input.branchId]);
     if (branch.length === 0) throw errors.invalidArgument('branch is not an active bank branch.', [{ field: 'branch_id', message: 'is not an active branch' }]);

@@ -2,7 +2,7 @@
 // merchant is credited (or the credit reversed) and checkout events are written, in one transaction.
 import type { Queryable } from '../db/index.ts';
 import { emitEvent } from '../events/outbox.ts';
-import { AppError } from '../http/errors.ts';
+import { SikaError } from '../lib/errors.ts';
 import { markInvoiceRemitted } from '../invoicing/store.ts';
 import { creditPayment, InsufficientFundsError, reversePayment } from '../ledger/service.ts';
 import type { ProviderOutcome } from '../rails/types.ts';
@@ -111,7 +111,7 @@ async function settlePaid(tx: Queryable, session: SessionRow, attempt: AttemptRo
  */
 export async function applyOutcome(tx: Queryable, attemptId: string, outcome: ProviderOutcome, ctx: OutcomeContext): Promise<Applied> {
   const peek = await store.findAttempt(tx, attemptId);
-  if (!peek) throw new AppError(404, 'NOT_FOUND', 'Payment attempt not found.', { detail: 'Payment attempt not found.' });
+  if (!peek) throw new SikaError('NOT_FOUND', 'Payment attempt not found.', { detail: 'Payment attempt not found.' });
   let session = (await store.lockSession(tx, peek.session_id))!;
   let attempt = (await store.findAttempt(tx, attemptId, true))!;
   const raw = `${RAW_STATUS[outcome]}${ctx.source ? `:${ctx.source}` : ''}`;
@@ -121,7 +121,7 @@ export async function applyOutcome(tx: Queryable, attemptId: string, outcome: Pr
   const target: AttemptStatus = outcome === 'reversed' && attempt.status !== 'paid' && attempt.status !== 'reversed' ? 'failed' : outcome;
   if (attempt.status === target) return { attempt, session, changed: false };
   if (!attemptMachine.canTransition(attempt.status, target)) {
-    throw new AppError(409, 'ATTEMPT_FINAL', `The attempt is ${attempt.status} and cannot become ${target}.`);
+    throw new SikaError('ATTEMPT_FINAL', `The attempt is ${attempt.status} and cannot become ${target}.`);
   }
   attempt = await moveAttempt(tx, attempt, target, target === 'failed' && outcome === 'reversed' ? `REVERSED${ctx.source ? `:${ctx.source}` : ''}` : raw);
 
@@ -136,7 +136,7 @@ export async function applyOutcome(tx: Queryable, attemptId: string, outcome: Pr
         // The balance may never go negative: when the money was already paid out, nothing is recorded
         // and the reversal waits for an operator to recover the funds (it is reported again on retry).
         if (error instanceof InsufficientFundsError) {
-          throw new AppError(409, 'REVERSAL_NOT_COVERED', 'The merchant balance no longer covers this payment, so the reversal cannot be applied automatically; an operator must recover the funds first.');
+          throw new SikaError('REVERSAL_NOT_COVERED', 'The merchant balance no longer covers this payment, so the reversal cannot be applied automatically; an operator must recover the funds first.');
         }
         throw error;
       }

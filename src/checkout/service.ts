@@ -2,7 +2,7 @@ import type { ApiPrincipal } from '../accounts/model.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import type { ProviderOutcome } from '../rails/index.ts';
 import { simulateForSession } from './payer-service.ts';
-import { errors } from '../http/errors.ts';
+import { errors } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import {
   METADATA_BYTES_MAX,

@@ -11,7 +11,7 @@ import { ConfigError, loadConfig } from '../config.ts';
 import { openDb } from '../db/index.ts';
 import { DataDirInUseError } from '../db/embedded.ts';
 import { migrate } from '../db/migrate.ts';
-import { AppError } from '../http/errors.ts';
+import { SikaError } from '../lib/errors.ts';
 import { listWebhookEndpoints, rotateWebhookSecret } from '../accounts/webhook-endpoints.ts';
 import * as events from '../events/store.ts';
 import { setPayoutAccess } from '../payouts/service.ts';
@@ -140,7 +140,7 @@ async function eventsCommand(sub: string | undefined, args: string[]): Promise<v
       const id = positionals[0];
       if (!id) throw new UsageError('events show needs an EVENT_ID');
       const rows = await db.query<{ payload: string }>('SELECT payload FROM events WHERE id = $1', [id]);
-      if (rows.length === 0) throw new AppError(404, 'NOT_FOUND', `event ${id} not found`);
+      if (rows.length === 0) throw new SikaError('NOT_FOUND', `event ${id} not found`);
       console.log(rows[0]!.payload);
       for (const t of await events.listTries(db, id)) {
         console.log(`try ${t.try_number}  ${t.attempted_at.toISOString()}  ${t.url}  ${t.http_status ?? '-'}  ${t.latency_ms} ms  ${t.error ?? ''}  ${(t.response_excerpt ?? '').slice(0, 120).replace(/\s+/g, ' ')}`);
@@ -151,7 +151,7 @@ async function eventsCommand(sub: string | undefined, args: string[]): Promise<v
       if (ids.length === 0 && !since) throw new UsageError('events replay needs an EVENT_ID or --failed-since');
       for (const id of ids) {
         const queued = await db.transaction((tx) => events.replayEvent(tx, id));
-        if (queued < 0) throw new AppError(404, 'NOT_FOUND', `event ${id} not found`);
+        if (queued < 0) throw new SikaError('NOT_FOUND', `event ${id} not found`);
         console.log(`${id}: ${queued} deliver${queued === 1 ? 'y' : 'ies'} queued`);
       }
       if (since) console.log(`${ids.length} event(s) replayed; the server's delivery worker sends them`);
@@ -202,7 +202,7 @@ async function keysCommand(sub: string | undefined, args: string[]): Promise<voi
   if (!values.merchant || !isUuid(values.merchant)) throw new UsageError(`keys ${sub ?? ''} needs --merchant MERCHANT_ID (a uuid)`);
   const merchantId = values.merchant;
   await withDb(async (db) => {
-    if (!(await findMerchant(db, merchantId))) throw new AppError(404, 'NOT_FOUND', `merchant ${merchantId} not found`);
+    if (!(await findMerchant(db, merchantId))) throw new SikaError('NOT_FOUND', `merchant ${merchantId} not found`);
     if (sub === 'list') {
       const environment = environmentOption(values.environment, false);
       const keys = (await Promise.all((environment ? [environment] : ENVIRONMENTS).map((e) => listApiKeys(db, merchantId, e).then((rows) => rows.map((row) => ({ ...row, environment: e })))))).flat();
@@ -217,7 +217,7 @@ async function keysCommand(sub: string | undefined, args: string[]): Promise<voi
       const idOrPrefix = positionals[0];
       if (!idOrPrefix) throw new UsageError('keys revoke needs a KEY_ID or the key prefix');
       const revoked = await revokeMerchantApiKey(db, { merchantId, idOrPrefix, actor: CLI_ACTOR });
-      if (!revoked) throw new AppError(404, 'NOT_FOUND', `merchant ${merchantId} has no API key ${idOrPrefix}`);
+      if (!revoked) throw new SikaError('NOT_FOUND', `merchant ${merchantId} has no API key ${idOrPrefix}`);
       console.log(revoked.alreadyRevoked ? `API key ${revoked.prefix}… was already revoked` : `API key ${revoked.prefix}… revoked: every server process refuses it within 1 second`);
     } else {
       throw new UsageError(`unknown command: keys ${sub ?? ''}`);
@@ -260,7 +260,7 @@ async function payoutsCommand(sub: string | undefined, args: string[]): Promise<
   };
   await withDb(async (db) => {
     const merchant = await db.query('SELECT 1 FROM merchants WHERE id::text = $1', [values.merchant]);
-    if (merchant.length === 0) throw new AppError(404, 'NOT_FOUND', `merchant ${values.merchant} not found`);
+    if (merchant.length === 0) throw new SikaError('NOT_FOUND', `merchant ${values.merchant} not found`);
     const settings = await setPayoutAccess(db, values.merchant!, values.environment as 'test' | 'live', change);
     if (values.json) console.log(JSON.stringify(settings));
     else
@@ -339,7 +339,7 @@ export async function run(argv: string[]): Promise<number> {
       console.error(`sika: ${error.message}\n\n${USAGE}`);
       return 2;
     }
-    if (error instanceof DataDirInUseError || error instanceof ConfigError || error instanceof AppError) {
+    if (error instanceof DataDirInUseError || error instanceof ConfigError || error instanceof SikaError) {
       console.error(`sika: ${error.message}`);
       return 1;
     }

@@ -76,6 +76,10 @@ export class DbError extends Error {
   get isUniqueViolation(): boolean {
     return this.sqlState === '23505';
   }
+  /** A CHECK constraint (23514 check_violation) refused the write; PGlite may name it only in the message. */
+  violatesCheck(constraint: string): boolean {
+    return this.sqlState === '23514' && (this.constraint === constraint || this.message.includes(constraint));
+  }
   /** lock_timeout ran out (55P03 lock_not_available): the statement gave up waiting, nothing was written. */
   get isLockTimeout(): boolean {
     return this.sqlState === '55P03';

@@ -16,7 +16,7 @@ import { payoutRoutes } from '../payouts/routes.ts';
 import { payerPageRoutes } from '../web/checkout/routes.ts';
 import { dashboardRoutes } from '../web/dashboard/index.ts';
 import { opsRoutes } from '../web/ops/routes.ts';
-import { consoleOfUrl, sendConsoleErrorPage } from '../web/console-errors.ts';
+import { consoleErrorPage, consoleOfUrl, sendErrorPage } from '../web/error-pages.ts';
 import type { PayoutRail } from '../rails/payouts.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
@@ -27,8 +27,8 @@ import { requireApiKey } from './auth.ts';
 import { registerBodyParsers } from './body.ts';
 import { registerConnectionLimits, serverOptions } from './connections.ts';
 import type { AppDeps } from './deps.ts';
-import { errors } from './errors.ts';
-import { registerErrorHandler, sendError, toAppError } from './error-handler.ts';
+import { errors } from '../lib/errors.ts';
+import { registerErrorHandler, sendError, toSikaError } from './error-handler.ts';
 import { payoutBatchMetric, registerMetrics } from './metrics.ts';
 import { registerRateLimits } from './rate-limit.ts';
 import { ErrorEnvelope, errorResponses } from './schemas.ts';
@@ -120,7 +120,7 @@ export async function buildApp({ config, db, logger, payoutRail = null, webhookR
     // a console path the consoles' HTML error page.
     frameworkErrors: (error, request, reply) => {
       const consoleKind = consoleOfUrl(request.url);
-      return consoleKind ? sendConsoleErrorPage(reply, consoleKind, toAppError(error)) : sendError(reply, toAppError(error));
+      return consoleKind ? sendErrorPage(request, reply, toSikaError(error), consoleErrorPage(consoleKind)) : sendError(reply, toSikaError(error));
     },
   });
   // Every route as registered, so tests can walk all of them (a new route cannot go unchecked).

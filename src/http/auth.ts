@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { ApiKeyAuthenticator } from '../accounts/api-keys.ts';
 import type { ApiPrincipal } from '../accounts/model.ts';
-import { errors } from './errors.ts';
+import { errors } from '../lib/errors.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

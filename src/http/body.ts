@@ -2,7 +2,7 @@
 // JSON and oversized bodies are 4xx errors here, never 500s.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
-import { errors } from './errors.ts';
+import { errors } from '../lib/errors.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 

@@ -1,20 +1,21 @@
 // The one place that turns errors into responses: the SPEC 7 envelope, never a stack trace or SQL.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DbError } from '../db/index.ts';
-import { AppError, errors, type FieldError } from './errors.ts';
+import { SikaError, errors, type FieldError } from '../lib/errors.ts';
+import { errorHeaders, statusOf } from './errors.ts';
 
 export interface ErrorEnvelope {
   error: { code: string; message: string; retry_after_seconds?: number; fields?: FieldError[]; detail?: string };
 }
 
-export function envelope(error: AppError): ErrorEnvelope {
+export function envelope(error: SikaError): ErrorEnvelope {
   return {
     error: {
       code: error.code,
       message: error.message,
-      ...(error.extra.retryAfterSeconds !== undefined ? { retry_after_seconds: error.extra.retryAfterSeconds } : {}),
-      ...(error.extra.fields ? { fields: error.extra.fields } : {}),
-      ...(error.extra.detail ? { detail: error.extra.detail } : {}),
+      ...(error.details.retryAfterSeconds !== undefined ? { retry_after_seconds: error.details.retryAfterSeconds } : {}),
+      ...(error.details.fields ? { fields: error.details.fields } : {}),
+      ...(error.details.detail ? { detail: error.details.detail } : {}),
     },
   };
 }
@@ -40,9 +41,9 @@ function fieldErrors(validation: ValidationIssue[], context: string | undefined)
 // Plain Errors busboy (multipart) throws for a malformed body: client errors, not 500s.
 const MALFORMED_MULTIPART = /^(Multipart: Boundary not found|Boundary required|Unexpected end of multipart data|\w+ terminated early due to unexpected end of multipart data|The needle cannot (be an empty String\/Buffer|have a length bigger than 256)\.)$/;
 
-/** Maps anything thrown to an AppError; unknown errors become a generic 500. */
-export function toAppError(error: unknown, contentType?: string): AppError {
-  if (error instanceof AppError) return error;
+/** Maps anything thrown to a SikaError; unknown errors become a generic INTERNAL. */
+export function toSikaError(error: unknown, contentType?: string): SikaError {
+  if (error instanceof SikaError) return error;
   if (error instanceof DbError) return error.isUnavailable ? errors.unavailable() : errors.internal();
   const e = error as FastifyError & { validation?: ValidationIssue[]; validationContext?: string };
   if (e?.validation) {
@@ -57,7 +58,7 @@ export function toAppError(error: unknown, contentType?: string): AppError {
     case 'FST_PARTS_LIMIT':
     case 'FST_FILES_LIMIT':
     case 'FST_FIELDS_LIMIT':
-      return new AppError(413, 'PAYLOAD_TOO_LARGE', 'The request body is too large.');
+      return errors.payloadTooLarge();
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return errors.unsupportedMediaType(contentType ? contentType.slice(0, 100) : 'of this request');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -71,24 +72,30 @@ export function toAppError(error: unknown, contentType?: string): AppError {
   const statusCode = typeof e?.statusCode === 'number' ? e.statusCode : 500;
   if (statusCode >= 400 && statusCode < 500) {
     // Fastify and plugin client errors (bad content length, malformed multipart, ...): safe messages.
-    const code = statusCode === 413 ? 'PAYLOAD_TOO_LARGE' : statusCode === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'INVALID_ARGUMENT';
+    const code = statusCode === 413 ? 'PAYLOAD_TOO_LARGE' : statusCode === 414 ? 'URI_TOO_LONG' : statusCode === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'INVALID_ARGUMENT';
     const message = typeof e.message === 'string' && e.message.length < 300 ? e.message : 'The request is invalid.';
-    return new AppError(statusCode === 404 || statusCode === 405 ? 400 : statusCode, code, message);
+    return new SikaError(code, message);
   }
   return errors.internal();
 }
 
-export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
-  if (error.extra.headers) reply.headers(error.extra.headers);
-  return reply.code(error.statusCode).type('application/json; charset=utf-8').send(envelope(error));
+/** The one JSON error renderer: the status from the code, Retry-After when known, the envelope. */
+export function sendError(reply: FastifyReply, error: SikaError): FastifyReply {
+  return reply.code(statusOf(error)).headers(errorHeaders(error)).type('application/json; charset=utf-8').send(envelope(error));
+}
+
+/** Logs a failed request: the whole error for a 5xx (never sent), one line otherwise. */
+export function logRequestError(request: FastifyRequest, error: unknown, problem: SikaError, what = 'request failed'): void {
+  const status = statusOf(problem);
+  if (status >= 500) request.log.error({ err: error }, what);
+  else request.log.info({ code: problem.code, status }, problem.message);
 }
 
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const appError = toAppError(error, request.headers['content-type']);
-    if (appError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
-    else request.log.info({ code: appError.code, status: appError.statusCode }, appError.message);
-    return sendError(reply, appError);
+    const problem = toSikaError(error, request.headers['content-type']);
+    logRequestError(request, error, problem);
+    return sendError(reply, problem);
   });
   app.setNotFoundHandler((request, reply) => sendError(reply, errors.routeNotFound(request.method, request.url.split('?')[0]!.slice(0, 200))));
 }

@@ -1,55 +1,59 @@
-// One map of error factories: each with its code, HTTP status and whether a retry can succeed.
-// The error handler (error-handler.ts) is the only place that turns these into responses.
+// The HTTP status of every error code: decided here and nowhere else. The codes, what they mean
+// and whether a retry can help are in src/lib/errors.ts; the JSON envelope is written by
+// error-handler.ts and console and payer pages by src/web/error-pages.ts.
+import type { ErrorCode, SikaError } from '../lib/errors.ts';
 
-export interface FieldError {
-  field: string;
-  message: string;
-}
+export const HTTP_STATUS_OF: Record<ErrorCode, number> = {
+  INVALID_ARGUMENT: 400,
+  PROVIDER_PAYMENT_REJECTED: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  PAYLOAD_TOO_LARGE: 413,
+  URI_TOO_LONG: 414,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+  SERVICE_UNAVAILABLE: 503,
+  PROVIDER_RAIL_UNAVAILABLE: 503,
 
-export class AppError extends Error {
-  constructor(
-    readonly statusCode: number,
-    readonly code: string,
-    message: string,
-    readonly extra: {
-      retryable?: boolean;
-      retryAfterSeconds?: number;
-      fields?: FieldError[];
-      detail?: string;
-      headers?: Record<string, string>;
-    } = {},
-  ) {
-    super(message);
-  }
-}
-
-export const errors = {
-  invalidArgument: (message: string, fields?: FieldError[]) => new AppError(400, 'INVALID_ARGUMENT', message, { fields }),
-  unauthorized: (message = 'A valid API key is required: send Authorization: Bearer <API_KEY>.') => new AppError(401, 'UNAUTHORIZED', message),
-  forbidden: (message: string) => new AppError(403, 'FORBIDDEN', message, { detail: message }),
-  notFound: (what: string) => new AppError(404, 'NOT_FOUND', `${what} not found.`, { detail: `${what} not found.` }),
-  routeNotFound: (method: string, url: string) =>
-    new AppError(404, 'NOT_FOUND', `No route ${method} ${url}.`, { detail: `No route ${method} ${url}.` }),
-  methodNotAllowed: (method: string) => new AppError(405, 'METHOD_NOT_ALLOWED', `Method ${method} is not allowed here.`),
-  idempotencyKeyReused: () =>
-    new AppError(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request body; use a new key for a changed request.'),
-  idempotencyKeyInFlight: () =>
-    new AppError(409, 'IDEMPOTENCY_KEY_IN_FLIGHT', 'A request with this Idempotency-Key is still being processed; retry shortly.', {
-      retryable: true,
-      retryAfterSeconds: 1,
-    }),
-  payloadTooLarge: (limitBytes: number) => new AppError(413, 'PAYLOAD_TOO_LARGE', `The request body exceeds ${limitBytes} bytes.`),
-  unsupportedMediaType: (type: string) =>
-    new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type ${type} is not supported; send application/json, application/x-www-form-urlencoded or multipart/form-data.`),
-  rateLimited: (retryAfterSeconds: number) =>
-    new AppError(429, 'RATE_LIMITED', `Too many requests; retry after ${retryAfterSeconds} s.`, {
-      retryable: true,
-      retryAfterSeconds,
-      headers: { 'retry-after': String(retryAfterSeconds) },
-    }),
-  sessionNotPayable: (status: string) =>
-    new AppError(409, 'SESSION_NOT_PAYABLE', `The session is ${status} and cannot take a new payment.`),
-  unavailable: (message = 'The service is temporarily unavailable; retry shortly.') =>
-    new AppError(503, 'SERVICE_UNAVAILABLE', message, { retryable: true, retryAfterSeconds: 1, headers: { 'retry-after': '1' } }),
-  internal: () => new AppError(500, 'INTERNAL', 'Something went wrong on our side; it has been logged. Retry later.', { retryable: true }),
+  // Every other code is a refusal because of the current state of an object or an account.
+  IDEMPOTENCY_KEY_IN_FLIGHT: 409,
+  SESSION_NOT_PAYABLE: 409,
+  PAYMENT_AMOUNT_MISMATCH: 409,
+  PAYMENT_ATTEMPT_PENDING: 409,
+  ATTEMPT_FINAL: 409,
+  ATTEMPT_NOT_HELD: 409,
+  VERIFICATION_NOT_REQUIRED: 409,
+  RESEND_LIMIT_REACHED: 409,
+  REVERSAL_NOT_COVERED: 409,
+  SLIP_NOT_RECORDABLE: 409,
+  RECIPIENT_UNAVAILABLE: 409,
+  RECIPIENT_HAS_OPEN_PAYOUTS: 409,
+  FEE_LIMIT_EXCEEDED: 409,
+  REFERENCE_CONFLICT: 409,
+  INSUFFICIENT_FUNDS: 409,
+  PAYOUT_LIMIT: 409,
+  PAYOUT_DAILY_LIMIT: 409,
+  PAYOUTS_PAUSED: 409,
+  PAYOUT_NOT_REQUESTED: 409,
+  PAYOUT_NOT_CANCELLABLE: 409,
+  PAYOUT_NOT_RETURNABLE: 409,
+  PAYOUT_NOT_RECONCILABLE: 409,
+  PAYOUT_ALREADY_RECONCILED: 409,
+  RECEIPT_NOT_AVAILABLE: 409,
+  EMAIL_TAKEN: 409,
+  CODE_TAKEN: 409,
+  ALREADY_ENROLLED: 409,
+  SECOND_FACTOR_REQUIRED: 409,
+  SECOND_FACTOR_NOT_ENROLLED: 409,
 };
+
+export const statusOf = (error: SikaError): number => HTTP_STATUS_OF[error.code];
+
+/** The headers an error answer carries, whatever its format: Retry-After whenever a retry time is known. */
+export function errorHeaders(error: SikaError): Record<string, string> {
+  return error.details.retryAfterSeconds === undefined ? {} : { 'retry-after': String(error.details.retryAfterSeconds) };
+}

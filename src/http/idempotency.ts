@@ -5,7 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import type { ApiPrincipal } from '../accounts/model.ts';
 import { DbError, type Db, type Queryable } from '../db/index.ts';
 import { canonicalJson, sha256Hex } from '../lib/canonical-json.ts';
-import { errors } from './errors.ts';
+import { errors } from '../lib/errors.ts';
 
 export const IDEMPOTENCY_KEY_TTL_HOURS = 24;
 export const IDEMPOTENCY_KEY_LENGTH_MAX = 255;

@@ -5,7 +5,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { BatchOutcome } from '../payouts/batch-writer.ts';
-import { errors } from './errors.ts';
+import { errors } from '../lib/errors.ts';
 
 export interface MetricsExposure {
   /** METRICS_TOKEN: the scraper must send it as a Bearer token. */

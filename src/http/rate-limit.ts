@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import { Redis } from 'ioredis';
-import { errors } from './errors.ts';
+import { errors } from '../lib/errors.ts';
 import { MemoryWindowStore } from './memory-window-store.ts';
 
 export interface RateLimiters {

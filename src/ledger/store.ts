@@ -145,7 +145,7 @@ export interface WrittenCounts {
 
 /** A merchant balance going negative fails the CHECK in SQL: that is InsufficientFundsError (a backstop; services check funds first). */
 export function ledgerWriteError(error: unknown): unknown {
-  if (error instanceof DbError && error.sqlState === '23514' && (error.constraint === MERCHANT_BALANCE_CONSTRAINT || error.message.includes(MERCHANT_BALANCE_CONSTRAINT))) {
+  if (error instanceof DbError && error.violatesCheck(MERCHANT_BALANCE_CONSTRAINT)) {
     return new InsufficientFundsError();
   }
   return error;

@@ -6,7 +6,7 @@ import { recordCashDeposit, toSlipResponse } from '../checkout/payer-service.ts'
 import * as checkoutStore from '../checkout/store.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import { DbError } from '../db/index.ts';
-import { AppError, errors } from '../http/errors.ts';
+import { SikaError, errors } from '../lib/errors.ts';
 import { newUuid } from '../lib/ids.ts';
 import { markPayoutReturned, reconcilePayout, type setPayoutAccess } from '../payouts/service.ts';
 import * as payoutStore from '../payouts/store.ts';
@@ -14,8 +14,8 @@ import * as store from './store.ts';
 
 export async function createOperator(db: Db, input: { email: string; password: string; role?: 'operator' | 'teller' }) {
   const email = input.email.trim();
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new AppError(400, 'INVALID_ARGUMENT', `email "${email}" is not an email address`);
-  if (input.password.length < PASSWORD_LENGTH_MIN) throw new AppError(400, 'INVALID_ARGUMENT', `password must be at least ${PASSWORD_LENGTH_MIN} characters`);
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new SikaError('INVALID_ARGUMENT', `email "${email}" is not an email address`);
+  if (input.password.length < PASSWORD_LENGTH_MIN) throw new SikaError('INVALID_ARGUMENT', `password must be at least ${PASSWORD_LENGTH_MIN} characters`);
   const id = newUuid();
   const passwordHash = await hashPassword(input.password);
   try {
@@ -24,7 +24,7 @@ export async function createOperator(db: Db, input: { email: string; password: s
       await audit(tx, { actor: { type: 'system', id: 'cli', email: null }, merchantId: null, action: 'operator.create', objectType: 'operator', objectId: id, before: null, after: { email, role: input.role ?? 'operator' } });
     });
   } catch (error) {
-    if (error instanceof DbError && error.isUniqueViolation) throw new AppError(409, 'EMAIL_TAKEN', `an operator with email ${email} already exists`);
+    if (error instanceof DbError && error.isUniqueViolation) throw new SikaError('EMAIL_TAKEN', `an operator with email ${email} already exists`);
     throw error;
   }
   return { operator_id: id, email, role: input.role ?? 'operator' };
@@ -51,7 +51,7 @@ export async function addBank(db: Db, actor: Actor, input: { name: string; code:
       return id;
     });
   } catch (error) {
-    if (error instanceof DbError && error.isUniqueViolation) throw new AppError(409, 'CODE_TAKEN', `bank code ${code} is already used`);
+    if (error instanceof DbError && error.isUniqueViolation) throw new SikaError('CODE_TAKEN', `bank code ${code} is already used`);
     throw error;
   }
 }
@@ -68,7 +68,7 @@ export async function addBranch(db: Db, actor: Actor, input: { bankId: string; n
       return id;
     });
   } catch (error) {
-    if (error instanceof DbError && error.isUniqueViolation) throw new AppError(409, 'CODE_TAKEN', `branch code ${code} is already used`);
+    if (error instanceof DbError && error.isUniqueViolation) throw new SikaError('CODE_TAKEN', `branch code ${code} is already used`);
     throw error;
   }
 }
@@ -92,7 +92,7 @@ export async function resolveHeldAttempt(db: Db, actor: Actor, checkoutUrlHost: 
     const attempt = await checkoutStore.findAttempt(tx, attemptId);
     if (!attempt) throw errors.notFound('Payment attempt');
     if (attempt.status !== 'manual_review' && attempt.status !== 'amount_mismatch') {
-      throw new AppError(409, 'ATTEMPT_NOT_HELD', `The attempt is ${attempt.status}; only held attempts are resolved here.`);
+      throw new SikaError('ATTEMPT_NOT_HELD', `The attempt is ${attempt.status}; only held attempts are resolved here.`);
     }
     const applied = await applyOutcome(tx, attemptId, decision === 'approve' ? 'paid' : 'failed', { checkoutUrlHost, source: `operator_${decision}` });
     await audit(tx, {

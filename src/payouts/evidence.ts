@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import PDFDocument from 'pdfkit';
 import type { ApiPrincipal } from '../accounts/model.ts';
 import type { Db } from '../db/index.ts';
-import { AppError, errors } from '../http/errors.ts';
+import { SikaError, errors } from '../lib/errors.ts';
 import { formatGhs, maskPhone } from '../lib/ghana.ts';
 import { newId } from '../lib/ids.ts';
 import { EVIDENCE_BYTES_MAX, STATUS_LABELS, maskAccountNumber } from './model.ts';
@@ -19,9 +19,9 @@ export function sniffContentType(data: Buffer): 'application/pdf' | 'image/png' 
 
 export async function addEvidence(db: Db, principal: ApiPrincipal | null, payout: store.PayoutRow, file: { data: Buffer; filename: string | null }, uploadedBy: string) {
   if (file.data.length === 0) throw errors.invalidArgument('The evidence file is empty.');
-  if (file.data.length > EVIDENCE_BYTES_MAX) throw new AppError(413, 'PAYLOAD_TOO_LARGE', `Evidence files may be at most ${EVIDENCE_BYTES_MAX} bytes.`);
+  if (file.data.length > EVIDENCE_BYTES_MAX) throw new SikaError('PAYLOAD_TOO_LARGE', `Evidence files may be at most ${EVIDENCE_BYTES_MAX} bytes.`);
   const contentType = sniffContentType(file.data);
-  if (!contentType) throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Evidence must be a PDF, PNG or JPEG file (checked by content, not name).');
+  if (!contentType) throw new SikaError('UNSUPPORTED_MEDIA_TYPE', 'Evidence must be a PDF, PNG or JPEG file (checked by content, not name).');
   const id = newId('evd');
   await db.transaction((tx) =>
     store.insertEvidence(tx, {
@@ -42,7 +42,7 @@ export async function addEvidence(db: Db, principal: ApiPrincipal | null, payout
 /** Receipt PDF: only for paid or returned payouts (409 otherwise). */
 export async function receiptPdf(db: Db, payout: store.PayoutRow): Promise<Buffer> {
   if (payout.status !== 'paid' && payout.status !== 'returned') {
-    throw new AppError(409, 'RECEIPT_NOT_AVAILABLE', `A receipt exists once a payout is paid; this one is ${payout.status}.`);
+    throw new SikaError('RECEIPT_NOT_AVAILABLE', `A receipt exists once a payout is paid; this one is ${payout.status}.`);
   }
   const recipient = (await store.findRecipient(db, payout.merchant_id, payout.environment, payout.recipient_id))!;
   const merchant = (await db.query<{ name: string }>('SELECT name FROM merchants WHERE id = $1', [payout.merchant_id]))[0]!;

@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../http/auth.ts';
 import type { AppDeps } from '../http/deps.ts';
-import { errors } from '../http/errors.ts';
+import { errors } from '../lib/errors.ts';
 import { DateTime, errorResponses, fileResponse } from '../http/schemas.ts';
 import { addEvidence, receiptPdf } from './evidence.ts';
 import { ACCOUNT_NAME_LENGTH_MAX, NOTES_LENGTH_MAX } from './model.ts';

@@ -5,7 +5,7 @@ import { audit, type Actor } from '../audit/log.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import { DbError, TRANSACTION_ATTEMPTS_MAX } from '../db/index.ts';
 import { emitEvent, eventPayload, type EventInput } from '../events/outbox.ts';
-import { AppError, errors } from '../http/errors.ts';
+import { SikaError, errors } from '../lib/errors.ts';
 import { canonicalJson, sha256Hex } from '../lib/canonical-json.ts';
 import { checkPhoneForNetwork, MOMO_NETWORKS, NETWORK_LABELS, type MomoNetwork } from '../lib/ghana.ts';
 import { isUuid, newId, randomToken } from '../lib/ids.ts';
@@ -35,7 +35,7 @@ import * as accountsStore from '../accounts/store.ts';
 import * as banksStore from '../ops/store.ts';
 
 const CURRENCY = 'GHS';
-const conflict = (code: string, message: string) => new AppError(409, code, message);
+const { conflict } = errors;
 
 // ---------- recipients ----------
 
@@ -361,7 +361,7 @@ export async function createPayout(
     }
     if (settings.paused) throw conflict('PAYOUTS_PAUSED', 'Payouts are paused for this account right now; try again later.');
     if (principal.environment === 'live' && !deps.payoutRail) {
-      throw new AppError(503, 'PROVIDER_RAIL_UNAVAILABLE', 'Live payouts have no payout provider configured yet; nothing was held. Try again later.', { retryable: true });
+      throw new SikaError('PROVIDER_RAIL_UNAVAILABLE', 'Live payouts have no payout provider configured yet; nothing was held. Try again later.');
     }
     const { recipient } = decision;
     if (!recipient || recipient.merchant_id !== principal.merchantId || recipient.environment !== principal.environment) throw errors.notFound('Recipient');

@@ -323,7 +323,7 @@ export async function insertNewPayouts(db: Queryable, writes: readonly NewPayout
       throw error;
     });
   } catch (error) {
-    if (error instanceof DbError && error.sqlState === '23514' && (error.constraint === DAY_LIMIT_CONSTRAINT || error.message.includes(DAY_LIMIT_CONSTRAINT))) {
+    if (error instanceof DbError && error.violatesCheck(DAY_LIMIT_CONSTRAINT)) {
       throw new DayLimitExceededError();
     }
     throw ledgerWriteError(error);

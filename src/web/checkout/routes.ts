@@ -11,8 +11,9 @@ import * as payer from '../../checkout/payer-service.ts';
 import * as checkout from '../../checkout/service.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import type { Rail } from '../../rails/registry.ts';
-import { AppError } from '../../http/errors.ts';
-import { sendError, toAppError } from '../../http/error-handler.ts';
+import { errors, SikaError } from '../../lib/errors.ts';
+import { sendError } from '../../http/error-handler.ts';
+import { registerErrorPages } from '../error-pages.ts';
 import { renderPayPage, renderProblemPage, renderSlipPage, type Assets, type PageModel, type Screen } from './render.ts';
 import { PrecompressedAsset, sendCompressed } from './send.ts';
 import { CHECKOUT_CSS } from './styles.ts';
@@ -63,21 +64,17 @@ export async function payerPageRoutes(app: FastifyInstance, deps: AppDeps): Prom
     );
 
   // Pages answer errors with pages; the Test buttons' JSON calls get the API's error envelope.
-  app.setErrorHandler((error: unknown, request, reply) => {
-    const appError = toAppError(error, request.headers['content-type']);
-    if (appError.statusCode >= 500) request.log.error({ err: error }, 'payer page request failed');
-    else request.log.info({ code: appError.code, status: appError.statusCode }, appError.message);
-    if (request.method !== 'GET' && request.method !== 'HEAD' && wantsJson(request)) return sendError(reply, appError);
-    if (appError.extra.headers) reply.headers(appError.extra.headers);
-    if (appError.statusCode === 404) return notFoundPage(request, reply);
-    const heading = appError.statusCode === 429 ? 'Too many requests' : appError.statusCode >= 500 ? 'Something went wrong on our side' : 'This request could not be completed';
+  registerErrorPages(app, 'payer page', (reply, problem, status, request) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD' && wantsJson(request)) return sendError(reply, problem);
+    if (status === 404) return notFoundPage(request, reply);
+    const heading = status === 429 ? 'Too many requests' : status >= 500 ? 'Something went wrong on our side' : 'This request could not be completed';
     const text =
-      appError.statusCode === 429
-        ? `Please wait ${appError.extra.retryAfterSeconds ?? 1} seconds, then reload the page.`
-        : appError.statusCode >= 500
+      status === 429
+        ? `Please wait ${problem.details.retryAfterSeconds ?? 1} seconds, then reload the page.`
+        : status >= 500
           ? 'No payment was made by this request. Please reload the page in a moment.'
-          : appError.message;
-    return sendHtml(request, reply, renderProblemPage(appError.statusCode, heading, text, assets), appError.statusCode);
+          : problem.message;
+    return sendHtml(request, reply, renderProblemPage(status, heading, text, assets), status);
   });
 
   /** Everything the page shows for the session as it is now, or null when there is no such session. */
@@ -87,7 +84,7 @@ export async function payerPageRoutes(app: FastifyInstance, deps: AppDeps): Prom
     try {
       found = await payer.getPublicSession(ctx, id);
     } catch (error) {
-      if (error instanceof AppError && error.statusCode === 404) return null;
+      if (error instanceof SikaError && error.code === 'NOT_FOUND') return null;
       throw error;
     }
     const { session, view } = found;
@@ -167,7 +164,7 @@ export async function payerPageRoutes(app: FastifyInstance, deps: AppDeps): Prom
     { schema: { hide: true, params: Params, body: TestOutcomeBody }, preHandler: limited },
     async (request, reply) => {
       const { reference } = request.params;
-      if (!SESSION_ID_PATTERN.test(reference)) throw new AppError(404, 'NOT_FOUND', 'Checkout session not found.', { detail: 'Checkout session not found.' });
+      if (!SESSION_ID_PATTERN.test(reference)) throw errors.notFound('Checkout session');
       const status = await checkout.simulateFromPage(deps.db, reference, request.body.attempt_reference, request.body.outcome, deps.config.checkoutUrlHost);
       if (wantsJson(request)) return reply.header('cache-control', 'no-store').send(status);
       return reply.redirect(`/pay/${encodeURIComponent(reference)}`, 303);

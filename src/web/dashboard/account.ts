@@ -15,13 +15,13 @@ import {
 import { PASSWORD_LENGTH_MIN } from '../../accounts/service.ts';
 import { groupedSecret, otpauthUri, RECOVERY_CODES_COUNT } from '../../accounts/totp.ts';
 import type { AppDeps } from '../../http/deps.ts';
-import { toAppError } from '../../http/error-handler.ts';
 import { accountSchemas } from '../account-schemas.ts';
 import type { WebSession } from '../auth.ts';
 import { qrSvg } from '../checkout/qr.ts';
 import { formValue, sendPage, sendThrottled, sessionOf, signedInAccount, tooManyAttempts } from '../console.ts';
 import { html, raw, type Html } from '../html.ts';
 import { csrfField, page, when_ } from '../layout.ts';
+import { formRefusal } from '../error-pages.ts';
 
 type Flash = { message: string; error?: boolean } | null;
 const ACCOUNT_PATH = '/dashboard/account';
@@ -160,9 +160,8 @@ ${session.secondFactorRequired ? html`<p class="card" role="note">Your account o
     try {
       await disableSecondFactor(db, userActor(session), session.userId!, { refuseWhenRequired: true, signOutSessions: false });
     } catch (error) {
-      const appError = toAppError(error);
-      if (appError.statusCode >= 500) throw error;
-      return accountPage(reply, session, { message: appError.message, error: true }, appError.statusCode);
+      const { flash, status } = formRefusal(error);
+      return accountPage(reply, session, flash, status);
     }
     return accountPage(reply, { ...session, secondFactorEnrolled: false }, { message: 'Two-factor authentication is off.' });
   });

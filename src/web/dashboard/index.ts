@@ -1,7 +1,6 @@
 // The merchant dashboard at /dashboard: sign-in, the Test/Live switch, home, and the section pages.
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../http/deps.ts';
-import { toAppError } from '../../http/error-handler.ts';
 import { recentSessions } from '../../checkout/service.ts';
 import { balance } from '../../ledger/service.ts';
 import { recentPayouts } from '../../payouts/queries.ts';
@@ -15,6 +14,7 @@ import { checkoutPages } from './checkout.ts';
 import { developerPages } from './developers.ts';
 import { payoutPages } from './payouts/routes.ts';
 import { settingsPages } from './settings.ts';
+import { consoleErrorPage, registerErrorPages } from '../error-pages.ts';
 
 /** Rows in each of the home page's recent lists. */
 const RECENT_ROWS = 8;
@@ -22,11 +22,7 @@ const RECENT_ROWS = 8;
 export async function dashboardRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
   // Errors on console pages render as pages, not JSON.
-  app.setErrorHandler((error, request, reply) => {
-    const appError = toAppError(error);
-    if (appError.statusCode >= 500) request.log.error({ err: error }, 'dashboard request failed');
-    return sendPage(reply, page({ title: 'Error', session: request.webSession, kind: 'merchant', flash: { message: appError.message, error: true }, body: html`<p><a href="/dashboard">Back to the dashboard</a></p>` }), appError.statusCode);
-  });
+  registerErrorPages(app, 'dashboard', consoleErrorPage('merchant'));
   await registerConsoleAuth(app, deps, 'merchant');
   app.addHook('preHandler', accountGate);
 

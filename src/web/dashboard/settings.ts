@@ -7,13 +7,13 @@ import type { Bearer } from '../../checkout/fees.ts';
 import { feeSchedule } from '../../checkout/payer-service.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { railDescriptors, railIds, type Rail } from '../../rails/registry.ts';
-import { toAppError } from '../../http/error-handler.ts';
 import type { WebSession } from '../auth.ts';
 import { accountSchemas } from '../account-schemas.ts';
 import { formValue, sendPage, sessionOf } from '../console.ts';
 import { dashboardSchemas } from '../console-schemas.ts';
 import { html, raw, type Html } from '../html.ts';
 import { csrfField, page, statusBadge, when_ } from '../layout.ts';
+import { formRefusal } from '../error-pages.ts';
 
 type Flash = { message: string; error?: boolean } | null;
 const ROLES = INVITABLE_ROLES;
@@ -82,9 +82,8 @@ ${owner ? html`<form method="post" action="/dashboard/users" class="row" style="
     try {
       await setSecondFactorRequired(db, userActor(session), session.merchantId!, required);
     } catch (error) {
-      const appError = toAppError(error);
-      if (appError.statusCode >= 500) throw error;
-      return settingsPage(reply, session, { message: appError.message, error: true }, appError.statusCode);
+      const { flash, status } = formRefusal(error);
+      return settingsPage(reply, session, flash, status);
     }
     return settingsPage(reply, session, { message: required ? 'Approvers and key managers now need two-factor authentication.' : 'Two-factor authentication is no longer required.' });
   });
@@ -96,9 +95,8 @@ ${owner ? html`<form method="post" action="/dashboard/users" class="row" style="
     try {
       invited = await inviteUser(db, userActor(session), session.merchantId!, { email: formValue(request, 'email'), role: formValue(request, 'role') });
     } catch (error) {
-      const appError = toAppError(error);
-      if (appError.statusCode >= 500) throw error;
-      return settingsPage(reply, session, { message: appError.message, error: true }, appError.statusCode);
+      const { flash, status } = formRefusal(error);
+      return settingsPage(reply, session, flash, status);
     }
     const { email, role, temporaryPassword: password } = invited;
     const shown = html`<div class="card" role="alert"><h2>Invitation</h2><p>Send ${email} this temporary password over a channel you trust; it is shown once.</p><p class="secret" id="temporary-password">${password}</p></div>`;

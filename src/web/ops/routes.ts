@@ -4,7 +4,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Actor } from '../../audit/log.ts';
 import type { AppDeps } from '../../http/deps.ts';
-import { toAppError } from '../../http/error-handler.ts';
 import { parseCedis } from '../../lib/ghana.ts';
 import * as ops from '../../ops/service.ts';
 import type { WebSession } from '../auth.ts';
@@ -14,6 +13,7 @@ import { html, type Html } from '../html.ts';
 import { money, page } from '../layout.ts';
 import { operatorAccountPages } from './account.ts';
 import { auditView, banksView, merchantsView, merchantView, payoutsView, reviewView, tellerView } from './views.ts';
+import { consoleErrorPage, formRefusal, registerErrorPages } from '../error-pages.ts';
 
 const actorOf = (session: WebSession): Actor => ({ type: 'operator', id: session.operatorId!, email: session.email });
 const isTeller = (session: WebSession) => session.role === 'teller';
@@ -23,11 +23,7 @@ export async function opsRoutes(app: FastifyInstance, deps: AppDeps): Promise<vo
   const { db } = deps;
   const show = (reply: FastifyReply, session: WebSession, active: string, title: string, body: Html, flash: Flash = null, status = 200) =>
     sendPage(reply, page({ title, session, kind: 'operator', active, flash, body }), status);
-  app.setErrorHandler((error, request, reply) => {
-    const appError = toAppError(error);
-    if (appError.statusCode >= 500) request.log.error({ err: error }, 'ops request failed');
-    return sendPage(reply, page({ title: 'Error', session: request.webSession, kind: 'operator', flash: { message: appError.message, error: true }, body: html`<p><a href="/ops">Back</a></p>` }), appError.statusCode);
-  });
+  registerErrorPages(app, 'ops', consoleErrorPage('operator'));
   await registerConsoleAuth(app, deps, 'operator');
 
   // Tellers see only the teller desk (and their own account page).
@@ -82,9 +78,8 @@ export async function opsRoutes(app: FastifyInstance, deps: AppDeps): Promise<vo
       const applied = await ops.tellerRecordDeposit(db, actorOf(session), deps.config.checkoutUrlHost, { reference, branchId: formValue(request, 'branch_id'), amountMinor });
       return tellerPage(reply, session, reference, { message: `Deposit recorded: ${money(amountMinor)}. The payment is ${applied.attempt.status} and the checkout is ${applied.session.status}.` });
     } catch (error) {
-      const appError = toAppError(error);
-      if (appError.statusCode >= 500) throw error;
-      return tellerPage(reply, session, reference, { message: appError.message, error: true }, appError.statusCode);
+      const { flash, status } = formRefusal(error);
+      return tellerPage(reply, session, reference, flash, status);
     }
   });
 

@@ -5,7 +5,6 @@ import { checkSecondFactor } from '../../../accounts/console-accounts.ts';
 import { listApiKeys, listEndpoints } from '../../../accounts/integrations.ts';
 import type { ApiPrincipal } from '../../../accounts/model.ts';
 import type { AppDeps } from '../../../http/deps.ts';
-import { toAppError } from '../../../http/error-handler.ts';
 import { parseCedis } from '../../../lib/ghana.ts';
 import { addEvidence, receiptPdf } from '../../../payouts/evidence.ts';
 import { payoutFeeMinor } from '../../../payouts/model.ts';
@@ -17,6 +16,9 @@ import { dashboardSchemas } from '../../console-schemas.ts';
 import { html, type Html } from '../../html.ts';
 import { money, page } from '../../layout.ts';
 import { canRequest, detailView, listView, newPayoutView, recipientsView } from './views.ts';
+import { formRefusal } from '../../error-pages.ts';
+import { sendError } from '../../../http/error-handler.ts';
+import { errors } from '../../../lib/errors.ts';
 
 /** Payouts on one page of the list. */
 const PAGE_SIZE = 25;
@@ -72,9 +74,8 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
       const after = await payouts.decidePayout(db, { payoutId: payout.id, userId: session.userId!, decision, reason: formValue(request, 'reason') || undefined });
       return detailPage(reply, session, payout.id, { message: `Payout ${decision === 'approve' ? 'approved' : 'rejected'}: it is ${after.status}.` });
     } catch (error) {
-      const appError = toAppError(error);
-      if (appError.statusCode >= 500) throw error;
-      return detailPage(reply, session, payout.id, { message: appError.message, error: true }, appError.statusCode);
+      const { flash, status } = formRefusal(error);
+      return detailPage(reply, session, payout.id, flash, status);
     }
   });
 
@@ -84,9 +85,8 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
       await payouts.cancelPayout(db, dashboardPrincipal(session), request.params.id, `cancelled in the dashboard by ${session.email}`);
       return detailPage(reply, session, request.params.id, { message: 'Payout cancelled; the amount and fee are released.' });
     } catch (error) {
-      const appError = toAppError(error);
-      if (appError.statusCode >= 500) throw error;
-      return detailPage(reply, session, request.params.id, { message: appError.message, error: true }, appError.statusCode);
+      const { flash, status } = formRefusal(error);
+      return detailPage(reply, session, request.params.id, flash, status);
     }
   });
 
@@ -108,9 +108,8 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
       await addEvidence(db, null, payout, { data: file.data, filename: file.filename || null }, `user:${session.email}`);
       return detailPage(reply, session, payout.id, { message: 'Evidence uploaded.' });
     } catch (error) {
-      const appError = toAppError(error);
-      if (appError.statusCode >= 500) throw error;
-      return detailPage(reply, session, payout.id, { message: appError.message, error: true }, appError.statusCode);
+      const { flash, status } = formRefusal(error);
+      return detailPage(reply, session, payout.id, flash, status);
     }
   });
 
@@ -129,7 +128,8 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
     const session = sessionOf(request);
     const amountMinor = parseCedis(request.query.amount ?? '');
     const recipient = request.query.recipient_id ? await queries.findRecipient(db, session.merchantId!, session.environment, request.query.recipient_id) : null;
-    if (!amountMinor || !recipient) return reply.code(400).send({ error: { code: 'INVALID_ARGUMENT', message: 'Choose a recipient and an amount.' } });
+    // The page's script reads this answer as JSON, errors included: the API's renderer, not the page's.
+    if (!amountMinor || !recipient) return sendError(reply, errors.invalidArgument('Choose a recipient and an amount.'));
     const fee = payoutFeeMinor(recipient.account_type, amountMinor);
     return { amount_minor: amountMinor, fee_minor: fee, total_debit_minor: amountMinor + fee, text: `Fee ${money(fee)} · total debit ${money(amountMinor + fee)}` };
   });
@@ -149,9 +149,8 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
       );
       return reply.redirect(`/dashboard/payouts/${payout.id}`, 303);
     } catch (error) {
-      const appError = toAppError(error);
-      if (appError.statusCode >= 500) throw error;
-      return newPayoutPage(reply, session, { message: appError.message, error: true }, appError.statusCode);
+      const { flash, status } = formRefusal(error);
+      return newPayoutPage(reply, session, flash, status);
     }
   });
 
@@ -178,9 +177,8 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
       const created = await payouts.createRecipient(db, dashboardPrincipal(session), { ...input, ...(previous ? { previous_version_id: previous } : {}) });
       return recipientsPage(reply, session, { message: `Recipient ${created.account_name} saved; verification is pending.` });
     } catch (error) {
-      const appError = toAppError(error);
-      if (appError.statusCode >= 500) throw error;
-      return recipientsPage(reply, session, { message: appError.message, error: true }, appError.statusCode, previous || null);
+      const { flash, status } = formRefusal(error);
+      return recipientsPage(reply, session, flash, status, previous || null);
     }
   });
 
@@ -190,9 +188,8 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
       await payouts.deleteRecipient(db, dashboardPrincipal(session), request.params.id);
       return recipientsPage(reply, session, { message: 'Recipient deactivated.' });
     } catch (error) {
-      const appError = toAppError(error);
-      if (appError.statusCode >= 500) throw error;
-      return recipientsPage(reply, session, { message: appError.message, error: true }, appError.statusCode);
+      const { flash, status } = formRefusal(error);
+      return recipientsPage(reply, session, flash, status);
     }
   });
 }
