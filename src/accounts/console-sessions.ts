@@ -2,8 +2,9 @@
 // shared backoff (sign-in-throttle.ts), an opaque session token stored only as its SHA-256 hash, a CSRF
 // token per session, the second-factor step, and the trusted device after each complete sign-in
 // (trusted-devices.ts). The cookies themselves are the web layer's (web/auth.ts).
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Db, Queryable } from '../db/index.ts';
+import { sha256Hex } from '../lib/canonical-json.ts';
 import { SECOND_FACTOR_ROLES } from './console-accounts.ts';
 import * as store from './console-session-store.ts';
 import type { Role } from './model.ts';
@@ -37,7 +38,7 @@ export interface ConsoleSession {
   secondFactorRequired: boolean;
 }
 
-const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+const hashToken = (token: string): string => sha256Hex(token);
 
 export type SignInResult =
   /** device: the device token to set now (null while the second factor is still to come). */

@@ -13,8 +13,8 @@
 // An attempt from a trusted device of the account (trusted-devices.ts: a browser that signed in before)
 // has one key instead, the device's, with the pair's policy: failures from strangers never hold it up,
 // and its own failures hold up only itself (it never falls back to the three keys).
-import { createHash } from 'node:crypto';
 import type { Db, Queryable } from '../db/index.ts';
+import { sha256Hex } from '../lib/canonical-json.ts';
 import { trustedDeviceHash } from './trusted-devices.ts';
 
 export type ConsoleKind = 'merchant' | 'operator';
@@ -46,14 +46,13 @@ export function backoffDelayS(policy: BackoffPolicy, failures: number): number {
   return Math.min(policy.delayMaxS, policy.delayFirstS * 2 ** Math.min(20, failures - policy.failuresFree));
 }
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const normalEmail = (email: string) => email.trim().toLowerCase();
 
 /** The key that finds an account's throttle rows (pair and account), e.g. to clear them when its password is set. */
-export const accountKey = (kind: ConsoleKind, email: string) => `${kind}:${sha256(`email:${normalEmail(email)}`)}`;
+export const accountKey = (kind: ConsoleKind, email: string) => `${kind}:${sha256Hex(`email:${normalEmail(email)}`)}`;
 
 /** The key of an address across accounts. */
-export const addressKey = (kind: ConsoleKind, address: string) => `${kind}:address:${sha256(address)}`;
+export const addressKey = (kind: ConsoleKind, address: string) => `${kind}:address:${sha256Hex(address)}`;
 
 /** The key of a trusted device (by its stored token hash); its rows carry the account key, so setting the password clears them too. */
 export const deviceKey = (kind: ConsoleKind, tokenHash: string) => `${kind}:device:${tokenHash}`;
@@ -63,8 +62,8 @@ type ThrottleKey = { key: string; scope: Scope; accountKey: string | null };
 function keysFor(kind: ConsoleKind, email: string, address: string): ThrottleKey[] {
   const account = accountKey(kind, email);
   return [
-    { key: `${kind}:pair:${sha256(`${normalEmail(email)}\n${address}`)}`, scope: 'pair' as const, accountKey: account },
-    { key: `${kind}:account:${sha256(normalEmail(email))}`, scope: 'account' as const, accountKey: account },
+    { key: `${kind}:pair:${sha256Hex(`${normalEmail(email)}\n${address}`)}`, scope: 'pair' as const, accountKey: account },
+    { key: `${kind}:account:${sha256Hex(normalEmail(email))}`, scope: 'account' as const, accountKey: account },
     { key: addressKey(kind, address), scope: 'address' as const, accountKey: null },
   ].sort((a, b) => (a.key < b.key ? -1 : 1));
 }

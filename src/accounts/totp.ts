@@ -1,6 +1,7 @@
 // TOTP second factor (RFC 6238) through otpauth, and recovery codes. Pure: storage is in console-accounts.ts.
-import { createHash, randomInt } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
+import { sha256Hex } from '../lib/canonical-json.ts';
 
 export const TOTP_PERIOD_S = 30;
 export const TOTP_DIGITS = 6;
@@ -54,6 +55,6 @@ export function newRecoveryCodes(): string[] {
 }
 
 /** Dashes, spaces and case do not matter when a recovery code is typed. */
-export const recoveryCodeHash = (code: string): string => createHash('sha256').update(code.replace(/[\s-]/g, '').toLowerCase()).digest('hex');
+export const recoveryCodeHash = (code: string): string => sha256Hex(code.replace(/[\s-]/g, '').toLowerCase());
 
 export const looksLikeRecoveryCode = (code: string): boolean => code.replace(/[\s-]/g, '').length === RECOVERY_CODE_LENGTH;

@@ -4,8 +4,9 @@
 // only (sign-in-throttle.ts), so strangers who keep the account-wide or an address's key backing off
 // never keep the owner out of a browser they have used before. The token is opaque (it names no account)
 // and only its SHA-256 is stored. A leaf module: callers pass the account key (sign-in-throttle.ts).
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Db, Queryable } from '../db/index.ts';
+import { sha256Hex } from '../lib/canonical-json.ts';
 
 /** How long a device stays trusted without a sign-in; each complete sign-in on it starts the time again. */
 export const TRUSTED_DEVICE_LIFETIME_S = 180 * 24 * 3_600;
@@ -15,7 +16,7 @@ const DEVICE_TOKEN_BYTES = 32;
 // 32 random bytes in base64url; anything else in the cookie is not looked up at all.
 const DEVICE_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
-export const deviceTokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
+export const deviceTokenHash = (token: string): string => sha256Hex(token);
 
 const wellFormed = (token: string | null | undefined): token is string => typeof token === 'string' && DEVICE_TOKEN_PATTERN.test(token);
 
