@@ -1,39 +1,48 @@
+// @ts-check: `npm run typecheck` checks this file (tsconfig.pay.json: DOM, ES2017); comments are stripped when served.
 // Sika hosted payment page: calls the payer API (SPEC 4.2), then swaps <main> for the server's fresh
 // render of /pay/{id}, so every screen is drawn in one place (src/web/checkout/render.ts). Polls a
 // pending attempt with backoff, announces changes in the #live region and moves focus to new screens.
 (function () {
   'use strict';
+  /** @typedef {{code: string, message: string, retry_after_seconds?: number, fields?: {field: string}[]}} ApiError */
+  /** @typedef {{error?: ApiError, status?: string, session_status?: string, verification_required?: boolean, surcharges?: Record<string, {total_minor: number, surcharge_minor: number}>}} ApiBody */
+  /** @typedef {{ok: boolean, status: number, data: ApiBody | null, code: string | null, message: string, retryAfter?: number}} Reply */
   var sessionId = document.body.getAttribute('data-session');
   if (!sessionId) return;
   var api = '/api/v1/checkout/sessions/' + encodeURIComponent(sessionId);
   var pagePath = '/pay/' + encodeURIComponent(sessionId);
-  var DELAYS_S = [1, 2, 3, 5, 8, 13, 21, 30];
+  /** @type {[number, ...number[]]} */ var DELAYS_S = [1, 2, 3, 5, 8, 13, 21, 30];
   var LATE_AFTER_MS = 180000;
   var pollTimer = 0;
   var pollToken = 0;
-  var lastClicked = null;
+  /** @type {HTMLButtonElement | null} */ var lastClicked = null;
 
+  /** The first match (typed by the caller, an HTMLElement by default). @template {Element} [E=HTMLElement] @param {string} selector @param {ParentNode | null} [root] @return {E | null} */
   function $(selector, root) {
     return (root || document).querySelector(selector);
   }
+  /** @param {number} minor */
   function ghs(minor) {
     return 'GHS ' + String(Math.floor(minor / 100)).replace(/\B(?=(\d{3})+(?!\d))/g, ',') + '.' + String(minor % 100).padStart(2, '0');
   }
+  /** @param {string | null | undefined} text */
   function announce(text) {
     var live = $('#live');
     if (!live || !text) return;
     live.textContent = '';
-    setTimeout(function () { live.textContent = text; }, 100);
+    setTimeout(function () { if (live) live.textContent = text; }, 100);
   }
+  /** @param {HTMLElement | null} el @param {string} text */
   function showError(el, text) {
     if (!el) return;
     el.textContent = text || '';
     el.hidden = !text;
   }
+  /** @param {HTMLButtonElement | null} button @param {boolean} on */
   function busy(button, on) {
     if (!button) return;
     if (on) {
-      button.setAttribute('data-label', button.textContent);
+      button.setAttribute('data-label', String(button.textContent));
       button.textContent = 'Please wait…';
     } else if (button.hasAttribute('data-label')) {
       button.textContent = button.getAttribute('data-label');
@@ -42,8 +51,9 @@
     button.setAttribute('aria-busy', String(on));
   }
 
+  /** @param {string} method @param {string} url @param {object} [body] @return {Promise<Reply>} */
   async function call(method, url, body) {
-    var init = { method: method, headers: { accept: 'application/json' }, cache: 'no-store', credentials: 'same-origin' };
+    /** @type {RequestInit & {headers: Record<string, string>}} */ var init = { method: method, headers: { accept: 'application/json' }, cache: 'no-store', credentials: 'same-origin' };
     if (body) {
       init.headers['content-type'] = 'application/json';
       init.body = JSON.stringify(body);
@@ -54,10 +64,10 @@
     } catch (e) {
       return { ok: false, status: 0, data: null, code: null, message: 'We could not reach the payment service. Check your connection and try again.' };
     }
-    var data = null;
+    /** @type {ApiBody | null} */ var data = null;
     try { data = await res.json(); } catch (e) { /* not JSON */ }
     var error = data && data.error;
-    var result = { ok: res.ok, status: res.status, data: data, code: error ? error.code : null, message: error ? error.message : 'Something went wrong (' + res.status + '). Please try again.' };
+    /** @type {Reply} */ var result = { ok: res.ok, status: res.status, data: data, code: error ? error.code : null, message: error ? error.message : 'Something went wrong (' + res.status + '). Please try again.' };
     if (res.status === 429) {
       result.retryAfter = (error && error.retry_after_seconds) || 1;
       result.message = 'Too many tries in a short time. Please wait ' + result.retryAfter + ' seconds and try again.';
@@ -65,7 +75,7 @@
     return result;
   }
 
-  /** Fetches the page again and swaps <main>; a new screen gets the focus, and its status is announced. */
+  /** Fetches the page again and swaps <main>; a new screen gets the focus, and its status is announced. @param {string} [message] */
   async function refresh(message) {
     stopPoll();
     var html;
@@ -82,7 +92,7 @@
     var main = $('main');
     var current = $('#view');
     var next = nextMain && $('#view', nextMain);
-    if (!next || !main || !current) {
+    if (!nextMain || !next || !main || !current) {
       location.reload();
       return;
     }
@@ -95,7 +105,7 @@
     var focus = null;
     if (changed) focus = $('#view h2[tabindex]');
     else if (keep) focus = $('#view [data-action="' + keep + '"]') || document.getElementById(keep);
-    if (focus && !focus.disabled) focus.focus();
+    if (focus && !('disabled' in focus && focus.disabled)) focus.focus();
   }
 
   function stopPoll() {
@@ -103,19 +113,19 @@
     clearTimeout(pollTimer);
   }
 
-  /** Checks a pending attempt after 1, 2, 3, 5 ... seconds (capped per screen) and refreshes when it moves. */
+  /** Checks a pending attempt after 1, 2, 3, 5 ... seconds (capped per screen) and refreshes when it moves. @param {HTMLElement} view @param {number} [firstDelayS] */
   function startPoll(view, firstDelayS) {
     var token = ++pollToken;
     var step = 1;
     var started = Date.now();
     var cap = Number(view.getAttribute('data-poll-cap')) || 5;
-    var url = api + '/provider-attempts/' + encodeURIComponent(view.getAttribute('data-attempt')) + '?refresh=1';
+    var url = api + '/provider-attempts/' + encodeURIComponent(String(view.getAttribute('data-attempt'))) + '?refresh=1';
     async function tick() {
       if (token !== pollToken) return;
       var r = await call('GET', url);
       if (token !== pollToken) return;
       var d = r.data;
-      if (r.ok && (d.status !== view.getAttribute('data-attempt-status') || d.session_status !== view.getAttribute('data-session-status') || String(d.verification_required) !== view.getAttribute('data-verification'))) {
+      if (r.ok && d && (d.status !== view.getAttribute('data-attempt-status') || d.session_status !== view.getAttribute('data-session-status') || String(d.verification_required) !== view.getAttribute('data-verification'))) {
         refresh();
         return;
       }
@@ -123,7 +133,7 @@
         var late = $('[data-late]', view);
         if (late) late.hidden = false;
       }
-      var delay = Math.min(DELAYS_S[Math.min(step++, DELAYS_S.length - 1)], cap);
+      var delay = Math.min(DELAYS_S[Math.min(step++, DELAYS_S.length - 1)] || cap, cap);
       if (r.retryAfter) delay = Math.max(delay, r.retryAfter);
       pollTimer = setTimeout(tick, delay * 1000);
     }
@@ -132,7 +142,7 @@
 
   function setup() {
     stopPoll();
-    var form = $('#pay-form');
+    /** @type {HTMLFormElement | null} */ var form = $('#pay-form');
     if (form) syncRail(form);
     var view = $('#view');
     if (view && view.getAttribute('data-attempt') && view.getAttribute('data-poll-cap')) startPoll(view);
@@ -140,16 +150,18 @@
 
   // ---- choosing a method ----
 
+  /** @param {HTMLFormElement} form */
   function syncRail(form) {
-    var rail = $('input[name=rail]:checked', form);
-    form.querySelectorAll('[data-panel]').forEach(function (panel) {
+    /** @type {HTMLInputElement | null} */ var rail = $('input[name=rail]:checked', form);
+    /** @type {NodeListOf<HTMLElement>} */ (form.querySelectorAll('[data-panel]')).forEach(function (panel) {
       panel.hidden = !rail || panel.getAttribute('data-panel') !== rail.value;
     });
-    var button = $('button[type=submit]', form);
+    /** @type {HTMLButtonElement | null} */ var button = $('button[type=submit]', form);
     if (rail && button && !button.disabled) button.textContent = rail.getAttribute('data-action');
     showError($('#form-error', form), '');
   }
 
+  /** @param {string} value */
   function nationalNumber(value) {
     var compact = value.replace(/[\s\-().]/g, '');
     if (/^\+?233/.test(compact)) return compact.replace(/^\+?233/, '');
@@ -157,35 +169,34 @@
     return null;
   }
 
-  /** The network of a number from its prefix ('' while too short to tell, 'none' when no network has it). */
+  /** The network of a number from its prefix ('' while too short to tell, 'none' when no network has it). @param {HTMLFormElement} form @param {string | null} national */
   function networkOf(form, national) {
     if (!national || national.length < 2) return '';
-    var prefixes = JSON.parse(form.getAttribute('data-prefixes'));
-    for (var network in prefixes) if (prefixes[network].indexOf(national.slice(0, 2)) >= 0) return network;
+    /** @type {Record<string, string[]>} */ var prefixes = JSON.parse(String(form.getAttribute('data-prefixes')));
+    for (var network in prefixes) if ((prefixes[network] || []).indexOf(national.slice(0, 2)) >= 0) return network;
     return 'none';
   }
 
-  /** Suggests the network from the prefix, or says why the number does not fit; true when it may be sent. */
+  /** Suggests the network from the prefix, or says why the number does not fit; true when it may be sent. @param {HTMLFormElement} form @param {boolean} submitting */
   function checkPhone(form, submitting) {
-    var input = $('#phone', form);
+    /** @type {HTMLInputElement | null} */ var input = $('#phone', form);
     var msg = $('#phone-msg', form);
     if (!input || !msg) return true;
-    var labels = JSON.parse(form.getAttribute('data-labels'));
-    var chosen = $('input[name=operator]:checked', form);
+    /** @type {Record<string, string>} */ var labels = JSON.parse(String(form.getAttribute('data-labels')));
+    /** @type {HTMLInputElement | null} */ var chosen = $('input[name=operator]:checked', form);
     var national = nationalNumber(input.value);
     var detected = networkOf(form, national);
     var text = '';
     var bad = false;
-    var focus = input;
+    /** @type {HTMLInputElement | null} */ var focus = input;
     if (detected && detected !== 'none') {
       if (!chosen || chosen.hasAttribute('data-auto')) {
-        var radio = $('input[name=operator][value="' + detected + '"]', form);
+        /** @type {HTMLInputElement | null} */ var radio = $('input[name=operator][value="' + detected + '"]', form);
         form.querySelectorAll('input[name=operator]').forEach(function (r) { r.removeAttribute('data-auto'); });
-        radio.checked = true;
-        radio.setAttribute('data-auto', '');
+        if (radio) { radio.checked = true; radio.setAttribute('data-auto', ''); }
         chosen = radio;
       }
-      if (chosen.value !== detected) {
+      if (chosen && chosen.value !== detected) {
         bad = true;
         text = 'This is ' + (detected === 'at' ? 'an ' : 'a ') + labels[detected] + ' number, but ' + labels[chosen.value] + ' is selected. Check the number, or choose ' + labels[detected] + '.';
       } else {
@@ -211,43 +222,47 @@
     if (msg.textContent !== text) msg.textContent = text;
     msg.className = 'msg' + (text ? (bad ? ' bad' : ' ok') : '');
     input.setAttribute('aria-invalid', String(bad && focus === input));
-    if (bad && submitting) focus.focus();
+    if (bad && submitting && focus) focus.focus();
     return !bad;
   }
 
-  /** After PAYMENT_AMOUNT_MISMATCH: the current totals from the quote endpoint. */
+  /** After PAYMENT_AMOUNT_MISMATCH: the current totals from the quote endpoint. @param {HTMLFormElement} form */
   async function updateQuote(form) {
     var r = await call('GET', api + '/quote');
-    if (!r.ok) return;
-    form.querySelectorAll('input[name=rail]').forEach(function (radio) {
-      var q = r.data.surcharges[radio.value];
+    var surcharges = r.data && r.data.surcharges;
+    if (!r.ok || !surcharges) return;
+    /** @type {NodeListOf<HTMLInputElement>} */ (form.querySelectorAll('input[name=rail]')).forEach(function (radio) {
+      var q = surcharges && surcharges[radio.value];
       if (!q) return;
       radio.setAttribute('data-total', String(q.total_minor));
-      if (/^Pay /.test(radio.getAttribute('data-action'))) radio.setAttribute('data-action', 'Pay ' + ghs(q.total_minor));
-      var price = radio.parentNode.querySelector('.price');
-      if (price) {
-        price.querySelector('b').textContent = ghs(q.total_minor);
-        price.querySelector('small').textContent = q.surcharge_minor > 0 ? 'incl. ' + ghs(q.surcharge_minor) + ' fee' : 'no fee';
-      }
+      if (/^Pay /.test(String(radio.getAttribute('data-action')))) radio.setAttribute('data-action', 'Pay ' + ghs(q.total_minor));
+      var price = radio.parentNode && $('.price', radio.parentNode);
+      var total = price && $('b', price);
+      var fee = price && $('small', price);
+      if (total) total.textContent = ghs(q.total_minor);
+      if (fee) fee.textContent = q.surcharge_minor > 0 ? 'incl. ' + ghs(q.surcharge_minor) + ' fee' : 'no fee';
     });
     syncRail(form);
   }
 
+  /** @param {HTMLFormElement} form */
   async function submitPay(form) {
     var error = $('#form-error', form);
-    var rail = $('input[name=rail]:checked', form);
+    /** @type {HTMLInputElement | null} */ var rail = $('input[name=rail]:checked', form);
     if (!rail) {
       showError(error, 'Choose how to pay.');
       return;
     }
     var amount = Number(rail.getAttribute('data-total'));
-    var body = { rail: rail.value, amount_minor: amount };
+    /** @type {{rail: string, amount_minor: number, operator?: string, phone?: string}} */ var body = { rail: rail.value, amount_minor: amount };
+    /** @type {HTMLInputElement | null} */ var phone = $('#phone', form);
     if (rail.value === 'momo') {
       if (!checkPhone(form, true)) return;
-      body.operator = $('input[name=operator]:checked', form).value;
-      body.phone = $('#phone', form).value.trim();
+      /** @type {HTMLInputElement | null} */ var operator = $('input[name=operator]:checked', form);
+      if (operator) body.operator = operator.value;
+      if (phone) body.phone = phone.value.trim();
     }
-    var button = $('button[type=submit]', form);
+    /** @type {HTMLButtonElement | null} */ var button = $('button[type=submit]', form);
     busy(button, true);
     showError(error, '');
     var r = rail.value === 'cash'
@@ -265,10 +280,8 @@
       await refresh(r.message);
     } else if (rail.value === 'momo' && r.data && r.data.error && r.data.error.fields && r.data.error.fields[0] && r.data.error.fields[0].field === 'phone') {
       var msg = $('#phone-msg', form);
-      msg.textContent = r.message;
-      msg.className = 'msg bad';
-      $('#phone', form).setAttribute('aria-invalid', 'true');
-      $('#phone', form).focus();
+      if (msg) { msg.textContent = r.message; msg.className = 'msg bad'; }
+      if (phone) { phone.setAttribute('aria-invalid', 'true'); phone.focus(); }
     } else {
       showError(error, r.message);
     }
@@ -276,8 +289,10 @@
 
   // ---- a pending attempt ----
 
+  /** @param {HTMLFormElement} form */
   async function submitCode(form) {
-    var input = $('#code', form);
+    /** @type {HTMLInputElement | null} */ var input = $('#code', form);
+    if (!input) return;
     var error = $('#code-error', form);
     var code = input.value.replace(/\s/g, '');
     if (!/^[0-9A-Za-z]{4,10}$/.test(code)) {
@@ -286,9 +301,9 @@
       input.focus();
       return;
     }
-    var button = $('button[type=submit]', form);
+    /** @type {HTMLButtonElement | null} */ var button = $('button[type=submit]', form);
     busy(button, true);
-    var r = await call('POST', api + '/provider-attempts/' + encodeURIComponent(form.getAttribute('data-attempt')) + '/authorize', { code: code });
+    var r = await call('POST', api + '/provider-attempts/' + encodeURIComponent(String(form.getAttribute('data-attempt'))) + '/authorize', { code: code });
     if (r.ok) {
       await refresh('Code accepted. Waiting for confirmation.');
       return;
@@ -304,10 +319,12 @@
     input.focus();
   }
 
+  /** @param {HTMLButtonElement} button */
   async function resend(button) {
     var view = $('#view');
+    if (!view) return;
     busy(button, true);
-    var r = await call('POST', api + '/provider-attempts/' + encodeURIComponent(view.getAttribute('data-attempt')) + '/resend');
+    var r = await call('POST', api + '/provider-attempts/' + encodeURIComponent(String(view.getAttribute('data-attempt'))) + '/resend');
     if (r.ok || r.code === 'ATTEMPT_FINAL') {
       await refresh(r.ok ? 'We sent the prompt again. Check your phone.' : r.message);
       return;
@@ -316,10 +333,13 @@
     showError($('[data-error]', view), r.message);
   }
 
+  /** @param {HTMLFormElement} form @param {HTMLButtonElement} button */
   async function testOutcome(form, button) {
     var error = $('[data-error]', form.parentNode);
+    /** @type {HTMLInputElement | null} */ var reference = $('input[name=attempt_reference]', form);
+    if (!reference) return;
     busy(button, true);
-    var r = await call('POST', form.getAttribute('action'), { attempt_reference: form.elements.attempt_reference.value, outcome: button.value });
+    var r = await call('POST', String(form.getAttribute('action')), { attempt_reference: reference.value, outcome: button.value });
     if (r.ok) {
       await refresh();
       return;
@@ -331,6 +351,7 @@
   // ---- events, delegated so that swapped screens need no wiring ----
 
   document.addEventListener('change', function (e) {
+    if (!(e.target instanceof HTMLInputElement)) return;
     var form = e.target.form;
     if (!form || form.id !== 'pay-form') return;
     if (e.target.name === 'rail') syncRail(form);
@@ -340,26 +361,29 @@
     }
   });
   document.addEventListener('input', function (e) {
-    if (e.target.id === 'phone') checkPhone(e.target.form, false);
+    if (!(e.target instanceof HTMLInputElement)) return;
+    if (e.target.id === 'phone' && e.target.form) checkPhone(e.target.form, false);
     if (e.target.id === 'code') e.target.removeAttribute('aria-invalid');
   });
   document.addEventListener('click', function (e) {
-    var button = e.target.closest && e.target.closest('button');
+    var button = e.target instanceof Element && e.target.closest ? e.target.closest('button') : null;
     lastClicked = button;
     var action = button && button.getAttribute('data-action');
     if (action === 'print') window.print();
-    if (action === 'resend') resend(button);
+    if (action === 'resend' && button) resend(button);
     if (action === 'check') {
       stopPoll();
-      startPoll($('#view'), 0);
+      var view = $('#view');
+      if (view) startPoll(view, 0);
     }
   });
   document.addEventListener('submit', function (e) {
     var form = e.target;
     var button = e.submitter || lastClicked;
+    if (!(form instanceof HTMLFormElement)) return;
     if (form.id === 'pay-form') submitPay(form);
     else if (form.id === 'code-form') submitCode(form);
-    else if (form.hasAttribute('data-test-outcome') && button) testOutcome(form, button);
+    else if (form.hasAttribute('data-test-outcome') && button instanceof HTMLButtonElement) testOutcome(form, button);
     else return;
     e.preventDefault();
   });
