@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { DbError, type Db } from '../src/db/index.ts';
 import { eventPayload } from '../src/events/outbox.ts';
 import { PayoutBatchWriter, type BatchOutcome } from '../src/payouts/batch-writer.ts';
-import type { NewPayoutWrite } from '../src/payouts/store.ts';
+import type { NewPayoutWrite } from '../src/payouts/new-payout-store.ts';
 
 /** A storage that records each statement's payout ids and answers as the test says, when the test says. */
 function fakeDb(answer: (ids: string[], call: number) => Promise<unknown[]>) {

@@ -6,7 +6,7 @@ import type { CreatedMerchant } from '../src/accounts/service.ts';
 import { checkInvariants } from '../src/ledger/service.ts';
 import { DbError } from '../src/db/index.ts';
 import { createPayout as createPayoutDirectly, decidePayout, markPayoutReturned, processDuePayouts, reconcilePayout, setPayoutAccess } from '../src/payouts/service.ts';
-import { advanceProcessingStep } from '../src/payouts/store.ts';
+import { advanceProcessingStep } from '../src/payouts/payout-store.ts';
 import { LivePayoutSimulator } from '../src/rails/payouts.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 import { assertErrorEnvelope } from './http.ts';

@@ -20,7 +20,8 @@ import type { Queryable } from '../src/db/index.ts';
 import { deliveryMachine } from '../src/events/model.ts';
 import { IllegalTransitionError, type StateMachine, type Transition } from '../src/lib/state-machine.ts';
 import { payoutMachine, recipientMachine, type PayoutStatus } from '../src/payouts/model.ts';
-import * as payoutStore from '../src/payouts/store.ts';
+import * as newPayoutStore from '../src/payouts/new-payout-store.ts';
+import * as payoutStore from '../src/payouts/payout-store.ts';
 import * as eventStore from '../src/events/store.ts';
 import { startTestApp, type TestContext } from './helpers.ts';
 import { attemptsOf, deliveryOf, emitTestEvent } from './webhook-support.ts';
@@ -216,8 +217,8 @@ describe('stores refuse a status that did not come through a table', () => {
   });
 
   it('a payout inserted in a status that is not initial (returned) is refused before any SQL', async () => {
-    const write = { row: { merchant_id: 'm', environment: 'test', status: 'returned' } } as unknown as payoutStore.NewPayoutWrite;
-    await assert.rejects(payoutStore.insertNewPayouts(noDatabase, [write]), isIllegal('payout', '(new)', 'returned'));
+    const write = { row: { merchant_id: 'm', environment: 'test', status: 'returned' } } as unknown as newPayoutStore.NewPayoutWrite;
+    await assert.rejects(newPayoutStore.insertNewPayouts(noDatabase, [write]), isIllegal('payout', '(new)', 'returned'));
   });
 
   it('the checkout stores refuse forged session, attempt and cash slip transitions, and a session inserted other than open', async () => {

@@ -9,7 +9,7 @@ import { DbError } from '../db/index.ts';
 import { SikaError, errors } from '../lib/errors.ts';
 import { newUuid } from '../lib/ids.ts';
 import { markPayoutReturned, reconcilePayout, type setPayoutAccess } from '../payouts/service.ts';
-import * as payoutStore from '../payouts/store.ts';
+import * as payoutSettingsStore from '../payouts/settings-store.ts';
 import * as store from './store.ts';
 
 export async function createOperator(db: Db, input: { email: string; password: string; role?: 'operator' | 'teller' }) {
@@ -32,9 +32,9 @@ export async function createOperator(db: Db, input: { email: string; password: s
 
 export async function changePayoutSettings(db: Db, actor: Actor, merchantId: string, environment: 'test' | 'live', change: Parameters<typeof setPayoutAccess>[3]) {
   return db.transaction(async (tx) => {
-    const before = await payoutStore.settingsFor(tx, merchantId, environment, true);
-    await payoutStore.updateSettings(tx, merchantId, environment, change);
-    const after = await payoutStore.settingsFor(tx, merchantId, environment);
+    const before = await payoutSettingsStore.settingsFor(tx, merchantId, environment, true);
+    await payoutSettingsStore.updateSettings(tx, merchantId, environment, change);
+    const after = await payoutSettingsStore.settingsFor(tx, merchantId, environment);
     await audit(tx, { actor, merchantId, action: 'payout_settings.update', objectType: 'payout_settings', objectId: `${merchantId}:${environment}`, before, after });
     return after;
   });
@@ -128,7 +128,7 @@ export const merchantsOverview = (db: Queryable) => store.listMerchants(db, stor
 export async function merchantPayoutControls(db: Db, merchantId: string) {
   const merchant = await store.findMerchant(db, merchantId);
   if (!merchant) return null;
-  const settings = await db.transaction(async (tx) => ({ test: await payoutStore.settingsFor(tx, merchant.id, 'test'), live: await payoutStore.settingsFor(tx, merchant.id, 'live') }));
+  const settings = await db.transaction(async (tx) => ({ test: await payoutSettingsStore.settingsFor(tx, merchant.id, 'test'), live: await payoutSettingsStore.settingsFor(tx, merchant.id, 'live') }));
   return { merchant, settings };
 }
 

@@ -4,13 +4,14 @@
 // wait and are then written in one statement: one round trip, one plan, one commit for all of them.
 // Nothing waits on a timer: a payout that finds its merchant idle is written at once.
 //
-// A batch statement writes all of its payouts or none (store.insertNewPayouts). When it fails (a taken
+// A batch statement writes all of its payouts or none (insertNewPayouts). When it fails (a taken
 // client_reference, a balance or the day's limit that does not cover them all, anything but storage
 // being unreachable, which fails them all at once), each payout is written again on its own, in arrival
 // order, so each request gets exactly the answer it would have had alone, and a payout that fits is
 // never refused for one that did not.
 import { DbError, type Db } from '../db/index.ts';
-import * as store from './store.ts';
+import { insertNewPayout, insertNewPayouts, type NewPayoutWrite } from './new-payout-store.ts';
+import type { PayoutRow } from './payout-store.ts';
 
 /** Payouts per statement at most (the statement's arrays grow with it). */
 export const PAYOUT_BATCH_MAX = 32;
@@ -18,8 +19,8 @@ export const PAYOUT_BATCH_MAX = 32;
 export type BatchOutcome = 'together' | 'one by one' | 'failed';
 
 interface Pending {
-  write: store.NewPayoutWrite;
-  resolve: (payout: store.PayoutRow | null) => void;
+  write: NewPayoutWrite;
+  resolve: (payout: PayoutRow | null) => void;
   reject: (error: unknown) => void;
 }
 
@@ -34,7 +35,7 @@ export class PayoutBatchWriter {
   ) {}
 
   /** Resolves with the payout written, or null (nothing written) when what its decision saw has changed. */
-  write(write: store.NewPayoutWrite): Promise<store.PayoutRow | null> {
+  write(write: NewPayoutWrite): Promise<PayoutRow | null> {
     const key = `${write.row.merchant_id} ${write.row.environment}`;
     return new Promise((resolve, reject) => {
       const waiting = this.queues.get(key);
@@ -65,9 +66,9 @@ export class PayoutBatchWriter {
       this.observe(1, 'together');
       return this.writeOneByOne(batch);
     }
-    let written: store.PayoutRow[];
+    let written: PayoutRow[];
     try {
-      written = await store.insertNewPayouts(this.db, batch.map((p) => p.write));
+      written = await insertNewPayouts(this.db, batch.map((p) => p.write));
     } catch (error) {
       // Storage unreachable: each payout alone would wait for it as long, one after the other.
       if (error instanceof DbError && error.isUnavailable) {
@@ -87,7 +88,7 @@ export class PayoutBatchWriter {
   private async writeOneByOne(batch: Pending[]): Promise<void> {
     for (const p of batch) {
       try {
-        p.resolve(await store.insertNewPayout(this.db, p.write));
+        p.resolve(await insertNewPayout(this.db, p.write));
       } catch (error) {
         p.reject(error);
       }

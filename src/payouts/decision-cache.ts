@@ -1,12 +1,13 @@
 // What a payout decision reads that seldom changes (the settings, the paired endpoint, the approval
 // setting, the key's creator, the recipient, the ledger account ids), remembered for a few seconds per
 // API key and recipient so that a merchant's next payouts skip the read. It is never trusted on its own:
-// the write re-checks every remembered fact as it is at that moment (store.insertNewPayout), balances and
+// the write re-checks every remembered fact as it is at that moment (insertNewPayout), balances and
 // the day's total are left to the database's CHECKs, and a write that finds anything changed forgets the
 // entry and decides again from a fresh read.
 import type { AccountRow } from '../ledger/store.ts';
 import { ExpiringMap } from '../lib/expiring-map.ts';
-import type { RecipientRow, SettingsRow } from './store.ts';
+import type { RecipientRow } from './recipient-store.ts';
+import type { SettingsRow } from './settings-store.ts';
 
 export interface RememberedDecision {
   settings: SettingsRow;

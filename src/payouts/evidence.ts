@@ -7,7 +7,9 @@ import { SikaError, errors } from '../lib/errors.ts';
 import { formatGhs, maskPhone } from '../lib/ghana.ts';
 import { newId } from '../lib/ids.ts';
 import { EVIDENCE_BYTES_MAX, STATUS_LABELS, maskAccountNumber } from './model.ts';
-import * as store from './store.ts';
+import { insertEvidence, merchantName } from './evidence-store.ts';
+import type { PayoutRow } from './payout-store.ts';
+import { findRecipient } from './recipient-store.ts';
 
 /** What the bytes are, whatever the name says: PDF, PNG or JPEG, else null. */
 export function sniffContentType(data: Buffer): 'application/pdf' | 'image/png' | 'image/jpeg' | null {
@@ -17,14 +19,14 @@ export function sniffContentType(data: Buffer): 'application/pdf' | 'image/png' 
   return null;
 }
 
-export async function addEvidence(db: Db, principal: ApiPrincipal | null, payout: store.PayoutRow, file: { data: Buffer; filename: string | null }, uploadedBy: string) {
+export async function addEvidence(db: Db, principal: ApiPrincipal | null, payout: PayoutRow, file: { data: Buffer; filename: string | null }, uploadedBy: string) {
   if (file.data.length === 0) throw errors.invalidArgument('The evidence file is empty.');
   if (file.data.length > EVIDENCE_BYTES_MAX) throw new SikaError('PAYLOAD_TOO_LARGE', `Evidence files may be at most ${EVIDENCE_BYTES_MAX} bytes.`);
   const contentType = sniffContentType(file.data);
   if (!contentType) throw new SikaError('UNSUPPORTED_MEDIA_TYPE', 'Evidence must be a PDF, PNG or JPEG file (checked by content, not name).');
   const id = newId('evd');
   await db.transaction((tx) =>
-    store.insertEvidence(tx, {
+    insertEvidence(tx, {
       id,
       payoutId: payout.id,
       merchantId: payout.merchant_id,
@@ -40,12 +42,12 @@ export async function addEvidence(db: Db, principal: ApiPrincipal | null, payout
 }
 
 /** Receipt PDF: only for paid or returned payouts (409 otherwise). */
-export async function receiptPdf(db: Db, payout: store.PayoutRow): Promise<Buffer> {
+export async function receiptPdf(db: Db, payout: PayoutRow): Promise<Buffer> {
   if (payout.status !== 'paid' && payout.status !== 'returned') {
     throw new SikaError('RECEIPT_NOT_AVAILABLE', `A receipt exists once a payout is paid; this one is ${payout.status}.`);
   }
-  const recipient = (await store.findRecipient(db, payout.merchant_id, payout.environment, payout.recipient_id))!;
-  const merchant = (await db.query<{ name: string }>('SELECT name FROM merchants WHERE id = $1', [payout.merchant_id]))[0]!;
+  const recipient = (await findRecipient(db, payout.merchant_id, payout.environment, payout.recipient_id))!;
+  const merchant = await merchantName(db, payout.merchant_id);
   const maskedRecipient =
     recipient.account_type === 'bank'
       ? `${recipient.account_name}, ${recipient.bank_name ?? 'bank'} account ${maskAccountNumber(recipient.account_number ?? '')}`
@@ -59,7 +61,7 @@ export async function receiptPdf(db: Db, payout: store.PayoutRow): Promise<Buffe
   doc.moveDown();
   const rows: [string, string][] = [
     ['Reference', payout.reference],
-    ['Merchant', merchant.name],
+    ['Merchant', merchant],
     ['Client reference', payout.client_reference],
     ['Recipient', maskedRecipient],
     ['Amount', formatGhs(payout.amount_minor)],

@@ -30,7 +30,11 @@ import {
 } from './model.ts';
 import type { PayoutBatchWriter } from './batch-writer.ts';
 import type { PayoutDecisionCache } from './decision-cache.ts';
-import * as store from './store.ts';
+import * as evidenceStore from './evidence-store.ts';
+import * as newPayoutStore from './new-payout-store.ts';
+import * as payoutStore from './payout-store.ts';
+import * as recipientStore from './recipient-store.ts';
+import * as settingsStore from './settings-store.ts';
 import * as accountsStore from '../accounts/store.ts';
 import * as banksStore from '../ops/store.ts';
 
@@ -62,7 +66,7 @@ export function checkKeyScope(principal: ApiPrincipal, body: { merchant_id?: unk
   }
 }
 
-export function toRecipientResponse(r: store.RecipientRow) {
+export function toRecipientResponse(r: recipientStore.RecipientRow) {
   return {
     id: r.id,
     object: 'recipient' as const,
@@ -128,15 +132,15 @@ export async function createRecipient(db: Db, principal: ApiPrincipal, input: Re
   try {
     return await db.transaction(async (tx) => {
       if (input.previous_version_id !== undefined) {
-        const previous = await store.findRecipient(tx, principal.merchantId, principal.environment, input.previous_version_id, true);
+        const previous = await recipientStore.findRecipient(tx, principal.merchantId, principal.environment, input.previous_version_id, true);
         if (!previous) throw errors.notFound('Recipient');
         if (!previous.active) throw conflict('RECIPIENT_UNAVAILABLE', 'The previous version is inactive (already replaced or deleted).');
-        if (await store.hasOpenPayouts(tx, previous.id)) throw conflict('RECIPIENT_HAS_OPEN_PAYOUTS', 'The recipient has payouts in progress; wait for them or cancel them first.');
-        await store.deactivateRecipient(tx, previous.id);
+        if (await payoutStore.hasOpenPayouts(tx, previous.id)) throw conflict('RECIPIENT_HAS_OPEN_PAYOUTS', 'The recipient has payouts in progress; wait for them or cancel them first.');
+        await recipientStore.deactivateRecipient(tx, previous.id);
       }
       const id = newId('rcp');
-      await store.insertRecipient(tx, { id, merchant_id: principal.merchantId, environment: principal.environment, ...checked, previous_version_id: input.previous_version_id ?? null, apiKeyId: principal.apiKeyId || null });
-      return (await store.findRecipient(tx, principal.merchantId, principal.environment, id))!;
+      await recipientStore.insertRecipient(tx, { id, merchant_id: principal.merchantId, environment: principal.environment, ...checked, previous_version_id: input.previous_version_id ?? null, apiKeyId: principal.apiKeyId || null });
+      return (await recipientStore.findRecipient(tx, principal.merchantId, principal.environment, id))!;
     });
   } catch (error) {
     if (error instanceof DbError && error.isUniqueViolation) throw conflict('RECIPIENT_UNAVAILABLE', 'The previous version was already replaced.');
@@ -145,22 +149,22 @@ export async function createRecipient(db: Db, principal: ApiPrincipal, input: Re
 }
 
 export async function getRecipient(db: Queryable, principal: ApiPrincipal, id: string) {
-  const recipient = await store.findRecipient(db, principal.merchantId, principal.environment, id);
+  const recipient = await recipientStore.findRecipient(db, principal.merchantId, principal.environment, id);
   if (!recipient) throw errors.notFound('Recipient');
   return recipient;
 }
 
 export async function deleteRecipient(db: Db, principal: ApiPrincipal, id: string): Promise<void> {
   await db.transaction(async (tx) => {
-    const recipient = await store.findRecipient(tx, principal.merchantId, principal.environment, id, true);
+    const recipient = await recipientStore.findRecipient(tx, principal.merchantId, principal.environment, id, true);
     if (!recipient) throw errors.notFound('Recipient');
-    if (await store.hasOpenPayouts(tx, id)) throw conflict('RECIPIENT_HAS_OPEN_PAYOUTS', 'The recipient has payouts in progress; wait for them or cancel them first.');
-    if (recipient.active) await store.deactivateRecipient(tx, id);
+    if (await payoutStore.hasOpenPayouts(tx, id)) throw conflict('RECIPIENT_HAS_OPEN_PAYOUTS', 'The recipient has payouts in progress; wait for them or cancel them first.');
+    if (recipient.active) await recipientStore.deactivateRecipient(tx, id);
   });
 }
 
 /** The Test verifier: magic account numbers and phones are rejected, everything else verified. */
-export function testVerification(recipient: Pick<store.RecipientRow, 'account_number' | 'phone'>): { status: 'verified' | 'rejected'; reason: string | null } {
+export function testVerification(recipient: Pick<recipientStore.RecipientRow, 'account_number' | 'phone'>): { status: 'verified' | 'rejected'; reason: string | null } {
   const reason = (recipient.account_number && TEST_REJECTED_ACCOUNT_NUMBERS[recipient.account_number]) || (recipient.phone && TEST_REJECTED_PHONES[recipient.phone]) || null;
   return reason ? { status: 'rejected', reason } : { status: 'verified', reason: null };
 }
@@ -169,13 +173,13 @@ export const TEST_VERIFY_DELAY_S = 2;
 
 /** Worker: verifies Test recipients shortly after creation. */
 export async function verifyTestRecipients(db: Db): Promise<number> {
-  const due = await store.pendingRecipients(db, TEST_VERIFY_DELAY_S, 100);
+  const due = await recipientStore.pendingRecipients(db, TEST_VERIFY_DELAY_S, 100);
   for (const { id, merchant_id, environment } of due) {
     await db.transaction(async (tx) => {
-      const recipient = await store.findRecipient(tx, merchant_id, environment, id, true);
+      const recipient = await recipientStore.findRecipient(tx, merchant_id, environment, id, true);
       if (recipient?.verification_status !== 'pending_verification') return;
       const decision = testVerification(recipient);
-      await store.setRecipientVerification(tx, id, decision.status, decision.reason);
+      await recipientStore.setRecipientVerification(tx, id, decision.status, decision.reason);
     });
   }
   return due.length;
@@ -184,7 +188,7 @@ export async function verifyTestRecipients(db: Db): Promise<number> {
 // ---------- capabilities, balance, quote ----------
 
 export async function capabilities(db: Queryable, principal: ApiPrincipal) {
-  const settings = await store.settingsFor(db, principal.merchantId, principal.environment);
+  const settings = await settingsStore.settingsFor(db, principal.merchantId, principal.environment);
   const banks = await banksStore.listActiveBanksWithCode(db);
   const merchant = await accountsStore.findPayoutApprovalRequired(db, principal.merchantId);
   return {
@@ -236,7 +240,7 @@ export interface PayoutInput {
   environment?: string;
 }
 
-export function toPayoutPayload(p: Pick<store.PayoutRow, 'id' | 'reference' | 'status' | 'amount_minor' | 'fee_minor' | 'currency' | 'bank_reference' | 'return_reference' | 'reconciliation_status'>) {
+export function toPayoutPayload(p: Pick<payoutStore.PayoutRow, 'id' | 'reference' | 'status' | 'amount_minor' | 'fee_minor' | 'currency' | 'bank_reference' | 'return_reference' | 'reconciliation_status'>) {
   return {
     id: p.id,
     reference: p.reference,
@@ -251,9 +255,9 @@ export function toPayoutPayload(p: Pick<store.PayoutRow, 'id' | 'reference' | 's
 }
 
 /** known: what the caller already has (a payout just created has its recipient and no evidence yet). */
-export async function toPayoutResponse(db: Queryable, p: store.PayoutRow, known: { recipient?: store.RecipientRow; evidence?: store.EvidenceRow[] } = {}) {
-  const recipient = known.recipient ?? (await store.findRecipient(db, p.merchant_id, p.environment, p.recipient_id));
-  const evidence = known.evidence ?? (await store.listEvidence(db, p.id));
+export async function toPayoutResponse(db: Queryable, p: payoutStore.PayoutRow, known: { recipient?: recipientStore.RecipientRow; evidence?: evidenceStore.EvidenceRow[] } = {}) {
+  const recipient = known.recipient ?? (await recipientStore.findRecipient(db, p.merchant_id, p.environment, p.recipient_id));
+  const evidence = known.evidence ?? (await evidenceStore.listEvidence(db, p.id));
   return {
     ...toPayoutPayload(p),
     object: 'payout' as const,
@@ -283,7 +287,7 @@ export async function toPayoutResponse(db: Queryable, p: store.PayoutRow, known:
   };
 }
 
-type PayoutEventFields = Parameters<typeof toPayoutPayload>[0] & Pick<store.PayoutRow, 'merchant_id' | 'environment' | 'api_key_id' | 'version'>;
+type PayoutEventFields = Parameters<typeof toPayoutPayload>[0] & Pick<payoutStore.PayoutRow, 'merchant_id' | 'environment' | 'api_key_id' | 'version'>;
 
 const payoutEventInput = (p: PayoutEventFields, type: string): EventInput => ({
   merchantId: p.merchant_id,
@@ -296,7 +300,7 @@ const payoutEventInput = (p: PayoutEventFields, type: string): EventInput => ({
   data: { payout: toPayoutPayload(p) },
 });
 
-const emitPayoutEvent = (tx: Queryable, p: store.PayoutRow, type: string) => emitEvent(tx, payoutEventInput(p, type));
+const emitPayoutEvent = (tx: Queryable, p: payoutStore.PayoutRow, type: string) => emitEvent(tx, payoutEventInput(p, type));
 
 function newPayoutReference(): string {
   const date = new Date().toISOString().slice(2, 10).replace(/-/g, '');
@@ -322,7 +326,7 @@ export async function createPayout(
   principal: ApiPrincipal,
   input: PayoutInput,
   options: { requestedByUserId?: string } = {},
-): Promise<{ payout: store.PayoutRow; existing: boolean; recipient: store.RecipientRow | null }> {
+): Promise<{ payout: payoutStore.PayoutRow; existing: boolean; recipient: recipientStore.RecipientRow | null }> {
   checkKeyScope(principal, input);
   const currency = (input.currency ?? CURRENCY).toUpperCase();
   if (currency !== CURRENCY) throw errors.invalidArgument(`currency must be ${CURRENCY}.`, [{ field: 'currency', message: `must be ${CURRENCY}` }]);
@@ -340,18 +344,18 @@ export async function createPayout(
 
   // No transaction: one read (or what a recent read of this key and recipient found: decision-cache.ts),
   // then one statement that writes the payout and enforces again every rule that concurrent requests or
-  // a change since could break (see store.readPayoutDecision and store.insertNewPayout).
+  // a change since could break (see newPayoutStore.readPayoutDecision and newPayoutStore.insertNewPayout).
   const remembered = deps.decisions?.get(principal.apiKeyId, input.recipient_id) ?? null;
-  const decide = async (fresh: boolean): Promise<{ payout: store.PayoutRow; existing: boolean; recipient: store.RecipientRow | null } | null> => {
+  const decide = async (fresh: boolean): Promise<{ payout: payoutStore.PayoutRow; existing: boolean; recipient: recipientStore.RecipientRow | null } | null> => {
     const ask = { merchantId: principal.merchantId, environment: principal.environment, apiKeyId: principal.apiKeyId, clientReference: input.client_reference, recipientId: input.recipient_id, accountKinds };
-    let decision: store.PayoutDecision | null = fresh ? await store.readPayoutDecision(db, ask) : { ...remembered!, existing_id: null, has_active_endpoint: true, paid_out_today_minor: 0 };
+    let decision: newPayoutStore.PayoutDecision | null = fresh ? await newPayoutStore.readPayoutDecision(db, ask) : { ...remembered!, existing_id: null, has_active_endpoint: true, paid_out_today_minor: 0 };
     if (!decision) {
-      await store.settingsFor(db, principal.merchantId, principal.environment); // first payout: the settings row with its defaults
-      decision = (await store.readPayoutDecision(db, ask))!;
+      await settingsStore.settingsFor(db, principal.merchantId, principal.environment); // first payout: the settings row with its defaults
+      decision = (await newPayoutStore.readPayoutDecision(db, ask))!;
     }
     const { settings } = decision;
     if (decision.existing_id) {
-      const existing = (await store.findPayoutById(db, decision.existing_id))!;
+      const existing = (await payoutStore.findPayoutById(db, decision.existing_id))!;
       if (existing.api_key_id === principal.apiKeyId && existing.request_hash === hash) return { payout: existing, existing: true, recipient: null };
       throw conflict('REFERENCE_CONFLICT', 'client_reference was already used with a different request or another API key; use a new client_reference.');
     }
@@ -367,7 +371,7 @@ export async function createPayout(
     if (!recipient || recipient.merchant_id !== principal.merchantId || recipient.environment !== principal.environment) throw errors.notFound('Recipient');
     if (isTest && recipient.verification_status === 'pending_verification') {
       const verdict = testVerification(recipient);
-      await store.setRecipientVerification(db, recipient.id, verdict.status, verdict.reason);
+      await recipientStore.setRecipientVerification(db, recipient.id, verdict.status, verdict.reason);
       recipient.verification_status = verdict.status;
     }
     if (!recipient.active || recipient.verification_status === 'rejected') {
@@ -396,7 +400,7 @@ export async function createPayout(
       if (error instanceof InsufficientFundsError) throw insufficientFunds(input.amount_minor + feeMinor);
       throw error;
     }
-    const row: store.NewPayoutRow = {
+    const row: newPayoutStore.NewPayoutRow = {
       id,
       reference: newPayoutReference(),
       merchant_id: principal.merchantId,
@@ -420,17 +424,17 @@ export async function createPayout(
     const event = payoutEventInput({ ...row, return_reference: '', version: 1 }, `payout.${status}`);
     let payout;
     try {
-      const write: store.NewPayoutWrite = {
+      const write: newPayoutStore.NewPayoutWrite = {
         row,
         decidedOn: { settings, approvalRequired: decision.approval_required, endpointKeyId: principal.apiKeyId },
         ledger,
         event: { input: event, payload: eventPayload(event) },
       };
-      payout = await (deps.writer ? deps.writer.write(write) : store.insertNewPayout(db, write));
+      payout = await (deps.writer ? deps.writer.write(write) : newPayoutStore.insertNewPayout(db, write));
     } catch (error) {
       // What was read before is enforced by the write whatever ran since (see readPayoutDecision).
       if (error instanceof InsufficientFundsError) throw insufficientFunds(input.amount_minor + feeMinor);
-      if (error instanceof store.DayLimitExceededError) throw dailyLimit(settings.daily_limit_minor);
+      if (error instanceof newPayoutStore.DayLimitExceededError) throw dailyLimit(settings.daily_limit_minor);
       throw error;
     }
     if (!payout) return null; // something the decision saw changed before the write (nothing was written)
@@ -491,7 +495,7 @@ const dailyLimit = (limitMinor: number) => conflict('PAYOUT_DAILY_LIMIT', `This 
 const insufficientFunds = (totalMinor: number) => conflict('INSUFFICIENT_FUNDS', `The available balance does not cover the amount plus the fee (${totalMinor} pesewas).`);
 
 export async function getPayout(db: Queryable, principal: ApiPrincipal, id: string) {
-  const payout = await store.findPayout(db, principal.merchantId, principal.environment, id);
+  const payout = await payoutStore.findPayout(db, principal.merchantId, principal.environment, id);
   if (!payout) throw errors.notFound('Payout');
   return payout;
 }
@@ -504,16 +508,16 @@ export function clampListParams(query: { page?: number; limit?: number }) {
 
 export async function listPayouts(db: Queryable, principal: ApiPrincipal, query: { page?: number; limit?: number; reference?: string }) {
   const { page, limit } = clampListParams(query);
-  const { rows, total } = await store.listPayouts(db, principal.merchantId, principal.environment, page, limit, query.reference ?? null);
+  const { rows, total } = await payoutStore.listPayouts(db, principal.merchantId, principal.environment, page, limit, query.reference ?? null);
   return { payouts: await Promise.all(rows.map((row) => toPayoutResponse(db, row))), page, limit, total };
 }
 
-async function movePayout(tx: Queryable, payout: store.PayoutRow, to: PayoutStatus, change: Parameters<typeof store.updatePayout>[2] = {}): Promise<store.PayoutRow> {
-  const updated = await store.updatePayout(tx, payout.id, change, payoutMachine.transition(payout.status, to));
+async function movePayout(tx: Queryable, payout: payoutStore.PayoutRow, to: PayoutStatus, change: Parameters<typeof payoutStore.updatePayout>[2] = {}): Promise<payoutStore.PayoutRow> {
+  const updated = await payoutStore.updatePayout(tx, payout.id, change, payoutMachine.transition(payout.status, to));
   const money = { merchantId: payout.merchant_id, environment: payout.environment, payoutId: payout.id, amountMinor: payout.amount_minor, feeMinor: payout.fee_minor };
   if (to === 'paid') await postPayout(tx, money);
   else if (to === 'failed' || to === 'cancelled') {
-    await store.releaseDayTotal(tx, payout);
+    await payoutStore.releaseDayTotal(tx, payout);
     await voidPayout(tx, money);
   }
   else if (to === 'returned') await returnPayout(tx, money);
@@ -524,7 +528,7 @@ async function movePayout(tx: Queryable, payout: store.PayoutRow, to: PayoutStat
 /** SPEC 3.3 cancel: repeating a successful cancel returns the cancelled record; otherwise 409 once money may have moved. */
 export async function cancelPayout(db: Db, principal: ApiPrincipal, id: string, reason: string | null) {
   return db.transaction(async (tx) => {
-    const payout = await store.findPayout(tx, principal.merchantId, principal.environment, id, true);
+    const payout = await payoutStore.findPayout(tx, principal.merchantId, principal.environment, id, true);
     if (!payout) throw errors.notFound('Payout');
     if (payout.status === 'cancelled') return payout;
     if (!canCancel(payout.status, payout.processing_step)) {
@@ -537,7 +541,7 @@ export async function cancelPayout(db: Db, principal: ApiPrincipal, id: string, 
 /** Four eyes: an approver who is not the requester approves (-> processing) or rejects (-> cancelled). API keys cannot call this. */
 export async function decidePayout(db: Db, input: { payoutId: string; userId: string; decision: 'approve' | 'reject'; reason?: string }) {
   return db.transaction(async (tx) => {
-    const payout = await store.findPayoutById(tx, input.payoutId, true);
+    const payout = await payoutStore.findPayoutById(tx, input.payoutId, true);
     const user = await accountsStore.findActiveUser(tx, input.userId);
     if (!payout || !user || user.merchant_id !== payout.merchant_id) throw errors.notFound('Payout');
     if (user.role !== 'approver') throw errors.forbidden('Only a user with the approver role can approve or reject payouts.');
@@ -563,7 +567,7 @@ export async function decidePayout(db: Db, input: { payoutId: string; userId: st
 /** An operator reconciles a Live payout with the bank statement. */
 export async function reconcilePayout(db: Db, payoutId: string, result: 'matched' | 'exception', actor: Actor | null = null) {
   return db.transaction(async (tx) => {
-    const payout = await store.findPayoutById(tx, payoutId, true);
+    const payout = await payoutStore.findPayoutById(tx, payoutId, true);
     if (!payout) throw errors.notFound('Payout');
     if (payout.environment !== 'live' || (payout.status !== 'paid' && payout.status !== 'returned')) {
       throw conflict('PAYOUT_NOT_RECONCILABLE', 'Only paid or returned Live payouts are reconciled.');
@@ -571,7 +575,7 @@ export async function reconcilePayout(db: Db, payoutId: string, result: 'matched
     if (payout.reconciliation_status !== 'unreconciled' && payout.reconciliation_status !== result) {
       throw conflict('PAYOUT_ALREADY_RECONCILED', `The payout is already ${payout.reconciliation_status}.`);
     }
-    const after = await store.updatePayout(tx, payoutId, { reconciliation_status: result });
+    const after = await payoutStore.updatePayout(tx, payoutId, { reconciliation_status: result });
     if (actor) {
       await audit(tx, { actor, merchantId: payout.merchant_id, action: `payout.reconcile_${result}`, objectType: 'payout', objectId: payoutId, before: { reconciliation_status: payout.reconciliation_status }, after: { reconciliation_status: result } });
     }
@@ -584,8 +588,8 @@ export async function reconcilePayout(db: Db, payoutId: string, result: 'matched
 export const PAYOUT_RETRY_DELAY_S = [5, 30, 120, 600, 1_800];
 const CLAIM_HOLD_S = 60;
 
-async function railPayout(db: Queryable, payout: store.PayoutRow): Promise<PayoutForRail> {
-  const recipient = (await store.findRecipient(db, payout.merchant_id, payout.environment, payout.recipient_id))!;
+async function railPayout(db: Queryable, payout: payoutStore.PayoutRow): Promise<PayoutForRail> {
+  const recipient = (await recipientStore.findRecipient(db, payout.merchant_id, payout.environment, payout.recipient_id))!;
   return {
     payoutId: payout.id,
     reference: payout.reference,
@@ -604,7 +608,7 @@ async function railPayout(db: Queryable, payout: store.PayoutRow): Promise<Payou
 
 async function applyTransferOutcome(db: Db, payoutId: string, outcome: TransferOutcome): Promise<void> {
   await db.transaction(async (tx) => {
-    const payout = (await store.findPayoutById(tx, payoutId, true))!;
+    const payout = (await payoutStore.findPayoutById(tx, payoutId, true))!;
     if (payout.status !== 'processing') return;
     switch (outcome.outcome) {
       case 'paid':
@@ -612,45 +616,45 @@ async function applyTransferOutcome(db: Db, payoutId: string, outcome: TransferO
         return;
       case 'returned':
         await movePayout(tx, payout, 'paid', { bank_reference: outcome.bankReference, processing_step: null, next_step_at: null, paid: true });
-        await movePayout(tx, (await store.findPayoutById(tx, payoutId))!, 'returned', { return_reference: outcome.returnReference });
+        await movePayout(tx, (await payoutStore.findPayoutById(tx, payoutId))!, 'returned', { return_reference: outcome.returnReference });
         return;
       case 'failed':
         await movePayout(tx, payout, 'failed', { failure_reason: outcome.reason, processing_step: null, next_step_at: null });
         return;
       case 'pending':
-        await store.updatePayout(tx, payoutId, { bank_reference: outcome.bankReference, next_step_at: new Date(Date.now() + 5_000) });
+        await payoutStore.updatePayout(tx, payoutId, { bank_reference: outcome.bankReference, next_step_at: new Date(Date.now() + 5_000) });
         return;
       case 'unknown':
         // The provider never saw the transfer (lost before it arrived): send it again; transfer() is idempotent by payout id.
-        await store.updatePayout(tx, payoutId, { processing_step: 'transfer', next_step_at: new Date() });
+        await payoutStore.updatePayout(tx, payoutId, { processing_step: 'transfer', next_step_at: new Date() });
     }
   });
 }
 
 /** One step of one Live payout: recipient check, then transfer, then waiting for the result. No transaction spans a provider call. */
 async function processPayout(db: Db, rail: PayoutRail, payoutId: string): Promise<void> {
-  const payout = await store.findPayoutById(db, payoutId);
+  const payout = await payoutStore.findPayoutById(db, payoutId);
   if (!payout || payout.status !== 'processing') return;
   const forRail = await railPayout(db, payout);
   if (payout.processing_step === 'recipient_check') {
     const check = await rail.checkRecipient(forRail);
     await db.transaction(async (tx) => {
-      const current = (await store.findPayoutById(tx, payoutId, true))!;
+      const current = (await payoutStore.findPayoutById(tx, payoutId, true))!;
       if (current.status !== 'processing' || current.processing_step !== 'recipient_check') return; // cancelled meanwhile
       if (!check.ok) {
-        await store.setRecipientVerification(tx, current.recipient_id, 'rejected', check.reason);
+        await recipientStore.setRecipientVerification(tx, current.recipient_id, 'rejected', check.reason);
         await movePayout(tx, current, 'failed', { failure_reason: `recipient rejected: ${check.reason}`, processing_step: null, next_step_at: null });
         return;
       }
-      await store.setRecipientVerification(tx, current.recipient_id, 'verified', null);
+      await recipientStore.setRecipientVerification(tx, current.recipient_id, 'verified', null);
       // The intent to transfer is recorded before the call: from here the payout can no longer be cancelled.
-      await store.updatePayout(tx, payoutId, { processing_step: 'transfer', next_step_at: new Date() });
+      await payoutStore.updatePayout(tx, payoutId, { processing_step: 'transfer', next_step_at: new Date() });
     });
     return;
   }
   if (payout.processing_step === 'transfer') {
     // Only one processor sends the transfer: the step moves on before the call, if it is still at transfer.
-    if (!(await store.advanceProcessingStep(db, payoutId, 'transfer', 'awaiting_result', new Date(Date.now() + CLAIM_HOLD_S * 1000)))) return;
+    if (!(await payoutStore.advanceProcessingStep(db, payoutId, 'transfer', 'awaiting_result', new Date(Date.now() + CLAIM_HOLD_S * 1000)))) return;
     await applyTransferOutcome(db, payoutId, await rail.transfer(forRail));
     return;
   }
@@ -661,8 +665,8 @@ async function processPayout(db: Db, rail: PayoutRail, payoutId: string): Promis
 export async function processDuePayouts(db: Db, rail: PayoutRail | null, log?: { warn(obj: object, msg: string): void }): Promise<number> {
   if (!rail) return 0;
   const ids = await db.transaction(async (tx) => {
-    const due = await store.duePayoutIds(tx, 20);
-    for (const { id } of due) await store.holdForClaim(tx, id, CLAIM_HOLD_S);
+    const due = await payoutStore.duePayoutIds(tx, 20);
+    for (const { id } of due) await payoutStore.holdForClaim(tx, id, CLAIM_HOLD_S);
     return due.map((row) => row.id);
   });
   for (const id of ids) {
@@ -678,7 +682,7 @@ export async function processDuePayouts(db: Db, rail: PayoutRail | null, log?: {
 /** A paid transfer came back (provider notice or operator): the payout is returned and the money goes back to the balance. */
 export async function markPayoutReturned(db: Db, payoutId: string, returnReference: string, actor: Actor | null = null) {
   return db.transaction(async (tx) => {
-    const payout = await store.findPayoutById(tx, payoutId, true);
+    const payout = await payoutStore.findPayoutById(tx, payoutId, true);
     if (!payout) throw errors.notFound('Payout');
     if (payout.status === 'returned') return payout;
     if (payout.status !== 'paid') throw conflict('PAYOUT_NOT_RETURNABLE', `The payout is ${payout.status}; only paid payouts can be returned.`);
@@ -688,10 +692,10 @@ export async function markPayoutReturned(db: Db, payoutId: string, returnReferen
   });
 }
 
-export async function setPayoutAccess(db: Db, merchantId: string, environment: Environment, change: Parameters<typeof store.updateSettings>[3]) {
+export async function setPayoutAccess(db: Db, merchantId: string, environment: Environment, change: Parameters<typeof settingsStore.updateSettings>[3]) {
   return db.transaction(async (tx) => {
-    await store.settingsFor(tx, merchantId, environment, true);
-    await store.updateSettings(tx, merchantId, environment, change);
-    return store.settingsFor(tx, merchantId, environment);
+    await settingsStore.settingsFor(tx, merchantId, environment, true);
+    await settingsStore.updateSettings(tx, merchantId, environment, change);
+    return settingsStore.settingsFor(tx, merchantId, environment);
   });
 }

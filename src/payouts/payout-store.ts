@@ -1,0 +1,145 @@
+// Payouts once written: reads, changes (a status only through its table), the day's total a failed or
+// cancelled payout releases, and the Live processor's queue. A new payout is written by new-payout-store.ts.
+import type { Environment } from '../accounts/model.ts';
+import type { Queryable } from '../db/index.ts';
+import type { Transition } from '../lib/state-machine.ts';
+import { payoutMachine, type PayoutStatus, type ProcessingStep } from './model.ts';
+
+export interface PayoutRow {
+  id: string;
+  reference: string;
+  merchant_id: string;
+  environment: Environment;
+  api_key_id: string | null;
+  requested_by_user_id: string | null;
+  client_reference: string;
+  request_hash: string;
+  recipient_id: string;
+  status: PayoutStatus;
+  processing_step: ProcessingStep | null;
+  amount_minor: number;
+  fee_minor: number;
+  total_debit_minor: number;
+  currency: string;
+  notes: string | null;
+  bank_reference: string;
+  return_reference: string;
+  reconciliation_status: 'not_required' | 'unreconciled' | 'matched' | 'exception';
+  failure_reason: string | null;
+  cancel_reason: string | null;
+  decided_by_user_id: string | null;
+  decided_at: Date | null;
+  next_step_at: Date | null;
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+  paid_at: Date | null;
+}
+
+export const PAYOUT_COLUMNS = `id, reference, merchant_id, environment, api_key_id, requested_by_user_id, client_reference, request_hash, recipient_id,
+  status, processing_step, amount_minor, fee_minor, total_debit_minor, currency, notes, bank_reference, return_reference,
+  reconciliation_status, failure_reason, cancel_reason, decided_by_user_id, decided_at, next_step_at, version, created_at, updated_at, paid_at`;
+
+export const hasOpenPayouts = async (db: Queryable, recipientId: string): Promise<boolean> =>
+  (await db.query(`SELECT 1 FROM payouts WHERE recipient_id = $1 AND status IN ('requested', 'processing') LIMIT 1`, [recipientId])).length > 0;
+
+/**
+ * A payout failed or was cancelled: its amount no longer counts toward the total of the Accra day it was
+ * created on. Call it before the ledger moves the payout's money: every writer takes the day's total
+ * before the accounts (insertNewPayout), so a cancel and a new payout cannot deadlock.
+ */
+export const releaseDayTotal = (tx: Queryable, p: Pick<PayoutRow, 'merchant_id' | 'environment' | 'created_at' | 'amount_minor'>) =>
+  tx.query(
+    `UPDATE payout_day_totals SET committed_minor = committed_minor - $4
+      WHERE merchant_id = $1 AND environment = $2 AND day = ($3::timestamptz AT TIME ZONE 'Africa/Accra')::date`,
+    [p.merchant_id, p.environment, p.created_at, p.amount_minor],
+  );
+
+export async function findPayout(db: Queryable, merchantId: string, environment: Environment, id: string, lock = false): Promise<PayoutRow | null> {
+  // By primary key, owner checked here (see recipient-store.ts findRecipient).
+  const row = await findPayoutById(db, id, lock);
+  return row && row.merchant_id === merchantId && row.environment === environment ? row : null;
+}
+
+export async function findPayoutById(db: Queryable, id: string, lock = false): Promise<PayoutRow | null> {
+  const rows = await db.query<PayoutRow>(`SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE id = $1${lock ? ' FOR UPDATE' : ''}`, [id]);
+  return rows[0] ?? null;
+}
+
+export async function listPayouts(db: Queryable, merchantId: string, environment: Environment, page: number, limit: number, clientReference: string | null) {
+  const filter = clientReference === null ? '' : 'AND client_reference = $5';
+  const params: unknown[] = [merchantId, environment, limit, (page - 1) * limit];
+  if (clientReference !== null) params.push(clientReference);
+  const [rows, counts] = await Promise.all([
+    db.query<PayoutRow>(`SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE merchant_id = $1 AND environment = $2 ${filter} ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`, params),
+    db.query<{ total: number }>(
+      `SELECT count(*)::int AS total FROM payouts WHERE merchant_id = $1 AND environment = $2 ${clientReference === null ? '' : 'AND client_reference = $3'}`,
+      clientReference === null ? [merchantId, environment] : [merchantId, environment, clientReference],
+    ),
+  ]);
+  return { rows, total: counts[0]?.total ?? 0 };
+}
+
+/**
+ * Changes a payout; its status only with `move`, a Transition the payout table allowed (a status in
+ * `change` is refused: it would skip the table).
+ */
+export async function updatePayout(
+  tx: Queryable,
+  id: string,
+  change: Partial<Pick<PayoutRow, 'processing_step' | 'bank_reference' | 'return_reference' | 'reconciliation_status' | 'failure_reason' | 'cancel_reason' | 'decided_by_user_id' | 'next_step_at'>> & {
+    decided?: boolean;
+    paid?: boolean;
+  },
+  move?: Transition<PayoutStatus>,
+): Promise<PayoutRow> {
+  if ('status' in change) throw new Error('assertion failed: a payout status is written only through its transition');
+  const sets: string[] = ['version = version + 1', 'updated_at = now()'];
+  const params: unknown[] = [id];
+  if (move) {
+    params.push(payoutMachine.check(move).to);
+    sets.push(`status = $${params.length}`);
+  }
+  for (const key of ['processing_step', 'bank_reference', 'return_reference', 'reconciliation_status', 'failure_reason', 'cancel_reason', 'decided_by_user_id', 'next_step_at'] as const) {
+    if (key in change) {
+      params.push(change[key]);
+      sets.push(`${key} = $${params.length}`);
+    }
+  }
+  if (change.decided) sets.push('decided_at = now()');
+  if (change.paid) sets.push('paid_at = now()');
+  const rows = await tx.query<PayoutRow>(`UPDATE payouts SET ${sets.join(', ')} WHERE id = $1 RETURNING ${PAYOUT_COLUMNS}`, params);
+  return rows[0]!;
+}
+
+/**
+ * Moves a processing payout from one step to the next only if it is still at that step: false when a
+ * cancel, an outcome or another processor got there first (then the caller does nothing).
+ */
+export async function advanceProcessingStep(db: Queryable, id: string, from: ProcessingStep, to: ProcessingStep, nextStepAt: Date): Promise<boolean> {
+  const rows = await db.query(
+    `UPDATE payouts SET processing_step = $3, next_step_at = $4, version = version + 1, updated_at = now()
+      WHERE id = $1 AND status = 'processing' AND processing_step = $2 RETURNING id`,
+    [id, from, to, nextStepAt],
+  );
+  return rows.length === 1;
+}
+
+/** Live payouts whose next processing step is due (the payout processor's queue), claimed without blocking others. */
+export const duePayoutIds = (tx: Queryable, limit: number) =>
+  tx.query<{ id: string }>(
+    `SELECT id FROM payouts WHERE status = 'processing' AND environment = 'live' AND next_step_at <= now()
+      ORDER BY next_step_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
+    [limit],
+  );
+
+/** The most recently changed payouts of a merchant's environment. */
+export const listRecentPayouts = (db: Queryable, merchantId: string, environment: Environment, limit: number) =>
+  db.query<{ id: string; reference: string; status: string; amount_minor: number; updated_at: Date }>(
+    'SELECT id, reference, status, amount_minor, updated_at FROM payouts WHERE merchant_id = $1 AND environment = $2 ORDER BY updated_at DESC LIMIT $3',
+    [merchantId, environment, limit],
+  );
+
+/** Pushes a claimed payout's next step back while a worker advances it (another worker skips it meanwhile). */
+export const holdForClaim = (tx: Queryable, id: string, holdS: number) =>
+  tx.query(`UPDATE payouts SET next_step_at = now() + make_interval(secs => $2) WHERE id = $1`, [id, holdS]);
