@@ -129,13 +129,15 @@ export async function createApiKey(db: Db, params: { merchantId: string; environ
 }
 
 /**
- * Revokes a merchant's key named by id or prefix. Every process refuses it within REVOCATION_EFFECTIVE_MS
- * (the revocation is announced at commit, migration 015). null: no such key of this merchant.
+ * Revokes a merchant's key named by id or prefix, audited (api_key.revoked, by the actor). Every process
+ * refuses it within REVOCATION_EFFECTIVE_MS (the revocation is announced at commit, migration 015).
+ * environment: only a key of that environment is found (the dashboard's environment in view).
+ * null: no such key of this merchant (of that environment).
  */
-export async function revokeMerchantApiKey(db: Db, params: { merchantId: string; idOrPrefix: string; actor: KeyActor }) {
+export async function revokeMerchantApiKey(db: Db, params: { merchantId: string; idOrPrefix: string; environment?: Environment; actor: KeyActor }) {
   return db.transaction(async (tx) => {
     const key = await store.findMerchantApiKey(tx, params.merchantId, params.idOrPrefix);
-    if (!key) return null;
+    if (!key || (params.environment !== undefined && key.environment !== params.environment)) return null;
     if (key.revoked_at) return { ...key, alreadyRevoked: true };
     const revoked = await store.revokeApiKey(tx, key.id, params.merchantId, key.environment);
     await audit(tx, { actor: params.actor, merchantId: params.merchantId, action: 'api_key.revoked', objectType: 'api_key', objectId: key.id, before: { revoked: false }, after: { revoked: revoked.length > 0 } });

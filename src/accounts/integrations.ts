@@ -2,7 +2,7 @@
 // webhook endpoints. Each change is one transaction.
 import type { Db, Queryable } from '../db/index.ts';
 import { newUuid } from '../lib/ids.ts';
-import { issueApiKey } from './api-keys.ts';
+import { issueApiKey, revokeMerchantApiKey, type KeyActor } from './api-keys.ts';
 import type { Environment } from './model.ts';
 import { newWebhookSecret } from './service.ts';
 import * as store from './store.ts';
@@ -16,8 +16,14 @@ export const findEndpoint = (db: Queryable, merchantId: string, environment: Env
 export const issueKey = (db: Db, params: { merchantId: string; integrationId: string; environment: Environment; createdByUserId: string | null }) =>
   db.transaction((tx) => issueApiKey(tx, params));
 
-/** Revokes a key of this merchant's environment; the revoked key's row (empty when not found or already revoked). */
-export const revokeKey = (db: Queryable, id: string, merchantId: string, environment: Environment) => store.revokeApiKey(db, id, merchantId, environment);
+/**
+ * Revokes a key of this merchant's environment through the audited use case (api_key.revoked, the acting
+ * user as actor); the revoked key, null when not found (or of the other environment) or already revoked.
+ */
+export async function revokeKey(db: Db, params: { id: string; merchantId: string; environment: Environment; actor: KeyActor }): Promise<{ id: string; prefix: string } | null> {
+  const revoked = await revokeMerchantApiKey(db, { merchantId: params.merchantId, idOrPrefix: params.id, environment: params.environment, actor: params.actor });
+  return revoked && !revoked.alreadyRevoked ? { id: revoked.id, prefix: revoked.prefix } : null;
+}
 
 /** Adds an endpoint paired with an API key; returns its signing secret (shown once). */
 export async function addEndpoint(db: Db, e: { merchantId: string; environment: Environment; apiKeyId: string; url: string }): Promise<string> {

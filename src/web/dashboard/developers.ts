@@ -81,9 +81,10 @@ ${when(canManageKeys(session) && activeKeys.length > 0, () => html`<form method=
     const session = sessionOf(request);
     if (!canManageKeys(session)) return sendPage(reply, await render(session, { flash: { message: 'Your role cannot revoke API keys.', error: true } }), 403);
     // Only a key of the environment in view: like every other id here, the other environment's keys are not found.
-    const revoked = await accounts.revokeKey(db, request.params.id, session.merchantId!, session.environment);
-    if (revoked[0]) deps.authenticator.forget(revoked[0].prefix);
-    return sendPage(reply, await render(session, { flash: revoked[0] ? { message: `API key ${revoked[0].prefix}… revoked: it stops working at once.` } : { message: 'That key was not found or is already revoked.', error: true } }));
+    const actor = { type: 'user' as const, id: session.userId!, email: session.email };
+    const revoked = await accounts.revokeKey(db, { id: request.params.id, merchantId: session.merchantId!, environment: session.environment, actor });
+    if (revoked) deps.authenticator.forget(revoked.prefix);
+    return sendPage(reply, await render(session, { flash: revoked ? { message: `API key ${revoked.prefix}… revoked: it stops working at once.` } : { message: 'That key was not found or is already revoked.', error: true } }));
   });
 
   app.post('/dashboard/webhooks', { schema: { hide: true, ...dashboardSchemas.createWebhook } }, async (request, reply) => {
