@@ -14,7 +14,7 @@ import fc from 'fast-check';
 import { webhookEndpointMachine } from '../src/accounts/model.ts';
 import { setEndpointStatus } from '../src/accounts/store.ts';
 import { attemptMachine, cashSlipMachine, sessionMachine } from '../src/checkout/model.ts';
-import { recordCashDeposit } from '../src/checkout/payer-service.ts';
+import { recordCashDeposit } from '../src/checkout/cash-slips.ts';
 import * as checkoutStore from '../src/checkout/store.ts';
 import type { Queryable } from '../src/db/index.ts';
 import { deliveryMachine } from '../src/events/model.ts';

@@ -121,6 +121,11 @@ export interface SessionRow {
   updated_at: Date;
 }
 
+export const isPastExpiry = (session: Pick<SessionRow, 'expires_at'>) => session.expires_at.getTime() <= Date.now();
+
+/** What the payer sees: an open session past its time is shown expired before the worker gets to it. */
+export const effectiveStatus = (session: SessionRow) => (session.status === 'open' && isPastExpiry(session) ? 'expired' : session.status);
+
 export const checkoutUrlOf = (checkoutUrlHost: string, sessionId: string): string => `${checkoutUrlHost}/pay/${sessionId}`;
 
 /** The merchant view (SPEC 2.1), plus a few optional fields clients may ignore (SPEC 9.3). */

@@ -4,8 +4,10 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../http/deps.ts';
 import { errorResponses } from '../http/schemas.ts';
-import * as payer from './payer-service.ts';
+import { authorizeAttempt, createAttempt, getAttemptStatus, resendAttempt, toAttemptInitiation } from './attempts.ts';
+import { createCashSlip, toSlipResponse } from './cash-slips.ts';
 import { AttemptBody, AttemptInitiation, AttemptStatusResponse, CashSlipBody, CashSlipResponse, CheckoutOptions, CheckoutQuote, PublicSession } from './payer-schemas.ts';
+import { getOptions, getPublicSession, getQuote, type PayerContext } from './payer-view.ts';
 
 const SessionParams = Type.Object({ reference: Type.String({ minLength: 1, maxLength: 80 }) });
 const AttemptParams = Type.Object({ reference: Type.String({ minLength: 1, maxLength: 80 }), attempt_reference: Type.String({ minLength: 1, maxLength: 80 }) });
@@ -13,26 +15,26 @@ type AttemptParams = Static<typeof AttemptParams>;
 const tags = ['Hosted checkout'];
 
 export async function checkoutPayerRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
-  const ctx: payer.PayerContext = { db: deps.db, checkoutUrlHost: deps.config.checkoutUrlHost };
+  const ctx: PayerContext = { db: deps.db, checkoutUrlHost: deps.config.checkoutUrlHost };
   app.addHook('preHandler', deps.limiters.perIp);
   app.addHook('preHandler', deps.limiters.perSession);
   for (const schema of [CheckoutOptions, PublicSession, CheckoutQuote, AttemptInitiation, AttemptStatusResponse, CashSlipResponse]) app.addSchema(schema);
   const ref = (schema: { $id?: string }) => Type.Ref(schema.$id!);
 
   app.get('/api/v1/checkout/options', { schema: { tags, summary: 'Payment methods, branch payment methods and banks with branches', response: { 200: ref(CheckoutOptions), ...errorResponses(429) } } }, async () =>
-    payer.getOptions(deps.db),
+    getOptions(deps.db),
   );
 
   app.get<{ Params: Static<typeof SessionParams> }>(
     '/api/v1/checkout/sessions/:reference',
     { schema: { tags, summary: 'The payer view of a session', params: SessionParams, response: { 200: ref(PublicSession), ...errorResponses(404, 429) } } },
-    async (request) => (await payer.getPublicSession(ctx, request.params.reference)).view,
+    async (request) => (await getPublicSession(ctx, request.params.reference)).view,
   );
 
   app.get<{ Params: Static<typeof SessionParams> }>(
     '/api/v1/checkout/sessions/:reference/quote',
     { schema: { tags, summary: 'Totals per payment method, with surcharges', params: SessionParams, response: { 200: ref(CheckoutQuote), ...errorResponses(404, 409, 429) } } },
-    async (request) => payer.getQuote(ctx, request.params.reference),
+    async (request) => getQuote(ctx, request.params.reference),
   );
 
   app.post<{ Params: Static<typeof SessionParams>; Body: Static<typeof AttemptBody> }>(
@@ -48,8 +50,8 @@ export async function checkoutPayerRoutes(app: FastifyInstance, deps: AppDeps): 
       },
     },
     async (request, reply) => {
-      const { attempt, replayed } = await payer.createAttempt(ctx, request.params.reference, request.body);
-      return reply.code(replayed ? 200 : 201).send(payer.toAttemptInitiation(attempt, replayed));
+      const { attempt, replayed } = await createAttempt(ctx, request.params.reference, request.body);
+      return reply.code(replayed ? 200 : 201).send(toAttemptInitiation(attempt, replayed));
     },
   );
 
@@ -67,7 +69,7 @@ export async function checkoutPayerRoutes(app: FastifyInstance, deps: AppDeps): 
         response: { 200: ref(AttemptStatusResponse), ...errorResponses(404, 409, 429, 503) },
       },
     },
-    async (request) => payer.getAttemptStatus(ctx, request.params.reference, request.params.attempt_reference, request.query.refresh === true || request.query.refresh === '1'),
+    async (request) => getAttemptStatus(ctx, request.params.reference, request.params.attempt_reference, request.query.refresh === true || request.query.refresh === '1'),
   );
 
   app.post<{ Params: AttemptParams; Body: { code: string } }>(
@@ -81,7 +83,7 @@ export async function checkoutPayerRoutes(app: FastifyInstance, deps: AppDeps): 
         response: { 200: ref(AttemptStatusResponse), ...errorResponses(400, 404, 409, 429, 503) },
       },
     },
-    async (request) => payer.authorizeAttempt(ctx, request.params.reference, request.params.attempt_reference, request.body.code),
+    async (request) => authorizeAttempt(ctx, request.params.reference, request.params.attempt_reference, request.body.code),
   );
 
   app.post<{ Params: AttemptParams }>(
@@ -89,7 +91,7 @@ export async function checkoutPayerRoutes(app: FastifyInstance, deps: AppDeps): 
     {
       schema: { tags, summary: 'Re-send the Mobile Money prompt', params: AttemptParams, response: { 200: ref(AttemptStatusResponse), ...errorResponses(400, 404, 409, 429, 503) } },
     },
-    async (request) => payer.resendAttempt(ctx, request.params.reference, request.params.attempt_reference),
+    async (request) => resendAttempt(ctx, request.params.reference, request.params.attempt_reference),
   );
 
   app.post<{ Body: Static<typeof CashSlipBody> }>(
@@ -103,8 +105,8 @@ export async function checkoutPayerRoutes(app: FastifyInstance, deps: AppDeps): 
       },
     },
     async (request, reply) => {
-      const { slip, replayed } = await payer.createCashSlip(ctx, request.body);
-      return reply.code(replayed ? 200 : 201).send(await payer.toSlipResponse(deps.db, slip, replayed));
+      const { slip, replayed } = await createCashSlip(ctx, request.body);
+      return reply.code(replayed ? 200 : 201).send(await toSlipResponse(deps.db, slip, replayed));
     },
   );
 }

@@ -1,7 +1,7 @@
 import type { ApiPrincipal } from '../accounts/model.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import type { ProviderOutcome } from '../rails/index.ts';
-import { simulateForSession } from './payer-service.ts';
+import { simulateForSession } from './simulation.ts';
 import { errors } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import {

@@ -7,7 +7,7 @@ import { idempotencyKeyOf, requestHash, runIdempotent } from '../http/idempotenc
 import { sendOutcome } from '../http/replies.ts';
 import { IdempotencyHeaders, errorResponses } from '../http/schemas.ts';
 import { AttemptStatusResponse, SimulateBody } from './payer-schemas.ts';
-import { simulate } from './payer-service.ts';
+import { simulate } from './simulation.ts';
 
 export async function simulateRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   app.post<{ Params: { reference: string }; Body: Static<typeof SimulateBody> }>(

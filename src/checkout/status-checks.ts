@@ -6,7 +6,7 @@
 import type { Db } from '../db/index.ts';
 import { railFor, type CollectionRail } from '../rails/index.ts';
 import type { AttemptRow } from './model.ts';
-import { railInput } from './payer-service.ts';
+import { railInput } from './attempts.ts';
 import { applyOutcome } from './payments.ts';
 import * as store from './store.ts';
 

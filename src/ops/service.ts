@@ -2,7 +2,7 @@
 import { hashPassword, PASSWORD_LENGTH_MIN } from '../accounts/service.ts';
 import { audit, listAudit, type Actor } from '../audit/log.ts';
 import { applyOutcome } from '../checkout/payments.ts';
-import { recordCashDeposit, toSlipResponse } from '../checkout/payer-service.ts';
+import { recordCashDeposit, toSlipResponse } from '../checkout/cash-slips.ts';
 import * as checkoutStore from '../checkout/store.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import { DbError } from '../db/index.ts';

@@ -7,7 +7,9 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AttemptRow } from '../../checkout/model.ts';
 import { SIMULATION_OUTCOMES } from '../../checkout/payer-schemas.ts';
-import * as payer from '../../checkout/payer-service.ts';
+import { RESENDS_MAX, toAttemptInitiation } from '../../checkout/attempts.ts';
+import { toSlipResponse } from '../../checkout/cash-slips.ts';
+import { getOptions, getPublicSession, quoteSession, type PayerContext } from '../../checkout/payer-view.ts';
 import * as checkout from '../../checkout/service.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import type { Rail } from '../../rails/registry.ts';
@@ -48,7 +50,7 @@ export function servedScript(source: string): string {
 }
 
 export async function payerPageRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
-  const ctx: payer.PayerContext = { db: deps.db, checkoutUrlHost: deps.config.checkoutUrlHost };
+  const ctx: PayerContext = { db: deps.db, checkoutUrlHost: deps.config.checkoutUrlHost };
   const scriptSource = servedScript(readFileSync(new URL('./pay.js', import.meta.url), 'utf8'));
   const script = new PrecompressedAsset(scriptSource);
   const scriptUrl = `/pay/assets/pay.${createHash('sha256').update(scriptSource).digest('hex').slice(0, 12)}.js`;
@@ -96,7 +98,7 @@ export async function payerPageRoutes(app: FastifyInstance, deps: AppDeps): Prom
     if (!SESSION_ID_PATTERN.test(id)) return null;
     let found;
     try {
-      found = await payer.getPublicSession(ctx, id);
+      found = await getPublicSession(ctx, id);
     } catch (error) {
       if (error instanceof SikaError && error.code === 'NOT_FOUND') return null;
       throw error;
@@ -138,13 +140,13 @@ export async function payerPageRoutes(app: FastifyInstance, deps: AppDeps): Prom
       session: view,
       test: session.environment === 'test',
       screen,
-      quotes: needsQuotes ? await payer.quoteSession(deps.db, session, view.allowed_rails as Rail[]) : {},
+      quotes: needsQuotes ? await quoteSession(deps.db, session, view.allowed_rails as Rail[]) : {},
       attempt,
-      instructions: attempt ? payer.toAttemptInitiation(attempt, false).instructions : null,
-      resendsLeft: attempt ? Math.max(0, payer.RESENDS_MAX - attempt.resend_count) : 0,
+      instructions: attempt ? toAttemptInitiation(attempt, false).instructions : null,
+      resendsLeft: attempt ? Math.max(0, RESENDS_MAX - attempt.resend_count) : 0,
       lastUnpaid,
-      slip: slipRow ? await payer.toSlipResponse(deps.db, slipRow, false) : null,
-      banks: slipRow ? (await payer.getOptions(deps.db)).banks : [],
+      slip: slipRow ? await toSlipResponse(deps.db, slipRow, false) : null,
+      banks: slipRow ? (await getOptions(deps.db)).banks : [],
     };
   }
 

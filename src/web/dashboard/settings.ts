@@ -2,9 +2,8 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { setSecondFactorRequired } from '../../accounts/console-accounts.ts';
 import { INVITABLE_ROLES, inviteUser, listUsers, merchantRules, setPayoutApprovalRequired } from '../../accounts/service.ts';
-import { setFeeBearers } from '../../checkout/fee-settings.ts';
+import { feeSchedule, setFeeBearers } from '../../checkout/fee-settings.ts';
 import type { Bearer } from '../../checkout/fees.ts';
-import { feeSchedule } from '../../checkout/payer-service.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { railDescriptors, railIds, type Rail } from '../../rails/registry.ts';
 import type { WebSession } from '../auth.ts';

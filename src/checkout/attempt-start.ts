@@ -1,0 +1,100 @@
+// Starting a payment attempt under the session's row lock, shared by every rail and by cash slips: the
+// payer's input checked, one attempt in progress per session, the amount equal to the current quote.
+import type { Environment } from '../accounts/model.ts';
+import type { Queryable } from '../db/index.ts';
+import { SikaError, errors } from '../lib/errors.ts';
+import { checkPhoneForNetwork, MOMO_NETWORKS, type MomoNetwork } from '../lib/ghana.ts';
+import { newId } from '../lib/ids.ts';
+import { railFor, type CollectionRail } from '../rails/index.ts';
+import { findRail, railIds, type Rail } from '../rails/registry.ts';
+import { feeSchedule } from './fee-settings.ts';
+import { quoteRail } from './fees.ts';
+import { effectiveStatus, isPastExpiry, type AttemptRow } from './model.ts';
+import { sessionNotFound, type PayerContext } from './payer-view.ts';
+import { moveAttempt, moveSession, type OutcomeContext } from './payments.ts';
+import * as store from './store.ts';
+
+export interface AttemptInput {
+  rail: string;
+  amount_minor: number;
+  operator?: string;
+  phone?: string;
+  account_name?: string;
+}
+
+/** No provider serves this rail for the session's environment (no Retry-After: it is not known when one will). */
+export const railUnavailable = (rail: string, environment: Environment) =>
+  new SikaError('PROVIDER_RAIL_UNAVAILABLE', `${rail} payments are not available for ${environment === 'live' ? 'Live' : 'Test'} checkouts right now; choose another method.`);
+
+export interface CheckedAttempt {
+  rail: Rail;
+  operator: MomoNetwork | null;
+  phone: string | null;
+  accountName: string | null;
+}
+
+export function checkAttemptInput(input: AttemptInput): CheckedAttempt {
+  const rail = findRail(input.rail)?.id;
+  if (!rail) throw errors.invalidArgument(`rail must be one of ${railIds().join(', ')}.`, [{ field: 'rail', message: 'is not a payment method' }]);
+  const accountName = input.account_name?.trim() || null;
+  if (rail !== 'momo') return { rail, operator: null, phone: null, accountName };
+  if (!input.operator || !(MOMO_NETWORKS as readonly string[]).includes(input.operator)) {
+    throw errors.invalidArgument('operator must be mtn, telecel or at for Mobile Money.', [{ field: 'operator', message: 'must be mtn, telecel or at' }]);
+  }
+  const operator = input.operator as MomoNetwork;
+  if (!input.phone) throw errors.invalidArgument('phone is required for Mobile Money.', [{ field: 'phone', message: 'is required' }]);
+  const check = checkPhoneForNetwork(input.phone, operator);
+  if (!check.ok) throw errors.invalidArgument(check.message, [{ field: 'phone', message: check.message }]);
+  return { rail, operator, phone: check.phone, accountName };
+}
+
+const sameAttempt = (attempt: AttemptRow, input: CheckedAttempt, amountMinor: number) =>
+  attempt.rail === input.rail && attempt.amount_charged_minor === amountMinor && attempt.operator === input.operator && attempt.phone === input.phone;
+
+export type Started = { attempt: AttemptRow; replayed: boolean; adapter: CollectionRail | null };
+
+/**
+ * Starts (or replays) an attempt under the session's row lock: one attempt in progress per session.
+ * A pending cash slip gives way to another method (no money can arrive on it without a teller).
+ */
+export async function startAttempt(tx: Queryable, ctx: PayerContext, sessionId: string, input: CheckedAttempt, amountMinor: number): Promise<Started> {
+  const outcomeCtx: OutcomeContext = { checkoutUrlHost: ctx.checkoutUrlHost, source: 'payer' };
+  let session = await store.lockSession(tx, sessionId);
+  if (!session) throw sessionNotFound();
+  const pending = (await store.listAttempts(tx, sessionId)).find((a) => a.status === 'pending');
+  if (pending && sameAttempt(pending, input, amountMinor)) return { attempt: pending, replayed: true, adapter: null };
+  if (pending && pending.rail === 'cash' && input.rail !== 'cash') {
+    await moveAttempt(tx, pending, 'cancelled', 'CANCELLED:payer_switched_method');
+    session = await moveSession(tx, session, 'open', outcomeCtx);
+  } else if (pending) {
+    throw new SikaError('PAYMENT_ATTEMPT_PENDING', 'A payment is already in progress for this checkout; wait for it to finish or fail before trying another.');
+  }
+  if (session.status !== 'open' || isPastExpiry(session)) throw errors.sessionNotPayable(effectiveStatus(session));
+  const adapter = railFor(session.environment, input.rail, ctx.liveRails);
+  if (!adapter) throw railUnavailable(input.rail, session.environment);
+  const schedule = await feeSchedule(tx, session.merchant_id, session.environment);
+  const quote = quoteRail(session.amount_minor, schedule[input.rail], session.currency);
+  if (amountMinor !== quote.total_minor) {
+    throw new SikaError('PAYMENT_AMOUNT_MISMATCH', `The amount for ${input.rail} is now ${quote.total_minor} pesewas; get a fresh quote and try again.`);
+  }
+  const attempt = await store.insertAttempt(tx, {
+    id: newId('att'),
+    session_id: session.id,
+    merchant_id: session.merchant_id,
+    environment: session.environment,
+    rail: input.rail,
+    provider: adapter.provider,
+    provider_reference: '',
+    operator: input.operator,
+    phone: input.phone,
+    account_name: input.accountName,
+    raw_status: 'CREATED',
+    base_minor: session.amount_minor,
+    fee_minor: quote.fee_minor,
+    bearer: quote.bearer,
+    amount_charged_minor: quote.total_minor,
+    currency: session.currency,
+  });
+  await moveSession(tx, session, 'pending', outcomeCtx);
+  return { attempt, replayed: false, adapter };
+}

@@ -1,0 +1,160 @@
+// The payer's payment attempts (SPEC 4.2): start one (a cash attempt is its slip), read its status (asking
+// the provider when the payer refreshes), submit a Mobile Money verification code, re-send the prompt.
+import type { Queryable } from '../db/index.ts';
+import { SikaError, errors } from '../lib/errors.ts';
+import { railFor, RailUnavailableError, VerificationRefusedError, type AttemptForRail } from '../rails/index.ts';
+import { railDescriptor } from '../rails/registry.ts';
+import { checkAttemptInput, railUnavailable, startAttempt, type AttemptInput, type Started } from './attempt-start.ts';
+import { createCashSlip } from './cash-slips.ts';
+import { effectiveStatus, type AttemptRow } from './model.ts';
+import type { PayerContext } from './payer-view.ts';
+import { applyOutcome } from './payments.ts';
+import * as store from './store.ts';
+
+export const RESENDS_MAX = 3;
+export const VERIFICATION_CODE_PATTERN = /^[0-9A-Za-z]{4,10}$/;
+
+/** The fields both attempt responses share (SPEC 2.4). */
+const attemptCore = (attempt: AttemptRow) => ({
+  attempt_reference: attempt.id,
+  provider: attempt.provider,
+  provider_reference: attempt.provider_reference,
+  rail: attempt.rail,
+  status: attempt.status,
+  amount_charged_minor: attempt.amount_charged_minor,
+  currency: attempt.currency,
+});
+
+export function toAttemptInitiation(attempt: AttemptRow, replayed: boolean) {
+  return {
+    ...attemptCore(attempt),
+    instructions: railDescriptor(attempt.rail).instructions(attempt),
+    replayed,
+  };
+}
+
+export async function toAttemptStatus(db: Queryable, attempt: AttemptRow, refreshed: boolean) {
+  const session = (await store.findPublicSession(db, attempt.session_id))!;
+  return {
+    ...attemptCore(attempt),
+    session_id: session.id,
+    session_status: effectiveStatus(session),
+    session_finalized_at: session.finalized_at ? session.finalized_at.toISOString() : null,
+    raw_status: attempt.raw_status,
+    refreshed,
+    finalized: session.finalized_at !== null,
+    verification_required: attempt.verification_required,
+    resends_left: Math.max(0, RESENDS_MAX - attempt.resend_count),
+  };
+}
+
+export const railInput = (attempt: AttemptRow): AttemptForRail => ({
+  reference: attempt.id,
+  sessionId: attempt.session_id,
+  environment: attempt.environment,
+  rail: attempt.rail,
+  amountMinor: attempt.amount_charged_minor,
+  currency: attempt.currency,
+  operator: attempt.operator,
+  phone: attempt.phone,
+  providerReference: attempt.provider_reference || null,
+});
+
+/** When a payer may try again after a provider refused to start a payment. */
+const PROVIDER_REFUSED_RETRY_AFTER_S = 5;
+
+/** Records the intent, commits, then calls the rail outside the transaction, then records the result. */
+async function initiateWithRail(ctx: PayerContext, started: Started): Promise<AttemptRow> {
+  const { attempt, adapter } = started;
+  if (!adapter) return attempt;
+  try {
+    const initiated = await adapter.initiate(railInput(attempt));
+    return await ctx.db.transaction((tx) =>
+      store.updateAttemptProvider(tx, attempt.id, {
+        providerReference: initiated.providerReference || undefined,
+        rawStatus: initiated.rawStatus,
+        verificationRequired: initiated.verificationRequired,
+        instructions: initiated.instructions,
+      }),
+    );
+  } catch (error) {
+    if (error instanceof SikaError) throw error;
+    await ctx.db.transaction((tx) => applyOutcome(tx, attempt.id, 'failed', { checkoutUrlHost: ctx.checkoutUrlHost, source: 'initiation_failed' }));
+    throw new SikaError('PROVIDER_RAIL_UNAVAILABLE', `The ${attempt.rail} provider did not accept the payment; try again or choose another method.`, {
+      retryAfterSeconds: PROVIDER_REFUSED_RETRY_AFTER_S,
+    });
+  }
+}
+
+export async function createAttempt(ctx: PayerContext, sessionId: string, input: AttemptInput) {
+  const checked = checkAttemptInput(input);
+  if (checked.rail === 'cash') {
+    const slip = await createCashSlip(ctx, { session_id: sessionId, amount_minor: input.amount_minor });
+    const attempt = (await store.findAttempt(ctx.db, slip.attemptId))!;
+    return { attempt, replayed: slip.replayed };
+  }
+  const started = await ctx.db.transaction((tx) => startAttempt(tx, ctx, sessionId, checked, input.amount_minor));
+  const attempt = await initiateWithRail(ctx, started);
+  return { attempt, replayed: started.replayed };
+}
+
+/** An attempt of this session; another session's attempt is not found (the session id is the capability). */
+export async function attemptOfSession(db: Queryable, sessionId: string, attemptId: string): Promise<AttemptRow> {
+  const attempt = await store.findAttempt(db, attemptId);
+  if (!attempt || attempt.session_id !== sessionId) throw errors.notFound('Payment attempt');
+  return attempt;
+}
+
+export async function getAttemptStatus(ctx: PayerContext, sessionId: string, attemptId: string, refresh: boolean) {
+  let attempt = await attemptOfSession(ctx.db, sessionId, attemptId);
+  if (refresh && attempt.status === 'pending') {
+    const adapter = railFor(attempt.environment, attempt.rail, ctx.liveRails);
+    if (!adapter) throw railUnavailable(attempt.rail, attempt.environment);
+    let check;
+    try {
+      check = await adapter.status(railInput(attempt));
+    } catch {
+      throw errors.unavailable(`The ${attempt.rail} provider did not answer; the payment is still being confirmed. Try again shortly.`);
+    }
+    if (check.outcome !== 'pending') {
+      attempt = (await ctx.db.transaction((tx) => applyOutcome(tx, attemptId, check.outcome, { checkoutUrlHost: ctx.checkoutUrlHost, source: 'provider' }))).attempt;
+    }
+  }
+  return toAttemptStatus(ctx.db, attempt, refresh);
+}
+
+export async function authorizeAttempt(ctx: PayerContext, sessionId: string, attemptId: string, code: string) {
+  const attempt = await attemptOfSession(ctx.db, sessionId, attemptId);
+  if (!VERIFICATION_CODE_PATTERN.test(code)) throw errors.invalidArgument('code must be the 4 to 10 character verification code from your phone.', [{ field: 'code', message: 'is malformed' }]);
+  if (attempt.status !== 'pending') throw new SikaError('ATTEMPT_FINAL', `The attempt is ${attempt.status}; no code is needed.`);
+  if (!attempt.verification_required) throw new SikaError('VERIFICATION_NOT_REQUIRED', 'This payment does not need a verification code.');
+  const adapter = railFor(attempt.environment, attempt.rail, ctx.liveRails);
+  if (!adapter) throw railUnavailable(attempt.rail, attempt.environment);
+  let result;
+  try {
+    result = await adapter.authorize(railInput(attempt), code);
+  } catch (error) {
+    if (error instanceof VerificationRefusedError) throw new SikaError('PROVIDER_PAYMENT_REJECTED', error.message);
+    throw errors.unavailable('The provider did not answer; try the code again shortly.');
+  }
+  const updated = await ctx.db.transaction((tx) => store.updateAttemptProvider(tx, attemptId, { rawStatus: result.rawStatus, verificationRequired: false }));
+  return toAttemptStatus(ctx.db, updated, false);
+}
+
+export async function resendAttempt(ctx: PayerContext, sessionId: string, attemptId: string) {
+  const attempt = await attemptOfSession(ctx.db, sessionId, attemptId);
+  if (attempt.rail !== 'momo') throw errors.invalidArgument('Only Mobile Money prompts can be re-sent.');
+  if (attempt.status !== 'pending') throw new SikaError('ATTEMPT_FINAL', `The attempt is ${attempt.status}; there is nothing to re-send.`);
+  if (attempt.resend_count >= RESENDS_MAX) throw new SikaError('RESEND_LIMIT_REACHED', `The prompt was already re-sent ${RESENDS_MAX} times; start a new payment if it does not arrive.`);
+  const adapter = railFor(attempt.environment, attempt.rail, ctx.liveRails);
+  if (!adapter) throw railUnavailable(attempt.rail, attempt.environment);
+  let result;
+  try {
+    result = await adapter.resend(railInput(attempt));
+  } catch (error) {
+    if (error instanceof RailUnavailableError) throw railUnavailable(attempt.rail, attempt.environment);
+    throw errors.unavailable('The provider did not answer; try again shortly.');
+  }
+  const updated = await ctx.db.transaction((tx) => store.updateAttemptProvider(tx, attemptId, { rawStatus: result.rawStatus, resendCountDelta: 1 }));
+  return toAttemptStatus(ctx.db, updated, false);
+}

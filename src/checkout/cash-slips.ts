@@ -1,0 +1,112 @@
+// Cash deposit slips (DESIGN §3): the payer's slip for a session (a cash attempt, replayed while it is
+// active), its view, and a teller recording the deposit at a branch (the attempt paid, the session a success).
+import { audit, type Actor } from '../audit/log.ts';
+import type { Db, Queryable } from '../db/index.ts';
+import { SikaError, errors } from '../lib/errors.ts';
+import { newId, randomToken } from '../lib/ids.ts';
+import { startAttempt, type CheckedAttempt } from './attempt-start.ts';
+import { isPastExpiry } from './model.ts';
+import { sessionNotFound, type PayerContext } from './payer-view.ts';
+import { applyOutcome } from './payments.ts';
+import * as store from './store.ts';
+
+const SLIP_REFERENCE_ALPHABET = '23456789ABCDEFGHJKLMNPQRSTUVWXYZ';
+
+function newSlipReference(): string {
+  let code = '';
+  for (const char of randomToken(16)) {
+    if (code.length === 8) break;
+    code += SLIP_REFERENCE_ALPHABET[char.charCodeAt(0) % SLIP_REFERENCE_ALPHABET.length];
+  }
+  return `SK-${code.slice(0, 4)}-${code.slice(4, 8)}`;
+}
+
+export async function createCashSlip(ctx: PayerContext, input: { session_id: string; amount_minor: number }) {
+  return ctx.db.transaction(async (tx) => {
+    const session = await store.lockSession(tx, input.session_id);
+    if (!session) throw sessionNotFound();
+    const pending = (await store.listAttempts(tx, session.id)).find((a) => a.status === 'pending');
+    if (pending?.rail === 'cash') {
+      const slip = await store.findSlipByAttempt(tx, pending.id);
+      if (slip && slip.status === 'active' && slip.expires_at.getTime() > Date.now()) {
+        if (slip.amount_minor !== input.amount_minor) {
+          throw new SikaError('PAYMENT_AMOUNT_MISMATCH', `The cash total is ${slip.amount_minor} pesewas; use that amount.`);
+        }
+        return { slip, session, attemptId: pending.id, replayed: true };
+      }
+      // The slip expired with the session (the worker not there yet): no payment now. Without this the
+      // pending cash attempt would be "replayed" below and a second active slip inserted for it (a 500).
+      if (isPastExpiry(session)) throw errors.sessionNotPayable('expired');
+    }
+    const checked: CheckedAttempt = { rail: 'cash', operator: null, phone: null, accountName: null };
+    const started = await startAttempt(tx, ctx, session.id, checked, input.amount_minor);
+    const reference = newSlipReference();
+    const slip = await store.insertCashSlip(tx, {
+      id: newId('slip'),
+      slip_token: randomToken(32),
+      reference,
+      session_id: session.id,
+      attempt_id: started.attempt.id,
+      merchant_id: session.merchant_id,
+      environment: session.environment,
+      amount_minor: started.attempt.amount_charged_minor,
+      currency: session.currency,
+      expires_at: session.expires_at,
+    });
+    await store.updateAttemptProvider(tx, started.attempt.id, {
+      providerReference: reference,
+      rawStatus: 'AWAITING_DEPOSIT',
+      instructions: { slip_reference: reference, slip_token: slip.slip_token, expires_at: slip.expires_at.toISOString() },
+    });
+    return { slip, session, attemptId: started.attempt.id, replayed: false };
+  });
+}
+
+export async function toSlipResponse(db: Queryable, slip: store.CashSlipRow, replayed: boolean) {
+  const session = (await store.findPublicSession(db, slip.session_id))!;
+  const active = slip.status === 'active' && slip.expires_at.getTime() > Date.now();
+  return {
+    slip_token: slip.slip_token,
+    reference: slip.reference,
+    amount_minor: slip.amount_minor,
+    currency: slip.currency,
+    merchant_name: session.merchant_name,
+    session_reference: session.id,
+    invoice_ref: session.invoice_ref,
+    description: session.description ?? '',
+    customer_name: session.customer_name ?? '',
+    status: active ? slip.status : slip.status === 'active' ? 'expired' : slip.status,
+    expires_at: slip.expires_at.toISOString(),
+    replayed,
+    can_record: active,
+  };
+}
+
+/** A teller records a cash deposit for a slip: the attempt is paid and the session succeeds. */
+export async function recordCashDeposit(db: Db, checkoutUrlHost: string, input: { reference: string; branchId: string; amountMinor: number }, actor: Actor | null = null) {
+  return db.transaction(async (tx) => {
+    const slip = await store.findSlipByReference(tx, input.reference.trim().toUpperCase());
+    if (!slip) throw errors.notFound('Cash slip');
+    if (slip.status !== 'active') throw new SikaError('SLIP_NOT_RECORDABLE', `This slip is ${slip.status}; do not take the cash.`);
+    if (slip.expires_at.getTime() <= Date.now()) throw new SikaError('SLIP_NOT_RECORDABLE', 'This slip has expired; do not take the cash. The payer must start a new payment.');
+    if (input.amountMinor !== slip.amount_minor) {
+      throw new SikaError('PAYMENT_AMOUNT_MISMATCH', `The slip is for ${slip.amount_minor} pesewas; take exactly that amount.`);
+    }
+    const branch = await tx.query('SELECT 1 FROM bank_branches WHERE id = $1 AND active', [input.branchId]);
+    if (branch.length === 0) throw errors.invalidArgument('branch is not an active bank branch.', [{ field: 'branch_id', message: 'is not an active branch' }]);
+    await store.recordSlipBranch(tx, slip.id, input.branchId);
+    const applied = await applyOutcome(tx, slip.attempt_id, 'paid', { checkoutUrlHost, source: 'teller' });
+    if (actor) {
+      await audit(tx, {
+        actor,
+        merchantId: slip.merchant_id,
+        action: 'cash_slip.record_deposit',
+        objectType: 'cash_slip',
+        objectId: slip.reference,
+        before: { status: slip.status },
+        after: { status: 'used', branch_id: input.branchId, amount_minor: input.amountMinor, attempt: applied.attempt.id, session_status: applied.session.status },
+      });
+    }
+    return applied;
+  });
+}
