@@ -146,6 +146,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     return parts.map(Number);
   };
 
+  const trustProxy = trustProxySetting(env.TRUST_PROXY, problems);
+  const metricsToken = env.METRICS_TOKEN || null;
+  if (metricsToken !== null && (metricsToken.length < METRICS_TOKEN_LENGTH_MIN || /\s/.test(metricsToken))) {
+    problems.push(`METRICS_TOKEN must be at least ${METRICS_TOKEN_LENGTH_MIN} characters without spaces`);
+  }
+  const metricsPort = env.METRICS_PORT ? integer('METRICS_PORT', 0, 1, 65535) : null;
+  if (metricsPort !== null && metricsPort === port) problems.push(`METRICS_PORT must differ from PORT (${port})`);
+  const metricsOnApiPort = metricsPort === null && (metricsToken !== null || (URL.canParse(baseUrl) && isLoopbackHost(new URL(baseUrl).hostname)));
+  const httpHeadersTimeoutMs = integer('HTTP_HEADERS_TIMEOUT_MS', 10_000, 1_000, 120_000);
+  const httpRequestTimeoutMs = integer('HTTP_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000);
+  const httpKeepAliveTimeoutMs = integer('HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 1_000, 600_000);
+  if (httpRequestTimeoutMs < httpHeadersTimeoutMs) {
+    problems.push(`HTTP_REQUEST_TIMEOUT_MS (${httpRequestTimeoutMs}) must be at least HTTP_HEADERS_TIMEOUT_MS (${httpHeadersTimeoutMs})`);
+  }
+
   const config: Config = {
     host,
     port,
@@ -168,29 +183,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // let strangers aim its webhooks at its own network.
     webhookAllowPrivateTargets: onOff('WEBHOOK_ALLOW_PRIVATE_TARGETS', URL.canParse(baseUrl) && isLoopbackHost(new URL(baseUrl).hostname)),
     livePayoutSimulator: env.LIVE_PAYOUT_SIMULATOR === 'on',
-    trustProxy: false,
-    metricsToken: null,
-    metricsPort: null,
-    metricsOnApiPort: false,
-    httpHeadersTimeoutMs: 0,
-    httpRequestTimeoutMs: 0,
-    httpKeepAliveTimeoutMs: 0,
+    trustProxy,
+    metricsToken,
+    metricsPort,
+    metricsOnApiPort,
+    httpHeadersTimeoutMs,
+    httpRequestTimeoutMs,
+    httpKeepAliveTimeoutMs,
   };
-  config.trustProxy = trustProxySetting(env.TRUST_PROXY, problems);
-  const metricsToken = env.METRICS_TOKEN || null;
-  if (metricsToken !== null && (metricsToken.length < METRICS_TOKEN_LENGTH_MIN || /\s/.test(metricsToken))) {
-    problems.push(`METRICS_TOKEN must be at least ${METRICS_TOKEN_LENGTH_MIN} characters without spaces`);
-  }
-  config.metricsToken = metricsToken;
-  config.metricsPort = env.METRICS_PORT ? integer('METRICS_PORT', 0, 1, 65535) : null;
-  if (config.metricsPort !== null && config.metricsPort === port) problems.push(`METRICS_PORT must differ from PORT (${port})`);
-  config.metricsOnApiPort = config.metricsPort === null && (metricsToken !== null || (URL.canParse(baseUrl) && isLoopbackHost(new URL(baseUrl).hostname)));
-  config.httpHeadersTimeoutMs = integer('HTTP_HEADERS_TIMEOUT_MS', 10_000, 1_000, 120_000);
-  config.httpRequestTimeoutMs = integer('HTTP_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000);
-  config.httpKeepAliveTimeoutMs = integer('HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 1_000, 600_000);
-  if (config.httpRequestTimeoutMs < config.httpHeadersTimeoutMs) {
-    problems.push(`HTTP_REQUEST_TIMEOUT_MS (${config.httpRequestTimeoutMs}) must be at least HTTP_HEADERS_TIMEOUT_MS (${config.httpHeadersTimeoutMs})`);
-  }
   if (env.LIVE_PAYOUT_SIMULATOR !== undefined && !['on', 'off', ''].includes(env.LIVE_PAYOUT_SIMULATOR)) {
     problems.push(`LIVE_PAYOUT_SIMULATOR must be on or off (got "${env.LIVE_PAYOUT_SIMULATOR}")`);
   }
