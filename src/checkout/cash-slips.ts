@@ -92,8 +92,7 @@ export async function recordCashDeposit(db: Db, checkoutUrlHost: string, input: 
     if (input.amountMinor !== slip.amount_minor) {
       throw new SikaError('PAYMENT_AMOUNT_MISMATCH', `The slip is for ${slip.amount_minor} pesewas; take exactly that amount.`);
     }
-    const branch = await tx.query('SELECT 1 FROM bank_branches WHERE id = $1 AND active', [input.branchId]);
-    if (branch.length === 0) throw errors.invalidArgument('branch is not an active bank branch.', [{ field: 'branch_id', message: 'is not an active branch' }]);
+    if (!(await store.isActiveBranch(tx, input.branchId))) throw errors.invalidArgument('branch is not an active bank branch.', [{ field: 'branch_id', message: 'is not an active branch' }]);
     await store.recordSlipBranch(tx, slip.id, input.branchId);
     const applied = await applyOutcome(tx, slip.attempt_id, 'paid', { checkoutUrlHost, source: 'teller' });
     if (actor) {

@@ -22,11 +22,7 @@ export async function setFeeBearers(db: Db, actor: Actor, merchantId: string, en
       const bearer = bearers[rail];
       if (!bearer) continue;
       const fee = before[rail];
-      await tx.query(
-        `INSERT INTO fee_schedules (merchant_id, environment, rail, bearer, percent_bps, flat_minor, cap_minor) VALUES ($1, $2, $3, $4, $5, $6, $7)
-         ON CONFLICT (merchant_id, environment, rail) DO UPDATE SET bearer = EXCLUDED.bearer, updated_at = now()`,
-        [merchantId, environment, rail, bearer, fee.percentBps, fee.flatMinor, fee.capMinor],
-      );
+      await store.upsertFeeBearer(tx, { merchantId, environment, rail, bearer, percentBps: fee.percentBps, flatMinor: fee.flatMinor, capMinor: fee.capMinor });
     }
     const after = await feeSchedule(tx, merchantId, environment);
     await audit(tx, { actor, merchantId, action: 'fees.update', objectType: 'fee_schedule', objectId: `${merchantId}:${environment}`, before, after });

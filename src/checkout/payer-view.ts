@@ -30,11 +30,7 @@ export async function quoteSession(db: Queryable, session: SessionRow, rails: Ra
 }
 
 export async function getOptions(db: Queryable) {
-  const rows = await db.query<{ bank_id: string; bank_name: string; bank_code: string; branch_id: string | null; branch_name: string | null; branch_code: string | null }>(
-    `SELECT b.id AS bank_id, b.name AS bank_name, b.code AS bank_code, br.id AS branch_id, br.name AS branch_name, br.code AS branch_code
-       FROM banks b LEFT JOIN bank_branches br ON br.bank_id = b.id AND br.active
-      WHERE b.active ORDER BY b.name, br.name`,
-  );
+  const rows = await store.listActiveBankBranches(db);
   const banks = new Map<string, { id: string; name: string; code: string; branches: { id: string; name: string; code: string }[] }>();
   for (const row of rows) {
     let bank = banks.get(row.bank_id);

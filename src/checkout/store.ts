@@ -240,6 +240,39 @@ export async function findFeeOverrides(db: Queryable, merchantId: string, enviro
   );
 }
 
+/** A merchant's fee row for a rail, written or, when there is one, its bearer changed (the rates stay). */
+export const upsertFeeBearer = (
+  tx: Queryable,
+  f: { merchantId: string; environment: string; rail: string; bearer: 'payer' | 'merchant'; percentBps: number; flatMinor: number; capMinor: number | null },
+) =>
+  tx.query(
+    `INSERT INTO fee_schedules (merchant_id, environment, rail, bearer, percent_bps, flat_minor, cap_minor) VALUES ($1, $2, $3, $4, $5, $6, $7)
+         ON CONFLICT (merchant_id, environment, rail) DO UPDATE SET bearer = EXCLUDED.bearer, updated_at = now()`,
+    [f.merchantId, f.environment, f.rail, f.bearer, f.percentBps, f.flatMinor, f.capMinor],
+  );
+
+export interface BankBranchRow {
+  bank_id: string;
+  bank_name: string;
+  bank_code: string;
+  branch_id: string | null;
+  branch_name: string | null;
+  branch_code: string | null;
+}
+
+/** Every active bank with each of its active branches (a bank without one appears once, branch fields null), by name. */
+export const listActiveBankBranches = (db: Queryable) =>
+  db.query<BankBranchRow>(
+    `SELECT b.id AS bank_id, b.name AS bank_name, b.code AS bank_code, br.id AS branch_id, br.name AS branch_name, br.code AS branch_code
+       FROM banks b LEFT JOIN bank_branches br ON br.bank_id = b.id AND br.active
+      WHERE b.active ORDER BY b.name, br.name`,
+  );
+
+export async function isActiveBranch(db: Queryable, branchId: string): Promise<boolean> {
+  const rows = await db.query('SELECT 1 FROM bank_branches WHERE id = $1 AND active', [branchId]);
+  return rows.length > 0;
+}
+
 export interface PublicLineItem {
   code: string;
   name: string;
