@@ -7,7 +7,7 @@ import { loadConfig } from '../src/config.ts';
 import { openDb, type Db } from '../src/db/index.ts';
 import { buildApp } from '../src/http/app.ts';
 import { creditPayment } from '../src/ledger/service.ts';
-import { setPayoutAccess } from '../src/payouts/service.ts';
+import { setPayoutAccess } from '../src/payouts/settings.ts';
 
 export const PAYOUT_MERCHANTS = 10;
 const PAYOUT_FUNDS_MINOR = 1_000_000_000_000; // GH₵10 billion: no run can drain it

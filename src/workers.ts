@@ -10,7 +10,8 @@ import { purgeExpiredWebSessions } from './accounts/console-accounts.ts';
 import { purgeIdleThrottles } from './accounts/sign-in-throttle.ts';
 import { purgeExpiredDevices } from './accounts/trusted-devices.ts';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.ts';
-import { processDuePayouts, verifyTestRecipients } from './payouts/service.ts';
+import { processDuePayouts } from './payouts/processing.ts';
+import { verifyTestRecipients } from './payouts/recipients.ts';
 import type { PayoutRail } from './rails/payouts.ts';
 
 const IDEMPOTENCY_PURGE_INTERVAL_MS = 10 * 60_000;

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import PDFDocument from 'pdfkit';
-import { processDuePayouts } from '../src/payouts/service.ts';
+import { processDuePayouts } from '../src/payouts/processing.ts';
 import { LivePayoutSimulator } from '../src/rails/payouts.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 import { assertErrorEnvelope, multipartFile } from './http.ts';

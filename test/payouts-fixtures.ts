@@ -8,7 +8,9 @@ import type { ApiPrincipal, Environment } from '../src/accounts/model.ts';
 import type { CreatedMerchant } from '../src/accounts/service.ts';
 import { insertWebhookEndpoint } from '../src/accounts/store.ts';
 import { balance, creditPayment, type Balance } from '../src/ledger/service.ts';
-import { processDuePayouts, setPayoutAccess, verifyTestRecipients } from '../src/payouts/service.ts';
+import { processDuePayouts } from '../src/payouts/processing.ts';
+import { verifyTestRecipients } from '../src/payouts/recipients.ts';
+import { setPayoutAccess } from '../src/payouts/settings.ts';
 import type { PayoutRail } from '../src/rails/payouts.ts';
 import type { TestContext } from './helpers.ts';
 

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { balance, checkInvariants } from '../src/ledger/service.ts';
 import { openDb } from '../src/db/index.ts';
-import { processDuePayouts, setPayoutAccess } from '../src/payouts/service.ts';
+import { processDuePayouts } from '../src/payouts/processing.ts';
+import { setPayoutAccess } from '../src/payouts/settings.ts';
 import { LivePayoutSimulator } from '../src/rails/payouts.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 

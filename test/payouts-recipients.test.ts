@@ -1,7 +1,7 @@
 // Payout capabilities and recipients (SPEC 2.9, 3.4, 4.3; DESIGN §3 Payouts).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { verifyTestRecipients } from '../src/payouts/service.ts';
+import { verifyTestRecipients } from '../src/payouts/recipients.ts';
 import { LivePayoutSimulator } from '../src/rails/payouts.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 import { assertErrorEnvelope } from './http.ts';

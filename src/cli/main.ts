@@ -14,7 +14,7 @@ import { migrate } from '../db/migrate.ts';
 import { SikaError } from '../lib/errors.ts';
 import { listWebhookEndpoints, rotateWebhookSecret } from '../accounts/webhook-endpoints.ts';
 import * as events from '../events/store.ts';
-import { setPayoutAccess } from '../payouts/service.ts';
+import { setPayoutAccess } from '../payouts/settings.ts';
 import { createOperator } from '../ops/service.ts';
 
 const USAGE = `usage: sika <command> [options]

@@ -8,7 +8,8 @@ import type { Db, Queryable } from '../db/index.ts';
 import { DbError } from '../db/index.ts';
 import { SikaError, errors } from '../lib/errors.ts';
 import { newUuid } from '../lib/ids.ts';
-import { markPayoutReturned, reconcilePayout, type setPayoutAccess } from '../payouts/service.ts';
+import { markPayoutReturned, reconcilePayout } from '../payouts/lifecycle.ts';
+import type { setPayoutAccess } from '../payouts/settings.ts';
 import * as payoutSettingsStore from '../payouts/settings-store.ts';
 import * as store from './store.ts';
 

@@ -54,6 +54,9 @@ export const ACCOUNT_NAME_LENGTH_MAX = 200;
 export const PAYOUT_LIST_LIMIT_MAX = 100;
 export const PAYOUT_LIST_LIMIT_DEFAULT = 20;
 
+/** Payouts are made in Ghana cedis only. */
+export const PAYOUT_CURRENCY = 'GHS';
+
 export const DEFAULT_PAYOUT_LIMIT_MINOR = 5_000_000; // GHS 50,000
 export const DEFAULT_DAILY_LIMIT_MINOR = 20_000_000; // GHS 200,000
 export const QUOTE_LIFETIME_S = 900;

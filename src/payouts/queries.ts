@@ -1,11 +1,15 @@
 // Reads of payouts, recipients and evidence for the dashboard pages and the API routes, each scoped to a
-// merchant and environment (a foreign id reads as missing: null). Pages and routes call these, not the store.
-import type { Environment } from '../accounts/model.ts';
+// merchant and environment (a foreign id reads as missing: null; the API's getPayout answers 404). Pages
+// and routes call these, not the store.
+import type { ApiPrincipal, Environment } from '../accounts/model.ts';
 import type { Queryable } from '../db/index.ts';
+import { errors } from '../lib/errors.ts';
 import { listActiveBanks } from '../ops/store.ts';
 import * as evidenceStore from './evidence-store.ts';
 import * as payoutStore from './payout-store.ts';
 import * as recipientStore from './recipient-store.ts';
+import { PAYOUT_LIST_LIMIT_DEFAULT, PAYOUT_LIST_LIMIT_MAX } from './model.ts';
+import { toPayoutResponse } from './presenters.ts';
 
 export type { EvidenceRow } from './evidence-store.ts';
 export type { PayoutRow } from './payout-store.ts';
@@ -28,3 +32,24 @@ export const findEvidence = (db: Queryable, payoutId: string, evidenceId: string
 
 /** The banks a recipient's account may be at. */
 export const activeBanks = (db: Queryable) => listActiveBanks(db);
+
+/** The API's payout: the caller's, else 404. */
+export async function getPayout(db: Queryable, principal: ApiPrincipal, id: string) {
+  const payout = await payoutStore.findPayout(db, principal.merchantId, principal.environment, id);
+  if (!payout) throw errors.notFound('Payout');
+  return payout;
+}
+
+/** The API list's page (from 1) and limit, brought into range. */
+export function clampListParams(query: { page?: number; limit?: number }) {
+  const page = Math.max(1, Math.min(1_000_000, Math.trunc(query.page ?? 1) || 1));
+  const limit = Math.max(1, Math.min(PAYOUT_LIST_LIMIT_MAX, Math.trunc(query.limit ?? PAYOUT_LIST_LIMIT_DEFAULT)));
+  return { page, limit };
+}
+
+/** One page of the API's payout list, newest first, optionally one client_reference. */
+export async function listPayouts(db: Queryable, principal: ApiPrincipal, query: { page?: number; limit?: number; reference?: string }) {
+  const { page, limit } = clampListParams(query);
+  const { rows, total } = await payoutStore.listPayouts(db, principal.merchantId, principal.environment, page, limit, query.reference ?? null);
+  return { payouts: await Promise.all(rows.map((row) => toPayoutResponse(db, row))), page, limit, total };
+}

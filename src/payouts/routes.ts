@@ -7,8 +7,12 @@ import { errors } from '../lib/errors.ts';
 import { DateTime, errorResponses, fileResponse } from '../http/schemas.ts';
 import { addEvidence, receiptPdf } from './evidence.ts';
 import { ACCOUNT_NAME_LENGTH_MAX, NOTES_LENGTH_MAX } from './model.ts';
-import * as service from './service.ts';
+import { createPayout } from './create.ts';
+import { cancelPayout } from './lifecycle.ts';
+import { toPayoutResponse, toRecipientResponse } from './presenters.ts';
 import * as queries from './queries.ts';
+import { capabilities, getBalance, quote } from './quotes.ts';
+import { createRecipient, deleteRecipient, getRecipient } from './recipients.ts';
 
 const tags = ['Payouts'];
 const security = [{ apiKey: [] }];
@@ -104,7 +108,7 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
   const PayoutRef = Type.Ref('Payout');
 
   app.get('/api/v1/payouts/capabilities', { schema: { tags, security, summary: 'Account types, banks, networks and payout settings', response: { 200: Type.Object({}, { additionalProperties: true }), ...errorResponses(401, 429) } } }, async (request) =>
-    service.capabilities(db, principalOf(request)),
+    capabilities(db, principalOf(request)),
   );
 
   app.get(
@@ -117,13 +121,13 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
         response: { 200: Type.Object({ environment: Type.String(), currency: Type.String(), eligible_minor: Type.Integer(), held_minor: Type.Integer(), available_minor: Type.Integer() }), ...errorResponses(401, 429) },
       },
     },
-    async (request) => service.getBalance(db, principalOf(request)),
+    async (request) => getBalance(db, principalOf(request)),
   );
 
   app.post<{ Body: Static<typeof RecipientBody> }>(
     '/api/v1/payouts/recipients',
     { schema: { tags, security, summary: 'Create a recipient (not idempotent: list before retrying)', body: RecipientBody, response: { 201: RecipientRef, ...errorResponses(400, 401, 404, 409, 429) } } },
-    async (request, reply) => reply.code(201).send(service.toRecipientResponse(await service.createRecipient(db, principalOf(request), request.body))),
+    async (request, reply) => reply.code(201).send(toRecipientResponse(await createRecipient(db, principalOf(request), request.body))),
   );
 
   app.get(
@@ -131,21 +135,21 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
     { schema: { tags, security, summary: 'All recipients, inactive included', response: { 200: Type.Object({ object: Type.Literal('list'), recipients: Type.Array(RecipientRef) }), ...errorResponses(401, 429) } } },
     async (request) => {
       const principal = principalOf(request);
-      return { object: 'list' as const, recipients: (await queries.listRecipients(db, principal.merchantId, principal.environment)).map(service.toRecipientResponse) };
+      return { object: 'list' as const, recipients: (await queries.listRecipients(db, principal.merchantId, principal.environment)).map(toRecipientResponse) };
     },
   );
 
   app.get<{ Params: Static<typeof RecipientParams> }>(
     '/api/v1/payouts/recipients/:recipient_id',
     { schema: { tags, security, summary: 'One recipient', params: RecipientParams, response: { 200: RecipientRef, ...errorResponses(401, 404, 429) } } },
-    async (request) => service.toRecipientResponse(await service.getRecipient(db, principalOf(request), request.params.recipient_id)),
+    async (request) => toRecipientResponse(await getRecipient(db, principalOf(request), request.params.recipient_id)),
   );
 
   app.delete<{ Params: Static<typeof RecipientParams> }>(
     '/api/v1/payouts/recipients/:recipient_id',
     { schema: { tags, security, summary: 'Deactivate a recipient', params: RecipientParams, response: { 204: Type.Null(), ...errorResponses(401, 404, 409, 429) } } },
     async (request, reply) => {
-      await service.deleteRecipient(db, principalOf(request), request.params.recipient_id);
+      await deleteRecipient(db, principalOf(request), request.params.recipient_id);
       return reply.code(204).send();
     },
   );
@@ -164,7 +168,7 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
         },
       },
     },
-    async (request) => service.quote(db, principalOf(request), request.body),
+    async (request) => quote(db, principalOf(request), request.body),
   );
 
   app.post<{ Body: Static<typeof PayoutBody> }>(
@@ -180,9 +184,9 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
       },
     },
     async (request, reply) => {
-      const { payout, existing, recipient } = await service.createPayout(payoutDeps, principalOf(request), request.body);
+      const { payout, existing, recipient } = await createPayout(payoutDeps, principalOf(request), request.body);
       const known = recipient ? { recipient, evidence: [] } : {};
-      return reply.code(existing ? 200 : 201).send(await service.toPayoutResponse(db, payout, known));
+      return reply.code(existing ? 200 : 201).send(await toPayoutResponse(db, payout, known));
     },
   );
 
@@ -201,13 +205,13 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
         response: { 200: Type.Object({ payouts: Type.Array(PayoutRef), page: Type.Integer(), limit: Type.Integer(), total: Type.Integer() }), ...errorResponses(400, 401, 429) },
       },
     },
-    async (request) => service.listPayouts(db, principalOf(request), request.query),
+    async (request) => queries.listPayouts(db, principalOf(request), request.query),
   );
 
   app.get<{ Params: Static<typeof IdParams> }>(
     '/api/v1/payouts/:payout_id',
     { schema: { tags, security, summary: 'One payout', params: IdParams, response: { 200: PayoutRef, ...errorResponses(401, 404, 429) } } },
-    async (request) => service.toPayoutResponse(db, await service.getPayout(db, principalOf(request), request.params.payout_id)),
+    async (request) => toPayoutResponse(db, await queries.getPayout(db, principalOf(request), request.params.payout_id)),
   );
 
   app.post<{ Params: Static<typeof IdParams>; Body: { reason?: string } | undefined }>(
@@ -226,14 +230,14 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
         request.body ??= {};
       },
     },
-    async (request) => service.toPayoutResponse(db, await service.cancelPayout(db, principalOf(request), request.params.payout_id, request.body?.reason ?? null)),
+    async (request) => toPayoutResponse(db, await cancelPayout(db, principalOf(request), request.params.payout_id, request.body?.reason ?? null)),
   );
 
   app.get<{ Params: Static<typeof IdParams> }>(
     '/api/v1/payouts/:payout_id/receipt',
     { schema: { tags, security, summary: 'Receipt PDF (paid or returned payouts)', params: IdParams, produces: ['application/pdf'], response: { 200: fileResponse('application/pdf', 'The receipt as a PDF'), ...errorResponses(401, 404, 409, 429) } } },
     async (request, reply) => {
-      const payout = await service.getPayout(db, principalOf(request), request.params.payout_id);
+      const payout = await queries.getPayout(db, principalOf(request), request.params.payout_id);
       const pdf = await receiptPdf(db, payout);
       return reply.type('application/pdf').header('content-disposition', `inline; filename="receipt-${payout.reference}.pdf"`).send(pdf);
     },
@@ -253,7 +257,7 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
     },
     async (request, reply) => {
       const principal = principalOf(request);
-      const payout = await service.getPayout(db, principal, request.params.payout_id);
+      const payout = await queries.getPayout(db, principal, request.params.payout_id);
       const file = request.uploads?.[0];
       if (!file) throw errors.invalidArgument('Send the file as multipart/form-data in a field named "file".');
       return reply.code(201).send(await addEvidence(db, principal, payout, { data: file.data, filename: file.filename || null }, `api_key:${principal.apiKeyPrefix}`));
@@ -272,7 +276,7 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
       },
     },
     async (request, reply) => {
-      const payout = await service.getPayout(db, principalOf(request), request.params.payout_id);
+      const payout = await queries.getPayout(db, principalOf(request), request.params.payout_id);
       const evidence = await queries.findEvidence(db, payout.id, request.params.evidence_id);
       if (!evidence) throw errors.notFound('Evidence');
       return reply.type(evidence.content_type).header('content-disposition', `inline; filename="${evidence.id}"`).send(Buffer.from(evidence.data));

@@ -15,7 +15,8 @@ import { DeliveryWorker, defaultDeliveryOptions } from '../../src/events/deliver
 import { verifyWebhook } from '../../src/events/signing.ts';
 import { creditPayment } from '../../src/ledger/service.ts';
 import { payoutFeeMinor } from '../../src/payouts/model.ts';
-import { processDuePayouts, setPayoutAccess } from '../../src/payouts/service.ts';
+import { processDuePayouts } from '../../src/payouts/processing.ts';
+import { setPayoutAccess } from '../../src/payouts/settings.ts';
 import { LivePayoutSimulator } from '../../src/rails/payouts.ts';
 import { startTestApp, type TestContext } from '../helpers.ts';
 import { call, syncCodes } from '../http.ts';

@@ -7,7 +7,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import type { Environment } from '../../src/accounts/model.ts';
 import { createMerchant, type CreatedMerchant } from '../../src/accounts/service.ts';
 import { creditPayment } from '../../src/ledger/service.ts';
-import { setPayoutAccess } from '../../src/payouts/service.ts';
+import { setPayoutAccess } from '../../src/payouts/settings.ts';
 import type { TestContext } from '../helpers.ts';
 import { checkEnvelope, multipartFile, type ErrorBody } from '../http.ts';
 

@@ -6,10 +6,14 @@ import { listApiKeys, listEndpoints } from '../../../accounts/integrations.ts';
 import type { ApiPrincipal } from '../../../accounts/model.ts';
 import type { AppDeps } from '../../../http/deps.ts';
 import { parseCedis } from '../../../lib/ghana.ts';
+import { createPayout } from '../../../payouts/create.ts';
 import { addEvidence, receiptPdf } from '../../../payouts/evidence.ts';
+import { cancelPayout, decidePayout } from '../../../payouts/lifecycle.ts';
 import { payoutFeeMinor } from '../../../payouts/model.ts';
+import { toPayoutResponse } from '../../../payouts/presenters.ts';
 import * as queries from '../../../payouts/queries.ts';
-import * as payouts from '../../../payouts/service.ts';
+import { getBalance } from '../../../payouts/quotes.ts';
+import { createRecipient, deleteRecipient } from '../../../payouts/recipients.ts';
 import type { WebSession } from '../../auth.ts';
 import { formValue, sendPage, sessionOf, signedInAccount, tooManyAttempts } from '../../console.ts';
 import { dashboardSchemas } from '../../console-schemas.ts';
@@ -49,7 +53,7 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
   async function detailPage(reply: FastifyReply, session: WebSession, id: string, flash: Flash = null, status = 200) {
     const payout = await queries.findPayout(db, session.merchantId!, session.environment, id);
     if (!payout) return show(reply, session, 'Not found', html`<h1>Payout not found</h1>`, flash, 404);
-    const view = await payouts.toPayoutResponse(db, payout);
+    const view = await toPayoutResponse(db, payout);
     return show(reply, session, payout.reference, detailView(session, payout, view), flash, status);
   }
 
@@ -71,7 +75,7 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
       }
     }
     try {
-      const after = await payouts.decidePayout(db, { payoutId: payout.id, userId: session.userId!, decision, reason: formValue(request, 'reason') || undefined });
+      const after = await decidePayout(db, { payoutId: payout.id, userId: session.userId!, decision, reason: formValue(request, 'reason') || undefined });
       return detailPage(reply, session, payout.id, { message: `Payout ${decision === 'approve' ? 'approved' : 'rejected'}: it is ${after.status}.` });
     } catch (error) {
       const { flash, status } = formRefusal(error);
@@ -82,7 +86,7 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
   app.post<{ Params: { id: string } }>('/dashboard/payouts/:id/cancel', { schema: { hide: true, ...dashboardSchemas.payoutCancel } }, async (request, reply) => {
     const session = sessionOf(request);
     try {
-      await payouts.cancelPayout(db, dashboardPrincipal(session), request.params.id, `cancelled in the dashboard by ${session.email}`);
+      await cancelPayout(db, dashboardPrincipal(session), request.params.id, `cancelled in the dashboard by ${session.email}`);
       return detailPage(reply, session, request.params.id, { message: 'Payout cancelled; the amount and fee are released.' });
     } catch (error) {
       const { flash, status } = formRefusal(error);
@@ -119,7 +123,7 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
       queries.listRecipients(db, session.merchantId!, session.environment),
       listApiKeys(db, session.merchantId!, session.environment),
       listEndpoints(db, session.merchantId!, session.environment),
-      payouts.getBalance(db, dashboardPrincipal(session)),
+      getBalance(db, dashboardPrincipal(session)),
     ]);
     return show(reply, session, 'New payout', newPayoutView(session, { recipients, keys, endpoints, balance }), flash, status);
   }
@@ -141,7 +145,7 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
     const principal = await principalFor(deps, session, formValue(request, 'api_key_id'));
     if (!amountMinor || !principal) return newPayoutPage(reply, session, { message: !amountMinor ? 'Enter an amount in GHS, e.g. 100.00.' : 'Choose an API key.', error: true }, 400);
     try {
-      const { payout } = await payouts.createPayout(
+      const { payout } = await createPayout(
         { db, payoutRail: deps.payoutRail, decisions: deps.payoutDecisions, writer: deps.payoutWriter },
         principal,
         { recipient_id: formValue(request, 'recipient_id'), amount_minor: amountMinor, client_reference: formValue(request, 'client_reference'), notes: formValue(request, 'notes') || undefined },
@@ -174,7 +178,7 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
         : { account_type: 'momo', network: formValue(request, 'network'), phone: formValue(request, 'phone'), account_name: formValue(request, 'account_name') };
     const previous = formValue(request, 'previous_version_id');
     try {
-      const created = await payouts.createRecipient(db, dashboardPrincipal(session), { ...input, ...(previous ? { previous_version_id: previous } : {}) });
+      const created = await createRecipient(db, dashboardPrincipal(session), { ...input, ...(previous ? { previous_version_id: previous } : {}) });
       return recipientsPage(reply, session, { message: `Recipient ${created.account_name} saved; verification is pending.` });
     } catch (error) {
       const { flash, status } = formRefusal(error);
@@ -185,7 +189,7 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
   app.post<{ Params: { id: string } }>('/dashboard/recipients/:id/deactivate', { schema: { hide: true, ...dashboardSchemas.deactivateRecipient } }, async (request, reply) => {
     const session = sessionOf(request);
     try {
-      await payouts.deleteRecipient(db, dashboardPrincipal(session), request.params.id);
+      await deleteRecipient(db, dashboardPrincipal(session), request.params.id);
       return recipientsPage(reply, session, { message: 'Recipient deactivated.' });
     } catch (error) {
       const { flash, status } = formRefusal(error);

@@ -6,7 +6,7 @@ import type { Balance } from '../../../ledger/service.ts';
 import { MOMO_NETWORKS, NETWORK_LABELS } from '../../../lib/ghana.ts';
 import { canCancel, STATUS_LABELS } from '../../../payouts/model.ts';
 import type { activeBanks, listPayoutsPage, PayoutRow, RecipientRow } from '../../../payouts/queries.ts';
-import type { toPayoutResponse } from '../../../payouts/service.ts';
+import type { toPayoutResponse } from '../../../payouts/presenters.ts';
 import type { WebSession } from '../../auth.ts';
 import { html, raw, type Html } from '../../html.ts';
 import { csrfField, money, statusBadge, when_ } from '../../layout.ts';

@@ -1,0 +1,98 @@
+// A payout after it is made: cancel, the approver's decision, returns and reconciliation. Each status
+// change goes through the payout table (movePayout), with its money and its event in the same transaction.
+import type { ApiPrincipal } from '../accounts/model.ts';
+import { findActiveUser } from '../accounts/store.ts';
+import { audit, type Actor } from '../audit/log.ts';
+import type { Db, Queryable } from '../db/index.ts';
+import { errors } from '../lib/errors.ts';
+import { postPayout, returnPayout, voidPayout } from '../ledger/service.ts';
+import { canCancel, payoutMachine, type PayoutStatus } from './model.ts';
+import { findPayout, findPayoutById, releaseDayTotal, updatePayout, type PayoutRow } from './payout-store.ts';
+import { emitPayoutEvent } from './presenters.ts';
+
+const { conflict } = errors;
+
+/** The status move the payout table allows, with what it moves in the ledger and its payout.<status> event. */
+export async function movePayout(tx: Queryable, payout: PayoutRow, to: PayoutStatus, change: Parameters<typeof updatePayout>[2] = {}): Promise<PayoutRow> {
+  const updated = await updatePayout(tx, payout.id, change, payoutMachine.transition(payout.status, to));
+  const money = { merchantId: payout.merchant_id, environment: payout.environment, payoutId: payout.id, amountMinor: payout.amount_minor, feeMinor: payout.fee_minor };
+  if (to === 'paid') await postPayout(tx, money);
+  else if (to === 'failed' || to === 'cancelled') {
+    await releaseDayTotal(tx, payout);
+    await voidPayout(tx, money);
+  }
+  else if (to === 'returned') await returnPayout(tx, money);
+  if (to !== 'requested') await emitPayoutEvent(tx, updated, `payout.${to}`);
+  return updated;
+}
+
+/** SPEC 3.3 cancel: repeating a successful cancel returns the cancelled record; otherwise 409 once money may have moved. */
+export async function cancelPayout(db: Db, principal: ApiPrincipal, id: string, reason: string | null) {
+  return db.transaction(async (tx) => {
+    const payout = await findPayout(tx, principal.merchantId, principal.environment, id, true);
+    if (!payout) throw errors.notFound('Payout');
+    if (payout.status === 'cancelled') return payout;
+    if (!canCancel(payout.status, payout.processing_step)) {
+      throw conflict('PAYOUT_NOT_CANCELLABLE', `The payout is ${payout.status}${payout.processing_step ? ` (${payout.processing_step})` : ''} and can no longer be cancelled.`);
+    }
+    return movePayout(tx, payout, 'cancelled', { cancel_reason: reason?.slice(0, 500) ?? 'cancelled by the merchant', processing_step: null, next_step_at: null });
+  });
+}
+
+/** Four eyes: an approver who is not the requester approves (-> processing) or rejects (-> cancelled). API keys cannot call this. */
+export async function decidePayout(db: Db, input: { payoutId: string; userId: string; decision: 'approve' | 'reject'; reason?: string }) {
+  return db.transaction(async (tx) => {
+    const payout = await findPayoutById(tx, input.payoutId, true);
+    const user = await findActiveUser(tx, input.userId);
+    if (!payout || !user || user.merchant_id !== payout.merchant_id) throw errors.notFound('Payout');
+    if (user.role !== 'approver') throw errors.forbidden('Only a user with the approver role can approve or reject payouts.');
+    if (payout.requested_by_user_id === input.userId) throw errors.forbidden('The requester of a payout cannot approve or reject it; another approver must.');
+    if (payout.status !== 'requested') throw conflict('PAYOUT_NOT_REQUESTED', `The payout is ${payout.status}; only requested payouts await a decision.`);
+    const after =
+      input.decision === 'approve'
+        ? await movePayout(tx, payout, 'processing', { processing_step: 'recipient_check', next_step_at: new Date(), decided_by_user_id: input.userId, decided: true })
+        : await movePayout(tx, payout, 'cancelled', { decided_by_user_id: input.userId, decided: true, cancel_reason: input.reason?.slice(0, 500) ?? 'rejected by an approver' });
+    await audit(tx, {
+      actor: { type: 'user', id: input.userId, email: user.email },
+      merchantId: payout.merchant_id,
+      action: `payout.${input.decision}`,
+      objectType: 'payout',
+      objectId: payout.id,
+      before: { status: payout.status },
+      after: { status: after.status, reason: input.reason ?? null },
+    });
+    return after;
+  });
+}
+
+/** An operator reconciles a Live payout with the bank statement. */
+export async function reconcilePayout(db: Db, payoutId: string, result: 'matched' | 'exception', actor: Actor | null = null) {
+  return db.transaction(async (tx) => {
+    const payout = await findPayoutById(tx, payoutId, true);
+    if (!payout) throw errors.notFound('Payout');
+    if (payout.environment !== 'live' || (payout.status !== 'paid' && payout.status !== 'returned')) {
+      throw conflict('PAYOUT_NOT_RECONCILABLE', 'Only paid or returned Live payouts are reconciled.');
+    }
+    if (payout.reconciliation_status !== 'unreconciled' && payout.reconciliation_status !== result) {
+      throw conflict('PAYOUT_ALREADY_RECONCILED', `The payout is already ${payout.reconciliation_status}.`);
+    }
+    const after = await updatePayout(tx, payoutId, { reconciliation_status: result });
+    if (actor) {
+      await audit(tx, { actor, merchantId: payout.merchant_id, action: `payout.reconcile_${result}`, objectType: 'payout', objectId: payoutId, before: { reconciliation_status: payout.reconciliation_status }, after: { reconciliation_status: result } });
+    }
+    return after;
+  });
+}
+
+/** A paid transfer came back (provider notice or operator): the payout is returned and the money goes back to the balance. */
+export async function markPayoutReturned(db: Db, payoutId: string, returnReference: string, actor: Actor | null = null) {
+  return db.transaction(async (tx) => {
+    const payout = await findPayoutById(tx, payoutId, true);
+    if (!payout) throw errors.notFound('Payout');
+    if (payout.status === 'returned') return payout;
+    if (payout.status !== 'paid') throw conflict('PAYOUT_NOT_RETURNABLE', `The payout is ${payout.status}; only paid payouts can be returned.`);
+    const after = await movePayout(tx, payout, 'returned', { return_reference: returnReference });
+    if (actor) await audit(tx, { actor, merchantId: payout.merchant_id, action: 'payout.returned', objectType: 'payout', objectId: payoutId, before: { status: 'paid' }, after: { status: 'returned', return_reference: returnReference } });
+    return after;
+  });
+}

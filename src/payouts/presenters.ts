@@ -1,0 +1,91 @@
+// What the API, the dashboard and webhook events show of recipients and payouts.
+import type { Queryable } from '../db/index.ts';
+import { emitEvent, type EventInput } from '../events/outbox.ts';
+import { listEvidence, type EvidenceRow } from './evidence-store.ts';
+import { STATUS_LABELS, canCancel } from './model.ts';
+import type { PayoutRow } from './payout-store.ts';
+import { findRecipient, type RecipientRow } from './recipient-store.ts';
+
+export function toRecipientResponse(r: RecipientRow) {
+  return {
+    id: r.id,
+    object: 'recipient' as const,
+    account_type: r.account_type,
+    bank_id: r.bank_id,
+    bank_name: r.bank_name,
+    account_number: r.account_number,
+    network: r.network,
+    phone: r.phone,
+    account_name: r.account_name,
+    verified: r.verification_status === 'verified',
+    verification_status: r.verification_status,
+    ...(r.rejection_reason ? { rejection_reason: r.rejection_reason } : {}),
+    active: r.active,
+    previous_version_id: r.previous_version_id,
+    created_at: r.created_at.toISOString(),
+  };
+}
+
+export function toPayoutPayload(p: Pick<PayoutRow, 'id' | 'reference' | 'status' | 'amount_minor' | 'fee_minor' | 'currency' | 'bank_reference' | 'return_reference' | 'reconciliation_status'>) {
+  return {
+    id: p.id,
+    reference: p.reference,
+    status: p.status,
+    amount_minor: p.amount_minor,
+    fee_minor: p.fee_minor,
+    currency: p.currency,
+    bank_reference: p.bank_reference,
+    return_reference: p.return_reference,
+    reconciliation_status: p.reconciliation_status,
+  };
+}
+
+/** known: what the caller already has (a payout just created has its recipient and no evidence yet). */
+export async function toPayoutResponse(db: Queryable, p: PayoutRow, known: { recipient?: RecipientRow; evidence?: EvidenceRow[] } = {}) {
+  const recipient = known.recipient ?? (await findRecipient(db, p.merchant_id, p.environment, p.recipient_id));
+  const evidence = known.evidence ?? (await listEvidence(db, p.id));
+  return {
+    ...toPayoutPayload(p),
+    object: 'payout' as const,
+    client_reference: p.client_reference,
+    recipient: recipient
+      ? {
+          id: recipient.id,
+          account_type: recipient.account_type,
+          account_name: recipient.account_name,
+          bank_id: recipient.bank_id,
+          bank_name: recipient.bank_name,
+          account_number: recipient.account_number,
+          network: recipient.network,
+          phone: recipient.phone,
+        }
+      : null,
+    status_label: STATUS_LABELS[p.status],
+    total_debit_minor: p.total_debit_minor,
+    notes: p.notes ?? '',
+    can_cancel: canCancel(p.status, p.processing_step),
+    failure_reason: p.failure_reason,
+    livemode: p.environment === 'live',
+    evidence: evidence.map((e) => ({ id: e.id, content_type: e.content_type, size_bytes: e.size_bytes, filename: e.filename, created_at: e.created_at.toISOString() })),
+    created_at: p.created_at.toISOString(),
+    updated_at: p.updated_at.toISOString(),
+    paid_at: p.paid_at ? p.paid_at.toISOString() : null,
+  };
+}
+
+type PayoutEventFields = Parameters<typeof toPayoutPayload>[0] & Pick<PayoutRow, 'merchant_id' | 'environment' | 'api_key_id' | 'version'>;
+
+/** A payout event's input: the payout as it is after the change that causes the event. */
+export const payoutEventInput = (p: PayoutEventFields, type: string): EventInput => ({
+  merchantId: p.merchant_id,
+  environment: p.environment,
+  apiKeyId: p.api_key_id,
+  type,
+  objectType: 'payout',
+  objectId: p.id,
+  objectVersion: p.version,
+  data: { payout: toPayoutPayload(p) },
+});
+
+/** Queues a payout event, in the transaction of the change that causes it. */
+export const emitPayoutEvent = (tx: Queryable, p: PayoutRow, type: string) => emitEvent(tx, payoutEventInput(p, type));

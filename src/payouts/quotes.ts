@@ -1,0 +1,51 @@
+// What a merchant can pay out, and at what cost: capabilities, the balance, fee quotes.
+import type { ApiPrincipal } from '../accounts/model.ts';
+import { findPayoutApprovalRequired } from '../accounts/store.ts';
+import type { Queryable } from '../db/index.ts';
+import { MOMO_NETWORKS, NETWORK_LABELS } from '../lib/ghana.ts';
+import { newId } from '../lib/ids.ts';
+import { balance } from '../ledger/service.ts';
+import { listActiveBanksWithCode } from '../ops/store.ts';
+import { PAYOUT_CURRENCY, QUOTE_LIFETIME_S, payoutFeeMinor } from './model.ts';
+import { getRecipient } from './recipients.ts';
+import { settingsFor } from './settings-store.ts';
+
+export async function capabilities(db: Queryable, principal: ApiPrincipal) {
+  const settings = await settingsFor(db, principal.merchantId, principal.environment);
+  const banks = await listActiveBanksWithCode(db);
+  const merchant = await findPayoutApprovalRequired(db, principal.merchantId);
+  return {
+    account_types: [
+      { value: 'bank', label: 'Bank account' },
+      { value: 'momo', label: 'Mobile Money wallet' },
+    ],
+    banks,
+    mobile_money_networks: MOMO_NETWORKS.map((value) => ({ value, label: NETWORK_LABELS[value] })),
+    settings: {
+      environment: principal.environment,
+      currency: PAYOUT_CURRENCY,
+      payout_access: settings.payout_access,
+      paused: settings.paused,
+      approval_required: principal.environment === 'live' && (merchant?.payout_approval_required ?? false),
+      payout_limit_minor: settings.payout_limit_minor,
+      daily_limit_minor: settings.daily_limit_minor,
+      fees: { bank: { flat_minor: 100 }, momo: { percent_bps: 100, min_minor: 50, max_minor: 1_000 } },
+    },
+  };
+}
+
+export const getBalance = (db: Queryable, principal: ApiPrincipal) => balance(db, principal.merchantId, principal.environment);
+
+export async function quote(db: Queryable, principal: ApiPrincipal, input: { recipient_id: string; amount_minor: number }) {
+  const recipient = await getRecipient(db, principal, input.recipient_id);
+  const feeMinor = payoutFeeMinor(recipient.account_type, input.amount_minor);
+  return {
+    quote_id: newId('quo'),
+    recipient_id: recipient.id,
+    amount_minor: input.amount_minor,
+    fee_minor: feeMinor,
+    total_debit_minor: input.amount_minor + feeMinor,
+    currency: PAYOUT_CURRENCY,
+    expires_at: new Date(Date.now() + QUOTE_LIFETIME_S * 1000).toISOString(),
+  };
+}
