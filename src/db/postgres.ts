@@ -2,6 +2,7 @@ import pg from 'pg';
 import { listenPostgres } from './notifications.ts';
 import { Pipeline } from './pipeline.ts';
 import { DbError, InFlight, parseInt8, unpipelined, withRetries, type Db, type Queryable, type Subscription } from './types.ts';
+import { SikaError } from '../lib/errors.ts';
 
 /** Connections per process; the benchmark baseline (bench/baseline.ts) uses the same size. */
 export const POOL_SIZE_MAX = 20;
@@ -97,7 +98,8 @@ export async function openPostgres(databaseUrl: string, poolSize = POOL_SIZE_MAX
           await client.query('ROLLBACK').catch(() => {
             broken = true;
           });
-          throw error instanceof DbError ? error : error instanceof Error && 'code' in error && !('statusCode' in error) ? DbError.from(error) : error;
+          // A driver error (BEGIN or COMMIT failing) becomes a DbError; a use case's own refusal passes unchanged.
+          throw error instanceof DbError || error instanceof SikaError ? error : error instanceof Error && 'code' in error ? DbError.from(error) : error;
         } finally {
           client.release(broken);
         }
