@@ -23,6 +23,8 @@ export interface RailFee {
  * How the payer page shows a rail: its panel on the choose screen and its screen while the attempt is
  * pending. 'confirmation' needs nothing rail-specific (the payer approves elsewhere, the page waits); the
  * others are the built-in rails' own screens (momo's wallet fields, the bank details, the cash slip).
+ * Each is drawn by its module under src/web/checkout/payer-views/ (named here, not imported: rails know no
+ * pages); a new view does not compile until web/checkout/payer-views.ts lists its module.
  */
 export type PayerView = 'mobile_money' | 'card' | 'bank_transfer' | 'cash_slip' | 'confirmation';
 

@@ -16,7 +16,8 @@ import type { Rail } from '../../rails/registry.ts';
 import { errors, SikaError } from '../../lib/errors.ts';
 import { sendError } from '../../http/error-handler.ts';
 import { registerErrorPages } from '../error-pages.ts';
-import { renderPayPage, renderProblemPage, renderSlipPage, type Assets, type PageModel, type Screen } from './render.ts';
+import type { Assets, PageModel, Screen } from './page-model.ts';
+import { renderPayPage, renderProblemPage, renderSlipPage } from './render.ts';
 import { PrecompressedAsset, sendCompressed } from './send.ts';
 import { CHECKOUT_CSS } from './styles.ts';
 

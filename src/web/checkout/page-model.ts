@@ -1,0 +1,72 @@
+// What the hosted payment page renders from: the session's payer view, the screen it is on, the attempt it
+// is about, and the quotes, slip and banks that screen shows.
+import type { RailQuote } from '../../checkout/fees.ts';
+import type { AttemptRow } from '../../checkout/model.ts';
+import type { Rail, RailDescriptor } from '../../rails/registry.ts';
+import type { Html } from '../html.ts';
+
+export type Screen = 'choose' | 'code' | 'waiting' | 'cash' | 'review' | 'success' | 'failed' | 'expired';
+
+/** The payer view of the session (SPEC 2.2), as the public session endpoint returns it. */
+export interface PublicSessionView {
+  id: string;
+  merchant_name: string;
+  status: string;
+  amount_minor: number;
+  currency: string;
+  invoice_ref: string;
+  description: string;
+  customer_name: string;
+  allowed_rails: string[];
+  expires_at: string;
+  return_to_merchant_url: string | null;
+  card_collection_mode: string;
+  line_items: { code: string; name: string; amount_minor: number; currency: string }[];
+  livemode: boolean;
+}
+
+export interface SlipView {
+  reference: string;
+  amount_minor: number;
+  merchant_name: string;
+  invoice_ref: string;
+  description: string;
+  customer_name: string;
+  status: string;
+  expires_at: string;
+}
+
+export interface BankBranches {
+  name: string;
+  branches: { name: string }[];
+}
+
+export interface PageModel {
+  session: PublicSessionView;
+  test: boolean;
+  screen: Screen;
+  quotes: Partial<Record<Rail, RailQuote>>;
+  /** The attempt the screen is about (the pending one, the paid one, or the last that failed). */
+  attempt: AttemptRow | null;
+  instructions: Record<string, unknown> | null;
+  resendsLeft: number;
+  /** On the choose screen: the attempt that just ended without payment, to say so. */
+  lastUnpaid: AttemptRow | null;
+  slip: SlipView | null;
+  banks: BankBranches[];
+}
+
+export interface Assets {
+  scriptUrl: string;
+  css: string;
+}
+
+/** A rail's part of the page, picked by its descriptor's payerView (the table in payer-views.ts). */
+export interface RailPayerView {
+  /** Its panel on the choose screen: what the payer is told before continuing with it. */
+  panel(m: PageModel, rail: RailDescriptor<Rail>, quote: RailQuote): Html;
+  /** Its screen while the attempt is pending; without one, the Mobile Money prompt's. */
+  waiting?(m: PageModel): Html;
+  /** What the success screen says paid; without it, the rail's name. */
+  paidWith?(attempt: AttemptRow, instructions: Record<string, unknown>): string;
+}

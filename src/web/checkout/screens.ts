@@ -1,0 +1,137 @@
+// The payer page's screens but the page shell: choose a method, wait for a pending payment (its rail's
+// view), the cash slip, review, success, failure and expiry.
+import type { RailQuote } from '../../checkout/fees.ts';
+import { formatGhs, NETWORK_LABELS, NETWORK_PREFIXES } from '../../lib/ghana.ts';
+import { findRail, railDescriptor, railDescriptors, type Rail } from '../../rails/registry.ts';
+import { html, raw, when, type Html } from '../html.ts';
+import type { PageModel } from './page-model.ts';
+import { actionOf, formatAccra, icon, isRail, kv, lines, railLabel, testPanel } from './page-parts.ts';
+import { PAYER_VIEWS } from './payer-views.ts';
+import { slipArticle } from './payer-views/cash-slip.ts';
+import { mobileMoneyView } from './payer-views/mobile-money.ts';
+
+const UNPAID_REASONS: Record<string, string> = {
+  failed: 'The payment did not go through',
+  cancelled: 'The payment was cancelled',
+  expired: 'The payment request expired before it was approved',
+  reversed: 'The payment was reversed',
+};
+
+function railOption(rail: Rail, quote: RailQuote, checked: boolean): Html {
+  const fee = quote.surcharge_minor > 0 ? `incl. ${formatGhs(quote.surcharge_minor)} fee` : 'no fee';
+  const { labels } = railDescriptor(rail);
+  return html`<label class="opt"><input type="radio" name="rail" value="${rail}" data-total="${quote.total_minor}" data-action="${actionOf(rail, quote)}"${raw(checked ? ' checked' : '')}>
+<span><span class="name">${labels.payer}</span><span class="sub">${labels.hint}</span></span>
+<span class="price"><b class="num">${formatGhs(quote.total_minor)}</b><small>${fee}</small></span></label>`;
+}
+
+/** Every offered rail's panel (its view's), in the registry's order; only the first chosen one is shown. */
+function panels(m: PageModel, rails: Rail[], first: Rail): Html {
+  return lines(
+    railDescriptors().map((rail) => {
+      const quote = m.quotes[rail.id];
+      return when(
+        rails.includes(rail.id) && quote,
+        () => html`<div class="panel" data-panel="${rail.id}"${raw(first === rail.id ? '' : ' hidden')}>${PAYER_VIEWS[rail.payerView].panel(m, rail, quote!)}</div>`,
+      );
+    }),
+  );
+}
+
+function chooseForm(m: PageModel, rails: Rail[], heading: string): Html {
+  const s = m.session;
+  const first = rails[0];
+  if (!first) return html`<p class="error">No payment method is available for this checkout right now. Please try again later.</p>`;
+  const firstQuote = m.quotes[first]!;
+  return html`<form id="pay-form" method="post" action="/pay/${s.id}" novalidate data-prefixes="${JSON.stringify(NETWORK_PREFIXES)}" data-labels="${JSON.stringify(NETWORK_LABELS)}">
+<fieldset><legend><h2 id="choose-title" tabindex="-1">${heading}</h2></legend>
+<div class="rails">${rails.map((rail) => railOption(rail, m.quotes[rail]!, rail === first))}</div></fieldset>
+${panels(m, rails, first)}
+<p class="error" id="form-error" role="alert" hidden></p>
+<button type="submit" class="block">${firstQuote && actionOf(first, firstQuote)}</button>
+<noscript><p class="error">Turn on JavaScript in your browser to pay on this page.</p></noscript>
+</form>`;
+}
+
+const payableRails = (m: PageModel, except?: Rail): Rail[] => m.session.allowed_rails.filter((r): r is Rail => isRail(r) && r !== except && m.quotes[r] !== undefined);
+
+export function chooseScreen(m: PageModel): Html {
+  const last = m.lastUnpaid;
+  return html`${when(
+    last,
+    () => html`<div class="card screen" data-unpaid>
+${icon('bad')}<h2 tabindex="-1">Payment not completed</h2>
+<p>${UNPAID_REASONS[last!.status] ?? 'The payment did not go through'} (${railLabel(last!.rail)}, ${formatGhs(last!.amount_charged_minor)}). You have not been charged for it.</p>
+<p>Try again below, with the same method or another one.</p></div>`,
+  )}
+<div class="card${raw(last ? ' gap' : '')}">${chooseForm(m, payableRails(m), last ? 'Try again' : 'Choose how to pay')}</div>`;
+}
+
+/** The pending attempt's screen, its rail's view's; a rail (or view) without one gets the Mobile Money prompt's. */
+export function waitingScreen(m: PageModel): Html {
+  const view = findRail(m.attempt!.rail)?.payerView;
+  const waiting = (view && PAYER_VIEWS[view].waiting) ?? mobileMoneyView.waiting;
+  return waiting(m);
+}
+
+export function cashScreen(m: PageModel): Html {
+  const slip = m.slip!;
+  const others = payableRails(m, 'cash');
+  return html`<div class="card screen">
+<h2 tabindex="-1">Your cash deposit slip</h2>
+<p>Print the slip or show it on your phone at any branch listed on it. We confirm the payment here when the teller records it.</p>
+<div class="actions"><button type="button" class="block" data-action="print">Print slip</button>
+<a class="button secondary block" href="/pay/${m.session.id}/slip">Open the printable slip</a></div>
+${slipArticle(slip, m.banks, m.test)}
+${testPanel(m)}
+${when(others.length > 0, () => html`<details><summary>Pay another way instead</summary>${chooseForm(m, others, 'Choose another method')}</details>`)}
+</div>`;
+}
+
+export function reviewScreen(m: PageModel): Html {
+  const a = m.attempt;
+  return html`<div class="card screen">${icon('info')}
+<h2 tabindex="-1">We are checking your payment</h2>
+<p>Your payment${a ? html` of <strong class="num">${formatGhs(a.amount_charged_minor)}</strong>` : ''} needs a manual check before it is confirmed. Please do not pay again. ${m.session.merchant_name} will be told the result.</p>
+<p class="hint">This page updates by itself.</p>
+${testPanel(m)}</div>`;
+}
+
+function returnLink(m: PageModel, primary: boolean): Html {
+  const url = m.session.return_to_merchant_url;
+  return when(url, () => html`<div class="actions"><a class="button block${raw(primary ? '' : ' secondary')}" href="${url}">Return to ${m.session.merchant_name}</a></div>`);
+}
+
+export function successScreen(m: PageModel): Html {
+  const a = m.attempt;
+  const i = m.instructions ?? {};
+  const view = a ? findRail(a.rail)?.payerView : undefined;
+  const paidWith = view && PAYER_VIEWS[view].paidWith;
+  const method = a ? (paidWith ? paidWith(a, i) : railLabel(a.rail)) : null;
+  return html`<div class="card screen">${icon('ok')}
+<h2 tabindex="-1">Payment successful</h2>
+<p>You paid <strong class="num">${formatGhs(a ? a.amount_charged_minor : m.session.amount_minor)}</strong> to <strong>${m.session.merchant_name}</strong>.</p>
+${kv([
+  ['Invoice', m.session.invoice_ref, 'ref'],
+  ...(method ? ([['Paid with', method]] as [string, string][]) : []),
+  ...(a ? ([['Payment reference', a.id, 'ref stack']] as [string, string, string][]) : []),
+  ...(a?.finalized_at ? ([['Date', formatAccra(a.finalized_at)]] as [string, string][]) : []),
+])}
+${returnLink(m, true)}
+<p class="hint">You can close this page. ${m.session.merchant_name} will be told about your payment.</p></div>`;
+}
+
+export function failedScreen(m: PageModel): Html {
+  return html`<div class="card screen">${icon('bad')}
+<h2 tabindex="-1">Payment failed</h2>
+<p>This checkout cannot take any more attempts, and you have not been charged for the ones that failed.${m.session.return_to_merchant_url ? ` Return to ${m.session.merchant_name} to start again.` : ` Contact ${m.session.merchant_name} to start again.`}</p>
+${returnLink(m, true)}</div>`;
+}
+
+export function expiredScreen(m: PageModel): Html {
+  return html`<div class="card screen">${icon('clock')}
+<h2 tabindex="-1">This checkout has expired</h2>
+<p>The time to pay invoice <span class="ref">${m.session.invoice_ref}</span> ran out on ${formatAccra(m.session.expires_at)}. Nothing more can be paid on this page.</p>
+<p>${m.session.return_to_merchant_url ? `Return to ${m.session.merchant_name} to start a new payment.` : `Contact ${m.session.merchant_name} for a new payment link.`}</p>
+${returnLink(m, true)}</div>`;
+}
