@@ -19,7 +19,7 @@ import * as checkoutStore from '../src/checkout/store.ts';
 import type { Queryable } from '../src/db/index.ts';
 import { deliveryMachine } from '../src/events/model.ts';
 import { IllegalTransitionError, type StateMachine, type Transition } from '../src/lib/state-machine.ts';
-import { payoutMachine, recipientMachine, type PayoutStatus } from '../src/payouts/model.ts';
+import { payoutMachine, reconciliationMachine, recipientMachine, type PayoutStatus, type ReconciliationStatus } from '../src/payouts/model.ts';
 import * as newPayoutStore from '../src/payouts/new-payout-store.ts';
 import * as payoutStore from '../src/payouts/payout-store.ts';
 import * as eventStore from '../src/events/store.ts';
@@ -80,6 +80,15 @@ const EXPECTED: Expected[] = [
     // A Test payout is written paid at once.
     initial: ['requested', 'processing', 'paid'],
     final: ['failed', 'cancelled', 'returned'],
+  },
+  {
+    machine: reconciliationMachine,
+    table: 'payouts',
+    column: 'reconciliation_status',
+    // A Test payout needs none; a Live one is settled once, never flipped; settling it again with the same result is written again.
+    transitions: { not_required: [], unreconciled: ['matched', 'exception'], matched: ['matched'], exception: ['exception'] },
+    initial: ['not_required', 'unreconciled'],
+    final: ['not_required'],
   },
   {
     machine: recipientMachine,
@@ -219,6 +228,20 @@ describe('stores refuse a status that did not come through a table', () => {
   it('a payout inserted in a status that is not initial (returned) is refused before any SQL', async () => {
     const write = { row: { merchant_id: 'm', environment: 'test', status: 'returned' } } as unknown as newPayoutStore.NewPayoutWrite;
     await assert.rejects(newPayoutStore.insertNewPayouts(noDatabase, [write]), isIllegal('payout', '(new)', 'returned'));
+  });
+
+  it('store.updateReconciliation refuses a transition the reconciliation table did not issue, and updatePayout a reconciliation status in its change, before any SQL', async () => {
+    const forged = { machine: 'payout reconciliation', from: 'unreconciled', to: 'matched' } as Transition<ReconciliationStatus>;
+    await assert.rejects(payoutStore.updateReconciliation(noDatabase, 'po_x', forged), isIllegal('payout reconciliation', 'unreconciled', 'matched'));
+    const payoutMove = payoutMachine.transition('paid', 'returned') as unknown as Transition<ReconciliationStatus>;
+    await assert.rejects(payoutStore.updateReconciliation(noDatabase, 'po_x', payoutMove), IllegalTransitionError);
+    const change = { reconciliation_status: 'matched' } as unknown as Parameters<typeof payoutStore.updatePayout>[2];
+    await assert.rejects(payoutStore.updatePayout(noDatabase, 'po_x', change), /reconciliation status is written only through its transition/);
+  });
+
+  it('a payout inserted with a reconciliation status that is not initial (matched) is refused before any SQL', async () => {
+    const write = { row: { merchant_id: 'm', environment: 'live', status: 'processing', reconciliation_status: 'matched' } } as unknown as newPayoutStore.NewPayoutWrite;
+    await assert.rejects(newPayoutStore.insertNewPayouts(noDatabase, [write]), isIllegal('payout reconciliation', '(new)', 'matched'));
   });
 
   it('the checkout stores refuse forged session, attempt and cash slip transitions, and a session inserted other than open', async () => {

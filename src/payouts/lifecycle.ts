@@ -6,8 +6,8 @@ import { audit, type Actor } from '../audit/log.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import { errors } from '../lib/errors.ts';
 import { postPayout, returnPayout, voidPayout } from '../ledger/service.ts';
-import { canCancel, payoutMachine, type PayoutStatus } from './model.ts';
-import { findPayout, findPayoutById, releaseDayTotal, updatePayout, type PayoutRow } from './payout-store.ts';
+import { canCancel, payoutMachine, reconciliationMachine, type PayoutStatus } from './model.ts';
+import { findPayout, findPayoutById, releaseDayTotal, updatePayout, updateReconciliation, type PayoutRow } from './payout-store.ts';
 import { emitPayoutEvent } from './presenters.ts';
 
 const { conflict } = errors;
@@ -73,10 +73,11 @@ export async function reconcilePayout(db: Db, payoutId: string, result: 'matched
     if (payout.environment !== 'live' || (payout.status !== 'paid' && payout.status !== 'returned')) {
       throw conflict('PAYOUT_NOT_RECONCILABLE', 'Only paid or returned Live payouts are reconciled.');
     }
-    if (payout.reconciliation_status !== 'unreconciled' && payout.reconciliation_status !== result) {
+    // Unreconciled, or already settled with this same result (written again); never flipped.
+    if (!reconciliationMachine.canTransition(payout.reconciliation_status, result)) {
       throw conflict('PAYOUT_ALREADY_RECONCILED', `The payout is already ${payout.reconciliation_status}.`);
     }
-    const after = await updatePayout(tx, payoutId, { reconciliation_status: result });
+    const after = await updateReconciliation(tx, payoutId, reconciliationMachine.transition(payout.reconciliation_status, result));
     if (actor) {
       await audit(tx, { actor, merchantId: payout.merchant_id, action: `payout.reconcile_${result}`, objectType: 'payout', objectId: payoutId, before: { reconciliation_status: payout.reconciliation_status }, after: { reconciliation_status: result } });
     }

@@ -21,6 +21,21 @@ export const PAYOUT_TRANSITIONS: Transitions<PayoutStatus> = {
  */
 export const payoutMachine = defineStateMachine({ name: 'payout', statuses: PAYOUT_STATUSES, initial: ['requested', 'processing', 'paid'], transitions: PAYOUT_TRANSITIONS });
 
+export const RECONCILIATION_STATUSES = ['not_required', 'unreconciled', 'matched', 'exception'] as const;
+export type ReconciliationStatus = (typeof RECONCILIATION_STATUSES)[number];
+
+/**
+ * A payout's reconciliation with the bank statement (its reconciliation_status). A Test payout needs
+ * none; a Live one is settled by an operator, once paid or returned, as matched or exception, and never
+ * flipped: settling it again with the same result is written again (a new version and audit row).
+ */
+export const reconciliationMachine = defineStateMachine({
+  name: 'payout reconciliation',
+  statuses: RECONCILIATION_STATUSES,
+  initial: ['not_required', 'unreconciled'],
+  transitions: { not_required: [], unreconciled: ['matched', 'exception'], matched: ['matched'], exception: ['exception'] },
+});
+
 export const VERIFICATION_STATUSES = ['pending_verification', 'verified', 'rejected'] as const;
 export type VerificationStatus = (typeof VERIFICATION_STATUSES)[number];
 

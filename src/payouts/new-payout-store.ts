@@ -7,7 +7,7 @@ import { eventCtes, type EventInput, type EventPayload } from '../events/outbox.
 import type { PlannedEntries } from '../ledger/service.ts';
 import { checkWritten, entriesCtes, ledgerWriteError, WRITTEN_COUNTS, type AccountRow, type WrittenCounts } from '../ledger/store.ts';
 import type { AccountKind } from '../ledger/model.ts';
-import { payoutMachine } from './model.ts';
+import { payoutMachine, reconciliationMachine } from './model.ts';
 import { PAYOUT_COLUMNS, type PayoutRow } from './payout-store.ts';
 import { RECIPIENT_SELECT, type RecipientRow } from './recipient-store.ts';
 import type { SettingsRow } from './settings-store.ts';
@@ -107,7 +107,10 @@ export async function insertNewPayouts(db: Queryable, writes: readonly NewPayout
   if (!first || writes.some((w) => w.row.merchant_id !== first.merchant_id || w.row.environment !== first.environment)) {
     throw new Error('assertion failed: one statement writes payouts of one merchant and environment');
   }
-  for (const w of writes) payoutMachine.initialStatus(w.row.status);
+  for (const w of writes) {
+    payoutMachine.initialStatus(w.row.status);
+    reconciliationMachine.initialStatus(w.row.reconciliation_status);
+  }
   const s = new Statement();
   const [m, e] = [s.p(first.merchant_id, 'uuid'), s.p(first.environment, 'text')];
   const column = (value: (w: NewPayoutWrite) => unknown, cast: string) => s.p(writes.map(value), cast);

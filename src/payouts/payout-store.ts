@@ -3,7 +3,7 @@
 import type { Environment } from '../accounts/model.ts';
 import type { Queryable } from '../db/index.ts';
 import type { Transition } from '../lib/state-machine.ts';
-import { payoutMachine, type PayoutStatus, type ProcessingStep } from './model.ts';
+import { payoutMachine, reconciliationMachine, type PayoutStatus, type ProcessingStep, type ReconciliationStatus } from './model.ts';
 
 export interface PayoutRow {
   id: string;
@@ -24,7 +24,7 @@ export interface PayoutRow {
   notes: string | null;
   bank_reference: string;
   return_reference: string;
-  reconciliation_status: 'not_required' | 'unreconciled' | 'matched' | 'exception';
+  reconciliation_status: ReconciliationStatus;
   failure_reason: string | null;
   cancel_reason: string | null;
   decided_by_user_id: string | null;
@@ -82,25 +82,26 @@ export async function listPayouts(db: Queryable, merchantId: string, environment
 
 /**
  * Changes a payout; its status only with `move`, a Transition the payout table allowed (a status in
- * `change` is refused: it would skip the table).
+ * `change` is refused: it would skip the table; so is a reconciliation status: see updateReconciliation).
  */
 export async function updatePayout(
   tx: Queryable,
   id: string,
-  change: Partial<Pick<PayoutRow, 'processing_step' | 'bank_reference' | 'return_reference' | 'reconciliation_status' | 'failure_reason' | 'cancel_reason' | 'decided_by_user_id' | 'next_step_at'>> & {
+  change: Partial<Pick<PayoutRow, 'processing_step' | 'bank_reference' | 'return_reference' | 'failure_reason' | 'cancel_reason' | 'decided_by_user_id' | 'next_step_at'>> & {
     decided?: boolean;
     paid?: boolean;
   },
   move?: Transition<PayoutStatus>,
 ): Promise<PayoutRow> {
   if ('status' in change) throw new Error('assertion failed: a payout status is written only through its transition');
+  if ('reconciliation_status' in change) throw new Error('assertion failed: a reconciliation status is written only through its transition (updateReconciliation)');
   const sets: string[] = ['version = version + 1', 'updated_at = now()'];
   const params: unknown[] = [id];
   if (move) {
     params.push(payoutMachine.check(move).to);
     sets.push(`status = $${params.length}`);
   }
-  for (const key of ['processing_step', 'bank_reference', 'return_reference', 'reconciliation_status', 'failure_reason', 'cancel_reason', 'decided_by_user_id', 'next_step_at'] as const) {
+  for (const key of ['processing_step', 'bank_reference', 'return_reference', 'failure_reason', 'cancel_reason', 'decided_by_user_id', 'next_step_at'] as const) {
     if (key in change) {
       params.push(change[key]);
       sets.push(`${key} = $${params.length}`);
@@ -109,6 +110,16 @@ export async function updatePayout(
   if (change.decided) sets.push('decided_at = now()');
   if (change.paid) sets.push('paid_at = now()');
   const rows = await tx.query<PayoutRow>(`UPDATE payouts SET ${sets.join(', ')} WHERE id = $1 RETURNING ${PAYOUT_COLUMNS}`, params);
+  return rows[0]!;
+}
+
+/** Records a payout's reconciliation: only with `move`, a Transition the reconciliation table allowed. */
+export async function updateReconciliation(tx: Queryable, id: string, move: Transition<ReconciliationStatus>): Promise<PayoutRow> {
+  const to = reconciliationMachine.check(move).to;
+  const rows = await tx.query<PayoutRow>(
+    `UPDATE payouts SET version = version + 1, updated_at = now(), reconciliation_status = $2 WHERE id = $1 RETURNING ${PAYOUT_COLUMNS}`,
+    [id, to],
+  );
   return rows[0]!;
 }
 
