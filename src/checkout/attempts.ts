@@ -11,8 +11,12 @@ import type { PayerContext } from './payer-view.ts';
 import { applyOutcome } from './payments.ts';
 import * as store from './store.ts';
 
+/** How many times a payer may have an attempt's Mobile Money prompt sent again. */
 export const RESENDS_MAX = 3;
-export const VERIFICATION_CODE_PATTERN = /^[0-9A-Za-z]{4,10}$/;
+/** A Mobile Money verification code's length, in letters or digits. */
+export const VERIFICATION_CODE_LENGTH_MIN = 4;
+export const VERIFICATION_CODE_LENGTH_MAX = 10;
+export const VERIFICATION_CODE_PATTERN = new RegExp(`^[0-9A-Za-z]{${VERIFICATION_CODE_LENGTH_MIN},${VERIFICATION_CODE_LENGTH_MAX}}$`);
 
 /** The fields both attempt responses share (SPEC 2.4). */
 const attemptCore = (attempt: AttemptRow) => ({
@@ -125,7 +129,7 @@ export async function getAttemptStatus(ctx: PayerContext, sessionId: string, att
 
 export async function authorizeAttempt(ctx: PayerContext, sessionId: string, attemptId: string, code: string) {
   const attempt = await attemptOfSession(ctx.db, sessionId, attemptId);
-  if (!VERIFICATION_CODE_PATTERN.test(code)) throw errors.invalidArgument('code must be the 4 to 10 character verification code from your phone.', [{ field: 'code', message: 'is malformed' }]);
+  if (!VERIFICATION_CODE_PATTERN.test(code)) throw errors.invalidArgument(`code must be the ${VERIFICATION_CODE_LENGTH_MIN} to ${VERIFICATION_CODE_LENGTH_MAX} character verification code from your phone.`, [{ field: 'code', message: 'is malformed' }]);
   if (attempt.status !== 'pending') throw new SikaError('ATTEMPT_FINAL', `The attempt is ${attempt.status}; no code is needed.`);
   if (!attempt.verification_required) throw new SikaError('VERIFICATION_NOT_REQUIRED', 'This payment does not need a verification code.');
   const adapter = railFor(attempt.environment, attempt.rail, ctx.liveRails);

@@ -10,15 +10,20 @@ import { sessionNotFound, type PayerContext } from './payer-view.ts';
 import { applyOutcome } from './payments.ts';
 import * as store from './store.ts';
 
+/** A slip reference is SK- and two groups of characters a teller can read out and type (no 0, 1, I or O). */
 const SLIP_REFERENCE_ALPHABET = '23456789ABCDEFGHJKLMNPQRSTUVWXYZ';
+const SLIP_REFERENCE_GROUP_CHARS = 4;
+const SLIP_REFERENCE_CHARS = 2 * SLIP_REFERENCE_GROUP_CHARS;
+/** The slip token (the printable slip's capability), in random base62 characters. */
+const SLIP_TOKEN_CHARS = 32;
 
 function newSlipReference(): string {
   let code = '';
-  for (const char of randomToken(16)) {
-    if (code.length === 8) break;
+  for (const char of randomToken(2 * SLIP_REFERENCE_CHARS)) {
+    if (code.length === SLIP_REFERENCE_CHARS) break;
     code += SLIP_REFERENCE_ALPHABET[char.charCodeAt(0) % SLIP_REFERENCE_ALPHABET.length];
   }
-  return `SK-${code.slice(0, 4)}-${code.slice(4, 8)}`;
+  return `SK-${code.slice(0, SLIP_REFERENCE_GROUP_CHARS)}-${code.slice(SLIP_REFERENCE_GROUP_CHARS, SLIP_REFERENCE_CHARS)}`;
 }
 
 export async function createCashSlip(ctx: PayerContext, input: { session_id: string; amount_minor: number }) {
@@ -43,7 +48,7 @@ export async function createCashSlip(ctx: PayerContext, input: { session_id: str
     const reference = newSlipReference();
     const slip = await store.insertCashSlip(tx, {
       id: newId('slip'),
-      slip_token: randomToken(32),
+      slip_token: randomToken(SLIP_TOKEN_CHARS),
       reference,
       session_id: session.id,
       attempt_id: started.attempt.id,

@@ -11,10 +11,13 @@ export const SESSION_LIFETIME_MAX_S = 86_400;
 export const INVOICE_REF_LENGTH_MAX = 120;
 export const DESCRIPTION_LENGTH_MAX = 240;
 export const CUSTOMER_NAME_LENGTH_MAX = 200;
+export const CUSTOMER_EMAIL_LENGTH_MAX = 254;
 export const CALLBACK_URL_LENGTH_MAX = 500;
 export const METADATA_KEYS_MAX = 50;
 export const METADATA_BYTES_MAX = 8_192;
 export const SUPPORTED_CURRENCY = 'GHS';
+/** The longest session or attempt id a path or body takes, in characters (ids Sika issues are far shorter). */
+export const ID_PARAM_LENGTH_MAX = 80;
 
 /**
  * Session transitions (DESIGN §3). A failed or expired session may still become success: a payment

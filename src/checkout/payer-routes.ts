@@ -6,11 +6,13 @@ import type { AppDeps } from '../http/deps.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { authorizeAttempt, createAttempt, getAttemptStatus, resendAttempt, toAttemptInitiation } from './attempts.ts';
 import { createCashSlip, toSlipResponse } from './cash-slips.ts';
-import { AttemptBody, AttemptInitiation, AttemptStatusResponse, CashSlipBody, CashSlipResponse, CheckoutOptions, CheckoutQuote, PublicSession } from './payer-schemas.ts';
+import { ID_PARAM_LENGTH_MAX } from './model.ts';
+import { AttemptBody, AttemptInitiation, AttemptStatusResponse, CashSlipBody, CashSlipResponse, CheckoutOptions, CheckoutQuote, CODE_FIELD_LENGTH_MAX, PublicSession } from './payer-schemas.ts';
 import { getOptions, getPublicSession, getQuote, type PayerContext } from './payer-view.ts';
 
-const SessionParams = Type.Object({ reference: Type.String({ minLength: 1, maxLength: 80 }) });
-const AttemptParams = Type.Object({ reference: Type.String({ minLength: 1, maxLength: 80 }), attempt_reference: Type.String({ minLength: 1, maxLength: 80 }) });
+const Id = () => Type.String({ minLength: 1, maxLength: ID_PARAM_LENGTH_MAX });
+const SessionParams = Type.Object({ reference: Id() });
+const AttemptParams = Type.Object({ reference: Id(), attempt_reference: Id() });
 type AttemptParams = Static<typeof AttemptParams>;
 const tags = ['Hosted checkout'];
 
@@ -79,7 +81,7 @@ export async function checkoutPayerRoutes(app: FastifyInstance, deps: AppDeps): 
         tags,
         summary: 'Submit the Mobile Money verification code',
         params: AttemptParams,
-        body: Type.Object({ code: Type.String({ minLength: 1, maxLength: 32 }) }, { additionalProperties: false }),
+        body: Type.Object({ code: Type.String({ minLength: 1, maxLength: CODE_FIELD_LENGTH_MAX }) }, { additionalProperties: false }),
         response: { 200: ref(AttemptStatusResponse), ...errorResponses(400, 404, 409, 429, 503) },
       },
     },

@@ -1,6 +1,15 @@
 import { Type } from '@sinclair/typebox';
 import { DateTime } from '../http/schemas.ts';
 import { railList } from '../rails/registry.ts';
+import { ID_PARAM_LENGTH_MAX } from './model.ts';
+
+/** The payer API's field bounds, in characters. */
+const RAIL_FIELD_LENGTH_MAX = 32;
+const OPERATOR_FIELD_LENGTH_MAX = 16;
+const PHONE_FIELD_LENGTH_MAX = 32;
+const ACCOUNT_NAME_LENGTH_MAX = 200;
+/** The verification code field: longer than any code, so a malformed one gets the answer that says what a code is. */
+export const CODE_FIELD_LENGTH_MAX = 32;
 
 const Choice = Type.Object({ value: Type.String(), label: Type.String() });
 const BranchOption = Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String(), code: Type.String() });
@@ -58,11 +67,11 @@ export const CheckoutQuote = Type.Object(
 
 export const AttemptBody = Type.Object(
   {
-    rail: Type.String({ maxLength: 32, description: railList() }),
+    rail: Type.String({ maxLength: RAIL_FIELD_LENGTH_MAX, description: railList() }),
     amount_minor: Type.Integer({ minimum: 1, description: 'The quoted total for the rail.' }),
-    operator: Type.Optional(Type.String({ maxLength: 16, description: 'mtn, telecel or at (momo)' })),
-    phone: Type.Optional(Type.String({ maxLength: 32, description: 'Ghana mobile number, local or +233 form (momo)' })),
-    account_name: Type.Optional(Type.String({ maxLength: 200 })),
+    operator: Type.Optional(Type.String({ maxLength: OPERATOR_FIELD_LENGTH_MAX, description: 'mtn, telecel or at (momo)' })),
+    phone: Type.Optional(Type.String({ maxLength: PHONE_FIELD_LENGTH_MAX, description: 'Ghana mobile number, local or +233 form (momo)' })),
+    account_name: Type.Optional(Type.String({ maxLength: ACCOUNT_NAME_LENGTH_MAX })),
   },
   { additionalProperties: false },
 );
@@ -105,7 +114,7 @@ export const AttemptStatusResponse = Type.Object(
 
 export const CashSlipBody = Type.Object(
   {
-    session_id: Type.String({ minLength: 1, maxLength: 80 }),
+    session_id: Type.String({ minLength: 1, maxLength: ID_PARAM_LENGTH_MAX }),
     amount_minor: Type.Integer({ minimum: 1, description: 'The cash total from the quote.' }),
   },
   { additionalProperties: false },

@@ -2,10 +2,13 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Currency, DateTime } from '../http/schemas.ts';
 import {
   CALLBACK_URL_LENGTH_MAX,
+  CUSTOMER_EMAIL_LENGTH_MAX,
   CUSTOMER_NAME_LENGTH_MAX,
   DESCRIPTION_LENGTH_MAX,
+  ID_PARAM_LENGTH_MAX,
   INVOICE_REF_LENGTH_MAX,
   SESSION_AMOUNT_MAX_MINOR,
+  SESSION_LIFETIME_DEFAULT_S,
   SESSION_LIFETIME_MAX_S,
   SESSION_LIFETIME_MIN_S,
   SESSION_STATUSES,
@@ -21,7 +24,7 @@ export const CreateSessionBody = Type.Object(
       Type.Object(
         {
           name: Type.Optional(Type.String({ maxLength: CUSTOMER_NAME_LENGTH_MAX })),
-          email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
+          email: Type.Optional(Type.String({ format: 'email', maxLength: CUSTOMER_EMAIL_LENGTH_MAX })),
         },
         { additionalProperties: false },
       ),
@@ -29,7 +32,7 @@ export const CreateSessionBody = Type.Object(
     callback_url: Type.Optional(Type.String({ format: 'uri', maxLength: CALLBACK_URL_LENGTH_MAX, description: 'Where the payer returns after paying.' })),
     metadata: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Your own key/value data, returned as given.' })),
     expires_in_seconds: Type.Optional(
-      Type.Integer({ minimum: SESSION_LIFETIME_MIN_S, maximum: SESSION_LIFETIME_MAX_S, description: 'Session lifetime; default 86400 (24 hours).' }),
+      Type.Integer({ minimum: SESSION_LIFETIME_MIN_S, maximum: SESSION_LIFETIME_MAX_S, description: `Session lifetime; default ${SESSION_LIFETIME_DEFAULT_S} (24 hours).` }),
     ),
   },
   { additionalProperties: false },
@@ -56,4 +59,4 @@ export const CheckoutSessionResponse = Type.Object(
   { $id: 'CheckoutSessionResponse', title: 'Checkout session' },
 );
 
-export const SessionParams = Type.Object({ reference: Type.String({ minLength: 1, maxLength: 80, description: 'The session id (cs_...).' }) });
+export const SessionParams = Type.Object({ reference: Type.String({ minLength: 1, maxLength: ID_PARAM_LENGTH_MAX, description: 'The session id (cs_...).' }) });

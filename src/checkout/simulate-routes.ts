@@ -6,6 +6,7 @@ import type { AppDeps } from '../http/deps.ts';
 import { idempotencyKeyOf, requestHash, runIdempotent } from '../http/idempotency.ts';
 import { sendOutcome } from '../http/replies.ts';
 import { IdempotencyHeaders, errorResponses } from '../http/schemas.ts';
+import { ID_PARAM_LENGTH_MAX } from './model.ts';
 import { AttemptStatusResponse, SimulateBody } from './payer-schemas.ts';
 import { simulate } from './simulation.ts';
 
@@ -19,7 +20,7 @@ export async function simulateRoutes(app: FastifyInstance, deps: AppDeps): Promi
         description: 'Applies one of the eight outcomes to a Test attempt exactly as a provider report would. Live keys get 403.',
         security: [{ apiKey: [] }],
         headers: IdempotencyHeaders,
-        params: Type.Object({ reference: Type.String({ minLength: 1, maxLength: 80, description: 'The attempt_reference.' }) }),
+        params: Type.Object({ reference: Type.String({ minLength: 1, maxLength: ID_PARAM_LENGTH_MAX, description: 'The attempt_reference.' }) }),
         body: SimulateBody,
         response: { 200: AttemptStatusResponse, ...errorResponses(400, 401, 403, 404, 409, 422, 429) },
       },

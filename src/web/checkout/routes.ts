@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AttemptRow } from '../../checkout/model.ts';
+import { ID_PARAM_LENGTH_MAX, type AttemptRow } from '../../checkout/model.ts';
 import { SIMULATION_OUTCOMES } from '../../checkout/payer-schemas.ts';
 import { RESENDS_MAX, toAttemptInitiation } from '../../checkout/attempts.ts';
 import { toSlipResponse } from '../../checkout/cash-slips.ts';
@@ -22,14 +22,14 @@ import { PrecompressedAsset, sendCompressed } from './send.ts';
 import { CHECKOUT_CSS } from './styles.ts';
 
 /** Session ids are `cs_` + a time-sortable token; anything else cannot be one and is a 404 without a lookup. */
-const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{1,80}$/;
+const SESSION_ID_PATTERN = new RegExp(`^[A-Za-z0-9_-]{1,${ID_PARAM_LENGTH_MAX}}$`);
 const UNPAID_FINAL = new Set(['failed', 'cancelled', 'expired', 'reversed']);
 const IN_PROGRESS = new Set(['pending', 'manual_review', 'amount_mismatch']);
 
 const Params = Type.Object({ reference: Type.String() });
 type Params = Static<typeof Params>;
 const TestOutcomeBody = Type.Object({
-  attempt_reference: Type.String({ minLength: 1, maxLength: 80 }),
+  attempt_reference: Type.String({ minLength: 1, maxLength: ID_PARAM_LENGTH_MAX }),
   outcome: Type.Union(SIMULATION_OUTCOMES.map((o) => Type.Literal(o))),
 });
 

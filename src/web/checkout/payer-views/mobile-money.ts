@@ -1,9 +1,13 @@
 // Mobile Money on the payer page: the network and wallet fields, the verification-code screen (Telecel
 // Cash), the prompt screen with its resend button, and the wallet named on the success screen.
+import { VERIFICATION_CODE_LENGTH_MAX, VERIFICATION_CODE_LENGTH_MIN } from '../../../checkout/attempts.ts';
 import { formatGhs, NETWORK_LABELS, type MomoNetwork } from '../../../lib/ghana.ts';
 import { html, raw, type Html } from '../../html.ts';
 import type { PageModel, RailPayerView } from '../page-model.ts';
 import { icon, late, networkLabel, testPanel } from '../page-parts.ts';
+
+/** The wallet number field, in characters (spaces and a +233 prefix allowed; the script checks the number). */
+const PHONE_INPUT_LENGTH_MAX = 20;
 
 function resendButton(m: PageModel): Html {
   const left = m.resendsLeft;
@@ -19,8 +23,8 @@ export function codeScreen(m: PageModel): Html {
 <p>${networkLabel(a.operator)} needs a verification code to approve <strong class="num">${formatGhs(a.amount_charged_minor)}</strong> from the wallet ending <strong>${i.phone_last4 ?? ''}</strong>. Create the code in the ${networkLabel(a.operator)} menu on your phone, then enter it here.</p>
 <form id="code-form" novalidate data-attempt="${a.id}">
 <label class="field" for="code">Verification code</label>
-<input id="code" name="code" type="text" autocomplete="one-time-code" spellcheck="false" autocapitalize="off" maxlength="10" aria-describedby="code-hint code-error">
-<p id="code-hint" class="hint">${m.test ? 'Test mode: the code is 123456.' : 'The code is 4 to 10 letters or digits.'}</p>
+<input id="code" name="code" type="text" autocomplete="one-time-code" spellcheck="false" autocapitalize="off" maxlength="${VERIFICATION_CODE_LENGTH_MAX}" aria-describedby="code-hint code-error">
+<p id="code-hint" class="hint">${m.test ? 'Test mode: the code is 123456.' : `The code is ${VERIFICATION_CODE_LENGTH_MIN} to ${VERIFICATION_CODE_LENGTH_MAX} letters or digits.`}</p>
 <p id="code-error" class="error" role="alert" hidden></p>
 <div class="actions"><button type="submit" class="block">Confirm code</button></div>
 </form>
@@ -33,7 +37,7 @@ export const mobileMoneyView = {
 ${(Object.keys(NETWORK_LABELS) as MomoNetwork[]).map((n) => html`<label class="opt"><input type="radio" name="operator" value="${n}">${NETWORK_LABELS[n]}</label>`)}
 </div></fieldset>
 <label class="field" for="phone">Mobile Money number</label>
-<input id="phone" name="phone" type="tel" inputmode="tel" autocomplete="tel-national" maxlength="20" placeholder="024 123 4567" aria-describedby="phone-hint phone-msg">
+<input id="phone" name="phone" type="tel" inputmode="tel" autocomplete="tel-national" maxlength="${PHONE_INPUT_LENGTH_MAX}" placeholder="024 123 4567" aria-describedby="phone-hint phone-msg">
 <p id="phone-hint" class="hint">The wallet that pays. We'll send a payment prompt to this phone.</p>
 <p id="phone-msg" class="msg" aria-live="polite"></p>
 `,
