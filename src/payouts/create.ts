@@ -16,7 +16,7 @@ import { completeAccounts, InsufficientFundsError, newPayoutAccountKinds, planNe
 import type { PayoutRail } from '../rails/payouts.ts';
 import type { PayoutBatchWriter } from './batch-writer.ts';
 import type { PayoutDecisionCache, RememberedDecision } from './decision-cache.ts';
-import { CLIENT_REFERENCE_PATTERN, NOTES_LENGTH_MAX, PAYOUT_CURRENCY, payoutFeeMinor, type PayoutStatus } from './model.ts';
+import { CLIENT_REFERENCE_LENGTH_MAX, CLIENT_REFERENCE_PATTERN, NOTES_LENGTH_MAX, PAYOUT_CURRENCY, payoutFeeMinor, type PayoutStatus } from './model.ts';
 import { DayLimitExceededError, insertNewPayout, readPayoutDecision, type NewPayoutRow, type NewPayoutWrite, type PayoutDecision } from './new-payout-store.ts';
 import { findPayoutById, type PayoutRow } from './payout-store.ts';
 import { payoutEventInput } from './presenters.ts';
@@ -25,6 +25,10 @@ import { checkKeyScope, testVerification } from './recipients.ts';
 import { settingsFor } from './settings-store.ts';
 
 const { conflict } = errors;
+
+/** Random characters in a payout's reference (PO-yymmdd-XXXXXX) and in a Test payout's bank reference (TEST-...). */
+const PAYOUT_REFERENCE_RANDOM_CHARS = 6;
+const TEST_BANK_REFERENCE_RANDOM_CHARS = 12;
 
 export interface PayoutInput {
   recipient_id: string;
@@ -84,7 +88,7 @@ function checkPayoutRequest(principal: ApiPrincipal, input: PayoutInput): { curr
   const currency = (input.currency ?? PAYOUT_CURRENCY).toUpperCase();
   if (currency !== PAYOUT_CURRENCY) throw errors.invalidArgument(`currency must be ${PAYOUT_CURRENCY}.`, [{ field: 'currency', message: `must be ${PAYOUT_CURRENCY}` }]);
   if (!CLIENT_REFERENCE_PATTERN.test(input.client_reference)) {
-    throw errors.invalidArgument('client_reference must start with a letter or digit, use letters, digits, _ . : - only, at most 80 characters.', [
+    throw errors.invalidArgument(`client_reference must start with a letter or digit, use letters, digits, _ . : - only, at most ${CLIENT_REFERENCE_LENGTH_MAX} characters.`, [
       { field: 'client_reference', message: 'has a bad format' },
     ]);
   }
@@ -257,7 +261,7 @@ function newPayoutRow(r: PayoutRequest, decision: PayoutDecision, p: { id: strin
     total_debit_minor: input.amount_minor + feeMinor,
     currency: r.currency,
     notes: input.notes ?? null,
-    bank_reference: isTest ? `TEST-${randomToken(12).toUpperCase()}` : '',
+    bank_reference: isTest ? `TEST-${randomToken(TEST_BANK_REFERENCE_RANDOM_CHARS).toUpperCase()}` : '',
     reconciliation_status: isTest ? 'not_required' : 'unreconciled',
     next_step_at: status === 'processing' ? new Date() : null,
   };
@@ -265,7 +269,7 @@ function newPayoutRow(r: PayoutRequest, decision: PayoutDecision, p: { id: strin
 
 function newPayoutReference(): string {
   const date = new Date().toISOString().slice(2, 10).replace(/-/g, '');
-  return `PO-${date}-${randomToken(6).toUpperCase()}`;
+  return `PO-${date}-${randomToken(PAYOUT_REFERENCE_RANDOM_CHARS).toUpperCase()}`;
 }
 
 /** The row, its hold, the day's total and its event (payout.<status>) in one statement; null when the decision's facts changed. */

@@ -6,7 +6,7 @@ import type { Db } from '../db/index.ts';
 import { SikaError, errors } from '../lib/errors.ts';
 import { formatGhs, maskPhone } from '../lib/ghana.ts';
 import { newId } from '../lib/ids.ts';
-import { EVIDENCE_BYTES_MAX, STATUS_LABELS, maskAccountNumber } from './model.ts';
+import { EVIDENCE_BYTES_MAX, EVIDENCE_FILENAME_LENGTH_MAX, STATUS_LABELS, maskAccountNumber } from './model.ts';
 import { insertEvidence, merchantName } from './evidence-store.ts';
 import type { PayoutRow } from './payout-store.ts';
 import { findRecipient } from './recipient-store.ts';
@@ -34,7 +34,7 @@ export async function addEvidence(db: Db, principal: ApiPrincipal | null, payout
       contentType,
       data: file.data,
       sha256: createHash('sha256').update(file.data).digest('hex'),
-      filename: file.filename?.slice(0, 200) ?? null,
+      filename: file.filename?.slice(0, EVIDENCE_FILENAME_LENGTH_MAX) ?? null,
       uploadedBy,
     }),
   );

@@ -6,7 +6,7 @@ import { audit, type Actor } from '../audit/log.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import { errors } from '../lib/errors.ts';
 import { postPayout, returnPayout, voidPayout } from '../ledger/service.ts';
-import { canCancel, payoutMachine, reconciliationMachine, type PayoutStatus } from './model.ts';
+import { CANCEL_REASON_LENGTH_MAX, canCancel, payoutMachine, reconciliationMachine, type PayoutStatus } from './model.ts';
 import { findPayout, findPayoutById, releaseDayTotal, updatePayout, updateReconciliation, type PayoutRow } from './payout-store.ts';
 import { emitPayoutEvent } from './presenters.ts';
 
@@ -35,7 +35,7 @@ export async function cancelPayout(db: Db, principal: ApiPrincipal, id: string, 
     if (!canCancel(payout.status, payout.processing_step)) {
       throw conflict('PAYOUT_NOT_CANCELLABLE', `The payout is ${payout.status}${payout.processing_step ? ` (${payout.processing_step})` : ''} and can no longer be cancelled.`);
     }
-    return movePayout(tx, payout, 'cancelled', { cancel_reason: reason?.slice(0, 500) ?? 'cancelled by the merchant', processing_step: null, next_step_at: null });
+    return movePayout(tx, payout, 'cancelled', { cancel_reason: reason?.slice(0, CANCEL_REASON_LENGTH_MAX) ?? 'cancelled by the merchant', processing_step: null, next_step_at: null });
   });
 }
 
@@ -51,7 +51,7 @@ export async function decidePayout(db: Db, input: { payoutId: string; userId: st
     const after =
       input.decision === 'approve'
         ? await movePayout(tx, payout, 'processing', { processing_step: 'recipient_check', next_step_at: new Date(), decided_by_user_id: input.userId, decided: true })
-        : await movePayout(tx, payout, 'cancelled', { decided_by_user_id: input.userId, decided: true, cancel_reason: input.reason?.slice(0, 500) ?? 'rejected by an approver' });
+        : await movePayout(tx, payout, 'cancelled', { decided_by_user_id: input.userId, decided: true, cancel_reason: input.reason?.slice(0, CANCEL_REASON_LENGTH_MAX) ?? 'rejected by an approver' });
     await audit(tx, {
       actor: { type: 'user', id: input.userId, email: user.email },
       merchantId: payout.merchant_id,

@@ -62,12 +62,23 @@ export const canCancel = (status: PayoutStatus, step: ProcessingStep | null): bo
 
 export const HOLDING_STATUSES: readonly PayoutStatus[] = ['requested', 'processing'];
 
-export const CLIENT_REFERENCE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}$/;
+/** The longest id a payouts route or field takes (payout, recipient, evidence), in characters. */
+export const PAYOUT_ID_LENGTH_MAX = 80;
+export const CLIENT_REFERENCE_LENGTH_MAX = 80;
+export const CLIENT_REFERENCE_PATTERN = new RegExp(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,${CLIENT_REFERENCE_LENGTH_MAX - 1}}$`);
 export const NOTES_LENGTH_MAX = 500;
-export const ACCOUNT_NUMBER_PATTERN = /^\d{4,34}$/;
+/** A cancel or rejection reason is kept to this many characters. */
+export const CANCEL_REASON_LENGTH_MAX = 500;
+export const ACCOUNT_NUMBER_DIGITS_MIN = 4;
+export const ACCOUNT_NUMBER_DIGITS_MAX = 34;
+export const ACCOUNT_NUMBER_PATTERN = new RegExp(`^\\d{${ACCOUNT_NUMBER_DIGITS_MIN},${ACCOUNT_NUMBER_DIGITS_MAX}}$`);
 export const ACCOUNT_NAME_LENGTH_MAX = 200;
+/** The largest payout amount the API takes (GHS 1,000,000,000), in pesewas. */
+export const PAYOUT_AMOUNT_MAX_MINOR = 100_000_000_000;
 export const PAYOUT_LIST_LIMIT_MAX = 100;
 export const PAYOUT_LIST_LIMIT_DEFAULT = 20;
+/** The API list's last page number (beyond it a page is clamped). */
+export const PAYOUT_LIST_PAGE_MAX = 1_000_000;
 
 /** Payouts are made in Ghana cedis only. */
 export const PAYOUT_CURRENCY = 'GHS';
@@ -77,15 +88,23 @@ export const DEFAULT_DAILY_LIMIT_MINOR = 20_000_000; // GHS 200,000
 export const QUOTE_LIFETIME_S = 900;
 
 export const EVIDENCE_BYTES_MAX = 5 * 1024 * 1024;
+/** An evidence file's name is kept to this many characters. */
+export const EVIDENCE_FILENAME_LENGTH_MAX = 200;
 
 export type AccountType = 'bank' | 'momo';
+
+export const BANK_PAYOUT_FEE_MINOR = 100;
+export const MOMO_PAYOUT_FEE_BPS = 100;
+export const MOMO_PAYOUT_FEE_MIN_MINOR = 50;
+export const MOMO_PAYOUT_FEE_MAX_MINOR = 1_000;
 
 /** DESIGN: bank GHS 1.00 flat; momo 1% (min GHS 0.50, max GHS 10.00), half up to the pesewa. */
 export function payoutFeeMinor(accountType: AccountType, amountMinor: number): number {
   if (!Number.isSafeInteger(amountMinor) || amountMinor < 1) throw new Error(`payout fee of a bad amount ${amountMinor}`);
-  if (accountType === 'bank') return 100;
-  const percent = Math.floor((amountMinor * 100 + 5_000) / 10_000);
-  return Math.min(1_000, Math.max(50, percent));
+  if (accountType === 'bank') return BANK_PAYOUT_FEE_MINOR;
+  // Basis points of the amount (10,000 to the whole), rounded half up.
+  const percent = Math.floor((amountMinor * MOMO_PAYOUT_FEE_BPS + 5_000) / 10_000);
+  return Math.min(MOMO_PAYOUT_FEE_MAX_MINOR, Math.max(MOMO_PAYOUT_FEE_MIN_MINOR, percent));
 }
 
 /** Test-mode magic values: these recipients are rejected by the Test verifier (documented in the README). */

@@ -7,7 +7,12 @@ import { advanceProcessingStep, duePayoutIds, findPayoutById, holdForClaim, upda
 import { findRecipient, setRecipientVerification } from './recipient-store.ts';
 
 export const PAYOUT_RETRY_DELAY_S = [5, 30, 120, 600, 1_800];
+/** How long a claimed payout is pushed back while a worker advances it (another worker skips it meanwhile). */
 const CLAIM_HOLD_S = 60;
+/** A transfer the provider reports pending is asked about again after this long. */
+const PAYOUT_STATUS_POLL_MS = 5_000;
+/** Live payouts a worker pass claims at most. */
+const DUE_PAYOUTS_PER_PASS_MAX = 20;
 
 async function railPayout(db: Queryable, payout: PayoutRow): Promise<PayoutForRail> {
   const recipient = (await findRecipient(db, payout.merchant_id, payout.environment, payout.recipient_id))!;
@@ -43,7 +48,7 @@ async function applyTransferOutcome(db: Db, payoutId: string, outcome: TransferO
         await movePayout(tx, payout, 'failed', { failure_reason: outcome.reason, processing_step: null, next_step_at: null });
         return;
       case 'pending':
-        await updatePayout(tx, payoutId, { bank_reference: outcome.bankReference, next_step_at: new Date(Date.now() + 5_000) });
+        await updatePayout(tx, payoutId, { bank_reference: outcome.bankReference, next_step_at: new Date(Date.now() + PAYOUT_STATUS_POLL_MS) });
         return;
       case 'unknown':
         // The provider never saw the transfer (lost before it arrived): send it again; transfer() is idempotent by payout id.
@@ -86,7 +91,7 @@ async function processPayout(db: Db, rail: PayoutRail, payoutId: string): Promis
 export async function processDuePayouts(db: Db, rail: PayoutRail | null, log?: { warn(obj: object, msg: string): void }): Promise<number> {
   if (!rail) return 0;
   const ids = await db.transaction(async (tx) => {
-    const due = await duePayoutIds(tx, 20);
+    const due = await duePayoutIds(tx, DUE_PAYOUTS_PER_PASS_MAX);
     for (const { id } of due) await holdForClaim(tx, id, CLAIM_HOLD_S);
     return due.map((row) => row.id);
   });

@@ -8,7 +8,7 @@ import { listActiveBanks } from '../ops/store.ts';
 import * as evidenceStore from './evidence-store.ts';
 import * as payoutStore from './payout-store.ts';
 import * as recipientStore from './recipient-store.ts';
-import { PAYOUT_LIST_LIMIT_DEFAULT, PAYOUT_LIST_LIMIT_MAX } from './model.ts';
+import { PAYOUT_LIST_LIMIT_DEFAULT, PAYOUT_LIST_LIMIT_MAX, PAYOUT_LIST_PAGE_MAX } from './model.ts';
 import { toPayoutResponse } from './presenters.ts';
 
 export type { EvidenceRow } from './evidence-store.ts';
@@ -42,7 +42,7 @@ export async function getPayout(db: Queryable, principal: ApiPrincipal, id: stri
 
 /** The API list's page (from 1) and limit, brought into range. */
 export function clampListParams(query: { page?: number; limit?: number }) {
-  const page = Math.max(1, Math.min(1_000_000, Math.trunc(query.page ?? 1) || 1));
+  const page = Math.max(1, Math.min(PAYOUT_LIST_PAGE_MAX, Math.trunc(query.page ?? 1) || 1));
   const limit = Math.max(1, Math.min(PAYOUT_LIST_LIMIT_MAX, Math.trunc(query.limit ?? PAYOUT_LIST_LIMIT_DEFAULT)));
   return { page, limit };
 }

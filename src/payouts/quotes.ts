@@ -6,7 +6,15 @@ import { MOMO_NETWORKS, NETWORK_LABELS } from '../lib/ghana.ts';
 import { newId } from '../lib/ids.ts';
 import { balance } from '../ledger/service.ts';
 import { listActiveBanksWithCode } from '../ops/store.ts';
-import { PAYOUT_CURRENCY, QUOTE_LIFETIME_S, payoutFeeMinor } from './model.ts';
+import {
+  BANK_PAYOUT_FEE_MINOR,
+  MOMO_PAYOUT_FEE_BPS,
+  MOMO_PAYOUT_FEE_MAX_MINOR,
+  MOMO_PAYOUT_FEE_MIN_MINOR,
+  PAYOUT_CURRENCY,
+  QUOTE_LIFETIME_S,
+  payoutFeeMinor,
+} from './model.ts';
 import { getRecipient } from './recipients.ts';
 import { settingsFor } from './settings-store.ts';
 
@@ -29,7 +37,7 @@ export async function capabilities(db: Queryable, principal: ApiPrincipal) {
       approval_required: principal.environment === 'live' && (merchant?.payout_approval_required ?? false),
       payout_limit_minor: settings.payout_limit_minor,
       daily_limit_minor: settings.daily_limit_minor,
-      fees: { bank: { flat_minor: 100 }, momo: { percent_bps: 100, min_minor: 50, max_minor: 1_000 } },
+      fees: { bank: { flat_minor: BANK_PAYOUT_FEE_MINOR }, momo: { percent_bps: MOMO_PAYOUT_FEE_BPS, min_minor: MOMO_PAYOUT_FEE_MIN_MINOR, max_minor: MOMO_PAYOUT_FEE_MAX_MINOR } },
     },
   };
 }

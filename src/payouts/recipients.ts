@@ -6,7 +6,14 @@ import { errors } from '../lib/errors.ts';
 import { checkPhoneForNetwork, MOMO_NETWORKS, type MomoNetwork } from '../lib/ghana.ts';
 import { isUuid, newId } from '../lib/ids.ts';
 import { bankIsActive } from '../ops/store.ts';
-import { ACCOUNT_NAME_LENGTH_MAX, ACCOUNT_NUMBER_PATTERN, TEST_REJECTED_ACCOUNT_NUMBERS, TEST_REJECTED_PHONES } from './model.ts';
+import {
+  ACCOUNT_NAME_LENGTH_MAX,
+  ACCOUNT_NUMBER_DIGITS_MAX,
+  ACCOUNT_NUMBER_DIGITS_MIN,
+  ACCOUNT_NUMBER_PATTERN,
+  TEST_REJECTED_ACCOUNT_NUMBERS,
+  TEST_REJECTED_PHONES,
+} from './model.ts';
 import { hasOpenPayouts } from './payout-store.ts';
 import { deactivateRecipient, findRecipient, insertRecipient, pendingRecipients, setRecipientVerification, type RecipientRow } from './recipient-store.ts';
 
@@ -59,7 +66,8 @@ async function checkRecipientInput(db: Queryable, input: RecipientInput): Promis
     if (!input.bank_id || !isUuid(input.bank_id)) throw errors.invalidArgument('bank_id must be a bank id from GET /api/v1/payouts/capabilities.', [{ field: 'bank_id', message: 'is not a bank id' }]);
     if (!(await bankIsActive(db, input.bank_id))) throw errors.invalidArgument('bank_id is not a supported bank.', [{ field: 'bank_id', message: 'is not a supported bank' }]);
     if (!input.account_number || !ACCOUNT_NUMBER_PATTERN.test(input.account_number)) {
-      throw errors.invalidArgument('account_number must be 4 to 34 digits.', [{ field: 'account_number', message: 'must be 4 to 34 digits' }]);
+      const digits = `${ACCOUNT_NUMBER_DIGITS_MIN} to ${ACCOUNT_NUMBER_DIGITS_MAX} digits`;
+      throw errors.invalidArgument(`account_number must be ${digits}.`, [{ field: 'account_number', message: `must be ${digits}` }]);
     }
     return { account_type: 'bank', bank_id: input.bank_id, account_number: input.account_number, network: null, phone: null, account_name: accountName };
   }
@@ -119,10 +127,12 @@ export function testVerification(recipient: Pick<RecipientRow, 'account_number' 
 }
 
 export const TEST_VERIFY_DELAY_S = 2;
+/** Test recipients a verifier pass takes at most. */
+const TEST_RECIPIENTS_PER_PASS_MAX = 100;
 
 /** Worker: verifies Test recipients shortly after creation. */
 export async function verifyTestRecipients(db: Db): Promise<number> {
-  const due = await pendingRecipients(db, TEST_VERIFY_DELAY_S, 100);
+  const due = await pendingRecipients(db, TEST_VERIFY_DELAY_S, TEST_RECIPIENTS_PER_PASS_MAX);
   for (const { id, merchant_id, environment } of due) {
     await db.transaction(async (tx) => {
       const recipient = await findRecipient(tx, merchant_id, environment, id, true);

@@ -5,10 +5,19 @@ import { principalOf } from '../http/auth.ts';
 import type { AppDeps } from '../http/deps.ts';
 import { errors } from '../lib/errors.ts';
 import { DateTime, errorResponses, fileResponse } from '../http/schemas.ts';
-import { addEvidence, receiptPdf } from './evidence.ts';
-import { ACCOUNT_NAME_LENGTH_MAX, NOTES_LENGTH_MAX } from './model.ts';
 import { createPayout } from './create.ts';
+import { addEvidence, receiptPdf } from './evidence.ts';
 import { cancelPayout } from './lifecycle.ts';
+import {
+  ACCOUNT_NAME_LENGTH_MAX,
+  CANCEL_REASON_LENGTH_MAX,
+  CLIENT_REFERENCE_LENGTH_MAX,
+  NOTES_LENGTH_MAX,
+  PAYOUT_AMOUNT_MAX_MINOR,
+  PAYOUT_CURRENCY,
+  PAYOUT_ID_LENGTH_MAX,
+  PAYOUT_LIST_LIMIT_MAX,
+} from './model.ts';
 import { toPayoutResponse, toRecipientResponse } from './presenters.ts';
 import * as queries from './queries.ts';
 import { capabilities, getBalance, quote } from './quotes.ts';
@@ -16,6 +25,13 @@ import { createRecipient, deleteRecipient, getRecipient } from './recipients.ts'
 
 const tags = ['Payouts'];
 const security = [{ apiKey: [] }];
+// Outer bounds, in characters, on fields the services check in full.
+const CHOICE_LENGTH_MAX = 16; // account_type, network, environment
+const UUID_FIELD_LENGTH_MAX = 64; // bank_id, merchant_id
+const ACCOUNT_NUMBER_FIELD_LENGTH_MAX = 64;
+const PHONE_FIELD_LENGTH_MAX = 32;
+const CURRENCY_CODE_LENGTH_MAX = 3;
+
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
 const Recipient = Type.Object(
@@ -41,15 +57,15 @@ const Recipient = Type.Object(
 
 const RecipientBody = Type.Object(
   {
-    account_type: Type.Optional(Type.String({ maxLength: 16, description: 'bank (default) or momo' })),
-    bank_id: Type.Optional(Type.String({ maxLength: 64 })),
-    account_number: Type.Optional(Type.String({ maxLength: 64 })),
+    account_type: Type.Optional(Type.String({ maxLength: CHOICE_LENGTH_MAX, description: 'bank (default) or momo' })),
+    bank_id: Type.Optional(Type.String({ maxLength: UUID_FIELD_LENGTH_MAX })),
+    account_number: Type.Optional(Type.String({ maxLength: ACCOUNT_NUMBER_FIELD_LENGTH_MAX })),
     account_name: Type.Optional(Type.String({ maxLength: ACCOUNT_NAME_LENGTH_MAX })),
-    network: Type.Optional(Type.String({ maxLength: 16 })),
-    phone: Type.Optional(Type.String({ maxLength: 32 })),
-    previous_version_id: Type.Optional(Type.String({ maxLength: 80 })),
-    merchant_id: Type.Optional(Type.String({ maxLength: 64 })),
-    environment: Type.Optional(Type.String({ maxLength: 16 })),
+    network: Type.Optional(Type.String({ maxLength: CHOICE_LENGTH_MAX })),
+    phone: Type.Optional(Type.String({ maxLength: PHONE_FIELD_LENGTH_MAX })),
+    previous_version_id: Type.Optional(Type.String({ maxLength: PAYOUT_ID_LENGTH_MAX })),
+    merchant_id: Type.Optional(Type.String({ maxLength: UUID_FIELD_LENGTH_MAX })),
+    environment: Type.Optional(Type.String({ maxLength: CHOICE_LENGTH_MAX })),
   },
   { additionalProperties: false },
 );
@@ -84,20 +100,20 @@ const Payout = Type.Object(
 
 const PayoutBody = Type.Object(
   {
-    recipient_id: Type.String({ minLength: 1, maxLength: 80 }),
-    amount_minor: Type.Integer({ minimum: 1, maximum: 100_000_000_000 }),
-    currency: Type.Optional(Type.String({ maxLength: 3, default: 'GHS' })),
+    recipient_id: Type.String({ minLength: 1, maxLength: PAYOUT_ID_LENGTH_MAX }),
+    amount_minor: Type.Integer({ minimum: 1, maximum: PAYOUT_AMOUNT_MAX_MINOR }),
+    currency: Type.Optional(Type.String({ maxLength: CURRENCY_CODE_LENGTH_MAX, default: PAYOUT_CURRENCY })),
     max_fee_minor: Type.Optional(Type.Integer({ minimum: 0 })),
-    client_reference: Type.String({ minLength: 1, maxLength: 80, description: 'Your unique reference: retries with the same key and fields return the same payout.' }),
+    client_reference: Type.String({ minLength: 1, maxLength: CLIENT_REFERENCE_LENGTH_MAX, description: 'Your unique reference: retries with the same key and fields return the same payout.' }),
     notes: Type.Optional(Type.String({ maxLength: NOTES_LENGTH_MAX })),
-    merchant_id: Type.Optional(Type.String({ maxLength: 64 })),
-    environment: Type.Optional(Type.String({ maxLength: 16 })),
+    merchant_id: Type.Optional(Type.String({ maxLength: UUID_FIELD_LENGTH_MAX })),
+    environment: Type.Optional(Type.String({ maxLength: CHOICE_LENGTH_MAX })),
   },
   { additionalProperties: false },
 );
 
-const IdParams = Type.Object({ payout_id: Type.String({ minLength: 1, maxLength: 80 }) });
-const RecipientParams = Type.Object({ recipient_id: Type.String({ minLength: 1, maxLength: 80 }) });
+const IdParams = Type.Object({ payout_id: Type.String({ minLength: 1, maxLength: PAYOUT_ID_LENGTH_MAX }) });
+const RecipientParams = Type.Object({ recipient_id: Type.String({ minLength: 1, maxLength: PAYOUT_ID_LENGTH_MAX }) });
 
 export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
@@ -161,7 +177,7 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
         tags,
         security,
         summary: 'Fee and total debit for an amount (reserves nothing)',
-        body: Type.Object({ recipient_id: Type.String({ minLength: 1, maxLength: 80 }), amount_minor: Type.Integer({ minimum: 1, maximum: 100_000_000_000 }) }, { additionalProperties: false }),
+        body: Type.Object({ recipient_id: Type.String({ minLength: 1, maxLength: PAYOUT_ID_LENGTH_MAX }), amount_minor: Type.Integer({ minimum: 1, maximum: PAYOUT_AMOUNT_MAX_MINOR }) }, { additionalProperties: false }),
         response: {
           200: Type.Object({ quote_id: Type.String(), recipient_id: Type.String(), amount_minor: Type.Integer(), fee_minor: Type.Integer(), total_debit_minor: Type.Integer(), currency: Type.String(), expires_at: DateTime }),
           ...errorResponses(400, 401, 404, 429),
@@ -199,8 +215,8 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
         summary: 'List payouts (newest first)',
         querystring: Type.Object({
           page: Type.Optional(Type.Integer({ description: 'From 1' })),
-          limit: Type.Optional(Type.Integer({ description: 'Clamped to 1..100' })),
-          reference: Type.Optional(Type.String({ maxLength: 80, description: 'Exact client_reference' })),
+          limit: Type.Optional(Type.Integer({ description: `Clamped to 1..${PAYOUT_LIST_LIMIT_MAX}` })),
+          reference: Type.Optional(Type.String({ maxLength: CLIENT_REFERENCE_LENGTH_MAX, description: 'Exact client_reference' })),
         }),
         response: { 200: Type.Object({ payouts: Type.Array(PayoutRef), page: Type.Integer(), limit: Type.Integer(), total: Type.Integer() }), ...errorResponses(400, 401, 429) },
       },
@@ -222,7 +238,7 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
         security,
         summary: 'Cancel a payout while can_cancel is true',
         params: IdParams,
-        body: Type.Object({ reason: Type.Optional(Type.String({ maxLength: 500 })) }, { additionalProperties: false }),
+        body: Type.Object({ reason: Type.Optional(Type.String({ maxLength: CANCEL_REASON_LENGTH_MAX })) }, { additionalProperties: false }),
         response: { 200: PayoutRef, ...errorResponses(400, 401, 404, 409, 429) },
       },
       // The body is optional (SPEC 4.3): a cancel without one validates as {}.
@@ -271,7 +287,7 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
         tags,
         security,
         summary: 'Download an evidence file',
-        params: Type.Object({ payout_id: Type.String({ maxLength: 80 }), evidence_id: Type.String({ maxLength: 80 }) }),
+        params: Type.Object({ payout_id: Type.String({ maxLength: PAYOUT_ID_LENGTH_MAX }), evidence_id: Type.String({ maxLength: PAYOUT_ID_LENGTH_MAX }) }),
         response: { 200: fileResponse('*/*', 'The file, with the content type it was uploaded with'), ...errorResponses(401, 404, 429) },
       },
     },

@@ -9,7 +9,7 @@ import { parseCedis } from '../../../lib/ghana.ts';
 import { createPayout } from '../../../payouts/create.ts';
 import { addEvidence, receiptPdf } from '../../../payouts/evidence.ts';
 import { cancelPayout, decidePayout } from '../../../payouts/lifecycle.ts';
-import { payoutFeeMinor } from '../../../payouts/model.ts';
+import { PAYOUT_ID_LENGTH_MAX, payoutFeeMinor } from '../../../payouts/model.ts';
 import { toPayoutResponse } from '../../../payouts/presenters.ts';
 import * as queries from '../../../payouts/queries.ts';
 import { getBalance } from '../../../payouts/quotes.ts';
@@ -25,7 +25,9 @@ import { sendError } from '../../../http/error-handler.ts';
 import { errors } from '../../../lib/errors.ts';
 
 /** Payouts on one page of the list. */
-const PAGE_SIZE = 25;
+const PAYOUT_PAGE_ROWS = 25;
+/** The list's last page number (beyond it a page is clamped). */
+const PAYOUT_PAGE_NUMBER_MAX = 10_000;
 type Flash = { message: string; error?: boolean } | null;
 /** The dashboard acts through one of the merchant's keys in the current environment (events go to its endpoint). */
 async function principalFor(deps: AppDeps, session: WebSession, apiKeyId: string): Promise<ApiPrincipal | null> {
@@ -42,12 +44,12 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
     sendPage(reply, page({ title, session, kind: 'merchant', active: 'payouts', flash, body }), status);
 
   async function listPage(reply: FastifyReply, session: WebSession, pageNumber: number, flash: Flash = null, status = 200) {
-    const list = await queries.listPayoutsPage(db, session.merchantId!, session.environment, pageNumber, PAGE_SIZE);
-    return show(reply, session, 'Payouts', listView(session, list, pageNumber, PAGE_SIZE), flash, status);
+    const list = await queries.listPayoutsPage(db, session.merchantId!, session.environment, pageNumber, PAYOUT_PAGE_ROWS);
+    return show(reply, session, 'Payouts', listView(session, list, pageNumber, PAYOUT_PAGE_ROWS), flash, status);
   }
 
   app.get<{ Querystring: { page?: string } }>('/dashboard/payouts', { schema: { hide: true, ...dashboardSchemas.payouts } }, async (request, reply) =>
-    listPage(reply, sessionOf(request), Math.max(1, Math.min(10_000, Number.parseInt(request.query.page ?? '1', 10) || 1))),
+    listPage(reply, sessionOf(request), Math.max(1, Math.min(PAYOUT_PAGE_NUMBER_MAX, Number.parseInt(request.query.page ?? '1', 10) || 1))),
   );
 
   async function detailPage(reply: FastifyReply, session: WebSession, id: string, flash: Flash = null, status = 200) {
@@ -165,7 +167,7 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
   }
 
   app.get<{ Querystring: { replace?: string } }>('/dashboard/recipients', { schema: { hide: true, ...dashboardSchemas.recipients } }, async (request, reply) =>
-    recipientsPage(reply, sessionOf(request), null, 200, request.query.replace?.slice(0, 80) ?? null),
+    recipientsPage(reply, sessionOf(request), null, 200, request.query.replace?.slice(0, PAYOUT_ID_LENGTH_MAX) ?? null),
   );
 
   app.post('/dashboard/recipients', { schema: { hide: true, ...dashboardSchemas.createRecipient } }, async (request, reply) => {

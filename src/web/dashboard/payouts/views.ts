@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { listApiKeys, listEndpoints } from '../../../accounts/integrations.ts';
 import type { Balance } from '../../../ledger/service.ts';
 import { MOMO_NETWORKS, NETWORK_LABELS } from '../../../lib/ghana.ts';
-import { canCancel, STATUS_LABELS } from '../../../payouts/model.ts';
+import { ACCOUNT_NAME_LENGTH_MAX, ACCOUNT_NUMBER_DIGITS_MAX, CANCEL_REASON_LENGTH_MAX, canCancel, NOTES_LENGTH_MAX, STATUS_LABELS } from '../../../payouts/model.ts';
 import type { activeBanks, listPayoutsPage, PayoutRow, RecipientRow } from '../../../payouts/queries.ts';
 import type { toPayoutResponse } from '../../../payouts/presenters.ts';
 import type { WebSession } from '../../auth.ts';
@@ -40,7 +40,7 @@ export function detailView(session: WebSession, payout: PayoutRow, view: Awaited
 ${payout.status === 'requested'
   ? mayDecide
     ? html`<section class="card" aria-label="Approval"><h2 style="margin-top:0">Approval</h2><form method="post" action="/dashboard/payouts/${payout.id}/decision">${csrfField(session)}
-      <label for="reason">Reason (optional)</label><input id="reason" name="reason" maxlength="500">
+      <label for="reason">Reason (optional)</label><input id="reason" name="reason" maxlength="${CANCEL_REASON_LENGTH_MAX}">
       ${session.secondFactorEnrolled ? html`<label for="approval-code">Code from your authenticator app (to approve)</label><input id="approval-code" name="code" autocomplete="one-time-code" inputmode="numeric" maxlength="10">` : ''}
       <p><button name="decision" value="approve">Approve payout</button> <button name="decision" value="reject" class="danger">Reject payout</button></p></form></section>`
     : html`<p class="card" role="note">${isRequester ? 'You requested this payout, so another approver must approve or reject it.' : session.role === 'approver' ? '' : 'Waiting for a user with the approver role.'}</p>`
@@ -71,7 +71,7 @@ ${usable.length === 0 ? html`<p class="card">No usable recipients yet. <a href="
 <label for="amount">Amount (GHS)</label><input id="amount" name="amount" inputmode="decimal" required placeholder="100.00" aria-describedby="fee-quote">
 <p id="fee-quote" aria-live="polite" class="muted">Enter an amount to see the fee.</p>
 <label for="key">Request as API key</label><select id="key" name="api_key_id">${keysWithEndpoint.map((k) => html`<option value="${k.id}">${k.prefix}…</option>`)}</select>
-<label for="notes">Notes (optional)</label><input id="notes" name="notes" maxlength="500">
+<label for="notes">Notes (optional)</label><input id="notes" name="notes" maxlength="${NOTES_LENGTH_MAX}">
 <input type="hidden" name="client_reference" value="dash-${randomBytes(8).toString('hex')}">
 <p><button type="submit">Create payout</button></p></form>
 <script>${raw(FEE_QUOTE_SCRIPT)}</script>`;
@@ -87,10 +87,10 @@ ${recipients.length === 0 ? html`<tr><td colspan="5" class="muted">No recipients
 ${canRequest(session) ? html`<form method="post" action="/dashboard/recipients" class="card" id="add">${csrfField(session)}<h2 style="margin-top:0">${replacing ? 'Replace recipient' : 'Add a recipient'}</h2>
 ${replacing ? html`<input type="hidden" name="previous_version_id" value="${replacing}"><p class="muted">Replaces <span class="mono">${replacing}</span>; the old version becomes inactive.</p>` : ''}
 <label for="r-type">Account type</label><select id="r-type" name="account_type"><option value="bank">Bank account</option><option value="momo">Mobile Money wallet</option></select>
-<label for="r-name">Account name</label><input id="r-name" name="account_name" required maxlength="200">
+<label for="r-name">Account name</label><input id="r-name" name="account_name" required maxlength="${ACCOUNT_NAME_LENGTH_MAX}">
 <fieldset class="group"><legend>Bank account</legend>
 <label for="r-bank">Bank</label><select id="r-bank" name="bank_id">${banks.map((b) => html`<option value="${b.id}">${b.name}</option>`)}</select>
-<label for="r-number">Account number</label><input id="r-number" name="account_number" inputmode="numeric" maxlength="34"></fieldset>
+<label for="r-number">Account number</label><input id="r-number" name="account_number" inputmode="numeric" maxlength="${ACCOUNT_NUMBER_DIGITS_MAX}"></fieldset>
 <fieldset class="group"><legend>Mobile Money wallet</legend>
 <label for="r-network">Network</label><select id="r-network" name="network">${MOMO_NETWORKS.map((n) => html`<option value="${n}">${NETWORK_LABELS[n]}</option>`)}</select>
 <label for="r-phone">Phone</label><input id="r-phone" name="phone" inputmode="tel" placeholder="024 123 4567"></fieldset>
