@@ -2,9 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../http/deps.ts';
 import { principalOf } from '../http/auth.ts';
-import { idempotencyKeyOf, insertOnce, requestHash, runIdempotent } from '../http/idempotency.ts';
-import { sendOutcome } from '../http/replies.ts';
-import { IdempotencyHeaders, errorResponses } from '../http/schemas.ts';
+import type { IdempotentWork } from '../http/idempotency.ts';
+import { errorResponses } from '../http/schemas.ts';
 import { toSessionResponse } from './model.ts';
 import { CheckoutSessionResponse, CreateSessionBody, SessionParams } from './schemas.ts';
 import * as service from './service.ts';
@@ -15,30 +14,20 @@ export async function checkoutMerchantRoutes(app: FastifyInstance, deps: AppDeps
   app.post<{ Body: CreateSessionBody }>(
     '/api/v1/sessions',
     {
+      config: { idempotent: true },
       schema: {
         tags: ['Checkout sessions'],
         summary: 'Create a hosted checkout session',
         description: 'Creates a session for an amount and invoice_ref. Send the payer to checkout_url; confirm the outcome by webhook or GET.',
         security: [{ apiKey: [] }],
-        headers: IdempotencyHeaders,
         body: CreateSessionBody,
         response: { 201: CheckoutSessionResponse, ...errorResponses(400, 401, 409, 413, 415, 422, 429) },
       },
     },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      const key = idempotencyKeyOf(request);
-      const hash = requestHash(request);
-      const { session, insert: effect } = service.prepareSession(principal, request.body);
-      const created = { status: 201, body: toSessionResponse(session, config.checkoutUrlHost) };
-      // One statement in the common case; a key that is already taken goes the general way (wait, replay or refuse).
-      const outcome =
-        (await insertOnce(db, principal, key, hash, created, effect)) ??
-        (await runIdempotent(db, principal, key, hash, async (tx) => {
-          await insertOnce(tx, principal, null, hash, created, effect);
-          return created;
-        }));
-      return sendOutcome(reply, outcome);
+    // One INSERT, the key's claim with it (one round trip); the app runs it at most once per key.
+    async (request): Promise<IdempotentWork> => {
+      const { session, insert: effect } = service.prepareSession(principalOf(request), request.body);
+      return { insert: { outcome: { status: 201, body: toSessionResponse(session, config.checkoutUrlHost) }, effect } };
     },
   );
 

@@ -3,9 +3,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../http/auth.ts';
 import type { AppDeps } from '../http/deps.ts';
-import { idempotencyKeyOf, requestHash, runIdempotent } from '../http/idempotency.ts';
-import { sendOutcome } from '../http/replies.ts';
-import { IdempotencyHeaders, errorResponses } from '../http/schemas.ts';
+import type { IdempotentWork } from '../http/idempotency.ts';
+import { errorResponses } from '../http/schemas.ts';
 import { ID_PARAM_LENGTH_MAX } from './model.ts';
 import { AttemptStatusResponse, SimulateBody } from './payer-schemas.ts';
 import { simulate } from './simulation.ts';
@@ -14,24 +13,25 @@ export async function simulateRoutes(app: FastifyInstance, deps: AppDeps): Promi
   app.post<{ Params: { reference: string }; Body: Static<typeof SimulateBody> }>(
     '/api/v1/test/payment-attempts/:reference/simulate',
     {
+      config: { idempotent: true },
       schema: {
         tags: ['Test simulation'],
         summary: 'Simulate a payment outcome (Test keys only)',
         description: 'Applies one of the eight outcomes to a Test attempt exactly as a provider report would. Live keys get 403.',
         security: [{ apiKey: [] }],
-        headers: IdempotencyHeaders,
         params: Type.Object({ reference: Type.String({ minLength: 1, maxLength: ID_PARAM_LENGTH_MAX, description: 'The attempt_reference.' }) }),
         body: SimulateBody,
         response: { 200: AttemptStatusResponse, ...errorResponses(400, 401, 403, 404, 409, 422, 429) },
       },
     },
-    async (request, reply) => {
+    async (request): Promise<IdempotentWork> => {
       const principal = principalOf(request);
-      const outcome = await runIdempotent(deps.db, principal, idempotencyKeyOf(request), requestHash(request), async (tx) => ({
-        status: 200,
-        body: await simulate(tx, principal, request.params.reference, request.body.outcome, deps.config.checkoutUrlHost),
-      }));
-      return sendOutcome(reply, outcome);
+      return {
+        run: async (tx) => ({
+          status: 200,
+          body: await simulate(tx, principal, request.params.reference, request.body.outcome, deps.config.checkoutUrlHost),
+        }),
+      };
     },
   );
 }

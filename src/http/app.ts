@@ -29,6 +29,7 @@ import { registerConnectionLimits, serverOptions } from './connections.ts';
 import type { AppDeps } from './deps.ts';
 import { errors } from '../lib/errors.ts';
 import { registerErrorHandler, sendError, toSikaError } from './error-handler.ts';
+import { registerIdempotentRoutes } from './idempotency.ts';
 import { payoutBatchMetric, registerMetrics } from './metrics.ts';
 import { registerRateLimits } from './rate-limit.ts';
 import { ErrorEnvelope, errorResponses } from './schemas.ts';
@@ -60,6 +61,8 @@ export interface RegisteredRoute {
   url: string;
   /** The route's schema as registered (querystring, params, body, ...), so tests can check every route has them. */
   schema: RouteOptions['schema'];
+  /** Declares `config: { idempotent: true }` (see registerIdempotentRoutes). */
+  idempotent: boolean;
 }
 
 /**
@@ -123,11 +126,14 @@ export async function buildApp({ config, db, logger, payoutRail = null, webhookR
       return consoleKind ? sendErrorPage(request, reply, toSikaError(error), consoleErrorPage(consoleKind)) : sendError(reply, toSikaError(error));
     },
   });
+  // Idempotency-Key for the routes that declare it, before any other onRoute hook sees their schema.
+  registerIdempotentRoutes(app, db);
   // Every route as registered, so tests can walk all of them (a new route cannot go unchecked).
   const registeredRoutes: RegisteredRoute[] = [];
   app.decorate('registeredRoutes', registeredRoutes);
   app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) registeredRoutes.push({ method, url: route.url, schema: route.schema });
+    const idempotent = route.config?.idempotent === true;
+    for (const method of [route.method].flat()) registeredRoutes.push({ method, url: route.url, schema: route.schema, idempotent });
     documentCommonErrors(route);
   });
   app.decorateRequest('principal', null);

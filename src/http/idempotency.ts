@@ -1,10 +1,15 @@
 // Idempotency-Key handling (DESIGN §3): scope merchant + environment + key, kept 24 hours. The first
 // request claims the key; its result is stored in the same transaction as its effect, so a replay
 // always matches what happened. Validation failures and 5xx store nothing.
-import type { FastifyRequest } from 'fastify';
+// A route declares it (`config: { idempotent: true }`) and its handler returns WHAT to run
+// (IdempotentWork); the hook registered once by registerIdempotentRoutes does the rest.
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { ApiPrincipal } from '../accounts/model.ts';
 import { DbError, type Db, type Queryable } from '../db/index.ts';
 import { canonicalJson, sha256Hex } from '../lib/canonical-json.ts';
+import { principalOf } from './auth.ts';
+import { sendOutcome } from './replies.ts';
+import { IdempotencyHeaders } from './schemas.ts';
 import { errors } from '../lib/errors.ts';
 
 export const IDEMPOTENCY_KEY_TTL_HOURS = 24;
@@ -12,13 +17,94 @@ export const IDEMPOTENCY_KEY_LENGTH_MAX = 255;
 /** A claim older than this belongs to a process that died mid-request; a retry may take it over. */
 export const IDEMPOTENCY_IN_FLIGHT_LEASE_S = 60;
 
-export interface Outcome<Body> {
+/** The status and body an idempotent route answers with: stored with the key, replayed to identical retries. */
+export interface IdempotentResult<Body> {
   status: number;
   body: Body;
+}
+
+export interface Outcome<Body> extends IdempotentResult<Body> {
   replayed: boolean;
 }
 
-export function idempotencyKeyOf(request: FastifyRequest): string | null {
+/**
+ * A use case whose whole effect is one `INSERT ... SELECT ... WHERE EXISTS (SELECT 1 FROM idempotency_claim)`
+ * statement (see insertOnce); `name` names the prepared statement.
+ */
+export interface OneStatementInsert {
+  sql: string;
+  params: readonly unknown[];
+  name: string;
+}
+
+/**
+ * What the handler of a route with `config: { idempotent: true }` returns: what to run, at most once per
+ * Idempotency-Key. `run` is the effect, in one transaction, and the result to send; `insert` is the
+ * one-round-trip form for an effect that is one statement whose result is known before it runs.
+ */
+export type IdempotentWork<Body = unknown> =
+  | { run: (tx: Queryable) => Promise<IdempotentResult<Body>> }
+  | { insert: { outcome: IdempotentResult<Body>; effect: OneStatementInsert } };
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Idempotent by Idempotency-Key (DESIGN §3): the handler returns an IdempotentWork, the app runs and answers it. */
+    idempotent?: boolean;
+  }
+}
+
+/**
+ * Registered once, before any route: every route declaring `config: { idempotent: true }` documents (and
+ * validates) the Idempotency-Key header, and its handler is wrapped: the key is checked (400) before the
+ * handler runs, the request is hashed after it (a body the handler normalised is hashed as normalised), the
+ * work it returns runs at most once per key, and the outcome is sent (a replay with Idempotent-Replayed).
+ * A route without the option is left as it is: the header means nothing to it.
+ */
+export function registerIdempotentRoutes(app: FastifyInstance, db: Db): void {
+  app.addHook('onRoute', (route) => {
+    if (route.config?.idempotent !== true) return;
+    documentIdempotencyKey(route);
+    const handler = route.handler;
+    const where = `${[route.method].flat().join(',')} ${route.url}`;
+    route.handler = async function idempotentRoute(this: FastifyInstance, request, reply) {
+      const principal = principalOf(request);
+      const key = idempotencyKeyOf(request);
+      const work: unknown = await handler.call(this, request, reply);
+      if (!isWork(work)) throw new Error(`${where} declares config.idempotent, so its handler must return { run } or { insert }`);
+      const hash = requestHash(request);
+      return sendOutcome(reply, await perform(db, principal, key, hash, work));
+    };
+  });
+}
+
+function isWork(value: unknown): value is IdempotentWork {
+  return typeof value === 'object' && value !== null && ('run' in value || 'insert' in value);
+}
+
+/** The Idempotency-Key header in the route's schema (validated, and documented in /openapi.json), unless it is there. */
+function documentIdempotencyKey(route: RouteOptions): void {
+  const schema = (route.schema ??= {}) as { headers?: { properties?: Record<string, unknown> } };
+  if (!schema.headers) {
+    schema.headers = IdempotencyHeaders;
+  } else if (!schema.headers.properties?.['idempotency-key']) {
+    schema.headers = { ...schema.headers, properties: { ...schema.headers.properties, ...IdempotencyHeaders.properties } };
+  }
+}
+
+async function perform<Body>(db: Db, principal: ApiPrincipal, key: string | null, hash: string, work: IdempotentWork<Body>): Promise<Outcome<Body>> {
+  if ('run' in work) return runIdempotent(db, principal, key, hash, work.run);
+  const { outcome, effect } = work.insert;
+  // One statement in the common case; a key that is already taken goes the general way (wait, replay or refuse).
+  return (
+    (await insertOnce(db, principal, key, hash, outcome, effect)) ??
+    (await runIdempotent(db, principal, key, hash, async (tx) => {
+      await insertOnce(tx, principal, null, hash, outcome, effect);
+      return outcome;
+    }))
+  );
+}
+
+function idempotencyKeyOf(request: FastifyRequest): string | null {
   const raw = request.headers['idempotency-key'];
   if (raw === undefined) return null;
   const key = Array.isArray(raw) ? raw[0]! : raw;
@@ -30,7 +116,7 @@ export function idempotencyKeyOf(request: FastifyRequest): string | null {
   return key;
 }
 
-export function requestHash(request: FastifyRequest): string {
+function requestHash(request: FastifyRequest): string {
   const path = request.url.split('?')[0];
   return sha256Hex(canonicalJson({ method: request.method, path, body: request.body ?? null }));
 }
@@ -48,12 +134,12 @@ interface StoredKey {
  * Runs `execute` in one transaction, at most once per Idempotency-Key. `execute` returns the status
  * and body to send; with a key they are stored with the effect and replayed to identical retries.
  */
-export async function runIdempotent<Body>(
+async function runIdempotent<Body>(
   db: Db,
   principal: ApiPrincipal,
   key: string | null,
   hash: string,
-  execute: (tx: Queryable) => Promise<{ status: number; body: Body }>,
+  execute: (tx: Queryable) => Promise<IdempotentResult<Body>>,
 ): Promise<Outcome<Body>> {
   if (key === null) {
     const result = await db.transaction(execute);
@@ -124,13 +210,13 @@ export async function runIdempotent<Body>(
  * concurrent request with it): the caller then goes through runIdempotent, which waits, replays or
  * refuses, exactly as for any other use case.
  */
-export async function insertOnce<Body>(
+async function insertOnce<Body>(
   db: Queryable,
   principal: ApiPrincipal,
   key: string | null,
   hash: string,
-  outcome: { status: number; body: Body },
-  effect: { sql: string; params: readonly unknown[]; name: string },
+  outcome: IdempotentResult<Body>,
+  effect: OneStatementInsert,
 ): Promise<Outcome<Body> | null> {
   const n = effect.params.length;
   const claim =

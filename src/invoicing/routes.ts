@@ -4,9 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import { INVOICE_REF_LENGTH_MAX } from '../checkout/model.ts';
 import { principalOf } from '../http/auth.ts';
 import type { AppDeps } from '../http/deps.ts';
-import { idempotencyKeyOf, requestHash, runIdempotent } from '../http/idempotency.ts';
-import { sendOutcome } from '../http/replies.ts';
-import { Currency, DateTime, IdempotencyHeaders, errorResponses } from '../http/schemas.ts';
+import type { IdempotentWork } from '../http/idempotency.ts';
+import { Currency, DateTime, errorResponses } from '../http/schemas.ts';
 import { INVOICE_LINES_PER_REQUEST_MAX, InvoiceLineInput, parseInvoiceLine, REVENUE_LINES_PER_SYNC_MAX, RevenueLineInput, toRevenueLineResponse } from './model.ts';
 import * as service from './service.ts';
 
@@ -93,25 +92,27 @@ export async function invoicingRoutes(app: FastifyInstance, deps: AppDeps): Prom
   app.post<{ Body: Static<typeof IngestBody> }>(
     '/api/v1/invoice-lines',
     {
+      config: { idempotent: true },
       schema: {
         tags: ['Invoice lines'],
         summary: 'Record invoice lines for an invoice_ref',
         description: 'Upserts lines by code. 200 when every line is stored; 207 when some lines fail (see errors, by index).',
         security: [{ apiKey: [] }],
-        headers: IdempotencyHeaders,
         body: IngestBody,
         response: { 200: IngestResponse, 207: IngestResponse, ...errorResponses(400, 401, 409, 413, 415, 422, 429) },
       },
     },
-    async (request, reply) => {
+    async (request): Promise<IdempotentWork> => {
       const principal = principalOf(request);
-      // Unknown fields of a good line are ignored (DESIGN §3), so they must not change the Idempotency-Key hash either.
+      // Unknown fields of a good line are ignored (DESIGN §3), so they must not change the Idempotency-Key hash either
+      // (the request is hashed as the handler leaves it).
       request.body = { ...request.body, lines: request.body.lines.map((line) => knownFieldsOf(line)) };
-      const outcome = await runIdempotent(db, principal, idempotencyKeyOf(request), requestHash(request), async (tx) => {
-        const result = await service.ingestInvoiceLines(tx, principal, request.body);
-        return { status: result.errors.length > 0 ? 207 : 200, body: result };
-      });
-      return sendOutcome(reply, outcome);
+      return {
+        run: async (tx) => {
+          const result = await service.ingestInvoiceLines(tx, principal, request.body);
+          return { status: result.errors.length > 0 ? 207 : 200, body: result };
+        },
+      };
     },
   );
 
