@@ -35,6 +35,11 @@ import {
   verifyRecipientsNow,
   type PayoutJson,
 } from './payouts-fixtures.ts';
+import { statusOf } from '../src/http/errors.ts';
+import { SikaError } from '../src/lib/errors.ts';
+
+/** The HTTP status the API would answer a use case's refusal with (undefined for anything else). */
+const httpStatusOf = (error: unknown) => (error instanceof SikaError ? statusOf(error) : undefined);
 
 const PAYLOAD_PAYOUT_KEYS = ['amount_minor', 'bank_reference', 'currency', 'fee_minor', 'id', 'reconciliation_status', 'reference', 'return_reference', 'status'];
 const PAYLOAD_KEYS = ['created_at', 'data', 'environment', 'id', 'livemode', 'type', 'version'];
@@ -546,7 +551,7 @@ describe(`payout creation and processing (${storageKind})`, () => {
     assert.equal((await api(t, m.live_api_key, 'GET', `/api/v1/payouts/${payout.id}/receipt`)).statusCode, 200, 'a returned payout keeps its receipt');
 
     const processing = await createPayout(t, m.live_api_key, recipient.id, 1_000);
-    await assert.rejects(markPayoutReturned(t.db, processing.id, 'RET-0002'), (error: { statusCode?: number; code?: string }) => error.statusCode === 409 && error.code === 'PAYOUT_NOT_RETURNABLE');
+    await assert.rejects(markPayoutReturned(t.db, processing.id, 'RET-0002'), (error: { code?: string }) => httpStatusOf(error) === 409 && error.code === 'PAYOUT_NOT_RETURNABLE');
     await assertHealthy(m.merchant_id);
   });
 
@@ -593,10 +598,10 @@ describe(`payout creation and processing (${storageKind})`, () => {
     assert.equal(await drive(t, rail, payout.id), 'requested');
 
     for (const userId of [m.owner_user_id, viewer]) {
-      await assert.rejects(decidePayout(t.db, { payoutId: payout.id, userId, decision: 'approve' }), (error: { statusCode?: number }) => error.statusCode === 403);
+      await assert.rejects(decidePayout(t.db, { payoutId: payout.id, userId, decision: 'approve' }), (error: unknown) => httpStatusOf(error) === 403);
     }
     const stranger = await addUser(t, (await testMerchant(0)).merchant_id, 'approver');
-    await assert.rejects(decidePayout(t.db, { payoutId: payout.id, userId: stranger, decision: 'approve' }), (error: { statusCode?: number }) => error.statusCode === 404);
+    await assert.rejects(decidePayout(t.db, { payoutId: payout.id, userId: stranger, decision: 'approve' }), (error: unknown) => httpStatusOf(error) === 404);
     assert.equal((await payoutStatus(t, payout.id)).status, 'requested');
     // No API route approves.
     const viaApi = await api(t, m.live_api_key, 'POST', `/api/v1/payouts/${payout.id}/approve`, {});
@@ -605,7 +610,7 @@ describe(`payout creation and processing (${storageKind})`, () => {
     const approved = await decidePayout(t.db, { payoutId: payout.id, userId: approver, decision: 'approve' });
     assert.equal(approved.status, 'processing');
     assert.equal(approved.decided_by_user_id, approver);
-    await assert.rejects(decidePayout(t.db, { payoutId: payout.id, userId: approver, decision: 'reject' }), (error: { statusCode?: number }) => error.statusCode === 409);
+    await assert.rejects(decidePayout(t.db, { payoutId: payout.id, userId: approver, decision: 'reject' }), (error: unknown) => httpStatusOf(error) === 409);
     assert.equal(await drive(t, rail, payout.id), 'paid');
     assert.deepEqual((await eventsFor(t, payout.id)).map((event) => event.type), ['payout.requested', 'payout.processing', 'payout.paid']);
     assert.deepEqual(await balanceOf(t, m.merchant_id, 'live'), { environment: 'live', currency: 'GHS', available_minor: 74_900, held_minor: 0, eligible_minor: 74_900 });
@@ -619,7 +624,7 @@ describe(`payout creation and processing (${storageKind})`, () => {
     const key = await extraKey(t, m.merchant_id, 'live', { createdByUserId: approverA });
     const recipient = await bankRecipient(t, key.key, '7777777701');
     const payout = await createPayout(t, key.key, recipient.id, 5_000);
-    await assert.rejects(decidePayout(t.db, { payoutId: payout.id, userId: approverA, decision: 'approve' }), (error: { statusCode?: number; message?: string }) => error.statusCode === 403 && /requester/i.test(error.message ?? ''));
+    await assert.rejects(decidePayout(t.db, { payoutId: payout.id, userId: approverA, decision: 'approve' }), (error: { message?: string }) => httpStatusOf(error) === 403 && /requester/i.test(error.message ?? ''));
     assert.equal((await payoutStatus(t, payout.id)).status, 'requested');
     assert.equal((await decidePayout(t.db, { payoutId: payout.id, userId: approverB, decision: 'approve' })).status, 'processing');
   });
@@ -638,7 +643,7 @@ describe(`payout creation and processing (${storageKind})`, () => {
     assert.equal(read.can_cancel, false);
     assert.deepEqual(await balanceOf(t, m.merchant_id, 'live'), { environment: 'live', currency: 'GHS', available_minor: 100_000, held_minor: 0, eligible_minor: 100_000 });
     assert.deepEqual((await eventsFor(t, payout.id)).map((event) => event.type), ['payout.requested', 'payout.cancelled']);
-    await assert.rejects(decidePayout(t.db, { payoutId: payout.id, userId: approver, decision: 'approve' }), (error: { statusCode?: number }) => error.statusCode === 409);
+    await assert.rejects(decidePayout(t.db, { payoutId: payout.id, userId: approver, decision: 'approve' }), (error: unknown) => httpStatusOf(error) === 409);
     assert.equal(await drive(t, rail, payout.id), 'cancelled');
     await assertHealthy(m.merchant_id);
   });

@@ -186,11 +186,11 @@ describe(`webhook delivery (${storageKind})`, () => {
       const r = await receiver();
       const m = await merchantWith(r);
       const endpoint = await endpointOf(t.db, m.merchant_id);
-      await assert.rejects(t.db.transaction((tx) => rotateWebhookSecret(tx, '00000000-0000-4000-8000-000000000000')), { statusCode: 404 });
-      await assert.rejects(t.db.transaction((tx) => rotateWebhookSecret(tx, endpoint.id, 7 * 24 * 3_600 + 1)), { statusCode: 400 });
-      await assert.rejects(t.db.transaction((tx) => rotateWebhookSecret(tx, endpoint.id, -1)), { statusCode: 400 });
+      await assert.rejects(t.db.transaction((tx) => rotateWebhookSecret(tx, '00000000-0000-4000-8000-000000000000')), { code: 'NOT_FOUND' });
+      await assert.rejects(t.db.transaction((tx) => rotateWebhookSecret(tx, endpoint.id, 7 * 24 * 3_600 + 1)), { code: 'INVALID_ARGUMENT' });
+      await assert.rejects(t.db.transaction((tx) => rotateWebhookSecret(tx, endpoint.id, -1)), { code: 'INVALID_ARGUMENT' });
       const other = await t.merchant();
-      await assert.rejects(t.db.transaction((tx) => rotateWebhookSecret(tx, endpoint.id, 60, other.merchant_id)), { statusCode: 404 }, 'another merchant cannot rotate it');
+      await assert.rejects(t.db.transaction((tx) => rotateWebhookSecret(tx, endpoint.id, 60, other.merchant_id)), { code: 'NOT_FOUND' }, 'another merchant cannot rotate it');
       assert.equal((await endpointOf(t.db, m.merchant_id)).secret, m.test_webhook_secret, 'the secret is unchanged');
     });
   });

@@ -19,6 +19,8 @@ import { buildApp } from '../src/http/app.ts';
 import { deliveryWorkerFor } from '../src/workers.ts';
 import { storageKind, type TestContext } from './helpers.ts';
 import { attemptsOf, captureLogger, deliveryOf, emitTestEvent, isolatedTestApp, liveKeyId, startReceiver, testKeyId, type Receiver } from './webhook-support.ts';
+import { statusOf } from '../src/http/errors.ts';
+import { SikaError } from '../src/lib/errors.ts';
 
 const PUBLIC_V4 = '93.184.216.34';
 const PUBLIC_V6 = '2606:2800:220:1:248:1893:25c8:1946';
@@ -514,8 +516,9 @@ describe(`webhook target rule at endpoint creation and at delivery, private targ
         const url = urlFor(environment, host, trap.port);
         const email = newEmail();
         await assert.rejects(createMerchant(t.db, { name: 'SSRF check', email, webhookUrl: url }, t.webhookTargets), (error: unknown) => {
-          const { statusCode, code, message } = error as { statusCode?: number; code?: string; message: string };
-          assert.deepEqual([statusCode, code], [400, 'INVALID_ARGUMENT'], `${url}: ${String(error)}`);
+          assert.ok(error instanceof SikaError, `${url}: ${String(error)}`);
+          const { code, message } = error;
+          assert.deepEqual([statusOf(error), code], [400, 'INVALID_ARGUMENT'], `${url}: ${String(error)}`);
           assert.match(message, PRIVATE_REFUSAL, url);
           assertNamesNoAddress(message, url);
           return true;
