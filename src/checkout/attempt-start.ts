@@ -28,7 +28,8 @@ export const railUnavailable = (rail: string, environment: Environment) =>
 
 export interface CheckedAttempt {
   rail: Rail;
-  operator: MomoNetwork | null;
+  /** The Mobile Money network (the API's `operator` field). */
+  network: MomoNetwork | null;
   phone: string | null;
   accountName: string | null;
 }
@@ -37,19 +38,19 @@ export function checkAttemptInput(input: AttemptInput): CheckedAttempt {
   const rail = findRail(input.rail)?.id;
   if (!rail) throw errors.invalidArgument(`rail must be one of ${railIds().join(', ')}.`, [{ field: 'rail', message: 'is not a payment method' }]);
   const accountName = input.account_name?.trim() || null;
-  if (rail !== 'momo') return { rail, operator: null, phone: null, accountName };
+  if (rail !== 'momo') return { rail, network: null, phone: null, accountName };
   if (!input.operator || !(MOMO_NETWORKS as readonly string[]).includes(input.operator)) {
     throw errors.invalidArgument('operator must be mtn, telecel or at for Mobile Money.', [{ field: 'operator', message: 'must be mtn, telecel or at' }]);
   }
-  const operator = input.operator as MomoNetwork;
+  const network = input.operator as MomoNetwork;
   if (!input.phone) throw errors.invalidArgument('phone is required for Mobile Money.', [{ field: 'phone', message: 'is required' }]);
-  const check = checkPhoneForNetwork(input.phone, operator);
+  const check = checkPhoneForNetwork(input.phone, network);
   if (!check.ok) throw errors.invalidArgument(check.message, [{ field: 'phone', message: check.message }]);
-  return { rail, operator, phone: check.phone, accountName };
+  return { rail, network, phone: check.phone, accountName };
 }
 
 const sameAttempt = (attempt: AttemptRow, input: CheckedAttempt, amountMinor: number) =>
-  attempt.rail === input.rail && attempt.amount_charged_minor === amountMinor && attempt.operator === input.operator && attempt.phone === input.phone;
+  attempt.rail === input.rail && attempt.amount_charged_minor === amountMinor && attempt.network === input.network && attempt.phone === input.phone;
 
 export type Started = { attempt: AttemptRow; replayed: boolean; adapter: CollectionRail | null };
 
@@ -85,7 +86,7 @@ export async function startAttempt(tx: Queryable, ctx: PayerContext, sessionId: 
     rail: input.rail,
     provider: adapter.provider,
     provider_reference: '',
-    operator: input.operator,
+    network: input.network,
     phone: input.phone,
     account_name: input.accountName,
     raw_status: 'CREATED',

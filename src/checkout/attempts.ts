@@ -59,7 +59,7 @@ export const railInput = (attempt: AttemptRow): AttemptForRail => ({
   rail: attempt.rail,
   amountMinor: attempt.amount_charged_minor,
   currency: attempt.currency,
-  operator: attempt.operator,
+  network: attempt.network,
   phone: attempt.phone,
   providerReference: attempt.provider_reference || null,
 });

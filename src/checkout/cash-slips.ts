@@ -43,7 +43,7 @@ export async function createCashSlip(ctx: PayerContext, input: { session_id: str
       // pending cash attempt would be "replayed" below and a second active slip inserted for it (a 500).
       if (isPastExpiry(session)) throw errors.sessionNotPayable('expired');
     }
-    const checked: CheckedAttempt = { rail: 'cash', operator: null, phone: null, accountName: null };
+    const checked: CheckedAttempt = { rail: 'cash', network: null, phone: null, accountName: null };
     const started = await startAttempt(tx, ctx, session.id, checked, input.amount_minor);
     const reference = newSlipReference();
     const slip = await store.insertCashSlip(tx, {

@@ -84,7 +84,7 @@ export interface AttemptRow {
   rail: import('../rails/registry.ts').Rail;
   provider: string;
   provider_reference: string;
-  operator: 'mtn' | 'telecel' | 'at' | null;
+  network: 'mtn' | 'telecel' | 'at' | null;
   phone: string | null;
   account_name: string | null;
   status: AttemptStatus;

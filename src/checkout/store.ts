@@ -90,7 +90,7 @@ export async function bumpSessionVersion(tx: Queryable, id: string): Promise<Ses
   return rows[0]!;
 }
 
-const ATTEMPT_COLUMNS = `id, session_id, merchant_id, environment, rail, provider, provider_reference, operator, phone, account_name,
+const ATTEMPT_COLUMNS = `id, session_id, merchant_id, environment, rail, provider, provider_reference, network, phone, account_name,
   status, raw_status, base_minor, fee_minor, bearer, amount_charged_minor, currency, verification_required, resend_count,
   instructions, version, created_at, updated_at, finalized_at`;
 
@@ -100,15 +100,15 @@ export async function insertAttempt(
   tx: Queryable,
   a: Pick<
     AttemptRow,
-    'id' | 'session_id' | 'merchant_id' | 'environment' | 'rail' | 'provider' | 'provider_reference' | 'operator' | 'phone' | 'account_name' | 'raw_status' | 'base_minor' | 'fee_minor' | 'bearer' | 'amount_charged_minor' | 'currency'
+    'id' | 'session_id' | 'merchant_id' | 'environment' | 'rail' | 'provider' | 'provider_reference' | 'network' | 'phone' | 'account_name' | 'raw_status' | 'base_minor' | 'fee_minor' | 'bearer' | 'amount_charged_minor' | 'currency'
   >,
 ): Promise<AttemptRow> {
   const rows = await tx.query<AttemptRow>(
-    `INSERT INTO payment_attempts (id, session_id, merchant_id, environment, rail, provider, provider_reference, operator, phone,
+    `INSERT INTO payment_attempts (id, session_id, merchant_id, environment, rail, provider, provider_reference, network, phone,
        account_name, status, raw_status, base_minor, fee_minor, bearer, amount_charged_minor, currency)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, '${ATTEMPT_INITIAL}', $11, $12, $13, $14, $15, $16)
      RETURNING ${ATTEMPT_COLUMNS}`,
-    [a.id, a.session_id, a.merchant_id, a.environment, a.rail, a.provider, a.provider_reference, a.operator, a.phone, a.account_name, a.raw_status, a.base_minor, a.fee_minor, a.bearer, a.amount_charged_minor, a.currency],
+    [a.id, a.session_id, a.merchant_id, a.environment, a.rail, a.provider, a.provider_reference, a.network, a.phone, a.account_name, a.raw_status, a.base_minor, a.fee_minor, a.bearer, a.amount_charged_minor, a.currency],
   );
   return rows[0]!;
 }

@@ -35,7 +35,7 @@ export interface AttemptFacts {
   amount_charged_minor: number;
   currency: string;
   verification_required: boolean;
-  operator: string | null;
+  network: string | null;
   phone: string | null;
   provider_reference: string;
   /** What the adapter added at initiation. */
@@ -78,7 +78,7 @@ const momo: RailDescriptor<'momo'> = {
   instructions: (attempt) => ({
     mode: attempt.verification_required ? 'verification_code' : 'mobile_money_prompt',
     ...base(attempt),
-    operator: attempt.operator,
+    operator: attempt.network, // the SPEC's wire name for the network
     phone_last4: attempt.phone ? phoneLast4(attempt.phone) : null,
     ...attempt.instructions,
   }),

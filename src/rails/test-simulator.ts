@@ -8,7 +8,7 @@ export const TEST_VERIFICATION_CODE = '123456';
 export const testSimulator: CollectionRail = {
   provider: 'sika_test',
   async initiate(attempt: AttemptForRail) {
-    const verificationRequired = attempt.rail === 'momo' && attempt.operator === 'telecel';
+    const verificationRequired = attempt.rail === 'momo' && attempt.network === 'telecel';
     return {
       providerReference: `TEST-${randomToken(16).toUpperCase()}`,
       rawStatus: verificationRequired ? 'AWAITING_VERIFICATION_CODE' : 'PENDING',

@@ -12,7 +12,7 @@ export interface AttemptForRail {
   rail: Rail;
   amountMinor: number;
   currency: string;
-  operator: MomoNetwork | null;
+  network: MomoNetwork | null;
   phone: string | null; // +233..., momo only
   providerReference: string | null;
 }

@@ -28,7 +28,7 @@ export const railLabel = (rail: string) => findRail(rail)?.labels.payer ?? rail;
 export const actionOf = (rail: Rail, quote: RailQuote) => railDescriptor(rail).labels.action ?? `Pay ${formatGhs(quote.total_minor)}`;
 /** One part per line, as the page has always been laid out. */
 export const lines = (parts: Html[]): Html => raw(parts.map((part) => part.value).join('\n'));
-export const networkLabel = (operator: unknown) => (typeof operator === 'string' && operator in NETWORK_LABELS ? NETWORK_LABELS[operator as MomoNetwork] : 'Mobile Money');
+export const networkLabel = (network: unknown) => (typeof network === 'string' && network in NETWORK_LABELS ? NETWORK_LABELS[network as MomoNetwork] : 'Mobile Money');
 
 export const ICONS = {
   ok: '<svg viewBox="0 0 24 24" width="28" height="28" aria-hidden="true"><path d="M5 12.5l4.5 4.5L19 7.5" fill="none" stroke="#fff" stroke-width="3" stroke-linecap="round" stroke-linejoin="round"/></svg>',

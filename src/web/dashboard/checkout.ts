@@ -85,7 +85,7 @@ ${rows.length === 0 ? html`<tr><td colspan="5" class="muted">No sessions match.<
 <div><div class="muted">Invoice</div>${s.invoice_ref}</div><div><div class="muted">Customer</div>${s.customer_name ?? '–'} ${s.customer_email ?? ''}</div>
 <div><div class="muted">Created · expires</div>${when_(s.created_at)}<br>${when_(s.expires_at)}</div><div><div class="muted">Finalized</div>${s.finalized_at ? when_(s.finalized_at) : 'not yet'}</div></div>
 <h2>Payment attempts</h2><div class="table-wrap"><table><thead><tr><th>Attempt</th><th>Rail</th><th>Charged</th><th>Fee</th><th>Status</th><th>Provider status</th><th>Created</th></tr></thead><tbody>
-${attempts.map((a) => html`<tr><td class="mono">${a.id}</td><td>${a.rail}${a.operator ? ` (${a.operator})` : ''}</td><td>${money(a.amount_charged_minor)}</td><td>${money(a.fee_minor)} <span class="muted">${a.bearer}</span></td><td>${statusBadge(a.status)}</td><td class="mono">${a.raw_status}</td><td>${when_(a.created_at)}</td></tr>`)}
+${attempts.map((a) => html`<tr><td class="mono">${a.id}</td><td>${a.rail}${a.network ? ` (${a.network})` : ''}</td><td>${money(a.amount_charged_minor)}</td><td>${money(a.fee_minor)} <span class="muted">${a.bearer}</span></td><td>${statusBadge(a.status)}</td><td class="mono">${a.raw_status}</td><td>${when_(a.created_at)}</td></tr>`)}
 ${attempts.length === 0 ? html`<tr><td colspan="7" class="muted">No attempts yet.</td></tr>` : ''}</tbody></table></div>
 <h2>Invoice lines</h2><div class="table-wrap"><table><thead><tr><th>Code</th><th>Name</th><th>Amount</th><th>Remitted</th></tr></thead><tbody>
 ${lines.map((l) => html`<tr><td class="mono">${l.code}</td><td>${l.name}</td><td>${money(l.amount_minor)}</td><td>${l.remitted ? 'yes' : 'no'}</td></tr>`)}

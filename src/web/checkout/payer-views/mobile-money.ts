@@ -19,8 +19,8 @@ export function codeScreen(m: PageModel): Html {
   const a = m.attempt!;
   const i = m.instructions ?? {};
   return html`<div class="card screen">
-<h2 tabindex="-1">Enter your ${networkLabel(a.operator)} code</h2>
-<p>${networkLabel(a.operator)} needs a verification code to approve <strong class="num">${formatGhs(a.amount_charged_minor)}</strong> from the wallet ending <strong>${i.phone_last4 ?? ''}</strong>. Create the code in the ${networkLabel(a.operator)} menu on your phone, then enter it here.</p>
+<h2 tabindex="-1">Enter your ${networkLabel(a.network)} code</h2>
+<p>${networkLabel(a.network)} needs a verification code to approve <strong class="num">${formatGhs(a.amount_charged_minor)}</strong> from the wallet ending <strong>${i.phone_last4 ?? ''}</strong>. Create the code in the ${networkLabel(a.network)} menu on your phone, then enter it here.</p>
 <form id="code-form" novalidate data-attempt="${a.id}">
 <label class="field" for="code">Verification code</label>
 <input id="code" name="code" type="text" autocomplete="one-time-code" spellcheck="false" autocapitalize="off" maxlength="${VERIFICATION_CODE_LENGTH_MAX}" aria-describedby="code-hint code-error">
@@ -45,7 +45,7 @@ ${(Object.keys(NETWORK_LABELS) as MomoNetwork[]).map((n) => html`<label class="o
   waiting(m) {
     const a = m.attempt!;
     const i = m.instructions ?? {};
-    if (a.operator === 'telecel') {
+    if (a.network === 'telecel') {
       return html`<div class="card screen">${icon('wait')}
 <h2 tabindex="-1">Confirming your Telecel Cash payment</h2>
 <p>Your code was accepted. We are waiting for Telecel Cash to confirm <strong class="num">${formatGhs(a.amount_charged_minor)}</strong> from the wallet ending <strong>${i.phone_last4 ?? ''}</strong>. If your phone asks you to approve it, enter your PIN.</p>
@@ -54,12 +54,12 @@ ${late}${testPanel(m)}</div>`;
     }
     return html`<div class="card screen">${icon('wait')}
 <h2 tabindex="-1">Approve the payment on your phone</h2>
-<p>We sent a request for <strong class="num">${formatGhs(a.amount_charged_minor)}</strong> to the ${networkLabel(a.operator)} wallet ending <strong>${i.phone_last4 ?? ''}</strong>. Enter your Mobile Money PIN on your phone to approve it.</p>
+<p>We sent a request for <strong class="num">${formatGhs(a.amount_charged_minor)}</strong> to the ${networkLabel(a.network)} wallet ending <strong>${i.phone_last4 ?? ''}</strong>. Enter your Mobile Money PIN on your phone to approve it.</p>
 <p class="hint">This page updates by itself. No prompt after a minute? Resend it.</p>
 <div class="actions">${resendButton(m)}</div>
 <p class="error" data-error role="alert" hidden></p>
 ${late}${testPanel(m)}</div>`;
   },
 
-  paidWith: (a, i) => `${networkLabel(a.operator)}${i.phone_last4 ? ` ending ${i.phone_last4}` : ''}`,
+  paidWith: (a, i) => `${networkLabel(a.network)}${i.phone_last4 ? ` ending ${i.phone_last4}` : ''}`,
 } satisfies RailPayerView;
