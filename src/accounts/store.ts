@@ -141,6 +141,28 @@ export const setEndpointStatus = (db: Queryable, id: string, status: WebhookEndp
     [id, status, reason],
   );
 
+/** A new secret; the old one keeps signing until the overlap ends. Any merchant's endpoint when merchantId is null. */
+export const rotateEndpointSecret = (tx: Queryable, r: { endpointId: string; overlapS: number; secret: string; merchantId: string | null }) =>
+  tx.query<{ id: string; previous_secret_expires_at: Date }>(
+    `UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_expires_at = now() + make_interval(secs => $2),
+            secret = $3, updated_at = now()
+      WHERE id = $1 AND ($4::uuid IS NULL OR merchant_id = $4) RETURNING id, previous_secret_expires_at`,
+    [r.endpointId, r.overlapS, r.secret, r.merchantId],
+  );
+
+/** The merchant's endpoints in both environments. */
+export const listMerchantEndpoints = (db: Queryable, merchantId: string) =>
+  db.query<{ id: string; environment: string; api_key_id: string; url: string; status: string; disabled_reason: string | null; created_at: Date }>(
+    'SELECT id, environment, api_key_id, url, status, disabled_reason, created_at FROM webhook_endpoints WHERE merchant_id = $1 ORDER BY created_at',
+    [merchantId],
+  );
+
+/** The merchant check of the CLI's payouts command: an id that is not a uuid is simply not found. */
+export async function merchantIdExists(db: Queryable, id: string): Promise<boolean> {
+  const rows = await db.query('SELECT 1 FROM merchants WHERE id::text = $1', [id]);
+  return rows.length > 0;
+}
+
 /** The merchant's account-wide rules (the dashboard's Settings page). */
 export async function findMerchantRules(db: Queryable, merchantId: string) {
   const rows = await db.query<{ payout_approval_required: boolean; second_factor_required: boolean }>(

@@ -5,14 +5,15 @@ import { passwordProblem, resetSecondFactor, setPassword } from '../accounts/con
 import { createApiKey, revokeMerchantApiKey } from '../accounts/api-keys.ts';
 import { ENVIRONMENTS, type Environment } from '../accounts/model.ts';
 import { createMerchant } from '../accounts/service.ts';
-import { findMerchant, listApiKeys } from '../accounts/store.ts';
+import { findMerchant, listApiKeys, merchantIdExists } from '../accounts/store.ts';
 import { isUuid } from '../lib/ids.ts';
 import { ConfigError, loadConfig } from '../config.ts';
 import { openDb } from '../db/index.ts';
 import { DataDirInUseError } from '../db/embedded.ts';
 import { migrate } from '../db/migrate.ts';
 import { SikaError } from '../lib/errors.ts';
-import { listWebhookEndpoints, rotateWebhookSecret } from '../accounts/webhook-endpoints.ts';
+import { listWebhookEndpoints, rotateAnyWebhookSecret } from '../accounts/webhook-endpoints.ts';
+import { replayEvent } from '../events/replay.ts';
 import * as events from '../events/store.ts';
 import { setPayoutAccess } from '../payouts/settings.ts';
 import { createOperator } from '../ops/service.ts';
@@ -139,9 +140,9 @@ async function eventsCommand(sub: string | undefined, args: string[]): Promise<v
     } else if (sub === 'show') {
       const id = positionals[0];
       if (!id) throw new UsageError('events show needs an EVENT_ID');
-      const rows = await db.query<{ payload: string }>('SELECT payload FROM events WHERE id = $1', [id]);
-      if (rows.length === 0) throw new SikaError('NOT_FOUND', `event ${id} not found`);
-      console.log(rows[0]!.payload);
+      const payload = await events.findEventPayload(db, id);
+      if (payload === null) throw new SikaError('NOT_FOUND', `event ${id} not found`);
+      console.log(payload);
       for (const t of await events.listTries(db, id)) {
         console.log(`try ${t.try_number}  ${t.attempted_at.toISOString()}  ${t.url}  ${t.http_status ?? '-'}  ${t.latency_ms} ms  ${t.error ?? ''}  ${(t.response_excerpt ?? '').slice(0, 120).replace(/\s+/g, ' ')}`);
       }
@@ -150,7 +151,7 @@ async function eventsCommand(sub: string | undefined, args: string[]): Promise<v
       const ids = since ? (await events.failedEventIdsSince(db, parseTime(since), values.merchant ?? null)).map((r) => r.event_id) : positionals.slice(0, 1);
       if (ids.length === 0 && !since) throw new UsageError('events replay needs an EVENT_ID or --failed-since');
       for (const id of ids) {
-        const queued = await db.transaction((tx) => events.replayEvent(tx, id));
+        const queued = await replayEvent(db, id);
         if (queued < 0) throw new SikaError('NOT_FOUND', `event ${id} not found`);
         console.log(`${id}: ${queued} deliver${queued === 1 ? 'y' : 'ies'} queued`);
       }
@@ -177,7 +178,7 @@ async function webhooksCommand(sub: string | undefined, args: string[]): Promise
       const id = positionals[0];
       if (!id) throw new UsageError('webhooks rotate-secret needs an ENDPOINT_ID');
       const hours = Number(values['overlap-hours']);
-      const rotated = await db.transaction((tx) => rotateWebhookSecret(tx, id, Math.round(hours * 3_600)));
+      const rotated = await rotateAnyWebhookSecret(db, id, Math.round(hours * 3_600));
       console.log(JSON.stringify(rotated));
     } else {
       throw new UsageError(`unknown command: webhooks ${sub ?? ''}`);
@@ -259,8 +260,7 @@ async function payoutsCommand(sub: string | undefined, args: string[]): Promise<
     daily_limit_minor: pesewas('daily-limit', values['daily-limit']),
   };
   await withDb(async (db) => {
-    const merchant = await db.query('SELECT 1 FROM merchants WHERE id::text = $1', [values.merchant]);
-    if (merchant.length === 0) throw new SikaError('NOT_FOUND', `merchant ${values.merchant} not found`);
+    if (!(await merchantIdExists(db, values.merchant!))) throw new SikaError('NOT_FOUND', `merchant ${values.merchant} not found`);
     const settings = await setPayoutAccess(db, values.merchant!, values.environment as 'test' | 'live', change);
     if (values.json) console.log(JSON.stringify(settings));
     else

@@ -1,4 +1,5 @@
 // The webhook delivery state machine (DESIGN "Webhooks"): one delivery per event and endpoint.
+import type { Environment } from '../accounts/model.ts';
 import { defineStateMachine } from '../lib/state-machine.ts';
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'skipped'] as const;
@@ -21,3 +22,27 @@ export const deliveryMachine = defineStateMachine({
     skipped: ['pending'],
   },
 });
+
+/** What a change announces, written to the outbox in the change's transaction (see outbox.ts). */
+export interface EventInput {
+  merchantId: string;
+  environment: Environment;
+  /** The key that created the object: its paired webhook endpoint(s) receive the event. */
+  apiKeyId: string | null;
+  type: string;
+  objectType: string;
+  objectId: string;
+  /** Grows with each state change of the object, so receivers can drop stale, out-of-order events. */
+  objectVersion: number;
+  data: Record<string, unknown>;
+}
+
+export interface EventPayload {
+  id: string;
+  type: string;
+  created_at: string;
+  environment: Environment;
+  livemode: boolean;
+  version: number;
+  data: Record<string, unknown>;
+}

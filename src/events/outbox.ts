@@ -1,33 +1,14 @@
 // The transactional outbox: an event is inserted in the same transaction as the change it announces,
-// so it exists if and only if the change committed. Delivery (signing, retries) reads from here.
-import type { Environment } from '../accounts/model.ts';
+// so it exists if and only if the change committed. Delivery (signing, retries) reads from here. The
+// statements are in outbox-store.ts.
 import type { Queryable } from '../db/index.ts';
-import { Statement } from '../db/statement.ts';
 import { newId } from '../lib/ids.ts';
-import { deliveryMachine } from './model.ts';
+import type { EventInput, EventPayload } from './model.ts';
+import * as store from './outbox-store.ts';
 
-export interface EventInput {
-  merchantId: string;
-  environment: Environment;
-  /** The key that created the object: its paired webhook endpoint(s) receive the event. */
-  apiKeyId: string | null;
-  type: string;
-  objectType: string;
-  objectId: string;
-  /** Grows with each state change of the object, so receivers can drop stale, out-of-order events. */
-  objectVersion: number;
-  data: Record<string, unknown>;
-}
-
-export interface EventPayload {
-  id: string;
-  type: string;
-  created_at: string;
-  environment: Environment;
-  livemode: boolean;
-  version: number;
-  data: Record<string, unknown>;
-}
+export type { EventInput, EventPayload } from './model.ts';
+// A store (payouts/store.ts) carries an event in its own statement with these CTEs.
+export { eventCtes } from './outbox-store.ts';
 
 /** The payload an event carries, built before it is written (its id is the webhook-id). */
 export function eventPayload(input: EventInput): EventPayload {
@@ -42,48 +23,11 @@ export function eventPayload(input: EventInput): EventPayload {
   };
 }
 
-/**
- * The CTEs that write events and their fan-out to each event's key's endpoints (outbox_event,
- * outbox_deliveries), for a statement that also writes the changes the events announce. onlyIf, a
- * condition that may name the event's columns as given.* (e.g. given.object_id) and the statement's other
- * parts, leaves out an event whose change did not happen.
- */
-// A new delivery's status, as the delivery table allows (checked at load).
-const DELIVERY_TO_SEND = deliveryMachine.initialStatus('pending');
-const DELIVERY_NOT_SENT = deliveryMachine.initialStatus('skipped');
-
-export function eventCtes(s: Statement, events: readonly { input: EventInput; payload: EventPayload }[], onlyIf = 'true'): string {
-  const column = (value: (e: { input: EventInput; payload: EventPayload }) => unknown, cast: string) => s.p(events.map(value), cast);
-  return `outbox_event AS (
-       INSERT INTO events (id, merchant_id, environment, api_key_id, type, object_type, object_id, object_version, payload, created_at)
-       SELECT given.*
-         FROM unnest(${column((e) => e.payload.id, 'text[]')}, ${column((e) => e.input.merchantId, 'uuid[]')}, ${column((e) => e.input.environment, 'text[]')},
-                     ${column((e) => e.input.apiKeyId, 'uuid[]')}, ${column((e) => e.input.type, 'text[]')}, ${column((e) => e.input.objectType, 'text[]')},
-                     ${column((e) => e.input.objectId, 'text[]')}, ${column((e) => e.input.objectVersion, 'integer[]')}, ${column((e) => JSON.stringify(e.payload), 'text[]')},
-                     ${column((e) => e.payload.created_at, 'timestamptz[]')})
-              AS given (id, merchant_id, environment, api_key_id, type, object_type, object_id, object_version, payload, created_at)
-        WHERE ${onlyIf}
-       RETURNING id, api_key_id
-     ), outbox_deliveries AS (
-       INSERT INTO webhook_deliveries (id, event_id, endpoint_id, merchant_id, environment, status, last_error)
-       SELECT gen_random_uuid(), outbox_event.id, w.id, w.merchant_id, w.environment,
-              CASE WHEN w.status = 'active' THEN '${DELIVERY_TO_SEND}' ELSE '${DELIVERY_NOT_SENT}' END,
-              CASE WHEN w.status = 'active' THEN NULL ELSE 'endpoint disabled: not sent' END
-         FROM outbox_event JOIN webhook_endpoints w ON w.api_key_id = outbox_event.api_key_id
-       RETURNING 1
-     )`;
-}
-
 export async function emitEvent(tx: Queryable, input: EventInput): Promise<EventPayload> {
   const payload = eventPayload(input);
   // The event and its fan-out in one statement (one round trip).
-  const s = new Statement();
-  await tx.query(`WITH ${eventCtes(s, [{ input, payload }])} SELECT 1`, s.params, 'event_insert');
+  await store.insertEvent(tx, input, payload);
   return payload;
 }
 
-export const listEventsForObject = (db: Queryable, objectId: string) =>
-  db.query<{ id: string; type: string; payload: string; created_at: Date }>(
-    'SELECT id, type, payload, created_at FROM events WHERE object_id = $1 ORDER BY created_at, id',
-    [objectId],
-  );
+export const listEventsForObject = (db: Queryable, objectId: string) => store.listEventsForObject(db, objectId);

@@ -1,5 +1,6 @@
-// The dashboard's delivery log and replays: an endpoint's deliveries, replaying its failed ones, and
-// replaying one event of the merchant's environment. Each replay is its own transaction.
+// The delivery log and replays: an endpoint's deliveries, replaying its failed ones, replaying one event
+// of the merchant's environment (the dashboard), and replaying any event (the CLI). Each replay is its own
+// transaction.
 import type { Db, Queryable } from '../db/index.ts';
 import * as store from './store.ts';
 
@@ -18,3 +19,6 @@ export async function replayMerchantEvent(db: Db, merchantId: string, environmen
   await db.transaction((tx) => store.replayEvent(tx, eventId));
   return true;
 }
+
+/** Replays any event (the operator's CLI): how many deliveries were queued, -1 for an unknown event. */
+export const replayEvent = (db: Db, eventId: string): Promise<number> => db.transaction((tx) => store.replayEvent(tx, eventId));

@@ -235,3 +235,8 @@ export async function eventBelongsTo(db: Queryable, eventId: string, merchantId:
   const rows = await db.query('SELECT 1 FROM events WHERE id = $1 AND merchant_id = $2 AND environment = $3', [eventId, merchantId, environment]);
   return rows.length > 0;
 }
+
+export async function findEventPayload(db: Queryable, eventId: string): Promise<string | null> {
+  const rows = await db.query<{ payload: string }>('SELECT payload FROM events WHERE id = $1', [eventId]);
+  return rows[0]?.payload ?? null;
+}
