@@ -27,7 +27,7 @@ describe(`claiming due webhook deliveries (${storageKind})`, () => {
     for (let i = 0; i < n; i++) {
       const event = await emitTestEvent(t.db, m);
       const [row] = await t.db.query<{ id: string }>(
-        `UPDATE webhook_deliveries SET next_attempt_at = now() - make_interval(secs => $2::double precision / 1000) WHERE event_id = $1 RETURNING id`,
+        `UPDATE webhook_deliveries SET next_try_at = now() - make_interval(secs => $2::double precision / 1000) WHERE event_id = $1 RETURNING id`,
         [event.id, offsetMs - i],
       );
       ids.push(row!.id);
@@ -45,7 +45,7 @@ describe(`claiming due webhook deliveries (${storageKind})`, () => {
     const bIds = await deliveries(b, 3, 30_000); // due 30 s ago onwards: after all of a's
     // One of a's is a retry scheduled for later: not due, never claimed.
     const later = aIds.pop()!;
-    await t.db.query(`UPDATE webhook_deliveries SET next_attempt_at = now() + interval '1 hour' WHERE id = $1`, [later]);
+    await t.db.query(`UPDATE webhook_deliveries SET next_try_at = now() + interval '1 hour' WHERE id = $1`, [later]);
     const endpointA = (await endpointOf(t.db, a.merchant_id)).id;
     const endpointB = (await endpointOf(t.db, b.merchant_id)).id;
 

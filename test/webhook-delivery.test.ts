@@ -237,7 +237,7 @@ describe(`webhook delivery (${storageKind})`, () => {
 
       // Spacing: try n+1 comes schedule[n] seconds after try n (plus the poll interval and the round trip).
       for (let i = 0; i < schedule.length; i++) {
-        const gap = seconds(attempts[i]!.attempted_at, attempts[i + 1]!.attempted_at);
+        const gap = seconds(attempts[i]!.tried_at, attempts[i + 1]!.tried_at);
         assert.ok(gap >= schedule[i]! - 0.05 && gap < schedule[i]! + 0.75, `gap between try ${i + 1} and ${i + 2}: ${gap} s, schedule says ${schedule[i]} s`);
         const seen = (r.requests[i + 1]!.at - r.requests[i]!.at) / 1000;
         assert.ok(seen >= schedule[i]! - 0.05 && seen < schedule[i]! + 0.75, `the receiver saw a gap of ${seen} s, schedule says ${schedule[i]} s`);
@@ -270,7 +270,7 @@ describe(`webhook delivery (${storageKind})`, () => {
       await waitFor('the delivery to succeed', async () => (await deliveryOf(t.db, event.id)).status === 'delivered', 15_000);
       const attempts = await attemptsOf(t.db, event.id);
       assert.deepEqual(attempts.map((a) => a.http_status), [503, 200]);
-      const gap = seconds(attempts[0]!.attempted_at, attempts[1]!.attempted_at);
+      const gap = seconds(attempts[0]!.tried_at, attempts[1]!.tried_at);
       assert.ok(gap >= 2.95 && gap < 3.75, `the second try came ${gap} s after the first; the receiver asked for 3 s`);
     });
 
@@ -329,7 +329,7 @@ describe(`webhook delivery (${storageKind})`, () => {
         ],
       );
       for (const e of events.filter((e) => e.delivery.status === 'pending')) {
-        const wait = seconds(new Date(), e.delivery.next_attempt_at);
+        const wait = seconds(new Date(), e.delivery.next_try_at);
         // The schedule's 600 s, lengthened by the jitter (at most RETRY_JITTER_SHARE_MAX), less the time since it was set.
         assert.ok(wait > 590 && wait <= 600 * (1 + RETRY_JITTER_SHARE_MAX), `retry scheduled ${wait} s ahead`);
       }
@@ -356,7 +356,7 @@ describe(`webhook delivery (${storageKind})`, () => {
       assert.equal(delivery.status, 'pending');
       assert.match(delivery.last_error ?? '', /timed out/);
       assert.equal(delivery.locked_until, null);
-      const wait = seconds(new Date(), delivery.next_attempt_at);
+      const wait = seconds(new Date(), delivery.next_try_at);
       assert.ok(wait > 25 && wait <= 30 * (1 + RETRY_JITTER_SHARE_MAX), `retry in ${wait} s`);
     });
 

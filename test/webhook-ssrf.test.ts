@@ -614,9 +614,9 @@ describe(`webhook target rule at endpoint creation and at delivery, private targ
         assert.equal(delivery.status, 'pending', `${url}: refused tries follow the retry schedule`);
       }
       // The next try is due again at once: the rule is applied to each one, not only the first.
-      await t.db.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE event_id = ANY($1)`, [sent.map((s) => s.eventId)]);
+      await t.db.query(`UPDATE webhook_deliveries SET next_try_at = now() WHERE event_id = ANY($1)`, [sent.map((s) => s.eventId)]);
     }
-    await t.db.query(`UPDATE webhook_deliveries SET next_attempt_at = now() + interval '1 hour' WHERE event_id = ANY($1)`, [sent.map((s) => s.eventId)]);
+    await t.db.query(`UPDATE webhook_deliveries SET next_try_at = now() + interval '1 hour' WHERE event_id = ANY($1)`, [sent.map((s) => s.eventId)]);
     assert.equal(trap.connections(), 0, 'no refused target was connected to');
     assert.deepEqual(resolver.asked, ['loopback.example.com', 'loopback.example.com', 'loopback.example.com', 'loopback.example.com'], 'only the name was looked up, once per try');
 
@@ -637,7 +637,7 @@ describe(`webhook target rule at endpoint creation and at delivery, private targ
     assert.equal(await worker(OPEN).runOnce(), 1);
     assert.equal(trap.connections(), 1);
     assert.match((await attemptsOf(t.db, event.id))[0]!.error ?? '', /ECONNRESET|socket hang up/);
-    await t.db.query(`UPDATE webhook_deliveries SET next_attempt_at = now() + interval '1 hour' WHERE event_id = $1`, [event.id]);
+    await t.db.query(`UPDATE webhook_deliveries SET next_try_at = now() + interval '1 hour' WHERE event_id = $1`, [event.id]);
   });
 
   it('the deployment setting reaches the worker: the same Test endpoint on 127.0.0.1 is refused with it off and delivered with WEBHOOK_ALLOW_PRIVATE_TARGETS=on', async () => {
@@ -661,7 +661,7 @@ describe(`webhook target rule at endpoint creation and at delivery, private targ
       assert.match(refused?.error ?? '', PRIVATE_REFUSAL);
       assert.equal(r.requests.length, 0);
 
-      await t.db.query('UPDATE webhook_deliveries SET next_attempt_at = now() WHERE event_id = $1', [event.id]);
+      await t.db.query('UPDATE webhook_deliveries SET next_try_at = now() WHERE event_id = $1', [event.id]);
       const openWorker = deliveryWorkerFor(t.db, captureLogger(), openConfig);
       workers.push(openWorker);
       await openWorker.runOnce();

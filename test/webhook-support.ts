@@ -229,7 +229,7 @@ export interface DeliveryRow {
   endpoint_id: string;
   status: 'pending' | 'delivered' | 'failed' | 'skipped';
   tries: number;
-  next_attempt_at: Date;
+  next_try_at: Date;
   locked_until: Date | null;
   last_http_status: number | null;
   last_error: string | null;
@@ -238,7 +238,7 @@ export interface DeliveryRow {
 
 export const deliveriesOf = (db: Queryable, eventId: string) =>
   db.query<DeliveryRow>(
-    `SELECT id, event_id, endpoint_id, status, tries, next_attempt_at, locked_until, last_http_status, last_error, delivered_at
+    `SELECT id, event_id, endpoint_id, status, tries, next_try_at, locked_until, last_http_status, last_error, delivered_at
        FROM webhook_deliveries WHERE event_id = $1 ORDER BY created_at`,
     [eventId],
   );
@@ -251,7 +251,7 @@ export async function deliveryOf(db: Queryable, eventId: string): Promise<Delive
 
 export interface AttemptRow {
   try_number: number;
-  attempted_at: Date;
+  tried_at: Date;
   http_status: number | null;
   latency_ms: number;
   error: string | null;
@@ -261,8 +261,8 @@ export interface AttemptRow {
 
 export const attemptsOf = (db: Queryable, eventId: string) =>
   db.query<AttemptRow>(
-    `SELECT a.try_number, a.attempted_at, a.http_status, a.latency_ms, a.error, a.response_excerpt, a.worker_id
-       FROM webhook_delivery_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+    `SELECT a.try_number, a.tried_at, a.http_status, a.latency_ms, a.error, a.response_excerpt, a.worker_id
+       FROM webhook_delivery_tries a JOIN webhook_deliveries d ON d.id = a.delivery_id
       WHERE d.event_id = $1 ORDER BY a.try_number, a.id`,
     [eventId],
   );

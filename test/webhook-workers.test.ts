@@ -90,7 +90,7 @@ describe(`two delivery workers on one PostgreSQL (${storageKind})`, () => {
 
       // The log: 200 tries, one per delivery, by the two workers, both of which did part of the work.
       const tries = await t.db.query<{ delivery_id: string; worker_id: string; try_number: number; http_status: number }>(
-        `SELECT a.delivery_id, a.worker_id, a.try_number, a.http_status FROM webhook_delivery_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.merchant_id = $1`,
+        `SELECT a.delivery_id, a.worker_id, a.try_number, a.http_status FROM webhook_delivery_tries a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.merchant_id = $1`,
         [m.merchant_id],
       );
       assert.equal(tries.length, 200);

@@ -144,7 +144,7 @@ async function eventsCommand(sub: string | undefined, args: string[]): Promise<v
       if (payload === null) throw new SikaError('NOT_FOUND', `event ${id} not found`);
       console.log(payload);
       for (const t of await events.listTries(db, id)) {
-        console.log(`try ${t.try_number}  ${t.attempted_at.toISOString()}  ${t.url}  ${t.http_status ?? '-'}  ${t.latency_ms} ms  ${t.error ?? ''}  ${(t.response_excerpt ?? '').slice(0, 120).replace(/\s+/g, ' ')}`);
+        console.log(`try ${t.try_number}  ${t.tried_at.toISOString()}  ${t.url}  ${t.http_status ?? '-'}  ${t.latency_ms} ms  ${t.error ?? ''}  ${(t.response_excerpt ?? '').slice(0, 120).replace(/\s+/g, ' ')}`);
       }
     } else if (sub === 'replay') {
       const since = values['failed-since'];

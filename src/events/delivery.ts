@@ -225,7 +225,7 @@ export class DeliveryWorker {
   private async record(delivery: store.ClaimedDelivery, result: TryResult): Promise<void> {
     const ok = result.httpStatus !== null && result.httpStatus >= 200 && result.httpStatus < 300;
     const error = ok ? null : (result.error ?? `HTTP ${result.httpStatus}`);
-    const attempt: store.TryRecord = {
+    const sent: store.DeliveryTry = {
       deliveryId: delivery.id,
       tryNumber: delivery.tries,
       httpStatus: result.httpStatus,
@@ -235,9 +235,9 @@ export class DeliveryWorker {
       workerId: this.workerId,
     };
     // Delivered: the try and the delivery's new state in one statement.
-    if (ok) return void (await store.recordDelivered(this.db, { ...attempt, httpStatus: result.httpStatus! }));
+    if (ok) return void (await store.recordDelivered(this.db, { ...sent, httpStatus: result.httpStatus! }));
     await this.db.transaction(async (tx) => {
-      await store.insertTry(tx, attempt);
+      await store.insertTry(tx, sent);
       if (result.httpStatus === 410) {
         // Standard Webhooks: 410 Gone means the receiver wants no more; its events stay replayable.
         await store.disableEndpoint(tx, delivery.endpoint_id, 'the receiver answered 410 Gone');

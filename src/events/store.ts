@@ -47,22 +47,22 @@ export async function claimDueDeliveries(
          FROM pending_endpoint p WHERE p.endpoint_id IS NOT NULL
      ), due AS (
        -- Each endpoint's earliest due deliveries, no more than what its share of tries in flight leaves.
-       SELECT d.id, d.next_attempt_at
+       SELECT d.id, d.next_try_at
          FROM pending_endpoint p
          LEFT JOIN busy b ON b.endpoint_id = p.endpoint_id
          CROSS JOIN LATERAL (
-           SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
-            WHERE d.endpoint_id = p.endpoint_id AND d.status = 'pending' AND d.next_attempt_at <= now()
+           SELECT d.id, d.next_try_at FROM webhook_deliveries d
+            WHERE d.endpoint_id = p.endpoint_id AND d.status = 'pending' AND d.next_try_at <= now()
               AND (d.locked_until IS NULL OR d.locked_until < now())
-            ORDER BY d.next_attempt_at
+            ORDER BY d.next_try_at
             LIMIT greatest($2 - coalesce(b.in_flight, 0), 0)) d
         WHERE p.endpoint_id IS NOT NULL
-        ORDER BY d.next_attempt_at
+        ORDER BY d.next_try_at
         LIMIT $1 * 4
      ), picked AS (
        SELECT d.id FROM webhook_deliveries d JOIN due ON due.id = d.id
         WHERE d.status = 'pending' AND (d.locked_until IS NULL OR d.locked_until < now())
-        ORDER BY due.next_attempt_at
+        ORDER BY due.next_try_at
         LIMIT $1
         FOR UPDATE OF d SKIP LOCKED
      ), claimed AS (
@@ -78,7 +78,8 @@ export async function claimDueDeliveries(
   );
 }
 
-export interface TryRecord {
+/** One try of a webhook delivery (a row of webhook_delivery_tries). */
+export interface DeliveryTry {
   deliveryId: string;
   tryNumber: number;
   httpStatus: number | null;
@@ -88,18 +89,18 @@ export interface TryRecord {
   workerId: string;
 }
 
-export const insertTry = (tx: Queryable, t: TryRecord) =>
+export const insertTry = (tx: Queryable, t: DeliveryTry) =>
   tx.query(
-    `INSERT INTO webhook_delivery_attempts (delivery_id, try_number, http_status, latency_ms, error, response_excerpt, worker_id)
+    `INSERT INTO webhook_delivery_tries (delivery_id, try_number, http_status, latency_ms, error, response_excerpt, worker_id)
      VALUES ($1, $2, $3, $4, $5, $6, $7)`,
     [t.deliveryId, t.tryNumber, t.httpStatus, t.latencyMs, t.error, t.responseExcerpt, t.workerId],
   );
 
 /** A successful try (no error): the try and the delivery's new state in one statement (one round trip, atomic). */
-export const recordDelivered = (db: Queryable, t: Omit<TryRecord, 'error' | 'httpStatus'> & { httpStatus: number }) =>
+export const recordDelivered = (db: Queryable, t: Omit<DeliveryTry, 'error' | 'httpStatus'> & { httpStatus: number }) =>
   db.query(
     `WITH try AS (
-       INSERT INTO webhook_delivery_attempts (delivery_id, try_number, http_status, latency_ms, error, response_excerpt, worker_id)
+       INSERT INTO webhook_delivery_tries (delivery_id, try_number, http_status, latency_ms, error, response_excerpt, worker_id)
        VALUES ($1, $2, $3, $4, NULL, $5, $6)
      )
      UPDATE webhook_deliveries SET status = '${DELIVERED.to}', delivered_at = now(), locked_until = NULL, last_http_status = $3, last_error = NULL, updated_at = now()
@@ -147,7 +148,7 @@ export async function noteEndpointFailure(tx: Queryable, endpointId: string, fai
 
 export const scheduleRetry = (tx: Queryable, id: string, delayS: number, httpStatus: number | null, error: string | null) =>
   tx.query(
-    `UPDATE webhook_deliveries SET next_attempt_at = now() + make_interval(secs => $2), locked_until = NULL, last_http_status = $3, last_error = $4, updated_at = now()
+    `UPDATE webhook_deliveries SET next_try_at = now() + make_interval(secs => $2), locked_until = NULL, last_http_status = $3, last_error = $4, updated_at = now()
       WHERE id = $1`,
     [id, delayS, httpStatus, error],
   );
@@ -184,7 +185,7 @@ export async function replayEvent(tx: Queryable, eventId: string): Promise<numbe
   }
   const rows = await tx.query(
     // A replay is one more try, numbered after the earlier ones in the log; a failed replay waits for the next replay.
-    `UPDATE webhook_deliveries d SET status = '${REPLAYED}', next_attempt_at = now(), locked_until = NULL, updated_at = now()
+    `UPDATE webhook_deliveries d SET status = '${REPLAYED}', next_try_at = now(), locked_until = NULL, updated_at = now()
        FROM webhook_endpoints w
       WHERE d.endpoint_id = w.id AND w.status = 'active' AND d.event_id = $1
         AND d.status IN (${sqlList(deliveryMachine.fromStatusesTo(REPLAYED))}) AND (d.status <> 'pending' OR d.locked_until IS NULL)
@@ -210,10 +211,10 @@ export const listEvents = (db: Queryable, filter: { merchantId: string | null; l
   );
 
 export const listTries = (db: Queryable, eventId: string) =>
-  db.query<{ endpoint_id: string; url: string; try_number: number; attempted_at: Date; http_status: number | null; latency_ms: number; error: string | null; response_excerpt: string | null }>(
-    `SELECT d.endpoint_id, w.url, a.try_number, a.attempted_at, a.http_status, a.latency_ms, a.error, a.response_excerpt
-       FROM webhook_delivery_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id JOIN webhook_endpoints w ON w.id = d.endpoint_id
-      WHERE d.event_id = $1 ORDER BY a.attempted_at, a.id`,
+  db.query<{ endpoint_id: string; url: string; try_number: number; tried_at: Date; http_status: number | null; latency_ms: number; error: string | null; response_excerpt: string | null }>(
+    `SELECT d.endpoint_id, w.url, a.try_number, a.tried_at, a.http_status, a.latency_ms, a.error, a.response_excerpt
+       FROM webhook_delivery_tries a JOIN webhook_deliveries d ON d.id = a.delivery_id JOIN webhook_endpoints w ON w.id = d.endpoint_id
+      WHERE d.event_id = $1 ORDER BY a.tried_at, a.id`,
     [eventId],
   );
 
@@ -223,7 +224,7 @@ export const endpointDeliveries = (db: Queryable, endpointId: string, limit: num
     `SELECT d.id, d.event_id, e.type, d.status, d.tries, d.last_http_status, d.last_error, d.updated_at,
             t.latency_ms, t.response_excerpt
        FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
-       LEFT JOIN LATERAL (SELECT latency_ms, response_excerpt FROM webhook_delivery_attempts a WHERE a.delivery_id = d.id ORDER BY a.id DESC LIMIT 1) t ON true
+       LEFT JOIN LATERAL (SELECT latency_ms, response_excerpt FROM webhook_delivery_tries a WHERE a.delivery_id = d.id ORDER BY a.id DESC LIMIT 1) t ON true
       WHERE d.endpoint_id = $1 ORDER BY d.created_at DESC LIMIT $2`,
     [endpointId, limit],
   );
