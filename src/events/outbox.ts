@@ -7,8 +7,6 @@ import type { EventInput, EventPayload } from './model.ts';
 import * as store from './outbox-store.ts';
 
 export type { EventInput, EventPayload } from './model.ts';
-// A store (payouts/store.ts) carries an event in its own statement with these CTEs.
-export { eventCtes } from './outbox-store.ts';
 
 /** The payload an event carries, built before it is written (its id is the webhook-id). */
 export function eventPayload(input: EventInput): EventPayload {

@@ -3,7 +3,8 @@
 import type { Environment } from '../accounts/model.ts';
 import { DbError, type Queryable } from '../db/index.ts';
 import { Statement } from '../db/statement.ts';
-import { eventCtes, type EventInput, type EventPayload } from '../events/outbox.ts';
+import type { EventInput, EventPayload } from '../events/model.ts';
+import { eventCtes } from '../events/outbox-store.ts';
 import type { PlannedEntries } from '../ledger/service.ts';
 import { checkWritten, entriesCtes, ledgerWriteError, WRITTEN_COUNTS, type AccountRow, type WrittenCounts } from '../ledger/store.ts';
 import type { AccountKind } from '../ledger/model.ts';
