@@ -55,11 +55,15 @@ export const webhookUrlProblem = (url: string, environment: Environment, options
  * deployment's WEBHOOK_ALLOW_PRIVATE_TARGETS (strict when omitted): a URL it refuses for Test is an error,
  * not a warning.
  */
+export const MERCHANT_NAME_LENGTH_MAX = 200;
+/** RFC 5321's limit on a forward path, the longest address mail can be sent to. */
+export const EMAIL_LENGTH_MAX = 254;
+
 export async function createMerchant(db: Db, input: CreateMerchantInput, webhookTargets: WebhookTargetOptions = { allowPrivateTargets: false }): Promise<CreatedMerchant> {
   const name = input.name.trim();
   const email = input.email.trim();
-  if (name.length < 1 || name.length > 200) throw new SikaError('INVALID_ARGUMENT', 'name must be 1 to 200 characters');
-  if (!EMAIL_PATTERN.test(email) || email.length > 254) throw new SikaError('INVALID_ARGUMENT', `email "${email}" is not an email address`);
+  if (name.length < 1 || name.length > MERCHANT_NAME_LENGTH_MAX) throw new SikaError('INVALID_ARGUMENT', `name must be 1 to ${MERCHANT_NAME_LENGTH_MAX} characters`);
+  if (!EMAIL_PATTERN.test(email) || email.length > EMAIL_LENGTH_MAX) throw new SikaError('INVALID_ARGUMENT', `email "${email}" is not an email address`);
   if (input.password != null && input.password.length < PASSWORD_LENGTH_MIN) {
     throw new SikaError('INVALID_ARGUMENT', `password must be at least ${PASSWORD_LENGTH_MIN} characters`);
   }

@@ -18,6 +18,10 @@ import * as events from '../events/store.ts';
 import { setPayoutAccess } from '../payouts/settings.ts';
 import { createOperator } from '../ops/service.ts';
 
+/** `sika events list`: rows shown by default and at most. */
+const EVENTS_LIST_ROWS_DEFAULT = 20;
+const EVENTS_LIST_ROWS_MAX = 1_000;
+
 const USAGE = `usage: sika <command> [options]
 
 commands:
@@ -128,12 +132,12 @@ async function eventsCommand(sub: string | undefined, args: string[]): Promise<v
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { merchant: { type: 'string' }, limit: { type: 'string', default: '20' }, json: { type: 'boolean', default: false }, 'failed-since': { type: 'string' } },
+    options: { merchant: { type: 'string' }, limit: { type: 'string', default: String(EVENTS_LIST_ROWS_DEFAULT) }, json: { type: 'boolean', default: false }, 'failed-since': { type: 'string' } },
   });
   await withDb(async (db) => {
     if (sub === 'list') {
       const limit = Number(values.limit);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be 1 to 1000');
+      if (!Number.isInteger(limit) || limit < 1 || limit > EVENTS_LIST_ROWS_MAX) throw new UsageError(`--limit must be 1 to ${EVENTS_LIST_ROWS_MAX}`);
       const rows = await events.listEvents(db, { merchantId: values.merchant ?? null, limit });
       if (values.json) console.log(JSON.stringify(rows));
       else for (const row of rows) console.log(`${row.created_at.toISOString()}  ${row.id}  ${row.type.padEnd(30)} ${row.object_id}  ${row.deliveries ?? 'no endpoint'}`);
