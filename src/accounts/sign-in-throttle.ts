@@ -13,8 +13,21 @@
 // An attempt from a trusted device of the account (trusted-devices.ts: a browser that signed in before)
 // has one key instead, the device's, with the pair's policy: failures from strangers never hold it up,
 // and its own failures hold up only itself (it never falls back to the three keys).
+//
+// The rows' SQL is in sign-in-throttle-store.ts; the keys, the policies and the arithmetic are here.
 import type { Db, Queryable } from '../db/index.ts';
 import { sha256Hex } from '../lib/canonical-json.ts';
+import {
+  bumpThrottleVersions,
+  clearFailuresAtVersion,
+  deleteAccountThrottles,
+  deleteIdleThrottles,
+  ensureThrottles,
+  lockThrottles,
+  recordFailures,
+  takeBackFailure,
+  type ThrottleVersion,
+} from './sign-in-throttle-store.ts';
 import { trustedDeviceHash } from './trusted-devices.ts';
 
 export type ConsoleKind = 'merchant' | 'operator';
@@ -88,21 +101,13 @@ export async function reserveAttempt(db: Db, who: { kind: ConsoleKind; email: st
     const trusted = await trustedDeviceHash(tx, who.device, account);
     const keys: ThrottleKey[] = trusted ? [{ key: deviceKey(who.kind, trusted), scope: 'device', accountKey: account }] : keysFor(who.kind, who.email, who.address);
     // Rows are created, then locked, in key order, so concurrent reservations never deadlock.
-    await tx.query(
-      'INSERT INTO sign_in_throttles (key, account_key) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT (key) DO NOTHING',
-      [keys.map((k) => k.key), keys.map((k) => k.accountKey)],
-    );
-    const rows = await tx.query<{ key: string; failures: number; forgotten: boolean; wait_s: number }>(
-      `SELECT key, failures, updated_at < clock_timestamp() - make_interval(secs => $2) AS forgotten,
-              CASE WHEN next_allowed_at > clock_timestamp() THEN ceil(extract(epoch FROM next_allowed_at - clock_timestamp()))::int ELSE 0 END AS wait_s
-         FROM sign_in_throttles WHERE key = ANY($1::text[]) ORDER BY key FOR UPDATE`,
-      [keys.map((k) => k.key), FAILURES_FORGOTTEN_AFTER_S],
-    );
+    await ensureThrottles(tx, keys);
+    const rows = await lockThrottles(tx, keys.map((k) => k.key), FAILURES_FORGOTTEN_AFTER_S);
     const waiting = rows.filter((row) => row.wait_s > 0);
     if (waiting.length > 0) {
       // A refusal moves the version of the keys that refused it: a success reserved earlier then leaves
       // their delay alone (see succeed()), as someone has already been told to wait.
-      await tx.query('UPDATE sign_in_throttles SET version = version + 1 WHERE key = ANY($1::text[])', [waiting.map((row) => row.key)]);
+      await bumpThrottleVersions(tx, waiting.map((row) => row.key));
       return { allowed: false as const, retryAfterS: Math.max(...waiting.map((row) => row.wait_s)) };
     }
     const updates = keys.map((k) => {
@@ -110,15 +115,7 @@ export async function reserveAttempt(db: Db, who: { kind: ConsoleKind; email: st
       const failures = (row.forgotten ? 0 : row.failures) + 1;
       return { key: k.key, failures, delayS: backoffDelayS(POLICIES[k.scope], failures) };
     });
-    const versions = await tx.query<{ key: string; version: number }>(
-      `UPDATE sign_in_throttles t
-          SET failures = u.failures, version = t.version + 1, updated_at = clock_timestamp(),
-              next_allowed_at = CASE WHEN u.delay_s > 0 THEN clock_timestamp() + make_interval(secs => u.delay_s) ELSE t.next_allowed_at END
-         FROM unnest($1::text[], $2::int[], $3::int[]) AS u(key, failures, delay_s)
-        WHERE t.key = u.key
-        RETURNING t.key, t.version`,
-      [updates.map((u) => u.key), updates.map((u) => u.failures), updates.map((u) => u.delayS)],
-    );
+    const versions = await recordFailures(tx, updates);
     return { allowed: true as const, versions, keys };
   });
   if (!outcome.allowed) return { allowed: false, retryAfterS: outcome.retryAfterS };
@@ -134,26 +131,17 @@ export async function reserveAttempt(db: Db, who: { kind: ConsoleKind; email: st
  * success keep counting and keep their wait, so a burst gets no more verifications than the policy
  * allows. The address keeps the failures of other accounts: only this attempt is taken back.
  */
-async function succeed(db: Queryable, keys: ThrottleKey[], versions: { key: string; version: number }[]): Promise<void> {
+async function succeed(db: Queryable, keys: ThrottleKey[], versions: ThrottleVersion[]): Promise<void> {
   const versionOf = (key: string) => versions.find((v) => v.key === key)!.version;
   const accountScoped = keys.filter((k) => k.scope !== 'address');
-  await db.query(
-    `UPDATE sign_in_throttles t SET failures = 0, next_allowed_at = NULL
-       FROM unnest($1::text[], $2::bigint[]) AS u(key, version) WHERE t.key = u.key AND t.version = u.version`,
-    [accountScoped.map((k) => k.key), accountScoped.map((k) => versionOf(k.key))],
-  );
+  await clearFailuresAtVersion(db, accountScoped.map((k) => ({ key: k.key, version: versionOf(k.key) })));
   const address = keys.find((k) => k.scope === 'address');
   if (!address) return;
-  await db.query(
-    'UPDATE sign_in_throttles SET failures = greatest(failures - 1, 0), next_allowed_at = CASE WHEN version = $2 THEN NULL ELSE next_allowed_at END WHERE key = $1',
-    [address.key, versionOf(address.key)],
-  );
+  await takeBackFailure(db, address.key, versionOf(address.key));
 }
 
 /** Forgets an account's failures and backoff (its password was just set by an operator). */
-export const clearAccountThrottles = (tx: Queryable, kind: ConsoleKind, email: string) =>
-  tx.query('DELETE FROM sign_in_throttles WHERE account_key = $1', [accountKey(kind, email)]);
+export const clearAccountThrottles = (tx: Queryable, kind: ConsoleKind, email: string) => deleteAccountThrottles(tx, accountKey(kind, email));
 
 /** Rows idle past the forgetting time count nothing any more: purged by the background job. */
-export const purgeIdleThrottles = (db: Queryable) =>
-  db.query('DELETE FROM sign_in_throttles WHERE updated_at < now() - make_interval(secs => $1) AND (next_allowed_at IS NULL OR next_allowed_at < now())', [FAILURES_FORGOTTEN_AFTER_S]);
+export const purgeIdleThrottles = (db: Queryable) => deleteIdleThrottles(db, FAILURES_FORGOTTEN_AFTER_S);

@@ -3,10 +3,12 @@
 // long-lived random token bound to that account. Attempts presenting it back off on the device's own key
 // only (sign-in-throttle.ts), so strangers who keep the account-wide or an address's key backing off
 // never keep the owner out of a browser they have used before. The token is opaque (it names no account)
-// and only its SHA-256 is stored. A leaf module: callers pass the account key (sign-in-throttle.ts).
+// and only its SHA-256 is stored (its SQL: trusted-device-store.ts). A leaf module: callers pass the
+// account key (sign-in-throttle.ts).
 import { randomBytes } from 'node:crypto';
 import type { Db, Queryable } from '../db/index.ts';
 import { sha256Hex } from '../lib/canonical-json.ts';
+import { deleteAccountDevices, deleteExpiredDevices, findLiveDevice, insertDevice, keepRecentDevices, lockAccountDevices, renewDevice } from './trusted-device-store.ts';
 
 /** How long a device stays trusted without a sign-in; each complete sign-in on it starts the time again. */
 export const TRUSTED_DEVICE_LIFETIME_S = 180 * 24 * 3_600;
@@ -23,11 +25,7 @@ const wellFormed = (token: string | null | undefined): token is string => typeof
 /** The stored hash of the presented token when it is a live device of this account; null otherwise (no token, another account's, revoked, expired). */
 export async function trustedDeviceHash(db: Queryable, token: string | null | undefined, accountKey: string): Promise<string | null> {
   if (!wellFormed(token)) return null;
-  const rows = await db.query<{ token_hash: string }>(
-    'SELECT token_hash FROM trusted_devices WHERE token_hash = $1 AND account_key = $2 AND expires_at > now()',
-    [deviceTokenHash(token), accountKey],
-  );
-  return rows[0]?.token_hash ?? null;
+  return findLiveDevice(db, deviceTokenHash(token), accountKey);
 }
 
 /**
@@ -37,35 +35,21 @@ export async function trustedDeviceHash(db: Queryable, token: string | null | un
 export async function rememberDevice(db: Db, accountKey: string, presented: string | null | undefined): Promise<string> {
   return db.transaction(async (tx) => {
     // One account's devices change one at a time, so concurrent sign-ins cannot leave more than the bound.
-    await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`trusted_devices:${accountKey}`]);
+    await lockAccountDevices(tx, accountKey);
     if (wellFormed(presented)) {
-      const renewed = await tx.query(
-        `UPDATE trusted_devices SET last_used_at = now(), expires_at = now() + make_interval(secs => $3)
-          WHERE token_hash = $1 AND account_key = $2 AND expires_at > now() RETURNING token_hash`,
-        [deviceTokenHash(presented), accountKey, TRUSTED_DEVICE_LIFETIME_S],
-      );
-      if (renewed.length > 0) return presented;
+      const renewed = await renewDevice(tx, deviceTokenHash(presented), accountKey, TRUSTED_DEVICE_LIFETIME_S);
+      if (renewed) return presented;
     }
     const token = randomBytes(DEVICE_TOKEN_BYTES).toString('base64url');
-    await tx.query(
-      'INSERT INTO trusted_devices (token_hash, account_key, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))',
-      [deviceTokenHash(token), accountKey, TRUSTED_DEVICE_LIFETIME_S],
-    );
-    await tx.query(
-      `DELETE FROM trusted_devices WHERE account_key = $1 AND token_hash NOT IN (
-         SELECT token_hash FROM trusted_devices WHERE account_key = $1 ORDER BY last_used_at DESC, created_at DESC LIMIT $2)`,
-      [accountKey, TRUSTED_DEVICES_PER_ACCOUNT_MAX],
-    );
+    await insertDevice(tx, deviceTokenHash(token), accountKey, TRUSTED_DEVICE_LIFETIME_S);
+    await keepRecentDevices(tx, accountKey, TRUSTED_DEVICES_PER_ACCOUNT_MAX);
     return token;
   });
 }
 
 /** Revokes an account's devices (its password was set or changed), but the one kept: the browser that changed its own password. */
 export const revokeDevices = (tx: Queryable, accountKey: string, keepToken: string | null = null) =>
-  tx.query('DELETE FROM trusted_devices WHERE account_key = $1 AND ($2::text IS NULL OR token_hash <> $2)', [
-    accountKey,
-    wellFormed(keepToken) ? deviceTokenHash(keepToken) : null,
-  ]);
+  deleteAccountDevices(tx, accountKey, wellFormed(keepToken) ? deviceTokenHash(keepToken) : null);
 
 /** Expired devices trust nothing any more: purged by the background job with the idle throttle rows. */
-export const purgeExpiredDevices = (db: Queryable) => db.query('DELETE FROM trusted_devices WHERE expires_at <= now()');
+export const purgeExpiredDevices = (db: Queryable) => deleteExpiredDevices(db);

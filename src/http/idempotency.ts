@@ -2,12 +2,24 @@
 // request claims the key; its result is stored in the same transaction as its effect, so a replay
 // always matches what happened. Validation failures and 5xx store nothing.
 // A route declares it (`config: { idempotent: true }`) and its handler returns WHAT to run
-// (IdempotentWork); the hook registered once by registerIdempotentRoutes does the rest.
+// (IdempotentWork); the hook registered once by registerIdempotentRoutes does the rest. The SQL is in
+// idempotency-store.ts.
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { ApiPrincipal } from '../accounts/model.ts';
 import { DbError, type Db, type Queryable } from '../db/index.ts';
 import { canonicalJson, sha256Hex } from '../lib/canonical-json.ts';
 import { principalOf } from './auth.ts';
+import {
+  claimKey,
+  completeKey,
+  deleteAbandonedClaim,
+  deleteExpiredKey,
+  deleteExpiredKeys,
+  findStoredKey,
+  insertClaimed,
+  type KeyScope,
+  type OneStatementInsert,
+} from './idempotency-store.ts';
 import { sendOutcome } from './replies.ts';
 import { IdempotencyHeaders } from './schemas.ts';
 import { errors } from '../lib/errors.ts';
@@ -27,15 +39,8 @@ export interface Outcome<Body> extends IdempotentResult<Body> {
   replayed: boolean;
 }
 
-/**
- * A use case whose whole effect is one `INSERT ... SELECT ... WHERE EXISTS (SELECT 1 FROM idempotency_claim)`
- * statement (see insertOnce); `name` names the prepared statement.
- */
-export interface OneStatementInsert {
-  sql: string;
-  params: readonly unknown[];
-  name: string;
-}
+/** A use case whose whole effect is one insert guarded by the key's claim (idempotency-store.ts, insertClaimed). */
+export type { OneStatementInsert };
 
 /**
  * What the handler of a route with `config: { idempotent: true }` returns: what to run, at most once per
@@ -121,15 +126,6 @@ function requestHash(request: FastifyRequest): string {
   return sha256Hex(canonicalJson({ method: request.method, path, body: request.body ?? null }));
 }
 
-interface StoredKey {
-  request_hash: string;
-  state: 'in_flight' | 'completed';
-  response_status: number | null;
-  response_body: unknown;
-  stale: boolean;
-  expired: boolean;
-}
-
 /**
  * Runs `execute` in one transaction, at most once per Idempotency-Key. `execute` returns the status
  * and body to send; with a key they are stored with the effect and replayed to identical retries.
@@ -145,44 +141,24 @@ async function runIdempotent<Body>(
     const result = await db.transaction(execute);
     return { ...result, replayed: false };
   }
-  const scope = [principal.merchantId, principal.environment, key] as const;
+  const scope: KeyScope = [principal.merchantId, principal.environment, key];
 
   for (let round = 0; round < 3; round++) {
     // Claim, effect and stored result in ONE transaction (one commit): a concurrent request with the
     // same key waits on the key's unique index until this one commits (then replays) or rolls back
     // (then runs itself). A failure rolls the claim back with everything else, so nothing is stored.
     const result = await db.transaction(async (tx) => {
-      const claimed = await tx.query(
-        `INSERT INTO idempotency_keys (merchant_id, environment, key, request_hash, state)
-         VALUES ($1, $2, $3, $4, 'in_flight') ON CONFLICT DO NOTHING RETURNING 1`,
-        [...scope, hash],
-      );
-      if (claimed.length === 0) return null;
+      if (!(await claimKey(tx, scope, hash))) return null;
       const outcome = await execute(tx);
-      await tx.query(
-        `UPDATE idempotency_keys SET state = 'completed', response_status = $4, response_body = $5
-          WHERE merchant_id = $1 AND environment = $2 AND key = $3`,
-        [...scope, outcome.status, JSON.stringify(outcome.body)],
-      );
+      await completeKey(tx, scope, outcome.status, outcome.body);
       return outcome;
     });
     if (result) return { ...result, replayed: false };
 
-    const rows = await db.query<StoredKey>(
-      `SELECT request_hash, state, response_status, response_body,
-              created_at < now() - make_interval(secs => $4) AS stale,
-              created_at < now() - make_interval(hours => $5) AS expired
-         FROM idempotency_keys WHERE merchant_id = $1 AND environment = $2 AND key = $3`,
-      [...scope, IDEMPOTENCY_IN_FLIGHT_LEASE_S, IDEMPOTENCY_KEY_TTL_HOURS],
-    );
-    const stored = rows[0];
+    const stored = await findStoredKey(db, scope, IDEMPOTENCY_IN_FLIGHT_LEASE_S, IDEMPOTENCY_KEY_TTL_HOURS);
     if (!stored) continue; // rolled back meanwhile: claim again
     if (stored.expired) {
-      await db.query(
-        `DELETE FROM idempotency_keys WHERE merchant_id = $1 AND environment = $2 AND key = $3
-           AND created_at < now() - make_interval(hours => $4)`,
-        [...scope, IDEMPOTENCY_KEY_TTL_HOURS],
-      );
+      await deleteExpiredKey(db, scope, IDEMPOTENCY_KEY_TTL_HOURS);
       continue;
     }
     if (stored.request_hash !== hash) throw errors.idempotencyKeyReused();
@@ -192,23 +168,19 @@ async function runIdempotent<Body>(
     // An in_flight row is only ever visible if written by an older version that claimed in its own
     // transaction; after the lease it is abandoned and may be taken over.
     if (!stored.stale) throw errors.idempotencyKeyInFlight();
-    await db.query(
-      `DELETE FROM idempotency_keys WHERE merchant_id = $1 AND environment = $2 AND key = $3
-         AND state = 'in_flight' AND created_at < now() - make_interval(secs => $4)`,
-      [...scope, IDEMPOTENCY_IN_FLIGHT_LEASE_S],
-    );
+    await deleteAbandonedClaim(db, scope, IDEMPOTENCY_IN_FLIGHT_LEASE_S);
   }
   throw errors.idempotencyKeyInFlight();
 }
 
 /**
- * The one-round-trip form of runIdempotent, for a use case whose whole effect is one
- * `INSERT ... SELECT ... WHERE EXISTS (SELECT 1 FROM idempotency_claim)` statement and whose response
- * is known before it runs: the key's claim, its stored response already in place, is a CTE of that
- * statement, so claim, effect and result commit together with no BEGIN/COMMIT round trips. Without a
- * key the claim is a constant row. Returns null when the key is already taken (an earlier or a
- * concurrent request with it): the caller then goes through runIdempotent, which waits, replays or
- * refuses, exactly as for any other use case.
+ * The one-round-trip form of runIdempotent, for a use case whose whole effect is one insert guarded by
+ * the key's claim (a OneStatementInsert) and whose response is known before it runs: the key's claim,
+ * its stored response already in place, is a CTE of that statement (idempotency-store.ts, insertClaimed),
+ * so claim, effect and result commit together with no BEGIN/COMMIT round trips. Without a key the claim
+ * is a constant row. Returns null when the key is already taken (an earlier or a concurrent request with
+ * it): the caller then goes through runIdempotent, which waits, replays or refuses, exactly as for any
+ * other use case.
  */
 async function insertOnce<Body>(
   db: Queryable,
@@ -218,22 +190,9 @@ async function insertOnce<Body>(
   outcome: IdempotentResult<Body>,
   effect: OneStatementInsert,
 ): Promise<Outcome<Body> | null> {
-  const n = effect.params.length;
-  const claim =
-    key === null
-      ? 'WITH idempotency_claim AS (SELECT 1)'
-      : `WITH idempotency_claim AS (
-           INSERT INTO idempotency_keys (merchant_id, environment, key, request_hash, state, response_status, response_body)
-           VALUES ($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, 'completed', $${n + 5}, $${n + 6})
-           ON CONFLICT DO NOTHING RETURNING 1)`;
-  const params =
-    key === null
-      ? effect.params
-      : [...effect.params, principal.merchantId, principal.environment, key, hash, outcome.status, JSON.stringify(outcome.body)];
-  const sql = `${claim}\n${effect.sql}`;
-  const name = `${effect.name}_${key === null ? 'nokey' : 'key'}`;
+  const completed = key === null ? null : { scope: [principal.merchantId, principal.environment, key] as const, requestHash: hash, status: outcome.status, body: outcome.body };
   try {
-    const rows = await db.write(name, sql, params);
+    const rows = await insertClaimed(db, completed, effect);
     return rows.length > 0 ? { ...outcome, replayed: false } : null;
   } catch (error) {
     // The claim would wait on a concurrent request with the same key: the general way waits for it.
@@ -242,5 +201,4 @@ async function insertOnce<Body>(
   }
 }
 
-export const purgeExpiredIdempotencyKeys = (db: Queryable) =>
-  db.query(`DELETE FROM idempotency_keys WHERE created_at < now() - make_interval(hours => $1)`, [IDEMPOTENCY_KEY_TTL_HOURS]);
+export const purgeExpiredIdempotencyKeys = (db: Queryable) => deleteExpiredKeys(db, IDEMPOTENCY_KEY_TTL_HOURS);
