@@ -14,11 +14,7 @@ const SRC = join(ROOT, 'src');
 const ALLOWED: Record<string, string> = {};
 
 /** Modules outside src/db and the stores that may still hold SQL, each with its reason; empty when only stores do. */
-const SQL_OUTSIDE_STORES_ALLOWED: Record<string, string> = {
-  'src/http/idempotency.ts': 'pending: being moved to a store (issue 15, item 2)',
-  'src/accounts/trusted-devices.ts': 'pending: being moved to a store (issue 15, item 2)',
-  'src/accounts/sign-in-throttle.ts': 'pending: being moved to a store (issue 15, item 2)',
-};
+const SQL_OUTSIDE_STORES_ALLOWED: Record<string, string> = {};
 
 const RULES: { name: string; pattern: RegExp }[] = [
   { name: 'SQL', pattern: /\b(SELECT|INSERT INTO|UPDATE [a-z_]+ SET|DELETE FROM)\b/ },

@@ -12,7 +12,7 @@ const PUBLIC_SESSION_FROM = 'FROM checkout_sessions s JOIN merchants m ON m.id =
 const SESSION_INVOICE_LINES = 'FROM invoice_lines l WHERE l.merchant_id = s.merchant_id AND l.environment = s.environment AND l.invoice_ref = s.invoice_ref';
 
 /**
- * The INSERT of a new session row, guarded by the Idempotency-Key claim (see insertOnce): one
+ * The INSERT of a new session row, guarded by the Idempotency-Key claim (see insertClaimed in http/idempotency-store.ts): one
  * statement, so creating a session is one round trip to the database.
  */
 export function sessionInsert(s: SessionRow): { sql: string; params: unknown[]; name: string } {
