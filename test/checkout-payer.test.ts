@@ -574,7 +574,7 @@ describe(`hosted checkout payer API (${storageKind})`, () => {
   });
 
   describe('Live key sessions', () => {
-    it('offer only cash, and a momo attempt is 503 PROVIDER_RAIL_UNAVAILABLE with nothing created', async () => {
+    it('offer only cash, and a momo attempt is 409 RAIL_NOT_OFFERED with nothing created', async () => {
       const m = await t.merchant();
       const session = await createSession(t, m, { amount_minor: 50000 }, { live: true });
       const view = (await getPublic(t, session.id)).json();
@@ -584,9 +584,9 @@ describe(`hosted checkout payer API (${storageKind})`, () => {
       const quote = (await getQuote(t, session.id)).json();
       assert.deepEqual(quote.allowed_rails, ['cash']);
       assert.deepEqual(Object.keys(quote.surcharges), ['cash']);
-      // One code, one status (src/http/errors.ts): no provider serves the rail, a temporary unavailability.
-      assertErrorEnvelope(await postAttempt(t, session.id, momoBody(50000)), 503, 'PROVIDER_RAIL_UNAVAILABLE');
-      assertErrorEnvelope(await postAttempt(t, session.id, { rail: 'card', amount_minor: 50000 }), 503, 'PROVIDER_RAIL_UNAVAILABLE');
+      // A rail the session does not offer is the caller's choice to change (409), not an outage (503 PROVIDER_RAIL_UNAVAILABLE).
+      assertErrorEnvelope(await postAttempt(t, session.id, momoBody(50000)), 409, 'RAIL_NOT_OFFERED');
+      assertErrorEnvelope(await postAttempt(t, session.id, { rail: 'card', amount_minor: 50000 }), 409, 'RAIL_NOT_OFFERED');
       assert.equal((await attemptRows(t, session.id)).length, 0);
       assert.equal((await sessionRow(t, session.id)).status, 'open');
       // cash still works in Live

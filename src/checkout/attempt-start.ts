@@ -22,7 +22,11 @@ export interface AttemptInput {
   account_name?: string;
 }
 
-/** No provider serves this rail for the session's environment (no Retry-After: it is not known when one will). */
+/** A new attempt on a rail the session does not offer (no provider serves it in the session's environment). */
+const railNotOffered = (rail: string, environment: Environment) =>
+  new SikaError('RAIL_NOT_OFFERED', `${rail} payments are not offered for ${environment === 'live' ? 'Live' : 'Test'} checkouts; choose one of allowed_rails.`);
+
+/** An existing attempt's provider cannot be reached or is gone (no Retry-After: it is not known when it will be back). */
 export const railUnavailable = (rail: string, environment: Environment) =>
   new SikaError('PROVIDER_RAIL_UNAVAILABLE', `${rail} payments are not available for ${environment === 'live' ? 'Live' : 'Test'} checkouts right now; choose another method.`);
 
@@ -72,7 +76,7 @@ export async function startAttempt(tx: Queryable, ctx: PayerContext, sessionId: 
   }
   if (session.status !== 'open' || isPastExpiry(session)) throw errors.sessionNotPayable(effectiveStatus(session));
   const adapter = railFor(session.environment, input.rail, ctx.liveRails);
-  if (!adapter) throw railUnavailable(input.rail, session.environment);
+  if (!adapter) throw railNotOffered(input.rail, session.environment);
   const schedule = await feeSchedule(tx, session.merchant_id, session.environment);
   const quote = quoteRail(session.amount_minor, schedule[input.rail], session.currency);
   if (amountMinor !== quote.total_minor) {

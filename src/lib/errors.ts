@@ -29,6 +29,7 @@ export const ERROR_CATALOGUE = {
   SESSION_NOT_PAYABLE: { meaning: 'The session is not open for a new payment (paid, expired, cancelled or failed).', retryable: false },
   PAYMENT_AMOUNT_MISMATCH: { meaning: 'The amount sent differs from the current total for that method; get a fresh quote.', retryable: false },
   PAYMENT_ATTEMPT_PENDING: { meaning: 'Another payment for this session is still in progress.', retryable: true },
+  RAIL_NOT_OFFERED: { meaning: 'The checkout does not offer this payment method (see allowed_rails); choose one it offers.', retryable: false },
   PROVIDER_RAIL_UNAVAILABLE: { meaning: 'No provider can take this payment method (or payout) right now; choose another method or retry later.', retryable: true },
   PROVIDER_PAYMENT_REJECTED: { meaning: 'The provider refused what the payer entered (e.g. a wrong verification code).', retryable: false },
   ATTEMPT_FINAL: { meaning: 'The payment attempt already has its outcome.', retryable: false },

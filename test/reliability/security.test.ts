@@ -38,6 +38,8 @@ import {
   type Merchant,
   type Objects,
 } from './api-support.ts';
+import { statusOf } from '../../src/http/errors.ts';
+import { SikaError } from '../../src/lib/errors.ts';
 
 const ENVIRONMENTS: Environment[] = ['test', 'live'];
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -739,7 +741,8 @@ describe(`security: isolation, keys, SSRF and payer pages (${storageKind})`, () 
         try {
           created = await createMerchant(hosted.db, { name: 'SSRF check', email: `ssrf-${randomUUID()}@example.com`, webhookUrl: url }, hosted.webhookTargets);
         } catch (error) {
-          assert.equal((error as { statusCode?: number }).statusCode, 400, `${url}: ${String(error)}`);
+          assert.ok(error instanceof SikaError, `${url}: ${String(error)}`);
+          assert.equal(statusOf(error), 400, `${url}: ${String(error)}`);
           continue;
         }
         assert.equal(created.live_webhook_secret, null, `${url}: a Live endpoint was created`);
