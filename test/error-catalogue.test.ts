@@ -6,6 +6,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { HTTP_STATUS_OF, errorHeaders, statusOf } from '../src/http/errors.ts';
+import { errorTableMarkdown } from '../src/lib/error-table.ts';
 import { ERROR_CATALOGUE, LINE_ERROR_CATALOGUE, SikaError, errors, type ErrorCode } from '../src/lib/errors.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -63,6 +64,12 @@ describe('error catalogue', () => {
     assert.deepEqual(errorHeaders(errors.unavailable()), { 'retry-after': '1' });
     assert.deepEqual(errorHeaders(errors.notFound('Payout')), {});
     assert.equal(statusOf(new SikaError('PROVIDER_RAIL_UNAVAILABLE', 'x')), 503);
+  });
+
+  it('docs/errors.md is the catalogue as it is (npm run docs:errors rewrites it)', () => {
+    const published = readFileSync(join(ROOT, 'docs', 'errors.md'), 'utf8');
+    assert.equal(published, errorTableMarkdown(HTTP_STATUS_OF), 'docs/errors.md is stale: run npm run docs:errors');
+    for (const code of Object.keys(ERROR_CATALOGUE)) assert.ok(published.includes(`| \`${code}\` | ${HTTP_STATUS_OF[code as ErrorCode]} |`), code);
   });
 
   it('every code thrown in src is in the catalogue (also enforced by the type of SikaError)', () => {
