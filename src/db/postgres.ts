@@ -2,7 +2,6 @@ import pg from 'pg';
 import { listenPostgres } from './notifications.ts';
 import { Pipeline } from './pipeline.ts';
 import { DbError, InFlight, parseInt8, unpipelined, withRetries, type Db, type Queryable, type Subscription } from './types.ts';
-import { SikaError } from '../lib/errors.ts';
 
 /** Connections per process; the benchmark baseline (bench/baseline.ts) uses the same size. */
 export const POOL_SIZE_MAX = 20;
@@ -89,17 +88,19 @@ export async function openPostgres(databaseUrl: string, poolSize = POOL_SIZE_MAX
           throw DbError.from(error);
         }
         let broken = false;
+        // The driver's errors become DbErrors where the driver is called (here and in wrap); whatever fn
+        // throws of its own (a use case's refusal) passes through unchanged.
+        const control = (sql: 'BEGIN' | 'COMMIT') => client.query(sql).catch((error: unknown) => Promise.reject(DbError.from(error)));
         try {
-          await client.query('BEGIN');
+          await control('BEGIN');
           const result = await fn(wrap(client));
-          await client.query('COMMIT');
+          await control('COMMIT');
           return result;
         } catch (error) {
           await client.query('ROLLBACK').catch(() => {
             broken = true;
           });
-          // A driver error (BEGIN or COMMIT failing) becomes a DbError; a use case's own refusal passes unchanged.
-          throw error instanceof DbError || error instanceof SikaError ? error : error instanceof Error && 'code' in error ? DbError.from(error) : error;
+          throw error;
         } finally {
           client.release(broken);
         }
