@@ -76,7 +76,8 @@ export function registerIdempotentRoutes(app: FastifyInstance, db: Db): void {
       const key = idempotencyKeyOf(request);
       const work: unknown = await handler.call(this, request, reply);
       if (!isWork(work)) throw new Error(`${where} declares config.idempotent, so its handler must return { run } or { insert }`);
-      const hash = requestHash(request);
+      // Without a key nothing is stored or compared: no hash to compute on that (the common) path.
+      const hash = key === null ? '' : requestHash(request);
       return sendOutcome(reply, await perform(db, principal, key, hash, work));
     };
   });
@@ -115,7 +116,7 @@ function idempotencyKeyOf(request: FastifyRequest): string | null {
   const key = Array.isArray(raw) ? raw[0]! : raw;
   if (key.length < 1 || key.length > IDEMPOTENCY_KEY_LENGTH_MAX || !/^[\x20-\x7e]+$/.test(key)) {
     throw errors.invalidArgument(`Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_LENGTH_MAX} printable ASCII characters.`, [
-      { field: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' },
+      { field: 'Idempotency-Key', message: `must be 1 to ${IDEMPOTENCY_KEY_LENGTH_MAX} printable ASCII characters` },
     ]);
   }
   return key;
