@@ -26,10 +26,6 @@ export interface AttemptInput {
 const railNotOffered = (rail: string, environment: Environment) =>
   new SikaError('RAIL_NOT_OFFERED', `${rail} payments are not offered for ${environment === 'live' ? 'Live' : 'Test'} checkouts; choose one of allowed_rails.`);
 
-/** An existing attempt's provider cannot be reached or is gone (no Retry-After: it is not known when it will be back). */
-export const railUnavailable = (rail: string, environment: Environment) =>
-  new SikaError('PROVIDER_RAIL_UNAVAILABLE', `${rail} payments are not available for ${environment === 'live' ? 'Live' : 'Test'} checkouts right now; choose another method.`);
-
 export interface CheckedAttempt {
   rail: Rail;
   /** The Mobile Money network (the API's `operator` field). */

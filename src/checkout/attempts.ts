@@ -1,15 +1,20 @@
 // The payer's payment attempts (SPEC 4.2): start one (a cash attempt is its slip), read its status (asking
 // the provider when the payer refreshes), submit a Mobile Money verification code, re-send the prompt.
 import type { Queryable } from '../db/index.ts';
+import type { Environment } from '../lib/environment.ts';
 import { SikaError, errors } from '../lib/errors.ts';
 import { railFor, RailUnavailableError, VerificationRefusedError, type AttemptForRail } from '../rails/index.ts';
 import { railDescriptor } from '../rails/registry.ts';
-import { checkAttemptInput, railUnavailable, startAttempt, type AttemptInput, type Started } from './attempt-start.ts';
+import { checkAttemptInput, startAttempt, type AttemptInput, type Started } from './attempt-start.ts';
 import { createCashSlip } from './cash-slips.ts';
 import { effectiveStatus, type AttemptRow } from './model.ts';
 import type { PayerContext } from './payer-view.ts';
 import { applyOutcome } from './payments.ts';
 import * as store from './store.ts';
+
+/** An existing attempt's provider cannot be reached or is gone (no Retry-After: it is not known when it will be back). */
+const railUnavailable = (rail: string, environment: Environment) =>
+  new SikaError('PROVIDER_RAIL_UNAVAILABLE', `${rail} payments are not available for ${environment === 'live' ? 'Live' : 'Test'} checkouts right now; choose another method.`);
 
 /** How many times a payer may have an attempt's Mobile Money prompt sent again. */
 export const RESENDS_MAX = 3;

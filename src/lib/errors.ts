@@ -96,10 +96,6 @@ export class SikaError extends Error {
     super(message);
     this.name = 'SikaError';
   }
-
-  get retryable(): boolean {
-    return ERROR_CATALOGUE[this.code].retryable;
-  }
 }
 
 /** The everyday errors, with their standard wording. */

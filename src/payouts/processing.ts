@@ -6,7 +6,6 @@ import { movePayout } from './lifecycle.ts';
 import { advanceProcessingStep, duePayoutIds, findPayoutById, holdForClaim, updatePayout, type PayoutRow } from './payout-store.ts';
 import { findRecipient, setRecipientVerification } from './recipient-store.ts';
 
-export const PAYOUT_RETRY_DELAY_S = [5, 30, 120, 600, 1_800];
 /** How long a claimed payout is pushed back while a worker advances it (another worker skips it meanwhile). */
 const CLAIM_HOLD_S = 60;
 /** A transfer the provider reports pending is asked about again after this long. */
