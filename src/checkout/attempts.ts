@@ -67,6 +67,8 @@ export const railInput = (attempt: AttemptRow): AttemptForRail => ({
   network: attempt.network,
   phone: attempt.phone,
   providerReference: attempt.provider_reference || null,
+  payerEmail: null,
+  returnUrl: '',
 });
 
 /** When a payer may try again after a provider refused to start a payment. */
@@ -125,7 +127,7 @@ export async function getAttemptStatus(ctx: PayerContext, sessionId: string, att
     } catch {
       throw errors.unavailable(`The ${attempt.rail} provider did not answer; the payment is still being confirmed. Try again shortly.`);
     }
-    if (check.outcome !== 'pending') {
+    if (check.outcome !== 'pending' && check.outcome !== 'unknown') {
       attempt = (await ctx.db.transaction((tx) => applyOutcome(tx, attemptId, check.outcome, { checkoutUrlHost: ctx.checkoutUrlHost, source: 'provider' }))).attempt;
     }
   }

@@ -32,7 +32,7 @@ export async function checkPendingAttempts(deps: StatusCheckDeps): Promise<numbe
     if (!adapter) continue;
     try {
       const check = await adapter.status(railInput(attempt));
-      if (check.outcome === 'pending') continue;
+      if (check.outcome === 'pending' || check.outcome === 'unknown') continue;
       await deps.db.transaction((tx) => applyOutcome(tx, attempt.id, check.outcome, { checkoutUrlHost: deps.checkoutUrlHost, source: 'status_check' }));
       applied++;
     } catch (error) {

@@ -18,6 +18,7 @@ async function railPayout(db: Queryable, payout: PayoutRow): Promise<PayoutForRa
   return {
     payoutId: payout.id,
     reference: payout.reference,
+    providerReference: null,
     amountMinor: payout.amount_minor,
     currency: payout.currency,
     recipient: {

@@ -1,16 +1,22 @@
-// One interface for payout providers (GhIPSS GIP name enquiry + transfer, MTN MoMo disbursement, ...).
-// Called outside database transactions. transfer() must be idempotent by payout id (as MTN's
-// X-Reference-Id is), so a payout whose transfer outcome was lost in a crash is asked again, not sent twice.
+// One interface for payout providers (Paystack transfers, MTN MoMo disbursement, the rehearsal simulator).
+// Called outside database transactions. The caller stores the provider and our reference (reference())
+// before transfer() is called, so a payout whose answer was lost is asked about with status(), and sent
+// again only when the provider says it never saw it (transfer() must be idempotent by that reference).
+import type { MomoNetwork } from '../lib/ghana.ts';
 
 export interface PayoutForRail {
   payoutId: string;
+  /** The payout's own reference (the merchant sees it). */
   reference: string;
+  /** Our reference with the provider, stored before transfer() (reference() made it). */
+  providerReference: string | null;
   amountMinor: number;
   currency: string;
   recipient: { accountType: 'bank' | 'momo'; bankCode: string | null; accountNumber: string | null; network: string | null; phone: string | null; accountName: string };
 }
 
-export type RecipientCheck = { ok: true } | { ok: false; reason: string };
+/** ok with the name the provider holds (when it tells); a rejection names why (account_not_found, name_mismatch, ...). */
+export type RecipientCheck = { ok: true; resolvedName?: string | null } | { ok: false; reason: string };
 export type TransferOutcome =
   | { outcome: 'paid'; bankReference: string }
   | { outcome: 'pending'; bankReference: string }
@@ -20,7 +26,12 @@ export type TransferOutcome =
 
 export interface PayoutRail {
   readonly provider: string;
+  /** Which recipients it pays (Live routing reads this); absent: every recipient. */
+  readonly serves?: { bank: boolean; networks: readonly MomoNetwork[] };
+  /** Our reference for the payout with this provider; stored before transfer(). Default: the payout id. */
+  reference?(payout: { payoutId: string; reference: string }): string;
   checkRecipient(payout: PayoutForRail): Promise<RecipientCheck>;
+  /** Throws ProviderRefusedError (not accepted) or ProviderNoAnswerError (maybe accepted: ask status()). */
   transfer(payout: PayoutForRail): Promise<TransferOutcome>;
   status(payout: PayoutForRail): Promise<TransferOutcome>;
 }
