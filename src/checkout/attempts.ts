@@ -127,8 +127,9 @@ export async function getAttemptStatus(ctx: PayerContext, sessionId: string, att
     } catch {
       throw errors.unavailable(`The ${attempt.rail} provider did not answer; the payment is still being confirmed. Try again shortly.`);
     }
-    if (check.outcome !== 'pending' && check.outcome !== 'unknown') {
-      attempt = (await ctx.db.transaction((tx) => applyOutcome(tx, attemptId, check.outcome, { checkoutUrlHost: ctx.checkoutUrlHost, source: 'provider' }))).attempt;
+    const outcome = check.outcome;
+    if (outcome !== 'pending' && outcome !== 'unknown') {
+      attempt = (await ctx.db.transaction((tx) => applyOutcome(tx, attemptId, outcome, { checkoutUrlHost: ctx.checkoutUrlHost, source: 'provider' }))).attempt;
     }
   }
   return toAttemptStatus(ctx.db, attempt, refresh);

@@ -32,8 +32,9 @@ export async function checkPendingAttempts(deps: StatusCheckDeps): Promise<numbe
     if (!adapter) continue;
     try {
       const check = await adapter.status(railInput(attempt));
-      if (check.outcome === 'pending' || check.outcome === 'unknown') continue;
-      await deps.db.transaction((tx) => applyOutcome(tx, attempt.id, check.outcome, { checkoutUrlHost: deps.checkoutUrlHost, source: 'status_check' }));
+      const outcome = check.outcome;
+      if (outcome === 'pending' || outcome === 'unknown') continue;
+      await deps.db.transaction((tx) => applyOutcome(tx, attempt.id, outcome, { checkoutUrlHost: deps.checkoutUrlHost, source: 'status_check' }));
       applied++;
     } catch (error) {
       deps.log?.warn({ err: error, attempt_id: attempt.id }, 'provider status check failed; the attempt is checked again at its next turn');
