@@ -42,6 +42,83 @@ export interface Config {
   httpRequestTimeoutMs: number;
   /** An idle keep-alive connection is closed after this; keep it above the load balancer's idle timeout. */
   httpKeepAliveTimeoutMs: number;
+  /** Live providers: each is enabled when its credentials are set (README "Going live"). */
+  providers: ProviderSettings;
+}
+
+export const LIVE_PROVIDERS = ['mtn_momo', 'paystack'] as const;
+export type LiveProviderId = (typeof LIVE_PROVIDERS)[number];
+
+export interface MtnMomoProduct {
+  subscriptionKey: string;
+  userId: string;
+  apiKey: string;
+}
+
+export interface ProviderSettings {
+  /** LIVE_PROVIDER_ORDER: which configured provider serves a rail or network first; the next only when the first refuses before accepting. */
+  order: LiveProviderId[];
+  /** PROVIDER_TIMEOUT_MS: a provider call without an answer after this is a lost answer (asked about, never re-sent). */
+  timeoutMs: number;
+  paystack: { secretKey: string; baseUrl: string } | null;
+  mtnMomo: {
+    baseUrl: string;
+    targetEnvironment: string;
+    collection: MtnMomoProduct | null;
+    disbursement: MtnMomoProduct | null;
+  } | null;
+  /** The bank account Live bank transfers are paid into, matched from imported statements. */
+  bankTransfer: { bankCode: string; bankName: string; branch: string; accountNumber: string; accountName: string } | null;
+}
+
+const PAYSTACK_BASE_URL_DEFAULT = 'https://api.paystack.co';
+// MTN MoMo Open API production host (https://momodeveloper.mtn.com/api-documentation); the sandbox is https://sandbox.momodeveloper.mtn.com.
+const MTN_MOMO_BASE_URL_DEFAULT = 'https://proxy.momoapi.mtn.com';
+const MTN_MOMO_TARGET_ENVIRONMENT_DEFAULT = 'mtnghana';
+
+function providerSettings(env: NodeJS.ProcessEnv, problems: string[], url: (name: string, fallback: string | null, protocols: string[]) => string | null, timeoutMs: number): ProviderSettings {
+  const orderRaw = (env.LIVE_PROVIDER_ORDER ?? '').trim() || 'mtn_momo,paystack';
+  const order = orderRaw.split(',').map((part) => part.trim());
+  const unknown = order.filter((id) => !(LIVE_PROVIDERS as readonly string[]).includes(id));
+  if (unknown.length > 0 || new Set(order).size !== order.length) {
+    problems.push(`LIVE_PROVIDER_ORDER must list distinct providers from ${LIVE_PROVIDERS.join(', ')} (got "${orderRaw}")`);
+  }
+  const secretKey = env.PAYSTACK_SECRET_KEY?.trim() || '';
+  const paystack = secretKey ? { secretKey, baseUrl: (url('PAYSTACK_BASE_URL', PAYSTACK_BASE_URL_DEFAULT, ['https:', 'http:']) ?? PAYSTACK_BASE_URL_DEFAULT).replace(/\/+$/, '') } : null;
+  if (!secretKey && env.PAYSTACK_BASE_URL) problems.push('PAYSTACK_BASE_URL is set but PAYSTACK_SECRET_KEY is not');
+
+  const product = (name: 'COLLECTION' | 'DISBURSEMENT'): MtnMomoProduct | null => {
+    const keys = ['SUBSCRIPTION_KEY', 'USER_ID', 'API_KEY'].map((part) => `MTN_MOMO_${name}_${part}`);
+    const values = keys.map((key) => env[key]?.trim() || '');
+    if (values.every((value) => value === '')) return null;
+    const missing = keys.filter((_, index) => values[index] === '');
+    if (missing.length > 0) {
+      problems.push(`${missing.join(', ')} must be set with the other MTN_MOMO_${name}_* settings`);
+      return null;
+    }
+    return { subscriptionKey: values[0]!, userId: values[1]!, apiKey: values[2]! };
+  };
+  const collection = product('COLLECTION');
+  const disbursement = product('DISBURSEMENT');
+  const mtnMomo =
+    collection || disbursement
+      ? {
+          baseUrl: (url('MTN_MOMO_BASE_URL', MTN_MOMO_BASE_URL_DEFAULT, ['https:', 'http:']) ?? MTN_MOMO_BASE_URL_DEFAULT).replace(/\/+$/, ''),
+          targetEnvironment: env.MTN_MOMO_TARGET_ENVIRONMENT?.trim() || MTN_MOMO_TARGET_ENVIRONMENT_DEFAULT,
+          collection,
+          disbursement,
+        }
+      : null;
+
+  const bankKeys = ['BANK_CODE', 'BANK_NAME', 'BRANCH', 'ACCOUNT_NUMBER', 'ACCOUNT_NAME'].map((part) => `BANK_TRANSFER_${part}`);
+  const bankValues = bankKeys.map((key) => env[key]?.trim() || '');
+  let bankTransfer: ProviderSettings['bankTransfer'] = null;
+  if (bankValues.some((value) => value !== '')) {
+    const missing = bankKeys.filter((_, index) => bankValues[index] === '');
+    if (missing.length > 0) problems.push(`${missing.join(', ')} must be set with the other BANK_TRANSFER_* settings`);
+    else bankTransfer = { bankCode: bankValues[0]!, bankName: bankValues[1]!, branch: bankValues[2]!, accountNumber: bankValues[3]!, accountName: bankValues[4]! };
+  }
+  return { order: order.filter((id): id is LiveProviderId => (LIVE_PROVIDERS as readonly string[]).includes(id)), timeoutMs, paystack, mtnMomo, bankTransfer };
 }
 
 export class ConfigError extends Error {
@@ -190,6 +267,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     httpHeadersTimeoutMs,
     httpRequestTimeoutMs,
     httpKeepAliveTimeoutMs,
+    providers: providerSettings(env, problems, url, integer('PROVIDER_TIMEOUT_MS', 15_000, 500, 120_000)),
   };
   if (env.LIVE_PAYOUT_SIMULATOR !== undefined && !['on', 'off', ''].includes(env.LIVE_PAYOUT_SIMULATOR)) {
     problems.push(`LIVE_PAYOUT_SIMULATOR must be on or off (got "${env.LIVE_PAYOUT_SIMULATOR}")`);
