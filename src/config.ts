@@ -267,7 +267,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     httpHeadersTimeoutMs,
     httpRequestTimeoutMs,
     httpKeepAliveTimeoutMs,
-    providers: providerSettings(env, problems, url, integer('PROVIDER_TIMEOUT_MS', 15_000, 500, 120_000)),
+    providers: providerSettings(env, problems, url, integer('PROVIDER_TIMEOUT_MS', 15_000, 100, 120_000)),
   };
   if (env.LIVE_PAYOUT_SIMULATOR !== undefined && !['on', 'off', ''].includes(env.LIVE_PAYOUT_SIMULATOR)) {
     problems.push(`LIVE_PAYOUT_SIMULATOR must be on or off (got "${env.LIVE_PAYOUT_SIMULATOR}")`);

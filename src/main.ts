@@ -2,7 +2,7 @@
 import { loadConfig, ConfigError } from './config.ts';
 import { openDb } from './db/index.ts';
 import { buildApp } from './http/app.ts';
-import { LivePayoutSimulator } from './rails/payouts.ts';
+import { createLiveProviders } from './rails/live-config.ts';
 import { startWorkers } from './workers.ts';
 
 const SHUTDOWN_TIMEOUT_MS = 15_000;
@@ -21,13 +21,14 @@ async function main(): Promise<void> {
     throw error;
   }
   const db = await openDb(config);
-  const payoutRail = config.livePayoutSimulator ? new LivePayoutSimulator() : null;
-  const app = await buildApp({ config, db, payoutRail });
-  if (payoutRail) app.log.warn('LIVE_PAYOUT_SIMULATOR is on: Live payouts go to the simulator, no money moves');
+  const providers = createLiveProviders(config);
+  const app = await buildApp({ config, db, providers });
+  if (config.livePayoutSimulator) app.log.warn('LIVE_PAYOUT_SIMULATOR is on: Live payouts go to the simulator, no money moves');
+  app.log.info({ providers: providers.ids() }, 'Live providers');
   // On PostgreSQL the workers get connections of their own: an API under full load must not starve
   // webhook delivery (measured: deliveries fell seconds behind while requests held the whole pool).
   const workerDb = config.workersEnabled && db.kind === 'postgres' ? await openDb(config, { migrate: false, poolSize: WORKER_POOL_SIZE }) : db;
-  const workers = config.workersEnabled ? startWorkers({ db: workerDb, log: app.log, config, payoutRail }) : null;
+  const workers = config.workersEnabled ? startWorkers({ db: workerDb, log: app.log, config, providers }) : null;
 
   let closing = false;
   const shutdown = async (signal: string) => {

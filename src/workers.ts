@@ -12,7 +12,7 @@ import { purgeExpiredDevices } from './accounts/trusted-devices.ts';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.ts';
 import { processDuePayouts } from './payouts/processing.ts';
 import { verifyTestRecipients } from './payouts/recipients.ts';
-import type { PayoutRail } from './rails/payouts.ts';
+import type { LiveProviders } from './rails/live.ts';
 
 const IDEMPOTENCY_PURGE_INTERVAL_MS = 10 * 60_000;
 const SIGN_IN_THROTTLE_PURGE_INTERVAL_MS = 60 * 60_000;
@@ -41,7 +41,7 @@ export function deliveryWorkerFor(db: Db, log: FastifyBaseLogger, config: Config
   );
 }
 
-export function startWorkers({ db, log, config, payoutRail }: { db: Db; log: FastifyBaseLogger; config: Config; payoutRail: PayoutRail | null }) {
+export function startWorkers({ db, log, config, providers }: { db: Db; log: FastifyBaseLogger; config: Config; providers: LiveProviders }) {
   const jobs: Job[] = [
     { name: 'purge-idempotency-keys', intervalMs: IDEMPOTENCY_PURGE_INTERVAL_MS, run: () => purgeExpiredIdempotencyKeys(db) },
     {
@@ -55,9 +55,9 @@ export function startWorkers({ db, log, config, payoutRail }: { db: Db; log: Fas
       },
     },
     { name: 'expire-sessions', intervalMs: EXPIRY_SWEEP_INTERVAL_MS, run: () => expireDueSessions(db, config.checkoutUrlHost) },
-    { name: 'provider-status-checks', intervalMs: STATUS_CHECK_INTERVAL_MS, run: () => checkPendingAttempts({ db, checkoutUrlHost: config.checkoutUrlHost, log }) },
+    { name: 'provider-status-checks', intervalMs: STATUS_CHECK_INTERVAL_MS, run: () => checkPendingAttempts({ db, checkoutUrlHost: config.checkoutUrlHost, providers, log }) },
     { name: 'verify-test-recipients', intervalMs: RECIPIENT_VERIFY_INTERVAL_MS, run: () => verifyTestRecipients(db) },
-    { name: 'process-live-payouts', intervalMs: PAYOUT_PROCESS_INTERVAL_MS, run: () => processDuePayouts(db, payoutRail, log) },
+    { name: 'process-live-payouts', intervalMs: PAYOUT_PROCESS_INTERVAL_MS, run: () => processDuePayouts(db, providers, log) },
   ];
   const timers: NodeJS.Timeout[] = [];
   const running = new Set<Promise<unknown>>();

@@ -68,7 +68,8 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
       ),
     async listen() {
       if (!listening) {
-        await app.listen({ host: '127.0.0.1', port: 0 });
+        // A test that told its providers where to call back (BASE_URL) gave the port too (env.PORT).
+        await app.listen({ host: '127.0.0.1', port: env.PORT ? Number(env.PORT) : 0 });
         listening = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
       }
       return listening;

@@ -37,6 +37,7 @@ import {
 } from './payouts-fixtures.ts';
 import { statusOf } from '../src/http/errors.ts';
 import { SikaError } from '../src/lib/errors.ts';
+import { LiveProviders } from '../src/rails/live.ts';
 
 /** The HTTP status the API would answer a use case's refusal with (undefined for anything else). */
 const httpStatusOf = (error: unknown) => (error instanceof SikaError ? statusOf(error) : undefined);
@@ -734,7 +735,7 @@ describe(`payout creation and processing (${storageKind})`, () => {
       },
     });
     const principal = { merchantId: m.merchant_id, environment: 'test' as const, apiKeyId: key!.id, apiKeyPrefix: key!.prefix };
-    const { payout } = await createPayoutDirectly({ db, payoutRail: null }, principal, { recipient_id: recipient.id, amount_minor: 1_000, client_reference: newClientReference() });
+    const { payout } = await createPayoutDirectly({ db, providers: LiveProviders.none() }, principal, { recipient_id: recipient.id, amount_minor: 1_000, client_reference: newClientReference() });
     assert.equal(aborted, 2);
     assert.equal(payout.status, 'paid');
     assert.equal(await payoutRows(m.merchant_id), 1);

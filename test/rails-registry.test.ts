@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createMerchant } from '../src/accounts/service.ts';
 import type { Queryable } from '../src/db/index.ts';
-import { railFor, type AttemptForRail, type CollectionRail } from '../src/rails/index.ts';
+import { LiveProviders, railFor, type AttemptForRail, type CollectionRail } from '../src/rails/index.ts';
 import { railIds, registerRail, type RailDescriptor } from '../src/rails/registry.ts';
 import { storageKind, type TestContext } from './helpers.ts';
 import { call } from './http.ts';
@@ -121,7 +121,7 @@ describe(`rail registry (${storageKind})`, () => {
   });
 
   it('after its removal the rail is neither offered nor accepted', async () => {
-    assert.equal(railFor('test', 'test_wallet' as never), null);
+    assert.equal(railFor('test', 'test_wallet' as never, LiveProviders.none()), null);
     const m = await t.merchant();
     const session = await createSession(t, m);
     assert.ok(!(await getPublic(t, session.id)).json().allowed_rails.includes('test_wallet'));

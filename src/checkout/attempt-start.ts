@@ -3,9 +3,9 @@
 import type { Environment } from '../accounts/model.ts';
 import type { Queryable } from '../db/index.ts';
 import { SikaError, errors } from '../lib/errors.ts';
-import { checkPhoneForNetwork, MOMO_NETWORKS, type MomoNetwork } from '../lib/ghana.ts';
+import { checkPhoneForNetwork, MOMO_NETWORKS, NETWORK_LABELS, type MomoNetwork } from '../lib/ghana.ts';
 import { newId } from '../lib/ids.ts';
-import { railFor, type CollectionRail } from '../rails/index.ts';
+import { railsFor, type CollectionRail } from '../rails/index.ts';
 import { findRail, railIds, type Rail } from '../rails/registry.ts';
 import { feeSchedule } from './fee-settings.ts';
 import { quoteRail } from './fees.ts';
@@ -22,9 +22,14 @@ export interface AttemptInput {
   account_name?: string;
 }
 
-/** A new attempt on a rail the session does not offer (no provider serves it in the session's environment). */
-const railNotOffered = (rail: string, environment: Environment) =>
-  new SikaError('RAIL_NOT_OFFERED', `${rail} payments are not offered for ${environment === 'live' ? 'Live' : 'Test'} checkouts; choose one of allowed_rails.`);
+/** A new attempt on a rail (or network) the session does not offer (no provider serves it in the session's environment). */
+const railNotOffered = (rail: string, network: MomoNetwork | null, environment: Environment, railOffered: boolean) =>
+  new SikaError(
+    'RAIL_NOT_OFFERED',
+    network && railOffered
+      ? `${NETWORK_LABELS[network]} payments are not offered for ${environment === 'live' ? 'Live' : 'Test'} checkouts; choose one of allowed_operators or another method.`
+      : `${rail} payments are not offered for ${environment === 'live' ? 'Live' : 'Test'} checkouts; choose one of allowed_rails.`,
+  );
 
 export interface CheckedAttempt {
   rail: Rail;
@@ -52,7 +57,11 @@ export function checkAttemptInput(input: AttemptInput): CheckedAttempt {
 const sameAttempt = (attempt: AttemptRow, input: CheckedAttempt, amountMinor: number) =>
   attempt.rail === input.rail && attempt.amount_charged_minor === amountMinor && attempt.network === input.network && attempt.phone === input.phone;
 
-export type Started = { attempt: AttemptRow; replayed: boolean; adapter: CollectionRail | null };
+/**
+ * A started attempt: `adapters` are the providers to try in order (the first is recorded on the attempt
+ * with our reference); none when an existing attempt was replayed.
+ */
+export type Started = { attempt: AttemptRow; replayed: boolean; adapters: CollectionRail[]; payerEmail: string | null };
 
 /**
  * Starts (or replays) an attempt under the session's row lock: one attempt in progress per session.
@@ -63,7 +72,7 @@ export async function startAttempt(tx: Queryable, ctx: PayerContext, sessionId: 
   let session = await store.lockSession(tx, sessionId);
   if (!session) throw sessionNotFound();
   const pending = (await store.listAttempts(tx, sessionId)).find((a) => a.status === 'pending');
-  if (pending && sameAttempt(pending, input, amountMinor)) return { attempt: pending, replayed: true, adapter: null };
+  if (pending && sameAttempt(pending, input, amountMinor)) return { attempt: pending, replayed: true, adapters: [], payerEmail: null };
   if (pending && pending.rail === 'cash' && input.rail !== 'cash') {
     await moveAttempt(tx, pending, 'cancelled', 'CANCELLED:payer_switched_method');
     session = await moveSession(tx, session, 'open', outcomeCtx);
@@ -71,21 +80,25 @@ export async function startAttempt(tx: Queryable, ctx: PayerContext, sessionId: 
     throw new SikaError('PAYMENT_ATTEMPT_PENDING', 'A payment is already in progress for this checkout; wait for it to finish or fail before trying another.');
   }
   if (session.status !== 'open' || isPastExpiry(session)) throw errors.sessionNotPayable(effectiveStatus(session));
-  const adapter = railFor(session.environment, input.rail, ctx.liveRails);
-  if (!adapter) throw railNotOffered(input.rail, session.environment);
+  const adapters = railsFor(session.environment, input.rail, ctx.providers, input.network);
+  const adapter = adapters[0];
+  if (!adapter) throw railNotOffered(input.rail, input.network, session.environment, railsFor(session.environment, input.rail, ctx.providers).length > 0);
   const schedule = await feeSchedule(tx, session.merchant_id, session.environment);
   const quote = quoteRail(session.amount_minor, schedule[input.rail], session.currency);
   if (amountMinor !== quote.total_minor) {
     throw new SikaError('PAYMENT_AMOUNT_MISMATCH', `The amount for ${input.rail} is now ${quote.total_minor} pesewas; get a fresh quote and try again.`);
   }
+  const id = newId('att');
   const attempt = await store.insertAttempt(tx, {
-    id: newId('att'),
+    id,
     session_id: session.id,
     merchant_id: session.merchant_id,
     environment: session.environment,
     rail: input.rail,
     provider: adapter.provider,
-    provider_reference: '',
+    // Our reference with the provider is part of the intent: written before the provider is called, so a
+    // lost answer is asked about with it, never sent again under another.
+    provider_reference: adapter.reference?.({ reference: id, rail: input.rail }) ?? '',
     network: input.network,
     phone: input.phone,
     account_name: input.accountName,
@@ -97,5 +110,5 @@ export async function startAttempt(tx: Queryable, ctx: PayerContext, sessionId: 
     currency: session.currency,
   });
   await moveSession(tx, session, 'pending', outcomeCtx);
-  return { attempt, replayed: false, adapter };
+  return { attempt, replayed: false, adapters, payerEmail: session.customer_email };
 }

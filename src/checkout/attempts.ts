@@ -3,13 +3,15 @@
 import type { Queryable } from '../db/index.ts';
 import type { Environment } from '../lib/environment.ts';
 import { SikaError, errors } from '../lib/errors.ts';
-import { railFor, RailUnavailableError, VerificationRefusedError, type AttemptForRail } from '../rails/index.ts';
+import { railOfAttempt, RailUnavailableError, VerificationRefusedError, type AttemptForRail } from '../rails/index.ts';
 import { railDescriptor } from '../rails/registry.ts';
-import { checkAttemptInput, startAttempt, type AttemptInput, type Started } from './attempt-start.ts';
+import { initiateWithProviders } from './attempt-initiation.ts';
+import { checkAttemptInput, startAttempt, type AttemptInput } from './attempt-start.ts';
 import { createCashSlip } from './cash-slips.ts';
 import { effectiveStatus, type AttemptRow } from './model.ts';
 import type { PayerContext } from './payer-view.ts';
 import { applyOutcome } from './payments.ts';
+import { settleFromProvider } from './provider-status.ts';
 import * as store from './store.ts';
 
 /** An existing attempt's provider cannot be reached or is gone (no Retry-After: it is not known when it will be back). */
@@ -57,7 +59,8 @@ export async function toAttemptStatus(db: Queryable, attempt: AttemptRow, refres
   };
 }
 
-export const railInput = (attempt: AttemptRow): AttemptForRail => ({
+/** An attempt as its rail adapter sees it; the return URL and email matter only when it is first sent. */
+export const railInput = (attempt: AttemptRow, extras: { checkoutUrlHost?: string; payerEmail?: string | null } = {}): AttemptForRail => ({
   reference: attempt.id,
   sessionId: attempt.session_id,
   environment: attempt.environment,
@@ -67,35 +70,9 @@ export const railInput = (attempt: AttemptRow): AttemptForRail => ({
   network: attempt.network,
   phone: attempt.phone,
   providerReference: attempt.provider_reference || null,
-  payerEmail: null,
-  returnUrl: '',
+  payerEmail: extras.payerEmail ?? null,
+  returnUrl: extras.checkoutUrlHost ? `${extras.checkoutUrlHost}/pay/${encodeURIComponent(attempt.session_id)}?attempt=${encodeURIComponent(attempt.id)}` : '',
 });
-
-/** When a payer may try again after a provider refused to start a payment. */
-const PROVIDER_REFUSED_RETRY_AFTER_S = 5;
-
-/** Records the intent, commits, then calls the rail outside the transaction, then records the result. */
-async function initiateWithRail(ctx: PayerContext, started: Started): Promise<AttemptRow> {
-  const { attempt, adapter } = started;
-  if (!adapter) return attempt;
-  try {
-    const initiated = await adapter.initiate(railInput(attempt));
-    return await ctx.db.transaction((tx) =>
-      store.updateAttemptProvider(tx, attempt.id, {
-        providerReference: initiated.providerReference || undefined,
-        rawStatus: initiated.rawStatus,
-        verificationRequired: initiated.verificationRequired,
-        instructions: initiated.instructions,
-      }),
-    );
-  } catch (error) {
-    if (error instanceof SikaError) throw error;
-    await ctx.db.transaction((tx) => applyOutcome(tx, attempt.id, 'failed', { checkoutUrlHost: ctx.checkoutUrlHost, source: 'initiation_failed' }));
-    throw new SikaError('PROVIDER_RAIL_UNAVAILABLE', `The ${attempt.rail} provider did not accept the payment; try again or choose another method.`, {
-      retryAfterSeconds: PROVIDER_REFUSED_RETRY_AFTER_S,
-    });
-  }
-}
 
 export async function createAttempt(ctx: PayerContext, sessionId: string, input: AttemptInput) {
   const checked = checkAttemptInput(input);
@@ -105,7 +82,7 @@ export async function createAttempt(ctx: PayerContext, sessionId: string, input:
     return { attempt, replayed: slip.replayed };
   }
   const started = await ctx.db.transaction((tx) => startAttempt(tx, ctx, sessionId, checked, input.amount_minor));
-  const attempt = await initiateWithRail(ctx, started);
+  const attempt = await initiateWithProviders(ctx, started);
   return { attempt, replayed: started.replayed };
 }
 
@@ -119,17 +96,13 @@ export async function attemptOfSession(db: Queryable, sessionId: string, attempt
 export async function getAttemptStatus(ctx: PayerContext, sessionId: string, attemptId: string, refresh: boolean) {
   let attempt = await attemptOfSession(ctx.db, sessionId, attemptId);
   if (refresh && attempt.status === 'pending') {
-    const adapter = railFor(attempt.environment, attempt.rail, ctx.liveRails);
+    const adapter = railOfAttempt(attempt, ctx.providers);
     if (!adapter) throw railUnavailable(attempt.rail, attempt.environment);
-    let check;
     try {
-      check = await adapter.status(railInput(attempt));
-    } catch {
+      attempt = await settleFromProvider(ctx, adapter, attempt, 'provider');
+    } catch (error) {
+      if (error instanceof SikaError) throw error;
       throw errors.unavailable(`The ${attempt.rail} provider did not answer; the payment is still being confirmed. Try again shortly.`);
-    }
-    const outcome = check.outcome;
-    if (outcome !== 'pending' && outcome !== 'unknown') {
-      attempt = (await ctx.db.transaction((tx) => applyOutcome(tx, attemptId, outcome, { checkoutUrlHost: ctx.checkoutUrlHost, source: 'provider' }))).attempt;
     }
   }
   return toAttemptStatus(ctx.db, attempt, refresh);
@@ -140,16 +113,21 @@ export async function authorizeAttempt(ctx: PayerContext, sessionId: string, att
   if (!VERIFICATION_CODE_PATTERN.test(code)) throw errors.invalidArgument(`code must be the ${VERIFICATION_CODE_LENGTH_MIN} to ${VERIFICATION_CODE_LENGTH_MAX} character verification code from your phone.`, [{ field: 'code', message: 'is malformed' }]);
   if (attempt.status !== 'pending') throw new SikaError('ATTEMPT_FINAL', `The attempt is ${attempt.status}; no code is needed.`);
   if (!attempt.verification_required) throw new SikaError('VERIFICATION_NOT_REQUIRED', 'This payment does not need a verification code.');
-  const adapter = railFor(attempt.environment, attempt.rail, ctx.liveRails);
+  const adapter = railOfAttempt(attempt, ctx.providers);
   if (!adapter) throw railUnavailable(attempt.rail, attempt.environment);
-  let result;
+  let result: Awaited<ReturnType<typeof adapter.authorize>>;
   try {
     result = await adapter.authorize(railInput(attempt), code);
   } catch (error) {
     if (error instanceof VerificationRefusedError) throw new SikaError('PROVIDER_PAYMENT_REJECTED', error.message);
+    if (error instanceof RailUnavailableError) throw railUnavailable(attempt.rail, attempt.environment);
     throw errors.unavailable('The provider did not answer; try the code again shortly.');
   }
-  const updated = await ctx.db.transaction((tx) => store.updateAttemptProvider(tx, attemptId, { rawStatus: result.rawStatus, verificationRequired: false }));
+  const updated = await ctx.db.transaction(async (tx) => {
+    const recorded = await store.updateAttemptProvider(tx, attemptId, { rawStatus: result.rawStatus, verificationRequired: result.verificationRequired ?? false });
+    if (!result.outcome || result.outcome === 'pending') return recorded;
+    return (await applyOutcome(tx, attemptId, result.outcome, { checkoutUrlHost: ctx.checkoutUrlHost, source: 'provider' })).attempt;
+  });
   return toAttemptStatus(ctx.db, updated, false);
 }
 
@@ -158,7 +136,7 @@ export async function resendAttempt(ctx: PayerContext, sessionId: string, attemp
   if (attempt.rail !== 'momo') throw errors.invalidArgument('Only Mobile Money prompts can be re-sent.');
   if (attempt.status !== 'pending') throw new SikaError('ATTEMPT_FINAL', `The attempt is ${attempt.status}; there is nothing to re-send.`);
   if (attempt.resend_count >= RESENDS_MAX) throw new SikaError('RESEND_LIMIT_REACHED', `The prompt was already re-sent ${RESENDS_MAX} times; start a new payment if it does not arrive.`);
-  const adapter = railFor(attempt.environment, attempt.rail, ctx.liveRails);
+  const adapter = railOfAttempt(attempt, ctx.providers);
   if (!adapter) throw railUnavailable(attempt.rail, attempt.environment);
   let result;
   try {

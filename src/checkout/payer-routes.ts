@@ -17,14 +17,20 @@ type AttemptParams = Static<typeof AttemptParams>;
 const tags = ['Hosted checkout'];
 
 export async function checkoutPayerRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
-  const ctx: PayerContext = { db: deps.db, checkoutUrlHost: deps.config.checkoutUrlHost };
+  const ctx: PayerContext = { db: deps.db, checkoutUrlHost: deps.config.checkoutUrlHost, providers: deps.providers };
   app.addHook('preHandler', deps.limiters.perIp);
   app.addHook('preHandler', deps.limiters.perSession);
   for (const schema of [CheckoutOptions, PublicSession, CheckoutQuote, AttemptInitiation, AttemptStatusResponse, CashSlipResponse]) app.addSchema(schema);
   const ref = (schema: { $id?: string }) => Type.Ref(schema.$id!);
 
-  app.get('/api/v1/checkout/options', { schema: { tags, summary: 'Payment methods, branch payment methods and banks with branches', response: { 200: ref(CheckoutOptions), ...errorResponses(429) } } }, async () =>
-    getOptions(deps.db),
+  const OptionsQuery = Type.Object({
+    livemode: Type.Optional(Type.Boolean({ description: 'Only what is offered in Live (true) or Test (false); without it, every method Sika knows.' })),
+  });
+  app.get<{ Querystring: Static<typeof OptionsQuery> }>(
+    '/api/v1/checkout/options',
+    { schema: { tags, summary: 'Payment methods, branch payment methods and banks with branches', querystring: OptionsQuery, response: { 200: ref(CheckoutOptions), ...errorResponses(400, 429) } } },
+    async (request) =>
+      getOptions(deps.db, request.query.livemode === undefined ? undefined : { environment: request.query.livemode ? 'live' : 'test', providers: deps.providers }),
   );
 
   app.get<{ Params: Static<typeof SessionParams> }>(

@@ -35,6 +35,7 @@ export const PublicSession = Type.Object(
     description: Type.String(),
     customer_name: Type.String(),
     allowed_rails: Type.Array(Type.String()),
+    allowed_operators: Type.Array(Type.String(), { description: 'The Mobile Money networks (operator values) a payer can pay from on this session.' }),
     expires_at: DateTime,
     return_to_merchant_url: Type.Union([Type.String(), Type.Null()]),
     card_collection_mode: Type.Union([Type.Literal('direct_card'), Type.Literal('test_simulation'), Type.Literal('card_network_hosted_session')]),

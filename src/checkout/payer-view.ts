@@ -3,9 +3,9 @@
 import type { Environment } from '../accounts/model.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import { errors } from '../lib/errors.ts';
-import { MOMO_NETWORKS, NETWORK_LABELS } from '../lib/ghana.ts';
+import { MOMO_NETWORKS, NETWORK_LABELS, type MomoNetwork } from '../lib/ghana.ts';
 import { newId } from '../lib/ids.ts';
-import { railFor, type CollectionRail } from '../rails/index.ts';
+import { railsFor, type LiveProviders } from '../rails/index.ts';
 import { railDescriptors, railIds, type Rail } from '../rails/registry.ts';
 import { feeSchedule } from './fee-settings.ts';
 import { quoteRail, type RailQuote } from './fees.ts';
@@ -15,13 +15,20 @@ import * as store from './store.ts';
 export interface PayerContext {
   db: Db;
   checkoutUrlHost: string;
-  liveRails?: Partial<Record<Rail, CollectionRail>>;
+  /** The configured Live providers (none: Live offers only what Sika serves itself, cash at branches). */
+  providers: LiveProviders;
+  log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
 
 export const sessionNotFound = () => errors.notFound('Checkout session');
 
-export function allowedRails(environment: Environment, liveRails: PayerContext['liveRails']): Rail[] {
-  return railIds().filter((rail) => railFor(environment, rail, liveRails) !== null);
+export function allowedRails(environment: Environment, providers: LiveProviders): Rail[] {
+  return railIds().filter((rail) => railsFor(environment, rail, providers).length > 0);
+}
+
+/** The Mobile Money networks a payer can pay from in this environment (Live: those a provider collects from). */
+export function allowedNetworks(environment: Environment, providers: LiveProviders): MomoNetwork[] {
+  return MOMO_NETWORKS.filter((network) => railsFor(environment, 'momo', providers, network).length > 0);
 }
 
 export async function quoteSession(db: Queryable, session: SessionRow, rails: Rail[]): Promise<Partial<Record<Rail, RailQuote>>> {
@@ -29,7 +36,11 @@ export async function quoteSession(db: Queryable, session: SessionRow, rails: Ra
   return Object.fromEntries(rails.map((rail) => [rail, quoteRail(session.amount_minor, schedule[rail], session.currency)]));
 }
 
-export async function getOptions(db: Queryable) {
+/**
+ * The payment options (SPEC 2.8). With an environment (the `livemode` query), only what is offered there:
+ * in Live, the rails and networks a configured provider serves.
+ */
+export async function getOptions(db: Queryable, only?: { environment: Environment; providers: LiveProviders }) {
   const rows = await store.listActiveBankBranches(db);
   const banks = new Map<string, { id: string; name: string; code: string; branches: { id: string; name: string; code: string }[] }>();
   for (const row of rows) {
@@ -38,8 +49,10 @@ export async function getOptions(db: Queryable) {
     if (row.branch_id) bank.branches.push({ id: row.branch_id, name: row.branch_name!, code: row.branch_code! });
   }
   return {
-    payment_methods: railDescriptors().map((rail) => ({ value: rail.id, label: rail.labels.payer })),
-    mobile_money_operators: MOMO_NETWORKS.map((value) => ({ value, label: NETWORK_LABELS[value] })),
+    payment_methods: railDescriptors()
+      .filter((rail) => !only || railsFor(only.environment, rail.id, only.providers).length > 0)
+      .map((rail) => ({ value: rail.id, label: rail.labels.payer })),
+    mobile_money_operators: (only ? allowedNetworks(only.environment, only.providers) : MOMO_NETWORKS).map((value) => ({ value, label: NETWORK_LABELS[value] })),
     branch_payment_methods: railDescriptors().flatMap((rail) => (rail.labels.branch ? [{ value: rail.id, label: rail.labels.branch }] : [])),
     banks: [...banks.values()].filter((bank) => bank.branches.length > 0),
   };
@@ -69,7 +82,8 @@ export async function getPublicSession(ctx: PayerContext, id: string) {
       invoice_ref: session.invoice_ref,
       description: session.description ?? '',
       customer_name: session.customer_name ?? '',
-      allowed_rails: allowedRails(session.environment, ctx.liveRails),
+      allowed_rails: allowedRails(session.environment, ctx.providers),
+      allowed_operators: allowedNetworks(session.environment, ctx.providers),
       expires_at: session.expires_at.toISOString(),
       return_to_merchant_url: returnToMerchantUrl(session, status),
       card_collection_mode: session.environment === 'test' ? ('test_simulation' as const) : ('card_network_hosted_session' as const),
@@ -84,7 +98,7 @@ export async function getQuote(ctx: PayerContext, id: string) {
   if (!session) throw sessionNotFound();
   const status = effectiveStatus(session);
   if (status !== 'open') throw errors.sessionNotPayable(status);
-  const rails = allowedRails(session.environment, ctx.liveRails);
+  const rails = allowedRails(session.environment, ctx.providers);
   return {
     id: newId('quo'),
     status: 'open',

@@ -25,6 +25,8 @@ export interface OutcomeContext {
   checkoutUrlHost: string;
   /** What reported the outcome (simulate, provider, operator, teller, expiry): kept in raw_status. */
   source: string;
+  /** The provider's own status text (e.g. FAILED:NOT_ENOUGH_FUNDS): kept in raw_status instead, so the reason is not lost. */
+  providerStatus?: string;
 }
 
 export interface Applied {
@@ -44,15 +46,27 @@ const RAW_STATUS: Record<ProviderOutcome, string> = {
   amount_mismatch: 'AMOUNT_MISMATCH',
 };
 
-async function moveSession(tx: Queryable, session: SessionRow, to: SessionStatus, ctx: OutcomeContext): Promise<SessionRow> {
+/**
+ * Moves a session and announces it. Back to open after an attempt ended unpaid is
+ * `checkout.session.reopened`, carrying why (`reopened`); without one (a payer switching away from a cash
+ * slip in the same transaction as the next attempt) nothing is announced.
+ */
+async function moveSession(tx: Queryable, session: SessionRow, to: SessionStatus, ctx: OutcomeContext, reopened?: Reopened): Promise<SessionRow> {
   if (session.status === to) return session;
   const updated = await store.updateSessionStatus(tx, session.id, sessionMachine.transition(session.status, to), SESSION_FINAL.includes(to));
-  const type = { success: 'checkout.session.completed', pending: 'checkout.session.pending', failed: 'checkout.session.failed', expired: 'checkout.session.expired', open: null }[to];
-  if (type) await emitSessionEvent(tx, updated, type, ctx);
+  const type = { success: 'checkout.session.completed', pending: 'checkout.session.pending', failed: 'checkout.session.failed', expired: 'checkout.session.expired', open: reopened ? 'checkout.session.reopened' : null }[to];
+  if (type) await emitSessionEvent(tx, updated, type, ctx, to === 'open' ? reopened : undefined);
   return updated;
 }
 
-export function emitSessionEvent(tx: Queryable, session: SessionRow, type: string, ctx: Pick<OutcomeContext, 'checkoutUrlHost'>) {
+/** Why a session went back to open: the attempt that ended and how (its status and the provider's raw status). */
+export interface Reopened {
+  attempt_reference: string;
+  attempt_status: AttemptStatus;
+  reason: string;
+}
+
+export function emitSessionEvent(tx: Queryable, session: SessionRow, type: string, ctx: Pick<OutcomeContext, 'checkoutUrlHost'>, reopened?: Reopened) {
   return emitEvent(tx, {
     merchantId: session.merchant_id,
     environment: session.environment,
@@ -61,7 +75,7 @@ export function emitSessionEvent(tx: Queryable, session: SessionRow, type: strin
     objectType: 'checkout.session',
     objectId: session.id,
     objectVersion: session.version,
-    data: { session: toSessionResponse(session, ctx.checkoutUrlHost) },
+    data: reopened ? { session: toSessionResponse(session, ctx.checkoutUrlHost), reopened } : { session: toSessionResponse(session, ctx.checkoutUrlHost) },
   });
 }
 
@@ -74,13 +88,13 @@ async function moveAttempt(tx: Queryable, attempt: AttemptRow, to: AttemptStatus
   return updated;
 }
 
-/** After an attempt ends without payment: the payer may retry, unless time or tries have run out. */
-async function settleAfterUnpaid(tx: Queryable, session: SessionRow, ctx: OutcomeContext): Promise<SessionRow> {
+/** After an attempt ends without payment: the payer may retry (announced as reopened), unless time or tries have run out. */
+async function settleAfterUnpaid(tx: Queryable, session: SessionRow, attempt: AttemptRow, ctx: OutcomeContext): Promise<SessionRow> {
   if (session.status !== 'pending') return session;
   const expired = session.expires_at.getTime() <= Date.now();
   if (expired) return moveSession(tx, session, 'expired', ctx);
   if ((await store.countFailedAttempts(tx, session.id)) >= FAILED_ATTEMPTS_MAX) return moveSession(tx, session, 'failed', ctx);
-  return moveSession(tx, session, 'open', ctx);
+  return moveSession(tx, session, 'open', ctx, { attempt_reference: attempt.id, attempt_status: attempt.status, reason: attempt.raw_status });
 }
 
 async function settlePaid(tx: Queryable, session: SessionRow, attempt: AttemptRow, ctx: OutcomeContext): Promise<SessionRow> {
@@ -114,7 +128,7 @@ export async function applyOutcome(tx: Queryable, attemptId: string, outcome: Pr
   if (!peek) throw new SikaError('NOT_FOUND', 'Payment attempt not found.', { detail: 'Payment attempt not found.' });
   let session = (await store.lockSession(tx, peek.session_id))!;
   let attempt = (await store.findAttempt(tx, attemptId, true))!;
-  const raw = `${RAW_STATUS[outcome]}${ctx.source ? `:${ctx.source}` : ''}`;
+  const raw = ctx.providerStatus || `${RAW_STATUS[outcome]}${ctx.source ? `:${ctx.source}` : ''}`;
 
   if (outcome === 'pending') return { attempt, session, changed: false };
   // Reversed before success counts as failed (DESIGN §3).
@@ -150,7 +164,7 @@ export async function applyOutcome(tx: Queryable, attemptId: string, outcome: Pr
     case 'amount_mismatch':
       break; // held for an operator: the session stays pending and unfinalized
     default:
-      session = await settleAfterUnpaid(tx, session, ctx);
+      session = await settleAfterUnpaid(tx, session, attempt, ctx);
   }
   return { attempt, session, changed: true };
 }

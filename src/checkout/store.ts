@@ -118,16 +118,21 @@ export async function insertAttempt(
  * 5, 10, 20, 40 and every 60 minutes), counting the check and setting the next one in the same
  * statement; SKIP LOCKED, so two workers never claim one attempt.
  */
-export const claimStatusChecks = (db: Queryable, firstAfterS: number, capS: number, limit: number) =>
+/**
+ * Attempts due a provider status check: pending ones, and Live ones that expired within lateWindowS (a
+ * payer may approve after the session expired; money taken is never dropped).
+ */
+export const claimStatusChecks = (db: Queryable, firstAfterS: number, capS: number, limit: number, lateWindowS: number) =>
   db.query<AttemptRow>(
     `UPDATE payment_attempts SET status_checks = status_checks + 1,
             next_status_check_at = now() + make_interval(secs => least($1 * power(2, status_checks), $2))
       WHERE id IN (SELECT id FROM payment_attempts
-                    WHERE status = 'pending' AND created_at <= now() - make_interval(secs => $1)
+                    WHERE (status = 'pending' OR (status = 'expired' AND environment = 'live' AND created_at > now() - make_interval(secs => $4)))
+                      AND created_at <= now() - make_interval(secs => $1)
                       AND (next_status_check_at IS NULL OR next_status_check_at <= now())
                     ORDER BY created_at LIMIT $3 FOR UPDATE SKIP LOCKED)
       RETURNING ${ATTEMPT_COLUMNS}`,
-    [firstAfterS, capS, limit],
+    [firstAfterS, capS, limit, lateWindowS],
   );
 
 export async function findAttempt(db: Queryable, id: string, forUpdate = false): Promise<AttemptRow | null> {
@@ -164,6 +169,25 @@ export async function updateAttemptProvider(
     [id, p.providerReference ?? null, p.rawStatus ?? null, p.verificationRequired ?? null, p.instructions ? JSON.stringify(p.instructions) : null, p.resendCountDelta ?? 0],
   );
   return rows[0]!;
+}
+
+/**
+ * Moves a pending attempt's intent to the next provider after the previous one refused it before
+ * accepting; null when the attempt changed meanwhile (decided, or already switched by someone else).
+ */
+export async function switchAttemptProvider(tx: Queryable, id: string, fromProvider: string, toProvider: string, providerReference: string): Promise<AttemptRow | null> {
+  const rows = await tx.query<AttemptRow>(
+    `UPDATE payment_attempts SET provider = $3, provider_reference = $4, raw_status = 'CREATED', updated_at = now()
+      WHERE id = $1 AND provider = $2 AND status = 'pending' RETURNING ${ATTEMPT_COLUMNS}`,
+    [id, fromProvider, toProvider, providerReference],
+  );
+  return rows[0] ?? null;
+}
+
+/** The attempt a provider's webhook or callback names by our reference with it. */
+export async function findAttemptByProviderReference(db: Queryable, provider: string, providerReference: string): Promise<AttemptRow | null> {
+  const rows = await db.query<AttemptRow>(`SELECT ${ATTEMPT_COLUMNS} FROM payment_attempts WHERE provider = $1 AND provider_reference = $2 AND provider_reference <> ''`, [provider, providerReference]);
+  return rows[0] ?? null;
 }
 
 export async function countFailedAttempts(tx: Queryable, sessionId: string): Promise<number> {

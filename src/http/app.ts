@@ -13,11 +13,14 @@ import { simulateRoutes } from '../checkout/simulate-routes.ts';
 import { PayoutBatchWriter } from '../payouts/batch-writer.ts';
 import { PayoutDecisionCache } from '../payouts/decision-cache.ts';
 import { payoutRoutes } from '../payouts/routes.ts';
+import { providerRoutes } from '../providers/routes.ts';
 import { payerPageRoutes } from '../web/checkout/routes.ts';
 import { dashboardRoutes } from '../web/dashboard/index.ts';
 import { opsRoutes } from '../web/ops/routes.ts';
 import { consoleErrorPage, consoleOfUrl, sendErrorPage } from '../web/error-pages.ts';
 import type { PayoutRail } from '../rails/payouts.ts';
+import { createLiveProviders } from '../rails/live-config.ts';
+import type { LiveProviders } from '../rails/live.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
 import { isMigrated } from '../db/migrate.ts';
@@ -92,13 +95,17 @@ export interface BuildOptions {
   config: Config;
   db: Db;
   logger?: FastifyServerOptions['logger'];
-  /** The Live payout provider (tests pass the Live payout simulator); none by default. */
+  /** The Live providers; by default those the configuration enables (createLiveProviders). */
+  providers?: LiveProviders;
+  /** A Live payout provider tried before the configured ones, serving every recipient (tests pass the Live payout simulator). */
   payoutRail?: PayoutRail | null;
   /** The DNS that judges webhook URLs at endpoint creation (tests pass a stub); the system's by default. */
   webhookResolver?: Resolver;
 }
 
-export async function buildApp({ config, db, logger, payoutRail = null, webhookResolver = systemResolver }: BuildOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, db, logger, providers: given, payoutRail = null, webhookResolver = systemResolver }: BuildOptions): Promise<FastifyInstance> {
+  const configured = given ?? createLiveProviders(config);
+  const providers = payoutRail ? configured.withPayoutsFirst(payoutRail) : configured;
   const app = Fastify({
     logger: logger ?? { level: config.logLevel, redact: ['req.headers.authorization'] },
     bodyLimit: config.bodyLimitBytes,
@@ -171,7 +178,7 @@ export async function buildApp({ config, db, logger, payoutRail = null, webhookR
   const authenticator = new ApiKeyAuthenticator(db);
   await authenticator.start();
   app.addHook('onClose', async () => authenticator.stop());
-  const deps: AppDeps = { db, config, authenticator, limiters, payoutRail, payoutDecisions: new PayoutDecisionCache(), payoutWriter: new PayoutBatchWriter(db, payoutBatchMetric(metrics)), webhookResolver };
+  const deps: AppDeps = { db, config, authenticator, limiters, providers, payoutDecisions: new PayoutDecisionCache(), payoutWriter: new PayoutBatchWriter(db, payoutBatchMetric(metrics)), webhookResolver };
   app.decorate('deps', deps);
   app.addHook('onClose', async () => limiters.close());
 
@@ -198,6 +205,7 @@ export async function buildApp({ config, db, logger, payoutRail = null, webhookR
   });
   // Hosted checkout API: public, limited per client address and per session.
   await app.register(checkoutPayerRoutes, deps);
+  await app.register(providerRoutes, deps);
   await app.register(payerPageRoutes, deps);
   // The consoles, the only routes with cookies: the cookie plugin's hooks run for them alone.
   await app.register(async (consoles) => {

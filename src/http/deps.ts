@@ -4,7 +4,7 @@ import type { Db } from '../db/index.ts';
 import type { Resolver } from '../events/ssrf.ts';
 import type { PayoutBatchWriter } from '../payouts/batch-writer.ts';
 import type { PayoutDecisionCache } from '../payouts/decision-cache.ts';
-import type { PayoutRail } from '../rails/payouts.ts';
+import type { LiveProviders } from '../rails/live.ts';
 import type { RateLimiters } from './rate-limit.ts';
 
 /** What route plugins need: handed to each domain's routes when the app is assembled. */
@@ -13,8 +13,8 @@ export interface AppDeps {
   config: Config;
   authenticator: ApiKeyAuthenticator;
   limiters: RateLimiters;
-  /** The Live payout provider; null until one is configured (Live payouts then answer PROVIDER_RAIL_UNAVAILABLE). */
-  payoutRail: PayoutRail | null;
+  /** The configured Live providers: collection by rail and network, payouts by recipient (none: Live offers cash only, payouts answer PROVIDER_RAIL_UNAVAILABLE). */
+  providers: LiveProviders;
   /** Recent payout decisions of this process (re-checked by every write). */
   payoutDecisions: PayoutDecisionCache;
   /** Writes each merchant's payouts that arrive together in one statement. */

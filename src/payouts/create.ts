@@ -13,7 +13,7 @@ import { newId, randomToken } from '../lib/ids.ts';
 import type { AccountKind } from '../ledger/model.ts';
 import type { AccountRow } from '../ledger/store.ts';
 import { completeAccounts, InsufficientFundsError, newPayoutAccountKinds, planNewPayout, type PlannedEntries } from '../ledger/service.ts';
-import type { PayoutRail } from '../rails/payouts.ts';
+import type { LiveProviders } from '../rails/live.ts';
 import type { PayoutBatchWriter } from './batch-writer.ts';
 import type { PayoutDecisionCache, RememberedDecision } from './decision-cache.ts';
 import { CLIENT_REFERENCE_LENGTH_MAX, CLIENT_REFERENCE_PATTERN, NOTES_LENGTH_MAX, PAYOUT_CURRENCY, payoutFeeMinor, type PayoutStatus } from './model.ts';
@@ -43,7 +43,8 @@ export interface PayoutInput {
 
 export interface PayoutDeps {
   db: Db;
-  payoutRail: PayoutRail | null;
+  /** The Live providers: a Live payout is taken only when one pays its recipient. */
+  providers: LiveProviders;
   /** Recent decisions per API key and recipient (decision-cache.ts); none: every payout reads. */
   decisions?: PayoutDecisionCache;
   /** Writes a merchant's payouts that arrive together in one statement (batch-writer.ts); none: one each. */
@@ -147,6 +148,7 @@ async function decideAndWrite(r: PayoutRequest, fresh: boolean): Promise<Created
   if (decision.existing_id) return replayOrConflict(r, decision.existing_id);
   checkPayoutAccess(r, decision);
   const recipient = await checkRecipient(r, decision);
+  checkProvider(r, recipient);
   const feeMinor = checkAmount(r, decision, recipient, fresh);
   const status: PayoutStatus = r.isTest ? 'paid' : decision.approval_required ? 'requested' : 'processing';
   const id = newId('po');
@@ -186,8 +188,14 @@ function checkPayoutAccess(r: PayoutRequest, decision: PayoutDecision): void {
     throw errors.forbidden('This API key has no active webhook endpoint paired with it; add one in the dashboard before creating payouts.');
   }
   if (settings.paused) throw conflict('PAYOUTS_PAUSED', 'Payouts are paused for this account right now; try again later.');
-  if (principal.environment === 'live' && !r.deps.payoutRail) {
-    throw new SikaError('PROVIDER_RAIL_UNAVAILABLE', 'Live payouts have no payout provider configured yet; nothing was held. Try again later.');
+}
+
+/** A Live payout needs a provider that pays this recipient (a bank account, or a wallet on its network). */
+function checkProvider(r: PayoutRequest, recipient: RecipientRow): void {
+  if (r.principal.environment !== 'live') return;
+  if (!r.deps.providers.paysTo({ accountType: recipient.account_type, network: recipient.network })) {
+    const what = recipient.account_type === 'bank' ? 'bank accounts' : `${recipient.network ?? 'Mobile Money'} wallets`;
+    throw new SikaError('PROVIDER_RAIL_UNAVAILABLE', `No payout provider pays ${what} in Live right now; nothing was held. Try again later.`);
   }
 }
 

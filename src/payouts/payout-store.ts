@@ -30,6 +30,11 @@ export interface PayoutRow {
   decided_by_user_id: string | null;
   decided_at: Date | null;
   next_step_at: Date | null;
+  /** The Live provider the transfer goes to, and our reference with it: written before the transfer is sent. */
+  provider: string | null;
+  provider_reference: string | null;
+  /** How many times a pending transfer was asked about (the next question waits longer). */
+  status_checks: number;
   version: number;
   created_at: Date;
   updated_at: Date;
@@ -38,7 +43,7 @@ export interface PayoutRow {
 
 export const PAYOUT_COLUMNS = `id, reference, merchant_id, environment, api_key_id, requested_by_user_id, client_reference, request_hash, recipient_id,
   status, processing_step, amount_minor, fee_minor, total_debit_minor, currency, notes, bank_reference, return_reference,
-  reconciliation_status, failure_reason, cancel_reason, decided_by_user_id, decided_at, next_step_at, version, created_at, updated_at, paid_at`;
+  reconciliation_status, failure_reason, cancel_reason, decided_by_user_id, decided_at, next_step_at, provider, provider_reference, status_checks, version, created_at, updated_at, paid_at`;
 
 export const hasOpenPayouts = async (db: Queryable, recipientId: string): Promise<boolean> =>
   (await db.query(`SELECT 1 FROM payouts WHERE recipient_id = $1 AND status IN ('requested', 'processing') LIMIT 1`, [recipientId])).length > 0;
@@ -87,7 +92,9 @@ export async function listPayouts(db: Queryable, merchantId: string, environment
 export async function updatePayout(
   tx: Queryable,
   id: string,
-  change: Partial<Pick<PayoutRow, 'processing_step' | 'bank_reference' | 'return_reference' | 'failure_reason' | 'cancel_reason' | 'decided_by_user_id' | 'next_step_at'>> & {
+  change: Partial<
+    Pick<PayoutRow, 'processing_step' | 'bank_reference' | 'return_reference' | 'failure_reason' | 'cancel_reason' | 'decided_by_user_id' | 'next_step_at' | 'provider' | 'provider_reference' | 'status_checks'>
+  > & {
     decided?: boolean;
     paid?: boolean;
   },
@@ -101,7 +108,7 @@ export async function updatePayout(
     params.push(payoutMachine.check(move).to);
     sets.push(`status = $${params.length}`);
   }
-  for (const key of ['processing_step', 'bank_reference', 'return_reference', 'failure_reason', 'cancel_reason', 'decided_by_user_id', 'next_step_at'] as const) {
+  for (const key of ['processing_step', 'bank_reference', 'return_reference', 'failure_reason', 'cancel_reason', 'decided_by_user_id', 'next_step_at', 'provider', 'provider_reference', 'status_checks'] as const) {
     if (key in change) {
       params.push(change[key]);
       sets.push(`${key} = $${params.length}`);
@@ -143,6 +150,12 @@ export const duePayoutIds = (tx: Queryable, limit: number) =>
       ORDER BY next_step_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
     [limit],
   );
+
+/** The payout a provider's webhook or callback names by our reference with it. */
+export async function findPayoutByProviderReference(db: Queryable, provider: string, providerReference: string): Promise<PayoutRow | null> {
+  const rows = await db.query<PayoutRow>(`SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE provider = $1 AND provider_reference = $2`, [provider, providerReference]);
+  return rows[0] ?? null;
+}
 
 /** The most recently changed payouts of a merchant's environment. */
 export const listRecentPayouts = (db: Queryable, merchantId: string, environment: Environment, limit: number) =>

@@ -1,24 +1,38 @@
-// Live processing (DESIGN §3 Payouts): a worker claims due payouts and moves each one step on, the
-// recipient check, then the transfer, then waiting for its result. No transaction spans a provider call.
+// Live processing (DESIGN §3 Payouts): a worker claims due payouts and moves each one step on: the
+// recipient check (the provider's name enquiry, compared with the name the merchant gave), then the
+// transfer, then waiting for its result. No transaction spans a provider call. The provider and our
+// reference with it are recorded before the transfer is sent; a lost answer is asked about with that
+// reference, and the transfer is sent again only when the provider says it never saw it.
 import type { Db, Queryable } from '../db/index.ts';
+import { LiveProviders } from '../rails/live.ts';
 import type { PayoutForRail, PayoutRail, TransferOutcome } from '../rails/payouts.ts';
+import { ProviderNoAnswerError, ProviderRefusedError } from '../rails/types.ts';
 import { movePayout } from './lifecycle.ts';
+import { namesMatch } from './name-match.ts';
 import { advanceProcessingStep, duePayoutIds, findPayoutById, holdForClaim, updatePayout, type PayoutRow } from './payout-store.ts';
-import { findRecipient, setRecipientVerification } from './recipient-store.ts';
+import { findRecipient, setRecipientVerification, type RecipientRow } from './recipient-store.ts';
 
 /** How long a claimed payout is pushed back while a worker advances it (another worker skips it meanwhile). */
 const CLAIM_HOLD_S = 60;
-/** A transfer the provider reports pending is asked about again after this long. */
-const PAYOUT_STATUS_POLL_MS = 5_000;
+/** A transfer the provider reports pending is asked about again after this long, doubling each time... */
+const PAYOUT_STATUS_POLL_FIRST_MS = 5_000;
+/** ...up to this (a transfer pending for days is still asked about every half hour). */
+const PAYOUT_STATUS_POLL_MAX_MS = 30 * 60_000;
+/** A provider that refused a transfer before accepting it (down, 5xx) is tried again after this long. */
+const PROVIDER_REFUSED_RETRY_MS = 30_000;
 /** Live payouts a worker pass claims at most. */
 const DUE_PAYOUTS_PER_PASS_MAX = 20;
 
-async function railPayout(db: Queryable, payout: PayoutRow): Promise<PayoutForRail> {
-  const recipient = (await findRecipient(db, payout.merchant_id, payout.environment, payout.recipient_id))!;
+type Log = { warn(obj: object, msg: string): void; error?(obj: object, msg: string): void };
+
+/** The delay before the (n+1)th status question about a pending transfer: 5 s, 10 s, 20 s ... at most 30 min. */
+export const statusPollDelayMs = (statusChecks: number): number => Math.min(PAYOUT_STATUS_POLL_FIRST_MS * 2 ** Math.min(statusChecks, 20), PAYOUT_STATUS_POLL_MAX_MS);
+
+function railPayout(payout: PayoutRow, recipient: RecipientRow): PayoutForRail {
   return {
     payoutId: payout.id,
     reference: payout.reference,
-    providerReference: null,
+    providerReference: payout.provider_reference,
     amountMinor: payout.amount_minor,
     currency: payout.currency,
     recipient: {
@@ -32,9 +46,22 @@ async function railPayout(db: Queryable, payout: PayoutRow): Promise<PayoutForRa
   };
 }
 
-async function applyTransferOutcome(db: Db, payoutId: string, outcome: TransferOutcome): Promise<void> {
+const targetOf = (recipient: RecipientRow) => ({ accountType: recipient.account_type, network: recipient.network });
+
+/** The provider a payout is recorded with, else the first that pays its recipient. */
+function railOf(providers: LiveProviders, payout: PayoutRow, recipient: RecipientRow): PayoutRail | null {
+  if (payout.provider) return providers.payoutByName(payout.provider);
+  return providers.payoutsFor(targetOf(recipient))[0] ?? null;
+}
+
+/** Applies a transfer's outcome to a payout still processing, or a return to one already paid. */
+export async function applyTransferOutcome(db: Db, payoutId: string, outcome: TransferOutcome): Promise<void> {
   await db.transaction(async (tx) => {
     const payout = (await findPayoutById(tx, payoutId, true))!;
+    if (payout.status === 'paid' && outcome.outcome === 'returned') {
+      await movePayout(tx, payout, 'returned', { return_reference: outcome.returnReference });
+      return;
+    }
     if (payout.status !== 'processing') return;
     switch (outcome.outcome) {
       case 'paid':
@@ -48,56 +75,125 @@ async function applyTransferOutcome(db: Db, payoutId: string, outcome: TransferO
         await movePayout(tx, payout, 'failed', { failure_reason: outcome.reason, processing_step: null, next_step_at: null });
         return;
       case 'pending':
-        await updatePayout(tx, payoutId, { bank_reference: outcome.bankReference, next_step_at: new Date(Date.now() + PAYOUT_STATUS_POLL_MS) });
+        await updatePayout(tx, payoutId, {
+          bank_reference: outcome.bankReference,
+          processing_step: 'awaiting_result',
+          status_checks: payout.status_checks + 1,
+          next_step_at: new Date(Date.now() + statusPollDelayMs(payout.status_checks)),
+        });
         return;
       case 'unknown':
-        // The provider never saw the transfer (lost before it arrived): send it again; transfer() is idempotent by payout id.
+        // The provider never saw the transfer (lost before it arrived): send it again under the same
+        // reference (the provider deduplicates by it).
         await updatePayout(tx, payoutId, { processing_step: 'transfer', next_step_at: new Date() });
     }
   });
 }
 
-/** One step of one Live payout: recipient check, then transfer, then waiting for the result. No transaction spans a provider call. */
-async function processPayout(db: Db, rail: PayoutRail, payoutId: string): Promise<void> {
-  const payout = await findPayoutById(db, payoutId);
-  if (!payout || payout.status !== 'processing') return;
-  const forRail = await railPayout(db, payout);
-  if (payout.processing_step === 'recipient_check') {
-    const check = await rail.checkRecipient(forRail);
-    await db.transaction(async (tx) => {
-      const current = (await findPayoutById(tx, payoutId, true))!;
-      if (current.status !== 'processing' || current.processing_step !== 'recipient_check') return; // cancelled meanwhile
-      if (!check.ok) {
-        await setRecipientVerification(tx, current.recipient_id, 'rejected', check.reason);
-        await movePayout(tx, current, 'failed', { failure_reason: `recipient rejected: ${check.reason}`, processing_step: null, next_step_at: null });
-        return;
-      }
-      await setRecipientVerification(tx, current.recipient_id, 'verified', null);
-      // The intent to transfer is recorded before the call: from here the payout can no longer be cancelled.
-      await updatePayout(tx, payoutId, { processing_step: 'transfer', next_step_at: new Date() });
+async function checkRecipientStep(db: Db, rail: PayoutRail, payout: PayoutRow, forRail: PayoutForRail): Promise<void> {
+  const check = await rail.checkRecipient(forRail);
+  const verdict = !check.ok
+    ? check
+    : check.resolvedName && !namesMatch(forRail.recipient.accountName, check.resolvedName)
+      ? { ok: false as const, reason: 'name_mismatch' }
+      : check;
+  await db.transaction(async (tx) => {
+    const current = (await findPayoutById(tx, payout.id, true))!;
+    if (current.status !== 'processing' || current.processing_step !== 'recipient_check') return; // cancelled meanwhile
+    if (!verdict.ok) {
+      await setRecipientVerification(tx, current.recipient_id, 'rejected', verdict.reason);
+      await movePayout(tx, current, 'failed', { failure_reason: `recipient rejected: ${verdict.reason}`, processing_step: null, next_step_at: null });
+      return;
+    }
+    await setRecipientVerification(tx, current.recipient_id, 'verified', null);
+    // The intent to transfer is recorded before the call: the provider, our reference with it, and the step.
+    // From here the payout can no longer be cancelled.
+    await updatePayout(tx, payout.id, {
+      provider: rail.provider,
+      provider_reference: rail.reference?.({ payoutId: payout.id, reference: payout.reference }) ?? payout.id,
+      processing_step: 'transfer',
+      next_step_at: new Date(),
     });
-    return;
-  }
-  if (payout.processing_step === 'transfer') {
-    // Only one processor sends the transfer: the step moves on before the call, if it is still at transfer.
-    if (!(await advanceProcessingStep(db, payoutId, 'transfer', 'awaiting_result', new Date(Date.now() + CLAIM_HOLD_S * 1000)))) return;
-    await applyTransferOutcome(db, payoutId, await rail.transfer(forRail));
-    return;
-  }
-  await applyTransferOutcome(db, payoutId, await rail.status(forRail));
+  });
 }
 
-/** Worker pass: claims due Live payouts (SKIP LOCKED, pushed back while worked on) and advances each one step. */
-export async function processDuePayouts(db: Db, rail: PayoutRail | null, log?: { warn(obj: object, msg: string): void }): Promise<number> {
-  if (!rail) return 0;
-  const ids = await db.transaction(async (tx) => {
+/** Sends the transfer; a provider that refuses before accepting is replaced by the next one that pays the recipient. */
+async function transferStep(db: Db, providers: LiveProviders, rail: PayoutRail, payout: PayoutRow, recipient: RecipientRow, log?: Log): Promise<void> {
+  // Only one processor sends the transfer: the step moves on before the call, if it is still at transfer.
+  if (!(await advanceProcessingStep(db, payout.id, 'transfer', 'awaiting_result', new Date(Date.now() + CLAIM_HOLD_S * 1000)))) return;
+  let outcome: TransferOutcome;
+  try {
+    outcome = await rail.transfer(railPayout(payout, recipient));
+  } catch (error) {
+    if (error instanceof ProviderRefusedError && error.declined) {
+      outcome = { outcome: 'failed', reason: `provider declined: ${error.message}` };
+    } else if (error instanceof ProviderRefusedError) {
+      const candidates = providers.payoutsFor(targetOf(recipient));
+      const next = candidates[candidates.indexOf(rail) + 1];
+      log?.warn({ err: error, payout_id: payout.id, provider: rail.provider, next: next?.provider ?? null }, 'payout provider refused the transfer before accepting it');
+      await db.transaction(async (tx) => {
+        const current = (await findPayoutById(tx, payout.id, true))!;
+        if (current.status !== 'processing' || current.provider !== rail.provider) return;
+        await updatePayout(tx, payout.id, {
+          ...(next ? { provider: next.provider, provider_reference: next.reference?.({ payoutId: payout.id, reference: payout.reference }) ?? payout.id } : {}),
+          processing_step: 'transfer',
+          next_step_at: new Date(Date.now() + (next ? 0 : PROVIDER_REFUSED_RETRY_MS)),
+        });
+      });
+      return;
+    } else if (error instanceof ProviderNoAnswerError) {
+      // It may have been accepted: ask, never resend blindly (the awaiting_result step asks at its next turn).
+      log?.warn({ err: error, payout_id: payout.id }, 'payout transfer answer lost; asking the provider');
+      outcome = await rail.status(railPayout(payout, recipient)).catch(() => ({ outcome: 'pending', bankReference: payout.bank_reference }) as TransferOutcome);
+    } else {
+      throw error;
+    }
+  }
+  await applyTransferOutcome(db, payout.id, outcome);
+}
+
+/** One step of one Live payout. */
+async function processPayout(db: Db, providers: LiveProviders, payoutId: string, log?: Log): Promise<void> {
+  const payout = await findPayoutById(db, payoutId);
+  if (!payout || payout.status !== 'processing') return;
+  const recipient = (await findRecipient(db, payout.merchant_id, payout.environment, payout.recipient_id))!;
+  const rail = railOf(providers, payout, recipient);
+  if (!rail) {
+    log?.warn({ payout_id: payoutId, provider: payout.provider }, 'no configured provider for this payout; it waits');
+    await db.transaction((tx) => updatePayout(tx, payoutId, { next_step_at: new Date(Date.now() + PROVIDER_REFUSED_RETRY_MS) }));
+    return;
+  }
+  if (payout.processing_step === 'recipient_check') return checkRecipientStep(db, rail, payout, railPayout(payout, recipient));
+  if (payout.processing_step === 'transfer') return transferStep(db, providers, rail, payout, recipient, log);
+  await applyTransferOutcome(db, payoutId, await rail.status(railPayout(payout, recipient)));
+}
+
+/** Asks a payout's provider now (a provider webhook said something happened to it). */
+export async function checkPayoutNow(db: Db, providers: LiveProviders, payoutId: string): Promise<void> {
+  const payout = await findPayoutById(db, payoutId);
+  if (!payout || !payout.provider || !payout.provider_reference) return;
+  if (payout.status !== 'processing' && payout.status !== 'paid') return;
+  const recipient = (await findRecipient(db, payout.merchant_id, payout.environment, payout.recipient_id))!;
+  const rail = providers.payoutByName(payout.provider);
+  if (!rail) return;
+  await applyTransferOutcome(db, payoutId, await rail.status(railPayout(payout, recipient)));
+}
+
+/**
+ * Worker pass: claims due Live payouts (SKIP LOCKED, pushed back while worked on) and advances each one step.
+ * Takes the configured providers, or one payout rail serving every recipient (tests, rehearsals).
+ */
+export async function processDuePayouts(db: Db, via: LiveProviders | PayoutRail, log?: Log): Promise<number> {
+  const providers = via instanceof LiveProviders ? via : LiveProviders.none().withPayoutsFirst(via);
+  if (!providers.paysOut) return 0;
+  const ids = await db.transaction(async (tx: Queryable) => {
     const due = await duePayoutIds(tx, DUE_PAYOUTS_PER_PASS_MAX);
     for (const { id } of due) await holdForClaim(tx, id, CLAIM_HOLD_S);
     return due.map((row) => row.id);
   });
   for (const id of ids) {
     try {
-      await processPayout(db, rail, id);
+      await processPayout(db, providers, id, log);
     } catch (error) {
       log?.warn({ err: error, payout_id: id }, 'payout step failed; it will be retried');
     }

@@ -4,6 +4,7 @@ import { findPayoutApprovalRequired } from '../accounts/store.ts';
 import type { Queryable } from '../db/index.ts';
 import { MOMO_NETWORKS, NETWORK_LABELS } from '../lib/ghana.ts';
 import { newId } from '../lib/ids.ts';
+import type { LiveProviders } from '../rails/live.ts';
 import { balance } from '../ledger/service.ts';
 import { listActiveBanksWithCode } from '../ops/store.ts';
 import {
@@ -18,17 +19,24 @@ import {
 import { getRecipient } from './recipients.ts';
 import { settingsFor } from './settings-store.ts';
 
-export async function capabilities(db: Queryable, principal: ApiPrincipal) {
+/**
+ * What this key can pay out to. In Live only what a configured provider pays: bank accounts when one pays
+ * banks, the Mobile Money networks some provider pays (Test pays everything, simulated).
+ */
+export async function capabilities(db: Queryable, principal: ApiPrincipal, providers: LiveProviders) {
   const settings = await settingsFor(db, principal.merchantId, principal.environment);
-  const banks = await listActiveBanksWithCode(db);
+  const live = principal.environment === 'live';
+  const paysBanks = !live || providers.paysTo({ accountType: 'bank', network: null });
+  const networks = MOMO_NETWORKS.filter((network) => !live || providers.paysTo({ accountType: 'momo', network }));
+  const banks = paysBanks ? await listActiveBanksWithCode(db) : [];
   const merchant = await findPayoutApprovalRequired(db, principal.merchantId);
   return {
     account_types: [
-      { value: 'bank', label: 'Bank account' },
-      { value: 'momo', label: 'Mobile Money wallet' },
+      ...(paysBanks ? [{ value: 'bank', label: 'Bank account' }] : []),
+      ...(networks.length > 0 ? [{ value: 'momo', label: 'Mobile Money wallet' }] : []),
     ],
     banks,
-    mobile_money_networks: MOMO_NETWORKS.map((value) => ({ value, label: NETWORK_LABELS[value] })),
+    mobile_money_networks: networks.map((value) => ({ value, label: NETWORK_LABELS[value] })),
     settings: {
       environment: principal.environment,
       currency: PAYOUT_CURRENCY,

@@ -117,14 +117,14 @@ const RecipientParams = Type.Object({ recipient_id: Type.String({ minLength: 1, 
 
 export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
-  const payoutDeps = { db, payoutRail: deps.payoutRail, decisions: deps.payoutDecisions, writer: deps.payoutWriter };
+  const payoutDeps = { db, providers: deps.providers, decisions: deps.payoutDecisions, writer: deps.payoutWriter };
   app.addSchema(Recipient);
   app.addSchema(Payout);
   const RecipientRef = Type.Ref('Recipient');
   const PayoutRef = Type.Ref('Payout');
 
   app.get('/api/v1/payouts/capabilities', { schema: { tags, security, summary: 'Account types, banks, networks and payout settings', response: { 200: Type.Object({}, { additionalProperties: true }), ...errorResponses(401, 429) } } }, async (request) =>
-    capabilities(db, principalOf(request)),
+    capabilities(db, principalOf(request), deps.providers),
   );
 
   app.get(

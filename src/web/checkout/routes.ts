@@ -23,6 +23,8 @@ import { CHECKOUT_CSS } from './styles.ts';
 
 /** Session ids are `cs_` + a time-sortable token; anything else cannot be one and is a 404 without a lookup. */
 const SESSION_ID_PATTERN = new RegExp(`^[A-Za-z0-9_-]{1,${ID_PARAM_LENGTH_MAX}}$`);
+/** Attempt ids are `att_` + 26 lower-case letters and digits (lib/ids.ts); the shape is all the page checks itself. */
+const ATTEMPT_ID_PATTERN = /^att_[0-9a-z]{26}$/;
 const UNPAID_FINAL = new Set(['failed', 'cancelled', 'expired', 'reversed']);
 const IN_PROGRESS = new Set(['pending', 'manual_review', 'amount_mismatch']);
 
@@ -51,7 +53,7 @@ export function servedScript(source: string): string {
 }
 
 export async function payerPageRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
-  const ctx: PayerContext = { db: deps.db, checkoutUrlHost: deps.config.checkoutUrlHost };
+  const ctx: PayerContext = { db: deps.db, checkoutUrlHost: deps.config.checkoutUrlHost, providers: deps.providers };
   const scriptSource = servedScript(readFileSync(new URL('./pay.js', import.meta.url), 'utf8'));
   const script = new PrecompressedAsset(scriptSource);
   const scriptUrl = `/pay/assets/pay.${createHash('sha256').update(scriptSource).digest('hex').slice(0, 12)}.js`;
@@ -94,8 +96,12 @@ export async function payerPageRoutes(app: FastifyInstance, deps: AppDeps): Prom
     return sendHtml(request, reply, renderProblemPage(status, heading, text, assets), status);
   });
 
-  /** Everything the page shows for the session as it is now, or null when there is no such session. */
-  async function loadPage(id: string): Promise<PageModel | null> {
+  /**
+   * Everything the page shows for the session as it is now, or null when there is no such session.
+   * returnedFrom: the attempt a provider's hosted page sent the payer back with (?attempt=); it counts only
+   * while it is this session's pending attempt, and then the page confirms it (asks with refresh).
+   */
+  async function loadPage(id: string, returnedFrom: string | null = null): Promise<PageModel | null> {
     if (!SESSION_ID_PATTERN.test(id)) return null;
     let found;
     try {
@@ -125,7 +131,6 @@ export async function payerPageRoutes(app: FastifyInstance, deps: AppDeps): Prom
         attempt = lastWhere((a) => IN_PROGRESS.has(a.status));
         if (!attempt || attempt.status !== 'pending') screen = 'review';
         else if (attempt.rail === 'cash') screen = 'cash';
-        else if (attempt.rail === 'momo' && attempt.verification_required) screen = 'code';
         else screen = 'waiting';
         break;
       default: {
@@ -134,6 +139,9 @@ export async function payerPageRoutes(app: FastifyInstance, deps: AppDeps): Prom
         lastUnpaid = last && UNPAID_FINAL.has(last.status) ? last : null;
       }
     }
+    const instructions = attempt ? toAttemptInitiation(attempt, false).instructions : null;
+    // The code step: instructions in mode 'verification_code' (momo's say so while a code is required).
+    if (screen === 'waiting' && attempt?.verification_required && instructions?.mode === 'verification_code') screen = 'code';
     const slipRow = screen === 'cash' && attempt ? await checkout.slipOfAttempt(deps.db, attempt.id) : null;
     if (screen === 'cash' && !slipRow) screen = 'waiting';
     const needsQuotes = screen === 'choose' || screen === 'cash';
@@ -143,8 +151,9 @@ export async function payerPageRoutes(app: FastifyInstance, deps: AppDeps): Prom
       screen,
       quotes: needsQuotes ? await quoteSession(deps.db, session, view.allowed_rails as Rail[]) : {},
       attempt,
-      instructions: attempt ? toAttemptInitiation(attempt, false).instructions : null,
+      instructions,
       resendsLeft: attempt ? Math.max(0, RESENDS_MAX - attempt.resend_count) : 0,
+      returning: screen === 'waiting' && returnedFrom !== null && attempt?.id === returnedFrom,
       lastUnpaid,
       slip: slipRow ? await toSlipResponse(deps.db, slipRow, false) : null,
       banks: slipRow ? (await getOptions(deps.db)).banks : [],
@@ -156,8 +165,12 @@ export async function payerPageRoutes(app: FastifyInstance, deps: AppDeps): Prom
     return script.send(request, reply);
   });
 
+  // A provider's hosted page (a Live card) sends the payer back to /pay/{id}?attempt={attempt id}, with
+  // its own parameters (Paystack: trxref, reference) that are never read: the result shown is the one the
+  // server verifies with the provider. A malformed or repeated attempt parameter is ignored, not an error.
   app.get<{ Params: Params }>('/pay/:reference', { schema: { hide: true, params: Params }, preHandler: limited }, async (request, reply) => {
-    const model = await loadPage(request.params.reference);
+    const returned = (request.query as Record<string, unknown> | undefined)?.attempt;
+    const model = await loadPage(request.params.reference, typeof returned === 'string' && ATTEMPT_ID_PATTERN.test(returned) ? returned : null);
     if (!model) return notFoundPage(request, reply);
     return sendHtml(request, reply, renderPayPage(model, assets));
   });

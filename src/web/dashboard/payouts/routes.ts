@@ -148,7 +148,7 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
     if (!amountMinor || !principal) return newPayoutPage(reply, session, { message: !amountMinor ? 'Enter an amount in GHS, e.g. 100.00.' : 'Choose an API key.', error: true }, 400);
     try {
       const { payout } = await createPayout(
-        { db, payoutRail: deps.payoutRail, decisions: deps.payoutDecisions, writer: deps.payoutWriter },
+        { db, providers: deps.providers, decisions: deps.payoutDecisions, writer: deps.payoutWriter },
         principal,
         { recipient_id: formValue(request, 'recipient_id'), amount_minor: amountMinor, client_reference: formValue(request, 'client_reference'), notes: formValue(request, 'notes') || undefined },
         { requestedByUserId: session.userId! },

@@ -1,0 +1,50 @@
+// What a provider says about an attempt, applied: one path for the payer's refresh, the status-check
+// worker, Paystack's webhooks and MTN's callbacks (each of those only tells us to ask). The provider is
+// asked outside any transaction; the answer is applied in one.
+import type { Db } from '../db/index.ts';
+import type { CollectionRail } from '../rails/index.ts';
+import { railInput } from './attempts.ts';
+import { attemptMachine, type AttemptRow } from './model.ts';
+import { applyOutcome } from './payments.ts';
+import * as store from './store.ts';
+
+/**
+ * An attempt whose create answer was lost and which its provider still has no record of after this long
+ * never reached it: it is cancelled (the payer may try again; it counts as no failed try).
+ */
+export const UNCONFIRMED_GRACE_S = 120;
+
+export interface ProviderStatusDeps {
+  db: Db;
+  checkoutUrlHost: string;
+  log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+}
+
+/** Asks the attempt's provider and applies a final answer. Throws when the provider cannot be asked. */
+export async function settleFromProvider(deps: ProviderStatusDeps, adapter: CollectionRail, attempt: AttemptRow, source: string): Promise<AttemptRow> {
+  const check = await adapter.status(railInput(attempt));
+  let outcome = check.outcome;
+  if (outcome === 'unknown') {
+    const age = Date.now() - attempt.created_at.getTime();
+    if (attempt.status !== 'pending' || age < UNCONFIRMED_GRACE_S * 1000) return attempt;
+    outcome = 'cancelled';
+    source = 'provider_has_no_record';
+  }
+  if (outcome === 'pending') {
+    if (attempt.status === 'pending' && check.rawStatus && check.rawStatus !== attempt.raw_status) {
+      return deps.db.transaction((tx) => store.updateAttemptProvider(tx, attempt.id, { rawStatus: check.rawStatus }));
+    }
+    return attempt;
+  }
+  const target = outcome === 'reversed' && attempt.status !== 'paid' ? 'failed' : outcome;
+  if (attempt.status !== target && !attemptMachine.canTransition(attempt.status, target)) {
+    // A provider that changes its mind about a closed attempt (e.g. paid after it had said failed): nothing is
+    // applied automatically; money taken on it needs an operator.
+    if (outcome === 'paid' || outcome === 'amount_mismatch') {
+      deps.log?.error({ attempt_id: attempt.id, status: attempt.status, provider: attempt.provider, raw_status: check.rawStatus }, 'provider reports money taken on a closed attempt; an operator must review it');
+    }
+    return attempt;
+  }
+  const providerStatus = check.outcome === 'unknown' ? undefined : check.rawStatus;
+  return (await deps.db.transaction((tx) => applyOutcome(tx, attempt.id, outcome, { checkoutUrlHost: deps.checkoutUrlHost, source, providerStatus }))).attempt;
+}

@@ -1,0 +1,81 @@
+// Live end-to-end support: the app on a known loopback port (so providers can call it back), configured
+// with the provider stand-ins' base URLs, and payer / merchant steps over real HTTP.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
+import type { CreatedMerchant } from '../src/accounts/service.ts';
+import { startTestApp, type TestContext } from './helpers.ts';
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export interface LiveApp {
+  t: TestContext;
+  baseUrl: string;
+  /** JSON over real HTTP against the listening app. */
+  http(method: string, path: string, options?: { key?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; json: any; text: string }>;
+}
+
+/** Starts the app listening on `port` with BASE_URL pointing at it, and the given provider settings. */
+export async function startLiveApp(port: number, env: Record<string, string>): Promise<LiveApp> {
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const t = await startTestApp({ BASE_URL: baseUrl, PORT: String(port), PROVIDER_TIMEOUT_MS: '400', ...env });
+  await t.listen();
+  return {
+    t,
+    baseUrl,
+    async http(method, path, options = {}) {
+      const headers: Record<string, string> = { ...options.headers };
+      if (options.key) headers.authorization = `Bearer ${options.key}`;
+      if (options.body !== undefined) headers['content-type'] = 'application/json';
+      const res = await fetch(`${baseUrl}${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+      const text = await res.text();
+      let json: unknown = null;
+      try {
+        json = text ? JSON.parse(text) : null;
+      } catch {
+        json = null;
+      }
+      return { status: res.status, headers: res.headers, json, text };
+    },
+  };
+}
+
+/** A Live session of `amount` pesewas created with the merchant's Live key. */
+export async function liveSession(app: LiveApp, m: CreatedMerchant, amountMinor = 10_000, extra: Record<string, unknown> = {}) {
+  const res = await app.http('POST', '/api/v1/sessions', { key: m.live_api_key, body: { amount_minor: amountMinor, invoice_ref: `INV-${randomUUID().slice(0, 8)}`, ...extra } });
+  assert.equal(res.status, 201, res.text);
+  return res.json as { id: string; amount_minor: number; status: string };
+}
+
+export async function quoteTotal(app: LiveApp, sessionId: string, rail: string): Promise<number> {
+  const res = await app.http('GET', `/api/v1/checkout/sessions/${sessionId}/quote`);
+  assert.equal(res.status, 200, res.text);
+  return res.json.surcharges[rail].total_minor as number;
+}
+
+export async function payerAttempt(app: LiveApp, sessionId: string, body: Record<string, unknown>) {
+  const amount = body.amount_minor ?? (await quoteTotal(app, sessionId, String(body.rail)));
+  return app.http('POST', `/api/v1/checkout/sessions/${sessionId}/provider-attempts`, { body: { ...body, amount_minor: amount } });
+}
+
+export const attemptStatus = (app: LiveApp, sessionId: string, attemptId: string, refresh = true) =>
+  app.http('GET', `/api/v1/checkout/sessions/${sessionId}/provider-attempts/${attemptId}${refresh ? '?refresh=true' : ''}`);
+
+export const merchantSession = (app: LiveApp, m: CreatedMerchant, sessionId: string) => app.http('GET', `/api/v1/sessions/${sessionId}`, { key: m.live_api_key });
+
+/** Polls `check` until it returns a value (not undefined) or the time runs out. */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 5_000, stepMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, stepMs));
+  }
+}
