@@ -156,6 +156,7 @@ const EVENT_STATUS: Record<string, SessionStatus> = {
   'checkout.session.failed': 'failed',
   'checkout.session.expired': 'expired',
   'checkout.session.reversed': 'success',
+  'checkout.session.reopened': 'open',
 };
 const RUNS = Number(process.env.CHECKOUT_PROPERTY_RUNS ?? 50);
 

@@ -49,8 +49,7 @@ export const ATTEMPT_TRANSITIONS: Transitions<AttemptStatus> = {
   pending: ['paid', 'failed', 'expired', 'cancelled', 'manual_review', 'amount_mismatch'],
   manual_review: ['paid', 'failed'],
   amount_mismatch: ['paid', 'failed'],
-  // A payer who approves after the session expired: money taken is never dropped (another amount is held for review).
-  expired: ['paid', 'amount_mismatch'],
+  expired: ['paid'],
   paid: ['reversed'],
   failed: [],
   cancelled: [],
