@@ -77,6 +77,16 @@ describe('Live MTN MoMo through the MTN MoMo Open API', () => {
     assert.equal(credits[0]!.n, 1);
   });
 
+  it('resend: MTN has no way to prompt again, so the payer is told 409 RESEND_NOT_AVAILABLE and nothing is sent', async () => {
+    const session = await liveSession(app, m);
+    const attempt = (await payerAttempt(app, session.id, { rail: 'momo', operator: 'mtn', phone: MTN_PHONE })).json;
+    const before = mtn.counts.requesttopay;
+    const res = await app.http('POST', `/api/v1/checkout/sessions/${session.id}/provider-attempts/${attempt.attempt_reference}/resend`);
+    assert.equal(res.status, 409, res.text);
+    assert.equal(res.json.error.code, 'RESEND_NOT_AVAILABLE');
+    assert.equal(mtn.counts.requesttopay, before);
+  });
+
   it('a forged callback changes nothing: MTN says the transaction is still pending', async () => {
     const session = await liveSession(app, m);
     const attempt = (await payerAttempt(app, session.id, { rail: 'momo', operator: 'mtn', phone: MTN_PHONE })).json;

@@ -142,7 +142,8 @@ export async function resendAttempt(ctx: PayerContext, sessionId: string, attemp
   try {
     result = await adapter.resend(railInput(attempt));
   } catch (error) {
-    if (error instanceof RailUnavailableError) throw railUnavailable(attempt.rail, attempt.environment);
+    // The provider has no way to prompt again (Paystack, MTN MoMo): a second prompt would be a second charge.
+    if (error instanceof RailUnavailableError) throw new SikaError('RESEND_NOT_AVAILABLE', error.message.replace(/\.?$/, '.'));
     throw errors.unavailable('The provider did not answer; try again shortly.');
   }
   const updated = await ctx.db.transaction((tx) => store.updateAttemptProvider(tx, attemptId, { rawStatus: result.rawStatus, resendCountDelta: 1 }));

@@ -36,6 +36,7 @@ export const ERROR_CATALOGUE = {
   ATTEMPT_NOT_HELD: { meaning: 'Only attempts held for review can be resolved by an operator.', retryable: false },
   VERIFICATION_NOT_REQUIRED: { meaning: 'This payment needs no verification code.', retryable: false },
   RESEND_LIMIT_REACHED: { meaning: 'The payment prompt was re-sent as often as allowed.', retryable: false },
+  RESEND_NOT_AVAILABLE: { meaning: "This payment's provider cannot send its prompt again; start a new payment if it did not arrive.", retryable: false },
   REVERSAL_NOT_COVERED: { meaning: 'The balance no longer covers a reversed payment; an operator must recover the funds first.', retryable: false },
   SLIP_NOT_RECORDABLE: { meaning: 'The cash slip is not active (used, cancelled or expired).', retryable: false },
 
