@@ -8,6 +8,7 @@ import { loadConfig, type Config } from '../src/config.ts';
 import { openDb, type Db } from '../src/db/index.ts';
 import { systemResolver, type Resolver } from '../src/events/ssrf.ts';
 import { buildApp } from '../src/http/app.ts';
+import type { LiveProviders } from '../src/rails/live.ts';
 import type { PayoutRail } from '../src/rails/payouts.ts';
 
 export const storageKind = process.env.DATABASE_URL ? 'postgres' : 'embedded';
@@ -29,7 +30,10 @@ export interface TestContext {
  * options.payoutRail: the Live payout provider (e.g. the LivePayoutSimulator); none by default, as in production.
  * options.webhookResolver: the DNS that judges webhook URLs at creation (the system's by default).
  */
-export async function startTestApp(env: Record<string, string> = {}, options: { payoutRail?: PayoutRail | null; webhookResolver?: Resolver } = {}): Promise<TestContext> {
+export async function startTestApp(
+  env: Record<string, string> = {},
+  options: { payoutRail?: PayoutRail | null; webhookResolver?: Resolver; providers?: LiveProviders } = {},
+): Promise<TestContext> {
   const config = loadConfig({
     ...process.env,
     LOG_LEVEL: 'silent',
@@ -47,7 +51,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: null });
   const webhookResolver = options.webhookResolver ?? systemResolver;
   const webhookTargets: WebhookTargetOptions = { allowPrivateTargets: config.webhookAllowPrivateTargets, resolver: webhookResolver };
-  const app = await buildApp({ config, db, logger: false, payoutRail: options.payoutRail ?? null, webhookResolver });
+  const app = await buildApp({ config, db, logger: false, payoutRail: options.payoutRail ?? null, webhookResolver, providers: options.providers });
   await app.ready();
   let listening: string | null = null;
   return {
