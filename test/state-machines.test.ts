@@ -23,6 +23,7 @@ import { payoutMachine, reconciliationMachine, recipientMachine, type PayoutStat
 import * as newPayoutStore from '../src/payouts/new-payout-store.ts';
 import * as payoutStore from '../src/payouts/payout-store.ts';
 import * as eventStore from '../src/events/store.ts';
+import { statementLineMachine } from '../src/statements/model.ts';
 import { startTestApp, type TestContext } from './helpers.ts';
 import { attemptsOf, deliveryOf, emitTestEvent } from './webhook-support.ts';
 import { call } from './http.ts';
@@ -113,6 +114,15 @@ const EXPECTED: Expected[] = [
     transitions: { pending: ['delivered', 'failed', 'skipped', 'pending'], delivered: ['pending'], failed: ['pending'], skipped: ['pending'] },
     initial: ['pending', 'skipped'],
     final: [],
+  },
+  {
+    machine: statementLineMachine,
+    table: 'statement_lines',
+    column: 'status',
+    // Stored unmatched, matched in the same transaction or later by an operator; a mismatched credit goes back when its payment is settled without it.
+    transitions: { unmatched: ['matched', 'amount_mismatch', 'resolved'], amount_mismatch: ['unmatched'], matched: [], resolved: [] },
+    initial: ['unmatched'],
+    final: ['matched', 'resolved'],
   },
 ];
 
