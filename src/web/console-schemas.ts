@@ -11,6 +11,7 @@ import { CODE_FIELD_LENGTH_MAX } from './account-schemas.ts';
 import { INVOICE_REF_LENGTH_MAX } from '../checkout/model.ts';
 import { ACCOUNT_NAME_LENGTH_MAX, NOTES_LENGTH_MAX } from '../payouts/model.ts';
 import { railIds } from '../rails/registry.ts';
+import { COLUMN_MAPPING_LENGTH_MAX, RESOLUTION_NOTE_LENGTH_MAX } from '../statements/model.ts';
 
 /** Fastify's default maxParamLength: a longer path parameter is refused by the router (414) anyway. */
 export const CONSOLE_ID_LENGTH_MAX = 100;
@@ -141,6 +142,12 @@ export const opsSchemas = {
   addBranch: post(form({ name: text(CONSOLE_TEXT_LENGTH_MAX), code: text(CONSOLE_CHOICE_LENGTH_MAX) }), { params: UuidParams }),
   setActive: post(form(), { params: params({ table: Type.String({ maxLength: CONSOLE_CHOICE_LENGTH_MAX }), id: Uuid, action: Type.String({ maxLength: CONSOLE_CHOICE_LENGTH_MAX }) }) }),
   audit: page(),
+  // Bank statements: the page, one import, the upload (its file is read apart from the fields) and the queue's two actions.
+  statements: page(query({ q: text(CONSOLE_TEXT_LENGTH_MAX) })),
+  statementImport: page(query(), { params: UuidParams }),
+  statementUpload: post(form({ bank_code: text(CONSOLE_CHOICE_LENGTH_MAX), columns: text(COLUMN_MAPPING_LENGTH_MAX) })),
+  statementAssign: post(form({ reference: text(CONSOLE_TEXT_LENGTH_MAX) }), { params: UuidParams }),
+  statementResolve: post(form({ note: text(RESOLUTION_NOTE_LENGTH_MAX) }), { params: UuidParams }),
 };
 
 /**

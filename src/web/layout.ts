@@ -59,6 +59,7 @@ const OPERATOR_NAV: [string, string][] = [
   ['teller', '/ops/teller'],
   ['review', '/ops/review'],
   ['payouts', '/ops/payouts'],
+  ['statements', '/ops/statements'],
   ['banks', '/ops/banks'],
   ['audit', '/ops/audit'],
 ];
