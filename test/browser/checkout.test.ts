@@ -63,13 +63,14 @@ describe('hosted payment page in a browser', () => {
     assert.equal(await page.getAttribute('html', 'lang'), 'en');
     await page.getByText('Test mode — no real money moves').waitFor();
     assert.match(await page.locator('h1').innerText(), /Test Merchant/);
-    assert.equal(await page.locator('.amount').innerText(), 'GHS 500.00');
+    // One amount: the total of the chosen method (Mobile Money, first), its fee among the lines.
+    assert.equal(await page.locator('.amount').innerText(), 'GHS 507.50');
     await page.getByText('School fees, term 2').waitFor();
     await page.getByText(invoiceRef).waitFor();
     await page.getByText('Tuition, term 2').waitFor();
     assert.deepEqual(
       (await page.getByRole('list', { name: 'Items' }).getByRole('listitem').allInnerTexts()).map((text) => text.replace(/\s+/g, ' ')),
-      ['Exercise books GHS 75.00', 'Tuition, term 2 GHS 425.00', 'Total GHS 500.00'],
+      ['Exercise books GHS 75.00', 'Tuition, term 2 GHS 425.00', 'Mobile Money fee GHS 7.50', 'Total GHS 507.50'],
     );
     const railText = async (rail: string) => (await page.locator(`label.opt:has(input[value=${rail}])`).innerText()).replace(/\s+/g, ' ');
     assert.match(await railText('momo'), /GHS 507\.50 incl\. GHS 7\.50 fee/);

@@ -18,6 +18,8 @@ export interface PublicSessionView {
   description: string;
   customer_name: string;
   allowed_rails: string[];
+  /** The Mobile Money networks a payer can pay from; without it, every network. */
+  allowed_operators?: string[];
   expires_at: string;
   return_to_merchant_url: string | null;
   card_collection_mode: string;
@@ -50,6 +52,8 @@ export interface PageModel {
   attempt: AttemptRow | null;
   instructions: Record<string, unknown> | null;
   resendsLeft: number;
+  /** The payer is back from the provider's hosted page for this (still pending) attempt: confirm it now. */
+  returning: boolean;
   /** On the choose screen: the attempt that just ended without payment, to say so. */
   lastUnpaid: AttemptRow | null;
   slip: SlipView | null;
@@ -65,6 +69,8 @@ export interface Assets {
 export interface RailPayerView {
   /** Its panel on the choose screen: what the payer is told before continuing with it. */
   panel(m: PageModel, rail: RailDescriptor<Rail>, quote: RailQuote): Html;
+  /** Its button on the choose screen, when not the rail's own label or "Pay GHS x". */
+  action?(m: PageModel): string | undefined;
   /** Its screen while the attempt is pending; without one, the Mobile Money prompt's. */
   waiting?(m: PageModel): Html;
   /** What the success screen says paid; without it, the rail's name. */

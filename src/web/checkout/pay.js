@@ -5,7 +5,7 @@
 (function () {
   'use strict';
   /** @typedef {{code: string, message: string, retry_after_seconds?: number, fields?: {field: string}[]}} ApiError */
-  /** @typedef {{error?: ApiError, status?: string, session_status?: string, verification_required?: boolean, surcharges?: Record<string, {total_minor: number, surcharge_minor: number}>}} ApiBody */
+  /** @typedef {{error?: ApiError, status?: string, session_status?: string, verification_required?: boolean, surcharges?: Record<string, {total_minor: number, surcharge_minor: number}>, instructions?: {mode?: string, redirect_url?: unknown}}} ApiBody */
   /** @typedef {{ok: boolean, status: number, data: ApiBody | null, code: string | null, message: string, retryAfter?: number}} Reply */
   var sessionId = document.body.getAttribute('data-session');
   if (!sessionId) return;
@@ -18,13 +18,9 @@
   /** @type {HTMLButtonElement | null} */ var lastClicked = null;
 
   /** The first match (typed by the caller, an HTMLElement by default). @template {Element} [E=HTMLElement] @param {string} selector @param {ParentNode | null} [root] @return {E | null} */
-  function $(selector, root) {
-    return (root || document).querySelector(selector);
-  }
+  function $(selector, root) { return (root || document).querySelector(selector); }
   /** @param {number} minor */
-  function ghs(minor) {
-    return 'GHS ' + String(Math.floor(minor / 100)).replace(/\B(?=(\d{3})+(?!\d))/g, ',') + '.' + String(minor % 100).padStart(2, '0');
-  }
+  function ghs(minor) { return 'GHS ' + String(Math.floor(minor / 100)).replace(/\B(?=(\d{3})+(?!\d))/g, ',') + '.' + String(minor % 100).padStart(2, '0'); }
   /** @param {string | null | undefined} text */
   function announce(text) {
     var live = $('#live');
@@ -34,19 +30,17 @@
   }
   /** @param {HTMLElement | null} el @param {string} text */
   function showError(el, text) {
-    if (!el) return;
-    el.textContent = text || '';
-    el.hidden = !text;
+    if (el) { el.textContent = text || ''; el.hidden = !text; }
+  }
+  /** Runs fn on every match. @param {string} selector @param {(el: HTMLElement) => void} fn */
+  function each(selector, fn) {
+    /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(selector)).forEach(fn);
   }
   /** @param {HTMLButtonElement | null} button @param {boolean} on */
   function busy(button, on) {
     if (!button) return;
-    if (on) {
-      button.setAttribute('data-label', String(button.textContent));
-      button.textContent = 'Please wait…';
-    } else if (button.hasAttribute('data-label')) {
-      button.textContent = button.getAttribute('data-label');
-    }
+    if (on) button.setAttribute('data-label', String(button.textContent));
+    button.textContent = on ? 'Please wait…' : button.getAttribute('data-label') || button.textContent;
     button.disabled = on;
     button.setAttribute('aria-busy', String(on));
   }
@@ -54,10 +48,7 @@
   /** @param {string} method @param {string} url @param {object} [body] @return {Promise<Reply>} */
   async function call(method, url, body) {
     /** @type {RequestInit & {headers: Record<string, string>}} */ var init = { method: method, headers: { accept: 'application/json' }, cache: 'no-store', credentials: 'same-origin' };
-    if (body) {
-      init.headers['content-type'] = 'application/json';
-      init.body = JSON.stringify(body);
-    }
+    if (body) { init.headers['content-type'] = 'application/json'; init.body = JSON.stringify(body); }
     var res;
     try {
       res = await fetch(url, init);
@@ -80,7 +71,7 @@
     stopPoll();
     var html;
     try {
-      var res = await fetch(pagePath, { cache: 'no-store', headers: { accept: 'text/html' }, credentials: 'same-origin' });
+      var res = await fetch(pagePath + location.search, { cache: 'no-store', headers: { accept: 'text/html' }, credentials: 'same-origin' });
       html = await res.text();
     } catch (e) {
       announce('Connection lost. Trying again…');
@@ -92,10 +83,7 @@
     var main = $('main');
     var current = $('#view');
     var next = nextMain && $('#view', nextMain);
-    if (!nextMain || !next || !main || !current) {
-      location.reload();
-      return;
-    }
+    if (!nextMain || !next || !main || !current) return location.reload();
     var changed = next.getAttribute('data-screen') !== current.getAttribute('data-screen') || next.getAttribute('data-attempt') !== current.getAttribute('data-attempt');
     var active = document.activeElement;
     var keep = active && active !== document.body && main.contains(active) ? active.getAttribute('data-action') || active.id : null;
@@ -108,10 +96,7 @@
     if (focus && !('disabled' in focus && focus.disabled)) focus.focus();
   }
 
-  function stopPoll() {
-    pollToken++;
-    clearTimeout(pollTimer);
-  }
+  function stopPoll() { pollToken++; clearTimeout(pollTimer); }
 
   /** Checks a pending attempt after 1, 2, 3, 5 ... seconds (capped per screen) and refreshes when it moves. @param {HTMLElement} view @param {number} [firstDelayS] */
   function startPoll(view, firstDelayS) {
@@ -125,14 +110,9 @@
       var r = await call('GET', url);
       if (token !== pollToken) return;
       var d = r.data;
-      if (r.ok && d && (d.status !== view.getAttribute('data-attempt-status') || d.session_status !== view.getAttribute('data-session-status') || String(d.verification_required) !== view.getAttribute('data-verification'))) {
-        refresh();
-        return;
-      }
-      if (Date.now() - started > LATE_AFTER_MS) {
-        var late = $('[data-late]', view);
-        if (late) late.hidden = false;
-      }
+      if (r.ok && d && (d.status !== view.getAttribute('data-attempt-status') || d.session_status !== view.getAttribute('data-session-status') || String(d.verification_required) !== view.getAttribute('data-verification'))) return refresh();
+      var late = $('[data-late]', view);
+      if (late && Date.now() - started > LATE_AFTER_MS) late.hidden = false;
       var delay = Math.min(DELAYS_S[Math.min(step++, DELAYS_S.length - 1)] || cap, cap);
       if (r.retryAfter) delay = Math.max(delay, r.retryAfter);
       pollTimer = setTimeout(tick, delay * 1000);
@@ -145,12 +125,13 @@
     /** @type {HTMLFormElement | null} */ var form = $('#pay-form');
     if (form) syncRail(form);
     var view = $('#view');
-    if (view && view.getAttribute('data-attempt') && view.getAttribute('data-poll-cap')) startPoll(view);
+    // Back from a provider's page (data-poll-now): ask for the verified result at once.
+    if (view && view.getAttribute('data-attempt') && view.getAttribute('data-poll-cap')) startPoll(view, view.hasAttribute('data-poll-now') ? 0 : undefined);
   }
 
   // ---- choosing a method ----
 
-  /** @param {HTMLFormElement} form */
+  /** Shows the chosen rail's panel and button, and its total as the page's one amount (not inside a closed "Pay another way"). @param {HTMLFormElement} form */
   function syncRail(form) {
     /** @type {HTMLInputElement | null} */ var rail = $('input[name=rail]:checked', form);
     /** @type {NodeListOf<HTMLElement>} */ (form.querySelectorAll('[data-panel]')).forEach(function (panel) {
@@ -159,6 +140,16 @@
     /** @type {HTMLButtonElement | null} */ var button = $('button[type=submit]', form);
     if (rail && button && !button.disabled) button.textContent = rail.getAttribute('data-action');
     showError($('#form-error', form), '');
+    if (!rail || form.closest('details:not([open])')) return;
+    var total = ghs(Number(rail.getAttribute('data-total')));
+    var fee = Math.max(0, Number(rail.getAttribute('data-total')) - Number(form.getAttribute('data-base'))) || 0;
+    var name = rail.parentNode && $('.name', rail.parentNode);
+    each('[data-show=amount]', function (el) { el.textContent = total; });
+    each('[data-show=fee]', function (el) { el.textContent = ghs(fee); });
+    each('[data-show=fee-label]', function (el) { el.textContent = (name ? name.textContent : 'Payment') + ' fee'; });
+    each('[data-show=fee-row]', function (el) { el.hidden = !fee; });
+    each('li.total[data-optional]', function (el) { el.hidden = !fee; });
+    document.title = document.title.replace(/GHS [\d,.]+$/, total);
   }
 
   /** @param {string} value */
@@ -190,34 +181,28 @@
     var bad = false;
     /** @type {HTMLInputElement | null} */ var focus = input;
     if (detected && detected !== 'none') {
-      if (!chosen || chosen.hasAttribute('data-auto')) {
-        /** @type {HTMLInputElement | null} */ var radio = $('input[name=operator][value="' + detected + '"]', form);
+      // No tile for the network: no provider collects from it for this checkout (Live).
+      /** @type {HTMLInputElement | null} */ var radio = $('input[name=operator][value="' + detected + '"]', form);
+      if (radio && (!chosen || chosen.hasAttribute('data-auto'))) {
         form.querySelectorAll('input[name=operator]').forEach(function (r) { r.removeAttribute('data-auto'); });
-        if (radio) { radio.checked = true; radio.setAttribute('data-auto', ''); }
+        radio.checked = true;
+        radio.setAttribute('data-auto', '');
         chosen = radio;
       }
-      if (chosen && chosen.value !== detected) {
-        bad = true;
-        text = 'This is ' + (detected === 'at' ? 'an ' : 'a ') + labels[detected] + ' number, but ' + labels[chosen.value] + ' is selected. Check the number, or choose ' + labels[detected] + '.';
-      } else {
-        text = labels[detected] + ' number';
-      }
+      bad = !radio || (!!chosen && chosen.value !== detected);
+      if (!radio) text = labels[detected] + ' cannot pay this checkout. Use a number on another network, or another method.';
+      else if (bad && chosen) text = 'This is ' + (detected === 'at' ? 'an ' : 'a ') + labels[detected] + ' number, but ' + labels[chosen.value] + ' is selected. Check the number, or choose ' + labels[detected] + '.';
+      else text = labels[detected] + ' number';
     } else if (detected === 'none') {
       bad = true;
       text = 'This number is not on a Mobile Money network (MTN, Telecel or AT). Check the number.';
     }
     if (submitting && !bad) {
-      if (!input.value.trim()) {
-        bad = true;
-        text = 'Enter the Mobile Money number that will pay.';
-      } else if (!national || !/^\d{9}$/.test(national)) {
-        bad = true;
-        text = 'Enter a Ghana mobile number such as 024 123 4567.';
-      } else if (!chosen) {
-        bad = true;
-        text = 'Choose your Mobile Money network.';
-        focus = $('input[name=operator]', form);
-      }
+      bad = true;
+      if (!input.value.trim()) text = 'Enter the Mobile Money number that will pay.';
+      else if (!national || !/^\d{9}$/.test(national)) text = 'Enter a Ghana mobile number such as 024 123 4567.';
+      else if (!chosen) { text = 'Choose your Mobile Money network.'; focus = $('input[name=operator]', form); }
+      else bad = false;
     }
     if (msg.textContent !== text) msg.textContent = text;
     msg.className = 'msg' + (text ? (bad ? ' bad' : ' ok') : '');
@@ -249,10 +234,7 @@
   async function submitPay(form) {
     var error = $('#form-error', form);
     /** @type {HTMLInputElement | null} */ var rail = $('input[name=rail]:checked', form);
-    if (!rail) {
-      showError(error, 'Choose how to pay.');
-      return;
-    }
+    if (!rail) return showError(error, 'Choose how to pay.');
     var amount = Number(rail.getAttribute('data-total'));
     /** @type {{rail: string, amount_minor: number, operator?: string, phone?: string}} */ var body = { rail: rail.value, amount_minor: amount };
     /** @type {HTMLInputElement | null} */ var phone = $('#phone', form);
@@ -268,10 +250,13 @@
     var r = rail.value === 'cash'
       ? await call('POST', '/api/v1/checkout/cash-slips', { session_id: sessionId, amount_minor: amount })
       : await call('POST', api + '/provider-attempts', body);
-    if (r.ok) {
-      await refresh();
-      return;
+    var next = r.data && r.data.instructions;
+    if (r.ok && next && next.mode === 'card_network_hosted_session' && typeof next.redirect_url === 'string' && /^https?:\/\//i.test(next.redirect_url)) {
+      // A Live card: its details go on the provider's page, which sends the payer back to /pay/{id}?attempt=.
+      announce('Taking you to the secure card page…');
+      return location.assign(next.redirect_url);
     }
+    if (r.ok) return refresh();
     busy(button, false);
     if (r.code === 'PAYMENT_AMOUNT_MISMATCH') {
       await updateQuote(form);
@@ -304,15 +289,9 @@
     /** @type {HTMLButtonElement | null} */ var button = $('button[type=submit]', form);
     busy(button, true);
     var r = await call('POST', api + '/provider-attempts/' + encodeURIComponent(String(form.getAttribute('data-attempt'))) + '/authorize', { code: code });
-    if (r.ok) {
-      await refresh('Code accepted. Waiting for confirmation.');
-      return;
-    }
+    if (r.ok) return refresh('Code accepted. Waiting for confirmation.');
     busy(button, false);
-    if (r.status === 409) {
-      await refresh(r.message);
-      return;
-    }
+    if (r.status === 409) return refresh(r.message);
     showError(error, r.message);
     input.setAttribute('aria-invalid', 'true');
     input.select();
@@ -325,12 +304,36 @@
     if (!view) return;
     busy(button, true);
     var r = await call('POST', api + '/provider-attempts/' + encodeURIComponent(String(view.getAttribute('data-attempt'))) + '/resend');
-    if (r.ok || r.code === 'ATTEMPT_FINAL') {
-      await refresh(r.ok ? 'We sent the prompt again. Check your phone.' : r.message);
+    if (r.ok || r.code === 'ATTEMPT_FINAL') return refresh(r.ok ? 'We sent ' + ($('#code-form') ? 'a new code' : 'the prompt again') + '. Check your phone.' : r.message);
+    busy(button, false);
+    var left = $('[data-resends]', view);
+    if (left && (r.code === 'RESEND_LIMIT_REACHED' || r.code === 'PROVIDER_RAIL_UNAVAILABLE')) {
+      // Nothing more can be sent: say so instead of leaving a button that cannot work.
+      button.hidden = true;
+      left.textContent = left.getAttribute('data-none');
+      announce(left.textContent);
       return;
     }
-    busy(button, false);
     showError($('[data-error]', view), r.message);
+  }
+
+  /** Copies the text of the element a copy button names; without the clipboard, selects it for the payer to copy. @param {HTMLButtonElement} button */
+  async function copy(button) {
+    var target = document.getElementById(String(button.getAttribute('data-copy')));
+    if (!target) return;
+    var copied = false;
+    try {
+      if (navigator.clipboard) { await navigator.clipboard.writeText(String(target.textContent)); copied = true; }
+    } catch (e) { /* not allowed here: select it instead */ }
+    var selection = window.getSelection();
+    if (!copied && selection) {
+      selection.selectAllChildren(target);
+      try { copied = document.execCommand('copy'); } catch (e) { /* the selection stays for the payer to copy */ }
+    }
+    var what = String(button.getAttribute('aria-label')).replace(/^Copy the /, '');
+    button.textContent = copied ? 'Copied' : 'Selected';
+    announce(copied ? 'Copied the ' + what + '.' : 'The ' + what + ' is selected: copy it with your browser.');
+    setTimeout(function () { button.textContent = 'Copy'; }, 4000);
   }
 
   /** @param {HTMLFormElement} form @param {HTMLButtonElement} button */
@@ -340,10 +343,7 @@
     if (!reference) return;
     busy(button, true);
     var r = await call('POST', String(form.getAttribute('action')), { attempt_reference: reference.value, outcome: button.value });
-    if (r.ok) {
-      await refresh();
-      return;
-    }
+    if (r.ok) return refresh();
     busy(button, false);
     showError(error, r.message);
   }
@@ -371,6 +371,7 @@
     var action = button && button.getAttribute('data-action');
     if (action === 'print') window.print();
     if (action === 'resend' && button) resend(button);
+    if (action === 'copy' && button) copy(button);
     if (action === 'check') {
       stopPoll();
       var view = $('#view');
@@ -387,9 +388,7 @@
     else return;
     e.preventDefault();
   });
-  window.addEventListener('pageshow', function (e) {
-    if (e.persisted) refresh();
-  });
+  window.addEventListener('pageshow', function (e) { if (e.persisted) refresh(); });
 
   setup();
 })();

@@ -7,26 +7,52 @@
 import { formatGhs } from '../../lib/ghana.ts';
 import { html, raw, when, type Html } from '../html.ts';
 import type { Assets, BankBranches, PageModel, PublicSessionView, Screen, SlipView } from './page-model.ts';
-import { formatAccra, icon, ICONS } from './page-parts.ts';
+import { formatAccra, icon, ICONS, railLabel } from './page-parts.ts';
 import { slipArticle } from './payer-views/cash-slip.ts';
 import { codeScreen } from './payer-views/mobile-money.ts';
-import { cashScreen, chooseScreen, expiredScreen, failedScreen, reviewScreen, successScreen, waitingScreen } from './screens.ts';
+import { cashScreen, chooseScreen, expiredScreen, failedScreen, payableRails, reviewScreen, successScreen, waitingScreen } from './screens.ts';
 
-/** The merchant, the amount and what it is for: the same on every screen. */
-function summary(s: PublicSessionView, showDeadline: boolean): Html {
+/** The one amount the page shows: the chosen method's total, or what the attempt charges, and the fee in it. */
+interface Shown {
+  total: number;
+  fee: number;
+  feeLabel: string;
+}
+
+function shownAmount(m: PageModel): Shown {
+  const base = m.session.amount_minor;
+  const a = m.attempt;
+  if (a && m.screen !== 'choose') return { total: a.amount_charged_minor, fee: Math.max(0, a.amount_charged_minor - base), feeLabel: `${railLabel(a.rail)} fee` };
+  const first = m.screen === 'choose' ? payableRails(m)[0] : undefined;
+  const quote = first && m.quotes[first];
+  if (first && quote) return { total: quote.total_minor, fee: quote.surcharge_minor, feeLabel: `${railLabel(first)} fee` };
+  return { total: base, fee: 0, feeLabel: '' };
+}
+
+/**
+ * The merchant, the amount and what it is for: the same on every screen. The amount is the total of the
+ * chosen method (pay.js updates it, and the fee line, when the payer picks another), never the base
+ * beside it; the invoice lines end with that fee and that total.
+ */
+function summary(s: PublicSessionView, shown: Shown, showDeadline: boolean): Html {
   const items = s.line_items;
   const itemsTotal = items.reduce((sum, item) => sum + item.amount_minor, 0);
+  const hideUnless = (show: boolean) => raw(show ? '' : ' hidden');
+  // Without a fee, one line equal to the amount needs no total line (data-optional: the script's rule too).
+  const totalOptional = items.length === 1 && itemsTotal === s.amount_minor;
+  const meta = [html`Invoice <span class="ref">${s.invoice_ref}</span>`, ...(s.customer_name ? [html`For ${s.customer_name}`] : [])];
   return html`<section class="summary" aria-labelledby="pay-title">
 <h1 id="pay-title"><span class="payee">Payment to</span><br>${s.merchant_name}</h1>
-<p class="amount num">${formatGhs(s.amount_minor)}</p>
+<p class="amount num" data-show="amount">${formatGhs(shown.total)}</p>
+${when(items.length === 0, () => html`<p class="meta" data-show="fee-row"${hideUnless(shown.fee > 0)}>incl. <span class="num" data-show="fee">${formatGhs(shown.fee)}</span> <span data-show="fee-label">${shown.feeLabel}</span></p>`)}
 ${when(s.description, () => html`<p class="desc">${s.description}</p>`)}
-<p class="meta">Invoice <span class="ref">${s.invoice_ref}</span></p>
-${when(s.customer_name, () => html`<p class="meta">For ${s.customer_name}</p>`)}
+<p class="meta">${raw(meta.map((part) => part.value).join(' · '))}</p>
 ${when(showDeadline, () => html`<p class="meta">Pay before ${formatAccra(s.expires_at)}</p>`)}
 ${when(
   items.length > 0,
   () => html`<ul class="items" aria-label="Items">${items.map((item) => html`<li><span>${item.name}</span><span class="num">${formatGhs(item.amount_minor)}</span></li>`)}
-${when(items.length > 1 || itemsTotal !== s.amount_minor, () => html`<li class="total"><span>Total</span><span class="num">${formatGhs(s.amount_minor)}</span></li>`)}</ul>`,
+<li data-show="fee-row"${hideUnless(shown.fee > 0)}><span data-show="fee-label">${shown.feeLabel}</span><span class="num" data-show="fee">${formatGhs(shown.fee)}</span></li>
+<li class="total"${raw(totalOptional ? ' data-optional' : '')}${hideUnless(!totalOptional || shown.fee > 0)}><span>Total</span><span class="num" data-show="amount">${formatGhs(shown.total)}</span></li></ul>`,
 )}
 </section>`;
 }
@@ -56,11 +82,11 @@ export function renderView(m: PageModel): Html {
     failed: failedScreen,
     expired: expiredScreen,
   }[m.screen](m);
-  const announce = m.screen === 'choose' && m.lastUnpaid ? 'Payment not completed. You can try again.' : ANNOUNCE[m.screen];
+  const announce = m.screen === 'choose' && m.lastUnpaid ? 'Payment not completed. You can try again.' : m.returning ? 'Confirming your payment.' : ANNOUNCE[m.screen];
   const poll = POLL_CAP_S[m.screen];
   return html`<div id="view" data-screen="${m.screen}" data-announce="${announce}"${raw(
     a && poll
-      ? html` data-attempt="${a.id}" data-attempt-status="${a.status}" data-session-status="${m.session.status}" data-verification="${String(a.verification_required)}" data-poll-cap="${poll}"`.value
+      ? html` data-attempt="${a.id}" data-attempt-status="${a.status}" data-session-status="${m.session.status}" data-verification="${String(a.verification_required)}" data-poll-cap="${poll}"${raw(m.returning ? ' data-poll-now' : '')}`.value
       : '',
   )}>${body}</div>`;
 }
@@ -79,12 +105,13 @@ ${main}
 export function renderPayPage(m: PageModel, assets: Assets): string {
   const s = m.session;
   const showDeadline = m.screen === 'choose' || m.screen === 'code' || m.screen === 'waiting' || m.screen === 'cash';
+  const shown = shownAmount(m);
   return documentOf(
-    `Pay ${s.merchant_name} · ${formatGhs(s.amount_minor)}`,
+    `Pay ${s.merchant_name} · ${formatGhs(shown.total)}`,
     m.test,
     assets,
     s.id,
-    html`<main class="wrap">${summary(s, showDeadline)}<div class="pay">${renderView(m)}</div></main><p id="live" class="vh" role="status" aria-live="polite"></p>`,
+    html`<main class="wrap">${summary(s, shown, showDeadline)}<div class="pay">${renderView(m)}</div></main><p id="live" class="vh" role="status" aria-live="polite"></p>`,
   );
 }
 

@@ -2,11 +2,12 @@
 // view), the cash slip, review, success, failure and expiry.
 import type { RailQuote } from '../../checkout/fees.ts';
 import { formatGhs, NETWORK_LABELS, NETWORK_PREFIXES } from '../../lib/ghana.ts';
-import { findRail, railDescriptor, railDescriptors, type Rail } from '../../rails/registry.ts';
+import { findRail, railDescriptor, type Rail } from '../../rails/registry.ts';
 import { html, raw, when, type Html } from '../html.ts';
 import type { PageModel } from './page-model.ts';
-import { actionOf, formatAccra, icon, isRail, kv, lines, railLabel, testPanel } from './page-parts.ts';
+import { actionOf, formatAccra, icon, isRail, kv, late, lines, railLabel, testPanel } from './page-parts.ts';
 import { PAYER_VIEWS } from './payer-views.ts';
+import { cardRedirectUrl } from './payer-views/card.ts';
 import { slipArticle } from './payer-views/cash-slip.ts';
 import { mobileMoneyView } from './payer-views/mobile-money.ts';
 
@@ -17,25 +18,21 @@ const UNPAID_REASONS: Record<string, string> = {
   reversed: 'The payment was reversed',
 };
 
-function railOption(rail: Rail, quote: RailQuote, checked: boolean): Html {
-  const fee = quote.surcharge_minor > 0 ? `incl. ${formatGhs(quote.surcharge_minor)} fee` : 'no fee';
-  const { labels } = railDescriptor(rail);
-  return html`<label class="opt"><input type="radio" name="rail" value="${rail}" data-total="${quote.total_minor}" data-action="${actionOf(rail, quote)}"${raw(checked ? ' checked' : '')}>
-<span><span class="name">${labels.payer}</span><span class="sub">${labels.hint}</span></span>
-<span class="price"><b class="num">${formatGhs(quote.total_minor)}</b><small>${fee}</small></span></label>`;
-}
+/** The button of a rail on the choose screen: its view's (a Live card's redirect), its own, or the amount. */
+const actionFor = (m: PageModel, rail: Rail, quote: RailQuote) => PAYER_VIEWS[railDescriptor(rail).payerView].action?.(m) ?? actionOf(rail, quote);
 
-/** Every offered rail's panel (its view's), in the registry's order; only the first chosen one is shown. */
-function panels(m: PageModel, rails: Rail[], first: Rail): Html {
-  return lines(
-    railDescriptors().map((rail) => {
-      const quote = m.quotes[rail.id];
-      return when(
-        rails.includes(rail.id) && quote,
-        () => html`<div class="panel" data-panel="${rail.id}"${raw(first === rail.id ? '' : ' hidden')}>${PAYER_VIEWS[rail.payerView].panel(m, rail, quote!)}</div>`,
-      );
-    }),
-  );
+/**
+ * A rail's option and, right under it, its panel (the Mobile Money network and number): choosing a method
+ * opens its fields next to it, above the fold on a phone, instead of below every other method.
+ */
+function railOption(m: PageModel, rail: Rail, quote: RailQuote, checked: boolean): Html {
+  const fee = quote.surcharge_minor > 0 ? `incl. ${formatGhs(quote.surcharge_minor)} fee` : 'no fee';
+  const descriptor = railDescriptor(rail);
+  const { labels } = descriptor;
+  return html`<label class="opt"><input type="radio" name="rail" value="${rail}" data-total="${quote.total_minor}" data-action="${actionFor(m, rail, quote)}"${raw(checked ? ' checked' : '')}>
+<span><span class="name">${labels.payer}</span><span class="sub">${labels.hint}</span></span>
+<span class="price"><b class="num">${formatGhs(quote.total_minor)}</b><small>${fee}</small></span></label>
+<div class="panel" data-panel="${rail}"${raw(checked ? '' : ' hidden')}>${PAYER_VIEWS[descriptor.payerView].panel(m, descriptor, quote)}</div>`;
 }
 
 function chooseForm(m: PageModel, rails: Rail[], heading: string): Html {
@@ -43,17 +40,17 @@ function chooseForm(m: PageModel, rails: Rail[], heading: string): Html {
   const first = rails[0];
   if (!first) return html`<p class="error">No payment method is available for this checkout right now. Please try again later.</p>`;
   const firstQuote = m.quotes[first]!;
-  return html`<form id="pay-form" method="post" action="/pay/${s.id}" novalidate data-prefixes="${JSON.stringify(NETWORK_PREFIXES)}" data-labels="${JSON.stringify(NETWORK_LABELS)}">
+  return html`<form id="pay-form" method="post" action="/pay/${s.id}" novalidate data-base="${s.amount_minor}" data-prefixes="${JSON.stringify(NETWORK_PREFIXES)}" data-labels="${JSON.stringify(NETWORK_LABELS)}">
 <fieldset><legend><h2 id="choose-title" tabindex="-1">${heading}</h2></legend>
-<div class="rails">${rails.map((rail) => railOption(rail, m.quotes[rail]!, rail === first))}</div></fieldset>
-${panels(m, rails, first)}
+<div class="rails">${lines(rails.map((rail) => railOption(m, rail, m.quotes[rail]!, rail === first)))}</div></fieldset>
 <p class="error" id="form-error" role="alert" hidden></p>
-<button type="submit" class="block">${firstQuote && actionOf(first, firstQuote)}</button>
+<button type="submit" class="block">${actionFor(m, first, firstQuote)}</button>
 <noscript><p class="error">Turn on JavaScript in your browser to pay on this page.</p></noscript>
 </form>`;
 }
 
-const payableRails = (m: PageModel, except?: Rail): Rail[] => m.session.allowed_rails.filter((r): r is Rail => isRail(r) && r !== except && m.quotes[r] !== undefined);
+/** The rails this checkout can be paid with now, in the registry's order (the first is chosen). */
+export const payableRails = (m: PageModel, except?: Rail): Rail[] => m.session.allowed_rails.filter((r): r is Rail => isRail(r) && r !== except && m.quotes[r] !== undefined);
 
 export function chooseScreen(m: PageModel): Html {
   const last = m.lastUnpaid;
@@ -67,8 +64,25 @@ ${icon('bad')}<h2 tabindex="-1">Payment not completed</h2>
 <div class="card${raw(last ? ' gap' : '')}">${chooseForm(m, payableRails(m), last ? 'Try again' : 'Choose how to pay')}</div>`;
 }
 
+/**
+ * Back from a provider's hosted page (/pay/{id}?attempt=...) with the attempt still pending: what the
+ * provider's redirect said is not trusted; the script asks for the status with refresh (the server asks
+ * the provider) until the attempt is final, and the page then shows the verified result.
+ */
+function confirmingScreen(m: PageModel): Html {
+  const a = m.attempt!;
+  // A payer who left the provider's page without paying can go back to it.
+  const unfinished = cardRedirectUrl(m.instructions);
+  return html`<div class="card screen">${icon('wait')}
+<h2 tabindex="-1">Confirming your payment…</h2>
+<p>We are checking with the payment provider that your ${railLabel(a.rail)} payment of <strong class="num">${formatGhs(a.amount_charged_minor)}</strong> went through. This takes a few seconds; please do not pay again.</p>
+<p class="hint">This page updates by itself.${when(unfinished, () => html` Did not finish on the card page? <a href="${unfinished}">Go back to the card page</a>.`)}</p>
+${late}${testPanel(m)}</div>`;
+}
+
 /** The pending attempt's screen, its rail's view's; a rail (or view) without one gets the Mobile Money prompt's. */
 export function waitingScreen(m: PageModel): Html {
+  if (m.returning) return confirmingScreen(m);
   const view = findRail(m.attempt!.rail)?.payerView;
   const waiting = (view && PAYER_VIEWS[view].waiting) ?? mobileMoneyView.waiting;
   return waiting(m);

@@ -1,26 +1,47 @@
 // Mobile Money on the payer page: the network and wallet fields, the verification-code screen (Telecel
-// Cash), the prompt screen with its resend button, and the wallet named on the success screen.
+// Cash, or any network whose provider asks for an OTP or voucher), the prompt screen, the resend button
+// both share, and the wallet named on the success screen.
 import { VERIFICATION_CODE_LENGTH_MAX, VERIFICATION_CODE_LENGTH_MIN } from '../../../checkout/attempts.ts';
-import { formatGhs, NETWORK_LABELS, type MomoNetwork } from '../../../lib/ghana.ts';
-import { html, raw, type Html } from '../../html.ts';
+import { formatGhs, MOMO_NETWORKS, NETWORK_LABELS } from '../../../lib/ghana.ts';
+import { html, raw, when, type Html } from '../../html.ts';
 import type { PageModel, RailPayerView } from '../page-model.ts';
 import { icon, late, networkLabel, testPanel } from '../page-parts.ts';
 
 /** The wallet number field, in characters (spaces and a +233 prefix allowed; the script checks the number). */
 const PHONE_INPUT_LENGTH_MAX = 20;
 
-function resendButton(m: PageModel): Html {
+/**
+ * Resend, while some are left: the button and how many remain. None left is said in words, never shown as a
+ * dead button; data-none is what the script shows instead when the API says no more can be sent (409
+ * RESEND_LIMIT_REACHED, or 503 PROVIDER_RAIL_UNAVAILABLE: the provider cannot re-send for this payment).
+ */
+function resendButton(m: PageModel, what: 'prompt' | 'code'): Html {
   const left = m.resendsLeft;
-  return html`<button type="button" class="secondary block" data-action="resend"${raw(left > 0 ? '' : ' disabled')}>Resend prompt</button>
-<p class="hint" data-resends>${left > 0 ? `You can resend it ${left} more time${left === 1 ? '' : 's'}.` : 'The prompt cannot be re-sent again. If it does not arrive, wait for this payment to end and start a new one.'}</p>`;
+  const none =
+    what === 'code'
+      ? 'A new code cannot be sent for this payment. Follow the steps above to get your code, or wait for this payment to end and start a new one.'
+      : 'The prompt cannot be re-sent for this payment. If it does not arrive, wait for this payment to end and start a new one.';
+  return html`<div class="actions">${when(left > 0, () => html`<button type="button" class="secondary block" data-action="resend">Resend ${what}</button>`)}
+<p class="hint" data-resends data-none="${none}">${left > 0 ? `You can resend it ${left} more time${left === 1 ? '' : 's'}.` : none}</p></div>
+<p class="error" data-error role="alert" hidden></p>`;
 }
 
+/** The provider's own words for the payer (e.g. "Dial *110# to generate a voucher"): shown as plain text. */
+function providerPrompt(i: Record<string, unknown>): Html {
+  const text = typeof i.display_text === 'string' ? i.display_text.trim() : '';
+  return when(text, () => html`<p class="prompt" data-provider-text>${text}</p>`);
+}
+
+/** The code step: its instructions say mode 'verification_code' (an OTP, or a voucher the payer generates). */
 export function codeScreen(m: PageModel): Html {
   const a = m.attempt!;
   const i = m.instructions ?? {};
+  const network = networkLabel(a.network);
+  const prompt = providerPrompt(i);
   return html`<div class="card screen">
-<h2 tabindex="-1">Enter your ${networkLabel(a.network)} code</h2>
-<p>${networkLabel(a.network)} needs a verification code to approve <strong class="num">${formatGhs(a.amount_charged_minor)}</strong> from the wallet ending <strong>${i.phone_last4 ?? ''}</strong>. Create the code in the ${networkLabel(a.network)} menu on your phone, then enter it here.</p>
+<h2 tabindex="-1">Enter your ${network} code</h2>
+<p>${network} needs a verification code to approve <strong class="num">${formatGhs(a.amount_charged_minor)}</strong> from the wallet ending <strong>${i.phone_last4 ?? ''}</strong>. ${prompt.value ? `${network} says:` : `Create the code in the ${network} menu on your phone, then enter it here.`}</p>
+${prompt}
 <form id="code-form" novalidate data-attempt="${a.id}">
 <label class="field" for="code">Verification code</label>
 <input id="code" name="code" type="text" autocomplete="one-time-code" spellcheck="false" autocapitalize="off" maxlength="${VERIFICATION_CODE_LENGTH_MAX}" aria-describedby="code-hint code-error">
@@ -28,13 +49,15 @@ export function codeScreen(m: PageModel): Html {
 <p id="code-error" class="error" role="alert" hidden></p>
 <div class="actions"><button type="submit" class="block">Confirm code</button></div>
 </form>
+${resendButton(m, 'code')}
 ${testPanel(m)}</div>`;
 }
 
 export const mobileMoneyView = {
-  panel: () => html`
+  // Only the networks a provider collects from for this session (all of them in Test).
+  panel: (m) => html`
 <fieldset><legend>Mobile Money network</legend><div class="nets">
-${(Object.keys(NETWORK_LABELS) as MomoNetwork[]).map((n) => html`<label class="opt"><input type="radio" name="operator" value="${n}">${NETWORK_LABELS[n]}</label>`)}
+${MOMO_NETWORKS.filter((n) => !m.session.allowed_operators || m.session.allowed_operators.includes(n)).map((n) => html`<label class="opt"><input type="radio" name="operator" value="${n}"><span>${NETWORK_LABELS[n]}</span></label>`)}
 </div></fieldset>
 <label class="field" for="phone">Mobile Money number</label>
 <input id="phone" name="phone" type="tel" inputmode="tel" autocomplete="tel-national" maxlength="${PHONE_INPUT_LENGTH_MAX}" placeholder="024 123 4567" aria-describedby="phone-hint phone-msg">
@@ -55,9 +78,9 @@ ${late}${testPanel(m)}</div>`;
     return html`<div class="card screen">${icon('wait')}
 <h2 tabindex="-1">Approve the payment on your phone</h2>
 <p>We sent a request for <strong class="num">${formatGhs(a.amount_charged_minor)}</strong> to the ${networkLabel(a.network)} wallet ending <strong>${i.phone_last4 ?? ''}</strong>. Enter your Mobile Money PIN on your phone to approve it.</p>
+${providerPrompt(i)}
 <p class="hint">This page updates by itself. No prompt after a minute? Resend it.</p>
-<div class="actions">${resendButton(m)}</div>
-<p class="error" data-error role="alert" hidden></p>
+${resendButton(m, 'prompt')}
 ${late}${testPanel(m)}</div>`;
   },
 
