@@ -1,0 +1,172 @@
+// The payer page in Live, in Debian's Chromium, against the Paystack stand-in (test/standins/paystack.ts)
+// over loopback: a card paid on the provider's hosted page (its Pay and Decline buttons send the payer back
+// to /pay/{id}?attempt=...&trxref=...&reference=...), the return confirmed by the server asking Paystack
+// (webhooks are off here, so only that check can settle it), a forged return that changes nothing, and
+// Telecel's voucher step with Paystack's own prompt and a resend Paystack cannot do; and a Live bank
+// transfer (BANK_TRANSFER_* settings) with its SK payment reference grouped for reading out and copied.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import type { CreatedMerchant } from '../../src/accounts/service.ts';
+import { freePort, liveSession, startLiveApp, type LiveApp } from '../live-support.ts';
+import { startPaystackStandIn, type PaystackStandIn } from '../standins/paystack.ts';
+import { assertCleanRun, checkoutScreenshots } from './checkout-helpers.ts';
+import { launchBrowser, PHONE, trackedPage } from './helpers.ts';
+
+const SECRET = 'sk_test_browser_standin';
+/** The return lands with the attempt id and Paystack's own parameters. */
+const RETURN_URL = /\/pay\/cs_\w+\?attempt=att_\w+&trxref=[^&]+&reference=[^&]+$/;
+const BANK_ACCOUNT = {
+  BANK_TRANSFER_BANK_CODE: '040100',
+  BANK_TRANSFER_BANK_NAME: 'GCB Bank',
+  BANK_TRANSFER_BRANCH: 'Accra Central',
+  BANK_TRANSFER_ACCOUNT_NUMBER: '1441000123456',
+  BANK_TRANSFER_ACCOUNT_NAME: 'Sika Collections Ltd',
+};
+
+describe('payer page in Live against the Paystack stand-in, in a browser', () => {
+  let paystack: PaystackStandIn;
+  let app: LiveApp;
+  let m: CreatedMerchant;
+  let browser: Browser;
+
+  before(async () => {
+    const port = await freePort();
+    paystack = await startPaystackStandIn({ secretKey: SECRET });
+    // No webhooks: what the payer sees after the return can only come from the server asking Paystack.
+    paystack.setWebhookUrl(undefined);
+    app = await startLiveApp(port, { PAYSTACK_SECRET_KEY: SECRET, PAYSTACK_BASE_URL: paystack.baseUrl, ...BANK_ACCOUNT });
+    m = await app.t.merchant();
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await app?.t.close();
+    await paystack?.close();
+  });
+
+  const heading = (page: Page, name: string | RegExp) => page.getByRole('heading', { name });
+
+  /** Chooses Card on a new Live session's page and follows the button to the stand-in's hosted page. */
+  async function toHostedPage(page: Page): Promise<string> {
+    const session = await liveSession(app, m, 25_000);
+    await page.goto(`${app.baseUrl}/pay/${session.id}`);
+    assert.equal(await page.getByText('Test mode').count(), 0);
+    await page.getByRole('radio', { name: /^Card/ }).check();
+    await page.getByText('You will enter your card details on the card provider’s secure page').waitFor();
+    await Promise.all([
+      page.waitForURL((url) => url.href.startsWith(`${paystack.baseUrl}/checkout/`)),
+      page.getByRole('button', { name: 'Continue to secure card payment' }).click(),
+    ]);
+    await page.getByRole('heading', { name: 'Pay GHS 250.00' }).waitFor();
+    return session.id;
+  }
+
+  it('card: Continue to secure card payment, Pay on the provider page, back to "Confirming your payment…", then paid as Paystack says', async () => {
+    const g = await trackedPage(browser, PHONE);
+    const { page } = g;
+    const sessionId = await toHostedPage(page);
+    const verifies = paystack.count('transaction.verify');
+    const back = page.waitForResponse((r) => RETURN_URL.test(r.url()));
+    await page.getByRole('button', { name: 'Pay', exact: true }).click();
+    const returned = await back;
+    const url = new URL(returned.url());
+    const attemptId = url.searchParams.get('attempt')!;
+    assert.equal(url.pathname, `/pay/${sessionId}`);
+    // The page as it came back: confirming, not yet the provider's word for it.
+    assert.match(await returned.text(), /Confirming your payment…/);
+    await heading(page, 'Payment successful').waitFor({ timeout: 15_000 });
+    await page.getByText('You paid GHS 250.00 to').waitFor();
+    assert.ok(paystack.count('transaction.verify') > verifies, 'the result came from asking Paystack');
+    const attempt = (await app.http('GET', `/api/v1/checkout/sessions/${sessionId}/provider-attempts/${attemptId}`)).json;
+    assert.equal(attempt.status, 'paid');
+    await checkoutScreenshots(page, 'paystack-card-success', { phoneOnly: true });
+    assertCleanRun(g);
+    await g.close();
+  });
+
+  it('card: Decline on the provider page brings the payer back to the failure and a way to try again', async () => {
+    const g = await trackedPage(browser, PHONE);
+    const { page } = g;
+    await toHostedPage(page);
+    await Promise.all([page.waitForURL(RETURN_URL), page.getByRole('button', { name: 'Decline' }).click()]);
+    await heading(page, 'Payment not completed').waitFor({ timeout: 15_000 });
+    await page.getByText('The payment did not go through (Card, GHS 250.00)').waitFor();
+    await heading(page, 'Try again').waitFor();
+    await page.getByRole('radio', { name: /^Card/ }).check();
+    await page.getByRole('button', { name: 'Continue to secure card payment' }).waitFor();
+    await checkoutScreenshots(page, 'paystack-card-declined', { phoneOnly: true });
+    assertCleanRun(g);
+    await g.close();
+  });
+
+  it('a forged return (trxref, reference, status=success without paying) stays "Confirming your payment…" and offers the card page again', async () => {
+    const g = await trackedPage(browser, PHONE);
+    const { page } = g;
+    const sessionId = await toHostedPage(page);
+    const charge = paystack.charges.at(-1)!;
+    const attemptId = new URL(charge.callbackUrl!).searchParams.get('attempt')!;
+    const asked = page.waitForRequest((r) => r.url().includes(`/provider-attempts/${attemptId}?refresh=1`));
+    await page.goto(`${app.baseUrl}/pay/${sessionId}?attempt=${attemptId}&trxref=${charge.reference}&reference=${charge.reference}&status=success`);
+    await heading(page, 'Confirming your payment…').waitFor();
+    await asked;
+    // Paystack reads the unfinished hosted page as abandoned: still pending for a card, never paid.
+    await page.waitForTimeout(3_500);
+    await heading(page, 'Confirming your payment…').waitFor();
+    assert.equal(await page.getByText('Payment successful').count(), 0);
+    const status = (await app.http('GET', `/api/v1/checkout/sessions/${sessionId}/provider-attempts/${attemptId}`)).json;
+    assert.equal(status.status, 'pending');
+    assert.ok((await page.getByRole('link', { name: 'Go back to the card page' }).getAttribute('href'))!.startsWith(`${paystack.baseUrl}/checkout/`));
+    assertCleanRun(g);
+    await g.close();
+  });
+
+  it('Telecel through Paystack: the voucher step shows Paystack’s prompt, resend says it cannot (503) without a dead button, the voucher pays', async () => {
+    const session = await liveSession(app, m, 25_000);
+    const g = await trackedPage(browser, PHONE);
+    const { page } = g;
+    await page.goto(`${app.baseUrl}/pay/${session.id}`);
+    await page.getByRole('radio', { name: 'Telecel Cash', exact: true }).check();
+    await page.getByLabel('Mobile Money number').fill('020 123 4567');
+    await page.locator('#pay-form button[type=submit]').click();
+    await heading(page, 'Enter your Telecel Cash code').waitFor();
+    await page.getByText('Please dial *110# to generate a voucher code. Then input the voucher').waitFor();
+    const resend = page.waitForResponse((r) => r.url().endsWith('/resend'));
+    await page.getByRole('button', { name: 'Resend code' }).click();
+    assert.equal((await resend).status(), 503);
+    await page.locator('[data-resends]', { hasText: 'A new code cannot be sent for this payment.' }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Resend code' }).count(), 0);
+    await checkoutScreenshots(page, 'paystack-telecel-code', { phoneOnly: true });
+    await page.getByLabel('Verification code').fill('123456');
+    await page.getByRole('button', { name: 'Confirm code' }).click();
+    await heading(page, 'Payment successful').waitFor({ timeout: 15_000 });
+    assertCleanRun(g);
+    await g.close();
+  });
+
+  it('a Live bank transfer: the account and branch, the amount and the SK reference grouped for reading out, each copied exactly', async () => {
+    const session = await liveSession(app, m, 25_000);
+    const g = await trackedPage(browser, PHONE);
+    const { page } = g;
+    await g.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.baseUrl });
+    await page.goto(`${app.baseUrl}/pay/${session.id}`);
+    await page.getByRole('radio', { name: /^Bank transfer/ }).check();
+    await page.getByRole('button', { name: 'Get bank transfer details' }).click();
+    await heading(page, 'Transfer GHS 250.00 from your bank').waitFor();
+    const rowsOf = await app.t.db.query<{ provider_reference: string }>("SELECT provider_reference FROM payment_attempts WHERE session_id = $1 AND status = 'pending'", [session.id]);
+    const reference = rowsOf[0]!.provider_reference;
+    assert.match(reference, /^SK[2-9A-HJKMNP-Z]{8}$/);
+    const rows = (await page.locator('#view .kv > div').allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim());
+    assert.deepEqual(rows, ['Bank GCB Bank', 'Branch Accra Central', 'Account name Sika Collections Ltd', 'Account number 1441000123456 Copy', 'Amount GHS 250.00 Copy', `Payment reference ${reference} Copy`]);
+    assert.deepEqual(await page.locator('#copy-reference .groups > span').allInnerTexts(), [reference.slice(0, 2), reference.slice(2, 6), reference.slice(6)]);
+    await page.getByText(`type ${reference} in the transfer's narration`).waitFor();
+    for (const [what, value] of [['payment reference', reference], ['account number', '1441000123456'], ['amount', '250.00']] as const) {
+      await page.getByRole('button', { name: `Copy the ${what}` }).click();
+      await page.locator('#live', { hasText: `Copied the ${what}.` }).waitFor();
+      assert.equal(await page.evaluate(() => navigator.clipboard.readText()), value);
+    }
+    await checkoutScreenshots(page, 'live-bank-transfer-sk');
+    assertCleanRun(g);
+    await g.close();
+  });
+});
