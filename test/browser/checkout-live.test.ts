@@ -157,7 +157,8 @@ describe('payer page ready for Live, in a browser', () => {
     await page.getByText('Telecel Cash says:').waitFor();
     await checkoutScreenshots(page, 'live-code-step', { phoneOnly: true });
 
-    // A provider that cannot re-send answers 503 PROVIDER_RAIL_UNAVAILABLE: the button goes, a message stays.
+    // An attempt whose provider is no longer served answers 503 PROVIDER_RAIL_UNAVAILABLE (a provider without a
+    // re-send, 409 RESEND_NOT_AVAILABLE, is checked against the Paystack stand-in): the button goes, a message stays.
     await page.route(`**${api}/resend`, (route) =>
       route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: { code: 'PROVIDER_RAIL_UNAVAILABLE', message: 'momo payments are not available for Live checkouts right now; choose another method.' } }) }),
     );

@@ -2,7 +2,7 @@
 // over loopback: a card paid on the provider's hosted page (its Pay and Decline buttons send the payer back
 // to /pay/{id}?attempt=...&trxref=...&reference=...), the return confirmed by the server asking Paystack
 // (webhooks are off here, so only that check can settle it), a forged return that changes nothing, and
-// Telecel's voucher step with Paystack's own prompt and a resend Paystack cannot do; and a Live bank
+// Telecel's voucher step with Paystack's own prompt and a resend Paystack cannot do (409); and a Live bank
 // transfer (BANK_TRANSFER_* settings) with its SK payment reference grouped for reading out and copied.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -121,7 +121,7 @@ describe('payer page in Live against the Paystack stand-in, in a browser', () =>
     await g.close();
   });
 
-  it('Telecel through Paystack: the voucher step shows Paystack’s prompt, resend says it cannot (503) without a dead button, the voucher pays', async () => {
+  it('Telecel through Paystack: the voucher step shows Paystack’s prompt, resend says it cannot (409 RESEND_NOT_AVAILABLE) without a dead button, the voucher pays', async () => {
     const session = await liveSession(app, m, 25_000);
     const g = await trackedPage(browser, PHONE);
     const { page } = g;
@@ -133,7 +133,9 @@ describe('payer page in Live against the Paystack stand-in, in a browser', () =>
     await page.getByText('Please dial *110# to generate a voucher code. Then input the voucher').waitFor();
     const resend = page.waitForResponse((r) => r.url().endsWith('/resend'));
     await page.getByRole('button', { name: 'Resend code' }).click();
-    assert.equal((await resend).status(), 503);
+    const refused = await resend;
+    assert.equal(refused.status(), 409);
+    assert.equal((await refused.json()).error.code, 'RESEND_NOT_AVAILABLE');
     await page.locator('[data-resends]', { hasText: 'A new code cannot be sent for this payment.' }).waitFor();
     assert.equal(await page.getByRole('button', { name: 'Resend code' }).count(), 0);
     await checkoutScreenshots(page, 'paystack-telecel-code', { phoneOnly: true });

@@ -307,8 +307,8 @@
     if (r.ok || r.code === 'ATTEMPT_FINAL') return refresh(r.ok ? 'We sent ' + ($('#code-form') ? 'a new code' : 'the prompt again') + '. Check your phone.' : r.message);
     busy(button, false);
     var left = $('[data-resends]', view);
-    if (left && (r.code === 'RESEND_LIMIT_REACHED' || r.code === 'PROVIDER_RAIL_UNAVAILABLE')) {
-      // Nothing more can be sent: say so instead of leaving a button that cannot work.
+    if (left && (r.code === 'RESEND_LIMIT_REACHED' || r.code === 'RESEND_NOT_AVAILABLE' || r.code === 'PROVIDER_RAIL_UNAVAILABLE')) {
+      // Nothing more can be sent (the limit, a provider without a re-send, or gone): say so instead of leaving a button that cannot work.
       button.hidden = true;
       left.textContent = left.getAttribute('data-none');
       announce(left.textContent);

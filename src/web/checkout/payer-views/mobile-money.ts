@@ -13,7 +13,8 @@ const PHONE_INPUT_LENGTH_MAX = 20;
 /**
  * Resend, while some are left: the button and how many remain. None left is said in words, never shown as a
  * dead button; data-none is what the script shows instead when the API says no more can be sent (409
- * RESEND_LIMIT_REACHED, or 503 PROVIDER_RAIL_UNAVAILABLE: the provider cannot re-send for this payment).
+ * RESEND_LIMIT_REACHED; 409 RESEND_NOT_AVAILABLE: the provider has no re-send, as Paystack and MTN MoMo;
+ * 503 PROVIDER_RAIL_UNAVAILABLE: the attempt's provider is no longer served).
  */
 function resendButton(m: PageModel, what: 'prompt' | 'code'): Html {
   const left = m.resendsLeft;
