@@ -1,7 +1,10 @@
 // Provider notifications: POST /api/v1/providers/paystack/webhook (signed: HMAC-SHA512 of the raw body
 // with the secret key, checked before the body is parsed) and PUT or POST
-// /api/v1/providers/mtn-momo/callback (unsigned: a hint to ask MTN). Hidden from the merchant API document.
+// /api/v1/providers/mtn-momo/callback (unsigned: a hint to ask MTN). In the API document under
+// "Provider notifications": merchants never call them; operators register them with the providers.
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { errorResponses } from '../http/schemas.ts';
 import type { AppDeps } from '../http/deps.ts';
 import { errors } from '../lib/errors.ts';
 import { handleMtnCallback, handlePaystackEvent } from './service.ts';
@@ -16,7 +19,23 @@ export async function providerRoutes(app: FastifyInstance, deps: AppDeps): Promi
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: NOTIFICATION_BYTES_MAX }, (_request, body, done) => done(null, body));
   app.addHook('preHandler', deps.limiters.perIp);
 
-  app.post('/api/v1/providers/paystack/webhook', { schema: { hide: true } }, async (request, reply) => {
+  const tags = ['Provider notifications'];
+  const Received = Type.Object({ received: Type.Boolean(), result: Type.String({ description: 'applied, duplicate, ignored or deferred' }) });
+  const paystackSchema = {
+    tags,
+    summary: 'Paystack webhook (register it in the Paystack dashboard)',
+    description:
+      'Signed by Paystack: x-paystack-signature is the hex HMAC-SHA512 of the raw body keyed with PAYSTACK_SECRET_KEY, checked before the body is read. Each event only makes Sika verify the transaction or transfer with Paystack; repeats are answered without a second verify.',
+    response: { 200: Received, ...errorResponses(400, 401, 404, 429, 503) },
+  };
+  const mtnSchema = {
+    tags,
+    summary: 'MTN MoMo callback (sent as X-Callback-Url with each request)',
+    description: 'Unsigned, so never trusted: it only makes Sika ask MTN for the status of the transaction it names.',
+    response: { 200: Received, ...errorResponses(404, 429) },
+  };
+
+  app.post('/api/v1/providers/paystack/webhook', { schema: paystackSchema }, async (request, reply) => {
     const paystack = deps.providers.plumbing.paystack;
     if (!paystack) throw errors.notFound('Paystack webhook');
     const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
@@ -60,6 +79,6 @@ export async function providerRoutes(app: FastifyInstance, deps: AppDeps): Promi
       return { received: true, result: 'deferred' };
     }
   };
-  app.put('/api/v1/providers/mtn-momo/callback', { schema: { hide: true } }, mtnCallback);
-  app.post('/api/v1/providers/mtn-momo/callback', { schema: { hide: true } }, mtnCallback);
+  app.put('/api/v1/providers/mtn-momo/callback', { schema: mtnSchema }, mtnCallback);
+  app.post('/api/v1/providers/mtn-momo/callback', { schema: mtnSchema }, mtnCallback);
 }
