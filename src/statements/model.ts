@@ -107,19 +107,27 @@ export interface StatementLineRow {
   updated_at: Date;
 }
 
-export interface StatementImportRow {
+/** What an import did with its rows (kept on the import, shown to the operator, printed by the CLI). */
+export interface ImportCounts {
+  /** Data rows read. */
+  lines: number;
+  /** Credit rows among them (debits and rows without an amount are left out). */
+  credits: number;
+  matched: number;
+  amount_mismatch: number;
+  unmatched: number;
+  /** Credits stored by an earlier import (or twice in this one): nothing done. */
+  duplicates: number;
+  /** Rows that could not be read or recorded. */
+  errors: number;
+}
+
+export interface StatementImportRow extends ImportCounts {
   id: string;
   bank_code: string;
   file_name: string;
   file_sha256: string;
   imported_by: string;
-  lines: number;
-  credits: number;
-  matched: number;
-  amount_mismatch: number;
-  unmatched: number;
-  duplicates: number;
-  errors: number;
   problems: StatementProblem[];
   finished_at: Date | null;
   created_at: Date;

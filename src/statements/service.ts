@@ -18,6 +18,7 @@ import {
   fingerprintCredits,
   outcomeForCredit,
   statementLineMachine,
+  type ImportCounts,
   type StatementCredit,
   type StatementLineRow,
   type StatementProblem,
@@ -36,21 +37,10 @@ export interface ImportInput {
   checkoutUrlHost: string;
 }
 
-export interface ImportResult {
+export interface ImportResult extends ImportCounts {
   import_id: string;
   bank_code: string;
   file_name: string;
-  /** Data rows read. */
-  lines: number;
-  /** Credit rows among them (debits and rows without an amount are left out). */
-  credits: number;
-  matched: number;
-  amount_mismatch: number;
-  unmatched: number;
-  /** Credits stored by an earlier import (or twice in this one): nothing done. */
-  duplicates: number;
-  /** Rows that could not be read or recorded. */
-  errors: number;
   debits: number;
   problems: StatementProblem[];
   /** Which column each field was read from. */
@@ -149,7 +139,7 @@ export async function importStatement(db: Db, input: ImportInput): Promise<Impor
 
   const fingerprints = fingerprintCredits(bank.code, parsed.credits);
   const stored = await store.storedFingerprints(db, fingerprints);
-  const counts: store.ImportCounts = { lines: parsed.lines, credits: parsed.credits.length, matched: 0, amount_mismatch: 0, unmatched: 0, duplicates: 0, errors: 0 };
+  const counts: ImportCounts = { lines: parsed.lines, credits: parsed.credits.length, matched: 0, amount_mismatch: 0, unmatched: 0, duplicates: 0, errors: 0 };
   const problems = [...parsed.problems];
   for (const [index, credit] of parsed.credits.entries()) {
     const fingerprint = fingerprints[index]!;

@@ -2,7 +2,7 @@
 // transfer attempts a line's payment reference names, and the operators' lists.
 import type { Queryable } from '../db/index.ts';
 import type { Transition } from '../lib/state-machine.ts';
-import { statementLineMachine, type StatementImportRow, type StatementLineRow, type StatementLineStatus, type StatementProblem } from './model.ts';
+import { statementLineMachine, type ImportCounts, type StatementImportRow, type StatementLineRow, type StatementLineStatus, type StatementProblem } from './model.ts';
 
 /** The provider name of Live bank transfer attempts (src/rails/bank-transfer/adapter.ts). */
 const BANK_STATEMENT_PROVIDER = 'bank_statement';
@@ -40,16 +40,6 @@ export async function insertImport(tx: Queryable, i: { bankCode: string; fileNam
     i.importedBy,
   ]);
   return rows[0]!.id;
-}
-
-export interface ImportCounts {
-  lines: number;
-  credits: number;
-  matched: number;
-  amount_mismatch: number;
-  unmatched: number;
-  duplicates: number;
-  errors: number;
 }
 
 export async function finishImport(tx: Queryable, id: string, counts: ImportCounts, problems: readonly StatementProblem[]): Promise<StatementImportRow> {

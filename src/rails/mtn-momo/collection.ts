@@ -17,6 +17,22 @@ export const APPROVAL_WINDOW_S = 300;
 export const CALLBACK_REFERENCE_PARAM = 'reference_id';
 
 /**
+ * The headers of a create (request to pay, transfer): our X-Reference-Id, and X-Callback-Url when we take
+ * callbacks: "URL to the server where the callback should be sent" (requesttopay-POST), its host the one
+ * registered for the API user (500 INVALID_CALLBACK_URL_HOST otherwise, common errors). The reference rides
+ * in its query, since the callback body may not name it.
+ */
+export function createHeaders(referenceId: string, callbackUrl: string | null): Record<string, string> {
+  const headers: Record<string, string> = { 'x-reference-id': referenceId };
+  if (callbackUrl) {
+    const url = new URL(callbackUrl);
+    url.searchParams.set(CALLBACK_REFERENCE_PARAM, referenceId);
+    headers['x-callback-url'] = url.toString();
+  }
+  return headers;
+}
+
+/**
  * The currency MTN expects in a target environment: "The currency used in Sandbox is EUR"
  * (https://ericssondeveloperapi.portal.azure-api.net/api-documentation/sandbox-use-case/); elsewhere it must be
  * the country's own ("Invalid currency – needs to match the target environment currency", common errors), GHS
@@ -40,14 +56,7 @@ export function mtnCollection(settings: { client: MtnProductClient; targetEnviro
         throw new RailUnavailableError('MTN MoMo collects from MTN Mobile Money wallets only');
       }
       const referenceId = referenceOf(attempt);
-      const headers: Record<string, string> = { 'x-reference-id': referenceId };
-      if (callbackUrl) {
-        // X-Callback-Url: "URL to the server where the callback should be sent" (requesttopay-POST). Its host must
-        // be the one registered for the API user (500 INVALID_CALLBACK_URL_HOST otherwise, common errors).
-        const url = new URL(callbackUrl);
-        url.searchParams.set(CALLBACK_REFERENCE_PARAM, referenceId);
-        headers['x-callback-url'] = url.toString();
-      }
+      const headers = createHeaders(referenceId, callbackUrl);
       // Body {amount (string), currency, externalId, payer {partyIdType MSISDN, partyId}, payerMessage, payeeNote}
       // (https://momoapi.mtn.com/docs/services/collection/operations/requesttopay-POST). externalId "is used for
       // reconciliation… will be included in transaction history report": our attempt id.

@@ -7,7 +7,7 @@ import type { PayoutForRail, PayoutRail, RecipientCheck, TransferOutcome } from 
 import { ProviderRefusedError } from '../types.ts';
 import { createAnswer, resultAnswer, WAITING_STATUSES } from './answers.ts';
 import type { MtnProductClient } from './client.ts';
-import { CALLBACK_REFERENCE_PARAM, MTN_MOMO_PROVIDER, wireCurrency } from './collection.ts';
+import { createHeaders, MTN_MOMO_PROVIDER, wireCurrency } from './collection.ts';
 import { cedisString, cleanCode, errorCode, msisdnOf, noteText, referenceIdFor } from './wire.ts';
 
 /**
@@ -79,12 +79,7 @@ export function mtnDisbursement(settings: { client: MtnProductClient; targetEnvi
     async transfer(payout): Promise<TransferOutcome> {
       const msisdn = walletOf(payout);
       const referenceId = referenceOf(payout);
-      const headers: Record<string, string> = { 'x-reference-id': referenceId };
-      if (callbackUrl) {
-        const url = new URL(callbackUrl);
-        url.searchParams.set(CALLBACK_REFERENCE_PARAM, referenceId);
-        headers['x-callback-url'] = url.toString();
-      }
+      const headers = createHeaders(referenceId, callbackUrl);
       // POST /disbursement/v1_0/transfer {amount, currency, externalId, payee {partyIdType, partyId}, payerMessage,
       // payeeNote}: 202, 409 on a duplicated reference id (docs/disbursements/transfer.Readme.md; common errors).
       const answer = await client.call({
