@@ -16,7 +16,7 @@ type Script = { initiate: () => Promise<Initiated>; status?: () => Promise<Statu
 function scripted(provider: string) {
   const calls: string[] = [];
   const queue: Script[] = [];
-  const rail: CollectionRail & { calls: string[]; queue: Script[] } = {
+  const rail: CollectionRail & { calls: string[]; queue: Script[]; reference: NonNullable<CollectionRail['reference']> } = {
     provider,
     serves: { rails: ['momo'], networks: ['mtn', 'telecel', 'at'] },
     calls,
@@ -140,6 +140,23 @@ describe(`Live attempt initiation with scripted providers (${storageKind})`, () 
       assert.equal(res.json().instructions.display_text, 'Approve on your phone');
     } finally {
       t.db.transaction = original;
+    }
+  });
+
+  it('a random reference an earlier attempt holds is drawn again, never a unique-index error', async () => {
+    reset();
+    const original = first.reference;
+    const draws = ['REPEATED-REF', 'REPEATED-REF', 'FRESH-REF'];
+    try {
+      first.reference = () => draws.shift() ?? 'SPARE-REF';
+      const one = await attempt();
+      assert.equal(one.res.statusCode, 201, one.res.body);
+      assert.equal((await attemptRow(one.session.id)).provider_reference, 'REPEATED-REF');
+      const two = await attempt();
+      assert.equal(two.res.statusCode, 201, two.res.body);
+      assert.equal((await attemptRow(two.session.id)).provider_reference, 'FRESH-REF');
+    } finally {
+      first.reference = original;
     }
   });
 

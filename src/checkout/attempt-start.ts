@@ -61,6 +61,21 @@ const sameAttempt = (attempt: AttemptRow, input: CheckedAttempt, amountMinor: nu
  * A started attempt: `adapters` are the providers to try in order (the first is recorded on the attempt
  * with our reference); none when an existing attempt was replayed.
  */
+/** Draws of a random provider reference before giving up (one taken draw in billions is already rare). */
+const REFERENCE_DRAWS_MAX = 5;
+
+/**
+ * Our reference for a new attempt with its provider. A random one (a short bank transfer reference) is
+ * drawn again while an earlier attempt holds it, so the unique index never turns a rare repeat into an error.
+ */
+async function freshReference(tx: Queryable, adapter: CollectionRail, attemptId: string, rail: Rail): Promise<string> {
+  if (!adapter.reference) return '';
+  for (let draw = 1; ; draw++) {
+    const reference = adapter.reference({ reference: attemptId, rail });
+    if (draw >= REFERENCE_DRAWS_MAX || !(await store.findAttemptByProviderReference(tx, adapter.provider, reference))) return reference;
+  }
+}
+
 export type Started = { attempt: AttemptRow; replayed: boolean; adapters: CollectionRail[]; payerEmail: string | null };
 
 /**
@@ -98,7 +113,7 @@ export async function startAttempt(tx: Queryable, ctx: PayerContext, sessionId: 
     provider: adapter.provider,
     // Our reference with the provider is part of the intent: written before the provider is called, so a
     // lost answer is asked about with it, never sent again under another.
-    provider_reference: adapter.reference?.({ reference: id, rail: input.rail }) ?? '',
+    provider_reference: await freshReference(tx, adapter, id, input.rail),
     network: input.network,
     phone: input.phone,
     account_name: input.accountName,
