@@ -128,7 +128,7 @@ describe('Live payouts through Paystack and MTN MoMo', () => {
     await eventually(async () => ((await row(p.id)).status === 'returned' ? true : undefined));
   });
 
-  it('a Telecel wallet through Paystack (mobile_money recipient), paid', async () => {
+  it('a Telecel wallet through Paystack (mobile_money recipient), paid, then returned when the wallet sends it back', async () => {
     const p = await payout(await recipient({ account_type: 'momo', network: 'telecel', phone: '0201112233', account_name: 'Esi Addo' }));
     const waiting = await drive(p.id, waitingAtProvider);
     assert.equal(waiting.provider, 'paystack');
@@ -136,6 +136,17 @@ describe('Live payouts through Paystack and MTN MoMo', () => {
     paystack.settleTransfer(waiting.provider_reference!, 'success');
     await paystack.webhooksIdle();
     await eventually(async () => ((await row(p.id)).status === 'paid' ? true : undefined));
+    paystack.settleTransfer(waiting.provider_reference!, 'reversed');
+    await paystack.webhooksIdle();
+    await eventually(async () => ((await row(p.id)).status === 'returned' ? true : undefined));
+  });
+
+  it('an AT wallet Paystack fails: the payout fails', async () => {
+    const p = await payout(await recipient({ account_type: 'momo', network: 'at', phone: '0261112233', account_name: 'Yaa Asantewaa' }));
+    const waiting = await drive(p.id, waitingAtProvider);
+    paystack.settleTransfer(waiting.provider_reference!, 'failed', { reason: 'Wallet limit reached' });
+    await paystack.webhooksIdle();
+    await eventually(async () => ((await row(p.id)).status === 'failed' ? true : undefined));
   });
 
   it('an MTN wallet through MTN MoMo Disbursement: account holder checked, transfer under the stored X-Reference-Id, paid when MTN says so', async () => {
