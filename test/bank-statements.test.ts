@@ -28,7 +28,8 @@ import {
   PAYMENT_REFERENCE_PATTERN,
 } from '../src/rails/bank-transfer/index.ts';
 import { RailUnavailableError, type AttemptForRail } from '../src/rails/types.ts';
-import { parseAmountCell, parseColumnMapping, parseStatementCsv, parseStatementDate } from '../src/statements/csv.ts';
+import { parseAmountCell, parseStatementDate } from '../src/statements/cells.ts';
+import { parseColumnMapping, parseStatementCsv } from '../src/statements/csv.ts';
 import { fingerprintCredits, type StatementCredit } from '../src/statements/model.ts';
 import { assignCredit, importStatement, resolveCredit, statementsOverview, type ImportResult } from '../src/statements/service.ts';
 import { BANK_ENV, attemptOf, cedis, gcbStatement, lineById, linesOfImport, liveBalance, liveTransfer, sessionStatus, uniqueWords, type Row } from './bank-statements-support.ts';

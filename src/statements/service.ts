@@ -9,7 +9,8 @@ import type { Db, Queryable } from '../db/index.ts';
 import { SikaError, errors } from '../lib/errors.ts';
 import { formatGhs } from '../lib/ghana.ts';
 import { findPaymentReference, findPaymentReferences, isPaymentReference } from '../rails/bank-transfer/reference.ts';
-import { parseAmountCell, parseColumnMapping, parseStatementCsv, type ColumnMapping, type StatementField } from './csv.ts';
+import { parseAmountCell } from './cells.ts';
+import { parseColumnMapping, parseStatementCsv, type ColumnMapping, type StatementField } from './csv.ts';
 import {
   FILE_NAME_LENGTH_MAX,
   RESOLUTION_NOTE_LENGTH_MAX,
