@@ -87,6 +87,16 @@ describe('Live MTN MoMo through the MTN MoMo Open API', () => {
     assert.equal(mtn.counts.requesttopay, before);
   });
 
+  it('a payer page polling with refresh asks MTN at most once per 5 seconds per attempt', async () => {
+    const session = await liveSession(app, m);
+    const attempt = (await payerAttempt(app, session.id, { rail: 'momo', operator: 'mtn', phone: MTN_PHONE })).json;
+    const before = mtn.counts.requesttopay_status;
+    const answers = [];
+    for (let i = 0; i < 5; i++) answers.push((await attemptStatus(app, session.id, attempt.attempt_reference)).json.refreshed);
+    assert.deepEqual(answers, [true, false, false, false, false]);
+    assert.equal(mtn.counts.requesttopay_status, before + 1);
+  });
+
   it('a forged callback changes nothing: MTN says the transaction is still pending', async () => {
     const session = await liveSession(app, m);
     const attempt = (await payerAttempt(app, session.id, { rail: 'momo', operator: 'mtn', phone: MTN_PHONE })).json;

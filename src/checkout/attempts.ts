@@ -3,6 +3,7 @@
 import type { Queryable } from '../db/index.ts';
 import type { Environment } from '../lib/environment.ts';
 import { SikaError, errors } from '../lib/errors.ts';
+import { ExpiringMap } from '../lib/expiring-map.ts';
 import { railOfAttempt, RailUnavailableError, VerificationRefusedError, type AttemptForRail } from '../rails/index.ts';
 import { railDescriptor } from '../rails/registry.ts';
 import { initiateWithProviders } from './attempt-initiation.ts';
@@ -17,6 +18,23 @@ import * as store from './store.ts';
 /** An existing attempt's provider cannot be reached or is gone (no Retry-After: it is not known when it will be back). */
 const railUnavailable = (rail: string, environment: Environment) =>
   new SikaError('PROVIDER_RAIL_UNAVAILABLE', `${rail} payments are not available for ${environment === 'live' ? 'Live' : 'Test'} checkouts right now; choose another method.`);
+
+/**
+ * A payer's refresh of a Live attempt asks its provider at most this often (a page polls every few seconds;
+ * Paystack asks to "wait 10 seconds or more" between checks of a pending charge): in between the answer is
+ * what Sika knows, with `refreshed: false`. Per process; Test attempts ask the simulator every time.
+ */
+export const PROVIDER_REFRESH_INTERVAL_MS = 5_000;
+const PROVIDER_REFRESH_TRACKED_MAX = 100_000;
+const lastAsked = new ExpiringMap<string, true>(PROVIDER_REFRESH_INTERVAL_MS, PROVIDER_REFRESH_TRACKED_MAX);
+
+/** True when this Live attempt's provider was asked less than the interval ago; otherwise counts this ask. */
+function askedRecently(attempt: AttemptRow): boolean {
+  if (attempt.environment !== 'live') return false;
+  if (lastAsked.get(attempt.id)) return true;
+  lastAsked.set(attempt.id, true);
+  return false;
+}
 
 /** How many times a payer may have an attempt's Mobile Money prompt sent again. */
 export const RESENDS_MAX = 3;
@@ -95,7 +113,8 @@ export async function attemptOfSession(db: Queryable, sessionId: string, attempt
 
 export async function getAttemptStatus(ctx: PayerContext, sessionId: string, attemptId: string, refresh: boolean) {
   let attempt = await attemptOfSession(ctx.db, sessionId, attemptId);
-  if (refresh && attempt.status === 'pending') {
+  const throttled = refresh && attempt.status === 'pending' && askedRecently(attempt);
+  if (refresh && attempt.status === 'pending' && !throttled) {
     const adapter = railOfAttempt(attempt, ctx.providers);
     if (!adapter) throw railUnavailable(attempt.rail, attempt.environment);
     try {
@@ -105,7 +124,7 @@ export async function getAttemptStatus(ctx: PayerContext, sessionId: string, att
       throw errors.unavailable(`The ${attempt.rail} provider did not answer; the payment is still being confirmed. Try again shortly.`);
     }
   }
-  return toAttemptStatus(ctx.db, attempt, refresh);
+  return toAttemptStatus(ctx.db, attempt, refresh && !throttled);
 }
 
 export async function authorizeAttempt(ctx: PayerContext, sessionId: string, attemptId: string, code: string) {
