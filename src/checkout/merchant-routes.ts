@@ -1,15 +1,20 @@
-// Merchant checkout API (SPEC 4.1): create and read sessions. Thin: parse, authorize, call.
+// Merchant checkout API (SPEC 4.1): create, read and search sessions. Thin: parse, authorize, call.
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../http/deps.ts';
 import { principalOf } from '../http/auth.ts';
 import type { IdempotentWork } from '../http/idempotency.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { toSessionResponse } from './model.ts';
-import { CheckoutSessionResponse, CreateSessionBody, SessionParams } from './schemas.ts';
+import { CheckoutSessionResponse, CreateSessionBody, ListSessionsQuery, SessionList, SessionParams } from './schemas.ts';
 import * as service from './service.ts';
+import { getSessionWithPayment, listSessions } from './session-list.ts';
 
 export async function checkoutMerchantRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db, config } = deps;
+  app.addSchema(CheckoutSessionResponse);
+  app.addSchema(SessionList);
+  const SessionRef = Type.Ref('CheckoutSessionResponse');
 
   app.post<{ Body: CreateSessionBody }>(
     '/api/v1/sessions',
@@ -21,13 +26,13 @@ export async function checkoutMerchantRoutes(app: FastifyInstance, deps: AppDeps
         description: 'Creates a session for an amount and invoice_ref. Send the payer to checkout_url; confirm the outcome by webhook or GET.',
         security: [{ apiKey: [] }],
         body: CreateSessionBody,
-        response: { 201: CheckoutSessionResponse, ...errorResponses(400, 401, 409, 413, 415, 422, 429) },
+        response: { 201: SessionRef, ...errorResponses(400, 401, 409, 413, 415, 422, 429) },
       },
     },
     // One INSERT, the key's claim with it (one round trip); the app runs it at most once per key.
     async (request): Promise<IdempotentWork> => {
       const { session, insert: effect } = service.prepareSession(principalOf(request), request.body);
-      return { insert: { outcome: { status: 201, body: toSessionResponse(session, config.checkoutUrlHost) }, effect } };
+      return { insert: { outcome: { status: 201, body: { ...toSessionResponse(session, config.checkoutUrlHost), payment: null } }, effect } };
     },
   );
 
@@ -40,12 +45,25 @@ export async function checkoutMerchantRoutes(app: FastifyInstance, deps: AppDeps
         description: 'The current state of a session of the calling key\'s merchant and environment; other ids are 404.',
         security: [{ apiKey: [] }],
         params: SessionParams,
-        response: { 200: CheckoutSessionResponse, ...errorResponses(401, 404, 429) },
+        response: { 200: SessionRef, ...errorResponses(401, 404, 429) },
       },
     },
-    async (request) => {
-      const session = await service.getSession(db, principalOf(request), request.params.reference);
-      return toSessionResponse(session, config.checkoutUrlHost);
+    async (request) => getSessionWithPayment(db, principalOf(request), request.params.reference, config.checkoutUrlHost),
+  );
+
+  app.get<{ Querystring: ListSessionsQuery }>(
+    '/api/v1/sessions',
+    {
+      schema: {
+        tags: ['Checkout sessions'],
+        summary: 'Search checkout sessions',
+        description:
+          "The calling key's merchant and environment only, newest first, each with its payment once paid. Filters: status, invoice_ref, a created range, the rail that paid. Page with limit and starting_after (the last id of the previous page) while has_more is true: a page never skips or repeats a session, whatever is created meanwhile.",
+        security: [{ apiKey: [] }],
+        querystring: ListSessionsQuery,
+        response: { 200: Type.Ref('CheckoutSessionList'), ...errorResponses(400, 401, 429) },
+      },
     },
+    async (request) => listSessions(db, principalOf(request), request.query, config.checkoutUrlHost),
   );
 }

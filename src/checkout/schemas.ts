@@ -13,6 +13,8 @@ import {
   SESSION_LIFETIME_MIN_S,
   SESSION_STATUSES,
 } from './model.ts';
+import { railIds } from '../rails/registry.ts';
+import { SESSION_LIST_LIMIT_DEFAULT, SESSION_LIST_LIMIT_MAX } from './session-list.ts';
 
 export const CreateSessionBody = Type.Object(
   {
@@ -55,8 +57,50 @@ export const CheckoutSessionResponse = Type.Object(
     customer: Type.Object({ name: Type.Union([Type.String(), Type.Null()]), email: Type.Union([Type.String(), Type.Null()]) }),
     callback_url: Type.Union([Type.String(), Type.Null()]),
     metadata: Type.Object({}, { additionalProperties: true }),
+    payment: Type.Optional(
+      Type.Union([
+        Type.Object(
+          {
+            attempt_reference: Type.String({ description: 'The attempt that paid (att_...).' }),
+            status: Type.Union([Type.Literal('paid'), Type.Literal('reversed')]),
+            rail: Type.String(),
+            provider: Type.String(),
+            provider_reference: Type.String(),
+            amount_charged_minor: Type.Integer({ description: 'What the payer paid, fees they bear included.' }),
+            fee_minor: Type.Integer(),
+            net_minor: Type.Integer({ description: 'What your balance was credited: the session amount less a fee you bear.' }),
+            paid_at: Type.Union([DateTime, Type.Null()]),
+          },
+          { description: 'Once the session is paid (on GET and the list; null before).' },
+        ),
+        Type.Null(),
+      ]),
+    ),
   },
   { $id: 'CheckoutSessionResponse', title: 'Checkout session' },
+);
+
+export const ListSessionsQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: SESSION_LIST_LIMIT_MAX, default: SESSION_LIST_LIMIT_DEFAULT, description: 'Sessions per page.' })),
+    starting_after: Type.Optional(Type.String({ minLength: 1, maxLength: ID_PARAM_LENGTH_MAX, description: 'The last session id of the previous page.' })),
+    status: Type.Optional(Type.Union(SESSION_STATUSES.map((s) => Type.Literal(s)))),
+    invoice_ref: Type.Optional(Type.String({ minLength: 1, maxLength: INVOICE_REF_LENGTH_MAX })),
+    created_gte: Type.Optional(Type.String({ format: 'date-time', description: 'Created at or after (ISO 8601).' })),
+    created_lt: Type.Optional(Type.String({ format: 'date-time', description: 'Created before (ISO 8601).' })),
+    rail: Type.Optional(Type.Union(railIds().map((id) => Type.Literal(id)), { description: 'Paid through this payment method.' })),
+  },
+  { additionalProperties: false },
+);
+export type ListSessionsQuery = Static<typeof ListSessionsQuery>;
+
+export const SessionList = Type.Object(
+  {
+    object: Type.Literal('list'),
+    data: Type.Array(Type.Ref('CheckoutSessionResponse')),
+    has_more: Type.Boolean({ description: 'Ask again with starting_after = the last id for the next page.' }),
+  },
+  { $id: 'CheckoutSessionList', title: 'Checkout session list' },
 );
 
 export const SessionParams = Type.Object({ reference: Type.String({ minLength: 1, maxLength: ID_PARAM_LENGTH_MAX, description: 'The session id (cs_...).' }) });

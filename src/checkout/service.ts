@@ -88,12 +88,6 @@ export function newSession(principal: ApiPrincipal, input: CreateSessionInput, n
   };
 }
 
-export async function getSession(db: Queryable, principal: ApiPrincipal, id: string): Promise<SessionRow> {
-  const session = await store.findSession(db, principal.merchantId, principal.environment, id);
-  if (!session) throw errors.notFound('Checkout session');
-  return session;
-}
-
 // ---- what the dashboard shows ----
 
 /** One page (from 1) of a merchant's sessions matching the filter, and how many match in all. */

@@ -2,7 +2,7 @@ import type { Queryable } from '../db/index.ts';
 import { sqlList, type Transition } from '../lib/state-machine.ts';
 import { attemptMachine, cashSlipMachine, sessionMachine, type AttemptRow, type AttemptStatus, type CashSlipStatus, type SessionRow, type SessionStatus } from './model.ts';
 
-const SESSION_COLUMNS = `id, merchant_id, environment, api_key_id, status, amount_minor, currency, invoice_ref, description,
+export const SESSION_COLUMNS = `id, merchant_id, environment, api_key_id, status, amount_minor, currency, invoice_ref, description,
   customer_name, customer_email, callback_url, metadata, expires_at, finalized_at, version, created_at, updated_at`;
 
 /** A session by id with its merchant's name (the payer endpoints); built once, not per request. */

@@ -1,0 +1,74 @@
+// The merchant API's session search (GET /api/v1/sessions): keyset pages, newest first, and each session's
+// payment (the attempt that paid it). Keyset on (created_at, id): a page never skips or repeats a row that
+// existed when paging began, whatever is inserted meanwhile (offsets would shift).
+import type { Queryable } from '../db/index.ts';
+import type { Rail } from '../rails/registry.ts';
+import type { AttemptRow, SessionRow, SessionStatus } from './model.ts';
+import { SESSION_COLUMNS } from './store.ts';
+
+export interface SessionSearch {
+  merchantId: string;
+  environment: string;
+  status?: SessionStatus;
+  invoiceRef?: string;
+  createdFrom?: Date;
+  createdBefore?: Date;
+  /** Sessions paid through this rail. */
+  rail?: Rail;
+  /** The page starts after this session (its created_at and id). */
+  after?: { createdAt: Date; id: string };
+}
+
+export type SessionPayment = Pick<AttemptRow, 'id' | 'rail' | 'provider' | 'provider_reference' | 'amount_charged_minor' | 'fee_minor' | 'bearer' | 'base_minor' | 'finalized_at' | 'status'>;
+
+/** The attempt that paid a session (a reversed payment still names it), as columns prefixed pay_. */
+const PAYMENT_LATERAL = `LEFT JOIN LATERAL (
+    SELECT a.id AS pay_id, a.rail AS pay_rail, a.provider AS pay_provider, a.provider_reference AS pay_provider_reference,
+           a.amount_charged_minor AS pay_amount_charged_minor, a.fee_minor AS pay_fee_minor, a.bearer AS pay_bearer,
+           a.base_minor AS pay_base_minor, a.finalized_at AS pay_finalized_at, a.status AS pay_status
+      FROM payment_attempts a WHERE a.session_id = s.id AND a.status IN ('paid', 'reversed')
+     ORDER BY a.finalized_at NULLS LAST, a.id LIMIT 1) p ON true`;
+
+type Joined = SessionRow & { [K in keyof SessionPayment as `pay_${K & string}`]: SessionPayment[K] | null };
+
+function split(row: Joined): { session: SessionRow; payment: SessionPayment | null } {
+  const session = {} as Record<string, unknown>;
+  const payment = {} as Record<string, unknown>;
+  for (const [key, value] of Object.entries(row)) {
+    if (key.startsWith('pay_')) payment[key.slice(4)] = value;
+    else session[key] = value;
+  }
+  return { session: session as unknown as SessionRow, payment: payment.id ? (payment as unknown as SessionPayment) : null };
+}
+
+/** Up to `limit` sessions matching the search, newest first. */
+export async function searchSessions(db: Queryable, search: SessionSearch, limit: number) {
+  const where = ['s.merchant_id = $1', 's.environment = $2'];
+  const params: unknown[] = [search.merchantId, search.environment];
+  const add = (clause: (n: number) => string, value: unknown) => {
+    params.push(value);
+    where.push(clause(params.length));
+  };
+  if (search.status) add((n) => `s.status = $${n}`, search.status);
+  if (search.invoiceRef) add((n) => `s.invoice_ref = $${n}`, search.invoiceRef);
+  if (search.createdFrom) add((n) => `s.created_at >= $${n}`, search.createdFrom);
+  if (search.createdBefore) add((n) => `s.created_at < $${n}`, search.createdBefore);
+  if (search.rail) add((n) => `p.pay_rail = $${n}`, search.rail);
+  if (search.after) {
+    params.push(search.after.createdAt, search.after.id);
+    where.push(`(s.created_at, s.id) < ($${params.length - 1}, $${params.length})`);
+  }
+  params.push(limit);
+  const rows = await db.query<Joined>(
+    `SELECT ${SESSION_COLUMNS.replace(/(\w+)/g, 's.$1')}, p.* FROM checkout_sessions s ${PAYMENT_LATERAL}
+      WHERE ${where.join(' AND ')} ORDER BY s.created_at DESC, s.id DESC LIMIT $${params.length}`,
+    params,
+  );
+  return rows.map(split);
+}
+
+/** The attempt that paid this session, or null. */
+export async function findSessionPayment(db: Queryable, sessionId: string): Promise<SessionPayment | null> {
+  const rows = await db.query<Joined>(`SELECT p.* FROM (SELECT $1::text AS id) s ${PAYMENT_LATERAL}`, [sessionId]);
+  return rows[0] ? split(rows[0]).payment : null;
+}

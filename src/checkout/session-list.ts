@@ -1,0 +1,76 @@
+// The merchant's books, first part (issue 17): sessions searched from a server (GET /api/v1/sessions) and
+// each session's payment, so the attempt that paid is findable without the payer page.
+import type { ApiPrincipal } from '../accounts/model.ts';
+import type { Queryable } from '../db/index.ts';
+import { errors } from '../lib/errors.ts';
+import type { Rail } from '../rails/registry.ts';
+import { toSessionResponse, type SessionStatus } from './model.ts';
+import { findSessionPayment, searchSessions, type SessionPayment } from './session-list-store.ts';
+import * as store from './store.ts';
+
+export const SESSION_LIST_LIMIT_DEFAULT = 20;
+export const SESSION_LIST_LIMIT_MAX = 100;
+
+export interface SessionListQuery {
+  limit?: number;
+  starting_after?: string;
+  status?: SessionStatus;
+  invoice_ref?: string;
+  created_gte?: string;
+  created_lt?: string;
+  rail?: Rail;
+}
+
+/** The payment of a session: what was charged, the fee, what the merchant was credited (net), and when. */
+export function toPayment(payment: SessionPayment) {
+  return {
+    attempt_reference: payment.id,
+    status: payment.status as 'paid' | 'reversed',
+    rail: payment.rail,
+    provider: payment.provider,
+    provider_reference: payment.provider_reference,
+    amount_charged_minor: payment.amount_charged_minor,
+    fee_minor: payment.fee_minor,
+    // The merchant is credited the session amount less the fee it bears (a payer-borne fee was added on top).
+    net_minor: payment.base_minor - (payment.bearer === 'merchant' ? payment.fee_minor : 0),
+    paid_at: payment.finalized_at ? payment.finalized_at.toISOString() : null,
+  };
+}
+
+/** A session of the calling key's merchant and environment, with its payment. */
+export async function getSessionWithPayment(db: Queryable, principal: ApiPrincipal, id: string, checkoutUrlHost: string) {
+  const session = await store.findSession(db, principal.merchantId, principal.environment, id);
+  if (!session) throw errors.notFound('Checkout session');
+  const payment = session.status === 'success' ? await findSessionPayment(db, session.id) : null;
+  return { ...toSessionResponse(session, checkoutUrlHost), payment: payment ? toPayment(payment) : null };
+}
+
+/** One page of the merchant's sessions, newest first; `has_more` says whether to ask again with starting_after. */
+export async function listSessions(db: Queryable, principal: ApiPrincipal, query: SessionListQuery, checkoutUrlHost: string) {
+  const limit = query.limit ?? SESSION_LIST_LIMIT_DEFAULT;
+  let after: { createdAt: Date; id: string } | undefined;
+  if (query.starting_after !== undefined) {
+    const cursor = await store.findSession(db, principal.merchantId, principal.environment, query.starting_after);
+    if (!cursor) {
+      throw errors.invalidArgument('starting_after must be the id of a session of this key (the last id of the previous page).', [
+        { field: 'starting_after', message: 'is not a session of this merchant and environment' },
+      ]);
+    }
+    after = { createdAt: cursor.created_at, id: cursor.id };
+  }
+  const createdFrom = query.created_gte ? new Date(query.created_gte) : undefined;
+  const createdBefore = query.created_lt ? new Date(query.created_lt) : undefined;
+  if (createdFrom && createdBefore && createdFrom >= createdBefore) {
+    throw errors.invalidArgument('created_gte must be before created_lt.', [{ field: 'created_lt', message: 'must be after created_gte' }]);
+  }
+  const rows = await searchSessions(
+    db,
+    { merchantId: principal.merchantId, environment: principal.environment, status: query.status, invoiceRef: query.invoice_ref, createdFrom, createdBefore, rail: query.rail, after },
+    limit + 1,
+  );
+  return {
+    object: 'list' as const,
+    data: rows.slice(0, limit).map(({ session, payment }) => ({ ...toSessionResponse(session, checkoutUrlHost), payment: payment ? toPayment(payment) : null })),
+    has_more: rows.length > limit,
+  };
+}
