@@ -13,9 +13,22 @@ export const MERCHANT_ACCOUNTS: readonly AccountKind[] = ['merchant_available', 
 
 // A payout is held then posted or voided; one paid the moment it is made (Test mode) is one payout_paid
 // entry instead, from available straight to clearing and fees, as nothing was ever held for it.
-export const ENTRY_KINDS = ['payment_credit', 'payment_reversal', 'payout_hold', 'payout_post', 'payout_void', 'payout_return', 'payout_paid'] as const;
+// A refund is held from available while pending, then posted (paid to the payer through the provider's
+// clearing) or voided (released), exactly once.
+export const ENTRY_KINDS = [
+  'payment_credit',
+  'payment_reversal',
+  'payout_hold',
+  'payout_post',
+  'payout_void',
+  'payout_return',
+  'payout_paid',
+  'refund_hold',
+  'refund_post',
+  'refund_void',
+] as const;
 export type EntryKind = (typeof ENTRY_KINDS)[number];
-export type ReferenceType = 'payment' | 'payout';
+export type ReferenceType = 'payment' | 'payout' | 'refund';
 
 /**
  * Kinds that settle what a payout owes (resolve its hold, or pay it at once); one payout takes at most one
@@ -24,6 +37,9 @@ export type ReferenceType = 'payment' | 'payout';
 export const PAYOUT_RESOLUTION_KINDS: readonly EntryKind[] = ['payout_post', 'payout_void', 'payout_paid'];
 /** Kinds that open a payout's money; one payout takes at most one of them (unique index journal_entries_one_payout_opening). */
 export const PAYOUT_OPENING_KINDS: readonly EntryKind[] = ['payout_hold', 'payout_paid'];
+
+/** Kinds that settle a refund's hold; one refund takes at most one of them (unique index journal_entries_one_refund_resolution). */
+export const REFUND_RESOLUTION_KINDS: readonly EntryKind[] = ['refund_post', 'refund_void'];
 
 /** Bounds on an entry's shape (TigerBeetle: a limit on everything). */
 export const ENTRY_INPUT_LINES_MAX = 20;
@@ -112,11 +128,12 @@ export function blockingKinds(kind: EntryKind): readonly EntryKind[] {
   const blocking = new Set<EntryKind>([kind]);
   if (PAYOUT_RESOLUTION_KINDS.includes(kind)) for (const k of PAYOUT_RESOLUTION_KINDS) blocking.add(k);
   if (PAYOUT_OPENING_KINDS.includes(kind)) for (const k of PAYOUT_OPENING_KINDS) blocking.add(k);
+  if (REFUND_RESOLUTION_KINDS.includes(kind)) for (const k of REFUND_RESOLUTION_KINDS) blocking.add(k);
   return [...blocking];
 }
 
 export function duplicateError(entry: Pick<EntryInput, 'referenceType' | 'referenceId' | 'kind'>, existingKind: string): LedgerDuplicateEntryError {
-  const ErrorClass = PAYOUT_RESOLUTION_KINDS.includes(entry.kind) ? PayoutAlreadyResolvedError : LedgerDuplicateEntryError;
+  const ErrorClass = PAYOUT_RESOLUTION_KINDS.includes(entry.kind) || REFUND_RESOLUTION_KINDS.includes(entry.kind) ? PayoutAlreadyResolvedError : LedgerDuplicateEntryError;
   return new ErrorClass(entry.referenceType, entry.referenceId, entry.kind, existingKind);
 }
 
@@ -248,6 +265,29 @@ export function payoutReturnLines(p: PayoutAmounts): Line[] {
     { account: 'merchant_available', amountMinor: -total },
   ].filter((line): line is Line => line.amountMinor !== 0);
 }
+
+/** A refund while pending: its amount is held (available -> held). */
+export function refundHoldLines(amountMinor: number): Line[] {
+  assertAmount(amountMinor, 'refund amountMinor');
+  if (amountMinor < 1) fail(`refund of ${amountMinor}`);
+  return [
+    { account: 'merchant_available', amountMinor },
+    { account: 'merchant_held', amountMinor: -amountMinor },
+  ];
+}
+
+/** A refund paid: the hold leaves to the payer through the provider's clearing (the payment came in there). */
+export function refundPostLines(amountMinor: number): Line[] {
+  assertAmount(amountMinor, 'refund amountMinor');
+  if (amountMinor < 1) fail(`refund of ${amountMinor}`);
+  return [
+    { account: 'merchant_held', amountMinor },
+    { account: 'provider_clearing', amountMinor: -amountMinor },
+  ];
+}
+
+/** A refund failed or was not approved: the hold goes back to available. */
+export const refundVoidLines = (amountMinor: number): Line[] => oppositeLines(refundHoldLines(amountMinor));
 
 /** Two line lists move the same money (order and zero lines aside). */
 export function sameLines(a: readonly Line[], b: readonly Line[]): boolean {

@@ -26,6 +26,9 @@ import {
   payoutReturnLines,
   payoutTotalMinor,
   payoutVoidLines,
+  refundHoldLines,
+  refundPostLines,
+  refundVoidLines,
   sameLines,
   type AccountKind,
   type EntryInput,
@@ -118,7 +121,7 @@ async function writeOn(tx: Queryable, entry: EntryInput, accounts: store.Account
 }
 
 /** The entry an operation builds on, for this merchant and environment. */
-async function requireEntry(tx: Queryable, p: { merchantId: string; environment: Environment }, referenceType: 'payment' | 'payout', referenceId: string, kind: EntryKind) {
+async function requireEntry(tx: Queryable, p: { merchantId: string; environment: Environment }, referenceType: 'payment' | 'payout' | 'refund', referenceId: string, kind: EntryKind) {
   const entry = await store.findEntry(tx, referenceType, referenceId, kind);
   if (!entry) throw new LedgerEntryNotFoundError(referenceType, referenceId, kind);
   if (entry.merchant_id !== p.merchantId || entry.environment !== p.environment) {
@@ -273,6 +276,50 @@ export async function returnPayout(tx: Queryable, p: PayoutMoney): Promise<{ ent
   return post(tx, payoutEntry(p, 'payout_return', payoutReturnLines(p), posted.id));
 }
 
+// ---------- refunds: two-phase, like payouts (hold, then post or void exactly once) ----------
+
+export interface RefundMoney {
+  merchantId: string;
+  environment: Environment;
+  refundId: string;
+  amountMinor: number;
+}
+
+const refundEntry = (r: RefundMoney, kind: EntryKind, lines: Line[], reversesEntryId: string | null = null): EntryInput => ({
+  merchantId: r.merchantId,
+  environment: r.environment,
+  kind,
+  referenceType: 'refund',
+  referenceId: r.refundId,
+  reversesEntryId,
+  lines,
+});
+
+/** A new refund's amount is held from available. InsufficientFundsError when available cannot cover it; exactly once. */
+export function holdRefund(tx: Queryable, r: RefundMoney): Promise<{ entryId: string }> {
+  return post(tx, refundEntry(r, 'refund_hold', refundHoldLines(r.amountMinor)));
+}
+
+async function requireRefundHold(tx: Queryable, r: RefundMoney): Promise<string> {
+  const hold = await requireEntry(tx, r, 'refund', r.refundId, 'refund_hold');
+  if (!sameLines(await store.entryLines(tx, hold.id), refundHoldLines(r.amountMinor))) {
+    throw new Error(`ledger assertion failed: refund ${r.refundId} resolved for ${r.amountMinor}, which is not what was held`);
+  }
+  return hold.id;
+}
+
+/** The refund was paid: the hold leaves through the provider's clearing. PayoutAlreadyResolvedError after a post or void. */
+export async function postRefund(tx: Queryable, r: RefundMoney): Promise<{ entryId: string }> {
+  const holdId = await requireRefundHold(tx, r);
+  return post(tx, refundEntry(r, 'refund_post', refundPostLines(r.amountMinor), holdId));
+}
+
+/** The refund failed (or was declined): the hold goes back to available. PayoutAlreadyResolvedError after a post or void. */
+export async function voidRefund(tx: Queryable, r: RefundMoney): Promise<{ entryId: string }> {
+  const holdId = await requireRefundHold(tx, r);
+  return post(tx, refundEntry(r, 'refund_void', refundVoidLines(r.amountMinor), holdId));
+}
+
 // ---------- reads ----------
 
 export interface Balance {
@@ -312,7 +359,10 @@ export async function checkInvariants(db: Queryable, merchantId: string | null =
     problems.push(`entry ${row.entry_id} has a line on account ${row.account_id} of another merchant or environment`);
   }
   for (const row of await store.misdirectedFollowUps(db, merchantId)) {
-    problems.push(`entry ${row.id} (${row.kind}) does not point at the ${row.target_kind} of its ${row.kind.startsWith('payment') ? 'payment' : 'payout'}`);
+    problems.push(`entry ${row.id} (${row.kind}) does not point at the ${row.target_kind} of its ${row.kind.split('_')[0]}`);
+  }
+  for (const row of await store.unbookedBalances(db, merchantId)) {
+    problems.push(`available account ${row.id} holds ${row.balance_minor} but its ${row.rows} balance transactions (of ${row.lines} lines) move ${row.moved_minor} and end at ${row.last_after_minor}`);
   }
   for (const row of await store.mismatchedFollowUps(db, merchantId)) {
     problems.push(`entry ${row.id} (${row.kind}) does not cancel its target on ${row.account} (net ${row.net_minor})`);

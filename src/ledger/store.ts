@@ -121,7 +121,7 @@ export function entriesCtes(s: Statement, entries: readonly NewEntry[], lines: r
          FROM unnest(${s.p(lines.map((l) => l.entryId), 'uuid[]')}, ${s.p(lines.map((l) => l.accountId), 'uuid[]')}, ${s.p(lines.map((l) => l.amountMinor), 'bigint[]')})
               AS given (entry_id, account_id, amount_minor)
         WHERE given.entry_id IN (SELECT id FROM ledger_entry)
-       RETURNING account_id, amount_minor
+       RETURNING entry_id, account_id, amount_minor
      ), ledger_locked AS (
        -- The accounts locked in id order, as lockAccounts does, before the UPDATE touches any of them: the
        -- UPDATE alone locks in whatever order its join yields rows (a hash join: the table's physical
@@ -131,7 +131,19 @@ export function entriesCtes(s: Statement, entries: readonly NewEntry[], lines: r
        UPDATE ledger_accounts account SET balance_minor = account.balance_minor + moves.amount_minor
          FROM (SELECT account_id, sum(amount_minor)::bigint AS amount_minor FROM ledger_line GROUP BY account_id) AS moves
         WHERE account.id = moves.account_id AND account.id IN (SELECT id FROM ledger_locked)
-       RETURNING account.id
+       RETURNING account.id, account.kind, account.balance_minor
+     ), ledger_balance_moves AS (
+       -- The available balance's movements (balance_transactions), drawn after the UPDATE above locked the
+       -- account, so seq follows the order the balance moved. The balance after each entry is the balance the
+       -- UPDATE left less what later entries of this statement moved (entries in the order given).
+       INSERT INTO balance_transactions (entry_id, merchant_id, environment, net_minor, balance_after_minor)
+       SELECT line.entry_id, ${s.p(first.merchantId, 'uuid')}, ${s.p(first.environment, 'text')}, -line.amount_minor,
+              -(moved.balance_minor - coalesce(sum(line.amount_minor) OVER (PARTITION BY line.account_id ORDER BY entry.ord DESC
+                                                                             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0))
+         FROM ledger_line line
+         JOIN ledger_moved moved ON moved.id = line.account_id AND moved.kind = 'merchant_available'
+         JOIN unnest(${s.p(entries.map((e) => e.id), 'uuid[]')}) WITH ORDINALITY AS entry (id, ord) ON entry.id = line.entry_id
+        ORDER BY entry.ord
      )`;
 }
 
@@ -239,7 +251,9 @@ const FOLLOW_UP_RULES = `(VALUES
   ('payment_reversal', ARRAY['payment_credit'], NULL::text[]),
   ('payout_void', ARRAY['payout_hold'], NULL::text[]),
   ('payout_post', ARRAY['payout_hold'], ARRAY['merchant_held']),
-  ('payout_return', ARRAY['payout_post', 'payout_paid'], ARRAY['payout_clearing', 'fee_revenue'])
+  ('payout_return', ARRAY['payout_post', 'payout_paid'], ARRAY['payout_clearing', 'fee_revenue']),
+  ('refund_void', ARRAY['refund_hold'], NULL::text[]),
+  ('refund_post', ARRAY['refund_hold'], ARRAY['merchant_held'])
 ) AS rule (kind, target_kinds, accounts)`;
 
 /** Follow-up entries that do not point at the right entry of the same event. */
@@ -268,3 +282,23 @@ export function mismatchedFollowUps(db: Queryable, merchantId: string | null) {
     [merchantId],
   );
 }
+
+/**
+ * Available accounts whose balance transactions do not add up: the sum of their movements, or the balance
+ * after the last one, differs from the account's balance (a journal line on available without its row).
+ */
+export function unbookedBalances(db: Queryable, merchantId: string | null) {
+  return db.query<{ id: string; balance_minor: number; moved_minor: number; last_after_minor: number | null; rows: number; lines: number }>(
+    `SELECT a.id, -a.balance_minor AS balance_minor, coalesce(t.moved, 0)::bigint AS moved_minor, t.last_after AS last_after_minor,
+            coalesce(t.rows, 0)::int AS rows, (SELECT count(*) FROM journal_lines l WHERE l.account_id = a.id)::int AS lines
+       FROM ledger_accounts a
+       LEFT JOIN LATERAL (SELECT sum(net_minor) AS moved, count(*) AS rows,
+                                 (SELECT balance_after_minor FROM balance_transactions b2 WHERE b2.merchant_id = a.merchant_id AND b2.environment = a.environment ORDER BY seq DESC LIMIT 1) AS last_after
+                            FROM balance_transactions b WHERE b.merchant_id = a.merchant_id AND b.environment = a.environment) t ON true
+      WHERE a.kind = 'merchant_available' AND ($1::uuid IS NULL OR a.merchant_id = $1)
+        AND (coalesce(t.moved, 0) <> -a.balance_minor OR coalesce(t.last_after, 0) <> -a.balance_minor
+             OR coalesce(t.rows, 0) <> (SELECT count(*) FROM journal_lines l WHERE l.account_id = a.id))`,
+    [merchantId],
+  );
+}
+
