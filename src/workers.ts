@@ -11,6 +11,7 @@ import { purgeIdleThrottles } from './accounts/sign-in-throttle.ts';
 import { purgeExpiredDevices } from './accounts/trusted-devices.ts';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.ts';
 import { processDuePayouts } from './payouts/processing.ts';
+import { processDueRefunds } from './refunds/processing.ts';
 import { verifyTestRecipients } from './payouts/recipients.ts';
 import type { LiveProviders } from './rails/live.ts';
 
@@ -19,6 +20,7 @@ const SIGN_IN_THROTTLE_PURGE_INTERVAL_MS = 60 * 60_000;
 const EXPIRY_SWEEP_INTERVAL_MS = 2_000;
 const RECIPIENT_VERIFY_INTERVAL_MS = 1_000;
 const PAYOUT_PROCESS_INTERVAL_MS = 500;
+const REFUND_PROCESS_INTERVAL_MS = 1_000;
 const STATUS_CHECK_INTERVAL_MS = 10_000;
 
 interface Job {
@@ -58,6 +60,7 @@ export function startWorkers({ db, log, config, providers }: { db: Db; log: Fast
     { name: 'provider-status-checks', intervalMs: STATUS_CHECK_INTERVAL_MS, run: () => checkPendingAttempts({ db, checkoutUrlHost: config.checkoutUrlHost, providers, log }) },
     { name: 'verify-test-recipients', intervalMs: RECIPIENT_VERIFY_INTERVAL_MS, run: () => verifyTestRecipients(db) },
     { name: 'process-live-payouts', intervalMs: PAYOUT_PROCESS_INTERVAL_MS, run: () => processDuePayouts(db, providers, log) },
+    { name: 'process-live-refunds', intervalMs: REFUND_PROCESS_INTERVAL_MS, run: () => processDueRefunds(db, providers, log) },
   ];
   const timers: NodeJS.Timeout[] = [];
   const running = new Set<Promise<unknown>>();

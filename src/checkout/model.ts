@@ -119,6 +119,8 @@ export interface SessionRow {
   metadata: Record<string, unknown>;
   expires_at: Date;
   finalized_at: Date | null;
+  /** What refunds of its payment have given back so far (succeeded refunds). */
+  refunded_minor: number;
   version: number;
   created_at: Date;
   updated_at: Date;
@@ -148,6 +150,7 @@ export function toSessionResponse(row: SessionRow, checkoutUrlHost: string) {
     customer: { name: row.customer_name, email: row.customer_email },
     callback_url: row.callback_url,
     metadata: row.metadata,
+    refunded_minor: row.refunded_minor,
   };
 }
 export type SessionResponse = ReturnType<typeof toSessionResponse>;

@@ -57,6 +57,7 @@ export const CheckoutSessionResponse = Type.Object(
     customer: Type.Object({ name: Type.Union([Type.String(), Type.Null()]), email: Type.Union([Type.String(), Type.Null()]) }),
     callback_url: Type.Union([Type.String(), Type.Null()]),
     metadata: Type.Object({}, { additionalProperties: true }),
+    refunded_minor: Type.Optional(Type.Integer({ minimum: 0, description: 'What refunds of its payment have given back so far (succeeded refunds), in pesewas.' })),
     payment: Type.Optional(
       Type.Union([
         Type.Object(

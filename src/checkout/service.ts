@@ -49,7 +49,7 @@ function checkCallbackUrl(url: string): void {
   }
 }
 
-function checkMetadata(metadata: Record<string, unknown>): void {
+export function checkMetadata(metadata: Record<string, unknown>): void {
   if (Object.keys(metadata).length > METADATA_KEYS_MAX || Buffer.byteLength(JSON.stringify(metadata)) > METADATA_BYTES_MAX) {
     throw errors.invalidArgument(`metadata may have at most ${METADATA_KEYS_MAX} keys and ${METADATA_BYTES_MAX} bytes of JSON.`, [
       { field: 'metadata', message: 'is too large' },
@@ -82,6 +82,7 @@ export function newSession(principal: ApiPrincipal, input: CreateSessionInput, n
     metadata,
     expires_at: new Date(now.getTime() + (input.expires_in_seconds ?? SESSION_LIFETIME_DEFAULT_S) * 1000),
     finalized_at: null,
+    refunded_minor: 0,
     version: 1,
     created_at: now,
     updated_at: now,

@@ -45,7 +45,7 @@ export const ERROR_CATALOGUE = {
   RECIPIENT_HAS_OPEN_PAYOUTS: { meaning: 'The recipient still has payouts in progress.', retryable: true },
   FEE_LIMIT_EXCEEDED: { meaning: 'The payout fee is above the max_fee_minor sent.', retryable: false },
   REFERENCE_CONFLICT: { meaning: 'The client_reference was used with a different request or another API key.', retryable: false },
-  INSUFFICIENT_FUNDS: { meaning: 'The available balance does not cover the amount plus the fee.', retryable: false },
+  INSUFFICIENT_FUNDS: { meaning: 'The available balance does not cover the amount plus the fee (of a payout) or the refund.', retryable: false },
   PAYOUT_LIMIT: { meaning: 'The amount is above the account\'s per-payout limit.', retryable: false },
   PAYOUT_DAILY_LIMIT: { meaning: 'The account\'s daily payout limit is reached.', retryable: true },
   PAYOUTS_PAUSED: { meaning: 'Payouts are paused for this account.', retryable: true },
@@ -55,6 +55,11 @@ export const ERROR_CATALOGUE = {
   PAYOUT_NOT_RECONCILABLE: { meaning: 'The payout is not in a state its reconciliation can change.', retryable: false },
   PAYOUT_ALREADY_RECONCILED: { meaning: 'The payout\'s reconciliation is already settled.', retryable: false },
   RECEIPT_NOT_AVAILABLE: { meaning: 'A receipt exists only once the payout is paid.', retryable: true },
+
+  // Refunds
+  SESSION_NOT_REFUNDABLE: { meaning: 'Only a paid (success) session whose payment stands can be refunded.', retryable: false },
+  REFUND_EXCEEDS_PAYMENT: { meaning: 'The refund, with the refunds before it, would give back more than the payer was charged.', retryable: false },
+  REFUND_NOT_PENDING: { meaning: 'The refund already has its outcome (or is not at the step this action needs).', retryable: false },
 
   // Accounts and consoles
   EMAIL_TAKEN: { meaning: 'An account with this email already exists.', retryable: false },

@@ -1,0 +1,125 @@
+// A new refund, in one transaction: the session is locked (refunds of one payment are decided one at a
+// time, so concurrent refunds can never add up to more than was charged), the amount is held from the
+// available balance (409 INSUFFICIENT_FUNDS when it cannot be, never a negative balance), refund.created is
+// emitted, and a Test refund is settled at once. A Live refund is only recorded here, with its provider and
+// our reference with it: the provider is asked after commit (processing.ts), never inside the transaction.
+import type { Environment } from '../accounts/model.ts';
+import { lockSession } from '../checkout/store.ts';
+import type { Queryable } from '../db/index.ts';
+import { holdRefund, InsufficientFundsError } from '../ledger/service.ts';
+import { checkMetadata } from '../checkout/service.ts';
+import { errors, SikaError } from '../lib/errors.ts';
+import { newId } from '../lib/ids.ts';
+import type { LiveProviders } from '../rails/live.ts';
+import { moveRefund, emitRefundEvent } from './lifecycle.ts';
+import { REFUND_REASON_LENGTH_MAX, type RefundRoute, type RefundRow, type TestRefundOutcome } from './model.ts';
+import { approvalRequired, committedRefundsMinor, findPaidAttempt, findRefundById, insertRefund } from './store.ts';
+
+export interface RefundRequester {
+  merchantId: string;
+  environment: Environment;
+  /** The API key that asked (null from the dashboard). */
+  apiKeyId: string | null;
+  /** The dashboard user who asked (null from the API). */
+  userId: string | null;
+}
+
+export interface RefundRequest {
+  session_id: string;
+  /** Omitted: everything not yet refunded. */
+  amount_minor?: number;
+  reason?: string;
+  metadata?: Record<string, unknown>;
+  /** Test keys only: how the simulator settles the refund (default succeeded). */
+  test_outcome?: TestRefundOutcome;
+}
+
+/** Rails whose payer account Sika does not know: their refunds are paid by an operator's transfer. */
+const OPERATOR_RAILS: readonly string[] = ['cash', 'bank_transfer'];
+
+export async function createRefund(tx: Queryable, who: RefundRequester, request: RefundRequest, providers: LiveProviders): Promise<RefundRow> {
+  if (request.test_outcome !== undefined && who.environment !== 'test') {
+    throw errors.invalidArgument('test_outcome is for Test keys only.', [{ field: 'test_outcome', message: 'is only accepted with a Test key' }]);
+  }
+  if (request.metadata) checkMetadata(request.metadata);
+  const session = await lockSession(tx, request.session_id);
+  if (!session || session.merchant_id !== who.merchantId || session.environment !== who.environment) throw errors.notFound('Checkout session');
+  if (session.status !== 'success') throw errors.conflict('SESSION_NOT_REFUNDABLE', `The session is ${session.status}; only a paid (success) session can be refunded.`);
+  const attempt = await findPaidAttempt(tx, session.id);
+  if (!attempt) throw errors.conflict('SESSION_NOT_REFUNDABLE', "The session's payment was reversed; there is nothing to refund.");
+
+  const remaining = attempt.amount_charged_minor - (await committedRefundsMinor(tx, attempt.id));
+  const amount = request.amount_minor ?? remaining;
+  if (remaining <= 0 || amount > remaining) {
+    throw errors.conflict(
+      'REFUND_EXCEEDS_PAYMENT',
+      remaining <= 0
+        ? `The payment of ${attempt.amount_charged_minor} pesewas is already refunded in full (or being refunded).`
+        : `At most ${remaining} pesewas of the payment of ${attempt.amount_charged_minor} can still be refunded.`,
+    );
+  }
+
+  let route: RefundRoute = 'test';
+  let provider: string | null = null;
+  let providerReference: string | null = null;
+  const id = newId('re');
+  if (who.environment === 'live') {
+    if (OPERATOR_RAILS.includes(attempt.rail)) route = 'operator';
+    else {
+      const rail = providers.refundsByName(attempt.provider);
+      if (!rail) {
+        throw new SikaError('PROVIDER_RAIL_UNAVAILABLE', `The provider that took this payment (${attempt.provider}) is not configured for refunds right now; retry later.`, {
+          retryAfterSeconds: 60,
+        });
+      }
+      route = 'provider';
+      provider = rail.provider;
+      providerReference = rail.reference({ refundId: id });
+    }
+  }
+  const awaitsApproval = who.environment === 'live' && (await approvalRequired(tx, who.merchantId));
+  const refund = await insertRefund(
+    tx,
+    {
+      id,
+      merchant_id: who.merchantId,
+      environment: who.environment,
+      api_key_id: who.apiKeyId,
+      requested_by_user_id: who.userId,
+      session_id: session.id,
+      attempt_id: attempt.id,
+      amount_minor: amount,
+      currency: attempt.currency,
+      reason: request.reason?.slice(0, REFUND_REASON_LENGTH_MAX) ?? null,
+      metadata: request.metadata ?? {},
+      route,
+      provider,
+      provider_reference: providerReference,
+      processing_step: route === 'provider' && !awaitsApproval ? 'send' : null,
+      next_step_at: route === 'provider' && !awaitsApproval ? new Date() : null,
+    },
+    awaitsApproval ? 'awaiting_approval' : 'pending',
+  );
+  try {
+    await holdRefund(tx, { merchantId: who.merchantId, environment: who.environment, refundId: id, amountMinor: amount });
+  } catch (error) {
+    if (error instanceof InsufficientFundsError) {
+      throw errors.conflict('INSUFFICIENT_FUNDS', `Your available balance does not cover this refund of ${amount} pesewas (the fee of the original payment is not returned).`);
+    }
+    throw error;
+  }
+  await emitRefundEvent(tx, refund, session.api_key_id, 'refund.created');
+  if (route !== 'test') return refund;
+  const outcome = request.test_outcome ?? 'succeeded';
+  if (outcome === 'pending') return refund;
+  return moveRefund(tx, refund, outcome, outcome === 'failed' ? { failure_reason: 'simulated failure (Test mode)' } : {});
+}
+
+/** Test mode: the simulator settles a pending Test refund (POST /api/v1/test/refunds/{id}/simulate). */
+export async function simulateTestRefund(tx: Queryable, who: Pick<RefundRequester, 'merchantId' | 'environment'>, id: string, outcome: 'succeeded' | 'failed'): Promise<RefundRow> {
+  const refund = await findRefundById(tx, id, true);
+  if (!refund || refund.merchant_id !== who.merchantId || refund.environment !== who.environment) throw errors.notFound('Refund');
+  if (refund.route !== 'test') throw errors.forbidden('Only Test refunds can be simulated.');
+  if (refund.status !== 'pending') throw errors.conflict('REFUND_NOT_PENDING', `The refund is ${refund.status}; only a pending Test refund can be simulated.`);
+  return moveRefund(tx, refund, outcome, outcome === 'failed' ? { failure_reason: 'simulated failure (Test mode)' } : {});
+}

@@ -1,0 +1,90 @@
+// Refunds: types, the status table and the API shape (no I/O here). DESIGN §4: only a success session's
+// payment can be refunded, partial refunds add up to at most what the payer was charged, the fee the
+// merchant paid on the payment is not returned, and the amount is held from available while pending.
+import type { Environment } from '../accounts/model.ts';
+import { defineStateMachine, type Transitions } from '../lib/state-machine.ts';
+
+export const REFUND_STATUSES = ['awaiting_approval', 'pending', 'succeeded', 'failed', 'cancelled'] as const;
+export type RefundStatus = (typeof REFUND_STATUSES)[number];
+export type RefundRoute = 'test' | 'provider' | 'operator';
+export type RefundStep = 'send' | 'awaiting_result';
+
+/**
+ * awaiting_approval (a Live refund of a merchant that requires a second person) -> pending | cancelled;
+ * pending -> succeeded | failed. A refund is created awaiting_approval or pending.
+ */
+export const REFUND_TRANSITIONS: Transitions<RefundStatus> = {
+  awaiting_approval: ['pending', 'cancelled'],
+  pending: ['succeeded', 'failed'],
+  succeeded: [],
+  failed: [],
+  cancelled: [],
+};
+export const refundMachine = defineStateMachine({ name: 'refund', statuses: REFUND_STATUSES, initial: ['awaiting_approval', 'pending'], transitions: REFUND_TRANSITIONS });
+
+export const REFUND_REASON_LENGTH_MAX = 500;
+export const REFUND_FAILURE_REASON_LENGTH_MAX = 500;
+export const REFUND_LIST_LIMIT_DEFAULT = 20;
+export const REFUND_LIST_LIMIT_MAX = 100;
+/** Test refunds only: how the simulator settles it (default succeeded, at once). */
+export const TEST_REFUND_OUTCOMES = ['succeeded', 'failed', 'pending'] as const;
+export type TestRefundOutcome = (typeof TEST_REFUND_OUTCOMES)[number];
+
+export interface RefundRow {
+  id: string;
+  merchant_id: string;
+  environment: Environment;
+  api_key_id: string | null;
+  requested_by_user_id: string | null;
+  session_id: string;
+  attempt_id: string;
+  amount_minor: number;
+  currency: string;
+  reason: string | null;
+  metadata: Record<string, unknown>;
+  status: RefundStatus;
+  route: RefundRoute;
+  provider: string | null;
+  provider_reference: string | null;
+  provider_refund_id: string | null;
+  processing_step: RefundStep | null;
+  next_step_at: Date | null;
+  status_checks: number;
+  failure_reason: string | null;
+  decided_by_user_id: string | null;
+  decided_at: Date | null;
+  payer_account: string | null;
+  transfer_reference: string | null;
+  completed_by: string | null;
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+  succeeded_at: Date | null;
+  failed_at: Date | null;
+}
+
+/** The merchant's view of a refund (API, webhooks, dashboard). */
+export function toRefundResponse(row: RefundRow) {
+  return {
+    id: row.id,
+    object: 'refund' as const,
+    status: row.status,
+    session_id: row.session_id,
+    attempt_reference: row.attempt_id,
+    amount_minor: row.amount_minor,
+    currency: row.currency,
+    reason: row.reason,
+    metadata: row.metadata,
+    // How it reaches the payer: test (at once), provider (the one that took the payment), operator (a transfer by Sika's operators).
+    method: row.route,
+    provider: row.provider,
+    provider_refund_id: row.provider_refund_id,
+    failure_reason: row.failure_reason,
+    livemode: row.environment === 'live',
+    created_at: row.created_at.toISOString(),
+    succeeded_at: row.succeeded_at ? row.succeeded_at.toISOString() : null,
+    failed_at: row.failed_at ? row.failed_at.toISOString() : null,
+    version: row.version,
+  };
+}
+export type RefundResponse = ReturnType<typeof toRefundResponse>;

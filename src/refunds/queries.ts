@@ -1,0 +1,51 @@
+// Reading refunds: one by id (the caller's merchant and environment only; others are 404), and the
+// keyset-paged list (GET /api/v1/refunds), newest first.
+import type { ApiPrincipal } from '../accounts/model.ts';
+import type { Queryable } from '../db/index.ts';
+import { errors } from '../lib/errors.ts';
+import { REFUND_LIST_LIMIT_DEFAULT, toRefundResponse, type RefundRow, type RefundStatus } from './model.ts';
+import { findRefund, refundsOfSession, searchRefunds } from './store.ts';
+
+export interface RefundListQuery {
+  limit?: number;
+  starting_after?: string;
+  status?: RefundStatus;
+  session_id?: string;
+  created_gte?: string;
+  created_lt?: string;
+}
+
+export async function getRefund(db: Queryable, principal: Pick<ApiPrincipal, 'merchantId' | 'environment'>, id: string): Promise<RefundRow> {
+  const refund = await findRefund(db, principal.merchantId, principal.environment, id);
+  if (!refund) throw errors.notFound('Refund');
+  return refund;
+}
+
+/** The search behind the list (and its CSV): filters checked, the cursor resolved to its position. */
+export async function refundSearch(db: Queryable, principal: Pick<ApiPrincipal, 'merchantId' | 'environment'>, query: RefundListQuery) {
+  let after: { createdAt: Date; id: string } | undefined;
+  if (query.starting_after !== undefined) {
+    const cursor = await findRefund(db, principal.merchantId, principal.environment, query.starting_after);
+    if (!cursor) {
+      throw errors.invalidArgument('starting_after must be the id of a refund of this key (the last id of the previous page).', [
+        { field: 'starting_after', message: 'is not a refund of this merchant and environment' },
+      ]);
+    }
+    after = { createdAt: cursor.created_at, id: cursor.id };
+  }
+  const createdFrom = query.created_gte ? new Date(query.created_gte) : undefined;
+  const createdBefore = query.created_lt ? new Date(query.created_lt) : undefined;
+  if (createdFrom && createdBefore && createdFrom >= createdBefore) {
+    throw errors.invalidArgument('created_gte must be before created_lt.', [{ field: 'created_lt', message: 'must be after created_gte' }]);
+  }
+  return { merchantId: principal.merchantId, environment: principal.environment, status: query.status, sessionId: query.session_id, createdFrom, createdBefore, after };
+}
+
+export async function listRefunds(db: Queryable, principal: Pick<ApiPrincipal, 'merchantId' | 'environment'>, query: RefundListQuery) {
+  const limit = query.limit ?? REFUND_LIST_LIMIT_DEFAULT;
+  const rows = await searchRefunds(db, await refundSearch(db, principal, query), limit + 1);
+  return { object: 'list' as const, data: rows.slice(0, limit).map(toRefundResponse), has_more: rows.length > limit };
+}
+
+/** A session's refunds (the dashboard). */
+export const sessionRefunds = (db: Queryable, sessionId: string) => refundsOfSession(db, sessionId);

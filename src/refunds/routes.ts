@@ -1,0 +1,104 @@
+// The refunds API: create (idempotent by Idempotency-Key), read, list; and the Test simulator's hook.
+// Thin: parse, authorize, call.
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { principalOf } from '../http/auth.ts';
+import type { AppDeps } from '../http/deps.ts';
+import type { IdempotentWork } from '../http/idempotency.ts';
+import { errorResponses } from '../http/schemas.ts';
+import { errors } from '../lib/errors.ts';
+import { createRefund, simulateTestRefund } from './create.ts';
+import { toRefundResponse } from './model.ts';
+import { getRefund, listRefunds } from './queries.ts';
+import { CreateRefundBody, ListRefundsQuery, RefundList, RefundParams, RefundResponse, SimulateRefundBody } from './schemas.ts';
+
+export async function refundRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const { db, providers } = deps;
+  app.addSchema(RefundResponse);
+  app.addSchema(RefundList);
+  const RefundRef = Type.Ref('Refund');
+
+  app.post<{ Body: CreateRefundBody }>(
+    '/api/v1/refunds',
+    {
+      config: { idempotent: true },
+      schema: {
+        tags: ['Refunds'],
+        summary: 'Refund a paid session',
+        description:
+          'Gives back all or part of what the payer of a success session was charged. The amount is held from your available balance at once (409 INSUFFICIENT_FUNDS when it does not cover it); the fee of the original payment is not returned. Test refunds succeed at once; Live ones go through the provider that took the payment (or, for cash and bank transfers, to Sika\'s operators, who transfer it to the payer). Events refund.created, refund.succeeded, refund.failed.',
+        security: [{ apiKey: [] }],
+        body: CreateRefundBody,
+        response: { 201: RefundRef, ...errorResponses(400, 401, 404, 409, 413, 415, 422, 429, 503) },
+      },
+    },
+    async (request): Promise<IdempotentWork> => {
+      const principal = principalOf(request);
+      return {
+        run: async (tx) => ({
+          status: 201,
+          body: toRefundResponse(
+            await createRefund(tx, { merchantId: principal.merchantId, environment: principal.environment, apiKeyId: principal.apiKeyId, userId: null }, request.body, providers),
+          ),
+        }),
+      };
+    },
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/api/v1/refunds/:id',
+    {
+      schema: {
+        tags: ['Refunds'],
+        summary: 'Retrieve a refund',
+        description: "A refund of the calling key's merchant and environment; other ids are 404.",
+        security: [{ apiKey: [] }],
+        params: RefundParams,
+        response: { 200: RefundRef, ...errorResponses(401, 404, 429) },
+      },
+    },
+    async (request) => toRefundResponse(await getRefund(db, principalOf(request), request.params.id)),
+  );
+
+  app.get<{ Querystring: ListRefundsQuery }>(
+    '/api/v1/refunds',
+    {
+      schema: {
+        tags: ['Refunds'],
+        summary: 'List refunds',
+        description:
+          "The calling key's merchant and environment only, newest first. Filters: status, session_id, a created range. Page with limit and starting_after (the last id of the previous page) while has_more is true.",
+        security: [{ apiKey: [] }],
+        querystring: ListRefundsQuery,
+        response: { 200: Type.Ref('RefundList'), ...errorResponses(400, 401, 429) },
+      },
+    },
+    async (request) => listRefunds(db, principalOf(request), request.query),
+  );
+
+  app.post<{ Params: { id: string }; Body: { outcome: 'succeeded' | 'failed' } }>(
+    '/api/v1/test/refunds/:id/simulate',
+    {
+      config: { idempotent: true },
+      schema: {
+        tags: ['Test simulation'],
+        summary: 'Settle a pending Test refund (Test keys only)',
+        description: 'A Test refund created with test_outcome "pending" succeeds or fails here, exactly as a provider report would settle a Live one. Live keys get 403.',
+        security: [{ apiKey: [] }],
+        params: RefundParams,
+        body: SimulateRefundBody,
+        response: { 200: RefundRef, ...errorResponses(400, 401, 403, 404, 409, 422, 429) },
+      },
+    },
+    async (request): Promise<IdempotentWork> => {
+      const principal = principalOf(request);
+      if (principal.environment !== 'test') throw errors.forbidden('Refunds can be simulated with Test keys only.');
+      return {
+        run: async (tx) => ({
+          status: 200,
+          body: toRefundResponse(await simulateTestRefund(tx, principal, request.params.id, request.body.outcome)),
+        }),
+      };
+    },
+  );
+}

@@ -1,0 +1,80 @@
+// TypeBox schemas of the refund routes: they validate, serialise and document (OpenAPI).
+import { Type, type Static } from '@sinclair/typebox';
+import { ID_PARAM_LENGTH_MAX } from '../checkout/model.ts';
+import { REFUND_LIST_LIMIT_DEFAULT, REFUND_LIST_LIMIT_MAX, REFUND_REASON_LENGTH_MAX, REFUND_STATUSES, TEST_REFUND_OUTCOMES } from './model.ts';
+
+const DateTime = Type.String({ format: 'date-time' });
+const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const CreateRefundBody = Type.Object(
+  {
+    session_id: Type.String({ minLength: 1, maxLength: ID_PARAM_LENGTH_MAX, description: 'The paid (success) session to refund (cs_...).' }),
+    amount_minor: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Pesewas to give back; omitted: all that is not yet refunded. All refunds of a payment add up to at most what the payer was charged.' }),
+    ),
+    reason: Type.Optional(Type.String({ maxLength: REFUND_REASON_LENGTH_MAX, description: 'Why (shown to you, and passed to the provider as a note where it takes one).' })),
+    metadata: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Your own key/value data, returned as given.' })),
+    test_outcome: Type.Optional(
+      Type.Union(
+        TEST_REFUND_OUTCOMES.map((o) => Type.Literal(o)),
+        { description: 'Test keys only: settle the refund succeeded (default, at once), failed (the hold is released), or leave it pending (then POST /api/v1/test/refunds/{id}/simulate).' },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type CreateRefundBody = Static<typeof CreateRefundBody>;
+
+export const RefundResponse = Type.Object(
+  {
+    id: Type.String({ description: 're_...' }),
+    object: Type.Literal('refund'),
+    status: Type.Union(REFUND_STATUSES.map((s) => Type.Literal(s)), {
+      description: 'pending -> succeeded | failed; awaiting_approval -> pending | cancelled when your account requires a second person for Live money leaving.',
+    }),
+    session_id: Type.String(),
+    attempt_reference: Type.String({ description: 'The attempt whose payment is refunded (att_...).' }),
+    amount_minor: Type.Integer(),
+    currency: Type.String(),
+    reason: Nullable(Type.String()),
+    metadata: Type.Object({}, { additionalProperties: true }),
+    method: Type.Union([Type.Literal('test'), Type.Literal('provider'), Type.Literal('operator')], {
+      description: "How it reaches the payer: test (Test mode), provider (the provider that took the payment), operator (cash and bank transfer payments: Sika's operators transfer it to the payer's account).",
+    }),
+    provider: Nullable(Type.String()),
+    provider_refund_id: Nullable(Type.String()),
+    failure_reason: Nullable(Type.String()),
+    livemode: Type.Boolean(),
+    created_at: DateTime,
+    succeeded_at: Type.Union([DateTime, Type.Null()]),
+    failed_at: Type.Union([DateTime, Type.Null()]),
+    version: Type.Integer({ description: 'Grows with each change; webhook events carry it.' }),
+  },
+  { $id: 'Refund', title: 'Refund' },
+);
+
+export const RefundList = Type.Object(
+  {
+    object: Type.Literal('list'),
+    data: Type.Array(Type.Ref('Refund')),
+    has_more: Type.Boolean({ description: 'Ask again with starting_after = the last id for the next page.' }),
+  },
+  { $id: 'RefundList', title: 'Refund list' },
+);
+
+export const ListRefundsQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: REFUND_LIST_LIMIT_MAX, default: REFUND_LIST_LIMIT_DEFAULT, description: 'Refunds per page.' })),
+    starting_after: Type.Optional(Type.String({ minLength: 1, maxLength: ID_PARAM_LENGTH_MAX, description: 'The last refund id of the previous page.' })),
+    status: Type.Optional(Type.Union(REFUND_STATUSES.map((s) => Type.Literal(s)))),
+    session_id: Type.Optional(Type.String({ minLength: 1, maxLength: ID_PARAM_LENGTH_MAX })),
+    created_gte: Type.Optional(Type.String({ format: 'date-time', description: 'Created at or after (ISO 8601).' })),
+    created_lt: Type.Optional(Type.String({ format: 'date-time', description: 'Created before (ISO 8601).' })),
+  },
+  { additionalProperties: false },
+);
+export type ListRefundsQuery = Static<typeof ListRefundsQuery>;
+
+export const RefundParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: ID_PARAM_LENGTH_MAX, description: 'The refund id (re_...).' }) });
+
+export const SimulateRefundBody = Type.Object({ outcome: Type.Union([Type.Literal('succeeded'), Type.Literal('failed')]) }, { additionalProperties: false });
