@@ -31,7 +31,7 @@ export function configureProviders(config: Config): ConfiguredProviders {
   for (const entry of Object.values(byId)) if (entry && !entries.includes(entry)) entries.push(entry);
   if (settings.bankTransfer) entries.push({ id: 'bank_statement', collection: createBankTransfer(settings.bankTransfer) });
   if (config.livePayoutSimulator) entries.unshift({ id: 'live_simulator', payouts: new LivePayoutSimulator() });
-  return { providers: new LiveProviders(entries, { paystack, mtnMomo }), paystack, mtnMomo };
+  return { providers: new LiveProviders(entries, { paystack, mtnMomo, reports: { paystack: paystack?.reports ?? null } }), paystack, mtnMomo };
 }
 
 export const createLiveProviders = (config: Config): LiveProviders => configureProviders(config).providers;

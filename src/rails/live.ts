@@ -4,6 +4,7 @@
 // to the provider it was recorded with (`byName`), whatever the order says today.
 import type { MomoNetwork } from '../lib/ghana.ts';
 import type { PayoutRail } from './payouts.ts';
+import type { ProviderReports } from './reports.ts';
 import type { Rail } from './registry.ts';
 import type { CollectionRail } from './types.ts';
 
@@ -28,6 +29,8 @@ export interface MtnCallbacks {
 export interface ProviderPlumbing {
   paystack?: PaystackWebhooks | null;
   mtnMomo?: MtnCallbacks | null;
+  /** Providers' own reports of their transactions, by provider id (only those with a list API). */
+  reports?: Partial<Record<string, ProviderReports | null>>;
 }
 
 export type PayoutTarget = { accountType: 'bank' | 'momo'; network: string | null };

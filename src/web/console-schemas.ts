@@ -148,6 +148,8 @@ export const opsSchemas = {
   statementUpload: post(form({ bank_code: text(CONSOLE_CHOICE_LENGTH_MAX), columns: text(COLUMN_MAPPING_LENGTH_MAX) })),
   statementAssign: post(form({ reference: text(CONSOLE_TEXT_LENGTH_MAX) }), { params: UuidParams }),
   statementResolve: post(form({ note: text(RESOLUTION_NOTE_LENGTH_MAX) }), { params: UuidParams }),
+  // The daily reconciliation: a provider and a YYYY-MM-DD day (judged by the page).
+  reconciliation: page(query({ provider: text(CONSOLE_CHOICE_LENGTH_MAX), day: text(CONSOLE_CHOICE_LENGTH_MAX) })),
 };
 
 /**

@@ -60,6 +60,7 @@ const OPERATOR_NAV: [string, string][] = [
   ['review', '/ops/review'],
   ['payouts', '/ops/payouts'],
   ['statements', '/ops/statements'],
+  ['reconciliation', '/ops/reconciliation'],
   ['banks', '/ops/banks'],
   ['audit', '/ops/audit'],
 ];

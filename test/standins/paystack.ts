@@ -17,6 +17,7 @@
 //   GET  /bank?currency=GHS&type=ghipss|mobile_money, GET /bank/resolve   banks, telcos, name enquiry
 //   POST /transferrecipient, POST /transfer, GET /transfer/verify/{reference}
 //   POST /refund, GET /refund/{id}
+//   GET  /transaction, GET /transfer   the lists (perPage, page, from, to; meta total, page, pageCount)
 //
 // Default behaviour, with no rule given:
 //   - a charge to mtn or atl answers pay_offline (the payer approves on the handset) and waits for
@@ -51,6 +52,11 @@
 // with `x-paystack-signature` = hex HMAC-SHA512 of the raw body keyed with the secret key [SNIP
 // doc/payments/webhooks/verifying-transaction.js]. There is no charge.failed event [SNIP events.js].
 // reportAmount(reference, amountMinor, currency?) changes what verify reports for a charge.
+// For the lists (the daily reconciliation): listAs(reference, { status?, amountMinor? }) changes what
+// GET /transaction or GET /transfer report for a record (as if Paystack corrected it later); backdate(reference,
+// at) moves a charge's or transfer's times to `at`; recordOutsideCharge({ reference, amountMinor, ... }) stores
+// a paid transaction Sika never started (one taken on Paystack's dashboard). A 5xx of a list is a rule:
+// next({ endpoint: 'transaction.list' }, { kind: 'http_error', status: 502 }).
 //
 // What it received: requests (endpoint, method, path, headers, body), charges, transfers, recipients,
 // refunds, webhooks (each delivery: event, body, signature, answer), count(endpoint), counts(),
@@ -74,6 +80,8 @@ export type StandInEndpoint =
   | 'refund.fetch'
   | 'checkout.page'
   | 'checkout.action'
+  | 'transaction.list'
+  | 'transfer.list'
   | 'unknown';
 
 export type ChargeStatus = 'success' | 'failed' | 'send_otp' | 'pay_offline' | 'pending';
@@ -235,6 +243,12 @@ export interface PaystackStandIn {
   settleTransfer(reference: string, status: 'success' | 'failed' | 'reversed', options?: { webhook?: WebhookMode; reason?: string }): void;
   settleRefund(id: number, status: 'processed' | 'failed', options?: { webhook?: WebhookMode }): void;
   reportAmount(reference: string, amountMinor: number, currency?: string): void;
+  /** What the list endpoints report for a charge or transfer from now on. */
+  listAs(reference: string, report: { status?: string; amountMinor?: number }): void;
+  /** Moves a charge's (created, paid) or a transfer's (created, updated, transferred) times to `at`. */
+  backdate(reference: string, at: Date): void;
+  /** A paid transaction Sika never started (taken on Paystack's dashboard, say), at `at` (default now). */
+  recordOutsideCharge(charge: { reference: string; amountMinor: number; currency?: string; at?: Date }): StandInCharge;
   setAccount(bankCode: string, accountNumber: string, accountName: string): void;
   setWebhookUrl(url: string | undefined): void;
   refuseConnections(): Promise<void>;
@@ -370,6 +384,8 @@ function route(method: string, path: string): { endpoint: StandInEndpoint; param
   if (method === 'POST' && parts.length === 1 && a === 'refund') return { endpoint: 'refund.create', param: null };
   if (method === 'GET' && parts.length === 2 && a === 'refund') return { endpoint: 'refund.fetch', param: b! };
   if (method === 'GET' && parts.length === 2 && a === 'checkout') return { endpoint: 'checkout.page', param: b! };
+  if (method === 'GET' && parts.length === 1 && a === 'transaction') return { endpoint: 'transaction.list', param: null };
+  if (method === 'GET' && parts.length === 1 && a === 'transfer') return { endpoint: 'transfer.list', param: null };
   if (method === 'POST' && parts.length === 3 && a === 'checkout' && (c === 'pay' || c === 'decline')) return { endpoint: 'checkout.action', param: b! };
   return { endpoint: 'unknown', param: null };
 }
@@ -405,6 +421,8 @@ export async function startPaystackStandIn(options: PaystackStandInOptions): Pro
   const webhooks: WebhookDelivery[] = [];
   const pendingDeliveries = new Set<Promise<void>>();
   const accounts = new Map<string, string>();
+  /** What the lists report instead, by reference (listAs). */
+  const listed = new Map<string, { status?: string; amountMinor?: number }>();
   const accountKey = (bankCode: string, accountNumber: string) => `${bankCode.toUpperCase()}|${accountNumber}`;
   for (const account of options.accounts ?? []) accounts.set(accountKey(account.bankCode, account.accountNumber), account.accountName);
   let nextId = 1_000;
@@ -1064,6 +1082,36 @@ ${done ? `<p id="status">This payment is ${escapeHtml(charge.status)}.</p>` : ''
     return ok('Refund has been queued for processing', refundData(refund));
   }
 
+  /**
+   * One page of a list [OAS /transaction get, /transfer get]: page and perPage ([PAG]
+   * https://paystack.com/docs/api/pagination/, default 50; the spec's per_page is read too), from and to
+   * (date-times) on the creation time, newest first (not documented), and meta { total, skipped, perPage, page,
+   * pageCount } [OAS TransactionListResponse.meta, TransferListResponse.meta] (total_volume for transactions).
+   */
+  function listPage<T>(call: StandInCall, all: T[], createdAt: (item: T) => string, shape: (item: T) => Record<string, unknown>, volume: boolean): Answer {
+    const number = (name: string, fallback: number) => {
+      const raw = call.query.get(name);
+      return raw === null ? fallback : /^\d+$/.test(raw) && Number(raw) >= 1 ? Number(raw) : NaN;
+    };
+    const perPage = number('perPage', number('per_page', BANKS_PER_PAGE_DEFAULT));
+    const page = number('page', 1);
+    if (Number.isNaN(perPage) || Number.isNaN(page)) return invalid('Invalid page or perPage');
+    const bound = (name: string) => {
+      const raw = call.query.get(name);
+      return raw === null ? null : Number.isNaN(Date.parse(raw)) ? NaN : Date.parse(raw);
+    };
+    const from = bound('from');
+    const to = bound('to');
+    if (Number.isNaN(from) || Number.isNaN(to)) return invalid('Invalid from or to date');
+    const inWindow = all
+      .filter((item) => (from === null || Date.parse(createdAt(item)) >= from) && (to === null || Date.parse(createdAt(item)) <= to))
+      .sort((x, y) => Date.parse(createdAt(y)) - Date.parse(createdAt(x)));
+    const rows = inWindow.slice((page - 1) * perPage, page * perPage).map(shape);
+    const meta: Record<string, unknown> = { total: inWindow.length, skipped: (page - 1) * perPage, perPage, page, pageCount: Math.ceil(inWindow.length / perPage) };
+    if (volume) meta.total_volume = rows.reduce((sum, row) => sum + (row.status === 'success' ? Number(row.amount) : 0), 0);
+    return { status: 200, body: { status: true, message: volume ? 'Transactions retrieved' : 'Transfers retrieved', data: rows, meta } };
+  }
+
   function answerFor(call: StandInCall, behaviour: Behaviour | null): Answer {
     const charge = behaviour?.kind === 'charge' ? behaviour : null;
     switch (call.endpoint) {
@@ -1105,6 +1153,16 @@ ${done ? `<p id="status">This payment is ${escapeHtml(charge.status)}.</p>` : ''
         return checkoutPage(call);
       case 'checkout.action':
         return checkoutAction(call);
+      case 'transaction.list':
+        return listPage(call, [...charges.values()], (charge) => charge.createdAt, (charge) => {
+          const shown = listed.get(charge.reference);
+          return { ...transactionData(charge, shown?.status ?? verifyStatus(charge)), ...(shown?.amountMinor !== undefined ? { amount: shown.amountMinor } : {}) };
+        }, true);
+      case 'transfer.list':
+        return listPage(call, [...transfers.values()], (transfer) => transfer.createdAt, (transfer) => {
+          const shown = listed.get(transfer.reference);
+          return { ...transferVerified(transfer), ...(shown?.status ? { status: shown.status } : {}), ...(shown?.amountMinor !== undefined ? { amount: shown.amountMinor } : {}) };
+        }, false);
       default:
         return fail(404, 'Route not found');
     }
@@ -1275,6 +1333,57 @@ ${done ? `<p id="status">This payment is ${escapeHtml(charge.status)}.</p>` : ''
         },
         options.webhook ?? 'once',
       );
+    },
+    listAs(reference, report) {
+      if (!charges.has(reference) && !transfers.has(reference)) throw new Error(`stand-in: no charge or transfer ${reference}`);
+      listed.set(reference, { ...listed.get(reference), ...report });
+    },
+    backdate(reference, at) {
+      const iso = at.toISOString();
+      const charge = charges.get(reference);
+      const transfer = transfers.get(reference);
+      if (!charge && !transfer) throw new Error(`stand-in: no charge or transfer ${reference}`);
+      if (charge) {
+        charge.createdAt = iso;
+        if (charge.paidAt) charge.paidAt = iso;
+      }
+      if (transfer) {
+        transfer.createdAt = iso;
+        transfer.updatedAt = iso;
+        if (transfer.transferredAt) transfer.transferredAt = iso;
+      }
+    },
+    recordOutsideCharge({ reference, amountMinor, currency = 'GHS', at = new Date() }) {
+      if (charges.has(reference)) throw new Error(`stand-in: charge ${reference} exists`);
+      const iso = at.toISOString();
+      const charge: StandInCharge = {
+        id: newId(),
+        reference,
+        channel: 'card',
+        amount: amountMinor,
+        currency,
+        email: 'dashboard-payer@example.com',
+        phone: null,
+        provider: null,
+        status: 'success',
+        displayText: null,
+        gatewayResponse: 'Approved',
+        otp: defaultOtp,
+        afterOtp: 'success',
+        otpTries: 0,
+        accessCode: null,
+        callbackUrl: null,
+        channels: ['card'],
+        metadata: null,
+        webhook: 'none',
+        reportAmountMinor: null,
+        reportCurrency: null,
+        refundedMinor: 0,
+        createdAt: iso,
+        paidAt: iso,
+      };
+      charges.set(reference, charge);
+      return charge;
     },
     reportAmount(reference, amountMinor, currency) {
       const charge = charges.get(reference);

@@ -22,6 +22,8 @@ export interface PaystackAnswer {
   type: string | null;
   code: string | null;
   data: unknown;
+  /** The list endpoints' paging: { total, page, pageCount, ... } [OAS TransactionListResponse.meta]. */
+  meta: unknown;
 }
 
 export class PaystackClient {
@@ -48,6 +50,7 @@ export class PaystackClient {
       type: text(field(answer.json, 'type')),
       code: text(field(answer.json, 'code')),
       data: field(answer.json, 'data'),
+      meta: field(answer.json, 'meta'),
     };
   }
 }

@@ -6,6 +6,8 @@ import { PaystackBanks } from './banks.ts';
 import { PaystackClient, type PaystackSettings } from './client.ts';
 import { createCollection } from './collection.ts';
 import { refund, type RefundInput, type RefundResult } from './refunds.ts';
+import { listAllTransactions } from './reports.ts';
+import type { ProviderReports } from '../reports.ts';
 import { createPayouts } from './transfers.ts';
 import { parseWebhook, verifyWebhook, type PaystackWebhook } from './webhooks.ts';
 
@@ -22,6 +24,8 @@ export interface Paystack {
   /** x-paystack-signature against the raw body, in constant time. */
   verifyWebhook(rawBody: Buffer | string, signatureHeader: string | undefined): boolean;
   parseWebhook(body: unknown): PaystackWebhook;
+  /** Its transactions and transfers of a window, every page (the daily reconciliation). */
+  reports: ProviderReports;
 }
 
 export function createPaystack(settings: PaystackSettings): Paystack {
@@ -32,5 +36,6 @@ export function createPaystack(settings: PaystackSettings): Paystack {
     refund: (input) => refund(client, input),
     verifyWebhook: (rawBody, signatureHeader) => verifyWebhook(settings.secretKey, rawBody, signatureHeader),
     parseWebhook,
+    reports: { transactions: (window) => listAllTransactions(client, window) },
   };
 }

@@ -1,0 +1,216 @@
+// The daily reconciliation's types and pure rules (docs/reconciliation.md): an Africa/Accra day, Sika's
+// Live records of a provider that day, the provider's own report, and the differences between the two.
+import { formatGhs } from '../lib/ghana.ts';
+import type { ReportedStatus, ReportedTransaction } from '../rails/reports.ts';
+
+/** An amount as an operator reads it: GHS 1,234.50; another currency in its minor units, named. */
+export const amountText = (amountMinor: number, currency: string) => (currency === 'GHS' ? formatGhs(amountMinor) : `${amountMinor} ${currency || '(no currency)'} minor units`);
+
+export const RECONCILIATION_PROVIDERS = ['paystack', 'mtn_momo', 'bank_transfer'] as const;
+export type ReconciliationProvider = (typeof RECONCILIATION_PROVIDERS)[number];
+
+export const PROVIDER_LABELS: Record<ReconciliationProvider, string> = { paystack: 'Paystack', mtn_momo: 'MTN MoMo', bank_transfer: 'Bank transfers' };
+
+export const isReconciliationProvider = (value: string): value is ReconciliationProvider => (RECONCILIATION_PROVIDERS as readonly string[]).includes(value);
+
+/** Days a reconciliation may be asked for: before 2000 Sika did not exist; after 2999 is a typo. */
+const DAY_YEAR_MIN = 2000;
+const DAY_YEAR_MAX = 2999;
+/** A provider's report is read from this long before the day, so a charge created late the day before and paid on the day is in it. */
+export const REPORT_LOOKBACK_MS = 24 * 60 * 60 * 1000;
+
+/** One Africa/Accra calendar day: [start, end). */
+export interface AccraDay {
+  day: string;
+  start: Date;
+  end: Date;
+}
+
+const accraDate = new Intl.DateTimeFormat('en-CA', { timeZone: 'Africa/Accra', year: 'numeric', month: '2-digit', day: '2-digit' });
+const accraClock = new Intl.DateTimeFormat('en-US', { timeZone: 'Africa/Accra', hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+
+/** The Accra calendar day of an instant, YYYY-MM-DD. */
+export const accraDayOf = (at: Date): string => accraDate.format(at);
+
+/** Accra's offset from UTC at an instant (zero since 1918, but read from the time zone data, not assumed). */
+function accraOffsetMs(at: Date): number {
+  const parts = Object.fromEntries(accraClock.formatToParts(at).map((part) => [part.type, Number(part.value)]));
+  const wall = Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
+  return wall - (at.getTime() - at.getMilliseconds());
+}
+
+/** A YYYY-MM-DD day that exists in the calendar, or null. */
+export function parseDay(raw: string): AccraDay | null {
+  const found = /^(\d{4})-(\d{2})-(\d{2})$/.exec(raw);
+  if (!found) return null;
+  const [year, month, day] = [Number(found[1]), Number(found[2]), Number(found[3])];
+  if (year < DAY_YEAR_MIN || year > DAY_YEAR_MAX) return null;
+  const midnightUtc = Date.UTC(year, month - 1, day);
+  if (new Date(midnightUtc).toISOString().slice(0, 10) !== raw) return null;
+  const start = new Date(midnightUtc - accraOffsetMs(new Date(midnightUtc)));
+  const nextUtc = midnightUtc + 24 * 60 * 60 * 1000;
+  const end = new Date(nextUtc - accraOffsetMs(new Date(nextUtc)));
+  return { day: raw, start, end };
+}
+
+/** Yesterday in Accra: the default day (today's records are still arriving). */
+export const yesterdayInAccra = (now: Date): string => accraDayOf(new Date(now.getTime() - 24 * 60 * 60 * 1000));
+
+/** One Live attempt or payout as Sika recorded it. */
+export interface SikaRecord {
+  kind: 'collection' | 'payout';
+  /** att_... or po_... */
+  id: string;
+  merchantId: string;
+  merchantName: string;
+  /** Our reference with the provider. */
+  reference: string;
+  /** Sika's status (paid, returned, failed, pending ...). */
+  status: string;
+  /** What the provider should report for it: paid, or reversed for a payout returned later. Null when Sika holds it unpaid. */
+  expected: ReportedStatus | null;
+  amountMinor: number;
+  currency: string;
+  /** When Sika recorded it paid (finalized_at of an attempt, paid_at of a payout). */
+  paidAt: Date | null;
+  /** The provider's word at Sika's last status check (an attempt's raw_status), and how many checks were made. */
+  lastCheck: { rawStatus: string; checks: number; at: Date } | null;
+}
+
+export type DifferenceKind = 'missing_at_provider' | 'missing_in_sika' | 'status_differs' | 'amount_differs' | 'other_day';
+
+export interface Difference {
+  kind: DifferenceKind;
+  /** Our reference with the provider (or a statement line's payment reference / narration). */
+  reference: string;
+  sika: SikaRecord | null;
+  provider: ReportedTransaction | null;
+  /** A statement line's id, for bank transfers. */
+  lineId?: string;
+  note: string;
+}
+
+export interface Matched {
+  sika: SikaRecord;
+  provider: ReportedTransaction | null;
+  lineId?: string;
+}
+
+export interface Totals {
+  count: number;
+  amountMinor: number;
+}
+export interface SideTotals {
+  collections: Totals;
+  payouts: Totals;
+}
+
+export function totalsOf(items: ReadonlyArray<{ kind: 'collection' | 'payout'; amountMinor: number }>): SideTotals {
+  const totals: SideTotals = { collections: { count: 0, amountMinor: 0 }, payouts: { count: 0, amountMinor: 0 } };
+  for (const item of items) {
+    const side = item.kind === 'collection' ? totals.collections : totals.payouts;
+    side.count++;
+    side.amountMinor += item.amountMinor;
+  }
+  return totals;
+}
+
+const keyOf = (item: { kind: string; reference: string }) => `${item.kind}:${item.reference}`;
+const within = (day: AccraDay, at: Date | null) => at !== null && at >= day.start && at < day.end;
+/** Reported records that moved money (paid, or paid and later reversed). */
+export const movedMoney = (item: ReportedTransaction) => item.status === 'paid' || item.status === 'reversed';
+
+export interface Comparison {
+  matched: Matched[];
+  differences: Difference[];
+  /** The report's records of the day that moved money (what the provider's totals count). */
+  providerOfDay: ReportedTransaction[];
+}
+
+/**
+ * Sika's records of the day against a provider's report of a window around it. `known` holds Sika's records
+ * (of any day, any status) for the report's references that are not among the day's, so a record the
+ * provider reports but Sika holds unpaid or paid on another day is told apart from one Sika never had.
+ */
+export function compareWithReport(day: AccraDay, sika: readonly SikaRecord[], report: readonly ReportedTransaction[], known: readonly SikaRecord[]): Comparison {
+  const reported = new Map(report.map((item) => [keyOf(item), item]));
+  const knownByKey = new Map(known.map((record) => [keyOf(record), record]));
+  const used = new Set<string>();
+  const matched: Matched[] = [];
+  const differences: Difference[] = [];
+
+  for (const record of sika) {
+    const key = keyOf(record);
+    const item = reported.get(key) ?? null;
+    if (!item) {
+      differences.push({ kind: 'missing_at_provider', reference: record.reference, sika: record, provider: null, note: `Sika recorded it ${record.status}; the provider's report does not list it` });
+      continue;
+    }
+    used.add(key);
+    if (item.status !== record.expected) {
+      differences.push({ kind: 'status_differs', reference: record.reference, sika: record, provider: item, note: `Sika: ${record.status}; provider: ${item.rawStatus}` });
+    } else if (item.amountMinor !== record.amountMinor || item.currency !== record.currency) {
+      differences.push({ kind: 'amount_differs', reference: record.reference, sika: record, provider: item, note: `Sika: ${amountText(record.amountMinor, record.currency)}; provider: ${amountText(item.amountMinor, item.currency)}` });
+    } else {
+      matched.push({ sika: record, provider: item });
+    }
+  }
+
+  const providerOfDay = report.filter((item) => movedMoney(item) && within(day, item.settledAt));
+  for (const item of providerOfDay) {
+    const key = keyOf(item);
+    if (used.has(key)) continue;
+    const record = knownByKey.get(key) ?? null;
+    if (!record) {
+      differences.push({ kind: 'missing_in_sika', reference: item.reference, sika: null, provider: item, note: `The provider reports it ${item.rawStatus}; Sika has no ${item.kind === 'collection' ? 'attempt' : 'payout'} with this reference` });
+    } else if (record.expected === null) {
+      differences.push({ kind: 'status_differs', reference: item.reference, sika: record, provider: item, note: `Sika: ${record.status}; provider: ${item.rawStatus}` });
+    } else if (item.amountMinor !== record.amountMinor || item.currency !== record.currency) {
+      differences.push({ kind: 'amount_differs', reference: item.reference, sika: record, provider: item, note: `Sika: ${amountText(record.amountMinor, record.currency)}; provider: ${amountText(item.amountMinor, item.currency)}` });
+    } else {
+      const sikaDay = record.paidAt ? accraDayOf(record.paidAt) : 'no day';
+      differences.push({ kind: 'other_day', reference: item.reference, sika: record, provider: item, note: `Sika recorded it paid on ${sikaDay}` });
+    }
+  }
+  return { matched, differences, providerOfDay };
+}
+
+/** A credit line of the collection account's statement, as the bank transfer reconciliation shows it. */
+export interface StatementLine {
+  id: string;
+  bankCode: string;
+  lineNumber: number;
+  valueDate: string;
+  amountMinor: number;
+  narration: string;
+  status: string;
+  paymentReference: string | null;
+  attemptId: string | null;
+  /** Why it is unmatched or mismatched, or the operator's note once resolved. */
+  note: string;
+}
+
+/** What stands on the provider's side of the page. */
+export type ProviderSide =
+  /** The provider's report was read in full: its totals of the day's records that moved money. */
+  | { state: 'report'; totals: SideTotals; records: number }
+  /** The provider has a report but it could not be read now (5xx, no answer, too long): nothing is claimed. */
+  | { state: 'unavailable'; reason: string }
+  /** The provider is not configured here. */
+  | { state: 'not_configured'; reason: string }
+  /** The provider offers no report at all (MTN MoMo): Sika's records are listed, never claimed to match. */
+  | { state: 'no_report'; reason: string }
+  /** Bank transfers: the statement lines of the day. */
+  | { state: 'statement'; totals: SideTotals; lines: StatementLine[] };
+
+export interface Reconciliation {
+  provider: ReconciliationProvider;
+  day: AccraDay;
+  sika: SikaRecord[];
+  sikaTotals: SideTotals;
+  /** More records than the page reads (RECONCILIATION_ROWS_MAX): the totals count only those read. */
+  truncated: boolean;
+  side: ProviderSide;
+  matched: Matched[];
+  differences: Difference[];
+}
