@@ -11,6 +11,7 @@ import { checkoutMerchantRoutes } from '../checkout/merchant-routes.ts';
 import { checkoutPayerRoutes } from '../checkout/payer-routes.ts';
 import { simulateRoutes } from '../checkout/simulate-routes.ts';
 import { refundRoutes } from '../refunds/routes.ts';
+import { eventRoutes } from '../events/routes.ts';
 import { PayoutBatchWriter } from '../payouts/batch-writer.ts';
 import { PayoutDecisionCache } from '../payouts/decision-cache.ts';
 import { payoutRoutes } from '../payouts/routes.ts';
@@ -203,6 +204,7 @@ export async function buildApp({ config, db, logger, providers: given, payoutRai
     await merchantApi.register(invoicingRoutes, deps);
     await merchantApi.register(simulateRoutes, deps);
     await merchantApi.register(refundRoutes, deps);
+    await merchantApi.register(eventRoutes, deps);
     await merchantApi.register(payoutRoutes, deps);
   });
   // Hosted checkout API: public, limited per client address and per session.

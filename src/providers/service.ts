@@ -7,6 +7,8 @@ import { findAttemptByProviderReference, findAttempt } from '../checkout/store.t
 import { settleFromProvider, type ProviderStatusDeps } from '../checkout/provider-status.ts';
 import { checkPayoutNow } from '../payouts/processing.ts';
 import { findPayoutById, findPayoutByProviderReference } from '../payouts/payout-store.ts';
+import { checkRefundsNamed } from '../refunds/processing.ts';
+import { findRefundById } from '../refunds/store.ts';
 import type { LiveProviders } from '../rails/live.ts';
 import { providerEventSeen, recordProviderEvent } from './store.ts';
 
@@ -43,9 +45,12 @@ async function settleReference(deps: ProviderEventDeps, provider: string, refere
  * so a failure (answered 5xx, Paystack retries) is retried in full.
  */
 export async function handlePaystackEvent(deps: ProviderEventDeps, event: { kind: string; event: string; reference: string | null; eventKey: string }): Promise<WebhookVerdict> {
-  if (!event.reference || (event.kind !== 'charge' && event.kind !== 'transfer')) return 'ignored';
+  if (!event.reference || (event.kind !== 'charge' && event.kind !== 'transfer' && event.kind !== 'refund')) return 'ignored';
   if (await providerEventSeen(deps.db, 'paystack', event.eventKey)) return 'duplicate';
-  const known = await settleReference(deps, 'paystack', event.reference, event.kind);
+  const known =
+    event.kind === 'refund'
+      ? await checkRefundsNamed(deps.db, deps.providers, 'paystack', { chargeReference: event.reference })
+      : await settleReference(deps, 'paystack', event.reference, event.kind);
   await recordProviderEvent(deps.db, { provider: 'paystack', eventKey: event.eventKey, eventType: event.event, reference: event.reference });
   return known ? 'applied' : 'ignored';
 }
@@ -57,11 +62,16 @@ export async function handlePaystackEvent(deps: ProviderEventDeps, event: { kind
  */
 export async function handleMtnCallback(deps: ProviderEventDeps, named: { referenceId: string | null; externalId: string | null }): Promise<WebhookVerdict> {
   if (named.referenceId && (await settleReference(deps, 'mtn_momo', named.referenceId, 'any'))) return 'applied';
+  if (named.referenceId && (await checkRefundsNamed(deps.db, deps.providers, 'mtn_momo', { refundReference: named.referenceId }))) return 'applied';
   if (named.externalId) {
     const attempt = await findAttempt(deps.db, named.externalId);
     if (attempt && attempt.provider === 'mtn_momo' && attempt.provider_reference) return (await settleReference(deps, 'mtn_momo', attempt.provider_reference, 'charge')) ? 'applied' : 'ignored';
     const payout = await findPayoutById(deps.db, named.externalId);
     if (payout && payout.provider === 'mtn_momo' && payout.provider_reference) return (await settleReference(deps, 'mtn_momo', payout.provider_reference, 'transfer')) ? 'applied' : 'ignored';
+    const refund = await findRefundById(deps.db, named.externalId);
+    if (refund && refund.provider === 'mtn_momo' && refund.provider_reference) {
+      return (await checkRefundsNamed(deps.db, deps.providers, 'mtn_momo', { refundReference: refund.provider_reference })) ? 'applied' : 'ignored';
+    }
   }
   return 'ignored';
 }

@@ -10,7 +10,7 @@ import type { RefundForRail, RefundOutcome, RefundRail } from '../rails/refunds.
 import { ProviderNoAnswerError, ProviderRefusedError } from '../rails/types.ts';
 import { moveRefund } from './lifecycle.ts';
 import type { RefundRow } from './model.ts';
-import { advanceStep, claimDueRefunds, findRefundById, updateRefund } from './store.ts';
+import { advanceStep, claimDueRefunds, findRefundById, findRefundByProviderReference, pendingRefundsOfCharge, updateRefund } from './store.ts';
 
 /** How long a claimed refund is pushed back while a worker handles it (another worker skips it meanwhile). */
 const CLAIM_HOLD_S = 60;
@@ -121,6 +121,20 @@ export async function checkRefundNow(db: Db, providers: LiveProviders, refundId:
   const rail = providers.refundsByName(refund.provider!);
   if (!rail) return;
   await applyRefundOutcome(db, refundId, await rail.status(await forRail(db, refund)));
+}
+
+/**
+ * A provider notification about refunds (only a reason to ask): by our refund reference (MTN's callback) or by
+ * the charge it refunds (Paystack's refund.* events name the transaction). True when it named a refund of ours.
+ */
+export async function checkRefundsNamed(db: Db, providers: LiveProviders, provider: string, named: { refundReference?: string; chargeReference?: string }): Promise<boolean> {
+  const refunds = named.refundReference
+    ? [await findRefundByProviderReference(db, provider, named.refundReference)].filter((r): r is RefundRow => r !== null)
+    : named.chargeReference
+      ? await pendingRefundsOfCharge(db, provider, named.chargeReference)
+      : [];
+  for (const refund of refunds) await checkRefundNow(db, providers, refund.id);
+  return refunds.length > 0;
 }
 
 /** Worker pass: claims due provider refunds and moves each one step. */

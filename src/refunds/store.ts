@@ -192,3 +192,19 @@ export async function approvalRequired(tx: Queryable, merchantId: string): Promi
   const rows = await tx.query<{ required: boolean }>('SELECT payout_approval_required AS required FROM merchants WHERE id = $1', [merchantId]);
   return rows[0]?.required ?? false;
 }
+
+/** A provider refund by our reference with its provider (MTN's X-Reference-Id). */
+export async function findRefundByProviderReference(db: Queryable, provider: string, providerReference: string): Promise<RefundRow | null> {
+  const rows = await db.query<RefundRow>(`SELECT ${REFUND_COLUMNS} FROM refunds WHERE provider = $1 AND provider_reference = $2`, [provider, providerReference]);
+  return rows[0] ?? null;
+}
+
+/** The pending provider refunds of the payment a provider names by its charge reference (Paystack's refund events). */
+export function pendingRefundsOfCharge(db: Queryable, provider: string, chargeReference: string): Promise<RefundRow[]> {
+  return db.query<RefundRow>(
+    `SELECT ${REFUND_COLUMNS.replace(/(\w+)/g, 'r.$1')} FROM refunds r JOIN payment_attempts a ON a.id = r.attempt_id
+      WHERE r.provider = $1 AND a.provider = $1 AND a.provider_reference = $2 AND r.status = 'pending' AND r.route = 'provider'
+      ORDER BY r.created_at, r.id`,
+    [provider, chargeReference],
+  );
+}
