@@ -1,14 +1,22 @@
 // Merchant checkout API (SPEC 4.1): create, read and search sessions. Thin: parse, authorize, call.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { exportSessions, SESSION_COLUMNS as SESSION_CSV_COLUMNS } from '../books/exports.ts';
+import { ExportRangeProperties } from '../books/schemas.ts';
+import { ownerOf } from '../books/service.ts';
 import type { AppDeps } from '../http/deps.ts';
 import { principalOf } from '../http/auth.ts';
+import { jsonOrCsvResponse, sendCsv, wantsCsv } from '../http/csv.ts';
 import type { IdempotentWork } from '../http/idempotency.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { toSessionResponse } from './model.ts';
 import { CheckoutSessionResponse, CreateSessionBody, ListSessionsQuery, SessionList, SessionParams } from './schemas.ts';
 import * as service from './service.ts';
 import { getSessionWithPayment, listSessions } from './session-list.ts';
+
+type ExportRange = { from?: string; to?: string };
+/** The search, and the range of its CSV export (from and to, Accra days). */
+const ListSessionsExportQuery = Type.Object({ ...ListSessionsQuery.properties, ...ExportRangeProperties }, { additionalProperties: false });
 
 export async function checkoutMerchantRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db, config } = deps;
@@ -51,19 +59,28 @@ export async function checkoutMerchantRoutes(app: FastifyInstance, deps: AppDeps
     async (request) => getSessionWithPayment(db, principalOf(request), request.params.reference, config.checkoutUrlHost),
   );
 
-  app.get<{ Querystring: ListSessionsQuery }>(
+  app.get<{ Querystring: ListSessionsQuery & ExportRange }>(
     '/api/v1/sessions',
     {
       schema: {
         tags: ['Checkout sessions'],
         summary: 'Search checkout sessions',
         description:
-          "The calling key's merchant and environment only, newest first, each with its payment once paid. Filters: status, invoice_ref, a created range, the rail that paid. Page with limit and starting_after (the last id of the previous page) while has_more is true: a page never skips or repeats a session, whatever is created meanwhile.",
+          "The calling key's merchant and environment only, newest first, each with its payment once paid. Filters: status, invoice_ref, a created range, the rail that paid. Page with limit and starting_after (the last id of the previous page) while has_more is true: a page never skips or repeats a session, whatever is created meanwhile. " +
+          'With `Accept: text/csv`: a CSV file of the sessions created on the Africa/Accra days `from` to `to` (both required), oldest first, streamed.',
         security: [{ apiKey: [] }],
-        querystring: ListSessionsQuery,
-        response: { 200: Type.Ref('CheckoutSessionList'), ...errorResponses(400, 401, 429) },
+        querystring: ListSessionsExportQuery,
+        response: {
+          200: jsonOrCsvResponse(Type.Ref('CheckoutSessionList'), 'With Accept: text/csv, the sessions created on the Africa/Accra days from..to, oldest first, each with its payment.'),
+          ...errorResponses(400, 401, 429),
+        },
       },
     },
-    async (request) => listSessions(db, principalOf(request), request.query, config.checkoutUrlHost),
+    async (request, reply) => {
+      if (!wantsCsv(request)) return listSessions(db, principalOf(request), request.query, config.checkoutUrlHost);
+      // Issue 17 exports: the same sessions as a CSV file of Accra days (src/books/exports.ts).
+      const file = exportSessions(db, ownerOf(principalOf(request)), request.query);
+      return sendCsv(reply, { filename: file.filename, columns: SESSION_CSV_COLUMNS, rows: file.rows });
+    },
   );
 }

@@ -17,6 +17,8 @@ export interface SessionSearch {
   rail?: Rail;
   /** The page starts after this session (its created_at and id). */
   after?: { createdAt: Date; id: string };
+  /** Newest first (the default: the API's list) or oldest first (a CSV export). */
+  order?: 'newest' | 'oldest';
 }
 
 export type SessionPayment = Pick<AttemptRow, 'id' | 'rail' | 'provider' | 'provider_reference' | 'amount_charged_minor' | 'fee_minor' | 'bearer' | 'base_minor' | 'finalized_at' | 'status'>;
@@ -41,7 +43,7 @@ function split(row: Joined): { session: SessionRow; payment: SessionPayment | nu
   return { session: session as unknown as SessionRow, payment: payment.id ? (payment as unknown as SessionPayment) : null };
 }
 
-/** Up to `limit` sessions matching the search, newest first. */
+/** Up to `limit` sessions matching the search, newest first (or oldest first when asked). */
 export async function searchSessions(db: Queryable, search: SessionSearch, limit: number) {
   const where = ['s.merchant_id = $1', 's.environment = $2'];
   const params: unknown[] = [search.merchantId, search.environment];
@@ -56,12 +58,12 @@ export async function searchSessions(db: Queryable, search: SessionSearch, limit
   if (search.rail) add((n) => `p.pay_rail = $${n}`, search.rail);
   if (search.after) {
     params.push(search.after.createdAt, search.after.id);
-    where.push(`(s.created_at, s.id) < ($${params.length - 1}, $${params.length})`);
+    where.push(`(s.created_at, s.id) ${search.order === 'oldest' ? '>' : '<'} ($${params.length - 1}, $${params.length})`);
   }
   params.push(limit);
   const rows = await db.query<Joined>(
     `SELECT ${SESSION_COLUMNS.replace(/(\w+)/g, 's.$1')}, p.* FROM checkout_sessions s ${PAYMENT_LATERAL}
-      WHERE ${where.join(' AND ')} ORDER BY s.created_at DESC, s.id DESC LIMIT $${params.length}`,
+      WHERE ${where.join(' AND ')} ORDER BY ${search.order === 'oldest' ? 's.created_at, s.id' : 's.created_at DESC, s.id DESC'} LIMIT $${params.length}`,
     params,
   );
   return rows.map(split);

@@ -4,7 +4,7 @@ import type { ApiPrincipal } from '../accounts/model.ts';
 import type { Queryable } from '../db/index.ts';
 import { errors } from '../lib/errors.ts';
 import type { Rail } from '../rails/registry.ts';
-import { toSessionResponse, type SessionStatus } from './model.ts';
+import { toSessionResponse, type SessionRow, type SessionStatus } from './model.ts';
 import { findSessionPayment, searchSessions, type SessionPayment } from './session-list-store.ts';
 import * as store from './store.ts';
 
@@ -72,5 +72,27 @@ export async function listSessions(db: Queryable, principal: ApiPrincipal, query
     object: 'list' as const,
     data: rows.slice(0, limit).map(({ session, payment }) => ({ ...toSessionResponse(session, checkoutUrlHost), payment: payment ? toPayment(payment) : null })),
     has_more: rows.length > limit,
+  };
+}
+
+/** Sessions created in [from, before), oldest first, each with its payment, read in keyset pages of pageRows (a CSV export's rows). */
+export function sessionsCreatedBetween(
+  db: Queryable,
+  owner: { merchantId: string; environment: string },
+  from: Date,
+  before: Date,
+  pageRows: number,
+): AsyncIterable<{ session: SessionRow; payment: SessionPayment | null }> {
+  return {
+    async *[Symbol.asyncIterator]() {
+      let after: { createdAt: Date; id: string } | undefined;
+      for (;;) {
+        const rows = await searchSessions(db, { ...owner, createdFrom: from, createdBefore: before, after, order: 'oldest' }, pageRows);
+        yield* rows;
+        if (rows.length < pageRows) return;
+        const last = rows.at(-1)!.session;
+        after = { createdAt: last.created_at, id: last.id };
+      }
+    },
   };
 }

@@ -7,6 +7,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { ApiKeyAuthenticator } from '../accounts/api-keys.ts';
+import { booksRoutes } from '../books/routes.ts';
 import { checkoutMerchantRoutes } from '../checkout/merchant-routes.ts';
 import { checkoutPayerRoutes } from '../checkout/payer-routes.ts';
 import { simulateRoutes } from '../checkout/simulate-routes.ts';
@@ -206,6 +207,7 @@ export async function buildApp({ config, db, logger, providers: given, payoutRai
     await merchantApi.register(refundRoutes, deps);
     await merchantApi.register(eventRoutes, deps);
     await merchantApi.register(payoutRoutes, deps);
+    await merchantApi.register(booksRoutes, deps);
   });
   // Hosted checkout API: public, limited per client address and per session.
   await app.register(checkoutPayerRoutes, deps);

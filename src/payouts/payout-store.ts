@@ -85,6 +85,32 @@ export async function listPayouts(db: Queryable, merchantId: string, environment
   return { rows, total: counts[0]?.total ?? 0 };
 }
 
+/** The payout a CSV export lists, with its recipient's name and account type. */
+export type PayoutExportRow = PayoutRow & { recipient_name: string; recipient_account_type: string };
+
+/**
+ * Up to `limit` payouts created in [from, before), oldest first, after the keyset (created_at, id) given
+ * (issue 17 exports: keyset pages never skip or repeat a payout, whatever is created meanwhile).
+ */
+export function payoutsCreatedBetween(
+  db: Queryable,
+  merchantId: string,
+  environment: Environment,
+  range: { from: Date; before: Date; after: { createdAt: Date; id: string } | null },
+  limit: number,
+): Promise<PayoutExportRow[]> {
+  const params: unknown[] = [merchantId, environment, range.from, range.before, limit];
+  if (range.after) params.push(range.after.createdAt, range.after.id);
+  return db.query<PayoutExportRow>(
+    `SELECT ${PAYOUT_COLUMNS.replace(/(\w+)/g, 'p.$1')}, r.account_name AS recipient_name, r.account_type AS recipient_account_type
+       FROM payouts p JOIN recipients r ON r.id = p.recipient_id
+      WHERE p.merchant_id = $1 AND p.environment = $2 AND p.created_at >= $3 AND p.created_at < $4
+        ${range.after ? 'AND (p.created_at, p.id) > ($6, $7)' : ''}
+      ORDER BY p.created_at, p.id LIMIT $5`,
+    params,
+  );
+}
+
 /**
  * Changes a payout; its status only with `move`, a Transition the payout table allowed (a status in
  * `change` is refused: it would skip the table; so is a reconciliation status: see updateReconciliation).

@@ -12,7 +12,7 @@ import { PAYOUT_LIST_LIMIT_DEFAULT, PAYOUT_LIST_LIMIT_MAX, PAYOUT_LIST_PAGE_MAX 
 import { toPayoutResponse } from './presenters.ts';
 
 export type { EvidenceRow } from './evidence-store.ts';
-export type { PayoutRow } from './payout-store.ts';
+export type { PayoutExportRow, PayoutRow } from './payout-store.ts';
 export type { RecipientRow } from './recipient-store.ts';
 
 export const findPayout = (db: Queryable, merchantId: string, environment: Environment, id: string) => payoutStore.findPayout(db, merchantId, environment, id);
@@ -32,6 +32,22 @@ export const findEvidence = (db: Queryable, payoutId: string, evidenceId: string
 
 /** The banks a recipient's account may be at. */
 export const activeBanks = (db: Queryable) => listActiveBanks(db);
+
+/** Payouts created in [from, before), oldest first, read in keyset pages of pageRows (a CSV export's rows). */
+export function payoutsCreatedBetween(db: Queryable, merchantId: string, environment: Environment, from: Date, before: Date, pageRows: number): AsyncIterable<payoutStore.PayoutExportRow> {
+  return {
+    async *[Symbol.asyncIterator]() {
+      let after: { createdAt: Date; id: string } | null = null;
+      for (;;) {
+        const rows = await payoutStore.payoutsCreatedBetween(db, merchantId, environment, { from, before, after }, pageRows);
+        yield* rows;
+        if (rows.length < pageRows) return;
+        const last = rows.at(-1)!;
+        after = { createdAt: last.created_at, id: last.id };
+      }
+    },
+  };
+}
 
 /** The API's payout: the caller's, else 404. */
 export async function getPayout(db: Queryable, principal: ApiPrincipal, id: string) {

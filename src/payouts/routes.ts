@@ -1,7 +1,11 @@
 // Payouts API (SPEC 4.3). Thin: parse, authorize, call. Idempotency here is client_reference, not the header.
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { exportPayouts, PAYOUT_COLUMNS as PAYOUT_CSV_COLUMNS } from '../books/exports.ts';
+import { ExportRangeProperties } from '../books/schemas.ts';
+import { ownerOf } from '../books/service.ts';
 import { principalOf } from '../http/auth.ts';
+import { jsonOrCsvResponse, sendCsv, wantsCsv } from '../http/csv.ts';
 import type { AppDeps } from '../http/deps.ts';
 import { errors } from '../lib/errors.ts';
 import { DateTime, errorResponses, fileResponse } from '../http/schemas.ts';
@@ -206,7 +210,7 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
     },
   );
 
-  app.get<{ Querystring: { page?: number; limit?: number; reference?: string } }>(
+  app.get<{ Querystring: { page?: number; limit?: number; reference?: string; from?: string; to?: string } }>(
     '/api/v1/payouts',
     {
       schema: {
@@ -217,11 +221,23 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
           page: Type.Optional(Type.Integer({ description: 'From 1' })),
           limit: Type.Optional(Type.Integer({ description: `Clamped to 1..${PAYOUT_LIST_LIMIT_MAX}` })),
           reference: Type.Optional(Type.String({ maxLength: CLIENT_REFERENCE_LENGTH_MAX, description: 'Exact client_reference' })),
+          ...ExportRangeProperties,
         }),
-        response: { 200: Type.Object({ payouts: Type.Array(PayoutRef), page: Type.Integer(), limit: Type.Integer(), total: Type.Integer() }), ...errorResponses(400, 401, 429) },
+        response: {
+          200: jsonOrCsvResponse(
+            Type.Object({ payouts: Type.Array(PayoutRef), page: Type.Integer(), limit: Type.Integer(), total: Type.Integer() }),
+            'With Accept: text/csv, the payouts created on the Africa/Accra days from..to, oldest first.',
+          ),
+          ...errorResponses(400, 401, 429),
+        },
       },
     },
-    async (request) => queries.listPayouts(db, principalOf(request), request.query),
+    async (request, reply) => {
+      if (!wantsCsv(request)) return queries.listPayouts(db, principalOf(request), request.query);
+      // Issue 17 exports: the payouts of Accra days as a CSV file (src/books/exports.ts).
+      const file = exportPayouts(db, ownerOf(principalOf(request)), request.query);
+      return sendCsv(reply, { filename: file.filename, columns: PAYOUT_CSV_COLUMNS, rows: file.rows });
+    },
   );
 
   app.get<{ Params: Static<typeof IdParams> }>(

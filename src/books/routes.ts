@@ -1,0 +1,69 @@
+// The merchant's books over the API (issue 17): balance transactions (JSON pages, or a CSV file of Accra days
+// with Accept: text/csv) and the daily settlement summary (JSON or CSV). Thin: parse, authorize, call.
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { principalOf } from '../http/auth.ts';
+import { jsonOrCsvResponse, sendCsv, wantsCsv } from '../http/csv.ts';
+import type { AppDeps } from '../http/deps.ts';
+import { errorResponses } from '../http/schemas.ts';
+import { BALANCE_TRANSACTION_COLUMNS as BALANCE_TRANSACTION_CSV, exportBalanceTransactions, exportFilename, rowsOf, SUMMARY_COLUMNS } from './exports.ts';
+import { EXPORT_RANGE_DAYS_MAX } from './model.ts';
+import { BalanceSummary, BalanceTransactionList, BalanceTransactionSchema, ListBalanceTransactionsQuery, SummaryQuery } from './schemas.ts';
+import { listBalanceTransactions, ownerOf, settlementSummary } from './service.ts';
+
+const tags = ['Balance'];
+const security = [{ apiKey: [] }];
+
+export async function booksRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const { db } = deps;
+  app.addSchema(BalanceTransactionSchema);
+  app.addSchema(BalanceTransactionList);
+  app.addSchema(BalanceSummary);
+
+  app.get<{ Querystring: ListBalanceTransactionsQuery }>(
+    '/api/v1/balance/transactions',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'List balance transactions',
+        description:
+          "Every movement of the calling key's available balance (payments, reversals, payouts and their releases and returns, refunds and their releases), newest first, each with amount, fee, net (= amount - fee, the change of available), its source and the balance after it. Page with limit and starting_after while has_more is true: a page never skips or repeats a row, whatever is posted meanwhile. " +
+          `With \`Accept: text/csv\`: a CSV file of the Africa/Accra days \`from\` to \`to\` (required, at most ${EXPORT_RANGE_DAYS_MAX} days), oldest first, streamed; \`type\` still filters.`,
+        querystring: ListBalanceTransactionsQuery,
+        response: {
+          200: jsonOrCsvResponse(Type.Ref('BalanceTransactionList'), 'Columns: id, created_at, type, source_type, source_id, session_id, amount_minor, fee_minor, net_minor, balance_after_minor, then the same amounts in GHS, currency.'),
+          ...errorResponses(400, 401, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      const owner = ownerOf(principalOf(request));
+      if (!wantsCsv(request)) return listBalanceTransactions(db, owner, request.query);
+      const file = await exportBalanceTransactions(db, owner, request.query);
+      return sendCsv(reply, { filename: file.filename, columns: BALANCE_TRANSACTION_CSV, rows: file.rows });
+    },
+  );
+
+  app.get<{ Querystring: SummaryQuery }>(
+    '/api/v1/balance/summary',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Daily settlement summary',
+        description:
+          `One row per Africa/Accra day from \`from\` to \`to\` (at most ${EXPORT_RANGE_DAYS_MAX} days): the available balance when the day began, its payments, fees, refunds, payouts, reversals, releases and returns, and the balance when it ended. ` +
+          'Each opening is the previous closing, and closing - opening is the sum of the day\'s balance transactions exactly. `Accept: text/csv` answers the same rows as a CSV file.',
+        querystring: SummaryQuery,
+        response: { 200: jsonOrCsvResponse(Type.Ref('BalanceSummary'), 'One line per day: day, the amounts in pesewas, transactions, then the amounts in GHS.'), ...errorResponses(400, 401, 429) },
+      },
+    },
+    async (request, reply) => {
+      const owner = ownerOf(principalOf(request));
+      const summary = await settlementSummary(db, owner, request.query);
+      if (!wantsCsv(request)) return summary;
+      return sendCsv(reply, { filename: exportFilename('balance-summary', owner.environment, summary), columns: SUMMARY_COLUMNS, rows: rowsOf(summary.days) });
+    },
+  );
+}

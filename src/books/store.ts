@@ -1,0 +1,105 @@
+// The books' SQL: balance_transactions (written by the ledger, src/ledger/store.ts entriesCtes) read with the
+// entry that made each row, its fee and its source. Per merchant and environment seq is the order the balance
+// moved and created_at follows it, so a created range is one run of seq and keyset pages on seq never skip or
+// repeat a row, whatever is posted meanwhile (a newer row never gets a smaller seq than a committed one).
+import type { Queryable } from '../db/index.ts';
+import type { EntryKind } from '../ledger/model.ts';
+import { type BalanceTransactionRow, type PeriodKindTotal } from './model.ts';
+
+export interface BalanceTransactionSearch {
+  merchantId: string;
+  environment: string;
+  kinds?: readonly EntryKind[];
+  createdFrom?: Date;
+  createdBefore?: Date;
+  /** Keyset: rows after this seq in the order asked (smaller when newest first, larger when oldest first). */
+  afterSeq?: number;
+  /** Rows up to this seq only (an export stops where the balance stood when it began). */
+  maxSeq?: number;
+  order: 'newest' | 'oldest';
+}
+
+// The fee of a movement: what its entry gave fee_revenue (negated), or for a payout's hold and its release,
+// which touch no fee account, the payout's fee. A payment's session is its attempt's.
+const ROW_SELECT = `
+  SELECT b.seq, b.entry_id, e.kind, e.reference_type, e.reference_id, a.session_id, b.net_minor,
+         (CASE e.kind WHEN 'payout_hold' THEN coalesce(p.fee_minor, 0)
+                      WHEN 'payout_void' THEN -coalesce(p.fee_minor, 0)
+                      ELSE coalesce(-(SELECT l.amount_minor FROM journal_lines l WHERE l.entry_id = b.entry_id AND l.account_id = fee.id), 0) END)::bigint AS fee_minor,
+         b.balance_after_minor, b.created_at
+    FROM balance_transactions b
+    JOIN journal_entries e ON e.id = b.entry_id
+    LEFT JOIN ledger_accounts fee ON fee.merchant_id = b.merchant_id AND fee.environment = b.environment AND fee.kind = 'fee_revenue'
+    LEFT JOIN payouts p ON e.reference_type = 'payout' AND p.id = e.reference_id
+    LEFT JOIN payment_attempts a ON e.reference_type = 'payment' AND a.id = e.reference_id`;
+
+/** Up to `limit` movements matching the search, in the order asked. */
+export function searchBalanceTransactions(db: Queryable, search: BalanceTransactionSearch, limit: number): Promise<BalanceTransactionRow[]> {
+  const where = ['b.merchant_id = $1', 'b.environment = $2'];
+  const params: unknown[] = [search.merchantId, search.environment];
+  const add = (clause: (n: number) => string, value: unknown) => {
+    params.push(value);
+    where.push(clause(params.length));
+  };
+  if (search.kinds) add((n) => `e.kind = ANY($${n}::text[])`, search.kinds);
+  if (search.createdFrom) add((n) => `b.created_at >= $${n}`, search.createdFrom);
+  if (search.createdBefore) add((n) => `b.created_at < $${n}`, search.createdBefore);
+  if (search.afterSeq !== undefined) add((n) => (search.order === 'newest' ? `b.seq < $${n}` : `b.seq > $${n}`), search.afterSeq);
+  if (search.maxSeq !== undefined) add((n) => `b.seq <= $${n}`, search.maxSeq);
+  params.push(limit);
+  return db.query<BalanceTransactionRow>(
+    `${ROW_SELECT} WHERE ${where.join(' AND ')} ORDER BY b.seq ${search.order === 'newest' ? 'DESC' : 'ASC'} LIMIT $${params.length}`,
+    params,
+  );
+}
+
+/** The seq of a movement of this merchant and environment, by its journal entry; null for anyone else's. */
+export async function findSeq(db: Queryable, merchantId: string, environment: string, entryId: string): Promise<number | null> {
+  const rows = await db.query<{ seq: number }>('SELECT seq FROM balance_transactions WHERE entry_id = $1 AND merchant_id = $2 AND environment = $3', [
+    entryId,
+    merchantId,
+    environment,
+  ]);
+  return rows[0]?.seq ?? null;
+}
+
+/**
+ * The first and last seq of the movements created in [from, before) (null when none): created_at follows seq,
+ * so the range is every seq between them. Read by created_at (its index), each end one index probe.
+ */
+export async function seqRange(db: Queryable, merchantId: string, environment: string, from: Date, before: Date): Promise<{ first: number; last: number } | null> {
+  const rows = await db.query<{ first: number | null; last: number | null }>(
+    `SELECT (SELECT seq FROM balance_transactions WHERE merchant_id = $1 AND environment = $2 AND created_at >= $3 AND created_at < $4
+              ORDER BY created_at, seq LIMIT 1) AS first,
+            (SELECT seq FROM balance_transactions WHERE merchant_id = $1 AND environment = $2 AND created_at >= $3 AND created_at < $4
+              ORDER BY created_at DESC, seq DESC LIMIT 1) AS last`,
+    [merchantId, environment, from, before],
+  );
+  const { first, last } = rows[0]!;
+  return first === null || last === null ? null : { first, last };
+}
+
+/** The available balance just before an instant: the balance after the last movement before it, else 0. */
+export async function balanceBefore(db: Queryable, merchantId: string, environment: string, at: Date): Promise<number> {
+  const rows = await db.query<{ balance_after_minor: number }>(
+    `SELECT balance_after_minor FROM balance_transactions WHERE merchant_id = $1 AND environment = $2 AND created_at < $3
+      ORDER BY created_at DESC, seq DESC LIMIT 1`,
+    [merchantId, environment, at],
+  );
+  return rows[0]?.balance_after_minor ?? 0;
+}
+
+/**
+ * Movements between consecutive bounds summed per period and entry kind: period 1 is bounds[0] to bounds[1]
+ * (from included, to excluded), and so on; movements outside bounds[0] to the last bound are not read.
+ */
+export async function periodTotals(db: Queryable, merchantId: string, environment: string, bounds: readonly Date[]): Promise<PeriodKindTotal[]> {
+  return db.query<PeriodKindTotal>(
+    `WITH moved AS (${ROW_SELECT}
+      WHERE b.merchant_id = $1 AND b.environment = $2 AND b.created_at >= $3 AND b.created_at < $4)
+     SELECT width_bucket(created_at, $5::timestamptz[]) AS period, kind, count(*)::int AS count,
+            sum(net_minor)::bigint AS net_minor, sum(fee_minor)::bigint AS fee_minor
+       FROM moved GROUP BY 1, 2 ORDER BY 1, 2`,
+    [merchantId, environment, bounds[0], bounds.at(-1), bounds],
+  );
+}

@@ -1,0 +1,62 @@
+// CSV replies (issue 17, exports): a list route answers text/csv when the client asks for it (Accept), streamed
+// row by row from an async iterator of rows through csv-stringify (a maintained RFC 4180 writer: quoting,
+// embedded quotes and newlines), so memory stays one page of rows whatever the export holds. The columns
+// (typed cells, formula neutralising, GHS decimals) are src/lib/csv-columns.ts.
+import { Readable } from 'node:stream';
+import { stringify } from 'csv-stringify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { TSchema } from '@sinclair/typebox';
+import { cellsOf, type CsvColumn } from '../lib/csv-columns.ts';
+
+export { csvColumn, ghsDecimal, neutraliseFormula, type CsvColumn } from '../lib/csv-columns.ts';
+
+export const CSV_CONTENT_TYPE = 'text/csv; charset=utf-8';
+
+/** The client asked for CSV: text/csv among the Accept header's media types (not refused with q=0). */
+export function wantsCsv(request: FastifyRequest): boolean {
+  const accept = request.headers.accept;
+  if (typeof accept !== 'string') return false;
+  return accept.split(',').some((item) => {
+    const [type, ...params] = item.split(';').map((part) => part.trim().toLowerCase());
+    return type === 'text/csv' && !params.some((param) => /^q=0(?:\.0*)?$/.test(param));
+  });
+}
+
+/** A CSV file's rows: the header line, then one line per row of the iterator, as the reply reads them. */
+export function csvStream<Row>(columns: readonly CsvColumn<Row>[], rows: AsyncIterable<Row>): Readable {
+  async function* records() {
+    for await (const row of rows) yield cellsOf(columns, row);
+  }
+  // bom: Excel reads UTF-8 only with it; CRLF as RFC 4180 says.
+  const writer = stringify({ header: true, columns: columns.map((column) => column.header), bom: true, record_delimiter: 'windows' });
+  const source = Readable.from(records());
+  // A failure mid-file (the database gone) destroys the writer and with it the reply: the client sees a cut
+  // transfer, never a file that looks complete.
+  source.on('error', (error) => writer.destroy(error));
+  return source.pipe(writer);
+}
+
+/**
+ * Sends rows as a CSV attachment. Everything that can be refused (the range, a cursor) must be checked
+ * before this is called: once it runs the status is 200 and the rows stream.
+ */
+export function sendCsv<Row>(reply: FastifyReply, file: { filename: string; columns: readonly CsvColumn<Row>[]; rows: AsyncIterable<Row> }): FastifyReply {
+  if (!/^[\w.-]{1,120}\.csv$/.test(file.filename)) throw new Error(`csv assertion failed: file name ${file.filename}`);
+  return reply
+    .code(200)
+    .type(CSV_CONTENT_TYPE)
+    .header('content-disposition', `attachment; filename="${file.filename}"`)
+    .header('cache-control', 'no-store')
+    .send(csvStream(file.columns, file.rows));
+}
+
+/** A list route's 200 in the API document: its JSON list, or with Accept: text/csv the same rows as a CSV file. */
+export function jsonOrCsvResponse(json: TSchema, csvDescription: string) {
+  return {
+    description: 'The list as JSON (the default), or with `Accept: text/csv` a CSV file.',
+    content: {
+      'application/json': { schema: json },
+      'text/csv': { schema: { type: 'string', description: csvDescription } },
+    },
+  };
+}
