@@ -13,7 +13,13 @@ import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 import { assertErrorEnvelope, call } from './http.ts';
 
 /** The routes that are idempotent today: losing the option on one of them must fail here. */
-const IDEMPOTENT_ROUTES = ['POST /api/v1/sessions', 'POST /api/v1/invoice-lines', 'POST /api/v1/test/payment-attempts/:reference/simulate'];
+const IDEMPOTENT_ROUTES = [
+  'POST /api/v1/sessions',
+  'POST /api/v1/invoice-lines',
+  'POST /api/v1/test/payment-attempts/:reference/simulate',
+  'POST /api/v1/refunds',
+  'POST /api/v1/test/refunds/:id/simulate',
+];
 /** What a routes file must not call: the idempotency plumbing runs from the hook alone. */
 const BY_HAND = ['idempotencyKeyOf', 'requestHash', 'runIdempotent', 'insertOnce', 'sendOutcome'];
 
@@ -110,7 +116,7 @@ describe(`idempotency declared per route (${storageKind})`, () => {
       for (const name of BY_HAND) assert.doesNotMatch(source, new RegExp(`\\b${name}\\b`), `${relative(SRC, file)} uses ${name}`);
     }
     // Each idempotent route's file declares the option (the registered routes above say which).
-    for (const file of ['checkout/merchant-routes.ts', 'checkout/simulate-routes.ts', 'invoicing/routes.ts']) {
+    for (const file of ['checkout/merchant-routes.ts', 'checkout/simulate-routes.ts', 'invoicing/routes.ts', 'refunds/routes.ts']) {
       assert.match(readFileSync(join(SRC, file), 'utf8'), /config: \{ idempotent: true \}/, file);
     }
   });

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import type { Environment } from '../../src/accounts/model.ts';
 import { createMerchant, type CreatedMerchant } from '../../src/accounts/service.ts';
+import { recordCashDeposit } from '../../src/checkout/cash-slips.ts';
 import { creditPayment } from '../../src/ledger/service.ts';
 import { setPayoutAccess } from '../../src/payouts/settings.ts';
 import type { TestContext } from '../helpers.ts';
@@ -56,6 +57,10 @@ export interface Objects {
   recipient: string;
   payout: string;
   evidence: string;
+  /** A pending refund of a paid (cash) session: Test (settled by the simulator) or Live (the operator queue). */
+  refund: string;
+  /** One of this environment's events. */
+  event: string;
   /** Strings that belong to this environment's objects only (customer, invoice, amount, ids). */
   secrets: string[];
   customerName: string;
@@ -147,6 +152,18 @@ export async function createObjects(t: TestContext, m: CreatedMerchant, environm
     201,
     'upload evidence',
   );
+  // A paid cash session (a teller's deposit) and a pending refund of part of it.
+  const paid = await ok(api(t, key, 'POST', '/api/v1/sessions', { amount_minor: 5_000, invoice_ref: `INV-R-${tag}` }), 201, 'create a session to refund');
+  const paidQuote = await ok(api(t, null, 'GET', `/api/v1/checkout/sessions/${paid.id}/quote`), 200, 'quote');
+  const slip = await ok(api(t, null, 'POST', '/api/v1/checkout/cash-slips', { session_id: paid.id, amount_minor: paidQuote.surcharges.cash.total_minor }), 201, 'a cash slip to pay');
+  const [branch] = await t.db.query<{ id: string }>('SELECT id FROM bank_branches WHERE active ORDER BY id LIMIT 1');
+  await recordCashDeposit(t.db, t.config.checkoutUrlHost, { reference: slip.reference, branchId: branch!.id, amountMinor: paidQuote.surcharges.cash.total_minor });
+  const refund = await ok(
+    api(t, key, 'POST', '/api/v1/refunds', { session_id: paid.id, amount_minor: 100, ...(environment === 'test' ? { test_outcome: 'pending' } : {}) }),
+    201,
+    `refund a ${environment} session`,
+  );
+  const [event] = await t.db.query<{ id: string }>('SELECT id FROM events WHERE merchant_id = $1 AND environment = $2 ORDER BY created_at DESC LIMIT 1', [m.merchant_id, environment]);
   return {
     environment,
     session: session.id,
@@ -154,7 +171,9 @@ export async function createObjects(t: TestContext, m: CreatedMerchant, environm
     recipient: recipient.id,
     payout: payout.id,
     evidence: evidence.id,
-    secrets: [session.id, attempt, recipient.id, payout.id, evidence.id, customerName, customerEmail, ...(options.invoiceRef ? [] : [invoiceRef]), `Order ${tag}`, `Recipient ${tag}`, `rel-${tag}`],
+    refund: refund.id,
+    event: event!.id,
+    secrets: [session.id, attempt, recipient.id, payout.id, evidence.id, refund.id, event!.id, paid.id, customerName, customerEmail, ...(options.invoiceRef ? [] : [invoiceRef]), `Order ${tag}`, `Recipient ${tag}`, `rel-${tag}`],
     customerName,
     customerEmail,
     invoiceRef,
