@@ -23,8 +23,8 @@ export function configureProviders(config: Config): ConfiguredProviders {
   const paystack = settings.paystack ? createPaystack({ ...settings.paystack, timeoutMs: settings.timeoutMs }) : null;
   const mtnMomo = settings.mtnMomo ? createMtnMomo({ ...settings.mtnMomo, timeoutMs: settings.timeoutMs, callbackUrl: mtnCallbackUrl(config) }) : null;
   const byId: Record<string, LiveProviderEntry | null> = {
-    mtn_momo: mtnMomo ? { id: 'mtn_momo', collection: mtnMomo.collection, payouts: mtnMomo.payouts } : null,
-    paystack: paystack ? { id: 'paystack', collection: paystack.collection, payouts: paystack.payouts } : null,
+    mtn_momo: mtnMomo ? { id: 'mtn_momo', collection: mtnMomo.collection, payouts: mtnMomo.payouts, refunds: mtnMomo.refunds } : null,
+    paystack: paystack ? { id: 'paystack', collection: paystack.collection, payouts: paystack.payouts, refunds: paystack.refunds } : null,
   };
   const entries: LiveProviderEntry[] = settings.order.flatMap((id) => (byId[id] ? [byId[id]] : []));
   // A configured provider left out of the order still serves what nobody before it does.

@@ -4,6 +4,7 @@
 // to the provider it was recorded with (`byName`), whatever the order says today.
 import type { MomoNetwork } from '../lib/ghana.ts';
 import type { PayoutRail } from './payouts.ts';
+import type { RefundRail } from './refunds.ts';
 import type { ProviderReports } from './reports.ts';
 import type { Rail } from './registry.ts';
 import type { CollectionRail } from './types.ts';
@@ -13,6 +14,8 @@ export interface LiveProviderEntry {
   id: string;
   collection?: CollectionRail | null;
   payouts?: PayoutRail | null;
+  /** Refunds of the payments this provider took. */
+  refunds?: RefundRail | null;
 }
 
 /** Paystack's webhook plumbing (src/rails/paystack/): signature check and event parsing. */
@@ -104,6 +107,11 @@ export class LiveProviders {
 
   payoutByName(provider: string): PayoutRail | null {
     return this.entries.find((entry) => entry.payouts?.provider === provider)?.payouts ?? null;
+  }
+
+  /** The refund adapter of the provider a payment was taken by (a refund always goes back through it). */
+  refundsByName(provider: string): RefundRail | null {
+    return this.entries.find((entry) => entry.refunds?.provider === provider)?.refunds ?? null;
   }
 
   /** Whether Live payouts can go anywhere at all. */

@@ -18,6 +18,12 @@ export interface RefundForRail {
   reason: string | null;
   /** The provider's own id of this refund, once it named one (Paystack's refund id). */
   providerRefundId: string | null;
+  /**
+   * When Sika recorded the refund, before refund() was called. Paystack takes no reference of ours, so a refund
+   * whose answer was lost is looked for among the refunds it created since then; without it the search has no
+   * lower bound in time (and gives up, rather than answer 'unknown', past a bounded number of pages).
+   */
+  createdAt?: Date;
 }
 
 /**

@@ -2,13 +2,16 @@
 // protocol (docs/providers/mtn-momo.md, with the sources of each rule next to it here), so the adapter and the
 // app are tested over real HTTP. Tests steer it: which calls stay pending, fail, time out, lose their answer,
 // answer 5xx, or whose callback comes twice or never; and they read back every request it received.
+// Refunds (POST /disbursement/v1_0/refund, GET .../refund/{referenceId}) are transactions of kind 'refund',
+// steered like the others: next('refund', { answer: 'lose' | 'timeout' | { status, body } }), settle(id, ...).
 import { randomBytes, randomInt } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
 export type MtnProduct = 'collection' | 'disbursement';
-export type Endpoint = 'token' | 'requesttopay' | 'requesttopay_status' | 'transfer' | 'transfer_status' | 'basicuserinfo' | 'active';
+export type Endpoint = 'token' | 'requesttopay' | 'requesttopay_status' | 'transfer' | 'transfer_status' | 'refund' | 'refund_status' | 'basicuserinfo' | 'active';
 export type TransactionStatus = 'PENDING' | 'SUCCESSFUL' | 'FAILED';
+export type TransactionKind = 'requesttopay' | 'transfer' | 'refund';
 /** A failure reason: a plain string as MTN's community posts show, or the swagger's ErrorReason object. */
 export type Reason = string | { code: string; message?: string };
 
@@ -66,13 +69,15 @@ export interface CallMatch {
 
 export interface StandInTransaction {
   referenceId: string;
-  kind: 'requesttopay' | 'transfer';
+  kind: TransactionKind;
   product: MtnProduct;
   amount: string;
   currency: string;
   externalId: string;
-  /** payer of a request to pay, payee of a transfer. */
+  /** payer of a request to pay, payee of a transfer or refund (a refund's is the payer of the request it refunds). */
   party: { partyIdType: string; partyId: string };
+  /** A refund's referenceIdToRefund (the X-Reference-Id of the request to pay it gives back), else null. */
+  referenceIdToRefund: string | null;
   payerMessage: string;
   payeeNote: string;
   status: TransactionStatus;
@@ -211,7 +216,7 @@ export async function startMtnMomoStandIn(options: MtnMomoStandInOptions = {}): 
   const plans: Plan[] = [];
   const transactions = new Map<string, StandInTransaction>();
   const requests: RecordedRequest[] = [];
-  const counts: Record<Endpoint, number> = { token: 0, requesttopay: 0, requesttopay_status: 0, transfer: 0, transfer_status: 0, basicuserinfo: 0, active: 0 };
+  const counts: Record<Endpoint, number> = { token: 0, requesttopay: 0, requesttopay_status: 0, transfer: 0, transfer_status: 0, refund: 0, refund_status: 0, basicuserinfo: 0, active: 0 };
   const tokensIssued: Record<MtnProduct, number> = { collection: 0, disbursement: 0 };
   const callbacks: CallbackDelivery[] = [];
   const callbackWaiters = new Set<() => void>();
@@ -374,7 +379,24 @@ export async function startMtnMomoStandIn(options: MtnMomoStandInOptions = {}): 
     json(res, 200, { access_token: accessToken, token_type: 'access_token', expires_in: tokenTtlS });
   }
 
-  function create(request: RecordedRequest, kind: 'requesttopay' | 'transfer', req: IncomingMessage, res: ServerResponse) {
+  /**
+   * The request to pay a refund gives back, by its referenceIdToRefund. Not documented: what MTN answers for an
+   * unknown or unpaid one, or for more than is left; here a 404 RESOURCE_NOT_FOUND and a 400 BAD_REQUEST.
+   */
+  function refunded(body: Record<string, unknown>, amount: string, res: ServerResponse): StandInTransaction {
+    const id = typeof body.referenceIdToRefund === 'string' ? body.referenceIdToRefund.toLowerCase() : '';
+    const paid = transactions.get(id);
+    if (!paid || paid.kind !== 'requesttopay') fail(res, 404, { code: 'RESOURCE_NOT_FOUND', message: 'referenceIdToRefund was not found.' });
+    if (paid!.status !== 'SUCCESSFUL') fail(res, 400, { code: 'BAD_REQUEST', message: 'Only a successful request to pay can be refunded.' });
+    const pesewas = (value: string) => Math.round(Number(value) * 100);
+    const refundedBefore = [...transactions.values()]
+      .filter((tx) => tx.kind === 'refund' && tx.referenceIdToRefund === paid!.referenceId && tx.status !== 'FAILED')
+      .reduce((sum, tx) => sum + pesewas(tx.amount), 0);
+    if (refundedBefore + pesewas(amount) > pesewas(paid!.amount)) fail(res, 400, { code: 'BAD_REQUEST', message: 'The refund is more than is left of the payment.' });
+    return paid!;
+  }
+
+  function create(request: RecordedRequest, kind: TransactionKind, req: IncomingMessage, res: ServerResponse) {
     const product: MtnProduct = kind === 'requesttopay' ? 'collection' : 'disbursement';
     authenticate(request, product, res);
     const referenceId = request.headers['x-reference-id'] ?? '';
@@ -382,18 +404,24 @@ export async function startMtnMomoStandIn(options: MtnMomoStandInOptions = {}): 
     if (!UUID_V4.test(referenceId)) fail(res, 400, { code: 'BAD_REQUEST', message: 'X-Reference-Id must be a UUID version 4.' });
     const body = request.body as Record<string, unknown> | null;
     const partyKey = kind === 'requesttopay' ? 'payer' : 'payee';
-    const party = body && typeof body === 'object' ? (body[partyKey] as Record<string, unknown> | undefined) : undefined;
+    let party = body && typeof body === 'object' ? (body[partyKey] as Record<string, unknown> | undefined) : undefined;
     const bad = (message: string) => fail(res, 400, { code: 'BAD_REQUEST', message });
     if (!body || typeof body !== 'object' || Array.isArray(body)) bad('The body must be a JSON object.');
     // amount: a string (schema "amount: string", requesttopay-referenceId-GET), a positive number of the currency.
     if (typeof body!.amount !== 'string' || !/^\d+(\.\d{1,2})?$/.test(body!.amount) || Number(body!.amount) <= 0) bad('amount must be a positive amount in a string.');
     if (typeof body!.currency !== 'string') bad('currency is required.');
     if (typeof body!.externalId !== 'string') bad('externalId must be a string.');
-    // payer/payee {partyIdType: MSISDN | EMAIL | PARTY_CODE, partyId}; an MSISDN in E.164 digits.
-    if (!party || typeof party !== 'object' || !['MSISDN', 'EMAIL', 'PARTY_CODE'].includes(String(party.partyIdType)) || typeof party.partyId !== 'string') {
+    // A refund names no party: {amount, currency, externalId, payerMessage, payeeNote, referenceIdToRefund}
+    // (refundV1.Readme.md, MTN-Group/MoMoAPIs_Javascript_sdk); its payee is the payer of that request to pay.
+    let referenceIdToRefund: string | null = null;
+    if (kind === 'refund') {
+      if (typeof body!.referenceIdToRefund !== 'string' || !UUID_V4.test(body!.referenceIdToRefund)) bad('referenceIdToRefund must be a UUID version 4.');
+      referenceIdToRefund = (body!.referenceIdToRefund as string).toLowerCase();
+    } else if (!party || typeof party !== 'object' || !['MSISDN', 'EMAIL', 'PARTY_CODE'].includes(String(party.partyIdType)) || typeof party.partyId !== 'string') {
+      // payer/payee {partyIdType: MSISDN | EMAIL | PARTY_CODE, partyId}; an MSISDN in E.164 digits.
       bad(`${partyKey} must be {partyIdType, partyId}.`);
     }
-    if (party!.partyIdType === 'MSISDN' && !/^\d{8,15}$/.test(String(party!.partyId))) bad(`${partyKey}.partyId must be an MSISDN with its country code.`);
+    if (party && party.partyIdType === 'MSISDN' && !/^\d{8,15}$/.test(String(party.partyId))) bad(`${partyKey}.partyId must be an MSISDN with its country code.`);
     for (const field of ['payerMessage', 'payeeNote'] as const) {
       const value = body![field];
       if (value === undefined) continue;
@@ -415,6 +443,10 @@ export async function startMtnMomoStandIn(options: MtnMomoStandInOptions = {}): 
     }
     // A reference id already used: 409 RESOURCE_ALREADY_EXIST, and nothing new is created (common errors).
     if (transactions.has(referenceId.toLowerCase())) fail(res, 409, { code: 'RESOURCE_ALREADY_EXIST', message: 'Duplicated reference id. Creation of resource failed.' });
+    if (kind === 'refund') {
+      party = refunded(body!, body!.amount as string, res).party;
+      request.msisdn = digitsOf(String(party.partyId));
+    }
 
     const plan = takePlan(request);
     const answer = plan.answer ?? 'accept';
@@ -428,6 +460,7 @@ export async function startMtnMomoStandIn(options: MtnMomoStandInOptions = {}): 
       currency: body!.currency as string,
       externalId: body!.externalId as string,
       party: { partyIdType: String(party!.partyIdType), partyId: String(party!.partyId) },
+      referenceIdToRefund,
       payerMessage: typeof body!.payerMessage === 'string' ? body!.payerMessage : '',
       payeeNote: typeof body!.payeeNote === 'string' ? body!.payeeNote : '',
       // "The created resource will get status PENDING. Once the request has been processed the status will be
@@ -456,7 +489,7 @@ export async function startMtnMomoStandIn(options: MtnMomoStandInOptions = {}): 
     if (outcome !== 'PENDING') later(plan.settleAfterMs ?? 0, settleNow);
   }
 
-  function status(request: RecordedRequest, kind: 'requesttopay' | 'transfer', referenceId: string, req: IncomingMessage, res: ServerResponse) {
+  function status(request: RecordedRequest, kind: TransactionKind, referenceId: string, req: IncomingMessage, res: ServerResponse) {
     const product: MtnProduct = kind === 'requesttopay' ? 'collection' : 'disbursement';
     authenticate(request, product, res);
     const tx = transactions.get(referenceId.toLowerCase());
@@ -505,6 +538,10 @@ export async function startMtnMomoStandIn(options: MtnMomoStandInOptions = {}): 
     { method: 'GET', pattern: /^\/(collection)\/v1_0\/requesttopay\/([^/]+)$/, endpoint: 'requesttopay_status' },
     { method: 'POST', pattern: /^\/(disbursement)\/v1_0\/transfer$/, endpoint: 'transfer' },
     { method: 'GET', pattern: /^\/(disbursement)\/v1_0\/transfer\/([^/]+)$/, endpoint: 'transfer_status' },
+    // Refunds are a Disbursement operation: "Refund utilizes the Disbursement Subscription Key"
+    // (https://developers.qodex.ai/momo-open-apis/momo-open-apis-sandbox/get-paid/refund-status).
+    { method: 'POST', pattern: /^\/(disbursement)\/v1_0\/refund$/, endpoint: 'refund' },
+    { method: 'GET', pattern: /^\/(disbursement)\/v1_0\/refund\/([^/]+)$/, endpoint: 'refund_status' },
     { method: 'GET', pattern: /^\/(collection|disbursement)\/v1_0\/accountholder\/msisdn\/([^/]+)\/basicuserinfo$/, endpoint: 'basicuserinfo' },
     // /accountholder/{accountHolderIdType}/{accountHolderId}/active with the type "msisdn" in lower case (SDK docs).
     { method: 'GET', pattern: /^\/(collection|disbursement)\/v1_0\/accountholder\/msisdn\/([^/]+)\/active$/, endpoint: 'active' },
@@ -560,6 +597,10 @@ export async function startMtnMomoStandIn(options: MtnMomoStandInOptions = {}): 
           return status(request, 'requesttopay', decodeURIComponent(match![2]!), req, res);
         case 'transfer_status':
           return status(request, 'transfer', decodeURIComponent(match![2]!), req, res);
+        case 'refund':
+          return create(request, 'refund', req, res);
+        case 'refund_status':
+          return status(request, 'refund', decodeURIComponent(match![2]!), req, res);
         case 'basicuserinfo':
         case 'active':
           return accountHolder(request, product!, route!.endpoint, request.msisdn!, req, res);

@@ -17,6 +17,7 @@
 //   GET  /bank?currency=GHS&type=ghipss|mobile_money, GET /bank/resolve   banks, telcos, name enquiry
 //   POST /transferrecipient, POST /transfer, GET /transfer/verify/{reference}
 //   POST /refund, GET /refund/{id}
+//   GET  /refund   the refunds list: transaction (id or reference), currency, from, to, perPage, page
 //   GET  /transaction, GET /transfer   the lists (perPage, page, from, to; meta total, page, pageCount)
 //
 // Default behaviour, with no rule given:
@@ -52,6 +53,8 @@
 // with `x-paystack-signature` = hex HMAC-SHA512 of the raw body keyed with the secret key [SNIP
 // doc/payments/webhooks/verifying-transaction.js]. There is no charge.failed event [SNIP events.js].
 // reportAmount(reference, amountMinor, currency?) changes what verify reports for a charge.
+// Refunds: a lost answer to POST /refund is next({ endpoint: 'refund.create' }, { kind: 'lose_answer' }) (the
+// refund is created, the socket destroyed); backdateRefund(id, at) moves a refund's creation time to `at`.
 // For the lists (the daily reconciliation): listAs(reference, { status?, amountMinor? }) changes what
 // GET /transaction or GET /transfer report for a record (as if Paystack corrected it later); backdate(reference,
 // at) moves a charge's or transfer's times to `at`; recordOutsideCharge({ reference, amountMinor, ... }) stores
@@ -78,6 +81,7 @@ export type StandInEndpoint =
   | 'transfer.verify'
   | 'refund.create'
   | 'refund.fetch'
+  | 'refund.list'
   | 'checkout.page'
   | 'checkout.action'
   | 'transaction.list'
@@ -242,6 +246,8 @@ export interface PaystackStandIn {
   settleCharge(reference: string, status: 'success' | 'failed', options?: { webhook?: WebhookMode; gatewayResponse?: string }): void;
   settleTransfer(reference: string, status: 'success' | 'failed' | 'reversed', options?: { webhook?: WebhookMode; reason?: string }): void;
   settleRefund(id: number, status: 'processed' | 'failed', options?: { webhook?: WebhookMode }): void;
+  /** Moves a refund's creation time to `at` (for the list's from/to filters). */
+  backdateRefund(id: number, at: Date): void;
   reportAmount(reference: string, amountMinor: number, currency?: string): void;
   /** What the list endpoints report for a charge or transfer from now on. */
   listAs(reference: string, report: { status?: string; amountMinor?: number }): void;
@@ -383,6 +389,7 @@ function route(method: string, path: string): { endpoint: StandInEndpoint; param
   if (method === 'GET' && parts.length === 3 && a === 'transfer' && b === 'verify') return { endpoint: 'transfer.verify', param: c! };
   if (method === 'POST' && parts.length === 1 && a === 'refund') return { endpoint: 'refund.create', param: null };
   if (method === 'GET' && parts.length === 2 && a === 'refund') return { endpoint: 'refund.fetch', param: b! };
+  if (method === 'GET' && parts.length === 1 && a === 'refund') return { endpoint: 'refund.list', param: null };
   if (method === 'GET' && parts.length === 2 && a === 'checkout') return { endpoint: 'checkout.page', param: b! };
   if (method === 'GET' && parts.length === 1 && a === 'transaction') return { endpoint: 'transaction.list', param: null };
   if (method === 'GET' && parts.length === 1 && a === 'transfer') return { endpoint: 'transfer.list', param: null };
@@ -1055,6 +1062,44 @@ ${done ? `<p id="status">This payment is ${escapeHtml(charge.status)}.</p>` : ''
     return ok(status === 'otp' ? 'Transfer requires OTP to continue' : 'Transfer has been queued', transferCreated(transfer));
   }
 
+  /**
+   * GET /refund: perPage (default 50), page, from, to [OAS GET /refund "List Refunds"], and the transaction (its
+   * id or reference) and currency filters integrators pass (not in the spec); rows shaped as
+   * RefundListResponseArray (transaction is the charge's id, transaction_reference its reference) with meta
+   * {total, skipped, perPage, page, pageCount} [OAS RefundListResponse]. Newest first: not documented.
+   */
+  function listRefunds(call: StandInCall): Answer {
+    const query = call.query;
+    const positive = (name: string, fallback: number) => {
+      const raw = query.get(name);
+      return raw === null ? fallback : /^\d+$/.test(raw) && Number(raw) >= 1 ? Number(raw) : NaN;
+    };
+    const perPage = positive('perPage', BANKS_PER_PAGE_DEFAULT);
+    const page = positive('page', 1);
+    if (Number.isNaN(perPage) || Number.isNaN(page)) return invalid('Invalid page or perPage');
+    const bound = (name: string) => (query.get(name) === null ? null : Date.parse(query.get(name)!));
+    const from = bound('from');
+    const to = bound('to');
+    if (Number.isNaN(from) || Number.isNaN(to)) return invalid('Invalid from or to date');
+    const transaction = query.get('transaction');
+    const currency = query.get('currency');
+    const rows = [...refunds.values()]
+      .filter((refund) => {
+        const charge = charges.get(refund.transactionReference)!;
+        const at = Date.parse(refund.createdAt);
+        if (transaction !== null && transaction !== charge.reference && transaction !== String(charge.id)) return false;
+        if (currency !== null && currency !== refund.currency) return false;
+        return (from === null || at >= from) && (to === null || at <= to);
+      })
+      .sort((x, y) => Date.parse(y.createdAt) - Date.parse(x.createdAt) || y.id - x.id);
+    const data = rows.slice((page - 1) * perPage, page * perPage).map((refund) => {
+      const { transaction: charge, ...rest } = refundData(refund);
+      return { ...rest, transaction: charge.id, transaction_reference: charge.reference, reason: refund.status === 'failed' ? 'Refund failed' : '' };
+    });
+    const meta = { total: rows.length, skipped: (page - 1) * perPage, perPage, page, pageCount: Math.ceil(rows.length / perPage) };
+    return { status: 200, body: { status: true, message: 'Refunds retrieved', data, meta } };
+  }
+
   function createRefund(call: StandInCall): Answer {
     const body = call.body;
     const transaction = str(body.transaction);
@@ -1149,6 +1194,8 @@ ${done ? `<p id="status">This payment is ${escapeHtml(charge.status)}.</p>` : ''
         const found = refunds.get(Number(call.param));
         return found ? ok('Refund retrieved', refundData(found)) : fail(404, 'Refund not found');
       }
+      case 'refund.list':
+        return listRefunds(call);
       case 'checkout.page':
         return checkoutPage(call);
       case 'checkout.action':
@@ -1384,6 +1431,11 @@ ${done ? `<p id="status">This payment is ${escapeHtml(charge.status)}.</p>` : ''
       };
       charges.set(reference, charge);
       return charge;
+    },
+    backdateRefund(id, at) {
+      const refund = refunds.get(id);
+      if (!refund) throw new Error(`stand-in: no refund ${id}`);
+      refund.createdAt = at.toISOString();
     },
     reportAmount(reference, amountMinor, currency) {
       const charge = charges.get(reference);

@@ -1,11 +1,14 @@
 // MTN MoMo Open API, direct to MTN Ghana (docs/providers/mtn-momo.md): collection (request to pay) and
-// disbursement (transfer), each with its own subscription key, API user and token, either one optional.
+// disbursement (transfer, and refunds of requests to pay), each with its own subscription key, API user and
+// token, either one optional.
 import type { PayoutRail } from '../payouts.ts';
+import type { RefundRail } from '../refunds.ts';
 import type { CollectionRail } from '../types.ts';
 import { parseCallback, type MtnCallbackTarget } from './callback.ts';
 import { productClient } from './client.ts';
 import { mtnCollection } from './collection.ts';
 import { mtnDisbursement } from './disbursement.ts';
+import { mtnRefunds } from './refunds.ts';
 import { MtnTokenCache, type MtnCredentials, type MtnProduct } from './token.ts';
 
 export { CALLBACK_REFERENCE_PARAM, MTN_MOMO_PROVIDER } from './collection.ts';
@@ -28,6 +31,8 @@ export interface MtnMomoSettings {
 export interface MtnMomo {
   collection: CollectionRail | null;
   payouts: PayoutRail | null;
+  /** Refunds of paid requests to pay: a Disbursement operation, so only with the disbursement credentials. */
+  refunds: RefundRail | null;
   /** Which transaction an (unsigned) callback names: a hint to ask MTN, never a result. */
   parseCallback(body: unknown, query: Record<string, string | undefined>): MtnCallbackTarget;
   /** Tokens obtained so far per product (observability and tests). */
@@ -42,9 +47,12 @@ export function createMtnMomo(settings: MtnMomoSettings, options: { now?: () => 
     return productClient({ baseUrl: settings.baseUrl, targetEnvironment: settings.targetEnvironment, timeoutMs: settings.timeoutMs, product, credentials, tokens: cache });
   };
   const common = { targetEnvironment: settings.targetEnvironment, callbackUrl: settings.callbackUrl };
+  // One disbursement client (and token) for payouts and refunds alike.
+  const disbursement = settings.disbursement ? clientFor('disbursement', settings.disbursement) : null;
   return {
     collection: settings.collection ? mtnCollection({ client: clientFor('collection', settings.collection), ...common }) : null,
-    payouts: settings.disbursement ? mtnDisbursement({ client: clientFor('disbursement', settings.disbursement), ...common }) : null,
+    payouts: disbursement ? mtnDisbursement({ client: disbursement, ...common }) : null,
+    refunds: disbursement ? mtnRefunds({ client: disbursement, ...common }) : null,
     parseCallback,
     tokensIssued: () => ({ collection: tokens.collection?.issued ?? 0, disbursement: tokens.disbursement?.issued ?? 0 }),
   };

@@ -1,11 +1,12 @@
 // The Paystack provider: collection (Mobile Money and card), payouts (bank and wallet transfers), refunds
 // and webhook checks, over one client. Protocol notes and their sources: docs/providers/paystack.md.
 import type { PayoutRail } from '../payouts.ts';
+import type { RefundRail } from '../refunds.ts';
 import type { CollectionRail } from '../types.ts';
 import { PaystackBanks } from './banks.ts';
 import { PaystackClient, type PaystackSettings } from './client.ts';
 import { createCollection } from './collection.ts';
-import { refund, type RefundInput, type RefundResult } from './refunds.ts';
+import { createRefunds, refund, type RefundInput, type RefundResult } from './refunds.ts';
 import { listAllTransactions } from './reports.ts';
 import type { ProviderReports } from '../reports.ts';
 import { createPayouts } from './transfers.ts';
@@ -19,6 +20,8 @@ export { chargeReference, transferReference } from './references.ts';
 export interface Paystack {
   collection: CollectionRail;
   payouts: PayoutRail;
+  /** Refunds of its own charges (the Live refunds' rail). */
+  refunds: RefundRail;
   /** Queues a refund of a paid charge; not idempotent at Paystack (see refunds.ts). */
   refund(input: RefundInput): Promise<RefundResult>;
   /** x-paystack-signature against the raw body, in constant time. */
@@ -33,6 +36,7 @@ export function createPaystack(settings: PaystackSettings): Paystack {
   return {
     collection: createCollection(client),
     payouts: createPayouts(client, new PaystackBanks(client)),
+    refunds: createRefunds(client),
     refund: (input) => refund(client, input),
     verifyWebhook: (rawBody, signatureHeader) => verifyWebhook(settings.secretKey, rawBody, signatureHeader),
     parseWebhook,
