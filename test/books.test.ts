@@ -5,27 +5,17 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { parse } from 'csv-parse/sync';
 import type { CreatedMerchant } from '../src/accounts/service.ts';
-import { dayOf, EXPORT_RANGE_DAYS_MAX } from '../src/books/model.ts';
+import { EXPORT_RANGE_DAYS_MAX } from '../src/books/model.ts';
 import { creditPayment } from '../src/ledger/service.ts';
 import { LivePayoutSimulator } from '../src/rails/payouts.ts';
 import { createSession, startAttempt, simulate, totalOf } from './checkout-support.ts';
+import { around, csvRows, dayShift, today } from './books-support.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 import { call } from './http.ts';
 import { api, balanceOf, bankRecipient, createPayout, liveMerchant, merchantWithHooks, momoRecipient, verifyRecipientsNow } from './payouts-fixtures.ts';
 
 type Txn = { id: string; type: string; amount_minor: number; fee_minor: number; net_minor: number; balance_after_minor: number; source: { type: string; id: string; session_id?: string | null }; created_at: string };
-
-const DAY_MS = 86_400_000;
-export const today = () => dayOf(new Date());
-export const dayShift = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
-/** Yesterday to tomorrow in Accra: every row a test makes now, whenever the test runs. */
-export const around = () => ({ from: dayShift(today(), -1), to: dayShift(today(), 1) });
-
-export function csvRows(body: string): Record<string, string>[] {
-  return parse(body, { bom: true, columns: true, skip_empty_lines: true }) as Record<string, string>[];
-}
 
 describe(`balance transactions and exports (${storageKind})`, () => {
   let t: TestContext;
