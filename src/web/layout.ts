@@ -52,6 +52,7 @@ export const MERCHANT_NAV: [string, string][] = [
   ['developers', '/dashboard/developers'],
   ['checkout', '/dashboard/sessions'],
   ['payouts', '/dashboard/payouts'],
+  ['exports', '/dashboard/exports'],
   ['settings', '/dashboard/settings'],
 ];
 const OPERATOR_NAV: [string, string][] = [

@@ -12,6 +12,7 @@ import { MERCHANT_NAV, money, page, statusBadge, when_ } from '../layout.ts';
 import { accountGate, accountPages } from './account.ts';
 import { checkoutPages } from './checkout.ts';
 import { developerPages } from './developers.ts';
+import { exportPages } from './exports.ts';
 import { payoutPages } from './payouts/routes.ts';
 import { settingsPages } from './settings.ts';
 import { consoleErrorPage, registerErrorPages } from '../error-pages.ts';
@@ -74,6 +75,7 @@ ${payouts.length === 0 ? html`<tr><td colspan="4" class="muted">No payouts yet.<
   await app.register(developerPages, deps);
   await app.register(checkoutPages, deps);
   await app.register(payoutPages, deps);
+  await app.register(exportPages, deps);
   await app.register(settingsPages, deps);
   await app.register(accountPages, deps);
 }
