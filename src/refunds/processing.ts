@@ -39,6 +39,7 @@ async function forRail(db: Queryable, refund: RefundRow): Promise<RefundForRail>
     currency: refund.currency,
     reason: refund.reason,
     providerRefundId: refund.provider_refund_id,
+    createdAt: refund.created_at,
   };
 }
 
