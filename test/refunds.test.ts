@@ -9,6 +9,7 @@ import { checkInvariants } from '../src/ledger/service.ts';
 import { createSession, simulate, startAttempt, totalOf, momoBody, journalKinds } from './checkout-support.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 import { call } from './http.ts';
+import { around, csvRows } from './books-support.ts';
 import { balanceOf, bankRecipient, eventsFor, fund, merchantWithHooks, newClientReference, verifyRecipientsNow } from './payouts-fixtures.ts';
 
 describe(`refunds (${storageKind})`, () => {
@@ -173,6 +174,28 @@ describe(`refunds (${storageKind})`, () => {
     assert.equal((await call(t, 'GET', '/api/v1/refunds', { key: stranger.test_api_key, query: { starting_after: otherRefund } })).statusCode, 400);
     const liveOutcome = await refund(m, { session_id: paid.sessionId, amount_minor: 1, test_outcome: 'failed' }, {}, m.live_api_key);
     assert.equal(liveOutcome.statusCode, 400, 'test_outcome is for Test keys');
+  });
+
+  it('exports refunds as CSV for Accra days (Accept: text/csv), oldest first; a bad range is a 400', async () => {
+    const m = await t.merchant();
+    await fund(t, m.merchant_id, 'test', 100_000);
+    const paid = await paidSession(m, 30_000);
+    const a = (await refund(m, { session_id: paid.sessionId, amount_minor: 1_234, reason: '=HYPERLINK("x")' })).json();
+    const b = (await refund(m, { session_id: paid.sessionId, amount_minor: 5, test_outcome: 'failed' })).json();
+    const res = await call(t, 'GET', '/api/v1/refunds', { key: m.test_api_key, query: around(), headers: { accept: 'text/csv' } });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.headers['content-type'], 'text/csv; charset=utf-8');
+    assert.match(String(res.headers['content-disposition']), /^attachment; filename="sika-refunds-test-\d{4}-\d{2}-\d{2}-to-\d{4}-\d{2}-\d{2}\.csv"$/);
+    const rows = csvRows(res.body);
+    assert.deepEqual(rows.map((r) => [r.id, r.status, r.amount_minor, r.amount_ghs, r.session_id]), [
+      [a.id, 'succeeded', '1234', '12.34', paid.sessionId],
+      [b.id, 'failed', '5', '0.05', paid.sessionId],
+    ]);
+    assert.ok(rows[0]!.reason!.startsWith("'="), 'a formula cell is neutralised');
+    const noRange = await call(t, 'GET', '/api/v1/refunds', { key: m.test_api_key, headers: { accept: 'text/csv' } });
+    assert.equal(noRange.statusCode, 400);
+    const stranger = await t.merchant();
+    assert.equal(csvRows((await call(t, 'GET', '/api/v1/refunds', { key: stranger.test_api_key, query: around(), headers: { accept: 'text/csv' } })).body).length, 0);
   });
 
   async function post(key: string, path: string, body: unknown) {

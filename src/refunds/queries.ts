@@ -49,3 +49,19 @@ export async function listRefunds(db: Queryable, principal: Pick<ApiPrincipal, '
 
 /** A session's refunds (the dashboard). */
 export const sessionRefunds = (db: Queryable, sessionId: string) => refundsOfSession(db, sessionId);
+
+/** Refunds created in [from, before), oldest first, read in keyset pages of pageRows (a CSV export's rows: constant memory). */
+export function refundsCreatedBetween(db: Queryable, owner: Pick<ApiPrincipal, 'merchantId' | 'environment'>, from: Date, before: Date, pageRows: number): AsyncIterable<RefundRow> {
+  return {
+    async *[Symbol.asyncIterator]() {
+      let after: { createdAt: Date; id: string } | undefined;
+      for (;;) {
+        const rows = await searchRefunds(db, { merchantId: owner.merchantId, environment: owner.environment, createdFrom: from, createdBefore: before, after, order: 'oldest' }, pageRows);
+        yield* rows;
+        if (rows.length < pageRows) return;
+        const last = rows.at(-1)!;
+        after = { createdAt: last.created_at, id: last.id };
+      }
+    },
+  };
+}

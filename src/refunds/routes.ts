@@ -5,11 +5,14 @@ import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../http/auth.ts';
 import type { AppDeps } from '../http/deps.ts';
 import type { IdempotentWork } from '../http/idempotency.ts';
+import { jsonOrCsvResponse, sendCsv, wantsCsv } from '../http/csv.ts';
 import { errorResponses } from '../http/schemas.ts';
+import { ExportRangeProperties } from '../books/schemas.ts';
 import { errors } from '../lib/errors.ts';
 import { createRefund, simulateTestRefund } from './create.ts';
 import { toRefundResponse } from './model.ts';
 import { getRefund, listRefunds } from './queries.ts';
+import { exportRefunds, REFUND_CSV_COLUMNS } from './exports.ts';
 import { CreateRefundBody, ListRefundsQuery, RefundList, RefundParams, RefundResponse, SimulateRefundBody } from './schemas.ts';
 
 export async function refundRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
@@ -60,20 +63,29 @@ export async function refundRoutes(app: FastifyInstance, deps: AppDeps): Promise
     async (request) => toRefundResponse(await getRefund(db, principalOf(request), request.params.id)),
   );
 
-  app.get<{ Querystring: ListRefundsQuery }>(
+  const ListRefundsExportQuery = Type.Object({ ...ListRefundsQuery.properties, ...ExportRangeProperties }, { additionalProperties: false });
+  app.get<{ Querystring: ListRefundsQuery & { from?: string; to?: string } }>(
     '/api/v1/refunds',
     {
       schema: {
         tags: ['Refunds'],
         summary: 'List refunds',
         description:
-          "The calling key's merchant and environment only, newest first. Filters: status, session_id, a created range. Page with limit and starting_after (the last id of the previous page) while has_more is true.",
+          "The calling key's merchant and environment only, newest first. Filters: status, session_id, a created range. Page with limit and starting_after (the last id of the previous page) while has_more is true. " +
+          'With `Accept: text/csv`: a CSV file of the refunds created on the Africa/Accra days `from` to `to` (both required), oldest first, streamed.',
         security: [{ apiKey: [] }],
-        querystring: ListRefundsQuery,
-        response: { 200: Type.Ref('RefundList'), ...errorResponses(400, 401, 429) },
+        querystring: ListRefundsExportQuery,
+        response: {
+          200: jsonOrCsvResponse(Type.Ref('RefundList'), 'With Accept: text/csv, the refunds created on the Africa/Accra days from..to, oldest first.'),
+          ...errorResponses(400, 401, 429),
+        },
       },
     },
-    async (request) => listRefunds(db, principalOf(request), request.query),
+    async (request, reply) => {
+      if (!wantsCsv(request)) return listRefunds(db, principalOf(request), request.query);
+      const file = exportRefunds(db, principalOf(request), request.query);
+      return sendCsv(reply, { filename: file.filename, columns: REFUND_CSV_COLUMNS, rows: file.rows });
+    },
   );
 
   app.post<{ Params: { id: string }; Body: { outcome: 'succeeded' | 'failed' } }>(

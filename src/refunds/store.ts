@@ -139,6 +139,8 @@ export interface RefundSearch {
   createdFrom?: Date;
   createdBefore?: Date;
   after?: { createdAt: Date; id: string };
+  /** newest (the API list, the default) or oldest first (CSV exports); the cursor is read in that order. */
+  order?: 'newest' | 'oldest';
 }
 
 /** Up to `limit` refunds matching, newest first; keyset on (created_at, id) so paging never skips or repeats. */
@@ -153,12 +155,14 @@ export function searchRefunds(db: Queryable, search: RefundSearch, limit: number
   if (search.sessionId) add((n) => `session_id = $${n}`, search.sessionId);
   if (search.createdFrom) add((n) => `created_at >= $${n}`, search.createdFrom);
   if (search.createdBefore) add((n) => `created_at < $${n}`, search.createdBefore);
+  const oldest = search.order === 'oldest';
   if (search.after) {
     params.push(search.after.createdAt, search.after.id);
-    where.push(`(created_at, id) < ($${params.length - 1}, $${params.length})`);
+    where.push(`(created_at, id) ${oldest ? '>' : '<'} ($${params.length - 1}, $${params.length})`);
   }
   params.push(limit);
-  return db.query<RefundRow>(`SELECT ${REFUND_COLUMNS} FROM refunds WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`, params);
+  const order = oldest ? 'created_at, id' : 'created_at DESC, id DESC';
+  return db.query<RefundRow>(`SELECT ${REFUND_COLUMNS} FROM refunds WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT $${params.length}`, params);
 }
 
 /** Live refunds of cash and bank transfer payments waiting for an operator's transfer, oldest first. */
