@@ -24,6 +24,7 @@ import * as newPayoutStore from '../src/payouts/new-payout-store.ts';
 import * as payoutStore from '../src/payouts/payout-store.ts';
 import * as eventStore from '../src/events/store.ts';
 import { statementLineMachine } from '../src/statements/model.ts';
+import { refundMachine } from '../src/refunds/model.ts';
 import { startTestApp, type TestContext } from './helpers.ts';
 import { attemptsOf, deliveryOf, emitTestEvent } from './webhook-support.ts';
 import { call } from './http.ts';
@@ -123,6 +124,15 @@ const EXPECTED: Expected[] = [
     transitions: { unmatched: ['matched', 'amount_mismatch', 'resolved'], amount_mismatch: ['unmatched'], matched: [], resolved: [] },
     initial: ['unmatched'],
     final: ['matched', 'resolved'],
+  },
+  {
+    machine: refundMachine,
+    table: 'refunds',
+    column: 'status',
+    // Created pending (or awaiting a second person's approval in Live); settled once by its provider, an operator or the Test simulator.
+    transitions: { awaiting_approval: ['pending', 'cancelled'], pending: ['succeeded', 'failed'], succeeded: [], failed: [], cancelled: [] },
+    initial: ['awaiting_approval', 'pending'],
+    final: ['succeeded', 'failed', 'cancelled'],
   },
 ];
 
