@@ -104,7 +104,7 @@ export const dashboardSchemas = {
   deactivateRecipient: post(form(), { params: IdParams }),
   // Exports (issue 17): a range of Accra days (judged by the books), and a file of it.
   exports: page(query({ from: text(CONSOLE_CHOICE_LENGTH_MAX), to: text(CONSOLE_CHOICE_LENGTH_MAX) })),
-  exportFile: page(query({ from: text(CONSOLE_CHOICE_LENGTH_MAX), to: text(CONSOLE_CHOICE_LENGTH_MAX) }), { params: params({ file: Type.String({ maxLength: CONSOLE_CHOICE_LENGTH_MAX }) }) }),
+  exportFile: page(query({ from: text(CONSOLE_CHOICE_LENGTH_MAX), to: text(CONSOLE_CHOICE_LENGTH_MAX) })),
   // Developers
   developers: page(),
   createKey: post(form({ integration_id: text(CONSOLE_ID_LENGTH_MAX) })),

@@ -7,7 +7,7 @@ import { dayOf, EXPORT_RANGE_DAYS_MAX } from '../../books/model.ts';
 import { settlementSummary, type BooksOwner, type SettlementSummary } from '../../books/service.ts';
 import { sendCsv } from '../../http/csv.ts';
 import type { AppDeps } from '../../http/deps.ts';
-import { errors, SikaError } from '../../lib/errors.ts';
+import { SikaError } from '../../lib/errors.ts';
 import { sendPage, sessionOf } from '../console.ts';
 import { dashboardSchemas } from '../console-schemas.ts';
 import { html, type Html } from '../html.ts';
@@ -100,20 +100,19 @@ ${summaryTable(summary)}`
     );
   });
 
-  app.get<{ Params: { file: string }; Querystring: RangeQuery }>('/dashboard/exports/:file', { schema: { hide: true, ...dashboardSchemas.exportFile } }, async (request, reply) => {
-    const owner = ownerOfPage(request);
-    const file = request.params.file.replace(/\.csv$/, '') as FileName;
-    const query = { from: request.query.from, to: request.query.to };
-    if (file === 'balance-transactions') {
-      const { filename, rows } = await exportBalanceTransactions(db, owner, query);
-      return sendCsv(reply, { filename, columns: BALANCE_TRANSACTION_COLUMNS, rows });
-    }
-    if (file === 'sessions') return sendCsv(reply, { ...exportSessions(db, owner, query), columns: SESSION_COLUMNS });
-    if (file === 'payouts') return sendCsv(reply, { ...exportPayouts(db, owner, query), columns: PAYOUT_COLUMNS });
-    if (file === 'summary') {
+  // One route per file (no path parameter: the file names are fixed).
+  for (const file of FILES) {
+    app.get<{ Querystring: RangeQuery }>(`/dashboard/exports/${file}.csv`, { schema: { hide: true, ...dashboardSchemas.exportFile } }, async (request, reply) => {
+      const owner = ownerOfPage(request);
+      const query = { from: request.query.from, to: request.query.to };
+      if (file === 'balance-transactions') {
+        const { filename, rows } = await exportBalanceTransactions(db, owner, query);
+        return sendCsv(reply, { filename, columns: BALANCE_TRANSACTION_COLUMNS, rows });
+      }
+      if (file === 'sessions') return sendCsv(reply, { ...exportSessions(db, owner, query), columns: SESSION_COLUMNS });
+      if (file === 'payouts') return sendCsv(reply, { ...exportPayouts(db, owner, query), columns: PAYOUT_COLUMNS });
       const summary = await settlementSummary(db, owner, query);
       return sendCsv(reply, { filename: exportFilename('balance-summary', owner.environment, summary), columns: SUMMARY_COLUMNS, rows: rowsOf(summary.days) });
-    }
-    throw errors.notFound('Export');
-  });
+    });
+  }
 }
