@@ -19,7 +19,7 @@
 // storage) the payer page in Chromium. Every non-2xx response, socket error, timeout and
 // idempotent replay is counted; any makes that comparison INVALID and the exit code 1. Missed targets
 // are reported, not an exit failure.
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { failures, meanLoad, runLoad, type LoadResult, type LoadSettings, type LoadSpec } from './load.ts';
@@ -71,6 +71,18 @@ const WEBHOOK_WAIT_MS = 15_000;
 const EMBEDDED_HEAVY_CONNECTIONS = 10;
 
 /** The environment the children start from: none of the caller's storage or Redis settings leak in. */
+const EXPORT_SECTION_HEADING = '## Export of balance transactions (issue 17)';
+
+/** A section of the current bench/REPORT.md (heading to the next ## heading) as lines, or none. */
+function keptSection(heading: string): string[] {
+  const path = join(ROOT, 'bench', 'REPORT.md');
+  const report = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  const start = report.indexOf(heading);
+  if (start === -1) return [];
+  const end = report.indexOf('\n## ', start + heading.length);
+  return [...report.slice(start, end === -1 ? undefined : end).trimEnd().split('\n'), ''];
+}
+
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of ['DATABASE_URL', 'DATA_DIR', 'REDIS_URL', 'PORT', 'BASE_URL', 'LOG_LEVEL', 'WORKERS', 'NODE_OPTIONS']) delete env[name];
@@ -389,6 +401,8 @@ async function main(): Promise<number> {
     `**${summary}**`,
     ...results.flatMap((r) => ['', `## ${STORAGE_NAMES[r.storage]}`, '', `${r.description.replace(/ in \/.*$/, '').replace(/, database .*$/, '')}.`, '', sections(r, 'markdown')]),
     '',
+    // npm run bench:export writes its own section (bench/export.ts); a full run keeps it.
+    ...keptSection(EXPORT_SECTION_HEADING),
     '## How to regenerate',
     '',
     '`npm run bench` (PostgreSQL on 127.0.0.1:5432 or `BENCH_PG_URL`; Chromium at /usr/bin/chromium for the page figures). See the header of bench/run.ts for the settings. On a 2-core machine the load driver, the server and PostgreSQL share the CPUs: the "other load" column says when something else did too.',
