@@ -38,7 +38,7 @@ describe(`dashboard exports (${storageKind})`, () => {
     assert.match(pageRes.body, /GHS 123\.00/);
     assert.match(pageRes.body, /aria-current="page">Exports</);
     const links = [...pageRes.body.matchAll(/href="(\/dashboard\/exports\/[a-z-]+\.csv\?[^"]+)"/g)].map((match) => match[1]!.replace(/&amp;/g, '&'));
-    assert.equal(links.length, 4, 'balance transactions, sessions, payouts, summary');
+    assert.equal(links.length, 5, 'balance transactions, sessions, payouts, refunds, summary');
 
     const files: Record<string, Record<string, string>[]> = {};
     for (const link of links) {
@@ -52,6 +52,7 @@ describe(`dashboard exports (${storageKind})`, () => {
     assert.deepEqual(files.summary!.map((row) => row.closing_balance_minor), ['0', '12300', '12300']);
     assert.equal(files.sessions!.length, 0);
     assert.equal(files.payouts!.length, 0);
+    assert.equal(files.refunds!.length, 0);
 
     // The Live switch: the same page and files are Live's.
     const switched = await browser.post('/dashboard/environment', { environment: 'live', return_to: '/dashboard/exports' });

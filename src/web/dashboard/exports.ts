@@ -1,11 +1,12 @@
 // Dashboard: Exports (issue 17). A range of Africa/Accra days, the daily settlement summary for it, and a
-// download of each CSV (balance transactions, sessions, payouts, the summary) in the environment shown:
+// download of each CSV (balance transactions, sessions, payouts, refunds, the summary) in the environment shown:
 // the same files as the API's Accept: text/csv, streamed by the same code.
 import type { FastifyInstance } from 'fastify';
 import { exportBalanceTransactions, exportFilename, exportPayouts, exportSessions, BALANCE_TRANSACTION_COLUMNS, PAYOUT_COLUMNS, rowsOf, SESSION_COLUMNS, SUMMARY_COLUMNS } from '../../books/exports.ts';
 import { dayOf, EXPORT_RANGE_DAYS_MAX } from '../../books/model.ts';
 import { settlementSummary, type BooksOwner, type SettlementSummary } from '../../books/service.ts';
 import { sendCsv } from '../../http/csv.ts';
+import { exportRefunds, REFUND_CSV_COLUMNS } from '../../refunds/exports.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { SikaError } from '../../lib/errors.ts';
 import { sendPage, sessionOf } from '../console.ts';
@@ -14,12 +15,13 @@ import { html, type Html } from '../html.ts';
 import { money, page } from '../layout.ts';
 
 /** The files offered, by the name in their download path. */
-const FILES = ['balance-transactions', 'sessions', 'payouts', 'summary'] as const;
+const FILES = ['balance-transactions', 'sessions', 'payouts', 'refunds', 'summary'] as const;
 type FileName = (typeof FILES)[number];
 const FILE_LABELS: Record<FileName, string> = {
   'balance-transactions': 'Balance transactions',
   sessions: 'Checkout sessions',
   payouts: 'Payouts',
+  refunds: 'Refunds',
   summary: 'Daily settlement summary',
 };
 
@@ -111,6 +113,7 @@ ${summaryTable(summary)}`
       }
       if (file === 'sessions') return sendCsv(reply, { ...exportSessions(db, owner, query), columns: SESSION_COLUMNS });
       if (file === 'payouts') return sendCsv(reply, { ...exportPayouts(db, owner, query), columns: PAYOUT_COLUMNS });
+      if (file === 'refunds') return sendCsv(reply, { ...exportRefunds(db, owner, query), columns: REFUND_CSV_COLUMNS });
       const summary = await settlementSummary(db, owner, query);
       return sendCsv(reply, { filename: exportFilename('balance-summary', owner.environment, summary), columns: SUMMARY_COLUMNS, rows: rowsOf(summary.days) });
     });
