@@ -13,8 +13,8 @@ import type { PayoutForRail } from '../src/rails/payouts.ts';
 import { ProviderNoAnswerError, ProviderRefusedError, RailUnavailableError, type AttemptForRail, type CollectionRail } from '../src/rails/types.ts';
 import { startMtnMomoStandIn, type MtnMomoStandIn, type MtnMomoStandInOptions } from './standins/mtn-momo.ts';
 
-/** Short enough that the timeout cases take a fraction of a second. */
-const TEST_TIMEOUT_MS = 400;
+/** Short enough that the timeout cases take a second or two; long enough that a loaded machine (two test files at once) answers a healthy call in time. */
+const TEST_TIMEOUT_MS = 1_500;
 const PHONE = '+233241234567';
 const MSISDN = '233241234567';
 
