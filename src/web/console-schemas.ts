@@ -10,7 +10,9 @@ import { INVITABLE_ROLES } from '../accounts/service.ts';
 import { CODE_FIELD_LENGTH_MAX } from './account-schemas.ts';
 import { INVOICE_REF_LENGTH_MAX } from '../checkout/model.ts';
 import { ACCOUNT_NAME_LENGTH_MAX, NOTES_LENGTH_MAX } from '../payouts/model.ts';
+import { OPERATOR_FAIL_REASON_LENGTH_MAX, PAYER_ACCOUNT_LENGTH_MAX, TRANSFER_REFERENCE_LENGTH_MAX } from '../ops/refunds.ts';
 import { railIds } from '../rails/registry.ts';
+import { REFUND_REASON_LENGTH_MAX } from '../refunds/model.ts';
 import { COLUMN_MAPPING_LENGTH_MAX, RESOLUTION_NOTE_LENGTH_MAX } from '../statements/model.ts';
 
 /** Fastify's default maxParamLength: a longer path parameter is refused by the router (414) anyway. */
@@ -68,7 +70,8 @@ export const dashboardSchemas = {
       page: text(CONSOLE_CHOICE_LENGTH_MAX),
     }),
   ),
-  session: page(query(), { params: IdParams }),
+  // refund: a refund just asked for on this page (named in the flash).
+  session: page(query({ refund: text(CONSOLE_ID_LENGTH_MAX) }), { params: IdParams }),
   revenueLines: page(),
   // Payouts
   payouts: page(query({ page: text(CONSOLE_CHOICE_LENGTH_MAX) })),
@@ -118,6 +121,10 @@ export const dashboardSchemas = {
   feeSettings: post(form(Object.fromEntries(railIds().map((rail) => [`bearer_${rail}`, text(CONSOLE_CHOICE_LENGTH_MAX)])))),
   approvalSetting: post(form({ required: text(CONSOLE_CHOICE_LENGTH_MAX) })),
   inviteUser: post(form({ email: text(EMAIL_LENGTH_MAX), role: text(Math.max(...INVITABLE_ROLES.map((role) => role.length))) })),
+  // Refunds: one of a session's payment (amount in GHS as typed), the list, and the approver's decision.
+  refundSession: post(form({ amount: text(CONSOLE_CHOICE_LENGTH_MAX), reason: text(REFUND_REASON_LENGTH_MAX) }), { params: IdParams }),
+  refunds: page(query({ status: text(CONSOLE_CHOICE_LENGTH_MAX) })),
+  refundDecision: post(form({ decision: text(CONSOLE_CHOICE_LENGTH_MAX), reason: text(REFUND_REASON_LENGTH_MAX), code: text(CODE_FIELD_LENGTH_MAX) }), { params: IdParams }),
 };
 
 export const opsSchemas = {
@@ -151,6 +158,10 @@ export const opsSchemas = {
   statementUpload: post(form({ bank_code: text(CONSOLE_CHOICE_LENGTH_MAX), columns: text(COLUMN_MAPPING_LENGTH_MAX) })),
   statementAssign: post(form({ reference: text(CONSOLE_TEXT_LENGTH_MAX) }), { params: UuidParams }),
   statementResolve: post(form({ note: text(RESOLUTION_NOTE_LENGTH_MAX) }), { params: UuidParams }),
+  // The refunds queue: record an operator's transfer to the payer, or fail the refund with a reason.
+  refunds: page(),
+  refundComplete: post(form({ payer_account: text(PAYER_ACCOUNT_LENGTH_MAX), transfer_reference: text(TRANSFER_REFERENCE_LENGTH_MAX) }), { params: IdParams }),
+  refundFail: post(form({ reason: text(OPERATOR_FAIL_REASON_LENGTH_MAX) }), { params: IdParams }),
   // The daily reconciliation: a provider and a YYYY-MM-DD day (judged by the page).
   reconciliation: page(query({ provider: text(CONSOLE_CHOICE_LENGTH_MAX), day: text(CONSOLE_CHOICE_LENGTH_MAX) })),
 };

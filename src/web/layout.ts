@@ -51,6 +51,7 @@ export const MERCHANT_NAV: [string, string][] = [
   ['home', '/dashboard'],
   ['developers', '/dashboard/developers'],
   ['checkout', '/dashboard/sessions'],
+  ['refunds', '/dashboard/refunds'],
   ['payouts', '/dashboard/payouts'],
   ['exports', '/dashboard/exports'],
   ['settings', '/dashboard/settings'],
@@ -60,6 +61,7 @@ const OPERATOR_NAV: [string, string][] = [
   ['teller', '/ops/teller'],
   ['review', '/ops/review'],
   ['payouts', '/ops/payouts'],
+  ['refunds', '/ops/refunds'],
   ['statements', '/ops/statements'],
   ['reconciliation', '/ops/reconciliation'],
   ['banks', '/ops/banks'],
@@ -104,7 +106,7 @@ export const money = (minor: number) => formatGhs(minor);
 export const when_ = (date: Date | null | undefined) => (date ? date.toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : '');
 
 export function statusBadge(status: string): Html {
-  const tone = ['success', 'paid', 'delivered', 'verified', 'active', 'matched', 'enabled'].includes(status)
+  const tone = ['success', 'paid', 'succeeded', 'delivered', 'verified', 'active', 'matched', 'enabled'].includes(status)
     ? 'ok'
     : ['failed', 'expired', 'rejected', 'cancelled', 'reversed', 'exception', 'disabled', 'returned'].includes(status)
       ? 'bad'

@@ -176,6 +176,8 @@ interface DashboardRoute {
 const DASHBOARD_ROUTES: Record<string, DashboardRoute> = {
   'GET /dashboard/sessions/:id': { request: (o) => ({ method: 'GET', url: `/dashboard/sessions/${o.session}` }) },
   'GET /dashboard/payouts/:id': { request: (o) => ({ method: 'GET', url: `/dashboard/payouts/${o.payout}` }) },
+  'POST /dashboard/sessions/:id/refunds': { request: (o) => ({ method: 'POST', url: `/dashboard/sessions/${o.session}/refunds`, fields: { amount: '1.00', reason: 'isolation check' } }) },
+  'POST /dashboard/refunds/:id/decision': { request: (o) => ({ method: 'POST', url: `/dashboard/refunds/${o.refund}/decision`, fields: { decision: 'reject', reason: 'isolation check' } }) },
   'POST /dashboard/payouts/:id/decision': { request: (o) => ({ method: 'POST', url: `/dashboard/payouts/${o.payout}/decision`, fields: { decision: 'reject', reason: 'isolation check' } }) },
   'POST /dashboard/payouts/:id/cancel': { request: (o) => ({ method: 'POST', url: `/dashboard/payouts/${o.payout}/cancel` }) },
   'GET /dashboard/payouts/:id/receipt': { request: (o) => ({ method: 'GET', url: `/dashboard/payouts/${o.payout}/receipt` }) },

@@ -1,15 +1,35 @@
-// Dashboard: checkout sessions (filters, paging), session detail (attempts, invoice lines, events), revenue lines.
-import type { FastifyInstance } from 'fastify';
+// Dashboard: checkout sessions (filters, paging), session detail (attempts, its payment and refunds with the
+// Refund form, invoice lines, events), revenue lines.
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { SESSION_STATUSES } from '../../checkout/model.ts';
+import { requestRefund, sessionRefundState } from '../../checkout/refund-requests.ts';
 import { listSessionsPage, sessionDetail } from '../../checkout/service.ts';
 import type { AppDeps } from '../../http/deps.ts';
+import { errorHeaders, statusOf } from '../../http/errors.ts';
 import { allRevenueLines } from '../../invoicing/service.ts';
-import { sendPage, sessionOf } from '../console.ts';
+import { SikaError } from '../../lib/errors.ts';
+import { parseCedis } from '../../lib/ghana.ts';
+import type { RefundRow } from '../../refunds/model.ts';
+import type { WebSession } from '../auth.ts';
+import { formValue, sendPage, sessionOf } from '../console.ts';
 import { dashboardSchemas } from '../console-schemas.ts';
+import { formRefusal } from '../error-pages.ts';
 import { html, raw } from '../html.ts';
 import { money, page, statusBadge, when_ } from '../layout.ts';
+import { canRefund, sessionRefundsPart } from './refund-views.ts';
 
 const PAGE_SIZE = 25;
+type Flash = { message: string; error?: boolean } | null;
+
+/** What happens next to a refund just asked for. */
+const refundOutcome = (refund: Pick<RefundRow, 'status' | 'route'>) =>
+  refund.status === 'awaiting_approval'
+    ? 'it awaits approval by another approver.'
+    : refund.status === 'pending'
+      ? refund.route === 'operator'
+        ? "Sika's operators will transfer it to the payer."
+        : 'it is on its way to the payer.'
+      : `it ${refund.status}.`;
 
 interface SessionFilters {
   status?: string;
@@ -68,11 +88,14 @@ ${rows.length === 0 ? html`<tr><td colspan="5" class="muted">No sessions match.<
     );
   });
 
-  app.get<{ Params: { id: string } }>('/dashboard/sessions/:id', { schema: { hide: true, ...dashboardSchemas.session } }, async (request, reply) => {
-    const session = sessionOf(request);
-    const detail = await sessionDetail(db, session.merchantId!, session.environment, request.params.id);
-    if (!detail) return sendPage(reply, page({ title: 'Not found', session, kind: 'merchant', active: 'checkout', body: html`<h1>Session not found</h1><p>It may belong to the other environment: use the Test/Live switch.</p>` }), 404);
+  /** The session's page; `refundId`: a refund just asked for, named in the flash with what happens next. */
+  async function sessionPage(reply: FastifyReply, session: WebSession, id: string, flash: Flash = null, status = 200, refundId: string | null = null) {
+    const detail = await sessionDetail(db, session.merchantId!, session.environment, id);
+    if (!detail) return sendPage(reply, page({ title: 'Not found', session, kind: 'merchant', active: 'checkout', flash, body: html`<h1>Session not found</h1><p>It may belong to the other environment: use the Test/Live switch.</p>` }), 404);
     const { session: s, attempts, lines, events: eventRows } = detail;
+    const refunds = await sessionRefundState(db, s.id, attempts);
+    const asked = refundId ? refunds.refunds.find((r) => r.id === refundId) : undefined;
+    if (asked && !flash) flash = { message: `Refund of ${money(asked.amount_minor)} requested: ${refundOutcome(asked)}`, error: asked.status === 'failed' };
     return sendPage(
       reply,
       page({
@@ -80,6 +103,7 @@ ${rows.length === 0 ? html`<tr><td colspan="5" class="muted">No sessions match.<
         session,
         kind: 'merchant',
         active: 'checkout',
+        flash,
         body: html`<h1>Session <span class="mono">${s.id}</span> ${statusBadge(s.status)}</h1>
 <div class="card grid"><div class="stat"><div class="label">Amount</div><div class="value">${money(s.amount_minor)}</div></div>
 <div><div class="muted">Invoice</div>${s.invoice_ref}</div><div><div class="muted">Customer</div>${s.customer_name ?? '–'} ${s.customer_email ?? ''}</div>
@@ -87,6 +111,7 @@ ${rows.length === 0 ? html`<tr><td colspan="5" class="muted">No sessions match.<
 <h2>Payment attempts</h2><div class="table-wrap"><table><thead><tr><th>Attempt</th><th>Rail</th><th>Charged</th><th>Fee</th><th>Status</th><th>Provider status</th><th>Created</th></tr></thead><tbody>
 ${attempts.map((a) => html`<tr><td class="mono">${a.id}</td><td>${a.rail}${a.network ? ` (${a.network})` : ''}</td><td>${money(a.amount_charged_minor)}</td><td>${money(a.fee_minor)} <span class="muted">${a.bearer}</span></td><td>${statusBadge(a.status)}</td><td class="mono">${a.raw_status}</td><td>${when_(a.created_at)}</td></tr>`)}
 ${attempts.length === 0 ? html`<tr><td colspan="7" class="muted">No attempts yet.</td></tr>` : ''}</tbody></table></div>
+${sessionRefundsPart(session, s, refunds)}
 <h2>Invoice lines</h2><div class="table-wrap"><table><thead><tr><th>Code</th><th>Name</th><th>Amount</th><th>Remitted</th></tr></thead><tbody>
 ${lines.map((l) => html`<tr><td class="mono">${l.code}</td><td>${l.name}</td><td>${money(l.amount_minor)}</td><td>${l.remitted ? 'yes' : 'no'}</td></tr>`)}
 ${lines.length === 0 ? html`<tr><td colspan="4" class="muted">No invoice lines for ${s.invoice_ref}.</td></tr>` : ''}</tbody></table></div>
@@ -94,7 +119,38 @@ ${lines.length === 0 ? html`<tr><td colspan="4" class="muted">No invoice lines f
 ${eventRows.map((e) => html`<tr><td class="mono">${e.id}</td><td>${e.type}</td><td>${when_(e.created_at)}</td></tr>`)}
 ${eventRows.length === 0 ? html`<tr><td colspan="3" class="muted">No events yet.</td></tr>` : ''}</tbody></table></div>`,
       }),
+      status,
     );
+  }
+
+  app.get<{ Params: { id: string }; Querystring: { refund?: string } }>('/dashboard/sessions/:id', { schema: { hide: true, ...dashboardSchemas.session } }, async (request, reply) =>
+    sessionPage(reply, sessionOf(request), request.params.id, null, 200, request.query.refund ?? null),
+  );
+
+  // A refund of the session's payment, in the dashboard's environment, asked for by the signed-in user.
+  app.post<{ Params: { id: string } }>('/dashboard/sessions/:id/refunds', { schema: { hide: true, ...dashboardSchemas.refundSession } }, async (request, reply) => {
+    const session = sessionOf(request);
+    if (!canRefund(session)) return sessionPage(reply, session, request.params.id, { message: 'Your role cannot refund payments; ask an owner, admin or developer.', error: true }, 403);
+    const amountMinor = parseCedis(formValue(request, 'amount'));
+    if (!amountMinor) return sessionPage(reply, session, request.params.id, { message: 'Enter the amount to refund in GHS, e.g. 25.00 (at most 2 decimals).', error: true }, 400);
+    try {
+      const refund = await requestRefund(
+        db,
+        { merchantId: session.merchantId!, environment: session.environment, apiKeyId: null, userId: session.userId },
+        { session_id: request.params.id, amount_minor: amountMinor, reason: formValue(request, 'reason').trim() || undefined },
+        deps.providers,
+      );
+      // Back to the session's page (a reload must not ask for the refund again), which names the new refund.
+      return reply.redirect(`/dashboard/sessions/${encodeURIComponent(request.params.id)}?refund=${encodeURIComponent(refund.id)}`, 303);
+    } catch (error) {
+      // No provider can take the refund right now: the page says so (with Retry-After), not the 5xx error page.
+      if (error instanceof SikaError && error.code === 'PROVIDER_RAIL_UNAVAILABLE') {
+        reply.headers(errorHeaders(error));
+        return sessionPage(reply, session, request.params.id, { message: error.message, error: true }, statusOf(error));
+      }
+      const { flash, status } = formRefusal(error);
+      return sessionPage(reply, session, request.params.id, flash, status);
+    }
   });
 
   app.get('/dashboard/revenue-lines', { schema: { hide: true, ...dashboardSchemas.revenueLines } }, async (request, reply) => {

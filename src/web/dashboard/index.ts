@@ -14,6 +14,7 @@ import { checkoutPages } from './checkout.ts';
 import { developerPages } from './developers.ts';
 import { exportPages } from './exports.ts';
 import { payoutPages } from './payouts/routes.ts';
+import { refundPages } from './refunds.ts';
 import { settingsPages } from './settings.ts';
 import { consoleErrorPage, registerErrorPages } from '../error-pages.ts';
 
@@ -76,6 +77,7 @@ ${payouts.length === 0 ? html`<tr><td colspan="4" class="muted">No payouts yet.<
   await app.register(checkoutPages, deps);
   await app.register(payoutPages, deps);
   await app.register(exportPages, deps);
+  await app.register(refundPages, deps);
   await app.register(settingsPages, deps);
   await app.register(accountPages, deps);
 }

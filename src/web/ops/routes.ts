@@ -1,6 +1,6 @@
 // The operator console at /ops: merchants and payout controls, the teller desk, held attempts,
-// Live payout reconciliation, bank statements (statements.ts), the daily reconciliation per provider
-// (reconciliation.ts), banks and branches, and the audit log.
+// Live payout reconciliation, the refunds waiting for an operator's transfer (refunds.ts), bank statements
+// (statements.ts), the daily reconciliation per provider (reconciliation.ts), banks and branches, and the audit log.
 // Every action is audited.
 // Routes parse and call the ops service; views.ts holds the page bodies.
 import type { FastifyInstance, FastifyReply } from 'fastify';
@@ -15,6 +15,7 @@ import { html, type Html } from '../html.ts';
 import { money, page } from '../layout.ts';
 import { operatorAccountPages } from './account.ts';
 import { reconciliationPages } from './reconciliation.ts';
+import { refundQueuePages } from './refunds.ts';
 import { statementPages } from './statements.ts';
 import { auditView, banksView, merchantsView, merchantView, payoutsView, reviewView, tellerView } from './views.ts';
 import { consoleErrorPage, formRefusal, registerErrorPages } from '../error-pages.ts';
@@ -150,5 +151,6 @@ export async function opsRoutes(app: FastifyInstance, deps: AppDeps): Promise<vo
 
   await app.register(statementPages, deps);
   await app.register(reconciliationPages, deps);
+  await app.register(refundQueuePages, deps);
   await app.register(operatorAccountPages, deps);
 }

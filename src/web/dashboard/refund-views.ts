@@ -1,0 +1,77 @@
+// The dashboard's refund page parts: a session's payment, its refunds and the Refund form (on the session
+// page), and the Refunds page with the approver's decision on refunds awaiting approval.
+import type { sessionRefundState } from '../../checkout/refund-requests.ts';
+import type { SessionRow } from '../../checkout/model.ts';
+import { REFUND_REASON_LENGTH_MAX, REFUND_STATUSES, type RefundResponse, type RefundRow } from '../../refunds/model.ts';
+import type { WebSession } from '../auth.ts';
+import { html, raw, type Html } from '../html.ts';
+import { csrfField, money, statusBadge, when_ } from '../layout.ts';
+import { canRequest } from './payouts/views.ts';
+
+/** Roles that may refund a payment: those that may create payouts (money leaves the balance either way). */
+export const canRefund = canRequest;
+
+/** Whether this user decides refunds awaiting approval (four eyes: an approver, not the one who asked). */
+export const mayDecideRefund = (session: WebSession, refund: Pick<RefundRow, 'status' | 'requested_by_user_id'>) =>
+  refund.status === 'awaiting_approval' && session.role === 'approver' && refund.requested_by_user_id !== session.userId;
+
+/** "123.45" for 12345 pesewas: the amount field's text (integer arithmetic, no float). */
+export const cedisText = (minor: number) => `${Math.floor(minor / 100)}.${String(minor % 100).padStart(2, '0')}`;
+
+const METHOD_LABELS: Record<string, string> = { test: 'Test (at once)', provider: 'the provider that took the payment', operator: "Sika's operators (a transfer)" };
+const methodLabel = (route: string, provider: string | null) => (route === 'provider' && provider ? `${provider}` : (METHOD_LABELS[route] ?? route));
+
+type RefundState = Awaited<ReturnType<typeof sessionRefundState>>;
+
+/** The session page's Payment and Refunds sections, with the Refund form for roles that may move money. */
+export function sessionRefundsPart(session: WebSession, s: SessionRow, { payment, refunds, refundableMinor }: RefundState): Html {
+  if (!payment && refunds.length === 0) return html``;
+  const form =
+    s.status === 'success' && payment && refundableMinor > 0 && canRefund(session)
+      ? html`<form method="post" action="/dashboard/sessions/${s.id}/refunds" class="card" aria-label="Refund">${csrfField(session)}
+<h2 style="margin-top:0">Refund</h2>
+<p class="muted">Up to ${money(refundableMinor)} can still be refunded. The amount leaves your available balance at once; the fee of the payment is not returned.${session.environment === 'live' ? ' If your account requires approval, an approver must approve it first.' : ''}</p>
+<label for="refund-amount">Amount (GHS)</label><input id="refund-amount" name="amount" inputmode="decimal" autocomplete="off" required value="${cedisText(refundableMinor)}">
+<label for="refund-reason">Reason</label><input id="refund-reason" name="reason" maxlength="${REFUND_REASON_LENGTH_MAX}" autocomplete="off">
+<p><button type="submit">Refund</button></p></form>`
+      : html``;
+  return html`${payment
+    ? html`<h2>Payment</h2><div class="card grid" aria-label="Payment">
+<div><div class="muted">Attempt</div><span class="mono">${payment.id}</span></div>
+<div><div class="muted">Method</div>${payment.rail}${payment.network ? ` (${payment.network})` : ''} · ${payment.provider}</div>
+<div class="stat"><div class="label">Charged</div><div class="value">${money(payment.amount_charged_minor)}</div></div>
+<div><div class="muted">Fee</div>${money(payment.fee_minor)} <span class="muted">${payment.bearer}</span></div>
+<div><div class="muted">Paid</div>${when_(payment.finalized_at)}</div>
+<div class="stat"><div class="label">Refunded</div><div class="value">${money(s.refunded_minor)}</div></div></div>`
+    : ''}
+<h2>Refunds</h2><div class="table-wrap"><table aria-label="Refunds"><thead><tr><th>Refund</th><th>Amount</th><th>Status</th><th>Method</th><th>Reason</th><th>Created</th></tr></thead><tbody>
+${refunds.map(
+  (r) => html`<tr><td class="mono">${r.id}</td><td>${money(r.amount_minor)}</td><td>${statusBadge(r.status)}${r.failure_reason ? html`<br><span class="muted">${r.failure_reason}</span>` : ''}${r.status === 'awaiting_approval' ? html`<br><a href="/dashboard/refunds?status=awaiting_approval">Approvals</a>` : ''}</td><td>${methodLabel(r.route, r.provider)}</td><td class="wrap">${r.reason ?? ''}</td><td>${when_(r.created_at)}</td></tr>`,
+)}
+${refunds.length === 0 ? html`<tr><td colspan="6" class="muted">No refunds yet.</td></tr>` : ''}</tbody></table></div>
+${form}`;
+}
+
+/** The Refunds page: newest first, a status filter, and approve/reject on the ones this user may decide. */
+export function refundsListView(session: WebSession, refunds: readonly RefundResponse[], decidable: ReadonlySet<string>, status: string | null, hasMore: boolean): Html {
+  const decision = (r: RefundResponse) =>
+    decidable.has(r.id)
+      ? html`<form method="post" action="/dashboard/refunds/${r.id}/decision" class="row" aria-label="Decide ${r.id}">${csrfField(session)}
+${session.secondFactorEnrolled ? html`<div><label for="code-${r.id}">Authenticator code</label><input id="code-${r.id}" name="code" inputmode="numeric" autocomplete="one-time-code"></div>` : ''}
+<div><label for="reason-${r.id}">Reason (for a rejection)</label><input id="reason-${r.id}" name="reason" maxlength="${REFUND_REASON_LENGTH_MAX}"></div>
+<div><button name="decision" value="approve">Approve</button> <button name="decision" value="reject" class="danger">Reject</button></div></form>`
+      : r.status === 'awaiting_approval'
+        ? html`<span class="muted">${session.role === 'approver' ? 'You asked for it: another approver decides.' : 'An approver decides.'}</span>`
+        : '';
+  return html`<h1>Refunds</h1>
+<form method="get" action="/dashboard/refunds" class="card row" aria-label="Filters">
+<div><label for="f-status">Status</label><select id="f-status" name="status"><option value="">Any</option>${REFUND_STATUSES.map((s) => html`<option value="${s}"${raw(s === status ? ' selected' : '')}>${s.replace(/_/g, ' ')}</option>`)}</select></div>
+<div><button type="submit">Filter</button> <a href="/dashboard/refunds">Clear</a></div></form>
+<p class="muted">Refund a payment from its session's page (Checkout). Live refunds of accounts that require approval wait here for an approver who did not ask for them.</p>
+<div class="table-wrap"><table aria-label="Refunds"><thead><tr><th>Refund</th><th>Session</th><th>Amount</th><th>Status</th><th>Method</th><th>Reason</th><th>Created</th><th>Decision</th></tr></thead><tbody>
+${refunds.map(
+  (r) => html`<tr><td class="mono">${r.id}</td><td class="mono"><a href="/dashboard/sessions/${r.session_id}">${r.session_id}</a></td><td>${money(r.amount_minor)}</td><td>${statusBadge(r.status)}${r.failure_reason ? html`<br><span class="muted">${r.failure_reason}</span>` : ''}</td><td>${methodLabel(r.method, r.provider)}</td><td class="wrap">${r.reason ?? ''}</td><td>${r.created_at.slice(0, 16).replace('T', ' ')} UTC</td><td>${decision(r)}</td></tr>`,
+)}
+${refunds.length === 0 ? html`<tr><td colspan="8" class="muted">No refunds${status ? ` ${status.replace(/_/g, ' ')}` : ''}.</td></tr>` : ''}</tbody></table></div>
+${hasMore ? html`<p class="muted">Showing the newest ${refunds.length}; filter by status to see others.</p>` : ''}`;
+}
