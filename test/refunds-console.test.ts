@@ -9,7 +9,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import type { Role } from '../src/accounts/model.ts';
 import { createMerchant, hashPassword, type CreatedMerchant } from '../src/accounts/service.ts';
 import type { Actor } from '../src/audit/log.ts';
-import { requestRefund } from '../src/checkout/refund-requests.ts';
+import { requestRefund } from '../src/refunds/session-refunds.ts';
 import { checkInvariants } from '../src/ledger/service.ts';
 import { createOperator } from '../src/ops/service.ts';
 import { LiveProviders } from '../src/rails/live.ts';

@@ -2,7 +2,7 @@
 // Refund form, invoice lines, events), revenue lines.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { SESSION_STATUSES } from '../../checkout/model.ts';
-import { requestRefund, sessionRefundState } from '../../checkout/refund-requests.ts';
+import { requestRefund, sessionRefundState } from '../../refunds/session-refunds.ts';
 import { listSessionsPage, sessionDetail } from '../../checkout/service.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { errorHeaders, statusOf } from '../../http/errors.ts';

@@ -1,6 +1,6 @@
 // The dashboard's refund page parts: a session's payment, its refunds and the Refund form (on the session
 // page), and the Refunds page with the approver's decision on refunds awaiting approval.
-import type { sessionRefundState } from '../../checkout/refund-requests.ts';
+import type { sessionRefundState } from '../../refunds/session-refunds.ts';
 import type { SessionRow } from '../../checkout/model.ts';
 import { REFUND_REASON_LENGTH_MAX, REFUND_STATUSES, type RefundResponse, type RefundRow } from '../../refunds/model.ts';
 import type { WebSession } from '../auth.ts';

@@ -3,10 +3,10 @@
 // locks the session, holds the amount and emits refund.created; a Live one is sent after commit by the worker).
 import type { Db, Queryable } from '../db/index.ts';
 import type { LiveProviders } from '../rails/live.ts';
-import { createRefund, type RefundRequest, type RefundRequester } from '../refunds/create.ts';
-import type { RefundRow, RefundStatus } from '../refunds/model.ts';
-import { sessionRefunds } from '../refunds/queries.ts';
-import type { AttemptRow } from './model.ts';
+import { createRefund, type RefundRequest, type RefundRequester } from './create.ts';
+import type { RefundRow, RefundStatus } from './model.ts';
+import { sessionRefunds } from './queries.ts';
+import type { AttemptRow } from '../checkout/model.ts';
 
 /** Refunds that still count against the payment (as createRefund counts them): not failed, not cancelled. */
 const COMMITTED: readonly RefundStatus[] = ['awaiting_approval', 'pending', 'succeeded'];
