@@ -177,6 +177,24 @@ describe(`refunds in the dashboard and the operator console (${storageKind})`, (
     await assertRefused(await owner.post(`/dashboard/sessions/${paid.sessionId}/refunds`, { amount: '0.01' }), 409, /already refunded in full/);
   });
 
+  it('the same form sent twice at once (a double click) makes one refund; both answers lead to it', async () => {
+    const m = await merchant();
+    const owner = await signedIn(m.ownerEmail);
+    const paid = await paidTestSession(m, 20_000);
+    const page = await owner.get(`/dashboard/sessions/${paid.sessionId}`);
+    const key = /name="request_key" value="(dash-[0-9a-f]{24})"/.exec(page.body)?.[1];
+    assert.ok(key, 'the form carries a one-time key');
+    const fields = { amount: '10.00', reason: 'double click', request_key: key };
+    const [a, b] = await Promise.all([owner.post(`/dashboard/sessions/${paid.sessionId}/refunds`, fields), owner.post(`/dashboard/sessions/${paid.sessionId}/refunds`, fields)]);
+    assert.equal(a.statusCode, 303, a.body);
+    assert.equal(b.statusCode, 303, b.body);
+    assert.equal(a.headers.location, b.headers.location);
+    assert.equal((await refundsOf(t, paid.sessionId)).length, 1);
+    assert.equal(await refundedOf(t, paid.sessionId), 1_000);
+    const fresh = /name="request_key" value="(dash-[0-9a-f]{24})"/.exec((await owner.get(`/dashboard/sessions/${paid.sessionId}`)).body)?.[1];
+    assert.notEqual(fresh, key, 'each rendering of the form has its own key');
+  });
+
   it('a refund the available balance cannot cover shows INSUFFICIENT_FUNDS on the page; more than the payment and an unpaid session are refused too; nothing is written', async () => {
     const m = await merchant();
     const owner = await signedIn(m.ownerEmail);

@@ -13,7 +13,7 @@ import { newId } from '../lib/ids.ts';
 import type { LiveProviders } from '../rails/live.ts';
 import { moveRefund, emitRefundEvent } from './lifecycle.ts';
 import { REFUND_REASON_LENGTH_MAX, type RefundRoute, type RefundRow, type TestRefundOutcome } from './model.ts';
-import { approvalRequired, committedRefundsMinor, findPaidAttempt, findRefundById, insertRefund } from './store.ts';
+import { approvalRequired, committedRefundsMinor, findPaidAttempt, findRefundById, findRefundByRequestKey, insertRefund } from './store.ts';
 
 export interface RefundRequester {
   merchantId: string;
@@ -32,6 +32,8 @@ export interface RefundRequest {
   metadata?: Record<string, unknown>;
   /** Test keys only: how the simulator settles the refund (default succeeded). */
   test_outcome?: TestRefundOutcome;
+  /** A form's one-time key: sent again (a double click), it answers the refund it already made. */
+  request_key?: string;
 }
 
 /** Rails whose payer account Sika does not know: their refunds are paid by an operator's transfer. */
@@ -44,6 +46,12 @@ export async function createRefund(tx: Queryable, who: RefundRequester, request:
   if (request.metadata) checkMetadata(request.metadata);
   const session = await lockSession(tx, request.session_id);
   if (!session || session.merchant_id !== who.merchantId || session.environment !== who.environment) throw errors.notFound('Checkout session');
+  // After the session lock: a first submission of the same form has committed, or has not begun.
+  if (request.request_key) {
+    const made = await findRefundByRequestKey(tx, who.merchantId, who.environment, request.request_key);
+    if (made && made.session_id !== session.id) throw errors.invalidArgument('This form key was used for another session.', [{ field: 'request_key', message: 'belongs to another refund' }]);
+    if (made) return made;
+  }
   if (session.status !== 'success') throw errors.conflict('SESSION_NOT_REFUNDABLE', `The session is ${session.status}; only a paid (success) session can be refunded.`);
   const attempt = await findPaidAttempt(tx, session.id);
   if (!attempt) throw errors.conflict('SESSION_NOT_REFUNDABLE', "The session's payment was reversed; there is nothing to refund.");
@@ -97,6 +105,7 @@ export async function createRefund(tx: Queryable, who: RefundRequester, request:
       provider_reference: providerReference,
       processing_step: route === 'provider' && !awaitsApproval ? 'send' : null,
       next_step_at: route === 'provider' && !awaitsApproval ? new Date() : null,
+      request_key: request.request_key ?? null,
     },
     awaitsApproval ? 'awaiting_approval' : 'pending',
   );

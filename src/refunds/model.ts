@@ -24,6 +24,8 @@ export const refundMachine = defineStateMachine({ name: 'refund', statuses: REFU
 
 export const REFUND_REASON_LENGTH_MAX = 500;
 export const REFUND_FAILURE_REASON_LENGTH_MAX = 500;
+/** A form's one-time key (refunds.request_key CHECK). */
+export const REFUND_REQUEST_KEY_LENGTH_MAX = 100;
 export const REFUND_LIST_LIMIT_DEFAULT = 20;
 export const REFUND_LIST_LIMIT_MAX = 100;
 /** Test refunds only: how the simulator settles it (default succeeded, at once). */
@@ -61,6 +63,8 @@ export interface RefundRow {
   updated_at: Date;
   succeeded_at: Date | null;
   failed_at: Date | null;
+  /** The dashboard form's one-time key (null from the API). */
+  request_key: string | null;
 }
 
 /** The merchant's view of a refund (API, webhooks, dashboard). */

@@ -6,7 +6,7 @@ import { refundMachine, type RefundRow, type RefundStatus } from './model.ts';
 export const REFUND_COLUMNS = `id, merchant_id, environment, api_key_id, requested_by_user_id, session_id, attempt_id, amount_minor, currency,
   reason, metadata, status, route, provider, provider_reference, provider_refund_id, processing_step, next_step_at, status_checks,
   failure_reason, decided_by_user_id, decided_at, payer_account, transfer_reference, completed_by, version, created_at, updated_at,
-  succeeded_at, failed_at`;
+  succeeded_at, failed_at, request_key`;
 
 export type NewRefund = Pick<
   RefundRow,
@@ -26,13 +26,14 @@ export type NewRefund = Pick<
   | 'provider_reference'
   | 'processing_step'
   | 'next_step_at'
+  | 'request_key'
 >;
 
 export async function insertRefund(tx: Queryable, row: NewRefund, status: RefundStatus): Promise<RefundRow> {
   const rows = await tx.query<RefundRow>(
     `INSERT INTO refunds (id, merchant_id, environment, api_key_id, requested_by_user_id, session_id, attempt_id, amount_minor, currency,
-       reason, metadata, status, route, provider, provider_reference, processing_step, next_step_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+       reason, metadata, status, route, provider, provider_reference, processing_step, next_step_at, request_key)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
      RETURNING ${REFUND_COLUMNS}`,
     [
       row.id,
@@ -52,6 +53,7 @@ export async function insertRefund(tx: Queryable, row: NewRefund, status: Refund
       row.provider_reference,
       row.processing_step,
       row.next_step_at,
+      row.request_key,
     ],
   );
   return rows[0]!;
@@ -211,4 +213,10 @@ export function pendingRefundsOfCharge(db: Queryable, provider: string, chargeRe
       ORDER BY r.created_at, r.id`,
     [provider, chargeReference],
   );
+}
+
+/** The refund a form's one-time key already made, if any. */
+export async function findRefundByRequestKey(db: Queryable, merchantId: string, environment: string, requestKey: string): Promise<RefundRow | null> {
+  const rows = await db.query<RefundRow>(`SELECT ${REFUND_COLUMNS} FROM refunds WHERE merchant_id = $1 AND environment = $2 AND request_key = $3`, [merchantId, environment, requestKey]);
+  return rows[0] ?? null;
 }

@@ -12,7 +12,7 @@ import { INVOICE_REF_LENGTH_MAX } from '../checkout/model.ts';
 import { ACCOUNT_NAME_LENGTH_MAX, NOTES_LENGTH_MAX } from '../payouts/model.ts';
 import { OPERATOR_FAIL_REASON_LENGTH_MAX, PAYER_ACCOUNT_LENGTH_MAX, TRANSFER_REFERENCE_LENGTH_MAX } from '../ops/refunds.ts';
 import { railIds } from '../rails/registry.ts';
-import { REFUND_REASON_LENGTH_MAX } from '../refunds/model.ts';
+import { REFUND_REASON_LENGTH_MAX, REFUND_REQUEST_KEY_LENGTH_MAX } from '../refunds/model.ts';
 import { COLUMN_MAPPING_LENGTH_MAX, RESOLUTION_NOTE_LENGTH_MAX } from '../statements/model.ts';
 
 /** Fastify's default maxParamLength: a longer path parameter is refused by the router (414) anyway. */
@@ -122,7 +122,7 @@ export const dashboardSchemas = {
   approvalSetting: post(form({ required: text(CONSOLE_CHOICE_LENGTH_MAX) })),
   inviteUser: post(form({ email: text(EMAIL_LENGTH_MAX), role: text(Math.max(...INVITABLE_ROLES.map((role) => role.length))) })),
   // Refunds: one of a session's payment (amount in GHS as typed), the list, and the approver's decision.
-  refundSession: post(form({ amount: text(CONSOLE_CHOICE_LENGTH_MAX), reason: text(REFUND_REASON_LENGTH_MAX) }), { params: IdParams }),
+  refundSession: post(form({ amount: text(CONSOLE_CHOICE_LENGTH_MAX), reason: text(REFUND_REASON_LENGTH_MAX), request_key: text(REFUND_REQUEST_KEY_LENGTH_MAX) }), { params: IdParams }),
   refunds: page(query({ status: text(CONSOLE_CHOICE_LENGTH_MAX) })),
   refundDecision: post(form({ decision: text(CONSOLE_CHOICE_LENGTH_MAX), reason: text(REFUND_REASON_LENGTH_MAX), code: text(CODE_FIELD_LENGTH_MAX) }), { params: IdParams }),
 };

@@ -137,7 +137,7 @@ ${eventRows.length === 0 ? html`<tr><td colspan="3" class="muted">No events yet.
       const refund = await requestRefund(
         db,
         { merchantId: session.merchantId!, environment: session.environment, apiKeyId: null, userId: session.userId },
-        { session_id: request.params.id, amount_minor: amountMinor, reason: formValue(request, 'reason').trim() || undefined },
+        { session_id: request.params.id, amount_minor: amountMinor, reason: formValue(request, 'reason').trim() || undefined, request_key: formValue(request, 'request_key') || undefined },
         deps.providers,
       );
       // Back to the session's page (a reload must not ask for the refund again), which names the new refund.

@@ -1,5 +1,6 @@
 // The dashboard's refund page parts: a session's payment, its refunds and the Refund form (on the session
 // page), and the Refunds page with the approver's decision on refunds awaiting approval.
+import { randomBytes } from 'node:crypto';
 import type { sessionRefundState } from '../../refunds/session-refunds.ts';
 import type { SessionRow } from '../../checkout/model.ts';
 import { REFUND_REASON_LENGTH_MAX, REFUND_STATUSES, type RefundResponse, type RefundRow } from '../../refunds/model.ts';
@@ -33,6 +34,7 @@ export function sessionRefundsPart(session: WebSession, s: SessionRow, { payment
 <p class="muted">Up to ${money(refundableMinor)} can still be refunded. The amount leaves your available balance at once; the fee of the payment is not returned.${session.environment === 'live' ? ' If your account requires approval, an approver must approve it first.' : ''}</p>
 <label for="refund-amount">Amount (GHS)</label><input id="refund-amount" name="amount" inputmode="decimal" autocomplete="off" required value="${cedisText(refundableMinor)}">
 <label for="refund-reason">Reason</label><input id="refund-reason" name="reason" maxlength="${REFUND_REASON_LENGTH_MAX}" autocomplete="off">
+<input type="hidden" name="request_key" value="dash-${randomBytes(12).toString('hex')}">
 <p><button type="submit">Refund</button></p></form>`
       : html``;
   return html`${payment
