@@ -3,6 +3,7 @@
 import type { ApiPrincipal } from '../accounts/model.ts';
 import type { Queryable } from '../db/index.ts';
 import { errors } from '../lib/errors.ts';
+import { createdRange, cursorPosition } from '../lib/list-paging.ts';
 import type { Rail } from '../rails/registry.ts';
 import { toSessionResponse, type SessionRow, type SessionStatus } from './model.ts';
 import { findSessionPayment, searchSessions, type SessionPayment } from './session-list-store.ts';
@@ -48,21 +49,8 @@ export async function getSessionWithPayment(db: Queryable, principal: ApiPrincip
 /** One page of the merchant's sessions, newest first; `has_more` says whether to ask again with starting_after. */
 export async function listSessions(db: Queryable, principal: ApiPrincipal, query: SessionListQuery, checkoutUrlHost: string) {
   const limit = query.limit ?? SESSION_LIST_LIMIT_DEFAULT;
-  let after: { createdAt: Date; id: string } | undefined;
-  if (query.starting_after !== undefined) {
-    const cursor = await store.findSession(db, principal.merchantId, principal.environment, query.starting_after);
-    if (!cursor) {
-      throw errors.invalidArgument('starting_after must be the id of a session of this key (the last id of the previous page).', [
-        { field: 'starting_after', message: 'is not a session of this merchant and environment' },
-      ]);
-    }
-    after = { createdAt: cursor.created_at, id: cursor.id };
-  }
-  const createdFrom = query.created_gte ? new Date(query.created_gte) : undefined;
-  const createdBefore = query.created_lt ? new Date(query.created_lt) : undefined;
-  if (createdFrom && createdBefore && createdFrom >= createdBefore) {
-    throw errors.invalidArgument('created_gte must be before created_lt.', [{ field: 'created_lt', message: 'must be after created_gte' }]);
-  }
+  const after = await cursorPosition(query.starting_after, 'a session', (id) => store.findSession(db, principal.merchantId, principal.environment, id));
+  const { createdFrom, createdBefore } = createdRange(query);
   const rows = await searchSessions(
     db,
     { merchantId: principal.merchantId, environment: principal.environment, status: query.status, invoiceRef: query.invoice_ref, createdFrom, createdBefore, rail: query.rail, after },

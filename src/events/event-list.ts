@@ -3,6 +3,7 @@
 import type { ApiPrincipal } from '../accounts/model.ts';
 import type { Queryable } from '../db/index.ts';
 import { errors } from '../lib/errors.ts';
+import { createdRange, cursorPosition } from '../lib/list-paging.ts';
 import { findMerchantEvent, searchEvents } from './event-list-store.ts';
 
 export const EVENT_LIST_LIMIT_DEFAULT = 20;
@@ -27,21 +28,8 @@ export async function getEvent(db: Queryable, principal: Principal, id: string):
 
 export async function listEvents(db: Queryable, principal: Principal, query: EventListQuery) {
   const limit = query.limit ?? EVENT_LIST_LIMIT_DEFAULT;
-  let after: { createdAt: Date; id: string } | undefined;
-  if (query.starting_after !== undefined) {
-    const cursor = await findMerchantEvent(db, principal.merchantId, principal.environment, query.starting_after);
-    if (!cursor) {
-      throw errors.invalidArgument('starting_after must be the id of an event of this key (the last id of the previous page).', [
-        { field: 'starting_after', message: 'is not an event of this merchant and environment' },
-      ]);
-    }
-    after = { createdAt: cursor.created_at, id: cursor.id };
-  }
-  const createdFrom = query.created_gte ? new Date(query.created_gte) : undefined;
-  const createdBefore = query.created_lt ? new Date(query.created_lt) : undefined;
-  if (createdFrom && createdBefore && createdFrom >= createdBefore) {
-    throw errors.invalidArgument('created_gte must be before created_lt.', [{ field: 'created_lt', message: 'must be after created_gte' }]);
-  }
+  const after = await cursorPosition(query.starting_after, 'an event', (id) => findMerchantEvent(db, principal.merchantId, principal.environment, id));
+  const { createdFrom, createdBefore } = createdRange(query);
   const rows = await searchEvents(
     db,
     { merchantId: principal.merchantId, environment: principal.environment, type: query.type, objectId: query.object_id, createdFrom, createdBefore, after },

@@ -3,6 +3,7 @@
 import type { ApiPrincipal } from '../accounts/model.ts';
 import type { Queryable } from '../db/index.ts';
 import { errors } from '../lib/errors.ts';
+import { createdRange, cursorPosition } from '../lib/list-paging.ts';
 import { REFUND_LIST_LIMIT_DEFAULT, toRefundResponse, type RefundRow, type RefundStatus } from './model.ts';
 import { findRefund, refundsOfSession, searchRefunds } from './store.ts';
 
@@ -23,21 +24,8 @@ export async function getRefund(db: Queryable, principal: Pick<ApiPrincipal, 'me
 
 /** The search behind the list (and its CSV): filters checked, the cursor resolved to its position. */
 export async function refundSearch(db: Queryable, principal: Pick<ApiPrincipal, 'merchantId' | 'environment'>, query: RefundListQuery) {
-  let after: { createdAt: Date; id: string } | undefined;
-  if (query.starting_after !== undefined) {
-    const cursor = await findRefund(db, principal.merchantId, principal.environment, query.starting_after);
-    if (!cursor) {
-      throw errors.invalidArgument('starting_after must be the id of a refund of this key (the last id of the previous page).', [
-        { field: 'starting_after', message: 'is not a refund of this merchant and environment' },
-      ]);
-    }
-    after = { createdAt: cursor.created_at, id: cursor.id };
-  }
-  const createdFrom = query.created_gte ? new Date(query.created_gte) : undefined;
-  const createdBefore = query.created_lt ? new Date(query.created_lt) : undefined;
-  if (createdFrom && createdBefore && createdFrom >= createdBefore) {
-    throw errors.invalidArgument('created_gte must be before created_lt.', [{ field: 'created_lt', message: 'must be after created_gte' }]);
-  }
+  const after = await cursorPosition(query.starting_after, 'a refund', (id) => findRefund(db, principal.merchantId, principal.environment, id));
+  const { createdFrom, createdBefore } = createdRange(query);
   return { merchantId: principal.merchantId, environment: principal.environment, status: query.status, sessionId: query.session_id, createdFrom, createdBefore, after };
 }
 
