@@ -160,8 +160,10 @@ describe(`refunds (${storageKind})`, () => {
       seen.push(...body.data.map((r: { id: string }) => r.id));
       if (!body.has_more) break;
       startingAfter = body.data.at(-1).id;
+      // A new refund while paging: it is newer than every page, so it never shifts one.
+      assert.equal((await refund(m, { session_id: paid.sessionId, amount_minor: 7 })).statusCode, 201);
     }
-    assert.deepEqual(seen, [...ids].reverse());
+    assert.deepEqual(seen, [...ids].reverse(), 'every refund that existed, once, newest first');
     const failed = (await call(t, 'GET', '/api/v1/refunds', { key: m.test_api_key, query: { status: 'failed' } })).json();
     assert.deepEqual(failed.data.map((r: { id: string }) => r.id), [otherRefund]);
     assert.equal((await call(t, 'GET', `/api/v1/refunds/${otherRefund}`, { key: m.test_api_key })).json().status, 'failed');
