@@ -10,6 +10,7 @@ import { purgeExpiredWebSessions } from './accounts/console-accounts.ts';
 import { purgeIdleThrottles } from './accounts/sign-in-throttle.ts';
 import { purgeExpiredDevices } from './accounts/trusted-devices.ts';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.ts';
+import { applyAllPendingCredits } from './ledger/service.ts';
 import { processDuePayouts } from './payouts/processing.ts';
 import { processDueRefunds } from './refunds/processing.ts';
 import { verifyTestRecipients } from './payouts/recipients.ts';
@@ -22,6 +23,8 @@ const RECIPIENT_VERIFY_INTERVAL_MS = 1_000;
 const PAYOUT_PROCESS_INTERVAL_MS = 500;
 const REFUND_PROCESS_INTERVAL_MS = 1_000;
 const STATUS_CHECK_INTERVAL_MS = 10_000;
+/** Payment credits wait to be applied to the cached balances (src/ledger, migration 024) at most about this long. */
+const CREDIT_APPLY_INTERVAL_MS = 250;
 
 interface Job {
   name: string;
@@ -60,6 +63,7 @@ export function startWorkers({ db, log, config, providers }: { db: Db; log: Fast
     { name: 'provider-status-checks', intervalMs: STATUS_CHECK_INTERVAL_MS, run: () => checkPendingAttempts({ db, checkoutUrlHost: config.checkoutUrlHost, providers, log }) },
     { name: 'verify-test-recipients', intervalMs: RECIPIENT_VERIFY_INTERVAL_MS, run: () => verifyTestRecipients(db) },
     { name: 'process-live-payouts', intervalMs: PAYOUT_PROCESS_INTERVAL_MS, run: () => processDuePayouts(db, providers, log) },
+    { name: 'apply-ledger-credits', intervalMs: CREDIT_APPLY_INTERVAL_MS, run: () => applyAllPendingCredits(db) },
     { name: 'process-live-refunds', intervalMs: REFUND_PROCESS_INTERVAL_MS, run: () => processDueRefunds(db, providers, log) },
   ];
   const timers: NodeJS.Timeout[] = [];

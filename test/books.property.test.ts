@@ -64,7 +64,14 @@ describe(`books export property (${storageKind})`, () => {
   after(() => t.close());
 
   const environment = 'live' as const;
-  const clock = async () => (await t.db.query<{ now: Date }>('SELECT clock_timestamp() AS now'))[0]!.now;
+  // A cut on the database's clock, rounded up to the millisecond (a JS Date holds no microseconds: rounded
+  // down, a row written in the same millisecond just before the cut would fall after it), then a pause
+  // until the clock has passed it, so a row written after the cut is never before it.
+  const clock = async () => {
+    const at = (await t.db.query<{ now: Date }>("SELECT date_trunc('milliseconds', clock_timestamp()) + interval '1 millisecond' AS now"))[0]!.now;
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    return at;
+  };
 
   it('the export of every period between cuts sums to its balance change; the summary chains and itemises it', async () => {
     await fc.assert(
@@ -75,7 +82,11 @@ describe(`books export property (${storageKind})`, () => {
         const payouts: { id: string; amountMinor: number; feeMinor: number }[] = [];
         const refunds: { id: string; amountMinor: number }[] = [];
         const cuts: { at: Date; availableMinor: number }[] = [];
-        const cut = async () => cuts.push({ at: await clock(), availableMinor: (await balance(t.db, m.merchant_id, environment)).available_minor });
+        // The balance first: reading it applies the credits still waiting, whose balance transactions are then before the cut.
+        const cut = async () => {
+          const availableMinor = (await balance(t.db, m.merchant_id, environment)).available_minor;
+          cuts.push({ at: await clock(), availableMinor });
+        };
         const nth = <T>(list: T[], p: number) => list[p % Math.max(1, list.length)];
 
         await cut();

@@ -7,7 +7,7 @@ import { issueApiKey } from '../src/accounts/api-keys.ts';
 import type { ApiPrincipal, Environment } from '../src/accounts/model.ts';
 import type { CreatedMerchant } from '../src/accounts/service.ts';
 import { insertWebhookEndpoint } from '../src/accounts/store.ts';
-import { balance, creditPayment, type Balance } from '../src/ledger/service.ts';
+import { applyPendingCredits, balance, creditPayment, type Balance } from '../src/ledger/service.ts';
 import { processDuePayouts } from '../src/payouts/processing.ts';
 import { verifyTestRecipients } from '../src/payouts/recipients.ts';
 import { setPayoutAccess } from '../src/payouts/settings.ts';
@@ -29,10 +29,12 @@ export function api(t: TestContext, key: string, method: 'GET' | 'POST' | 'DELET
 }
 
 /** Credits the merchant's balance directly in the ledger, as a settled payment with no fees would. */
+/** Funds a merchant with a payment credit, applied to its balance as the worker would by the time the merchant acts. */
 export async function fund(t: TestContext, merchantId: string, environment: Environment, amountMinor: number): Promise<void> {
   await t.db.transaction((tx) =>
     creditPayment(tx, { merchantId, environment, paymentId: `fund-${randomUUID()}`, chargedMinor: amountMinor, payerFeeMinor: 0, merchantFeeMinor: 0 }),
   );
+  await applyPendingCredits(t.db, merchantId, environment);
 }
 
 export const balanceOf = (t: TestContext, merchantId: string, environment: Environment): Promise<Balance> => balance(t.db, merchantId, environment);

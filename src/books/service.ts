@@ -3,6 +3,7 @@
 import type { ApiPrincipal, Environment } from '../accounts/model.ts';
 import type { Queryable } from '../db/index.ts';
 import { errors } from '../lib/errors.ts';
+import { applyPendingCredits } from '../ledger/service.ts';
 import {
   BALANCE_TRANSACTION_LIMIT_DEFAULT,
   BOOKS_TIME_ZONE,
@@ -46,6 +47,7 @@ function createdRange(query: { created_gte?: string; created_lt?: string }) {
 
 /** One page of the merchant's balance transactions, newest first (the order the balance moved, reversed). */
 export async function listBalanceTransactions(db: Queryable, owner: BooksOwner, query: BalanceTransactionListQuery) {
+  await applyPendingCredits(db, owner.merchantId, owner.environment);
   const limit = query.limit ?? BALANCE_TRANSACTION_LIMIT_DEFAULT;
   let afterSeq: number | undefined;
   if (query.starting_after !== undefined) {
@@ -77,6 +79,7 @@ export async function balanceTransactionsBetween(
   before: Date,
   type?: BalanceTransactionType,
 ): Promise<AsyncIterable<BalanceTransactionRow>> {
+  await applyPendingCredits(db, owner.merchantId, owner.environment);
   const range = await store.seqRange(db, owner.merchantId, owner.environment, from, before);
   const kinds = type ? kindsOfType(type) : undefined;
   return {
@@ -99,6 +102,7 @@ export async function balanceTransactionsBetween(
  */
 export async function summariseBetween(db: Queryable, owner: BooksOwner, bounds: readonly Date[]): Promise<SummaryPeriod[]> {
   if (bounds.length < 2) throw new Error('books assertion failed: a summary needs at least one period');
+  await applyPendingCredits(db, owner.merchantId, owner.environment);
   const [opening, totals] = await Promise.all([
     store.balanceBefore(db, owner.merchantId, owner.environment, bounds[0]!),
     store.periodTotals(db, owner.merchantId, owner.environment, bounds),

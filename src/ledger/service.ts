@@ -12,6 +12,7 @@
 import type { Queryable } from '../db/index.ts';
 import { newUuid } from '../lib/ids.ts';
 import {
+  ACCOUNT_KINDS,
   assertEntry,
   blockingKinds,
   duplicateError,
@@ -52,7 +53,7 @@ export {
   type Line,
 } from './model.ts';
 
-/** Locks the entry's accounts in id order, creating the merchant's accounts on first use. */
+/** Locks the entry's accounts in id order, creating the merchant's accounts on first use (balances with their unapplied lines). */
 async function lockAccounts(tx: Queryable, merchantId: string, environment: Environment, kinds: AccountKind[]): Promise<store.AccountRow[]> {
   let rows = await store.lockAccounts(tx, merchantId, environment, kinds);
   if (rows.length < kinds.length) {
@@ -61,6 +62,36 @@ async function lockAccounts(tx: Queryable, merchantId: string, environment: Envi
   }
   if (rows.length !== kinds.length) throw new Error(`ledger assertion failed: locked ${rows.length} of ${kinds.length} accounts`);
   return rows;
+}
+
+/** Account ids never change once created: kept per merchant and environment, so a payment credit reads none. */
+const ACCOUNT_IDS_CACHED_MAX = 10_000;
+const accountIdsCache = new Map<string, store.AccountRow[]>();
+
+/**
+ * The merchant's accounts (ids and kinds; balance_minor 0: not read), created on first use. No lock.
+ * Only accounts found already there are cached: ones this transaction creates may yet be rolled back.
+ */
+async function knownAccounts(tx: Queryable, merchantId: string, environment: Environment, kinds: AccountKind[]): Promise<store.AccountRow[]> {
+  const key = `${merchantId}:${environment}`;
+  const has = (rows: readonly { kind: AccountKind }[]) => ACCOUNT_KINDS.every((kind) => rows.some((row) => row.kind === kind));
+  let all = accountIdsCache.get(key);
+  if (!all) {
+    let rows = await store.accountIds(tx, merchantId, environment);
+    if (has(rows)) {
+      if (accountIdsCache.size >= ACCOUNT_IDS_CACHED_MAX) accountIdsCache.clear();
+      accountIdsCache.set(key, rows.map((row) => ({ ...row, balance_minor: 0 })));
+    } else {
+      await store.createAccounts(tx, merchantId, environment);
+      rows = await store.accountIds(tx, merchantId, environment);
+    }
+    all = rows.map((row) => ({ ...row, balance_minor: 0 }));
+  }
+  return kinds.map((kind) => {
+    const account = all!.find((a) => a.kind === kind);
+    if (!account) throw new Error(`ledger assertion failed: no ${kind} account for merchant ${merchantId}`);
+    return account;
+  });
 }
 
 /**
@@ -143,15 +174,43 @@ export interface PaymentRef {
  * is credited chargedMinor less every fee, fee_revenue the fees. Exactly once per paymentId
  * (LedgerDuplicateEntryError on a second credit).
  */
-export function creditPayment(tx: Queryable, p: PaymentRef & PaymentCredit): Promise<{ entryId: string }> {
-  return post(tx, {
+export async function creditPayment(tx: Queryable, p: PaymentRef & PaymentCredit): Promise<{ entryId: string }> {
+  const entry: EntryInput = {
     merchantId: p.merchantId,
     environment: p.environment,
     kind: 'payment_credit',
     referenceType: 'payment',
     referenceId: p.paymentId,
     lines: paymentCreditLines(p),
-  });
+  };
+  // A credit never needs the balance (it cannot overdraw), so it locks nothing: its lines are applied
+  // to the cached balances later, in order (store.writePendingEntry; migration 024).
+  const accounts = await knownAccounts(tx, entry.merchantId, entry.environment, assertEntry(entry).map((line) => line.account));
+  const { planned, lines } = planOn(entry, null, accounts);
+  if (!(await store.writePendingEntry(tx, planned, lines))) {
+    const [winner] = await store.findEntries(tx, entry.referenceType, entry.referenceId, blockingKinds(entry.kind));
+    throw duplicateError(entry, winner?.kind ?? entry.kind);
+  }
+  return { entryId: planned.id };
+}
+
+/**
+ * Applies the merchant's credits still waiting (payment credits, see creditPayment) to its cached
+ * balances and balance transactions, in the order they were written. One statement, atomic on its own
+ * or inside the caller's transaction. skipLocked: the worker leaves accounts a writer holds (that writer
+ * applies them). Returns the lines applied.
+ */
+export function applyPendingCredits(db: Queryable, merchantId: string, environment: Environment, options: { skipLocked?: boolean } = {}): Promise<number> {
+  return store.applyUnappliedLines(db, merchantId, environment, options);
+}
+
+/** The worker's pass: applies the waiting credits of up to ownersMax merchants (accounts held by a writer are skipped). */
+export async function applyAllPendingCredits(db: Queryable, ownersMax = 100): Promise<number> {
+  let applied = 0;
+  for (const owner of await store.ownersWithUnappliedLines(db, ownersMax)) {
+    applied += await applyPendingCredits(db, owner.merchant_id, owner.environment, { skipLocked: true });
+  }
+  return applied;
 }
 
 /**
@@ -330,8 +389,13 @@ export interface Balance {
   eligible_minor: number;
 }
 
-/** SPEC 2.11: eligible = available + held; held = amount + fee of payouts still requested or processing. */
+/**
+ * SPEC 2.11: eligible = available + held; held = amount + fee of payouts still requested or processing.
+ * Not for a transaction that goes on to lock other rows: it takes the accounts' lock to apply waiting credits.
+ */
 export async function balance(db: Queryable, merchantId: string, environment: Environment): Promise<Balance> {
+  // The credits still waiting are applied first, so the balance read is the one the balance transactions end at.
+  await applyPendingCredits(db, merchantId, environment);
   const sums = await store.accountSums(db, merchantId, environment);
   const available = merchantBalanceOf(sums.get('merchant_available') ?? 0);
   const held = merchantBalanceOf(sums.get('merchant_held') ?? 0);

@@ -37,16 +37,23 @@ export async function createAccounts(tx: Queryable, merchantId: string, environm
 
 /**
  * Locks the given accounts in id order (every post locks in the same order, so concurrent posts
- * serialise per account and never deadlock) and returns their stored sums as of the lock.
+ * serialise per account and never deadlock) and returns their balances as of the lock, unapplied lines
+ * included (credits written since are only missing: a balance can look lower, never higher). NO KEY UPDATE: a payment credit's lines (their foreign keys take
+ * KEY SHARE on the account) are written while a post holds the lock.
  */
-export function lockAccounts(tx: Queryable, merchantId: string, environment: Environment, kinds: readonly AccountKind[]): Promise<AccountRow[]> {
-  return tx.query<AccountRow>(
+export async function lockAccounts(tx: Queryable, merchantId: string, environment: Environment, kinds: readonly AccountKind[]): Promise<AccountRow[]> {
+  const rows = await tx.query<AccountRow>(
     `SELECT id, kind, balance_minor FROM ledger_accounts
       WHERE merchant_id = $1 AND environment = $2 AND kind = ANY($3::text[])
-      ORDER BY id FOR UPDATE`,
+      ORDER BY id FOR NO KEY UPDATE`,
     [merchantId, environment, kinds],
     'ledger_lock_accounts',
   );
+  if (rows.length === 0) return rows;
+  // Read after the lock, in a statement of its own (a snapshot taken after the lock was granted): lines a
+  // writer applied while this one waited are in the balance and no longer unapplied, never both.
+  const unapplied = await unappliedSums(tx, rows.map((row) => row.id));
+  return rows.map((row) => ({ ...row, balance_minor: row.balance_minor + (unapplied.get(row.id) ?? 0) }));
 }
 
 const ENTRY_COLUMNS = 'id, merchant_id, environment, kind, reference_type, reference_id, reverses_entry_id';
@@ -96,6 +103,9 @@ export interface NewLine {
  * account, so one statement can post several entries on one account; the accounts are locked in id order
  * first (ledger_locked), the order lockAccounts locks in, so a writer that did not lock first cannot
  * deadlock with one that did.
+ * Under that lock the accounts' unapplied lines (payment credits written by writePendingEntry) are applied
+ * first, in the order they were written (ledger_applied): their balance transactions come before this
+ * statement's own, so seq still follows the order the balance moved.
  * The merchant balance CHECK refuses a move below zero whatever the caller read (ledgerWriteError). The accounts are also named by id: the planner cannot
  * estimate the rows of unnest and would otherwise scan every account (measured: a hash join over all
  * ledger_accounts rows per post).
@@ -122,29 +132,144 @@ export function entriesCtes(s: Statement, entries: readonly NewEntry[], lines: r
               AS given (entry_id, account_id, amount_minor)
         WHERE given.entry_id IN (SELECT id FROM ledger_entry)
        RETURNING entry_id, account_id, amount_minor
-     ), ledger_locked AS (
+     ), ${applyCtes(s, first.merchantId, first.environment, [...new Set(lines.map((l) => l.accountId))], { newLines: entries.map((e) => e.id) })}`;
+}
+
+/**
+ * Locks accounts in id order (ledger_locked), applies their unapplied lines (ledger_applied), moves the
+ * cached balances by those and by this statement's new lines (ledger_line, when newLines names the
+ * statement's entries in order) and writes the available balance's movements (balance_transactions), each
+ * with the balance after it. skipLocked: accounts another writer holds are left alone (the worker).
+ */
+function applyCtes(s: Statement, merchantId: string, environment: string, accountIds: readonly string[], options: { newLines?: readonly string[]; skipLocked?: boolean }): string {
+  const newLines = options.newLines ?? [];
+  return `ledger_locked AS (
        -- The accounts locked in id order, as lockAccounts does, before the UPDATE touches any of them: the
        -- UPDATE alone locks in whatever order its join yields rows (a hash join: the table's physical
        -- order), which deadlocked with a payment locking the same accounts in id order.
-       SELECT id FROM ledger_accounts WHERE id = ANY(${s.p([...new Set(lines.map((l) => l.accountId))], 'uuid[]')}) ORDER BY id FOR NO KEY UPDATE
+       SELECT id FROM ledger_accounts WHERE id = ANY(${s.p(accountIds, 'uuid[]')}) ORDER BY id FOR NO KEY UPDATE${options.skipLocked ? ' SKIP LOCKED' : ''}
+     ), ledger_applied AS (
+       DELETE FROM ledger_unapplied_lines pending WHERE pending.account_id IN (SELECT id FROM ledger_locked)
+       RETURNING pending.seq, pending.entry_id, pending.account_id, pending.amount_minor
+     ), ledger_moves AS (
+       SELECT 0 AS part, applied.seq AS ord, applied.entry_id, applied.account_id, applied.amount_minor FROM ledger_applied applied
+       ${newLines.length
+         ? `UNION ALL
+       SELECT 1, entry.ord, line.entry_id, line.account_id, line.amount_minor
+         FROM ledger_line line JOIN unnest(${s.p(newLines, 'uuid[]')}) WITH ORDINALITY AS entry (id, ord) ON entry.id = line.entry_id`
+         : ''}
      ), ledger_moved AS (
        UPDATE ledger_accounts account SET balance_minor = account.balance_minor + moves.amount_minor
-         FROM (SELECT account_id, sum(amount_minor)::bigint AS amount_minor FROM ledger_line GROUP BY account_id) AS moves
+         FROM (SELECT account_id, sum(amount_minor)::bigint AS amount_minor FROM ledger_moves GROUP BY account_id) AS moves
         WHERE account.id = moves.account_id AND account.id IN (SELECT id FROM ledger_locked)
        RETURNING account.id, account.kind, account.balance_minor
      ), ledger_balance_moves AS (
        -- The available balance's movements (balance_transactions), drawn after the UPDATE above locked the
-       -- account, so seq follows the order the balance moved. The balance after each entry is the balance the
-       -- UPDATE left less what later entries of this statement moved (entries in the order given).
+       -- account, so seq follows the order the balance moved: the applied lines in the order they were
+       -- written, then this statement's entries in the order given. The balance after each is the balance
+       -- the UPDATE left less what later movements moved.
        INSERT INTO balance_transactions (entry_id, merchant_id, environment, net_minor, balance_after_minor)
-       SELECT line.entry_id, ${s.p(first.merchantId, 'uuid')}, ${s.p(first.environment, 'text')}, -line.amount_minor,
-              -(moved.balance_minor - coalesce(sum(line.amount_minor) OVER (PARTITION BY line.account_id ORDER BY entry.ord DESC
+       SELECT move.entry_id, ${s.p(merchantId, 'uuid')}, ${s.p(environment, 'text')}, -move.amount_minor,
+              -(moved.balance_minor - coalesce(sum(move.amount_minor) OVER (PARTITION BY move.account_id ORDER BY move.part DESC, move.ord DESC
                                                                              ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0))
-         FROM ledger_line line
-         JOIN ledger_moved moved ON moved.id = line.account_id AND moved.kind = 'merchant_available'
-         JOIN unnest(${s.p(entries.map((e) => e.id), 'uuid[]')}) WITH ORDINALITY AS entry (id, ord) ON entry.id = line.entry_id
-        ORDER BY entry.ord
+         FROM ledger_moves move
+         JOIN ledger_moved moved ON moved.id = move.account_id AND moved.kind = 'merchant_available'
+        ORDER BY move.part, move.ord
      )`;
+}
+
+/**
+ * Applies a merchant's unapplied lines to its cached balances in a statement of its own (the worker,
+ * and the books before they are read). skipLocked: accounts a writer holds are left for it. Returns the
+ * lines applied.
+ */
+export async function applyUnappliedLines(db: Queryable, merchantId: string, environment: Environment, options: { skipLocked?: boolean } = {}): Promise<number> {
+  const ids = await db.query<{ id: string }>(
+    `SELECT DISTINCT pending.account_id AS id FROM ledger_unapplied_lines pending JOIN ledger_accounts a ON a.id = pending.account_id
+      WHERE a.merchant_id = $1 AND a.environment = $2`,
+    [merchantId, environment],
+    'ledger_unapplied_accounts',
+  );
+  if (ids.length === 0) return 0;
+  const apply = new Statement();
+  const rows = await db.query<{ applied: number }>(
+    `WITH ${applyCtes(apply, merchantId, environment, ids.map((row) => row.id), { skipLocked: options.skipLocked })}
+     SELECT (SELECT count(*) FROM ledger_applied)::int AS applied`,
+    apply.params,
+  );
+  return rows[0]?.applied ?? 0;
+}
+
+/** Merchants and environments with lines waiting to be applied (the worker's list). */
+export function ownersWithUnappliedLines(db: Queryable, limit: number) {
+  return db.query<{ merchant_id: string; environment: Environment }>(
+    `SELECT DISTINCT a.merchant_id, a.environment
+       FROM (SELECT DISTINCT account_id FROM ledger_unapplied_lines LIMIT $1) pending JOIN ledger_accounts a ON a.id = pending.account_id`,
+    [limit],
+  );
+}
+
+/**
+ * A payment credit's entry and lines without touching the cached balances (no account lock: concurrent
+ * payments to one merchant do not wait on each other); its lines wait in ledger_unapplied_lines. False,
+ * having written nothing, when the entry was already posted.
+ */
+export async function writePendingEntry(tx: Queryable, entry: NewEntry, lines: readonly NewLine[]): Promise<boolean> {
+  const rows = await tx.query<{ written: number }>(
+    `WITH ledger_entry AS (
+       INSERT INTO journal_entries (id, merchant_id, environment, kind, reference_type, reference_id, reverses_entry_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT DO NOTHING
+       RETURNING id
+     ), ledger_line AS (
+       INSERT INTO journal_lines (entry_id, account_id, amount_minor)
+       SELECT given.entry_id, given.account_id, given.amount_minor
+         FROM unnest($8::uuid[], $9::uuid[], $10::bigint[]) AS given (entry_id, account_id, amount_minor)
+        WHERE given.entry_id IN (SELECT id FROM ledger_entry)
+       RETURNING entry_id, account_id, amount_minor
+     ), ledger_pending AS (
+       INSERT INTO ledger_unapplied_lines (entry_id, account_id, amount_minor)
+       SELECT entry_id, account_id, amount_minor FROM ledger_line ORDER BY account_id
+       RETURNING 1
+     )
+     SELECT (SELECT count(*) FROM ledger_pending)::int AS written`,
+    [
+      entry.id,
+      entry.merchantId,
+      entry.environment,
+      entry.kind,
+      entry.referenceType,
+      entry.referenceId,
+      entry.reversesEntryId,
+      lines.map((l) => l.entryId),
+      lines.map((l) => l.accountId),
+      lines.map((l) => l.amountMinor),
+    ],
+    'ledger_write_pending',
+  );
+  const written = rows[0]?.written ?? 0;
+  if (written === 0) return false;
+  if (written !== lines.length) throw new Error(`ledger assertion failed: wrote ${written} of ${lines.length} pending lines`);
+  return true;
+}
+
+/** The unapplied sums of some accounts (read after they were locked: nobody else can apply them meanwhile). */
+export async function unappliedSums(tx: Queryable, accountIds: readonly string[]): Promise<Map<string, number>> {
+  const rows = await tx.query<{ account_id: string; amount_minor: number }>(
+    `SELECT account_id, sum(amount_minor)::bigint AS amount_minor FROM ledger_unapplied_lines WHERE account_id = ANY($1::uuid[]) GROUP BY account_id`,
+    [accountIds],
+    'ledger_unapplied_sums',
+  );
+  return new Map(rows.map((row) => [row.account_id, row.amount_minor]));
+}
+
+/** A merchant's account ids by kind (they never change once created; no lock). */
+export function accountIds(db: Queryable, merchantId: string, environment: Environment): Promise<{ id: string; kind: AccountKind }[]> {
+  return db.query<{ id: string; kind: AccountKind }>(
+    'SELECT id, kind FROM ledger_accounts WHERE merchant_id = $1 AND environment = $2',
+    [merchantId, environment],
+    'ledger_account_ids',
+  );
 }
 
 /** Select-list items that count what entriesCtes wrote. */
@@ -194,10 +319,11 @@ export async function writeEntries(tx: Queryable, entries: readonly NewEntry[], 
   return checkWritten(rows[0]!, entries, lines);
 }
 
-/** Stored sums of a merchant's accounts in one environment (accounts not yet created are absent). */
+/** Sums of a merchant's accounts in one environment, unapplied lines included (accounts not yet created are absent). */
 export async function accountSums(db: Queryable, merchantId: string, environment: Environment): Promise<Map<AccountKind, number>> {
   const rows = await db.query<{ kind: AccountKind; balance_minor: number }>(
-    `SELECT kind, balance_minor FROM ledger_accounts WHERE merchant_id = $1 AND environment = $2`,
+    `SELECT a.kind, (a.balance_minor + coalesce((SELECT sum(u.amount_minor) FROM ledger_unapplied_lines u WHERE u.account_id = a.id), 0))::bigint AS balance_minor
+       FROM ledger_accounts a WHERE a.merchant_id = $1 AND a.environment = $2`,
     [merchantId, environment],
   );
   return new Map(rows.map((row) => [row.kind, row.balance_minor]));
@@ -218,11 +344,12 @@ export function unbalancedEntries(db: Queryable, merchantId: string | null) {
 
 export function driftedAccounts(db: Queryable, merchantId: string | null) {
   return db.query<{ id: string; kind: string; balance_minor: number; lines_minor: number }>(
-    `SELECT a.id, a.kind, a.balance_minor, coalesce(sum(l.amount_minor), 0)::bigint AS lines_minor
+    `SELECT a.id, a.kind, a.balance_minor + coalesce(u.minor, 0) AS balance_minor, coalesce(sum(l.amount_minor), 0)::bigint AS lines_minor
        FROM ledger_accounts a LEFT JOIN journal_lines l ON l.account_id = a.id
+       LEFT JOIN LATERAL (SELECT sum(amount_minor) AS minor FROM ledger_unapplied_lines WHERE account_id = a.id) u ON true
       WHERE ($1::uuid IS NULL OR a.merchant_id = $1)
-      GROUP BY a.id, a.kind, a.balance_minor
-     HAVING a.balance_minor <> coalesce(sum(l.amount_minor), 0)`,
+      GROUP BY a.id, a.kind, a.balance_minor, u.minor
+     HAVING a.balance_minor + coalesce(u.minor, 0) <> coalesce(sum(l.amount_minor), 0)`,
     [merchantId],
   );
 }
@@ -285,19 +412,22 @@ export function mismatchedFollowUps(db: Queryable, merchantId: string | null) {
 
 /**
  * Available accounts whose balance transactions do not add up: the sum of their movements, or the balance
- * after the last one, differs from the account's balance (a journal line on available without its row).
+ * after the last one, differs from the account's applied balance, or an applied journal line on available
+ * has no row (unapplied lines get theirs when applied).
  */
 export function unbookedBalances(db: Queryable, merchantId: string | null) {
-  return db.query<{ id: string; balance_minor: number; moved_minor: number; last_after_minor: number | null; rows: number; lines: number }>(
+  return db.query<{ id: string; balance_minor: number; moved_minor: number; last_after_minor: number | null; rows: number; lines: number; unapplied: number }>(
     `SELECT a.id, -a.balance_minor AS balance_minor, coalesce(t.moved, 0)::bigint AS moved_minor, t.last_after AS last_after_minor,
-            coalesce(t.rows, 0)::int AS rows, (SELECT count(*) FROM journal_lines l WHERE l.account_id = a.id)::int AS lines
+            coalesce(t.rows, 0)::int AS rows, (SELECT count(*) FROM journal_lines l WHERE l.account_id = a.id)::int AS lines,
+            (SELECT count(*) FROM ledger_unapplied_lines u WHERE u.account_id = a.id)::int AS unapplied
        FROM ledger_accounts a
        LEFT JOIN LATERAL (SELECT sum(net_minor) AS moved, count(*) AS rows,
                                  (SELECT balance_after_minor FROM balance_transactions b2 WHERE b2.merchant_id = a.merchant_id AND b2.environment = a.environment ORDER BY seq DESC LIMIT 1) AS last_after
                             FROM balance_transactions b WHERE b.merchant_id = a.merchant_id AND b.environment = a.environment) t ON true
       WHERE a.kind = 'merchant_available' AND ($1::uuid IS NULL OR a.merchant_id = $1)
         AND (coalesce(t.moved, 0) <> -a.balance_minor OR coalesce(t.last_after, 0) <> -a.balance_minor
-             OR coalesce(t.rows, 0) <> (SELECT count(*) FROM journal_lines l WHERE l.account_id = a.id))`,
+             OR coalesce(t.rows, 0) <> (SELECT count(*) FROM journal_lines l WHERE l.account_id = a.id)
+                                      - (SELECT count(*) FROM ledger_unapplied_lines u WHERE u.account_id = a.id))`,
     [merchantId],
   );
 }

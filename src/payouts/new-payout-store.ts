@@ -49,7 +49,8 @@ export async function readPayoutDecision(
                        WHERE merchant_id = ${m} AND environment = ${e} AND day = (now() AT TIME ZONE 'Africa/Accra')::date), 0) AS paid_out_today_minor,
             (SELECT payout_approval_required FROM merchants WHERE id = ${m}) AS approval_required,
             (SELECT created_by_user_id FROM api_keys WHERE id = ${key}) AS key_creator_user_id,
-            (SELECT coalesce(json_agg(json_build_object('id', a.id, 'kind', a.kind, 'balance_minor', a.balance_minor) ORDER BY a.id), '[]') FROM ledger_accounts a
+            (SELECT coalesce(json_agg(json_build_object('id', a.id, 'kind', a.kind, 'balance_minor',
+                      a.balance_minor + coalesce((SELECT sum(u.amount_minor) FROM ledger_unapplied_lines u WHERE u.account_id = a.id), 0)) ORDER BY a.id), '[]') FROM ledger_accounts a
               WHERE a.merchant_id = ${m} AND a.environment = ${e} AND a.kind = ANY(${s.p(q.accountKinds, 'text[]')})) AS accounts
        FROM payout_settings settings
        LEFT JOIN LATERAL (${RECIPIENT_SELECT} WHERE r.id = ${s.p(q.recipientId)}) AS rcp ON true
