@@ -4,8 +4,6 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions, type RouteOpt
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { Ajv } from 'ajv';
-import addFormatsModule from 'ajv-formats';
 import { ApiKeyAuthenticator } from '../accounts/api-keys.ts';
 import { booksRoutes } from '../books/routes.ts';
 import { checkoutMerchantRoutes } from '../checkout/merchant-routes.ts';
@@ -38,29 +36,13 @@ import { registerErrorHandler, sendError, toSikaError } from './error-handler.ts
 import { registerIdempotentRoutes } from './idempotency.ts';
 import { payoutBatchMetric, registerMetrics } from './metrics.ts';
 import { registerRateLimits } from './rate-limit.ts';
+import { schemaCompilers } from './schema-compilers.ts';
 import { ErrorEnvelope, errorResponses } from './schemas.ts';
 
 export const API_VERSION = '2026-06';
 const REQUEST_ID_PATTERN = /^[\w.:-]{1,64}$/;
 
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
-
-/**
- * Bodies are strict (wrong types are 400); query strings and paths are text, so they are coerced.
- * Built by the schema controller for every plugin context, with that context's shared schemas, so a
- * plugin that adds schemas keeps the same rules.
- */
-function validators(externalSchemas: Record<string, unknown> = {}) {
-  const options = { removeAdditional: true, useDefaults: true, allErrors: false, strict: false } as const;
-  const bodyAjv = addFormats(new Ajv({ ...options, coerceTypes: false }));
-  const textAjv = addFormats(new Ajv({ ...options, coerceTypes: 'array' }));
-  for (const ajv of [bodyAjv, textAjv]) {
-    for (const schema of Object.values(externalSchemas)) ajv.addSchema(schema as object);
-    if (!ajv.getSchema('ErrorEnvelope')) ajv.addSchema(ErrorEnvelope);
-  }
-  return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
-    httpPart === 'body' ? bodyAjv.compile(schema) : textAjv.compile(schema);
-}
+type SchemaCompilersFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
 
 export interface RegisteredRoute {
   method: string;
@@ -109,6 +91,7 @@ export interface BuildOptions {
 export async function buildApp({ config, db, logger, providers: given, payoutRail = null, webhookResolver = systemResolver }: BuildOptions): Promise<FastifyInstance> {
   const configured = given ?? createLiveProviders(config);
   const providers = payoutRail ? configured.withPayoutsFirst(payoutRail) : configured;
+  const compilers = schemaCompilers();
   const app = Fastify({
     logger: logger ?? { level: config.logLevel, redact: ['req.headers.authorization'] },
     bodyLimit: config.bodyLimitBytes,
@@ -122,13 +105,7 @@ export async function buildApp({ config, db, logger, providers: given, payoutRai
     },
     ajv: { customOptions: { removeAdditional: true } },
     return503OnClosing: true,
-    schemaController: {
-      compilersFactory: {
-        buildValidator: ((externalSchemas: unknown) => validators(externalSchemas as Record<string, unknown>)) as unknown as NonNullable<
-          NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator']
-        >,
-      },
-    },
+    schemaController: { compilersFactory: compilers.compilersFactory as unknown as SchemaCompilersFactory },
     // Router-level errors (malformed percent-encoding, over-long path parameter) get the envelope too, or on
     // a console path the consoles' HTML error page.
     frameworkErrors: (error, request, reply) => {
@@ -141,6 +118,7 @@ export async function buildApp({ config, db, logger, providers: given, payoutRai
   // Every route as registered, so tests can walk all of them (a new route cannot go unchecked).
   const registeredRoutes: RegisteredRoute[] = [];
   app.decorate('registeredRoutes', registeredRoutes);
+  app.decorate('compileSchemas', compilers.compileAll);
   app.addHook('onRoute', (route) => {
     const idempotent = route.config?.idempotent === true;
     for (const method of [route.method].flat()) registeredRoutes.push({ method, url: route.url, schema: route.schema, idempotent });
@@ -229,5 +207,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     deps: AppDeps;
     registeredRoutes: readonly RegisteredRoute[];
+    /** Compiles every route schema now (they compile on first use otherwise; see schema-compilers.ts). */
+    compileSchemas(): void;
   }
 }
