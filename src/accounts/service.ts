@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import argon2 from 'argon2';
 import { audit, type Actor } from '../audit/log.ts';
 import { DbError, type Db, type Queryable } from '../db/index.ts';
 import { targetUrlProblem, type Resolver, type TargetPolicy } from '../events/ssrf.ts';
@@ -9,8 +8,13 @@ import { issueApiKey } from './api-keys.ts';
 import { ENVIRONMENTS, type Environment } from './model.ts';
 import * as store from './store.ts';
 
-export const hashPassword = (password: string): Promise<string> => argon2.hash(password, { type: argon2.argon2id });
-export const verifyPassword = (hash: string, password: string): Promise<boolean> => argon2.verify(hash, password).catch(() => false);
+// argon2 (a native addon) loads on the first console sign-in or new password, not at start.
+const loadArgon2 = async () => (await import('argon2')).default;
+export const hashPassword = async (password: string): Promise<string> => {
+  const argon2 = await loadArgon2();
+  return argon2.hash(password, { type: argon2.argon2id });
+};
+export const verifyPassword = async (hash: string, password: string): Promise<boolean> => (await loadArgon2()).verify(hash, password).catch(() => false);
 
 export const newWebhookSecret = (): string => `whsec_${randomBytes(24).toString('base64')}`;
 

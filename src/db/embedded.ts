@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PGlite, types } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { checkChannelName, DbError, InFlight, parseInt8, unpipelined, withRetries, type Db, type Queryable } from './types.ts';
 
 export class DataDirInUseError extends Error {
@@ -45,6 +45,8 @@ export async function openEmbedded(dataDir: string | null): Promise<Db> {
   const release = dataDir ? takeLock(dataDir) : () => {};
   let pglite: PGlite;
   try {
+    // Loaded here, not at the top: a server on PostgreSQL never loads PGlite (issue 18).
+    const { PGlite, types } = await import('@electric-sql/pglite');
     pglite = await PGlite.create(dataDir ? join(dataDir, 'pgdata') : 'memory://', {
       parsers: { [types.INT8]: parseInt8 },
     });

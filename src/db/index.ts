@@ -1,4 +1,3 @@
-import { openEmbedded } from './embedded.ts';
 import { migrate } from './migrate.ts';
 import { openPostgres } from './postgres.ts';
 import type { Db } from './types.ts';
@@ -10,7 +9,8 @@ export { DbError, TRANSACTION_ATTEMPTS_MAX } from './types.ts';
 /** dataDir null = embedded in memory (tests). */
 /** options.poolSize: connections for PostgreSQL (default POOL_SIZE_MAX); embedded storage is one connection. */
 export async function openDb(config: { databaseUrl: string | null; dataDir: string | null }, options: { migrate?: boolean; poolSize?: number } = {}): Promise<Db> {
-  const db = config.databaseUrl ? await openPostgres(config.databaseUrl, options.poolSize) : await openEmbedded(config.dataDir);
+  // Embedded storage (and PGlite with it) is loaded only when used: a PostgreSQL server never loads it.
+  const db = config.databaseUrl ? await openPostgres(config.databaseUrl, options.poolSize) : await (await import('./embedded.ts')).openEmbedded(config.dataDir);
   if (options.migrate !== false) {
     try {
       await migrate(db);
