@@ -53,6 +53,8 @@ export interface LoadSpec {
   usesPostgres?: boolean;
   /** Requests per unit of work (4 for a payment journey): req/s is divided by it, CPU multiplied. */
   requestsPerUnit?: number;
+  /** Offered load: requests per second across all connections (autocannon's overallRate); none = as fast as answered. */
+  overallRate?: number;
 }
 
 function options(spec: LoadSpec, durationS: number, connections: number, counters: { replayed: number }) {
@@ -66,7 +68,16 @@ function options(spec: LoadSpec, durationS: number, connections: number, counter
       },
     };
   });
-  return { url: spec.url, connections, duration: durationS, pipelining: 1, timeout: 10, requests, idReplacement: spec.idReplacement ?? false };
+  return {
+    url: spec.url,
+    connections,
+    duration: durationS,
+    pipelining: 1,
+    timeout: 10,
+    requests,
+    idReplacement: spec.idReplacement ?? false,
+    ...(spec.overallRate ? { overallRate: spec.overallRate } : {}),
+  };
 }
 
 export async function runLoad(spec: LoadSpec, settings: LoadSettings): Promise<LoadResult> {

@@ -54,7 +54,7 @@ async function privatePostgres(): Promise<PrivatePostgres> {
   };
   const port = await freePort();
   run(join(PG_BIN, 'initdb'), ['-D', join(dir, 'data'), '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8']);
-  const options = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${dir} -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all -c max_connections=200`;
+  const options = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${dir} -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all -c pg_stat_statements.track_planning=on -c max_connections=200`;
   run(join(PG_BIN, 'pg_ctl'), ['-D', join(dir, 'data'), '-o', options, '-l', join(dir, 'log'), '-w', 'start']);
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   const client = new pg.Client({ connectionString: url });
@@ -89,6 +89,7 @@ interface StatementRow {
   query: string;
   calls: number;
   total_ms: number;
+  plan_ms: number;
   mean_ms: number;
   rows: number;
 }
@@ -98,7 +99,7 @@ async function statements(url: string): Promise<StatementRow[]> {
   await client.connect();
   try {
     const { rows } = await client.query<StatementRow>(
-      `SELECT regexp_replace(query, '\\s+', ' ', 'g') AS query, calls::int, total_exec_time::float8 AS total_ms, mean_exec_time::float8 AS mean_ms, rows::int
+      `SELECT regexp_replace(query, '\\s+', ' ', 'g') AS query, calls::int, total_exec_time::float8 AS total_ms, total_plan_time::float8 AS plan_ms, mean_exec_time::float8 AS mean_ms, rows::int
          FROM pg_stat_statements JOIN pg_database d ON d.oid = dbid WHERE d.datname = 'sika' ORDER BY total_exec_time DESC`,
     );
     return rows;
@@ -220,21 +221,7 @@ async function main(): Promise<void> {
     };
     try {
       // Warm-up outside the statistics, then the measured run.
-      let n = 0;
-      const spread = { ...fixtures[0]!, checkout: fixtures[0]!.checkout };
-      const spec = journey({ baseUrl: server.baseUrl, pid: server.pid, usesPostgres: true }, spread, track);
-      if (merchants > 1) {
-        for (const r of spec.requests) {
-          if (!r.headers?.authorization) continue;
-          const setup = r.setupRequest;
-          r.setupRequest = (request, context) => {
-            const ctx = context as { key?: string };
-            if (r.path === '/api/v1/sessions') ctx.key = fixtures[n++ % fixtures.length]!.checkout.testKey;
-            const next = setup ? setup(request, context) : request;
-            return next ? { ...next, headers: { ...next.headers, authorization: `Bearer ${ctx.key}` } } : next;
-          };
-        }
-      }
+      const spec = journey({ baseUrl: server.baseUrl, pid: server.pid, usesPostgres: true }, fixtures.map((f) => f.checkout.testKey), track);
       await runLoad(spec, { ...settings, durationS: Math.max(1, settings.warmupS), warmupS: 0 });
       await resetStatements(cluster.url);
       const before = await routeTimes(server.baseUrl);
@@ -266,9 +253,11 @@ async function main(): Promise<void> {
         '',
         `PostgreSQL statements (execution time only; ${(pgTotalMs / Math.max(1, journeys)).toFixed(2)} ms per journey in all, ${stats.reduce((s, r) => s + r.calls, 0)} calls = ${(stats.reduce((s, r) => s + r.calls, 0) / Math.max(1, journeys)).toFixed(1)} per journey):`,
         '',
-        '| statement | calls/journey | mean ms | total ms | share |',
-        '|---|---|---|---|---|',
-        ...stats.slice(0, TOP_STATEMENTS).map((r) => `| \`${short(r.query)}\` | ${(r.calls / Math.max(1, journeys)).toFixed(2)} | ${r.mean_ms.toFixed(3)} | ${r.total_ms.toFixed(0)} | ${pct(r.total_ms, pgTotalMs)} |`),
+        '| statement | calls/journey | mean ms | total ms | share | planning ms |',
+        '|---|---|---|---|---|---|',
+        ...stats.slice(0, TOP_STATEMENTS).map((r) => `| \`${short(r.query)}\` | ${(r.calls / Math.max(1, journeys)).toFixed(2)} | ${r.mean_ms.toFixed(3)} | ${r.total_ms.toFixed(0)} | ${pct(r.total_ms, pgTotalMs)} | ${r.plan_ms.toFixed(0)} |`),
+        '',
+        `Planning: ${(stats.reduce((sum, r) => sum + r.plan_ms, 0) / Math.max(1, journeys)).toFixed(2)} ms per journey (statements sent unnamed are planned at every call).`,
         '',
       );
       receiver.onEvent = null;

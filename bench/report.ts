@@ -14,6 +14,9 @@ export interface Check {
   target: string;
   verdict: Verdict;
   why: string;
+  /** The headline figure as a number (a ratio in %, ms, MB, /s), for the range over several runs. */
+  value?: number;
+  unit?: string;
 }
 
 /** The p-th percentile (nearest rank) of ascending figures; 0 for none. */
@@ -37,6 +40,8 @@ export function ratioCheck(name: string, service: LoadResult, base: LoadResult, 
   return {
     name,
     figure: `${pct(ratio)} (${service.reqPerSec.toFixed(0)}/s, p99 ${service.latencyP99Ms} ms)`,
+    value: ratio * 100,
+    unit: '%',
     against: `${baseName} ${base.reqPerSec.toFixed(0)}/s`,
     target: target ? `>= ${pct(target.ratioMin)}${target.p99MaxMs !== undefined ? `, p99 <= ${target.p99MaxMs} ms` : ''}` : '-',
     ...verdictOf(problems, failures(service) + failures(base), target !== null),
@@ -57,6 +62,8 @@ export function deliveryChecks(paced: DeliveryResult, burst: DeliveryResult, tar
     {
       name: `webhook deliveries/s, ${burst.events} events committed at once (#4)`,
       figure: `${burst.deliveriesPerSec.toFixed(0)} deliveries/s`,
+      value: burst.deliveriesPerSec,
+      unit: '/s',
       against: '-',
       target: target ? '>= 500/s' : '-',
       ...(invalid ?? verdictOf(throughput, 0, target)),
@@ -64,11 +71,19 @@ export function deliveryChecks(paced: DeliveryResult, burst: DeliveryResult, tar
     {
       name: `webhook commit-to-receipt, ${paced.events} events at ${paced.offeredPerSec}/s (#4)`,
       figure: `p50 ${paced.latencyP50Ms} ms, p99 ${paced.latencyP99Ms} ms (${paced.deliveriesPerSec.toFixed(0)}/s delivered)`,
+      value: paced.latencyP99Ms,
+      unit: 'ms',
       against: '-',
       target: target ? 'p99 <= 100 ms' : '-',
       ...(invalid ?? verdictOf(latency, 0, target)),
     },
   ];
+}
+
+/** A figure under a ceiling (start-up time, memory); no ceiling (null) = informational. */
+export function limitCheck(name: string, value: number, max: number | null, unit: string): Check {
+  const problems = max !== null && value > max ? [`${Math.round(value)} ${unit} > ${max} ${unit}`] : [];
+  return { name, figure: `${Math.round(value)} ${unit}`, value, unit, against: '-', target: max !== null ? `<= ${max} ${unit}` : '-', ...verdictOf(problems, 0, max !== null) };
 }
 
 export function p99Check(name: string, disturbed: LoadResult, calm: LoadResult, target: boolean): Check {
@@ -77,6 +92,8 @@ export function p99Check(name: string, disturbed: LoadResult, calm: LoadResult, 
   return {
     name,
     figure: `p99 ${disturbed.latencyP99Ms} ms (${disturbed.reqPerSec.toFixed(0)} journeys/s)`,
+    value: disturbed.latencyP99Ms,
+    unit: 'ms',
     against: `healthy receiver: p99 ${calm.latencyP99Ms} ms (${calm.reqPerSec.toFixed(0)} journeys/s)`,
     target: target ? 'p99 within +20%' : '-',
     ...verdictOf(problems, failures(disturbed) + failures(calm), target),
@@ -127,3 +144,24 @@ export function pageRows(p: PageResult): string[][] {
 
 /** Above this share of the machine used by other work, a run is flagged as noisy. */
 export const NOISY_OTHER_LOAD = 0.15;
+
+/** Each check's headline figure over several full runs: every run's, the range, and how often it met its target. */
+export function rangeRows(runs: Check[][]): string[][] {
+  const names = [...new Set(runs.flatMap((checks) => checks.map((c) => c.name)))];
+  const fmt = (v: number, unit: string) => (unit === '%' ? `${v.toFixed(1)}%` : `${v >= 100 ? Math.round(v) : v.toFixed(1)}${unit === '/s' ? '/s' : ` ${unit}`}`);
+  return names.map((name) => {
+    const found = runs.map((checks) => checks.find((c) => c.name === name));
+    const values = found.filter((c): c is Check => c?.value !== undefined);
+    const unit = values[0]?.unit ?? '';
+    const min = Math.min(...values.map((c) => c.value!));
+    const max = Math.max(...values.map((c) => c.value!));
+    const targeted = found.filter((c) => c && c.verdict !== 'no target');
+    const met = found.filter((c) => c?.verdict === 'met').length;
+    return [
+      name,
+      ...found.map((c) => (c?.value !== undefined ? fmt(c.value, unit) : '-')),
+      values.length ? `${fmt(min, unit)} - ${fmt(max, unit)}` : '-',
+      targeted.length ? `met in ${met} of ${found.length}` : '-',
+    ];
+  });
+}

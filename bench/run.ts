@@ -8,6 +8,7 @@
 //   BENCH_STORAGES     postgres,embedded (default both, in that order)
 //   BENCH_PG_URL       server to create the bench database on (default postgres://postgres@127.0.0.1:5432/postgres)
 //   BENCH_PAGE         off: skip the Chromium page measurement
+//   BENCH_RUNS         full runs (default 1); with more, the report adds each check's range over the runs
 //
 // Per storage: (1) the service with its workers on: the payment journey with its webhook, the same
 // journey while the receiver times out, and (PostgreSQL) webhook delivery of 1,000 events; (2) the
@@ -28,12 +29,14 @@ import { ROOT, freePort, killAll, startServer, type Server } from './processes.t
 import { startReceiver, type Receiver } from './receiver.ts';
 import {
   CHECK_HEADER,
+  limitCheck,
   LOAD_HEADER,
   NOISY_OTHER_LOAD,
   checkRow,
   deliveryChecks,
   loadRow,
   markdownTable,
+  rangeRows,
   p99Check,
   percentile,
   pageRows,
@@ -63,15 +66,24 @@ const settings: LoadSettings = {
 const storages = (process.env.BENCH_STORAGES || 'postgres,embedded').split(',').map((s) => s.trim()) as StorageKind[];
 for (const s of storages) if (s !== 'postgres' && s !== 'embedded') throw new Error(`BENCH_STORAGES: unknown storage "${s}"`);
 const measurePage = process.env.BENCH_PAGE !== 'off';
+const runs = Math.round(envNumber('BENCH_RUNS', 1, 1));
 
 const now = new Date();
 const stamp = now.toISOString().replace(/[-:TZ.]/g, '').slice(0, 17); // yyyymmddhhmmssmmm
 const STORAGE_NAMES: Record<StorageKind, string> = { postgres: 'PostgreSQL', embedded: 'Embedded (PGlite)' };
 const WEBHOOK_WAIT_MS = 15_000;
+/** Issue 18's ceilings: start to ready and peak RSS, per storage. */
+const STARTUP_MS_MAX = { postgres: 1_000, embedded: 2_000 };
+const PEAK_RSS_MB_MAX = { postgres: 200, embedded: 350 };
+const MB = 1024 * 1024;
+/** Issue 18: session create to checkout.session.completed received, p99, at half the peak journey rate. */
+const CREATE_TO_WEBHOOK_P99_MS_MAX = 250;
 const EMBEDDED_HEAVY_CONNECTIONS = 10;
 
 /** The environment the children start from: none of the caller's storage or Redis settings leak in. */
 const EXPORT_SECTION_HEADING = '## Export of balance transactions (issue 17)';
+const PROFILE_SECTION_HEADING_BEFORE = "## Where the journey's time goes (before) (issue 18)";
+const PROFILE_SECTION_HEADING_AFTER = "## Where the journey's time goes (after) (issue 18)";
 
 /** A section of the current bench/REPORT.md (heading to the next ## heading) as lines, or none. */
 function keptSection(heading: string): string[] {
@@ -130,7 +142,13 @@ interface JourneyWebhooks {
  */
 const heavyConnections = (usesPostgres: boolean) => (usesPostgres ? settings.connections : Math.min(settings.connections, EMBEDDED_HEAVY_CONNECTIONS));
 
-async function runJourney(target: Target, f: Fixtures, receiver: Receiver, label: string): Promise<{ load: LoadResult; webhooks: JourneyWebhooks }> {
+async function runJourney(
+  target: Target,
+  keys: readonly string[],
+  receiver: Receiver,
+  label: string,
+  journeysPerSec?: number,
+): Promise<{ load: LoadResult; webhooks: JourneyWebhooks }> {
   const track: JourneyTrack = { starts: new Map(), paid: new Set() };
   const took: number[] = [];
   const seen = new Set<string>();
@@ -141,13 +159,33 @@ async function runJourney(target: Target, f: Fixtures, receiver: Receiver, label
     seen.add(receipt.objectId);
     took.push(receipt.atMs - started);
   };
-  const load = await runLoad(journey(target, f, track, label), { ...settings, connections: heavyConnections(target.usesPostgres) });
+  const spec = journey(target, keys, track, label);
+  if (journeysPerSec) spec.overallRate = Math.max(1, Math.round(journeysPerSec * (spec.requestsPerUnit ?? 1)));
+  const load = await runLoad(spec, { ...settings, connections: heavyConnections(target.usesPostgres) });
   const deadline = Date.now() + WEBHOOK_WAIT_MS;
   while (receiver.mode === 'ok' && [...track.paid].some((id) => !seen.has(id)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   receiver.onEvent = null;
   took.sort((a, b) => a - b);
   const received = [...track.paid].filter((id) => seen.has(id)).length;
   return { load, webhooks: { paid: track.paid.size, received, createToWebhookP50Ms: percentile(took, 50), createToWebhookP99Ms: percentile(took, 99) } };
+}
+
+function webhookLatencyCheck(load: LoadResult, w: JourneyWebhooks, target: boolean): Check {
+  const p99 = w.createToWebhookP99Ms;
+  const lost = w.paid - w.received;
+  return {
+    name: 'session create to webhook, p99, at half the peak journey rate (#18)',
+    figure: `p99 ${p99} ms, p50 ${w.createToWebhookP50Ms} ms (${load.reqPerSec.toFixed(0)} journeys/s)`,
+    against: '-',
+    target: target ? `p99 <= ${CREATE_TO_WEBHOOK_P99_MS_MAX} ms` : '-',
+    ...(failures(load) > 0 || lost > 0
+      ? { verdict: 'invalid' as const, why: failures(load) > 0 ? `${failures(load)} failed requests` : `${lost} webhooks missing` }
+      : !target
+        ? { verdict: 'no target' as const, why: '' }
+        : p99 > CREATE_TO_WEBHOOK_P99_MS_MAX
+          ? { verdict: 'missed' as const, why: `p99 ${p99} ms > ${CREATE_TO_WEBHOOK_P99_MS_MAX} ms` }
+          : { verdict: 'met' as const, why: '' }),
+  };
 }
 
 interface StorageRun {
@@ -184,16 +222,27 @@ async function benchStorage(storage: StorageKind, receiver: Receiver, withPage: 
     const startupMs = server.startupMs;
     let target: Target = { baseUrl: server.baseUrl, pid: server.pid, usesPostgres };
     let journeyWebhooks: JourneyWebhooks;
+    let journeyHalfWebhooks: JourneyWebhooks;
     let deliveries: DeliveryResult[] | null = null;
     let peakOn: number | null;
     try {
       receiver.mode = 'ok';
-      const calm = await runJourney(target, f, receiver, 'payment journey');
+      const oneMerchant = [f.checkout.testKey];
+      const calm = await runJourney(target, oneMerchant, receiver, 'payment journey (one merchant)');
       loads.journey = calm.load;
       journeyWebhooks = calm.webhooks;
-      console.log(`  payment journey: ${calm.load.reqPerSec.toFixed(1)} journeys/s; webhooks ${calm.webhooks.received}/${calm.webhooks.paid}, create-to-webhook p99 ${calm.webhooks.createToWebhookP99Ms} ms`);
+      console.log(`  payment journey (one merchant): ${calm.load.reqPerSec.toFixed(1)} journeys/s; webhooks ${calm.webhooks.received}/${calm.webhooks.paid}, create-to-webhook p99 ${calm.webhooks.createToWebhookP99Ms} ms`);
+      const spread = await runJourney(target, f.payouts.map((m) => m.testKey), receiver, `payment journey (${f.payouts.length} merchants)`);
+      loads.journeySpread = spread.load;
+      console.log(`  payment journey (${f.payouts.length} merchants): ${spread.load.reqPerSec.toFixed(1)} journeys/s`);
+      // Create-to-webhook at half the peak one-merchant rate: the latency a merchant sees on a busy, not saturated, day.
+      const halfRate = Math.max(1, loads.journey.reqPerSec / 2);
+      const paced = await runJourney(target, oneMerchant, receiver, `payment journey (one merchant) at ${halfRate.toFixed(0)}/s`, halfRate);
+      loads.journeyHalf = paced.load;
+      journeyHalfWebhooks = paced.webhooks;
+      console.log(`  payment journey at half the peak (${halfRate.toFixed(0)}/s offered): ${paced.load.reqPerSec.toFixed(1)}/s, create-to-webhook p99 ${paced.webhooks.createToWebhookP99Ms} ms`);
       receiver.mode = 'timeout';
-      await run('journeyReceiverTimeout', async () => (await runJourney(target, f, receiver, 'payment journey, receiver timing out')).load);
+      await run('journeyReceiverTimeout', async () => (await runJourney(target, oneMerchant, receiver, 'payment journey, receiver timing out')).load);
       receiver.mode = 'ok';
       if (usesPostgres) {
         deliveries = await benchDelivery(scratch.env.DATABASE_URL!, f, receiver);
@@ -262,15 +311,19 @@ async function benchStorage(storage: StorageKind, receiver: Receiver, withPage: 
       ratioCheck('payer session view vs SELECT (#3)', loads.checkoutRead!, loads.baselineSelect!, 'SELECT', pg ? { ratioMin: 0.7 } : null),
       ...(loads.baselineInsertPiped && loads.baselineSelectPiped
         ? [
-            ratioCheck('session create vs pipelined INSERT (same technique; informational)', loads.sessionCreate!, loads.baselineInsertPiped, 'pipelined INSERT', null),
-            ratioCheck('session read vs pipelined SELECT (same technique; informational)', loads.sessionRead!, loads.baselineSelectPiped, 'pipelined SELECT', null),
-            ratioCheck('payer session view vs pipelined SELECT (same technique; informational)', loads.checkoutRead!, loads.baselineSelectPiped, 'pipelined SELECT', null),
+            ratioCheck('session create vs pipelined INSERT (#18)', loads.sessionCreate!, loads.baselineInsertPiped, 'pipelined INSERT', { ratioMin: 0.9, p99MaxMs: 50 }),
+            ratioCheck('session read vs pipelined SELECT (#18)', loads.sessionRead!, loads.baselineSelectPiped, 'pipelined SELECT', { ratioMin: 0.8, p99MaxMs: 50 }),
+            ratioCheck('payer session view vs pipelined SELECT (#18)', loads.checkoutRead!, loads.baselineSelectPiped, 'pipelined SELECT', { ratioMin: 0.8, p99MaxMs: 50 }),
           ]
         : []),
-      ratioCheck('payment journeys vs INSERT (#3)', loads.journey!, loads.baselineInsert!, 'INSERT', null),
+      ratioCheck('payment journeys, one merchant, vs INSERT (#18)', loads.journey!, loads.baselineInsert!, 'INSERT', pg ? { ratioMin: 0.1 } : null),
+      ratioCheck(`payment journeys, one merchant, vs ${f.payouts.length} merchants (#18)`, loads.journey!, loads.journeySpread!, `${f.payouts.length} merchants`, pg ? { ratioMin: 0.8 } : null),
+      webhookLatencyCheck(loads.journeyHalf!, journeyHalfWebhooks!, pg),
       ratioCheck('payouts vs session create (#5)', loads.payouts!, loads.sessionCreate!, 'session create', pg ? { ratioMin: 0.4, p99MaxMs: 100 } : null),
       p99Check('journey API p99, receiver timing out (#4)', loads.journeyReceiverTimeout!, loads.journey!, pg),
       ...(deliveries ? deliveryChecks(deliveries[0]!, deliveries[1]!, pg) : []),
+      limitCheck('time from start to ready (#18)', startupMs, pg ? STARTUP_MS_MAX.postgres : STARTUP_MS_MAX.embedded, 'ms'),
+      limitCheck('peak RSS under the bench load (#18)', Math.max(peakOn ?? 0, peakOff ?? 0) / MB, pg ? PEAK_RSS_MB_MAX.postgres : PEAK_RSS_MB_MAX.embedded, 'MB'),
     ];
     if (journeyWebhooks.received < journeyWebhooks.paid) {
       checks.push({
@@ -319,6 +372,8 @@ const LOAD_ORDER = [
   'sessionRead',
   'checkoutRead',
   'journey',
+  'journeySpread',
+  'journeyHalf',
   'journeyReceiverTimeout',
   'payouts',
   'baselineInsertBefore',
@@ -334,7 +389,7 @@ function sections(r: StorageRun, format: 'text' | 'markdown'): string {
   const loads = LOAD_ORDER.filter((k) => r.loads[k]).map((k) => loadRow(r.loads[k]!, k.startsWith('journey') ? 'journeys/s' : 'req/s'));
   const w = r.journeyWebhooks;
   const facts = [
-    ['time from start to ready (node --import tsx src/main.ts, migrated storage)', `${Math.round(r.startupMs)} ms`],
+    ['time from start to ready (as `npm start` runs it, migrated storage)', `${Math.round(r.startupMs)} ms`],
     ['peak RSS of the server (workers on: journeys and webhooks)', mb(r.peakRssBytes.workersOn)],
     ['peak RSS of the server (workers off: sessions, payouts)', mb(r.peakRssBytes.workersOff)],
     ['payment journeys: checkout.session.completed webhooks received', `${w.received} of ${w.paid} paid`],
@@ -370,19 +425,36 @@ async function main(): Promise<number> {
   const machine = `${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 1024 ** 3).toFixed(1)} GB, Node ${process.version}`;
   console.log(`Sika benchmark: ${settings.connections} connections, ${settings.durationS} s per run (+${settings.warmupS} s warm-up), ${machine}`);
   const receiver = await startReceiver();
-  const results: StorageRun[] = [];
+  // BENCH_RUNS full runs; the tables below are the last run's, the range table every run's.
+  const everyRun: StorageRun[][] = [];
   try {
-    for (const [i, storage] of storages.entries()) results.push(await benchStorage(storage, receiver, measurePage && i === 0));
+    for (let n = 1; n <= runs; n++) {
+      if (runs > 1) console.log(`\n##### run ${n} of ${runs}`);
+      const thisRun: StorageRun[] = [];
+      for (const [i, storage] of storages.entries()) thisRun.push(await benchStorage(storage, receiver, measurePage && i === 0 && n === runs));
+      everyRun.push(thisRun);
+    }
   } finally {
     await receiver.close();
   }
+  const results = everyRun.at(-1)!;
+  const rangeOf = (storage: StorageKind) => {
+    if (everyRun.length < 2) return '';
+    const header = ['check', ...everyRun.map((_, i) => `run ${i + 1}`), 'range', 'target'];
+    return [
+      `Range over ${everyRun.length} full runs (each run: every scenario above, in the same order; the tables above are the last run's):`,
+      '',
+      markdownTable(header, rangeRows(everyRun.map((run) => run.find((r) => r.storage === storage)?.checks ?? []))),
+    ].join('\n');
+  };
 
   for (const r of results) {
+    if (everyRun.length > 1) console.log(`\n${rangeOf(r.storage)}`);
     console.log(`\n=== ${STORAGE_NAMES[r.storage]} (${settings.connections} connections, ${settings.durationS} s per run)${r.storage === 'postgres' ? '' : ' - the targets are stated for PostgreSQL'}\n`);
     console.log(sections(r, 'text'));
     if (r.serverProblemLines.length > 0) console.log(`\n  servers logged ${r.serverProblemLines.length} warning/error lines, first: ${r.serverProblemLines[0]!.slice(0, 300)}`);
   }
-  const checks = results.flatMap((r) => r.checks);
+  const checks = everyRun.flat().flatMap((r) => r.checks);
   const invalid = checks.filter((c) => c.verdict === 'invalid');
   const missed = checks.filter((c) => c.verdict === 'missed');
   const summary =
@@ -399,7 +471,19 @@ async function main(): Promise<number> {
     `Generated by \`npm run bench\` at ${now.toISOString()} on ${machine}; ${settings.connections} connections, ${settings.durationS} s per run after ${settings.warmupS} s of warm-up, load from autocannon on the same machine. Every figure has its baseline from the same run, measured just before and just after it (the mean is the baseline): a machine whose speed drifts moves both sides alike. Targets are the issues' and apply to PostgreSQL; embedded figures are for comparison.`,
     '',
     `**${summary}**`,
-    ...results.flatMap((r) => ['', `## ${STORAGE_NAMES[r.storage]}`, '', `${r.description.replace(/ in \/.*$/, '').replace(/, database .*$/, '')}.`, '', sections(r, 'markdown')]),
+    ...results.flatMap((r) => [
+      '',
+      `## ${STORAGE_NAMES[r.storage]}`,
+      '',
+      `${r.description.replace(/ in \/.*$/, '').replace(/, database .*$/, '')}.`,
+      '',
+      ...(everyRun.length > 1 ? [rangeOf(r.storage), ''] : []),
+      sections(r, 'markdown'),
+    ]),
+    '',
+    // npm run bench:profile writes its sections (bench/profile.ts); a full run keeps them.
+    ...keptSection(PROFILE_SECTION_HEADING_BEFORE),
+    ...keptSection(PROFILE_SECTION_HEADING_AFTER),
     '',
     // npm run bench:export writes its own section (bench/export.ts); a full run keeps it.
     ...keptSection(EXPORT_SECTION_HEADING),

@@ -56,21 +56,26 @@ export interface JourneyTrack {
 
 /**
  * The payment journey, four requests in sequence on each connection: create a session (merchant),
- * quote it and start a MoMo attempt (payer), simulate the payment succeeding (merchant Test key).
+ * quote it and start a MoMo attempt (payer), simulate the payment succeeding (merchant Test key). keys:
+ * the merchants' Test keys, taken in turn per journey (one key: every payment to one merchant).
  * The webhook for checkout.session.completed ends it (see the receiver).
  */
-export function journey(target: Target, f: Fixtures, track: JourneyTrack, label = 'payment journey'): LoadSpec {
+export function journey(target: Target, keys: readonly string[], track: JourneyTrack, label = 'payment journey'): LoadSpec {
   const json = { 'content-type': 'application/json' };
-  type Ctx = { startedAt?: number; sessionId?: string; totalMinor?: number; attempt?: string };
+  type Ctx = { startedAt?: number; sessionId?: string; totalMinor?: number; attempt?: string; key?: string };
+  // Journeys go round the merchants' Test keys: one key = one merchant's balance taking every payment.
+  let next = 0;
   const requests: RequestSpec[] = [
     {
       method: 'POST',
       path: '/api/v1/sessions',
-      headers: { ...bearer(f.checkout.testKey), ...json },
+      headers: { ...bearer(keys[0]!), ...json },
       body: SESSION_BODY,
       setupRequest: (request, context) => {
-        (context as Ctx).startedAt = Date.now();
-        return request;
+        const ctx = context as Ctx;
+        ctx.startedAt = Date.now();
+        ctx.key = keys[next++ % keys.length]!;
+        return { ...request, headers: { ...request.headers, ...bearer(ctx.key) } };
       },
       onResponse: (status, body, context) => {
         const ctx = context as Ctx;
@@ -103,9 +108,13 @@ export function journey(target: Target, f: Fixtures, track: JourneyTrack, label 
     },
     {
       method: 'POST',
-      headers: { ...bearer(f.checkout.testKey), ...json },
+      headers: { ...bearer(keys[0]!), ...json },
       body: JSON.stringify({ outcome: 'paid' }),
-      setupRequest: (request, context) => ({ ...request, path: `/api/v1/test/payment-attempts/${(context as Ctx).attempt}/simulate` }),
+      setupRequest: (request, context) => ({
+        ...request,
+        path: `/api/v1/test/payment-attempts/${(context as Ctx).attempt}/simulate`,
+        headers: { ...request.headers, ...bearer((context as Ctx).key!) },
+      }),
       onResponse: (status, _body, context) => {
         if (status === 200) track.paid.add((context as Ctx).sessionId!);
       },

@@ -66,7 +66,7 @@ export async function findPublicSession(db: Queryable, id: string): Promise<(Ses
 }
 
 export async function lockSession(tx: Queryable, id: string): Promise<SessionRow | null> {
-  const rows = await tx.query<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM checkout_sessions WHERE id = $1 FOR UPDATE`, [id]);
+  const rows = await tx.query<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM checkout_sessions WHERE id = $1 FOR UPDATE`, [id], 'session_lock');
   return rows[0] ?? null;
 }
 
@@ -76,6 +76,7 @@ export async function updateSessionStatus(tx: Queryable, id: string, move: Trans
             finalized_at = CASE WHEN $3::boolean THEN coalesce(finalized_at, now()) ELSE NULL END
       WHERE id = $1 RETURNING ${SESSION_COLUMNS}`,
     [id, sessionMachine.check(move).to, finalized],
+    'session_status_update',
   );
   return rows[0]!;
 }
@@ -109,6 +110,7 @@ export async function insertAttempt(
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, '${ATTEMPT_INITIAL}', $11, $12, $13, $14, $15, $16)
      RETURNING ${ATTEMPT_COLUMNS}`,
     [a.id, a.session_id, a.merchant_id, a.environment, a.rail, a.provider, a.provider_reference, a.network, a.phone, a.account_name, a.raw_status, a.base_minor, a.fee_minor, a.bearer, a.amount_charged_minor, a.currency],
+    'attempt_insert',
   );
   return rows[0]!;
 }
@@ -136,12 +138,12 @@ export const claimStatusChecks = (db: Queryable, firstAfterS: number, capS: numb
   );
 
 export async function findAttempt(db: Queryable, id: string, forUpdate = false): Promise<AttemptRow | null> {
-  const rows = await db.query<AttemptRow>(`SELECT ${ATTEMPT_COLUMNS} FROM payment_attempts WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+  const rows = await db.query<AttemptRow>(`SELECT ${ATTEMPT_COLUMNS} FROM payment_attempts WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id], forUpdate ? 'attempt_lock' : 'attempt_by_id');
   return rows[0] ?? null;
 }
 
 export const listAttempts = (db: Queryable, sessionId: string) =>
-  db.query<AttemptRow>(`SELECT ${ATTEMPT_COLUMNS} FROM payment_attempts WHERE session_id = $1 ORDER BY created_at, id`, [sessionId]);
+  db.query<AttemptRow>(`SELECT ${ATTEMPT_COLUMNS} FROM payment_attempts WHERE session_id = $1 ORDER BY created_at, id`, [sessionId], 'attempts_of_session');
 
 export async function updateAttemptStatus(tx: Queryable, id: string, move: Transition<AttemptStatus>, rawStatus: string, final: boolean): Promise<AttemptRow> {
   const rows = await tx.query<AttemptRow>(
@@ -149,6 +151,7 @@ export async function updateAttemptStatus(tx: Queryable, id: string, move: Trans
             finalized_at = CASE WHEN $4::boolean THEN now() ELSE finalized_at END
       WHERE id = $1 RETURNING ${ATTEMPT_COLUMNS}`,
     [id, attemptMachine.check(move).to, rawStatus, final],
+    'attempt_status_update',
   );
   return rows[0]!;
 }
@@ -167,6 +170,7 @@ export async function updateAttemptProvider(
             resend_count = resend_count + $6, updated_at = now()
       WHERE id = $1 RETURNING ${ATTEMPT_COLUMNS}`,
     [id, p.providerReference ?? null, p.rawStatus ?? null, p.verificationRequired ?? null, p.instructions ? JSON.stringify(p.instructions) : null, p.resendCountDelta ?? 0],
+    'attempt_provider_update',
   );
   return rows[0]!;
 }
@@ -191,7 +195,7 @@ export async function findAttemptByProviderReference(db: Queryable, provider: st
 }
 
 export async function countFailedAttempts(tx: Queryable, sessionId: string): Promise<number> {
-  const rows = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM payment_attempts WHERE session_id = $1 AND status = 'failed'`, [sessionId]);
+  const rows = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM payment_attempts WHERE session_id = $1 AND status = 'failed'`, [sessionId], 'attempts_failed_count');
   return rows[0]?.n ?? 0;
 }
 

@@ -78,4 +78,4 @@ export const markInvoiceRemitted = (tx: Queryable, merchantId: string, environme
     merchantId,
     environment,
     invoiceRef,
-  ]);
+  ], 'invoice_lines_remitted');
