@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { once } from 'node:events';
+import { join } from 'node:path';
 
 export const ROOT = new URL('..', import.meta.url).pathname;
 
@@ -39,9 +40,36 @@ export interface Server {
   startupMs: number;
   /** The process's peak resident set size so far (VmHWM; null where /proc is not available). */
   peakRssBytes(): number | null;
+  /** The process's resident set size now (VmRSS; null where /proc is not available). */
+  rssBytes(): number | null;
+  /** CPU time the process has used so far, user and system (null where /proc is not available). */
+  cpuMs(): number | null;
   /** Log lines at warn or above (pino JSON level >= 40) and any non-JSON output, since start. */
   problemLines(): string[];
   stop(): Promise<void>;
+}
+
+/** A size line of /proc/<pid>/status (kB there) in bytes, or null. */
+function procStatusBytes(pid: number, field: 'VmHWM' | 'VmRSS'): number | null {
+  try {
+    const kb = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb ? Number(kb) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** utime + stime of /proc/<pid>/stat in milliseconds, or null. */
+function procCpuMs(pid: number): number | null {
+  try {
+    // Fields after the command name (which may hold spaces), counted from the closing parenthesis.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticksPerSecond = 100; // USER_HZ on Linux
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+  } catch {
+    return null;
+  }
 }
 
 const running = new Set<ChildProcess>();
@@ -51,12 +79,45 @@ export function killAll(): void {
   for (const child of running) child.kill('SIGKILL');
 }
 
-/** Starts `node [nodeArgs] --import tsx <script>` and waits until `readyPath` answers 200. */
-export async function startServer(name: string, script: string, env: NodeJS.ProcessEnv, readyPath: string, nodeArgs: string[] = []): Promise<Server> {
+/** Sika's entry point: started the way `npm start` starts it unless the caller asks for tsx. */
+export const SIKA_MAIN = 'src/main.ts';
+
+/**
+ * How a script is started: 'compiled' is `npm start`'s command (scripts/start.mjs, running the esbuild
+ * output in dist/), for Sika's entry only; 'tsx' is `node --import tsx <script>`. BENCH_SIKA_RUNNER=tsx
+ * puts Sika back on tsx (a CPU profile then names src/ files rather than dist/main.js).
+ */
+export type Runner = 'compiled' | 'tsx';
+
+function defaultRunner(script: string): Runner {
+  if (script !== SIKA_MAIN) return 'tsx';
+  return process.env.BENCH_SIKA_RUNNER === 'tsx' ? 'tsx' : 'compiled';
+}
+
+/** Builds dist/ now if it is stale, so a server's start-up time never includes a build. */
+async function ensureBuilt(root: string): Promise<void> {
+  await runCommand([join(root, 'scripts', 'build.mjs'), '--if-stale'], process.env);
+}
+
+/**
+ * Starts Sika (or another script) and waits until `readyPath` answers 200: `node [nodeArgs] scripts/start.mjs`
+ * for the compiled runner, `node [nodeArgs] --import tsx <script>` for tsx.
+ */
+export async function startServer(
+  name: string,
+  script: string,
+  env: NodeJS.ProcessEnv,
+  readyPath: string,
+  nodeArgs: string[] = [],
+  { runner = defaultRunner(script), root = ROOT }: { runner?: Runner; /** Another checkout (bench/startup.ts's "before"). */ root?: string } = {},
+): Promise<Server> {
   const port = Number(env.PORT);
   const baseUrl = `http://127.0.0.1:${port}`;
+  if (runner === 'compiled' && script !== SIKA_MAIN) throw new Error(`only ${SIKA_MAIN} has a compiled build (asked for ${script})`);
+  if (runner === 'compiled') await ensureBuilt(root);
+  const args = runner === 'compiled' ? [...nodeArgs, join('scripts', 'start.mjs')] : [...nodeArgs, '--import', 'tsx', script];
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   const output: string[] = [];
   const problems: string[] = [];
@@ -104,14 +165,9 @@ export async function startServer(name: string, script: string, env: NodeJS.Proc
     baseUrl,
     pid: child.pid!,
     startupMs,
-    peakRssBytes() {
-      try {
-        const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1];
-        return kb ? Number(kb) * 1024 : null;
-      } catch {
-        return null;
-      }
-    },
+    peakRssBytes: () => procStatusBytes(child.pid!, 'VmHWM'),
+    rssBytes: () => procStatusBytes(child.pid!, 'VmRSS'),
+    cpuMs: () => procCpuMs(child.pid!),
     problemLines: () => [...problems],
     async stop() {
       if (exited) return;
