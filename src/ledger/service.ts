@@ -406,7 +406,8 @@ export async function balance(db: Queryable, merchantId: string, environment: En
  * Every invariant of the journal, as a list of problems (empty = healthy), for one merchant or all:
  * entries balance with at least two lines; cached balances equal the sum of their lines; no merchant
  * balance is negative; lines stay within their entry's merchant and environment; reversals, payout
- * resolutions and returns point at the right entry and cancel it exactly where they must.
+ * resolutions and returns point at the right entry and cancel it exactly where they must; a line waiting
+ * to be applied is a line of the journal.
  */
 export async function checkInvariants(db: Queryable, merchantId: string | null = null): Promise<string[]> {
   const problems: string[] = [];
@@ -418,6 +419,9 @@ export async function checkInvariants(db: Queryable, merchantId: string | null =
   }
   for (const row of await store.negativeMerchantAccounts(db, merchantId)) {
     problems.push(`merchant account ${row.id} (${row.kind}) is negative: ${merchantBalanceOf(row.balance_minor)}`);
+  }
+  for (const row of await store.strayUnappliedLines(db, merchantId)) {
+    problems.push(`unapplied line of entry ${row.entry_id} on account ${row.account_id} is not a line of the journal`);
   }
   for (const row of await store.crossedLines(db, merchantId)) {
     problems.push(`entry ${row.entry_id} has a line on account ${row.account_id} of another merchant or environment`);

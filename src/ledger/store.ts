@@ -362,6 +362,18 @@ export function negativeMerchantAccounts(db: Queryable, merchantId: string | nul
   );
 }
 
+/** Unapplied lines that are not a copy of a journal line (entry, account and amount), or of another merchant's account. */
+export function strayUnappliedLines(db: Queryable, merchantId: string | null) {
+  return db.query<{ entry_id: string; account_id: string }>(
+    `SELECT u.entry_id, u.account_id
+       FROM ledger_unapplied_lines u
+       LEFT JOIN journal_lines l ON l.entry_id = u.entry_id AND l.account_id = u.account_id AND l.amount_minor = u.amount_minor
+       LEFT JOIN ledger_accounts a ON a.id = u.account_id
+      WHERE (l.entry_id IS NULL OR a.id IS NULL) AND ($1::uuid IS NULL OR a.merchant_id = $1 OR a.id IS NULL)`,
+    [merchantId],
+  );
+}
+
 /** Lines posted to an account of another merchant or environment than their entry's. */
 export function crossedLines(db: Queryable, merchantId: string | null) {
   return db.query<{ entry_id: string; account_id: string }>(

@@ -8,10 +8,14 @@
 -- Every payment to one merchant used to update one row (its available balance) and hold that row's lock
 -- until its transaction committed: measured, 99% of PostgreSQL's time in the payment journey was spent
 -- waiting for that lock (bench/REPORT.md, "Where the journey's time goes").
+-- No foreign keys: each row is a copy of a journal line written in the same statement (src/ledger/store.ts
+-- writePendingEntry), whose own keys already check the entry and the account; a second check would take a
+-- second KEY SHARE lock on the merchant's account rows per line, the rows every payment of the merchant
+-- touches (checkInvariants compares these rows with the journal).
 CREATE TABLE ledger_unapplied_lines (
   seq bigserial PRIMARY KEY,
-  entry_id uuid NOT NULL REFERENCES journal_entries(id),
-  account_id uuid NOT NULL REFERENCES ledger_accounts(id),
+  entry_id uuid NOT NULL,
+  account_id uuid NOT NULL,
   amount_minor bigint NOT NULL,
   UNIQUE (entry_id, account_id)
 );
