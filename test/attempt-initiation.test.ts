@@ -2,6 +2,7 @@
 // place of real ones: failover only before acceptance, a decline fails the attempt, an error answer from
 // a provider that holds the payment anyway keeps it there, a lost answer is asked about, and a recording
 // that fails after the provider accepted is retried rather than turned into a failure.
+import { randomUUID } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { CreatedMerchant } from '../src/accounts/service.ts';
@@ -146,15 +147,17 @@ describe(`Live attempt initiation with scripted providers (${storageKind})`, () 
   it('a random reference an earlier attempt holds is drawn again, never a unique-index error', async () => {
     reset();
     const original = first.reference;
-    const draws = ['REPEATED-REF', 'REPEATED-REF', 'FRESH-REF'];
+    // References of this run only: a database reused by an earlier run holds that run's.
+    const run = randomUUID().slice(0, 8);
+    const draws = [`REPEATED-${run}`, `REPEATED-${run}`, `FRESH-${run}`];
     try {
-      first.reference = () => draws.shift() ?? 'SPARE-REF';
+      first.reference = () => draws.shift() ?? `SPARE-${run}`;
       const one = await attempt();
       assert.equal(one.res.statusCode, 201, one.res.body);
-      assert.equal((await attemptRow(one.session.id)).provider_reference, 'REPEATED-REF');
+      assert.equal((await attemptRow(one.session.id)).provider_reference, `REPEATED-${run}`);
       const two = await attempt();
       assert.equal(two.res.statusCode, 201, two.res.body);
-      assert.equal((await attemptRow(two.session.id)).provider_reference, 'FRESH-REF');
+      assert.equal((await attemptRow(two.session.id)).provider_reference, `FRESH-${run}`);
     } finally {
       first.reference = original;
     }

@@ -44,19 +44,21 @@ export async function recordWithRetries<T>(work: () => Promise<T>, log?: Log): P
 const outcomeCtx = (ctx: PayerContext, source: string) => ({ checkoutUrlHost: ctx.checkoutUrlHost, source });
 
 async function recordInitiated(ctx: PayerContext, attempt: AttemptRow, initiated: Initiated): Promise<AttemptRow> {
-  const work = async () =>
+  const answer = {
+    providerReference: initiated.providerReference || undefined,
+    rawStatus: initiated.rawStatus,
+    verificationRequired: initiated.verificationRequired,
+    instructions: initiated.instructions,
+  };
+  const decided = initiated.outcome && initiated.outcome !== 'pending' ? initiated.outcome : null;
+  const inTransaction = () =>
     ctx.db.transaction(async (tx) => {
-      let updated = await store.updateAttemptProvider(tx, attempt.id, {
-        providerReference: initiated.providerReference || undefined,
-        rawStatus: initiated.rawStatus,
-        verificationRequired: initiated.verificationRequired,
-        instructions: initiated.instructions,
-      });
-      if (initiated.outcome && initiated.outcome !== 'pending') {
-        updated = (await applyOutcome(tx, attempt.id, initiated.outcome, { ...outcomeCtx(ctx, 'provider'), providerStatus: initiated.rawStatus })).attempt;
-      }
+      let updated = await store.updateAttemptProvider(tx, attempt.id, answer);
+      if (decided) updated = (await applyOutcome(tx, attempt.id, decided, { ...outcomeCtx(ctx, 'provider'), providerStatus: initiated.rawStatus })).attempt;
       return updated;
     });
+  // Most answers only say "pending, here is our reference": one self-contained write, no transaction.
+  const work = async () => (!decided && (await store.writeAttemptProvider(ctx.db, attempt.id, answer))) || inTransaction();
   try {
     return await recordWithRetries(work, ctx.log);
   } catch (error) {

@@ -121,10 +121,12 @@ async function settlePaid(tx: Queryable, session: SessionRow, attempt: AttemptRo
 /**
  * Applies what a provider (or the simulator, an operator, a teller, the expiry worker) says about an
  * attempt. Locks the session, then the attempt. Repeating an outcome already applied changes nothing;
- * an outcome the transition table forbids is a 409.
+ * an outcome the transition table forbids is a 409. read: the attempt if the caller has just read it
+ * (saves a read; it is read again under the lock).
  */
-export async function applyOutcome(tx: Queryable, attemptId: string, outcome: ProviderOutcome, ctx: OutcomeContext): Promise<Applied> {
-  const peek = await store.findAttempt(tx, attemptId);
+export async function applyOutcome(tx: Queryable, attemptId: string, outcome: ProviderOutcome, ctx: OutcomeContext, read?: AttemptRow): Promise<Applied> {
+  // The attempt as the caller already read it (unlocked: only its session id is used before the locks).
+  const peek = read?.id === attemptId ? read : await store.findAttempt(tx, attemptId);
   if (!peek) throw new SikaError('NOT_FOUND', 'Payment attempt not found.', { detail: 'Payment attempt not found.' });
   let session = (await store.lockSession(tx, peek.session_id))!;
   let attempt = (await store.findAttempt(tx, attemptId, true))!;

@@ -13,7 +13,7 @@ import * as store from './store.ts';
 /** Applies a simulated outcome to a Test attempt: one path for the simulate endpoint and the payer page's Test buttons. */
 async function applySimulatedOutcome(tx: Queryable, attempt: AttemptRow, outcome: ProviderOutcome, checkoutUrlHost: string) {
   if (attempt.environment !== 'test') throw errors.forbidden('Simulation is for Test payments only; Live payments are decided by their providers.');
-  const applied = await applyOutcome(tx, attempt.id, outcome, { checkoutUrlHost, source: 'simulated' });
+  const applied = await applyOutcome(tx, attempt.id, outcome, { checkoutUrlHost, source: 'simulated' }, attempt);
   return toAttemptStatus(tx, applied.attempt, false);
 }
 

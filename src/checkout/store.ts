@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/index.ts';
+import { DbError, type Queryable } from '../db/index.ts';
 import { sqlList, type Transition } from '../lib/state-machine.ts';
 import { attemptMachine, cashSlipMachine, sessionMachine, type AttemptRow, type AttemptStatus, type CashSlipStatus, type SessionRow, type SessionStatus } from './model.ts';
 
@@ -156,23 +156,49 @@ export async function updateAttemptStatus(tx: Queryable, id: string, move: Trans
   return rows[0]!;
 }
 
-export async function updateAttemptProvider(
-  tx: Queryable,
-  id: string,
-  p: { providerReference?: string; rawStatus?: string; verificationRequired?: boolean; instructions?: Record<string, unknown>; resendCountDelta?: number },
-): Promise<AttemptRow> {
-  const rows = await tx.query<AttemptRow>(
-    // A provider answer that arrives after the attempt was decided (simulate, teller, operator) must not
-    // overwrite the decided raw_status with a stale "pending" one.
-    `UPDATE payment_attempts SET provider_reference = coalesce($2, provider_reference),
+export interface AttemptProviderAnswer {
+  providerReference?: string;
+  rawStatus?: string;
+  verificationRequired?: boolean;
+  instructions?: Record<string, unknown>;
+  resendCountDelta?: number;
+}
+
+// A provider answer that arrives after the attempt was decided (simulate, teller, operator) must not
+// overwrite the decided raw_status with a stale "pending" one.
+const ATTEMPT_PROVIDER_UPDATE = `UPDATE payment_attempts SET provider_reference = coalesce($2, provider_reference),
             raw_status = CASE WHEN status = 'pending' THEN coalesce($3, raw_status) ELSE raw_status END,
             verification_required = coalesce($4, verification_required), instructions = coalesce($5::jsonb, instructions),
             resend_count = resend_count + $6, updated_at = now()
-      WHERE id = $1 RETURNING ${ATTEMPT_COLUMNS}`,
-    [id, p.providerReference ?? null, p.rawStatus ?? null, p.verificationRequired ?? null, p.instructions ? JSON.stringify(p.instructions) : null, p.resendCountDelta ?? 0],
-    'attempt_provider_update',
-  );
+      WHERE id = $1 RETURNING ${ATTEMPT_COLUMNS}`;
+
+const attemptProviderParams = (id: string, p: AttemptProviderAnswer) => [
+  id,
+  p.providerReference ?? null,
+  p.rawStatus ?? null,
+  p.verificationRequired ?? null,
+  p.instructions ? JSON.stringify(p.instructions) : null,
+  p.resendCountDelta ?? 0,
+];
+
+export async function updateAttemptProvider(tx: Queryable, id: string, p: AttemptProviderAnswer): Promise<AttemptRow> {
+  const rows = await tx.query<AttemptRow>(ATTEMPT_PROVIDER_UPDATE, attemptProviderParams(id, p), 'attempt_provider_update');
   return rows[0]!;
+}
+
+/**
+ * The same update as one self-contained write (db.write: pipelined on PostgreSQL, its own transaction),
+ * for an answer that changes nothing else; null when the row was locked past the write's lock timeout
+ * (the caller then takes a transaction on the pool).
+ */
+export async function writeAttemptProvider(db: Queryable, id: string, p: AttemptProviderAnswer): Promise<AttemptRow | null> {
+  try {
+    const rows = await db.write<AttemptRow>('attempt_provider_write', ATTEMPT_PROVIDER_UPDATE, attemptProviderParams(id, p));
+    return rows[0]!;
+  } catch (error) {
+    if (error instanceof DbError && error.isLockTimeout) return null;
+    throw error;
+  }
 }
 
 /**
