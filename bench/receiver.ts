@@ -10,6 +10,8 @@ export interface Receipt {
   eventId: string;
   type: string;
   objectId: string | null;
+  /** The request's path: which endpoint it was sent to. */
+  path: string;
   atMs: number;
 }
 
@@ -26,6 +28,7 @@ export async function startReceiver(): Promise<Receiver> {
   const held = new Set<ServerResponse>();
   const receiver: Receiver = { url: '', mode: 'ok', onEvent: null, received: 0, close: async () => {} };
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    const path = request.url ?? '/';
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
@@ -47,7 +50,7 @@ export async function startReceiver(): Promise<Receiver> {
           try {
             const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string; type: string; data?: Record<string, { id?: string } | undefined> };
             const object = Object.values(event.data ?? {}).find((value) => typeof value?.id === 'string');
-            receiver.onEvent?.({ eventId: event.id, type: event.type, objectId: object?.id ?? null, atMs });
+            receiver.onEvent?.({ eventId: event.id, type: event.type, objectId: object?.id ?? null, path, atMs });
           } catch {
             /* not an event: counted, not recorded */
           }

@@ -48,7 +48,7 @@ import {
 import { SESSION_BODY, checkoutRead, journey, payouts, sessionCreate, sessionRead, type JourneyTrack, type Target } from './scenarios.ts';
 import { writeFixtures, type Fixtures } from './setup.ts';
 import { embeddedScratch, postgresScratch, type Scratch } from './storage.ts';
-import { benchDelivery, type DeliveryResult } from './webhooks.ts';
+import { benchDelivery, describeDelivery, type DeliveryResult } from './webhooks.ts';
 
 function envNumber(name: string, fallback: number, min: number): number {
   const raw = process.env[name];
@@ -245,8 +245,8 @@ async function benchStorage(storage: StorageKind, receiver: Receiver, withPage: 
       await run('journeyReceiverTimeout', async () => (await runJourney(target, oneMerchant, receiver, 'payment journey, receiver timing out')).load);
       receiver.mode = 'ok';
       if (usesPostgres) {
-        deliveries = await benchDelivery(scratch.env.DATABASE_URL!, f, receiver);
-        for (const d of deliveries) console.log(`  webhook delivery (${d.label}): ${d.deliveriesPerSec.toFixed(0)}/s, p99 ${d.latencyP99Ms} ms, undelivered ${d.undelivered}`);
+        deliveries = await benchDelivery(scratch.env.DATABASE_URL!, f, receiver, server.pid);
+        for (const d of deliveries) console.log(`  webhook delivery ${describeDelivery(d)}`);
       }
       peakOn = server.peakRssBytes();
       problems.push(...server.problemLines().filter((line) => !line.includes('webhook try failed')));
