@@ -212,10 +212,11 @@ export async function registerBodyParsers(app: FastifyInstance, bodyLimitBytes: 
   // body limit plus one upload is refused before a byte is read. (A chunked body stays bounded by the
   // field count, field size and file size limits below.)
   const multipartBytesMax = bodyLimitBytes + UPLOAD_BYTES_MAX;
-  app.addHook('onRequest', async (request) => {
-    if (!/^multipart\//i.test(request.headers['content-type'] ?? '')) return;
+  // Hooks on every request are callback-style: an async hook costs a promise and a microtask per request.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (!/^multipart\//i.test(request.headers['content-type'] ?? '')) return done();
     const declared = Number(request.headers['content-length'] ?? 0);
-    if (declared > multipartBytesMax) throw errors.payloadTooLarge(multipartBytesMax);
+    done(declared > multipartBytesMax ? errors.payloadTooLarge(multipartBytesMax) : undefined);
   });
   await app.register(multipart, {
     attachFieldsToBody: 'keyValues',
@@ -230,8 +231,16 @@ export async function registerBodyParsers(app: FastifyInstance, bodyLimitBytes: 
   });
 
   // Multipart arrives as flat key/values: nest it, and coerce both form kinds to the body schema.
-  app.addHook('preValidation', async (request) => {
-    if (!isFormRequest(request) || request.body == null || typeof request.body !== 'object') return;
+  app.addHook('preValidation', (request, _reply, done) => {
+    if (!isFormRequest(request) || request.body == null || typeof request.body !== 'object') return done();
+    try {
+      coerceFormBody(request);
+      done();
+    } catch (error) {
+      done(error as Error);
+    }
+  });
+  const coerceFormBody = (request: FastifyRequest) => {
     let body = request.body as Record<string, unknown>;
     if (/^multipart\//i.test(request.headers['content-type'] ?? '')) {
       const flat: Record<string, string | string[]> = {};
@@ -245,13 +254,14 @@ export async function registerBodyParsers(app: FastifyInstance, bodyLimitBytes: 
     if (someText(body, (text) => text.includes('\uFFFD'))) throw errors.invalidArgument('The form body is not valid UTF-8.');
     const schema = (request.routeOptions.schema as { body?: SchemaNode } | undefined)?.body;
     request.body = coerceToSchema(body, schema);
-  });
+  };
 
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     // One walk over each part: refuse text storage would reject (a 500 there) before any handler runs.
     let problem: string | null = null;
     for (const part of [request.body, request.query, request.params]) {
-      if (someText(part, (text) => (problem = unstorable(text)) !== null)) throw errors.invalidArgument(problem!);
+      if (someText(part, (text) => (problem = unstorable(text)) !== null)) return done(errors.invalidArgument(problem!));
     }
+    done();
   });
 }
