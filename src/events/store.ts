@@ -27,7 +27,8 @@ export interface ClaimedDelivery {
 /**
  * Claims due deliveries for this worker: FOR UPDATE SKIP LOCKED so concurrent workers never take the
  * same one, each locked for `claimTtlS` (a crash lets it lapse). With what the worker already has in
- * flight per endpoint (`inFlightByEndpoint`), an endpoint never has more than `perEndpointMax` in flight.
+ * flight per endpoint (`inFlightByEndpoint`), an endpoint never has more than `perEndpointMax` in flight;
+ * endpoints take turns, so each gets its share of `limit`.
  */
 export async function claimDueDeliveries(
   db: Queryable,
@@ -46,23 +47,26 @@ export async function claimDueDeliveries(
        SELECT (SELECT d.endpoint_id FROM webhook_deliveries d WHERE d.status = 'pending' AND d.endpoint_id > p.endpoint_id ORDER BY d.endpoint_id LIMIT 1)
          FROM pending_endpoint p WHERE p.endpoint_id IS NOT NULL
      ), due AS (
-       -- Each endpoint's earliest due deliveries, no more than what its share of tries in flight leaves.
-       SELECT d.id, d.next_try_at
+       -- Each endpoint's earliest due deliveries, no more than what its share of tries in flight leaves,
+       -- taken in turns (every endpoint's first, then every endpoint's second, ...) so that when the claim
+       -- cannot take them all a busy endpoint does not crowd out the others; earliest first within a turn.
+       -- (ROWS: with the default RANGE frame, rows due at the same instant are peers and all of them are read.)
+       SELECT d.id, d.next_try_at, d.turn
          FROM pending_endpoint p
          LEFT JOIN busy b ON b.endpoint_id = p.endpoint_id
          CROSS JOIN LATERAL (
-           SELECT d.id, d.next_try_at FROM webhook_deliveries d
+           SELECT d.id, d.next_try_at, row_number() OVER (ORDER BY d.next_try_at ROWS UNBOUNDED PRECEDING) AS turn FROM webhook_deliveries d
             WHERE d.endpoint_id = p.endpoint_id AND d.status = 'pending' AND d.next_try_at <= now()
               AND (d.locked_until IS NULL OR d.locked_until < now())
             ORDER BY d.next_try_at
             LIMIT greatest($2 - coalesce(b.in_flight, 0), 0)) d
         WHERE p.endpoint_id IS NOT NULL
-        ORDER BY d.next_try_at
+        ORDER BY d.turn, d.next_try_at
         LIMIT $1 * 4
      ), picked AS (
        SELECT d.id FROM webhook_deliveries d JOIN due ON due.id = d.id
         WHERE d.status = 'pending' AND (d.locked_until IS NULL OR d.locked_until < now())
-        ORDER BY due.next_try_at
+        ORDER BY due.turn, due.next_try_at
         LIMIT $1
         FOR UPDATE OF d SKIP LOCKED
      ), claimed AS (
