@@ -8,7 +8,7 @@ import type { Db } from '../db/index.ts';
 import { randomToken } from '../lib/ids.ts';
 import { signatureHeader } from './signing.ts';
 import { parseRetryAfter, retryDelayS, RETRY_SCHEDULE_S } from './retry-schedule.ts';
-import { resolveTarget, systemResolver, UnsafeUrlError, type Resolver } from './ssrf.ts';
+import { cachingResolver, resolveTarget, systemResolver, UnsafeUrlError, type Resolver } from './ssrf.ts';
 import * as store from './store.ts';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -115,12 +115,15 @@ export class DeliveryWorker {
   private running = false;
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
+  private readonly resolver: Resolver;
 
   constructor(
     private readonly db: Db,
     private readonly log: FastifyBaseLogger,
     private readonly options: DeliveryOptions = defaultDeliveryOptions(),
-  ) {}
+  ) {
+    this.resolver = cachingResolver(options.resolver, { allowPrivateTargets: options.allowPrivateTargets });
+  }
 
   start(): void {
     if (this.running) return;
@@ -205,7 +208,7 @@ export class DeliveryWorker {
     let result: TryResult;
     try {
       // A refused target is never connected to, so its try reveals nothing about the port or the host behind it.
-      const target = await resolveTarget(delivery.url, delivery.environment, { allowPrivateTargets: this.options.allowPrivateTargets }, this.options.resolver);
+      const target = await resolveTarget(delivery.url, delivery.environment, { allowPrivateTargets: this.options.allowPrivateTargets }, this.resolver);
       const timestampS = Math.floor(Date.now() / 1000);
       const headers = {
         'content-type': 'application/json',

@@ -6,6 +6,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { ExpiringMap } from '../lib/expiring-map.ts';
 
 /** IANA's global unicast block: the rest of IPv6 (IPv4-compatible ::/96 among it) is never a public target. */
 const IPV6_GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
@@ -66,6 +67,28 @@ export interface ResolvedTarget {
 
 export type Resolver = (hostname: string) => Promise<{ address: string; family: number }[]>;
 export const systemResolver: Resolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+
+/** How long a delivery worker reuses a name's answers that passed the rule, instead of asking DNS before every try. */
+export const ACCEPTED_ANSWER_CACHE_MS = 5_000;
+const ACCEPTED_ANSWER_CACHE_ENTRIES_MAX = 10_000;
+
+/**
+ * A resolver that remembers, briefly, the answers that pass the policy (every address public, or private
+ * targets allowed). Connections are pinned to a checked address, so a reused answer can only send to an
+ * address that was public a few seconds ago; an answer the rule refuses, and a failure, is asked again at
+ * the next try, so a refusal is always judged on a fresh answer.
+ */
+export function cachingResolver(resolver: Resolver, policy: TargetPolicy, cacheMs = ACCEPTED_ANSWER_CACHE_MS): Resolver {
+  const accepted = new ExpiringMap<string, { address: string; family: number }[]>(cacheMs, ACCEPTED_ANSWER_CACHE_ENTRIES_MAX);
+  return async (hostname) => {
+    const key = hostname.toLowerCase();
+    const cached = accepted.get(key);
+    if (cached) return cached;
+    const answers = await resolver(hostname);
+    if (answers.length > 0 && (policy.allowPrivateTargets || !answers.some((answer) => isBlockedAddress(answer.address)))) accepted.set(key, answers);
+    return answers;
+  };
+}
 
 /** The URL's own rules, with no lookup: an absolute http(s) URL, https for Live, no credentials. */
 function parseTargetUrl(rawUrl: string, environment: 'test' | 'live'): URL {
