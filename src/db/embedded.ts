@@ -40,6 +40,14 @@ function takeLock(dataDir: string): () => void {
   throw new Error(`could not lock ${dataDir}`);
 }
 
+/**
+ * PostgreSQL's buffer cache inside PGlite. Its default, 128 MB, is all touched at start (110 MB more
+ * resident before the first query); the data files are read through the operating system's page cache
+ * anyway. Measured under journeys, creates and reads (issue 18): peak RSS 417-434 MB -> 325-347 MB, the
+ * same rates. A memory setting only: fsync and commit behaviour stay PGlite's defaults.
+ */
+const SHARED_BUFFERS_MB = 32;
+
 /** dataDir null = in memory (tests). */
 export async function openEmbedded(dataDir: string | null): Promise<Db> {
   const release = dataDir ? takeLock(dataDir) : () => {};
@@ -49,6 +57,7 @@ export async function openEmbedded(dataDir: string | null): Promise<Db> {
     const { PGlite, types } = await import('@electric-sql/pglite');
     pglite = await PGlite.create(dataDir ? join(dataDir, 'pgdata') : 'memory://', {
       parsers: { [types.INT8]: parseInt8 },
+      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS_MB}MB`],
     });
   } catch (error) {
     release();
