@@ -176,6 +176,8 @@ function webhookLatencyCheck(load: LoadResult, w: JourneyWebhooks, target: boole
   return {
     name: 'session create to webhook, p99, at half the peak journey rate (#18)',
     figure: `p99 ${p99} ms, p50 ${w.createToWebhookP50Ms} ms (${load.reqPerSec.toFixed(0)} journeys/s)`,
+    value: p99,
+    unit: 'ms',
     against: '-',
     target: target ? `p99 <= ${CREATE_TO_WEBHOOK_P99_MS_MAX} ms` : '-',
     ...(failures(load) > 0 || lost > 0
