@@ -43,10 +43,11 @@ function takeLock(dataDir: string): () => void {
 /**
  * PostgreSQL's buffer cache inside PGlite. Its default, 128 MB, is all touched at start (110 MB more
  * resident before the first query); the data files are read through the operating system's page cache
- * anyway. Measured under journeys, creates and reads (issue 18): peak RSS 417-434 MB -> 325-347 MB, the
- * same rates. A memory setting only: fsync and commit behaviour stay PGlite's defaults.
+ * anyway. Measured under journeys, creates and reads (issue 18): peak RSS 417-434 MB -> 325-347 MB at
+ * 32 MB, the same rates; the full bench (with payouts) still peaked at 352-353 MB in two runs of three, so
+ * 16 MB (about 12 MB less). A memory setting only: fsync and commit behaviour stay PGlite's defaults.
  */
-const SHARED_BUFFERS_MB = 32;
+const SHARED_BUFFERS_MB = 16;
 
 /** dataDir null = in memory (tests). */
 export async function openEmbedded(dataDir: string | null): Promise<Db> {
