@@ -1,5 +1,7 @@
 // The webhook delivery worker: claims due deliveries (SKIP LOCKED), signs, POSTs with a timeout, logs
 // every try, retries on a schedule, and never holds a database transaction across a network call.
+// Successful tries are recorded in batches (one statement and one commit for all that finished while the
+// previous batch was being written), a failed one in one statement.
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
@@ -16,6 +18,8 @@ export const DELIVERY_TIMEOUT_MS = 10_000;
 export const ENDPOINT_FAILING_DISABLE_S = 5 * 86_400;
 export const RESPONSE_EXCERPT_BYTES_MAX = 1_024;
 const RESPONSE_READ_BYTES_MAX = 64 * 1_024;
+/** Successful tries written in one statement, at most. */
+const DELIVERED_BATCH_ROWS_MAX = 256;
 
 export interface DeliveryOptions {
   retryScheduleS: readonly number[];
@@ -115,6 +119,9 @@ export class DeliveryWorker {
   private running = false;
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
+  /** Successful tries waiting for the next batch write, and whether one is under way. */
+  private readonly delivered: { row: store.DeliveredTry; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  private deliveredWriter: Promise<void> | null = null;
   private readonly resolver: Resolver;
 
   constructor(
@@ -237,22 +244,48 @@ export class DeliveryWorker {
       responseExcerpt: result.excerpt,
       workerId: this.workerId,
     };
-    // Delivered: the try and the delivery's new state in one statement.
-    if (ok) return void (await store.recordDelivered(this.db, { ...sent, httpStatus: result.httpStatus! }));
-    await this.db.transaction(async (tx) => {
-      await store.insertTry(tx, sent);
-      if (result.httpStatus === 410) {
+    if (ok) return this.recordDelivered({ deliveryId: delivery.id, tryNumber: delivery.tries, httpStatus: result.httpStatus!, latencyMs: result.latencyMs, responseExcerpt: result.excerpt });
+    if (result.httpStatus === 410) {
+      await this.db.transaction(async (tx) => {
+        await store.insertTry(tx, sent);
         // Standard Webhooks: 410 Gone means the receiver wants no more; its events stay replayable.
         await store.disableEndpoint(tx, delivery.endpoint_id, 'the receiver answered 410 Gone');
-        return void (await store.markFailed(tx, delivery.id, 'failed', 410, 'endpoint answered 410 Gone: disabled'));
-      }
-      if (await store.noteEndpointFailure(tx, delivery.endpoint_id, ENDPOINT_FAILING_DISABLE_S, 'every delivery failed for 5 days')) {
+        await store.markFailed(tx, delivery.id, 'failed', 410, 'endpoint answered 410 Gone: disabled');
+      });
+    } else {
+      // The try, the endpoint's record of failures and the retry (or the end of the schedule) in one statement.
+      const retryInS = retryDelayS(this.options.retryScheduleS, delivery.tries, result.retryAfterS ?? null);
+      if (await store.recordFailedTry(this.db, sent, delivery.endpoint_id, retryInS, ENDPOINT_FAILING_DISABLE_S, 'every delivery failed for 5 days')) {
         this.log.warn({ endpoint_id: delivery.endpoint_id }, 'webhook endpoint disabled: every delivery failed for 5 days');
       }
-      const delayS = retryDelayS(this.options.retryScheduleS, delivery.tries, result.retryAfterS ?? null) ?? undefined;
-      if (delayS === undefined) await store.markFailed(tx, delivery.id, 'failed', result.httpStatus, error);
-      else await store.scheduleRetry(tx, delivery.id, delayS, result.httpStatus, error);
-    });
+    }
     this.log.info({ delivery_id: delivery.id, event_id: delivery.event_id, try: delivery.tries, status: result.httpStatus, error }, 'webhook try failed');
+  }
+
+  /** Resolves once the try and the delivery's new state are written (with the others that finished meanwhile). */
+  private recordDelivered(row: store.DeliveredTry): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.delivered.push({ row, resolve, reject });
+      // The write starts after this turn of the event loop, so tries finishing together share it.
+      this.deliveredWriter ??= new Promise<void>((started) => setImmediate(started)).then(() => this.writeDelivered());
+    });
+  }
+
+  private async writeDelivered(): Promise<void> {
+    try {
+      while (this.delivered.length > 0) {
+        const batch = this.delivered.splice(0, DELIVERED_BATCH_ROWS_MAX);
+        try {
+          await store.recordDeliveredBatch(this.db, batch.map((b) => b.row), this.workerId);
+          for (const b of batch) b.resolve();
+        } catch (error) {
+          // One at a time, so a failure (e.g. a deadlock with a worker recording the same delivery after a lapsed claim) stays with its own try.
+          this.log.warn({ err: error, tries: batch.length }, 'recording a batch of webhook tries failed; recording them one by one');
+          for (const b of batch) await store.recordDelivered(this.db, { ...b.row, workerId: this.workerId }).then(b.resolve, b.reject);
+        }
+      }
+    } finally {
+      this.deliveredWriter = null;
+    }
   }
 }

@@ -1,10 +1,12 @@
 import { webhookEndpointMachine, type WebhookEndpointStatus } from '../accounts/model.ts';
 import type { Queryable } from '../db/index.ts';
+import { Statement } from '../db/statement.ts';
 import { sqlList } from '../lib/state-machine.ts';
 import { deliveryMachine } from './model.ts';
 
 // The status writes of this file, each allowed by its table (checked once, at load).
 const DELIVERED = deliveryMachine.transition('pending', 'delivered');
+const GIVES_UP = deliveryMachine.transition('pending', 'failed');
 const REPLAYED = deliveryMachine.transition('pending', 'pending').to;
 const REPLAY_INITIAL = deliveryMachine.initialStatus('pending');
 const ENDPOINT_GIVES_UP = webhookEndpointMachine.transition('active', 'disabled');
@@ -113,49 +115,90 @@ export const recordDelivered = (db: Queryable, t: Omit<DeliveryTry, 'error' | 'h
     'delivery_delivered',
   );
 
+/** A successful try, as recordDeliveredBatch takes it. */
+export type DeliveredTry = Omit<DeliveryTry, 'error' | 'httpStatus' | 'workerId'> & { httpStatus: number };
+
+/**
+ * Several successful tries of one worker in one statement (one round trip, one commit): each try logged,
+ * each delivery delivered if it is still pending, as recordDelivered does one at a time.
+ */
+export const recordDeliveredBatch = (db: Queryable, tries: readonly DeliveredTry[], workerId: string) =>
+  db.query(
+    `WITH given AS (
+       SELECT * FROM unnest($1::uuid[], $2::int[], $3::int[], $4::int[], $5::text[]) AS g(delivery_id, try_number, http_status, latency_ms, response_excerpt)
+     ), try AS (
+       INSERT INTO webhook_delivery_tries (delivery_id, try_number, http_status, latency_ms, error, response_excerpt, worker_id)
+       SELECT delivery_id, try_number, http_status, latency_ms, NULL, response_excerpt, $6 FROM given
+     )
+     UPDATE webhook_deliveries d SET status = '${DELIVERED.to}', delivered_at = now(), locked_until = NULL, last_http_status = g.http_status, last_error = NULL, updated_at = now()
+       FROM given g WHERE d.id = g.delivery_id AND d.status = '${DELIVERED.from}'`,
+    [tries.map((t) => t.deliveryId), tries.map((t) => t.tryNumber), tries.map((t) => t.httpStatus), tries.map((t) => t.latencyMs), tries.map((t) => t.responseExcerpt), workerId],
+    'delivery_delivered_batch',
+  );
+
 /** How long before failing_since a delivery that succeeded after it can have been created (the retry schedule spans about 35 h). */
 const DELIVERY_SPAN_S = 2 * 86_400;
 
 /**
- * A failed try (DESIGN: an endpoint whose deliveries have all failed for failingForS is disabled).
- * failing_since marks a failure with no success known after it. It is written only by failures, and
- * only rarely, so successes and failures racing on a busy endpoint never queue on its row: the first
- * failure sets it; a failure that finds it failingForS old looks for a delivery that succeeded since,
- * and moves it to the last such success, or, finding none, disables the endpoint. True when this
- * disabled it.
+ * A failed try's note on its endpoint (DESIGN: an endpoint whose deliveries have all failed for failingForS
+ * is disabled), as CTEs for the statement that records the try; the last, endpoint_failure, returns
+ * `disabled` when it wrote. failing_since marks a failure with no success known after it. It is written
+ * only by failures, and only rarely, so successes and failures racing on a busy endpoint never queue on its
+ * row: the first failure sets it; a failure that finds it failingForS old looks for a delivery that
+ * succeeded since, and moves it to the last such success, or, finding none, disables the endpoint.
  */
-export async function noteEndpointFailure(tx: Queryable, endpointId: string, failingForS: number, reason: string): Promise<boolean> {
-  const rows = await tx.query<{ disabled: boolean }>(
-    `WITH endpoint AS (
+function noteEndpointFailure(s: Statement, endpointId: string, failingForS: number, reason: string): string {
+  const id = s.p(endpointId, 'uuid');
+  return `endpoint AS (
        SELECT id, failing_since FROM webhook_endpoints
-        WHERE id = $1 AND status = '${ENDPOINT_GIVES_UP.from}' AND (failing_since IS NULL OR failing_since <= now() - make_interval(secs => $2))
+        WHERE id = ${id} AND status = '${ENDPOINT_GIVES_UP.from}' AND (failing_since IS NULL OR failing_since <= now() - make_interval(secs => ${s.p(failingForS, 'double precision')}))
         FOR UPDATE
      ), last_success AS (
        SELECT max(d.delivered_at) AS at FROM webhook_deliveries d JOIN endpoint e ON d.endpoint_id = e.id
-        WHERE d.status = 'delivered' AND d.delivered_at >= e.failing_since AND d.created_at >= e.failing_since - make_interval(secs => $4)
+        WHERE d.status = 'delivered' AND d.delivered_at >= e.failing_since AND d.created_at >= e.failing_since - make_interval(secs => ${s.p(DELIVERY_SPAN_S, 'double precision')})
      ), decided AS (
        SELECT e.id, e.failing_since IS NOT NULL AND (SELECT at FROM last_success) IS NULL AS disable,
               CASE WHEN e.failing_since IS NULL THEN now() ELSE coalesce((SELECT at FROM last_success), e.failing_since) END AS failing_since
          FROM endpoint e
-     )
-     UPDATE webhook_endpoints w
-        SET failing_since = decided.failing_since,
-            status = CASE WHEN decided.disable THEN '${ENDPOINT_GIVES_UP.to}' ELSE w.status END,
-            disabled_reason = CASE WHEN decided.disable THEN $3 ELSE w.disabled_reason END,
-            updated_at = CASE WHEN decided.disable THEN now() ELSE w.updated_at END
-       FROM decided WHERE w.id = decided.id
-     RETURNING decided.disable AS disabled`,
-    [endpointId, failingForS, reason, DELIVERY_SPAN_S],
+     ), endpoint_failure AS (
+       UPDATE webhook_endpoints w
+          SET failing_since = decided.failing_since,
+              status = CASE WHEN decided.disable THEN '${ENDPOINT_GIVES_UP.to}' ELSE w.status END,
+              disabled_reason = CASE WHEN decided.disable THEN ${s.p(reason, 'text')} ELSE w.disabled_reason END,
+              updated_at = CASE WHEN decided.disable THEN now() ELSE w.updated_at END
+         FROM decided WHERE w.id = decided.id
+       RETURNING decided.disable AS disabled
+     )`;
+}
+
+/**
+ * A failed try in one statement (one round trip, atomic): the try logged, the endpoint's failure noted
+ * (noteEndpointFailure), and the delivery retried after retryInS (it stays pending) or, with null, failed
+ * if it is still pending (as markFailed). True when this disabled the endpoint.
+ */
+export async function recordFailedTry(db: Queryable, t: DeliveryTry, endpointId: string, retryInS: number | null, failingForS: number, reason: string): Promise<boolean> {
+  const s = new Statement();
+  const deliveryId = s.p(t.deliveryId, 'uuid');
+  const httpStatus = s.p(t.httpStatus, 'integer');
+  const error = s.p(t.error, 'text');
+  const retryIn = s.p(retryInS, 'double precision');
+  const rows = await db.query<{ disabled: boolean }>(
+    `WITH try AS (
+       INSERT INTO webhook_delivery_tries (delivery_id, try_number, http_status, latency_ms, error, response_excerpt, worker_id)
+       VALUES (${deliveryId}, ${s.p(t.tryNumber, 'integer')}, ${httpStatus}, ${s.p(t.latencyMs, 'integer')}, ${error}, ${s.p(t.responseExcerpt, 'text')}, ${s.p(t.workerId, 'text')})
+     ), delivery AS (
+       UPDATE webhook_deliveries
+          SET status = CASE WHEN ${retryIn} IS NULL THEN '${GIVES_UP.to}' ELSE status END,
+              next_try_at = CASE WHEN ${retryIn} IS NULL THEN next_try_at ELSE now() + make_interval(secs => ${retryIn}) END,
+              locked_until = NULL, last_http_status = ${httpStatus}, last_error = ${error}, updated_at = now()
+        WHERE id = ${deliveryId} AND (${retryIn} IS NOT NULL OR status = '${GIVES_UP.from}')
+     ), ${noteEndpointFailure(s, endpointId, failingForS, reason)}
+     SELECT coalesce((SELECT disabled FROM endpoint_failure), false) AS disabled`,
+    s.params,
+    'delivery_failed',
   );
   return rows[0]?.disabled ?? false;
 }
-
-export const scheduleRetry = (tx: Queryable, id: string, delayS: number, httpStatus: number | null, error: string | null) =>
-  tx.query(
-    `UPDATE webhook_deliveries SET next_try_at = now() + make_interval(secs => $2), locked_until = NULL, last_http_status = $3, last_error = $4, updated_at = now()
-      WHERE id = $1`,
-    [id, delayS, httpStatus, error],
-  );
 
 /** A claimed (so pending) delivery that will not be tried again. */
 export const markFailed = (tx: Queryable, id: string, status: 'failed' | 'skipped', httpStatus: number | null, error: string | null) =>
