@@ -94,7 +94,7 @@ describe(`the operator console's Statements page (${storageKind})`, () => {
 
     const lineId = await queuedLineId(words);
     const searched = await ops.get(`/ops/statements?q=${encodeURIComponent(words)}`);
-    assert.match(searched.body, /Unmatched credits \(1 matching &quot;PAYMENT [0-9A-F]{8}&quot;\)/);
+    assert.match(searched.body, /Unmatched credits \(1 matching &quot;PAYMENT [0-9A-F]{10}&quot;\)/);
     assert.match(searched.body, /GHS 99\.99/);
     assert.match(searched.body, /No payment reference \(SK and 8 characters\) in the narration\./);
 

@@ -67,7 +67,9 @@ export function gcbStatement(rows: Row[]): string {
 }
 
 /** A narration no other statement has (a shared database keeps every run's lines). */
-export const uniqueWords = () => `PAYMENT ${randomUUID().slice(0, 8).toUpperCase()}`;
+// Ten characters, and hex (no S or K): never a payment reference's 8 characters, alone or with the word
+// before it, so a narration made of these has no reference by chance (an 8-character word did, 1 in 31).
+export const uniqueWords = () => `PAYMENT ${randomUUID().replace(/-/g, '').slice(0, 10).toUpperCase()}`;
 
 export const attemptOf = async (t: TestContext, id: string) =>
   (await t.db.query<{ status: string; raw_status: string; amount_charged_minor: number }>('SELECT status, raw_status, amount_charged_minor FROM payment_attempts WHERE id = $1', [id]))[0]!;

@@ -22,7 +22,7 @@ export async function createSession(t: TestContext, m: CreatedMerchant, body: Re
     body: { amount_minor: 50000, invoice_ref: `INV-${randomUUID().slice(0, 8)}`, ...body },
   });
   assert.equal(res.statusCode, 201, res.body);
-  return res.json() as { id: string; status: string; amount_minor: number; invoice_ref: string; expires_at: string };
+  return res.json() as { id: string; status: string; amount_minor: number; invoice_ref: string; expires_at: string; created_at: string };
 }
 
 export const getPublic = (t: TestContext, sessionId: string) => call(t, 'GET', `/api/v1/checkout/sessions/${sessionId}`);

@@ -36,15 +36,19 @@ describe(`GET /api/v1/sessions (${storageKind})`, () => {
 
   it('pages newest first without skipping or repeating a session while new ones are created concurrently', async () => {
     const m = await t.merchant();
-    const existing: string[] = [];
-    for (let i = 0; i < 23; i++) existing.push((await createSession(t, m, { amount_minor: 1_000 + i })).id);
+    const made: { id: string; created_at: string }[] = [];
+    for (let i = 0; i < 23; i++) made.push(await createSession(t, m, { amount_minor: 1_000 + i }));
+    // Newest first: created_at (milliseconds), then id, both descending; two sessions made in the same
+    // millisecond are in id order, not necessarily the order they were made.
+    const newestFirst = [...made].sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id)).map((x) => x.id);
+    const existing = made.map((x) => x.id);
     const created: string[] = [];
     const seen = await pageThrough(m, 5, {}, async () => {
       const more = await Promise.all([createSession(t, m), createSession(t, m)]);
       created.push(...more.map((s) => s.id));
     });
     assert.equal(new Set(seen).size, seen.length, 'no session twice');
-    assert.deepEqual(seen.filter((id) => existing.includes(id)), [...existing].reverse(), 'every session that existed, newest first');
+    assert.deepEqual(seen.filter((id) => existing.includes(id)), newestFirst, 'every session that existed, newest first');
     assert.ok(seen.every((id) => existing.includes(id) || created.includes(id)));
   });
 
