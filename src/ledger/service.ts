@@ -74,24 +74,31 @@ const accountIdsCache = new Map<string, store.AccountRow[]>();
  */
 async function knownAccounts(tx: Queryable, merchantId: string, environment: Environment, kinds: AccountKind[]): Promise<store.AccountRow[]> {
   const key = `${merchantId}:${environment}`;
-  const has = (rows: readonly { kind: AccountKind }[]) => ACCOUNT_KINDS.every((kind) => rows.some((row) => row.kind === kind));
   let all = accountIdsCache.get(key);
   if (!all) {
     let rows = await store.accountIds(tx, merchantId, environment);
-    if (has(rows)) {
-      if (accountIdsCache.size >= ACCOUNT_IDS_CACHED_MAX) accountIdsCache.clear();
-      accountIdsCache.set(key, rows.map((row) => ({ ...row, balance_minor: 0 })));
-    } else {
+    const complete = ACCOUNT_KINDS.every((kind) => rows.some((row) => row.kind === kind));
+    if (!complete) {
       await store.createAccounts(tx, merchantId, environment);
       rows = await store.accountIds(tx, merchantId, environment);
     }
     all = rows.map((row) => ({ ...row, balance_minor: 0 }));
+    if (complete) {
+      if (accountIdsCache.size >= ACCOUNT_IDS_CACHED_MAX) accountIdsCache.clear();
+      accountIdsCache.set(key, all);
+    }
   }
   return kinds.map((kind) => {
     const account = all!.find((a) => a.kind === kind);
     if (!account) throw new Error(`ledger assertion failed: no ${kind} account for merchant ${merchantId}`);
     return account;
   });
+}
+
+/** The duplicate error for an entry whose event was already posted (the winner's kind, as read now). */
+async function alreadyPosted(tx: Queryable, entry: EntryInput): Promise<Error> {
+  const [winner] = await store.findEntries(tx, entry.referenceType, entry.referenceId, blockingKinds(entry.kind));
+  return duplicateError(entry, winner?.kind ?? entry.kind);
 }
 
 /**
@@ -143,11 +150,8 @@ function planOn(
 /** After the accounts are locked and no earlier entry blocks this one: refuse a shortfall, then write entry, lines and balances. */
 async function writeOn(tx: Queryable, entry: EntryInput, accounts: store.AccountRow[]): Promise<{ entryId: string }> {
   const { planned, lines } = planOn(entry, new Map(accounts.map((account) => [account.kind, account.balance_minor])), accounts);
-  if (!(await store.writeEntries(tx, [planned], lines))) {
-    // Lost a race the lock did not cover (e.g. the same event posted for other accounts); nothing was written.
-    const [winner] = await store.findEntries(tx, entry.referenceType, entry.referenceId, blockingKinds(entry.kind));
-    throw duplicateError(entry, winner?.kind ?? entry.kind);
-  }
+  // Lost a race the lock did not cover (e.g. the same event posted for other accounts); nothing was written.
+  if (!(await store.writeEntries(tx, [planned], lines))) throw await alreadyPosted(tx, entry);
   return { entryId: planned.id };
 }
 
@@ -187,10 +191,7 @@ export async function creditPayment(tx: Queryable, p: PaymentRef & PaymentCredit
   // to the cached balances later, in order (store.writePendingEntry; migration 024).
   const accounts = await knownAccounts(tx, entry.merchantId, entry.environment, assertEntry(entry).map((line) => line.account));
   const { planned, lines } = planOn(entry, null, accounts);
-  if (!(await store.writePendingEntry(tx, planned, lines))) {
-    const [winner] = await store.findEntries(tx, entry.referenceType, entry.referenceId, blockingKinds(entry.kind));
-    throw duplicateError(entry, winner?.kind ?? entry.kind);
-  }
+  if (!(await store.writePendingEntry(tx, planned, lines))) throw await alreadyPosted(tx, entry);
   return { entryId: planned.id };
 }
 
