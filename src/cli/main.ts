@@ -19,6 +19,8 @@ import { setPayoutAccess } from '../payouts/settings.ts';
 import { createOperator } from '../ops/service.ts';
 import { CLI_ACTOR, UsageError } from './common.ts';
 import { statementsCommand } from './statements.ts';
+import { listenCommand } from './listen.ts';
+import { triggerCommand } from './trigger.ts';
 
 /** `sika events list`: rows shown by default and at most. */
 const EVENTS_LIST_ROWS_DEFAULT = 20;
@@ -63,6 +65,10 @@ commands:
   statements import FILE --bank CODE [--columns MAPPING] [--json]
       Imports a bank statement (CSV) of the bank transfer collection account and matches its credits
       to Live bank transfers by payment reference and amount (sika statements --help for more).
+  listen --forward-to URL [--events TYPE,...] [--secret whsec_…] [--api-key KEY] [--base-url URL]
+      Streams a Test key's events from a running server to a local URL, signed as webhooks (sika listen --help).
+  trigger EVENT [--override FIELD=VALUE ...] [--api-key KEY] [--base-url URL]
+      Makes real Test objects through the API so that the event happens (sika trigger --help lists them).
 
 Storage: PostgreSQL when DATABASE_URL is set, else the embedded data dir DATA_DIR (default ./.sika),
 which one process may use at a time: stop the server before running a command against it.`;
@@ -339,6 +345,8 @@ export async function run(argv: string[]): Promise<number> {
     else if (command === 'operator') await operatorCommand(sub, rest);
     else if (command === 'statements') await statementsCommand(sub, rest);
     else if (command === 'user') await userCommand(sub, rest);
+    else if (command === 'listen') await listenCommand([sub, ...rest].filter((arg): arg is string => arg !== undefined));
+    else if (command === 'trigger') await triggerCommand([sub, ...rest].filter((arg): arg is string => arg !== undefined));
     else if (command === undefined || command === 'help' || command === '--help' || command === '-h') console.log(USAGE);
     else throw new UsageError(`unknown command: ${[command, sub].filter(Boolean).join(' ')}`);
     return 0;
