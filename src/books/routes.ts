@@ -8,7 +8,7 @@ import type { AppDeps } from '../http/deps.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { BALANCE_TRANSACTION_COLUMNS as BALANCE_TRANSACTION_CSV, exportBalanceTransactions, exportFilename, rowsOf, SUMMARY_COLUMNS } from './exports.ts';
 import { EXPORT_RANGE_DAYS_MAX } from './model.ts';
-import { BalanceSummary, BalanceTransactionList, BalanceTransactionSchema, ListBalanceTransactionsQuery, SummaryQuery } from './schemas.ts';
+import { BalanceSummary, BalanceTransactionList, ListBalanceTransactionsQuery, SummaryQuery } from './schemas.ts';
 import { listBalanceTransactions, ownerOf, settlementSummary } from './service.ts';
 
 const tags = ['Balance'];
@@ -16,14 +16,12 @@ const security = [{ apiKey: [] }];
 
 export async function booksRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
-  app.addSchema(BalanceTransactionSchema);
-  app.addSchema(BalanceTransactionList);
-  app.addSchema(BalanceSummary);
 
   app.get<{ Querystring: ListBalanceTransactionsQuery }>(
     '/api/v1/balance/transactions',
     {
       schema: {
+        operationId: 'listBalanceTransactions',
         tags,
         security,
         summary: 'List balance transactions',
@@ -32,7 +30,7 @@ export async function booksRoutes(app: FastifyInstance, deps: AppDeps): Promise<
           `With \`Accept: text/csv\`: a CSV file of the Africa/Accra days \`from\` to \`to\` (required, at most ${EXPORT_RANGE_DAYS_MAX} days), oldest first, streamed; \`type\` still filters.`,
         querystring: ListBalanceTransactionsQuery,
         response: {
-          200: jsonOrCsvResponse(Type.Ref('BalanceTransactionList'), 'Columns: id, created_at, type, source_type, source_id, session_id, amount_minor, fee_minor, net_minor, balance_after_minor, then the same amounts in GHS, currency.'),
+          200: jsonOrCsvResponse(Type.Ref(BalanceTransactionList.$id!), 'Columns: id, created_at, type, source_type, source_id, session_id, amount_minor, fee_minor, net_minor, balance_after_minor, then the same amounts in GHS, currency.'),
           ...errorResponses(400, 401, 429),
         },
       },
@@ -49,6 +47,7 @@ export async function booksRoutes(app: FastifyInstance, deps: AppDeps): Promise<
     '/api/v1/balance/summary',
     {
       schema: {
+        operationId: 'retrieveBalanceSummary',
         tags,
         security,
         summary: 'Daily settlement summary',
@@ -56,7 +55,7 @@ export async function booksRoutes(app: FastifyInstance, deps: AppDeps): Promise<
           `One row per Africa/Accra day from \`from\` to \`to\` (at most ${EXPORT_RANGE_DAYS_MAX} days): the available balance when the day began, its payments, fees, refunds, payouts, reversals, releases and returns, and the balance when it ended. ` +
           'Each opening is the previous closing, and closing - opening is the sum of the day\'s balance transactions exactly. `Accept: text/csv` answers the same rows as a CSV file.',
         querystring: SummaryQuery,
-        response: { 200: jsonOrCsvResponse(Type.Ref('BalanceSummary'), 'One line per day: day, the amounts in pesewas, transactions, then the amounts in GHS.'), ...errorResponses(400, 401, 429) },
+        response: { 200: jsonOrCsvResponse(Type.Ref(BalanceSummary.$id!), 'One line per day: day, the amounts in pesewas, transactions, then the amounts in GHS.'), ...errorResponses(400, 401, 429) },
       },
     },
     async (request, reply) => {

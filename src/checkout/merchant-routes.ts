@@ -8,7 +8,7 @@ import type { AppDeps } from '../http/deps.ts';
 import { principalOf } from '../http/auth.ts';
 import { jsonOrCsvResponse, sendCsv, wantsCsv } from '../http/csv.ts';
 import type { IdempotentWork } from '../http/idempotency.ts';
-import { errorResponses } from '../http/schemas.ts';
+import { described, errorResponses } from '../http/schemas.ts';
 import { toSessionResponse } from './model.ts';
 import { CheckoutSessionResponse, CreateSessionBody, ListSessionsQuery, SessionList, SessionParams } from './schemas.ts';
 import * as service from './service.ts';
@@ -20,21 +20,19 @@ const ListSessionsExportQuery = Type.Object({ ...ListSessionsQuery.properties, .
 
 export async function checkoutMerchantRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db, config } = deps;
-  app.addSchema(CheckoutSessionResponse);
-  app.addSchema(SessionList);
-  const SessionRef = Type.Ref('CheckoutSessionResponse');
 
   app.post<{ Body: CreateSessionBody }>(
     '/api/v1/sessions',
     {
       config: { idempotent: true },
       schema: {
+        operationId: 'createSession',
         tags: ['Checkout sessions'],
         summary: 'Create a hosted checkout session',
         description: 'Creates a session for an amount and invoice_ref. Send the payer to checkout_url; confirm the outcome by webhook or GET.',
         security: [{ apiKey: [] }],
         body: CreateSessionBody,
-        response: { 201: SessionRef, ...errorResponses(400, 401, 409, 413, 415, 422, 429) },
+        response: { 201: described(CheckoutSessionResponse, 'The new session (status open, payment null).'), ...errorResponses(400, 401, 409, 413, 415, 422, 429) },
       },
     },
     // One INSERT, the key's claim with it (one round trip); the app runs it at most once per key.
@@ -48,12 +46,13 @@ export async function checkoutMerchantRoutes(app: FastifyInstance, deps: AppDeps
     '/api/v1/sessions/:reference',
     {
       schema: {
+        operationId: 'retrieveSession',
         tags: ['Checkout sessions'],
         summary: 'Retrieve a checkout session',
         description: 'The current state of a session of the calling key\'s merchant and environment; other ids are 404.',
         security: [{ apiKey: [] }],
         params: SessionParams,
-        response: { 200: SessionRef, ...errorResponses(401, 404, 429) },
+        response: { 200: described(CheckoutSessionResponse, 'The session, with its payment once paid.'), ...errorResponses(401, 404, 429) },
       },
     },
     async (request) => getSessionWithPayment(db, principalOf(request), request.params.reference, config.checkoutUrlHost),
@@ -63,6 +62,7 @@ export async function checkoutMerchantRoutes(app: FastifyInstance, deps: AppDeps
     '/api/v1/sessions',
     {
       schema: {
+        operationId: 'listSessions',
         tags: ['Checkout sessions'],
         summary: 'Search checkout sessions',
         description:
@@ -71,7 +71,7 @@ export async function checkoutMerchantRoutes(app: FastifyInstance, deps: AppDeps
         security: [{ apiKey: [] }],
         querystring: ListSessionsExportQuery,
         response: {
-          200: jsonOrCsvResponse(Type.Ref('CheckoutSessionList'), 'With Accept: text/csv, the sessions created on the Africa/Accra days from..to, oldest first, each with its payment.'),
+          200: jsonOrCsvResponse(Type.Ref(SessionList.$id!), 'With Accept: text/csv, the sessions created on the Africa/Accra days from..to, oldest first, each with its payment.'),
           ...errorResponses(400, 401, 429),
         },
       },

@@ -3,7 +3,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../http/deps.ts';
-import { errorResponses } from '../http/schemas.ts';
+import { described, errorResponses } from '../http/schemas.ts';
 import { authorizeAttempt, createAttempt, getAttemptStatus, resendAttempt, toAttemptInitiation } from './attempts.ts';
 import { createCashSlip, toSlipResponse } from './cash-slips.ts';
 import { ID_PARAM_LENGTH_MAX } from './model.ts';
@@ -20,28 +20,26 @@ export async function checkoutPayerRoutes(app: FastifyInstance, deps: AppDeps): 
   const ctx: PayerContext = { db: deps.db, checkoutUrlHost: deps.config.checkoutUrlHost, providers: deps.providers };
   app.addHook('preHandler', deps.limiters.perIp);
   app.addHook('preHandler', deps.limiters.perSession);
-  for (const schema of [CheckoutOptions, PublicSession, CheckoutQuote, AttemptInitiation, AttemptStatusResponse, CashSlipResponse]) app.addSchema(schema);
-  const ref = (schema: { $id?: string }) => Type.Ref(schema.$id!);
 
   const OptionsQuery = Type.Object({
     livemode: Type.Optional(Type.Boolean({ description: 'Only what is offered in Live (true) or Test (false); without it, every method Sika knows.' })),
   });
   app.get<{ Querystring: Static<typeof OptionsQuery> }>(
     '/api/v1/checkout/options',
-    { schema: { tags, summary: 'Payment methods, branch payment methods and banks with branches', querystring: OptionsQuery, response: { 200: ref(CheckoutOptions), ...errorResponses(400, 429) } } },
+    { schema: { operationId: 'retrieveCheckoutOptions', tags, summary: 'Payment methods, branch payment methods and banks with branches', querystring: OptionsQuery, response: { 200: described(CheckoutOptions, 'What a payer can choose from.'), ...errorResponses(400, 429) } } },
     async (request) =>
       getOptions(deps.db, request.query.livemode === undefined ? undefined : { environment: request.query.livemode ? 'live' : 'test', providers: deps.providers }),
   );
 
   app.get<{ Params: Static<typeof SessionParams> }>(
     '/api/v1/checkout/sessions/:reference',
-    { schema: { tags, summary: 'The payer view of a session', params: SessionParams, response: { 200: ref(PublicSession), ...errorResponses(404, 429) } } },
+    { schema: { operationId: 'retrievePublicSession', tags, summary: 'The payer view of a session', params: SessionParams, response: { 200: described(PublicSession, 'What the payer page shows of the session.'), ...errorResponses(404, 429) } } },
     async (request) => (await getPublicSession(ctx, request.params.reference)).view,
   );
 
   app.get<{ Params: Static<typeof SessionParams> }>(
     '/api/v1/checkout/sessions/:reference/quote',
-    { schema: { tags, summary: 'Totals per payment method, with surcharges', params: SessionParams, response: { 200: ref(CheckoutQuote), ...errorResponses(404, 409, 429) } } },
+    { schema: { operationId: 'retrieveCheckoutQuote', tags, summary: 'Totals per payment method, with surcharges', params: SessionParams, response: { 200: described(CheckoutQuote, 'The total per allowed payment method.'), ...errorResponses(404, 409, 429) } } },
     async (request) => getQuote(ctx, request.params.reference),
   );
 
@@ -49,12 +47,13 @@ export async function checkoutPayerRoutes(app: FastifyInstance, deps: AppDeps): 
     '/api/v1/checkout/sessions/:reference/provider-attempts',
     {
       schema: {
+        operationId: 'createPaymentAttempt',
         tags,
         summary: 'Start a payment attempt',
         description: 'amount_minor must be the quoted total for the rail. The same attempt while it is pending is replayed (200, replayed true).',
         params: SessionParams,
         body: AttemptBody,
-        response: { 200: ref(AttemptInitiation), 201: ref(AttemptInitiation), ...errorResponses(400, 404, 409, 429, 503) },
+        response: { 200: described(AttemptInitiation, 'The pending attempt with the same details, replayed.'), 201: described(AttemptInitiation, 'The new attempt and what the payer does next.'), ...errorResponses(400, 404, 409, 429, 503) },
       },
     },
     async (request, reply) => {
@@ -67,6 +66,7 @@ export async function checkoutPayerRoutes(app: FastifyInstance, deps: AppDeps): 
     '/api/v1/checkout/sessions/:reference/provider-attempts/:attempt_reference',
     {
       schema: {
+        operationId: 'retrievePaymentAttempt',
         tags,
         summary: 'Status of a payment attempt',
         params: AttemptParams,
@@ -74,7 +74,7 @@ export async function checkoutPayerRoutes(app: FastifyInstance, deps: AppDeps): 
         querystring: Type.Object({
           refresh: Type.Optional(Type.Union([Type.Boolean(), Type.Literal('1'), Type.Literal('0')], { description: '1 (or true) asks the provider before answering' })),
         }),
-        response: { 200: ref(AttemptStatusResponse), ...errorResponses(404, 409, 429, 503) },
+        response: { 200: described(AttemptStatusResponse, 'The attempt and its session\'s status.'), ...errorResponses(404, 409, 429, 503) },
       },
     },
     async (request) => getAttemptStatus(ctx, request.params.reference, request.params.attempt_reference, request.query.refresh === true || request.query.refresh === '1'),
@@ -84,11 +84,12 @@ export async function checkoutPayerRoutes(app: FastifyInstance, deps: AppDeps): 
     '/api/v1/checkout/sessions/:reference/provider-attempts/:attempt_reference/authorize',
     {
       schema: {
+        operationId: 'authorizePaymentAttempt',
         tags,
         summary: 'Submit the Mobile Money verification code',
         params: AttemptParams,
         body: Type.Object({ code: Type.String({ minLength: 1, maxLength: CODE_FIELD_LENGTH_MAX }) }, { additionalProperties: false }),
-        response: { 200: ref(AttemptStatusResponse), ...errorResponses(400, 404, 409, 429, 503) },
+        response: { 200: described(AttemptStatusResponse, 'The attempt after the code was accepted.'), ...errorResponses(400, 404, 409, 429, 503) },
       },
     },
     async (request) => authorizeAttempt(ctx, request.params.reference, request.params.attempt_reference, request.body.code),
@@ -97,7 +98,7 @@ export async function checkoutPayerRoutes(app: FastifyInstance, deps: AppDeps): 
   app.post<{ Params: AttemptParams }>(
     '/api/v1/checkout/sessions/:reference/provider-attempts/:attempt_reference/resend',
     {
-      schema: { tags, summary: 'Re-send the Mobile Money prompt', params: AttemptParams, response: { 200: ref(AttemptStatusResponse), ...errorResponses(400, 404, 409, 429, 503) } },
+      schema: { operationId: 'resendPaymentAttempt', tags, summary: 'Re-send the Mobile Money prompt', params: AttemptParams, response: { 200: described(AttemptStatusResponse, 'The attempt, its prompt sent again (resends_left one less).'), ...errorResponses(400, 404, 409, 429, 503) } },
     },
     async (request) => resendAttempt(ctx, request.params.reference, request.params.attempt_reference),
   );
@@ -106,10 +107,11 @@ export async function checkoutPayerRoutes(app: FastifyInstance, deps: AppDeps): 
     '/api/v1/checkout/cash-slips',
     {
       schema: {
+        operationId: 'createCashSlip',
         tags,
         summary: 'Create (or replay) the cash deposit slip of a session',
         body: CashSlipBody,
-        response: { 200: ref(CashSlipResponse), 201: ref(CashSlipResponse), ...errorResponses(400, 404, 409, 429) },
+        response: { 200: described(CashSlipResponse, 'The session\'s active slip, replayed.'), 201: described(CashSlipResponse, 'The new slip to take to a branch.'), ...errorResponses(400, 404, 409, 429) },
       },
     },
     async (request, reply) => {

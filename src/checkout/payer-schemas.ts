@@ -1,24 +1,28 @@
 import { Type } from '@sinclair/typebox';
-import { DateTime } from '../http/schemas.ts';
-import { railList } from '../rails/registry.ts';
-import { ID_PARAM_LENGTH_MAX } from './model.ts';
+import { DateTime, StringEnum } from '../http/schemas.ts';
+import { MOMO_NETWORKS } from '../lib/ghana.ts';
+import { railIds, railList } from '../rails/registry.ts';
+import { ATTEMPT_STATUSES, CASH_SLIP_STATUSES, ID_PARAM_LENGTH_MAX, SESSION_STATUSES } from './model.ts';
+
+const RailSchema = StringEnum(railIds(), { description: `The payment method: ${railList()}.` });
+const NetworkSchema = StringEnum(MOMO_NETWORKS, { description: 'A Mobile Money network.' });
+const SessionStatusSchema = StringEnum(SESSION_STATUSES);
+const AttemptStatusSchema = StringEnum(ATTEMPT_STATUSES, { description: 'pending until the provider decides; paid, failed, expired, cancelled, reversed, or held for review (manual_review, amount_mismatch).' });
 
 /** The payer API's field bounds, in characters. */
-const RAIL_FIELD_LENGTH_MAX = 32;
 const OPERATOR_FIELD_LENGTH_MAX = 16;
 const PHONE_FIELD_LENGTH_MAX = 32;
 const ACCOUNT_NAME_LENGTH_MAX = 200;
 /** The verification code field: longer than any code, so a malformed one gets the answer that says what a code is. */
 export const CODE_FIELD_LENGTH_MAX = 32;
 
-const Choice = Type.Object({ value: Type.String(), label: Type.String() });
 const BranchOption = Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String(), code: Type.String() });
 
 export const CheckoutOptions = Type.Object(
   {
-    payment_methods: Type.Array(Choice),
-    mobile_money_operators: Type.Array(Choice),
-    branch_payment_methods: Type.Array(Choice),
+    payment_methods: Type.Array(Type.Object({ value: RailSchema, label: Type.String() })),
+    mobile_money_operators: Type.Array(Type.Object({ value: NetworkSchema, label: Type.String() })),
+    branch_payment_methods: Type.Array(Type.Object({ value: RailSchema, label: Type.String() })),
     banks: Type.Array(Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String(), code: Type.String(), branches: Type.Array(BranchOption) })),
   },
   { $id: 'PublicCheckoutOptions', title: 'Checkout options' },
@@ -28,14 +32,14 @@ export const PublicSession = Type.Object(
   {
     id: Type.String(),
     merchant_name: Type.String(),
-    status: Type.String(),
+    status: SessionStatusSchema,
     amount_minor: Type.Integer(),
     currency: Type.String(),
     invoice_ref: Type.String(),
     description: Type.String(),
     customer_name: Type.String(),
-    allowed_rails: Type.Array(Type.String()),
-    allowed_operators: Type.Array(Type.String(), { description: 'The Mobile Money networks (operator values) a payer can pay from on this session.' }),
+    allowed_rails: Type.Array(RailSchema),
+    allowed_operators: Type.Array(NetworkSchema, { description: 'The Mobile Money networks (operator values) a payer can pay from on this session.' }),
     expires_at: DateTime,
     return_to_merchant_url: Type.Union([Type.String(), Type.Null()]),
     card_collection_mode: Type.Union([Type.Literal('direct_card'), Type.Literal('test_simulation'), Type.Literal('card_network_hosted_session')]),
@@ -56,11 +60,11 @@ const RailQuote = Type.Object({
 export const CheckoutQuote = Type.Object(
   {
     id: Type.String(),
-    status: Type.String(),
+    status: SessionStatusSchema,
     base_minor: Type.Integer(),
     currency: Type.String(),
     expires_at: DateTime,
-    allowed_rails: Type.Array(Type.String()),
+    allowed_rails: Type.Array(RailSchema),
     surcharges: Type.Record(Type.String(), RailQuote),
   },
   { $id: 'CheckoutQuote', title: 'Checkout quote' },
@@ -68,13 +72,15 @@ export const CheckoutQuote = Type.Object(
 
 export const AttemptBody = Type.Object(
   {
-    rail: Type.String({ maxLength: RAIL_FIELD_LENGTH_MAX, description: railList() }),
+    rail: StringEnum(railIds(), { description: `The payment method: ${railList()}.` }),
     amount_minor: Type.Integer({ minimum: 1, description: 'The quoted total for the rail.' }),
-    operator: Type.Optional(Type.String({ maxLength: OPERATOR_FIELD_LENGTH_MAX, description: 'mtn, telecel or at (momo)' })),
+    operator: Type.Optional(
+      Type.String({ maxLength: OPERATOR_FIELD_LENGTH_MAX, description: `The Mobile Money network, one of ${MOMO_NETWORKS.join(', ')}: required for momo, ignored for other rails (so not an enum here).`, examples: [...MOMO_NETWORKS] }),
+    ),
     phone: Type.Optional(Type.String({ maxLength: PHONE_FIELD_LENGTH_MAX, description: 'Ghana mobile number, local or +233 form (momo)' })),
     account_name: Type.Optional(Type.String({ maxLength: ACCOUNT_NAME_LENGTH_MAX })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ rail: 'momo', amount_minor: 50150, operator: 'mtn', phone: '0241234567', account_name: 'Ama Mensah' }] },
 );
 
 export const AttemptInitiation = Type.Object(
@@ -82,14 +88,14 @@ export const AttemptInitiation = Type.Object(
     attempt_reference: Type.String(),
     provider: Type.String(),
     provider_reference: Type.String(),
-    rail: Type.String(),
-    status: Type.String(),
+    rail: RailSchema,
+    status: AttemptStatusSchema,
     amount_charged_minor: Type.Integer(),
     currency: Type.String(),
     instructions: Type.Object({ mode: Type.String(), rail: Type.String() }, { additionalProperties: true }),
     replayed: Type.Boolean(),
   },
-  { $id: 'PaymentAttemptInitiation', title: 'Payment attempt' },
+  { $id: 'PaymentAttemptInitiation', title: 'Payment attempt started', description: 'A new (or replayed pending) attempt and what the payer does next (instructions).' },
 );
 
 export const AttemptStatusResponse = Type.Object(
@@ -97,12 +103,12 @@ export const AttemptStatusResponse = Type.Object(
     attempt_reference: Type.String(),
     provider: Type.String(),
     provider_reference: Type.String(),
-    rail: Type.String(),
-    status: Type.String(),
+    rail: RailSchema,
+    status: AttemptStatusSchema,
     amount_charged_minor: Type.Integer(),
     currency: Type.String(),
     session_id: Type.String(),
-    session_status: Type.String(),
+    session_status: SessionStatusSchema,
     session_finalized_at: Type.Union([DateTime, Type.Null()]),
     raw_status: Type.String(),
     refreshed: Type.Boolean(),
@@ -110,7 +116,7 @@ export const AttemptStatusResponse = Type.Object(
     verification_required: Type.Boolean(),
     resends_left: Type.Integer(),
   },
-  { $id: 'PaymentAttemptStatus', title: 'Payment attempt status' },
+  { $id: 'PaymentAttempt', title: 'Payment attempt', description: 'A payment attempt as its status answers show it (the payer API, the Test simulator).' },
 );
 
 export const CashSlipBody = Type.Object(
@@ -132,12 +138,12 @@ export const CashSlipResponse = Type.Object(
     invoice_ref: Type.String(),
     description: Type.String(),
     customer_name: Type.String(),
-    status: Type.String(),
+    status: StringEnum(CASH_SLIP_STATUSES),
     expires_at: DateTime,
     replayed: Type.Boolean(),
     can_record: Type.Boolean(),
   },
-  { $id: 'CashDepositSlipResponse', title: 'Cash deposit slip' },
+  { $id: 'CashDepositSlip', title: 'Cash deposit slip' },
 );
 
 export const SIMULATION_OUTCOMES = ['pending', 'paid', 'failed', 'expired', 'cancelled', 'reversed', 'manual_review', 'amount_mismatch'] as const;

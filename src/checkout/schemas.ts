@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Currency, DateTime } from '../http/schemas.ts';
+import { Currency, DateTime, StringEnum } from '../http/schemas.ts';
 import {
   CALLBACK_URL_LENGTH_MAX,
   CUSTOMER_EMAIL_LENGTH_MAX,
@@ -13,7 +13,7 @@ import {
   SESSION_LIFETIME_MIN_S,
   SESSION_STATUSES,
 } from './model.ts';
-import { railIds } from '../rails/registry.ts';
+import { railIds, railList } from '../rails/registry.ts';
 import { SESSION_LIST_LIMIT_DEFAULT, SESSION_LIST_LIMIT_MAX } from './session-list.ts';
 
 export const CreateSessionBody = Type.Object(
@@ -37,15 +37,37 @@ export const CreateSessionBody = Type.Object(
       Type.Integer({ minimum: SESSION_LIFETIME_MIN_S, maximum: SESSION_LIFETIME_MAX_S, description: `Session lifetime; default ${SESSION_LIFETIME_DEFAULT_S} (24 hours).` }),
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ amount_minor: 50000, invoice_ref: 'INV-2026-0042', description: 'School fees, term 2', customer: { name: 'Ama Mensah', email: 'ama@example.com' }, callback_url: 'https://shop.example.com/paid', metadata: { order: '42' } }],
+  },
 );
 export type CreateSessionBody = Static<typeof CreateSessionBody>;
 
+const SessionStatusSchema = StringEnum(SESSION_STATUSES, { description: 'open -> pending -> success | failed | expired (a pending session whose attempt ended unpaid reopens).' });
+const RailSchema = StringEnum(railIds(), { description: `The payment method: ${railList()}.` });
+
+/** A paid session's payment: the attempt that paid, what was charged, the fee and what the balance was credited. */
+export const Payment = Type.Object(
+  {
+    attempt_reference: Type.String({ description: 'The attempt that paid (att_...).' }),
+    status: StringEnum(['paid', 'reversed'] as const),
+    rail: RailSchema,
+    provider: Type.String({ description: 'Who took the payment (test, cash, paystack, mtn_momo, ...).' }),
+    provider_reference: Type.String(),
+    amount_charged_minor: Type.Integer({ description: 'What the payer paid, fees they bear included.' }),
+    fee_minor: Type.Integer(),
+    net_minor: Type.Integer({ description: 'What your balance was credited: the session amount less a fee you bear.' }),
+    paid_at: Type.Union([DateTime, Type.Null()]),
+  },
+  { $id: 'Payment', title: 'Payment', description: 'Once the session is paid (on GET and the list; null before).' },
+);
+
 export const CheckoutSessionResponse = Type.Object(
   {
-    id: Type.String(),
+    id: Type.String({ description: 'cs_...' }),
     object: Type.Literal('checkout.session'),
-    status: Type.Union(SESSION_STATUSES.map((s) => Type.Literal(s))),
+    status: SessionStatusSchema,
     amount_minor: Type.Integer(),
     currency: Type.String({ maxLength: 3 }),
     invoice_ref: Type.String(),
@@ -58,38 +80,43 @@ export const CheckoutSessionResponse = Type.Object(
     callback_url: Type.Union([Type.String(), Type.Null()]),
     metadata: Type.Object({}, { additionalProperties: true }),
     refunded_minor: Type.Optional(Type.Integer({ minimum: 0, description: 'What refunds of its payment have given back so far (succeeded refunds), in pesewas.' })),
-    payment: Type.Optional(
-      Type.Union([
-        Type.Object(
-          {
-            attempt_reference: Type.String({ description: 'The attempt that paid (att_...).' }),
-            status: Type.Union([Type.Literal('paid'), Type.Literal('reversed')]),
-            rail: Type.String(),
-            provider: Type.String(),
-            provider_reference: Type.String(),
-            amount_charged_minor: Type.Integer({ description: 'What the payer paid, fees they bear included.' }),
-            fee_minor: Type.Integer(),
-            net_minor: Type.Integer({ description: 'What your balance was credited: the session amount less a fee you bear.' }),
-            paid_at: Type.Union([DateTime, Type.Null()]),
-          },
-          { description: 'Once the session is paid (on GET and the list; null before).' },
-        ),
-        Type.Null(),
-      ]),
-    ),
+    payment: Type.Optional(Type.Union([Type.Ref('Payment'), Type.Null()])),
   },
-  { $id: 'CheckoutSessionResponse', title: 'Checkout session' },
+  {
+    $id: 'CheckoutSession',
+    title: 'Checkout session',
+    examples: [
+      {
+        id: 'cs_3f2a9c0d1e4b5a6978c1d2e3f4a5b6c7',
+        object: 'checkout.session',
+        status: 'open',
+        amount_minor: 50000,
+        currency: 'GHS',
+        invoice_ref: 'INV-2026-0042',
+        description: 'School fees, term 2',
+        checkout_url: 'https://pay.example.com/pay/cs_3f2a9c0d1e4b5a6978c1d2e3f4a5b6c7',
+        expires_at: '2026-06-02T10:00:00.000Z',
+        created_at: '2026-06-01T10:00:00.000Z',
+        livemode: false,
+        customer: { name: 'Ama Mensah', email: 'ama@example.com' },
+        callback_url: 'https://shop.example.com/paid',
+        metadata: { order: '42' },
+        refunded_minor: 0,
+        payment: null,
+      },
+    ],
+  },
 );
 
 export const ListSessionsQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: SESSION_LIST_LIMIT_MAX, default: SESSION_LIST_LIMIT_DEFAULT, description: 'Sessions per page.' })),
     starting_after: Type.Optional(Type.String({ minLength: 1, maxLength: ID_PARAM_LENGTH_MAX, description: 'The last session id of the previous page.' })),
-    status: Type.Optional(Type.Union(SESSION_STATUSES.map((s) => Type.Literal(s)))),
+    status: Type.Optional(SessionStatusSchema),
     invoice_ref: Type.Optional(Type.String({ minLength: 1, maxLength: INVOICE_REF_LENGTH_MAX })),
     created_gte: Type.Optional(Type.String({ format: 'date-time', description: 'Created at or after (ISO 8601).' })),
     created_lt: Type.Optional(Type.String({ format: 'date-time', description: 'Created before (ISO 8601).' })),
-    rail: Type.Optional(Type.Union(railIds().map((id) => Type.Literal(id)), { description: 'Paid through this payment method.' })),
+    rail: Type.Optional(StringEnum(railIds(), { description: 'Paid through this payment method.' })),
   },
   { additionalProperties: false },
 );
@@ -98,7 +125,7 @@ export type ListSessionsQuery = Static<typeof ListSessionsQuery>;
 export const SessionList = Type.Object(
   {
     object: Type.Literal('list'),
-    data: Type.Array(Type.Ref('CheckoutSessionResponse')),
+    data: Type.Array(Type.Ref('CheckoutSession')),
     has_more: Type.Boolean({ description: 'Ask again with starting_after = the last id for the next page.' }),
   },
   { $id: 'CheckoutSessionList', title: 'Checkout session list' },

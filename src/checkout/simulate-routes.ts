@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../http/auth.ts';
 import type { AppDeps } from '../http/deps.ts';
 import type { IdempotentWork } from '../http/idempotency.ts';
-import { errorResponses } from '../http/schemas.ts';
+import { described, errorResponses } from '../http/schemas.ts';
 import { ID_PARAM_LENGTH_MAX } from './model.ts';
 import { AttemptStatusResponse, SimulateBody } from './payer-schemas.ts';
 import { simulate } from './simulation.ts';
@@ -15,13 +15,14 @@ export async function simulateRoutes(app: FastifyInstance, deps: AppDeps): Promi
     {
       config: { idempotent: true },
       schema: {
+        operationId: 'simulatePaymentAttempt',
         tags: ['Test simulation'],
         summary: 'Simulate a payment outcome (Test keys only)',
         description: 'Applies one of the eight outcomes to a Test attempt exactly as a provider report would. Live keys get 403.',
         security: [{ apiKey: [] }],
         params: Type.Object({ reference: Type.String({ minLength: 1, maxLength: ID_PARAM_LENGTH_MAX, description: 'The attempt_reference.' }) }),
         body: SimulateBody,
-        response: { 200: AttemptStatusResponse, ...errorResponses(400, 401, 403, 404, 409, 422, 429) },
+        response: { 200: described(AttemptStatusResponse, 'The attempt after the outcome, with its session\'s status.'), ...errorResponses(400, 401, 403, 404, 409, 422, 429) },
       },
     },
     async (request): Promise<IdempotentWork> => {

@@ -38,6 +38,52 @@ import { payoutBatchMetric, registerMetrics } from './metrics.ts';
 import { registerRateLimits } from './rate-limit.ts';
 import { schemaCompilers } from './schema-compilers.ts';
 import { ErrorEnvelope, errorResponses } from './schemas.ts';
+import { finishApiDocument } from './openapi.ts';
+import { BalanceSummary, BalanceTransactionList, BalanceTransactionSchema } from '../books/schemas.ts';
+import { CheckoutSessionResponse, Payment, SessionList } from '../checkout/schemas.ts';
+import { AttemptInitiation, AttemptStatusResponse, CashSlipResponse, CheckoutOptions, CheckoutQuote, PublicSession } from '../checkout/payer-schemas.ts';
+import { EVENT_SCHEMAS } from '../events/event-schemas.ts';
+import { IngestResponse, InvoiceLinesResponse, RevenueLine, RevenueLineList, SyncResponse } from '../invoicing/schemas.ts';
+import { Capabilities, Evidence, EvidenceUploaded, Payout, PayoutBalance, PayoutList, PayoutQuote, PayoutRecipient, Recipient, RecipientList } from '../payouts/schemas.ts';
+import { RefundList, RefundResponse } from '../refunds/schemas.ts';
+
+/**
+ * The named schemas of the API (components in /openapi.json), shared by every route: resources, lists and
+ * the webhook events (documented only). Registered once at the root, so any route or event may refer to any.
+ */
+const NAMED_SCHEMAS = [
+  ErrorEnvelope,
+  Payment,
+  CheckoutSessionResponse,
+  SessionList,
+  CheckoutOptions,
+  PublicSession,
+  CheckoutQuote,
+  AttemptInitiation,
+  AttemptStatusResponse,
+  CashSlipResponse,
+  IngestResponse,
+  InvoiceLinesResponse,
+  RevenueLine,
+  RevenueLineList,
+  SyncResponse,
+  RefundResponse,
+  RefundList,
+  Recipient,
+  RecipientList,
+  PayoutRecipient,
+  Evidence,
+  EvidenceUploaded,
+  Payout,
+  PayoutList,
+  PayoutQuote,
+  PayoutBalance,
+  Capabilities,
+  BalanceTransactionSchema,
+  BalanceTransactionList,
+  BalanceSummary,
+  ...EVENT_SCHEMAS,
+];
 
 export const API_VERSION = '2026-06';
 const REQUEST_ID_PATTERN = /^[\w.:-]{1,64}$/;
@@ -131,7 +177,7 @@ export async function buildApp({ config, db, logger, providers: given, payoutRai
   });
   registerErrorHandler(app);
   registerConnectionLimits(app);
-  app.addSchema(ErrorEnvelope);
+  for (const schema of NAMED_SCHEMAS) app.addSchema(schema);
 
   await app.register(swagger, {
     openapi: {
@@ -139,11 +185,13 @@ export async function buildApp({ config, db, logger, providers: given, payoutRai
       info: {
         title: 'Sika API',
         version: '1.0.0',
-        description: `Payment collection and payouts for Ghana. API version ${API_VERSION}. Amounts are integers in pesewas. Errors use one envelope: {error: {code, message, retry_after_seconds?}}.`,
+        description: `Payment collection and payouts for Ghana. API version ${API_VERSION}. Amounts are integers in pesewas. Errors use one envelope: {error: {code, message, retry_after_seconds?}}. JSON bodies may also be sent as application/x-www-form-urlencoded or multipart/form-data (nested fields as a[b]). Webhooks: the \`webhooks\` section, one signed POST per event type.`,
       },
       servers: [{ url: config.baseUrl }],
       components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'ak_test_... or ak_live_...' } } },
     },
+    // Headers, form bodies, documented-only bodies and the webhooks section (src/http/openapi.ts).
+    transformObject: (document) => finishApiDocument('openapiObject' in document ? document.openapiObject : document.swaggerObject),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string) || `def-${i}` },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { docExpansion: 'list', deepLinking: true } });

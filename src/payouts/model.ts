@@ -91,7 +91,9 @@ export const EVIDENCE_BYTES_MAX = 5 * 1024 * 1024;
 /** An evidence file's name is kept to this many characters. */
 export const EVIDENCE_FILENAME_LENGTH_MAX = 200;
 
-export type AccountType = 'bank' | 'momo';
+/** What a payout recipient is: a bank account or a Mobile Money wallet. */
+export const ACCOUNT_TYPES = ['bank', 'momo'] as const;
+export type AccountType = (typeof ACCOUNT_TYPES)[number];
 
 export const BANK_PAYOUT_FEE_MINOR = 100;
 export const MOMO_PAYOUT_FEE_BPS = 100;

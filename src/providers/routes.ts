@@ -20,8 +20,12 @@ export async function providerRoutes(app: FastifyInstance, deps: AppDeps): Promi
   app.addHook('preHandler', deps.limiters.perIp);
 
   const tags = ['Provider notifications'];
-  const Received = Type.Object({ received: Type.Boolean(), result: Type.String({ description: 'applied, duplicate, ignored or deferred' }) });
+  const Received = Type.Object(
+    { received: Type.Boolean(), result: Type.String({ description: 'applied, duplicate, ignored or deferred' }) },
+    { description: 'Received; result says what Sika did with it.' },
+  );
   const paystackSchema = {
+    operationId: 'receivePaystackWebhook',
     tags,
     summary: 'Paystack webhook (register it in the Paystack dashboard)',
     description:
@@ -79,6 +83,7 @@ export async function providerRoutes(app: FastifyInstance, deps: AppDeps): Promi
       return { received: true, result: 'deferred' };
     }
   };
-  app.put('/api/v1/providers/mtn-momo/callback', { schema: mtnSchema }, mtnCallback);
-  app.post('/api/v1/providers/mtn-momo/callback', { schema: mtnSchema }, mtnCallback);
+  // MTN sends PUT or POST: one operation each in the API document (operationIds are unique).
+  app.put('/api/v1/providers/mtn-momo/callback', { schema: { ...mtnSchema, operationId: 'putMtnMomoCallback' } }, mtnCallback);
+  app.post('/api/v1/providers/mtn-momo/callback', { schema: { ...mtnSchema, operationId: 'postMtnMomoCallback' } }, mtnCallback);
 }

@@ -6,7 +6,7 @@ import { principalOf } from '../http/auth.ts';
 import type { AppDeps } from '../http/deps.ts';
 import type { IdempotentWork } from '../http/idempotency.ts';
 import { jsonOrCsvResponse, sendCsv, wantsCsv } from '../http/csv.ts';
-import { errorResponses } from '../http/schemas.ts';
+import { described, errorResponses } from '../http/schemas.ts';
 import { ExportRangeProperties } from '../books/schemas.ts';
 import { errors } from '../lib/errors.ts';
 import { createRefund, simulateTestRefund } from './create.ts';
@@ -17,22 +17,20 @@ import { CreateRefundBody, ListRefundsQuery, RefundList, RefundParams, RefundRes
 
 export async function refundRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db, providers } = deps;
-  app.addSchema(RefundResponse);
-  app.addSchema(RefundList);
-  const RefundRef = Type.Ref('Refund');
 
   app.post<{ Body: CreateRefundBody }>(
     '/api/v1/refunds',
     {
       config: { idempotent: true },
       schema: {
+        operationId: 'createRefund',
         tags: ['Refunds'],
         summary: 'Refund a paid session',
         description:
           'Gives back all or part of what the payer of a success session was charged. The amount is held from your available balance at once (409 INSUFFICIENT_FUNDS when it does not cover it); the fee of the original payment is not returned. Test refunds succeed at once; Live ones go through the provider that took the payment (or, for cash and bank transfers, to Sika\'s operators, who transfer it to the payer). Events refund.created, refund.succeeded, refund.failed.',
         security: [{ apiKey: [] }],
         body: CreateRefundBody,
-        response: { 201: RefundRef, ...errorResponses(400, 401, 404, 409, 413, 415, 422, 429, 503) },
+        response: { 201: described(RefundResponse, 'The new refund: succeeded at once in Test, pending (or awaiting_approval) in Live.'), ...errorResponses(400, 401, 404, 409, 413, 415, 422, 429, 503) },
       },
     },
     async (request): Promise<IdempotentWork> => {
@@ -52,12 +50,13 @@ export async function refundRoutes(app: FastifyInstance, deps: AppDeps): Promise
     '/api/v1/refunds/:id',
     {
       schema: {
+        operationId: 'retrieveRefund',
         tags: ['Refunds'],
         summary: 'Retrieve a refund',
         description: "A refund of the calling key's merchant and environment; other ids are 404.",
         security: [{ apiKey: [] }],
         params: RefundParams,
-        response: { 200: RefundRef, ...errorResponses(401, 404, 429) },
+        response: { 200: described(RefundResponse, 'The refund.'), ...errorResponses(401, 404, 429) },
       },
     },
     async (request) => toRefundResponse(await getRefund(db, principalOf(request), request.params.id)),
@@ -68,6 +67,7 @@ export async function refundRoutes(app: FastifyInstance, deps: AppDeps): Promise
     '/api/v1/refunds',
     {
       schema: {
+        operationId: 'listRefunds',
         tags: ['Refunds'],
         summary: 'List refunds',
         description:
@@ -76,7 +76,7 @@ export async function refundRoutes(app: FastifyInstance, deps: AppDeps): Promise
         security: [{ apiKey: [] }],
         querystring: ListRefundsExportQuery,
         response: {
-          200: jsonOrCsvResponse(Type.Ref('RefundList'), 'With Accept: text/csv, the refunds created on the Africa/Accra days from..to, oldest first.'),
+          200: jsonOrCsvResponse(Type.Ref(RefundList.$id!), 'With Accept: text/csv, the refunds created on the Africa/Accra days from..to, oldest first.'),
           ...errorResponses(400, 401, 429),
         },
       },
@@ -93,13 +93,14 @@ export async function refundRoutes(app: FastifyInstance, deps: AppDeps): Promise
     {
       config: { idempotent: true },
       schema: {
+        operationId: 'simulateRefund',
         tags: ['Test simulation'],
         summary: 'Settle a pending Test refund (Test keys only)',
         description: 'A Test refund created with test_outcome "pending" succeeds or fails here, exactly as a provider report would settle a Live one. Live keys get 403.',
         security: [{ apiKey: [] }],
         params: RefundParams,
         body: SimulateRefundBody,
-        response: { 200: RefundRef, ...errorResponses(400, 401, 403, 404, 409, 422, 429) },
+        response: { 200: described(RefundResponse, 'The refund, succeeded or failed.'), ...errorResponses(400, 401, 403, 404, 409, 422, 429) },
       },
     },
     async (request): Promise<IdempotentWork> => {

@@ -21,7 +21,7 @@ export const CreateRefundBody = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ session_id: 'cs_3f2a9c0d1e4b5a6978c1d2e3f4a5b6c7', amount_minor: 20000, reason: 'Order cancelled', metadata: { ticket: 'T-991' } }] },
 );
 export type CreateRefundBody = Static<typeof CreateRefundBody>;
 
@@ -50,7 +50,32 @@ export const RefundResponse = Type.Object(
     failed_at: Type.Union([DateTime, Type.Null()]),
     version: Type.Integer({ description: 'Grows with each change; webhook events carry it.' }),
   },
-  { $id: 'Refund', title: 'Refund' },
+  {
+    $id: 'Refund',
+    title: 'Refund',
+    examples: [
+      {
+        id: 're_8c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f',
+        object: 'refund',
+        status: 'succeeded',
+        session_id: 'cs_3f2a9c0d1e4b5a6978c1d2e3f4a5b6c7',
+        attempt_reference: 'att_5a6978c1d2e3f4a5b6c7d8e9f0a1b2c3',
+        amount_minor: 20000,
+        currency: 'GHS',
+        reason: 'Order cancelled',
+        metadata: { ticket: 'T-991' },
+        method: 'test',
+        provider: null,
+        provider_refund_id: null,
+        failure_reason: null,
+        livemode: false,
+        created_at: '2026-06-01T12:00:00.000Z',
+        succeeded_at: '2026-06-01T12:00:00.000Z',
+        failed_at: null,
+        version: 2,
+      },
+    ],
+  },
 );
 
 export const RefundList = Type.Object(

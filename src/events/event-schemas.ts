@@ -1,0 +1,135 @@
+// What each webhook event carries, for the API document's `webhooks` section (OpenAPI 3.1) and its named
+// schemas. The payload is the one the outbox writes (outbox.ts, eventPayload): {id, type, created_at,
+// environment, livemode, version, data}; data holds the object as its emitter presents it. The event types
+// are read from the tables that cause them (statuses and transitions), except the checkout session's,
+// whose list is here (payments.ts maps a session status to one of them).
+import { Type, type TSchema } from '@sinclair/typebox';
+import { ATTEMPT_STATUSES } from '../checkout/model.ts';
+import { DateTime, Environment, StringEnum } from '../http/schemas.ts';
+import { payoutMachine, RECONCILIATION_STATUSES } from '../payouts/model.ts';
+import { refundMachine } from '../refunds/model.ts';
+import { SIGNATURE_VERSION } from './signing.ts';
+
+/** The events of a checkout session (payments.ts, moveSession and reversals). */
+export const CHECKOUT_SESSION_EVENT_TYPES = [
+  'checkout.session.completed',
+  'checkout.session.pending',
+  'checkout.session.failed',
+  'checkout.session.expired',
+  'checkout.session.reversed',
+  'checkout.session.reopened',
+] as const;
+
+/** Statuses a row of the machine can be written with or moved to: each announces itself as `<object>.<status>`. */
+const reachable = <S extends string>(machine: { initial: readonly S[]; transitions: Readonly<Record<S, readonly S[]>>; statuses: readonly S[] }, except: readonly S[] = []): S[] => {
+  const reached = new Set<S>([...machine.initial, ...Object.values<readonly S[]>(machine.transitions).flat()]);
+  return machine.statuses.filter((status) => reached.has(status) && !except.includes(status));
+};
+
+/** payout.<status>: created (create.ts, with its first status) and every move (lifecycle.ts). */
+export const PAYOUT_EVENT_TYPES = reachable(payoutMachine).map((status) => `payout.${status}` as const);
+
+/** refund.created, then refund.<status> for every move but the one to pending (lifecycle.ts, moveRefund). */
+export const REFUND_EVENT_TYPES = ['refund.created' as const, ...reachable(refundMachine, ['pending', 'awaiting_approval']).map((status) => `refund.${status}` as const)];
+
+/** Every event type Sika sends. */
+export const EVENT_TYPES: readonly string[] = [...CHECKOUT_SESSION_EVENT_TYPES, ...PAYOUT_EVENT_TYPES, ...REFUND_EVENT_TYPES];
+
+/** A payout as its events show it (presenters.ts, toPayoutPayload). */
+export const PayoutEventObject = Type.Object(
+  {
+    id: Type.String(),
+    reference: Type.String(),
+    status: StringEnum(payoutMachine.statuses),
+    amount_minor: Type.Integer(),
+    fee_minor: Type.Integer(),
+    currency: Type.String(),
+    bank_reference: Type.String(),
+    return_reference: Type.String(),
+    reconciliation_status: StringEnum(RECONCILIATION_STATUSES),
+  },
+  { $id: 'PayoutEventObject', title: 'Payout (in events)', description: 'GET /api/v1/payouts/{id} for the whole payout.' },
+);
+
+const SessionReopened = Type.Object(
+  {
+    attempt_reference: Type.String({ description: 'The attempt that ended unpaid.' }),
+    attempt_status: StringEnum(ATTEMPT_STATUSES),
+    reason: Type.String({ description: 'The provider\'s status for it.' }),
+  },
+  { description: 'Why the session is open again.' },
+);
+
+const dataOf = (type: string): TSchema => {
+  if (type === 'checkout.session.reopened') return Type.Object({ session: Type.Ref('CheckoutSession'), reopened: SessionReopened });
+  if (type.startsWith('checkout.session.')) return Type.Object({ session: Type.Ref('CheckoutSession') });
+  if (type.startsWith('payout.')) return Type.Object({ payout: Type.Ref('PayoutEventObject') });
+  return Type.Object({ refund: Type.Ref('Refund') });
+};
+
+/** The schema's name of an event type: checkout.session.completed -> CheckoutSessionCompletedEvent. */
+export const eventSchemaId = (type: string): string =>
+  `${type
+    .split(/[._]/)
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('')}Event`;
+
+const eventSchema = (type: string) =>
+  Type.Object(
+    {
+      id: Type.String({ description: 'evt_...; also the webhook-id header.' }),
+      type: Type.Literal(type),
+      created_at: DateTime,
+      environment: Environment,
+      livemode: Type.Boolean(),
+      version: Type.Integer({ description: 'The object\'s version after the change: drop an event older than one you have.' }),
+      data: dataOf(type),
+    },
+    { $id: eventSchemaId(type), title: type },
+  );
+
+/** The named schemas of the events (one per type, the union WebhookEvent, and what they refer to besides the resources). */
+export const EVENT_SCHEMAS: TSchema[] = [
+  PayoutEventObject,
+  ...EVENT_TYPES.map(eventSchema),
+  Type.Union(
+    EVENT_TYPES.map((type) => Type.Ref(eventSchemaId(type))),
+    { $id: 'WebhookEvent', title: 'Webhook event', description: 'Any event; `type` tells which.' },
+  ),
+];
+
+const header = (name: string, description: string, example: string) => ({ name, in: 'header', required: true, description, schema: { type: 'string' }, example });
+
+/** The headers of every delivery (Standard Webhooks). */
+export const WEBHOOK_HEADERS = [
+  header('webhook-id', 'The event id (evt_...): the same on every try, so a receiver can drop repeats.', 'evt_5f0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e'),
+  header('webhook-timestamp', 'Unix time in seconds of this try; refuse one far from now.', '1780308000'),
+  header(
+    'webhook-signature',
+    `Space-separated ${SIGNATURE_VERSION},<base64> signatures: HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the endpoint secret (whsec_ + base64 key, decoded).`,
+    `${SIGNATURE_VERSION},K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=`,
+  ),
+];
+
+/** The document's `webhooks`: one POST to the merchant's endpoint per event type. */
+export function webhooksDocument(): Record<string, unknown> {
+  return Object.fromEntries(
+    EVENT_TYPES.map((type) => [
+      type,
+      {
+        post: {
+          summary: `${type} (sent to your webhook endpoints)`,
+          description: 'A signed POST with the event as its body; the same body GET /api/v1/events/{id} answers.',
+          tags: ['Webhooks'],
+          parameters: WEBHOOK_HEADERS,
+          requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${eventSchemaId(type)}` } } } },
+          responses: {
+            '200': { description: 'Received (any 2xx): no more tries.' },
+            '410': { description: 'Gone: the endpoint is disabled and nothing more is sent to it (its events stay replayable).' },
+            default: { description: 'Any other answer or none: tried again later on the retry schedule.' },
+          },
+        },
+      },
+    ]),
+  );
+}
