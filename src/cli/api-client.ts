@@ -105,7 +105,7 @@ export function apiErrorOf(method: string, path: string, status: number, text: s
     const envelope = JSON.parse(text) as { error?: { code?: string; message?: string; detail?: string }; code?: string; message?: string; detail?: string };
     const error = envelope.error ?? envelope;
     code = error.code ?? null;
-    detail = [error.message, error.detail].filter(Boolean).join(' ') || detail;
+    detail = [...new Set([error.message, error.detail].filter(Boolean))].join(' ') || detail;
   } catch {
     // not JSON: the text itself
   }

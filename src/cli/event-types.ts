@@ -1,24 +1,8 @@
-// The event types Sika emits (README "Webhooks"; emitted through src/events/outbox.ts by checkout/payments.ts,
-// refunds/create.ts and lifecycle.ts, payouts/create.ts and lifecycle.ts). `sika listen --events` checks
-// names against it, `sika trigger` makes the ones a Test key can reach.
-export const WEBHOOK_EVENT_TYPES = [
-  'checkout.session.pending',
-  'checkout.session.completed',
-  'checkout.session.failed',
-  'checkout.session.expired',
-  'checkout.session.reopened',
-  'checkout.session.reversed',
-  'refund.created',
-  'refund.succeeded',
-  'refund.failed',
-  'refund.cancelled',
-  'payout.requested',
-  'payout.processing',
-  'payout.paid',
-  'payout.failed',
-  'payout.cancelled',
-  'payout.returned',
-] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+// The event types Sika emits, from the one list the API document also uses (src/events/event-schemas.ts,
+// read from the status tables that cause them). `sika listen --events` checks names against it, and
+// `sika trigger` says for each whether and how a Test key can make it.
+import { EVENT_TYPES } from '../events/event-schemas.ts';
 
-export const isWebhookEventType = (name: string): name is WebhookEventType => (WEBHOOK_EVENT_TYPES as readonly string[]).includes(name);
+export const WEBHOOK_EVENT_TYPES: readonly string[] = EVENT_TYPES;
+
+export const isWebhookEventType = (name: string): boolean => WEBHOOK_EVENT_TYPES.includes(name);

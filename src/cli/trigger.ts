@@ -5,12 +5,14 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { API_OPTIONS, API_OPTIONS_HELP, apiCall, apiTarget, type ApiTarget } from './api-client.ts';
+import { API_OPTIONS, API_OPTIONS_HELP, ApiError, apiCall, apiTarget, type ApiTarget } from './api-client.ts';
 import { UsageError } from './common.ts';
-import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './event-types.ts';
+import { WEBHOOK_EVENT_TYPES } from './event-types.ts';
 
 /** The amount of a triggered session, in pesewas (GHS 50.00), unless --override amount_minor=… */
 const TRIGGER_SESSION_AMOUNT_MINOR = 5_000;
+/** A triggered refund's amount (GHS 10.00 of the GHS 50.00 payment): the balance covers it whoever bears the fee. */
+const TRIGGER_REFUND_AMOUNT_MINOR = 1_000;
 /** A triggered payout's amount (GHS 10.00). */
 const TRIGGER_PAYOUT_AMOUNT_MINOR = 1_000;
 /** The largest payout fee (Mobile Money's cap, GHS 10.00): the funding payment covers it. */
@@ -32,7 +34,7 @@ type Json = Record<string, unknown>;
 
 /** What one trigger made, in the order it made it. */
 export interface TriggerResult {
-  event: WebhookEventType;
+  event: string;
   /** The objects created, e.g. {kind: 'checkout session', id: 'cs_…'}. */
   created: { kind: string; id: string }[];
   /** Simulator outcomes applied, in order (e.g. "att_… paid"). */
@@ -58,7 +60,7 @@ interface Recipe {
 }
 
 /** The events a Test key can make, and how. */
-const RECIPES: Partial<Record<WebhookEventType, Recipe>> = {
+const RECIPES: Readonly<Record<string, Recipe>> = {
   'checkout.session.pending': { how: 'a session and a Mobile Money attempt (left pending)', run: async (s) => void (await pendingSession(s)) },
   'checkout.session.completed': { how: 'a session, an attempt, simulated paid', run: async (s) => void (await paidSession(s, s.overrides)) },
   'checkout.session.reopened': {
@@ -74,11 +76,14 @@ const RECIPES: Partial<Record<WebhookEventType, Recipe>> = {
   'refund.created': { how: 'a paid session and a refund left pending (test_outcome pending)', run: (s) => refund(s, 'pending') },
   'refund.succeeded': { how: 'a paid session and a refund (test_outcome succeeded)', run: (s) => refund(s, 'succeeded') },
   'refund.failed': { how: 'a paid session and a refund (test_outcome failed)', run: (s) => refund(s, 'failed') },
-  'payout.paid': { how: 'a paid session (the balance), a Mobile Money recipient and a payout (Test payouts are paid at once)', run: payout },
+  'payout.paid': {
+    how: 'a paid session (the balance), a Mobile Money recipient and a payout (Test payouts are paid at once; the key needs a webhook endpoint, as for any payout)',
+    run: payout,
+  },
 };
 
 /** Event types no Test object reaches through the API, and why. */
-const NOT_IN_TEST: Partial<Record<WebhookEventType, string>> = {
+export const NOT_IN_TEST: Readonly<Record<string, string>> = {
   'refund.cancelled': 'only a Live refund awaiting a second person’s approval is cancelled',
   'payout.requested': 'Test payouts are paid at once; requested is a Live payout awaiting approval',
   'payout.processing': 'Test payouts are paid at once; processing is a Live payout at its provider',
@@ -124,17 +129,17 @@ export async function triggerCommand(args: string[]): Promise<void> {
   const [event, ...extra] = positionals;
   if (!event) throw new UsageError(`trigger needs an EVENT, one of: ${TRIGGER_EVENTS.join(', ')}`);
   if (extra.length > 0) throw new UsageError(`trigger takes one EVENT (got ${positionals.join(' ')})`);
-  const why = NOT_IN_TEST[event as WebhookEventType];
+  const why = NOT_IN_TEST[event];
   if (why) throw new UsageError(`${event} cannot be made with a Test key (${why}); trigger makes: ${TRIGGER_EVENTS.join(', ')}`);
-  if (!RECIPES[event as WebhookEventType]) throw new UsageError(`unknown event ${event}; trigger makes: ${TRIGGER_EVENTS.join(', ')}`);
+  if (!RECIPES[event]) throw new UsageError(`unknown event ${event}; trigger makes: ${TRIGGER_EVENTS.join(', ')}`);
   const overrides = parseOverrides(values.override ?? []);
   const target = apiTarget('trigger', values);
-  const result = await trigger(target, event as WebhookEventType, overrides, values.json ? () => {} : (line) => console.log(line));
+  const result = await trigger(target, event, overrides, values.json ? () => {} : (line) => console.log(line));
   if (values.json) console.log(JSON.stringify(result));
 }
 
 /** Runs an event's recipe and reads the object's events back; throws when the event is not among them. */
-export async function trigger(target: ApiTarget, event: WebhookEventType, overrides: Json, say: (line: string) => void = () => {}): Promise<TriggerResult> {
+export async function trigger(target: ApiTarget, event: string, overrides: Json, say: (line: string) => void = () => {}): Promise<TriggerResult> {
   const recipe = RECIPES[event];
   if (!recipe) throw new UsageError(`${event} cannot be made with a Test key`);
   const result: TriggerResult = { event, created: [], simulated: [], objectId: '', events: [] };
@@ -245,9 +250,9 @@ async function expiredSession(s: Step): Promise<void> {
 }
 
 async function refund(s: Step, outcome: 'pending' | 'succeeded' | 'failed'): Promise<void> {
-  const amount = typeof s.overrides.amount_minor === 'number' ? s.overrides.amount_minor : 0;
-  const { session } = await paidSession(s, { amount_minor: Math.max(TRIGGER_SESSION_AMOUNT_MINOR, amount) }, false);
-  const body = merged({ session_id: session.id, test_outcome: outcome, reason: 'sika trigger' }, s.overrides);
+  const amount = typeof s.overrides.amount_minor === 'number' ? s.overrides.amount_minor : TRIGGER_REFUND_AMOUNT_MINOR;
+  const { session } = await paidSession(s, { amount_minor: Math.max(TRIGGER_SESSION_AMOUNT_MINOR, withFeeMargin(amount)) }, false);
+  const body = merged({ session_id: session.id, amount_minor: TRIGGER_REFUND_AMOUNT_MINOR, test_outcome: outcome, reason: 'sika trigger' }, s.overrides);
   const created = await apiCall<{ id: string; status: string }>(s.target, 'POST', '/api/v1/refunds', body);
   made(s, 'refund', created.id, `(${created.status})`);
   s.result.objectId = created.id;
@@ -255,15 +260,22 @@ async function refund(s: Step, outcome: 'pending' | 'succeeded' | 'failed'): Pro
 
 async function payout(s: Step): Promise<void> {
   const amount = typeof s.overrides.amount_minor === 'number' ? s.overrides.amount_minor : TRIGGER_PAYOUT_AMOUNT_MINOR;
-  const funding = Math.ceil(((amount + PAYOUT_FEE_MAX_MINOR) * (10_000 + FUNDING_FEE_MARGIN_BPS)) / 10_000);
-  await paidSession(s, { amount_minor: funding }, false);
+  await paidSession(s, { amount_minor: withFeeMargin(amount + PAYOUT_FEE_MAX_MINOR) }, false);
   const recipient = await apiCall<{ id: string }>(s.target, 'POST', '/api/v1/payouts/recipients', { ...TEST_RECIPIENT });
   made(s, 'recipient', recipient.id, `(${TEST_RECIPIENT.network.toUpperCase()} ${TEST_RECIPIENT.phone})`);
   const body = merged({ recipient_id: recipient.id, amount_minor: TRIGGER_PAYOUT_AMOUNT_MINOR, client_reference: `trigger-${randomUUID()}`, notes: 'sika trigger' }, s.overrides);
-  const created = await apiCall<{ id: string; status: string }>(s.target, 'POST', '/api/v1/payouts', body);
+  const created = await apiCall<{ id: string; status: string }>(s.target, 'POST', '/api/v1/payouts', body).catch((error: unknown) => {
+    if (error instanceof ApiError && error.status === 403 && /webhook endpoint/.test(error.message)) {
+      throw new ApiError(`${error.message} (Sika pays out only for a key with a webhook endpoint, Test keys too; sika listen does not count as one)`, error.status, error.code);
+    }
+    throw error;
+  });
   made(s, 'payout', created.id, `(${created.status})`);
   s.result.objectId = created.id;
 }
+
+/** A payment that leaves at least `minor` in the balance, whatever collection fee the merchant bears. */
+const withFeeMargin = (minor: number) => Math.ceil((minor * (10_000 + FUNDING_FEE_MARGIN_BPS)) / 10_000);
 
 function made(s: Step, kind: string, id: string, note: string): void {
   s.result.created.push({ kind, id });
