@@ -1,0 +1,324 @@
+// sika listen (issue 19): streams a Test key's events from a real, listening server (GET
+// /api/v1/events/stream) through a TCP proxy the test can cut, and delivers each to a receiver on
+// 127.0.0.1 that verifies its Standard Webhooks signature. Events committed while the connection is cut
+// arrive after it is back, each exactly once and in order per object; --events filters; a receiver that
+// is down is reported; Live and unknown keys are refused; SIGINT stops it cleanly.
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { createServer as createHttpServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer as createTcpServer, connect, type AddressInfo, type Socket } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import type { CreatedMerchant } from '../src/accounts/service.ts';
+import { LISTEN_HELP, RecentIds, SseParser, listen, newSecret, type Delivery } from '../src/cli/listen.ts';
+import { trigger } from '../src/cli/trigger.ts';
+import { verifyWebhook } from '../src/events/signing.ts';
+import { startTestApp, storageKind, type TestContext } from './helpers.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const WAIT_MS_MAX = 30_000;
+/** Payouts need a webhook endpoint paired with the key (Test too); the workers that would deliver to it are off. */
+const WEBHOOK_URL = 'https://example.com/hook';
+
+async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = WAIT_MS_MAX): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** A TCP proxy to the server that the test can cut (every socket destroyed, new ones refused) and restore. */
+async function tcpProxy(targetPort: number) {
+  const sockets = new Set<Socket>();
+  let down = false;
+  let connections = 0;
+  const server = createTcpServer((client) => {
+    if (down) {
+      client.destroy();
+      return;
+    }
+    connections++;
+    const upstream = connect(targetPort, '127.0.0.1');
+    sockets.add(client).add(upstream);
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
+    client.on('error', end).on('close', end);
+    upstream.on('error', end).on('close', end);
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    get connections() {
+      return connections;
+    },
+    cut() {
+      down = true;
+      for (const socket of sockets) socket.destroy();
+      sockets.clear();
+    },
+    restore() {
+      down = false;
+    },
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+interface Received {
+  id: string;
+  type: string;
+  version: number;
+  objectId: string;
+  raw: string;
+}
+
+/** A webhook receiver on 127.0.0.1 that verifies each delivery's signature with the secret. */
+async function receiver(secret: () => string) {
+  const received: Received[] = [];
+  const refused: string[] = [];
+  const server: Server = createHttpServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      try {
+        const event = verifyWebhook<{ id: string; type: string; version: number; data: Record<string, { id: string }> }>(raw, req.headers as IncomingHttpHeaders & Record<string, string>, secret());
+        assert.equal(req.headers['webhook-id'], event.id);
+        const objectId = (event.data.session ?? event.data.refund ?? event.data.payout)!.id;
+        received.push({ id: event.id, type: event.type, version: event.version, objectId, raw });
+        res.writeHead(200).end('ok');
+      } catch (error) {
+        refused.push(String(error));
+        res.writeHead(400).end('bad signature');
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, received, refused, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+describe(`sika listen (${storageKind})`, () => {
+  let t: TestContext;
+  let baseUrl: string;
+  let serverPort: number;
+  before(async () => {
+    t = await startTestApp();
+    baseUrl = await t.listen();
+    serverPort = Number(new URL(baseUrl).port);
+  });
+  after(() => t.close());
+
+  /** Every event of the merchant's Test key, oldest first, as GET /api/v1/events lists them. */
+  async function merchantEvents(m: CreatedMerchant): Promise<{ id: string; type: string; version: number; data: Record<string, { id: string }> }[]> {
+    const res = await fetch(`${baseUrl}/api/v1/events?limit=100`, { headers: { authorization: `Bearer ${m.test_api_key}` } });
+    assert.equal(res.status, 200);
+    return ((await res.json()) as { data: { id: string; type: string; version: number; data: Record<string, { id: string }> }[] }).data.reverse();
+  }
+
+  it('delivers every event once, in order per object, across a forced disconnect with events committed meanwhile', { timeout: 120_000 }, async () => {
+    const m = await t.merchant({ webhookUrl: WEBHOOK_URL });
+    const secret = newSecret();
+    const hooks = await receiver(() => secret);
+    const proxy = await tcpProxy(serverPort);
+    const stop = new AbortController();
+    const out: string[] = [];
+    const err: string[] = [];
+    const deliveries: Delivery[] = [];
+    const running = listen({ target: { apiKey: m.test_api_key, baseUrl: proxy.url }, forwardTo: hooks.url, secret, types: [], signal: stop.signal, out: (l) => out.push(l), err: (l) => err.push(l), onDelivery: (d) => deliveries.push(d) });
+    try {
+      await waitFor('listen to connect', () => out.some((line) => line.startsWith('Ready!')));
+      const direct = { apiKey: m.test_api_key, baseUrl };
+      for (let i = 0; i < 3; i++) await trigger(direct, 'checkout.session.completed', {});
+      await waitFor('the first six events', () => hooks.received.length >= 6);
+
+      proxy.cut();
+      // Committed while listen cannot reach the server: more sessions, a refund, a reversal, a payout.
+      await trigger(direct, 'checkout.session.completed', {});
+      await trigger(direct, 'refund.succeeded', {});
+      await trigger(direct, 'checkout.session.reversed', {});
+      await trigger(direct, 'payout.paid', {});
+      await waitFor('listen to notice the cut', () => err.some((line) => line.startsWith('Connection lost')));
+      const deliveredWhileCut = hooks.received.length;
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      assert.equal(hooks.received.length, deliveredWhileCut, 'nothing arrives while the connection is cut');
+      proxy.restore();
+
+      const expected = await merchantEvents(m);
+      assert.ok(expected.length >= 18, `events made: ${expected.length}`);
+      await waitFor(`all ${expected.length} events`, () => hooks.received.length >= expected.length);
+      await new Promise((resolve) => setTimeout(resolve, 500)); // a duplicate would arrive by now
+
+      assert.deepEqual(hooks.refused, []);
+      const ids = hooks.received.map((r) => r.id);
+      assert.equal(new Set(ids).size, ids.length, 'no event delivered twice');
+      assert.deepEqual([...ids].sort(), expected.map((e) => e.id).sort(), 'every event delivered');
+      // In order per object: the versions of each object's events rise, as the server's list has them.
+      const objects = new Set(hooks.received.map((r) => r.objectId));
+      for (const objectId of objects) {
+        const got = hooks.received.filter((r) => r.objectId === objectId).map((r) => r.id);
+        const want = expected.filter((e) => (e.data.session ?? e.data.refund ?? e.data.payout)!.id === objectId).map((e) => e.id);
+        assert.deepEqual(got, want, `order of ${objectId}`);
+        const versions = hooks.received.filter((r) => r.objectId === objectId).map((r) => r.version);
+        assert.deepEqual(versions, [...versions].sort((a, b) => a - b));
+      }
+      // The body is exactly the event as the API lists it.
+      const first = expected[0]!;
+      assert.deepEqual(JSON.parse(hooks.received.find((r) => r.id === first.id)!.raw), first);
+      assert.ok(err.some((line) => line.startsWith('Reconnected, resuming after ')), err.join('\n'));
+      assert.ok(proxy.connections >= 2);
+      assert.equal(deliveries.length, expected.length);
+      assert.ok(deliveries.every((d) => d.status === 200));
+      const line = out.find((l) => l.includes(first.id))!;
+      assert.match(line, new RegExp(`^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d  ${first.type.replaceAll('.', '\\.')}\\s+${first.id}  -> 200 \\(\\d+ ms\\)$`));
+    } finally {
+      stop.abort();
+      await running;
+      await proxy.close();
+      await hooks.close();
+    }
+    assert.equal(out.at(-1), 'Stopped.');
+  });
+
+  it('--events streams only the types asked for, and resumes with them after a cut', { timeout: 60_000 }, async () => {
+    const m = await t.merchant();
+    const secret = newSecret();
+    const hooks = await receiver(() => secret);
+    const proxy = await tcpProxy(serverPort);
+    const stop = new AbortController();
+    const out: string[] = [];
+    const err: string[] = [];
+    const running = listen({ target: { apiKey: m.test_api_key, baseUrl: proxy.url }, forwardTo: hooks.url, secret, types: ['checkout.session.completed', 'refund.succeeded'], signal: stop.signal, out: (l) => out.push(l), err: (l) => err.push(l) });
+    try {
+      await waitFor('listen to connect', () => out.some((line) => line.startsWith('Ready!')));
+      const direct = { apiKey: m.test_api_key, baseUrl };
+      await trigger(direct, 'checkout.session.reopened', {});
+      await trigger(direct, 'checkout.session.completed', {});
+      await waitFor('the completed event', () => hooks.received.length >= 1);
+      proxy.cut();
+      await trigger(direct, 'refund.succeeded', {});
+      await trigger(direct, 'checkout.session.pending', {});
+      await waitFor('listen to notice the cut', () => err.some((line) => line.startsWith('Connection lost')));
+      proxy.restore();
+      await waitFor('three events', () => hooks.received.length >= 3);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const all = await merchantEvents(m);
+      const wanted = all.filter((e) => e.type === 'checkout.session.completed' || e.type === 'refund.succeeded').map((e) => e.id);
+      assert.equal(wanted.length, 3);
+      assert.deepEqual(hooks.received.map((r) => r.id).sort(), [...wanted].sort());
+    } finally {
+      stop.abort();
+      await running;
+      await proxy.close();
+      await hooks.close();
+    }
+  });
+
+  it('reports a receiver that is not there and goes on with the next event', { timeout: 60_000 }, async () => {
+    const m = await t.merchant();
+    const gone = await receiver(() => 'whsec_AAAA');
+    await gone.close(); // its port now refuses connections
+    const stop = new AbortController();
+    const out: string[] = [];
+    const deliveries: Delivery[] = [];
+    const running = listen({ target: { apiKey: m.test_api_key, baseUrl }, forwardTo: gone.url, secret: newSecret(), types: [], signal: stop.signal, out: (l) => out.push(l), err: () => {}, onDelivery: (d) => deliveries.push(d) });
+    try {
+      await waitFor('listen to connect', () => out.some((line) => line.startsWith('Ready!')));
+      await trigger({ apiKey: m.test_api_key, baseUrl }, 'checkout.session.completed', {});
+      await waitFor('two delivery tries', () => deliveries.length >= 2);
+      assert.deepEqual(deliveries.map((d) => [d.type, d.status, d.error]), [
+        ['checkout.session.pending', null, 'connection refused'],
+        ['checkout.session.completed', null, 'connection refused'],
+      ]);
+      assert.ok(out.some((line) => / {2}checkout\.session\.completed\s+evt_\S+ {2}-> error: connection refused \(\d+ ms\)$/.test(line)), out.join('\n'));
+    } finally {
+      stop.abort();
+      await running;
+    }
+  });
+
+  it('stops with the server’s reason when the key is unknown', async () => {
+    const stop = new AbortController();
+    await assert.rejects(
+      listen({ target: { apiKey: 'ak_test_doesnotexist000000000000', baseUrl }, forwardTo: 'http://127.0.0.1:9/hooks', secret: newSecret(), types: [], signal: stop.signal, out: () => {}, err: () => {} }),
+      /answered 401 UNAUTHORIZED/,
+    );
+  });
+
+  it('as `sika listen`: prints a new signing secret that verifies, forwards, and exits 0 on SIGINT', { timeout: 60_000 }, async () => {
+    const m = await t.merchant();
+    let secret = '';
+    const hooks = await receiver(() => secret);
+    const child = spawn(process.execPath, ['bin/sika.mjs', 'listen', '--forward-to', hooks.url], {
+      cwd: ROOT,
+      env: { ...process.env, SIKA_API_KEY: m.test_api_key, SIKA_BASE_URL: baseUrl, SIKA_WEBHOOK_SECRET: '' },
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      await waitFor('the secret and Ready', () => /Ready!/.test(stdout));
+      secret = /Your webhook signing secret: (whsec_\S+)/.exec(stdout)![1]!;
+      await trigger({ apiKey: m.test_api_key, baseUrl }, 'checkout.session.completed', {});
+      await waitFor('two deliveries', () => hooks.received.length >= 2);
+      assert.deepEqual(hooks.refused, []);
+      await waitFor('the delivery lines', () => (stdout.match(/-> 200 \(/g) ?? []).length >= 2);
+      child.kill('SIGINT');
+      assert.equal(await exited, 0);
+      assert.match(stdout, /Stopped\.\n$/);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await hooks.close();
+    }
+  });
+
+  it('refuses a Live key before connecting, and --help prints the help (exit codes 2 and 0)', async () => {
+    const m = await t.merchant();
+    const run = (args: string[]) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        execFile(process.execPath, ['bin/sika.mjs', ...args], { cwd: ROOT, env: { ...process.env, SIKA_API_KEY: '', SIKA_BASE_URL: '' }, timeout: 60_000 }, (error, stdout, stderr) => {
+          resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+        });
+      });
+    const live = await run(['listen', '--forward-to', 'http://127.0.0.1:3000/hooks', '--api-key', m.live_api_key, '--base-url', baseUrl]);
+    assert.equal(live.code, 2);
+    assert.match(live.stderr, /listen works with Test keys only, and this is a Live key/);
+    const badType = await run(['listen', '--forward-to', 'http://127.0.0.1:3000/hooks', '--api-key', m.test_api_key, '--events', 'checkout.session.completed,payout.teleported']);
+    assert.equal(badType.code, 2);
+    assert.match(badType.stderr, /unknown event type payout\.teleported/);
+    const help = await run(['listen', '--help']);
+    assert.equal(help.code, 0);
+    assert.equal(help.stdout.trim(), LISTEN_HELP);
+  });
+});
+
+describe('the SSE parser and the delivered ids', () => {
+  it('reads events split anywhere, CRLF or LF, keeps ids of id-only messages and skips comments', () => {
+    const text = 'retry: 1000\r\nid: 7.\r\n\r\n: heartbeat\n\nid: 8.evt_a\nevent: checkout.session.completed\ndata: {"id":"evt_a"}\n\nid: 9.\n\ndata: line1\ndata: line2\n\n';
+    for (let split = 0; split <= text.length; split++) {
+      const parser = new SseParser();
+      const got = [...parser.feed(text.slice(0, split)), ...parser.feed(text.slice(split))];
+      assert.deepEqual(got, [
+        { id: '7.', event: null, data: null },
+        { id: '8.evt_a', event: 'checkout.session.completed', data: '{"id":"evt_a"}' },
+        { id: '9.', event: null, data: null },
+        { id: '9.', event: null, data: 'line1\nline2' },
+      ], `split at ${split}`);
+    }
+  });
+
+  it('remembers the most recent ids only', () => {
+    const ids = new RecentIds(3);
+    for (const id of ['a', 'b', 'c', 'd']) ids.add(id);
+    assert.equal(ids.has('a'), false);
+    assert.equal(ids.has('b') && ids.has('c') && ids.has('d'), true);
+  });
+});
