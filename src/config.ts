@@ -44,6 +44,11 @@ export interface Config {
   httpKeepAliveTimeoutMs: number;
   /** Live providers: each is enabled when its credentials are set (README "Going live"). */
   providers: ProviderSettings;
+  /**
+   * DEMO_MERCHANT (on by default): on its first start with an empty database the server creates a demo
+   * merchant and prints its Test key and a one-time dashboard sign-in link. Never on a non-loopback BASE_URL.
+   */
+  demoMerchant: boolean;
 }
 
 export const LIVE_PROVIDERS = ['mtn_momo', 'paystack'] as const;
@@ -268,6 +273,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     httpRequestTimeoutMs,
     httpKeepAliveTimeoutMs,
     providers: providerSettings(env, problems, url, integer('PROVIDER_TIMEOUT_MS', 15_000, 100, 120_000)),
+    demoMerchant: onOff('DEMO_MERCHANT', true) && URL.canParse(baseUrl) && isLoopbackHost(new URL(baseUrl).hostname),
   };
   if (env.LIVE_PAYOUT_SIMULATOR !== undefined && !['on', 'off', ''].includes(env.LIVE_PAYOUT_SIMULATOR)) {
     problems.push(`LIVE_PAYOUT_SIMULATOR must be on or off (got "${env.LIVE_PAYOUT_SIMULATOR}")`);

@@ -39,7 +39,8 @@ interface RouteSchema {
 
 const PASSWORD = 'console-input-password-1';
 const isConsole = (url: string) => url === '/dashboard' || url === '/ops' || url.startsWith('/dashboard/') || url.startsWith('/ops/');
-const isLogin = (url: string) => url.endsWith('/login');
+/** Routes a browser without a session may use: the sign-in forms, and the dashboard's one-time sign-in links (issue 19). */
+const isLogin = (url: string) => url.endsWith('/login') || url.startsWith('/dashboard/login/link/');
 const schemaOf = (route: RegisteredRoute) => (route.schema ?? {}) as RouteSchema;
 /** The named fields of a part of a route's input, with their length limits. */
 const fieldsOf = (part: StringSchema | undefined, skip: string[] = []) =>

@@ -1,7 +1,7 @@
 // The real process (DESIGN §1 "Runtime contract"): `node --import tsx src/main.ts` and the `sika` CLI as
 // a user runs them, on one data dir (or on DATABASE_URL when set). JSON logs with request ids, graceful
-// shutdown on SIGTERM with in-flight requests finished, data kept across restarts, the CLI's output and
-// its refusal of a data dir the server holds, and config validation at start.
+// shutdown on SIGTERM with in-flight requests finished, data kept across restarts, the CLI's output (sent to
+// the server while it holds the data dir), and config validation at start.
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -249,15 +249,17 @@ describe(`the sika process and CLI (${storageKind})`, { timeout: 240_000 }, () =
     assert.ok(!server.lines.some((line) => line.includes(merchant.test_api_key!)), 'an API key was logged');
   });
 
-  it('the CLI refuses to open the data dir the running server holds, saying it is in use', { skip: storageKind === 'postgres' ? 'PostgreSQL is shared by design: no data dir lock' : false }, async () => {
+  it('the CLI run while the server holds the data dir is sent to the server and runs there (issue 19)', { skip: storageKind === 'postgres' ? 'PostgreSQL is shared by design: no data dir lock' : false }, async () => {
     assert.ok(server?.running, 'the server from the previous test is running');
-    const res = await runCli(['merchant', 'create', '--name', 'Too Early', '--email', `late-${randomUUID()}@example.com`, '--json'], env);
-    assert.notEqual(res.code, 0, `the CLI succeeded on a data dir in use: ${res.stdout}`);
-    assert.match(res.stderr, /in use/);
-    assert.match(res.stderr, new RegExp(`pid ${server!.pid}`));
-    assert.equal(res.stdout, '');
-    // The server is unharmed.
+    const res = await runCli(['merchant', 'create', '--name', 'While Running', '--email', `running-${randomUUID()}@example.com`, '--json'], env);
+    assert.equal(res.code, 0, res.stderr);
+    assert.equal(res.stderr, '');
+    const created = JSON.parse(res.stdout) as Record<string, string | null>;
+    assert.deepEqual(Object.keys(created).sort(), ['live_api_key', 'live_webhook_secret', 'merchant_id', 'test_api_key', 'test_webhook_secret']);
+    // The server is unharmed, and the new key works on it at once.
     assert.equal((await fetch(`${server!.base}/readyz`)).status, 200);
+    const list = await fetch(`${server!.base}/api/v1/sessions`, { headers: { authorization: `Bearer ${created.test_api_key}` } });
+    assert.equal(list.status, 200);
   });
 
   it('SIGTERM during a slow in-flight request lets it finish, refuses new connections, then exits 0', async () => {

@@ -63,7 +63,8 @@ export async function registerConsoleAuth(app: FastifyInstance, deps: AppDeps, k
 
   app.addHook('preHandler', async (request, reply) => {
     const path = request.url.split('?')[0]!;
-    if (path === `${base}/login`) return;
+    // The sign-in form, and a one-time sign-in link (dashboard/sign-in-link.ts): how a browser gets a session.
+    if (path === `${base}/login` || (kind === 'merchant' && path.startsWith(`${base}/login/link/`))) return;
     const session = await loadSession(deps.db, request, kind);
     if (!session) {
       if (request.method === 'GET') return reply.redirect(`${base}/login`, 303);

@@ -16,6 +16,7 @@ import { exportPages } from './exports.ts';
 import { payoutPages } from './payouts/routes.ts';
 import { refundPages } from './refunds.ts';
 import { settingsPages } from './settings.ts';
+import { signInLinkPages } from './sign-in-link.ts';
 import { consoleErrorPage, registerErrorPages } from '../error-pages.ts';
 
 /** Rows in each of the home page's recent lists. */
@@ -26,6 +27,7 @@ export async function dashboardRoutes(app: FastifyInstance, deps: AppDeps): Prom
   // Errors on console pages render as pages, not JSON.
   registerErrorPages(app, 'dashboard', consoleErrorPage('merchant'));
   await registerConsoleAuth(app, deps, 'merchant');
+  await app.register(signInLinkPages, deps);
   app.addHook('preHandler', accountGate);
 
   app.post('/dashboard/environment', { schema: { hide: true, ...dashboardSchemas.environment } }, async (request, reply) => {

@@ -1,0 +1,57 @@
+// One-time dashboard sign-in links (issue 19): a random token, kept only as its SHA-256, that opens a
+// dashboard session for one merchant user once, within SIGN_IN_LINK_LIFETIME_S. The first run's demo
+// merchant gets one (it has no password yet); `sika user sign-in-link` makes another. A user with a
+// second factor still enters the code: the link stands for the password, never for the code.
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../db/index.ts';
+import { sha256Hex } from '../lib/canonical-json.ts';
+import { SikaError } from '../lib/errors.ts';
+import * as sessions from './console-session-store.ts';
+import { SECOND_FACTOR_WINDOW_S, SESSION_LIFETIME_S } from './console-sessions.ts';
+import * as store from './sign-in-link-store.ts';
+
+export const SIGN_IN_LINK_LIFETIME_S = 30 * 60;
+/** The path a link's token is appended to (the dashboard's route, src/web/dashboard/sign-in-link.ts). */
+export const SIGN_IN_LINK_PATH = '/dashboard/login/link';
+
+export const signInLinkUrl = (baseUrl: string, token: string) => `${baseUrl}${SIGN_IN_LINK_PATH}/${token}`;
+
+/** A new link for a merchant user; the token is returned once and stored only as its hash. */
+export async function createSignInLink(db: Db, userId: string): Promise<string> {
+  const token = randomBytes(32).toString('base64url');
+  await store.insertSignInLink(db, { tokenHash: sha256Hex(token), userId, lifetimeS: SIGN_IN_LINK_LIFETIME_S });
+  return token;
+}
+
+/** A new link for the active merchant user with this email (the CLI's `user sign-in-link`). */
+export async function createSignInLinkForEmail(db: Db, email: string): Promise<{ token: string; email: string }> {
+  const account = await sessions.findSignInAccount(db, 'merchant', email.trim());
+  if (!account) throw new SikaError('NOT_FOUND', `no active dashboard user with email ${email.trim()}`);
+  return { token: await createSignInLink(db, account.id), email: email.trim() };
+}
+
+export type RedeemResult =
+  /** session: the dashboard session token to set; secondFactor: it opens at the code step only. */
+  | { ok: true; session: string; secondFactor: boolean }
+  | { ok: false; reason: 'used' | 'expired' | 'unknown' };
+
+/** Uses a link: once, before it expires, for a user still active. */
+export async function redeemSignInLink(db: Db, token: string): Promise<RedeemResult> {
+  const tokenHash = sha256Hex(token);
+  const opened = await db.transaction(async (tx) => {
+    const link = await store.useSignInLink(tx, tokenHash);
+    if (!link) return null;
+    const session = randomBytes(32).toString('base64url');
+    await sessions.insertSession(tx, {
+      tokenHash: sha256Hex(session),
+      kind: 'merchant',
+      accountId: link.user_id,
+      csrfToken: randomBytes(24).toString('base64url'),
+      stage: link.second_factor ? 'second_factor' : 'active',
+      lifetimeS: link.second_factor ? SECOND_FACTOR_WINDOW_S : SESSION_LIFETIME_S,
+    });
+    return { ok: true as const, session, secondFactor: link.second_factor };
+  });
+  if (opened) return opened;
+  return { ok: false, reason: (await store.findSignInLinkState(db, tokenHash)) ?? 'unknown' };
+}

@@ -1,0 +1,171 @@
+// The first run (issue 19 part 1): `npm start`'s server (src/main.ts, a real child process) on an empty
+// database with a loopback BASE_URL creates a demo merchant and prints its Test key and a one-time dashboard
+// sign-in link; the key works on the API, the link signs in once (a second use gets a page saying so), a
+// restart prints nothing, and neither a non-loopback BASE_URL nor DEMO_MERCHANT=off creates anything. Each
+// run gets fresh storage: a temp data dir, or a private database on DATABASE_URL's server, where two
+// servers starting at once print one demo merchant between them.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { after, describe, it } from 'node:test';
+import { createDemoMerchantOnFirstRun } from '../src/accounts/demo-merchant.ts';
+import { storageKind } from './helpers.ts';
+import { freePort, reliabilityStorage, ROOT, type Storage } from './reliability/process-support.ts';
+
+const START_TIMEOUT_MS = 60_000;
+
+interface Started {
+  child: ChildProcess;
+  base: string;
+  stdout: () => string;
+  stop(): Promise<number | null>;
+}
+
+async function startServer(storage: Storage, env: Record<string, string> = {}): Promise<Started> {
+  const port = await freePort();
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...storage.env(), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', REDIS_URL: '', WORKERS: 'off', CHECKOUT_URL_HOST: '', ...env };
+  if (!storage.databaseUrl) delete childEnv.DATABASE_URL;
+  if (childEnv.BASE_URL === undefined) childEnv.BASE_URL = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  // Ready, and the banner (printed right after the ready line) flushed.
+  while (!stdout.includes('"msg":"Sika is ready"') || (stdout.includes('first run: demo merchant created') && !/={20,}\n\n/.test(stdout))) {
+    if (child.exitCode !== null) assert.fail(`the server exited with ${child.exitCode}: ${stderr.slice(0, 500)}`);
+    if (Date.now() > deadline) assert.fail(`the server was not ready in time: ${stderr.slice(0, 500)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    child,
+    base,
+    stdout: () => stdout,
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode;
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      return (await exited)[0] as number | null;
+    },
+  };
+}
+
+/** What the banner says, or null when there is none. */
+function banner(stdout: string) {
+  const key = /Test API key +(ak_test_\w+)/.exec(stdout)?.[1];
+  if (!key) return null;
+  const link = /Dashboard +(http:\/\/\S+\/dashboard\/login\/link\/[\w-]+)/.exec(stdout)?.[1];
+  const merchantId = /Merchant +Demo Shop, ([0-9a-f-]{36})/.exec(stdout)?.[1];
+  assert.ok(link && merchantId, `the banner names the link and the merchant:\n${stdout}`);
+  return { key, link, merchantId };
+}
+
+const cookieOf = (res: Response, name: string) =>
+  res.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0]!)
+    .find((c) => c.startsWith(`${name}=`));
+
+describe(`the first run (${storageKind})`, { timeout: 300_000 }, () => {
+  const storages: Storage[] = [];
+  const servers: Started[] = [];
+  const fresh = async () => {
+    const storage = await reliabilityStorage('first-run');
+    storages.push(storage);
+    return storage;
+  };
+  const start = async (storage: Storage, env: Record<string, string> = {}) => {
+    const server = await startServer(storage, env);
+    servers.push(server);
+    return server;
+  };
+  after(async () => {
+    for (const server of servers) await server.stop();
+    for (const storage of storages) await storage.drop();
+  });
+
+  it('on an empty database with a loopback BASE_URL: prints a demo merchant once; its key works; its link signs in once; a restart prints nothing', async () => {
+    const storage = await fresh();
+    const first = await start(storage);
+    const printed = banner(first.stdout());
+    assert.ok(printed, `no demo merchant printed:\n${first.stdout()}`);
+    // Plain text for a person, framed; the secrets never in a log line.
+    assert.match(first.stdout(), /\n={20,}\n {2}Sika is running\. This is its first run/);
+    const logLines = first.stdout().split('\n').filter((line) => line.startsWith('{'));
+    assert.ok(logLines.some((line) => line.includes('first run: demo merchant created') && line.includes(printed.merchantId)));
+    assert.ok(!logLines.some((line) => line.includes(printed.key) || line.includes(printed.link.split('/').pop()!)), 'a secret reached the logs');
+    assert.ok(printed.link.startsWith(`${first.base}/dashboard/login/link/`), printed.link);
+
+    const created = await fetch(`${first.base}/api/v1/sessions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${printed.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ amount_minor: 1500, invoice_ref: 'INV-FIRST-RUN' }),
+    });
+    assert.equal(created.status, 201, await created.clone().text());
+    const session = (await created.json()) as { id: string };
+
+    // The link: a dashboard session, then the dashboard of the demo merchant with its session.
+    const signIn = await fetch(printed.link, { redirect: 'manual' });
+    assert.equal(signIn.status, 303);
+    assert.equal(signIn.headers.get('location'), '/dashboard');
+    const cookie = cookieOf(signIn, 'sika_dashboard');
+    assert.ok(cookie, 'the link sets the dashboard session cookie');
+    const home = await fetch(`${first.base}/dashboard`, { headers: { cookie }, redirect: 'manual' });
+    assert.equal(home.status, 200);
+    const page = await home.text();
+    assert.match(page, /<h1>Demo Shop<\/h1>/);
+    assert.ok(page.includes(session.id), 'the dashboard lists the session made with the key');
+
+    // Once only: the second use is a page that says so and how to get another.
+    const again = await fetch(printed.link, { redirect: 'manual' });
+    assert.equal(again.status, 410);
+    assert.equal(cookieOf(again, 'sika_dashboard'), undefined);
+    const refusal = await again.text();
+    assert.match(refusal, /role="alert">This sign-in link was used already/);
+    assert.match(refusal, /sika user sign-in-link --email/);
+    const forged = await fetch(`${printed.link.slice(0, -4)}AAAA`, { redirect: 'manual' });
+    assert.equal(forged.status, 404);
+    assert.match(await forged.text(), /not valid/);
+
+    assert.equal(await first.stop(), 0);
+    const second = await start(storage);
+    assert.equal(banner(second.stdout()), null, `a restart printed a demo merchant again:\n${second.stdout()}`);
+    assert.doesNotMatch(second.stdout(), /first run/);
+    // The first key still works after the restart.
+    const read = await fetch(`${second.base}/api/v1/sessions/${session.id}`, { headers: { authorization: `Bearer ${printed.key}` } });
+    assert.equal(read.status, 200);
+    assert.equal(await second.stop(), 0);
+    const merchants = await storage.with((db) => db.query<{ n: number }>('SELECT count(*)::int AS n FROM merchants'));
+    assert.equal(merchants[0]!.n, 1);
+  });
+
+  it('a non-loopback BASE_URL, or DEMO_MERCHANT=off, creates nothing and prints nothing', async () => {
+    for (const env of [{ BASE_URL: 'http://sika.first-run.test' }, { DEMO_MERCHANT: 'off' }] as Record<string, string>[]) {
+      const storage = await fresh();
+      const server = await start(storage, env);
+      assert.equal(banner(server.stdout()), null, `${JSON.stringify(env)} printed a demo merchant`);
+      assert.equal(await server.stop(), 0);
+      const counts = await storage.with((db) => db.query<{ merchants: number; links: number }>('SELECT (SELECT count(*)::int FROM merchants) AS merchants, (SELECT count(*)::int FROM sign_in_links) AS links'));
+      assert.deepEqual(counts[0], { merchants: 0, links: 0 }, JSON.stringify(env));
+    }
+  });
+
+  it('two first runs at once on one database make one demo merchant', async () => {
+    const storage = await fresh();
+    if (storage.kind === 'postgres') {
+      // Two servers starting together: one banner between them.
+      const [a, b] = await Promise.all([start(storage), start(storage)]);
+      const printed = [banner(a.stdout()), banner(b.stdout())].filter((x) => x !== null);
+      assert.equal(printed.length, 1, `banners: ${printed.length}`);
+      await Promise.all([a.stop(), b.stop()]);
+    } else {
+      // One process holds an embedded data dir: two first runs at once in it.
+      const outcomes = await storage.with((db) => Promise.all([createDemoMerchantOnFirstRun(db), createDemoMerchantOnFirstRun(db), createDemoMerchantOnFirstRun(db)]));
+      assert.equal(outcomes.filter((x) => x !== null).length, 1);
+    }
+    const merchants = await storage.with((db) => db.query<{ n: number }>('SELECT count(*)::int AS n FROM merchants'));
+    assert.equal(merchants[0]!.n, 1);
+  });
+});
