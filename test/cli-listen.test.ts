@@ -245,6 +245,31 @@ describe(`sika listen (${storageKind})`, () => {
     }
   });
 
+  it('reports a receiver that does not answer in time', { timeout: 60_000 }, async () => {
+    const m = await t.merchant();
+    const held: import('node:http').ServerResponse[] = [];
+    const silent = createHttpServer((_req, res) => void held.push(res));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const stop = new AbortController();
+    const out: string[] = [];
+    const deliveries: Delivery[] = [];
+    const forwardTo = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/hooks`;
+    const running = listen({ target: { apiKey: m.test_api_key, baseUrl }, forwardTo, secret: newSecret(), types: ['checkout.session.pending'], deliveryTimeoutMs: 300, signal: stop.signal, out: (l) => out.push(l), err: () => {}, onDelivery: (d) => deliveries.push(d) });
+    try {
+      await waitFor('listen to connect', () => out.some((line) => line.startsWith('Ready!')));
+      await trigger({ apiKey: m.test_api_key, baseUrl }, 'checkout.session.pending', {});
+      await waitFor('the delivery try', () => deliveries.length >= 1);
+      assert.equal(deliveries[0]!.error, 'timed out after 0.3 s');
+      assert.ok(deliveries[0]!.latencyMs >= 290, String(deliveries[0]!.latencyMs));
+      assert.ok(out.some((line) => /checkout\.session\.pending\s+evt_\S+ {2}-> error: timed out after 0\.3 s/.test(line)), out.join('\n'));
+    } finally {
+      stop.abort();
+      await running;
+      for (const res of held) res.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+
   it('stops with the server’s reason when the key is unknown', async () => {
     const stop = new AbortController();
     await assert.rejects(
@@ -297,6 +322,42 @@ describe(`sika listen (${storageKind})`, () => {
     const help = await run(['listen', '--help']);
     assert.equal(help.code, 0);
     assert.equal(help.stdout.trim(), LISTEN_HELP);
+  });
+});
+
+describe('sika listen against a stream that repeats itself', () => {
+  // The real stream never repeats an event after Last-Event-ID; this stand-in does, to show listen drops
+  // the repeat (its bounded set of delivered ids) and resumes from the last id, an id-only one included.
+  it('sends Last-Event-ID on reconnect and delivers an event the server sends again only once', { timeout: 30_000 }, async () => {
+    const secret = newSecret();
+    const hooks = await receiver(() => secret);
+    const body = (id: string) => JSON.stringify({ id, type: 'checkout.session.completed', version: 1, data: { session: { id: `cs_${id}` } } });
+    const lastIds: (string | undefined)[] = [];
+    const sse = createHttpServer((req, res) => {
+      lastIds.push(req.headers['last-event-id'] as string | undefined);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      if (lastIds.length === 1) {
+        res.write(`retry: 1000\nid: 1.\n\nid: 2.evt_a\ndata: ${body('evt_a')}\n\nid: 3.evt_b\ndata: ${body('evt_b')}\n\nid: 4.\n\n`);
+        setTimeout(() => res.destroy(), 100);
+      } else {
+        res.write(`id: 3.evt_b\ndata: ${body('evt_b')}\n\nid: 5.evt_c\ndata: ${body('evt_c')}\n\n`);
+      }
+    });
+    await new Promise<void>((resolve) => sse.listen(0, '127.0.0.1', resolve));
+    const stop = new AbortController();
+    const running = listen({ target: { apiKey: 'ak_test_standin', baseUrl: `http://127.0.0.1:${(sse.address() as AddressInfo).port}` }, forwardTo: hooks.url, secret, types: [], signal: stop.signal, out: () => {}, err: () => {} });
+    try {
+      await waitFor('three deliveries', () => hooks.received.length >= 3);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.deepEqual(hooks.received.map((r) => r.id), ['evt_a', 'evt_b', 'evt_c']);
+      assert.deepEqual(lastIds.slice(0, 2), [undefined, '4.']);
+    } finally {
+      stop.abort();
+      await running;
+      sse.closeAllConnections();
+      await new Promise<void>((resolve) => sse.close(() => resolve()));
+      await hooks.close();
+    }
   });
 });
 

@@ -63,6 +63,8 @@ export interface ListenOptions {
   /** Where lines go: deliveries to out, connection news to err. */
   out?: (line: string) => void;
   err?: (line: string) => void;
+  /** How long a delivery may take (default LISTEN_DELIVERY_TIMEOUT_MS). */
+  deliveryTimeoutMs?: number;
   /** Called once per event delivered (or tried), after its line is printed. */
   onDelivery?: (delivery: Delivery) => void;
 }
@@ -313,6 +315,7 @@ async function handle(event: StreamEvent, options: ListenOptions, delivered: Rec
   if (delivered.has(eventId)) return event.id;
   const type = typeof parsed.type === 'string' ? parsed.type : (event.event ?? 'event');
   const delivery = await deliver(options, eventId, event.data);
+  if (delivery.status === null && options.signal.aborted) return null; // stopped mid-delivery: not handled
   delivered.add(eventId);
   const answer = delivery.status !== null ? `${delivery.status}` : `error: ${delivery.error}`;
   out(`${clock()}  ${type.padEnd(28)}  ${eventId}  -> ${answer} (${delivery.latencyMs} ms)`);
@@ -327,6 +330,7 @@ async function handle(event: StreamEvent, options: ListenOptions, delivered: Rec
 /** POSTs the exact body with Standard Webhooks headers; the receiver's status, or why there was none. */
 async function deliver(options: ListenOptions, eventId: string, body: string): Promise<{ status: number | null; error: string | null; latencyMs: number; body: string }> {
   const timestampS = Math.floor(Date.now() / 1000);
+  const timeoutMs = options.deliveryTimeoutMs ?? LISTEN_DELIVERY_TIMEOUT_MS;
   const started = performance.now();
   try {
     const res = await fetch(options.forwardTo, {
@@ -340,13 +344,13 @@ async function deliver(options: ListenOptions, eventId: string, body: string): P
       },
       body,
       redirect: 'manual',
-      signal: AbortSignal.any([AbortSignal.timeout(LISTEN_DELIVERY_TIMEOUT_MS), options.signal]),
+      signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), options.signal]),
     });
     const answer = await res.text().catch(() => '');
     return { status: res.status, error: null, latencyMs: Math.round(performance.now() - started), body: answer.slice(0, ANSWER_EXCERPT_LENGTH_MAX) };
   } catch (error) {
     const latencyMs = Math.round(performance.now() - started);
-    const problem = error instanceof Error && error.name === 'TimeoutError' ? `timed out after ${LISTEN_DELIVERY_TIMEOUT_MS / 1000} s` : networkProblem(error);
+    const problem = error instanceof Error && error.name === 'TimeoutError' ? `timed out after ${timeoutMs / 1000} s` : networkProblem(error);
     return { status: null, error: problem, latencyMs, body: '' };
   }
 }
