@@ -154,7 +154,7 @@ sika.balance.retrieve().then((balance) => {
 `;
 
 const TYPED_TS = `
-import { Sika, SikaError, type SikaEvent, type RequestBody } from '@sika/node';
+import { Sika, SikaError, type SikaEvent, type RequestBody, type ResponseBody } from '@sika/node';
 
 const sika = new Sika({ apiKey: 'ak_test_x', baseUrl: 'http://127.0.0.1:3000', maxRetries: 3, timeoutMs: 10_000 });
 
@@ -174,13 +174,17 @@ export async function main(): Promise<number> {
   const status: string | undefined = data?.status;
   for await (const s of sika.paginate(sika.sessions.list, { status: 'success' })) console.log(s.id, status);
   for await (const p of sika.payouts.listAll()) console.log(p.id);
+  const payout: ResponseBody<'/api/v1/payouts', 'post'> = await sika.payouts.create({ recipient_id: 'rcp_1', amount_minor: 100, client_reference: 'c-1' });
+  const again: ResponseBody<'/api/v1/payouts/{payout_id}', 'get'> = await sika.payouts.retrieve(payout.id);
+  // @ts-expect-error a payout's amount is a number
+  const wrong: string = again.amount_minor;
   const event: SikaEvent = Sika.webhooks.verify('{}', { 'webhook-id': 'x' }, 'whsec_x');
   try {
     await sika.payouts.retrieve('po_1');
   } catch (caught) {
     if (caught instanceof SikaError) return caught.status + caught.code.length + (caught.requestId ?? '').length;
   }
-  return amount + event.id.length;
+  return amount + event.id.length + wrong.length;
 }
 `;
 

@@ -3,13 +3,13 @@
 import * as openapiFetch from 'openapi-fetch';
 import type { Client } from 'openapi-fetch';
 import { SikaError } from './errors.js';
-import type { paths } from './generated/schema.js';
+import type { components, operations, paths } from './generated/schema.js';
 import { paginate, type CursorPage } from './paging.js';
 import { retryingFetch } from './retry.js';
 import { VERSION } from './version.js';
 import { webhooks } from './webhooks.js';
 
-export type { paths };
+export type { components, operations, paths };
 
 export const DEFAULT_MAX_RETRIES = 2;
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -38,6 +38,14 @@ type Json<T> = T extends { content: { 'application/json': infer B } } ? B : neve
 export type RequestBody<P extends keyof paths> = paths[P] extends { post: { requestBody?: infer R } } ? Json<NonNullable<R>> : never;
 /** The query of a path's GET. */
 export type Query<P extends keyof paths> = paths[P] extends { get: { parameters: { query?: infer Q } } } ? NonNullable<Q> : never;
+/** The JSON a path's method answers with on success (200, else 201), e.g. `ResponseBody<'/api/v1/payouts', 'post'>`. */
+export type ResponseBody<P extends keyof paths, M extends 'get' | 'post' | 'delete'> = paths[P] extends { [K in M]: { responses: infer R } }
+  ? R extends { 200: infer A }
+    ? Json<A>
+    : R extends { 201: infer A }
+      ? Json<A>
+      : never
+  : never;
 /** The JSON a path's GET answers with 200. */
 export type GetResponse<P extends keyof paths> = paths[P] extends { get: { responses: { 200: infer R } } } ? Json<R> : never;
 
@@ -63,8 +71,8 @@ function init(options: RequestOptions = {}): { headers?: Record<string, string>;
 
 export class Sika {
   /** Webhook verification, also reachable without a client: `Sika.webhooks.verify(rawBody, headers, secret)`. */
-  static readonly webhooks = webhooks;
-  readonly webhooks = webhooks;
+  static readonly webhooks: typeof webhooks = webhooks;
+  readonly webhooks: typeof webhooks = webhooks;
   /** The typed client of every path: `await sika.api.GET('/api/v1/sessions/{reference}', { params: { path: { reference } } })`. */
   readonly api: Client<paths, 'application/json'>;
 

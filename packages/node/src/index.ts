@@ -1,5 +1,5 @@
 // @sika/node: a client for the Sika API (typed from its OpenAPI document) and webhook verification.
-export { Sika, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, type SikaOptions, type RequestOptions, type RequestBody, type Query, type GetResponse, type paths } from './client.js';
+export { Sika, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, type SikaOptions, type RequestOptions, type RequestBody, type Query, type GetResponse, type ResponseBody, type components, type operations, type paths } from './client.js';
 export { SikaError, type ErrorEnvelope } from './errors.js';
 export { paginate, type CursorPage } from './paging.js';
 export { RETRY_AFTER_MAX_MS, retryAfterMs } from './retry.js';
