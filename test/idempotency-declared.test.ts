@@ -19,6 +19,8 @@ const IDEMPOTENT_ROUTES = [
   'POST /api/v1/test/payment-attempts/:reference/simulate',
   'POST /api/v1/refunds',
   'POST /api/v1/test/refunds/:id/simulate',
+  'POST /api/v1/events/:id/replay',
+  'POST /api/v1/events/replay',
 ];
 /** What a routes file must not call: the idempotency plumbing runs from the hook alone. */
 const BY_HAND = ['idempotencyKeyOf', 'requestHash', 'runIdempotent', 'insertOnce', 'sendOutcome'];

@@ -5,7 +5,8 @@ import type { Queryable } from '../db/index.ts';
 import * as store from './store.ts';
 
 export interface Actor {
-  type: 'operator' | 'user' | 'system';
+  /** api_key: a merchant's API request (id: the key's id), e.g. an event replay (migration 026). */
+  type: 'operator' | 'user' | 'system' | 'api_key';
   id: string;
   email: string | null;
 }

@@ -121,6 +121,13 @@ interface StartSnapshot {
 
 type Principal = Pick<ApiPrincipal, 'merchantId' | 'environment' | 'apiKeyId'>;
 
+/** The stream is for Test keys only: 403 for a Live key. */
+export function assertStreamAllowed(principal: Pick<ApiPrincipal, 'environment'>): void {
+  if (principal.environment !== 'test') {
+    throw errors.forbidden('The event stream is for Test keys only (sika listen forwards Test events to a local server); Live events reach you by webhook, and GET /api/v1/events lists them.');
+  }
+}
+
 /** The open streams of one app: opened by the route, all ended (and their last polls awaited) by closeAll. */
 export class EventStreams {
   private readonly open = new Set<OpenStream>();
@@ -141,9 +148,7 @@ export class EventStreams {
 
   /** A new stream's body (SSE text); refusals (Live key, too many streams, shutting down) throw before anything is sent. */
   async start(principal: Principal, request: StreamRequest): Promise<Readable> {
-    if (principal.environment !== 'test') {
-      throw errors.forbidden('The event stream is for Test keys only (sika listen forwards Test events to a local server); Live events reach you by webhook, and GET /api/v1/events lists them.');
-    }
+    assertStreamAllowed(principal);
     if (this.closing) throw errors.unavailable('The server is shutting down; reconnect shortly.');
     const count = this.perKey.get(principal.apiKeyId) ?? 0;
     if (count >= this.options.perKeyMax) {

@@ -92,6 +92,8 @@ interface Operation {
   body: Schema | null;
   documented: Set<number>;
   secured: boolean;
+  /** A stream (text/event-stream) never ends, so inject() cannot read it: test/events-api.test.ts covers it over HTTP. */
+  streaming: boolean;
 }
 
 function operationsOf(doc: OpenApiDoc): Operation[] {
@@ -112,6 +114,7 @@ function operationsOf(doc: OpenApiDoc): Operation[] {
         body: bodySchema,
         documented: new Set(Object.keys(raw.responses ?? {}).map(Number)),
         secured: (raw.security ?? []).some((s) => 'apiKey' in s),
+        streaming: JSON.stringify(raw.responses?.['200'] ?? {}).includes('text/event-stream'),
       });
     }
   }
@@ -975,8 +978,9 @@ describe(`fuzz: requests generated from /openapi.json (${storageKind})`, () => {
   });
 
   it(`at least ${REQUESTS_MIN.toLocaleString('en')} generated requests over every documented operation: no 5xx, every error in the envelope`, async () => {
-    const runs = Math.ceil(REQUESTS_MIN / operations.length);
-    for (const [index, operation] of operations.entries()) {
+    const fuzzed = operations.filter((operation) => !operation.streaming);
+    const runs = Math.ceil(REQUESTS_MIN / fuzzed.length);
+    for (const [index, operation] of fuzzed.entries()) {
       const property = fc.asyncProperty(requestsFor(operation), async (request) => check(operation, request, await send(request)));
       await fc.assert(property, { numRuns: runs, seed: SEED + index, endOnFailure: !SHRINK, includeErrorInReport: true });
     }

@@ -107,6 +107,7 @@ const KEY_ROUTES: Record<string, KeyRoute> = {
     liveKeyStatus: { status: 403, code: 'FORBIDDEN' },
   },
   'GET /api/v1/events/:id': { request: (o) => ({ url: `/api/v1/events/${o.event}` }) },
+  'POST /api/v1/events/:id/replay': { request: (o) => ({ url: `/api/v1/events/${o.event}/replay` }) },
   'GET /api/v1/payouts/:payout_id': { request: (o) => ({ url: `/api/v1/payouts/${o.payout}` }) },
   'POST /api/v1/payouts/:payout_id/cancel': { request: (o) => ({ url: `/api/v1/payouts/${o.payout}/cancel`, body: { reason: 'isolation check' } }) },
   'GET /api/v1/payouts/:payout_id/receipt': { request: (o) => ({ url: `/api/v1/payouts/${o.payout}/receipt` }) },
