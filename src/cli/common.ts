@@ -128,7 +128,7 @@ export function parseCommand(spec: CommandSpec, args: string[]): { values: Recor
       const option = /'([^']+)'/.exec(message)?.[1] ?? '';
       const name = option.replace(/^-+/, '').split('=')[0]!;
       const guess = closest(name, Object.keys(spec.options));
-      throw new UsageError(`unknown option ${option} for sika ${spec.name}${guess ? `; did you mean --${guess}?` : ''} ${see}`, spec.name);
+      throw new UsageError(`unknown option ${option} for sika ${spec.name}${guess ? `; did you mean --${guess}?` : '.'} ${see}`, spec.name);
     }
     if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
       const option = /'(-[^' ]+)/.exec(message)?.[1] ?? '';
