@@ -179,6 +179,10 @@ export async function main(): Promise<number> {
   // @ts-expect-error a payout's amount is a number
   const wrong: string = again.amount_minor;
   const event: SikaEvent = Sika.webhooks.verify('{}', { 'webhook-id': 'x' }, 'whsec_x');
+  const hook = Sika.webhooks.verify('{}', new Headers(), 'whsec_x');
+  if (hook.type === 'checkout.session.completed') console.log(hook.data.session.amount_minor.toFixed(0));
+  // @ts-expect-error not an event type of the document
+  if (hook.type === 'checkout.session.nope') console.log(hook.id);
   try {
     await sika.payouts.retrieve('po_1');
   } catch (caught) {

@@ -4,4 +4,4 @@ export { SikaError, type ErrorEnvelope } from './errors.js';
 export { paginate, type CursorPage } from './paging.js';
 export { RETRY_AFTER_MAX_MS, retryAfterMs } from './retry.js';
 export { VERSION } from './version.js';
-export { webhooks, WebhookVerificationError, type SikaEvent, type WebhookHeaders } from './webhooks.js';
+export { webhooks, WebhookVerificationError, type SikaEvent, type WebhookEvent, type WebhookHeaders } from './webhooks.js';

@@ -1,11 +1,20 @@
 // Verifying Sika's webhooks (Standard Webhooks: HMAC-SHA256 over `id.timestamp.body` with the endpoint's
 // `whsec_` secret, five minutes of tolerance) with the standardwebhooks package.
 import { Webhook, WebhookVerificationError as StandardWebhookVerificationError } from 'standardwebhooks';
-import type { paths } from './generated/schema.js';
+import type { paths, webhooks as documentedWebhooks } from './generated/schema.js';
 
 type EventList = paths['/api/v1/events']['get']['responses'][200]['content']['application/json'];
-/** An event as the API lists it and as webhooks carry it: `{ id, type, created_at, environment, livemode, data }`. */
-export type SikaEvent = EventList extends { data: (infer E)[] } ? E : never;
+/** An event as the API lists it: `{ id, type, created_at, environment, livemode, data }`. */
+export type SikaEvent = EventList extends { data: (infer E)[] } ? E : { id: string; type: string; data: unknown };
+
+type WebhookBodies = {
+  [K in keyof documentedWebhooks]: documentedWebhooks[K] extends { post: { requestBody: { content: { 'application/json': infer B } } } } ? B : never;
+}[keyof documentedWebhooks];
+/**
+ * What a webhook carries: one type per event type of the OpenAPI document's `webhooks`, told apart by
+ * `type` (`if (event.type === 'checkout.session.completed') event.data.session...`).
+ */
+export type WebhookEvent = [WebhookBodies] extends [never] ? SikaEvent : WebhookBodies;
 
 /** The request headers as Node (IncomingMessage.headers, Express, Fastify) or fetch (Headers) give them. */
 export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;
@@ -43,7 +52,7 @@ export const webhooks = {
    * Pass the raw body exactly as received (a string, Buffer or Uint8Array, never re-serialised JSON), the request's
    * headers and the endpoint's secret (`whsec_...`).
    */
-  verify<Event = SikaEvent>(rawBody: string | Uint8Array, headers: WebhookHeaders, secret: string): Event {
+  verify<Event = WebhookEvent>(rawBody: string | Uint8Array, headers: WebhookHeaders, secret: string): Event {
     const body = typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength).toString('utf8');
     let event: unknown;
     try {
