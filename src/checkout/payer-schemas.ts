@@ -10,6 +10,7 @@ const SessionStatusSchema = StringEnum(SESSION_STATUSES);
 const AttemptStatusSchema = StringEnum(ATTEMPT_STATUSES, { description: 'pending until the provider decides; paid, failed, expired, cancelled, reversed, or held for review (manual_review, amount_mismatch).' });
 
 /** The payer API's field bounds, in characters. */
+const RAIL_FIELD_LENGTH_MAX = 32;
 const OPERATOR_FIELD_LENGTH_MAX = 16;
 const PHONE_FIELD_LENGTH_MAX = 32;
 const ACCOUNT_NAME_LENGTH_MAX = 200;
@@ -72,7 +73,9 @@ export const CheckoutQuote = Type.Object(
 
 export const AttemptBody = Type.Object(
   {
-    rail: StringEnum(railIds(), { description: `The payment method: ${railList()}.` }),
+    // A string, not an enum: rails can be registered at run time (registry.ts, registerRail) and the service
+    // checks the registry as it is then (unknown: 400 INVALID_ARGUMENT on rail, as an enum would answer).
+    rail: Type.String({ maxLength: RAIL_FIELD_LENGTH_MAX, description: `The payment method: ${railList()}.`, examples: railIds() }),
     amount_minor: Type.Integer({ minimum: 1, description: 'The quoted total for the rail.' }),
     operator: Type.Optional(
       Type.String({ maxLength: OPERATOR_FIELD_LENGTH_MAX, description: `The Mobile Money network, one of ${MOMO_NETWORKS.join(', ')}: required for momo, ignored for other rails (so not an enum here).`, examples: [...MOMO_NETWORKS] }),

@@ -70,10 +70,10 @@ export function described<T extends TSchema>(schema: T, description: string): TS
   return { ...schema, description };
 }
 
-/** A file download in the OpenAPI document (the payload is a Buffer, sent as it is). */
-export const fileResponse = (contentType: string, description: string) => ({
+/** A file download in the OpenAPI document (the payload is a Buffer, sent as it is), in one of its content types. */
+export const fileResponse = (contentTypes: string | readonly string[], description: string) => ({
   description,
-  content: { [contentType]: { schema: { type: 'string', format: 'binary' } } },
+  content: Object.fromEntries([contentTypes].flat().map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
 });
 
 export const IdempotencyHeaders = Type.Object({

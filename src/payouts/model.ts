@@ -88,6 +88,8 @@ export const DEFAULT_DAILY_LIMIT_MINOR = 20_000_000; // GHS 200,000
 export const QUOTE_LIFETIME_S = 900;
 
 export const EVIDENCE_BYTES_MAX = 5 * 1024 * 1024;
+/** What an evidence file may be, judged by its content (evidence.ts; the evidence table's CHECK). */
+export const EVIDENCE_CONTENT_TYPES = ['application/pdf', 'image/png', 'image/jpeg'] as const;
 /** An evidence file's name is kept to this many characters. */
 export const EVIDENCE_FILENAME_LENGTH_MAX = 200;
 

@@ -11,6 +11,7 @@ import { described, errorResponses, fileResponse } from '../http/schemas.ts';
 import { createPayout } from './create.ts';
 import { addEvidence, receiptPdf } from './evidence.ts';
 import { cancelPayout } from './lifecycle.ts';
+import { EVIDENCE_CONTENT_TYPES } from './model.ts';
 import { toPayoutResponse, toRecipientResponse } from './presenters.ts';
 import * as queries from './queries.ts';
 import { capabilities, getBalance, quote } from './quotes.ts';
@@ -222,7 +223,7 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
         security,
         summary: 'Download an evidence file',
         params: EvidenceParams,
-        response: { 200: fileResponse('*/*', 'The file, with the content type it was uploaded with'), ...errorResponses(401, 404, 429) },
+        response: { 200: fileResponse(EVIDENCE_CONTENT_TYPES, 'The file, in its content type'), ...errorResponses(401, 404, 429) },
       },
     },
     async (request, reply) => {

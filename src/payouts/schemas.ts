@@ -9,6 +9,7 @@ import {
   CANCEL_REASON_LENGTH_MAX,
   CLIENT_REFERENCE_LENGTH_MAX,
   EVIDENCE_BYTES_MAX,
+  EVIDENCE_CONTENT_TYPES,
   NOTES_LENGTH_MAX,
   PAYOUT_AMOUNT_MAX_MINOR,
   PAYOUT_CURRENCY,
@@ -114,7 +115,7 @@ export const PayoutRecipient = Type.Object(
 export const Evidence = Type.Object(
   {
     id: Type.String({ description: 'evd_...; download it at /api/v1/payouts/{payout_id}/evidence/{id}.' }),
-    content_type: Type.String({ description: 'application/pdf, image/png or image/jpeg (judged by the content).' }),
+    content_type: StringEnum(EVIDENCE_CONTENT_TYPES, { description: 'Judged by the content.' }),
     size_bytes: Type.Integer(),
     filename: Type.Union([Type.String(), Type.Null()]),
     created_at: DateTime,
@@ -127,7 +128,7 @@ export const EvidenceUploaded = Type.Object(
     id: Type.String(),
     object: Type.Literal('evidence'),
     payout_id: Type.String(),
-    content_type: Type.String({ description: 'application/pdf, image/png or image/jpeg (judged by the content).' }),
+    content_type: StringEnum(EVIDENCE_CONTENT_TYPES, { description: 'Judged by the content.' }),
     size_bytes: Type.Integer(),
     filename: Type.Union([Type.String(), Type.Null()]),
   },
@@ -139,7 +140,7 @@ export const EvidenceUploadBody = {
   type: 'object',
   required: ['file'],
   properties: {
-    file: { type: 'string', format: 'binary', contentMediaType: 'application/octet-stream', description: `PDF, PNG or JPEG (judged by the content), at most ${EVIDENCE_BYTES_MAX} bytes.` },
+    file: { type: 'string', format: 'binary', contentMediaType: 'application/octet-stream', description: `${EVIDENCE_CONTENT_TYPES.join(', ')} (judged by the content), at most ${EVIDENCE_BYTES_MAX} bytes.` },
   },
 };
 
