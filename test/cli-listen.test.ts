@@ -278,11 +278,11 @@ describe(`sika listen (${storageKind})`, () => {
     );
   });
 
-  it('as `sika listen`: prints a new signing secret that verifies, forwards, and exits 0 on SIGINT', { timeout: 60_000 }, async () => {
+  it('as `sika listen`: prints a new signing secret that verifies, forwards (--print-json shows bodies and answers), and exits 0 on SIGINT', { timeout: 60_000 }, async () => {
     const m = await t.merchant();
     let secret = '';
     const hooks = await receiver(() => secret);
-    const child = spawn(process.execPath, ['bin/sika.mjs', 'listen', '--forward-to', hooks.url], {
+    const child = spawn(process.execPath, ['bin/sika.mjs', 'listen', '--forward-to', hooks.url, '--print-json'], {
       cwd: ROOT,
       env: { ...process.env, SIKA_API_KEY: m.test_api_key, SIKA_BASE_URL: baseUrl, SIKA_WEBHOOK_SECRET: '' },
     });
@@ -296,6 +296,10 @@ describe(`sika listen (${storageKind})`, () => {
       await waitFor('two deliveries', () => hooks.received.length >= 2);
       assert.deepEqual(hooks.refused, []);
       await waitFor('the delivery lines', () => (stdout.match(/-> 200 \(/g) ?? []).length >= 2);
+      // --print-json: each body as delivered, then the receiver's answer.
+      const completed = hooks.received.find((r) => r.type === 'checkout.session.completed')!;
+      assert.ok(stdout.split('\n').includes(completed.raw), stdout);
+      assert.ok(stdout.split('\n').includes('<- ok'), stdout);
       child.kill('SIGINT');
       assert.equal(await exited, 0);
       assert.match(stdout, /Stopped\.\n$/);
