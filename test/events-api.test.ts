@@ -492,6 +492,11 @@ describe(`events API: deliveries, replays, stream (${storageKind})`, () => {
       assertErrorEnvelope(await call(t, 'GET', '/api/v1/events/stream', { key: m.test_api_key, query: { after: '99999999999999999999.evt_x' } }), 400, 'INVALID_ARGUMENT');
       assertErrorEnvelope(await call(t, 'GET', '/api/v1/events/stream', { key: m.test_api_key, query: { types: 'a,,b' } }), 400, 'INVALID_ARGUMENT');
       assertErrorEnvelope(await call(t, 'GET', '/api/v1/events/stream', {}), 401, 'UNAUTHORIZED');
+      // HEAD answers the headers and ends (no stream); a Live key is refused there too.
+      const head = await t.app.inject({ method: 'HEAD', url: '/api/v1/events/stream', headers: { authorization: `Bearer ${m.test_api_key}` } });
+      assert.equal(head.statusCode, 200);
+      assert.match(String(head.headers['content-type']), /^text\/event-stream/);
+      assert.equal((await t.app.inject({ method: 'HEAD', url: '/api/v1/events/stream', headers: { authorization: `Bearer ${m.live_api_key}` } })).statusCode, 403);
 
       const open: SseClient[] = [];
       for (let i = 0; i < EVENT_STREAMS_PER_KEY_MAX; i++) open.push(await connected(base, m.test_api_key));

@@ -250,7 +250,6 @@ export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<
         security: [{ apiKey: [] }],
         querystring: StreamQuery,
         headers: StreamHeaders,
-        produces: ['text/event-stream'],
         response: {
           200: {
             description: 'The stream: `retry:` and the starting `id:` first, then one message per event (id, event, data), heartbeat comments, and id-only messages when the cursor passes filtered-out events.',
