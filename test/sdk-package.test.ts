@@ -108,6 +108,7 @@ const payoutIds = [];
 for await (const p of sika.payouts.listAll()) payoutIds.push(p.id);
 const balance = await sika.balance.retrieve();
 const events = await sika.events.list({ object_id: session.id });
+const replay = await sika.events.replay(events.data[0].id);
 
 let notFound = null;
 try {
@@ -118,7 +119,7 @@ try {
 
 console.log(JSON.stringify({
   session, replayed, replayedAgain, attempt, simulated, paid, successIds, recipient, payout, payoutAgain, payoutIds, balance,
-  events: events.data, notFound,
+  events: events.data, replay, notFound,
 }));
 `;
 
@@ -273,6 +274,10 @@ describe(`@sika/node: the packed tarball in a scratch project against this serve
     assert.equal((out.payoutAgain as { id: string }).id, payout.id);
     assert.deepEqual(out.payoutIds, [payout.id]);
     assert.ok((out.events as { type: string }[]).some((event) => event.type === 'checkout.session.completed'), JSON.stringify(out.events));
+    const replay = out.replay as { object: string; event_id: string; deliveries_queued: number };
+    assert.equal(replay.object, 'event_replay');
+    assert.equal(replay.event_id, (out.events as { id: string }[])[0]!.id);
+    assert.equal(replay.deliveries_queued, 1, 'queued again for the merchant\'s Test endpoint');
     assert.deepEqual({ ...(out.notFound as Record<string, unknown>), requestId: typeof (out.notFound as { requestId: unknown }).requestId }, {
       isSikaError: true,
       name: 'SikaError',

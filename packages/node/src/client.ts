@@ -38,13 +38,15 @@ type Json<T> = T extends { content: { 'application/json': infer B } } ? B : neve
 export type RequestBody<P extends keyof paths> = paths[P] extends { post: { requestBody?: infer R } } ? Json<NonNullable<R>> : never;
 /** The query of a path's GET. */
 export type Query<P extends keyof paths> = paths[P] extends { get: { parameters: { query?: infer Q } } } ? NonNullable<Q> : never;
-/** The JSON a path's method answers with on success (200, else 201), e.g. `ResponseBody<'/api/v1/payouts', 'post'>`. */
+/** The JSON a path's method answers with on success (200, else 201, else 202), e.g. `ResponseBody<'/api/v1/payouts', 'post'>`. */
 export type ResponseBody<P extends keyof paths, M extends 'get' | 'post' | 'delete'> = paths[P] extends { [K in M]: { responses: infer R } }
   ? R extends { 200: infer A }
     ? Json<A>
     : R extends { 201: infer A }
       ? Json<A>
-      : never
+      : R extends { 202: infer A }
+        ? Json<A>
+        : never
   : never;
 /** The JSON a path's GET answers with 200. */
 export type GetResponse<P extends keyof paths> = paths[P] extends { get: { responses: { 200: infer R } } } ? Json<R> : never;
@@ -113,6 +115,10 @@ export class Sika {
     retrieve: (id: string, options?: RequestOptions) => unwrap(this.api.GET('/api/v1/events/{id}', { params: { path: { id } }, ...init(options) })),
     list: (query?: Query<'/api/v1/events'>, options?: RequestOptions) => unwrap(this.api.GET('/api/v1/events', { params: { query }, ...init(options) })),
     listAll: (query?: Omit<Query<'/api/v1/events'>, 'starting_after'>) => paginate(this.events.list, query),
+    /** Sends the event again to the endpoint it went to (202: queued). */
+    replay: (id: string, options?: RequestOptions) => unwrap(this.api.POST('/api/v1/events/{id}/replay', { params: { path: { id } }, ...init(options) })),
+    /** Sends again the events of a time range (by default only those whose delivery failed). */
+    replayRange: (body: RequestBody<'/api/v1/events/replay'>, options?: RequestOptions) => unwrap(this.api.POST('/api/v1/events/replay', { body, ...init(options) })),
   };
 
   readonly recipients = {
