@@ -12,7 +12,7 @@ import { DeliveryWorker, defaultDeliveryOptions } from '../src/events/delivery.t
 import { emitEvent, eventPayload, type EventPayload } from '../src/events/outbox.ts';
 import { eventCtes } from '../src/events/outbox-store.ts';
 import { EVENT_REPLAY_INTERVAL_S, EVENT_REPLAY_RANGE_DAYS_MAX, EVENT_REPLAY_ROWS_MAX } from '../src/events/replay.ts';
-import { EVENT_STREAMS_PER_KEY_MAX } from '../src/events/stream.ts';
+import { EVENT_STREAMS_PER_KEY_MAX, EventStreams, parseCursor } from '../src/events/stream.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 import { assertErrorEnvelope, call } from './http.ts';
 import {
@@ -524,6 +524,43 @@ async function emitTestEventIn(tx: Parameters<Parameters<TestContext['db']['tran
     data: { slow: true },
   });
 }
+
+describe(`EventStreams heartbeats (${storageKind})`, () => {
+  it('a heartbeat comment every heartbeatMs; with a types filter, an id-only message moves the cursor past the events it left out', async () => {
+    const t = await startTestApp();
+    try {
+      const m = await t.merchant();
+      const principal = { merchantId: m.merchant_id, environment: 'test' as const, apiKeyId: await testKeyId(t.db, m.merchant_id) };
+      const streams = new EventStreams(t.db, { heartbeatMs: 150, pollMs: 20 });
+      const body = await streams.start(principal, { types: ['refund.succeeded'], after: null });
+      let text = '';
+      body.setEncoding('utf8');
+      body.on('data', (chunk: string) => (text += chunk));
+      await waitFor('the starting id', () => /^retry: 1000\nid: (\S+)\n\n/.test(text));
+      const startId = /^retry: 1000\nid: (\S+)\n\n/.exec(text)![1]!;
+      const skipped = await emitTestEvent(t.db, m); // not a refund: left out
+      await waitFor('a heartbeat and a later id', () => text.includes(': heartbeat') && /\n\nid: (\S+)\n\n/.exec(text.slice(text.indexOf(': heartbeat')))?.[1] !== undefined, 5_000);
+      const moved = /: heartbeat\n\nid: (\S+)\n\n/.exec(text)![1]!;
+      assert.notEqual(moved, startId);
+      assert.ok(!text.includes(skipped.id), 'the filtered-out event is not sent');
+      // Resuming from the moved cursor with the same filter gets the next refund and nothing before it.
+      const refund = await emitTestEvent(t.db, m, { type: 'refund.succeeded' });
+      const resumed = await streams.start(principal, { types: ['refund.succeeded'], after: parseCursor(moved, 'after') });
+      let again = '';
+      resumed.setEncoding('utf8');
+      resumed.on('data', (chunk: string) => (again += chunk));
+      await waitFor('the refund', () => again.includes(refund.id));
+      assert.equal(again.match(/^event: /gm)?.length, 1);
+      assert.equal(streams.size, 2);
+      await streams.closeAll();
+      assert.equal(streams.size, 0);
+      await waitFor('closeAll ends every stream', () => body.readableEnded && resumed.readableEnded, 2_000);
+      await assert.rejects(streams.start(principal, { types: null, after: null }), /shutting down/);
+    } finally {
+      await t.close();
+    }
+  });
+});
 
 describe(`events stream and app.close() (${storageKind})`, () => {
   it('app.close() ends the open streams promptly; the clients see the end and can resume', async () => {
