@@ -12,7 +12,7 @@ import { DeliveryWorker, defaultDeliveryOptions } from '../src/events/delivery.t
 import { emitEvent, eventPayload, type EventPayload } from '../src/events/outbox.ts';
 import { eventCtes } from '../src/events/outbox-store.ts';
 import { EVENT_REPLAY_INTERVAL_S, EVENT_REPLAY_RANGE_DAYS_MAX, EVENT_REPLAY_ROWS_MAX } from '../src/events/replay.ts';
-import { EVENT_STREAMS_PER_KEY_MAX, EventStreams, parseCursor } from '../src/events/stream.ts';
+import { EVENT_STREAM_CLOSE_GRACE_MS, EVENT_STREAMS_PER_KEY_MAX, EventStreams, parseCursor } from '../src/events/stream.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 import { assertErrorEnvelope, call } from './http.ts';
 import {
@@ -556,6 +556,27 @@ describe(`EventStreams heartbeats (${storageKind})`, () => {
       assert.equal(streams.size, 0);
       await waitFor('closeAll ends every stream', () => body.readableEnded && resumed.readableEnded, 2_000);
       await assert.rejects(streams.start(principal, { types: null, after: null }), /shutting down/);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe(`EventStreams shutdown with a client that does not read (${storageKind})`, () => {
+  it('closeAll cuts a stream nobody reads after the grace period instead of waiting for it', async () => {
+    const t = await startTestApp();
+    try {
+      const m = await t.merchant();
+      const principal = { merchantId: m.merchant_id, environment: 'test' as const, apiKeyId: await testKeyId(t.db, m.merchant_id) };
+      const streams = new EventStreams(t.db, { pollMs: 20 });
+      const body = await streams.start(principal, { types: null, after: null });
+      await emitTestEvent(t.db, m);
+      await sleep(200);
+      const started = performance.now();
+      await streams.closeAll();
+      const tookMs = performance.now() - started;
+      assert.ok(tookMs >= EVENT_STREAM_CLOSE_GRACE_MS - 50 && tookMs < EVENT_STREAM_CLOSE_GRACE_MS + 1_000, `closeAll took ${Math.round(tookMs)} ms`);
+      assert.ok(body.destroyed, 'cut');
     } finally {
       await t.close();
     }

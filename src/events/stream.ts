@@ -52,6 +52,8 @@ export const EVENT_STREAM_HEARTBEAT_MS = 15_000;
 export const EVENT_STREAMS_PER_KEY_MAX = 5;
 /** Events read per poll; a full batch is followed by the next poll at once. */
 export const EVENT_STREAM_BATCH_ROWS_MAX = 100;
+/** At shutdown, a client that does not read its stream has this long before its connection is cut. */
+export const EVENT_STREAM_CLOSE_GRACE_MS = 1_000;
 /** The reconnection delay the stream suggests to its client (the SSE retry field). */
 export const EVENT_STREAM_RETRY_MS = 1_000;
 export const EVENT_STREAM_TYPES_MAX = 20;
@@ -175,10 +177,16 @@ export class EventStreams {
     }
   }
 
-  /** Ends every open stream (shutdown) and waits for their polls in flight; new streams are refused. */
+  /**
+   * Ends every open stream (shutdown) and waits for their polls in flight; new streams are refused. A
+   * response that a client does not read cannot finish (and the server would wait for it): cut after
+   * EVENT_STREAM_CLOSE_GRACE_MS.
+   */
   async closeAll(): Promise<void> {
     this.closing = true;
-    await Promise.all([...this.open].map((s) => s.end()));
+    const open = [...this.open];
+    await Promise.all(open.map((s) => s.end()));
+    await Promise.all(open.map((s) => s.finished(EVENT_STREAM_CLOSE_GRACE_MS)));
   }
 
   private forget(stream: OpenStream, apiKeyId: string): void {
@@ -198,6 +206,8 @@ class OpenStream {
   private heartbeat: NodeJS.Timeout | null = null;
   private polling: Promise<void> | null = null;
   private ended = false;
+  /** Wakes a poll waiting for the client to read (drain) when the stream ends. */
+  private wake: (() => void) | null = null;
   /** The last cursor the client was sent (an event's id or an id-only message). */
   private sent: string;
 
@@ -228,10 +238,23 @@ class OpenStream {
       if (this.timer) clearTimeout(this.timer);
       if (this.heartbeat) clearInterval(this.heartbeat);
       this.timer = this.heartbeat = null;
+      this.wake?.();
       if (!this.body.writableEnded) this.body.end();
       this.onEnd();
     }
     return this.polling ?? Promise.resolve();
+  }
+
+  /** Resolves once the body is read to its end (or destroyed), destroying it after graceMs. */
+  finished(graceMs: number): Promise<void> {
+    if (this.body.destroyed || this.body.readableEnded) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.body.destroy(), graceMs);
+      this.body.once('close', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   private beat(): void {
@@ -278,15 +301,19 @@ class OpenStream {
       }
       // Past the start snapshot's xmax it sees no transaction as committed: no need to send it any more.
       if (this.startSnapshot && this.cursor.xact >= this.startSnapshot.xmax) this.startSnapshot = null;
-      if (!writable) await new Promise<void>((resolve) => {
-        const done = () => {
-          this.body.off('drain', done);
-          this.body.off('close', done);
-          resolve();
-        };
-        this.body.once('drain', done);
-        this.body.once('close', done);
-      });
+      if (!writable && !this.ended) {
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            this.wake = null;
+            this.body.off('drain', done);
+            this.body.off('close', done);
+            resolve();
+          };
+          this.wake = done;
+          this.body.once('drain', done);
+          this.body.once('close', done);
+        });
+      }
     } catch {
       // Storage trouble: end the stream; the client resumes from its last id.
       void this.end();
