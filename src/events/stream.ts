@@ -167,6 +167,8 @@ export class EventStreams {
         cursor = { xact: BigInt(start.xmin), id: '' };
         startSnapshot = { text: start.snapshot, xmax: BigInt(start.xmax) };
       }
+      // closeAll may have run while this one waited for its snapshot: it would never end this stream.
+      if (this.closing) throw errors.unavailable('The server is shutting down; reconnect shortly.');
       const stream = new OpenStream(this.db, this.options, principal, request.types, cursor, startSnapshot, () => this.forget(stream, principal.apiKeyId));
       this.open.add(stream);
       stream.begin();
