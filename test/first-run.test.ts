@@ -1,7 +1,8 @@
 // The first run (issue 19 part 1): `npm start`'s server (src/main.ts, a real child process) on an empty
 // database with a loopback BASE_URL creates a demo merchant and prints its Test key and a one-time dashboard
-// sign-in link; the key works on the API, the link signs in once (a second use gets a page saying so), a
-// restart prints nothing, and neither a non-loopback BASE_URL nor DEMO_MERCHANT=off creates anything. Each
+// sign-in link; the key works on the API, the link signs in once (a second use gets a page saying so) and
+// offers a first password, a restart prints nothing, and neither a non-loopback BASE_URL nor DEMO_MERCHANT=off
+// creates anything. Each
 // run gets fresh storage: a temp data dir, or a private database on DATABASE_URL's server, where two
 // servers starting at once print one demo merchant between them.
 import assert from 'node:assert/strict';
@@ -106,12 +107,46 @@ describe(`the first run (${storageKind})`, { timeout: 300_000 }, () => {
     assert.equal(created.status, 201, await created.clone().text());
     const session = (await created.json()) as { id: string };
 
-    // The link: a dashboard session, then the dashboard of the demo merchant with its session.
+    // The link: a dashboard session, offered a first password (the demo merchant has none), then the
+    // dashboard of the demo merchant with its session.
     const signIn = await fetch(printed.link, { redirect: 'manual' });
     assert.equal(signIn.status, 303);
-    assert.equal(signIn.headers.get('location'), '/dashboard');
+    assert.equal(signIn.headers.get('location'), '/dashboard/password/new');
     const cookie = cookieOf(signIn, 'sika_dashboard');
     assert.ok(cookie, 'the link sets the dashboard session cookie');
+    const offer = await fetch(`${first.base}/dashboard/password/new`, { headers: { cookie }, redirect: 'manual' });
+    assert.equal(offer.status, 200);
+    const offerPage = await offer.text();
+    assert.match(offerPage, /Choose a password to sign in with next time \(as demo@example\.com\)/);
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(offerPage)![1]!;
+    const post = (fields: Record<string, string>) =>
+      fetch(`${first.base}/dashboard/password/new`, { method: 'POST', redirect: 'manual', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ _csrf: csrf, ...fields }).toString() });
+    const short = await post({ new_password: 'short', new_password_confirm: 'short' });
+    assert.equal(short.status, 400);
+    assert.match(await short.text(), /role="alert">The password must be at least 10 characters/);
+    const differ = await post({ new_password: 'first password 1', new_password_confirm: 'first password 2' });
+    assert.equal(differ.status, 400);
+    assert.match(await differ.text(), /The two passwords differ/);
+    const chosen = await post({ new_password: 'first password 1', new_password_confirm: 'first password 1' });
+    assert.equal(chosen.status, 303);
+    assert.equal(chosen.headers.get('location'), '/dashboard');
+    // Once it has one, the offer is gone (changing it is the account page's, with the current one).
+    const gone = await fetch(`${first.base}/dashboard/password/new`, { headers: { cookie }, redirect: 'manual' });
+    assert.equal(gone.status, 303);
+    assert.equal(gone.headers.get('location'), '/dashboard/account');
+    const again2 = await post({ new_password: 'second password', new_password_confirm: 'second password' });
+    assert.equal(again2.status, 400);
+    assert.match(await again2.text(), /You have a password already/);
+    // The password signs in.
+    const form = await fetch(`${first.base}/dashboard/login`);
+    const loginCsrf = /sika_login_csrf=([^;]+)/.exec(form.headers.getSetCookie().join(';'))![1]!;
+    const login = await fetch(`${first.base}/dashboard/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: `sika_login_csrf=${loginCsrf}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: loginCsrf, email: 'demo@example.com', password: 'first password 1' }).toString(),
+    });
+    assert.equal(login.status, 303, 'the chosen password signs in');
     const home = await fetch(`${first.base}/dashboard`, { headers: { cookie }, redirect: 'manual' });
     assert.equal(home.status, 200);
     const page = await home.text();

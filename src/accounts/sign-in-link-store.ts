@@ -45,3 +45,18 @@ export const releaseFirstRun = (db: Queryable) => db.query('DELETE FROM first_ru
 export async function anyMerchant(db: Queryable): Promise<boolean> {
   return (await db.query('SELECT 1 FROM merchants LIMIT 1')).length > 0;
 }
+
+/** Whether an active merchant user has a dashboard password (one who came in by a sign-in link may not). */
+export async function userHasPassword(db: Queryable, userId: string): Promise<boolean> {
+  const rows = await db.query<{ has: boolean }>('SELECT password_hash IS NOT NULL AS has FROM users WHERE id = $1', [userId]);
+  return rows[0]?.has ?? true;
+}
+
+/** Sets the first password of a user who has none; null when they have one already (or are inactive). */
+export async function setPasswordWhereNone(tx: Queryable, userId: string, passwordHash: string): Promise<{ merchant_id: string; email: string } | null> {
+  const rows = await tx.query<{ merchant_id: string; email: string }>(
+    'UPDATE users SET password_hash = $2 WHERE id = $1 AND password_hash IS NULL AND active RETURNING merchant_id, email',
+    [userId, passwordHash],
+  );
+  return rows[0] ?? null;
+}

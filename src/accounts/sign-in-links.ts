@@ -3,11 +3,14 @@
 // merchant gets one (it has no password yet); `sika user sign-in-link` makes another. A user with a
 // second factor still enters the code: the link stands for the password, never for the code.
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../db/index.ts';
+import { audit } from '../audit/log.ts';
+import type { Db, Queryable } from '../db/index.ts';
 import { sha256Hex } from '../lib/canonical-json.ts';
 import { SikaError } from '../lib/errors.ts';
+import { passwordProblem } from './console-accounts.ts';
 import * as sessions from './console-session-store.ts';
 import { SECOND_FACTOR_WINDOW_S, SESSION_LIFETIME_S } from './console-sessions.ts';
+import { hashPassword } from './service.ts';
 import * as store from './sign-in-link-store.ts';
 
 export const SIGN_IN_LINK_LIFETIME_S = 30 * 60;
@@ -31,8 +34,8 @@ export async function createSignInLinkForEmail(db: Db, email: string): Promise<{
 }
 
 export type RedeemResult =
-  /** session: the dashboard session token to set; secondFactor: it opens at the code step only. */
-  | { ok: true; session: string; secondFactor: boolean }
+  /** session: the dashboard session token to set; secondFactor: it opens at the code step only; hasPassword: false when the user has none yet. */
+  | { ok: true; session: string; secondFactor: boolean; hasPassword: boolean }
   | { ok: false; reason: 'used' | 'expired' | 'unknown' };
 
 /** Uses a link: once, before it expires, for a user still active. */
@@ -50,8 +53,30 @@ export async function redeemSignInLink(db: Db, token: string): Promise<RedeemRes
       stage: link.second_factor ? 'second_factor' : 'active',
       lifetimeS: link.second_factor ? SECOND_FACTOR_WINDOW_S : SESSION_LIFETIME_S,
     });
-    return { ok: true as const, session, secondFactor: link.second_factor };
+    return { ok: true as const, session, secondFactor: link.second_factor, hasPassword: await store.userHasPassword(tx, link.user_id) };
   });
   if (opened) return opened;
   return { ok: false, reason: (await store.findSignInLinkState(db, tokenHash)) ?? 'unknown' };
+}
+
+/** Whether a signed-in user still needs a first password (they came in by a link and have none). */
+export const needsFirstPassword = async (db: Queryable, userId: string): Promise<boolean> => !(await store.userHasPassword(db, userId));
+
+export type FirstPasswordResult = { ok: true } | { ok: false; message: string };
+
+/**
+ * The first password of a user who has none (a merchant made without --password, in by a sign-in link).
+ * Changing a password that exists asks for the current one: that is the account page's, not this.
+ */
+export async function setFirstPassword(db: Db, who: { userId: string; email: string }, input: { next: string; confirm: string }): Promise<FirstPasswordResult> {
+  const problem = passwordProblem(input.next);
+  if (problem) return { ok: false, message: problem };
+  if (input.next !== input.confirm) return { ok: false, message: 'The two passwords differ.' };
+  const passwordHash = await hashPassword(input.next);
+  return db.transaction(async (tx) => {
+    const user = await store.setPasswordWhereNone(tx, who.userId, passwordHash);
+    if (!user) return { ok: false as const, message: 'You have a password already: change it under Account.' };
+    await audit(tx, { actor: { type: 'user', id: who.userId, email: who.email }, merchantId: user.merchant_id, action: 'user.password_set', objectType: 'user', objectId: who.userId, before: null, after: { first_password: true } });
+    return { ok: true as const };
+  });
 }

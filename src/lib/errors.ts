@@ -52,6 +52,7 @@ export const ERROR_CATALOGUE = {
   PAYOUT_NOT_REQUESTED: { meaning: 'Only a requested payout can be approved or rejected.', retryable: false },
   PAYOUT_NOT_CANCELLABLE: { meaning: 'The payout has gone past the point where it can be cancelled.', retryable: false },
   PAYOUT_NOT_RETURNABLE: { meaning: 'Only a paid payout can be recorded as returned.', retryable: false },
+  PAYOUT_TRANSITION_NOT_ALLOWED: { meaning: 'The payout\'s status cannot move to the one asked for (the Test simulator follows the payout status table).', retryable: false },
   PAYOUT_NOT_RECONCILABLE: { meaning: 'The payout is not in a state its reconciliation can change.', retryable: false },
   PAYOUT_ALREADY_RECONCILED: { meaning: 'The payout\'s reconciliation is already settled.', retryable: false },
   RECEIPT_NOT_AVAILABLE: { meaning: 'A receipt exists only once the payout is paid.', retryable: true },

@@ -16,7 +16,16 @@ import { completeAccounts, InsufficientFundsError, newPayoutAccountKinds, planNe
 import type { LiveProviders } from '../rails/live.ts';
 import type { PayoutBatchWriter } from './batch-writer.ts';
 import type { PayoutDecisionCache, RememberedDecision } from './decision-cache.ts';
-import { CLIENT_REFERENCE_LENGTH_MAX, CLIENT_REFERENCE_PATTERN, NOTES_LENGTH_MAX, PAYOUT_CURRENCY, payoutFeeMinor, type PayoutStatus } from './model.ts';
+import {
+  CLIENT_REFERENCE_LENGTH_MAX,
+  CLIENT_REFERENCE_PATTERN,
+  NOTES_LENGTH_MAX,
+  PAYOUT_CURRENCY,
+  payoutFeeMinor,
+  TEST_PAYOUT_OUTCOME_DEFAULT,
+  type PayoutStatus,
+  type TestPayoutOutcome,
+} from './model.ts';
 import { DayLimitExceededError, insertNewPayout, readPayoutDecision, type NewPayoutRow, type NewPayoutWrite, type PayoutDecision } from './new-payout-store.ts';
 import { findPayoutById, type PayoutRow } from './payout-store.ts';
 import { payoutEventInput } from './presenters.ts';
@@ -39,6 +48,8 @@ export interface PayoutInput {
   notes?: string;
   merchant_id?: string;
   environment?: string;
+  /** Test keys only: the status the Test payout is created in (default paid, SPEC 3.3). */
+  test_outcome?: TestPayoutOutcome;
 }
 
 export interface PayoutDeps {
@@ -68,6 +79,10 @@ interface PayoutRequest {
   currency: string;
   hash: string;
   isTest: boolean;
+  /** The status a Test payout is created in (test_outcome); null for Live. */
+  testOutcome: TestPayoutOutcome | null;
+  /** A Test payout created paid: its payment is written with the row, nothing is held (SPEC 3.3). */
+  paidAtOnce: boolean;
   accountKinds: AccountKind[];
   /** What a recent decision of this key and recipient saw (decision-cache.ts), if any. */
   remembered: RememberedDecision | null;
@@ -78,14 +93,20 @@ interface PayoutRequest {
 export async function createPayout(deps: PayoutDeps, principal: ApiPrincipal, input: PayoutInput, options: { requestedByUserId?: string } = {}): Promise<CreatedPayout> {
   const { currency, hash } = checkPayoutRequest(principal, input);
   const isTest = principal.environment === 'test';
-  const accountKinds = newPayoutAccountKinds(isTest);
-  const remembered = deps.decisions?.get(principal.apiKeyId, input.recipient_id) ?? null;
-  return decideUntilWritten({ deps, principal, input, requestedByUserId: options.requestedByUserId, currency, hash, isTest, accountKinds, remembered });
+  const testOutcome = isTest ? (input.test_outcome ?? TEST_PAYOUT_OUTCOME_DEFAULT) : null;
+  const paidAtOnce = testOutcome === 'paid';
+  const accountKinds = newPayoutAccountKinds(paidAtOnce);
+  // A decision remembered for the default payouts holds the accounts of a payment at once, not of a hold.
+  const remembered = paidAtOnce || !isTest ? (deps.decisions?.get(principal.apiKeyId, input.recipient_id) ?? null) : null;
+  return decideUntilWritten({ deps, principal, input, requestedByUserId: options.requestedByUserId, currency, hash, isTest, testOutcome, paidAtOnce, accountKinds, remembered });
 }
 
 /** The request's own fields: the key's scope, the currency, the client_reference and notes; and the request's hash. */
 function checkPayoutRequest(principal: ApiPrincipal, input: PayoutInput): { currency: string; hash: string } {
   checkKeyScope(principal, input);
+  if (input.test_outcome !== undefined && principal.environment !== 'test') {
+    throw errors.invalidArgument('test_outcome is for Test keys only.', [{ field: 'test_outcome', message: 'is only accepted with a Test key' }]);
+  }
   const currency = (input.currency ?? PAYOUT_CURRENCY).toUpperCase();
   if (currency !== PAYOUT_CURRENCY) throw errors.invalidArgument(`currency must be ${PAYOUT_CURRENCY}.`, [{ field: 'currency', message: `must be ${PAYOUT_CURRENCY}` }]);
   if (!CLIENT_REFERENCE_PATTERN.test(input.client_reference)) {
@@ -97,8 +118,21 @@ function checkPayoutRequest(principal: ApiPrincipal, input: PayoutInput): { curr
   return { currency, hash: payoutRequestHash(input, currency) };
 }
 
+/**
+ * The fields a retry must repeat. test_outcome counts only when it is not the default (paid): a request
+ * without it is the same request as one with paid, and hashes as payouts made before test_outcome did.
+ */
 const payoutRequestHash = (input: PayoutInput, currency: string) =>
-  sha256Hex(canonicalJson({ recipient_id: input.recipient_id, amount_minor: input.amount_minor, currency, max_fee_minor: input.max_fee_minor ?? null, notes: input.notes ?? null }));
+  sha256Hex(
+    canonicalJson({
+      recipient_id: input.recipient_id,
+      amount_minor: input.amount_minor,
+      currency,
+      max_fee_minor: input.max_fee_minor ?? null,
+      notes: input.notes ?? null,
+      ...(input.test_outcome !== undefined && input.test_outcome !== TEST_PAYOUT_OUTCOME_DEFAULT ? { test_outcome: input.test_outcome } : {}),
+    }),
+  );
 
 /**
  * A remembered decision first: whatever stops it, a refusal included, is decided again from a fresh
@@ -150,13 +184,13 @@ async function decideAndWrite(r: PayoutRequest, fresh: boolean): Promise<Created
   const recipient = await checkRecipient(r, decision);
   checkProvider(r, recipient);
   const feeMinor = checkAmount(r, decision, recipient, fresh);
-  const status: PayoutStatus = r.isTest ? 'paid' : decision.approval_required ? 'requested' : 'processing';
+  const status: PayoutStatus = r.testOutcome ?? (decision.approval_required ? 'requested' : 'processing');
   const id = newId('po');
   const { ledger, accounts } = await planHold(r, decision, id, feeMinor, fresh);
   const row = newPayoutRow(r, decision, { id, status, recipient, feeMinor });
   const payout = await writePayout(r, decision, row, ledger);
   if (!payout) return null; // something the decision saw changed before the write (nothing was written)
-  if (fresh) rememberDecision(r, decision, recipient, accounts);
+  if (fresh && (r.paidAtOnce || !r.isTest)) rememberDecision(r, decision, recipient, accounts);
   return { payout, existing: false, recipient };
 }
 
@@ -240,8 +274,9 @@ async function planHold(r: PayoutRequest, decision: PayoutDecision, id: string, 
   try {
     accounts = await completeAccounts(db, principal.merchantId, principal.environment, r.accountKinds, decision.accounts);
     // Test: paid at once, no money sent (SPEC 3.3): its payment entry is written with the row, inserted as paid.
+    // A Test payout created requested or processing (test_outcome) takes the hold a Live one takes.
     // Remembered balances would be stale: the merchant balance CHECK alone refuses a shortfall then.
-    ledger = planNewPayout(money, accounts, r.isTest, fresh ? 'balances read' : 'balances unknown');
+    ledger = planNewPayout(money, accounts, r.paidAtOnce, fresh ? 'balances read' : 'balances unknown');
   } catch (error) {
     if (error instanceof InsufficientFundsError) throw insufficientFunds(input.amount_minor + feeMinor);
     throw error;
@@ -252,6 +287,8 @@ async function planHold(r: PayoutRequest, decision: PayoutDecision, id: string, 
 function newPayoutRow(r: PayoutRequest, decision: PayoutDecision, p: { id: string; status: PayoutStatus; recipient: RecipientRow; feeMinor: number }): NewPayoutRow {
   const { principal, input, isTest } = r;
   const { id, status, recipient, feeMinor } = p;
+  // A Test payout has no worker: it moves only by the simulator or a cancel (lifecycle.ts).
+  const worked = status === 'processing' && !isTest;
   return {
     id,
     reference: newPayoutReference(),
@@ -269,11 +306,14 @@ function newPayoutRow(r: PayoutRequest, decision: PayoutDecision, p: { id: strin
     total_debit_minor: input.amount_minor + feeMinor,
     currency: r.currency,
     notes: input.notes ?? null,
-    bank_reference: isTest ? `TEST-${randomToken(TEST_BANK_REFERENCE_RANDOM_CHARS).toUpperCase()}` : '',
+    bank_reference: isTest && status === 'paid' ? testBankReference() : '',
     reconciliation_status: isTest ? 'not_required' : 'unreconciled',
-    next_step_at: status === 'processing' ? new Date() : null,
+    next_step_at: worked ? new Date() : null,
   };
 }
+
+/** A Test payout's bank reference, given when it is paid (nothing is sent). */
+export const testBankReference = (): string => `TEST-${randomToken(TEST_BANK_REFERENCE_RANDOM_CHARS).toUpperCase()}`;
 
 function newPayoutReference(): string {
   const date = new Date().toISOString().slice(2, 10).replace(/-/g, '');

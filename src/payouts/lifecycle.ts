@@ -4,11 +4,13 @@ import type { ApiPrincipal } from '../accounts/model.ts';
 import { findActiveUser } from '../accounts/store.ts';
 import { audit, type Actor } from '../audit/log.ts';
 import type { Db, Queryable } from '../db/index.ts';
+import { randomToken } from '../lib/ids.ts';
 import { errors } from '../lib/errors.ts';
 import { postPayout, returnPayout, voidPayout } from '../ledger/service.ts';
-import { CANCEL_REASON_LENGTH_MAX, canCancel, payoutMachine, reconciliationMachine, type PayoutStatus } from './model.ts';
+import { CANCEL_REASON_LENGTH_MAX, canCancel, payoutMachine, reconciliationMachine, type PayoutStatus, type TestPayoutSimulation } from './model.ts';
 import { findPayout, findPayoutById, releaseDayTotal, updatePayout, updateReconciliation, type PayoutRow } from './payout-store.ts';
 import { emitPayoutEvent } from './presenters.ts';
+import { testBankReference } from './create.ts';
 
 const { conflict } = errors;
 
@@ -96,4 +98,36 @@ export async function markPayoutReturned(db: Db, payoutId: string, returnReferen
     if (actor) await audit(tx, { actor, merchantId: payout.merchant_id, action: 'payout.returned', objectType: 'payout', objectId: payoutId, before: { status: 'paid' }, after: { status: 'returned', return_reference: returnReference } });
     return after;
   });
+}
+
+/** Random characters of a simulated return's reference (TEST-RET-...). */
+const TEST_RETURN_REFERENCE_RANDOM_CHARS = 12;
+
+/**
+ * Test mode: the simulator moves a Test payout on (POST /api/v1/test/payouts/{id}/simulate) through the
+ * payout table, by movePayout, with the money and the event a Live payout's provider outcome or return
+ * brings: processing (as an approval does), paid (the hold posted), failed (amount and fee released),
+ * returned (the paid amount and fee back to the balance). A move the table does not allow is refused (409).
+ */
+export async function simulateTestPayout(tx: Queryable, principal: Pick<ApiPrincipal, 'merchantId' | 'environment'>, id: string, outcome: TestPayoutSimulation): Promise<PayoutRow> {
+  if (principal.environment !== 'test') throw errors.forbidden('Payouts can be simulated with Test keys only.');
+  const payout = await findPayout(tx, principal.merchantId, principal.environment, id, true);
+  if (!payout) throw errors.notFound('Payout');
+  if (!payoutMachine.canTransition(payout.status, outcome)) {
+    const next = payoutMachine.transitions[payout.status];
+    throw conflict(
+      'PAYOUT_TRANSITION_NOT_ALLOWED',
+      `The payout is ${payout.status}; it ${next.length > 0 ? `can only move to ${next.join(' or ')}` : 'cannot move any more'}, not to ${outcome}.`,
+    );
+  }
+  switch (outcome) {
+    case 'processing':
+      return movePayout(tx, payout, 'processing', { processing_step: 'recipient_check', next_step_at: null });
+    case 'paid':
+      return movePayout(tx, payout, 'paid', { bank_reference: testBankReference(), processing_step: null, next_step_at: null, paid: true });
+    case 'failed':
+      return movePayout(tx, payout, 'failed', { failure_reason: 'simulated failure (Test mode)', processing_step: null, next_step_at: null });
+    case 'returned':
+      return movePayout(tx, payout, 'returned', { return_reference: `TEST-RET-${randomToken(TEST_RETURN_REFERENCE_RANDOM_CHARS).toUpperCase()}` });
+  }
 }

@@ -62,6 +62,19 @@ export const canCancel = (status: PayoutStatus, step: ProcessingStep | null): bo
 
 export const HOLDING_STATUSES: readonly PayoutStatus[] = ['requested', 'processing'];
 
+/**
+ * Test keys only: the status a new Test payout is created in (test_outcome on POST /api/v1/payouts).
+ * paid, the default, is SPEC 3.3's Test payout (paid at once, nothing held); requested and processing
+ * take the hold a Live payout takes and wait for POST /api/v1/test/payouts/{id}/simulate or a cancel.
+ */
+export const TEST_PAYOUT_OUTCOMES = ['paid', 'requested', 'processing'] as const;
+export type TestPayoutOutcome = (typeof TEST_PAYOUT_OUTCOMES)[number];
+export const TEST_PAYOUT_OUTCOME_DEFAULT: TestPayoutOutcome = 'paid';
+
+/** What the Test simulator moves a Test payout to, through the payout table (PAYOUT_TRANSITIONS). */
+export const TEST_PAYOUT_SIMULATIONS = ['processing', 'paid', 'failed', 'returned'] as const satisfies readonly PayoutStatus[];
+export type TestPayoutSimulation = (typeof TEST_PAYOUT_SIMULATIONS)[number];
+
 /** The longest id a payouts route or field takes (payout, recipient, evidence), in characters. */
 export const PAYOUT_ID_LENGTH_MAX = 80;
 export const CLIENT_REFERENCE_LENGTH_MAX = 80;

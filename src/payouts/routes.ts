@@ -10,7 +10,8 @@ import { errors } from '../lib/errors.ts';
 import { described, errorResponses, fileResponse } from '../http/schemas.ts';
 import { createPayout } from './create.ts';
 import { addEvidence, receiptPdf } from './evidence.ts';
-import { cancelPayout } from './lifecycle.ts';
+import type { IdempotentWork } from '../http/idempotency.ts';
+import { cancelPayout, simulateTestPayout } from './lifecycle.ts';
 import { EVIDENCE_CONTENT_TYPES } from './model.ts';
 import { toPayoutResponse, toRecipientResponse } from './presenters.ts';
 import * as queries from './queries.ts';
@@ -34,6 +35,7 @@ import {
   RecipientBody,
   RecipientList,
   RecipientParams,
+  SimulatePayoutBody,
 } from './schemas.ts';
 
 const tags = ['Payouts'];
@@ -117,7 +119,8 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
         tags,
         security,
         summary: 'Create a payout',
-        description: 'Test keys: paid at once (no money sent). Live: processing, or requested when the account requires approval. Retries with the same key, client_reference and fields return the payout with 200.',
+        description:
+          'Test keys: paid at once (no money sent), unless test_outcome asks for requested or processing (the amount and fee held, then moved on by POST /api/v1/test/payouts/{payout_id}/simulate or cancelled). Live: processing, or requested when the account requires approval. Retries with the same key, client_reference and fields return the payout with 200.',
         body: PayoutBody,
         response: { 200: described(Payout, 'A retry with the same client_reference and fields: the payout made before.'), 201: described(Payout, 'The new payout.'), ...errorResponses(400, 401, 403, 404, 409, 429, 503) },
       },
@@ -179,6 +182,32 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
       },
     },
     async (request) => toPayoutResponse(db, await cancelPayout(db, principalOf(request), request.params.payout_id, request.body?.reason ?? null)),
+  );
+
+  app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof SimulatePayoutBody> }>(
+    '/api/v1/test/payouts/:payout_id/simulate',
+    {
+      config: { idempotent: true },
+      schema: {
+        operationId: 'simulateTestPayout',
+        tags: ['Test simulation'],
+        security,
+        summary: 'Move a Test payout on (Test keys only)',
+        description:
+          'Moves a Test payout through the payout status table with the money and the event a Live payout gets: processing (payout.processing), paid (payout.paid: the hold is paid out), failed (payout.failed: amount and fee back to available), returned (payout.returned: a paid payout\'s amount and fee back to available). A move the table does not allow is 409 PAYOUT_TRANSITION_NOT_ALLOWED; a requested or processing Test payout is cancelled with POST /api/v1/payouts/{payout_id}/cancel. Live keys get 403.',
+        params: IdParams,
+        body: SimulatePayoutBody,
+        response: { 200: described(Payout, 'The payout, moved on.'), ...errorResponses(400, 401, 403, 404, 409, 422, 429) },
+      },
+    },
+    async (request): Promise<IdempotentWork> => {
+      const principal = principalOf(request);
+      // Before any lookup: a Live key gets the same answer whatever the id.
+      if (principal.environment !== 'test') throw errors.forbidden('Payouts can be simulated with Test keys only.');
+      return {
+        run: async (tx) => ({ status: 200, body: await toPayoutResponse(tx, await simulateTestPayout(tx, principal, request.params.payout_id, request.body.outcome)) }),
+      };
+    },
   );
 
   app.get<{ Params: Static<typeof IdParams> }>(

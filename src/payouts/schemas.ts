@@ -17,6 +17,9 @@ import {
   PAYOUT_LIST_LIMIT_MAX,
   PAYOUT_STATUSES,
   RECONCILIATION_STATUSES,
+  TEST_PAYOUT_OUTCOME_DEFAULT,
+  TEST_PAYOUT_OUTCOMES,
+  TEST_PAYOUT_SIMULATIONS,
   VERIFICATION_STATUSES,
 } from './model.ts';
 import { ExportRangeProperties } from '../books/schemas.ts';
@@ -216,6 +219,13 @@ export const PayoutBody = Type.Object(
     notes: Type.Optional(Type.String({ maxLength: NOTES_LENGTH_MAX })),
     merchant_id: Type.Optional(Type.String({ maxLength: UUID_FIELD_LENGTH_MAX })),
     environment: Type.Optional(Environment),
+    test_outcome: Type.Optional(
+      StringEnum(TEST_PAYOUT_OUTCOMES, {
+        description:
+          `Test keys only (400 with a Live key): the status the Test payout is created in. ${TEST_PAYOUT_OUTCOME_DEFAULT} (the default): paid at once, nothing held; ` +
+          'requested (awaiting approval, payout.requested) or processing (payout.processing): amount and fee held from available as for a Live payout, then moved on with POST /api/v1/test/payouts/{payout_id}/simulate or cancelled. Part of the request a client_reference retry must repeat.',
+      }),
+    ),
   },
   { additionalProperties: false, examples: [{ recipient_id: 'rcp_1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d', amount_minor: 100000, client_reference: 'salary-2026-06-kofi', notes: 'June salary' }] },
 );
@@ -257,6 +267,16 @@ export const Capabilities = Type.Object(
     }),
   },
   { $id: 'PayoutCapabilities', title: 'Payout capabilities' },
+);
+
+export const SimulatePayoutBody = Type.Object(
+  {
+    outcome: StringEnum(TEST_PAYOUT_SIMULATIONS, {
+      description:
+        'The status to move the Test payout to, as its table allows: requested -> processing; processing -> paid (the hold is paid out) or failed (amount and fee released); paid -> returned (amount and fee back to available).',
+    }),
+  },
+  { additionalProperties: false, examples: [{ outcome: 'paid' }] },
 );
 
 export const CancelBody = Type.Object({ reason: Type.Optional(Type.String({ maxLength: CANCEL_REASON_LENGTH_MAX })) }, { additionalProperties: false });
