@@ -83,31 +83,51 @@ import { Sika, SikaError } from '@sika/node';
 
 const { BASE_URL, API_KEY, INVOICE_REF } = process.env;
 const sika = new Sika({ apiKey: API_KEY, baseUrl: BASE_URL });
+let step = 'start';
+process.on('uncaughtException', (error) => {
+  console.error('failed at ' + step + ': ' + error.stack);
+  process.exit(1);
+});
 
+step = 'sika.sessions.create';
 const session = await sika.sessions.create({ amount_minor: 100000, invoice_ref: INVOICE_REF });
+step = 'sika.sessions.create with a key';
 const replayed = await sika.sessions.create({ amount_minor: 100000, invoice_ref: INVOICE_REF }, { idempotencyKey: 'sdk-' + INVOICE_REF });
+step = 'sika.sessions.create with the key again';
 const replayedAgain = await sika.sessions.create({ amount_minor: 100000, invoice_ref: INVOICE_REF }, { idempotencyKey: 'sdk-' + INVOICE_REF });
 
 // The payer starts a card payment on the hosted page (the public checkout API, no key).
+step = 'POST provider-attempts';
 const started = await fetch(BASE_URL + '/api/v1/checkout/sessions/' + session.id + '/provider-attempts', {
   method: 'POST',
   headers: { 'content-type': 'application/json' },
   body: JSON.stringify({ rail: 'card', amount_minor: 100000 }),
 });
 const attempt = await started.json();
+step = 'sika.test.simulatePaymentAttempt';
 const simulated = await sika.test.simulatePaymentAttempt(attempt.attempt_reference, 'paid');
+step = 'sika.sessions.retrieve';
 const paid = await sika.sessions.retrieve(session.id);
 const successIds = [];
+step = 'sika.paginate(sika.sessions.list)';
 for await (const s of sika.paginate(sika.sessions.list, { status: 'success', limit: 1 })) successIds.push(s.id);
 
+step = 'sika.payouts.capabilities';
 const capabilities = await sika.payouts.capabilities();
+step = 'sika.recipients.create';
 const recipient = await sika.recipients.create({ bank_id: capabilities.banks[0].id, account_number: '1234567890', account_name: 'Kofi Mensah' });
+step = 'sika.payouts.create';
 const payout = await sika.payouts.create({ recipient_id: recipient.id, amount_minor: 50000, client_reference: 'sdk-' + INVOICE_REF });
+step = 'sika.payouts.retrieve';
 const payoutAgain = await sika.payouts.retrieve(payout.id);
 const payoutIds = [];
+step = 'sika.payouts.listAll';
 for await (const p of sika.payouts.listAll()) payoutIds.push(p.id);
+step = 'sika.balance.retrieve';
 const balance = await sika.balance.retrieve();
+step = 'sika.events.list';
 const events = await sika.events.list({ object_id: session.id });
+step = 'sika.events.replay';
 const replay = await sika.events.replay(events.data[0].id);
 
 let notFound = null;
