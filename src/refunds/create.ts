@@ -12,7 +12,7 @@ import { errors, SikaError } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import type { LiveProviders } from '../rails/live.ts';
 import { moveRefund, emitRefundEvent } from './lifecycle.ts';
-import { REFUND_REASON_LENGTH_MAX, type RefundRoute, type RefundRow, type TestRefundOutcome } from './model.ts';
+import { REFUND_REASON_LENGTH_MAX, type RefundRoute, type RefundRow, type RefundStatus, type TestRefundOutcome, type TestRefundSimulation } from './model.ts';
 import { approvalRequired, committedRefundsMinor, findPaidAttempt, findRefundById, findRefundByRequestKey, insertRefund } from './store.ts';
 
 export interface RefundRequester {
@@ -85,7 +85,8 @@ export async function createRefund(tx: Queryable, who: RefundRequester, request:
       providerReference = rail.reference({ refundId: id });
     }
   }
-  const awaitsApproval = who.environment === 'live' && (await approvalRequired(tx, who.merchantId));
+  // Test: only when asked for (test_outcome awaiting_approval); the simulator approves or cancels it.
+  const awaitsApproval = who.environment === 'live' ? await approvalRequired(tx, who.merchantId) : request.test_outcome === 'awaiting_approval';
   const refund = await insertRefund(
     tx,
     {
@@ -120,15 +121,35 @@ export async function createRefund(tx: Queryable, who: RefundRequester, request:
   await emitRefundEvent(tx, refund, session.api_key_id, 'refund.created');
   if (route !== 'test') return refund;
   const outcome = request.test_outcome ?? 'succeeded';
-  if (outcome === 'pending') return refund;
+  if (outcome === 'pending' || outcome === 'awaiting_approval') return refund;
   return moveRefund(tx, refund, outcome, outcome === 'failed' ? { failure_reason: 'simulated failure (Test mode)' } : {});
 }
 
-/** Test mode: the simulator settles a pending Test refund (POST /api/v1/test/refunds/{id}/simulate). */
-export async function simulateTestRefund(tx: Queryable, who: Pick<RefundRequester, 'merchantId' | 'environment'>, id: string, outcome: 'succeeded' | 'failed'): Promise<RefundRow> {
+/** The status a simulated outcome needs the refund in. */
+const SIMULATION_FROM: Record<TestRefundSimulation, RefundStatus> = { succeeded: 'pending', failed: 'pending', approved: 'awaiting_approval', cancelled: 'awaiting_approval' };
+
+/**
+ * Test mode (POST /api/v1/test/refunds/{id}/simulate): the simulator settles a pending Test refund
+ * (succeeded or failed, as a provider report settles a Live one), or decides one awaiting approval as an
+ * approver would: approved (-> pending, where it waits to be simulated succeeded or failed) or cancelled
+ * (the hold released, refund.cancelled). Through moveRefund, with its money and events.
+ */
+export async function simulateTestRefund(tx: Queryable, who: Pick<RefundRequester, 'merchantId' | 'environment'>, id: string, outcome: TestRefundSimulation): Promise<RefundRow> {
   const refund = await findRefundById(tx, id, true);
   if (!refund || refund.merchant_id !== who.merchantId || refund.environment !== who.environment) throw errors.notFound('Refund');
   if (refund.route !== 'test') throw errors.forbidden('Only Test refunds can be simulated.');
-  if (refund.status !== 'pending') throw errors.conflict('REFUND_NOT_PENDING', `The refund is ${refund.status}; only a pending Test refund can be simulated.`);
-  return moveRefund(tx, refund, outcome, outcome === 'failed' ? { failure_reason: 'simulated failure (Test mode)' } : {});
+  const from = SIMULATION_FROM[outcome];
+  if (refund.status !== from) {
+    throw errors.conflict('REFUND_NOT_PENDING', `The refund is ${refund.status}; only a Test refund that is ${from.replace('_', ' ')} can be simulated ${outcome}.`);
+  }
+  switch (outcome) {
+    case 'approved':
+      return moveRefund(tx, refund, 'pending');
+    case 'cancelled':
+      return moveRefund(tx, refund, 'cancelled', { failure_reason: 'cancelled by the simulator (Test mode)' });
+    case 'failed':
+      return moveRefund(tx, refund, 'failed', { failure_reason: 'simulated failure (Test mode)' });
+    case 'succeeded':
+      return moveRefund(tx, refund, 'succeeded');
+  }
 }

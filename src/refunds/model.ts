@@ -28,9 +28,21 @@ export const REFUND_FAILURE_REASON_LENGTH_MAX = 500;
 export const REFUND_REQUEST_KEY_LENGTH_MAX = 100;
 export const REFUND_LIST_LIMIT_DEFAULT = 20;
 export const REFUND_LIST_LIMIT_MAX = 100;
-/** Test refunds only: how the simulator settles it (default succeeded, at once). */
-export const TEST_REFUND_OUTCOMES = ['succeeded', 'failed', 'pending'] as const;
+/**
+ * Test refunds only: how the simulator settles it (default succeeded, at once), or where it waits: pending
+ * (for POST /api/v1/test/refunds/{id}/simulate) or awaiting_approval (as a Live refund of an account that
+ * requires a second person; the hold is taken).
+ */
+export const TEST_REFUND_OUTCOMES = ['succeeded', 'failed', 'pending', 'awaiting_approval'] as const;
 export type TestRefundOutcome = (typeof TEST_REFUND_OUTCOMES)[number];
+
+/**
+ * What the Test simulator does to a Test refund: a pending one succeeds or fails; one awaiting approval is
+ * approved (-> pending, where it waits for succeeded or failed, as an approved Live refund waits for its
+ * provider) or cancelled (the hold released, refund.cancelled).
+ */
+export const TEST_REFUND_SIMULATIONS = ['succeeded', 'failed', 'approved', 'cancelled'] as const;
+export type TestRefundSimulation = (typeof TEST_REFUND_SIMULATIONS)[number];
 
 export interface RefundRow {
   id: string;

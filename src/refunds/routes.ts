@@ -10,7 +10,7 @@ import { described, errorResponses } from '../http/schemas.ts';
 import { ExportRangeProperties } from '../books/schemas.ts';
 import { errors } from '../lib/errors.ts';
 import { createRefund, simulateTestRefund } from './create.ts';
-import { toRefundResponse } from './model.ts';
+import { toRefundResponse, type TestRefundSimulation } from './model.ts';
 import { getRefund, listRefunds } from './queries.ts';
 import { exportRefunds, REFUND_CSV_COLUMNS } from './exports.ts';
 import { CreateRefundBody, ListRefundsQuery, RefundList, RefundParams, RefundResponse, SimulateRefundBody } from './schemas.ts';
@@ -88,19 +88,20 @@ export async function refundRoutes(app: FastifyInstance, deps: AppDeps): Promise
     },
   );
 
-  app.post<{ Params: { id: string }; Body: { outcome: 'succeeded' | 'failed' } }>(
+  app.post<{ Params: { id: string }; Body: { outcome: TestRefundSimulation } }>(
     '/api/v1/test/refunds/:id/simulate',
     {
       config: { idempotent: true },
       schema: {
         operationId: 'simulateRefund',
         tags: ['Test simulation'],
-        summary: 'Settle a pending Test refund (Test keys only)',
-        description: 'A Test refund created with test_outcome "pending" succeeds or fails here, exactly as a provider report would settle a Live one. Live keys get 403.',
+        summary: 'Settle or decide a Test refund (Test keys only)',
+        description:
+          'A Test refund created with test_outcome "pending" succeeds or fails here, exactly as a provider report would settle a Live one. One created with test_outcome "awaiting_approval" is approved (-> pending, then succeeded or failed here) or cancelled (the hold released, refund.cancelled), as an approver would decide a Live one. Another status is 409 REFUND_NOT_PENDING. Live keys get 403.',
         security: [{ apiKey: [] }],
         params: RefundParams,
         body: SimulateRefundBody,
-        response: { 200: described(RefundResponse, 'The refund, succeeded or failed.'), ...errorResponses(400, 401, 403, 404, 409, 422, 429) },
+        response: { 200: described(RefundResponse, 'The refund, succeeded, failed, pending (approved) or cancelled.'), ...errorResponses(400, 401, 403, 404, 409, 422, 429) },
       },
     },
     async (request): Promise<IdempotentWork> => {

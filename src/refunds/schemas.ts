@@ -1,7 +1,7 @@
 // TypeBox schemas of the refund routes: they validate, serialise and document (OpenAPI).
 import { Type, type Static } from '@sinclair/typebox';
 import { ID_PARAM_LENGTH_MAX } from '../checkout/model.ts';
-import { REFUND_LIST_LIMIT_DEFAULT, REFUND_LIST_LIMIT_MAX, REFUND_REASON_LENGTH_MAX, REFUND_STATUSES, TEST_REFUND_OUTCOMES } from './model.ts';
+import { REFUND_LIST_LIMIT_DEFAULT, REFUND_LIST_LIMIT_MAX, REFUND_REASON_LENGTH_MAX, REFUND_STATUSES, TEST_REFUND_OUTCOMES, TEST_REFUND_SIMULATIONS } from './model.ts';
 
 const DateTime = Type.String({ format: 'date-time' });
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -17,7 +17,10 @@ export const CreateRefundBody = Type.Object(
     test_outcome: Type.Optional(
       Type.Union(
         TEST_REFUND_OUTCOMES.map((o) => Type.Literal(o)),
-        { description: 'Test keys only: settle the refund succeeded (default, at once), failed (the hold is released), or leave it pending (then POST /api/v1/test/refunds/{id}/simulate).' },
+        {
+          description:
+            'Test keys only (400 with a Live key): settle the refund succeeded (default, at once), failed (the hold is released), leave it pending, or make it awaiting_approval (the hold taken, as for a Live refund needing a second person); then POST /api/v1/test/refunds/{id}/simulate.',
+        },
       ),
     ),
   },
@@ -102,4 +105,15 @@ export type ListRefundsQuery = Static<typeof ListRefundsQuery>;
 
 export const RefundParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: ID_PARAM_LENGTH_MAX, description: 'The refund id (re_...).' }) });
 
-export const SimulateRefundBody = Type.Object({ outcome: Type.Union([Type.Literal('succeeded'), Type.Literal('failed')]) }, { additionalProperties: false });
+export const SimulateRefundBody = Type.Object(
+  {
+    outcome: Type.Union(
+      TEST_REFUND_SIMULATIONS.map((o) => Type.Literal(o)),
+      {
+        description:
+          'A pending Test refund: succeeded (refund.succeeded) or failed (the hold released, refund.failed). One awaiting approval: approved (-> pending, waiting for succeeded or failed here) or cancelled (the hold released, refund.cancelled).',
+      },
+    ),
+  },
+  { additionalProperties: false },
+);
