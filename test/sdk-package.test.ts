@@ -266,7 +266,7 @@ describe(`@sika/node: the packed tarball in a scratch project against this serve
     assert.equal(manifest.name, '@sika/node');
     assert.equal(manifest.license, 'Apache-2.0');
     const files = readdirSync(installed, { recursive: true }).map(String).sort();
-    for (const file of ['README.md', 'package.json', 'dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/index.d.cts', 'dist/generated/schema.d.ts']) {
+    for (const file of ['README.md', 'package.json', 'dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/index.d.cts', 'dist/generated/schema.d.cts']) {
       assert.ok(files.includes(file), `${file} is in the tarball (${files.join(', ')})`);
     }
     assert.ok(!files.some((file) => file.startsWith('src') || file === 'openapi.json' || file === 'tsconfig.json' || file === 'dist/build.json'), `no sources: ${files.join(', ')}`);

@@ -4,7 +4,7 @@
 //   2. its types with openapi-typescript -> src/generated/schema.ts
 //   3. dist/index.js (ESM) and dist/index.cjs (CommonJS) with esbuild, packages left as imports
 //   4. the declarations with tsc (which type-checks the package): dist/**/*.d.ts, and a .d.cts beside
-//      each for require() users.
+//      each for require() users (the generated types only as dist/generated/schema.d.cts, for both).
 //
 //   node scripts/build.mjs   (npm run build -w @sika/node; npm pack runs it as prepack)
 //   node scripts/build.mjs --if-stale   only when an input changed (the root's npm prepare)
@@ -12,7 +12,7 @@
 //                                             (or SIKA_OPENAPI_FILE=<file>, e.g. for npm pack)
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -116,14 +116,20 @@ await step('bundles (esbuild, ESM + CJS)', async () => {
 
 step('declarations (tsc)', () => {
   run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(PACKAGE_DIR, 'tsconfig.json')], PACKAGE_DIR);
-  // The .d.cts twins: the same declarations, their relative imports pointing at the twins.
+  // The generated types (300 kB) exist once, as a .d.cts: declarations of types only, which ES modules
+  // and CommonJS both import.
+  const schema = join(DIST, 'generated', 'schema.d.ts');
+  renameSync(schema, schema.replace(/\.d\.ts$/, '.d.cts'));
+  // The .d.cts twins of the rest: the same declarations, their relative imports pointing at the twins.
   const walk = (dir) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
       else if (entry.name.endsWith('.d.ts')) {
-        const text = readFileSync(path, 'utf8').replace(/(from\s+|import\()(['"])(\.{1,2}\/[^'"]+)\.js\2/g, '$1$2$3.cjs$2');
-        writeFileSync(path.replace(/\.d\.ts$/, '.d.cts'), text);
+        const text = readFileSync(path, 'utf8');
+        const toCjs = (from) => from.replace(/(from\s+|import\()(['"])(\.{1,2}\/[^'"]+)\.js\2/g, '$1$2$3.cjs$2');
+        writeFileSync(path.replace(/\.d\.ts$/, '.d.cts'), toCjs(text));
+        writeFileSync(path, text.replace(/(['"])(\.{1,2}\/(?:[^'"]+\/)?generated\/schema)\.js\1/g, '$1$2.cjs$1'));
       }
     }
   };
