@@ -58,6 +58,22 @@ function packageHash() {
   for (const file of ['package.json', 'tsconfig.json']) hash.update(readFileSync(join(PACKAGE_DIR, file)));
   return hash.digest('hex');
 }
+// A production install (npm ci --omit=dev) runs the root's prepare without the generator and tsc: the
+// server needs no SDK, so prepare skips it then; a direct build still fails loudly.
+if (process.argv.includes('--if-stale')) {
+  const missing = ['openapi-typescript', 'typescript'].filter((name) => {
+    try {
+      require.resolve(`${name}/package.json`);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  if (missing.length > 0) {
+    console.log(`${pkg.name}: not built (${missing.join(', ')} not installed: dev dependencies omitted)`);
+    process.exit(0);
+  }
+}
 const STAMP = join(DIST, 'build.json');
 const inputs = packageHash();
 if (process.argv.includes('--if-stale') && !givenDocument) {
