@@ -1,7 +1,9 @@
 // sika trigger EVENT: makes real Test objects through the public API, with a Test key, so that the server
 // emits the event (and delivers it like any other: to the key's webhook endpoint and to `sika listen`).
 // Nothing is faked: a session is paid through the payer API and the Test simulator, a refund is asked for
-// with its test_outcome, a payout is paid from the balance that payment made.
+// with its test_outcome (and decided by the refund simulator), a payout is made from the balance that
+// payment made, with its test_outcome, then moved on by the payout simulator or cancelled. Every event
+// type Sika emits is made (RECIPES covers EVENT_TYPES).
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
@@ -31,6 +33,9 @@ const TEST_PAYER = { rail: 'momo', operator: 'mtn', phone: '0241234567' } as con
 const TEST_RECIPIENT = { account_type: 'momo', network: 'mtn', phone: '0241234567', account_name: 'Ama Mensah' } as const;
 
 type Json = Record<string, unknown>;
+
+/** What every payout recipe makes first (its help text). */
+const PAYOUT_SETUP = 'a paid session (the balance), a Mobile Money recipient and a payout';
 
 /** What one trigger made, in the order it made it. */
 export interface TriggerResult {
@@ -73,25 +78,22 @@ const RECIPES: Readonly<Record<string, Recipe>> = {
     how: 'a paid session, then its payment simulated reversed',
     run: async (s) => void (await simulate(s, (await paidSession(s, s.overrides)).attempt, 'reversed')),
   },
-  'refund.created': { how: 'a paid session and a refund left pending (test_outcome pending)', run: (s) => refund(s, 'pending') },
-  'refund.succeeded': { how: 'a paid session and a refund (test_outcome succeeded)', run: (s) => refund(s, 'succeeded') },
-  'refund.failed': { how: 'a paid session and a refund (test_outcome failed)', run: (s) => refund(s, 'failed') },
-  'payout.paid': {
-    how: 'a paid session (the balance), a Mobile Money recipient and a payout (Test payouts are paid at once; the key needs a webhook endpoint, as for any payout)',
-    run: payout,
+  'refund.created': { how: 'a paid session and a refund left pending (test_outcome pending)', run: async (s) => void (await refund(s, 'pending')) },
+  'refund.succeeded': { how: 'a paid session and a refund (test_outcome succeeded)', run: async (s) => void (await refund(s, 'succeeded')) },
+  'refund.failed': { how: 'a paid session and a refund (test_outcome failed)', run: async (s) => void (await refund(s, 'failed')) },
+  'refund.cancelled': {
+    how: 'a paid session, a refund awaiting approval (test_outcome awaiting_approval), simulated cancelled',
+    run: async (s) => simulateRefund(s, await refund(s, 'awaiting_approval'), 'cancelled'),
   },
+  'payout.requested': { how: `${PAYOUT_SETUP} (test_outcome requested: awaiting approval, amount and fee held)`, run: async (s) => void (await payout(s, 'requested')) },
+  'payout.processing': { how: `${PAYOUT_SETUP} (test_outcome processing)`, run: async (s) => void (await payout(s, 'processing')) },
+  'payout.paid': { how: `${PAYOUT_SETUP} (Test payouts are paid at once by default)`, run: async (s) => void (await payout(s, 'paid')) },
+  'payout.failed': { how: `${PAYOUT_SETUP} (test_outcome processing), simulated failed`, run: async (s) => simulatePayout(s, await payout(s, 'processing'), 'failed') },
+  'payout.cancelled': { how: `${PAYOUT_SETUP} (test_outcome requested), then cancelled`, run: async (s) => cancelPayout(s, await payout(s, 'requested')) },
+  'payout.returned': { how: `${PAYOUT_SETUP} (paid at once), simulated returned`, run: async (s) => simulatePayout(s, await payout(s, 'paid'), 'returned') },
 };
 
-/** Event types no Test object reaches through the API, and why. */
-export const NOT_IN_TEST: Readonly<Record<string, string>> = {
-  'refund.cancelled': 'only a Live refund awaiting a second person’s approval is cancelled',
-  'payout.requested': 'Test payouts are paid at once; requested is a Live payout awaiting approval',
-  'payout.processing': 'Test payouts are paid at once; processing is a Live payout at its provider',
-  'payout.failed': 'Test payouts are paid at once; a Live provider fails a payout',
-  'payout.cancelled': 'Test payouts are paid at once and cannot be cancelled',
-  'payout.returned': 'a Live payout’s transfer comes back; Test payouts have no transfer',
-};
-
+/** Every event type Sika emits, in the server's order: each has a recipe (test/cli-trigger.test.ts checks it). */
 export const TRIGGER_EVENTS = WEBHOOK_EVENT_TYPES.filter((type) => RECIPES[type] !== undefined);
 
 export const TRIGGER_HELP = `usage: sika trigger EVENT [--override FIELD=VALUE ...] [--api-key KEY] [--base-url URL] [--json]
@@ -103,10 +105,7 @@ events. Works against a running server; nothing in Live is touched.
 events:
 ${TRIGGER_EVENTS.map((type) => `  ${type.padEnd(28)} ${RECIPES[type]!.how}`).join('\n')}
 
-not possible with a Test key:
-${Object.entries(NOT_IN_TEST)
-  .map(([type, why]) => `  ${type.padEnd(28)} ${why}`)
-  .join('\n')}
+payout.* need a webhook endpoint paired with the key, as any payout does (sika listen does not count as one).
 
 options:
   --override FIELD=VALUE   sets a field of the main object's create body (the session for checkout.*, the
@@ -129,8 +128,6 @@ export async function triggerCommand(args: string[]): Promise<void> {
   const [event, ...extra] = positionals;
   if (!event) throw new UsageError(`trigger needs an EVENT, one of: ${TRIGGER_EVENTS.join(', ')}`);
   if (extra.length > 0) throw new UsageError(`trigger takes one EVENT (got ${positionals.join(' ')})`);
-  const why = NOT_IN_TEST[event];
-  if (why) throw new UsageError(`${event} cannot be made with a Test key (${why}); trigger makes: ${TRIGGER_EVENTS.join(', ')}`);
   if (!RECIPES[event]) throw new UsageError(`unknown event ${event}; trigger makes: ${TRIGGER_EVENTS.join(', ')}`);
   const overrides = parseOverrides(values.override ?? []);
   const target = apiTarget('trigger', values);
@@ -141,7 +138,7 @@ export async function triggerCommand(args: string[]): Promise<void> {
 /** Runs an event's recipe and reads the object's events back; throws when the event is not among them. */
 export async function trigger(target: ApiTarget, event: string, overrides: Json, say: (line: string) => void = () => {}): Promise<TriggerResult> {
   const recipe = RECIPES[event];
-  if (!recipe) throw new UsageError(`${event} cannot be made with a Test key`);
+  if (!recipe) throw new UsageError(`unknown event ${event}; trigger makes: ${TRIGGER_EVENTS.join(', ')}`);
   const result: TriggerResult = { event, created: [], simulated: [], objectId: '', events: [] };
   say(`Triggering ${event}: ${recipe.how}`);
   await recipe.run({ target, overrides, result, say });
@@ -249,21 +246,29 @@ async function expiredSession(s: Step): Promise<void> {
   if (now.status !== 'expired') await simulate(s, attempt, 'expired');
 }
 
-async function refund(s: Step, outcome: 'pending' | 'succeeded' | 'failed'): Promise<void> {
+async function refund(s: Step, outcome: 'pending' | 'succeeded' | 'failed' | 'awaiting_approval'): Promise<string> {
   const amount = typeof s.overrides.amount_minor === 'number' ? s.overrides.amount_minor : TRIGGER_REFUND_AMOUNT_MINOR;
   const { session } = await paidSession(s, { amount_minor: Math.max(TRIGGER_SESSION_AMOUNT_MINOR, withFeeMargin(amount)) }, false);
   const body = merged({ session_id: session.id, amount_minor: TRIGGER_REFUND_AMOUNT_MINOR, test_outcome: outcome, reason: 'sika trigger' }, s.overrides);
   const created = await apiCall<{ id: string; status: string }>(s.target, 'POST', '/api/v1/refunds', body);
   made(s, 'refund', created.id, `(${created.status})`);
   s.result.objectId = created.id;
+  return created.id;
 }
 
-async function payout(s: Step): Promise<void> {
+/** The refund simulator (POST /api/v1/test/refunds/{id}/simulate). */
+async function simulateRefund(s: Step, id: string, outcome: 'cancelled'): Promise<void> {
+  const answer = await apiCall<{ status: string }>(s.target, 'POST', `/api/v1/test/refunds/${id}/simulate`, { outcome });
+  s.result.simulated.push(`${id} ${outcome}`);
+  s.say(`  simulated ${outcome.padEnd(28)} ${id} -> refund ${answer.status}`);
+}
+
+async function payout(s: Step, outcome: 'paid' | 'requested' | 'processing'): Promise<string> {
   const amount = typeof s.overrides.amount_minor === 'number' ? s.overrides.amount_minor : TRIGGER_PAYOUT_AMOUNT_MINOR;
   await paidSession(s, { amount_minor: withFeeMargin(amount + PAYOUT_FEE_MAX_MINOR) }, false);
   const recipient = await apiCall<{ id: string }>(s.target, 'POST', '/api/v1/payouts/recipients', { ...TEST_RECIPIENT });
   made(s, 'recipient', recipient.id, `(${TEST_RECIPIENT.network.toUpperCase()} ${TEST_RECIPIENT.phone})`);
-  const body = merged({ recipient_id: recipient.id, amount_minor: TRIGGER_PAYOUT_AMOUNT_MINOR, client_reference: `trigger-${randomUUID()}`, notes: 'sika trigger' }, s.overrides);
+  const body = merged({ recipient_id: recipient.id, amount_minor: TRIGGER_PAYOUT_AMOUNT_MINOR, client_reference: `trigger-${randomUUID()}`, notes: 'sika trigger', test_outcome: outcome }, s.overrides);
   const created = await apiCall<{ id: string; status: string }>(s.target, 'POST', '/api/v1/payouts', body).catch((error: unknown) => {
     if (error instanceof ApiError && error.status === 403 && /webhook endpoint/.test(error.message)) {
       throw new ApiError(`${error.message} (Sika pays out only for a key with a webhook endpoint, Test keys too; sika listen does not count as one)`, error.status, error.code);
@@ -272,6 +277,20 @@ async function payout(s: Step): Promise<void> {
   });
   made(s, 'payout', created.id, `(${created.status})`);
   s.result.objectId = created.id;
+  return created.id;
+}
+
+/** The payout simulator (POST /api/v1/test/payouts/{id}/simulate). */
+async function simulatePayout(s: Step, id: string, outcome: 'failed' | 'returned'): Promise<void> {
+  const answer = await apiCall<{ status: string }>(s.target, 'POST', `/api/v1/test/payouts/${id}/simulate`, { outcome });
+  s.result.simulated.push(`${id} ${outcome}`);
+  s.say(`  simulated ${outcome.padEnd(28)} ${id} -> payout ${answer.status}`);
+}
+
+/** POST /api/v1/payouts/{id}/cancel, as a merchant cancels a payout not yet sent. */
+async function cancelPayout(s: Step, id: string): Promise<void> {
+  const answer = await apiCall<{ status: string }>(s.target, 'POST', `/api/v1/payouts/${id}/cancel`, { reason: 'sika trigger' });
+  s.say(`  cancelled ${''.padEnd(28)} ${id} -> payout ${answer.status}`);
 }
 
 /** A payment that leaves at least `minor` in the balance, whatever collection fee the merchant bears. */
