@@ -59,8 +59,9 @@ function banner(stdout: string) {
   if (!key) return null;
   const link = /Dashboard +(http:\/\/\S+\/dashboard\/login\/link\/[\w-]+)/.exec(stdout)?.[1];
   const merchantId = /Merchant +Demo Shop, ([0-9a-f-]{36})/.exec(stdout)?.[1];
-  assert.ok(link && merchantId, `the banner names the link and the merchant:\n${stdout}`);
-  return { key, link, merchantId };
+  const secret = /Webhook secret +(whsec_[\w+/=]+)/.exec(stdout)?.[1];
+  assert.ok(link && merchantId && secret, `the banner names the link, the merchant and the webhook secret:\n${stdout}`);
+  return { key, link, merchantId, secret };
 }
 
 const cookieOf = (res: Response, name: string) =>
@@ -96,7 +97,10 @@ describe(`the first run (${storageKind})`, { timeout: 300_000 }, () => {
     assert.match(first.stdout(), /\n={20,}\n {2}Sika is running\. This is its first run/);
     const logLines = first.stdout().split('\n').filter((line) => line.startsWith('{'));
     assert.ok(logLines.some((line) => line.includes('first run: demo merchant created') && line.includes(printed.merchantId)));
-    assert.ok(!logLines.some((line) => line.includes(printed.key) || line.includes(printed.link.split('/').pop()!)), 'a secret reached the logs');
+    assert.ok(!logLines.some((line) => line.includes(printed.key) || line.includes(printed.secret) || line.includes(printed.link.split('/').pop()!)), 'a secret reached the logs');
+    // A Test webhook endpoint on the developer's machine, signed with the printed secret (Test payouts need one).
+    assert.match(first.stdout(), /sent to http:\/\/localhost:3000\/hooks/);
+
     assert.ok(printed.link.startsWith(`${first.base}/dashboard/login/link/`), printed.link);
 
     const created = await fetch(`${first.base}/api/v1/sessions`, {
@@ -173,6 +177,8 @@ describe(`the first run (${storageKind})`, { timeout: 300_000 }, () => {
     assert.equal(read.status, 200);
     assert.equal(await second.stop(), 0);
     const merchants = await storage.with((db) => db.query<{ n: number }>('SELECT count(*)::int AS n FROM merchants'));
+    const endpoints = await storage.with((db) => db.query<{ url: string; environment: string }>('SELECT url, environment FROM webhook_endpoints WHERE merchant_id = $1', [printed.merchantId]));
+    assert.deepEqual(endpoints.map((e) => [e.environment, e.url]), [['test', 'http://localhost:3000/hooks']]);
     assert.equal(merchants[0]!.n, 1);
   });
 

@@ -10,12 +10,21 @@ import * as store from './sign-in-link-store.ts';
 
 export const DEMO_MERCHANT_NAME = 'Demo Shop';
 export const DEMO_MERCHANT_EMAIL = 'demo@example.com';
+/**
+ * The demo merchant's Test webhook endpoint: a receiver on the developer's own machine (the usual port of a
+ * local app; `sika listen --forward-to` uses the same example). Test payouts need an endpoint paired with the
+ * key, and the printed signing secret is what a receiver verifies with. Deliveries to a port nothing listens
+ * on fail fast and follow the retry schedule; the dashboard changes or disables it.
+ */
+export const DEMO_WEBHOOK_URL = 'http://localhost:3000/hooks';
 
 export interface DemoMerchant {
   merchant_id: string;
   name: string;
   email: string;
   test_api_key: string;
+  test_webhook_url: string;
+  test_webhook_secret: string;
   /** The one-time dashboard sign-in link's token (src/accounts/sign-in-links.ts). */
   sign_in_token: string;
 }
@@ -26,10 +35,12 @@ export async function createDemoMerchantOnFirstRun(db: Db): Promise<DemoMerchant
   const claimed = await db.transaction(async (tx) => (await store.claimFirstRun(tx)) && !(await store.anyMerchant(tx)));
   if (!claimed) return null;
   try {
-    const created = await createMerchant(db, { name: DEMO_MERCHANT_NAME, email: DEMO_MERCHANT_EMAIL, password: null, webhookUrl: null });
+    // Loopback is allowed here: this runs only when BASE_URL is loopback (the developer's own machine).
+    const created = await createMerchant(db, { name: DEMO_MERCHANT_NAME, email: DEMO_MERCHANT_EMAIL, password: null, webhookUrl: DEMO_WEBHOOK_URL }, { allowPrivateTargets: true });
+    if (!created.test_webhook_secret) throw new Error('the demo merchant\'s Test webhook endpoint was not created');
     const token = await createSignInLink(db, created.owner_user_id);
     await store.recordDemoMerchant(db, created.merchant_id);
-    return { merchant_id: created.merchant_id, name: DEMO_MERCHANT_NAME, email: DEMO_MERCHANT_EMAIL, test_api_key: created.test_api_key, sign_in_token: token };
+    return { merchant_id: created.merchant_id, name: DEMO_MERCHANT_NAME, email: DEMO_MERCHANT_EMAIL, test_api_key: created.test_api_key, test_webhook_url: DEMO_WEBHOOK_URL, test_webhook_secret: created.test_webhook_secret, sign_in_token: token };
   } catch (error) {
     // Not decided after all: the next start tries again.
     await store.releaseFirstRun(db).catch(() => {});
