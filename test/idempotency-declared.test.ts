@@ -19,6 +19,7 @@ const IDEMPOTENT_ROUTES = [
   'POST /api/v1/test/payment-attempts/:reference/simulate',
   'POST /api/v1/refunds',
   'POST /api/v1/test/refunds/:id/simulate',
+  'POST /api/v1/test/payouts/:payout_id/simulate',
   'POST /api/v1/events/:id/replay',
   'POST /api/v1/events/replay',
 ];
@@ -118,7 +119,7 @@ describe(`idempotency declared per route (${storageKind})`, () => {
       for (const name of BY_HAND) assert.doesNotMatch(source, new RegExp(`\\b${name}\\b`), `${relative(SRC, file)} uses ${name}`);
     }
     // Each idempotent route's file declares the option (the registered routes above say which).
-    for (const file of ['checkout/merchant-routes.ts', 'checkout/simulate-routes.ts', 'invoicing/routes.ts', 'refunds/routes.ts']) {
+    for (const file of ['checkout/merchant-routes.ts', 'checkout/simulate-routes.ts', 'invoicing/routes.ts', 'refunds/routes.ts', 'payouts/routes.ts']) {
       assert.match(readFileSync(join(SRC, file), 'utf8'), /config: \{ idempotent: true \}/, file);
     }
   });

@@ -111,6 +111,11 @@ const KEY_ROUTES: Record<string, KeyRoute> = {
   'POST /api/v1/events/:id/replay': { request: (o) => ({ url: `/api/v1/events/${o.event}/replay` }) },
   'GET /api/v1/payouts/:payout_id': { request: (o) => ({ url: `/api/v1/payouts/${o.payout}` }) },
   'POST /api/v1/payouts/:payout_id/cancel': { request: (o) => ({ url: `/api/v1/payouts/${o.payout}/cancel`, body: { reason: 'isolation check' } }) },
+  // The owner's Test payout is paid (the Test default): returned is a move its table allows.
+  'POST /api/v1/test/payouts/:payout_id/simulate': {
+    request: (o) => ({ url: `/api/v1/test/payouts/${o.payout}/simulate`, body: { outcome: 'returned' } }),
+    liveKeyStatus: { status: 403, code: 'FORBIDDEN' },
+  },
   'GET /api/v1/payouts/:payout_id/receipt': { request: (o) => ({ url: `/api/v1/payouts/${o.payout}/receipt` }) },
   'POST /api/v1/payouts/:payout_id/evidence': { request: (o) => ({ url: `/api/v1/payouts/${o.payout}/evidence`, multipart: evidenceUpload() }) },
   'GET /api/v1/payouts/:payout_id/evidence/:evidence_id': {
