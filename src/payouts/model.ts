@@ -17,7 +17,8 @@ export const PAYOUT_TRANSITIONS: Transitions<PayoutStatus> = {
 
 /**
  * A Live payout is created requested (awaiting approval) or processing; a Test payout is created paid at
- * once (nothing is sent), so paid is an initial status too.
+ * once (nothing is sent), so paid is an initial status too, or, when its test_outcome asks, requested or
+ * processing (then moved on by the Test simulator, lifecycle.ts simulateTestPayout).
  */
 export const payoutMachine = defineStateMachine({ name: 'payout', statuses: PAYOUT_STATUSES, initial: ['requested', 'processing', 'paid'], transitions: PAYOUT_TRANSITIONS });
 
