@@ -27,6 +27,10 @@ export async function openApiDocument(): Promise<unknown> {
 }
 
 if (process.argv[1] && import.meta.filename === process.argv[1]) {
+  if (process.argv[2]?.startsWith('-')) {
+    console.error('usage: node --import tsx scripts/openapi.ts [out-file]   (the document on stdout when no file is given)');
+    process.exit(process.argv[2] === '--help' || process.argv[2] === '-h' ? 0 : 2);
+  }
   const document = `${JSON.stringify(await openApiDocument(), null, 2)}\n`;
   const out = process.argv[2];
   if (out) writeFileSync(out, document);
