@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
 import type { CliIo } from './common.ts';
+import { processIsAlive } from '../lib/process-alive.ts';
 
 export const CLI_SOCKET_NAME = 'cli.sock';
 /** The most a request line may hold (argv, cwd and a password from standard input). */
@@ -24,14 +25,6 @@ export interface CliRequest {
   cwd: string;
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** The socket of the running server that holds this embedded data dir, or null (PostgreSQL, no server, or one without a socket). */
 export function runningServerSocket(config: Pick<Config, 'databaseUrl' | 'dataDir'>): string | null {
@@ -44,7 +37,7 @@ export function runningServerSocket(config: Pick<Config, 'databaseUrl' | 'dataDi
   } catch {
     return null;
   }
-  return Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid) ? socket : null;
+  return Number.isInteger(pid) && pid > 0 && pid !== process.pid && processIsAlive(pid) ? socket : null;
 }
 
 /**
