@@ -271,6 +271,9 @@ describe(`property: merchant endpoints answer any input with a 4xx envelope, nev
       .constantFrom(...POSTS)
       .chain((endpoint) => fc.tuple(fc.constant(endpoint), fc.constantFrom(...endpoint.fields)))
       .chain(([endpoint, field]) => fc.tuple(fc.constant(endpoint), fc.constant(field), mutation(field.kind), fc.constantFrom<Encoding>('json', 'json', 'form', 'multipart')));
+    // Short generated keys repeat within a run ('' and '__' often do): a key sent before with another request
+    // is rightly refused as reused (422) before the body is looked at, so the type checks below do not apply.
+    const keysSent = new Map<string, string>();
     await fc.assert(
       fc.asyncProperty(mutated, idempotencyKey, async ([endpoint, field, change, encoding], idem) => {
         const body = setAt(endpoint.valid!, field.path, change.value);
@@ -279,6 +282,10 @@ describe(`property: merchant endpoints answer any input with a 4xx envelope, nev
         const what = `${field.path.join('.')} ${change.label}: ${context}`;
         assertWellFormed(res, what);
         assertAcceptedIsValid(endpoint, res);
+        const request = `${endpoint.method} ${endpoint.url} ${contentType} ${payload.toString()}`;
+        const sentBefore = idem === null ? undefined : keysSent.get(idem);
+        if (idem !== null && sentBefore === undefined) keysSent.set(idem, request);
+        if (sentBefore !== undefined && sentBefore !== request && res.statusCode === 422 && res.json().error.code === 'IDEMPOTENCY_KEY_REUSED') return;
         // JSON keeps types, so a wrong type is always refused (DESIGN §3: wrong types are 400), except inside one
         // line of a batch checked line by line (SPEC 4.1): that line goes to errors with 207, the others are kept.
         if (encoding === 'json' && change.type === 'wrong-type' && !(idem !== null && (idem.length === 0 || idem.length > 255))) {
@@ -295,7 +302,7 @@ describe(`property: merchant endpoints answer any input with a 4xx envelope, nev
           }
         }
       }),
-      { numRuns: 150 },
+      { numRuns: 150, ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH } : {}) },
     );
   });
 
