@@ -84,7 +84,8 @@ describe(`API key revocation across processes (${storageKind})`, () => {
     const m = await t.merchant();
     const row = await keyRow(m.live_api_key);
     const heard: string[] = [];
-    const subscription = await otherDb.listen(API_KEY_REVOKED_CHANNEL, { message: (prefix) => heard.push(prefix), reset: () => {} });
+    // Only this key's announcements: test files running at the same time on the database revoke keys too.
+    const subscription = await otherDb.listen(API_KEY_REVOKED_CHANNEL, { message: (prefix) => void (prefix === row.prefix && heard.push(prefix)), reset: () => {} });
     try {
       await assert.rejects(
         t.db.transaction(async (tx) => {
