@@ -36,6 +36,24 @@ describe(`storage errors (${storageKind})`, () => {
     assert.equal(answer.code, 'SERVICE_UNAVAILABLE');
   });
 
+  it('a write refused by a read-only server (25006, a standby not yet promoted in a failover) is a retryable 503', async () => {
+    const error = await t.db
+      .transaction(async (tx) => {
+        await tx.exec('SET TRANSACTION READ ONLY');
+        await tx.query('CREATE TEMP TABLE read_only_probe (x int)');
+      })
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    assert.ok(error instanceof DbError, `expected a DbError, got ${String(error)}`);
+    assert.equal(error.sqlState, '25006');
+    assert.equal(error.isUnavailable, true);
+    const answer = toSikaError(error);
+    assert.equal(statusOf(answer), 503);
+    assert.equal(answer.code, 'SERVICE_UNAVAILABLE');
+  });
+
   it('a constraint violation is not mistaken for an outage', () => {
     assert.equal(new DbError('duplicate key', '23505', 'x').isUnavailable, false);
     assert.equal(new DbError('check', '23514', 'x').isUnavailable, false);

@@ -88,7 +88,7 @@ export class DbError extends Error {
     return this.sqlState === '40001' || this.sqlState === '40P01';
   }
   /**
-   * The database could not be reached, went away, cancelled a stuck statement (57014) or a statement gave
+   * The database could not be reached, went away (57P01-57P03), is read-only for now (25006), cancelled a stuck statement (57014) or a statement gave
    * up waiting on a lock (55P03, where its caller had no way around it): a 503, not a 500.
    */
   get isUnavailable(): boolean {
@@ -96,7 +96,11 @@ export class DbError extends Error {
       this.sqlState === null ||
       this.sqlState.startsWith('08') ||
       this.sqlState === '57P01' ||
+      this.sqlState === '57P02' ||
       this.sqlState === '57P03' ||
+      // A read-only transaction: Sika opens none itself, so this is a server in recovery, e.g. a standby a
+      // proxy routed to before its promotion finished during a failover (deploy/ha/README.md).
+      this.sqlState === '25006' ||
       this.sqlState === '57014' ||
       this.sqlState === '55P03'
     );
