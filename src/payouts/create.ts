@@ -23,6 +23,7 @@ import {
   PAYOUT_CURRENCY,
   payoutFeeMinor,
   TEST_PAYOUT_OUTCOME_DEFAULT,
+  testBankReference,
   type PayoutStatus,
   type TestPayoutOutcome,
 } from './model.ts';
@@ -37,7 +38,6 @@ const { conflict } = errors;
 
 /** Random characters in a payout's reference (PO-yymmdd-XXXXXX) and in a Test payout's bank reference (TEST-...). */
 const PAYOUT_REFERENCE_RANDOM_CHARS = 6;
-const TEST_BANK_REFERENCE_RANDOM_CHARS = 12;
 
 export interface PayoutInput {
   recipient_id: string;
@@ -311,9 +311,6 @@ function newPayoutRow(r: PayoutRequest, decision: PayoutDecision, p: { id: strin
     next_step_at: worked ? new Date() : null,
   };
 }
-
-/** A Test payout's bank reference, given when it is paid (nothing is sent). */
-export const testBankReference = (): string => `TEST-${randomToken(TEST_BANK_REFERENCE_RANDOM_CHARS).toUpperCase()}`;
 
 function newPayoutReference(): string {
   const date = new Date().toISOString().slice(2, 10).replace(/-/g, '');

@@ -4,13 +4,11 @@ import type { ApiPrincipal } from '../accounts/model.ts';
 import { findActiveUser } from '../accounts/store.ts';
 import { audit, type Actor } from '../audit/log.ts';
 import type { Db, Queryable } from '../db/index.ts';
-import { randomToken } from '../lib/ids.ts';
 import { errors } from '../lib/errors.ts';
 import { postPayout, returnPayout, voidPayout } from '../ledger/service.ts';
-import { CANCEL_REASON_LENGTH_MAX, canCancel, payoutMachine, reconciliationMachine, type PayoutStatus, type TestPayoutSimulation } from './model.ts';
+import { CANCEL_REASON_LENGTH_MAX, canCancel, payoutMachine, reconciliationMachine, testBankReference, testReturnReference, type PayoutStatus, type TestPayoutSimulation } from './model.ts';
 import { findPayout, findPayoutById, releaseDayTotal, updatePayout, updateReconciliation, type PayoutRow } from './payout-store.ts';
 import { emitPayoutEvent } from './presenters.ts';
-import { testBankReference } from './create.ts';
 
 const { conflict } = errors;
 
@@ -100,9 +98,6 @@ export async function markPayoutReturned(db: Db, payoutId: string, returnReferen
   });
 }
 
-/** Random characters of a simulated return's reference (TEST-RET-...). */
-const TEST_RETURN_REFERENCE_RANDOM_CHARS = 12;
-
 /**
  * Test mode: the simulator moves a Test payout on (POST /api/v1/test/payouts/{id}/simulate) through the
  * payout table, by movePayout, with the money and the event a Live payout's provider outcome or return
@@ -128,6 +123,6 @@ export async function simulateTestPayout(tx: Queryable, principal: Pick<ApiPrinc
     case 'failed':
       return movePayout(tx, payout, 'failed', { failure_reason: 'simulated failure (Test mode)', processing_step: null, next_step_at: null });
     case 'returned':
-      return movePayout(tx, payout, 'returned', { return_reference: `TEST-RET-${randomToken(TEST_RETURN_REFERENCE_RANDOM_CHARS).toUpperCase()}` });
+      return movePayout(tx, payout, 'returned', { return_reference: testReturnReference() });
   }
 }

@@ -1,4 +1,5 @@
 // Payout types, limits, fees and the payout state machine (SPEC 3.3, DESIGN §3 Payouts).
+import { randomToken } from '../lib/ids.ts';
 import { defineStateMachine, type Transitions } from '../lib/state-machine.ts';
 
 export const PAYOUT_STATUSES = ['requested', 'processing', 'paid', 'failed', 'cancelled', 'returned'] as const;
@@ -139,3 +140,10 @@ export const TEST_REJECTED_PHONES: Record<string, string> = {
 };
 
 export const maskAccountNumber = (value: string): string => `${'*'.repeat(Math.max(0, value.length - 4))}${value.slice(-4)}`;
+
+/** Random characters of a Test payout's references (nothing is sent, so no bank gives one). */
+const TEST_REFERENCE_RANDOM_CHARS = 12;
+/** A Test payout's bank reference, given when it is paid (at creation, or by the simulator). */
+export const testBankReference = (): string => `TEST-${randomToken(TEST_REFERENCE_RANDOM_CHARS).toUpperCase()}`;
+/** A simulated return's reference. */
+export const testReturnReference = (): string => `TEST-RET-${randomToken(TEST_REFERENCE_RANDOM_CHARS).toUpperCase()}`;
