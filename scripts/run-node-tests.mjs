@@ -5,29 +5,45 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export function runNodeTests(files, { concurrency }) {
-  const tapDir = mkdtempSync(join(tmpdir(), 'sika-test-'));
-  const tapFile = join(tapDir, 'results.tap');
-  const result = spawnSync(
-    process.execPath,
-    [
-      '--import', 'tsx', '--test', `--test-concurrency=${concurrency}`,
-      '--test-reporter=spec', '--test-reporter-destination=stdout',
-      '--test-reporter=tap', `--test-reporter-destination=${tapFile}`,
-      ...files,
-    ],
-    { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
-  );
-  let tap = '';
-  try {
-    tap = readFileSync(tapFile, 'utf8');
-  } catch {
-    /* the runner died before writing */
+export function runNodeTests(files, options) {
+  return runNodeTestGroups([files], options);
+}
+
+/**
+ * Runs each group of files in its own test runner, one group after the other (node --test orders the files
+ * of one run itself), and ends with one closing line over all of them; exits non-zero if any group failed.
+ */
+export function runNodeTestGroups(groups, { concurrency }) {
+  const totals = { pass: 0, fail: 0, skipped: 0 };
+  let status = 0;
+  for (const files of groups.filter((group) => group.length > 0)) {
+    const tapDir = mkdtempSync(join(tmpdir(), 'sika-test-'));
+    const tapFile = join(tapDir, 'results.tap');
+    const result = spawnSync(
+      process.execPath,
+      [
+        '--import', 'tsx', '--test', `--test-concurrency=${concurrency}`,
+        '--test-reporter=spec', '--test-reporter-destination=stdout',
+        '--test-reporter=tap', `--test-reporter-destination=${tapFile}`,
+        ...files,
+      ],
+      { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
+    );
+    let tap = '';
+    try {
+      tap = readFileSync(tapFile, 'utf8');
+    } catch {
+      /* the runner died before writing */
+    }
+    rmSync(tapDir, { recursive: true, force: true });
+    const count = (name) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(tap)?.[1] ?? 0);
+    totals.pass += count('pass');
+    totals.fail += count('fail') + count('cancelled');
+    totals.skipped += count('skipped');
+    if ((result.status ?? 1) !== 0) status = result.status ?? 1;
   }
-  rmSync(tapDir, { recursive: true, force: true });
-  const count = (name) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(tap)?.[1] ?? 0);
-  console.log(`\ntests: ${count('pass')} passed, ${count('fail') + count('cancelled')} failed, ${count('skipped')} skipped`);
-  return result.status ?? 1;
+  console.log(`\ntests: ${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped`);
+  return status;
 }
 
 /** The *.test.ts files directly in `dir` whose path contains one of `filters` (all when none), sorted; exits when none match. */

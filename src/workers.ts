@@ -1,10 +1,10 @@
-// Background jobs of the single process: each loop is bounded, one pass of a job at a time, and stop()
-// waits for the running pass. Webhook delivery runs its own claim loop.
+// Background jobs of the process: each loop is bounded, one pass of a job at a time, and stop() waits for
+// the running pass. While storage is unreachable they all pause (src/db/availability.ts). Webhook delivery runs its own claim loop.
 import type { FastifyBaseLogger } from 'fastify';
 import { expireDueSessions } from './checkout/expiry.ts';
 import { checkPendingAttempts } from './checkout/status-checks.ts';
 import type { Config } from './config.ts';
-import type { Db } from './db/index.ts';
+import { StorageAvailability, type Db } from './db/index.ts';
 import { DeliveryWorker, defaultDeliveryOptions } from './events/delivery.ts';
 import { purgeExpiredWebSessions } from './accounts/console-accounts.ts';
 import { purgeIdleThrottles } from './accounts/sign-in-throttle.ts';
@@ -32,11 +32,12 @@ interface Job {
   run(): Promise<unknown>;
 }
 
-export function deliveryWorkerFor(db: Db, log: FastifyBaseLogger, config: Config): DeliveryWorker {
+export function deliveryWorkerFor(db: Db, log: FastifyBaseLogger, config: Config, availability?: StorageAvailability): DeliveryWorker {
   return new DeliveryWorker(
     db,
     log,
     defaultDeliveryOptions({
+      availability,
       retryScheduleS: config.webhookRetryScheduleS,
       timeoutMs: config.webhookTimeoutMs,
       pollIntervalMs: config.webhookPollMs,
@@ -69,14 +70,18 @@ export function startWorkers({ db, log, config, providers }: { db: Db; log: Fast
   const timers: NodeJS.Timeout[] = [];
   const running = new Set<Promise<unknown>>();
   let stopped = false;
+  // While the database is unreachable (a failover), every job pauses and resumes by itself once a primary answers.
+  const availability = new StorageAvailability(db, log);
   for (const job of jobs) {
     let busy = false;
     const tick = () => {
-      if (stopped || busy) return;
+      if (stopped || busy || !availability.available) return;
       busy = true;
       const pass = job
         .run()
-        .catch((error: unknown) => log.warn({ err: error, job: job.name }, 'background job failed; will retry'))
+        .catch((error: unknown) => {
+          if (!availability.report(error)) log.warn({ err: error, job: job.name }, 'background job failed; will retry');
+        })
         .finally(() => {
           busy = false;
           running.delete(pass);
@@ -85,13 +90,15 @@ export function startWorkers({ db, log, config, providers }: { db: Db; log: Fast
     };
     timers.push(setInterval(tick, job.intervalMs));
   }
-  const delivery = deliveryWorkerFor(db, log, config);
+  const delivery = deliveryWorkerFor(db, log, config, availability);
   delivery.start();
   return {
     delivery,
+    availability,
     async stop() {
       stopped = true;
       for (const timer of timers) clearInterval(timer);
+      availability.stop();
       await Promise.all([...running, delivery.stop()]);
     },
   };

@@ -38,9 +38,11 @@ find_pg_bin() {
   echo "/usr/lib/postgresql/$v/bin"
 }
 
-# Run a command as the postgres user (PostgreSQL refuses root), with a small clean environment.
+# Run a command as the postgres user (PostgreSQL refuses root), with a small clean environment, from /:
+# the caller's directory (a checkout under a root-only directory, say) may be closed to postgres, and
+# Patroni and initdb fail to start there.
 pg_prefix() {
-  PG_PREFIX=(env -i PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin HOME="$HA_DIR" LANG=C.UTF-8 LC_ALL=C.UTF-8 PYTHONDONTWRITEBYTECODE=1)
+  PG_PREFIX=(env -i --chdir=/ PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin HOME="$HA_DIR" LANG=C.UTF-8 LC_ALL=C.UTF-8 PYTHONDONTWRITEBYTECODE=1)
   if [[ $(id -u) -eq 0 ]]; then
     PG_PREFIX=(setpriv --reuid=postgres --regid=postgres --init-groups "${PG_PREFIX[@]}")
   elif [[ $(id -un) != postgres ]]; then

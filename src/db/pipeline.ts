@@ -11,28 +11,52 @@
 // sent this way. Everything inside a transaction uses the pool.
 import type { Socket } from 'node:net';
 import pg from 'pg';
+import { ConnectionEpoch } from './epoch.ts';
+import { DbError } from './types.ts';
 
 export class Pipeline {
   private readonly slots: (Promise<pg.Client> | null)[];
+  /** The connected client of each slot (null while it connects). */
+  private readonly clients: (pg.Client | null)[];
   private turn = 0;
   private readonly corked = new Set<Socket>();
   private flushScheduled = false;
   private closed = false;
 
-  /** newClient: a new, unconnected client with pipeline mode on; size: the connections shared. */
+  /**
+   * newClient: a new, unconnected client with pipeline mode on; size: the connections shared; epoch: shared
+   * with the pool, a connection opened before the last connection failure anywhere is replaced on next use.
+   */
   constructor(
     private readonly newClient: () => pg.Client,
     size: number,
+    private readonly epoch: ConnectionEpoch = new ConnectionEpoch(),
   ) {
     this.slots = new Array<Promise<pg.Client> | null>(size).fill(null);
+    this.clients = new Array<pg.Client | null>(size).fill(null);
   }
 
   async query<Row>(name: string, text: string, values: readonly unknown[]): Promise<Row[]> {
     if (this.closed) throw new Error('the pipeline is closed');
-    const client = await this.client(this.turn++ % this.slots.length);
+    const i = this.turn++ % this.slots.length;
+    let client = await this.client(i);
+    if (!this.epoch.isCurrent(client)) {
+      this.discard(i, client);
+      client = await this.client(i);
+    }
     this.cork(client);
-    const result = await client.query({ name, text, values: values as unknown[] });
-    return result.rows as Row[];
+    try {
+      const result = await client.query({ name, text, values: values as unknown[] });
+      return result.rows as Row[];
+    } catch (error) {
+      // A connection that failed, or reaches a server in recovery (a demoted primary, a standby not yet
+      // promoted: failover), leaves its slot: the next statement connects again, through the proxy to the primary.
+      if (DbError.from(error).dropsConnection) {
+        this.discard(i, client);
+        this.epoch.advance();
+      }
+      throw error;
+    }
   }
 
   async close(): Promise<void> {
@@ -46,9 +70,16 @@ export class Pipeline {
     const existing = this.slots[i];
     if (existing) return existing;
     const client = this.newClient();
-    const slot = client.connect().then(() => client);
+    this.epoch.stamp(client);
+    const slot = client.connect().then(() => {
+      if (this.slots[i] === slot) this.clients[i] = client;
+      return client;
+    });
     const leave = () => {
-      if (this.slots[i] === slot) this.slots[i] = null;
+      if (this.slots[i] === slot) {
+        this.slots[i] = null;
+        this.clients[i] = null;
+      }
     };
     // The statements in flight on a broken connection fail (pg errors them); the next one reconnects.
     client.on('error', () => {
@@ -59,6 +90,15 @@ export class Pipeline {
     slot.catch(leave);
     this.slots[i] = slot;
     return slot;
+  }
+
+  /** Empties slot i if it still holds this client, and closes the client (statements still on it fail). */
+  private discard(i: number, client: pg.Client): void {
+    if (this.clients[i] === client) {
+      this.slots[i] = null;
+      this.clients[i] = null;
+    }
+    client.end().catch(() => {});
   }
 
   /** Holds the connection's writes until the event loop's check phase, then sends them together. */

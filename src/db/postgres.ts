@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { listenPostgres } from './notifications.ts';
+import { ConnectionEpoch } from './epoch.ts';
 import { Pipeline } from './pipeline.ts';
 import { DbError, InFlight, parseInt8, unpipelined, withRetries, type Db, type Queryable, type Subscription } from './types.ts';
 
@@ -17,6 +18,9 @@ const STATEMENT_TIMEOUT_MS = 30_000;
 const KEEPALIVE_INITIAL_DELAY_MS = 10_000;
 const QUERY_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 5_000;
 
+/** For 'error' events whose error also reaches the statement in flight, or that pg-pool already handles. */
+const ignoreError = () => {};
+
 export async function openPostgres(databaseUrl: string, poolSize = POOL_SIZE_MAX): Promise<Db> {
   const connection = {
     connectionString: databaseUrl,
@@ -32,11 +36,17 @@ export async function openPostgres(databaseUrl: string, poolSize = POOL_SIZE_MAX
   };
   const pool = new pg.Pool({ ...connection, max: poolSize });
   // An idle client losing its connection must not crash the process; the next query reconnects.
-  pool.on('error', () => {});
-  const reads = new Pipeline(() => new pg.Client({ ...connection, pipeline: true } as pg.ClientConfig), READ_PIPELINE_CONNECTIONS);
+  pool.on('error', ignoreError);
+  // A failover: once one connection finds its server gone or read-only, every connection opened before
+  // that is suspect (they reached the same server), so each is closed when next taken instead of
+  // failing one request each. Connections opened since are used as they are.
+  const epoch = new ConnectionEpoch();
+  pool.on('connect', (client) => epoch.stamp(client));
+  const reads = new Pipeline(() => new pg.Client({ ...connection, pipeline: true } as pg.ClientConfig), READ_PIPELINE_CONNECTIONS, epoch);
   const writes = new Pipeline(
     () => new pg.Client({ ...connection, pipeline: true, lock_timeout: WRITE_PIPELINE_LOCK_TIMEOUT_MS } as pg.ClientConfig),
     WRITE_PIPELINE_CONNECTIONS,
+    epoch,
   );
   const piped = <Row>(pipeline: Pipeline, name: string, sql: string, params: readonly unknown[] = []) =>
     inFlight.run(async () => {
@@ -47,7 +57,70 @@ export async function openPostgres(databaseUrl: string, poolSize = POOL_SIZE_MAX
       }
     });
 
-  const wrap = (client: pg.Pool | pg.PoolClient): Queryable => {
+  /** A pooled connection opened in the current epoch. */
+  const acquire = async (): Promise<pg.PoolClient> => {
+    for (;;) {
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (error) {
+        throw DbError.from(error);
+      }
+      if (epoch.isCurrent(client)) return client;
+      client.release(true);
+    }
+  };
+  /** Runs work on a pooled connection; one that failed as a connection (DbError.dropsConnection) is closed, not pooled again. */
+  const onConnection = async <T>(work: (client: pg.PoolClient, drop: () => void) => Promise<T>): Promise<T> => {
+    const client = await acquire();
+    // A checked-out client has no pool listener: a connection lost mid-statement would be an unhandled
+    // 'error' event (a crash). The statement in flight gets the error itself.
+    client.on('error', ignoreError);
+    let drop = false;
+    try {
+      return await work(client, () => {
+        drop = true;
+      });
+    } catch (error) {
+      if (error instanceof DbError && error.dropsConnection) {
+        drop = true;
+        epoch.advance();
+      }
+      throw error;
+    } finally {
+      client.off('error', ignoreError);
+      client.release(drop);
+    }
+  };
+
+  /**
+   * COMMIT, refusing to report success for a commit the synchronous standby never confirmed. A commit waiting
+   * for synchronous replication that is cancelled (pg_cancel_backend: an operator clearing commits stuck
+   * behind a lost standby; statement_timeout is off by then) is committed on the primary only, and PostgreSQL still answers COMMIT with success, after a WARNING ("canceling wait for
+   * synchronous replication due to user request", detail "The transaction has already committed locally, but
+   * might not have been replicated to the standby": SyncRepWaitForLSN in PostgreSQL's
+   * src/backend/replication/syncrep.c, "a WARNING (which some clients may be able to interpret)"; the hazard:
+   * https://www.mail-archive.com/pgsql-hackers%40lists.postgresql.org/msg126464.html).
+   * A failover then would lose it, so its caller is told 503 (57014, not a connection failure): a retry with
+   * the same key finds the stored result if the commit survived, or makes it once if it did not.
+   */
+  const commitConfirmed = async (client: pg.PoolClient): Promise<void> => {
+    let warning: string | null = null;
+    const onNotice = (notice: { code?: string; message?: string }) => {
+      if (notice.code?.startsWith('01')) warning = notice.message ?? notice.code;
+    };
+    client.on('notice', onNotice);
+    try {
+      await client.query('COMMIT');
+    } catch (error) {
+      throw DbError.from(error);
+    } finally {
+      client.off('notice', onNotice);
+    }
+    if (warning !== null) throw new DbError(`the commit was not confirmed by the synchronous standby: ${warning}`, '57014', null);
+  };
+
+  const wrap = (client: pg.PoolClient): Queryable => {
     const query = async <Row>(sql: string, params: readonly unknown[] = [], prepare?: string) => {
       try {
         const result = prepare ? await client.query({ name: prepare, text: sql, values: params as unknown[] }) : await client.query(sql, params as unknown[]);
@@ -71,44 +144,42 @@ export async function openPostgres(databaseUrl: string, poolSize = POOL_SIZE_MAX
   };
 
   const inFlight = new InFlight();
-  const direct = wrap(pool);
   const subscriptions = new Set<Subscription>();
   const db: Db = {
     kind: 'postgres',
-    query: (sql, params, prepare) => inFlight.run(() => direct.query(sql, params, prepare)),
+    query: (sql, params, prepare) => inFlight.run(() => onConnection((client) => wrap(client).query(sql, params, prepare))),
     read: (name, sql, params) => piped(reads, name, sql, params),
     write: (name, sql, params) => piped(writes, name, sql, params),
-    exec: (sql) => inFlight.run(() => direct.exec(sql)),
+    exec: (sql) => inFlight.run(() => onConnection((client) => wrap(client).exec(sql))),
     transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-      return inFlight.run(() => withRetries(async () => {
-        let client: pg.PoolClient;
-        try {
-          client = await pool.connect();
-        } catch (error) {
-          throw DbError.from(error);
-        }
-        let broken = false;
-        // The driver's errors become DbErrors where the driver is called (here and in wrap); whatever fn
-        // throws of its own (a use case's refusal) passes through unchanged.
-        const control = (sql: 'BEGIN' | 'COMMIT') => client.query(sql).catch((error: unknown) => Promise.reject(DbError.from(error)));
-        try {
-          await control('BEGIN');
-          const result = await fn(wrap(client));
-          await control('COMMIT');
-          return result;
-        } catch (error) {
-          await client.query('ROLLBACK').catch(() => {
-            broken = true;
-          });
-          throw error;
-        } finally {
-          client.release(broken);
-        }
-      }));
+      return inFlight.run(() =>
+        withRetries(() =>
+          onConnection(async (client, drop) => {
+            // The driver's errors become DbErrors where the driver is called (here, in commitConfirmed and in
+            // wrap); whatever fn throws of its own (a use case's refusal) passes through unchanged.
+            await client.query('BEGIN').catch((error: unknown) => Promise.reject(DbError.from(error)));
+            try {
+              const result = await fn(wrap(client));
+              await commitConfirmed(client);
+              return result;
+            } catch (error) {
+              // A connection that failed is closed by onConnection; any other is rolled back, or closed if even that fails.
+              if (!(error instanceof DbError && error.dropsConnection)) await client.query('ROLLBACK').catch(drop);
+              throw error;
+            }
+          }),
+        ),
+      );
     },
-    async ping() {
-      await db.query('SELECT 1');
-    },
+    ping: () =>
+      inFlight.run(() =>
+        onConnection(async (client) => {
+          // Storage is up when it takes writes: a standby (in recovery) answers SELECT 1 but takes no write,
+          // and during a failover the proxy may route to one; that connection is then closed (dropsConnection).
+          const [row] = await wrap(client).query<{ read_only: string }>("SELECT current_setting('transaction_read_only') AS read_only");
+          if (row?.read_only === 'on') throw new DbError('the database takes no writes (a standby in recovery): no primary answers yet', '25006', null);
+        }),
+      ),
     async listen(channel, handlers) {
       const subscription = await listenPostgres(() => new pg.Client(connection), channel, handlers);
       subscriptions.add(subscription);

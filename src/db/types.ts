@@ -28,6 +28,7 @@ export interface Db extends Queryable {
   readonly kind: 'embedded' | 'postgres';
   /** Runs fn in one transaction; retried on serialization failure or deadlock. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** Resolves when storage takes writes now: on PostgreSQL a reachable primary (a standby in recovery is a 25006 DbError). */
   ping(): Promise<void>;
   /**
    * Receives NOTIFY messages on a channel (on PostgreSQL from every process on the database, over a
@@ -104,6 +105,16 @@ export class DbError extends Error {
       this.sqlState === '57014' ||
       this.sqlState === '55P03'
     );
+  }
+
+  /**
+   * The connection that raised this should not be used again: it is gone (no SQLSTATE, 08*), its server is
+   * shutting down or crashed (57P01-57P03), or it reaches a server in recovery (25006), which after a
+   * failover means a demoted primary or a standby not yet promoted: a new connection through the proxy
+   * reaches the primary. A cancelled statement (57014) or a lock timeout (55P03) leaves a good connection.
+   */
+  get dropsConnection(): boolean {
+    return this.isUnavailable && this.sqlState !== '57014' && this.sqlState !== '55P03';
   }
 
   static from(error: unknown): DbError {

@@ -8,7 +8,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db } from '../db/index.ts';
+import type { Db, StorageAvailability } from '../db/index.ts';
 import { randomToken } from '../lib/ids.ts';
 import { signatureHeader } from './signing.ts';
 import { parseRetryAfter, retryDelayS, RETRY_SCHEDULE_S } from './retry-schedule.ts';
@@ -35,6 +35,9 @@ export const DELIVERY_HOT_RATE_MIN_PER_S = 100;
 /** Successful tries written in one statement, at most. */
 const DELIVERED_BATCH_ROWS_MAX = 256;
 
+/** How many outages a batch of finished tries waits out before it is given up (its claims then lapse and the tries repeat). */
+const RECORD_OUTAGE_WAITS_MAX = 3;
+
 export interface DeliveryOptions {
   retryScheduleS: readonly number[];
   timeoutMs: number;
@@ -47,6 +50,8 @@ export interface DeliveryOptions {
   resolver: Resolver;
   /** WEBHOOK_ALLOW_PRIVATE_TARGETS (config.webhookAllowPrivateTargets); off unless the deployment says so. */
   allowPrivateTargets: boolean;
+  /** The process's view of storage (src/workers.ts): the loop pauses while it is down instead of failing each poll. */
+  availability?: StorageAvailability;
 }
 
 export const defaultDeliveryOptions = (overrides: Partial<DeliveryOptions> = {}): DeliveryOptions => ({
@@ -178,7 +183,9 @@ export class DeliveryWorker {
       try {
         await this.claim();
       } catch (error) {
-        this.log.warn({ err: error }, 'webhook claim failed; retrying');
+        const availability = this.options.availability;
+        if (availability?.report(error)) await availability.whenAvailable();
+        else this.log.warn({ err: error }, 'webhook claim failed; retrying');
       }
       if (!this.running) break;
       await new Promise<void>((resolve) => {
@@ -312,6 +319,7 @@ export class DeliveryWorker {
   }
 
   private async writeDelivered(): Promise<void> {
+    let outageWaits = 0;
     try {
       while (this.delivered.length > 0) {
         const batch = this.delivered.splice(0, DELIVERED_BATCH_ROWS_MAX);
@@ -319,6 +327,15 @@ export class DeliveryWorker {
           await store.recordDeliveredBatch(this.db, batch.map((b) => b.row), this.workerId);
           for (const b of batch) b.resolve();
         } catch (error) {
+          // Storage went away after the receiver answered (a failover): record the tries once a primary answers,
+          // within their claim, rather than let the claims lapse into a second send of each.
+          const availability = this.options.availability;
+          if (availability?.report(error) && outageWaits < RECORD_OUTAGE_WAITS_MAX) {
+            outageWaits++;
+            await availability.whenAvailable();
+            this.delivered.unshift(...batch);
+            continue;
+          }
           // One at a time, so a failure (e.g. a deadlock with a worker recording the same delivery after a lapsed claim) stays with its own try.
           this.log.warn({ err: error, tries: batch.length }, 'recording a batch of webhook tries failed; recording them one by one');
           for (const b of batch) await store.recordDelivered(this.db, { ...b.row, workerId: this.workerId }).then(b.resolve, b.reject);

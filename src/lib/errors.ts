@@ -22,7 +22,7 @@ export const ERROR_CATALOGUE = {
   RATE_LIMITED: { meaning: 'Too many requests; wait retry_after_seconds.', retryable: true },
   IDEMPOTENCY_KEY_REUSED: { meaning: 'The Idempotency-Key was used before with a different request body.', retryable: false },
   IDEMPOTENCY_KEY_IN_FLIGHT: { meaning: 'A request with this Idempotency-Key is still running.', retryable: true },
-  SERVICE_UNAVAILABLE: { meaning: 'Storage is momentarily unavailable; nothing was changed.', retryable: true },
+  SERVICE_UNAVAILABLE: { meaning: 'Storage is momentarily unavailable (a restart, a database failover); retry with the same Idempotency-Key or client_reference: the request takes effect at most once.', retryable: true },
   INTERNAL: { meaning: 'An unexpected failure on our side; it is logged.', retryable: true },
 
   // Checkout

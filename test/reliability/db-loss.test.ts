@@ -3,7 +3,7 @@
 // (same process, no restart), every request that got a 2xx is in storage, and retrying each failed request
 // with its Idempotency-Key succeeds exactly once (one session per key).
 //
-// The shared PostgreSQL on 127.0.0.1:5432 is never touched: this file initdb's a private instance in a temp
+// The shared PostgreSQL on 127.0.0.1:5432 is never touched: this file initdb's a private instance (test/private-postgres.ts) in a temp
 // dir (as the postgres user when run as root, which initdb refuses) on a free port with fsync=off, and
 // stops it with `pg_ctl stop -m immediate` (a crash for the server: connections reset, no clean shutdown).
 // It does not read DATABASE_URL, so it runs the same in the embedded and in the PostgreSQL pass of the suite:
@@ -11,19 +11,13 @@
 // when only one pass is run (it costs ~25 s). Without PostgreSQL binaries (initdb, pg_ctl under
 // /usr/lib/postgresql/*/bin, or PG_BIN) it is skipped with a message saying so.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { userInfo, tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { after, describe, it } from 'node:test';
-import { promisify } from 'node:util';
 import pg from 'pg';
 import type { CreatedMerchant } from '../../src/accounts/service.ts';
 import { sleep, waitFor } from '../webhook-support.ts';
-import { call, freePort, killAllServers, newMerchant, NoAnswer, quantile, reliabilityStorage, round1, startServer, type Server } from './process-support.ts';
-
-const run = promisify(execFile);
+import { findPgBin, pgUser, PrivatePostgres } from '../private-postgres.ts';
+import { call, killAllServers, newMerchant, NoAnswer, quantile, reliabilityStorage, round1, startServer, type Server } from './process-support.ts';
 
 const OUTAGE_MS = 5_000;
 const CLIENTS = 6;
@@ -31,98 +25,6 @@ const PAUSE_BETWEEN_REQUESTS_MS = 15;
 const REQUEST_TIMEOUT_MS = 10_000; // a request still unanswered after this is a hang
 const FAIL_FAST_P99_MS = 2_000;
 const RECOVERY_MAX_MS = 5_000;
-
-// ---------------------------------------------------------------------------------------------------
-// A private PostgreSQL instance
-
-function findPgBin(): string | null {
-  const candidates = process.env.PG_BIN ? [process.env.PG_BIN] : [];
-  const root = '/usr/lib/postgresql';
-  if (existsSync(root)) {
-    const versions = readdirSync(root).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
-    candidates.push(...versions.map((v) => join(root, v, 'bin')));
-  }
-  return candidates.find((dir) => existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'pg_ctl'))) ?? null;
-}
-
-interface PgUser {
-  /** Prefix of every PostgreSQL command: runuser as postgres when we are root. */
-  wrap: (file: string, args: string[]) => [string, string[]];
-  chown: (path: string) => void;
-}
-
-async function pgUser(): Promise<PgUser | string> {
-  if (process.getuid?.() !== 0) return { wrap: (file, args) => [file, args], chown: () => {} };
-  // initdb and postgres refuse to run as root: run them as the postgres user.
-  try {
-    const { stdout: uid } = await run('id', ['-u', 'postgres']);
-    const { stdout: gid } = await run('id', ['-g', 'postgres']);
-    await run('runuser', ['--help']).catch((error: { code?: unknown }) => {
-      if (error.code === 'ENOENT') throw error;
-    });
-    return { wrap: (file, args) => ['runuser', ['-u', 'postgres', '--', file, ...args]], chown: (path) => chownSync(path, Number(uid), Number(gid)) };
-  } catch {
-    return 'running as root, and there is no postgres user (or no runuser) to run initdb as';
-  }
-}
-
-class PrivatePostgres {
-  readonly data: string;
-  readonly log: string;
-  constructor(
-    readonly bin: string,
-    readonly user: PgUser,
-    readonly dir: string,
-    readonly port: number,
-  ) {
-    this.data = join(dir, 'data');
-    this.log = join(dir, 'postgres.log');
-  }
-
-  static async create(bin: string, user: PgUser): Promise<PrivatePostgres> {
-    const dir = mkdtempSync(join(tmpdir(), 'sika-dbloss-pg-'));
-    user.chown(dir);
-    const instance = new PrivatePostgres(bin, user, dir, await freePort());
-    await instance.pg('initdb', ['-D', instance.data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
-    await instance.start();
-    return instance;
-  }
-
-  get url(): string {
-    return `postgres://postgres@127.0.0.1:${this.port}`;
-  }
-
-  private async pg(tool: string, args: string[]): Promise<string> {
-    const [file, argv] = this.user.wrap(join(this.bin, tool), args);
-    const { stdout } = await run(file, argv, { cwd: this.dir, timeout: 60_000 });
-    return stdout;
-  }
-
-  async start(): Promise<void> {
-    const options = [
-      `-p ${this.port}`,
-      `-c listen_addresses=127.0.0.1`,
-      `-c unix_socket_directories=${this.dir}`,
-      // fsync off: fast, and safe here (an immediate stop loses no page the OS has). synchronous_commit
-      // stays on: a commit acknowledged to the server must survive the stop.
-      '-c fsync=off',
-      '-c full_page_writes=off',
-      '-c max_connections=60',
-      '-c shared_buffers=32MB',
-    ].join(' ');
-    await this.pg('pg_ctl', ['-D', this.data, '-l', this.log, '-o', options, '-w', '-t', '60', 'start']);
-  }
-
-  /** A crash as the server sees it: every backend is killed, connections reset, no checkpoint. */
-  async stopImmediate(): Promise<void> {
-    await this.pg('pg_ctl', ['-D', this.data, '-m', 'immediate', '-w', 'stop']);
-  }
-
-  async destroy(): Promise<void> {
-    await this.stopImmediate().catch(() => {});
-    rmSync(this.dir, { recursive: true, force: true });
-  }
-}
 
 // ---------------------------------------------------------------------------------------------------
 
