@@ -14,6 +14,22 @@ export const csrfIn = (body: string): string | undefined => /name="_csrf" value=
 /** The text of the flash message on a console page (role alert or status). */
 export const flashOf = (body: string): string => /class="flash[^"]*" role="(?:alert|status)">([^<]*)</.exec(body)?.[1] ?? '';
 
+/**
+ * A throttled answer announces the delay the last counted failure set, less the time gone since:
+ * Retry-After rounds the time left up, so it is the delay itself unless that failure was counted more
+ * than a second before the refusal (a slow or busy machine). `since` is when the request that set the
+ * delay was sent; with `flash`, the page must say the same number of seconds.
+ */
+export function assertWaits(res: LightMyRequestResponse, delayS: number, since: number, { flash = false } = {}): number {
+  assert.equal(res.statusCode, 429);
+  const header = String(res.headers['retry-after']);
+  const seconds = Number(header);
+  const gone = Math.ceil((Date.now() - since) / 1000);
+  assert.ok(/^\d+$/.test(header) && seconds <= delayS && seconds >= Math.max(1, delayS - gone), `Retry-After ${header}, expected ${delayS} less at most the ${gone} s gone since the failure that set it`);
+  if (flash) assert.equal(flashOf(res.body), `Too many attempts. Try again in ${seconds} seconds.`);
+  return seconds;
+}
+
 export class ConsoleClient {
   session: string | null = null;
   csrf: string | null = null;
