@@ -4,6 +4,7 @@ import { SIGN_IN_LINK_LIFETIME_S, signInLinkUrl } from './accounts/sign-in-links
 import { loadConfig, ConfigError, type Config } from './config.ts';
 import { openDb } from './db/index.ts';
 import { buildApp } from './http/app.ts';
+import { storageAvailabilityMetrics } from './http/metrics.ts';
 import { createLiveProviders } from './rails/live-config.ts';
 import { startWorkers } from './workers.ts';
 
@@ -57,6 +58,7 @@ async function main(): Promise<void> {
   // webhook delivery (measured: deliveries fell seconds behind while requests held the whole pool).
   const workerDb = config.workersEnabled && db.kind === 'postgres' ? await openDb(config, { migrate: false, poolSize: WORKER_POOL_SIZE }) : db;
   const workers = config.workersEnabled ? startWorkers({ db: workerDb, log: app.log, config, providers }) : null;
+  if (workers) storageAvailabilityMetrics(app.metrics, workers.availability);
 
   // Embedded storage is this process's alone: `sika` commands run while it runs are sent here (src/cli/forward.ts).
   const cli = db.kind === 'embedded' && config.dataDir ? await serveCliCommands(config, db, app.log) : null;

@@ -16,7 +16,9 @@ import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
+import { Registry } from 'prom-client';
 import { DbError, StorageAvailability, type Db } from '../src/db/index.ts';
+import { storageAvailabilityMetrics } from '../src/http/metrics.ts';
 import { openPostgres } from '../src/db/postgres.ts';
 import { bearer, startTestApp, storageKind, type TestContext } from './helpers.ts';
 
@@ -263,6 +265,38 @@ describe('background jobs pause while storage is unavailable (src/db/availabilit
     const pingsAfter = pings;
     await new Promise((resolve) => setTimeout(resolve, 50));
     assert.equal(pings, pingsAfter, 'no probing once storage is back');
+    availability.stop();
+  });
+
+  it('the metrics say whether storage takes work, how many outages paused the jobs and for how long', async () => {
+    let up = false;
+    const availability = new StorageAvailability(
+      {
+        ping: async () => {
+          if (!up) throw new DbError('connection refused', null, null);
+        },
+      },
+      log,
+      10,
+    );
+    const registry = new Registry();
+    storageAvailabilityMetrics(registry, availability);
+    const sample = async (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(await registry.metrics())?.[1]);
+    assert.deepEqual([await sample('sika_storage_available'), await sample('sika_storage_outages_total'), await sample('sika_storage_outage_seconds_total')], [1, 0, 0]);
+
+    for (let outage = 1; outage <= 2; outage++) {
+      up = false;
+      availability.report(new DbError('the database system is shutting down', '57P03', null));
+      availability.report(new DbError('connection refused', null, null));
+      assert.equal(await sample('sika_storage_available'), 0);
+      assert.equal(await sample('sika_storage_outages_total'), outage, 'an outage counts once, however many jobs report it');
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      up = true;
+      await availability.whenAvailable();
+      assert.equal(await sample('sika_storage_available'), 1);
+    }
+    const seconds = await sample('sika_storage_outage_seconds_total');
+    assert.ok(seconds >= 0.12 && seconds < 5, `two outages of at least 60 ms each, counted when they ended: ${seconds} s`);
     availability.stop();
   });
 

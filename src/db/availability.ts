@@ -2,7 +2,7 @@
 // gone (a crash, a failover: no primary for a few seconds) reports it here; every job then pauses instead of
 // failing and logging on each tick, one probe asks the database every PROBE_INTERVAL_MS until a primary
 // answers (Db.ping), and the jobs resume by themselves. One warning when the outage starts, one line when
-// it ends, with its length.
+// it ends, with its length. Watchers (the metrics) hear of both.
 import { DbError, type Db } from './types.ts';
 
 const PROBE_INTERVAL_MS = 500;
@@ -12,7 +12,11 @@ interface OutageLog {
   info(obj: object, msg: string): void;
 }
 
+/** An outage began (available false), or ended after downMs. */
+export type AvailabilityChange = { available: false } | { available: true; downMs: number };
+
 export class StorageAvailability {
+  private readonly watchers: ((change: AvailabilityChange) => void)[] = [];
   private downSinceMs: number | null = null;
   private probe: NodeJS.Timeout | null = null;
   private waiters: (() => void)[] = [];
@@ -37,9 +41,15 @@ export class StorageAvailability {
     if (this.downSinceMs === null && !this.stopped) {
       this.downSinceMs = Date.now();
       this.log.warn({ sqlstate: error.sqlState, err_message: error.message }, 'storage unavailable: background jobs paused until a primary answers');
+      this.tell({ available: false });
       this.scheduleProbe();
     }
     return true;
+  }
+
+  /** Calls watcher on every change from now on. */
+  watch(watcher: (change: AvailabilityChange) => void): void {
+    this.watchers.push(watcher);
   }
 
   /** Resolves at once while storage is available, else when it is back (or stop() is called). */
@@ -64,12 +74,17 @@ export class StorageAvailability {
           const downMs = this.downSinceMs === null ? 0 : Date.now() - this.downSinceMs;
           this.downSinceMs = null;
           this.log.info({ down_ms: downMs }, 'storage available again: background jobs resumed');
+          this.tell({ available: true, downMs });
           this.release();
         },
         () => this.scheduleProbe(),
       );
     }, this.probeIntervalMs);
     this.probe.unref();
+  }
+
+  private tell(change: AvailabilityChange): void {
+    for (const watcher of this.watchers) watcher(change);
   }
 
   private release(): void {

@@ -12,12 +12,14 @@
 import type { Socket } from 'node:net';
 import pg from 'pg';
 import { ConnectionEpoch } from './epoch.ts';
-import { DbError } from './types.ts';
+import { DbError, isUnconfirmedCommitWarning, unconfirmedCommit } from './types.ts';
 
 export class Pipeline {
   private readonly slots: (Promise<pg.Client> | null)[];
   /** The connected client of each slot (null while it connects). */
   private readonly clients: (pg.Client | null)[];
+  /** The last commit warning each connection received, and how many (see query()). */
+  private readonly warnings = new WeakMap<pg.Client, { count: number; message: string }>();
   private turn = 0;
   private readonly corked = new Set<Socket>();
   private flushScheduled = false;
@@ -45,8 +47,17 @@ export class Pipeline {
       client = await this.client(i);
     }
     this.cork(client);
+    const warningsBefore = this.warnings.get(client)?.count ?? 0;
     try {
       const result = await client.query({ name, text, values: values as unknown[] });
+      // A one-statement write commits by itself, and a commit the synchronous standby never confirmed is answered
+      // with success after a warning (see commitConfirmed in postgres.ts). In pipeline mode a notice is not tied
+      // to its statement, so every statement answered on this connection since the warning arrived is
+      // unconfirmed: a 503, and the client's retry with the same key finds what did commit. Such warnings
+      // need an operator cancelling commits stuck behind a lost standby, so the statements caught with the
+      // guilty one cost nothing in practice.
+      const warning = this.warnings.get(client);
+      if (warning && warning.count > warningsBefore) throw unconfirmedCommit(warning.message);
       return result.rows as Row[];
     } catch (error) {
       // A connection that failed, or reaches a server in recovery (a demoted primary, a standby not yet
@@ -87,6 +98,11 @@ export class Pipeline {
       client.end().catch(() => {});
     });
     client.on('end', leave);
+    client.on('notice', (notice: { code?: string; message?: string }) => {
+      if (!isUnconfirmedCommitWarning(notice)) return;
+      const count = (this.warnings.get(client)?.count ?? 0) + 1;
+      this.warnings.set(client, { count, message: notice.message ?? notice.code ?? 'warning' });
+    });
     slot.catch(leave);
     this.slots[i] = slot;
     return slot;

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { listenPostgres } from './notifications.ts';
 import { ConnectionEpoch } from './epoch.ts';
 import { Pipeline } from './pipeline.ts';
-import { DbError, InFlight, parseInt8, unpipelined, withRetries, type Db, type Queryable, type Subscription } from './types.ts';
+import { DbError, InFlight, isUnconfirmedCommitWarning, parseInt8, unconfirmedCommit, unpipelined, withRetries, type Db, type Queryable, type Subscription } from './types.ts';
 
 /** Connections per process; the benchmark baseline (bench/baseline.ts) uses the same size. */
 export const POOL_SIZE_MAX = 20;
@@ -17,6 +17,28 @@ const STATEMENT_TIMEOUT_MS = 30_000;
 /** A server gone without a reset (a network cut) is noticed by TCP keepalive and the client read timeout. */
 const KEEPALIVE_INITIAL_DELAY_MS = 10_000;
 const QUERY_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 5_000;
+
+/**
+ * Runs a statement that commits (COMMIT, or one outside a transaction), refusing to report success for a commit
+ * the synchronous standby never confirmed: PostgreSQL answers it with success after a warning (see commitConfirmed).
+ */
+async function confirmed<T>(client: pg.ClientBase, statement: () => Promise<T>): Promise<T> {
+  let warning: string | null = null;
+  const onNotice = (notice: { code?: string; message?: string }) => {
+    if (isUnconfirmedCommitWarning(notice)) warning = notice.message ?? notice.code ?? 'warning';
+  };
+  client.on('notice', onNotice);
+  let result: T;
+  try {
+    result = await statement();
+  } catch (error) {
+    throw DbError.from(error);
+  } finally {
+    client.off('notice', onNotice);
+  }
+  if (warning !== null) throw unconfirmedCommit(warning);
+  return result;
+}
 
 /** For 'error' events whose error also reaches the statement in flight, or that pg-pool already handles. */
 const ignoreError = () => {};
@@ -105,19 +127,7 @@ export async function openPostgres(databaseUrl: string, poolSize = POOL_SIZE_MAX
    * the same key finds the stored result if the commit survived, or makes it once if it did not.
    */
   const commitConfirmed = async (client: pg.PoolClient): Promise<void> => {
-    let warning: string | null = null;
-    const onNotice = (notice: { code?: string; message?: string }) => {
-      if (notice.code?.startsWith('01')) warning = notice.message ?? notice.code;
-    };
-    client.on('notice', onNotice);
-    try {
-      await client.query('COMMIT');
-    } catch (error) {
-      throw DbError.from(error);
-    } finally {
-      client.off('notice', onNotice);
-    }
-    if (warning !== null) throw new DbError(`the commit was not confirmed by the synchronous standby: ${warning}`, '57014', null);
+    await confirmed(client, () => client.query('COMMIT'));
   };
 
   const wrap = (client: pg.PoolClient): Queryable => {
@@ -147,10 +157,11 @@ export async function openPostgres(databaseUrl: string, poolSize = POOL_SIZE_MAX
   const subscriptions = new Set<Subscription>();
   const db: Db = {
     kind: 'postgres',
-    query: (sql, params, prepare) => inFlight.run(() => onConnection((client) => wrap(client).query(sql, params, prepare))),
+    // A statement outside a transaction commits by itself, so it is confirmed like a COMMIT.
+    query: (sql, params, prepare) => inFlight.run(() => onConnection((client) => confirmed(client, () => wrap(client).query(sql, params, prepare)))),
     read: (name, sql, params) => piped(reads, name, sql, params),
     write: (name, sql, params) => piped(writes, name, sql, params),
-    exec: (sql) => inFlight.run(() => onConnection((client) => wrap(client).exec(sql))),
+    exec: (sql) => inFlight.run(() => onConnection((client) => confirmed(client, () => wrap(client).exec(sql)))),
     transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       return inFlight.run(() =>
         withRetries(() =>

@@ -126,6 +126,16 @@ export class DbError extends Error {
 }
 
 /**
+ * A warning (SQLSTATE class 01) while a statement commits. The one PostgreSQL sends there is a commit waiting for the
+ * synchronous standby being cancelled: "canceling wait for synchronous replication", committed locally only
+ * (src/backend/replication/syncrep.c). Commits warn of nothing else, so any class 01 warning counts.
+ */
+export const isUnconfirmedCommitWarning = (notice: { code?: string }): boolean => notice.code?.startsWith('01') === true;
+
+/** A commit the synchronous standby never confirmed: 503 (57014), so the client retries with the same key. */
+export const unconfirmedCommit = (warning: string): DbError => new DbError(`the commit was not confirmed by the synchronous standby: ${warning}`, '57014', null);
+
+/**
  * Storage work in flight, so close() lets handlers that are still running finish first: a request whose
  * client hung up is no longer tracked by the HTTP server, but its handler goes on querying.
  */

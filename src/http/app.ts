@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions, type RouteOpt
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import type { Registry } from 'prom-client';
 import { ApiKeyAuthenticator } from '../accounts/api-keys.ts';
 import { booksRoutes } from '../books/routes.ts';
 import { checkoutMerchantRoutes } from '../checkout/merchant-routes.ts';
@@ -209,6 +210,7 @@ export async function buildApp({ config, db, logger, providers: given, payoutRai
   app.addHook('onClose', async () => authenticator.stop());
   const deps: AppDeps = { db, config, authenticator, limiters, providers, payoutDecisions: new PayoutDecisionCache(), payoutWriter: new PayoutBatchWriter(db, payoutBatchMetric(metrics)), webhookResolver };
   app.decorate('deps', deps);
+  app.decorate('metrics', metrics);
   app.addHook('onClose', async () => limiters.close());
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
@@ -254,6 +256,8 @@ export async function buildApp({ config, db, logger, providers: given, payoutRai
 declare module 'fastify' {
   interface FastifyInstance {
     deps: AppDeps;
+    /** The Prometheus registry behind /metrics, for what starts beside the app (the workers' storage availability). */
+    metrics: Registry;
     registeredRoutes: readonly RegisteredRoute[];
     /** Compiles every route schema now (they compile on first use otherwise; see schema-compilers.ts). */
     compileSchemas(): void;

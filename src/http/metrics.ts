@@ -3,7 +3,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { StorageAvailability } from '../db/index.ts';
 import type { BatchOutcome } from '../payouts/batch-writer.ts';
 import { errors } from '../lib/errors.ts';
 
@@ -103,4 +104,25 @@ export function payoutBatchMetric(registry: Registry): (size: number, outcome: B
     registers: [registry],
   });
   return (size, outcome) => sizes.observe({ outcome }, size);
+}
+
+/**
+ * Storage as this process's background jobs see it (src/db/availability.ts): whether it takes work now, how many
+ * outages paused them, and for how long in all. /readyz answers the same question per request.
+ */
+export function storageAvailabilityMetrics(registry: Registry, availability: Pick<StorageAvailability, 'available' | 'watch'>): void {
+  new Gauge({
+    name: 'sika_storage_available',
+    help: '1 while storage takes work (a primary answers), 0 while background jobs are paused by a storage outage',
+    registers: [registry],
+    collect() {
+      this.set(availability.available ? 1 : 0);
+    },
+  });
+  const outages = new Counter({ name: 'sika_storage_outages_total', help: 'Storage outages that paused the background jobs (a failover, a crash)', registers: [registry] });
+  const downSeconds = new Counter({ name: 'sika_storage_outage_seconds_total', help: 'Seconds the background jobs spent paused by storage outages that have ended', registers: [registry] });
+  availability.watch((change) => {
+    if (!change.available) outages.inc();
+    else downSeconds.inc(change.downMs / 1000);
+  });
 }

@@ -143,6 +143,11 @@ describe('database loss: a private PostgreSQL stops for 5 s under load', () => {
     assert.ok(server.child.exitCode === null && server.child.signalCode === null, 'the same server process recovered (no restart)');
     const ready = await call(server.base, 'GET', '/readyz');
     assert.equal(ready.status, 200, 'readyz is ready again');
+    // The workers paused for the outage and resumed, and the metrics (open on a loopback instance) say so.
+    const metric = async (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec((await call(server.base, 'GET', '/metrics')).text)?.[1]);
+    await waitFor('the workers to see storage back (sika_storage_available 1)', async () => (await metric('sika_storage_available')) === 1, 5_000, 50);
+    assert.ok((await metric('sika_storage_outages_total')) >= 1, 'the outage paused the background jobs');
+    assert.ok((await metric('sika_storage_outage_seconds_total')) > 0, 'and its length is counted');
 
     // Retry every failed request with its Idempotency-Key and body: exactly one session each.
     let committedDespiteFailure = 0;
