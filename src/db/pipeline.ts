@@ -51,7 +51,7 @@ export class Pipeline {
     try {
       const result = await client.query({ name, text, values: values as unknown[] });
       // A one-statement write commits by itself, and a commit the synchronous standby never confirmed is answered
-      // with success after a warning (see commitConfirmed in postgres.ts). In pipeline mode a notice is not tied
+      // with success after a warning (see confirmed in postgres.ts). In pipeline mode a notice is not tied
       // to its statement, so every statement answered on this connection since the warning arrived is
       // unconfirmed: a 503, and the client's retry with the same key finds what did commit. Such warnings
       // need an operator cancelling commits stuck behind a lost standby, so the statements caught with the

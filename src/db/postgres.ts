@@ -20,7 +20,15 @@ const QUERY_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 5_000;
 
 /**
  * Runs a statement that commits (COMMIT, or one outside a transaction), refusing to report success for a commit
- * the synchronous standby never confirmed: PostgreSQL answers it with success after a warning (see commitConfirmed).
+ * the synchronous standby never confirmed. A commit waiting for synchronous replication that is cancelled
+ * (pg_cancel_backend: an operator clearing commits stuck behind a lost standby; statement_timeout is off by
+ * then) is committed on the primary only, and PostgreSQL still answers it with success, after a WARNING
+ * ("canceling wait for synchronous replication due to user request", detail "The transaction has already
+ * committed locally, but might not have been replicated to the standby": SyncRepWaitForLSN in PostgreSQL's
+ * src/backend/replication/syncrep.c, "a WARNING (which some clients may be able to interpret)"; the hazard:
+ * https://www.mail-archive.com/pgsql-hackers%40lists.postgresql.org/msg126464.html).
+ * A failover then would lose it, so its caller is told 503 (57014, not a connection failure): a retry with
+ * the same key finds the stored result if the commit survived, or makes it once if it did not.
  */
 async function confirmed<T>(client: pg.ClientBase, statement: () => Promise<T>): Promise<T> {
   let warning: string | null = null;
@@ -38,6 +46,25 @@ async function confirmed<T>(client: pg.ClientBase, statement: () => Promise<T>):
   }
   if (warning !== null) throw unconfirmedCommit(warning);
   return result;
+}
+
+/** One statement on a connection, its driver error mapped to a DbError. */
+async function queryOn<Row>(client: pg.ClientBase, sql: string, params: readonly unknown[] = [], prepare?: string): Promise<Row[]> {
+  try {
+    const result = prepare ? await client.query({ name: prepare, text: sql, values: params as unknown[] }) : await client.query(sql, params as unknown[]);
+    return result.rows as Row[];
+  } catch (error) {
+    throw DbError.from(error);
+  }
+}
+
+/** SQL text of one or more statements, without parameters or rows. */
+async function execOn(client: pg.ClientBase, sql: string): Promise<void> {
+  try {
+    await client.query(sql);
+  } catch (error) {
+    throw DbError.from(error);
+  }
 }
 
 /** For 'error' events whose error also reaches the statement in flight, or that pg-pool already handles. */
@@ -115,41 +142,13 @@ export async function openPostgres(databaseUrl: string, poolSize = POOL_SIZE_MAX
     }
   };
 
-  /**
-   * COMMIT, refusing to report success for a commit the synchronous standby never confirmed. A commit waiting
-   * for synchronous replication that is cancelled (pg_cancel_backend: an operator clearing commits stuck
-   * behind a lost standby; statement_timeout is off by then) is committed on the primary only, and PostgreSQL still answers COMMIT with success, after a WARNING ("canceling wait for
-   * synchronous replication due to user request", detail "The transaction has already committed locally, but
-   * might not have been replicated to the standby": SyncRepWaitForLSN in PostgreSQL's
-   * src/backend/replication/syncrep.c, "a WARNING (which some clients may be able to interpret)"; the hazard:
-   * https://www.mail-archive.com/pgsql-hackers%40lists.postgresql.org/msg126464.html).
-   * A failover then would lose it, so its caller is told 503 (57014, not a connection failure): a retry with
-   * the same key finds the stored result if the commit survived, or makes it once if it did not.
-   */
-  const commitConfirmed = async (client: pg.PoolClient): Promise<void> => {
-    await confirmed(client, () => client.query('COMMIT'));
-  };
-
   const wrap = (client: pg.PoolClient): Queryable => {
-    const query = async <Row>(sql: string, params: readonly unknown[] = [], prepare?: string) => {
-      try {
-        const result = prepare ? await client.query({ name: prepare, text: sql, values: params as unknown[] }) : await client.query(sql, params as unknown[]);
-        return result.rows as Row[];
-      } catch (error) {
-        throw DbError.from(error);
-      }
-    };
+    const query = <Row>(sql: string, params: readonly unknown[] = [], prepare?: string) => queryOn<Row>(client, sql, params, prepare);
     return {
       query,
       // Only the Db below pipelines; a transaction's connection runs them as they come.
       ...unpipelined(query),
-      async exec(sql: string) {
-        try {
-          await client.query(sql);
-        } catch (error) {
-          throw DbError.from(error);
-        }
-      },
+      exec: (sql: string) => execOn(client, sql),
     };
   };
 
@@ -158,20 +157,20 @@ export async function openPostgres(databaseUrl: string, poolSize = POOL_SIZE_MAX
   const db: Db = {
     kind: 'postgres',
     // A statement outside a transaction commits by itself, so it is confirmed like a COMMIT.
-    query: (sql, params, prepare) => inFlight.run(() => onConnection((client) => confirmed(client, () => wrap(client).query(sql, params, prepare)))),
+    query: (sql, params, prepare) => inFlight.run(() => onConnection((client) => confirmed(client, () => queryOn(client, sql, params, prepare)))),
     read: (name, sql, params) => piped(reads, name, sql, params),
     write: (name, sql, params) => piped(writes, name, sql, params),
-    exec: (sql) => inFlight.run(() => onConnection((client) => confirmed(client, () => wrap(client).exec(sql)))),
+    exec: (sql) => inFlight.run(() => onConnection((client) => confirmed(client, () => execOn(client, sql)))),
     transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       return inFlight.run(() =>
         withRetries(() =>
           onConnection(async (client, drop) => {
-            // The driver's errors become DbErrors where the driver is called (here, in commitConfirmed and in
+            // The driver's errors become DbErrors where the driver is called (here, in confirmed and in
             // wrap); whatever fn throws of its own (a use case's refusal) passes through unchanged.
             await client.query('BEGIN').catch((error: unknown) => Promise.reject(DbError.from(error)));
             try {
               const result = await fn(wrap(client));
-              await commitConfirmed(client);
+              await confirmed(client, () => client.query('COMMIT'));
               return result;
             } catch (error) {
               // A connection that failed is closed by onConnection; any other is rolled back, or closed if even that fails.
@@ -187,7 +186,7 @@ export async function openPostgres(databaseUrl: string, poolSize = POOL_SIZE_MAX
         onConnection(async (client) => {
           // Storage is up when it takes writes: a standby (in recovery) answers SELECT 1 but takes no write,
           // and during a failover the proxy may route to one; that connection is then closed (dropsConnection).
-          const [row] = await wrap(client).query<{ read_only: string }>("SELECT current_setting('transaction_read_only') AS read_only");
+          const [row] = await queryOn<{ read_only: string }>(client, "SELECT current_setting('transaction_read_only') AS read_only");
           if (row?.read_only === 'on') throw new DbError('the database takes no writes (a standby in recovery): no primary answers yet', '25006', null);
         }),
       ),

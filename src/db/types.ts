@@ -126,9 +126,10 @@ export class DbError extends Error {
 }
 
 /**
- * A warning (SQLSTATE class 01) while a statement commits. The one PostgreSQL sends there is a commit waiting for the
- * synchronous standby being cancelled: "canceling wait for synchronous replication", committed locally only
- * (src/backend/replication/syncrep.c). Commits warn of nothing else, so any class 01 warning counts.
+ * A warning (SQLSTATE class 01) while a statement commits (COMMIT, or a statement outside a transaction). The one
+ * PostgreSQL sends there is a commit waiting for the synchronous standby being cancelled: "canceling wait for
+ * synchronous replication", committed locally only (src/backend/replication/syncrep.c). Sika's statements warn
+ * of nothing else, so any class 01 warning counts.
  */
 export const isUnconfirmedCommitWarning = (notice: { code?: string }): boolean => notice.code?.startsWith('01') === true;
 

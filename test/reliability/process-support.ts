@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createMerchant, type CreatedMerchant } from '../../src/accounts/service.ts';
 import { openDb, type Db } from '../../src/db/index.ts';
+import { balance, checkInvariants } from '../../src/ledger/service.ts';
 import { isolatedStorage, waitFor, type IsolatedStorage } from '../webhook-support.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -295,6 +296,29 @@ export function assertTestPayoutsPaidOnce(
     assert.equal(entryCount('payout_paid', p.id), 1, `payout ${p.id}: paid once`);
     for (const kind of ['payout_hold', 'payout_post', 'payout_void']) assert.equal(entryCount(kind, p.id), 0, `payout ${p.id}: no ${kind}`);
   }
+}
+
+/**
+ * The ledger is healthy (checkInvariants) and the merchant's Test balance is the funding plus the paid attempts'
+ * credits less the payouts' debits, each counted once, with nothing held. Returns the balance.
+ */
+export async function assertTestBalance(
+  db: Db,
+  merchantId: string,
+  fundingMinor: number,
+  attempts: { status: string; base_minor: number; fee_minor: number; bearer: string }[],
+  payouts: { total_debit_minor: number }[],
+): Promise<{ available_minor: number }> {
+  assert.deepEqual(await checkInvariants(db, merchantId), [], 'ledger invariants (balanced entries, cached balances equal their lines, no negative balance)');
+  const credits = attempts.filter((a) => a.status === 'paid').reduce((sum, a) => sum + a.base_minor - (a.bearer === 'merchant' ? a.fee_minor : 0), 0);
+  const debits = payouts.reduce((sum, p) => sum + p.total_debit_minor, 0);
+  const ledger = await balance(db, merchantId, 'test');
+  assert.deepEqual(
+    { available: ledger.available_minor, held: ledger.held_minor },
+    { available: fundingMinor + credits - debits, held: 0 },
+    'balance = funding + paid credits - paid payouts, each counted once',
+  );
+  return ledger;
 }
 
 /** How many journal entries of a kind point at an object, among a merchant's Test entries. */
