@@ -12,6 +12,12 @@ export interface Config {
   databaseUrl: string | null;
   redisUrl: string | null;
   logLevel: string;
+  /**
+   * The level of request-scoped log lines (a line per request, 4xx answers). On a developer's own machine (a
+   * loopback BASE_URL) without LOG_LEVEL they are quiet ('warn': errors and warnings still show), so the
+   * first-run banner stays on screen; LOG_LEVEL set, or a hosted instance: LOG_LEVEL.
+   */
+  requestLogLevel: string;
   rateLimitKeyPerSecond: number;
   rateLimitIpPerSecond: number;
   rateLimitSessionPerSecond: number;
@@ -252,6 +258,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: url('DATABASE_URL', null, ['postgres:', 'postgresql:']),
     redisUrl: url('REDIS_URL', null, ['redis:', 'rediss:']),
     logLevel,
+    requestLogLevel: !env.LOG_LEVEL && URL.canParse(baseUrl) && isLoopbackHost(new URL(baseUrl).hostname) ? 'warn' : logLevel,
     rateLimitKeyPerSecond: integer('RATE_LIMIT_KEY_PER_S', 100, 1, 1_000_000),
     rateLimitIpPerSecond: integer('RATE_LIMIT_IP_PER_S', 100, 1, 1_000_000),
     rateLimitSessionPerSecond: integer('RATE_LIMIT_SESSION_PER_S', 10, 1, 1_000_000),

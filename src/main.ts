@@ -2,6 +2,8 @@
 import { createDemoMerchantOnFirstRun, type DemoMerchant } from './accounts/demo-merchant.ts';
 import { SIGN_IN_LINK_LIFETIME_S, signInLinkUrl } from './accounts/sign-in-links.ts';
 import { loadConfig, ConfigError, type Config } from './config.ts';
+import { deploymentSettingsOf } from './cli/deployment.ts';
+import { recordDeploymentSettings } from './db/deployment-settings.ts';
 import { openDb } from './db/index.ts';
 import { buildApp } from './http/app.ts';
 import { storageAvailabilityMetrics } from './http/metrics.ts';
@@ -22,9 +24,11 @@ function demoMerchantBanner(config: Config, demo: DemoMerchant): string {
     `  Dashboard         ${signInLinkUrl(config.baseUrl, demo.sign_in_token)}`,
     `                    (a sign-in link for ${demo.email}: it works once, within ${SIGN_IN_LINK_LIFETIME_S / 60} minutes)`,
     '',
-    'Next: the README\'s Quickstart (export SIKA_KEY=<the Test API key>, then create a checkout session).',
+    'Next: the README\'s Quickstart (export SIKA_API_KEY=<the Test API key>, then create a checkout session).',
     'Webhooks: change or disable the endpoint under Developers in the dashboard. For a Sika server that cannot',
-    `  reach your machine: \`SIKA_API_KEY=<Test key> npx sika listen --forward-to ${demo.test_webhook_url}\`.`,
+    `  reach your machine: \`SIKA_API_KEY=<Test key> npx sika listen --forward-to ${demo.test_webhook_url}\``,
+    '  (it signs with the same webhook secret). Until something listens there, the endpoint\'s failed tries',
+    '  are logged once, not per try.',
     `Later: \`npx sika user set-password --email ${demo.email}\` gives the dashboard a password;`,
     `  \`npx sika user sign-in-link --email ${demo.email}\` makes another link. DEMO_MERCHANT=off skips this.`,
   ];
@@ -48,6 +52,8 @@ async function main(): Promise<void> {
     throw error;
   }
   const db = await openDb(config);
+  // What this deployment runs with, for the `sika` CLI on the same storage (src/cli/deployment.ts).
+  await recordDeploymentSettings(db, deploymentSettingsOf(config));
   // Before listening, so the key works as soon as it is printed; printed once the server is ready.
   const demo = config.demoMerchant ? await createDemoMerchantOnFirstRun(db) : null;
   const providers = createLiveProviders(config);

@@ -3,6 +3,7 @@
 // 4xx errors in the one envelope (DESIGN §3 "Errors and limits").
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import type { CreatedMerchant } from '../src/accounts/service.ts';
 import { UPLOAD_BYTES_MAX } from '../src/http/body.ts';
@@ -372,6 +373,75 @@ describe(`request body formats (${storageKind})`, () => {
         assert.ok(error.message.includes(contentType), `the message names the refused type: ${error.message}`);
       }
       assert.equal(await sessionCount(t, m.merchant_id), 0);
+    });
+
+    it('a JSON integer beyond 2^53 - 1 anywhere in the body is 400 INVALID_ARGUMENT naming its field, as in a form; floats and digit strings pass', async () => {
+      const m = await t.merchant();
+      const cases: [string, string][] = [
+        ['{"amount_minor": 9007199254740993, "invoice_ref": "INV-BIG-1"}', 'amount_minor'],
+        ['{"amount_minor": 9007199254740992, "invoice_ref": "INV-BIG-2"}', 'amount_minor'],
+        ['{"amount_minor": 500, "invoice_ref": "INV-BIG-3", "metadata": {"ids": ["a", {"n": -123456789012345678901234567890}]}}', 'metadata.ids.1.n'],
+        ['{"invoice_ref": "INV-BIG-4", "metadata": {"a\\"b": 18446744073709551615}, "amount_minor": 500}', 'metadata.a"b'],
+      ];
+      for (const [payload, field] of cases) {
+        const error = assertErrorEnvelope(await raw(m, '/api/v1/sessions', 'application/json', payload), 400, 'INVALID_ARGUMENT');
+        assert.deepEqual(error.fields?.map((f) => f.field), [field], payload);
+        assert.ok(error.message.startsWith(field), error.message);
+      }
+      // The largest safe integer itself reaches the schema (its own bound), floats of any size and long digit strings are kept.
+      const safe = assertErrorEnvelope(await raw(m, '/api/v1/sessions', 'application/json', '{"amount_minor": 9007199254740991, "invoice_ref": "INV-BIG-5"}'), 400, 'INVALID_ARGUMENT');
+      assert.deepEqual(safe.fields?.map((f) => f.field), ['amount_minor']);
+      assert.doesNotMatch(safe.message, /9007199254740991/);
+      const kept = await raw(m, '/api/v1/sessions', 'application/json', '{"amount_minor": 500, "invoice_ref": "INV-BIG-6", "metadata": {"ratio": 12345678901234567890.5, "huge": 1e300, "id": "123456789012345678901234"}}');
+      assert.equal(kept.statusCode, 201, kept.body);
+      assert.deepEqual(kept.json().metadata, { ratio: 12345678901234567000, huge: 1e300, id: '123456789012345678901234' });
+      assert.equal(await sessionCount(t, m.merchant_id), 1);
+      // A form value beyond 2^53 - 1 is refused too, never rounded (16 digits used to become a number).
+      for (const value of ['9999999999999999', '9007199254740993']) {
+        const form = await raw(m, '/api/v1/sessions', 'application/x-www-form-urlencoded', `amount_minor=${value}&invoice_ref=INV-BIG-F`);
+        assert.deepEqual(assertErrorEnvelope(form, 400, 'INVALID_ARGUMENT').fields?.map((f) => f.field), ['amount_minor']);
+      }
+    });
+
+    it('a charset other than UTF-8 is 415 UNSUPPORTED_MEDIA_TYPE for JSON, form and multipart bodies; utf-8 in any case is read', async () => {
+      const m = await t.merchant();
+      const { payload: multipart, contentType: multipartType } = encodeBody('multipart', { amount_minor: '500', invoice_ref: 'INV-CS-M' });
+      for (const charset of ['utf-16', 'UTF-16LE', '"iso-8859-1"', 'us-ascii', 'windows-1252', '']) {
+        const json = await raw(m, '/api/v1/sessions', `application/json; charset=${charset}`, JSON.stringify({ amount_minor: 500, invoice_ref: 'INV-CS-J' }));
+        assert.match(assertErrorEnvelope(json, 415, 'UNSUPPORTED_MEDIA_TYPE').message, /charset/, charset);
+        assertErrorEnvelope(await raw(m, '/api/v1/sessions', `application/x-www-form-urlencoded;charset=${charset}`, 'amount_minor=500&invoice_ref=INV-CS-F'), 415, 'UNSUPPORTED_MEDIA_TYPE');
+        assertErrorEnvelope(await raw(m, '/api/v1/sessions', `${multipartType}; charset=${charset}`, multipart), 415, 'UNSUPPORTED_MEDIA_TYPE');
+      }
+      assert.equal(await sessionCount(t, m.merchant_id), 0);
+      for (const [i, contentType] of ['application/json; charset=UTF-8', 'application/json;charset="utf-8"', 'application/json; charset=utf8'].entries()) {
+        const res = await raw(m, '/api/v1/sessions', contentType, JSON.stringify({ amount_minor: 500, invoice_ref: `INV-CS-OK-${i}` }));
+        assert.equal(res.statusCode, 201, `${contentType}: ${res.body}`);
+      }
+      assert.equal((await raw(m, '/api/v1/sessions', `${multipartType}; charset=utf-8`, multipart)).statusCode, 201);
+    });
+
+    it('a Content-Encoding other than identity (gzip, br, deflate) is 415 UNSUPPORTED_MEDIA_TYPE, over HTTP, for every body type', async () => {
+      const m = await t.merchant();
+      const baseUrl = await t.listen();
+      const json = JSON.stringify({ amount_minor: 500, invoice_ref: 'INV-CE' });
+      const { payload: multipart, contentType: multipartType } = encodeBody('multipart', { amount_minor: '500', invoice_ref: 'INV-CE' });
+      const bodies: [string, string | Buffer][] = [
+        ['application/json', gzipSync(json)],
+        ['application/x-www-form-urlencoded', gzipSync('amount_minor=500&invoice_ref=INV-CE')],
+        [multipartType, multipart],
+      ];
+      for (const encoding of ['gzip', 'br', 'deflate', 'identity, gzip']) {
+        for (const [contentType, body] of bodies) {
+          const res = await fetch(`${baseUrl}/api/v1/sessions`, { method: 'POST', headers: { authorization: `Bearer ${m.test_api_key}`, 'content-type': contentType, 'content-encoding': encoding }, body: new Uint8Array(Buffer.from(body)) });
+          assert.equal(res.status, 415, `${encoding} ${contentType}`);
+          const error = ((await res.json()) as { error: { code: string; message: string } }).error;
+          assert.equal(error.code, 'UNSUPPORTED_MEDIA_TYPE');
+          assert.match(error.message, /Content-Encoding/);
+        }
+      }
+      assert.equal(await sessionCount(t, m.merchant_id), 0);
+      const plain = await fetch(`${baseUrl}/api/v1/sessions`, { method: 'POST', headers: { authorization: `Bearer ${m.test_api_key}`, 'content-type': 'application/json', 'content-encoding': 'identity' }, body: json });
+      assert.equal(plain.status, 201);
     });
 
     it('a form field named __proto__[x] (or constructor[prototype]) is refused with 400 INVALID_ARGUMENT and pollutes nothing', async () => {

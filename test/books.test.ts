@@ -259,11 +259,53 @@ describe(`balance transactions and exports (${storageKind})`, () => {
     assert.equal((await call(t, 'GET', '/api/v1/balance/summary', { key: m.live_api_key, query: { from: range.from } })).statusCode, 400);
   });
 
-  it('documents the routes in the API document, with text/csv beside JSON', async () => {
+  /** Each list path and its export operation's file (GET /api/v1/exports/{file}). */
+  const EXPORTS: [string, string][] = [
+    ['/api/v1/balance/transactions', 'balance-transactions'],
+    ['/api/v1/balance/summary', 'balance-summary'],
+    ['/api/v1/sessions', 'sessions'],
+    ['/api/v1/payouts', 'payouts'],
+    ['/api/v1/refunds', 'refunds'],
+  ];
+
+  it('documents the lists as JSON and each CSV file as an export operation of its own', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
-    for (const path of ['/api/v1/balance/transactions', '/api/v1/balance/summary', '/api/v1/sessions', '/api/v1/payouts']) {
-      const content = doc.paths[path].get.responses['200'].content;
-      assert.ok(content['application/json'] && content['text/csv'], `${path}: ${JSON.stringify(Object.keys(content))}`);
+    for (const [path, file] of EXPORTS) {
+      assert.deepEqual(Object.keys(doc.paths[path].get.responses['200'].content), ['application/json'], path);
+      const exported = doc.paths[`/api/v1/exports/${file}`].get;
+      assert.deepEqual(Object.keys(exported.responses['200'].content), ['text/csv'], file);
+      assert.deepEqual(exported.parameters.filter((p: { in: string; required?: boolean }) => p.in === 'query' && p.required).map((p: { name: string }) => p.name).sort(), ['from', 'to'], file);
     }
+  });
+
+  it('the export operations answer the same file as Accept: text/csv on the list paths, and refuse a missing or bad range with 400', async () => {
+    const m = await merchantWithHooks(t);
+    await credit(m, 12_345);
+    const session = await createSession(t, m, { amount_minor: 40_000 });
+    const attempt = await startAttempt(t, session.id, { rail: 'card', amount_minor: totalOf('card', 40_000) });
+    await simulate(t, m, attempt.attempt_reference, 'paid');
+    const recipient = await momoRecipient(t, m.test_api_key);
+    await createPayout(t, m.test_api_key, recipient.id, 1_000);
+    const refund = await call(t, 'POST', '/api/v1/refunds', { key: m.test_api_key, body: { session_id: session.id, amount_minor: 500 } });
+    assert.equal(refund.statusCode, 201, refund.body);
+    for (const [path, file] of EXPORTS) {
+      const byAccept = await csv(m.test_api_key, path, around());
+      // No Accept header at all: the export path answers CSV whatever the client asks for.
+      const exported = await call(t, 'GET', `/api/v1/exports/${file}`, { key: m.test_api_key, query: around() });
+      assert.equal(exported.statusCode, 200, `${file}: ${exported.body}`);
+      assert.equal(exported.headers['content-type'], 'text/csv; charset=utf-8');
+      assert.equal(exported.headers['content-disposition'], byAccept.headers['content-disposition'], file);
+      assert.equal(exported.body, byAccept.body, file);
+      assert.ok(csvRows(exported.body).length >= 1, `${file} has rows`);
+      const bad: Record<string, string>[] = [{}, { from: around().from }, { ...around(), from: '2026-13-45' }, { from: '2020-01-01', to: '2021-06-01' }];
+      for (const query of bad) {
+        const refused = await call(t, 'GET', `/api/v1/exports/${file}`, { key: m.test_api_key, query });
+        assert.equal(refused.statusCode, 400, `${file} ${JSON.stringify(query)}: ${refused.body}`);
+        assert.equal(refused.json().error.code, 'INVALID_ARGUMENT');
+      }
+      assert.equal((await call(t, 'GET', `/api/v1/exports/${file}`, { query: around() })).statusCode, 401);
+    }
+    const onlyRefunds = await call(t, 'GET', '/api/v1/exports/balance-transactions', { key: m.test_api_key, query: { ...around(), type: 'refund' } });
+    assert.deepEqual(csvRows(onlyRefunds.body).map((r) => r.type), ['refund']);
   });
 });

@@ -18,6 +18,7 @@ async function runHere(argv: string[]): Promise<{ code: number; stdout: string; 
     out: (line) => out.push(line),
     err: (line) => err.push(line),
     config: () => assert.fail(`${argv.join(' ')} read the configuration`),
+    deployment: () => assert.fail(`${argv.join(' ')} read the deployment's settings`),
     withDb: () => assert.fail(`${argv.join(' ')} opened storage`),
     stdin: async () => assert.fail(`${argv.join(' ')} read standard input`),
     stdinIsTerminal: false,

@@ -2,15 +2,24 @@
 // /api/v1/events/stream) through a TCP proxy the test can cut, and delivers each to a receiver on
 // 127.0.0.1 that verifies its Standard Webhooks signature. Events committed while the connection is cut
 // arrive after it is back, each exactly once and in order per object; --events filters; a receiver that
-// is down is reported; Live and unknown keys are refused; SIGINT stops it cleanly.
+// is down is reported; Live and unknown keys are refused; SIGINT stops it cleanly. By default listen signs
+// with the secrets of the key's Test webhook endpoints (GET /api/v1/events/stream/signing-secrets), so a
+// receiver set up from the first-run banner verifies what it forwards.
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { createServer as createHttpServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { createServer as createTcpServer, connect, type AddressInfo, type Socket } from 'node:net';
+import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { CreatedMerchant } from '../src/accounts/service.ts';
 import { LISTEN_HELP, RecentIds, SseParser, listen, newSecret, type Delivery } from '../src/cli/listen.ts';
+import { apiTarget } from '../src/cli/api-client.ts';
+import { UsageError } from '../src/cli/common.ts';
+import { fixedSecrets, LISTEN_SECRETS_REFRESH_MS, signingNow } from '../src/cli/listen-secrets.ts';
+import { Sika, WebhookVerificationError } from '../packages/node/src/index.ts';
+import { freePort, reliabilityStorage } from './reliability/process-support.ts';
+import { rotateAnyWebhookSecret } from '../src/accounts/webhook-endpoints.ts';
 import { trigger } from '../src/cli/trigger.ts';
 import { verifyWebhook } from '../src/events/signing.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
@@ -133,7 +142,7 @@ describe(`sika listen (${storageKind})`, () => {
     const out: string[] = [];
     const err: string[] = [];
     const deliveries: Delivery[] = [];
-    const running = listen({ target: { apiKey: m.test_api_key, baseUrl: proxy.url }, forwardTo: hooks.url, secret, types: [], signal: stop.signal, out: (l) => out.push(l), err: (l) => err.push(l), onDelivery: (d) => deliveries.push(d) });
+    const running = listen({ target: { apiKey: m.test_api_key, baseUrl: proxy.url }, forwardTo: hooks.url, secrets: fixedSecrets(secret), types: [], signal: stop.signal, out: (l) => out.push(l), err: (l) => err.push(l), onDelivery: (d) => deliveries.push(d) });
     try {
       await waitFor('listen to connect', () => out.some((line) => line.startsWith('Ready!')));
       const direct = { apiKey: m.test_api_key, baseUrl };
@@ -196,7 +205,7 @@ describe(`sika listen (${storageKind})`, () => {
     const stop = new AbortController();
     const out: string[] = [];
     const err: string[] = [];
-    const running = listen({ target: { apiKey: m.test_api_key, baseUrl: proxy.url }, forwardTo: hooks.url, secret, types: ['checkout.session.completed', 'refund.succeeded'], signal: stop.signal, out: (l) => out.push(l), err: (l) => err.push(l) });
+    const running = listen({ target: { apiKey: m.test_api_key, baseUrl: proxy.url }, forwardTo: hooks.url, secrets: fixedSecrets(secret), types: ['checkout.session.completed', 'refund.succeeded'], signal: stop.signal, out: (l) => out.push(l), err: (l) => err.push(l) });
     try {
       await waitFor('listen to connect', () => out.some((line) => line.startsWith('Ready!')));
       const direct = { apiKey: m.test_api_key, baseUrl };
@@ -229,7 +238,7 @@ describe(`sika listen (${storageKind})`, () => {
     const stop = new AbortController();
     const out: string[] = [];
     const deliveries: Delivery[] = [];
-    const running = listen({ target: { apiKey: m.test_api_key, baseUrl }, forwardTo: gone.url, secret: newSecret(), types: [], signal: stop.signal, out: (l) => out.push(l), err: () => {}, onDelivery: (d) => deliveries.push(d) });
+    const running = listen({ target: { apiKey: m.test_api_key, baseUrl }, forwardTo: gone.url, secrets: fixedSecrets(newSecret()), types: [], signal: stop.signal, out: (l) => out.push(l), err: () => {}, onDelivery: (d) => deliveries.push(d) });
     try {
       await waitFor('listen to connect', () => out.some((line) => line.startsWith('Ready!')));
       await trigger({ apiKey: m.test_api_key, baseUrl }, 'checkout.session.completed', {});
@@ -254,7 +263,7 @@ describe(`sika listen (${storageKind})`, () => {
     const out: string[] = [];
     const deliveries: Delivery[] = [];
     const forwardTo = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/hooks`;
-    const running = listen({ target: { apiKey: m.test_api_key, baseUrl }, forwardTo, secret: newSecret(), types: ['checkout.session.pending'], deliveryTimeoutMs: 300, signal: stop.signal, out: (l) => out.push(l), err: () => {}, onDelivery: (d) => deliveries.push(d) });
+    const running = listen({ target: { apiKey: m.test_api_key, baseUrl }, forwardTo, secrets: fixedSecrets(newSecret()), types: ['checkout.session.pending'], deliveryTimeoutMs: 300, signal: stop.signal, out: (l) => out.push(l), err: () => {}, onDelivery: (d) => deliveries.push(d) });
     try {
       await waitFor('listen to connect', () => out.some((line) => line.startsWith('Ready!')));
       await trigger({ apiKey: m.test_api_key, baseUrl }, 'checkout.session.pending', {});
@@ -273,12 +282,12 @@ describe(`sika listen (${storageKind})`, () => {
   it('stops with the server’s reason when the key is unknown', async () => {
     const stop = new AbortController();
     await assert.rejects(
-      listen({ target: { apiKey: 'ak_test_doesnotexist000000000000', baseUrl }, forwardTo: 'http://127.0.0.1:9/hooks', secret: newSecret(), types: [], signal: stop.signal, out: () => {}, err: () => {} }),
+      listen({ target: { apiKey: 'ak_test_doesnotexist000000000000', baseUrl }, forwardTo: 'http://127.0.0.1:9/hooks', secrets: fixedSecrets(newSecret()), types: [], signal: stop.signal, out: () => {}, err: () => {} }),
       /answered 401 UNAUTHORIZED/,
     );
   });
 
-  it('as `sika listen`: prints a new signing secret that verifies, forwards (--print-json shows bodies and answers), and exits 0 on SIGINT', { timeout: 60_000 }, async () => {
+  it('as `sika listen` with a key that has no Test webhook endpoint: prints a new signing secret that verifies, forwards (--print-json shows bodies and answers), and exits 0 on SIGINT', { timeout: 60_000 }, async () => {
     const m = await t.merchant();
     let secret = '';
     const hooks = await receiver(() => secret);
@@ -298,8 +307,9 @@ describe(`sika listen (${storageKind})`, () => {
       await waitFor('the delivery lines', () => (stdout.match(/-> 200 \(/g) ?? []).length >= 2);
       // --print-json: each body as delivered, then the receiver's answer.
       const completed = hooks.received.find((r) => r.type === 'checkout.session.completed')!;
-      assert.ok(stdout.split('\n').includes(completed.raw), stdout);
-      assert.ok(stdout.split('\n').includes('<- ok'), stdout);
+      // The body is printed right after its delivery line: wait for it rather than race the pipe.
+      await waitFor('the printed body', () => stdout.split('\n').includes(completed.raw));
+      await waitFor("the receiver's answer", () => stdout.split('\n').includes('<- ok'));
       child.kill('SIGINT');
       assert.equal(await exited, 0);
       assert.match(stdout, /Stopped\.\n$/);
@@ -307,6 +317,42 @@ describe(`sika listen (${storageKind})`, () => {
       if (child.exitCode === null) child.kill('SIGKILL');
       await hooks.close();
     }
+  });
+
+  it('GET /api/v1/events/stream/signing-secrets: the Test secrets of the key\'s own endpoints (a rotation\'s previous one with its expiry), none for a key without one, 403 for a Live key', async () => {
+    const m = await t.merchant({ webhookUrl: WEBHOOK_URL });
+    const other = await t.merchant({ webhookUrl: WEBHOOK_URL });
+    const bare = await t.merchant();
+    const get = (key: string) => fetch(`${baseUrl}/api/v1/events/stream/signing-secrets`, { headers: { authorization: `Bearer ${key}` } });
+    const mine = await get(m.test_api_key);
+    assert.equal(mine.status, 200);
+    assert.equal(mine.headers.get('cache-control'), 'no-store');
+    const body = (await mine.json()) as { object: string; secrets: { endpoint_id: string; url: string; status: string; secret: string; expires_at: string | null }[] };
+    assert.equal(body.object, 'stream_signing_secrets');
+    assert.equal(body.secrets.length, 1, 'only the endpoint paired with this key, not another merchant\'s');
+    assert.deepEqual({ ...body.secrets[0]!, endpoint_id: undefined }, { endpoint_id: undefined, url: WEBHOOK_URL, status: 'active', secret: m.test_webhook_secret, expires_at: null });
+    assert.notEqual(body.secrets[0]!.secret, other.test_webhook_secret);
+
+    // Rotated with an hour's overlap: the new secret, and the old one until the overlap ends.
+    const rotated = await rotateAnyWebhookSecret(t.db, body.secrets[0]!.endpoint_id, 3_600);
+    const after = (await (await get(m.test_api_key)).json()) as typeof body;
+    assert.deepEqual(after.secrets.map((s) => s.secret), [rotated.secret, m.test_webhook_secret]);
+    assert.equal(after.secrets[0]!.expires_at, null);
+    assert.ok(Math.abs(Date.parse(after.secrets[1]!.expires_at!) - Date.parse(rotated.previous_secret_expires_at)) < 1_000, JSON.stringify(after));
+    // Expired overlaps are left out, and what listen signs with follows them.
+    assert.deepEqual(signingNow(after.secrets), [rotated.secret, m.test_webhook_secret]);
+    assert.deepEqual(signingNow(after.secrets, Date.parse(after.secrets[1]!.expires_at!) + 1), [rotated.secret]);
+
+    const none = await get(bare.test_api_key);
+    assert.equal(none.status, 200);
+    assert.deepEqual(await none.json(), { object: 'stream_signing_secrets', secrets: [] });
+
+    const live = await get(m.live_api_key);
+    assert.equal(live.status, 403);
+    const liveText = await live.text();
+    assert.equal((JSON.parse(liveText) as { error: { code: string } }).error.code, 'FORBIDDEN');
+    assert.ok(!liveText.includes('whsec_'), liveText);
+    assert.equal((await fetch(`${baseUrl}/api/v1/events/stream/signing-secrets`)).status, 401);
   });
 
   it('refuses a Live key before connecting, and --help prints the help (exit codes 2 and 0)', async () => {
@@ -349,7 +395,7 @@ describe('sika listen against a stream that repeats itself', () => {
     });
     await new Promise<void>((resolve) => sse.listen(0, '127.0.0.1', resolve));
     const stop = new AbortController();
-    const running = listen({ target: { apiKey: 'ak_test_standin', baseUrl: `http://127.0.0.1:${(sse.address() as AddressInfo).port}` }, forwardTo: hooks.url, secret, types: [], signal: stop.signal, out: () => {}, err: () => {} });
+    const running = listen({ target: { apiKey: 'ak_test_standin', baseUrl: `http://127.0.0.1:${(sse.address() as AddressInfo).port}` }, forwardTo: hooks.url, secrets: fixedSecrets(secret), types: [], signal: stop.signal, out: () => {}, err: () => {} });
     try {
       await waitFor('three deliveries', () => hooks.received.length >= 3);
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -362,6 +408,18 @@ describe('sika listen against a stream that repeats itself', () => {
       await new Promise<void>((resolve) => sse.close(() => resolve()));
       await hooks.close();
     }
+  });
+});
+
+describe('the names of the key and server variables (issue 29)', () => {
+  it('SIKA_API_KEY and SIKA_BASE_URL only; an old name set without the new one is named, not used, not ignored', () => {
+    const key = `ak_test_${'a'.repeat(40)}`;
+    assert.deepEqual(apiTarget('listen', {}, { SIKA_API_KEY: key, SIKA_BASE_URL: 'http://127.0.0.1:9000/' }), { apiKey: key, baseUrl: 'http://127.0.0.1:9000' });
+    assert.throws(() => apiTarget('listen', {}, { SIKA_KEY: key }), (error: Error) => error instanceof UsageError && error.message === 'SIKA_KEY is set, but Sika reads SIKA_API_KEY: export SIKA_API_KEY="$SIKA_KEY" (and unset SIKA_KEY)');
+    assert.throws(() => apiTarget('trigger', {}, { SIKA_API_KEY: key, SIKA_URL: 'http://127.0.0.1:9000' }), /SIKA_URL is set, but Sika reads SIKA_BASE_URL: export SIKA_BASE_URL="\$SIKA_URL"/);
+    // The new name, or the option, wins without a word: the old one is then simply not read.
+    assert.equal(apiTarget('listen', {}, { SIKA_API_KEY: key, SIKA_KEY: 'ak_test_old', SIKA_URL: 'http://old.test', SIKA_BASE_URL: 'http://new.test' }).baseUrl, 'http://new.test');
+    assert.equal(apiTarget('listen', { 'api-key': key, 'base-url': 'http://given.test' }, { SIKA_KEY: 'ak_test_old', SIKA_URL: 'http://old.test' }).baseUrl, 'http://given.test');
   });
 });
 
@@ -387,3 +445,106 @@ describe('the SSE parser and the delivered ids', () => {
     assert.equal(ids.has('b') && ids.has('c') && ids.has('d'), true);
   });
 });
+
+// Issue 29: the first hour's trap. A receiver set up from the first-run banner (its Test webhook secret,
+// verified with the SDK's standardwebhooks check as the README's receiver does) accepts what a plain
+// `sika listen --forward-to` forwards: listen signs with the secret of the key's Test endpoint. After a
+// rotation with an overlap, both the old and the new secret verify until the overlap ends.
+describe(`sika listen and the first run's webhook secret (${storageKind})`, { timeout: 600_000 }, () => {
+  it('a receiver verifying with the banner\'s secret accepts what `sika listen` forwards, with no flag; a rotation is followed', async () => {
+    const storage = await reliabilityStorage('listen-first-run');
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const serverEnv: NodeJS.ProcessEnv = { ...process.env, ...storage.env(), PORT: String(port), HOST: '127.0.0.1', BASE_URL: base, LOG_LEVEL: 'info', REDIS_URL: '', WORKERS: 'off', CHECKOUT_URL_HOST: '' };
+    if (!storage.databaseUrl) delete serverEnv.DATABASE_URL;
+    delete serverEnv.DEMO_MERCHANT;
+    const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env: serverEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    let printed = '';
+    server.stdout.setEncoding('utf8').on('data', (chunk: string) => (printed += chunk));
+    server.stderr.setEncoding('utf8').on('data', (chunk: string) => (printed += chunk));
+    let listener: ReturnType<typeof spawn> | null = null;
+    let hooks: Awaited<ReturnType<typeof sdkReceiver>> | null = null;
+    try {
+      await waitFor('the first-run banner', () => /Webhook secret +whsec_\S+[\s\S]*\n={20,}\n/.test(printed), 120_000);
+      const key = /Test API key +(ak_test_\w+)/.exec(printed)![1]!;
+      const bannerSecret = /Webhook secret +(whsec_\S+)/.exec(printed)![1]!;
+
+      let rotatedSecret: string | null = null;
+      hooks = await sdkReceiver(() => [bannerSecret, ...(rotatedSecret ? [rotatedSecret] : [])]);
+      const env: NodeJS.ProcessEnv = { ...process.env, SIKA_API_KEY: key, SIKA_BASE_URL: base };
+      delete env.SIKA_WEBHOOK_SECRET;
+      listener = spawn(process.execPath, ['bin/sika.mjs', 'listen', '--forward-to', hooks.url], { cwd: ROOT, env });
+      let stdout = '';
+      let stderr = '';
+      listener.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+      listener.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      await waitFor('Ready', () => /Ready!/.test(stdout), 60_000);
+      assert.ok(stdout.includes(`Your webhook signing secret: ${bannerSecret}\n`), `listen names the banner's secret:\n${stdout}`);
+      assert.match(stdout, /of your Test webhook endpoint http:\/\/localhost:3000\/hooks/);
+
+      await trigger({ apiKey: key, baseUrl: base }, 'checkout.session.completed', {});
+      await waitFor('the forwarded events', () => hooks!.received.length >= 2);
+      assert.deepEqual(hooks.refused, [], 'the banner\'s secret verifies every forwarded event');
+      assert.ok(hooks.received.every((r) => r.verifiedWith.includes(bannerSecret)));
+
+      // The endpoint's secret is rotated with an hour's overlap: once listen has asked again (within
+      // LISTEN_SECRETS_REFRESH_MS), each event is signed with both, as the server's deliveries are.
+      const endpoints = (await (await fetch(`${base}/api/v1/events/stream/signing-secrets`, { headers: { authorization: `Bearer ${key}` } })).json()) as { secrets: { endpoint_id: string }[] };
+      const rotated = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        const cliEnv: NodeJS.ProcessEnv = { ...process.env, ...storage.env(), LOG_LEVEL: 'silent' };
+        if (!storage.databaseUrl) delete cliEnv.DATABASE_URL;
+        execFile(process.execPath, ['bin/sika.mjs', 'webhooks', 'rotate-secret', endpoints.secrets[0]!.endpoint_id, '--overlap-hours', '1'], { cwd: ROOT, env: cliEnv, timeout: 120_000 }, (error, out, err) =>
+          resolve({ code: error ? 1 : 0, stdout: out, stderr: err }),
+        );
+      });
+      assert.equal(rotated.code, 0, rotated.stderr);
+      rotatedSecret = (JSON.parse(rotated.stdout) as { secret: string }).secret;
+      await new Promise((resolve) => setTimeout(resolve, LISTEN_SECRETS_REFRESH_MS + 500));
+      const before = hooks.received.length;
+      await trigger({ apiKey: key, baseUrl: base }, 'checkout.session.completed', {});
+      await waitFor('the events after the rotation', () => hooks!.received.length >= before + 2);
+      assert.deepEqual(hooks.refused, []);
+      for (const r of hooks.received.slice(before)) assert.deepEqual(r.verifiedWith, [bannerSecret, rotatedSecret], 'signed with the old and the new secret during the overlap');
+      assert.ok(stderr.includes(`was rotated: now ${rotatedSecret}`), stderr);
+    } finally {
+      listener?.kill('SIGKILL');
+      await hooks?.close();
+      const exited = once(server, 'exit');
+      if (server.exitCode === null) server.kill('SIGTERM');
+      await exited;
+      await storage.drop();
+    }
+  });
+});
+
+/** A receiver as the README's: the SDK's Sika.webhooks.verify over the raw body; notes which of the secrets verify. */
+async function sdkReceiver(secrets: () => string[]) {
+  const received: { id: string; verifiedWith: string[] }[] = [];
+  const refused: string[] = [];
+  const server: Server = createHttpServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      const verifiedWith: string[] = [];
+      let id = '';
+      for (const secret of secrets()) {
+        try {
+          id = Sika.webhooks.verify<{ id: string }>(raw, req.headers, secret).id;
+          verifiedWith.push(secret);
+        } catch (error) {
+          if (!(error instanceof WebhookVerificationError)) throw error;
+        }
+      }
+      if (verifiedWith.length === 0) {
+        refused.push(String(req.headers['webhook-id']));
+        res.writeHead(400).end();
+        return;
+      }
+      received.push({ id, verifiedWith });
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, received, refused, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}

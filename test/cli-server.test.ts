@@ -3,7 +3,8 @@
 // a temp data dir: merchant create, keys list, events list and user set-password (the password read by the CLI,
 // then sent) work and print what they print offline; a server killed without cleaning up leaves a socket the
 // CLI sees past (it runs the command itself) and the next server replaces. On PostgreSQL nothing is sent:
-// the CLI and the server share the database.
+// the CLI and the server share the database. The CLI takes links and the webhook target rule from what the
+// server recorded at its start, not from its own shell.
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -162,5 +163,71 @@ describe(`sika while the server runs (${storageKind})`, { timeout: 300_000 }, ()
     assert.equal(migrateRes.code, 0, migrateRes.stderr);
     assert.match(migrateRes.stdout, /nothing to apply/);
     await stopServer();
+  });
+});
+
+// Issue 29: what the CLI's links and webhook target rule come from (the server records its settings at start).
+describe(`sika takes the deployment's settings from storage (${storageKind})`, { timeout: 600_000 }, () => {
+  it("takes links and the webhook target rule from the deployment: its shell's own guess only before any server started, with a warning", async () => {
+    // Storage of its own: no server has ever started on it.
+    const fresh = await reliabilityStorage('cli-deployment');
+    // The CLI's shell knows nothing of the deployment: no BASE_URL, no PORT, so on its own it would guess
+    // http://127.0.0.1:8080 and, that being loopback, allow private webhook targets.
+    const shell: NodeJS.ProcessEnv = { ...process.env, ...fresh.env(), LOG_LEVEL: 'silent', REDIS_URL: '' };
+    for (const name of ['BASE_URL', 'PORT', 'HOST', 'CHECKOUT_URL_HOST', 'WEBHOOK_ALLOW_PRIVATE_TARGETS']) delete shell[name];
+    if (!fresh.databaseUrl) delete shell.DATABASE_URL;
+    const cli = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        execFile(process.execPath, [join(ROOT, 'bin/sika.mjs'), ...args], { cwd: ROOT, env: { ...shell, ...extra }, timeout: CLI_TIMEOUT_MS }, (error, stdout, stderr) => {
+          resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+        });
+      });
+    let deployed: ChildProcess | null = null;
+    try {
+      const email = `deployment-${randomUUID()}@example.com`;
+      const before = await cli(['merchant', 'create', '--name', 'Before Any Start', '--email', email, '--json']);
+      assert.equal(before.code, 0, before.stderr);
+      assert.match(before.stderr, /^warning: no Sika server has started on this storage yet, so this command uses this shell's settings: BASE_URL http:\/\/127\.0\.0\.1:8080, .*private webhook targets allowed/);
+      const guessed = await cli(['user', 'sign-in-link', '--email', email]);
+      assert.equal(guessed.code, 0, guessed.stderr);
+      assert.match(guessed.stdout, /^http:\/\/127\.0\.0\.1:8080\/dashboard\/login\/link\//);
+      assert.match(guessed.stderr, /no Sika server has started on this storage yet/);
+
+      // A hosted deployment starts once on this storage: a public BASE_URL, private targets refused (its default).
+      const port = await freePort();
+      const serverEnv: NodeJS.ProcessEnv = { ...shell, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', WORKERS: 'off', DEMO_MERCHANT: 'off', BASE_URL: 'https://pay.deployment.test' };
+      deployed = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env: serverEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      deployed.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+      deployed.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+      const deadline = Date.now() + 60_000;
+      while (!output.includes('"msg":"Sika is ready"')) {
+        if (deployed.exitCode !== null || Date.now() > deadline) assert.fail(`the server did not start: ${output.slice(0, 800)}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const checkWhileRunning = async () => {
+        const link = await cli(['user', 'sign-in-link', '--email', email, '--json']);
+        assert.equal(link.code, 0, link.stderr);
+        assert.equal(link.stderr, '', 'no warning once a server has started');
+        assert.match((JSON.parse(link.stdout) as { url: string }).url, /^https:\/\/pay\.deployment\.test\/dashboard\/login\/link\/[\w-]+$/);
+        // The shell's loopback guess would allow this endpoint; the deployment never delivers to it.
+        const privateTarget = await cli(['merchant', 'create', '--name', 'Private Hook', '--email', `private-${randomUUID()}@example.com`, '--webhook-url', 'http://127.0.0.1:3000/hooks']);
+        assert.equal(privateTarget.code, 1, privateTarget.stdout);
+        assert.match(privateTarget.stderr, /^sika: webhook URL .*private/);
+      };
+      // Embedded: sent to the server (its own settings); PostgreSQL: read from the shared database.
+      await checkWhileRunning();
+      const exited = once(deployed, 'exit');
+      deployed.kill('SIGTERM');
+      await exited;
+      // Stopped: the CLI opens the storage itself and reads what the server recorded at its start.
+      await checkWhileRunning();
+      // Even a shell that says otherwise: the deployment is what the server runs with.
+      const otherShell = await cli(['user', 'sign-in-link', '--email', email], { BASE_URL: 'http://127.0.0.1:9999' });
+      assert.match(otherShell.stdout, /^https:\/\/pay\.deployment\.test\/dashboard\/login\/link\//);
+    } finally {
+      if (deployed && deployed.exitCode === null) deployed.kill('SIGKILL');
+      await fresh.drop();
+    }
   });
 });

@@ -3,6 +3,7 @@
 // token, and the client address (request.ip) of every request, so tests can sign in from several addresses.
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
+import { newPaymentReference } from '../src/rails/bank-transfer/reference.ts';
 import type { TestContext } from './helpers.ts';
 
 export type Base = '/dashboard' | '/ops';
@@ -118,4 +119,108 @@ export class ConsoleClient {
     this.keepDevice(res);
     return res;
   }
+}
+
+/** A console page or form answer read over real HTTP. */
+export interface HttpAnswer {
+  status: number;
+  type: string;
+  body: string;
+}
+
+/**
+ * A browser over real HTTP (the app listening, t.listen()): the sign-in form with its CSRF cookie, the
+ * session cookie, each page's CSRF token, forms posted url-encoded. Redirects are not followed.
+ */
+export class HttpConsole {
+  private cookie = '';
+  private csrf = '';
+
+  constructor(
+    readonly baseUrl: string,
+    readonly base: Base = '/dashboard',
+  ) {}
+
+  private static setCookie(res: Response, name: string): string | undefined {
+    return res.headers.getSetCookie().find((c) => c.startsWith(`${name}=`))?.slice(name.length + 1).split(';')[0];
+  }
+
+  private async answer(res: Response): Promise<HttpAnswer> {
+    const body = await res.text();
+    const rotated = HttpConsole.setCookie(res, SESSION_COOKIE[this.base]);
+    if (rotated) this.cookie = `${SESSION_COOKIE[this.base]}=${rotated}`;
+    const token = csrfIn(body);
+    if (res.status === 200 && token) this.csrf = token;
+    return { status: res.status, type: res.headers.get('content-type') ?? '', body };
+  }
+
+  async signedIn(email: string, password: string): Promise<this> {
+    const form = await fetch(`${this.baseUrl}${this.base}/login`, { redirect: 'manual', signal: AbortSignal.timeout(10_000) });
+    const loginCsrf = HttpConsole.setCookie(form, 'sika_login_csrf');
+    await form.text();
+    assert.ok(loginCsrf, 'the sign-in form sets its CSRF cookie');
+    const login = await fetch(`${this.baseUrl}${this.base}/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: `sika_login_csrf=${loginCsrf}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: loginCsrf, email, password }).toString(),
+      signal: AbortSignal.timeout(10_000),
+    });
+    const token = HttpConsole.setCookie(login, SESSION_COOKIE[this.base]);
+    assert.equal(login.status, 303, `sign-in as ${email}: ${(await login.text()).slice(0, 300)}`);
+    assert.ok(token, 'signed in');
+    this.cookie = `${SESSION_COOKIE[this.base]}=${token}`;
+    const home = await this.get(this.base);
+    assert.equal(home.status, 200, home.body.slice(0, 300));
+    assert.ok(this.csrf, 'the console pages carry a CSRF token');
+    return this;
+  }
+
+  async get(path: string): Promise<HttpAnswer> {
+    return this.answer(await fetch(`${this.baseUrl}${path}`, { headers: { cookie: this.cookie }, redirect: 'manual', signal: AbortSignal.timeout(10_000) }));
+  }
+
+  /** Posts a form with this session's CSRF token; fields may repeat. */
+  async post(path: string, fields: Record<string, string> | [string, string][] = {}): Promise<HttpAnswer> {
+    const pairs = Array.isArray(fields) ? fields : Object.entries(fields);
+    const res = await fetch(`${this.baseUrl}${path}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: this.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams([['_csrf', this.csrf], ...pairs]).toString(),
+      signal: AbortSignal.timeout(10_000),
+    });
+    return this.answer(res);
+  }
+}
+
+/** A console route's input schema part (body or querystring), as the tests read it. */
+export interface FormSchema {
+  required?: string[];
+  properties?: Record<string, { enum?: unknown[]; examples?: unknown[]; pattern?: string; format?: string; description?: string; maxLength?: number }>;
+}
+
+/** Text for the required free-text fields of the console forms (what a person would type). */
+const FREE_TEXT: Record<string, () => string> = {
+  url: () => 'https://example.com/sika/hook',
+  email: () => `invited-${Math.random().toString(36).slice(2, 10)}@example.com`,
+  code: () => `C${Math.random().toString(36).slice(2, 7).toUpperCase()}`,
+  // A payment reference as the statements queue takes it (SK and 8 characters).
+  reference: () => newPaymentReference(),
+};
+
+/**
+ * A form (or query) its schema accepts: each required field, and each field with an example (its first
+ * value), unless `values` names it; the required free text from FREE_TEXT or a plain word.
+ */
+export function validForm(schema: FormSchema | undefined, values: Record<string, string> = {}): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, field] of Object.entries(schema?.properties ?? {})) {
+    if (name === '_csrf') continue;
+    if (name in values) out[name] = values[name]!;
+    else if (field.examples?.length) out[name] = String(field.examples[0]);
+    else if (schema?.required?.includes(name)) out[name] = FREE_TEXT[name]?.() ?? 'Checked by a test';
+  }
+  for (const [name, value] of Object.entries(values)) if (!(name in out)) out[name] = value;
+  return out;
 }

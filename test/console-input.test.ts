@@ -12,7 +12,10 @@ import type { LightMyRequestResponse } from 'fastify';
 import { createMerchant } from '../src/accounts/service.ts';
 import type { Db } from '../src/db/index.ts';
 import type { RegisteredRoute } from '../src/http/app.ts';
-import { createOperator } from '../src/ops/service.ts';
+import { feeSchedule } from '../src/checkout/fee-settings.ts';
+import { createOperator, merchantPayoutControls } from '../src/ops/service.ts';
+import { BEARERS, railIds } from '../src/rails/registry.ts';
+import { HttpConsole, validForm, type FormSchema } from './console-client.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 import { multipartBody } from './http.ts';
 
@@ -25,6 +28,10 @@ interface StringSchema {
   type?: string | string[];
   maxLength?: number;
   enum?: unknown[];
+  pattern?: string;
+  format?: string;
+  description?: string;
+  required?: string[];
   const?: unknown;
   properties?: Record<string, StringSchema>;
   items?: StringSchema;
@@ -81,6 +88,8 @@ describe(`console input schemas (${storageKind})`, () => {
   let merchantId: string;
   let operatorId: string;
   const signed = {} as Record<'dashboard' | 'ops', Signed>;
+  /** The same owner and operator in a browser over real HTTP. */
+  const browsers = {} as Record<'dashboard' | 'ops', HttpConsole>;
 
   async function signIn(base: '/dashboard' | '/ops', email: string): Promise<Signed> {
     const form = await t.app.inject({ method: 'GET', url: `${base}/login` });
@@ -109,6 +118,9 @@ describe(`console input schemas (${storageKind})`, () => {
     operatorId = (await createOperator(t.db, { email: operatorEmail, password: PASSWORD, role: 'operator' })).operator_id;
     signed.dashboard = await signIn('/dashboard', email);
     signed.ops = await signIn('/ops', operatorEmail);
+    const baseUrl = await t.listen();
+    browsers.dashboard = await new HttpConsole(baseUrl, '/dashboard').signedIn(email, PASSWORD);
+    browsers.ops = await new HttpConsole(baseUrl, '/ops').signedIn(operatorEmail, PASSWORD);
   });
   after(() => t.close());
 
@@ -323,5 +335,125 @@ describe(`console input schemas (${storageKind})`, () => {
     assert.equal(api.statusCode, 400);
     assert.match(String(api.headers['content-type']), /^application\/json/);
     assert.equal(api.json().error.code, 'INVALID_ARGUMENT');
+  });
+  /** The part of a route's input its form fills: the query of a GET, the body of a POST. */
+  const formOf = (route: RegisteredRoute) => (route.method === 'GET' ? schemaOf(route).querystring : schemaOf(route).body) as (StringSchema & FormSchema) | undefined;
+  const BOGUS = '<b>bogus</b>';
+  const pageText = (body: string) => body.replace(/<style>[\s\S]*<\/style>/, '').replace(/\s+/g, ' ').slice(0, 400);
+  /** The flash of an error page, as a person reads it (entities decoded). */
+  const flashText = (body: string) =>
+    (/class="flash[^"]*" role="alert">([^<]*)</.exec(body)?.[1] ?? '').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+
+  it('over HTTP, every console field with a closed set, a pattern or a format refuses a value outside it, and every required field its absence, with a 400 page naming the field and what it accepts; the value is never echoed, nothing changes', async () => {
+    const before = await snapshot(t.db, merchantId, operatorId);
+    let closed = 0;
+    let required = 0;
+    for (const route of consoleRoutes().filter((r) => !isLogin(r.url))) {
+      const schema = formOf(route);
+      const browser = route.url.startsWith('/ops') ? browsers.ops : browsers.dashboard;
+      const path = withIds(route.url.replace(':table', 'banks').replace(':action', route.url.startsWith('/ops') ? 'activate' : 'disable'));
+      const send = (fields: Record<string, string>) => (route.method === 'GET' ? browser.get(`${path}?${new URLSearchParams(fields)}`) : browser.post(path, fields));
+      for (const [name, field] of Object.entries(schema?.properties ?? {})) {
+        if (!field.enum && !field.pattern && !field.format) continue;
+        const res = await send(validForm(schema, { [name]: BOGUS }));
+        const context = `${route.method} ${route.url} with ${name}=${BOGUS}`;
+        assert.equal(res.status, 400, `${context}: ${pageText(res.body)}`);
+        assert.match(res.type, /^text\/html/, context);
+        const flash = flashText(res.body);
+        assert.ok(flash.startsWith(`${name} must be `), `${context}: the page names the field: ${flash}`);
+        if (field.enum) for (const value of field.enum.filter((v) => v !== '')) assert.ok(flash.includes(String(value)), `${context}: the page says ${value} is accepted: ${flash}`);
+        else assert.ok(flash.includes(field.description!), `${context}: the page says what is accepted: ${flash}`);
+        assert.ok(!res.body.includes(BOGUS) && !res.body.includes('bogus'), `${context}: the value is not echoed`);
+        closed++;
+      }
+      for (const name of (schema?.required ?? []).filter((n) => n !== '_csrf')) {
+        const fields = validForm(schema);
+        delete fields[name];
+        const res = await send(fields);
+        const context = `${route.method} ${route.url} without ${name}`;
+        assert.equal(res.status, 400, `${context}: ${pageText(res.body)}`);
+        assert.ok(flashText(res.body).startsWith(`${name} is required`), `${context}: ${flashText(res.body)}`);
+        const empty = await send({ ...fields, [name]: '' });
+        assert.equal(empty.status, 400, `${context} (empty): ${pageText(empty.body)}`);
+        assert.match(flashText(empty.body), new RegExp(`^${name} (is required|must be)`), `${context} (empty)`);
+        required++;
+      }
+    }
+    // Bearers per rail, environments, on/off switches, decisions, statuses, roles, networks, amounts, ids, days, pages.
+    assert.ok(closed >= 30, `only ${closed} closed or patterned fields`);
+    assert.ok(required >= 25, `only ${required} required fields`);
+    assert.equal(await snapshot(t.db, merchantId, operatorId), before, 'a refused form changed data');
+  });
+
+  it('over HTTP, the fee settings refuse a bearer that is not payer or merchant (400 naming the field, escaped, nothing saved); a real change is saved', async () => {
+    const [rail] = railIds();
+    const before = await feeSchedule(t.db, merchantId, 'test');
+    const others = Object.fromEntries(railIds().map((r) => [`bearer_${r}`, before[r].bearer]));
+    for (const bearer of [BOGUS, 'PAYER', 'payer ', 'nobody', '']) {
+      const res = await browsers.dashboard.post('/dashboard/settings/fees', { ...others, [`bearer_${rail}`]: bearer });
+      assert.equal(res.status, 400, `${JSON.stringify(bearer)}: ${pageText(res.body)}`);
+      assert.equal(flashText(res.body), `bearer_${rail} must be one of ${BEARERS.join(', ')}.`);
+      assert.doesNotMatch(res.body, /Fee settings saved|<b>bogus/);
+      assert.deepEqual(await feeSchedule(t.db, merchantId, 'test'), before, `${JSON.stringify(bearer)} changed the schedule`);
+    }
+    const none = await browsers.dashboard.post('/dashboard/settings/fees', {});
+    assert.equal(none.status, 400, 'a form naming no bearer saves nothing');
+    assert.deepEqual(await feeSchedule(t.db, merchantId, 'test'), before);
+    const flipped = before[rail!].bearer === 'payer' ? 'merchant' : 'payer';
+    const saved = await browsers.dashboard.post('/dashboard/settings/fees', { ...others, [`bearer_${rail}`]: flipped });
+    assert.equal(saved.status, 200, pageText(saved.body));
+    assert.match(saved.body, /Fee settings saved/);
+    assert.equal((await feeSchedule(t.db, merchantId, 'test'))[rail!].bearer, flipped);
+    assert.equal((await browsers.dashboard.post('/dashboard/settings/fees', { ...others })).status, 200, 'the form as the page sends it');
+  });
+
+  it("over HTTP, the operators' payout settings refuse garbage in every field (400 naming it, settings unchanged), save real values, and answer an unknown merchant with 404", async () => {
+    const url = `/ops/merchants/${merchantId}/payouts`;
+    const valid = { environment: 'live', access: 'on', paused: 'off', limit: '1,500.50', daily_limit: '20000' };
+    const before = (await merchantPayoutControls(t.db, merchantId))!.settings;
+    for (const [field, garbage] of [
+      ['environment', 'staging'],
+      ['access', 'yes'],
+      ['access', BOGUS],
+      ['paused', 'true'],
+      ['limit', '-5'],
+      ['limit', '0.00'],
+      ['limit', '1e9'],
+      ['limit', '12.345'],
+      ['limit', '9999999999'],
+      ['daily_limit', 'lots'],
+      ['daily_limit', '0'],
+    ] as const) {
+      const res = await browsers.ops.post(url, { ...valid, [field]: garbage });
+      assert.equal(res.status, 400, `${field}=${garbage}: ${pageText(res.body)}`);
+      assert.ok(flashText(res.body).startsWith(`${field} must be `), `${field}=${garbage}: ${flashText(res.body)}`);
+      assert.ok(!res.body.includes(BOGUS));
+      assert.deepEqual((await merchantPayoutControls(t.db, merchantId))!.settings, before, `${field}=${garbage} changed the settings`);
+    }
+    const saved = await browsers.ops.post(url, valid);
+    assert.equal(saved.status, 200, pageText(saved.body));
+    assert.match(saved.body, /Live payout settings saved/);
+    const after = (await merchantPayoutControls(t.db, merchantId))!.settings.live;
+    assert.deepEqual([after.payout_access, after.paused, Number(after.payout_limit_minor), Number(after.daily_limit_minor)], [true, false, 150_050, 2_000_000]);
+    const unknown = randomUUID();
+    const res = await browsers.ops.post(`/ops/merchants/${unknown}/payouts`, valid);
+    assert.equal(res.status, 404, pageText(res.body));
+    assert.equal(await merchantPayoutControls(t.db, unknown), null);
+  });
+
+  it('over HTTP, every console form with an id in its path answers an id that names nothing with a 404 page, never a 5xx, and changes nothing', async () => {
+    const before = await snapshot(t.db, merchantId, operatorId);
+    let checked = 0;
+    for (const route of consoleRoutes().filter((r) => r.url.includes(':') && !isLogin(r.url))) {
+      const browser = route.url.startsWith('/ops') ? browsers.ops : browsers.dashboard;
+      const path = withIds(route.url.replace(':table', 'banks').replace(':action', route.url.startsWith('/ops') ? 'activate' : 'disable'));
+      const fields = validForm(formOf(route));
+      const res = route.method === 'GET' ? await browser.get(path) : await browser.post(path, fields);
+      assert.equal(res.status, 404, `${route.method} ${route.url} with an unknown id: ${pageText(res.body)}`);
+      assert.match(res.type, /^text\/html/, route.url);
+      checked++;
+    }
+    assert.ok(checked >= 25, `only ${checked} routes with an id`);
+    assert.equal(await snapshot(t.db, merchantId, operatorId), before, 'an unknown id changed data');
   });
 });

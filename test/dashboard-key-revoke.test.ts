@@ -1,5 +1,6 @@
 // Revoking an API key from the dashboard's Developers page goes through the audited use case, as the CLI
-// does: one api_key.revoked entry with the signed-in user as actor, and the key is refused at once. Over
+// does: one api_key.revoked entry with the signed-in user as actor, and the key is refused at once. Another
+// merchant's key, or the other environment's, is a 404 (as every foreign id) and keeps working. Over
 // real HTTP (the app listening on 127.0.0.1, a browser's cookies and CSRF fields), on embedded storage and
 // on PostgreSQL (DATABASE_URL).
 import assert from 'node:assert/strict';
@@ -92,12 +93,22 @@ describe(`dashboard API key revocation is audited (${storageKind})`, () => {
     const liveKeyId = await keyId(m.live_api_key);
 
     const browser = await signIn(base, email, PASSWORD);
-    // The session opens on Test: the Live key is not found from there, stays valid and nothing is audited.
+    // The session opens on Test: the Live key is not found from there (404, as any foreign id), stays valid and nothing is audited.
     const otherEnvironment = await post(browser, `/dashboard/keys/${liveKeyId}/revoke`);
-    assert.equal(otherEnvironment.status, 200);
-    assert.match(flash(otherEnvironment.html), /not found or is already revoked/);
+    assert.equal(otherEnvironment.status, 404);
+    assert.equal(flash(otherEnvironment.html), 'API key not found.');
     assert.equal(await apiStatus(m.live_api_key), 200, 'the Live key still works');
     assert.deepEqual(await auditOf(liveKeyId), []);
+
+    // Another merchant's key: the same 404, and that key keeps working.
+    const other = await createMerchant(t.db, { name: `Other ${randomUUID().slice(0, 6)}`, email: `other-${randomUUID()}@example.com`, password: PASSWORD });
+    const otherKeyId = await keyId(other.test_api_key);
+    const foreign = await post(browser, `/dashboard/keys/${otherKeyId}/revoke`);
+    assert.equal(foreign.status, 404, foreign.html.slice(0, 300));
+    assert.equal(flash(foreign.html), 'API key not found.');
+    assert.doesNotMatch(foreign.html, new RegExp(other.test_api_key.slice(0, API_KEY_PREFIX_LENGTH)), "the page shows nothing of the other merchant's key");
+    assert.equal(await apiStatus(other.test_api_key), 200, "the other merchant's key still works");
+    assert.deepEqual(await auditOf(otherKeyId), []);
 
     const revoked = await post(browser, `/dashboard/keys/${testKeyId}/revoke`);
     assert.equal(revoked.status, 200, revoked.html.slice(0, 300));
@@ -119,10 +130,10 @@ describe(`dashboard API key revocation is audited (${storageKind})`, () => {
       },
     ]);
 
-    // Revoking it again changes nothing and writes no second entry.
+    // Revoking it again (a second click, a reload) changes nothing, says so and writes no second entry.
     const again = await post(browser, `/dashboard/keys/${testKeyId}/revoke`);
     assert.equal(again.status, 200);
-    assert.match(flash(again.html), /not found or is already revoked/);
+    assert.match(flash(again.html), /was already revoked/);
     assert.equal((await auditOf(testKeyId)).length, 1);
   });
 });

@@ -9,7 +9,11 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { after, describe, it } from 'node:test';
+import { createServer } from 'node:http';
 import { createDemoMerchantOnFirstRun } from '../src/accounts/demo-merchant.ts';
+import { createMerchant } from '../src/accounts/service.ts';
+import { trigger } from '../src/cli/trigger.ts';
+import { loadConfig } from '../src/config.ts';
 import { storageKind } from './helpers.ts';
 import { freePort, reliabilityStorage, ROOT, type Storage } from './reliability/process-support.ts';
 
@@ -208,5 +212,83 @@ describe(`the first run (${storageKind})`, { timeout: 300_000 }, () => {
     }
     const merchants = await storage.with((db) => db.query<{ n: number }>('SELECT count(*)::int AS n FROM merchants'));
     assert.equal(merchants[0]!.n, 1);
+  });
+});
+
+// Issue 29: on a developer's machine (a loopback BASE_URL) the banner stays readable. Without LOG_LEVEL no
+// line per request (warnings and errors still show), and a receiver that is down (here a closed port, as the
+// demo endpoint's localhost:3000 is until the developer runs one) is logged once when its tries start failing
+// and once when one succeeds again, not once per try; its tries still follow the retry schedule.
+describe(`a developer's log (${storageKind})`, { timeout: 600_000 }, () => {
+  it('no request lines; a closed receiver port is one line per outage however many tries fail, and one when it delivers again', async () => {
+    const storage = await reliabilityStorage('dev-log');
+    const closedPort = await freePort();
+    const merchant = await storage.with((db) => createMerchant(db, { name: 'Closed Port', email: `closed-${Date.now()}@example.com`, webhookUrl: `http://127.0.0.1:${closedPort}/hooks` }, { allowPrivateTargets: true }));
+    const server = await startServer(storage, {
+      LOG_LEVEL: '',
+      DEMO_MERCHANT: 'off',
+      WORKERS: 'on',
+      WEBHOOK_RETRY_SCHEDULE_S: '1,1,1,1,1,1,1,1',
+      WEBHOOK_POLL_MS: '20',
+      WEBHOOK_TIMEOUT_MS: '1000',
+      WEBHOOK_CLAIM_TTL_S: '2',
+    });
+    let receiver: import('node:http').Server | null = null;
+    try {
+      const target = { apiKey: merchant.test_api_key, baseUrl: server.base };
+      const secrets = (await (await fetch(`${server.base}/api/v1/events/stream/signing-secrets`, { headers: { authorization: `Bearer ${merchant.test_api_key}` } })).json()) as { secrets: { endpoint_id: string }[] };
+      const endpointId = secrets.secrets[0]!.endpoint_id;
+      await trigger(target, 'checkout.session.completed', {});
+      await trigger(target, 'checkout.session.completed', {});
+      assert.equal((await fetch(`${server.base}/api/v1/sessions/cs_unknown`, { headers: { authorization: `Bearer ${merchant.test_api_key}` } })).status, 404);
+
+      // Wait until at least 10 tries to the closed port have failed.
+      const failedTries = async () => {
+        const list = (await (await fetch(`${server.base}/api/v1/events?limit=100`, { headers: { authorization: `Bearer ${merchant.test_api_key}` } })).json()) as { data: { id: string }[] };
+        let tries = 0;
+        for (const event of list.data) {
+          const one = (await (await fetch(`${server.base}/api/v1/events/${event.id}`, { headers: { authorization: `Bearer ${merchant.test_api_key}` } })).json()) as { deliveries: { try_count: number }[] };
+          tries += one.deliveries.reduce((sum, d) => sum + d.try_count, 0);
+        }
+        return tries;
+      };
+      const deadline = Date.now() + 120_000;
+      let tries = 0;
+      while ((tries = await failedTries()) < 10) {
+        assert.ok(Date.now() < deadline, `only ${tries} tries were made`);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      const logLines = () => server.stdout().split('\n').filter((line) => line.startsWith('{'));
+      const aboutEndpoint = () => logLines().filter((line) => line.includes(endpointId));
+      assert.equal(aboutEndpoint().length, 1, `one line for the failing endpoint after ${tries} failed tries:\n${aboutEndpoint().join('\n')}`);
+      assert.match(aboutEndpoint()[0]!, /ECONNREFUSED/);
+      assert.deepEqual(logLines().filter((line) => /"req(Id)?"|request completed|incoming request|"res":/.test(line)), [], 'no line per request, nor for the 404');
+
+      // The receiver comes up: the next event is delivered, and one line says the outage is over, with its count.
+      receiver = createServer((_req, res) => res.writeHead(200).end());
+      await new Promise<void>((resolve) => receiver!.listen(closedPort, '127.0.0.1', resolve));
+      await trigger(target, 'checkout.session.completed', {});
+      const until = Date.now() + 60_000;
+      while (!aboutEndpoint().some((line) => line.includes('delivering again'))) {
+        assert.ok(Date.now() < until, `no recovery line:\n${aboutEndpoint().join('\n')}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const recovered = JSON.parse(aboutEndpoint().find((line) => line.includes('delivering again'))!) as { failed_tries: number };
+      assert.ok(recovered.failed_tries >= tries, `counted ${recovered.failed_tries} failed tries, at least the ${tries} seen`);
+      assert.equal(aboutEndpoint().length, 2, aboutEndpoint().join('\n'));
+    } finally {
+      if (receiver) await new Promise((resolve) => receiver!.close(resolve));
+      await server.stop();
+      await storage.drop();
+    }
+  });
+
+  it('request lines are quiet only on a developer\'s machine and only while LOG_LEVEL does not ask for them', () => {
+    const level = (env: Record<string, string>) => loadConfig({ ...env, WORKERS: 'off' }).requestLogLevel;
+    assert.equal(level({ BASE_URL: 'http://127.0.0.1:8080' }), 'warn');
+    assert.equal(level({ BASE_URL: 'http://localhost:8080' }), 'warn');
+    assert.equal(level({ BASE_URL: 'http://127.0.0.1:8080', LOG_LEVEL: 'info' }), 'info');
+    assert.equal(level({ BASE_URL: 'http://127.0.0.1:8080', LOG_LEVEL: 'debug' }), 'debug');
+    assert.equal(level({ BASE_URL: 'https://pay.example.com' }), 'info');
   });
 });

@@ -78,10 +78,9 @@ const NAMED = [
   'RevenueLine',
   'RevenueLineList',
   'InvoiceLineList',
-  'WebhookEvent',
 ];
 
-/** Objects that are free-form by design: the merchant's own metadata, and the events API's `data` (each type's is in WebhookEvent). */
+/** Objects that are free-form by design: the merchant's own metadata, and the events API's `data` (each type's is in its webhook's body). */
 // A map (patternProperties, or additionalProperties with a schema) has typed values, so it is not empty.
 const FREE_FORM = [/\.metadata$/, /^Event\w*\.data$/];
 
@@ -157,9 +156,9 @@ describe(`OpenAPI document (${storageKind})`, () => {
     const bodyProperties = recipientBody.properties as Record<string, Json>;
     assert.deepEqual(enumOf(bodyProperties.account_type!), [...ACCOUNT_TYPES]);
     assert.deepEqual(enumOf(bodyProperties.network!), [...MOMO_NETWORKS]);
-    // The attempt's rail stays a string (rails can be registered at run time); its text and examples name them.
+    // The attempt's rail: an enum of the registry's rails as they were when the app was built.
     const attemptBody = deref(doc.paths['/api/v1/checkout/sessions/{reference}/provider-attempts']!.post!.requestBody!.content['application/json']!.schema!);
-    assert.deepEqual(((attemptBody.properties as Record<string, Json>).rail as Json).examples, railIds());
+    assert.deepEqual(enumOf((attemptBody.properties as Record<string, Json>).rail!), railIds());
   });
 
   it('no answer with fields is typed as an empty object', () => {
@@ -212,9 +211,18 @@ describe(`OpenAPI document (${storageKind})`, () => {
     const receipt = doc.paths['/api/v1/payouts/{payout_id}/receipt']!.get!.responses;
     assert.deepEqual(Object.keys(receipt['200']!.content!), ['application/pdf']);
     for (const [status, response] of Object.entries(receipt)) if (status !== '200') assert.deepEqual(Object.keys(response.content!), ['application/json'], `receipt ${status}`);
-    for (const path of ['/api/v1/sessions', '/api/v1/payouts', '/api/v1/refunds', '/api/v1/balance/transactions', '/api/v1/balance/summary']) {
-      assert.deepEqual(Object.keys(doc.paths[path]!.get!.responses['200']!.content!).sort(), ['application/json', 'text/csv'], path);
+    // Lists answer JSON only in the document (a generator types them as the list); each CSV file is an export operation of its own.
+    const exports = { sessions: '/api/v1/sessions', payouts: '/api/v1/payouts', refunds: '/api/v1/refunds', 'balance-transactions': '/api/v1/balance/transactions', 'balance-summary': '/api/v1/balance/summary' };
+    for (const [file, path] of Object.entries(exports)) {
+      const list = doc.paths[path]!.get!.responses['200']!;
+      assert.deepEqual(Object.keys(list.content!), ['application/json'], path);
+      assert.match(list.description, new RegExp(`GET /api/v1/exports/${file} \\(or this path with \`Accept: text/csv\`\\)`), path);
+      const exported = doc.paths[`/api/v1/exports/${file}`]!.get!;
+      assert.deepEqual(Object.keys(exported.responses['200']!.content!), ['text/csv'], file);
+      for (const [status, response] of Object.entries(exported.responses)) if (status !== '200') assert.deepEqual(Object.keys(response.content!), ['application/json'], `${file} ${status}`);
     }
+    const texts = apiOperations(doc).filter(({ operation }) => Object.values(operation.responses).some((response) => response.content?.['text/csv']));
+    assert.deepEqual(texts.map(({ where }) => where).sort(), Object.keys(exports).map((file) => `GET /api/v1/exports/${file}`).sort());
     assert.deepEqual(Object.keys(doc.paths['/api/v1/payouts/{payout_id}/evidence/{evidence_id}']!.get!.responses['200']!.content!), [...EVIDENCE_CONTENT_TYPES]);
     const evidence = doc.paths['/api/v1/payouts/{payout_id}/evidence']!.post!.requestBody!.content;
     assert.deepEqual(Object.keys(evidence), ['multipart/form-data']);
@@ -300,7 +308,6 @@ describe(`OpenAPI document (${storageKind})`, () => {
     for (const event of events.json().data as { type: string }[]) {
       assert.ok(EVENT_TYPES.includes(event.type), `${event.type} is not documented`);
       check(eventSchemaId(event.type), event);
-      check('WebhookEvent', event);
       types.add(event.type);
     }
     for (const type of ['checkout.session.pending', 'checkout.session.completed', 'refund.created', 'refund.succeeded', 'payout.paid']) assert.ok(types.has(type), `${type} among ${[...types]}`);
@@ -337,6 +344,9 @@ describe(`OpenAPI document (${storageKind})`, () => {
       assert.equal(result.accountType, 'momo');
       assert.equal(result.code, 'INVALID_ARGUMENT');
       assert.equal(typeof result.bankCode, 'string');
+      assert.equal(result.listed, 1);
+      assert.deepEqual(result.payoutIds, []);
+      assert.match(String(result.csvHeader), /^id,created_at,status,invoice_ref,/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -345,7 +355,7 @@ describe(`OpenAPI document (${storageKind})`, () => {
 
 /** A merchant's program, written as a developer would against the generated types: no casts, no any. */
 const CLIENT_PROGRAM = `import createClient from 'openapi-fetch';
-import type { components, paths } from './schema';
+import type { components, paths, webhooks } from './schema';
 
 type Schemas = components['schemas'];
 
@@ -385,11 +395,20 @@ export async function run(baseUrl: string, apiKey: string) {
   // @ts-expect-error error codes are a closed set
   const wrongCode: Schemas['ErrorEnvelope']['error']['code'] = 'NOT_A_CODE';
 
-  return { status, rail, bankCode, approval, accountType, code, sessionId: again.data.id, wrongNetwork, wrongCode };
+  // A list answer is the JSON list, with no CSV string to narrow away; the CSV is an export operation's text.
+  const list = await client.GET('/api/v1/sessions', { params: { query: { limit: 5 } } });
+  const listed: Schemas['CheckoutSession'][] | undefined = list.data?.data;
+  const payouts = await client.GET('/api/v1/payouts');
+  const payoutIds: string[] | undefined = payouts.data?.payouts.map((payout) => payout.id);
+  const file = await client.GET('/api/v1/exports/sessions', { params: { query: { from: '2026-01-01', to: '2026-01-02' } }, parseAs: 'text' });
+  const csv: string | undefined = file.data;
+
+  return { status, rail, bankCode, approval, accountType, code, sessionId: again.data.id, wrongNetwork, wrongCode, listed: listed?.length, payoutIds, csvHeader: csv?.split('\\r\\n')[0] };
 }
 
-/** A webhook receiver narrows an event by its type. */
-export function describeEvent(event: Schemas['WebhookEvent']): string {
+/** A webhook receiver narrows an event by its type: the union of the documented webhook bodies. */
+type WebhookEvent = { [K in keyof webhooks]: webhooks[K]['post']['requestBody']['content']['application/json'] }[keyof webhooks];
+export function describeEvent(event: WebhookEvent): string {
   switch (event.type) {
     case 'checkout.session.completed':
       return \`\${event.data.session.id} paid \${event.data.session.amount_minor}\`;

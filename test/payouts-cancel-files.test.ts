@@ -1,6 +1,5 @@
 // Payout cancellation, receipts and evidence files (SPEC 2.13, 3.3, 4.3; DESIGN §3 Payouts).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import PDFDocument from 'pdfkit';
@@ -8,6 +7,7 @@ import { processDuePayouts } from '../src/payouts/processing.ts';
 import { LivePayoutSimulator } from '../src/rails/payouts.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 import { assertErrorEnvelope, multipartFile } from './http.ts';
+import { pdfText } from './pdf-text.ts';
 import {
   api,
   balanceOf,
@@ -172,7 +172,7 @@ describe(`payout cancel, receipts and evidence (${storageKind})`, () => {
     assert.match(String(res.headers['content-disposition']), new RegExp(payout.reference));
     const pdf = res.rawPayload;
     assert.equal(pdf.subarray(0, 4).toString('latin1'), '%PDF');
-    const text = execFileSync('pdftotext', ['-layout', '-', '-'], { input: pdf }).toString('utf8');
+    const text = await pdfText(pdf);
     assert.ok(text.includes(payout.reference), `the receipt names ${payout.reference}:\n${text}`);
     assert.ok(text.includes('******7890'), `the receipt shows the masked account:\n${text}`);
     assert.ok(!text.includes('1234567890'), 'the full account number is not printed');
@@ -190,7 +190,7 @@ describe(`payout cancel, receipts and evidence (${storageKind})`, () => {
     const payout = await createPayout(t, m.test_api_key, recipient.id, 10_000);
     const res = await api(t, m.test_api_key, 'GET', `/api/v1/payouts/${payout.id}/receipt`);
     assert.equal(res.statusCode, 200);
-    const text = execFileSync('pdftotext', ['-layout', '-', '-'], { input: res.rawPayload }).toString('utf8');
+    const text = await pdfText(res.rawPayload);
     assert.ok(text.includes(payout.reference));
     assert.ok(!text.includes('241234567'), `the full phone is not printed:\n${text}`);
     assert.ok(text.includes('+23324*****67'), `the masked phone is shown:\n${text}`);

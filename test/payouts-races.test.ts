@@ -259,7 +259,7 @@ describe(`payout races (${storageKind})`, () => {
     const bankId = old.bank_id as string;
     const replies = await Promise.all(
       ['50505050', '60606060', '70707070'].map((account_number) =>
-        // Recipient creation is not idempotent (SPEC 4.3 rule 6): no blind retries here.
+        // Sent without an Idempotency-Key (each request its own recipient): no blind retries here.
         send(m.test_api_key, 'POST', '/api/v1/payouts/recipients', { bank_id: bankId, account_number, account_name: 'Kofi Mensah', previous_version_id: old.id }, { retry503: false }),
       ),
     );

@@ -14,7 +14,8 @@ export const DEMO_MERCHANT_EMAIL = 'demo@example.com';
  * The demo merchant's Test webhook endpoint: a receiver on the developer's own machine (the usual port of a
  * local app; `sika listen --forward-to` uses the same example). Test payouts need an endpoint paired with the
  * key, and the printed signing secret is what a receiver verifies with. Deliveries to a port nothing listens
- * on fail fast and follow the retry schedule; the dashboard changes or disables it.
+ * on fail fast and follow the retry schedule, logged once per outage (src/events/failing-endpoints.ts); the
+ * dashboard changes or disables it. `sika listen` signs what it forwards with the same secret.
  */
 export const DEMO_WEBHOOK_URL = 'http://localhost:3000/hooks';
 

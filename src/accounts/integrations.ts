@@ -18,11 +18,12 @@ export const issueKey = (db: Db, params: { merchantId: string; integrationId: st
 
 /**
  * Revokes a key of this merchant's environment through the audited use case (api_key.revoked, the acting
- * user as actor); the revoked key, null when not found (or of the other environment) or already revoked.
+ * user as actor); null when no such key is this merchant's in this environment (another merchant's, the
+ * other environment's, or none). A key revoked before is returned as such and nothing is written.
  */
-export async function revokeKey(db: Db, params: { id: string; merchantId: string; environment: Environment; actor: KeyActor }): Promise<{ id: string; prefix: string } | null> {
+export async function revokeKey(db: Db, params: { id: string; merchantId: string; environment: Environment; actor: KeyActor }): Promise<{ id: string; prefix: string; alreadyRevoked: boolean } | null> {
   const revoked = await revokeMerchantApiKey(db, { merchantId: params.merchantId, idOrPrefix: params.id, environment: params.environment, actor: params.actor });
-  return revoked && !revoked.alreadyRevoked ? { id: revoked.id, prefix: revoked.prefix } : null;
+  return revoked ? { id: revoked.id, prefix: revoked.prefix, alreadyRevoked: revoked.alreadyRevoked } : null;
 }
 
 /** Adds an endpoint paired with an API key; returns its signing secret (shown once). */

@@ -150,6 +150,14 @@ export const rotateEndpointSecret = (tx: Queryable, r: { endpointId: string; ove
     [r.endpointId, r.overlapS, r.secret, r.merchantId],
   );
 
+/** Every webhook endpoint paired with the key (enabled or not), with its signing secrets, oldest first. */
+export const listKeyEndpointSecrets = (db: Queryable, apiKeyId: string) =>
+  db.query<{ id: string; url: string; status: string; secret: string; previous_secret: string | null; previous_secret_expires_at: Date | null }>(
+    `SELECT id, url, status, secret, previous_secret, CASE WHEN previous_secret_expires_at > now() THEN previous_secret_expires_at END AS previous_secret_expires_at
+       FROM webhook_endpoints WHERE api_key_id = $1 ORDER BY created_at, id`,
+    [apiKeyId],
+  );
+
 /** The merchant's endpoints in both environments. */
 export const listMerchantEndpoints = (db: Queryable, merchantId: string) =>
   db.query<{ id: string; environment: string; api_key_id: string; url: string; status: string; disabled_reason: string | null; created_at: Date }>(

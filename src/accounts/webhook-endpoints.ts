@@ -1,5 +1,6 @@
 import type { Db, Queryable } from '../db/index.ts';
-import { SikaError } from '../lib/errors.ts';
+import { errors, SikaError } from '../lib/errors.ts';
+import type { ApiPrincipal } from './model.ts';
 import { newWebhookSecret } from './service.ts';
 import * as store from './store.ts';
 
@@ -24,3 +25,32 @@ export async function rotateWebhookSecret(tx: Queryable, endpointId: string, ove
 export const rotateAnyWebhookSecret = (db: Db, endpointId: string, overlapS: number) => db.transaction((tx) => rotateWebhookSecret(tx, endpointId, overlapS));
 
 export const listWebhookEndpoints = (db: Queryable, merchantId: string) => store.listMerchantEndpoints(db, merchantId);
+
+/** One secret `sika listen` signs forwarded events with: an endpoint's current one, or its previous one until it expires. */
+export interface StreamSigningSecret {
+  endpoint_id: string;
+  url: string;
+  status: string;
+  secret: string;
+  /** null for the current secret; for a previous one, when it stops signing (the rotation's overlap). */
+  expires_at: string | null;
+}
+
+/**
+ * The secrets the Test webhook endpoints paired with this key sign with, so that `sika listen` signs what it
+ * forwards exactly as those endpoints' deliveries are signed and a receiver verifying with an endpoint's secret
+ * (the first-run banner's, `sika merchant create`'s, the dashboard's) accepts both. Disabled endpoints count:
+ * a developer who turned the demo endpoint off to use `sika listen` still verifies with its secret. Test keys
+ * only: a Live secret never leaves the dashboard.
+ */
+export async function streamSigningSecrets(db: Queryable, principal: ApiPrincipal): Promise<{ object: 'stream_signing_secrets'; secrets: StreamSigningSecret[] }> {
+  if (principal.environment !== 'test') {
+    throw errors.forbidden('Signing secrets are given to Test keys only (for sika listen); a Live endpoint\'s secret is shown in the dashboard when it is made or rotated.');
+  }
+  const secrets: StreamSigningSecret[] = [];
+  for (const e of await store.listKeyEndpointSecrets(db, principal.apiKeyId)) {
+    secrets.push({ endpoint_id: e.id, url: e.url, status: e.status, secret: e.secret, expires_at: null });
+    if (e.previous_secret && e.previous_secret_expires_at) secrets.push({ endpoint_id: e.id, url: e.url, status: e.status, secret: e.previous_secret, expires_at: e.previous_secret_expires_at.toISOString() });
+  }
+  return { object: 'stream_signing_secrets', secrets };
+}

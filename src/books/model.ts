@@ -108,8 +108,9 @@ function calendarDayMs(day: string): number | null {
   const match = DAY_PATTERN.exec(day);
   if (!match) return null;
   const [year, month, date] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const ms = Date.UTC(year, month - 1, date);
-  const back = new Date(ms);
+  // setUTCFullYear, not Date.UTC: Date.UTC reads years 0-99 as 1900-1999, and format: date accepts 0001-01-01.
+  const back = new Date(0);
+  const ms = back.setUTCFullYear(year, month - 1, date);
   return back.getUTCFullYear() === year && back.getUTCMonth() === month - 1 && back.getUTCDate() === date ? ms : null;
 }
 

@@ -3,7 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../http/auth.ts';
-import { jsonOrCsvResponse, sendCsv, wantsCsv } from '../http/csv.ts';
+import { listResponse, sendCsv, wantsCsv } from '../http/csv.ts';
 import type { AppDeps } from '../http/deps.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { BALANCE_TRANSACTION_COLUMNS as BALANCE_TRANSACTION_CSV, exportBalanceTransactions, exportFilename, rowsOf, SUMMARY_COLUMNS } from './exports.ts';
@@ -30,7 +30,7 @@ export async function booksRoutes(app: FastifyInstance, deps: AppDeps): Promise<
           `With \`Accept: text/csv\`: a CSV file of the Africa/Accra days \`from\` to \`to\` (required, at most ${EXPORT_RANGE_DAYS_MAX} days), oldest first, streamed; \`type\` still filters.`,
         querystring: ListBalanceTransactionsQuery,
         response: {
-          200: jsonOrCsvResponse(Type.Ref(BalanceTransactionList.$id!), 'Columns: id, created_at, type, source_type, source_id, session_id, amount_minor, fee_minor, net_minor, balance_after_minor, then the same amounts in GHS, currency.'),
+          200: listResponse(Type.Ref(BalanceTransactionList.$id!), '/api/v1/exports/balance-transactions'),
           ...errorResponses(400, 401, 429),
         },
       },
@@ -55,7 +55,7 @@ export async function booksRoutes(app: FastifyInstance, deps: AppDeps): Promise<
           `One row per Africa/Accra day from \`from\` to \`to\` (at most ${EXPORT_RANGE_DAYS_MAX} days): the available balance when the day began, its payments, fees, refunds, payouts, reversals, releases and returns, and the balance when it ended. ` +
           'Each opening is the previous closing, and closing - opening is the sum of the day\'s balance transactions exactly. `Accept: text/csv` answers the same rows as a CSV file.',
         querystring: SummaryQuery,
-        response: { 200: jsonOrCsvResponse(Type.Ref(BalanceSummary.$id!), 'One line per day: day, the amounts in pesewas, transactions, then the amounts in GHS.'), ...errorResponses(400, 401, 429) },
+        response: { 200: listResponse(Type.Ref(BalanceSummary.$id!), '/api/v1/exports/balance-summary'), ...errorResponses(400, 401, 429) },
       },
     },
     async (request, reply) => {

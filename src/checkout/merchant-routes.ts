@@ -6,7 +6,7 @@ import { ExportRangeProperties } from '../books/schemas.ts';
 import { ownerOf } from '../books/service.ts';
 import type { AppDeps } from '../http/deps.ts';
 import { principalOf } from '../http/auth.ts';
-import { jsonOrCsvResponse, sendCsv, wantsCsv } from '../http/csv.ts';
+import { listResponse, sendCsv, wantsCsv } from '../http/csv.ts';
 import type { IdempotentWork } from '../http/idempotency.ts';
 import { described, errorResponses } from '../http/schemas.ts';
 import { toSessionResponse } from './model.ts';
@@ -71,7 +71,7 @@ export async function checkoutMerchantRoutes(app: FastifyInstance, deps: AppDeps
         security: [{ apiKey: [] }],
         querystring: ListSessionsExportQuery,
         response: {
-          200: jsonOrCsvResponse(Type.Ref(SessionList.$id!), 'With Accept: text/csv, the sessions created on the Africa/Accra days from..to, oldest first, each with its payment.'),
+          200: listResponse(Type.Ref(SessionList.$id!), '/api/v1/exports/sessions'),
           ...errorResponses(400, 401, 429),
         },
       },

@@ -3,11 +3,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../http/deps.ts';
-import { described, errorResponses } from '../http/schemas.ts';
-import { authorizeAttempt, createAttempt, getAttemptStatus, resendAttempt, toAttemptInitiation } from './attempts.ts';
+import { described, errorResponses, explainedPattern } from '../http/schemas.ts';
+import { authorizeAttempt, createAttempt, getAttemptStatus, RESENDS_MAX, resendAttempt, toAttemptInitiation, VERIFICATION_CODE_PATTERN } from './attempts.ts';
 import { createCashSlip, toSlipResponse } from './cash-slips.ts';
 import { ID_PARAM_LENGTH_MAX } from './model.ts';
-import { AttemptBody, AttemptInitiation, AttemptStatusResponse, CashSlipBody, CashSlipResponse, CheckoutOptions, CheckoutQuote, CODE_FIELD_LENGTH_MAX, PublicSession } from './payer-schemas.ts';
+import { attemptBody, type AttemptBody, AttemptInitiation, AttemptStatusResponse, CashSlipBody, CashSlipResponse, CheckoutOptions, CheckoutQuote, CODE_FIELD_LENGTH_MAX, PublicSession } from './payer-schemas.ts';
 import { getOptions, getPublicSession, getQuote, type PayerContext } from './payer-view.ts';
 
 const Id = () => Type.String({ minLength: 1, maxLength: ID_PARAM_LENGTH_MAX });
@@ -43,16 +43,17 @@ export async function checkoutPayerRoutes(app: FastifyInstance, deps: AppDeps): 
     async (request) => getQuote(ctx, request.params.reference),
   );
 
-  app.post<{ Params: Static<typeof SessionParams>; Body: Static<typeof AttemptBody> }>(
+  app.post<{ Params: Static<typeof SessionParams>; Body: AttemptBody }>(
     '/api/v1/checkout/sessions/:reference/provider-attempts',
     {
       schema: {
         operationId: 'createPaymentAttempt',
         tags,
         summary: 'Start a payment attempt',
-        description: 'amount_minor must be the quoted total for the rail. The same attempt while it is pending is replayed (200, replayed true).',
+        description:
+          'amount_minor must be the quoted total for the rail. Public (no API key), so no Idempotency-Key: the session is the scope. The same attempt (rail and payer details) while it is pending is replayed (200, replayed true) and nothing is sent to the provider again.',
         params: SessionParams,
-        body: AttemptBody,
+        body: attemptBody(),
         response: { 200: described(AttemptInitiation, 'The pending attempt with the same details, replayed.'), 201: described(AttemptInitiation, 'The new attempt and what the payer does next.'), ...errorResponses(400, 404, 409, 429, 503) },
       },
     },
@@ -87,8 +88,10 @@ export async function checkoutPayerRoutes(app: FastifyInstance, deps: AppDeps): 
         operationId: 'authorizePaymentAttempt',
         tags,
         summary: 'Submit the Mobile Money verification code',
+        description:
+          'Public (no API key), so no Idempotency-Key: a code is passed to the provider only while the attempt waits for one; once a code was accepted a repeat is 409 VERIFICATION_NOT_REQUIRED (ATTEMPT_FINAL once the attempt ended), so a retry never acts twice. Read the attempt for its status.',
         params: AttemptParams,
-        body: Type.Object({ code: Type.String({ minLength: 1, maxLength: CODE_FIELD_LENGTH_MAX }) }, { additionalProperties: false }),
+        body: Type.Object({ code: Type.String({ minLength: 1, maxLength: CODE_FIELD_LENGTH_MAX, pattern: explainedPattern(VERIFICATION_CODE_PATTERN.source, 'must be the 4 to 10 letters or digits of the verification code from your phone'), description: 'The verification code from the payer\'s phone: 4 to 10 letters or digits.' }) }, { additionalProperties: false }),
         response: { 200: described(AttemptStatusResponse, 'The attempt after the code was accepted.'), ...errorResponses(400, 404, 409, 429, 503) },
       },
     },
@@ -98,7 +101,14 @@ export async function checkoutPayerRoutes(app: FastifyInstance, deps: AppDeps): 
   app.post<{ Params: AttemptParams }>(
     '/api/v1/checkout/sessions/:reference/provider-attempts/:attempt_reference/resend',
     {
-      schema: { operationId: 'resendPaymentAttempt', tags, summary: 'Re-send the Mobile Money prompt', params: AttemptParams, response: { 200: described(AttemptStatusResponse, 'The attempt, its prompt sent again (resends_left one less).'), ...errorResponses(400, 404, 409, 429, 503) } },
+      schema: {
+        operationId: 'resendPaymentAttempt',
+        tags,
+        summary: 'Re-send the Mobile Money prompt',
+        description: `Public (no API key), so no Idempotency-Key, and deliberately not deduplicated: each call is the payer asking for one more prompt, counted in resends_left (at most ${RESENDS_MAX}, then 409 RESEND_LIMIT_REACHED). A prompt moves no money: a provider whose prompt would be a second charge offers no re-send (409 RESEND_NOT_AVAILABLE).`,
+        params: AttemptParams,
+        response: { 200: described(AttemptStatusResponse, 'The attempt, its prompt sent again (resends_left one less).'), ...errorResponses(400, 404, 409, 429, 503) },
+      },
     },
     async (request) => resendAttempt(ctx, request.params.reference, request.params.attempt_reference),
   );
@@ -110,6 +120,8 @@ export async function checkoutPayerRoutes(app: FastifyInstance, deps: AppDeps): 
         operationId: 'createCashSlip',
         tags,
         summary: 'Create (or replay) the cash deposit slip of a session',
+        description:
+          'Public (no API key), so no Idempotency-Key: the session is the scope. While the session has an active, unexpired slip, a repeat returns that slip (200, replayed true) and no second payable slip is made.',
         body: CashSlipBody,
         response: { 200: described(CashSlipResponse, 'The session\'s active slip, replayed.'), 201: described(CashSlipResponse, 'The new slip to take to a branch.'), ...errorResponses(400, 404, 409, 429) },
       },

@@ -1,5 +1,6 @@
-import { Type } from '@sinclair/typebox';
-import { DateTime, StringEnum } from '../http/schemas.ts';
+import { Type, type Static } from '@sinclair/typebox';
+import { ANY_NETWORK_PHONE_PATTERN, DateTime, fieldRule, StringEnum } from '../http/schemas.ts';
+import { phoneOfNetwork } from '../payouts/schemas.ts';
 import { MOMO_NETWORKS } from '../lib/ghana.ts';
 import { railIds, railList } from '../rails/registry.ts';
 import { ATTEMPT_STATUSES, CASH_SLIP_STATUSES, ID_PARAM_LENGTH_MAX, SESSION_STATUSES } from './model.ts';
@@ -10,7 +11,6 @@ const SessionStatusSchema = StringEnum(SESSION_STATUSES);
 const AttemptStatusSchema = StringEnum(ATTEMPT_STATUSES, { description: 'pending until the provider decides; paid, failed, expired, cancelled, reversed, or held for review (manual_review, amount_mismatch).' });
 
 /** The payer API's field bounds, in characters. */
-const RAIL_FIELD_LENGTH_MAX = 32;
 const OPERATOR_FIELD_LENGTH_MAX = 16;
 const PHONE_FIELD_LENGTH_MAX = 32;
 const ACCOUNT_NAME_LENGTH_MAX = 200;
@@ -71,20 +71,35 @@ export const CheckoutQuote = Type.Object(
   { $id: 'CheckoutQuote', title: 'Checkout quote' },
 );
 
-export const AttemptBody = Type.Object(
-  {
-    // A string, not an enum: rails can be registered at run time (registry.ts, registerRail) and the service
-    // checks the registry as it is then (unknown: 400 INVALID_ARGUMENT on rail, as an enum would answer).
-    rail: Type.String({ maxLength: RAIL_FIELD_LENGTH_MAX, description: `The payment method: ${railList()}.`, examples: railIds() }),
-    amount_minor: Type.Integer({ minimum: 1, description: 'The quoted total for the rail.' }),
-    operator: Type.Optional(
-      Type.String({ maxLength: OPERATOR_FIELD_LENGTH_MAX, description: `The Mobile Money network, one of ${MOMO_NETWORKS.join(', ')}: required for momo, ignored for other rails (so not an enum here).`, examples: [...MOMO_NETWORKS] }),
-    ),
-    phone: Type.Optional(Type.String({ maxLength: PHONE_FIELD_LENGTH_MAX, description: 'Ghana mobile number, local or +233 form (momo)' })),
+/**
+ * The attempt's body, made when the routes are registered: `rail` is an enum of the registry's rails as
+ * they are then (a rail added with registerRail must be added before the app is built). The momo rules of
+ * checkAttemptInput are here too: operator and phone required, the phone of that network; other rails
+ * ignore both.
+ */
+export const attemptBody = () => {
+  const fields = {
+    rail: StringEnum(railIds(), { description: `The payment method: ${railList()}.` }),
+      amount_minor: Type.Integer({ minimum: 1, description: 'The quoted total for the rail.' }),
+      operator: Type.Optional(
+        Type.String({ maxLength: OPERATOR_FIELD_LENGTH_MAX, description: `momo (required): the Mobile Money network, one of ${MOMO_NETWORKS.join(', ')}; ignored for other rails.`, examples: [...MOMO_NETWORKS] }),
+      ),
+      phone: Type.Optional(Type.String({ maxLength: PHONE_FIELD_LENGTH_MAX, description: 'momo (required): a Ghana mobile number of the operator\'s network, local or +233 form; ignored for other rails.' })),
     account_name: Type.Optional(Type.String({ maxLength: ACCOUNT_NAME_LENGTH_MAX })),
-  },
-  { additionalProperties: false, examples: [{ rail: 'momo', amount_minor: 50150, operator: 'mtn', phone: '0241234567', account_name: 'Ama Mensah' }] },
-);
+  };
+  return Type.Object(fields, {
+    additionalProperties: false,
+    allOf: [
+      fieldRule(fields, {
+        if: { properties: { rail: { const: 'momo' } }, required: ['rail'] },
+        then: { required: ['operator', 'phone'], properties: { operator: { type: 'string', enum: [...MOMO_NETWORKS] }, phone: { pattern: ANY_NETWORK_PHONE_PATTERN } } },
+      }),
+      ...phoneOfNetwork(fields, 'operator', { field: 'rail', value: 'momo' }),
+    ],
+    examples: [{ rail: 'momo', amount_minor: 50150, operator: 'mtn', phone: '0241234567', account_name: 'Ama Mensah' }],
+  });
+};
+export type AttemptBody = Static<ReturnType<typeof attemptBody>>;
 
 export const AttemptInitiation = Type.Object(
   {

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Currency, DateTime, StringEnum } from '../http/schemas.ts';
+import { Currency, DateTime, explainedPattern, NON_BLANK_TEXT_PATTERN, StringEnum } from '../http/schemas.ts';
 import {
   CALLBACK_URL_LENGTH_MAX,
   CUSTOMER_EMAIL_LENGTH_MAX,
@@ -7,6 +7,8 @@ import {
   DESCRIPTION_LENGTH_MAX,
   ID_PARAM_LENGTH_MAX,
   INVOICE_REF_LENGTH_MAX,
+  METADATA_BYTES_MAX,
+  METADATA_KEYS_MAX,
   SESSION_AMOUNT_MAX_MINOR,
   SESSION_LIFETIME_DEFAULT_S,
   SESSION_LIFETIME_MAX_S,
@@ -19,7 +21,7 @@ import { SESSION_LIST_LIMIT_DEFAULT, SESSION_LIST_LIMIT_MAX } from './session-li
 export const CreateSessionBody = Type.Object(
   {
     amount_minor: Type.Integer({ minimum: 1, maximum: SESSION_AMOUNT_MAX_MINOR, description: 'Amount in pesewas (50000 = GHS 500.00).' }),
-    invoice_ref: Type.String({ minLength: 1, maxLength: INVOICE_REF_LENGTH_MAX, description: 'Your invoice reference; use the same one on invoice lines.' }),
+    invoice_ref: Type.String({ minLength: 1, maxLength: INVOICE_REF_LENGTH_MAX, pattern: NON_BLANK_TEXT_PATTERN, description: 'Your invoice reference (not blank); use the same one on invoice lines.' }),
     description: Type.Optional(Type.String({ maxLength: DESCRIPTION_LENGTH_MAX })),
     currency: Type.Optional(Currency),
     customer: Type.Optional(
@@ -31,8 +33,8 @@ export const CreateSessionBody = Type.Object(
         { additionalProperties: false },
       ),
     ),
-    callback_url: Type.Optional(Type.String({ format: 'uri', maxLength: CALLBACK_URL_LENGTH_MAX, description: 'Where the payer returns after paying.' })),
-    metadata: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Your own key/value data, returned as given.' })),
+    callback_url: Type.Optional(Type.String({ format: 'uri', pattern: explainedPattern('^[Hh][Tt][Tt][Pp][Ss]?:', 'must be an absolute http or https URL'), maxLength: CALLBACK_URL_LENGTH_MAX, description: 'Where the payer returns after paying: an absolute http or https URL.' })),
+    metadata: Type.Optional(Type.Object({}, { additionalProperties: true, maxProperties: METADATA_KEYS_MAX, description: `Your own key/value data, returned as given: at most ${METADATA_KEYS_MAX} keys and ${METADATA_BYTES_MAX} bytes of JSON.` })),
     expires_in_seconds: Type.Optional(
       Type.Integer({ minimum: SESSION_LIFETIME_MIN_S, maximum: SESSION_LIFETIME_MAX_S, description: `Session lifetime; default ${SESSION_LIFETIME_DEFAULT_S} (24 hours).` }),
     ),

@@ -27,6 +27,8 @@ export const API_OPTIONS_HELP = `  --api-key KEY      a Test API key (ak_test_�
 
 /** The key and server from the options or the environment; a Live or malformed key is a usage error. */
 export function apiTarget(command: string, values: { 'api-key'?: string; 'base-url'?: string }, env: NodeJS.ProcessEnv = process.env): ApiTarget {
+  if (values['api-key'] === undefined) renamedVariable(env, 'SIKA_KEY', 'SIKA_API_KEY');
+  if (values['base-url'] === undefined) renamedVariable(env, 'SIKA_URL', 'SIKA_BASE_URL');
   const apiKey = (values['api-key'] ?? env.SIKA_API_KEY ?? '').trim();
   if (!apiKey) throw new UsageError(`${command} needs a Test API key: --api-key ak_test_… or SIKA_API_KEY`);
   if (apiKey.startsWith(LIVE_KEY_PREFIX)) {
@@ -35,6 +37,14 @@ export function apiTarget(command: string, values: { 'api-key'?: string; 'base-u
   if (!apiKey.startsWith(TEST_KEY_PREFIX)) throw new UsageError(`${command}: the API key must be a Sika Test key (${TEST_KEY_PREFIX}…)`);
   const raw = (values['base-url'] ?? env.SIKA_BASE_URL ?? DEFAULT_BASE_URL).trim();
   return { apiKey, baseUrl: httpUrl('--base-url', raw).replace(/\/+$/, '') };
+}
+
+/**
+ * Earlier READMEs said SIKA_KEY and SIKA_URL; they are not read (one name each), but one set without its
+ * new name is surely meant: say which name to use rather than fall back to a default server or no key.
+ */
+function renamedVariable(env: NodeJS.ProcessEnv, old: string, current: string): void {
+  if (env[old]?.trim() && !env[current]?.trim()) throw new UsageError(`${old} is set, but Sika reads ${current}: export ${current}="$${old}" (and unset ${old})`);
 }
 
 /** An http(s) URL, or a usage error naming the option. */
@@ -75,7 +85,7 @@ export function networkProblem(error: unknown): string {
 type JsonBody = Record<string, unknown>;
 
 /** One API call with the key; the parsed JSON answer of a 2xx, else ApiError with the server's detail. */
-export async function apiCall<T = JsonBody>(target: ApiTarget, method: 'GET' | 'POST', path: string, body?: JsonBody): Promise<T> {
+export async function apiCall<T = JsonBody>(target: ApiTarget, method: 'GET' | 'POST', path: string, body?: JsonBody, signal?: AbortSignal): Promise<T> {
   const headers: Record<string, string> = { authorization: `Bearer ${target.apiKey}`, accept: 'application/json' };
   if (body !== undefined) {
     headers['content-type'] = 'application/json';
@@ -87,7 +97,7 @@ export async function apiCall<T = JsonBody>(target: ApiTarget, method: 'GET' | '
       method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(API_CALL_TIMEOUT_MS),
+      signal: signal ? AbortSignal.any([AbortSignal.timeout(API_CALL_TIMEOUT_MS), signal]) : AbortSignal.timeout(API_CALL_TIMEOUT_MS),
     });
   } catch (error) {
     throw new ApiError(`${method} ${target.baseUrl}${path}: ${networkProblem(error)}`, null, null);

@@ -87,12 +87,12 @@ export const COMMANDS: CommandSpec[] = [
       const name = str(values.name);
       const email = str(values.email);
       if (!name || !email) throw new UsageError('merchant create needs --name and --email', 'merchant create');
-      const config = io.config();
-      const created = await io.withDb((db) =>
+      const created = await io.withDb(async (db) =>
         createMerchant(
           db,
           { name, email, password: str(values.password) ?? null, webhookUrl: str(values['webhook-url']) ?? null, payoutApproval: values['payout-approval'] === true },
-          { allowPrivateTargets: config.webhookAllowPrivateTargets },
+          // The rule the server delivers by, so an endpoint it would never deliver to is refused now.
+          { allowPrivateTargets: (await io.deployment(db)).webhookAllowPrivateTargets },
         ),
       );
       for (const warning of created.warnings) io.err(`warning: ${warning}`);
@@ -228,8 +228,8 @@ export const COMMANDS: CommandSpec[] = [
     async run(values, _positionals, io) {
       const email = str(values.email);
       if (!email) throw new UsageError('user sign-in-link needs --email', 'user sign-in-link');
-      const link = await io.withDb((db) => createSignInLinkForEmail(db, email));
-      const url = signInLinkUrl(io.config().baseUrl, link.token);
+      const { link, baseUrl } = await io.withDb(async (db) => ({ link: await createSignInLinkForEmail(db, email), baseUrl: (await io.deployment(db)).baseUrl }));
+      const url = signInLinkUrl(baseUrl, link.token);
       if (values.json) io.out(JSON.stringify({ email: link.email, url, expires_in_s: SIGN_IN_LINK_LIFETIME_S }));
       else io.out(`${url}\n  signs ${link.email} in to the dashboard once, within ${SIGN_IN_LINK_LIFETIME_S / 60} minutes`);
     },

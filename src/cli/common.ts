@@ -4,7 +4,8 @@
 // answers --help and names a mistyped option.
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.ts';
-import type { Db } from '../db/index.ts';
+import type { DeploymentSettings } from '../db/deployment-settings.ts';
+import type { Db, Queryable } from '../db/index.ts';
 
 /** A command used wrongly: the CLI prints the message and where its help is, and exits 2. */
 export class UsageError extends Error {
@@ -27,6 +28,8 @@ export interface CliIo {
   /** A line of warning or error (stderr). */
   err(line: string): void;
   config(): Config;
+  /** The deployment's links and webhook target rule (src/cli/deployment.ts), read on the command's storage. */
+  deployment(db: Queryable): Promise<DeploymentSettings>;
   /** Runs fn on the storage: opened and closed around it, or the running server's. */
   withDb<T>(fn: (db: Db) => Promise<T>, options?: { migrate?: boolean }): Promise<T>;
   /** The whole of standard input. */

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
 import type { CliIo } from './common.ts';
+import { deploymentSettingsOf } from './deployment.ts';
 import { processIsAlive } from '../lib/process-alive.ts';
 
 export const CLI_SOCKET_NAME = 'cli.sock';
@@ -121,6 +122,8 @@ export async function serveCli(options: { db: Db; config: Config; dataDir: strin
         out: (line) => send({ out: line }),
         err: (line) => send({ err: line }),
         config: () => options.config,
+        // This server's own settings: it recorded them at start, and they are what it runs with.
+        deployment: async () => deploymentSettingsOf(options.config),
         withDb: (fn) => fn(options.db),
         stdin: async () => request.stdin,
         stdinIsTerminal: false,

@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { signatureHeader } from '../events/signing.ts';
 import { API_OPTIONS, API_OPTIONS_HELP, ApiError, apiErrorOf, apiTarget, httpUrl, networkProblem, type ApiTarget } from './api-client.ts';
 import { UsageError } from './common.ts';
+import { describeSecrets, EndpointSecrets, fetchEndpointSecretsPatiently, fixedSecrets, type SigningSecrets } from './listen-secrets.ts';
 import { WEBHOOK_EVENT_TYPES, isWebhookEventType } from './event-types.ts';
 
 export const STREAM_PATH = '/api/v1/events/stream';
@@ -46,15 +47,20 @@ options:
   --forward-to URL   where to deliver, e.g. http://localhost:3000/hooks
   --events TYPE,...  only these event types (default: all), from:
                      ${WEBHOOK_EVENT_TYPES.join(', ')}
-  --secret whsec_…   the secret to sign with (default: $SIKA_WEBHOOK_SECRET, else a new one, printed at
-                     start: give it to your receiver's verifyWebhook)
+  --secret whsec_…   the secret to sign with. Default: $SIKA_WEBHOOK_SECRET, else the signing secret of the
+                     Test webhook endpoint paired with your key (the one the first run printed, or
+                     \`sika merchant create\` showed), asked of the server and printed at start, so a receiver
+                     verifying with it accepts these events as it accepts Sika's; a rotated secret is
+                     followed (both sign during the overlap). A key without a Test webhook endpoint: a
+                     new secret, printed at start.
 ${API_OPTIONS_HELP}
   --print-json       also print each event's body and the receiver's answer`;
 
 export interface ListenOptions {
   target: ApiTarget;
   forwardTo: string;
-  secret: string;
+  /** What each delivery is signed with (src/cli/listen-secrets.ts). */
+  secrets: SigningSecrets;
   /** Event types to stream; empty: all. */
   types: readonly string[];
   printJson?: boolean;
@@ -101,19 +107,35 @@ export async function listenCommand(args: string[]): Promise<void> {
   const types = parseTypes(values.events);
   const target = apiTarget('listen', values);
   const given = values.secret ?? process.env.SIKA_WEBHOOK_SECRET;
-  const secret = given ? checkedSecret(given) : newSecret();
-  if (!given) console.log(`Your webhook signing secret: ${secret}`);
+  const fixed = given ? checkedSecret(given) : null;
 
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    await listen({ target, forwardTo, secret, types, printJson: values['print-json'], signal: stop.signal });
+    const secrets = fixed ? fixedSecrets(fixed) : await keySecrets(target, stop.signal);
+    if (!secrets) return console.log('Stopped.');
+    await listen({ target, forwardTo, secrets, types, printJson: values['print-json'], signal: stop.signal });
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
+}
+
+/** The key's Test endpoint secrets (printed), or for a key without one a new secret (printed); null when stopped while waiting. */
+async function keySecrets(target: ApiTarget, signal: AbortSignal): Promise<SigningSecrets | null> {
+  const err = (line: string) => console.error(line);
+  const fetched = await fetchEndpointSecretsPatiently(target, signal, err);
+  if (fetched === null) return null;
+  if (fetched.length === 0) {
+    const secret = newSecret();
+    console.log(`Your webhook signing secret: ${secret}`);
+    console.log('  (new for this run: your key has no Test webhook endpoint, whose secret would be used; give this one to your receiver)');
+    return fixedSecrets(secret);
+  }
+  for (const line of describeSecrets(fetched)) console.log(line);
+  return new EndpointSecrets(target, fetched, err);
 }
 
 /** --events a,b: known types only, no repeats. */
@@ -329,6 +351,7 @@ async function handle(event: StreamEvent, options: ListenOptions, delivered: Rec
 
 /** POSTs the exact body with Standard Webhooks headers; the receiver's status, or why there was none. */
 async function deliver(options: ListenOptions, eventId: string, body: string): Promise<{ status: number | null; error: string | null; latencyMs: number; body: string }> {
+  const secrets = await options.secrets.current();
   const timestampS = Math.floor(Date.now() / 1000);
   const timeoutMs = options.deliveryTimeoutMs ?? LISTEN_DELIVERY_TIMEOUT_MS;
   const started = performance.now();
@@ -340,7 +363,7 @@ async function deliver(options: ListenOptions, eventId: string, body: string): P
         'user-agent': 'sika-cli-listen',
         'webhook-id': eventId,
         'webhook-timestamp': String(timestampS),
-        'webhook-signature': signatureHeader([options.secret], eventId, timestampS, body),
+        'webhook-signature': signatureHeader(secrets, eventId, timestampS, body),
       },
       body,
       redirect: 'manual',

@@ -8,6 +8,7 @@ import { DataDirInUseError } from '../db/embedded.ts';
 import { SikaError } from '../lib/errors.ts';
 import { COMMANDS, readNewPassword } from './commands.ts';
 import { closest, commandHelp, parseCommand, UsageError, type CliIo, type CommandSpec } from './common.ts';
+import { storedDeploymentSettings } from './deployment.ts';
 import { forwardCommand, runningServerSocket } from './forward.ts';
 import { LISTEN_HELP, listenCommand } from './listen.ts';
 import { TRIGGER_HELP, triggerCommand } from './trigger.ts';
@@ -121,10 +122,12 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
 
 /** This process's terminal and the configured storage, opened for each command and closed after it. */
 export function localIo(): CliIo {
+  const err = (line: string) => void process.stderr.write(`${line}\n`);
   return {
     out: (line) => void process.stdout.write(`${line}\n`),
-    err: (line) => void process.stderr.write(`${line}\n`),
+    err,
     config: () => loadConfig(),
+    deployment: (db) => storedDeploymentSettings(db, () => loadConfig(), err),
     async withDb(fn, options) {
       const db = await openDb(loadConfig(), options);
       try {

@@ -47,9 +47,11 @@ export const STATEMENTS_IMPORT: CommandSpec = {
     });
     if (size > STATEMENT_BYTES_MAX) throw new Error(`${file} is larger than ${STATEMENT_BYTES_MAX / (1024 * 1024)} MB; split the statement by date`);
     const csv = await readFile(path);
-    const config = io.config();
     const columns = typeof values.columns === 'string' ? values.columns : '';
-    const result = await io.withDb((db) => importStatement(db, { bankCode: bank, fileName: basename(file), csv, columns, importedBy: CLI_ACTOR, checkoutUrlHost: config.checkoutUrlHost }));
+    const result = await io.withDb(async (db) => {
+      const { checkoutUrlHost } = await io.deployment(db);
+      return importStatement(db, { bankCode: bank, fileName: basename(file), csv, columns, importedBy: CLI_ACTOR, checkoutUrlHost });
+    });
     if (values.json) {
       io.out(JSON.stringify(result));
       return;

@@ -5,6 +5,7 @@ import type { Db } from './types.ts';
 export type { Db, Queryable } from './types.ts';
 export { DbError, TRANSACTION_ATTEMPTS_MAX } from './types.ts';
 export { StorageAvailability, type AvailabilityChange } from './availability.ts';
+export { withSavepoint } from './savepoint.ts';
 
 /** PostgreSQL when DATABASE_URL is set, else embedded PGlite in DATA_DIR; migrated before use. */
 /** dataDir null = embedded in memory (tests). */

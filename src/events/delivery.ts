@@ -1,5 +1,5 @@
-// The webhook delivery worker: claims due deliveries (SKIP LOCKED), signs, POSTs with a timeout, logs
-// every try, retries on a schedule, and never holds a database transaction across a network call.
+// The webhook delivery worker: claims due deliveries (SKIP LOCKED), signs, POSTs with a timeout, records
+// every try (and logs a failing endpoint once per outage: failing-endpoints.ts), retries on a schedule, and never holds a database transaction across a network call.
 // Successful tries are recorded in batches (one statement and one commit for all that finished while the
 // previous batch was being written), a failed one in one statement; a worker with a busy flow looks again
 // within milliseconds, others every pollIntervalMs, and a finished try wakes it only when a limit held due
@@ -10,6 +10,7 @@ import type { LookupFunction } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, StorageAvailability } from '../db/index.ts';
 import { randomToken } from '../lib/ids.ts';
+import { FailingEndpointLog } from './failing-endpoints.ts';
 import { signatureHeader } from './signing.ts';
 import { parseRetryAfter, retryDelayS, RETRY_SCHEDULE_S } from './retry-schedule.ts';
 import { cachingResolver, resolveTarget, systemResolver, UnsafeUrlError, type Resolver } from './ssrf.ts';
@@ -148,6 +149,7 @@ export class DeliveryWorker {
   private readonly delivered: { row: store.DeliveredTry; resolve: () => void; reject: (error: unknown) => void }[] = [];
   private deliveredWriter: Promise<void> | null = null;
   private readonly resolver: Resolver;
+  private readonly failing: FailingEndpointLog;
 
   constructor(
     private readonly db: Db,
@@ -155,6 +157,7 @@ export class DeliveryWorker {
     private readonly options: DeliveryOptions = defaultDeliveryOptions(),
   ) {
     this.resolver = cachingResolver(options.resolver, { allowPrivateTargets: options.allowPrivateTargets });
+    this.failing = new FailingEndpointLog(log);
   }
 
   start(): void {
@@ -256,7 +259,8 @@ export class DeliveryWorker {
         await store.insertTry(tx, { deliveryId: delivery.id, tryNumber: delivery.tries, httpStatus: null, latencyMs: 0, error: 'endpoint disabled: not sent', responseExcerpt: null, workerId: this.workerId });
         await store.markFailed(tx, delivery.id, 'skipped', null, 'endpoint disabled: not sent');
       });
-      this.log.info({ delivery_id: delivery.id, endpoint_id: delivery.endpoint_id }, 'webhook skipped: endpoint disabled');
+      // Debug: a line per event for an endpoint someone turned off on purpose says nothing new.
+      this.log.debug({ delivery_id: delivery.id, endpoint_id: delivery.endpoint_id }, 'webhook skipped: endpoint disabled');
       return;
     }
     let result: TryResult;
@@ -291,7 +295,10 @@ export class DeliveryWorker {
       responseExcerpt: result.excerpt,
       workerId: this.workerId,
     };
-    if (ok) return this.recordDelivered({ deliveryId: delivery.id, tryNumber: delivery.tries, httpStatus: result.httpStatus!, latencyMs: result.latencyMs, responseExcerpt: result.excerpt });
+    if (ok) {
+      this.failing.delivered(delivery.endpoint_id);
+      return this.recordDelivered({ deliveryId: delivery.id, tryNumber: delivery.tries, httpStatus: result.httpStatus!, latencyMs: result.latencyMs, responseExcerpt: result.excerpt });
+    }
     if (result.httpStatus === 410) {
       await this.db.transaction(async (tx) => {
         await store.insertTry(tx, sent);
@@ -299,6 +306,7 @@ export class DeliveryWorker {
         await store.disableEndpoint(tx, delivery.endpoint_id, 'the receiver answered 410 Gone');
         await store.markFailed(tx, delivery.id, 'failed', 410, 'endpoint answered 410 Gone: disabled');
       });
+      this.log.warn({ endpoint_id: delivery.endpoint_id }, 'webhook endpoint disabled: the receiver answered 410 Gone');
     } else {
       // The try, the endpoint's record of failures and the retry (or the end of the schedule) in one statement.
       const retryInS = retryDelayS(this.options.retryScheduleS, delivery.tries, result.retryAfterS ?? null);
@@ -306,7 +314,7 @@ export class DeliveryWorker {
         this.log.warn({ endpoint_id: delivery.endpoint_id }, 'webhook endpoint disabled: every delivery failed for 5 days');
       }
     }
-    this.log.info({ delivery_id: delivery.id, event_id: delivery.event_id, try: delivery.tries, status: result.httpStatus, error }, 'webhook try failed');
+    this.failing.failed(delivery.endpoint_id, { delivery_id: delivery.id, event_id: delivery.event_id, try: delivery.tries, status: result.httpStatus, error });
   }
 
   /** Resolves once the try and the delivery's new state are written (with the others that finished meanwhile). */

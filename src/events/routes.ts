@@ -7,7 +7,9 @@ import { ID_PARAM_LENGTH_MAX } from '../checkout/model.ts';
 import { principalOf } from '../http/auth.ts';
 import type { AppDeps } from '../http/deps.ts';
 import type { IdempotentWork } from '../http/idempotency.ts';
-import { errorResponses } from '../http/schemas.ts';
+import { errorResponses, StringEnum } from '../http/schemas.ts';
+import { WEBHOOK_ENDPOINT_STATUSES } from '../accounts/model.ts';
+import { streamSigningSecrets } from '../accounts/webhook-endpoints.ts';
 import { EVENT_DELIVERY_TRIES_SHOWN_MAX, EVENT_LIST_LIMIT_DEFAULT, EVENT_LIST_LIMIT_MAX, getEvent, listEvents } from './event-list.ts';
 import { EVENT_REPLAY_INTERVAL_S, EVENT_REPLAY_RANGE_DAYS_MAX, EVENT_REPLAY_ROWS_MAX, checkReplayRange, replayEventForKey, replayEventRange, type RangeReplayInput } from './replay.ts';
 import {
@@ -137,6 +139,29 @@ const StreamHeaders = Type.Object({
   'last-event-id': Type.Optional(Type.String({ maxLength: EVENT_STREAM_CURSOR_LENGTH_MAX, description: 'Resume after this cursor: the last id the stream sent.' })),
 });
 
+const StreamSigningSecret = Type.Object(
+  {
+    endpoint_id: Type.String({ description: 'The Test webhook endpoint paired with your key.' }),
+    url: Type.String({ description: "The endpoint's URL." }),
+    status: StringEnum(WEBHOOK_ENDPOINT_STATUSES, { description: 'The endpoint\'s status; a disabled endpoint\'s secret still signs what sika listen forwards.' }),
+    secret: Type.String({ pattern: '^whsec_', description: 'A signing secret (whsec_ and base64), as the endpoint\'s deliveries are signed with it.' }),
+    expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'null: the current secret. Otherwise a previous secret that keeps signing, beside the current one, until this time (a rotation\'s overlap).',
+    }),
+  },
+  { $id: 'StreamSigningSecret', title: 'Stream signing secret', additionalProperties: false },
+);
+
+const StreamSigningSecrets = Type.Object(
+  {
+    object: Type.Literal('stream_signing_secrets'),
+    secrets: Type.Array(Type.Ref('StreamSigningSecret'), {
+      description: 'Every secret the Test webhook endpoints paired with your key sign with, oldest endpoint first; empty when the key has none.',
+    }),
+  },
+  { $id: 'StreamSigningSecrets', title: 'Stream signing secrets', additionalProperties: false },
+);
+
 const ListEventsQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: EVENT_LIST_LIMIT_MAX, default: EVENT_LIST_LIMIT_DEFAULT })),
@@ -152,6 +177,7 @@ const ListEventsQuery = Type.Object(
 export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
   for (const schema of [EventBody, EventList, DeliveryTry, Delivery, EventWithDeliveries, QueuedDelivery, EventReplay, EventRangeReplay]) app.addSchema(schema);
+  for (const schema of [StreamSigningSecret, StreamSigningSecrets]) app.addSchema(schema);
   const streams = new EventStreams(db);
   // Open streams end before the server closes (it would wait for them): each client resumes from its last id.
   app.addHook('preClose', async () => streams.closeAll());
@@ -269,6 +295,28 @@ export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       // HEAD (Fastify answers it with this handler): the headers only, no stream.
       if (request.method === 'HEAD') return reply.send('');
       return reply.send(await streams.start(principal, { types, after }));
+    },
+  );
+
+  app.get(
+    '/api/v1/events/stream/signing-secrets',
+    {
+      schema: {
+        operationId: 'listStreamSigningSecrets',
+        tags: ['Events'],
+        summary: 'Signing secrets for sika listen (Test)',
+        description:
+          'The secrets the Test webhook endpoints paired with your key sign their deliveries with: `sika listen` signs the events it forwards with them, so a receiver ' +
+          'that verifies with an endpoint\'s secret (the one the first run printed, or `sika merchant create` showed) accepts what it forwards. During a rotation\'s ' +
+          'overlap the previous secret is listed too, with its `expires_at`. Test keys only (Live: 403).',
+        security: [{ apiKey: [] }],
+        response: { 200: Type.Ref('StreamSigningSecrets', { description: 'The signing secrets of your key\'s Test webhook endpoints.' }), ...errorResponses(401, 403, 429) },
+      },
+    },
+    async (request, reply) => {
+      const secrets = await streamSigningSecrets(db, principalOf(request));
+      reply.header('cache-control', 'no-store'); // secrets: never kept by a cache on the way
+      return secrets;
     },
   );
 }

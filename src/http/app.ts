@@ -1,12 +1,13 @@
 // App assembly: cross-cutting plugins once, then each domain's routes as its own plugin.
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Registry } from 'prom-client';
 import { ApiKeyAuthenticator } from '../accounts/api-keys.ts';
 import { booksRoutes } from '../books/routes.ts';
+import { exportRoutes } from '../books/export-routes.ts';
 import { checkoutMerchantRoutes } from '../checkout/merchant-routes.ts';
 import { checkoutPayerRoutes } from '../checkout/payer-routes.ts';
 import { simulateRoutes } from '../checkout/simulate-routes.ts';
@@ -35,10 +36,11 @@ import type { AppDeps } from './deps.ts';
 import { errors } from '../lib/errors.ts';
 import { registerErrorHandler, sendError, toSikaError } from './error-handler.ts';
 import { registerIdempotentRoutes } from './idempotency.ts';
+import { registerUnroutedHandler } from './methods.ts';
 import { payoutBatchMetric, registerMetrics } from './metrics.ts';
 import { registerRateLimits } from './rate-limit.ts';
 import { schemaCompilers } from './schema-compilers.ts';
-import { ErrorEnvelope, errorResponses } from './schemas.ts';
+import { ErrorEnvelope, errorResponses, withParserRules } from './schemas.ts';
 import { finishApiDocument } from './openapi.ts';
 import { BalanceSummary, BalanceTransactionList, BalanceTransactionSchema } from '../books/schemas.ts';
 import { CheckoutSessionResponse, Payment, SessionList } from '../checkout/schemas.ts';
@@ -123,6 +125,12 @@ function trustProxyOption(setting: Config['trustProxy']): boolean | string[] | (
   return setting;
 }
 
+/** Each request's logger at `level`, whatever the app's own (Fastify's default factory, with the level). */
+const requestLoggerAt =
+  (level: string) =>
+  (parent: FastifyBaseLogger, bindings: Parameters<FastifyBaseLogger['child']>[0], options: Parameters<FastifyBaseLogger['child']>[1]) =>
+    parent.child(bindings, { ...options, level });
+
 export interface BuildOptions {
   config: Config;
   db: Db;
@@ -141,6 +149,8 @@ export async function buildApp({ config, db, logger, providers: given, payoutRai
   const compilers = schemaCompilers();
   const app = Fastify({
     logger: logger ?? { level: config.logLevel, redact: ['req.headers.authorization'] },
+    // Request-scoped lines at their own level (quiet on a developer's machine: config.requestLogLevel).
+    ...(config.requestLogLevel !== config.logLevel ? { childLoggerFactory: requestLoggerAt(config.requestLogLevel) } : {}),
     bodyLimit: config.bodyLimitBytes,
     // Off unless TRUST_PROXY names the proxies in front: then request.ip is the client's, for rate limits and logs.
     trustProxy: trustProxyOption(config.trustProxy),
@@ -170,6 +180,10 @@ export async function buildApp({ config, db, logger, providers: given, payoutRai
     const idempotent = route.config?.idempotent === true;
     for (const method of [route.method].flat()) registeredRoutes.push({ method, url: route.url, schema: route.schema, idempotent });
     documentCommonErrors(route);
+    // The API's request schemas say what body.ts refuses before them: unstorable text, unsafe integers (src/http/schemas.ts).
+    if (route.url.startsWith('/api/') && route.schema) {
+      for (const part of ['body', 'querystring', 'params'] as const) if (route.schema[part]) route.schema[part] = withParserRules(route.schema[part]);
+    }
   });
   app.decorateRequest('principal', null);
   app.addHook('onRequest', (request, reply, done) => {
@@ -177,6 +191,8 @@ export async function buildApp({ config, db, logger, providers: given, payoutRai
     done();
   });
   registerErrorHandler(app);
+  // No route for the request: 405 with Allow when its path takes other methods, 404 otherwise (methods.ts).
+  registerUnroutedHandler(app, registeredRoutes);
   registerConnectionLimits(app);
   for (const schema of NAMED_SCHEMAS) app.addSchema(schema);
 
@@ -186,7 +202,8 @@ export async function buildApp({ config, db, logger, providers: given, payoutRai
       info: {
         title: 'Sika API',
         version: '1.0.0',
-        description: `Payment collection and payouts for Ghana. API version ${API_VERSION}. Amounts are integers in pesewas. Errors use one envelope: {error: {code, message, retry_after_seconds?}}. JSON bodies may also be sent as application/x-www-form-urlencoded or multipart/form-data (nested fields as a[b]). Webhooks: the \`webhooks\` section, one signed POST per event type.`,
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+        description: `Payment collection and payouts for Ghana. API version ${API_VERSION}. Amounts are integers in pesewas. Errors use one envelope: {error: {code, message, retry_after_seconds?}}. JSON bodies may also be sent as application/x-www-form-urlencoded or multipart/form-data (nested fields as a[b]); every body in UTF-8 and uncompressed (another charset or a Content-Encoding other than identity is a 415), JSON integers within ±(2^53 - 1) (beyond is a 400, never rounded). A method a path does not take is a 405 with Allow. CSV files: the Exports operations. Webhooks: the \`webhooks\` section, one signed POST per event type.`,
       },
       servers: [{ url: config.baseUrl }],
       components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'ak_test_... or ak_live_...' } } },
@@ -236,6 +253,7 @@ export async function buildApp({ config, db, logger, providers: given, payoutRai
     await merchantApi.register(eventRoutes, deps);
     await merchantApi.register(payoutRoutes, deps);
     await merchantApi.register(booksRoutes, deps);
+    await merchantApi.register(exportRoutes, deps);
   });
   // Hosted checkout API: public, limited per client address and per session.
   await app.register(checkoutPayerRoutes, deps);

@@ -3,6 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { DbError } from '../db/index.ts';
 import { SikaError, errors, type FieldError } from '../lib/errors.ts';
 import { errorHeaders, statusOf } from './errors.ts';
+import { patternMessage } from './schemas.ts';
 
 export interface ErrorEnvelope {
   error: { code: string; message: string; retry_after_seconds?: number; fields?: FieldError[]; detail?: string };
@@ -34,6 +35,10 @@ function fieldErrors(validation: ValidationIssue[], context: string | undefined)
       field = field ? `${field}.${issue.params.missingProperty}` : issue.params.missingProperty;
     }
     const where = field || context || 'body';
+    // A `false` property schema (a field another field rules out, e.g. a phone on a bank recipient): Ajv says "boolean schema is false".
+    if (issue.keyword === 'false schema') return { field: where, message: 'is not allowed here' };
+    const explained = issue.keyword === 'pattern' ? patternMessage(String(issue.params?.pattern)) : undefined;
+    if (explained) return { field: where, message: explained };
     return { field: where, message: issue.message ?? 'is invalid' };
   });
 }
@@ -97,5 +102,4 @@ export function registerErrorHandler(app: FastifyInstance): void {
     logRequestError(request, error, problem);
     return sendError(reply, problem);
   });
-  app.setNotFoundHandler((request, reply) => sendError(reply, errors.routeNotFound(request.method, request.url.split('?')[0]!.slice(0, 200))));
 }

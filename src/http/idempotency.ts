@@ -1,9 +1,11 @@
 // Idempotency-Key handling (DESIGN §3): scope merchant + environment + key, kept 24 hours. The first
 // request claims the key; its result is stored in the same transaction as its effect, so a replay
 // always matches what happened. Validation failures and 5xx store nothing.
-// A route declares it (`config: { idempotent: true }`) and its handler returns WHAT to run
+// Every POST that takes an API key declares it (`config: { idempotent: true }`; issue 29, over SPEC 4.3 rules 4
+// and 6; test/idempotency-declared.test.ts walks the API document) and its handler returns WHAT to run
 // (IdempotentWork); the hook registered once by registerIdempotentRoutes does the rest. The SQL is in
 // idempotency-store.ts.
+import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { ApiPrincipal } from '../accounts/model.ts';
 import { DbError, type Db, type Queryable } from '../db/index.ts';
@@ -44,11 +46,13 @@ export type { OneStatementInsert };
 
 /**
  * What the handler of a route with `config: { idempotent: true }` returns: what to run, at most once per
- * Idempotency-Key. `run` is the effect, in one transaction, and the result to send; `insert` is the
- * one-round-trip form for an effect that is one statement whose result is known before it runs.
+ * Idempotency-Key. `run` is the effect, in one transaction, and the result to send; `withoutKey`, when
+ * given, replaces it for a request without a key (a use case with a faster path of its own that needs no
+ * transaction, e.g. a payout's one-statement write). `insert` is the one-round-trip form for an effect that
+ * is one statement whose result is known before it runs.
  */
 export type IdempotentWork<Body = unknown> =
-  | { run: (tx: Queryable) => Promise<IdempotentResult<Body>> }
+  | { run: (tx: Queryable) => Promise<IdempotentResult<Body>>; withoutKey?: () => Promise<IdempotentResult<Body>> }
   | { insert: { outcome: IdempotentResult<Body>; effect: OneStatementInsert } };
 
 declare module 'fastify' {
@@ -98,7 +102,10 @@ function documentIdempotencyKey(route: RouteOptions): void {
 }
 
 async function perform<Body>(db: Db, principal: ApiPrincipal, key: string | null, hash: string, work: IdempotentWork<Body>): Promise<Outcome<Body>> {
-  if ('run' in work) return runIdempotent(db, principal, key, hash, work.run);
+  if ('run' in work) {
+    if (key === null && work.withoutKey) return { ...(await work.withoutKey()), replayed: false };
+    return runIdempotent(db, principal, key, hash, work.run);
+  }
   const { outcome, effect } = work.insert;
   // One statement in the common case; a key that is already taken goes the general way (wait, replay or refuse).
   return (
@@ -122,9 +129,14 @@ function idempotencyKeyOf(request: FastifyRequest): string | null {
   return key;
 }
 
+/**
+ * What a key's request is compared by: method, path and parsed body, and for a multipart upload each file
+ * part's field, filename and a digest of its bytes (the same key with another file is another request).
+ */
 function requestHash(request: FastifyRequest): string {
   const path = request.url.split('?')[0];
-  return sha256Hex(canonicalJson({ method: request.method, path, body: request.body ?? null }));
+  const files = request.uploads?.map((upload) => ({ field: upload.fieldname, filename: upload.filename, sha256: createHash('sha256').update(upload.data).digest('hex') }));
+  return sha256Hex(canonicalJson({ method: request.method, path, body: request.body ?? null, ...(files ? { files } : {}) }));
 }
 
 /**

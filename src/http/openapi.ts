@@ -3,9 +3,12 @@
 // Idempotent-Replayed on the successes of a route that takes an Idempotency-Key), the request body
 // alternatives body.ts parses (urlencoded and multipart give the same body as JSON), bodies a route
 // documents without validating them (`x-request-body`: the evidence upload's file), and the `webhooks`
-// section with each event's payload (src/events/event-schemas.ts).
+// section with each event's payload (src/events/event-schemas.ts). Every operation states its security: the API
+// key where the route asks for one, `[]` on the public ones (payer, provider notifications, webhooks we send),
+// so linters (redocly's security-defined, test/openapi-lint.test.ts) and generators need not guess.
 import { webhooksDocument } from '../events/event-schemas.ts';
 import { IDEMPOTENCY_KEY_LENGTH_MAX } from './idempotency.ts';
+import { withUnknownPropertiesIgnored } from './schemas.ts';
 
 declare module 'fastify' {
   interface FastifySchema {
@@ -47,13 +50,19 @@ export const COMPONENT_PARAMETERS = {
   },
 };
 
+/** A webhook's operationId, stable while its event type is: `checkout.session.completed` -> `checkoutSessionCompletedWebhook`. */
+export const webhookOperationId = (type: string): string => `${type.replace(/[._]([a-z])/g, (_, letter: string) => letter.toUpperCase())}Webhook`;
+
 function finishOperation(path: string, operation: Operation): void {
+  operation.security ??= [];
   const documented = operation['x-request-body'];
   if (documented) {
     operation.requestBody = documented as Operation['requestBody'];
     delete operation['x-request-body'];
   }
   const content = operation.requestBody?.content;
+  // Unknown body fields are ignored (DESIGN §3; the validator removes them): the document accepts them too.
+  if (content?.['application/json']?.schema) content['application/json'].schema = withUnknownPropertiesIgnored(content['application/json'].schema);
   if (content && !RAW_BODY_PATHS.test(path) && Object.keys(content).length === 1 && content['application/json']) {
     for (const type of FORM_BODY_TYPES) content[type] = { schema: content['application/json'].schema };
   }
@@ -86,5 +95,10 @@ export function finishApiDocument<T extends object>(built: T): T {
     parameters: { ...(document.components?.parameters as Json | undefined), ...COMPONENT_PARAMETERS },
   };
   document.webhooks = { ...(document.webhooks as Json | undefined), ...webhooksDocument() };
+  // Sika signs what it sends (webhook-signature); the receiver asks for no credential of ours.
+  for (const [type, item] of Object.entries(document.webhooks as Record<string, { post: Operation }>)) {
+    item.post.operationId ??= webhookOperationId(type);
+    item.post.security ??= [];
+  }
   return built;
 }

@@ -3,8 +3,17 @@
 // the state machines' tables, src/lib/ghana.ts), never copied lists.
 import { Type, type TSchema, type TUnsafe } from '@sinclair/typebox';
 import { ENVIRONMENTS } from '../lib/environment.ts';
+import { ghanaPhonePattern, MOMO_NETWORKS, NETWORK_LABELS, NETWORK_PREFIXES, type MomoNetwork } from '../lib/ghana.ts';
 import { ERROR_CATALOGUE, LINE_ERROR_CATALOGUE, type ErrorCode, type LineErrorCode } from '../lib/errors.ts';
 import { HTTP_STATUS_OF } from './errors.ts';
+
+const PATTERN_MESSAGES = new Map<string, string>();
+/** A schema pattern with what a refusal says instead of the regular expression (error-handler.ts reads it). */
+export function explainedPattern(pattern: string, message: string): string {
+  PATTERN_MESSAGES.set(pattern, message);
+  return pattern;
+}
+export const patternMessage = (pattern: string): string | undefined => PATTERN_MESSAGES.get(pattern);
 
 /**
  * A string that is one of `values`: `{type: 'string', enum}` in the schema (what validators, form coercion
@@ -50,7 +59,7 @@ export const ERROR_STATUS_DESCRIPTIONS: Record<number, string> = {
   409: 'Refused because of the current state of an object or the account: the code says which.',
   413: 'The body is too large (PAYLOAD_TOO_LARGE).',
   414: 'A path parameter is too long (URI_TOO_LONG).',
-  415: 'The body\'s content type is not one the route reads (UNSUPPORTED_MEDIA_TYPE).',
+  415: 'The body\'s content type is not one the route reads, its charset is not UTF-8, or it has a Content-Encoding other than identity (UNSUPPORTED_MEDIA_TYPE).',
   422: 'The Idempotency-Key was used before with a different request (IDEMPOTENCY_KEY_REUSED).',
   429: 'Too many requests (RATE_LIMITED): wait Retry-After seconds.',
   500: 'Unexpected failure (INTERNAL).',
@@ -83,5 +92,82 @@ export const IdempotencyHeaders = Type.Object({
 });
 
 export const DateTime = Type.String({ format: 'date-time' });
-export const Currency = Type.String({ maxLength: 3, default: 'GHS', description: 'Currency; only GHS is supported.' });
+/** GHS in any letter case (the services upper-case it): a pattern, so `ghs` stays valid and `ghſ` (U+017F upper-cases to S) does not. */
+export const Currency = Type.String({ maxLength: 3, pattern: explainedPattern('^[Gg][Hh][Ss]$', 'must be GHS'), default: 'GHS', description: 'Currency; only GHS is supported (any letter case).' });
+/** A calendar day, YYYY-MM-DD (ajv-formats' `date`: a real day, 2026-02-30 is refused). */
+export const Day = (description: string) => Type.String({ format: 'date', description });
+
+/** A Ghana mobile number of any network, and of one network (the services check the prefix against the network). */
+export const ANY_NETWORK_PHONE_PATTERN = explainedPattern(
+  ghanaPhonePattern(MOMO_NETWORKS.flatMap((network) => NETWORK_PREFIXES[network])),
+  'must be a Ghana mobile number such as 024 123 4567 or +233 24 123 4567',
+);
+/** The phone pattern of one network. */
+export const networkPhonePattern = (network: MomoNetwork) =>
+  explainedPattern(ghanaPhonePattern(NETWORK_PREFIXES[network]), `must be a mobile number of ${NETWORK_LABELS[network]} (${NETWORK_PREFIXES[network].map((prefix) => `0${prefix}`).join(', ')})`);
+
+type Branch = { required?: string[]; properties?: Record<string, unknown> };
+/**
+ * A rule of a body's fields that its properties alone cannot say (which fields a choice requires, refuses or
+ * narrows): JSON Schema's if/then/else, each part listing every property of the body (`{}` where it says
+ * nothing of one), since linters check examples against each part as a closed object.
+ */
+export function fieldRule(properties: Record<string, unknown>, rule: { if: Branch; then: Branch; else?: Branch }): JsonSchema {
+  const whole = (part: Branch) => ({ ...part, properties: Object.fromEntries(Object.keys(properties).map((key) => [key, part.properties?.[key] ?? {}])) });
+  return { if: whole(rule.if), then: whole(rule.then), ...(rule.else ? { else: whole(rule.else) } : {}) };
+}
+
+// Text the server refuses and the schemas must say so (body.ts refuses both before validation): U+0000,
+// which PostgreSQL text cannot hold, and an unpaired UTF-16 surrogate (as code points, which Ajv's `u`
+// patterns and other code-point regex engines read alike: a paired surrogate is one astral character).
+const STORABLE_CHAR = '[^\\u0000\\uD800-\\uDFFF]';
+/** Any storable text. */
+export const STORABLE_TEXT_PATTERN = explainedPattern(`^${STORABLE_CHAR}*$`, 'must not contain U+0000 or an unpaired surrogate');
+/** Storable text with a character other than white space (the services trim and refuse blank values). */
+export const NON_BLANK_TEXT_PATTERN = explainedPattern(`^\\s*[^\\s\\u0000\\uD800-\\uDFFF]${STORABLE_CHAR}*$`, 'must not be blank');
+
+const refusesUnstorable = (pattern: string) => !['\u0000', '\uD800', '\uDC00'].some((text) => new RegExp(pattern, 'u').test(text));
+
+type JsonSchema = Record<string, unknown>;
+/**
+ * A request schema with the rules body.ts applies before any schema, on every field (one place, so no
+ * field forgets them): a string with no pattern, format or enum gets STORABLE_TEXT_PATTERN (a pattern of
+ * its own must already refuse NUL and lone surrogates); an integer is bounded by ±(2^53 - 1), beyond which
+ * a JSON body is refused. Applied to each API route's body, query and params when it is registered
+ * (app.ts), so the validator and the document say the same. Returns a copy; $refs are left as they are.
+ */
+export function withParserRules<T>(schema: T): T {
+  if (Array.isArray(schema)) return schema.map((item) => withParserRules(item)) as T;
+  if (!schema || typeof schema !== 'object') return schema;
+  const copy: JsonSchema = {};
+  for (const [key, value] of Object.entries(schema as JsonSchema)) {
+    // Literal data inside a schema is not a schema.
+    copy[key] = ['enum', 'const', 'default', 'examples', 'example'].includes(key) ? value : withParserRules(value);
+  }
+  if (copy.type === 'integer') {
+    copy.minimum = Math.max(Number(copy.minimum ?? -Number.MAX_SAFE_INTEGER), -Number.MAX_SAFE_INTEGER);
+    copy.maximum = Math.min(Number(copy.maximum ?? Number.MAX_SAFE_INTEGER), Number.MAX_SAFE_INTEGER);
+  }
+  if (copy.type === 'string' && copy.enum === undefined && copy.const === undefined && copy.format === undefined) {
+    if (typeof copy.pattern !== 'string') copy.pattern = STORABLE_TEXT_PATTERN;
+    else if (!refusesUnstorable(copy.pattern)) throw new Error(`pattern ${copy.pattern} must refuse U+0000 and lone surrogates`);
+  }
+  return copy as T;
+}
 export const Environment = StringEnum(ENVIRONMENTS, { description: 'test or live: the environment of the key.' });
+
+/**
+ * A request body schema as the document shows it: without `additionalProperties: false`, which the route
+ * validator reads as "remove" (removeAdditional), not "refuse". Unknown fields are ignored, so a client or
+ * a fuzzer reading the document may send them. Returns a copy.
+ */
+export function withUnknownPropertiesIgnored<T>(schema: T): T {
+  if (Array.isArray(schema)) return schema.map((item) => withUnknownPropertiesIgnored(item)) as T;
+  if (!schema || typeof schema !== 'object') return schema;
+  const copy: JsonSchema = {};
+  for (const [key, value] of Object.entries(schema as JsonSchema)) {
+    if (key === 'additionalProperties' && value === false) continue;
+    copy[key] = ['enum', 'const', 'default', 'examples', 'example'].includes(key) ? value : withUnknownPropertiesIgnored(value);
+  }
+  return copy as T;
+}

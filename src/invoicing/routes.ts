@@ -84,20 +84,26 @@ export async function invoicingRoutes(app: FastifyInstance, deps: AppDeps): Prom
   app.post<{ Body: Static<typeof SyncBody> }>(
     '/api/v1/revenue-lines',
     {
+      config: { idempotent: true },
       schema: {
         operationId: 'syncRevenueLines',
         tags: ['Revenue lines'],
         summary: 'Sync revenue lines (service codes)',
-        description: 'Creates, renames and reactivates the listed codes; with deactivate_missing, deactivates the others. 207 when some lines fail.',
+        description:
+          'Creates, renames and reactivates the listed codes; with deactivate_missing, deactivates the others. 207 when some lines fail. Honours Idempotency-Key: a retry with the same key and body answers what the first request was answered and applies nothing again; the same key with another body is 422 IDEMPOTENCY_KEY_REUSED.',
         security: [{ apiKey: [] }],
         body: SyncBody,
-        response: { 200: described(SyncResponse, 'Every line applied.'), 207: described(SyncResponse, 'Some lines applied, the others refused (errors, by index).'), ...errorResponses(400, 401, 413, 415, 429) },
+        response: { 200: described(SyncResponse, 'Every line applied.'), 207: described(SyncResponse, 'Some lines applied, the others refused (errors, by index).'), ...errorResponses(400, 401, 413, 415, 422, 429) },
       },
     },
-    async (request, reply) => {
+    async (request): Promise<IdempotentWork> => {
       const principal = principalOf(request);
-      const result = await service.applyRevenueLineSync(db, principal, request.body);
-      return reply.code(result.errors.length > 0 ? 207 : 200).send(result);
+      return {
+        run: async (tx) => {
+          const result = await service.syncRevenueLines(tx, principal, request.body);
+          return { status: result.errors.length > 0 ? 207 : 200, body: result };
+        },
+      };
     },
   );
 }

@@ -1,6 +1,6 @@
 import type { ApiPrincipal } from '../accounts/model.ts';
 import { normaliseCurrency } from '../checkout/service.ts';
-import type { Db, Queryable } from '../db/index.ts';
+import type { Queryable } from '../db/index.ts';
 import { newUuid } from '../lib/ids.ts';
 import { LINE_CODE_PATTERN, lineCodeOf, parseInvoiceLine, parseRevenueLine, type LineError } from './model.ts';
 import * as store from './store.ts';
@@ -164,5 +164,3 @@ export async function listRevenueLines(db: Queryable, principal: ApiPrincipal, i
 /** Every revenue line of a merchant's environment, inactive ones included (the dashboard's list). */
 export const allRevenueLines = (db: Queryable, merchantId: string, environment: string) => store.listRevenueLines(db, merchantId, environment, true);
 
-/** The sync endpoint's use case: syncRevenueLines in one transaction of its own. */
-export const applyRevenueLineSync = (db: Db, principal: ApiPrincipal, input: SyncInput) => db.transaction((tx) => syncRevenueLines(tx, principal, input));

@@ -18,7 +18,7 @@ export const ERROR_CATALOGUE = {
   METHOD_NOT_ALLOWED: { meaning: 'The route exists but not for this method.', retryable: false },
   URI_TOO_LONG: { meaning: 'A path segment is longer than any id the route takes.', retryable: false },
   PAYLOAD_TOO_LARGE: { meaning: 'The request body or an uploaded file is over its limit.', retryable: false },
-  UNSUPPORTED_MEDIA_TYPE: { meaning: 'The body (or uploaded file) is of a type this route does not take.', retryable: false },
+  UNSUPPORTED_MEDIA_TYPE: { meaning: 'The body (or uploaded file) is of a type this route does not take, in a charset other than UTF-8, or compressed (a Content-Encoding other than identity).', retryable: false },
   RATE_LIMITED: { meaning: 'Too many requests; wait retry_after_seconds.', retryable: true },
   IDEMPOTENCY_KEY_REUSED: { meaning: 'The Idempotency-Key was used before with a different request body.', retryable: false },
   IDEMPOTENCY_KEY_IN_FLIGHT: { meaning: 'A request with this Idempotency-Key is still running.', retryable: true },
@@ -112,7 +112,7 @@ export const errors = {
   forbidden: (message: string) => new SikaError('FORBIDDEN', message, { detail: message }),
   notFound: (what: string) => new SikaError('NOT_FOUND', `${what} not found.`, { detail: `${what} not found.` }),
   routeNotFound: (method: string, url: string) => new SikaError('NOT_FOUND', `No route ${method} ${url}.`, { detail: `No route ${method} ${url}.` }),
-  methodNotAllowed: (method: string) => new SikaError('METHOD_NOT_ALLOWED', `Method ${method} is not allowed here.`),
+  methodNotAllowed: (method: string, allowed: readonly string[]) => new SikaError('METHOD_NOT_ALLOWED', `Method ${method} is not allowed on this path; it takes ${allowed.join(', ')}.`),
   idempotencyKeyReused: () =>
     new SikaError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request body; use a new key for a changed request.'),
   idempotencyKeyInFlight: () =>
@@ -124,6 +124,10 @@ export const errors = {
       'UNSUPPORTED_MEDIA_TYPE',
       `Content-Type ${type} is not supported; send application/json, application/x-www-form-urlencoded or multipart/form-data.`,
     ),
+  unsupportedCharset: (charset: string) =>
+    new SikaError('UNSUPPORTED_MEDIA_TYPE', `The body's charset ${charset} is not supported; send the body in UTF-8 (charset=utf-8, or no charset).`),
+  unsupportedContentEncoding: (encoding: string) =>
+    new SikaError('UNSUPPORTED_MEDIA_TYPE', `Content-Encoding ${encoding} is not supported; send the body uncompressed (no Content-Encoding, or identity).`),
   rateLimited: (retryAfterSeconds: number) =>
     new SikaError('RATE_LIMITED', `Too many requests; retry after ${retryAfterSeconds} s.`, { retryAfterSeconds }),
   sessionNotPayable: (status: string) => new SikaError('SESSION_NOT_PAYABLE', `The session is ${status} and cannot take a new payment.`),

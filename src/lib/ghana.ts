@@ -23,6 +23,16 @@ export function normaliseGhanaPhone(input: string): string | null {
   return `+233${national}`;
 }
 
+/**
+ * The JSON Schema pattern of what normaliseGhanaPhone accepts with one of these network prefixes: 0 or
+ * (+)233, the prefix and 7 more digits, spaces and hyphens anywhere. [0-9], not \\d: some engines read \\d as any Unicode digit.
+ */
+export function ghanaPhonePattern(prefixes: readonly string[]): string {
+  const gap = '[\\s-]*';
+  const spaced = (digits: string) => [...digits].join(gap);
+  return `^${gap}(?:0|\\+?${gap}${spaced('233')})${gap}(?:${prefixes.map(spaced).join('|')})(?:${gap}[0-9]){7}${gap}$`;
+}
+
 export function networkOfPhone(e164: string): MomoNetwork | null {
   const prefix = e164.slice(4, 6);
   for (const network of MOMO_NETWORKS) if (NETWORK_PREFIXES[network].includes(prefix)) return network;

@@ -2,10 +2,11 @@
 // deciding needs (or what a recent read of this key and recipient found: decision-cache.ts), the checks
 // of that decision, the hold the ledger plans, the new row, and one statement that writes the row, its
 // hold, the day's total and its event. No transaction: the write enforces again every rule that
-// concurrent requests or a change since could break (see readPayoutDecision and insertNewPayout).
+// concurrent requests or a change since could break (see readPayoutDecision and insertNewPayout). A
+// request with an Idempotency-Key runs the same steps inside the key's transaction (PayoutDeps.inTransaction).
 import type { ApiPrincipal } from '../accounts/model.ts';
-import type { Db } from '../db/index.ts';
-import { DbError, TRANSACTION_ATTEMPTS_MAX } from '../db/index.ts';
+import type { Queryable } from '../db/index.ts';
+import { DbError, TRANSACTION_ATTEMPTS_MAX, withSavepoint } from '../db/index.ts';
 import { eventPayload } from '../events/outbox.ts';
 import { SikaError, errors } from '../lib/errors.ts';
 import { canonicalJson, sha256Hex } from '../lib/canonical-json.ts';
@@ -53,7 +54,14 @@ export interface PayoutInput {
 }
 
 export interface PayoutDeps {
-  db: Db;
+  /** The storage, or the transaction of the request's Idempotency-Key (then inTransaction is true). */
+  db: Queryable;
+  /**
+   * db is a transaction (an Idempotency-Key's: its claim, the payout and the stored answer commit together):
+   * each decision and write is a savepoint, so a step that fails (a client_reference written meanwhile, a
+   * deadlock) is decided again as without a key. Give no decisions or writer with it.
+   */
+  inTransaction?: boolean;
   /** The Live providers: a Live payout is taken only when one pays its recipient. */
   providers: LiveProviders;
   /** Recent decisions per API key and recipient (decision-cache.ts); none: every payout reads. */
@@ -153,7 +161,7 @@ async function decideUntilWritten(r: PayoutRequest): Promise<CreatedPayout> {
     const fresh = !useRemembered;
     let created;
     try {
-      created = await decideAndWrite(r, fresh);
+      created = r.deps.inTransaction ? await withSavepoint(r.deps.db, () => decideAndWrite(r, fresh)) : await decideAndWrite(r, fresh);
     } catch (error) {
       if (!fresh) {
         forgetRemembered();

@@ -1,7 +1,7 @@
 // Evidence files and receipts for payouts.
 import { createHash } from 'node:crypto';
 import type { ApiPrincipal } from '../accounts/model.ts';
-import type { Db } from '../db/index.ts';
+import type { Db, Queryable } from '../db/index.ts';
 import { SikaError, errors } from '../lib/errors.ts';
 import { formatGhs, maskPhone } from '../lib/ghana.ts';
 import { newId } from '../lib/ids.ts';
@@ -18,25 +18,24 @@ export function sniffContentType(data: Buffer): 'application/pdf' | 'image/png' 
   return null;
 }
 
-export async function addEvidence(db: Db, principal: ApiPrincipal | null, payout: PayoutRow, file: { data: Buffer; filename: string | null }, uploadedBy: string) {
+/** One insert: in the caller's transaction when db is one (the API's, with its Idempotency-Key). */
+export async function addEvidence(db: Queryable, principal: ApiPrincipal | null, payout: PayoutRow, file: { data: Buffer; filename: string | null }, uploadedBy: string) {
   if (file.data.length === 0) throw errors.invalidArgument('The evidence file is empty.');
   if (file.data.length > EVIDENCE_BYTES_MAX) throw new SikaError('PAYLOAD_TOO_LARGE', `Evidence files may be at most ${EVIDENCE_BYTES_MAX} bytes.`);
   const contentType = sniffContentType(file.data);
   if (!contentType) throw new SikaError('UNSUPPORTED_MEDIA_TYPE', 'Evidence must be a PDF, PNG or JPEG file (checked by content, not name).');
   const id = newId('evd');
-  await db.transaction((tx) =>
-    insertEvidence(tx, {
-      id,
-      payoutId: payout.id,
-      merchantId: payout.merchant_id,
-      environment: principal?.environment ?? payout.environment,
-      contentType,
-      data: file.data,
-      sha256: createHash('sha256').update(file.data).digest('hex'),
-      filename: file.filename?.slice(0, EVIDENCE_FILENAME_LENGTH_MAX) ?? null,
-      uploadedBy,
-    }),
-  );
+  await insertEvidence(db, {
+    id,
+    payoutId: payout.id,
+    merchantId: payout.merchant_id,
+    environment: principal?.environment ?? payout.environment,
+    contentType,
+    data: file.data,
+    sha256: createHash('sha256').update(file.data).digest('hex'),
+    filename: file.filename?.slice(0, EVIDENCE_FILENAME_LENGTH_MAX) ?? null,
+    uploadedBy,
+  });
   return { id, object: 'evidence' as const, payout_id: payout.id, content_type: contentType, size_bytes: file.data.length, filename: file.filename ?? null };
 }
 

@@ -27,16 +27,17 @@ export async function movePayout(tx: Queryable, payout: PayoutRow, to: PayoutSta
 }
 
 /** SPEC 3.3 cancel: repeating a successful cancel returns the cancelled record; otherwise 409 once money may have moved. */
-export async function cancelPayout(db: Db, principal: ApiPrincipal, id: string, reason: string | null) {
-  return db.transaction(async (tx) => {
-    const payout = await findPayout(tx, principal.merchantId, principal.environment, id, true);
-    if (!payout) throw errors.notFound('Payout');
-    if (payout.status === 'cancelled') return payout;
-    if (!canCancel(payout.status, payout.processing_step)) {
-      throw conflict('PAYOUT_NOT_CANCELLABLE', `The payout is ${payout.status}${payout.processing_step ? ` (${payout.processing_step})` : ''} and can no longer be cancelled.`);
-    }
-    return movePayout(tx, payout, 'cancelled', { cancel_reason: reason?.slice(0, CANCEL_REASON_LENGTH_MAX) ?? 'cancelled by the merchant', processing_step: null, next_step_at: null });
-  });
+export const cancelPayout = (db: Db, principal: ApiPrincipal, id: string, reason: string | null) => db.transaction((tx) => cancelPayoutIn(tx, principal, id, reason));
+
+/** cancelPayout in the caller's transaction (the API's, with its Idempotency-Key). */
+export async function cancelPayoutIn(tx: Queryable, principal: ApiPrincipal, id: string, reason: string | null) {
+  const payout = await findPayout(tx, principal.merchantId, principal.environment, id, true);
+  if (!payout) throw errors.notFound('Payout');
+  if (payout.status === 'cancelled') return payout;
+  if (!canCancel(payout.status, payout.processing_step)) {
+    throw conflict('PAYOUT_NOT_CANCELLABLE', `The payout is ${payout.status}${payout.processing_step ? ` (${payout.processing_step})` : ''} and can no longer be cancelled.`);
+  }
+  return movePayout(tx, payout, 'cancelled', { cancel_reason: reason?.slice(0, CANCEL_REASON_LENGTH_MAX) ?? 'cancelled by the merchant', processing_step: null, next_step_at: null });
 }
 
 /** Four eyes: an approver who is not the requester approves (-> processing) or rejects (-> cancelled). API keys cannot call this. */

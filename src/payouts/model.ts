@@ -25,6 +25,8 @@ export const payoutMachine = defineStateMachine({ name: 'payout', statuses: PAYO
 
 export const RECONCILIATION_STATUSES = ['not_required', 'unreconciled', 'matched', 'exception'] as const;
 export type ReconciliationStatus = (typeof RECONCILIATION_STATUSES)[number];
+/** What an operator may find when reconciling a Live payout. */
+export const RECONCILIATION_RESULTS = ['matched', 'exception'] as const satisfies readonly ReconciliationStatus[];
 
 /**
  * A payout's reconciliation with the bank statement (its reconciliation_status). A Test payout needs
@@ -35,7 +37,7 @@ export const reconciliationMachine = defineStateMachine({
   name: 'payout reconciliation',
   statuses: RECONCILIATION_STATUSES,
   initial: ['not_required', 'unreconciled'],
-  transitions: { not_required: [], unreconciled: ['matched', 'exception'], matched: ['matched'], exception: ['exception'] },
+  transitions: { not_required: [], unreconciled: RECONCILIATION_RESULTS, matched: ['matched'], exception: ['exception'] },
 });
 
 export const VERIFICATION_STATUSES = ['pending_verification', 'verified', 'rejected'] as const;

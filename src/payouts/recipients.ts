@@ -82,23 +82,28 @@ async function checkRecipientInput(db: Queryable, input: RecipientInput): Promis
   return { account_type: 'momo', bank_id: null, account_number: null, network: input.network as MomoNetwork, phone: check.phone, account_name: accountName };
 }
 
-/** Not idempotent (SPEC 4.3 rule 6). With previous_version_id the old version becomes inactive. */
-export async function createRecipient(db: Db, principal: ApiPrincipal, input: RecipientInput) {
+/** A new recipient, in its own transaction. With previous_version_id the old version becomes inactive. */
+export const createRecipient = (db: Db, principal: ApiPrincipal, input: RecipientInput) => db.transaction((tx) => createRecipientIn(tx, principal, input));
+
+/**
+ * A new recipient in the caller's transaction (the API's: an Idempotency-Key's claim and stored answer commit
+ * with it, so a retry with the key makes no second recipient). Nothing here calls a provider: a Live
+ * recipient is checked by payout processing.
+ */
+export async function createRecipientIn(tx: Queryable, principal: ApiPrincipal, input: RecipientInput) {
   checkKeyScope(principal, input);
-  const checked = await checkRecipientInput(db, input);
+  const checked = await checkRecipientInput(tx, input);
   try {
-    return await db.transaction(async (tx) => {
-      if (input.previous_version_id !== undefined) {
-        const previous = await findRecipient(tx, principal.merchantId, principal.environment, input.previous_version_id, true);
-        if (!previous) throw errors.notFound('Recipient');
-        if (!previous.active) throw conflict('RECIPIENT_UNAVAILABLE', 'The previous version is inactive (already replaced or deleted).');
-        if (await hasOpenPayouts(tx, previous.id)) throw conflict('RECIPIENT_HAS_OPEN_PAYOUTS', 'The recipient has payouts in progress; wait for them or cancel them first.');
-        await deactivateRecipient(tx, previous.id);
-      }
-      const id = newId('rcp');
-      await insertRecipient(tx, { id, merchant_id: principal.merchantId, environment: principal.environment, ...checked, previous_version_id: input.previous_version_id ?? null, apiKeyId: principal.apiKeyId || null });
-      return (await findRecipient(tx, principal.merchantId, principal.environment, id))!;
-    });
+    if (input.previous_version_id !== undefined) {
+      const previous = await findRecipient(tx, principal.merchantId, principal.environment, input.previous_version_id, true);
+      if (!previous) throw errors.notFound('Recipient');
+      if (!previous.active) throw conflict('RECIPIENT_UNAVAILABLE', 'The previous version is inactive (already replaced or deleted).');
+      if (await hasOpenPayouts(tx, previous.id)) throw conflict('RECIPIENT_HAS_OPEN_PAYOUTS', 'The recipient has payouts in progress; wait for them or cancel them first.');
+      await deactivateRecipient(tx, previous.id);
+    }
+    const id = newId('rcp');
+    await insertRecipient(tx, { id, merchant_id: principal.merchantId, environment: principal.environment, ...checked, previous_version_id: input.previous_version_id ?? null, apiKeyId: principal.apiKeyId || null });
+    return (await findRecipient(tx, principal.merchantId, principal.environment, id))!;
   } catch (error) {
     if (error instanceof DbError && error.isUniqueViolation) throw conflict('RECIPIENT_UNAVAILABLE', 'The previous version was already replaced.');
     throw error;

@@ -1,22 +1,24 @@
-// Payouts API (SPEC 4.3). Thin: parse, authorize, call. Idempotency here is client_reference, not the header.
+// Payouts API (SPEC 4.3). Thin: parse, authorize, call. Every POST honours Idempotency-Key (issue 29, over SPEC
+// 4.3 rules 4 and 6); a payout's client_reference rules hold as well, with or without a key.
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { exportPayouts, PAYOUT_COLUMNS as PAYOUT_CSV_COLUMNS } from '../books/exports.ts';
 import { ownerOf } from '../books/service.ts';
 import { principalOf } from '../http/auth.ts';
-import { jsonOrCsvResponse, sendCsv, wantsCsv } from '../http/csv.ts';
+import { listResponse, sendCsv, wantsCsv } from '../http/csv.ts';
 import type { AppDeps } from '../http/deps.ts';
+import type { Queryable } from '../db/index.ts';
 import { errors } from '../lib/errors.ts';
 import { described, errorResponses, fileResponse } from '../http/schemas.ts';
 import { createPayout } from './create.ts';
 import { addEvidence, receiptPdf } from './evidence.ts';
 import type { IdempotentWork } from '../http/idempotency.ts';
-import { cancelPayout, simulateTestPayout } from './lifecycle.ts';
+import { cancelPayoutIn, simulateTestPayout } from './lifecycle.ts';
 import { EVIDENCE_CONTENT_TYPES } from './model.ts';
 import { toPayoutResponse, toRecipientResponse } from './presenters.ts';
 import * as queries from './queries.ts';
 import { capabilities, getBalance, quote } from './quotes.ts';
-import { createRecipient, deleteRecipient, getRecipient } from './recipients.ts';
+import { createRecipientIn, deleteRecipient, getRecipient } from './recipients.ts';
 import {
   CancelBody,
   Capabilities,
@@ -65,8 +67,23 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
 
   app.post<{ Body: Static<typeof RecipientBody> }>(
     '/api/v1/payouts/recipients',
-    { schema: { operationId: 'createRecipient', tags, security, summary: 'Create a recipient (not idempotent: list before retrying)', body: RecipientBody, response: { 201: described(Recipient, 'The new recipient (Test: verified at once).'), ...errorResponses(400, 401, 404, 409, 429) } } },
-    async (request, reply) => reply.code(201).send(toRecipientResponse(await createRecipient(db, principalOf(request), request.body))),
+    {
+      config: { idempotent: true },
+      schema: {
+        operationId: 'createRecipient',
+        tags,
+        security,
+        summary: 'Create a recipient',
+        description:
+          'Honours Idempotency-Key: a retry with the same key and body answers the recipient made first (201, Idempotent-Replayed: true) and makes no second one; the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. Without a key every request makes a recipient: list recipients before retrying one.',
+        body: RecipientBody,
+        response: { 201: described(Recipient, 'The new recipient (Test: verified at once).'), ...errorResponses(400, 401, 404, 409, 422, 429) },
+      },
+    },
+    async (request): Promise<IdempotentWork> => {
+      const principal = principalOf(request);
+      return { run: async (tx) => ({ status: 201, body: toRecipientResponse(await createRecipientIn(tx, principal, request.body)) }) };
+    },
   );
 
   app.get(
@@ -96,39 +113,56 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
   app.post<{ Body: { recipient_id: string; amount_minor: number } }>(
     '/api/v1/payouts/quote',
     {
+      config: { idempotent: true },
       schema: {
         operationId: 'createPayoutQuote',
         tags,
         security,
         summary: 'Fee and total debit for an amount (reserves nothing)',
+        description: 'Honours Idempotency-Key: a retry with the same key and body answers the first quote (its quote_id and expires_at); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED.',
         body: QuoteBody,
         response: {
           200: described(PayoutQuote, 'The fee and total debit, valid until expires_at.'),
-          ...errorResponses(400, 401, 404, 429),
+          ...errorResponses(400, 401, 404, 422, 429),
         },
       },
     },
-    async (request) => quote(db, principalOf(request), request.body),
+    async (request): Promise<IdempotentWork> => {
+      const principal = principalOf(request);
+      const answer = async (on: Queryable) => ({ status: 200, body: await quote(on, principal, request.body) });
+      return { run: answer, withoutKey: () => answer(db) };
+    },
   );
 
   app.post<{ Body: Static<typeof PayoutBody> }>(
     '/api/v1/payouts',
     {
+      config: { idempotent: true },
       schema: {
         operationId: 'createPayout',
         tags,
         security,
         summary: 'Create a payout',
         description:
-          'Test keys: paid at once (no money sent), unless test_outcome asks for requested or processing (the amount and fee held, then moved on by POST /api/v1/test/payouts/{payout_id}/simulate or cancelled). Live: processing, or requested when the account requires approval. Retries with the same key, client_reference and fields return the payout with 200.',
+          'Test keys: paid at once (no money sent), unless test_outcome asks for requested or processing (the amount and fee held, then moved on by POST /api/v1/test/payouts/{payout_id}/simulate or cancelled). Live: processing, or requested when the account requires approval. ' +
+          'client_reference, with or without Idempotency-Key: a request by the same API key with the client_reference and fields of a payout already made returns that payout with 200; a changed request, or another key, with that client_reference is 409 REFERENCE_CONFLICT. ' +
+          'Idempotency-Key, on top of that: a retry with the same key and body answers exactly what the first request was answered (its status, 201 or 200, and body, with Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED and makes nothing.',
         body: PayoutBody,
-        response: { 200: described(Payout, 'A retry with the same client_reference and fields: the payout made before.'), 201: described(Payout, 'The new payout.'), ...errorResponses(400, 401, 403, 404, 409, 429, 503) },
+        response: { 200: described(Payout, 'A retry with the same client_reference and fields: the payout made before.'), 201: described(Payout, 'The new payout.'), ...errorResponses(400, 401, 403, 404, 409, 422, 429, 503) },
       },
     },
-    async (request, reply) => {
-      const { payout, existing, recipient } = await createPayout(payoutDeps, principalOf(request), request.body);
-      const known = recipient ? { recipient, evidence: [] } : {};
-      return reply.code(existing ? 200 : 201).send(await toPayoutResponse(db, payout, known));
+    async (request): Promise<IdempotentWork> => {
+      const principal = principalOf(request);
+      const answer = async ({ payout, existing, recipient }: Awaited<ReturnType<typeof createPayout>>, on: Queryable) => {
+        const known = recipient ? { recipient, evidence: [] } : {};
+        return { status: existing ? 200 : 201, body: await toPayoutResponse(on, payout, known) };
+      };
+      return {
+        // With a key: the same steps in the key's transaction, without the batch writer and the decision cache.
+        run: async (tx) => answer(await createPayout({ db: tx, inTransaction: true, providers: deps.providers }, principal, request.body), tx),
+        // Without one: the fast path (no transaction, the batch writer), as before.
+        withoutKey: async () => answer(await createPayout(payoutDeps, principal, request.body), db),
+      };
     },
   );
 
@@ -142,10 +176,7 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
         summary: 'List payouts (newest first)',
         querystring: ListPayoutsQuery,
         response: {
-          200: jsonOrCsvResponse(
-            Type.Ref(PayoutList.$id!),
-            'With Accept: text/csv, the payouts created on the Africa/Accra days from..to, oldest first.',
-          ),
+          200: listResponse(Type.Ref(PayoutList.$id!), '/api/v1/exports/payouts'),
           ...errorResponses(400, 401, 429),
         },
       },
@@ -172,16 +203,22 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
         tags,
         security,
         summary: 'Cancel a payout while can_cancel is true',
+        description:
+          'Cancelling a cancelled payout returns it (200). Honours Idempotency-Key: a retry with the same key and body answers what the first request was answered; the same key with another body (or another payout) is 422 IDEMPOTENCY_KEY_REUSED.',
         params: IdParams,
         body: CancelBody,
-        response: { 200: described(Payout, 'The payout, cancelled (its hold released).'), ...errorResponses(400, 401, 404, 409, 429) },
+        response: { 200: described(Payout, 'The payout, cancelled (its hold released).'), ...errorResponses(400, 401, 404, 409, 422, 429) },
       },
+      config: { idempotent: true },
       // The body is optional (SPEC 4.3): a cancel without one validates as {}.
       preValidation: async (request) => {
         request.body ??= {};
       },
     },
-    async (request) => toPayoutResponse(db, await cancelPayout(db, principalOf(request), request.params.payout_id, request.body?.reason ?? null)),
+    async (request): Promise<IdempotentWork> => {
+      const principal = principalOf(request);
+      return { run: async (tx) => ({ status: 200, body: await toPayoutResponse(tx, await cancelPayoutIn(tx, principal, request.params.payout_id, request.body?.reason ?? null)) }) };
+    },
   );
 
   app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof SimulatePayoutBody> }>(
@@ -228,18 +265,23 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
         tags,
         security,
         summary: 'Attach an evidence file (multipart field "file"; PDF, PNG or JPEG by content; at most 5 MB)',
+        description:
+          'Honours Idempotency-Key: a retry with the same key and the same parts (text fields, and each file\'s name and bytes, compared by digest) answers the evidence attached first and attaches nothing more; the same key with another file is 422 IDEMPOTENCY_KEY_REUSED.',
         params: IdParams,
         // Documented only: the multipart parser reads the file (request.uploads), there is no body to validate.
         'x-request-body': { required: true, content: { 'multipart/form-data': { schema: EvidenceUploadBody } } },
-        response: { 201: described(EvidenceUploaded, 'The file, attached.'), ...errorResponses(400, 401, 404, 413, 415, 429) },
+        response: { 201: described(EvidenceUploaded, 'The file, attached.'), ...errorResponses(400, 401, 404, 413, 415, 422, 429) },
       },
+      config: { idempotent: true },
     },
-    async (request, reply) => {
+    async (request): Promise<IdempotentWork> => {
       const principal = principalOf(request);
-      const payout = await queries.getPayout(db, principal, request.params.payout_id);
+      // The request first, as a schema would (the document requires the file): a 400 whatever the id, then
+      // another merchant's payout is a 404.
       const file = request.uploads?.[0];
       if (!file) throw errors.invalidArgument('Send the file as multipart/form-data in a field named "file".');
-      return reply.code(201).send(await addEvidence(db, principal, payout, { data: file.data, filename: file.filename || null }, `api_key:${principal.apiKeyPrefix}`));
+      const payout = await queries.getPayout(db, principal, request.params.payout_id);
+      return { run: async (tx) => ({ status: 201, body: await addEvidence(tx, principal, payout, { data: file.data, filename: file.filename || null }, `api_key:${principal.apiKeyPrefix}`) }) };
     },
   );
 

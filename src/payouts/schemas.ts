@@ -1,13 +1,16 @@
 // TypeBox schemas of the payouts API (SPEC 4.3): they validate, serialise and document (OpenAPI). Closed
 // sets are read from their source: account types and statuses from model.ts, networks from src/lib/ghana.ts.
 import { Type } from '@sinclair/typebox';
-import { DateTime, Environment, StringEnum } from '../http/schemas.ts';
+import { ANY_NETWORK_PHONE_PATTERN, Currency, DateTime, Environment, explainedPattern, fieldRule, networkPhonePattern, NON_BLANK_TEXT_PATTERN, StringEnum } from '../http/schemas.ts';
 import { MOMO_NETWORKS } from '../lib/ghana.ts';
 import {
   ACCOUNT_NAME_LENGTH_MAX,
+  ACCOUNT_NUMBER_DIGITS_MAX,
+  ACCOUNT_NUMBER_DIGITS_MIN,
   ACCOUNT_TYPES,
   CANCEL_REASON_LENGTH_MAX,
   CLIENT_REFERENCE_LENGTH_MAX,
+  CLIENT_REFERENCE_PATTERN,
   EVIDENCE_BYTES_MAX,
   EVIDENCE_CONTENT_TYPES,
   NOTES_LENGTH_MAX,
@@ -28,7 +31,15 @@ import { ExportRangeProperties } from '../books/schemas.ts';
 const UUID_FIELD_LENGTH_MAX = 64; // bank_id, merchant_id
 const ACCOUNT_NUMBER_FIELD_LENGTH_MAX = 64;
 const PHONE_FIELD_LENGTH_MAX = 32;
-const CURRENCY_CODE_LENGTH_MAX = 3;
+
+/** momo: the phone of the chosen network (recipients.ts checks the prefix against it). */
+export const phoneOfNetwork = (properties: Record<string, unknown>, networkField: string, when: { field: string; value: string }) =>
+  MOMO_NETWORKS.map((network) =>
+    fieldRule(properties, {
+      if: { properties: { [when.field]: { const: when.value }, [networkField]: { const: network } }, required: [when.field, networkField] },
+      then: { properties: { phone: { pattern: networkPhonePattern(network) } } },
+    }),
+  );
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -82,24 +93,39 @@ export const Recipient = Type.Object(
 
 export const RecipientList = Type.Object({ object: Type.Literal('list'), recipients: Type.Array(Type.Ref('Recipient')) }, { $id: 'RecipientList', title: 'Recipient list' });
 
-export const RecipientBody = Type.Object(
-  {
-    account_type: Type.Optional(AccountTypeSchema),
-    bank_id: Type.Optional(Type.String({ maxLength: UUID_FIELD_LENGTH_MAX, description: 'bank: one of the banks of GET /api/v1/payouts/capabilities.' })),
-    account_number: Type.Optional(Type.String({ maxLength: ACCOUNT_NUMBER_FIELD_LENGTH_MAX, description: 'bank: the account number.' })),
-    account_name: Type.Optional(Type.String({ maxLength: ACCOUNT_NAME_LENGTH_MAX })),
+const RecipientFields = {
+  account_type: Type.Optional(AccountTypeSchema),
+    bank_id: Type.Optional(Type.String({ format: 'uuid', maxLength: UUID_FIELD_LENGTH_MAX, description: 'bank (required): one of the banks of GET /api/v1/payouts/capabilities.' })),
+    account_number: Type.Optional(
+      Type.String({
+        maxLength: ACCOUNT_NUMBER_FIELD_LENGTH_MAX,
+        pattern: explainedPattern(`^[0-9]{${ACCOUNT_NUMBER_DIGITS_MIN},${ACCOUNT_NUMBER_DIGITS_MAX}}$`, `must be ${ACCOUNT_NUMBER_DIGITS_MIN} to ${ACCOUNT_NUMBER_DIGITS_MAX} digits`),
+        description: `bank (required): the account number, ${ACCOUNT_NUMBER_DIGITS_MIN} to ${ACCOUNT_NUMBER_DIGITS_MAX} digits.`,
+      }),
+    ),
+    account_name: Type.String({ minLength: 1, maxLength: ACCOUNT_NAME_LENGTH_MAX, pattern: NON_BLANK_TEXT_PATTERN, description: 'The account holder\'s name (the registered wallet name for momo).' }),
     network: Type.Optional(NetworkSchema),
-    phone: Type.Optional(Type.String({ maxLength: PHONE_FIELD_LENGTH_MAX, description: 'momo: a Ghana mobile number of the network, local or +233 form.' })),
+    phone: Type.Optional(
+      Type.String({ maxLength: PHONE_FIELD_LENGTH_MAX, pattern: ANY_NETWORK_PHONE_PATTERN, description: 'momo (required): a Ghana mobile number of the network, local or +233 form; spaces and hyphens accepted.' }),
+    ),
     previous_version_id: Type.Optional(Type.String({ maxLength: PAYOUT_ID_LENGTH_MAX, description: 'The recipient this one replaces (deactivated when this one is created).' })),
-    merchant_id: Type.Optional(Type.String({ maxLength: UUID_FIELD_LENGTH_MAX, description: 'Optional: must be the key\'s merchant.' })),
-    environment: Type.Optional(Environment),
-  },
-  {
+    merchant_id: Type.Optional(Type.String({ format: 'uuid', maxLength: UUID_FIELD_LENGTH_MAX, description: 'Optional: must be the key\'s merchant.' })),
+  environment: Type.Optional(Environment),
+};
+export const RecipientBody = Type.Object(RecipientFields, {
     additionalProperties: false,
-    description: 'account_type bank (the default) takes bank_id and account_number; momo takes network and phone.',
+    description: 'account_type bank (the default) takes bank_id and account_number and no wallet field; momo takes network and phone (of that network) and no bank field.',
+    // The rules of recipients.ts the properties alone cannot say: which fields each account type requires and refuses.
+    allOf: [
+      fieldRule(RecipientFields, {
+        if: { properties: { account_type: { const: 'momo' } }, required: ['account_type'] },
+        then: { required: ['network', 'phone'], properties: { bank_id: false, account_number: false } },
+        else: { required: ['bank_id', 'account_number'], properties: { network: false, phone: false } },
+      }),
+      ...phoneOfNetwork(RecipientFields, 'network', { field: 'account_type', value: 'momo' }),
+    ],
     examples: [{ account_type: 'momo', network: 'mtn', phone: '0241234567', account_name: 'Kofi Boateng' }],
-  },
-);
+});
 
 export const PayoutRecipient = Type.Object(
   {
@@ -213,11 +239,16 @@ export const PayoutBody = Type.Object(
   {
     recipient_id: Type.String({ minLength: 1, maxLength: PAYOUT_ID_LENGTH_MAX }),
     amount_minor: Type.Integer({ minimum: 1, maximum: PAYOUT_AMOUNT_MAX_MINOR }),
-    currency: Type.Optional(Type.String({ maxLength: CURRENCY_CODE_LENGTH_MAX, default: PAYOUT_CURRENCY })),
+    currency: Type.Optional({ ...Currency, default: PAYOUT_CURRENCY }),
     max_fee_minor: Type.Optional(Type.Integer({ minimum: 0 })),
-    client_reference: Type.String({ minLength: 1, maxLength: CLIENT_REFERENCE_LENGTH_MAX, description: 'Your unique reference: retries with the same key and fields return the same payout.' }),
+    client_reference: Type.String({
+      minLength: 1,
+      maxLength: CLIENT_REFERENCE_LENGTH_MAX,
+      pattern: explainedPattern(CLIENT_REFERENCE_PATTERN.source, 'must start with a letter or digit and use letters, digits and _ . : - only'),
+      description: 'Your unique reference (SPEC 4.3 rule 5: a letter or digit first, then letters, digits and _ . : -): retries with the same key and fields return the same payout.',
+    }),
     notes: Type.Optional(Type.String({ maxLength: NOTES_LENGTH_MAX })),
-    merchant_id: Type.Optional(Type.String({ maxLength: UUID_FIELD_LENGTH_MAX })),
+    merchant_id: Type.Optional(Type.String({ format: 'uuid', maxLength: UUID_FIELD_LENGTH_MAX, description: 'Optional: must be the key\'s merchant.' })),
     environment: Type.Optional(Environment),
     test_outcome: Type.Optional(
       StringEnum(TEST_PAYOUT_OUTCOMES, {

@@ -29,13 +29,14 @@ export async function providerRoutes(app: FastifyInstance, deps: AppDeps): Promi
     tags,
     summary: 'Paystack webhook (register it in the Paystack dashboard)',
     description:
-      'Signed by Paystack: x-paystack-signature is the hex HMAC-SHA512 of the raw body keyed with PAYSTACK_SECRET_KEY, checked before the body is read. Each event only makes Sika verify the transaction or transfer with Paystack; repeats are answered without a second verify.',
+      'Signed by Paystack: x-paystack-signature is the hex HMAC-SHA512 of the raw body keyed with PAYSTACK_SECRET_KEY, checked before the body is read. Each event only makes Sika verify the transaction or transfer with Paystack. No Idempotency-Key (Paystack sends none): events are deduplicated by their own identity, and a repeat of one already handled is answered 200 with result duplicate, without a second verify.',
     response: { 200: Received, ...errorResponses(400, 401, 404, 429, 503) },
   };
   const mtnSchema = {
     tags,
     summary: 'MTN MoMo callback (sent as X-Callback-Url with each request)',
-    description: 'Unsigned, so never trusted: it only makes Sika ask MTN for the status of the transaction it names.',
+    description:
+      'Unsigned, so never trusted: it only makes Sika ask MTN for the status of the transaction it names. No Idempotency-Key (MTN sends none) and none needed: a repeat only asks again, and an answer already applied changes nothing (the status tables allow each move once).',
     response: { 200: Received, ...errorResponses(404, 429) },
   };
 

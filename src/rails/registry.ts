@@ -9,7 +9,8 @@ import { testSimulator } from './test-simulator.ts';
 import type { CollectionRail } from './types.ts';
 
 /** Who pays a checkout fee: added to the payer's total, or taken from the merchant's payment (DESIGN §3). */
-export type Bearer = 'payer' | 'merchant';
+export const BEARERS = ['payer', 'merchant'] as const;
+export type Bearer = (typeof BEARERS)[number];
 
 /** A fee in integer pesewas; percentages in basis points. */
 export interface RailFee {

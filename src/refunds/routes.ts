@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../http/auth.ts';
 import type { AppDeps } from '../http/deps.ts';
 import type { IdempotentWork } from '../http/idempotency.ts';
-import { jsonOrCsvResponse, sendCsv, wantsCsv } from '../http/csv.ts';
+import { listResponse, sendCsv, wantsCsv } from '../http/csv.ts';
 import { described, errorResponses } from '../http/schemas.ts';
 import { ExportRangeProperties } from '../books/schemas.ts';
 import { errors } from '../lib/errors.ts';
@@ -76,7 +76,7 @@ export async function refundRoutes(app: FastifyInstance, deps: AppDeps): Promise
         security: [{ apiKey: [] }],
         querystring: ListRefundsExportQuery,
         response: {
-          200: jsonOrCsvResponse(Type.Ref(RefundList.$id!), 'With Accept: text/csv, the refunds created on the Africa/Accra days from..to, oldest first.'),
+          200: listResponse(Type.Ref(RefundList.$id!), '/api/v1/exports/refunds'),
           ...errorResponses(400, 401, 429),
         },
       },

@@ -1,6 +1,6 @@
 // TypeBox schemas of the refund routes: they validate, serialise and document (OpenAPI).
 import { Type, type Static } from '@sinclair/typebox';
-import { ID_PARAM_LENGTH_MAX } from '../checkout/model.ts';
+import { ID_PARAM_LENGTH_MAX, METADATA_BYTES_MAX, METADATA_KEYS_MAX } from '../checkout/model.ts';
 import { REFUND_LIST_LIMIT_DEFAULT, REFUND_LIST_LIMIT_MAX, REFUND_REASON_LENGTH_MAX, REFUND_STATUSES, TEST_REFUND_OUTCOMES, TEST_REFUND_SIMULATIONS } from './model.ts';
 
 const DateTime = Type.String({ format: 'date-time' });
@@ -13,7 +13,7 @@ export const CreateRefundBody = Type.Object(
       Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Pesewas to give back; omitted: all that is not yet refunded. All refunds of a payment add up to at most what the payer was charged.' }),
     ),
     reason: Type.Optional(Type.String({ maxLength: REFUND_REASON_LENGTH_MAX, description: 'Why (shown to you, and passed to the provider as a note where it takes one).' })),
-    metadata: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Your own key/value data, returned as given.' })),
+    metadata: Type.Optional(Type.Object({}, { additionalProperties: true, maxProperties: METADATA_KEYS_MAX, description: `Your own key/value data, returned as given: at most ${METADATA_KEYS_MAX} keys and ${METADATA_BYTES_MAX} bytes of JSON.` })),
     test_outcome: Type.Optional(
       Type.Union(
         TEST_REFUND_OUTCOMES.map((o) => Type.Literal(o)),

@@ -137,10 +137,10 @@ describe('operator console in Chromium', () => {
     await page.getByRole('status').filter({ hasText: 'Live payout settings saved.' }).waitFor();
     assert.equal((await settings()).paused, false);
 
-    // Bad limits are refused.
+    // Bad limits are refused on the error page, which names the field and what it takes; nothing is saved.
     await live.getByLabel('Limit per payout (GHS)').fill('lots');
     await live.getByRole('button', { name: 'Save live payout settings' }).click();
-    await page.getByRole('alert').filter({ hasText: 'Limits must be amounts in GHS above zero.' }).waitFor();
+    await page.getByRole('alert').filter({ hasText: 'limit must be an amount in GHS above zero with at most 2 decimals, e.g. 502.00.' }).waitFor();
 
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit' }).click();
     const audited = await t.db.query<{ action: string }>(`SELECT action FROM audit_log WHERE merchant_id = $1 AND actor_id = $2 ORDER BY created_at`, [m.id, operatorId]);

@@ -41,7 +41,7 @@ export function shBlocks(readme: string, heading: string): string[] {
 /** A clean environment for the reader's shell: no storage or URL settings of this test run. */
 function readerEnv(port: number): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port) };
-  for (const name of ['DATABASE_URL', 'DATA_DIR', 'BASE_URL', 'CHECKOUT_URL_HOST', 'REDIS_URL', 'LOG_LEVEL', 'WORKERS', 'DEMO_MERCHANT', 'HOST', 'NODE_OPTIONS', 'SIKA_KEY', 'SESSION', 'ATTEMPT']) delete env[name];
+  for (const name of ['DATABASE_URL', 'DATA_DIR', 'BASE_URL', 'CHECKOUT_URL_HOST', 'REDIS_URL', 'LOG_LEVEL', 'WORKERS', 'DEMO_MERCHANT', 'HOST', 'NODE_OPTIONS', 'SIKA_API_KEY', 'SIKA_BASE_URL', 'SIKA_WEBHOOK_SECRET', 'SESSION', 'ATTEMPT']) delete env[name];
   return env;
 }
 

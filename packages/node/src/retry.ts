@@ -1,7 +1,7 @@
 // The fetch every request goes through: an Idempotency-Key on each POST that has none (one key for all
 // of its tries), a timeout per try, and retries on 429 and 503 (honouring Retry-After) and on lost
 // answers (network errors, timeouts) of GETs and of POSTs, which are safe to send again because they
-// carry the key.
+// carry the key (every POST of the merchant API honours it). The README says exactly this; keep both true.
 import { randomUUID } from 'node:crypto';
 import { SikaError } from './errors.js';
 

@@ -95,6 +95,8 @@ ${rows.length === 0 ? html`<tr><td colspan="5" class="muted">No sessions match.<
     const { session: s, attempts, lines, events: eventRows } = detail;
     const refunds = await sessionRefundState(db, s.id, attempts);
     const asked = refundId ? refunds.refunds.find((r) => r.id === refundId) : undefined;
+    // A refund named in the address is one of this session's; another (another merchant's too) is not found.
+    if (refundId && !asked) return sendPage(reply, page({ title: 'Not found', session, kind: 'merchant', active: 'checkout', flash, body: html`<h1>Refund not found</h1><p><a href="/dashboard/sessions/${s.id}">Back to the session</a></p>` }), 404);
     if (asked && !flash) flash = { message: `Refund of ${money(asked.amount_minor)} requested: ${refundOutcome(asked)}`, error: asked.status === 'failed' };
     return sendPage(
       reply,

@@ -70,7 +70,8 @@ ${when(canManageKeys(session) && activeKeys.length > 0, () => html`<form method=
     if (!canManageKeys(session)) return sendPage(reply, await render(session, { flash: { message: 'Your role cannot create API keys.', error: true } }), 403);
     const integrationId = formValue(request, 'integration_id');
     const integrations = await accounts.listIntegrations(db, session.merchantId!, session.environment);
-    if (!integrations.some((i) => i.id === integrationId)) return sendPage(reply, await render(session, { flash: { message: 'Choose one of your integrations.', error: true } }), 400);
+    // Another merchant's integration, or the other environment's, is not found, as every id here.
+    if (!integrations.some((i) => i.id === integrationId)) return sendPage(reply, await render(session, { flash: { message: 'Integration not found.', error: true } }), 404);
     const key = await accounts.issueKey(db, { merchantId: session.merchantId!, integrationId, environment: session.environment, createdByUserId: session.userId });
     const secret = html`<div class="card" role="alert"><h2>Your new API key</h2><p>Copy it now: it is shown <strong>once</strong> and Sika keeps only its hash.</p>
       <p class="secret" id="new-api-key">${key.key}</p></div>`;
@@ -83,8 +84,10 @@ ${when(canManageKeys(session) && activeKeys.length > 0, () => html`<form method=
     // Only a key of the environment in view: like every other id here, the other environment's keys are not found.
     const actor = { type: 'user' as const, id: session.userId!, email: session.email };
     const revoked = await accounts.revokeKey(db, { id: request.params.id, merchantId: session.merchantId!, environment: session.environment, actor });
-    if (revoked) deps.authenticator.forget(revoked.prefix);
-    return sendPage(reply, await render(session, { flash: revoked ? { message: `API key ${revoked.prefix}… revoked: it stops working at once.` } : { message: 'That key was not found or is already revoked.', error: true } }));
+    if (!revoked) return sendPage(reply, await render(session, { flash: { message: 'API key not found.', error: true } }), 404);
+    deps.authenticator.forget(revoked.prefix);
+    const message = revoked.alreadyRevoked ? `API key ${revoked.prefix}… was already revoked.` : `API key ${revoked.prefix}… revoked: it stops working at once.`;
+    return sendPage(reply, await render(session, { flash: { message } }));
   });
 
   app.post('/dashboard/webhooks', { schema: { hide: true, ...dashboardSchemas.createWebhook } }, async (request, reply) => {
@@ -93,8 +96,9 @@ ${when(canManageKeys(session) && activeKeys.length > 0, () => html`<form method=
     const url = formValue(request, 'url').trim();
     const problem = await webhookUrlProblem(url, session.environment, { allowPrivateTargets: deps.config.webhookAllowPrivateTargets, resolver: deps.webhookResolver });
     const keys = await accounts.listApiKeys(db, session.merchantId!, session.environment);
-    const key = keys.find((k) => k.id === formValue(request, 'api_key_id') && !k.revoked_at);
-    if (problem || !key) return sendPage(reply, await render(session, { flash: { message: problem ? `The URL ${problem}.` : 'Choose an active API key to pair with.', error: true } }), 400);
+    const key = keys.find((k) => k.id === formValue(request, 'api_key_id'));
+    if (!key) return sendPage(reply, await render(session, { flash: { message: 'API key not found.', error: true } }), 404);
+    if (problem || key.revoked_at) return sendPage(reply, await render(session, { flash: { message: problem ? `The URL ${problem}.` : 'Choose an active API key to pair with.', error: true } }), 400);
     const secret = await accounts.addEndpoint(db, { merchantId: session.merchantId!, environment: session.environment, apiKeyId: key.id, url });
     const shown = html`<div class="card" role="alert"><h2>Signing secret</h2><p>Verify every webhook with this secret (Standard Webhooks). It is shown once here.</p><p class="secret">${secret}</p></div>`;
     return sendPage(reply, await render(session, { secret: shown, flash: { message: 'Endpoint added.' } }));
@@ -152,6 +156,10 @@ ${deliveries.length === 0 ? html`<tr><td colspan="7" class="muted">No deliveries
   app.post<{ Params: { id: string } }>('/dashboard/events/:id/replay', { schema: { hide: true, ...dashboardSchemas.replayEvent } }, async (request, reply) => {
     const session = sessionOf(request);
     const endpointId = formValue(request, 'endpoint_id');
+    // The page to return to is one of this merchant's endpoints, or none: another's is not found, and nothing is replayed.
+    if (endpointId && !(await accounts.findEndpoint(db, session.merchantId!, session.environment, endpointId))) {
+      return sendPage(reply, await render(session, { flash: { message: 'Endpoint not found.', error: true } }), 404);
+    }
     const replayed = await events.replayMerchantEvent(db, session.merchantId!, session.environment, request.params.id);
     if (!replayed) return sendPage(reply, await render(session, { flash: { message: 'Event not found.', error: true } }), 404);
     return reply.redirect(endpointId ? `/dashboard/webhooks/${encodeURIComponent(endpointId)}?replayed=1` : '/dashboard/developers', 303);

@@ -5,7 +5,7 @@ import { INVITABLE_ROLES, inviteUser, listUsers, merchantRules, setPayoutApprova
 import { feeSchedule, setFeeBearers } from '../../checkout/fee-settings.ts';
 import type { Bearer } from '../../checkout/fees.ts';
 import type { AppDeps } from '../../http/deps.ts';
-import { railDescriptors, railIds, type Rail } from '../../rails/registry.ts';
+import { BEARERS, railDescriptors, railIds, type Rail } from '../../rails/registry.ts';
 import type { WebSession } from '../auth.ts';
 import { accountSchemas } from '../account-schemas.ts';
 import { formValue, sendPage, sessionOf } from '../console.ts';
@@ -60,7 +60,11 @@ ${owner ? html`<form method="post" action="/dashboard/users" class="row" style="
     const bearers: Partial<Record<Rail, Bearer>> = {};
     for (const rail of railIds()) {
       const bearer = formValue(request, `bearer_${rail}`);
-      if (bearer === 'payer' || bearer === 'merchant') bearers[rail] = bearer;
+      if ((BEARERS as readonly string[]).includes(bearer)) bearers[rail] = bearer as Bearer;
+    }
+    // The schema refuses a bearer that is not one; a form that names none would save nothing.
+    if (Object.keys(bearers).length === 0) {
+      return settingsPage(reply, session, { message: `Choose who pays the fee: bearer_${railIds()[0]} (or another rail's) must be one of ${BEARERS.join(', ')}.`, error: true }, 400);
     }
     await setFeeBearers(db, userActor(session), session.merchantId!, session.environment, bearers);
     return settingsPage(reply, session, { message: 'Fee settings saved. New quotes use them at once.' });

@@ -52,6 +52,8 @@ export async function opsRoutes(app: FastifyInstance, deps: AppDeps): Promise<vo
 
   app.post<{ Params: { id: string } }>('/ops/merchants/:id/payouts', { schema: { hide: true, ...opsSchemas.payoutSettings } }, async (request, reply) => {
     const session = sessionOf(request);
+    // An unknown merchant is the merchant page's 404, before anything is written.
+    if (!(await ops.merchantPayoutControls(db, request.params.id))) return merchantPage(reply, session, request.params.id);
     const environment = formValue(request, 'environment');
     const limit = parseCedis(formValue(request, 'limit'));
     const daily = parseCedis(formValue(request, 'daily_limit'));

@@ -66,7 +66,9 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
     const session = sessionOf(request);
     const decision = formValue(request, 'decision');
     const payout = await queries.findPayout(db, session.merchantId!, session.environment, request.params.id);
-    if (!payout || (decision !== 'approve' && decision !== 'reject')) return detailPage(reply, session, request.params.id, { message: 'Choose approve or reject.', error: true }, 400);
+    if (!payout) return detailPage(reply, session, request.params.id);
+    // The schema allows only these two; the check narrows the type.
+    if (decision !== 'approve' && decision !== 'reject') return detailPage(reply, session, payout.id, { message: 'Choose approve or reject.', error: true }, 400);
     // With a second factor, an approval needs a fresh code: a stolen session alone cannot send money.
     if (decision === 'approve' && session.secondFactorEnrolled) {
       const checked = await checkSecondFactor(db, signedInAccount(request), formValue(request, 'code'), { allowRecoveryCode: false });
@@ -135,6 +137,8 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
     const amountMinor = parseCedis(request.query.amount ?? '');
     const recipient = request.query.recipient_id ? await queries.findRecipient(db, session.merchantId!, session.environment, request.query.recipient_id) : null;
     // The page's script reads this answer as JSON, errors included: the API's renderer, not the page's.
+    // Another merchant's recipient, or the other environment's, is not found (as on every dashboard page).
+    if (request.query.recipient_id && !recipient) return sendError(reply, errors.notFound('Recipient'));
     if (!amountMinor || !recipient) return sendError(reply, errors.invalidArgument('Choose a recipient and an amount.'));
     const fee = payoutFeeMinor(recipient.account_type, amountMinor);
     return { amount_minor: amountMinor, fee_minor: fee, total_debit_minor: amountMinor + fee, text: `Fee ${money(fee)} · total debit ${money(amountMinor + fee)}` };
@@ -145,7 +149,9 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
     if (!canRequest(session)) return newPayoutPage(reply, session, { message: 'Your role cannot create payouts.', error: true }, 403);
     const amountMinor = parseCedis(formValue(request, 'amount'));
     const principal = await principalFor(deps, session, formValue(request, 'api_key_id'));
-    if (!amountMinor || !principal) return newPayoutPage(reply, session, { message: !amountMinor ? 'Enter an amount in GHS, e.g. 100.00.' : 'Choose an API key.', error: true }, 400);
+    // A key that is not this merchant's active key in this environment is not found, as every id here.
+    if (!principal) return newPayoutPage(reply, session, { message: 'API key not found.', error: true }, 404);
+    if (!amountMinor) return newPayoutPage(reply, session, { message: 'Enter an amount in GHS, e.g. 100.00.', error: true }, 400);
     try {
       const { payout } = await createPayout(
         { db, providers: deps.providers, decisions: deps.payoutDecisions, writer: deps.payoutWriter },
@@ -166,9 +172,15 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
     return show(reply, session, 'Recipients', recipientsView(session, recipients, banks, replacing), flash, status);
   }
 
-  app.get<{ Querystring: { replace?: string } }>('/dashboard/recipients', { schema: { hide: true, ...dashboardSchemas.recipients } }, async (request, reply) =>
-    recipientsPage(reply, sessionOf(request), null, 200, request.query.replace?.slice(0, PAYOUT_ID_LENGTH_MAX) ?? null),
-  );
+  app.get<{ Querystring: { replace?: string } }>('/dashboard/recipients', { schema: { hide: true, ...dashboardSchemas.recipients } }, async (request, reply) => {
+    const session = sessionOf(request);
+    const replacing = request.query.replace?.slice(0, PAYOUT_ID_LENGTH_MAX) || null;
+    // The form to replace a recipient names one of this merchant's, in this environment; another is not found.
+    if (replacing && !(await queries.findRecipient(db, session.merchantId!, session.environment, replacing))) {
+      return show(reply, session, 'Not found', html`<h1>Recipient not found</h1><p><a href="/dashboard/recipients">Back to recipients</a></p>`, null, 404);
+    }
+    return recipientsPage(reply, session, null, 200, replacing);
+  });
 
   app.post('/dashboard/recipients', { schema: { hide: true, ...dashboardSchemas.createRecipient } }, async (request, reply) => {
     const session = sessionOf(request);
