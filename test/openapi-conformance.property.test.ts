@@ -31,6 +31,8 @@ const SKIPPED = [/^\/api\/v1\/events\/stream$/, /^\/api\/v1\/providers\//];
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 /** Fastify's maxParamLength: a longer path segment is refused by the router with 414 before any schema runs. */
 const ROUTER_PARAM_LENGTH_MAX = 100;
+/** An empty segment, `.` or `..` is no parameter at all (the URL names another path): not a schema question. */
+const isPathSegment = (value: unknown) => !['', '.', '..'].includes(String(value));
 /** A 1x1 PNG: evidence is judged by its content. */
 /**
  * The 400s a valid request may get: rules no schema can say, each naming its field. What an id refers to
@@ -186,7 +188,8 @@ describe(`the API document is exactly as strict as the server (${storageKind})`,
       const model: Record<string, fc.Arbitrary<unknown>> = {};
       const required: string[] = [];
       for (const parameter of parameters.filter((p) => p.in === where)) {
-        model[parameter.name] = arbitraries.valid(parameter.schema, parameter.name);
+        const value = arbitraries.valid(parameter.schema, parameter.name);
+        model[parameter.name] = where === 'path' ? value.filter(isPathSegment) : value;
         if (parameter.required) required.push(parameter.name);
       }
       return fc.record(model, { requiredKeys: required });
@@ -205,8 +208,7 @@ describe(`the API document is exactly as strict as the server (${storageKind})`,
       for (const parameter of parameters) {
         const where = parameter.in;
         const bad = arbitraries.invalid(parameter.schema, 'text');
-        // An empty path segment is no parameter at all (another route, or none): not a schema question.
-        if (bad) spots.push(bad.filter((value) => where !== 'path' || (typeof value === 'string' && value !== '')).map((value) => ({ ...request, [where]: { ...request[where], [parameter.name]: value } })));
+        if (bad) spots.push(bad.filter((value) => where !== 'path' || isPathSegment(value)).map((value) => ({ ...request, [where]: { ...request[where], [parameter.name]: value } })));
         if (parameter.required && where !== 'path') spots.push(fc.constant({ ...request, [where]: setAt(request[where], [parameter.name], REMOVE) as Record<string, unknown> }));
       }
       if (jsonBody) {

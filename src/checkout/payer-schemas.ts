@@ -1,6 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ANY_NETWORK_PHONE_PATTERN, DateTime, fieldRule, StringEnum } from '../http/schemas.ts';
-import { phoneOfNetwork } from '../payouts/schemas.ts';
+import { ANY_NETWORK_PHONE_PATTERN, DateTime, fieldRule, phoneOfNetwork, StringEnum } from '../http/schemas.ts';
 import { MOMO_NETWORKS } from '../lib/ghana.ts';
 import { railIds, railList } from '../rails/registry.ts';
 import { ATTEMPT_STATUSES, CASH_SLIP_STATUSES, ID_PARAM_LENGTH_MAX, SESSION_STATUSES } from './model.ts';
@@ -80,11 +79,11 @@ export const CheckoutQuote = Type.Object(
 export const attemptBody = () => {
   const fields = {
     rail: StringEnum(railIds(), { description: `The payment method: ${railList()}.` }),
-      amount_minor: Type.Integer({ minimum: 1, description: 'The quoted total for the rail.' }),
-      operator: Type.Optional(
-        Type.String({ maxLength: OPERATOR_FIELD_LENGTH_MAX, description: `momo (required): the Mobile Money network, one of ${MOMO_NETWORKS.join(', ')}; ignored for other rails.`, examples: [...MOMO_NETWORKS] }),
-      ),
-      phone: Type.Optional(Type.String({ maxLength: PHONE_FIELD_LENGTH_MAX, description: 'momo (required): a Ghana mobile number of the operator\'s network, local or +233 form; ignored for other rails.' })),
+    amount_minor: Type.Integer({ minimum: 1, description: 'The quoted total for the rail.' }),
+    operator: Type.Optional(
+      Type.String({ maxLength: OPERATOR_FIELD_LENGTH_MAX, description: `momo (required): the Mobile Money network, one of ${MOMO_NETWORKS.join(', ')}; ignored for other rails.`, examples: [...MOMO_NETWORKS] }),
+    ),
+    phone: Type.Optional(Type.String({ maxLength: PHONE_FIELD_LENGTH_MAX, description: 'momo (required): a Ghana mobile number of the operator\'s network, local or +233 form; ignored for other rails.' })),
     account_name: Type.Optional(Type.String({ maxLength: ACCOUNT_NAME_LENGTH_MAX })),
   };
   return Type.Object(fields, {

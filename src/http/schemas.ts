@@ -117,6 +117,15 @@ export function fieldRule(properties: Record<string, unknown>, rule: { if: Branc
   return { if: whole(rule.if), then: whole(rule.then), ...(rule.else ? { else: whole(rule.else) } : {}) };
 }
 
+/** Mobile Money: the phone of the chosen network, as checkPhoneForNetwork (src/lib/ghana.ts) checks it. */
+export const phoneOfNetwork = (properties: Record<string, unknown>, networkField: string, when: { field: string; value: string }) =>
+  MOMO_NETWORKS.map((network) =>
+    fieldRule(properties, {
+      if: { properties: { [when.field]: { const: when.value }, [networkField]: { const: network } }, required: [when.field, networkField] },
+      then: { properties: { phone: { pattern: networkPhonePattern(network) } } },
+    }),
+  );
+
 // Text the server refuses and the schemas must say so (body.ts refuses both before validation): U+0000,
 // which PostgreSQL text cannot hold, and an unpaired UTF-16 surrogate (as code points, which Ajv's `u`
 // patterns and other code-point regex engines read alike: a paired surrogate is one astral character).

@@ -1,7 +1,7 @@
 // TypeBox schemas of the payouts API (SPEC 4.3): they validate, serialise and document (OpenAPI). Closed
 // sets are read from their source: account types and statuses from model.ts, networks from src/lib/ghana.ts.
 import { Type } from '@sinclair/typebox';
-import { ANY_NETWORK_PHONE_PATTERN, Currency, DateTime, Environment, explainedPattern, fieldRule, networkPhonePattern, NON_BLANK_TEXT_PATTERN, StringEnum } from '../http/schemas.ts';
+import { ANY_NETWORK_PHONE_PATTERN, Currency, DateTime, Environment, explainedPattern, fieldRule, NON_BLANK_TEXT_PATTERN, phoneOfNetwork, StringEnum } from '../http/schemas.ts';
 import { MOMO_NETWORKS } from '../lib/ghana.ts';
 import {
   ACCOUNT_NAME_LENGTH_MAX,
@@ -32,14 +32,6 @@ const UUID_FIELD_LENGTH_MAX = 64; // bank_id, merchant_id
 const ACCOUNT_NUMBER_FIELD_LENGTH_MAX = 64;
 const PHONE_FIELD_LENGTH_MAX = 32;
 
-/** momo: the phone of the chosen network (recipients.ts checks the prefix against it). */
-export const phoneOfNetwork = (properties: Record<string, unknown>, networkField: string, when: { field: string; value: string }) =>
-  MOMO_NETWORKS.map((network) =>
-    fieldRule(properties, {
-      if: { properties: { [when.field]: { const: when.value }, [networkField]: { const: network } }, required: [when.field, networkField] },
-      then: { properties: { phone: { pattern: networkPhonePattern(network) } } },
-    }),
-  );
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -95,36 +87,36 @@ export const RecipientList = Type.Object({ object: Type.Literal('list'), recipie
 
 const RecipientFields = {
   account_type: Type.Optional(AccountTypeSchema),
-    bank_id: Type.Optional(Type.String({ format: 'uuid', maxLength: UUID_FIELD_LENGTH_MAX, description: 'bank (required): one of the banks of GET /api/v1/payouts/capabilities.' })),
-    account_number: Type.Optional(
-      Type.String({
-        maxLength: ACCOUNT_NUMBER_FIELD_LENGTH_MAX,
-        pattern: explainedPattern(`^[0-9]{${ACCOUNT_NUMBER_DIGITS_MIN},${ACCOUNT_NUMBER_DIGITS_MAX}}$`, `must be ${ACCOUNT_NUMBER_DIGITS_MIN} to ${ACCOUNT_NUMBER_DIGITS_MAX} digits`),
-        description: `bank (required): the account number, ${ACCOUNT_NUMBER_DIGITS_MIN} to ${ACCOUNT_NUMBER_DIGITS_MAX} digits.`,
-      }),
-    ),
-    account_name: Type.String({ minLength: 1, maxLength: ACCOUNT_NAME_LENGTH_MAX, pattern: NON_BLANK_TEXT_PATTERN, description: 'The account holder\'s name (the registered wallet name for momo).' }),
-    network: Type.Optional(NetworkSchema),
-    phone: Type.Optional(
-      Type.String({ maxLength: PHONE_FIELD_LENGTH_MAX, pattern: ANY_NETWORK_PHONE_PATTERN, description: 'momo (required): a Ghana mobile number of the network, local or +233 form; spaces and hyphens accepted.' }),
-    ),
-    previous_version_id: Type.Optional(Type.String({ maxLength: PAYOUT_ID_LENGTH_MAX, description: 'The recipient this one replaces (deactivated when this one is created).' })),
-    merchant_id: Type.Optional(Type.String({ format: 'uuid', maxLength: UUID_FIELD_LENGTH_MAX, description: 'Optional: must be the key\'s merchant.' })),
+  bank_id: Type.Optional(Type.String({ format: 'uuid', maxLength: UUID_FIELD_LENGTH_MAX, description: 'bank (required): one of the banks of GET /api/v1/payouts/capabilities.' })),
+  account_number: Type.Optional(
+    Type.String({
+      maxLength: ACCOUNT_NUMBER_FIELD_LENGTH_MAX,
+      pattern: explainedPattern(`^[0-9]{${ACCOUNT_NUMBER_DIGITS_MIN},${ACCOUNT_NUMBER_DIGITS_MAX}}$`, `must be ${ACCOUNT_NUMBER_DIGITS_MIN} to ${ACCOUNT_NUMBER_DIGITS_MAX} digits`),
+      description: `bank (required): the account number, ${ACCOUNT_NUMBER_DIGITS_MIN} to ${ACCOUNT_NUMBER_DIGITS_MAX} digits.`,
+    }),
+  ),
+  account_name: Type.String({ minLength: 1, maxLength: ACCOUNT_NAME_LENGTH_MAX, pattern: NON_BLANK_TEXT_PATTERN, description: 'The account holder\'s name (the registered wallet name for momo).' }),
+  network: Type.Optional(NetworkSchema),
+  phone: Type.Optional(
+    Type.String({ maxLength: PHONE_FIELD_LENGTH_MAX, pattern: ANY_NETWORK_PHONE_PATTERN, description: 'momo (required): a Ghana mobile number of the network, local or +233 form; spaces and hyphens accepted.' }),
+  ),
+  previous_version_id: Type.Optional(Type.String({ maxLength: PAYOUT_ID_LENGTH_MAX, description: 'The recipient this one replaces (deactivated when this one is created).' })),
+  merchant_id: Type.Optional(Type.String({ format: 'uuid', maxLength: UUID_FIELD_LENGTH_MAX, description: 'Optional: must be the key\'s merchant.' })),
   environment: Type.Optional(Environment),
 };
 export const RecipientBody = Type.Object(RecipientFields, {
-    additionalProperties: false,
-    description: 'account_type bank (the default) takes bank_id and account_number and no wallet field; momo takes network and phone (of that network) and no bank field.',
-    // The rules of recipients.ts the properties alone cannot say: which fields each account type requires and refuses.
-    allOf: [
-      fieldRule(RecipientFields, {
-        if: { properties: { account_type: { const: 'momo' } }, required: ['account_type'] },
-        then: { required: ['network', 'phone'], properties: { bank_id: false, account_number: false } },
-        else: { required: ['bank_id', 'account_number'], properties: { network: false, phone: false } },
-      }),
-      ...phoneOfNetwork(RecipientFields, 'network', { field: 'account_type', value: 'momo' }),
-    ],
-    examples: [{ account_type: 'momo', network: 'mtn', phone: '0241234567', account_name: 'Kofi Boateng' }],
+  additionalProperties: false,
+  description: 'account_type bank (the default) takes bank_id and account_number and no wallet field; momo takes network and phone (of that network) and no bank field.',
+  // The rules of recipients.ts the properties alone cannot say: which fields each account type requires and refuses.
+  allOf: [
+    fieldRule(RecipientFields, {
+      if: { properties: { account_type: { const: 'momo' } }, required: ['account_type'] },
+      then: { required: ['network', 'phone'], properties: { bank_id: false, account_number: false } },
+      else: { required: ['bank_id', 'account_number'], properties: { network: false, phone: false } },
+    }),
+    ...phoneOfNetwork(RecipientFields, 'network', { field: 'account_type', value: 'momo' }),
+  ],
+  examples: [{ account_type: 'momo', network: 'mtn', phone: '0241234567', account_name: 'Kofi Boateng' }],
 });
 
 export const PayoutRecipient = Type.Object(
