@@ -180,11 +180,11 @@ describe(`operations endpoints (${storageKind})`, () => {
     }
   });
 
-  it('an unknown route is a 404 in the error envelope', async () => {
+  it('an unknown route is a 404 in the error envelope (a known path with another method is a 405: test/http-methods.test.ts)', async () => {
     for (const [method, url] of [
       ['GET', '/api/v1/nothing-here'],
       ['POST', '/api/v2/sessions'],
-      ['DELETE', '/api/v1/sessions'],
+      ['DELETE', '/api/v1/sessions-of-nobody'],
       ['GET', '/healthz/extra?x=1'],
     ] as const) {
       const res = await t.app.inject({ method, url });
