@@ -251,7 +251,10 @@ describe('background jobs pause while storage is unavailable (src/db/availabilit
     const waiting = availability.whenAvailable().then(() => {
       resumed = true;
     });
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    // Wait for the probes, not a fixed time: under npm test on Node 22, 80 ms saw only 2 probes of 10 ms
+    // each (timers ran late), where a quiet process sees 7.
+    const deadline = Date.now() + 5_000;
+    while (pings < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     assert.equal(resumed, false, 'jobs stay paused while the probe fails');
     assert.ok(pings >= 3, `the probe asks again and again (${pings})`);
     up = true;
