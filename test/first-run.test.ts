@@ -41,7 +41,10 @@ async function startServer(storage: Storage, env: Record<string, string> = {}): 
   // Ready, and the banner (printed right after the ready line) flushed.
   while (!stdout.includes('"msg":"Sika is ready"') || (stdout.includes('first run: demo merchant created') && !/={20,}\n\n/.test(stdout))) {
     if (child.exitCode !== null) assert.fail(`the server exited with ${child.exitCode}: ${stderr.slice(0, 500)}`);
-    if (Date.now() > deadline) assert.fail(`the server was not ready in time: ${stderr.slice(0, 500)}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL'); // a server left running keeps the test file from ever exiting
+      assert.fail(`the server was not ready in time: ${stderr.slice(0, 500)}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return {
