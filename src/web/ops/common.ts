@@ -1,0 +1,15 @@
+// What every operator console page module shares: the acting operator, the page frame and its flash message.
+import type { FastifyReply } from 'fastify';
+import type { Actor } from '../../audit/log.ts';
+import type { WebSession } from '../auth.ts';
+import { sendPage } from '../console.ts';
+import type { Html } from '../html.ts';
+import { page } from '../layout.ts';
+
+export type Flash = { message: string; error?: boolean } | null;
+
+export const actorOf = (session: WebSession): Actor => ({ type: 'operator', id: session.operatorId!, email: session.email });
+
+/** Sends one console page: its nav entry, title, body and an optional flash, with the status given. */
+export const showOpsPage = (reply: FastifyReply, session: WebSession, active: string, title: string, body: Html, flash: Flash = null, status = 200) =>
+  sendPage(reply, page({ title, session, kind: 'operator', active, flash, body }), status);
