@@ -1,0 +1,104 @@
+// What every operator console list shares: a search box and filters in a GET form, keyset paging on
+// (timestamp, id) with an opaque `after` cursor, CONSOLE_PAGE_ROWS rows a page, and a CSV export of every row
+// the same search and filters match (`format=csv`, streamed page by page through src/http/csv.ts).
+//
+// A list page: readListQuery(request.query, ['status', …]) → the store reads { q, filters, cursor, limit } with
+// `(ts, id) < ($at, $id) ORDER BY ts DESC, id DESC LIMIT $limit` → pageOf() for the page, allRowsOf() for CSV;
+// listToolbar() above the table and pagerNav() below it.
+import type { FastifyReply } from 'fastify';
+import { sendCsv } from '../../http/csv.ts';
+import type { CsvColumn } from '../../lib/csv-columns.ts';
+import { html, type Html } from '../html.ts';
+
+/** Rows on one page of a console list. */
+export const CONSOLE_PAGE_ROWS = 50;
+/** The longest search text read; the rest is ignored. */
+export const CONSOLE_SEARCH_LENGTH_MAX = 100;
+
+/** A keyset position: the rows after the one with this timestamp and id, in the list's order. */
+export interface ConsoleCursor {
+  at: Date;
+  id: string;
+}
+
+export interface ListQuery {
+  q: string;
+  cursor: ConsoleCursor | null;
+  csv: boolean;
+  /** The named filters that were given, each non-empty and at most CONSOLE_SEARCH_LENGTH_MAX characters. */
+  filters: Record<string, string>;
+}
+
+/** The cursor as the `after` parameter carries it: base64url of "<ISO timestamp>|<id>". */
+export const encodeCursor = (at: Date, id: string): string => Buffer.from(`${at.toISOString()}|${id}`, 'utf8').toString('base64url');
+
+/** The position an `after` parameter names, or null when it is absent or not one of ours (the first page). */
+export function decodeCursor(value: unknown): ConsoleCursor | null {
+  if (typeof value !== 'string' || value === '' || value.length > 400 || !/^[\w-]+$/.test(value)) return null;
+  const text = Buffer.from(value, 'base64url').toString('utf8');
+  const bar = text.indexOf('|');
+  if (bar < 0) return null;
+  const at = new Date(text.slice(0, bar));
+  const id = text.slice(bar + 1);
+  if (Number.isNaN(at.getTime()) || id === '' || id.length > 200) return null;
+  return { at, id };
+}
+
+const textParam = (value: unknown): string => (typeof value === 'string' ? value.trim().slice(0, CONSOLE_SEARCH_LENGTH_MAX) : '');
+
+/** The search, the filters named, the cursor and whether CSV was asked for, from a list page's query string. */
+export function readListQuery(query: Record<string, unknown> | undefined, filterNames: readonly string[]): ListQuery {
+  const source = query ?? {};
+  const filters: Record<string, string> = {};
+  for (const name of filterNames) {
+    const value = textParam(source[name]);
+    if (value) filters[name] = value;
+  }
+  return { q: textParam(source.q), cursor: decodeCursor(source.after), csv: source.format === 'csv', filters };
+}
+
+/** A search text as an ILIKE pattern matching it anywhere, its wildcards taken literally (escape character \). */
+export const likePattern = (q: string): string => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+type Fetch<Row> = (cursor: ConsoleCursor | null, limit: number) => Promise<readonly Row[]>;
+
+/** One page from the cursor on, and the cursor of the next page (null on the last one). */
+export async function pageOf<Row>(fetch: Fetch<Row>, cursor: ConsoleCursor | null, key: (row: Row) => ConsoleCursor): Promise<{ rows: Row[]; next: string | null }> {
+  const rows = [...(await fetch(cursor, CONSOLE_PAGE_ROWS + 1))];
+  if (rows.length <= CONSOLE_PAGE_ROWS) return { rows, next: null };
+  rows.length = CONSOLE_PAGE_ROWS;
+  const last = key(rows[CONSOLE_PAGE_ROWS - 1]!);
+  return { rows, next: encodeCursor(last.at, last.id) };
+}
+
+/** Every row, a page at a time (for a CSV export: memory stays one page whatever the list holds). */
+export async function* allRowsOf<Row>(fetch: Fetch<Row>, key: (row: Row) => ConsoleCursor): AsyncIterable<Row> {
+  let cursor: ConsoleCursor | null = null;
+  for (;;) {
+    const rows = await fetch(cursor, CONSOLE_PAGE_ROWS);
+    yield* rows;
+    if (rows.length < CONSOLE_PAGE_ROWS) return;
+    cursor = key(rows[rows.length - 1]!);
+  }
+}
+
+/** A list's address with its parameters (empty ones left out). */
+export function listHref(basePath: string, params: Record<string, string | null | undefined>): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) if (value) search.set(name, value);
+  const text = search.toString();
+  return text ? `${basePath}?${text}` : basePath;
+}
+
+/** The search and filter form above a list, with the CSV export of what it shows. */
+export const listToolbar = (options: { action: string; q: string; searchLabel: string; placeholder?: string; filters?: Html; csvHref: string }): Html =>
+  html`<form method="get" action="${options.action}" class="card row" role="search"><div><label for="list-q">${options.searchLabel}</label><input id="list-q" name="q" type="search" value="${options.q}" maxlength="${CONSOLE_SEARCH_LENGTH_MAX}"${options.placeholder ? html` placeholder="${options.placeholder}"` : ''}></div>${options.filters ?? ''}<div><button type="submit">Search</button></div><div><a class="button secondary" href="${options.csvHref}">Export CSV</a></div></form>`;
+
+/** Below a list: "Next page" while more rows follow, "First page" once past the first. */
+export function pagerNav(basePath: string, params: Record<string, string | null | undefined>, next: string | null, onLaterPage: boolean): Html {
+  if (!next && !onLaterPage) return html``;
+  return html`<nav aria-label="Pages" class="row" style="margin-top:.6rem">${onLaterPage ? html`<a class="button secondary" href="${listHref(basePath, { ...params, after: null })}">First page</a>` : ''}${next ? html`<a class="button secondary" href="${listHref(basePath, { ...params, after: next })}">Next page</a>` : ''}</nav>`;
+}
+
+/** Sends every matching row as a CSV attachment. */
+export const sendConsoleCsv = <Row>(reply: FastifyReply, filename: string, columns: readonly CsvColumn<Row>[], rows: AsyncIterable<Row>): FastifyReply => sendCsv(reply, { filename, columns, rows });
