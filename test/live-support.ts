@@ -24,7 +24,7 @@ export interface LiveApp {
 /** Starts the app listening on `port` with BASE_URL pointing at it, and the given provider settings. */
 export async function startLiveApp(port: number, env: Record<string, string>): Promise<LiveApp> {
   const baseUrl = `http://127.0.0.1:${port}`;
-  const t = await startTestApp({ BASE_URL: baseUrl, PORT: String(port), PROVIDER_TIMEOUT_MS: '400', ...env });
+  const t = await startTestApp({ BASE_URL: baseUrl, PORT: String(port), PROVIDER_TIMEOUT_MS: '2000', ...env });
   await t.listen();
   return {
     t,

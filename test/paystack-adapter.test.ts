@@ -22,7 +22,8 @@ import { STAND_IN_GHANA_BANKS, startPaystackStandIn, type PaystackStandIn } from
 
 const SECRET_KEY = 'sk_test_4f1c0ffee0ddba11';
 /** Short, so a held request fails the test run in a fraction of a second rather than the default 15 s. */
-const TIMEOUT_MS = 300;
+// Long enough for a loaded 2-core machine to answer a call the stand-in answers; only the three held answers wait it out.
+const TIMEOUT_MS = 2_000;
 
 interface Received {
   raw: Buffer;

@@ -18,7 +18,8 @@ import { startMtnMomoStandIn, type MtnMomoStandIn } from './standins/mtn-momo.ts
 import { startPaystackStandIn, type PaystackStandIn } from './standins/paystack.ts';
 
 /** Short, so a held request fails in a fraction of a second. */
-const TIMEOUT_MS = 400;
+// Long enough for a loaded 2-core machine to answer a call the stand-in answers; only the held answer waits it out.
+const TIMEOUT_MS = 2_000;
 const SECRET_KEY = 'sk_test_refunds0c0ffee';
 
 const refundId = () => `re_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
