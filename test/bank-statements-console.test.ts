@@ -63,19 +63,19 @@ describe(`the operator console's Statements page (${storageKind})`, () => {
     return id;
   }
 
-  it('is linked from the navigation and offers the upload form with the collection account\'s bank chosen', async () => {
+  it('is linked from the navigation and offers the upload form for the one collection account', async () => {
     const home = await ops.get('/ops');
     assert.match(home.body, /<a href="\/ops\/statements">Statements<\/a>/);
     const page = await ops.get('/ops/statements');
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /<a href="\/ops\/statements" aria-current="page">Statements<\/a>/);
     assert.match(page.body, /<form method="post" action="\/ops\/statements\/import" enctype="multipart\/form-data"/);
-    assert.match(page.body, /<option value="GCB" selected>GCB Bank \(GCB\)<\/option>/);
+    assert.match(page.body, /<strong>Collection account:<\/strong> GCB Bank \(GCB\) 1011130012345, Sika Collections Ltd<\/p><input type="hidden" name="bank_code" value="GCB">/);
     assert.match(page.body, /<label for="statement-columns">/);
     assert.match(page.body, /Unmatched credits \(\d+\)/);
   });
 
-  it('an uploaded statement is imported: the exact credit pays its payment, the other is queued; the import is listed and its page shows its lines; uploading it again changes nothing', async () => {
+  it('an uploaded statement is imported: the exact credit pays its payment, the other is queued; the import is listed and its page shows its lines; uploading it again is refused', async () => {
     const m = await t.merchant();
     const transfer = await liveTransfer(t, m, 45_000);
     const words = uniqueWords();
@@ -106,8 +106,8 @@ describe(`the operator console's Statements page (${storageKind})`, () => {
     assert.equal((await ops.get(`/ops/statements/imports/${randomUUID()}`)).statusCode, 404);
 
     const again = await upload(csv, {}, { filename: 'march-again.csv' });
-    assert.equal(again.statusCode, 200);
-    assert.equal(flashOf(again.body), 'Imported march-again.csv (GCB): 2 lines, 2 credits: 0 matched, 0 amount mismatch, 0 unmatched, 2 already imported.');
+    assert.equal(again.statusCode, 409);
+    assert.match(flashOf(again.body), /^This file was imported already: march\.csv for GCB on /);
     assert.equal(await queuedLineId(words), lineId, 'the same one credit waits');
     const list = await ops.get('/ops/statements');
     assert.match(list.body, new RegExp(`<a href="/ops/statements/imports/${importId}">march\\.csv</a></td><td>operator:${operatorEmail.replace(/[.]/g, '\\.')}</td>\\s*<td>2</td><td>2</td><td>1</td><td>0</td><td>1</td><td>0</td><td>0</td>`));
@@ -167,7 +167,7 @@ describe(`the operator console's Statements page (${storageKind})`, () => {
     assert.equal(empty.statusCode, 400);
     const badBank = await upload(gcbStatement([{ narration: 'X', credit: '1.00' }]), { bank_code: 'NOPE' });
     assert.equal(badBank.statusCode, 400);
-    assert.match(flashOf(badBank.body), /"NOPE" is not the code of a bank Sika knows/);
+    assert.match(flashOf(badBank.body), /"NOPE" is not the code of a bank with a Sika collection account/);
     const odd = `When,What,Got\n12/03/2026,${uniqueWords()},5.00\n`;
     const noHeader = await upload(odd);
     assert.equal(noHeader.statusCode, 400);

@@ -3,7 +3,11 @@
 import assert from 'node:assert/strict';
 import { randomInt, randomUUID } from 'node:crypto';
 import type { CreatedMerchant } from '../src/accounts/service.ts';
-import type { TestContext } from './helpers.ts';
+import type { Actor } from '../src/audit/log.ts';
+import { createOperator } from '../src/ops/service.ts';
+import { collectionAccounts } from '../src/rails/bank-transfer/accounts.ts';
+import { ConsoleClient } from './console-client.ts';
+import { startTestApp, type TestContext } from './helpers.ts';
 import { createSession, postAttempt, totalOf } from './checkout-support.ts';
 
 /** The collection account Live bank transfers are paid into (BANK_TRANSFER_* settings). */
@@ -93,4 +97,14 @@ export async function liveBalance(t: TestContext, m: CreatedMerchant): Promise<n
   const res = await t.app.inject({ method: 'GET', url: '/api/v1/payouts/balance', headers: { authorization: `Bearer ${m.live_api_key}` } });
   assert.equal(res.statusCode, 200, res.body);
   return (res.json() as { available_minor: number }).available_minor;
+}
+
+/** An app with the bank transfer collection account, and an operator signed in to /ops (its actor for direct service calls). */
+export async function statementsConsole(prefix: string, password: string) {
+  const t = await startTestApp(BANK_ENV);
+  const email = `${prefix}-${randomUUID()}@example.com`;
+  const created = await createOperator(t.db, { email, password, role: 'operator' });
+  const operator: Actor = { type: 'operator', id: created.operator_id, email };
+  const ops = await new ConsoleClient(t, '/ops').signedIn(email, password);
+  return { t, ops, operator, accounts: collectionAccounts(t.config.providers.bankTransfer) };
 }

@@ -17,7 +17,7 @@ import { loadConfig } from '../src/config.ts';
 import { openDb } from '../src/db/index.ts';
 import { buildApp } from '../src/http/app.ts';
 import { SikaError } from '../src/lib/errors.ts';
-import { resolveHeldAttempt } from '../src/ops/service.ts';
+import { createOperator, requestHeldDecision } from '../src/ops/service.ts';
 import {
   createBankTransfer,
   findPaymentReference,
@@ -27,6 +27,7 @@ import {
   PAYMENT_REFERENCE_ALPHABET,
   PAYMENT_REFERENCE_PATTERN,
 } from '../src/rails/bank-transfer/index.ts';
+import { collectionAccounts } from '../src/rails/bank-transfer/accounts.ts';
 import { RailUnavailableError, type AttemptForRail } from '../src/rails/types.ts';
 import { parseAmountCell, parseStatementDate } from '../src/statements/cells.ts';
 import { parseColumnMapping, parseStatementCsv } from '../src/statements/csv.ts';
@@ -34,6 +35,7 @@ import { fingerprintCredits, type StatementCredit } from '../src/statements/mode
 import { assignCredit, importStatement, resolveCredit, statementsOverview, type ImportResult } from '../src/statements/service.ts';
 import { BANK_ENV, attemptOf, cedis, gcbStatement, lineById, linesOfImport, liveBalance, liveTransfer, sessionStatus, uniqueWords, type Row } from './bank-statements-support.ts';
 import { backdate, creditOf, runExpiry } from './checkout-support.ts';
+import { CLI_USER_AT_HOST } from './cli-io.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -323,8 +325,8 @@ describe(`bank statement imports (${storageKind})`, () => {
   });
   after(() => t.close());
 
-  const importCsv = (csv: string, options: { bankCode?: string; columns?: string } = {}): Promise<ImportResult> =>
-    importStatement(t.db, { bankCode: options.bankCode ?? 'gcb', fileName: 'C:\\Users\\ops\\march.csv', csv, columns: options.columns, importedBy: OPERATOR, checkoutUrlHost: t.config.checkoutUrlHost });
+  const importCsv = (csv: string, options: { bankCode?: string; columns?: string; forceReason?: string } = {}): Promise<ImportResult> =>
+    importStatement(t.db, { bankCode: options.bankCode ?? 'gcb', fileName: 'C:\\Users\\ops\\march.csv', csv, columns: options.columns, importedBy: OPERATOR, checkoutUrlHost: t.config.checkoutUrlHost, collectionAccounts: collectionAccounts(t.config.providers.bankTransfer), forceReason: options.forceReason });
   const counts = (r: ImportResult) => ({ lines: r.lines, credits: r.credits, matched: r.matched, amount_mismatch: r.amount_mismatch, unmatched: r.unmatched, duplicates: r.duplicates, errors: r.errors });
   /** The line as the queue shows it (searched by its narration: a shared database's queue holds other runs' lines), or undefined. */
   const queued = async (lineId: string) => {
@@ -391,7 +393,7 @@ describe(`bank statement imports (${storageKind})`, () => {
     assert.equal(audited!.after.matched, 1);
   });
 
-  it('importing the same statement twice changes nothing: every credit is a duplicate, no line, payment, event or ledger entry is added', async () => {
+  it('the same statement again is refused (same sha256); forced with a reason, or with other bytes, every credit is a duplicate: no line, payment, event or ledger entry is added', async () => {
     const m = await t.merchant();
     const paid = await liveTransfer(t, m, 30_000);
     const short = await liveTransfer(t, m, 40_000);
@@ -410,7 +412,9 @@ describe(`bank statement imports (${storageKind})`, () => {
         journal: (await t.db.query<{ n: number }>("SELECT count(*)::int AS n FROM journal_entries WHERE reference_type = 'payment' AND reference_id = ANY($1::text[])", [[paid.attemptId, short.attemptId]]))[0]!.n,
       });
     const before = await snapshot();
-    const again = await importCsv(csv);
+    await assert.rejects(importCsv(csv), rejects('STATEMENT_ALREADY_IMPORTED', /^This file was imported already: march\.csv for GCB on /));
+    assert.equal(await snapshot(), before);
+    const again = await importCsv(csv, { forceReason: 'Checking the duplicate rule' });
     assert.deepEqual(counts(again), { lines: 3, credits: 3, matched: 0, amount_mismatch: 0, unmatched: 0, duplicates: 3, errors: 0 });
     assert.equal(await snapshot(), before);
     assert.deepEqual(await linesOfImport(t, again.import_id), [], 'the second import recorded no line');
@@ -573,7 +577,10 @@ describe(`bank statement imports (${storageKind})`, () => {
     const result = await importCsv(gcbStatement([{ narration: `FEES ${rejected.reference}`, credit: '600.00' }]));
     const [line] = await linesOfImport(t, result.import_id);
     assert.equal(line!.status, 'amount_mismatch');
-    await resolveHeldAttempt(t.db, OPERATOR, t.config.checkoutUrlHost, rejected.attemptId, 'reject');
+    // A reject moves no money: it applies at once (no second operator), by a real operator with a reason.
+    const reviewer = await createOperator(t.db, { email: `reviewer-${randomUUID()}@example.com`, password: 'statements-reviewer-password' });
+    const reviewerActor: Actor = { type: 'operator', id: reviewer.operator_id, email: reviewer.email };
+    await requestHeldDecision(t.db, reviewerActor, t.config.checkoutUrlHost, rejected.attemptId, { choice: 'reject', reason: 'Not this payer', confirmed: true });
     const inQueue = await queued(line!.id);
     assert.ok(inQueue, 'the credit was never applied: it is queued again');
     assert.equal(inQueue.attempt_status, 'failed');
@@ -673,7 +680,7 @@ describe(`sika statements import (${storageKind})`, () => {
     }
   }
 
-  it('imports a statement file and prints the counts; the same file again is all duplicates; --json gives the result', async () => {
+  it('imports a statement file and prints the counts; the same file again is refused, and with --force-reason all duplicates; --json gives the result', async () => {
     const transfer = await withApp(async (t) => liveTransfer(t, await t.merchant(), 20_000));
     const file = join(workDir, 'gcb-march.csv');
     writeFileSync(file, gcbStatement([
@@ -695,9 +702,12 @@ describe(`sika statements import (${storageKind})`, () => {
       assert.equal((await attemptOf(t, transfer.attemptId)).status, 'paid');
       assert.equal(await sessionStatus(t, transfer.sessionId), 'success');
       const [audited] = await t.db.query<{ actor_id: string }>("SELECT actor_id FROM audit_log WHERE action = 'statement.import' ORDER BY id DESC LIMIT 1");
-      assert.equal(audited!.actor_id, 'cli');
+      assert.equal(audited!.actor_id, CLI_USER_AT_HOST, 'the CLI user@host');
     });
-    const again = await runCli(['statements', 'import', file, '--bank', 'gcb', '--json'], env);
+    const refused = await runCli(['statements', 'import', file, '--bank', 'gcb', '--json'], env);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /This file was imported already: gcb-march\.csv for GCB on /);
+    const again = await runCli(['statements', 'import', file, '--bank', 'gcb', '--json', '--force-reason', 'The bank sent it twice'], env);
     assert.equal(again.code, 0, again.stderr);
     const result = JSON.parse(again.stdout) as ImportResult;
     assert.deepEqual([result.credits, result.duplicates, result.matched, result.unmatched, result.errors], [2, 2, 0, 0, 1]);
@@ -719,7 +729,7 @@ describe(`sika statements import (${storageKind})`, () => {
     for (const args of [['statements', '--help'], ['statements', 'import', '--help'], ['statements']]) {
       const help = await runCli(args, env);
       assert.equal(help.code, 0, help.stderr);
-      assert.match(help.stdout, /usage: sika statements import FILE --bank CODE \[--columns MAPPING\] \[--json\]/);
+      assert.match(help.stdout, /usage: sika statements import FILE --bank CODE \[--columns MAPPING\] \[--force-reason TEXT\] \[--json\]/);
       assert.match(help.stdout, /date=Txn Date,credit=Amount In,description=Details/);
     }
     const general = await runCli(['--help'], env);

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { run, USAGE } from '../src/cli/main.ts';
-import type { CliIo } from '../src/cli/common.ts';
+import { cliActor, type CliIo } from '../src/cli/common.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -23,6 +23,7 @@ async function runHere(argv: string[]): Promise<{ code: number; stdout: string; 
     stdin: async () => assert.fail(`${argv.join(' ')} read standard input`),
     stdinIsTerminal: false,
     cwd: ROOT,
+    actor: cliActor('test', 'localhost'),
   };
   const code = await run(argv, io);
   return { code, stdout: out.join('\n'), stderr: err.join('\n') };

@@ -334,7 +334,7 @@ describe(`sika listen (${storageKind})`, () => {
     assert.notEqual(body.secrets[0]!.secret, other.test_webhook_secret);
 
     // Rotated with an hour's overlap: the new secret, and the old one until the overlap ends.
-    const rotated = await rotateAnyWebhookSecret(t.db, body.secrets[0]!.endpoint_id, 3_600);
+    const rotated = await rotateAnyWebhookSecret(t.db, body.secrets[0]!.endpoint_id, 3_600, { type: 'cli', id: 'test@localhost', email: null });
     const after = (await (await get(m.test_api_key)).json()) as typeof body;
     assert.deepEqual(after.secrets.map((s) => s.secret), [rotated.secret, m.test_webhook_secret]);
     assert.equal(after.secrets[0]!.expires_at, null);

@@ -17,6 +17,7 @@ import { totpCode } from '../src/accounts/totp.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDb, type Db } from '../src/db/index.ts';
 import { buildApp } from '../src/http/app.ts';
+import { CLI_USER_AT_HOST } from './cli-io.ts';
 import { ConsoleClient } from './console-client.ts';
 import { storageKind, type TestContext } from './helpers.ts';
 
@@ -132,7 +133,7 @@ describe(`sika user set-password and reset-2fa (${storageKind})`, () => {
       assert.equal((await t.db.query('SELECT 1 FROM trusted_devices WHERE account_key = $1', [accountKey('merchant', email)])).length, 0, 'its trusted devices are revoked');
       await new ConsoleClient(t, '/dashboard', where).signedIn(email, `${PASSWORD} 2`);
       const audit = await t.db.query<{ action: string; actor_id: string }>("SELECT action, actor_id FROM audit_log WHERE action = 'user.password_set' AND object_id = (SELECT id::text FROM users WHERE email = $1)", [email]);
-      assert.deepEqual(audit.map((row) => [row.action, row.actor_id]), [['user.password_set', 'cli'], ['user.password_set', 'cli']]);
+      assert.deepEqual(audit.map((row) => [row.action, row.actor_id]), [['user.password_set', CLI_USER_AT_HOST], ['user.password_set', CLI_USER_AT_HOST]]);
     });
   });
 

@@ -193,7 +193,7 @@ describe(`operator passwords (${storageKind})`, () => {
     assert.equal((await here.get('/ops/teller')).statusCode, 200);
     assert.equal((await elsewhere.get('/ops/teller')).headers.location, '/ops/login');
     await new ConsoleClient(t, '/ops', address()).signedIn(email, NEW_PASSWORD);
-    assert.deepEqual(await auditActions(t, id), ['operator.create', 'operator.password_change']);
+    assert.deepEqual(await auditActions(t, id), ['operator.create', 'operator.2fa_enrol', 'operator.password_change']);
   });
 });
 

@@ -3,6 +3,8 @@
 // token, and the client address (request.ip) of every request, so tests can sign in from several addresses.
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { totpCode, totpStep, TOTP_PERIOD_S } from '../src/accounts/totp.ts';
 import { newPaymentReference } from '../src/rails/bank-transfer/reference.ts';
 import type { TestContext } from './helpers.ts';
 
@@ -29,6 +31,42 @@ export function assertWaits(res: LightMyRequestResponse, delayS: number, since: 
   assert.ok(/^\d+$/.test(header) && seconds <= delayS && seconds >= Math.max(1, delayS - gone), `Retry-After ${header}, expected ${delayS} less at most the ${gone} s gone since the failure that set it`);
   if (flash) assert.equal(flashOf(res.body), `Too many attempts. Try again in ${seconds} seconds.`);
   return seconds;
+}
+
+/**
+ * Operators must use a second factor (issue 30). The sign-in helpers below (ConsoleClient, HttpConsole and
+ * the browser's signIn) complete an operator's sign-in as a person would: an operator without one yet is
+ * sent to enrol, and the helper enrols with the secret the page shows and keeps it here (by lower-cased
+ * email, with the last time step it used and the recovery codes shown); later sign-ins answer the code step.
+ */
+export const operatorSecondFactors = new Map<string, { secret: string; lastStep: number; recoveryCodes: string[] }>();
+
+/** The enrolment page's secret (shown in groups of four). */
+export const secretIn = (body: string): string | undefined => /id="totp-secret">([A-Z2-7 ]+)</.exec(body)?.[1]?.replace(/\s+/g, '');
+export const recoveryCodesIn = (body: string): string[] => [...body.matchAll(/<li>([0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4})<\/li>/g)].map((m) => m[1]!);
+
+/** Keeps an enrolled operator's secret (the step its confirming code used is used up). */
+export function rememberSecondFactor(email: string, secret: string, step: number, recoveryCodes: string[]): void {
+  operatorSecondFactors.set(email.toLowerCase(), { secret, lastStep: step, recoveryCodes });
+}
+
+/**
+ * A code of the operator's known secret for a time step not used yet: the current step or the next (both
+ * accepted whatever the server's clock does in between), else it waits for the next step, since a code's
+ * step is never accepted twice.
+ */
+export async function freshTotpCode(email: string): Promise<string> {
+  const known = operatorSecondFactors.get(email.toLowerCase());
+  assert.ok(known, `no known second factor for ${email}: sign in once with signedIn() to enrol it`);
+  for (;;) {
+    const current = totpStep(Date.now());
+    const step = Math.max(known.lastStep + 1, current);
+    if (step <= current + 1) {
+      known.lastStep = step;
+      return totpCode(known.secret, step * TOTP_PERIOD_S * 1000);
+    }
+    await sleep((current + 1) * TOTP_PERIOD_S * 1000 - Date.now() + 50);
+  }
 }
 
 export class ConsoleClient {
@@ -64,12 +102,46 @@ export class ConsoleClient {
     return res;
   }
 
-  /** Signs in and checks it opened the console (no second factor). */
+  /**
+   * Signs in and checks it opened the console (a dashboard user without a second factor). An operator's
+   * sign-in is completed: the code step answered with the known secret, or the second factor enrolled
+   * when the console sends there first (operatorSecondFactors).
+   */
   async signedIn(email: string, password: string): Promise<this> {
     const res = await this.signIn(email, password);
     assert.equal(res.statusCode, 303, `sign-in as ${email}: ${res.statusCode} ${res.body.slice(0, 300)}`);
+    if (this.base === '/ops') {
+      await this.completeOperatorSignIn(res, email, password);
+      return this;
+    }
     assert.equal(res.headers.location, this.base);
     return this;
+  }
+
+  /** After an operator's right password: the code step, or the enrolment the console requires first. */
+  async completeOperatorSignIn(res: LightMyRequestResponse, email: string, password: string): Promise<void> {
+    if (res.headers.location === '/ops/login/code') {
+      await this.get('/ops/login/code');
+      const answered = await this.post('/ops/login/code', { code: await freshTotpCode(email) });
+      assert.equal(answered.statusCode, 303, `the code step of ${email}: ${answered.statusCode} ${answered.body.slice(0, 300)}`);
+      assert.equal(answered.headers.location, '/ops');
+    } else assert.equal(res.headers.location, '/ops');
+    const home = await this.get('/ops');
+    if (home.statusCode === 303 && home.headers.location === '/ops/account/2fa') await this.enrolOperator(email, password);
+  }
+
+  /** Enrols the signed-in operator's second factor through the page, as a person would, and keeps the secret. */
+  async enrolOperator(email: string, password: string): Promise<{ secret: string; recoveryCodes: string[] }> {
+    const page = await this.get('/ops/account/2fa');
+    const secret = secretIn(page.body);
+    assert.ok(secret, `the enrolment page shows the secret: ${page.statusCode} ${page.body.slice(0, 300)}`);
+    const step = totpStep(Date.now());
+    const done = await this.post('/ops/account/2fa', { code: totpCode(secret, step * TOTP_PERIOD_S * 1000), current_password: password });
+    const recoveryCodes = recoveryCodesIn(done.body);
+    assert.equal(done.statusCode, 200, done.body.slice(0, 300));
+    assert.equal(recoveryCodes.length, 10, 'ten recovery codes are shown once');
+    rememberSecondFactor(email, secret, step, recoveryCodes);
+    return { secret, recoveryCodes };
   }
 
   private deviceCookie(): string[] {
@@ -170,7 +242,23 @@ export class HttpConsole {
     assert.equal(login.status, 303, `sign-in as ${email}: ${(await login.text()).slice(0, 300)}`);
     assert.ok(token, 'signed in');
     this.cookie = `${SESSION_COOKIE[this.base]}=${token}`;
-    const home = await this.get(this.base);
+    // An operator: the code step with the known secret, or the enrolment the console requires first.
+    if (login.headers.get('location') === '/ops/login/code') {
+      await this.get('/ops/login/code');
+      const answered = await this.post('/ops/login/code', { code: await freshTotpCode(email) });
+      assert.equal(answered.status, 303, `the code step of ${email}: ${answered.body.slice(0, 300)}`);
+    }
+    let home = await this.get(this.base);
+    if (this.base === '/ops' && home.status === 303) {
+      const page = await this.get('/ops/account/2fa');
+      const secret = secretIn(page.body);
+      assert.ok(secret, `the enrolment page shows the secret: ${page.body.slice(0, 300)}`);
+      const step = totpStep(Date.now());
+      const done = await this.post('/ops/account/2fa', { code: totpCode(secret, step * TOTP_PERIOD_S * 1000), current_password: password });
+      assert.equal(done.status, 200, done.body.slice(0, 300));
+      rememberSecondFactor(email, secret, step, recoveryCodesIn(done.body));
+      home = await this.get(this.base);
+    }
     assert.equal(home.status, 200, home.body.slice(0, 300));
     assert.ok(this.csrf, 'the console pages carry a CSRF token');
     return this;

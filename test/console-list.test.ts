@@ -42,7 +42,7 @@ describe('console lists', () => {
     let cursor: ConsoleCursor | null = null;
     for (let pages = 0; ; pages++) {
       assert.ok(pages < 5);
-      const page = await pageOf(fetch, cursor, key);
+      const page: { rows: Row[]; next: string | null } = await pageOf(fetch, cursor, key);
       seen.push(...page.rows.map((r) => r.id));
       if (!page.next) {
         assert.equal(page.rows.length, 7);

@@ -201,7 +201,7 @@ describe(`trusted devices (${storageKind})`, () => {
     assertWaitsForAccount(revoked.headers['retry-after']);
 
     const third = 'set by an operator at the command line';
-    await setPassword(t.db, { kind: 'merchant', email: o.email, password: third });
+    await setPassword(t.db, { kind: 'merchant', email: o.email, password: third, actor: { type: 'cli', id: 'test@localhost', email: null } });
     assert.deepEqual(await devicesOf(t, o.email), [], 'set-password revokes every device');
     await backOffAccount(t, o.email); // set-password cleared the backoff: strangers start again
     assert.equal((await here.signIn(o.email, third)).statusCode, 429, 'even the browser that changed the password is untrusted now');

@@ -175,6 +175,8 @@ describe('Live MTN MoMo through the MTN MoMo Open API', () => {
     const status = (await attemptStatus(app, session.id, attempt.attempt_reference)).json;
     assert.equal(status.status, 'amount_mismatch');
     assert.equal(status.session_status, 'pending');
+    // What MTN took is recorded for the operator's decision (issue 30), and shown beside the amount charged.
+    assert.equal(status.amount_received_minor, 100);
   });
 
   it('a late success after the session expired is applied and announced: money taken is never dropped', async () => {

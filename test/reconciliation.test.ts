@@ -14,6 +14,7 @@ import { processDuePayouts } from '../src/payouts/processing.ts';
 import { createPaystack } from '../src/rails/paystack/index.ts';
 import { REPORT_PAGE_SIZE } from '../src/rails/paystack/reports.ts';
 import { parseDay, yesterdayInAccra } from '../src/reconciliation/model.ts';
+import { collectionAccounts } from '../src/rails/bank-transfer/accounts.ts';
 import { importStatement } from '../src/statements/service.ts';
 import { BANK_ENV, gcbStatement, cedis, liveTransfer, uniqueWords } from './bank-statements-support.ts';
 import { ConsoleClient } from './console-client.ts';
@@ -228,7 +229,7 @@ describe(`the operators' daily reconciliation (${storageKind})`, () => {
       { date: `${d}/${mo}/${y}`, narration: `TRF FROM AMA ${transfer.reference}`, credit: cedis(transfer.chargedMinor) },
       { date: `${d}/${mo}/${y}`, narration: stranger, credit: '120.00' },
     ]);
-    const result = await importStatement(db(), { bankCode: 'GCB', fileName: `${day}.csv`, csv: Buffer.from(csv), importedBy: { type: 'operator', id: randomUUID(), email: null }, checkoutUrlHost: app.t.config.checkoutUrlHost });
+    const result = await importStatement(db(), { bankCode: 'GCB', fileName: `${day}.csv`, csv: Buffer.from(csv), importedBy: { type: 'operator', id: randomUUID(), email: null }, checkoutUrlHost: app.t.config.checkoutUrlHost, collectionAccounts: collectionAccounts(app.t.config.providers.bankTransfer) });
     assert.equal(result.matched, 1);
     assert.equal(result.unmatched, 1);
     await db().query('UPDATE payment_attempts SET finalized_at = $2 WHERE id = $1', [transfer.attemptId, noon]);

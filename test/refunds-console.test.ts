@@ -13,6 +13,7 @@ import { requestRefund } from '../src/refunds/session-refunds.ts';
 import { checkInvariants } from '../src/ledger/service.ts';
 import { createOperator } from '../src/ops/service.ts';
 import { LiveProviders } from '../src/rails/live.ts';
+import { collectionAccounts } from '../src/rails/bank-transfer/accounts.ts';
 import { importStatement } from '../src/statements/service.ts';
 import { BANK_ENV, cedis, gcbStatement, liveBalance, liveTransfer, sessionStatus, uniqueWords } from './bank-statements-support.ts';
 import { createSession, momoBody, simulate, startAttempt, totalOf } from './checkout-support.ts';
@@ -108,6 +109,7 @@ describe(`refunds in the dashboard and the operator console (${storageKind})`, (
       csv: gcbStatement([{ narration: `${uniqueWords()} ${transfer.reference}`, credit: cedis(transfer.chargedMinor) }]),
       importedBy: OPERATOR,
       checkoutUrlHost: t.config.checkoutUrlHost,
+      collectionAccounts: collectionAccounts(t.config.providers.bankTransfer),
     });
     assert.equal(result.matched, 1, JSON.stringify(result));
     assert.equal(await sessionStatus(t, transfer.sessionId), 'success');
@@ -147,7 +149,7 @@ describe(`refunds in the dashboard and the operator console (${storageKind})`, (
     assert.match(before.body, /No refunds yet\./);
 
     for (const amount of ['12.345', '0', '0.00', '-5', 'ten', '1e3']) {
-      await assertRefused(await owner.post(`/dashboard/sessions/${paid.sessionId}/refunds`, { amount, reason: 'x' }), 400, /^amount must be an amount in GHS above zero with at most 2 decimals/);
+      await assertRefused(await owner.post(`/dashboard/sessions/${paid.sessionId}/refunds`, { amount, reason: 'x' }), 400, /^Amount is not valid: enter an amount in GHS above zero with at most 2 decimals/);
     }
     assert.equal((await refundsOf(t, paid.sessionId)).length, 0);
 
@@ -201,8 +203,8 @@ describe(`refunds in the dashboard and the operator console (${storageKind})`, (
     const paid = await paidTestSession(m, 10_000, 'momo'); // charged 10,150 (the payer bore the fee); credited 10,000
     assert.equal(paid.charged, 10_150);
 
-    await assertRefused(await owner.post(`/dashboard/sessions/${paid.sessionId}/refunds`, { amount: '101.50' }), 409, /Your available balance does not cover this refund of 10150 pesewas/);
-    await assertRefused(await owner.post(`/dashboard/sessions/${paid.sessionId}/refunds`, { amount: '101.51' }), 409, /At most 10150 pesewas/);
+    await assertRefused(await owner.post(`/dashboard/sessions/${paid.sessionId}/refunds`, { amount: '101.50' }), 409, /Your available balance does not cover this refund of GHS 101.50/);
+    await assertRefused(await owner.post(`/dashboard/sessions/${paid.sessionId}/refunds`, { amount: '101.51' }), 409, /At most GHS 101\.50 of the payment of GHS [\d,.]+ can still be refunded\./);
     const open = await createSession(t, m);
     const notPaid = await owner.post(`/dashboard/sessions/${open.id}/refunds`, { amount: '1.00' });
     await assertRefused(notPaid, 409, /only a paid \(success\) session can be refunded/);
@@ -280,7 +282,7 @@ describe(`refunds in the dashboard and the operator console (${storageKind})`, (
     await toLive(approverB);
     const bList = await approverB.get('/dashboard/refunds');
     assert.ok(bList.body.includes(`action="/dashboard/refunds/${refund!.id}/decision"`), 'another approver sees the decision form');
-    await assertRefused(await approverB.post(`/dashboard/refunds/${refund!.id}/decision`, { decision: 'maybe' }), 400, /^decision must be one of approve, reject\.$/);
+    await assertRefused(await approverB.post(`/dashboard/refunds/${refund!.id}/decision`, { decision: 'maybe' }), 400, /^Decision must be approve or reject\.$/);
     const approved = await approverB.post(`/dashboard/refunds/${refund!.id}/decision`, { decision: 'approve' });
     assert.equal(approved.statusCode, 200, approved.body.slice(0, 300));
     assert.equal(flashOf(approved.body), `Refund ${refund!.id} approved: it is pending.`);
@@ -340,7 +342,7 @@ describe(`refunds in the dashboard and the operator console (${storageKind})`, (
     assert.match(queue.body, /GHS 150\.00 to the payer of/);
 
     await assertRefused(await ops.post(`/ops/refunds/${first!.id}/complete`, { payer_account: 'GCB 1011130099999', transfer_reference: ' ' }), 400, /Enter the payer's account and the transfer's reference/);
-    await assertRefused(await ops.post(`/ops/refunds/${second!.id}/fail`, { reason: '' }), 400, /^reason is required\.$/);
+    await assertRefused(await ops.post(`/ops/refunds/${second!.id}/fail`, { reason: '' }), 400, /^Reason is required\.$/);
 
     const done = await ops.post(`/ops/refunds/${first!.id}/complete`, { payer_account: 'GCB 1011130099999 (K. Mensah)', transfer_reference: 'FT26078ABC' });
     assert.equal(done.statusCode, 200, done.body.slice(0, 300));

@@ -25,6 +25,7 @@ import * as payoutStore from '../src/payouts/payout-store.ts';
 import * as eventStore from '../src/events/store.ts';
 import { statementLineMachine } from '../src/statements/model.ts';
 import { refundMachine } from '../src/refunds/model.ts';
+import { approvalMachine } from '../src/ops/approvals-model.ts';
 import { startTestApp, type TestContext } from './helpers.ts';
 import { attemptsOf, deliveryOf, emitTestEvent } from './webhook-support.ts';
 import { call } from './http.ts';
@@ -120,10 +121,12 @@ const EXPECTED: Expected[] = [
     machine: statementLineMachine,
     table: 'statement_lines',
     column: 'status',
-    // Stored unmatched, matched in the same transaction or later by an operator; a mismatched credit goes back when its payment is settled without it.
-    transitions: { unmatched: ['matched', 'amount_mismatch', 'resolved'], amount_mismatch: ['unmatched'], matched: [], resolved: [] },
+    // Stored unmatched, matched in the same transaction or later by an operator; a mismatched credit goes back when its payment is settled without it,
+    // or is matched (credited) or resolved (returned to the payer) by an operator's approved decision on its payment. An unmatched line is
+    // voided with its whole import (only while every line of it is unmatched).
+    transitions: { unmatched: ['matched', 'amount_mismatch', 'resolved', 'voided'], amount_mismatch: ['unmatched', 'matched', 'resolved'], matched: [], resolved: [], voided: [] },
     initial: ['unmatched'],
-    final: ['matched', 'resolved'],
+    final: ['matched', 'resolved', 'voided'],
   },
   {
     machine: refundMachine,
@@ -133,6 +136,15 @@ const EXPECTED: Expected[] = [
     transitions: { awaiting_approval: ['pending', 'cancelled'], pending: ['succeeded', 'failed'], succeeded: [], failed: [], cancelled: [] },
     initial: ['awaiting_approval', 'pending'],
     final: ['succeeded', 'failed', 'cancelled'],
+  },
+  {
+    machine: approvalMachine,
+    table: 'operator_approvals',
+    column: 'status',
+    // Filed pending by one operator; a second approves (the action runs) or rejects it (a stale one is withdrawn as rejected).
+    transitions: { pending: ['approved', 'rejected'], approved: [], rejected: [] },
+    initial: ['pending'],
+    final: ['approved', 'rejected'],
   },
 ];
 
@@ -336,7 +348,8 @@ describe('status tables and storage', () => {
 
   it("a teller's deposit records the branch and the time on the slip as it becomes used", async () => {
     const m = await t.merchant();
-    const session = await createSession(t, m);
+    // A Live slip: a teller never records a Test one (Test deposits go through the simulator).
+    const session = await createSession(t, m, {}, { live: true });
     const res = await call(t, 'POST', '/api/v1/checkout/cash-slips', { body: { session_id: session.id, amount_minor: totalOf('cash', 50000) } });
     assert.equal(res.statusCode, 201, res.body);
     const slip = res.json() as { reference: string };

@@ -108,7 +108,7 @@ export class ApiKeyAuthenticator {
 }
 
 export interface KeyActor {
-  type: 'user' | 'operator' | 'system';
+  type: 'user' | 'operator' | 'system' | 'cli';
   id: string;
   email: string | null;
 }

@@ -5,11 +5,13 @@ import type { Role } from './model.ts';
 import type { ConsoleKind } from './sign-in-throttle.ts';
 
 const tableOf = (kind: ConsoleKind) => (kind === 'merchant' ? 'users' : 'operators');
+/** Recovery codes: their table and its account column. */
+const codesOf = (kind: ConsoleKind) => (kind === 'merchant' ? { table: 'user_recovery_codes', owner: 'user_id' } : { table: 'operator_recovery_codes', owner: 'operator_id' });
 
 /** Sets the password of the account with this email (a user's forced change is lifted); the account, or null. */
 export async function setPasswordByEmail(tx: Queryable, kind: ConsoleKind, email: string, passwordHash: string) {
   const rows = await tx.query<{ id: string; email: string; merchant_id: string | null }>(
-    `UPDATE ${tableOf(kind)} SET password_hash = $2${kind === 'merchant' ? ', must_change_password = false' : ''} WHERE lower(email) = lower($1)
+    `UPDATE ${tableOf(kind)} SET password_hash = $2, must_change_password = false WHERE lower(email) = lower($1)
        RETURNING id, email, ${kind === 'merchant' ? 'merchant_id' : 'NULL::uuid AS merchant_id'}`,
     [email, passwordHash],
   );
@@ -22,68 +24,77 @@ export async function findPasswordHash(db: Queryable, kind: ConsoleKind, account
 }
 
 export const updatePassword = (tx: Queryable, kind: ConsoleKind, accountId: string, passwordHash: string) =>
-  tx.query(`UPDATE ${tableOf(kind)} SET password_hash = $2${kind === 'merchant' ? ', must_change_password = false' : ''} WHERE id = $1`, [accountId, passwordHash]);
+  tx.query(`UPDATE ${tableOf(kind)} SET password_hash = $2, must_change_password = false WHERE id = $1`, [accountId, passwordHash]);
 
-export async function findSecondFactorState(db: Queryable, userId: string) {
-  const rows = await db.query<{ enabled_at: Date | null; role: Role; required: boolean; codes_left: number }>(
-    `SELECT u.totp_enabled_at AS enabled_at, u.role, m.second_factor_required AS required,
+/** The account's second factor; `required` is the merchant's rule for a user (the role is judged by the caller), always true for an operator. */
+export async function findSecondFactorState(db: Queryable, kind: ConsoleKind, accountId: string) {
+  const codes = codesOf(kind);
+  const rows = await db.query<{ enabled_at: Date | null; role: string; required: boolean; codes_left: number }>(
+    kind === 'merchant'
+      ? `SELECT u.totp_enabled_at AS enabled_at, u.role, m.second_factor_required AS required,
             (SELECT count(*)::int FROM user_recovery_codes c WHERE c.user_id = u.id AND c.used_at IS NULL) AS codes_left
-       FROM users u JOIN merchants m ON m.id = u.merchant_id WHERE u.id = $1`,
-    [userId],
+       FROM users u JOIN merchants m ON m.id = u.merchant_id WHERE u.id = $1`
+      : `SELECT o.totp_enabled_at AS enabled_at, o.role, true AS required,
+            (SELECT count(*)::int FROM ${codes.table} c WHERE c.${codes.owner} = o.id AND c.used_at IS NULL) AS codes_left
+       FROM operators o WHERE o.id = $1`,
+    [accountId],
   );
   return rows[0] ?? null;
 }
 
-/** Keeps the pending secret if there is one, else stores this one; null when the user is already enrolled. */
-export async function reservePendingTotpSecret(db: Queryable, userId: string, secret: string): Promise<string | null> {
+/** Keeps the pending secret if there is one, else stores this one; null when the account is already enrolled. */
+export async function reservePendingTotpSecret(db: Queryable, kind: ConsoleKind, accountId: string, secret: string): Promise<string | null> {
   const rows = await db.query<{ secret: string }>(
-    'UPDATE users SET totp_pending_secret = coalesce(totp_pending_secret, $2) WHERE id = $1 AND totp_secret IS NULL RETURNING totp_pending_secret AS secret',
-    [userId, secret],
+    `UPDATE ${tableOf(kind)} SET totp_pending_secret = coalesce(totp_pending_secret, $2) WHERE id = $1 AND totp_secret IS NULL RETURNING totp_pending_secret AS secret`,
+    [accountId, secret],
   );
   return rows[0]?.secret ?? null;
 }
 
-export async function findTotpEnrolment(db: Queryable, userId: string) {
-  const rows = await db.query<{ pending: string | null; enrolled: boolean }>('SELECT totp_pending_secret AS pending, totp_secret IS NOT NULL AS enrolled FROM users WHERE id = $1', [userId]);
+export async function findTotpEnrolment(db: Queryable, kind: ConsoleKind, accountId: string) {
+  const rows = await db.query<{ pending: string | null; enrolled: boolean }>(`SELECT totp_pending_secret AS pending, totp_secret IS NOT NULL AS enrolled FROM ${tableOf(kind)} WHERE id = $1`, [accountId]);
   return rows[0] ?? null;
 }
 
 /** The pending secret becomes the account's with `step` used up; false when it changed meanwhile. */
-export async function confirmPendingTotpSecret(tx: Queryable, userId: string, pending: string, step: number): Promise<boolean> {
+export async function confirmPendingTotpSecret(tx: Queryable, kind: ConsoleKind, accountId: string, pending: string, step: number): Promise<boolean> {
   const updated = await tx.query(
-    `UPDATE users SET totp_secret = totp_pending_secret, totp_pending_secret = NULL, totp_enabled_at = now(), totp_last_step = $3
+    `UPDATE ${tableOf(kind)} SET totp_secret = totp_pending_secret, totp_pending_secret = NULL, totp_enabled_at = now(), totp_last_step = $3
         WHERE id = $1 AND totp_secret IS NULL AND totp_pending_secret = $2 RETURNING id`,
-    [userId, pending, step],
+    [accountId, pending, step],
   );
   return updated.length > 0;
 }
 
-export async function replaceRecoveryCodes(tx: Queryable, userId: string, codeHashes: string[]): Promise<void> {
-  await tx.query('DELETE FROM user_recovery_codes WHERE user_id = $1', [userId]);
-  await tx.query('INSERT INTO user_recovery_codes (user_id, code_hash) SELECT $1, unnest($2::text[])', [userId, codeHashes]);
+export async function replaceRecoveryCodes(tx: Queryable, kind: ConsoleKind, accountId: string, codeHashes: string[]): Promise<void> {
+  const codes = codesOf(kind);
+  await tx.query(`DELETE FROM ${codes.table} WHERE ${codes.owner} = $1`, [accountId]);
+  await tx.query(`INSERT INTO ${codes.table} (${codes.owner}, code_hash) SELECT $1, unnest($2::text[])`, [accountId, codeHashes]);
 }
 
-export async function findTotpSecret(db: Queryable, userId: string): Promise<string | null> {
-  const rows = await db.query<{ secret: string | null }>('SELECT totp_secret AS secret FROM users WHERE id = $1', [userId]);
+export async function findTotpSecret(db: Queryable, kind: ConsoleKind, accountId: string): Promise<string | null> {
+  const rows = await db.query<{ secret: string | null }>(`SELECT totp_secret AS secret FROM ${tableOf(kind)} WHERE id = $1`, [accountId]);
   return rows[0]?.secret ?? null;
 }
 
 /** Uses up an unused recovery code; false when there is none with this hash. */
-export async function useRecoveryCode(tx: Queryable, userId: string, codeHash: string): Promise<boolean> {
-  const used = await tx.query('UPDATE user_recovery_codes SET used_at = now() WHERE user_id = $1 AND code_hash = $2 AND used_at IS NULL RETURNING user_id', [userId, codeHash]);
+export async function useRecoveryCode(tx: Queryable, kind: ConsoleKind, accountId: string, codeHash: string): Promise<boolean> {
+  const codes = codesOf(kind);
+  const used = await tx.query(`UPDATE ${codes.table} SET used_at = now() WHERE ${codes.owner} = $1 AND code_hash = $2 AND used_at IS NULL RETURNING ${codes.owner}`, [accountId, codeHash]);
   return used.length > 0;
 }
 
-export async function countRecoveryCodesLeft(tx: Queryable, userId: string): Promise<number> {
-  const left = await tx.query<{ left: number }>('SELECT count(*)::int AS left FROM user_recovery_codes WHERE user_id = $1 AND used_at IS NULL', [userId]);
+export async function countRecoveryCodesLeft(tx: Queryable, kind: ConsoleKind, accountId: string): Promise<number> {
+  const codes = codesOf(kind);
+  const left = await tx.query<{ left: number }>(`SELECT count(*)::int AS left FROM ${codes.table} WHERE ${codes.owner} = $1 AND used_at IS NULL`, [accountId]);
   return left[0]!.left;
 }
 
 /** Records a TOTP step as used when it is later than the last one accepted (one statement, so a raced replay is refused). */
-export async function acceptTotpStep(db: Queryable, userId: string, secret: string, step: number): Promise<boolean> {
+export async function acceptTotpStep(db: Queryable, kind: ConsoleKind, accountId: string, secret: string, step: number): Promise<boolean> {
   const accepted = await db.query(
-    'UPDATE users SET totp_last_step = $3 WHERE id = $1 AND totp_secret = $2 AND (totp_last_step IS NULL OR totp_last_step < $3) RETURNING id',
-    [userId, secret, step],
+    `UPDATE ${tableOf(kind)} SET totp_last_step = $3 WHERE id = $1 AND totp_secret = $2 AND (totp_last_step IS NULL OR totp_last_step < $3) RETURNING id`,
+    [accountId, secret, step],
   );
   return accepted.length > 0;
 }
@@ -97,9 +108,10 @@ export async function lockUserSecondFactor(tx: Queryable, userId: string) {
   return rows[0] ?? null;
 }
 
-export async function clearSecondFactor(tx: Queryable, userId: string): Promise<void> {
-  await tx.query('UPDATE users SET totp_secret = NULL, totp_pending_secret = NULL, totp_enabled_at = NULL, totp_last_step = NULL WHERE id = $1', [userId]);
-  await tx.query('DELETE FROM user_recovery_codes WHERE user_id = $1', [userId]);
+export async function clearSecondFactor(tx: Queryable, kind: ConsoleKind, accountId: string): Promise<void> {
+  const codes = codesOf(kind);
+  await tx.query(`UPDATE ${tableOf(kind)} SET totp_secret = NULL, totp_pending_secret = NULL, totp_enabled_at = NULL, totp_last_step = NULL WHERE id = $1`, [accountId]);
+  await tx.query(`DELETE FROM ${codes.table} WHERE ${codes.owner} = $1`, [accountId]);
 }
 
 export async function lockSecondFactorRule(tx: Queryable, merchantId: string, ownerId: string) {
@@ -117,3 +129,35 @@ export async function findUserByEmail(db: Queryable, email: string): Promise<{ i
   const rows = await db.query<{ id: string; email: string }>('SELECT id, email FROM users WHERE lower(email) = lower($1)', [email]);
   return rows[0] ?? null;
 }
+
+// ---- operators (the Operators page and their reset) ----
+
+export interface OperatorListRow {
+  id: string;
+  email: string;
+  role: string;
+  second_factor: boolean;
+  must_change_password: boolean;
+  last_sign_in_at: Date | null;
+  created_at: Date;
+}
+
+export const listOperators = (db: Queryable) =>
+  db.query<OperatorListRow>(
+    `SELECT id, email, role, totp_secret IS NOT NULL AS second_factor, must_change_password, last_sign_in_at, created_at
+       FROM operators ORDER BY lower(email)`,
+  );
+
+/** An operator by id or email, locked for a change; null when there is none. */
+export async function lockOperator(tx: Queryable, by: { id: string } | { email: string }) {
+  const rows = await tx.query<{ id: string; email: string; role: string; second_factor: boolean; must_change_password: boolean }>(
+    `SELECT id, email, role, totp_secret IS NOT NULL AS second_factor, must_change_password FROM operators
+      WHERE ${'id' in by ? 'id = $1::uuid' : 'lower(email) = lower($1)'} FOR UPDATE`,
+    ['id' in by ? by.id : by.email],
+  );
+  return rows[0] ?? null;
+}
+
+/** A temporary password that must be changed at the next sign-in. */
+export const setTemporaryOperatorPassword = (tx: Queryable, operatorId: string, passwordHash: string) =>
+  tx.query('UPDATE operators SET password_hash = $2, must_change_password = true WHERE id = $1', [operatorId, passwordHash]);

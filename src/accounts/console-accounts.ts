@@ -4,6 +4,7 @@
 import { audit, type Actor } from '../audit/log.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import { SikaError, errors } from '../lib/errors.ts';
+import { randomBytes } from 'node:crypto';
 import { hashPassword, PASSWORD_LENGTH_MIN, verifyPassword } from './service.ts';
 import { accountKey, clearAccountThrottles, reserveAttempt, type ConsoleKind } from './sign-in-throttle.ts';
 import { revokeDevices } from './trusted-devices.ts';
@@ -16,6 +17,12 @@ import { deleteAccountSessions, deleteExpiredSessions } from './console-session-
 export const PASSWORD_LENGTH_MAX = 1_000;
 /** Roles an owner can make use a second factor: approvers decide payouts; owners, admins and developers create and revoke API keys. */
 export const SECOND_FACTOR_ROLES: readonly Role[] = ['owner', 'admin', 'developer', 'approver'];
+/** Operator roles that must use a second factor: all of them move money (operators approve payments and record refunds and returns, tellers record cash). */
+export const OPERATOR_SECOND_FACTOR_ROLES: readonly string[] = ['operator', 'teller'];
+
+/** Whether an account of this kind and role must use a second factor (`merchantRule`: the owner's rule, for merchant users). */
+export const secondFactorRequiredFor = (kind: ConsoleKind, role: string, merchantRule: boolean): boolean =>
+  kind === 'merchant' ? merchantRule && SECOND_FACTOR_ROLES.includes(role as Role) : OPERATOR_SECOND_FACTOR_ROLES.includes(role);
 
 export function passwordProblem(password: string): string | null {
   if (password.length < PASSWORD_LENGTH_MIN) return `The password must be at least ${PASSWORD_LENGTH_MIN} characters.`;
@@ -31,7 +38,7 @@ const signOutSessions = deleteAccountSessions;
  * forgotten password): every session is signed out, every trusted device revoked, the backoff is
  * cleared, no change is forced.
  */
-export async function setPassword(db: Db, input: { kind: ConsoleKind; email: string; password: string }): Promise<{ id: string; email: string }> {
+export async function setPassword(db: Db, input: { kind: ConsoleKind; email: string; password: string; actor: Actor }): Promise<{ id: string; email: string }> {
   const problem = passwordProblem(input.password);
   if (problem) throw errors.invalidArgument(problem);
   const passwordHash = await hashPassword(input.password);
@@ -42,7 +49,7 @@ export async function setPassword(db: Db, input: { kind: ConsoleKind; email: str
     await revokeDevices(tx, accountKey(input.kind, account.email));
     await clearAccountThrottles(tx, input.kind, account.email);
     await audit(tx, {
-      actor: { type: 'system', id: 'cli', email: null },
+      actor: input.actor,
       merchantId: account.merchant_id,
       action: `${input.kind === 'merchant' ? 'user' : 'operator'}.password_set`,
       objectType: input.kind === 'merchant' ? 'user' : 'operator',
@@ -69,6 +76,8 @@ export interface SignedInAccount {
 }
 
 const actorOf = (who: SignedInAccount): Actor => ({ type: who.kind === 'merchant' ? 'user' : 'operator', id: who.accountId, email: who.email });
+/** The audit log's object type (and action prefix) of an account of this kind. */
+const objectOf = (kind: ConsoleKind) => (kind === 'merchant' ? 'user' : 'operator');
 
 /** Checks a signed-in account's password through the backoff: a stolen session cannot guess it. */
 export async function checkPassword(db: Db, who: SignedInAccount, password: string): Promise<CheckResult> {
@@ -99,25 +108,25 @@ export async function changePassword(db: Db, who: SignedInAccount, input: { curr
   return { ok: true };
 }
 
-// ---- TOTP second factor (merchant users) ----
+// ---- TOTP second factor (merchant users and operators) ----
 
 export interface SecondFactorState {
   enrolled: boolean;
   enabledAt: Date | null;
   recoveryCodesLeft: number;
-  /** The merchant requires it for this user's role. */
+  /** The merchant requires it for this user's role; every operator role requires it. */
   required: boolean;
 }
 
-export async function secondFactorState(db: Queryable, userId: string): Promise<SecondFactorState> {
-  const row = await store.findSecondFactorState(db, userId);
-  if (!row) throw errors.notFound('User');
-  return { enrolled: row.enabled_at !== null, enabledAt: row.enabled_at, recoveryCodesLeft: row.codes_left, required: row.required && SECOND_FACTOR_ROLES.includes(row.role) };
+export async function secondFactorState(db: Queryable, accountId: string, kind: ConsoleKind = 'merchant'): Promise<SecondFactorState> {
+  const row = await store.findSecondFactorState(db, kind, accountId);
+  if (!row) throw errors.notFound(kind === 'merchant' ? 'User' : 'Operator');
+  return { enrolled: row.enabled_at !== null, enabledAt: row.enabled_at, recoveryCodesLeft: row.codes_left, required: secondFactorRequiredFor(kind, row.role, row.required) };
 }
 
 /** The secret to enrol with: kept unconfirmed until a code from it is entered, so a reload shows the same one. */
-export async function pendingTotpSecret(db: Queryable, userId: string): Promise<string> {
-  const secret = await store.reservePendingTotpSecret(db, userId, newTotpSecret());
+export async function pendingTotpSecret(db: Queryable, accountId: string, kind: ConsoleKind = 'merchant'): Promise<string> {
+  const secret = await store.reservePendingTotpSecret(db, kind, accountId, newTotpSecret());
   if (!secret) throw new SikaError('ALREADY_ENROLLED', 'Two-factor authentication is already on for this account.');
   return secret;
 }
@@ -127,16 +136,16 @@ export async function pendingTotpSecret(db: Queryable, userId: string): Promise<
  * code's step is used up, and ten recovery codes are made (returned once; only their hashes are kept).
  */
 export async function confirmTotpEnrolment(db: Db, who: SignedInAccount, code: string, nowMs = Date.now()): Promise<{ ok: true; recoveryCodes: string[] } | { ok: false; message: string }> {
-  const row = await store.findTotpEnrolment(db, who.accountId);
+  const row = await store.findTotpEnrolment(db, who.kind, who.accountId);
   if (!row || row.enrolled) return { ok: false, message: 'Two-factor authentication is already on for this account.' };
   if (!row.pending) return { ok: false, message: 'Start again: open the two-factor page to get a secret.' };
   const step = matchingStep(row.pending, code, nowMs);
   if (step === null) return { ok: false, message: 'That code is not right for this secret. Check the time on your phone and enter the current code.' };
   const recoveryCodes = newRecoveryCodes();
   const confirmed = await db.transaction(async (tx) => {
-    if (!(await store.confirmPendingTotpSecret(tx, who.accountId, row.pending!, step))) return false;
-    await store.replaceRecoveryCodes(tx, who.accountId, recoveryCodes.map(recoveryCodeHash));
-    await audit(tx, { actor: actorOf(who), merchantId: who.merchantId, action: 'user.2fa_enrol', objectType: 'user', objectId: who.accountId, before: { enrolled: false }, after: { enrolled: true, recovery_codes: recoveryCodes.length } });
+    if (!(await store.confirmPendingTotpSecret(tx, who.kind, who.accountId, row.pending!, step))) return false;
+    await store.replaceRecoveryCodes(tx, who.kind, who.accountId, recoveryCodes.map(recoveryCodeHash));
+    await audit(tx, { actor: actorOf(who), merchantId: who.merchantId, action: `${objectOf(who.kind)}.2fa_enrol`, objectType: objectOf(who.kind), objectId: who.accountId, before: { enrolled: false }, after: { enrolled: true, recovery_codes: recoveryCodes.length } });
     return true;
   });
   return confirmed ? { ok: true, recoveryCodes } : { ok: false, message: 'Two-factor authentication changed meanwhile; reload the page.' };
@@ -166,19 +175,19 @@ export async function checkSecondFactor(
 }
 
 async function consumeSecondFactor(db: Db, who: SignedInAccount, code: string, allowRecoveryCode: boolean, nowMs: number): Promise<SecondFactorMethod | null> {
-  const secret = await store.findTotpSecret(db, who.accountId);
+  const secret = await store.findTotpSecret(db, who.kind, who.accountId);
   if (!secret) return null;
   if (allowRecoveryCode && looksLikeRecoveryCode(code)) {
     return db.transaction(async (tx) => {
-      if (!(await store.useRecoveryCode(tx, who.accountId, recoveryCodeHash(code)))) return null;
-      const left = await store.countRecoveryCodesLeft(tx, who.accountId);
-      await audit(tx, { actor: actorOf(who), merchantId: who.merchantId, action: 'user.2fa_recovery_code_use', objectType: 'user', objectId: who.accountId, before: null, after: { recovery_codes_left: left } });
+      if (!(await store.useRecoveryCode(tx, who.kind, who.accountId, recoveryCodeHash(code)))) return null;
+      const left = await store.countRecoveryCodesLeft(tx, who.kind, who.accountId);
+      await audit(tx, { actor: actorOf(who), merchantId: who.merchantId, action: `${objectOf(who.kind)}.2fa_recovery_code_use`, objectType: objectOf(who.kind), objectId: who.accountId, before: null, after: { recovery_codes_left: left } });
       return 'recovery_code' as const;
     });
   }
   const step = matchingStep(secret, code, nowMs);
   if (step === null) return null;
-  return (await store.acceptTotpStep(db, who.accountId, secret, step)) ? 'totp' : null;
+  return (await store.acceptTotpStep(db, who.kind, who.accountId, secret, step)) ? 'totp' : null;
 }
 
 /**
@@ -192,7 +201,7 @@ export async function disableSecondFactor(db: Db, actor: Actor, userId: string, 
     if (options.refuseWhenRequired && user.required && SECOND_FACTOR_ROLES.includes(user.role)) {
       throw new SikaError('SECOND_FACTOR_REQUIRED', 'Your account owner requires two-factor authentication for your role; it stays on.');
     }
-    await store.clearSecondFactor(tx, userId);
+    await store.clearSecondFactor(tx, 'merchant', userId);
     if (options.signOutSessions) await signOutSessions(tx, 'merchant', userId, null);
     await audit(tx, { actor, merchantId: user.merchant_id, action: 'user.2fa_disable', objectType: 'user', objectId: userId, before: { enrolled: user.enabled }, after: { enrolled: false } });
   });
@@ -210,12 +219,61 @@ export async function setSecondFactorRequired(db: Db, actor: Actor & { type: 'us
 }
 
 /** For the CLI: turns off a user's second factor (phone and recovery codes lost); their sessions are signed out. */
-export async function resetSecondFactor(db: Db, email: string): Promise<{ id: string; email: string }> {
+export async function resetSecondFactor(db: Db, actor: Actor, email: string): Promise<{ id: string; email: string }> {
   const user = await store.findUserByEmail(db, email.trim());
   if (!user) throw new SikaError('NOT_FOUND', `no user with email ${email.trim()}`);
-  await disableSecondFactor(db, { type: 'system', id: 'cli', email: null }, user.id, { refuseWhenRequired: false, signOutSessions: true });
+  await disableSecondFactor(db, actor, user.id, { refuseWhenRequired: false, signOutSessions: true });
   return user;
 }
 
 /** Console sessions past their expiry open nothing (loadSession checks the time); their rows are dropped by the background job. */
 export const purgeExpiredWebSessions = (db: Queryable) => deleteExpiredSessions(db);
+
+// ---- operators: the Operators page and a locked-out operator's reset ----
+
+/** Characters of a temporary password a reset sets (base64url of 12 random bytes: 96 bits). */
+const TEMPORARY_PASSWORD_BYTES = 12;
+
+/** Every operator with role, second factor on or off, and last sign-in (the Operators page). */
+export const listOperators = (db: Queryable) => store.listOperators(db);
+
+/**
+ * Resets a locked-out operator (a lost phone, a forgotten password), by another operator or from the
+ * command line: a temporary password, returned once, that must be changed at the next sign-in; the
+ * second factor and its recovery codes cleared (they set it up again); every session signed out, every
+ * trusted device revoked, the backoff cleared. An operator cannot reset themselves, and a teller cannot
+ * reset anyone. Audited in the same transaction.
+ */
+export async function resetOperator(db: Db, actor: Actor, target: { id: string } | { email: string }): Promise<{ id: string; email: string; temporaryPassword: string }> {
+  if (actor.type === 'operator' && 'id' in target && target.id === actor.id) {
+    throw new SikaError('FORBIDDEN', 'You cannot reset yourself: ask another operator, or the administrator (sika operator reset).');
+  }
+  const temporaryPassword = randomBytes(TEMPORARY_PASSWORD_BYTES).toString('base64url');
+  const passwordHash = await hashPassword(temporaryPassword);
+  return db.transaction(async (tx) => {
+    if (actor.type === 'operator') {
+      const acting = await store.lockOperator(tx, { id: actor.id });
+      if (!acting || acting.role !== 'operator') throw new SikaError('FORBIDDEN', 'Only an operator can reset another operator; tellers cannot.');
+    }
+    const operator = await store.lockOperator(tx, 'id' in target ? { id: target.id } : { email: target.email.trim() });
+    if (!operator) throw 'id' in target ? errors.notFound('Operator') : new SikaError('NOT_FOUND', `no operator with email ${target.email.trim()}`);
+    if (actor.type === 'operator' && operator.id === actor.id) {
+      throw new SikaError('FORBIDDEN', 'You cannot reset yourself: ask another operator, or the administrator (sika operator reset).');
+    }
+    await store.setTemporaryOperatorPassword(tx, operator.id, passwordHash);
+    await store.clearSecondFactor(tx, 'operator', operator.id);
+    await signOutSessions(tx, 'operator', operator.id, null);
+    await revokeDevices(tx, accountKey('operator', operator.email));
+    await clearAccountThrottles(tx, 'operator', operator.email);
+    await audit(tx, {
+      actor,
+      merchantId: null,
+      action: 'operator.reset',
+      objectType: 'operator',
+      objectId: operator.id,
+      before: { second_factor: operator.second_factor, must_change_password: operator.must_change_password },
+      after: { second_factor: false, must_change_password: true, sessions_signed_out: true, trusted_devices_revoked: true },
+    });
+    return { id: operator.id, email: operator.email, temporaryPassword };
+  });
+}

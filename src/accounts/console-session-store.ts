@@ -4,11 +4,11 @@ import type { ConsoleKind } from './sign-in-throttle.ts';
 
 export type SessionStage = 'active' | 'second_factor';
 
-/** The account an email signs in to: an active merchant user (second factor: a TOTP secret is set) or an operator (none). */
+/** The account an email signs in to: an active merchant user or an operator (second factor: a TOTP secret is set). */
 export async function findSignInAccount(db: Queryable, kind: ConsoleKind, email: string) {
   const table = kind === 'merchant' ? 'users' : 'operators';
   const rows = await db.query<{ id: string; password_hash: string | null; second_factor: boolean }>(
-    `SELECT id, password_hash, ${kind === 'merchant' ? 'totp_secret IS NOT NULL' : 'false'} AS second_factor
+    `SELECT id, password_hash, totp_secret IS NOT NULL AS second_factor
        FROM ${table} WHERE lower(email) = lower($1)${kind === 'merchant' ? ' AND active' : ''}`,
     [email],
   );
@@ -56,13 +56,16 @@ export async function findLiveSession(db: Queryable, kind: ConsoleKind, tokenHas
            FROM web_sessions s JOIN users u ON u.id = s.user_id JOIN merchants m ON m.id = u.merchant_id
           WHERE s.token_hash = $1 AND s.kind = 'merchant' AND s.expires_at > now() AND u.active`
       : `SELECT s.token_hash, s.kind, s.user_id, s.operator_id, s.csrf_token, s.environment, o.email, o.role, NULL::uuid AS merchant_id, NULL::text AS merchant_name,
-                s.stage, false AS must_change_password, false AS second_factor_enrolled, false AS second_factor_required
+                s.stage, o.must_change_password, o.totp_secret IS NOT NULL AS second_factor_enrolled, true AS second_factor_required
            FROM web_sessions s JOIN operators o ON o.id = s.operator_id
           WHERE s.token_hash = $1 AND s.kind = 'operator' AND s.expires_at > now()`,
     [tokenHash],
   );
   return rows[0] ?? null;
 }
+
+/** A complete sign-in of an operator (the Operators page shows when each last signed in). */
+export const recordOperatorSignIn = (db: Queryable, operatorId: string) => db.query('UPDATE operators SET last_sign_in_at = now() WHERE id = $1', [operatorId]);
 
 export const deleteSession = (db: Queryable, tokenHash: string) => db.query('DELETE FROM web_sessions WHERE token_hash = $1', [tokenHash]);
 

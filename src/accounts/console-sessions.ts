@@ -5,9 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Db, Queryable } from '../db/index.ts';
 import { sha256Hex } from '../lib/canonical-json.ts';
-import { SECOND_FACTOR_ROLES } from './console-accounts.ts';
+import { secondFactorRequiredFor } from './console-accounts.ts';
 import * as store from './console-session-store.ts';
-import type { Role } from './model.ts';
 import { verifyPassword } from './service.ts';
 import { accountKey, reserveAttempt, type ConsoleKind } from './sign-in-throttle.ts';
 import { rememberDevice } from './trusted-devices.ts';
@@ -34,7 +33,7 @@ export interface ConsoleSession {
   /** A temporary password (an invitation): nothing opens until it is changed. */
   mustChangePassword: boolean;
   secondFactorEnrolled: boolean;
-  /** The merchant requires a second factor for this user's role. */
+  /** The merchant requires a second factor for this user's role; every operator must use one. */
   secondFactorRequired: boolean;
 }
 
@@ -63,6 +62,7 @@ export async function signIn(db: Db, kind: ConsoleKind, email: string, password:
   // count between code guesses. The code's success does.
   if (!account.second_factor) await attempt.succeeded();
   const token = await createSession(db, kind, account.id, account.second_factor ? 'second_factor' : 'active');
+  if (!account.second_factor && kind === 'operator') await store.recordOperatorSignIn(db, account.id);
   return { ok: true, token, secondFactor: account.second_factor, device: account.second_factor ? null : await trustDevice(db, kind, email, device) };
 }
 
@@ -86,6 +86,7 @@ async function createSession(db: Queryable, kind: ConsoleKind, accountId: string
 export async function completeSecondFactor(db: Db, session: ConsoleSession): Promise<string | null> {
   return db.transaction(async (tx) => {
     if (!(await store.deleteSecondFactorSession(tx, session.tokenHash))) return null;
+    if (session.kind === 'operator') await store.recordOperatorSignIn(tx, session.operatorId!);
     return createSession(tx, session.kind, (session.userId ?? session.operatorId)!, 'active');
   });
 }
@@ -111,7 +112,7 @@ export async function findSession(db: Queryable, kind: ConsoleKind, token: strin
     stage: row.stage,
     mustChangePassword: row.must_change_password,
     secondFactorEnrolled: row.second_factor_enrolled,
-    secondFactorRequired: row.second_factor_required && SECOND_FACTOR_ROLES.includes(row.role as Role),
+    secondFactorRequired: secondFactorRequiredFor(kind, row.role, row.second_factor_required),
   };
 }
 

@@ -63,7 +63,7 @@ export const MERCHANT_NAME_LENGTH_MAX = 200;
 /** RFC 5321's limit on a forward path, the longest address mail can be sent to. */
 export const EMAIL_LENGTH_MAX = 254;
 
-export async function createMerchant(db: Db, input: CreateMerchantInput, webhookTargets: WebhookTargetOptions = { allowPrivateTargets: false }): Promise<CreatedMerchant> {
+export async function createMerchant(db: Db, input: CreateMerchantInput, webhookTargets: WebhookTargetOptions = { allowPrivateTargets: false }, actor: Actor | null = null): Promise<CreatedMerchant> {
   const name = input.name.trim();
   const email = input.email.trim();
   if (name.length < 1 || name.length > MERCHANT_NAME_LENGTH_MAX) throw new SikaError('INVALID_ARGUMENT', `name must be 1 to ${MERCHANT_NAME_LENGTH_MAX} characters`);
@@ -101,6 +101,18 @@ export async function createMerchant(db: Db, input: CreateMerchantInput, webhook
         secrets[environment] = newWebhookSecret();
         await store.insertWebhookEndpoint(tx, { id: newUuid(), merchantId, environment, apiKeyId: key.id, url, secret: secrets[environment] });
       }
+    }
+    // Made by someone (the CLI's user@host): audited with what was made, never a key or a secret.
+    if (actor) {
+      await audit(tx, {
+        actor,
+        merchantId,
+        action: 'merchant.create',
+        objectType: 'merchant',
+        objectId: merchantId,
+        before: null,
+        after: { name, owner_email: email, owner_user_id: ownerId, payout_approval_required: input.payoutApproval ?? false, owner_password_set: passwordHash !== null, webhook_endpoints: ENVIRONMENTS.filter((e) => webhookUrls[e]) },
+      });
     }
     return {
       merchant_id: merchantId,

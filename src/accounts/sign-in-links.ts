@@ -3,7 +3,7 @@
 // merchant gets one (it has no password yet); `sika user sign-in-link` makes another. A user with a
 // second factor still enters the code: the link stands for the password, never for the code.
 import { randomBytes } from 'node:crypto';
-import { audit } from '../audit/log.ts';
+import { audit, type Actor } from '../audit/log.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import { sha256Hex } from '../lib/canonical-json.ts';
 import { SikaError } from '../lib/errors.ts';
@@ -26,11 +26,16 @@ export async function createSignInLink(db: Db, userId: string): Promise<string> 
   return token;
 }
 
-/** A new link for the active merchant user with this email (the CLI's `user sign-in-link`). */
-export async function createSignInLinkForEmail(db: Db, email: string): Promise<{ token: string; email: string }> {
+/** A new link for the active merchant user with this email (the CLI's `user sign-in-link`), audited as the actor's (never the token). */
+export async function createSignInLinkForEmail(db: Db, email: string, actor: Actor): Promise<{ token: string; email: string }> {
   const account = await sessions.findSignInAccount(db, 'merchant', email.trim());
   if (!account) throw new SikaError('NOT_FOUND', `no active dashboard user with email ${email.trim()}`);
-  return { token: await createSignInLink(db, account.id), email: email.trim() };
+  const token = randomBytes(32).toString('base64url');
+  await db.transaction(async (tx) => {
+    await store.insertSignInLink(tx, { tokenHash: sha256Hex(token), userId: account.id, lifetimeS: SIGN_IN_LINK_LIFETIME_S });
+    await audit(tx, { actor, merchantId: null, action: 'user.sign_in_link_create', objectType: 'user', objectId: account.id, before: null, after: { lifetime_s: SIGN_IN_LINK_LIFETIME_S } });
+  });
+  return { token, email: email.trim() };
 }
 
 export type RedeemResult =

@@ -182,8 +182,8 @@ export async function findMerchantRules(db: Queryable, merchantId: string) {
 
 /** The merchant's users, the first created first. */
 export const listUsers = (db: Queryable, merchantId: string) =>
-  db.query<{ id: string; email: string; role: string; active: boolean; created_at: Date }>(
-    'SELECT id, email, role, active, created_at FROM users WHERE merchant_id = $1 ORDER BY created_at',
+  db.query<{ id: string; email: string; role: string; active: boolean; created_at: Date; second_factor: boolean }>(
+    'SELECT id, email, role, active, created_at, totp_enabled_at IS NOT NULL AS second_factor FROM users WHERE merchant_id = $1 ORDER BY created_at',
     [merchantId],
   );
 

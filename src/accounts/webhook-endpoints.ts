@@ -1,3 +1,4 @@
+import { audit, type Actor } from '../audit/log.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import { errors, SikaError } from '../lib/errors.ts';
 import type { ApiPrincipal } from './model.ts';
@@ -21,8 +22,13 @@ export async function rotateWebhookSecret(tx: Queryable, endpointId: string, ove
   return { endpoint_id: endpointId, secret, previous_secret_expires_at: rows[0]!.previous_secret_expires_at.toISOString() };
 }
 
-/** The operator's rotation (the CLI): any merchant's endpoint, in a transaction of its own. */
-export const rotateAnyWebhookSecret = (db: Db, endpointId: string, overlapS: number) => db.transaction((tx) => rotateWebhookSecret(tx, endpointId, overlapS));
+/** The operator's rotation (the CLI): any merchant's endpoint, in a transaction of its own with its audit row (never the secret). */
+export const rotateAnyWebhookSecret = (db: Db, endpointId: string, overlapS: number, actor: Actor) =>
+  db.transaction(async (tx) => {
+    const rotated = await rotateWebhookSecret(tx, endpointId, overlapS);
+    await audit(tx, { actor, merchantId: null, action: 'webhook_endpoint.secret_rotate', objectType: 'webhook_endpoint', objectId: endpointId, before: null, after: { previous_secret_expires_at: rotated.previous_secret_expires_at } });
+    return rotated;
+  });
 
 export const listWebhookEndpoints = (db: Queryable, merchantId: string) => store.listMerchantEndpoints(db, merchantId);
 

@@ -51,6 +51,7 @@ const attemptCore = (attempt: AttemptRow) => ({
   rail: attempt.rail,
   status: attempt.status,
   amount_charged_minor: attempt.amount_charged_minor,
+  amount_received_minor: attempt.amount_received_minor === null ? null : Number(attempt.amount_received_minor),
   currency: attempt.currency,
 });
 

@@ -8,6 +8,7 @@ import { startAttempt, type CheckedAttempt } from './attempt-start.ts';
 import { isPastExpiry } from './model.ts';
 import { sessionNotFound, type PayerContext } from './payer-view.ts';
 import { applyOutcome } from './payments.ts';
+import { formatGhs } from '../lib/ghana.ts';
 import * as store from './store.ts';
 
 /** A slip reference is SK- and two groups of characters a teller can read out and type (no 0, 1, I or O). */
@@ -25,6 +26,46 @@ function newSlipReference(): string {
   }
   return `SK-${code.slice(0, SLIP_REFERENCE_GROUP_CHARS)}-${code.slice(SLIP_REFERENCE_GROUP_CHARS, SLIP_REFERENCE_CHARS)}`;
 }
+
+/**
+ * A slip reference as a teller or an operator typed or copied it, in its stored form (SK-XXXX-XXXX): any
+ * case, with or without the dashes or with spaces instead (`skn8sgmj57`, `SK N8SG MJ57` and `SK-N8SG-MJ57`
+ * are one slip). Text that is not SK and 8 characters of the alphabet is returned trimmed and upper-cased,
+ * so the lookup finds nothing and the page says so.
+ */
+export function normaliseSlipReference(text: string): string {
+  const compact = text.toUpperCase().replace(/[^A-Z0-9]+/g, '');
+  const body = compact.startsWith('SK') ? compact.slice(2) : '';
+  if (body.length !== SLIP_REFERENCE_CHARS || [...body].some((char) => !SLIP_REFERENCE_ALPHABET.includes(char))) return text.trim().toUpperCase();
+  return `SK-${body.slice(0, SLIP_REFERENCE_GROUP_CHARS)}-${body.slice(SLIP_REFERENCE_GROUP_CHARS)}`;
+}
+
+/** Every slip reference written in the text (a bank narration: any case, dashes or spaces anywhere), each once, in its stored form. */
+export function slipReferencesIn(text: string): string[] {
+  const compact = text.toUpperCase().replace(/[^A-Z0-9]+/g, '');
+  const found: string[] = [];
+  for (let at = compact.indexOf('SK'); at >= 0; at = compact.indexOf('SK', at + 1)) {
+    const candidate = normaliseSlipReference(compact.slice(at, at + 2 + SLIP_REFERENCE_CHARS));
+    if (candidate.includes('-') && !found.includes(candidate)) found.push(candidate);
+  }
+  return found;
+}
+
+/** The slips these references name (those that exist), with what an operator needs to recognise them. */
+export async function slipsByReferences(db: Queryable, references: readonly string[]) {
+  const slips = [];
+  for (const reference of references) {
+    const slip = await store.findSlipByReference(db, reference);
+    if (!slip) continue;
+    const view = await toSlipResponse(db, slip, false);
+    slips.push({ reference: slip.reference, environment: slip.environment, status: view.status, amount_minor: slip.amount_minor, merchant_name: view.merchant_name });
+  }
+  return slips;
+}
+export type SlipSummary = Awaited<ReturnType<typeof slipsByReferences>>[number];
+
+/** Why a teller takes no cash for a Test slip: Test money is never real, so no desk records it. */
+export const TEST_SLIP_REFUSAL = 'This is a Test slip: take no cash for it. Test deposits are recorded through the Test simulator only.';
 
 export async function createCashSlip(ctx: PayerContext, input: { session_id: string; amount_minor: number }) {
   return ctx.db.transaction(async (tx) => {
@@ -87,15 +128,19 @@ export async function toSlipResponse(db: Queryable, slip: store.CashSlipRow, rep
   };
 }
 
-/** A teller records a cash deposit for a slip: the attempt is paid and the session succeeds. */
+/**
+ * A teller records a cash deposit for a Live slip: the attempt is paid and the session succeeds. A Test slip
+ * is refused before anything is written (its deposits are recorded through the Test simulator only).
+ */
 export async function recordCashDeposit(db: Db, checkoutUrlHost: string, input: { reference: string; branchId: string; amountMinor: number }, actor: Actor | null = null) {
   return db.transaction(async (tx) => {
-    const slip = await store.findSlipByReference(tx, input.reference.trim().toUpperCase());
+    const slip = await store.findSlipByReference(tx, normaliseSlipReference(input.reference));
     if (!slip) throw errors.notFound('Cash slip');
+    if (slip.environment !== 'live') throw new SikaError('SLIP_NOT_RECORDABLE', TEST_SLIP_REFUSAL);
     if (slip.status !== 'active') throw new SikaError('SLIP_NOT_RECORDABLE', `This slip is ${slip.status}; do not take the cash.`);
     if (slip.expires_at.getTime() <= Date.now()) throw new SikaError('SLIP_NOT_RECORDABLE', 'This slip has expired; do not take the cash. The payer must start a new payment.');
     if (input.amountMinor !== slip.amount_minor) {
-      throw new SikaError('PAYMENT_AMOUNT_MISMATCH', `The slip is for ${slip.amount_minor} pesewas; take exactly that amount.`);
+      throw new SikaError('PAYMENT_AMOUNT_MISMATCH', `The slip is for ${formatGhs(slip.amount_minor)}; take exactly that amount.`);
     }
     if (!(await store.isActiveBranch(tx, input.branchId))) throw errors.invalidArgument('branch is not an active bank branch.', [{ field: 'branch_id', message: 'is not an active branch' }]);
     await store.recordSlipBranch(tx, slip.id, input.branchId);

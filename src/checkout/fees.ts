@@ -30,3 +30,17 @@ export function quoteRail(baseMinor: number, fee: RailFee, currency: string): Ra
   const surcharge_minor = fee.bearer === 'payer' ? fee_minor : 0;
   return { bearer: fee.bearer, fee_minor, surcharge_minor, total_minor: baseMinor + surcharge_minor, currency };
 }
+
+/**
+ * A fee charged on chargedMinor, taken on what was actually received instead (an operator's decision on a
+ * payment of another amount, issue 30): in proportion, rounded half up to the pesewa, never more than
+ * what was received. Integers only (bigint inside, so large amounts do not lose precision).
+ */
+export function feeOnReceived(feeMinor: number, chargedMinor: number, receivedMinor: number): number {
+  if (![feeMinor, chargedMinor, receivedMinor].every((n) => Number.isSafeInteger(n) && n >= 0) || chargedMinor < 1) {
+    throw new Error(`fee of a bad amount: fee ${feeMinor} on ${chargedMinor} received ${receivedMinor}`);
+  }
+  const charged = BigInt(chargedMinor);
+  const scaled = Number((BigInt(feeMinor) * BigInt(receivedMinor) * 2n + charged) / (2n * charged));
+  return Math.min(scaled, receivedMinor);
+}

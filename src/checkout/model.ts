@@ -93,6 +93,10 @@ export interface AttemptRow {
   fee_minor: number;
   bearer: 'payer' | 'merchant';
   amount_charged_minor: number;
+  /** What an operator found was received, when it was not the amount charged (migration 028); null: as charged. */
+  amount_received_minor: number | null;
+  /** The fee taken on what was received (null: fee_minor). */
+  fee_received_minor: number | null;
   currency: string;
   verification_required: boolean;
   resend_count: number;

@@ -100,6 +100,11 @@ export const attemptBody = () => {
 };
 export type AttemptBody = Static<ReturnType<typeof attemptBody>>;
 
+/** What Sika received on the attempt when an operator found another amount (issue 30). */
+const AmountReceived = Type.Union([Type.Integer(), Type.Null()], {
+  description: 'What Sika received when it was not the amount charged (an operator\'s decision on a short or over payment); null: the amount charged, or not decided yet.',
+});
+
 export const AttemptInitiation = Type.Object(
   {
     attempt_reference: Type.String(),
@@ -108,6 +113,7 @@ export const AttemptInitiation = Type.Object(
     rail: RailSchema,
     status: AttemptStatusSchema,
     amount_charged_minor: Type.Integer(),
+    amount_received_minor: AmountReceived,
     currency: Type.String(),
     instructions: Type.Object({ mode: Type.String(), rail: Type.String() }, { additionalProperties: true }),
     replayed: Type.Boolean(),
@@ -123,6 +129,7 @@ export const AttemptStatusResponse = Type.Object(
     rail: RailSchema,
     status: AttemptStatusSchema,
     amount_charged_minor: Type.Integer(),
+    amount_received_minor: AmountReceived,
     currency: Type.String(),
     session_id: Type.String(),
     session_status: SessionStatusSchema,

@@ -5,6 +5,7 @@ import { emitEvent } from '../events/outbox.ts';
 import { SikaError } from '../lib/errors.ts';
 import { markInvoiceRemitted } from '../invoicing/store.ts';
 import { creditPayment, InsufficientFundsError, reversePayment } from '../ledger/service.ts';
+import type { PaymentCredit } from '../ledger/model.ts';
 import type { ProviderOutcome } from '../rails/types.ts';
 import {
   ATTEMPT_FINAL,
@@ -27,6 +28,8 @@ export interface OutcomeContext {
   source: string;
   /** The provider's own status text (e.g. FAILED:NOT_ENOUGH_FUNDS): kept in raw_status instead, so the reason is not lost. */
   providerStatus?: string;
+  /** What the provider reports taking, when it says: recorded on an attempt held in amount_mismatch, for the operator's decision. */
+  receivedMinor?: number;
 }
 
 export interface Applied {
@@ -97,16 +100,14 @@ async function settleAfterUnpaid(tx: Queryable, session: SessionRow, attempt: At
   return moveSession(tx, session, 'open', ctx, { attempt_reference: attempt.id, attempt_status: attempt.status, reason: attempt.raw_status });
 }
 
-async function settlePaid(tx: Queryable, session: SessionRow, attempt: AttemptRow, ctx: OutcomeContext): Promise<SessionRow> {
+async function settlePaid(tx: Queryable, session: SessionRow, attempt: AttemptRow, ctx: OutcomeContext, credit: PaymentCredit | null = null): Promise<SessionRow> {
   const payerFeeMinor = attempt.bearer === 'payer' ? attempt.fee_minor : 0;
   const merchantFeeMinor = attempt.bearer === 'merchant' ? attempt.fee_minor : 0;
   await creditPayment(tx, {
     merchantId: attempt.merchant_id,
     environment: attempt.environment,
     paymentId: attempt.id,
-    chargedMinor: attempt.amount_charged_minor,
-    payerFeeMinor,
-    merchantFeeMinor,
+    ...(credit ?? { chargedMinor: attempt.amount_charged_minor, payerFeeMinor, merchantFeeMinor }),
   });
   if (session.status === 'success') return session; // a second payment of a paid session is still credited, never dropped
   const updated = await moveSession(tx, session, 'success', ctx);
@@ -162,11 +163,50 @@ export async function applyOutcome(tx: Queryable, attemptId: string, outcome: Pr
         await emitSessionEvent(tx, session, 'checkout.session.reversed', ctx);
       }
       break;
-    case 'manual_review':
     case 'amount_mismatch':
+      // What the provider took, for the operator's decision (a statement credit is read from its line instead).
+      if (ctx.receivedMinor !== undefined && Number.isSafeInteger(ctx.receivedMinor) && ctx.receivedMinor >= 1) attempt = await store.setAttemptReceived(tx, attempt.id, ctx.receivedMinor, null);
+      break; // held for an operator: the session stays pending and unfinalized
+    case 'manual_review':
       break; // held for an operator: the session stays pending and unfinalized
     default:
       session = await settleAfterUnpaid(tx, session, attempt, ctx);
+  }
+  return { attempt, session, changed: true };
+}
+
+/**
+ * An operator's decision on a held attempt (manual_review or amount_mismatch), approved by a second operator
+ * (src/ops/approvals.ts). paid: the attempt is paid and the merchant credited `credit` (what was received,
+ * with the fees taken on it) instead of the amount charged when given. failed: the attempt fails (the payer
+ * may try again); with `credit`, the money received is still booked on the merchant's balance, for the
+ * refund to the payer that the caller holds from it in the same transaction. `received` (with the fee taken)
+ * is recorded on the attempt when it is not the amount charged. Locks the session, then the attempt; an
+ * attempt no longer held is ATTEMPT_NOT_HELD.
+ */
+export async function settleHeldAttempt(
+  tx: Queryable,
+  attemptId: string,
+  decision: { outcome: 'paid' | 'failed'; credit: PaymentCredit | null; received: { receivedMinor: number; feeMinor: number } | null },
+  ctx: OutcomeContext,
+): Promise<Applied> {
+  const peek = await store.findAttempt(tx, attemptId);
+  if (!peek) throw new SikaError('NOT_FOUND', 'Payment attempt not found.', { detail: 'Payment attempt not found.' });
+  let session = (await store.lockSession(tx, peek.session_id))!;
+  let attempt = (await store.findAttempt(tx, attemptId, true))!;
+  if (attempt.status !== 'manual_review' && attempt.status !== 'amount_mismatch') {
+    throw new SikaError('ATTEMPT_NOT_HELD', `The attempt is ${attempt.status}; only held attempts are resolved here.`);
+  }
+  if (decision.received && decision.received.receivedMinor !== attempt.amount_charged_minor) {
+    await store.setAttemptReceived(tx, attempt.id, decision.received.receivedMinor, decision.received.feeMinor);
+  }
+  const raw = `${RAW_STATUS[decision.outcome]}:${ctx.source}`;
+  attempt = await moveAttempt(tx, attempt, decision.outcome, raw);
+  if (decision.outcome === 'paid') {
+    session = await settlePaid(tx, session, attempt, ctx, decision.credit);
+  } else {
+    if (decision.credit) await creditPayment(tx, { merchantId: attempt.merchant_id, environment: attempt.environment, paymentId: attempt.id, ...decision.credit });
+    session = await settleAfterUnpaid(tx, session, attempt, ctx);
   }
   return { attempt, session, changed: true };
 }

@@ -46,5 +46,5 @@ export async function settleFromProvider(deps: ProviderStatusDeps, adapter: Coll
     return attempt;
   }
   const providerStatus = check.outcome === 'unknown' ? undefined : check.rawStatus;
-  return (await deps.db.transaction((tx) => applyOutcome(tx, attempt.id, outcome, { checkoutUrlHost: deps.checkoutUrlHost, source, providerStatus }))).attempt;
+  return (await deps.db.transaction((tx) => applyOutcome(tx, attempt.id, outcome, { checkoutUrlHost: deps.checkoutUrlHost, source, providerStatus, receivedMinor: check.amountMinor }))).attempt;
 }

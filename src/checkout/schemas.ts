@@ -57,9 +57,13 @@ export const Payment = Type.Object(
     rail: RailSchema,
     provider: Type.String({ description: 'Who took the payment (test, cash, paystack, mtn_momo, ...).' }),
     provider_reference: Type.String(),
-    amount_charged_minor: Type.Integer({ description: 'What the payer paid, fees they bear included.' }),
-    fee_minor: Type.Integer(),
-    net_minor: Type.Integer({ description: 'What your balance was credited: the session amount less a fee you bear.' }),
+    amount_charged_minor: Type.Integer({ description: 'What the payer was charged, fees they bear included.' }),
+    amount_received_minor: Type.Union([Type.Integer(), Type.Null()], {
+      description:
+        'What Sika received when it was not the amount charged (null: the amount charged was received). A short payment credited as received is less than amount_charged_minor: the session was paid short by the difference; fee_minor and net_minor are computed on what was received.',
+    }),
+    fee_minor: Type.Integer({ description: 'The fee taken (on what was received, when that differs).' }),
+    net_minor: Type.Integer({ description: 'What your balance was credited: the session amount less a fee you bear (or what was received less the fee taken on it).' }),
     paid_at: Type.Union([DateTime, Type.Null()]),
   },
   { $id: 'Payment', title: 'Payment', description: 'Once the session is paid (on GET and the list; null before).' },

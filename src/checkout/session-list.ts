@@ -31,9 +31,15 @@ export function toPayment(payment: SessionPayment) {
     provider: payment.provider,
     provider_reference: payment.provider_reference,
     amount_charged_minor: payment.amount_charged_minor,
-    fee_minor: payment.fee_minor,
-    // The merchant is credited the session amount less the fee it bears (a payer-borne fee was added on top).
-    net_minor: payment.base_minor - (payment.bearer === 'merchant' ? payment.fee_minor : 0),
+    // What Sika received when an operator found it was not the amount charged (a short or over payment, issue 30).
+    amount_received_minor: payment.amount_received_minor === null ? null : Number(payment.amount_received_minor),
+    fee_minor: payment.fee_received_minor === null ? payment.fee_minor : Number(payment.fee_received_minor),
+    // The merchant is credited the session amount less the fee it bears (a payer-borne fee was added on top);
+    // when another amount was received, what was received less the fee taken on it.
+    net_minor:
+      payment.amount_received_minor === null
+        ? payment.base_minor - (payment.bearer === 'merchant' ? payment.fee_minor : 0)
+        : Number(payment.amount_received_minor) - Number(payment.fee_received_minor ?? 0),
     paid_at: payment.finalized_at ? payment.finalized_at.toISOString() : null,
   };
 }

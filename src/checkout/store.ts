@@ -92,10 +92,16 @@ export async function bumpSessionVersion(tx: Queryable, id: string): Promise<Ses
 }
 
 const ATTEMPT_COLUMNS = `id, session_id, merchant_id, environment, rail, provider, provider_reference, network, phone, account_name,
-  status, raw_status, base_minor, fee_minor, bearer, amount_charged_minor, currency, verification_required, resend_count,
+  status, raw_status, base_minor, fee_minor, bearer, amount_charged_minor, amount_received_minor, fee_received_minor, currency, verification_required, resend_count,
   instructions, version, created_at, updated_at, finalized_at`;
 
 const ATTEMPT_INITIAL = attemptMachine.initialStatus('pending');
+
+/** What was received on a held attempt (the provider's report, or an operator's decision) and the fee taken on it (null: none decided yet). */
+export async function setAttemptReceived(tx: Queryable, id: string, receivedMinor: number, feeReceivedMinor: number | null): Promise<AttemptRow> {
+  const rows = await tx.query<AttemptRow>(`UPDATE payment_attempts SET amount_received_minor = $2, fee_received_minor = $3 WHERE id = $1 RETURNING ${ATTEMPT_COLUMNS}`, [id, receivedMinor, feeReceivedMinor]);
+  return rows[0]!;
+}
 
 export async function insertAttempt(
   tx: Queryable,

@@ -1,14 +1,17 @@
 // The commands of `sika` that work on storage: each a CommandSpec (src/cli/common.ts) with its help text,
 // options and what it does, writing through a CliIo so that the same code runs in the CLI's own process or,
 // sent by the CLI, in the running server (src/cli/forward.ts). The dispatch, --help and the entry are main.ts.
+// Every command that changes something writes its audit row, in the change's transaction, with the CLI's
+// actor (io.actor: type cli, id user@host of the OS user running sika, also when forwarded).
 import { read } from 'read';
-import { passwordProblem, resetSecondFactor, setPassword } from '../accounts/console-accounts.ts';
+import { passwordProblem, resetOperator, resetSecondFactor, setPassword } from '../accounts/console-accounts.ts';
 import { createApiKey, revokeMerchantApiKey } from '../accounts/api-keys.ts';
 import { ENVIRONMENTS, type Environment } from '../accounts/model.ts';
 import { createMerchant } from '../accounts/service.ts';
 import { createSignInLinkForEmail, SIGN_IN_LINK_LIFETIME_S, signInLinkUrl } from '../accounts/sign-in-links.ts';
 import { findMerchant, listApiKeys, merchantIdExists } from '../accounts/store.ts';
 import { isUuid } from '../lib/ids.ts';
+import { audit } from '../audit/log.ts';
 import { migrate } from '../db/migrate.ts';
 import { SikaError } from '../lib/errors.ts';
 import { listWebhookEndpoints, rotateAnyWebhookSecret } from '../accounts/webhook-endpoints.ts';
@@ -16,7 +19,7 @@ import { replayEvent } from '../events/replay.ts';
 import * as events from '../events/store.ts';
 import { setPayoutAccess } from '../payouts/settings.ts';
 import { createOperator } from '../ops/service.ts';
-import { CLI_ACTOR, UsageError, type CliIo, type CommandSpec } from './common.ts';
+import { UsageError, type CliIo, type CommandSpec } from './common.ts';
 import { STATEMENTS_IMPORT } from './statements.ts';
 
 /** `sika events list`: rows shown by default and at most. */
@@ -93,6 +96,7 @@ export const COMMANDS: CommandSpec[] = [
           { name, email, password: str(values.password) ?? null, webhookUrl: str(values['webhook-url']) ?? null, payoutApproval: values['payout-approval'] === true },
           // The rule the server delivers by, so an endpoint it would never deliver to is refused now.
           { allowPrivateTargets: (await io.deployment(db)).webhookAllowPrivateTargets },
+          io.actor,
         ),
       );
       for (const warning of created.warnings) io.err(`warning: ${warning}`);
@@ -121,7 +125,10 @@ export const COMMANDS: CommandSpec[] = [
     summary: 'Applies pending database migrations (the server also does this at start).',
     options: {},
     async run(_values, _positionals, io) {
-      const applied = await io.withDb((db) => migrate(db), { migrate: false });
+      const applied = await io.withDb(
+        (db) => migrate(db, { onApplied: (tx, names) => audit(tx, { actor: io.actor, merchantId: null, action: 'schema.migrate', objectType: 'schema', objectId: names.at(-1)!, before: null, after: { applied: names } }) }),
+        { migrate: false },
+      );
       io.out(applied.length ? `applied: ${applied.join(', ')}` : 'nothing to apply: the schema is up to date');
     },
   },
@@ -178,7 +185,7 @@ export const COMMANDS: CommandSpec[] = [
       await io.withDb(async (db) => {
         const ids = sinceTime ? (await events.failedEventIdsSince(db, sinceTime, str(values.merchant) ?? null)).map((r) => r.event_id) : positionals.slice(0, 1);
         for (const id of ids) {
-          const queued = await replayEvent(db, id);
+          const queued = await replayEvent(db, id, io.actor);
           if (queued < 0) throw new SikaError('NOT_FOUND', `event ${id} not found`);
           io.out(`${id}: ${queued} deliver${queued === 1 ? 'y' : 'ies'} queued`);
         }
@@ -202,7 +209,7 @@ export const COMMANDS: CommandSpec[] = [
       const password = await readNewPassword(values['password-stdin'] === true, io);
       const problem = passwordProblem(password);
       if (problem) throw new UsageError(problem);
-      const account = await io.withDb((db) => setPassword(db, { kind: values.operator ? 'operator' : 'merchant', email, password }));
+      const account = await io.withDb((db) => setPassword(db, { kind: values.operator ? 'operator' : 'merchant', email, password, actor: io.actor }));
       io.out(`password set for ${account.email}; their sessions are signed out`);
     },
   },
@@ -210,12 +217,12 @@ export const COMMANDS: CommandSpec[] = [
     name: 'user reset-2fa',
     synopsis: '--email EMAIL',
     summary: "Turns off a dashboard user's two-factor authentication (phone and recovery codes lost) and\n      signs out their sessions; if the owner requires it, they set it up again at their next sign-in.",
-    options: { email: { type: 'string', value: 'EMAIL', description: 'whose second factor' }, operator: { type: 'boolean', description: '(operators have none to reset)', default: false } },
+    options: { email: { type: 'string', value: 'EMAIL', description: 'whose second factor' }, operator: { type: 'boolean', description: '(an operator: use sika operator reset)', default: false } },
     async run(values, _positionals, io) {
       const email = str(values.email);
       if (!email) throw new UsageError('user reset-2fa needs --email', 'user reset-2fa');
-      if (values.operator) throw new UsageError('operators have no two-factor authentication to reset');
-      const user = await io.withDb((db) => resetSecondFactor(db, email));
+      if (values.operator) throw new UsageError('an operator is reset with sika operator reset --email EMAIL (a temporary password, and their second factor cleared)', 'operator reset');
+      const user = await io.withDb((db) => resetSecondFactor(db, io.actor, email));
       io.out(`two-factor authentication is off for ${user.email}; their sessions are signed out`);
     },
   },
@@ -228,7 +235,7 @@ export const COMMANDS: CommandSpec[] = [
     async run(values, _positionals, io) {
       const email = str(values.email);
       if (!email) throw new UsageError('user sign-in-link needs --email', 'user sign-in-link');
-      const { link, baseUrl } = await io.withDb(async (db) => ({ link: await createSignInLinkForEmail(db, email), baseUrl: (await io.deployment(db)).baseUrl }));
+      const { link, baseUrl } = await io.withDb(async (db) => ({ link: await createSignInLinkForEmail(db, email, io.actor), baseUrl: (await io.deployment(db)).baseUrl }));
       const url = signInLinkUrl(baseUrl, link.token);
       if (values.json) io.out(JSON.stringify({ email: link.email, url, expires_in_s: SIGN_IN_LINK_LIFETIME_S }));
       else io.out(`${url}\n  signs ${link.email} in to the dashboard once, within ${SIGN_IN_LINK_LIFETIME_S / 60} minutes`);
@@ -250,8 +257,25 @@ export const COMMANDS: CommandSpec[] = [
       if (!email || !password) throw new UsageError('operator create needs --email and --password', 'operator create');
       if (values.role !== 'operator' && values.role !== 'teller') throw new UsageError('--role is operator or teller', 'operator create');
       const role = values.role;
-      const created = await io.withDb((db) => createOperator(db, { email, password, role }));
-      io.out(values.json ? JSON.stringify(created) : `operator ${created.email} (${created.role}) created: sign in at /ops`);
+      const created = await io.withDb((db) => createOperator(db, { email, password, role }, io.actor));
+      io.out(values.json ? JSON.stringify(created) : `operator ${created.email} (${created.role}) created: sign in at /ops (they set up two-factor authentication at their first sign-in)`);
+    },
+  },
+  {
+    name: 'operator reset',
+    synopsis: '--email EMAIL [--json]',
+    summary: 'Resets a locked-out operator (lost phone, forgotten password): a temporary password, shown once,\n      that must be changed at their next sign-in; their two-factor authentication is cleared (they set\n      it up again), their sessions signed out. Another operator can do the same on the Operators page.',
+    options: { email: { type: 'string', value: 'EMAIL', description: "the operator's sign-in" }, json: JSON_OPTION },
+    async run(values, _positionals, io) {
+      const email = str(values.email);
+      if (!email) throw new UsageError('operator reset needs --email', 'operator reset');
+      const reset = await io.withDb((db) => resetOperator(db, io.actor, { email }));
+      if (values.json) io.out(JSON.stringify({ operator_id: reset.id, email: reset.email, temporary_password: reset.temporaryPassword }));
+      else {
+        io.out(`operator ${reset.email} reset: sessions signed out, two-factor authentication cleared`);
+        io.out(`  temporary password: ${reset.temporaryPassword}`);
+        io.out('It is shown once. They sign in at /ops with it, choose their own password, then set up two-factor authentication.');
+      }
     },
   },
   {
@@ -279,7 +303,8 @@ export const COMMANDS: CommandSpec[] = [
       };
       const settings = await io.withDb(async (db) => {
         if (!(await merchantIdExists(db, merchantId))) throw new SikaError('NOT_FOUND', `merchant ${merchantId} not found`);
-        return setPayoutAccess(db, merchantId, environment, change);
+        // Only a change is audited: without --access, --paused or a limit the command shows the settings.
+        return setPayoutAccess(db, merchantId, environment, change, Object.values(change).some((v) => v !== undefined) ? io.actor : null);
       });
       if (values.json) io.out(JSON.stringify(settings));
       else
@@ -315,7 +340,7 @@ export const COMMANDS: CommandSpec[] = [
       const environment = environmentOption(str(values.environment), true)!;
       const key = await io.withDb(async (db) => {
         if (!(await findMerchant(db, merchantId))) throw new SikaError('NOT_FOUND', `merchant ${merchantId} not found`);
-        return createApiKey(db, { merchantId, environment, actor: CLI_ACTOR });
+        return createApiKey(db, { merchantId, environment, actor: io.actor });
       });
       if (values.json) io.out(JSON.stringify({ id: key.id, prefix: key.prefix, environment, api_key: key.key }));
       else io.out(`API key ${key.id} (${environment}) created:\n  ${key.key}\nIt is shown once; store it now.`);
@@ -333,7 +358,7 @@ export const COMMANDS: CommandSpec[] = [
       if (!idOrPrefix) throw new UsageError('keys revoke needs a KEY_ID or the key prefix (sika keys list shows them)', 'keys revoke');
       const revoked = await io.withDb(async (db) => {
         if (!(await findMerchant(db, merchantId))) throw new SikaError('NOT_FOUND', `merchant ${merchantId} not found`);
-        return revokeMerchantApiKey(db, { merchantId, idOrPrefix, actor: CLI_ACTOR });
+        return revokeMerchantApiKey(db, { merchantId, idOrPrefix, actor: io.actor });
       });
       if (!revoked) throw new SikaError('NOT_FOUND', `merchant ${merchantId} has no API key ${idOrPrefix}`);
       io.out(revoked.alreadyRevoked ? `API key ${revoked.prefix}… was already revoked` : `API key ${revoked.prefix}… revoked: every server process refuses it within 1 second`);
@@ -362,7 +387,7 @@ export const COMMANDS: CommandSpec[] = [
       if (!id) throw new UsageError('webhooks rotate-secret needs an ENDPOINT_ID (sika webhooks list shows them)', 'webhooks rotate-secret');
       const hours = Number(values['overlap-hours']);
       if (!Number.isFinite(hours) || hours < 0) throw new UsageError('--overlap-hours takes a number of hours (0 or more)', 'webhooks rotate-secret');
-      const rotated = await io.withDb((db) => rotateAnyWebhookSecret(db, id, Math.round(hours * 3_600)));
+      const rotated = await io.withDb((db) => rotateAnyWebhookSecret(db, id, Math.round(hours * 3_600), io.actor));
       io.out(JSON.stringify(rotated));
     },
   },

@@ -2,7 +2,9 @@
 // command writes and gets its storage (CliIo: the terminal and the configured storage, or, forwarded to a
 // running server, a buffer and the server's own storage: src/cli/forward.ts), and the option parsing that
 // answers --help and names a mistyped option.
+import { hostname, userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
+import type { Actor } from '../audit/log.ts';
 import type { Config } from '../config.ts';
 import type { DeploymentSettings } from '../db/deployment-settings.ts';
 import type { Db, Queryable } from '../db/index.ts';
@@ -18,8 +20,27 @@ export class UsageError extends Error {
   }
 }
 
-/** The actor of changes made from the command line (the audit log's "who"). */
-export const CLI_ACTOR = { type: 'system' as const, id: 'cli', email: null };
+/** The longest user or host name a CLI actor keeps (a forwarded command's are the CLI side's, sent along). */
+export const CLI_NAME_LENGTH_MAX = 255;
+
+/** The actor of changes made from the command line (the audit log's "who"): the OS user and host, user@host. */
+export const cliActor = (user: string, host: string): Actor & { type: 'cli' } => ({
+  type: 'cli',
+  id: `${user.slice(0, CLI_NAME_LENGTH_MAX) || 'unknown'}@${host.slice(0, CLI_NAME_LENGTH_MAX) || 'unknown'}`,
+  email: null,
+});
+
+/** Who runs this process: the OS user and host name. */
+export function localCliUser(): { user: string; host: string } {
+  let user: string;
+  try {
+    user = userInfo().username;
+  } catch {
+    // A uid with no passwd entry (some containers): the environment's name, else the uid.
+    user = process.env.USER || process.env.LOGNAME || `uid-${process.getuid?.() ?? 'unknown'}`;
+  }
+  return { user, host: hostname() };
+}
 
 /** Where a command writes, reads and finds its storage. */
 export interface CliIo {
@@ -38,6 +59,8 @@ export interface CliIo {
   stdinIsTerminal: boolean;
   /** The directory relative file names are read from. */
   cwd: string;
+  /** Who the audit log says made a change: the CLI side's OS user and host, also when forwarded to a server. */
+  actor: Actor & { type: 'cli' };
 }
 
 export interface OptionSpec {

@@ -4,15 +4,16 @@
 // (src/cli/main.ts run()). The CLI sends a command there when the process holding the data dir is alive
 // and its socket answers; otherwise it opens the storage itself. PostgreSQL is shared: nothing is sent.
 //
-// The exchange: one JSON line {argv, stdin, cwd} from the CLI; JSON lines {out} / {err} as the command
-// writes them, then {exit}. Standard input is read by the CLI (a password it asked for on its terminal)
-// and sent whole; file names are read relative to the CLI's directory.
+// The exchange: one JSON line {argv, stdin, cwd, user, host} from the CLI; JSON lines {out} / {err} as the
+// command writes them, then {exit}. Standard input is read by the CLI (a password it asked for on its
+// terminal) and sent whole; file names are read relative to the CLI's directory; the audit log names the
+// CLI side's OS user and host (user@host), not the server's.
 import { chmodSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
-import type { CliIo } from './common.ts';
+import { cliActor, CLI_NAME_LENGTH_MAX, type CliIo } from './common.ts';
 import { deploymentSettingsOf } from './deployment.ts';
 import { processIsAlive } from '../lib/process-alive.ts';
 
@@ -24,7 +25,12 @@ export interface CliRequest {
   argv: string[];
   stdin: string;
   cwd: string;
+  /** The OS user and host the CLI runs as (the audit log's actor). */
+  user: string;
+  host: string;
 }
+
+const isName = (value: unknown): value is string => typeof value === 'string' && value.length > 0 && value.length <= CLI_NAME_LENGTH_MAX;
 
 
 /** The socket of the running server that holds this embedded data dir, or null (PostgreSQL, no server, or one without a socket). */
@@ -111,7 +117,7 @@ export async function serveCli(options: { db: Db; config: Config; dataDir: strin
       let request: CliRequest;
       try {
         request = JSON.parse(buffered.slice(0, end)) as CliRequest;
-        if (!Array.isArray(request.argv) || !request.argv.every((arg) => typeof arg === 'string') || typeof request.stdin !== 'string' || typeof request.cwd !== 'string') throw new Error('malformed');
+        if (!Array.isArray(request.argv) || !request.argv.every((arg) => typeof arg === 'string') || typeof request.stdin !== 'string' || typeof request.cwd !== 'string' || !isName(request.user) || !isName(request.host)) throw new Error('malformed');
       } catch {
         send({ err: 'sika: the server could not read the command' });
         send({ exit: 1 });
@@ -128,6 +134,7 @@ export async function serveCli(options: { db: Db; config: Config; dataDir: strin
         stdin: async () => request.stdin,
         stdinIsTerminal: false,
         cwd: request.cwd,
+        actor: cliActor(request.user, request.host),
       };
       void options.runCommand(request.argv, io).then(
         (code) => {

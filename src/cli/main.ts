@@ -7,7 +7,7 @@ import { openDb } from '../db/index.ts';
 import { DataDirInUseError } from '../db/embedded.ts';
 import { SikaError } from '../lib/errors.ts';
 import { COMMANDS, readNewPassword } from './commands.ts';
-import { closest, commandHelp, parseCommand, UsageError, type CliIo, type CommandSpec } from './common.ts';
+import { cliActor, closest, commandHelp, localCliUser, parseCommand, UsageError, type CliIo, type CommandSpec } from './common.ts';
 import { storedDeploymentSettings } from './deployment.ts';
 import { forwardCommand, runningServerSocket } from './forward.ts';
 import { LISTEN_HELP, listenCommand } from './listen.ts';
@@ -123,7 +123,9 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
 /** This process's terminal and the configured storage, opened for each command and closed after it. */
 export function localIo(): CliIo {
   const err = (line: string) => void process.stderr.write(`${line}\n`);
+  const { user, host } = localCliUser();
   return {
+    actor: cliActor(user, host),
     out: (line) => void process.stdout.write(`${line}\n`),
     err,
     config: () => loadConfig(),
@@ -179,7 +181,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (!args.includes('--password-stdin')) args = [...argv, '--password-stdin'];
   }
-  const forwarded = await forwardCommand(socket, { argv: args, stdin, cwd: io.cwd }, io);
+  const forwarded = await forwardCommand(socket, { argv: args, stdin, cwd: io.cwd, ...localCliUser() }, io);
   // The socket did not answer: the server is stopping or was killed; try the storage here.
   return forwarded ?? run(args, { ...io, stdin: async () => stdin });
 }

@@ -2,36 +2,42 @@
 // (docs/bank-statements.md).
 import { readFile, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
+import { collectionAccounts } from '../rails/bank-transfer/accounts.ts';
 import { STATEMENT_BYTES_MAX } from '../statements/model.ts';
 import { importStatement } from '../statements/service.ts';
-import { CLI_ACTOR, UsageError, type CommandSpec } from './common.ts';
+import { UsageError, type CommandSpec } from './common.ts';
 
-export const STATEMENTS_USAGE = `usage: sika statements import FILE --bank CODE [--columns MAPPING] [--json]
+export const STATEMENTS_USAGE = `usage: sika statements import FILE --bank CODE [--columns MAPPING] [--force-reason TEXT] [--json]
 
 Imports a bank statement of the bank transfer collection account, exported from the bank as CSV, and
 matches each credit to the Live bank transfer whose payment reference (SK and 8 characters) is in its
 narration or reference: the exact amount pays it, another amount holds it for review, and a credit that
 matches no payment waits in the console's unmatched queue (/ops/statements). Debits are left out. A row
-that cannot be read is reported with its line number; the others are imported. Importing the same
-statement again changes nothing (each line has a fingerprint).
+that cannot be read is reported with its line number; the others are imported. A file imported before
+(the same content, for any account) is refused unless --force-reason says why it must be imported again;
+even then a credit already recorded is not recorded twice (each line has a fingerprint). Statements are
+imported for the configured collection account (BANK_TRANSFER_* settings) only. The console takes files
+up to 5 MB; this command takes them up to ${STATEMENT_BYTES_MAX / (1024 * 1024)} MB.
 
 options:
   --bank CODE        the bank the statement is from, by its code in the console's Banks (e.g. GCB)
   --columns MAPPING  which column is which, when the headers are not recognised, by header name or
                      position from 1: date=Txn Date,credit=Amount In,description=Details
                      (fields: date, description, credit, debit, amount, type, balance, reference)
+  --force-reason TEXT  import a file imported before anyway, for this reason (kept and audited)
   --json             the result as JSON
 
 The CSV format, the headers recognised and the matching rules: docs/bank-statements.md.`;
 
 export const STATEMENTS_IMPORT: CommandSpec = {
   name: 'statements import',
-  synopsis: 'FILE --bank CODE [--columns MAPPING] [--json]',
+  synopsis: 'FILE --bank CODE [--columns MAPPING] [--force-reason TEXT] [--json]',
   summary: 'Imports a bank statement (CSV) of the bank transfer collection account and matches its credits\n      to Live bank transfers by payment reference and amount (sika statements import --help for more).',
   help: STATEMENTS_USAGE,
   options: {
     bank: { type: 'string', value: 'CODE', description: 'the bank the statement is from' },
     columns: { type: 'string', value: 'MAPPING', description: 'which column is which' },
+    'force-reason': { type: 'string', value: 'TEXT', description: 'import a file imported before anyway, for this reason' },
     json: { type: 'boolean', description: 'the result as JSON', default: false },
   },
   positionals: 1,
@@ -50,7 +56,8 @@ export const STATEMENTS_IMPORT: CommandSpec = {
     const columns = typeof values.columns === 'string' ? values.columns : '';
     const result = await io.withDb(async (db) => {
       const { checkoutUrlHost } = await io.deployment(db);
-      return importStatement(db, { bankCode: bank, fileName: basename(file), csv, columns, importedBy: CLI_ACTOR, checkoutUrlHost });
+      const forceReason = typeof values['force-reason'] === 'string' ? values['force-reason'] : null;
+      return importStatement(db, { bankCode: bank, fileName: basename(file), csv, columns, importedBy: io.actor, checkoutUrlHost, collectionAccounts: collectionAccounts(io.config().providers.bankTransfer), forceReason });
     });
     if (values.json) {
       io.out(JSON.stringify(result));

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Db } from './types.ts';
+import type { Db, Queryable } from './types.ts';
 
 const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 // Any fixed number: every process that migrates takes the same lock, so only one applies at a time.
@@ -24,8 +24,11 @@ export function listMigrations(): Migration[] {
     }));
 }
 
-/** Applies every migration not yet applied, in order, in one transaction. Returns the names applied. */
-export async function migrate(db: Db): Promise<string[]> {
+/**
+ * Applies every migration not yet applied, in order, in one transaction. Returns the names applied.
+ * `onApplied` runs in that transaction when any was (the CLI's audit row).
+ */
+export async function migrate(db: Db, options: { onApplied?: (tx: Queryable, names: string[]) => Promise<unknown> } = {}): Promise<string[]> {
   const migrations = listMigrations();
   return db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_ID]);
@@ -43,6 +46,7 @@ export async function migrate(db: Db): Promise<string[]> {
       await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
       names.push(`${String(migration.version).padStart(3, '0')}_${migration.name}`);
     }
+    if (names.length > 0 && options.onApplied) await options.onApplied(tx, names);
     return names;
   });
 }

@@ -27,8 +27,13 @@ export async function replayMerchantEvent(db: Db, merchantId: string, environmen
   return true;
 }
 
-/** Replays any event (the operator's CLI): how many deliveries were queued, -1 for an unknown event. */
-export const replayEvent = (db: Db, eventId: string): Promise<number> => db.transaction((tx) => store.replayEvent(tx, eventId));
+/** Replays any event (the operator's CLI), audited as the actor's: how many deliveries were queued, -1 for an unknown event. */
+export const replayEvent = (db: Db, eventId: string, actor: Actor): Promise<number> =>
+  db.transaction(async (tx) => {
+    const queued = await store.replayEvent(tx, eventId);
+    if (queued >= 0) await audit(tx, { actor, merchantId: null, action: 'event.replay', objectType: 'event', objectId: eventId, before: null, after: { deliveries_queued: queued } });
+    return queued;
+  });
 
 // ---------------------------------------------------------------------------------------------------
 // Replays over the API (issue 19): POST /api/v1/events/{id}/replay and POST /api/v1/events/replay. Each

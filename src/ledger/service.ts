@@ -408,7 +408,7 @@ export async function balance(db: Queryable, merchantId: string, environment: En
  * entries balance with at least two lines; cached balances equal the sum of their lines; no merchant
  * balance is negative; lines stay within their entry's merchant and environment; reversals, payout
  * resolutions and returns point at the right entry and cancel it exactly where they must; a line waiting
- * to be applied is a line of the journal.
+ * to be applied is a line of the journal; a payment's credit never exceeds what was received.
  */
 export async function checkInvariants(db: Queryable, merchantId: string | null = null): Promise<string[]> {
   const problems: string[] = [];
@@ -435,6 +435,9 @@ export async function checkInvariants(db: Queryable, merchantId: string | null =
   }
   for (const row of await store.mismatchedFollowUps(db, merchantId)) {
     problems.push(`entry ${row.id} (${row.kind}) does not cancel its target on ${row.account} (net ${row.net_minor})`);
+  }
+  for (const row of await store.overCreditedPayments(db, merchantId)) {
+    problems.push(`payment ${row.payment_id}: credit ${row.entry_id} books ${row.booked_minor} (merchant ${row.credited_minor}) but ${row.received_minor} was received`);
   }
   return problems;
 }

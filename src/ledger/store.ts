@@ -444,3 +444,26 @@ export function unbookedBalances(db: Queryable, merchantId: string | null) {
   );
 }
 
+
+/**
+ * Payment credits that book more than the payment brought in (issue 30): the provider_clearing debit of a
+ * payment_credit (what the credit says was received) above what the attempt records as received (its
+ * amount_received_minor when an operator found another amount, else the amount charged), or a merchant
+ * credit above it. Credits of ids that are no attempt (the ledger's own tests) are not payments of checkout.
+ */
+export function overCreditedPayments(db: Queryable, merchantId: string | null) {
+  return db.query<{ entry_id: string; payment_id: string; booked_minor: number; credited_minor: number; received_minor: number }>(
+    `SELECT e.id AS entry_id, e.reference_id AS payment_id,
+            coalesce(sum(l.amount_minor) FILTER (WHERE a.kind = 'provider_clearing'), 0)::bigint AS booked_minor,
+            coalesce(-sum(l.amount_minor) FILTER (WHERE a.kind = 'merchant_available'), 0)::bigint AS credited_minor,
+            coalesce(p.amount_received_minor, p.amount_charged_minor) AS received_minor
+       FROM journal_entries e
+       JOIN journal_lines l ON l.entry_id = e.id JOIN ledger_accounts a ON a.id = l.account_id
+       JOIN payment_attempts p ON p.id = e.reference_id
+      WHERE e.kind = 'payment_credit' AND ($1::uuid IS NULL OR e.merchant_id = $1)
+      GROUP BY e.id, e.reference_id, p.amount_received_minor, p.amount_charged_minor
+     HAVING coalesce(sum(l.amount_minor) FILTER (WHERE a.kind = 'provider_clearing'), 0) > coalesce(p.amount_received_minor, p.amount_charged_minor)
+         OR coalesce(-sum(l.amount_minor) FILTER (WHERE a.kind = 'merchant_available'), 0) > coalesce(p.amount_received_minor, p.amount_charged_minor)`,
+    [merchantId],
+  );
+}

@@ -34,11 +34,16 @@ export const ERROR_CATALOGUE = {
   PROVIDER_PAYMENT_REJECTED: { meaning: 'The provider refused what the payer entered (e.g. a wrong verification code).', retryable: false },
   ATTEMPT_FINAL: { meaning: 'The payment attempt already has its outcome.', retryable: false },
   ATTEMPT_NOT_HELD: { meaning: 'Only attempts held for review can be resolved by an operator.', retryable: false },
+  APPROVAL_NOT_PENDING: { meaning: 'The operator approval request is already decided (approved or rejected).', retryable: false },
+  APPROVAL_PENDING: { meaning: 'A request for this object already waits for a second operator; approve or reject it first.', retryable: false },
+  APPROVAL_STALE: { meaning: 'The object of the approval request changed after it was requested; the request was withdrawn and must be filed again.', retryable: false },
   VERIFICATION_NOT_REQUIRED: { meaning: 'This payment needs no verification code.', retryable: false },
   RESEND_LIMIT_REACHED: { meaning: 'The payment prompt was re-sent as often as allowed.', retryable: false },
   RESEND_NOT_AVAILABLE: { meaning: "This payment's provider cannot send its prompt again; start a new payment if it did not arrive.", retryable: false },
   REVERSAL_NOT_COVERED: { meaning: 'The balance no longer covers a reversed payment; an operator must recover the funds first.', retryable: false },
-  SLIP_NOT_RECORDABLE: { meaning: 'The cash slip is not active (used, cancelled or expired).', retryable: false },
+  SLIP_NOT_RECORDABLE: { meaning: 'The cash slip cannot be recorded at a teller desk: it is not active (used, cancelled or expired) or it is a Test slip.', retryable: false },
+  STATEMENT_ALREADY_IMPORTED: { meaning: 'This statement file (the same content, by sha256) was imported before; it is imported again only when forced with a reason.', retryable: false },
+  IMPORT_NOT_VOIDABLE: { meaning: 'The statement import cannot be voided: it is voided already, or some of its lines are matched, held or resolved.', retryable: false },
 
   // Payouts
   RECIPIENT_UNAVAILABLE: { meaning: 'The recipient is not active or was rejected at verification.', retryable: false },

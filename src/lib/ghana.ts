@@ -66,8 +66,12 @@ export function formatGhs(amountMinor: number): string {
   return `${negative ? '-' : ''}GHS ${cedis}.${String(abs % 100).padStart(2, '0')}`;
 }
 
-/** "1,234.5" or "502" (GHS typed by a person) -> pesewas; null when it is not an amount. */
+/**
+ * "1,234.5", "1234.5" or "502" (GHS typed by a person) -> pesewas; null when it is not an amount. Commas
+ * are read only as thousands separators, between groups of three digits ("1,220.00"): "1,22.00" is not an
+ * amount (a slip of the finger, not GHS 122.00). At most 9 whole digits and 2 decimals.
+ */
 export function parseCedis(value: string): number | null {
-  const match = /^\s*(\d{1,9})(?:\.(\d{1,2}))?\s*$/.exec(value.replace(/,/g, ''));
-  return match ? Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0')) : null;
+  const match = /^\s*(\d{1,9}|\d{1,3}(?:,\d{3}){1,2})(?:\.(\d{1,2}))?\s*$/.exec(value);
+  return match ? Number(match[1]!.replace(/,/g, '')) * 100 + Number((match[2] ?? '').padEnd(2, '0')) : null;
 }

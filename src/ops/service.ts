@@ -1,19 +1,20 @@
 // Operator actions: each one runs in one transaction with its audit log row (who, what, before, after).
 import { hashPassword, PASSWORD_LENGTH_MIN } from '../accounts/service.ts';
-import { audit, listAudit, type Actor } from '../audit/log.ts';
-import { applyOutcome } from '../checkout/payments.ts';
-import { recordCashDeposit, toSlipResponse } from '../checkout/cash-slips.ts';
+import { audit, type Actor } from '../audit/log.ts';
+import { normaliseSlipReference, recordCashDeposit, TEST_SLIP_REFUSAL, toSlipResponse } from '../checkout/cash-slips.ts';
 import * as checkoutStore from '../checkout/store.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import { DbError } from '../db/index.ts';
 import { SikaError, errors } from '../lib/errors.ts';
 import { newUuid } from '../lib/ids.ts';
-import { markPayoutReturned, reconcilePayout } from '../payouts/lifecycle.ts';
-import type { setPayoutAccess } from '../payouts/settings.ts';
+import { reconcilePayout } from '../payouts/lifecycle.ts';
 import * as payoutSettingsStore from '../payouts/settings-store.ts';
+import * as approvalsStore from './approvals-store.ts';
+import * as livePayoutsStore from './live-payouts-store.ts';
 import * as store from './store.ts';
 
-export async function createOperator(db: Db, input: { email: string; password: string; role?: 'operator' | 'teller' }) {
+/** A new operator account, audited as made by `actor` (the CLI's user@host; the system when a program makes one). */
+export async function createOperator(db: Db, input: { email: string; password: string; role?: 'operator' | 'teller' }, actor: Actor = { type: 'system', id: 'system', email: null }) {
   const email = input.email.trim();
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new SikaError('INVALID_ARGUMENT', `email "${email}" is not an email address`);
   if (input.password.length < PASSWORD_LENGTH_MIN) throw new SikaError('INVALID_ARGUMENT', `password must be at least ${PASSWORD_LENGTH_MIN} characters`);
@@ -22,7 +23,7 @@ export async function createOperator(db: Db, input: { email: string; password: s
   try {
     await db.transaction(async (tx) => {
       await store.insertOperator(tx, { id, email, passwordHash, role: input.role ?? 'operator' });
-      await audit(tx, { actor: { type: 'system', id: 'cli', email: null }, merchantId: null, action: 'operator.create', objectType: 'operator', objectId: id, before: null, after: { email, role: input.role ?? 'operator' } });
+      await audit(tx, { actor, merchantId: null, action: 'operator.create', objectType: 'operator', objectId: id, before: null, after: { email, role: input.role ?? 'operator' } });
     });
   } catch (error) {
     if (error instanceof DbError && error.isUniqueViolation) throw new SikaError('EMAIL_TAKEN', `an operator with email ${email} already exists`);
@@ -31,15 +32,8 @@ export async function createOperator(db: Db, input: { email: string; password: s
   return { operator_id: id, email, role: input.role ?? 'operator' };
 }
 
-export async function changePayoutSettings(db: Db, actor: Actor, merchantId: string, environment: 'test' | 'live', change: Parameters<typeof setPayoutAccess>[3]) {
-  return db.transaction(async (tx) => {
-    const before = await payoutSettingsStore.settingsFor(tx, merchantId, environment, true);
-    await payoutSettingsStore.updateSettings(tx, merchantId, environment, change);
-    const after = await payoutSettingsStore.settingsFor(tx, merchantId, environment);
-    await audit(tx, { actor, merchantId, action: 'payout_settings.update', objectType: 'payout_settings', objectId: `${merchantId}:${environment}`, before, after });
-    return after;
-  });
-}
+/** A merchant's payout settings change: Live openings and raises through a second operator (approvals.ts). */
+export { changePayoutSettings } from './approvals.ts';
 
 export async function addBank(db: Db, actor: Actor, input: { name: string; code: string }) {
   const name = input.name.trim();
@@ -87,43 +81,26 @@ export async function setBankActive(db: Db, actor: Actor, table: store.BankTable
 export const tellerRecordDeposit = (db: Db, actor: Actor, checkoutUrlHost: string, input: { reference: string; branchId: string; amountMinor: number }) =>
   recordCashDeposit(db, checkoutUrlHost, input, actor);
 
-/** Operator decision on an attempt held in manual_review or amount_mismatch: approve -> paid, reject -> failed. */
-export async function resolveHeldAttempt(db: Db, actor: Actor, checkoutUrlHost: string, attemptId: string, decision: 'approve' | 'reject') {
-  return db.transaction(async (tx) => {
-    const attempt = await checkoutStore.findAttempt(tx, attemptId);
-    if (!attempt) throw errors.notFound('Payment attempt');
-    if (attempt.status !== 'manual_review' && attempt.status !== 'amount_mismatch') {
-      throw new SikaError('ATTEMPT_NOT_HELD', `The attempt is ${attempt.status}; only held attempts are resolved here.`);
-    }
-    const applied = await applyOutcome(tx, attemptId, decision === 'approve' ? 'paid' : 'failed', { checkoutUrlHost, source: `operator_${decision}` });
-    await audit(tx, {
-      actor,
-      merchantId: attempt.merchant_id,
-      action: `attempt.${decision}`,
-      objectType: 'payment_attempt',
-      objectId: attemptId,
-      before: { status: attempt.status, session: attempt.session_id },
-      after: { status: applied.attempt.status, session_status: applied.session.status },
-    });
-    return applied;
-  });
-}
+/**
+ * Operator decisions on attempts held in manual_review or amount_mismatch (issue 30): shown with what was
+ * received and the statement line or deposit behind it, filed with a reason and a confirmation, and run when
+ * a second operator approves (approvals.ts). A reject moves no money and applies at once.
+ */
+export { requestHeldDecision, requestPayoutReturn, decideApproval, heldAttemptView, approvalsOverview } from './approvals.ts';
 
-export const heldAttempts = (db: Queryable) => store.listHeldAttempts(db, store.CONSOLE_LIST_ROWS_MAX);
+/** The review queue: held attempts with what was received, the line or deposit behind each and any request waiting. */
+export const heldAttempts = (db: Queryable, query: Omit<approvalsStore.HeldQuery, 'limit'> & { limit?: number } = { q: '', qPattern: '%', environment: null, status: null, cursor: null }) =>
+  approvalsStore.listHeldAttempts(db, { limit: store.CONSOLE_LIST_ROWS_MAX, ...query });
 
 export const reconcile = (db: Db, actor: Actor, payoutId: string, result: 'matched' | 'exception') => reconcilePayout(db, payoutId, result, actor);
 
-export const recordReturn = (db: Db, actor: Actor, payoutId: string, returnReference: string) => markPayoutReturned(db, payoutId, returnReference, actor);
-
 // ---- what the console pages show ----
 
-export type { HeldAttemptRow, LivePayoutRow, MerchantOverviewRow } from './store.ts';
+export type { LivePayoutRow } from './live-payouts-store.ts';
+export type { HeldAttemptDetail } from './approvals-store.ts';
 export type PayoutControls = NonNullable<Awaited<ReturnType<typeof merchantPayoutControls>>>;
 export type TellerSlip = Awaited<ReturnType<typeof tellerSlip>>;
 export type BanksAndBranches = Awaited<ReturnType<typeof banksAndBranches>>;
-export type AuditRow = Awaited<ReturnType<typeof auditLog>>[number];
-
-export const merchantsOverview = (db: Queryable) => store.listMerchants(db, store.CONSOLE_LIST_ROWS_MAX);
 
 /** A merchant and its payout settings in both environments, or null when there is no such merchant. */
 export async function merchantPayoutControls(db: Db, merchantId: string) {
@@ -133,15 +110,23 @@ export async function merchantPayoutControls(db: Db, merchantId: string) {
   return { merchant, settings };
 }
 
-/** The teller's lookup: the slip by its reference (as typed: trimmed, upper-cased), and the branches to record it at when it can be recorded. */
-export async function tellerSlip(db: Queryable, reference: string) {
-  const slip = reference ? await checkoutStore.findSlipByReference(db, reference.trim().toUpperCase()) : null;
-  const view = slip ? await toSlipResponse(db, slip, false) : null;
+/**
+ * The teller's lookup: the slip by its reference as typed (any case, with or without dashes), its
+ * environment, and the branches to record it at when it can be recorded. A Test slip is never recordable
+ * here (`refusal` says why): Test deposits are recorded through the Test simulator only.
+ */
+export async function tellerSlip(db: Queryable, typed: string) {
+  const reference = typed.trim() ? normaliseSlipReference(typed) : '';
+  const slip = reference ? await checkoutStore.findSlipByReference(db, reference) : null;
+  const found = slip ? await toSlipResponse(db, slip, false) : null;
+  const refusal = slip && slip.environment !== 'live' ? TEST_SLIP_REFUSAL : null;
+  const view = found && slip ? { ...found, environment: slip.environment, can_record: found.can_record && !refusal } : null;
   const branches = view?.can_record ? await store.listActiveBranchOptions(db) : [];
-  return { view, branches };
+  return { view, refusal, branches };
 }
 
-export const livePayouts = (db: Queryable) => store.listLivePayouts(db, store.CONSOLE_LIST_ROWS_MAX);
+/** The Live payouts list (searched, filtered, a page from the cursor on), each with any return request waiting. */
+export const livePayouts = (db: Queryable, query: livePayoutsStore.LivePayoutQuery) => livePayoutsStore.listLivePayouts(db, query);
 
 export async function banksAndBranches(db: Queryable) {
   const banks = await store.listBanks(db);
@@ -149,4 +134,3 @@ export async function banksAndBranches(db: Queryable) {
   return { banks, branches };
 }
 
-export const auditLog = (db: Queryable) => listAudit(db, { merchantId: null, limit: store.CONSOLE_LIST_ROWS_MAX });

@@ -16,16 +16,59 @@ export interface MerchantOverviewRow {
   created_at: Date;
   live_access: boolean | null;
   paused_any: boolean | null;
+  /** The merchant's Live money (available and held), unapplied credits included. */
+  live_balance_minor: number;
 }
 
-/** Merchants, newest first, with their Live payout access and whether any environment's payouts are paused. */
-export const listMerchants = (db: Queryable, limit: number) =>
+/** The merchants list's filters: Live payouts on or off, payouts paused in any environment, money held in Live. */
+export interface MerchantListFilters {
+  live_payouts?: 'on' | 'off';
+  paused?: 'yes' | 'no';
+  live_balance?: 'yes' | 'no';
+}
+
+export interface MerchantListQuery {
+  /** Matched case-insensitively in the name and the emails (the merchant's and its users'), or exactly as the id. */
+  q: string;
+  /** The ILIKE pattern of q (wildcards escaped, backslash the escape character). */
+  qPattern: string;
+  filters: MerchantListFilters;
+  /** The last row of the page before: (created_at, id); null for the first page. */
+  cursor: { at: Date; id: string } | null;
+  limit: number;
+}
+
+/**
+ * Merchants, newest first (keyset on created_at, id), with their Live payout access, whether any environment's
+ * payouts are paused and their Live balance; searched and filtered as the console list asks.
+ */
+export const listMerchants = (db: Queryable, query: MerchantListQuery) =>
   db.query<MerchantOverviewRow>(
-    `SELECT m.id, m.name, m.email, m.created_at,
-            (SELECT payout_access FROM payout_settings s WHERE s.merchant_id = m.id AND s.environment = 'live') AS live_access,
-            (SELECT bool_or(paused) FROM payout_settings s WHERE s.merchant_id = m.id) AS paused_any
-       FROM merchants m ORDER BY m.created_at DESC LIMIT $1`,
-    [limit],
+    `SELECT * FROM (
+       SELECT m.id, m.name, m.email, m.created_at,
+              (SELECT payout_access FROM payout_settings s WHERE s.merchant_id = m.id AND s.environment = 'live') AS live_access,
+              (SELECT bool_or(paused) FROM payout_settings s WHERE s.merchant_id = m.id) AS paused_any,
+              (SELECT coalesce(-sum(a.balance_minor + coalesce((SELECT sum(l.amount_minor) FROM ledger_unapplied_lines l WHERE l.account_id = a.id), 0)), 0)::bigint
+                 FROM ledger_accounts a WHERE a.merchant_id = m.id AND a.environment = 'live' AND a.kind IN ('merchant_available', 'merchant_held')) AS live_balance_minor
+         FROM merchants m
+        WHERE ($1 = '' OR m.id::text = lower($1) OR m.name ILIKE $2 ESCAPE '\\' OR m.email ILIKE $2 ESCAPE '\\'
+               OR EXISTS (SELECT 1 FROM users u WHERE u.merchant_id = m.id AND u.email ILIKE $2 ESCAPE '\\'))
+          AND ($3::timestamptz IS NULL OR (date_trunc('milliseconds', m.created_at), m.id) < ($3::timestamptz, $4::uuid))
+     ) x
+     WHERE ($5::text IS NULL OR coalesce(x.live_access, false) = ($5 = 'on'))
+       AND ($6::text IS NULL OR coalesce(x.paused_any, false) = ($6 = 'yes'))
+       AND ($7::text IS NULL OR (x.live_balance_minor <> 0) = ($7 = 'yes'))
+     ORDER BY date_trunc('milliseconds', x.created_at) DESC, x.id DESC LIMIT $8`,
+    [
+      query.q,
+      query.qPattern,
+      query.cursor?.at ?? null,
+      query.cursor?.id ?? null,
+      query.filters.live_payouts ?? null,
+      query.filters.paused ?? null,
+      query.filters.live_balance ?? null,
+      query.limit,
+    ],
   );
 
 export interface OpsMerchantRow {
@@ -33,54 +76,14 @@ export interface OpsMerchantRow {
   name: string;
   email: string;
   payout_approval_required: boolean;
+  created_at: Date;
 }
 
 /** By the id as typed in the address (compared as text, so a malformed id is simply not found). */
 export async function findMerchant(db: Queryable, merchantId: string): Promise<OpsMerchantRow | null> {
-  const rows = await db.query<OpsMerchantRow>('SELECT id, name, email, payout_approval_required FROM merchants WHERE id::text = $1', [merchantId]);
+  const rows = await db.query<OpsMerchantRow>('SELECT id, name, email, payout_approval_required, created_at FROM merchants WHERE id::text = $1', [merchantId]);
   return rows[0] ?? null;
 }
-
-export interface HeldAttemptRow {
-  id: string;
-  session_id: string;
-  merchant_name: string;
-  environment: string;
-  rail: string;
-  status: string;
-  amount_charged_minor: number;
-  raw_status: string;
-  updated_at: Date;
-}
-
-/** Attempts an operator must decide (manual_review, amount_mismatch), the longest waiting first. */
-export const listHeldAttempts = (db: Queryable, limit: number) =>
-  db.query<HeldAttemptRow>(
-    `SELECT a.id, a.session_id, m.name AS merchant_name, a.environment, a.rail, a.status, a.amount_charged_minor, a.raw_status, a.updated_at
-       FROM payment_attempts a JOIN merchants m ON m.id = a.merchant_id
-      WHERE a.status IN ('manual_review', 'amount_mismatch') ORDER BY a.updated_at LIMIT $1`,
-    [limit],
-  );
-
-export interface LivePayoutRow {
-  id: string;
-  reference: string;
-  merchant_name: string;
-  status: string;
-  amount_minor: number;
-  bank_reference: string;
-  reconciliation_status: string;
-  updated_at: Date;
-}
-
-/** Live payouts an operator may reconcile or record a return for, the most recently changed first. */
-export const listLivePayouts = (db: Queryable, limit: number) =>
-  db.query<LivePayoutRow>(
-    `SELECT p.id, p.reference, m.name AS merchant_name, p.status, p.amount_minor, p.bank_reference, p.reconciliation_status, p.updated_at
-       FROM payouts p JOIN merchants m ON m.id = p.merchant_id
-      WHERE p.environment = 'live' AND p.status IN ('paid', 'returned', 'processing', 'requested') ORDER BY p.updated_at DESC LIMIT $1`,
-    [limit],
-  );
 
 export const listBanks = (db: Queryable) =>
   db.query<{ id: string; name: string; code: string; active: boolean }>('SELECT id, name, code, active FROM banks ORDER BY name');

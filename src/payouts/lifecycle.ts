@@ -71,8 +71,11 @@ export async function reconcilePayout(db: Db, payoutId: string, result: 'matched
   return db.transaction(async (tx) => {
     const payout = await findPayoutById(tx, payoutId, true);
     if (!payout) throw errors.notFound('Payout');
-    if (payout.environment !== 'live' || (payout.status !== 'paid' && payout.status !== 'returned')) {
-      throw conflict('PAYOUT_NOT_RECONCILABLE', 'Only paid or returned Live payouts are reconciled.');
+    if (payout.environment !== 'live' || payout.status !== 'paid') {
+      throw conflict(
+        'PAYOUT_NOT_RECONCILABLE',
+        payout.status === 'returned' ? 'The payout was returned: its money is back on the balance, so it is not reconciled as Matched or Exception.' : 'Only paid Live payouts are reconciled.',
+      );
     }
     // Unreconciled, or already settled with this same result (written again); never flipped.
     if (!reconciliationMachine.canTransition(payout.reconciliation_status, result)) {
@@ -88,16 +91,27 @@ export async function reconcilePayout(db: Db, payoutId: string, result: 'matched
 
 /** A paid transfer came back (provider notice or operator): the payout is returned and the money goes back to the balance. */
 export async function markPayoutReturned(db: Db, payoutId: string, returnReference: string, actor: Actor | null = null) {
-  return db.transaction(async (tx) => {
-    const payout = await findPayoutById(tx, payoutId, true);
-    if (!payout) throw errors.notFound('Payout');
-    if (payout.status === 'returned') return payout;
-    if (payout.status !== 'paid') throw conflict('PAYOUT_NOT_RETURNABLE', `The payout is ${payout.status}; only paid payouts can be returned.`);
-    const after = await movePayout(tx, payout, 'returned', { return_reference: returnReference });
-    if (actor) await audit(tx, { actor, merchantId: payout.merchant_id, action: 'payout.returned', objectType: 'payout', objectId: payoutId, before: { status: 'paid' }, after: { status: 'returned', return_reference: returnReference } });
-    return after;
-  });
+  return db.transaction((tx) => returnPayoutIn(tx, payoutId, returnReference, actor));
 }
+
+/**
+ * The return inside the caller's transaction (an operator's, approved by a second operator: src/ops/approvals.ts).
+ * audit: what the audit row adds (the request and its reason).
+ */
+export async function returnPayoutIn(tx: Queryable, payoutId: string, returnReference: string, actor: Actor | null, audited: Record<string, unknown> = {}) {
+  const payout = await findPayoutById(tx, payoutId, true);
+  if (!payout) throw errors.notFound('Payout');
+  if (payout.status === 'returned') return payout;
+  if (payout.status !== 'paid') throw conflict('PAYOUT_NOT_RETURNABLE', `The payout is ${payout.status}; only paid payouts can be returned.`);
+  const after = await movePayout(tx, payout, 'returned', { return_reference: returnReference });
+  if (actor) {
+    await audit(tx, { actor, merchantId: payout.merchant_id, action: 'payout.returned', objectType: 'payout', objectId: payoutId, before: { status: 'paid' }, after: { status: 'returned', return_reference: returnReference, ...audited } });
+  }
+  return after;
+}
+
+/** A payout by its id, for an operator's request about it (null: none). */
+export const payoutForOperator = (db: Queryable, payoutId: string) => findPayoutById(db, payoutId);
 
 /**
  * Test mode: the simulator moves a Test payout on (POST /api/v1/test/payouts/{id}/simulate) through the

@@ -1,13 +1,17 @@
-// The payout settings of a merchant's environment, as Sika sets them (the CLI; the operator console
-// changes them with an audit row, ops/service.ts changePayoutSettings).
+// The payout settings of a merchant's environment, as Sika sets them (the CLI, audited as its user@host;
+// the operator console changes them through ops/approvals.ts changePayoutSettings).
 import type { Environment } from '../accounts/model.ts';
+import { audit, type Actor } from '../audit/log.ts';
 import type { Db } from '../db/index.ts';
 import { settingsFor, updateSettings } from './settings-store.ts';
 
-export async function setPayoutAccess(db: Db, merchantId: string, environment: Environment, change: Parameters<typeof updateSettings>[3]) {
+/** Sets a merchant's payout settings; with an actor (the CLI's), audited in the same transaction with before and after. */
+export async function setPayoutAccess(db: Db, merchantId: string, environment: Environment, change: Parameters<typeof updateSettings>[3], actor: Actor | null = null) {
   return db.transaction(async (tx) => {
-    await settingsFor(tx, merchantId, environment, true);
+    const before = await settingsFor(tx, merchantId, environment, true);
     await updateSettings(tx, merchantId, environment, change);
-    return settingsFor(tx, merchantId, environment);
+    const after = await settingsFor(tx, merchantId, environment);
+    if (actor) await audit(tx, { actor, merchantId, action: 'payout_settings.update', objectType: 'payout_settings', objectId: `${merchantId}:${environment}`, before, after });
+    return after;
   });
 }

@@ -200,8 +200,55 @@ export type ProviderSide =
   | { state: 'not_configured'; reason: string }
   /** The provider offers no report at all (MTN MoMo): Sika's records are listed, never claimed to match. */
   | { state: 'no_report'; reason: string }
-  /** Bank transfers: the statement lines of the day. */
-  | { state: 'statement'; totals: SideTotals; lines: StatementLine[] };
+  /**
+   * Bank transfers: the statement lines of the day of the configured collection accounts (lines of voided
+   * imports left out), their totals in all and per account, and how many lines of other accounts (a
+   * statement imported under the wrong bank before imports were limited to collection accounts) were left out.
+   */
+  | { state: 'statement'; totals: SideTotals; accounts: AccountTotals[]; lines: StatementLine[]; otherAccountLines: number };
+
+/** One collection account's statement credits of the day. */
+export interface AccountTotals {
+  bankCode: string;
+  label: string;
+  totals: Totals;
+}
+
+/**
+ * One row per difference: a record named by several differences (a mismatched credit whose payment was then
+ * approved, so it is also "paid in Sika, no statement line") is one row, its notes joined, its first kind kept.
+ */
+export function oneRowPerRecord(differences: readonly Difference[]): Difference[] {
+  const rows: Difference[] = [];
+  const byRecord = new Map<string, Difference>();
+  for (const difference of differences) {
+    const key = difference.sika ? `${difference.sika.kind}:${difference.sika.id}` : null;
+    const earlier = key ? byRecord.get(key) : undefined;
+    if (earlier) {
+      earlier.note = `${earlier.note}; ${difference.note.charAt(0).toLowerCase()}${difference.note.slice(1)}`;
+      earlier.lineId ??= difference.lineId;
+      earlier.provider ??= difference.provider;
+      continue;
+    }
+    const row = { ...difference };
+    rows.push(row);
+    if (key) byRecord.set(key, row);
+  }
+  return rows;
+}
+
+/** Whether neither side has a single record for the day (said as such, never as "everything matched"). */
+export function noRecordsEitherSide(r: Pick<Reconciliation, 'sika' | 'side' | 'matched' | 'differences'>): boolean {
+  if (r.sika.length > 0 || r.matched.length > 0 || r.differences.length > 0) return false;
+  switch (r.side.state) {
+    case 'report':
+      return r.side.records === 0 && r.side.totals.collections.count + r.side.totals.payouts.count === 0;
+    case 'statement':
+      return r.side.lines.length === 0;
+    default:
+      return true;
+  }
+}
 
 export interface Reconciliation {
   provider: ReconciliationProvider;

@@ -2,6 +2,7 @@
 // what Sika recorded against what the provider reported, and the differences. Reads only, each in its own
 // statement and never in a transaction: the provider is asked after Sika's records are read.
 import type { Db } from '../db/index.ts';
+import type { CollectionAccount } from '../rails/bank-transfer/accounts.ts';
 import type { LiveProviders } from '../rails/live.ts';
 import { reconcileBankTransfers } from './bank-transfers.ts';
 import { totalsOf, type AccraDay, type ReconciliationProvider, type Reconciliation } from './model.ts';
@@ -21,16 +22,16 @@ async function reconcileMtnMomo(db: Db, day: AccraDay): Promise<Reconciliation> 
   return { provider: 'mtn_momo', day, sika: records, sikaTotals: totalsOf(records), truncated, side: { state: 'no_report', reason: MTN_NO_REPORT }, matched: [], differences: [] };
 }
 
-export async function reconcileDay(db: Db, providers: LiveProviders, provider: ReconciliationProvider, day: AccraDay): Promise<Reconciliation> {
+export async function reconcileDay(db: Db, providers: LiveProviders, provider: ReconciliationProvider, day: AccraDay, collectionAccounts: readonly CollectionAccount[] = []): Promise<Reconciliation> {
   switch (provider) {
     case 'paystack':
       return reconcilePaystack(db, providers.plumbing.reports?.paystack ?? null, day);
     case 'mtn_momo':
       return reconcileMtnMomo(db, day);
     case 'bank_transfer':
-      return reconcileBankTransfers(db, day);
+      return reconcileBankTransfers(db, day, collectionAccounts);
   }
 }
 
-export { isReconciliationProvider, parseDay, PROVIDER_LABELS, RECONCILIATION_PROVIDERS, yesterdayInAccra } from './model.ts';
+export { isReconciliationProvider, noRecordsEitherSide, parseDay, PROVIDER_LABELS, RECONCILIATION_PROVIDERS, yesterdayInAccra } from './model.ts';
 export type { Reconciliation } from './model.ts';

@@ -98,13 +98,13 @@ export interface DayLineRow {
   attempt_amount_minor: number | null;
 }
 
-/** The credit lines of the collection account's statements with this value date. */
+/** The credit lines of statements with this value date, those of voided imports left out (every account's: the caller keeps the collection accounts'). */
 export const statementLinesOfDay = (db: Queryable, day: string) =>
   db.query<DayLineRow>(
     `SELECT l.id::text AS id, l.bank_code, l.line_number, to_char(l.value_date, 'YYYY-MM-DD') AS value_date, l.amount_minor, l.narration, l.status,
             l.payment_reference, l.attempt_id, l.reason, l.resolution_note, a.status AS attempt_status, a.amount_charged_minor AS attempt_amount_minor
        FROM statement_lines l LEFT JOIN payment_attempts a ON a.id = l.attempt_id
-      WHERE l.value_date = $1::date ORDER BY l.created_at, l.line_number LIMIT $2`,
+      WHERE l.value_date = $1::date AND l.status <> 'voided' ORDER BY l.created_at, l.line_number LIMIT $2`,
     [day, RECONCILIATION_ROWS_MAX + 1],
   );
 

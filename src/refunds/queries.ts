@@ -5,7 +5,7 @@ import type { Queryable } from '../db/index.ts';
 import { errors } from '../lib/errors.ts';
 import { createdRange, cursorPosition } from '../lib/list-paging.ts';
 import { REFUND_LIST_LIMIT_DEFAULT, toRefundResponse, type RefundRow, type RefundStatus } from './model.ts';
-import { findRefund, refundsOfSession, searchRefunds } from './store.ts';
+import { findRefund, heldForRefunds, refundsOfSession, searchRefunds } from './store.ts';
 
 export interface RefundListQuery {
   limit?: number;
@@ -53,3 +53,6 @@ export function refundsCreatedBetween(db: Queryable, owner: Pick<ApiPrincipal, '
     },
   };
 }
+
+/** What the merchant's unfinished refunds hold from its balance: the dashboard names it apart from what payouts hold. */
+export const refundHolds = (db: Queryable, merchantId: string, environment: 'test' | 'live') => heldForRefunds(db, merchantId, environment);

@@ -220,3 +220,12 @@ export async function findRefundByRequestKey(db: Queryable, merchantId: string, 
   const rows = await db.query<RefundRow>(`SELECT ${REFUND_COLUMNS} FROM refunds WHERE merchant_id = $1 AND environment = $2 AND request_key = $3`, [merchantId, environment, requestKey]);
   return rows[0] ?? null;
 }
+
+/** What a merchant's unfinished refunds hold from its balance (pending and awaiting approval: each holds its amount), in pesewas. */
+export async function heldForRefunds(db: Queryable, merchantId: string, environment: 'test' | 'live'): Promise<number> {
+  const rows = await db.query<{ held: number }>(
+    `SELECT COALESCE(sum(amount_minor), 0)::bigint AS held FROM refunds WHERE merchant_id = $1 AND environment = $2 AND status IN ('pending', 'awaiting_approval')`,
+    [merchantId, environment],
+  );
+  return Number(rows[0]?.held ?? 0);
+}

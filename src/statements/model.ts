@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { defineStateMachine, type Transitions } from '../lib/state-machine.ts';
 
-export const STATEMENT_LINE_STATUSES = ['unmatched', 'matched', 'amount_mismatch', 'resolved'] as const;
+export const STATEMENT_LINE_STATUSES = ['unmatched', 'matched', 'amount_mismatch', 'resolved', 'voided'] as const;
 export type StatementLineStatus = (typeof STATEMENT_LINE_STATUSES)[number];
 
 /**
@@ -13,13 +13,18 @@ export type StatementLineStatus = (typeof STATEMENT_LINE_STATUSES)[number];
  * to a payment (matched or amount_mismatch as above) or resolves it with a note (returned to the sender,
  * not ours, ...). A mismatched line goes back to unmatched when its payment is settled without it (a later
  * credit of the exact amount paid it, or it was rejected under Review): the money is still ours to return
- * or apply, never dropped. Matched and resolved lines are done.
+ * or apply, never dropped. An operator's approved decision on its payment (src/ops/approvals.ts) makes it
+ * matched (credited, as received or as charged) or resolved (returned to the payer through a refund).
+ * Matched and resolved lines are done. An unmatched line is voided with its whole import (a file imported
+ * for the wrong account, or twice), only while every line of the import is unmatched: a voided line moved
+ * no money, counts nowhere and is done.
  */
 export const STATEMENT_LINE_TRANSITIONS: Transitions<StatementLineStatus> = {
-  unmatched: ['matched', 'amount_mismatch', 'resolved'],
-  amount_mismatch: ['unmatched'],
+  unmatched: ['matched', 'amount_mismatch', 'resolved', 'voided'],
+  amount_mismatch: ['unmatched', 'matched', 'resolved'],
   matched: [],
   resolved: [],
+  voided: [],
 };
 
 export const statementLineMachine = defineStateMachine({
@@ -42,6 +47,10 @@ export const FILE_NAME_LENGTH_MAX = 200;
 export const COLUMN_MAPPING_LENGTH_MAX = 500;
 /** An operator's note when resolving a line. */
 export const RESOLUTION_NOTE_LENGTH_MAX = 500;
+/** A reason an operator gives for forcing a file already imported, or for voiding an import. */
+export const IMPORT_REASON_LENGTH_MAX = 500;
+/** The unmatched queue's filter on whether a payment reference was found in the line. */
+export const QUEUE_REFERENCE_FILTER = ['found', 'none'] as const;
 /** The lines and imports one console list shows. */
 export const STATEMENT_LIST_ROWS_MAX = 200;
 
@@ -129,6 +138,11 @@ export interface StatementImportRow extends ImportCounts {
   file_sha256: string;
   imported_by: string;
   problems: StatementProblem[];
+  /** Why an operator imported this file although the same file (by sha256) was imported before. */
+  forced_reason: string | null;
+  voided_at: Date | null;
+  voided_by: string | null;
+  void_reason: string | null;
   finished_at: Date | null;
   created_at: Date;
 }

@@ -8,7 +8,7 @@ import { statementLineMachine, type ImportCounts, type StatementImportRow, type 
 const BANK_STATEMENT_PROVIDER = 'bank_statement';
 
 const IMPORT_COLUMNS = `id, bank_code, file_name, file_sha256, imported_by, lines, credits, matched, amount_mismatch, unmatched, duplicates,
-  errors, problems, finished_at, created_at`;
+  errors, problems, forced_reason, voided_at, voided_by, void_reason, finished_at, created_at`;
 const LINE_FIELDS = ['id', 'import_id', 'bank_code', 'line_number', 'value_date', 'amount_minor', 'narration', 'bank_reference', 'balance_minor', 'status',
   'payment_reference', 'attempt_id', 'reason', 'resolution_note', 'resolved_by', 'resolved_at', 'created_at', 'updated_at'];
 /** A line's columns, of the table aliased `alias` when given (value_date as YYYY-MM-DD text, not a local-time Date). */
@@ -32,14 +32,44 @@ export async function findBankByCode(db: Queryable, code: string): Promise<BankC
 /** Every bank with its code, active ones first (a statement may come from an account at any of them). */
 export const listBanks = (db: Queryable) => db.query<BankCodeRow>('SELECT code, name, active FROM banks ORDER BY active DESC, name');
 
-export async function insertImport(tx: Queryable, i: { bankCode: string; fileName: string; fileSha256: string; importedBy: string }): Promise<string> {
-  const rows = await tx.query<{ id: string }>('INSERT INTO statement_imports (bank_code, file_name, file_sha256, imported_by) VALUES ($1, $2, $3, $4) RETURNING id', [
+/**
+ * Serialises imports of one file (by its sha256) until the transaction ends, so two uploads of the same
+ * file at once cannot both pass the "already imported" check.
+ */
+export const lockFileHash = (tx: Queryable, fileSha256: string) => tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`statement_file:${fileSha256}`]);
+
+/** The imports of a file with this content hash that stand (not voided), the latest first. */
+export const standingImportsOfFile = (db: Queryable, fileSha256: string) =>
+  db.query<StatementImportRow>(`SELECT ${IMPORT_COLUMNS} FROM statement_imports WHERE file_sha256 = $1 AND voided_at IS NULL ORDER BY created_at DESC`, [fileSha256]);
+
+export async function insertImport(tx: Queryable, i: { bankCode: string; fileName: string; fileSha256: string; importedBy: string; forcedReason: string | null }): Promise<string> {
+  const rows = await tx.query<{ id: string }>('INSERT INTO statement_imports (bank_code, file_name, file_sha256, imported_by, forced_reason) VALUES ($1, $2, $3, $4, $5) RETURNING id', [
     i.bankCode,
     i.fileName,
     i.fileSha256,
     i.importedBy,
+    i.forcedReason,
   ]);
   return rows[0]!.id;
+}
+
+export async function lockImport(tx: Queryable, id: string): Promise<StatementImportRow | null> {
+  const rows = await tx.query<StatementImportRow>(`SELECT ${IMPORT_COLUMNS} FROM statement_imports WHERE id::text = $1 FOR UPDATE`, [id]);
+  return rows[0] ?? null;
+}
+
+/** The lines of an import, locked, in file order. */
+export const lockImportLines = (tx: Queryable, importId: string) =>
+  tx.query<StatementLineRow>(`SELECT ${LINE_COLUMNS} FROM statement_lines WHERE import_id = $1 ORDER BY line_number FOR UPDATE`, [importId]);
+
+/** A line moves (through its table) with no other change: an unmatched line voided with its import. */
+export async function moveLine(tx: Queryable, id: string, move: Transition<StatementLineStatus>): Promise<void> {
+  await tx.query('UPDATE statement_lines SET status = $2, updated_at = now() WHERE id = $1', [id, statementLineMachine.check(move).to]);
+}
+
+export async function markImportVoided(tx: Queryable, id: string, v: { voidedBy: string; reason: string }): Promise<StatementImportRow> {
+  const rows = await tx.query<StatementImportRow>(`UPDATE statement_imports SET voided_at = now(), voided_by = $2, void_reason = $3 WHERE id = $1 RETURNING ${IMPORT_COLUMNS}`, [id, v.voidedBy, v.reason]);
+  return rows[0]!;
 }
 
 export async function finishImport(tx: Queryable, id: string, counts: ImportCounts, problems: readonly StatementProblem[]): Promise<StatementImportRow> {
@@ -52,12 +82,12 @@ export async function finishImport(tx: Queryable, id: string, counts: ImportCoun
   return rows[0]!;
 }
 
-/** The fingerprints among these that are stored already (lines of an earlier import). */
+/** The fingerprints among these that are stored already (lines of an earlier import that stand, not voided). */
 export async function storedFingerprints(db: Queryable, fingerprints: readonly string[]): Promise<Set<string>> {
   const stored = new Set<string>();
   for (let at = 0; at < fingerprints.length; at += FINGERPRINT_LOOKUP_BATCH) {
     const batch = fingerprints.slice(at, at + FINGERPRINT_LOOKUP_BATCH);
-    const rows = await db.query<{ fingerprint: string }>('SELECT fingerprint FROM statement_lines WHERE fingerprint = ANY($1::text[])', [batch]);
+    const rows = await db.query<{ fingerprint: string }>(`SELECT fingerprint FROM statement_lines WHERE fingerprint = ANY($1::text[]) AND status <> 'voided'`, [batch]);
     for (const row of rows) stored.add(row.fingerprint);
   }
   return stored;
@@ -76,7 +106,7 @@ export async function insertLine(
   const rows = await tx.query<StatementLineRow>(
     `INSERT INTO statement_lines (import_id, bank_code, fingerprint, line_number, value_date, amount_minor, narration, bank_reference, balance_minor, status)
      VALUES ($1, $2, $3, $4, $5::date, $6, $7, $8, $9, '${LINE_INITIAL}')
-     ON CONFLICT (fingerprint) DO NOTHING
+     ON CONFLICT (fingerprint) WHERE status <> 'voided' DO NOTHING
      RETURNING ${LINE_COLUMNS}`,
     [l.importId, l.bankCode, l.fingerprint, l.lineNumber, l.valueDate, l.amountMinor, l.narration, l.bankReference, l.balanceMinor],
   );
@@ -157,22 +187,43 @@ const NO_SEARCH: QueueSearch = { text: null, amountMinor: null, paymentReference
 /** A LIKE pattern matching the text anywhere, its own % and _ taken literally. */
 const containing = (text: string) => `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
 
-/** The queue's lines: unmatched, or mismatched with a payment rejected under Review (l is the line, a its attempt). */
+/** The queue's lines: unmatched, or mismatched with a payment rejected under Review (l is the line, a its attempt), searched and filtered. */
 const QUEUE_FROM = `statement_lines l LEFT JOIN payment_attempts a ON a.id = l.attempt_id
       WHERE (l.status = '${LINE_INITIAL}' OR (l.status = 'amount_mismatch' AND a.status = 'failed'))
         AND ($1::text IS NULL OR l.narration ILIKE $1 OR l.bank_reference ILIKE $1 OR l.payment_reference ILIKE $1
-             OR l.amount_minor = $2::bigint OR l.payment_reference = $3::text OR l.narration ILIKE '%' || $3::text || '%')`;
-const queueParams = (search: QueueSearch) => [search.text === null ? null : containing(search.text), search.amountMinor, search.paymentReference];
+             OR l.amount_minor = $2::bigint OR l.payment_reference = $3::text OR l.narration ILIKE '%' || $3::text || '%')
+        AND ($4::text IS NULL OR ($4 = 'found' AND l.payment_reference IS NOT NULL) OR ($4 = 'none' AND l.payment_reference IS NULL))
+        AND ($5::text IS NULL OR l.bank_code = $5)`;
+
+/** The queue's filters: whether a payment reference was found in the line, and the bank code its statement was imported for. */
+export interface QueueFilters {
+  reference?: string;
+  bank?: string;
+}
+const queueParams = (search: QueueSearch, filters: QueueFilters) => [
+  search.text === null ? null : containing(search.text),
+  search.amountMinor,
+  search.paymentReference,
+  filters.reference ?? null,
+  filters.bank ? filters.bank.toUpperCase() : null,
+];
 
 /**
- * The operators' queue, the longest waiting first: unmatched credits, and mismatched ones whose payment
- * was rejected under Review (the credit was never applied; the operator returns it or applies it elsewhere).
+ * A page of the operators' queue, the longest waiting first (keyset on created_at to the millisecond, as the
+ * cursor carries it, and id, after the cursor):
+ * unmatched credits, and mismatched ones whose payment was rejected under Review (the credit was never
+ * applied; the operator returns it or applies it elsewhere).
  */
-export const listQueue = (db: Queryable, limit: number, search: QueueSearch = NO_SEARCH) =>
-  db.query<QueueLineRow>(`SELECT ${lineColumns('l.')}, a.status AS attempt_status FROM ${QUEUE_FROM} ORDER BY l.created_at, l.line_number LIMIT $4`, [...queueParams(search), limit]);
+export const listQueue = (db: Queryable, q: { search?: QueueSearch; filters?: QueueFilters; cursor?: { at: Date; id: string } | null; limit: number }) =>
+  db.query<QueueLineRow>(
+    `SELECT ${lineColumns('l.')}, a.status AS attempt_status FROM ${QUEUE_FROM}
+        AND ($6::timestamptz IS NULL OR (date_trunc('milliseconds', l.created_at), l.id::text) > ($6::timestamptz, $7::text))
+      ORDER BY date_trunc('milliseconds', l.created_at), l.id::text LIMIT $8`,
+    [...queueParams(q.search ?? NO_SEARCH, q.filters ?? {}), q.cursor?.at ?? null, q.cursor?.id ?? '', q.limit],
+  );
 
-export async function countQueue(db: Queryable, search: QueueSearch = NO_SEARCH): Promise<number> {
-  const rows = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${QUEUE_FROM}`, queueParams(search));
+export async function countQueue(db: Queryable, search: QueueSearch = NO_SEARCH, filters: QueueFilters = {}): Promise<number> {
+  const rows = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${QUEUE_FROM}`, queueParams(search, filters));
   return rows[0]?.n ?? 0;
 }
 
@@ -189,3 +240,15 @@ export const lockHeldLinesOfAttempt = (tx: Queryable, attemptId: string) =>
 /** The lines of one import, in file order. */
 export const listImportLines = (db: Queryable, importId: string) =>
   db.query<StatementLineRow>(`SELECT ${LINE_COLUMNS} FROM statement_lines WHERE import_id = $1 ORDER BY line_number`, [importId]);
+
+/** Live bank transfers by these payment references, with their amount and merchant (the queue's near-match suggestions). */
+export const bankTransfersForSuggestions = (db: Queryable, references: readonly string[]) =>
+  references.length === 0
+    ? Promise.resolve([])
+    : db.query<{ reference: string; amount_minor: number; merchant_name: string; status: string }>(
+        `SELECT a.provider_reference AS reference, a.amount_charged_minor AS amount_minor, m.name AS merchant_name, a.status
+           FROM payment_attempts a JOIN merchants m ON m.id = a.merchant_id
+          WHERE a.provider = '${BANK_STATEMENT_PROVIDER}' AND a.provider_reference = ANY($1::text[]) AND a.environment = 'live' AND a.rail = 'bank_transfer'
+          ORDER BY a.created_at`,
+        [references],
+      );

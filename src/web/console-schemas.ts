@@ -3,7 +3,8 @@
 // `type: 'string'` (the query validator only unwraps one-element arrays), so it is a 400 page instead of a
 // crash in the handler. Closed sets are enums read from their source (environments, bearers, roles,
 // networks, statuses, decisions), amounts have a pattern and bounds, and the fields a form always sends are
-// required: a value outside them is a 400 page naming the field and what it accepts (consoleInputError),
+// required: a value outside them is a 400 page naming the field by its label (its `title`, else its name in
+// words) and saying what it accepts, in a sentence (consoleInputError, console-messages.ts),
 // never a "saved" that ignored it. Unknown fields are kept and ignored: handlers read only what they name.
 // Handlers still judge what a schema cannot (an id of this merchant, a balance, a state).
 import { Type, type TProperties, type TSchema } from '@sinclair/typebox';
@@ -15,11 +16,15 @@ import { ENVIRONMENTS } from '../lib/environment.ts';
 import { errors, type SikaError } from '../lib/errors.ts';
 import { MOMO_NETWORKS } from '../lib/ghana.ts';
 import { ACCOUNT_NAME_LENGTH_MAX, ACCOUNT_TYPES, NOTES_LENGTH_MAX, RECONCILIATION_RESULTS } from '../payouts/model.ts';
-import { OPERATOR_FAIL_REASON_LENGTH_MAX, PAYER_ACCOUNT_LENGTH_MAX, TRANSFER_REFERENCE_LENGTH_MAX } from '../ops/refunds.ts';
-import { BEARERS, railIds } from '../rails/registry.ts';
+import { FINISHED_REFUND_FILTERS, OPERATOR_FAIL_REASON_LENGTH_MAX, PAYER_ACCOUNT_LENGTH_MAX, TRANSFER_REFERENCE_LENGTH_MAX } from '../ops/refunds.ts';
+import { BEARERS, railDescriptors } from '../rails/registry.ts';
 import { REFUND_REASON_LENGTH_MAX, REFUND_REQUEST_KEY_LENGTH_MAX, REFUND_STATUSES } from '../refunds/model.ts';
-import { COLUMN_MAPPING_LENGTH_MAX, RESOLUTION_NOTE_LENGTH_MAX } from '../statements/model.ts';
+import { COLUMN_MAPPING_LENGTH_MAX, IMPORT_REASON_LENGTH_MAX, QUEUE_REFERENCE_FILTER, RESOLUTION_NOTE_LENGTH_MAX } from '../statements/model.ts';
+import { refusalSentence, type FieldSchema, type ValidationIssue } from './console-messages.ts';
 import { MERCHANT_NAV } from './layout.ts';
+import { APPROVAL_REASON_LENGTH_MAX, HELD_CHOICES, PAYOUT_LIST_FILTERS, REVIEW_FILTERS } from '../ops/approvals-model.ts';
+import { CONSOLE_CURSOR_LENGTH_MAX, CONSOLE_SEARCH_LENGTH_MAX } from './ops/console-list.ts';
+import { MERCHANT_FILTERS } from '../ops/merchant-overview.ts';
 
 /** Fastify's default maxParamLength: a longer path parameter is refused by the router (414) anyway. */
 export const CONSOLE_ID_LENGTH_MAX = 100;
@@ -54,8 +59,8 @@ const needed = (maxLength: number) => Type.String({ minLength: 1, maxLength });
 const oneOf = (values: readonly string[]) => Type.Unsafe<string>({ type: 'string', enum: [...values], examples: [values[0]] });
 /** A filter's choice: one of the set, or empty ("any"). */
 const anyOrOneOf = (values: readonly string[]) => oneOf(['', ...values]);
-const cedis = () =>
-  Type.String({ maxLength: CEDIS_FIELD_LENGTH_MAX, pattern: CEDIS_PATTERN, description: 'an amount in GHS above zero with at most 2 decimals, e.g. 502.00', examples: ['502.00'] });
+const cedis = (title?: string) =>
+  Type.String({ maxLength: CEDIS_FIELD_LENGTH_MAX, pattern: CEDIS_PATTERN, description: 'an amount in GHS above zero with at most 2 decimals, e.g. 502.00', examples: ['502.00'], ...(title ? { title } : {}) });
 const Id = Type.String({ minLength: 1, maxLength: CONSOLE_ID_LENGTH_MAX });
 /** Ids stored as uuid columns (API keys, webhook endpoints, integrations, banks, branches, merchants). */
 const Uuid = Type.String({ format: 'uuid', maxLength: 36, description: 'an id like 123e4567-e89b-12d3-a456-426614174000' });
@@ -153,7 +158,7 @@ export const dashboardSchemas = {
   // Settings
   settings: page(),
   // A bearer per rail; a rail left out keeps its bearer, and the handler refuses a form that names none.
-  feeSettings: post(form(Object.fromEntries(railIds().map((rail) => [`bearer_${rail}`, Type.Optional(oneOf(BEARERS))])))),
+  feeSettings: post(form(Object.fromEntries(railDescriptors().map((rail) => [`bearer_${rail.id}`, Type.Optional(Type.Unsafe<string>({ type: 'string', enum: [...BEARERS], examples: [BEARERS[0]], title: `Who pays the ${rail.labels.dashboard} fee` }))])))),
   approvalSetting: post(form({ required: oneOf(ON_OFF) }, ['required'])),
   inviteUser: post(form({ email: needed(EMAIL_LENGTH_MAX), role: oneOf(INVITABLE_ROLES) }, ['email', 'role'])),
   // Refunds: one of a session's payment (amount in GHS as typed), the list, and the approver's decision.
@@ -162,84 +167,91 @@ export const dashboardSchemas = {
   refundDecision: post(form({ decision: oneOf(DECISIONS), reason: text(REFUND_REASON_LENGTH_MAX), code: text(CODE_FIELD_LENGTH_MAX) }, ['decision']), { params: IdParams }),
 };
 
+/** The longest `after` cursor console-list.ts decodeCursor reads (a longer one is refused here rather than ignored). */
+/** A console list's own parameters (console-list.ts): the search text, the opaque `after` cursor and `format=csv`. */
+const consoleListParams = () => ({
+  q: Type.Optional(Type.String({ maxLength: CONSOLE_SEARCH_LENGTH_MAX, title: 'Search' })),
+  after: Type.Optional(Type.String({ maxLength: CONSOLE_CURSOR_LENGTH_MAX, title: 'Page position' })),
+  format: Type.Optional(anyOrOneOf(['csv'])),
+});
+
 export const opsSchemas = {
-  merchants: page(),
+  // The merchants list (console-list.ts): search, filters, the cursor and the CSV switch.
+  merchants: page(query({ ...consoleListParams(), ...Object.fromEntries(Object.entries(MERCHANT_FILTERS).map(([name, values]) => [name, Type.Optional(anyOrOneOf(values))])) })),
   merchant: page(query(), { params: UuidParams }),
   payoutSettings: post(
     form({
       environment: oneOf(ENVIRONMENTS),
       access: oneOf(ON_OFF),
       paused: oneOf(ON_OFF),
-      limit: cedis(),
-      daily_limit: cedis(),
+      limit: cedis('Limit per payout'),
+      daily_limit: cedis('Daily limit'),
+      // Opening Live payouts or raising a Live limit goes to a second operator: its reason and confirmation.
+      reason: text(APPROVAL_REASON_LENGTH_MAX),
+      confirm: Type.Optional(anyOrOneOf(['yes'])),
     }, ['environment', 'access', 'paused', 'limit', 'daily_limit']),
     { params: UuidParams },
   ),
   teller: page(query({ reference: text(CONSOLE_TEXT_LENGTH_MAX) })),
   tellerRecord: post(form({ reference: needed(CONSOLE_TEXT_LENGTH_MAX), amount: cedis(), branch_id: Uuid }, ['reference', 'amount', 'branch_id'])),
-  review: page(),
-  reviewDecision: post(form({ decision: oneOf(DECISIONS) }, ['decision']), { params: IdParams }),
-  payouts: page(),
+  // The review queue (console-list.ts) and one held attempt's decision: a choice, a reason, the checkbox the server requires.
+  review: page(query({ ...consoleListParams(), ...Object.fromEntries(Object.entries(REVIEW_FILTERS).map(([name, values]) => [name, Type.Optional(anyOrOneOf(values))])) })),
+  reviewAttempt: page(query(), { params: IdParams }),
+  reviewDecision: post(form({ choice: oneOf(HELD_CHOICES), reason: text(APPROVAL_REASON_LENGTH_MAX), confirm: Type.Optional(anyOrOneOf(['yes'])) }, ['choice']), { params: IdParams }),
+  payouts: page(query({ ...consoleListParams(), ...Object.fromEntries(Object.entries(PAYOUT_LIST_FILTERS).map(([name, values]) => [name, Type.Optional(anyOrOneOf(values))])) })),
   reconcile: post(form({ result: oneOf(RECONCILIATION_RESULTS) }, ['result']), { params: IdParams }),
-  payoutReturn: post(form({ return_reference: needed(CONSOLE_TEXT_LENGTH_MAX) }, ['return_reference']), { params: IdParams }),
+  payoutReturn: post(
+    form({ return_reference: needed(CONSOLE_TEXT_LENGTH_MAX), reason: text(APPROVAL_REASON_LENGTH_MAX), confirm: Type.Optional(anyOrOneOf(['yes'])) }, ['return_reference']),
+    { params: IdParams },
+  ),
+  // Two operators for money: the requests waiting, and a second operator's decision on one.
+  approvals: page(),
+  approvalDecision: post(form({ decision: oneOf(DECISIONS), note: text(APPROVAL_REASON_LENGTH_MAX) }, ['decision']), { params: UuidParams }),
   banks: page(),
   addBank: post(form({ name: needed(CONSOLE_TEXT_LENGTH_MAX), code: needed(CONSOLE_CHOICE_LENGTH_MAX) }, ['name', 'code'])),
   addBranch: post(form({ name: needed(CONSOLE_TEXT_LENGTH_MAX), code: needed(CONSOLE_CHOICE_LENGTH_MAX) }, ['name', 'code']), { params: UuidParams }),
   setActive: post(form(), { params: params({ table: Type.String({ maxLength: CONSOLE_CHOICE_LENGTH_MAX }), id: Uuid, action: Type.String({ maxLength: CONSOLE_CHOICE_LENGTH_MAX }) }) }),
-  audit: page(),
+  // The audit log's filters (Accra days, both included) with the list's search, cursor and CSV switch.
+  audit: page(
+    query({
+      ...consoleListParams(),
+      actor: Type.Optional(Type.String({ maxLength: EMAIL_LENGTH_MAX, title: 'Actor' })),
+      merchant: Type.Optional(Type.String({ maxLength: CONSOLE_ID_LENGTH_MAX, title: 'Merchant' })),
+      action: Type.Optional(Type.String({ maxLength: CONSOLE_TEXT_LENGTH_MAX, title: 'Action' })),
+      object_type: Type.Optional(Type.String({ maxLength: CONSOLE_TEXT_LENGTH_MAX, title: 'Object type' })),
+      object_id: Type.Optional(Type.String({ maxLength: CONSOLE_TEXT_LENGTH_MAX, title: 'Object id' })),
+      from: Type.Optional(Type.String({ maxLength: 10, pattern: DAY_PATTERN, title: 'From date', description: 'a date written YYYY-MM-DD', examples: ['2026-03-02'] })),
+      to: Type.Optional(Type.String({ maxLength: 10, pattern: DAY_PATTERN, title: 'To date', description: 'a date written YYYY-MM-DD', examples: ['2026-03-02'] })),
+    }),
+  ),
   // Bank statements: the page, one import, the upload (its file is read apart from the fields) and the queue's two actions.
-  statements: page(query({ q: text(CONSOLE_TEXT_LENGTH_MAX) })),
+  // The unmatched queue (console-list.ts): search, whether a reference was found, the bank code, the cursor and CSV.
+  statements: page(query({ ...consoleListParams(), reference: Type.Optional(anyOrOneOf(QUEUE_REFERENCE_FILTER)), bank: text(CONSOLE_CHOICE_LENGTH_MAX) })),
   statementImport: page(query(), { params: UuidParams }),
-  statementUpload: post(form({ bank_code: text(CONSOLE_CHOICE_LENGTH_MAX), columns: text(COLUMN_MAPPING_LENGTH_MAX) })),
+  statementUpload: post(form({ bank_code: text(CONSOLE_CHOICE_LENGTH_MAX), columns: text(COLUMN_MAPPING_LENGTH_MAX), force_reason: text(IMPORT_REASON_LENGTH_MAX) })),
+  statementVoid: post(form({ reason: needed(IMPORT_REASON_LENGTH_MAX) }, ['reason']), { params: UuidParams }),
   statementAssign: post(form({ reference: needed(CONSOLE_TEXT_LENGTH_MAX) }, ['reference']), { params: UuidParams }),
   statementResolve: post(form({ note: needed(RESOLUTION_NOTE_LENGTH_MAX) }, ['note']), { params: UuidParams }),
   // The refunds queue: record an operator's transfer to the payer, or fail the refund with a reason.
-  refunds: page(),
+  refunds: page(query({ ...consoleListParams(), ...Object.fromEntries(Object.entries(FINISHED_REFUND_FILTERS).map(([name, values]) => [name, Type.Optional(anyOrOneOf(values))])) })),
   refundComplete: post(form({ payer_account: needed(PAYER_ACCOUNT_LENGTH_MAX), transfer_reference: needed(TRANSFER_REFERENCE_LENGTH_MAX) }, ['payer_account', 'transfer_reference']), { params: IdParams }),
   refundFail: post(form({ reason: needed(OPERATOR_FAIL_REASON_LENGTH_MAX) }, ['reason']), { params: IdParams }),
   // The daily reconciliation: a provider and a YYYY-MM-DD day (judged by the page).
   reconciliation: page(query({ provider: text(CONSOLE_CHOICE_LENGTH_MAX), day: text(CONSOLE_CHOICE_LENGTH_MAX) })),
+  // Operators: the list, and another operator's reset (a temporary password, the second factor cleared).
+  operators: page(),
+  operatorReset: post(form(), { params: UuidParams }),
 };
 
-interface ValidationIssue {
-  keyword?: string;
-  instancePath?: string;
-  message?: string;
-  params?: Record<string, unknown>;
-}
-interface FieldSchema {
-  enum?: unknown[];
-  description?: string;
-}
-
-/** What a field accepts, in words: its closed set, or its schema's description. */
-function accepts(schema: FieldSchema | undefined): string | null {
-  if (schema?.enum) {
-    const values = schema.enum.filter((value) => value !== '').map(String);
-    return `one of ${values.join(', ')}${schema.enum.includes('') ? ' (or empty for any)' : ''}`;
-  }
-  return schema?.description ?? null;
-}
-
 /**
- * A console request's validation error as the 400 its page shows: the field, and what it accepts (the
- * values of its set, or its description). The value sent is never repeated (the page escapes it anyway).
+ * A console request's validation error as the 400 its page shows: a sentence per field naming it by its label
+ * and saying what it accepts (console-messages.ts), never the validator's text; the value sent is never repeated.
  */
-export function consoleInputError(error: Error & { validation?: ValidationIssue[]; validationContext?: string }, routeSchema: FastifySchema | undefined): SikaError {
-  const part = (routeSchema as Record<string, { properties?: Record<string, FieldSchema> }> | undefined)?.[error.validationContext ?? 'body'];
-  const fields = (error.validation ?? []).slice(0, 20).map((issue) => {
-    const missing = issue.keyword === 'required' && typeof issue.params?.missingProperty === 'string' ? issue.params.missingProperty : null;
-    const field = missing ?? ((issue.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.') || error.validationContext || 'body');
-    const what = accepts(part?.properties?.[field]);
-    const empty = issue.keyword === 'minLength' && issue.params?.limit === 1;
-    let message: string;
-    if (missing || empty) message = what ? `is required: ${what}` : 'is required';
-    else if (what && ['enum', 'pattern', 'format', 'maxLength', 'minLength'].includes(issue.keyword ?? '')) message = `must be ${what}`;
-    else message = issue.message ?? 'is invalid';
-    return { field, message };
-  });
-  const first = fields[0];
-  return errors.invalidArgument(first ? `${first.field} ${first.message}.` : 'The form is invalid.', fields);
+export function consoleInputError(error: Error & { validation?: ValidationIssue[]; validationContext?: string }, routeSchema: FastifySchema | undefined, url?: string): SikaError {
+  const context = error.validationContext ?? 'body';
+  const part = (routeSchema as Record<string, { properties?: Record<string, FieldSchema> }> | undefined)?.[context];
+  const fields = (error.validation ?? []).slice(0, 20).map((issue) => refusalSentence(issue, part, context, url));
+  return errors.invalidArgument(fields[0]?.message ?? 'The form is not valid.', fields);
 }
 
 /**
@@ -253,6 +265,6 @@ export function refuseBadInputAfterSessionCheck(app: FastifyInstance): void {
     route.attachValidation = true;
   });
   app.addHook('preHandler', async (request) => {
-    if (request.validationError) throw consoleInputError(request.validationError, request.routeOptions.schema);
+    if (request.validationError) throw consoleInputError(request.validationError, request.routeOptions.schema, request.routeOptions.url);
   });
 }

@@ -49,7 +49,7 @@ function loginForm(kind: ConsoleKind, csrf: string, message: { text: string; err
         <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${email}">
         <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
         <p><button type="submit">Sign in</button></p>
-      </form></div>`,
+      </form>${kind === 'operator' ? html`<p class="muted"><strong>Forgot your password?</strong> Ask another operator to reset it (Operators page), or the administrator (<span class="mono nowrap">sika operator reset --email</span>). A reset also clears your two-factor authentication: you set it up again after signing in.</p>` : ''}</div>`,
   });
 }
 

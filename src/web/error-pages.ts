@@ -8,6 +8,7 @@ import { errorHeaders, statusOf } from '../http/errors.ts';
 import type { SikaError } from '../lib/errors.ts';
 import type { ConsoleKind, WebSession } from './auth.ts';
 import { sendPage } from './console.ts';
+import { consoleSentence } from './console-messages.ts';
 import { html } from './html.ts';
 import { page } from './layout.ts';
 
@@ -35,7 +36,7 @@ export const consoleErrorPage =
   (reply, error, status, request) => {
     const session: WebSession | null = request.webSession ?? null;
     const back = kind === 'merchant' ? html`<p><a href="/dashboard">Back to the dashboard</a></p>` : html`<p><a href="/ops">Back</a></p>`;
-    return sendPage(reply, page({ title: 'Error', session, kind, flash: { message: error.message, error: true }, body: back }), status);
+    return sendPage(reply, page({ title: 'Error', session, kind, flash: { message: consoleSentence(error.message), error: true }, body: back }), status);
   };
 
 /**
@@ -46,7 +47,7 @@ export function formRefusal(error: unknown): { flash: { message: string; error: 
   const problem = toSikaError(error);
   const status = statusOf(problem);
   if (status >= 500) throw error;
-  return { flash: { message: problem.message, error: true }, status };
+  return { flash: { message: consoleSentence(problem.message), error: true }, status };
 }
 
 const CONSOLE_PATH = /^\/(dashboard|ops)(?:[/?#]|$)/;

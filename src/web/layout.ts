@@ -35,6 +35,7 @@ form.inline{display:inline}
 fieldset.group{border:0;border-top:1px solid #e3e6ea;margin:1rem 0 0;padding:.3rem 0 0;min-width:0}fieldset.group legend{font-weight:700;padding:0 .4rem 0 0}
 ul.list{list-style:none;padding:0;margin:.6rem 0}ul.list li{display:flex;flex-wrap:wrap;gap:.3rem .6rem;align-items:center;padding:.3rem 0;border-bottom:1px solid #e3e6ea}ul.list li form{margin-left:auto}
 .row{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end}
+table.diff{background:transparent;font-size:.85rem}table.diff th,table.diff td{padding:.15rem .4rem;border-bottom:1px solid #eef0f3}table.diff th[scope=row]{text-transform:none;letter-spacing:0;color:#1a1d21;font-weight:600}details summary{cursor:pointer;color:#0b57d0;font-size:.85rem}
 @media (max-width:600px){main{padding:.6rem}th,td{padding:.35rem}h1{font-size:1.25rem}}
 `;
 
@@ -60,12 +61,14 @@ const OPERATOR_NAV: [string, string][] = [
   ['merchants', '/ops'],
   ['teller', '/ops/teller'],
   ['review', '/ops/review'],
+  ['approvals', '/ops/approvals'],
   ['payouts', '/ops/payouts'],
   ['refunds', '/ops/refunds'],
   ['statements', '/ops/statements'],
   ['reconciliation', '/ops/reconciliation'],
   ['banks', '/ops/banks'],
   ['audit', '/ops/audit'],
+  ['operators', '/ops/operators'],
 ];
 const label = (key: string) => key[0]!.toUpperCase() + key.slice(1);
 

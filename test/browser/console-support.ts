@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { totpCode, totpStep, TOTP_PERIOD_S } from '../../src/accounts/totp.ts';
+import { freshTotpCode, rememberSecondFactor } from '../console-client.ts';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'];
@@ -71,13 +73,53 @@ export async function screenshots(page: Page, name: string): Promise<void> {
   await page.setViewportSize(DESKTOP);
 }
 
-/** Signs in through the form of /dashboard or /ops and checks that it landed inside the console. */
+/**
+ * Signs in through the form of /dashboard or /ops and checks that it landed inside the console. An
+ * operator's code step is answered with the secret the test helpers know, and an operator without a
+ * second factor yet enrols it as the console requires (test/console-client.ts operatorSecondFactors).
+ */
 export async function signIn(page: Page, baseUrl: string, base: '/dashboard' | '/ops', email: string, password: string): Promise<void> {
   await page.goto(`${baseUrl}${base}/login`);
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
   await Promise.all([page.waitForURL((url) => !url.pathname.endsWith('/login')), page.getByRole('button', { name: 'Sign in' }).click()]);
+  if (base === '/ops' && new URL(page.url()).pathname === '/ops/login/code') {
+    await page.getByLabel('Code').fill(await freshTotpCode(email));
+    await Promise.all([page.waitForURL((url) => url.pathname !== '/ops/login/code'), page.getByRole('button', { name: 'Verify' }).click()]);
+  }
+  if (base === '/ops' && new URL(page.url()).pathname === '/ops/account/2fa') {
+    await enrolSecondFactor(page, email, password);
+    await continuePastRecoveryCodes(page);
+  }
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
+/** On the enrolment page: reads the secret, confirms with its current code and the password, keeps the secret, and continues past the recovery codes. */
+export async function enrolSecondFactor(page: Page, email: string, password: string): Promise<{ secret: string; recoveryCodes: string[] }> {
+  const secret = (await page.locator('#totp-secret').innerText()).replace(/\s+/g, '');
+  const step = totpStep(Date.now());
+  await page.getByLabel('6-digit code').fill(totpCode(secret, step * TOTP_PERIOD_S * 1000));
+  await page.getByLabel('Your password').fill(password);
+  await page.getByRole('button', { name: 'Turn on two-factor authentication' }).click();
+  const recoveryCodes = (await page.locator('#recovery-codes li').allInnerTexts()).map((code) => code.trim());
+  assert.equal(recoveryCodes.length, 10, 'ten recovery codes are shown once');
+  rememberSecondFactor(email, secret, step, recoveryCodes);
+  return { secret, recoveryCodes };
+}
+
+/** Leaves the recovery codes page for the console. */
+export const continuePastRecoveryCodes = (page: Page) =>
+  Promise.all([page.waitForURL((url) => url.pathname !== '/ops/account/2fa'), page.getByRole('link', { name: 'I have saved them: continue' }).click()]);
+
+const AXE_PATH = join(process.cwd(), 'node_modules/axe-core/axe.min.js');
+
+/** axe-core's violations on the page as it is, as "rule (help): nodes" lines (none expected). */
+export async function axeViolations(page: Page): Promise<string[]> {
+  await page.addScriptTag({ path: AXE_PATH });
+  return page.evaluate(async () => {
+    const result = await (window as unknown as { axe: { run(): Promise<{ violations: { id: string; help: string; nodes: { target: string[] }[] }[] }> } }).axe.run();
+    return result.violations.map((v) => `${v.id} (${v.help}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 5).join(', ')}`);
+  });
 }
 
 /** Describes the focused element: tag, accessible-ish name, and whether a visible focus outline is drawn. */

@@ -8,7 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { createMerchant } from '../../src/accounts/service.ts';
 import { creditPayment } from '../../src/ledger/service.ts';
-import { createOperator } from '../../src/ops/service.ts';
+import type { Actor } from '../../src/audit/log.ts';
+import { createOperator, decideApproval } from '../../src/ops/service.ts';
 import { processDuePayouts } from '../../src/payouts/processing.ts';
 import { setPayoutAccess } from '../../src/payouts/settings.ts';
 import { LivePayoutSimulator } from '../../src/rails/payouts.ts';
@@ -26,6 +27,14 @@ describe('operator console in Chromium', () => {
   const operator = { email: `ops-${randomUUID().slice(0, 8)}@sika.example`, password: PASSWORD };
   const teller = { email: `teller-${randomUUID().slice(0, 8)}@sika.example`, password: PASSWORD };
   let operatorId = '';
+  // The second operator who approves a money decision (issue 30: the requester cannot).
+  let approver: Actor;
+  /** The second operator approves the request waiting for this object. */
+  async function approveWaiting(objectId: string): Promise<void> {
+    const [request] = await t.db.query<{ id: string }>("SELECT id FROM operator_approvals WHERE object_id = $1 AND status = 'pending'", [objectId]);
+    assert.ok(request, `a request waits for ${objectId}`);
+    assert.equal((await decideApproval(t.db, approver, t.config.checkoutUrlHost, request.id, 'approve')).status, 'approved');
+  }
 
   before(async () => {
     t = await startTestApp({}, { payoutRail: rail });
@@ -33,6 +42,8 @@ describe('operator console in Chromium', () => {
     browser = await launchChromium();
     operatorId = (await createOperator(t.db, { ...operator, role: 'operator' })).operator_id;
     await createOperator(t.db, { ...teller, role: 'teller' });
+    const second = await createOperator(t.db, { email: `approver-${randomUUID().slice(0, 8)}@sika.example`, password: PASSWORD, role: 'operator' });
+    approver = { type: 'operator', id: second.operator_id, email: second.email };
   });
   after(async () => {
     await browser?.close();
@@ -113,8 +124,14 @@ describe('operator console in Chromium', () => {
     await live.getByLabel('Payout access').selectOption('on');
     await live.getByLabel('Limit per payout (GHS)').fill('2500.00');
     await live.getByLabel(/Daily limit/).fill('10000');
+    await live.getByLabel(/Reason/).fill('KYC complete, bank letter on file');
+    await live.getByLabel('The merchant is cleared for these Live payouts').check();
     await live.getByRole('button', { name: 'Save live payout settings' }).click();
-    await page.getByRole('status').filter({ hasText: 'Live payout settings saved.' }).waitFor();
+    // Opening Live payouts waits for a second operator (issue 30).
+    await page.getByRole('status').filter({ hasText: 'needs a second operator' }).waitFor();
+    assert.match(await live.innerText(), /Payout access: off/);
+    await approveWaiting(`${m.id}:live`);
+    await page.goto(`${baseUrl}/ops/merchants/${m.id}`);
     assert.match(await live.innerText(), /Payout access: enabled/);
     const settings = async () =>
       (await t.db.query<{ payout_access: boolean; paused: boolean; payout_limit_minor: number; daily_limit_minor: number }>(
@@ -140,13 +157,13 @@ describe('operator console in Chromium', () => {
     // Bad limits are refused on the error page, which names the field and what it takes; nothing is saved.
     await live.getByLabel('Limit per payout (GHS)').fill('lots');
     await live.getByRole('button', { name: 'Save live payout settings' }).click();
-    await page.getByRole('alert').filter({ hasText: 'limit must be an amount in GHS above zero with at most 2 decimals, e.g. 502.00.' }).waitFor();
+    await page.getByRole('alert').filter({ hasText: 'Limit per payout is not valid: enter an amount in GHS above zero with at most 2 decimals, e.g. 502.00.' }).waitFor();
 
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit' }).click();
     const audited = await t.db.query<{ action: string }>(`SELECT action FROM audit_log WHERE merchant_id = $1 AND actor_id = $2 ORDER BY created_at`, [m.id, operatorId]);
-    assert.deepEqual(audited.map((a) => a.action), ['payout_settings.update', 'payout_settings.update', 'payout_settings.update']);
+    assert.deepEqual(audited.map((a) => a.action), ['approval.request.payout_settings', 'payout_settings.update', 'payout_settings.update']);
     const rows = page.locator('tbody tr', { hasText: `${m.id}:live` });
-    assert.equal(await rows.count(), 3);
+    assert.ok((await rows.count()) >= 3, 'the approved opening, the pause and the resume');
     assert.match(await rows.first().innerText(), new RegExp(`${operator.email.replace(/[.]/g, '\\.')}[\\s\\S]*operator[\\s\\S]*payout_settings\\.update`));
     await close();
   });
@@ -189,7 +206,7 @@ describe('operator console in Chromium', () => {
 
   it('teller: finds a cash slip by its reference, records the deposit at a branch; the payer page then shows success', async () => {
     const m = await newMerchant('Tamale Poly');
-    const { id: sessionId, quote } = await sessionWithQuote(m.testKey, { amount_minor: 50_000, description: 'Hostel fees' });
+    const { id: sessionId, quote } = await sessionWithQuote(m.liveKey, { amount_minor: 50_000, description: 'Hostel fees' });
     const cashTotal = quote.surcharges.cash!.total_minor;
     const slipRes = await call(t, 'POST', '/api/v1/checkout/cash-slips', { body: { session_id: sessionId, amount_minor: cashTotal } });
     assert.equal(slipRes.statusCode, 201, slipRes.body);
@@ -261,7 +278,7 @@ describe('operator console in Chromium', () => {
 
   it('teller: an expired slip is refused clearly, with no way to record it', async () => {
     const m = await newMerchant();
-    const { id: sessionId, quote } = await sessionWithQuote(m.testKey);
+    const { id: sessionId, quote } = await sessionWithQuote(m.liveKey);
     const slip = (await call(t, 'POST', '/api/v1/checkout/cash-slips', { body: { session_id: sessionId, amount_minor: quote.surcharges.cash!.total_minor } })).json() as { reference: string; amount_minor: number };
     await t.db.query(`UPDATE cash_slips SET expires_at = now() - interval '1 minute' WHERE reference = $1`, [slip.reference]);
     await t.db.query(`UPDATE checkout_sessions SET expires_at = now() - interval '1 minute' WHERE id = $1`, [sessionId]);
@@ -281,7 +298,7 @@ describe('operator console in Chromium', () => {
     await close();
   });
 
-  it('an operator resolves a manual_review attempt (approve: paid, session success) and an amount_mismatch one (reject: failed)', async () => {
+  it('an operator decides a manual_review attempt (credit as charged, approved by a second operator: paid, session success) and rejects an amount_mismatch one (failed)', async () => {
     const m = await newMerchant('Cape Coast Clinic');
     const held: { sessionId: string; attempt: string }[] = [];
     for (const outcome of ['manual_review', 'amount_mismatch'] as const) {
@@ -300,27 +317,40 @@ describe('operator console in Chromium', () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Review' }).click();
     await page.getByRole('heading', { level: 1, name: 'Payments held for review' }).waitFor();
     const first = page.locator('tbody tr', { hasText: held[0]!.attempt });
-    assert.match(await first.innerText(), /Cape Coast Clinic[\s\S]*momo[\s\S]*manual review/);
+    assert.match(await first.innerText(), /momo[\s\S]*Cape Coast Clinic[\s\S]*manual review/);
     assert.match(await page.locator('tbody tr', { hasText: held[1]!.attempt }).innerText(), /amount mismatch/);
     await screenshots(page, 'ops-review');
 
-    await first.getByRole('button', { name: `Approve ${held[0]!.attempt}` }).click();
-    await page.getByRole('status').filter({ hasText: `Attempt ${held[0]!.attempt} is paid; checkout ${held[0]!.sessionId} is success.` }).waitFor();
-    assert.equal(await page.locator('tbody tr', { hasText: held[0]!.attempt }).count(), 0, 'it leaves the queue');
+    await first.getByRole('link', { name: `Decide ${held[0]!.attempt}` }).click();
+    await page.getByRole('heading', { level: 1, name: 'Decide a held payment' }).waitFor();
+    await page.getByLabel('Credit the payment as charged').check();
+    await page.getByLabel(/^Reason/).fill('Provider dashboard shows it paid');
+    await page.getByLabel('I have checked the statement line, deposit or provider record behind this payment').check();
+    await page.getByRole('button', { name: 'Submit decision' }).click();
+    await page.getByRole('status').filter({ hasText: 'Filed for a second operator' }).waitFor();
+    assert.notEqual(await publicStatus(held[0]!.sessionId), 'success', 'nothing moves before the second operator');
+    await approveWaiting(held[0]!.attempt);
     assert.equal(await publicStatus(held[0]!.sessionId), 'success');
 
-    await page.getByRole('button', { name: `Reject ${held[1]!.attempt}` }).click();
-    await page.getByRole('status').filter({ hasText: `Attempt ${held[1]!.attempt} is failed` }).waitFor();
+    // A Test amount_mismatch with no amount received on record can only be rejected; a reject applies at once.
+    await page.goto(`${baseUrl}/ops/review/${held[1]!.attempt}`);
+    assert.deepEqual(await page.getByRole('radio').count(), 1);
+    await page.getByLabel('Reject: the payment failed, no money moves').check();
+    await page.getByLabel(/^Reason/).fill('No money arrived');
+    await page.getByLabel('I have checked the statement line, deposit or provider record behind this payment').check();
+    await page.getByRole('button', { name: 'Submit decision' }).click();
+    await page.getByRole('status').filter({ hasText: `Attempt ${held[1]!.attempt} is rejected` }).waitFor();
     assert.notEqual(await publicStatus(held[1]!.sessionId), 'success');
+    assert.equal(await page.locator('tbody tr', { hasText: held[0]!.attempt }).count(), 0, 'decided attempts leave the queue');
 
     // Deciding an attempt that is no longer held is refused.
-    const twice = await postFromPage(page, `/ops/review/${held[0]!.attempt}`, { _csrf: await csrfOf(page), decision: 'reject' });
+    const twice = await postFromPage(page, `/ops/review/${held[0]!.attempt}`, { _csrf: await csrfOf(page), choice: 'reject', reason: 'again', confirm: 'yes' });
     assert.equal(twice.status, 409);
-    assert.match(twice.text, /only held attempts are resolved here/);
+    assert.match(twice.text, /only held attempts are decided here/);
     assert.equal(await publicStatus(held[0]!.sessionId), 'success');
 
-    const actions = await t.db.query<{ action: string; object_id: string }>(`SELECT action, object_id FROM audit_log WHERE actor_id = $1 AND action LIKE 'attempt.%' ORDER BY created_at`, [operatorId]);
-    assert.deepEqual(actions, [{ action: 'attempt.approve', object_id: held[0]!.attempt }, { action: 'attempt.reject', object_id: held[1]!.attempt }]);
+    const actions = await t.db.query<{ action: string; object_id: string }>(`SELECT action, object_id FROM audit_log WHERE actor_id IN ($1, $2) AND action LIKE 'attempt.%' ORDER BY created_at`, [operatorId, approver.id]);
+    assert.deepEqual(actions, [{ action: 'attempt.decide', object_id: held[0]!.attempt }, { action: 'attempt.reject', object_id: held[1]!.attempt }]);
     await close();
   });
 
@@ -359,13 +389,21 @@ describe('operator console in Chromium', () => {
     assert.match(await page.locator('tbody tr', { hasText: payouts[0]!.reference }).innerText(), /matched/);
 
     const second = page.locator('tbody tr', { hasText: payouts[1]!.reference });
-    await second.getByLabel('Return reference').fill('RET-2026-0042');
-    await second.getByRole('button', { name: 'Record return' }).click();
-    await page.getByRole('status').filter({ hasText: `Payout ${payouts[1]!.reference} is returned` }).waitFor();
-    assert.match(await page.locator('tbody tr', { hasText: payouts[1]!.reference }).innerText(), /returned/);
+    // A return: the bank's reference, a reason and the confirmation, then a second operator (issue 30).
+    await second.getByText('Record return').click();
+    await second.getByLabel("Bank's return reference").fill('RET-2026-0042');
+    await second.getByLabel('Reason').fill('Beneficiary account closed');
+    await second.getByRole('checkbox').check();
+    await second.getByRole('button', { name: 'File the return for a second operator' }).click();
+    await page.getByRole('status').filter({ hasText: 'filed for a second operator' }).waitFor();
+    await approveWaiting(payouts[1]!.id);
+    await page.goto(`${baseUrl}/ops/payouts`);
+    const returned = page.locator('tbody tr', { hasText: payouts[1]!.reference });
+    assert.match(await returned.innerText(), /returned[\s\S]*RET-2026-0042/);
+    assert.equal(await returned.getByRole('button', { name: /Matched|Exception/ }).count(), 0, 'a returned payout is not reconciled');
 
-    const actions = (await t.db.query<{ action: string }>(`SELECT action FROM audit_log WHERE merchant_id = $1 AND actor_id = $2 ORDER BY created_at`, [m.id, operatorId])).map((r) => r.action);
-    assert.deepEqual(actions, ['payout.reconcile_matched', 'payout.returned']);
+    const actions = (await t.db.query<{ action: string }>(`SELECT action FROM audit_log WHERE merchant_id = $1 AND actor_id IN ($2, $3) ORDER BY created_at`, [m.id, operatorId, approver.id])).map((r) => r.action);
+    assert.deepEqual(actions.sort(), ['approval.approve.payout_return', 'approval.request.payout_return', 'payout.reconcile_matched', 'payout.returned']);
     await close();
   });
 
@@ -374,8 +412,8 @@ describe('operator console in Chromium', () => {
     await signIn(page, baseUrl, '/ops', operator.email, operator.password);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit' }).click();
     await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor();
-    const text = await page.locator('tbody').innerText();
-    for (const action of ['operator.create', 'payout_settings.update', 'bank.create', 'branch.deactivate', 'cash_slip.record_deposit', 'attempt.approve', 'payout.reconcile_matched']) {
+    const text = await page.locator('main table').first().locator(':scope > tbody').innerText();
+    for (const action of ['operator.create', 'payout_settings.update', 'bank.create', 'branch.deactivate', 'cash_slip.record_deposit', 'attempt.decide', 'payout.reconcile_matched']) {
       assert.match(text, new RegExp(action.replace('.', '\\.')), `the audit log shows ${action}`);
     }
     await screenshots(page, 'ops-audit');

@@ -157,7 +157,13 @@ export async function createObjects(t: TestContext, m: CreatedMerchant, environm
   const paidQuote = await ok(api(t, null, 'GET', `/api/v1/checkout/sessions/${paid.id}/quote`), 200, 'quote');
   const slip = await ok(api(t, null, 'POST', '/api/v1/checkout/cash-slips', { session_id: paid.id, amount_minor: paidQuote.surcharges.cash.total_minor }), 201, 'a cash slip to pay');
   const [branch] = await t.db.query<{ id: string }>('SELECT id FROM bank_branches WHERE active ORDER BY id LIMIT 1');
-  await recordCashDeposit(t.db, t.config.checkoutUrlHost, { reference: slip.reference, branchId: branch!.id, amountMinor: paidQuote.surcharges.cash.total_minor });
+  if (environment === 'live') {
+    await recordCashDeposit(t.db, t.config.checkoutUrlHost, { reference: slip.reference, branchId: branch!.id, amountMinor: paidQuote.surcharges.cash.total_minor });
+  } else {
+    // A teller never records a Test slip: Test deposits are recorded through the Test simulator.
+    const [paidAttempt] = await t.db.query<{ id: string }>('SELECT id FROM payment_attempts WHERE session_id = $1', [paid.id]);
+    await ok(api(t, key, 'POST', `/api/v1/test/payment-attempts/${paidAttempt!.id}/simulate`, { outcome: 'paid' }), 200, 'simulate the Test cash deposit');
+  }
   const refund = await ok(
     api(t, key, 'POST', '/api/v1/refunds', { session_id: paid.id, amount_minor: 100, ...(environment === 'test' ? { test_outcome: 'pending' } : {}) }),
     201,

@@ -98,3 +98,38 @@ export function findPaymentReferences(text: string): string[] {
 
 /** The first payment reference in the text, or null (see findPaymentReferences). */
 export const findPaymentReference = (text: string): string | null => findPaymentReferences(text)[0] ?? null;
+
+/**
+ * The references one edit away from a mistyped one in the text (one character changed, two neighbours
+ * swapped, one left out or one added) whose check character is right: what the payer most likely meant.
+ * The check character refuses every single change and swap, so a typo never passes for a reference; a
+ * reference that does pass is never among its own neighbours. Only candidates written with the SK prefix
+ * are widened (a bare 8-character word is too likely to be something else). Each once, in text order.
+ */
+export function nearPaymentReferences(text: string): string[] {
+  const compact = text.toUpperCase().replace(/[^A-Z0-9]+/g, '');
+  const near: string[] = [];
+  const add = (body: string) => {
+    const reference = `${PAYMENT_REFERENCE_PREFIX}${body}`;
+    if (bodyIsValid(body) && !near.includes(reference)) near.push(reference);
+  };
+  const edits = (body: string) => {
+    const n = PAYMENT_REFERENCE_BODY_CHARS;
+    if (body.length === n) {
+      for (let i = 0; i < n; i++) for (const char of PAYMENT_REFERENCE_ALPHABET) if (char !== body[i]) add(body.slice(0, i) + char + body.slice(i + 1));
+      for (let i = 0; i + 1 < n; i++) if (body[i] !== body[i + 1]) add(body.slice(0, i) + body[i + 1] + body[i] + body.slice(i + 2));
+    } else if (body.length === n + 1) {
+      for (let i = 0; i <= n; i++) add(body.slice(0, i) + body.slice(i + 1));
+    } else if (body.length === n - 1) {
+      for (let i = 0; i <= body.length; i++) for (const char of PAYMENT_REFERENCE_ALPHABET) add(body.slice(0, i) + char + body.slice(i));
+    }
+  };
+  for (let at = compact.indexOf(PAYMENT_REFERENCE_PREFIX); at >= 0; at = compact.indexOf(PAYMENT_REFERENCE_PREFIX, at + 1)) {
+    const after = compact.slice(at + PAYMENT_REFERENCE_PREFIX.length);
+    // A character outside the alphabet (0, 1, I, L, O) is one edit like any other.
+    const read = after.slice(0, PAYMENT_REFERENCE_BODY_CHARS + 1);
+    if (bodyIsValid(read.slice(0, PAYMENT_REFERENCE_BODY_CHARS))) continue; // a right reference: nothing to suggest for it
+    for (const length of [PAYMENT_REFERENCE_BODY_CHARS, PAYMENT_REFERENCE_BODY_CHARS + 1, PAYMENT_REFERENCE_BODY_CHARS - 1]) if (read.length >= length) edits(read.slice(0, length));
+  }
+  return near;
+}

@@ -1,152 +1,29 @@
-// Dashboard: the signed-in user's account (change password, TOTP second factor with recovery codes),
-// and the gate that sends a user with a temporary password, or without the second factor the owner's
-// rule requires (settings.ts), to this page first.
-import type { FastifyInstance, FastifyReply, preHandlerAsyncHookHandler } from 'fastify';
-import {
-  changePassword,
-  checkPassword,
-  checkSecondFactor,
-  confirmTotpEnrolment,
-  disableSecondFactor,
-  pendingTotpSecret,
-  secondFactorState,
-  type SecondFactorState,
-} from '../../accounts/console-accounts.ts';
-import { PASSWORD_LENGTH_MIN } from '../../accounts/service.ts';
-import { groupedSecret, otpauthUri, RECOVERY_CODES_COUNT } from '../../accounts/totp.ts';
+// Dashboard: the signed-in user's account (change password, TOTP second factor with recovery codes, shared
+// with the operator console in ../console-account.ts), turning the second factor off where the owner's
+// rule allows, and the gate that sends a user with a temporary password, or without the second factor the
+// owner's rule requires (settings.ts), to this page first.
+import type { FastifyInstance } from 'fastify';
+import { checkSecondFactor, disableSecondFactor } from '../../accounts/console-accounts.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { accountSchemas } from '../account-schemas.ts';
 import type { WebSession } from '../auth.ts';
-import { qrSvg } from '../checkout/qr.ts';
-import { formValue, sendPage, sendThrottled, sessionOf, signedInAccount, tooManyAttempts } from '../console.ts';
-import { html, raw, type Html } from '../html.ts';
-import { csrfField, page, when_ } from '../layout.ts';
+import { accountGate as sharedAccountGate, accountPaths, consoleAccountPages } from '../console-account.ts';
+import { formValue, sendThrottled, sessionOf, signedInAccount, tooManyAttempts } from '../console.ts';
+import { html } from '../html.ts';
+import { csrfField, page } from '../layout.ts';
 import { formRefusal } from '../error-pages.ts';
 
-type Flash = { message: string; error?: boolean } | null;
-const ACCOUNT_PATH = '/dashboard/account';
-const SECOND_FACTOR_PATH = '/dashboard/account/2fa';
+const { account: ACCOUNT_PATH, secondFactor: SECOND_FACTOR_PATH } = accountPaths('merchant');
 const userActor = (session: WebSession) => ({ type: 'user' as const, id: session.userId!, email: session.email });
 
-/**
- * Runs after the session check on every dashboard route: a temporary password opens only the account
- * page (to change it); a second factor the owner requires, and not yet set up, opens only the account
- * pages (to set it up). Signing out always works.
- */
-export const accountGate: preHandlerAsyncHookHandler = async function accountGate(request, reply) {
-  const session = request.webSession;
-  if (!session || session.stage !== 'active') return;
-  const path = request.url.split('?')[0]!;
-  if (path === '/dashboard/logout') return;
-  let allowed: (p: string) => boolean;
-  let destination: string;
-  let reason: string;
-  if (session.mustChangePassword) {
-    allowed = (p) => p === ACCOUNT_PATH || p === `${ACCOUNT_PATH}/password`;
-    destination = ACCOUNT_PATH;
-    reason = 'Choose a new password first: you signed in with a temporary one.';
-  } else if (session.secondFactorRequired && !session.secondFactorEnrolled) {
-    allowed = (p) => p === ACCOUNT_PATH || p.startsWith(`${ACCOUNT_PATH}/`);
-    destination = SECOND_FACTOR_PATH;
-    reason = 'Set up two-factor authentication first: your account owner requires it for your role.';
-  } else return;
-  if (allowed(path)) return;
-  if (request.method === 'GET') return reply.redirect(destination, 303);
-  return sendPage(reply, page({ title: 'Refused', session, kind: 'merchant', flash: { message: reason, error: true }, body: html`<p><a href="${destination}">Continue</a></p>` }), 403);
-};
+/** The dashboard's gate: a temporary password, or a second factor the owner requires and not yet set up, opens only the account pages. */
+export const accountGate = sharedAccountGate('merchant');
 
 export async function accountPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
-  const show = (reply: FastifyReply, session: WebSession, title: string, body: Html, flash: Flash = null, status = 200) =>
-    sendPage(reply, page({ title, session, kind: 'merchant', flash, body }), status);
-
-  const passwordForm = (session: WebSession) => html`<form method="post" action="${ACCOUNT_PATH}/password" class="card" aria-label="Change password">${csrfField(session)}
-<h2 style="margin-top:0">${session.mustChangePassword ? 'Choose your password' : 'Change password'}</h2>
-${session.mustChangePassword ? html`<p>You signed in with a temporary password. Choose your own before you go on.</p>` : html`<p class="muted">Your other sessions are signed out; this one stays.</p>`}
-<label for="current-password">${session.mustChangePassword ? 'Temporary password' : 'Current password'}</label><input id="current-password" name="current_password" type="password" autocomplete="current-password" required>
-<label for="new-password">New password (at least ${PASSWORD_LENGTH_MIN} characters)</label><input id="new-password" name="new_password" type="password" autocomplete="new-password" minlength="${PASSWORD_LENGTH_MIN}" required>
-<label for="new-password-confirm">New password again</label><input id="new-password-confirm" name="new_password_confirm" type="password" autocomplete="new-password" required>
-<p><button type="submit">${session.mustChangePassword ? 'Save password' : 'Change password'}</button></p></form>`;
-
-  const secondFactorCard = (session: WebSession, state: SecondFactorState) => html`<section class="card" aria-label="Two-factor authentication"><h2>Two-factor authentication</h2>
-${state.enrolled
-  ? html`<p>On since ${when_(state.enabledAt)}. Sign-in and payout approvals ask for a code from your authenticator app. Recovery codes left: <strong>${state.recoveryCodesLeft}</strong> of ${RECOVERY_CODES_COUNT}.</p>
-${state.required
-  ? html`<p class="muted">Your account owner requires it for your role, so it cannot be turned off here.</p>`
-  : html`<form method="post" action="${SECOND_FACTOR_PATH}/disable" class="row">${csrfField(session)}<div><label for="disable-code">Code from your app</label><input id="disable-code" name="code" autocomplete="one-time-code" inputmode="numeric" required></div><div><button class="danger">Turn off</button></div></form>`}`
-  : html`<p>${state.required ? 'Your account owner requires it for your role.' : 'Off.'} A code from an authenticator app on your phone protects your sign-in and payout approvals.</p><p><a class="button" href="${SECOND_FACTOR_PATH}">Set up two-factor authentication</a></p>`}
-</section>`;
-
-  async function accountPage(reply: FastifyReply, session: WebSession, flash: Flash = null, status = 200) {
-    if (session.mustChangePassword) return show(reply, session, 'Choose your password', html`<h1>Choose your password</h1>${passwordForm(session)}`, flash, status);
-    const state = await secondFactorState(db, session.userId!);
-    return show(reply, session, 'Account', html`<h1>Account</h1><p>${session.email} · ${session.role}</p>${passwordForm(session)}${secondFactorCard(session, state)}`, flash, status);
-  }
-
-  app.get<{ Querystring: { recovery_code_used?: string } }>(ACCOUNT_PATH, { schema: { hide: true, ...accountSchemas.account } }, async (request, reply) => {
-    const session = sessionOf(request);
-    if (request.query.recovery_code_used !== undefined && !session.mustChangePassword) {
-      const state = await secondFactorState(db, session.userId!);
-      return accountPage(reply, session, { message: `You signed in with a recovery code; ${state.recoveryCodesLeft} left. Each works once.`, error: state.recoveryCodesLeft < 3 });
-    }
-    return accountPage(reply, session);
-  });
-
-  app.post(`${ACCOUNT_PATH}/password`, { schema: { hide: true, ...accountSchemas.changePassword } }, async (request, reply) => {
-    const session = sessionOf(request);
-    const result = await changePassword(db, signedInAccount(request), {
-      current: formValue(request, 'current_password'),
-      next: formValue(request, 'new_password'),
-      confirm: formValue(request, 'new_password_confirm'),
-    });
-    if (!result.ok) {
-      if (result.reason === 'throttled') return sendThrottled(reply, result.retryAfterS, page({ title: 'Account', session, kind: 'merchant', flash: { message: tooManyAttempts(result.retryAfterS), error: true }, body: passwordForm(session) }));
-      const message = result.reason === 'wrong' ? `Your ${session.mustChangePassword ? 'temporary' : 'current'} password is not right.` : result.message;
-      return accountPage(reply, session, { message, error: true }, 400);
-    }
-    const changed = { ...session, mustChangePassword: false };
-    return accountPage(reply, changed, { message: 'Password changed. Your other sessions are signed out.' });
-  });
-
-  app.get(SECOND_FACTOR_PATH, { schema: { hide: true, ...accountSchemas.secondFactor } }, async (request, reply) => {
-    const session = sessionOf(request);
-    if (session.secondFactorEnrolled) return reply.redirect(ACCOUNT_PATH, 303);
-    return enrolPage(reply, session);
-  });
-
-  async function enrolPage(reply: FastifyReply, session: WebSession, flash: Flash = null, status = 200) {
-    const secret = await pendingTotpSecret(db, session.userId!);
-    const uri = otpauthUri(secret, session.email);
-    return show(reply, session, 'Two-factor authentication', html`<h1>Set up two-factor authentication</h1>
-${session.secondFactorRequired ? html`<p class="card" role="note">Your account owner requires two-factor authentication for your role. Set it up to go on.</p>` : ''}
-<section class="card" aria-label="Secret"><h2>1. Add Sika to your authenticator app</h2>
-<p>Scan this QR code with an authenticator app (Google Authenticator, Microsoft Authenticator, 1Password, Aegis, ...), or type the secret in by hand.</p>
-<div style="max-width:14rem">${raw(qrSvg(uri, 'QR code of the two-factor secret'))}</div>
-<p>Secret: <span class="secret" id="totp-secret">${groupedSecret(secret)}</span></p>
-<details><summary>Setup link (otpauth URI)</summary><p class="mono" style="overflow-wrap:anywhere" id="totp-uri">${uri}</p></details></section>
-<form method="post" action="${SECOND_FACTOR_PATH}" class="card" aria-label="Confirm">${csrfField(session)}<h2 style="margin-top:0">2. Enter the code the app shows</h2>
-<label for="confirm-code">6-digit code</label><input id="confirm-code" name="code" autocomplete="one-time-code" inputmode="numeric" required>
-<label for="confirm-password">Your password</label><input id="confirm-password" name="current_password" type="password" autocomplete="current-password" required>
-<p><button type="submit">Turn on two-factor authentication</button></p></form>`, flash, status);
-  }
-
-  app.post(SECOND_FACTOR_PATH, { schema: { hide: true, ...accountSchemas.confirmSecondFactor } }, async (request, reply) => {
-    const session = sessionOf(request);
-    if (session.secondFactorEnrolled) return reply.redirect(ACCOUNT_PATH, 303);
-    // The password again: a session left open must not let someone else tie the account to their phone.
-    const password = await checkPassword(db, signedInAccount(request), formValue(request, 'current_password'));
-    if (!password.ok) {
-      if (password.reason === 'throttled') return sendThrottled(reply, password.retryAfterS, page({ title: 'Two-factor authentication', session, kind: 'merchant', flash: { message: tooManyAttempts(password.retryAfterS), error: true }, body: html`<p><a href="${SECOND_FACTOR_PATH}">Back</a></p>` }));
-      return enrolPage(reply, session, { message: 'Your password is not right.', error: true }, 400);
-    }
-    const result = await confirmTotpEnrolment(db, signedInAccount(request), formValue(request, 'code'));
-    if (!result.ok) return enrolPage(reply, session, { message: result.message, error: true }, 400);
-    return show(reply, { ...session, secondFactorEnrolled: true }, 'Recovery codes', html`<h1>Two-factor authentication is on</h1>
-<section class="card" aria-label="Recovery codes"><h2>Your recovery codes</h2>
-<p>Save these ${result.recoveryCodes.length} codes somewhere safe now: they are shown <strong>once</strong>. Each one signs you in once if you lose your phone.</p>
-<ul class="secret" id="recovery-codes" style="list-style:none">${result.recoveryCodes.map((code) => html`<li>${code}</li>`)}</ul></section>
-<p><a class="button" href="/dashboard">I have saved them: continue</a></p>`);
-  });
+  const turnOffForm = (session: WebSession) =>
+    html`<form method="post" action="${SECOND_FACTOR_PATH}/disable" class="row">${csrfField(session)}<div><label for="disable-code">Code from your app</label><input id="disable-code" name="code" autocomplete="one-time-code" inputmode="numeric" required></div><div><button class="danger">Turn off</button></div></form>`;
+  const { accountPage } = await consoleAccountPages(app, deps, 'merchant', turnOffForm);
 
   app.post(`${SECOND_FACTOR_PATH}/disable`, { schema: { hide: true, ...accountSchemas.disableSecondFactor } }, async (request, reply) => {
     const session = sessionOf(request);

@@ -14,7 +14,7 @@ import type { WebSession } from '../auth.ts';
 import { formValue, sendPage, sessionOf } from '../console.ts';
 import { dashboardSchemas } from '../console-schemas.ts';
 import { formRefusal } from '../error-pages.ts';
-import { html, raw } from '../html.ts';
+import { html, raw, type Html } from '../html.ts';
 import { money, page, statusBadge, when_ } from '../layout.ts';
 import { canRefund, sessionRefundsPart } from './refund-views.ts';
 
@@ -40,6 +40,15 @@ interface SessionFilters {
 }
 
 const validDate = (value: string | undefined) => (value && /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value)) ? value : null);
+
+
+/** A payment on which Sika received another amount than it charged (an operator's decision, issue 30): received, and short or over by how much. */
+function receivedNote(a: { amount_charged_minor: number; amount_received_minor: number | null }): Html {
+  if (a.amount_received_minor === null) return html``;
+  const received = Number(a.amount_received_minor);
+  const d = received - a.amount_charged_minor;
+  return html`<br><span class="muted">received ${money(received)}: ${d < 0 ? `short by ${money(-d)}` : `over by ${money(d)}`}</span>`;
+}
 
 export async function checkoutPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
@@ -111,7 +120,7 @@ ${rows.length === 0 ? html`<tr><td colspan="5" class="muted">No sessions match.<
 <div><div class="muted">Invoice</div>${s.invoice_ref}</div><div><div class="muted">Customer</div>${s.customer_name ?? '–'} ${s.customer_email ?? ''}</div>
 <div><div class="muted">Created · expires</div>${when_(s.created_at)}<br>${when_(s.expires_at)}</div><div><div class="muted">Finalized</div>${s.finalized_at ? when_(s.finalized_at) : 'not yet'}</div></div>
 <h2>Payment attempts</h2><div class="table-wrap"><table><thead><tr><th>Attempt</th><th>Rail</th><th>Charged</th><th>Fee</th><th>Status</th><th>Provider status</th><th>Created</th></tr></thead><tbody>
-${attempts.map((a) => html`<tr><td class="mono">${a.id}</td><td>${a.rail}${a.network ? ` (${a.network})` : ''}</td><td>${money(a.amount_charged_minor)}</td><td>${money(a.fee_minor)} <span class="muted">${a.bearer}</span></td><td>${statusBadge(a.status)}</td><td class="mono">${a.raw_status}</td><td>${when_(a.created_at)}</td></tr>`)}
+${attempts.map((a) => html`<tr><td class="mono">${a.id}</td><td>${a.rail}${a.network ? ` (${a.network})` : ''}</td><td>${money(a.amount_charged_minor)}${receivedNote(a)}</td><td>${money(a.fee_received_minor ?? a.fee_minor)} <span class="muted">${a.bearer}</span></td><td>${statusBadge(a.status)}</td><td class="mono">${a.raw_status}</td><td>${when_(a.created_at)}</td></tr>`)}
 ${attempts.length === 0 ? html`<tr><td colspan="7" class="muted">No attempts yet.</td></tr>` : ''}</tbody></table></div>
 ${sessionRefundsPart(session, s, refunds)}
 <h2>Invoice lines</h2><div class="table-wrap"><table><thead><tr><th>Code</th><th>Name</th><th>Amount</th><th>Remitted</th></tr></thead><tbody>

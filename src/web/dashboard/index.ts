@@ -4,6 +4,7 @@ import type { AppDeps } from '../../http/deps.ts';
 import { recentSessions } from '../../checkout/service.ts';
 import { balance } from '../../ledger/service.ts';
 import { recentPayouts } from '../../payouts/queries.ts';
+import { refundHolds } from '../../refunds/queries.ts';
 import { switchEnvironment } from '../auth.ts';
 import { formValue, registerConsoleAuth, sendPage, sessionOf } from '../console.ts';
 import { dashboardSchemas } from '../console-schemas.ts';
@@ -42,15 +43,19 @@ export async function dashboardRoutes(app: FastifyInstance, deps: AppDeps): Prom
   app.get('/dashboard', { schema: { hide: true, ...dashboardSchemas.home } }, async (request, reply) => {
     const session = sessionOf(request);
     const merchantId = session.merchantId!;
-    const [test, live, sessions, payouts] = await Promise.all([
+    const [test, live, sessions, payouts, testRefundHolds, liveRefundHolds] = await Promise.all([
       balance(db, merchantId, 'test'),
       balance(db, merchantId, 'live'),
       recentSessions(db, merchantId, session.environment, RECENT_ROWS),
       recentPayouts(db, merchantId, session.environment, RECENT_ROWS),
+      refundHolds(db, merchantId, 'test'),
+      refundHolds(db, merchantId, 'live'),
     ]);
-    const balanceCard = (label: string, b: typeof test) => html`<section class="card" aria-label="${label} balance"><h2 style="margin-top:0">${label}</h2><div class="grid">
+    // Each hold named by what it holds for: payouts requested or processing, refunds not finished yet.
+    const balanceCard = (label: string, b: typeof test, forRefunds: number) => html`<section class="card" aria-label="${label} balance"><h2 style="margin-top:0">${label}</h2><div class="grid">
       <div class="stat"><div class="label">Eligible</div><div class="value">${money(b.eligible_minor)}</div></div>
-      <div class="stat"><div class="label">Held for payouts</div><div class="value">${money(b.held_minor)}</div></div>
+      <div class="stat"><div class="label">Held for payouts</div><div class="value">${money(Math.max(0, b.held_minor - forRefunds))}</div></div>
+      ${forRefunds > 0 ? html`<div class="stat"><div class="label">Held for refunds</div><div class="value">${money(forRefunds)}</div></div>` : ''}
       <div class="stat"><div class="label">Available</div><div class="value">${money(b.available_minor)}</div></div></div></section>`;
     return sendPage(
       reply,
@@ -60,7 +65,7 @@ export async function dashboardRoutes(app: FastifyInstance, deps: AppDeps): Prom
         kind: 'merchant',
         active: 'home',
         body: html`<h1>${session.merchantName}</h1>
-${balanceCard('Test', test)}${balanceCard('Live', live)}
+${balanceCard('Test', test, testRefundHolds)}${balanceCard('Live', live, liveRefundHolds)}
 <h2>Recent checkout sessions (${session.environment})</h2>
 <div class="table-wrap"><table><thead><tr><th>Session</th><th>Invoice</th><th>Amount</th><th>Status</th><th>Updated</th></tr></thead><tbody>
 ${sessions.map((s) => html`<tr><td class="mono"><a href="/dashboard/sessions/${s.id}">${s.id}</a></td><td>${s.invoice_ref}</td><td>${money(s.amount_minor)}</td><td>${statusBadge(s.status)}</td><td>${when_(s.updated_at)}</td></tr>`)}

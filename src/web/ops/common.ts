@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import type { Actor } from '../../audit/log.ts';
 import type { WebSession } from '../auth.ts';
 import { sendPage } from '../console.ts';
-import type { Html } from '../html.ts';
+import { html, type Html } from '../html.ts';
 import { page } from '../layout.ts';
 
 export type Flash = { message: string; error?: boolean } | null;
@@ -13,3 +13,7 @@ export const actorOf = (session: WebSession): Actor => ({ type: 'operator', id: 
 /** Sends one console page: its nav entry, title, body and an optional flash, with the status given. */
 export const showOpsPage = (reply: FastifyReply, session: WebSession, active: string, title: string, body: Html, flash: Flash = null, status = 200) =>
   sendPage(reply, page({ title, session, kind: 'operator', active, flash, body }), status);
+
+/** Which environment an object belongs to, on every console row and card: Live money or Test money. */
+export const environmentBadge = (environment: string): Html =>
+  html`<span class="badge ${environment === 'live' ? 'ok' : 'warn'}" title="${environment === 'live' ? 'Live: real money' : 'Test: no real money'}">${environment === 'live' ? 'Live' : 'Test'}</span>`;

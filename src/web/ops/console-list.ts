@@ -3,7 +3,9 @@
 // the same search and filters match (`format=csv`, streamed page by page through src/http/csv.ts).
 //
 // A list page: readListQuery(request.query, ['status', …]) → the store reads { q, filters, cursor, limit } with
-// `(ts, id) < ($at, $id) ORDER BY ts DESC, id DESC LIMIT $limit` → pageOf() for the page, allRowsOf() for CSV;
+// `(date_trunc('milliseconds', ts), id) < ($at, $id) ORDER BY date_trunc('milliseconds', ts) DESC, id DESC LIMIT $limit`
+// (PostgreSQL keeps microseconds and the cursor a JavaScript Date's milliseconds: comparing the full value would
+// skip or repeat rows of one millisecond) → pageOf() for the page, allRowsOf() for CSV;
 // listToolbar() above the table and pagerNav() below it.
 import type { FastifyReply } from 'fastify';
 import { sendCsv } from '../../http/csv.ts';
@@ -14,6 +16,8 @@ import { html, type Html } from '../html.ts';
 export const CONSOLE_PAGE_ROWS = 50;
 /** The longest search text read; the rest is ignored. */
 export const CONSOLE_SEARCH_LENGTH_MAX = 100;
+/** The longest `after` cursor taken (an encoded timestamp and id are far shorter). */
+export const CONSOLE_CURSOR_LENGTH_MAX = 400;
 
 /** A keyset position: the rows after the one with this timestamp and id, in the list's order. */
 export interface ConsoleCursor {
@@ -34,7 +38,7 @@ export const encodeCursor = (at: Date, id: string): string => Buffer.from(`${at.
 
 /** The position an `after` parameter names, or null when it is absent or not one of ours (the first page). */
 export function decodeCursor(value: unknown): ConsoleCursor | null {
-  if (typeof value !== 'string' || value === '' || value.length > 400 || !/^[\w-]+$/.test(value)) return null;
+  if (typeof value !== 'string' || value === '' || value.length > CONSOLE_CURSOR_LENGTH_MAX || !/^[\w-]+$/.test(value)) return null;
   const text = Buffer.from(value, 'base64url').toString('utf8');
   const bar = text.indexOf('|');
   if (bar < 0) return null;

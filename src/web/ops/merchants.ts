@@ -1,26 +1,46 @@
-// The operator console's merchants: the list (/ops) and one merchant's page with its payout controls.
+// The operator console's merchants: the list (/ops: search by name, email or id, filters, keyset pages, CSV of
+// every matching row) and one merchant's page (balances per environment, recent sessions and payouts, users,
+// API key prefixes, webhook endpoints, payout controls). Every object shows its environment.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppDeps } from '../../http/deps.ts';
+import { csvColumn } from '../../lib/csv-columns.ts';
+import { MERCHANT_FILTER_NAMES, merchantOverview, merchantsPage, type MerchantOverview, type MerchantOverviewRow } from '../../ops/merchant-overview.ts';
 import * as ops from '../../ops/service.ts';
-import type { MerchantOverviewRow, PayoutControls } from '../../ops/service.ts';
 import type { WebSession } from '../auth.ts';
 import { sessionOf } from '../console.ts';
 import { opsSchemas } from '../console-schemas.ts';
-import { html, type Html } from '../html.ts';
-import { statusBadge, when_ } from '../layout.ts';
-import { showOpsPage as show, type Flash } from './common.ts';
+import { html, raw, type Html } from '../html.ts';
+import { money, statusBadge, when_ } from '../layout.ts';
+import { environmentBadge, showOpsPage as show, type Flash } from './common.ts';
+import { allRowsOf, listHref, listToolbar, pagerNav, pageOf, readListQuery, sendConsoleCsv, type ListQuery } from './console-list.ts';
 import { payoutSettingsForms, submitPayoutSettings } from './payout-settings.ts';
+
+const keyOf = (row: MerchantOverviewRow) => ({ at: row.created_at, id: row.id });
+
+const MERCHANT_CSV = [
+  csvColumn.text<MerchantOverviewRow>('merchant_id', (m) => m.id),
+  csvColumn.text<MerchantOverviewRow>('name', (m) => m.name),
+  csvColumn.text<MerchantOverviewRow>('email', (m) => m.email),
+  csvColumn.text<MerchantOverviewRow>('live_payouts', (m) => (m.live_access ? 'on' : 'off')),
+  csvColumn.text<MerchantOverviewRow>('paused', (m) => (m.paused_any ? 'yes' : 'no')),
+  csvColumn.ghs<MerchantOverviewRow>('live_balance_ghs', (m) => m.live_balance_minor),
+  csvColumn.timestamp<MerchantOverviewRow>('created_at', (m) => m.created_at),
+];
 
 export async function merchantPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
-  app.get('/ops', { schema: { hide: true, ...opsSchemas.merchants } }, async (request, reply) =>
-    show(reply, sessionOf(request), 'merchants', 'Merchants', merchantsView(await ops.merchantsOverview(db))),
-  );
+  app.get('/ops', { schema: { hide: true, ...opsSchemas.merchants } }, async (request, reply) => {
+    const list = readListQuery(request.query as Record<string, unknown>, MERCHANT_FILTER_NAMES);
+    const fetch = (cursor: ListQuery['cursor'], limit: number) => merchantsPage(db, list.q, list.filters, cursor, limit);
+    if (list.csv) return sendConsoleCsv(reply, 'sika-merchants.csv', MERCHANT_CSV, allRowsOf(fetch, keyOf));
+    const { rows, next } = await pageOf(fetch, list.cursor, keyOf);
+    return show(reply, sessionOf(request), 'merchants', 'Merchants', merchantsView(list, rows, next));
+  });
 
   async function merchantPage(reply: FastifyReply, session: WebSession, merchantId: string, flash: Flash = null, status = 200) {
-    const controls = await ops.merchantPayoutControls(db, merchantId);
-    if (!controls) return show(reply, session, 'merchants', 'Not found', html`<h1>Merchant not found</h1>`, null, 404);
-    return show(reply, session, 'merchants', controls.merchant.name, merchantView(session, controls), flash, status);
+    const overview = await merchantOverview(db, merchantId);
+    if (!overview) return show(reply, session, 'merchants', 'Not found', html`<h1>Merchant not found</h1><p><a href="/ops">All merchants</a></p>`, null, 404);
+    return show(reply, session, 'merchants', overview.merchant.name, merchantView(session, overview), flash, status);
   }
 
   app.get<{ Params: { id: string } }>('/ops/merchants/:id', { schema: { hide: true, ...opsSchemas.merchant } }, async (request, reply) => merchantPage(reply, sessionOf(request), request.params.id));
@@ -34,9 +54,70 @@ export async function merchantPages(app: FastifyInstance, deps: AppDeps): Promis
   });
 }
 
-export const merchantsView = (merchants: readonly MerchantOverviewRow[]): Html => html`<h1>Merchants</h1><div class="table-wrap"><table><thead><tr><th>Merchant</th><th>Email</th><th>Live payouts</th><th>Created</th></tr></thead><tbody>
-${merchants.map((m) => html`<tr><td><a href="/ops/merchants/${m.id}">${m.name}</a></td><td>${m.email}</td><td>${statusBadge(m.live_access ? 'enabled' : 'off')}${m.paused_any ? html` ${statusBadge('paused')}` : ''}</td><td>${when_(m.created_at)}</td></tr>`)}
-</tbody></table></div>`;
+const FILTER_CHOICES: { name: (typeof MERCHANT_FILTER_NAMES)[number]; label: string; options: [string, string][] }[] = [
+  { name: 'live_payouts', label: 'Live payouts', options: [['on', 'On'], ['off', 'Off']] },
+  { name: 'paused', label: 'Payouts paused', options: [['yes', 'Paused'], ['no', 'Running']] },
+  { name: 'live_balance', label: 'Live balance', options: [['yes', 'Holds Live money'], ['no', 'None']] },
+];
 
-export const merchantView = (session: WebSession, controls: PayoutControls): Html => html`<h1>${controls.merchant.name}</h1><p class="muted">${controls.merchant.email} · <span class="mono">${controls.merchant.id}</span> · approval ${controls.merchant.payout_approval_required ? 'required' : 'not required'}</p>
-${payoutSettingsForms(session, controls)}`;
+const filterSelects = (filters: Record<string, string>): Html =>
+  html`${FILTER_CHOICES.map(
+    (f) => html`<div><label for="filter-${f.name}">${f.label}</label><select id="filter-${f.name}" name="${f.name}"><option value="">Any</option>${f.options.map(([value, label]) => html`<option value="${value}"${raw(filters[f.name] === value ? ' selected' : '')}>${label}</option>`)}</select></div>`,
+  )}`;
+
+export function merchantsView(list: ListQuery, merchants: readonly MerchantOverviewRow[], next: string | null): Html {
+  const params = { q: list.q, ...list.filters };
+  return html`<h1>Merchants</h1>
+${listToolbar({ action: '/ops', q: list.q, searchLabel: 'Search merchants', placeholder: 'Name, email or id', filters: filterSelects(list.filters), csvHref: listHref('/ops', { ...params, format: 'csv' }) })}
+${merchants.length === 0
+    ? html`<p class="card">No merchant matches${list.q ? html` “${list.q}”` : ''}${Object.keys(list.filters).length ? ' with these filters' : ''}.</p>`
+    : html`<div class="table-wrap"><table><caption class="muted" style="text-align:left;padding:.4rem .5rem">${merchants.length} merchant${merchants.length === 1 ? '' : 's'} on this page, newest first</caption><thead><tr><th scope="col">Merchant</th><th scope="col">Email</th><th scope="col">Live payouts</th><th scope="col">Live balance</th><th scope="col">Created</th></tr></thead><tbody>
+${merchants.map((m) => html`<tr><td><a href="/ops/merchants/${m.id}">${m.name}</a><br><span class="mono muted">${m.id}</span></td><td class="wrap">${m.email}</td><td>${statusBadge(m.live_access ? 'enabled' : 'off')}${m.paused_any ? html` ${statusBadge('paused')}` : ''}</td><td class="nowrap">${money(m.live_balance_minor)}</td><td class="nowrap">${when_(m.created_at)}</td></tr>`)}
+</tbody></table></div>`}
+${pagerNav('/ops', params, next, list.cursor !== null)}`;
+}
+
+const table = (caption: string, head: string[], rows: Html[], empty: string): Html =>
+  rows.length === 0
+    ? html`<h2>${caption}</h2><p class="muted">${empty}</p>`
+    : html`<h2>${caption}</h2><div class="table-wrap"><table><thead><tr>${head.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead><tbody>${rows}</tbody></table></div>`;
+
+export function merchantView(session: WebSession, o: MerchantOverview): Html {
+  const m = o.merchant;
+  return html`<p><a href="/ops">All merchants</a></p><h1>${m.name}</h1><p class="muted">${m.email} · <span class="mono">${m.id}</span> · created ${when_(m.created_at)} · payout approval ${m.payout_approval_required ? 'required' : 'not required'}</p>
+<h2>Balances</h2><div class="grid">${o.balances.map(
+    (b) => html`<div class="card stat"><p style="margin:0 0 .4rem">${environmentBadge(b.environment)}</p><div class="label">Available</div><div class="value">${money(b.available_minor)}</div><div class="label">Reserved for payouts and refunds in progress</div><div>${money(b.held_minor)}</div></div>`,
+  )}</div>
+${table(
+  'Recent checkout sessions',
+  ['Environment', 'Session', 'Invoice', 'Amount', 'Status', 'Updated'],
+  o.sessions.map((s) => html`<tr><td>${environmentBadge(s.environment)}</td><td class="mono wrap">${s.id}</td><td class="wrap">${s.invoice_ref}</td><td class="nowrap">${money(s.amount_minor)}</td><td>${statusBadge(s.status)}</td><td class="nowrap">${when_(s.updated_at)}</td></tr>`),
+  'No checkout sessions yet.',
+)}
+${table(
+  'Recent payouts',
+  ['Environment', 'Reference', 'Amount', 'Status', 'Updated'],
+  o.payouts.map((p) => html`<tr><td>${environmentBadge(p.environment)}</td><td class="mono wrap">${p.reference}</td><td class="nowrap">${money(p.amount_minor)}</td><td>${statusBadge(p.status)}</td><td class="nowrap">${when_(p.updated_at)}</td></tr>`),
+  'No payouts yet.',
+)}
+${table(
+  'Users',
+  ['Email', 'Role', 'Second factor', 'Status'],
+  o.users.map((u) => html`<tr><td class="wrap">${u.email}</td><td>${u.role}</td><td>${statusBadge(u.second_factor ? 'enabled' : 'off')}</td><td>${statusBadge(u.active ? 'active' : 'disabled')}</td></tr>`),
+  'No users.',
+)}
+${table(
+  'API keys',
+  ['Environment', 'Key prefix', 'Integration', 'Created', 'Revoked'],
+  o.apiKeys.map((k) => html`<tr><td>${environmentBadge(k.environment)}</td><td class="mono">${k.prefix}…</td><td class="wrap">${k.integration_name}</td><td class="nowrap">${when_(k.created_at)}</td><td class="nowrap">${k.revoked_at ? when_(k.revoked_at) : 'not revoked'}</td></tr>`),
+  'No API keys.',
+)}
+${table(
+  'Webhook endpoints',
+  ['Environment', 'URL', 'State', 'Key prefix'],
+  o.endpoints.map((w) => html`<tr><td>${environmentBadge(w.environment)}</td><td class="wrap">${w.url}</td><td>${statusBadge(w.status === 'active' ? 'enabled' : 'disabled')}</td><td class="mono">${w.key_prefix}…</td></tr>`),
+  'No webhook endpoints.',
+)}
+<h2>Payout settings</h2>
+${payoutSettingsForms(session, o)}`;
+}

@@ -1,43 +1,102 @@
-// The operator console's Live payouts: reconciliation (matched or exception) and recorded returns.
+// The operator console's Live payouts: search, filters, paging and CSV (console-list.ts); reconciliation of a
+// paid payout (matched or exception; never offered on a returned one), and the return of a paid payout: the
+// bank's return reference, a reason and a confirmation, filed for a second operator under Approvals.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppDeps } from '../../http/deps.ts';
+import { csvColumn, type CsvColumn } from '../../lib/csv-columns.ts';
+import { SikaError } from '../../lib/errors.ts';
+import { PAYOUT_LIST_FILTERS } from '../../ops/approvals-model.ts';
 import * as ops from '../../ops/service.ts';
 import type { LivePayoutRow } from '../../ops/service.ts';
 import type { WebSession } from '../auth.ts';
 import { formValue, sessionOf } from '../console.ts';
 import { opsSchemas } from '../console-schemas.ts';
-import { html, type Html } from '../html.ts';
+import { html, raw, type Html } from '../html.ts';
 import { csrfField, money, statusBadge } from '../layout.ts';
 import { actorOf, showOpsPage as show, type Flash } from './common.ts';
+import { allRowsOf, likePattern, listHref, listToolbar, pageOf, pagerNav, readListQuery, sendConsoleCsv, type ConsoleCursor } from './console-list.ts';
+
+const key = (row: LivePayoutRow): ConsoleCursor => ({ at: row.updated_at, id: row.id });
+const oneOf = (values: readonly string[], value: string | undefined) => (value && values.includes(value) ? value : null);
 
 export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
-  // ---- payouts reconciliation ----
-  async function payoutsPage(reply: FastifyReply, session: WebSession, flash: Flash = null, status = 200) {
-    return show(reply, session, 'payouts', 'Live payouts', payoutsView(session, await ops.livePayouts(db)), flash, status);
+  const filterNames = Object.keys(PAYOUT_LIST_FILTERS);
+
+  async function payoutsPage(reply: FastifyReply, session: WebSession, query: Record<string, unknown> | undefined, flash: Flash = null, status = 200) {
+    const list = readListQuery(query, filterNames);
+    const fetch = (cursor: ConsoleCursor | null, limit: number) =>
+      ops.livePayouts(db, {
+        q: list.q,
+        qPattern: likePattern(list.q),
+        status: oneOf(PAYOUT_LIST_FILTERS.status, list.filters.status),
+        reconciliation: oneOf(PAYOUT_LIST_FILTERS.reconciliation, list.filters.reconciliation),
+        cursor,
+        limit,
+      });
+    if (list.csv) {
+      const columns: CsvColumn<LivePayoutRow>[] = [
+          csvColumn.text('reference', (p) => p.reference),
+          csvColumn.text('merchant', (p) => p.merchant_name),
+          csvColumn.text('environment', (p) => p.environment),
+          csvColumn.integer('amount_minor', (p) => p.amount_minor),
+          csvColumn.integer('fee_minor', (p) => p.fee_minor),
+          csvColumn.text('status', (p) => p.status),
+          csvColumn.text('bank_reference', (p) => p.bank_reference),
+          csvColumn.text('return_reference', (p) => p.return_reference),
+          csvColumn.text('reconciliation', (p) => p.reconciliation_status),
+          csvColumn.text('updated_at', (p) => p.updated_at.toISOString()),
+      ];
+      return sendConsoleCsv(reply, 'sika-live-payouts.csv', columns, allRowsOf(fetch, key));
+    }
+    const { rows, next } = await pageOf(fetch, list.cursor, key);
+    const params = { q: list.q, ...list.filters };
+    return show(reply, session, 'payouts', 'Live payouts', payoutsView(session, rows, { q: list.q, filters: list.filters, next, later: list.cursor !== null, params }), flash, status);
   }
-  app.get('/ops/payouts', { schema: { hide: true, ...opsSchemas.payouts } }, async (request, reply) => payoutsPage(reply, sessionOf(request)));
+
+  app.get('/ops/payouts', { schema: { hide: true, ...opsSchemas.payouts } }, async (request, reply) => payoutsPage(reply, sessionOf(request), request.query as Record<string, unknown>));
   app.post<{ Params: { id: string } }>('/ops/payouts/:id/reconcile', { schema: { hide: true, ...opsSchemas.reconcile } }, async (request, reply) => {
     const session = sessionOf(request);
     const result = formValue(request, 'result');
-    if (result !== 'matched' && result !== 'exception') return payoutsPage(reply, session, { message: 'Choose matched or exception.', error: true }, 400);
+    if (result !== 'matched' && result !== 'exception') return payoutsPage(reply, session, {}, { message: 'Choose matched or exception.', error: true }, 400);
     const payout = await ops.reconcile(db, actorOf(session), request.params.id, result);
-    return payoutsPage(reply, session, { message: `Payout ${payout.reference} is ${payout.reconciliation_status}.` });
+    return payoutsPage(reply, session, {}, { message: `Payout ${payout.reference} is ${payout.reconciliation_status}.` });
   });
   app.post<{ Params: { id: string } }>('/ops/payouts/:id/return', { schema: { hide: true, ...opsSchemas.payoutReturn } }, async (request, reply) => {
     const session = sessionOf(request);
-    const reference = formValue(request, 'return_reference').trim().slice(0, 80);
-    if (!reference) return payoutsPage(reply, session, { message: 'Enter the return reference from the bank.', error: true }, 400);
-    const payout = await ops.recordReturn(db, actorOf(session), request.params.id, reference);
-    return payoutsPage(reply, session, { message: `Payout ${payout.reference} is returned; the amount and fee are back on the merchant's balance.` });
+    try {
+      await ops.requestPayoutReturn(db, actorOf(session), request.params.id, {
+        returnReference: formValue(request, 'return_reference'),
+        reason: formValue(request, 'reason'),
+        confirmed: formValue(request, 'confirm') === 'yes',
+      });
+    } catch (error) {
+      if (error instanceof SikaError && (error.code === 'INVALID_ARGUMENT' || error.code === 'APPROVAL_PENDING')) {
+        return payoutsPage(reply, session, {}, { message: error.message, error: true }, error.code === 'INVALID_ARGUMENT' ? 400 : 409);
+      }
+      throw error;
+    }
+    return payoutsPage(reply, session, {}, { message: 'The return is filed for a second operator: the money goes back to the balance once another operator approves it under Approvals.' });
   });
 }
 
-export const payoutsView = (session: WebSession, rows: readonly LivePayoutRow[]): Html => html`<h1>Live payouts</h1>
-<div class="table-wrap"><table><thead><tr><th>Reference</th><th>Merchant</th><th>Amount</th><th>Status</th><th>Bank reference</th><th>Reconciliation</th><th><span class="muted">Actions</span></th></tr></thead><tbody>
-${rows.map((p) => html`<tr><td class="mono">${p.reference}</td><td>${p.merchant_name}</td><td>${money(p.amount_minor)}</td><td>${statusBadge(p.status)}</td><td class="mono">${p.bank_reference}</td><td>${statusBadge(p.reconciliation_status)}</td>
-<td>${p.reconciliation_status === 'unreconciled' && (p.status === 'paid' || p.status === 'returned') ? html`<form method="post" action="/ops/payouts/${p.id}/reconcile" class="inline">${csrfField(session)}<button name="result" value="matched">Matched</button> <button name="result" value="exception" class="danger">Exception</button></form>` : ''}
-${p.status === 'paid' ? html`<form method="post" action="/ops/payouts/${p.id}/return" class="row" style="margin-top:.3rem">${csrfField(session)}<div><label for="ret-${p.id}">Return reference</label><input id="ret-${p.id}" name="return_reference" required></div><div><button class="secondary">Record return</button></div></form>` : ''}</td></tr>`)}
-${rows.length === 0 ? html`<tr><td colspan="7" class="muted">No Live payouts.</td></tr>` : ''}
-</tbody></table></div>`;
-
+export function payoutsView(session: WebSession, rows: readonly LivePayoutRow[], list: { q: string; filters: Record<string, string>; next: string | null; later: boolean; params: Record<string, string> }): Html {
+  const select = (name: keyof typeof PAYOUT_LIST_FILTERS, label: string) =>
+    html`<div><label for="f-${name}">${label}</label><select id="f-${name}" name="${name}"><option value="">Any</option>${PAYOUT_LIST_FILTERS[name].map((v) => html`<option value="${v}"${raw(list.filters[name] === v ? ' selected' : '')}>${v}</option>`)}</select></div>`;
+  const actions = (p: LivePayoutRow): Html => {
+    if (p.pending_approval_id) return html`<a href="/ops/approvals#req-${p.pending_approval_id}">Return waiting for a second operator</a>`;
+    return html`${p.reconciliation_status === 'unreconciled' && p.status === 'paid' ? html`<form method="post" action="/ops/payouts/${p.id}/reconcile" class="inline">${csrfField(session)}<button name="result" value="matched" aria-label="Matched: ${p.reference}">Matched</button> <button name="result" value="exception" class="danger" aria-label="Exception: ${p.reference}">Exception</button></form>` : ''}
+${p.status === 'paid' ? html`<details style="margin-top:.3rem"><summary>Record return</summary><form method="post" action="/ops/payouts/${p.id}/return">${csrfField(session)}
+<label for="ret-${p.id}">Bank's return reference</label><input id="ret-${p.id}" name="return_reference" required maxlength="40" aria-describedby="ret-help-${p.id}"><span id="ret-help-${p.id}" class="muted">4 to 40 letters, digits, - / .</span>
+<label for="why-${p.id}">Reason</label><textarea id="why-${p.id}" name="reason" rows="2" maxlength="500" required></textarea>
+<p><label><input type="checkbox" name="confirm" value="yes" style="width:auto" required> The bank statement shows ${money(p.amount_minor)} coming back</label></p>
+<button class="secondary">File the return for a second operator</button></form></details>` : ''}`;
+  };
+  return html`<h1>Live payouts</h1>
+${listToolbar({ action: '/ops/payouts', q: list.q, searchLabel: 'Search payouts', placeholder: 'Reference, bank reference or merchant', filters: html`${select('status', 'Status')}${select('reconciliation', 'Reconciliation')}`, csvHref: listHref('/ops/payouts', { ...list.params, format: 'csv' }) })}
+<div class="table-wrap"><table><thead><tr><th>Reference</th><th>Merchant</th><th>Environment</th><th>Amount</th><th>Status</th><th>Bank reference</th><th>Reconciliation</th><th><span class="muted">Actions</span></th></tr></thead><tbody>
+${rows.map((p) => html`<tr><td class="mono">${p.reference}</td><td>${p.merchant_name}</td><td>${statusBadge(p.environment)}</td><td>${money(p.amount_minor)}<br><span class="muted">fee ${money(p.fee_minor)}</span></td><td>${statusBadge(p.status)}${p.return_reference ? html`<br><span class="muted mono">${p.return_reference}</span>` : ''}</td><td class="mono">${p.bank_reference}</td><td>${statusBadge(p.reconciliation_status)}</td><td>${actions(p)}</td></tr>`)}
+${rows.length === 0 ? html`<tr><td colspan="8" class="muted">No Live payouts${list.q || Object.keys(list.filters).length > 0 ? ' match this search' : ''}.</td></tr>` : ''}
+</tbody></table></div>
+${pagerNav('/ops/payouts', list.params, list.next, list.later)}`;
+}

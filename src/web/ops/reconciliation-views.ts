@@ -1,7 +1,7 @@
 // The Reconciliation page's body (/ops/reconciliation): the provider and day form, both sides' totals, the
 // differences with the ids of the objects involved, then what matched (or, without a provider report,
 // Sika's records as they stand).
-import { amountText, PROVIDER_LABELS, RECONCILIATION_PROVIDERS, type Difference, type DifferenceKind, type Matched, type ReconciliationProvider, type Reconciliation, type SideTotals, type SikaRecord, type StatementLine } from '../../reconciliation/model.ts';
+import { amountText, noRecordsEitherSide, PROVIDER_LABELS, RECONCILIATION_PROVIDERS, type Difference, type DifferenceKind, type Matched, type ReconciliationProvider, type Reconciliation, type SideTotals, type SikaRecord, type StatementLine, type AccountTotals } from '../../reconciliation/model.ts';
 import type { ReportedTransaction } from '../../rails/reports.ts';
 import { html, raw, type Html } from '../html.ts';
 import { money, statusBadge, when_ } from '../layout.ts';
@@ -34,6 +34,10 @@ const totalsCard = (title: string, totals: SideTotals, payouts: boolean): Html =
 <div class="value" data-total="collections">${money(totals.collections.amountMinor)}</div><div class="muted">${totals.collections.count} collection${totals.collections.count === 1 ? '' : 's'}</div>
 ${payouts ? html`<div class="value" data-total="payouts">${money(totals.payouts.amountMinor)}</div><div class="muted">${totals.payouts.count} payout${totals.payouts.count === 1 ? '' : 's'}</div>` : ''}</div>`;
 
+/** One collection account's statement credits of the day. */
+const accountCard = (account: AccountTotals): Html => html`<div class="card stat" aria-label="Statement credits, ${account.label}"><div class="label">Statement credits, ${account.label}</div>
+<div class="value" data-total="collections">${money(account.totals.amountMinor)}</div><div class="muted">${account.totals.count} credit${account.totals.count === 1 ? '' : 's'}</div></div>`;
+
 const sikaCell = (record: SikaRecord | null): Html =>
   record
     ? html`<span class="mono">${record.id}</span><br>${statusBadge(record.status)} ${amountText(record.amountMinor, record.currency)}<br><span class="muted">${record.merchantName}${record.paidAt ? html` · ${when_(record.paidAt)}` : ''}</span>`
@@ -50,7 +54,7 @@ function differencesTable(r: Reconciliation, labels: Record<DifferenceKind, stri
   return html`<h2 id="differences">Differences (${r.differences.length})</h2>
 <div class="table-wrap"><table aria-describedby="differences"><thead><tr><th>Difference</th><th>Reference</th><th>Sika</th><th>${r.side.state === 'statement' ? 'Statement' : 'Provider'}</th><th>Why</th></tr></thead><tbody>
 ${r.differences.map((d: Difference) => html`<tr data-kind="${d.kind}"><td>${labels[d.kind]}</td><td class="mono wrap">${d.reference}</td><td>${sikaCell(d.sika)}</td><td>${providerCell(d.provider, d.lineId)}</td><td class="wrap">${d.note}</td></tr>`)}
-${r.differences.length === 0 ? html`<tr><td colspan="5" class="muted">No differences: every record on both sides matched.</td></tr>` : ''}
+${r.differences.length === 0 ? html`<tr><td colspan="5" class="muted">${noRecordsEitherSide(r) ? 'No records on either side for this day.' : 'No differences: every record on both sides matched.'}</td></tr>` : ''}
 </tbody></table></div>`;
 }
 
@@ -81,7 +85,7 @@ export function reconciliationView(r: Reconciliation): Html {
       case 'report':
         return totalsCard(`${label} reported`, side.totals, payouts);
       case 'statement':
-        return totalsCard('Statement credits', side.totals, false);
+        return html`${side.accounts.map((account) => accountCard(account))}${side.accounts.length === 0 ? html`<div class="card" role="status"><strong>No collection account is configured</strong> (the BANK_TRANSFER_* settings): no statement line is counted.</div>` : ''}`;
       case 'unavailable':
         return html`<div class="card" role="alert" data-report="unavailable"><strong>Provider report unavailable.</strong> ${label} could not be read in full: ${side.reason}. Nothing is claimed to match; try again later.</div>`;
       case 'not_configured':
@@ -98,5 +102,6 @@ ${r.truncated ? html`<p role="alert" class="flash error">More records than this 
 <div class="grid">${totalsCard('Sika recorded', r.sikaTotals, payouts)}${sideBody}</div>
 ${compared ? differencesTable(r, KIND_LABELS[side.state === 'statement' ? 'statement' : 'report']) : ''}
 ${side.state === 'statement' ? linesTable(side.lines) : ''}
+${side.state === 'statement' && side.otherAccountLines > 0 ? html`<p class="muted" data-other-accounts="${side.otherAccountLines}">${side.otherAccountLines} statement line${side.otherAccountLines === 1 ? '' : 's'} of this day ${side.otherAccountLines === 1 ? 'is' : 'are'} kept under a bank that is not a collection account (imported under the wrong bank): not counted here. Void that import under Statements.</p>` : ''}
 ${compared ? matchedTable(r.matched) : recordsTable(r.sika)}`;
 }

@@ -3,6 +3,7 @@
 // report and the differences. A provider or day that is not one is a 400 page with the form.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppDeps } from '../../http/deps.ts';
+import { collectionAccounts } from '../../rails/bank-transfer/accounts.ts';
 import { isReconciliationProvider, parseDay, reconcileDay, yesterdayInAccra } from '../../reconciliation/service.ts';
 import type { WebSession } from '../auth.ts';
 import { sendPage, sessionOf } from '../console.ts';
@@ -26,7 +27,7 @@ export async function reconciliationPages(app: FastifyInstance, deps: AppDeps): 
     if (!isReconciliationProvider(provider)) return refuse('Choose a provider: Paystack, MTN MoMo or Bank transfers.');
     const day = parseDay(dayText);
     if (!day) return refuse('The day must be a calendar date written YYYY-MM-DD (an Africa/Accra day), for example 2026-03-02.');
-    const reconciliation = await reconcileDay(deps.db, deps.providers, provider, day);
+    const reconciliation = await reconcileDay(deps.db, deps.providers, provider, day, collectionAccounts(deps.config.providers.bankTransfer));
     return show(reply, session, 'Reconciliation', reconciliationView(reconciliation));
   });
 }

@@ -1,17 +1,37 @@
 // The operator console's Refunds page (/ops/refunds): the queue of Live refunds that wait for an operator's
 // transfer to the payer, recorded as done (payer account and transfer reference: succeeded) or failed with a
-// reason (the hold released). settleOperatorRefund audits each outcome.
+// reason (the hold released), each with the payer's contact and method details; the Live provider refunds
+// stuck pending; and the history of finished refunds (search, filters, pages and CSV through console-list.ts).
+// settleOperatorRefund audits each outcome.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Actor } from '../../audit/log.ts';
 import type { AppDeps } from '../../http/deps.ts';
-import { operatorRefundQueue } from '../../ops/refunds.ts';
+import { csvColumn } from '../../lib/csv-columns.ts';
+import { FINISHED_REFUND_FILTERS, finishedRefundsPage, operatorRefundQueue, stuckRefunds, type FinishedRefundRow } from '../../ops/refunds.ts';
 import { settleOperatorRefund } from '../../refunds/lifecycle.ts';
 import type { WebSession } from '../auth.ts';
 import { formValue, sendPage, sessionOf } from '../console.ts';
 import { opsSchemas } from '../console-schemas.ts';
 import { formRefusal } from '../error-pages.ts';
 import { money, page } from '../layout.ts';
-import { refundQueueView } from './refunds-views.ts';
+import { allRowsOf, pageOf, readListQuery, sendConsoleCsv, type ConsoleCursor } from './console-list.ts';
+import { refundQueueView, whoFinished } from './refunds-views.ts';
+
+const keyOf = (row: FinishedRefundRow) => ({ at: row.finished_at, id: row.id });
+
+const FINISHED_CSV = [
+  csvColumn.timestamp<FinishedRefundRow>('finished_at', (r) => r.finished_at),
+  csvColumn.text<FinishedRefundRow>('refund', (r) => r.id),
+  csvColumn.text<FinishedRefundRow>('environment', (r) => r.environment),
+  csvColumn.text<FinishedRefundRow>('status', (r) => r.status),
+  csvColumn.text<FinishedRefundRow>('merchant', (r) => r.merchant_name),
+  csvColumn.text<FinishedRefundRow>('session', (r) => r.session_id),
+  csvColumn.ghs<FinishedRefundRow>('amount_ghs', (r) => r.amount_minor),
+  csvColumn.text<FinishedRefundRow>('finished_by', (r) => whoFinished(r)),
+  csvColumn.text<FinishedRefundRow>('payer_account', (r) => r.payer_account),
+  csvColumn.text<FinishedRefundRow>('transfer_reference', (r) => r.transfer_reference),
+  csvColumn.text<FinishedRefundRow>('failure_reason', (r) => r.failure_reason),
+];
 
 type Flash = { message: string; error?: boolean } | null;
 
@@ -20,12 +40,22 @@ const actorOf = (session: WebSession): Actor => ({ type: 'operator', id: session
 export async function refundQueuePages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
 
-  async function queuePage(reply: FastifyReply, session: WebSession, flash: Flash = null, status = 200) {
-    const body = refundQueueView(session, await operatorRefundQueue(db));
+  const filterNames = Object.keys(FINISHED_REFUND_FILTERS);
+  const fetchFinished = (list: ReturnType<typeof readListQuery>) => (cursor: ConsoleCursor | null, limit: number) => finishedRefundsPage(db, { q: list.q, filters: list.filters, cursor, limit });
+
+  async function queuePage(reply: FastifyReply, session: WebSession, flash: Flash = null, status = 200, query: Record<string, unknown> = {}) {
+    const list = readListQuery(query, filterNames);
+    const [queue, stuck, finished] = await Promise.all([operatorRefundQueue(db), stuckRefunds(db), pageOf(fetchFinished(list), list.cursor, keyOf)]);
+    const body = refundQueueView(session, queue, stuck, { list, ...finished });
     return sendPage(reply, page({ title: 'Refunds', session, kind: 'operator', active: 'refunds', flash, body }), status);
   }
 
-  app.get('/ops/refunds', { schema: { hide: true, ...opsSchemas.refunds } }, async (request, reply) => queuePage(reply, sessionOf(request)));
+  app.get('/ops/refunds', { schema: { hide: true, ...opsSchemas.refunds } }, async (request, reply) => {
+    const query = request.query as Record<string, unknown>;
+    const list = readListQuery(query, filterNames);
+    if (list.csv) return sendConsoleCsv(reply, 'sika-finished-refunds.csv', FINISHED_CSV, allRowsOf(fetchFinished(list), keyOf));
+    return queuePage(reply, sessionOf(request), null, 200, query);
+  });
 
   app.post<{ Params: { id: string } }>('/ops/refunds/:id/complete', { schema: { hide: true, ...opsSchemas.refundComplete } }, async (request, reply) => {
     const session = sessionOf(request);

@@ -1,18 +1,45 @@
 // The operator console's Statements pages (/ops/statements): import a bank statement of the bank transfer
 // collection account (multipart upload), see each import, and work the queue of credits that matched no
-// payment (apply one to a payment by its reference, or resolve it with a note). Every action is audited
-// by the statements service.
+// payment (apply one to a payment by its reference, or resolve it with a note), and void an import whose
+// lines are all unmatched. Only the configured collection accounts are offered; a file imported before is
+// refused unless forced with a reason; a file over the upload limit is refused naming the limit and the CLI.
+// Every action is audited by the statements service.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Actor } from '../../audit/log.ts';
+import { UPLOAD_BYTES_MAX } from '../../http/body.ts';
 import type { AppDeps } from '../../http/deps.ts';
-import { assignCredit, importStatement, resolveCredit, statementImport, statementsOverview, type ImportResult } from '../../statements/service.ts';
+import { toSikaError } from '../../http/error-handler.ts';
+import { SikaError } from '../../lib/errors.ts';
+import { collectionAccounts } from '../../rails/bank-transfer/accounts.ts';
+import { csvColumn } from '../../lib/csv-columns.ts';
+import { assignCredit, importStatement, queuePage, QUEUE_REFERENCE_FILTER, resolveCredit, statementImport, statementsSummary, voidImport, type ImportResult, type QueueLineWithHints } from '../../statements/service.ts';
 import type { WebSession } from '../auth.ts';
 import { formValue, sendPage, sessionOf } from '../console.ts';
 import { opsSchemas } from '../console-schemas.ts';
 import { formRefusal } from '../error-pages.ts';
 import { html, type Html } from '../html.ts';
 import { money, page } from '../layout.ts';
+import { STATEMENT_BYTES_MAX } from '../../statements/model.ts';
+import { allRowsOf, pageOf, readListQuery, sendConsoleCsv, type ConsoleCursor, type ListQuery } from './console-list.ts';
 import { importSummary, importView, statementsView } from './statements-views.ts';
+
+/** The unmatched queue's filters (console-list.ts): whether a payment reference was found, and the bank code. */
+const QUEUE_FILTERS = ['reference', 'bank'] as const;
+const keyOf = (line: QueueLineWithHints) => ({ at: line.created_at, id: line.id });
+
+const QUEUE_CSV = [
+  csvColumn.timestamp<QueueLineWithHints>('recorded_at', (l) => l.created_at),
+  csvColumn.text<QueueLineWithHints>('line_id', (l) => l.id),
+  csvColumn.text<QueueLineWithHints>('value_date', (l) => l.value_date),
+  csvColumn.text<QueueLineWithHints>('bank', (l) => l.bank_code),
+  csvColumn.integer<QueueLineWithHints>('line', (l) => l.line_number),
+  csvColumn.ghs<QueueLineWithHints>('amount_ghs', (l) => l.amount_minor),
+  csvColumn.text<QueueLineWithHints>('narration', (l) => l.narration),
+  csvColumn.text<QueueLineWithHints>('bank_reference', (l) => l.bank_reference),
+  csvColumn.text<QueueLineWithHints>('payment_reference', (l) => l.payment_reference),
+  csvColumn.text<QueueLineWithHints>('why', (l) => l.reason),
+  csvColumn.text<QueueLineWithHints>('suggestions', (l) => l.hints.nearMatches.map((m) => m.reference).join(' ')),
+];
 
 type Flash = { message: string; error?: boolean } | null;
 
@@ -20,32 +47,54 @@ const actorOf = (session: WebSession): Actor => ({ type: 'operator', id: session
 
 export async function statementPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
-  // The collection account's bank is the form's first choice.
-  const defaultBankCode = deps.config.providers.bankTransfer?.bankCode.toUpperCase() ?? '';
+  // Statements are imported for the configured collection accounts only; the first is the form's choice.
+  const accounts = collectionAccounts(deps.config.providers.bankTransfer);
+  const defaultBankCode = accounts[0]?.bankCode ?? '';
   const show = (reply: FastifyReply, session: WebSession, title: string, body: Html, flash: Flash = null, status = 200) =>
     sendPage(reply, page({ title, session, kind: 'operator', active: 'statements', flash, body }), status);
 
-  async function statementsPage(reply: FastifyReply, session: WebSession, flash: Flash = null, status = 200, options: { bankCode?: string; result?: ImportResult; search?: string } = {}) {
-    const overview = await statementsOverview(db, { search: options.search });
-    const body = statementsView(session, overview, { bankCode: options.bankCode || defaultBankCode, result: options.result ?? null });
+  const queueFetch = (list: ListQuery) => (cursor: ConsoleCursor | null, limit: number) =>
+    queuePage(db, { search: list.q, filters: { reference: list.filters.reference, bank: list.filters.bank }, cursor, limit });
+
+  async function statementsPage(reply: FastifyReply, session: WebSession, flash: Flash = null, status = 200, options: { bankCode?: string; result?: ImportResult; query?: Record<string, unknown>; askForce?: boolean } = {}) {
+    const list = readListQuery(options.query ?? {}, QUEUE_FILTERS);
+    const [summary, queue] = await Promise.all([
+      statementsSummary(db, { search: list.q, filters: list.filters, collectionAccounts: accounts }),
+      pageOf(queueFetch(list), list.cursor, keyOf),
+    ]);
+    const body = statementsView(session, { ...summary, queue: queue.rows }, { bankCode: options.bankCode || defaultBankCode, result: options.result ?? null, askForce: options.askForce ?? false, list, next: queue.next });
     return show(reply, session, 'Statements', body, flash, status);
   }
 
-  app.get<{ Querystring: { q?: string } }>('/ops/statements', { schema: { hide: true, ...opsSchemas.statements } }, async (request, reply) =>
-    statementsPage(reply, sessionOf(request), null, 200, { search: request.query.q ?? '' }),
-  );
+  app.get('/ops/statements', { schema: { hide: true, ...opsSchemas.statements } }, async (request, reply) => {
+    const query = request.query as Record<string, unknown>;
+    const list = readListQuery(query, QUEUE_FILTERS);
+    if (list.csv) return sendConsoleCsv(reply, 'sika-unmatched-statement-lines.csv', QUEUE_CSV, allRowsOf(queueFetch(list), keyOf));
+    return statementsPage(reply, sessionOf(request), null, 200, { query });
+  });
 
   app.get<{ Params: { id: string } }>('/ops/statements/imports/:id', { schema: { hide: true, ...opsSchemas.statementImport } }, async (request, reply) => {
     const found = await statementImport(db, request.params.id);
     if (!found) return show(reply, sessionOf(request), 'Not found', html`<h1>Import not found</h1><p><a href="/ops/statements">Back to statements</a></p>`, null, 404);
-    return show(reply, sessionOf(request), `Statement ${found.import.file_name}`, importView(found));
+    return show(reply, sessionOf(request), `Statement ${found.import.file_name}`, importView(sessionOf(request), found));
   });
 
-  app.post('/ops/statements/import', { schema: { hide: true, ...opsSchemas.statementUpload } }, async (request, reply) => {
+  // A file over the console's upload limit is refused before the session is read (the body is never taken
+  // in): the refusal names the limit and the CLI, which takes larger files. Other errors go to the console's handler.
+  const uploadLimitMb = UPLOAD_BYTES_MAX / (1024 * 1024);
+  const tooLarge = new SikaError(
+    'PAYLOAD_TOO_LARGE',
+    `The statement file is larger than ${uploadLimitMb} MB, the most the console takes. Import it with the command line instead: sika statements import FILE --bank CODE (up to ${STATEMENT_BYTES_MAX / (1024 * 1024)} MB), or split the statement by date.`,
+  );
+  const uploadErrors = (error: unknown) => {
+    throw toSikaError(error).code === 'PAYLOAD_TOO_LARGE' ? tooLarge : error;
+  };
+
+  app.post('/ops/statements/import', { schema: { hide: true, ...opsSchemas.statementUpload }, errorHandler: uploadErrors }, async (request, reply) => {
     const session = sessionOf(request);
-    const bankCode = formValue(request, 'bank_code');
+    const bankCode = formValue(request, 'bank_code') || defaultBankCode;
     const file = request.uploads?.find((upload) => upload.fieldname === 'file');
-    if (!file || file.data.length === 0) return statementsPage(reply, session, { message: 'Choose the statement file (CSV) to import.', error: true }, 400, { bankCode });
+    if (!file || (file.data.length === 0 && !file.filename)) return statementsPage(reply, session, { message: 'Choose the statement file (CSV) to import.', error: true }, 400, { bankCode });
     try {
       const result = await importStatement(db, {
         bankCode,
@@ -54,11 +103,28 @@ export async function statementPages(app: FastifyInstance, deps: AppDeps): Promi
         columns: formValue(request, 'columns'),
         importedBy: actorOf(session),
         checkoutUrlHost: deps.config.checkoutUrlHost,
+        collectionAccounts: accounts,
+        forceReason: formValue(request, 'force_reason') || null,
       });
       return statementsPage(reply, session, { message: importSummary(result) }, 200, { bankCode, result });
     } catch (error) {
       const { flash, status } = formRefusal(error);
-      return statementsPage(reply, session, flash, status, { bankCode });
+      return statementsPage(reply, session, flash, status, { bankCode, askForce: toSikaError(error).code === 'STATEMENT_ALREADY_IMPORTED' });
+    }
+  });
+
+  app.post<{ Params: { id: string } }>('/ops/statements/imports/:id/void', { schema: { hide: true, ...opsSchemas.statementVoid } }, async (request, reply) => {
+    const session = sessionOf(request);
+    const found = await statementImport(db, request.params.id);
+    if (!found) return show(reply, session, 'Not found', html`<h1>Import not found</h1><p><a href="/ops/statements">Back to statements</a></p>`, null, 404);
+    try {
+      const done = await voidImport(db, actorOf(session), found.import.id, formValue(request, 'reason'));
+      const again = (await statementImport(db, found.import.id))!;
+      const message = `Import ${done.import.file_name} voided: ${done.linesVoided} unmatched line${done.linesVoided === 1 ? '' : 's'} (${money(done.amountMinor)}) left the queue and the totals.`;
+      return show(reply, session, `Statement ${again.import.file_name}`, importView(session, again), { message });
+    } catch (error) {
+      const { flash, status } = formRefusal(error);
+      return show(reply, session, `Statement ${found.import.file_name}`, importView(session, found), flash, status);
     }
   });
 
