@@ -57,6 +57,8 @@ export const ERROR_CATALOGUE = {
   PAYOUT_NOT_REQUESTED: { meaning: 'Only a requested payout can be approved or rejected.', retryable: false },
   PAYOUT_NOT_CANCELLABLE: { meaning: 'The payout has gone past the point where it can be cancelled.', retryable: false },
   PAYOUT_NOT_RETURNABLE: { meaning: 'Only a paid payout can be recorded as returned.', retryable: false },
+  PAYOUT_NOT_HOLDABLE: { meaning: 'Only a Live payout not yet sent to the provider (requested, or processing before the transfer) and not held already can be held.', retryable: false },
+  PAYOUT_NOT_HELD: { meaning: 'The payout is not held (or no longer open), so there is no hold to release.', retryable: false },
   PAYOUT_TRANSITION_NOT_ALLOWED: { meaning: 'The payout\'s status cannot move to the one asked for (the Test simulator follows the payout status table).', retryable: false },
   PAYOUT_NOT_RECONCILABLE: { meaning: 'The payout is not in a state its reconciliation can change.', retryable: false },
   PAYOUT_ALREADY_RECONCILED: { meaning: 'The payout\'s reconciliation is already settled.', retryable: false },

@@ -90,7 +90,8 @@ export function heldMoney(attempt: Priced, choice: HeldChoice, receivedMinor: nu
 
 /** The console lists' filters and their values: the review queue and the Live payouts. */
 export const REVIEW_FILTERS = { environment: ['test', 'live'], status: ['manual_review', 'amount_mismatch'] } as const;
-export const PAYOUT_LIST_FILTERS = { status: ['requested', 'processing', 'paid', 'returned'], reconciliation: ['unreconciled', 'matched', 'exception'] } as const;
+/** The Live payouts list's filters; hold: held by an operator (open payouts with held_at), or not. */
+export const PAYOUT_LIST_FILTERS = { status: ['requested', 'processing', 'paid', 'returned'], reconciliation: ['unreconciled', 'matched', 'exception'], hold: ['held', 'not_held'] } as const;
 
 /** A bank's return reference: 4 to 40 letters, digits, hyphens, slashes or dots. */
 export const RETURN_REFERENCE_PATTERN = /^[A-Za-z0-9\-/.]{4,40}$/;

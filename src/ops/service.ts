@@ -94,6 +94,9 @@ export const heldAttempts = (db: Queryable, query: Omit<approvalsStore.HeldQuery
 
 export const reconcile = (db: Db, actor: Actor, payoutId: string, result: 'matched' | 'exception') => reconcilePayout(db, payoutId, result, actor);
 
+/** An operator holds a Live payout not yet sent, or releases one held (a flag, not a status; audited: payouts/holds.ts). */
+export { holdPayout, releasePayout } from '../payouts/holds.ts';
+
 // ---- what the console pages show ----
 
 export type { LivePayoutRow } from './live-payouts-store.ts';

@@ -67,6 +67,19 @@ export const canCancel = (status: PayoutStatus, step: ProcessingStep | null): bo
 export const HOLDING_STATUSES: readonly PayoutStatus[] = ['requested', 'processing'];
 
 /**
+ * An operator may hold a Live payout until its transfer leaves for the provider (holds.ts): while requested, or
+ * processing at the recipient check or at the transfer step before it is sent (the worker moves the step to
+ * awaiting_result just before it sends, only if the payout is not held). A hold is a flag on the payout
+ * (held_at, held_by, hold_reason), not a status: PAYOUT_STATUSES, the API's payout shape and SPEC's statuses
+ * stay as they are.
+ */
+export const canHold = (status: PayoutStatus, step: ProcessingStep | null): boolean =>
+  status === 'requested' || (status === 'processing' && step !== 'awaiting_result');
+
+/** An operator's reason to hold or release a payout is kept to this many characters. */
+export const HOLD_REASON_LENGTH_MAX = 500;
+
+/**
  * Test keys only: the status a new Test payout is created in (test_outcome on POST /api/v1/payouts).
  * paid, the default, is SPEC 3.3's Test payout (paid at once, nothing held); requested and processing
  * take the hold a Live payout takes and wait for POST /api/v1/test/payouts/{id}/simulate or a cancel.

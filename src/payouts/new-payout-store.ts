@@ -77,7 +77,7 @@ export async function readPayoutDecision(
 
 export type NewPayoutRow = Omit<
   PayoutRow,
-  'version' | 'created_at' | 'updated_at' | 'paid_at' | 'failure_reason' | 'cancel_reason' | 'decided_by_user_id' | 'decided_at' | 'return_reference' | 'provider' | 'provider_reference' | 'status_checks'
+  'version' | 'created_at' | 'updated_at' | 'paid_at' | 'failure_reason' | 'cancel_reason' | 'decided_by_user_id' | 'decided_at' | 'return_reference' | 'provider' | 'provider_reference' | 'status_checks' | 'held_at' | 'held_by' | 'hold_reason'
 >;
 
 /** The day's total would pass the daily limit (the CHECK on payout_day_totals). */

@@ -35,6 +35,13 @@ export interface PayoutRow {
   provider_reference: string | null;
   /** How many times a pending transfer was asked about (the next question waits longer). */
   status_checks: number;
+  /**
+   * An operator's hold (migration 032, holds.ts): when, by whom (the operator's email) and why; null when not
+   * held. A flag, not a status: the Live worker skips a held payout and the API shows it as before.
+   */
+  held_at: Date | null;
+  held_by: string | null;
+  hold_reason: string | null;
   version: number;
   created_at: Date;
   updated_at: Date;
@@ -43,7 +50,7 @@ export interface PayoutRow {
 
 export const PAYOUT_COLUMNS = `id, reference, merchant_id, environment, api_key_id, requested_by_user_id, client_reference, request_hash, recipient_id,
   status, processing_step, amount_minor, fee_minor, total_debit_minor, currency, notes, bank_reference, return_reference,
-  reconciliation_status, failure_reason, cancel_reason, decided_by_user_id, decided_at, next_step_at, provider, provider_reference, status_checks, version, created_at, updated_at, paid_at`;
+  reconciliation_status, failure_reason, cancel_reason, decided_by_user_id, decided_at, next_step_at, provider, provider_reference, status_checks, held_at, held_by, hold_reason, version, created_at, updated_at, paid_at`;
 
 export const hasOpenPayouts = async (db: Queryable, recipientId: string): Promise<boolean> =>
   (await db.query(`SELECT 1 FROM payouts WHERE recipient_id = $1 AND status IN ('requested', 'processing') LIMIT 1`, [recipientId])).length > 0;
@@ -157,22 +164,27 @@ export async function updateReconciliation(tx: Queryable, id: string, move: Tran
 }
 
 /**
- * Moves a processing payout from one step to the next only if it is still at that step: false when a
- * cancel, an outcome or another processor got there first (then the caller does nothing).
+ * Moves a processing payout from one step to the next only if it is still at that step and not held: false
+ * when a cancel, an outcome, an operator's hold or another processor got there first (then the caller does
+ * nothing). On PostgreSQL a hold committed while this waits for the row is seen here (the WHERE is checked
+ * again on the locked row), so a transfer is never sent for a payout held before it left.
  */
 export async function advanceProcessingStep(db: Queryable, id: string, from: ProcessingStep, to: ProcessingStep, nextStepAt: Date): Promise<boolean> {
   const rows = await db.query(
     `UPDATE payouts SET processing_step = $3, next_step_at = $4, version = version + 1, updated_at = now()
-      WHERE id = $1 AND status = 'processing' AND processing_step = $2 RETURNING id`,
+      WHERE id = $1 AND status = 'processing' AND processing_step = $2 AND held_at IS NULL RETURNING id`,
     [id, from, to, nextStepAt],
   );
   return rows.length === 1;
 }
 
-/** Live payouts whose next processing step is due (the payout processor's queue), claimed without blocking others. */
+/**
+ * Live payouts whose next processing step is due (the payout processor's queue), claimed without blocking
+ * others; a payout an operator holds is never claimed (holds.ts).
+ */
 export const duePayoutIds = (tx: Queryable, limit: number) =>
   tx.query<{ id: string }>(
-    `SELECT id FROM payouts WHERE status = 'processing' AND environment = 'live' AND next_step_at <= now()
+    `SELECT id FROM payouts WHERE status = 'processing' AND environment = 'live' AND next_step_at <= now() AND held_at IS NULL
       ORDER BY next_step_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
     [limit],
   );
@@ -193,3 +205,18 @@ export const listRecentPayouts = (db: Queryable, merchantId: string, environment
 /** Pushes a claimed payout's next step back while a worker advances it (another worker skips it meanwhile). */
 export const holdForClaim = (tx: Queryable, id: string, holdS: number) =>
   tx.query(`UPDATE payouts SET next_step_at = now() + make_interval(secs => $2) WHERE id = $1`, [id, holdS]);
+
+/**
+ * Sets an operator's hold on a payout (who and why, now) or clears it (null), in the caller's transaction,
+ * on a row it locked. Neither the status nor the version changes: a hold is not part of the payout the
+ * merchant sees.
+ */
+export async function setPayoutHold(tx: Queryable, id: string, hold: { by: string; reason: string } | null): Promise<PayoutRow> {
+  const rows = await tx.query<PayoutRow>(
+    hold
+      ? `UPDATE payouts SET held_at = now(), held_by = $2, hold_reason = $3 WHERE id = $1 RETURNING ${PAYOUT_COLUMNS}`
+      : `UPDATE payouts SET held_at = NULL, held_by = NULL, hold_reason = NULL WHERE id = $1 RETURNING ${PAYOUT_COLUMNS}`,
+    hold ? [id, hold.by, hold.reason] : [id],
+  );
+  return rows[0]!;
+}

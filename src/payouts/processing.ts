@@ -155,7 +155,8 @@ async function transferStep(db: Db, providers: LiveProviders, rail: PayoutRail, 
 /** One step of one Live payout. */
 async function processPayout(db: Db, providers: LiveProviders, payoutId: string, log?: Log): Promise<void> {
   const payout = await findPayoutById(db, payoutId);
-  if (!payout || payout.status !== 'processing') return;
+  // Held by an operator since the claim (holds.ts): no provider call until it is released.
+  if (!payout || payout.status !== 'processing' || payout.held_at) return;
   const recipient = (await findRecipient(db, payout.merchant_id, payout.environment, payout.recipient_id))!;
   const rail = railOf(providers, payout, recipient);
   if (!rail) {

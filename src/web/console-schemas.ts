@@ -15,7 +15,7 @@ import { INVOICE_REF_LENGTH_MAX, SESSION_STATUSES } from '../checkout/model.ts';
 import { ENVIRONMENTS } from '../lib/environment.ts';
 import { errors, type SikaError } from '../lib/errors.ts';
 import { MOMO_NETWORKS } from '../lib/ghana.ts';
-import { ACCOUNT_NAME_LENGTH_MAX, ACCOUNT_TYPES, NOTES_LENGTH_MAX, RECONCILIATION_RESULTS } from '../payouts/model.ts';
+import { ACCOUNT_NAME_LENGTH_MAX, ACCOUNT_TYPES, HOLD_REASON_LENGTH_MAX, NOTES_LENGTH_MAX, RECONCILIATION_RESULTS } from '../payouts/model.ts';
 import { FINISHED_REFUND_FILTERS, OPERATOR_FAIL_REASON_LENGTH_MAX, PAYER_ACCOUNT_LENGTH_MAX, TRANSFER_REFERENCE_LENGTH_MAX } from '../ops/refunds.ts';
 import { BEARERS, railDescriptors } from '../rails/registry.ts';
 import { REFUND_REASON_LENGTH_MAX, REFUND_REQUEST_KEY_LENGTH_MAX, REFUND_STATUSES } from '../refunds/model.ts';
@@ -204,6 +204,9 @@ export const opsSchemas = {
     form({ return_reference: needed(CONSOLE_TEXT_LENGTH_MAX), reason: text(APPROVAL_REASON_LENGTH_MAX), confirm: Type.Optional(anyOrOneOf(['yes'])) }, ['return_reference']),
     { params: IdParams },
   ),
+  // An operator's hold on a Live payout not yet sent, and its release: each with a reason (payouts/holds.ts).
+  payoutHold: post(form({ reason: needed(HOLD_REASON_LENGTH_MAX) }, ['reason']), { params: IdParams }),
+  payoutRelease: post(form({ reason: needed(HOLD_REASON_LENGTH_MAX) }, ['reason']), { params: IdParams }),
   // Two operators for money: the requests waiting, and a second operator's decision on one.
   approvals: page(),
   approvalDecision: post(form({ decision: oneOf(DECISIONS), note: text(APPROVAL_REASON_LENGTH_MAX) }, ['decision']), { params: UuidParams }),

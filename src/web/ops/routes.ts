@@ -1,6 +1,6 @@
 // The operator console at /ops: sign-in and the teller rule here, each page in its own module (a Fastify plugin
 // with its routes and its HTML): merchants and payout controls (merchants.ts), the teller desk (teller.ts), held
-// attempts (review.ts), Live payout reconciliation and returns (payouts.ts), the refunds waiting for an operator's
+// attempts (review.ts), Live payout reconciliation, returns and holds (payouts.ts), the refunds waiting for an operator's
 // transfer (refunds.ts), bank statements (statements.ts), the daily reconciliation per provider (reconciliation.ts),
 // banks and branches (banks.ts), the audit log (audit.ts), the operators and their reset (operators.ts) and the
 // operator's account (account.ts). Every operator uses a second factor: without one, only the account pages open.
