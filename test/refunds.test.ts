@@ -82,7 +82,7 @@ describe(`refunds (${storageKind})`, () => {
     const over = await refund(m, { session_id: paid.sessionId, amount_minor: paid.charged + 1 });
     assert.equal(over.statusCode, 409);
     assert.equal(over.json().error.code, 'REFUND_EXCEEDS_PAYMENT');
-    assert.match(over.json().error.message, /At most 10150 pesewas/);
+    assert.match(over.json().error.message, /At most GHS 101\.50 of the payment of GHS 101\.50/);
 
     const short = await refund(m, { session_id: paid.sessionId });
     assert.equal(short.statusCode, 409, 'the balance (10,000) does not cover the full charge (10,150)');
