@@ -8,7 +8,7 @@ import { setPayoutAccess } from '../src/payouts/settings.ts';
 import { processDuePayouts } from '../src/payouts/processing.ts';
 import { STANDIN_DISBURSEMENT, startMtnMomoStandIn, type MtnMomoStandIn } from './standins/mtn-momo.ts';
 import { startPaystackStandIn, STAND_IN_GHANA_BANKS, type PaystackStandIn } from './standins/paystack.ts';
-import { eventually, freePort, startLiveApp, type LiveApp } from './live-support.ts';
+import { driveUntil, eventually, freePort, startLiveApp, type LiveApp } from './live-support.ts';
 import { fund, WEBHOOK_URL } from './payouts-fixtures.ts';
 
 const SECRET = 'sk_test_payouts_secret';
@@ -30,15 +30,7 @@ describe('Live payouts through Paystack and MTN MoMo', () => {
       [id],
     ))[0]!;
   /** Runs the processor until the payout waits at the provider or is done. */
-  async function drive(id: string, until: (r: Awaited<ReturnType<typeof row>>) => boolean) {
-    for (let i = 0; i < 10; i++) {
-      const r = await row(id);
-      if (until(r)) return r;
-      await makeDue(id);
-      await step();
-    }
-    return row(id);
-  }
+  const drive = (id: string, until: (r: Awaited<ReturnType<typeof row>>) => boolean) => driveUntil(() => row(id), async () => { await makeDue(id); await step(); }, until);
   async function recipient(body: Record<string, unknown>) {
     const res = await api('POST', '/api/v1/payouts/recipients', body);
     assert.equal(res.status, 201, res.text);

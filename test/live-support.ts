@@ -79,3 +79,13 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
     await new Promise((resolve) => setTimeout(resolve, stepMs));
   }
 }
+
+/** Reads a row, and while `until` does not hold advances the worker (ten passes at most); the last row read. */
+export async function driveUntil<R>(read: () => Promise<R>, advance: () => Promise<unknown>, until: (r: R) => boolean): Promise<R> {
+  for (let i = 0; i < 10; i++) {
+    const r = await read();
+    if (until(r)) return r;
+    await advance();
+  }
+  return read();
+}

@@ -16,7 +16,7 @@ import { processDuePayouts } from '../src/payouts/processing.ts';
 import { setPayoutAccess } from '../src/payouts/settings.ts';
 import { ConsoleClient, flashOf } from './console-client.ts';
 import { storageKind } from './helpers.ts';
-import { eventually, freePort, startLiveApp, type LiveApp } from './live-support.ts';
+import { driveUntil, eventually, freePort, startLiveApp, type LiveApp } from './live-support.ts';
 import { fund, WEBHOOK_URL } from './payouts-fixtures.ts';
 import { startPaystackStandIn, STAND_IN_GHANA_BANKS, type PaystackStandIn } from './standins/paystack.ts';
 
@@ -57,15 +57,7 @@ describe(`operator holds on Live payouts (${storageKind})`, () => {
     );
   const invariantsHold = async () => assert.deepEqual(await checkInvariants(app.t.db, m.merchant_id), []);
   /** Runs the worker over the payout until `until` holds (or ten passes went by), the payout made due each time. */
-  async function drive(id: string, until: (r: Row) => boolean) {
-    for (let i = 0; i < 10; i++) {
-      const r = await row(id);
-      if (until(r)) return r;
-      await makeDue(id);
-      await step();
-    }
-    return row(id);
-  }
+  const drive = (id: string, until: (r: Row) => boolean) => driveUntil(() => row(id), async () => { await makeDue(id); await step(); }, until);
   /** A new Live payout to a new GCB account the stand-in knows: processing, at the recipient check. */
   async function payout(amountMinor = 5_000) {
     const accountNumber = `20000${String(++accountSeq).padStart(5, '0')}`;
