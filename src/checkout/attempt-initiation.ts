@@ -10,12 +10,14 @@
 // - accepted: the answer is recorded, retried when recording fails (never turned into "failed"); if it
 //   still cannot be recorded the attempt stays pending with its reference and status checks find it.
 import { SikaError, errors } from '../lib/errors.ts';
+import { failureMessage } from '../lib/payment-failures.ts';
 import { ProviderNoAnswerError, ProviderRefusedError, type CollectionRail, type Initiated, type StatusCheck } from '../rails/index.ts';
 import type { Started } from './attempt-start.ts';
 import { railInput } from './attempts.ts';
 import type { AttemptRow } from './model.ts';
 import type { PayerContext } from './payer-view.ts';
 import { applyOutcome } from './payments.ts';
+import { factsOf } from './provider-status.ts';
 import * as store from './store.ts';
 
 /** When a payer may try again after every provider refused to start a payment. */
@@ -41,20 +43,24 @@ export async function recordWithRetries<T>(work: () => Promise<T>, log?: Log): P
   }
 }
 
-const outcomeCtx = (ctx: PayerContext, source: string) => ({ checkoutUrlHost: ctx.checkoutUrlHost, source });
+const outcomeCtx = (ctx: PayerContext, source: string) => ({ checkoutUrlHost: ctx.checkoutUrlHost, source, providers: ctx.providers });
 
-async function recordInitiated(ctx: PayerContext, attempt: AttemptRow, initiated: Initiated): Promise<AttemptRow> {
+async function recordInitiated(ctx: PayerContext, adapter: CollectionRail, attempt: AttemptRow, initiated: Initiated): Promise<AttemptRow> {
   const answer = {
     providerReference: initiated.providerReference || undefined,
     rawStatus: initiated.rawStatus,
     verificationRequired: initiated.verificationRequired,
-    instructions: initiated.instructions,
+    // Whether a prompt can be sent again is the provider's to say (issue 31): the page offers it only then.
+    instructions: attempt.rail === 'momo' ? { ...initiated.instructions, resend_supported: adapter.resendSupported === true } : initiated.instructions,
   };
   const decided = initiated.outcome && initiated.outcome !== 'pending' ? initiated.outcome : null;
   const inTransaction = () =>
     ctx.db.transaction(async (tx) => {
       let updated = await store.updateAttemptProvider(tx, attempt.id, answer);
-      if (decided) updated = (await applyOutcome(tx, attempt.id, decided, { ...outcomeCtx(ctx, 'provider'), providerStatus: initiated.rawStatus })).attempt;
+      if (decided) {
+        const facts = initiated.failureReason ? { failureReason: initiated.failureReason } : undefined;
+        updated = (await applyOutcome(tx, attempt.id, decided, { ...outcomeCtx(ctx, 'provider'), providerStatus: initiated.rawStatus, facts })).attempt;
+      }
       return updated;
     });
   // Most answers only say "pending, here is our reference": one self-contained write, no transaction.
@@ -72,9 +78,11 @@ async function recordInitiated(ctx: PayerContext, attempt: AttemptRow, initiated
 async function confirmAfterLostAnswer(ctx: PayerContext, adapter: CollectionRail, attempt: AttemptRow): Promise<AttemptRow> {
   let outcome: StatusCheck['outcome'] = 'unknown';
   let rawStatus = UNCONFIRMED_RAW_STATUS;
+  let facts: ReturnType<typeof factsOf> | undefined;
   try {
     const check = await adapter.status(railInput(attempt));
     outcome = check.outcome;
+    facts = factsOf(check);
     if (check.outcome !== 'unknown') rawStatus = check.rawStatus;
   } catch (error) {
     ctx.log?.warn({ err: error, attempt_id: attempt.id }, 'provider status query after a lost answer failed; status checks will ask again');
@@ -84,7 +92,7 @@ async function confirmAfterLostAnswer(ctx: PayerContext, adapter: CollectionRail
       ctx.db.transaction(async (tx) => {
         const updated = await store.updateAttemptProvider(tx, attempt.id, { rawStatus });
         if (outcome === 'unknown' || outcome === 'pending') return updated;
-        return (await applyOutcome(tx, attempt.id, outcome, { ...outcomeCtx(ctx, 'provider'), providerStatus: rawStatus })).attempt;
+        return (await applyOutcome(tx, attempt.id, outcome, { ...outcomeCtx(ctx, 'provider'), providerStatus: rawStatus, facts })).attempt;
       }),
     ctx.log,
   );
@@ -124,8 +132,12 @@ export async function initiateWithProviders(ctx: PayerContext, started: Started)
     } catch (error) {
       if (error instanceof SikaError) throw error;
       if (error instanceof ProviderRefusedError && error.declined) {
-        await recordWithRetries(() => ctx.db.transaction((tx) => applyOutcome(tx, attempt.id, 'failed', outcomeCtx(ctx, 'provider_declined'))), ctx.log);
-        throw new SikaError('PROVIDER_PAYMENT_REJECTED', `The provider declined this payment: ${error.message}. Check the details and try again, or choose another method.`);
+        const facts = error.failureReason ? { failureReason: error.failureReason } : undefined;
+        await recordWithRetries(() => ctx.db.transaction((tx) => applyOutcome(tx, attempt.id, 'failed', { ...outcomeCtx(ctx, 'provider_declined'), facts })), ctx.log);
+        throw new SikaError(
+          'PROVIDER_PAYMENT_REJECTED',
+          error.failureReason ? failureMessage(error.failureReason) : `The provider declined this payment: ${error.message}. Check the details and try again, or choose another method.`,
+        );
       }
       if (error instanceof ProviderRefusedError && error.httpStatus !== null && (await providerHasIt(adapter, attempt))) {
         // It answered an error but holds the payment anyway (a 5xx after it created the request): that one
@@ -144,7 +156,7 @@ export async function initiateWithProviders(ctx: PayerContext, started: Started)
       if (!(error instanceof ProviderNoAnswerError)) ctx.log?.error({ err: error, attempt_id: attempt.id }, 'unexpected error from a provider; asking it about the payment');
       return confirmAfterLostAnswer(ctx, adapter, attempt);
     }
-    return recordInitiated(ctx, attempt, initiated);
+    return recordInitiated(ctx, adapter, attempt, initiated);
   }
   return attempt;
 }

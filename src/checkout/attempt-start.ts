@@ -3,13 +3,13 @@
 import type { Environment } from '../accounts/model.ts';
 import type { Queryable } from '../db/index.ts';
 import { SikaError, errors } from '../lib/errors.ts';
-import { checkPhoneForNetwork, MOMO_NETWORKS, NETWORK_LABELS, type MomoNetwork } from '../lib/ghana.ts';
+import { checkPayerPhone, MOMO_NETWORKS, NETWORK_LABELS, type MomoNetwork } from '../lib/ghana.ts';
 import { newId } from '../lib/ids.ts';
 import { railsFor, type CollectionRail } from '../rails/index.ts';
 import { findRail, railIds, type Rail } from '../rails/registry.ts';
 import { feeSchedule } from './fee-settings.ts';
 import { quoteRail } from './fees.ts';
-import { effectiveStatus, isPastExpiry, type AttemptRow } from './model.ts';
+import { ATTEMPTS_PER_SESSION_MAX, effectiveStatus, isPastExpiry, type AttemptRow } from './model.ts';
 import { sessionNotFound, type PayerContext } from './payer-view.ts';
 import { moveAttempt, moveSession, type OutcomeContext } from './payments.ts';
 import * as store from './store.ts';
@@ -49,7 +49,7 @@ export function checkAttemptInput(input: AttemptInput): CheckedAttempt {
   }
   const network = input.operator as MomoNetwork;
   if (!input.phone) throw errors.invalidArgument('phone is required for Mobile Money.', [{ field: 'phone', message: 'is required' }]);
-  const check = checkPhoneForNetwork(input.phone, network);
+  const check = checkPayerPhone(input.phone);
   if (!check.ok) throw errors.invalidArgument(check.message, [{ field: 'phone', message: check.message }]);
   return { rail, network, phone: check.phone, accountName };
 }
@@ -92,7 +92,10 @@ export async function startAttempt(tx: Queryable, ctx: PayerContext, sessionId: 
     await moveAttempt(tx, pending, 'cancelled', 'CANCELLED:payer_switched_method');
     session = await moveSession(tx, session, 'open', outcomeCtx);
   } else if (pending) {
-    throw new SikaError('PAYMENT_ATTEMPT_PENDING', 'A payment is already in progress for this checkout; wait for it to finish or fail before trying another.');
+    throw new SikaError('PAYMENT_ATTEMPT_PENDING', 'A payment is already in progress for this checkout; wait for it to finish, or cancel it (POST its /cancel) to use another number or method.');
+  }
+  if ((await store.countAttempts(tx, sessionId)) >= ATTEMPTS_PER_SESSION_MAX) {
+    throw new SikaError('ATTEMPTS_LIMIT_REACHED', `This checkout has had ${ATTEMPTS_PER_SESSION_MAX} payment attempts, as many as one checkout may have; ask the merchant for a new payment link.`);
   }
   if (session.status !== 'open' || isPastExpiry(session)) throw errors.sessionNotPayable(effectiveStatus(session));
   const adapters = railsFor(session.environment, input.rail, ctx.providers, input.network);

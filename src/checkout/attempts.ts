@@ -4,6 +4,7 @@ import type { Queryable } from '../db/index.ts';
 import type { Environment } from '../lib/environment.ts';
 import { SikaError, errors } from '../lib/errors.ts';
 import { ExpiringMap } from '../lib/expiring-map.ts';
+import { failureMessage } from '../lib/payment-failures.ts';
 import { railOfAttempt, RailUnavailableError, VerificationRefusedError, type AttemptForRail } from '../rails/index.ts';
 import { railDescriptor } from '../rails/registry.ts';
 import { initiateWithProviders } from './attempt-initiation.ts';
@@ -63,8 +64,16 @@ export function toAttemptInitiation(attempt: AttemptRow, replayed: boolean) {
   };
 }
 
+/** Whether the attempt's provider can prompt the payer again without a second charge (recorded from the adapter when it was sent). */
+export const resendSupported = (attempt: AttemptRow): boolean => attempt.rail === 'momo' && attempt.instructions.resend_supported === true;
+
+/** Statuses after which the payer reads why it did not go through. */
+const UNPAID_ENDINGS: readonly AttemptRow['status'][] = ['failed', 'expired', 'cancelled'];
+
 export async function toAttemptStatus(db: Queryable, attempt: AttemptRow, refreshed: boolean) {
   const session = (await store.findPublicSession(db, attempt.session_id))!;
+  const instructions = railDescriptor(attempt.rail).instructions(attempt);
+  const canResend = resendSupported(attempt);
   return {
     ...attemptCore(attempt),
     session_id: session.id,
@@ -74,9 +83,18 @@ export async function toAttemptStatus(db: Queryable, attempt: AttemptRow, refres
     refreshed,
     finalized: session.finalized_at !== null,
     verification_required: attempt.verification_required,
-    resends_left: Math.max(0, RESENDS_MAX - attempt.resend_count),
+    resend_supported: canResend,
+    resends_left: canResend ? Math.max(0, RESENDS_MAX - attempt.resend_count) : 0,
+    approve_within_s: typeof instructions.approve_within_s === 'number' ? instructions.approve_within_s : null,
+    approval_help: typeof instructions.approval_help === 'string' ? instructions.approval_help : null,
+    failure_reason: attempt.failure_reason,
+    failure_message: UNPAID_ENDINGS.includes(attempt.status) ? failureMessage(attempt.failure_reason) : null,
+    provider_transaction_id: attempt.provider_transaction_id,
+    card: attempt.card_brand && attempt.card_last4 ? { brand: attempt.card_brand, last4: attempt.card_last4 } : null,
+    created_at: attempt.created_at.toISOString(),
   };
 }
+export type AttemptStatusBody = Awaited<ReturnType<typeof toAttemptStatus>>;
 
 /** An attempt as its rail adapter sees it; the return URL and email matter only when it is first sent. */
 export const railInput = (attempt: AttemptRow, extras: { checkoutUrlHost?: string; payerEmail?: string | null } = {}): AttemptForRail => ({
@@ -146,7 +164,8 @@ export async function authorizeAttempt(ctx: PayerContext, sessionId: string, att
   const updated = await ctx.db.transaction(async (tx) => {
     const recorded = await store.updateAttemptProvider(tx, attemptId, { rawStatus: result.rawStatus, verificationRequired: result.verificationRequired ?? false });
     if (!result.outcome || result.outcome === 'pending') return recorded;
-    return (await applyOutcome(tx, attemptId, result.outcome, { checkoutUrlHost: ctx.checkoutUrlHost, source: 'provider' })).attempt;
+    const facts = result.failureReason ? { failureReason: result.failureReason } : undefined;
+    return (await applyOutcome(tx, attemptId, result.outcome, { checkoutUrlHost: ctx.checkoutUrlHost, source: 'provider', facts, providers: ctx.providers })).attempt;
   });
   return toAttemptStatus(ctx.db, updated, false);
 }
@@ -155,6 +174,8 @@ export async function resendAttempt(ctx: PayerContext, sessionId: string, attemp
   const attempt = await attemptOfSession(ctx.db, sessionId, attemptId);
   if (attempt.rail !== 'momo') throw errors.invalidArgument('Only Mobile Money prompts can be re-sent.');
   if (attempt.status !== 'pending') throw new SikaError('ATTEMPT_FINAL', `The attempt is ${attempt.status}; there is nothing to re-send.`);
+  // Offered only where the provider can prompt again without a second charge (issue 31): refused before it is asked.
+  if (!resendSupported(attempt)) throw new SikaError('RESEND_NOT_AVAILABLE', 'This network cannot send the prompt again. Approve the pending prompt on your phone, or use another number or method.');
   if (attempt.resend_count >= RESENDS_MAX) throw new SikaError('RESEND_LIMIT_REACHED', `The prompt was already re-sent ${RESENDS_MAX} times; start a new payment if it does not arrive.`);
   const adapter = railOfAttempt(attempt, ctx.providers);
   if (!adapter) throw railUnavailable(attempt.rail, attempt.environment);

@@ -42,17 +42,19 @@ export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];
 
 /**
  * Attempt transitions (DESIGN §3). manual_review and amount_mismatch wait for an operator (-> paid or
- * failed). An expired attempt may still be confirmed paid (late success is honoured). paid -> reversed
- * is the only way out of paid.
+ * failed). An expired or cancelled attempt may still be confirmed paid, or held for an operator when the
+ * provider took another amount: a payer who changed course may still approve the old prompt, and money
+ * taken is never dropped (issue 31; when the session was paid otherwise, it is refunded automatically).
+ * paid -> reversed is the only way out of paid.
  */
 export const ATTEMPT_TRANSITIONS: Transitions<AttemptStatus> = {
   pending: ['paid', 'failed', 'expired', 'cancelled', 'manual_review', 'amount_mismatch'],
   manual_review: ['paid', 'failed'],
   amount_mismatch: ['paid', 'failed'],
-  expired: ['paid'],
+  expired: ['paid', 'manual_review', 'amount_mismatch'],
   paid: ['reversed'],
   failed: [],
-  cancelled: [],
+  cancelled: ['paid', 'manual_review', 'amount_mismatch'],
   reversed: [],
 };
 
@@ -75,6 +77,8 @@ export const cashSlipMachine = defineStateMachine({
 export const ATTEMPT_FINAL: readonly AttemptStatus[] = ['paid', 'failed', 'expired', 'cancelled', 'reversed'];
 export const SESSION_FINAL: readonly SessionStatus[] = ['success', 'failed', 'expired'];
 export const FAILED_ATTEMPTS_MAX = 5;
+/** Attempts a session may have in all (each change of course starts one): beyond, a prompt to yet another number is refused. */
+export const ATTEMPTS_PER_SESSION_MAX = 20;
 
 export interface AttemptRow {
   id: string;
@@ -105,6 +109,13 @@ export interface AttemptRow {
   created_at: Date;
   updated_at: Date;
   finalized_at: Date | null;
+  /** What the provider calls this transaction (MTN financialTransactionId, Paystack transaction id; migration 033). */
+  provider_transaction_id: string | null;
+  card_brand: string | null;
+  card_last4: string | null;
+  failure_reason: import('../lib/payment-failures.ts').FailureReason | null;
+  /** Ended while the provider had given no final answer: still asked about for the late-success window. */
+  abandoned_at: Date | null;
 }
 
 export interface SessionRow {

@@ -5,7 +5,9 @@ import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../http/deps.ts';
 import { described, errorResponses, explainedPattern } from '../http/schemas.ts';
 import { authorizeAttempt, createAttempt, getAttemptStatus, RESENDS_MAX, resendAttempt, toAttemptInitiation, VERIFICATION_CODE_PATTERN } from './attempts.ts';
+import { applyCancel, askBeforeCancel } from './attempt-cancel.ts';
 import { createCashSlip, toSlipResponse } from './cash-slips.ts';
+import type { Queryable } from '../db/index.ts';
 import { ID_PARAM_LENGTH_MAX } from './model.ts';
 import { attemptBody, type AttemptBody, AttemptInitiation, AttemptStatusResponse, CashSlipBody, CashSlipResponse, CheckoutOptions, CheckoutQuote, CODE_FIELD_LENGTH_MAX, PublicSession } from './payer-schemas.ts';
 import { getOptions, getPublicSession, getQuote, type PayerContext } from './payer-view.ts';
@@ -111,6 +113,27 @@ export async function checkoutPayerRoutes(app: FastifyInstance, deps: AppDeps): 
       },
     },
     async (request) => resendAttempt(ctx, request.params.reference, request.params.attempt_reference),
+  );
+
+  app.post<{ Params: AttemptParams }>(
+    '/api/v1/checkout/sessions/:reference/provider-attempts/:attempt_reference/cancel',
+    {
+      config: { idempotent: 'public' },
+      schema: {
+        operationId: 'cancelPaymentAttempt',
+        tags,
+        summary: 'Cancel a pending attempt to use another number or method',
+        description:
+          "The payer changes course. The provider is asked first: an attempt it already finished keeps that outcome (paid: the session is paid, nothing is cancelled). Otherwise the attempt is cancelled (status cancelled, failure_reason changed_course) and the session is open again for another number or method. Mobile Money prompts and card pages cannot be withdrawn at the providers, so Sika keeps asking about a cancelled attempt for a day: a success that still arrives is applied, and when another attempt has paid the session meanwhile it is refunded in full automatically (checkout.session.duplicate_payment_refunded). Cancelling an attempt that has already ended changes nothing and answers its status. With an Idempotency-Key (scoped to the session) a retry answers exactly what the first call did.",
+        params: AttemptParams,
+        response: { 200: described(AttemptStatusResponse, 'The attempt after the cancel: cancelled, or the outcome it already had.'), ...errorResponses(400, 404, 409, 422, 429, 503) },
+      },
+    },
+    async (request) => {
+      const asked = await askBeforeCancel(ctx, request.params.reference, request.params.attempt_reference);
+      request.idempotencyScope = { merchantId: asked.attempt.merchant_id, environment: asked.attempt.environment, prefix: `payer:${asked.attempt.session_id}` };
+      return { run: async (tx: Queryable) => ({ status: 200, body: await applyCancel(tx, ctx, asked) }) };
+    },
   );
 
   app.post<{ Body: Static<typeof CashSlipBody> }>(

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ANY_NETWORK_PHONE_PATTERN, DateTime, fieldRule, phoneOfNetwork, StringEnum } from '../http/schemas.ts';
+import { ANY_NETWORK_PHONE_PATTERN, DateTime, fieldRule, StringEnum } from '../http/schemas.ts';
+import { FAILURE_REASONS } from '../lib/payment-failures.ts';
 import { MOMO_NETWORKS } from '../lib/ghana.ts';
 import { railIds, railList } from '../rails/registry.ts';
 import { ATTEMPT_STATUSES, CASH_SLIP_STATUSES, ID_PARAM_LENGTH_MAX, SESSION_STATUSES } from './model.ts';
@@ -83,7 +84,13 @@ export const attemptBody = () => {
     operator: Type.Optional(
       Type.String({ maxLength: OPERATOR_FIELD_LENGTH_MAX, description: `momo (required): the Mobile Money network, one of ${MOMO_NETWORKS.join(', ')}; ignored for other rails.`, examples: [...MOMO_NETWORKS] }),
     ),
-    phone: Type.Optional(Type.String({ maxLength: PHONE_FIELD_LENGTH_MAX, description: 'momo (required): a Ghana mobile number of the operator\'s network, local or +233 form; ignored for other rails.' })),
+    phone: Type.Optional(
+      Type.String({
+        maxLength: PHONE_FIELD_LENGTH_MAX,
+        description:
+          'momo (required): a Ghana mobile number, local or +233 form; ignored for other rails. A number whose prefix usually belongs to another network is accepted (numbers are portable between networks in Ghana): the operator chosen decides and its provider\'s answer is final.',
+      }),
+    ),
     account_name: Type.Optional(Type.String({ maxLength: ACCOUNT_NAME_LENGTH_MAX })),
   };
   return Type.Object(fields, {
@@ -93,7 +100,6 @@ export const attemptBody = () => {
         if: { properties: { rail: { const: 'momo' } }, required: ['rail'] },
         then: { required: ['operator', 'phone'], properties: { operator: { type: 'string', enum: [...MOMO_NETWORKS] }, phone: { pattern: ANY_NETWORK_PHONE_PATTERN } } },
       }),
-      ...phoneOfNetwork(fields, 'operator', { field: 'rail', value: 'momo' }),
     ],
     examples: [{ rail: 'momo', amount_minor: 50150, operator: 'mtn', phone: '0241234567', account_name: 'Ama Mensah' }],
   });
@@ -138,7 +144,15 @@ export const AttemptStatusResponse = Type.Object(
     refreshed: Type.Boolean(),
     finalized: Type.Boolean(),
     verification_required: Type.Boolean(),
-    resends_left: Type.Integer(),
+    resend_supported: Type.Boolean({ description: 'Whether the provider can send the prompt again without a second charge; when false, resend answers 409 RESEND_NOT_AVAILABLE.' }),
+    resends_left: Type.Integer({ description: 'Prompts that can still be re-sent (0 when resend_supported is false).' }),
+    approve_within_s: Type.Union([Type.Integer(), Type.Null()], { description: 'Seconds the payer has to approve, counted from created_at, when the provider documents it (MTN: 300).' }),
+    approval_help: Type.Union([Type.String(), Type.Null()], { description: "The network's own way to approve when no prompt appeared (MTN: *170#, My Wallet, My Approvals); null where none is documented." }),
+    failure_reason: Type.Union([StringEnum(FAILURE_REASONS), Type.Null()], { description: "Why it did not go through, from the provider's code; changed_course: the payer cancelled it for another number or method." }),
+    failure_message: Type.Union([Type.String(), Type.Null()], { description: 'What the payer reads when the attempt ended unpaid (failed, expired, cancelled); null otherwise.' }),
+    provider_transaction_id: Type.Union([Type.String(), Type.Null()], { description: "The provider's own id of the transaction (MTN financialTransactionId, Paystack transaction id), for the payer and support." }),
+    card: Type.Union([Type.Object({ brand: Type.String(), last4: Type.String() }), Type.Null()], { description: 'The card that paid, when the provider says.' }),
+    created_at: DateTime,
   },
   { $id: 'PaymentAttempt', title: 'Payment attempt', description: 'A payment attempt as its status answers show it (the payer API, the Test simulator).' },
 );

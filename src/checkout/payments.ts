@@ -6,7 +6,9 @@ import { SikaError } from '../lib/errors.ts';
 import { markInvoiceRemitted } from '../invoicing/store.ts';
 import { creditPayment, InsufficientFundsError, reversePayment } from '../ledger/service.ts';
 import type { PaymentCredit } from '../ledger/model.ts';
+import type { LiveProviders } from '../rails/live.ts';
 import type { ProviderOutcome } from '../rails/types.ts';
+import { refundDuplicatePayment } from '../refunds/duplicate-payments.ts';
 import {
   ATTEMPT_FINAL,
   FAILED_ATTEMPTS_MAX,
@@ -30,6 +32,10 @@ export interface OutcomeContext {
   providerStatus?: string;
   /** What the provider reports taking, when it says: recorded on an attempt held in amount_mismatch, for the operator's decision. */
   receivedMinor?: number;
+  /** What the provider told beyond the status (its transaction id, the card, why it failed; issue 31), recorded with the outcome. */
+  facts?: store.AttemptProviderFacts;
+  /** The configured Live providers: a duplicate payment is refunded through the one that took it (else an operator's transfer). */
+  providers?: LiveProviders;
 }
 
 export interface Applied {
@@ -101,6 +107,9 @@ async function settleAfterUnpaid(tx: Queryable, session: SessionRow, attempt: At
 }
 
 async function settlePaid(tx: Queryable, session: SessionRow, attempt: AttemptRow, ctx: OutcomeContext, credit: PaymentCredit | null = null): Promise<SessionRow> {
+  if (session.status === 'success' && (await store.listAttempts(tx, session.id)).some((other) => other.id !== attempt.id && other.status === 'paid')) {
+    return settleDuplicate(tx, session, attempt, ctx, credit?.chargedMinor ?? attempt.amount_charged_minor);
+  }
   const payerFeeMinor = attempt.bearer === 'payer' ? attempt.fee_minor : 0;
   const merchantFeeMinor = attempt.bearer === 'merchant' ? attempt.fee_minor : 0;
   await creditPayment(tx, {
@@ -109,15 +118,49 @@ async function settlePaid(tx: Queryable, session: SessionRow, attempt: AttemptRo
     paymentId: attempt.id,
     ...(credit ?? { chargedMinor: attempt.amount_charged_minor, payerFeeMinor, merchantFeeMinor }),
   });
-  if (session.status === 'success') return session; // a second payment of a paid session is still credited, never dropped
+  if (session.status === 'success') return session; // its earlier payment was reversed: this one is the session's payment now
   const updated = await moveSession(tx, session, 'success', ctx);
   await markInvoiceRemitted(tx, session.merchant_id, session.environment, session.invoice_ref);
   // Any other attempt still waiting for this session is no longer needed.
   for (const other of await store.listAttempts(tx, session.id)) {
-    if (other.id !== attempt.id && other.status === 'pending') await moveAttempt(tx, other, 'cancelled', 'CANCELLED_SESSION_PAID');
+    if (other.id === attempt.id || other.status !== 'pending') continue;
+    await moveAttempt(tx, other, 'cancelled', 'CANCELLED_SESSION_PAID');
+    // Its prompt may still be approved: it is asked about for the late-success window (a payment that arrives is refunded).
+    await store.recordProviderFacts(tx, other.id, { abandoned: true });
   }
   return updated;
 }
+
+/**
+ * A second payment of a session another attempt has paid (a payer who changed course and approved the old
+ * prompt as well): credited without fee and refunded in full in the same transaction (src/refunds/duplicate-payments.ts),
+ * and the merchant told with checkout.session.duplicate_payment_refunded. The session stays success with its first payment.
+ */
+async function settleDuplicate(tx: Queryable, session: SessionRow, attempt: AttemptRow, ctx: OutcomeContext, receivedMinor: number): Promise<SessionRow> {
+  await creditPayment(tx, { merchantId: attempt.merchant_id, environment: attempt.environment, paymentId: attempt.id, chargedMinor: receivedMinor, payerFeeMinor: 0, merchantFeeMinor: 0 });
+  const refund = await refundDuplicatePayment(tx, { ...attempt, amount_charged_minor: receivedMinor }, ctx.providers);
+  const updated = await store.bumpSessionVersion(tx, session.id);
+  await emitEvent(tx, {
+    merchantId: updated.merchant_id,
+    environment: updated.environment,
+    apiKeyId: updated.api_key_id,
+    type: 'checkout.session.duplicate_payment_refunded',
+    objectType: 'checkout.session',
+    objectId: updated.id,
+    objectVersion: updated.version,
+    data: {
+      session: toSessionResponse(updated, ctx.checkoutUrlHost),
+      duplicate: { attempt_reference: attempt.id, amount_minor: receivedMinor, currency: attempt.currency, refund_id: refund.id },
+    },
+  });
+  return updated;
+}
+
+/** True when the provider said something about the attempt that is not recorded yet. */
+const hasNewFacts = (attempt: AttemptRow, facts: store.AttemptProviderFacts) =>
+  (!!facts.providerTransactionId && facts.providerTransactionId !== attempt.provider_transaction_id) ||
+  (!!facts.card && (facts.card.brand !== attempt.card_brand || facts.card.last4 !== attempt.card_last4)) ||
+  (!!facts.failureReason && facts.failureReason !== attempt.failure_reason);
 
 /**
  * Applies what a provider (or the simulator, an operator, a teller, the expiry worker) says about an
@@ -136,11 +179,15 @@ export async function applyOutcome(tx: Queryable, attemptId: string, outcome: Pr
   if (outcome === 'pending') return { attempt, session, changed: false };
   // Reversed before success counts as failed (DESIGN §3).
   const target: AttemptStatus = outcome === 'reversed' && attempt.status !== 'paid' && attempt.status !== 'reversed' ? 'failed' : outcome;
-  if (attempt.status === target) return { attempt, session, changed: false };
+  if (attempt.status === target) {
+    if (ctx.facts && hasNewFacts(attempt, ctx.facts)) attempt = await store.recordProviderFacts(tx, attempt.id, { ...ctx.facts, abandoned: false });
+    return { attempt, session, changed: false };
+  }
   if (!attemptMachine.canTransition(attempt.status, target)) {
     throw new SikaError('ATTEMPT_FINAL', `The attempt is ${attempt.status} and cannot become ${target}.`);
   }
   attempt = await moveAttempt(tx, attempt, target, target === 'failed' && outcome === 'reversed' ? `REVERSED${ctx.source ? `:${ctx.source}` : ''}` : raw);
+  if (ctx.facts) attempt = await store.recordProviderFacts(tx, attempt.id, { ...ctx.facts, abandoned: target === 'cancelled' && ctx.facts.abandoned === true });
 
   switch (target) {
     case 'paid':

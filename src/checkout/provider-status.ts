@@ -2,7 +2,7 @@
 // worker, Paystack's webhooks and MTN's callbacks (each of those only tells us to ask). The provider is
 // asked outside any transaction; the answer is applied in one.
 import type { Db } from '../db/index.ts';
-import type { CollectionRail } from '../rails/index.ts';
+import type { CollectionRail, LiveProviders, StatusCheck } from '../rails/index.ts';
 import { railInput } from './attempts.ts';
 import { attemptMachine, type AttemptRow } from './model.ts';
 import { applyOutcome } from './payments.ts';
@@ -17,6 +17,8 @@ export const UNCONFIRMED_GRACE_S = 120;
 export interface ProviderStatusDeps {
   db: Db;
   checkoutUrlHost: string;
+  /** The configured Live providers (a duplicate payment is refunded through the one that took it). */
+  providers?: LiveProviders;
   log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
 
@@ -46,5 +48,17 @@ export async function settleFromProvider(deps: ProviderStatusDeps, adapter: Coll
     return attempt;
   }
   const providerStatus = check.outcome === 'unknown' ? undefined : check.rawStatus;
-  return (await deps.db.transaction((tx) => applyOutcome(tx, attempt.id, outcome, { checkoutUrlHost: deps.checkoutUrlHost, source, providerStatus, receivedMinor: check.amountMinor }))).attempt;
+  const ctx = { checkoutUrlHost: deps.checkoutUrlHost, source, providerStatus, receivedMinor: check.amountMinor, facts: factsOf(check), providers: deps.providers };
+  return (await deps.db.transaction((tx) => applyOutcome(tx, attempt.id, outcome, ctx))).attempt;
 }
+
+/**
+ * What a status answer tells beyond the outcome. A provider's own "cancelled" (Paystack's abandoned card page)
+ * is not final there: the payer may still complete it, so the attempt is kept under watch (abandoned).
+ */
+export const factsOf = (check: StatusCheck) => ({
+  ...(check.providerTransactionId ? { providerTransactionId: check.providerTransactionId } : {}),
+  ...(check.card ? { card: check.card } : {}),
+  ...(check.failureReason ? { failureReason: check.failureReason } : {}),
+  abandoned: check.outcome === 'cancelled',
+});

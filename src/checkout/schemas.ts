@@ -46,6 +46,10 @@ export const CreateSessionBody = Type.Object(
 );
 export type CreateSessionBody = Static<typeof CreateSessionBody>;
 
+/** Migration 033's bounds on what a provider names: its transaction id and a card's brand. */
+const PROVIDER_TRANSACTION_ID_LENGTH_MAX = 100;
+const CARD_BRAND_LENGTH_MAX = 30;
+
 const SessionStatusSchema = StringEnum(SESSION_STATUSES, { description: 'open -> pending -> success | failed | expired (a pending session whose attempt ended unpaid reopens).' });
 const RailSchema = StringEnum(railIds(), { description: `The payment method: ${railList()}.` });
 
@@ -56,7 +60,24 @@ export const Payment = Type.Object(
     status: StringEnum(['paid', 'reversed'] as const),
     rail: RailSchema,
     provider: Type.String({ description: 'Who took the payment (test, cash, paystack, mtn_momo, ...).' }),
-    provider_reference: Type.String(),
+    provider_reference: Type.String({ description: "Sika's reference with the provider (what the provider's webhooks and reports name; empty for cash)." }),
+    provider_transaction_id: Type.Union([Type.String({ maxLength: PROVIDER_TRANSACTION_ID_LENGTH_MAX }), Type.Null()], {
+      description:
+        "What the provider itself calls this transaction, the id a payer's receipt and the provider's support know (MTN MoMo's financialTransactionId, Paystack's transaction id); null until the provider names one, and always for Test, cash and bank transfers.",
+    }),
+    card: Type.Union(
+      [
+        Type.Object(
+          {
+            brand: Type.String({ maxLength: CARD_BRAND_LENGTH_MAX, description: 'The card scheme as the provider names it (visa, mastercard, verve, ...).' }),
+            last4: Type.String({ pattern: '^[0-9]{4}$', description: 'The last four digits of the card number.' }),
+          },
+          { additionalProperties: false },
+        ),
+        Type.Null(),
+      ],
+      { description: 'The card that paid, when the payment was by card and the provider named it; null otherwise.' },
+    ),
     amount_charged_minor: Type.Integer({ description: 'What the payer was charged, fees they bear included.' }),
     amount_received_minor: Type.Union([Type.Integer(), Type.Null()], {
       description:

@@ -21,11 +21,29 @@ export interface SessionSearch {
   order?: 'newest' | 'oldest';
 }
 
-export type SessionPayment = Pick<AttemptRow, 'id' | 'rail' | 'provider' | 'provider_reference' | 'amount_charged_minor' | 'amount_received_minor' | 'fee_received_minor' | 'fee_minor' | 'bearer' | 'base_minor' | 'finalized_at' | 'status'>;
+export type SessionPayment = Pick<
+  AttemptRow,
+  | 'id'
+  | 'rail'
+  | 'provider'
+  | 'provider_reference'
+  | 'provider_transaction_id'
+  | 'card_brand'
+  | 'card_last4'
+  | 'amount_charged_minor'
+  | 'amount_received_minor'
+  | 'fee_received_minor'
+  | 'fee_minor'
+  | 'bearer'
+  | 'base_minor'
+  | 'finalized_at'
+  | 'status'
+>;
 
 /** The attempt that paid a session (a reversed payment still names it), as columns prefixed pay_. */
 const PAYMENT_LATERAL = `LEFT JOIN LATERAL (
     SELECT a.id AS pay_id, a.rail AS pay_rail, a.provider AS pay_provider, a.provider_reference AS pay_provider_reference,
+           a.provider_transaction_id AS pay_provider_transaction_id, a.card_brand AS pay_card_brand, a.card_last4 AS pay_card_last4,
            a.amount_charged_minor AS pay_amount_charged_minor, a.amount_received_minor AS pay_amount_received_minor, a.fee_received_minor AS pay_fee_received_minor, a.fee_minor AS pay_fee_minor, a.bearer AS pay_bearer,
            a.base_minor AS pay_base_minor, a.finalized_at AS pay_finalized_at, a.status AS pay_status
       FROM payment_attempts a WHERE a.session_id = s.id AND a.status IN ('paid', 'reversed')

@@ -22,6 +22,10 @@ export interface SessionListQuery {
   rail?: Rail;
 }
 
+/** The card that paid, when the provider named both its brand and last four digits (else null: never half a card). */
+export const cardOf = (attempt: Pick<SessionPayment, 'card_brand' | 'card_last4'>): { brand: string; last4: string } | null =>
+  attempt.card_brand && attempt.card_last4 ? { brand: attempt.card_brand, last4: attempt.card_last4 } : null;
+
 /** The payment of a session: what was charged, the fee, what the merchant was credited (net), and when. */
 export function toPayment(payment: SessionPayment) {
   return {
@@ -30,6 +34,8 @@ export function toPayment(payment: SessionPayment) {
     rail: payment.rail,
     provider: payment.provider,
     provider_reference: payment.provider_reference,
+    provider_transaction_id: payment.provider_transaction_id,
+    card: cardOf(payment),
     amount_charged_minor: payment.amount_charged_minor,
     // What Sika received when an operator found it was not the amount charged (a short or over payment, issue 30).
     amount_received_minor: payment.amount_received_minor === null ? null : Number(payment.amount_received_minor),

@@ -1,4 +1,5 @@
 import { DbError, type Queryable } from '../db/index.ts';
+import type { FailureReason } from '../lib/payment-failures.ts';
 import { sqlList, type Transition } from '../lib/state-machine.ts';
 import { attemptMachine, cashSlipMachine, sessionMachine, type AttemptRow, type AttemptStatus, type CashSlipStatus, type SessionRow, type SessionStatus } from './model.ts';
 
@@ -93,7 +94,7 @@ export async function bumpSessionVersion(tx: Queryable, id: string): Promise<Ses
 
 const ATTEMPT_COLUMNS = `id, session_id, merchant_id, environment, rail, provider, provider_reference, network, phone, account_name,
   status, raw_status, base_minor, fee_minor, bearer, amount_charged_minor, amount_received_minor, fee_received_minor, currency, verification_required, resend_count,
-  instructions, version, created_at, updated_at, finalized_at`;
+  instructions, version, created_at, updated_at, finalized_at, provider_transaction_id, card_brand, card_last4, failure_reason, abandoned_at`;
 
 const ATTEMPT_INITIAL = attemptMachine.initialStatus('pending');
 
@@ -127,15 +128,17 @@ export async function insertAttempt(
  * statement; SKIP LOCKED, so two workers never claim one attempt.
  */
 /**
- * Attempts due a provider status check: pending ones, and Live ones that expired within lateWindowS (a
- * payer may approve after the session expired; money taken is never dropped).
+ * Attempts due a provider status check: pending ones, and Live ones that expired, or were abandoned while the
+ * provider had not answered (issue 31), within lateWindowS (a payer may still approve; money taken is never dropped).
  */
 export const claimStatusChecks = (db: Queryable, firstAfterS: number, capS: number, limit: number, lateWindowS: number) =>
   db.query<AttemptRow>(
     `UPDATE payment_attempts SET status_checks = status_checks + 1,
             next_status_check_at = now() + make_interval(secs => least($1 * power(2, status_checks), $2))
       WHERE id IN (SELECT id FROM payment_attempts
-                    WHERE (status = 'pending' OR (status = 'expired' AND environment = 'live' AND created_at > now() - make_interval(secs => $4)))
+                    WHERE (status = 'pending'
+                           OR (status = 'expired' AND environment = 'live' AND created_at > now() - make_interval(secs => $4))
+                           OR (status = 'cancelled' AND abandoned_at IS NOT NULL AND environment = 'live' AND created_at > now() - make_interval(secs => $4)))
                       AND created_at <= now() - make_interval(secs => $1)
                       AND (next_status_check_at IS NULL OR next_status_check_at <= now())
                     ORDER BY created_at LIMIT $3 FOR UPDATE SKIP LOCKED)
@@ -218,6 +221,32 @@ export async function switchAttemptProvider(tx: Queryable, id: string, fromProvi
     [id, fromProvider, toProvider, providerReference],
   );
   return rows[0] ?? null;
+}
+
+/** What the provider told about an attempt beyond its status (issue 31); a fact already known is kept when a later answer omits it. */
+export interface AttemptProviderFacts {
+  providerTransactionId?: string | null;
+  card?: { brand: string; last4: string } | null;
+  failureReason?: FailureReason | null;
+  /** The attempt ended while its provider had given no final answer (a payer's change of course, Paystack's "abandoned"). */
+  abandoned?: boolean;
+}
+
+export async function recordProviderFacts(tx: Queryable, id: string, f: AttemptProviderFacts): Promise<AttemptRow> {
+  const rows = await tx.query<AttemptRow>(
+    `UPDATE payment_attempts SET provider_transaction_id = coalesce($2, provider_transaction_id), card_brand = coalesce($3, card_brand),
+            card_last4 = coalesce($4, card_last4), failure_reason = coalesce($5, failure_reason),
+            abandoned_at = CASE WHEN $6::boolean THEN coalesce(abandoned_at, now()) ELSE abandoned_at END
+      WHERE id = $1 RETURNING ${ATTEMPT_COLUMNS}`,
+    [id, f.providerTransactionId ?? null, f.card?.brand ?? null, f.card?.last4 ?? null, f.failureReason ?? null, f.abandoned === true],
+    'attempt_provider_facts',
+  );
+  return rows[0]!;
+}
+
+export async function countAttempts(tx: Queryable, sessionId: string): Promise<number> {
+  const rows = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM payment_attempts WHERE session_id = $1`, [sessionId], 'attempts_count');
+  return rows[0]?.n ?? 0;
 }
 
 /** The attempt a provider's webhook or callback names by our reference with it. */

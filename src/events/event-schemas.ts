@@ -18,6 +18,7 @@ export const CHECKOUT_SESSION_EVENT_TYPES = [
   'checkout.session.expired',
   'checkout.session.reversed',
   'checkout.session.reopened',
+  'checkout.session.duplicate_payment_refunded',
 ] as const;
 
 /** Statuses a row of the machine can be written with or moved to: each announces itself as `<object>.<status>`. */
@@ -60,8 +61,19 @@ const SessionReopened = Type.Object(
   { description: 'Why the session is open again.' },
 );
 
+const DuplicatePaymentRefunded = Type.Object(
+  {
+    attempt_reference: Type.String({ description: 'The second payment: an attempt that succeeded after another had paid the session.' }),
+    amount_minor: Type.Integer({ description: 'What it took, refunded in full (no fee is kept on it).' }),
+    currency: Type.String(),
+    refund_id: Type.String({ description: 'The automatic refund (re_...); its refund.* events follow it to the payer.' }),
+  },
+  { description: 'A second payment of an already paid session, refunded automatically: the merchant fulfils the order once.' },
+);
+
 const dataOf = (type: string): TSchema => {
   if (type === 'checkout.session.reopened') return Type.Object({ session: Type.Ref('CheckoutSession'), reopened: SessionReopened });
+  if (type === 'checkout.session.duplicate_payment_refunded') return Type.Object({ session: Type.Ref('CheckoutSession'), duplicate: DuplicatePaymentRefunded });
   if (type.startsWith('checkout.session.')) return Type.Object({ session: Type.Ref('CheckoutSession') });
   if (type.startsWith('payout.')) return Type.Object({ payout: Type.Ref('PayoutEventObject') });
   return Type.Object({ refund: Type.Ref('Refund') });

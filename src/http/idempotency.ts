@@ -55,10 +55,28 @@ export type IdempotentWork<Body = unknown> =
   | { run: (tx: Queryable) => Promise<IdempotentResult<Body>>; withoutKey?: () => Promise<IdempotentResult<Body>> }
   | { insert: { outcome: IdempotentResult<Body>; effect: OneStatementInsert } };
 
+/**
+ * Whose keys a request's Idempotency-Key is one of. An API-key route: the key's merchant and environment. A
+ * public payer route (no API key; issue 31's cancel) sets its own before returning its work: the session's
+ * merchant and environment, with the session id as `prefix`, so one payer's key never meets another's.
+ */
+export interface IdempotencyScope {
+  merchantId: string;
+  environment: string;
+  prefix?: string;
+}
+
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Idempotent by Idempotency-Key (DESIGN §3): the handler returns an IdempotentWork, the app runs and answers it. */
-    idempotent?: boolean;
+    /**
+     * Idempotent by Idempotency-Key (DESIGN §3): the handler returns an IdempotentWork, the app runs and answers it.
+     * 'public': a payer route without an API key, whose handler sets request.idempotencyScope.
+     */
+    idempotent?: boolean | 'public';
+  }
+  interface FastifyRequest {
+    /** Set by a public route's handler (see IdempotencyScope); an API-key route leaves it to the principal. */
+    idempotencyScope?: IdempotencyScope;
   }
 }
 
@@ -71,15 +89,18 @@ declare module 'fastify' {
  */
 export function registerIdempotentRoutes(app: FastifyInstance, db: Db): void {
   app.addHook('onRoute', (route) => {
-    if (route.config?.idempotent !== true) return;
+    const mode = route.config?.idempotent;
+    if (mode !== true && mode !== 'public') return;
     documentIdempotencyKey(route);
     const handler = route.handler;
     const where = `${[route.method].flat().join(',')} ${route.url}`;
     route.handler = async function idempotentRoute(this: FastifyInstance, request, reply) {
-      const principal = principalOf(request);
       const key = idempotencyKeyOf(request);
+      if (mode === true) principalOf(request); // an API-key route without its key is refused before it runs
       const work: unknown = await handler.call(this, request, reply);
       if (!isWork(work)) throw new Error(`${where} declares config.idempotent, so its handler must return { run } or { insert }`);
+      const principal = mode === 'public' ? request.idempotencyScope : principalOf(request);
+      if (!principal) throw new Error(`${where} is idempotent for payers, so its handler must set request.idempotencyScope`);
       // Without a key nothing is stored or compared: no hash to compute on that (the common) path.
       const hash = key === null ? '' : requestHash(request);
       return sendOutcome(reply, await perform(db, principal, key, hash, work));
@@ -101,7 +122,7 @@ function documentIdempotencyKey(route: RouteOptions): void {
   }
 }
 
-async function perform<Body>(db: Db, principal: ApiPrincipal, key: string | null, hash: string, work: IdempotentWork<Body>): Promise<Outcome<Body>> {
+async function perform<Body>(db: Db, principal: IdempotencyScope, key: string | null, hash: string, work: IdempotentWork<Body>): Promise<Outcome<Body>> {
   if ('run' in work) {
     if (key === null && work.withoutKey) return { ...(await work.withoutKey()), replayed: false };
     return runIdempotent(db, principal, key, hash, work.run);
@@ -145,7 +166,7 @@ function requestHash(request: FastifyRequest): string {
  */
 async function runIdempotent<Body>(
   db: Db,
-  principal: ApiPrincipal,
+  principal: IdempotencyScope,
   key: string | null,
   hash: string,
   execute: (tx: Queryable) => Promise<IdempotentResult<Body>>,
@@ -154,7 +175,7 @@ async function runIdempotent<Body>(
     const result = await db.transaction(execute);
     return { ...result, replayed: false };
   }
-  const scope: KeyScope = [principal.merchantId, principal.environment, key];
+  const scope: KeyScope = [principal.merchantId, principal.environment, principal.prefix ? `${principal.prefix}:${key}` : key];
 
   for (let round = 0; round < 3; round++) {
     // Claim, effect and stored result in ONE transaction (one commit): a concurrent request with the
@@ -197,13 +218,13 @@ async function runIdempotent<Body>(
  */
 async function insertOnce<Body>(
   db: Queryable,
-  principal: ApiPrincipal,
+  principal: IdempotencyScope,
   key: string | null,
   hash: string,
   outcome: IdempotentResult<Body>,
   effect: OneStatementInsert,
 ): Promise<Outcome<Body> | null> {
-  const completed = key === null ? null : { scope: [principal.merchantId, principal.environment, key] as const, requestHash: hash, status: outcome.status, body: outcome.body };
+  const completed = key === null ? null : { scope: [principal.merchantId, principal.environment, principal.prefix ? `${principal.prefix}:${key}` : key] as const, requestHash: hash, status: outcome.status, body: outcome.body };
   try {
     const rows = await insertClaimed(db, completed, effect);
     return rows.length > 0 ? { ...outcome, replayed: false } : null;

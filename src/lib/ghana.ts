@@ -53,6 +53,19 @@ export function checkPhoneForNetwork(input: string, network: MomoNetwork): Phone
   return { ok: true, phone };
 }
 
+/**
+ * A payer's Mobile Money number for the network they chose (issue 31): any Ghana mobile number of some
+ * network. Numbers have been portable between networks since 2011, so a prefix that usually belongs to
+ * another network is not a refusal; `usualNetwork` tells the page which one, for its warning.
+ */
+export function checkPayerPhone(input: string): PhoneCheck & { usualNetwork?: MomoNetwork } {
+  const phone = normaliseGhanaPhone(input);
+  if (!phone) return { ok: false, message: 'phone must be a Ghana mobile number such as 024 123 4567 or +233 24 123 4567' };
+  const usual = networkOfPhone(phone);
+  if (!usual) return { ok: false, message: `phone ${maskPhone(phone)} does not belong to a Mobile Money network` };
+  return { ok: true, phone, usualNetwork: usual };
+}
+
 export const maskPhone = (e164: string): string => `${e164.slice(0, 6)}*****${e164.slice(-2)}`;
 export const phoneLast4 = (e164: string): string => e164.slice(-4);
 

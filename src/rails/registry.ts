@@ -3,8 +3,9 @@
 // A new rail is a descriptor here, its adapter, and a migration widening the rail CHECKs of
 // fee_schedules and payment_attempts (test/rails-registry.test.ts fails until they match).
 import type { Environment } from '../lib/environment.ts';
-import { phoneLast4 } from '../lib/ghana.ts';
+import { phoneLast4, type MomoNetwork } from '../lib/ghana.ts';
 import { branchCash, testBranchCash } from './branch-cash.ts';
+import { APPROVAL_HELP } from './momo-approval-help.ts';
 import { testSimulator } from './test-simulator.ts';
 import type { CollectionRail } from './types.ts';
 
@@ -81,6 +82,10 @@ const momo: RailDescriptor<'momo'> = {
     ...base(attempt),
     operator: attempt.network, // the SPEC's wire name for the network
     phone_last4: attempt.phone ? phoneLast4(attempt.phone) : null,
+    // No re-send unless the provider said it can (recorded when the attempt was sent); the network's own way
+    // to approve when no prompt came, where it is documented (issue 31).
+    resend_supported: false,
+    approval_help: attempt.network ? (APPROVAL_HELP[attempt.network as MomoNetwork] ?? null) : null,
     ...attempt.instructions,
   }),
   adapters: { test: testSimulator },

@@ -7,6 +7,8 @@ export const TEST_VERIFICATION_CODE = '123456';
 
 export const testSimulator: CollectionRail = {
   provider: 'sika_test',
+  // resend() only records a new prompt: nothing is charged twice, so the page may offer it.
+  resendSupported: true,
   async initiate(attempt: AttemptForRail) {
     const verificationRequired = attempt.rail === 'momo' && attempt.network === 'telecel';
     return {

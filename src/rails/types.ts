@@ -4,6 +4,7 @@
 // commits, calls, then records the result. A lost answer is followed by status(), never a second initiate().
 import type { Environment } from '../lib/environment.ts';
 import type { MomoNetwork } from '../lib/ghana.ts';
+import type { FailureReason } from '../lib/payment-failures.ts';
 import type { Rail } from './registry.ts';
 
 export interface AttemptForRail {
@@ -36,6 +37,8 @@ export interface Initiated {
   outcome?: ProviderOutcome;
   /** Extra, rail-specific fields for the payer's instructions (never secrets, never full phone numbers). */
   instructions: Record<string, unknown>;
+  /** Why it failed at once, when outcome is failed and the provider's code says. */
+  failureReason?: FailureReason;
 }
 
 export interface StatusCheck {
@@ -48,6 +51,12 @@ export interface StatusCheck {
   outcome: ProviderOutcome | 'unknown';
   /** The amount the provider reports taking, in pesewas, when it says. */
   amountMinor?: number;
+  /** What the provider itself calls this transaction (MTN's financialTransactionId, Paystack's transaction id), when it says. */
+  providerTransactionId?: string;
+  /** The card that paid (Paystack's authorization.card_type / brand and last4), when it says. */
+  card?: { brand: string; last4: string };
+  /** Why it failed, mapped from the provider's code, when the outcome is failed and the code is known. */
+  failureReason?: FailureReason;
 }
 
 /** The rail is not served (no provider configured, or the provider turned it off). */
@@ -65,6 +74,8 @@ export class ProviderRefusedError extends Error {
     readonly httpStatus: number | null = null,
     /** The provider declined this payment for a reason of the payer's (bad number, limit): do not fail over. */
     readonly declined = false,
+    /** Why, in the payer's terms, when the provider's code says (a decline only). */
+    readonly failureReason: FailureReason | null = null,
   ) {
     super(message);
   }
@@ -89,6 +100,8 @@ export interface CollectionRail {
   initiate(attempt: AttemptForRail): Promise<Initiated>;
   status(attempt: AttemptForRail): Promise<StatusCheck>;
   /** Submits the payer's code (OTP or voucher); returns the provider's new state. */
-  authorize(attempt: AttemptForRail, code: string): Promise<{ rawStatus: string; outcome?: ProviderOutcome; verificationRequired?: boolean }>;
+  authorize(attempt: AttemptForRail, code: string): Promise<{ rawStatus: string; outcome?: ProviderOutcome; verificationRequired?: boolean; failureReason?: FailureReason }>;
+  /** True when resend() can prompt the payer again without a second charge; false or absent: the page never offers it. */
+  readonly resendSupported?: boolean;
   resend(attempt: AttemptForRail): Promise<{ rawStatus: string }>;
 }

@@ -64,9 +64,9 @@ type Applying = { applied: Applied; status: 'matched' | 'amount_mismatch' } | { 
 
 /**
  * Applies a credit to the payment it names, as applyOutcome's transition table allows: the exact amount
- * pays it (late ones too: an expired attempt may still become paid), another amount holds it for review.
- * A payment that cannot take it (paid already, failed, cancelled, or expired with the wrong amount) refuses
- * it, and the credit stays for an operator. applyOutcome refuses before it writes, so the transaction goes on.
+ * pays it (late ones too: an expired attempt, or one the payer left for another method, may still become paid;
+ * when the session was paid otherwise meanwhile, it is refunded automatically), another amount holds it for
+ * review. A payment that cannot take it (paid already, failed) refuses it, and the credit stays for an operator. applyOutcome refuses before it writes, so the transaction goes on.
  */
 async function applyCredit(tx: Queryable, line: StatementLineRow, attempt: store.BankTransferAttemptRow, checkoutUrlHost: string): Promise<Applying> {
   const outcome = outcomeForCredit(line.amount_minor, attempt.amount_charged_minor);
