@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
+import { APPROVAL_HELP, APPROVAL_WINDOW_S_BY_NETWORK } from '../src/rails/momo-approval-help.ts';
 import { createMtnMomo, type MtnMomo, type MtnMomoSettings } from '../src/rails/mtn-momo/index.ts';
 import { cedisString, msisdnOf, pesewasOf, referenceIdFor, UUID_V4 } from '../src/rails/mtn-momo/wire.ts';
 import type { PayoutForRail } from '../src/rails/payouts.ts';
@@ -191,8 +192,9 @@ describe('MTN MoMo adapter: request to pay', () => {
   });
   afterEach(() => h.standIn.close());
 
-  it('serves MTN wallets only, names itself mtn_momo and picks a fresh UUID v4 per attempt', () => {
+  it('serves MTN wallets only, names itself mtn_momo, offers no resend and picks a fresh UUID v4 per attempt', () => {
     assert.equal(h.collection.provider, 'mtn_momo');
+    assert.equal(h.collection.resendSupported, false);
     assert.deepEqual(h.collection.serves, { rails: ['momo'], networks: ['mtn'] });
     const first = h.collection.reference!({ reference: 'att_1', rail: 'momo' });
     const second = h.collection.reference!({ reference: 'att_1', rail: 'momo' });
@@ -210,6 +212,11 @@ describe('MTN MoMo adapter: request to pay', () => {
     assert.equal(initiated.providerReference, undefined, 'ours was stored beforehand');
     assert.equal(initiated.instructions.approval, 'phone_prompt');
     assert.equal(initiated.instructions.resend_supported, false);
+    assert.equal(initiated.instructions.approve_within_s, 300, 'MTN\'s documented 5 minutes');
+    assert.equal(APPROVAL_WINDOW_S_BY_NETWORK.mtn, 300);
+    // The contract's text for MTN; no documented way for the others, so the page shows nothing for them.
+    assert.deepEqual(APPROVAL_HELP, { mtn: 'Dial *170#, choose My Wallet, then My Approvals, and approve the payment.', telecel: null, at: null });
+    assert.deepEqual(APPROVAL_WINDOW_S_BY_NETWORK, { mtn: 300, telecel: null, at: null });
 
     const post = only(h.standIn.requests.filter((r) => r.endpoint === 'requesttopay'));
     assert.equal(post.method, 'POST');
@@ -243,8 +250,9 @@ describe('MTN MoMo adapter: request to pay', () => {
     assert.deepEqual(await h.collection.status(attempt), { rawStatus: 'NOT_FOUND', outcome: 'unknown' });
     await h.collection.initiate(attempt);
     assert.deepEqual(await h.collection.status(attempt), { rawStatus: 'PENDING', outcome: 'pending' });
-    h.standIn.settle(attempt.providerReference!, 'SUCCESSFUL');
-    assert.deepEqual(await h.collection.status(attempt), { rawStatus: 'SUCCESSFUL', outcome: 'paid', amountMinor: 1_250 });
+    const settled = h.standIn.settle(attempt.providerReference!, 'SUCCESSFUL');
+    assert.match(settled.financialTransactionId!, /^\d+$/);
+    assert.deepEqual(await h.collection.status(attempt), { rawStatus: 'SUCCESSFUL', outcome: 'paid', amountMinor: 1_250, providerTransactionId: settled.financialTransactionId });
     const get = h.standIn.requests.filter((r) => r.endpoint === 'requesttopay_status').at(-1)!;
     assert.equal(get.path, `/collection/v1_0/requesttopay/${attempt.providerReference}`);
     assert.equal(get.headers['x-target-environment'], 'mtnghana');
@@ -267,9 +275,80 @@ describe('MTN MoMo adapter: request to pay', () => {
     h.standIn.next('requesttopay', { outcome: 'FAILED', reason: { code: 'PAYER_NOT_FOUND', message: 'Payer not found' } });
     await h.collection.initiate(asObject);
     await new Promise((resolve) => setTimeout(resolve, 20));
-    assert.deepEqual(await h.collection.status(asString), { rawStatus: 'FAILED:NOT_ENOUGH_FUNDS', outcome: 'failed' });
-    assert.deepEqual(await h.collection.status(asObject), { rawStatus: 'FAILED:PAYER_NOT_FOUND', outcome: 'failed' });
+    assert.deepEqual(await h.collection.status(asString), { rawStatus: 'FAILED:NOT_ENOUGH_FUNDS', outcome: 'failed', failureReason: 'insufficient_funds' });
+    assert.deepEqual(await h.collection.status(asObject), { rawStatus: 'FAILED:PAYER_NOT_FOUND', outcome: 'failed', failureReason: 'number_not_registered' });
     assert.deepEqual((h.standIn.statusBody(asObject.providerReference!) as { reason: unknown }).reason, { code: 'PAYER_NOT_FOUND', message: 'Payer not found' });
+  });
+
+  it('each documented FAILED reason becomes the payer\'s reason; an undocumented or generic one gives none', async () => {
+    const expected: Record<string, string | undefined> = {
+      NOT_ENOUGH_FUNDS: 'insufficient_funds',
+      PAYER_LIMIT_REACHED: 'limit_reached',
+      APPROVAL_REJECTED: 'declined_by_payer',
+      EXPIRED: 'timed_out',
+      COULD_NOT_PERFORM_TRANSACTION: 'timed_out',
+      PAYER_NOT_FOUND: 'number_not_registered',
+      SENDER_ACCOUNT_NOT_ACTIVE: 'declined',
+      INTERNAL_PROCESSING_ERROR: undefined,
+      NOT_ALLOWED: undefined,
+      TRANSACTION_CANCELED: undefined,
+      SOMETHING_NEW: undefined,
+    };
+    for (const [reason, failureReason] of Object.entries(expected)) {
+      const attempt = attemptFor(h.collection);
+      await h.collection.initiate(attempt);
+      h.standIn.settle(attempt.providerReference!, 'FAILED', { code: reason, message: 'x' });
+      const status = await h.collection.status(attempt);
+      assert.equal(status.outcome, 'failed', reason);
+      assert.equal(status.rawStatus, `FAILED:${reason}`);
+      assert.equal(status.failureReason, failureReason, reason);
+      assert.equal(status.providerTransactionId, undefined, 'a failure has no financial transaction');
+    }
+    const bare = attemptFor(h.collection);
+    await h.collection.initiate(bare);
+    h.standIn.next('requesttopay_status', { answer: { status: 200, body: { status: 'FAILED' } } });
+    assert.deepEqual(await h.collection.status(bare), { rawStatus: 'FAILED', outcome: 'failed' }, 'no reason at all: failed without one');
+  });
+
+  it('the 5-minute window ends in COULD_NOT_PERFORM_TRANSACTION: timed out', async () => {
+    const windowed = await harness({ approvalWindowMs: 30 });
+    try {
+      const attempt = attemptFor(windowed.collection);
+      await windowed.collection.initiate(attempt);
+      await new Promise((resolve) => setTimeout(resolve, 80));
+      assert.deepEqual(await windowed.collection.status(attempt), { rawStatus: 'FAILED:COULD_NOT_PERFORM_TRANSACTION', outcome: 'failed', failureReason: 'timed_out' });
+    } finally {
+      await windowed.standIn.close();
+    }
+  });
+
+  it('financialTransactionId is MTN\'s id of a success, a number or a string; one that is not an id is left out', async () => {
+    const attempt = attemptFor(h.collection);
+    await h.collection.initiate(attempt);
+    const body = { status: 'SUCCESSFUL', amount: '12.50', currency: 'GHS', externalId: attempt.reference };
+    h.standIn.next('requesttopay_status', { answer: { status: 200, body: { ...body, financialTransactionId: 23503452 } } });
+    assert.equal((await h.collection.status(attempt)).providerTransactionId, '23503452');
+    h.standIn.next('requesttopay_status', { answer: { status: 200, body: { ...body, financialTransactionId: 'x'.repeat(101) } } });
+    const tooLong = await h.collection.status(attempt);
+    assert.equal(tooLong.outcome, 'paid');
+    assert.equal(tooLong.providerTransactionId, undefined);
+    h.standIn.next('requesttopay_status', { answer: { status: 200, body: { ...body, financialTransactionId: '12 34<script>' } } });
+    assert.equal((await h.collection.status(attempt)).providerTransactionId, undefined);
+    h.standIn.next('requesttopay_status', { answer: { status: 200, body: { ...body, amount: '10.00', financialTransactionId: '777' } } });
+    assert.deepEqual(await h.collection.status(attempt), { rawStatus: 'SUCCESSFUL:10.00 GHS', outcome: 'amount_mismatch', amountMinor: 1_000, providerTransactionId: '777' }, 'money taken for another amount still names its transaction');
+  });
+
+  it('a request approved after Sika stopped waiting is still a success MTN reports (no withdraw operation)', async () => {
+    const attempt = attemptFor(h.collection);
+    await h.collection.initiate(attempt);
+    assert.equal((await h.collection.status(attempt)).outcome, 'pending');
+    const approved = h.standIn.approveLate(attempt.reference);
+    assert.equal(approved.referenceId, attempt.providerReference);
+    const status = await h.collection.status(attempt);
+    assert.equal(status.outcome, 'paid');
+    assert.equal(status.providerTransactionId, approved.financialTransactionId);
+    await h.standIn.waitForCallbacks(1);
+    assert.throws(() => h.standIn.approveLate(attempt.providerReference!), /already SUCCESSFUL/);
   });
 
   it('a success for another amount or currency is amount_mismatch with the amount taken', async () => {
@@ -331,6 +410,17 @@ describe('MTN MoMo adapter: request to pay', () => {
     const payer = (await h.collection.initiate(attemptFor(h.collection)).catch((e: unknown) => e)) as ProviderRefusedError;
     assert.ok(payer instanceof ProviderRefusedError);
     assert.equal(payer.declined, true);
+    assert.equal(payer.failureReason, 'number_not_registered', 'the refusal carries the payer\'s reason');
+    assert.equal(internal.failureReason, null, 'an outage has no payer reason');
+
+    h.standIn.next('requesttopay', { answer: { status: 500, body: { code: 'NOT_ENOUGH_FUNDS', message: 'low' } } });
+    const poor = (await h.collection.initiate(attemptFor(h.collection)).catch((e: unknown) => e)) as ProviderRefusedError;
+    assert.equal(poor.declined, true);
+    assert.equal(poor.failureReason, 'insufficient_funds');
+    h.standIn.next('requesttopay', { answer: { status: 500, body: { code: 'PAYEE_NOT_ALLOWED_TO_RECEIVE', message: 'merchant blocked' } } });
+    const payee = (await h.collection.initiate(attemptFor(h.collection)).catch((e: unknown) => e)) as ProviderRefusedError;
+    assert.equal(payee.declined, true);
+    assert.equal(payee.failureReason, null, 'a wallet code MTN does not explain to a payer: declined without a reason');
 
     const badNumber = (await h.collection.initiate(attemptFor(h.collection, { currency: 'USD' })).catch((e: unknown) => e)) as ProviderRefusedError;
     assert.ok(badNumber instanceof ProviderRefusedError);

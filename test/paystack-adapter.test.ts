@@ -18,7 +18,7 @@ import {
   VerificationRefusedError,
   type AttemptForRail,
 } from '../src/rails/types.ts';
-import { STAND_IN_GHANA_BANKS, startPaystackStandIn, type PaystackStandIn } from './standins/paystack.ts';
+import { PAYSTACK_FAILURE_TEXTS, STAND_IN_GHANA_BANKS, startPaystackStandIn, type PaystackStandIn } from './standins/paystack.ts';
 
 const SECRET_KEY = 'sk_test_4f1c0ffee0ddba11';
 /** Short, so a held request fails the test run in a fraction of a second rather than the default 15 s. */
@@ -88,6 +88,8 @@ function payout(recipient: Partial<PayoutForRail['recipient']>, overrides: Parti
 const standInCode = (name: string) => STAND_IN_GHANA_BANKS.find((bank) => bank.name === name)!.code;
 const requestsTo = (endpoint: Parameters<PaystackStandIn['count']>[0]) => standIn.requests.filter((request) => request.endpoint === endpoint);
 const lastBody = (endpoint: Parameters<PaystackStandIn['count']>[0]) => requestsTo(endpoint).at(-1)!.body;
+/** Paystack's id of a charge (data.id), as the adapter names it. */
+const idOf = (reference: string) => String(standIn.charge(reference)!.id);
 
 async function deliveredFor(reference: string, event?: string): Promise<Received[]> {
   await standIn.webhooksIdle();
@@ -216,7 +218,7 @@ describe('Paystack collection: Mobile Money', () => {
       { ...paystack.parseWebhook(JSON.parse(delivery.raw.toString('utf8'))), eventKey: undefined },
       { kind: 'charge', event: 'charge.success', reference: attempt.providerReference, eventKey: undefined },
     );
-    assert.deepEqual(await paystack.collection.status(attempt), { rawStatus: 'success', outcome: 'paid', amountMinor: 2_550 });
+    assert.deepEqual(await paystack.collection.status(attempt), { rawStatus: 'success', outcome: 'paid', amountMinor: 2_550, providerTransactionId: idOf(attempt.providerReference!) });
   });
 
   it('uses the payer email when the merchant gave one', async () => {
@@ -276,7 +278,7 @@ describe('Paystack collection: Mobile Money', () => {
     const attempt = momoAttempt({ phone: '+233541230001' });
     standIn.next({ phone: '0541230001' }, { kind: 'charge', status: 'success', reportAmountMinor: 2_000 });
     assert.equal((await paystack.collection.initiate(attempt)).outcome, 'amount_mismatch');
-    assert.deepEqual(await paystack.collection.status(attempt), { rawStatus: 'success', outcome: 'amount_mismatch', amountMinor: 2_000 });
+    assert.deepEqual(await paystack.collection.status(attempt), { rawStatus: 'success', outcome: 'amount_mismatch', amountMinor: 2_000, providerTransactionId: idOf(attempt.providerReference!) });
 
     const other = momoAttempt({ phone: '+233541230002' });
     await paystack.collection.initiate(other);
@@ -290,7 +292,83 @@ describe('Paystack collection: Mobile Money', () => {
     standIn.next({ phone: '0591230003' }, { kind: 'charge', status: 'failed', gatewayResponse: 'Insufficient funds' });
     const initiated = await paystack.collection.initiate(attempt);
     assert.equal(initiated.outcome, 'failed');
-    assert.deepEqual(await paystack.collection.status(attempt), { rawStatus: 'failed', outcome: 'failed', amountMinor: 2_550 });
+    assert.equal(initiated.failureReason, 'insufficient_funds');
+    assert.deepEqual(await paystack.collection.status(attempt), {
+      rawStatus: 'failed',
+      outcome: 'failed',
+      amountMinor: 2_550,
+      providerTransactionId: idOf(attempt.providerReference!),
+      failureReason: 'insufficient_funds',
+    });
+  });
+
+  it('failure words map to the payer\'s reason only where Paystack\'s words say it; others give none', async () => {
+    const cases: Array<[string, string | undefined]> = [
+      [PAYSTACK_FAILURE_TEXTS.insufficient_funds, 'insufficient_funds'],
+      ['Insufficient Funds', 'insufficient_funds'],
+      [PAYSTACK_FAILURE_TEXTS.wrong_pin, 'wrong_pin'],
+      [PAYSTACK_FAILURE_TEXTS.timed_out, 'timed_out'],
+      [PAYSTACK_FAILURE_TEXTS.declined, 'declined'],
+      ['Do Not Honor', 'declined'],
+      ['Expired card', undefined],
+      ['Customer is blacklisted', undefined],
+      ['An unknown error has occurred, please contact system administrator', undefined],
+    ];
+    let n = 0;
+    for (const [said, reason] of cases) {
+      const phone = `+23355124${String(++n).padStart(4, '0')}`;
+      const attempt = momoAttempt({ phone });
+      await paystack.collection.initiate(attempt);
+      standIn.settleCharge(attempt.providerReference!, 'failed', { gatewayResponse: said });
+      const status = await paystack.collection.status(attempt);
+      assert.equal(status.outcome, 'failed', said);
+      assert.equal(status.failureReason, reason, said);
+    }
+  });
+
+  it('gateway_response_code decides first where its meaning is plain', async () => {
+    const cases: Array<[string, string, string | undefined]> = [
+      ['do_not_honor', 'Transaction failed', 'declined'],
+      ['pickup_card', 'Transaction failed', 'declined'],
+      ['customer_cancellation', 'Insufficient funds', 'declined_by_payer'],
+      ['processing_error', 'Insufficient funds', 'insufficient_funds'],
+      ['unknown', 'Something odd', undefined],
+    ];
+    let n = 0;
+    for (const [code, said, reason] of cases) {
+      const attempt = momoAttempt({ phone: `+23355125${String(++n).padStart(4, '0')}` });
+      await paystack.collection.initiate(attempt);
+      standIn.settleCharge(attempt.providerReference!, 'failed', { gatewayResponse: said, gatewayResponseCode: code });
+      assert.equal((await paystack.collection.status(attempt)).failureReason, reason, code);
+    }
+  });
+
+  it('a Mobile Money charge abandoned is failed, not cancelled; its words still give the reason', async () => {
+    const attempt = momoAttempt({ phone: '+233551260001' });
+    await paystack.collection.initiate(attempt);
+    standIn.abandonCharge(attempt.providerReference!);
+    assert.deepEqual(await paystack.collection.status(attempt), { rawStatus: 'abandoned', outcome: 'failed', amountMinor: 2_550, providerTransactionId: idOf(attempt.providerReference!) });
+    const timedOut = momoAttempt({ phone: '+233551260002' });
+    standIn.next({ phone: '0551260002' }, { kind: 'charge', status: 'pay_offline', gatewayResponse: PAYSTACK_FAILURE_TEXTS.timed_out });
+    await paystack.collection.initiate(timedOut);
+    standIn.abandonCharge(timedOut.providerReference!);
+    assert.equal((await paystack.collection.status(timedOut)).failureReason, 'timed_out');
+    assert.equal((await paystack.collection.status(timedOut)).card, undefined, 'a wallet is not a card');
+  });
+
+  it('a failed voucher at submit_otp says why; a failed charge check says why too', async () => {
+    const attempt = momoAttempt({ network: 'telecel', phone: '+233201260003' });
+    standIn.next({ endpoint: 'charge.create', phone: '0201260003' }, { kind: 'charge', status: 'send_otp', afterOtp: 'failed' });
+    await paystack.collection.initiate(attempt);
+    standIn.next({ endpoint: 'charge.submit_otp' }, { kind: 'charge', status: 'failed', gatewayResponse: PAYSTACK_FAILURE_TEXTS.insufficient_funds });
+    assert.deepEqual(await paystack.collection.authorize(attempt, '123456'), { rawStatus: 'failed', verificationRequired: false, outcome: 'failed', failureReason: 'insufficient_funds' });
+
+    const checked = momoAttempt({ phone: '+233551260004' });
+    await paystack.collection.initiate(checked);
+    // verify still says pending while GET /charge/{reference} already has the failure and its message.
+    standIn.next({ endpoint: 'transaction.verify' }, { kind: 'http_error', status: 200, body: { status: true, message: 'Verification successful', data: { id: 1, status: 'pending' } } });
+    standIn.next({ endpoint: 'charge.check' }, { kind: 'http_error', status: 200, body: { status: true, message: 'Reference check successful', data: { reference: checked.providerReference, status: 'failed', message: 'Insufficient funds' } } });
+    assert.deepEqual(await paystack.collection.status(checked), { rawStatus: 'failed', outcome: 'failed', failureReason: 'insufficient_funds' });
   });
 
   it('a pending charge settled as failed later reads failed', async () => {
@@ -391,7 +469,7 @@ describe('Paystack collection: Mobile Money', () => {
     assert.ok(delivery);
     assert.equal(paystack.verifyWebhook(delivery.raw, delivery.signature), true);
     assert.equal(paystack.parseWebhook(JSON.parse(delivery.raw.toString('utf8'))).kind, 'refund');
-    assert.deepEqual(await paystack.collection.status(attempt), { rawStatus: 'reversed', outcome: 'reversed', amountMinor: 2_550 });
+    assert.deepEqual(await paystack.collection.status(attempt), { rawStatus: 'reversed', outcome: 'reversed', amountMinor: 2_550, providerTransactionId: idOf(attempt.providerReference!) });
   });
 
   it('a refund Paystack refuses (more than was paid) is a ProviderRefusedError', async () => {
@@ -407,6 +485,7 @@ describe('Paystack collection: Mobile Money', () => {
     const charges = standIn.count('charge.create');
     await assert.rejects(paystack.collection.resend(attempt), RailUnavailableError);
     assert.equal(standIn.count('charge.create'), charges);
+    assert.equal(paystack.collection.resendSupported, false, 'so the page never offers it');
   });
 });
 
@@ -419,9 +498,9 @@ describe('Paystack collection: card on the hosted page', () => {
     assert.equal(body.callback_url, attempt.returnUrl);
     assert.equal(body.reference, attempt.providerReference);
     assert.equal(body.amount, 2_550);
+    assert.equal((body.metadata as Record<string, unknown>).cancel_action, attempt.returnUrl, 'a payer who cancels comes back to the payer page');
     const redirectUrl = initiated.instructions.redirect_url as string;
     assert.ok(redirectUrl.startsWith(`${standIn.baseUrl}/checkout/`));
-    assert.deepEqual(await paystack.collection.status(attempt), { rawStatus: 'abandoned', outcome: 'pending' }, 'not finished yet is not failed');
 
     const page = await fetch(redirectUrl);
     const html = await page.text();
@@ -435,16 +514,91 @@ describe('Paystack collection: card on the hosted page', () => {
     assert.equal(back.searchParams.get('reference'), attempt.providerReference);
     assert.equal(back.searchParams.get('attempt'), 'att_x');
 
-    assert.deepEqual(await paystack.collection.status(attempt), { rawStatus: 'success', outcome: 'paid', amountMinor: 2_550 });
+    assert.deepEqual(await paystack.collection.status(attempt), {
+      rawStatus: 'success',
+      outcome: 'paid',
+      amountMinor: 2_550,
+      providerTransactionId: idOf(attempt.providerReference!),
+      card: { brand: 'visa', last4: '4081' },
+    });
     assert.equal((await deliveredFor(attempt.providerReference!, 'charge.success')).length, 1);
   });
 
-  it('Decline fails it', async () => {
+  it('Decline fails it, with the reason its words give', async () => {
     const attempt = cardAttempt();
     const initiated = await paystack.collection.initiate(attempt);
     const decline = await fetch(`${initiated.instructions.redirect_url as string}/decline`, { method: 'POST', redirect: 'manual' });
     assert.equal(decline.status, 303);
-    assert.equal((await paystack.collection.status(attempt)).outcome, 'failed');
+    const status = await paystack.collection.status(attempt);
+    assert.equal(status.outcome, 'failed');
+    assert.equal(status.failureReason, 'declined');
+    assert.equal(status.card, undefined, 'only a success names the card');
+
+    const poor = cardAttempt();
+    const page = await paystack.collection.initiate(poor);
+    const form = new URLSearchParams({ gateway_response: PAYSTACK_FAILURE_TEXTS.insufficient_funds });
+    await fetch(`${page.instructions.redirect_url as string}/decline`, { method: 'POST', body: form, redirect: 'manual' });
+    assert.equal((await paystack.collection.status(poor)).failureReason, 'insufficient_funds');
+  });
+
+  it('abandoned ends a card attempt (cancelled, not failed); a late payment on the same page then reads paid', async () => {
+    const attempt = cardAttempt();
+    const initiated = await paystack.collection.initiate(attempt);
+    const redirectUrl = initiated.instructions.redirect_url as string;
+    assert.deepEqual(await paystack.collection.status(attempt), { rawStatus: 'abandoned', outcome: 'cancelled', providerTransactionId: idOf(attempt.providerReference!) });
+
+    // The payer presses Cancel on Paystack's page: back to cancel_action, the transaction still unpaid.
+    const cancel = await fetch(`${redirectUrl}/cancel`, { method: 'POST', redirect: 'manual' });
+    assert.equal(cancel.status, 303);
+    assert.equal(cancel.headers.get('location'), attempt.returnUrl);
+    assert.ok(standIn.charge(attempt.providerReference!)!.cancelledAt);
+    assert.equal((await paystack.collection.status(attempt)).outcome, 'cancelled');
+
+    // The payer goes back to the page and pays after all: Paystack reports a success Sika applies late.
+    const pay = await fetch(`${redirectUrl}/pay`, { method: 'POST', redirect: 'manual' });
+    assert.equal(pay.status, 303);
+    const late = await paystack.collection.status(attempt);
+    assert.equal(late.outcome, 'paid');
+    assert.deepEqual(late.card, { brand: 'visa', last4: '4081' });
+    assert.equal((await deliveredFor(attempt.providerReference!, 'charge.success')).length, 1);
+
+    const later = cardAttempt();
+    await paystack.collection.initiate(later);
+    standIn.abandonCharge(later.providerReference!);
+    assert.equal((await paystack.collection.status(later)).outcome, 'cancelled');
+    standIn.settleCharge(later.providerReference!, 'success');
+    assert.equal((await paystack.collection.status(later)).outcome, 'paid');
+  });
+
+  it('the card is read from authorization: brand, else card_type\'s first word; never from a wallet or a bad last4', async () => {
+    const attempt = cardAttempt();
+    await paystack.collection.initiate(attempt);
+    standIn.settleCharge(attempt.providerReference!, 'success');
+    const verified = (await api('GET', `/transaction/verify/${attempt.providerReference}`)).json.data as Record<string, unknown>;
+    const authorization = verified.authorization as Record<string, unknown>;
+    const answer = (over: Record<string, unknown>) => ({ status: true, message: 'Verification successful', data: { ...verified, authorization: { ...authorization, ...over } } });
+    const statusWith = async (over: Record<string, unknown>) => {
+      standIn.next({ endpoint: 'transaction.verify' }, { kind: 'http_error', status: 200, body: answer(over) });
+      return paystack.collection.status(attempt);
+    };
+    assert.deepEqual((await statusWith({ brand: '', card_type: 'mastercard DEBIT', last4: '5555' })).card, { brand: 'mastercard', last4: '5555' });
+    assert.deepEqual((await statusWith({ brand: ' verve ', last4: '1234' })).card, { brand: 'verve', last4: '1234' });
+    assert.equal((await statusWith({ last4: 'X149' })).card, undefined, 'a masked wallet number is no card');
+    assert.equal((await statusWith({ brand: '', card_type: '' })).card, undefined, 'no brand at all: no card');
+    assert.equal((await statusWith({ channel: 'mobile_money' })).card, undefined);
+    const longBrand = (await statusWith({ brand: 'b'.repeat(40) })).card!;
+    assert.equal(longBrand.brand.length, 30);
+    standIn.next({ endpoint: 'transaction.verify' }, { kind: 'http_error', status: 200, body: { ...answer({}), data: { ...answer({}).data, id: 'not-an-id' } } });
+    const noId = await paystack.collection.status(attempt);
+    assert.equal(noId.outcome, 'paid');
+    assert.equal(noId.providerTransactionId, undefined);
+
+    const wallet = momoAttempt({ phone: '+233551260005' });
+    standIn.next({ phone: '0551260005' }, { kind: 'charge', status: 'success' });
+    await paystack.collection.initiate(wallet);
+    const paidByWallet = await paystack.collection.status(wallet);
+    assert.equal(paidByWallet.outcome, 'paid');
+    assert.equal(paidByWallet.card, undefined, 'a Mobile Money authorization (Mtn mobile money, X987) is not a card');
   });
 
   it('initialize again with the same reference is already accepted', async () => {

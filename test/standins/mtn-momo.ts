@@ -4,6 +4,12 @@
 // answer 5xx, or whose callback comes twice or never; and they read back every request it received.
 // Refunds (POST /disbursement/v1_0/refund, GET .../refund/{referenceId}) are transactions of kind 'refund',
 // steered like the others: next('refund', { answer: 'lose' | 'timeout' | { status, body } }), settle(id, ...).
+// Failure reasons: a plan's `reason` or settle(id, 'FAILED', reason) picks the code the status answer carries
+// (MTN_REASONS lists the documented ones). A success carries a financialTransactionId.
+// Late approvals: the Open API has no operation to withdraw a request to pay, so a request Sika stopped waiting
+// for (the payer changed course) stays PENDING here until the payer acts: approveLate(attempt id or reference)
+// approves it then. With approvalWindowMs, a request nobody settled by then fails COULD_NOT_PERFORM_TRANSACTION,
+// MTN's 5-minute window (https://momodeveloper.mtn.com/content/html_widgets/TEcUW.html).
 import { randomBytes, randomInt } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -14,6 +20,25 @@ export type TransactionStatus = 'PENDING' | 'SUCCESSFUL' | 'FAILED';
 export type TransactionKind = 'requesttopay' | 'transfer' | 'refund';
 /** A failure reason: a plain string as MTN's community posts show, or the swagger's ErrorReason object. */
 export type Reason = string | { code: string; message?: string };
+
+/**
+ * Documented request-to-pay failure reasons, for tests to pick from: MTN's table
+ * (https://momodevelopercommunity.mtn.com/product-updates/reason-for-some-failed-api-responses-updated-192),
+ * the catalogue (https://momodeveloper.mtn.com/content/html_widgets/o46rh.html) and the descriptions
+ * (https://momodeveloper.mtn.com/content/html_widgets/TEcUW.html).
+ */
+export const MTN_REASONS = [
+  'NOT_ENOUGH_FUNDS',
+  'PAYER_LIMIT_REACHED',
+  'APPROVAL_REJECTED',
+  'EXPIRED',
+  'COULD_NOT_PERFORM_TRANSACTION',
+  'PAYER_NOT_FOUND',
+  'SENDER_ACCOUNT_NOT_ACTIVE',
+  'NOT_ALLOWED',
+  'INTERNAL_PROCESSING_ERROR',
+  'TRANSACTION_CANCELED',
+] as const;
 
 export interface StandInCredentials {
   subscriptionKey: string;
@@ -124,6 +149,11 @@ export interface MtnMomoStandInOptions {
   accountHolders?: Record<string, AccountHolder>;
   /** How an unknown account holder is answered: 404 (2018 docs, default) or 500 {code: NOT_FOUND}. */
   unknownHolderStatus?: 404 | 500;
+  /**
+   * A request to pay still PENDING this long after it was created fails with COULD_NOT_PERFORM_TRANSACTION, as MTN's
+   * "delay to approve a transaction within the given time frame (5 minutes)" does (TEcUW). Default: never.
+   */
+  approvalWindowMs?: number;
 }
 
 export const STANDIN_COLLECTION: StandInCredentials = { subscriptionKey: 'collection-subscription-key', userId: '8f0f3f0e-55b6-4a38-9f43-2a8a5b7c6d01', apiKey: 'collection-api-key' };
@@ -180,6 +210,13 @@ export interface MtnMomoStandIn {
   clearPlans(): void;
   /** Settle a PENDING transaction (and send its callback, as its plan says). */
   settle(referenceId: string, status: 'SUCCESSFUL' | 'FAILED', reason?: Reason): StandInTransaction;
+  /** The request to pay whose externalId (Sika's attempt id) or X-Reference-Id this is. */
+  transactionOf(attemptOrReference: string): StandInTransaction | undefined;
+  /**
+   * The payer approves a request Sika may have stopped waiting for (it changed course): MTN has no operation to
+   * withdraw a request to pay, so the wallet still takes the money. A SUCCESSFUL with its callback.
+   */
+  approveLate(attemptOrReference: string): StandInTransaction;
   /** Make every token issued so far (for one product or both) expired: the next call with one is a 401. */
   expireTokens(product?: MtnProduct): void;
   setAccountHolder(msisdn: string, holder: AccountHolder | null): void;
@@ -477,6 +514,11 @@ export async function startMtnMomoStandIn(options: MtnMomoStandInOptions = {}): 
     const settleNow = () => {
       if (outcome !== 'PENDING' && tx.status === 'PENDING') finish(tx, outcome, plan.reason ?? null);
     };
+    if (kind === 'requesttopay' && options.approvalWindowMs !== undefined) {
+      later(options.approvalWindowMs, () => {
+        if (tx.status === 'PENDING') finish(tx, 'FAILED', 'COULD_NOT_PERFORM_TRANSACTION');
+      });
+    }
 
     if (answer === 'timeout') held.add(res);
     else if (answer === 'lose') req.socket.destroy();
@@ -622,6 +664,10 @@ export async function startMtnMomoStandIn(options: MtnMomoStandInOptions = {}): 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
 
+  const transactionOf = (attemptOrReference: string): StandInTransaction | undefined =>
+    transactions.get(attemptOrReference.toLowerCase()) ??
+    [...transactions.values()].find((tx) => tx.kind === 'requesttopay' && tx.externalId === attemptOrReference);
+
   const cutConnections = () => {
     for (const res of held) res.destroy();
     held.clear();
@@ -655,6 +701,14 @@ export async function startMtnMomoStandIn(options: MtnMomoStandInOptions = {}): 
       if (!tx) throw new Error(`no transaction ${referenceId}`);
       if (tx.status !== 'PENDING') throw new Error(`transaction ${referenceId} is already ${tx.status}`);
       finish(tx, status, reason ?? tx.plan.reason ?? null);
+      return tx;
+    },
+    transactionOf,
+    approveLate(attemptOrReference) {
+      const tx = transactionOf(attemptOrReference);
+      if (!tx || tx.kind !== 'requesttopay') throw new Error(`no request to pay ${attemptOrReference}`);
+      if (tx.status !== 'PENDING') throw new Error(`request to pay ${attemptOrReference} is already ${tx.status}`);
+      finish(tx, 'SUCCESSFUL', null);
       return tx;
     },
     expireTokens(product) {

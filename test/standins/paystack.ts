@@ -13,7 +13,7 @@
 // What it serves (every API call needs `Authorization: Bearer <secretKey>`, else 401 "Invalid key"):
 //   POST /charge, POST /charge/submit_otp, GET /charge/{reference}        mobile money (mtn, vod, atl)
 //   POST /transaction/initialize, GET /transaction/verify/{reference}     hosted page (card), verify
-//   GET  /checkout/{access_code}  and POST /checkout/{access_code}/pay|decline   the hosted page itself
+//   GET  /checkout/{access_code}  and POST /checkout/{access_code}/pay|decline|cancel   the hosted page itself
 //   GET  /bank?currency=GHS&type=ghipss|mobile_money, GET /bank/resolve   banks, telcos, name enquiry
 //   POST /transferrecipient, POST /transfer, GET /transfer/verify/{reference}
 //   POST /refund, GET /refund/{id}
@@ -47,7 +47,15 @@
 //   webhook modes: 'once' (default), 'twice', 'bad_signature', 'unsigned', 'none'.
 //   Connection refused: await refuseConnections() ... await acceptConnections() (same port).
 //
-// Settling later: settleCharge(reference, 'success'|'failed'), settleTransfer(reference,
+// The hosted page (card): Pay succeeds; Decline fails, with the gateway_response chosen in its list (the
+// documented texts of PAYSTACK_FAILURE_TEXTS); Cancel leaves the transaction unpaid (verify keeps saying
+// "abandoned") and sends the payer to metadata.cancel_action [https://paystack.com/docs/payments/metadata/ "Cancel action"]. A cancelled
+// page can still be paid later (Pay again, or settleCharge(reference, 'success')): a late success.
+// abandonCharge(reference): the payer left without paying; a card reads abandoned (as it did), a Mobile Money
+// charge reads abandoned too (not documented when Paystack gives up on a wallet; here only when a test says).
+//
+// Settling later: settleCharge(reference, 'success'|'failed', { gatewayResponse?, gatewayResponseCode? }) (the
+// failure's words pick the reason the adapter reads), settleTransfer(reference,
 // 'success'|'failed'|'reversed'), settleRefund(id, 'processed'|'failed'); each sends the webhook Paystack
 // sends (charge.success; transfer.success|failed|reversed; refund.processed|failed) to webhookUrl, signed
 // with `x-paystack-signature` = hex HMAC-SHA512 of the raw body keyed with the secret key [SNIP
@@ -89,6 +97,20 @@ export type StandInEndpoint =
   | 'unknown';
 
 export type ChargeStatus = 'success' | 'failed' | 'send_otp' | 'pay_offline' | 'pending';
+
+/**
+ * Failure texts Paystack documents, for tests to pick a reason: "Insufficient funds" [SNIP
+ * api/charges/check/response.json 200_failed; https://support.paystack.com/hc/en-us/articles/360013597919],
+ * "Incorrect PIN" (same support article), "Declined" (the stand-in's plain decline; banks' refusals in
+ * https://support.paystack.com/en/articles/2123650), and a session timeout [https://docs-v2.paystack.com/api/errors/transaction "not
+ * completed in the time allowed by your session timeout"]; the last wording is the stand-in's own.
+ */
+export const PAYSTACK_FAILURE_TEXTS = {
+  insufficient_funds: 'Insufficient funds',
+  wrong_pin: 'Incorrect PIN',
+  declined: 'Declined',
+  timed_out: 'Transaction timed out',
+} as const;
 export type TransferStatus = 'pending' | 'success' | 'failed' | 'otp' | 'received' | 'reversed';
 export type WebhookMode = 'once' | 'twice' | 'bad_signature' | 'unsigned' | 'none';
 
@@ -98,6 +120,8 @@ export type Behaviour =
       status: ChargeStatus;
       displayText?: string;
       gatewayResponse?: string;
+      /** gateway_response_code on the transaction object (https://paystack.com/docs/payments/gateway-responses/). */
+      gatewayResponseCode?: string;
       /** The voucher/OTP this charge accepts (send_otp). */
       otp?: string;
       /** The status a good code leads to (default success). */
@@ -148,10 +172,14 @@ export interface StandInCharge {
   phone: string | null;
   /** mtn, vod or atl, lower-cased (mobile money only). */
   provider: string | null;
-  /** initialized: a hosted-page transaction the payer has not finished. */
-  status: ChargeStatus | 'initialized' | 'reversed';
+  /** initialized: a hosted-page transaction the payer has not finished; abandoned: a test said the payer left (Mobile Money). */
+  status: ChargeStatus | 'initialized' | 'reversed' | 'abandoned';
   displayText: string | null;
   gatewayResponse: string;
+  /** gateway_response_code, when a test set one (https://paystack.com/docs/payments/gateway-responses/). */
+  gatewayResponseCode: string | null;
+  /** When the payer pressed Cancel on the hosted page (the transaction stays payable). */
+  cancelledAt: string | null;
   otp: string;
   afterOtp: Exclude<ChargeStatus, 'send_otp'>;
   otpTries: number;
@@ -243,7 +271,9 @@ export interface PaystackStandIn {
   /** Returns a function that removes the rule. */
   always(match: Match, behaviour: Behaviour): () => void;
   clearRules(): void;
-  settleCharge(reference: string, status: 'success' | 'failed', options?: { webhook?: WebhookMode; gatewayResponse?: string }): void;
+  settleCharge(reference: string, status: 'success' | 'failed', options?: { webhook?: WebhookMode; gatewayResponse?: string; gatewayResponseCode?: string }): void;
+  /** The payer left without paying: verify reads abandoned; the charge can still be settled later (a late success). */
+  abandonCharge(reference: string): void;
   settleTransfer(reference: string, status: 'success' | 'failed' | 'reversed', options?: { webhook?: WebhookMode; reason?: string }): void;
   settleRefund(id: number, status: 'processed' | 'failed', options?: { webhook?: WebhookMode }): void;
   /** Moves a refund's creation time to `at` (for the list's from/to filters). */
@@ -318,6 +348,8 @@ const CHARGE_REFERENCE = /^[A-Za-z0-9.=-]+$/;
 const TRANSFER_REFERENCE = /^[a-z0-9_-]+$/;
 const TRANSFER_REFERENCE_LENGTH_MIN = 16;
 const OTP_DEFAULT = '123456';
+/** The hosted page's plain Decline (the stand-in's wording). */
+const DECLINED_BY_PAYER = 'Declined by the payer';
 const BALANCE_MINOR_DEFAULT = 100_000_000;
 /** The list endpoint's page size when perPage is not given (not documented; 50 is what SDKs assume). */
 const BANKS_PER_PAGE_DEFAULT = 50;
@@ -393,7 +425,7 @@ function route(method: string, path: string): { endpoint: StandInEndpoint; param
   if (method === 'GET' && parts.length === 2 && a === 'checkout') return { endpoint: 'checkout.page', param: b! };
   if (method === 'GET' && parts.length === 1 && a === 'transaction') return { endpoint: 'transaction.list', param: null };
   if (method === 'GET' && parts.length === 1 && a === 'transfer') return { endpoint: 'transfer.list', param: null };
-  if (method === 'POST' && parts.length === 3 && a === 'checkout' && (c === 'pay' || c === 'decline')) return { endpoint: 'checkout.action', param: b! };
+  if (method === 'POST' && parts.length === 3 && a === 'checkout' && (c === 'pay' || c === 'decline' || c === 'cancel')) return { endpoint: 'checkout.action', param: b! };
   return { endpoint: 'unknown', param: null };
 }
 
@@ -555,6 +587,7 @@ export async function startPaystackStandIn(options: PaystackStandInOptions): Pro
       amount,
       message: null,
       gateway_response: charge.gatewayResponse,
+      ...(charge.gatewayResponseCode ? { gateway_response_code: charge.gatewayResponseCode } : {}),
       paid_at: charge.paidAt,
       created_at: charge.createdAt,
       channel: charge.channel,
@@ -605,6 +638,7 @@ export async function startPaystackStandIn(options: PaystackStandInOptions): Pro
       case 'failed':
         return { reference: charge.reference, status: 'failed', message: charge.gatewayResponse, gateway_response: charge.gatewayResponse };
       case 'initialized':
+      case 'abandoned':
         return { reference: charge.reference, status: 'abandoned' };
       default:
         return transactionData(charge, charge.status);
@@ -748,8 +782,9 @@ export async function startPaystackStandIn(options: PaystackStandInOptions): Pro
 
   // ---- state changes ----
 
-  function applyChargeStatus(charge: StandInCharge, status: ChargeStatus, gatewayResponse?: string, webhook?: WebhookMode): void {
+  function applyChargeStatus(charge: StandInCharge, status: ChargeStatus, gatewayResponse?: string, webhook?: WebhookMode, gatewayResponseCode?: string): void {
     charge.status = status;
+    if (gatewayResponseCode !== undefined) charge.gatewayResponseCode = gatewayResponseCode;
     if (status === 'send_otp') charge.displayText ??= DISPLAY_TEXT.send_otp;
     if (status === 'pay_offline') charge.displayText ??= DISPLAY_TEXT.pay_offline;
     if (status === 'success') {
@@ -816,6 +851,8 @@ export async function startPaystackStandIn(options: PaystackStandInOptions): Pro
       status: 'pending',
       displayText: directive?.displayText ?? null,
       gatewayResponse: 'Awaiting payer approval',
+      gatewayResponseCode: null,
+      cancelledAt: null,
       otp: directive?.otp ?? defaultOtp,
       afterOtp: directive?.afterOtp ?? 'success',
       otpTries: 0,
@@ -831,7 +868,7 @@ export async function startPaystackStandIn(options: PaystackStandInOptions): Pro
       paidAt: null,
     };
     charges.set(reference, charge);
-    applyChargeStatus(charge, status, directive?.gatewayResponse);
+    applyChargeStatus(charge, status, directive?.gatewayResponse, undefined, directive?.gatewayResponseCode);
     return ok('Charge attempted', chargeState(charge));
   }
 
@@ -845,7 +882,7 @@ export async function startPaystackStandIn(options: PaystackStandInOptions): Pro
     charge.otpTries += 1;
     // Not documented: how Paystack answers a wrong voucher. Here a 400 that leaves the charge waiting for a code.
     if (otp !== charge.otp) return invalid('Invalid voucher code. Please generate a new voucher and try again', 'invalid_otp');
-    applyChargeStatus(charge, directive?.status === 'send_otp' ? charge.afterOtp : (directive?.status ?? charge.afterOtp), directive?.gatewayResponse);
+    applyChargeStatus(charge, directive?.status === 'send_otp' ? charge.afterOtp : (directive?.status ?? charge.afterOtp), directive?.gatewayResponse, undefined, directive?.gatewayResponseCode);
     return ok('Charge attempted', chargeState(charge));
   }
 
@@ -874,6 +911,8 @@ export async function startPaystackStandIn(options: PaystackStandInOptions): Pro
       status: 'initialized',
       displayText: null,
       gatewayResponse: 'The transaction was not completed',
+      gatewayResponseCode: null,
+      cancelledAt: null,
       otp: defaultOtp,
       afterOtp: 'success',
       otpTries: 0,
@@ -897,6 +936,8 @@ export async function startPaystackStandIn(options: PaystackStandInOptions): Pro
     if (!charge) return { status: 404, html: '<!doctype html><title>Not found</title><p>This payment page does not exist.</p>' };
     const cedis = `GHS ${(charge.amount / 100).toFixed(2)}`;
     const done = charge.status !== 'initialized';
+    // The decline's words, so a test (or a person) picks the failure reason the adapter reads.
+    const declineOptions = [DECLINED_BY_PAYER, ...Object.values(PAYSTACK_FAILURE_TEXTS)].map((said) => `<option>${escapeHtml(said)}</option>`).join('');
     const action = (verb: string) => `${baseUrl}/checkout/${encodeURIComponent(charge.accessCode!)}/${verb}`;
     return {
       status: 200,
@@ -904,7 +945,9 @@ export async function startPaystackStandIn(options: PaystackStandInOptions): Pro
 <h1>Pay ${escapeHtml(cedis)}</h1><p>${escapeHtml(charge.email)} &middot; ${escapeHtml(charge.reference)}</p>
 ${done ? `<p id="status">This payment is ${escapeHtml(charge.status)}.</p>` : ''}
 <form method="post" action="${escapeHtml(action('pay'))}"><button type="submit" id="pay"${done ? ' disabled' : ''}>Pay</button></form>
-<form method="post" action="${escapeHtml(action('decline'))}"><button type="submit" id="decline"${done ? ' disabled' : ''}>Decline</button></form>
+<form method="post" action="${escapeHtml(action('decline'))}"><select name="gateway_response" id="gateway-response">${declineOptions}</select>
+<button type="submit" id="decline"${done ? ' disabled' : ''}>Decline</button></form>
+<form method="post" action="${escapeHtml(action('cancel'))}"><button type="submit" id="cancel"${done ? ' disabled' : ''}>Cancel payment</button></form>
 </body></html>`,
     };
   }
@@ -912,9 +955,17 @@ ${done ? `<p id="status">This payment is ${escapeHtml(charge.status)}.</p>` : ''
   function checkoutAction(call: StandInCall): Answer {
     const charge = [...charges.values()].find((c) => c.accessCode === call.param);
     if (!charge) return { status: 404, html: '<!doctype html><title>Not found</title><p>This payment page does not exist.</p>' };
+    if (call.path.endsWith('/cancel')) {
+      // "You can redirect your users to a chosen URL when they cancel a payment ... setting a cancel_action in your
+      // metadata" [https://paystack.com/docs/payments/metadata/]. The transaction is left as it was: unpaid, verify says abandoned.
+      if (charge.status === 'initialized') charge.cancelledAt = nowIso();
+      const cancelAction = str((charge.metadata as Record<string, unknown> | null)?.cancel_action);
+      if (!cancelAction) return { status: 200, html: `<!doctype html><title>Cancelled</title><p id="status">cancelled</p>` };
+      return { status: 303, location: cancelAction };
+    }
     if (charge.status === 'initialized') {
       if (call.path.endsWith('/pay')) applyChargeStatus(charge, 'success', 'Successful');
-      else applyChargeStatus(charge, 'failed', 'Declined by the payer');
+      else applyChargeStatus(charge, 'failed', str(call.body.gateway_response) || DECLINED_BY_PAYER);
     }
     if (!charge.callbackUrl) return { status: 200, html: `<!doctype html><title>Done</title><p id="status">${escapeHtml(charge.status)}</p>` };
     // The hosted page sends the payer to callback_url with trxref and reference (as Paystack's checkout does).
@@ -1346,7 +1397,16 @@ ${done ? `<p id="status">This payment is ${escapeHtml(charge.status)}.</p>` : ''
       const charge = charges.get(reference);
       if (!charge) throw new Error(`stand-in: no charge ${reference}`);
       if (charge.status === 'success' || charge.status === 'failed' || charge.status === 'reversed') throw new Error(`stand-in: charge ${reference} is already ${charge.status}`);
-      applyChargeStatus(charge, status, options.gatewayResponse, options.webhook);
+      applyChargeStatus(charge, status, options.gatewayResponse, options.webhook, options.gatewayResponseCode);
+    },
+    abandonCharge(reference) {
+      const charge = charges.get(reference);
+      if (!charge) throw new Error(`stand-in: no charge ${reference}`);
+      if (charge.status === 'success' || charge.status === 'failed' || charge.status === 'reversed') throw new Error(`stand-in: charge ${reference} is already ${charge.status}`);
+      // A hosted-page transaction already reads abandoned until paid [https://paystack.com/docs/payments/verify-payments/ "abandoned: The
+      // customer has not completed the transaction"]; a wallet charge is moved there.
+      if (charge.status === 'initialized') charge.cancelledAt ??= nowIso();
+      else charge.status = 'abandoned';
     },
     settleTransfer(reference, status, options = {}) {
       const transfer = transfers.get(reference);
@@ -1415,6 +1475,8 @@ ${done ? `<p id="status">This payment is ${escapeHtml(charge.status)}.</p>` : ''
         status: 'success',
         displayText: null,
         gatewayResponse: 'Approved',
+        gatewayResponseCode: null,
+        cancelledAt: null,
         otp: defaultOtp,
         afterOtp: 'success',
         otpTries: 0,

@@ -3,15 +3,17 @@
 // Our X-Reference-Id is chosen (reference()) and stored by the caller before initiate(), so a request whose
 // answer was lost is asked about, and a re-send of the same id meets 409 instead of a second charge.
 import { randomUUID } from 'node:crypto';
+import { APPROVAL_WINDOW_S_BY_NETWORK } from '../momo-approval-help.ts';
 import { ProviderRefusedError, RailUnavailableError, type AttemptForRail, type CollectionRail, type Initiated, type StatusCheck } from '../types.ts';
 import { createAnswer, resultAnswer, WAITING_STATUSES } from './answers.ts';
 import type { MtnProductClient } from './client.ts';
-import { cedisString, msisdnOf, noteText, pesewasOf, referenceIdFor } from './wire.ts';
+import { mtnFailureReason } from './failure-reasons.ts';
+import { cedisString, msisdnOf, noteText, pesewasOf, referenceIdFor, transactionIdOf } from './wire.ts';
 
 export const MTN_MOMO_PROVIDER = 'mtn_momo';
 
 /** The payer has 5 minutes to approve before the request fails with COULD_NOT_PERFORM_TRANSACTION (https://momodeveloper.mtn.com/content/html_widgets/TEcUW.html). */
-export const APPROVAL_WINDOW_S = 300;
+export const APPROVAL_WINDOW_S = APPROVAL_WINDOW_S_BY_NETWORK.mtn;
 
 /** The query parameter of our callback URL that names the request's X-Reference-Id (the callback body may not carry it). */
 export const CALLBACK_REFERENCE_PARAM = 'reference_id';
@@ -47,6 +49,8 @@ export function mtnCollection(settings: { client: MtnProductClient; targetEnviro
   return {
     provider: MTN_MOMO_PROVIDER,
     serves: { rails: ['momo'], networks: ['mtn'] },
+    // The Open API cannot prompt again (see resend()): the page never offers it.
+    resendSupported: false,
 
     // "X-Reference-Id: Format - UUID… generated using UUID version 4" (requesttopay-POST).
     reference: () => randomUUID(),
@@ -75,7 +79,9 @@ export function mtnCollection(settings: { client: MtnProductClient; targetEnviro
       });
       const created = createAnswer(answer, 'request to pay');
       if (!created.accepted) {
-        throw new ProviderRefusedError(`MTN MoMo declined the request to pay: ${created.code}`, created.httpStatus, true);
+        // A wallet reason refused at once (PAYER_NOT_FOUND, NOT_ENOUGH_FUNDS, ...): the same reasons as a FAILED
+        // result, so the payer is told the same words.
+        throw new ProviderRefusedError(`MTN MoMo declined the request to pay: ${created.code}`, created.httpStatus, true, mtnFailureReason(created.code) ?? null);
       }
       // "The request will be in status PENDING until the transaction is authorized or declined by the payer or it
       // is timed out by the system" (requesttopay-POST): the payer approves on the phone, no code to type here.
@@ -91,17 +97,23 @@ export function mtnCollection(settings: { client: MtnProductClient; targetEnviro
       if (!result) return { rawStatus: 'NOT_FOUND', outcome: 'unknown' };
       if (WAITING_STATUSES.has(result.status)) return { rawStatus: result.status, outcome: 'pending' };
       if (result.status === 'FAILED') {
-        // Every FAILED is a failure; the reason (NOT_ENOUGH_FUNDS, COULD_NOT_PERFORM_TRANSACTION, ...) is kept.
-        return { rawStatus: result.reason ? `FAILED:${result.reason}` : 'FAILED', outcome: 'failed' };
+        // Every FAILED is a failure; the reason (NOT_ENOUGH_FUNDS, COULD_NOT_PERFORM_TRANSACTION, ...) is kept,
+        // and told to the payer where MTN documents what it means (failure-reasons.ts).
+        const failureReason = mtnFailureReason(result.reason);
+        return { rawStatus: result.reason ? `FAILED:${result.reason}` : 'FAILED', outcome: 'failed', ...(failureReason ? { failureReason } : {}) };
       }
       if (result.status === 'SUCCESSFUL') {
+        // "financialTransactionId: Financial transactionId from mobile money manager" (requesttopay-referenceId-GET):
+        // the id the payer's SMS and MTN's support know; present on a success.
+        const transactionId = transactionIdOf(result.financialTransactionId);
+        const ids = transactionId ? { providerTransactionId: transactionId } : {};
         const amountMinor = pesewasOf(result.amount);
         const expectedCurrency = wireCurrency(targetEnvironment, attempt.currency);
-        if (amountMinor === null) return { rawStatus: 'SUCCESSFUL:AMOUNT_UNREADABLE', outcome: 'manual_review' };
+        if (amountMinor === null) return { rawStatus: 'SUCCESSFUL:AMOUNT_UNREADABLE', outcome: 'manual_review', ...ids };
         if (amountMinor !== attempt.amountMinor || (result.currency !== null && result.currency !== expectedCurrency)) {
-          return { rawStatus: `SUCCESSFUL:${result.amount}${result.currency ? ` ${result.currency}` : ''}`, outcome: 'amount_mismatch', amountMinor };
+          return { rawStatus: `SUCCESSFUL:${result.amount}${result.currency ? ` ${result.currency}` : ''}`, outcome: 'amount_mismatch', amountMinor, ...ids };
         }
-        return { rawStatus: 'SUCCESSFUL', outcome: 'paid', amountMinor };
+        return { rawStatus: 'SUCCESSFUL', outcome: 'paid', amountMinor, ...ids };
       }
       // A status the docs do not list (PENDING | SUCCESSFUL | FAILED): a person looks at it.
       return { rawStatus: result.status || 'UNREADABLE', outcome: 'manual_review' };

@@ -102,3 +102,15 @@ export const NOTE_LENGTH_MAX = 160;
 export function noteText(text: string): string {
   return text.replace(/[^A-Za-z0-9 .,:_\-]/g, ' ').replace(/\s+/g, ' ').trim().slice(0, NOTE_LENGTH_MAX);
 }
+
+/** Longest provider transaction id Sika stores (payment_attempts.provider_transaction_id, migration 033). */
+export const TRANSACTION_ID_LENGTH_MAX = 100;
+
+/**
+ * MTN's financialTransactionId as we store and show it: digits in every example (`"financialTransactionId":
+ * 23503452`, requesttopay-referenceId-GET), a string in the schema. Anything that is not a short id of letters,
+ * digits, dots and dashes is dropped rather than cut, since a cut id names another transaction.
+ */
+export function transactionIdOf(value: string | null): string | null {
+  return value && value.length <= TRANSACTION_ID_LENGTH_MAX && /^[A-Za-z0-9._-]+$/.test(value) ? value : null;
+}

@@ -2,7 +2,11 @@
 // handset or types a voucher) and cards on Paystack's hosted page (POST /transaction/initialize). The
 // attempt's reference is stored before the call; a lost answer is followed by status(), never a second
 // charge. Sources as in docs/providers/paystack.md: [OAS] PaystackOSS/openapi dist/paystack.yaml, [SNIP]
-// PaystackOSS/doc-code-snippets dist/, [OLD-ERR] https://developers.paystack.co/docs/errors.
+// PaystackOSS/doc-code-snippets dist/, [OLD-ERR] https://developers.paystack.co/docs/errors, [VERIFY]
+// https://paystack.com/docs/payments/verify-payments/ (the statuses' meanings; read from a copy of Paystack's docs
+// at pilot-direct-debit.d111ulzzlm5kvf.amplifyapp.com/docs/payments/verify-payments), [META]
+// https://paystack.com/docs/payments/metadata/ (cancel_action).
+import type { FailureReason } from '../../lib/payment-failures.ts';
 import { field, text } from '../provider-http.ts';
 import {
   ProviderRefusedError,
@@ -16,6 +20,7 @@ import {
 } from '../types.ts';
 import { CHARGE_PROVIDER, isMomoNetwork, localPhone } from './banks.ts';
 import { amountOf, isAuthProblem, isDuplicateReference, isNotFound, isServerTrouble, refusal, type PaystackClient } from './client.ts';
+import { cardOf, failureReasonOf, transactionIdOf } from './outcome-details.ts';
 import { chargeReference } from './references.ts';
 
 /**
@@ -54,7 +59,14 @@ interface ChargeReading {
   amountMinor?: number;
   verificationRequired: boolean;
   instructions: Record<string, unknown>;
+  failureReason?: FailureReason;
 }
+
+/** `{ failureReason }` when the failed transaction's words say why, else nothing. */
+const reasonOf = (data: unknown): { failureReason?: FailureReason } => {
+  const failureReason = failureReasonOf(data);
+  return failureReason ? { failureReason } : {};
+};
 
 /**
  * The progressive data.status of POST /charge, POST /charge/submit_otp and GET /charge/{reference}:
@@ -75,7 +87,8 @@ function readCharge(attempt: AttemptForRail, data: unknown): ChargeReading {
       return { rawStatus, verificationRequired: false, instructions, ...(paid ?? {}) };
     }
     case 'failed':
-      return { rawStatus, outcome: 'failed', verificationRequired: false, instructions };
+      // The words of a failed charge: data.message "Insufficient funds" [SNIP api/charges/check/response.json].
+      return { rawStatus, outcome: 'failed', verificationRequired: false, instructions, ...reasonOf(data) };
     default:
       return { rawStatus, verificationRequired: false, instructions };
   }
@@ -105,12 +118,20 @@ async function initiateMomo(client: PaystackClient, attempt: AttemptForRail, ref
   // "we will always send a 200 if a charge ... was made. Do check the data object" [OLD-ERR].
   if (answer.httpStatus !== 200 || !answer.ok) throw refusal('the Mobile Money charge', answer);
   const reading = readCharge(attempt, answer.data);
-  return { rawStatus: reading.rawStatus, verificationRequired: reading.verificationRequired, instructions: reading.instructions, ...(reading.outcome ? { outcome: reading.outcome } : {}) };
+  return {
+    rawStatus: reading.rawStatus,
+    verificationRequired: reading.verificationRequired,
+    instructions: reading.instructions,
+    ...(reading.outcome ? { outcome: reading.outcome } : {}),
+    ...(reading.failureReason ? { failureReason: reading.failureReason } : {}),
+  };
 }
 
 async function initiateCard(client: PaystackClient, attempt: AttemptForRail, reference: string): Promise<Initiated> {
   // [OAS TransactionInitialize]: email and amount required; channels limits the hosted page to cards;
-  // callback_url overrides the dashboard's and is where the payer comes back to.
+  // callback_url overrides the dashboard's and is where the payer comes back to. A payer who cancels on
+  // Paystack's page is sent to metadata.cancel_action [META]: the same payer page, which then asks verify and
+  // ends the attempt on "abandoned" (status()), so the payer can pick another way to pay.
   const answer = await client.call('POST', '/transaction/initialize', {
     email: payerEmail(attempt),
     amount: checkedAmount(attempt),
@@ -118,7 +139,7 @@ async function initiateCard(client: PaystackClient, attempt: AttemptForRail, ref
     reference,
     channels: ['card'],
     ...(attempt.returnUrl ? { callback_url: attempt.returnUrl } : {}),
-    metadata: { sika_attempt_id: attempt.reference, sika_session_id: attempt.sessionId },
+    metadata: { sika_attempt_id: attempt.reference, sika_session_id: attempt.sessionId, ...(attempt.returnUrl ? { cancel_action: attempt.returnUrl } : {}) },
   });
   if (isDuplicateReference(answer)) return alreadyAccepted();
   if (answer.httpStatus !== 200 || !answer.ok) throw refusal('the card payment page', answer);
@@ -133,6 +154,8 @@ export function createCollection(client: PaystackClient): CollectionRail {
     provider: 'paystack',
     serves: { rails: ['momo', 'card'], networks: ['mtn', 'telecel', 'at'] },
     reference: (attempt) => chargeReference(attempt.reference),
+    // No call prompts the handset again (see resend()): the page never offers it.
+    resendSupported: false,
 
     async initiate(attempt) {
       const reference = referenceOf(attempt);
@@ -146,23 +169,32 @@ export function createCollection(client: PaystackClient): CollectionRail {
       const answer = await client.call('GET', `/transaction/verify/${encodeURIComponent(reference)}`);
       if (isNotFound(answer)) return { rawStatus: 'not_found', outcome: 'unknown' };
       if (answer.httpStatus !== 200 || !answer.ok) throw refusal('the status query', answer);
-      const rawStatus = text(field(answer.data, 'status')) ?? 'unknown';
-      const amountMinor = amountOf(field(answer.data, 'amount')) ?? undefined;
+      const data = answer.data;
+      const rawStatus = text(field(data, 'status')) ?? 'unknown';
+      const amountMinor = amountOf(field(data, 'amount')) ?? undefined;
+      // Paystack's own id of the transaction, on every final answer (support and the payer can quote it).
+      const transactionId = transactionIdOf(data);
+      const ids = transactionId ? { providerTransactionId: transactionId } : {};
       // data.status: success, failed, abandoned, reversed [OAS GET /transaction status filter]; the
       // in-flight values (pending, ongoing, ...) are not enumerated and are all read as pending.
       switch (rawStatus) {
-        case 'success':
+        case 'success': {
+          const card = attempt.rail === 'card' ? cardOf(data) : undefined;
           // Without an amount to compare, an operator decides.
-          return { rawStatus, ...(paidOutcome(attempt, answer.data) ?? { outcome: 'manual_review' }) };
+          return { rawStatus, ...(paidOutcome(attempt, data) ?? { outcome: 'manual_review' }), ...ids, ...(card ? { card } : {}) };
+        }
         case 'failed':
-          return { rawStatus, outcome: 'failed', amountMinor };
+          // "failed: The transaction failed. For more information on why, refer to the message/gateway response" [VERIFY].
+          return { rawStatus, outcome: 'failed', amountMinor, ...ids, ...reasonOf(data) };
         case 'reversed':
-          return { rawStatus, outcome: 'reversed', amountMinor };
+          return { rawStatus, outcome: 'reversed', amountMinor, ...ids };
         case 'abandoned':
-          // A hosted-page transaction reads abandoned until the payer completes it, so for a card it does not
-          // end the attempt (the session's own expiry does); a Mobile Money charge that was abandoned has failed.
-          if (attempt.rail === 'card') return { rawStatus, outcome: 'pending' };
-          return { rawStatus, outcome: 'failed', amountMinor };
+          // "abandoned: The customer has not completed the transaction" [VERIFY]. A card attempt ends here so the
+          // payer can pay another way: 'cancelled', which the core keeps asking about for the late-success
+          // window, since the hosted page still takes the payment if the payer goes back to it. A Mobile Money
+          // charge that was abandoned has failed.
+          if (attempt.rail === 'card') return { rawStatus, outcome: 'cancelled', ...ids };
+          return { rawStatus, outcome: 'failed', amountMinor, ...ids, ...reasonOf(data) };
       }
       if (attempt.rail !== 'momo') return { rawStatus, outcome: 'pending' };
       // A pending Mobile Money charge is checked with GET /charge/{reference} ("When you get pending ... make
@@ -171,7 +203,12 @@ export function createCollection(client: PaystackClient): CollectionRail {
         const check = await client.call('GET', `/charge/${encodeURIComponent(reference)}`);
         if (check.httpStatus !== 200 || !check.ok) return { rawStatus, outcome: 'pending' };
         const reading = readCharge(attempt, check.data);
-        return { rawStatus: reading.rawStatus, outcome: reading.outcome ?? 'pending', ...(reading.amountMinor !== undefined ? { amountMinor: reading.amountMinor } : {}) };
+        return {
+          rawStatus: reading.rawStatus,
+          outcome: reading.outcome ?? 'pending',
+          ...(reading.amountMinor !== undefined ? { amountMinor: reading.amountMinor } : {}),
+          ...(reading.failureReason ? { failureReason: reading.failureReason } : {}),
+        };
       } catch {
         return { rawStatus, outcome: 'pending' };
       }
@@ -184,7 +221,12 @@ export function createCollection(client: PaystackClient): CollectionRail {
       // Any other refusal is about the code (or a charge no longer waiting for one): the payer is told.
       if (answer.httpStatus !== 200 || !answer.ok) throw new VerificationRefusedError(`Paystack refused the code: ${answer.message}`);
       const reading = readCharge(attempt, answer.data);
-      return { rawStatus: reading.rawStatus, verificationRequired: reading.verificationRequired, ...(reading.outcome ? { outcome: reading.outcome } : {}) };
+      return {
+        rawStatus: reading.rawStatus,
+        verificationRequired: reading.verificationRequired,
+        ...(reading.outcome ? { outcome: reading.outcome } : {}),
+        ...(reading.failureReason ? { failureReason: reading.failureReason } : {}),
+      };
     },
 
     async resend() {
