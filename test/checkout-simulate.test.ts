@@ -270,15 +270,21 @@ describe(`test payment simulation (${storageKind})`, () => {
       assert.equal(await available(m), 0);
     });
 
-    it('refuses paid -> failed and cancelled -> paid with 409', async () => {
+    it('refuses paid -> failed and failed -> paid with 409; cancelled -> paid is a late success, applied (issue 31)', async () => {
       const a = await pendingMomo();
       await simulate(t, a.m, a.ref, 'paid');
       assert.equal((await simulateRaw(t, a.m.test_api_key, a.ref, 'failed')).statusCode, 409);
       assert.equal(await available(a.m), 50000);
       const b = await pendingMomo();
-      await simulate(t, b.m, b.ref, 'cancelled');
+      await simulate(t, b.m, b.ref, 'failed');
       assert.equal((await simulateRaw(t, b.m.test_api_key, b.ref, 'paid')).statusCode, 409);
       assert.equal(await available(b.m), 0);
+      const c = await pendingMomo();
+      await simulate(t, c.m, c.ref, 'cancelled');
+      const late = await simulate(t, c.m, c.ref, 'paid');
+      assert.equal(late.status, 'paid');
+      assert.equal(late.session_status, 'success');
+      assert.equal(await available(c.m), 50000);
     });
   });
 

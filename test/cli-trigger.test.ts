@@ -46,7 +46,7 @@ describe(`sika trigger (${storageKind})`, () => {
     const other = await t.merchant({ webhookUrl: WEBHOOK_URL });
     const target = { apiKey: m.test_api_key, baseUrl };
     assert.deepEqual([...TRIGGER_EVENTS], [...EVENT_TYPES], 'every event type has a recipe');
-    assert.equal(EVENT_TYPES.length, 16);
+    assert.equal(EVENT_TYPES.length, 17);
     for (const prefix of ['checkout.session.', 'refund.', 'payout.']) assert.ok(TRIGGER_EVENTS.some((type) => type.startsWith(prefix)), prefix);
     const made = new Set<string>();
     // checkout.session.expired waits out the shortest session lifetime (60 s): it runs beside the others.

@@ -247,8 +247,37 @@ const KEYED: Record<string, (c: Ctx) => Promise<KeyedCase>> = {
   },
 };
 
-/** Every public POST (no API key, so no Idempotency-Key): its own replay rule, proven; `says` is what its description must state. */
-const PUBLIC: Record<string, { says: RegExp; prove: (c: Ctx) => Promise<void> }> = {
+/**
+ * Every public POST (no API key): its own replay rule, proven; `says` is what its description must state. One
+ * that takes an Idempotency-Key scoped to its session (`keyed`) documents the header and proves it too.
+ */
+const PUBLIC: Record<string, { says: RegExp; keyed?: true; prove: (c: Ctx) => Promise<void> }> = {
+  'POST /api/v1/checkout/sessions/{reference}/provider-attempts/{attempt_reference}/cancel': {
+    says: /With an Idempotency-Key \(scoped to the session\) a retry answers exactly what the first call did/,
+    keyed: true,
+    async prove({ t }) {
+      const session = await createSession(t, await t.merchant());
+      const first = await startAttempt(t, session.id, momoBody(50000));
+      const cancel = (ref: string, key?: string) => call(t, 'POST', `/api/v1/checkout/sessions/${session.id}/provider-attempts/${ref}/cancel`, key ? { idempotencyKey: key } : {});
+      const key = `walk-${randomUUID()}`;
+      const done = await cancel(first.attempt_reference, key);
+      assert.equal(done.statusCode, 200, done.body);
+      assert.equal(done.json().status, 'cancelled');
+      const row = versions(t, 'payment_attempts', 'id = $1', [first.attempt_reference]);
+      const afterFirst = await row();
+      const again = await cancel(first.attempt_reference, key);
+      assert.equal(again.headers['idempotent-replayed'], 'true');
+      assert.equal(again.body, done.body, 'the first answer, byte for byte');
+      assert.equal(await row(), afterFirst, 'the repeat changed nothing');
+      // Without a key a repeat is still harmless: an ended attempt answers its status and nothing moves.
+      assert.equal((await cancel(first.attempt_reference)).json().status, 'cancelled');
+      assert.equal(await row(), afterFirst);
+      // The same key for another attempt of the session is another request: 422, and that attempt stays pending.
+      const second = await startAttempt(t, session.id, momoBody(50000, '0245550199'));
+      assertErrorEnvelope(await cancel(second.attempt_reference, key), 422, 'IDEMPOTENCY_KEY_REUSED');
+      assert.equal((await call(t, 'GET', `/api/v1/checkout/sessions/${session.id}/provider-attempts/${second.attempt_reference}`)).json().status, 'pending');
+    },
+  },
   'POST /api/v1/checkout/sessions/{reference}/provider-attempts': {
     says: /same attempt .* replayed \(200, replayed true\)/,
     async prove({ t }) {
@@ -377,8 +406,9 @@ describe(`every POST honours Idempotency-Key or documents its own replay rule ($
         assert.equal(documentsKey(operation)!.description, IdempotencyHeaders.properties['idempotency-key'].description);
         assert.ok(KEYED[name], `${name}: add a fixture to KEYED in this file`);
       } else {
-        assert.equal(documentsKey(operation), undefined, `${name} is public: an Idempotency-Key would have no merchant to be scoped to`);
         assert.ok(PUBLIC[name], `${name} is public: add its replay rule to PUBLIC in this file (and to its description)`);
+        if (PUBLIC[name]!.keyed) assert.equal(documentsKey(operation)!.description, IdempotencyHeaders.properties['idempotency-key'].description);
+        else assert.equal(documentsKey(operation), undefined, `${name} is public: an Idempotency-Key would have no merchant to be scoped to`);
         assert.match(operation.description ?? '', PUBLIC[name]!.says, `${name}'s description states its replay rule`);
       }
     }

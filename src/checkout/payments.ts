@@ -156,6 +156,13 @@ async function settleDuplicate(tx: Queryable, session: SessionRow, attempt: Atte
   return updated;
 }
 
+/**
+ * An attempt held for an operator keeps its session pending and unfinalized. One that was abandoned or had
+ * expired while the session reopened (a late answer) puts an open session back to pending: no other payment
+ * starts while money may have been taken. A session already decided (success, expired) stays as it is.
+ */
+const holdSession = (tx: Queryable, session: SessionRow, ctx: OutcomeContext) => (session.status === 'open' ? moveSession(tx, session, 'pending', ctx) : Promise.resolve(session));
+
 /** True when the provider said something about the attempt that is not recorded yet. */
 const hasNewFacts = (attempt: AttemptRow, facts: store.AttemptProviderFacts) =>
   (!!facts.providerTransactionId && facts.providerTransactionId !== attempt.provider_transaction_id) ||
@@ -194,6 +201,10 @@ export async function applyOutcome(tx: Queryable, attemptId: string, outcome: Pr
       session = await settlePaid(tx, session, attempt, ctx);
       break;
     case 'reversed':
+      if (await store.hasDuplicateRefund(tx, attempt.id)) {
+        // Its money already went back to the payer as a duplicate: a reversal on top is for an operator to reconcile.
+        throw new SikaError('REVERSAL_NOT_COVERED', 'This payment was a duplicate and was already refunded to the payer automatically; an operator must reconcile the reversal.');
+      }
       try {
         await reversePayment(tx, { merchantId: attempt.merchant_id, environment: attempt.environment, paymentId: attempt.id });
       } catch (error) {
@@ -213,9 +224,11 @@ export async function applyOutcome(tx: Queryable, attemptId: string, outcome: Pr
     case 'amount_mismatch':
       // What the provider took, for the operator's decision (a statement credit is read from its line instead).
       if (ctx.receivedMinor !== undefined && Number.isSafeInteger(ctx.receivedMinor) && ctx.receivedMinor >= 1) attempt = await store.setAttemptReceived(tx, attempt.id, ctx.receivedMinor, null);
-      break; // held for an operator: the session stays pending and unfinalized
+      session = await holdSession(tx, session, ctx);
+      break;
     case 'manual_review':
-      break; // held for an operator: the session stays pending and unfinalized
+      session = await holdSession(tx, session, ctx);
+      break;
     default:
       session = await settleAfterUnpaid(tx, session, attempt, ctx);
   }

@@ -14,6 +14,11 @@ import * as store from './store.ts';
  */
 export const UNCONFIRMED_GRACE_S = 120;
 
+/** How long the status checks leave a payer on a provider's card page before its "abandoned" ends the attempt. */
+export const CARD_PAGE_GRACE_S = 30 * 60;
+/** The source the status-check worker applies outcomes under. */
+export const STATUS_CHECK_SOURCE = 'status_check';
+
 export interface ProviderStatusDeps {
   db: Db;
   checkoutUrlHost: string;
@@ -26,6 +31,9 @@ export interface ProviderStatusDeps {
 export async function settleFromProvider(deps: ProviderStatusDeps, adapter: CollectionRail, attempt: AttemptRow, source: string): Promise<AttemptRow> {
   const check = await adapter.status(railInput(attempt));
   let outcome = check.outcome;
+  // A hosted card page reads "abandoned" from its creation until it is paid: the background checks leave the
+  // payer this long on it; the payer's own return to our page (a refresh) ends it at once.
+  if (outcome === 'cancelled' && attempt.rail === 'card' && source === STATUS_CHECK_SOURCE && Date.now() - attempt.created_at.getTime() < CARD_PAGE_GRACE_S * 1000) outcome = 'pending';
   if (outcome === 'unknown') {
     const age = Date.now() - attempt.created_at.getTime();
     if (attempt.status !== 'pending' || age < UNCONFIRMED_GRACE_S * 1000) return attempt;

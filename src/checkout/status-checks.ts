@@ -7,7 +7,7 @@
 import type { Db } from '../db/index.ts';
 import { LiveProviders, railOfAttempt, type CollectionRail } from '../rails/index.ts';
 import type { AttemptRow } from './model.ts';
-import { settleFromProvider } from './provider-status.ts';
+import { settleFromProvider, STATUS_CHECK_SOURCE } from './provider-status.ts';
 import * as store from './store.ts';
 
 export const STATUS_CHECK_FIRST_AFTER_S = 5 * 60;
@@ -36,7 +36,7 @@ export async function checkPendingAttempts(deps: StatusCheckDeps): Promise<numbe
     const adapter = railOf(attempt);
     if (!adapter) continue;
     try {
-      const after = await settleFromProvider(deps, adapter, attempt, 'status_check');
+      const after = await settleFromProvider(deps, adapter, attempt, STATUS_CHECK_SOURCE);
       if (after.status !== attempt.status) applied++;
     } catch (error) {
       deps.log?.warn({ err: error, attempt_id: attempt.id }, 'provider status check failed; the attempt is checked again at its next turn');

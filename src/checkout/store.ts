@@ -244,6 +244,12 @@ export async function recordProviderFacts(tx: Queryable, id: string, f: AttemptP
   return rows[0]!;
 }
 
+/** Whether an attempt's money was refunded automatically as a duplicate payment (src/refunds/duplicate-payments.ts). */
+export async function hasDuplicateRefund(tx: Queryable, attemptId: string): Promise<boolean> {
+  const rows = await tx.query(`SELECT 1 FROM refunds WHERE attempt_id = $1 AND metadata->>'automatic' = 'duplicate_payment' LIMIT 1`, [attemptId]);
+  return rows.length > 0;
+}
+
 export async function countAttempts(tx: Queryable, sessionId: string): Promise<number> {
   const rows = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM payment_attempts WHERE session_id = $1`, [sessionId], 'attempts_count');
   return rows[0]?.n ?? 0;

@@ -78,6 +78,10 @@ const RECIPES: Readonly<Record<string, Recipe>> = {
     how: 'a paid session, then its payment simulated reversed',
     run: async (s) => void (await simulate(s, (await paidSession(s, s.overrides)).attempt, 'reversed')),
   },
+  'checkout.session.duplicate_payment_refunded': {
+    how: 'a session, an attempt the payer cancels (changing course), a second one simulated paid, then the first simulated paid too',
+    run: duplicatePayment,
+  },
   'refund.created': { how: 'a paid session and a refund left pending (test_outcome pending)', run: async (s) => void (await refund(s, 'pending')) },
   'refund.succeeded': { how: 'a paid session and a refund (test_outcome succeeded)', run: async (s) => void (await refund(s, 'succeeded')) },
   'refund.failed': { how: 'a paid session and a refund (test_outcome failed)', run: async (s) => void (await refund(s, 'failed')) },
@@ -229,6 +233,14 @@ async function paidSession(s: Step, overrides: Json, main = true): Promise<{ ses
   const paid = await pendingSession(s, overrides, main);
   await simulate(s, paid.attempt, 'paid');
   return paid;
+}
+
+async function duplicatePayment(s: Step): Promise<void> {
+  const { session, attempt: abandoned } = await pendingSession(s);
+  const cancelled = await apiCall<{ status: string }>(s.target, 'POST', `/api/v1/checkout/sessions/${session.id}/provider-attempts/${abandoned}/cancel`);
+  s.say(`  cancelled ${''.padEnd(28)} ${abandoned} -> attempt ${cancelled.status} (the payer changed course)`);
+  await simulate(s, await startAttempt(s, session), 'paid');
+  await simulate(s, abandoned, 'paid');
 }
 
 async function failedSession(s: Step): Promise<void> {

@@ -158,6 +158,11 @@ const PAYER_ROUTES: Record<string, PayerRoute> = {
     takesAttempt: true,
     unknown: 404,
   },
+  'POST /api/v1/checkout/sessions/:reference/provider-attempts/:attempt_reference/cancel': {
+    request: (s, attempt) => ({ method: 'POST', url: `/api/v1/checkout/sessions/${s.session}/provider-attempts/${attempt}/cancel` }),
+    takesAttempt: true,
+    unknown: 404,
+  },
   'GET /pay/:reference': { request: (s) => ({ method: 'GET', url: `/pay/${s.session}` }), unknown: 404, html: true },
   'GET /pay/:reference/slip': { request: (s) => ({ method: 'GET', url: `/pay/${s.session}/slip` }), unknown: 404, html: true },
   // Without JavaScript the form posts back to the page: a redirect to the same session, nothing looked up.
