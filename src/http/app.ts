@@ -98,7 +98,7 @@ export interface RegisteredRoute {
   url: string;
   /** The route's schema as registered (querystring, params, body, ...), so tests can check every route has them. */
   schema: RouteOptions['schema'];
-  /** Declares `config: { idempotent: true }` (see registerIdempotentRoutes). */
+  /** Declares `config: { idempotent: true }` or `'public'` (see registerIdempotentRoutes). */
   idempotent: boolean;
 }
 
@@ -177,7 +177,7 @@ export async function buildApp({ config, db, logger, providers: given, payoutRai
   app.decorate('registeredRoutes', registeredRoutes);
   app.decorate('compileSchemas', compilers.compileAll);
   app.addHook('onRoute', (route) => {
-    const idempotent = route.config?.idempotent === true;
+    const idempotent = route.config?.idempotent === true || route.config?.idempotent === 'public';
     for (const method of [route.method].flat()) registeredRoutes.push({ method, url: route.url, schema: route.schema, idempotent });
     documentCommonErrors(route);
     // The API's request schemas say what body.ts refuses before them: unstorable text, unsafe integers (src/http/schemas.ts).
