@@ -121,7 +121,7 @@ describe(`a payer changes course (${storageKind})`, () => {
     const view = await merchantView(m, session.id);
     assert.equal(view.status, 'success');
     assert.equal(view.payment.attempt_reference ?? view.payment.id, card.attempt_reference);
-    assert.equal(view.refunded_minor, totalOf('momo', 30_000));
+    assert.equal(view.refunded_minor, 0, 'the payment itself was not refunded: the duplicate was');
     const events = await t.db.query<{ type: string; payload: string }>(
       `SELECT type, payload FROM events WHERE object_id = $1 AND type = 'checkout.session.duplicate_payment_refunded'`,
       [session.id],

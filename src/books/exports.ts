@@ -8,12 +8,17 @@ import { csvColumn as col, type CsvColumn } from '../lib/csv-columns.ts';
 import { payoutsCreatedBetween, type PayoutExportRow } from '../payouts/queries.ts';
 import { balanceTransactionId, EXPORT_PAGE_ROWS, parseDayRange, typeOfKind, type BalanceTransactionRow, type BalanceTransactionType, type DayRange, type SummaryPeriod } from './model.ts';
 import { balanceTransactionsBetween, type BooksOwner } from './service.ts';
+import type { PaymentReferenceColumns } from './store.ts';
 
 /** sika-<what>-<environment>-<from>-to-<to>.csv (the range's days are checked dates, so the name is safe). */
 export const exportFilename = (what: string, environment: Environment, range: Pick<DayRange, 'from' | 'to'>): string =>
   `sika-${what}-${environment}-${range.from}-to-${range.to}.csv`;
 
-export const BALANCE_TRANSACTION_COLUMNS: CsvColumn<BalanceTransactionRow>[] = [
+// A payment's row carries what the provider named it by (the store reads them with the row; a row read without
+// them, or a payout's or refund's, leaves the cells empty). New columns go at the end: files are read by position.
+type BalanceTransactionExportRow = BalanceTransactionRow & Partial<PaymentReferenceColumns>;
+
+export const BALANCE_TRANSACTION_COLUMNS: CsvColumn<BalanceTransactionExportRow>[] = [
   col.text('id', (row) => balanceTransactionId(row.entry_id)),
   col.timestamp('created_at', (row) => row.created_at),
   col.text('type', (row) => typeOfKind(row.kind)),
@@ -29,6 +34,9 @@ export const BALANCE_TRANSACTION_COLUMNS: CsvColumn<BalanceTransactionRow>[] = [
   col.ghs('net_ghs', (row) => row.net_minor),
   col.ghs('balance_after_ghs', (row) => row.balance_after_minor),
   col.text('currency', () => 'GHS'),
+  col.text('provider_transaction_id', (row) => row.provider_transaction_id),
+  col.text('card_brand', (row) => row.card_brand),
+  col.text('card_last4', (row) => row.card_last4),
 ];
 
 type SessionExportRow = Awaited<ReturnType<typeof sessionsCreatedBetween> extends AsyncIterable<infer Row> ? Row : never>;
@@ -58,6 +66,10 @@ export const SESSION_COLUMNS: CsvColumn<SessionExportRow>[] = (() => {
   col.ghs('fee_ghs', (row) => paid(row)?.fee_minor),
   col.ghs('net_ghs', (row) => paid(row)?.net_minor),
   col.timestamp('paid_at', (row) => paid(row)?.paid_at),
+  // Issue 31, appended (files are read by position): what the provider calls the payment, and the card that paid.
+  col.text('provider_transaction_id', (row) => paid(row)?.provider_transaction_id),
+  col.text('card_brand', (row) => paid(row)?.card?.brand),
+  col.text('card_last4', (row) => paid(row)?.card?.last4),
   ];
 })();
 

@@ -68,6 +68,10 @@ export interface BalanceTransactionRow {
   fee_minor: number;
   balance_after_minor: number;
   created_at: Date;
+  /** The payment's provider transaction id and card (migration 033), for the export; null when none or not a payment. */
+  provider_transaction_id?: string | null;
+  card_brand?: string | null;
+  card_last4?: string | null;
 }
 
 /**

@@ -19,10 +19,21 @@ export interface BalanceTransactionSearch {
   order: 'newest' | 'oldest';
 }
 
+/**
+ * What the provider named a payment by, on a payment's (or its reversal's) row for the exports (issue 31):
+ * null on payouts and refunds, and until the provider names them.
+ */
+export interface PaymentReferenceColumns {
+  provider_transaction_id: string | null;
+  card_brand: string | null;
+  card_last4: string | null;
+}
+
 // The fee of a movement: what its entry gave fee_revenue (negated), or for a payout's hold and its release,
-// which touch no fee account, the payout's fee. A payment's session is its attempt's.
+// which touch no fee account, the payout's fee. A payment's session and references are its attempt's.
 const ROW_SELECT = `
   SELECT b.seq, b.entry_id, e.kind, e.reference_type, e.reference_id, a.session_id, b.net_minor,
+         a.provider_transaction_id, a.card_brand, a.card_last4,
          (CASE e.kind WHEN 'payout_hold' THEN coalesce(p.fee_minor, 0)
                       WHEN 'payout_void' THEN -coalesce(p.fee_minor, 0)
                       ELSE coalesce(-(SELECT l.amount_minor FROM journal_lines l WHERE l.entry_id = b.entry_id AND l.account_id = fee.id), 0) END)::bigint AS fee_minor,
@@ -34,7 +45,7 @@ const ROW_SELECT = `
     LEFT JOIN payment_attempts a ON e.reference_type = 'payment' AND a.id = e.reference_id`;
 
 /** Up to `limit` movements matching the search, in the order asked. */
-export function searchBalanceTransactions(db: Queryable, search: BalanceTransactionSearch, limit: number): Promise<BalanceTransactionRow[]> {
+export function searchBalanceTransactions(db: Queryable, search: BalanceTransactionSearch, limit: number): Promise<(BalanceTransactionRow & PaymentReferenceColumns)[]> {
   const where = ['b.merchant_id = $1', 'b.environment = $2'];
   const params: unknown[] = [search.merchantId, search.environment];
   const add = (clause: (n: number) => string, value: unknown) => {
@@ -47,7 +58,7 @@ export function searchBalanceTransactions(db: Queryable, search: BalanceTransact
   if (search.afterSeq !== undefined) add((n) => (search.order === 'newest' ? `b.seq < $${n}` : `b.seq > $${n}`), search.afterSeq);
   if (search.maxSeq !== undefined) add((n) => `b.seq <= $${n}`, search.maxSeq);
   params.push(limit);
-  return db.query<BalanceTransactionRow>(
+  return db.query<BalanceTransactionRow & PaymentReferenceColumns>(
     `${ROW_SELECT} WHERE ${where.join(' AND ')} ORDER BY b.seq ${search.order === 'newest' ? 'DESC' : 'ASC'} LIMIT $${params.length}`,
     params,
   );

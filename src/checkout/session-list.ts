@@ -50,6 +50,12 @@ export function toPayment(payment: SessionPayment) {
   };
 }
 
+/** The payment object of a session (its first paid attempt), or null: for events that carry the session with its payment. */
+export async function paymentOfSession(db: Queryable, sessionId: string) {
+  const payment = await findSessionPayment(db, sessionId);
+  return payment ? toPayment(payment) : null;
+}
+
 /** A session of the calling key's merchant and environment, with its payment. */
 export async function getSessionWithPayment(db: Queryable, principal: ApiPrincipal, id: string, checkoutUrlHost: string) {
   const session = await store.findSession(db, principal.merchantId, principal.environment, id);

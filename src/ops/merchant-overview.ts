@@ -11,7 +11,7 @@ import { recentPayouts } from '../payouts/queries.ts';
 import { merchantPayoutControls } from './service.ts';
 import * as store from './store.ts';
 
-export type { MerchantOverviewRow } from './store.ts';
+export type { MerchantOverviewRow, PaymentSearchRow } from './store.ts';
 
 /** The list's filters and their choices (the values the console's schema accepts). */
 export const MERCHANT_FILTERS = {
@@ -43,6 +43,28 @@ export function merchantsPage(db: Queryable, q: string, filters: Record<string, 
     cursor: cursor && UUID.test(cursor.id) ? cursor : null,
     limit,
   });
+}
+
+/** Payments shown for one search of the merchants list (a reference names one session; a few attempts each at most). */
+export const PAYMENT_SEARCH_ROWS_MAX = 20;
+
+/**
+ * What a payment reference looks like: one token of letters, digits and - _ . : (our ids, TEST-…, SK…, the
+ * providers' numeric ids and references), 4 to 100 characters. Other searches (names, emails, phrases) are
+ * never looked up as references.
+ */
+const PAYMENT_REFERENCE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{3,99}$/;
+
+/**
+ * The checkout sessions a reference names (issue 31: what a payer or a provider's support reads out): the
+ * provider's transaction id (MTN's financialTransactionId, Paystack's transaction id), our reference with the
+ * provider, an attempt id or a session id, in any merchant and either environment. Empty for a search that
+ * is not shaped like a reference.
+ */
+export function paymentsMatching(db: Queryable, q: string): Promise<store.PaymentSearchRow[]> {
+  const reference = q.trim();
+  if (!PAYMENT_REFERENCE_PATTERN.test(reference)) return Promise.resolve([]);
+  return store.findPaymentsByReference(db, [...new Set([reference, reference.toUpperCase(), reference.toLowerCase()])], PAYMENT_SEARCH_ROWS_MAX);
 }
 
 /** Everything the merchant page shows, or null when there is no such merchant. */

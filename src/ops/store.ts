@@ -71,6 +71,55 @@ export const listMerchants = (db: Queryable, query: MerchantListQuery) =>
     ],
   );
 
+/** A checkout session found by a reference a payer or a provider's support reads out, with one of its attempts (any merchant, either environment). */
+export interface PaymentSearchRow {
+  session_id: string;
+  merchant_id: string;
+  merchant_name: string;
+  environment: 'test' | 'live';
+  session_status: string;
+  amount_minor: number;
+  invoice_ref: string;
+  session_created_at: Date;
+  /** The attempt that matched (or, for a session found by its id, each of its attempts); null: a session without attempts. */
+  attempt_id: string | null;
+  rail: string | null;
+  network: string | null;
+  provider: string | null;
+  provider_reference: string | null;
+  provider_transaction_id: string | null;
+  card_brand: string | null;
+  card_last4: string | null;
+  attempt_status: string | null;
+  amount_charged_minor: number | null;
+  attempt_created_at: Date | null;
+}
+
+const PAYMENT_SEARCH_COLUMNS = `s.id AS session_id, s.merchant_id, m.name AS merchant_name, s.environment, s.status AS session_status, s.amount_minor,
+       s.invoice_ref, s.created_at AS session_created_at, a.id AS attempt_id, a.rail, a.network, a.provider, a.provider_reference,
+       a.provider_transaction_id, a.card_brand, a.card_last4, a.status AS attempt_status, a.amount_charged_minor, a.created_at AS attempt_created_at`;
+
+/**
+ * Sessions named by one of `references` (a search text as typed and in upper and lower case: our ids are lower
+ * case, Test and bank transfer references upper case): through an attempt whose provider transaction id, provider
+ * reference or id it is, or by the session's own id (then with each of its attempts). Newest attempt first. Every
+ * arm is an equality, never a pattern (a reference is looked up, not searched in), on an indexed column: ids,
+ * provider_transaction_id (migration 033) and provider_reference (which needs its own index across providers:
+ * 019 and 020 index it per Live provider only).
+ */
+export const findPaymentsByReference = (db: Queryable, references: readonly string[], limit: number) =>
+  db.query<PaymentSearchRow>(
+    `(SELECT ${PAYMENT_SEARCH_COLUMNS}
+        FROM payment_attempts a JOIN checkout_sessions s ON s.id = a.session_id JOIN merchants m ON m.id = s.merchant_id
+       WHERE a.provider_transaction_id = ANY($1::text[]) OR (a.provider_reference = ANY($1::text[]) AND a.provider_reference <> '') OR a.id = ANY($1::text[]))
+     UNION
+     (SELECT ${PAYMENT_SEARCH_COLUMNS}
+        FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id LEFT JOIN payment_attempts a ON a.session_id = s.id
+       WHERE s.id = ANY($1::text[]))
+     ORDER BY attempt_created_at DESC NULLS LAST, session_created_at DESC, attempt_id DESC LIMIT $2`,
+    [references, limit],
+  );
+
 export interface OpsMerchantRow {
   id: string;
   name: string;

@@ -11,7 +11,7 @@ import { holdRefund } from '../ledger/service.ts';
 import { newId } from '../lib/ids.ts';
 import type { LiveProviders } from '../rails/live.ts';
 import { emitRefundEvent, moveRefund } from './lifecycle.ts';
-import type { RefundRoute, RefundRow } from './model.ts';
+import { DUPLICATE_REFUND_MARK, type RefundRoute, type RefundRow } from './model.ts';
 import { insertRefund, sessionApiKeyOf } from './store.ts';
 
 export const DUPLICATE_REFUND_REASON = 'Duplicate payment: this checkout had already been paid by another payment, so this one was refunded automatically.';
@@ -59,7 +59,7 @@ export async function refundDuplicatePayment(tx: Queryable, attempt: DuplicatePa
       amount_minor: attempt.amount_charged_minor,
       currency: attempt.currency,
       reason: DUPLICATE_REFUND_REASON,
-      metadata: { automatic: 'duplicate_payment' },
+      metadata: { automatic: DUPLICATE_REFUND_MARK },
       route,
       provider,
       provider_reference: providerReference,

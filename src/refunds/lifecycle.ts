@@ -6,7 +6,7 @@ import { audit, type Actor } from '../audit/log.ts';
 import { emitEvent } from '../events/outbox.ts';
 import { postRefund, voidRefund } from '../ledger/service.ts';
 import { errors } from '../lib/errors.ts';
-import { REFUND_FAILURE_REASON_LENGTH_MAX, refundMachine, toRefundResponse, type RefundRow, type RefundStatus } from './model.ts';
+import { isDuplicateRefund, REFUND_FAILURE_REASON_LENGTH_MAX, refundMachine, toRefundResponse, type RefundRow, type RefundStatus } from './model.ts';
 import { addRefundedToSession, findRefundById, sessionApiKeyOf, updateRefund, type RefundChange } from './store.ts';
 
 export function emitRefundEvent(tx: Queryable, refund: RefundRow, apiKeyId: string | null, type: string) {
@@ -33,7 +33,8 @@ export async function moveRefund(tx: Queryable, refund: RefundRow, to: RefundSta
   const money = { merchantId: refund.merchant_id, environment: refund.environment, refundId: refund.id, amountMinor: refund.amount_minor };
   if (to === 'succeeded') {
     await postRefund(tx, money);
-    await addRefundedToSession(tx, refund.session_id, refund.amount_minor);
+    // refunded_minor is what refunds of the session's payment gave back: a duplicate payment's refund is not one.
+    if (!isDuplicateRefund(refund)) await addRefundedToSession(tx, refund.session_id, refund.amount_minor);
   } else if (to === 'failed' || to === 'cancelled') {
     await voidRefund(tx, money);
   }

@@ -11,7 +11,7 @@ import type { AttemptRow } from '../checkout/model.ts';
 /** Refunds that still count against the payment (as createRefund counts them): not failed, not cancelled. */
 const COMMITTED: readonly RefundStatus[] = ['awaiting_approval', 'pending', 'succeeded'];
 
-/** The attempt whose payment stands for the session: the first paid (as createRefund picks it). */
+/** The attempt whose payment stands for the session: the first paid (as createRefund picks it; a refunded duplicate is paid later). */
 export function paidAttemptOf(attempts: readonly AttemptRow[]): AttemptRow | null {
   const paid = attempts.filter((a) => a.status === 'paid');
   paid.sort((a, b) => (a.finalized_at?.getTime() ?? Infinity) - (b.finalized_at?.getTime() ?? Infinity) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -28,7 +28,8 @@ export function refundableMinor(payment: Pick<AttemptRow, 'amount_charged_minor'
 export async function sessionRefundState(db: Queryable, sessionId: string, attempts: readonly AttemptRow[]) {
   const payment = paidAttemptOf(attempts);
   const refunds = await sessionRefunds(db, sessionId);
-  return { payment, refunds, refundableMinor: payment ? refundableMinor(payment, refunds) : 0 };
+  // Only refunds of the payment itself count against it (a duplicate payment's automatic refund is another attempt's).
+  return { payment, refunds, refundableMinor: payment ? refundableMinor(payment, refunds.filter((r) => r.attempt_id === payment.id)) : 0 };
 }
 
 /** A refund asked for in the dashboard (who: the merchant, the dashboard's environment, the signed-in user; no API key). */

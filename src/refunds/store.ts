@@ -187,7 +187,9 @@ export async function sessionApiKeyOf(tx: Queryable, sessionId: string): Promise
 export async function findPaidAttempt(tx: Queryable, sessionId: string) {
   const rows = await tx.query<{ id: string; rail: string; provider: string; provider_reference: string; phone: string | null; amount_charged_minor: number; currency: string }>(
     `SELECT id, rail, provider, provider_reference, phone, amount_charged_minor, currency FROM payment_attempts
-      WHERE session_id = $1 AND status = 'paid' ORDER BY finalized_at NULLS LAST, id LIMIT 1`,
+      WHERE session_id = $1 AND status = 'paid'
+        AND NOT EXISTS (SELECT 1 FROM refunds r WHERE r.attempt_id = payment_attempts.id AND r.metadata->>'automatic' = 'duplicate_payment')
+      ORDER BY finalized_at NULLS LAST, id LIMIT 1`,
     [sessionId],
   );
   return rows[0] ?? null;

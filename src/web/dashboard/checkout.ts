@@ -1,5 +1,6 @@
-// Dashboard: checkout sessions (filters, paging), session detail (attempts, its payment and refunds with the
-// Refund form, invoice lines, events), revenue lines.
+// Dashboard: checkout sessions (filters, paging), session detail (attempts with what the provider knows each by,
+// its payment and refunds with the Refund form, a notice of a second payment refunded automatically, invoice
+// lines, events), revenue lines.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { SESSION_STATUSES } from '../../checkout/model.ts';
 import { requestRefund, sessionRefundState } from '../../refunds/session-refunds.ts';
@@ -16,7 +17,8 @@ import { dashboardSchemas } from '../console-schemas.ts';
 import { formRefusal } from '../error-pages.ts';
 import { html, raw, type Html } from '../html.ts';
 import { money, page, statusBadge, when_ } from '../layout.ts';
-import { canRefund, sessionRefundsPart } from './refund-views.ts';
+import { paymentReferencesCell } from '../payment-references.ts';
+import { canRefund, duplicatePaymentNotice, duplicateRefundsOf, sessionRefundsPart } from './refund-views.ts';
 
 const PAGE_SIZE = 25;
 type Flash = { message: string; error?: boolean } | null;
@@ -103,6 +105,7 @@ ${rows.length === 0 ? html`<tr><td colspan="5" class="muted">No sessions match.<
     if (!detail) return sendPage(reply, page({ title: 'Not found', session, kind: 'merchant', active: 'checkout', flash, body: html`<h1>Session not found</h1><p>It may belong to the other environment: use the Test/Live switch.</p>` }), 404);
     const { session: s, attempts, lines, events: eventRows } = detail;
     const refunds = await sessionRefundState(db, s.id, attempts);
+    const duplicates = duplicateRefundsOf(refunds.payment, refunds.refunds);
     const asked = refundId ? refunds.refunds.find((r) => r.id === refundId) : undefined;
     // A refund named in the address is one of this session's; another (another merchant's too) is not found.
     if (refundId && !asked) return sendPage(reply, page({ title: 'Not found', session, kind: 'merchant', active: 'checkout', flash, body: html`<h1>Refund not found</h1><p><a href="/dashboard/sessions/${s.id}">Back to the session</a></p>` }), 404);
@@ -116,12 +119,13 @@ ${rows.length === 0 ? html`<tr><td colspan="5" class="muted">No sessions match.<
         active: 'checkout',
         flash,
         body: html`<h1>Session <span class="mono">${s.id}</span> ${statusBadge(s.status)}</h1>
+${duplicates.map(duplicatePaymentNotice)}
 <div class="card grid"><div class="stat"><div class="label">Amount</div><div class="value">${money(s.amount_minor)}</div></div>
 <div><div class="muted">Invoice</div>${s.invoice_ref}</div><div><div class="muted">Customer</div>${s.customer_name ?? '–'} ${s.customer_email ?? ''}</div>
 <div><div class="muted">Created · expires</div>${when_(s.created_at)}<br>${when_(s.expires_at)}</div><div><div class="muted">Finalized</div>${s.finalized_at ? when_(s.finalized_at) : 'not yet'}</div></div>
-<h2>Payment attempts</h2><div class="table-wrap"><table><thead><tr><th>Attempt</th><th>Rail</th><th>Charged</th><th>Fee</th><th>Status</th><th>Provider status</th><th>Created</th></tr></thead><tbody>
-${attempts.map((a) => html`<tr><td class="mono">${a.id}</td><td>${a.rail}${a.network ? ` (${a.network})` : ''}</td><td>${money(a.amount_charged_minor)}${receivedNote(a)}</td><td>${money(a.fee_received_minor ?? a.fee_minor)} <span class="muted">${a.bearer}</span></td><td>${statusBadge(a.status)}</td><td class="mono">${a.raw_status}</td><td>${when_(a.created_at)}</td></tr>`)}
-${attempts.length === 0 ? html`<tr><td colspan="7" class="muted">No attempts yet.</td></tr>` : ''}</tbody></table></div>
+<h2>Payment attempts</h2><div class="table-wrap"><table aria-label="Payment attempts"><thead><tr><th>Attempt</th><th>Rail</th><th>Charged</th><th>Fee</th><th>Status</th><th>Provider status</th><th>References</th><th>Created</th></tr></thead><tbody>
+${attempts.map((a) => html`<tr><td class="mono">${a.id}</td><td>${a.rail}${a.network ? ` (${a.network})` : ''}</td><td>${money(a.amount_charged_minor)}${receivedNote(a)}</td><td>${money(a.fee_received_minor ?? a.fee_minor)} <span class="muted">${a.bearer}</span></td><td>${statusBadge(a.status)}</td><td class="mono">${a.raw_status}</td><td style="min-width:12rem">${paymentReferencesCell(a)}</td><td>${when_(a.created_at)}</td></tr>`)}
+${attempts.length === 0 ? html`<tr><td colspan="8" class="muted">No attempts yet.</td></tr>` : ''}</tbody></table></div>
 ${sessionRefundsPart(session, s, refunds)}
 <h2>Invoice lines</h2><div class="table-wrap"><table><thead><tr><th>Code</th><th>Name</th><th>Amount</th><th>Remitted</th></tr></thead><tbody>
 ${lines.map((l) => html`<tr><td class="mono">${l.code}</td><td>${l.name}</td><td>${money(l.amount_minor)}</td><td>${l.remitted ? 'yes' : 'no'}</td></tr>`)}

@@ -7,6 +7,7 @@ import { REFUND_REASON_LENGTH_MAX, REFUND_STATUSES, type RefundResponse, type Re
 import type { WebSession } from '../auth.ts';
 import { html, raw, type Html } from '../html.ts';
 import { csrfField, money, statusBadge, when_ } from '../layout.ts';
+import { cardLabel } from '../payment-references.ts';
 import { canRequest } from './payouts/views.ts';
 
 /** Roles that may refund a payment: those that may create payouts (money leaves the balance either way). */
@@ -23,6 +24,26 @@ const METHOD_LABELS: Record<string, string> = { test: 'Test (at once)', provider
 const methodLabel = (route: string, provider: string | null) => (route === 'provider' && provider ? `${provider}` : (METHOD_LABELS[route] ?? route));
 
 type RefundState = Awaited<ReturnType<typeof sessionRefundState>>;
+
+/** What refunds of this payment gave back (succeeded): a duplicate payment's automatic refund is its own, not this one's. */
+const refundedOf = (payment: { id: string }, refunds: readonly Pick<RefundRow, 'attempt_id' | 'status' | 'amount_minor'>[]) =>
+  refunds.filter((r) => r.attempt_id === payment.id && r.status === 'succeeded').reduce((sum, r) => sum + r.amount_minor, 0);
+
+/** The automatic refunds of payments that arrived after another had paid the session (issue 31): refunds of an attempt other than the session's first paid one. */
+export const duplicateRefundsOf = <R extends Pick<RefundRow, 'attempt_id'>>(payment: { id: string } | null, refunds: readonly R[]): R[] =>
+  payment ? refunds.filter((r) => r.attempt_id !== payment.id) : [];
+
+/** The notice a duplicate payment's refund gets on the session page: what arrived, and where its refund stands. */
+export function duplicatePaymentNotice(refund: Pick<RefundRow, 'id' | 'amount_minor' | 'status' | 'failure_reason'>): Html {
+  const arrived = `A second payment of ${money(refund.amount_minor)} arrived after this checkout was paid.`;
+  const outcome =
+    refund.status === 'succeeded'
+      ? `It was refunded automatically (${refund.id}).`
+      : refund.status === 'failed' || refund.status === 'cancelled'
+        ? `Its automatic refund (${refund.id}) did not go through${refund.failure_reason ? ` (${refund.failure_reason})` : ''}. Contact Sika support to return it to the payer.`
+        : `It is being refunded automatically (${refund.id}).`;
+  return html`<p class="card" role="note" aria-label="Second payment">${arrived} ${outcome}</p>`;
+}
 
 /** The session page's Payment and Refunds sections, with the Refund form for roles that may move money. */
 export function sessionRefundsPart(session: WebSession, s: SessionRow, { payment, refunds, refundableMinor }: RefundState): Html {
@@ -41,10 +62,12 @@ export function sessionRefundsPart(session: WebSession, s: SessionRow, { payment
     ? html`<h2>Payment</h2><div class="card grid" aria-label="Payment">
 <div><div class="muted">Attempt</div><span class="mono">${payment.id}</span></div>
 <div><div class="muted">Method</div>${payment.rail}${payment.network ? ` (${payment.network})` : ''} · ${payment.provider}</div>
+<div><div class="muted">Provider's reference</div>${payment.provider_transaction_id ? html`<span class="mono">${payment.provider_transaction_id}</span>` : html`<span class="muted">not given</span>`}${payment.provider_reference ? html`<br><span class="muted">ours:</span> <span class="mono">${payment.provider_reference}</span>` : ''}</div>
+${cardLabel(payment.card_brand, payment.card_last4) ? html`<div><div class="muted">Card</div>${cardLabel(payment.card_brand, payment.card_last4)}</div>` : ''}
 <div class="stat"><div class="label">Charged</div><div class="value">${money(payment.amount_charged_minor)}</div></div>
 <div><div class="muted">Fee</div>${money(payment.fee_minor)} <span class="muted">${payment.bearer}</span></div>
 <div><div class="muted">Paid</div>${when_(payment.finalized_at)}</div>
-<div class="stat"><div class="label">Refunded</div><div class="value">${money(s.refunded_minor)}</div></div></div>`
+<div class="stat"><div class="label">Refunded</div><div class="value">${money(refundedOf(payment, refunds))}</div></div></div>`
     : ''}
 <h2>Refunds</h2><div class="table-wrap"><table aria-label="Refunds"><thead><tr><th>Refund</th><th>Amount</th><th>Status</th><th>Method</th><th>Reason</th><th>Created</th></tr></thead><tbody>
 ${refunds.map(

@@ -1,16 +1,19 @@
 // The operator console's merchants: the list (/ops: search by name, email or id, filters, keyset pages, CSV of
-// every matching row) and one merchant's page (balances per environment, recent sessions and payouts, users,
-// API key prefixes, webhook endpoints, payout controls). Every object shows its environment.
+// every matching row; a search that is a payment's reference, the provider's transaction id or ours, or an
+// attempt or session id, also shows the checkout sessions it names) and one merchant's page (balances per
+// environment, recent sessions and payouts, users, API key prefixes, webhook endpoints, payout controls).
+// Every object shows its environment.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppDeps } from '../../http/deps.ts';
 import { csvColumn } from '../../lib/csv-columns.ts';
-import { MERCHANT_FILTER_NAMES, merchantOverview, merchantsPage, type MerchantOverview, type MerchantOverviewRow } from '../../ops/merchant-overview.ts';
+import { MERCHANT_FILTER_NAMES, merchantOverview, merchantsPage, paymentsMatching, type MerchantOverview, type MerchantOverviewRow, type PaymentSearchRow } from '../../ops/merchant-overview.ts';
 import * as ops from '../../ops/service.ts';
 import type { WebSession } from '../auth.ts';
 import { sessionOf } from '../console.ts';
 import { opsSchemas } from '../console-schemas.ts';
 import { html, raw, type Html } from '../html.ts';
 import { money, statusBadge, when_ } from '../layout.ts';
+import { paymentReferencesCell } from '../payment-references.ts';
 import { environmentBadge, showOpsPage as show, type Flash } from './common.ts';
 import { allRowsOf, listHref, listToolbar, pagerNav, pageOf, readListQuery, sendConsoleCsv, type ListQuery } from './console-list.ts';
 import { payoutSettingsForms, submitPayoutSettings } from './payout-settings.ts';
@@ -33,8 +36,9 @@ export async function merchantPages(app: FastifyInstance, deps: AppDeps): Promis
     const list = readListQuery(request.query as Record<string, unknown>, MERCHANT_FILTER_NAMES);
     const fetch = (cursor: ListQuery['cursor'], limit: number) => merchantsPage(db, list.q, list.filters, cursor, limit);
     if (list.csv) return sendConsoleCsv(reply, 'sika-merchants.csv', MERCHANT_CSV, allRowsOf(fetch, keyOf));
-    const { rows, next } = await pageOf(fetch, list.cursor, keyOf);
-    return show(reply, sessionOf(request), 'merchants', 'Merchants', merchantsView(list, rows, next));
+    // A reference names sessions on the first page only (later pages page through merchants).
+    const [{ rows, next }, payments] = await Promise.all([pageOf(fetch, list.cursor, keyOf), list.cursor ? [] : paymentsMatching(db, list.q)]);
+    return show(reply, sessionOf(request), 'merchants', 'Merchants', merchantsView(list, rows, next, payments));
   });
 
   async function merchantPage(reply: FastifyReply, session: WebSession, merchantId: string, flash: Flash = null, status = 200) {
@@ -65,12 +69,23 @@ const filterSelects = (filters: Record<string, string>): Html =>
     (f) => html`<div><label for="filter-${f.name}">${f.label}</label><select id="filter-${f.name}" name="${f.name}"><option value="">Any</option>${f.options.map(([value, label]) => html`<option value="${value}"${raw(filters[f.name] === value ? ' selected' : '')}>${label}</option>`)}</select></div>`,
   )}`;
 
-export function merchantsView(list: ListQuery, merchants: readonly MerchantOverviewRow[], next: string | null): Html {
+/** The checkout sessions a searched reference names: which merchant, the session, the attempt and what the provider knows it by. */
+function paymentsFound(q: string, payments: readonly PaymentSearchRow[]): Html {
+  if (payments.length === 0) return html``;
+  return html`<div class="table-wrap"><table aria-label="Payments"><caption class="muted" style="text-align:left;padding:.4rem .5rem">Checkout sessions named by “${q}”, newest attempt first</caption><thead><tr><th scope="col">Environment</th><th scope="col">Merchant and session</th><th scope="col">Amount</th><th scope="col">Attempt</th><th scope="col">References</th><th scope="col">Created</th></tr></thead><tbody>
+${payments.map(
+  (p) => html`<tr><td>${environmentBadge(p.environment)}</td><td><a href="/ops/merchants/${p.merchant_id}">${p.merchant_name}</a><br><span class="mono wrap">${p.session_id}</span> ${statusBadge(p.session_status)}<br><span class="muted wrap">${p.invoice_ref}</span></td><td class="nowrap">${money(p.amount_charged_minor ?? p.amount_minor)}</td><td>${p.attempt_id ? html`<span class="mono wrap">${p.attempt_id}</span><br>${p.rail}${p.network ? ` (${p.network})` : ''} ${statusBadge(p.attempt_status!)}` : html`<span class="muted">No attempt yet</span>`}</td><td class="wrap">${p.attempt_id ? paymentReferencesCell(p) : html`<span class="muted">–</span>`}</td><td class="nowrap">${when_(p.attempt_created_at ?? p.session_created_at)}</td></tr>`,
+)}
+</tbody></table></div>`;
+}
+
+export function merchantsView(list: ListQuery, merchants: readonly MerchantOverviewRow[], next: string | null, payments: readonly PaymentSearchRow[] = []): Html {
   const params = { q: list.q, ...list.filters };
   return html`<h1>Merchants</h1>
-${listToolbar({ action: '/ops', q: list.q, searchLabel: 'Search merchants', placeholder: 'Name, email or id', filters: filterSelects(list.filters), csvHref: listHref('/ops', { ...params, format: 'csv' }) })}
+${listToolbar({ action: '/ops', q: list.q, searchLabel: 'Search merchants or payments', placeholder: 'Name, email, id, or a payment reference', filters: filterSelects(list.filters), csvHref: listHref('/ops', { ...params, format: 'csv' }) })}
+${paymentsFound(list.q, payments)}
 ${merchants.length === 0
-    ? html`<p class="card">No merchant matches${list.q ? html` “${list.q}”` : ''}${Object.keys(list.filters).length ? ' with these filters' : ''}.</p>`
+    ? html`<p class="card">No merchant${payments.length > 0 ? ' name, email or id' : ''} matches${list.q ? html` “${list.q}”` : ''}${Object.keys(list.filters).length ? ' with these filters' : ''}.</p>`
     : html`<div class="table-wrap"><table><caption class="muted" style="text-align:left;padding:.4rem .5rem">${merchants.length} merchant${merchants.length === 1 ? '' : 's'} on this page, newest first</caption><thead><tr><th scope="col">Merchant</th><th scope="col">Email</th><th scope="col">Live payouts</th><th scope="col">Live balance</th><th scope="col">Created</th></tr></thead><tbody>
 ${merchants.map((m) => html`<tr><td><a href="/ops/merchants/${m.id}">${m.name}</a><br><span class="mono muted">${m.id}</span></td><td class="wrap">${m.email}</td><td>${statusBadge(m.live_access ? 'enabled' : 'off')}${m.paused_any ? html` ${statusBadge('paused')}` : ''}</td><td class="nowrap">${money(m.live_balance_minor)}</td><td class="nowrap">${when_(m.created_at)}</td></tr>`)}
 </tbody></table></div>`}
