@@ -181,6 +181,80 @@ describe(`hosted payment page, server side (${storageKind})`, () => {
     assert.match(String(formLive.headers['content-type']), /^text\/html/);
   });
 
+  it('every waiting screen offers "Use another number or method"; without the script its form cancels the attempt (changed_course) and lands on the choice', async () => {
+    const m = await t.merchant();
+    const session = await createSession(t, m);
+    const change = (sessionId: string, attempt: string) =>
+      t.app.inject({ method: 'POST', url: `/pay/${sessionId}/change`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ attempt_reference: attempt }).toString() });
+    for (const body of [momoBody(50000), momoBody(50000, TELECEL_PHONE, 'telecel'), { rail: 'card', amount_minor: 50000 }, { rail: 'bank_transfer', amount_minor: 50000 }]) {
+      const attempt = await startAttempt(t, session.id, body);
+      const res = await page(`/pay/${session.id}`);
+      assert.match(res.body, new RegExp(`<form method="post" action="/pay/${session.id}/change" class="actions" data-change>\\n<input type="hidden" name="attempt_reference" value="${attempt.attempt_reference}">`), String(body.rail));
+      assert.match(res.body, />Use another number or method</);
+      const changed = await change(session.id, attempt.attempt_reference);
+      assert.equal(changed.statusCode, 303, changed.body);
+      assert.equal(changed.headers.location, `/pay/${session.id}`);
+      const row = (await t.db.query<{ status: string; failure_reason: string }>('SELECT status, failure_reason FROM payment_attempts WHERE id = $1', [attempt.attempt_reference]))[0]!;
+      assert.deepEqual([row.status, row.failure_reason], ['cancelled', 'changed_course']);
+      const after = await page(`/pay/${session.id}`);
+      assert.equal(screenOf(after.body), 'choose');
+      assert.match(after.body, /Choose another number or method/);
+      assert.match(after.body, /You stopped the payment by/);
+    }
+    // Another session's attempt, or not an attempt id: the 404 page, nothing cancelled.
+    const other = await createSession(t, m);
+    const theirs = await startAttempt(t, other.id, { rail: 'card', amount_minor: 50000 });
+    const refused = await change(session.id, theirs.attempt_reference);
+    assert.equal(refused.statusCode, 404);
+    assert.match(String(refused.headers['content-type']), /^text\/html/);
+    assert.equal((await change(session.id, 'att_<script>')).statusCode, 404);
+    assert.equal((await t.db.query<{ status: string }>('SELECT status FROM payment_attempts WHERE id = $1', [theirs.attempt_reference]))[0]!.status, 'pending');
+  });
+
+  it('honest waiting, as rendered: resend only where supported, the countdown and the way to approve from created_at, a decline\'s reason, the provider\'s reference and card on success', async () => {
+    const m = await t.merchant();
+    const session = await createSession(t, m);
+    const attempt = await startAttempt(t, session.id, momoBody(50000));
+    const set = (sql: string, params: unknown[] = []) => t.db.query(`UPDATE payment_attempts SET ${sql} WHERE id = $1`, [attempt.attempt_reference, ...params]);
+    let body = (await page(`/pay/${session.id}`)).body;
+    assert.match(body, /data-action="resend">Resend prompt</, 'the Test simulator can prompt again');
+    assert.match(body, /You can resend it 3 more times\./);
+    assert.doesNotMatch(body, /data-countdown/, 'no countdown where the provider gives no window');
+    assert.match(body, /<p class="prompt" data-help data-after="30" hidden>No prompt on your phone\? Dial \*170#/, "MTN's way to approve, hidden for the first 30 s");
+
+    // A provider that cannot prompt again (as MTN and Paystack), with MTN's window and help, 10 s in.
+    const help = 'Dial *170#, choose My Wallet, then My Approvals, and approve the payment.';
+    await set("instructions = instructions || $2::jsonb, created_at = now() - interval '10 seconds'", [JSON.stringify({ resend_supported: false, approve_within_s: 300, approval_help: help })]);
+    body = (await page(`/pay/${session.id}`)).body;
+    assert.doesNotMatch(body, /resend/i);
+    assert.match(body, /Approve within <b class="num" data-clock>4:(50|49)<\/b>/);
+    assert.match(body, new RegExp(`<p class="prompt" data-help data-after="30" hidden>No prompt on your phone\\? ${help.replace(/[*]/g, '\\*')}</p>`));
+    assert.match(body, /data-elapsed="1[01]"/);
+    await set("created_at = now() - interval '40 seconds'");
+    body = (await page(`/pay/${session.id}`)).body;
+    assert.match(body, /<p class="prompt" data-help data-after="30">No prompt on your phone\?/);
+    await set("created_at = now() - interval '400 seconds'");
+    body = (await page(`/pay/${session.id}`)).body;
+    assert.match(body, /data-countdown data-within="300" data-over>/);
+    assert.match(body, /<span data-ended>The time to approve has run out\./);
+
+    // Declined with a reason: the plain sentence on the choice.
+    assert.equal((await testOutcome(session.id, { attempt_reference: attempt.attempt_reference, outcome: 'failed' })).statusCode, 200);
+    await set("failure_reason = 'wrong_pin'");
+    body = (await page(`/pay/${session.id}`)).body;
+    assert.match(body, /<strong data-reason>The PIN entered was wrong\. Try again and enter your PIN carefully\.<\/strong>/);
+    assert.match(body, /data-announce="Payment not completed\. The PIN entered was wrong\./);
+
+    // Paid by card: the provider's transaction id and the card, never the att_ id.
+    const card = await startAttempt(t, session.id, { rail: 'card', amount_minor: 50000 });
+    await t.db.query("UPDATE payment_attempts SET provider_transaction_id = '4099260516', card_brand = 'VISA', card_last4 = '4081' WHERE id = $1", [card.attempt_reference]);
+    assert.equal((await testOutcome(session.id, { attempt_reference: card.attempt_reference, outcome: 'paid' })).statusCode, 200);
+    body = (await page(`/pay/${session.id}`)).body;
+    assert.match(body, /<dt>Paid with<\/dt><dd>Visa •••• 4081<\/dd>/);
+    assert.match(body, /<dt>Payment reference<\/dt><dd class="ref">4099260516<\/dd>/);
+    assert.doesNotMatch(body, new RegExp(card.attempt_reference));
+  });
+
   it('an expired session shows the expiry screen with no form', async () => {
     const m = await t.merchant();
     const session = await createSession(t, m, { expires_in_seconds: 60 });

@@ -8,7 +8,7 @@ import { creditPayment, InsufficientFundsError, reversePayment } from '../ledger
 import type { PaymentCredit } from '../ledger/model.ts';
 import type { LiveProviders } from '../rails/live.ts';
 import type { ProviderOutcome } from '../rails/types.ts';
-import { refundDuplicatePayment } from '../refunds/duplicate-payments.ts';
+import { refundDuplicatePayment } from '../refunds/sika-refunds.ts';
 import {
   ATTEMPT_FINAL,
   FAILED_ATTEMPTS_MAX,
@@ -133,12 +133,12 @@ async function settlePaid(tx: Queryable, session: SessionRow, attempt: AttemptRo
 
 /**
  * A second payment of a session another attempt has paid (a payer who changed course and approved the old
- * prompt as well): credited without fee and refunded in full in the same transaction (src/refunds/duplicate-payments.ts),
+ * prompt as well): credited without fee and refunded in full in the same transaction (src/refunds/sika-refunds.ts),
  * and the merchant told with checkout.session.duplicate_payment_refunded. The session stays success with its first payment.
  */
 async function settleDuplicate(tx: Queryable, session: SessionRow, attempt: AttemptRow, ctx: OutcomeContext, receivedMinor: number): Promise<SessionRow> {
   await creditPayment(tx, { merchantId: attempt.merchant_id, environment: attempt.environment, paymentId: attempt.id, chargedMinor: receivedMinor, payerFeeMinor: 0, merchantFeeMinor: 0 });
-  const refund = await refundDuplicatePayment(tx, { ...attempt, amount_charged_minor: receivedMinor }, ctx.providers);
+  const refund = await refundDuplicatePayment(tx, attempt, receivedMinor, ctx.providers);
   const updated = await store.bumpSessionVersion(tx, session.id);
   await emitEvent(tx, {
     merchantId: updated.merchant_id,

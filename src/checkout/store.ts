@@ -244,7 +244,7 @@ export async function recordProviderFacts(tx: Queryable, id: string, f: AttemptP
   return rows[0]!;
 }
 
-/** Whether an attempt's money was refunded automatically as a duplicate payment (src/refunds/duplicate-payments.ts). */
+/** Whether an attempt's money was refunded automatically as a duplicate payment (src/refunds/sika-refunds.ts). */
 export async function hasDuplicateRefund(tx: Queryable, attemptId: string): Promise<boolean> {
   const rows = await tx.query(`SELECT 1 FROM refunds WHERE attempt_id = $1 AND metadata->>'automatic' = 'duplicate_payment' LIMIT 1`, [attemptId]);
   return rows.length > 0;

@@ -66,6 +66,9 @@ export interface IdempotencyScope {
   prefix?: string;
 }
 
+/** Where a key is stored: its merchant and environment, and the key (behind the payer scope's prefix, when it has one). */
+const keyScope = (principal: IdempotencyScope, key: string): KeyScope => [principal.merchantId, principal.environment, principal.prefix ? `${principal.prefix}:${key}` : key];
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     /**
@@ -175,7 +178,7 @@ async function runIdempotent<Body>(
     const result = await db.transaction(execute);
     return { ...result, replayed: false };
   }
-  const scope: KeyScope = [principal.merchantId, principal.environment, principal.prefix ? `${principal.prefix}:${key}` : key];
+  const scope = keyScope(principal, key);
 
   for (let round = 0; round < 3; round++) {
     // Claim, effect and stored result in ONE transaction (one commit): a concurrent request with the
@@ -224,7 +227,7 @@ async function insertOnce<Body>(
   outcome: IdempotentResult<Body>,
   effect: OneStatementInsert,
 ): Promise<Outcome<Body> | null> {
-  const completed = key === null ? null : { scope: [principal.merchantId, principal.environment, principal.prefix ? `${principal.prefix}:${key}` : key] as const, requestHash: hash, status: outcome.status, body: outcome.body };
+  const completed = key === null ? null : { scope: keyScope(principal, key), requestHash: hash, status: outcome.status, body: outcome.body };
   try {
     const rows = await insertClaimed(db, completed, effect);
     return rows.length > 0 ? { ...outcome, replayed: false } : null;

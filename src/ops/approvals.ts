@@ -13,7 +13,7 @@ import { formatGhs } from '../lib/ghana.ts';
 import { newUuid } from '../lib/ids.ts';
 import { payoutForOperator, returnPayoutIn } from '../payouts/lifecycle.ts';
 import * as payoutSettingsStore from '../payouts/settings-store.ts';
-import { createPayerReturn } from '../refunds/create.ts';
+import { createPayerReturn } from '../refunds/sika-refunds.ts';
 import { settleHeldLines } from '../statements/service.ts';
 import {
   APPROVAL_REASON_LENGTH_MAX,

@@ -14,7 +14,7 @@ import { newId } from '../lib/ids.ts';
 import type { LiveProviders } from '../rails/live.ts';
 import { moveRefund, emitRefundEvent } from './lifecycle.ts';
 import { REFUND_REASON_LENGTH_MAX, type RefundRoute, type RefundRow, type RefundStatus, type TestRefundOutcome, type TestRefundSimulation } from './model.ts';
-import { approvalRequired, committedRefundsMinor, findPaidAttempt, findRefundById, findRefundByRequestKey, insertRefund, sessionApiKeyOf } from './store.ts';
+import { approvalRequired, committedRefundsMinor, findPaidAttempt, findRefundById, findRefundByRequestKey, insertRefund } from './store.ts';
 
 export interface RefundRequester {
   merchantId: string;
@@ -153,43 +153,4 @@ export async function simulateTestRefund(tx: Queryable, who: Pick<RefundRequeste
     case 'succeeded':
       return moveRefund(tx, refund, 'succeeded');
   }
-}
-
-/**
- * Money an operator decided to give back to the payer of a held attempt (issue 30: a payment of another
- * amount returned in full, or the excess of an overpayment), approved by a second operator: a refund of
- * that attempt, held from the balance the decision credited it to in the same transaction. Live: paid by
- * an operator's transfer from /ops/refunds (route operator; Sika knows no account of the payer to send it
- * back through a provider on its own). Test: settled at once. The caller has locked the session
- * (settleHeldAttempt) and checked amountMinor against what was received.
- */
-export async function createPayerReturn(tx: Queryable, attempt: { id: string; session_id: string; merchant_id: string; environment: Environment; currency: string }, amountMinor: number, reason: string): Promise<RefundRow> {
-  const id = newId('re');
-  const route: RefundRoute = attempt.environment === 'live' ? 'operator' : 'test';
-  const refund = await insertRefund(
-    tx,
-    {
-      id,
-      merchant_id: attempt.merchant_id,
-      environment: attempt.environment,
-      api_key_id: null,
-      requested_by_user_id: null,
-      session_id: attempt.session_id,
-      attempt_id: attempt.id,
-      amount_minor: amountMinor,
-      currency: attempt.currency,
-      reason: reason.slice(0, REFUND_REASON_LENGTH_MAX),
-      metadata: {},
-      route,
-      provider: null,
-      provider_reference: null,
-      processing_step: null,
-      next_step_at: null,
-      request_key: null,
-    },
-    'pending',
-  );
-  await holdRefund(tx, { merchantId: attempt.merchant_id, environment: attempt.environment, refundId: id, amountMinor });
-  await emitRefundEvent(tx, refund, await sessionApiKeyOf(tx, attempt.session_id), 'refund.created');
-  return route === 'test' ? moveRefund(tx, refund, 'succeeded') : refund;
 }

@@ -105,6 +105,6 @@ export function toRefundResponse(row: RefundRow) {
 }
 export type RefundResponse = ReturnType<typeof toRefundResponse>;
 
-/** The automatic refund of a duplicate payment (src/refunds/duplicate-payments.ts), marked in its metadata. */
+/** The automatic refund of a duplicate payment (src/refunds/sika-refunds.ts), marked in its metadata. */
 export const DUPLICATE_REFUND_MARK = 'duplicate_payment';
 export const isDuplicateRefund = (refund: Pick<RefundRow, 'metadata'>): boolean => (refund.metadata as Record<string, unknown> | null)?.automatic === DUPLICATE_REFUND_MARK;

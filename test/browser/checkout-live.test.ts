@@ -53,9 +53,9 @@ describe('payer page ready for Live, in a browser', () => {
   }
 
   const heading = (page: Page, name: string | RegExp) => page.getByRole('heading', { name });
-  /** Replaces what an attempt's adapter added to its instructions, as a Live provider would have. */
+  /** Sets fields of what an attempt's adapter added to its instructions (over what it has), as a Live provider would have. */
   const setInstructions = (attemptId: string, instructions: Record<string, unknown>) =>
-    t.db.query('UPDATE payment_attempts SET instructions = $2::jsonb WHERE id = $1', [attemptId, JSON.stringify(instructions)]);
+    t.db.query('UPDATE payment_attempts SET instructions = instructions || $2::jsonb WHERE id = $1', [attemptId, JSON.stringify(instructions)]);
   const pendingAttempt = async (sessionId: string) =>
     (await t.db.query<{ id: string; provider_reference: string }>("SELECT id, provider_reference FROM payment_attempts WHERE session_id = $1 AND status = 'pending'", [sessionId]))[0]!;
 
@@ -236,6 +236,8 @@ describe('payer page ready for Live, in a browser', () => {
     await asked;
     assert.ok(Date.now() - started < 1_000, 'the first status check goes out at once');
     assert.equal(await page.getByText('Payment successful').count(), 0);
+    // Back from the card page unpaid, the payer can still change course.
+    await page.getByRole('button', { name: 'Use another number or method' }).waitFor();
     await checkoutScreenshots(page, 'live-card-confirming', { phoneOnly: true });
     await simulate(t, m, a.attempt_reference, 'paid');
     await heading(page, 'Payment successful').waitFor({ timeout: 15_000 });
@@ -247,7 +249,8 @@ describe('payer page ready for Live, in a browser', () => {
     await simulate(t, declined.m, b.attempt_reference, 'failed');
     await page.goto(`${base}/pay/${declined.id}?attempt=${b.attempt_reference}&trxref=x&reference=y`);
     await heading(page, 'Payment not completed').waitFor();
-    await page.getByText('The payment did not go through (Card, GHS 500.00)').waitFor();
+    await page.locator('#view').getByText('The payment did not go through. Try again, or use another number or method.').waitFor();
+    await page.getByText('Card, GHS 500.00: you have not been charged for it.').waitFor();
     await heading(page, 'Try again').waitFor();
     assert.equal(await page.getByRole('radio', { name: /^Card/ }).count(), 1);
 

@@ -10,7 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import type { CreatedMerchant } from '../../src/accounts/service.ts';
 import { freePort, liveSession, startLiveApp, type LiveApp } from '../live-support.ts';
 import { startPaystackStandIn, type PaystackStandIn } from '../standins/paystack.ts';
-import { assertCleanRun, checkoutScreenshots } from './checkout-helpers.ts';
+import { assertCleanRun, checkoutScreenshots, NARROW_PHONE } from './checkout-helpers.ts';
 import { launchBrowser, PHONE, trackedPage } from './helpers.ts';
 
 const SECRET = 'sk_test_browser_standin';
@@ -91,7 +91,7 @@ describe('payer page in Live against the Paystack stand-in, in a browser', () =>
     await toHostedPage(page);
     await Promise.all([page.waitForURL(RETURN_URL), page.getByRole('button', { name: 'Decline' }).click()]);
     await heading(page, 'Payment not completed').waitFor({ timeout: 15_000 });
-    await page.getByText('The payment did not go through (Card, GHS 250.00)').waitFor();
+    await page.getByText('Card, GHS 250.00: you have not been charged for it.').waitFor();
     await heading(page, 'Try again').waitFor();
     await page.getByRole('radio', { name: /^Card/ }).check();
     await page.getByRole('button', { name: 'Continue to secure card payment' }).waitFor();
@@ -100,7 +100,7 @@ describe('payer page in Live against the Paystack stand-in, in a browser', () =>
     await g.close();
   });
 
-  it('a forged return (trxref, reference, status=success without paying) stays "Confirming your payment…" and offers the card page again', async () => {
+  it('a forged return (trxref, reference, status=success without paying) is never paid: Paystack says abandoned, the card attempt ends and the payer can choose again', async () => {
     const g = await trackedPage(browser, PHONE);
     const { page } = g;
     const sessionId = await toHostedPage(page);
@@ -110,18 +110,54 @@ describe('payer page in Live against the Paystack stand-in, in a browser', () =>
     await page.goto(`${app.baseUrl}/pay/${sessionId}?attempt=${attemptId}&trxref=${charge.reference}&reference=${charge.reference}&status=success`);
     await heading(page, 'Confirming your payment…').waitFor();
     await asked;
-    // Paystack reads the unfinished hosted page as abandoned: still pending for a card, never paid.
-    await page.waitForTimeout(3_500);
-    await heading(page, 'Confirming your payment…').waitFor();
+    // Paystack reads the unfinished hosted page as abandoned: the card attempt ends unpaid (issue 31), never paid.
+    await heading(page, 'Payment not completed').waitFor({ timeout: 15_000 });
     assert.equal(await page.getByText('Payment successful').count(), 0);
     const status = (await app.http('GET', `/api/v1/checkout/sessions/${sessionId}/provider-attempts/${attemptId}`)).json;
-    assert.equal(status.status, 'pending');
-    assert.ok((await page.getByRole('link', { name: 'Go back to the card page' }).getAttribute('href'))!.startsWith(`${paystack.baseUrl}/checkout/`));
+    assert.notEqual(status.status, 'paid');
+    assert.notEqual(status.status, 'pending');
+    await page.locator('#view').getByText(status.failure_message).waitFor();
+    await page.getByRole('radio', { name: /^Card/ }).check();
+    await page.getByRole('button', { name: 'Continue to secure card payment' }).waitFor();
     assertCleanRun(g);
     await g.close();
   });
 
-  it('Telecel through Paystack: the voucher step shows Paystack’s prompt, resend says it cannot (409 RESEND_NOT_AVAILABLE) without a dead button, the voucher pays', async () => {
+  it('card abandoned: back on the page without paying, "Use another number or method" (Paystack asked first), then Telecel Cash pays; the card is never charged', async () => {
+    const g = await trackedPage(browser, NARROW_PHONE);
+    const { page } = g;
+    const sessionId = await toHostedPage(page);
+    const charge = paystack.charges.at(-1)!;
+    const cardAttempt = new URL(charge.callbackUrl!).searchParams.get('attempt')!;
+    // The payer leaves the card page (the back button, or the link again): the card step is still offered, and the way out.
+    await page.goto(`${app.baseUrl}/pay/${sessionId}`);
+    await heading(page, 'Continue to secure card payment').waitFor();
+    await checkoutScreenshots(page, 'paystack-card-abandoned');
+    const verifies = paystack.count('transaction.verify');
+    const cancel = page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith(`/provider-attempts/${cardAttempt}/cancel`));
+    await page.getByRole('button', { name: 'Use another number or method' }).click();
+    assert.match((await cancel).headers()['idempotency-key'] ?? '', /^[0-9a-f]{32}$/);
+    await heading(page, /Choose another number or method|Try again/).waitFor();
+    assert.ok(paystack.count('transaction.verify') > verifies, 'Paystack was asked before the card attempt was ended');
+    const card = (await app.http('GET', `/api/v1/checkout/sessions/${sessionId}/provider-attempts/${cardAttempt}`)).json;
+    assert.notEqual(card.status, 'paid');
+    assert.notEqual(card.status, 'pending');
+
+    await page.getByRole('radio', { name: 'Telecel Cash', exact: true }).check();
+    await page.getByLabel('Mobile Money number').fill('020 123 4567');
+    await page.locator('#pay-button').click();
+    await heading(page, 'Enter your Telecel Cash code').waitFor();
+    await page.getByLabel('Verification code').fill('123456');
+    await page.getByRole('button', { name: 'Confirm code' }).click();
+    await heading(page, 'Payment successful').waitFor({ timeout: 15_000 });
+    const session = (await app.http('GET', `/api/v1/sessions/${sessionId}`, { key: m.live_api_key })).json;
+    assert.equal(session.status, 'success');
+    assert.equal(session.payment.rail, 'momo');
+    assertCleanRun(g);
+    await g.close();
+  });
+
+  it('Telecel through Paystack: the voucher step shows Paystack’s prompt and no resend (Paystack cannot send it again: resend_supported false), the voucher pays', async () => {
     const session = await liveSession(app, m, 25_000);
     const g = await trackedPage(browser, PHONE);
     const { page } = g;
@@ -131,13 +167,14 @@ describe('payer page in Live against the Paystack stand-in, in a browser', () =>
     await page.locator('#pay-form button[type=submit]').click();
     await heading(page, 'Enter your Telecel Cash code').waitFor();
     await page.getByText('Please dial *110# to generate a voucher code. Then input the voucher').waitFor();
-    const resend = page.waitForResponse((r) => r.url().endsWith('/resend'));
-    await page.getByRole('button', { name: 'Resend code' }).click();
-    const refused = await resend;
-    assert.equal(refused.status(), 409);
-    assert.equal((await refused.json()).error.code, 'RESEND_NOT_AVAILABLE');
-    await page.locator('[data-resends]', { hasText: 'A new code cannot be sent for this payment.' }).waitFor();
-    assert.equal(await page.getByRole('button', { name: 'Resend code' }).count(), 0);
+    // Nothing is promised that Paystack cannot do: no resend button, no count, and the API agrees.
+    const attemptId = (await app.t.db.query<{ id: string }>("SELECT id FROM payment_attempts WHERE session_id = $1 AND status = 'pending'", [session.id]))[0]!.id;
+    const status = (await app.http('GET', `/api/v1/checkout/sessions/${session.id}/provider-attempts/${attemptId}`)).json;
+    assert.equal(status.resend_supported, false);
+    assert.equal(status.resends_left, 0);
+    assert.equal(await page.locator('[data-action=resend]').count(), 0);
+    assert.equal(await page.getByText(/resend/i).count(), 0);
+    await page.getByRole('button', { name: 'Use another number or method' }).waitFor();
     await checkoutScreenshots(page, 'paystack-telecel-code', { phoneOnly: true });
     await page.getByLabel('Verification code').fill('123456');
     await page.getByRole('button', { name: 'Confirm code' }).click();

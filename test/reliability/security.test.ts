@@ -167,6 +167,13 @@ const PAYER_ROUTES: Record<string, PayerRoute> = {
   'GET /pay/:reference/slip': { request: (s) => ({ method: 'GET', url: `/pay/${s.session}/slip` }), unknown: 404, html: true },
   // Without JavaScript the form posts back to the page: a redirect to the same session, nothing looked up.
   'POST /pay/:reference': { request: (s) => ({ method: 'POST', url: `/pay/${s.session}` }), unknown: 303, html: true },
+  // "Use another number or method" without JavaScript: the payer API's cancel, then back to the page.
+  'POST /pay/:reference/change': {
+    request: (s, attempt) => ({ method: 'POST', url: `/pay/${s.session}/change`, body: { attempt_reference: attempt } }),
+    takesAttempt: true,
+    unknown: 404,
+    html: true,
+  },
   'POST /pay/:reference/test-outcome': {
     request: (s, attempt) => ({ method: 'POST', url: `/pay/${s.session}/test-outcome`, body: { attempt_reference: attempt, outcome: 'failed' } }),
     takesAttempt: true,
@@ -549,7 +556,7 @@ describe(`security: isolation, keys, SSRF and payer pages (${storageKind})`, () 
             const beforeRows = await t.db.query('SELECT status, raw_status, resend_count, verification_required FROM payment_attempts WHERE id = $1', [foreign.objects.attempt]);
             const res = await payerRequest(route.request(session.objects, foreign.objects.attempt));
             const context = `${key} for ${session.name} with the attempt of ${foreign.name}`;
-            const liveButtons = key.startsWith('POST /pay/') && session.objects.environment === 'live';
+            const liveButtons = key === 'POST /pay/:reference/test-outcome' && session.objects.environment === 'live';
             if (liveButtons) expectError(res, 403, 'FORBIDDEN', context);
             else expectError(res, 404, 'NOT_FOUND', context);
             assertNoSecrets(res.body, foreign.secrets, context);

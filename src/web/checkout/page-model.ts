@@ -51,13 +51,33 @@ export interface PageModel {
   /** The attempt the screen is about (the pending one, the paid one, or the last that failed). */
   attempt: AttemptRow | null;
   instructions: Record<string, unknown> | null;
-  resendsLeft: number;
+  /** What the attempt's status response (SPEC 2.4, issue 31) says of `attempt`, or else of `lastUnpaid`: the same fields the script reads. */
+  facts: AttemptFacts | null;
   /** The payer is back from the provider's hosted page for this (still pending) attempt: confirm it now. */
   returning: boolean;
   /** On the choose screen: the attempt that just ended without payment, to say so. */
   lastUnpaid: AttemptRow | null;
   slip: SlipView | null;
   banks: BankBranches[];
+}
+
+/**
+ * The fields of the attempt status response the page draws from (issue 31), so that a reload shows what the
+ * script showed: resend only where the provider can, the time left to approve, the network's own way to
+ * approve, the plain reason of a decline, and the references a payer and support can use.
+ */
+export interface AttemptFacts {
+  resendSupported: boolean;
+  resendsLeft: number;
+  /** Seconds the payer has to approve, counted from the attempt's creation; null when the provider says none. */
+  approveWithinS: number | null;
+  approvalHelp: string | null;
+  /** Seconds since the attempt was created, at render time (the script counts on from here, never from its own clock). */
+  elapsedS: number;
+  failureReason: string | null;
+  failureMessage: string | null;
+  providerTransactionId: string | null;
+  card: { brand: string; last4: string } | null;
 }
 
 export interface Assets {
@@ -74,5 +94,5 @@ export interface RailPayerView {
   /** Its screen while the attempt is pending; without one, the Mobile Money prompt's. */
   waiting?(m: PageModel): Html;
   /** What the success screen says paid; without it, the rail's name. */
-  paidWith?(attempt: AttemptRow, instructions: Record<string, unknown>): string;
+  paidWith?(attempt: AttemptRow, instructions: Record<string, unknown>, facts: AttemptFacts | null): string;
 }

@@ -3,8 +3,9 @@
 import type { RailQuote } from '../../checkout/fees.ts';
 import { SIMULATION_OUTCOMES } from '../../checkout/payer-schemas.ts';
 import { formatGhs, NETWORK_LABELS, type MomoNetwork } from '../../lib/ghana.ts';
+import type { FailureReason } from '../../lib/payment-failures.ts';
 import { findRail, railDescriptor, type Rail } from '../../rails/registry.ts';
-import { html, raw, type Html } from '../html.ts';
+import { html, raw, when, type Html } from '../html.ts';
 import type { PageModel } from './page-model.ts';
 
 const OUTCOME_LABELS: Record<(typeof SIMULATION_OUTCOMES)[number], string> = {
@@ -28,6 +29,8 @@ export const railLabel = (rail: string) => findRail(rail)?.labels.payer ?? rail;
 export const actionOf = (rail: Rail, quote: RailQuote) => railDescriptor(rail).labels.action ?? `Pay ${formatGhs(quote.total_minor)}`;
 /** One part per line, as the page has always been laid out. */
 export const lines = (parts: Html[]): Html => raw(parts.map((part) => part.value).join('\n'));
+/** A network's short name, as payers say it ("This number usually belongs to MTN"). */
+export const NETWORK_NAMES: Record<MomoNetwork, string> = { mtn: 'MTN', telecel: 'Telecel', at: 'AT' };
 export const networkLabel = (network: unknown) => (typeof network === 'string' && network in NETWORK_LABELS ? NETWORK_LABELS[network as MomoNetwork] : 'Mobile Money');
 
 export const ICONS = {
@@ -66,6 +69,45 @@ ${outcomes.map((o) => html`<button type="submit" name="outcome" value="${o}">${O
 <p class="error" role="alert" data-error hidden></p>
 </section>`;
 }
+
+/** Seconds without approval before the network's own way to approve (approval_help) is shown. */
+export const APPROVAL_HELP_AFTER_S = 30;
+
+/** m:ss */
+export const clock = (seconds: number) => `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
+
+/**
+ * The time left to approve (a countdown from approve_within_s, counted from the attempt's creation) and,
+ * after APPROVAL_HELP_AFTER_S, the network's own way to approve when no prompt came. Drawn by the server at
+ * its elapsed time, so a reload shows the same; the script counts on from there (data-elapsed on #view).
+ */
+export function waitTiming(m: PageModel): Html {
+  const f = m.facts;
+  if (!f || m.attempt?.status !== 'pending') return raw('');
+  const left = f.approveWithinS === null ? null : Math.max(0, f.approveWithinS - f.elapsedS);
+  return html`${when(
+    left !== null,
+    () => html`<p class="hint" data-countdown data-within="${f.approveWithinS}"${raw(left === 0 ? ' data-over' : '')}><span data-running${raw(left === 0 ? ' hidden' : '')}>Approve within <b class="num" data-clock>${clock(left ?? 0)}</b>.</span><span data-ended${raw(left === 0 ? '' : ' hidden')}>The time to approve has run out. If you approved, it will be confirmed here; if not, use another number or method.</span></p>`,
+  )}
+${when(f.approvalHelp, () => html`<p class="prompt" data-help data-after="${APPROVAL_HELP_AFTER_S}"${raw(f.elapsedS >= APPROVAL_HELP_AFTER_S ? '' : ' hidden')}>No prompt on your phone? ${f.approvalHelp}</p>`)}`;
+}
+
+/**
+ * "Use another number or method" on a waiting screen: the script cancels the attempt through the payer
+ * API (with an Idempotency-Key) and shows the method choice with the number kept; without the script the
+ * form posts to the page's own route, which cancels it and sends the payer back to the page.
+ */
+export function changeCourse(m: PageModel, label = CHANGE_COURSE_LABEL): Html {
+  const a = m.attempt;
+  if (!a || a.status !== 'pending') return raw('');
+  return html`<form method="post" action="/pay/${m.session.id}/change" class="actions" data-change>
+<input type="hidden" name="attempt_reference" value="${a.id}">
+<button type="submit" class="secondary block">${label}</button>
+<p class="error" role="alert" data-change-error hidden></p></form>`;
+}
+export const CHANGE_COURSE_LABEL = 'Use another number or method';
+/** The failure reason of an attempt the payer stopped to use another number or method. */
+export const CHANGED_COURSE: FailureReason = 'changed_course';
 
 /** Under a waiting screen, shown by the script when confirmation takes long. */
 export const late = html`<p class="hint late" data-late hidden>Still waiting for confirmation. If you approved the payment, it will be confirmed here soon; keep this page open. <button type="button" class="secondary" data-action="check">Check now</button></p>`;

@@ -6,14 +6,17 @@
   'use strict';
   /** @typedef {{code: string, message: string, retry_after_seconds?: number, fields?: {field: string}[]}} ApiError */
   /** @typedef {{error?: ApiError, status?: string, session_status?: string, verification_required?: boolean, surcharges?: Record<string, {total_minor: number, surcharge_minor: number}>, instructions?: {mode?: string, redirect_url?: unknown}}} ApiBody */
+  /** @typedef {{operator: string, phone: string}} KeptNumber */
   /** @typedef {{ok: boolean, status: number, data: ApiBody | null, code: string | null, message: string, retryAfter?: number}} Reply */
   var sessionId = document.body.getAttribute('data-session');
   if (!sessionId) return;
   var api = '/api/v1/checkout/sessions/' + encodeURIComponent(sessionId);
   var pagePath = '/pay/' + encodeURIComponent(sessionId);
   /** @type {[number, ...number[]]} */ var DELAYS_S = [1, 2, 3, 5, 8, 13, 21, 30];
-  var LATE_AFTER_MS = 180000;
+  var LATE_AFTER_S = 180;
   var pollTimer = 0;
+  var clockTimer = 0;
+  var keptKey = 'sika.pay.' + sessionId;
   var pollToken = 0;
   /** @type {HTMLButtonElement | null} */ var lastClicked = null;
 
@@ -45,9 +48,10 @@
     button.setAttribute('aria-busy', String(on));
   }
 
-  /** @param {string} method @param {string} url @param {object} [body] @return {Promise<Reply>} */
-  async function call(method, url, body) {
+  /** @param {string} method @param {string} url @param {object} [body] @param {string} [idempotencyKey] @return {Promise<Reply>} */
+  async function call(method, url, body, idempotencyKey) {
     /** @type {RequestInit & {headers: Record<string, string>}} */ var init = { method: method, headers: { accept: 'application/json' }, cache: 'no-store', credentials: 'same-origin' };
+    if (idempotencyKey) init.headers['idempotency-key'] = idempotencyKey;
     if (body) { init.headers['content-type'] = 'application/json'; init.body = JSON.stringify(body); }
     var res;
     try {
@@ -64,6 +68,15 @@
       result.message = 'Too many tries in a short time. Please wait ' + result.retryAfter + ' seconds and try again.';
     }
     return result;
+  }
+
+  /** The Mobile Money number last sent from this tab, so a change of course or a decline keeps it (never in the HTML). @return {KeptNumber | null} */
+  function keptNumber() {
+    try { return JSON.parse(sessionStorage.getItem(keptKey) || 'null'); } catch (e) { return null; }
+  }
+  /** @param {KeptNumber | null} kept */
+  function keepNumber(kept) {
+    try { if (kept) sessionStorage.setItem(keptKey, JSON.stringify(kept)); else sessionStorage.removeItem(keptKey); } catch (e) { /* storage off: the payer types it again */ }
   }
 
   /** Fetches the page again and swaps <main>; a new screen gets the focus, and its status is announced. @param {string} [message] */
@@ -96,13 +109,40 @@
     if (focus && !('disabled' in focus && focus.disabled)) focus.focus();
   }
 
-  function stopPoll() { pollToken++; clearTimeout(pollTimer); }
+  function stopPoll() { pollToken++; clearTimeout(pollTimer); clearInterval(clockTimer); }
+
+  /** Seconds since the attempt began: the server's count at render (data-elapsed) plus the time on this page. @param {HTMLElement} view @param {number} loadedAt */
+  function elapsedS(view, loadedAt) { return Number(view.getAttribute('data-elapsed') || 0) + (Date.now() - loadedAt) / 1000; }
+
+  /** The time left to approve, and the network's own way to approve once data-after seconds passed. @param {HTMLElement} view */
+  function startClock(view) {
+    var loadedAt = Date.now();
+    var countdown = $('[data-countdown]', view);
+    var help = $('[data-help]', view);
+    function tick() {
+      var elapsed = elapsedS(view, loadedAt);
+      if (countdown && !countdown.hasAttribute('data-over')) {
+        var left = Math.max(0, Math.ceil(Number(countdown.getAttribute('data-within')) - elapsed));
+        var clock = $('[data-clock]', countdown);
+        if (clock) clock.textContent = Math.floor(left / 60) + ':' + String(left % 60).padStart(2, '0');
+        if (left === 0) {
+          countdown.setAttribute('data-over', '');
+          var running = $('[data-running]', countdown);
+          var ended = $('[data-ended]', countdown);
+          if (running) running.hidden = true;
+          if (ended) { ended.hidden = false; announce(ended.textContent); }
+        }
+      }
+      if (help && help.hidden && elapsed >= Number(help.getAttribute('data-after'))) { help.hidden = false; announce(help.textContent); }
+    }
+    if (countdown || help) clockTimer = setInterval(tick, 1000);
+  }
 
   /** Checks a pending attempt after 1, 2, 3, 5 ... seconds (capped per screen) and refreshes when it moves. @param {HTMLElement} view @param {number} [firstDelayS] */
   function startPoll(view, firstDelayS) {
     var token = ++pollToken;
     var step = 1;
-    var started = Date.now();
+    var loadedAt = Date.now();
     var cap = Number(view.getAttribute('data-poll-cap')) || 5;
     var url = api + '/provider-attempts/' + encodeURIComponent(String(view.getAttribute('data-attempt'))) + '?refresh=1';
     async function tick() {
@@ -112,7 +152,7 @@
       var d = r.data;
       if (r.ok && d && (d.status !== view.getAttribute('data-attempt-status') || d.session_status !== view.getAttribute('data-session-status') || String(d.verification_required) !== view.getAttribute('data-verification'))) return refresh();
       var late = $('[data-late]', view);
-      if (late && Date.now() - started > LATE_AFTER_MS) late.hidden = false;
+      if (late && elapsedS(view, loadedAt) > LATE_AFTER_S) late.hidden = false;
       var delay = Math.min(DELAYS_S[Math.min(step++, DELAYS_S.length - 1)] || cap, cap);
       if (r.retryAfter) delay = Math.max(delay, r.retryAfter);
       pollTimer = setTimeout(tick, delay * 1000);
@@ -123,8 +163,10 @@
   function setup() {
     stopPoll();
     /** @type {HTMLFormElement | null} */ var form = $('#pay-form');
-    if (form) syncRail(form);
+    if (form) { syncRail(form); refill(form); }
     var view = $('#view');
+    if (view && view.getAttribute('data-screen') === 'success') keepNumber(null);
+    if (view) startClock(view);
     // Back from a provider's page (data-poll-now): ask for the verified result at once.
     if (view && view.getAttribute('data-attempt') && view.getAttribute('data-poll-cap')) startPoll(view, view.hasAttribute('data-poll-now') ? 0 : undefined);
   }
@@ -137,8 +179,11 @@
     /** @type {NodeListOf<HTMLElement>} */ (form.querySelectorAll('[data-panel]')).forEach(function (panel) {
       panel.hidden = !rail || panel.getAttribute('data-panel') !== rail.value;
     });
-    /** @type {HTMLButtonElement | null} */ var button = $('button[type=submit]', form);
+    /** @type {HTMLButtonElement | null} */ var button = $('#pay-button', form);
     if (rail && button && !button.disabled) button.textContent = rail.getAttribute('data-action');
+    var go = $('[data-go]', form);
+    var panel = rail && $('[data-panel="' + rail.value + '"]', form);
+    if (go && panel && panel.nextElementSibling !== go) panel.after(go);
     showError($('#form-error', form), '');
     if (!rail || form.closest('details:not([open])')) return;
     var total = ghs(Number(rail.getAttribute('data-total')));
@@ -150,6 +195,17 @@
     each('[data-show=fee-row]', function (el) { el.hidden = !fee; });
     each('li.total[data-optional]', function (el) { el.hidden = !fee; });
     document.title = document.title.replace(/GHS [\d,.]+$/, total);
+  }
+
+  /** On the method choice, the number this tab last sent (after a change of course or a decline), its network chosen. @param {HTMLFormElement} form */
+  function refill(form) {
+    /** @type {HTMLInputElement | null} */ var input = $('#phone', form);
+    var kept = keptNumber();
+    if (!input || input.value || !kept) return;
+    input.value = kept.phone;
+    /** @type {HTMLInputElement | null} */ var radio = $('input[name=operator][value="' + kept.operator + '"]', form);
+    if (radio) radio.checked = true;
+    checkPhone(form, false);
   }
 
   /** @param {string} value */
@@ -168,30 +224,37 @@
     return 'none';
   }
 
-  /** Suggests the network from the prefix, or says why the number does not fit; true when it may be sent. @param {HTMLFormElement} form @param {boolean} submitting */
+  // Suggests the network from the prefix and says what the number looks like; true when it may be sent. A
+  // prefix of another network than the chosen one is a warning with a way on and a way to switch, never a
+  // refusal: numbers move between networks (portability), and the chosen network decides.
+  /** @param {HTMLFormElement} form @param {boolean} submitting */
   function checkPhone(form, submitting) {
     /** @type {HTMLInputElement | null} */ var input = $('#phone', form);
     var msg = $('#phone-msg', form);
+    var ported = $('[data-ported]', form);
     if (!input || !msg) return true;
     /** @type {Record<string, string>} */ var labels = JSON.parse(String(form.getAttribute('data-labels')));
+    /** @type {Record<string, string>} */ var names = JSON.parse(String(form.getAttribute('data-networks')));
     /** @type {HTMLInputElement | null} */ var chosen = $('input[name=operator]:checked', form);
     var national = nationalNumber(input.value);
     var detected = networkOf(form, national);
     var text = '';
     var bad = false;
+    var warn = false;
+    /** @type {HTMLInputElement | null} */ var radio = null;
     /** @type {HTMLInputElement | null} */ var focus = input;
     if (detected && detected !== 'none') {
       // No tile for the network: no provider collects from it for this checkout (Live).
-      /** @type {HTMLInputElement | null} */ var radio = $('input[name=operator][value="' + detected + '"]', form);
+      radio = $('input[name=operator][value="' + detected + '"]', form);
       if (radio && (!chosen || chosen.hasAttribute('data-auto'))) {
         form.querySelectorAll('input[name=operator]').forEach(function (r) { r.removeAttribute('data-auto'); });
         radio.checked = true;
         radio.setAttribute('data-auto', '');
         chosen = radio;
       }
-      bad = !radio || (!!chosen && chosen.value !== detected);
-      if (!radio) text = labels[detected] + ' cannot pay this checkout. Use a number on another network, or another method.';
-      else if (bad && chosen) text = 'This is ' + (detected === 'at' ? 'an ' : 'a ') + labels[detected] + ' number, but ' + labels[chosen.value] + ' is selected. Check the number, or choose ' + labels[detected] + '.';
+      warn = !chosen || chosen.value !== detected;
+      if (chosen && warn) text = 'This number usually belongs to ' + names[detected] + '. Pay with ' + labels[chosen.value] + ' anyway?';
+      else if (warn) text = labels[detected] + ' cannot pay this checkout. If this number moved to another network, choose that network; or use another method.';
       else text = labels[detected] + ' number';
     } else if (detected === 'none') {
       bad = true;
@@ -204,11 +267,32 @@
       else if (!chosen) { text = 'Choose your Mobile Money network.'; focus = $('input[name=operator]', form); }
       else bad = false;
     }
+    var offer = warn && !bad && !!chosen && national !== null && /^\d{9}$/.test(national);
     if (msg.textContent !== text) msg.textContent = text;
-    msg.className = 'msg' + (text ? (bad ? ' bad' : ' ok') : '');
+    msg.className = 'msg' + (text ? (bad ? ' bad' : warn ? ' warn' : ' ok') : '');
     input.setAttribute('aria-invalid', String(bad && focus === input));
+    if (ported) {
+      /** @type {HTMLButtonElement | null} */ var goOn = $('[data-action=go-on]', ported);
+      /** @type {HTMLButtonElement | null} */ var other = $('[data-action=switch-network]', ported);
+      ported.hidden = !offer;
+      if (offer && chosen && goOn) goOn.textContent = 'Yes, pay with ' + labels[chosen.value];
+      if (other) {
+        other.hidden = !radio;
+        other.textContent = 'Use ' + labels[detected] + ' instead';
+        other.setAttribute('data-network', detected);
+      }
+    }
     if (bad && submitting && focus) focus.focus();
+    if (!bad && !submitting && national && /^\d{9}$/.test(national)) payInView(form);
     return !bad;
+  }
+
+  /** A whole number typed: the Pay button (under the panel) scrolled into view if it is below the fold, the field staying in view. @param {HTMLFormElement} form */
+  function payInView(form) {
+    var button = $('#pay-button', form);
+    if (!button || form.closest('details:not([open])')) return;
+    var box = button.getBoundingClientRect();
+    if (box.bottom > window.innerHeight) window.scrollBy(0, box.bottom - window.innerHeight + 8);
   }
 
   /** After PAYMENT_AMOUNT_MISMATCH: the current totals from the quote endpoint. @param {HTMLFormElement} form */
@@ -243,8 +327,9 @@
       /** @type {HTMLInputElement | null} */ var operator = $('input[name=operator]:checked', form);
       if (operator) body.operator = operator.value;
       if (phone) body.phone = phone.value.trim();
+      if (operator && phone) keepNumber({ operator: operator.value, phone: phone.value.trim() });
     }
-    /** @type {HTMLButtonElement | null} */ var button = $('button[type=submit]', form);
+    /** @type {HTMLButtonElement | null} */ var button = $('#pay-button', form);
     busy(button, true);
     showError(error, '');
     var r = rail.value === 'cash'
@@ -317,6 +402,33 @@
     showError($('[data-error]', view), r.message);
   }
 
+  /** A random Idempotency-Key: one per form drawn, so pressing again after a lost answer asks the same. @param {HTMLElement} el */
+  function keyOf(el) {
+    var key = el.getAttribute('data-key');
+    if (!key) {
+      key = Array.prototype.map.call(crypto.getRandomValues(new Uint8Array(16)), function (/** @type {number} */ b) { return (b + 256).toString(16).slice(1); }).join('');
+      el.setAttribute('data-key', key);
+    }
+    return key;
+  }
+
+  // "Use another number or method": cancels the pending attempt (POST .../cancel), then the method choice
+  // with the number kept; an attempt that had already been paid shows its success instead.
+  /** @param {HTMLFormElement} form */
+  async function changeCourse(form) {
+    /** @type {HTMLInputElement | null} */ var reference = $('input[name=attempt_reference]', form);
+    /** @type {HTMLButtonElement | null} */ var button = $('button[type=submit]', form);
+    if (!reference) return;
+    busy(button, true);
+    showError($('[data-change-error]', form), '');
+    var r = await call('POST', api + '/provider-attempts/' + encodeURIComponent(reference.value) + '/cancel', undefined, keyOf(form));
+    var d = r.data;
+    if (r.ok && d) return refresh(d.status === 'paid' || d.session_status === 'success' ? 'This payment had already gone through.' : d.status === 'cancelled' ? 'Payment stopped. Choose another number or method.' : undefined);
+    busy(button, false);
+    if (r.code === 'ATTEMPT_FINAL' || r.code === 'SESSION_NOT_PAYABLE') return refresh(r.message);
+    showError($('[data-change-error]', form), r.message);
+  }
+
   /** Copies the text of the element a copy button names; without the clipboard, selects it for the payer to copy. @param {HTMLButtonElement} button */
   async function copy(button) {
     var target = document.getElementById(String(button.getAttribute('data-copy')));
@@ -372,6 +484,15 @@
     if (action === 'print') window.print();
     if (action === 'resend' && button) resend(button);
     if (action === 'copy' && button) copy(button);
+    /** @type {HTMLFormElement | null} */ var payForm = button && button.closest('form');
+    if (action === 'go-on' && payForm) submitPay(payForm);
+    if (action === 'switch-network' && button && payForm) {
+      /** @type {HTMLInputElement | null} */ var radio = $('input[name=operator][value="' + button.getAttribute('data-network') + '"]', payForm);
+      if (radio) { radio.checked = true; radio.removeAttribute('data-auto'); }
+      checkPhone(payForm, false);
+      var pay = $('#pay-button', payForm);
+      if (pay) pay.focus();
+    }
     if (action === 'check') {
       stopPoll();
       var view = $('#view');
@@ -384,6 +505,7 @@
     if (!(form instanceof HTMLFormElement)) return;
     if (form.id === 'pay-form') submitPay(form);
     else if (form.id === 'code-form') submitCode(form);
+    else if (form.hasAttribute('data-change')) changeCourse(form);
     else if (form.hasAttribute('data-test-outcome') && button instanceof HTMLButtonElement) testOutcome(form, button);
     else return;
     e.preventDefault();

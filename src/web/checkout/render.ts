@@ -7,7 +7,7 @@
 import { formatGhs } from '../../lib/ghana.ts';
 import { html, raw, when, type Html } from '../html.ts';
 import type { Assets, BankBranches, PageModel, PublicSessionView, Screen, SlipView } from './page-model.ts';
-import { formatAccra, icon, ICONS, railLabel } from './page-parts.ts';
+import { CHANGED_COURSE, formatAccra, icon, ICONS, railLabel } from './page-parts.ts';
 import { slipArticle } from './payer-views/cash-slip.ts';
 import { codeScreen } from './payer-views/mobile-money.ts';
 import { cashScreen, chooseScreen, expiredScreen, failedScreen, payableRails, reviewScreen, successScreen, waitingScreen } from './screens.ts';
@@ -82,11 +82,18 @@ export function renderView(m: PageModel): Html {
     failed: failedScreen,
     expired: expiredScreen,
   }[m.screen](m);
-  const announce = m.screen === 'choose' && m.lastUnpaid ? 'Payment not completed. You can try again.' : m.returning ? 'Confirming your payment.' : ANNOUNCE[m.screen];
+  const announce =
+    m.screen === 'choose' && m.lastUnpaid
+      ? m.facts?.failureReason === CHANGED_COURSE
+        ? 'Payment stopped. Choose another number or method.'
+        : `Payment not completed. ${m.facts?.failureMessage ?? 'You can try again.'}`
+      : m.returning
+        ? 'Confirming your payment.'
+        : ANNOUNCE[m.screen];
   const poll = POLL_CAP_S[m.screen];
   return html`<div id="view" data-screen="${m.screen}" data-announce="${announce}"${raw(
     a && poll
-      ? html` data-attempt="${a.id}" data-attempt-status="${a.status}" data-session-status="${m.session.status}" data-verification="${String(a.verification_required)}" data-poll-cap="${poll}"${raw(m.returning ? ' data-poll-now' : '')}`.value
+      ? html` data-attempt="${a.id}" data-attempt-status="${a.status}" data-session-status="${m.session.status}" data-verification="${String(a.verification_required)}" data-poll-cap="${poll}" data-elapsed="${m.facts?.elapsedS ?? 0}"${raw(m.returning ? ' data-poll-now' : '')}`.value
       : '',
   )}>${body}</div>`;
 }

@@ -7,7 +7,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ID_PARAM_LENGTH_MAX, type AttemptRow } from '../../checkout/model.ts';
 import { SIMULATION_OUTCOMES } from '../../checkout/payer-schemas.ts';
-import { RESENDS_MAX, toAttemptInitiation } from '../../checkout/attempts.ts';
+import { cancelAttempt } from '../../checkout/attempt-cancel.ts';
+import { toAttemptInitiation, toAttemptStatus, type AttemptStatusBody } from '../../checkout/attempts.ts';
 import { toSlipResponse } from '../../checkout/cash-slips.ts';
 import { getOptions, getPublicSession, quoteSession, type PayerContext } from '../../checkout/payer-view.ts';
 import * as checkout from '../../checkout/service.ts';
@@ -16,7 +17,7 @@ import type { Rail } from '../../rails/registry.ts';
 import { errors, SikaError } from '../../lib/errors.ts';
 import { sendError } from '../../http/error-handler.ts';
 import { registerErrorPages } from '../error-pages.ts';
-import type { Assets, PageModel, Screen } from './page-model.ts';
+import type { AttemptFacts, Assets, PageModel, Screen } from './page-model.ts';
 import { renderPayPage, renderProblemPage, renderSlipPage } from './render.ts';
 import { PrecompressedAsset, sendCompressed } from './send.ts';
 import { CHECKOUT_CSS } from './styles.ts';
@@ -30,6 +31,7 @@ const IN_PROGRESS = new Set(['pending', 'manual_review', 'amount_mismatch']);
 
 const Params = Type.Object({ reference: Type.String() });
 type Params = Static<typeof Params>;
+const ChangeBody = Type.Object({ attempt_reference: Type.String({ minLength: 1, maxLength: ID_PARAM_LENGTH_MAX }) });
 const TestOutcomeBody = Type.Object({
   attempt_reference: Type.String({ minLength: 1, maxLength: ID_PARAM_LENGTH_MAX }),
   outcome: Type.Union(SIMULATION_OUTCOMES.map((o) => Type.Literal(o))),
@@ -50,6 +52,21 @@ export function servedScript(source: string): string {
     .map((line) => line.trim())
     .filter((line) => line !== '' && !line.startsWith('//'))
     .join('\n');
+}
+
+/** The fields of the attempt status response the page draws from, with the seconds since the attempt began. */
+function factsOf(status: AttemptStatusBody, now: number): AttemptFacts {
+  return {
+    resendSupported: status.resend_supported,
+    resendsLeft: status.resends_left,
+    approveWithinS: status.approve_within_s,
+    approvalHelp: status.approval_help,
+    elapsedS: Math.max(0, Math.floor((now - Date.parse(status.created_at)) / 1000)),
+    failureReason: status.failure_reason,
+    failureMessage: status.failure_message,
+    providerTransactionId: status.provider_transaction_id,
+    card: status.card,
+  };
 }
 
 export async function payerPageRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
@@ -145,6 +162,7 @@ export async function payerPageRoutes(app: FastifyInstance, deps: AppDeps): Prom
     const slipRow = screen === 'cash' && attempt ? await checkout.slipOfAttempt(deps.db, attempt.id) : null;
     if (screen === 'cash' && !slipRow) screen = 'waiting';
     const needsQuotes = screen === 'choose' || screen === 'cash';
+    const about = attempt ?? lastUnpaid;
     return {
       session: view,
       test: session.environment === 'test',
@@ -152,7 +170,7 @@ export async function payerPageRoutes(app: FastifyInstance, deps: AppDeps): Prom
       quotes: needsQuotes ? await quoteSession(deps.db, session, view.allowed_rails as Rail[]) : {},
       attempt,
       instructions,
-      resendsLeft: attempt ? Math.max(0, RESENDS_MAX - attempt.resend_count) : 0,
+      facts: about ? factsOf(await toAttemptStatus(deps.db, about, false), Date.now()) : null,
       returning: screen === 'waiting' && returnedFrom !== null && attempt?.id === returnedFrom,
       lastUnpaid,
       slip: slipRow ? await toSlipResponse(deps.db, slipRow, false) : null,
@@ -186,6 +204,19 @@ export async function payerPageRoutes(app: FastifyInstance, deps: AppDeps): Prom
   // says so), instead of putting a phone number into a query string.
   app.post<{ Params: Params }>('/pay/:reference', { schema: { hide: true, params: Params }, preHandler: limited }, async (request, reply) =>
     reply.redirect(`/pay/${encodeURIComponent(request.params.reference)}`, 303),
+  );
+
+  // "Use another number or method" without JavaScript: the same cancel as the payer API's, then the page
+  // (the method choice, or the success of an attempt that had already been paid).
+  app.post<{ Params: Params; Body: Static<typeof ChangeBody> }>(
+    '/pay/:reference/change',
+    { schema: { hide: true, params: Params, body: ChangeBody }, preHandler: limited },
+    async (request, reply) => {
+      const { reference } = request.params;
+      if (!SESSION_ID_PATTERN.test(reference) || !ATTEMPT_ID_PATTERN.test(request.body.attempt_reference)) throw errors.notFound('Payment attempt');
+      await cancelAttempt(ctx, reference, request.body.attempt_reference);
+      return reply.redirect(`/pay/${encodeURIComponent(reference)}`, 303);
+    },
   );
 
   // Test mode only: the page's outcome buttons, through the same path as the simulate endpoint.

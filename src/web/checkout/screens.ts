@@ -1,15 +1,19 @@
 // The payer page's screens but the page shell: choose a method, wait for a pending payment (its rail's
 // view), the cash slip, review, success, failure and expiry.
 import type { RailQuote } from '../../checkout/fees.ts';
-import { formatGhs, NETWORK_LABELS, NETWORK_PREFIXES } from '../../lib/ghana.ts';
+import type { AttemptRow } from '../../checkout/model.ts';
+import { formatGhs, NETWORK_LABELS, NETWORK_PREFIXES, phoneLast4 } from '../../lib/ghana.ts';
 import { findRail, railDescriptor, type Rail } from '../../rails/registry.ts';
 import { html, raw, when, type Html } from '../html.ts';
 import type { PageModel } from './page-model.ts';
-import { actionOf, formatAccra, icon, isRail, kv, late, lines, railLabel, testPanel } from './page-parts.ts';
+import { actionOf, CHANGE_COURSE_LABEL, CHANGED_COURSE, changeCourse, formatAccra, icon, isRail, kv, late, lines, NETWORK_NAMES, networkLabel, railLabel, testPanel } from './page-parts.ts';
 import { PAYER_VIEWS } from './payer-views.ts';
 import { cardRedirectUrl } from './payer-views/card.ts';
 import { slipArticle } from './payer-views/cash-slip.ts';
 import { mobileMoneyView } from './payer-views/mobile-money.ts';
+
+/** A reference longer than this gets a line of its own on the success screen. */
+const REFERENCE_INLINE_LENGTH_MAX = 20;
 
 const UNPAID_REASONS: Record<string, string> = {
   failed: 'The payment did not go through',
@@ -35,16 +39,20 @@ function railOption(m: PageModel, rail: Rail, quote: RailQuote, checked: boolean
 <div class="panel" data-panel="${rail}"${raw(checked ? '' : ' hidden')}>${PAYER_VIEWS[descriptor.payerView].panel(m, descriptor, quote)}</div>`;
 }
 
+/**
+ * The methods, each with its panel, and the button right under the chosen one's panel (the script moves it
+ * when another is chosen): typed a number, the payer finds the button next to it, not under every other method.
+ */
 function chooseForm(m: PageModel, rails: Rail[], heading: string): Html {
   const s = m.session;
   const first = rails[0];
   if (!first) return html`<p class="error">No payment method is available for this checkout right now. Please try again later.</p>`;
   const firstQuote = m.quotes[first]!;
-  return html`<form id="pay-form" method="post" action="/pay/${s.id}" novalidate data-base="${s.amount_minor}" data-prefixes="${JSON.stringify(NETWORK_PREFIXES)}" data-labels="${JSON.stringify(NETWORK_LABELS)}">
+  const go = html`<div class="go" data-go><p class="error" id="form-error" role="alert" hidden></p>
+<button type="submit" class="block" id="pay-button">${actionFor(m, first, firstQuote)}</button></div>`;
+  return html`<form id="pay-form" method="post" action="/pay/${s.id}" novalidate data-base="${s.amount_minor}" data-prefixes="${JSON.stringify(NETWORK_PREFIXES)}" data-labels="${JSON.stringify(NETWORK_LABELS)}" data-networks="${JSON.stringify(NETWORK_NAMES)}">
 <fieldset><legend><h2 id="choose-title" tabindex="-1">${heading}</h2></legend>
-<div class="rails">${lines(rails.map((rail) => railOption(m, rail, m.quotes[rail]!, rail === first)))}</div></fieldset>
-<p class="error" id="form-error" role="alert" hidden></p>
-<button type="submit" class="block">${actionFor(m, first, firstQuote)}</button>
+<div class="rails">${lines(rails.map((rail) => html`${railOption(m, rail, m.quotes[rail]!, rail === first)}${when(rail === first, () => go)}`))}</div></fieldset>
 <noscript><p class="error">Turn on JavaScript in your browser to pay on this page.</p></noscript>
 </form>`;
 }
@@ -52,15 +60,23 @@ function chooseForm(m: PageModel, rails: Rail[], heading: string): Html {
 /** The rails this checkout can be paid with now, in the registry's order (the first is chosen). */
 export const payableRails = (m: PageModel, except?: Rail): Rail[] => m.session.allowed_rails.filter((r): r is Rail => isRail(r) && r !== except && m.quotes[r] !== undefined);
 
+/** The attempt that just ended unpaid, in words: its plain reason (failure_message), the method and amount. */
+function unpaidNote(m: PageModel, last: AttemptRow): Html {
+  const what = html`${railLabel(last.rail)}${when(last.network, () => html` (${networkLabel(last.network)}${last.phone ? ` ending ${phoneLast4(last.phone)}` : ''})`)}, <span class="num">${formatGhs(last.amount_charged_minor)}</span>`;
+  if (m.facts?.failureReason === CHANGED_COURSE) {
+    return html`<p class="note" data-unpaid data-changed>You stopped the payment by ${what}. You have not been charged for it.</p>`;
+  }
+  return html`<div class="card screen" data-unpaid>
+${icon('bad')}<h2 tabindex="-1">Payment not completed</h2>
+<p><strong data-reason>${m.facts?.failureMessage ?? UNPAID_REASONS[last.status] ?? 'The payment did not go through'}</strong></p>
+<p>${what}: you have not been charged for it. Try again below, with the same method or another one.</p></div>`;
+}
+
 export function chooseScreen(m: PageModel): Html {
   const last = m.lastUnpaid;
-  return html`${when(
-    last,
-    () => html`<div class="card screen" data-unpaid>
-${icon('bad')}<h2 tabindex="-1">Payment not completed</h2>
-<p>${UNPAID_REASONS[last!.status] ?? 'The payment did not go through'} (${railLabel(last!.rail)}, ${formatGhs(last!.amount_charged_minor)}). You have not been charged for it.</p>
-<p>Try again below, with the same method or another one.</p></div>`,
-  )}
+  const changed = last !== null && m.facts?.failureReason === CHANGED_COURSE;
+  if (changed) return html`<div class="card">${unpaidNote(m, last)}${chooseForm(m, payableRails(m), 'Choose another number or method')}</div>`;
+  return html`${when(last, () => unpaidNote(m, last!))}
 <div class="card${raw(last ? ' gap' : '')}">${chooseForm(m, payableRails(m), last ? 'Try again' : 'Choose how to pay')}</div>`;
 }
 
@@ -77,6 +93,7 @@ function confirmingScreen(m: PageModel): Html {
 <h2 tabindex="-1">Confirming your payment…</h2>
 <p>We are checking with the payment provider that your ${railLabel(a.rail)} payment of <strong class="num">${formatGhs(a.amount_charged_minor)}</strong> went through. This takes a few seconds; please do not pay again.</p>
 <p class="hint">This page updates by itself.${when(unfinished, () => html` Did not finish on the card page? <a href="${unfinished}">Go back to the card page</a>.`)}</p>
+${changeCourse(m)}
 ${late}${testPanel(m)}</div>`;
 }
 
@@ -98,7 +115,7 @@ export function cashScreen(m: PageModel): Html {
 <a class="button secondary block" href="/pay/${m.session.id}/slip">Open the printable slip</a></div>
 ${slipArticle(slip, m.banks, m.test)}
 ${testPanel(m)}
-${when(others.length > 0, () => html`<details><summary>Pay another way instead</summary>${chooseForm(m, others, 'Choose another method')}</details>`)}
+${when(others.length > 0, () => html`<details><summary>${CHANGE_COURSE_LABEL}</summary>${chooseForm(m, others, 'Choose another method')}</details>`)}
 </div>`;
 }
 
@@ -116,19 +133,27 @@ function returnLink(m: PageModel, primary: boolean): Html {
   return when(url, () => html`<div class="actions"><a class="button block${raw(primary ? '' : ' secondary')}" href="${url}">Return to ${m.session.merchant_name}</a></div>`);
 }
 
+/**
+ * What the provider knows the payment by (MTN's financialTransactionId, Paystack's transaction id), else our
+ * reference with the provider (a bank transfer's SK reference, a Test TEST-…); the attempt's own att_ id only
+ * when there is neither.
+ */
+const paymentReference = (m: PageModel, a: AttemptRow) => m.facts?.providerTransactionId || a.provider_reference || a.id;
+
 export function successScreen(m: PageModel): Html {
   const a = m.attempt;
   const i = m.instructions ?? {};
   const view = a ? findRail(a.rail)?.payerView : undefined;
   const paidWith = view && PAYER_VIEWS[view].paidWith;
-  const method = a ? (paidWith ? paidWith(a, i) : railLabel(a.rail)) : null;
+  const method = a ? (paidWith ? paidWith(a, i, m.facts) : railLabel(a.rail)) : null;
+  const reference = a ? paymentReference(m, a) : null;
   return html`<div class="card screen">${icon('ok')}
 <h2 tabindex="-1">Payment successful</h2>
 <p>You paid <strong class="num">${formatGhs(a ? a.amount_charged_minor : m.session.amount_minor)}</strong> to <strong>${m.session.merchant_name}</strong>.</p>
 ${kv([
   ['Invoice', m.session.invoice_ref, 'ref'],
   ...(method ? ([['Paid with', method]] as [string, string][]) : []),
-  ...(a ? ([['Payment reference', a.id, 'ref stack']] as [string, string, string][]) : []),
+  ...(reference ? ([['Payment reference', reference, reference.length > REFERENCE_INLINE_LENGTH_MAX ? 'ref stack' : 'ref']] as [string, string, string][]) : []),
   ...(a?.finalized_at ? ([['Date', formatAccra(a.finalized_at)]] as [string, string][]) : []),
 ])}
 ${returnLink(m, true)}

@@ -42,7 +42,10 @@ label.field{display:block;font-weight:700;margin:.25rem 0 .3rem}
 input[type=tel],input[type=text]{font:inherit;font-size:1.1rem;width:100%;padding:.7rem .75rem;border:1px solid #6b7380;border-radius:9px;background:#fff;color:var(--ink)}
 input[aria-invalid=true]{border-color:var(--err);box-shadow:0 0 0 1px var(--err)}
 .hint{color:var(--muted);font-size:.9rem;margin:.35rem 0 0}
-.msg{font-size:.92rem;margin:.4rem 0 0;font-weight:600}.msg.ok{color:var(--brand)}.msg.bad{color:var(--err)}
+.msg{font-size:.92rem;margin:.4rem 0 0;font-weight:600}.msg.ok{color:var(--brand)}.msg.bad{color:var(--err)}.msg.warn{color:var(--warn-ink);background:var(--warn-bg);border-radius:8px;padding:.45rem .6rem}
+.choice{display:flex;flex-wrap:wrap;gap:.5rem;margin:.5rem 0 0}.choice button{padding:.5rem .75rem;font-size:.92rem}
+.rails>.go{margin:.1rem 0 .6rem}.go .error{margin-top:0}
+.note{background:var(--brand-soft);border-radius:8px;padding:.6rem .8rem;margin:0 0 1rem}
 .panel{margin:0 0 1rem}.panel p{margin-top:0}.panel fieldset{margin-bottom:.5rem}.panel legend{margin-bottom:.35rem}
 .prompt{background:var(--brand-soft);border-left:4px solid var(--brand);border-radius:8px;padding:.6rem .8rem;font-weight:600;white-space:pre-line;overflow-wrap:anywhere}
 .error{background:var(--err-bg);color:var(--err);border-left:4px solid var(--err);border-radius:8px;padding:.6rem .8rem;font-weight:600}

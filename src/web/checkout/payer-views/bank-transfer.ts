@@ -5,7 +5,7 @@
 import { formatGhs } from '../../../lib/ghana.ts';
 import { html, raw, when, type Html } from '../../html.ts';
 import type { RailPayerView } from '../page-model.ts';
-import { icon, kv, late, testPanel } from '../page-parts.ts';
+import { changeCourse, icon, kv, late, testPanel } from '../page-parts.ts';
 
 /** Characters per group when a reference is shown for reading out (SK7K Q2M9). */
 const REFERENCE_GROUP_LENGTH = 4;
@@ -64,6 +64,7 @@ ${kv([
 ])}
 ${when(text(i.note), () => html`<p class="hint">${text(i.note)}</p>`)}
 <p class="hint">We confirm the payment here when the transfer arrives. You can keep this page open or come back to this link later.</p>
+${changeCourse(m)}
 ${late}${testPanel(m)}</div>`;
   },
 } satisfies RailPayerView;

@@ -3,7 +3,7 @@
 import { formatGhs } from '../../../lib/ghana.ts';
 import { html } from '../../html.ts';
 import type { RailPayerView } from '../page-model.ts';
-import { icon, late, railLabel, testPanel } from '../page-parts.ts';
+import { changeCourse, icon, late, railLabel, testPanel } from '../page-parts.ts';
 
 export const confirmationView = {
   panel: (_m, rail, quote) => html`
@@ -15,6 +15,7 @@ export const confirmationView = {
     return html`<div class="card screen">${icon('wait')}
 <h2 tabindex="-1">Confirming your ${label} payment</h2>
 <p>We are waiting for ${label} to confirm <strong class="num">${formatGhs(a.amount_charged_minor)}</strong>. This page updates by itself.</p>
+${changeCourse(m)}
 ${late}${testPanel(m)}</div>`;
   },
 } satisfies RailPayerView;

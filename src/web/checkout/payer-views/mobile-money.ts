@@ -5,25 +5,28 @@ import { VERIFICATION_CODE_LENGTH_MAX, VERIFICATION_CODE_LENGTH_MIN } from '../.
 import { formatGhs, MOMO_NETWORKS, NETWORK_LABELS } from '../../../lib/ghana.ts';
 import { html, raw, when, type Html } from '../../html.ts';
 import type { PageModel, RailPayerView } from '../page-model.ts';
-import { icon, late, networkLabel, testPanel } from '../page-parts.ts';
+import { changeCourse, icon, late, networkLabel, testPanel, waitTiming } from '../page-parts.ts';
 
 /** The wallet number field, in characters (spaces and a +233 prefix allowed; the script checks the number). */
 const PHONE_INPUT_LENGTH_MAX = 20;
 
 /**
- * Resend, while some are left: the button and how many remain. None left is said in words, never shown as a
- * dead button; data-none is what the script shows instead when the API says no more can be sent (409
- * RESEND_LIMIT_REACHED; 409 RESEND_NOT_AVAILABLE: the provider has no re-send, as Paystack and MTN MoMo;
- * 503 PROVIDER_RAIL_UNAVAILABLE: the attempt's provider is no longer served).
+ * Resend, only where the attempt's provider can prompt again without a second charge (resend_supported:
+ * the Test simulator; Paystack and MTN MoMo cannot), with how many are left. None left is said in words,
+ * never shown as a dead button; data-none is what the script shows instead when the API says no more can
+ * be sent (409 RESEND_LIMIT_REACHED or RESEND_NOT_AVAILABLE; 503 PROVIDER_RAIL_UNAVAILABLE: the attempt's
+ * provider is no longer served).
  */
 function resendButton(m: PageModel, what: 'prompt' | 'code'): Html {
-  const left = m.resendsLeft;
+  const f = m.facts;
+  if (!f?.resendSupported) return raw('');
+  const left = f.resendsLeft;
   const none =
     what === 'code'
-      ? 'A new code cannot be sent for this payment. Follow the steps above to get your code, or wait for this payment to end and start a new one.'
-      : 'The prompt cannot be re-sent for this payment. If it does not arrive, wait for this payment to end and start a new one.';
+      ? 'A new code cannot be sent for this payment. Follow the steps above to get your code, or use another number or method.'
+      : 'The prompt cannot be re-sent for this payment. If it does not arrive, use another number or method.';
   return html`<div class="actions">${when(left > 0, () => html`<button type="button" class="secondary block" data-action="resend">Resend ${what}</button>`)}
-<p class="hint" data-resends data-none="${none}">${left > 0 ? `You can resend it ${left} more time${left === 1 ? '' : 's'}.` : none}</p></div>
+<p class="hint" data-resends data-none="${none}">${left > 0 ? `No ${what}? You can resend it ${left} more time${left === 1 ? '' : 's'}.` : none}</p></div>
 <p class="error" data-error role="alert" hidden></p>`;
 }
 
@@ -50,7 +53,9 @@ ${prompt}
 <p id="code-error" class="error" role="alert" hidden></p>
 <div class="actions"><button type="submit" class="block">Confirm code</button></div>
 </form>
+${waitTiming(m)}
 ${resendButton(m, 'code')}
+${changeCourse(m)}
 ${testPanel(m)}</div>`;
 }
 
@@ -64,6 +69,7 @@ ${MOMO_NETWORKS.filter((n) => !m.session.allowed_operators || m.session.allowed_
 <input id="phone" name="phone" type="tel" inputmode="tel" autocomplete="tel-national" maxlength="${PHONE_INPUT_LENGTH_MAX}" placeholder="024 123 4567" aria-describedby="phone-hint phone-msg">
 <p id="phone-hint" class="hint">The wallet that pays. We'll send a payment prompt to this phone.</p>
 <p id="phone-msg" class="msg" aria-live="polite"></p>
+<p class="choice" data-ported hidden><button type="button" class="secondary" data-action="go-on"></button><button type="button" class="secondary" data-action="switch-network"></button></p>
 `,
 
   waiting(m) {
@@ -74,14 +80,18 @@ ${MOMO_NETWORKS.filter((n) => !m.session.allowed_operators || m.session.allowed_
 <h2 tabindex="-1">Confirming your Telecel Cash payment</h2>
 <p>Your code was accepted. We are waiting for Telecel Cash to confirm <strong class="num">${formatGhs(a.amount_charged_minor)}</strong> from the wallet ending <strong>${i.phone_last4 ?? ''}</strong>. If your phone asks you to approve it, enter your PIN.</p>
 <p class="hint">This page updates by itself.</p>
+${waitTiming(m)}
+${changeCourse(m)}
 ${late}${testPanel(m)}</div>`;
     }
     return html`<div class="card screen">${icon('wait')}
 <h2 tabindex="-1">Approve the payment on your phone</h2>
 <p>We sent a request for <strong class="num">${formatGhs(a.amount_charged_minor)}</strong> to the ${networkLabel(a.network)} wallet ending <strong>${i.phone_last4 ?? ''}</strong>. Enter your Mobile Money PIN on your phone to approve it.</p>
 ${providerPrompt(i)}
-<p class="hint">This page updates by itself. No prompt after a minute? Resend it.</p>
+<p class="hint">This page updates by itself.</p>
+${waitTiming(m)}
 ${resendButton(m, 'prompt')}
+${changeCourse(m)}
 ${late}${testPanel(m)}</div>`;
   },
 
