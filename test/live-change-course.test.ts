@@ -12,7 +12,7 @@ import { balance, checkInvariants } from '../src/ledger/service.ts';
 import { createLiveProviders } from '../src/rails/live-config.ts';
 import type { LiveProviders } from '../src/rails/live.ts';
 import { processDueRefunds } from '../src/refunds/processing.ts';
-import { STANDIN_COLLECTION, STANDIN_DISBURSEMENT, startMtnMomoStandIn, type MtnMomoStandIn } from './standins/mtn-momo.ts';
+import { mtnMomoSettings, type MtnMomoStandIn, startMtnMomoStandIn } from './standins/mtn-momo.ts';
 import { startPaystackStandIn, type PaystackStandIn } from './standins/paystack.ts';
 import { attemptStatus, eventually, freePort, liveSession, merchantSession, payerAttempt, startLiveApp, type LiveApp } from './live-support.ts';
 
@@ -33,14 +33,8 @@ describe('Live: a payer changes course (MTN MoMo and Paystack stand-ins)', () =>
       LIVE_PROVIDER_ORDER: 'mtn_momo,paystack',
       PAYSTACK_SECRET_KEY: SECRET,
       PAYSTACK_BASE_URL: paystack.baseUrl,
-      MTN_MOMO_BASE_URL: mtn.baseUrl,
+      ...mtnMomoSettings(mtn.baseUrl),
       MTN_MOMO_TARGET_ENVIRONMENT: 'mtnghana',
-      MTN_MOMO_COLLECTION_SUBSCRIPTION_KEY: STANDIN_COLLECTION.subscriptionKey,
-      MTN_MOMO_COLLECTION_USER_ID: STANDIN_COLLECTION.userId,
-      MTN_MOMO_COLLECTION_API_KEY: STANDIN_COLLECTION.apiKey,
-      MTN_MOMO_DISBURSEMENT_SUBSCRIPTION_KEY: STANDIN_DISBURSEMENT.subscriptionKey,
-      MTN_MOMO_DISBURSEMENT_USER_ID: STANDIN_DISBURSEMENT.userId,
-      MTN_MOMO_DISBURSEMENT_API_KEY: STANDIN_DISBURSEMENT.apiKey,
     });
     providers = createLiveProviders(app.t.config);
     m = await app.t.merchant();

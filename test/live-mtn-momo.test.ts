@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { CreatedMerchant } from '../src/accounts/service.ts';
-import { STANDIN_COLLECTION, STANDIN_DISBURSEMENT, startMtnMomoStandIn, type MtnMomoStandIn } from './standins/mtn-momo.ts';
+import { mtnMomoSettings, type MtnMomoStandIn, startMtnMomoStandIn } from './standins/mtn-momo.ts';
 import { attemptStatus, eventually, freePort, liveSession, merchantSession, payerAttempt, startLiveApp, type LiveApp } from './live-support.ts';
 
 const MTN_PHONE = '0241234567';
@@ -19,14 +19,8 @@ describe('Live MTN MoMo through the MTN MoMo Open API', () => {
     const port = await freePort();
     app = await startLiveApp(port, {
       LIVE_PROVIDER_ORDER: 'mtn_momo,paystack',
-      MTN_MOMO_BASE_URL: mtn.baseUrl,
+      ...mtnMomoSettings(mtn.baseUrl),
       MTN_MOMO_TARGET_ENVIRONMENT: 'mtnghana',
-      MTN_MOMO_COLLECTION_SUBSCRIPTION_KEY: STANDIN_COLLECTION.subscriptionKey,
-      MTN_MOMO_COLLECTION_USER_ID: STANDIN_COLLECTION.userId,
-      MTN_MOMO_COLLECTION_API_KEY: STANDIN_COLLECTION.apiKey,
-      MTN_MOMO_DISBURSEMENT_SUBSCRIPTION_KEY: STANDIN_DISBURSEMENT.subscriptionKey,
-      MTN_MOMO_DISBURSEMENT_USER_ID: STANDIN_DISBURSEMENT.userId,
-      MTN_MOMO_DISBURSEMENT_API_KEY: STANDIN_DISBURSEMENT.apiKey,
     });
     m = await app.t.merchant();
   });

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { CreatedMerchant } from '../src/accounts/service.ts';
-import { STANDIN_COLLECTION, startMtnMomoStandIn, type MtnMomoStandIn } from './standins/mtn-momo.ts';
+import { mtnMomoSettings, type MtnMomoStandIn, startMtnMomoStandIn } from './standins/mtn-momo.ts';
 import { startPaystackStandIn, type PaystackStandIn } from './standins/paystack.ts';
 import { attemptStatus, eventually, freePort, liveSession, merchantSession, payerAttempt, startLiveApp, type LiveApp } from './live-support.ts';
 
@@ -28,10 +28,7 @@ describe('Live payments through Paystack (with MTN MoMo first in LIVE_PROVIDER_O
     app = await startLiveApp(port, {
       PAYSTACK_SECRET_KEY: SECRET,
       PAYSTACK_BASE_URL: paystack.baseUrl,
-      MTN_MOMO_BASE_URL: mtn.baseUrl,
-      MTN_MOMO_COLLECTION_SUBSCRIPTION_KEY: STANDIN_COLLECTION.subscriptionKey,
-      MTN_MOMO_COLLECTION_USER_ID: STANDIN_COLLECTION.userId,
-      MTN_MOMO_COLLECTION_API_KEY: STANDIN_COLLECTION.apiKey,
+      ...mtnMomoSettings(mtn.baseUrl, 'collection'),
     });
     m = await app.t.merchant();
   });

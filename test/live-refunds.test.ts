@@ -12,7 +12,7 @@ import { settleOperatorRefund } from '../src/refunds/lifecycle.ts';
 import { processDueRefunds } from '../src/refunds/processing.ts';
 import { recordCashDeposit } from '../src/checkout/cash-slips.ts';
 import { fund, balanceOf } from './payouts-fixtures.ts';
-import { STANDIN_COLLECTION, STANDIN_DISBURSEMENT, startMtnMomoStandIn, type MtnMomoStandIn } from './standins/mtn-momo.ts';
+import { mtnMomoSettings, type MtnMomoStandIn, startMtnMomoStandIn } from './standins/mtn-momo.ts';
 import { startPaystackStandIn, type PaystackStandIn } from './standins/paystack.ts';
 import { eventually, freePort, liveSession, merchantSession, payerAttempt, quoteTotal, startLiveApp, type LiveApp } from './live-support.ts';
 
@@ -32,13 +32,7 @@ describe('Live refunds through the provider that took the payment', () => {
     app = await startLiveApp(port, {
       PAYSTACK_SECRET_KEY: SECRET,
       PAYSTACK_BASE_URL: paystack.baseUrl,
-      MTN_MOMO_BASE_URL: mtn.baseUrl,
-      MTN_MOMO_COLLECTION_SUBSCRIPTION_KEY: STANDIN_COLLECTION.subscriptionKey,
-      MTN_MOMO_COLLECTION_USER_ID: STANDIN_COLLECTION.userId,
-      MTN_MOMO_COLLECTION_API_KEY: STANDIN_COLLECTION.apiKey,
-      MTN_MOMO_DISBURSEMENT_SUBSCRIPTION_KEY: STANDIN_DISBURSEMENT.subscriptionKey,
-      MTN_MOMO_DISBURSEMENT_USER_ID: STANDIN_DISBURSEMENT.userId,
-      MTN_MOMO_DISBURSEMENT_API_KEY: STANDIN_DISBURSEMENT.apiKey,
+      ...mtnMomoSettings(mtn.baseUrl),
     });
     providers = createLiveProviders(app.t.config);
     m = await app.t.merchant();

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { CreatedMerchant } from '../../src/accounts/service.ts';
 import { eventually, freePort, liveSession, startLiveApp, type LiveApp } from '../live-support.ts';
-import { STANDIN_COLLECTION, STANDIN_DISBURSEMENT, startMtnMomoStandIn, type MtnMomoStandIn } from '../standins/mtn-momo.ts';
+import { mtnMomoSettings, type MtnMomoStandIn, startMtnMomoStandIn } from '../standins/mtn-momo.ts';
 import { assertCleanRun, checkoutScreenshots, NARROW_PHONE } from './checkout-helpers.ts';
 import { launchBrowser, trackedPage } from './helpers.ts';
 
@@ -25,14 +25,8 @@ describe('payer page in Live against the MTN MoMo stand-in: changing course, in 
     const port = await freePort();
     app = await startLiveApp(port, {
       LIVE_PROVIDER_ORDER: 'mtn_momo,paystack',
-      MTN_MOMO_BASE_URL: mtn.baseUrl,
+      ...mtnMomoSettings(mtn.baseUrl),
       MTN_MOMO_TARGET_ENVIRONMENT: 'mtnghana',
-      MTN_MOMO_COLLECTION_SUBSCRIPTION_KEY: STANDIN_COLLECTION.subscriptionKey,
-      MTN_MOMO_COLLECTION_USER_ID: STANDIN_COLLECTION.userId,
-      MTN_MOMO_COLLECTION_API_KEY: STANDIN_COLLECTION.apiKey,
-      MTN_MOMO_DISBURSEMENT_SUBSCRIPTION_KEY: STANDIN_DISBURSEMENT.subscriptionKey,
-      MTN_MOMO_DISBURSEMENT_USER_ID: STANDIN_DISBURSEMENT.userId,
-      MTN_MOMO_DISBURSEMENT_API_KEY: STANDIN_DISBURSEMENT.apiKey,
     });
     m = await app.t.merchant();
     browser = await launchBrowser();

@@ -159,6 +159,21 @@ export interface MtnMomoStandInOptions {
 export const STANDIN_COLLECTION: StandInCredentials = { subscriptionKey: 'collection-subscription-key', userId: '8f0f3f0e-55b6-4a38-9f43-2a8a5b7c6d01', apiKey: 'collection-api-key' };
 export const STANDIN_DISBURSEMENT: StandInCredentials = { subscriptionKey: 'disbursement-subscription-key', userId: '1d2c3b4a-5e6f-4a7b-8c9d-0e1f2a3b4c5d', apiKey: 'disbursement-api-key' };
 
+/** Sika's settings for a stand-in: its base URL and both products' credentials (MTN_MOMO_TARGET_ENVIRONMENT is the test's). */
+export const mtnMomoSettings = (baseUrl: string, products: 'collection' | 'both' = 'both'): Record<string, string> => ({
+  MTN_MOMO_BASE_URL: baseUrl,
+  MTN_MOMO_COLLECTION_SUBSCRIPTION_KEY: STANDIN_COLLECTION.subscriptionKey,
+  MTN_MOMO_COLLECTION_USER_ID: STANDIN_COLLECTION.userId,
+  MTN_MOMO_COLLECTION_API_KEY: STANDIN_COLLECTION.apiKey,
+  ...(products === 'both'
+    ? {
+        MTN_MOMO_DISBURSEMENT_SUBSCRIPTION_KEY: STANDIN_DISBURSEMENT.subscriptionKey,
+        MTN_MOMO_DISBURSEMENT_USER_ID: STANDIN_DISBURSEMENT.userId,
+        MTN_MOMO_DISBURSEMENT_API_KEY: STANDIN_DISBURSEMENT.apiKey,
+      }
+    : {}),
+});
+
 /** "Format - UUID… generated using UUID version 4" (https://momoapi.mtn.com/docs/services/collection/operations/requesttopay-POST). */
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 /** payerMessage / payeeNote: more than 160 characters is a 400 (https://momodevelopercommunity.mtn.com/errors-46/momo-api-common-errors-82). */
