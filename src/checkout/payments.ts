@@ -97,9 +97,14 @@ async function moveAttempt(tx: Queryable, attempt: AttemptRow, to: AttemptStatus
   return updated;
 }
 
+/** Attempt statuses that keep a session pending: waiting for the provider or for an operator. */
+const IN_PLAY: readonly AttemptStatus[] = ['pending', 'manual_review', 'amount_mismatch'];
+
 /** After an attempt ends without payment: the payer may retry (announced as reopened), unless time or tries have run out. */
 async function settleAfterUnpaid(tx: Queryable, session: SessionRow, attempt: AttemptRow, ctx: OutcomeContext): Promise<SessionRow> {
   if (session.status !== 'pending') return session;
+  // Another attempt still in play (a late answer held for an operator while the payer had moved on): the session waits for it.
+  if ((await store.listAttempts(tx, session.id)).some((other) => other.id !== attempt.id && IN_PLAY.includes(other.status))) return session;
   const expired = session.expires_at.getTime() <= Date.now();
   if (expired) return moveSession(tx, session, 'expired', ctx);
   if ((await store.countFailedAttempts(tx, session.id)) >= FAILED_ATTEMPTS_MAX) return moveSession(tx, session, 'failed', ctx);
