@@ -58,14 +58,15 @@ const EXPECTED: Expected[] = [
       pending: ['paid', 'failed', 'expired', 'cancelled', 'manual_review', 'amount_mismatch'],
       manual_review: ['paid', 'failed'],
       amount_mismatch: ['paid', 'failed'],
-      expired: ['paid'],
+      // A late answer on an attempt that expired or that the payer left (issue 31) is applied: paid, or held.
+      expired: ['paid', 'manual_review', 'amount_mismatch'],
       paid: ['reversed'],
       failed: [],
-      cancelled: [],
+      cancelled: ['paid', 'manual_review', 'amount_mismatch'],
       reversed: [],
     },
     initial: ['pending'],
-    final: ['failed', 'cancelled', 'reversed'],
+    final: ['failed', 'reversed'],
   },
   {
     machine: cashSlipMachine,
