@@ -14,7 +14,7 @@ import type { LiveProviders } from '../src/rails/live.ts';
 import { processDueRefunds } from '../src/refunds/processing.ts';
 import { mtnMomoSettings, type MtnMomoStandIn, startMtnMomoStandIn } from './standins/mtn-momo.ts';
 import { startPaystackStandIn, type PaystackStandIn } from './standins/paystack.ts';
-import { attemptStatus, eventually, freePort, liveSession, merchantSession, payerAttempt, startLiveApp, type LiveApp } from './live-support.ts';
+import { attemptStatus, driveUntil, eventually, freePort, liveSession, merchantSession, payerAttempt, startLiveApp, type LiveApp } from './live-support.ts';
 
 const SECRET = 'sk_test_change_course';
 
@@ -120,10 +120,18 @@ describe('Live: a payer changes course (MTN MoMo and Paystack stand-ins)', () =>
     assert.equal(abandoned[0]!.failure_reason, 'changed_course');
     mtn.transactionOf(first.attempt_reference)!.plan.callback = 'never';
     mtn.approveLate(first.attempt_reference);
-    // Its first check is due 5 minutes after it started.
-    await app.t.db.query(`UPDATE payment_attempts SET created_at = now() - interval '6 minutes', next_status_check_at = NULL WHERE id = $1`, [first.attempt_reference]);
-    await checkPendingAttempts({ db: app.t.db, checkoutUrlHost: app.t.config.checkoutUrlHost, providers });
-    const after = (await attemptStatus(app, session.id, first.attempt_reference, false)).json;
+    // Its first check is due 5 minutes after it started (23 hours back: still inside the day it is watched, and ahead
+    // of other files' due attempts in the worker's oldest-first batches on a shared PostgreSQL). Their workers may
+    // claim ours too, asking another stand-in: each pass makes ours due again.
+    await app.t.db.query(`UPDATE payment_attempts SET created_at = now() - interval '23 hours' WHERE id = $1`, [first.attempt_reference]);
+    const after = await driveUntil(
+      async () => (await attemptStatus(app, session.id, first.attempt_reference, false)).json,
+      async () => {
+        await app.t.db.query(`UPDATE payment_attempts SET next_status_check_at = NULL WHERE id = $1`, [first.attempt_reference]);
+        await checkPendingAttempts({ db: app.t.db, checkoutUrlHost: app.t.config.checkoutUrlHost, providers });
+      },
+      (s) => s.status === 'paid',
+    );
     assert.equal(after.status, 'paid');
     assert.equal(after.session_status, 'success');
     assert.equal((await refundsOf(session.id)).length, 0, 'nothing else paid: it is the session\'s payment');
