@@ -144,6 +144,20 @@ describe(`Live attempt initiation with scripted providers (${storageKind})`, () 
     }
   });
 
+  it('the attempt row is gone when the answer is recorded (a failover lost its commit): 503, never a 500', async () => {
+    reset();
+    first.queue.push({
+      initiate: async () => {
+        // What an asynchronous replica promoted after a crash looks like: the committed intent is not there.
+        await t.db.query("DELETE FROM payment_attempts WHERE provider = 'first_provider' AND status = 'pending' AND raw_status = 'CREATED'");
+        return { rawStatus: 'PAY_OFFLINE', verificationRequired: false, instructions: {} };
+      },
+    });
+    const { res } = await attempt();
+    assert.equal(res.statusCode, 503, res.body);
+    assert.equal(res.json().error.code, 'SERVICE_UNAVAILABLE');
+  });
+
   it('a random reference an earlier attempt holds is drawn again, never a unique-index error', async () => {
     reset();
     const original = first.reference;

@@ -192,7 +192,16 @@ const attemptProviderParams = (id: string, p: AttemptProviderAnswer) => [
 
 export async function updateAttemptProvider(tx: Queryable, id: string, p: AttemptProviderAnswer): Promise<AttemptRow> {
   const rows = await tx.query<AttemptRow>(ATTEMPT_PROVIDER_UPDATE, attemptProviderParams(id, p), 'attempt_provider_update');
-  return rows[0]!;
+  return rows[0] ?? attemptGone(id);
+}
+
+/**
+ * The attempt row to record an answer on is not there: only a database that lost committed writes (an
+ * asynchronous replica promoted after a crash) does that. Thrown as a plain error, so the caller's
+ * "could not be recorded" path answers 503 and status checks take over; never a 500.
+ */
+function attemptGone(id: string): never {
+  throw new Error(`payment attempt ${id} is not in the database (a failover lost its commit)`);
 }
 
 /**
@@ -203,7 +212,7 @@ export async function updateAttemptProvider(tx: Queryable, id: string, p: Attemp
 export async function writeAttemptProvider(db: Queryable, id: string, p: AttemptProviderAnswer): Promise<AttemptRow | null> {
   try {
     const rows = await db.write<AttemptRow>('attempt_provider_write', ATTEMPT_PROVIDER_UPDATE, attemptProviderParams(id, p));
-    return rows[0]!;
+    return rows[0] ?? attemptGone(id);
   } catch (error) {
     if (error instanceof DbError && error.isLockTimeout) return null;
     throw error;
