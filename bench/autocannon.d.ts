@@ -6,7 +6,12 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     body?: string | Buffer;
     setupRequest?: (request: RequestSpec, context: Record<string, unknown>) => RequestSpec | null | undefined;
-    onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string | string[]>) => void;
+    onResponse?: (
+      status: number,
+      body: string,
+      context: Record<string, unknown>,
+      headers: Record<string, string | string[]>,
+    ) => void;
   }
 
   export interface Options {

@@ -32,7 +32,8 @@ async function openStorage(): Promise<Storage> {
     pg.types.setTypeParser(20, Number);
     pool.on('error', () => {});
     // Sika's settings: two connections for reads, four for one-statement writes.
-    const pipelined = () => new pg.Client({ connectionString: process.env.DATABASE_URL, pipeline: true } as pg.ClientConfig);
+    const pipelined = () =>
+      new pg.Client({ connectionString: process.env.DATABASE_URL, pipeline: true } as pg.ClientConfig);
     const piped = { read: new Pipeline(pipelined, 2), write: new Pipeline(pipelined, 4) };
     return {
       query: async <Row>(sql: string, params: unknown[] = []) => (await pool.query(sql, params)).rows as Row[],
@@ -86,17 +87,22 @@ async function main(): Promise<void> {
   });
   const piped = storage.piped;
   if (piped) {
-    app.post<{ Body: { amount_minor?: number; invoice_ref?: string } }>('/baseline/piped-rows', async (request, reply) => {
-      const body = request.body ?? {};
-      const rows = await piped.write.query(
-        'baseline_insert',
-        `INSERT INTO bench_baseline (id, merchant_id, amount_minor, invoice_ref) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`,
-        [`row_${randomBytes(12).toString('hex')}`, merchantId, body.amount_minor ?? 1, body.invoice_ref ?? 'none'],
-      );
-      return reply.code(201).send(rows[0]);
-    });
+    app.post<{ Body: { amount_minor?: number; invoice_ref?: string } }>(
+      '/baseline/piped-rows',
+      async (request, reply) => {
+        const body = request.body ?? {};
+        const rows = await piped.write.query(
+          'baseline_insert',
+          `INSERT INTO bench_baseline (id, merchant_id, amount_minor, invoice_ref) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`,
+          [`row_${randomBytes(12).toString('hex')}`, merchantId, body.amount_minor ?? 1, body.invoice_ref ?? 'none'],
+        );
+        return reply.code(201).send(rows[0]);
+      },
+    );
     app.get<{ Params: { id: string } }>('/baseline/piped-rows/:id', async (request, reply) => {
-      const rows = await piped.read.query('baseline_select', `SELECT ${COLUMNS} FROM bench_baseline WHERE id = $1`, [request.params.id]);
+      const rows = await piped.read.query('baseline_select', `SELECT ${COLUMNS} FROM bench_baseline WHERE id = $1`, [
+        request.params.id,
+      ]);
       if (rows.length === 0) return reply.code(404).send({ error: 'not found' });
       return rows[0];
     });

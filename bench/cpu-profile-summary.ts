@@ -28,7 +28,11 @@ function placeOf(url: string): string {
  * Lines: total sampled time, then the top places and functions by self time with their share. window
  * (µs on the monotonic clock, process.hrtime of any process on the machine) keeps only its samples.
  */
-export function summariseCpuProfile(path: string, window: { fromUs: number; toUs: number } = { fromUs: -Infinity, toUs: Infinity }, top = 15): string[] {
+export function summariseCpuProfile(
+  path: string,
+  window: { fromUs: number; toUs: number } = { fromUs: -Infinity, toUs: Infinity },
+  top = 15,
+): string[] {
   const profile = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const selfUs = new Map<number, number>();
@@ -59,7 +63,10 @@ export function summariseCpuProfile(path: string, window: { fromUs: number; toUs
     [...map]
       .sort((a, b) => b[1] - a[1])
       .slice(0, top)
-      .map(([name, us]) => `    ${((us / busyUs) * 100).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(6)} ms  ${name}`);
+      .map(
+        ([name, us]) =>
+          `    ${((us / busyUs) * 100).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(6)} ms  ${name}`,
+      );
   return [
     `  CPU profile ${path}: ${(busyUs / 1e6).toFixed(1)} s busy of ${(totalUs / 1e6).toFixed(1)} s sampled`,
     '  by place (self time):',

@@ -64,7 +64,12 @@ export function cpuSnapshot(serverPid: number | undefined): CpuSnapshot | null {
 }
 
 /** postgresIsOurs: false for embedded storage, where any PostgreSQL activity is someone else's work. */
-export function cpuUsage(before: CpuSnapshot | null, after: CpuSnapshot | null, responses: number, postgresIsOurs: boolean): CpuUsage | null {
+export function cpuUsage(
+  before: CpuSnapshot | null,
+  after: CpuSnapshot | null,
+  responses: number,
+  postgresIsOurs: boolean,
+): CpuUsage | null {
   if (!before || !after || responses <= 0) return null;
   const per = (s: number) => (s * 1e6) / responses;
   const total = after.totalS - before.totalS;

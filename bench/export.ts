@@ -47,11 +47,17 @@ function rssBytes(pid: number): number | null {
   }
 }
 
-async function seed(databaseUrl: string): Promise<{ merchantId: string; testKey: string; from: string; to: string; seedMs: number }> {
+async function seed(
+  databaseUrl: string,
+): Promise<{ merchantId: string; testKey: string; from: string; to: string; seedMs: number }> {
   const db = await openDb({ databaseUrl, dataDir: null });
   let merchant;
   try {
-    merchant = await createMerchant(db, { name: 'Bench Books', email: `bench-books-${Date.now()}@example.com`, webhookUrl: null, payoutApproval: false }, { allowPrivateTargets: true });
+    merchant = await createMerchant(
+      db,
+      { name: 'Bench Books', email: `bench-books-${Date.now()}@example.com`, webhookUrl: null, payoutApproval: false },
+      { allowPrivateTargets: true },
+    );
     await db.transaction((tx) => createAccounts(tx, merchant!.merchant_id, 'test'));
   } finally {
     await db.close();
@@ -62,7 +68,10 @@ async function seed(databaseUrl: string): Promise<{ merchantId: string; testKey:
   await client.connect();
   const started = performance.now();
   try {
-    const accounts = await client.query<{ id: string; kind: string }>(`SELECT id, kind FROM ledger_accounts WHERE merchant_id = $1 AND environment = 'test'`, [merchant.merchant_id]);
+    const accounts = await client.query<{ id: string; kind: string }>(
+      `SELECT id, kind FROM ledger_accounts WHERE merchant_id = $1 AND environment = 'test'`,
+      [merchant.merchant_id],
+    );
     const account = (kind: string) => accounts.rows.find((row) => row.kind === kind)!.id;
     await client.query('BEGIN');
     await client.query('SET LOCAL session_replication_role = replica');
@@ -80,7 +89,14 @@ async function seed(databaseUrl: string): Promise<{ merchantId: string; testKey:
     await client.query(
       `INSERT INTO journal_lines (entry_id, account_id, amount_minor)
        SELECT s.id, v.account_id, v.amount_minor FROM seed s CROSS JOIN (VALUES ($1::uuid, $4::bigint), ($2::uuid, $5::bigint), ($3::uuid, $6::bigint)) AS v (account_id, amount_minor)`,
-      [account('provider_clearing'), account('merchant_available'), account('fee_revenue'), CHARGED_MINOR, -NET_MINOR, -FEE_MINOR],
+      [
+        account('provider_clearing'),
+        account('merchant_available'),
+        account('fee_revenue'),
+        CHARGED_MINOR,
+        -NET_MINOR,
+        -FEE_MINOR,
+      ],
     );
     await client.query(
       `INSERT INTO balance_transactions (entry_id, merchant_id, environment, net_minor, balance_after_minor, created_at)
@@ -98,7 +114,13 @@ async function seed(databaseUrl: string): Promise<{ merchantId: string; testKey:
     await client.end();
   }
   const seedMs = performance.now() - started;
-  return { merchantId: merchant.merchant_id, testKey: merchant.test_api_key, from: day(startMs), to: day(endMs - 1), seedMs };
+  return {
+    merchantId: merchant.merchant_id,
+    testKey: merchant.test_api_key,
+    from: day(startMs),
+    to: day(endMs - 1),
+    seedMs,
+  };
 }
 
 /** The baseline: the same rows, oldest first, through a server-side cursor in this process (no HTTP, no CSV). */
@@ -147,8 +169,11 @@ async function exportOverHttp(server: Server, key: string, from: string, to: str
     if (rss !== null && (sampledPeakBytes === null || rss > sampledPeakBytes)) sampledPeakBytes = rss;
   }, 50);
   const started = performance.now();
-  const response = await fetch(`${server.baseUrl}/api/v1/balance/transactions?from=${from}&to=${to}`, { headers: { authorization: `Bearer ${key}`, accept: 'text/csv' } });
-  if (response.status !== 200 || !response.body) throw new Error(`export answered ${response.status}: ${await response.text()}`);
+  const response = await fetch(`${server.baseUrl}/api/v1/balance/transactions?from=${from}&to=${to}`, {
+    headers: { authorization: `Bearer ${key}`, accept: 'text/csv' },
+  });
+  if (response.status !== 200 || !response.body)
+    throw new Error(`export answered ${response.status}: ${await response.text()}`);
   let lines = 0;
   let bytes = 0;
   let tail = '';
@@ -160,13 +185,22 @@ async function exportOverHttp(server: Server, key: string, from: string, to: str
     for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) {
       lines++;
       // The header is line 1: row n ends line n + 1.
-      if ((lines - 1) % SAMPLE_EVERY_ROWS === 0 && lines > 1) rssAtBytes.push({ rows: lines - 1, bytes: rssBytes(server.pid) });
+      if ((lines - 1) % SAMPLE_EVERY_ROWS === 0 && lines > 1)
+        rssAtBytes.push({ rows: lines - 1, bytes: rssBytes(server.pid) });
     }
     tail = (tail + text).slice(-400);
   }
   const ms = performance.now() - started;
   clearInterval(timer);
-  return { rows: lines - 1, bytes, ms, rssBeforeBytes, rssAtBytes, sampledPeakBytes, lastLine: tail.trim().split('\r\n').at(-1) ?? '' };
+  return {
+    rows: lines - 1,
+    bytes,
+    ms,
+    rssBeforeBytes,
+    rssAtBytes,
+    sampledPeakBytes,
+    lastLine: tail.trim().split('\r\n').at(-1) ?? '',
+  };
 }
 
 function writeReport(markdown: string): void {
@@ -177,7 +211,10 @@ function writeReport(markdown: string): void {
   let next: string;
   if (start === -1) {
     const anchor = report.indexOf('## How to regenerate');
-    next = anchor === -1 ? `${report.trimEnd()}\n\n${markdown}\n` : `${report.slice(0, anchor)}${markdown}\n\n${report.slice(anchor)}`;
+    next =
+      anchor === -1
+        ? `${report.trimEnd()}\n\n${markdown}\n`
+        : `${report.slice(0, anchor)}${markdown}\n\n${report.slice(anchor)}`;
   } else {
     const end = report.indexOf('\n## ', start + heading.length);
     next = `${report.slice(0, start)}${markdown}\n${end === -1 ? '' : report.slice(end)}`;
@@ -196,7 +233,12 @@ async function main(): Promise<void> {
     console.log(`seeded in ${(seeded.seedMs / 1000).toFixed(1)} s`);
     const env: NodeJS.ProcessEnv = { ...process.env };
     for (const name of ['DATA_DIR', 'REDIS_URL', 'BASE_URL', 'NODE_OPTIONS']) delete env[name];
-    server = await startServer('sika', 'src/main.ts', { ...env, DATABASE_URL: databaseUrl, PORT: String(await freePort()), LOG_LEVEL: 'warn', WORKERS: 'off' }, '/readyz');
+    server = await startServer(
+      'sika',
+      'src/main.ts',
+      { ...env, DATABASE_URL: databaseUrl, PORT: String(await freePort()), LOG_LEVEL: 'warn', WORKERS: 'off' },
+      '/readyz',
+    );
 
     const baseline = await cursorBaseline(databaseUrl, seeded.merchantId);
     const run = await exportOverHttp(server, seeded.testKey, seeded.from, seeded.to);
@@ -238,7 +280,7 @@ async function main(): Promise<void> {
       `| every row exported, the last balance_after_minor = ${expectedLast}; ledger invariants | ${complete ? 'yes' : 'NO'}; ${invariants.length === 0 ? 'hold' : invariants.join('; ')} |`,
       '',
       'The export reads keyset pages of 2,000 rows on `seq` (src/books/service.ts balanceTransactionsBetween: one index probe per end of the range, then `seq > last` pages), ' +
-        'joined to the journal entry, its fee line, the payout and the attempt (three index probes per row more than the baseline\'s join: most of the difference), each row turned into cells and written by csv-stringify with backpressure: memory is a page, whatever the range holds. RSS moves with garbage collection, not with the rows sent.',
+        "joined to the journal entry, its fee line, the payout and the attempt (three index probes per row more than the baseline's join: most of the difference), each row turned into cells and written by csv-stringify with backpressure: memory is a page, whatever the range holds. RSS moves with garbage collection, not with the rows sent.",
     ];
     const markdown = lines.join('\n');
     console.log(`\n${markdown}\n`);

@@ -123,7 +123,8 @@ export async function runLoad(spec: LoadSpec, settings: LoadSettings): Promise<L
 }
 
 /** A failed request of any kind, in the measured run or its warm-up. */
-export const failures = (r: LoadResult): number => r.non2xx + r.errors + r.timeouts + r.warmupNon2xx + r.warmupErrors + r.replayed;
+export const failures = (r: LoadResult): number =>
+  r.non2xx + r.errors + r.timeouts + r.warmupNon2xx + r.warmupErrors + r.replayed;
 
 /**
  * Two runs of the same scenario as one figure: the mean of their rates, latencies and CPU, their failures

@@ -109,13 +109,18 @@ export async function startServer(
   env: NodeJS.ProcessEnv,
   readyPath: string,
   nodeArgs: string[] = [],
-  { runner = defaultRunner(script), root = ROOT }: { runner?: Runner; /** Another checkout (bench/startup.ts's "before"). */ root?: string } = {},
+  {
+    runner = defaultRunner(script),
+    root = ROOT,
+  }: { runner?: Runner /** Another checkout (bench/startup.ts's "before"). */; root?: string } = {},
 ): Promise<Server> {
   const port = Number(env.PORT);
   const baseUrl = `http://127.0.0.1:${port}`;
-  if (runner === 'compiled' && script !== SIKA_MAIN) throw new Error(`only ${SIKA_MAIN} has a compiled build (asked for ${script})`);
+  if (runner === 'compiled' && script !== SIKA_MAIN)
+    throw new Error(`only ${SIKA_MAIN} has a compiled build (asked for ${script})`);
   if (runner === 'compiled') await ensureBuilt(root);
-  const args = runner === 'compiled' ? [...nodeArgs, join('scripts', 'start.mjs')] : [...nodeArgs, '--import', 'tsx', script];
+  const args =
+    runner === 'compiled' ? [...nodeArgs, join('scripts', 'start.mjs')] : [...nodeArgs, '--import', 'tsx', script];
   const spawnedAt = performance.now();
   const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);

@@ -23,18 +23,25 @@ import { startReceiver } from './receiver.ts';
 import { SESSION_BODY, checkoutRead, journey, sessionCreate, sessionRead, type JourneyTrack } from './scenarios.ts';
 import { writeFixtures } from './setup.ts';
 
-const PG_BIN = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin'].find((dir) => existsSync(join(dir, 'initdb')));
+const PG_BIN = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin'].find((dir) =>
+  existsSync(join(dir, 'initdb')),
+);
 const SECTION_HEADING = "## Where the journey's time goes (issue 18)";
 const METRICS_TOKEN = 'bench-profile-metrics-token';
 const TOP_STATEMENTS = 25;
 const TOP_FUNCTIONS = 20;
 
 const num = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
-const settings = { durationS: num('BENCH_DURATION_S', 10), connections: num('BENCH_CONNECTIONS', 50), warmupS: num('BENCH_WARMUP_S', 2) };
+const settings = {
+  durationS: num('BENCH_DURATION_S', 10),
+  connections: num('BENCH_CONNECTIONS', 50),
+  warmupS: num('BENCH_WARMUP_S', 2),
+};
 const merchants = num('BENCH_PROFILE_MERCHANTS', 1);
 const label = process.env.BENCH_PROFILE_LABEL ? ` (${process.env.BENCH_PROFILE_LABEL})` : '';
 const scenario = process.env.BENCH_PROFILE_SCENARIO ?? 'journey';
-if (!['journey', 'session-create', 'session-read', 'payer-view'].includes(scenario)) throw new Error(`BENCH_PROFILE_SCENARIO: unknown scenario ${scenario}`);
+if (!['journey', 'session-create', 'session-read', 'payer-view'].includes(scenario))
+  throw new Error(`BENCH_PROFILE_SCENARIO: unknown scenario ${scenario}`);
 const unit = scenario === 'journey' ? 'journey' : 'request';
 
 interface PrivatePostgres {
@@ -48,7 +55,10 @@ async function privatePostgres(): Promise<PrivatePostgres> {
   const dir = mkdtempSync(join(tmpdir(), 'sika-profile-pg-'));
   const asPostgres = process.getuid?.() === 0 ? ['runuser', '-u', 'postgres', '--'] : [];
   if (asPostgres.length) {
-    const { uid, gid } = { uid: Number(execFileSync('id', ['-u', 'postgres']).toString()), gid: Number(execFileSync('id', ['-g', 'postgres']).toString()) };
+    const { uid, gid } = {
+      uid: Number(execFileSync('id', ['-u', 'postgres']).toString()),
+      gid: Number(execFileSync('id', ['-g', 'postgres']).toString()),
+    };
     chownSync(dir, uid, gid);
   }
   const run = (cmd: string, args: string[]) => {
@@ -68,7 +78,15 @@ async function privatePostgres(): Promise<PrivatePostgres> {
   return {
     url: `postgres://postgres@127.0.0.1:${port}/sika`,
     stop() {
-      spawnSync(asPostgres[0] ?? join(PG_BIN, 'pg_ctl'), [...asPostgres.slice(1), ...(asPostgres.length ? [join(PG_BIN, 'pg_ctl')] : []), '-D', join(dir, 'data'), '-m', 'fast', 'stop']);
+      spawnSync(asPostgres[0] ?? join(PG_BIN, 'pg_ctl'), [
+        ...asPostgres.slice(1),
+        ...(asPostgres.length ? [join(PG_BIN, 'pg_ctl')] : []),
+        '-D',
+        join(dir, 'data'),
+        '-m',
+        'fast',
+        'stop',
+      ]);
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -80,7 +98,16 @@ async function extraMerchants(databaseUrl: string, receiverUrl: string, stamp: s
   try {
     const out: { merchantId: string; testKey: string; testKeyId: string }[] = [];
     for (let i = 0; i < count; i++) {
-      const m = await createMerchant(db, { name: `Bench Checkout ${i + 2}`, email: `bench-checkout-${i + 2}-${stamp}@example.com`, webhookUrl: receiverUrl, payoutApproval: false }, { allowPrivateTargets: true });
+      const m = await createMerchant(
+        db,
+        {
+          name: `Bench Checkout ${i + 2}`,
+          email: `bench-checkout-${i + 2}-${stamp}@example.com`,
+          webhookUrl: receiverUrl,
+          payoutApproval: false,
+        },
+        { allowPrivateTargets: true },
+      );
       out.push({ merchantId: m.merchant_id, testKey: m.test_api_key, testKeyId: '' });
     }
     return out;
@@ -129,7 +156,9 @@ interface RouteTime {
 
 /** The server's request-duration histogram (sum and count per route) read from /metrics. */
 async function routeTimes(baseUrl: string): Promise<RouteTime[]> {
-  const text = await (await fetch(`${baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+  const text = await (
+    await fetch(`${baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+  ).text();
   const sums = new Map<string, { sum: number; count: number }>();
   for (const line of text.split('\n')) {
     const m = /^sika_http_request_duration_seconds_(sum|count)\{([^}]*)\} ([0-9.e+-]+)$/.exec(line);
@@ -155,8 +184,16 @@ interface CpuNode {
 }
 
 /** Self time per function and per package / source file, from a V8 .cpuprofile. */
-function summariseProfile(path: string): { byPlace: [string, number][]; byFunction: [string, number][]; totalMs: number } {
-  const profile = JSON.parse(readFileSync(path, 'utf8')) as { nodes: CpuNode[]; samples: number[]; timeDeltas: number[] };
+function summariseProfile(path: string): {
+  byPlace: [string, number][];
+  byFunction: [string, number][];
+  totalMs: number;
+} {
+  const profile = JSON.parse(readFileSync(path, 'utf8')) as {
+    nodes: CpuNode[];
+    samples: number[];
+    timeDeltas: number[];
+  };
   const selfMs = new Map<number, number>();
   profile.samples.forEach((id, i) => selfMs.set(id, (selfMs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000));
   const byPlace = new Map<string, number>();
@@ -169,7 +206,8 @@ function summariseProfile(path: string): { byPlace: [string, number][]; byFuncti
     totalMs += ms;
     const place = placeOf(url, functionName);
     byPlace.set(place, (byPlace.get(place) ?? 0) + ms);
-    const fn = `${functionName || '(anonymous)'} ${url ? `${url.replace(/^.*\/(node_modules|src)\//, '$1/')}:${lineNumber + 1}` : ''}`.trim();
+    const fn =
+      `${functionName || '(anonymous)'} ${url ? `${url.replace(/^.*\/(node_modules|src)\//, '$1/')}:${lineNumber + 1}` : ''}`.trim();
     byFunction.set(fn, (byFunction.get(fn) ?? 0) + ms);
   }
   const top = (m: Map<string, number>, n: number) => [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, n);
@@ -196,7 +234,13 @@ async function main(): Promise<void> {
   try {
     const stamp = `prof${Date.now()}`;
     const first = await writeFixtures({ databaseUrl: cluster.url, dataDir: null }, receiver.url, stamp);
-    const fixtures = [first, ...(await extraMerchants(cluster.url, receiver.url, stamp, merchants - 1)).map((checkout) => ({ ...first, checkout }))];
+    const fixtures = [
+      first,
+      ...(await extraMerchants(cluster.url, receiver.url, stamp, merchants - 1)).map((checkout) => ({
+        ...first,
+        checkout,
+      })),
+    ];
     const port = await freePort();
     const server = await startServer(
       'sika (profiled)',
@@ -226,11 +270,18 @@ async function main(): Promise<void> {
     try {
       // Warm-up outside the statistics, then the measured run.
       const target = { baseUrl: server.baseUrl, pid: server.pid, usesPostgres: true };
-      const sessionId = scenario === 'journey' ? '' : ((await (await fetch(`${server.baseUrl}/api/v1/sessions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${first.checkout.testKey}`, 'content-type': 'application/json' },
-        body: SESSION_BODY,
-      })).json()) as { id: string }).id;
+      const sessionId =
+        scenario === 'journey'
+          ? ''
+          : (
+              (await (
+                await fetch(`${server.baseUrl}/api/v1/sessions`, {
+                  method: 'POST',
+                  headers: { authorization: `Bearer ${first.checkout.testKey}`, 'content-type': 'application/json' },
+                  body: SESSION_BODY,
+                })
+              ).json()) as { id: string }
+            ).id;
       const spec =
         scenario === 'session-create'
           ? sessionCreate(target, first, stamp)
@@ -238,7 +289,11 @@ async function main(): Promise<void> {
             ? sessionRead(target, first, sessionId)
             : scenario === 'payer-view'
               ? checkoutRead(target, sessionId)
-              : journey(target, fixtures.map((f) => f.checkout.testKey), track);
+              : journey(
+                  target,
+                  fixtures.map((f) => f.checkout.testKey),
+                  track,
+                );
       await runLoad(spec, { ...settings, durationS: Math.max(1, settings.warmupS), warmupS: 0 });
       await resetStatements(cluster.url);
       const before = await routeTimes(server.baseUrl);
@@ -262,24 +317,34 @@ async function main(): Promise<void> {
         '',
         `Generated by \`npm run bench:profile\` at ${new Date().toISOString()}: a private PostgreSQL (pg_stat_statements) and the server with its workers on and \`--cpu-prof\`, ${settings.connections} connections for ${settings.durationS} s, scenario ${scenario}${scenario === 'journey' ? `, journeys spread over ${merchants} merchant(s)` : ''}. ${journeys} ${unit}s (${(journeys / settings.durationS).toFixed(1)}/s), ${result.non2xx + result.errors + result.timeouts} failures; CPU per ${unit}: server ${result.cpu?.serverUsPerReq.toFixed(0) ?? '-'} us, PostgreSQL ${result.cpu?.postgresUsPerReq.toFixed(0) ?? '-'} us, load driver ${result.cpu?.driverUsPerReq.toFixed(0) ?? '-'} us.`,
         '',
-        'Per step (the server\'s own request timing: from the request read to the reply sent, waits included):',
+        "Per step (the server's own request timing: from the request read to the reply sent, waits included):",
         '',
         '| step | requests | mean ms | total s |',
         '|---|---|---|---|',
-        ...steps.slice(0, 12).map((s) => `| ${s.route} | ${s.count} | ${s.meanMs.toFixed(2)} | ${s.totalS.toFixed(1)} |`),
+        ...steps
+          .slice(0, 12)
+          .map((s) => `| ${s.route} | ${s.count} | ${s.meanMs.toFixed(2)} | ${s.totalS.toFixed(1)} |`),
         '',
         `PostgreSQL statements (execution time only; ${(pgTotalMs / Math.max(1, journeys)).toFixed(2)} ms per ${unit} in all, ${stats.reduce((s, r) => s + r.calls, 0)} calls = ${(stats.reduce((s, r) => s + r.calls, 0) / Math.max(1, journeys)).toFixed(1)} per ${unit}):`,
         '',
         `| statement | calls/${unit} | mean ms | total ms | share | planning ms |`,
         '|---|---|---|---|---|---|',
-        ...stats.slice(0, TOP_STATEMENTS).map((r) => `| \`${short(r.query)}\` | ${(r.calls / Math.max(1, journeys)).toFixed(2)} | ${r.mean_ms.toFixed(3)} | ${r.total_ms.toFixed(0)} | ${pct(r.total_ms, pgTotalMs)} | ${r.plan_ms.toFixed(0)} |`),
+        ...stats
+          .slice(0, TOP_STATEMENTS)
+          .map(
+            (r) =>
+              `| \`${short(r.query)}\` | ${(r.calls / Math.max(1, journeys)).toFixed(2)} | ${r.mean_ms.toFixed(3)} | ${r.total_ms.toFixed(0)} | ${pct(r.total_ms, pgTotalMs)} | ${r.plan_ms.toFixed(0)} |`,
+          ),
         '',
         `Planning: ${(stats.reduce((sum, r) => sum + r.plan_ms, 0) / Math.max(1, journeys)).toFixed(2)} ms per ${unit} (statements sent unnamed are planned at every call).`,
         '',
       );
       receiver.onEvent = null;
       const problems = server.problemLines();
-      lines.push(`Server warnings and errors logged: ${problems.length}${problems.length ? ` (first: ${short(problems[0]!, 200)})` : ''}.`, '');
+      lines.push(
+        `Server warnings and errors logged: ${problems.length}${problems.length ? ` (first: ${short(problems[0]!, 200)})` : ''}.`,
+        '',
+      );
     } finally {
       await server.stop();
     }

@@ -48,7 +48,11 @@ export async function startReceiver(): Promise<Receiver> {
           response.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
           receiver.received++;
           try {
-            const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string; type: string; data?: Record<string, { id?: string } | undefined> };
+            const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+              id: string;
+              type: string;
+              data?: Record<string, { id?: string } | undefined>;
+            };
             const object = Object.values(event.data ?? {}).find((value) => typeof value?.id === 'string');
             receiver.onEvent?.({ eventId: event.id, type: event.type, objectId: object?.id ?? null, path, atMs });
           } catch {

@@ -20,7 +20,8 @@ export interface Check {
 }
 
 /** The p-th percentile (nearest rank) of ascending figures; 0 for none. */
-export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
+export const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
 
 export const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 const ms = (x: number) => `${Math.round(x)} ms`;
@@ -32,18 +33,27 @@ function verdictOf(problems: string[], failed: number, hasTarget: boolean): Pick
 }
 
 /** service req/s as a share of another run's, with a minimum ratio and an optional p99 ceiling (targets on PostgreSQL only). */
-export function ratioCheck(name: string, service: LoadResult, base: LoadResult, baseName: string, target: { ratioMin: number; p99MaxMs?: number } | null): Check {
+export function ratioCheck(
+  name: string,
+  service: LoadResult,
+  base: LoadResult,
+  baseName: string,
+  target: { ratioMin: number; p99MaxMs?: number } | null,
+): Check {
   const ratio = base.reqPerSec > 0 ? service.reqPerSec / base.reqPerSec : 0;
   const problems: string[] = [];
   if (target && ratio < target.ratioMin) problems.push(`ratio ${pct(ratio)} < ${pct(target.ratioMin)}`);
-  if (target?.p99MaxMs !== undefined && service.latencyP99Ms > target.p99MaxMs) problems.push(`p99 ${service.latencyP99Ms} ms > ${target.p99MaxMs} ms`);
+  if (target?.p99MaxMs !== undefined && service.latencyP99Ms > target.p99MaxMs)
+    problems.push(`p99 ${service.latencyP99Ms} ms > ${target.p99MaxMs} ms`);
   return {
     name,
     figure: `${pct(ratio)} (${service.reqPerSec.toFixed(0)}/s, p99 ${service.latencyP99Ms} ms)`,
     value: ratio * 100,
     unit: '%',
     against: `${baseName} ${base.reqPerSec.toFixed(0)}/s`,
-    target: target ? `>= ${pct(target.ratioMin)}${target.p99MaxMs !== undefined ? `, p99 <= ${target.p99MaxMs} ms` : ''}` : '-',
+    target: target
+      ? `>= ${pct(target.ratioMin)}${target.p99MaxMs !== undefined ? `, p99 <= ${target.p99MaxMs} ms` : ''}`
+      : '-',
     ...verdictOf(problems, failures(service) + failures(base), target !== null),
   };
 }
@@ -60,8 +70,14 @@ export const DELIVERY_P99_MS_MAX = 50;
 export function deliveryChecks(paced: DeliveryResult, burst: DeliveryResult, target: boolean): Check[] {
   const lost = paced.undelivered + burst.undelivered;
   const invalid = lost > 0 ? { verdict: 'invalid' as const, why: `${lost} events not delivered within 60 s` } : null;
-  const throughput = target && burst.deliveriesPerSec < DELIVERIES_PER_S_MIN ? [`${burst.deliveriesPerSec.toFixed(0)}/s < ${DELIVERIES_PER_S_MIN}/s`] : [];
-  const latency = target && paced.latencyP99Ms > DELIVERY_P99_MS_MAX ? [`p99 ${paced.latencyP99Ms} ms > ${DELIVERY_P99_MS_MAX} ms`] : [];
+  const throughput =
+    target && burst.deliveriesPerSec < DELIVERIES_PER_S_MIN
+      ? [`${burst.deliveriesPerSec.toFixed(0)}/s < ${DELIVERIES_PER_S_MIN}/s`]
+      : [];
+  const latency =
+    target && paced.latencyP99Ms > DELIVERY_P99_MS_MAX
+      ? [`p99 ${paced.latencyP99Ms} ms > ${DELIVERY_P99_MS_MAX} ms`]
+      : [];
   return [
     {
       name: `webhook deliveries/s, ${burst.events} events committed at once (#18)`,
@@ -87,12 +103,23 @@ export function deliveryChecks(paced: DeliveryResult, burst: DeliveryResult, tar
 /** A figure under a ceiling (start-up time, memory); no ceiling (null) = informational. */
 export function limitCheck(name: string, value: number, max: number | null, unit: string): Check {
   const problems = max !== null && value > max ? [`${Math.round(value)} ${unit} > ${max} ${unit}`] : [];
-  return { name, figure: `${Math.round(value)} ${unit}`, value, unit, against: '-', target: max !== null ? `<= ${max} ${unit}` : '-', ...verdictOf(problems, 0, max !== null) };
+  return {
+    name,
+    figure: `${Math.round(value)} ${unit}`,
+    value,
+    unit,
+    against: '-',
+    target: max !== null ? `<= ${max} ${unit}` : '-',
+    ...verdictOf(problems, 0, max !== null),
+  };
 }
 
 export function p99Check(name: string, disturbed: LoadResult, calm: LoadResult, target: boolean): Check {
   const ratio = calm.latencyP99Ms > 0 ? disturbed.latencyP99Ms / calm.latencyP99Ms : 1;
-  const problems = target && ratio > 1.2 ? [`p99 ${disturbed.latencyP99Ms} ms is ${pct(ratio - 1)} above ${calm.latencyP99Ms} ms`] : [];
+  const problems =
+    target && ratio > 1.2
+      ? [`p99 ${disturbed.latencyP99Ms} ms is ${pct(ratio - 1)} above ${calm.latencyP99Ms} ms`]
+      : [];
   return {
     name,
     figure: `p99 ${disturbed.latencyP99Ms} ms (${disturbed.reqPerSec.toFixed(0)} journeys/s)`,
@@ -106,16 +133,36 @@ export function p99Check(name: string, disturbed: LoadResult, calm: LoadResult, 
 
 export function table(header: string[], rows: string[][], rightAligned: Set<number> = new Set()): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => (rightAligned.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (rightAligned.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
 export function markdownTable(header: string[], rows: string[][]): string {
   const esc = (c: string) => c.replace(/\|/g, '\\|');
-  return [`| ${header.map(esc).join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`)].join('\n');
+  return [
+    `| ${header.map(esc).join(' | ')} |`,
+    `|${header.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`),
+  ].join('\n');
 }
 
-export const LOAD_HEADER = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx', 'errors', 'server us', 'postgres us', 'driver us', 'other load'];
+export const LOAD_HEADER = [
+  'scenario',
+  'req/s',
+  'p50 ms',
+  'p99 ms',
+  'max ms',
+  'non-2xx',
+  'errors',
+  'server us',
+  'postgres us',
+  'driver us',
+  'other load',
+];
 
 export function loadRow(r: LoadResult, unit = 'req/s'): string[] {
   const c = r.cpu;
@@ -135,12 +182,25 @@ export function loadRow(r: LoadResult, unit = 'req/s'): string[] {
 }
 
 export const CHECK_HEADER = ['check', 'figure', 'against', 'target', 'verdict'];
-export const checkRow = (c: Check): string[] => [c.name, c.figure, c.against, c.target, c.verdict === 'met' ? 'MET' : c.verdict === 'no target' ? '-' : `${c.verdict.toUpperCase()}${c.why ? ` (${c.why})` : ''}`];
+export const checkRow = (c: Check): string[] => [
+  c.name,
+  c.figure,
+  c.against,
+  c.target,
+  c.verdict === 'met'
+    ? 'MET'
+    : c.verdict === 'no target'
+      ? '-'
+      : `${c.verdict.toUpperCase()}${c.why ? ` (${c.why})` : ''}`,
+];
 
 export function pageRows(p: PageResult): string[][] {
   return [
     ['requests', String(p.requests)],
-    ['bytes transferred (compressed, with headers)', `${p.bytesTransferred} B (${(p.bytesTransferred / 1024).toFixed(1)} KiB)`],
+    [
+      'bytes transferred (compressed, with headers)',
+      `${p.bytesTransferred} B (${(p.bytesTransferred / 1024).toFixed(1)} KiB)`,
+    ],
     ['DOMContentLoaded, loopback', ms(p.domContentLoadedMs)],
     ['DOMContentLoaded, emulated 3G (1.6 Mbit/s, 150 ms RTT)', ms(p.domContentLoaded3gMs)],
   ];
@@ -152,7 +212,10 @@ export const NOISY_OTHER_LOAD = 0.15;
 /** Each check's headline figure over several full runs: every run's, the range, and how often it met its target. */
 export function rangeRows(runs: Check[][]): string[][] {
   const names = [...new Set(runs.flatMap((checks) => checks.map((c) => c.name)))];
-  const fmt = (v: number, unit: string) => (unit === '%' ? `${v.toFixed(1)}%` : `${v >= 100 ? Math.round(v) : v.toFixed(1)}${unit === '/s' ? '/s' : ` ${unit}`}`);
+  const fmt = (v: number, unit: string) =>
+    unit === '%'
+      ? `${v.toFixed(1)}%`
+      : `${v >= 100 ? Math.round(v) : v.toFixed(1)}${unit === '/s' ? '/s' : ` ${unit}`}`;
   return names.map((name) => {
     const found = runs.map((checks) => checks.find((c) => c.name === name));
     const values = found.filter((c): c is Check => c?.value !== undefined);

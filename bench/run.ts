@@ -45,7 +45,16 @@ import {
   type Check,
   type StorageKind,
 } from './report.ts';
-import { SESSION_BODY, checkoutRead, journey, payouts, sessionCreate, sessionRead, type JourneyTrack, type Target } from './scenarios.ts';
+import {
+  SESSION_BODY,
+  checkoutRead,
+  journey,
+  payouts,
+  sessionCreate,
+  sessionRead,
+  type JourneyTrack,
+  type Target,
+} from './scenarios.ts';
 import { writeFixtures, type Fixtures } from './setup.ts';
 import { embeddedScratch, postgresScratch, type Scratch } from './storage.ts';
 import { benchDelivery, describeDelivery, type DeliveryResult } from './webhooks.ts';
@@ -64,12 +73,16 @@ const settings: LoadSettings = {
   warmupS: envNumber('BENCH_WARMUP_S', 2, 0),
 };
 const storages = (process.env.BENCH_STORAGES || 'postgres,embedded').split(',').map((s) => s.trim()) as StorageKind[];
-for (const s of storages) if (s !== 'postgres' && s !== 'embedded') throw new Error(`BENCH_STORAGES: unknown storage "${s}"`);
+for (const s of storages)
+  if (s !== 'postgres' && s !== 'embedded') throw new Error(`BENCH_STORAGES: unknown storage "${s}"`);
 const measurePage = process.env.BENCH_PAGE !== 'off';
 const runs = Math.round(envNumber('BENCH_RUNS', 1, 1));
 
 const now = new Date();
-const stamp = now.toISOString().replace(/[-:TZ.]/g, '').slice(0, 17); // yyyymmddhhmmssmmm
+const stamp = now
+  .toISOString()
+  .replace(/[-:TZ.]/g, '')
+  .slice(0, 17); // yyyymmddhhmmssmmm
 const STORAGE_NAMES: Record<StorageKind, string> = { postgres: 'PostgreSQL', embedded: 'Embedded (PGlite)' };
 const WEBHOOK_WAIT_MS = 15_000;
 /** Issue 18's ceilings: start to ready and peak RSS, per storage. */
@@ -92,12 +105,28 @@ function keptSection(heading: string): string[] {
   const start = report.indexOf(heading);
   if (start === -1) return [];
   const end = report.indexOf('\n## ', start + heading.length);
-  return [...report.slice(start, end === -1 ? undefined : end).trimEnd().split('\n'), ''];
+  return [
+    ...report
+      .slice(start, end === -1 ? undefined : end)
+      .trimEnd()
+      .split('\n'),
+    '',
+  ];
 }
 
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ['DATABASE_URL', 'DATA_DIR', 'REDIS_URL', 'PORT', 'BASE_URL', 'LOG_LEVEL', 'WORKERS', 'NODE_OPTIONS']) delete env[name];
+  for (const name of [
+    'DATABASE_URL',
+    'DATA_DIR',
+    'REDIS_URL',
+    'PORT',
+    'BASE_URL',
+    'LOG_LEVEL',
+    'WORKERS',
+    'NODE_OPTIONS',
+  ])
+    delete env[name];
   return { ...env, ...extra };
 }
 
@@ -120,12 +149,15 @@ async function startSika(scratch: Scratch, workers: 'on' | 'off'): Promise<Serve
 }
 
 async function postJson(url: string, body: string, headers: Record<string, string>): Promise<{ id: string }> {
-  const response = await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
+  const response = await fetch(url, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
   const text = await response.text();
   if (response.status !== 201) throw new Error(`POST ${url} answered ${response.status}: ${text}`);
   return JSON.parse(text) as { id: string };
 }
-
 
 interface JourneyWebhooks {
   paid: number;
@@ -140,7 +172,8 @@ interface JourneyWebhooks {
  * one transaction at a time in the server's own process, so 50 connections of multi-statement work queue
  * past autocannon's 10 s timeout.
  */
-const heavyConnections = (usesPostgres: boolean) => (usesPostgres ? settings.connections : Math.min(settings.connections, EMBEDDED_HEAVY_CONNECTIONS));
+const heavyConnections = (usesPostgres: boolean) =>
+  usesPostgres ? settings.connections : Math.min(settings.connections, EMBEDDED_HEAVY_CONNECTIONS);
 
 async function runJourney(
   target: Target,
@@ -163,11 +196,20 @@ async function runJourney(
   if (journeysPerSec) spec.overallRate = Math.max(1, Math.round(journeysPerSec * (spec.requestsPerUnit ?? 1)));
   const load = await runLoad(spec, { ...settings, connections: heavyConnections(target.usesPostgres) });
   const deadline = Date.now() + WEBHOOK_WAIT_MS;
-  while (receiver.mode === 'ok' && [...track.paid].some((id) => !seen.has(id)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  while (receiver.mode === 'ok' && [...track.paid].some((id) => !seen.has(id)) && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 100));
   receiver.onEvent = null;
   took.sort((a, b) => a - b);
   const received = [...track.paid].filter((id) => seen.has(id)).length;
-  return { load, webhooks: { paid: track.paid.size, received, createToWebhookP50Ms: percentile(took, 50), createToWebhookP99Ms: percentile(took, 99) } };
+  return {
+    load,
+    webhooks: {
+      paid: track.paid.size,
+      received,
+      createToWebhookP50Ms: percentile(took, 50),
+      createToWebhookP99Ms: percentile(took, 99),
+    },
+  };
 }
 
 function webhookLatencyCheck(load: LoadResult, w: JourneyWebhooks, target: boolean): Check {
@@ -181,7 +223,10 @@ function webhookLatencyCheck(load: LoadResult, w: JourneyWebhooks, target: boole
     against: '-',
     target: target ? `p99 <= ${CREATE_TO_WEBHOOK_P99_MS_MAX} ms` : '-',
     ...(failures(load) > 0 || lost > 0
-      ? { verdict: 'invalid' as const, why: failures(load) > 0 ? `${failures(load)} failed requests` : `${lost} webhooks missing` }
+      ? {
+          verdict: 'invalid' as const,
+          why: failures(load) > 0 ? `${failures(load)} failed requests` : `${lost} webhooks missing`,
+        }
       : !target
         ? { verdict: 'no target' as const, why: '' }
         : p99 > CREATE_TO_WEBHOOK_P99_MS_MAX
@@ -212,12 +257,18 @@ async function benchStorage(storage: StorageKind, receiver: Receiver, withPage: 
   const problems: string[] = [];
   const run = async (key: string, work: () => Promise<LoadResult>) => {
     const result = await work();
-    console.log(`  ${result.label}: ${result.reqPerSec.toFixed(1)}/s, p99 ${result.latencyP99Ms} ms${failures(result) ? `, ${failures(result)} FAILED` : ''}`);
+    console.log(
+      `  ${result.label}: ${result.reqPerSec.toFixed(1)}/s, p99 ${result.latencyP99Ms} ms${failures(result) ? `, ${failures(result)} FAILED` : ''}`,
+    );
     loads[key] = result;
     return result;
   };
   try {
-    const f = await writeFixtures({ databaseUrl: scratch.env.DATABASE_URL ?? null, dataDir: scratch.env.DATA_DIR ?? null }, receiver.url, stamp);
+    const f = await writeFixtures(
+      { databaseUrl: scratch.env.DATABASE_URL ?? null, dataDir: scratch.env.DATA_DIR ?? null },
+      receiver.url,
+      stamp,
+    );
 
     // (1) Workers on: journeys with their webhooks, a receiver that times out, webhook delivery.
     let server = await startSika(scratch, 'on');
@@ -233,18 +284,36 @@ async function benchStorage(storage: StorageKind, receiver: Receiver, withPage: 
       const calm = await runJourney(target, oneMerchant, receiver, 'payment journey (one merchant)');
       loads.journey = calm.load;
       journeyWebhooks = calm.webhooks;
-      console.log(`  payment journey (one merchant): ${calm.load.reqPerSec.toFixed(1)} journeys/s; webhooks ${calm.webhooks.received}/${calm.webhooks.paid}, create-to-webhook p99 ${calm.webhooks.createToWebhookP99Ms} ms`);
-      const spread = await runJourney(target, f.payouts.map((m) => m.testKey), receiver, `payment journey (${f.payouts.length} merchants)`);
+      console.log(
+        `  payment journey (one merchant): ${calm.load.reqPerSec.toFixed(1)} journeys/s; webhooks ${calm.webhooks.received}/${calm.webhooks.paid}, create-to-webhook p99 ${calm.webhooks.createToWebhookP99Ms} ms`,
+      );
+      const spread = await runJourney(
+        target,
+        f.payouts.map((m) => m.testKey),
+        receiver,
+        `payment journey (${f.payouts.length} merchants)`,
+      );
       loads.journeySpread = spread.load;
       console.log(`  payment journey (${f.payouts.length} merchants): ${spread.load.reqPerSec.toFixed(1)} journeys/s`);
       // Create-to-webhook at half the peak one-merchant rate: the latency a merchant sees on a busy, not saturated, day.
       const halfRate = Math.max(1, loads.journey.reqPerSec / 2);
-      const paced = await runJourney(target, oneMerchant, receiver, `payment journey (one merchant) at ${halfRate.toFixed(0)}/s`, halfRate);
+      const paced = await runJourney(
+        target,
+        oneMerchant,
+        receiver,
+        `payment journey (one merchant) at ${halfRate.toFixed(0)}/s`,
+        halfRate,
+      );
       loads.journeyHalf = paced.load;
       journeyHalfWebhooks = paced.webhooks;
-      console.log(`  payment journey at half the peak (${halfRate.toFixed(0)}/s offered): ${paced.load.reqPerSec.toFixed(1)}/s, create-to-webhook p99 ${paced.webhooks.createToWebhookP99Ms} ms`);
+      console.log(
+        `  payment journey at half the peak (${halfRate.toFixed(0)}/s offered): ${paced.load.reqPerSec.toFixed(1)}/s, create-to-webhook p99 ${paced.webhooks.createToWebhookP99Ms} ms`,
+      );
       receiver.mode = 'timeout';
-      await run('journeyReceiverTimeout', async () => (await runJourney(target, oneMerchant, receiver, 'payment journey, receiver timing out')).load);
+      await run(
+        'journeyReceiverTimeout',
+        async () => (await runJourney(target, oneMerchant, receiver, 'payment journey, receiver timing out')).load,
+      );
       receiver.mode = 'ok';
       if (usesPostgres) {
         deliveries = await benchDelivery(scratch.env.DATABASE_URL!, f, receiver, server.pid);
@@ -262,11 +331,18 @@ async function benchStorage(storage: StorageKind, receiver: Receiver, withPage: 
     server = await startSika(scratch, 'off');
     target = { baseUrl: server.baseUrl, pid: server.pid, usesPostgres };
     const baselinePort = await freePort();
-    const baseline = await startServer('baseline', 'bench/baseline.ts', childEnv({ ...scratch.baselineEnv, PORT: String(baselinePort) }), '/healthz');
+    const baseline = await startServer(
+      'baseline',
+      'bench/baseline.ts',
+      childEnv({ ...scratch.baselineEnv, PORT: String(baselinePort) }),
+      '/healthz',
+    );
     let page: StorageRun['page'] = null;
     let peakOff: number | null;
     try {
-      const session = await postJson(`${server.baseUrl}/api/v1/sessions`, SESSION_BODY, { authorization: `Bearer ${f.checkout.testKey}` });
+      const session = await postJson(`${server.baseUrl}/api/v1/sessions`, SESSION_BODY, {
+        authorization: `Bearer ${f.checkout.testKey}`,
+      });
       const row = await postJson(`${baseline.baseUrl}/baseline/rows`, SESSION_BODY, {});
       const one = (label: string, method: 'GET' | 'POST', path: string, body?: string): LoadSpec => ({
         label,
@@ -277,28 +353,51 @@ async function benchStorage(storage: StorageKind, receiver: Receiver, withPage: 
         path,
         requests: [body ? { method, path, headers: { 'content-type': 'application/json' }, body } : { method, path }],
       });
-      const baselineInsert = (when: string) => runLoad(one(`baseline INSERT (${when})`, 'POST', '/baseline/rows', SESSION_BODY), settings);
-      const baselineSelect = (when: string) => runLoad(one(`baseline SELECT (${when})`, 'GET', `/baseline/rows/${row.id}`), settings);
+      const baselineInsert = (when: string) =>
+        runLoad(one(`baseline INSERT (${when})`, 'POST', '/baseline/rows', SESSION_BODY), settings);
+      const baselineSelect = (when: string) =>
+        runLoad(one(`baseline SELECT (${when})`, 'GET', `/baseline/rows/${row.id}`), settings);
       // PostgreSQL: the same bare routes through pipelined connections, as Sika's hot statements go.
-      const pipedRow = usesPostgres ? await postJson(`${baseline.baseUrl}/baseline/piped-rows`, SESSION_BODY, {}) : null;
+      const pipedRow = usesPostgres
+        ? await postJson(`${baseline.baseUrl}/baseline/piped-rows`, SESSION_BODY, {})
+        : null;
 
       await run('baselineInsertBefore', () => baselineInsert('before'));
       await run('sessionCreate', () => runLoad(sessionCreate(target, f, stamp), settings));
-      await run('payouts', () => runLoad(payouts(target, f, stamp), { ...settings, connections: heavyConnections(usesPostgres) }));
+      await run('payouts', () =>
+        runLoad(payouts(target, f, stamp), { ...settings, connections: heavyConnections(usesPostgres) }),
+      );
       await run('baselineInsertAfter', () => baselineInsert('after'));
-      loads.baselineInsert = meanLoad(loads.baselineInsertBefore!, loads.baselineInsertAfter!, 'baseline INSERT (mean of before and after)');
-      if (usesPostgres) await run('baselineInsertPiped', () => runLoad(one('baseline INSERT, pipelined', 'POST', '/baseline/piped-rows', SESSION_BODY), settings));
+      loads.baselineInsert = meanLoad(
+        loads.baselineInsertBefore!,
+        loads.baselineInsertAfter!,
+        'baseline INSERT (mean of before and after)',
+      );
+      if (usesPostgres)
+        await run('baselineInsertPiped', () =>
+          runLoad(one('baseline INSERT, pipelined', 'POST', '/baseline/piped-rows', SESSION_BODY), settings),
+        );
       await run('baselineSelectBefore', () => baselineSelect('before'));
       await run('sessionRead', () => runLoad(sessionRead(target, f, session.id), settings));
       await run('checkoutRead', () => runLoad(checkoutRead(target, session.id), settings));
       await run('baselineSelectAfter', () => baselineSelect('after'));
-      loads.baselineSelect = meanLoad(loads.baselineSelectBefore!, loads.baselineSelectAfter!, 'baseline SELECT (mean of before and after)');
-      if (pipedRow) await run('baselineSelectPiped', () => runLoad(one('baseline SELECT, pipelined', 'GET', `/baseline/piped-rows/${pipedRow.id}`), settings));
+      loads.baselineSelect = meanLoad(
+        loads.baselineSelectBefore!,
+        loads.baselineSelectAfter!,
+        'baseline SELECT (mean of before and after)',
+      );
+      if (pipedRow)
+        await run('baselineSelectPiped', () =>
+          runLoad(one('baseline SELECT, pipelined', 'GET', `/baseline/piped-rows/${pipedRow.id}`), settings),
+        );
       peakOff = server.peakRssBytes();
       if (withPage) {
         page = await benchPayerPage(server.baseUrl, session.id);
         if ('skipped' in page) console.log(`  payer page: skipped (${page.skipped})`);
-        else console.log(`  payer page: ${page.bytesTransferred} B in ${page.requests} requests, DOMContentLoaded ${Math.round(page.domContentLoadedMs)} ms (3G ${Math.round(page.domContentLoaded3gMs)} ms)`);
+        else
+          console.log(
+            `  payer page: ${page.bytesTransferred} B in ${page.requests} requests, DOMContentLoaded ${Math.round(page.domContentLoadedMs)} ms (3G ${Math.round(page.domContentLoaded3gMs)} ms)`,
+          );
       }
       problems.push(...server.problemLines(), ...baseline.problemLines());
     } finally {
@@ -308,24 +407,88 @@ async function benchStorage(storage: StorageKind, receiver: Receiver, withPage: 
 
     const pg = usesPostgres;
     const checks: Check[] = [
-      ratioCheck('session create vs INSERT (#2)', loads.sessionCreate!, loads.baselineInsert!, 'INSERT', pg ? { ratioMin: 0.5, p99MaxMs: 50 } : null),
-      ratioCheck('session read vs SELECT (#2)', loads.sessionRead!, loads.baselineSelect!, 'SELECT', pg ? { ratioMin: 0.7 } : null),
-      ratioCheck('payer session view vs SELECT (#3)', loads.checkoutRead!, loads.baselineSelect!, 'SELECT', pg ? { ratioMin: 0.7 } : null),
+      ratioCheck(
+        'session create vs INSERT (#2)',
+        loads.sessionCreate!,
+        loads.baselineInsert!,
+        'INSERT',
+        pg ? { ratioMin: 0.5, p99MaxMs: 50 } : null,
+      ),
+      ratioCheck(
+        'session read vs SELECT (#2)',
+        loads.sessionRead!,
+        loads.baselineSelect!,
+        'SELECT',
+        pg ? { ratioMin: 0.7 } : null,
+      ),
+      ratioCheck(
+        'payer session view vs SELECT (#3)',
+        loads.checkoutRead!,
+        loads.baselineSelect!,
+        'SELECT',
+        pg ? { ratioMin: 0.7 } : null,
+      ),
       ...(loads.baselineInsertPiped && loads.baselineSelectPiped
         ? [
-            ratioCheck('session create vs pipelined INSERT (#18)', loads.sessionCreate!, loads.baselineInsertPiped, 'pipelined INSERT', { ratioMin: 0.9, p99MaxMs: 50 }),
-            ratioCheck('session read vs pipelined SELECT (#18)', loads.sessionRead!, loads.baselineSelectPiped, 'pipelined SELECT', { ratioMin: 0.8, p99MaxMs: 50 }),
-            ratioCheck('payer session view vs pipelined SELECT (#18)', loads.checkoutRead!, loads.baselineSelectPiped, 'pipelined SELECT', { ratioMin: 0.8, p99MaxMs: 50 }),
+            ratioCheck(
+              'session create vs pipelined INSERT (#18)',
+              loads.sessionCreate!,
+              loads.baselineInsertPiped,
+              'pipelined INSERT',
+              { ratioMin: 0.9, p99MaxMs: 50 },
+            ),
+            ratioCheck(
+              'session read vs pipelined SELECT (#18)',
+              loads.sessionRead!,
+              loads.baselineSelectPiped,
+              'pipelined SELECT',
+              { ratioMin: 0.8, p99MaxMs: 50 },
+            ),
+            ratioCheck(
+              'payer session view vs pipelined SELECT (#18)',
+              loads.checkoutRead!,
+              loads.baselineSelectPiped,
+              'pipelined SELECT',
+              { ratioMin: 0.8, p99MaxMs: 50 },
+            ),
           ]
         : []),
-      ratioCheck('payment journeys, one merchant, vs INSERT (#18)', loads.journey!, loads.baselineInsert!, 'INSERT', pg ? { ratioMin: 0.1 } : null),
-      ratioCheck(`payment journeys, one merchant, vs ${f.payouts.length} merchants (#18)`, loads.journey!, loads.journeySpread!, `${f.payouts.length} merchants`, pg ? { ratioMin: 0.8 } : null),
+      ratioCheck(
+        'payment journeys, one merchant, vs INSERT (#18)',
+        loads.journey!,
+        loads.baselineInsert!,
+        'INSERT',
+        pg ? { ratioMin: 0.1 } : null,
+      ),
+      ratioCheck(
+        `payment journeys, one merchant, vs ${f.payouts.length} merchants (#18)`,
+        loads.journey!,
+        loads.journeySpread!,
+        `${f.payouts.length} merchants`,
+        pg ? { ratioMin: 0.8 } : null,
+      ),
       webhookLatencyCheck(loads.journeyHalf!, journeyHalfWebhooks!, pg),
-      ratioCheck('payouts vs session create (#5)', loads.payouts!, loads.sessionCreate!, 'session create', pg ? { ratioMin: 0.4, p99MaxMs: 100 } : null),
+      ratioCheck(
+        'payouts vs session create (#5)',
+        loads.payouts!,
+        loads.sessionCreate!,
+        'session create',
+        pg ? { ratioMin: 0.4, p99MaxMs: 100 } : null,
+      ),
       p99Check('journey API p99, receiver timing out (#4)', loads.journeyReceiverTimeout!, loads.journey!, pg),
       ...(deliveries ? deliveryChecks(deliveries[0]!, deliveries[1]!, pg) : []),
-      limitCheck('time from start to ready (#18)', startupMs, pg ? STARTUP_MS_MAX.postgres : STARTUP_MS_MAX.embedded, 'ms'),
-      limitCheck('peak RSS under the bench load (#18)', Math.max(peakOn ?? 0, peakOff ?? 0) / MB, pg ? PEAK_RSS_MB_MAX.postgres : PEAK_RSS_MB_MAX.embedded, 'MB'),
+      limitCheck(
+        'time from start to ready (#18)',
+        startupMs,
+        pg ? STARTUP_MS_MAX.postgres : STARTUP_MS_MAX.embedded,
+        'ms',
+      ),
+      limitCheck(
+        'peak RSS under the bench load (#18)',
+        Math.max(peakOn ?? 0, peakOff ?? 0) / MB,
+        pg ? PEAK_RSS_MB_MAX.postgres : PEAK_RSS_MB_MAX.embedded,
+        'MB',
+      ),
     ];
     if (journeyWebhooks.received < journeyWebhooks.paid) {
       checks.push({
@@ -350,7 +513,9 @@ async function benchStorage(storage: StorageKind, receiver: Receiver, withPage: 
       serverProblemLines: problems,
     };
   } finally {
-    await scratch.drop().catch((error: unknown) => console.error(`could not clean up ${scratch.description}: ${String(error)}`));
+    await scratch
+      .drop()
+      .catch((error: unknown) => console.error(`could not clean up ${scratch.description}: ${String(error)}`));
     activeScratch = null;
   }
 }
@@ -388,14 +553,19 @@ const LOAD_ORDER = [
 
 function sections(r: StorageRun, format: 'text' | 'markdown'): string {
   const t = format === 'text' ? (h: string[], rows: string[][]) => table(h, rows) : markdownTable;
-  const loads = LOAD_ORDER.filter((k) => r.loads[k]).map((k) => loadRow(r.loads[k]!, k.startsWith('journey') ? 'journeys/s' : 'req/s'));
+  const loads = LOAD_ORDER.filter((k) => r.loads[k]).map((k) =>
+    loadRow(r.loads[k]!, k.startsWith('journey') ? 'journeys/s' : 'req/s'),
+  );
   const w = r.journeyWebhooks;
   const facts = [
     ['time from start to ready (as `npm start` runs it, migrated storage)', `${Math.round(r.startupMs)} ms`],
     ['peak RSS of the server (workers on: journeys and webhooks)', mb(r.peakRssBytes.workersOn)],
     ['peak RSS of the server (workers off: sessions, payouts)', mb(r.peakRssBytes.workersOff)],
     ['payment journeys: checkout.session.completed webhooks received', `${w.received} of ${w.paid} paid`],
-    ['payment journey: session create to webhook received', `p50 ${w.createToWebhookP50Ms} ms, p99 ${w.createToWebhookP99Ms} ms`],
+    [
+      'payment journey: session create to webhook received',
+      `p50 ${w.createToWebhookP50Ms} ms, p99 ${w.createToWebhookP99Ms} ms`,
+    ],
   ];
   const deliveries = (r.deliveries ?? []).map((d) => [
     d.label,
@@ -413,10 +583,21 @@ function sections(r: StorageRun, format: 'text' | 'markdown'): string {
     t(LOAD_HEADER, loads),
     t(['fact', 'figure'], facts),
   ];
-  if (deliveries.length) parts.push('Webhook delivery (commit of the event to receipt by the local receiver):', t(['run', 'events', 'offered', 'deliveries/s', 'p50 ms', 'p99 ms', 'max ms', 'undelivered'], deliveries));
-  if (r.page && !('skipped' in r.page)) parts.push(`Payer page ${r.page.path.replace(/cs_\w+/, '{id}')} in Chromium (phone viewport, cold cache, median of 5):`, t(['measure', 'figure'], pageRows(r.page)));
+  if (deliveries.length)
+    parts.push(
+      'Webhook delivery (commit of the event to receipt by the local receiver):',
+      t(['run', 'events', 'offered', 'deliveries/s', 'p50 ms', 'p99 ms', 'max ms', 'undelivered'], deliveries),
+    );
+  if (r.page && !('skipped' in r.page))
+    parts.push(
+      `Payer page ${r.page.path.replace(/cs_\w+/, '{id}')} in Chromium (phone viewport, cold cache, median of 5):`,
+      t(['measure', 'figure'], pageRows(r.page)),
+    );
   const noisy = Object.values(r.loads).filter((l) => l.cpu && l.cpu.otherBusy > NOISY_OTHER_LOAD);
-  if (noisy.length) parts.push(`Caution: other work used more than ${NOISY_OTHER_LOAD * 100}% of the machine during: ${noisy.map((l) => l.label).join('; ')}. Those figures are noisy.`);
+  if (noisy.length)
+    parts.push(
+      `Caution: other work used more than ${NOISY_OTHER_LOAD * 100}% of the machine during: ${noisy.map((l) => l.label).join('; ')}. Those figures are noisy.`,
+    );
   return parts.join('\n\n');
 }
 
@@ -425,7 +606,9 @@ async function main(): Promise<number> {
   process.on('SIGTERM', onSignal);
   process.on('exit', killAll); // never leave a server behind, whatever ends this process
   const machine = `${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 1024 ** 3).toFixed(1)} GB, Node ${process.version}`;
-  console.log(`Sika benchmark: ${settings.connections} connections, ${settings.durationS} s per run (+${settings.warmupS} s warm-up), ${machine}`);
+  console.log(
+    `Sika benchmark: ${settings.connections} connections, ${settings.durationS} s per run (+${settings.warmupS} s warm-up), ${machine}`,
+  );
   const receiver = await startReceiver();
   // BENCH_RUNS full runs; the tables below are the last run's, the range table every run's.
   const everyRun: StorageRun[][] = [];
@@ -433,7 +616,8 @@ async function main(): Promise<number> {
     for (let n = 1; n <= runs; n++) {
       if (runs > 1) console.log(`\n##### run ${n} of ${runs}`);
       const thisRun: StorageRun[] = [];
-      for (const [i, storage] of storages.entries()) thisRun.push(await benchStorage(storage, receiver, measurePage && i === 0 && n === runs));
+      for (const [i, storage] of storages.entries())
+        thisRun.push(await benchStorage(storage, receiver, measurePage && i === 0 && n === runs));
       everyRun.push(thisRun);
     }
   } finally {
@@ -452,9 +636,14 @@ async function main(): Promise<number> {
 
   for (const r of results) {
     if (everyRun.length > 1) console.log(`\n${rangeOf(r.storage)}`);
-    console.log(`\n=== ${STORAGE_NAMES[r.storage]} (${settings.connections} connections, ${settings.durationS} s per run)${r.storage === 'postgres' ? '' : ' - the targets are stated for PostgreSQL'}\n`);
+    console.log(
+      `\n=== ${STORAGE_NAMES[r.storage]} (${settings.connections} connections, ${settings.durationS} s per run)${r.storage === 'postgres' ? '' : ' - the targets are stated for PostgreSQL'}\n`,
+    );
     console.log(sections(r, 'text'));
-    if (r.serverProblemLines.length > 0) console.log(`\n  servers logged ${r.serverProblemLines.length} warning/error lines, first: ${r.serverProblemLines[0]!.slice(0, 300)}`);
+    if (r.serverProblemLines.length > 0)
+      console.log(
+        `\n  servers logged ${r.serverProblemLines.length} warning/error lines, first: ${r.serverProblemLines[0]!.slice(0, 300)}`,
+      );
   }
   const checks = everyRun.flat().flatMap((r) => r.checks);
   const invalid = checks.filter((c) => c.verdict === 'invalid');
@@ -497,7 +686,13 @@ async function main(): Promise<number> {
   writeFileSync(join(ROOT, 'bench', 'REPORT.md'), markdown);
   const json = {
     generated_at: now.toISOString(),
-    machine: { cpus: cpus().length, cpu_model: cpus()[0]?.model ?? null, memory_bytes: totalmem(), node: process.version, platform: process.platform },
+    machine: {
+      cpus: cpus().length,
+      cpu_model: cpus()[0]?.model ?? null,
+      memory_bytes: totalmem(),
+      node: process.version,
+      platform: process.platform,
+    },
     settings: { duration_s: settings.durationS, connections: settings.connections, warmup_s: settings.warmupS },
     summary,
     storages: results.map((r) => ({

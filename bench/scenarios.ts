@@ -38,15 +38,30 @@ export const sessionCreate = (target: Target, f: Fixtures, stamp: string): LoadS
   spec(
     target,
     'POST /api/v1/sessions',
-    [{ method: 'POST', path: '/api/v1/sessions', headers: { ...bearer(f.checkout.testKey), 'content-type': 'application/json', 'idempotency-key': `bench-${stamp}-[<id>]` }, body: SESSION_BODY }],
+    [
+      {
+        method: 'POST',
+        path: '/api/v1/sessions',
+        headers: {
+          ...bearer(f.checkout.testKey),
+          'content-type': 'application/json',
+          'idempotency-key': `bench-${stamp}-[<id>]`,
+        },
+        body: SESSION_BODY,
+      },
+    ],
     { idReplacement: true },
   );
 
 export const sessionRead = (target: Target, f: Fixtures, sessionId: string): LoadSpec =>
-  spec(target, 'GET /api/v1/sessions/{id}', [{ method: 'GET', path: `/api/v1/sessions/${sessionId}`, headers: bearer(f.checkout.testKey) }]);
+  spec(target, 'GET /api/v1/sessions/{id}', [
+    { method: 'GET', path: `/api/v1/sessions/${sessionId}`, headers: bearer(f.checkout.testKey) },
+  ]);
 
 export const checkoutRead = (target: Target, sessionId: string): LoadSpec =>
-  spec(target, 'GET /api/v1/checkout/sessions/{id}', [{ method: 'GET', path: `/api/v1/checkout/sessions/${sessionId}` }]);
+  spec(target, 'GET /api/v1/checkout/sessions/{id}', [
+    { method: 'GET', path: `/api/v1/checkout/sessions/${sessionId}` },
+  ]);
 
 /** When each journey started, by session id, and which were paid: the webhook receiver closes the journey. */
 export interface JourneyTrack {
@@ -60,7 +75,12 @@ export interface JourneyTrack {
  * the merchants' Test keys, taken in turn per journey (one key: every payment to one merchant).
  * The webhook for checkout.session.completed ends it (see the receiver).
  */
-export function journey(target: Target, keys: readonly string[], track: JourneyTrack, label = 'payment journey'): LoadSpec {
+export function journey(
+  target: Target,
+  keys: readonly string[],
+  track: JourneyTrack,
+  label = 'payment journey',
+): LoadSpec {
   const json = { 'content-type': 'application/json' };
   type Ctx = { startedAt?: number; sessionId?: string; totalMinor?: number; attempt?: string; key?: string };
   // Journeys go round the merchants' Test keys: one key = one merchant's balance taking every payment.
@@ -86,9 +106,15 @@ export function journey(target: Target, keys: readonly string[], track: JourneyT
     },
     {
       method: 'GET',
-      setupRequest: (request, context) => ({ ...request, path: `/api/v1/checkout/sessions/${(context as Ctx).sessionId}/quote` }),
+      setupRequest: (request, context) => ({
+        ...request,
+        path: `/api/v1/checkout/sessions/${(context as Ctx).sessionId}/quote`,
+      }),
       onResponse: (status, body, context) => {
-        if (status === 200) (context as Ctx).totalMinor = (JSON.parse(body) as { surcharges: { momo: { total_minor: number } } }).surcharges.momo.total_minor;
+        if (status === 200)
+          (context as Ctx).totalMinor = (
+            JSON.parse(body) as { surcharges: { momo: { total_minor: number } } }
+          ).surcharges.momo.total_minor;
       },
     },
     {
@@ -103,7 +129,8 @@ export function journey(target: Target, keys: readonly string[], track: JourneyT
         };
       },
       onResponse: (status, body, context) => {
-        if (status === 201) (context as Ctx).attempt = (JSON.parse(body) as { attempt_reference: string }).attempt_reference;
+        if (status === 201)
+          (context as Ctx).attempt = (JSON.parse(body) as { attempt_reference: string }).attempt_reference;
       },
     },
     {
@@ -120,7 +147,11 @@ export function journey(target: Target, keys: readonly string[], track: JourneyT
       },
     },
   ];
-  return { ...spec(target, label, requests, { requestsPerUnit: requests.length }), method: 'POST', path: '/api/v1/sessions -> quote -> attempt -> simulate' };
+  return {
+    ...spec(target, label, requests, { requestsPerUnit: requests.length }),
+    method: 'POST',
+    path: '/api/v1/sessions -> quote -> attempt -> simulate',
+  };
 }
 
 /** POST /api/v1/payouts, GH₵1 to a MoMo recipient, round-robin over the ten payout merchants. */
@@ -136,7 +167,11 @@ export function payouts(target: Target, f: Fixtures, stamp: string): LoadSpec {
       return {
         ...req,
         headers: { ...req.headers, ...bearer(m.testKey) },
-        body: JSON.stringify({ recipient_id: m.recipientId, amount_minor: 100, client_reference: `bench-${stamp}-${n}` }),
+        body: JSON.stringify({
+          recipient_id: m.recipientId,
+          amount_minor: 100,
+          client_reference: `bench-${stamp}-${n}`,
+        }),
       };
     },
   };

@@ -31,13 +31,17 @@ interface Sample {
 
 const RUNS = Number(process.env.STARTUP_RUNS || 5);
 const storages = (process.env.STARTUP_STORAGES || 'postgres,embedded').split(',').map((s) => s.trim()) as StorageKind[];
-for (const s of storages) if (s !== 'postgres' && s !== 'embedded') throw new Error(`STARTUP_STORAGES: unknown storage "${s}"`);
+for (const s of storages)
+  if (s !== 'postgres' && s !== 'embedded') throw new Error(`STARTUP_STORAGES: unknown storage "${s}"`);
 const before = process.env.STARTUP_BEFORE || null;
 
 /** The files of `commit` needed to run it through tsx, in a temp dir using this checkout's node_modules. */
 function checkoutOf(commit: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'sika-startup-before-'));
-  const archive = execFileSync('git', ['archive', '--format=tar', commit, 'src', 'package.json', 'tsconfig.json'], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
+  const archive = execFileSync('git', ['archive', '--format=tar', commit, 'src', 'package.json', 'tsconfig.json'], {
+    cwd: ROOT,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   execFileSync('tar', ['-x', '-C', dir], { input: archive });
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   return dir;
@@ -45,14 +49,36 @@ function checkoutOf(commit: string): string {
 
 function childEnv(scratch: Scratch, port: number): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ['DATABASE_URL', 'DATA_DIR', 'REDIS_URL', 'PORT', 'BASE_URL', 'LOG_LEVEL', 'WORKERS', 'NODE_OPTIONS']) delete env[name];
+  for (const name of [
+    'DATABASE_URL',
+    'DATA_DIR',
+    'REDIS_URL',
+    'PORT',
+    'BASE_URL',
+    'LOG_LEVEL',
+    'WORKERS',
+    'NODE_OPTIONS',
+  ])
+    delete env[name];
   return { ...env, ...scratch.env, PORT: String(port), LOG_LEVEL: 'warn', WORKERS: 'on' };
 }
 
 async function startOnce(variant: Variant, scratch: Scratch): Promise<Sample> {
-  const server = await startServer(`sika (${variant.label})`, SIKA_MAIN, childEnv(scratch, await freePort()), '/readyz', [], { runner: variant.runner, root: variant.root });
+  const server = await startServer(
+    `sika (${variant.label})`,
+    SIKA_MAIN,
+    childEnv(scratch, await freePort()),
+    '/readyz',
+    [],
+    { runner: variant.runner, root: variant.root },
+  );
   try {
-    return { startupMs: server.startupMs, cpuMs: server.cpuMs(), rssBytes: server.rssBytes(), peakRssBytes: server.peakRssBytes() };
+    return {
+      startupMs: server.startupMs,
+      cpuMs: server.cpuMs(),
+      rssBytes: server.rssBytes(),
+      peakRssBytes: server.peakRssBytes(),
+    };
   } finally {
     await server.stop();
   }
@@ -82,7 +108,15 @@ function row(storage: StorageKind, variant: Variant, samples: Sample[]): string[
 }
 
 function table(rows: string[][]): string {
-  const header = ['storage', 'start', 'start to ready (median)', 'range', 'CPU to ready (median)', 'RSS at ready (median)', 'peak RSS at ready (median)'];
+  const header = [
+    'storage',
+    'start',
+    'start to ready (median)',
+    'range',
+    'CPU to ready (median)',
+    'RSS at ready (median)',
+    'peak RSS at ready (median)',
+  ];
   const all = [header, ...rows];
   const widths = header.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
   const line = (r: string[]) => `| ${r.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ')} |`;
@@ -109,7 +143,9 @@ async function main(): Promise<void> {
           for (const variant of variants) {
             const sample = await startOnce(variant, scratch);
             samples.get(variant)!.push(sample);
-            console.error(`${storage} ${variant.label} #${run + 1}: ${Math.round(sample.startupMs)} ms (CPU ${sample.cpuMs ?? '-'} ms), RSS ${sample.rssBytes ? mb(sample.rssBytes) : '-'}`);
+            console.error(
+              `${storage} ${variant.label} #${run + 1}: ${Math.round(sample.startupMs)} ms (CPU ${sample.cpuMs ?? '-'} ms), RSS ${sample.rssBytes ? mb(sample.rssBytes) : '-'}`,
+            );
           }
         }
         for (const variant of variants) rows.push(row(storage, variant, samples.get(variant)!));

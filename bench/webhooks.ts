@@ -78,8 +78,20 @@ async function benchEndpoints(db: Db, receiverUrl: string, stamp: string): Promi
   const endpoints: BenchEndpoint[] = [];
   for (let i = 0; i < DELIVERY_ENDPOINTS; i++) {
     const url = `${receiverUrl}/e${i}`;
-    const m = await createMerchant(db, { name: `Bench Webhooks ${i + 1}`, email: `bench-webhooks-${i}-${stamp}@example.com`, webhookUrl: url, payoutApproval: false }, { allowPrivateTargets: true });
-    const [key] = await db.query<{ id: string }>("SELECT id FROM api_keys WHERE merchant_id = $1 AND environment = 'test'", [m.merchant_id]);
+    const m = await createMerchant(
+      db,
+      {
+        name: `Bench Webhooks ${i + 1}`,
+        email: `bench-webhooks-${i}-${stamp}@example.com`,
+        webhookUrl: url,
+        payoutApproval: false,
+      },
+      { allowPrivateTargets: true },
+    );
+    const [key] = await db.query<{ id: string }>(
+      "SELECT id FROM api_keys WHERE merchant_id = $1 AND environment = 'test'",
+      [m.merchant_id],
+    );
     endpoints.push({ merchantId: m.merchant_id, apiKeyId: key!.id, path: new URL(url).pathname });
   }
   return endpoints;
@@ -87,11 +99,26 @@ async function benchEndpoints(db: Db, receiverUrl: string, stamp: string): Promi
 
 const eventInput = (endpoint: BenchEndpoint, run: string, n: number): EventInput => {
   const objectId = `bench_${run}_${n}`;
-  return { merchantId: endpoint.merchantId, environment: 'test', apiKeyId: endpoint.apiKeyId, type: 'bench.delivery', objectType: 'bench', objectId, objectVersion: 1, data: { object: { id: objectId, run } } };
+  return {
+    merchantId: endpoint.merchantId,
+    environment: 'test',
+    apiKeyId: endpoint.apiKeyId,
+    type: 'bench.delivery',
+    objectType: 'bench',
+    objectId,
+    objectVersion: 1,
+    data: { object: { id: objectId, run } },
+  };
 };
 
 /** Events first..first+count-1 of a run, round robin over the endpoints, in one transaction; their ids. */
-async function emitBatch(db: Db, endpoints: readonly BenchEndpoint[], run: string, first: number, count: number): Promise<string[]> {
+async function emitBatch(
+  db: Db,
+  endpoints: readonly BenchEndpoint[],
+  run: string,
+  first: number,
+  count: number,
+): Promise<string[]> {
   const events = Array.from({ length: count }, (_, i) => {
     const input = eventInput(endpoints[(first + i) % endpoints.length]!, run, first + i);
     return { input, payload: eventPayload(input) };
@@ -121,8 +148,13 @@ function processCpuS(pid: number): number | undefined {
  * CPU seconds so far of the server and of each backend connected to the bench database (by pid). A
  * backend that ends during a run takes its CPU with it: the pools involved keep theirs open while busy.
  */
-async function cpuSeconds(db: Db, serverPid: number): Promise<{ serverS: number | undefined; backendS: Map<number, number> }> {
-  const backends = await db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database()');
+async function cpuSeconds(
+  db: Db,
+  serverPid: number,
+): Promise<{ serverS: number | undefined; backendS: Map<number, number> }> {
+  const backends = await db.query<{ pid: number }>(
+    'SELECT pid FROM pg_stat_activity WHERE datname = current_database()',
+  );
   const backendS = new Map<number, number>();
   for (const { pid } of backends) {
     const cpuS = processCpuS(pid);
@@ -131,7 +163,11 @@ async function cpuSeconds(db: Db, serverPid: number): Promise<{ serverS: number 
   return { serverS: processCpuS(serverPid), backendS };
 }
 
-function cpuPerDeliveryUs(before: Awaited<ReturnType<typeof cpuSeconds>> | null, after: Awaited<ReturnType<typeof cpuSeconds>> | null, deliveries: number) {
+function cpuPerDeliveryUs(
+  before: Awaited<ReturnType<typeof cpuSeconds>> | null,
+  after: Awaited<ReturnType<typeof cpuSeconds>> | null,
+  deliveries: number,
+) {
   if (!before || !after || deliveries === 0) return { server: null, postgres: null };
   const us = (s: number) => Math.round((s * 1e6) / deliveries);
   let postgresS = 0;
@@ -142,7 +178,15 @@ function cpuPerDeliveryUs(before: Awaited<ReturnType<typeof cpuSeconds>> | null,
   };
 }
 
-async function measure(db: Db, endpoints: readonly BenchEndpoint[], receiver: Receiver, label: string, events: number, ratePerSec: number | null, serverPid?: number): Promise<DeliveryResult> {
+async function measure(
+  db: Db,
+  endpoints: readonly BenchEndpoint[],
+  receiver: Receiver,
+  label: string,
+  events: number,
+  ratePerSec: number | null,
+  serverPid?: number,
+): Promise<DeliveryResult> {
   const run = `${label.replace(/\W+/g, '_')}_${Date.now()}`;
   const committedAt = new Map<string, number>();
   const latencies: number[] = [];
@@ -243,7 +287,10 @@ export async function benchDelivery(
     const endpoints = await benchEndpoints(db, receiver.url, `${Date.now()}`);
     await measure(db, endpoints, receiver, 'warm-up', 500, PACED_RATE_PER_S);
     const results: DeliveryResult[] = [];
-    for (const [label, events, rate] of [['paced', PACED_EVENTS, PACED_RATE_PER_S], ['burst', BURST_EVENTS, null]] as const) {
+    for (const [label, events, rate] of [
+      ['paced', PACED_EVENTS, PACED_RATE_PER_S],
+      ['burst', BURST_EVENTS, null],
+    ] as const) {
       await observer?.before(label);
       results.push(await measure(db, endpoints, receiver, label, events, rate, serverPid));
       await observer?.after(label, results.at(-1)!);
@@ -257,7 +304,9 @@ export async function benchDelivery(
 export const describeDelivery = (d: DeliveryResult) =>
   `${d.label}: ${d.events} events over ${d.endpoints} endpoints${d.offeredPerSec ? ` at ${d.offeredPerSec}/s` : ' at once'}: ${d.deliveriesPerSec.toFixed(0)} deliveries/s, ` +
   `p50 ${d.latencyP50Ms} ms, p99 ${d.latencyP99Ms} ms, max ${d.latencyMaxMs} ms, undelivered ${d.undelivered}, duplicates ${d.duplicates}, endpoints finished within ${d.endpointFinishSpreadMs} ms` +
-  (d.serverCpuUsPerDelivery === null ? '' : `; CPU per delivery: server ${d.serverCpuUsPerDelivery} µs, PostgreSQL ${d.postgresCpuUsPerDelivery} µs`);
+  (d.serverCpuUsPerDelivery === null
+    ? ''
+    : `; CPU per delivery: server ${d.serverCpuUsPerDelivery} µs, PostgreSQL ${d.postgresCpuUsPerDelivery} µs`);
 
 // ---------------------------------------------------------------------------------------------------
 // Standalone
@@ -282,7 +331,11 @@ async function barePosts(receiverUrl: string, count: number, concurrency: number
     await Promise.all(Array.from({ length: concurrency }, async () => { while (next < count) await one(next++); }));
     console.log(count / ((performance.now() - started) / 1000));
   `;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script, receiverUrl, String(count), String(concurrency)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    ['--input-type=module', '-e', script, receiverUrl, String(count), String(concurrency)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   await once(child, 'exit');
@@ -290,7 +343,11 @@ async function barePosts(receiverUrl: string, count: number, concurrency: number
 }
 
 /** pg_stat_statements of the bench database, when the server preloads it: reset before a run, the top statements after. */
-async function statementStats(databaseUrl: string): Promise<{ reset(): Promise<void>; print(label: string, deliveries: number): Promise<void>; close(): Promise<void> } | null> {
+async function statementStats(databaseUrl: string): Promise<{
+  reset(): Promise<void>;
+  print(label: string, deliveries: number): Promise<void>;
+  close(): Promise<void>;
+} | null> {
   const db = await openDb({ databaseUrl, dataDir: null }, { migrate: false, poolSize: 1 });
   try {
     await db.exec('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
@@ -309,9 +366,13 @@ async function statementStats(databaseUrl: string): Promise<{ reset(): Promise<v
           ORDER BY total_exec_time DESC LIMIT 10`,
       );
       const totalMs = rows.reduce((sum, r) => sum + r.total_ms, 0);
-      console.log(`  statements of the ${label} run (top 10, ${totalMs.toFixed(0)} ms in all; per delivery: calls, µs):`);
+      console.log(
+        `  statements of the ${label} run (top 10, ${totalMs.toFixed(0)} ms in all; per delivery: calls, µs):`,
+      );
       for (const r of rows) {
-        console.log(`    ${(r.calls / deliveries).toFixed(2).padStart(6)} ${((r.total_ms * 1000) / deliveries).toFixed(0).padStart(5)} µs  mean ${r.mean_ms.toFixed(2)} ms  rows/call ${(r.rows / Math.max(1, r.calls)).toFixed(1)}  ${r.query}`);
+        console.log(
+          `    ${(r.calls / deliveries).toFixed(2).padStart(6)} ${((r.total_ms * 1000) / deliveries).toFixed(0).padStart(5)} µs  mean ${r.mean_ms.toFixed(2)} ms  rows/call ${(r.rows / Math.max(1, r.calls)).toFixed(1)}  ${r.query}`,
+        );
       }
     },
   };
@@ -319,7 +380,17 @@ async function statementStats(databaseUrl: string): Promise<{ reset(): Promise<v
 
 async function startSika(root: string, databaseUrl: string, profileDir: string | null): Promise<Server> {
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ['DATABASE_URL', 'DATA_DIR', 'REDIS_URL', 'PORT', 'BASE_URL', 'LOG_LEVEL', 'WORKERS', 'NODE_OPTIONS']) delete env[name];
+  for (const name of [
+    'DATABASE_URL',
+    'DATA_DIR',
+    'REDIS_URL',
+    'PORT',
+    'BASE_URL',
+    'LOG_LEVEL',
+    'WORKERS',
+    'NODE_OPTIONS',
+  ])
+    delete env[name];
   const port = await freePort();
   return startServer(
     `sika (${root})`,
@@ -331,9 +402,12 @@ async function startSika(root: string, databaseUrl: string, profileDir: string |
 }
 
 async function main(): Promise<void> {
-  const stamp = new Date().toISOString().replace(/[-:TZ.]/g, '').slice(0, 17);
+  const stamp = new Date()
+    .toISOString()
+    .replace(/[-:TZ.]/g, '')
+    .slice(0, 17);
   const roots = (process.env.BENCH_WEBHOOK_ROOTS || `current=${ROOT}`).split(',').map((entry) => {
-    const [label, dir] = entry.includes('=') ? entry.split('=', 2) as [string, string] : [entry, entry];
+    const [label, dir] = entry.includes('=') ? (entry.split('=', 2) as [string, string]) : [entry, entry];
     return { label, dir: resolvePath(ROOT, dir) };
   });
   const repeat = Math.max(1, Number(process.env.BENCH_WEBHOOK_REPEAT || 1));
@@ -363,7 +437,9 @@ async function main(): Promise<void> {
     };
     for (let round = 1; round <= repeat; round++) {
       if (process.env.BENCH_WEBHOOK_BARE !== 'off') {
-        console.log(`bare POST loop (64 at once, keep-alive, own process): ${(await barePosts(receiver.url, BURST_EVENTS, 64)).toFixed(0)} posts/s`);
+        console.log(
+          `bare POST loop (64 at once, keep-alive, own process): ${(await barePosts(receiver.url, BURST_EVENTS, 64)).toFixed(0)} posts/s`,
+        );
       }
       for (const { label, dir } of roots) {
         const profileDir = profileRoot ? join(profileRoot, `${label}-${round}`) : null;
@@ -371,14 +447,17 @@ async function main(): Promise<void> {
         const server = await startSika(dir, scratch.env.DATABASE_URL!, profileDir);
         try {
           windows.length = 0;
-          for (const d of await benchDelivery(scratch.env.DATABASE_URL!, null, receiver, server.pid, observer)) console.log(`[${label}, round ${round}] ${describeDelivery(d)}`);
+          for (const d of await benchDelivery(scratch.env.DATABASE_URL!, null, receiver, server.pid, observer))
+            console.log(`[${label}, round ${round}] ${describeDelivery(d)}`);
           const problems = server.problemLines().filter((line) => !line.includes('webhook try failed'));
           if (problems.length) console.log(`  server problems:\n  ${problems.slice(0, 10).join('\n  ')}`);
         } finally {
           await server.stop();
         }
         const profile = profileDir ? readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile')) : undefined;
-        if (profileDir && profile) for (const w of windows) console.log([`  ${w.label} run:`, ...summariseCpuProfile(join(profileDir, profile), w)].join('\n'));
+        if (profileDir && profile)
+          for (const w of windows)
+            console.log([`  ${w.label} run:`, ...summariseCpuProfile(join(profileDir, profile), w)].join('\n'));
       }
     }
     await statements?.close();

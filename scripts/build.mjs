@@ -91,7 +91,10 @@ function sourceUrlPlugin(root, outDir) {
           .replaceAll('import.meta.url', `${url}.href`)
           .replaceAll('import.meta.filename', `__sikaFileURLToPath(${url})`)
           .replaceAll('import.meta.dirname', `__sikaDirname(__sikaFileURLToPath(${url}))`);
-        const helpers = contents === source ? '' : "import { fileURLToPath as __sikaFileURLToPath } from 'node:url';\nimport { dirname as __sikaDirname } from 'node:path';\n";
+        const helpers =
+          contents === source
+            ? ''
+            : "import { fileURLToPath as __sikaFileURLToPath } from 'node:url';\nimport { dirname as __sikaDirname } from 'node:path';\n";
         return { contents: helpers + contents, loader: 'ts' };
       });
     },
@@ -124,7 +127,10 @@ export async function build(root = ROOT) {
       logLevel: 'warning',
       plugins: [sourceUrlPlugin(root, outDir)],
     });
-    const bundle = readFileSync(join(outDir, tmpName), 'utf8').replace(`//# sourceMappingURL=${tmpName}.map`, `//# sourceMappingURL=${BUNDLE_NAME}.map`);
+    const bundle = readFileSync(join(outDir, tmpName), 'utf8').replace(
+      `//# sourceMappingURL=${tmpName}.map`,
+      `//# sourceMappingURL=${BUNDLE_NAME}.map`,
+    );
     writeFileSync(join(outDir, tmpName), bundle);
     renameSync(join(outDir, `${tmpName}.map`), join(outDir, `${BUNDLE_NAME}.map`));
     renameSync(join(outDir, tmpName), join(outDir, BUNDLE_NAME));
@@ -133,7 +139,10 @@ export async function build(root = ROOT) {
     rmSync(join(outDir, `${tmpName}.map`), { force: true });
   }
   const stampTmp = join(outDir, `.${STAMP_NAME}.${process.pid}.tmp`);
-  writeFileSync(stampTmp, `${JSON.stringify({ inputs_sha256: hash, built_at: new Date().toISOString(), node: process.version }, null, 2)}\n`);
+  writeFileSync(
+    stampTmp,
+    `${JSON.stringify({ inputs_sha256: hash, built_at: new Date().toISOString(), node: process.version }, null, 2)}\n`,
+  );
   renameSync(stampTmp, join(outDir, STAMP_NAME));
   return hash;
 }

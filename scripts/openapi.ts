@@ -16,7 +16,8 @@ export async function openApiDocument(): Promise<unknown> {
     try {
       await app.ready();
       const response = await app.inject({ method: 'GET', url: '/openapi.json' });
-      if (response.statusCode !== 200) throw new Error(`GET /openapi.json answered ${response.statusCode}: ${response.body}`);
+      if (response.statusCode !== 200)
+        throw new Error(`GET /openapi.json answered ${response.statusCode}: ${response.body}`);
       return response.json();
     } finally {
       await app.close();
@@ -28,7 +29,9 @@ export async function openApiDocument(): Promise<unknown> {
 
 if (process.argv[1] && import.meta.filename === process.argv[1]) {
   if (process.argv[2]?.startsWith('-')) {
-    console.error('usage: node --import tsx scripts/openapi.ts [out-file]   (the document on stdout when no file is given)');
+    console.error(
+      'usage: node --import tsx scripts/openapi.ts [out-file]   (the document on stdout when no file is given)',
+    );
     process.exit(process.argv[2] === '--help' || process.argv[2] === '-h' ? 0 : 2);
   }
   const document = `${JSON.stringify(await openApiDocument(), null, 2)}\n`;

@@ -22,9 +22,14 @@ export function runNodeTestGroups(groups, { concurrency }) {
     const result = spawnSync(
       process.execPath,
       [
-        '--import', 'tsx', '--test', `--test-concurrency=${concurrency}`,
-        '--test-reporter=spec', '--test-reporter-destination=stdout',
-        '--test-reporter=tap', `--test-reporter-destination=${tapFile}`,
+        '--import',
+        'tsx',
+        '--test',
+        `--test-concurrency=${concurrency}`,
+        '--test-reporter=spec',
+        '--test-reporter-destination=stdout',
+        '--test-reporter=tap',
+        `--test-reporter-destination=${tapFile}`,
         ...files,
       ],
       { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },

@@ -11,11 +11,14 @@ import { build, bundlePath, isFresh } from './build.mjs';
 // request did not change beyond the noise of three interleaved runs (issue 18). `node
 // --heap-growing-percent=N scripts/start.mjs` overrides it.
 const HEAP_GROWING_PERCENT = 100;
-if (!process.execArgv.some((arg) => arg.startsWith('--heap-growing-percent'))) setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+if (!process.execArgv.some((arg) => arg.startsWith('--heap-growing-percent')))
+  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
 
 if (!isFresh()) {
   const startedAt = performance.now();
   await build();
-  console.error(`rebuilt dist/ (sources changed since the last build) in ${Math.round(performance.now() - startedAt)} ms`);
+  console.error(
+    `rebuilt dist/ (sources changed since the last build) in ${Math.round(performance.now() - startedAt)} ms`,
+  );
 }
 await import(pathToFileURL(bundlePath()).href);

@@ -11,10 +11,14 @@ const filters = process.argv.slice(2);
 const files = testFilesIn(dir, filters, 'browser');
 const chromium = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 if (!existsSync(chromium)) {
-  console.error(`Chromium not found at ${chromium}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH`);
+  console.error(
+    `Chromium not found at ${chromium}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH`,
+  );
   process.exit(1);
 }
 mkdirSync('test-results', { recursive: true });
-console.log(`running ${files.length} browser test files with ${chromium} on ${process.env.DATABASE_URL ? 'PostgreSQL' : 'embedded storage'}`);
+console.log(
+  `running ${files.length} browser test files with ${chromium} on ${process.env.DATABASE_URL ? 'PostgreSQL' : 'embedded storage'}`,
+);
 
 process.exit(runNodeTests(files, { concurrency: 1 }));

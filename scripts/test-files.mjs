@@ -8,7 +8,12 @@ function findTests(root, dir) {
   for (const entry of readdirSync(join(root, dir))) {
     const path = join(dir, entry);
     if (statSync(join(root, path)).isDirectory()) out.push(...findTests(root, path));
-    else if (entry.endsWith('.test.ts') && !path.includes(join('test', 'browser')) && !path.includes(join('test', 'reliability'))) out.push(path);
+    else if (
+      entry.endsWith('.test.ts') &&
+      !path.includes(join('test', 'browser')) &&
+      !path.includes(join('test', 'reliability'))
+    )
+      out.push(path);
   }
   return out;
 }

@@ -14,5 +14,11 @@ const filters = process.argv.slice(2);
 // and the suites that measure latency (receivers) must not run in that wake.
 const LAST = 'failover.test.ts';
 const files = testFilesIn(dir, filters, 'reliability');
-console.log(`running ${files.length} reliability test files on ${process.env.DATABASE_URL ? 'PostgreSQL' : 'embedded storage'}`);
-process.exit(runNodeTestGroups([files.filter((f) => !f.endsWith(LAST)), files.filter((f) => f.endsWith(LAST))], { concurrency: 1 }));
+console.log(
+  `running ${files.length} reliability test files on ${process.env.DATABASE_URL ? 'PostgreSQL' : 'embedded storage'}`,
+);
+process.exit(
+  runNodeTestGroups([files.filter((f) => !f.endsWith(LAST)), files.filter((f) => f.endsWith(LAST))], {
+    concurrency: 1,
+  }),
+);

@@ -5,7 +5,9 @@ import { defaultSuiteFiles } from './test-files.mjs';
 import { runNodeTests } from './run-node-tests.mjs';
 
 const filters = process.argv.slice(2);
-const files = defaultSuiteFiles().filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)));
+const files = defaultSuiteFiles().filter(
+  (file) => filters.length === 0 || filters.some((filter) => file.includes(filter)),
+);
 if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);

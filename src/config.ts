@@ -79,7 +79,13 @@ export interface ProviderSettings {
     disbursement: MtnMomoProduct | null;
   } | null;
   /** The bank account Live bank transfers are paid into, matched from imported statements. */
-  bankTransfer: { bankCode: string; bankName: string; branch: string; accountNumber: string; accountName: string } | null;
+  bankTransfer: {
+    bankCode: string;
+    bankName: string;
+    branch: string;
+    accountNumber: string;
+    accountName: string;
+  } | null;
 }
 
 const PAYSTACK_BASE_URL_DEFAULT = 'https://api.paystack.co';
@@ -87,15 +93,29 @@ const PAYSTACK_BASE_URL_DEFAULT = 'https://api.paystack.co';
 const MTN_MOMO_BASE_URL_DEFAULT = 'https://proxy.momoapi.mtn.com';
 const MTN_MOMO_TARGET_ENVIRONMENT_DEFAULT = 'mtnghana';
 
-function providerSettings(env: NodeJS.ProcessEnv, problems: string[], url: (name: string, fallback: string | null, protocols: string[]) => string | null, timeoutMs: number): ProviderSettings {
+function providerSettings(
+  env: NodeJS.ProcessEnv,
+  problems: string[],
+  url: (name: string, fallback: string | null, protocols: string[]) => string | null,
+  timeoutMs: number,
+): ProviderSettings {
   const orderRaw = (env.LIVE_PROVIDER_ORDER ?? '').trim() || 'mtn_momo,paystack';
   const order = orderRaw.split(',').map((part) => part.trim());
   const unknown = order.filter((id) => !(LIVE_PROVIDERS as readonly string[]).includes(id));
   if (unknown.length > 0 || new Set(order).size !== order.length) {
-    problems.push(`LIVE_PROVIDER_ORDER must list distinct providers from ${LIVE_PROVIDERS.join(', ')} (got "${orderRaw}")`);
+    problems.push(
+      `LIVE_PROVIDER_ORDER must list distinct providers from ${LIVE_PROVIDERS.join(', ')} (got "${orderRaw}")`,
+    );
   }
   const secretKey = env.PAYSTACK_SECRET_KEY?.trim() || '';
-  const paystack = secretKey ? { secretKey, baseUrl: (url('PAYSTACK_BASE_URL', PAYSTACK_BASE_URL_DEFAULT, ['https:', 'http:']) ?? PAYSTACK_BASE_URL_DEFAULT).replace(/\/+$/, '') } : null;
+  const paystack = secretKey
+    ? {
+        secretKey,
+        baseUrl: (
+          url('PAYSTACK_BASE_URL', PAYSTACK_BASE_URL_DEFAULT, ['https:', 'http:']) ?? PAYSTACK_BASE_URL_DEFAULT
+        ).replace(/\/+$/, ''),
+      }
+    : null;
   if (!secretKey && env.PAYSTACK_BASE_URL) problems.push('PAYSTACK_BASE_URL is set but PAYSTACK_SECRET_KEY is not');
 
   const product = (name: 'COLLECTION' | 'DISBURSEMENT'): MtnMomoProduct | null => {
@@ -114,22 +134,39 @@ function providerSettings(env: NodeJS.ProcessEnv, problems: string[], url: (name
   const mtnMomo =
     collection || disbursement
       ? {
-          baseUrl: (url('MTN_MOMO_BASE_URL', MTN_MOMO_BASE_URL_DEFAULT, ['https:', 'http:']) ?? MTN_MOMO_BASE_URL_DEFAULT).replace(/\/+$/, ''),
+          baseUrl: (
+            url('MTN_MOMO_BASE_URL', MTN_MOMO_BASE_URL_DEFAULT, ['https:', 'http:']) ?? MTN_MOMO_BASE_URL_DEFAULT
+          ).replace(/\/+$/, ''),
           targetEnvironment: env.MTN_MOMO_TARGET_ENVIRONMENT?.trim() || MTN_MOMO_TARGET_ENVIRONMENT_DEFAULT,
           collection,
           disbursement,
         }
       : null;
 
-  const bankKeys = ['BANK_CODE', 'BANK_NAME', 'BRANCH', 'ACCOUNT_NUMBER', 'ACCOUNT_NAME'].map((part) => `BANK_TRANSFER_${part}`);
+  const bankKeys = ['BANK_CODE', 'BANK_NAME', 'BRANCH', 'ACCOUNT_NUMBER', 'ACCOUNT_NAME'].map(
+    (part) => `BANK_TRANSFER_${part}`,
+  );
   const bankValues = bankKeys.map((key) => env[key]?.trim() || '');
   let bankTransfer: ProviderSettings['bankTransfer'] = null;
   if (bankValues.some((value) => value !== '')) {
     const missing = bankKeys.filter((_, index) => bankValues[index] === '');
     if (missing.length > 0) problems.push(`${missing.join(', ')} must be set with the other BANK_TRANSFER_* settings`);
-    else bankTransfer = { bankCode: bankValues[0]!, bankName: bankValues[1]!, branch: bankValues[2]!, accountNumber: bankValues[3]!, accountName: bankValues[4]! };
+    else
+      bankTransfer = {
+        bankCode: bankValues[0]!,
+        bankName: bankValues[1]!,
+        branch: bankValues[2]!,
+        accountNumber: bankValues[3]!,
+        accountName: bankValues[4]!,
+      };
   }
-  return { order: order.filter((id): id is LiveProviderId => (LIVE_PROVIDERS as readonly string[]).includes(id)), timeoutMs, paystack, mtnMomo, bankTransfer };
+  return {
+    order: order.filter((id): id is LiveProviderId => (LIVE_PROVIDERS as readonly string[]).includes(id)),
+    timeoutMs,
+    paystack,
+    mtnMomo,
+    bankTransfer,
+  };
 }
 
 export class ConfigError extends Error {
@@ -206,10 +243,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const host = env.HOST || '127.0.0.1';
   const port = integer('PORT', 8080, 0, 65535);
-  const baseUrl = (url('BASE_URL', null, ['http:', 'https:']) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+  const baseUrl = (
+    url('BASE_URL', null, ['http:', 'https:']) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+  ).replace(/\/+$/, '');
   const checkoutUrlHost = (url('CHECKOUT_URL_HOST', null, ['http:', 'https:']) ?? baseUrl).replace(/\/+$/, '');
   const logLevel = env.LOG_LEVEL || 'info';
-  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
+  if (!LOG_LEVELS.includes(logLevel))
+    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
   const workers = env.WORKERS ?? 'on';
   if (!['on', 'off'].includes(workers)) problems.push(`WORKERS must be on or off (got "${workers}")`);
 
@@ -241,12 +281,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const metricsPort = env.METRICS_PORT ? integer('METRICS_PORT', 0, 1, 65535) : null;
   if (metricsPort !== null && metricsPort === port) problems.push(`METRICS_PORT must differ from PORT (${port})`);
-  const metricsOnApiPort = metricsPort === null && (metricsToken !== null || (URL.canParse(baseUrl) && isLoopbackHost(new URL(baseUrl).hostname)));
+  const metricsOnApiPort =
+    metricsPort === null &&
+    (metricsToken !== null || (URL.canParse(baseUrl) && isLoopbackHost(new URL(baseUrl).hostname)));
   const httpHeadersTimeoutMs = integer('HTTP_HEADERS_TIMEOUT_MS', 10_000, 1_000, 120_000);
   const httpRequestTimeoutMs = integer('HTTP_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000);
   const httpKeepAliveTimeoutMs = integer('HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 1_000, 600_000);
   if (httpRequestTimeoutMs < httpHeadersTimeoutMs) {
-    problems.push(`HTTP_REQUEST_TIMEOUT_MS (${httpRequestTimeoutMs}) must be at least HTTP_HEADERS_TIMEOUT_MS (${httpHeadersTimeoutMs})`);
+    problems.push(
+      `HTTP_REQUEST_TIMEOUT_MS (${httpRequestTimeoutMs}) must be at least HTTP_HEADERS_TIMEOUT_MS (${httpHeadersTimeoutMs})`,
+    );
   }
 
   const config: Config = {
@@ -258,7 +302,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: url('DATABASE_URL', null, ['postgres:', 'postgresql:']),
     redisUrl: url('REDIS_URL', null, ['redis:', 'rediss:']),
     logLevel,
-    requestLogLevel: !env.LOG_LEVEL && URL.canParse(baseUrl) && isLoopbackHost(new URL(baseUrl).hostname) ? 'warn' : logLevel,
+    requestLogLevel:
+      !env.LOG_LEVEL && URL.canParse(baseUrl) && isLoopbackHost(new URL(baseUrl).hostname) ? 'warn' : logLevel,
     rateLimitKeyPerSecond: integer('RATE_LIMIT_KEY_PER_S', 100, 1, 1_000_000),
     rateLimitIpPerSecond: integer('RATE_LIMIT_IP_PER_S', 100, 1, 1_000_000),
     rateLimitSessionPerSecond: integer('RATE_LIMIT_SESSION_PER_S', 10, 1, 1_000_000),
@@ -270,7 +315,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookClaimTtlS: integer('WEBHOOK_CLAIM_TTL_S', 30, 1, 3_600),
     // On by default only on a developer's own machine (BASE_URL is loopback); a hosted instance must not
     // let strangers aim its webhooks at its own network.
-    webhookAllowPrivateTargets: onOff('WEBHOOK_ALLOW_PRIVATE_TARGETS', URL.canParse(baseUrl) && isLoopbackHost(new URL(baseUrl).hostname)),
+    webhookAllowPrivateTargets: onOff(
+      'WEBHOOK_ALLOW_PRIVATE_TARGETS',
+      URL.canParse(baseUrl) && isLoopbackHost(new URL(baseUrl).hostname),
+    ),
     livePayoutSimulator: env.LIVE_PAYOUT_SIMULATOR === 'on',
     trustProxy,
     metricsToken,
@@ -286,7 +334,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`LIVE_PAYOUT_SIMULATOR must be on or off (got "${env.LIVE_PAYOUT_SIMULATOR}")`);
   }
   if (config.webhookClaimTtlS * 1000 <= config.webhookTimeoutMs) {
-    problems.push(`WEBHOOK_CLAIM_TTL_S (${config.webhookClaimTtlS} s) must be longer than WEBHOOK_TIMEOUT_MS (${config.webhookTimeoutMs} ms)`);
+    problems.push(
+      `WEBHOOK_CLAIM_TTL_S (${config.webhookClaimTtlS} s) must be longer than WEBHOOK_TIMEOUT_MS (${config.webhookTimeoutMs} ms)`,
+    );
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -24,10 +24,10 @@ function demoMerchantBanner(config: Config, demo: DemoMerchant): string {
     `  Dashboard         ${signInLinkUrl(config.baseUrl, demo.sign_in_token)}`,
     `                    (a sign-in link for ${demo.email}: it works once, within ${SIGN_IN_LINK_LIFETIME_S / 60} minutes)`,
     '',
-    'Next: the README\'s Quickstart (export SIKA_API_KEY=<the Test API key>, then create a checkout session).',
+    "Next: the README's Quickstart (export SIKA_API_KEY=<the Test API key>, then create a checkout session).",
     'Webhooks: change or disable the endpoint under Developers in the dashboard. For a Sika server that cannot',
     `  reach your machine: \`SIKA_API_KEY=<Test key> npx sika listen --forward-to ${demo.test_webhook_url}\``,
-    '  (it signs with the same webhook secret). Until something listens there, the endpoint\'s failed tries',
+    "  (it signs with the same webhook secret). Until something listens there, the endpoint's failed tries",
     '  are logged once, not per try.',
     `Later: \`npx sika user set-password --email ${demo.email}\` gives the dashboard a password;`,
     `  \`npx sika user sign-in-link --email ${demo.email}\` makes another link. DEMO_MERCHANT=off skips this.`,
@@ -58,11 +58,15 @@ async function main(): Promise<void> {
   const demo = config.demoMerchant ? await createDemoMerchantOnFirstRun(db) : null;
   const providers = createLiveProviders(config);
   const app = await buildApp({ config, db, providers });
-  if (config.livePayoutSimulator) app.log.warn('LIVE_PAYOUT_SIMULATOR is on: Live payouts go to the simulator, no money moves');
+  if (config.livePayoutSimulator)
+    app.log.warn('LIVE_PAYOUT_SIMULATOR is on: Live payouts go to the simulator, no money moves');
   app.log.info({ providers: providers.ids() }, 'Live providers');
   // On PostgreSQL the workers get connections of their own: an API under full load must not starve
   // webhook delivery (measured: deliveries fell seconds behind while requests held the whole pool).
-  const workerDb = config.workersEnabled && db.kind === 'postgres' ? await openDb(config, { migrate: false, poolSize: WORKER_POOL_SIZE }) : db;
+  const workerDb =
+    config.workersEnabled && db.kind === 'postgres'
+      ? await openDb(config, { migrate: false, poolSize: WORKER_POOL_SIZE })
+      : db;
   const workers = config.workersEnabled ? startWorkers({ db: workerDb, log: app.log, config, providers }) : null;
   if (workers) storageAvailabilityMetrics(app.metrics, workers.availability);
 
@@ -93,20 +97,36 @@ async function main(): Promise<void> {
   await app.listen({ host: config.host, port: config.port });
   app.log.info({ storage: db.kind, base_url: config.baseUrl, docs: `${config.baseUrl}/docs` }, 'Sika is ready');
   if (demo) {
-    app.log.info({ merchant_id: demo.merchant_id }, 'first run: demo merchant created (its key and sign-in link are printed, never logged)');
+    app.log.info(
+      { merchant_id: demo.merchant_id },
+      'first run: demo merchant created (its key and sign-in link are printed, never logged)',
+    );
     process.stdout.write(demoMerchantBanner(config, demo));
   }
-  if (!config.metricsOnApiPort && config.metricsPort === null) app.log.info('/metrics is not served: set METRICS_TOKEN (Bearer on the API port) or METRICS_PORT (a port of its own)');
+  if (!config.metricsOnApiPort && config.metricsPort === null)
+    app.log.info(
+      '/metrics is not served: set METRICS_TOKEN (Bearer on the API port) or METRICS_PORT (a port of its own)',
+    );
   if (config.webhookAllowPrivateTargets && !/^http:\/\/(127\.|localhost|\[::1\])/.test(config.baseUrl)) {
     app.log.warn('WEBHOOK_ALLOW_PRIVATE_TARGETS is on: merchants can aim webhooks at this network');
   }
 }
 
 /** The CLI's socket in the data dir; a failure to listen is logged, never fatal (the CLI then says the data dir is in use). */
-async function serveCliCommands(config: Config, db: Awaited<ReturnType<typeof openDb>>, log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void }) {
+async function serveCliCommands(
+  config: Config,
+  db: Awaited<ReturnType<typeof openDb>>,
+  log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void },
+) {
   const [{ serveCli }, { run }] = await Promise.all([import('./cli/forward.ts'), import('./cli/main.ts')]);
   try {
-    return await serveCli({ db, config, dataDir: config.dataDir, runCommand: run, onError: (error) => log.error({ err: error }, 'sika command failed in the server') });
+    return await serveCli({
+      db,
+      config,
+      dataDir: config.dataDir,
+      runCommand: run,
+      onError: (error) => log.error({ err: error }, 'sika command failed in the server'),
+    });
   } catch (error) {
     log.warn({ err: error }, 'sika commands cannot reach this server (no socket in the data dir): stop it to run them');
     return null;

@@ -32,7 +32,12 @@ interface Job {
   run(): Promise<unknown>;
 }
 
-export function deliveryWorkerFor(db: Db, log: FastifyBaseLogger, config: Config, availability?: StorageAvailability): DeliveryWorker {
+export function deliveryWorkerFor(
+  db: Db,
+  log: FastifyBaseLogger,
+  config: Config,
+  availability?: StorageAvailability,
+): DeliveryWorker {
   return new DeliveryWorker(
     db,
     log,
@@ -47,9 +52,23 @@ export function deliveryWorkerFor(db: Db, log: FastifyBaseLogger, config: Config
   );
 }
 
-export function startWorkers({ db, log, config, providers }: { db: Db; log: FastifyBaseLogger; config: Config; providers: LiveProviders }) {
+export function startWorkers({
+  db,
+  log,
+  config,
+  providers,
+}: {
+  db: Db;
+  log: FastifyBaseLogger;
+  config: Config;
+  providers: LiveProviders;
+}) {
   const jobs: Job[] = [
-    { name: 'purge-idempotency-keys', intervalMs: IDEMPOTENCY_PURGE_INTERVAL_MS, run: () => purgeExpiredIdempotencyKeys(db) },
+    {
+      name: 'purge-idempotency-keys',
+      intervalMs: IDEMPOTENCY_PURGE_INTERVAL_MS,
+      run: () => purgeExpiredIdempotencyKeys(db),
+    },
     {
       name: 'purge-sign-in-throttles',
       intervalMs: SIGN_IN_THROTTLE_PURGE_INTERVAL_MS,
@@ -60,12 +79,28 @@ export function startWorkers({ db, log, config, providers }: { db: Db; log: Fast
         await purgeExpiredWebSessions(db);
       },
     },
-    { name: 'expire-sessions', intervalMs: EXPIRY_SWEEP_INTERVAL_MS, run: () => expireDueSessions(db, config.checkoutUrlHost) },
-    { name: 'provider-status-checks', intervalMs: STATUS_CHECK_INTERVAL_MS, run: () => checkPendingAttempts({ db, checkoutUrlHost: config.checkoutUrlHost, providers, log }) },
+    {
+      name: 'expire-sessions',
+      intervalMs: EXPIRY_SWEEP_INTERVAL_MS,
+      run: () => expireDueSessions(db, config.checkoutUrlHost),
+    },
+    {
+      name: 'provider-status-checks',
+      intervalMs: STATUS_CHECK_INTERVAL_MS,
+      run: () => checkPendingAttempts({ db, checkoutUrlHost: config.checkoutUrlHost, providers, log }),
+    },
     { name: 'verify-test-recipients', intervalMs: RECIPIENT_VERIFY_INTERVAL_MS, run: () => verifyTestRecipients(db) },
-    { name: 'process-live-payouts', intervalMs: PAYOUT_PROCESS_INTERVAL_MS, run: () => processDuePayouts(db, providers, log) },
+    {
+      name: 'process-live-payouts',
+      intervalMs: PAYOUT_PROCESS_INTERVAL_MS,
+      run: () => processDuePayouts(db, providers, log),
+    },
     { name: 'apply-ledger-credits', intervalMs: CREDIT_APPLY_INTERVAL_MS, run: () => applyAllPendingCredits(db) },
-    { name: 'process-live-refunds', intervalMs: REFUND_PROCESS_INTERVAL_MS, run: () => processDueRefunds(db, providers, log) },
+    {
+      name: 'process-live-refunds',
+      intervalMs: REFUND_PROCESS_INTERVAL_MS,
+      run: () => processDueRefunds(db, providers, log),
+    },
   ];
   const timers: NodeJS.Timeout[] = [];
   const running = new Set<Promise<unknown>>();

@@ -30,7 +30,9 @@ describe(`API key revocation across processes (${storageKind})`, () => {
 
   before(async () => {
     t = await startTestApp();
-    otherDb = t.config.databaseUrl ? await openDb({ databaseUrl: t.config.databaseUrl, dataDir: null }, { migrate: false }) : t.db;
+    otherDb = t.config.databaseUrl
+      ? await openDb({ databaseUrl: t.config.databaseUrl, dataDir: null }, { migrate: false })
+      : t.db;
     other = await buildApp({ config: t.config, db: otherDb, logger: false });
     await other.ready();
   });
@@ -40,8 +42,15 @@ describe(`API key revocation across processes (${storageKind})`, () => {
     await t?.close();
   });
 
-  const revenueLines = (app: FastifyInstance, key: string) => app.inject({ method: 'GET', url: '/api/v1/revenue-lines', headers: { authorization: `Bearer ${key}` } });
-  const keyRow = async (key: string) => (await t.db.query<{ id: string; prefix: string; merchant_id: string }>('SELECT id, prefix, merchant_id FROM api_keys WHERE prefix = $1', [key.slice(0, API_KEY_PREFIX_LENGTH)]))[0]!;
+  const revenueLines = (app: FastifyInstance, key: string) =>
+    app.inject({ method: 'GET', url: '/api/v1/revenue-lines', headers: { authorization: `Bearer ${key}` } });
+  const keyRow = async (key: string) =>
+    (
+      await t.db.query<{ id: string; prefix: string; merchant_id: string }>(
+        'SELECT id, prefix, merchant_id FROM api_keys WHERE prefix = $1',
+        [key.slice(0, API_KEY_PREFIX_LENGTH)],
+      )
+    )[0]!;
 
   it('a key revoked through one app is refused by the other within 1 s while requests keep arriving, and never accepted again', async () => {
     const m = await t.merchant();
@@ -75,7 +84,10 @@ describe(`API key revocation across processes (${storageKind})`, () => {
     const firstRefusal = answers.find((a) => a.atMs >= revokedAtMs && a.status === 401);
     assert.ok(firstRefusal, 'the other app never refused the revoked key');
     const latencyMs = firstRefusal.atMs - revokedAtMs;
-    assert.ok(latencyMs <= REVOCATION_EFFECTIVE_MS, `the other app refused the key ${latencyMs} ms after the revocation`);
+    assert.ok(
+      latencyMs <= REVOCATION_EFFECTIVE_MS,
+      `the other app refused the key ${latencyMs} ms after the revocation`,
+    );
     const acceptedAfter = answers.filter((a) => a.atMs >= firstRefusal.atMs && a.status !== 401);
     assert.deepEqual(acceptedAfter, [], 'a refused key was accepted again');
   });
@@ -85,7 +97,10 @@ describe(`API key revocation across processes (${storageKind})`, () => {
     const row = await keyRow(m.live_api_key);
     const heard: string[] = [];
     // Only this key's announcements: test files running at the same time on the database revoke keys too.
-    const subscription = await otherDb.listen(API_KEY_REVOKED_CHANNEL, { message: (prefix) => void (prefix === row.prefix && heard.push(prefix)), reset: () => {} });
+    const subscription = await otherDb.listen(API_KEY_REVOKED_CHANNEL, {
+      message: (prefix) => void (prefix === row.prefix && heard.push(prefix)),
+      reset: () => {},
+    });
     try {
       await assert.rejects(
         t.db.transaction(async (tx) => {
@@ -96,7 +111,11 @@ describe(`API key revocation across processes (${storageKind})`, () => {
       );
       await sleep(200);
       assert.deepEqual(heard, [], 'a revocation that rolled back was announced');
-      assert.equal((await revenueLines(other, m.live_api_key)).statusCode, 200, 'the key still works after the rollback');
+      assert.equal(
+        (await revenueLines(other, m.live_api_key)).statusCode,
+        200,
+        'the key still works after the rollback',
+      );
 
       await accounts.revokeApiKey(t.db, row.id, m.merchant_id, 'live');
       const deadline = Date.now() + 2_000;
@@ -111,7 +130,9 @@ describe(`API key revocation across processes (${storageKind})`, () => {
     }
   });
 
-  it('while the revocation listener has lost its connection nothing is served from the cache, and it reconnects by itself', { skip: storageKind !== 'postgres' && 'embedded storage is one process: its listener cannot be cut' }, async () => {
+  it('while the revocation listener has lost its connection nothing is served from the cache, and it reconnects by itself', {
+    skip: storageKind !== 'postgres' && 'embedded storage is one process: its listener cannot be cut',
+  }, async () => {
     const authenticator = other.deps.authenticator;
     assert.equal(authenticator.listening, true);
     const m = await t.merchant();
@@ -120,12 +141,18 @@ describe(`API key revocation across processes (${storageKind})`, () => {
     const row = await keyRow(key);
 
     // Cut the listening connections (PostgreSQL ends their backends), then revoke while they are gone.
-    await t.db.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN %'");
+    await t.db.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN %'",
+    );
     const deadline = Date.now() + 2_000;
     while (authenticator.listening && Date.now() < deadline) await sleep(5);
     assert.equal(authenticator.listening, false, 'the listener did not notice its connection was cut');
     await t.db.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [row.id]);
-    assert.equal((await revenueLines(other, key)).statusCode, 401, 'a key revoked while the listener was away was served from the cache');
+    assert.equal(
+      (await revenueLines(other, key)).statusCode,
+      401,
+      'a key revoked while the listener was away was served from the cache',
+    );
 
     const back = Date.now() + 5_000;
     while (!authenticator.listening && Date.now() < back) await sleep(20);
@@ -147,9 +174,14 @@ describe(`API key revocation across processes (${storageKind})`, () => {
 
 function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['bin/sika.mjs', ...args], { cwd: ROOT, env, timeout: 90_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['bin/sika.mjs', ...args],
+      { cwd: ROOT, env, timeout: 90_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -164,7 +196,10 @@ describe(`sika keys list|create|revoke (${storageKind})`, () => {
     env = { ...process.env, LOG_LEVEL: 'silent', ...(dataDir ? { DATA_DIR: dataDir, DATABASE_URL: '' } : {}) };
     const db = await openDb({ databaseUrl: process.env.DATABASE_URL || null, dataDir });
     try {
-      const created = await createMerchant(db, { name: 'Keys CLI', email: `keys-cli-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com` });
+      const created = await createMerchant(db, {
+        name: 'Keys CLI',
+        email: `keys-cli-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`,
+      });
       merchantId = created.merchant_id;
       testKey = created.test_api_key;
     } finally {
@@ -192,14 +227,24 @@ describe(`sika keys list|create|revoke (${storageKind})`, () => {
     assert.match(key.api_key, /^ak_live_/);
     assert.ok(key.api_key.startsWith(key.prefix));
 
-    const stored = await withStorage((db) => db.query<{ key_hash: Buffer; created_by_user_id: string | null }>('SELECT key_hash, created_by_user_id FROM api_keys WHERE id = $1', [key.id]));
+    const stored = await withStorage((db) =>
+      db.query<{ key_hash: Buffer; created_by_user_id: string | null }>(
+        'SELECT key_hash, created_by_user_id FROM api_keys WHERE id = $1',
+        [key.id],
+      ),
+    );
     assert.equal(stored.length, 1);
     assert.ok(!stored[0]!.key_hash.toString('utf8').includes(key.api_key), 'the key is stored only as a hash');
     assert.ok(stored[0]!.created_by_user_id, 'the key has a creator (the owner), so API payouts have a requester');
 
     const listed = await runCli(['keys', 'list', '--merchant', merchantId, '--json'], env);
     assert.equal(listed.code, 0, listed.stderr);
-    const keys = JSON.parse(listed.stdout) as { id: string; prefix: string; environment: string; revoked_at: string | null }[];
+    const keys = JSON.parse(listed.stdout) as {
+      id: string;
+      prefix: string;
+      environment: string;
+      revoked_at: string | null;
+    }[];
     assert.equal(keys.length, 3, 'the Test key, the Live key and the new one');
     assert.ok(!listed.stdout.includes(key.api_key) && !listed.stdout.includes(testKey), 'no secret is listed');
 
@@ -211,16 +256,29 @@ describe(`sika keys list|create|revoke (${storageKind})`, () => {
     assert.match(again.stdout, /already revoked/);
 
     await withStorage(async (db) => {
-      const rows = await db.query<{ revoked_at: Date | null }>('SELECT revoked_at FROM api_keys WHERE id = $1', [key.id]);
+      const rows = await db.query<{ revoked_at: Date | null }>('SELECT revoked_at FROM api_keys WHERE id = $1', [
+        key.id,
+      ]);
       assert.ok(rows[0]!.revoked_at);
-      const audit = await db.query<{ action: string }>("SELECT action FROM audit_log WHERE object_id = $1 ORDER BY id", [key.id]);
-      assert.deepEqual(audit.map((a) => a.action), ['api_key.created', 'api_key.revoked']);
+      const audit = await db.query<{ action: string }>(
+        'SELECT action FROM audit_log WHERE object_id = $1 ORDER BY id',
+        [key.id],
+      );
+      assert.deepEqual(
+        audit.map((a) => a.action),
+        ['api_key.created', 'api_key.revoked'],
+      );
     });
   });
 
   it("refuses another merchant's key, an unknown merchant and a missing --merchant with a message naming the fix", async () => {
-    const other = await withStorage((db) => createMerchant(db, { name: 'Other', email: `keys-other-${Date.now()}@example.com` }));
-    const foreign = await runCli(['keys', 'revoke', other.test_api_key.slice(0, API_KEY_PREFIX_LENGTH), '--merchant', merchantId], env);
+    const other = await withStorage((db) =>
+      createMerchant(db, { name: 'Other', email: `keys-other-${Date.now()}@example.com` }),
+    );
+    const foreign = await runCli(
+      ['keys', 'revoke', other.test_api_key.slice(0, API_KEY_PREFIX_LENGTH), '--merchant', merchantId],
+      env,
+    );
     assert.equal(foreign.code, 1);
     assert.match(foreign.stderr, /has no API key/);
     const unknown = await runCli(['keys', 'list', '--merchant', '00000000-0000-4000-8000-000000000000'], env);

@@ -7,7 +7,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { CreatedMerchant } from '../src/accounts/service.ts';
 import { LiveProviders } from '../src/rails/live.ts';
-import { ProviderNoAnswerError, ProviderRefusedError, type CollectionRail, type Initiated, type StatusCheck } from '../src/rails/types.ts';
+import {
+  ProviderNoAnswerError,
+  ProviderRefusedError,
+  type CollectionRail,
+  type Initiated,
+  type StatusCheck,
+} from '../src/rails/types.ts';
 import { createSession, getQuote, postAttempt } from './checkout-support.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 
@@ -17,7 +23,11 @@ type Script = { initiate: () => Promise<Initiated>; status?: () => Promise<Statu
 function scripted(provider: string) {
   const calls: string[] = [];
   const queue: Script[] = [];
-  const rail: CollectionRail & { calls: string[]; queue: Script[]; reference: NonNullable<CollectionRail['reference']> } = {
+  const rail: CollectionRail & {
+    calls: string[];
+    queue: Script[];
+    reference: NonNullable<CollectionRail['reference']>;
+  } = {
     provider,
     serves: { rails: ['momo'], networks: ['mtn', 'telecel', 'at'] },
     calls,
@@ -51,7 +61,15 @@ describe(`Live attempt initiation with scripted providers (${storageKind})`, () 
   const second = scripted('second_provider');
 
   before(async () => {
-    t = await startTestApp({}, { providers: new LiveProviders([{ id: 'first_provider', collection: first }, { id: 'second_provider', collection: second }]) });
+    t = await startTestApp(
+      {},
+      {
+        providers: new LiveProviders([
+          { id: 'first_provider', collection: first },
+          { id: 'second_provider', collection: second },
+        ]),
+      },
+    );
     m = await t.merchant();
   });
   after(async () => t?.close());
@@ -59,11 +77,21 @@ describe(`Live attempt initiation with scripted providers (${storageKind})`, () 
   async function attempt() {
     const session = await createSession(t, m, { amount_minor: 10_000 }, { live: true });
     const total = (await getQuote(t, session.id)).json().surcharges.momo.total_minor;
-    const res = await postAttempt(t, session.id, { rail: 'momo', amount_minor: total, operator: 'mtn', phone: '0241234567' });
+    const res = await postAttempt(t, session.id, {
+      rail: 'momo',
+      amount_minor: total,
+      operator: 'mtn',
+      phone: '0241234567',
+    });
     return { session, res };
   }
   const attemptRow = async (sessionId: string) =>
-    (await t.db.query<{ status: string; provider: string; provider_reference: string; raw_status: string }>('SELECT status, provider, provider_reference, raw_status FROM payment_attempts WHERE session_id = $1', [sessionId]))[0]!;
+    (
+      await t.db.query<{ status: string; provider: string; provider_reference: string; raw_status: string }>(
+        'SELECT status, provider, provider_reference, raw_status FROM payment_attempts WHERE session_id = $1',
+        [sessionId],
+      )
+    )[0]!;
   const reset = () => {
     for (const rail of [first, second]) {
       rail.calls.length = 0;
@@ -73,7 +101,9 @@ describe(`Live attempt initiation with scripted providers (${storageKind})`, () 
 
   it('refused before accepting (connection refused): the next provider takes it under a fresh intent', async () => {
     reset();
-    first.queue.push({ initiate: async () => Promise.reject(new ProviderRefusedError('provider unreachable (ECONNREFUSED)')) });
+    first.queue.push({
+      initiate: async () => Promise.reject(new ProviderRefusedError('provider unreachable (ECONNREFUSED)')),
+    });
     const { session, res } = await attempt();
     assert.equal(res.statusCode, 201, res.body);
     assert.equal(res.json().provider, 'second_provider');
@@ -86,7 +116,10 @@ describe(`Live attempt initiation with scripted providers (${storageKind})`, () 
 
   it('a 5xx from a provider that holds the payment anyway: no failover, the payment stays with it', async () => {
     reset();
-    first.queue.push({ initiate: async () => Promise.reject(new ProviderRefusedError('502 on create', 502)), status: async () => ({ rawStatus: 'PENDING', outcome: 'pending' }) });
+    first.queue.push({
+      initiate: async () => Promise.reject(new ProviderRefusedError('502 on create', 502)),
+      status: async () => ({ rawStatus: 'PENDING', outcome: 'pending' }),
+    });
     const { session, res } = await attempt();
     assert.equal(res.statusCode, 201, res.body);
     assert.equal((await attemptRow(session.id)).provider, 'first_provider');
@@ -95,7 +128,9 @@ describe(`Live attempt initiation with scripted providers (${storageKind})`, () 
 
   it('a decline fails the attempt (400 PROVIDER_PAYMENT_REJECTED) and is not failed over', async () => {
     reset();
-    first.queue.push({ initiate: async () => Promise.reject(new ProviderRefusedError('the wallet does not exist', 400, true)) });
+    first.queue.push({
+      initiate: async () => Promise.reject(new ProviderRefusedError('the wallet does not exist', 400, true)),
+    });
     const { session, res } = await attempt();
     assert.equal(res.statusCode, 400, res.body);
     assert.equal(res.json().error.code, 'PROVIDER_PAYMENT_REJECTED');
@@ -105,13 +140,19 @@ describe(`Live attempt initiation with scripted providers (${storageKind})`, () 
 
   it('no answer and no record yet: pending and unconfirmed under its stored reference, nothing re-sent', async () => {
     reset();
-    first.queue.push({ initiate: async () => Promise.reject(new ProviderNoAnswerError('timeout')), status: async () => ({ rawStatus: 'NOT_FOUND', outcome: 'unknown' }) });
+    first.queue.push({
+      initiate: async () => Promise.reject(new ProviderNoAnswerError('timeout')),
+      status: async () => ({ rawStatus: 'NOT_FOUND', outcome: 'unknown' }),
+    });
     const { session, res } = await attempt();
     assert.equal(res.statusCode, 201, res.body);
     const row = await attemptRow(session.id);
     assert.equal(row.status, 'pending');
     assert.equal(row.raw_status, 'INITIATION_UNCONFIRMED');
-    assert.deepEqual(first.calls.map((c) => c.split(' ')[0]), ['initiate', 'status']);
+    assert.deepEqual(
+      first.calls.map((c) => c.split(' ')[0]),
+      ['initiate', 'status'],
+    );
     assert.equal(second.calls.length, 0);
   });
 
@@ -129,7 +170,11 @@ describe(`Live attempt initiation with scripted providers (${storageKind})`, () 
     first.queue.push({
       initiate: async () => {
         failNext = true;
-        return { rawStatus: 'PAY_OFFLINE', verificationRequired: false, instructions: { display_text: 'Approve on your phone' } };
+        return {
+          rawStatus: 'PAY_OFFLINE',
+          verificationRequired: false,
+          instructions: { display_text: 'Approve on your phone' },
+        };
       },
     });
     try {
@@ -149,7 +194,9 @@ describe(`Live attempt initiation with scripted providers (${storageKind})`, () 
     first.queue.push({
       initiate: async () => {
         // What an asynchronous replica promoted after a crash looks like: the committed intent is not there.
-        await t.db.query("DELETE FROM payment_attempts WHERE provider = 'first_provider' AND status = 'pending' AND raw_status = 'CREATED'");
+        await t.db.query(
+          "DELETE FROM payment_attempts WHERE provider = 'first_provider' AND status = 'pending' AND raw_status = 'CREATED'",
+        );
         return { rawStatus: 'PAY_OFFLINE', verificationRequired: false, instructions: {} };
       },
     });
@@ -179,8 +226,12 @@ describe(`Live attempt initiation with scripted providers (${storageKind})`, () 
 
   it('every provider refuses: 503 PROVIDER_RAIL_UNAVAILABLE with Retry-After; the attempt is cancelled, not a failed try', async () => {
     reset();
-    first.queue.push({ initiate: async () => Promise.reject(new ProviderRefusedError('provider unreachable (ECONNREFUSED)')) });
-    second.queue.push({ initiate: async () => Promise.reject(new ProviderRefusedError('provider unreachable (ECONNREFUSED)')) });
+    first.queue.push({
+      initiate: async () => Promise.reject(new ProviderRefusedError('provider unreachable (ECONNREFUSED)')),
+    });
+    second.queue.push({
+      initiate: async () => Promise.reject(new ProviderRefusedError('provider unreachable (ECONNREFUSED)')),
+    });
     const { session, res } = await attempt();
     assert.equal(res.statusCode, 503, res.body);
     assert.equal(res.json().error.code, 'PROVIDER_RAIL_UNAVAILABLE');

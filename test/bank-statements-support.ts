@@ -30,10 +30,24 @@ export interface LiveTransfer {
 /** A Live checkout of `baseMinor` and a bank transfer attempt on it, through the merchant and payer APIs. */
 export async function liveTransfer(t: TestContext, m: CreatedMerchant, baseMinor = 50_000): Promise<LiveTransfer> {
   const session = await createSession(t, m, { amount_minor: baseMinor }, { live: true });
-  const res = await postAttempt(t, session.id, { rail: 'bank_transfer', amount_minor: totalOf('bank_transfer', baseMinor) });
+  const res = await postAttempt(t, session.id, {
+    rail: 'bank_transfer',
+    amount_minor: totalOf('bank_transfer', baseMinor),
+  });
   assert.equal(res.statusCode, 201, res.body);
-  const body = res.json() as { attempt_reference: string; provider_reference: string; amount_charged_minor: number; instructions: Record<string, unknown> };
-  return { sessionId: session.id, attemptId: body.attempt_reference, reference: body.provider_reference, chargedMinor: body.amount_charged_minor, instructions: body.instructions };
+  const body = res.json() as {
+    attempt_reference: string;
+    provider_reference: string;
+    amount_charged_minor: number;
+    instructions: Record<string, unknown>;
+  };
+  return {
+    sessionId: session.id,
+    attemptId: body.attempt_reference,
+    reference: body.provider_reference,
+    chargedMinor: body.amount_charged_minor,
+    instructions: body.instructions,
+  };
 }
 
 export interface Row {
@@ -61,11 +75,21 @@ export const cedis = (minor: number) =>
  */
 export function gcbStatement(rows: Row[]): string {
   let balance = randomInt(1_000_000, 900_000_000);
-  const lines = ['GCB BANK PLC - ACCOUNT STATEMENT', 'Account:,1011130012345,SIKA COLLECTIONS LTD', 'Period:,01/03/2026 - 31/03/2026', '', 'Trans. Date,Value Date,Narration,Debit (GHS),Credit (GHS),Balance (GHS)'];
+  const lines = [
+    'GCB BANK PLC - ACCOUNT STATEMENT',
+    'Account:,1011130012345,SIKA COLLECTIONS LTD',
+    'Period:,01/03/2026 - 31/03/2026',
+    '',
+    'Trans. Date,Value Date,Narration,Debit (GHS),Credit (GHS),Balance (GHS)',
+  ];
   for (const row of rows) {
     const date = row.date ?? '02/03/2026';
     balance += row.credit ? Number(row.credit.replace(/,/g, '').replace('.', '')) || 0 : 0;
-    lines.push([date, row.valueDate ?? date, row.narration, row.debit ?? '', row.credit ?? '', row.balance ?? cedis(balance)].map(field).join(','));
+    lines.push(
+      [date, row.valueDate ?? date, row.narration, row.debit ?? '', row.credit ?? '', row.balance ?? cedis(balance)]
+        .map(field)
+        .join(','),
+    );
   }
   return `${lines.join('\r\n')}\r\n`;
 }
@@ -76,25 +100,53 @@ export function gcbStatement(rows: Row[]): string {
 export const uniqueWords = () => `PAYMENT ${randomUUID().replace(/-/g, '').slice(0, 10).toUpperCase()}`;
 
 export const attemptOf = async (t: TestContext, id: string) =>
-  (await t.db.query<{ status: string; raw_status: string; amount_charged_minor: number }>('SELECT status, raw_status, amount_charged_minor FROM payment_attempts WHERE id = $1', [id]))[0]!;
+  (
+    await t.db.query<{ status: string; raw_status: string; amount_charged_minor: number }>(
+      'SELECT status, raw_status, amount_charged_minor FROM payment_attempts WHERE id = $1',
+      [id],
+    )
+  )[0]!;
 
-export const sessionStatus = async (t: TestContext, id: string) => (await t.db.query<{ status: string }>('SELECT status FROM checkout_sessions WHERE id = $1', [id]))[0]!.status;
+export const sessionStatus = async (t: TestContext, id: string) =>
+  (await t.db.query<{ status: string }>('SELECT status FROM checkout_sessions WHERE id = $1', [id]))[0]!.status;
 
 export const linesOfImport = (t: TestContext, importId: string) =>
-  t.db.query<{ id: string; line_number: number; status: string; amount_minor: number; payment_reference: string | null; attempt_id: string | null; reason: string; resolution_note: string | null }>(
+  t.db.query<{
+    id: string;
+    line_number: number;
+    status: string;
+    amount_minor: number;
+    payment_reference: string | null;
+    attempt_id: string | null;
+    reason: string;
+    resolution_note: string | null;
+  }>(
     'SELECT id, line_number, status, amount_minor, payment_reference, attempt_id, reason, resolution_note FROM statement_lines WHERE import_id = $1 ORDER BY line_number',
     [importId],
   );
 
 export const lineById = async (t: TestContext, id: string) =>
-  (await t.db.query<{ status: string; attempt_id: string | null; payment_reference: string | null; reason: string; resolution_note: string | null; resolved_by: string | null }>(
-    'SELECT status, attempt_id, payment_reference, reason, resolution_note, resolved_by FROM statement_lines WHERE id = $1',
-    [id],
-  ))[0]!;
+  (
+    await t.db.query<{
+      status: string;
+      attempt_id: string | null;
+      payment_reference: string | null;
+      reason: string;
+      resolution_note: string | null;
+      resolved_by: string | null;
+    }>(
+      'SELECT status, attempt_id, payment_reference, reason, resolution_note, resolved_by FROM statement_lines WHERE id = $1',
+      [id],
+    )
+  )[0]!;
 
 /** The merchant's Live available balance, in pesewas (GET /api/v1/payouts/balance). */
 export async function liveBalance(t: TestContext, m: CreatedMerchant): Promise<number> {
-  const res = await t.app.inject({ method: 'GET', url: '/api/v1/payouts/balance', headers: { authorization: `Bearer ${m.live_api_key}` } });
+  const res = await t.app.inject({
+    method: 'GET',
+    url: '/api/v1/payouts/balance',
+    headers: { authorization: `Bearer ${m.live_api_key}` },
+  });
   assert.equal(res.statusCode, 200, res.body);
   return (res.json() as { available_minor: number }).available_minor;
 }

@@ -32,8 +32,26 @@ import { RailUnavailableError, type AttemptForRail } from '../src/rails/types.ts
 import { parseAmountCell, parseStatementDate } from '../src/statements/cells.ts';
 import { parseColumnMapping, parseStatementCsv } from '../src/statements/csv.ts';
 import { fingerprintCredits, type StatementCredit } from '../src/statements/model.ts';
-import { assignCredit, importStatement, resolveCredit, statementsOverview, type ImportResult } from '../src/statements/service.ts';
-import { BANK_ENV, attemptOf, cedis, gcbStatement, lineById, linesOfImport, liveBalance, liveTransfer, sessionStatus, uniqueWords, type Row } from './bank-statements-support.ts';
+import {
+  assignCredit,
+  importStatement,
+  resolveCredit,
+  statementsOverview,
+  type ImportResult,
+} from '../src/statements/service.ts';
+import {
+  BANK_ENV,
+  attemptOf,
+  cedis,
+  gcbStatement,
+  lineById,
+  linesOfImport,
+  liveBalance,
+  liveTransfer,
+  sessionStatus,
+  uniqueWords,
+  type Row,
+} from './bank-statements-support.ts';
 import { backdate, creditOf, runExpiry } from './checkout-support.ts';
 import { CLI_USER_AT_HOST } from './cli-io.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
@@ -81,7 +99,11 @@ describe('the payment reference', () => {
           if (body[i] === body[j]) continue;
           const chars = [...body];
           [chars[i], chars[j]] = [chars[j]!, chars[i]!];
-          assert.equal(isPaymentReference(`SK${chars.join('')}`), false, `${reference}: positions ${i} and ${j} swapped`);
+          assert.equal(
+            isPaymentReference(`SK${chars.join('')}`),
+            false,
+            `${reference}: positions ${i} and ${j} swapped`,
+          );
         }
       }
     }
@@ -109,14 +131,28 @@ describe('the payment reference', () => {
     const second = newPaymentReference();
     assert.deepEqual(findPaymentReferences(`${reference} AND ${second}`), [reference, second]);
     assert.deepEqual(findPaymentReferences(`${reference} ${reference.toLowerCase()}`), [reference], 'each once');
-    for (const narration of ['', 'SALARY MARCH 2026', 'TRF FROM KOFI', 'SK', 'SK12345678', 'ASKED FOR REFUND 0244123456']) assert.deepEqual(findPaymentReferences(narration), [], narration);
+    for (const narration of [
+      '',
+      'SALARY MARCH 2026',
+      'TRF FROM KOFI',
+      'SK',
+      'SK12345678',
+      'ASKED FOR REFUND 0244123456',
+    ])
+      assert.deepEqual(findPaymentReferences(narration), [], narration);
   });
 });
 
 // ---- the adapter ----
 
 describe('the bank transfer adapter', () => {
-  const settings = { bankCode: 'GCB', bankName: 'GCB Bank', branch: 'Accra Central', accountNumber: '1011130012345', accountName: 'Sika Collections Ltd' };
+  const settings = {
+    bankCode: 'GCB',
+    bankName: 'GCB Bank',
+    branch: 'Accra Central',
+    accountNumber: '1011130012345',
+    accountName: 'Sika Collections Ltd',
+  };
   const rail = createBankTransfer(settings);
   const attempt = (providerReference: string | null): AttemptForRail => ({
     reference: 'att_x',
@@ -149,7 +185,14 @@ describe('the bank transfer adapter', () => {
     assert.equal(initiated.rawStatus, 'AWAITING_TRANSFER');
     assert.equal(initiated.providerReference, undefined, 'ours was stored beforehand');
     const { note, ...rest } = initiated.instructions as Record<string, string>;
-    assert.deepEqual(rest, { bank_name: 'GCB Bank', bank_code: 'GCB', branch: 'Accra Central', account_number: '1011130012345', account_name: 'Sika Collections Ltd', reference });
+    assert.deepEqual(rest, {
+      bank_name: 'GCB Bank',
+      bank_code: 'GCB',
+      branch: 'Accra Central',
+      account_number: '1011130012345',
+      account_name: 'Sika Collections Ltd',
+      reference,
+    });
     assert.match(note!, new RegExp(`GHS 1,234\\.50.*${reference}`));
     assert.deepEqual(await rail.status(attempt(reference)), { rawStatus: 'AWAITING_TRANSFER', outcome: 'pending' });
     await assert.rejects(rail.authorize(attempt(reference), '123456'), RailUnavailableError);
@@ -173,34 +216,88 @@ describe('reading a statement CSV', () => {
       '04/03/2026,04/03/2026,INWARD TRANSFER,,"12,345,678.05","12,356,911.05"',
     ].join('\n');
     const parsed = parseStatementCsv(csv);
-    assert.deepEqual(parsed.columns, { date: 'Value Date', description: 'Narration', credit: 'Credit (GHS)', debit: 'Debit (GHS)', balance: 'Balance (GHS)' });
+    assert.deepEqual(parsed.columns, {
+      date: 'Value Date',
+      description: 'Narration',
+      credit: 'Credit (GHS)',
+      debit: 'Debit (GHS)',
+      balance: 'Balance (GHS)',
+    });
     assert.equal(parsed.lines, 4);
     assert.equal(parsed.debits, 1);
     assert.equal(parsed.withoutAmount, 1);
     assert.deepEqual(parsed.problems, []);
     assert.deepEqual(parsed.credits, [
-      { line: 6, valueDate: '2026-03-03', amountMinor: 123_450, narration: 'TRF SK22222222, KOFI', bankReference: '', balanceMinor: 1_123_450 },
-      { line: 8, valueDate: '2026-03-04', amountMinor: 1_234_567_805, narration: 'INWARD TRANSFER', bankReference: '', balanceMinor: 1_235_691_105 },
+      {
+        line: 6,
+        valueDate: '2026-03-03',
+        amountMinor: 123_450,
+        narration: 'TRF SK22222222, KOFI',
+        bankReference: '',
+        balanceMinor: 1_123_450,
+      },
+      {
+        line: 8,
+        valueDate: '2026-03-04',
+        amountMinor: 1_234_567_805,
+        narration: 'INWARD TRANSFER',
+        bankReference: '',
+        balanceMinor: 1_235_691_105,
+      },
     ]);
   });
 
-  it('knows the other banks\' names: Posting Date / Narrative / Money In / Money Out, Transaction Date / Description / Deposits / Withdrawals / Reference, and a signed Amount with Dr/Cr', () => {
-    const stanbic = parseStatementCsv('Posting Date,Value Date,Narrative,Money Out,Money In,Running Balance\n12-Mar-2026,12-Mar-2026,TRANSFER SK33333333,,500.00,"1,500.00"\n');
-    assert.deepEqual(stanbic.columns, { date: 'Value Date', description: 'Narrative', credit: 'Money In', debit: 'Money Out', balance: 'Running Balance' });
-    assert.deepEqual(stanbic.credits.map((c) => [c.valueDate, c.amountMinor, c.balanceMinor]), [['2026-03-12', 50_000, 150_000]]);
+  it("knows the other banks' names: Posting Date / Narrative / Money In / Money Out, Transaction Date / Description / Deposits / Withdrawals / Reference, and a signed Amount with Dr/Cr", () => {
+    const stanbic = parseStatementCsv(
+      'Posting Date,Value Date,Narrative,Money Out,Money In,Running Balance\n12-Mar-2026,12-Mar-2026,TRANSFER SK33333333,,500.00,"1,500.00"\n',
+    );
+    assert.deepEqual(stanbic.columns, {
+      date: 'Value Date',
+      description: 'Narrative',
+      credit: 'Money In',
+      debit: 'Money Out',
+      balance: 'Running Balance',
+    });
+    assert.deepEqual(
+      stanbic.credits.map((c) => [c.valueDate, c.amountMinor, c.balanceMinor]),
+      [['2026-03-12', 50_000, 150_000]],
+    );
 
-    const ecobank = parseStatementCsv('TRANSACTION DATE;DESCRIPTION;REFERENCE;WITHDRAWALS;DEPOSITS;BALANCE\n2026-03-12;MOBILE TRANSFER;FT2607100123;;"2 500,00";\n2026-03-13;MOBILE TRANSFER;FT2607100124;;250.00;\n');
-    assert.deepEqual(ecobank.columns, { date: 'TRANSACTION DATE', description: 'DESCRIPTION', credit: 'DEPOSITS', debit: 'WITHDRAWALS', balance: 'BALANCE', reference: 'REFERENCE' });
-    assert.deepEqual(ecobank.problems, [{ line: 2, message: 'credit "2 500,00" is not an amount' }], 'semicolons separate, and a decimal comma is refused, not guessed');
-    assert.deepEqual(ecobank.credits.map((c) => [c.line, c.amountMinor, c.bankReference, c.balanceMinor]), [[3, 25_000, 'FT2607100124', null]]);
+    const ecobank = parseStatementCsv(
+      'TRANSACTION DATE;DESCRIPTION;REFERENCE;WITHDRAWALS;DEPOSITS;BALANCE\n2026-03-12;MOBILE TRANSFER;FT2607100123;;"2 500,00";\n2026-03-13;MOBILE TRANSFER;FT2607100124;;250.00;\n',
+    );
+    assert.deepEqual(ecobank.columns, {
+      date: 'TRANSACTION DATE',
+      description: 'DESCRIPTION',
+      credit: 'DEPOSITS',
+      debit: 'WITHDRAWALS',
+      balance: 'BALANCE',
+      reference: 'REFERENCE',
+    });
+    assert.deepEqual(
+      ecobank.problems,
+      [{ line: 2, message: 'credit "2 500,00" is not an amount' }],
+      'semicolons separate, and a decimal comma is refused, not guessed',
+    );
+    assert.deepEqual(
+      ecobank.credits.map((c) => [c.line, c.amountMinor, c.bankReference, c.balanceMinor]),
+      [[3, 25_000, 'FT2607100124', null]],
+    );
 
-    const signed = parseStatementCsv('Date,Details,Amount,Dr/Cr\n12/03/2026,SALARY,"3,000.00",DR\n12/03/2026,FEES SK44444444,750.5,CR\n13/03/2026,ODD,10.00,XX\n');
+    const signed = parseStatementCsv(
+      'Date,Details,Amount,Dr/Cr\n12/03/2026,SALARY,"3,000.00",DR\n12/03/2026,FEES SK44444444,750.5,CR\n13/03/2026,ODD,10.00,XX\n',
+    );
     assert.deepEqual(signed.columns, { date: 'Date', description: 'Details', amount: 'Amount', type: 'Dr/Cr' });
     assert.equal(signed.debits, 1);
-    assert.deepEqual(signed.credits.map((c) => c.amountMinor), [75_050]);
+    assert.deepEqual(
+      signed.credits.map((c) => c.amountMinor),
+      [75_050],
+    );
     assert.deepEqual(signed.problems, [{ line: 4, message: 'type "XX" is neither credit (CR) nor debit (DR)' }]);
 
-    const plainSigned = parseStatementCsv('Txn Date,Remarks,Transaction Amount\n12/03/2026,IN,100.00\n12/03/2026,OUT,-40.00\n12/03/2026,OUT,(5.00)\n');
+    const plainSigned = parseStatementCsv(
+      'Txn Date,Remarks,Transaction Amount\n12/03/2026,IN,100.00\n12/03/2026,OUT,-40.00\n12/03/2026,OUT,(5.00)\n',
+    );
     assert.deepEqual([plainSigned.credits.length, plainSigned.debits], [1, 2]);
   });
 
@@ -244,14 +341,36 @@ describe('reading a statement CSV', () => {
 
   it('takes a column mapping by header name or by position, and refuses a file whose header it cannot find', () => {
     const csv = 'Txn Dt,Info,In,Out\n12/03/2026,FEES SK55555555,"1,000.00",\n';
-    assert.throws(() => parseStatementCsv(csv), rejects('INVALID_ARGUMENT', /No header row found in the first 20 rows/));
-    const named = parseStatementCsv(csv, { columns: parseColumnMapping('date=txn dt, narration=Info,credit=In,debit=Out') });
-    assert.deepEqual(named.credits.map((c) => [c.valueDate, c.narration, c.amountMinor]), [['2026-03-12', 'FEES SK55555555', 100_000]]);
-    const headerless = parseStatementCsv('STATEMENT\n12/03/2026,x,FEES,"1,000.00"\n13/03/2026,y,MORE,2.00\n', { columns: parseColumnMapping('date=1,description=3,credit=4') });
-    assert.deepEqual(headerless.credits.map((c) => [c.line, c.amountMinor]), [[2, 100_000], [3, 200]]);
+    assert.throws(
+      () => parseStatementCsv(csv),
+      rejects('INVALID_ARGUMENT', /No header row found in the first 20 rows/),
+    );
+    const named = parseStatementCsv(csv, {
+      columns: parseColumnMapping('date=txn dt, narration=Info,credit=In,debit=Out'),
+    });
+    assert.deepEqual(
+      named.credits.map((c) => [c.valueDate, c.narration, c.amountMinor]),
+      [['2026-03-12', 'FEES SK55555555', 100_000]],
+    );
+    const headerless = parseStatementCsv('STATEMENT\n12/03/2026,x,FEES,"1,000.00"\n13/03/2026,y,MORE,2.00\n', {
+      columns: parseColumnMapping('date=1,description=3,credit=4'),
+    });
+    assert.deepEqual(
+      headerless.credits.map((c) => [c.line, c.amountMinor]),
+      [
+        [2, 100_000],
+        [3, 200],
+      ],
+    );
     assert.deepEqual(headerless.columns, { date: 'column 1', description: 'column 3', credit: 'column 4' });
-    assert.throws(() => parseStatementCsv(csv, { columns: { date: 'Posting' } }), rejects('INVALID_ARGUMENT', /"Posting" \(date\)/));
-    assert.throws(() => parseColumnMapping('date=1,colour=2'), rejects('INVALID_ARGUMENT', /"colour", which is not a field/));
+    assert.throws(
+      () => parseStatementCsv(csv, { columns: { date: 'Posting' } }),
+      rejects('INVALID_ARGUMENT', /"Posting" \(date\)/),
+    );
+    assert.throws(
+      () => parseColumnMapping('date=1,colour=2'),
+      rejects('INVALID_ARGUMENT', /"colour", which is not a field/),
+    );
     assert.throws(() => parseColumnMapping('date'), rejects('INVALID_ARGUMENT', /not field=column/));
     assert.throws(() => parseColumnMapping('date=1,date=2'), rejects('INVALID_ARGUMENT', /twice/));
     assert.throws(() => parseColumnMapping('credit=0'), rejects('INVALID_ARGUMENT', /numbered from 1/));
@@ -279,7 +398,8 @@ describe('reading a statement CSV', () => {
       assert.deepEqual(parseAmountCell(text), { kind: 'amount', minor }, text);
     }
     for (const text of ['', '-', ' nil ']) assert.deepEqual(parseAmountCell(text), { kind: 'blank' }, text);
-    for (const text of ['1,23', '12.3.4', 'abc', '1.234', '10,000,000,000,000.00', '1e5']) assert.equal(parseAmountCell(text).kind, 'bad', text);
+    for (const text of ['1,23', '12.3.4', 'abc', '1.234', '10,000,000,000,000.00', '1e5'])
+      assert.equal(parseAmountCell(text).kind, 'bad', text);
     for (const [text, date] of [
       ['12/03/2026', '2026-03-12'],
       ['12-03-26', '2026-03-12'],
@@ -294,7 +414,8 @@ describe('reading a statement CSV', () => {
     ] as const) {
       assert.equal(parseStatementDate(text), date, text);
     }
-    for (const text of ['29/02/2026', '13/13/2026', '2026-02-30', 'yesterday', '']) assert.equal(parseStatementDate(text), null, text);
+    for (const text of ['29/02/2026', '13/13/2026', '2026-02-30', 'yesterday', ''])
+      assert.equal(parseStatementDate(text), null, text);
   });
 
   it('reads Windows-1252 and UTF-16 exports as well as UTF-8 with a byte order mark', () => {
@@ -302,17 +423,35 @@ describe('reading a statement CSV', () => {
     const cp1252 = Buffer.from(text.replace('Ó', '\u0000'), 'latin1');
     cp1252[cp1252.indexOf(0)] = 0xd3; // Ó in Windows-1252: invalid as UTF-8
     assert.equal(parseStatementCsv(cp1252).credits[0]!.narration, 'KÓFI SK66666666');
-    assert.equal(parseStatementCsv(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')])).credits[0]!.narration, 'KÓFI SK66666666');
+    assert.equal(
+      parseStatementCsv(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')])).credits[0]!.narration,
+      'KÓFI SK66666666',
+    );
     assert.equal(parseStatementCsv(Buffer.from(`\uFEFF${text}`, 'utf8')).credits[0]!.narration, 'KÓFI SK66666666');
   });
 
   it('fingerprints identical credits of one file apart by their occurrence, and the same credits alike every time', () => {
-    const credit: StatementCredit = { line: 2, valueDate: '2026-03-12', amountMinor: 500, narration: 'mobile  transfer', bankReference: '', balanceMinor: null };
+    const credit: StatementCredit = {
+      line: 2,
+      valueDate: '2026-03-12',
+      amountMinor: 500,
+      narration: 'mobile  transfer',
+      bankReference: '',
+      balanceMinor: null,
+    };
     const twice = fingerprintCredits('gcb', [credit, { ...credit, line: 3, narration: 'MOBILE TRANSFER' }]);
     assert.equal(new Set(twice).size, 2, 'two identical lines are two credits');
-    assert.deepEqual(fingerprintCredits('GCB', [credit, { ...credit, line: 9 }]), twice, 'the line number and the narration\'s case and spacing do not count');
+    assert.deepEqual(
+      fingerprintCredits('GCB', [credit, { ...credit, line: 9 }]),
+      twice,
+      "the line number and the narration's case and spacing do not count",
+    );
     assert.notDeepEqual(fingerprintCredits('ECO', [credit]), fingerprintCredits('GCB', [credit]), 'the bank counts');
-    assert.notDeepEqual(fingerprintCredits('GCB', [{ ...credit, balanceMinor: 1 }]), fingerprintCredits('GCB', [credit]), 'the balance counts');
+    assert.notDeepEqual(
+      fingerprintCredits('GCB', [{ ...credit, balanceMinor: 1 }]),
+      fingerprintCredits('GCB', [credit]),
+      'the balance counts',
+    );
   });
 });
 
@@ -325,12 +464,34 @@ describe(`bank statement imports (${storageKind})`, () => {
   });
   after(() => t.close());
 
-  const importCsv = (csv: string, options: { bankCode?: string; columns?: string; forceReason?: string } = {}): Promise<ImportResult> =>
-    importStatement(t.db, { bankCode: options.bankCode ?? 'gcb', fileName: 'C:\\Users\\ops\\march.csv', csv, columns: options.columns, importedBy: OPERATOR, checkoutUrlHost: t.config.checkoutUrlHost, collectionAccounts: collectionAccounts(t.config.providers.bankTransfer), forceReason: options.forceReason });
-  const counts = (r: ImportResult) => ({ lines: r.lines, credits: r.credits, matched: r.matched, amount_mismatch: r.amount_mismatch, unmatched: r.unmatched, duplicates: r.duplicates, errors: r.errors });
+  const importCsv = (
+    csv: string,
+    options: { bankCode?: string; columns?: string; forceReason?: string } = {},
+  ): Promise<ImportResult> =>
+    importStatement(t.db, {
+      bankCode: options.bankCode ?? 'gcb',
+      fileName: 'C:\\Users\\ops\\march.csv',
+      csv,
+      columns: options.columns,
+      importedBy: OPERATOR,
+      checkoutUrlHost: t.config.checkoutUrlHost,
+      collectionAccounts: collectionAccounts(t.config.providers.bankTransfer),
+      forceReason: options.forceReason,
+    });
+  const counts = (r: ImportResult) => ({
+    lines: r.lines,
+    credits: r.credits,
+    matched: r.matched,
+    amount_mismatch: r.amount_mismatch,
+    unmatched: r.unmatched,
+    duplicates: r.duplicates,
+    errors: r.errors,
+  });
   /** The line as the queue shows it (searched by its narration: a shared database's queue holds other runs' lines), or undefined. */
   const queued = async (lineId: string) => {
-    const [line] = await t.db.query<{ narration: string }>('SELECT narration FROM statement_lines WHERE id = $1', [lineId]);
+    const [line] = await t.db.query<{ narration: string }>('SELECT narration FROM statement_lines WHERE id = $1', [
+      lineId,
+    ]);
     const overview = await statementsOverview(t.db, { search: line!.narration });
     assert.equal(overview.queue.length, overview.queueTotal);
     return overview.queue.find((queuedLine) => queuedLine.id === lineId);
@@ -356,7 +517,10 @@ describe(`bank statement imports (${storageKind})`, () => {
         note: undefined,
       },
     );
-    const [row] = await t.db.query<{ provider: string; provider_reference: string; status: string }>('SELECT provider, provider_reference, status FROM payment_attempts WHERE id = $1', [transfer.attemptId]);
+    const [row] = await t.db.query<{ provider: string; provider_reference: string; status: string }>(
+      'SELECT provider, provider_reference, status FROM payment_attempts WHERE id = $1',
+      [transfer.attemptId],
+    );
     assert.deepEqual(row, { provider: 'bank_statement', provider_reference: transfer.reference, status: 'pending' });
     // The partial unique index: a reference names one bank transfer for good; other providers and the empty reference are not concerned.
     const copy = (provider: string, reference: string) =>
@@ -365,7 +529,10 @@ describe(`bank statement imports (${storageKind})`, () => {
          SELECT $1, session_id, merchant_id, environment, rail, $2, $3, 'failed', 'X', base_minor, fee_minor, bearer, amount_charged_minor, currency FROM payment_attempts WHERE id = $4`,
         [`att_${randomUUID()}`, provider, reference, transfer.attemptId],
       );
-    await assert.rejects(copy('bank_statement', transfer.reference), (error: Error & { isUniqueViolation?: boolean }) => error.isUniqueViolation === true);
+    await assert.rejects(
+      copy('bank_statement', transfer.reference),
+      (error: Error & { isUniqueViolation?: boolean }) => error.isUniqueViolation === true,
+    );
     await copy('sika_test', transfer.reference);
     await copy('bank_statement', '');
     await copy('bank_statement', '');
@@ -376,19 +543,54 @@ describe(`bank statement imports (${storageKind})`, () => {
     const transfer = await liveTransfer(t, m, 50_000);
     const before = await liveBalance(t, m);
     const narration = `IB TRF FRM KOFI MENSAH ${transfer.reference.toLowerCase().replace(/(.{6})/, '$1 ')} FEES`;
-    const result = await importCsv(gcbStatement([{ narration, credit: cedis(transfer.chargedMinor) }, { narration: `ATM WITHDRAWAL ${uniqueWords()}`, debit: '200.00' }]));
-    assert.deepEqual(counts(result), { lines: 2, credits: 1, matched: 1, amount_mismatch: 0, unmatched: 0, duplicates: 0, errors: 0 });
+    const result = await importCsv(
+      gcbStatement([
+        { narration, credit: cedis(transfer.chargedMinor) },
+        { narration: `ATM WITHDRAWAL ${uniqueWords()}`, debit: '200.00' },
+      ]),
+    );
+    assert.deepEqual(counts(result), {
+      lines: 2,
+      credits: 1,
+      matched: 1,
+      amount_mismatch: 0,
+      unmatched: 0,
+      duplicates: 0,
+      errors: 0,
+    });
     assert.equal(result.file_name, 'march.csv');
     assert.equal(result.bank_code, 'GCB');
     assert.equal(result.debits, 1);
-    assert.deepEqual(await attemptOf(t, transfer.attemptId), { status: 'paid', raw_status: 'SUCCESSFUL:statement', amount_charged_minor: 50_000 });
+    assert.deepEqual(await attemptOf(t, transfer.attemptId), {
+      status: 'paid',
+      raw_status: 'SUCCESSFUL:statement',
+      amount_charged_minor: 50_000,
+    });
     assert.equal(await sessionStatus(t, transfer.sessionId), 'success');
     assert.equal((await liveBalance(t, m)) - before, creditOf('bank_transfer', 50_000));
     const [line] = await linesOfImport(t, result.import_id);
-    assert.deepEqual({ ...line, id: undefined }, { id: undefined, line_number: 6, status: 'matched', amount_minor: 50_000, payment_reference: transfer.reference, attempt_id: transfer.attemptId, reason: '', resolution_note: null });
-    const events = await t.db.query<{ type: string }>("SELECT type FROM events WHERE object_id = $1 AND type = 'checkout.session.completed'", [transfer.sessionId]);
+    assert.deepEqual(
+      { ...line, id: undefined },
+      {
+        id: undefined,
+        line_number: 6,
+        status: 'matched',
+        amount_minor: 50_000,
+        payment_reference: transfer.reference,
+        attempt_id: transfer.attemptId,
+        reason: '',
+        resolution_note: null,
+      },
+    );
+    const events = await t.db.query<{ type: string }>(
+      "SELECT type FROM events WHERE object_id = $1 AND type = 'checkout.session.completed'",
+      [transfer.sessionId],
+    );
     assert.equal(events.length, 1);
-    const [audited] = await t.db.query<{ actor_id: string; after: Record<string, unknown> }>("SELECT actor_id, after FROM audit_log WHERE action = 'statement.import' AND object_id = $1", [result.import_id]);
+    const [audited] = await t.db.query<{ actor_id: string; after: Record<string, unknown> }>(
+      "SELECT actor_id, after FROM audit_log WHERE action = 'statement.import' AND object_id = $1",
+      [result.import_id],
+    );
     assert.equal(audited!.actor_id, OPERATOR.id);
     assert.equal(audited!.after.matched, 1);
   });
@@ -403,19 +605,53 @@ describe(`bank statement imports (${storageKind})`, () => {
       { narration: `UNKNOWN PAYER ${uniqueWords()}`, credit: '75.00' },
     ]);
     const first = await importCsv(csv);
-    assert.deepEqual(counts(first), { lines: 3, credits: 3, matched: 1, amount_mismatch: 1, unmatched: 1, duplicates: 0, errors: 0 });
+    assert.deepEqual(counts(first), {
+      lines: 3,
+      credits: 3,
+      matched: 1,
+      amount_mismatch: 1,
+      unmatched: 1,
+      duplicates: 0,
+      errors: 0,
+    });
     const snapshot = async () =>
       JSON.stringify({
-        lines: await t.db.query('SELECT id, status, attempt_id, reason, updated_at FROM statement_lines WHERE import_id = $1 ORDER BY id', [first.import_id]),
-        attempts: await t.db.query('SELECT id, status, version, updated_at FROM payment_attempts WHERE merchant_id = $1 ORDER BY id', [m.merchant_id]),
-        events: (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE merchant_id = $1', [m.merchant_id]))[0]!.n,
-        journal: (await t.db.query<{ n: number }>("SELECT count(*)::int AS n FROM journal_entries WHERE reference_type = 'payment' AND reference_id = ANY($1::text[])", [[paid.attemptId, short.attemptId]]))[0]!.n,
+        lines: await t.db.query(
+          'SELECT id, status, attempt_id, reason, updated_at FROM statement_lines WHERE import_id = $1 ORDER BY id',
+          [first.import_id],
+        ),
+        attempts: await t.db.query(
+          'SELECT id, status, version, updated_at FROM payment_attempts WHERE merchant_id = $1 ORDER BY id',
+          [m.merchant_id],
+        ),
+        events: (
+          await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE merchant_id = $1', [
+            m.merchant_id,
+          ])
+        )[0]!.n,
+        journal: (
+          await t.db.query<{ n: number }>(
+            "SELECT count(*)::int AS n FROM journal_entries WHERE reference_type = 'payment' AND reference_id = ANY($1::text[])",
+            [[paid.attemptId, short.attemptId]],
+          )
+        )[0]!.n,
       });
     const before = await snapshot();
-    await assert.rejects(importCsv(csv), rejects('STATEMENT_ALREADY_IMPORTED', /^This file was imported already: march\.csv for GCB on /));
+    await assert.rejects(
+      importCsv(csv),
+      rejects('STATEMENT_ALREADY_IMPORTED', /^This file was imported already: march\.csv for GCB on /),
+    );
     assert.equal(await snapshot(), before);
     const again = await importCsv(csv, { forceReason: 'Checking the duplicate rule' });
-    assert.deepEqual(counts(again), { lines: 3, credits: 3, matched: 0, amount_mismatch: 0, unmatched: 0, duplicates: 3, errors: 0 });
+    assert.deepEqual(counts(again), {
+      lines: 3,
+      credits: 3,
+      matched: 0,
+      amount_mismatch: 0,
+      unmatched: 0,
+      duplicates: 3,
+      errors: 0,
+    });
     assert.equal(await snapshot(), before);
     assert.deepEqual(await linesOfImport(t, again.import_id), [], 'the second import recorded no line');
     // Bytes that differ only in line endings and the title are the same statement.
@@ -428,9 +664,25 @@ describe(`bank statement imports (${storageKind})`, () => {
     const words = `MOBILE TRANSFER ${uniqueWords()}`;
     const row: Row = { narration: words, credit: '20.00', balance: '' };
     const two = await importCsv(gcbStatement([row, row]));
-    assert.deepEqual(counts(two), { lines: 2, credits: 2, matched: 0, amount_mismatch: 0, unmatched: 2, duplicates: 0, errors: 0 });
+    assert.deepEqual(counts(two), {
+      lines: 2,
+      credits: 2,
+      matched: 0,
+      amount_mismatch: 0,
+      unmatched: 2,
+      duplicates: 0,
+      errors: 0,
+    });
     const three = await importCsv(gcbStatement([row, row, row]));
-    assert.deepEqual(counts(three), { lines: 3, credits: 3, matched: 0, amount_mismatch: 0, unmatched: 1, duplicates: 2, errors: 0 });
+    assert.deepEqual(counts(three), {
+      lines: 3,
+      credits: 3,
+      matched: 0,
+      amount_mismatch: 0,
+      unmatched: 1,
+      duplicates: 2,
+      errors: 0,
+    });
     const stored = await t.db.query('SELECT id FROM statement_lines WHERE narration = $1', [words]);
     assert.equal(stored.length, 3);
   });
@@ -438,9 +690,23 @@ describe(`bank statement imports (${storageKind})`, () => {
   it('a credit of another amount holds the attempt as amount_mismatch (the checkout stays pending); a later exact credit pays it and sends the first back to the queue', async () => {
     const m = await t.merchant();
     const transfer = await liveTransfer(t, m, 50_000);
-    const short = await importCsv(gcbStatement([{ narration: `PART PAYMENT ${transfer.reference}`, credit: '400.00' }]));
-    assert.deepEqual(counts(short), { lines: 1, credits: 1, matched: 0, amount_mismatch: 1, unmatched: 0, duplicates: 0, errors: 0 });
-    assert.deepEqual(await attemptOf(t, transfer.attemptId), { status: 'amount_mismatch', raw_status: 'AMOUNT_MISMATCH:statement', amount_charged_minor: 50_000 });
+    const short = await importCsv(
+      gcbStatement([{ narration: `PART PAYMENT ${transfer.reference}`, credit: '400.00' }]),
+    );
+    assert.deepEqual(counts(short), {
+      lines: 1,
+      credits: 1,
+      matched: 0,
+      amount_mismatch: 1,
+      unmatched: 0,
+      duplicates: 0,
+      errors: 0,
+    });
+    assert.deepEqual(await attemptOf(t, transfer.attemptId), {
+      status: 'amount_mismatch',
+      raw_status: 'AMOUNT_MISMATCH:statement',
+      amount_charged_minor: 50_000,
+    });
     assert.equal(await sessionStatus(t, transfer.sessionId), 'pending');
     const [held] = await linesOfImport(t, short.import_id);
     assert.equal(held!.status, 'amount_mismatch');
@@ -461,11 +727,21 @@ describe(`bank statement imports (${storageKind})`, () => {
 
   it('a credit with no reference, or a reference that is no Live bank transfer, waits in the unmatched queue with the reason', async () => {
     const stranger = newPaymentReference();
-    const result = await importCsv(gcbStatement([
-      { narration: `SALARY ${uniqueWords()}`, credit: '1,000.00' },
-      { narration: `TRF ${stranger}`, credit: '10.00' },
-    ]));
-    assert.deepEqual(counts(result), { lines: 2, credits: 2, matched: 0, amount_mismatch: 0, unmatched: 2, duplicates: 0, errors: 0 });
+    const result = await importCsv(
+      gcbStatement([
+        { narration: `SALARY ${uniqueWords()}`, credit: '1,000.00' },
+        { narration: `TRF ${stranger}`, credit: '10.00' },
+      ]),
+    );
+    assert.deepEqual(counts(result), {
+      lines: 2,
+      credits: 2,
+      matched: 0,
+      amount_mismatch: 0,
+      unmatched: 2,
+      duplicates: 0,
+      errors: 0,
+    });
     const [none, unknown] = await linesOfImport(t, result.import_id);
     assert.equal(none!.reason, 'No payment reference (SK and 8 characters) in the narration.');
     assert.equal(unknown!.reason, `${stranger} is not the reference of a Live bank transfer.`);
@@ -483,11 +759,21 @@ describe(`bank statement imports (${storageKind})`, () => {
       assert.equal((await attemptOf(t, transfer.attemptId)).status, 'expired');
       assert.equal(await sessionStatus(t, transfer.sessionId), 'expired');
     }
-    const result = await importCsv(gcbStatement([
-      { narration: `LATE ${late.reference}`, credit: '250.00' },
-      { narration: `LATE ${lateWrong.reference}`, credit: '100.00' },
-    ]));
-    assert.deepEqual(counts(result), { lines: 2, credits: 2, matched: 1, amount_mismatch: 1, unmatched: 0, duplicates: 0, errors: 0 });
+    const result = await importCsv(
+      gcbStatement([
+        { narration: `LATE ${late.reference}`, credit: '250.00' },
+        { narration: `LATE ${lateWrong.reference}`, credit: '100.00' },
+      ]),
+    );
+    assert.deepEqual(counts(result), {
+      lines: 2,
+      credits: 2,
+      matched: 1,
+      amount_mismatch: 1,
+      unmatched: 0,
+      duplicates: 0,
+      errors: 0,
+    });
     assert.equal((await attemptOf(t, late.attemptId)).status, 'paid');
     assert.equal(await sessionStatus(t, late.sessionId), 'success');
     const [paidLine, heldLine] = await linesOfImport(t, result.import_id);
@@ -504,7 +790,15 @@ describe(`bank statement imports (${storageKind})`, () => {
     await importCsv(gcbStatement([{ narration: `FIRST ${transfer.reference}`, credit: '150.00' }]));
     const balance = await liveBalance(t, m);
     const second = await importCsv(gcbStatement([{ narration: `AGAIN ${transfer.reference}`, credit: '150.00' }]));
-    assert.deepEqual(counts(second), { lines: 1, credits: 1, matched: 0, amount_mismatch: 0, unmatched: 1, duplicates: 0, errors: 0 });
+    assert.deepEqual(counts(second), {
+      lines: 1,
+      credits: 1,
+      matched: 0,
+      amount_mismatch: 0,
+      unmatched: 1,
+      duplicates: 0,
+      errors: 0,
+    });
     const [line] = await linesOfImport(t, second.import_id);
     assert.match(line!.reason, /is paid already: this looks like a second transfer/);
     assert.equal(await liveBalance(t, m), balance);
@@ -514,29 +808,54 @@ describe(`bank statement imports (${storageKind})`, () => {
     const m = await t.merchant();
     const exact = await liveTransfer(t, m, 12_000);
     const other = await liveTransfer(t, m, 13_000);
-    const result = await importCsv(gcbStatement([
-      { narration: `FROM AMA ${uniqueWords()}`, credit: '120.00' },
-      { narration: `FROM YAW ${uniqueWords()}`, credit: '100.00' },
-    ]));
+    const result = await importCsv(
+      gcbStatement([
+        { narration: `FROM AMA ${uniqueWords()}`, credit: '120.00' },
+        { narration: `FROM YAW ${uniqueWords()}`, credit: '100.00' },
+      ]),
+    );
     const [first, second] = await linesOfImport(t, result.import_id);
-    const done = await assignCredit(t.db, OPERATOR, t.config.checkoutUrlHost, first!.id, ` ${exact.reference.toLowerCase().slice(0, 6)} ${exact.reference.toLowerCase().slice(6)} `);
+    const done = await assignCredit(
+      t.db,
+      OPERATOR,
+      t.config.checkoutUrlHost,
+      first!.id,
+      ` ${exact.reference.toLowerCase().slice(0, 6)} ${exact.reference.toLowerCase().slice(6)} `,
+    );
     assert.equal(done.status, 'matched');
     assert.equal(done.attempt.status, 'paid');
     assert.equal(done.session.status, 'success');
-    assert.deepEqual(await lineById(t, first!.id), { status: 'matched', attempt_id: exact.attemptId, payment_reference: exact.reference, reason: '', resolution_note: null, resolved_by: null });
+    assert.deepEqual(await lineById(t, first!.id), {
+      status: 'matched',
+      attempt_id: exact.attemptId,
+      payment_reference: exact.reference,
+      reason: '',
+      resolution_note: null,
+      resolved_by: null,
+    });
     const held = await assignCredit(t.db, OPERATOR, t.config.checkoutUrlHost, second!.id, other.reference);
     assert.equal(held.status, 'amount_mismatch');
     assert.equal((await attemptOf(t, other.attemptId)).status, 'amount_mismatch');
-    const audited = await t.db.query<{ object_id: string; merchant_id: string; after: { status: string; attempt: string } }>(
+    const audited = await t.db.query<{
+      object_id: string;
+      merchant_id: string;
+      after: { status: string; attempt: string };
+    }>(
       "SELECT object_id, merchant_id, after FROM audit_log WHERE action = 'statement_line.assign' AND object_id = ANY($1::text[]) ORDER BY id",
       [[first!.id, second!.id]],
     );
-    assert.deepEqual(audited.map((a) => [a.object_id, a.merchant_id, a.after.status, a.after.attempt]), [
-      [first!.id, m.merchant_id, 'matched', exact.attemptId],
-      [second!.id, m.merchant_id, 'amount_mismatch', other.attemptId],
-    ]);
+    assert.deepEqual(
+      audited.map((a) => [a.object_id, a.merchant_id, a.after.status, a.after.attempt]),
+      [
+        [first!.id, m.merchant_id, 'matched', exact.attemptId],
+        [second!.id, m.merchant_id, 'amount_mismatch', other.attemptId],
+      ],
+    );
     // Neither is queued any more: acting on them again is a stale form.
-    await assert.rejects(assignCredit(t.db, OPERATOR, t.config.checkoutUrlHost, first!.id, exact.reference), rejects('NOT_FOUND', /Unmatched credit not found/));
+    await assert.rejects(
+      assignCredit(t.db, OPERATOR, t.config.checkoutUrlHost, first!.id, exact.reference),
+      rejects('NOT_FOUND', /Unmatched credit not found/),
+    );
     await assert.rejects(resolveCredit(t.db, OPERATOR, second!.id, 'returned'), rejects('NOT_FOUND'));
   });
 
@@ -546,29 +865,61 @@ describe(`bank statement imports (${storageKind})`, () => {
     await importCsv(gcbStatement([{ narration: `PAY ${paid.reference}`, credit: '90.00' }]));
     const result = await importCsv(gcbStatement([{ narration: `FROM ESI ${uniqueWords()}`, credit: '90.00' }]));
     const [line] = await linesOfImport(t, result.import_id);
-    await assert.rejects(assignCredit(t.db, OPERATOR, t.config.checkoutUrlHost, line!.id, paid.reference), rejects('ATTEMPT_FINAL', /is paid already/));
-    await assert.rejects(assignCredit(t.db, OPERATOR, t.config.checkoutUrlHost, line!.id, 'INV-2026-001'), rejects('INVALID_ARGUMENT', /not a payment reference/));
-    await assert.rejects(assignCredit(t.db, OPERATOR, t.config.checkoutUrlHost, line!.id, newPaymentReference()), rejects('NOT_FOUND', /Live bank transfer SK/));
-    await assert.rejects(assignCredit(t.db, OPERATOR, t.config.checkoutUrlHost, randomUUID(), paid.reference), rejects('NOT_FOUND'));
+    await assert.rejects(
+      assignCredit(t.db, OPERATOR, t.config.checkoutUrlHost, line!.id, paid.reference),
+      rejects('ATTEMPT_FINAL', /is paid already/),
+    );
+    await assert.rejects(
+      assignCredit(t.db, OPERATOR, t.config.checkoutUrlHost, line!.id, 'INV-2026-001'),
+      rejects('INVALID_ARGUMENT', /not a payment reference/),
+    );
+    await assert.rejects(
+      assignCredit(t.db, OPERATOR, t.config.checkoutUrlHost, line!.id, newPaymentReference()),
+      rejects('NOT_FOUND', /Live bank transfer SK/),
+    );
+    await assert.rejects(
+      assignCredit(t.db, OPERATOR, t.config.checkoutUrlHost, randomUUID(), paid.reference),
+      rejects('NOT_FOUND'),
+    );
     assert.equal((await lineById(t, line!.id)).status, 'unmatched');
-    assert.equal((await t.db.query("SELECT 1 FROM audit_log WHERE object_id = $1 AND action LIKE 'statement_line.%'", [line!.id])).length, 0, 'a refusal is not audited');
+    assert.equal(
+      (await t.db.query("SELECT 1 FROM audit_log WHERE object_id = $1 AND action LIKE 'statement_line.%'", [line!.id]))
+        .length,
+      0,
+      'a refusal is not audited',
+    );
   });
 
   it('an operator resolves a queued credit with a note (returned to the sender); a note is required; audited', async () => {
     const result = await importCsv(gcbStatement([{ narration: `WRONG ACCOUNT ${uniqueWords()}`, credit: '5,000.00' }]));
     const [line] = await linesOfImport(t, result.import_id);
-    await assert.rejects(resolveCredit(t.db, OPERATOR, line!.id, '   '), rejects('INVALID_ARGUMENT', /Say what was done/));
-    await assert.rejects(resolveCredit(t.db, OPERATOR, line!.id, 'x'.repeat(501)), rejects('INVALID_ARGUMENT', /at most 500/));
+    await assert.rejects(
+      resolveCredit(t.db, OPERATOR, line!.id, '   '),
+      rejects('INVALID_ARGUMENT', /Say what was done/),
+    );
+    await assert.rejects(
+      resolveCredit(t.db, OPERATOR, line!.id, 'x'.repeat(501)),
+      rejects('INVALID_ARGUMENT', /at most 500/),
+    );
     const resolved = await resolveCredit(t.db, OPERATOR, line!.id, ' Returned to the sender,\n ref FT123 ');
     assert.equal(resolved.status, 'resolved');
     const stored = await lineById(t, line!.id);
-    assert.deepEqual([stored.status, stored.resolution_note, stored.resolved_by], ['resolved', 'Returned to the sender, ref FT123', `operator:${OPERATOR.email}`]);
-    assert.equal(await queued(line!.id), undefined);
-    const [audited] = await t.db.query<{ actor_email: string; before: { status: string }; after: { status: string; note: string } }>(
-      "SELECT actor_email, before, after FROM audit_log WHERE action = 'statement_line.resolve' AND object_id = $1",
-      [line!.id],
+    assert.deepEqual(
+      [stored.status, stored.resolution_note, stored.resolved_by],
+      ['resolved', 'Returned to the sender, ref FT123', `operator:${OPERATOR.email}`],
     );
-    assert.deepEqual([audited!.actor_email, audited!.before.status, audited!.after.status, audited!.after.note], [OPERATOR.email, 'unmatched', 'resolved', 'Returned to the sender, ref FT123']);
+    assert.equal(await queued(line!.id), undefined);
+    const [audited] = await t.db.query<{
+      actor_email: string;
+      before: { status: string };
+      after: { status: string; note: string };
+    }>("SELECT actor_email, before, after FROM audit_log WHERE action = 'statement_line.resolve' AND object_id = $1", [
+      line!.id,
+    ]);
+    assert.deepEqual(
+      [audited!.actor_email, audited!.before.status, audited!.after.status, audited!.after.note],
+      [OPERATOR.email, 'unmatched', 'resolved', 'Returned to the sender, ref FT123'],
+    );
   });
 
   it('a mismatched credit whose payment is rejected under Review is back in the queue, and can be resolved or applied elsewhere', async () => {
@@ -579,9 +930,16 @@ describe(`bank statement imports (${storageKind})`, () => {
     const [line] = await linesOfImport(t, result.import_id);
     assert.equal(line!.status, 'amount_mismatch');
     // A reject moves no money: it applies at once (no second operator), by a real operator with a reason.
-    const reviewer = await createOperator(t.db, { email: `reviewer-${randomUUID()}@example.com`, password: 'statements-reviewer-password' });
+    const reviewer = await createOperator(t.db, {
+      email: `reviewer-${randomUUID()}@example.com`,
+      password: 'statements-reviewer-password',
+    });
     const reviewerActor: Actor = { type: 'operator', id: reviewer.operator_id, email: reviewer.email };
-    await requestHeldDecision(t.db, reviewerActor, t.config.checkoutUrlHost, rejected.attemptId, { choice: 'reject', reason: 'Not this payer', confirmed: true });
+    await requestHeldDecision(t.db, reviewerActor, t.config.checkoutUrlHost, rejected.attemptId, {
+      choice: 'reject',
+      reason: 'Not this payer',
+      confirmed: true,
+    });
     const inQueue = await queued(line!.id);
     assert.ok(inQueue, 'the credit was never applied: it is queued again');
     assert.equal(inQueue.attempt_status, 'failed');
@@ -594,30 +952,43 @@ describe(`bank statement imports (${storageKind})`, () => {
   it('the queue is searched by words of the narration, an amount or a payment reference typed loosely', async () => {
     const words = uniqueWords();
     const reference = newPaymentReference();
-    const result = await importCsv(gcbStatement([
-      { narration: `FROM KWAME ${words}`, credit: '1,234.56' },
-      { narration: `TRF ${reference} ${uniqueWords()}`, credit: '7.00' },
-    ]));
+    const result = await importCsv(
+      gcbStatement([
+        { narration: `FROM KWAME ${words}`, credit: '1,234.56' },
+        { narration: `TRF ${reference} ${uniqueWords()}`, credit: '7.00' },
+      ]),
+    );
     const [byWords, byReference] = await linesOfImport(t, result.import_id);
     const ids = async (search: string) => (await statementsOverview(t.db, { search })).queue.map((line) => line.id);
     assert.deepEqual(await ids(words.toLowerCase()), [byWords!.id]);
     assert.ok((await ids('1,234.56')).includes(byWords!.id));
-    assert.deepEqual(await ids(`${reference.slice(0, 5).toLowerCase()} ${reference.slice(5).toLowerCase()}`), [byReference!.id]);
+    assert.deepEqual(await ids(`${reference.slice(0, 5).toLowerCase()} ${reference.slice(5).toLowerCase()}`), [
+      byReference!.id,
+    ]);
     assert.deepEqual(await ids(`${words}%`), [], 'a % is a character, not a wildcard');
     const all = await statementsOverview(t.db);
     assert.ok(all.queueTotal >= 2 && all.queue.length <= all.queueTotal);
   });
 
   it('refuses an unknown bank code and a file without a recognisable header before recording anything; reports the column mapping used', async () => {
-    const imports = async () => (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM statement_imports'))[0]!.n;
+    const imports = async () =>
+      (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM statement_imports'))[0]!.n;
     const before = await imports();
-    await assert.rejects(importCsv(gcbStatement([{ narration: 'X', credit: '1.00' }]), { bankCode: 'NOPE' }), rejects('INVALID_ARGUMENT', /"NOPE" is not the code of a bank/));
+    await assert.rejects(
+      importCsv(gcbStatement([{ narration: 'X', credit: '1.00' }]), { bankCode: 'NOPE' }),
+      rejects('INVALID_ARGUMENT', /"NOPE" is not the code of a bank/),
+    );
     await assert.rejects(importCsv('just,some,words\n1,2,3\n'), rejects('INVALID_ARGUMENT', /No header row/));
-    await assert.rejects(importCsv('Date,Narration,Credit\n', { columns: 'colour=1' }), rejects('INVALID_ARGUMENT', /not a field/));
+    await assert.rejects(
+      importCsv('Date,Narration,Credit\n', { columns: 'colour=1' }),
+      rejects('INVALID_ARGUMENT', /not a field/),
+    );
     assert.equal(await imports(), before);
     const m = await t.merchant();
     const transfer = await liveTransfer(t, m, 10_000);
-    const mapped = await importCsv(`Txn Dt|x,Info,In\n12/03/2026,${transfer.reference} ${uniqueWords()},100.00\n`, { columns: 'date=Txn Dt|x,description=Info,credit=In' });
+    const mapped = await importCsv(`Txn Dt|x,Info,In\n12/03/2026,${transfer.reference} ${uniqueWords()},100.00\n`, {
+      columns: 'date=Txn Dt|x,description=Info,credit=In',
+    });
     assert.deepEqual(mapped.columns, { date: 'Txn Dt|x', description: 'Info', credit: 'In' });
     assert.equal(mapped.matched, 1);
   });
@@ -625,17 +996,30 @@ describe(`bank statement imports (${storageKind})`, () => {
   it('bad rows are counted as errors with their line numbers and kept with the import; the good rows are imported', async () => {
     const m = await t.merchant();
     const transfer = await liveTransfer(t, m, 11_000);
-    const result = await importCsv(gcbStatement([
-      { narration: `GOOD ${transfer.reference}`, credit: '110.00' },
-      { narration: 'BAD', credit: 'one hundred' },
-      { narration: 'LATE', credit: '1.00', date: '32/03/2026' },
-    ]));
-    assert.deepEqual(counts(result), { lines: 3, credits: 1, matched: 1, amount_mismatch: 0, unmatched: 0, duplicates: 0, errors: 2 });
+    const result = await importCsv(
+      gcbStatement([
+        { narration: `GOOD ${transfer.reference}`, credit: '110.00' },
+        { narration: 'BAD', credit: 'one hundred' },
+        { narration: 'LATE', credit: '1.00', date: '32/03/2026' },
+      ]),
+    );
+    assert.deepEqual(counts(result), {
+      lines: 3,
+      credits: 1,
+      matched: 1,
+      amount_mismatch: 0,
+      unmatched: 0,
+      duplicates: 0,
+      errors: 2,
+    });
     assert.deepEqual(result.problems, [
       { line: 7, message: 'credit "one hundred" is not an amount' },
       { line: 8, message: 'date "32/03/2026" is not a date (DD/MM/YYYY, YYYY-MM-DD or DD-MMM-YYYY)' },
     ]);
-    const [stored] = await t.db.query<{ errors: number; problems: unknown }>('SELECT errors, problems FROM statement_imports WHERE id = $1', [result.import_id]);
+    const [stored] = await t.db.query<{ errors: number; problems: unknown }>(
+      'SELECT errors, problems FROM statement_imports WHERE id = $1',
+      [result.import_id],
+    );
     assert.deepEqual(stored, { errors: 2, problems: result.problems });
   });
 });
@@ -644,9 +1028,14 @@ describe(`bank statement imports (${storageKind})`, () => {
 
 function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['bin/sika.mjs', ...args], { cwd: ROOT, env, timeout: CLI_TIMEOUT_MS }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['bin/sika.mjs', ...args],
+      { cwd: ROOT, env, timeout: CLI_TIMEOUT_MS },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -658,7 +1047,12 @@ describe(`sika statements import (${storageKind})`, () => {
   before(() => {
     dataDir = process.env.DATABASE_URL ? null : mkdtempSync(join(tmpdir(), 'sika-statements-cli-'));
     workDir = mkdtempSync(join(tmpdir(), 'sika-statements-files-'));
-    env = { ...process.env, LOG_LEVEL: 'silent', ...BANK_ENV, ...(dataDir ? { DATA_DIR: dataDir, DATABASE_URL: '' } : {}) };
+    env = {
+      ...process.env,
+      LOG_LEVEL: 'silent',
+      ...BANK_ENV,
+      ...(dataDir ? { DATA_DIR: dataDir, DATABASE_URL: '' } : {}),
+    };
   });
   after(() => {
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
@@ -668,11 +1062,19 @@ describe(`sika statements import (${storageKind})`, () => {
   /** The app on the CLI's storage, open only while fn runs (one process at a time holds an embedded data dir). */
   async function withApp<T>(fn: (t: TestContext) => Promise<T>): Promise<T> {
     const db = await openDb({ databaseUrl: process.env.DATABASE_URL || null, dataDir });
-    const config = loadConfig({ ...process.env, ...BANK_ENV, LOG_LEVEL: 'silent', WORKERS: 'off', BASE_URL: 'http://sika.test', REDIS_URL: '' });
+    const config = loadConfig({
+      ...process.env,
+      ...BANK_ENV,
+      LOG_LEVEL: 'silent',
+      WORKERS: 'off',
+      BASE_URL: 'http://sika.test',
+      REDIS_URL: '',
+    });
     const app = await buildApp({ config, db, logger: false });
     await app.ready();
     const t = { app, db, config } as TestContext;
-    t.merchant = () => createMerchant(db, { name: 'CLI Statements Ltd', email: `cli-${randomUUID()}@example.com`, webhookUrl: null });
+    t.merchant = () =>
+      createMerchant(db, { name: 'CLI Statements Ltd', email: `cli-${randomUUID()}@example.com`, webhookUrl: null });
     try {
       return await fn(t);
     } finally {
@@ -684,12 +1086,15 @@ describe(`sika statements import (${storageKind})`, () => {
   it('imports a statement file and prints the counts; the same file again is refused, and with --force-reason all duplicates; --json gives the result', async () => {
     const transfer = await withApp(async (t) => liveTransfer(t, await t.merchant(), 20_000));
     const file = join(workDir, 'gcb-march.csv');
-    writeFileSync(file, gcbStatement([
-      { narration: `TRF ${transfer.reference}`, credit: '200.00' },
-      { narration: `NO REFERENCE ${uniqueWords()}`, credit: '3.00' },
-      { narration: 'CHARGES', debit: '1.00' },
-      { narration: 'BROKEN', credit: 'abc' },
-    ]));
+    writeFileSync(
+      file,
+      gcbStatement([
+        { narration: `TRF ${transfer.reference}`, credit: '200.00' },
+        { narration: `NO REFERENCE ${uniqueWords()}`, credit: '3.00' },
+        { narration: 'CHARGES', debit: '1.00' },
+        { narration: 'BROKEN', credit: 'abc' },
+      ]),
+    );
     const first = await runCli(['statements', 'import', file, '--bank', 'GCB'], env);
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stdout, /^imported gcb-march\.csv \(GCB\): 4 lines, 2 credits, 1 debit left out$/m);
@@ -702,16 +1107,24 @@ describe(`sika statements import (${storageKind})`, () => {
     await withApp(async (t) => {
       assert.equal((await attemptOf(t, transfer.attemptId)).status, 'paid');
       assert.equal(await sessionStatus(t, transfer.sessionId), 'success');
-      const [audited] = await t.db.query<{ actor_id: string }>("SELECT actor_id FROM audit_log WHERE action = 'statement.import' ORDER BY id DESC LIMIT 1");
+      const [audited] = await t.db.query<{ actor_id: string }>(
+        "SELECT actor_id FROM audit_log WHERE action = 'statement.import' ORDER BY id DESC LIMIT 1",
+      );
       assert.equal(audited!.actor_id, CLI_USER_AT_HOST, 'the CLI user@host');
     });
     const refused = await runCli(['statements', 'import', file, '--bank', 'gcb', '--json'], env);
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /This file was imported already: gcb-march\.csv for GCB on /);
-    const again = await runCli(['statements', 'import', file, '--bank', 'gcb', '--json', '--force-reason', 'The bank sent it twice'], env);
+    const again = await runCli(
+      ['statements', 'import', file, '--bank', 'gcb', '--json', '--force-reason', 'The bank sent it twice'],
+      env,
+    );
     assert.equal(again.code, 0, again.stderr);
     const result = JSON.parse(again.stdout) as ImportResult;
-    assert.deepEqual([result.credits, result.duplicates, result.matched, result.unmatched, result.errors], [2, 2, 0, 0, 1]);
+    assert.deepEqual(
+      [result.credits, result.duplicates, result.matched, result.unmatched, result.errors],
+      [2, 2, 0, 0, 1],
+    );
   });
 
   it('takes --columns for headers it does not know', async () => {
@@ -721,7 +1134,10 @@ describe(`sika statements import (${storageKind})`, () => {
     const refused = await runCli(['statements', 'import', file, '--bank', 'GCB'], env);
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /No header row found/);
-    const mapped = await runCli(['statements', 'import', file, '--bank', 'GCB', '--columns', 'date=When,description=What,credit=Got'], env);
+    const mapped = await runCli(
+      ['statements', 'import', file, '--bank', 'GCB', '--columns', 'date=When,description=What,credit=Got'],
+      env,
+    );
     assert.equal(mapped.code, 0, mapped.stderr);
     assert.match(mapped.stdout, /^ {2}matched +1$/m);
   });
@@ -730,7 +1146,10 @@ describe(`sika statements import (${storageKind})`, () => {
     for (const args of [['statements', '--help'], ['statements', 'import', '--help'], ['statements']]) {
       const help = await runCli(args, env);
       assert.equal(help.code, 0, help.stderr);
-      assert.match(help.stdout, /usage: sika statements import FILE --bank CODE \[--columns MAPPING\] \[--force-reason TEXT\] \[--json\]/);
+      assert.match(
+        help.stdout,
+        /usage: sika statements import FILE --bank CODE \[--columns MAPPING\] \[--force-reason TEXT\] \[--json\]/,
+      );
       assert.match(help.stdout, /date=Txn Date,credit=Amount In,description=Details/);
     }
     const general = await runCli(['--help'], env);

@@ -68,15 +68,23 @@ describe(`request body formats (${storageKind})`, () => {
   });
   after(() => t.close());
 
-  const post = (m: CreatedMerchant, url: string, format: BodyFormat, body: Record<string, Json>, idempotencyKey?: string) =>
-    call(t, 'POST', url, { key: m.test_api_key, body, format, idempotencyKey });
+  const post = (
+    m: CreatedMerchant,
+    url: string,
+    format: BodyFormat,
+    body: Record<string, Json>,
+    idempotencyKey?: string,
+  ) => call(t, 'POST', url, { key: m.test_api_key, body, format, idempotencyKey });
 
   /** A raw POST with an explicit content type and payload. */
   const raw = (m: CreatedMerchant | null, url: string, contentType: string | undefined, payload: string | Buffer) =>
     t.app.inject({
       method: 'POST',
       url,
-      headers: { ...(m ? { authorization: `Bearer ${m.test_api_key}` } : {}), ...(contentType ? { 'content-type': contentType } : {}) },
+      headers: {
+        ...(m ? { authorization: `Bearer ${m.test_api_key}` } : {}),
+        ...(contentType ? { 'content-type': contentType } : {}),
+      },
       payload,
     });
 
@@ -113,7 +121,9 @@ describe(`request body formats (${storageKind})`, () => {
         await syncCodes(t, m.test_api_key, [{ code: 'OLD', name: 'Old' }]);
         const res = await post(m, '/api/v1/revenue-lines', format, SYNC);
         assert.equal(res.statusCode, 207, `${format}: ${res.body}`);
-        const listed = (await call(t, 'GET', '/api/v1/revenue-lines', { key: m.test_api_key, query: { include_inactive: 'true' } })).json();
+        const listed = (
+          await call(t, 'GET', '/api/v1/revenue-lines', { key: m.test_api_key, query: { include_inactive: 'true' } })
+        ).json();
         outcomes.push({
           sync: res.json(),
           lines: listed.lines.map((l: { code: string; name: string; active: boolean }) => [l.code, l.name, l.active]),
@@ -124,8 +134,15 @@ describe(`request body formats (${storageKind})`, () => {
       assert.deepEqual(outcomes[2], outcomes[0]);
       // deactivate_missing=true was read as a boolean: OLD is deactivated in every format.
       assert.equal(outcomes[0]!.sync.deactivated, 1);
-      assert.deepEqual(outcomes[0]!.lines, [['A', 'Alpha', true], ['B', 'Beta', true], ['OLD', 'Old', false]]);
-      assert.deepEqual(outcomes[0]!.sync.errors.map((e: { index: number }) => e.index), [2]);
+      assert.deepEqual(outcomes[0]!.lines, [
+        ['A', 'Alpha', true],
+        ['B', 'Beta', true],
+        ['OLD', 'Old', false],
+      ]);
+      assert.deepEqual(
+        outcomes[0]!.sync.errors.map((e: { index: number }) => e.index),
+        [2],
+      );
     });
 
     it('invoice lines sent as JSON, form (lines[0][code]) and multipart give the same 207 result and stored lines', async () => {
@@ -135,7 +152,9 @@ describe(`request body formats (${storageKind})`, () => {
         await syncCodes(t, m.test_api_key, CODES);
         const res = await post(m, '/api/v1/invoice-lines', format, INVOICE_LINES);
         assert.equal(res.statusCode, 207, `${format}: ${res.body}`);
-        const listed = (await call(t, 'GET', '/api/v1/invoice-lines', { key: m.test_api_key, query: { invoice_ref: 'INV-FMT-2' } })).json();
+        const listed = (
+          await call(t, 'GET', '/api/v1/invoice-lines', { key: m.test_api_key, query: { invoice_ref: 'INV-FMT-2' } })
+        ).json();
         outcomes.push({ ingest: res.json(), listed });
       }
       assert.deepEqual(outcomes[1], outcomes[0]);
@@ -143,14 +162,20 @@ describe(`request body formats (${storageKind})`, () => {
       assert.equal(outcomes[0]!.ingest.ingested, 2);
       assert.equal(outcomes[0]!.ingest.billed_minor, 152500);
       assert.equal(outcomes[0]!.listed.total_minor, 152500);
-      assert.deepEqual(outcomes[0]!.ingest.errors.map((e: { index: number }) => e.index), [2, 3]);
+      assert.deepEqual(
+        outcomes[0]!.ingest.errors.map((e: { index: number }) => e.index),
+        [2, 3],
+      );
     });
 
     it('an invoice line with amount_minor "0" in a form is INVOICE_LINE_AMOUNT_INVALID for that line, as in JSON', async () => {
       for (const format of BODY_FORMATS) {
         const m = await t.merchant();
         await syncCodes(t, m.test_api_key, CODES);
-        const res = await post(m, '/api/v1/invoice-lines', format, { invoice_ref: 'INV-0', lines: [{ code: 'TUITION', name: 'T', amount_minor: 0 }] });
+        const res = await post(m, '/api/v1/invoice-lines', format, {
+          invoice_ref: 'INV-0',
+          lines: [{ code: 'TUITION', name: 'T', amount_minor: 0 }],
+        });
         assert.equal(res.statusCode, 207, `${format}: ${res.body}`);
         assert.equal(res.json().errors[0].code, 'INVOICE_LINE_AMOUNT_INVALID');
       }
@@ -161,7 +186,11 @@ describe(`request body formats (${storageKind})`, () => {
       const base = await t.listen();
       const formData = new FormData();
       for (const [name, value] of flattenFields(SESSION)) formData.append(name, value);
-      const viaFetch = await fetch(`${base}/api/v1/sessions`, { method: 'POST', headers: { authorization: `Bearer ${m.test_api_key}` }, body: formData });
+      const viaFetch = await fetch(`${base}/api/v1/sessions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${m.test_api_key}` },
+        body: formData,
+      });
       assert.equal(viaFetch.status, 201, await viaFetch.clone().text());
       const urlEncoded = await fetch(`${base}/api/v1/sessions`, {
         method: 'POST',
@@ -191,7 +220,12 @@ describe(`request body formats (${storageKind})`, () => {
 
     it('a form field repeated where one value is expected is refused with 400 INVALID_ARGUMENT', async () => {
       const m = await t.merchant();
-      const res = await raw(m, '/api/v1/sessions', 'application/x-www-form-urlencoded', 'amount_minor=100&amount_minor=200&invoice_ref=INV-R');
+      const res = await raw(
+        m,
+        '/api/v1/sessions',
+        'application/x-www-form-urlencoded',
+        'amount_minor=100&amount_minor=200&invoice_ref=INV-R',
+      );
       assertErrorEnvelope(res, 400, 'INVALID_ARGUMENT');
       assert.equal(await sessionCount(t, m.merchant_id), 0);
     });
@@ -199,7 +233,12 @@ describe(`request body formats (${storageKind})`, () => {
     it('a form amount that is not a whole number ("12.5", "abc") is refused with 400 INVALID_ARGUMENT', async () => {
       const m = await t.merchant();
       for (const amount of ['12.5', 'abc', '', '1e3']) {
-        const res = await raw(m, '/api/v1/sessions', 'application/x-www-form-urlencoded', `amount_minor=${encodeURIComponent(amount)}&invoice_ref=INV-R`);
+        const res = await raw(
+          m,
+          '/api/v1/sessions',
+          'application/x-www-form-urlencoded',
+          `amount_minor=${encodeURIComponent(amount)}&invoice_ref=INV-R`,
+        );
         assertErrorEnvelope(res, 400, 'INVALID_ARGUMENT');
       }
       assert.equal(await sessionCount(t, m.merchant_id), 0);
@@ -264,7 +303,13 @@ describe(`request body formats (${storageKind})`, () => {
   describe('malformed, oversized and unsupported bodies', () => {
     it('malformed JSON is refused with 400 INVALID_ARGUMENT', async () => {
       const m = await t.merchant();
-      for (const payload of ['{"amount_minor": 100, "invoice_ref": ', '{amount_minor: 100}', "{'a': 1}", '{"a":1}}', 'nul']) {
+      for (const payload of [
+        '{"amount_minor": 100, "invoice_ref": ',
+        '{amount_minor: 100}',
+        "{'a': 1}",
+        '{"a":1}}',
+        'nul',
+      ]) {
         assertErrorEnvelope(await raw(m, '/api/v1/sessions', 'application/json', payload), 400, 'INVALID_ARGUMENT');
       }
       assert.equal(await sessionCount(t, m.merchant_id), 0);
@@ -278,8 +323,16 @@ describe(`request body formats (${storageKind})`, () => {
 
     it('invalid UTF-8 bytes in a JSON body are refused with 400 INVALID_ARGUMENT', async () => {
       const m = await t.merchant();
-      const payload = Buffer.concat([Buffer.from('{"amount_minor":100,"invoice_ref":"INV-'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"}')]);
-      const error = assertErrorEnvelope(await raw(m, '/api/v1/sessions', 'application/json', payload), 400, 'INVALID_ARGUMENT');
+      const payload = Buffer.concat([
+        Buffer.from('{"amount_minor":100,"invoice_ref":"INV-'),
+        Buffer.from([0xff, 0xfe, 0xc3]),
+        Buffer.from('"}'),
+      ]);
+      const error = assertErrorEnvelope(
+        await raw(m, '/api/v1/sessions', 'application/json', payload),
+        400,
+        'INVALID_ARGUMENT',
+      );
       assert.match(error.message, /UTF-8/);
       assert.equal(await sessionCount(t, m.merchant_id), 0);
     });
@@ -287,9 +340,31 @@ describe(`request body formats (${storageKind})`, () => {
     it('invalid UTF-8 in a form body, as raw bytes or percent-encoded, is refused with 400 INVALID_ARGUMENT', async () => {
       const m = await t.merchant();
       const rawBytes = Buffer.concat([Buffer.from('amount_minor=100&invoice_ref=INV-'), Buffer.from([0xff, 0xfe])]);
-      assertErrorEnvelope(await raw(m, '/api/v1/sessions', 'application/x-www-form-urlencoded', rawBytes), 400, 'INVALID_ARGUMENT');
-      assertErrorEnvelope(await raw(m, '/api/v1/sessions', 'application/x-www-form-urlencoded', 'amount_minor=100&invoice_ref=INV-%FF%FE'), 400, 'INVALID_ARGUMENT');
-      assertErrorEnvelope(await raw(m, '/api/v1/sessions', 'application/x-www-form-urlencoded', 'amount_minor=100&invoice_ref=INV-%E0%A4%A'), 400, 'INVALID_ARGUMENT');
+      assertErrorEnvelope(
+        await raw(m, '/api/v1/sessions', 'application/x-www-form-urlencoded', rawBytes),
+        400,
+        'INVALID_ARGUMENT',
+      );
+      assertErrorEnvelope(
+        await raw(
+          m,
+          '/api/v1/sessions',
+          'application/x-www-form-urlencoded',
+          'amount_minor=100&invoice_ref=INV-%FF%FE',
+        ),
+        400,
+        'INVALID_ARGUMENT',
+      );
+      assertErrorEnvelope(
+        await raw(
+          m,
+          '/api/v1/sessions',
+          'application/x-www-form-urlencoded',
+          'amount_minor=100&invoice_ref=INV-%E0%A4%A',
+        ),
+        400,
+        'INVALID_ARGUMENT',
+      );
       assert.equal(await sessionCount(t, m.merchant_id), 0);
     });
 
@@ -302,36 +377,74 @@ describe(`request body formats (${storageKind})`, () => {
         Buffer.from([0xff, 0xfe]),
         Buffer.from(`\r\n--${boundary}--\r\n`),
       ]);
-      assertErrorEnvelope(await raw(m, '/api/v1/sessions', `multipart/form-data; boundary=${boundary}`, payload), 400, 'INVALID_ARGUMENT');
+      assertErrorEnvelope(
+        await raw(m, '/api/v1/sessions', `multipart/form-data; boundary=${boundary}`, payload),
+        400,
+        'INVALID_ARGUMENT',
+      );
       assert.equal(await sessionCount(t, m.merchant_id), 0);
     });
 
     it('a NUL character in a form or multipart text field is refused with 400 INVALID_ARGUMENT, never a 500', async () => {
       const m = await t.merchant();
-      assertErrorEnvelope(await raw(m, '/api/v1/sessions', 'application/x-www-form-urlencoded', 'amount_minor=100&invoice_ref=INV-1&description=a%00b'), 400, 'INVALID_ARGUMENT');
-      const { payload, contentType } = multipartBody({ amount_minor: 100, invoice_ref: 'INV-1', customer: { name: 'A\u0000' } });
+      assertErrorEnvelope(
+        await raw(
+          m,
+          '/api/v1/sessions',
+          'application/x-www-form-urlencoded',
+          'amount_minor=100&invoice_ref=INV-1&description=a%00b',
+        ),
+        400,
+        'INVALID_ARGUMENT',
+      );
+      const { payload, contentType } = multipartBody({
+        amount_minor: 100,
+        invoice_ref: 'INV-1',
+        customer: { name: 'A\u0000' },
+      });
       assertErrorEnvelope(await raw(m, '/api/v1/sessions', contentType, payload), 400, 'INVALID_ARGUMENT');
       assert.equal(await sessionCount(t, m.merchant_id), 0);
     });
 
     it('a malformed multipart body (no boundary, or truncated) is refused with a 400, never a 500', async () => {
       const m = await t.merchant();
-      assertErrorEnvelope(await raw(m, '/api/v1/sessions', 'multipart/form-data', 'amount_minor=100'), 400, 'INVALID_ARGUMENT');
-      const { payload, contentType } = multipartBody({ amount_minor: 100, invoice_ref: 'INV-T' });
-      assertErrorEnvelope(await raw(m, '/api/v1/sessions', contentType, payload.subarray(0, payload.length - 30)), 400, 'INVALID_ARGUMENT');
-      const longBoundary = 'b'.repeat(300);
       assertErrorEnvelope(
-        await raw(m, '/api/v1/sessions', `multipart/form-data; boundary=${longBoundary}`, `--${longBoundary}\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--${longBoundary}--\r\n`),
+        await raw(m, '/api/v1/sessions', 'multipart/form-data', 'amount_minor=100'),
         400,
         'INVALID_ARGUMENT',
       );
-      assertErrorEnvelope(await raw(m, '/api/v1/sessions', 'multipart/form-data; boundary=', '--\r\n'), 400, 'INVALID_ARGUMENT');
+      const { payload, contentType } = multipartBody({ amount_minor: 100, invoice_ref: 'INV-T' });
+      assertErrorEnvelope(
+        await raw(m, '/api/v1/sessions', contentType, payload.subarray(0, payload.length - 30)),
+        400,
+        'INVALID_ARGUMENT',
+      );
+      const longBoundary = 'b'.repeat(300);
+      assertErrorEnvelope(
+        await raw(
+          m,
+          '/api/v1/sessions',
+          `multipart/form-data; boundary=${longBoundary}`,
+          `--${longBoundary}\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--${longBoundary}--\r\n`,
+        ),
+        400,
+        'INVALID_ARGUMENT',
+      );
+      assertErrorEnvelope(
+        await raw(m, '/api/v1/sessions', 'multipart/form-data; boundary=', '--\r\n'),
+        400,
+        'INVALID_ARGUMENT',
+      );
       assert.equal(await sessionCount(t, m.merchant_id), 0);
     });
 
     it(`a JSON body over BODY_LIMIT_BYTES (${BODY_LIMIT_BYTES}) is refused with 413 PAYLOAD_TOO_LARGE`, async () => {
       const m = await t.merchant();
-      const payload = JSON.stringify({ amount_minor: 100, invoice_ref: 'INV-BIG', metadata: { pad: 'x'.repeat(BODY_LIMIT_BYTES) } });
+      const payload = JSON.stringify({
+        amount_minor: 100,
+        invoice_ref: 'INV-BIG',
+        metadata: { pad: 'x'.repeat(BODY_LIMIT_BYTES) },
+      });
       assertErrorEnvelope(await raw(m, '/api/v1/sessions', 'application/json', payload), 413, 'PAYLOAD_TOO_LARGE');
       assert.equal(await sessionCount(t, m.merchant_id), 0);
       // Just under the limit is fine.
@@ -343,7 +456,11 @@ describe(`request body formats (${storageKind})`, () => {
     it(`a form body over BODY_LIMIT_BYTES (${BODY_LIMIT_BYTES}) is refused with 413 PAYLOAD_TOO_LARGE`, async () => {
       const m = await t.merchant();
       const payload = `amount_minor=100&invoice_ref=INV-BIG&metadata[pad]=${'x'.repeat(BODY_LIMIT_BYTES)}`;
-      assertErrorEnvelope(await raw(m, '/api/v1/sessions', 'application/x-www-form-urlencoded', payload), 413, 'PAYLOAD_TOO_LARGE');
+      assertErrorEnvelope(
+        await raw(m, '/api/v1/sessions', 'application/x-www-form-urlencoded', payload),
+        413,
+        'PAYLOAD_TOO_LARGE',
+      );
       assert.equal(await sessionCount(t, m.merchant_id), 0);
     });
 
@@ -359,7 +476,11 @@ describe(`request body formats (${storageKind})`, () => {
 
     it('an oversized body on invoice lines is 413 PAYLOAD_TOO_LARGE as well', async () => {
       const m = await t.merchant();
-      const lines = Array.from({ length: 40 }, (_, i) => ({ code: `CODE-${i}`, name: `Line number ${i}`, amount_minor: 100 }));
+      const lines = Array.from({ length: 40 }, (_, i) => ({
+        code: `CODE-${i}`,
+        name: `Line number ${i}`,
+        amount_minor: 100,
+      }));
       const payload = JSON.stringify({ invoice_ref: 'INV-BIG', lines });
       assert.ok(Buffer.byteLength(payload) > BODY_LIMIT_BYTES);
       assertErrorEnvelope(await raw(m, '/api/v1/invoice-lines', 'application/json', payload), 413, 'PAYLOAD_TOO_LARGE');
@@ -368,7 +489,12 @@ describe(`request body formats (${storageKind})`, () => {
     it('an unsupported content type (text/xml, text/plain, application/xml) is refused with 415 UNSUPPORTED_MEDIA_TYPE', async () => {
       const m = await t.merchant();
       for (const contentType of ['text/xml', 'text/plain', 'application/xml', 'application/octet-stream']) {
-        const res = await raw(m, '/api/v1/sessions', contentType, '<session><amount_minor>100</amount_minor></session>');
+        const res = await raw(
+          m,
+          '/api/v1/sessions',
+          contentType,
+          '<session><amount_minor>100</amount_minor></session>',
+        );
         const error = assertErrorEnvelope(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
         assert.ok(error.message.includes(contentType), `the message names the refused type: ${error.message}`);
       }
@@ -380,41 +506,114 @@ describe(`request body formats (${storageKind})`, () => {
       const cases: [string, string][] = [
         ['{"amount_minor": 9007199254740993, "invoice_ref": "INV-BIG-1"}', 'amount_minor'],
         ['{"amount_minor": 9007199254740992, "invoice_ref": "INV-BIG-2"}', 'amount_minor'],
-        ['{"amount_minor": 500, "invoice_ref": "INV-BIG-3", "metadata": {"ids": ["a", {"n": -123456789012345678901234567890}]}}', 'metadata.ids.1.n'],
-        ['{"invoice_ref": "INV-BIG-4", "metadata": {"a\\"b": 18446744073709551615}, "amount_minor": 500}', 'metadata.a"b'],
+        [
+          '{"amount_minor": 500, "invoice_ref": "INV-BIG-3", "metadata": {"ids": ["a", {"n": -123456789012345678901234567890}]}}',
+          'metadata.ids.1.n',
+        ],
+        [
+          '{"invoice_ref": "INV-BIG-4", "metadata": {"a\\"b": 18446744073709551615}, "amount_minor": 500}',
+          'metadata.a"b',
+        ],
       ];
       for (const [payload, field] of cases) {
-        const error = assertErrorEnvelope(await raw(m, '/api/v1/sessions', 'application/json', payload), 400, 'INVALID_ARGUMENT');
-        assert.deepEqual(error.fields?.map((f) => f.field), [field], payload);
+        const error = assertErrorEnvelope(
+          await raw(m, '/api/v1/sessions', 'application/json', payload),
+          400,
+          'INVALID_ARGUMENT',
+        );
+        assert.deepEqual(
+          error.fields?.map((f) => f.field),
+          [field],
+          payload,
+        );
         assert.ok(error.message.startsWith(field), error.message);
       }
       // The largest safe integer itself reaches the schema (its own bound), floats of any size and long digit strings are kept.
-      const safe = assertErrorEnvelope(await raw(m, '/api/v1/sessions', 'application/json', '{"amount_minor": 9007199254740991, "invoice_ref": "INV-BIG-5"}'), 400, 'INVALID_ARGUMENT');
-      assert.deepEqual(safe.fields?.map((f) => f.field), ['amount_minor']);
+      const safe = assertErrorEnvelope(
+        await raw(
+          m,
+          '/api/v1/sessions',
+          'application/json',
+          '{"amount_minor": 9007199254740991, "invoice_ref": "INV-BIG-5"}',
+        ),
+        400,
+        'INVALID_ARGUMENT',
+      );
+      assert.deepEqual(
+        safe.fields?.map((f) => f.field),
+        ['amount_minor'],
+      );
       assert.doesNotMatch(safe.message, /9007199254740991/);
-      const kept = await raw(m, '/api/v1/sessions', 'application/json', '{"amount_minor": 500, "invoice_ref": "INV-BIG-6", "metadata": {"ratio": 12345678901234567890.5, "huge": 1e300, "id": "123456789012345678901234"}}');
+      const kept = await raw(
+        m,
+        '/api/v1/sessions',
+        'application/json',
+        '{"amount_minor": 500, "invoice_ref": "INV-BIG-6", "metadata": {"ratio": 12345678901234567890.5, "huge": 1e300, "id": "123456789012345678901234"}}',
+      );
       assert.equal(kept.statusCode, 201, kept.body);
-      assert.deepEqual(kept.json().metadata, { ratio: 12345678901234567000, huge: 1e300, id: '123456789012345678901234' });
+      assert.deepEqual(kept.json().metadata, {
+        ratio: 12345678901234567000,
+        huge: 1e300,
+        id: '123456789012345678901234',
+      });
       assert.equal(await sessionCount(t, m.merchant_id), 1);
       // A form value beyond 2^53 - 1 is refused too, never rounded (16 digits used to become a number).
       for (const value of ['9999999999999999', '9007199254740993']) {
-        const form = await raw(m, '/api/v1/sessions', 'application/x-www-form-urlencoded', `amount_minor=${value}&invoice_ref=INV-BIG-F`);
-        assert.deepEqual(assertErrorEnvelope(form, 400, 'INVALID_ARGUMENT').fields?.map((f) => f.field), ['amount_minor']);
+        const form = await raw(
+          m,
+          '/api/v1/sessions',
+          'application/x-www-form-urlencoded',
+          `amount_minor=${value}&invoice_ref=INV-BIG-F`,
+        );
+        assert.deepEqual(
+          assertErrorEnvelope(form, 400, 'INVALID_ARGUMENT').fields?.map((f) => f.field),
+          ['amount_minor'],
+        );
       }
     });
 
     it('a charset other than UTF-8 is 415 UNSUPPORTED_MEDIA_TYPE for JSON, form and multipart bodies; utf-8 in any case is read', async () => {
       const m = await t.merchant();
-      const { payload: multipart, contentType: multipartType } = encodeBody('multipart', { amount_minor: '500', invoice_ref: 'INV-CS-M' });
+      const { payload: multipart, contentType: multipartType } = encodeBody('multipart', {
+        amount_minor: '500',
+        invoice_ref: 'INV-CS-M',
+      });
       for (const charset of ['utf-16', 'UTF-16LE', '"iso-8859-1"', 'us-ascii', 'windows-1252', '']) {
-        const json = await raw(m, '/api/v1/sessions', `application/json; charset=${charset}`, JSON.stringify({ amount_minor: 500, invoice_ref: 'INV-CS-J' }));
+        const json = await raw(
+          m,
+          '/api/v1/sessions',
+          `application/json; charset=${charset}`,
+          JSON.stringify({ amount_minor: 500, invoice_ref: 'INV-CS-J' }),
+        );
         assert.match(assertErrorEnvelope(json, 415, 'UNSUPPORTED_MEDIA_TYPE').message, /charset/, charset);
-        assertErrorEnvelope(await raw(m, '/api/v1/sessions', `application/x-www-form-urlencoded;charset=${charset}`, 'amount_minor=500&invoice_ref=INV-CS-F'), 415, 'UNSUPPORTED_MEDIA_TYPE');
-        assertErrorEnvelope(await raw(m, '/api/v1/sessions', `${multipartType}; charset=${charset}`, multipart), 415, 'UNSUPPORTED_MEDIA_TYPE');
+        assertErrorEnvelope(
+          await raw(
+            m,
+            '/api/v1/sessions',
+            `application/x-www-form-urlencoded;charset=${charset}`,
+            'amount_minor=500&invoice_ref=INV-CS-F',
+          ),
+          415,
+          'UNSUPPORTED_MEDIA_TYPE',
+        );
+        assertErrorEnvelope(
+          await raw(m, '/api/v1/sessions', `${multipartType}; charset=${charset}`, multipart),
+          415,
+          'UNSUPPORTED_MEDIA_TYPE',
+        );
       }
       assert.equal(await sessionCount(t, m.merchant_id), 0);
-      for (const [i, contentType] of ['application/json; charset=UTF-8', 'application/json;charset="utf-8"', 'application/json; charset=utf8'].entries()) {
-        const res = await raw(m, '/api/v1/sessions', contentType, JSON.stringify({ amount_minor: 500, invoice_ref: `INV-CS-OK-${i}` }));
+      for (const [i, contentType] of [
+        'application/json; charset=UTF-8',
+        'application/json;charset="utf-8"',
+        'application/json; charset=utf8',
+      ].entries()) {
+        const res = await raw(
+          m,
+          '/api/v1/sessions',
+          contentType,
+          JSON.stringify({ amount_minor: 500, invoice_ref: `INV-CS-OK-${i}` }),
+        );
         assert.equal(res.statusCode, 201, `${contentType}: ${res.body}`);
       }
       assert.equal((await raw(m, '/api/v1/sessions', `${multipartType}; charset=utf-8`, multipart)).statusCode, 201);
@@ -424,7 +623,10 @@ describe(`request body formats (${storageKind})`, () => {
       const m = await t.merchant();
       const baseUrl = await t.listen();
       const json = JSON.stringify({ amount_minor: 500, invoice_ref: 'INV-CE' });
-      const { payload: multipart, contentType: multipartType } = encodeBody('multipart', { amount_minor: '500', invoice_ref: 'INV-CE' });
+      const { payload: multipart, contentType: multipartType } = encodeBody('multipart', {
+        amount_minor: '500',
+        invoice_ref: 'INV-CE',
+      });
       const bodies: [string, string | Buffer][] = [
         ['application/json', gzipSync(json)],
         ['application/x-www-form-urlencoded', gzipSync('amount_minor=500&invoice_ref=INV-CE')],
@@ -432,7 +634,15 @@ describe(`request body formats (${storageKind})`, () => {
       ];
       for (const encoding of ['gzip', 'br', 'deflate', 'identity, gzip']) {
         for (const [contentType, body] of bodies) {
-          const res = await fetch(`${baseUrl}/api/v1/sessions`, { method: 'POST', headers: { authorization: `Bearer ${m.test_api_key}`, 'content-type': contentType, 'content-encoding': encoding }, body: new Uint8Array(Buffer.from(body)) });
+          const res = await fetch(`${baseUrl}/api/v1/sessions`, {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${m.test_api_key}`,
+              'content-type': contentType,
+              'content-encoding': encoding,
+            },
+            body: new Uint8Array(Buffer.from(body)),
+          });
           assert.equal(res.status, 415, `${encoding} ${contentType}`);
           const error = ((await res.json()) as { error: { code: string; message: string } }).error;
           assert.equal(error.code, 'UNSUPPORTED_MEDIA_TYPE');
@@ -440,15 +650,34 @@ describe(`request body formats (${storageKind})`, () => {
         }
       }
       assert.equal(await sessionCount(t, m.merchant_id), 0);
-      const plain = await fetch(`${baseUrl}/api/v1/sessions`, { method: 'POST', headers: { authorization: `Bearer ${m.test_api_key}`, 'content-type': 'application/json', 'content-encoding': 'identity' }, body: json });
+      const plain = await fetch(`${baseUrl}/api/v1/sessions`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${m.test_api_key}`,
+          'content-type': 'application/json',
+          'content-encoding': 'identity',
+        },
+        body: json,
+      });
       assert.equal(plain.status, 201);
     });
 
     it('a form field named __proto__[x] (or constructor[prototype]) is refused with 400 INVALID_ARGUMENT and pollutes nothing', async () => {
       const m = await t.merchant();
-      for (const field of ['__proto__[x]', '__proto__', 'constructor', 'constructor[prototype][x]', 'metadata[__proto__][x]', 'customer[prototype]']) {
+      for (const field of [
+        '__proto__[x]',
+        '__proto__',
+        'constructor',
+        'constructor[prototype][x]',
+        'metadata[__proto__][x]',
+        'customer[prototype]',
+      ]) {
         const body = `amount_minor=100&invoice_ref=INV-P&${encodeURIComponent(field).replace(/%5B/g, '[').replace(/%5D/g, ']')}=1`;
-        assertErrorEnvelope(await raw(m, '/api/v1/sessions', 'application/x-www-form-urlencoded', body), 400, 'INVALID_ARGUMENT');
+        assertErrorEnvelope(
+          await raw(m, '/api/v1/sessions', 'application/x-www-form-urlencoded', body),
+          400,
+          'INVALID_ARGUMENT',
+        );
         const { payload, contentType } = multipartBody([
           ['amount_minor', '100'],
           ['invoice_ref', 'INV-P'],
@@ -462,23 +691,50 @@ describe(`request body formats (${storageKind})`, () => {
 
     it('a form nested deeper than five levels is refused with 400 INVALID_ARGUMENT', async () => {
       const m = await t.merchant();
-      const res = await raw(m, '/api/v1/sessions', 'application/x-www-form-urlencoded', 'amount_minor=100&invoice_ref=INV-D&metadata[a][b][c][d][e]=1');
+      const res = await raw(
+        m,
+        '/api/v1/sessions',
+        'application/x-www-form-urlencoded',
+        'amount_minor=100&invoice_ref=INV-D&metadata[a][b][c][d][e]=1',
+      );
       assertErrorEnvelope(res, 400, 'INVALID_ARGUMENT');
     });
 
     it('error bodies of every kind are the envelope {error: {code, message}} without stack traces or SQL', async () => {
       const m = await t.merchant();
-      const cases: [Promise<{ statusCode: number; body: string; headers: Record<string, unknown> }>, number, string][] = [
-        [raw(m, '/api/v1/sessions', 'application/json', '{"amount_minor":'), 400, 'INVALID_ARGUMENT'],
-        [raw(m, '/api/v1/sessions', 'application/json', JSON.stringify({ amount_minor: 'x', invoice_ref: 1 })), 400, 'INVALID_ARGUMENT'],
-        [raw(m, '/api/v1/sessions', 'text/xml', '<a/>'), 415, 'UNSUPPORTED_MEDIA_TYPE'],
-        [raw(m, '/api/v1/sessions', 'application/json', 'x'.repeat(BODY_LIMIT_BYTES + 1)), 413, 'PAYLOAD_TOO_LARGE'],
-        [raw(null, '/api/v1/sessions', 'application/json', '{}'), 401, 'UNAUTHORIZED'],
-        [raw(m, '/api/v1/no-such-route', 'application/json', '{}'), 404, 'NOT_FOUND'],
-        [call(t, 'GET', '/api/v1/sessions/cs_missing', { key: m.test_api_key }), 404, 'NOT_FOUND'],
-        [raw(m, '/api/v1/sessions', 'application/json', JSON.stringify({ amount_minor: 100, invoice_ref: "x'; DROP TABLE checkout_sessions; --", currency: 'USD' })), 400, 'INVALID_ARGUMENT'],
-        [raw(m, '/api/v1/invoice-lines', 'application/x-www-form-urlencoded', 'invoice_ref=%ZZ'), 400, 'INVALID_ARGUMENT'],
-      ];
+      const cases: [Promise<{ statusCode: number; body: string; headers: Record<string, unknown> }>, number, string][] =
+        [
+          [raw(m, '/api/v1/sessions', 'application/json', '{"amount_minor":'), 400, 'INVALID_ARGUMENT'],
+          [
+            raw(m, '/api/v1/sessions', 'application/json', JSON.stringify({ amount_minor: 'x', invoice_ref: 1 })),
+            400,
+            'INVALID_ARGUMENT',
+          ],
+          [raw(m, '/api/v1/sessions', 'text/xml', '<a/>'), 415, 'UNSUPPORTED_MEDIA_TYPE'],
+          [raw(m, '/api/v1/sessions', 'application/json', 'x'.repeat(BODY_LIMIT_BYTES + 1)), 413, 'PAYLOAD_TOO_LARGE'],
+          [raw(null, '/api/v1/sessions', 'application/json', '{}'), 401, 'UNAUTHORIZED'],
+          [raw(m, '/api/v1/no-such-route', 'application/json', '{}'), 404, 'NOT_FOUND'],
+          [call(t, 'GET', '/api/v1/sessions/cs_missing', { key: m.test_api_key }), 404, 'NOT_FOUND'],
+          [
+            raw(
+              m,
+              '/api/v1/sessions',
+              'application/json',
+              JSON.stringify({
+                amount_minor: 100,
+                invoice_ref: "x'; DROP TABLE checkout_sessions; --",
+                currency: 'USD',
+              }),
+            ),
+            400,
+            'INVALID_ARGUMENT',
+          ],
+          [
+            raw(m, '/api/v1/invoice-lines', 'application/x-www-form-urlencoded', 'invoice_ref=%ZZ'),
+            400,
+            'INVALID_ARGUMENT',
+          ],
+        ];
       for (const [pending, status, code] of cases) assertErrorEnvelope(await pending, status, code);
     });
   });

@@ -19,13 +19,24 @@ describe(`dashboard exports (${storageKind})`, () => {
   before(async () => {
     t = await startTestApp();
     const email = `books-${randomUUID().slice(0, 8)}@example.com`;
-    merchantId = (await createMerchant(t.db, { name: 'Books Dashboard Ltd', email, password: PASSWORD, webhookUrl: null })).merchant_id;
+    merchantId = (
+      await createMerchant(t.db, { name: 'Books Dashboard Ltd', email, password: PASSWORD, webhookUrl: null })
+    ).merchant_id;
     browser = await new ConsoleClient(t, '/dashboard').signedIn(email, PASSWORD);
   });
   after(async () => t?.close());
 
   const credit = (environment: 'test' | 'live', chargedMinor: number) =>
-    t.db.transaction((tx) => creditPayment(tx, { merchantId, environment, paymentId: `att_${randomUUID()}`, chargedMinor, payerFeeMinor: 0, merchantFeeMinor: 0 }));
+    t.db.transaction((tx) =>
+      creditPayment(tx, {
+        merchantId,
+        environment,
+        paymentId: `att_${randomUUID()}`,
+        chargedMinor,
+        payerFeeMinor: 0,
+        merchantFeeMinor: 0,
+      }),
+    );
 
   it('shows the summary for a range and downloads each CSV of the environment shown', async () => {
     await credit('test', 12_300);
@@ -37,7 +48,9 @@ describe(`dashboard exports (${storageKind})`, () => {
     assert.match(pageRes.body, new RegExp(`<td class="mono">${today()}</td>`));
     assert.match(pageRes.body, /GHS 123\.00/);
     assert.match(pageRes.body, /aria-current="page">Exports</);
-    const links = [...pageRes.body.matchAll(/href="(\/dashboard\/exports\/[a-z-]+\.csv\?[^"]+)"/g)].map((match) => match[1]!.replace(/&amp;/g, '&'));
+    const links = [...pageRes.body.matchAll(/href="(\/dashboard\/exports\/[a-z-]+\.csv\?[^"]+)"/g)].map((match) =>
+      match[1]!.replace(/&amp;/g, '&'),
+    );
     assert.equal(links.length, 5, 'balance transactions, sessions, payouts, refunds, summary');
 
     const files: Record<string, Record<string, string>[]> = {};
@@ -45,20 +58,35 @@ describe(`dashboard exports (${storageKind})`, () => {
       const res = await browser.get(link);
       assert.equal(res.statusCode, 200, `${link}: ${res.body.slice(0, 200)}`);
       assert.equal(res.headers['content-type'], 'text/csv; charset=utf-8');
-      assert.match(String(res.headers['content-disposition']), new RegExp(`^attachment; filename="sika-[a-z-]+-test-${from}-to-${to}\\.csv"$`));
+      assert.match(
+        String(res.headers['content-disposition']),
+        new RegExp(`^attachment; filename="sika-[a-z-]+-test-${from}-to-${to}\\.csv"$`),
+      );
       files[/exports\/([a-z-]+)\.csv/.exec(link)![1]!] = csvRows(res.body);
     }
-    assert.deepEqual(files['balance-transactions']!.map((row) => [row.type, row.net_minor, row.net_ghs]), [['payment', '12300', '123.00']]);
-    assert.deepEqual(files.summary!.map((row) => row.closing_balance_minor), ['0', '12300', '12300']);
+    assert.deepEqual(
+      files['balance-transactions']!.map((row) => [row.type, row.net_minor, row.net_ghs]),
+      [['payment', '12300', '123.00']],
+    );
+    assert.deepEqual(
+      files.summary!.map((row) => row.closing_balance_minor),
+      ['0', '12300', '12300'],
+    );
     assert.equal(files.sessions!.length, 0);
     assert.equal(files.payouts!.length, 0);
     assert.equal(files.refunds!.length, 0);
 
     // The Live switch: the same page and files are Live's.
-    const switched = await browser.post('/dashboard/environment', { environment: 'live', return_to: '/dashboard/exports' });
+    const switched = await browser.post('/dashboard/environment', {
+      environment: 'live',
+      return_to: '/dashboard/exports',
+    });
     assert.equal(switched.statusCode, 303);
     const live = await browser.get(`/dashboard/exports/balance-transactions.csv?from=${from}&to=${to}`);
-    assert.deepEqual(csvRows(live.body).map((row) => row.net_minor), ['99900']);
+    assert.deepEqual(
+      csvRows(live.body).map((row) => row.net_minor),
+      ['99900'],
+    );
     await browser.post('/dashboard/environment', { environment: 'test', return_to: '/dashboard/exports' });
   });
 
@@ -66,7 +94,12 @@ describe(`dashboard exports (${storageKind})`, () => {
     const opened = await browser.get('/dashboard/exports');
     assert.equal(opened.statusCode, 200);
     assert.match(opened.body, new RegExp(`name="to" type="date" required value="${today()}"`));
-    for (const query of ['from=2026-03-02&to=2026-03-01', 'from=2026-02-30&to=2026-03-01', 'from=2024-01-01&to=2026-01-01', 'from=&to=2026-01-01']) {
+    for (const query of [
+      'from=2026-03-02&to=2026-03-01',
+      'from=2026-02-30&to=2026-03-01',
+      'from=2024-01-01&to=2026-01-01',
+      'from=&to=2026-01-01',
+    ]) {
       const res = await browser.get(`/dashboard/exports?${query}`);
       assert.equal(res.statusCode, 400, query);
       assert.match(res.body, /role="alert">An export covers Africa\/Accra days/);
@@ -75,7 +108,11 @@ describe(`dashboard exports (${storageKind})`, () => {
       assert.match(String(file.headers['content-type']), /text\/html/);
     }
     assert.equal((await browser.get(`/dashboard/exports/ledger.csv?from=2026-01-01&to=2026-01-02`)).statusCode, 404);
-    assert.equal((await browser.get(`/dashboard/exports/sessions.csv?from=2026-01-01&from=2026-01-02&to=2026-01-02`)).statusCode, 400, 'a repeated parameter');
+    assert.equal(
+      (await browser.get(`/dashboard/exports/sessions.csv?from=2026-01-01&from=2026-01-02&to=2026-01-02`)).statusCode,
+      400,
+      'a repeated parameter',
+    );
   });
 
   it('serves nothing signed out', async () => {

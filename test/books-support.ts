@@ -4,7 +4,8 @@ import { dayOf } from '../src/books/model.ts';
 
 const DAY_MS = 86_400_000;
 export const today = () => dayOf(new Date());
-export const dayShift = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+export const dayShift = (day: string, days: number) =>
+  new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 /** Yesterday to tomorrow in Accra: every row a test makes now, whenever the test runs. */
 export const around = () => ({ from: dayShift(today(), -1), to: dayShift(today(), 1) });
 

@@ -41,20 +41,42 @@ type Op =
 
 const pick = fc.nat({ max: 1_000 });
 const opArbitrary: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ chargedMinor: fc.integer({ min: 1, max: 100_000 }), share: fc.integer({ min: 0, max: 5 }) }).map(({ chargedMinor, share }): Op => ({ type: 'pay', chargedMinor, feeMinor: Math.floor((chargedMinor * share) / 100) })) },
+  {
+    weight: 5,
+    arbitrary: fc
+      .record({ chargedMinor: fc.integer({ min: 1, max: 100_000 }), share: fc.integer({ min: 0, max: 5 }) })
+      .map(
+        ({ chargedMinor, share }): Op => ({
+          type: 'pay',
+          chargedMinor,
+          feeMinor: Math.floor((chargedMinor * share) / 100),
+        }),
+      ),
+  },
   { weight: 1, arbitrary: pick.map((p): Op => ({ type: 'reverse', pick: p })) },
-  { weight: 3, arbitrary: fc.record({ amountMinor: fc.integer({ min: 1, max: 60_000 }), feeMinor: fc.integer({ min: 0, max: 500 }) }).map((h): Op => ({ type: 'hold', ...h })) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .record({ amountMinor: fc.integer({ min: 1, max: 60_000 }), feeMinor: fc.integer({ min: 0, max: 500 }) })
+      .map((h): Op => ({ type: 'hold', ...h })),
+  },
   { weight: 2, arbitrary: pick.map((p): Op => ({ type: 'post', pick: p })) },
   { weight: 1, arbitrary: pick.map((p): Op => ({ type: 'void', pick: p })) },
   { weight: 1, arbitrary: pick.map((p): Op => ({ type: 'return', pick: p })) },
-  { weight: 2, arbitrary: fc.integer({ min: 1, max: 40_000 }).map((amountMinor): Op => ({ type: 'refund', amountMinor })) },
+  {
+    weight: 2,
+    arbitrary: fc.integer({ min: 1, max: 40_000 }).map((amountMinor): Op => ({ type: 'refund', amountMinor })),
+  },
   { weight: 1, arbitrary: pick.map((p): Op => ({ type: 'refund_post', pick: p })) },
   { weight: 1, arbitrary: pick.map((p): Op => ({ type: 'refund_void', pick: p })) },
   { weight: 3, arbitrary: fc.constant<Op>({ type: 'cut' }) },
 );
 
 /** Refusals the ledger makes without writing (an illegal step of a random history). */
-const refused = (error: unknown) => error instanceof InsufficientFundsError || error instanceof LedgerDuplicateEntryError || error instanceof LedgerEntryNotFoundError;
+const refused = (error: unknown) =>
+  error instanceof InsufficientFundsError ||
+  error instanceof LedgerDuplicateEntryError ||
+  error instanceof LedgerEntryNotFoundError;
 
 describe(`books export property (${storageKind})`, () => {
   let t: TestContext;
@@ -68,7 +90,11 @@ describe(`books export property (${storageKind})`, () => {
   // down, a row written in the same millisecond just before the cut would fall after it), then a pause
   // until the clock has passed it, so a row written after the cut is never before it.
   const clock = async () => {
-    const at = (await t.db.query<{ now: Date }>("SELECT date_trunc('milliseconds', clock_timestamp()) + interval '1 millisecond' AS now"))[0]!.now;
+    const at = (
+      await t.db.query<{ now: Date }>(
+        "SELECT date_trunc('milliseconds', clock_timestamp()) + interval '1 millisecond' AS now",
+      )
+    )[0]!.now;
     await new Promise((resolve) => setTimeout(resolve, 2));
     return at;
   };
@@ -100,19 +126,35 @@ describe(`books export property (${storageKind})`, () => {
               const base = { merchantId: m.merchant_id, environment };
               if (op.type === 'pay') {
                 const paymentId = `att_${randomUUID()}`;
-                await creditPayment(tx, { ...base, paymentId, chargedMinor: op.chargedMinor, payerFeeMinor: 0, merchantFeeMinor: op.feeMinor });
+                await creditPayment(tx, {
+                  ...base,
+                  paymentId,
+                  chargedMinor: op.chargedMinor,
+                  payerFeeMinor: 0,
+                  merchantFeeMinor: op.feeMinor,
+                });
                 payments.push(paymentId);
               } else if (op.type === 'reverse') {
                 const paymentId = nth(payments, op.pick);
                 if (paymentId) await reversePayment(tx, { ...base, paymentId });
               } else if (op.type === 'hold') {
                 const payout = { id: `po_${randomUUID()}`, amountMinor: op.amountMinor, feeMinor: op.feeMinor };
-                await holdPayout(tx, { ...base, payoutId: payout.id, amountMinor: payout.amountMinor, feeMinor: payout.feeMinor });
+                await holdPayout(tx, {
+                  ...base,
+                  payoutId: payout.id,
+                  amountMinor: payout.amountMinor,
+                  feeMinor: payout.feeMinor,
+                });
                 payouts.push(payout);
               } else if (op.type === 'post' || op.type === 'void' || op.type === 'return') {
                 const payout = nth(payouts, op.pick);
                 if (!payout) return;
-                const money = { ...base, payoutId: payout.id, amountMinor: payout.amountMinor, feeMinor: payout.feeMinor };
+                const money = {
+                  ...base,
+                  payoutId: payout.id,
+                  amountMinor: payout.amountMinor,
+                  feeMinor: payout.feeMinor,
+                };
                 await (op.type === 'post' ? postPayout : op.type === 'void' ? voidPayout : returnPayout)(tx, money);
               } else if (op.type === 'refund') {
                 const refund = { id: `re_${randomUUID()}`, amountMinor: op.amountMinor };
@@ -120,7 +162,12 @@ describe(`books export property (${storageKind})`, () => {
                 refunds.push(refund);
               } else {
                 const refund = nth(refunds, op.pick);
-                if (refund) await (op.type === 'refund_post' ? postRefund : voidRefund)(tx, { ...base, refundId: refund.id, amountMinor: refund.amountMinor });
+                if (refund)
+                  await (op.type === 'refund_post' ? postRefund : voidRefund)(tx, {
+                    ...base,
+                    refundId: refund.id,
+                    amountMinor: refund.amountMinor,
+                  });
               }
             });
           } catch (error) {
@@ -131,22 +178,54 @@ describe(`books export property (${storageKind})`, () => {
 
         for (let i = 0; i + 1 < cuts.length; i++) {
           const [from, to] = [cuts[i]!, cuts[i + 1]!];
-          const file = await text(csvStream(BALANCE_TRANSACTION_COLUMNS, await balanceTransactionsBetween(t.db, owner, from.at, to.at)));
+          const file = await text(
+            csvStream(BALANCE_TRANSACTION_COLUMNS, await balanceTransactionsBetween(t.db, owner, from.at, to.at)),
+          );
           const rows = csvRows(file);
           const sum = rows.reduce((total, row) => total + Number(row.net_minor), 0);
-          assert.equal(sum, to.availableMinor - from.availableMinor, `period ${i}: the export sums to the balance change`);
-          for (const row of rows) assert.equal(Number(row.amount_minor) - Number(row.fee_minor), Number(row.net_minor), `${row.id}: amount - fee = net`);
-          if (rows.length > 0) assert.equal(Number(rows.at(-1)!.balance_after_minor), to.availableMinor, `period ${i}: the last row's balance is the balance at the cut`);
+          assert.equal(
+            sum,
+            to.availableMinor - from.availableMinor,
+            `period ${i}: the export sums to the balance change`,
+          );
+          for (const row of rows)
+            assert.equal(
+              Number(row.amount_minor) - Number(row.fee_minor),
+              Number(row.net_minor),
+              `${row.id}: amount - fee = net`,
+            );
+          if (rows.length > 0)
+            assert.equal(
+              Number(rows.at(-1)!.balance_after_minor),
+              to.availableMinor,
+              `period ${i}: the last row's balance is the balance at the cut`,
+            );
         }
 
-        const periods = await summariseBetween(t.db, owner, cuts.map((c) => c.at));
+        const periods = await summariseBetween(
+          t.db,
+          owner,
+          cuts.map((c) => c.at),
+        );
         assert.equal(periods.length, cuts.length - 1);
         periods.forEach((period, i) => {
           assert.equal(period.opening_balance_minor, cuts[i]!.availableMinor, `period ${i} opens at its cut's balance`);
-          assert.equal(period.closing_balance_minor, cuts[i + 1]!.availableMinor, `period ${i} closes at the next cut's balance`);
+          assert.equal(
+            period.closing_balance_minor,
+            cuts[i + 1]!.availableMinor,
+            `period ${i} closes at the next cut's balance`,
+          );
           if (i > 0) assert.equal(period.opening_balance_minor, periods[i - 1]!.closing_balance_minor);
-          const items = Object.values(SUMMARY_AMOUNT_COLUMNS).reduce((sum, column) => sum + (period[column as keyof typeof period] as number), 0) - period.fees_minor;
-          assert.equal(items, period.closing_balance_minor - period.opening_balance_minor, `period ${i} itemises its net`);
+          const items =
+            Object.values(SUMMARY_AMOUNT_COLUMNS).reduce(
+              (sum, column) => sum + (period[column as keyof typeof period] as number),
+              0,
+            ) - period.fees_minor;
+          assert.equal(
+            items,
+            period.closing_balance_minor - period.opening_balance_minor,
+            `period ${i} itemises its net`,
+          );
         });
         assert.deepEqual(await checkInvariants(t.db, m.merchant_id), []);
       }),

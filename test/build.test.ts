@@ -5,7 +5,17 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,7 +40,8 @@ interface BuildModule {
 function copyCheckout(): string {
   const dir = mkdtempSync(join(tmpdir(), 'sika-build-test-'));
   cpSync(join(ROOT, 'src'), join(dir, 'src'), { recursive: true });
-  for (const file of ['package.json', 'tsconfig.json', 'scripts/build.mjs', 'scripts/start.mjs']) cpSync(join(ROOT, file), join(dir, file));
+  for (const file of ['package.json', 'tsconfig.json', 'scripts/build.mjs', 'scripts/start.mjs'])
+    cpSync(join(ROOT, file), join(dir, file));
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   return dir;
 }
@@ -47,8 +58,16 @@ function freePort(): Promise<number> {
 }
 
 /** `node [nodeArgs] scripts/start.mjs` in `dir`: its exit code and output, or, with `readyPort`, stopped once /readyz answers. */
-async function runStart(dir: string, env: NodeJS.ProcessEnv, options: { nodeArgs?: string[]; readyPort?: number } = {}) {
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), 'scripts/start.mjs'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+async function runStart(
+  dir: string,
+  env: NodeJS.ProcessEnv,
+  options: { nodeArgs?: string[]; readyPort?: number } = {},
+) {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), 'scripts/start.mjs'], {
+    cwd: dir,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
@@ -102,7 +121,11 @@ describe('the compiled build (npm start)', () => {
     await builder.build(dir);
     const changes: [string, () => void, () => void][] = [
       ['src/lib/ids.ts', () => appendFileSync(join(dir, 'src/lib/ids.ts'), '\n// changed\n'), () => {}],
-      ['a migration', () => writeFileSync(join(dir, 'src/db/migrations/999_build_test.sql'), 'SELECT 1;\n'), () => rmSync(join(dir, 'src/db/migrations/999_build_test.sql'))],
+      [
+        'a migration',
+        () => writeFileSync(join(dir, 'src/db/migrations/999_build_test.sql'), 'SELECT 1;\n'),
+        () => rmSync(join(dir, 'src/db/migrations/999_build_test.sql')),
+      ],
       ['pay.js', () => appendFileSync(join(dir, 'src/web/checkout/pay.js'), '\n// changed\n'), () => {}],
       ['package.json', () => appendFileSync(join(dir, 'package.json'), '\n'), () => {}],
     ];
@@ -167,8 +190,12 @@ describe('the compiled build (npm start)', () => {
         `} else module.register(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
     );
     const port = await freePort();
-    const storage: Record<string, string> = storageKind === 'postgres' ? { DATABASE_URL: process.env.DATABASE_URL! } : { DATA_DIR: join(dir, 'data') };
-    const result = await runStart(dir, serverEnv({ ...storage, PORT: String(port) }), { nodeArgs: ['--import', pathToFileURL(register).href], readyPort: port });
+    const storage: Record<string, string> =
+      storageKind === 'postgres' ? { DATABASE_URL: process.env.DATABASE_URL! } : { DATA_DIR: join(dir, 'data') };
+    const result = await runStart(dir, serverEnv({ ...storage, PORT: String(port) }), {
+      nodeArgs: ['--import', pathToFileURL(register).href],
+      readyPort: port,
+    });
     assert.deepEqual(result.ready, { status: 200, body: { status: 'ready', storage: storageKind } }, result.output);
     const modules = readFileSync(trace, 'utf8');
     assert.match(modules, /\/dist\/main\.js/);

@@ -20,7 +20,14 @@ describe('canonicalJson', () => {
   it('matches the reference text on random values, key order and undefined members included', () => {
     const value = fc.letrec((tie) => ({
       node: fc.oneof({ depthSize: 'small' }, tie('leaf'), tie('array'), tie('object')),
-      leaf: fc.oneof(fc.constant(null), fc.constant(undefined), fc.boolean(), fc.integer(), fc.double({ noNaN: true }), fc.string({ unit: 'binary' })),
+      leaf: fc.oneof(
+        fc.constant(null),
+        fc.constant(undefined),
+        fc.boolean(),
+        fc.integer(),
+        fc.double({ noNaN: true }),
+        fc.string({ unit: 'binary' }),
+      ),
       array: fc.array(tie('node'), { maxLength: 5 }),
       object: fc.dictionary(fc.string({ unit: 'binary', maxLength: 6 }), tie('node'), { maxKeys: 6 }),
     })).node;

@@ -9,7 +9,19 @@ import type { CreatedMerchant } from '../src/accounts/service.ts';
 import { balance, checkInvariants } from '../src/ledger/service.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 import { assertErrorEnvelope, call } from './http.ts';
-import { createSession, creditOf, eventTypes, getPublic, MTN_PHONE, momoBody, postAttempt, simulate, startAttempt, TELECEL_PHONE, totalOf } from './checkout-support.ts';
+import {
+  createSession,
+  creditOf,
+  eventTypes,
+  getPublic,
+  MTN_PHONE,
+  momoBody,
+  postAttempt,
+  simulate,
+  startAttempt,
+  TELECEL_PHONE,
+  totalOf,
+} from './checkout-support.ts';
 
 describe(`a payer changes course (${storageKind})`, () => {
   let t: TestContext;
@@ -19,16 +31,27 @@ describe(`a payer changes course (${storageKind})`, () => {
   after(() => t.close());
 
   const cancel = (sessionId: string, ref: string, idempotencyKey?: string) =>
-    call(t, 'POST', `/api/v1/checkout/sessions/${sessionId}/provider-attempts/${ref}/cancel`, idempotencyKey === undefined ? {} : { idempotencyKey });
+    call(
+      t,
+      'POST',
+      `/api/v1/checkout/sessions/${sessionId}/provider-attempts/${ref}/cancel`,
+      idempotencyKey === undefined ? {} : { idempotencyKey },
+    );
   const available = async (m: CreatedMerchant) => (await balance(t.db, m.merchant_id, 'test')).available_minor;
-  const merchantView = async (m: CreatedMerchant, id: string) => (await call(t, 'GET', `/api/v1/sessions/${id}`, { key: m.test_api_key })).json();
+  const merchantView = async (m: CreatedMerchant, id: string) =>
+    (await call(t, 'GET', `/api/v1/sessions/${id}`, { key: m.test_api_key })).json();
   const refundsOf = (sessionId: string) =>
     t.db.query<{ id: string; attempt_id: string; amount_minor: number; status: string; reason: string; route: string }>(
       'SELECT id, attempt_id, amount_minor::int AS amount_minor, status, reason, route FROM refunds WHERE session_id = $1 ORDER BY created_at',
       [sessionId],
     );
   const paidAttempts = async (sessionId: string) =>
-    (await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payment_attempts WHERE session_id = $1 AND status = 'paid'`, [sessionId]))[0]!.n;
+    (
+      await t.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM payment_attempts WHERE session_id = $1 AND status = 'paid'`,
+        [sessionId],
+      )
+    )[0]!.n;
 
   it('cancels a pending prompt: cancelled (changed_course, a sentence for the payer), the session open, another number accepted', async () => {
     const m = await t.merchant();
@@ -45,7 +68,10 @@ describe(`a payer changes course (${storageKind})`, () => {
     assert.match(body.failure_message, /another number or method/);
     assert.equal(body.session_status, 'open');
     assert.equal((await getPublic(t, session.id)).json().status, 'open');
-    assert.deepEqual((await eventTypes(t, session.id)).slice(-2), ['checkout.session.pending', 'checkout.session.reopened']);
+    assert.deepEqual((await eventTypes(t, session.id)).slice(-2), [
+      'checkout.session.pending',
+      'checkout.session.reopened',
+    ]);
 
     const second = await startAttempt(t, session.id, momoBody(20_000, '0241112223'));
     assert.notEqual(second.attempt_reference, first.attempt_reference);
@@ -87,7 +113,7 @@ describe(`a payer changes course (${storageKind})`, () => {
     assert.equal(res.json().failure_message, null);
   });
 
-  it('a cancel of another session\'s attempt, or of an unknown one, is 404', async () => {
+  it("a cancel of another session's attempt, or of an unknown one, is 404", async () => {
     const m = await t.merchant();
     const s1 = await createSession(t, m);
     const s2 = await createSession(t, m);
@@ -127,11 +153,16 @@ describe(`a payer changes course (${storageKind})`, () => {
       [session.id],
     );
     assert.equal(events.length, 1);
-    assert.deepEqual((JSON.parse(events[0]!.payload) as { data: { duplicate: unknown } }).data.duplicate, { attempt_reference: abandoned.attempt_reference, amount_minor: totalOf('momo', 30_000), currency: 'GHS', refund_id: refunds[0]!.id });
+    assert.deepEqual((JSON.parse(events[0]!.payload) as { data: { duplicate: unknown } }).data.duplicate, {
+      attempt_reference: abandoned.attempt_reference,
+      amount_minor: totalOf('momo', 30_000),
+      currency: 'GHS',
+      refund_id: refunds[0]!.id,
+    });
     assert.deepEqual(await checkInvariants(t.db, m.merchant_id), []);
   });
 
-  it('a late success on an abandoned attempt when nothing else paid is the session\'s payment (no refund)', async () => {
+  it("a late success on an abandoned attempt when nothing else paid is the session's payment (no refund)", async () => {
     const m = await t.merchant();
     const session = await createSession(t, m, { amount_minor: 25_000 });
     const a = await startAttempt(t, session.id, momoBody(25_000));
@@ -161,12 +192,21 @@ describe(`a payer changes course (${storageKind})`, () => {
     const session = await createSession(t, m, { amount_minor: 10_000 });
     const a = await startAttempt(t, session.id, momoBody(10_000));
     assert.equal(a.instructions.resend_supported, true);
-    assert.equal(a.instructions.approval_help, 'Dial *170#, choose My Wallet, then My Approvals, and approve the payment.');
-    const status = (await call(t, 'GET', `/api/v1/checkout/sessions/${session.id}/provider-attempts/${a.attempt_reference}`)).json();
+    assert.equal(
+      a.instructions.approval_help,
+      'Dial *170#, choose My Wallet, then My Approvals, and approve the payment.',
+    );
+    const status = (
+      await call(t, 'GET', `/api/v1/checkout/sessions/${session.id}/provider-attempts/${a.attempt_reference}`)
+    ).json();
     assert.equal(status.resend_supported, true);
     assert.equal(status.resends_left, 3);
     assert.equal(typeof status.created_at, 'string');
-    const resent = await call(t, 'POST', `/api/v1/checkout/sessions/${session.id}/provider-attempts/${a.attempt_reference}/resend`);
+    const resent = await call(
+      t,
+      'POST',
+      `/api/v1/checkout/sessions/${session.id}/provider-attempts/${a.attempt_reference}/resend`,
+    );
     assert.equal(resent.statusCode, 200, resent.body);
     assert.equal(resent.json().resends_left, 2);
   });
@@ -186,12 +226,19 @@ describe(`a payer changes course (${storageKind})`, () => {
       const m = await t.merchant();
       const session = await createSession(t, m, { amount_minor: 10_000 });
       const a = await startAttempt(t, session.id, momoBody(10_000));
-      const [cancelled, paid] = await Promise.all([cancel(session.id, a.attempt_reference), simulate(t, m, a.attempt_reference, 'paid').catch(() => null)]);
+      const [cancelled, paid] = await Promise.all([
+        cancel(session.id, a.attempt_reference),
+        simulate(t, m, a.attempt_reference, 'paid').catch(() => null),
+      ]);
       assert.equal(cancelled.statusCode, 200, cancelled.body);
       // Whichever came first, the payment that the provider took is credited once.
       assert.ok(paid === null || paid.status === 'paid');
       const b = await postAttempt(t, session.id, momoBody(10_000, '0245556667'));
-      if (b.statusCode === 201) await Promise.all([simulate(t, m, b.json().attempt_reference, 'paid'), simulate(t, m, a.attempt_reference, 'paid').catch(() => null)]);
+      if (b.statusCode === 201)
+        await Promise.all([
+          simulate(t, m, b.json().attempt_reference, 'paid'),
+          simulate(t, m, a.attempt_reference, 'paid').catch(() => null),
+        ]);
       assert.ok((await paidAttempts(session.id)) >= 1);
       const refunded = (await refundsOf(session.id)).reduce((sum, r) => sum + r.amount_minor, 0);
       // What the merchant keeps is exactly one payment.

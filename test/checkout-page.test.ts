@@ -15,7 +15,8 @@ describe(`hosted payment page, server side (${storageKind})`, () => {
   });
   after(() => t.close());
 
-  const page = (path: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url: path, headers });
+  const page = (path: string, headers: Record<string, string> = {}) =>
+    t.app.inject({ method: 'GET', url: path, headers });
   const testOutcome = (sessionId: string, body: Record<string, string>, format: 'json' | 'form' = 'json') =>
     t.app.inject({
       method: 'POST',
@@ -67,15 +68,22 @@ describe(`hosted payment page, server side (${storageKind})`, () => {
 
   it('shows the merchant, amount, description and rails, and escapes what the merchant wrote', async () => {
     const m = await t.merchant();
-    const session = await createSession(t, m, { amount_minor: 123_456_78, description: '<script>alert(1)</script> & "fees"' });
+    const session = await createSession(t, m, {
+      amount_minor: 123_456_78,
+      description: '<script>alert(1)</script> & "fees"',
+    });
     const res = await page(`/pay/${session.id}`);
     assert.match(res.body, /<html lang="en">/);
     assert.match(res.body, /GHS 123,456\.78/);
     assert.match(res.body, /&lt;script&gt;alert\(1\)&lt;\/script&gt; &amp; &quot;fees&quot;/);
     assert.doesNotMatch(res.body, /<script>alert/);
     assert.match(res.body, /Test mode — no real money moves/);
-    for (const rail of ['momo', 'card', 'bank_transfer', 'cash']) assert.match(res.body, new RegExp(`name="rail" value="${rail}"`));
-    assert.ok(res.body.includes('data-total="12530863"'), 'momo total: the base plus 1.5%, half up (185,185.17 -> 185,185 pesewas)');
+    for (const rail of ['momo', 'card', 'bank_transfer', 'cash'])
+      assert.match(res.body, new RegExp(`name="rail" value="${rail}"`));
+    assert.ok(
+      res.body.includes('data-total="12530863"'),
+      'momo total: the base plus 1.5%, half up (185,185.17 -> 185,185 pesewas)',
+    );
     assert.equal(screenOf(res.body), 'choose');
   });
 
@@ -85,7 +93,10 @@ describe(`hosted payment page, server side (${storageKind})`, () => {
     const res = await page(`/pay/${session.id}`);
     assert.equal(res.statusCode, 200);
     assert.doesNotMatch(res.body, /Test mode/);
-    assert.deepEqual([...res.body.matchAll(/name="rail" value="(\w+)"/g)].map((x) => x[1]), ['cash']);
+    assert.deepEqual(
+      [...res.body.matchAll(/name="rail" value="(\w+)"/g)].map((x) => x[1]),
+      ['cash'],
+    );
   });
 
   it('renders the screen of each state: code, waiting, review, success (with the return link), open after a failure, failed', async () => {
@@ -95,26 +106,47 @@ describe(`hosted payment page, server side (${storageKind})`, () => {
     let res = await page(`/pay/${session.id}`);
     assert.equal(screenOf(res.body), 'code');
     assert.match(res.body, new RegExp(`data-attempt="${attempt.attempt_reference}"`));
-    const authorized = await call(t, 'POST', `/api/v1/checkout/sessions/${session.id}/provider-attempts/${attempt.attempt_reference}/authorize`, { body: { code: '123456' } });
+    const authorized = await call(
+      t,
+      'POST',
+      `/api/v1/checkout/sessions/${session.id}/provider-attempts/${attempt.attempt_reference}/authorize`,
+      { body: { code: '123456' } },
+    );
     assert.equal(authorized.statusCode, 200, authorized.body);
     assert.equal(screenOf((await page(`/pay/${session.id}`)).body), 'waiting');
 
-    assert.equal((await testOutcome(session.id, { attempt_reference: attempt.attempt_reference, outcome: 'manual_review' })).statusCode, 200);
+    assert.equal(
+      (await testOutcome(session.id, { attempt_reference: attempt.attempt_reference, outcome: 'manual_review' }))
+        .statusCode,
+      200,
+    );
     res = await page(`/pay/${session.id}`);
     assert.equal(screenOf(res.body), 'review');
-    assert.deepEqual([...res.body.matchAll(/name="outcome" value="(\w+)"/g)].map((x) => x[1]), ['paid', 'failed']);
+    assert.deepEqual(
+      [...res.body.matchAll(/name="outcome" value="(\w+)"/g)].map((x) => x[1]),
+      ['paid', 'failed'],
+    );
 
-    assert.equal((await testOutcome(session.id, { attempt_reference: attempt.attempt_reference, outcome: 'paid' })).statusCode, 200);
+    assert.equal(
+      (await testOutcome(session.id, { attempt_reference: attempt.attempt_reference, outcome: 'paid' })).statusCode,
+      200,
+    );
     res = await page(`/pay/${session.id}`);
     assert.equal(screenOf(res.body), 'success');
-    assert.match(res.body, new RegExp(`href="https://shop.example.com/back\\?order=7&amp;session_id=${session.id}&amp;status=success"`));
+    assert.match(
+      res.body,
+      new RegExp(`href="https://shop.example.com/back\\?order=7&amp;session_id=${session.id}&amp;status=success"`),
+    );
     assert.doesNotMatch(res.body, /name="outcome"/);
 
     // Five failed attempts end the session: the failed screen, no form.
     const other = await createSession(t, m);
     for (let i = 0; i < 5; i++) {
       const a = await startAttempt(t, other.id, { rail: 'card', amount_minor: 50000 });
-      assert.equal((await testOutcome(other.id, { attempt_reference: a.attempt_reference, outcome: 'failed' })).statusCode, 200);
+      assert.equal(
+        (await testOutcome(other.id, { attempt_reference: a.attempt_reference, outcome: 'failed' })).statusCode,
+        200,
+      );
       if (i === 0) {
         const open = await page(`/pay/${other.id}`);
         assert.equal(screenOf(open.body), 'choose');
@@ -132,7 +164,9 @@ describe(`hosted payment page, server side (${storageKind})`, () => {
     const none = await page(`/pay/${session.id}/slip`);
     assert.equal(none.statusCode, 303);
     assert.equal(none.headers.location, `/pay/${session.id}`);
-    const slip = await call(t, 'POST', '/api/v1/checkout/cash-slips', { body: { session_id: session.id, amount_minor: 50200 } });
+    const slip = await call(t, 'POST', '/api/v1/checkout/cash-slips', {
+      body: { session_id: session.id, amount_minor: 50200 },
+    });
     assert.equal(slip.statusCode, 201, slip.body);
     const res = await page(`/pay/${session.id}/slip`);
     assert.equal(res.statusCode, 200);
@@ -146,35 +180,78 @@ describe(`hosted payment page, server side (${storageKind})`, () => {
     const m = await t.merchant();
     const session = await createSession(t, m);
     const attempt = await startAttempt(t, session.id, { rail: 'card', amount_minor: 50000 });
-    const form = await testOutcome(session.id, { attempt_reference: attempt.attempt_reference, outcome: 'pending' }, 'form');
+    const form = await testOutcome(
+      session.id,
+      { attempt_reference: attempt.attempt_reference, outcome: 'pending' },
+      'form',
+    );
     assert.equal(form.statusCode, 303);
     assert.equal(form.headers.location, `/pay/${session.id}`);
     const json = await testOutcome(session.id, { attempt_reference: attempt.attempt_reference, outcome: 'failed' });
     assert.equal(json.statusCode, 200, json.body);
     assert.equal(json.json().status, 'failed');
     assert.equal(json.json().session_status, 'open');
-    const row = (await t.db.query<{ raw_status: string }>('SELECT raw_status FROM payment_attempts WHERE id = $1', [attempt.attempt_reference]))[0]!;
+    const row = (
+      await t.db.query<{ raw_status: string }>('SELECT raw_status FROM payment_attempts WHERE id = $1', [
+        attempt.attempt_reference,
+      ])
+    )[0]!;
     assert.equal(row.raw_status, 'FAILED:simulated');
     // A final attempt cannot be moved again: the API's 409, in its envelope.
-    assertErrorEnvelope(await testOutcome(session.id, { attempt_reference: attempt.attempt_reference, outcome: 'paid' }), 409, 'ATTEMPT_FINAL');
-    assertErrorEnvelope(await testOutcome(session.id, { attempt_reference: attempt.attempt_reference, outcome: 'bogus' }), 400, 'INVALID_ARGUMENT');
+    assertErrorEnvelope(
+      await testOutcome(session.id, { attempt_reference: attempt.attempt_reference, outcome: 'paid' }),
+      409,
+      'ATTEMPT_FINAL',
+    );
+    assertErrorEnvelope(
+      await testOutcome(session.id, { attempt_reference: attempt.attempt_reference, outcome: 'bogus' }),
+      400,
+      'INVALID_ARGUMENT',
+    );
   });
 
   it("test-outcome refuses Live sessions (403), another session's attempt (404) and unknown sessions (404)", async () => {
     const m = await t.merchant();
     const live = await createSession(t, m, {}, { live: true });
-    const slip = await call(t, 'POST', '/api/v1/checkout/cash-slips', { body: { session_id: live.id, amount_minor: 50200 } });
+    const slip = await call(t, 'POST', '/api/v1/checkout/cash-slips', {
+      body: { session_id: live.id, amount_minor: 50200 },
+    });
     assert.equal(slip.statusCode, 201, slip.body);
-    const liveAttempt = (await t.db.query<{ id: string }>('SELECT id FROM payment_attempts WHERE session_id = $1', [live.id]))[0]!.id;
-    assertErrorEnvelope(await testOutcome(live.id, { attempt_reference: liveAttempt, outcome: 'paid' }), 403, 'FORBIDDEN');
-    assert.equal((await t.db.query<{ status: string }>('SELECT status FROM payment_attempts WHERE id = $1', [liveAttempt]))[0]!.status, 'pending');
+    const liveAttempt = (
+      await t.db.query<{ id: string }>('SELECT id FROM payment_attempts WHERE session_id = $1', [live.id])
+    )[0]!.id;
+    assertErrorEnvelope(
+      await testOutcome(live.id, { attempt_reference: liveAttempt, outcome: 'paid' }),
+      403,
+      'FORBIDDEN',
+    );
+    assert.equal(
+      (await t.db.query<{ status: string }>('SELECT status FROM payment_attempts WHERE id = $1', [liveAttempt]))[0]!
+        .status,
+      'pending',
+    );
 
     const mine = await createSession(t, m);
     const theirs = await createSession(t, await t.merchant());
     const theirAttempt = await startAttempt(t, theirs.id, { rail: 'card', amount_minor: 50000 });
-    assertErrorEnvelope(await testOutcome(mine.id, { attempt_reference: theirAttempt.attempt_reference, outcome: 'paid' }), 404, 'NOT_FOUND');
-    assertErrorEnvelope(await testOutcome('cs_unknown', { attempt_reference: theirAttempt.attempt_reference, outcome: 'paid' }), 404, 'NOT_FOUND');
-    assert.equal((await t.db.query<{ status: string }>('SELECT status FROM payment_attempts WHERE id = $1', [theirAttempt.attempt_reference]))[0]!.status, 'pending');
+    assertErrorEnvelope(
+      await testOutcome(mine.id, { attempt_reference: theirAttempt.attempt_reference, outcome: 'paid' }),
+      404,
+      'NOT_FOUND',
+    );
+    assertErrorEnvelope(
+      await testOutcome('cs_unknown', { attempt_reference: theirAttempt.attempt_reference, outcome: 'paid' }),
+      404,
+      'NOT_FOUND',
+    );
+    assert.equal(
+      (
+        await t.db.query<{ status: string }>('SELECT status FROM payment_attempts WHERE id = $1', [
+          theirAttempt.attempt_reference,
+        ])
+      )[0]!.status,
+      'pending',
+    );
     // A form post that fails is a page, not JSON.
     const formLive = await testOutcome(live.id, { attempt_reference: liveAttempt, outcome: 'paid' }, 'form');
     assert.equal(formLive.statusCode, 403);
@@ -185,16 +262,37 @@ describe(`hosted payment page, server side (${storageKind})`, () => {
     const m = await t.merchant();
     const session = await createSession(t, m);
     const change = (sessionId: string, attempt: string) =>
-      t.app.inject({ method: 'POST', url: `/pay/${sessionId}/change`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ attempt_reference: attempt }).toString() });
-    for (const body of [momoBody(50000), momoBody(50000, TELECEL_PHONE, 'telecel'), { rail: 'card', amount_minor: 50000 }, { rail: 'bank_transfer', amount_minor: 50000 }]) {
+      t.app.inject({
+        method: 'POST',
+        url: `/pay/${sessionId}/change`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ attempt_reference: attempt }).toString(),
+      });
+    for (const body of [
+      momoBody(50000),
+      momoBody(50000, TELECEL_PHONE, 'telecel'),
+      { rail: 'card', amount_minor: 50000 },
+      { rail: 'bank_transfer', amount_minor: 50000 },
+    ]) {
       const attempt = await startAttempt(t, session.id, body);
       const res = await page(`/pay/${session.id}`);
-      assert.match(res.body, new RegExp(`<form method="post" action="/pay/${session.id}/change" class="actions" data-change>\\n<input type="hidden" name="attempt_reference" value="${attempt.attempt_reference}">`), String(body.rail));
+      assert.match(
+        res.body,
+        new RegExp(
+          `<form method="post" action="/pay/${session.id}/change" class="actions" data-change>\\n<input type="hidden" name="attempt_reference" value="${attempt.attempt_reference}">`,
+        ),
+        String(body.rail),
+      );
       assert.match(res.body, />Use another number or method</);
       const changed = await change(session.id, attempt.attempt_reference);
       assert.equal(changed.statusCode, 303, changed.body);
       assert.equal(changed.headers.location, `/pay/${session.id}`);
-      const row = (await t.db.query<{ status: string; failure_reason: string }>('SELECT status, failure_reason FROM payment_attempts WHERE id = $1', [attempt.attempt_reference]))[0]!;
+      const row = (
+        await t.db.query<{ status: string; failure_reason: string }>(
+          'SELECT status, failure_reason FROM payment_attempts WHERE id = $1',
+          [attempt.attempt_reference],
+        )
+      )[0]!;
       assert.deepEqual([row.status, row.failure_reason], ['cancelled', 'changed_course']);
       const after = await page(`/pay/${session.id}`);
       assert.equal(screenOf(after.body), 'choose');
@@ -208,27 +306,46 @@ describe(`hosted payment page, server side (${storageKind})`, () => {
     assert.equal(refused.statusCode, 404);
     assert.match(String(refused.headers['content-type']), /^text\/html/);
     assert.equal((await change(session.id, 'att_<script>')).statusCode, 404);
-    assert.equal((await t.db.query<{ status: string }>('SELECT status FROM payment_attempts WHERE id = $1', [theirs.attempt_reference]))[0]!.status, 'pending');
+    assert.equal(
+      (
+        await t.db.query<{ status: string }>('SELECT status FROM payment_attempts WHERE id = $1', [
+          theirs.attempt_reference,
+        ])
+      )[0]!.status,
+      'pending',
+    );
   });
 
-  it('honest waiting, as rendered: resend only where supported, the countdown and the way to approve from created_at, a decline\'s reason, the provider\'s reference and card on success', async () => {
+  it("honest waiting, as rendered: resend only where supported, the countdown and the way to approve from created_at, a decline's reason, the provider's reference and card on success", async () => {
     const m = await t.merchant();
     const session = await createSession(t, m);
     const attempt = await startAttempt(t, session.id, momoBody(50000));
-    const set = (sql: string, params: unknown[] = []) => t.db.query(`UPDATE payment_attempts SET ${sql} WHERE id = $1`, [attempt.attempt_reference, ...params]);
+    const set = (sql: string, params: unknown[] = []) =>
+      t.db.query(`UPDATE payment_attempts SET ${sql} WHERE id = $1`, [attempt.attempt_reference, ...params]);
     let body = (await page(`/pay/${session.id}`)).body;
     assert.match(body, /data-action="resend">Resend prompt</, 'the Test simulator can prompt again');
     assert.match(body, /You can resend it 3 more times\./);
     assert.doesNotMatch(body, /data-countdown/, 'no countdown where the provider gives no window');
-    assert.match(body, /<p class="prompt" data-help data-after="30" hidden>No prompt on your phone\? Dial \*170#/, "MTN's way to approve, hidden for the first 30 s");
+    assert.match(
+      body,
+      /<p class="prompt" data-help data-after="30" hidden>No prompt on your phone\? Dial \*170#/,
+      "MTN's way to approve, hidden for the first 30 s",
+    );
 
     // A provider that cannot prompt again (as MTN and Paystack), with MTN's window and help, 10 s in.
     const help = 'Dial *170#, choose My Wallet, then My Approvals, and approve the payment.';
-    await set("instructions = instructions || $2::jsonb, created_at = now() - interval '10 seconds'", [JSON.stringify({ resend_supported: false, approve_within_s: 300, approval_help: help })]);
+    await set("instructions = instructions || $2::jsonb, created_at = now() - interval '10 seconds'", [
+      JSON.stringify({ resend_supported: false, approve_within_s: 300, approval_help: help }),
+    ]);
     body = (await page(`/pay/${session.id}`)).body;
     assert.doesNotMatch(body, /resend/i);
     assert.match(body, /Approve within <b class="num" data-clock>4:(50|49)<\/b>/);
-    assert.match(body, new RegExp(`<p class="prompt" data-help data-after="30" hidden>No prompt on your phone\\? ${help.replace(/[*]/g, '\\*')}</p>`));
+    assert.match(
+      body,
+      new RegExp(
+        `<p class="prompt" data-help data-after="30" hidden>No prompt on your phone\\? ${help.replace(/[*]/g, '\\*')}</p>`,
+      ),
+    );
     assert.match(body, /data-elapsed="1[01]"/);
     await set("created_at = now() - interval '40 seconds'");
     body = (await page(`/pay/${session.id}`)).body;
@@ -239,16 +356,28 @@ describe(`hosted payment page, server side (${storageKind})`, () => {
     assert.match(body, /<span data-ended>The time to approve has run out\./);
 
     // Declined with a reason: the plain sentence on the choice.
-    assert.equal((await testOutcome(session.id, { attempt_reference: attempt.attempt_reference, outcome: 'failed' })).statusCode, 200);
+    assert.equal(
+      (await testOutcome(session.id, { attempt_reference: attempt.attempt_reference, outcome: 'failed' })).statusCode,
+      200,
+    );
     await set("failure_reason = 'wrong_pin'");
     body = (await page(`/pay/${session.id}`)).body;
-    assert.match(body, /<strong data-reason>The PIN entered was wrong\. Try again and enter your PIN carefully\.<\/strong>/);
+    assert.match(
+      body,
+      /<strong data-reason>The PIN entered was wrong\. Try again and enter your PIN carefully\.<\/strong>/,
+    );
     assert.match(body, /data-announce="Payment not completed\. The PIN entered was wrong\./);
 
     // Paid by card: the provider's transaction id and the card, never the att_ id.
     const card = await startAttempt(t, session.id, { rail: 'card', amount_minor: 50000 });
-    await t.db.query("UPDATE payment_attempts SET provider_transaction_id = '4099260516', card_brand = 'VISA', card_last4 = '4081' WHERE id = $1", [card.attempt_reference]);
-    assert.equal((await testOutcome(session.id, { attempt_reference: card.attempt_reference, outcome: 'paid' })).statusCode, 200);
+    await t.db.query(
+      "UPDATE payment_attempts SET provider_transaction_id = '4099260516', card_brand = 'VISA', card_last4 = '4081' WHERE id = $1",
+      [card.attempt_reference],
+    );
+    assert.equal(
+      (await testOutcome(session.id, { attempt_reference: card.attempt_reference, outcome: 'paid' })).statusCode,
+      200,
+    );
     body = (await page(`/pay/${session.id}`)).body;
     assert.match(body, /<dt>Paid with<\/dt><dd>Visa •••• 4081<\/dd>/);
     assert.match(body, /<dt>Payment reference<\/dt><dd class="ref">4099260516<\/dd>/);

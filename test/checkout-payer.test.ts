@@ -34,11 +34,14 @@ describe(`hosted checkout payer API (${storageKind})`, () => {
   });
   after(() => t.close());
 
-  const merchantName = async (m: CreatedMerchant) => (await t.db.query<{ name: string }>('SELECT name FROM merchants WHERE id = $1', [m.merchant_id]))[0]!.name;
-  const cashSlip = (sessionId: string, amount: number) => call(t, 'POST', '/api/v1/checkout/cash-slips', { body: { session_id: sessionId, amount_minor: amount } });
+  const merchantName = async (m: CreatedMerchant) =>
+    (await t.db.query<{ name: string }>('SELECT name FROM merchants WHERE id = $1', [m.merchant_id]))[0]!.name;
+  const cashSlip = (sessionId: string, amount: number) =>
+    call(t, 'POST', '/api/v1/checkout/cash-slips', { body: { session_id: sessionId, amount_minor: amount } });
   const authorize = (sessionId: string, ref: string, code: string) =>
     call(t, 'POST', `/api/v1/checkout/sessions/${sessionId}/provider-attempts/${ref}/authorize`, { body: { code } });
-  const resend = (sessionId: string, ref: string) => call(t, 'POST', `/api/v1/checkout/sessions/${sessionId}/provider-attempts/${ref}/resend`);
+  const resend = (sessionId: string, ref: string) =>
+    call(t, 'POST', `/api/v1/checkout/sessions/${sessionId}/provider-attempts/${ref}/resend`);
 
   /** A Test session of 50000 pesewas of a fresh merchant. */
   async function freshSession(body: Record<string, string | number> = {}) {
@@ -72,7 +75,23 @@ describe(`hosted checkout payer API (${storageKind})`, () => {
         body.branch_payment_methods.map((c: { value: string }) => c.value),
         ['cash'],
       );
-      const SEEDED = ['GCB', 'ECO', 'STB', 'ABS', 'SCB', 'FBL', 'CAL', 'ZEN', 'UBA', 'ACC', 'RBG', 'ADB', 'PBL', 'CBG', 'GTB'];
+      const SEEDED = [
+        'GCB',
+        'ECO',
+        'STB',
+        'ABS',
+        'SCB',
+        'FBL',
+        'CAL',
+        'ZEN',
+        'UBA',
+        'ACC',
+        'RBG',
+        'ADB',
+        'PBL',
+        'CBG',
+        'GTB',
+      ];
       // A fresh storage holds exactly the 15 seeded banks; a shared PostgreSQL may hold operator-added ones too.
       if (storageKind === 'embedded') assert.equal(body.banks.length, 15);
       const codes = new Set<string>();
@@ -97,7 +116,11 @@ describe(`hosted checkout payer API (${storageKind})`, () => {
         'SELECT b.id AS bank_id, br.id AS branch_id FROM banks b JOIN bank_branches br ON br.bank_id = b.id AND br.active WHERE b.active',
       );
       assert.equal(body.banks.length, new Set(expected.map((r) => r.bank_id)).size);
-      assert.deepEqual([...branchIds].sort(), expected.map((r) => r.branch_id).sort(), 'every active branch is listed once');
+      assert.deepEqual(
+        [...branchIds].sort(),
+        expected.map((r) => r.branch_id).sort(),
+        'every active branch is listed once',
+      );
     });
   });
 
@@ -121,7 +144,10 @@ describe(`hosted checkout payer API (${storageKind})`, () => {
       });
       assert.equal(ingest.statusCode, 200, ingest.body);
       // A line of another invoice must not show up.
-      await call(t, 'POST', '/api/v1/invoice-lines', { key: m.test_api_key, body: { invoice_ref: 'INV-PUB-2', lines: [{ code: 'TUITION', name: 'Other', amount_minor: 1 }] } });
+      await call(t, 'POST', '/api/v1/invoice-lines', {
+        key: m.test_api_key,
+        body: { invoice_ref: 'INV-PUB-2', lines: [{ code: 'TUITION', name: 'Other', amount_minor: 1 }] },
+      });
       const session = await createSession(t, m, {
         amount_minor: 50000,
         invoice_ref: 'INV-PUB-1',
@@ -145,12 +171,17 @@ describe(`hosted checkout payer API (${storageKind})`, () => {
       assert.match(view.expires_at, ISO_UTC);
       assert.equal(view.card_collection_mode, 'test_simulation');
       // Order within the invoice is not specified: compare by code.
-      const byCode = [...view.line_items].sort((a: { code: string }, b: { code: string }) => a.code.localeCompare(b.code));
+      const byCode = [...view.line_items].sort((a: { code: string }, b: { code: string }) =>
+        a.code.localeCompare(b.code),
+      );
       assert.deepEqual(byCode, [
         { code: 'LIBRARY', name: 'Library', amount_minor: 5000, currency: 'GHS' },
         { code: 'TUITION', name: 'Tuition, term 1', amount_minor: 45000, currency: 'GHS' },
       ]);
-      assert.equal(view.return_to_merchant_url, `https://shop.example.com/return?order=7&session_id=${session.id}&status=open`);
+      assert.equal(
+        view.return_to_merchant_url,
+        `https://shop.example.com/return?order=7&session_id=${session.id}&status=open`,
+      );
       // No customer email or metadata on the payer view.
       assert.equal(res.body.includes('kofi@example.com'), false);
     });
@@ -209,7 +240,13 @@ describe(`hosted checkout payer API (${storageKind})`, () => {
       const below = await createSession(t, m, { amount_minor: 99949 });
       assert.equal((await getQuote(t, atCap.id)).json().surcharges.bank_transfer.fee_minor, 1000);
       const q = (await getQuote(t, above.id)).json().surcharges.bank_transfer;
-      assert.deepEqual(q, { bearer: 'merchant', fee_minor: 1000, surcharge_minor: 0, total_minor: 250000, currency: 'GHS' });
+      assert.deepEqual(q, {
+        bearer: 'merchant',
+        fee_minor: 1000,
+        surcharge_minor: 0,
+        total_minor: 250000,
+        currency: 'GHS',
+      });
       // 999.49 rounds half up to 999
       assert.equal((await getQuote(t, below.id)).json().surcharges.bank_transfer.fee_minor, 999);
     });
@@ -260,7 +297,12 @@ describe(`hosted checkout payer API (${storageKind})`, () => {
   describe('attempts', () => {
     it('starts a momo attempt from a local number with spaces: 201 pending, the quoted total charged, a prompt naming only the last four digits', async () => {
       const { session } = await freshSession();
-      const res = await postAttempt(t, session.id, { rail: 'momo', amount_minor: 50750, operator: 'mtn', phone: '024 123 4567' });
+      const res = await postAttempt(t, session.id, {
+        rail: 'momo',
+        amount_minor: 50750,
+        operator: 'mtn',
+        phone: '024 123 4567',
+      });
       assert.equal(res.statusCode, 201, res.body);
       const a = res.json();
       assert.match(a.attempt_reference, /^att_/);
@@ -277,7 +319,8 @@ describe(`hosted checkout payer API (${storageKind})`, () => {
       assert.equal(a.instructions.currency, 'GHS');
       assert.equal(a.instructions.operator, 'mtn');
       assert.equal(a.instructions.phone_last4, '4567');
-      for (const form of ['241234567', '024 123 4567', '0241234567', '+233']) assert.equal(res.body.includes(form), false, `the response shows ${form}`);
+      for (const form of ['241234567', '024 123 4567', '0241234567', '+233'])
+        assert.equal(res.body.includes(form), false, `the response shows ${form}`);
       assert.equal((await sessionRow(t, session.id)).status, 'pending');
       const status = await getAttempt(t, session.id, a.attempt_reference);
       assert.equal(status.body.includes('241234567'), false);
@@ -285,11 +328,21 @@ describe(`hosted checkout payer API (${storageKind})`, () => {
 
     it('accepts the +233 form with hyphens and replays it as the same attempt when sent again in the local form', async () => {
       const { session } = await freshSession();
-      const first = await postAttempt(t, session.id, { rail: 'momo', amount_minor: 50750, operator: 'at', phone: '+233-26-123-4567' });
+      const first = await postAttempt(t, session.id, {
+        rail: 'momo',
+        amount_minor: 50750,
+        operator: 'at',
+        phone: '+233-26-123-4567',
+      });
       assert.equal(first.statusCode, 201, first.body);
       assert.equal(first.json().instructions.phone_last4, '4567');
       assert.equal(first.body.includes('261234567'), false);
-      const again = await postAttempt(t, session.id, { rail: 'momo', amount_minor: 50750, operator: 'at', phone: AT_PHONE });
+      const again = await postAttempt(t, session.id, {
+        rail: 'momo',
+        amount_minor: 50750,
+        operator: 'at',
+        phone: AT_PHONE,
+      });
       assert.equal(again.statusCode, 200, again.body);
       assert.equal(again.json().replayed, true);
       assert.equal(again.json().attempt_reference, first.json().attempt_reference);
@@ -310,14 +363,21 @@ describe(`hosted checkout payer API (${storageKind})`, () => {
       for (const [change, field] of cases) {
         const res = await postAttempt(t, session.id, { ...momoBody(50000), ...change });
         const error = assertErrorEnvelope(res, 400, 'INVALID_ARGUMENT');
-        assert.ok(error.fields?.some((f) => f.field === field), `${JSON.stringify(change)} should name ${field}: ${res.body}`);
+        assert.ok(
+          error.fields?.some((f) => f.field === field),
+          `${JSON.stringify(change)} should name ${field}: ${res.body}`,
+        );
       }
       const noNetwork = await postAttempt(t, session.id, { ...momoBody(50000), phone: '0311234567' });
       assert.match(noNetwork.json().error.message, /^phone must be a Ghana mobile number/);
       assert.equal(noNetwork.body.includes('311234567'), false, 'the error must not repeat the full number');
       const noPhone = await postAttempt(t, session.id, { rail: 'momo', amount_minor: 50750, operator: 'mtn' });
       assertErrorEnvelope(noPhone, 400, 'INVALID_ARGUMENT');
-      assertErrorEnvelope(await postAttempt(t, session.id, { rail: 'paypal', amount_minor: 50000 }), 400, 'INVALID_ARGUMENT');
+      assertErrorEnvelope(
+        await postAttempt(t, session.id, { rail: 'paypal', amount_minor: 50000 }),
+        400,
+        'INVALID_ARGUMENT',
+      );
       assert.equal((await attemptRows(t, session.id)).length, 0);
       assert.equal((await sessionRow(t, session.id)).status, 'open');
     });
@@ -325,10 +385,18 @@ describe(`hosted checkout payer API (${storageKind})`, () => {
     it('refuses an amount other than the quoted total with 409 PAYMENT_AMOUNT_MISMATCH and leaves the session open', async () => {
       const { session } = await freshSession();
       for (const amount of [50000, 50749, 50751]) {
-        assertErrorEnvelope(await postAttempt(t, session.id, { ...momoBody(50000), amount_minor: amount }), 409, 'PAYMENT_AMOUNT_MISMATCH');
+        assertErrorEnvelope(
+          await postAttempt(t, session.id, { ...momoBody(50000), amount_minor: amount }),
+          409,
+          'PAYMENT_AMOUNT_MISMATCH',
+        );
       }
       // card is merchant-borne: the payer pays the base, not base + fee
-      assertErrorEnvelope(await postAttempt(t, session.id, { rail: 'card', amount_minor: 51250 }), 409, 'PAYMENT_AMOUNT_MISMATCH');
+      assertErrorEnvelope(
+        await postAttempt(t, session.id, { rail: 'card', amount_minor: 51250 }),
+        409,
+        'PAYMENT_AMOUNT_MISMATCH',
+      );
       assert.equal((await attemptRows(t, session.id)).length, 0);
       assert.equal((await sessionRow(t, session.id)).status, 'open');
     });
@@ -343,9 +411,21 @@ describe(`hosted checkout payer API (${storageKind})`, () => {
       assert.equal(replay.attempt_reference, first.attempt_reference);
       assert.equal(replay.provider_reference, first.provider_reference);
       assert.equal(replay.amount_charged_minor, first.amount_charged_minor);
-      assertErrorEnvelope(await postAttempt(t, session.id, momoBody(50000, '0541234567')), 409, 'PAYMENT_ATTEMPT_PENDING'); // another MTN wallet
-      assertErrorEnvelope(await postAttempt(t, session.id, { rail: 'card', amount_minor: 50000 }), 409, 'PAYMENT_ATTEMPT_PENDING');
-      assertErrorEnvelope(await postAttempt(t, session.id, { rail: 'bank_transfer', amount_minor: 50000 }), 409, 'PAYMENT_ATTEMPT_PENDING');
+      assertErrorEnvelope(
+        await postAttempt(t, session.id, momoBody(50000, '0541234567')),
+        409,
+        'PAYMENT_ATTEMPT_PENDING',
+      ); // another MTN wallet
+      assertErrorEnvelope(
+        await postAttempt(t, session.id, { rail: 'card', amount_minor: 50000 }),
+        409,
+        'PAYMENT_ATTEMPT_PENDING',
+      );
+      assertErrorEnvelope(
+        await postAttempt(t, session.id, { rail: 'bank_transfer', amount_minor: 50000 }),
+        409,
+        'PAYMENT_ATTEMPT_PENDING',
+      );
       assert.equal((await attemptRows(t, session.id)).length, 1);
     });
 
@@ -366,12 +446,19 @@ describe(`hosted checkout payer API (${storageKind})`, () => {
       assert.equal(a.instructions.mode, 'test_simulation');
       assert.equal(a.instructions.rail, 'card');
       const row = (await attemptRows(t, session.id))[0]!;
-      assert.deepEqual({ fee: row.fee_minor, bearer: row.bearer, base: row.base_minor }, { fee: 1250, bearer: 'merchant', base: 50000 });
+      assert.deepEqual(
+        { fee: row.fee_minor, bearer: row.bearer, base: row.base_minor },
+        { fee: 1250, bearer: 'merchant', base: 50000 },
+      );
     });
 
     it('starts a bank transfer attempt whose instructions carry the reference to quote', async () => {
       const { session } = await freshSession();
-      const a = await startAttempt(t, session.id, { rail: 'bank_transfer', amount_minor: 50000, account_name: 'Ama Mensah' });
+      const a = await startAttempt(t, session.id, {
+        rail: 'bank_transfer',
+        amount_minor: 50000,
+        account_name: 'Ama Mensah',
+      });
       assert.equal(a.instructions.mode, 'bank_transfer');
       assert.equal(a.instructions.rail, 'bank_transfer');
       assert.equal(a.instructions.amount_minor, 50000);
@@ -404,12 +491,27 @@ describe(`hosted checkout payer API (${storageKind})`, () => {
       assert.equal(refreshed.json().refreshed, true);
       assert.equal(refreshed.json().status, 'pending'); // the Test simulator has no news of its own
       assert.equal(refreshed.json().finalized, false);
-      const viaTrue = await call(t, 'GET', `/api/v1/checkout/sessions/${session.id}/provider-attempts/${a.attempt_reference}`, { query: { refresh: 'true' } });
+      const viaTrue = await call(
+        t,
+        'GET',
+        `/api/v1/checkout/sessions/${session.id}/provider-attempts/${a.attempt_reference}`,
+        { query: { refresh: 'true' } },
+      );
       assert.equal(viaTrue.json().refreshed, true);
-      const viaZero = await call(t, 'GET', `/api/v1/checkout/sessions/${session.id}/provider-attempts/${a.attempt_reference}`, { query: { refresh: '0' } });
+      const viaZero = await call(
+        t,
+        'GET',
+        `/api/v1/checkout/sessions/${session.id}/provider-attempts/${a.attempt_reference}`,
+        { query: { refresh: '0' } },
+      );
       assert.equal(viaZero.statusCode, 200, viaZero.body);
       assert.equal(viaZero.json().refreshed, false);
-      const bad = await call(t, 'GET', `/api/v1/checkout/sessions/${session.id}/provider-attempts/${a.attempt_reference}`, { query: { refresh: 'maybe' } });
+      const bad = await call(
+        t,
+        'GET',
+        `/api/v1/checkout/sessions/${session.id}/provider-attempts/${a.attempt_reference}`,
+        { query: { refresh: 'maybe' } },
+      );
       assertErrorEnvelope(bad, 400, 'INVALID_ARGUMENT');
     });
 
@@ -423,7 +525,11 @@ describe(`hosted checkout payer API (${storageKind})`, () => {
 
     it('refuses a new attempt on a session that has succeeded with 409 SESSION_NOT_PAYABLE', async () => {
       const { session } = await paidSession();
-      assertErrorEnvelope(await postAttempt(t, session.id, { rail: 'card', amount_minor: 50000 }), 409, 'SESSION_NOT_PAYABLE');
+      assertErrorEnvelope(
+        await postAttempt(t, session.id, { rail: 'card', amount_minor: 50000 }),
+        409,
+        'SESSION_NOT_PAYABLE',
+      );
     });
 
     it('refuses a new attempt on a session past its expiry with 409 SESSION_NOT_PAYABLE', async () => {
@@ -487,7 +593,12 @@ describe(`hosted checkout payer API (${storageKind})`, () => {
   describe('cash slips', () => {
     it('creates a slip for the cash total (201) and returns the same slip on a repeat (200, replayed true)', async () => {
       const m = await t.merchant();
-      const session = await createSession(t, m, { amount_minor: 50000, invoice_ref: 'INV-CASH-1', description: 'Fees', customer: { name: 'Yaw' } });
+      const session = await createSession(t, m, {
+        amount_minor: 50000,
+        invoice_ref: 'INV-CASH-1',
+        description: 'Fees',
+        customer: { name: 'Yaw' },
+      });
       const res = await cashSlip(session.id, 50200);
       assert.equal(res.statusCode, 201, res.body);
       const slip = res.json();
@@ -532,16 +643,30 @@ describe(`hosted checkout payer API (${storageKind})`, () => {
       const slip = (await cashSlip(session.id, 50200)).json();
       await backdate(t, session.id); // time passes: the session and its slip are past their expiry
       assertErrorEnvelope(await cashSlip(session.id, 50200), 409, 'SESSION_NOT_PAYABLE');
-      assertErrorEnvelope(await postAttempt(t, session.id, { rail: 'cash', amount_minor: 50200 }), 409, 'SESSION_NOT_PAYABLE');
-      const slips = await t.db.query<{ slip_token: string }>('SELECT slip_token FROM cash_slips WHERE session_id = $1', [session.id]);
-      assert.deepEqual(slips.map((r) => r.slip_token), [slip.slip_token]);
+      assertErrorEnvelope(
+        await postAttempt(t, session.id, { rail: 'cash', amount_minor: 50200 }),
+        409,
+        'SESSION_NOT_PAYABLE',
+      );
+      const slips = await t.db.query<{ slip_token: string }>(
+        'SELECT slip_token FROM cash_slips WHERE session_id = $1',
+        [session.id],
+      );
+      assert.deepEqual(
+        slips.map((r) => r.slip_token),
+        [slip.slip_token],
+      );
       assert.equal((await attemptRows(t, session.id)).length, 1);
     });
 
     it('refuses a malformed slip request with 400', async () => {
       const { session } = await freshSession();
       assertErrorEnvelope(await cashSlip(session.id, 0), 400, 'INVALID_ARGUMENT');
-      assertErrorEnvelope(await call(t, 'POST', '/api/v1/checkout/cash-slips', { body: { amount_minor: 50200 } }), 400, 'INVALID_ARGUMENT');
+      assertErrorEnvelope(
+        await call(t, 'POST', '/api/v1/checkout/cash-slips', { body: { amount_minor: 50200 } }),
+        400,
+        'INVALID_ARGUMENT',
+      );
       assertErrorEnvelope(await cashSlip('x'.repeat(81), 50200), 400, 'INVALID_ARGUMENT');
     });
 
@@ -554,7 +679,9 @@ describe(`hosted checkout payer API (${storageKind})`, () => {
       const cash = attempts.find((a) => a.rail === 'cash')!;
       assert.equal(cash.status, 'cancelled');
       assert.equal(attempts.find((a) => a.id === momo.attempt_reference)!.status, 'pending');
-      const stored = await t.db.query<{ status: string }>('SELECT status FROM cash_slips WHERE slip_token = $1', [slip.slip_token]);
+      const stored = await t.db.query<{ status: string }>('SELECT status FROM cash_slips WHERE slip_token = $1', [
+        slip.slip_token,
+      ]);
       assert.equal(stored[0]!.status, 'cancelled');
       assert.equal((await sessionRow(t, session.id)).status, 'pending');
       // The slip is not replayed any more: a new cash request must wait for the momo attempt.
@@ -585,7 +712,11 @@ describe(`hosted checkout payer API (${storageKind})`, () => {
       assert.deepEqual(Object.keys(quote.surcharges), ['cash']);
       // A rail the session does not offer is the caller's choice to change (409), not an outage (503 PROVIDER_RAIL_UNAVAILABLE).
       assertErrorEnvelope(await postAttempt(t, session.id, momoBody(50000)), 409, 'RAIL_NOT_OFFERED');
-      assertErrorEnvelope(await postAttempt(t, session.id, { rail: 'card', amount_minor: 50000 }), 409, 'RAIL_NOT_OFFERED');
+      assertErrorEnvelope(
+        await postAttempt(t, session.id, { rail: 'card', amount_minor: 50000 }),
+        409,
+        'RAIL_NOT_OFFERED',
+      );
       assert.equal((await attemptRows(t, session.id)).length, 0);
       assert.equal((await sessionRow(t, session.id)).status, 'open');
       // cash still works in Live

@@ -7,7 +7,16 @@ import type { CreatedMerchant } from '../src/accounts/service.ts';
 import { expireDueSessions } from '../src/checkout/expiry.ts';
 import { balance, checkInvariants } from '../src/ledger/service.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
-import { attemptRows, backdate, createSession, journalKinds, momoBody, runExpiry, sessionRow, startAttempt } from './checkout-support.ts';
+import {
+  attemptRows,
+  backdate,
+  createSession,
+  journalKinds,
+  momoBody,
+  runExpiry,
+  sessionRow,
+  startAttempt,
+} from './checkout-support.ts';
 
 const N = 20;
 
@@ -21,18 +30,30 @@ describe(`checkout races (${storageKind})`, () => {
   after(() => t.close());
 
   async function post(path: string, body: unknown, headers: Record<string, string> = {}) {
-    const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    const res = await fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, body: (await res.json()) as Record<string, any> };
   }
   const simulatePaid = (m: CreatedMerchant, ref: string, outcome = 'paid') =>
     post(`/api/v1/test/payment-attempts/${ref}/simulate`, { outcome }, { authorization: `Bearer ${m.test_api_key}` });
   const attemptCount = async (sessionId: string) =>
-    (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM payment_attempts WHERE session_id = $1', [sessionId]))[0]!.n;
+    (
+      await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM payment_attempts WHERE session_id = $1', [
+        sessionId,
+      ])
+    )[0]!.n;
 
   it(`${N} concurrent identical attempt POSTs create exactly one attempt: one 201, the rest 200 replayed, all with the same reference`, async () => {
     const m = await t.merchant();
     const session = await createSession(t, m, { amount_minor: 50000 });
-    const results = await Promise.all(Array.from({ length: N }, () => post(`/api/v1/checkout/sessions/${session.id}/provider-attempts`, momoBody(50000))));
+    const results = await Promise.all(
+      Array.from({ length: N }, () =>
+        post(`/api/v1/checkout/sessions/${session.id}/provider-attempts`, momoBody(50000)),
+      ),
+    );
     for (const r of results) assert.ok(r.status === 201 || r.status === 200, `${r.status} ${JSON.stringify(r.body)}`);
     assert.equal(results.filter((r) => r.status === 201).length, 1);
     for (const r of results) assert.equal(r.body.replayed, r.status === 200);
@@ -48,7 +69,9 @@ describe(`checkout races (${storageKind})`, () => {
     const session = await createSession(t, m, { amount_minor: 50000 });
     // Twenty different MTN wallets: 024 000 0000 ... 024 000 0019.
     const bodies = Array.from({ length: N }, (_, i) => momoBody(50000, `024${String(i).padStart(7, '0')}`));
-    const results = await Promise.all(bodies.map((body) => post(`/api/v1/checkout/sessions/${session.id}/provider-attempts`, body)));
+    const results = await Promise.all(
+      bodies.map((body) => post(`/api/v1/checkout/sessions/${session.id}/provider-attempts`, body)),
+    );
     const created = results.filter((r) => r.status === 201);
     assert.equal(created.length, 1, JSON.stringify(results.map((r) => r.status)));
     for (const r of results.filter((r) => r.status !== 201)) {
@@ -62,7 +85,11 @@ describe(`checkout races (${storageKind})`, () => {
   it(`${N} concurrent cash-slip requests for one session make one slip: one 201 and the rest replay its token`, async () => {
     const m = await t.merchant();
     const session = await createSession(t, m, { amount_minor: 50000 });
-    const results = await Promise.all(Array.from({ length: N }, () => post('/api/v1/checkout/cash-slips', { session_id: session.id, amount_minor: 50200 })));
+    const results = await Promise.all(
+      Array.from({ length: N }, () =>
+        post('/api/v1/checkout/cash-slips', { session_id: session.id, amount_minor: 50200 }),
+      ),
+    );
     assert.equal(results.filter((r) => r.status === 201).length, 1, JSON.stringify(results.map((r) => r.status)));
     for (const r of results) assert.ok(r.status === 201 || r.status === 200, JSON.stringify(r.body));
     assert.equal(new Set(results.map((r) => r.body.slip_token)).size, 1);
@@ -82,7 +109,10 @@ describe(`checkout races (${storageKind})`, () => {
     }
     assert.deepEqual(await journalKinds(t, a.attempt_reference), ['payment_credit']);
     assert.equal((await balance(t.db, m.merchant_id, 'test')).available_minor, 50000);
-    const completed = await t.db.query(`SELECT 1 FROM events WHERE object_id = $1 AND type = 'checkout.session.completed'`, [session.id]);
+    const completed = await t.db.query(
+      `SELECT 1 FROM events WHERE object_id = $1 AND type = 'checkout.session.completed'`,
+      [session.id],
+    );
     assert.equal(completed.length, 1);
     assert.deepEqual(await checkInvariants(t.db, m.merchant_id), []);
   });
@@ -92,7 +122,10 @@ describe(`checkout races (${storageKind})`, () => {
       const m = await t.merchant();
       const session = await createSession(t, m, { amount_minor: 50000 });
       const a = await startAttempt(t, session.id, momoBody(50000));
-      const [paid, failed] = await Promise.all([simulatePaid(m, a.attempt_reference, 'paid'), simulatePaid(m, a.attempt_reference, 'failed')]);
+      const [paid, failed] = await Promise.all([
+        simulatePaid(m, a.attempt_reference, 'paid'),
+        simulatePaid(m, a.attempt_reference, 'failed'),
+      ]);
       const winners = [paid, failed].filter((r) => r.status === 200);
       assert.equal(winners.length, 1, `round ${round}: ${paid.status} ${failed.status}`);
       const loser = paid.status === 200 ? failed : paid;
@@ -135,7 +168,10 @@ describe(`checkout races (${storageKind})`, () => {
       assert.equal(rows[0]!.status, 'paid');
       assert.deepEqual(await journalKinds(t, a.attempt_reference), ['payment_credit'], `round ${round}`);
       assert.equal((await balance(t.db, m.merchant_id, 'test')).available_minor, 50000, `round ${round}`);
-      const completed = await t.db.query(`SELECT 1 FROM events WHERE object_id = $1 AND type = 'checkout.session.completed'`, [session.id]);
+      const completed = await t.db.query(
+        `SELECT 1 FROM events WHERE object_id = $1 AND type = 'checkout.session.completed'`,
+        [session.id],
+      );
       assert.equal(completed.length, 1);
       assert.deepEqual(await checkInvariants(t.db, m.merchant_id), []);
     }

@@ -33,7 +33,8 @@ describe(`test payment simulation (${storageKind})`, () => {
   after(() => t.close());
 
   const available = async (m: CreatedMerchant) => (await balance(t.db, m.merchant_id, 'test')).available_minor;
-  const merchantView = async (m: CreatedMerchant, id: string) => (await call(t, 'GET', `/api/v1/sessions/${id}`, { key: m.test_api_key })).json();
+  const merchantView = async (m: CreatedMerchant, id: string) =>
+    (await call(t, 'GET', `/api/v1/sessions/${id}`, { key: m.test_api_key })).json();
 
   /** A fresh merchant, a 50000 session and a pending momo attempt (charged 50750). */
   async function pendingMomo() {
@@ -69,12 +70,12 @@ describe(`test payment simulation (${storageKind})`, () => {
       assert.ok(status.session_finalized_at);
       assert.equal(await available(m), 50000); // charged 50750 less the payer's 750 fee
       assert.equal((await merchantView(m, session.id)).status, 'success');
-      const completed = await t.db.query<{ payload: { type: string; data: { session: { id: string; status: string; amount_minor: number } } } }>(
-        `SELECT payload FROM events WHERE object_id = $1 AND type = 'checkout.session.completed'`,
-        [session.id],
-      );
+      const completed = await t.db.query<{
+        payload: { type: string; data: { session: { id: string; status: string; amount_minor: number } } };
+      }>(`SELECT payload FROM events WHERE object_id = $1 AND type = 'checkout.session.completed'`, [session.id]);
       assert.equal(completed.length, 1);
-      const payload = typeof completed[0]!.payload === 'string' ? JSON.parse(completed[0]!.payload) : completed[0]!.payload;
+      const payload =
+        typeof completed[0]!.payload === 'string' ? JSON.parse(completed[0]!.payload) : completed[0]!.payload;
       assert.equal(payload.type, 'checkout.session.completed');
       assert.equal(payload.data.session.id, session.id);
       assert.equal(payload.data.session.status, 'success');
@@ -103,12 +104,17 @@ describe(`test payment simulation (${storageKind})`, () => {
       const m = await t.merchant();
       await syncCodes(t, m.test_api_key, [{ code: 'TUITION', name: 'Tuition' }]);
       for (const ref of ['INV-REM-1', 'INV-REM-2']) {
-        const res = await call(t, 'POST', '/api/v1/invoice-lines', { key: m.test_api_key, body: { invoice_ref: ref, lines: [{ code: 'TUITION', name: 'Tuition', amount_minor: 50000 }] } });
+        const res = await call(t, 'POST', '/api/v1/invoice-lines', {
+          key: m.test_api_key,
+          body: { invoice_ref: ref, lines: [{ code: 'TUITION', name: 'Tuition', amount_minor: 50000 }] },
+        });
         assert.equal(res.statusCode, 200, res.body);
       }
       const session = await createSession(t, m, { amount_minor: 50000, invoice_ref: 'INV-REM-1' });
       const a = await startAttempt(t, session.id, momoBody(50000));
-      const lines = async (ref: string) => (await call(t, 'GET', '/api/v1/invoice-lines', { key: m.test_api_key, query: { invoice_ref: ref } })).json().lines;
+      const lines = async (ref: string) =>
+        (await call(t, 'GET', '/api/v1/invoice-lines', { key: m.test_api_key, query: { invoice_ref: ref } })).json()
+          .lines;
       assert.equal((await lines('INV-REM-1'))[0].remitted, false);
       await simulate(t, m, a.attempt_reference, 'paid');
       assert.equal((await lines('INV-REM-1'))[0].remitted, true);
@@ -172,8 +178,17 @@ describe(`test payment simulation (${storageKind})`, () => {
         assert.equal(res.finalized, false);
         assert.equal((await sessionRow(t, session.id)).status, 'pending');
         assert.equal(await available(m), 0);
-        assert.deepEqual(await eventTypes(t, session.id).then((types) => types.filter((type) => type === 'checkout.session.completed')), []);
-        assertErrorEnvelope(await postAttempt(t, session.id, { rail: 'card', amount_minor: 50000 }), 409, 'SESSION_NOT_PAYABLE');
+        assert.deepEqual(
+          await eventTypes(t, session.id).then((types) =>
+            types.filter((type) => type === 'checkout.session.completed'),
+          ),
+          [],
+        );
+        assertErrorEnvelope(
+          await postAttempt(t, session.id, { rail: 'card', amount_minor: 50000 }),
+          409,
+          'SESSION_NOT_PAYABLE',
+        );
         // A held session is not expired by the worker even past its time.
         await backdate(t, session.id);
         await runExpiry(t);
@@ -217,7 +232,11 @@ describe(`test payment simulation (${storageKind})`, () => {
 
     it('refuses a missing or bad key with 401 UNAUTHORIZED', async () => {
       const { ref } = await pendingMomo();
-      assertErrorEnvelope(await call(t, 'POST', `/api/v1/test/payment-attempts/${ref}/simulate`, { body: { outcome: 'paid' } }), 401, 'UNAUTHORIZED');
+      assertErrorEnvelope(
+        await call(t, 'POST', `/api/v1/test/payment-attempts/${ref}/simulate`, { body: { outcome: 'paid' } }),
+        401,
+        'UNAUTHORIZED',
+      );
       assertErrorEnvelope(await simulateRaw(t, 'ak_test_nope', ref, 'paid'), 401, 'UNAUTHORIZED');
     });
 
@@ -245,7 +264,11 @@ describe(`test payment simulation (${storageKind})`, () => {
       assert.equal(second.headers['idempotent-replayed'], 'true');
       assert.equal(await available(m), 50000);
       assert.deepEqual(await journalKinds(t, ref), ['payment_credit']);
-      assertErrorEnvelope(await simulateRaw(t, m.test_api_key, ref, 'failed', 'sim-key-1'), 422, 'IDEMPOTENCY_KEY_REUSED');
+      assertErrorEnvelope(
+        await simulateRaw(t, m.test_api_key, ref, 'failed', 'sim-key-1'),
+        422,
+        'IDEMPOTENCY_KEY_REUSED',
+      );
     });
 
     it('repeating an outcome already applied without a key changes nothing and credits once', async () => {
@@ -292,7 +315,10 @@ describe(`test payment simulation (${storageKind})`, () => {
     it('a payment confirmed after the session expired still succeeds, is credited once and remits the invoice lines', async () => {
       const m = await t.merchant();
       await syncCodes(t, m.test_api_key, [{ code: 'FEES', name: 'Fees' }]);
-      await call(t, 'POST', '/api/v1/invoice-lines', { key: m.test_api_key, body: { invoice_ref: 'INV-LATE', lines: [{ code: 'FEES', name: 'Fees', amount_minor: 50000 }] } });
+      await call(t, 'POST', '/api/v1/invoice-lines', {
+        key: m.test_api_key,
+        body: { invoice_ref: 'INV-LATE', lines: [{ code: 'FEES', name: 'Fees', amount_minor: 50000 }] },
+      });
       const session = await createSession(t, m, { amount_minor: 50000, invoice_ref: 'INV-LATE' });
       const a = await startAttempt(t, session.id, momoBody(50000));
       await backdate(t, session.id);
@@ -312,7 +338,9 @@ describe(`test payment simulation (${storageKind})`, () => {
       await runExpiry(t);
       assert.equal(await available(m), 50000);
       assert.deepEqual(await journalKinds(t, a.attempt_reference), ['payment_credit']);
-      const lines = (await call(t, 'GET', '/api/v1/invoice-lines', { key: m.test_api_key, query: { invoice_ref: 'INV-LATE' } })).json().lines;
+      const lines = (
+        await call(t, 'GET', '/api/v1/invoice-lines', { key: m.test_api_key, query: { invoice_ref: 'INV-LATE' } })
+      ).json().lines;
       assert.equal(lines[0].remitted, true);
       assert.deepEqual(await checkInvariants(t.db, m.merchant_id), []);
     });

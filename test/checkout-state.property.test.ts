@@ -27,7 +27,18 @@ import { SikaError } from '../src/lib/errors.ts';
 import { balance, checkInvariants } from '../src/ledger/service.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 import { call, type Json } from './http.ts';
-import { OUTCOMES, backdate, createSession, creditOf, feeOf, runExpiry, simulateRaw, totalOf, type Outcome, type RailName } from './checkout-support.ts';
+import {
+  OUTCOMES,
+  backdate,
+  createSession,
+  creditOf,
+  feeOf,
+  runExpiry,
+  simulateRaw,
+  totalOf,
+  type Outcome,
+  type RailName,
+} from './checkout-support.ts';
 
 describe('checkout transition tables', () => {
   // DESIGN §3, written out independently of model.ts.
@@ -51,12 +62,14 @@ describe('checkout transition tables', () => {
 
   it('the session table is the lifecycle of DESIGN §3: success is final, only late success leaves failed or expired', () => {
     assert.deepEqual(Object.keys(SESSION_TRANSITIONS).sort(), [...SESSION_STATUSES].sort());
-    for (const from of SESSION_STATUSES) assert.deepEqual([...SESSION_TRANSITIONS[from]].sort(), [...EXPECTED_SESSION[from]].sort(), `moves from ${from}`);
+    for (const from of SESSION_STATUSES)
+      assert.deepEqual([...SESSION_TRANSITIONS[from]].sort(), [...EXPECTED_SESSION[from]].sort(), `moves from ${from}`);
   });
 
   it('the attempt table is the lifecycle of DESIGN §3: paid leaves only by reversal, held attempts wait for paid or failed', () => {
     assert.deepEqual(Object.keys(ATTEMPT_TRANSITIONS).sort(), [...ATTEMPT_STATUSES].sort());
-    for (const from of ATTEMPT_STATUSES) assert.deepEqual([...ATTEMPT_TRANSITIONS[from]].sort(), [...EXPECTED_ATTEMPT[from]].sort(), `moves from ${from}`);
+    for (const from of ATTEMPT_STATUSES)
+      assert.deepEqual([...ATTEMPT_TRANSITIONS[from]].sort(), [...EXPECTED_ATTEMPT[from]].sort(), `moves from ${from}`);
   });
 
   it('assertSessionTransition allows every listed session move and refuses every other pair, including staying put', () => {
@@ -68,7 +81,11 @@ describe('checkout transition tables', () => {
           assert.doesNotThrow(() => assertSessionTransition(from, to), `${from} -> ${to}`);
           allowed++;
         } else {
-          assert.throws(() => assertSessionTransition(from, to), (e: unknown) => e instanceof IllegalTransitionError && e.message.includes(`${from} -> ${to}`), `${from} -> ${to}`);
+          assert.throws(
+            () => assertSessionTransition(from, to),
+            (e: unknown) => e instanceof IllegalTransitionError && e.message.includes(`${from} -> ${to}`),
+            `${from} -> ${to}`,
+          );
           refused++;
         }
       }
@@ -86,7 +103,11 @@ describe('checkout transition tables', () => {
           assert.doesNotThrow(() => assertAttemptTransition(from, to), `${from} -> ${to}`);
           allowed++;
         } else {
-          assert.throws(() => assertAttemptTransition(from, to), (e: unknown) => e instanceof IllegalTransitionError && e.message.includes(`${from} -> ${to}`), `${from} -> ${to}`);
+          assert.throws(
+            () => assertAttemptTransition(from, to),
+            (e: unknown) => e instanceof IllegalTransitionError && e.message.includes(`${from} -> ${to}`),
+            `${from} -> ${to}`,
+          );
           refused++;
         }
       }
@@ -105,14 +126,25 @@ type Command =
   /** The session's time passes (expires_at moves into the past); with sweep the expiry worker runs too. */
   | { kind: 'expire'; sweep: boolean };
 
-const RAIL_OF: Record<AttemptKind, RailName> = { momo_mtn: 'momo', momo_at: 'momo', card: 'card', bank_transfer: 'bank_transfer', cash: 'cash' };
+const RAIL_OF: Record<AttemptKind, RailName> = {
+  momo_mtn: 'momo',
+  momo_at: 'momo',
+  card: 'card',
+  bank_transfer: 'bank_transfer',
+  cash: 'cash',
+};
 const PHONE_OF: Partial<Record<AttemptKind, { operator: string; phone: string; e164: string }>> = {
   momo_mtn: { operator: 'mtn', phone: '024 555 0101', e164: '+233245550101' },
   momo_at: { operator: 'at', phone: '+233 26 555 0102', e164: '+233265550102' },
 };
 
 const commandArb: fc.Arbitrary<Command> = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom<AttemptKind>('momo_mtn', 'momo_at', 'card', 'bank_transfer', 'cash').map((attempt) => ({ kind: 'attempt' as const, attempt })) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .constantFrom<AttemptKind>('momo_mtn', 'momo_at', 'card', 'bank_transfer', 'cash')
+      .map((attempt) => ({ kind: 'attempt' as const, attempt })),
+  },
   {
     weight: 5,
     arbitrary: fc
@@ -128,7 +160,10 @@ const commandArb: fc.Arbitrary<Command> = fc.oneof(
 );
 /** A session's life: it starts with an attempt (else most outcomes have nothing to act on), then anything. */
 const lifeArb = fc
-  .tuple(commandArb.filter((c) => c.kind === 'attempt'), fc.array(commandArb, { minLength: 3, maxLength: 20, size: 'max' }))
+  .tuple(
+    commandArb.filter((c) => c.kind === 'attempt'),
+    fc.array(commandArb, { minLength: 3, maxLength: 20, size: 'max' }),
+  )
   .map(([first, rest]) => [first, ...rest]);
 
 interface AttemptSnap {
@@ -170,7 +205,12 @@ describe(`checkout state property (${storageKind})`, () => {
   after(() => t.close());
 
   async function snap(sessionId: string): Promise<Snap> {
-    const s = (await t.db.query<{ status: SessionStatus; version: number; finalized_at: Date | null }>('SELECT status, version, finalized_at FROM checkout_sessions WHERE id = $1', [sessionId]))[0]!;
+    const s = (
+      await t.db.query<{ status: SessionStatus; version: number; finalized_at: Date | null }>(
+        'SELECT status, version, finalized_at FROM checkout_sessions WHERE id = $1',
+        [sessionId],
+      )
+    )[0]!;
     const attempts = await t.db.query<AttemptSnap>(
       'SELECT id, status, rail, phone, base_minor, fee_minor, bearer, amount_charged_minor, version FROM payment_attempts WHERE session_id = $1 ORDER BY created_at, id',
       [sessionId],
@@ -227,10 +267,17 @@ describe(`checkout state property (${storageKind})`, () => {
             const rail = RAIL_OF[command.attempt];
             const phone = PHONE_OF[command.attempt];
             const amount = totalOf(rail, base);
-            const body: Record<string, Json> = { rail, amount_minor: amount, ...(phone ? { operator: phone.operator, phone: phone.phone } : {}) };
-            const res = rail === 'cash'
-              ? await call(t, 'POST', '/api/v1/checkout/cash-slips', { body: { session_id: session.id, amount_minor: amount } })
-              : await call(t, 'POST', `/api/v1/checkout/sessions/${session.id}/provider-attempts`, { body });
+            const body: Record<string, Json> = {
+              rail,
+              amount_minor: amount,
+              ...(phone ? { operator: phone.operator, phone: phone.phone } : {}),
+            };
+            const res =
+              rail === 'cash'
+                ? await call(t, 'POST', '/api/v1/checkout/cash-slips', {
+                    body: { session_id: session.id, amount_minor: amount },
+                  })
+                : await call(t, 'POST', `/api/v1/checkout/sessions/${session.id}/provider-attempts`, { body });
             const pending = prev.attempts.find((a) => a.status === 'pending');
             const same = pending && pending.rail === rail && pending.phone === (phone?.e164 ?? null);
             if (pending && same && !(rail === 'cash' && pastExpiry)) {
@@ -254,12 +301,17 @@ describe(`checkout state property (${storageKind})`, () => {
           } else if (command.kind === 'outcome') {
             if (prev.attempts.length === 0) continue;
             // Mostly the newest attempt (the one in play); sometimes an older one (late outcomes).
-            const target = prev.attempts[command.pick < 5 ? prev.attempts.length - 1 : command.pick % prev.attempts.length]!;
+            const target =
+              prev.attempts[command.pick < 5 ? prev.attempts.length - 1 : command.pick % prev.attempts.length]!;
             const from = target.status;
-            const to: AttemptStatus = command.outcome === 'reversed' && from !== 'paid' && from !== 'reversed' ? 'failed' : (command.outcome as AttemptStatus);
+            const to: AttemptStatus =
+              command.outcome === 'reversed' && from !== 'paid' && from !== 'reversed'
+                ? 'failed'
+                : (command.outcome as AttemptStatus);
             const noop = command.outcome === 'pending' || from === to;
             // A duplicate's money went back to the payer already: its reversal is an operator's (409 REVERSAL_NOT_COVERED).
-            const legal = noop || (ATTEMPT_TRANSITIONS[from].includes(to) && !(to === 'reversed' && duplicates.has(target.id)));
+            const legal =
+              noop || (ATTEMPT_TRANSITIONS[from].includes(to) && !(to === 'reversed' && duplicates.has(target.id)));
 
             let status: number;
             let body = '';
@@ -269,7 +321,12 @@ describe(`checkout state property (${storageKind})`, () => {
               body = res.body;
             } else {
               try {
-                await t.db.transaction((tx) => applyOutcome(tx, target.id, command.outcome, { checkoutUrlHost: t.config.checkoutUrlHost, source: 'property' }));
+                await t.db.transaction((tx) =>
+                  applyOutcome(tx, target.id, command.outcome, {
+                    checkoutUrlHost: t.config.checkoutUrlHost,
+                    source: 'property',
+                  }),
+                );
                 status = 200;
               } catch (error) {
                 if (!(error instanceof SikaError)) throw error;
@@ -284,9 +341,12 @@ describe(`checkout state property (${storageKind})`, () => {
               if (!noop) {
                 expectedAttempts.set(target.id, to);
                 if (to === 'paid') {
-                  if (prev.status === 'success' && prev.attempts.some((a) => a.id !== target.id && a.status === 'paid')) duplicates.add(target.id);
+                  if (prev.status === 'success' && prev.attempts.some((a) => a.id !== target.id && a.status === 'paid'))
+                    duplicates.add(target.id);
                   expectedSession = 'success';
-                  for (const other of prev.attempts) if (other.id !== target.id && other.status === 'pending' && prev.status !== 'success') expectedAttempts.set(other.id, 'cancelled');
+                  for (const other of prev.attempts)
+                    if (other.id !== target.id && other.status === 'pending' && prev.status !== 'success')
+                      expectedAttempts.set(other.id, 'cancelled');
                 } else if (HELD.includes(to) && prev.status === 'open') {
                   expectedSession = 'pending'; // a late answer holding money for an operator: no other payment starts meanwhile
                 } else if (
@@ -295,7 +355,9 @@ describe(`checkout state property (${storageKind})`, () => {
                   // Another attempt still in play (held for an operator, or pending) keeps the session waiting for it.
                   !prev.attempts.some((a) => a.id !== target.id && (a.status === 'pending' || HELD.includes(a.status)))
                 ) {
-                  const failedCount = prev.attempts.filter((a) => (a.id === target.id ? to : a.status) === 'failed').length;
+                  const failedCount = prev.attempts.filter(
+                    (a) => (a.id === target.id ? to : a.status) === 'failed',
+                  ).length;
                   expectedSession = pastExpiry ? 'expired' : failedCount >= 5 ? 'failed' : 'open';
                 }
               }
@@ -317,21 +379,36 @@ describe(`checkout state property (${storageKind})`, () => {
           // ---- observe ----
           const now = await snap(session.id);
           const path = await sessionPath(session.id, prev.version, now.version);
-          assert.equal(path.length === 0 ? prev.status : path[path.length - 1], now.status, `${where}: the events end at the stored status`);
+          assert.equal(
+            path.length === 0 ? prev.status : path[path.length - 1],
+            now.status,
+            `${where}: the events end at the stored status`,
+          );
           let from = prev.status;
           for (const to of path) {
             if (to !== from) {
               seenSession.add(`${from}->${to}`);
-              assert.ok(SESSION_TRANSITIONS[from].includes(to), `${where}: session moved ${from} -> ${to}, which the table forbids (path ${prev.status} ${path.join(' ')})`);
+              assert.ok(
+                SESSION_TRANSITIONS[from].includes(to),
+                `${where}: session moved ${from} -> ${to}, which the table forbids (path ${prev.status} ${path.join(' ')})`,
+              );
             }
             from = to;
           }
           assert.equal(now.status, expectedSession, `${where}: session status`);
           if (everSucceeded) assert.equal(now.status, 'success', `${where}: success stays success`);
           everSucceeded ||= now.status === 'success';
-          assert.equal(now.finalized, ['success', 'failed', 'expired'].includes(now.status), `${where}: finalized_at is set exactly on final statuses`);
+          assert.equal(
+            now.finalized,
+            ['success', 'failed', 'expired'].includes(now.status),
+            `${where}: finalized_at is set exactly on final statuses`,
+          );
 
-          assert.equal(now.attempts.length, prev.attempts.length + (expectNewAttempt ? 1 : 0), `${where}: attempt count`);
+          assert.equal(
+            now.attempts.length,
+            prev.attempts.length + (expectNewAttempt ? 1 : 0),
+            `${where}: attempt count`,
+          );
           for (const a of now.attempts) {
             const before = prev.attempts.find((p) => p.id === a.id);
             if (!before) {
@@ -344,16 +421,24 @@ describe(`checkout state property (${storageKind})`, () => {
             assert.equal(a.status, expectedAttempts.get(a.id), `${where}: attempt ${a.id} (${a.rail}) status`);
             if (a.status !== before.status) {
               seenAttempt.add(`${before.status}->${a.status}`);
-              assert.ok(ATTEMPT_TRANSITIONS[before.status].includes(a.status), `${where}: attempt moved ${before.status} -> ${a.status}, which the table forbids`);
+              assert.ok(
+                ATTEMPT_TRANSITIONS[before.status].includes(a.status),
+                `${where}: attempt moved ${before.status} -> ${a.status}, which the table forbids`,
+              );
               assert.equal(a.version, before.version + 1, `${where}: one move per attempt per step`);
             } else {
               assert.equal(a.version, before.version, `${where}: an attempt that did not move keeps its version`);
             }
           }
-          assert.ok(now.attempts.filter((a) => a.status === 'pending').length <= 1, `${where}: at most one attempt in progress`);
+          assert.ok(
+            now.attempts.filter((a) => a.status === 'pending').length <= 1,
+            `${where}: at most one attempt in progress`,
+          );
           const active = now.attempts.filter((a) => a.status === 'pending' || HELD.includes(a.status));
-          if (now.status === 'pending') assert.ok(active.length > 0, `${where}: a pending session has an attempt in progress or held`);
-          if (now.status === 'open') assert.equal(active.length, 0, `${where}: an open session has no attempt in progress`);
+          if (now.status === 'pending')
+            assert.ok(active.length > 0, `${where}: a pending session has an attempt in progress or held`);
+          if (now.status === 'open')
+            assert.equal(active.length, 0, `${where}: an open session has no attempt in progress`);
 
           // ---- money ----
           let expectedBalance = 0;
@@ -363,7 +448,12 @@ describe(`checkout state property (${storageKind})`, () => {
           );
           for (const a of now.attempts) {
             const kinds = entries.filter((e) => e.reference_id === a.id).map((e) => e.kind);
-            const expectedKinds = a.status === 'paid' ? ['payment_credit'] : a.status === 'reversed' ? ['payment_credit', 'payment_reversal'] : [];
+            const expectedKinds =
+              a.status === 'paid'
+                ? ['payment_credit']
+                : a.status === 'reversed'
+                  ? ['payment_credit', 'payment_reversal']
+                  : [];
             assert.deepEqual(kinds, expectedKinds, `${where}: journal of ${a.status} attempt ${a.id}`);
             if (a.status === 'paid' && !duplicates.has(a.id)) expectedBalance += creditOf(a.rail, base);
           }
@@ -382,7 +472,9 @@ describe(`checkout state property (${storageKind})`, () => {
     );
 
     // The generator must have exercised the machine, or the property says little.
-    for (const pair of ['open->pending', 'pending->open', 'pending->success', 'pending->expired']) assert.ok(seenSession.has(pair), `session ${pair} never happened: ${[...seenSession]}`);
-    for (const pair of ['pending->paid', 'pending->failed', 'paid->reversed', 'pending->manual_review']) assert.ok(seenAttempt.has(pair), `attempt ${pair} never happened: ${[...seenAttempt]}`);
+    for (const pair of ['open->pending', 'pending->open', 'pending->success', 'pending->expired'])
+      assert.ok(seenSession.has(pair), `session ${pair} never happened: ${[...seenSession]}`);
+    for (const pair of ['pending->paid', 'pending->failed', 'paid->reversed', 'pending->manual_review'])
+      assert.ok(seenAttempt.has(pair), `attempt ${pair} never happened: ${[...seenAttempt]}`);
   });
 });

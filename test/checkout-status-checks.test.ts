@@ -7,7 +7,15 @@ import { balance, checkInvariants } from '../src/ledger/service.ts';
 import type { CollectionRail, ProviderOutcome } from '../src/rails/index.ts';
 import { testSimulator } from '../src/rails/test-simulator.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
-import { attemptRows, creditOf, createSession, eventTypes, momoBody, sessionRow, startAttempt } from './checkout-support.ts';
+import {
+  attemptRows,
+  creditOf,
+  createSession,
+  eventTypes,
+  momoBody,
+  sessionRow,
+  startAttempt,
+} from './checkout-support.ts';
 
 describe(`provider status checks (${storageKind})`, () => {
   let t: TestContext;
@@ -30,7 +38,12 @@ describe(`provider status checks (${storageKind})`, () => {
     return {
       mine,
       calls: () => calls,
-      pass: () => checkPendingAttempts({ db: t.db, checkoutUrlHost: t.config.checkoutUrlHost, railOf: (attempt) => (mine.has(attempt.id) ? rail : null) }),
+      pass: () =>
+        checkPendingAttempts({
+          db: t.db,
+          checkoutUrlHost: t.config.checkoutUrlHost,
+          railOf: (attempt) => (mine.has(attempt.id) ? rail : null),
+        }),
     };
   }
 
@@ -42,12 +55,17 @@ describe(`provider status checks (${storageKind})`, () => {
   }
 
   const age = (attemptId: string, seconds: number) =>
-    t.db.query(`UPDATE payment_attempts SET created_at = now() - make_interval(secs => $2) WHERE id = $1`, [attemptId, seconds]);
+    t.db.query(`UPDATE payment_attempts SET created_at = now() - make_interval(secs => $2) WHERE id = $1`, [
+      attemptId,
+      seconds,
+    ]);
   const schedule = async (attemptId: string) =>
-    (await t.db.query<{ status_checks: number; due_in_s: number | null }>(
-      `SELECT status_checks, round(extract(epoch FROM next_status_check_at - now()))::int AS due_in_s FROM payment_attempts WHERE id = $1`,
-      [attemptId],
-    ))[0]!;
+    (
+      await t.db.query<{ status_checks: number; due_in_s: number | null }>(
+        `SELECT status_checks, round(extract(epoch FROM next_status_check_at - now()))::int AS due_in_s FROM payment_attempts WHERE id = $1`,
+        [attemptId],
+      )
+    )[0]!;
 
   it('an attempt pending for less than 5 minutes is not checked', async () => {
     const p = provider(() => 'paid');
@@ -72,7 +90,9 @@ describe(`provider status checks (${storageKind})`, () => {
       const next = await schedule(attemptId);
       assert.equal(next.status_checks, check);
       waits.push(Math.round(next.due_in_s! / 60));
-      await t.db.query(`UPDATE payment_attempts SET next_status_check_at = now() - interval '1 second' WHERE id = $1`, [attemptId]);
+      await t.db.query(`UPDATE payment_attempts SET next_status_check_at = now() - interval '1 second' WHERE id = $1`, [
+        attemptId,
+      ]);
     }
     assert.deepEqual(waits, [5, 10, 20, 40, 60, 60]);
     assert.equal((await attemptRows(t, session.id))[0]!.status, 'pending');
@@ -89,7 +109,9 @@ describe(`provider status checks (${storageKind})`, () => {
     assert.equal((await sessionRow(t, session.id)).status, 'success');
     assert.ok((await eventTypes(t, session.id)).includes('checkout.session.completed'));
     assert.equal((await balance(t.db, m.merchant_id, 'test')).available_minor, creditOf('momo', base));
-    await t.db.query(`UPDATE payment_attempts SET next_status_check_at = now() - interval '1 second' WHERE id = $1`, [attemptId]);
+    await t.db.query(`UPDATE payment_attempts SET next_status_check_at = now() - interval '1 second' WHERE id = $1`, [
+      attemptId,
+    ]);
     assert.equal(await p.pass(), 0, 'a final attempt is never checked again');
     assert.equal(p.calls(), 1);
     assert.deepEqual(await checkInvariants(t.db, m.merchant_id), []);
@@ -118,7 +140,9 @@ describe(`provider status checks (${storageKind})`, () => {
     assert.equal((await attemptRows(t, session.id))[0]!.status, 'pending');
     assert.equal((await schedule(attemptId)).status_checks, 1);
     fail = false;
-    await t.db.query(`UPDATE payment_attempts SET next_status_check_at = now() - interval '1 second' WHERE id = $1`, [attemptId]);
+    await t.db.query(`UPDATE payment_attempts SET next_status_check_at = now() - interval '1 second' WHERE id = $1`, [
+      attemptId,
+    ]);
     assert.equal(await p.pass(), 1);
     assert.equal((await sessionRow(t, session.id)).status, 'success');
   });

@@ -31,9 +31,14 @@ async function runHere(argv: string[]): Promise<{ code: number; stdout: string; 
 
 function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['bin/sika.mjs', ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'silent' }, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['bin/sika.mjs', ...args],
+      { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'silent' }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -41,12 +46,36 @@ const GROUPS = ['merchant', 'events', 'user', 'operator', 'payouts', 'keys', 'we
 /** The commands the usage lists ("  merchant create --name ...", "  migrate", "  listen --forward-to ..."): their words. */
 const listed = USAGE.split('\n')
   .filter((line) => /^ {2}[a-z]/.test(line))
-  .map((line) => line.trim().split(' ').slice(0, GROUPS.includes(line.trim().split(' ')[0]!) ? 2 : 1));
+  .map((line) =>
+    line
+      .trim()
+      .split(' ')
+      .slice(0, GROUPS.includes(line.trim().split(' ')[0]!) ? 2 : 1),
+  );
 
 describe('sika --help on every command', () => {
   it('the usage lists every command (the walk below covers them all)', () => {
     const names = listed.map((words) => words.join(' '));
-    for (const expected of ['merchant create', 'migrate', 'events list', 'events show', 'events replay', 'user set-password', 'user reset-2fa', 'user sign-in-link', 'operator create', 'payouts settings', 'keys list', 'keys create', 'keys revoke', 'webhooks list', 'webhooks rotate-secret', 'statements import', 'listen', 'trigger']) {
+    for (const expected of [
+      'merchant create',
+      'migrate',
+      'events list',
+      'events show',
+      'events replay',
+      'user set-password',
+      'user reset-2fa',
+      'user sign-in-link',
+      'operator create',
+      'payouts settings',
+      'keys list',
+      'keys create',
+      'keys revoke',
+      'webhooks list',
+      'webhooks rotate-secret',
+      'statements import',
+      'listen',
+      'trigger',
+    ]) {
       assert.ok(names.includes(expected), `${expected} among ${names.join(', ')}`);
     }
   });
@@ -57,7 +86,11 @@ describe('sika --help on every command', () => {
         const res = await runHere([...words, flag]);
         assert.equal(res.code, 0, `${words.join(' ')} ${flag}: ${res.stderr}`);
         assert.equal(res.stderr, '');
-        assert.match(res.stdout, new RegExp(`^usage: sika ${words.join(' ')}( |$)`, 'm'), `${words.join(' ')} ${flag}:\n${res.stdout}`);
+        assert.match(
+          res.stdout,
+          new RegExp(`^usage: sika ${words.join(' ')}( |$)`, 'm'),
+          `${words.join(' ')} ${flag}:\n${res.stdout}`,
+        );
         assert.ok(res.stdout.split('\n').length >= 3, `${words.join(' ')} ${flag} explains more than its usage line`);
       }
       // --help wins over anything else given.
@@ -87,16 +120,37 @@ describe('sika --help on every command', () => {
 
   it('a mistyped option, command or subcommand exits 2 naming the mistake, a close guess and the help to read', async () => {
     const cases: [string[], RegExp][] = [
-      [['merchant', 'create', '--name', 'A', '--email', 'a@example.com', '--pasword', 'x'], /^sika: unknown option --pasword for sika merchant create; did you mean --password\? See: sika merchant create --help$/],
-      [['merchant', 'crete'], /^sika: unknown command: sika merchant crete; did you mean sika merchant create\? See: sika merchant --help$/],
+      [
+        ['merchant', 'create', '--name', 'A', '--email', 'a@example.com', '--pasword', 'x'],
+        /^sika: unknown option --pasword for sika merchant create; did you mean --password\? See: sika merchant create --help$/,
+      ],
+      [
+        ['merchant', 'crete'],
+        /^sika: unknown command: sika merchant crete; did you mean sika merchant create\? See: sika merchant --help$/,
+      ],
       [['merchnt', 'create'], /^sika: unknown command: merchnt; did you mean sika merchant\? See: sika --help$/],
       [['events', 'list', '--limt', '5'], /unknown option --limt for sika events list; did you mean --limit\?/],
       [['keys', 'list', '--zzz'], /^sika: unknown option --zzz for sika keys list\. See: sika keys list --help$/],
-      [['merchant', 'create', '--name'], /^sika: option --name of sika merchant create needs a value \(--name NAME\)\. See: sika merchant create --help$/],
-      [['events', 'show', 'evt_1', 'evt_2'], /^sika: sika events show takes 1 argument; "evt_2" is one too many\. See: sika events show --help$/],
-      [['migrate', 'now'], /^sika: sika migrate takes no argument "now"; options start with --\. See: sika migrate --help$/],
-      [['merchant', 'create', '--name', 'A'], /^sika: merchant create needs --name and --email\nSee: sika merchant create --help$/],
-      [['keys', 'list', '--merchant', 'not-a-uuid'], /^sika: keys list needs --merchant MERCHANT_ID \(a uuid\)\nSee: sika keys list --help$/],
+      [
+        ['merchant', 'create', '--name'],
+        /^sika: option --name of sika merchant create needs a value \(--name NAME\)\. See: sika merchant create --help$/,
+      ],
+      [
+        ['events', 'show', 'evt_1', 'evt_2'],
+        /^sika: sika events show takes 1 argument; "evt_2" is one too many\. See: sika events show --help$/,
+      ],
+      [
+        ['migrate', 'now'],
+        /^sika: sika migrate takes no argument "now"; options start with --\. See: sika migrate --help$/,
+      ],
+      [
+        ['merchant', 'create', '--name', 'A'],
+        /^sika: merchant create needs --name and --email\nSee: sika merchant create --help$/,
+      ],
+      [
+        ['keys', 'list', '--merchant', 'not-a-uuid'],
+        /^sika: keys list needs --merchant MERCHANT_ID \(a uuid\)\nSee: sika keys list --help$/,
+      ],
     ];
     for (const [argv, expected] of cases) {
       const res = await runHere(argv);

@@ -10,7 +10,11 @@ import type { TestContext } from './helpers.ts';
 export const CLI_USER_AT_HOST = `${userInfo().username}@${hostname()}`;
 
 /** A CliIo whose output lines are kept, on the test's storage and settings, acting as `as` (this OS user and host unless told). */
-export function bufferIo(t: TestContext, stdin = '', as: { user: string; host: string } = localCliUser()): { io: CliIo; out: string[]; err: string[] } {
+export function bufferIo(
+  t: TestContext,
+  stdin = '',
+  as: { user: string; host: string } = localCliUser(),
+): { io: CliIo; out: string[]; err: string[] } {
   const out: string[] = [];
   const err: string[] = [];
   const io: CliIo = {
@@ -29,7 +33,12 @@ export function bufferIo(t: TestContext, stdin = '', as: { user: string; host: s
 }
 
 /** Runs `sika argv` on the test's storage (as this OS user and host, unless told); its exit code and output. */
-export async function runCliHere(t: TestContext, argv: string[], stdin = '', as: { user: string; host: string } = localCliUser()): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function runCliHere(
+  t: TestContext,
+  argv: string[],
+  stdin = '',
+  as: { user: string; host: string } = localCliUser(),
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const { io, out, err } = bufferIo(t, stdin, as);
   const code = await run(argv, io);
   return { code, stdout: out.join('\n'), stderr: err.join('\n') };

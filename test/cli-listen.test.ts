@@ -100,7 +100,12 @@ async function receiver(secret: () => string) {
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8');
       try {
-        const event = verifyWebhook<{ id: string; type: string; version: number; data: Record<string, { id: string }> }>(raw, req.headers as IncomingHttpHeaders & Record<string, string>, secret());
+        const event = verifyWebhook<{
+          id: string;
+          type: string;
+          version: number;
+          data: Record<string, { id: string }>;
+        }>(raw, req.headers as IncomingHttpHeaders & Record<string, string>, secret());
         assert.equal(req.headers['webhook-id'], event.id);
         const objectId = (event.data.session ?? event.data.refund ?? event.data.payout)!.id;
         received.push({ id: event.id, type: event.type, version: event.version, objectId, raw });
@@ -112,7 +117,12 @@ async function receiver(secret: () => string) {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, received, refused, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    received,
+    refused,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 describe(`sika listen (${storageKind})`, () => {
@@ -127,13 +137,23 @@ describe(`sika listen (${storageKind})`, () => {
   after(() => t.close());
 
   /** Every event of the merchant's Test key, oldest first, as GET /api/v1/events lists them. */
-  async function merchantEvents(m: CreatedMerchant): Promise<{ id: string; type: string; version: number; data: Record<string, { id: string }> }[]> {
-    const res = await fetch(`${baseUrl}/api/v1/events?limit=100`, { headers: { authorization: `Bearer ${m.test_api_key}` } });
+  async function merchantEvents(
+    m: CreatedMerchant,
+  ): Promise<{ id: string; type: string; version: number; data: Record<string, { id: string }> }[]> {
+    const res = await fetch(`${baseUrl}/api/v1/events?limit=100`, {
+      headers: { authorization: `Bearer ${m.test_api_key}` },
+    });
     assert.equal(res.status, 200);
-    return ((await res.json()) as { data: { id: string; type: string; version: number; data: Record<string, { id: string }> }[] }).data.reverse();
+    return (
+      (await res.json()) as {
+        data: { id: string; type: string; version: number; data: Record<string, { id: string }> }[];
+      }
+    ).data.reverse();
   }
 
-  it('delivers every event once, in order per object, across a forced disconnect with events committed meanwhile', { timeout: 120_000 }, async () => {
+  it('delivers every event once, in order per object, across a forced disconnect with events committed meanwhile', {
+    timeout: 120_000,
+  }, async () => {
     const m = await t.merchant({ webhookUrl: WEBHOOK_URL });
     const secret = newSecret();
     const hooks = await receiver(() => secret);
@@ -142,7 +162,16 @@ describe(`sika listen (${storageKind})`, () => {
     const out: string[] = [];
     const err: string[] = [];
     const deliveries: Delivery[] = [];
-    const running = listen({ target: { apiKey: m.test_api_key, baseUrl: proxy.url }, forwardTo: hooks.url, secrets: fixedSecrets(secret), types: [], signal: stop.signal, out: (l) => out.push(l), err: (l) => err.push(l), onDelivery: (d) => deliveries.push(d) });
+    const running = listen({
+      target: { apiKey: m.test_api_key, baseUrl: proxy.url },
+      forwardTo: hooks.url,
+      secrets: fixedSecrets(secret),
+      types: [],
+      signal: stop.signal,
+      out: (l) => out.push(l),
+      err: (l) => err.push(l),
+      onDelivery: (d) => deliveries.push(d),
+    });
     try {
       await waitFor('listen to connect', () => out.some((line) => line.startsWith('Ready!')));
       const direct = { apiKey: m.test_api_key, baseUrl };
@@ -174,20 +203,33 @@ describe(`sika listen (${storageKind})`, () => {
       const objects = new Set(hooks.received.map((r) => r.objectId));
       for (const objectId of objects) {
         const got = hooks.received.filter((r) => r.objectId === objectId).map((r) => r.id);
-        const want = expected.filter((e) => (e.data.session ?? e.data.refund ?? e.data.payout)!.id === objectId).map((e) => e.id);
+        const want = expected
+          .filter((e) => (e.data.session ?? e.data.refund ?? e.data.payout)!.id === objectId)
+          .map((e) => e.id);
         assert.deepEqual(got, want, `order of ${objectId}`);
         const versions = hooks.received.filter((r) => r.objectId === objectId).map((r) => r.version);
-        assert.deepEqual(versions, [...versions].sort((a, b) => a - b));
+        assert.deepEqual(
+          versions,
+          [...versions].sort((a, b) => a - b),
+        );
       }
       // The body is exactly the event as the API lists it.
       const first = expected[0]!;
       assert.deepEqual(JSON.parse(hooks.received.find((r) => r.id === first.id)!.raw), first);
-      assert.ok(err.some((line) => line.startsWith('Reconnected, resuming after ')), err.join('\n'));
+      assert.ok(
+        err.some((line) => line.startsWith('Reconnected, resuming after ')),
+        err.join('\n'),
+      );
       assert.ok(proxy.connections >= 2);
       assert.equal(deliveries.length, expected.length);
       assert.ok(deliveries.every((d) => d.status === 200));
       const line = out.find((l) => l.includes(first.id))!;
-      assert.match(line, new RegExp(`^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d  ${first.type.replaceAll('.', '\\.')}\\s+${first.id}  -> 200 \\(\\d+ ms\\)$`));
+      assert.match(
+        line,
+        new RegExp(
+          `^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d  ${first.type.replaceAll('.', '\\.')}\\s+${first.id}  -> 200 \\(\\d+ ms\\)$`,
+        ),
+      );
     } finally {
       stop.abort();
       await running;
@@ -205,7 +247,15 @@ describe(`sika listen (${storageKind})`, () => {
     const stop = new AbortController();
     const out: string[] = [];
     const err: string[] = [];
-    const running = listen({ target: { apiKey: m.test_api_key, baseUrl: proxy.url }, forwardTo: hooks.url, secrets: fixedSecrets(secret), types: ['checkout.session.completed', 'refund.succeeded'], signal: stop.signal, out: (l) => out.push(l), err: (l) => err.push(l) });
+    const running = listen({
+      target: { apiKey: m.test_api_key, baseUrl: proxy.url },
+      forwardTo: hooks.url,
+      secrets: fixedSecrets(secret),
+      types: ['checkout.session.completed', 'refund.succeeded'],
+      signal: stop.signal,
+      out: (l) => out.push(l),
+      err: (l) => err.push(l),
+    });
     try {
       await waitFor('listen to connect', () => out.some((line) => line.startsWith('Ready!')));
       const direct = { apiKey: m.test_api_key, baseUrl };
@@ -220,7 +270,9 @@ describe(`sika listen (${storageKind})`, () => {
       await waitFor('three events', () => hooks.received.length >= 3);
       await new Promise((resolve) => setTimeout(resolve, 500));
       const all = await merchantEvents(m);
-      const wanted = all.filter((e) => e.type === 'checkout.session.completed' || e.type === 'refund.succeeded').map((e) => e.id);
+      const wanted = all
+        .filter((e) => e.type === 'checkout.session.completed' || e.type === 'refund.succeeded')
+        .map((e) => e.id);
       assert.equal(wanted.length, 3);
       assert.deepEqual(hooks.received.map((r) => r.id).sort(), [...wanted].sort());
     } finally {
@@ -238,16 +290,33 @@ describe(`sika listen (${storageKind})`, () => {
     const stop = new AbortController();
     const out: string[] = [];
     const deliveries: Delivery[] = [];
-    const running = listen({ target: { apiKey: m.test_api_key, baseUrl }, forwardTo: gone.url, secrets: fixedSecrets(newSecret()), types: [], signal: stop.signal, out: (l) => out.push(l), err: () => {}, onDelivery: (d) => deliveries.push(d) });
+    const running = listen({
+      target: { apiKey: m.test_api_key, baseUrl },
+      forwardTo: gone.url,
+      secrets: fixedSecrets(newSecret()),
+      types: [],
+      signal: stop.signal,
+      out: (l) => out.push(l),
+      err: () => {},
+      onDelivery: (d) => deliveries.push(d),
+    });
     try {
       await waitFor('listen to connect', () => out.some((line) => line.startsWith('Ready!')));
       await trigger({ apiKey: m.test_api_key, baseUrl }, 'checkout.session.completed', {});
       await waitFor('two delivery tries', () => deliveries.length >= 2);
-      assert.deepEqual(deliveries.map((d) => [d.type, d.status, d.error]), [
-        ['checkout.session.pending', null, 'connection refused'],
-        ['checkout.session.completed', null, 'connection refused'],
-      ]);
-      assert.ok(out.some((line) => / {2}checkout\.session\.completed\s+evt_\S+ {2}-> error: connection refused \(\d+ ms\)$/.test(line)), out.join('\n'));
+      assert.deepEqual(
+        deliveries.map((d) => [d.type, d.status, d.error]),
+        [
+          ['checkout.session.pending', null, 'connection refused'],
+          ['checkout.session.completed', null, 'connection refused'],
+        ],
+      );
+      assert.ok(
+        out.some((line) =>
+          / {2}checkout\.session\.completed\s+evt_\S+ {2}-> error: connection refused \(\d+ ms\)$/.test(line),
+        ),
+        out.join('\n'),
+      );
     } finally {
       stop.abort();
       await running;
@@ -263,14 +332,27 @@ describe(`sika listen (${storageKind})`, () => {
     const out: string[] = [];
     const deliveries: Delivery[] = [];
     const forwardTo = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/hooks`;
-    const running = listen({ target: { apiKey: m.test_api_key, baseUrl }, forwardTo, secrets: fixedSecrets(newSecret()), types: ['checkout.session.pending'], deliveryTimeoutMs: 300, signal: stop.signal, out: (l) => out.push(l), err: () => {}, onDelivery: (d) => deliveries.push(d) });
+    const running = listen({
+      target: { apiKey: m.test_api_key, baseUrl },
+      forwardTo,
+      secrets: fixedSecrets(newSecret()),
+      types: ['checkout.session.pending'],
+      deliveryTimeoutMs: 300,
+      signal: stop.signal,
+      out: (l) => out.push(l),
+      err: () => {},
+      onDelivery: (d) => deliveries.push(d),
+    });
     try {
       await waitFor('listen to connect', () => out.some((line) => line.startsWith('Ready!')));
       await trigger({ apiKey: m.test_api_key, baseUrl }, 'checkout.session.pending', {});
       await waitFor('the delivery try', () => deliveries.length >= 1);
       assert.equal(deliveries[0]!.error, 'timed out after 0.3 s');
       assert.ok(deliveries[0]!.latencyMs >= 290, String(deliveries[0]!.latencyMs));
-      assert.ok(out.some((line) => /checkout\.session\.pending\s+evt_\S+ {2}-> error: timed out after 0\.3 s/.test(line)), out.join('\n'));
+      assert.ok(
+        out.some((line) => /checkout\.session\.pending\s+evt_\S+ {2}-> error: timed out after 0\.3 s/.test(line)),
+        out.join('\n'),
+      );
     } finally {
       stop.abort();
       await running;
@@ -282,12 +364,22 @@ describe(`sika listen (${storageKind})`, () => {
   it('stops with the server’s reason when the key is unknown', async () => {
     const stop = new AbortController();
     await assert.rejects(
-      listen({ target: { apiKey: 'ak_test_doesnotexist000000000000', baseUrl }, forwardTo: 'http://127.0.0.1:9/hooks', secrets: fixedSecrets(newSecret()), types: [], signal: stop.signal, out: () => {}, err: () => {} }),
+      listen({
+        target: { apiKey: 'ak_test_doesnotexist000000000000', baseUrl },
+        forwardTo: 'http://127.0.0.1:9/hooks',
+        secrets: fixedSecrets(newSecret()),
+        types: [],
+        signal: stop.signal,
+        out: () => {},
+        err: () => {},
+      }),
       /answered 401 UNAUTHORIZED/,
     );
   });
 
-  it('as `sika listen` with a key that has no Test webhook endpoint: prints a new signing secret that verifies, forwards (--print-json shows bodies and answers), and exits 0 on SIGINT', { timeout: 60_000 }, async () => {
+  it('as `sika listen` with a key that has no Test webhook endpoint: prints a new signing secret that verifies, forwards (--print-json shows bodies and answers), and exits 0 on SIGINT', {
+    timeout: 60_000,
+  }, async () => {
     const m = await t.merchant();
     let secret = '';
     const hooks = await receiver(() => secret);
@@ -319,26 +411,43 @@ describe(`sika listen (${storageKind})`, () => {
     }
   });
 
-  it('GET /api/v1/events/stream/signing-secrets: the Test secrets of the key\'s own endpoints (a rotation\'s previous one with its expiry), none for a key without one, 403 for a Live key', async () => {
+  it("GET /api/v1/events/stream/signing-secrets: the Test secrets of the key's own endpoints (a rotation's previous one with its expiry), none for a key without one, 403 for a Live key", async () => {
     const m = await t.merchant({ webhookUrl: WEBHOOK_URL });
     const other = await t.merchant({ webhookUrl: WEBHOOK_URL });
     const bare = await t.merchant();
-    const get = (key: string) => fetch(`${baseUrl}/api/v1/events/stream/signing-secrets`, { headers: { authorization: `Bearer ${key}` } });
+    const get = (key: string) =>
+      fetch(`${baseUrl}/api/v1/events/stream/signing-secrets`, { headers: { authorization: `Bearer ${key}` } });
     const mine = await get(m.test_api_key);
     assert.equal(mine.status, 200);
     assert.equal(mine.headers.get('cache-control'), 'no-store');
-    const body = (await mine.json()) as { object: string; secrets: { endpoint_id: string; url: string; status: string; secret: string; expires_at: string | null }[] };
+    const body = (await mine.json()) as {
+      object: string;
+      secrets: { endpoint_id: string; url: string; status: string; secret: string; expires_at: string | null }[];
+    };
     assert.equal(body.object, 'stream_signing_secrets');
-    assert.equal(body.secrets.length, 1, 'only the endpoint paired with this key, not another merchant\'s');
-    assert.deepEqual({ ...body.secrets[0]!, endpoint_id: undefined }, { endpoint_id: undefined, url: WEBHOOK_URL, status: 'active', secret: m.test_webhook_secret, expires_at: null });
+    assert.equal(body.secrets.length, 1, "only the endpoint paired with this key, not another merchant's");
+    assert.deepEqual(
+      { ...body.secrets[0]!, endpoint_id: undefined },
+      { endpoint_id: undefined, url: WEBHOOK_URL, status: 'active', secret: m.test_webhook_secret, expires_at: null },
+    );
     assert.notEqual(body.secrets[0]!.secret, other.test_webhook_secret);
 
     // Rotated with an hour's overlap: the new secret, and the old one until the overlap ends.
-    const rotated = await rotateAnyWebhookSecret(t.db, body.secrets[0]!.endpoint_id, 3_600, { type: 'cli', id: 'test@localhost', email: null });
+    const rotated = await rotateAnyWebhookSecret(t.db, body.secrets[0]!.endpoint_id, 3_600, {
+      type: 'cli',
+      id: 'test@localhost',
+      email: null,
+    });
     const after = (await (await get(m.test_api_key)).json()) as typeof body;
-    assert.deepEqual(after.secrets.map((s) => s.secret), [rotated.secret, m.test_webhook_secret]);
+    assert.deepEqual(
+      after.secrets.map((s) => s.secret),
+      [rotated.secret, m.test_webhook_secret],
+    );
     assert.equal(after.secrets[0]!.expires_at, null);
-    assert.ok(Math.abs(Date.parse(after.secrets[1]!.expires_at!) - Date.parse(rotated.previous_secret_expires_at)) < 1_000, JSON.stringify(after));
+    assert.ok(
+      Math.abs(Date.parse(after.secrets[1]!.expires_at!) - Date.parse(rotated.previous_secret_expires_at)) < 1_000,
+      JSON.stringify(after),
+    );
     // Expired overlaps are left out, and what listen signs with follows them.
     assert.deepEqual(signingNow(after.secrets), [rotated.secret, m.test_webhook_secret]);
     assert.deepEqual(signingNow(after.secrets, Date.parse(after.secrets[1]!.expires_at!) + 1), [rotated.secret]);
@@ -359,14 +468,35 @@ describe(`sika listen (${storageKind})`, () => {
     const m = await t.merchant();
     const run = (args: string[]) =>
       new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-        execFile(process.execPath, ['bin/sika.mjs', ...args], { cwd: ROOT, env: { ...process.env, SIKA_API_KEY: '', SIKA_BASE_URL: '' }, timeout: 60_000 }, (error, stdout, stderr) => {
-          resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-        });
+        execFile(
+          process.execPath,
+          ['bin/sika.mjs', ...args],
+          { cwd: ROOT, env: { ...process.env, SIKA_API_KEY: '', SIKA_BASE_URL: '' }, timeout: 60_000 },
+          (error, stdout, stderr) => {
+            resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+          },
+        );
       });
-    const live = await run(['listen', '--forward-to', 'http://127.0.0.1:3000/hooks', '--api-key', m.live_api_key, '--base-url', baseUrl]);
+    const live = await run([
+      'listen',
+      '--forward-to',
+      'http://127.0.0.1:3000/hooks',
+      '--api-key',
+      m.live_api_key,
+      '--base-url',
+      baseUrl,
+    ]);
     assert.equal(live.code, 2);
     assert.match(live.stderr, /listen works with Test keys only, and this is a Live key/);
-    const badType = await run(['listen', '--forward-to', 'http://127.0.0.1:3000/hooks', '--api-key', m.test_api_key, '--events', 'checkout.session.completed,payout.teleported']);
+    const badType = await run([
+      'listen',
+      '--forward-to',
+      'http://127.0.0.1:3000/hooks',
+      '--api-key',
+      m.test_api_key,
+      '--events',
+      'checkout.session.completed,payout.teleported',
+    ]);
     assert.equal(badType.code, 2);
     assert.match(badType.stderr, /unknown event type payout\.teleported/);
     const help = await run(['listen', '--help']);
@@ -378,16 +508,21 @@ describe(`sika listen (${storageKind})`, () => {
 describe('sika listen against a stream that repeats itself', () => {
   // The real stream never repeats an event after Last-Event-ID; this stand-in does, to show listen drops
   // the repeat (its bounded set of delivered ids) and resumes from the last id, an id-only one included.
-  it('sends Last-Event-ID on reconnect and delivers an event the server sends again only once', { timeout: 30_000 }, async () => {
+  it('sends Last-Event-ID on reconnect and delivers an event the server sends again only once', {
+    timeout: 30_000,
+  }, async () => {
     const secret = newSecret();
     const hooks = await receiver(() => secret);
-    const body = (id: string) => JSON.stringify({ id, type: 'checkout.session.completed', version: 1, data: { session: { id: `cs_${id}` } } });
+    const body = (id: string) =>
+      JSON.stringify({ id, type: 'checkout.session.completed', version: 1, data: { session: { id: `cs_${id}` } } });
     const lastIds: (string | undefined)[] = [];
     const sse = createHttpServer((req, res) => {
       lastIds.push(req.headers['last-event-id'] as string | undefined);
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       if (lastIds.length === 1) {
-        res.write(`retry: 1000\nid: 1.\n\nid: 2.evt_a\ndata: ${body('evt_a')}\n\nid: 3.evt_b\ndata: ${body('evt_b')}\n\nid: 4.\n\n`);
+        res.write(
+          `retry: 1000\nid: 1.\n\nid: 2.evt_a\ndata: ${body('evt_a')}\n\nid: 3.evt_b\ndata: ${body('evt_b')}\n\nid: 4.\n\n`,
+        );
         setTimeout(() => res.destroy(), 100);
       } else {
         res.write(`id: 3.evt_b\ndata: ${body('evt_b')}\n\nid: 5.evt_c\ndata: ${body('evt_c')}\n\n`);
@@ -395,11 +530,22 @@ describe('sika listen against a stream that repeats itself', () => {
     });
     await new Promise<void>((resolve) => sse.listen(0, '127.0.0.1', resolve));
     const stop = new AbortController();
-    const running = listen({ target: { apiKey: 'ak_test_standin', baseUrl: `http://127.0.0.1:${(sse.address() as AddressInfo).port}` }, forwardTo: hooks.url, secrets: fixedSecrets(secret), types: [], signal: stop.signal, out: () => {}, err: () => {} });
+    const running = listen({
+      target: { apiKey: 'ak_test_standin', baseUrl: `http://127.0.0.1:${(sse.address() as AddressInfo).port}` },
+      forwardTo: hooks.url,
+      secrets: fixedSecrets(secret),
+      types: [],
+      signal: stop.signal,
+      out: () => {},
+      err: () => {},
+    });
     try {
       await waitFor('three deliveries', () => hooks.received.length >= 3);
       await new Promise((resolve) => setTimeout(resolve, 200));
-      assert.deepEqual(hooks.received.map((r) => r.id), ['evt_a', 'evt_b', 'evt_c']);
+      assert.deepEqual(
+        hooks.received.map((r) => r.id),
+        ['evt_a', 'evt_b', 'evt_c'],
+      );
       assert.deepEqual(lastIds.slice(0, 2), [undefined, '4.']);
     } finally {
       stop.abort();
@@ -414,27 +560,58 @@ describe('sika listen against a stream that repeats itself', () => {
 describe('the names of the key and server variables (issue 29)', () => {
   it('SIKA_API_KEY and SIKA_BASE_URL only; an old name set without the new one is named, not used, not ignored', () => {
     const key = `ak_test_${'a'.repeat(40)}`;
-    assert.deepEqual(apiTarget('listen', {}, { SIKA_API_KEY: key, SIKA_BASE_URL: 'http://127.0.0.1:9000/' }), { apiKey: key, baseUrl: 'http://127.0.0.1:9000' });
-    assert.throws(() => apiTarget('listen', {}, { SIKA_KEY: key }), (error: Error) => error instanceof UsageError && error.message === 'SIKA_KEY is set, but Sika reads SIKA_API_KEY: export SIKA_API_KEY="$SIKA_KEY" (and unset SIKA_KEY)');
-    assert.throws(() => apiTarget('trigger', {}, { SIKA_API_KEY: key, SIKA_URL: 'http://127.0.0.1:9000' }), /SIKA_URL is set, but Sika reads SIKA_BASE_URL: export SIKA_BASE_URL="\$SIKA_URL"/);
+    assert.deepEqual(apiTarget('listen', {}, { SIKA_API_KEY: key, SIKA_BASE_URL: 'http://127.0.0.1:9000/' }), {
+      apiKey: key,
+      baseUrl: 'http://127.0.0.1:9000',
+    });
+    assert.throws(
+      () => apiTarget('listen', {}, { SIKA_KEY: key }),
+      (error: Error) =>
+        error instanceof UsageError &&
+        error.message ===
+          'SIKA_KEY is set, but Sika reads SIKA_API_KEY: export SIKA_API_KEY="$SIKA_KEY" (and unset SIKA_KEY)',
+    );
+    assert.throws(
+      () => apiTarget('trigger', {}, { SIKA_API_KEY: key, SIKA_URL: 'http://127.0.0.1:9000' }),
+      /SIKA_URL is set, but Sika reads SIKA_BASE_URL: export SIKA_BASE_URL="\$SIKA_URL"/,
+    );
     // The new name, or the option, wins without a word: the old one is then simply not read.
-    assert.equal(apiTarget('listen', {}, { SIKA_API_KEY: key, SIKA_KEY: 'ak_test_old', SIKA_URL: 'http://old.test', SIKA_BASE_URL: 'http://new.test' }).baseUrl, 'http://new.test');
-    assert.equal(apiTarget('listen', { 'api-key': key, 'base-url': 'http://given.test' }, { SIKA_KEY: 'ak_test_old', SIKA_URL: 'http://old.test' }).baseUrl, 'http://given.test');
+    assert.equal(
+      apiTarget(
+        'listen',
+        {},
+        { SIKA_API_KEY: key, SIKA_KEY: 'ak_test_old', SIKA_URL: 'http://old.test', SIKA_BASE_URL: 'http://new.test' },
+      ).baseUrl,
+      'http://new.test',
+    );
+    assert.equal(
+      apiTarget(
+        'listen',
+        { 'api-key': key, 'base-url': 'http://given.test' },
+        { SIKA_KEY: 'ak_test_old', SIKA_URL: 'http://old.test' },
+      ).baseUrl,
+      'http://given.test',
+    );
   });
 });
 
 describe('the SSE parser and the delivered ids', () => {
   it('reads events split anywhere, CRLF or LF, keeps ids of id-only messages and skips comments', () => {
-    const text = 'retry: 1000\r\nid: 7.\r\n\r\n: heartbeat\n\nid: 8.evt_a\nevent: checkout.session.completed\ndata: {"id":"evt_a"}\n\nid: 9.\n\ndata: line1\ndata: line2\n\n';
+    const text =
+      'retry: 1000\r\nid: 7.\r\n\r\n: heartbeat\n\nid: 8.evt_a\nevent: checkout.session.completed\ndata: {"id":"evt_a"}\n\nid: 9.\n\ndata: line1\ndata: line2\n\n';
     for (let split = 0; split <= text.length; split++) {
       const parser = new SseParser();
       const got = [...parser.feed(text.slice(0, split)), ...parser.feed(text.slice(split))];
-      assert.deepEqual(got, [
-        { id: '7.', event: null, data: null },
-        { id: '8.evt_a', event: 'checkout.session.completed', data: '{"id":"evt_a"}' },
-        { id: '9.', event: null, data: null },
-        { id: '9.', event: null, data: 'line1\nline2' },
-      ], `split at ${split}`);
+      assert.deepEqual(
+        got,
+        [
+          { id: '7.', event: null, data: null },
+          { id: '8.evt_a', event: 'checkout.session.completed', data: '{"id":"evt_a"}' },
+          { id: '9.', event: null, data: null },
+          { id: '9.', event: null, data: 'line1\nline2' },
+        ],
+        `split at ${split}`,
+      );
     }
   });
 
@@ -451,14 +628,28 @@ describe('the SSE parser and the delivered ids', () => {
 // `sika listen --forward-to` forwards: listen signs with the secret of the key's Test endpoint. After a
 // rotation with an overlap, both the old and the new secret verify until the overlap ends.
 describe(`sika listen and the first run's webhook secret (${storageKind})`, { timeout: 600_000 }, () => {
-  it('a receiver verifying with the banner\'s secret accepts what `sika listen` forwards, with no flag; a rotation is followed', async () => {
+  it("a receiver verifying with the banner's secret accepts what `sika listen` forwards, with no flag; a rotation is followed", async () => {
     const storage = await reliabilityStorage('listen-first-run');
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    const serverEnv: NodeJS.ProcessEnv = { ...process.env, ...storage.env(), PORT: String(port), HOST: '127.0.0.1', BASE_URL: base, LOG_LEVEL: 'info', REDIS_URL: '', WORKERS: 'off', CHECKOUT_URL_HOST: '' };
+    const serverEnv: NodeJS.ProcessEnv = {
+      ...process.env,
+      ...storage.env(),
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      BASE_URL: base,
+      LOG_LEVEL: 'info',
+      REDIS_URL: '',
+      WORKERS: 'off',
+      CHECKOUT_URL_HOST: '',
+    };
     if (!storage.databaseUrl) delete serverEnv.DATABASE_URL;
     delete serverEnv.DEMO_MERCHANT;
-    const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env: serverEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: ROOT,
+      env: serverEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let printed = '';
     server.stdout.setEncoding('utf8').on('data', (chunk: string) => (printed += chunk));
     server.stderr.setEncoding('utf8').on('data', (chunk: string) => (printed += chunk));
@@ -479,22 +670,30 @@ describe(`sika listen and the first run's webhook secret (${storageKind})`, { ti
       listener.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
       listener.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
       await waitFor('Ready', () => /Ready!/.test(stdout), 60_000);
-      assert.ok(stdout.includes(`Your webhook signing secret: ${bannerSecret}\n`), `listen names the banner's secret:\n${stdout}`);
+      assert.ok(
+        stdout.includes(`Your webhook signing secret: ${bannerSecret}\n`),
+        `listen names the banner's secret:\n${stdout}`,
+      );
       assert.match(stdout, /of your Test webhook endpoint http:\/\/localhost:3000\/hooks/);
 
       await trigger({ apiKey: key, baseUrl: base }, 'checkout.session.completed', {});
       await waitFor('the forwarded events', () => hooks!.received.length >= 2);
-      assert.deepEqual(hooks.refused, [], 'the banner\'s secret verifies every forwarded event');
+      assert.deepEqual(hooks.refused, [], "the banner's secret verifies every forwarded event");
       assert.ok(hooks.received.every((r) => r.verifiedWith.includes(bannerSecret)));
 
       // The endpoint's secret is rotated with an hour's overlap: once listen has asked again (within
       // LISTEN_SECRETS_REFRESH_MS), each event is signed with both, as the server's deliveries are.
-      const endpoints = (await (await fetch(`${base}/api/v1/events/stream/signing-secrets`, { headers: { authorization: `Bearer ${key}` } })).json()) as { secrets: { endpoint_id: string }[] };
+      const endpoints = (await (
+        await fetch(`${base}/api/v1/events/stream/signing-secrets`, { headers: { authorization: `Bearer ${key}` } })
+      ).json()) as { secrets: { endpoint_id: string }[] };
       const rotated = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
         const cliEnv: NodeJS.ProcessEnv = { ...process.env, ...storage.env(), LOG_LEVEL: 'silent' };
         if (!storage.databaseUrl) delete cliEnv.DATABASE_URL;
-        execFile(process.execPath, ['bin/sika.mjs', 'webhooks', 'rotate-secret', endpoints.secrets[0]!.endpoint_id, '--overlap-hours', '1'], { cwd: ROOT, env: cliEnv, timeout: 120_000 }, (error, out, err) =>
-          resolve({ code: error ? 1 : 0, stdout: out, stderr: err }),
+        execFile(
+          process.execPath,
+          ['bin/sika.mjs', 'webhooks', 'rotate-secret', endpoints.secrets[0]!.endpoint_id, '--overlap-hours', '1'],
+          { cwd: ROOT, env: cliEnv, timeout: 120_000 },
+          (error, out, err) => resolve({ code: error ? 1 : 0, stdout: out, stderr: err }),
         );
       });
       assert.equal(rotated.code, 0, rotated.stderr);
@@ -504,7 +703,12 @@ describe(`sika listen and the first run's webhook secret (${storageKind})`, { ti
       await trigger({ apiKey: key, baseUrl: base }, 'checkout.session.completed', {});
       await waitFor('the events after the rotation', () => hooks!.received.length >= before + 2);
       assert.deepEqual(hooks.refused, []);
-      for (const r of hooks.received.slice(before)) assert.deepEqual(r.verifiedWith, [bannerSecret, rotatedSecret], 'signed with the old and the new secret during the overlap');
+      for (const r of hooks.received.slice(before))
+        assert.deepEqual(
+          r.verifiedWith,
+          [bannerSecret, rotatedSecret],
+          'signed with the old and the new secret during the overlap',
+        );
       assert.ok(stderr.includes(`was rotated: now ${rotatedSecret}`), stderr);
     } finally {
       listener?.kill('SIGKILL');
@@ -546,5 +750,10 @@ async function sdkReceiver(secrets: () => string[]) {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, received, refused, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    received,
+    refused,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }

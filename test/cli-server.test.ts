@@ -25,22 +25,32 @@ describe(`sika while the server runs (${storageKind})`, { timeout: 300_000 }, ()
 
   function runCli(args: string[], stdin = ''): Promise<{ code: number; stdout: string; stderr: string }> {
     return new Promise((resolve) => {
-      const child = execFile(process.execPath, [join(ROOT, 'bin/sika.mjs'), ...args], { cwd: ROOT, env, timeout: CLI_TIMEOUT_MS }, (error, stdout, stderr) => {
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-      });
+      const child = execFile(
+        process.execPath,
+        [join(ROOT, 'bin/sika.mjs'), ...args],
+        { cwd: ROOT, env, timeout: CLI_TIMEOUT_MS },
+        (error, stdout, stderr) => {
+          resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+        },
+      );
       child.stdin!.end(stdin);
     });
   }
 
   async function startServer(): Promise<{ child: ChildProcess; base: string }> {
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: ROOT,
+      env: { ...env, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
     const deadline = Date.now() + 60_000;
     while (!output.includes('"msg":"Sika is ready"')) {
-      if (child.exitCode !== null || Date.now() > deadline) assert.fail(`the server did not start: ${output.slice(0, 800)}`);
+      if (child.exitCode !== null || Date.now() > deadline)
+        assert.fail(`the server did not start: ${output.slice(0, 800)}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     return { child, base: `http://127.0.0.1:${port}` };
@@ -56,7 +66,17 @@ describe(`sika while the server runs (${storageKind})`, { timeout: 300_000 }, ()
 
   before(async () => {
     storage = await reliabilityStorage('cli-server');
-    env = { ...process.env, ...storage.env(), HOST: '127.0.0.1', LOG_LEVEL: 'info', REDIS_URL: '', WORKERS: 'off', DEMO_MERCHANT: 'off', BASE_URL: 'http://sika.cli.test', CHECKOUT_URL_HOST: '' };
+    env = {
+      ...process.env,
+      ...storage.env(),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      REDIS_URL: '',
+      WORKERS: 'off',
+      DEMO_MERCHANT: 'off',
+      BASE_URL: 'http://sika.cli.test',
+      CHECKOUT_URL_HOST: '',
+    };
     if (!storage.databaseUrl) delete env.DATABASE_URL;
   });
   after(async () => {
@@ -77,7 +97,13 @@ describe(`sika while the server runs (${storageKind})`, { timeout: 300_000 }, ()
     assert.equal(created.code, 0, created.stderr);
     assert.equal(created.stderr, '');
     const merchant = JSON.parse(created.stdout) as { merchant_id: string; test_api_key: string };
-    assert.deepEqual(Object.keys(merchant).sort(), ['live_api_key', 'live_webhook_secret', 'merchant_id', 'test_api_key', 'test_webhook_secret']);
+    assert.deepEqual(Object.keys(merchant).sort(), [
+      'live_api_key',
+      'live_webhook_secret',
+      'merchant_id',
+      'test_api_key',
+      'test_webhook_secret',
+    ]);
 
     // The key works on the running server at once, and makes an event to list.
     const session = await fetch(`${server.base}/api/v1/sessions`, {
@@ -86,11 +112,14 @@ describe(`sika while the server runs (${storageKind})`, { timeout: 300_000 }, ()
       body: JSON.stringify({ amount_minor: 2500, invoice_ref: 'INV-CLI-RUNNING' }),
     });
     assert.equal(session.status, 201);
-    const started = await fetch(`${server.base}/api/v1/checkout/sessions/${((await session.json()) as { id: string }).id}/provider-attempts`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ rail: 'card', amount_minor: 2500 }),
-    });
+    const started = await fetch(
+      `${server.base}/api/v1/checkout/sessions/${((await session.json()) as { id: string }).id}/provider-attempts`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ rail: 'card', amount_minor: 2500 }),
+      },
+    );
     assert.equal(started.status, 201, await started.clone().text());
     const reference = ((await started.json()) as { attempt_reference: string }).attempt_reference;
     const paid = await fetch(`${server.base}/api/v1/test/payment-attempts/${reference}/simulate`, {
@@ -146,18 +175,40 @@ describe(`sika while the server runs (${storageKind})`, { timeout: 300_000 }, ()
     };
     for (const what of Object.keys(running) as (keyof typeof running)[]) {
       assert.equal(offline[what].code, 0, `${what} offline: ${offline[what].stderr}`);
-      assert.equal(offline[what].stdout, running[what].stdout, `${what}: the same output offline as through the server`);
+      assert.equal(
+        offline[what].stdout,
+        running[what].stdout,
+        `${what}: the same output offline as through the server`,
+      );
     }
   });
 
-  it('a server killed without cleaning up: the CLI runs the command itself, the next server replaces the stale socket', { skip: storageKind === 'postgres' ? 'no socket on PostgreSQL' : false }, async () => {
+  it('a server killed without cleaning up: the CLI runs the command itself, the next server replaces the stale socket', {
+    skip: storageKind === 'postgres' ? 'no socket on PostgreSQL' : false,
+  }, async () => {
     server = await startServer();
     await stopServer('SIGKILL');
     assert.ok(existsSync(socketPath()!), 'the killed server left its socket');
-    const offline = await runCli(['merchant', 'create', '--name', 'After A Crash', '--email', `crash-${randomUUID()}@example.com`, '--json']);
+    const offline = await runCli([
+      'merchant',
+      'create',
+      '--name',
+      'After A Crash',
+      '--email',
+      `crash-${randomUUID()}@example.com`,
+      '--json',
+    ]);
     assert.equal(offline.code, 0, offline.stderr);
     server = await startServer();
-    const through = await runCli(['merchant', 'create', '--name', 'Next Server', '--email', `next-${randomUUID()}@example.com`, '--json']);
+    const through = await runCli([
+      'merchant',
+      'create',
+      '--name',
+      'Next Server',
+      '--email',
+      `next-${randomUUID()}@example.com`,
+      '--json',
+    ]);
     assert.equal(through.code, 0, through.stderr);
     const migrateRes = await runCli(['migrate']);
     assert.equal(migrateRes.code, 0, migrateRes.stderr);
@@ -174,20 +225,29 @@ describe(`sika takes the deployment's settings from storage (${storageKind})`, {
     // The CLI's shell knows nothing of the deployment: no BASE_URL, no PORT, so on its own it would guess
     // http://127.0.0.1:8080 and, that being loopback, allow private webhook targets.
     const shell: NodeJS.ProcessEnv = { ...process.env, ...fresh.env(), LOG_LEVEL: 'silent', REDIS_URL: '' };
-    for (const name of ['BASE_URL', 'PORT', 'HOST', 'CHECKOUT_URL_HOST', 'WEBHOOK_ALLOW_PRIVATE_TARGETS']) delete shell[name];
+    for (const name of ['BASE_URL', 'PORT', 'HOST', 'CHECKOUT_URL_HOST', 'WEBHOOK_ALLOW_PRIVATE_TARGETS'])
+      delete shell[name];
     if (!fresh.databaseUrl) delete shell.DATABASE_URL;
     const cli = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
       new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-        execFile(process.execPath, [join(ROOT, 'bin/sika.mjs'), ...args], { cwd: ROOT, env: { ...shell, ...extra }, timeout: CLI_TIMEOUT_MS }, (error, stdout, stderr) => {
-          resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-        });
+        execFile(
+          process.execPath,
+          [join(ROOT, 'bin/sika.mjs'), ...args],
+          { cwd: ROOT, env: { ...shell, ...extra }, timeout: CLI_TIMEOUT_MS },
+          (error, stdout, stderr) => {
+            resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+          },
+        );
       });
     let deployed: ChildProcess | null = null;
     try {
       const email = `deployment-${randomUUID()}@example.com`;
       const before = await cli(['merchant', 'create', '--name', 'Before Any Start', '--email', email, '--json']);
       assert.equal(before.code, 0, before.stderr);
-      assert.match(before.stderr, /^warning: no Sika server has started on this storage yet, so this command uses this shell's settings: BASE_URL http:\/\/127\.0\.0\.1:8080, .*private webhook targets allowed/);
+      assert.match(
+        before.stderr,
+        /^warning: no Sika server has started on this storage yet, so this command uses this shell's settings: BASE_URL http:\/\/127\.0\.0\.1:8080, .*private webhook targets allowed/,
+      );
       const guessed = await cli(['user', 'sign-in-link', '--email', email]);
       assert.equal(guessed.code, 0, guessed.stderr);
       assert.match(guessed.stdout, /^http:\/\/127\.0\.0\.1:8080\/dashboard\/login\/link\//);
@@ -195,23 +255,48 @@ describe(`sika takes the deployment's settings from storage (${storageKind})`, {
 
       // A hosted deployment starts once on this storage: a public BASE_URL, private targets refused (its default).
       const port = await freePort();
-      const serverEnv: NodeJS.ProcessEnv = { ...shell, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', WORKERS: 'off', DEMO_MERCHANT: 'off', BASE_URL: 'https://pay.deployment.test' };
-      deployed = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env: serverEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+      const serverEnv: NodeJS.ProcessEnv = {
+        ...shell,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+        WORKERS: 'off',
+        DEMO_MERCHANT: 'off',
+        BASE_URL: 'https://pay.deployment.test',
+      };
+      deployed = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+        cwd: ROOT,
+        env: serverEnv,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let output = '';
       deployed.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
       deployed.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
       const deadline = Date.now() + 60_000;
       while (!output.includes('"msg":"Sika is ready"')) {
-        if (deployed.exitCode !== null || Date.now() > deadline) assert.fail(`the server did not start: ${output.slice(0, 800)}`);
+        if (deployed.exitCode !== null || Date.now() > deadline)
+          assert.fail(`the server did not start: ${output.slice(0, 800)}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       const checkWhileRunning = async () => {
         const link = await cli(['user', 'sign-in-link', '--email', email, '--json']);
         assert.equal(link.code, 0, link.stderr);
         assert.equal(link.stderr, '', 'no warning once a server has started');
-        assert.match((JSON.parse(link.stdout) as { url: string }).url, /^https:\/\/pay\.deployment\.test\/dashboard\/login\/link\/[\w-]+$/);
+        assert.match(
+          (JSON.parse(link.stdout) as { url: string }).url,
+          /^https:\/\/pay\.deployment\.test\/dashboard\/login\/link\/[\w-]+$/,
+        );
         // The shell's loopback guess would allow this endpoint; the deployment never delivers to it.
-        const privateTarget = await cli(['merchant', 'create', '--name', 'Private Hook', '--email', `private-${randomUUID()}@example.com`, '--webhook-url', 'http://127.0.0.1:3000/hooks']);
+        const privateTarget = await cli([
+          'merchant',
+          'create',
+          '--name',
+          'Private Hook',
+          '--email',
+          `private-${randomUUID()}@example.com`,
+          '--webhook-url',
+          'http://127.0.0.1:3000/hooks',
+        ]);
         assert.equal(privateTarget.code, 1, privateTarget.stdout);
         assert.match(privateTarget.stderr, /^sika: webhook URL .*private/);
       };

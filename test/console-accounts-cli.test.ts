@@ -25,11 +25,20 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI_TIMEOUT_MS = 90_000;
 const PASSWORD = 'set from the command line';
 
-function runCli(args: string[], env: NodeJS.ProcessEnv, stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  stdin?: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, ['bin/sika.mjs', ...args], { cwd: ROOT, env, timeout: CLI_TIMEOUT_MS }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
+    const child = execFile(
+      process.execPath,
+      ['bin/sika.mjs', ...args],
+      { cwd: ROOT, env, timeout: CLI_TIMEOUT_MS },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+      },
+    );
     if (stdin !== undefined) child.stdin!.end(stdin);
     else child.stdin!.end();
   });
@@ -37,12 +46,21 @@ function runCli(args: string[], env: NodeJS.ProcessEnv, stdin?: string): Promise
 
 // Node has no pseudo-terminal of its own: the terminal tests need util-linux `script` (BSD's takes other
 // flags), and skip without it so `npm test` needs nothing but Node.
-const NO_TERMINAL = spawnSync('script', ['-qec', 'true', '/dev/null'], { stdio: 'ignore', timeout: 10_000 }).status === 0 ? false : 'no util-linux `script` to give the CLI a terminal';
+const NO_TERMINAL =
+  spawnSync('script', ['-qec', 'true', '/dev/null'], { stdio: 'ignore', timeout: 10_000 }).status === 0
+    ? false
+    : 'no util-linux `script` to give the CLI a terminal';
 
 /** Runs the CLI on a terminal (util-linux `script` gives it one) and types each answer once its prompt shows; everything the terminal showed. */
-function runCliOnTerminal(args: string[], env: NodeJS.ProcessEnv, answers: [prompt: string, typed: string][]): Promise<{ code: number; screen: string }> {
+function runCliOnTerminal(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  answers: [prompt: string, typed: string][],
+): Promise<{ code: number; screen: string }> {
   return new Promise((resolve, reject) => {
-    const command = [process.execPath, 'bin/sika.mjs', ...args].map((part) => `'${part.replace(/'/g, "'\\''")}'`).join(' ');
+    const command = [process.execPath, 'bin/sika.mjs', ...args]
+      .map((part) => `'${part.replace(/'/g, "'\\''")}'`)
+      .join(' ');
     const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let screen = '';
     let answeredUpTo = 0;
@@ -81,7 +99,13 @@ describe(`sika user set-password and reset-2fa (${storageKind})`, () => {
   /** The dashboard on the CLI's storage, open only while fn runs (one process at a time holds an embedded data dir). */
   async function withApp<T>(fn: (t: TestContext) => Promise<T>): Promise<T> {
     const db: Db = await openDb({ databaseUrl: process.env.DATABASE_URL || null, dataDir });
-    const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', WORKERS: 'off', BASE_URL: 'http://sika.test', REDIS_URL: '' });
+    const config = loadConfig({
+      ...process.env,
+      LOG_LEVEL: 'silent',
+      WORKERS: 'off',
+      BASE_URL: 'http://sika.test',
+      REDIS_URL: '',
+    });
     const app = await buildApp({ config, db, logger: false });
     await app.ready();
     try {
@@ -109,7 +133,11 @@ describe(`sika user set-password and reset-2fa (${storageKind})`, () => {
     });
     assert.equal(stale, null);
 
-    const set = await runCli(['user', 'set-password', '--email', email.toUpperCase(), '--password-stdin'], env, `${PASSWORD}\n`);
+    const set = await runCli(
+      ['user', 'set-password', '--email', email.toUpperCase(), '--password-stdin'],
+      env,
+      `${PASSWORD}\n`,
+    );
     assert.equal(set.code, 0, set.stderr);
     assert.match(set.stdout, /password set for quickstart-.+; their sessions are signed out/);
     assert.ok(!set.stdout.includes(PASSWORD) && !set.stderr.includes(PASSWORD));
@@ -121,26 +149,55 @@ describe(`sika user set-password and reset-2fa (${storageKind})`, () => {
       for (let i = 0; i < PAIR_BACKOFF.failuresFree; i++) await stranger.signIn(email, 'wrong password');
       assert.equal((await stranger.signIn(email, PASSWORD)).statusCode, 429);
       assert.ok(client.device, 'the browser that signed in is a trusted device');
-      assert.equal((await t.db.query('SELECT 1 FROM trusted_devices WHERE account_key = $1', [accountKey('merchant', email)])).length, 1);
+      assert.equal(
+        (await t.db.query('SELECT 1 FROM trusted_devices WHERE account_key = $1', [accountKey('merchant', email)]))
+          .length,
+        1,
+      );
       return client.session!;
     });
 
-    const reset = await runCli(['user', 'set-password', '--email', email, '--password-stdin'], env, `${PASSWORD} 2\r\n`);
+    const reset = await runCli(
+      ['user', 'set-password', '--email', email, '--password-stdin'],
+      env,
+      `${PASSWORD} 2\r\n`,
+    );
     assert.equal(reset.code, 0, reset.stderr);
     await withApp(async (t) => {
-      const old = await t.app.inject({ method: 'GET', url: '/dashboard', headers: { cookie: `sika_dashboard=${session}` } });
+      const old = await t.app.inject({
+        method: 'GET',
+        url: '/dashboard',
+        headers: { cookie: `sika_dashboard=${session}` },
+      });
       assert.equal(old.statusCode, 303, 'the earlier session is signed out');
-      assert.equal((await t.db.query('SELECT 1 FROM trusted_devices WHERE account_key = $1', [accountKey('merchant', email)])).length, 0, 'its trusted devices are revoked');
+      assert.equal(
+        (await t.db.query('SELECT 1 FROM trusted_devices WHERE account_key = $1', [accountKey('merchant', email)]))
+          .length,
+        0,
+        'its trusted devices are revoked',
+      );
       await new ConsoleClient(t, '/dashboard', where).signedIn(email, `${PASSWORD} 2`);
-      const audit = await t.db.query<{ action: string; actor_id: string }>("SELECT action, actor_id FROM audit_log WHERE action = 'user.password_set' AND object_id = (SELECT id::text FROM users WHERE email = $1)", [email]);
-      assert.deepEqual(audit.map((row) => [row.action, row.actor_id]), [['user.password_set', CLI_USER_AT_HOST], ['user.password_set', CLI_USER_AT_HOST]]);
+      const audit = await t.db.query<{ action: string; actor_id: string }>(
+        "SELECT action, actor_id FROM audit_log WHERE action = 'user.password_set' AND object_id = (SELECT id::text FROM users WHERE email = $1)",
+        [email],
+      );
+      assert.deepEqual(
+        audit.map((row) => [row.action, row.actor_id]),
+        [
+          ['user.password_set', CLI_USER_AT_HOST],
+          ['user.password_set', CLI_USER_AT_HOST],
+        ],
+      );
     });
   });
 
   it('on a terminal it asks twice without echoing the password', { skip: NO_TERMINAL }, async () => {
     const email = await quickstartMerchant();
     const typed = 'typed at a terminal 42';
-    const run = await runCliOnTerminal(['user', 'set-password', '--email', email], env, [['New password:', typed], ['Again:', typed]]);
+    const run = await runCliOnTerminal(['user', 'set-password', '--email', email], env, [
+      ['New password:', typed],
+      ['Again:', typed],
+    ]);
     assert.equal(run.code, 0, run.screen);
     assert.match(run.screen, /New password:/);
     assert.match(run.screen, /Again:/);
@@ -155,7 +212,11 @@ describe(`sika user set-password and reset-2fa (${storageKind})`, () => {
     const short = await runCli(['user', 'set-password', '--email', email, '--password-stdin'], env, 'short\n');
     assert.equal(short.code, 2);
     assert.match(short.stderr, /at least 10 characters/);
-    const unknown = await runCli(['user', 'set-password', '--email', `nobody-${randomUUID()}@example.com`, '--password-stdin'], env, `${PASSWORD}\n`);
+    const unknown = await runCli(
+      ['user', 'set-password', '--email', `nobody-${randomUUID()}@example.com`, '--password-stdin'],
+      env,
+      `${PASSWORD}\n`,
+    );
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /no user with email nobody-/);
     const noTerminal = await runCli(['user', 'set-password', '--email', email], env, '');
@@ -168,20 +229,38 @@ describe(`sika user set-password and reset-2fa (${storageKind})`, () => {
 
   it('on a terminal it refuses two passwords that differ', { skip: NO_TERMINAL }, async () => {
     const email = await quickstartMerchant();
-    const differ = await runCliOnTerminal(['user', 'set-password', '--email', email], env, [['New password:', PASSWORD], ['Again:', `${PASSWORD}!`]]);
+    const differ = await runCliOnTerminal(['user', 'set-password', '--email', email], env, [
+      ['New password:', PASSWORD],
+      ['Again:', `${PASSWORD}!`],
+    ]);
     assert.equal(differ.code, 2);
     assert.match(differ.screen, /the two passwords differ/);
   });
 
   it('--operator sets an operator password for /ops', async () => {
     const email = `operator-${randomUUID()}@example.com`;
-    const created = await runCli(['operator', 'create', '--email', email, '--password', 'first operator password'], env);
+    const created = await runCli(
+      ['operator', 'create', '--email', email, '--password', 'first operator password'],
+      env,
+    );
     assert.equal(created.code, 0, created.stderr);
-    const set = await runCli(['user', 'set-password', '--operator', '--email', email, '--password-stdin'], env, `${PASSWORD}\n`);
+    const set = await runCli(
+      ['user', 'set-password', '--operator', '--email', email, '--password-stdin'],
+      env,
+      `${PASSWORD}\n`,
+    );
     assert.equal(set.code, 0, set.stderr);
     await withApp(async (t) => {
       await new ConsoleClient(t, '/ops', `2001:db8::${randomUUID().slice(0, 4)}`).signedIn(email, PASSWORD);
-      assert.equal((await new ConsoleClient(t, '/ops', `2001:db8::${randomUUID().slice(0, 4)}`).signIn(email, 'first operator password')).statusCode, 401);
+      assert.equal(
+        (
+          await new ConsoleClient(t, '/ops', `2001:db8::${randomUUID().slice(0, 4)}`).signIn(
+            email,
+            'first operator password',
+          )
+        ).statusCode,
+        401,
+      );
     });
   });
 
@@ -189,20 +268,49 @@ describe(`sika user set-password and reset-2fa (${storageKind})`, () => {
     const email = await quickstartMerchant();
     assert.equal((await runCli(['user', 'set-password', '--email', email, '--password-stdin'], env, PASSWORD)).code, 0);
     await withApp(async (t) => {
-      const [user] = await t.db.query<{ id: string; merchant_id: string }>('SELECT id, merchant_id FROM users WHERE email = $1', [email]);
+      const [user] = await t.db.query<{ id: string; merchant_id: string }>(
+        'SELECT id, merchant_id FROM users WHERE email = $1',
+        [email],
+      );
       const secret = await pendingTotpSecret(t.db, user!.id);
-      const confirmed = await confirmTotpEnrolment(t.db, { kind: 'merchant', accountId: user!.id, email, merchantId: user!.merchant_id, tokenHash: 'none', address: '2001:db8::1' }, totpCode(secret));
+      const confirmed = await confirmTotpEnrolment(
+        t.db,
+        {
+          kind: 'merchant',
+          accountId: user!.id,
+          email,
+          merchantId: user!.merchant_id,
+          tokenHash: 'none',
+          address: '2001:db8::1',
+        },
+        totpCode(secret),
+      );
       assert.ok(confirmed.ok);
-      assert.equal((await new ConsoleClient(t, '/dashboard', `2001:db8::${randomUUID().slice(0, 4)}`).signIn(email, PASSWORD)).headers.location, '/dashboard/login/code');
+      assert.equal(
+        (await new ConsoleClient(t, '/dashboard', `2001:db8::${randomUUID().slice(0, 4)}`).signIn(email, PASSWORD))
+          .headers.location,
+        '/dashboard/login/code',
+      );
     });
     const reset = await runCli(['user', 'reset-2fa', '--email', email], env);
     assert.equal(reset.code, 0, reset.stderr);
     assert.match(reset.stdout, /two-factor authentication is off for/);
     await withApp(async (t) => {
-      assert.equal((await t.db.query("SELECT 1 FROM web_sessions s JOIN users u ON u.id = s.user_id WHERE u.email = $1", [email])).length, 0, 'signed out');
+      assert.equal(
+        (await t.db.query('SELECT 1 FROM web_sessions s JOIN users u ON u.id = s.user_id WHERE u.email = $1', [email]))
+          .length,
+        0,
+        'signed out',
+      );
       await new ConsoleClient(t, '/dashboard', `2001:db8::${randomUUID().slice(0, 4)}`).signedIn(email, PASSWORD);
-      const audit = await t.db.query<{ action: string }>("SELECT action FROM audit_log WHERE object_id = (SELECT id::text FROM users WHERE email = $1) ORDER BY id", [email]);
-      assert.deepEqual(audit.map((row) => row.action), ['user.password_set', 'user.2fa_enrol', 'user.2fa_disable']);
+      const audit = await t.db.query<{ action: string }>(
+        'SELECT action FROM audit_log WHERE object_id = (SELECT id::text FROM users WHERE email = $1) ORDER BY id',
+        [email],
+      );
+      assert.deepEqual(
+        audit.map((row) => row.action),
+        ['user.password_set', 'user.2fa_enrol', 'user.2fa_disable'],
+      );
     });
   });
 });

@@ -8,7 +8,13 @@ import { after, before, describe, it } from 'node:test';
 import { confirmTotpEnrolment, pendingTotpSecret } from '../src/accounts/console-accounts.ts';
 import type { Role } from '../src/accounts/model.ts';
 import { createMerchant, hashPassword, verifyPassword } from '../src/accounts/service.ts';
-import { ACCOUNT_BACKOFF, accountKey, DEVICE_BACKOFF, PAIR_BACKOFF, reserveAttempt } from '../src/accounts/sign-in-throttle.ts';
+import {
+  ACCOUNT_BACKOFF,
+  accountKey,
+  DEVICE_BACKOFF,
+  PAIR_BACKOFF,
+  reserveAttempt,
+} from '../src/accounts/sign-in-throttle.ts';
 import { RECOVERY_CODES_COUNT, recoveryCodeHash, totpCode, totpStep } from '../src/accounts/totp.ts';
 import { createOperator } from '../src/ops/service.ts';
 import { LivePayoutSimulator } from '../src/rails/payouts.ts';
@@ -33,21 +39,43 @@ async function owner(t: TestContext, options: { payoutApproval?: boolean } = {})
     ? await liveMerchant(t, { payoutApproval: true, fundMinor: 1_000_000 })
     : await createMerchant(t.db, { name: `Kwesi Books ${randomUUID().slice(0, 6)}`, email, password: PASSWORD });
   const rows = await t.db.query<{ email: string }>('SELECT email FROM users WHERE id = $1', [created.owner_user_id]);
-  if (options.payoutApproval) await t.db.query('UPDATE users SET password_hash = $2 WHERE id = $1', [created.owner_user_id, await hashPassword(PASSWORD)]);
-  return { id: created.owner_user_id, email: rows[0]!.email, merchantId: created.merchant_id, liveKey: created.live_api_key };
+  if (options.payoutApproval)
+    await t.db.query('UPDATE users SET password_hash = $2 WHERE id = $1', [
+      created.owner_user_id,
+      await hashPassword(PASSWORD),
+    ]);
+  return {
+    id: created.owner_user_id,
+    email: rows[0]!.email,
+    merchantId: created.merchant_id,
+    liveKey: created.live_api_key,
+  };
 }
 
 async function userOf(t: TestContext, merchantId: string, role: Role): Promise<User> {
   const id = randomUUID();
   const email = `${role}-${id}@example.com`;
-  await t.db.query('INSERT INTO users (id, merchant_id, email, password_hash, role) VALUES ($1, $2, $3, $4, $5)', [id, merchantId, email, await hashPassword(PASSWORD), role]);
+  await t.db.query('INSERT INTO users (id, merchant_id, email, password_hash, role) VALUES ($1, $2, $3, $4, $5)', [
+    id,
+    merchantId,
+    email,
+    await hashPassword(PASSWORD),
+    role,
+  ]);
   return { id, email, merchantId };
 }
 
 /** Turns on a user's second factor through the service (as the enrolment page does); the secret and recovery codes. */
 async function enrol(t: TestContext, user: User): Promise<{ secret: string; recoveryCodes: string[] }> {
   const secret = await pendingTotpSecret(t.db, user.id);
-  const who = { kind: 'merchant' as const, accountId: user.id, email: user.email, merchantId: user.merchantId, tokenHash: 'none', address: address() };
+  const who = {
+    kind: 'merchant' as const,
+    accountId: user.id,
+    email: user.email,
+    merchantId: user.merchantId,
+    tokenHash: 'none',
+    address: address(),
+  };
   const confirmed = await confirmTotpEnrolment(t.db, who, totpCode(secret));
   assert.ok(confirmed.ok);
   return { secret, recoveryCodes: confirmed.recoveryCodes };
@@ -71,7 +99,9 @@ async function signInWithCode(client: ConsoleClient, user: User, code: () => Pro
 }
 
 const auditActions = async (t: TestContext, userId: string) =>
-  (await t.db.query<{ action: string }>('SELECT action FROM audit_log WHERE object_id = $1 ORDER BY id', [userId])).map((row) => row.action);
+  (await t.db.query<{ action: string }>('SELECT action FROM audit_log WHERE object_id = $1 ORDER BY id', [userId])).map(
+    (row) => row.action,
+  );
 
 describe(`console passwords (${storageKind})`, () => {
   let t: TestContext;
@@ -87,7 +117,11 @@ describe(`console passwords (${storageKind})`, () => {
     const here = await new ConsoleClient(t, '/dashboard', address()).signedIn(o.email, PASSWORD);
     const elsewhere = await new ConsoleClient(t, '/dashboard', address()).signedIn(o.email, PASSWORD);
     assert.equal((await here.get('/dashboard/account')).statusCode, 200);
-    const changed = await here.post('/dashboard/account/password', { current_password: PASSWORD, new_password: NEW_PASSWORD, new_password_confirm: NEW_PASSWORD });
+    const changed = await here.post('/dashboard/account/password', {
+      current_password: PASSWORD,
+      new_password: NEW_PASSWORD,
+      new_password_confirm: NEW_PASSWORD,
+    });
     assert.equal(changed.statusCode, 200, changed.body.slice(0, 300));
     assert.equal(flashOf(changed.body), 'Password changed. Your other sessions are signed out.');
     assert.equal((await here.get('/dashboard')).statusCode, 200, 'this session stays');
@@ -105,15 +139,26 @@ describe(`console passwords (${storageKind})`, () => {
     const cases: [Record<string, string>, RegExp][] = [
       [{ current_password: PASSWORD, new_password: 'short', new_password_confirm: 'short' }, /at least 10 characters/],
       [{ current_password: PASSWORD, new_password: NEW_PASSWORD, new_password_confirm: `${NEW_PASSWORD}!` }, /differ/],
-      [{ current_password: PASSWORD, new_password: PASSWORD, new_password_confirm: PASSWORD }, /differs from the current one/],
-      [{ current_password: 'not my password', new_password: NEW_PASSWORD, new_password_confirm: NEW_PASSWORD }, /current password is not right/],
+      [
+        { current_password: PASSWORD, new_password: PASSWORD, new_password_confirm: PASSWORD },
+        /differs from the current one/,
+      ],
+      [
+        { current_password: 'not my password', new_password: NEW_PASSWORD, new_password_confirm: NEW_PASSWORD },
+        /current password is not right/,
+      ],
     ];
     for (const [fields, message] of cases) {
       const res = await client.post('/dashboard/account/password', fields);
       assert.equal(res.statusCode, 400, JSON.stringify(fields));
       assert.match(flashOf(res.body), message);
     }
-    const repeated = await client.post('/dashboard/account/password', [['current_password', PASSWORD], ['current_password', PASSWORD], ['new_password', NEW_PASSWORD], ['new_password_confirm', NEW_PASSWORD]]);
+    const repeated = await client.post('/dashboard/account/password', [
+      ['current_password', PASSWORD],
+      ['current_password', PASSWORD],
+      ['new_password', NEW_PASSWORD],
+      ['new_password_confirm', NEW_PASSWORD],
+    ]);
     assert.equal(repeated.statusCode, 400, 'a repeated field is a 400 page');
     assert.match(String(repeated.headers['content-type']), /^text\/html/);
     const [row] = await t.db.query<{ password_hash: string }>('SELECT password_hash FROM users WHERE id = $1', [o.id]);
@@ -126,9 +171,22 @@ describe(`console passwords (${storageKind})`, () => {
     let lastFailure = 0;
     for (let i = 0; i < PAIR_BACKOFF.failuresFree; i++) {
       lastFailure = Date.now();
-      assert.equal((await client.post('/dashboard/account/password', { current_password: `guess ${i}`, new_password: NEW_PASSWORD, new_password_confirm: NEW_PASSWORD })).statusCode, 400);
+      assert.equal(
+        (
+          await client.post('/dashboard/account/password', {
+            current_password: `guess ${i}`,
+            new_password: NEW_PASSWORD,
+            new_password_confirm: NEW_PASSWORD,
+          })
+        ).statusCode,
+        400,
+      );
     }
-    const refused = await client.post('/dashboard/account/password', { current_password: PASSWORD, new_password: NEW_PASSWORD, new_password_confirm: NEW_PASSWORD });
+    const refused = await client.post('/dashboard/account/password', {
+      current_password: PASSWORD,
+      new_password: NEW_PASSWORD,
+      new_password_confirm: NEW_PASSWORD,
+    });
     assertWaits(refused, PAIR_BACKOFF.delayFirstS, lastFailure);
   });
 
@@ -143,7 +201,13 @@ describe(`console passwords (${storageKind})`, () => {
     assert.ok(temporary, 'the temporary password is shown once');
 
     const invitee = await new ConsoleClient(t, '/dashboard', address()).signedIn(inviteeEmail, temporary);
-    for (const path of ['/dashboard', '/dashboard/developers', '/dashboard/payouts', '/dashboard/settings', '/dashboard/account/2fa']) {
+    for (const path of [
+      '/dashboard',
+      '/dashboard/developers',
+      '/dashboard/payouts',
+      '/dashboard/settings',
+      '/dashboard/account/2fa',
+    ]) {
       const res = await invitee.get(path);
       assert.equal(res.statusCode, 303, path);
       assert.equal(res.headers.location, '/dashboard/account', `${path} sends to the password page`);
@@ -152,17 +216,36 @@ describe(`console passwords (${storageKind})`, () => {
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /Choose your password/);
     assert.doesNotMatch(page.body, /Two-factor authentication/, 'nothing else is offered meanwhile');
-    const integration = (await t.db.query<{ id: string }>("SELECT id FROM integrations WHERE merchant_id = $1 AND environment = 'test'", [o.merchantId]))[0]!.id;
+    const integration = (
+      await t.db.query<{ id: string }>("SELECT id FROM integrations WHERE merchant_id = $1 AND environment = 'test'", [
+        o.merchantId,
+      ])
+    )[0]!.id;
     const keysBefore = (await t.db.query('SELECT 1 FROM api_keys WHERE merchant_id = $1', [o.merchantId])).length;
     const post = await invitee.post('/dashboard/keys', { integration_id: integration });
     assert.equal(post.statusCode, 403);
     assert.match(flashOf(post.body), /Choose a new password first/);
-    assert.equal((await t.db.query('SELECT 1 FROM api_keys WHERE merchant_id = $1', [o.merchantId])).length, keysBefore, 'no key was created');
+    assert.equal(
+      (await t.db.query('SELECT 1 FROM api_keys WHERE merchant_id = $1', [o.merchantId])).length,
+      keysBefore,
+      'no key was created',
+    );
 
-    const changed = await invitee.post('/dashboard/account/password', { current_password: temporary, new_password: NEW_PASSWORD, new_password_confirm: NEW_PASSWORD });
+    const changed = await invitee.post('/dashboard/account/password', {
+      current_password: temporary,
+      new_password: NEW_PASSWORD,
+      new_password_confirm: NEW_PASSWORD,
+    });
     assert.equal(changed.statusCode, 200, changed.body.slice(0, 300));
-    assert.equal((await invitee.get('/dashboard/developers')).statusCode, 200, 'the dashboard opens once the password is changed');
-    const [row] = await t.db.query<{ must_change_password: boolean }>('SELECT must_change_password FROM users WHERE lower(email) = lower($1)', [inviteeEmail]);
+    assert.equal(
+      (await invitee.get('/dashboard/developers')).statusCode,
+      200,
+      'the dashboard opens once the password is changed',
+    );
+    const [row] = await t.db.query<{ must_change_password: boolean }>(
+      'SELECT must_change_password FROM users WHERE lower(email) = lower($1)',
+      [inviteeEmail],
+    );
     assert.equal(row!.must_change_password, false);
   });
 });
@@ -184,10 +267,18 @@ describe(`operator passwords (${storageKind})`, () => {
     const page = await here.get('/ops/account');
     assert.equal(page.statusCode, 200, 'a teller reaches the account page');
     assert.match(page.body, /Change password/);
-    const wrong = await here.post('/ops/account/password', { current_password: 'not it at all', new_password: NEW_PASSWORD, new_password_confirm: NEW_PASSWORD });
+    const wrong = await here.post('/ops/account/password', {
+      current_password: 'not it at all',
+      new_password: NEW_PASSWORD,
+      new_password_confirm: NEW_PASSWORD,
+    });
     assert.equal(wrong.statusCode, 400);
     assert.equal(flashOf(wrong.body), 'Your current password is not right.');
-    const changed = await here.post('/ops/account/password', { current_password: PASSWORD, new_password: NEW_PASSWORD, new_password_confirm: NEW_PASSWORD });
+    const changed = await here.post('/ops/account/password', {
+      current_password: PASSWORD,
+      new_password: NEW_PASSWORD,
+      new_password_confirm: NEW_PASSWORD,
+    });
     assert.equal(changed.statusCode, 200);
     assert.equal(flashOf(changed.body), 'Password changed. Your other sessions are signed out.');
     assert.equal((await here.get('/ops/teller')).statusCode, 200);
@@ -223,28 +314,55 @@ describe(`two-factor authentication (${storageKind})`, () => {
     assert.equal(parsed.searchParams.get('digits'), '6');
     assert.equal(parsed.searchParams.get('period'), '30');
     assert.match(page.body, /<svg class="qr"[^>]*aria-label="QR code of the two-factor secret"/);
-    assert.equal(/id="totp-secret">([^<]+)</.exec((await client.get('/dashboard/account/2fa')).body)?.[1]?.replace(/\s+/g, ''), secret, 'a reload shows the same secret');
+    assert.equal(
+      /id="totp-secret">([^<]+)</.exec((await client.get('/dashboard/account/2fa')).body)?.[1]?.replace(/\s+/g, ''),
+      secret,
+      'a reload shows the same secret',
+    );
 
     const wrongCode = String((Number(totpCode(secret)) + 1) % 1_000_000).padStart(6, '0');
     const wrong = await client.post('/dashboard/account/2fa', { code: wrongCode, current_password: PASSWORD });
     assert.equal(wrong.statusCode, 400);
     assert.match(flashOf(wrong.body), /That code is not right/);
-    const noPassword = await client.post('/dashboard/account/2fa', { code: totpCode(secret), current_password: 'someone else at my desk' });
+    const noPassword = await client.post('/dashboard/account/2fa', {
+      code: totpCode(secret),
+      current_password: 'someone else at my desk',
+    });
     assert.equal(noPassword.statusCode, 400, 'an open session alone cannot tie the account to a phone');
     assert.equal(flashOf(noPassword.body), 'Your password is not right.');
-    assert.equal((await t.db.query<{ on: boolean }>('SELECT totp_secret IS NOT NULL AS on FROM users WHERE id = $1', [o.id]))[0]!.on, false);
+    assert.equal(
+      (await t.db.query<{ on: boolean }>('SELECT totp_secret IS NOT NULL AS on FROM users WHERE id = $1', [o.id]))[0]!
+        .on,
+      false,
+    );
 
-    const confirmed = await client.post('/dashboard/account/2fa', { code: totpCode(secret), current_password: PASSWORD });
+    const confirmed = await client.post('/dashboard/account/2fa', {
+      code: totpCode(secret),
+      current_password: PASSWORD,
+    });
     assert.equal(confirmed.statusCode, 200, confirmed.body.slice(0, 300));
-    const codes = [...confirmed.body.matchAll(/<li>([0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4})<\/li>/g)].map((m) => m[1]!);
+    const codes = [...confirmed.body.matchAll(/<li>([0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4})<\/li>/g)].map(
+      (m) => m[1]!,
+    );
     assert.equal(codes.length, RECOVERY_CODES_COUNT);
     assert.equal(new Set(codes).size, RECOVERY_CODES_COUNT);
-    const stored = await t.db.query<{ code_hash: string }>('SELECT code_hash FROM user_recovery_codes WHERE user_id = $1 ORDER BY code_hash', [o.id]);
-    assert.deepEqual(stored.map((r) => r.code_hash), codes.map(recoveryCodeHash).sort(), 'only hashes are stored');
+    const stored = await t.db.query<{ code_hash: string }>(
+      'SELECT code_hash FROM user_recovery_codes WHERE user_id = $1 ORDER BY code_hash',
+      [o.id],
+    );
+    assert.deepEqual(
+      stored.map((r) => r.code_hash),
+      codes.map(recoveryCodeHash).sort(),
+      'only hashes are stored',
+    );
     const account = await client.get('/dashboard/account');
     assert.match(account.body, /Recovery codes left: <strong>10<\/strong>/);
     assert.ok(!codes.some((code) => account.body.includes(code)), 'the codes are not shown again');
-    assert.equal((await client.get('/dashboard/account/2fa')).headers.location, '/dashboard/account', 'no second enrolment while on');
+    assert.equal(
+      (await client.get('/dashboard/account/2fa')).headers.location,
+      '/dashboard/account',
+      'no second enrolment while on',
+    );
     assert.deepEqual(await auditActions(t, o.id), ['user.2fa_enrol']);
   });
 
@@ -264,7 +382,9 @@ describe(`two-factor authentication (${storageKind})`, () => {
     assert.equal((await client.get('/dashboard/login/code')).statusCode, 200);
     const settings = await client.post('/dashboard/settings/approval', { required: 'on' });
     assert.equal(settings.statusCode, 401, 'forms are refused before the code');
-    const wrong = await client.post('/dashboard/login/code', { code: '000000' === totpCode(secret) ? '111111' : '000000' });
+    const wrong = await client.post('/dashboard/login/code', {
+      code: '000000' === totpCode(secret) ? '111111' : '000000',
+    });
     assert.equal(wrong.statusCode, 401);
     assert.match(flashOf(wrong.body), /not right/);
 
@@ -274,7 +394,11 @@ describe(`two-factor authentication (${storageKind})`, () => {
     assert.equal(opened.headers.location, '/dashboard');
     assert.notEqual(client.session, halfOpen, 'the session token is new after the code');
     assert.equal((await client.get('/dashboard')).statusCode, 200);
-    const stale = await t.app.inject({ method: 'GET', url: '/dashboard', headers: { cookie: `sika_dashboard=${halfOpen}` } });
+    const stale = await t.app.inject({
+      method: 'GET',
+      url: '/dashboard',
+      headers: { cookie: `sika_dashboard=${halfOpen}` },
+    });
     assert.equal(stale.statusCode, 303, 'the half-open session is gone');
 
     // The same code again, on another sign-in: refused (its time step is used up).
@@ -285,7 +409,7 @@ describe(`two-factor authentication (${storageKind})`, () => {
     assert.equal(replay.statusCode, 401, 'a code is accepted once');
   });
 
-  it("with a second factor the browser becomes a trusted device only with the code; then its password and code steps get in while strangers keep the account backing off, and its wrong codes back off that device alone", async () => {
+  it('with a second factor the browser becomes a trusted device only with the code; then its password and code steps get in while strangers keep the account backing off, and its wrong codes back off that device alone', async () => {
     const o = await owner(t);
     const { secret } = await enrol(t, o);
     const client = new ConsoleClient(t, '/dashboard', address());
@@ -298,19 +422,38 @@ describe(`two-factor authentication (${storageKind})`, () => {
     assert.ok(cookieOf(opened, 'sika_dashboard_device'), 'the code completes the sign-in and trusts the browser');
 
     // Strangers from many addresses keep the account-wide key backing off.
-    for (let i = 0; i < ACCOUNT_BACKOFF.failuresFree; i++) assert.ok((await reserveAttempt(t.db, { kind: 'merchant', email: o.email, address: address() })).allowed);
-    await t.db.query("UPDATE sign_in_throttles SET next_allowed_at = now() + interval '1 minute' WHERE account_key = $1 AND key LIKE 'merchant:account:%'", [accountKey('merchant', o.email)]);
-    assert.equal((await new ConsoleClient(t, '/dashboard', address()).signIn(o.email, PASSWORD)).statusCode, 429, 'an untrusted browser waits');
+    for (let i = 0; i < ACCOUNT_BACKOFF.failuresFree; i++)
+      assert.ok((await reserveAttempt(t.db, { kind: 'merchant', email: o.email, address: address() })).allowed);
+    await t.db.query(
+      "UPDATE sign_in_throttles SET next_allowed_at = now() + interval '1 minute' WHERE account_key = $1 AND key LIKE 'merchant:account:%'",
+      [accountKey('merchant', o.email)],
+    );
+    assert.equal(
+      (await new ConsoleClient(t, '/dashboard', address()).signIn(o.email, PASSWORD)).statusCode,
+      429,
+      'an untrusted browser waits',
+    );
     await signInWithCode(client, o, () => freshCode(t, o, secret));
 
     // Wrong codes from the trusted browser count on its device key only.
     await client.signIn(o.email, PASSWORD);
     await client.get('/dashboard/login/code');
     const wrong = totpCode(secret) === '123456' ? '654321' : '123456';
-    for (let i = 1; i < DEVICE_BACKOFF.failuresFree; i++) assert.equal((await client.post('/dashboard/login/code', { code: wrong })).statusCode, 401, `guess ${i}`);
-    assert.equal((await client.post('/dashboard/login/code', { code: await freshCode(t, o, secret) })).statusCode, 429, 'the device waits, even for the right code');
-    const keys = await t.db.query<{ key: string; failures: number }>("SELECT key, failures FROM sign_in_throttles WHERE account_key = $1 AND key LIKE 'merchant:device:%'", [accountKey('merchant', o.email)]);
-    assert.deepEqual(keys.map((row) => row.failures), [DEVICE_BACKOFF.failuresFree]);
+    for (let i = 1; i < DEVICE_BACKOFF.failuresFree; i++)
+      assert.equal((await client.post('/dashboard/login/code', { code: wrong })).statusCode, 401, `guess ${i}`);
+    assert.equal(
+      (await client.post('/dashboard/login/code', { code: await freshCode(t, o, secret) })).statusCode,
+      429,
+      'the device waits, even for the right code',
+    );
+    const keys = await t.db.query<{ key: string; failures: number }>(
+      "SELECT key, failures FROM sign_in_throttles WHERE account_key = $1 AND key LIKE 'merchant:device:%'",
+      [accountKey('merchant', o.email)],
+    );
+    assert.deepEqual(
+      keys.map((row) => row.failures),
+      [DEVICE_BACKOFF.failuresFree],
+    );
   });
 
   it('a recovery code signs in once and is then used up (audited)', async () => {
@@ -328,7 +471,11 @@ describe(`two-factor authentication (${storageKind})`, () => {
     const again = new ConsoleClient(t, '/dashboard', address());
     await again.signIn(o.email, PASSWORD);
     await again.get('/dashboard/login/code');
-    assert.equal((await again.post('/dashboard/login/code', { code: recoveryCodes[3]! })).statusCode, 401, 'a recovery code works once');
+    assert.equal(
+      (await again.post('/dashboard/login/code', { code: recoveryCodes[3]! })).statusCode,
+      401,
+      'a recovery code works once',
+    );
     assert.deepEqual(await auditActions(t, o.id), ['user.2fa_enrol', 'user.2fa_recovery_code_use']);
   });
 
@@ -356,7 +503,11 @@ describe(`two-factor authentication (${storageKind})`, () => {
     const approver = await userOf(t, o.merchantId, 'approver');
     const { secret, recoveryCodes } = await enrol(t, approver);
     const recipient = await bankRecipient(t, o.liveKey, '5555555555');
-    const [first, second, third] = [await createPayout(t, o.liveKey, recipient.id, 10_000), await createPayout(t, o.liveKey, recipient.id, 11_000), await createPayout(t, o.liveKey, recipient.id, 12_000)];
+    const [first, second, third] = [
+      await createPayout(t, o.liveKey, recipient.id, 10_000),
+      await createPayout(t, o.liveKey, recipient.id, 11_000),
+      await createPayout(t, o.liveKey, recipient.id, 12_000),
+    ];
     assert.equal(first.status, 'requested');
 
     const client = new ConsoleClient(t, '/dashboard', address());
@@ -368,7 +519,15 @@ describe(`two-factor authentication (${storageKind})`, () => {
     const none = await client.post(`/dashboard/payouts/${first.id}/decision`, { decision: 'approve' });
     assert.equal(none.statusCode, 403);
     assert.match(flashOf(none.body), /current code from your authenticator app/);
-    assert.equal((await client.post(`/dashboard/payouts/${first.id}/decision`, { decision: 'approve', code: '999999' === totpCode(secret) ? '888888' : '999999' })).statusCode, 403);
+    assert.equal(
+      (
+        await client.post(`/dashboard/payouts/${first.id}/decision`, {
+          decision: 'approve',
+          code: '999999' === totpCode(secret) ? '888888' : '999999',
+        })
+      ).statusCode,
+      403,
+    );
     assert.equal((await payoutStatus(t, first.id)).status, 'requested');
 
     const code = await freshCode(t, approver, secret);
@@ -380,7 +539,10 @@ describe(`two-factor authentication (${storageKind})`, () => {
     const replay = await client.post(`/dashboard/payouts/${second.id}/decision`, { decision: 'approve', code });
     assert.equal(replay.statusCode, 403, 'the same code cannot approve a second payout');
     assert.equal((await payoutStatus(t, second.id)).status, 'requested');
-    const byRecoveryCode = await client.post(`/dashboard/payouts/${second.id}/decision`, { decision: 'approve', code: recoveryCodes[0]! });
+    const byRecoveryCode = await client.post(`/dashboard/payouts/${second.id}/decision`, {
+      decision: 'approve',
+      code: recoveryCodes[0]!,
+    });
     assert.equal(byRecoveryCode.statusCode, 403, 'a recovery code signs in, but does not approve');
     assert.equal((await payoutStatus(t, second.id)).status, 'requested');
 
@@ -404,7 +566,10 @@ describe(`two-factor authentication (${storageKind})`, () => {
     const required = await ownerClient.post('/dashboard/settings/second-factor', { required: 'on' });
     assert.equal(required.statusCode, 200);
     assert.match(flashOf(required.body), /now need two-factor/);
-    assert.deepEqual((await auditActions(t, o.merchantId)).filter((a) => a.startsWith('second_factor')), ['second_factor_requirement.update']);
+    assert.deepEqual(
+      (await auditActions(t, o.merchantId)).filter((a) => a.startsWith('second_factor')),
+      ['second_factor_requirement.update'],
+    );
 
     for (const user of [developer, approver]) {
       const client = await new ConsoleClient(t, '/dashboard', address()).signedIn(user.email, PASSWORD);
@@ -416,13 +581,24 @@ describe(`two-factor authentication (${storageKind})`, () => {
       const enrolPage = await client.get('/dashboard/account/2fa');
       assert.match(enrolPage.body, /requires two-factor authentication for your role/);
       if (user === developer) {
-        const integration = (await t.db.query<{ id: string }>("SELECT id FROM integrations WHERE merchant_id = $1 AND environment = 'test'", [o.merchantId]))[0]!.id;
+        const integration = (
+          await t.db.query<{ id: string }>(
+            "SELECT id FROM integrations WHERE merchant_id = $1 AND environment = 'test'",
+            [o.merchantId],
+          )
+        )[0]!.id;
         const refused = await client.post('/dashboard/keys', { integration_id: integration });
         assert.equal(refused.statusCode, 403, 'no key is created before enrolment');
         const secret = /id="totp-secret">([^<]+)</.exec(enrolPage.body)![1]!.replace(/\s+/g, '');
-        assert.equal((await client.post('/dashboard/account/2fa', { code: totpCode(secret), current_password: PASSWORD })).statusCode, 200);
+        assert.equal(
+          (await client.post('/dashboard/account/2fa', { code: totpCode(secret), current_password: PASSWORD }))
+            .statusCode,
+          200,
+        );
         assert.equal((await client.get('/dashboard/developers')).statusCode, 200, 'enrolled, the key screens work');
-        const disable = await client.post('/dashboard/account/2fa/disable', { code: await freshCode(t, developer, secret) });
+        const disable = await client.post('/dashboard/account/2fa/disable', {
+          code: await freshCode(t, developer, secret),
+        });
         assert.equal(disable.statusCode, 409, 'it cannot be turned off while required');
       }
     }
@@ -436,9 +612,19 @@ describe(`two-factor authentication (${storageKind})`, () => {
     const client = new ConsoleClient(t, '/dashboard', address());
     await signInWithCode(client, o, () => freshCode(t, o, secret));
     await client.get('/dashboard/account');
-    const before = (await t.db.query<{ failures: number }>("SELECT max(failures) AS failures FROM sign_in_throttles WHERE account_key = $1", [accountKey('merchant', o.email)]))[0]!.failures;
+    const before = (
+      await t.db.query<{ failures: number }>(
+        'SELECT max(failures) AS failures FROM sign_in_throttles WHERE account_key = $1',
+        [accountKey('merchant', o.email)],
+      )
+    )[0]!.failures;
     assert.equal((await client.post('/dashboard/account/2fa/disable', { code: 'abc' })).statusCode, 400);
-    const after = (await t.db.query<{ failures: number }>("SELECT max(failures) AS failures FROM sign_in_throttles WHERE account_key = $1", [accountKey('merchant', o.email)]))[0]!.failures;
+    const after = (
+      await t.db.query<{ failures: number }>(
+        'SELECT max(failures) AS failures FROM sign_in_throttles WHERE account_key = $1',
+        [accountKey('merchant', o.email)],
+      )
+    )[0]!.failures;
     assert.equal(after, before, 'what cannot be a code costs no attempt');
     const off = await client.post('/dashboard/account/2fa/disable', { code: await freshCode(t, o, secret) });
     assert.equal(off.statusCode, 200);

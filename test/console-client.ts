@@ -12,10 +12,12 @@ export type Base = '/dashboard' | '/ops';
 const SESSION_COOKIE: Record<Base, string> = { '/dashboard': 'sika_dashboard', '/ops': 'sika_ops' };
 export const DEVICE_COOKIE: Record<Base, string> = { '/dashboard': 'sika_dashboard_device', '/ops': 'sika_ops_device' };
 
-export const cookieOf = (res: LightMyRequestResponse, name: string): string | undefined => res.cookies.find((c) => c.name === name)?.value;
+export const cookieOf = (res: LightMyRequestResponse, name: string): string | undefined =>
+  res.cookies.find((c) => c.name === name)?.value;
 export const csrfIn = (body: string): string | undefined => /name="_csrf" value="([^"]+)"/.exec(body)?.[1];
 /** The text of the flash message on a console page (role alert or status). */
-export const flashOf = (body: string): string => /class="flash[^"]*" role="(?:alert|status)">([^<]*)</.exec(body)?.[1] ?? '';
+export const flashOf = (body: string): string =>
+  /class="flash[^"]*" role="(?:alert|status)">([^<]*)</.exec(body)?.[1] ?? '';
 
 /**
  * A throttled answer announces the delay the last counted failure set, less the time gone since:
@@ -23,12 +25,20 @@ export const flashOf = (body: string): string => /class="flash[^"]*" role="(?:al
  * than a second before the refusal (a slow or busy machine). `since` is when the request that set the
  * delay was sent; with `flash`, the page must say the same number of seconds.
  */
-export function assertWaits(res: LightMyRequestResponse, delayS: number, since: number, { flash = false } = {}): number {
+export function assertWaits(
+  res: LightMyRequestResponse,
+  delayS: number,
+  since: number,
+  { flash = false } = {},
+): number {
   assert.equal(res.statusCode, 429);
   const header = String(res.headers['retry-after']);
   const seconds = Number(header);
   const gone = Math.ceil((Date.now() - since) / 1000);
-  assert.ok(/^\d+$/.test(header) && seconds <= delayS && seconds >= Math.max(1, delayS - gone), `Retry-After ${header}, expected ${delayS} less at most the ${gone} s gone since the failure that set it`);
+  assert.ok(
+    /^\d+$/.test(header) && seconds <= delayS && seconds >= Math.max(1, delayS - gone),
+    `Retry-After ${header}, expected ${delayS} less at most the ${gone} s gone since the failure that set it`,
+  );
   if (flash) assert.equal(flashOf(res.body), `Too many attempts. Try again in ${seconds} seconds.`);
   return seconds;
 }
@@ -42,8 +52,10 @@ export function assertWaits(res: LightMyRequestResponse, delayS: number, since: 
 export const operatorSecondFactors = new Map<string, { secret: string; lastStep: number; recoveryCodes: string[] }>();
 
 /** The enrolment page's secret (shown in groups of four). */
-export const secretIn = (body: string): string | undefined => /id="totp-secret">([A-Z2-7 ]+)</.exec(body)?.[1]?.replace(/\s+/g, '');
-export const recoveryCodesIn = (body: string): string[] => [...body.matchAll(/<li>([0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4})<\/li>/g)].map((m) => m[1]!);
+export const secretIn = (body: string): string | undefined =>
+  /id="totp-secret">([A-Z2-7 ]+)</.exec(body)?.[1]?.replace(/\s+/g, '');
+export const recoveryCodesIn = (body: string): string[] =>
+  [...body.matchAll(/<li>([0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4})<\/li>/g)].map((m) => m[1]!);
 
 /** Keeps an enrolled operator's secret (the step its confirming code used is used up). */
 export function rememberSecondFactor(email: string, secret: string, step: number, recoveryCodes: string[]): void {
@@ -90,7 +102,10 @@ export class ConsoleClient {
       method: 'POST',
       url: `${this.base}/login`,
       remoteAddress: this.address,
-      headers: { cookie: [`sika_login_csrf=${loginCsrf}`, ...this.deviceCookie()].join('; '), 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        cookie: [`sika_login_csrf=${loginCsrf}`, ...this.deviceCookie()].join('; '),
+        'content-type': 'application/x-www-form-urlencoded',
+      },
       payload: new URLSearchParams({ _csrf: loginCsrf, email, password }).toString(),
     });
     const token = cookieOf(res, SESSION_COOKIE[this.base]);
@@ -123,11 +138,16 @@ export class ConsoleClient {
     if (res.headers.location === '/ops/login/code') {
       await this.get('/ops/login/code');
       const answered = await this.post('/ops/login/code', { code: await freshTotpCode(email) });
-      assert.equal(answered.statusCode, 303, `the code step of ${email}: ${answered.statusCode} ${answered.body.slice(0, 300)}`);
+      assert.equal(
+        answered.statusCode,
+        303,
+        `the code step of ${email}: ${answered.statusCode} ${answered.body.slice(0, 300)}`,
+      );
       assert.equal(answered.headers.location, '/ops');
     } else assert.equal(res.headers.location, '/ops');
     const home = await this.get('/ops');
-    if (home.statusCode === 303 && home.headers.location === '/ops/account/2fa') await this.enrolOperator(email, password);
+    if (home.statusCode === 303 && home.headers.location === '/ops/account/2fa')
+      await this.enrolOperator(email, password);
   }
 
   /** Enrols the signed-in operator's second factor through the page, as a person would, and keeps the secret. */
@@ -136,7 +156,10 @@ export class ConsoleClient {
     const secret = secretIn(page.body);
     assert.ok(secret, `the enrolment page shows the secret: ${page.statusCode} ${page.body.slice(0, 300)}`);
     const step = totpStep(Date.now());
-    const done = await this.post('/ops/account/2fa', { code: totpCode(secret, step * TOTP_PERIOD_S * 1000), current_password: password });
+    const done = await this.post('/ops/account/2fa', {
+      code: totpCode(secret, step * TOTP_PERIOD_S * 1000),
+      current_password: password,
+    });
     const recoveryCodes = recoveryCodesIn(done.body);
     assert.equal(done.statusCode, 200, done.body.slice(0, 300));
     assert.equal(recoveryCodes.length, 10, 'ten recovery codes are shown once');
@@ -214,7 +237,11 @@ export class HttpConsole {
   ) {}
 
   private static setCookie(res: Response, name: string): string | undefined {
-    return res.headers.getSetCookie().find((c) => c.startsWith(`${name}=`))?.slice(name.length + 1).split(';')[0];
+    return res.headers
+      .getSetCookie()
+      .find((c) => c.startsWith(`${name}=`))
+      ?.slice(name.length + 1)
+      .split(';')[0];
   }
 
   private async answer(res: Response): Promise<HttpAnswer> {
@@ -227,7 +254,10 @@ export class HttpConsole {
   }
 
   async signedIn(email: string, password: string): Promise<this> {
-    const form = await fetch(`${this.baseUrl}${this.base}/login`, { redirect: 'manual', signal: AbortSignal.timeout(10_000) });
+    const form = await fetch(`${this.baseUrl}${this.base}/login`, {
+      redirect: 'manual',
+      signal: AbortSignal.timeout(10_000),
+    });
     const loginCsrf = HttpConsole.setCookie(form, 'sika_login_csrf');
     await form.text();
     assert.ok(loginCsrf, 'the sign-in form sets its CSRF cookie');
@@ -254,7 +284,10 @@ export class HttpConsole {
       const secret = secretIn(page.body);
       assert.ok(secret, `the enrolment page shows the secret: ${page.body.slice(0, 300)}`);
       const step = totpStep(Date.now());
-      const done = await this.post('/ops/account/2fa', { code: totpCode(secret, step * TOTP_PERIOD_S * 1000), current_password: password });
+      const done = await this.post('/ops/account/2fa', {
+        code: totpCode(secret, step * TOTP_PERIOD_S * 1000),
+        current_password: password,
+      });
       assert.equal(done.status, 200, done.body.slice(0, 300));
       rememberSecondFactor(email, secret, step, recoveryCodesIn(done.body));
       home = await this.get(this.base);
@@ -265,7 +298,13 @@ export class HttpConsole {
   }
 
   async get(path: string): Promise<HttpAnswer> {
-    return this.answer(await fetch(`${this.baseUrl}${path}`, { headers: { cookie: this.cookie }, redirect: 'manual', signal: AbortSignal.timeout(10_000) }));
+    return this.answer(
+      await fetch(`${this.baseUrl}${path}`, {
+        headers: { cookie: this.cookie },
+        redirect: 'manual',
+        signal: AbortSignal.timeout(10_000),
+      }),
+    );
   }
 
   /** Posts a form with this session's CSRF token; fields may repeat. */
@@ -285,7 +324,17 @@ export class HttpConsole {
 /** A console route's input schema part (body or querystring), as the tests read it. */
 export interface FormSchema {
   required?: string[];
-  properties?: Record<string, { enum?: unknown[]; examples?: unknown[]; pattern?: string; format?: string; description?: string; maxLength?: number }>;
+  properties?: Record<
+    string,
+    {
+      enum?: unknown[];
+      examples?: unknown[];
+      pattern?: string;
+      format?: string;
+      description?: string;
+      maxLength?: number;
+    }
+  >;
 }
 
 /** Text for the required free-text fields of the console forms (what a person would type). */

@@ -47,8 +47,10 @@ interface RouteSchema {
 
 const PASSWORD = 'console-input-password-1';
 /** A field's label on a refusal: its schema's title, else its name in words (src/web/console-messages.ts). */
-const labelOf = (name: string, schema: object | undefined) => (schema as { title?: string } | undefined)?.title ?? fieldWords(name);
-const isConsole = (url: string) => url === '/dashboard' || url === '/ops' || url.startsWith('/dashboard/') || url.startsWith('/ops/');
+const labelOf = (name: string, schema: object | undefined) =>
+  (schema as { title?: string } | undefined)?.title ?? fieldWords(name);
+const isConsole = (url: string) =>
+  url === '/dashboard' || url === '/ops' || url.startsWith('/dashboard/') || url.startsWith('/ops/');
 /** Routes a browser without a session may use: the sign-in forms, and the dashboard's one-time sign-in links (issue 19). */
 const isLogin = (url: string) => url.endsWith('/login') || url.startsWith('/dashboard/login/link/');
 const schemaOf = (route: RegisteredRoute) => (route.schema ?? {}) as RouteSchema;
@@ -66,7 +68,8 @@ const withIds = (url: string, value: string = randomUUID()) => url.replace(/:(\w
  */
 function assertErrorPage(res: LightMyRequestResponse, status: number | 'any 4xx', context: string): void {
   const excerpt = res.body.replace(/<style>[\s\S]*<\/style>/, '').slice(0, 300);
-  if (status === 'any 4xx') assert.ok(res.statusCode >= 400 && res.statusCode < 500, `${context}: ${res.statusCode} ${excerpt}`);
+  if (status === 'any 4xx')
+    assert.ok(res.statusCode >= 400 && res.statusCode < 500, `${context}: ${res.statusCode} ${excerpt}`);
   else assert.equal(res.statusCode, status, `${context}: ${excerpt}`);
   assert.match(String(res.headers['content-type']), /^text\/html/, `${context}: ${excerpt}`);
   if (status !== 'any 4xx') assert.match(res.body, /role="alert"/, `${context}: the page says what is wrong`);
@@ -79,10 +82,14 @@ async function snapshot(db: Db, merchantId: string, operatorId: string): Promise
   );
   const out: Record<string, unknown> = {};
   for (const { table_name: table } of tables) {
-    const rows = await db.query<{ j: unknown }>(`SELECT row_to_json(x) AS j FROM "${table}" x WHERE merchant_id = $1`, [merchantId]);
+    const rows = await db.query<{ j: unknown }>(`SELECT row_to_json(x) AS j FROM "${table}" x WHERE merchant_id = $1`, [
+      merchantId,
+    ]);
     out[table] = rows.map((r) => JSON.stringify(r.j)).sort();
   }
-  out.operatorActions = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_log WHERE actor_id = $1', [operatorId]))[0]!.n;
+  out.operatorActions = (
+    await db.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_log WHERE actor_id = $1', [operatorId])
+  )[0]!.n;
   return JSON.stringify(out);
 }
 
@@ -116,9 +123,12 @@ describe(`console input schemas (${storageKind})`, () => {
   before(async () => {
     t = await startTestApp();
     const email = `owner-${randomUUID()}@example.com`;
-    merchantId = (await createMerchant(t.db, { name: 'Console Input Ltd', email, password: PASSWORD, webhookUrl: null })).merchant_id;
+    merchantId = (
+      await createMerchant(t.db, { name: 'Console Input Ltd', email, password: PASSWORD, webhookUrl: null })
+    ).merchant_id;
     const operatorEmail = `operator-${randomUUID()}@example.com`;
-    operatorId = (await createOperator(t.db, { email: operatorEmail, password: PASSWORD, role: 'operator' })).operator_id;
+    operatorId = (await createOperator(t.db, { email: operatorEmail, password: PASSWORD, role: 'operator' }))
+      .operator_id;
     signed.dashboard = await signIn('/dashboard', email);
     // An operator signs in with a second factor (issue 30): ConsoleClient enrols it and answers the code step.
     const operator = await new ConsoleClient(t, '/ops').signedIn(operatorEmail, PASSWORD);
@@ -143,7 +153,12 @@ describe(`console input schemas (${storageKind})`, () => {
   const sessionFor = (url: string) => (url.startsWith('/ops') ? signed.ops : signed.dashboard);
   const get = (url: string, cookie?: string) => t.app.inject({ method: 'GET', url, headers: cookie ? { cookie } : {} });
   const postForm = (url: string, payload: string, cookie?: string) =>
-    t.app.inject({ method: 'POST', url, headers: { ...(cookie ? { cookie } : {}), 'content-type': 'application/x-www-form-urlencoded' }, payload });
+    t.app.inject({
+      method: 'POST',
+      url,
+      headers: { ...(cookie ? { cookie } : {}), 'content-type': 'application/x-www-form-urlencoded' },
+      payload,
+    });
 
   it('every /dashboard and /ops route declares schemas for the input it has: params with a path parameter, querystring for GET, body for POST; every string bounded', () => {
     const routes = consoleRoutes();
@@ -153,7 +168,13 @@ describe(`console input schemas (${storageKind})`, () => {
     const walk = (schema: StringSchema | undefined, where: string) => {
       if (!schema) return;
       const types = [schema.type ?? []].flat();
-      if (types.includes('string') && schema.maxLength === undefined && schema.enum === undefined && schema.const === undefined) unbounded.push(where);
+      if (
+        types.includes('string') &&
+        schema.maxLength === undefined &&
+        schema.enum === undefined &&
+        schema.const === undefined
+      )
+        unbounded.push(where);
       for (const [name, child] of Object.entries(schema.properties ?? {})) walk(child, `${where}.${name}`);
       walk(schema.items, `${where}[]`);
       for (const branch of schema.anyOf ?? []) walk(branch, where);
@@ -161,7 +182,10 @@ describe(`console input schemas (${storageKind})`, () => {
     for (const route of routes) {
       const key = `${route.method} ${route.url}`;
       const schema = schemaOf(route);
-      const parts = [...(route.url.includes(':') ? (['params'] as const) : []), ...(route.method === 'GET' ? (['querystring'] as const) : (['body'] as const))];
+      const parts = [
+        ...(route.url.includes(':') ? (['params'] as const) : []),
+        ...(route.method === 'GET' ? (['querystring'] as const) : (['body'] as const)),
+      ];
       for (const part of parts) {
         if (!schema[part]) missing.push(`${key} has no ${part} schema`);
         walk(schema[part], `${key} ${part}`);
@@ -203,11 +227,26 @@ describe(`console input schemas (${storageKind})`, () => {
         }
         const atLimit = await get(`${path}?${p}=${'x'.repeat(maxLength)}`, cookie);
         assert.ok(atLimit.statusCode < 500, `GET ${route.url} with ${name} at its limit: ${atLimit.statusCode}`);
-        assert.doesNotMatch(atLimit.body, /can be at most \d+ characters/, `GET ${route.url} with ${name} at its limit was refused`);
+        assert.doesNotMatch(
+          atLimit.body,
+          /can be at most \d+ characters/,
+          `GET ${route.url} with ${name} at its limit was refused`,
+        );
       }
-      for (const noise of ['__proto__=x', '__proto__[polluted]=1', 'constructor=x&toString=y', 'a[b]=c&a[]=d', 'x=1&x=2', '=&&=x', `${'k'.repeat(200)}=${'v'.repeat(2_000)}`]) {
+      for (const noise of [
+        '__proto__=x',
+        '__proto__[polluted]=1',
+        'constructor=x&toString=y',
+        'a[b]=c&a[]=d',
+        'x=1&x=2',
+        '=&&=x',
+        `${'k'.repeat(200)}=${'v'.repeat(2_000)}`,
+      ]) {
         const res = await get(`${path}?${noise}`, cookie);
-        assert.ok(res.statusCode < 500, `GET ${route.url}?${noise.slice(0, 60)}: ${res.statusCode} ${res.body.slice(0, 200)}`);
+        assert.ok(
+          res.statusCode < 500,
+          `GET ${route.url}?${noise.slice(0, 60)}: ${res.statusCode} ${res.body.slice(0, 200)}`,
+        );
         checked++;
       }
     }
@@ -228,7 +267,10 @@ describe(`console input schemas (${storageKind})`, () => {
         ['a word', 'nothing', 'any 4xx'],
       ] as const) {
         const url = withIds(route.url, value);
-        const res = route.method === 'GET' ? await get(url, session.cookie) : await postForm(url, `_csrf=${session.csrf}`, session.cookie);
+        const res =
+          route.method === 'GET'
+            ? await get(url, session.cookie)
+            : await postForm(url, `_csrf=${session.csrf}`, session.cookie);
         assertErrorPage(res, status, `${route.method} ${route.url} with ${label}`);
       }
     }
@@ -241,7 +283,8 @@ describe(`console input schemas (${storageKind})`, () => {
     for (const route of consoleRoutes().filter((r) => r.method === 'POST' && !isLogin(r.url))) {
       const { cookie, csrf } = sessionFor(route.url);
       const url = withIds(route.url);
-      const send = (payload: string | Buffer, contentType: string) => t.app.inject({ method: 'POST', url, headers: { cookie, 'content-type': contentType }, payload });
+      const send = (payload: string | Buffer, contentType: string) =>
+        t.app.inject({ method: 'POST', url, headers: { cookie, 'content-type': contentType }, payload });
       const form = (payload: string) => send(payload, 'application/x-www-form-urlencoded');
       for (const { name, maxLength } of fieldsOf(schemaOf(route).body, ['_csrf'])) {
         const f = encodeURIComponent(name);
@@ -251,11 +294,21 @@ describe(`console input schemas (${storageKind})`, () => {
           ['U+0000', await form(`_csrf=${csrf}&${f}=%00`)],
           ['nested', await form(`_csrf=${csrf}&${f}[a]=b`)],
           ['a number in JSON', await send(JSON.stringify({ _csrf: csrf, [name]: 5 }), 'application/json')],
-          ['an object in JSON', await send(JSON.stringify({ _csrf: csrf, [name]: { toString: 'x' } }), 'application/json')],
-          ['repeated in multipart', await (async () => {
-            const body = multipartBody([['_csrf', csrf], [name, 'a'], [name, 'b']]);
-            return send(body.payload, body.contentType);
-          })()],
+          [
+            'an object in JSON',
+            await send(JSON.stringify({ _csrf: csrf, [name]: { toString: 'x' } }), 'application/json'),
+          ],
+          [
+            'repeated in multipart',
+            await (async () => {
+              const body = multipartBody([
+                ['_csrf', csrf],
+                [name, 'a'],
+                [name, 'b'],
+              ]);
+              return send(body.payload, body.contentType);
+            })(),
+          ],
         ] as const) {
           assertErrorPage(res, 400, `POST ${route.url} with ${name} ${label}`);
           fieldChecks++;
@@ -289,7 +342,10 @@ describe(`console input schemas (${storageKind})`, () => {
       const base = route.url.startsWith('/ops') ? '/ops' : '/dashboard';
       const path = withIds(route.url, 'not-an-id');
       const fields = fieldsOf(route.method === 'GET' ? schemaOf(route).querystring : schemaOf(route).body, ['_csrf']);
-      const junk = [...fields.map(({ name }) => `${encodeURIComponent(name)}=a&${encodeURIComponent(name)}=b`), `x=${'y'.repeat(3_000)}`].join('&');
+      const junk = [
+        ...fields.map(({ name }) => `${encodeURIComponent(name)}=a&${encodeURIComponent(name)}=b`),
+        `x=${'y'.repeat(3_000)}`,
+      ].join('&');
       for (const cookie of [undefined, 'sika_dashboard=forged; sika_ops=forged']) {
         const context = `${route.method} ${route.url} ${cookie ? 'with a forged cookie' : 'anonymous'}`;
         if (route.method === 'GET') {
@@ -324,11 +380,31 @@ describe(`console input schemas (${storageKind})`, () => {
       assert.equal(page.statusCode, 200, page.body.slice(0, 200));
       const loginCsrf = page.cookies.find((c) => c.name === 'sika_login_csrf')!.value;
       const cookie = `sika_login_csrf=${loginCsrf}`;
-      assertErrorPage(await postForm(`${base}/login`, `_csrf=${loginCsrf}&email=a@example.com&email=b@example.com&password=x`, cookie), 400, `${base}/login with email repeated`);
-      assertErrorPage(await postForm(`${base}/login`, `_csrf=${loginCsrf}&email=${'e'.repeat(255)}&password=x`, cookie), 400, `${base}/login with a 255-character email`);
-      assertErrorPage(await postForm(`${base}/login`, `_csrf=${loginCsrf}&email=a@example.com&password=${'p'.repeat(1_001)}`, cookie), 400, `${base}/login with a 1,001-character password`);
+      assertErrorPage(
+        await postForm(
+          `${base}/login`,
+          `_csrf=${loginCsrf}&email=a@example.com&email=b@example.com&password=x`,
+          cookie,
+        ),
+        400,
+        `${base}/login with email repeated`,
+      );
+      assertErrorPage(
+        await postForm(`${base}/login`, `_csrf=${loginCsrf}&email=${'e'.repeat(255)}&password=x`, cookie),
+        400,
+        `${base}/login with a 255-character email`,
+      );
+      assertErrorPage(
+        await postForm(`${base}/login`, `_csrf=${loginCsrf}&email=a@example.com&password=${'p'.repeat(1_001)}`, cookie),
+        400,
+        `${base}/login with a 1,001-character password`,
+      );
       // A wrong password is still the sign-in form's own answer.
-      const wrong = await postForm(`${base}/login`, `_csrf=${loginCsrf}&email=nobody@example.com&password=${'p'.repeat(1_000)}`, cookie);
+      const wrong = await postForm(
+        `${base}/login`,
+        `_csrf=${loginCsrf}&email=nobody@example.com&password=${'p'.repeat(1_000)}`,
+        cookie,
+      );
       assert.equal(wrong.statusCode, 401, wrong.body.slice(0, 200));
     }
   });
@@ -343,12 +419,24 @@ describe(`console input schemas (${storageKind})`, () => {
     assert.equal(api.json().error.code, 'INVALID_ARGUMENT');
   });
   /** The part of a route's input its form fills: the query of a GET, the body of a POST. */
-  const formOf = (route: RegisteredRoute) => (route.method === 'GET' ? schemaOf(route).querystring : schemaOf(route).body) as (StringSchema & FormSchema) | undefined;
+  const formOf = (route: RegisteredRoute) =>
+    (route.method === 'GET' ? schemaOf(route).querystring : schemaOf(route).body) as
+      | (StringSchema & FormSchema)
+      | undefined;
   const BOGUS = '<b>bogus</b>';
-  const pageText = (body: string) => body.replace(/<style>[\s\S]*<\/style>/, '').replace(/\s+/g, ' ').slice(0, 400);
+  const pageText = (body: string) =>
+    body
+      .replace(/<style>[\s\S]*<\/style>/, '')
+      .replace(/\s+/g, ' ')
+      .slice(0, 400);
   /** The flash of an error page, as a person reads it (entities decoded). */
   const flashText = (body: string) =>
-    (/class="flash[^"]*" role="alert">([^<]*)</.exec(body)?.[1] ?? '').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+    (/class="flash[^"]*" role="alert">([^<]*)</.exec(body)?.[1] ?? '')
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&amp;/g, '&');
 
   it('over HTTP, every console field with a closed set, a pattern or a format refuses a value outside it, and every required field its absence, with a 400 page naming the field and what it accepts; the value is never echoed, nothing changes', async () => {
     const before = await snapshot(t.db, merchantId, operatorId);
@@ -357,8 +445,11 @@ describe(`console input schemas (${storageKind})`, () => {
     for (const route of consoleRoutes().filter((r) => !isLogin(r.url))) {
       const schema = formOf(route);
       const browser = route.url.startsWith('/ops') ? browsers.ops : browsers.dashboard;
-      const path = withIds(route.url.replace(':table', 'banks').replace(':action', route.url.startsWith('/ops') ? 'activate' : 'disable'));
-      const send = (fields: Record<string, string>) => (route.method === 'GET' ? browser.get(`${path}?${new URLSearchParams(fields)}`) : browser.post(path, fields));
+      const path = withIds(
+        route.url.replace(':table', 'banks').replace(':action', route.url.startsWith('/ops') ? 'activate' : 'disable'),
+      );
+      const send = (fields: Record<string, string>) =>
+        route.method === 'GET' ? browser.get(`${path}?${new URLSearchParams(fields)}`) : browser.post(path, fields);
       for (const [name, field] of Object.entries(schema?.properties ?? {})) {
         if (!field.enum && !field.pattern && !field.format) continue;
         const res = await send(validForm(schema, { [name]: BOGUS }));
@@ -367,8 +458,13 @@ describe(`console input schemas (${storageKind})`, () => {
         assert.match(res.type, /^text\/html/, context);
         const flash = flashText(res.body);
         const label = labelOf(name, field);
-        assert.ok(flash.toLowerCase().includes(label.toLowerCase()), `${context}: the page names the field by its label (${label}): ${flash}`);
-        if (field.enum) for (const value of field.enum.filter((v) => v !== '')) assert.ok(flash.includes(String(value)), `${context}: the page says ${value} is accepted: ${flash}`);
+        assert.ok(
+          flash.toLowerCase().includes(label.toLowerCase()),
+          `${context}: the page names the field by its label (${label}): ${flash}`,
+        );
+        if (field.enum)
+          for (const value of field.enum.filter((v) => v !== ''))
+            assert.ok(flash.includes(String(value)), `${context}: the page says ${value} is accepted: ${flash}`);
         else if (field.format) assert.match(flash, /is not valid\.$/, `${context}: ${flash}`);
         else assert.ok(flash.includes(field.description!), `${context}: the page says what is accepted: ${flash}`);
         assert.ok(!res.body.includes(BOGUS) && !res.body.includes('bogus'), `${context}: the value is not echoed`);
@@ -384,7 +480,11 @@ describe(`console input schemas (${storageKind})`, () => {
         assert.ok(flashText(res.body).startsWith(`${label} is required.`), `${context}: ${flashText(res.body)}`);
         const empty = await send({ ...fields, [name]: '' });
         assert.equal(empty.status, 400, `${context} (empty): ${pageText(empty.body)}`);
-        assert.match(flashText(empty.body), new RegExp(`^(The )?${label} (is required|must be|is not valid)`, 'i'), `${context} (empty)`);
+        assert.match(
+          flashText(empty.body),
+          new RegExp(`^(The )?${label} (is required|must be|is not valid)`, 'i'),
+          `${context} (empty)`,
+        );
         required++;
       }
     }
@@ -401,9 +501,16 @@ describe(`console input schemas (${storageKind})`, () => {
     for (const bearer of [BOGUS, 'PAYER', 'payer ', 'nobody', '']) {
       const res = await browsers.dashboard.post('/dashboard/settings/fees', { ...others, [`bearer_${rail}`]: bearer });
       assert.equal(res.status, 400, `${JSON.stringify(bearer)}: ${pageText(res.body)}`);
-      assert.equal(flashText(res.body), `Who pays the ${railDescriptor(rail!).labels.dashboard} fee must be ${BEARERS.join(' or ')}.`);
+      assert.equal(
+        flashText(res.body),
+        `Who pays the ${railDescriptor(rail!).labels.dashboard} fee must be ${BEARERS.join(' or ')}.`,
+      );
       assert.doesNotMatch(res.body, /Fee settings saved|<b>bogus/);
-      assert.deepEqual(await feeSchedule(t.db, merchantId, 'test'), before, `${JSON.stringify(bearer)} changed the schedule`);
+      assert.deepEqual(
+        await feeSchedule(t.db, merchantId, 'test'),
+        before,
+        `${JSON.stringify(bearer)} changed the schedule`,
+      );
     }
     const none = await browsers.dashboard.post('/dashboard/settings/fees', {});
     assert.equal(none.status, 400, 'a form naming no bearer saves nothing');
@@ -413,7 +520,11 @@ describe(`console input schemas (${storageKind})`, () => {
     assert.equal(saved.status, 200, pageText(saved.body));
     assert.match(saved.body, /Fee settings saved/);
     assert.equal((await feeSchedule(t.db, merchantId, 'test'))[rail!].bearer, flipped);
-    assert.equal((await browsers.dashboard.post('/dashboard/settings/fees', { ...others })).status, 200, 'the form as the page sends it');
+    assert.equal(
+      (await browsers.dashboard.post('/dashboard/settings/fees', { ...others })).status,
+      200,
+      'the form as the page sends it',
+    );
   });
 
   it("over HTTP, the operators' payout settings refuse garbage in every field (400 naming it, settings unchanged), save real values, and answer an unknown merchant with 404", async () => {
@@ -436,16 +547,33 @@ describe(`console input schemas (${storageKind})`, () => {
     ] as const) {
       const res = await browsers.ops.post(url, { ...valid, [field]: garbage });
       assert.equal(res.status, 400, `${field}=${garbage}: ${pageText(res.body)}`);
-      const label = { environment: 'Environment', access: 'Access', paused: 'Paused', limit: 'Limit per payout', daily_limit: 'Daily limit' }[field];
-      assert.ok(flashText(res.body).startsWith(`${label} must be `) || flashText(res.body).startsWith(`${label} is not valid: enter an amount in GHS`), `${field}=${garbage}: ${flashText(res.body)}`);
+      const label = {
+        environment: 'Environment',
+        access: 'Access',
+        paused: 'Paused',
+        limit: 'Limit per payout',
+        daily_limit: 'Daily limit',
+      }[field];
+      assert.ok(
+        flashText(res.body).startsWith(`${label} must be `) ||
+          flashText(res.body).startsWith(`${label} is not valid: enter an amount in GHS`),
+        `${field}=${garbage}: ${flashText(res.body)}`,
+      );
       assert.ok(!res.body.includes(BOGUS));
-      assert.deepEqual((await merchantPayoutControls(t.db, merchantId))!.settings, before, `${field}=${garbage} changed the settings`);
+      assert.deepEqual(
+        (await merchantPayoutControls(t.db, merchantId))!.settings,
+        before,
+        `${field}=${garbage} changed the settings`,
+      );
     }
     const saved = await browsers.ops.post(url, valid);
     assert.equal(saved.status, 200, pageText(saved.body));
     assert.match(saved.body, /Test payout settings saved/);
     const after = (await merchantPayoutControls(t.db, merchantId))!.settings.test;
-    assert.deepEqual([after.payout_access, after.paused, Number(after.payout_limit_minor), Number(after.daily_limit_minor)], [true, false, 150_050, 2_000_000]);
+    assert.deepEqual(
+      [after.payout_access, after.paused, Number(after.payout_limit_minor), Number(after.daily_limit_minor)],
+      [true, false, 150_050, 2_000_000],
+    );
     const unknown = randomUUID();
     const res = await browsers.ops.post(`/ops/merchants/${unknown}/payouts`, valid);
     assert.equal(res.status, 404, pageText(res.body));
@@ -457,7 +585,9 @@ describe(`console input schemas (${storageKind})`, () => {
     let checked = 0;
     for (const route of consoleRoutes().filter((r) => r.url.includes(':') && !isLogin(r.url))) {
       const browser = route.url.startsWith('/ops') ? browsers.ops : browsers.dashboard;
-      const path = withIds(route.url.replace(':table', 'banks').replace(':action', route.url.startsWith('/ops') ? 'activate' : 'disable'));
+      const path = withIds(
+        route.url.replace(':table', 'banks').replace(':action', route.url.startsWith('/ops') ? 'activate' : 'disable'),
+      );
       const fields = validForm(formOf(route));
       const res = route.method === 'GET' ? await browser.get(path) : await browser.post(path, fields);
       assert.equal(res.status, 404, `${route.method} ${route.url} with an unknown id: ${pageText(res.body)}`);

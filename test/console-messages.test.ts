@@ -17,7 +17,16 @@ import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 const PASSWORD = 'console-messages-password-1';
 const BOGUS = '<b>bogus</b>';
 /** What a validator says and a person should never read. */
-const RAW = [/must match/i, /must NOT/, /pesewas/i, /format "/, /must have required property/, /must be string/, /must be equal to one of/, /\b(minLength|maxLength|pattern|enum|additionalProperties|instancePath|querystring|params|body)\b/];
+const RAW = [
+  /must match/i,
+  /must NOT/,
+  /pesewas/i,
+  /format "/,
+  /must have required property/,
+  /must be string/,
+  /must be equal to one of/,
+  /\b(minLength|maxLength|pattern|enum|additionalProperties|instancePath|querystring|params|body)\b/,
+];
 
 interface FieldSchema {
   title?: string;
@@ -32,9 +41,16 @@ interface PartSchema {
   properties?: Record<string, FieldSchema>;
 }
 
-const isConsole = (url: string) => url === '/dashboard' || url === '/ops' || url.startsWith('/dashboard/') || url.startsWith('/ops/');
+const isConsole = (url: string) =>
+  url === '/dashboard' || url === '/ops' || url.startsWith('/dashboard/') || url.startsWith('/ops/');
 const isLogin = (url: string) => url.endsWith('/login') || url.includes('/login/');
-const decode = (text: string) => text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+const decode = (text: string) =>
+  text
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
 const flashOf = (body: string) => decode(/class="flash[^"]*" role="alert">([^<]*)</.exec(body)?.[1] ?? '');
 
 describe(`console refusals in sentences (${storageKind})`, () => {
@@ -83,7 +99,10 @@ describe(`console refusals in sentences (${storageKind})`, () => {
       const browser = browsers[base];
       const schema = (route.schema ?? {}) as { querystring?: PartSchema; body?: PartSchema };
       const part = (route.method === 'GET' ? schema.querystring : schema.body) as (PartSchema & FormSchema) | undefined;
-      const path = route.url.replace(':table', 'banks').replace(':action', base === '/ops' ? 'activate' : 'disable').replace(/:(\w+)/g, randomUUID());
+      const path = route.url
+        .replace(':table', 'banks')
+        .replace(':action', base === '/ops' ? 'activate' : 'disable')
+        .replace(/:(\w+)/g, randomUUID());
       const send = (fields: Record<string, string> | [string, string][]) =>
         route.method === 'GET' ? browser.get(`${path}?${new URLSearchParams(fields)}`) : browser.post(path, fields);
       for (const [name, field] of Object.entries(part?.properties ?? {})) {
@@ -91,13 +110,24 @@ describe(`console refusals in sentences (${storageKind})`, () => {
         const label = field.title ?? fieldWords(name);
         const context = `${route.method} ${route.url} ${name}`;
         // The other fields valid, so the refusal is this field's (an id field gets a well-formed id).
-        const valid = validForm(part, Object.fromEntries(Object.entries(part?.properties ?? {}).filter(([n, f]) => f.format === 'uuid' && n !== name && !f.examples).map(([n]) => [n, randomUUID()])));
+        const valid = validForm(
+          part,
+          Object.fromEntries(
+            Object.entries(part?.properties ?? {})
+              .filter(([n, f]) => f.format === 'uuid' && n !== name && !f.examples)
+              .map(([n]) => [n, randomUUID()]),
+          ),
+        );
         if (field.enum || field.pattern || field.format) {
           assertSentence(await send({ ...valid, [name]: BOGUS }), label, `${context} outside its set`);
           checks++;
         }
         if (field.maxLength) {
-          assertSentence(await send({ ...valid, [name]: 'x'.repeat(field.maxLength + 1) }), label, `${context} too long`);
+          assertSentence(
+            await send({ ...valid, [name]: 'x'.repeat(field.maxLength + 1) }),
+            label,
+            `${context} too long`,
+          );
           checks++;
         }
         const others = Object.entries(valid).filter(([key]) => key !== name);
@@ -120,7 +150,11 @@ describe(`console refusals in sentences (${storageKind})`, () => {
       for (const [name, field] of Object.entries(params?.properties ?? {})) {
         if (!field.format) continue;
         const base = route.url.startsWith('/ops') ? '/ops' : '/dashboard';
-        const url = route.url.replace(`:${name}`, 'not-an-id').replace(':table', 'banks').replace(':action', base === '/ops' ? 'activate' : 'disable').replace(/:(\w+)/g, randomUUID());
+        const url = route.url
+          .replace(`:${name}`, 'not-an-id')
+          .replace(':table', 'banks')
+          .replace(':action', base === '/ops' ? 'activate' : 'disable')
+          .replace(/:(\w+)/g, randomUUID());
         const res = route.method === 'GET' ? await browsers[base].get(url) : await browsers[base].post(url, {});
         const label = pathParamLabel(route.url, name);
         assert.doesNotMatch(label, /The id$/, `${route.url}: the id is named by what the path holds`);
@@ -135,20 +169,45 @@ describe(`console refusals in sentences (${storageKind})`, () => {
   });
 
   it('the sentences of the issue: a refund transfer with a payer account too long, an amount as GHS', async () => {
-    const refund = await browsers['/ops'].post(`/ops/refunds/${randomUUID()}/complete`, { payer_account: 'x'.repeat(121), transfer_reference: 'TRF-1' });
+    const refund = await browsers['/ops'].post(`/ops/refunds/${randomUUID()}/complete`, {
+      payer_account: 'x'.repeat(121),
+      transfer_reference: 'TRF-1',
+    });
     assert.equal(refund.status, 400);
     assert.equal(flashOf(refund.body), 'Payer account can be at most 120 characters.');
-    const limit = await browsers['/ops'].post(`/ops/merchants/${randomUUID()}/payouts`, { environment: 'live', access: 'on', paused: 'off', limit: '12.345', daily_limit: '100.00' });
+    const limit = await browsers['/ops'].post(`/ops/merchants/${randomUUID()}/payouts`, {
+      environment: 'live',
+      access: 'on',
+      paused: 'off',
+      limit: '12.345',
+      daily_limit: '100.00',
+    });
     assert.equal(limit.status, 400);
-    assert.equal(flashOf(limit.body), 'Limit per payout is not valid: enter an amount in GHS above zero with at most 2 decimals, e.g. 502.00.');
-    const environment = await browsers['/ops'].post(`/ops/merchants/${randomUUID()}/payouts`, { environment: 'staging', access: 'on', paused: 'off', limit: '1.00', daily_limit: '100.00' });
+    assert.equal(
+      flashOf(limit.body),
+      'Limit per payout is not valid: enter an amount in GHS above zero with at most 2 decimals, e.g. 502.00.',
+    );
+    const environment = await browsers['/ops'].post(`/ops/merchants/${randomUUID()}/payouts`, {
+      environment: 'staging',
+      access: 'on',
+      paused: 'off',
+      limit: '1.00',
+      daily_limit: '100.00',
+    });
     assert.equal(flashOf(environment.body), 'Environment must be test or live.');
   });
 
   it("a service's refusal that begins with an API field name names the field in words on the page", async () => {
     assert.equal(consoleSentence('account_number must be 13 digits.'), 'Account number must be 13 digits.');
-    assert.equal(consoleSentence('The slip is for GHS 122.00; take exactly that amount.'), 'The slip is for GHS 122.00; take exactly that amount.');
-    const res = await browsers['/dashboard'].post('/dashboard/recipients', { account_type: 'momo', network: 'mtn', phone: '0241234567' });
+    assert.equal(
+      consoleSentence('The slip is for GHS 122.00; take exactly that amount.'),
+      'The slip is for GHS 122.00; take exactly that amount.',
+    );
+    const res = await browsers['/dashboard'].post('/dashboard/recipients', {
+      account_type: 'momo',
+      network: 'mtn',
+      phone: '0241234567',
+    });
     assert.equal(res.status, 400, res.body.slice(0, 300));
     assert.match(flashOf(res.body), /^Account name is required/);
   });

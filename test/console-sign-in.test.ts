@@ -8,7 +8,16 @@ import { createHash, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { purgeExpiredWebSessions } from '../src/accounts/console-accounts.ts';
 import { createMerchant, hashPassword } from '../src/accounts/service.ts';
-import { ACCOUNT_BACKOFF, accountKey, ADDRESS_BACKOFF, addressKey, backoffDelayS, FAILURES_FORGOTTEN_AFTER_S, PAIR_BACKOFF, purgeIdleThrottles } from '../src/accounts/sign-in-throttle.ts';
+import {
+  ACCOUNT_BACKOFF,
+  accountKey,
+  ADDRESS_BACKOFF,
+  addressKey,
+  backoffDelayS,
+  FAILURES_FORGOTTEN_AFTER_S,
+  PAIR_BACKOFF,
+  purgeIdleThrottles,
+} from '../src/accounts/sign-in-throttle.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDb, type Db } from '../src/db/index.ts';
 import { buildApp } from '../src/http/app.ts';
@@ -20,13 +29,20 @@ const PASSWORD = 'correct horse battery';
 
 async function owner(t: TestContext): Promise<{ email: string; merchantId: string }> {
   const email = `owner-${randomUUID()}@example.com`;
-  const created = await createMerchant(t.db, { name: `Ama Foods ${randomUUID().slice(0, 6)}`, email, password: PASSWORD });
+  const created = await createMerchant(t.db, {
+    name: `Ama Foods ${randomUUID().slice(0, 6)}`,
+    email,
+    password: PASSWORD,
+  });
   return { email, merchantId: created.merchant_id };
 }
 
 /** Lets every backoff of this account's rows (and an address's) lapse now, as if the wait had passed. */
 const lapse = (db: Db, email: string) =>
-  db.query("UPDATE sign_in_throttles SET next_allowed_at = now() - interval '1 second' WHERE account_key = $1 OR (account_key IS NULL AND next_allowed_at > now())", [accountKey('merchant', email)]);
+  db.query(
+    "UPDATE sign_in_throttles SET next_allowed_at = now() - interval '1 second' WHERE account_key = $1 OR (account_key IS NULL AND next_allowed_at > now())",
+    [accountKey('merchant', email)],
+  );
 
 /** A fresh client address (documentation range), so runs on a kept PostgreSQL database never share an address's count. */
 const address = () => `2001:db8:${randomUUID().slice(0, 4)}::${randomUUID().slice(0, 4)}`;
@@ -41,12 +57,25 @@ describe(`console sign-in backoff (${storageKind})`, () => {
   });
 
   it('the delays grow exponentially past the free failures and stop at their caps', () => {
-    assert.deepEqual([1, 4, 5, 6, 7, 8].map((n) => backoffDelayS(PAIR_BACKOFF, n)), [0, 0, 15, 30, 60, 120]);
+    assert.deepEqual(
+      [1, 4, 5, 6, 7, 8].map((n) => backoffDelayS(PAIR_BACKOFF, n)),
+      [0, 0, 15, 30, 60, 120],
+    );
     assert.equal(backoffDelayS(PAIR_BACKOFF, 100), 15 * 60);
     assert.equal(backoffDelayS(PAIR_BACKOFF, Number.MAX_SAFE_INTEGER), 15 * 60);
-    assert.deepEqual([19, 20, 21, 22, 23, 24].map((n) => backoffDelayS(ACCOUNT_BACKOFF, n)), [0, 5, 10, 20, 40, 60]);
-    assert.equal(backoffDelayS(ACCOUNT_BACKOFF, 1_000), 60, 'the account-wide delay, which strangers can push, is capped at a minute');
-    assert.deepEqual([49, 50, 51].map((n) => backoffDelayS(ADDRESS_BACKOFF, n)), [0, 5, 10]);
+    assert.deepEqual(
+      [19, 20, 21, 22, 23, 24].map((n) => backoffDelayS(ACCOUNT_BACKOFF, n)),
+      [0, 5, 10, 20, 40, 60],
+    );
+    assert.equal(
+      backoffDelayS(ACCOUNT_BACKOFF, 1_000),
+      60,
+      'the account-wide delay, which strangers can push, is capped at a minute',
+    );
+    assert.deepEqual(
+      [49, 50, 51].map((n) => backoffDelayS(ADDRESS_BACKOFF, n)),
+      [0, 5, 10],
+    );
   });
 
   it('five wrong passwords from one address back that address off with a 429 and Retry-After (even for the right password), while the owner signs in from another address', async () => {
@@ -77,9 +106,17 @@ describe(`console sign-in backoff (${storageKind})`, () => {
     for (let round = 0; round < 3; round++) {
       await lapse(t.db, o.email);
       const lastFailure = Date.now();
-      assert.equal((await stranger.signIn(o.email, 'wrong password')).statusCode, 401, 'one more guess once the wait is over');
+      assert.equal(
+        (await stranger.signIn(o.email, 'wrong password')).statusCode,
+        401,
+        'one more guess once the wait is over',
+      );
       // 30, 60, 120 seconds: the delay doubles with each failure past the free ones.
-      assertWaits(await stranger.signIn(o.email, 'wrong password'), PAIR_BACKOFF.delayFirstS * 2 ** (round + 1), lastFailure);
+      assertWaits(
+        await stranger.signIn(o.email, 'wrong password'),
+        PAIR_BACKOFF.delayFirstS * 2 ** (round + 1),
+        lastFailure,
+      );
     }
   });
 
@@ -96,7 +133,10 @@ describe(`console sign-in backoff (${storageKind})`, () => {
         sent = Date.now();
         const res = await client.signIn(email, 'wrong password');
         // The wait is checked against the delay here, so a slow second between two requests cannot tell the emails apart.
-        const retryAfter = res.statusCode === 429 ? assertWaits(res, PAIR_BACKOFF.delayFirstS, previous, { flash: true }) && 'the first delay' : res.headers['retry-after'];
+        const retryAfter =
+          res.statusCode === 429
+            ? assertWaits(res, PAIR_BACKOFF.delayFirstS, previous, { flash: true }) && 'the first delay'
+            : res.headers['retry-after'];
         seen.push({ status: res.statusCode, retryAfter, flash: flashOf(res.body).replace(/\d+ seconds/, 'N seconds') });
       }
       answers.push(seen);
@@ -118,10 +158,16 @@ describe(`console sign-in backoff (${storageKind})`, () => {
     assert.equal(refused.statusCode, 429, 'distributed guessing backs off the account');
     assertWaits(refused, ACCOUNT_BACKOFF.delayFirstS, lastFailure);
     // Push the account to its cap: the owner still waits at most a minute, not 15.
-    await t.db.query('UPDATE sign_in_throttles SET failures = 1000 WHERE key LIKE $1 AND account_key = $2', ['merchant:account:%', accountKey('merchant', o.email)]);
+    await t.db.query('UPDATE sign_in_throttles SET failures = 1000 WHERE key LIKE $1 AND account_key = $2', [
+      'merchant:account:%',
+      accountKey('merchant', o.email),
+    ]);
     await lapse(t.db, o.email);
     lastFailure = Date.now();
-    assert.equal((await new ConsoleClient(t, '/dashboard', address()).signIn(o.email, 'wrong password')).statusCode, 401);
+    assert.equal(
+      (await new ConsoleClient(t, '/dashboard', address()).signIn(o.email, 'wrong password')).statusCode,
+      401,
+    );
     assertWaits(await fresh.signIn(o.email, PASSWORD), ACCOUNT_BACKOFF.delayMaxS, lastFailure);
     await lapse(t.db, o.email);
     await fresh.signedIn(o.email, PASSWORD);
@@ -148,10 +194,14 @@ describe(`console sign-in backoff (${storageKind})`, () => {
     const client = new ConsoleClient(t, '/dashboard', address());
     for (let round = 0; round < 3; round++) {
       client.device = null; // a browser that keeps no cookies: the (account, address) pair counts, not a trusted device
-      for (let i = 0; i < PAIR_BACKOFF.failuresFree - 1; i++) assert.equal((await client.signIn(o.email, 'typo typo')).statusCode, 401);
+      for (let i = 0; i < PAIR_BACKOFF.failuresFree - 1; i++)
+        assert.equal((await client.signIn(o.email, 'typo typo')).statusCode, 401);
       await client.signedIn(o.email, PASSWORD);
     }
-    const rows = await t.db.query<{ failures: number }>("SELECT failures FROM sign_in_throttles WHERE account_key = $1 AND key LIKE 'merchant:pair:%'", [accountKey('merchant', o.email)]);
+    const rows = await t.db.query<{ failures: number }>(
+      "SELECT failures FROM sign_in_throttles WHERE account_key = $1 AND key LIKE 'merchant:pair:%'",
+      [accountKey('merchant', o.email)],
+    );
     assert.deepEqual(rows, [{ failures: 0 }]);
   });
 
@@ -160,22 +210,33 @@ describe(`console sign-in backoff (${storageKind})`, () => {
     await createOperator(t.db, { email, password: PASSWORD });
     await createMerchant(t.db, { name: 'Same Email Ltd', email, password: PASSWORD });
     const client = new ConsoleClient(t, '/ops', address());
-    for (let i = 0; i < PAIR_BACKOFF.failuresFree; i++) assert.equal((await client.signIn(email, 'wrong password')).statusCode, 401);
+    for (let i = 0; i < PAIR_BACKOFF.failuresFree; i++)
+      assert.equal((await client.signIn(email, 'wrong password')).statusCode, 401);
     assert.equal((await client.signIn(email, PASSWORD)).statusCode, 429);
     const dashboard = new ConsoleClient(t, '/dashboard', client.address);
     await dashboard.signedIn(email, PASSWORD);
   });
 
   it('the background purge drops rows idle past the forgetting time and keeps recent ones and running delays', async () => {
-    const [idle, recent, waiting] = [`test:idle:${randomUUID()}`, `test:recent:${randomUUID()}`, `test:waiting:${randomUUID()}`];
+    const [idle, recent, waiting] = [
+      `test:idle:${randomUUID()}`,
+      `test:recent:${randomUUID()}`,
+      `test:waiting:${randomUUID()}`,
+    ];
     await t.db.query(
       `INSERT INTO sign_in_throttles (key, failures, updated_at, next_allowed_at) VALUES
          ($1, 3, now() - make_interval(secs => $4 + 60), NULL), ($2, 3, now(), NULL), ($3, 9, now() - make_interval(secs => $4 + 60), now() + interval '1 minute')`,
       [idle, recent, waiting, FAILURES_FORGOTTEN_AFTER_S],
     );
     await purgeIdleThrottles(t.db);
-    const left = await t.db.query<{ key: string }>('SELECT key FROM sign_in_throttles WHERE key = ANY($1) ORDER BY key', [[idle, recent, waiting]]);
-    assert.deepEqual(left.map((row) => row.key), [recent, waiting].sort());
+    const left = await t.db.query<{ key: string }>(
+      'SELECT key FROM sign_in_throttles WHERE key = ANY($1) ORDER BY key',
+      [[idle, recent, waiting]],
+    );
+    assert.deepEqual(
+      left.map((row) => row.key),
+      [recent, waiting].sort(),
+    );
   });
 
   it('the background purge drops expired console sessions (which open nothing) and keeps live ones', async () => {
@@ -183,11 +244,18 @@ describe(`console sign-in backoff (${storageKind})`, () => {
     const live = await new ConsoleClient(t, '/dashboard', address()).signedIn(o.email, PASSWORD);
     const stale = await new ConsoleClient(t, '/dashboard', address()).signedIn(o.email, PASSWORD);
     const sessionsOf = async () =>
-      (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM web_sessions s JOIN users u ON u.id = s.user_id WHERE lower(u.email) = lower($1)', [o.email]))[0]!.n;
+      (
+        await t.db.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM web_sessions s JOIN users u ON u.id = s.user_id WHERE lower(u.email) = lower($1)',
+          [o.email],
+        )
+      )[0]!.n;
     assert.equal(await sessionsOf(), 2);
     // Sessions are stored by the SHA-256 (hex) of their cookie's token.
     const staleHash = createHash('sha256').update(stale.session!).digest('hex');
-    await t.db.query("UPDATE web_sessions SET expires_at = now() - interval '1 second' WHERE token_hash = $1", [staleHash]);
+    await t.db.query("UPDATE web_sessions SET expires_at = now() - interval '1 second' WHERE token_hash = $1", [
+      staleHash,
+    ]);
     assert.equal((await stale.get('/dashboard')).statusCode, 303, 'an expired session opens nothing');
     await purgeExpiredWebSessions(t.db);
     assert.equal(await sessionsOf(), 1);
@@ -198,7 +266,9 @@ describe(`console sign-in backoff (${storageKind})`, () => {
     const o = await owner(t);
     const where = address();
     await new ConsoleClient(t, '/dashboard', where).signIn(o.email, 'wrong password');
-    const rows = await t.db.query<{ text: string }>('SELECT key || coalesce(account_key, \'\') AS text FROM sign_in_throttles');
+    const rows = await t.db.query<{ text: string }>(
+      "SELECT key || coalesce(account_key, '') AS text FROM sign_in_throttles",
+    );
     assert.ok(rows.length >= 3);
     assert.ok(!rows.some((row) => row.text.includes(o.email) || row.text.includes(where)));
   });
@@ -240,21 +310,33 @@ describe(`concurrent guesses and shared state (${storageKind})`, () => {
     const checked = count(401) + count(303);
     assert.equal(count(401) + count(303) + count(429), 32, JSON.stringify(answers));
     assert.ok(checked <= PAIR_BACKOFF.failuresFree, `${checked} passwords were checked`);
-    assert.ok(answers.filter((a) => a.status === 429).every((a) => Number(a.retryAfter) > 0), 'every refusal says when to retry');
+    assert.ok(
+      answers.filter((a) => a.status === 429).every((a) => Number(a.retryAfter) > 0),
+      'every refusal says when to retry',
+    );
     if (right.status === 303) {
       assert.equal(count(303), 1);
     } else {
       assert.equal(right.status, 429, 'the right password after the limit is refused like the others');
       assert.equal(count(401), PAIR_BACKOFF.failuresFree, 'the limit was reached by five wrong ones');
     }
-    const sessions = await t.db.query('SELECT 1 FROM web_sessions s JOIN users u ON u.id = s.user_id WHERE lower(u.email) = lower($1)', [o.email]);
+    const sessions = await t.db.query(
+      'SELECT 1 FROM web_sessions s JOIN users u ON u.id = s.user_id WHERE lower(u.email) = lower($1)',
+      [o.email],
+    );
     assert.equal(sessions.length, right.status === 303 ? 1 : 0);
   });
 
   it('two app instances on one database share the count: failures on one back off the other', async () => {
     // On PostgreSQL a second pool, as a second process would have; embedded storage is one process's.
     const db2 = storageKind === 'postgres' ? await openDb({ databaseUrl: t.config.databaseUrl, dataDir: null }) : t.db;
-    const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', WORKERS: 'off', BASE_URL: 'http://sika.test', REDIS_URL: '' });
+    const config = loadConfig({
+      ...process.env,
+      LOG_LEVEL: 'silent',
+      WORKERS: 'off',
+      BASE_URL: 'http://sika.test',
+      REDIS_URL: '',
+    });
     const app2 = await buildApp({ config, db: db2, logger: false });
     await app2.ready();
     try {
@@ -280,7 +362,10 @@ describe(`concurrent guesses and shared state (${storageKind})`, () => {
   it('a user made inactive, or with no password, gets the same answer as a wrong password', async () => {
     const o = await owner(t);
     const id = randomUUID();
-    await t.db.query('INSERT INTO users (id, merchant_id, email, password_hash, role, active) VALUES ($1, $2, $3, $4, $5, false)', [id, o.merchantId, `gone-${id}@example.com`, await hashPassword(PASSWORD), 'viewer']);
+    await t.db.query(
+      'INSERT INTO users (id, merchant_id, email, password_hash, role, active) VALUES ($1, $2, $3, $4, $5, false)',
+      [id, o.merchantId, `gone-${id}@example.com`, await hashPassword(PASSWORD), 'viewer'],
+    );
     const res = await new ConsoleClient(t, '/dashboard', address()).signIn(`gone-${id}@example.com`, PASSWORD);
     assert.equal(res.statusCode, 401);
     assert.equal(flashOf(res.body), 'Wrong email or password.');

@@ -48,13 +48,21 @@ async function signIn(base: string, email: string, password: string): Promise<Br
   });
   assert.equal(login.status, 303, `sign-in: ${(await login.text()).slice(0, 300)}`);
   const cookie = `sika_dashboard=${setCookie(login, 'sika_dashboard')}`;
-  const page = await fetch(`${base}/dashboard/developers`, { headers: { cookie }, redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
+  const page = await fetch(`${base}/dashboard/developers`, {
+    headers: { cookie },
+    redirect: 'manual',
+    signal: AbortSignal.timeout(TIMEOUT_MS),
+  });
   const pageHtml = await page.text();
   assert.equal(page.status, 200, pageHtml.slice(0, 300));
   return { base, cookie, csrf: csrfField(pageHtml) };
 }
 
-async function post(browser: Browser, path: string, fields: Record<string, string> = {}): Promise<{ status: number; html: string }> {
+async function post(
+  browser: Browser,
+  path: string,
+  fields: Record<string, string> = {},
+): Promise<{ status: number; html: string }> {
   const res = await fetch(`${browser.base}${path}`, {
     method: 'POST',
     redirect: 'manual',
@@ -76,10 +84,29 @@ describe(`dashboard API key revocation is audited (${storageKind})`, () => {
   after(async () => t?.close());
 
   const apiStatus = async (key: string) =>
-    (await fetch(`${base}/api/v1/revenue-lines`, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(TIMEOUT_MS) })).status;
-  const keyId = async (key: string) => (await t.db.query<{ id: string }>('SELECT id FROM api_keys WHERE prefix = $1', [key.slice(0, API_KEY_PREFIX_LENGTH)]))[0]!.id;
+    (
+      await fetch(`${base}/api/v1/revenue-lines`, {
+        headers: { authorization: `Bearer ${key}` },
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      })
+    ).status;
+  const keyId = async (key: string) =>
+    (
+      await t.db.query<{ id: string }>('SELECT id FROM api_keys WHERE prefix = $1', [
+        key.slice(0, API_KEY_PREFIX_LENGTH),
+      ])
+    )[0]!.id;
   const auditOf = (objectId: string) =>
-    t.db.query<{ actor_type: string; actor_id: string; actor_email: string | null; merchant_id: string | null; action: string; object_type: string; before: unknown; after: unknown }>(
+    t.db.query<{
+      actor_type: string;
+      actor_id: string;
+      actor_email: string | null;
+      merchant_id: string | null;
+      action: string;
+      object_type: string;
+      before: unknown;
+      after: unknown;
+    }>(
       'SELECT actor_type, actor_id, actor_email, merchant_id, action, object_type, before, after FROM audit_log WHERE object_id = $1 ORDER BY id',
       [objectId],
     );
@@ -101,12 +128,20 @@ describe(`dashboard API key revocation is audited (${storageKind})`, () => {
     assert.deepEqual(await auditOf(liveKeyId), []);
 
     // Another merchant's key: the same 404, and that key keeps working.
-    const other = await createMerchant(t.db, { name: `Other ${randomUUID().slice(0, 6)}`, email: `other-${randomUUID()}@example.com`, password: PASSWORD });
+    const other = await createMerchant(t.db, {
+      name: `Other ${randomUUID().slice(0, 6)}`,
+      email: `other-${randomUUID()}@example.com`,
+      password: PASSWORD,
+    });
     const otherKeyId = await keyId(other.test_api_key);
     const foreign = await post(browser, `/dashboard/keys/${otherKeyId}/revoke`);
     assert.equal(foreign.status, 404, foreign.html.slice(0, 300));
     assert.equal(flash(foreign.html), 'API key not found.');
-    assert.doesNotMatch(foreign.html, new RegExp(other.test_api_key.slice(0, API_KEY_PREFIX_LENGTH)), "the page shows nothing of the other merchant's key");
+    assert.doesNotMatch(
+      foreign.html,
+      new RegExp(other.test_api_key.slice(0, API_KEY_PREFIX_LENGTH)),
+      "the page shows nothing of the other merchant's key",
+    );
     assert.equal(await apiStatus(other.test_api_key), 200, "the other merchant's key still works");
     assert.deepEqual(await auditOf(otherKeyId), []);
 
@@ -114,7 +149,9 @@ describe(`dashboard API key revocation is audited (${storageKind})`, () => {
     assert.equal(revoked.status, 200, revoked.html.slice(0, 300));
     assert.match(flash(revoked.html), /revoked: it stops working at once/);
     assert.equal(await apiStatus(m.test_api_key), 401, 'the revoked key is refused at once');
-    const [row] = await t.db.query<{ revoked_at: Date | null }>('SELECT revoked_at FROM api_keys WHERE id = $1', [testKeyId]);
+    const [row] = await t.db.query<{ revoked_at: Date | null }>('SELECT revoked_at FROM api_keys WHERE id = $1', [
+      testKeyId,
+    ]);
     assert.ok(row?.revoked_at, 'the key is revoked in storage');
     const entries = await auditOf(testKeyId);
     assert.deepEqual(entries, [

@@ -53,7 +53,12 @@ describe('error catalogue', () => {
       INVALID_ARGUMENT: 400,
     };
     for (const [code, status] of Object.entries(spec)) assert.equal(HTTP_STATUS_OF[code as ErrorCode], status, code);
-    for (const code of ['IDEMPOTENCY_KEY_IN_FLIGHT', 'PAYMENT_ATTEMPT_PENDING', 'PROVIDER_PAYMENT_REJECTED', 'PROVIDER_RAIL_UNAVAILABLE']) {
+    for (const code of [
+      'IDEMPOTENCY_KEY_IN_FLIGHT',
+      'PAYMENT_ATTEMPT_PENDING',
+      'PROVIDER_PAYMENT_REJECTED',
+      'PROVIDER_RAIL_UNAVAILABLE',
+    ]) {
       assert.ok(code in ERROR_CATALOGUE, `${code} is in the SPEC's enumeration`);
     }
     assert.ok('INVOICE_LINE_AMOUNT_INVALID' in LINE_ERROR_CATALOGUE);
@@ -69,7 +74,8 @@ describe('error catalogue', () => {
   it('docs/errors.md is the catalogue as it is (npm run docs:errors rewrites it)', () => {
     const published = readFileSync(join(ROOT, 'docs', 'errors.md'), 'utf8');
     assert.equal(published, errorTableMarkdown(HTTP_STATUS_OF), 'docs/errors.md is stale: run npm run docs:errors');
-    for (const code of Object.keys(ERROR_CATALOGUE)) assert.ok(published.includes(`| \`${code}\` | ${HTTP_STATUS_OF[code as ErrorCode]} |`), code);
+    for (const code of Object.keys(ERROR_CATALOGUE))
+      assert.ok(published.includes(`| \`${code}\` | ${HTTP_STATUS_OF[code as ErrorCode]} |`), code);
   });
 
   it('every code thrown in src is in the catalogue (also enforced by the type of SikaError)', () => {
@@ -88,10 +94,15 @@ describe('who may know about HTTP and SQLSTATE', () => {
    * assembly and the web pages may import src/http; nothing else outside it.
    */
   const mayImportHttp = (name: string) =>
-    name.startsWith('http/') || name.startsWith('web/') || /(?:routes|schemas)\.ts$/.test(name) || ['main.ts', 'workers.ts', 'index.ts'].includes(name);
+    name.startsWith('http/') ||
+    name.startsWith('web/') ||
+    /(?:routes|schemas)\.ts$/.test(name) ||
+    ['main.ts', 'workers.ts', 'index.ts'].includes(name);
 
   it('no service, store or model imports from src/http', () => {
-    const offenders = sources.filter(({ name, text }) => !mayImportHttp(name) && /from\s+['"][^'"]*\/http\/[^'"]+['"]/.test(text)).map(({ name }) => name);
+    const offenders = sources
+      .filter(({ name, text }) => !mayImportHttp(name) && /from\s+['"][^'"]*\/http\/[^'"]+['"]/.test(text))
+      .map(({ name }) => name);
     assert.deepEqual(offenders, []);
   });
 
@@ -104,14 +115,21 @@ describe('who may know about HTTP and SQLSTATE', () => {
   });
 
   it('SQLSTATE codes are read only in src/db', () => {
-    const offenders = sources.filter(({ name, text }) => !name.startsWith('db/') && /\bsqlState\b/.test(text)).map(({ name }) => name);
+    const offenders = sources
+      .filter(({ name, text }) => !name.startsWith('db/') && /\bsqlState\b/.test(text))
+      .map(({ name }) => name);
     assert.deepEqual(offenders, []);
   });
 
   it('one JSON error renderer and one HTML error renderer set error handlers', () => {
-    const handlers = sources.filter(({ text }) => /\.setErrorHandler\(/.test(text)).map(({ name }) => name).sort();
+    const handlers = sources
+      .filter(({ text }) => /\.setErrorHandler\(/.test(text))
+      .map(({ name }) => name)
+      .sort();
     assert.deepEqual(handlers, ['http/error-handler.ts', 'web/error-pages.ts']);
-    const handBuilt = sources.filter(({ name, text }) => name !== 'http/error-handler.ts' && /send\(\s*\{\s*error:\s*\{/.test(text)).map(({ name }) => name);
+    const handBuilt = sources
+      .filter(({ name, text }) => name !== 'http/error-handler.ts' && /send\(\s*\{\s*error:\s*\{/.test(text))
+      .map(({ name }) => name);
     assert.deepEqual(handBuilt, []);
   });
 });

@@ -12,7 +12,12 @@ import { DeliveryWorker, defaultDeliveryOptions } from '../src/events/delivery.t
 import { emitEvent, eventPayload, type EventPayload } from '../src/events/outbox.ts';
 import { eventCtes } from '../src/events/outbox-store.ts';
 import { EVENT_REPLAY_INTERVAL_S, EVENT_REPLAY_RANGE_DAYS_MAX, EVENT_REPLAY_ROWS_MAX } from '../src/events/replay.ts';
-import { EVENT_STREAM_CLOSE_GRACE_MS, EVENT_STREAMS_PER_KEY_MAX, EventStreams, parseCursor } from '../src/events/stream.ts';
+import {
+  EVENT_STREAM_CLOSE_GRACE_MS,
+  EVENT_STREAMS_PER_KEY_MAX,
+  EventStreams,
+  parseCursor,
+} from '../src/events/stream.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 import { assertErrorEnvelope, call } from './http.ts';
 import {
@@ -55,7 +60,11 @@ interface SseClient {
   destroy(): void;
 }
 
-function openStream(base: string, key: string, options: { lastEventId?: string; query?: Record<string, string> } = {}): Promise<SseClient> {
+function openStream(
+  base: string,
+  key: string,
+  options: { lastEventId?: string; query?: Record<string, string> } = {},
+): Promise<SseClient> {
   const url = new URL('/api/v1/events/stream', base);
   for (const [name, value] of Object.entries(options.query ?? {})) url.searchParams.set(name, value);
   const headers: Record<string, string> = { authorization: `Bearer ${key}`, accept: 'text/event-stream' };
@@ -121,11 +130,18 @@ function openStream(base: string, key: string, options: { lastEventId?: string; 
 }
 
 /** Opens a stream and waits for its first message (the starting id), so events committed from here on are "after connect". */
-async function connected(base: string, key: string, options: Parameters<typeof openStream>[2] = {}): Promise<SseClient> {
+async function connected(
+  base: string,
+  key: string,
+  options: Parameters<typeof openStream>[2] = {},
+): Promise<SseClient> {
   const client = await openStream(base, key, options);
   assert.equal(client.status, 200, 'the stream opened');
   await waitFor('the starting id', () => client.messages.length > 0, 5_000, 10);
-  assert.ok(client.messages[0]!.id !== undefined && client.messages[0]!.retry === 1_000, 'retry and the starting id come first');
+  assert.ok(
+    client.messages[0]!.id !== undefined && client.messages[0]!.retry === 1_000,
+    'retry and the starting id come first',
+  );
   return client;
 }
 
@@ -155,24 +171,50 @@ describe(`events API: deliveries, replays, stream (${storageKind})`, () => {
 
   function worker(retryScheduleS: number[]) {
     const log = captureLogger();
-    return new DeliveryWorker(t.db, log, defaultDeliveryOptions({ retryScheduleS, timeoutMs: 2_000, claimTtlS: 10, pollIntervalMs: 20, allowPrivateTargets: true }));
+    return new DeliveryWorker(
+      t.db,
+      log,
+      defaultDeliveryOptions({
+        retryScheduleS,
+        timeoutMs: 2_000,
+        claimTtlS: 10,
+        pollIntervalMs: 20,
+        allowPrivateTargets: true,
+      }),
+    );
   }
 
   async function liveEvent(m: CreatedMerchant): Promise<EventPayload> {
     const apiKeyId = await liveKeyId(t.db, m.merchant_id);
     return t.db.transaction((tx) =>
-      emitEvent(tx, { merchantId: m.merchant_id, environment: 'live', apiKeyId, type: 'checkout.session.completed', objectType: 'checkout.session', objectId: `cs_live_${Date.now()}`, objectVersion: 1, data: {} }),
+      emitEvent(tx, {
+        merchantId: m.merchant_id,
+        environment: 'live',
+        apiKeyId,
+        type: 'checkout.session.completed',
+        objectType: 'checkout.session',
+        objectId: `cs_live_${Date.now()}`,
+        objectVersion: 1,
+        data: {},
+      }),
     );
   }
 
   const auditRows = (merchantId: string) =>
-    t.db.query<{ actor_type: string; actor_id: string; action: string; object_type: string; object_id: string; after: Record<string, unknown> }>(
+    t.db.query<{
+      actor_type: string;
+      actor_id: string;
+      action: string;
+      object_type: string;
+      object_id: string;
+      after: Record<string, unknown>;
+    }>(
       'SELECT actor_type, actor_id, action, object_type, object_id, after FROM audit_log WHERE merchant_id = $1 ORDER BY id',
       [merchantId],
     );
 
   describe('GET /api/v1/events/{id}', () => {
-    it('shows the deliveries to the merchant\'s endpoints and their tries, the webhook body unchanged; no secret; others 404', async () => {
+    it("shows the deliveries to the merchant's endpoints and their tries, the webhook body unchanged; no secret; others 404", async () => {
       let answers = 0;
       const r = await receiver((_request, res) => {
         answers++;
@@ -193,7 +235,12 @@ describe(`events API: deliveries, replays, stream (${storageKind})`, () => {
 
       const w = worker([1]);
       assert.equal(await w.runOnce(), 1);
-      await waitFor('the failed try recorded', async () => (await deliveriesOf(t.db, event.id))[0]!.tries === 1 && (await deliveriesOf(t.db, event.id))[0]!.last_http_status === 500);
+      await waitFor(
+        'the failed try recorded',
+        async () =>
+          (await deliveriesOf(t.db, event.id))[0]!.tries === 1 &&
+          (await deliveriesOf(t.db, event.id))[0]!.last_http_status === 500,
+      );
       const failed = await call(t, 'GET', `/api/v1/events/${event.id}`, { key: m.test_api_key });
       assert.equal(failed.statusCode, 200, failed.body);
       const [d] = failed.json().deliveries;
@@ -218,11 +265,25 @@ describe(`events API: deliveries, replays, stream (${storageKind})`, () => {
       assert.equal(done.status, 'delivered');
       assert.equal(done.next_try_at, null);
       assert.ok(done.delivered_at);
-      assert.deepEqual(done.tries.map((x: { try_number: number; http_status: number }) => [x.try_number, x.http_status]), [[1, 500], [2, 200]]);
+      assert.deepEqual(
+        done.tries.map((x: { try_number: number; http_status: number }) => [x.try_number, x.http_status]),
+        [
+          [1, 500],
+          [2, 200],
+        ],
+      );
 
       const stranger = await t.merchant();
-      assertErrorEnvelope(await call(t, 'GET', `/api/v1/events/${event.id}`, { key: stranger.test_api_key }), 404, 'NOT_FOUND');
-      assertErrorEnvelope(await call(t, 'GET', `/api/v1/events/${event.id}`, { key: m.live_api_key }), 404, 'NOT_FOUND');
+      assertErrorEnvelope(
+        await call(t, 'GET', `/api/v1/events/${event.id}`, { key: stranger.test_api_key }),
+        404,
+        'NOT_FOUND',
+      );
+      assertErrorEnvelope(
+        await call(t, 'GET', `/api/v1/events/${event.id}`, { key: m.live_api_key }),
+        404,
+        'NOT_FOUND',
+      );
       // The list stays the webhook bodies alone.
       const listed = (await call(t, 'GET', '/api/v1/events', { key: m.test_api_key })).json().data;
       assert.deepEqual(listed, [event]);
@@ -230,7 +291,7 @@ describe(`events API: deliveries, replays, stream (${storageKind})`, () => {
   });
 
   describe('POST /api/v1/events/{id}/replay', () => {
-    it('queues the event again (202, what was queued), audited with the key; other merchants\' and environments\' ids are 404 and change nothing', async () => {
+    it("queues the event again (202, what was queued), audited with the key; other merchants' and environments' ids are 404 and change nothing", async () => {
       const r = await receiver();
       const m = await t.merchant({ webhookUrl: r.url });
       const endpoint = await endpointOf(t.db, m.merchant_id);
@@ -239,19 +300,27 @@ describe(`events API: deliveries, replays, stream (${storageKind})`, () => {
       assert.equal(await w.runOnce(), 1);
       await waitFor('delivered', async () => (await deliveriesOf(t.db, event.id))[0]!.status === 'delivered');
 
-      const res = await call(t, 'POST', `/api/v1/events/${event.id}/replay`, { key: m.test_api_key, idempotencyKey: `replay-${event.id}` });
+      const res = await call(t, 'POST', `/api/v1/events/${event.id}/replay`, {
+        key: m.test_api_key,
+        idempotencyKey: `replay-${event.id}`,
+      });
       assert.equal(res.statusCode, 202, res.body);
       const body = res.json();
       assert.equal(body.object, 'event_replay');
       assert.equal(body.event_id, event.id);
       assert.equal(body.deliveries_queued, 1);
       const [delivery] = await deliveriesOf(t.db, event.id);
-      assert.deepEqual(body.deliveries, [{ id: delivery!.id, event_id: event.id, endpoint_id: endpoint.id, url: r.url }]);
+      assert.deepEqual(body.deliveries, [
+        { id: delivery!.id, event_id: event.id, endpoint_id: endpoint.id, url: r.url },
+      ]);
       assert.equal(delivery!.status, 'pending', 'due again, same event id');
       assert.ok(delivery!.next_try_at.getTime() <= Date.now() + 1_000);
 
       // The same Idempotency-Key replays the answer: no second replay, no second audit row.
-      const again = await call(t, 'POST', `/api/v1/events/${event.id}/replay`, { key: m.test_api_key, idempotencyKey: `replay-${event.id}` });
+      const again = await call(t, 'POST', `/api/v1/events/${event.id}/replay`, {
+        key: m.test_api_key,
+        idempotencyKey: `replay-${event.id}`,
+      });
       assert.equal(again.statusCode, 202);
       assert.equal(again.headers['idempotent-replayed'], 'true');
       assert.deepEqual(again.json(), body);
@@ -272,8 +341,15 @@ describe(`events API: deliveries, replays, stream (${storageKind})`, () => {
       const stranger = await t.merchant();
       const before = await deliveriesOf(t.db, event.id);
       for (const key of [stranger.test_api_key, stranger.live_api_key, m.live_api_key]) {
-        const refused = assertErrorEnvelope(await call(t, 'POST', `/api/v1/events/${event.id}/replay`, { key }), 404, 'NOT_FOUND');
-        assert.deepEqual(refused, assertErrorEnvelope(await call(t, 'POST', '/api/v1/events/evt_unknown/replay', { key }), 404, 'NOT_FOUND'));
+        const refused = assertErrorEnvelope(
+          await call(t, 'POST', `/api/v1/events/${event.id}/replay`, { key }),
+          404,
+          'NOT_FOUND',
+        );
+        assert.deepEqual(
+          refused,
+          assertErrorEnvelope(await call(t, 'POST', '/api/v1/events/evt_unknown/replay', { key }), 404, 'NOT_FOUND'),
+        );
       }
       assert.deepEqual(await deliveriesOf(t.db, event.id), before);
       assert.equal((await auditRows(m.merchant_id)).length, 1);
@@ -281,7 +357,11 @@ describe(`events API: deliveries, replays, stream (${storageKind})`, () => {
 
       // A Live event: the Test key cannot replay it; the Live key can (its merchant has no Live endpoint here).
       const live = await liveEvent(m);
-      assertErrorEnvelope(await call(t, 'POST', `/api/v1/events/${live.id}/replay`, { key: m.test_api_key }), 404, 'NOT_FOUND');
+      assertErrorEnvelope(
+        await call(t, 'POST', `/api/v1/events/${live.id}/replay`, { key: m.test_api_key }),
+        404,
+        'NOT_FOUND',
+      );
       const liveReplay = await call(t, 'POST', `/api/v1/events/${live.id}/replay`, { key: m.live_api_key });
       assert.equal(liveReplay.statusCode, 202, liveReplay.body);
       assert.equal(liveReplay.json().deliveries_queued, 0);
@@ -304,18 +384,46 @@ describe(`events API: deliveries, replays, stream (${storageKind})`, () => {
       const live = await liveEvent(m);
       const w = worker([]);
       assert.equal(await w.runOnce(), 3);
-      await waitFor('tried', async () => (await Promise.all([ok, bad, refund].map(async (e) => (await deliveriesOf(t.db, e.id))[0]!.status))).join() === 'delivered,failed,failed');
+      await waitFor(
+        'tried',
+        async () =>
+          (
+            await Promise.all([ok, bad, refund].map(async (e) => (await deliveriesOf(t.db, e.id))[0]!.status))
+          ).join() === 'delivered,failed,failed',
+      );
       await w.stop();
       const to = new Date(Date.now() + 60_000).toISOString();
 
       // Bounds and an empty range are 400 before anything runs (they use no window).
       const wide = new Date(Date.parse(from) + (EVENT_REPLAY_RANGE_DAYS_MAX * 86_400 + 1) * 1000).toISOString();
-      const tooWide = assertErrorEnvelope(await call(t, 'POST', '/api/v1/events/replay', { key: m.test_api_key, body: { created_gte: from, created_lt: wide } }), 400, 'INVALID_ARGUMENT');
+      const tooWide = assertErrorEnvelope(
+        await call(t, 'POST', '/api/v1/events/replay', {
+          key: m.test_api_key,
+          body: { created_gte: from, created_lt: wide },
+        }),
+        400,
+        'INVALID_ARGUMENT',
+      );
       assert.match(tooWide.message, new RegExp(`at most ${EVENT_REPLAY_RANGE_DAYS_MAX} days`));
-      assertErrorEnvelope(await call(t, 'POST', '/api/v1/events/replay', { key: m.test_api_key, body: { created_gte: to, created_lt: from } }), 400, 'INVALID_ARGUMENT');
-      assertErrorEnvelope(await call(t, 'POST', '/api/v1/events/replay', { key: m.test_api_key, body: { created_gte: from } }), 400, 'INVALID_ARGUMENT');
+      assertErrorEnvelope(
+        await call(t, 'POST', '/api/v1/events/replay', {
+          key: m.test_api_key,
+          body: { created_gte: to, created_lt: from },
+        }),
+        400,
+        'INVALID_ARGUMENT',
+      );
+      assertErrorEnvelope(
+        await call(t, 'POST', '/api/v1/events/replay', { key: m.test_api_key, body: { created_gte: from } }),
+        400,
+        'INVALID_ARGUMENT',
+      );
 
-      const res = await call(t, 'POST', '/api/v1/events/replay', { key: m.test_api_key, body: { created_gte: from, created_lt: to }, idempotencyKey: 'range-1' });
+      const res = await call(t, 'POST', '/api/v1/events/replay', {
+        key: m.test_api_key,
+        body: { created_gte: from, created_lt: to },
+        idempotencyKey: 'range-1',
+      });
       assert.equal(res.statusCode, 202, res.body);
       const body = res.json();
       assert.deepEqual(body.event_ids, [bad.id, refund.id], 'only the failed ones, oldest first; not the Live event');
@@ -323,28 +431,46 @@ describe(`events API: deliveries, replays, stream (${storageKind})`, () => {
       assert.equal(body.only_failed, true);
       assert.equal(body.has_more, false);
       assert.equal(body.next_starting_after, null);
-      assert.deepEqual((await Promise.all([ok, bad, refund].map(async (e) => (await deliveriesOf(t.db, e.id))[0]!.status))), ['delivered', 'pending', 'pending']);
+      assert.deepEqual(
+        await Promise.all([ok, bad, refund].map(async (e) => (await deliveriesOf(t.db, e.id))[0]!.status)),
+        ['delivered', 'pending', 'pending'],
+      );
       assert.deepEqual(await deliveriesOf(t.db, live.id), []);
 
       // The same Idempotency-Key replays the answer, even inside the window.
-      const same = await call(t, 'POST', '/api/v1/events/replay', { key: m.test_api_key, body: { created_gte: from, created_lt: to }, idempotencyKey: 'range-1' });
+      const same = await call(t, 'POST', '/api/v1/events/replay', {
+        key: m.test_api_key,
+        body: { created_gte: from, created_lt: to },
+        idempotencyKey: 'range-1',
+      });
       assert.equal(same.statusCode, 202);
       assert.equal(same.headers['idempotent-replayed'], 'true');
       // Another range replay by the key within the window: 429 with Retry-After, nothing done.
-      const limited = await call(t, 'POST', '/api/v1/events/replay', { key: m.test_api_key, body: { created_gte: from, created_lt: to, only_failed: false } });
+      const limited = await call(t, 'POST', '/api/v1/events/replay', {
+        key: m.test_api_key,
+        body: { created_gte: from, created_lt: to, only_failed: false },
+      });
       const error = assertErrorEnvelope(limited, 429, 'RATE_LIMITED');
       const retryAfter = Number(limited.headers['retry-after']);
       assert.ok(retryAfter >= 1 && retryAfter <= EVENT_REPLAY_INTERVAL_S, `Retry-After ${retryAfter}`);
       assert.equal(error.retry_after_seconds, retryAfter);
       assert.equal((await deliveriesOf(t.db, ok.id))[0]!.status, 'delivered', 'the refused replay queued nothing');
       // Another key (the Live one) has its own window; it sees only Live events.
-      const liveRes = await call(t, 'POST', '/api/v1/events/replay', { key: m.live_api_key, body: { created_gte: from, created_lt: to, only_failed: false } });
+      const liveRes = await call(t, 'POST', '/api/v1/events/replay', {
+        key: m.live_api_key,
+        body: { created_gte: from, created_lt: to, only_failed: false },
+      });
       assert.equal(liveRes.statusCode, 202, liveRes.body);
       assert.deepEqual(liveRes.json().event_ids, [live.id]);
 
       // The window passes (moved back here rather than waited for): a type filter, every delivery.
-      await t.db.query('UPDATE event_replay_windows SET until = now() WHERE api_key_id = $1', [await testKeyId(t.db, m.merchant_id)]);
-      const typed = await call(t, 'POST', '/api/v1/events/replay', { key: m.test_api_key, body: { created_gte: from, created_lt: to, type: 'checkout.session.completed', only_failed: false } });
+      await t.db.query('UPDATE event_replay_windows SET until = now() WHERE api_key_id = $1', [
+        await testKeyId(t.db, m.merchant_id),
+      ]);
+      const typed = await call(t, 'POST', '/api/v1/events/replay', {
+        key: m.test_api_key,
+        body: { created_gte: from, created_lt: to, type: 'checkout.session.completed', only_failed: false },
+      });
       assert.equal(typed.statusCode, 202, typed.body);
       assert.deepEqual(typed.json().event_ids, [ok.id, bad.id]);
       assert.equal((await deliveriesOf(t.db, ok.id))[0]!.status, 'pending', 'the delivered one too');
@@ -366,29 +492,53 @@ describe(`events API: deliveries, replays, stream (${storageKind})`, () => {
       const start = Date.now() - 3_600_000;
       // EVENT_REPLAY_ROWS_MAX + 5 events in one statement (the outbox's own CTEs), one millisecond apart.
       const events = Array.from({ length: EVENT_REPLAY_ROWS_MAX + 5 }, (_, i) => {
-        const input = { merchantId: m.merchant_id, environment: 'test' as const, apiKeyId, type: 'payout.paid', objectType: 'payout', objectId: `po_bulk_${i}`, objectVersion: 1, data: {} };
+        const input = {
+          merchantId: m.merchant_id,
+          environment: 'test' as const,
+          apiKeyId,
+          type: 'payout.paid',
+          objectType: 'payout',
+          objectId: `po_bulk_${i}`,
+          objectVersion: 1,
+          data: {},
+        };
         const payload = { ...eventPayload(input), created_at: new Date(start + i).toISOString() };
         return { input, payload };
       });
       const s = new Statement();
       await t.db.transaction((tx) => tx.query(`WITH ${eventCtes(s, events)} SELECT 1`, s.params));
-      const body = { created_gte: new Date(start).toISOString(), created_lt: new Date(start + 60_000).toISOString(), only_failed: false };
+      const body = {
+        created_gte: new Date(start).toISOString(),
+        created_lt: new Date(start + 60_000).toISOString(),
+        only_failed: false,
+      };
       const first = await call(t, 'POST', '/api/v1/events/replay', { key: m.test_api_key, body });
       assert.equal(first.statusCode, 202, first.body);
       const page = first.json();
       assert.equal(page.event_ids.length, EVENT_REPLAY_ROWS_MAX);
-      assert.deepEqual(page.event_ids, events.slice(0, EVENT_REPLAY_ROWS_MAX).map((e) => e.payload.id));
+      assert.deepEqual(
+        page.event_ids,
+        events.slice(0, EVENT_REPLAY_ROWS_MAX).map((e) => e.payload.id),
+      );
       assert.equal(page.has_more, true);
       assert.equal(page.next_starting_after, events[EVENT_REPLAY_ROWS_MAX - 1]!.payload.id);
       await t.db.query('UPDATE event_replay_windows SET until = now() WHERE api_key_id = $1', [apiKeyId]);
-      const second = (await call(t, 'POST', '/api/v1/events/replay', { key: m.test_api_key, body: { ...body, starting_after: page.next_starting_after } })).json();
-      assert.deepEqual(second.event_ids, events.slice(EVENT_REPLAY_ROWS_MAX).map((e) => e.payload.id));
+      const second = (
+        await call(t, 'POST', '/api/v1/events/replay', {
+          key: m.test_api_key,
+          body: { ...body, starting_after: page.next_starting_after },
+        })
+      ).json();
+      assert.deepEqual(
+        second.event_ids,
+        events.slice(EVENT_REPLAY_ROWS_MAX).map((e) => e.payload.id),
+      );
       assert.equal(second.has_more, false);
     });
   });
 
   describe('GET /api/v1/events/stream', () => {
-    it('streams the Test events committed after connect, in commit order, as their webhook bodies; only its merchant\'s; types filter', async () => {
+    it("streams the Test events committed after connect, in commit order, as their webhook bodies; only its merchant's; types filter", async () => {
       const m = await t.merchant();
       const stranger = await t.merchant();
       const earlier = await emitTestEvent(t.db, m);
@@ -404,9 +554,16 @@ describe(`events API: deliveries, replays, stream (${storageKind})`, () => {
       await liveEvent(m);
       await waitFor('four events', () => client.events().length >= 4, 10_000);
       await sleep(600); // nothing else arrives
-      assert.deepEqual(eventIds(client), emitted.map((e) => e.id), 'the four, in order, not the earlier one, the stranger\'s or the Live one');
+      assert.deepEqual(
+        eventIds(client),
+        emitted.map((e) => e.id),
+        "the four, in order, not the earlier one, the stranger's or the Live one",
+      );
       assert.ok(!eventIds(client).includes(earlier.id));
-      const stored = await t.db.query<{ id: string; payload: string }>('SELECT id, payload FROM events WHERE id = ANY($1::text[])', [emitted.map((e) => e.id)]);
+      const stored = await t.db.query<{ id: string; payload: string }>(
+        'SELECT id, payload FROM events WHERE id = ANY($1::text[])',
+        [emitted.map((e) => e.id)],
+      );
       for (const message of client.events()) {
         const id = JSON.parse(message.data!).id;
         assert.equal(message.data, stored.find((row) => row.id === id)!.payload, 'data is the exact webhook body');
@@ -434,14 +591,24 @@ describe(`events API: deliveries, replays, stream (${storageKind})`, () => {
       const later = await emitTestEvent(t.db, m);
       await waitFor('four events', () => second.events().length >= 4);
       await sleep(600);
-      assert.deepEqual(eventIds(first), a.map((e) => e.id));
-      assert.deepEqual(eventIds(second), [...meanwhile, later].map((e) => e.id), 'each once, in order');
+      assert.deepEqual(
+        eventIds(first),
+        a.map((e) => e.id),
+      );
+      assert.deepEqual(
+        eventIds(second),
+        [...meanwhile, later].map((e) => e.id),
+        'each once, in order',
+      );
       second.destroy();
 
       // ?after= does the same, and a stream that saw no event yet resumes from its starting id.
       const third = await connected(base, m.test_api_key, { query: { after: cursor } });
       await waitFor('four events', () => third.events().length >= 4);
-      assert.deepEqual(eventIds(third), [...meanwhile, later].map((e) => e.id));
+      assert.deepEqual(
+        eventIds(third),
+        [...meanwhile, later].map((e) => e.id),
+      );
       third.destroy();
       const quiet = await connected(base, m.test_api_key);
       const start = quiet.lastId()!;
@@ -450,11 +617,16 @@ describe(`events API: deliveries, replays, stream (${storageKind})`, () => {
       const resumed = await connected(base, m.test_api_key, { lastEventId: start });
       await waitFor('two events', () => resumed.events().length >= 2);
       await sleep(400);
-      assert.deepEqual(eventIds(resumed), gap.map((e) => e.id));
+      assert.deepEqual(
+        eventIds(resumed),
+        gap.map((e) => e.id),
+      );
       resumed.destroy();
     });
 
-    it('a transaction that began before a later one but commits after it is not skipped', { skip: storageKind === 'embedded' ? 'embedded storage runs one transaction at a time' : false }, async () => {
+    it('a transaction that began before a later one but commits after it is not skipped', {
+      skip: storageKind === 'embedded' ? 'embedded storage runs one transaction at a time' : false,
+    }, async () => {
       const m = await t.merchant();
       const client = await connected(base, m.test_api_key);
       let release!: () => void;
@@ -475,7 +647,11 @@ describe(`events API: deliveries, replays, stream (${storageKind})`, () => {
       release();
       await slow;
       await waitFor('both', () => client.events().length >= 2);
-      assert.deepEqual(eventIds(client), [early.id, late.id], 'the early one is not skipped; commit order is transaction order');
+      assert.deepEqual(
+        eventIds(client),
+        [early.id, late.id],
+        'the early one is not skipped; commit order is transaction order',
+      );
       const cursor = client.lastId()!;
       client.destroy();
       const resumed = await connected(base, m.test_api_key, { lastEventId: cursor });
@@ -488,15 +664,46 @@ describe(`events API: deliveries, replays, stream (${storageKind})`, () => {
       const m = await t.merchant();
       const live = await call(t, 'GET', '/api/v1/events/stream', { key: m.live_api_key });
       assert.match(assertErrorEnvelope(live, 403, 'FORBIDDEN').message, /Test keys only/);
-      assertErrorEnvelope(await call(t, 'GET', '/api/v1/events/stream', { key: m.test_api_key, headers: { 'last-event-id': 'nonsense' } }), 400, 'INVALID_ARGUMENT');
-      assertErrorEnvelope(await call(t, 'GET', '/api/v1/events/stream', { key: m.test_api_key, query: { after: '99999999999999999999.evt_x' } }), 400, 'INVALID_ARGUMENT');
-      assertErrorEnvelope(await call(t, 'GET', '/api/v1/events/stream', { key: m.test_api_key, query: { types: 'a,,b' } }), 400, 'INVALID_ARGUMENT');
+      assertErrorEnvelope(
+        await call(t, 'GET', '/api/v1/events/stream', {
+          key: m.test_api_key,
+          headers: { 'last-event-id': 'nonsense' },
+        }),
+        400,
+        'INVALID_ARGUMENT',
+      );
+      assertErrorEnvelope(
+        await call(t, 'GET', '/api/v1/events/stream', {
+          key: m.test_api_key,
+          query: { after: '99999999999999999999.evt_x' },
+        }),
+        400,
+        'INVALID_ARGUMENT',
+      );
+      assertErrorEnvelope(
+        await call(t, 'GET', '/api/v1/events/stream', { key: m.test_api_key, query: { types: 'a,,b' } }),
+        400,
+        'INVALID_ARGUMENT',
+      );
       assertErrorEnvelope(await call(t, 'GET', '/api/v1/events/stream', {}), 401, 'UNAUTHORIZED');
       // HEAD answers the headers and ends (no stream); a Live key is refused there too.
-      const head = await t.app.inject({ method: 'HEAD', url: '/api/v1/events/stream', headers: { authorization: `Bearer ${m.test_api_key}` } });
+      const head = await t.app.inject({
+        method: 'HEAD',
+        url: '/api/v1/events/stream',
+        headers: { authorization: `Bearer ${m.test_api_key}` },
+      });
       assert.equal(head.statusCode, 200);
       assert.match(String(head.headers['content-type']), /^text\/event-stream/);
-      assert.equal((await t.app.inject({ method: 'HEAD', url: '/api/v1/events/stream', headers: { authorization: `Bearer ${m.live_api_key}` } })).statusCode, 403);
+      assert.equal(
+        (
+          await t.app.inject({
+            method: 'HEAD',
+            url: '/api/v1/events/stream',
+            headers: { authorization: `Bearer ${m.live_api_key}` },
+          })
+        ).statusCode,
+        403,
+      );
 
       const open: SseClient[] = [];
       for (let i = 0; i < EVENT_STREAMS_PER_KEY_MAX; i++) open.push(await connected(base, m.test_api_key));
@@ -504,15 +711,26 @@ describe(`events API: deliveries, replays, stream (${storageKind})`, () => {
       assertErrorEnvelope(sixth, 429, 'RATE_LIMITED');
       assert.ok(Number(sixth.headers['retry-after']) >= 1);
       open.pop()!.destroy();
-      await waitFor('a slot freed', async () => (await openStream(base, m.test_api_key).then((c) => (c.destroy(), c.status))) === 200, 5_000, 50);
+      await waitFor(
+        'a slot freed',
+        async () => (await openStream(base, m.test_api_key).then((c) => (c.destroy(), c.status))) === 200,
+        5_000,
+        50,
+      );
       for (const c of open) c.destroy();
     });
   });
 });
 
 /** emitTestEvent inside a transaction the test holds open. */
-async function emitTestEventIn(tx: Parameters<Parameters<TestContext['db']['transaction']>[0]>[0], m: CreatedMerchant): Promise<EventPayload> {
-  const rows = await tx.query<{ id: string }>(`SELECT id FROM api_keys WHERE merchant_id = $1 AND environment = 'test'`, [m.merchant_id]);
+async function emitTestEventIn(
+  tx: Parameters<Parameters<TestContext['db']['transaction']>[0]>[0],
+  m: CreatedMerchant,
+): Promise<EventPayload> {
+  const rows = await tx.query<{ id: string }>(
+    `SELECT id FROM api_keys WHERE merchant_id = $1 AND environment = 'test'`,
+    [m.merchant_id],
+  );
   return emitEvent(tx, {
     merchantId: m.merchant_id,
     environment: 'test',
@@ -530,7 +748,11 @@ describe(`EventStreams heartbeats (${storageKind})`, () => {
     const t = await startTestApp();
     try {
       const m = await t.merchant();
-      const principal = { merchantId: m.merchant_id, environment: 'test' as const, apiKeyId: await testKeyId(t.db, m.merchant_id) };
+      const principal = {
+        merchantId: m.merchant_id,
+        environment: 'test' as const,
+        apiKeyId: await testKeyId(t.db, m.merchant_id),
+      };
       const streams = new EventStreams(t.db, { heartbeatMs: 150, pollMs: 20 });
       const body = await streams.start(principal, { types: ['refund.succeeded'], after: null });
       let text = '';
@@ -539,13 +761,22 @@ describe(`EventStreams heartbeats (${storageKind})`, () => {
       await waitFor('the starting id', () => /^retry: 1000\nid: (\S+)\n\n/.test(text));
       const startId = /^retry: 1000\nid: (\S+)\n\n/.exec(text)![1]!;
       const skipped = await emitTestEvent(t.db, m); // not a refund: left out
-      await waitFor('a heartbeat and a later id', () => text.includes(': heartbeat') && /\n\nid: (\S+)\n\n/.exec(text.slice(text.indexOf(': heartbeat')))?.[1] !== undefined, 5_000);
+      await waitFor(
+        'a heartbeat and a later id',
+        () =>
+          text.includes(': heartbeat') &&
+          /\n\nid: (\S+)\n\n/.exec(text.slice(text.indexOf(': heartbeat')))?.[1] !== undefined,
+        5_000,
+      );
       const moved = /: heartbeat\n\nid: (\S+)\n\n/.exec(text)![1]!;
       assert.notEqual(moved, startId);
       assert.ok(!text.includes(skipped.id), 'the filtered-out event is not sent');
       // Resuming from the moved cursor with the same filter gets the next refund and nothing before it.
       const refund = await emitTestEvent(t.db, m, { type: 'refund.succeeded' });
-      const resumed = await streams.start(principal, { types: ['refund.succeeded'], after: parseCursor(moved, 'after') });
+      const resumed = await streams.start(principal, {
+        types: ['refund.succeeded'],
+        after: parseCursor(moved, 'after'),
+      });
       let again = '';
       resumed.setEncoding('utf8');
       resumed.on('data', (chunk: string) => (again += chunk));
@@ -567,7 +798,11 @@ describe(`EventStreams shutdown with a client that does not read (${storageKind}
     const t = await startTestApp();
     try {
       const m = await t.merchant();
-      const principal = { merchantId: m.merchant_id, environment: 'test' as const, apiKeyId: await testKeyId(t.db, m.merchant_id) };
+      const principal = {
+        merchantId: m.merchant_id,
+        environment: 'test' as const,
+        apiKeyId: await testKeyId(t.db, m.merchant_id),
+      };
       const streams = new EventStreams(t.db, { pollMs: 20 });
       const body = await streams.start(principal, { types: null, after: null });
       await emitTestEvent(t.db, m);
@@ -575,7 +810,10 @@ describe(`EventStreams shutdown with a client that does not read (${storageKind}
       const started = performance.now();
       await streams.closeAll();
       const tookMs = performance.now() - started;
-      assert.ok(tookMs >= EVENT_STREAM_CLOSE_GRACE_MS - 50 && tookMs < EVENT_STREAM_CLOSE_GRACE_MS + 1_000, `closeAll took ${Math.round(tookMs)} ms`);
+      assert.ok(
+        tookMs >= EVENT_STREAM_CLOSE_GRACE_MS - 50 && tookMs < EVENT_STREAM_CLOSE_GRACE_MS + 1_000,
+        `closeAll took ${Math.round(tookMs)} ms`,
+      );
       assert.ok(body.destroyed, 'cut');
     } finally {
       await t.close();
@@ -590,7 +828,10 @@ describe(`events stream and app.close() (${storageKind})`, () => {
     try {
       const base = await t.listen();
       const m = await t.merchant();
-      const clients = [await connected(base, m.test_api_key), await connected(base, m.test_api_key, { query: { types: 'refund.succeeded' } })];
+      const clients = [
+        await connected(base, m.test_api_key),
+        await connected(base, m.test_api_key, { query: { types: 'refund.succeeded' } }),
+      ];
       const event = await emitTestEvent(t.db, m);
       await waitFor('the event', () => clients[0]!.events().length === 1);
       const started = performance.now();

@@ -26,13 +26,21 @@ describe(`GET /api/v1/events (${storageKind})`, () => {
     const m = await t.merchant();
     const sessions: string[] = [];
     for (let i = 0; i < 6; i++) sessions.push(await pay(m));
-    const before = (await t.db.query<{ id: string }>('SELECT id FROM events WHERE merchant_id = $1 ORDER BY created_at DESC, id DESC', [m.merchant_id])).map((r) => r.id);
+    const before = (
+      await t.db.query<{ id: string }>(
+        'SELECT id FROM events WHERE merchant_id = $1 ORDER BY created_at DESC, id DESC',
+        [m.merchant_id],
+      )
+    ).map((r) => r.id);
     assert.ok(before.length >= 6);
 
     const seen: string[] = [];
     let startingAfter: string | undefined;
     for (let page = 0; page < 50; page++) {
-      const res = await call(t, 'GET', '/api/v1/events', { key: m.test_api_key, query: { limit: '2', ...(startingAfter ? { starting_after: startingAfter } : {}) } });
+      const res = await call(t, 'GET', '/api/v1/events', {
+        key: m.test_api_key,
+        query: { limit: '2', ...(startingAfter ? { starting_after: startingAfter } : {}) },
+      });
       assert.equal(res.statusCode, 200, res.body);
       const body = res.json();
       seen.push(...body.data.map((e: { id: string }) => e.id));
@@ -41,9 +49,18 @@ describe(`GET /api/v1/events (${storageKind})`, () => {
       await pay(m); // new events while paging
     }
     assert.equal(new Set(seen).size, seen.length, 'no event twice');
-    assert.deepEqual(seen.filter((id) => before.includes(id)), before, 'every event that existed, newest first');
+    assert.deepEqual(
+      seen.filter((id) => before.includes(id)),
+      before,
+      'every event that existed, newest first',
+    );
 
-    const completed = (await call(t, 'GET', '/api/v1/events', { key: m.test_api_key, query: { type: 'checkout.session.completed', object_id: sessions[0]! } })).json();
+    const completed = (
+      await call(t, 'GET', '/api/v1/events', {
+        key: m.test_api_key,
+        query: { type: 'checkout.session.completed', object_id: sessions[0]! },
+      })
+    ).json();
     assert.equal(completed.data.length, 1);
     const event = completed.data[0];
     assert.equal(event.type, 'checkout.session.completed');
@@ -57,7 +74,14 @@ describe(`GET /api/v1/events (${storageKind})`, () => {
     assert.equal((await call(t, 'GET', `/api/v1/events/${event.id}`, { key: stranger.test_api_key })).statusCode, 404);
     assert.equal((await call(t, 'GET', `/api/v1/events/${event.id}`, { key: m.live_api_key })).statusCode, 404);
     assert.equal((await call(t, 'GET', '/api/v1/events', { key: stranger.test_api_key })).json().data.length, 0);
-    assert.equal((await call(t, 'GET', '/api/v1/events', { key: stranger.test_api_key, query: { starting_after: event.id } })).statusCode, 400);
-    assert.equal((await call(t, 'GET', '/api/v1/events', { key: m.test_api_key, query: { limit: '101' } })).statusCode, 400);
+    assert.equal(
+      (await call(t, 'GET', '/api/v1/events', { key: stranger.test_api_key, query: { starting_after: event.id } }))
+        .statusCode,
+      400,
+    );
+    assert.equal(
+      (await call(t, 'GET', '/api/v1/events', { key: m.test_api_key, query: { limit: '101' } })).statusCode,
+      400,
+    );
   });
 });

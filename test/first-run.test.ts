@@ -28,10 +28,24 @@ interface Started {
 
 async function startServer(storage: Storage, env: Record<string, string> = {}): Promise<Started> {
   const port = await freePort();
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...storage.env(), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', REDIS_URL: '', WORKERS: 'off', CHECKOUT_URL_HOST: '', ...env };
+  const childEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...storage.env(),
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    REDIS_URL: '',
+    WORKERS: 'off',
+    CHECKOUT_URL_HOST: '',
+    ...env,
+  };
   if (!storage.databaseUrl) delete childEnv.DATABASE_URL;
   if (childEnv.BASE_URL === undefined) childEnv.BASE_URL = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -39,7 +53,10 @@ async function startServer(storage: Storage, env: Record<string, string> = {}): 
   const base = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + START_TIMEOUT_MS;
   // Ready, and the banner (printed right after the ready line) flushed.
-  while (!stdout.includes('"msg":"Sika is ready"') || (stdout.includes('first run: demo merchant created') && !/={20,}\n\n/.test(stdout))) {
+  while (
+    !stdout.includes('"msg":"Sika is ready"') ||
+    (stdout.includes('first run: demo merchant created') && !/={20,}\n\n/.test(stdout))
+  ) {
     if (child.exitCode !== null) assert.fail(`the server exited with ${child.exitCode}: ${stderr.slice(0, 500)}`);
     if (Date.now() > deadline) {
       child.kill('SIGKILL'); // a server left running keeps the test file from ever exiting
@@ -102,9 +119,20 @@ describe(`the first run (${storageKind})`, { timeout: 300_000 }, () => {
     assert.ok(printed, `no demo merchant printed:\n${first.stdout()}`);
     // Plain text for a person, framed; the secrets never in a log line.
     assert.match(first.stdout(), /\n={20,}\n {2}Sika is running\. This is its first run/);
-    const logLines = first.stdout().split('\n').filter((line) => line.startsWith('{'));
-    assert.ok(logLines.some((line) => line.includes('first run: demo merchant created') && line.includes(printed.merchantId)));
-    assert.ok(!logLines.some((line) => line.includes(printed.key) || line.includes(printed.secret) || line.includes(printed.link.split('/').pop()!)), 'a secret reached the logs');
+    const logLines = first
+      .stdout()
+      .split('\n')
+      .filter((line) => line.startsWith('{'));
+    assert.ok(
+      logLines.some((line) => line.includes('first run: demo merchant created') && line.includes(printed.merchantId)),
+    );
+    assert.ok(
+      !logLines.some(
+        (line) =>
+          line.includes(printed.key) || line.includes(printed.secret) || line.includes(printed.link.split('/').pop()!),
+      ),
+      'a secret reached the logs',
+    );
     // A Test webhook endpoint on the developer's machine, signed with the printed secret (Test payouts need one).
     assert.match(first.stdout(), /sent to http:\/\/localhost:3000\/hooks/);
 
@@ -131,7 +159,12 @@ describe(`the first run (${storageKind})`, { timeout: 300_000 }, () => {
     assert.match(offerPage, /Choose a password to sign in with next time \(as demo@example\.com\)/);
     const csrf = /name="_csrf" value="([^"]+)"/.exec(offerPage)![1]!;
     const post = (fields: Record<string, string>) =>
-      fetch(`${first.base}/dashboard/password/new`, { method: 'POST', redirect: 'manual', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ _csrf: csrf, ...fields }).toString() });
+      fetch(`${first.base}/dashboard/password/new`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
+      });
     const short = await post({ new_password: 'short', new_password_confirm: 'short' });
     assert.equal(short.status, 400);
     assert.match(await short.text(), /role="alert">The password must be at least 10 characters/);
@@ -155,7 +188,11 @@ describe(`the first run (${storageKind})`, { timeout: 300_000 }, () => {
       method: 'POST',
       redirect: 'manual',
       headers: { cookie: `sika_login_csrf=${loginCsrf}`, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ _csrf: loginCsrf, email: 'demo@example.com', password: 'first password 1' }).toString(),
+      body: new URLSearchParams({
+        _csrf: loginCsrf,
+        email: 'demo@example.com',
+        password: 'first password 1',
+      }).toString(),
     });
     assert.equal(login.status, 303, 'the chosen password signs in');
     const home = await fetch(`${first.base}/dashboard`, { headers: { cookie }, redirect: 'manual' });
@@ -180,22 +217,39 @@ describe(`the first run (${storageKind})`, { timeout: 300_000 }, () => {
     assert.equal(banner(second.stdout()), null, `a restart printed a demo merchant again:\n${second.stdout()}`);
     assert.doesNotMatch(second.stdout(), /first run/);
     // The first key still works after the restart.
-    const read = await fetch(`${second.base}/api/v1/sessions/${session.id}`, { headers: { authorization: `Bearer ${printed.key}` } });
+    const read = await fetch(`${second.base}/api/v1/sessions/${session.id}`, {
+      headers: { authorization: `Bearer ${printed.key}` },
+    });
     assert.equal(read.status, 200);
     assert.equal(await second.stop(), 0);
     const merchants = await storage.with((db) => db.query<{ n: number }>('SELECT count(*)::int AS n FROM merchants'));
-    const endpoints = await storage.with((db) => db.query<{ url: string; environment: string }>('SELECT url, environment FROM webhook_endpoints WHERE merchant_id = $1', [printed.merchantId]));
-    assert.deepEqual(endpoints.map((e) => [e.environment, e.url]), [['test', 'http://localhost:3000/hooks']]);
+    const endpoints = await storage.with((db) =>
+      db.query<{ url: string; environment: string }>(
+        'SELECT url, environment FROM webhook_endpoints WHERE merchant_id = $1',
+        [printed.merchantId],
+      ),
+    );
+    assert.deepEqual(
+      endpoints.map((e) => [e.environment, e.url]),
+      [['test', 'http://localhost:3000/hooks']],
+    );
     assert.equal(merchants[0]!.n, 1);
   });
 
   it('a non-loopback BASE_URL, or DEMO_MERCHANT=off, creates nothing and prints nothing', async () => {
-    for (const env of [{ BASE_URL: 'http://sika.first-run.test' }, { DEMO_MERCHANT: 'off' }] as Record<string, string>[]) {
+    for (const env of [{ BASE_URL: 'http://sika.first-run.test' }, { DEMO_MERCHANT: 'off' }] as Record<
+      string,
+      string
+    >[]) {
       const storage = await fresh();
       const server = await start(storage, env);
       assert.equal(banner(server.stdout()), null, `${JSON.stringify(env)} printed a demo merchant`);
       assert.equal(await server.stop(), 0);
-      const counts = await storage.with((db) => db.query<{ merchants: number; links: number }>('SELECT (SELECT count(*)::int FROM merchants) AS merchants, (SELECT count(*)::int FROM sign_in_links) AS links'));
+      const counts = await storage.with((db) =>
+        db.query<{ merchants: number; links: number }>(
+          'SELECT (SELECT count(*)::int FROM merchants) AS merchants, (SELECT count(*)::int FROM sign_in_links) AS links',
+        ),
+      );
       assert.deepEqual(counts[0], { merchants: 0, links: 0 }, JSON.stringify(env));
     }
   });
@@ -210,7 +264,13 @@ describe(`the first run (${storageKind})`, { timeout: 300_000 }, () => {
       await Promise.all([a.stop(), b.stop()]);
     } else {
       // One process holds an embedded data dir: two first runs at once in it.
-      const outcomes = await storage.with((db) => Promise.all([createDemoMerchantOnFirstRun(db), createDemoMerchantOnFirstRun(db), createDemoMerchantOnFirstRun(db)]));
+      const outcomes = await storage.with((db) =>
+        Promise.all([
+          createDemoMerchantOnFirstRun(db),
+          createDemoMerchantOnFirstRun(db),
+          createDemoMerchantOnFirstRun(db),
+        ]),
+      );
       assert.equal(outcomes.filter((x) => x !== null).length, 1);
     }
     const merchants = await storage.with((db) => db.query<{ n: number }>('SELECT count(*)::int AS n FROM merchants'));
@@ -226,7 +286,17 @@ describe(`a developer's log (${storageKind})`, { timeout: 600_000 }, () => {
   it('no request lines; a closed receiver port is one line per outage however many tries fail, and one when it delivers again', async () => {
     const storage = await reliabilityStorage('dev-log');
     const closedPort = await freePort();
-    const merchant = await storage.with((db) => createMerchant(db, { name: 'Closed Port', email: `closed-${Date.now()}@example.com`, webhookUrl: `http://127.0.0.1:${closedPort}/hooks` }, { allowPrivateTargets: true }));
+    const merchant = await storage.with((db) =>
+      createMerchant(
+        db,
+        {
+          name: 'Closed Port',
+          email: `closed-${Date.now()}@example.com`,
+          webhookUrl: `http://127.0.0.1:${closedPort}/hooks`,
+        },
+        { allowPrivateTargets: true },
+      ),
+    );
     const server = await startServer(storage, {
       LOG_LEVEL: '',
       DEMO_MERCHANT: 'off',
@@ -239,18 +309,37 @@ describe(`a developer's log (${storageKind})`, { timeout: 600_000 }, () => {
     let receiver: import('node:http').Server | null = null;
     try {
       const target = { apiKey: merchant.test_api_key, baseUrl: server.base };
-      const secrets = (await (await fetch(`${server.base}/api/v1/events/stream/signing-secrets`, { headers: { authorization: `Bearer ${merchant.test_api_key}` } })).json()) as { secrets: { endpoint_id: string }[] };
+      const secrets = (await (
+        await fetch(`${server.base}/api/v1/events/stream/signing-secrets`, {
+          headers: { authorization: `Bearer ${merchant.test_api_key}` },
+        })
+      ).json()) as { secrets: { endpoint_id: string }[] };
       const endpointId = secrets.secrets[0]!.endpoint_id;
       await trigger(target, 'checkout.session.completed', {});
       await trigger(target, 'checkout.session.completed', {});
-      assert.equal((await fetch(`${server.base}/api/v1/sessions/cs_unknown`, { headers: { authorization: `Bearer ${merchant.test_api_key}` } })).status, 404);
+      assert.equal(
+        (
+          await fetch(`${server.base}/api/v1/sessions/cs_unknown`, {
+            headers: { authorization: `Bearer ${merchant.test_api_key}` },
+          })
+        ).status,
+        404,
+      );
 
       // Wait until at least 10 tries to the closed port have failed.
       const failedTries = async () => {
-        const list = (await (await fetch(`${server.base}/api/v1/events?limit=100`, { headers: { authorization: `Bearer ${merchant.test_api_key}` } })).json()) as { data: { id: string }[] };
+        const list = (await (
+          await fetch(`${server.base}/api/v1/events?limit=100`, {
+            headers: { authorization: `Bearer ${merchant.test_api_key}` },
+          })
+        ).json()) as { data: { id: string }[] };
         let tries = 0;
         for (const event of list.data) {
-          const one = (await (await fetch(`${server.base}/api/v1/events/${event.id}`, { headers: { authorization: `Bearer ${merchant.test_api_key}` } })).json()) as { deliveries: { try_count: number }[] };
+          const one = (await (
+            await fetch(`${server.base}/api/v1/events/${event.id}`, {
+              headers: { authorization: `Bearer ${merchant.test_api_key}` },
+            })
+          ).json()) as { deliveries: { try_count: number }[] };
           tries += one.deliveries.reduce((sum, d) => sum + d.try_count, 0);
         }
         return tries;
@@ -261,11 +350,23 @@ describe(`a developer's log (${storageKind})`, { timeout: 600_000 }, () => {
         assert.ok(Date.now() < deadline, `only ${tries} tries were made`);
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
-      const logLines = () => server.stdout().split('\n').filter((line) => line.startsWith('{'));
+      const logLines = () =>
+        server
+          .stdout()
+          .split('\n')
+          .filter((line) => line.startsWith('{'));
       const aboutEndpoint = () => logLines().filter((line) => line.includes(endpointId));
-      assert.equal(aboutEndpoint().length, 1, `one line for the failing endpoint after ${tries} failed tries:\n${aboutEndpoint().join('\n')}`);
+      assert.equal(
+        aboutEndpoint().length,
+        1,
+        `one line for the failing endpoint after ${tries} failed tries:\n${aboutEndpoint().join('\n')}`,
+      );
       assert.match(aboutEndpoint()[0]!, /ECONNREFUSED/);
-      assert.deepEqual(logLines().filter((line) => /"req(Id)?"|request completed|incoming request|"res":/.test(line)), [], 'no line per request, nor for the 404');
+      assert.deepEqual(
+        logLines().filter((line) => /"req(Id)?"|request completed|incoming request|"res":/.test(line)),
+        [],
+        'no line per request, nor for the 404',
+      );
 
       // The receiver comes up: the next event is delivered, and one line says the outage is over, with its count.
       receiver = createServer((_req, res) => res.writeHead(200).end());
@@ -276,8 +377,13 @@ describe(`a developer's log (${storageKind})`, { timeout: 600_000 }, () => {
         assert.ok(Date.now() < until, `no recovery line:\n${aboutEndpoint().join('\n')}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      const recovered = JSON.parse(aboutEndpoint().find((line) => line.includes('delivering again'))!) as { failed_tries: number };
-      assert.ok(recovered.failed_tries >= tries, `counted ${recovered.failed_tries} failed tries, at least the ${tries} seen`);
+      const recovered = JSON.parse(aboutEndpoint().find((line) => line.includes('delivering again'))!) as {
+        failed_tries: number;
+      };
+      assert.ok(
+        recovered.failed_tries >= tries,
+        `counted ${recovered.failed_tries} failed tries, at least the ${tries} seen`,
+      );
       assert.equal(aboutEndpoint().length, 2, aboutEndpoint().join('\n'));
     } finally {
       if (receiver) await new Promise((resolve) => receiver!.close(resolve));
@@ -286,7 +392,7 @@ describe(`a developer's log (${storageKind})`, { timeout: 600_000 }, () => {
     }
   });
 
-  it('request lines are quiet only on a developer\'s machine and only while LOG_LEVEL does not ask for them', () => {
+  it("request lines are quiet only on a developer's machine and only while LOG_LEVEL does not ask for them", () => {
     const level = (env: Record<string, string>) => loadConfig({ ...env, WORKERS: 'off' }).requestLogLevel;
     assert.equal(level({ BASE_URL: 'http://127.0.0.1:8080' }), 'warn');
     assert.equal(level({ BASE_URL: 'http://localhost:8080' }), 'warn');

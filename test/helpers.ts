@@ -50,8 +50,18 @@ export async function startTestApp(
   });
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: null });
   const webhookResolver = options.webhookResolver ?? systemResolver;
-  const webhookTargets: WebhookTargetOptions = { allowPrivateTargets: config.webhookAllowPrivateTargets, resolver: webhookResolver };
-  const app = await buildApp({ config, db, logger: false, payoutRail: options.payoutRail ?? null, webhookResolver, providers: options.providers });
+  const webhookTargets: WebhookTargetOptions = {
+    allowPrivateTargets: config.webhookAllowPrivateTargets,
+    resolver: webhookResolver,
+  };
+  const app = await buildApp({
+    config,
+    db,
+    logger: false,
+    payoutRail: options.payoutRail ?? null,
+    webhookResolver,
+    providers: options.providers,
+  });
   await app.ready();
   let listening: string | null = null;
   return {

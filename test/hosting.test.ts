@@ -24,7 +24,11 @@ interface RawAnswer {
  * Sends bytes over a raw socket exactly as given, optionally in timed pieces, half-closes only when asked,
  * and resolves with what came back once the server closes (or waitMs passes).
  */
-function rawExchange(port: number, pieces: (string | Buffer)[], options: { gapMs?: number; end?: boolean; waitMs?: number; readAfterWriting?: boolean } = {}): Promise<RawAnswer> {
+function rawExchange(
+  port: number,
+  pieces: (string | Buffer)[],
+  options: { gapMs?: number; end?: boolean; waitMs?: number; readAfterWriting?: boolean } = {},
+): Promise<RawAnswer> {
   const started = Date.now();
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
@@ -78,7 +82,8 @@ describe(`hosting: proxies, timeouts, refused bodies, metrics (${storageKind})`,
       contexts.push(t);
       return t;
     };
-    const options = (t: TestContext, forwardedFor: string) => t.app.inject({ method: 'GET', url: '/api/v1/checkout/options', headers: { 'x-forwarded-for': forwardedFor } });
+    const options = (t: TestContext, forwardedFor: string) =>
+      t.app.inject({ method: 'GET', url: '/api/v1/checkout/options', headers: { 'x-forwarded-for': forwardedFor } });
 
     it('off (the default): X-Forwarded-For is ignored, so a payer cannot pick a fresh rate-limit bucket by claiming another address', async () => {
       const t = await app({});
@@ -86,14 +91,18 @@ describe(`hosting: proxies, timeouts, refused bodies, metrics (${storageKind})`,
       const statuses = [];
       for (let i = 0; i < 4; i++) statuses.push((await options(t, `198.51.100.${i + 1}`)).statusCode);
       assert.deepEqual(statuses.slice(0, 2), [200, 200]);
-      assert.ok(statuses.slice(2).every((s) => s === 429), `spoofed addresses shared one bucket: ${statuses}`);
+      assert.ok(
+        statuses.slice(2).every((s) => s === 429),
+        `spoofed addresses shared one bucket: ${statuses}`,
+      );
     });
 
     it('a hop count: payers behind the load balancer get a bucket each (the address the proxy saw), and one payer is still limited', async () => {
       const t = await app({ TRUST_PROXY: '1' });
       assert.equal(t.config.trustProxy, 1);
       for (let payer = 1; payer <= 3; payer++) {
-        for (let i = 0; i < 2; i++) assert.equal((await options(t, `203.0.113.${payer}`)).statusCode, 200, `payer ${payer} request ${i + 1}`);
+        for (let i = 0; i < 2; i++)
+          assert.equal((await options(t, `203.0.113.${payer}`)).statusCode, 200, `payer ${payer} request ${i + 1}`);
       }
       assert.equal((await options(t, '203.0.113.1')).statusCode, 429, 'one payer past the budget is limited');
       // Only the hop the proxy appended counts: a client-supplied first entry does not change the bucket.
@@ -103,18 +112,31 @@ describe(`hosting: proxies, timeouts, refused bodies, metrics (${storageKind})`,
     it('a CIDR list: X-Forwarded-For counts only from a listed proxy (the loopback here), not from anyone else', async () => {
       const trusted = await app({ TRUST_PROXY: '127.0.0.0/8,10.0.0.0/8' });
       assert.deepEqual(trusted.config.trustProxy, ['127.0.0.0/8', '10.0.0.0/8']);
-      for (let payer = 1; payer <= 3; payer++) assert.equal((await options(trusted, `203.0.113.${payer}`)).statusCode, 200);
+      for (let payer = 1; payer <= 3; payer++)
+        assert.equal((await options(trusted, `203.0.113.${payer}`)).statusCode, 200);
       const untrusted = await app({ TRUST_PROXY: '10.0.0.0/8' });
       const statuses = [];
       for (let i = 0; i < 3; i++) statuses.push((await options(untrusted, `203.0.113.${i + 1}`)).statusCode);
-      assert.deepEqual(statuses, [200, 200, 429], 'the loopback is not a listed proxy, so its X-Forwarded-For is ignored');
+      assert.deepEqual(
+        statuses,
+        [200, 200, 429],
+        'the loopback is not a listed proxy, so its X-Forwarded-For is ignored',
+      );
     });
 
     it('bad values are configuration errors that say what is accepted; "on" is refused', () => {
       for (const value of ['on', 'true', '0', '11', '10.0.0.0/33', 'proxy.example.com', '1.2.3.4,,']) {
-        assert.throws(() => loadConfig({ TRUST_PROXY: value }), (error: unknown) => error instanceof ConfigError && /TRUST_PROXY must be off, a hop count/.test(error.message), value);
+        assert.throws(
+          () => loadConfig({ TRUST_PROXY: value }),
+          (error: unknown) =>
+            error instanceof ConfigError && /TRUST_PROXY must be off, a hop count/.test(error.message),
+          value,
+        );
       }
-      assert.deepEqual(loadConfig({ TRUST_PROXY: 'loopback, 2001:db8::/32' }).trustProxy, ['loopback', '2001:db8::/32']);
+      assert.deepEqual(loadConfig({ TRUST_PROXY: 'loopback, 2001:db8::/32' }).trustProxy, [
+        'loopback',
+        '2001:db8::/32',
+      ]);
       assert.equal(loadConfig({ TRUST_PROXY: 'off' }).trustProxy, false);
     });
   });
@@ -124,7 +146,11 @@ describe(`hosting: proxies, timeouts, refused bodies, metrics (${storageKind})`,
     let port: number;
     let key: string;
     before(async () => {
-      t = await startTestApp({ HTTP_HEADERS_TIMEOUT_MS: '1500', HTTP_REQUEST_TIMEOUT_MS: '2500', HTTP_KEEP_ALIVE_TIMEOUT_MS: '1000' });
+      t = await startTestApp({
+        HTTP_HEADERS_TIMEOUT_MS: '1500',
+        HTTP_REQUEST_TIMEOUT_MS: '2500',
+        HTTP_KEEP_ALIVE_TIMEOUT_MS: '1000',
+      });
       port = Number(new URL(await t.listen()).port);
       key = (await t.merchant()).test_api_key;
     });
@@ -158,18 +184,51 @@ describe(`hosting: proxies, timeouts, refused bodies, metrics (${storageKind})`,
     // Each case writes its whole body before reading, then asks to close: the way curl and many clients
     // send an upload. Before the drain, the multipart cases ended in EPIPE/ECONNRESET every time.
     const bigJson = Buffer.alloc(2 * 1_048_576, 'a');
-    const bigFile = multipartFile('file', 'proof.pdf', 'application/pdf', Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(8 * 1_048_576, 'a')]));
+    const bigFile = multipartFile(
+      'file',
+      'proof.pdf',
+      'application/pdf',
+      Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(8 * 1_048_576, 'a')]),
+    );
     const cases: [string, () => string, Buffer | string, string, number][] = [
-      ['a 2 MB JSON body', () => `POST /api/v1/sessions HTTP/1.1\r\nHost: sika.test\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n`, bigJson, 'PAYLOAD_TOO_LARGE', 413],
-      ['an 8 MB evidence upload', () => `POST /api/v1/payouts/po_missing/evidence HTTP/1.1\r\nHost: sika.test\r\nAuthorization: Bearer ${key}\r\nContent-Type: ${bigFile.contentType}\r\n`, bigFile.payload, 'PAYLOAD_TOO_LARGE', 413],
-      ['a 2 MB body without a key', () => 'POST /api/v1/sessions HTTP/1.1\r\nHost: sika.test\r\nContent-Type: application/json\r\n', bigJson, 'UNAUTHORIZED', 401],
+      [
+        'a 2 MB JSON body',
+        () =>
+          `POST /api/v1/sessions HTTP/1.1\r\nHost: sika.test\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n`,
+        bigJson,
+        'PAYLOAD_TOO_LARGE',
+        413,
+      ],
+      [
+        'an 8 MB evidence upload',
+        () =>
+          `POST /api/v1/payouts/po_missing/evidence HTTP/1.1\r\nHost: sika.test\r\nAuthorization: Bearer ${key}\r\nContent-Type: ${bigFile.contentType}\r\n`,
+        bigFile.payload,
+        'PAYLOAD_TOO_LARGE',
+        413,
+      ],
+      [
+        'a 2 MB body without a key',
+        () => 'POST /api/v1/sessions HTTP/1.1\r\nHost: sika.test\r\nContent-Type: application/json\r\n',
+        bigJson,
+        'UNAUTHORIZED',
+        401,
+      ],
     ];
     for (const [name, head, body, code, status] of cases) {
       it(`${name} is answered ${status} ${code}, readable every time by a client that writes the whole body first (10 tries, Connection: close)`, async () => {
         const outcomes: string[] = [];
         for (let i = 0; i < 10; i++) {
-          const answer = await rawExchange(port, [`${head()}Connection: close\r\nContent-Length: ${body.length}\r\n\r\n`, body], { end: true, readAfterWriting: true });
-          outcomes.push(answer.status === status && JSON.parse(answer.body || '{}').error?.code === code ? 'ok' : `${answer.status} ${answer.error} ${answer.body.slice(0, 80)}`);
+          const answer = await rawExchange(
+            port,
+            [`${head()}Connection: close\r\nContent-Length: ${body.length}\r\n\r\n`, body],
+            { end: true, readAfterWriting: true },
+          );
+          outcomes.push(
+            answer.status === status && JSON.parse(answer.body || '{}').error?.code === code
+              ? 'ok'
+              : `${answer.status} ${answer.error} ${answer.body.slice(0, 80)}`,
+          );
         }
         assert.deepEqual(outcomes, Array(10).fill('ok'));
       });
@@ -205,7 +264,7 @@ describe(`hosting: proxies, timeouts, refused bodies, metrics (${storageKind})`,
       assert.equal((await laptop.app.inject({ method: 'GET', url: '/metrics' })).statusCode, 200);
     });
 
-    it('with METRICS_PORT, /metrics is served on that port only (with the token when set), counting the API port\'s requests', async () => {
+    it("with METRICS_PORT, /metrics is served on that port only (with the token when set), counting the API port's requests", async () => {
       const metricsPort = await freePort();
       const token = 'port-metrics-token-456';
       const t = await startTestApp({ METRICS_PORT: String(metricsPort), METRICS_TOKEN: token, HOST: '127.0.0.1' });
@@ -217,7 +276,10 @@ describe(`hosting: proxies, timeouts, refused bodies, metrics (${storageKind})`,
       assert.equal((await fetch(metricsUrl)).status, 401);
       const res = await fetch(metricsUrl, { headers: bearer(token) });
       assert.equal(res.status, 200);
-      assert.match(await res.text(), /sika_http_requests_total\{method="GET",route="\/healthz",status_code="200"\} \d+/);
+      assert.match(
+        await res.text(),
+        /sika_http_requests_total\{method="GET",route="\/healthz",status_code="200"\} \d+/,
+      );
       assert.equal((await fetch(`http://127.0.0.1:${metricsPort}/other`, { headers: bearer(token) })).status, 404);
     });
 

@@ -14,7 +14,13 @@ interface Answer {
   body: string;
 }
 
-function send(baseUrl: string, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
+function send(
+  baseUrl: string,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = request(`${baseUrl}${path}`, { method, headers }, (res) => {
       let text = '';
@@ -47,7 +53,13 @@ describe(`unknown methods on known paths (${storageKind})`, () => {
   };
 
   it('answers 405 with Allow and the envelope: TRACE /api/v1/sessions, PATCH /api/v1/sessions/{id}, PUT /api/v1/payouts', async () => {
-    const session = await send(baseUrl, 'POST', '/api/v1/sessions', { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, JSON.stringify({ amount_minor: 500, invoice_ref: 'INV-405' }));
+    const session = await send(
+      baseUrl,
+      'POST',
+      '/api/v1/sessions',
+      { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      JSON.stringify({ amount_minor: 500, invoice_ref: 'INV-405' }),
+    );
     assert.equal(session.statusCode, 201, session.body);
     const id = (JSON.parse(session.body) as { id: string }).id;
     const cases: [string, string, string][] = [
@@ -67,7 +79,11 @@ describe(`unknown methods on known paths (${storageKind})`, () => {
     ];
     for (const [method, path, allow] of cases) {
       // With a key and without one: the method is refused before authentication, the same for everyone.
-      assertNotAllowed(await send(baseUrl, method, path, { authorization: `Bearer ${key}` }), allow, `${method} ${path}`);
+      assertNotAllowed(
+        await send(baseUrl, method, path, { authorization: `Bearer ${key}` }),
+        allow,
+        `${method} ${path}`,
+      );
       assertNotAllowed(await send(baseUrl, method, path), allow, `${method} ${path} without a key`);
     }
     // The session was not changed by any of them.

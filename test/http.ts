@@ -22,7 +22,10 @@ export function formBody(value: Record<string, Json>): string {
 }
 
 /** multipart/form-data built by hand: one text part per flattened field. */
-export function multipartBody(value: Record<string, Json> | [string, string][]): { payload: Buffer; contentType: string } {
+export function multipartBody(value: Record<string, Json> | [string, string][]): {
+  payload: Buffer;
+  contentType: string;
+} {
   const boundary = `----sika-test-${randomUUID()}`;
   const pairs = Array.isArray(value) ? value : flattenFields(value);
   const chunks: Buffer[] = [];
@@ -39,7 +42,10 @@ export type BodyFormat = 'json' | 'form' | 'multipart';
 export const BODY_FORMATS: readonly BodyFormat[] = ['json', 'form', 'multipart'];
 
 /** The same logical body encoded as JSON, urlencoded form or multipart. */
-export function encodeBody(format: BodyFormat, body: Record<string, Json>): { payload: string | Buffer; contentType: string } {
+export function encodeBody(
+  format: BodyFormat,
+  body: Record<string, Json>,
+): { payload: string | Buffer; contentType: string } {
   if (format === 'json') return { payload: JSON.stringify(body), contentType: 'application/json' };
   if (format === 'form') return { payload: formBody(body), contentType: 'application/x-www-form-urlencoded' };
   return multipartBody(body);
@@ -55,7 +61,12 @@ export interface CallOptions {
 }
 
 /** One request through app.inject, with a Bearer key, an optional body in the chosen format and an Idempotency-Key. */
-export async function call(t: TestContext, method: 'GET' | 'POST', url: string, options: CallOptions = {}): Promise<LightMyRequestResponse> {
+export async function call(
+  t: TestContext,
+  method: 'GET' | 'POST',
+  url: string,
+  options: CallOptions = {},
+): Promise<LightMyRequestResponse> {
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
   if (options.key) headers.authorization = `Bearer ${options.key}`;
   if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey;
@@ -88,7 +99,10 @@ export interface ErrorBody {
 }
 
 /** The response is exactly the SPEC 7 envelope {error: {code, message, ...}}, leaking nothing; returns error. */
-export function checkEnvelope(res: { statusCode: number; body: string; headers: Record<string, unknown> }, context: string): ErrorBody {
+export function checkEnvelope(
+  res: { statusCode: number; body: string; headers: Record<string, unknown> },
+  context: string,
+): ErrorBody {
   const where = `${res.statusCode} for ${context}: ${res.body.slice(0, 300)}`;
   assert.match(String(res.headers['content-type']), /^application\/json/, `not JSON: ${where}`);
   let body: unknown;
@@ -105,16 +119,23 @@ export function checkEnvelope(res: { statusCode: number; body: string; headers: 
   assert.match(error.code as string, /^[A-Z][A-Z0-9_]*$/, `error.code is not a stable code: ${where}`);
   assert.equal(typeof error.message, 'string', `error.message: ${where}`);
   assert.ok((error.message as string).length > 0, `empty error.message: ${where}`);
-  for (const key of Object.keys(error)) assert.ok(ENVELOPE_FIELDS.has(key), `unexpected envelope field ${key}: ${where}`);
-  if (error.retry_after_seconds !== undefined) assert.ok(Number.isInteger(error.retry_after_seconds), `retry_after_seconds: ${where}`);
-  if (res.statusCode === 429) assert.ok(Number.isInteger(error.retry_after_seconds), `429 without retry_after_seconds: ${where}`);
+  for (const key of Object.keys(error))
+    assert.ok(ENVELOPE_FIELDS.has(key), `unexpected envelope field ${key}: ${where}`);
+  if (error.retry_after_seconds !== undefined)
+    assert.ok(Number.isInteger(error.retry_after_seconds), `retry_after_seconds: ${where}`);
+  if (res.statusCode === 429)
+    assert.ok(Number.isInteger(error.retry_after_seconds), `429 without retry_after_seconds: ${where}`);
   if (res.statusCode === 401) assert.equal(error.code, 'UNAUTHORIZED', `401 with another code: ${where}`);
   for (const pattern of LEAK_PATTERNS) assert.doesNotMatch(res.body, pattern, `error body leaks internals: ${where}`);
   return error as unknown as ErrorBody;
 }
 
 /** The response is the error envelope with this status and code, leaking nothing; returns the error. */
-export function assertErrorEnvelope(res: { statusCode: number; body: string; headers: Record<string, unknown> }, status: number, code: string): ErrorBody {
+export function assertErrorEnvelope(
+  res: { statusCode: number; body: string; headers: Record<string, unknown> },
+  status: number,
+  code: string,
+): ErrorBody {
   assert.equal(res.statusCode, status, `expected ${status} ${code}, got ${res.statusCode}: ${res.body}`);
   const error = checkEnvelope(res, `${status} ${code}`);
   assert.equal(error.code, code);
@@ -122,29 +143,55 @@ export function assertErrorEnvelope(res: { statusCode: number; body: string; hea
 }
 
 /** A multipart body with one file part (and optional text fields). */
-export function multipartFile(field: string, filename: string, contentType: string, data: Buffer, fields: Record<string, string> = {}) {
+export function multipartFile(
+  field: string,
+  filename: string,
+  contentType: string,
+  data: Buffer,
+  fields: Record<string, string> = {},
+) {
   const boundary = `----sika-test-${randomUUID()}`;
   const parts: Buffer[] = [];
-  for (const [name, value] of Object.entries(fields)) parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
-  parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${filename}"\r\nContent-Type: ${contentType}\r\n\r\n`));
+  for (const [name, value] of Object.entries(fields))
+    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
+  parts.push(
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${filename}"\r\nContent-Type: ${contentType}\r\n\r\n`,
+    ),
+  );
   parts.push(data);
   parts.push(Buffer.from(`\r\n--${boundary}--\r\n`));
   return { payload: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
 /** A response body without the fields that differ between two otherwise identical creations. */
-export function withoutVolatile<T extends Record<string, unknown>>(body: T, volatile = ['id', 'created_at', 'expires_at', 'checkout_url']) {
+export function withoutVolatile<T extends Record<string, unknown>>(
+  body: T,
+  volatile = ['id', 'created_at', 'expires_at', 'checkout_url'],
+) {
   const copy: Record<string, unknown> = { ...body };
   for (const key of volatile) delete copy[key];
   return copy;
 }
 
 export const sessionCount = async (t: TestContext, merchantId: string): Promise<number> =>
-  (await t.db.query<{ n: number }>('select count(*)::int as n from checkout_sessions where merchant_id=$1', [merchantId]))[0]!.n;
+  (
+    await t.db.query<{ n: number }>('select count(*)::int as n from checkout_sessions where merchant_id=$1', [
+      merchantId,
+    ])
+  )[0]!.n;
 
 /** Syncs revenue lines (service codes) for a key and checks it succeeded. */
-export async function syncCodes(t: TestContext, key: string, lines: { code: string; name: string }[], deactivateMissing = false) {
-  const res = await call(t, 'POST', '/api/v1/revenue-lines', { key, body: { lines, deactivate_missing: deactivateMissing } });
+export async function syncCodes(
+  t: TestContext,
+  key: string,
+  lines: { code: string; name: string }[],
+  deactivateMissing = false,
+) {
+  const res = await call(t, 'POST', '/api/v1/revenue-lines', {
+    key,
+    body: { lines, deactivate_missing: deactivateMissing },
+  });
   assert.equal(res.statusCode, 200, res.body);
   return res.json();
 }

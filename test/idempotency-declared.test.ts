@@ -28,7 +28,11 @@ const NO_PROVIDER = 'http://127.0.0.1:9';
 const SRC = new URL('../src/', import.meta.url).pathname;
 const routesFiles = (dir: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? routesFiles(join(dir, entry.name)) : entry.name.endsWith('routes.ts') ? [join(dir, entry.name)] : [],
+    entry.isDirectory()
+      ? routesFiles(join(dir, entry.name))
+      : entry.name.endsWith('routes.ts')
+        ? [join(dir, entry.name)]
+        : [],
   );
 
 interface Operation {
@@ -56,10 +60,16 @@ interface KeyedCase {
 
 type Ctx = { t: TestContext };
 
-const count = (t: TestContext, sql: string, params: unknown[]) => async () => String((await t.db.query<{ n: number }>(sql, params))[0]!.n);
+const count = (t: TestContext, sql: string, params: unknown[]) => async () =>
+  String((await t.db.query<{ n: number }>(sql, params))[0]!.n);
 /** The row versions (xmin) of what a query selects: an UPDATE, even to the same values, changes them. */
 const versions = (t: TestContext, table: string, where: string, params: unknown[]) => async () =>
-  (await t.db.query<{ v: string }>(`SELECT coalesce(string_agg(xmin::text, ',' ORDER BY xmin::text), '') AS v FROM ${table} WHERE ${where}`, params))[0]!.v;
+  (
+    await t.db.query<{ v: string }>(
+      `SELECT coalesce(string_agg(xmin::text, ',' ORDER BY xmin::text), '') AS v FROM ${table} WHERE ${where}`,
+      params,
+    )
+  )[0]!.v;
 
 async function fundedPayoutMerchant(t: TestContext) {
   const m = await merchantWithHooks(t);
@@ -84,7 +94,8 @@ async function eventOf(t: TestContext, m: CreatedMerchant): Promise<{ id: string
   return list.json().data[0];
 }
 
-const PNG = (tail: string) => Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from(tail)]);
+const PNG = (tail: string) =>
+  Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from(tail)]);
 
 /** Every POST that takes an API key: how to prove it honours Idempotency-Key. */
 const KEYED: Record<string, (c: Ctx) => Promise<KeyedCase>> = {
@@ -146,7 +157,10 @@ const KEYED: Record<string, (c: Ctx) => Promise<KeyedCase>> = {
   'POST /api/v1/test/refunds/{id}/simulate': async ({ t }) => {
     const m = await t.merchant();
     const session = await paidSession(t, m);
-    const refund = await call(t, 'POST', '/api/v1/refunds', { key: m.test_api_key, body: { session_id: session.id, amount_minor: 100, test_outcome: 'pending' } });
+    const refund = await call(t, 'POST', '/api/v1/refunds', {
+      key: m.test_api_key,
+      body: { session_id: session.id, amount_minor: 100, test_outcome: 'pending' },
+    });
     assert.equal(refund.statusCode, 201, refund.body);
     const id = refund.json().id as string;
     return {
@@ -159,7 +173,9 @@ const KEYED: Record<string, (c: Ctx) => Promise<KeyedCase>> = {
   },
   'POST /api/v1/payouts/recipients': async ({ t }) => {
     const m = await merchantWithHooks(t);
-    const [bankId] = (await api(t, m.test_api_key, 'GET', '/api/v1/payouts/capabilities')).json().banks.map((b: { id: string }) => b.id);
+    const [bankId] = (await api(t, m.test_api_key, 'GET', '/api/v1/payouts/capabilities'))
+      .json()
+      .banks.map((b: { id: string }) => b.id);
     const body = { bank_id: bankId, account_number: '1234567890', account_name: 'Kofi Mensah' };
     return {
       path: '/api/v1/payouts/recipients',
@@ -172,7 +188,13 @@ const KEYED: Record<string, (c: Ctx) => Promise<KeyedCase>> = {
   // A quote writes nothing; its quote_id is random, so the same quote_id in the second answer proves the replay.
   'POST /api/v1/payouts/quote': async ({ t }) => {
     const { m, recipient } = await fundedPayoutMerchant(t);
-    return { path: '/api/v1/payouts/quote', key: m.test_api_key, same: { body: { recipient_id: recipient.id, amount_minor: 100 } }, changed: { body: { recipient_id: recipient.id, amount_minor: 101 } }, effect: null };
+    return {
+      path: '/api/v1/payouts/quote',
+      key: m.test_api_key,
+      same: { body: { recipient_id: recipient.id, amount_minor: 100 } },
+      changed: { body: { recipient_id: recipient.id, amount_minor: 101 } },
+      effect: null,
+    };
   },
   'POST /api/v1/payouts': async ({ t }) => {
     const { m, recipient } = await fundedPayoutMerchant(t);
@@ -229,7 +251,9 @@ const KEYED: Record<string, (c: Ctx) => Promise<KeyedCase>> = {
       same: {},
       // Another event under the same key is another request (the path is part of it), with the same (no) body.
       changed: { path: `/api/v1/events/${other.id}/replay` },
-      effect: count(t, "SELECT count(*)::int AS n FROM audit_log WHERE merchant_id = $1 AND action = 'events.replay'", [m.merchant_id]),
+      effect: count(t, "SELECT count(*)::int AS n FROM audit_log WHERE merchant_id = $1 AND action = 'events.replay'", [
+        m.merchant_id,
+      ]),
     };
   },
   'POST /api/v1/events/replay': async ({ t }) => {
@@ -242,7 +266,11 @@ const KEYED: Record<string, (c: Ctx) => Promise<KeyedCase>> = {
       key: m.test_api_key,
       same: { body: { created_gte: from, created_lt: to, only_failed: false } },
       changed: { body: { created_gte: from, created_lt: to, only_failed: true } },
-      effect: count(t, "SELECT count(*)::int AS n FROM audit_log WHERE merchant_id = $1 AND action LIKE 'events.replay%'", [m.merchant_id]),
+      effect: count(
+        t,
+        "SELECT count(*)::int AS n FROM audit_log WHERE merchant_id = $1 AND action LIKE 'events.replay%'",
+        [m.merchant_id],
+      ),
     };
   },
 };
@@ -258,7 +286,13 @@ const PUBLIC: Record<string, { says: RegExp; keyed?: true; prove: (c: Ctx) => Pr
     async prove({ t }) {
       const session = await createSession(t, await t.merchant());
       const first = await startAttempt(t, session.id, momoBody(50000));
-      const cancel = (ref: string, key?: string) => call(t, 'POST', `/api/v1/checkout/sessions/${session.id}/provider-attempts/${ref}/cancel`, key ? { idempotencyKey: key } : {});
+      const cancel = (ref: string, key?: string) =>
+        call(
+          t,
+          'POST',
+          `/api/v1/checkout/sessions/${session.id}/provider-attempts/${ref}/cancel`,
+          key ? { idempotencyKey: key } : {},
+        );
       const key = `walk-${randomUUID()}`;
       const done = await cancel(first.attempt_reference, key);
       assert.equal(done.statusCode, 200, done.body);
@@ -275,21 +309,30 @@ const PUBLIC: Record<string, { says: RegExp; keyed?: true; prove: (c: Ctx) => Pr
       // The same key for another attempt of the session is another request: 422, and that attempt stays pending.
       const second = await startAttempt(t, session.id, momoBody(50000, '0245550199'));
       assertErrorEnvelope(await cancel(second.attempt_reference, key), 422, 'IDEMPOTENCY_KEY_REUSED');
-      assert.equal((await call(t, 'GET', `/api/v1/checkout/sessions/${session.id}/provider-attempts/${second.attempt_reference}`)).json().status, 'pending');
+      assert.equal(
+        (
+          await call(t, 'GET', `/api/v1/checkout/sessions/${session.id}/provider-attempts/${second.attempt_reference}`)
+        ).json().status,
+        'pending',
+      );
     },
   },
   'POST /api/v1/checkout/sessions/{reference}/provider-attempts': {
     says: /same attempt .* replayed \(200, replayed true\)/,
     async prove({ t }) {
       const session = await createSession(t, await t.merchant());
-      const send = () => call(t, 'POST', `/api/v1/checkout/sessions/${session.id}/provider-attempts`, { body: momoBody(50000) });
+      const send = () =>
+        call(t, 'POST', `/api/v1/checkout/sessions/${session.id}/provider-attempts`, { body: momoBody(50000) });
       const first = await send();
       assert.equal(first.statusCode, 201, first.body);
       const again = await send();
       assert.equal(again.statusCode, 200, again.body);
       assert.equal(again.json().replayed, true);
       assert.equal(again.json().attempt_reference, first.json().attempt_reference);
-      assert.equal(await count(t, 'SELECT count(*)::int AS n FROM payment_attempts WHERE session_id = $1', [session.id])(), '1');
+      assert.equal(
+        await count(t, 'SELECT count(*)::int AS n FROM payment_attempts WHERE session_id = $1', [session.id])(),
+        '1',
+      );
     },
   },
   'POST /api/v1/checkout/sessions/{reference}/provider-attempts/{attempt_reference}/authorize': {
@@ -297,7 +340,13 @@ const PUBLIC: Record<string, { says: RegExp; keyed?: true; prove: (c: Ctx) => Pr
     async prove({ t }) {
       const session = await createSession(t, await t.merchant());
       const attempt = await startAttempt(t, session.id, momoBody(50000, TELECEL_PHONE, 'telecel'));
-      const send = () => call(t, 'POST', `/api/v1/checkout/sessions/${session.id}/provider-attempts/${attempt.attempt_reference}/authorize`, { body: { code: '123456' } });
+      const send = () =>
+        call(
+          t,
+          'POST',
+          `/api/v1/checkout/sessions/${session.id}/provider-attempts/${attempt.attempt_reference}/authorize`,
+          { body: { code: '123456' } },
+        );
       const first = await send();
       assert.equal(first.statusCode, 200, first.body);
       const row = versions(t, 'payment_attempts', 'id = $1', [attempt.attempt_reference]);
@@ -311,7 +360,12 @@ const PUBLIC: Record<string, { says: RegExp; keyed?: true; prove: (c: Ctx) => Pr
     async prove({ t }) {
       const session = await createSession(t, await t.merchant());
       const attempt = await startAttempt(t, session.id, momoBody(50000));
-      const send = () => call(t, 'POST', `/api/v1/checkout/sessions/${session.id}/provider-attempts/${attempt.attempt_reference}/resend`);
+      const send = () =>
+        call(
+          t,
+          'POST',
+          `/api/v1/checkout/sessions/${session.id}/provider-attempts/${attempt.attempt_reference}/resend`,
+        );
       for (let left = RESENDS_MAX - 1; left >= 0; left--) {
         const res = await send();
         assert.equal(res.statusCode, 200, res.body);
@@ -324,14 +378,20 @@ const PUBLIC: Record<string, { says: RegExp; keyed?: true; prove: (c: Ctx) => Pr
     says: /a repeat returns that slip \(200, replayed true\)/,
     async prove({ t }) {
       const session = await createSession(t, await t.merchant());
-      const send = () => call(t, 'POST', '/api/v1/checkout/cash-slips', { body: { session_id: session.id, amount_minor: totalOf('cash', 50000) } });
+      const send = () =>
+        call(t, 'POST', '/api/v1/checkout/cash-slips', {
+          body: { session_id: session.id, amount_minor: totalOf('cash', 50000) },
+        });
       const first = await send();
       assert.equal(first.statusCode, 201, first.body);
       const again = await send();
       assert.equal(again.statusCode, 200, again.body);
       assert.equal(again.json().replayed, true);
       assert.equal(again.json().reference, first.json().reference);
-      assert.equal(await count(t, 'SELECT count(*)::int AS n FROM cash_slips WHERE session_id = $1', [session.id])(), '1');
+      assert.equal(
+        await count(t, 'SELECT count(*)::int AS n FROM cash_slips WHERE session_id = $1', [session.id])(),
+        '1',
+      );
     },
   },
   'POST /api/v1/providers/paystack/webhook': {
@@ -340,14 +400,23 @@ const PUBLIC: Record<string, { says: RegExp; keyed?: true; prove: (c: Ctx) => Pr
       const reference = `walk-${randomUUID()}`;
       const raw = JSON.stringify({ event: 'charge.success', data: { id: 7, reference } });
       const signature = createHmac('sha512', PAYSTACK_SECRET).update(raw).digest('hex');
-      const send = () => t.app.inject({ method: 'POST', url: '/api/v1/providers/paystack/webhook', headers: { 'content-type': 'application/json', 'x-paystack-signature': signature }, payload: raw });
+      const send = () =>
+        t.app.inject({
+          method: 'POST',
+          url: '/api/v1/providers/paystack/webhook',
+          headers: { 'content-type': 'application/json', 'x-paystack-signature': signature },
+          payload: raw,
+        });
       const first = await send();
       assert.equal(first.statusCode, 200, first.body);
       assert.equal(first.json().result, 'ignored', 'no transaction of ours: handled, nothing to apply');
       const again = await send();
       assert.equal(again.statusCode, 200, again.body);
       assert.equal(again.json().result, 'duplicate');
-      assert.equal(await count(t, 'SELECT count(*)::int AS n FROM provider_events WHERE reference = $1', [reference])(), '1');
+      assert.equal(
+        await count(t, 'SELECT count(*)::int AS n FROM provider_events WHERE reference = $1', [reference])(),
+        '1',
+      );
     },
   },
   'POST /api/v1/providers/mtn-momo/callback': {
@@ -357,7 +426,12 @@ const PUBLIC: Record<string, { says: RegExp; keyed?: true; prove: (c: Ctx) => Pr
       const events = count(t, 'SELECT count(*)::int AS n FROM provider_events', []);
       const before = await events();
       for (let i = 0; i < 2; i++) {
-        const res = await t.app.inject({ method: 'POST', url: '/api/v1/providers/mtn-momo/callback', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ referenceId, status: 'SUCCESSFUL' }) });
+        const res = await t.app.inject({
+          method: 'POST',
+          url: '/api/v1/providers/mtn-momo/callback',
+          headers: { 'content-type': 'application/json' },
+          payload: JSON.stringify({ referenceId, status: 'SUCCESSFUL' }),
+        });
         assert.equal(res.statusCode, 200, res.body);
         assert.deepEqual(res.json(), { received: true, result: 'ignored' });
       }
@@ -374,7 +448,12 @@ function send(t: TestContext, c: KeyedCase, sent: Sent, idempotencyKey: string):
     return t.app.inject({ method: 'POST', url, headers: { ...headers, 'content-type': contentType }, payload });
   }
   if (sent.body === undefined) return t.app.inject({ method: 'POST', url, headers });
-  return t.app.inject({ method: 'POST', url, headers: { ...headers, 'content-type': 'application/json' }, payload: JSON.stringify(sent.body) });
+  return t.app.inject({
+    method: 'POST',
+    url,
+    headers: { ...headers, 'content-type': 'application/json' },
+    payload: JSON.stringify(sent.body),
+  });
 }
 
 describe(`every POST honours Idempotency-Key or documents its own replay rule (${storageKind})`, () => {
@@ -390,30 +469,55 @@ describe(`every POST honours Idempotency-Key or documents its own replay rule ($
       MTN_MOMO_COLLECTION_USER_ID: randomUUID(),
       MTN_MOMO_COLLECTION_API_KEY: 'walk',
     });
-    const paths: Record<string, Record<string, Operation>> = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json().paths;
-    posts = Object.entries(paths).flatMap(([path, operations]) => (operations.post ? [[`POST ${path}`, operations.post] as [string, Operation]] : []));
+    const paths: Record<string, Record<string, Operation>> = (
+      await t.app.inject({ method: 'GET', url: '/openapi.json' })
+    ).json().paths;
+    posts = Object.entries(paths).flatMap(([path, operations]) =>
+      operations.post ? [[`POST ${path}`, operations.post] as [string, Operation]] : [],
+    );
   });
   after(() => t.close());
 
-  const takesApiKey = (operation: Operation) => (operation.security ?? []).some((requirement) => 'apiKey' in requirement);
-  const documentsKey = (operation: Operation) => operation.parameters?.find((p) => p.in === 'header' && p.name === 'idempotency-key');
+  const takesApiKey = (operation: Operation) =>
+    (operation.security ?? []).some((requirement) => 'apiKey' in requirement);
+  const documentsKey = (operation: Operation) =>
+    operation.parameters?.find((p) => p.in === 'header' && p.name === 'idempotency-key');
 
   it('the document lists the POST operations, each either keyed (API key and Idempotency-Key) or public (neither), each with a fixture here', () => {
     assert.ok(posts.length >= 20, `found ${posts.length} POST operations`);
     for (const [name, operation] of posts) {
       if (takesApiKey(operation)) {
-        assert.ok(documentsKey(operation), `${name} takes an API key but does not honour Idempotency-Key: declare config: { idempotent: true }`);
-        assert.equal(documentsKey(operation)!.description, IdempotencyHeaders.properties['idempotency-key'].description);
+        assert.ok(
+          documentsKey(operation),
+          `${name} takes an API key but does not honour Idempotency-Key: declare config: { idempotent: true }`,
+        );
+        assert.equal(
+          documentsKey(operation)!.description,
+          IdempotencyHeaders.properties['idempotency-key'].description,
+        );
         assert.ok(KEYED[name], `${name}: add a fixture to KEYED in this file`);
       } else {
-        assert.ok(PUBLIC[name], `${name} is public: add its replay rule to PUBLIC in this file (and to its description)`);
-        if (PUBLIC[name]!.keyed) assert.equal(documentsKey(operation)!.description, IdempotencyHeaders.properties['idempotency-key'].description);
-        else assert.equal(documentsKey(operation), undefined, `${name} is public: an Idempotency-Key would have no merchant to be scoped to`);
+        assert.ok(
+          PUBLIC[name],
+          `${name} is public: add its replay rule to PUBLIC in this file (and to its description)`,
+        );
+        if (PUBLIC[name]!.keyed)
+          assert.equal(
+            documentsKey(operation)!.description,
+            IdempotencyHeaders.properties['idempotency-key'].description,
+          );
+        else
+          assert.equal(
+            documentsKey(operation),
+            undefined,
+            `${name} is public: an Idempotency-Key would have no merchant to be scoped to`,
+          );
         assert.match(operation.description ?? '', PUBLIC[name]!.says, `${name}'s description states its replay rule`);
       }
     }
     const documented = new Set(posts.map(([name]) => name));
-    for (const name of [...Object.keys(KEYED), ...Object.keys(PUBLIC)]) assert.ok(documented.has(name), `${name} has a fixture but is not in the document`);
+    for (const name of [...Object.keys(KEYED), ...Object.keys(PUBLIC)])
+      assert.ok(documented.has(name), `${name} has a fixture but is not in the document`);
   });
 
   it('keyed: the same key and request replay the first answer and its effect happens once; a changed request is 422 IDEMPOTENCY_KEY_REUSED and changes nothing', async () => {
@@ -455,25 +559,38 @@ describe(`every POST honours Idempotency-Key or documents its own replay rule ($
       ['/api/v1/revenue-lines', { lines: [{ code: 'A', name: 'Alpha' }] }],
     ];
     for (const [path, body] of requests) {
-      assertErrorEnvelope(await call(t, 'POST', path, { key: m.test_api_key, body, idempotencyKey: malformed }), 400, 'INVALID_ARGUMENT');
+      assertErrorEnvelope(
+        await call(t, 'POST', path, { key: m.test_api_key, body, idempotencyKey: malformed }),
+        400,
+        'INVALID_ARGUMENT',
+      );
     }
     const read = await call(t, 'GET', '/api/v1/revenue-lines', { key: m.test_api_key, idempotencyKey: malformed });
     assert.equal(read.statusCode, 200, read.body);
-    const stored = await t.db.query<{ n: number }>('select count(*)::int as n from idempotency_keys where merchant_id = $1', [m.merchant_id]);
+    const stored = await t.db.query<{ n: number }>(
+      'select count(*)::int as n from idempotency_keys where merchant_id = $1',
+      [m.merchant_id],
+    );
     assert.equal(stored[0]!.n, 0, 'no key is stored for a refused or a read request');
   });
 
   it('the routes declaring the option are exactly the POSTs that document the header', () => {
-    const declared = t.app.registeredRoutes.filter((r) => r.idempotent).map((r) => `${r.method} ${r.url.replace(/:(\w+)/g, '{$1}')}`);
+    const declared = t.app.registeredRoutes
+      .filter((r) => r.idempotent)
+      .map((r) => `${r.method} ${r.url.replace(/:(\w+)/g, '{$1}')}`);
     const documented = posts.filter(([, operation]) => documentsKey(operation)).map(([name]) => name);
     assert.deepEqual(declared.sort(), documented.sort());
     for (const route of t.app.registeredRoutes.filter((r) => r.idempotent)) {
       const headers = (route.schema as { headers?: { properties?: Record<string, unknown> } }).headers;
-      assert.equal(headers?.properties?.['idempotency-key'], IdempotencyHeaders.properties['idempotency-key'], `${route.method} ${route.url} schema`);
+      assert.equal(
+        headers?.properties?.['idempotency-key'],
+        IdempotencyHeaders.properties['idempotency-key'],
+        `${route.method} ${route.url} schema`,
+      );
     }
   });
 
-  it('the hook adds the header to a declared route\'s own headers schema and leaves undeclared routes alone', async () => {
+  it("the hook adds the header to a declared route's own headers schema and leaves undeclared routes alone", async () => {
     const app = Fastify({ logger: false });
     registerIdempotentRoutes(app, t.db);
     const own = { type: 'object', properties: { 'x-trace': { type: 'string' } } };
@@ -482,7 +599,9 @@ describe(`every POST honours Idempotency-Key or documents its own replay rule ($
     app.addHook('onRoute', (route) => {
       schemas[route.url] = route.schema as (typeof schemas)[string];
     });
-    app.post('/declared', { config: { idempotent: true }, schema: { headers: own } }, async () => ({ run: async () => ({ status: 200, body: {} }) }));
+    app.post('/declared', { config: { idempotent: true }, schema: { headers: own } }, async () => ({
+      run: async () => ({ status: 200, body: {} }),
+    }));
     app.post('/bare', { config: { idempotent: true } }, async () => ({ run: async () => ({ status: 200, body: {} }) }));
     app.post('/plain', { schema: { headers: plain } }, async () => ({}));
     await app.ready();
@@ -495,10 +614,17 @@ describe(`every POST honours Idempotency-Key or documents its own replay rule ($
   it('no routes file under src calls the idempotency plumbing by hand', () => {
     const files = routesFiles(SRC);
     const named = files.map((file) => relative(SRC, file));
-    for (const expected of ['checkout/merchant-routes.ts', 'checkout/simulate-routes.ts', 'invoicing/routes.ts', 'payouts/routes.ts']) assert.ok(named.includes(expected), expected);
+    for (const expected of [
+      'checkout/merchant-routes.ts',
+      'checkout/simulate-routes.ts',
+      'invoicing/routes.ts',
+      'payouts/routes.ts',
+    ])
+      assert.ok(named.includes(expected), expected);
     for (const file of files) {
       const source = readFileSync(file, 'utf8');
-      for (const name of BY_HAND) assert.doesNotMatch(source, new RegExp(`\\b${name}\\b`), `${relative(SRC, file)} uses ${name}`);
+      for (const name of BY_HAND)
+        assert.doesNotMatch(source, new RegExp(`\\b${name}\\b`), `${relative(SRC, file)} uses ${name}`);
     }
   });
 });

@@ -52,11 +52,20 @@ describe(`Idempotency-Key under concurrency (${storageKind})`, () => {
   it(`${PARALLEL} parallel payouts with one key and body make one payout and one hold, answered alike`, async () => {
     const { m, recipient } = await payoutMerchant();
     const key = `race-${randomUUID()}`;
-    const body = { recipient_id: recipient.id, amount_minor: 1000, client_reference: `race-${randomUUID()}`, test_outcome: 'requested' };
-    const answers = await Promise.all(Array.from({ length: PARALLEL }, () => post('/api/v1/payouts', m.test_api_key, body, key)));
+    const body = {
+      recipient_id: recipient.id,
+      amount_minor: 1000,
+      client_reference: `race-${randomUUID()}`,
+      test_outcome: 'requested',
+    };
+    const answers = await Promise.all(
+      Array.from({ length: PARALLEL }, () => post('/api/v1/payouts', m.test_api_key, body, key)),
+    );
     oneAnswer(answers, 201);
     assert.equal(await count('SELECT count(*)::int AS n FROM payouts WHERE merchant_id = $1', [m.merchant_id]), 1);
-    const balance = await fetch(`${base}/api/v1/payouts/balance`, { headers: { authorization: `Bearer ${m.test_api_key}` } });
+    const balance = await fetch(`${base}/api/v1/payouts/balance`, {
+      headers: { authorization: `Bearer ${m.test_api_key}` },
+    });
     const held = (await balance.json()) as { held_minor: number };
     assert.equal(held.held_minor, 1000 + JSON.parse(answers[0]!.body).fee_minor, 'one hold');
   });
@@ -65,7 +74,14 @@ describe(`Idempotency-Key under concurrency (${storageKind})`, () => {
     const { m, recipient } = await payoutMerchant();
     const key = `race-${randomUUID()}`;
     const answers = await Promise.all(
-      Array.from({ length: PARALLEL }, (_, i) => post('/api/v1/payouts', m.test_api_key, { recipient_id: recipient.id, amount_minor: 1000 + (i % 2), client_reference: `race-${randomUUID()}` }, key)),
+      Array.from({ length: PARALLEL }, (_, i) =>
+        post(
+          '/api/v1/payouts',
+          m.test_api_key,
+          { recipient_id: recipient.id, amount_minor: 1000 + (i % 2), client_reference: `race-${randomUUID()}` },
+          key,
+        ),
+      ),
     );
     const made = answers.filter((a) => a.status === 201);
     assert.ok(made.length >= 1, JSON.stringify(answers));
@@ -80,20 +96,33 @@ describe(`Idempotency-Key under concurrency (${storageKind})`, () => {
   it('a keyed payout racing unkeyed ones with its client_reference: one payout, every answer is it (201 once, then 200 retries)', async () => {
     const { m, recipient } = await payoutMerchant();
     const body = { recipient_id: recipient.id, amount_minor: 1000, client_reference: `race-${randomUUID()}` };
-    const answers = await Promise.all(Array.from({ length: PARALLEL }, (_, i) => post('/api/v1/payouts', m.test_api_key, body, i % 2 === 0 ? `race-${randomUUID()}` : undefined)));
+    const answers = await Promise.all(
+      Array.from({ length: PARALLEL }, (_, i) =>
+        post('/api/v1/payouts', m.test_api_key, body, i % 2 === 0 ? `race-${randomUUID()}` : undefined),
+      ),
+    );
     assert.equal(answers.filter((a) => a.status === 201).length, 1, JSON.stringify(answers.map((a) => a.status)));
-    const ids = new Set(answers.map((a) => (assert.ok(a.status === 200 || a.status === 201, a.body), JSON.parse(a.body).id as string)));
+    const ids = new Set(
+      answers.map((a) => (assert.ok(a.status === 200 || a.status === 201, a.body), JSON.parse(a.body).id as string)),
+    );
     assert.equal(ids.size, 1);
     assert.equal(await count('SELECT count(*)::int AS n FROM payouts WHERE merchant_id = $1', [m.merchant_id]), 1);
   });
 
   it(`${PARALLEL} parallel recipients with one key make one recipient`, async () => {
     const m = await merchantWithHooks(t);
-    const caps = await fetch(`${base}/api/v1/payouts/capabilities`, { headers: { authorization: `Bearer ${m.test_api_key}` } });
+    const caps = await fetch(`${base}/api/v1/payouts/capabilities`, {
+      headers: { authorization: `Bearer ${m.test_api_key}` },
+    });
     const bankId = ((await caps.json()) as { banks: { id: string }[] }).banks[0]!.id;
     const key = `race-${randomUUID()}`;
     const body = { bank_id: bankId, account_number: '1234567890', account_name: 'Kofi Mensah' };
-    oneAnswer(await Promise.all(Array.from({ length: PARALLEL }, () => post('/api/v1/payouts/recipients', m.test_api_key, body, key))), 201);
+    oneAnswer(
+      await Promise.all(
+        Array.from({ length: PARALLEL }, () => post('/api/v1/payouts/recipients', m.test_api_key, body, key)),
+      ),
+      201,
+    );
     assert.equal(await count('SELECT count(*)::int AS n FROM recipients WHERE merchant_id = $1', [m.merchant_id]), 1);
   });
 
@@ -109,7 +138,11 @@ describe(`Idempotency-Key under concurrency (${storageKind})`, () => {
         headers: { authorization: `Bearer ${m.test_api_key}`, 'content-type': contentType, 'idempotency-key': key },
         body: payload,
       });
-      return { status: res.status, body: await res.text(), replayed: res.headers.get('idempotent-replayed') === 'true' };
+      return {
+        status: res.status,
+        body: await res.text(),
+        replayed: res.headers.get('idempotent-replayed') === 'true',
+      };
     };
     oneAnswer(await Promise.all(Array.from({ length: PARALLEL }, upload)), 201);
     assert.equal(await count('SELECT count(*)::int AS n FROM payout_evidence WHERE payout_id = $1', [payout.id]), 1);
@@ -119,7 +152,19 @@ describe(`Idempotency-Key under concurrency (${storageKind})`, () => {
     const { m, recipient } = await payoutMerchant();
     const payout = await createPayout(t, m.test_api_key, recipient.id, 100, { test_outcome: 'requested' });
     const key = `race-${randomUUID()}`;
-    oneAnswer(await Promise.all(Array.from({ length: PARALLEL }, () => post(`/api/v1/payouts/${payout.id}/cancel`, m.test_api_key, { reason: 'race' }, key))), 200);
-    assert.equal(await count("SELECT count(*)::int AS n FROM events WHERE object_id = $1 AND type = 'payout.cancelled'", [payout.id]), 1);
+    oneAnswer(
+      await Promise.all(
+        Array.from({ length: PARALLEL }, () =>
+          post(`/api/v1/payouts/${payout.id}/cancel`, m.test_api_key, { reason: 'race' }, key),
+        ),
+      ),
+      200,
+    );
+    assert.equal(
+      await count("SELECT count(*)::int AS n FROM events WHERE object_id = $1 AND type = 'payout.cancelled'", [
+        payout.id,
+      ]),
+      1,
+    );
   });
 });

@@ -9,7 +9,11 @@ import { assertErrorEnvelope, call, sessionCount, syncCodes, type Json } from '.
 const newKey = () => `idem-${randomUUID()}`;
 
 const keyCount = async (t: TestContext, merchantId: string): Promise<number> =>
-  (await t.db.query<{ n: number }>('select count(*)::int as n from idempotency_keys where merchant_id=$1', [merchantId]))[0]!.n;
+  (
+    await t.db.query<{ n: number }>('select count(*)::int as n from idempotency_keys where merchant_id=$1', [
+      merchantId,
+    ])
+  )[0]!.n;
 
 describe(`idempotency (${storageKind})`, () => {
   let t: TestContext;
@@ -18,8 +22,12 @@ describe(`idempotency (${storageKind})`, () => {
   });
   after(() => t.close());
 
-  const createSession = (m: CreatedMerchant, body: Record<string, Json>, idempotencyKey?: string, apiKey = m.test_api_key) =>
-    call(t, 'POST', '/api/v1/sessions', { key: apiKey, body, idempotencyKey });
+  const createSession = (
+    m: CreatedMerchant,
+    body: Record<string, Json>,
+    idempotencyKey?: string,
+    apiKey = m.test_api_key,
+  ) => call(t, 'POST', '/api/v1/sessions', { key: apiKey, body, idempotencyKey });
 
   const SESSION: Record<string, Json> = {
     amount_minor: 25000,
@@ -52,7 +60,11 @@ describe(`idempotency (${storageKind})`, () => {
       const m = await t.merchant();
       const key = newKey();
       const first = await createSession(m, { amount_minor: 100, invoice_ref: 'INV-O', metadata: { a: 1, b: 2 } }, key);
-      const reordered = await createSession(m, { metadata: { b: 2, a: 1 }, invoice_ref: 'INV-O', amount_minor: 100 }, key);
+      const reordered = await createSession(
+        m,
+        { metadata: { b: 2, a: 1 }, invoice_ref: 'INV-O', amount_minor: 100 },
+        key,
+      );
       assert.equal(reordered.statusCode, 201);
       assert.equal(reordered.headers['idempotent-replayed'], 'true');
       assert.equal(reordered.json().id, first.json().id);
@@ -101,7 +113,12 @@ describe(`idempotency (${storageKind})`, () => {
         body: { invoice_ref: 'INV-IDEM', lines: [{ code: 'FEE', name: 'Fee', amount_minor: 100 }] },
       });
       assertErrorEnvelope(res, 422, 'IDEMPOTENCY_KEY_REUSED');
-      assert.deepEqual((await call(t, 'GET', '/api/v1/invoice-lines', { key: m.test_api_key, query: { invoice_ref: 'INV-IDEM' } })).json().lines, []);
+      assert.deepEqual(
+        (
+          await call(t, 'GET', '/api/v1/invoice-lines', { key: m.test_api_key, query: { invoice_ref: 'INV-IDEM' } })
+        ).json().lines,
+        [],
+      );
     });
 
     it('a key of 255 printable characters is accepted and one of 256 characters is refused with 400 INVALID_ARGUMENT', async () => {
@@ -110,7 +127,10 @@ describe(`idempotency (${storageKind})`, () => {
       assert.equal(ok.statusCode, 201, ok.body);
       const tooLong = await createSession(m, SESSION, 'k'.repeat(256));
       const error = assertErrorEnvelope(tooLong, 400, 'INVALID_ARGUMENT');
-      assert.ok(error.fields?.some((f) => f.field === 'Idempotency-Key'), tooLong.body);
+      assert.ok(
+        error.fields?.some((f) => f.field === 'Idempotency-Key'),
+        tooLong.body,
+      );
       assert.equal(await sessionCount(t, m.merchant_id), 1);
     });
 
@@ -132,14 +152,26 @@ describe(`idempotency (${storageKind})`, () => {
         Array.from({ length: 20 }, () =>
           fetch(`${base}/api/v1/sessions`, {
             method: 'POST',
-            headers: { authorization: `Bearer ${m.test_api_key}`, 'content-type': 'application/json', 'idempotency-key': key },
+            headers: {
+              authorization: `Bearer ${m.test_api_key}`,
+              'content-type': 'application/json',
+              'idempotency-key': key,
+            },
             body: JSON.stringify(SESSION),
-          }).then(async (res) => ({ status: res.status, body: await res.text(), replayed: res.headers.get('idempotent-replayed') })),
+          }).then(async (res) => ({
+            status: res.status,
+            body: await res.text(),
+            replayed: res.headers.get('idempotent-replayed'),
+          })),
         ),
       );
       const created = responses.filter((r) => r.status === 201);
       const inFlight = responses.filter((r) => r.status === 409);
-      assert.equal(created.length + inFlight.length, 20, `unexpected statuses: ${responses.map((r) => r.status).join(',')}`);
+      assert.equal(
+        created.length + inFlight.length,
+        20,
+        `unexpected statuses: ${responses.map((r) => r.status).join(',')}`,
+      );
       assert.ok(created.length >= 1);
       assert.equal(created.filter((r) => r.replayed !== 'true').length, 1, 'exactly one response is the original');
       for (const r of created) assert.equal(r.body, created[0]!.body, 'every 201 carries the same session');
@@ -155,15 +187,18 @@ describe(`idempotency (${storageKind})`, () => {
       assert.equal(retry.body, created[0]!.body);
     });
 
-    it('a key held by another transaction: the one-statement create gives up its pipelined wait, waits on the pool instead, and blocks no other request meanwhile', { skip: storageKind === 'postgres' ? false : 'embedded storage is one connection: nothing runs beside a transaction' }, async () => {
+    it('a key held by another transaction: the one-statement create gives up its pipelined wait, waits on the pool instead, and blocks no other request meanwhile', {
+      skip:
+        storageKind === 'postgres' ? false : 'embedded storage is one connection: nothing runs beside a transaction',
+    }, async () => {
       const m = await t.merchant();
       const key = newKey();
       // Another request's transaction holds the key's claim (as a payout or an ingest with the same key would).
       const holder = await t.db.transaction(async (tx) => {
-        await tx.query(`INSERT INTO idempotency_keys (merchant_id, environment, key, request_hash, state) VALUES ($1, 'test', $2, 'other', 'in_flight')`, [
-          m.merchant_id,
-          key,
-        ]);
+        await tx.query(
+          `INSERT INTO idempotency_keys (merchant_id, environment, key, request_hash, state) VALUES ($1, 'test', $2, 'other', 'in_flight')`,
+          [m.merchant_id, key],
+        );
         const waiting = createSession(m, SESSION, key);
         // Other creates, on the same pipelined connections, are not held up behind the waiting one.
         const startedAt = Date.now();
@@ -180,16 +215,19 @@ describe(`idempotency (${storageKind})`, () => {
       assert.equal(await sessionCount(t, m.merchant_id), 8);
     });
 
-    it('a key held by a transaction that rolls back: the waiting create runs once it is free', { skip: storageKind === 'postgres' ? false : 'embedded storage is one connection: nothing runs beside a transaction' }, async () => {
+    it('a key held by a transaction that rolls back: the waiting create runs once it is free', {
+      skip:
+        storageKind === 'postgres' ? false : 'embedded storage is one connection: nothing runs beside a transaction',
+    }, async () => {
       const m = await t.merchant();
       const key = newKey();
       let waiting: Promise<Awaited<ReturnType<typeof createSession>>> | null = null;
       await assert.rejects(
         t.db.transaction(async (tx) => {
-          await tx.query(`INSERT INTO idempotency_keys (merchant_id, environment, key, request_hash, state) VALUES ($1, 'test', $2, 'other', 'in_flight')`, [
-            m.merchant_id,
-            key,
-          ]);
+          await tx.query(
+            `INSERT INTO idempotency_keys (merchant_id, environment, key, request_hash, state) VALUES ($1, 'test', $2, 'other', 'in_flight')`,
+            [m.merchant_id, key],
+          );
           waiting = createSession(m, SESSION, key);
           await new Promise((resolve) => setTimeout(resolve, 300));
           throw new Error('roll back');
@@ -228,7 +266,7 @@ describe(`idempotency (${storageKind})`, () => {
       assert.equal(await sessionCount(t, m.merchant_id), 1);
     });
 
-    it('the same key used by another merchant is independent: it creates that merchant\'s own session', async () => {
+    it("the same key used by another merchant is independent: it creates that merchant's own session", async () => {
       const a = await t.merchant();
       const b = await t.merchant();
       const key = newKey();
@@ -270,11 +308,22 @@ describe(`idempotency (${storageKind})`, () => {
 
     it('the same key and body replay the original ingest response with idempotent-replayed: true', async () => {
       const m = await t.merchant();
-      await syncCodes(t, m.test_api_key, [{ code: 'FEE', name: 'Fee' }, { code: 'BOOK', name: 'Book' }]);
+      await syncCodes(t, m.test_api_key, [
+        { code: 'FEE', name: 'Fee' },
+        { code: 'BOOK', name: 'Book' },
+      ]);
       const key = newKey();
-      const first = await call(t, 'POST', '/api/v1/invoice-lines', { key: m.test_api_key, body: LINES, idempotencyKey: key });
+      const first = await call(t, 'POST', '/api/v1/invoice-lines', {
+        key: m.test_api_key,
+        body: LINES,
+        idempotencyKey: key,
+      });
       assert.equal(first.statusCode, 200, first.body);
-      const second = await call(t, 'POST', '/api/v1/invoice-lines', { key: m.test_api_key, body: LINES, idempotencyKey: key });
+      const second = await call(t, 'POST', '/api/v1/invoice-lines', {
+        key: m.test_api_key,
+        body: LINES,
+        idempotencyKey: key,
+      });
       assert.equal(second.statusCode, 200);
       assert.equal(second.headers['idempotent-replayed'], 'true');
       assert.equal(second.body, first.body);
@@ -282,15 +331,31 @@ describe(`idempotency (${storageKind})`, () => {
 
     it('a replay returns the stored result even after the lines changed since: the ingest is not run again', async () => {
       const m = await t.merchant();
-      await syncCodes(t, m.test_api_key, [{ code: 'FEE', name: 'Fee' }, { code: 'BOOK', name: 'Book' }]);
+      await syncCodes(t, m.test_api_key, [
+        { code: 'FEE', name: 'Fee' },
+        { code: 'BOOK', name: 'Book' },
+      ]);
       const key = newKey();
-      const first = await call(t, 'POST', '/api/v1/invoice-lines', { key: m.test_api_key, body: LINES, idempotencyKey: key });
+      const first = await call(t, 'POST', '/api/v1/invoice-lines', {
+        key: m.test_api_key,
+        body: LINES,
+        idempotencyKey: key,
+      });
       // A later keyless ingest changes FEE; a replay of the first request must not put the old amount back.
-      await call(t, 'POST', '/api/v1/invoice-lines', { key: m.test_api_key, body: { invoice_ref: 'INV-IL', lines: [{ code: 'FEE', name: 'Fee', amount_minor: 4000 }] } });
-      const replay = await call(t, 'POST', '/api/v1/invoice-lines', { key: m.test_api_key, body: LINES, idempotencyKey: key });
+      await call(t, 'POST', '/api/v1/invoice-lines', {
+        key: m.test_api_key,
+        body: { invoice_ref: 'INV-IL', lines: [{ code: 'FEE', name: 'Fee', amount_minor: 4000 }] },
+      });
+      const replay = await call(t, 'POST', '/api/v1/invoice-lines', {
+        key: m.test_api_key,
+        body: LINES,
+        idempotencyKey: key,
+      });
       assert.equal(replay.body, first.body);
       assert.equal(replay.headers['idempotent-replayed'], 'true');
-      const listed = (await call(t, 'GET', '/api/v1/invoice-lines', { key: m.test_api_key, query: { invoice_ref: 'INV-IL' } })).json();
+      const listed = (
+        await call(t, 'GET', '/api/v1/invoice-lines', { key: m.test_api_key, query: { invoice_ref: 'INV-IL' } })
+      ).json();
       assert.equal(listed.total_minor, 4250);
     });
 
@@ -298,10 +363,18 @@ describe(`idempotency (${storageKind})`, () => {
       const m = await t.merchant();
       await syncCodes(t, m.test_api_key, [{ code: 'FEE', name: 'Fee' }]);
       const key = newKey();
-      const first = await call(t, 'POST', '/api/v1/invoice-lines', { key: m.test_api_key, body: LINES, idempotencyKey: key });
+      const first = await call(t, 'POST', '/api/v1/invoice-lines', {
+        key: m.test_api_key,
+        body: LINES,
+        idempotencyKey: key,
+      });
       assert.equal(first.statusCode, 207, first.body);
       assert.equal(first.json().errors.length, 1);
-      const replay = await call(t, 'POST', '/api/v1/invoice-lines', { key: m.test_api_key, body: LINES, idempotencyKey: key });
+      const replay = await call(t, 'POST', '/api/v1/invoice-lines', {
+        key: m.test_api_key,
+        body: LINES,
+        idempotencyKey: key,
+      });
       assert.equal(replay.statusCode, 207);
       assert.equal(replay.headers['idempotent-replayed'], 'true');
       assert.equal(replay.body, first.body);
@@ -309,21 +382,45 @@ describe(`idempotency (${storageKind})`, () => {
 
     it('the same key with changed lines is refused with 422 IDEMPOTENCY_KEY_REUSED and the lines stay as first stored', async () => {
       const m = await t.merchant();
-      await syncCodes(t, m.test_api_key, [{ code: 'FEE', name: 'Fee' }, { code: 'BOOK', name: 'Book' }]);
+      await syncCodes(t, m.test_api_key, [
+        { code: 'FEE', name: 'Fee' },
+        { code: 'BOOK', name: 'Book' },
+      ]);
       const key = newKey();
       await call(t, 'POST', '/api/v1/invoice-lines', { key: m.test_api_key, body: LINES, idempotencyKey: key });
       const changed = { invoice_ref: 'INV-IL', lines: [{ code: 'FEE', name: 'Fee', amount_minor: 1 }] };
-      assertErrorEnvelope(await call(t, 'POST', '/api/v1/invoice-lines', { key: m.test_api_key, body: changed, idempotencyKey: key }), 422, 'IDEMPOTENCY_KEY_REUSED');
-      const listed = (await call(t, 'GET', '/api/v1/invoice-lines', { key: m.test_api_key, query: { invoice_ref: 'INV-IL' } })).json();
+      assertErrorEnvelope(
+        await call(t, 'POST', '/api/v1/invoice-lines', { key: m.test_api_key, body: changed, idempotencyKey: key }),
+        422,
+        'IDEMPOTENCY_KEY_REUSED',
+      );
+      const listed = (
+        await call(t, 'GET', '/api/v1/invoice-lines', { key: m.test_api_key, query: { invoice_ref: 'INV-IL' } })
+      ).json();
       assert.equal(listed.total_minor, 1250);
     });
 
     it('an ingest refused with 400 stores nothing under its key: the corrected retry with the same key is ingested', async () => {
       const m = await t.merchant();
-      await syncCodes(t, m.test_api_key, [{ code: 'FEE', name: 'Fee' }, { code: 'BOOK', name: 'Book' }]);
+      await syncCodes(t, m.test_api_key, [
+        { code: 'FEE', name: 'Fee' },
+        { code: 'BOOK', name: 'Book' },
+      ]);
       const key = newKey();
-      assertErrorEnvelope(await call(t, 'POST', '/api/v1/invoice-lines', { key: m.test_api_key, body: { ...LINES, currency: 'EUR' }, idempotencyKey: key }), 400, 'INVALID_ARGUMENT');
-      const ok = await call(t, 'POST', '/api/v1/invoice-lines', { key: m.test_api_key, body: LINES, idempotencyKey: key });
+      assertErrorEnvelope(
+        await call(t, 'POST', '/api/v1/invoice-lines', {
+          key: m.test_api_key,
+          body: { ...LINES, currency: 'EUR' },
+          idempotencyKey: key,
+        }),
+        400,
+        'INVALID_ARGUMENT',
+      );
+      const ok = await call(t, 'POST', '/api/v1/invoice-lines', {
+        key: m.test_api_key,
+        body: LINES,
+        idempotencyKey: key,
+      });
       assert.equal(ok.statusCode, 200, ok.body);
       assert.equal(ok.headers['idempotent-replayed'], undefined);
       assert.equal(ok.json().ingested, 2);

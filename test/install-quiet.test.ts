@@ -27,11 +27,16 @@ interface LockEntry {
 }
 
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Manifest;
-const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
+const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+  packages: Record<string, LockEntry>;
+};
 /** The installed packages (not this project, not its workspace links), with their names. */
 const installed = Object.entries(lock.packages)
   .filter(([path, entry]) => path.includes('node_modules/') && !entry.link)
-  .map(([path, entry]) => ({ name: entry.name ?? path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length), ...entry }));
+  .map(([path, entry]) => ({
+    name: entry.name ?? path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length),
+    ...entry,
+  }));
 
 /** The oldest and a late release of each line `engines` admits (e.g. 20.19.0 and 20.99.0). */
 function supportedVersions(range: string): string[] {
@@ -45,9 +50,14 @@ function supportedVersions(range: string): string[] {
 
 describe('npm install is quiet on every supported Node', () => {
   it('engines admits the Node running this suite and the LTS lines 22, 24 and 26, and no end-of-life odd line', () => {
-    assert.ok(semver.satisfies(process.versions.node, manifest.engines.node), `${process.versions.node} is outside engines ${manifest.engines.node}`);
-    for (const version of ['22.12.0', '24.0.0', '26.0.0', '26.99.0']) assert.ok(semver.satisfies(version, manifest.engines.node), version);
-    for (const version of ['20.11.0', '21.7.0', '23.0.0', '25.0.0']) assert.ok(!semver.satisfies(version, manifest.engines.node), version);
+    assert.ok(
+      semver.satisfies(process.versions.node, manifest.engines.node),
+      `${process.versions.node} is outside engines ${manifest.engines.node}`,
+    );
+    for (const version of ['22.12.0', '24.0.0', '26.0.0', '26.99.0'])
+      assert.ok(semver.satisfies(version, manifest.engines.node), version);
+    for (const version of ['20.11.0', '21.7.0', '23.0.0', '25.0.0'])
+      assert.ok(!semver.satisfies(version, manifest.engines.node), version);
   });
 
   it('every installed package accepts the oldest and the latest release of every line engines admits (no EBADENGINE)', () => {
@@ -57,16 +67,25 @@ describe('npm install is quiet on every supported Node', () => {
     for (const entry of installed) {
       const wanted = Array.isArray(entry.engines) ? undefined : entry.engines?.node;
       if (!wanted) continue;
-      for (const version of versions) if (!semver.satisfies(version, wanted)) refused.push(`${entry.name}@${entry.version} wants node ${wanted}, not ${version}`);
+      for (const version of versions)
+        if (!semver.satisfies(version, wanted))
+          refused.push(`${entry.name}@${entry.version} wants node ${wanted}, not ${version}`);
     }
-    assert.ok(installed.some((entry) => entry.name === 'cookie'), 'the check reads the lockfile (cookie is installed)');
+    assert.ok(
+      installed.some((entry) => entry.name === 'cookie'),
+      'the check reads the lockfile (cookie is installed)',
+    );
     assert.deepEqual(refused, []);
   });
 
   it('allowScripts approves exactly the installed packages with install scripts', () => {
-    const withScripts = [...new Set(installed.filter((entry) => entry.hasInstallScript).map((entry) => entry.name))].sort();
+    const withScripts = [
+      ...new Set(installed.filter((entry) => entry.hasInstallScript).map((entry) => entry.name)),
+    ].sort();
     assert.ok(withScripts.includes('argon2'), `packages with install scripts: ${withScripts.join(', ')}`);
-    const approved = Object.entries(manifest.allowScripts ?? {}).filter(([, allowed]) => allowed).map(([spec]) => spec.replace(/(?<=.)@.*$/, ''));
+    const approved = Object.entries(manifest.allowScripts ?? {})
+      .filter(([, allowed]) => allowed)
+      .map(([spec]) => spec.replace(/(?<=.)@.*$/, ''));
     assert.deepEqual([...new Set(approved)].sort(), withScripts);
   });
 });

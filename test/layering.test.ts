@@ -40,7 +40,8 @@ function violations(files: readonly string[]): string[] {
       .split('\n')
       .forEach((line, index) => {
         for (const rule of RULES) {
-          if (rule.pattern.test(line) && !ALLOWED[`${name}:${rule.name}`]) found.push(`${name}:${index + 1}: ${rule.name}: ${line.trim().slice(0, 120)}`);
+          if (rule.pattern.test(line) && !ALLOWED[`${name}:${rule.name}`])
+            found.push(`${name}:${index + 1}: ${rule.name}: ${line.trim().slice(0, 120)}`);
         }
       });
   }
@@ -51,15 +52,26 @@ const allSources = sourceFiles(SRC);
 const webFiles = allSources.filter((file) => file.startsWith(join(SRC, 'web') + '/'));
 const routeFiles = allSources.filter((file) => /routes\.ts$/.test(file));
 // Every module but storage itself and the stores.
-const nonStoreFiles = allSources.filter((file) => !file.startsWith(join(SRC, 'db') + '/') && !/(?:^|\/|-)store\.ts$/.test(file));
+const nonStoreFiles = allSources.filter(
+  (file) => !file.startsWith(join(SRC, 'db') + '/') && !/(?:^|\/|-)store\.ts$/.test(file),
+);
 const SQL = RULES.find((rule) => rule.name === 'SQL')!.pattern;
-const holdsSql = (file: string) => readFileSync(file, 'utf8').split('\n').some((line) => SQL.test(line));
+const holdsSql = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .some((line) => SQL.test(line));
 
 describe('layering', () => {
   it('finds the files it checks: the web pages and every routes file', () => {
     assert.ok(webFiles.length >= 15, `src/web files: ${webFiles.length}`);
     const routes = routeFiles.map((file) => relative(SRC, file));
-    for (const expected of ['checkout/merchant-routes.ts', 'invoicing/routes.ts', 'payouts/routes.ts', 'web/ops/routes.ts', 'web/dashboard/payouts/routes.ts']) {
+    for (const expected of [
+      'checkout/merchant-routes.ts',
+      'invoicing/routes.ts',
+      'payouts/routes.ts',
+      'web/ops/routes.ts',
+      'web/dashboard/payouts/routes.ts',
+    ]) {
       assert.ok(routes.includes(expected), `${expected} among ${routes.join(', ')}`);
     }
   });
@@ -67,7 +79,7 @@ describe('layering', () => {
   it('the rules catch what they are for', () => {
     const caught = (line: string) => RULES.filter((rule) => rule.pattern.test(line)).map((rule) => rule.name);
     assert.deepEqual(caught("await db.query('SELECT id FROM banks')"), ['SQL', 'a query run by hand']);
-    assert.deepEqual(caught("tx.query(`UPDATE web_sessions SET environment = $2`)"), ['SQL', 'a query run by hand']);
+    assert.deepEqual(caught('tx.query(`UPDATE web_sessions SET environment = $2`)'), ['SQL', 'a query run by hand']);
     assert.deepEqual(caught("import { findEvidence } from './store.ts';"), ['a store import']);
     assert.deepEqual(caught("import type { Row } from '../../accounts/console-session-store.ts';"), ['a store import']);
     assert.deepEqual(caught('await deps.db.transaction((tx) => run(tx));'), ['a transaction opened by hand']);
@@ -85,10 +97,22 @@ describe('layering', () => {
 
   it('finds the modules it checks for SQL: all of src but src/db and the stores', () => {
     const checked = nonStoreFiles.map((file) => relative(ROOT, file));
-    for (const expected of ['src/cli/main.ts', 'src/events/outbox.ts', 'src/audit/log.ts', 'src/accounts/webhook-endpoints.ts', 'src/ops/service.ts', 'src/main.ts']) {
+    for (const expected of [
+      'src/cli/main.ts',
+      'src/events/outbox.ts',
+      'src/audit/log.ts',
+      'src/accounts/webhook-endpoints.ts',
+      'src/ops/service.ts',
+      'src/main.ts',
+    ]) {
       assert.ok(checked.includes(expected), `${expected} among the checked modules`);
     }
-    for (const skipped of ['src/db/index.ts', 'src/ops/store.ts', 'src/events/outbox-store.ts', 'src/accounts/console-session-store.ts']) {
+    for (const skipped of [
+      'src/db/index.ts',
+      'src/ops/store.ts',
+      'src/events/outbox-store.ts',
+      'src/accounts/console-session-store.ts',
+    ]) {
       assert.ok(!checked.includes(skipped), `${skipped} is storage or a store`);
     }
     assert.ok(checked.length >= 80, `checked modules: ${checked.length}`);
@@ -107,7 +131,9 @@ describe('layering', () => {
 
   it('every module listed as still holding SQL exists and holds SQL (a stale entry is removed)', () => {
     const checked = new Set(nonStoreFiles.map((file) => relative(ROOT, file)));
-    const stale = Object.keys(SQL_OUTSIDE_STORES_ALLOWED).filter((name) => !checked.has(name) || !holdsSql(join(ROOT, name)));
+    const stale = Object.keys(SQL_OUTSIDE_STORES_ALLOWED).filter(
+      (name) => !checked.has(name) || !holdsSql(join(ROOT, name)),
+    );
     assert.deepEqual(stale, []);
   });
 
@@ -115,9 +141,14 @@ describe('layering', () => {
     const current = new Set(
       [...webFiles, ...routeFiles].flatMap((file) => {
         const text = readFileSync(file, 'utf8');
-        return RULES.filter((rule) => text.split('\n').some((line) => rule.pattern.test(line))).map((rule) => `${relative(ROOT, file)}:${rule.name}`);
+        return RULES.filter((rule) => text.split('\n').some((line) => rule.pattern.test(line))).map(
+          (rule) => `${relative(ROOT, file)}:${rule.name}`,
+        );
       }),
     );
-    assert.deepEqual(Object.keys(ALLOWED).filter((key) => !current.has(key)), []);
+    assert.deepEqual(
+      Object.keys(ALLOWED).filter((key) => !current.has(key)),
+      [],
+    );
   });
 });

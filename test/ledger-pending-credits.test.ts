@@ -26,8 +26,21 @@ describe(`ledger: credits applied later (${storageKind})`, () => {
   after(() => t.close());
 
   const env = 'test' as const;
-  const credit = (tx: Queryable, merchantId: string, chargedMinor: number, merchantFeeMinor = 0, paymentId = `att_${randomUUID()}`) =>
-    creditPayment(tx, { merchantId, environment: env, paymentId, chargedMinor, payerFeeMinor: 0, merchantFeeMinor }).then(() => paymentId);
+  const credit = (
+    tx: Queryable,
+    merchantId: string,
+    chargedMinor: number,
+    merchantFeeMinor = 0,
+    paymentId = `att_${randomUUID()}`,
+  ) =>
+    creditPayment(tx, {
+      merchantId,
+      environment: env,
+      paymentId,
+      chargedMinor,
+      payerFeeMinor: 0,
+      merchantFeeMinor,
+    }).then(() => paymentId);
   /** Lines waiting on the merchant's available balance (kind: another account's, e.g. provider_clearing). */
   const pending = async (merchantId: string, kind = 'merchant_available') =>
     (
@@ -42,8 +55,13 @@ describe(`ledger: credits applied later (${storageKind})`, () => {
       [merchantId],
     );
   const stored = async (merchantId: string) =>
-    0 - (await t.db.query<{ balance_minor: number }>("SELECT balance_minor FROM ledger_accounts WHERE merchant_id = $1 AND environment = 'test' AND kind = 'merchant_available'", [merchantId]))[0]!
-      .balance_minor;
+    0 -
+    (
+      await t.db.query<{ balance_minor: number }>(
+        "SELECT balance_minor FROM ledger_accounts WHERE merchant_id = $1 AND environment = 'test' AND kind = 'merchant_available'",
+        [merchantId],
+      )
+    )[0]!.balance_minor;
 
   it('a credit waits unapplied, counts in the balance at once, and is applied in order with exact balance transactions', async () => {
     const m = (await t.merchant()).merchant_id;
@@ -68,15 +86,35 @@ describe(`ledger: credits applied later (${storageKind})`, () => {
   it('a debit applies the waiting credits first, in the same statement, and spends them once', async () => {
     const m = (await t.merchant()).merchant_id;
     await t.db.transaction((tx) => credit(tx, m, 5_000));
-    await t.db.transaction((tx) => holdPayout(tx, { merchantId: m, environment: env, payoutId: `po_${randomUUID()}`, amountMinor: 4_000, feeMinor: 500 }));
+    await t.db.transaction((tx) =>
+      holdPayout(tx, {
+        merchantId: m,
+        environment: env,
+        payoutId: `po_${randomUUID()}`,
+        amountMinor: 4_000,
+        feeMinor: 500,
+      }),
+    );
     assert.equal(await pending(m), 0, 'the available balance took its waiting credit');
-    assert.equal(await pending(m, 'provider_clearing'), 1, 'an account the payout does not touch keeps its line waiting');
+    assert.equal(
+      await pending(m, 'provider_clearing'),
+      1,
+      'an account the payout does not touch keeps its line waiting',
+    );
     assert.deepEqual(await movements(m), [
       { net_minor: 5_000, balance_after_minor: 5_000 },
       { net_minor: -4_500, balance_after_minor: 500 },
     ]);
     await assert.rejects(
-      t.db.transaction((tx) => holdPayout(tx, { merchantId: m, environment: env, payoutId: `po_${randomUUID()}`, amountMinor: 501, feeMinor: 0 })),
+      t.db.transaction((tx) =>
+        holdPayout(tx, {
+          merchantId: m,
+          environment: env,
+          payoutId: `po_${randomUUID()}`,
+          amountMinor: 501,
+          feeMinor: 0,
+        }),
+      ),
       InsufficientFundsError,
       'the applied credit is not counted a second time',
     );
@@ -100,7 +138,13 @@ describe(`ledger: credits applied later (${storageKind})`, () => {
     await t.db.transaction((tx) => credit(tx, a, 100));
     await t.db.transaction((tx) => credit(tx, b, 200));
     assert.ok((await applyAllPendingCredits(t.db)) >= 4);
-    assert.equal((await pending(a)) + (await pending(b)) + (await pending(a, 'provider_clearing')) + (await pending(b, 'provider_clearing')), 0);
+    assert.equal(
+      (await pending(a)) +
+        (await pending(b)) +
+        (await pending(a, 'provider_clearing')) +
+        (await pending(b, 'provider_clearing')),
+      0,
+    );
     assert.equal(await stored(a), 100);
     assert.equal(await stored(b), 200);
     assert.equal(await applyPendingCredits(t.db, a, env), 0, 'nothing left to apply');
@@ -117,7 +161,10 @@ describe(`ledger: credits applied later (${storageKind})`, () => {
           [m],
         );
         const problems = await checkInvariants(tx, m);
-        assert.ok(problems.some((p) => /is not a line of the journal/.test(p)), problems.join('; '));
+        assert.ok(
+          problems.some((p) => /is not a line of the journal/.test(p)),
+          problems.join('; '),
+        );
         throw rolledBack;
       }),
       (error) => error === rolledBack,
@@ -125,7 +172,9 @@ describe(`ledger: credits applied later (${storageKind})`, () => {
     assert.deepEqual(await checkInvariants(t.db, m), []);
   });
 
-  it('a credit does not wait for a debit that holds the balance (PostgreSQL, real concurrency)', { skip: storageKind !== 'postgres' && 'needs DATABASE_URL' }, async () => {
+  it('a credit does not wait for a debit that holds the balance (PostgreSQL, real concurrency)', {
+    skip: storageKind !== 'postgres' && 'needs DATABASE_URL',
+  }, async () => {
     const m = (await t.merchant()).merchant_id;
     await t.db.transaction((tx) => credit(tx, m, 10_000));
     await applyPendingCredits(t.db, m, env);
@@ -135,7 +184,13 @@ describe(`ledger: credits applied later (${storageKind})`, () => {
     const isLocked = new Promise<void>((resolve) => (locked = resolve));
     // A payout hold that keeps the merchant's balance rows locked until released.
     const debit = t.db.transaction(async (tx) => {
-      await holdPayout(tx, { merchantId: m, environment: env, payoutId: `po_${randomUUID()}`, amountMinor: 1_000, feeMinor: 0 });
+      await holdPayout(tx, {
+        merchantId: m,
+        environment: env,
+        payoutId: `po_${randomUUID()}`,
+        amountMinor: 1_000,
+        feeMinor: 0,
+      });
       locked();
       await held;
     });
@@ -143,7 +198,10 @@ describe(`ledger: credits applied later (${storageKind})`, () => {
     // Twenty payments of the same merchant, concurrently, while the balance is held. Were they to wait for
     // the lock, they would wait for ever (the debit waits for them): give up after 5 s, then let go.
     const credits = Promise.all(Array.from({ length: 20 }, () => t.db.transaction((tx) => credit(tx, m, 50))));
-    const waited = await Promise.race([credits.then(() => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 5_000))]);
+    const waited = await Promise.race([
+      credits.then(() => false),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 5_000)),
+    ]);
     release();
     await debit;
     await credits;
@@ -151,16 +209,31 @@ describe(`ledger: credits applied later (${storageKind})`, () => {
     assert.equal((await balance(t.db, m, env)).available_minor, 10_000 - 1_000 + 20 * 50);
     const rows = await movements(m);
     assert.equal(rows.at(-1)!.balance_after_minor, 10_000);
-    for (let i = 1; i < rows.length; i++) assert.equal(rows[i]!.balance_after_minor, rows[i - 1]!.balance_after_minor + rows[i]!.net_minor, `row ${i} chains`);
+    for (let i = 1; i < rows.length; i++)
+      assert.equal(
+        rows[i]!.balance_after_minor,
+        rows[i - 1]!.balance_after_minor + rows[i]!.net_minor,
+        `row ${i} chains`,
+      );
     assert.deepEqual(await checkInvariants(t.db, m), []);
   });
 
-  it('credits and debits racing on one balance never overdraw it and leave exact books (PostgreSQL)', { skip: storageKind !== 'postgres' && 'needs DATABASE_URL' }, async () => {
+  it('credits and debits racing on one balance never overdraw it and leave exact books (PostgreSQL)', {
+    skip: storageKind !== 'postgres' && 'needs DATABASE_URL',
+  }, async () => {
     const m = (await t.merchant()).merchant_id;
     const work = Array.from({ length: 60 }, (_, i) =>
       i % 3 === 0
         ? t.db
-            .transaction((tx) => holdPayout(tx, { merchantId: m, environment: env, payoutId: `po_${randomUUID()}`, amountMinor: 150, feeMinor: 0 }))
+            .transaction((tx) =>
+              holdPayout(tx, {
+                merchantId: m,
+                environment: env,
+                payoutId: `po_${randomUUID()}`,
+                amountMinor: 150,
+                feeMinor: 0,
+              }),
+            )
             .then(() => 'held' as const)
             .catch((error: unknown) => {
               if (error instanceof InsufficientFundsError) return 'refused' as const;
@@ -178,7 +251,12 @@ describe(`ledger: credits applied later (${storageKind})`, () => {
     assert.ok(shown.available_minor >= 0);
     const rows = await movements(m);
     assert.equal(rows.length, credited + held);
-    for (let i = 1; i < rows.length; i++) assert.equal(rows[i]!.balance_after_minor, rows[i - 1]!.balance_after_minor + rows[i]!.net_minor, `row ${i} chains`);
+    for (let i = 1; i < rows.length; i++)
+      assert.equal(
+        rows[i]!.balance_after_minor,
+        rows[i - 1]!.balance_after_minor + rows[i]!.net_minor,
+        `row ${i} chains`,
+      );
     assert.ok(rows.every((r) => r.balance_after_minor >= 0));
     assert.deepEqual(await checkInvariants(t.db, m), []);
   });

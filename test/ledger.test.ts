@@ -36,7 +36,11 @@ const payoutId = () => `po_${randomUUID()}`;
 
 /** A new payout paid at once, as Test payout creation writes it: planned against the locked accounts, written in one statement. */
 async function payNewPayoutAtOnce(tx: Queryable, p: PayoutMoney): Promise<{ entryId: string }> {
-  const plan = planNewPayout(p, await store.lockAccounts(tx, p.merchantId, p.environment, newPayoutAccountKinds(true)), true);
+  const plan = planNewPayout(
+    p,
+    await store.lockAccounts(tx, p.merchantId, p.environment, newPayoutAccountKinds(true)),
+    true,
+  );
   assert.equal(plan.entries.length, 1);
   if (!(await store.writeEntries(tx, plan.entries, plan.lines))) throw duplicateError(plan.entries[0]!, 'payout_paid');
   return { entryId: plan.entries[0]!.id };
@@ -53,19 +57,51 @@ describe(`ledger (${storageKind})`, () => {
   const newMerchant = async () => (await t.merchant()).merchant_id;
   const balanceOf = (merchantId: string, environment: Environment = 'test') => balance(t.db, merchantId, environment);
   const entryCount = async (merchantId: string) =>
-    (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM journal_entries WHERE merchant_id = $1', [merchantId]))[0]!.n;
-  const sums = async (merchantId: string, environment: Environment = 'test') => Object.fromEntries(await store.accountSums(t.db, merchantId, environment));
+    (
+      await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM journal_entries WHERE merchant_id = $1', [
+        merchantId,
+      ])
+    )[0]!.n;
+  const sums = async (merchantId: string, environment: Environment = 'test') =>
+    Object.fromEntries(await store.accountSums(t.db, merchantId, environment));
   const assertHealthy = async (merchantId: string) => assert.deepEqual(await checkInvariants(t.db, merchantId), []);
   /** Credits a plain payment with no fees: the merchant's available balance grows by amountMinor. */
   const fund = (merchantId: string, amountMinor: number, environment: Environment = 'test') =>
-    inTx((tx) => creditPayment(tx, { merchantId, environment, paymentId: paymentId(), chargedMinor: amountMinor, merchantFeeMinor: 0, payerFeeMinor: 0 }));
-  const payout = (merchantId: string, amountMinor: number, feeMinor: number) => ({ merchantId, environment: 'test' as const, payoutId: payoutId(), amountMinor, feeMinor });
+    inTx((tx) =>
+      creditPayment(tx, {
+        merchantId,
+        environment,
+        paymentId: paymentId(),
+        chargedMinor: amountMinor,
+        merchantFeeMinor: 0,
+        payerFeeMinor: 0,
+      }),
+    );
+  const payout = (merchantId: string, amountMinor: number, feeMinor: number) => ({
+    merchantId,
+    environment: 'test' as const,
+    payoutId: payoutId(),
+    amountMinor,
+    feeMinor,
+  });
 
   describe('balance', () => {
     it('a merchant with no entries has a zero balance in each environment, in the SPEC 2.11 shape', async () => {
       const m = await newMerchant();
-      assert.deepEqual(await balanceOf(m, 'test'), { environment: 'test', currency: 'GHS', available_minor: 0, held_minor: 0, eligible_minor: 0 });
-      assert.deepEqual(await balanceOf(m, 'live'), { environment: 'live', currency: 'GHS', available_minor: 0, held_minor: 0, eligible_minor: 0 });
+      assert.deepEqual(await balanceOf(m, 'test'), {
+        environment: 'test',
+        currency: 'GHS',
+        available_minor: 0,
+        held_minor: 0,
+        eligible_minor: 0,
+      });
+      assert.deepEqual(await balanceOf(m, 'live'), {
+        environment: 'live',
+        currency: 'GHS',
+        available_minor: 0,
+        held_minor: 0,
+        eligible_minor: 0,
+      });
     });
 
     it('Test and Live are separate worlds: a Live credit leaves the Test balance untouched', async () => {
@@ -81,13 +117,35 @@ describe(`ledger (${storageKind})`, () => {
     it('a credit debits provider clearing by the charged amount and credits the merchant the charge less both fees', async () => {
       const m = await newMerchant();
       const { entryId } = await inTx((tx) =>
-        creditPayment(tx, { merchantId: m, environment: 'test', paymentId: paymentId(), chargedMinor: 10_150, merchantFeeMinor: 250, payerFeeMinor: 150 }),
+        creditPayment(tx, {
+          merchantId: m,
+          environment: 'test',
+          paymentId: paymentId(),
+          chargedMinor: 10_150,
+          merchantFeeMinor: 250,
+          payerFeeMinor: 150,
+        }),
       );
-      assert.deepEqual(await balanceOf(m), { environment: 'test', currency: 'GHS', available_minor: 9_750, held_minor: 0, eligible_minor: 9_750 });
-      assert.deepEqual(await sums(m), { merchant_available: -9_750, provider_clearing: 10_150, fee_revenue: -400, merchant_held: 0, payout_clearing: 0 });
+      assert.deepEqual(await balanceOf(m), {
+        environment: 'test',
+        currency: 'GHS',
+        available_minor: 9_750,
+        held_minor: 0,
+        eligible_minor: 9_750,
+      });
+      assert.deepEqual(await sums(m), {
+        merchant_available: -9_750,
+        provider_clearing: 10_150,
+        fee_revenue: -400,
+        merchant_held: 0,
+        payout_clearing: 0,
+      });
       const lines = await store.entryLines(t.db, entryId);
       assert.equal(lines.length, 3);
-      assert.equal(lines.reduce((sum, line) => sum + line.amountMinor, 0), 0);
+      assert.equal(
+        lines.reduce((sum, line) => sum + line.amountMinor, 0),
+        0,
+      );
       await assertHealthy(m);
     });
 
@@ -103,10 +161,21 @@ describe(`ledger (${storageKind})`, () => {
     it('a second credit of the same payment is refused with LedgerDuplicateEntryError, writes nothing, and leaves the transaction usable', async () => {
       const m = await newMerchant();
       const id = paymentId();
-      const credit = { merchantId: m, environment: 'test' as const, paymentId: id, chargedMinor: 1_000, merchantFeeMinor: 10, payerFeeMinor: 0 };
+      const credit = {
+        merchantId: m,
+        environment: 'test' as const,
+        paymentId: id,
+        chargedMinor: 1_000,
+        merchantFeeMinor: 10,
+        payerFeeMinor: 0,
+      };
       await inTx((tx) => creditPayment(tx, credit));
       await inTx(async (tx) => {
-        await assert.rejects(creditPayment(tx, credit), (error) => error instanceof LedgerDuplicateEntryError && error.kind === 'payment_credit' && error.referenceId === id);
+        await assert.rejects(
+          creditPayment(tx, credit),
+          (error) =>
+            error instanceof LedgerDuplicateEntryError && error.kind === 'payment_credit' && error.referenceId === id,
+        );
         // Exactly-once callers carry on in the same transaction after the refusal.
         await creditPayment(tx, { ...credit, paymentId: paymentId() });
       });
@@ -118,15 +187,42 @@ describe(`ledger (${storageKind})`, () => {
     it('a reversal posts the exact opposite of the credit and points at it', async () => {
       const m = await newMerchant();
       const id = paymentId();
-      const credit = await inTx((tx) => creditPayment(tx, { merchantId: m, environment: 'test', paymentId: id, chargedMinor: 3_030, merchantFeeMinor: 45, payerFeeMinor: 30 }));
+      const credit = await inTx((tx) =>
+        creditPayment(tx, {
+          merchantId: m,
+          environment: 'test',
+          paymentId: id,
+          chargedMinor: 3_030,
+          merchantFeeMinor: 45,
+          payerFeeMinor: 30,
+        }),
+      );
       const reversal = await inTx((tx) => reversePayment(tx, { merchantId: m, environment: 'test', paymentId: id }));
       const creditLines = await store.entryLines(t.db, credit.entryId);
       const reversalLines = await store.entryLines(t.db, reversal.entryId);
-      assert.deepEqual(reversalLines, creditLines.map((line) => ({ account: line.account, amountMinor: -line.amountMinor })));
-      const [row] = await t.db.query<{ reverses_entry_id: string; kind: string }>('SELECT reverses_entry_id, kind FROM journal_entries WHERE id = $1', [reversal.entryId]);
+      assert.deepEqual(
+        reversalLines,
+        creditLines.map((line) => ({ account: line.account, amountMinor: -line.amountMinor })),
+      );
+      const [row] = await t.db.query<{ reverses_entry_id: string; kind: string }>(
+        'SELECT reverses_entry_id, kind FROM journal_entries WHERE id = $1',
+        [reversal.entryId],
+      );
       assert.deepEqual(row, { reverses_entry_id: credit.entryId, kind: 'payment_reversal' });
-      assert.deepEqual(await balanceOf(m), { environment: 'test', currency: 'GHS', available_minor: 0, held_minor: 0, eligible_minor: 0 });
-      assert.deepEqual(await sums(m), { merchant_available: 0, provider_clearing: 0, fee_revenue: 0, merchant_held: 0, payout_clearing: 0 });
+      assert.deepEqual(await balanceOf(m), {
+        environment: 'test',
+        currency: 'GHS',
+        available_minor: 0,
+        held_minor: 0,
+        eligible_minor: 0,
+      });
+      assert.deepEqual(await sums(m), {
+        merchant_available: 0,
+        provider_clearing: 0,
+        fee_revenue: 0,
+        merchant_held: 0,
+        payout_clearing: 0,
+      });
       await assertHealthy(m);
     });
 
@@ -134,13 +230,25 @@ describe(`ledger (${storageKind})`, () => {
       const m = await newMerchant();
       const id = paymentId();
       await fund(m, 500); // another payment, so a wrong second reversal would have money to take
-      await inTx((tx) => creditPayment(tx, { merchantId: m, environment: 'test', paymentId: id, chargedMinor: 700, merchantFeeMinor: 0, payerFeeMinor: 0 }));
+      await inTx((tx) =>
+        creditPayment(tx, {
+          merchantId: m,
+          environment: 'test',
+          paymentId: id,
+          chargedMinor: 700,
+          merchantFeeMinor: 0,
+          payerFeeMinor: 0,
+        }),
+      );
       await inTx((tx) => reversePayment(tx, { merchantId: m, environment: 'test', paymentId: id }));
       await assert.rejects(
         inTx((tx) => reversePayment(tx, { merchantId: m, environment: 'test', paymentId: id })),
         (error) => error instanceof LedgerDuplicateEntryError && error.kind === 'payment_reversal',
       );
-      await assert.rejects(inTx((tx) => reversePayment(tx, { merchantId: m, environment: 'test', paymentId: paymentId() })), LedgerEntryNotFoundError);
+      await assert.rejects(
+        inTx((tx) => reversePayment(tx, { merchantId: m, environment: 'test', paymentId: paymentId() })),
+        LedgerEntryNotFoundError,
+      );
       assert.equal((await balanceOf(m)).available_minor, 500);
       assert.equal(await entryCount(m), 3);
       await assertHealthy(m);
@@ -149,7 +257,16 @@ describe(`ledger (${storageKind})`, () => {
     it('a reversal the available balance cannot cover is refused with InsufficientFundsError: nothing written, nothing negative, transaction usable', async () => {
       const m = await newMerchant();
       const id = paymentId();
-      await inTx((tx) => creditPayment(tx, { merchantId: m, environment: 'test', paymentId: id, chargedMinor: 1_000, merchantFeeMinor: 0, payerFeeMinor: 0 }));
+      await inTx((tx) =>
+        creditPayment(tx, {
+          merchantId: m,
+          environment: 'test',
+          paymentId: id,
+          chargedMinor: 1_000,
+          merchantFeeMinor: 0,
+          payerFeeMinor: 0,
+        }),
+      );
       await inTx((tx) => holdPayout(tx, payout(m, 800, 100))); // the money is on its way out
       const before = await sums(m);
       await inTx(async (tx) => {
@@ -163,7 +280,13 @@ describe(`ledger (${storageKind})`, () => {
         await tx.query('SELECT 1');
       });
       assert.deepEqual(await sums(m), before);
-      assert.deepEqual(await balanceOf(m), { environment: 'test', currency: 'GHS', available_minor: 100, held_minor: 900, eligible_minor: 1_000 });
+      assert.deepEqual(await balanceOf(m), {
+        environment: 'test',
+        currency: 'GHS',
+        available_minor: 100,
+        held_minor: 900,
+        eligible_minor: 1_000,
+      });
       assert.equal(await entryCount(m), 2);
       await assertHealthy(m);
     });
@@ -174,7 +297,13 @@ describe(`ledger (${storageKind})`, () => {
       const m = await newMerchant();
       await fund(m, 10_000);
       await inTx((tx) => holdPayout(tx, payout(m, 5_000, 100)));
-      assert.deepEqual(await balanceOf(m), { environment: 'test', currency: 'GHS', available_minor: 4_900, held_minor: 5_100, eligible_minor: 10_000 });
+      assert.deepEqual(await balanceOf(m), {
+        environment: 'test',
+        currency: 'GHS',
+        available_minor: 4_900,
+        held_minor: 5_100,
+        eligible_minor: 10_000,
+      });
       await assertHealthy(m);
     });
 
@@ -182,18 +311,30 @@ describe(`ledger (${storageKind})`, () => {
       const m = await newMerchant();
       await fund(m, 1_000);
       const before = await sums(m);
-      await assert.rejects(inTx((tx) => holdPayout(tx, payout(m, 950, 51))), InsufficientFundsError);
+      await assert.rejects(
+        inTx((tx) => holdPayout(tx, payout(m, 950, 51))),
+        InsufficientFundsError,
+      );
       assert.deepEqual(await sums(m), before);
       assert.equal(await entryCount(m), 1);
       // Exactly affordable is fine.
       await inTx((tx) => holdPayout(tx, payout(m, 950, 50)));
-      assert.deepEqual(await balanceOf(m), { environment: 'test', currency: 'GHS', available_minor: 0, held_minor: 1_000, eligible_minor: 1_000 });
+      assert.deepEqual(await balanceOf(m), {
+        environment: 'test',
+        currency: 'GHS',
+        available_minor: 0,
+        held_minor: 1_000,
+        eligible_minor: 1_000,
+      });
       await assertHealthy(m);
     });
 
     it('a merchant with no money at all cannot hold anything', async () => {
       const m = await newMerchant();
-      await assert.rejects(inTx((tx) => holdPayout(tx, payout(m, 1, 0))), InsufficientFundsError);
+      await assert.rejects(
+        inTx((tx) => holdPayout(tx, payout(m, 1, 0))),
+        InsufficientFundsError,
+      );
       assert.equal(await entryCount(m), 0);
     });
 
@@ -202,7 +343,10 @@ describe(`ledger (${storageKind})`, () => {
       await fund(m, 10_000);
       const p = payout(m, 1_000, 100);
       await inTx((tx) => holdPayout(tx, p));
-      await assert.rejects(inTx((tx) => holdPayout(tx, p)), (error) => error instanceof LedgerDuplicateEntryError && error.kind === 'payout_hold');
+      await assert.rejects(
+        inTx((tx) => holdPayout(tx, p)),
+        (error) => error instanceof LedgerDuplicateEntryError && error.kind === 'payout_hold',
+      );
       assert.equal((await balanceOf(m)).held_minor, 1_100);
     });
 
@@ -212,9 +356,24 @@ describe(`ledger (${storageKind})`, () => {
       const p = payout(m, 5_000, 100);
       const hold = await inTx((tx) => holdPayout(tx, p));
       const posted = await inTx((tx) => postPayout(tx, p));
-      assert.deepEqual(await balanceOf(m), { environment: 'test', currency: 'GHS', available_minor: 4_900, held_minor: 0, eligible_minor: 4_900 });
-      assert.deepEqual(await sums(m), { merchant_available: -4_900, merchant_held: 0, provider_clearing: 10_000, fee_revenue: -100, payout_clearing: -5_000 });
-      const [row] = await t.db.query<{ reverses_entry_id: string }>('SELECT reverses_entry_id FROM journal_entries WHERE id = $1', [posted.entryId]);
+      assert.deepEqual(await balanceOf(m), {
+        environment: 'test',
+        currency: 'GHS',
+        available_minor: 4_900,
+        held_minor: 0,
+        eligible_minor: 4_900,
+      });
+      assert.deepEqual(await sums(m), {
+        merchant_available: -4_900,
+        merchant_held: 0,
+        provider_clearing: 10_000,
+        fee_revenue: -100,
+        payout_clearing: -5_000,
+      });
+      const [row] = await t.db.query<{ reverses_entry_id: string }>(
+        'SELECT reverses_entry_id FROM journal_entries WHERE id = $1',
+        [posted.entryId],
+      );
       assert.equal(row!.reverses_entry_id, hold.entryId, 'the resolution points at its hold');
       await assertHealthy(m);
     });
@@ -230,22 +389,45 @@ describe(`ledger (${storageKind})`, () => {
       });
       const paid = await inTx((tx) => payNewPayoutAtOnce(tx, p2));
       assert.deepEqual(await sums(two), await sums(one), 'the same balances as a hold and its post');
-      assert.deepEqual(await balanceOf(two), { environment: 'test', currency: 'GHS', available_minor: 4_900, held_minor: 0, eligible_minor: 4_900 });
+      assert.deepEqual(await balanceOf(two), {
+        environment: 'test',
+        currency: 'GHS',
+        available_minor: 4_900,
+        held_minor: 0,
+        eligible_minor: 4_900,
+      });
       const entries = await t.db.query<{ id: string; kind: string; reverses_entry_id: string | null }>(
         "SELECT id, kind, reverses_entry_id FROM journal_entries WHERE reference_type = 'payout' AND reference_id = $1",
         [p2.payoutId],
       );
       assert.deepEqual(entries, [{ id: paid.entryId, kind: 'payout_paid', reverses_entry_id: null }]);
-      assert.deepEqual(await store.entryLines(t.db, paid.entryId), [
-        { account: 'fee_revenue', amount_minor: -100 },
-        { account: 'merchant_available', amount_minor: 5_100 },
-        { account: 'payout_clearing', amount_minor: -5_000 },
-      ].map(({ account, amount_minor }) => ({ account, amountMinor: amount_minor })));
+      assert.deepEqual(
+        await store.entryLines(t.db, paid.entryId),
+        [
+          { account: 'fee_revenue', amount_minor: -100 },
+          { account: 'merchant_available', amount_minor: 5_100 },
+          { account: 'payout_clearing', amount_minor: -5_000 },
+        ].map(({ account, amount_minor }) => ({ account, amountMinor: amount_minor })),
+      );
       await fund(two, 10_000); // so each refusal below is for the payout's state, not for want of funds
-      await assert.rejects(inTx((tx) => voidPayout(tx, p2)), LedgerEntryNotFoundError, 'nothing was held to void');
-      await assert.rejects(inTx((tx) => holdPayout(tx, p2)), LedgerDuplicateEntryError, 'a paid payout is not held afterwards');
-      await assert.rejects(inTx((tx) => payNewPayoutAtOnce(tx, p2)), LedgerDuplicateEntryError);
-      assert.equal((await t.db.query("SELECT 1 FROM journal_entries WHERE reference_id = $1", [p2.payoutId])).length, 1);
+      await assert.rejects(
+        inTx((tx) => voidPayout(tx, p2)),
+        LedgerEntryNotFoundError,
+        'nothing was held to void',
+      );
+      await assert.rejects(
+        inTx((tx) => holdPayout(tx, p2)),
+        LedgerDuplicateEntryError,
+        'a paid payout is not held afterwards',
+      );
+      await assert.rejects(
+        inTx((tx) => payNewPayoutAtOnce(tx, p2)),
+        LedgerDuplicateEntryError,
+      );
+      assert.equal(
+        (await t.db.query('SELECT 1 FROM journal_entries WHERE reference_id = $1', [p2.payoutId])).length,
+        1,
+      );
       await assertHealthy(two);
     });
 
@@ -257,7 +439,12 @@ describe(`ledger (${storageKind})`, () => {
       for (const kind of ['payout_hold', 'payout_post', 'payout_void']) {
         // Straight into the table, past the ledger's checks: the unique indexes refuse it.
         await assert.rejects(
-          inTx((tx) => tx.query("INSERT INTO journal_entries (id, merchant_id, environment, kind, reference_type, reference_id) VALUES ($1, $2, 'test', $3, 'payout', $4)", [randomUUID(), m, kind, p.payoutId])),
+          inTx((tx) =>
+            tx.query(
+              "INSERT INTO journal_entries (id, merchant_id, environment, kind, reference_type, reference_id) VALUES ($1, $2, 'test', $3, 'payout', $4)",
+              [randomUUID(), m, kind, p.payoutId],
+            ),
+          ),
           (error) => error instanceof DbError && error.isUniqueViolation,
           kind,
         );
@@ -271,11 +458,26 @@ describe(`ledger (${storageKind})`, () => {
       const p = payout(m, 4_000, 100);
       const paid = await inTx((tx) => payNewPayoutAtOnce(tx, p));
       const returned = await inTx((tx) => returnPayout(tx, p));
-      assert.deepEqual(await balanceOf(m), { environment: 'test', currency: 'GHS', available_minor: 10_000, held_minor: 0, eligible_minor: 10_000 });
-      const [row] = await t.db.query<{ reverses_entry_id: string }>('SELECT reverses_entry_id FROM journal_entries WHERE id = $1', [returned.entryId]);
+      assert.deepEqual(await balanceOf(m), {
+        environment: 'test',
+        currency: 'GHS',
+        available_minor: 10_000,
+        held_minor: 0,
+        eligible_minor: 10_000,
+      });
+      const [row] = await t.db.query<{ reverses_entry_id: string }>(
+        'SELECT reverses_entry_id FROM journal_entries WHERE id = $1',
+        [returned.entryId],
+      );
       assert.equal(row!.reverses_entry_id, paid.entryId);
-      await assert.rejects(inTx((tx) => returnPayout(tx, p)), LedgerDuplicateEntryError);
-      await assert.rejects(inTx((tx) => returnPayout(tx, { ...p, feeMinor: 0 })), /not what was paid/);
+      await assert.rejects(
+        inTx((tx) => returnPayout(tx, p)),
+        LedgerDuplicateEntryError,
+      );
+      await assert.rejects(
+        inTx((tx) => returnPayout(tx, { ...p, feeMinor: 0 })),
+        /not what was paid/,
+      );
       await assertHealthy(m);
     });
 
@@ -283,11 +485,20 @@ describe(`ledger (${storageKind})`, () => {
       const m = await newMerchant();
       await fund(m, 1_000);
       const before = await sums(m);
-      await assert.rejects(inTx((tx) => payNewPayoutAtOnce(tx, payout(m, 950, 51))), InsufficientFundsError);
+      await assert.rejects(
+        inTx((tx) => payNewPayoutAtOnce(tx, payout(m, 950, 51))),
+        InsufficientFundsError,
+      );
       assert.deepEqual(await sums(m), before);
       assert.equal(await entryCount(m), 1);
       await inTx((tx) => payNewPayoutAtOnce(tx, payout(m, 950, 50)));
-      assert.deepEqual(await balanceOf(m), { environment: 'test', currency: 'GHS', available_minor: 0, held_minor: 0, eligible_minor: 0 });
+      assert.deepEqual(await balanceOf(m), {
+        environment: 'test',
+        currency: 'GHS',
+        available_minor: 0,
+        held_minor: 0,
+        eligible_minor: 0,
+      });
       await assertHealthy(m);
     });
 
@@ -297,7 +508,13 @@ describe(`ledger (${storageKind})`, () => {
       const p = payout(m, 5_000, 100);
       await inTx((tx) => holdPayout(tx, p));
       await inTx((tx) => voidPayout(tx, p));
-      assert.deepEqual(await balanceOf(m), { environment: 'test', currency: 'GHS', available_minor: 10_000, held_minor: 0, eligible_minor: 10_000 });
+      assert.deepEqual(await balanceOf(m), {
+        environment: 'test',
+        currency: 'GHS',
+        available_minor: 10_000,
+        held_minor: 0,
+        eligible_minor: 10_000,
+      });
       await assertHealthy(m);
     });
 
@@ -308,7 +525,10 @@ describe(`ledger (${storageKind})`, () => {
       const posted = payout(m, 2_000, 100);
       await inTx((tx) => holdPayout(tx, voided));
       await inTx((tx) => holdPayout(tx, posted));
-      const holdLines = await store.entryLines(t.db, (await store.findEntry(t.db, 'payout', voided.payoutId, 'payout_hold'))!.id);
+      const holdLines = await store.entryLines(
+        t.db,
+        (await store.findEntry(t.db, 'payout', voided.payoutId, 'payout_hold'))!.id,
+      );
       await inTx((tx) => voidPayout(tx, voided));
       await inTx((tx) => postPayout(tx, posted));
       const before = await sums(m);
@@ -319,11 +539,28 @@ describe(`ledger (${storageKind})`, () => {
         ['post after post', () => inTx((tx) => postPayout(tx, posted)), 'payout_post'],
       ];
       for (const [name, run, existingKind] of cases) {
-        await assert.rejects(run(), (error) => error instanceof PayoutAlreadyResolvedError && error instanceof LedgerDuplicateEntryError && error.existingKind === existingKind, name);
+        await assert.rejects(
+          run(),
+          (error) =>
+            error instanceof PayoutAlreadyResolvedError &&
+            error instanceof LedgerDuplicateEntryError &&
+            error.existingKind === existingKind,
+          name,
+        );
       }
       assert.deepEqual(await sums(m), before);
-      assert.deepEqual(await store.entryLines(t.db, (await store.findEntry(t.db, 'payout', voided.payoutId, 'payout_hold'))!.id), holdLines, 'the hold entry is never edited');
-      assert.deepEqual(await balanceOf(m), { environment: 'test', currency: 'GHS', available_minor: 7_900, held_minor: 0, eligible_minor: 7_900 });
+      assert.deepEqual(
+        await store.entryLines(t.db, (await store.findEntry(t.db, 'payout', voided.payoutId, 'payout_hold'))!.id),
+        holdLines,
+        'the hold entry is never edited',
+      );
+      assert.deepEqual(await balanceOf(m), {
+        environment: 'test',
+        currency: 'GHS',
+        available_minor: 7_900,
+        held_minor: 0,
+        eligible_minor: 7_900,
+      });
       await assertHealthy(m);
     });
 
@@ -331,9 +568,18 @@ describe(`ledger (${storageKind})`, () => {
       const m = await newMerchant();
       await fund(m, 10_000);
       const p = payout(m, 1_000, 100);
-      await assert.rejects(inTx((tx) => postPayout(tx, p)), (error) => error instanceof LedgerEntryNotFoundError && error.kind === 'payout_hold');
-      await assert.rejects(inTx((tx) => voidPayout(tx, p)), LedgerEntryNotFoundError);
-      await assert.rejects(inTx((tx) => returnPayout(tx, p)), (error) => error instanceof LedgerEntryNotFoundError && error.kind === 'payout_post');
+      await assert.rejects(
+        inTx((tx) => postPayout(tx, p)),
+        (error) => error instanceof LedgerEntryNotFoundError && error.kind === 'payout_hold',
+      );
+      await assert.rejects(
+        inTx((tx) => voidPayout(tx, p)),
+        LedgerEntryNotFoundError,
+      );
+      await assert.rejects(
+        inTx((tx) => returnPayout(tx, p)),
+        (error) => error instanceof LedgerEntryNotFoundError && error.kind === 'payout_post',
+      );
       assert.equal(await entryCount(m), 1);
     });
 
@@ -342,8 +588,14 @@ describe(`ledger (${storageKind})`, () => {
       await fund(m, 10_000);
       const p = payout(m, 1_000, 100);
       await inTx((tx) => holdPayout(tx, p));
-      await assert.rejects(inTx((tx) => postPayout(tx, { ...p, amountMinor: 1_001 })), /not what its hold reserved/);
-      await assert.rejects(inTx((tx) => voidPayout(tx, { ...p, feeMinor: 0 })), /not what its hold reserved/);
+      await assert.rejects(
+        inTx((tx) => postPayout(tx, { ...p, amountMinor: 1_001 })),
+        /not what its hold reserved/,
+      );
+      await assert.rejects(
+        inTx((tx) => voidPayout(tx, { ...p, feeMinor: 0 })),
+        /not what its hold reserved/,
+      );
       assert.equal((await balanceOf(m)).held_minor, 1_100);
       assert.equal(await entryCount(m), 2);
     });
@@ -353,18 +605,44 @@ describe(`ledger (${storageKind})`, () => {
       await fund(m, 10_000);
       const p = payout(m, 4_000, 100);
       await inTx((tx) => holdPayout(tx, p));
-      await assert.rejects(inTx((tx) => returnPayout(tx, p)), LedgerEntryNotFoundError, 'not paid yet');
+      await assert.rejects(
+        inTx((tx) => returnPayout(tx, p)),
+        LedgerEntryNotFoundError,
+        'not paid yet',
+      );
       const posted = await inTx((tx) => postPayout(tx, p));
       const returned = await inTx((tx) => returnPayout(tx, p));
-      assert.deepEqual(await balanceOf(m), { environment: 'test', currency: 'GHS', available_minor: 10_000, held_minor: 0, eligible_minor: 10_000 });
-      assert.deepEqual(await sums(m), { merchant_available: -10_000, merchant_held: 0, provider_clearing: 10_000, fee_revenue: 0, payout_clearing: 0 });
-      const [row] = await t.db.query<{ reverses_entry_id: string }>('SELECT reverses_entry_id FROM journal_entries WHERE id = $1', [returned.entryId]);
+      assert.deepEqual(await balanceOf(m), {
+        environment: 'test',
+        currency: 'GHS',
+        available_minor: 10_000,
+        held_minor: 0,
+        eligible_minor: 10_000,
+      });
+      assert.deepEqual(await sums(m), {
+        merchant_available: -10_000,
+        merchant_held: 0,
+        provider_clearing: 10_000,
+        fee_revenue: 0,
+        payout_clearing: 0,
+      });
+      const [row] = await t.db.query<{ reverses_entry_id: string }>(
+        'SELECT reverses_entry_id FROM journal_entries WHERE id = $1',
+        [returned.entryId],
+      );
       assert.equal(row!.reverses_entry_id, posted.entryId);
-      await assert.rejects(inTx((tx) => returnPayout(tx, p)), (error) => error instanceof LedgerDuplicateEntryError && !(error instanceof PayoutAlreadyResolvedError));
+      await assert.rejects(
+        inTx((tx) => returnPayout(tx, p)),
+        (error) => error instanceof LedgerDuplicateEntryError && !(error instanceof PayoutAlreadyResolvedError),
+      );
       const voided = payout(m, 100, 0);
       await inTx((tx) => holdPayout(tx, voided));
       await inTx((tx) => voidPayout(tx, voided));
-      await assert.rejects(inTx((tx) => returnPayout(tx, voided)), LedgerEntryNotFoundError, 'a voided payout was never paid');
+      await assert.rejects(
+        inTx((tx) => returnPayout(tx, voided)),
+        LedgerEntryNotFoundError,
+        'a voided payout was never paid',
+      );
       await assertHealthy(m);
     });
   });
@@ -382,12 +660,29 @@ describe(`ledger (${storageKind})`, () => {
     it('an unbalanced entry is refused as a bug before anything is written', async () => {
       const m = await newMerchant();
       const refused: [string, { account: AccountKind; amountMinor: number }[]][] = [
-        ['lines that do not sum to zero', [{ account: 'provider_clearing', amountMinor: 100 }, { account: 'merchant_available', amountMinor: -99 }]],
-        ['a single line', [{ account: 'provider_clearing', amountMinor: 0 }, { account: 'provider_clearing', amountMinor: 5 }, { account: 'provider_clearing', amountMinor: -5 }]],
+        [
+          'lines that do not sum to zero',
+          [
+            { account: 'provider_clearing', amountMinor: 100 },
+            { account: 'merchant_available', amountMinor: -99 },
+          ],
+        ],
+        [
+          'a single line',
+          [
+            { account: 'provider_clearing', amountMinor: 0 },
+            { account: 'provider_clearing', amountMinor: 5 },
+            { account: 'provider_clearing', amountMinor: -5 },
+          ],
+        ],
         ['no lines', []],
       ];
       for (const [name, lines] of refused) {
-        await assert.rejects(inTx((tx) => post(tx, entry(m, lines))), /unbalanced/, name);
+        await assert.rejects(
+          inTx((tx) => post(tx, entry(m, lines))),
+          /unbalanced/,
+          name,
+        );
       }
       assert.equal(await entryCount(m), 0);
       assert.deepEqual(await sums(m), {}, 'not even an account is created');
@@ -397,7 +692,15 @@ describe(`ledger (${storageKind})`, () => {
       const m = await newMerchant();
       for (const amountMinor of [0.5, Number.MAX_SAFE_INTEGER + 1, Number.NaN, Number.POSITIVE_INFINITY]) {
         await assert.rejects(
-          inTx((tx) => post(tx, entry(m, [{ account: 'provider_clearing', amountMinor }, { account: 'merchant_available', amountMinor: -amountMinor }]))),
+          inTx((tx) =>
+            post(
+              tx,
+              entry(m, [
+                { account: 'provider_clearing', amountMinor },
+                { account: 'merchant_available', amountMinor: -amountMinor },
+              ]),
+            ),
+          ),
           /safe integer/,
           String(amountMinor),
         );
@@ -428,7 +731,15 @@ describe(`ledger (${storageKind})`, () => {
     it('an entry that would take a merchant account below zero is refused with InsufficientFundsError', async () => {
       const m = await newMerchant();
       await assert.rejects(
-        inTx((tx) => post(tx, entry(m, [{ account: 'merchant_held', amountMinor: 1 }, { account: 'merchant_available', amountMinor: -1 }]))),
+        inTx((tx) =>
+          post(
+            tx,
+            entry(m, [
+              { account: 'merchant_held', amountMinor: 1 },
+              { account: 'merchant_available', amountMinor: -1 },
+            ]),
+          ),
+        ),
         (error) => error instanceof InsufficientFundsError && error.account === 'merchant_held',
       );
       assert.equal(await entryCount(m), 0);
@@ -438,23 +749,42 @@ describe(`ledger (${storageKind})`, () => {
   describe('storage backstops', () => {
     it('an unbalanced entry written past the code is refused by the database at commit', async () => {
       // This test commits raw rows: on a storage without the triggers they would stick, so check first.
-      const triggers = await t.db.query(`SELECT tgname FROM pg_trigger WHERE tgname IN ('journal_entry_balanced', 'journal_lines_balanced')`);
-      assert.equal(triggers.length, 2, 'the storage lacks the balance triggers of 002_ledger.sql (its schema predates the migration); nothing was written');
+      const triggers = await t.db.query(
+        `SELECT tgname FROM pg_trigger WHERE tgname IN ('journal_entry_balanced', 'journal_lines_balanced')`,
+      );
+      assert.equal(
+        triggers.length,
+        2,
+        'the storage lacks the balance triggers of 002_ledger.sql (its schema predates the migration); nothing was written',
+      );
       const m = await newMerchant();
       await fund(m, 100); // creates the accounts
-      const accounts = await t.db.query<{ id: string; kind: string }>('SELECT id, kind FROM ledger_accounts WHERE merchant_id = $1 AND environment = $2', [m, 'test']);
+      const accounts = await t.db.query<{ id: string; kind: string }>(
+        'SELECT id, kind FROM ledger_accounts WHERE merchant_id = $1 AND environment = $2',
+        [m, 'test'],
+      );
       const idOf = (kind: string) => accounts.find((a) => a.kind === kind)!.id;
       const insertEntry = (tx: Queryable, id: string) =>
-        tx.query(`INSERT INTO journal_entries (id, merchant_id, environment, kind, reference_type, reference_id) VALUES ($1, $2, 'test', 'payment_credit', 'payment', $3)`, [id, m, paymentId()]);
+        tx.query(
+          `INSERT INTO journal_entries (id, merchant_id, environment, kind, reference_type, reference_id) VALUES ($1, $2, 'test', 'payment_credit', 'payment', $3)`,
+          [id, m, paymentId()],
+        );
       await assert.rejects(
         inTx(async (tx) => {
           const id = randomUUID();
           await insertEntry(tx, id);
-          await tx.query('INSERT INTO journal_lines (entry_id, account_id, amount_minor) VALUES ($1, $2, 100), ($1, $3, -99)', [id, idOf('provider_clearing'), idOf('merchant_available')]);
+          await tx.query(
+            'INSERT INTO journal_lines (entry_id, account_id, amount_minor) VALUES ($1, $2, 100), ($1, $3, -99)',
+            [id, idOf('provider_clearing'), idOf('merchant_available')],
+          );
         }),
         /unbalanced/,
       );
-      await assert.rejects(inTx((tx) => insertEntry(tx, randomUUID())), /unbalanced/, 'an entry without lines');
+      await assert.rejects(
+        inTx((tx) => insertEntry(tx, randomUUID())),
+        /unbalanced/,
+        'an entry without lines',
+      );
       assert.equal(await entryCount(m), 1);
       await assertHealthy(m);
     });
@@ -490,7 +820,12 @@ describe(`ledger (${storageKind})`, () => {
       const m = await newMerchant();
       await fund(m, 100);
       await assert.rejects(
-        inTx((tx) => tx.query(`UPDATE ledger_accounts SET balance_minor = 1 WHERE merchant_id = $1 AND environment = 'test' AND kind = 'merchant_available'`, [m])),
+        inTx((tx) =>
+          tx.query(
+            `UPDATE ledger_accounts SET balance_minor = 1 WHERE merchant_id = $1 AND environment = 'test' AND kind = 'merchant_available'`,
+            [m],
+          ),
+        ),
         (error) => error instanceof DbError && error.sqlState === '23514',
       );
       // Past the service's own funds check, straight to the store: the CHECK still refuses.
@@ -501,7 +836,17 @@ describe(`ledger (${storageKind})`, () => {
           const entryId = randomUUID();
           await store.writeEntries(
             tx,
-            [{ id: entryId, merchantId: m, environment: 'test', kind: 'payout_hold', referenceType: 'payout', referenceId: payoutId(), reversesEntryId: null }],
+            [
+              {
+                id: entryId,
+                merchantId: m,
+                environment: 'test',
+                kind: 'payout_hold',
+                referenceType: 'payout',
+                referenceId: payoutId(),
+                reversesEntryId: null,
+              },
+            ],
             [
               { entryId, accountId: id('merchant_available'), amountMinor: 101 },
               { entryId, accountId: id('merchant_held'), amountMinor: -101 },
@@ -521,7 +866,10 @@ describe(`ledger (${storageKind})`, () => {
       const rolledBack = new Error('roll back');
       await assert.rejects(
         inTx(async (tx) => {
-          await tx.query(`UPDATE ledger_accounts SET balance_minor = balance_minor - 1 WHERE merchant_id = $1 AND kind = 'merchant_available'`, [m]);
+          await tx.query(
+            `UPDATE ledger_accounts SET balance_minor = balance_minor - 1 WHERE merchant_id = $1 AND kind = 'merchant_available'`,
+            [m],
+          );
           const problems = await checkInvariants(tx, m);
           // The cache drifted from the lines and from the balance transactions (which end at 100).
           assert.equal(problems.length, 2, problems.join('; '));
@@ -544,13 +892,54 @@ describe(`ledger (${storageKind})`, () => {
       | { type: 'hold'; amountMinor: number; feeMinor: number };
 
     const opArbitrary: fc.Arbitrary<Op> = fc.oneof(
-      { arbitrary: fc.record({ type: fc.constant('pay' as const), baseMinor: fc.integer({ min: 1, max: 50_000 }), payerFeeMinor: fc.integer({ min: 0, max: 2_000 }), merchantFeeMinor: fc.integer({ min: 0, max: 2_000 }) }), weight: 4 },
-      { arbitrary: fc.record({ type: fc.constant('hold' as const), amountMinor: fc.integer({ min: 1, max: 60_000 }), feeMinor: fc.integer({ min: 0, max: 1_000 }) }), weight: 4 },
-      { arbitrary: fc.record({ type: fc.constantFrom('pay_again' as const, 'reverse' as const, 'hold_again' as const, 'post' as const, 'void' as const, 'return' as const), pick: fc.nat() }), weight: 8 },
+      {
+        arbitrary: fc.record({
+          type: fc.constant('pay' as const),
+          baseMinor: fc.integer({ min: 1, max: 50_000 }),
+          payerFeeMinor: fc.integer({ min: 0, max: 2_000 }),
+          merchantFeeMinor: fc.integer({ min: 0, max: 2_000 }),
+        }),
+        weight: 4,
+      },
+      {
+        arbitrary: fc.record({
+          type: fc.constant('hold' as const),
+          amountMinor: fc.integer({ min: 1, max: 60_000 }),
+          feeMinor: fc.integer({ min: 0, max: 1_000 }),
+        }),
+        weight: 4,
+      },
+      {
+        arbitrary: fc.record({
+          type: fc.constantFrom(
+            'pay_again' as const,
+            'reverse' as const,
+            'hold_again' as const,
+            'post' as const,
+            'void' as const,
+            'return' as const,
+          ),
+          pick: fc.nat(),
+        }),
+        weight: 8,
+      },
     );
 
-    interface ModelPayment { id: string; chargedMinor: number; feesMinor: number; netMinor: number; merchantFeeMinor: number; payerFeeMinor: number; reversed: boolean }
-    interface ModelPayout { id: string; amountMinor: number; feeMinor: number; state: 'refused' | 'held' | 'posted' | 'voided' | 'returned' }
+    interface ModelPayment {
+      id: string;
+      chargedMinor: number;
+      feesMinor: number;
+      netMinor: number;
+      merchantFeeMinor: number;
+      payerFeeMinor: number;
+      reversed: boolean;
+    }
+    interface ModelPayout {
+      id: string;
+      amountMinor: number;
+      feeMinor: number;
+      state: 'refused' | 'held' | 'posted' | 'voided' | 'returned';
+    }
 
     /** The independent model: merchant-facing balances and platform account sums in plain arithmetic. */
     class Model {
@@ -575,9 +964,19 @@ describe(`ledger (${storageKind})`, () => {
     }
 
     /** Applies op to the model and returns the outcome the ledger must report, plus the ledger call. */
-    function step(model: Model, merchantId: string, op: Op): { expected: Outcome; run: (tx: Queryable) => Promise<unknown> } {
+    function step(
+      model: Model,
+      merchantId: string,
+      op: Op,
+    ): { expected: Outcome; run: (tx: Queryable) => Promise<unknown> } {
       const env = 'test' as const;
-      const money = (p: ModelPayout) => ({ merchantId, environment: env, payoutId: p.id, amountMinor: p.amountMinor, feeMinor: p.feeMinor });
+      const money = (p: ModelPayout) => ({
+        merchantId,
+        environment: env,
+        payoutId: p.id,
+        amountMinor: p.amountMinor,
+        feeMinor: p.feeMinor,
+      });
       const ok = (): Outcome => {
         model.entries += 1;
         return 'ok';
@@ -586,21 +985,58 @@ describe(`ledger (${storageKind})`, () => {
         case 'pay': {
           const chargedMinor = op.baseMinor + op.payerFeeMinor;
           const merchantFeeMinor = Math.min(op.merchantFeeMinor, op.baseMinor);
-          const p: ModelPayment = { id: paymentId(), chargedMinor, merchantFeeMinor, payerFeeMinor: op.payerFeeMinor, feesMinor: merchantFeeMinor + op.payerFeeMinor, netMinor: op.baseMinor - merchantFeeMinor, reversed: false };
+          const p: ModelPayment = {
+            id: paymentId(),
+            chargedMinor,
+            merchantFeeMinor,
+            payerFeeMinor: op.payerFeeMinor,
+            feesMinor: merchantFeeMinor + op.payerFeeMinor,
+            netMinor: op.baseMinor - merchantFeeMinor,
+            reversed: false,
+          };
           model.payments.push(p);
           model.available += p.netMinor;
           model.providerClearing += p.chargedMinor;
           model.feeRevenue -= p.feesMinor;
-          return { expected: ok(), run: (tx) => creditPayment(tx, { merchantId, environment: env, paymentId: p.id, chargedMinor, merchantFeeMinor, payerFeeMinor: op.payerFeeMinor }) };
+          return {
+            expected: ok(),
+            run: (tx) =>
+              creditPayment(tx, {
+                merchantId,
+                environment: env,
+                paymentId: p.id,
+                chargedMinor,
+                merchantFeeMinor,
+                payerFeeMinor: op.payerFeeMinor,
+              }),
+          };
         }
         case 'pay_again': {
           const p = pickFrom(model.payments, op.pick);
-          if (!p) return step(model, merchantId, { type: 'pay', baseMinor: 1 + (op.pick % 5_000), payerFeeMinor: 0, merchantFeeMinor: 0 });
-          return { expected: 'duplicate', run: (tx) => creditPayment(tx, { merchantId, environment: env, paymentId: p.id, chargedMinor: p.chargedMinor, merchantFeeMinor: p.merchantFeeMinor, payerFeeMinor: p.payerFeeMinor }) };
+          if (!p)
+            return step(model, merchantId, {
+              type: 'pay',
+              baseMinor: 1 + (op.pick % 5_000),
+              payerFeeMinor: 0,
+              merchantFeeMinor: 0,
+            });
+          return {
+            expected: 'duplicate',
+            run: (tx) =>
+              creditPayment(tx, {
+                merchantId,
+                environment: env,
+                paymentId: p.id,
+                chargedMinor: p.chargedMinor,
+                merchantFeeMinor: p.merchantFeeMinor,
+                payerFeeMinor: p.payerFeeMinor,
+              }),
+          };
         }
         case 'reverse': {
           const p = pickFrom(model.payments, op.pick);
-          const run = (tx: Queryable) => reversePayment(tx, { merchantId, environment: env, paymentId: p?.id ?? paymentId() });
+          const run = (tx: Queryable) =>
+            reversePayment(tx, { merchantId, environment: env, paymentId: p?.id ?? paymentId() });
           if (!p) return { expected: 'not_found', run };
           if (p.reversed) return { expected: 'duplicate', run };
           if (model.available < p.netMinor) return { expected: 'insufficient', run };
@@ -618,7 +1054,12 @@ describe(`ledger (${storageKind})`, () => {
             model.payouts.push(p);
           } else {
             p = pickFrom(model.payouts, op.pick);
-            if (!p) return step(model, merchantId, { type: 'hold', amountMinor: 1 + (op.pick % 5_000), feeMinor: op.pick % 3 });
+            if (!p)
+              return step(model, merchantId, {
+                type: 'hold',
+                amountMinor: 1 + (op.pick % 5_000),
+                feeMinor: op.pick % 3,
+              });
           }
           const payoutNow = p;
           const run = (tx: Queryable) => holdPayout(tx, money(payoutNow));
@@ -632,7 +1073,12 @@ describe(`ledger (${storageKind})`, () => {
         }
         case 'post':
         case 'void': {
-          const p = pickFrom(model.payouts, op.pick) ?? { id: payoutId(), amountMinor: 100, feeMinor: 1, state: 'refused' as const };
+          const p = pickFrom(model.payouts, op.pick) ?? {
+            id: payoutId(),
+            amountMinor: 100,
+            feeMinor: 1,
+            state: 'refused' as const,
+          };
           const run = (tx: Queryable) => (op.type === 'post' ? postPayout(tx, money(p)) : voidPayout(tx, money(p)));
           if (p.state === 'refused') return { expected: 'not_found', run };
           if (p.state !== 'held') return { expected: 'resolved', run };
@@ -649,7 +1095,12 @@ describe(`ledger (${storageKind})`, () => {
           return { expected: ok(), run };
         }
         case 'return': {
-          const p = pickFrom(model.payouts, op.pick) ?? { id: payoutId(), amountMinor: 100, feeMinor: 1, state: 'refused' as const };
+          const p = pickFrom(model.payouts, op.pick) ?? {
+            id: payoutId(),
+            amountMinor: 100,
+            feeMinor: 1,
+            state: 'refused' as const,
+          };
           const run = (tx: Queryable) => returnPayout(tx, money(p));
           if (p.state === 'returned') return { expected: 'duplicate', run };
           if (p.state !== 'posted') return { expected: 'not_found', run };
@@ -683,7 +1134,11 @@ describe(`ledger (${storageKind})`, () => {
             const b = await balanceOf(m);
             assert.ok(b.available_minor >= 0 && b.held_minor >= 0, `step ${index}: nothing negative`);
             assert.equal(b.eligible_minor, b.available_minor + b.held_minor);
-            assert.deepEqual([b.available_minor, b.held_minor], [model.available, model.held], `step ${index} ${JSON.stringify(op)}`);
+            assert.deepEqual(
+              [b.available_minor, b.held_minor],
+              [model.available, model.held],
+              `step ${index} ${JSON.stringify(op)}`,
+            );
           }
           const stored = await store.accountSums(t.db, m, 'test');
           assert.deepEqual(
@@ -693,7 +1148,13 @@ describe(`ledger (${storageKind})`, () => {
           );
           assert.equal(await entryCount(m), model.entries, 'one entry per accepted step, none for a refused one');
           assert.deepEqual(await checkInvariants(t.db, m), []);
-          assert.deepEqual(await balanceOf(m, 'live'), { environment: 'live', currency: 'GHS', available_minor: 0, held_minor: 0, eligible_minor: 0 });
+          assert.deepEqual(await balanceOf(m, 'live'), {
+            environment: 'live',
+            currency: 'GHS',
+            available_minor: 0,
+            held_minor: 0,
+            eligible_minor: 0,
+          });
         }),
         { numRuns: 50 },
       );
@@ -701,9 +1162,14 @@ describe(`ledger (${storageKind})`, () => {
   });
 
   describe('real concurrency', () => {
-    const skip = storageKind === 'postgres' ? false : 'needs PostgreSQL (DATABASE_URL): embedded storage is one connection, so transactions never overlap';
+    const skip =
+      storageKind === 'postgres'
+        ? false
+        : 'needs PostgreSQL (DATABASE_URL): embedded storage is one connection, so transactions never overlap';
 
-    it('50 concurrent holds draining one balance: exactly floor(balance / (amount + fee)) succeed and the balance never goes negative', { skip }, async () => {
+    it('50 concurrent holds draining one balance: exactly floor(balance / (amount + fee)) succeed and the balance never goes negative', {
+      skip,
+    }, async () => {
       const m = await newMerchant();
       const fundedMinor = 10_000;
       const amountMinor = 700;
@@ -714,37 +1180,69 @@ describe(`ledger (${storageKind})`, () => {
       const watcher = (async () => {
         while (running) seen.push(await balanceOf(m));
       })();
-      const results = await Promise.allSettled(Array.from({ length: 50 }, () => t.db.transaction((tx) => holdPayout(tx, payout(m, amountMinor, feeMinor)))));
+      const results = await Promise.allSettled(
+        Array.from({ length: 50 }, () => t.db.transaction((tx) => holdPayout(tx, payout(m, amountMinor, feeMinor)))),
+      );
       running = false;
       await watcher;
       const expectedHolds = Math.floor(fundedMinor / (amountMinor + feeMinor));
       assert.equal(results.filter((r) => r.status === 'fulfilled').length, expectedHolds);
-      for (const r of results) if (r.status === 'rejected') assert.ok(r.reason instanceof InsufficientFundsError, String(r.reason));
+      for (const r of results)
+        if (r.status === 'rejected') assert.ok(r.reason instanceof InsufficientFundsError, String(r.reason));
       const total = expectedHolds * (amountMinor + feeMinor);
-      assert.deepEqual(await balanceOf(m), { environment: 'test', currency: 'GHS', available_minor: fundedMinor - total, held_minor: total, eligible_minor: fundedMinor });
+      assert.deepEqual(await balanceOf(m), {
+        environment: 'test',
+        currency: 'GHS',
+        available_minor: fundedMinor - total,
+        held_minor: total,
+        eligible_minor: fundedMinor,
+      });
       assert.ok(seen.length > 0);
       for (const b of seen) {
         assert.ok(b.available_minor >= 0 && b.held_minor >= 0, JSON.stringify(b));
-        assert.equal(b.eligible_minor, fundedMinor, 'every committed snapshot moves money between available and held atomically');
+        assert.equal(
+          b.eligible_minor,
+          fundedMinor,
+          'every committed snapshot moves money between available and held atomically',
+        );
       }
       await assertHealthy(m);
     });
 
-    it('concurrent credits of one payment post exactly once; concurrent posts and voids of one hold resolve it exactly once', { skip }, async () => {
+    it('concurrent credits of one payment post exactly once; concurrent posts and voids of one hold resolve it exactly once', {
+      skip,
+    }, async () => {
       const m = await newMerchant();
       const id = paymentId();
       const credits = await Promise.allSettled(
-        Array.from({ length: 10 }, () => t.db.transaction((tx) => creditPayment(tx, { merchantId: m, environment: 'test', paymentId: id, chargedMinor: 5_000, merchantFeeMinor: 0, payerFeeMinor: 0 }))),
+        Array.from({ length: 10 }, () =>
+          t.db.transaction((tx) =>
+            creditPayment(tx, {
+              merchantId: m,
+              environment: 'test',
+              paymentId: id,
+              chargedMinor: 5_000,
+              merchantFeeMinor: 0,
+              payerFeeMinor: 0,
+            }),
+          ),
+        ),
       );
       assert.equal(credits.filter((r) => r.status === 'fulfilled').length, 1);
-      for (const r of credits) if (r.status === 'rejected') assert.ok(r.reason instanceof LedgerDuplicateEntryError, String(r.reason));
+      for (const r of credits)
+        if (r.status === 'rejected') assert.ok(r.reason instanceof LedgerDuplicateEntryError, String(r.reason));
       assert.equal((await balanceOf(m)).available_minor, 5_000);
 
       const p = payout(m, 1_000, 100);
       await t.db.transaction((tx) => holdPayout(tx, p));
-      const resolutions = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => t.db.transaction((tx) => (i % 2 === 0 ? postPayout(tx, p) : voidPayout(tx, p)))));
+      const resolutions = await Promise.allSettled(
+        Array.from({ length: 10 }, (_, i) =>
+          t.db.transaction((tx) => (i % 2 === 0 ? postPayout(tx, p) : voidPayout(tx, p))),
+        ),
+      );
       assert.equal(resolutions.filter((r) => r.status === 'fulfilled').length, 1);
-      for (const r of resolutions) if (r.status === 'rejected') assert.ok(r.reason instanceof PayoutAlreadyResolvedError, String(r.reason));
+      for (const r of resolutions)
+        if (r.status === 'rejected') assert.ok(r.reason instanceof PayoutAlreadyResolvedError, String(r.reason));
       const b = await balanceOf(m);
       assert.equal(b.held_minor, 0);
       assert.ok(b.available_minor === 5_000 || b.available_minor === 3_900, JSON.stringify(b));

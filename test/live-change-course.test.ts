@@ -14,7 +14,17 @@ import type { LiveProviders } from '../src/rails/live.ts';
 import { processDueRefunds } from '../src/refunds/processing.ts';
 import { mtnMomoSettings, type MtnMomoStandIn, startMtnMomoStandIn } from './standins/mtn-momo.ts';
 import { startPaystackStandIn, type PaystackStandIn } from './standins/paystack.ts';
-import { attemptStatus, driveUntil, eventually, freePort, liveSession, merchantSession, payerAttempt, startLiveApp, type LiveApp } from './live-support.ts';
+import {
+  attemptStatus,
+  driveUntil,
+  eventually,
+  freePort,
+  liveSession,
+  merchantSession,
+  payerAttempt,
+  startLiveApp,
+  type LiveApp,
+} from './live-support.ts';
 
 const SECRET = 'sk_test_change_course';
 
@@ -28,7 +38,10 @@ describe('Live: a payer changes course (MTN MoMo and Paystack stand-ins)', () =>
   before(async () => {
     const port = await freePort();
     mtn = await startMtnMomoStandIn();
-    paystack = await startPaystackStandIn({ secretKey: SECRET, webhookUrl: `http://127.0.0.1:${port}/api/v1/providers/paystack/webhook` });
+    paystack = await startPaystackStandIn({
+      secretKey: SECRET,
+      webhookUrl: `http://127.0.0.1:${port}/api/v1/providers/paystack/webhook`,
+    });
     app = await startLiveApp(port, {
       LIVE_PROVIDER_ORDER: 'mtn_momo,paystack',
       PAYSTACK_SECRET_KEY: SECRET,
@@ -45,10 +58,21 @@ describe('Live: a payer changes course (MTN MoMo and Paystack stand-ins)', () =>
     await paystack?.close();
   });
 
-  const cancel = (sessionId: string, ref: string) => app.http('POST', `/api/v1/checkout/sessions/${sessionId}/provider-attempts/${ref}/cancel`, { headers: { 'idempotency-key': `c-${ref}` } });
-  const available = async (merchant: CreatedMerchant) => (await balance(app.t.db, merchant.merchant_id, 'live')).available_minor;
+  const cancel = (sessionId: string, ref: string) =>
+    app.http('POST', `/api/v1/checkout/sessions/${sessionId}/provider-attempts/${ref}/cancel`, {
+      headers: { 'idempotency-key': `c-${ref}` },
+    });
+  const available = async (merchant: CreatedMerchant) =>
+    (await balance(app.t.db, merchant.merchant_id, 'live')).available_minor;
   const refundsOf = (sessionId: string) =>
-    app.t.db.query<{ id: string; attempt_id: string; amount_minor: number; status: string; route: string; provider: string | null }>(
+    app.t.db.query<{
+      id: string;
+      attempt_id: string;
+      amount_minor: number;
+      status: string;
+      route: string;
+      provider: string | null;
+    }>(
       'SELECT id, attempt_id, amount_minor::int AS amount_minor, status, route, provider FROM refunds WHERE session_id = $1 ORDER BY created_at',
       [sessionId],
     );
@@ -68,7 +92,10 @@ describe('Live: a payer changes course (MTN MoMo and Paystack stand-ins)', () =>
     assert.equal(first.instructions.resend_supported, false, 'MTN cannot prompt again');
     assert.equal(first.instructions.approve_within_s, 300);
     assert.match(first.instructions.approval_help, /\*170#/);
-    const resend = await app.http('POST', `/api/v1/checkout/sessions/${session.id}/provider-attempts/${first.attempt_reference}/resend`);
+    const resend = await app.http(
+      'POST',
+      `/api/v1/checkout/sessions/${session.id}/provider-attempts/${first.attempt_reference}/resend`,
+    );
     assert.equal(resend.status, 409);
     assert.equal(resend.json.error.code, 'RESEND_NOT_AVAILABLE');
 
@@ -80,7 +107,7 @@ describe('Live: a payer changes course (MTN MoMo and Paystack stand-ins)', () =>
 
     const second = (await payerAttempt(app, session.id, { rail: 'momo', operator: 'mtn', phone: '0245550101' })).json;
     const paid = await payMtn(session.id, second.attempt_reference, second.provider_reference);
-    assert.ok(paid.provider_transaction_id, 'MTN\'s financialTransactionId is kept');
+    assert.ok(paid.provider_transaction_id, "MTN's financialTransactionId is kept");
     assert.equal(paid.provider_transaction_id, mtn.transactionOf(second.attempt_reference)!.financialTransactionId);
     const creditOfSecond = await available(merchant);
 
@@ -94,7 +121,10 @@ describe('Live: a payer changes course (MTN MoMo and Paystack stand-ins)', () =>
     assert.equal(await available(merchant), creditOfSecond, 'the duplicate is held for its refund, not spendable');
     const view = (await merchantSession(app, merchant, session.id)).json;
     assert.equal(view.status, 'success');
-    const told = await app.t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE object_id = $1 AND type = 'checkout.session.duplicate_payment_refunded'`, [session.id]);
+    const told = await app.t.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM events WHERE object_id = $1 AND type = 'checkout.session.duplicate_payment_refunded'`,
+      [session.id],
+    );
     assert.equal(told[0]!.n, 1);
 
     // The refund worker sends it back through MTN.
@@ -103,7 +133,9 @@ describe('Live: a payer changes course (MTN MoMo and Paystack stand-ins)', () =>
       await processDueRefunds(app.t.db, providers);
       const now = (await refundsOf(session.id))[0]!;
       if (now.status !== 'pending') break;
-      const sent = mtn.transactionOf(refund.id) ?? [...mtn.transactions.values()].find((tx) => tx.kind === 'refund' && tx.status === 'PENDING');
+      const sent =
+        mtn.transactionOf(refund.id) ??
+        [...mtn.transactions.values()].find((tx) => tx.kind === 'refund' && tx.status === 'PENDING');
       if (sent) mtn.settle(sent.referenceId, 'SUCCESSFUL');
     }
     assert.equal((await refundsOf(session.id))[0]!.status, 'succeeded');
@@ -115,7 +147,10 @@ describe('Live: a payer changes course (MTN MoMo and Paystack stand-ins)', () =>
     const session = await liveSession(app, m, 7_000);
     const first = (await payerAttempt(app, session.id, { rail: 'momo', operator: 'mtn', phone: '0241234567' })).json;
     await cancel(session.id, first.attempt_reference);
-    const abandoned = await app.t.db.query<{ abandoned_at: Date | null; failure_reason: string }>('SELECT abandoned_at, failure_reason FROM payment_attempts WHERE id = $1', [first.attempt_reference]);
+    const abandoned = await app.t.db.query<{ abandoned_at: Date | null; failure_reason: string }>(
+      'SELECT abandoned_at, failure_reason FROM payment_attempts WHERE id = $1',
+      [first.attempt_reference],
+    );
     assert.ok(abandoned[0]!.abandoned_at, 'kept under watch');
     assert.equal(abandoned[0]!.failure_reason, 'changed_course');
     mtn.transactionOf(first.attempt_reference)!.plan.callback = 'never';
@@ -123,18 +158,22 @@ describe('Live: a payer changes course (MTN MoMo and Paystack stand-ins)', () =>
     // Its first check is due 5 minutes after it started (23 hours back: still inside the day it is watched, and ahead
     // of other files' due attempts in the worker's oldest-first batches on a shared PostgreSQL). Their workers may
     // claim ours too, asking another stand-in: each pass makes ours due again.
-    await app.t.db.query(`UPDATE payment_attempts SET created_at = now() - interval '23 hours' WHERE id = $1`, [first.attempt_reference]);
+    await app.t.db.query(`UPDATE payment_attempts SET created_at = now() - interval '23 hours' WHERE id = $1`, [
+      first.attempt_reference,
+    ]);
     const after = await driveUntil(
       async () => (await attemptStatus(app, session.id, first.attempt_reference, false)).json,
       async () => {
-        await app.t.db.query(`UPDATE payment_attempts SET next_status_check_at = NULL WHERE id = $1`, [first.attempt_reference]);
+        await app.t.db.query(`UPDATE payment_attempts SET next_status_check_at = NULL WHERE id = $1`, [
+          first.attempt_reference,
+        ]);
         await checkPendingAttempts({ db: app.t.db, checkoutUrlHost: app.t.config.checkoutUrlHost, providers });
       },
       (s) => s.status === 'paid',
     );
     assert.equal(after.status, 'paid');
     assert.equal(after.session_status, 'success');
-    assert.equal((await refundsOf(session.id)).length, 0, 'nothing else paid: it is the session\'s payment');
+    assert.equal((await refundsOf(session.id)).length, 0, "nothing else paid: it is the session's payment");
   });
 
   it('a success that arrived before the cancel keeps the session paid: cancel answers paid', async () => {

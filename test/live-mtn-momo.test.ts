@@ -5,7 +5,16 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { CreatedMerchant } from '../src/accounts/service.ts';
 import { mtnMomoSettings, type MtnMomoStandIn, startMtnMomoStandIn } from './standins/mtn-momo.ts';
-import { attemptStatus, eventually, freePort, liveSession, merchantSession, payerAttempt, startLiveApp, type LiveApp } from './live-support.ts';
+import {
+  attemptStatus,
+  eventually,
+  freePort,
+  liveSession,
+  merchantSession,
+  payerAttempt,
+  startLiveApp,
+  type LiveApp,
+} from './live-support.ts';
 
 const MTN_PHONE = '0241234567';
 
@@ -15,7 +24,9 @@ describe('Live MTN MoMo through the MTN MoMo Open API', () => {
   let m: CreatedMerchant;
 
   before(async () => {
-    mtn = await startMtnMomoStandIn({ accountHolders: { '233241234567': { name: 'Ama Mensah' }, '233245550013': { name: 'Kojo Asante' } } });
+    mtn = await startMtnMomoStandIn({
+      accountHolders: { '233241234567': { name: 'Ama Mensah' }, '233245550013': { name: 'Kojo Asante' } },
+    });
     const port = await freePort();
     app = await startLiveApp(port, {
       LIVE_PROVIDER_ORDER: 'mtn_momo,paystack',
@@ -35,7 +46,10 @@ describe('Live MTN MoMo through the MTN MoMo Open API', () => {
     assert.deepEqual(view.allowed_rails, ['momo', 'cash']);
     assert.deepEqual(view.allowed_operators, ['mtn']);
     const options = (await app.http('GET', '/api/v1/checkout/options?livemode=true')).json;
-    assert.deepEqual(options.mobile_money_operators.map((o: { value: string }) => o.value), ['mtn']);
+    assert.deepEqual(
+      options.mobile_money_operators.map((o: { value: string }) => o.value),
+      ['mtn'],
+    );
     const telecel = await payerAttempt(app, session.id, { rail: 'momo', operator: 'telecel', phone: '0201234567' });
     assert.equal(telecel.status, 409);
     assert.equal(telecel.json.error.code, 'RAIL_NOT_OFFERED');
@@ -67,7 +81,10 @@ describe('Live MTN MoMo through the MTN MoMo Open API', () => {
     });
     assert.equal(paid.status, 'success');
     assert.ok(mtn.counts.requesttopay_status > statusQueries, 'the callback made Sika ask MTN');
-    const credits = await app.t.db.query(`SELECT count(*)::int AS n FROM events WHERE object_id = $1 AND type = 'checkout.session.completed'`, [session.id]);
+    const credits = await app.t.db.query(
+      `SELECT count(*)::int AS n FROM events WHERE object_id = $1 AND type = 'checkout.session.completed'`,
+      [session.id],
+    );
     assert.equal(credits[0]!.n, 1);
   });
 
@@ -75,7 +92,10 @@ describe('Live MTN MoMo through the MTN MoMo Open API', () => {
     const session = await liveSession(app, m);
     const attempt = (await payerAttempt(app, session.id, { rail: 'momo', operator: 'mtn', phone: MTN_PHONE })).json;
     const before = mtn.counts.requesttopay;
-    const res = await app.http('POST', `/api/v1/checkout/sessions/${session.id}/provider-attempts/${attempt.attempt_reference}/resend`);
+    const res = await app.http(
+      'POST',
+      `/api/v1/checkout/sessions/${session.id}/provider-attempts/${attempt.attempt_reference}/resend`,
+    );
     assert.equal(res.status, 409, res.text);
     assert.equal(res.json.error.code, 'RESEND_NOT_AVAILABLE');
     assert.equal(mtn.counts.requesttopay, before);
@@ -86,7 +106,8 @@ describe('Live MTN MoMo through the MTN MoMo Open API', () => {
     const attempt = (await payerAttempt(app, session.id, { rail: 'momo', operator: 'mtn', phone: MTN_PHONE })).json;
     const before = mtn.counts.requesttopay_status;
     const answers = [];
-    for (let i = 0; i < 5; i++) answers.push((await attemptStatus(app, session.id, attempt.attempt_reference)).json.refreshed);
+    for (let i = 0; i < 5; i++)
+      answers.push((await attemptStatus(app, session.id, attempt.attempt_reference)).json.refreshed);
     assert.deepEqual(answers, [true, false, false, false, false]);
     assert.equal(mtn.counts.requesttopay_status, before + 1);
   });
@@ -95,7 +116,13 @@ describe('Live MTN MoMo through the MTN MoMo Open API', () => {
     const session = await liveSession(app, m);
     const attempt = (await payerAttempt(app, session.id, { rail: 'momo', operator: 'mtn', phone: MTN_PHONE })).json;
     const forged = await app.http('PUT', '/api/v1/providers/mtn-momo/callback', {
-      body: { externalId: attempt.attempt_reference, status: 'SUCCESSFUL', amount: '100.00', currency: 'GHS', financialTransactionId: '1' },
+      body: {
+        externalId: attempt.attempt_reference,
+        status: 'SUCCESSFUL',
+        amount: '100.00',
+        currency: 'GHS',
+        financialTransactionId: '1',
+      },
     });
     assert.equal(forged.status, 200);
     assert.equal((await merchantSession(app, m, session.id)).json.status, 'pending');
@@ -109,7 +136,10 @@ describe('Live MTN MoMo through the MTN MoMo Open API', () => {
     const status = (await attemptStatus(app, session.id, attempt.attempt_reference)).json;
     assert.equal(status.status, 'failed');
     assert.equal(status.session_status, 'open');
-    const reopened = await app.t.db.query<{ payload: string }>(`SELECT payload FROM events WHERE object_id = $1 AND type = 'checkout.session.reopened'`, [session.id]);
+    const reopened = await app.t.db.query<{ payload: string }>(
+      `SELECT payload FROM events WHERE object_id = $1 AND type = 'checkout.session.reopened'`,
+      [session.id],
+    );
     assert.equal(reopened.length, 1);
     const data = JSON.parse(reopened[0]!.payload).data;
     assert.equal(data.reopened.attempt_reference, attempt.attempt_reference);
@@ -154,7 +184,10 @@ describe('Live MTN MoMo through the MTN MoMo Open API', () => {
     assert.ok(Number(res.headers.get('retry-after')) > 0);
     const s = (await merchantSession(app, m, session.id)).json;
     assert.equal(s.status, 'open');
-    const failed = await app.t.db.query(`SELECT count(*)::int AS n FROM payment_attempts WHERE session_id = $1 AND status = 'failed'`, [session.id]);
+    const failed = await app.t.db.query(
+      `SELECT count(*)::int AS n FROM payment_attempts WHERE session_id = $1 AND status = 'failed'`,
+      [session.id],
+    );
     assert.equal(failed[0]!.n, 0);
     // And the payer can pay right after.
     const again = await payerAttempt(app, session.id, { rail: 'momo', operator: 'mtn', phone: MTN_PHONE });
@@ -177,7 +210,9 @@ describe('Live MTN MoMo through the MTN MoMo Open API', () => {
     const session = await liveSession(app, m, 10_000, { expires_in_seconds: 60 });
     const attempt = (await payerAttempt(app, session.id, { rail: 'momo', operator: 'mtn', phone: MTN_PHONE })).json;
     // The session runs out while the payer is still approving.
-    await app.t.db.query(`UPDATE checkout_sessions SET expires_at = now() - interval '1 second' WHERE id = $1`, [session.id]);
+    await app.t.db.query(`UPDATE checkout_sessions SET expires_at = now() - interval '1 second' WHERE id = $1`, [
+      session.id,
+    ]);
     const { expireDueSessions } = await import('../src/checkout/expiry.ts');
     await expireDueSessions(app.t.db, app.t.config.checkoutUrlHost);
     assert.equal((await merchantSession(app, m, session.id)).json.status, 'expired');

@@ -6,7 +6,16 @@ import { after, before, describe, it } from 'node:test';
 import type { CreatedMerchant } from '../src/accounts/service.ts';
 import { mtnMomoSettings, type MtnMomoStandIn, startMtnMomoStandIn } from './standins/mtn-momo.ts';
 import { startPaystackStandIn, type PaystackStandIn } from './standins/paystack.ts';
-import { attemptStatus, eventually, freePort, liveSession, merchantSession, payerAttempt, startLiveApp, type LiveApp } from './live-support.ts';
+import {
+  attemptStatus,
+  eventually,
+  freePort,
+  liveSession,
+  merchantSession,
+  payerAttempt,
+  startLiveApp,
+  type LiveApp,
+} from './live-support.ts';
 
 const SECRET = 'sk_test_standin_secret';
 const paidSession = (app: LiveApp, m: CreatedMerchant, id: string) =>
@@ -23,7 +32,10 @@ describe('Live payments through Paystack (with MTN MoMo first in LIVE_PROVIDER_O
 
   before(async () => {
     const port = await freePort();
-    paystack = await startPaystackStandIn({ secretKey: SECRET, webhookUrl: `http://127.0.0.1:${port}/api/v1/providers/paystack/webhook` });
+    paystack = await startPaystackStandIn({
+      secretKey: SECRET,
+      webhookUrl: `http://127.0.0.1:${port}/api/v1/providers/paystack/webhook`,
+    });
     mtn = await startMtnMomoStandIn();
     app = await startLiveApp(port, {
       PAYSTACK_SECRET_KEY: SECRET,
@@ -43,7 +55,8 @@ describe('Live payments through Paystack (with MTN MoMo first in LIVE_PROVIDER_O
     const view = (await app.http('GET', `/api/v1/checkout/sessions/${session.id}`)).json;
     assert.deepEqual(view.allowed_rails, ['momo', 'card', 'cash']);
     assert.deepEqual(view.allowed_operators, ['mtn', 'telecel', 'at']);
-    const mtnAttempt = (await payerAttempt(app, session.id, { rail: 'momo', operator: 'mtn', phone: '0241234567' })).json;
+    const mtnAttempt = (await payerAttempt(app, session.id, { rail: 'momo', operator: 'mtn', phone: '0241234567' }))
+      .json;
     assert.equal(mtnAttempt.provider, 'mtn_momo');
   });
 
@@ -76,7 +89,10 @@ describe('Live payments through Paystack (with MTN MoMo first in LIVE_PROVIDER_O
     const forged = await fetch(`${app.baseUrl}/api/v1/providers/paystack/webhook`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-paystack-signature': 'f'.repeat(128) },
-      body: JSON.stringify({ event: 'charge.success', data: { reference: attempt.provider_reference, status: 'success', amount: attempt.amount_charged_minor } }),
+      body: JSON.stringify({
+        event: 'charge.success',
+        data: { reference: attempt.provider_reference, status: 'success', amount: attempt.amount_charged_minor },
+      }),
     });
     assert.equal(forged.status, 401);
     assert.equal((await merchantSession(app, m, session.id)).json.status, 'pending');
@@ -86,9 +102,15 @@ describe('Live payments through Paystack (with MTN MoMo first in LIVE_PROVIDER_O
     await paidSession(app, m, session.id);
     const deliveries = paystack.webhooks.filter((w) => w.body.includes(attempt.provider_reference));
     assert.equal(deliveries.length, 2);
-    assert.ok(deliveries.every((w) => w.answer === 200), JSON.stringify(deliveries.map((w) => w.answer)));
+    assert.ok(
+      deliveries.every((w) => w.answer === 200),
+      JSON.stringify(deliveries.map((w) => w.answer)),
+    );
     assert.equal(paystack.count('transaction.verify'), verifies + 1, 'the repeat is not verified again');
-    const completed = await app.t.db.query(`SELECT count(*)::int AS n FROM events WHERE object_id = $1 AND type = 'checkout.session.completed'`, [session.id]);
+    const completed = await app.t.db.query(
+      `SELECT count(*)::int AS n FROM events WHERE object_id = $1 AND type = 'checkout.session.completed'`,
+      [session.id],
+    );
     assert.equal(completed[0]!.n, 1);
   });
 
@@ -110,7 +132,10 @@ describe('Live payments through Paystack (with MTN MoMo first in LIVE_PROVIDER_O
     assert.equal(attempt.instructions.mode, 'card_network_hosted_session');
     assert.ok(attempt.instructions.redirect_url.startsWith(`${paystack.baseUrl}/checkout/`));
     const charge = paystack.charge(attempt.provider_reference)!;
-    assert.equal(charge.callbackUrl, `${app.t.config.checkoutUrlHost}/pay/${session.id}?attempt=${attempt.attempt_reference}`);
+    assert.equal(
+      charge.callbackUrl,
+      `${app.t.config.checkoutUrlHost}/pay/${session.id}?attempt=${attempt.attempt_reference}`,
+    );
     // The payer pays on Paystack's page and is sent back (the form's redirect is not followed here).
     const page = await fetch(attempt.instructions.redirect_url);
     assert.equal(page.status, 200);

@@ -14,7 +14,16 @@ import { recordCashDeposit } from '../src/checkout/cash-slips.ts';
 import { fund, balanceOf } from './payouts-fixtures.ts';
 import { mtnMomoSettings, type MtnMomoStandIn, startMtnMomoStandIn } from './standins/mtn-momo.ts';
 import { startPaystackStandIn, type PaystackStandIn } from './standins/paystack.ts';
-import { eventually, freePort, liveSession, merchantSession, payerAttempt, quoteTotal, startLiveApp, type LiveApp } from './live-support.ts';
+import {
+  eventually,
+  freePort,
+  liveSession,
+  merchantSession,
+  payerAttempt,
+  quoteTotal,
+  startLiveApp,
+  type LiveApp,
+} from './live-support.ts';
 
 const SECRET = 'sk_test_standin_secret';
 
@@ -27,7 +36,10 @@ describe('Live refunds through the provider that took the payment', () => {
 
   before(async () => {
     const port = await freePort();
-    paystack = await startPaystackStandIn({ secretKey: SECRET, webhookUrl: `http://127.0.0.1:${port}/api/v1/providers/paystack/webhook` });
+    paystack = await startPaystackStandIn({
+      secretKey: SECRET,
+      webhookUrl: `http://127.0.0.1:${port}/api/v1/providers/paystack/webhook`,
+    });
     mtn = await startMtnMomoStandIn();
     app = await startLiveApp(port, {
       PAYSTACK_SECRET_KEY: SECRET,
@@ -45,7 +57,8 @@ describe('Live refunds through the provider that took the payment', () => {
   });
 
   const refund = (body: Record<string, unknown>) => app.http('POST', '/api/v1/refunds', { key: m.live_api_key, body });
-  const getRefund = async (id: string) => (await app.http('GET', `/api/v1/refunds/${id}`, { key: m.live_api_key })).json;
+  const getRefund = async (id: string) =>
+    (await app.http('GET', `/api/v1/refunds/${id}`, { key: m.live_api_key })).json;
   /** Runs the refund worker until the refund leaves `status` (or the steps run out). */
   async function drive(id: string, stepsMax = 6) {
     for (let i = 0; i < stepsMax; i++) {
@@ -63,7 +76,16 @@ describe('Live refunds through the provider that took the payment', () => {
     const attempt = (await payerAttempt(app, session.id, { rail: 'momo', operator: 'mtn', phone: '0241234567' })).json;
     assert.equal(attempt.provider, 'mtn_momo');
     mtn.settle(attempt.provider_reference, 'SUCCESSFUL');
-    await eventually(async () => ((await app.http('GET', `/api/v1/checkout/sessions/${session.id}/provider-attempts/${attempt.attempt_reference}?refresh=true`)).json.status === 'paid' ? true : undefined));
+    await eventually(async () =>
+      (
+        await app.http(
+          'GET',
+          `/api/v1/checkout/sessions/${session.id}/provider-attempts/${attempt.attempt_reference}?refresh=true`,
+        )
+      ).json.status === 'paid'
+        ? true
+        : undefined,
+    );
     return { sessionId: session.id, attempt };
   }
 
@@ -72,7 +94,16 @@ describe('Live refunds through the provider that took the payment', () => {
     const attempt = (await payerAttempt(app, session.id, { rail: 'momo', operator: 'at', phone: '0261234567' })).json;
     assert.equal(attempt.provider, 'paystack');
     paystack.settleCharge(attempt.provider_reference, 'success', { webhook: 'none' });
-    await eventually(async () => ((await app.http('GET', `/api/v1/checkout/sessions/${session.id}/provider-attempts/${attempt.attempt_reference}?refresh=true`)).json.status === 'paid' ? true : undefined));
+    await eventually(async () =>
+      (
+        await app.http(
+          'GET',
+          `/api/v1/checkout/sessions/${session.id}/provider-attempts/${attempt.attempt_reference}?refresh=true`,
+        )
+      ).json.status === 'paid'
+        ? true
+        : undefined,
+    );
     return { sessionId: session.id, attempt };
   }
 
@@ -84,11 +115,18 @@ describe('Live refunds through the provider that took the payment', () => {
     assert.equal(created.json.status, 'pending');
     assert.equal(created.json.method, 'provider');
     assert.equal(created.json.provider, 'mtn_momo');
-    assert.equal((await balanceOf(app.t, m.merchant_id, 'live')).held_minor, before.held_minor + 5_000, 'held while pending');
+    assert.equal(
+      (await balanceOf(app.t, m.merchant_id, 'live')).held_minor,
+      before.held_minor + 5_000,
+      'held while pending',
+    );
     const sent = mtn.counts.refund;
     await processDueRefunds(app.t.db, providers);
     assert.equal(mtn.counts.refund, sent + 1);
-    const [row] = await app.t.db.query<{ provider_reference: string }>('SELECT provider_reference FROM refunds WHERE id = $1', [created.json.id]);
+    const [row] = await app.t.db.query<{ provider_reference: string }>(
+      'SELECT provider_reference FROM refunds WHERE id = $1',
+      [created.json.id],
+    );
     const atMtn = mtn.transactions.get(row!.provider_reference)!;
     assert.equal(atMtn.kind, 'refund');
     assert.equal(atMtn.referenceIdToRefund, paid.attempt.provider_reference.toLowerCase());
@@ -110,7 +148,10 @@ describe('Live refunds through the provider that took the payment', () => {
     const sent = mtn.counts.refund;
     await processDueRefunds(app.t.db, providers);
     assert.equal(mtn.counts.refund, sent + 1);
-    const [row] = await app.t.db.query<{ provider_reference: string; processing_step: string }>('SELECT provider_reference, processing_step FROM refunds WHERE id = $1', [lost.id]);
+    const [row] = await app.t.db.query<{ provider_reference: string; processing_step: string }>(
+      'SELECT provider_reference, processing_step FROM refunds WHERE id = $1',
+      [lost.id],
+    );
     assert.equal(row!.processing_step, 'awaiting_result', 'asked about, not re-sent');
     mtn.settle(row!.provider_reference, 'SUCCESSFUL');
     assert.equal((await drive(lost.id)).status, 'succeeded');
@@ -123,8 +164,14 @@ describe('Live refunds through the provider that took the payment', () => {
     assert.equal(failed.status, 'failed');
     assert.match(failed.failure_reason, /refused/);
     assert.equal((await balanceOf(app.t, m.merchant_id, 'live')).available_minor, available, 'the hold is back');
-    const events = await app.t.db.query<{ type: string }>('SELECT type FROM events WHERE object_id = $1 ORDER BY created_at, id', [refused.id]);
-    assert.deepEqual(events.map((e) => e.type), ['refund.created', 'refund.failed']);
+    const events = await app.t.db.query<{ type: string }>(
+      'SELECT type FROM events WHERE object_id = $1 ORDER BY created_at, id',
+      [refused.id],
+    );
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['refund.created', 'refund.failed'],
+    );
     await healthy();
   });
 
@@ -166,26 +213,46 @@ describe('Live refunds through the provider that took the payment', () => {
     assert.equal(paystack.count('refund.create'), sent + 1, 'one refund at Paystack');
   });
 
-  it('cash: the refund waits in the operators\' queue; an operator records the transfer (succeeded) or fails it (released)', async () => {
+  it("cash: the refund waits in the operators' queue; an operator records the transfer (succeeded) or fails it (released)", async () => {
     const session = await liveSession(app, m, 8_000);
     const total = await quoteTotal(app, session.id, 'cash');
-    const slip = (await app.http('POST', '/api/v1/checkout/cash-slips', { body: { session_id: session.id, amount_minor: total } })).json;
-    const [branch] = await app.t.db.query<{ id: string }>('SELECT id FROM bank_branches WHERE active ORDER BY id LIMIT 1');
-    await recordCashDeposit(app.t.db, app.t.config.checkoutUrlHost, { reference: slip.reference, branchId: branch!.id, amountMinor: total });
+    const slip = (
+      await app.http('POST', '/api/v1/checkout/cash-slips', { body: { session_id: session.id, amount_minor: total } })
+    ).json;
+    const [branch] = await app.t.db.query<{ id: string }>(
+      'SELECT id FROM bank_branches WHERE active ORDER BY id LIMIT 1',
+    );
+    await recordCashDeposit(app.t.db, app.t.config.checkoutUrlHost, {
+      reference: slip.reference,
+      branchId: branch!.id,
+      amountMinor: total,
+    });
     const first = (await refund({ session_id: session.id, amount_minor: 3_000 })).json;
     assert.equal(first.method, 'operator');
     assert.equal(first.status, 'pending');
     await processDueRefunds(app.t.db, providers);
     assert.equal((await getRefund(first.id)).status, 'pending', 'no provider is asked');
     const operator = { type: 'operator' as const, id: '00000000-0000-4000-8000-000000000001', email: 'ops@sika.test' };
-    const done = await settleOperatorRefund(app.t.db, operator, { refundId: first.id, outcome: 'succeeded', payerAccount: 'MTN 024 123 4567', transferReference: 'TRF-7781' });
+    const done = await settleOperatorRefund(app.t.db, operator, {
+      refundId: first.id,
+      outcome: 'succeeded',
+      payerAccount: 'MTN 024 123 4567',
+      transferReference: 'TRF-7781',
+    });
     assert.equal(done.status, 'succeeded');
     const before = (await balanceOf(app.t, m.merchant_id, 'live')).available_minor;
     const second = (await refund({ session_id: session.id, amount_minor: 1_000 })).json;
-    await settleOperatorRefund(app.t.db, operator, { refundId: second.id, outcome: 'failed', reason: 'payer unreachable' });
+    await settleOperatorRefund(app.t.db, operator, {
+      refundId: second.id,
+      outcome: 'failed',
+      reason: 'payer unreachable',
+    });
     assert.equal((await getRefund(second.id)).status, 'failed');
     assert.equal((await balanceOf(app.t, m.merchant_id, 'live')).available_minor, before);
-    await assert.rejects(settleOperatorRefund(app.t.db, operator, { refundId: second.id, outcome: 'failed', reason: 'again' }), /REFUND_NOT_PENDING|pending/);
+    await assert.rejects(
+      settleOperatorRefund(app.t.db, operator, { refundId: second.id, outcome: 'failed', reason: 'again' }),
+      /REFUND_NOT_PENDING|pending/,
+    );
     assert.equal((await merchantSession(app, m, session.id)).json.refunded_minor, 3_000);
     await healthy();
   });

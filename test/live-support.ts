@@ -18,7 +18,11 @@ export interface LiveApp {
   t: TestContext;
   baseUrl: string;
   /** JSON over real HTTP against the listening app. */
-  http(method: string, path: string, options?: { key?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; json: any; text: string }>;
+  http(
+    method: string,
+    path: string,
+    options?: { key?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<{ status: number; headers: Headers; json: any; text: string }>;
 }
 
 /** Starts the app listening on `port` with BASE_URL pointing at it, and the given provider settings. */
@@ -33,7 +37,11 @@ export async function startLiveApp(port: number, env: Record<string, string>): P
       const headers: Record<string, string> = { ...options.headers };
       if (options.key) headers.authorization = `Bearer ${options.key}`;
       if (options.body !== undefined) headers['content-type'] = 'application/json';
-      const res = await fetch(`${baseUrl}${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+      const res = await fetch(`${baseUrl}${path}`, {
+        method,
+        headers,
+        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      });
       const text = await res.text();
       let json: unknown = null;
       try {
@@ -47,8 +55,16 @@ export async function startLiveApp(port: number, env: Record<string, string>): P
 }
 
 /** A Live session of `amount` pesewas created with the merchant's Live key. */
-export async function liveSession(app: LiveApp, m: CreatedMerchant, amountMinor = 10_000, extra: Record<string, unknown> = {}) {
-  const res = await app.http('POST', '/api/v1/sessions', { key: m.live_api_key, body: { amount_minor: amountMinor, invoice_ref: `INV-${randomUUID().slice(0, 8)}`, ...extra } });
+export async function liveSession(
+  app: LiveApp,
+  m: CreatedMerchant,
+  amountMinor = 10_000,
+  extra: Record<string, unknown> = {},
+) {
+  const res = await app.http('POST', '/api/v1/sessions', {
+    key: m.live_api_key,
+    body: { amount_minor: amountMinor, invoice_ref: `INV-${randomUUID().slice(0, 8)}`, ...extra },
+  });
   assert.equal(res.status, 201, res.text);
   return res.json as { id: string; amount_minor: number; status: string };
 }
@@ -61,13 +77,19 @@ export async function quoteTotal(app: LiveApp, sessionId: string, rail: string):
 
 export async function payerAttempt(app: LiveApp, sessionId: string, body: Record<string, unknown>) {
   const amount = body.amount_minor ?? (await quoteTotal(app, sessionId, String(body.rail)));
-  return app.http('POST', `/api/v1/checkout/sessions/${sessionId}/provider-attempts`, { body: { ...body, amount_minor: amount } });
+  return app.http('POST', `/api/v1/checkout/sessions/${sessionId}/provider-attempts`, {
+    body: { ...body, amount_minor: amount },
+  });
 }
 
 export const attemptStatus = (app: LiveApp, sessionId: string, attemptId: string, refresh = true) =>
-  app.http('GET', `/api/v1/checkout/sessions/${sessionId}/provider-attempts/${attemptId}${refresh ? '?refresh=true' : ''}`);
+  app.http(
+    'GET',
+    `/api/v1/checkout/sessions/${sessionId}/provider-attempts/${attemptId}${refresh ? '?refresh=true' : ''}`,
+  );
 
-export const merchantSession = (app: LiveApp, m: CreatedMerchant, sessionId: string) => app.http('GET', `/api/v1/sessions/${sessionId}`, { key: m.live_api_key });
+export const merchantSession = (app: LiveApp, m: CreatedMerchant, sessionId: string) =>
+  app.http('GET', `/api/v1/sessions/${sessionId}`, { key: m.live_api_key });
 
 /** Polls `check` until it returns a value (not undefined) or the time runs out. */
 export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 5_000, stepMs = 50): Promise<T> {
@@ -81,7 +103,11 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
 }
 
 /** Reads a row, and while `until` does not hold advances the worker (ten passes at most); the last row read. */
-export async function driveUntil<R>(read: () => Promise<R>, advance: () => Promise<unknown>, until: (r: R) => boolean): Promise<R> {
+export async function driveUntil<R>(
+  read: () => Promise<R>,
+  advance: () => Promise<unknown>,
+  until: (r: R) => boolean,
+): Promise<R> {
   for (let i = 0; i < 10; i++) {
     const r = await read();
     if (until(r)) return r;

@@ -11,7 +11,13 @@ import { APPROVAL_HELP, APPROVAL_WINDOW_S_BY_NETWORK } from '../src/rails/momo-a
 import { createMtnMomo, type MtnMomo, type MtnMomoSettings } from '../src/rails/mtn-momo/index.ts';
 import { cedisString, msisdnOf, pesewasOf, referenceIdFor, UUID_V4 } from '../src/rails/mtn-momo/wire.ts';
 import type { PayoutForRail } from '../src/rails/payouts.ts';
-import { ProviderNoAnswerError, ProviderRefusedError, RailUnavailableError, type AttemptForRail, type CollectionRail } from '../src/rails/types.ts';
+import {
+  ProviderNoAnswerError,
+  ProviderRefusedError,
+  RailUnavailableError,
+  type AttemptForRail,
+  type CollectionRail,
+} from '../src/rails/types.ts';
 import { startMtnMomoStandIn, type MtnMomoStandIn, type MtnMomoStandInOptions } from './standins/mtn-momo.ts';
 
 /** Short enough that the timeout cases take a second or two; long enough that a loaded machine (two test files at once) answers a healthy call in time. */
@@ -45,7 +51,14 @@ function payoutFor(mtn: MtnMomo, over: Partial<PayoutForRail> = {}): PayoutForRa
     providerReference: mtn.payouts!.reference!({ payoutId, reference: 'SUPPLIER-MAY' }),
     amountMinor: 50_000,
     currency: 'GHS',
-    recipient: { accountType: 'momo', bankCode: null, accountNumber: null, network: 'mtn', phone: PHONE, accountName: 'Ama Mensah' },
+    recipient: {
+      accountType: 'momo',
+      bankCode: null,
+      accountNumber: null,
+      network: 'mtn',
+      phone: PHONE,
+      accountName: 'Ama Mensah',
+    },
     ...over,
   };
 }
@@ -157,7 +170,14 @@ describe('MTN MoMo adapter: tokens', () => {
       assert.equal(wrong.standIn.counts.requesttopay, 0);
 
       wrong.standIn.next('token', { answer: 'timeout' });
-      const right = createMtnMomo({ baseUrl: wrong.standIn.baseUrl, targetEnvironment: 'mtnghana', timeoutMs: TEST_TIMEOUT_MS, callbackUrl: null, collection: wrong.standIn.credentials.collection, disbursement: null });
+      const right = createMtnMomo({
+        baseUrl: wrong.standIn.baseUrl,
+        targetEnvironment: 'mtnghana',
+        timeoutMs: TEST_TIMEOUT_MS,
+        callbackUrl: null,
+        collection: wrong.standIn.credentials.collection,
+        disbursement: null,
+      });
       const lost = await right.collection!.initiate(attemptFor(right.collection!)).catch((e: unknown) => e);
       assert.ok(lost instanceof ProviderRefusedError, 'no token, so no request to pay left: certainly not accepted');
       assert.equal(wrong.standIn.counts.requesttopay, 0);
@@ -178,7 +198,12 @@ describe('MTN MoMo adapter: request to pay', () => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
-        callbacks.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+        callbacks.push({
+          method: req.method!,
+          url: req.url!,
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+        });
         res.writeHead(200).end();
       });
     });
@@ -188,7 +213,10 @@ describe('MTN MoMo adapter: request to pay', () => {
   after(() => new Promise<void>((resolve) => callbackServer.close(() => resolve())));
   beforeEach(async () => {
     callbacks = [];
-    h = await harness({ callbackHost: new URL(callbackBase).host }, { callbackUrl: `${callbackBase}/api/v1/providers/mtn-momo/callback` });
+    h = await harness(
+      { callbackHost: new URL(callbackBase).host },
+      { callbackUrl: `${callbackBase}/api/v1/providers/mtn-momo/callback` },
+    );
   });
   afterEach(() => h.standIn.close());
 
@@ -212,10 +240,14 @@ describe('MTN MoMo adapter: request to pay', () => {
     assert.equal(initiated.providerReference, undefined, 'ours was stored beforehand');
     assert.equal(initiated.instructions.approval, 'phone_prompt');
     assert.equal(initiated.instructions.resend_supported, false);
-    assert.equal(initiated.instructions.approve_within_s, 300, 'MTN\'s documented 5 minutes');
+    assert.equal(initiated.instructions.approve_within_s, 300, "MTN's documented 5 minutes");
     assert.equal(APPROVAL_WINDOW_S_BY_NETWORK.mtn, 300);
     // The contract's text for MTN; no documented way for the others, so the page shows nothing for them.
-    assert.deepEqual(APPROVAL_HELP, { mtn: 'Dial *170#, choose My Wallet, then My Approvals, and approve the payment.', telecel: null, at: null });
+    assert.deepEqual(APPROVAL_HELP, {
+      mtn: 'Dial *170#, choose My Wallet, then My Approvals, and approve the payment.',
+      telecel: null,
+      at: null,
+    });
     assert.deepEqual(APPROVAL_WINDOW_S_BY_NETWORK, { mtn: 300, telecel: null, at: null });
 
     const post = only(h.standIn.requests.filter((r) => r.endpoint === 'requesttopay'));
@@ -226,7 +258,10 @@ describe('MTN MoMo adapter: request to pay', () => {
     assert.equal(post.headers['ocp-apim-subscription-key'], h.standIn.credentials.collection.subscriptionKey);
     assert.match(post.headers.authorization ?? '', /^Bearer .+/);
     assert.match(post.headers['content-type'] ?? '', /^application\/json/);
-    assert.equal(post.headers['x-callback-url'], `${callbackBase}/api/v1/providers/mtn-momo/callback?reference_id=${attempt.providerReference}`);
+    assert.equal(
+      post.headers['x-callback-url'],
+      `${callbackBase}/api/v1/providers/mtn-momo/callback?reference_id=${attempt.providerReference}`,
+    );
     assert.deepEqual(post.body, {
       amount: '12.50',
       currency: 'GHS',
@@ -242,7 +277,10 @@ describe('MTN MoMo adapter: request to pay', () => {
 
   it('whole cedis carry two decimals too', async () => {
     await h.collection.initiate(attemptFor(h.collection, { amountMinor: 2_000 }));
-    assert.equal((only(h.standIn.requests.filter((r) => r.endpoint === 'requesttopay')).body as { amount: string }).amount, '20.00');
+    assert.equal(
+      (only(h.standIn.requests.filter((r) => r.endpoint === 'requesttopay')).body as { amount: string }).amount,
+      '20.00',
+    );
   });
 
   it('maps PENDING, SUCCESSFUL and an unknown reference', async () => {
@@ -252,7 +290,12 @@ describe('MTN MoMo adapter: request to pay', () => {
     assert.deepEqual(await h.collection.status(attempt), { rawStatus: 'PENDING', outcome: 'pending' });
     const settled = h.standIn.settle(attempt.providerReference!, 'SUCCESSFUL');
     assert.match(settled.financialTransactionId!, /^\d+$/);
-    assert.deepEqual(await h.collection.status(attempt), { rawStatus: 'SUCCESSFUL', outcome: 'paid', amountMinor: 1_250, providerTransactionId: settled.financialTransactionId });
+    assert.deepEqual(await h.collection.status(attempt), {
+      rawStatus: 'SUCCESSFUL',
+      outcome: 'paid',
+      amountMinor: 1_250,
+      providerTransactionId: settled.financialTransactionId,
+    });
     const get = h.standIn.requests.filter((r) => r.endpoint === 'requesttopay_status').at(-1)!;
     assert.equal(get.path, `/collection/v1_0/requesttopay/${attempt.providerReference}`);
     assert.equal(get.headers['x-target-environment'], 'mtnghana');
@@ -261,9 +304,13 @@ describe('MTN MoMo adapter: request to pay', () => {
   it('a status the docs do not list, or a success without a readable amount, goes to manual review', async () => {
     const attempt = attemptFor(h.collection);
     await h.collection.initiate(attempt);
-    h.standIn.next('requesttopay_status', { answer: { status: 200, body: { status: 'REVERSED', amount: '12.50', currency: 'GHS' } } });
+    h.standIn.next('requesttopay_status', {
+      answer: { status: 200, body: { status: 'REVERSED', amount: '12.50', currency: 'GHS' } },
+    });
     assert.deepEqual(await h.collection.status(attempt), { rawStatus: 'REVERSED', outcome: 'manual_review' });
-    h.standIn.next('requesttopay_status', { answer: { status: 200, body: { status: 'SUCCESSFUL', amount: 'twelve', currency: 'GHS' } } });
+    h.standIn.next('requesttopay_status', {
+      answer: { status: 200, body: { status: 'SUCCESSFUL', amount: 'twelve', currency: 'GHS' } },
+    });
     assert.equal((await h.collection.status(attempt)).outcome, 'manual_review');
   });
 
@@ -272,15 +319,29 @@ describe('MTN MoMo adapter: request to pay', () => {
     h.standIn.next('requesttopay', { outcome: 'FAILED', reason: 'NOT_ENOUGH_FUNDS' });
     await h.collection.initiate(asString);
     const asObject = attemptFor(h.collection);
-    h.standIn.next('requesttopay', { outcome: 'FAILED', reason: { code: 'PAYER_NOT_FOUND', message: 'Payer not found' } });
+    h.standIn.next('requesttopay', {
+      outcome: 'FAILED',
+      reason: { code: 'PAYER_NOT_FOUND', message: 'Payer not found' },
+    });
     await h.collection.initiate(asObject);
     await new Promise((resolve) => setTimeout(resolve, 20));
-    assert.deepEqual(await h.collection.status(asString), { rawStatus: 'FAILED:NOT_ENOUGH_FUNDS', outcome: 'failed', failureReason: 'insufficient_funds' });
-    assert.deepEqual(await h.collection.status(asObject), { rawStatus: 'FAILED:PAYER_NOT_FOUND', outcome: 'failed', failureReason: 'number_not_registered' });
-    assert.deepEqual((h.standIn.statusBody(asObject.providerReference!) as { reason: unknown }).reason, { code: 'PAYER_NOT_FOUND', message: 'Payer not found' });
+    assert.deepEqual(await h.collection.status(asString), {
+      rawStatus: 'FAILED:NOT_ENOUGH_FUNDS',
+      outcome: 'failed',
+      failureReason: 'insufficient_funds',
+    });
+    assert.deepEqual(await h.collection.status(asObject), {
+      rawStatus: 'FAILED:PAYER_NOT_FOUND',
+      outcome: 'failed',
+      failureReason: 'number_not_registered',
+    });
+    assert.deepEqual((h.standIn.statusBody(asObject.providerReference!) as { reason: unknown }).reason, {
+      code: 'PAYER_NOT_FOUND',
+      message: 'Payer not found',
+    });
   });
 
-  it('each documented FAILED reason becomes the payer\'s reason; an undocumented or generic one gives none', async () => {
+  it("each documented FAILED reason becomes the payer's reason; an undocumented or generic one gives none", async () => {
     const expected: Record<string, string | undefined> = {
       NOT_ENOUGH_FUNDS: 'insufficient_funds',
       PAYER_LIMIT_REACHED: 'limit_reached',
@@ -307,7 +368,11 @@ describe('MTN MoMo adapter: request to pay', () => {
     const bare = attemptFor(h.collection);
     await h.collection.initiate(bare);
     h.standIn.next('requesttopay_status', { answer: { status: 200, body: { status: 'FAILED' } } });
-    assert.deepEqual(await h.collection.status(bare), { rawStatus: 'FAILED', outcome: 'failed' }, 'no reason at all: failed without one');
+    assert.deepEqual(
+      await h.collection.status(bare),
+      { rawStatus: 'FAILED', outcome: 'failed' },
+      'no reason at all: failed without one',
+    );
   });
 
   it('the 5-minute window ends in COULD_NOT_PERFORM_TRANSACTION: timed out', async () => {
@@ -316,26 +381,47 @@ describe('MTN MoMo adapter: request to pay', () => {
       const attempt = attemptFor(windowed.collection);
       await windowed.collection.initiate(attempt);
       await new Promise((resolve) => setTimeout(resolve, 80));
-      assert.deepEqual(await windowed.collection.status(attempt), { rawStatus: 'FAILED:COULD_NOT_PERFORM_TRANSACTION', outcome: 'failed', failureReason: 'timed_out' });
+      assert.deepEqual(await windowed.collection.status(attempt), {
+        rawStatus: 'FAILED:COULD_NOT_PERFORM_TRANSACTION',
+        outcome: 'failed',
+        failureReason: 'timed_out',
+      });
     } finally {
       await windowed.standIn.close();
     }
   });
 
-  it('financialTransactionId is MTN\'s id of a success, a number or a string; one that is not an id is left out', async () => {
+  it("financialTransactionId is MTN's id of a success, a number or a string; one that is not an id is left out", async () => {
     const attempt = attemptFor(h.collection);
     await h.collection.initiate(attempt);
     const body = { status: 'SUCCESSFUL', amount: '12.50', currency: 'GHS', externalId: attempt.reference };
-    h.standIn.next('requesttopay_status', { answer: { status: 200, body: { ...body, financialTransactionId: 23503452 } } });
+    h.standIn.next('requesttopay_status', {
+      answer: { status: 200, body: { ...body, financialTransactionId: 23503452 } },
+    });
     assert.equal((await h.collection.status(attempt)).providerTransactionId, '23503452');
-    h.standIn.next('requesttopay_status', { answer: { status: 200, body: { ...body, financialTransactionId: 'x'.repeat(101) } } });
+    h.standIn.next('requesttopay_status', {
+      answer: { status: 200, body: { ...body, financialTransactionId: 'x'.repeat(101) } },
+    });
     const tooLong = await h.collection.status(attempt);
     assert.equal(tooLong.outcome, 'paid');
     assert.equal(tooLong.providerTransactionId, undefined);
-    h.standIn.next('requesttopay_status', { answer: { status: 200, body: { ...body, financialTransactionId: '12 34<script>' } } });
+    h.standIn.next('requesttopay_status', {
+      answer: { status: 200, body: { ...body, financialTransactionId: '12 34<script>' } },
+    });
     assert.equal((await h.collection.status(attempt)).providerTransactionId, undefined);
-    h.standIn.next('requesttopay_status', { answer: { status: 200, body: { ...body, amount: '10.00', financialTransactionId: '777' } } });
-    assert.deepEqual(await h.collection.status(attempt), { rawStatus: 'SUCCESSFUL:10.00 GHS', outcome: 'amount_mismatch', amountMinor: 1_000, providerTransactionId: '777' }, 'money taken for another amount still names its transaction');
+    h.standIn.next('requesttopay_status', {
+      answer: { status: 200, body: { ...body, amount: '10.00', financialTransactionId: '777' } },
+    });
+    assert.deepEqual(
+      await h.collection.status(attempt),
+      {
+        rawStatus: 'SUCCESSFUL:10.00 GHS',
+        outcome: 'amount_mismatch',
+        amountMinor: 1_000,
+        providerTransactionId: '777',
+      },
+      'money taken for another amount still names its transaction',
+    );
   });
 
   it('a request approved after Sika stopped waiting is still a success MTN reports (no withdraw operation)', async () => {
@@ -396,33 +482,51 @@ describe('MTN MoMo adapter: request to pay', () => {
   });
 
   it('5xx and refused connections are refusals another provider may take; a payer reason or a 400 is a decline', async () => {
-    h.standIn.next('requesttopay', { answer: { status: 503, body: { code: 'SERVICE_UNAVAILABLE', message: 'try later' } } });
+    h.standIn.next('requesttopay', {
+      answer: { status: 503, body: { code: 'SERVICE_UNAVAILABLE', message: 'try later' } },
+    });
     const unavailable = await h.collection.initiate(attemptFor(h.collection)).catch((e: unknown) => e);
     assert.ok(unavailable instanceof ProviderRefusedError);
     assert.equal(unavailable.httpStatus, 503);
     assert.equal(unavailable.declined, false);
 
-    h.standIn.next('requesttopay', { answer: { status: 500, body: { code: 'INTERNAL_PROCESSING_ERROR', message: 'x' } } });
-    const internal = (await h.collection.initiate(attemptFor(h.collection)).catch((e: unknown) => e)) as ProviderRefusedError;
+    h.standIn.next('requesttopay', {
+      answer: { status: 500, body: { code: 'INTERNAL_PROCESSING_ERROR', message: 'x' } },
+    });
+    const internal = (await h.collection
+      .initiate(attemptFor(h.collection))
+      .catch((e: unknown) => e)) as ProviderRefusedError;
     assert.equal(internal.declined, false);
 
-    h.standIn.next('requesttopay', { answer: { status: 500, body: { code: 'PAYER_NOT_FOUND', message: 'Payer not found' } } });
-    const payer = (await h.collection.initiate(attemptFor(h.collection)).catch((e: unknown) => e)) as ProviderRefusedError;
+    h.standIn.next('requesttopay', {
+      answer: { status: 500, body: { code: 'PAYER_NOT_FOUND', message: 'Payer not found' } },
+    });
+    const payer = (await h.collection
+      .initiate(attemptFor(h.collection))
+      .catch((e: unknown) => e)) as ProviderRefusedError;
     assert.ok(payer instanceof ProviderRefusedError);
     assert.equal(payer.declined, true);
-    assert.equal(payer.failureReason, 'number_not_registered', 'the refusal carries the payer\'s reason');
+    assert.equal(payer.failureReason, 'number_not_registered', "the refusal carries the payer's reason");
     assert.equal(internal.failureReason, null, 'an outage has no payer reason');
 
     h.standIn.next('requesttopay', { answer: { status: 500, body: { code: 'NOT_ENOUGH_FUNDS', message: 'low' } } });
-    const poor = (await h.collection.initiate(attemptFor(h.collection)).catch((e: unknown) => e)) as ProviderRefusedError;
+    const poor = (await h.collection
+      .initiate(attemptFor(h.collection))
+      .catch((e: unknown) => e)) as ProviderRefusedError;
     assert.equal(poor.declined, true);
     assert.equal(poor.failureReason, 'insufficient_funds');
-    h.standIn.next('requesttopay', { answer: { status: 500, body: { code: 'PAYEE_NOT_ALLOWED_TO_RECEIVE', message: 'merchant blocked' } } });
-    const payee = (await h.collection.initiate(attemptFor(h.collection)).catch((e: unknown) => e)) as ProviderRefusedError;
+    h.standIn.next('requesttopay', {
+      answer: { status: 500, body: { code: 'PAYEE_NOT_ALLOWED_TO_RECEIVE', message: 'merchant blocked' } },
+    });
+    const payee = (await h.collection
+      .initiate(attemptFor(h.collection))
+      .catch((e: unknown) => e)) as ProviderRefusedError;
     assert.equal(payee.declined, true);
     assert.equal(payee.failureReason, null, 'a wallet code MTN does not explain to a payer: declined without a reason');
 
-    const badNumber = (await h.collection.initiate(attemptFor(h.collection, { currency: 'USD' })).catch((e: unknown) => e)) as ProviderRefusedError;
+    const badNumber = (await h.collection
+      .initiate(attemptFor(h.collection, { currency: 'USD' }))
+      .catch((e: unknown) => e)) as ProviderRefusedError;
     assert.ok(badNumber instanceof ProviderRefusedError);
     assert.equal(badNumber.httpStatus, 400);
     assert.equal(badNumber.declined, true);
@@ -469,7 +573,12 @@ describe('MTN MoMo adapter: request to pay', () => {
 
   it('a callback sent twice, by POST, or never; junk callbacks name nothing', async () => {
     const twice = attemptFor(h.collection);
-    h.standIn.next('requesttopay', { outcome: 'FAILED', reason: 'APPROVAL_REJECTED', callback: 'twice', callbackMethod: 'POST' });
+    h.standIn.next('requesttopay', {
+      outcome: 'FAILED',
+      reason: 'APPROVAL_REJECTED',
+      callback: 'twice',
+      callbackMethod: 'POST',
+    });
     await h.collection.initiate(twice);
     const never = attemptFor(h.collection);
     h.standIn.next('requesttopay', { outcome: 'SUCCESSFUL', callback: 'never' });
@@ -484,8 +593,14 @@ describe('MTN MoMo adapter: request to pay', () => {
     assert.equal((await h.collection.status(never)).outcome, 'paid', 'no callback: the status query still tells');
 
     assert.deepEqual(h.mtn.parseCallback(null, {}), { referenceId: null, externalId: null });
-    assert.deepEqual(h.mtn.parseCallback({ externalId: "att_1'; drop" }, { reference_id: 'not-a-uuid' }), { referenceId: null, externalId: null });
-    assert.deepEqual(h.mtn.parseCallback({ externalId: 'att_abc', referenceId: twice.providerReference }, {}), { referenceId: twice.providerReference, externalId: 'att_abc' });
+    assert.deepEqual(h.mtn.parseCallback({ externalId: "att_1'; drop" }, { reference_id: 'not-a-uuid' }), {
+      referenceId: null,
+      externalId: null,
+    });
+    assert.deepEqual(h.mtn.parseCallback({ externalId: 'att_abc', referenceId: twice.providerReference }, {}), {
+      referenceId: twice.providerReference,
+      externalId: 'att_abc',
+    });
   });
 
   it('has no code step and cannot re-send a prompt: both say so and send nothing', async () => {
@@ -499,9 +614,14 @@ describe('MTN MoMo adapter: request to pay', () => {
   });
 
   it('a stand-in with another callback host refuses the request: 500 INVALID_CALLBACK_URL_HOST is a refusal', async () => {
-    const other = await harness({ callbackHost: 'callbacks.example.com' }, { callbackUrl: `${callbackBase}/api/v1/providers/mtn-momo/callback` });
+    const other = await harness(
+      { callbackHost: 'callbacks.example.com' },
+      { callbackUrl: `${callbackBase}/api/v1/providers/mtn-momo/callback` },
+    );
     try {
-      const error = (await other.collection.initiate(attemptFor(other.collection)).catch((e: unknown) => e)) as ProviderRefusedError;
+      const error = (await other.collection
+        .initiate(attemptFor(other.collection))
+        .catch((e: unknown) => e)) as ProviderRefusedError;
       assert.ok(error instanceof ProviderRefusedError);
       assert.equal(error.httpStatus, 500);
       assert.equal(error.declined, false);
@@ -532,7 +652,9 @@ describe('MTN MoMo adapter: sandbox', () => {
 describe('MTN MoMo adapter: disbursement', () => {
   let h: Harness;
   beforeEach(async () => {
-    h = await harness({ accountHolders: { [MSISDN]: { name: 'Ama Mensah' }, '233551234567': { name: 'Kofi Boateng', active: false } } });
+    h = await harness({
+      accountHolders: { [MSISDN]: { name: 'Ama Mensah' }, '233551234567': { name: 'Kofi Boateng', active: false } },
+    });
   });
   afterEach(() => h.standIn.close());
 
@@ -555,24 +677,35 @@ describe('MTN MoMo adapter: disbursement', () => {
     assert.equal(info.path, `/disbursement/v1_0/accountholder/msisdn/${MSISDN}/basicuserinfo`);
     assert.equal(info.headers['ocp-apim-subscription-key'], h.standIn.credentials.disbursement.subscriptionKey);
 
-    const stranger = payoutFor(h.mtn, { recipient: { ...payoutFor(h.mtn).recipient, phone: '+233249999999', accountName: 'Nobody' } });
+    const stranger = payoutFor(h.mtn, {
+      recipient: { ...payoutFor(h.mtn).recipient, phone: '+233249999999', accountName: 'Nobody' },
+    });
     assert.deepEqual(await payouts.checkRecipient(stranger), { ok: false, reason: 'account_not_found' });
     const inactive = payoutFor(h.mtn, { recipient: { ...payoutFor(h.mtn).recipient, phone: '+233551234567' } });
     assert.deepEqual(await payouts.checkRecipient(inactive), { ok: false, reason: 'account_inactive' });
 
-    h.standIn.next('basicuserinfo', { answer: { status: 500, body: { code: 'NOT_FOUND', message: 'Account holder not found' } } });
+    h.standIn.next('basicuserinfo', {
+      answer: { status: 500, body: { code: 'NOT_FOUND', message: 'Account holder not found' } },
+    });
     assert.deepEqual(await payouts.checkRecipient(payoutFor(h.mtn)), { ok: false, reason: 'account_not_found' });
     h.standIn.next('basicuserinfo', { answer: { status: 500, body: { code: 'NOT_ALLOWED', message: 'not allowed' } } });
     assert.deepEqual(await payouts.checkRecipient(payoutFor(h.mtn)), { ok: true, resolvedName: null });
     h.standIn.next('active', { answer: { status: 503 } });
     await assert.rejects(payouts.checkRecipient(payoutFor(h.mtn)), ProviderRefusedError);
-    await assert.rejects(payouts.checkRecipient(payoutFor(h.mtn, { recipient: { ...payoutFor(h.mtn).recipient, accountType: 'bank', network: null } })), ProviderRefusedError);
+    await assert.rejects(
+      payouts.checkRecipient(
+        payoutFor(h.mtn, { recipient: { ...payoutFor(h.mtn).recipient, accountType: 'bank', network: null } }),
+      ),
+      ProviderRefusedError,
+    );
   });
 
   it('an unknown holder answered 500 NOT_FOUND by the API is not found too', async () => {
     const other = await harness({ unknownHolderStatus: 500 });
     try {
-      const stranger = payoutFor(other.mtn, { recipient: { ...payoutFor(other.mtn).recipient, phone: '+233249999999' } });
+      const stranger = payoutFor(other.mtn, {
+        recipient: { ...payoutFor(other.mtn).recipient, phone: '+233249999999' },
+      });
       assert.deepEqual(await other.mtn.payouts!.checkRecipient(stranger), { ok: false, reason: 'account_not_found' });
     } finally {
       await other.standIn.close();
@@ -600,19 +733,28 @@ describe('MTN MoMo adapter: disbursement', () => {
     assert.ok(tx.financialTransactionId);
     assert.deepEqual(await payouts.status(payout), { outcome: 'paid', bankReference: tx.financialTransactionId });
 
-    assert.deepEqual(await payouts.transfer(payout), { outcome: 'pending', bankReference: payout.providerReference }, 're-sent: 409, still one transfer');
+    assert.deepEqual(
+      await payouts.transfer(payout),
+      { outcome: 'pending', bankReference: payout.providerReference },
+      're-sent: 409, still one transfer',
+    );
     assert.equal(h.standIn.transactions.size, 1);
   });
 
   it('transfer: failed later with its reason, refused at once for the payee, 5xx refused, no answer', async () => {
     const payouts = h.mtn.payouts!;
     const later = payoutFor(h.mtn);
-    h.standIn.next('transfer', { outcome: 'FAILED', reason: { code: 'NOT_ENOUGH_FUNDS', message: 'Not enough funds' } });
+    h.standIn.next('transfer', {
+      outcome: 'FAILED',
+      reason: { code: 'NOT_ENOUGH_FUNDS', message: 'Not enough funds' },
+    });
     await payouts.transfer(later);
     await new Promise((resolve) => setTimeout(resolve, 20));
     assert.deepEqual(await payouts.status(later), { outcome: 'failed', reason: 'not_enough_funds' });
 
-    h.standIn.next('transfer', { answer: { status: 500, body: { code: 'PAYEE_NOT_FOUND', message: 'Payee not found' } } });
+    h.standIn.next('transfer', {
+      answer: { status: 500, body: { code: 'PAYEE_NOT_FOUND', message: 'Payee not found' } },
+    });
     assert.deepEqual(await payouts.transfer(payoutFor(h.mtn)), { outcome: 'failed', reason: 'payee_not_found' });
 
     h.standIn.next('transfer', { answer: { status: 503, body: { code: 'SERVICE_UNAVAILABLE' } } });
@@ -636,7 +778,8 @@ describe('MTN MoMo wire values', () => {
     assert.equal(cedisString(100), '1.00');
     assert.throws(() => cedisString(0), RangeError);
     assert.throws(() => cedisString(12.5), RangeError);
-    for (const minor of [1, 9, 10, 99, 100, 1_250, 1_999, 123_456_789]) assert.equal(pesewasOf(cedisString(minor)), minor);
+    for (const minor of [1, 9, 10, 99, 100, 1_250, 1_999, 123_456_789])
+      assert.equal(pesewasOf(cedisString(minor)), minor);
     assert.equal(pesewasOf('12.5'), 1_250);
     assert.equal(pesewasOf(100), 10_000);
     assert.equal(pesewasOf('12.500'), 1_250);

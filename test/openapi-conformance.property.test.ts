@@ -20,7 +20,15 @@ import type { CreatedMerchant } from '../src/accounts/service.ts';
 import { createSession, momoBody, simulate, startAttempt } from './checkout-support.ts';
 import { bearer, startTestApp, storageKind, type TestContext } from './helpers.ts';
 import { checkEnvelope, multipartBody, multipartFile } from './http.ts';
-import { api, bankIds, bankRecipient, createPayout, fund, merchantWithHooks, momoRecipient } from './payouts-fixtures.ts';
+import {
+  api,
+  bankIds,
+  bankRecipient,
+  createPayout,
+  fund,
+  merchantWithHooks,
+  momoRecipient,
+} from './payouts-fixtures.ts';
 import { REMOVE, SchemaArbitraries, setAt, type Path, type Schema } from './schema-arbitraries.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -42,7 +50,10 @@ const isPathSegment = (value: unknown) => !['', '.', '..'].includes(String(value
 const BEYOND_SCHEMAS: { field: RegExp; message: RegExp }[] = [
   { field: /^starting_after$/, message: /^is not an? [\w ]+ of this merchant and environment$/ },
   { field: /^bank_id$/, message: /^is not a supported bank$/ },
-  { field: /^(created_lt|created_gte)$/, message: /^must be after created_gte$|^must be at most \d+ days after created_gte$/ },
+  {
+    field: /^(created_lt|created_gte)$/,
+    message: /^must be after created_gte$|^must be at most \d+ days after created_gte$/,
+  },
   { field: /^(from|to)$/, message: /^must not be before from$|^must be at most \d+ days/ },
   { field: /^(merchant_id|environment)$/, message: /^conflicts with the API key$/ },
   { field: /^metadata$/, message: /^is too large$/ },
@@ -53,8 +64,13 @@ const BEYOND_SCHEMAS: { field: RegExp; message: RegExp }[] = [
 const beyondSchemas = (body: { error?: { code?: string; fields?: { field: string; message: string }[] } }) =>
   body.error?.code === 'INVALID_ARGUMENT' &&
   (body.error.fields ?? []).length > 0 &&
-  body.error.fields!.every((fault) => BEYOND_SCHEMAS.some((rule) => rule.field.test(fault.field) && rule.message.test(fault.message)));
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+  body.error.fields!.every((fault) =>
+    BEYOND_SCHEMAS.some((rule) => rule.field.test(fault.field) && rule.message.test(fault.message)),
+  );
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 interface Parameter {
   name: string;
@@ -95,7 +111,11 @@ describe(`the API document is exactly as strict as the server (${storageKind})`,
   const validator = (key: string, schema: Schema, text = false): ValidateFunction => {
     let validate = compiled.get(key);
     if (!validate) {
-      validate = (text ? textOracle : oracle).compile({ $id: `https://sika.test/${compiled.size}`, components: doc.components, allOf: [schema] });
+      validate = (text ? textOracle : oracle).compile({
+        $id: `https://sika.test/${compiled.size}`,
+        components: doc.components,
+        allOf: [schema],
+      });
       compiled.set(key, validate);
     }
     return validate;
@@ -118,7 +138,11 @@ describe(`the API document is exactly as strict as the server (${storageKind})`,
     await simulate(t, m, attempt.attempt_reference, 'paid');
     const waiting = await createSession(t, m);
     const pendingAttempt = await startAttempt(t, waiting.id, momoBody(waiting.amount_minor));
-    const refund = await api(t, key, 'POST', '/api/v1/refunds', { session_id: paid.id, amount_minor: 100, test_outcome: 'pending' });
+    const refund = await api(t, key, 'POST', '/api/v1/refunds', {
+      session_id: paid.id,
+      amount_minor: 100,
+      test_outcome: 'pending',
+    });
     assert.equal(refund.statusCode, 201, refund.body);
     const events = (await api(t, key, 'GET', '/api/v1/events')).json().data as { id: string }[];
     const bank = await bankRecipient(t, key);
@@ -126,13 +150,20 @@ describe(`the API document is exactly as strict as the server (${storageKind})`,
     const held = await createPayout(t, key, bank.id, 1_000, { test_outcome: 'processing' });
     const done = await createPayout(t, key, wallet.id, 1_000);
     const upload = multipartFile('file', 'proof.png', 'image/png', PNG);
-    const evidence = await t.app.inject({ method: 'POST', url: `/api/v1/payouts/${done.id}/evidence`, headers: { ...bearer(key), 'content-type': upload.contentType }, payload: upload.payload });
+    const evidence = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/payouts/${done.id}/evidence`,
+      headers: { ...bearer(key), 'content-type': upload.contentType },
+      payload: upload.payload,
+    });
     Object.assign(ids, {
       session: [open.id, paid.id, waiting.id],
       attempt: [attempt.attempt_reference, pendingAttempt.attempt_reference],
       refund: [refund.json().id],
       event: events.map((event) => event.id).slice(0, 5),
-      transaction: ((await api(t, key, 'GET', '/api/v1/balance/transactions')).json().data as { id: string }[]).map((row) => row.id).slice(0, 5),
+      transaction: ((await api(t, key, 'GET', '/api/v1/balance/transactions')).json().data as { id: string }[])
+        .map((row) => row.id)
+        .slice(0, 5),
       recipient: [bank.id, wallet.id],
       payout: [held.id, done.id],
       bank: await bankIds(t, key),
@@ -152,7 +183,15 @@ describe(`the API document is exactly as strict as the server (${storageKind})`,
       id: some(path.startsWith('/api/v1/events') ? ids.event : path.includes('/refunds') ? ids.refund : ids.session),
       session_id: some(ids.session),
       // A cursor names an object of the list (BEYOND_SCHEMAS: an unknown one is a 400).
-      starting_after: some(path.includes('/events') ? ids.event : path.includes('/refunds') ? ids.refund : path.includes('/balance') ? ids.transaction : ids.session),
+      starting_after: some(
+        path.includes('/events')
+          ? ids.event
+          : path.includes('/refunds')
+            ? ids.refund
+            : path.includes('/balance')
+              ? ids.transaction
+              : ids.session,
+      ),
       payout_id: some(ids.payout),
       recipient_id: some(ids.recipient),
       evidence_id: some(ids.evidence),
@@ -170,19 +209,33 @@ describe(`the API document is exactly as strict as the server (${storageKind})`,
     );
 
   it('drives every operation of the served document but the stream and the provider notifications', async (ctx) => {
-    const driven = operations().filter(({ path }) => path.startsWith('/api/') && !SKIPPED.some((skip) => skip.test(path)));
+    const driven = operations().filter(
+      ({ path }) => path.startsWith('/api/') && !SKIPPED.some((skip) => skip.test(path)),
+    );
     assert.ok(driven.length >= 35, `only ${driven.length} operations`);
     for (const { path, method, operation } of driven) {
-      await ctx.test(`${method.toUpperCase()} ${path}`, (opCtx) => checkOperation(path, method, operation, opCtx.diagnostic.bind(opCtx)));
+      await ctx.test(`${method.toUpperCase()} ${path}`, (opCtx) =>
+        checkOperation(path, method, operation, opCtx.diagnostic.bind(opCtx)),
+      );
     }
   });
 
-  async function checkOperation(path: string, method: string, operation: Operation, diagnostic: (message: string) => void): Promise<void> {
+  async function checkOperation(
+    path: string,
+    method: string,
+    operation: Operation,
+    diagnostic: (message: string) => void,
+  ): Promise<void> {
     const seen = { valid: new Map<number, number>(), invalid: new Map<number, number>() };
     const arbitraries = new SchemaArbitraries(doc.components.schemas, knownValues(path));
-    const parameters = (operation.parameters ?? []).filter((parameter) => !parameter.$ref && parameter.name.toLowerCase() !== 'x-request-id');
+    const parameters = (operation.parameters ?? []).filter(
+      (parameter) => !parameter.$ref && parameter.name.toLowerCase() !== 'x-request-id',
+    );
     const jsonBody = operation.requestBody?.content['application/json']?.schema;
-    const multipart = !jsonBody && operation.requestBody?.content['multipart/form-data'] ? operation.requestBody.content['multipart/form-data'].schema : null;
+    const multipart =
+      !jsonBody && operation.requestBody?.content['multipart/form-data']
+        ? operation.requestBody.content['multipart/form-data'].schema
+        : null;
 
     const part = (where: Parameter['in']) => {
       const model: Record<string, fc.Arbitrary<unknown>> = {};
@@ -208,14 +261,26 @@ describe(`the API document is exactly as strict as the server (${storageKind})`,
       for (const parameter of parameters) {
         const where = parameter.in;
         const bad = arbitraries.invalid(parameter.schema, 'text');
-        if (bad) spots.push(bad.filter((value) => where !== 'path' || isPathSegment(value)).map((value) => ({ ...request, [where]: { ...request[where], [parameter.name]: value } })));
-        if (parameter.required && where !== 'path') spots.push(fc.constant({ ...request, [where]: setAt(request[where], [parameter.name], REMOVE) as Record<string, unknown> }));
+        if (bad)
+          spots.push(
+            bad
+              .filter((value) => where !== 'path' || isPathSegment(value))
+              .map((value) => ({ ...request, [where]: { ...request[where], [parameter.name]: value } })),
+          );
+        if (parameter.required && where !== 'path')
+          spots.push(
+            fc.constant({
+              ...request,
+              [where]: setAt(request[where], [parameter.name], REMOVE) as Record<string, unknown>,
+            }),
+          );
       }
       if (jsonBody) {
         for (const spot of arbitraries.spots(jsonBody, request.body)) {
           if (spot.required) spots.push(fc.constant({ ...request, body: setAt(request.body, spot.path, REMOVE) }));
           const bad = spot.schema && arbitraries.invalid(spot.schema, 'json');
-          if (bad) spots.push(bad.map((value) => ({ ...request, body: setAt(request.body, spot.path as Path, value) })));
+          if (bad)
+            spots.push(bad.map((value) => ({ ...request, body: setAt(request.body, spot.path as Path, value) })));
         }
       }
       if (multipart) spots.push(fc.constant({ ...request, file: false }));
@@ -235,28 +300,64 @@ describe(`the API document is exactly as strict as the server (${storageKind})`,
           if (res.statusCode === 400 && beyondSchemas(res.json())) return;
           assert.notEqual(res.statusCode, 400, `the document accepts this request, the server refused it: ${where}`);
           // A rate limit (one range replay per key every 10 s) refuses a valid request for its timing, not its shape.
-          const rateLimited = res.statusCode === 429 && operation.responses['429'] !== undefined && checkEnvelope(res, where).code === 'RATE_LIMITED';
-          assert.ok(res.statusCode < 400 || res.statusCode === 404 || res.statusCode === 409 || res.statusCode === 422 || rateLimited, `a valid request refused with ${res.statusCode}: ${where}`);
+          const rateLimited =
+            res.statusCode === 429 &&
+            operation.responses['429'] !== undefined &&
+            checkEnvelope(res, where).code === 'RATE_LIMITED';
+          assert.ok(
+            res.statusCode < 400 ||
+              res.statusCode === 404 ||
+              res.statusCode === 409 ||
+              res.statusCode === 422 ||
+              rateLimited,
+            `a valid request refused with ${res.statusCode}: ${where}`,
+          );
         } else {
           const tooLong = verdict.tooLongPathParameter;
-          assert.ok(res.statusCode === 400 || (tooLong && res.statusCode === 414), `the document refuses this request (${verdict.why}), the server answered: ${where}`);
-          assert.equal(checkEnvelope(res, where).code, res.statusCode === 414 ? 'URI_TOO_LONG' : 'INVALID_ARGUMENT', where);
+          assert.ok(
+            res.statusCode === 400 || (tooLong && res.statusCode === 414),
+            `the document refuses this request (${verdict.why}), the server answered: ${where}`,
+          );
+          assert.equal(
+            checkEnvelope(res, where).code,
+            res.statusCode === 414 ? 'URI_TOO_LONG' : 'INVALID_ARGUMENT',
+            where,
+          );
         }
       }),
       { numRuns: RUNS, ...replay },
     );
-    const summary = (tally: Map<number, number>) => [...tally].sort(([a], [b]) => a - b).map(([status, n]) => `${status}x${n}`).join(' ');
+    const summary = (tally: Map<number, number>) =>
+      [...tally]
+        .sort(([a], [b]) => a - b)
+        .map(([status, n]) => `${status}x${n}`)
+        .join(' ');
     diagnostic(`valid: ${summary(seen.valid) || 'none'}; invalid: ${summary(seen.invalid) || 'none'}`);
     // The assertion's own message says what disagreed; fast-check's report says how to replay it.
-    if (run.failed) assert.fail(`${(run.errorInstance as Error | undefined)?.message ?? run.errorInstance}\n${fc.defaultReportMessage(run)}`);
+    if (run.failed)
+      assert.fail(
+        `${(run.errorInstance as Error | undefined)?.message ?? run.errorInstance}\n${fc.defaultReportMessage(run)}`,
+      );
     // Both kinds were tried (an operation with no parameter and no body has no invalid request).
     const takesInput = parameters.length > 0 || Boolean(jsonBody || multipart);
-    assert.ok(seen.valid.size > 0 && (seen.invalid.size > 0 || !takesInput), `valid and invalid requests were both tried: ${JSON.stringify([...seen.valid, ...seen.invalid])}`);
+    assert.ok(
+      seen.valid.size > 0 && (seen.invalid.size > 0 || !takesInput),
+      `valid and invalid requests were both tried: ${JSON.stringify([...seen.valid, ...seen.invalid])}`,
+    );
   }
 
   /** What the document says of a request: Ajv runs its schemas (parameters are text, so they are coerced as the wire carries them). */
-  function judge(path: string, method: string, parameters: Parameter[], jsonBody: Schema | undefined, multipart: Schema | null, request: Request) {
-    const tooLongPathParameter = Object.values(request.path).some((value) => String(value).length > ROUTER_PARAM_LENGTH_MAX);
+  function judge(
+    path: string,
+    method: string,
+    parameters: Parameter[],
+    jsonBody: Schema | undefined,
+    multipart: Schema | null,
+    request: Request,
+  ) {
+    const tooLongPathParameter = Object.values(request.path).some(
+      (value) => String(value).length > ROUTER_PARAM_LENGTH_MAX,
+    );
     for (const where of ['path', 'query', 'header'] as const) {
       const own = parameters.filter((parameter) => parameter.in === where);
       const schema = {
@@ -266,11 +367,13 @@ describe(`the API document is exactly as strict as the server (${storageKind})`,
       };
       const values = Object.fromEntries(Object.entries(request[where]).map(([name, value]) => [name, String(value)]));
       const validate = validator(`${method} ${path} ${where}`, schema, true);
-      if (!validate(values)) return { valid: false, why: `${where}: ${textOracle.errorsText(validate.errors)}`, tooLongPathParameter };
+      if (!validate(values))
+        return { valid: false, why: `${where}: ${textOracle.errorsText(validate.errors)}`, tooLongPathParameter };
     }
     if (jsonBody) {
       const validate = validator(`${method} ${path} body`, jsonBody);
-      if (!validate(structuredClone(request.body))) return { valid: false, why: `body: ${oracle.errorsText(validate.errors)}`, tooLongPathParameter };
+      if (!validate(structuredClone(request.body)))
+        return { valid: false, why: `body: ${oracle.errorsText(validate.errors)}`, tooLongPathParameter };
     }
     if (multipart && !request.file) return { valid: false, why: 'no file part', tooLongPathParameter };
     return { valid: true, why: '', tooLongPathParameter };
@@ -283,7 +386,8 @@ describe(`the API document is exactly as strict as the server (${storageKind})`,
     for (const [name, value] of Object.entries(request.header)) {
       // A fresh key per request (when it stays valid), so that each reaches the route rather than a replay.
       const text = String(value);
-      headers[name] = name === 'idempotency-key' && /^[\x20-\x7e]{1,200}$/.test(text) ? `${text}-${randomUUID()}` : text;
+      headers[name] =
+        name === 'idempotency-key' && /^[\x20-\x7e]{1,200}$/.test(text) ? `${text}-${randomUUID()}` : text;
     }
     const query = Object.fromEntries(Object.entries(request.query).map(([name, value]) => [name, String(value)]));
     let payload: string | Buffer | undefined;
@@ -292,7 +396,9 @@ describe(`the API document is exactly as strict as the server (${storageKind})`,
       headers['content-type'] = 'application/json';
     } else if (operation.requestBody?.content['multipart/form-data']) {
       // Without the file: a text field only, so the body is still well-formed multipart.
-      const upload = request.file ? multipartFile('file', 'proof.png', 'image/png', PNG) : multipartBody({ note: 'no file here' });
+      const upload = request.file
+        ? multipartFile('file', 'proof.png', 'image/png', PNG)
+        : multipartBody({ note: 'no file here' });
       payload = upload.payload;
       headers['content-type'] = upload.contentType;
     }
@@ -300,18 +406,30 @@ describe(`the API document is exactly as strict as the server (${storageKind})`,
   }
 
   /** The answer's status is documented for the operation, and its body matches what that status and content type document. */
-  function checkAnswer(operation: Operation, res: { statusCode: number; body: string; headers: Record<string, unknown> }, where: string): void {
+  function checkAnswer(
+    operation: Operation,
+    res: { statusCode: number; body: string; headers: Record<string, unknown> },
+    where: string,
+  ): void {
     const documented = operation.responses[String(res.statusCode)] ?? operation.responses.default;
     assert.ok(documented, `status ${res.statusCode} is not documented: ${where}`);
     if (!documented.content) {
       assert.equal(res.body, '', `no body is documented: ${where}`);
       return;
     }
-    const type = String(res.headers['content-type'] ?? '').split(';')[0]!.trim();
+    const type = String(res.headers['content-type'] ?? '')
+      .split(';')[0]!
+      .trim();
     const media = documented.content[type];
-    assert.ok(media, `content type ${type} is not documented for ${res.statusCode} (${Object.keys(documented.content).join(', ')}): ${where}`);
+    assert.ok(
+      media,
+      `content type ${type} is not documented for ${res.statusCode} (${Object.keys(documented.content).join(', ')}): ${where}`,
+    );
     if (type !== 'application/json') return;
     const validate = validator(`${operation.operationId} ${res.statusCode} ${type}`, media.schema);
-    assert.ok(validate(JSON.parse(res.body)), `the answer does not match its schema (${oracle.errorsText(validate.errors)}): ${where}`);
+    assert.ok(
+      validate(JSON.parse(res.body)),
+      `the answer does not match its schema (${oracle.errorsText(validate.errors)}): ${where}`,
+    );
   }
 });

@@ -49,7 +49,14 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 const apiOperations = (doc: Document) =>
   Object.entries(doc.paths)
     .filter(([path]) => path.startsWith('/api/'))
-    .flatMap(([path, item]) => METHODS.filter((method) => item[method]).map((method) => ({ path, method, operation: item[method]!, where: `${method.toUpperCase()} ${path}` })));
+    .flatMap(([path, item]) =>
+      METHODS.filter((method) => item[method]).map((method) => ({
+        path,
+        method,
+        operation: item[method]!,
+        where: `${method.toUpperCase()} ${path}`,
+      })),
+    );
 
 /** The resources, lists and events a generator needs by name. */
 const NAMED = [
@@ -88,9 +95,12 @@ describe(`OpenAPI document (${storageKind})`, () => {
   let t: TestContext;
   let doc: Document;
   const schemaOf = (name: string) => doc.components.schemas[name]!;
-  const deref = (schema: Json): Json => (typeof schema.$ref === 'string' ? deref(schemaOf(schema.$ref.replace('#/components/schemas/', ''))) : schema);
+  const deref = (schema: Json): Json =>
+    typeof schema.$ref === 'string' ? deref(schemaOf(schema.$ref.replace('#/components/schemas/', ''))) : schema;
   const property = (name: string, path: string): Json =>
-    path.split('.').reduce<Json>((schema, key) => deref((deref(schema).properties as Record<string, Json>)[key]!), schemaOf(name));
+    path
+      .split('.')
+      .reduce<Json>((schema, key) => deref((deref(schema).properties as Record<string, Json>)[key]!), schemaOf(name));
   const enumOf = (schema: Json): unknown[] => {
     const resolved = deref(schema);
     if (resolved.enum) return resolved.enum as unknown[];
@@ -100,7 +110,10 @@ describe(`OpenAPI document (${storageKind})`, () => {
   let ajv: Ajv;
   const check = (name: string, value: unknown) => {
     const validateValue = ajv.getSchema(`doc#/components/schemas/${name}`)!;
-    assert.ok(validateValue(value), `${name}: ${JSON.stringify(validateValue.errors)} in ${JSON.stringify(value).slice(0, 500)}`);
+    assert.ok(
+      validateValue(value),
+      `${name}: ${JSON.stringify(validateValue.errors)} in ${JSON.stringify(value).slice(0, 500)}`,
+    );
   };
 
   before(async () => {
@@ -125,19 +138,37 @@ describe(`OpenAPI document (${storageKind})`, () => {
     const ids = new Map<string, string>();
     for (const { operation, where } of operations) {
       assert.match(operation.operationId ?? '', /^[a-z][a-zA-Z0-9]+$/, `${where} operationId`);
-      assert.ok(!ids.has(operation.operationId!), `${where} and ${ids.get(operation.operationId!)} share ${operation.operationId}`);
+      assert.ok(
+        !ids.has(operation.operationId!),
+        `${where} and ${ids.get(operation.operationId!)} share ${operation.operationId}`,
+      );
       ids.set(operation.operationId!, where);
       for (const [status, response] of Object.entries(operation.responses)) {
-        assert.ok(response.description && response.description !== 'Default Response', `${where} ${status} has no description`);
+        assert.ok(
+          response.description && response.description !== 'Default Response',
+          `${where} ${status} has no description`,
+        );
       }
     }
     // The documented routes are the registered ones: a new /api route cannot go undocumented.
-    const registered = t.app.registeredRoutes.filter((r) => r.url.startsWith('/api/') && r.method !== 'HEAD' && !(r.schema as { hide?: boolean } | undefined)?.hide);
+    const registered = t.app.registeredRoutes.filter(
+      (r) => r.url.startsWith('/api/') && r.method !== 'HEAD' && !(r.schema as { hide?: boolean } | undefined)?.hide,
+    );
     for (const route of registered) {
       const path = route.url.replace(/:(\w+)/g, '{$1}');
       assert.ok(doc.paths[path]?.[route.method.toLowerCase()], `${route.method} ${route.url} is not in the document`);
     }
-    for (const id of ['createSession', 'retrieveSession', 'listSessions', 'createPayout', 'retrievePayout', 'listPayouts', 'createRefund', 'createRecipient', 'retrievePayoutCapabilities']) {
+    for (const id of [
+      'createSession',
+      'retrieveSession',
+      'listSessions',
+      'createPayout',
+      'retrievePayout',
+      'listPayouts',
+      'createRefund',
+      'createRecipient',
+      'retrievePayoutCapabilities',
+    ]) {
       assert.ok(ids.has(id), id);
     }
   });
@@ -152,12 +183,18 @@ describe(`OpenAPI document (${storageKind})`, () => {
     assert.deepEqual(enumOf(property('Recipient', 'network')), [...MOMO_NETWORKS]);
     assert.deepEqual(enumOf(property('Payout', 'status')), [...PAYOUT_STATUSES]);
     assert.deepEqual(enumOf(property('Refund', 'status')), [...REFUND_STATUSES]);
-    const recipientBody = deref(doc.paths['/api/v1/payouts/recipients']!.post!.requestBody!.content['application/json']!.schema!);
+    const recipientBody = deref(
+      doc.paths['/api/v1/payouts/recipients']!.post!.requestBody!.content['application/json']!.schema!,
+    );
     const bodyProperties = recipientBody.properties as Record<string, Json>;
     assert.deepEqual(enumOf(bodyProperties.account_type!), [...ACCOUNT_TYPES]);
     assert.deepEqual(enumOf(bodyProperties.network!), [...MOMO_NETWORKS]);
     // The attempt's rail: an enum of the registry's rails as they were when the app was built.
-    const attemptBody = deref(doc.paths['/api/v1/checkout/sessions/{reference}/provider-attempts']!.post!.requestBody!.content['application/json']!.schema!);
+    const attemptBody = deref(
+      doc.paths['/api/v1/checkout/sessions/{reference}/provider-attempts']!.post!.requestBody!.content[
+        'application/json'
+      ]!.schema!,
+    );
     assert.deepEqual(enumOf((attemptBody.properties as Record<string, Json>).rail!), railIds());
   });
 
@@ -174,12 +211,23 @@ describe(`OpenAPI document (${storageKind})`, () => {
         return walk(target, name);
       }
       const properties = schema.properties as Record<string, Json> | undefined;
-      const typedMap = Boolean(schema.patternProperties) || (typeof schema.additionalProperties === 'object' && schema.additionalProperties !== null);
-      if (schema.type === 'object' && Object.keys(properties ?? {}).length === 0 && !typedMap && !FREE_FORM.some((pattern) => pattern.test(where))) empty.push(where);
-      for (const value of Object.values((schema.patternProperties as Record<string, Json> | undefined) ?? {})) walk(value, `${where}{}`);
+      const typedMap =
+        Boolean(schema.patternProperties) ||
+        (typeof schema.additionalProperties === 'object' && schema.additionalProperties !== null);
+      if (
+        schema.type === 'object' &&
+        Object.keys(properties ?? {}).length === 0 &&
+        !typedMap &&
+        !FREE_FORM.some((pattern) => pattern.test(where))
+      )
+        empty.push(where);
+      for (const value of Object.values((schema.patternProperties as Record<string, Json> | undefined) ?? {}))
+        walk(value, `${where}{}`);
       for (const [key, value] of Object.entries(properties ?? {})) walk(value, `${where}.${key}`);
-      for (const key of ['items', 'additionalProperties'] as const) if (schema[key] && typeof schema[key] === 'object') walk(schema[key] as Json, `${where}[]`);
-      for (const key of ['anyOf', 'oneOf', 'allOf'] as const) for (const branch of (schema[key] as Json[] | undefined) ?? []) walk(branch, where);
+      for (const key of ['items', 'additionalProperties'] as const)
+        if (schema[key] && typeof schema[key] === 'object') walk(schema[key] as Json, `${where}[]`);
+      for (const key of ['anyOf', 'oneOf', 'allOf'] as const)
+        for (const branch of (schema[key] as Json[] | undefined) ?? []) walk(branch, where);
     };
     for (const { operation, where } of apiOperations(doc)) {
       for (const [status, response] of Object.entries(operation.responses)) {
@@ -187,43 +235,83 @@ describe(`OpenAPI document (${storageKind})`, () => {
         walk(response.content?.['application/json']?.schema, `${where} ${status}`);
       }
     }
-    for (const { post } of Object.values(doc.webhooks)) walk(post.requestBody!.content['application/json']!.schema, 'webhook');
+    for (const { post } of Object.values(doc.webhooks))
+      walk(post.requestBody!.content['application/json']!.schema, 'webhook');
     assert.deepEqual(empty, []);
   });
 
   it('documents Idempotency-Key, Idempotent-Replayed, Retry-After and x-request-id where the server uses them', () => {
-    const idempotent = new Set(t.app.registeredRoutes.filter((r) => r.idempotent).map((r) => `${r.method} ${r.url.replace(/:(\w+)/g, '{$1}')}`));
+    const idempotent = new Set(
+      t.app.registeredRoutes.filter((r) => r.idempotent).map((r) => `${r.method} ${r.url.replace(/:(\w+)/g, '{$1}')}`),
+    );
     assert.ok(idempotent.has('POST /api/v1/sessions'));
     for (const { operation, where } of apiOperations(doc)) {
-      const key = operation.parameters?.find((p) => p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key');
+      const key = operation.parameters?.find(
+        (p) => p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key',
+      );
       assert.equal(Boolean(key), idempotent.has(where), `${where} Idempotency-Key`);
       if (key) assert.equal((key.schema as Json).maxLength, 255);
       for (const [status, response] of Object.entries(operation.responses)) {
         assert.ok(response.headers?.['x-request-id'], `${where} ${status} x-request-id`);
-        assert.equal(Boolean(response.headers?.['Retry-After']), status === '429' || status === '503', `${where} ${status} Retry-After`);
-        assert.equal(Boolean(response.headers?.['Idempotent-Replayed']), Boolean(key) && status.startsWith('2'), `${where} ${status} Idempotent-Replayed`);
+        assert.equal(
+          Boolean(response.headers?.['Retry-After']),
+          status === '429' || status === '503',
+          `${where} ${status} Retry-After`,
+        );
+        assert.equal(
+          Boolean(response.headers?.['Idempotent-Replayed']),
+          Boolean(key) && status.startsWith('2'),
+          `${where} ${status} Idempotent-Replayed`,
+        );
       }
     }
-    assert.ok(doc.components.headers.RetryAfter && doc.components.headers.IdempotentReplayed && doc.components.headers.XRequestId);
+    assert.ok(
+      doc.components.headers.RetryAfter &&
+        doc.components.headers.IdempotentReplayed &&
+        doc.components.headers.XRequestId,
+    );
   });
 
   it('gives every answer and body its real content type', () => {
     const receipt = doc.paths['/api/v1/payouts/{payout_id}/receipt']!.get!.responses;
     assert.deepEqual(Object.keys(receipt['200']!.content!), ['application/pdf']);
-    for (const [status, response] of Object.entries(receipt)) if (status !== '200') assert.deepEqual(Object.keys(response.content!), ['application/json'], `receipt ${status}`);
+    for (const [status, response] of Object.entries(receipt))
+      if (status !== '200') assert.deepEqual(Object.keys(response.content!), ['application/json'], `receipt ${status}`);
     // Lists answer JSON only in the document (a generator types them as the list); each CSV file is an export operation of its own.
-    const exports = { sessions: '/api/v1/sessions', payouts: '/api/v1/payouts', refunds: '/api/v1/refunds', 'balance-transactions': '/api/v1/balance/transactions', 'balance-summary': '/api/v1/balance/summary' };
+    const exports = {
+      sessions: '/api/v1/sessions',
+      payouts: '/api/v1/payouts',
+      refunds: '/api/v1/refunds',
+      'balance-transactions': '/api/v1/balance/transactions',
+      'balance-summary': '/api/v1/balance/summary',
+    };
     for (const [file, path] of Object.entries(exports)) {
       const list = doc.paths[path]!.get!.responses['200']!;
       assert.deepEqual(Object.keys(list.content!), ['application/json'], path);
-      assert.match(list.description, new RegExp(`GET /api/v1/exports/${file} \\(or this path with \`Accept: text/csv\`\\)`), path);
+      assert.match(
+        list.description,
+        new RegExp(`GET /api/v1/exports/${file} \\(or this path with \`Accept: text/csv\`\\)`),
+        path,
+      );
       const exported = doc.paths[`/api/v1/exports/${file}`]!.get!;
       assert.deepEqual(Object.keys(exported.responses['200']!.content!), ['text/csv'], file);
-      for (const [status, response] of Object.entries(exported.responses)) if (status !== '200') assert.deepEqual(Object.keys(response.content!), ['application/json'], `${file} ${status}`);
+      for (const [status, response] of Object.entries(exported.responses))
+        if (status !== '200')
+          assert.deepEqual(Object.keys(response.content!), ['application/json'], `${file} ${status}`);
     }
-    const texts = apiOperations(doc).filter(({ operation }) => Object.values(operation.responses).some((response) => response.content?.['text/csv']));
-    assert.deepEqual(texts.map(({ where }) => where).sort(), Object.keys(exports).map((file) => `GET /api/v1/exports/${file}`).sort());
-    assert.deepEqual(Object.keys(doc.paths['/api/v1/payouts/{payout_id}/evidence/{evidence_id}']!.get!.responses['200']!.content!), [...EVIDENCE_CONTENT_TYPES]);
+    const texts = apiOperations(doc).filter(({ operation }) =>
+      Object.values(operation.responses).some((response) => response.content?.['text/csv']),
+    );
+    assert.deepEqual(
+      texts.map(({ where }) => where).sort(),
+      Object.keys(exports)
+        .map((file) => `GET /api/v1/exports/${file}`)
+        .sort(),
+    );
+    assert.deepEqual(
+      Object.keys(doc.paths['/api/v1/payouts/{payout_id}/evidence/{evidence_id}']!.get!.responses['200']!.content!),
+      [...EVIDENCE_CONTENT_TYPES],
+    );
     const evidence = doc.paths['/api/v1/payouts/{payout_id}/evidence']!.post!.requestBody!.content;
     assert.deepEqual(Object.keys(evidence), ['multipart/form-data']);
     assert.deepEqual((evidence['multipart/form-data']!.schema!.properties as Record<string, Json>).file, {
@@ -234,7 +322,11 @@ describe(`OpenAPI document (${storageKind})`, () => {
     for (const { path, operation, where } of apiOperations(doc)) {
       const content = operation.requestBody?.content;
       if (!content?.['application/json'] || path.startsWith('/api/v1/providers/')) continue;
-      assert.deepEqual(Object.keys(content).sort(), ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'], where);
+      assert.deepEqual(
+        Object.keys(content).sort(),
+        ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'],
+        where,
+      );
     }
   });
 
@@ -252,7 +344,7 @@ describe(`OpenAPI document (${storageKind})`, () => {
       assert.ok(media.example ?? media.examples, `${method} ${path} body example`);
       const validateBody = new Ajv({ strict: false, allErrors: true });
       addFormats(validateBody);
-      const example = media.example ?? (Object.values(media.examples as Record<string, { value: unknown }>)[0]!.value);
+      const example = media.example ?? Object.values(media.examples as Record<string, { value: unknown }>)[0]!.value;
       assert.ok(validateBody.validate(media.schema!, example), `${path}: ${JSON.stringify(validateBody.errors)}`);
     }
     for (const name of ['CheckoutSession', 'Refund', 'Payout', 'Recipient', 'ErrorEnvelope']) {
@@ -264,7 +356,15 @@ describe(`OpenAPI document (${storageKind})`, () => {
 
   it('has a webhook per event type with its signed payload, and real events and answers match their schemas', async () => {
     assert.deepEqual(Object.keys(doc.webhooks), [...EVENT_TYPES]);
-    for (const type of ['checkout.session.completed', 'checkout.session.reopened', 'payout.paid', 'payout.returned', 'refund.created', 'refund.succeeded']) assert.ok(doc.webhooks[type], type);
+    for (const type of [
+      'checkout.session.completed',
+      'checkout.session.reopened',
+      'payout.paid',
+      'payout.returned',
+      'refund.created',
+      'refund.succeeded',
+    ])
+      assert.ok(doc.webhooks[type], type);
     for (const [type, { post }] of Object.entries(doc.webhooks)) {
       assert.deepEqual(
         post.parameters!.map((p) => p.name),
@@ -274,7 +374,8 @@ describe(`OpenAPI document (${storageKind})`, () => {
       assert.equal(schema.$ref, `#/components/schemas/${eventSchemaId(type)}`);
       const event = schemaOf(eventSchemaId(type));
       assert.deepEqual(((event.properties as Record<string, Json>).type as Json).enum, [type]);
-      for (const field of ['id', 'type', 'created_at', 'environment', 'livemode', 'version', 'data']) assert.ok((event.required as string[]).includes(field), `${type} ${field}`);
+      for (const field of ['id', 'type', 'created_at', 'environment', 'livemode', 'version', 'data'])
+        assert.ok((event.required as string[]).includes(field), `${type} ${field}`);
     }
 
     // Real answers and events, through the API: a paid session, its refund, a recipient and a Test payout.
@@ -287,18 +388,30 @@ describe(`OpenAPI document (${storageKind})`, () => {
     check('PaymentAttempt', await simulate(t, m, attempt.attempt_reference, 'paid'));
     const paid = await call(t, 'GET', `/api/v1/sessions/${session.id}`, { key });
     check('CheckoutSession', paid.json());
-    const refund = await call(t, 'POST', '/api/v1/refunds', { key, body: { session_id: session.id, amount_minor: 1000 } });
+    const refund = await call(t, 'POST', '/api/v1/refunds', {
+      key,
+      body: { session_id: session.id, amount_minor: 1000 },
+    });
     assert.equal(refund.statusCode, 201, refund.body);
     check('Refund', refund.json());
     const capabilities = await call(t, 'GET', '/api/v1/payouts/capabilities', { key });
     check('PayoutCapabilities', capabilities.json());
-    const recipient = await call(t, 'POST', '/api/v1/payouts/recipients', { key, body: { account_type: 'momo', network: 'mtn', phone: '0241234567', account_name: 'Kofi Boateng' } });
+    const recipient = await call(t, 'POST', '/api/v1/payouts/recipients', {
+      key,
+      body: { account_type: 'momo', network: 'mtn', phone: '0241234567', account_name: 'Kofi Boateng' },
+    });
     assert.equal(recipient.statusCode, 201, recipient.body);
     check('Recipient', recipient.json());
-    const payout = await call(t, 'POST', '/api/v1/payouts', { key, body: { recipient_id: recipient.json().id, amount_minor: 1000, client_reference: 'openapi-doc-1' } });
+    const payout = await call(t, 'POST', '/api/v1/payouts', {
+      key,
+      body: { recipient_id: recipient.json().id, amount_minor: 1000, client_reference: 'openapi-doc-1' },
+    });
     assert.equal(payout.statusCode, 201, payout.body);
     check('Payout', payout.json());
-    const refused = await call(t, 'POST', '/api/v1/payouts/recipients', { key, body: { account_type: 'mobile-money', account_name: 'Kofi Boateng' } });
+    const refused = await call(t, 'POST', '/api/v1/payouts/recipients', {
+      key,
+      body: { account_type: 'mobile-money', account_name: 'Kofi Boateng' },
+    });
     assert.equal(refused.statusCode, 400);
     check('ErrorEnvelope', refused.json());
 
@@ -310,7 +423,14 @@ describe(`OpenAPI document (${storageKind})`, () => {
       check(eventSchemaId(event.type), event);
       types.add(event.type);
     }
-    for (const type of ['checkout.session.pending', 'checkout.session.completed', 'refund.created', 'refund.succeeded', 'payout.paid']) assert.ok(types.has(type), `${type} among ${[...types]}`);
+    for (const type of [
+      'checkout.session.pending',
+      'checkout.session.completed',
+      'refund.created',
+      'refund.succeeded',
+      'payout.paid',
+    ])
+      assert.ok(types.has(type), `${type} among ${[...types]}`);
   });
 
   it('generates a client (openapi-typescript, openapi-fetch) that compiles under strict tsc without casts and works against the server', async () => {
@@ -324,12 +444,24 @@ describe(`OpenAPI document (${storageKind})`, () => {
       writeFileSync(
         join(dir, 'tsconfig.json'),
         JSON.stringify({
-          compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'ESNext', moduleResolution: 'Bundler', lib: ['ES2022', 'DOM'], skipLibCheck: true, types: [] },
+          compilerOptions: {
+            strict: true,
+            noEmit: true,
+            target: 'ES2022',
+            module: 'ESNext',
+            moduleResolution: 'Bundler',
+            lib: ['ES2022', 'DOM'],
+            skipLibCheck: true,
+            types: [],
+          },
           files: ['client.ts'],
         }),
       );
       try {
-        execFileSync(process.execPath, [resolve('node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')], { encoding: 'utf8', stdio: 'pipe' });
+        execFileSync(process.execPath, [resolve('node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')], {
+          encoding: 'utf8',
+          stdio: 'pipe',
+        });
       } catch (error) {
         const { stdout, stderr } = error as { stdout?: string; stderr?: string };
         assert.fail(`the generated client does not compile:\n${stdout}${stderr}`);
@@ -338,7 +470,9 @@ describe(`OpenAPI document (${storageKind})`, () => {
       // The same program against the server over HTTP: the wire matches the types it was compiled with.
       const baseUrl = await t.listen();
       const m = await t.merchant();
-      const client = (await import(pathToFileURL(join(dir, 'client.ts')).href)) as { run(baseUrl: string, apiKey: string): Promise<Record<string, unknown>> };
+      const client = (await import(pathToFileURL(join(dir, 'client.ts')).href)) as {
+        run(baseUrl: string, apiKey: string): Promise<Record<string, unknown>>;
+      };
       const result = await client.run(baseUrl, m.test_api_key);
       assert.equal(result.status, 'open');
       assert.equal(result.accountType, 'momo');

@@ -15,7 +15,9 @@ import { fund, merchantWithHooks } from './payouts-fixtures.ts';
 const REDOCLY_CLI = resolve('node_modules/@redocly/cli/bin/cli.js');
 const IGNORE_FILE = resolve('.redocly.lint-ignore.yaml');
 /** The pairs no-ambiguous-paths reports (at the later path of each), and nothing else may be ignored. */
-const KNOWN_AMBIGUOUS = ['cancel', 'receipt', 'evidence'].map((tail) => `#/paths/~1api~1v1~1payouts~1{payout_id}~1${tail}`);
+const KNOWN_AMBIGUOUS = ['cancel', 'receipt', 'evidence'].map(
+  (tail) => `#/paths/~1api~1v1~1payouts~1{payout_id}~1${tail}`,
+);
 
 interface LintProblem {
   ruleId: string;
@@ -36,12 +38,14 @@ async function lint(document: unknown, withIgnoreFile: boolean): Promise<LintRep
     if (withIgnoreFile) copyFileSync(IGNORE_FILE, join(dir, '.redocly.lint-ignore.yaml'));
     const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' };
     // lint exits 1 when it reports an error: the report on stdout is what the test reads either way.
-    const { stdout } = await promisify(execFile)(process.execPath, [REDOCLY_CLI, 'lint', 'openapi.json', '--format=json'], { cwd: dir, env, maxBuffer: 64 * 1024 * 1024 }).catch(
-      (error: { stdout?: string; stderr?: string }) => {
-        if (!error.stdout) throw new Error(`redocly lint failed: ${error.stderr}`);
-        return { stdout: error.stdout };
-      },
-    );
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [REDOCLY_CLI, 'lint', 'openapi.json', '--format=json'],
+      { cwd: dir, env, maxBuffer: 64 * 1024 * 1024 },
+    ).catch((error: { stdout?: string; stderr?: string }) => {
+      if (!error.stdout) throw new Error(`redocly lint failed: ${error.stderr}`);
+      return { stdout: error.stdout };
+    });
     return JSON.parse(stdout) as LintReport;
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -73,8 +77,14 @@ describe(`OpenAPI document lint, redocly recommended (${storageKind})`, () => {
     assert.equal(report.totals.warnings, 0, describeProblems(report));
     assert.equal(report.totals.ignored, KNOWN_AMBIGUOUS.length);
     // The ignore file holds those entries and nothing else.
-    const entries = readFileSync(IGNORE_FILE, 'utf8').split('\n').filter((line) => line.trim() !== '' && !line.trimStart().startsWith('#'));
-    assert.deepEqual(entries, ['openapi.json:', '  no-ambiguous-paths:', ...KNOWN_AMBIGUOUS.map((pointer) => `    - '${pointer}'`)]);
+    const entries = readFileSync(IGNORE_FILE, 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '' && !line.trimStart().startsWith('#'));
+    assert.deepEqual(entries, [
+      'openapi.json:',
+      '  no-ambiguous-paths:',
+      ...KNOWN_AMBIGUOUS.map((pointer) => `    - '${pointer}'`),
+    ]);
   });
 
   it('fails on a warning: an operation without an operationId is reported', async () => {
@@ -90,23 +100,48 @@ describe(`OpenAPI document lint, redocly recommended (${storageKind})`, () => {
     const broken = structuredClone(document) as { paths: Record<string, unknown> };
     broken.paths['/api/v1/payouts/{payout_id}/archive'] = broken.paths['/api/v1/payouts/{payout_id}/cancel'];
     const withNew = await lint(broken, true);
-    assert.ok(withNew.problems.some((problem) => problem.ruleId === 'no-ambiguous-paths' && problem.location[0]!.pointer.endsWith('archive')), describeProblems(withNew));
+    assert.ok(
+      withNew.problems.some(
+        (problem) => problem.ruleId === 'no-ambiguous-paths' && problem.location[0]!.pointer.endsWith('archive'),
+      ),
+      describeProblems(withNew),
+    );
     // Without the ignore file, exactly the known pairs come back (the report leaves ignored problems out).
     const bare = await lint(document, false);
     assert.equal(bare.totals.errors, 0, describeProblems(bare));
-    assert.deepEqual(bare.problems.map((problem) => `${problem.ruleId} ${problem.location[0]!.pointer}`).sort(), KNOWN_AMBIGUOUS.map((pointer) => `no-ambiguous-paths ${pointer}`).sort());
-    for (const problem of bare.problems) assert.match(problem.message, /`\/api\/v1\/payouts\/recipients\/\{recipient_id\}` and `\/api\/v1\/payouts\/\{payout_id\}\/(cancel|receipt|evidence)`/);
+    assert.deepEqual(
+      bare.problems.map((problem) => `${problem.ruleId} ${problem.location[0]!.pointer}`).sort(),
+      KNOWN_AMBIGUOUS.map((pointer) => `no-ambiguous-paths ${pointer}`).sort(),
+    );
+    for (const problem of bare.problems)
+      assert.match(
+        problem.message,
+        /`\/api\/v1\/payouts\/recipients\/\{recipient_id\}` and `\/api\/v1\/payouts\/\{payout_id\}\/(cancel|receipt|evidence)`/,
+      );
   });
 
   it('routes the ambiguous pairs by their static segment: `recipients` never names a payout', async () => {
     const m = await merchantWithHooks(t);
     await fund(t, m.merchant_id, 'test', 100_000);
     const headers = { authorization: `Bearer ${m.test_api_key}`, 'content-type': 'application/json' };
-    const post = (path: string, body: unknown) => fetch(`${baseUrl}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+    const post = (path: string, body: unknown) =>
+      fetch(`${baseUrl}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
     const get = (path: string) => fetch(`${baseUrl}${path}`, { headers });
 
-    const recipient = (await (await post('/api/v1/payouts/recipients', { account_type: 'momo', network: 'mtn', phone: '0241234567', account_name: 'Kofi Boateng' })).json()) as { id: string };
-    const created = await post('/api/v1/payouts', { recipient_id: recipient.id, amount_minor: 1000, client_reference: 'lint-route-1', test_outcome: 'processing' });
+    const recipient = (await (
+      await post('/api/v1/payouts/recipients', {
+        account_type: 'momo',
+        network: 'mtn',
+        phone: '0241234567',
+        account_name: 'Kofi Boateng',
+      })
+    ).json()) as { id: string };
+    const created = await post('/api/v1/payouts', {
+      recipient_id: recipient.id,
+      amount_minor: 1000,
+      client_reference: 'lint-route-1',
+      test_outcome: 'processing',
+    });
     assert.equal(created.status, 201);
     const payout = (await created.json()) as { id: string; status: string };
     assert.match(payout.id, /^po_/);

@@ -17,7 +17,11 @@ import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 import { balanceOf, bankRecipient, createPayout, drive, getPayout, liveMerchant } from './payouts-fixtures.ts';
 
 const PASSWORD = 'ops-approvals-password';
-const text = (body: string) => flashOf(body).replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+const text = (body: string) =>
+  flashOf(body)
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
 
 describe(`payout returns and payout settings through a second operator (${storageKind})`, () => {
   let t: TestContext;
@@ -35,7 +39,12 @@ describe(`payout returns and payout settings through a second operator (${storag
   after(() => t?.close());
 
   const requestFor = async (objectId: string, status = 'pending') =>
-    (await t.db.query<{ id: string; payload: Record<string, unknown> }>('SELECT id, payload FROM operator_approvals WHERE object_id = $1 AND status = $2', [objectId, status]))[0];
+    (
+      await t.db.query<{ id: string; payload: Record<string, unknown> }>(
+        'SELECT id, payload FROM operator_approvals WHERE object_id = $1 AND status = $2',
+        [objectId, status],
+      )
+    )[0];
   const healthy = async (m: CreatedMerchant) => assert.deepEqual(await checkInvariants(t.db, m.merchant_id), []);
 
   async function paidPayout() {
@@ -50,10 +59,16 @@ describe(`payout returns and payout settings through a second operator (${storag
     const { m, payout } = await paidPayout();
     const before = (await balanceOf(t, m.merchant_id, 'live')).available_minor;
     const list = await first.get(`/ops/payouts?q=${payout.reference}`);
-    assert.ok(list.body.includes(payout.reference) && list.body.includes('Record return') && list.body.includes('live'), 'the paid payout is listed with its environment');
+    assert.ok(
+      list.body.includes(payout.reference) && list.body.includes('Record return') && list.body.includes('live'),
+      'the paid payout is listed with its environment',
+    );
 
     const refused = [
-      [{ return_reference: 'any text at all', reason: 'Bank says returned', confirm: 'yes' }, /return reference is the bank's/],
+      [
+        { return_reference: 'any text at all', reason: 'Bank says returned', confirm: 'yes' },
+        /return reference is the bank's/,
+      ],
       [{ return_reference: 'R1', reason: 'Bank says returned', confirm: 'yes' }, /4 to 40 letters/],
       [{ return_reference: 'GCB/RET/2026.0117', reason: ' ', confirm: 'yes' }, /Give a reason/],
       [{ return_reference: 'GCB/RET/2026.0117', reason: 'Bank says returned' }, /Confirm that the bank statement/],
@@ -65,7 +80,11 @@ describe(`payout returns and payout settings through a second operator (${storag
     }
     assert.equal(await requestFor(payout.id), undefined);
 
-    const filed = await first.post(`/ops/payouts/${payout.id}/return`, { return_reference: 'GCB/RET/2026.0117', reason: 'Account closed (bank notice)', confirm: 'yes' });
+    const filed = await first.post(`/ops/payouts/${payout.id}/return`, {
+      return_reference: 'GCB/RET/2026.0117',
+      reason: 'Account closed (bank notice)',
+      confirm: 'yes',
+    });
     assert.equal(filed.statusCode, 200, filed.body.slice(0, 300));
     assert.match(text(filed.body), /filed for a second operator/);
     assert.ok(filed.body.includes('Return waiting for a second operator'));
@@ -77,14 +96,24 @@ describe(`payout returns and payout settings through a second operator (${storag
     const own = await first.post(`/ops/approvals/${request.id}`, { decision: 'approve' });
     assert.equal(own.statusCode, 403);
     const approvals = await second.get('/ops/approvals');
-    assert.ok(approvals.body.includes('GCB/RET/2026.0117') && approvals.body.includes(payout.reference), 'the second operator sees the payout and its return reference');
+    assert.ok(
+      approvals.body.includes('GCB/RET/2026.0117') && approvals.body.includes(payout.reference),
+      'the second operator sees the payout and its return reference',
+    );
     const approved = await second.post(`/ops/approvals/${request.id}`, { decision: 'approve' });
     assert.equal(approved.statusCode, 200);
     const read = await getPayout(t, m.live_api_key, payout.id);
     assert.deepEqual([read.status, read.return_reference], ['returned', 'GCB/RET/2026.0117']);
     assert.equal((await balanceOf(t, m.merchant_id, 'live')).available_minor, before + 30_000 + read.fee_minor);
-    const audited = await t.db.query<{ action: string; actor_email: string }>('SELECT action, actor_email FROM audit_log WHERE object_id IN ($1, $2)', [request.id, payout.id]);
-    assert.deepEqual(audited.map((a) => a.action).sort(), ['approval.approve.payout_return', 'approval.request.payout_return', 'payout.returned']);
+    const audited = await t.db.query<{ action: string; actor_email: string }>(
+      'SELECT action, actor_email FROM audit_log WHERE object_id IN ($1, $2)',
+      [request.id, payout.id],
+    );
+    assert.deepEqual(audited.map((a) => a.action).sort(), [
+      'approval.approve.payout_return',
+      'approval.request.payout_return',
+      'payout.returned',
+    ]);
     await healthy(m);
 
     // A returned payout offers neither Matched nor Exception, and the service refuses them if posted.
@@ -92,7 +121,11 @@ describe(`payout returns and payout settings through a second operator (${storag
     assert.ok(!after.body.includes(`/ops/payouts/${payout.id}/reconcile`));
     const posted = await first.post(`/ops/payouts/${payout.id}/reconcile`, { result: 'matched' });
     assert.equal(posted.statusCode, 409);
-    await assert.rejects(reconcilePayout(t.db, payout.id, 'exception'), (e: { code?: string; message?: string }) => e.code === 'PAYOUT_NOT_RECONCILABLE' && /returned/.test(e.message ?? ''));
+    await assert.rejects(
+      reconcilePayout(t.db, payout.id, 'exception'),
+      (e: { code?: string; message?: string }) =>
+        e.code === 'PAYOUT_NOT_RECONCILABLE' && /returned/.test(e.message ?? ''),
+    );
   });
 
   it('a rejected return leaves the payout paid; a second request for the same payout is refused while one waits', async () => {
@@ -103,30 +136,57 @@ describe(`payout returns and payout settings through a second operator (${storag
     assert.equal(twice.statusCode, 409);
     assert.match(text(twice.body), /already waits/);
     const request = await requestFor(payout.id);
-    assert.equal((await second.post(`/ops/approvals/${request!.id}`, { decision: 'reject', note: 'Wrong payout' })).statusCode, 200);
+    assert.equal(
+      (await second.post(`/ops/approvals/${request!.id}`, { decision: 'reject', note: 'Wrong payout' })).statusCode,
+      200,
+    );
     assert.equal((await getPayout(t, m.live_api_key, payout.id)).status, 'paid');
     await healthy(m);
   });
 
   const settingsOf = async (m: CreatedMerchant, environment: string) =>
-    (await t.db.query<{ payout_access: boolean; paused: boolean; payout_limit_minor: number; daily_limit_minor: number }>(
-      'SELECT payout_access, paused, payout_limit_minor::int, daily_limit_minor::int FROM payout_settings WHERE merchant_id = $1 AND environment = $2',
-      [m.merchant_id, environment],
-    ))[0]!;
-  const settingsForm = (environment: string, values: Partial<Record<string, string>> = {}) => ({ environment, access: 'on', paused: 'off', limit: '5,000.00', daily_limit: '20,000.00', ...values });
+    (
+      await t.db.query<{
+        payout_access: boolean;
+        paused: boolean;
+        payout_limit_minor: number;
+        daily_limit_minor: number;
+      }>(
+        'SELECT payout_access, paused, payout_limit_minor::int, daily_limit_minor::int FROM payout_settings WHERE merchant_id = $1 AND environment = $2',
+        [m.merchant_id, environment],
+      )
+    )[0]!;
+  const settingsForm = (environment: string, values: Partial<Record<string, string>> = {}) => ({
+    environment,
+    access: 'on',
+    paused: 'off',
+    limit: '5,000.00',
+    daily_limit: '20,000.00',
+    ...values,
+  });
 
   it('payout limits: per payout at most the daily limit, amounts read as GHS with human messages', async () => {
     const m = await liveMerchant(t, { fundMinor: 0 });
     const url = `/ops/merchants/${m.merchant_id}/payouts`;
     const above = await first.post(url, settingsForm('test', { limit: '30,000.00', daily_limit: '20,000.00' }));
     assert.equal(above.statusCode, 400);
-    assert.equal(text(above.body), 'The limit per payout (GHS 30,000.00) cannot be above the daily limit (GHS 20,000.00).');
-    const huge = await first.post(url, settingsForm('test', { limit: '999,999,999.99', daily_limit: '999,999,999.99' }));
+    assert.equal(
+      text(above.body),
+      'The limit per payout (GHS 30,000.00) cannot be above the daily limit (GHS 20,000.00).',
+    );
+    const huge = await first.post(
+      url,
+      settingsForm('test', { limit: '999,999,999.99', daily_limit: '999,999,999.99' }),
+    );
     assert.equal(huge.statusCode, 400);
     assert.match(text(huge.body), /at most GHS 10,000,000.00/);
     const plain = await first.post(url, settingsForm('test', { limit: '1220', daily_limit: '1,220.00' }));
     assert.equal(plain.statusCode, 200, text(plain.body));
-    assert.deepEqual(await settingsOf(m, 'test'), { payout_access: true, paused: false, payout_limit_minor: 122_000, daily_limit_minor: 122_000 }, 'Test settings apply at once');
+    assert.deepEqual(
+      await settingsOf(m, 'test'),
+      { payout_access: true, paused: false, payout_limit_minor: 122_000, daily_limit_minor: 122_000 },
+      'Test settings apply at once',
+    );
   });
 
   it('Live: opening access or raising a limit waits for a second operator; closing, pausing and lowering apply at once', async () => {
@@ -136,22 +196,45 @@ describe(`payout returns and payout settings through a second operator (${storag
     assert.equal(start.payout_access, true);
 
     // Lowering and pausing apply at once.
-    const lower = await first.post(url, settingsForm('live', { paused: 'on', limit: '1,000.00', daily_limit: '2,000.00' }));
+    const lower = await first.post(
+      url,
+      settingsForm('live', { paused: 'on', limit: '1,000.00', daily_limit: '2,000.00' }),
+    );
     assert.equal(lower.statusCode, 200);
     assert.equal(text(lower.body), 'Live payout settings saved.');
-    assert.deepEqual(await settingsOf(m, 'live'), { payout_access: true, paused: true, payout_limit_minor: 100_000, daily_limit_minor: 200_000 });
+    assert.deepEqual(await settingsOf(m, 'live'), {
+      payout_access: true,
+      paused: true,
+      payout_limit_minor: 100_000,
+      daily_limit_minor: 200_000,
+    });
     // Closing access applies at once.
-    assert.equal((await first.post(url, settingsForm('live', { access: 'off', paused: 'on', limit: '1,000.00', daily_limit: '2,000.00' }))).statusCode, 200);
+    assert.equal(
+      (
+        await first.post(
+          url,
+          settingsForm('live', { access: 'off', paused: 'on', limit: '1,000.00', daily_limit: '2,000.00' }),
+        )
+      ).statusCode,
+      200,
+    );
     assert.equal((await settingsOf(m, 'live')).payout_access, false);
 
     // Opening access and raising a limit need a reason and the confirmation, then a second operator.
     const opening = settingsForm('live', { access: 'on', paused: 'off', limit: '3,000.00', daily_limit: '2,000.00' });
     const inconsistent = await first.post(url, { ...opening, reason: 'KYC done', confirm: 'yes' });
     assert.equal(inconsistent.statusCode, 400, 'per payout above daily is refused before anything is filed');
-    const noReason = await first.post(url, settingsForm('live', { access: 'on', limit: '1,500.00', daily_limit: '2,000.00' }));
+    const noReason = await first.post(
+      url,
+      settingsForm('live', { access: 'on', limit: '1,500.00', daily_limit: '2,000.00' }),
+    );
     assert.equal(noReason.statusCode, 400);
     assert.match(text(noReason.body), /Give a reason/);
-    const filed = await first.post(url, { ...settingsForm('live', { access: 'on', limit: '1,500.00', daily_limit: '2,000.00' }), reason: 'KYC reviewed, bank letter on file', confirm: 'yes' });
+    const filed = await first.post(url, {
+      ...settingsForm('live', { access: 'on', limit: '1,500.00', daily_limit: '2,000.00' }),
+      reason: 'KYC reviewed, bank letter on file',
+      confirm: 'yes',
+    });
     assert.equal(filed.statusCode, 200);
     assert.match(text(filed.body), /needs a second operator/);
     assert.equal((await settingsOf(m, 'live')).payout_access, false, 'not open until approved');
@@ -164,22 +247,59 @@ describe(`payout returns and payout settings through a second operator (${storag
     const page = await second.get('/ops/approvals');
     assert.ok(page.body.includes('Before: access off, paused, GHS 1,000.00 per payout, GHS 2,000.00 a day'));
     assert.ok(page.body.includes('After: access on, running, GHS 1,500.00 per payout, GHS 2,000.00 a day'));
-    assert.equal((await first.post(`/ops/approvals/${request.id}`, { decision: 'approve' })).statusCode, 403, 'not by the requester');
+    assert.equal(
+      (await first.post(`/ops/approvals/${request.id}`, { decision: 'approve' })).statusCode,
+      403,
+      'not by the requester',
+    );
     assert.equal((await second.post(`/ops/approvals/${request.id}`, { decision: 'approve' })).statusCode, 200);
-    assert.deepEqual(await settingsOf(m, 'live'), { payout_access: true, paused: false, payout_limit_minor: 150_000, daily_limit_minor: 200_000 });
+    assert.deepEqual(await settingsOf(m, 'live'), {
+      payout_access: true,
+      paused: false,
+      payout_limit_minor: 150_000,
+      daily_limit_minor: 200_000,
+    });
 
     // A request made stale by a change since is withdrawn, not applied over it.
-    assert.equal((await first.post(url, { ...settingsForm('live', { limit: '2,000.00', daily_limit: '5,000.00' }), reason: 'Volume grew', confirm: 'yes' })).statusCode, 200);
+    assert.equal(
+      (
+        await first.post(url, {
+          ...settingsForm('live', { limit: '2,000.00', daily_limit: '5,000.00' }),
+          reason: 'Volume grew',
+          confirm: 'yes',
+        })
+      ).statusCode,
+      200,
+    );
     const raise = await requestFor(`${m.merchant_id}:live`);
-    assert.equal((await first.post(url, settingsForm('live', { paused: 'on', limit: '1,500.00', daily_limit: '2,000.00' }))).statusCode, 200, 'a pause applies at once');
+    assert.equal(
+      (await first.post(url, settingsForm('live', { paused: 'on', limit: '1,500.00', daily_limit: '2,000.00' })))
+        .statusCode,
+      200,
+      'a pause applies at once',
+    );
     const stale = await second.post(`/ops/approvals/${raise!.id}`, { decision: 'approve' });
     assert.equal(stale.statusCode, 409);
     assert.match(text(stale.body), /changed since the request/);
-    assert.deepEqual(await settingsOf(m, 'live'), { payout_access: true, paused: true, payout_limit_minor: 150_000, daily_limit_minor: 200_000 });
-    const actions = await t.db.query<{ action: string }>("SELECT action FROM audit_log WHERE merchant_id = $1 AND (action LIKE 'approval.%' OR action = 'payout_settings.update')", [m.merchant_id]);
-    assert.deepEqual(
-      actions.map((a) => a.action).sort(),
-      ['approval.approve.payout_settings', 'approval.request.payout_settings', 'approval.request.payout_settings', 'approval.stale.payout_settings', 'payout_settings.update', 'payout_settings.update', 'payout_settings.update', 'payout_settings.update'],
+    assert.deepEqual(await settingsOf(m, 'live'), {
+      payout_access: true,
+      paused: true,
+      payout_limit_minor: 150_000,
+      daily_limit_minor: 200_000,
+    });
+    const actions = await t.db.query<{ action: string }>(
+      "SELECT action FROM audit_log WHERE merchant_id = $1 AND (action LIKE 'approval.%' OR action = 'payout_settings.update')",
+      [m.merchant_id],
     );
+    assert.deepEqual(actions.map((a) => a.action).sort(), [
+      'approval.approve.payout_settings',
+      'approval.request.payout_settings',
+      'approval.request.payout_settings',
+      'approval.stale.payout_settings',
+      'payout_settings.update',
+      'payout_settings.update',
+      'payout_settings.update',
+      'payout_settings.update',
+    ]);
   });
 });

@@ -15,8 +15,10 @@ import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 const PASSWORD = 'ops-audit-password-1';
 
 /** The object ids of the rows a page shows, in its order. */
-const objectIdsOn = (body: string, token: string): string[] => [...body.matchAll(new RegExp(`<br>(${token}-[\\w-]+)</td>`, 'g'))].map((m) => m[1]!);
-const nextOf = (body: string): string | null => /<a class="button secondary" href="([^"]+)">Next page<\/a>/.exec(body)?.[1]?.replace(/&amp;/g, '&') ?? null;
+const objectIdsOn = (body: string, token: string): string[] =>
+  [...body.matchAll(new RegExp(`<br>(${token}-[\\w-]+)</td>`, 'g'))].map((m) => m[1]!);
+const nextOf = (body: string): string | null =>
+  /<a class="button secondary" href="([^"]+)">Next page<\/a>/.exec(body)?.[1]?.replace(/&amp;/g, '&') ?? null;
 
 describe(`ops audit page (${storageKind})`, () => {
   let t: TestContext;
@@ -36,11 +38,20 @@ describe(`ops audit page (${storageKind})`, () => {
     t = await startTestApp();
     const a = await t.merchant();
     const b = await t.merchant();
-    merchantA = { id: a.merchant_id, name: (await t.db.query<{ name: string }>('SELECT name FROM merchants WHERE id = $1', [a.merchant_id]))[0]!.name };
-    merchantB = { id: b.merchant_id, name: (await t.db.query<{ name: string }>('SELECT name FROM merchants WHERE id = $1', [b.merchant_id]))[0]!.name };
+    merchantA = {
+      id: a.merchant_id,
+      name: (await t.db.query<{ name: string }>('SELECT name FROM merchants WHERE id = $1', [a.merchant_id]))[0]!.name,
+    };
+    merchantB = {
+      id: b.merchant_id,
+      name: (await t.db.query<{ name: string }>('SELECT name FROM merchants WHERE id = $1', [b.merchant_id]))[0]!.name,
+    };
     for (let i = 0; i < ROWS; i++) {
       await row({
-        actor: i % 3 === 0 ? { type: 'operator', id: actorId, email: actorEmail } : { type: 'system', id: `worker-${token}`, email: null },
+        actor:
+          i % 3 === 0
+            ? { type: 'operator', id: actorId, email: actorEmail }
+            : { type: 'system', id: `worker-${token}`, email: null },
         merchantId: i % 2 === 0 ? merchantA.id : merchantB.id,
         action: i % 4 === 0 ? `${token}_settings.update` : `${token}_key.revoke`,
         objectType: i % 5 === 0 ? `${token}_settings` : `${token}_key`,
@@ -80,25 +91,57 @@ describe(`ops audit page (${storageKind})`, () => {
   it('pages through every row once, newest first, 50 a page', async () => {
     const { ids, pages } = await allRows({ q: token });
     assert.equal(pages, 3);
-    assert.deepEqual(ids, expected(() => true));
+    assert.deepEqual(
+      ids,
+      expected(() => true),
+    );
   });
 
   it('each filter narrows to exactly the rows it names', async () => {
     // Actor: by email (any case) or by id.
-    assert.deepEqual((await allRows({ q: token, actor: actorEmail.toLowerCase() })).ids, expected((i) => i % 3 === 0));
-    assert.deepEqual((await allRows({ q: token, actor: actorId })).ids, expected((i) => i % 3 === 0));
-    assert.deepEqual((await allRows({ q: token, actor: `worker-${token}` })).ids, expected((i) => i % 3 !== 0));
+    assert.deepEqual(
+      (await allRows({ q: token, actor: actorEmail.toLowerCase() })).ids,
+      expected((i) => i % 3 === 0),
+    );
+    assert.deepEqual(
+      (await allRows({ q: token, actor: actorId })).ids,
+      expected((i) => i % 3 === 0),
+    );
+    assert.deepEqual(
+      (await allRows({ q: token, actor: `worker-${token}` })).ids,
+      expected((i) => i % 3 !== 0),
+    );
     // Merchant: by id or by a fragment of its name.
-    assert.deepEqual((await allRows({ q: token, merchant: merchantB.id })).ids, expected((i) => i % 2 === 1));
-    assert.deepEqual((await allRows({ q: token, merchant: merchantA.name.slice(-8) })).ids, expected((i) => i % 2 === 0));
+    assert.deepEqual(
+      (await allRows({ q: token, merchant: merchantB.id })).ids,
+      expected((i) => i % 2 === 1),
+    );
+    assert.deepEqual(
+      (await allRows({ q: token, merchant: merchantA.name.slice(-8) })).ids,
+      expected((i) => i % 2 === 0),
+    );
     // Action: exactly, or its family (the part before the dot).
-    assert.deepEqual((await allRows({ action: `${token}_settings.update` })).ids, expected((i) => i % 4 === 0));
-    assert.deepEqual((await allRows({ action: `${token}_key` })).ids, expected((i) => i % 4 !== 0));
+    assert.deepEqual(
+      (await allRows({ action: `${token}_settings.update` })).ids,
+      expected((i) => i % 4 === 0),
+    );
+    assert.deepEqual(
+      (await allRows({ action: `${token}_key` })).ids,
+      expected((i) => i % 4 !== 0),
+    );
     // Object type and id.
-    assert.deepEqual((await allRows({ object_type: `${token}_settings` })).ids, expected((i) => i % 5 === 0));
-    assert.deepEqual((await allRows({ object_type: `${token}_key`, object_id: `${token}-obj-7` })).ids, [`${token}-obj-7`]);
+    assert.deepEqual(
+      (await allRows({ object_type: `${token}_settings` })).ids,
+      expected((i) => i % 5 === 0),
+    );
+    assert.deepEqual((await allRows({ object_type: `${token}_key`, object_id: `${token}-obj-7` })).ids, [
+      `${token}-obj-7`,
+    ]);
     // Together.
-    assert.deepEqual((await allRows({ actor: actorId, merchant: merchantA.id, object_type: `${token}_settings` })).ids, expected((i) => i % 30 === 0));
+    assert.deepEqual(
+      (await allRows({ actor: actorId, merchant: merchantA.id, object_type: `${token}_settings` })).ids,
+      expected((i) => i % 30 === 0),
+    );
     // The filters' choices name this run's actions and object types.
     const page = await ops.get('/ops/audit');
     assert.match(page.body, new RegExp(`<option value="${token}_settings.update">`));
@@ -126,28 +169,54 @@ describe(`ops audit page (${storageKind})`, () => {
   it('shows before and after as the fields that changed; unchanged fields folded behind details', async () => {
     const res = await ops.get(`/ops/audit?object_id=${token}-obj-6`);
     const body = res.body;
-    assert.match(body, /<th scope="row" class="mono">paused<\/th><td><span class="mono wrap">false<\/span><\/td><td><span class="mono wrap">true<\/span><\/td>/);
-    assert.match(body, /<th scope="row" class="mono">limit_minor<\/th><td><span class="mono wrap">1000<\/span><\/td><td><span class="mono wrap">1006<\/span><\/td>/);
-    assert.match(body, /<th scope="row" class="mono">nested\.b<\/th><td><span class="badge ok">added<\/span><\/td><td><span class="mono wrap">2<\/span><\/td>/);
-    assert.match(body, /<th scope="row" class="mono">name<\/th><td><span class="mono wrap">Old<\/span><\/td><td><span class="badge bad">removed<\/span><\/td>/);
+    assert.match(
+      body,
+      /<th scope="row" class="mono">paused<\/th><td><span class="mono wrap">false<\/span><\/td><td><span class="mono wrap">true<\/span><\/td>/,
+    );
+    assert.match(
+      body,
+      /<th scope="row" class="mono">limit_minor<\/th><td><span class="mono wrap">1000<\/span><\/td><td><span class="mono wrap">1006<\/span><\/td>/,
+    );
+    assert.match(
+      body,
+      /<th scope="row" class="mono">nested\.b<\/th><td><span class="badge ok">added<\/span><\/td><td><span class="mono wrap">2<\/span><\/td>/,
+    );
+    assert.match(
+      body,
+      /<th scope="row" class="mono">name<\/th><td><span class="mono wrap">Old<\/span><\/td><td><span class="badge bad">removed<\/span><\/td>/,
+    );
     assert.match(body, /<details><summary>1 unchanged field<\/summary>.*nested\.a/s);
     assert.doesNotMatch(body, /\{&quot;paused&quot;/, 'no raw JSON');
     // The diff itself: creation (no before) is every field added; nothing changed says so.
     assert.deepEqual(auditDiff(null, { a: 1 }), [{ field: 'a', kind: 'added', before: null, after: '1' }]);
     assert.deepEqual(auditDiff({ a: 'x' }, null), [{ field: 'a', kind: 'removed', before: 'x', after: null }]);
-    assert.equal(changesText(auditDiff({ a: 1, b: 'k', c: 3 }, { a: 2, c: 3, d: [1] })), 'a: 1 -> 2; b: removed (was k); d: added [1]');
+    assert.equal(
+      changesText(auditDiff({ a: 1, b: 'k', c: 3 }, { a: 2, c: 3, d: [1] })),
+      'a: 1 -> 2; b: removed (was k); d: added [1]',
+    );
   });
 
   it('exports every matching row as CSV with the changes as text', async () => {
     const res = await ops.get(`/ops/audit?q=${token}&format=csv`);
     assert.equal(res.statusCode, 200);
     assert.match(String(res.headers['content-type']), /^text\/csv/);
-    const lines = res.body.replace(/^\uFEFF/, '').split('\r\n').filter(Boolean);
+    const lines = res.body
+      .replace(/^\uFEFF/, '')
+      .split('\r\n')
+      .filter(Boolean);
     assert.equal(lines[0], 'when,actor_type,actor,merchant,action,object_type,object_id,changes');
     assert.equal(lines.length, ROWS + 1);
     const six = lines.find((line) => line.includes(`,${token}-obj-6,`))!;
-    assert.ok(six.includes(`,operator,${actorEmail},${merchantA.name} (${merchantA.id}),${token}_key.revoke,${token}_key,${token}-obj-6,`), six);
-    assert.ok(six.endsWith(',limit_minor: 1000 -> 1006; name: removed (was Old); nested.b: added 2; paused: false -> true'), six);
+    assert.ok(
+      six.includes(
+        `,operator,${actorEmail},${merchantA.name} (${merchantA.id}),${token}_key.revoke,${token}_key,${token}-obj-6,`,
+      ),
+      six,
+    );
+    assert.ok(
+      six.endsWith(',limit_minor: 1000 -> 1006; name: removed (was Old); nested.b: added 2; paused: false -> true'),
+      six,
+    );
     const filtered = await ops.get(`/ops/audit?q=${token}&actor=${actorId}&format=csv`);
     assert.equal(filtered.body.split('\r\n').filter(Boolean).length, 1 + ROWS / 3);
   });

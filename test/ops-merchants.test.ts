@@ -19,9 +19,11 @@ const MERCHANTS = 207;
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 
 /** The merchant ids a list page links to, in its order. */
-const idsOn = (body: string): string[] => [...body.matchAll(new RegExp(`<a href="/ops/merchants/(${UUID})">`, 'g'))].map((m) => m[1]!);
+const idsOn = (body: string): string[] =>
+  [...body.matchAll(new RegExp(`<a href="/ops/merchants/(${UUID})">`, 'g'))].map((m) => m[1]!);
 /** The "Next page" link of a list page, entities decoded. */
-const nextOf = (body: string): string | null => /<a class="button secondary" href="([^"]+)">Next page<\/a>/.exec(body)?.[1]?.replace(/&amp;/g, '&') ?? null;
+const nextOf = (body: string): string | null =>
+  /<a class="button secondary" href="([^"]+)">Next page<\/a>/.exec(body)?.[1]?.replace(/&amp;/g, '&') ?? null;
 
 describe(`ops merchants list and page (${storageKind})`, () => {
   let t: TestContext;
@@ -39,7 +41,13 @@ describe(`ops merchants list and page (${storageKind})`, () => {
   before(async () => {
     t = await startTestApp();
     for (let i = 0; i < MERCHANTS; i++) {
-      made.push(await createMerchant(t.db, { name: nameOf(i), email: emailOf(i), webhookUrl: i === 150 ? 'https://example.com/hooks/sika' : null }, t.webhookTargets));
+      made.push(
+        await createMerchant(
+          t.db,
+          { name: nameOf(i), email: emailOf(i), webhookUrl: i === 150 ? 'https://example.com/hooks/sika' : null },
+          t.webhookTargets,
+        ),
+      );
     }
     // The one Live merchant holding money (balance applied), one whose Live credit still waits in the ledger, Live payouts on for three, two paused.
     funded = made[150]!;
@@ -48,13 +56,23 @@ describe(`ops merchants list and page (${storageKind})`, () => {
     await fund(t, funded.merchant_id, 'live', 123_456);
     await fund(t, funded.merchant_id, 'test', 5_000);
     await t.db.transaction((tx) =>
-      creditPayment(tx, { merchantId: unapplied.merchant_id, environment: 'live', paymentId: `unapplied-${randomUUID()}`, chargedMinor: 2_500, payerFeeMinor: 0, merchantFeeMinor: 0 }),
+      creditPayment(tx, {
+        merchantId: unapplied.merchant_id,
+        environment: 'live',
+        paymentId: `unapplied-${randomUUID()}`,
+        chargedMinor: 2_500,
+        payerFeeMinor: 0,
+        merchantFeeMinor: 0,
+      }),
     );
     for (const m of [funded, made[10]!, made[200]!]) {
       await setPayoutAccess(t.db, m.merchant_id, 'live', { payout_access: true });
       liveOn.push(m.merchant_id);
     }
-    for (const [m, environment] of [[made[20]!, 'test'], [made[10]!, 'live']] as const) {
+    for (const [m, environment] of [
+      [made[20]!, 'test'],
+      [made[10]!, 'live'],
+    ] as const) {
       await setPayoutAccess(t.db, m.merchant_id, environment, { paused: true });
       paused.push(m.merchant_id);
     }
@@ -95,14 +113,23 @@ describe(`ops merchants list and page (${storageKind})`, () => {
     assert.match(second.body, /First page/);
     assert.match(nextOf(second.body)!, new RegExp(`q=${token}`), 'the next link keeps the search');
     // A cursor that is not ours is the first page, not an error.
-    const forged = await ops.get(`/ops?q=${token}&after=${Buffer.from('2026-01-01T00:00:00Z|not-a-uuid').toString('base64url')}`);
+    const forged = await ops.get(
+      `/ops?q=${token}&after=${Buffer.from('2026-01-01T00:00:00Z|not-a-uuid').toString('base64url')}`,
+    );
     assert.equal(forged.statusCode, 200);
     assert.deepEqual(idsOn(forged.body), idsOn(first.body));
   });
 
   it('finds one merchant by a fragment of its name, by its email (or a fragment), and by its id in any case', async () => {
     const target = made[137]!;
-    for (const q of [`${token}-137-end`, `${token.toUpperCase()}-137-END`, emailOf(137), `owner-137-${token}`, target.merchant_id, target.merchant_id.toUpperCase()]) {
+    for (const q of [
+      `${token}-137-end`,
+      `${token.toUpperCase()}-137-END`,
+      emailOf(137),
+      `owner-137-${token}`,
+      target.merchant_id,
+      target.merchant_id.toUpperCase(),
+    ]) {
       const res = await ops.get(`/ops?q=${encodeURIComponent(q)}`);
       assert.equal(res.statusCode, 200);
       assert.deepEqual(idsOn(res.body), [target.merchant_id], `search ${q}`);
@@ -120,14 +147,19 @@ describe(`ops merchants list and page (${storageKind})`, () => {
     assert.equal((await allPages({ q: token, live_payouts: 'off' })).ids.length, MERCHANTS - liveOn.length);
     assert.deepEqual(sorted((await allPages({ q: token, paused: 'yes' })).ids), sorted(paused));
     assert.equal((await allPages({ q: token, paused: 'no' })).ids.length, MERCHANTS - paused.length);
-    assert.deepEqual(sorted((await allPages({ q: token, live_balance: 'yes' })).ids), sorted([funded.merchant_id, unapplied.merchant_id]));
+    assert.deepEqual(
+      sorted((await allPages({ q: token, live_balance: 'yes' })).ids),
+      sorted([funded.merchant_id, unapplied.merchant_id]),
+    );
     assert.equal((await allPages({ q: token, live_balance: 'no' })).ids.length, MERCHANTS - 2);
     // The Live merchant holding money, in one search: Live payouts on and a Live balance.
     const both = await ops.get(`/ops?q=${token}&live_payouts=on&live_balance=yes`);
     assert.deepEqual(idsOn(both.body), [funded.merchant_id]);
     assert.match(both.body, /GHS 1,234\.56/);
     assert.match(both.body, /<option value="on" selected>/, 'the filter shows what is chosen');
-    assert.deepEqual(idsOn((await ops.get(`/ops?q=${token}&paused=yes&live_payouts=on`)).body), [made[10]!.merchant_id]);
+    assert.deepEqual(idsOn((await ops.get(`/ops?q=${token}&paused=yes&live_payouts=on`)).body), [
+      made[10]!.merchant_id,
+    ]);
     // A value outside a filter's set is refused with a sentence, not ignored.
     const bad = await ops.get(`/ops?live_payouts=maybe`);
     assert.equal(bad.statusCode, 400);
@@ -139,10 +171,16 @@ describe(`ops merchants list and page (${storageKind})`, () => {
     assert.equal(res.statusCode, 200);
     assert.match(String(res.headers['content-type']), /^text\/csv/);
     assert.match(String(res.headers['content-disposition']), /attachment; filename="sika-merchants\.csv"/);
-    const lines = res.body.replace(/^\uFEFF/, '').split('\r\n').filter(Boolean);
+    const lines = res.body
+      .replace(/^\uFEFF/, '')
+      .split('\r\n')
+      .filter(Boolean);
     assert.equal(lines[0], 'merchant_id,name,email,live_payouts,paused,live_balance_ghs,created_at');
     assert.equal(lines.length, MERCHANTS + 1);
-    assert.deepEqual(new Set(lines.slice(1).map((line) => line.split(',')[0])), new Set(made.map((m) => m.merchant_id)));
+    assert.deepEqual(
+      new Set(lines.slice(1).map((line) => line.split(',')[0])),
+      new Set(made.map((m) => m.merchant_id)),
+    );
     const row = lines.find((line) => line.startsWith(funded.merchant_id))!;
     assert.equal(row.split(',').slice(1, 6).join(','), `${nameOf(150)},${emailOf(150)},on,no,1234.56`);
     const filtered = await ops.get(`/ops?q=${token}&live_balance=yes&format=csv`);
@@ -165,17 +203,35 @@ describe(`ops merchants list and page (${storageKind})`, () => {
     assert.match(body, /Live<\/span><\/p><div class="label">Available<\/div><div class="value">GHS 1,234\.56</);
     assert.match(body, /Test<\/span><\/p><div class="label">Available<\/div><div class="value">GHS 50\.00</);
     // The session, with its environment.
-    assert.match(body, new RegExp(`Test</span></td><td class="mono wrap">${session.json().id}</td><td class="wrap">INV-${token}</td><td class="nowrap">GHS 42\\.00`));
+    assert.match(
+      body,
+      new RegExp(
+        `Test</span></td><td class="mono wrap">${session.json().id}</td><td class="wrap">INV-${token}</td><td class="nowrap">GHS 42\\.00`,
+      ),
+    );
     // Users: the owner, role and second factor.
-    assert.match(body, new RegExp(`<td class="wrap">${emailOf(150)}</td><td>owner</td><td><span class="badge [a-z]+">off</span>`));
+    assert.match(
+      body,
+      new RegExp(`<td class="wrap">${emailOf(150)}</td><td>owner</td><td><span class="badge [a-z]+">off</span>`),
+    );
     // Key prefixes with their environment; the keys themselves nowhere.
-    for (const [key, environment] of [[funded.test_api_key, 'Test'], [funded.live_api_key, 'Live']] as const) {
+    for (const [key, environment] of [
+      [funded.test_api_key, 'Test'],
+      [funded.live_api_key, 'Live'],
+    ] as const) {
       const prefix = key.slice(0, 16);
-      assert.match(body, new RegExp(`${environment}</span></td><td class="mono">${prefix}…</td>`), `${environment} key prefix`);
+      assert.match(
+        body,
+        new RegExp(`${environment}</span></td><td class="mono">${prefix}…</td>`),
+        `${environment} key prefix`,
+      );
       assert.ok(!body.includes(key), `the ${environment} key is not on the page`);
       assert.ok(!body.includes(key.slice(0, 20)), `nothing of the ${environment} key beyond its prefix`);
     }
-    assert.match(body, /Live<\/span><\/td><td class="wrap">https:\/\/example\.com\/hooks\/sika<\/td><td><span class="badge ok">enabled/);
+    assert.match(
+      body,
+      /Live<\/span><\/td><td class="wrap">https:\/\/example\.com\/hooks\/sika<\/td><td><span class="badge ok">enabled/,
+    );
     assert.ok(!body.includes(funded.live_webhook_secret!) && !body.includes('whsec_'), 'no webhook secret');
     // The payout settings forms, both environments.
     assert.match(body, /Save test payout settings/);

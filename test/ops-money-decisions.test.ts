@@ -17,7 +17,15 @@ import { createOperator, decideApproval, requestHeldDecision } from '../src/ops/
 import { operatorRefundQueue } from '../src/ops/refunds.ts';
 import { collectionAccounts } from '../src/rails/bank-transfer/accounts.ts';
 import { importStatement } from '../src/statements/service.ts';
-import { BANK_ENV, cedis, gcbStatement, liveBalance, liveTransfer, uniqueWords, type LiveTransfer } from './bank-statements-support.ts';
+import {
+  BANK_ENV,
+  cedis,
+  gcbStatement,
+  liveBalance,
+  liveTransfer,
+  uniqueWords,
+  type LiveTransfer,
+} from './bank-statements-support.ts';
 import { ConsoleClient, flashOf } from './console-client.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 
@@ -42,7 +50,11 @@ describe(`money decisions by two operators (${storageKind})`, () => {
   let tellerActor: Actor;
 
   async function operator(role: 'operator' | 'teller' = 'operator'): Promise<Actor> {
-    const created = await createOperator(t.db, { email: `money-${role}-${randomUUID()}@example.com`, password: PASSWORD, role });
+    const created = await createOperator(t.db, {
+      email: `money-${role}-${randomUUID()}@example.com`,
+      password: PASSWORD,
+      role,
+    });
     return { type: 'operator', id: created.operator_id, email: created.email };
   }
 
@@ -58,13 +70,28 @@ describe(`money decisions by two operators (${storageKind})`, () => {
   after(() => t?.close());
 
   const attemptOf = async (id: string) =>
-    (await t.db.query<AttemptSeen>('SELECT status, amount_charged_minor::int, amount_received_minor::int, fee_minor::int, fee_received_minor::int, bearer FROM payment_attempts WHERE id = $1', [id]))[0]!;
+    (
+      await t.db.query<AttemptSeen>(
+        'SELECT status, amount_charged_minor::int, amount_received_minor::int, fee_minor::int, fee_received_minor::int, bearer FROM payment_attempts WHERE id = $1',
+        [id],
+      )
+    )[0]!;
   const invariantsHold = async (m: CreatedMerchant) => assert.deepEqual(await checkInvariants(t.db, m.merchant_id), []);
   const pendingRequestOf = async (attemptId: string) =>
-    (await t.db.query<{ id: string }>("SELECT id FROM operator_approvals WHERE object_id = $1 AND status = 'pending'", [attemptId]))[0]?.id;
-  const lineOf = async (attemptId: string) => (await t.db.query<{ status: string }>('SELECT status FROM statement_lines WHERE attempt_id = $1', [attemptId]))[0]?.status;
+    (
+      await t.db.query<{ id: string }>(
+        "SELECT id FROM operator_approvals WHERE object_id = $1 AND status = 'pending'",
+        [attemptId],
+      )
+    )[0]?.id;
+  const lineOf = async (attemptId: string) =>
+    (await t.db.query<{ status: string }>('SELECT status FROM statement_lines WHERE attempt_id = $1', [attemptId]))[0]
+      ?.status;
   const refundsOf = (attemptId: string) =>
-    t.db.query<{ id: string; status: string; route: string; amount_minor: number }>('SELECT id, status, route, amount_minor::int FROM refunds WHERE attempt_id = $1', [attemptId]);
+    t.db.query<{ id: string; status: string; route: string; amount_minor: number }>(
+      'SELECT id, status, route, amount_minor::int FROM refunds WHERE attempt_id = $1',
+      [attemptId],
+    );
 
   /** A Live transfer of GHS 500.00 (charged with its fee) held for a statement credit of `charged + delta`. */
   async function held(delta: number): Promise<{ m: CreatedMerchant; transfer: LiveTransfer; received: number }> {
@@ -88,7 +115,11 @@ describe(`money decisions by two operators (${storageKind})`, () => {
   async function fileThroughReview(attemptId: string, choice: string): Promise<string> {
     const page = await first.get(`/ops/review/${attemptId}`);
     assert.equal(page.statusCode, 200, page.body.slice(0, 300));
-    const res = await first.post(`/ops/review/${attemptId}`, { choice, reason: 'Checked the GCB statement line', confirm: 'yes' });
+    const res = await first.post(`/ops/review/${attemptId}`, {
+      choice,
+      reason: 'Checked the GCB statement line',
+      confirm: 'yes',
+    });
     assert.equal(res.statusCode, 200, res.body.slice(0, 400));
     assert.match(flashOf(res.body), /Filed for a second operator/);
     const id = await pendingRequestOf(attemptId);
@@ -109,16 +140,35 @@ describe(`money decisions by two operators (${storageKind})`, () => {
     const { m, transfer, received } = await held(-500);
     const page = await first.get(`/ops/review/${transfer.attemptId}`);
     assert.equal(page.statusCode, 200);
-    for (const text of [cedis(transfer.chargedMinor), cedis(received), 'short by GHS 5.00', 'Statement line', 'live', 'I have checked the statement line']) assert.ok(page.body.includes(text), `the page shows ${text}`);
+    for (const text of [
+      cedis(transfer.chargedMinor),
+      cedis(received),
+      'short by GHS 5.00',
+      'Statement line',
+      'live',
+      'I have checked the statement line',
+    ])
+      assert.ok(page.body.includes(text), `the page shows ${text}`);
     const list = await first.get('/ops/review?environment=live');
     assert.ok(list.body.includes(transfer.attemptId) && list.body.includes('short by GHS 5.00'));
-    const unconfirmed = await first.post(`/ops/review/${transfer.attemptId}`, { choice: 'credit_received', reason: 'looks fine' });
+    const unconfirmed = await first.post(`/ops/review/${transfer.attemptId}`, {
+      choice: 'credit_received',
+      reason: 'looks fine',
+    });
     assert.equal(unconfirmed.statusCode, 400);
     assert.match(flashOf(unconfirmed.body), /Confirm that you have checked/);
-    const noReason = await first.post(`/ops/review/${transfer.attemptId}`, { choice: 'credit_received', reason: ' ', confirm: 'yes' });
+    const noReason = await first.post(`/ops/review/${transfer.attemptId}`, {
+      choice: 'credit_received',
+      reason: ' ',
+      confirm: 'yes',
+    });
     assert.equal(noReason.statusCode, 400);
     assert.match(flashOf(noReason.body), /Give a reason/);
-    const notOffered = await first.post(`/ops/review/${transfer.attemptId}`, { choice: 'credit_as_charged', reason: 'credit it all', confirm: 'yes' });
+    const notOffered = await first.post(`/ops/review/${transfer.attemptId}`, {
+      choice: 'credit_as_charged',
+      reason: 'credit it all',
+      confirm: 'yes',
+    });
     assert.equal(notOffered.statusCode, 400, 'a short payment is never credited as charged');
     assert.equal(await pendingRequestOf(transfer.attemptId), undefined);
     assert.equal((await attemptOf(transfer.attemptId)).status, 'amount_mismatch');
@@ -128,30 +178,60 @@ describe(`money decisions by two operators (${storageKind})`, () => {
   it('GHS 500.00 received for GHS 505.00, credited as received: the merchant gets 500 less the fee on 500, the payment records amount_received_minor and shows short', async () => {
     const { m, transfer, received } = await held(-500);
     const requestId = await fileThroughReview(transfer.attemptId, 'credit_received');
-    assert.equal((await attemptOf(transfer.attemptId)).status, 'amount_mismatch', 'nothing moves before the second operator');
+    assert.equal(
+      (await attemptOf(transfer.attemptId)).status,
+      'amount_mismatch',
+      'nothing moves before the second operator',
+    );
     assert.equal(await liveBalance(t, m), 0);
 
     // The requester cannot approve their own request, on the page or in the service; nor can a teller.
     const own = await first.post(`/ops/approvals/${requestId}`, { decision: 'approve' });
     assert.equal(own.statusCode, 403);
     assert.match(flashOf(own.body), /second operator/);
-    await assert.rejects(decideApproval(t.db, tellerActor, t.config.checkoutUrlHost, requestId, 'approve'), (e: { code?: string }) => e.code === 'FORBIDDEN');
+    await assert.rejects(
+      decideApproval(t.db, tellerActor, t.config.checkoutUrlHost, requestId, 'approve'),
+      (e: { code?: string }) => e.code === 'FORBIDDEN',
+    );
     assert.equal((await attemptOf(transfer.attemptId)).status, 'amount_mismatch');
 
     await approveThroughPage(requestId);
     const attempt = await attemptOf(transfer.attemptId);
     const fee = feeOnReceived(attempt.fee_minor, attempt.amount_charged_minor, received);
-    assert.deepEqual([attempt.status, attempt.amount_received_minor, attempt.fee_received_minor], ['paid', received, fee]);
+    assert.deepEqual(
+      [attempt.status, attempt.amount_received_minor, attempt.fee_received_minor],
+      ['paid', received, fee],
+    );
     assert.equal(await liveBalance(t, m), received - fee, 'credited what was received less the fee on it');
     assert.ok(received - fee < transfer.chargedMinor - attempt.fee_minor);
     assert.equal(await lineOf(transfer.attemptId), 'matched');
     await invariantsHold(m);
 
-    const session = await t.app.inject({ method: 'GET', url: `/api/v1/sessions/${transfer.sessionId}`, headers: { authorization: `Bearer ${m.live_api_key}` } });
+    const session = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/sessions/${transfer.sessionId}`,
+      headers: { authorization: `Bearer ${m.live_api_key}` },
+    });
     const payment = session.json().payment;
-    assert.deepEqual([session.json().status, payment.amount_charged_minor, payment.amount_received_minor, payment.fee_minor, payment.net_minor], ['success', transfer.chargedMinor, received, fee, received - fee]);
-    const audited = await t.db.query<{ action: string }>('SELECT action FROM audit_log WHERE object_id IN ($1, $2)', [requestId, transfer.attemptId]);
-    assert.deepEqual(audited.map((a) => a.action).sort(), ['approval.approve.held_attempt', 'approval.request.held_attempt', 'attempt.decide']);
+    assert.deepEqual(
+      [
+        session.json().status,
+        payment.amount_charged_minor,
+        payment.amount_received_minor,
+        payment.fee_minor,
+        payment.net_minor,
+      ],
+      ['success', transfer.chargedMinor, received, fee, received - fee],
+    );
+    const audited = await t.db.query<{ action: string }>('SELECT action FROM audit_log WHERE object_id IN ($1, $2)', [
+      requestId,
+      transfer.attemptId,
+    ]);
+    assert.deepEqual(audited.map((a) => a.action).sort(), [
+      'approval.approve.held_attempt',
+      'approval.request.held_attempt',
+      'attempt.decide',
+    ]);
   });
 
   it('refund the payer: nothing is credited, a refund of what was received waits in the operator refund queue', async () => {
@@ -162,9 +242,19 @@ describe(`money decisions by two operators (${storageKind})`, () => {
     assert.deepEqual([attempt.status, attempt.amount_received_minor], ['failed', received]);
     assert.equal(await liveBalance(t, m), 0, 'the merchant is credited nothing');
     const refunds = await refundsOf(transfer.attemptId);
-    assert.deepEqual(refunds.map((r) => [r.status, r.route, r.amount_minor]), [['pending', 'operator', received]]);
-    assert.ok((await operatorRefundQueue(t.db)).some((q) => q.refund.id === refunds[0]!.id), 'in the queue an operator pays from /ops/refunds');
-    assert.equal(await lineOf(transfer.attemptId), 'resolved', 'the statement credit is not queued again: it is being returned');
+    assert.deepEqual(
+      refunds.map((r) => [r.status, r.route, r.amount_minor]),
+      [['pending', 'operator', received]],
+    );
+    assert.ok(
+      (await operatorRefundQueue(t.db)).some((q) => q.refund.id === refunds[0]!.id),
+      'in the queue an operator pays from /ops/refunds',
+    );
+    assert.equal(
+      await lineOf(transfer.attemptId),
+      'resolved',
+      'the statement credit is not queued again: it is being returned',
+    );
     await invariantsHold(m);
   });
 
@@ -173,8 +263,15 @@ describe(`money decisions by two operators (${storageKind})`, () => {
     await approveThroughPage(await fileThroughReview(excess.transfer.attemptId, 'credit_expected_refund_excess'));
     const a = await attemptOf(excess.transfer.attemptId);
     assert.deepEqual([a.status, a.amount_received_minor], ['paid', excess.received]);
-    assert.deepEqual((await refundsOf(excess.transfer.attemptId)).map((r) => [r.route, r.amount_minor]), [['operator', 1_000]]);
-    assert.equal(await liveBalance(t, excess.m), excess.transfer.chargedMinor - a.fee_minor, 'the merchant keeps what it charged, less the fee');
+    assert.deepEqual(
+      (await refundsOf(excess.transfer.attemptId)).map((r) => [r.route, r.amount_minor]),
+      [['operator', 1_000]],
+    );
+    assert.equal(
+      await liveBalance(t, excess.m),
+      excess.transfer.chargedMinor - a.fee_minor,
+      'the merchant keeps what it charged, less the fee',
+    );
     await invariantsHold(excess.m);
 
     const all = await held(1_000);
@@ -190,15 +287,26 @@ describe(`money decisions by two operators (${storageKind})`, () => {
   it('a rejected request leaves the money untouched and the payment still held; a reject decision fails it without moving money', async () => {
     const { m, transfer } = await held(-500);
     const requestId = await fileThroughReview(transfer.attemptId, 'credit_received');
-    const res = await second.post(`/ops/approvals/${requestId}`, { decision: 'reject', note: 'The line is for another payment' });
+    const res = await second.post(`/ops/approvals/${requestId}`, {
+      decision: 'reject',
+      note: 'The line is for another payment',
+    });
     assert.equal(res.statusCode, 200);
     assert.equal((await attemptOf(transfer.attemptId)).status, 'amount_mismatch');
     assert.equal(await liveBalance(t, m), 0);
-    assert.equal((await t.db.query<{ status: string }>('SELECT status FROM operator_approvals WHERE id = $1', [requestId]))[0]!.status, 'rejected');
+    assert.equal(
+      (await t.db.query<{ status: string }>('SELECT status FROM operator_approvals WHERE id = $1', [requestId]))[0]!
+        .status,
+      'rejected',
+    );
     const again = await second.post(`/ops/approvals/${requestId}`, { decision: 'approve' });
     assert.equal(again.statusCode, 409, 'a decided request is not decided again');
 
-    const rejected = await requestHeldDecision(t.db, firstActor, t.config.checkoutUrlHost, transfer.attemptId, { choice: 'reject', reason: 'Not ours', confirmed: true });
+    const rejected = await requestHeldDecision(t.db, firstActor, t.config.checkoutUrlHost, transfer.attemptId, {
+      choice: 'reject',
+      reason: 'Not ours',
+      confirmed: true,
+    });
     assert.equal(rejected.filed, false);
     const attempt = await attemptOf(transfer.attemptId);
     assert.deepEqual([attempt.status, attempt.amount_received_minor], ['failed', null]);
@@ -228,9 +336,14 @@ describe(`money decisions by two operators (${storageKind})`, () => {
       decideApproval(t.db, thirdActor, t.config.checkoutUrlHost, requestId, 'approve'),
     ]);
     const approved = results.filter((r) => r.status === 'fulfilled' && r.value.status === 'approved');
-    const refused = results.filter((r) => r.status === 'rejected' && (r.reason as { code?: string }).code === 'APPROVAL_NOT_PENDING');
+    const refused = results.filter(
+      (r) => r.status === 'rejected' && (r.reason as { code?: string }).code === 'APPROVAL_NOT_PENDING',
+    );
     assert.deepEqual([approved.length, refused.length], [1, 1], JSON.stringify(results));
-    const credits = await t.db.query("SELECT id FROM journal_entries WHERE kind = 'payment_credit' AND reference_id = $1", [transfer.attemptId]);
+    const credits = await t.db.query(
+      "SELECT id FROM journal_entries WHERE kind = 'payment_credit' AND reference_id = $1",
+      [transfer.attemptId],
+    );
     assert.equal(credits.length, 1);
     const attempt = await attemptOf(transfer.attemptId);
     assert.equal(await liveBalance(t, m), received - attempt.fee_received_minor!);
@@ -245,8 +358,18 @@ describe(`money decisions by two operators (${storageKind})`, () => {
     const rolledBack = new Error('rolled back on purpose');
     await assert.rejects(
       t.db.transaction(async (tx) => {
-        await tx.query('UPDATE payment_attempts SET amount_received_minor = $2 WHERE id = $1', [transfer.attemptId, received]);
-        await creditPayment(tx, { merchantId: m.merchant_id, environment: 'live', paymentId: transfer.attemptId, chargedMinor: transfer.chargedMinor, payerFeeMinor: 0, merchantFeeMinor: 0 });
+        await tx.query('UPDATE payment_attempts SET amount_received_minor = $2 WHERE id = $1', [
+          transfer.attemptId,
+          received,
+        ]);
+        await creditPayment(tx, {
+          merchantId: m.merchant_id,
+          environment: 'live',
+          paymentId: transfer.attemptId,
+          chargedMinor: transfer.chargedMinor,
+          payerFeeMinor: 0,
+          merchantFeeMinor: 0,
+        });
         problems = await checkInvariants(tx, m.merchant_id);
         throw rolledBack;
       }),
@@ -254,6 +377,11 @@ describe(`money decisions by two operators (${storageKind})`, () => {
     );
     assert.deepEqual(await checkInvariants(t.db, m.merchant_id), [], 'nothing of the forgery was kept');
     assert.equal(problems.length, 1, problems.join('\n'));
-    assert.match(problems[0]!, new RegExp(`payment ${transfer.attemptId}: credit .* books ${transfer.chargedMinor} .* but ${received} was received`));
+    assert.match(
+      problems[0]!,
+      new RegExp(
+        `payment ${transfer.attemptId}: credit .* books ${transfer.chargedMinor} .* but ${received} was received`,
+      ),
+    );
   });
 });

@@ -17,14 +17,20 @@ const PASSWORD = 'operator passphrase 30';
 const NEW_PASSWORD = 'my own new passphrase';
 const address = () => `2001:db8:${randomUUID().slice(0, 4)}::${randomUUID().slice(0, 4)}`;
 
-async function operatorOf(t: TestContext, role: 'operator' | 'teller' = 'operator'): Promise<{ id: string; email: string }> {
+async function operatorOf(
+  t: TestContext,
+  role: 'operator' | 'teller' = 'operator',
+): Promise<{ id: string; email: string }> {
   const email = `${role}-${randomUUID()}@example.com`;
   const { operator_id: id } = await createOperator(t.db, { email, password: PASSWORD, role });
   return { id, email };
 }
 
 const resetRows = (t: TestContext, id: string) =>
-  t.db.query<{ actor_type: string; actor_id: string; before: unknown; after: unknown }>("SELECT actor_type, actor_id, before, after FROM audit_log WHERE object_id = $1 AND action = 'operator.reset' ORDER BY id", [id]);
+  t.db.query<{ actor_type: string; actor_id: string; before: unknown; after: unknown }>(
+    "SELECT actor_type, actor_id, before, after FROM audit_log WHERE object_id = $1 AND action = 'operator.reset' ORDER BY id",
+    [id],
+  );
 
 const factorOf = async (t: TestContext, id: string) =>
   (
@@ -36,17 +42,30 @@ const factorOf = async (t: TestContext, id: string) =>
 
 /** The locked-out operator signs in with the temporary password: first a new password, then the second factor again, then the console. */
 async function comesBack(t: TestContext, email: string, temporary: string): Promise<ConsoleClient> {
-  assert.equal((await new ConsoleClient(t, '/ops', address()).signIn(email, PASSWORD)).statusCode, 401, 'the old password no longer works');
+  assert.equal(
+    (await new ConsoleClient(t, '/ops', address()).signIn(email, PASSWORD)).statusCode,
+    401,
+    'the old password no longer works',
+  );
   const client = new ConsoleClient(t, '/ops', address());
   const signIn = await client.signIn(email, temporary);
   assert.equal(signIn.statusCode, 303);
   assert.equal(signIn.headers.location, '/ops', 'no code: the second factor was cleared');
-  for (const path of ['/ops', '/ops/account/2fa', '/ops/review']) assert.equal((await client.get(path)).headers.location, '/ops/account', `${path}: the password first`);
+  for (const path of ['/ops', '/ops/account/2fa', '/ops/review'])
+    assert.equal((await client.get(path)).headers.location, '/ops/account', `${path}: the password first`);
   const page = await client.get('/ops/account');
   assert.match(page.body, /You signed in with a temporary password/);
-  const same = await client.post('/ops/account/password', { current_password: temporary, new_password: temporary, new_password_confirm: temporary });
+  const same = await client.post('/ops/account/password', {
+    current_password: temporary,
+    new_password: temporary,
+    new_password_confirm: temporary,
+  });
   assert.equal(same.statusCode, 400, 'the temporary password cannot be kept');
-  const changed = await client.post('/ops/account/password', { current_password: temporary, new_password: NEW_PASSWORD, new_password_confirm: NEW_PASSWORD });
+  const changed = await client.post('/ops/account/password', {
+    current_password: temporary,
+    new_password: NEW_PASSWORD,
+    new_password_confirm: NEW_PASSWORD,
+  });
   assert.equal(changed.statusCode, 200);
   assert.equal((await client.get('/ops')).headers.location, '/ops/account/2fa', 'then the second factor again');
   await client.enrolOperator(email, NEW_PASSWORD);
@@ -72,21 +91,36 @@ describe(`resetting a locked-out operator (${storageKind})`, () => {
 
     const list = await adminBrowser.get('/ops/operators');
     assert.equal(list.statusCode, 200);
-    const row = new RegExp(`<tr><td>${locked.email.replace(/[.]/g, '\\.')}</td><td>operator</td><td>On</td><td class="nowrap">(?!Never)[^<]+</td>`);
+    const row = new RegExp(
+      `<tr><td>${locked.email.replace(/[.]/g, '\\.')}</td><td>operator</td><td>On</td><td class="nowrap">(?!Never)[^<]+</td>`,
+    );
     assert.match(list.body, row, 'role, second factor on, last sign-in');
     assert.match(list.body, new RegExp(`action="/ops/operators/${locked.id}/reset"`));
     assert.doesNotMatch(list.body, new RegExp(`action="/ops/operators/${admin.id}/reset"`), 'no Reset on your own row');
 
     const reset = await adminBrowser.post(`/ops/operators/${locked.id}/reset`);
     assert.equal(reset.statusCode, 200);
-    assert.equal(flashOf(reset.body), `${locked.email} is reset: their sessions are signed out and their two-factor authentication is off.`);
+    assert.equal(
+      flashOf(reset.body),
+      `${locked.email} is reset: their sessions are signed out and their two-factor authentication is off.`,
+    );
     const temporary = /id="temporary-password">([^<]+)</.exec(reset.body)?.[1];
     assert.ok(temporary && temporary.length >= 16);
     assert.doesNotMatch((await adminBrowser.get('/ops/operators')).body, new RegExp(temporary), 'shown once');
     assert.deepEqual(await factorOf(t, locked.id), { secret: false, codes: 0, must: true });
     assert.equal((await lockedBrowser.get('/ops')).headers.location, '/ops/login', 'their sessions are signed out');
     assert.deepEqual(await resetRows(t, locked.id), [
-      { actor_type: 'operator', actor_id: admin.id, before: { second_factor: true, must_change_password: false }, after: { second_factor: false, must_change_password: true, sessions_signed_out: true, trusted_devices_revoked: true } },
+      {
+        actor_type: 'operator',
+        actor_id: admin.id,
+        before: { second_factor: true, must_change_password: false },
+        after: {
+          second_factor: false,
+          must_change_password: true,
+          sessions_signed_out: true,
+          trusted_devices_revoked: true,
+        },
+      },
     ]);
     await comesBack(t, locked.email, temporary);
     assert.deepEqual(await factorOf(t, locked.id), { secret: true, codes: 10, must: false });
@@ -99,15 +133,26 @@ describe(`resetting a locked-out operator (${storageKind})`, () => {
     const browser = await new ConsoleClient(t, '/ops', address()).signedIn(self.email, PASSWORD);
     const own = await browser.post(`/ops/operators/${self.id}/reset`);
     assert.equal(own.statusCode, 403);
-    assert.equal(flashOf(own.body), 'You cannot reset yourself: ask another operator, or the administrator (sika operator reset).');
+    assert.equal(
+      flashOf(own.body),
+      'You cannot reset yourself: ask another operator, or the administrator (sika operator reset).',
+    );
     assert.equal((await browser.post(`/ops/operators/${randomUUID()}/reset`)).statusCode, 404);
 
     const tellerBrowser = await new ConsoleClient(t, '/ops', address()).signedIn(teller.email, PASSWORD);
-    assert.equal((await tellerBrowser.get('/ops/operators')).headers.location, '/ops/teller', 'a teller never sees the page');
+    assert.equal(
+      (await tellerBrowser.get('/ops/operators')).headers.location,
+      '/ops/teller',
+      'a teller never sees the page',
+    );
     const byTeller = await tellerBrowser.post(`/ops/operators/${other.id}/reset`);
     assert.notEqual(byTeller.statusCode, 200);
-    await assert.rejects(resetOperator(t.db, { type: 'operator', id: teller.id, email: teller.email }, { id: other.id }), (error: unknown) => error instanceof SikaError && error.code === 'FORBIDDEN');
-    for (const id of [self.id, other.id]) assert.deepEqual(await resetRows(t, id), [], 'nothing reset, nothing audited');
+    await assert.rejects(
+      resetOperator(t.db, { type: 'operator', id: teller.id, email: teller.email }, { id: other.id }),
+      (error: unknown) => error instanceof SikaError && error.code === 'FORBIDDEN',
+    );
+    for (const id of [self.id, other.id])
+      assert.deepEqual(await resetRows(t, id), [], 'nothing reset, nothing audited');
     assert.equal((await factorOf(t, other.id)).must, false);
   });
 

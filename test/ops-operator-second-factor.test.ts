@@ -10,21 +10,37 @@ import { after, before, describe, it } from 'node:test';
 import { ACCOUNT_BACKOFF, accountKey, reserveAttempt } from '../src/accounts/sign-in-throttle.ts';
 import { recoveryCodeHash, totpCode, totpStep, TOTP_PERIOD_S } from '../src/accounts/totp.ts';
 import { createOperator } from '../src/ops/service.ts';
-import { ConsoleClient, cookieOf, flashOf, freshTotpCode, operatorSecondFactors, recoveryCodesIn, secretIn } from './console-client.ts';
+import {
+  ConsoleClient,
+  cookieOf,
+  flashOf,
+  freshTotpCode,
+  operatorSecondFactors,
+  recoveryCodesIn,
+  secretIn,
+} from './console-client.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 
 const PASSWORD = 'operator passphrase 30';
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const address = () => `2001:db8:${randomUUID().slice(0, 4)}::${randomUUID().slice(0, 4)}`;
 
-async function operatorOf(t: TestContext, role: 'operator' | 'teller' = 'operator'): Promise<{ id: string; email: string }> {
+async function operatorOf(
+  t: TestContext,
+  role: 'operator' | 'teller' = 'operator',
+): Promise<{ id: string; email: string }> {
   const email = `${role}-${randomUUID()}@example.com`;
   const { operator_id: id } = await createOperator(t.db, { email, password: PASSWORD, role });
   return { id, email };
 }
 
 const auditActions = async (t: TestContext, id: string) =>
-  (await t.db.query<{ action: string; actor_type: string }>('SELECT action, actor_type FROM audit_log WHERE object_id = $1 ORDER BY id', [id])).map((r) => `${r.actor_type}:${r.action}`);
+  (
+    await t.db.query<{ action: string; actor_type: string }>(
+      'SELECT action, actor_type FROM audit_log WHERE object_id = $1 ORDER BY id',
+      [id],
+    )
+  ).map((r) => `${r.actor_type}:${r.action}`);
 
 describe(`operators' second factor (${storageKind})`, () => {
   let t: TestContext;
@@ -41,7 +57,15 @@ describe(`operators' second factor (${storageKind})`, () => {
     const signIn = await client.signIn(o.email, PASSWORD);
     assert.equal(signIn.statusCode, 303);
     assert.equal(signIn.headers.location, '/ops', 'no code to ask for yet');
-    for (const path of ['/ops', '/ops/review', '/ops/payouts', '/ops/refunds', '/ops/audit', '/ops/operators', '/ops/teller']) {
+    for (const path of [
+      '/ops',
+      '/ops/review',
+      '/ops/payouts',
+      '/ops/refunds',
+      '/ops/audit',
+      '/ops/operators',
+      '/ops/teller',
+    ]) {
       const res = await client.get(path);
       assert.equal(res.statusCode, 303, path);
       assert.equal(res.headers.location, '/ops/account/2fa', `${path} sends to the enrolment`);
@@ -51,7 +75,10 @@ describe(`operators' second factor (${storageKind})`, () => {
     assert.match(page.body, /Operators must use two-factor authentication: every operator role moves money\./);
     const secret = secretIn(page.body)!;
     assert.match(secret, /^[A-Z2-7]{32}$/, 'a 160-bit base32 secret');
-    assert.match(page.body, new RegExp(`otpauth://totp/Sika:${encodeURIComponent(o.email).replace(/[.]/g, '\\.')}\\?[^"<]*secret=${secret}`));
+    assert.match(
+      page.body,
+      new RegExp(`otpauth://totp/Sika:${encodeURIComponent(o.email).replace(/[.]/g, '\\.')}\\?[^"<]*secret=${secret}`),
+    );
     assert.match(page.body, /<svg[^>]*>[\s\S]*<\/svg>/, 'a QR code');
     assert.match(page.body, /QR code of the two-factor secret/);
     assert.equal(secretIn((await client.get('/ops/account/2fa')).body), secret, 'a reload shows the same secret');
@@ -63,15 +90,28 @@ describe(`operators' second factor (${storageKind})`, () => {
     const wrongCode = await client.post('/ops/account/2fa', { code: '000000', current_password: PASSWORD });
     assert.equal(wrongCode.statusCode, 400);
     const step = totpStep(Date.now());
-    const wrongPassword = await client.post('/ops/account/2fa', { code: totpCode(secret), current_password: 'not the password' });
+    const wrongPassword = await client.post('/ops/account/2fa', {
+      code: totpCode(secret),
+      current_password: 'not the password',
+    });
     assert.equal(wrongPassword.statusCode, 400);
     assert.equal(flashOf(wrongPassword.body), 'Your password is not right.');
-    const done = await client.post('/ops/account/2fa', { code: totpCode(secret, step * TOTP_PERIOD_S * 1000), current_password: PASSWORD });
+    const done = await client.post('/ops/account/2fa', {
+      code: totpCode(secret, step * TOTP_PERIOD_S * 1000),
+      current_password: PASSWORD,
+    });
     assert.equal(done.statusCode, 200);
     const codes = recoveryCodesIn(done.body);
     assert.equal(codes.length, 10);
-    const stored = await t.db.query<{ code_hash: string }>('SELECT code_hash FROM operator_recovery_codes WHERE operator_id = $1 ORDER BY code_hash', [o.id]);
-    assert.deepEqual(stored.map((r) => r.code_hash), codes.map(recoveryCodeHash).sort(), 'only the hashes are kept');
+    const stored = await t.db.query<{ code_hash: string }>(
+      'SELECT code_hash FROM operator_recovery_codes WHERE operator_id = $1 ORDER BY code_hash',
+      [o.id],
+    );
+    assert.deepEqual(
+      stored.map((r) => r.code_hash),
+      codes.map(recoveryCodeHash).sort(),
+      'only the hashes are kept',
+    );
     const account = await client.get('/ops/account');
     assert.equal(account.statusCode, 200);
     assert.match(account.body, /Recovery codes left: <strong>10<\/strong>/);
@@ -96,14 +136,21 @@ describe(`operators' second factor (${storageKind})`, () => {
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /Enter your code/);
     assert.equal((await client.post('/ops/login/code', { code: '123456' })).statusCode, 401);
-    const replay = await client.post('/ops/login/code', { code: totpCode(known.secret, known.lastStep * TOTP_PERIOD_S * 1000) });
+    const replay = await client.post('/ops/login/code', {
+      code: totpCode(known.secret, known.lastStep * TOTP_PERIOD_S * 1000),
+    });
     assert.equal(replay.statusCode, 401, 'a code of a step already used is refused');
-    const before = await t.db.query<{ at: Date | null }>('SELECT last_sign_in_at AS at FROM operators WHERE id = $1', [o.id]);
+    const before = await t.db.query<{ at: Date | null }>('SELECT last_sign_in_at AS at FROM operators WHERE id = $1', [
+      o.id,
+    ]);
     const ok = await client.post('/ops/login/code', { code: await freshTotpCode(o.email) });
     assert.equal(ok.statusCode, 303);
     assert.equal(ok.headers.location, '/ops');
     assert.equal((await client.get('/ops')).statusCode, 200);
-    const afterRows = await t.db.query<{ at: Date | null }>('SELECT last_sign_in_at AS at FROM operators WHERE id = $1', [o.id]);
+    const afterRows = await t.db.query<{ at: Date | null }>(
+      'SELECT last_sign_in_at AS at FROM operators WHERE id = $1',
+      [o.id],
+    );
     assert.ok(afterRows[0]!.at && (!before[0]!.at || afterRows[0]!.at > before[0]!.at), 'the sign-in is recorded');
   });
 
@@ -129,15 +176,25 @@ describe(`operators' second factor (${storageKind})`, () => {
   it('the browser is trusted after the code: its device signs in while strangers keep the operator account backing off', async () => {
     const o = await operatorOf(t);
     const browser = await new ConsoleClient(t, '/ops', address()).signedIn(o.email, PASSWORD);
-    const devices = await t.db.query<{ token_hash: string }>('SELECT token_hash FROM trusted_devices WHERE account_key = $1', [accountKey('operator', o.email)]);
-    assert.deepEqual(devices.map((d) => d.token_hash), [sha256(browser.device!)]);
+    const devices = await t.db.query<{ token_hash: string }>(
+      'SELECT token_hash FROM trusted_devices WHERE account_key = $1',
+      [accountKey('operator', o.email)],
+    );
+    assert.deepEqual(
+      devices.map((d) => d.token_hash),
+      [sha256(browser.device!)],
+    );
     const secondSignIn = new ConsoleClient(t, '/ops', address());
     secondSignIn.device = browser.device;
     await secondSignIn.signedIn(o.email, PASSWORD);
     assert.equal(secondSignIn.device, browser.device, 'the same device is kept (renewed)');
     // Strangers' guesses hold up the account-wide key...
-    for (let i = 0; i < ACCOUNT_BACKOFF.failuresFree; i++) assert.ok((await reserveAttempt(t.db, { kind: 'operator', email: o.email, address: address() })).allowed);
-    await t.db.query('UPDATE sign_in_throttles SET next_allowed_at = now() + interval \'1 minute\' WHERE account_key = $1 AND key LIKE $2', [accountKey('operator', o.email), 'operator:account:%']);
+    for (let i = 0; i < ACCOUNT_BACKOFF.failuresFree; i++)
+      assert.ok((await reserveAttempt(t.db, { kind: 'operator', email: o.email, address: address() })).allowed);
+    await t.db.query(
+      "UPDATE sign_in_throttles SET next_allowed_at = now() + interval '1 minute' WHERE account_key = $1 AND key LIKE $2",
+      [accountKey('operator', o.email), 'operator:account:%'],
+    );
     assert.equal((await new ConsoleClient(t, '/ops', address()).signIn(o.email, PASSWORD)).statusCode, 429);
     // ...but not the trusted browser, password and code.
     await browser.signedIn(o.email, PASSWORD);
@@ -156,7 +213,11 @@ describe(`operators' second factor (${storageKind})`, () => {
     const nextBrowser = new ConsoleClient(t, '/ops', address());
     const next = await nextBrowser.signIn(teller.email, PASSWORD);
     assert.equal(next.headers.location, '/ops/login/code');
-    assert.equal((await nextBrowser.get('/ops/teller')).headers.location, '/ops/login/code', 'the code first, for a teller too');
+    assert.equal(
+      (await nextBrowser.get('/ops/teller')).headers.location,
+      '/ops/login/code',
+      'the code first, for a teller too',
+    );
     assert.equal((await nextBrowser.get('/ops/login/code')).statusCode, 200, 'the code page opens for a teller');
     const answered = await nextBrowser.post('/ops/login/code', { code: await freshTotpCode(teller.email) });
     assert.equal(answered.headers.location, '/ops');

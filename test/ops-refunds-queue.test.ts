@@ -18,7 +18,13 @@ import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 import { call } from './http.ts';
 
 const PASSWORD = 'ops-refunds-queue-password';
-const unescape = (text: string) => text.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+const unescape = (text: string) =>
+  text
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 const flashOf = (body: string) => unescape(flashHtml(body));
 
 describe(`the operators' Refunds page (${storageKind})`, () => {
@@ -39,7 +45,11 @@ describe(`the operators' Refunds page (${storageKind})`, () => {
   async function merchant(): Promise<CreatedMerchant & { ownerEmail: string; name: string }> {
     const ownerEmail = `owner-${randomUUID()}@example.com`;
     const name = `Kumasi Crafts ${randomUUID().slice(0, 6)}`;
-    const created = await createMerchant(t.db, { name, email: ownerEmail, password: PASSWORD, webhookUrl: null, payoutApproval: false }, t.webhookTargets);
+    const created = await createMerchant(
+      t.db,
+      { name, email: ownerEmail, password: PASSWORD, webhookUrl: null, payoutApproval: false },
+      t.webhookTargets,
+    );
     return { ...created, ownerEmail, name };
   }
 
@@ -49,7 +59,9 @@ describe(`the operators' Refunds page (${storageKind})`, () => {
     const result = await importStatement(t.db, {
       bankCode: 'GCB',
       fileName: `${randomUUID()}.csv`,
-      csv: gcbStatement([{ narration: `TRF FROM ${sender} ${transfer.reference}`, credit: cedis(transfer.chargedMinor) }]),
+      csv: gcbStatement([
+        { narration: `TRF FROM ${sender} ${transfer.reference}`, credit: cedis(transfer.chargedMinor) },
+      ]),
       importedBy: importer,
       checkoutUrlHost: t.config.checkoutUrlHost,
       collectionAccounts: collectionAccounts(t.config.providers.bankTransfer),
@@ -59,14 +71,19 @@ describe(`the operators' Refunds page (${storageKind})`, () => {
   }
 
   async function liveRefund(m: CreatedMerchant, sessionId: string, amountMinor: number): Promise<string> {
-    const res = await call(t, 'POST', '/api/v1/refunds', { key: m.live_api_key, idempotencyKey: randomUUID(), body: { session_id: sessionId, amount_minor: amountMinor } });
+    const res = await call(t, 'POST', '/api/v1/refunds', {
+      key: m.live_api_key,
+      idempotencyKey: randomUUID(),
+      body: { session_id: sessionId, amount_minor: amountMinor },
+    });
     assert.equal(res.statusCode, 201, res.body);
     return res.json().id as string;
   }
 
-  const section = (body: string, id: string) => new RegExp(`<section class="card" aria-label="Refund ${id}">([\\s\\S]*?)</section>`).exec(body)?.[1] ?? '';
+  const section = (body: string, id: string) =>
+    new RegExp(`<section class="card" aria-label="Refund ${id}">([\\s\\S]*?)</section>`).exec(body)?.[1] ?? '';
 
-  it('a queued bank transfer refund shows Live and the statement line\'s sender (narration and reference) to pay it back', async () => {
+  it("a queued bank transfer refund shows Live and the statement line's sender (narration and reference) to pay it back", async () => {
     const m = await merchant();
     const sender = `KWABENA ASANTE ${randomUUID().slice(0, 6).toUpperCase()}`;
     const transfer = await paidTransfer(m, 30_000, sender);
@@ -77,7 +94,10 @@ describe(`the operators' Refunds page (${storageKind})`, () => {
     assert.ok(card, 'the refund is queued');
     assert.match(card, /<span class="badge ok"[^>]*>Live<\/span>/);
     assert.match(card, /<h3>Payer<\/h3>/);
-    assert.match(card, new RegExp(`Sender \\(statement line\\)</div><span class="wrap">TRF FROM ${sender} ${transfer.reference}</span>`));
+    assert.match(
+      card,
+      new RegExp(`Sender \\(statement line\\)</div><span class="wrap">TRF FROM ${sender} ${transfer.reference}</span>`),
+    );
     assert.match(card, /Credited<\/div>GCB · 2026-03-02/);
   });
 
@@ -87,9 +107,12 @@ describe(`the operators' Refunds page (${storageKind})`, () => {
     const done = await liveRefund(m, transfer.sessionId, 4_000);
     const failed = await liveRefund(m, transfer.sessionId, 1_500);
     await ops.get('/ops/refunds');
-    const completed = await ops.post(`/ops/refunds/${done}/complete`, { payer_account: 'GCB 1011139998877 Esi Mensah', transfer_reference: `TRF-${randomUUID().slice(0, 6)}` });
+    const completed = await ops.post(`/ops/refunds/${done}/complete`, {
+      payer_account: 'GCB 1011139998877 Esi Mensah',
+      transfer_reference: `TRF-${randomUUID().slice(0, 6)}`,
+    });
     assert.equal(completed.statusCode, 200, flashOf(completed.body));
-    const refused = await ops.post(`/ops/refunds/${failed}/fail`, { reason: 'The payer\'s account is closed' });
+    const refused = await ops.post(`/ops/refunds/${failed}/fail`, { reason: "The payer's account is closed" });
     assert.equal(refused.statusCode, 200, flashOf(refused.body));
 
     const page = unescape((await ops.get(`/ops/refunds?q=${encodeURIComponent(m.name)}`)).body);
@@ -103,7 +126,9 @@ describe(`the operators' Refunds page (${storageKind})`, () => {
     assert.match(row(failed), /failed/);
     assert.match(row(failed), /The payer's account is closed/);
 
-    const onlyFailed = unescape((await ops.get(`/ops/refunds?q=${encodeURIComponent(m.name)}&status=failed&environment=live`)).body);
+    const onlyFailed = unescape(
+      (await ops.get(`/ops/refunds?q=${encodeURIComponent(m.name)}&status=failed&environment=live`)).body,
+    );
     assert.ok(onlyFailed.includes(`data-finished="${failed}"`));
     assert.ok(!onlyFailed.includes(`data-finished="${done}"`));
     assert.match(onlyFailed, /<option value="failed" selected>failed<\/option>/);
@@ -114,9 +139,14 @@ describe(`the operators' Refunds page (${storageKind})`, () => {
     assert.equal(csv.statusCode, 200);
     assert.match(String(csv.headers['content-type']), /^text\/csv/);
     const lines = csv.body.trim().split(/\r?\n/);
-    assert.match(lines[0]!, /^finished_at,refund,environment,status,merchant,session,amount_ghs,finished_by,payer_account,transfer_reference,failure_reason$/);
+    assert.match(
+      lines[0]!,
+      /^finished_at,refund,environment,status,merchant,session,amount_ghs,finished_by,payer_account,transfer_reference,failure_reason$/,
+    );
     assert.equal(lines.length, 3, csv.body);
-    assert.ok(lines.some((line) => line.includes(done) && line.includes(',live,succeeded,') && line.includes(',40.00,')));
+    assert.ok(
+      lines.some((line) => line.includes(done) && line.includes(',live,succeeded,') && line.includes(',40.00,')),
+    );
     assert.ok(lines.some((line) => line.includes(failed) && line.includes(',failed,') && line.includes(',15.00,')));
     assert.deepEqual(await checkInvariants(t.db, m.merchant_id), []);
   });
@@ -127,7 +157,10 @@ describe(`the operators' Refunds page (${storageKind})`, () => {
     const old = await liveRefund(m, transfer.sessionId, 2_000);
     const fresh = await liveRefund(m, transfer.sessionId, 1_000);
     // As a refund sent to a provider (a MoMo or card payment's) that never answered: 30 hours ago, and one just now.
-    for (const [id, hoursAgo] of [[old, 30], [fresh, 1]] as const) {
+    for (const [id, hoursAgo] of [
+      [old, 30],
+      [fresh, 1],
+    ] as const) {
       await t.db.query(
         `UPDATE refunds SET route = 'provider', provider = 'paystack', provider_reference = $2, processing_step = 'awaiting_result', status_checks = 3,
                 created_at = now() - make_interval(hours => $3::int) WHERE id = $1`,

@@ -16,7 +16,13 @@ import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 import { call } from './http.ts';
 
 const PASSWORD = 'teller-desk-password';
-const unescape = (text: string) => text.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+const unescape = (text: string) =>
+  text
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 
 describe(`the teller desk (${storageKind})`, () => {
   let t: TestContext;
@@ -28,26 +34,39 @@ describe(`the teller desk (${storageKind})`, () => {
     const email = `teller-${randomUUID()}@example.com`;
     await createOperator(t.db, { email, password: PASSWORD, role: 'teller' });
     teller = await new ConsoleClient(t, '/ops').signedIn(email, PASSWORD);
-    branchId = (await t.db.query<{ id: string }>('SELECT id FROM bank_branches WHERE active ORDER BY id LIMIT 1'))[0]!.id;
+    branchId = (await t.db.query<{ id: string }>('SELECT id FROM bank_branches WHERE active ORDER BY id LIMIT 1'))[0]!
+      .id;
   });
   after(() => t.close());
 
   /** A cash slip for a new session of the key's environment. */
   async function slipFor(key: string, amountMinor: number) {
-    const session = await call(t, 'POST', '/api/v1/sessions', { key, body: { amount_minor: amountMinor, invoice_ref: `INV-${randomUUID().slice(0, 8)}` } });
+    const session = await call(t, 'POST', '/api/v1/sessions', {
+      key,
+      body: { amount_minor: amountMinor, invoice_ref: `INV-${randomUUID().slice(0, 8)}` },
+    });
     assert.equal(session.statusCode, 201, session.body);
     const sessionId = session.json().id as string;
     const quote = await call(t, 'GET', `/api/v1/checkout/sessions/${sessionId}/quote`);
     const total = quote.json().surcharges.cash.total_minor as number;
-    const slip = await call(t, 'POST', '/api/v1/checkout/cash-slips', { body: { session_id: sessionId, amount_minor: total } });
+    const slip = await call(t, 'POST', '/api/v1/checkout/cash-slips', {
+      body: { session_id: sessionId, amount_minor: total },
+    });
     assert.equal(slip.statusCode, 201, slip.body);
     return { sessionId, total, reference: slip.json().reference as string };
   }
 
   const slipRow = async (reference: string) =>
-    (await t.db.query<{ status: string; recorded_branch_id: string | null }>('SELECT status, recorded_branch_id FROM cash_slips WHERE reference = $1', [reference]))[0]!;
-  const sessionStatus = async (id: string) => (await t.db.query<{ status: string }>('SELECT status FROM checkout_sessions WHERE id = $1', [id]))[0]!.status;
-  const record = (reference: string, amount: string) => teller.post('/ops/teller/record', { reference, amount, branch_id: branchId });
+    (
+      await t.db.query<{ status: string; recorded_branch_id: string | null }>(
+        'SELECT status, recorded_branch_id FROM cash_slips WHERE reference = $1',
+        [reference],
+      )
+    )[0]!;
+  const sessionStatus = async (id: string) =>
+    (await t.db.query<{ status: string }>('SELECT status FROM checkout_sessions WHERE id = $1', [id]))[0]!.status;
+  const record = (reference: string, amount: string) =>
+    teller.post('/ops/teller/record', { reference, amount, branch_id: branchId });
 
   it('a Test slip is refused on lookup: its environment shown, no amount to collect, no form', async () => {
     const m: CreatedMerchant = await t.merchant();
@@ -57,7 +76,10 @@ describe(`the teller desk (${storageKind})`, () => {
     const body = unescape(page.body);
     assert.match(body, new RegExp(`aria-label="Slip ${slip.reference}"`));
     assert.match(body, /<span class="badge warn"[^>]*>Test<\/span>/, 'the slip shows it is a Test slip');
-    assert.match(body, /This is a Test slip: take no cash for it\. Test deposits are recorded through the Test simulator only\./);
+    assert.match(
+      body,
+      /This is a Test slip: take no cash for it\. Test deposits are recorded through the Test simulator only\./,
+    );
     assert.doesNotMatch(body, /Amount to collect/);
     assert.doesNotMatch(body, /action="\/ops\/teller\/record"/, 'no deposit form');
   });
@@ -68,11 +90,17 @@ describe(`the teller desk (${storageKind})`, () => {
     await teller.get('/ops/teller');
     const res = await record(slip.reference, (slip.total / 100).toFixed(2));
     assert.equal(res.statusCode, 409);
-    assert.match(unescape(flashOf(res.body)), /This is a Test slip: take no cash for it\. Test deposits are recorded through the Test simulator only\./);
+    assert.match(
+      unescape(flashOf(res.body)),
+      /This is a Test slip: take no cash for it\. Test deposits are recorded through the Test simulator only\./,
+    );
     assert.doesNotMatch(res.body, /Deposit recorded/);
     assert.deepEqual(await slipRow(slip.reference), { status: 'active', recorded_branch_id: null });
     assert.equal(await sessionStatus(slip.sessionId), 'pending');
-    const audits = await t.db.query('SELECT 1 FROM audit_log WHERE action = $1 AND object_id = $2', ['cash_slip.record_deposit', slip.reference]);
+    const audits = await t.db.query('SELECT 1 FROM audit_log WHERE action = $1 AND object_id = $2', [
+      'cash_slip.record_deposit',
+      slip.reference,
+    ]);
     assert.equal(audits.length, 0);
     assert.deepEqual(await checkInvariants(t.db, m.merchant_id), []);
   });
@@ -107,7 +135,10 @@ describe(`the teller desk (${storageKind})`, () => {
     assert.doesNotMatch(wrong.body, /pesewas/);
     const done = await record(slip.reference.replace(/-/g, '').toLowerCase(), (slip.total / 100).toFixed(2));
     assert.equal(done.statusCode, 200, flashOf(done.body));
-    assert.match(unescape(flashOf(done.body)), /^Deposit recorded: GHS [\d,]+\.\d\d\. The payment is paid and the checkout is success\.$/);
+    assert.match(
+      unescape(flashOf(done.body)),
+      /^Deposit recorded: GHS [\d,]+\.\d\d\. The payment is paid and the checkout is success\.$/,
+    );
     assert.equal((await slipRow(slip.reference)).status, 'used');
     assert.equal(await sessionStatus(slip.sessionId), 'success');
     assert.deepEqual(await checkInvariants(t.db, m.merchant_id), []);
@@ -117,17 +148,24 @@ describe(`the teller desk (${storageKind})`, () => {
     assert.equal(parseCedis('1,220.00'), 122_000);
     assert.equal(parseCedis('1,234,567.5'), 123_456_750);
     assert.equal(parseCedis('1220'), 122_000);
-    for (const bad of ['1,22.00', '12,20.00', '1,2200.00', ',122.00', '1,220,', '1..2']) assert.equal(parseCedis(bad), null, bad);
+    for (const bad of ['1,22.00', '12,20.00', '1,2200.00', ',122.00', '1,220,', '1..2'])
+      assert.equal(parseCedis(bad), null, bad);
 
     const m = await t.merchant();
     const slip = await slipFor(m.live_api_key, 120_000);
     await t.db.query('UPDATE cash_slips SET amount_minor = 122000 WHERE reference = $1', [slip.reference]);
-    await t.db.query('UPDATE payment_attempts SET amount_charged_minor = 122000 WHERE provider_reference = $1', [slip.reference]);
+    await t.db.query('UPDATE payment_attempts SET amount_charged_minor = 122000 WHERE provider_reference = $1', [
+      slip.reference,
+    ]);
     await teller.get('/ops/teller');
     const refused = await record(slip.reference, '1,22.00');
     assert.equal(refused.statusCode, 400);
     const said = unescape(refused.body);
-    assert.match(flashOf(refused.body), /[Aa]mount.*an amount in GHS above zero/, "a sentence naming the field and what it takes");
+    assert.match(
+      flashOf(refused.body),
+      /[Aa]mount.*an amount in GHS above zero/,
+      'a sentence naming the field and what it takes',
+    );
     assert.doesNotMatch(said, /must match pattern|pesewas/);
     assert.equal((await slipRow(slip.reference)).status, 'active', 'nothing recorded');
     const done = await record(slip.reference, '1,220.00');

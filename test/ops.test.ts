@@ -12,7 +12,12 @@ import { assertErrorEnvelope } from './http.ts';
 interface OpenApiOperation {
   summary?: string;
   parameters?: { in: string; name: string; required?: boolean; schema: Record<string, unknown> }[];
-  requestBody?: { content: Record<string, { schema: { type?: string; required?: string[]; properties?: Record<string, Record<string, unknown>> } }> };
+  requestBody?: {
+    content: Record<
+      string,
+      { schema: { type?: string; required?: string[]; properties?: Record<string, Record<string, unknown>> } }
+    >;
+  };
   responses?: Record<string, unknown>;
 }
 type OpenApi = { openapi: string; paths: Record<string, Record<string, OpenApiOperation>> };
@@ -69,13 +74,25 @@ describe(`operations endpoints (${storageKind})`, () => {
 
   it('GET /metrics counts requests and their latency by route pattern, never by raw URL', async () => {
     const m = await t.merchant();
-    const created = await t.app.inject({ method: 'POST', url: '/api/v1/sessions', headers: bearer(m.test_api_key), payload: { amount_minor: 1000, invoice_ref: 'INV-MET' } });
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/sessions',
+      headers: bearer(m.test_api_key),
+      payload: { amount_minor: 1000, invoice_ref: 'INV-MET' },
+    });
     assert.equal(created.statusCode, 201, created.body);
     const id = created.json().id as string;
     const series = 'sika_http_requests_total{method="GET",route="/api/v1/sessions/:reference",status_code="200"}';
-    const before = sample((await t.app.inject({ method: 'GET', url: '/metrics', headers: bearer(METRICS_TOKEN) })).body, series);
+    const before = sample(
+      (await t.app.inject({ method: 'GET', url: '/metrics', headers: bearer(METRICS_TOKEN) })).body,
+      series,
+    );
     for (let i = 0; i < 2; i++) {
-      const read = await t.app.inject({ method: 'GET', url: `/api/v1/sessions/${id}`, headers: bearer(m.test_api_key) });
+      const read = await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/sessions/${id}`,
+        headers: bearer(m.test_api_key),
+      });
       assert.equal(read.statusCode, 200);
     }
     const res = await t.app.inject({ method: 'GET', url: '/metrics', headers: bearer(METRICS_TOKEN) });
@@ -84,8 +101,14 @@ describe(`operations endpoints (${storageKind})`, () => {
     assert.match(res.body, /^# TYPE sika_http_requests_total counter$/m);
     assert.match(res.body, /^# TYPE sika_http_request_duration_seconds histogram$/m);
     assert.equal(sample(res.body, series) - before, 2, 'both reads are counted under the route pattern');
-    assert.ok(sample(res.body, 'sika_http_request_duration_seconds_count{method="GET",route="/api/v1/sessions/:reference"}') >= 2);
-    assert.match(res.body, /^sika_http_request_duration_seconds_bucket\{le="\+Inf",method="GET",route="\/api\/v1\/sessions\/:reference"\} \d+$/m);
+    assert.ok(
+      sample(res.body, 'sika_http_request_duration_seconds_count{method="GET",route="/api/v1/sessions/:reference"}') >=
+        2,
+    );
+    assert.match(
+      res.body,
+      /^sika_http_request_duration_seconds_bucket\{le="\+Inf",method="GET",route="\/api\/v1\/sessions\/:reference"\} \d+$/m,
+    );
     assert.ok(!res.body.includes(id), 'a session id must never become a label value');
   });
 
@@ -96,13 +119,23 @@ describe(`operations endpoints (${storageKind})`, () => {
     assert.equal(doc.openapi, '3.1.0');
     const served = servedRoutes(t).filter((r) => r.split(' ')[1]!.startsWith('/api/v1/'));
     // The route tree parsed: the SPEC 4.1 routes are among those served.
-    for (const route of ['POST /api/v1/sessions', 'GET /api/v1/sessions/{reference}', 'POST /api/v1/invoice-lines', 'GET /api/v1/invoice-lines', 'POST /api/v1/revenue-lines', 'GET /api/v1/revenue-lines']) {
+    for (const route of [
+      'POST /api/v1/sessions',
+      'GET /api/v1/sessions/{reference}',
+      'POST /api/v1/invoice-lines',
+      'GET /api/v1/invoice-lines',
+      'POST /api/v1/revenue-lines',
+      'GET /api/v1/revenue-lines',
+    ]) {
       assert.ok(served.includes(route), `${route} is served`);
     }
     assert.ok(served.length >= 20, `only ${served.length} /api/v1 routes found in the route tree`);
-    const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`));
+    const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`),
+    );
     for (const route of served) assert.ok(documented.includes(route), `${route} is missing from /openapi.json`);
-    for (const route of documented.filter((r) => r.split(' ')[1]!.startsWith('/api/v1/'))) assert.ok(served.includes(route), `${route} is documented but not served`);
+    for (const route of documented.filter((r) => r.split(' ')[1]!.startsWith('/api/v1/')))
+      assert.ok(served.includes(route), `${route} is documented but not served`);
   });
 
   it('the OpenAPI document carries the same body and query schemas that validate requests', async () => {
@@ -135,13 +168,22 @@ describe(`operations endpoints (${storageKind})`, () => {
     // Every documented POST on the API that validates a JSON body publishes it with its fields.
     for (const [path, ops] of Object.entries(doc.paths)) {
       const schema = ops.post?.requestBody?.content['application/json']?.schema;
-      if (schema) assert.ok(schema.properties && Object.keys(schema.properties).length > 0, `POST ${path} documents a body without fields`);
+      if (schema)
+        assert.ok(
+          schema.properties && Object.keys(schema.properties).length > 0,
+          `POST ${path} documents a body without fields`,
+        );
     }
 
     const listLines = doc.paths['/api/v1/invoice-lines']!.get!.parameters ?? [];
     const invoiceRef = listLines.find((p) => p.name === 'invoice_ref');
-    assert.ok(invoiceRef && invoiceRef.in === 'query' && invoiceRef.required, 'GET /api/v1/invoice-lines documents its required invoice_ref query');
-    const reference = (doc.paths['/api/v1/sessions/{reference}']!.get!.parameters ?? []).find((p) => p.name === 'reference');
+    assert.ok(
+      invoiceRef && invoiceRef.in === 'query' && invoiceRef.required,
+      'GET /api/v1/invoice-lines documents its required invoice_ref query',
+    );
+    const reference = (doc.paths['/api/v1/sessions/{reference}']!.get!.parameters ?? []).find(
+      (p) => p.name === 'reference',
+    );
     assert.ok(reference && reference.in === 'path' && reference.required);
     assert.ok(doc.paths['/api/v1/sessions']!.post!.responses!['201'], 'the 201 response is documented');
     assert.ok(doc.paths['/api/v1/sessions']!.post!.responses!['429'], 'the 429 response is documented');
@@ -162,15 +204,29 @@ describe(`operations endpoints (${storageKind})`, () => {
       await t.app.inject({ method: 'GET', url: '/no/such/route' }),
       await t.app.inject({ method: 'GET', url: '/api/v1/revenue-lines' }), // 401
       await t.app.inject({ method: 'GET', url: '/api/v1/revenue-lines', headers: bearer(m.test_api_key) }),
-      await t.app.inject({ method: 'POST', url: '/api/v1/sessions', headers: bearer(m.test_api_key), payload: { amount_minor: 0 } }), // 400
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/sessions',
+        headers: bearer(m.test_api_key),
+        payload: { amount_minor: 0 },
+      }), // 400
     ];
     const ids = responses.map((res) => String(res.headers['x-request-id'] ?? ''));
-    for (const [i, id] of ids.entries()) assert.match(id, /^[0-9a-f-]{36}$/, `response ${i} (${responses[i]!.statusCode}) has no generated x-request-id`);
+    for (const [i, id] of ids.entries())
+      assert.match(id, /^[0-9a-f-]{36}$/, `response ${i} (${responses[i]!.statusCode}) has no generated x-request-id`);
     assert.equal(new Set(ids).size, ids.length, 'request ids are unique');
 
-    const echoed = await t.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'req-abc.123:xyz' } });
+    const echoed = await t.app.inject({
+      method: 'GET',
+      url: '/healthz',
+      headers: { 'x-request-id': 'req-abc.123:xyz' },
+    });
     assert.equal(echoed.headers['x-request-id'], 'req-abc.123:xyz');
-    const echoedOnError = await t.app.inject({ method: 'GET', url: '/nowhere', headers: { 'x-request-id': 'trace-42' } });
+    const echoedOnError = await t.app.inject({
+      method: 'GET',
+      url: '/nowhere',
+      headers: { 'x-request-id': 'trace-42' },
+    });
     assert.equal(echoedOnError.headers['x-request-id'], 'trace-42');
 
     // An id that could inject into logs (spaces, too long) is replaced, not echoed.

@@ -13,11 +13,15 @@ import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 const source = readFileSync(new URL('../src/web/checkout/pay.js', import.meta.url), 'utf8');
 /** The program without comments or layout, as TypeScript's printer writes it. */
 const program = (code: string) =>
-  ts.createPrinter({ removeComments: true }).printFile(ts.createSourceFile('pay.js', code, ts.ScriptTarget.ES2017, false, ts.ScriptKind.JS));
+  ts
+    .createPrinter({ removeComments: true })
+    .printFile(ts.createSourceFile('pay.js', code, ts.ScriptTarget.ES2017, false, ts.ScriptKind.JS));
 
 describe('pay.js: type-checked, served without comments', () => {
   it('is part of npm run typecheck, strict, with browser types only', () => {
-    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
     assert.match(pkg.scripts.typecheck ?? '', /tsc --noEmit -p tsconfig\.pay\.json/);
     const config = JSON.parse(readFileSync(new URL('../tsconfig.pay.json', import.meta.url), 'utf8')) as {
       compilerOptions: Record<string, unknown>;
@@ -26,7 +30,11 @@ describe('pay.js: type-checked, served without comments', () => {
     assert.deepEqual(config.files, ['src/web/checkout/pay.js']);
     assert.equal(config.compilerOptions.checkJs, true);
     assert.equal(config.compilerOptions.strict, true);
-    assert.deepEqual(config.compilerOptions.types, [], 'no Node types: setTimeout returns a number, process is unknown');
+    assert.deepEqual(
+      config.compilerOptions.types,
+      [],
+      'no Node types: setTimeout returns a number, process is unknown',
+    );
     assert.match(source, /^\/\/ @ts-check\b/);
   });
 

@@ -18,34 +18,89 @@ import { createSession, momoBody, simulate, startAttempt, totalOf } from './chec
 import { ConsoleClient } from './console-client.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 import { call } from './http.ts';
-import { eventually, freePort, liveSession, merchantSession, payerAttempt, startLiveApp, type LiveApp } from './live-support.ts';
+import {
+  eventually,
+  freePort,
+  liveSession,
+  merchantSession,
+  payerAttempt,
+  startLiveApp,
+  type LiveApp,
+} from './live-support.ts';
 import { startPaystackStandIn, type PaystackStandIn } from './standins/paystack.ts';
 
 const PASSWORD = 'payment-references-password';
 
 // The files' columns before issue 31, in order, written out here (not read from the code): they must stay put.
 const SESSION_COLUMNS_BEFORE = [
-  'id', 'created_at', 'status', 'invoice_ref', 'description', 'customer_name', 'customer_email', 'amount_minor', 'amount_ghs', 'currency',
-  'attempt_reference', 'payment_status', 'rail', 'provider', 'provider_reference', 'amount_charged_minor', 'fee_minor', 'net_minor',
-  'amount_charged_ghs', 'fee_ghs', 'net_ghs', 'paid_at',
+  'id',
+  'created_at',
+  'status',
+  'invoice_ref',
+  'description',
+  'customer_name',
+  'customer_email',
+  'amount_minor',
+  'amount_ghs',
+  'currency',
+  'attempt_reference',
+  'payment_status',
+  'rail',
+  'provider',
+  'provider_reference',
+  'amount_charged_minor',
+  'fee_minor',
+  'net_minor',
+  'amount_charged_ghs',
+  'fee_ghs',
+  'net_ghs',
+  'paid_at',
 ];
 const BALANCE_TRANSACTION_COLUMNS_BEFORE = [
-  'id', 'created_at', 'type', 'source_type', 'source_id', 'session_id', 'amount_minor', 'fee_minor', 'net_minor', 'balance_after_minor',
-  'amount_ghs', 'fee_ghs', 'net_ghs', 'balance_after_ghs', 'currency',
+  'id',
+  'created_at',
+  'type',
+  'source_type',
+  'source_id',
+  'session_id',
+  'amount_minor',
+  'fee_minor',
+  'net_minor',
+  'balance_after_minor',
+  'amount_ghs',
+  'fee_ghs',
+  'net_ghs',
+  'balance_after_ghs',
+  'currency',
 ];
 const APPENDED = ['provider_transaction_id', 'card_brand', 'card_last4'];
 
 /** A CSV file's header names (the BOM dropped). */
-const headerOf = (body: string): string[] => body.replace(/^\uFEFF/, '').split(/\r?\n/)[0]!.split(',');
+const headerOf = (body: string): string[] =>
+  body
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/)[0]!
+    .split(',');
 /** The session ids an /ops page links to in its Payments table. */
 const sessionsFoundIn = (body: string): string[] => {
   const table = /<table aria-label="Payments">([\s\S]*?)<\/table>/.exec(body)?.[1] ?? '';
   return [...table.matchAll(/<span class="mono wrap">(cs_[0-9a-z]+)<\/span>/g)].map((m) => m[1]!);
 };
 /** Text of a page with the tags dropped and entities the templates write decoded. */
-const textOf = (body: string): string => body.replace(/<[^>]+>/g, ' ').replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&amp;/g, '&').replace(/\s+/g, ' ');
+const textOf = (body: string): string =>
+  body
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&#39;/g, "'")
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, '&')
+    .replace(/\s+/g, ' ');
 
-type Payment = { attempt_reference: string; provider_reference: string; provider_transaction_id: string | null; card: { brand: string; last4: string } | null };
+type Payment = {
+  attempt_reference: string;
+  provider_reference: string;
+  provider_transaction_id: string | null;
+  card: { brand: string; last4: string } | null;
+};
 
 describe(`payment references: API, exports, console search, dashboard (${storageKind})`, () => {
   let t: TestContext;
@@ -64,8 +119,10 @@ describe(`payment references: API, exports, console search, dashboard (${storage
     return res.json() as { id: string; status: string; payment: Payment | null };
   };
   /** What a provider's answer records on an attempt (the write provider-status.ts makes). */
-  const providerNamed = (attemptId: string, facts: { providerTransactionId?: string; card?: { brand: string; last4: string } }) =>
-    t.db.transaction((tx) => recordProviderFacts(tx, attemptId, facts));
+  const providerNamed = (
+    attemptId: string,
+    facts: { providerTransactionId?: string; card?: { brand: string; last4: string } },
+  ) => t.db.transaction((tx) => recordProviderFacts(tx, attemptId, facts));
 
   async function paidCardSession(m: CreatedMerchant, amountMinor = 40_000) {
     const session = await createSession(t, m, { amount_minor: amountMinor });
@@ -83,12 +140,18 @@ describe(`payment references: API, exports, console search, dashboard (${storage
     assert.equal(before.provider_transaction_id, null);
     assert.equal(before.card, null);
 
-    await providerNamed(attempt.attempt_reference, { providerTransactionId: '4099260516', card: { brand: 'visa', last4: '4081' } });
+    await providerNamed(attempt.attempt_reference, {
+      providerTransactionId: '4099260516',
+      card: { brand: 'visa', last4: '4081' },
+    });
     const named = (await getSession(m, session.id)).payment!;
     assert.equal(named.provider_transaction_id, '4099260516');
     assert.deepEqual(named.card, { brand: 'visa', last4: '4081' });
     assert.equal(named.provider_reference, attempt.provider_reference, 'our reference is kept beside it');
-    const listed = (await call(t, 'GET', '/api/v1/sessions', { key: m.test_api_key })).json().data as { id: string; payment: Payment }[];
+    const listed = (await call(t, 'GET', '/api/v1/sessions', { key: m.test_api_key })).json().data as {
+      id: string;
+      payment: Payment;
+    }[];
     assert.deepEqual(listed.find((s) => s.id === session.id)!.payment, named, 'the list shows the same payment');
 
     // Mobile Money: a transaction id and no card.
@@ -107,36 +170,61 @@ describe(`payment references: API, exports, console search, dashboard (${storage
   it('the sessions and balance transactions CSV files append provider_transaction_id, card_brand and card_last4, every earlier column in place', async () => {
     const m = await t.merchant();
     const { session, attempt } = await paidCardSession(m, 20_000);
-    await providerNamed(attempt.attempt_reference, { providerTransactionId: '5123456789', card: { brand: 'mastercard', last4: '0042' } });
+    await providerNamed(attempt.attempt_reference, {
+      providerTransactionId: '5123456789',
+      card: { brand: 'mastercard', last4: '0042' },
+    });
     const open = await createSession(t, m, { amount_minor: 1_000 });
 
-    const sessions = await call(t, 'GET', '/api/v1/sessions', { key: m.test_api_key, query: around(), headers: { accept: 'text/csv' } });
+    const sessions = await call(t, 'GET', '/api/v1/sessions', {
+      key: m.test_api_key,
+      query: around(),
+      headers: { accept: 'text/csv' },
+    });
     assert.equal(sessions.statusCode, 200, sessions.body);
     assert.deepEqual(headerOf(sessions.body), [...SESSION_COLUMNS_BEFORE, ...APPENDED]);
     const rows = csvRows(sessions.body);
-    assert.deepEqual(rows.map((r) => r.id), [session.id, open.id]);
-    assert.deepEqual([rows[0]!.provider_reference, rows[0]!.provider_transaction_id, rows[0]!.card_brand, rows[0]!.card_last4], [attempt.provider_reference, '5123456789', 'mastercard', '0042']);
-    assert.deepEqual([rows[1]!.provider_transaction_id, rows[1]!.card_brand, rows[1]!.card_last4], ['', '', ''], 'an open session has no payment');
+    assert.deepEqual(
+      rows.map((r) => r.id),
+      [session.id, open.id],
+    );
+    assert.deepEqual(
+      [rows[0]!.provider_reference, rows[0]!.provider_transaction_id, rows[0]!.card_brand, rows[0]!.card_last4],
+      [attempt.provider_reference, '5123456789', 'mastercard', '0042'],
+    );
+    assert.deepEqual(
+      [rows[1]!.provider_transaction_id, rows[1]!.card_brand, rows[1]!.card_last4],
+      ['', '', ''],
+      'an open session has no payment',
+    );
 
     // The same file from the export operation.
     const exported = await call(t, 'GET', '/api/v1/exports/sessions', { key: m.test_api_key, query: around() });
     assert.equal(exported.statusCode, 200, exported.body);
     assert.equal(exported.body, sessions.body);
 
-    const txns = await call(t, 'GET', '/api/v1/balance/transactions', { key: m.test_api_key, query: around(), headers: { accept: 'text/csv' } });
+    const txns = await call(t, 'GET', '/api/v1/balance/transactions', {
+      key: m.test_api_key,
+      query: around(),
+      headers: { accept: 'text/csv' },
+    });
     assert.equal(txns.statusCode, 200, txns.body);
     assert.deepEqual(headerOf(txns.body), [...BALANCE_TRANSACTION_COLUMNS_BEFORE, ...APPENDED]);
     const payment = csvRows(txns.body).filter((r) => r.type === 'payment');
     assert.equal(payment.length, 1);
-    assert.deepEqual([payment[0]!.source_id, payment[0]!.session_id, payment[0]!.provider_transaction_id, payment[0]!.card_brand, payment[0]!.card_last4], [
-      attempt.attempt_reference,
-      session.id,
-      '5123456789',
-      'mastercard',
-      '0042',
-    ]);
+    assert.deepEqual(
+      [
+        payment[0]!.source_id,
+        payment[0]!.session_id,
+        payment[0]!.provider_transaction_id,
+        payment[0]!.card_brand,
+        payment[0]!.card_last4,
+      ],
+      [attempt.attempt_reference, session.id, '5123456789', 'mastercard', '0042'],
+    );
     // The JSON list is unchanged: no new fields on a balance transaction.
-    const listed = (await call(t, 'GET', '/api/v1/balance/transactions', { key: m.test_api_key })).json().data as Record<string, unknown>[];
+    const listed = (await call(t, 'GET', '/api/v1/balance/transactions', { key: m.test_api_key })).json()
+      .data as Record<string, unknown>[];
     assert.ok(listed.every((row) => !('provider_transaction_id' in row)));
   });
 
@@ -145,23 +233,40 @@ describe(`payment references: API, exports, console search, dashboard (${storage
     const other = await t.merchant();
     const { session, attempt } = await paidCardSession(m, 25_000);
     const transactionId = `${Date.now()}${Math.floor(Math.random() * 1_000)}`;
-    await providerNamed(attempt.attempt_reference, { providerTransactionId: transactionId, card: { brand: 'visa', last4: '1234' } });
+    await providerNamed(attempt.attempt_reference, {
+      providerTransactionId: transactionId,
+      card: { brand: 'visa', last4: '1234' },
+    });
     const theirs = await paidCardSession(other, 25_000);
     const untouched = await createSession(t, m);
 
-    for (const q of [transactionId, ` ${transactionId} `, attempt.provider_reference, attempt.provider_reference.toLowerCase(), attempt.attempt_reference, attempt.attempt_reference.toUpperCase(), session.id]) {
+    for (const q of [
+      transactionId,
+      ` ${transactionId} `,
+      attempt.provider_reference,
+      attempt.provider_reference.toLowerCase(),
+      attempt.attempt_reference,
+      attempt.attempt_reference.toUpperCase(),
+      session.id,
+    ]) {
       const res = await ops.get(`/ops?q=${encodeURIComponent(q)}`);
       assert.equal(res.statusCode, 200, res.body.slice(0, 300));
       assert.deepEqual(sessionsFoundIn(res.body), [session.id], `search ${JSON.stringify(q)}`);
       const text = textOf(res.body);
       assert.match(text, new RegExp(`${m.merchant_id}|Test Merchant`), 'the merchant is named');
-      assert.ok(text.includes(transactionId) && text.includes(attempt.provider_reference) && text.includes('Visa ending 1234'), `the references and the card are shown for ${q}`);
+      assert.ok(
+        text.includes(transactionId) && text.includes(attempt.provider_reference) && text.includes('Visa ending 1234'),
+        `the references and the card are shown for ${q}`,
+      );
       assert.ok(res.body.includes(`href="/ops/merchants/${m.merchant_id}"`), 'the merchant is linked');
       assert.doesNotMatch(res.body, /No merchant matches/);
     }
     // A session without attempts is found by its id; another merchant's payment by its own reference only.
     assert.deepEqual(sessionsFoundIn((await ops.get(`/ops?q=${untouched.id}`)).body), [untouched.id]);
-    assert.deepEqual(sessionsFoundIn((await ops.get(`/ops?q=${encodeURIComponent(theirs.attempt.provider_reference)}`)).body), [theirs.session.id]);
+    assert.deepEqual(
+      sessionsFoundIn((await ops.get(`/ops?q=${encodeURIComponent(theirs.attempt.provider_reference)}`)).body),
+      [theirs.session.id],
+    );
     // A fragment is not a reference (looked up, not searched in), and a merchant's name shows no payments.
     const fragment = await ops.get(`/ops?q=${encodeURIComponent(transactionId.slice(0, -2))}`);
     assert.deepEqual(sessionsFoundIn(fragment.body), []);
@@ -175,7 +280,11 @@ describe(`payment references: API, exports, console search, dashboard (${storage
 
   it("the dashboard's session page shows the provider's reference and the card, and a second payment refunded automatically as a plain notice", async () => {
     const email = `owner-${randomUUID().slice(0, 8)}@example.com`;
-    const m = await createMerchant(t.db, { name: `Ama Prints ${randomUUID().slice(0, 4)}`, email, password: PASSWORD, webhookUrl: null }, t.webhookTargets);
+    const m = await createMerchant(
+      t.db,
+      { name: `Ama Prints ${randomUUID().slice(0, 4)}`, email, password: PASSWORD, webhookUrl: null },
+      t.webhookTargets,
+    );
     const dashboard = await new ConsoleClient(t, '/dashboard').signedIn(email, PASSWORD);
 
     // The payer starts a card payment, gives up on it, pays by Mobile Money, then completes the card page too.
@@ -195,20 +304,38 @@ describe(`payment references: API, exports, console search, dashboard (${storage
     assert.doesNotMatch(text, /A second payment/);
 
     await simulate(t, m, card.attempt_reference, 'paid'); // the late success of the abandoned card page
-    await providerNamed(card.attempt_reference, { providerTransactionId: '4099260517', card: { brand: 'visa ', last4: '4081' } });
-    const refunds = await t.db.query<{ id: string; attempt_id: string; amount_minor: number; status: string }>('SELECT id, attempt_id, amount_minor::int AS amount_minor, status FROM refunds WHERE session_id = $1', [session.id]);
-    assert.deepEqual(refunds.map((r) => [r.attempt_id, r.amount_minor, r.status]), [[card.attempt_reference, totalOf('card', amountMinor), 'succeeded']], 'the late card payment was refunded in full');
+    await providerNamed(card.attempt_reference, {
+      providerTransactionId: '4099260517',
+      card: { brand: 'visa ', last4: '4081' },
+    });
+    const refunds = await t.db.query<{ id: string; attempt_id: string; amount_minor: number; status: string }>(
+      'SELECT id, attempt_id, amount_minor::int AS amount_minor, status FROM refunds WHERE session_id = $1',
+      [session.id],
+    );
+    assert.deepEqual(
+      refunds.map((r) => [r.attempt_id, r.amount_minor, r.status]),
+      [[card.attempt_reference, totalOf('card', amountMinor), 'succeeded']],
+      'the late card payment was refunded in full',
+    );
 
     page = await dashboard.get(`/dashboard/sessions/${session.id}`);
     text = textOf(page.body);
     const charged = (totalOf('card', amountMinor) / 100).toFixed(2);
-    assert.ok(text.includes(`A second payment of GHS ${charged} arrived after this checkout was paid. It was refunded automatically (${refunds[0]!.id}).`), text.slice(0, 2_000));
+    assert.ok(
+      text.includes(
+        `A second payment of GHS ${charged} arrived after this checkout was paid. It was refunded automatically (${refunds[0]!.id}).`,
+      ),
+      text.slice(0, 2_000),
+    );
     assert.ok(text.includes('Visa ending 4081'), 'the attempts table shows the card of the late payment');
     assert.ok(text.includes('4099260517'));
     // The session's payment is still the Mobile Money one, and all of it can still be refunded.
     assert.equal((await getSession(m, session.id)).payment!.attempt_reference, momo.attempt_reference);
     assert.match(text, /Provider's reference 7700112233/);
-    assert.match(page.body, new RegExp(`Up to GHS ${(totalOf('momo', amountMinor) / 100).toFixed(2)} can still be refunded`));
+    assert.match(
+      page.body,
+      new RegExp(`Up to GHS ${(totalOf('momo', amountMinor) / 100).toFixed(2)} can still be refunded`),
+    );
     assert.match(text, /Refunded GHS 0\.00/);
   });
 });
@@ -220,7 +347,10 @@ describe(`payment references from a Live provider: the Paystack stand-in (${stor
 
   before(async () => {
     const port = await freePort();
-    paystack = await startPaystackStandIn({ secretKey: SECRET, webhookUrl: `http://127.0.0.1:${port}/api/v1/providers/paystack/webhook` });
+    paystack = await startPaystackStandIn({
+      secretKey: SECRET,
+      webhookUrl: `http://127.0.0.1:${port}/api/v1/providers/paystack/webhook`,
+    });
     app = await startLiveApp(port, { PAYSTACK_SECRET_KEY: SECRET, PAYSTACK_BASE_URL: paystack.baseUrl });
   });
   after(async () => {
@@ -247,17 +377,25 @@ describe(`payment references from a Live provider: the Paystack stand-in (${stor
     assert.deepEqual(paid.payment.card, { brand: 'visa', last4: '4081' });
     assert.equal(paid.payment.provider_reference, attempt.provider_reference);
 
-    const file = await app.http('GET', `/api/v1/exports/sessions?${new URLSearchParams(around())}`, { key: m.live_api_key });
+    const file = await app.http('GET', `/api/v1/exports/sessions?${new URLSearchParams(around())}`, {
+      key: m.live_api_key,
+    });
     assert.equal(file.status, 200, file.text);
     const row = csvRows(file.text).find((r) => r.id === session.id)!;
-    assert.deepEqual([row.provider_transaction_id, row.card_brand, row.card_last4], [String(charge.id), 'visa', '4081']);
+    assert.deepEqual(
+      [row.provider_transaction_id, row.card_brand, row.card_last4],
+      [String(charge.id), 'visa', '4081'],
+    );
 
     const operatorEmail = `operator-${randomUUID()}@example.com`;
     await createOperator(app.t.db, { email: operatorEmail, password: PASSWORD });
     const console_ = await new ConsoleClient(app.t, '/ops').signedIn(operatorEmail, PASSWORD);
     // Our reference is unique; the stand-in numbers its transactions from 1001 on each start, so a kept database
     // holds earlier runs' payments with the same id: this one is the newest found.
-    assert.deepEqual(sessionsFoundIn((await console_.get(`/ops?q=${encodeURIComponent(attempt.provider_reference)}`)).body), [session.id]);
+    assert.deepEqual(
+      sessionsFoundIn((await console_.get(`/ops?q=${encodeURIComponent(attempt.provider_reference)}`)).body),
+      [session.id],
+    );
     assert.equal(sessionsFoundIn((await console_.get(`/ops?q=${charge.id}`)).body)[0], session.id);
   });
 });

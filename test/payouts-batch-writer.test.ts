@@ -13,7 +13,10 @@ import type { NewPayoutWrite } from '../src/payouts/new-payout-store.ts';
 function fakeDb(answer: (ids: string[], call: number) => Promise<unknown[]>) {
   const calls: string[][] = [];
   const query = async (_sql: string, params: readonly unknown[] = []) => {
-    const ids = (params.find((p) => Array.isArray(p) && p.every((v) => typeof v === 'string' && v.startsWith('po_'))) as string[] | undefined) ?? [];
+    const ids =
+      (params.find((p) => Array.isArray(p) && p.every((v) => typeof v === 'string' && v.startsWith('po_'))) as
+        | string[]
+        | undefined) ?? [];
     calls.push(ids);
     return answer(ids, calls.length);
   };
@@ -37,7 +40,16 @@ const merchantId = randomUUID();
 function newWrite(merchant = merchantId): NewPayoutWrite {
   const id = `po_${randomUUID()}`;
   const entryId = randomUUID();
-  const input = { merchantId: merchant, environment: 'test' as const, apiKeyId: randomUUID(), type: 'payout.paid', objectType: 'payout', objectId: id, objectVersion: 1, data: {} };
+  const input = {
+    merchantId: merchant,
+    environment: 'test' as const,
+    apiKeyId: randomUUID(),
+    type: 'payout.paid',
+    objectType: 'payout',
+    objectId: id,
+    objectVersion: 1,
+    data: {},
+  };
   return {
     row: {
       id,
@@ -61,12 +73,29 @@ function newWrite(merchant = merchantId): NewPayoutWrite {
       next_step_at: null,
     },
     decidedOn: {
-      settings: { merchant_id: merchant, environment: 'test', payout_access: true, paused: false, payout_limit_minor: 10_000, daily_limit_minor: 100_000 },
+      settings: {
+        merchant_id: merchant,
+        environment: 'test',
+        payout_access: true,
+        paused: false,
+        payout_limit_minor: 10_000,
+        daily_limit_minor: 100_000,
+      },
       approvalRequired: false,
       endpointKeyId: input.apiKeyId,
     },
     ledger: {
-      entries: [{ id: entryId, merchantId: merchant, environment: 'test', kind: 'payout_paid', referenceType: 'payout', referenceId: id, reversesEntryId: null }],
+      entries: [
+        {
+          id: entryId,
+          merchantId: merchant,
+          environment: 'test',
+          kind: 'payout_paid',
+          referenceType: 'payout',
+          referenceId: id,
+          reversesEntryId: null,
+        },
+      ],
       lines: [
         { entryId, accountId: randomUUID(), amountMinor: 1_100 },
         { entryId, accountId: randomUUID(), amountMinor: -1_100 },
@@ -77,7 +106,8 @@ function newWrite(merchant = merchantId): NewPayoutWrite {
 }
 
 /** The rows a successful statement returns for the given payouts (the writer checks the counts). */
-const rowsFor = (ids: string[]) => ids.map((id) => ({ id, day_rows: 1, ledger_entries: ids.length, ledger_accounts: 2 * ids.length }));
+const rowsFor = (ids: string[]) =>
+  ids.map((id) => ({ id, day_rows: 1, ledger_entries: ids.length, ledger_accounts: 2 * ids.length }));
 
 describe('payout batch writer', () => {
   it('payouts of a merchant that arrive while its statement runs are written together in the next one; other merchants are not held up', async () => {
@@ -92,18 +122,33 @@ describe('payout batch writer', () => {
     const [first, ...rest] = [newWrite(), newWrite(), newWrite(), newWrite()];
     const answers = [writer.write(first!), ...rest.map((w) => writer.write(w))];
     const other = newWrite(randomUUID());
-    assert.equal((await writer.write(other))?.id, other.row.id, 'another merchant is written while the first one waits');
+    assert.equal(
+      (await writer.write(other))?.id,
+      other.row.id,
+      'another merchant is written while the first one waits',
+    );
     releaseFirst();
     const written = await Promise.all(answers);
-    assert.deepEqual(written.map((p) => p?.id), [first, ...rest].map((w) => w.row.id));
+    assert.deepEqual(
+      written.map((p) => p?.id),
+      [first, ...rest].map((w) => w.row.id),
+    );
     assert.deepEqual(calls, [[first!.row.id], [other.row.id], rest.map((w) => w.row.id)]);
-    assert.deepEqual(outcomes, [[1, 'together'], [1, 'together'], [3, 'together']]);
+    assert.deepEqual(outcomes, [
+      [1, 'together'],
+      [1, 'together'],
+      [3, 'together'],
+    ]);
   });
 
   it('a batch whose statement fails is written one by one, each payout getting its own answer', async () => {
     let releaseFirst!: () => void;
     const firstDone = new Promise<void>((resolve) => (releaseFirst = resolve));
-    const refused = new DbError('duplicate key value violates unique constraint', '23505', 'payouts_merchant_id_environment_client_reference_key');
+    const refused = new DbError(
+      'duplicate key value violates unique constraint',
+      '23505',
+      'payouts_merchant_id_environment_client_reference_key',
+    );
     const [first, ok, taken, changed] = [newWrite(), newWrite(), newWrite(), newWrite()];
     const { db, calls } = fakeDb(async (ids, call) => {
       if (call === 1) await firstDone;
@@ -112,11 +157,25 @@ describe('payout batch writer', () => {
     });
     const outcomes: [number, BatchOutcome][] = [];
     const writer = new PayoutBatchWriter(db, (size, outcome) => outcomes.push([size, outcome]));
-    const answers = [first, ok, taken, changed].map((w) => writer.write(w).then((p) => p?.id ?? null, (error: unknown) => error));
+    const answers = [first, ok, taken, changed].map((w) =>
+      writer.write(w).then(
+        (p) => p?.id ?? null,
+        (error: unknown) => error,
+      ),
+    );
     releaseFirst();
     assert.deepEqual(await Promise.all(answers), [first.row.id, ok.row.id, refused, null]);
-    assert.deepEqual(calls, [[first.row.id], [ok.row.id, taken.row.id, changed.row.id], [ok.row.id], [taken.row.id], [changed.row.id]]);
-    assert.deepEqual(outcomes, [[1, 'together'], [3, 'one by one']]);
+    assert.deepEqual(calls, [
+      [first.row.id],
+      [ok.row.id, taken.row.id, changed.row.id],
+      [ok.row.id],
+      [taken.row.id],
+      [changed.row.id],
+    ]);
+    assert.deepEqual(outcomes, [
+      [1, 'together'],
+      [3, 'one by one'],
+    ]);
   });
 
   it('unreachable storage fails the whole batch at once, not once per payout', async () => {
@@ -132,7 +191,12 @@ describe('payout batch writer', () => {
     });
     const writer = new PayoutBatchWriter(db);
     const writes = [newWrite(), newWrite(), newWrite(), newWrite()];
-    const answers = writes.map((w) => writer.write(w).then((p) => p?.id ?? null, (error: unknown) => error));
+    const answers = writes.map((w) =>
+      writer.write(w).then(
+        (p) => p?.id ?? null,
+        (error: unknown) => error,
+      ),
+    );
     releaseFirst();
     assert.deepEqual(await Promise.all(answers), [writes[0]!.row.id, down, down, down]);
     assert.equal(calls.length, 2);

@@ -24,7 +24,10 @@ import {
   payoutStatus,
 } from './payouts-fixtures.ts';
 
-const PNG_1X1 = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
+const PNG_1X1 = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=',
+  'base64',
+);
 const JPEG_1X1 = Buffer.from(
   '/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAP//////////////////////////////////////////////////////////////////////////////////////wgALCAABAAEBAREA/8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPxA=',
   'base64',
@@ -49,11 +52,21 @@ describe(`payout cancel, receipts and evidence (${storageKind})`, () => {
   });
   after(() => t.close());
 
-  const cancel = (key: string, id: string, body?: Record<string, unknown>) => api(t, key, 'POST', `/api/v1/payouts/${id}/cancel`, body);
+  const cancel = (key: string, id: string, body?: Record<string, unknown>) =>
+    api(t, key, 'POST', `/api/v1/payouts/${id}/cancel`, body);
 
-  function upload(key: string, payoutId: string, file: { field?: string; filename: string; contentType: string; data: Buffer }) {
+  function upload(
+    key: string,
+    payoutId: string,
+    file: { field?: string; filename: string; contentType: string; data: Buffer },
+  ) {
     const body = multipartFile(file.field ?? 'file', file.filename, file.contentType, file.data);
-    return t.app.inject({ method: 'POST', url: `/api/v1/payouts/${payoutId}/evidence`, headers: { authorization: `Bearer ${key}`, 'content-type': body.contentType }, payload: body.payload });
+    return t.app.inject({
+      method: 'POST',
+      url: `/api/v1/payouts/${payoutId}/evidence`,
+      headers: { authorization: `Bearer ${key}`, 'content-type': body.contentType },
+      payload: body.payload,
+    });
   }
 
   /** A paid Test payout of a fresh merchant, to a bank account ending 7890. */
@@ -82,11 +95,22 @@ describe(`payout cancel, receipts and evidence (${storageKind})`, () => {
     assert.equal(cancelled.status, 'cancelled');
     assert.equal(cancelled.status_label, 'Cancelled: amount and fee released');
     assert.equal(cancelled.can_cancel, false);
-    assert.deepEqual(await balanceOf(t, m.merchant_id, 'live'), { environment: 'live', currency: 'GHS', available_minor: 100_000, held_minor: 0, eligible_minor: 100_000 });
+    assert.deepEqual(await balanceOf(t, m.merchant_id, 'live'), {
+      environment: 'live',
+      currency: 'GHS',
+      available_minor: 100_000,
+      held_minor: 0,
+      eligible_minor: 100_000,
+    });
     const events = await eventsFor(t, payout.id);
-    assert.deepEqual(events.map((event) => event.type), ['payout.requested', 'payout.cancelled']);
+    assert.deepEqual(
+      events.map((event) => event.type),
+      ['payout.requested', 'payout.cancelled'],
+    );
     assert.equal((events[1]!.payload.data.payout as { status: string }).status, 'cancelled');
-    const stored = await t.db.query<{ cancel_reason: string }>('SELECT cancel_reason FROM payouts WHERE id = $1', [payout.id]);
+    const stored = await t.db.query<{ cancel_reason: string }>('SELECT cancel_reason FROM payouts WHERE id = $1', [
+      payout.id,
+    ]);
     assert.equal(stored[0]!.cancel_reason, 'duplicate invoice');
 
     const again = await cancel(m.live_api_key, payout.id);
@@ -111,7 +135,10 @@ describe(`payout cancel, receipts and evidence (${storageKind})`, () => {
     assert.equal((await payoutStatus(t, payout.id)).status, 'cancelled');
     assert.equal(rail.calls.transfer, transfersBefore);
     assert.equal((await balanceOf(t, m.merchant_id, 'live')).available_minor, 100_000);
-    assert.deepEqual((await eventsFor(t, payout.id)).map((event) => event.type), ['payout.processing', 'payout.cancelled']);
+    assert.deepEqual(
+      (await eventsFor(t, payout.id)).map((event) => event.type),
+      ['payout.processing', 'payout.cancelled'],
+    );
   });
 
   it('a paid Test payout cannot be cancelled (409) and nothing changes', async () => {
@@ -120,7 +147,10 @@ describe(`payout cancel, receipts and evidence (${storageKind})`, () => {
     assertErrorEnvelope(await cancel(m.test_api_key, payout.id), 409, 'PAYOUT_NOT_CANCELLABLE');
     assert.equal((await getPayout(t, m.test_api_key, payout.id)).status, 'paid');
     assert.deepEqual(await balanceOf(t, m.merchant_id, 'test'), before);
-    assert.deepEqual((await eventsFor(t, payout.id)).map((event) => event.type), ['payout.paid']);
+    assert.deepEqual(
+      (await eventsFor(t, payout.id)).map((event) => event.type),
+      ['payout.paid'],
+    );
   });
 
   it('a Live payout whose transfer step has started cannot be cancelled (409), and goes on to be paid', async () => {
@@ -137,10 +167,21 @@ describe(`payout cancel, receipts and evidence (${storageKind})`, () => {
     assert.equal(await drive(t, rail, payout.id), 'paid');
     assertErrorEnvelope(await cancel(m.live_api_key, payout.id), 409, 'PAYOUT_NOT_CANCELLABLE');
 
-    const failing = await createPayout(t, m.live_api_key, (await bankRecipient(t, m.live_api_key, '6767676713')).id, 1_000);
+    const failing = await createPayout(
+      t,
+      m.live_api_key,
+      (await bankRecipient(t, m.live_api_key, '6767676713')).id,
+      1_000,
+    );
     assert.equal(await drive(t, rail, failing.id), 'failed');
     assertErrorEnvelope(await cancel(m.live_api_key, failing.id), 409, 'PAYOUT_NOT_CANCELLABLE');
-    assert.deepEqual(await balanceOf(t, m.merchant_id, 'live'), { environment: 'live', currency: 'GHS', available_minor: 100_000 - 10_100, held_minor: 0, eligible_minor: 100_000 - 10_100 });
+    assert.deepEqual(await balanceOf(t, m.merchant_id, 'live'), {
+      environment: 'live',
+      currency: 'GHS',
+      available_minor: 100_000 - 10_100,
+      held_minor: 0,
+      eligible_minor: 100_000 - 10_100,
+    });
   });
 
   it('a cancel reason longer than 500 characters or not a string is refused (400) and the payout stays open', async () => {
@@ -159,9 +200,17 @@ describe(`payout cancel, receipts and evidence (${storageKind})`, () => {
     const m = await liveMerchant(t, { payoutApproval: true, fundMinor: 10_000 });
     const recipient = await bankRecipient(t, m.live_api_key);
     const requested = await createPayout(t, m.live_api_key, recipient.id, 1_000);
-    assertErrorEnvelope(await api(t, m.live_api_key, 'GET', `/api/v1/payouts/${requested.id}/receipt`), 409, 'RECEIPT_NOT_AVAILABLE');
+    assertErrorEnvelope(
+      await api(t, m.live_api_key, 'GET', `/api/v1/payouts/${requested.id}/receipt`),
+      409,
+      'RECEIPT_NOT_AVAILABLE',
+    );
     await cancel(m.live_api_key, requested.id);
-    assertErrorEnvelope(await api(t, m.live_api_key, 'GET', `/api/v1/payouts/${requested.id}/receipt`), 409, 'RECEIPT_NOT_AVAILABLE');
+    assertErrorEnvelope(
+      await api(t, m.live_api_key, 'GET', `/api/v1/payouts/${requested.id}/receipt`),
+      409,
+      'RECEIPT_NOT_AVAILABLE',
+    );
   });
 
   it('the receipt of a paid payout is a PDF naming the payout reference and only the last 4 digits of the account', async () => {
@@ -180,7 +229,11 @@ describe(`payout cancel, receipts and evidence (${storageKind})`, () => {
     assert.ok(text.includes('GHS 1.00'), 'the fee');
     assert.ok(text.includes(payout.bank_reference), 'the bank reference');
     assert.match(text, /TEST MODE/);
-    assertErrorEnvelope(await t.app.inject({ method: 'GET', url: `/api/v1/payouts/${payout.id}/receipt` }), 401, 'UNAUTHORIZED');
+    assertErrorEnvelope(
+      await t.app.inject({ method: 'GET', url: `/api/v1/payouts/${payout.id}/receipt` }),
+      401,
+      'UNAUTHORIZED',
+    );
   });
 
   it('the receipt of a Mobile Money payout masks the phone number', async () => {
@@ -226,7 +279,11 @@ describe(`payout cancel, receipts and evidence (${storageKind})`, () => {
 
   it('a PNG named .pdf and labelled application/pdf is stored as image/png', async () => {
     const { m, payout } = await paidTestPayout();
-    const res = await upload(m.test_api_key, payout.id, { filename: 'invoice.pdf', contentType: 'application/pdf', data: PNG_1X1 });
+    const res = await upload(m.test_api_key, payout.id, {
+      filename: 'invoice.pdf',
+      contentType: 'application/pdf',
+      data: PNG_1X1,
+    });
     assert.equal(res.statusCode, 201, res.body);
     assert.equal(res.json().content_type, 'image/png');
     const read = await api(t, m.test_api_key, 'GET', `/api/v1/payouts/${payout.id}/evidence/${res.json().id}`);
@@ -236,9 +293,33 @@ describe(`payout cancel, receipts and evidence (${storageKind})`, () => {
 
   it('a text file, even named .pdf, is refused with 415; an empty file or no file is 400', async () => {
     const { m, payout } = await paidTestPayout();
-    assertErrorEnvelope(await upload(m.test_api_key, payout.id, { filename: 'notes.txt', contentType: 'text/plain', data: Buffer.from('just some text\n') }), 415, 'UNSUPPORTED_MEDIA_TYPE');
-    assertErrorEnvelope(await upload(m.test_api_key, payout.id, { filename: 'fake.pdf', contentType: 'application/pdf', data: Buffer.from('PDF-1.7 but not really') }), 415, 'UNSUPPORTED_MEDIA_TYPE');
-    assertErrorEnvelope(await upload(m.test_api_key, payout.id, { filename: 'empty.png', contentType: 'image/png', data: Buffer.alloc(0) }), 400, 'INVALID_ARGUMENT');
+    assertErrorEnvelope(
+      await upload(m.test_api_key, payout.id, {
+        filename: 'notes.txt',
+        contentType: 'text/plain',
+        data: Buffer.from('just some text\n'),
+      }),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    );
+    assertErrorEnvelope(
+      await upload(m.test_api_key, payout.id, {
+        filename: 'fake.pdf',
+        contentType: 'application/pdf',
+        data: Buffer.from('PDF-1.7 but not really'),
+      }),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    );
+    assertErrorEnvelope(
+      await upload(m.test_api_key, payout.id, {
+        filename: 'empty.png',
+        contentType: 'image/png',
+        data: Buffer.alloc(0),
+      }),
+      400,
+      'INVALID_ARGUMENT',
+    );
     const noFile = await t.app.inject({
       method: 'POST',
       url: `/api/v1/payouts/${payout.id}/evidence`,
@@ -253,27 +334,66 @@ describe(`payout cancel, receipts and evidence (${storageKind})`, () => {
     const { m, payout } = await paidTestPayout();
     const atLimit = Buffer.alloc(EVIDENCE_BYTES_MAX, 0x20);
     PNG_1X1.copy(atLimit, 0);
-    const ok = await upload(m.test_api_key, payout.id, { filename: 'big.png', contentType: 'image/png', data: atLimit });
+    const ok = await upload(m.test_api_key, payout.id, {
+      filename: 'big.png',
+      contentType: 'image/png',
+      data: atLimit,
+    });
     assert.equal(ok.statusCode, 201, ok.body);
     assert.equal(ok.json().size_bytes, EVIDENCE_BYTES_MAX);
     const overLimit = Buffer.alloc(EVIDENCE_BYTES_MAX + 1, 0x20);
     PNG_1X1.copy(overLimit, 0);
-    assertErrorEnvelope(await upload(m.test_api_key, payout.id, { filename: 'huge.png', contentType: 'image/png', data: overLimit }), 413, 'PAYLOAD_TOO_LARGE');
+    assertErrorEnvelope(
+      await upload(m.test_api_key, payout.id, { filename: 'huge.png', contentType: 'image/png', data: overLimit }),
+      413,
+      'PAYLOAD_TOO_LARGE',
+    );
     assert.equal(((await getPayout(t, m.test_api_key, payout.id)).evidence as unknown[]).length, 1);
   });
 
   it("evidence is private to the payout's merchant and environment (404 otherwise)", async () => {
     const { m, payout } = await paidTestPayout();
-    const res = await upload(m.test_api_key, payout.id, { filename: 'proof.png', contentType: 'image/png', data: PNG_1X1 });
+    const res = await upload(m.test_api_key, payout.id, {
+      filename: 'proof.png',
+      contentType: 'image/png',
+      data: PNG_1X1,
+    });
     assert.equal(res.statusCode, 201, res.body);
     const evidenceId = res.json().id as string;
     const { m: other, payout: otherPayout } = await paidTestPayout();
-    assertErrorEnvelope(await api(t, other.test_api_key, 'GET', `/api/v1/payouts/${payout.id}/evidence/${evidenceId}`), 404, 'NOT_FOUND');
-    assertErrorEnvelope(await api(t, other.test_api_key, 'GET', `/api/v1/payouts/${otherPayout.id}/evidence/${evidenceId}`), 404, 'NOT_FOUND');
-    assertErrorEnvelope(await api(t, m.live_api_key, 'GET', `/api/v1/payouts/${payout.id}/evidence/${evidenceId}`), 404, 'NOT_FOUND');
-    assertErrorEnvelope(await api(t, m.test_api_key, 'GET', `/api/v1/payouts/${payout.id}/evidence/evd_missing`), 404, 'NOT_FOUND');
-    assertErrorEnvelope(await upload(other.test_api_key, payout.id, { filename: 'x.png', contentType: 'image/png', data: PNG_1X1 }), 404, 'NOT_FOUND');
-    assertErrorEnvelope(await t.app.inject({ method: 'GET', url: `/api/v1/payouts/${payout.id}/evidence/${evidenceId}` }), 401, 'UNAUTHORIZED');
-    assert.equal((await api(t, m.test_api_key, 'GET', `/api/v1/payouts/${payout.id}/evidence/${evidenceId}`)).statusCode, 200);
+    assertErrorEnvelope(
+      await api(t, other.test_api_key, 'GET', `/api/v1/payouts/${payout.id}/evidence/${evidenceId}`),
+      404,
+      'NOT_FOUND',
+    );
+    assertErrorEnvelope(
+      await api(t, other.test_api_key, 'GET', `/api/v1/payouts/${otherPayout.id}/evidence/${evidenceId}`),
+      404,
+      'NOT_FOUND',
+    );
+    assertErrorEnvelope(
+      await api(t, m.live_api_key, 'GET', `/api/v1/payouts/${payout.id}/evidence/${evidenceId}`),
+      404,
+      'NOT_FOUND',
+    );
+    assertErrorEnvelope(
+      await api(t, m.test_api_key, 'GET', `/api/v1/payouts/${payout.id}/evidence/evd_missing`),
+      404,
+      'NOT_FOUND',
+    );
+    assertErrorEnvelope(
+      await upload(other.test_api_key, payout.id, { filename: 'x.png', contentType: 'image/png', data: PNG_1X1 }),
+      404,
+      'NOT_FOUND',
+    );
+    assertErrorEnvelope(
+      await t.app.inject({ method: 'GET', url: `/api/v1/payouts/${payout.id}/evidence/${evidenceId}` }),
+      401,
+      'UNAUTHORIZED',
+    );
+    assert.equal(
+      (await api(t, m.test_api_key, 'GET', `/api/v1/payouts/${payout.id}/evidence/${evidenceId}`)).statusCode,
+      200,
+    );
   });
 });

@@ -42,7 +42,17 @@ import { LiveProviders } from '../src/rails/live.ts';
 /** The HTTP status the API would answer a use case's refusal with (undefined for anything else). */
 const httpStatusOf = (error: unknown) => (error instanceof SikaError ? statusOf(error) : undefined);
 
-const PAYLOAD_PAYOUT_KEYS = ['amount_minor', 'bank_reference', 'currency', 'fee_minor', 'id', 'reconciliation_status', 'reference', 'return_reference', 'status'];
+const PAYLOAD_PAYOUT_KEYS = [
+  'amount_minor',
+  'bank_reference',
+  'currency',
+  'fee_minor',
+  'id',
+  'reconciliation_status',
+  'reference',
+  'return_reference',
+  'status',
+];
 const PAYLOAD_KEYS = ['created_at', 'data', 'environment', 'id', 'livemode', 'type', 'version'];
 
 describe(`payout creation and processing (${storageKind})`, () => {
@@ -61,7 +71,8 @@ describe(`payout creation and processing (${storageKind})`, () => {
   }
 
   const payoutRows = async (merchantId: string) =>
-    (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM payouts WHERE merchant_id = $1', [merchantId]))[0]!.n;
+    (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM payouts WHERE merchant_id = $1', [merchantId]))[0]!
+      .n;
 
   async function assertHealthy(merchantId: string) {
     assert.deepEqual(await checkInvariants(t.db, merchantId), []);
@@ -73,7 +84,12 @@ describe(`payout creation and processing (${storageKind})`, () => {
     const m = await testMerchant(50_000);
     const recipient = await bankRecipient(t, m.test_api_key);
     const clientReference = newClientReference();
-    const res = await postPayout(t, m.test_api_key, { recipient_id: recipient.id, amount_minor: 10_000, client_reference: clientReference, notes: 'June rent' });
+    const res = await postPayout(t, m.test_api_key, {
+      recipient_id: recipient.id,
+      amount_minor: 10_000,
+      client_reference: clientReference,
+      notes: 'June rent',
+    });
     assert.equal(res.statusCode, 201, res.body);
     const payout = res.json();
     assert.match(payout.id, /^po_/);
@@ -95,9 +111,21 @@ describe(`payout creation and processing (${storageKind})`, () => {
     assert.equal(payout.recipient.id, recipient.id);
     assert.equal(payout.recipient.account_type, 'bank');
 
-    assert.deepEqual(await balanceOf(t, m.merchant_id, 'test'), { environment: 'test', currency: 'GHS', available_minor: 39_900, held_minor: 0, eligible_minor: 39_900 });
+    assert.deepEqual(await balanceOf(t, m.merchant_id, 'test'), {
+      environment: 'test',
+      currency: 'GHS',
+      available_minor: 39_900,
+      held_minor: 0,
+      eligible_minor: 39_900,
+    });
     const apiBalance = await api(t, m.test_api_key, 'GET', '/api/v1/payouts/balance');
-    assert.deepEqual(apiBalance.json(), { environment: 'test', currency: 'GHS', available_minor: 39_900, held_minor: 0, eligible_minor: 39_900 });
+    assert.deepEqual(apiBalance.json(), {
+      environment: 'test',
+      currency: 'GHS',
+      available_minor: 39_900,
+      held_minor: 0,
+      eligible_minor: 39_900,
+    });
 
     const receipt = await api(t, m.test_api_key, 'GET', `/api/v1/payouts/${payout.id}/receipt`);
     assert.equal(receipt.statusCode, 200);
@@ -111,9 +139,15 @@ describe(`payout creation and processing (${storageKind})`, () => {
     const otherKey = await extraKey(t, m.merchant_id, 'test'); // with its own endpoint, which must not receive this payout's events
     const recipient = await momoRecipient(t, m.test_api_key, '0241234567');
     const clientReference = `secret-ref-${Date.now()}`;
-    const payout = await createPayout(t, m.test_api_key, recipient.id, 10_000, { client_reference: clientReference, notes: 'private note' });
+    const payout = await createPayout(t, m.test_api_key, recipient.id, 10_000, {
+      client_reference: clientReference,
+      notes: 'private note',
+    });
     const events = await eventsFor(t, payout.id);
-    assert.deepEqual(events.map((event) => event.type), ['payout.paid']);
+    assert.deepEqual(
+      events.map((event) => event.type),
+      ['payout.paid'],
+    );
     const payload = events[0]!.payload;
     assert.deepEqual(Object.keys(payload).sort(), PAYLOAD_KEYS);
     assert.match(payload.id, /^evt_/);
@@ -135,7 +169,17 @@ describe(`payout creation and processing (${storageKind})`, () => {
       reconciliation_status: 'not_required',
     });
     const text = JSON.stringify(payload);
-    for (const leak of ['client_reference', clientReference, 'recipient', recipient.id, '+233241234567', 'Ama Owusu', 'private note', 'session', 'evidence']) {
+    for (const leak of [
+      'client_reference',
+      clientReference,
+      'recipient',
+      recipient.id,
+      '+233241234567',
+      'Ama Owusu',
+      'private note',
+      'session',
+      'evidence',
+    ]) {
       assert.ok(!text.includes(leak), `the payout.paid payload carries ${leak}`);
     }
     // The event goes only to the endpoint paired with the key that created the payout (SPEC 5.5).
@@ -143,8 +187,13 @@ describe(`payout creation and processing (${storageKind})`, () => {
       'SELECT w.api_key_id FROM webhook_deliveries d JOIN events e ON e.id = d.event_id JOIN webhook_endpoints w ON w.id = d.endpoint_id WHERE e.object_id = $1',
       [payout.id],
     );
-    const creatingKey = await t.db.query<{ api_key_id: string }>('SELECT api_key_id FROM payouts WHERE id = $1', [payout.id]);
-    assert.deepEqual(deliveries.map((row) => row.api_key_id), [creatingKey[0]!.api_key_id]);
+    const creatingKey = await t.db.query<{ api_key_id: string }>('SELECT api_key_id FROM payouts WHERE id = $1', [
+      payout.id,
+    ]);
+    assert.deepEqual(
+      deliveries.map((row) => row.api_key_id),
+      [creatingKey[0]!.api_key_id],
+    );
     assert.notEqual(creatingKey[0]!.api_key_id, otherKey.id);
   });
 
@@ -153,10 +202,24 @@ describe(`payout creation and processing (${storageKind})`, () => {
     await fundThroughCheckout(t, m.test_api_key, 100_000);
     assert.equal((await balanceOf(t, m.merchant_id, 'test')).available_minor, 97_500, 'card is 2.5% merchant-borne');
     const recipient = await bankRecipient(t, m.test_api_key);
-    assertErrorEnvelope(await postPayout(t, m.test_api_key, { recipient_id: recipient.id, amount_minor: 97_401, client_reference: newClientReference() }), 409, 'INSUFFICIENT_FUNDS');
+    assertErrorEnvelope(
+      await postPayout(t, m.test_api_key, {
+        recipient_id: recipient.id,
+        amount_minor: 97_401,
+        client_reference: newClientReference(),
+      }),
+      409,
+      'INSUFFICIENT_FUNDS',
+    );
     const payout = await createPayout(t, m.test_api_key, recipient.id, 97_400);
     assert.equal(payout.total_debit_minor, 97_500);
-    assert.deepEqual(await balanceOf(t, m.merchant_id, 'test'), { environment: 'test', currency: 'GHS', available_minor: 0, held_minor: 0, eligible_minor: 0 });
+    assert.deepEqual(await balanceOf(t, m.merchant_id, 'test'), {
+      environment: 'test',
+      currency: 'GHS',
+      available_minor: 0,
+      held_minor: 0,
+      eligible_minor: 0,
+    });
     await assertHealthy(m.merchant_id);
   });
 
@@ -181,7 +244,10 @@ describe(`payout creation and processing (${storageKind})`, () => {
     ];
     let spent = 0;
     for (const [recipientId, amount, fee] of cases) {
-      const quote = await api(t, m.test_api_key, 'POST', '/api/v1/payouts/quote', { recipient_id: recipientId, amount_minor: amount });
+      const quote = await api(t, m.test_api_key, 'POST', '/api/v1/payouts/quote', {
+        recipient_id: recipientId,
+        amount_minor: amount,
+      });
       assert.equal(quote.statusCode, 200, quote.body);
       assert.equal(quote.json().fee_minor, fee, `quote of ${amount}`);
       assert.equal(quote.json().total_debit_minor, amount + fee);
@@ -197,13 +263,23 @@ describe(`payout creation and processing (${storageKind})`, () => {
   it('a quote reserves nothing and locks nothing: payout creation ignores a quote_id and prices the payout itself', async () => {
     const m = await testMerchant(50_000);
     const recipient = await bankRecipient(t, m.test_api_key);
-    const quote = (await api(t, m.test_api_key, 'POST', '/api/v1/payouts/quote', { recipient_id: recipient.id, amount_minor: 10_000 })).json();
+    const quote = (
+      await api(t, m.test_api_key, 'POST', '/api/v1/payouts/quote', {
+        recipient_id: recipient.id,
+        amount_minor: 10_000,
+      })
+    ).json();
     assert.match(quote.quote_id, /^quo_/);
     assert.equal(quote.currency, 'GHS');
     assert.ok(Date.parse(quote.expires_at) > Date.now());
     assert.equal((await balanceOf(t, m.merchant_id, 'test')).available_minor, 50_000);
     // quote_id is not a payout field: like any unknown field it is ignored, and the payout is priced at submission.
-    const withQuote = await postPayout(t, m.test_api_key, { recipient_id: recipient.id, amount_minor: 20_000, client_reference: newClientReference(), quote_id: quote.quote_id });
+    const withQuote = await postPayout(t, m.test_api_key, {
+      recipient_id: recipient.id,
+      amount_minor: 20_000,
+      client_reference: newClientReference(),
+      quote_id: quote.quote_id,
+    });
     assert.equal(withQuote.statusCode, 201, withQuote.body);
     assert.equal(withQuote.json().amount_minor, 20_000);
     assert.equal(withQuote.json().fee_minor, 100);
@@ -214,11 +290,20 @@ describe(`payout creation and processing (${storageKind})`, () => {
   it('a retry with the same key, client_reference and fields returns the same payout with 200 and its original fee, even after the recipient changed', async () => {
     const m = await testMerchant(50_000);
     const recipient = await momoRecipient(t, m.test_api_key);
-    const body = { recipient_id: recipient.id, amount_minor: 5_050, client_reference: newClientReference(), notes: 'n1', max_fee_minor: 60 };
+    const body = {
+      recipient_id: recipient.id,
+      amount_minor: 5_050,
+      client_reference: newClientReference(),
+      notes: 'n1',
+      max_fee_minor: 60,
+    };
     const first = await postPayout(t, m.test_api_key, body);
     assert.equal(first.statusCode, 201, first.body);
     assert.equal(first.json().fee_minor, 51);
-    assert.equal((await api(t, m.test_api_key, 'DELETE', `/api/v1/payouts/recipients/${recipient.id}`)).statusCode, 204);
+    assert.equal(
+      (await api(t, m.test_api_key, 'DELETE', `/api/v1/payouts/recipients/${recipient.id}`)).statusCode,
+      204,
+    );
     const retry = await postPayout(t, m.test_api_key, { ...body, currency: 'GHS' });
     assert.equal(retry.statusCode, 200, retry.body);
     assert.deepEqual(retry.json(), first.json());
@@ -233,7 +318,12 @@ describe(`payout creation and processing (${storageKind})`, () => {
     const other = await bankRecipient(t, m.test_api_key, '99887766');
     const body = { recipient_id: recipient.id, amount_minor: 1_000, client_reference: newClientReference() };
     assert.equal((await postPayout(t, m.test_api_key, body)).statusCode, 201);
-    for (const changed of [{ amount_minor: 1_001 }, { notes: 'changed' }, { recipient_id: other.id }, { max_fee_minor: 500 }]) {
+    for (const changed of [
+      { amount_minor: 1_001 },
+      { notes: 'changed' },
+      { recipient_id: other.id },
+      { max_fee_minor: 500 },
+    ]) {
       assertErrorEnvelope(await postPayout(t, m.test_api_key, { ...body, ...changed }), 409, 'REFERENCE_CONFLICT');
     }
     assert.equal(await payoutRows(m.merchant_id), 1);
@@ -251,7 +341,10 @@ describe(`payout creation and processing (${storageKind})`, () => {
 
     const other = await testMerchant(50_000);
     const theirRecipient = await bankRecipient(t, other.test_api_key);
-    assert.equal((await postPayout(t, other.test_api_key, { ...body, recipient_id: theirRecipient.id })).statusCode, 201);
+    assert.equal(
+      (await postPayout(t, other.test_api_key, { ...body, recipient_id: theirRecipient.id })).statusCode,
+      201,
+    );
 
     await setPayoutAccess(t.db, m.merchant_id, 'live', { payout_access: true });
     await fund(t, m.merchant_id, 'live', 50_000);
@@ -262,7 +355,8 @@ describe(`payout creation and processing (${storageKind})`, () => {
   it('client_reference starts with a letter or digit, uses letters, digits and _ . : - and has at most 80 characters', async () => {
     const m = await testMerchant(100_000);
     const recipient = await bankRecipient(t, m.test_api_key);
-    const attempt = (client_reference: string) => postPayout(t, m.test_api_key, { recipient_id: recipient.id, amount_minor: 100, client_reference });
+    const attempt = (client_reference: string) =>
+      postPayout(t, m.test_api_key, { recipient_id: recipient.id, amount_minor: 100, client_reference });
     for (const good of ['a', '9', 'A1_b.c:d-e', 'x'.repeat(80)]) {
       const res = await attempt(good);
       assert.equal(res.statusCode, 201, `${good}: ${res.body}`);
@@ -276,10 +370,24 @@ describe(`payout creation and processing (${storageKind})`, () => {
   it('notes may have 500 characters, not 501', async () => {
     const m = await testMerchant(100_000);
     const recipient = await bankRecipient(t, m.test_api_key);
-    const ok = await postPayout(t, m.test_api_key, { recipient_id: recipient.id, amount_minor: 100, client_reference: newClientReference(), notes: 'n'.repeat(500) });
+    const ok = await postPayout(t, m.test_api_key, {
+      recipient_id: recipient.id,
+      amount_minor: 100,
+      client_reference: newClientReference(),
+      notes: 'n'.repeat(500),
+    });
     assert.equal(ok.statusCode, 201, ok.body);
     assert.equal(ok.json().notes, 'n'.repeat(500));
-    assertErrorEnvelope(await postPayout(t, m.test_api_key, { recipient_id: recipient.id, amount_minor: 100, client_reference: newClientReference(), notes: 'n'.repeat(501) }), 400, 'INVALID_ARGUMENT');
+    assertErrorEnvelope(
+      await postPayout(t, m.test_api_key, {
+        recipient_id: recipient.id,
+        amount_minor: 100,
+        client_reference: newClientReference(),
+        notes: 'n'.repeat(501),
+      }),
+      400,
+      'INVALID_ARGUMENT',
+    );
     assert.equal(await payoutRows(m.merchant_id), 1);
   });
 
@@ -313,11 +421,44 @@ describe(`payout creation and processing (${storageKind})`, () => {
     const m = await testMerchant(50_000);
     const bank = await bankRecipient(t, m.test_api_key);
     const wallet = await momoRecipient(t, m.test_api_key);
-    assertErrorEnvelope(await postPayout(t, m.test_api_key, { recipient_id: bank.id, amount_minor: 1_000, max_fee_minor: 99, client_reference: newClientReference() }), 409, 'FEE_LIMIT_EXCEEDED');
-    assertErrorEnvelope(await postPayout(t, m.test_api_key, { recipient_id: wallet.id, amount_minor: 5_050, max_fee_minor: 50, client_reference: newClientReference() }), 409, 'FEE_LIMIT_EXCEEDED');
-    assertErrorEnvelope(await postPayout(t, m.test_api_key, { recipient_id: wallet.id, amount_minor: 1_000, max_fee_minor: 0, client_reference: newClientReference() }), 409, 'FEE_LIMIT_EXCEEDED');
+    assertErrorEnvelope(
+      await postPayout(t, m.test_api_key, {
+        recipient_id: bank.id,
+        amount_minor: 1_000,
+        max_fee_minor: 99,
+        client_reference: newClientReference(),
+      }),
+      409,
+      'FEE_LIMIT_EXCEEDED',
+    );
+    assertErrorEnvelope(
+      await postPayout(t, m.test_api_key, {
+        recipient_id: wallet.id,
+        amount_minor: 5_050,
+        max_fee_minor: 50,
+        client_reference: newClientReference(),
+      }),
+      409,
+      'FEE_LIMIT_EXCEEDED',
+    );
+    assertErrorEnvelope(
+      await postPayout(t, m.test_api_key, {
+        recipient_id: wallet.id,
+        amount_minor: 1_000,
+        max_fee_minor: 0,
+        client_reference: newClientReference(),
+      }),
+      409,
+      'FEE_LIMIT_EXCEEDED',
+    );
     assert.equal(await payoutRows(m.merchant_id), 0);
-    assert.deepEqual(await balanceOf(t, m.merchant_id, 'test'), { environment: 'test', currency: 'GHS', available_minor: 50_000, held_minor: 0, eligible_minor: 50_000 });
+    assert.deepEqual(await balanceOf(t, m.merchant_id, 'test'), {
+      environment: 'test',
+      currency: 'GHS',
+      available_minor: 50_000,
+      held_minor: 0,
+      eligible_minor: 50_000,
+    });
     const ok = await createPayout(t, m.test_api_key, wallet.id, 5_050, { max_fee_minor: 51 });
     assert.equal(ok.fee_minor, 51);
   });
@@ -325,15 +466,39 @@ describe(`payout creation and processing (${storageKind})`, () => {
   it('amount plus fee above the available balance is 409 INSUFFICIENT_FUNDS and nothing is created; exactly the balance passes', async () => {
     const m = await testMerchant(10_000);
     const recipient = await bankRecipient(t, m.test_api_key);
-    assertErrorEnvelope(await postPayout(t, m.test_api_key, { recipient_id: recipient.id, amount_minor: 9_901, client_reference: newClientReference() }), 409, 'INSUFFICIENT_FUNDS');
+    assertErrorEnvelope(
+      await postPayout(t, m.test_api_key, {
+        recipient_id: recipient.id,
+        amount_minor: 9_901,
+        client_reference: newClientReference(),
+      }),
+      409,
+      'INSUFFICIENT_FUNDS',
+    );
     assert.equal(await payoutRows(m.merchant_id), 0);
     assert.equal((await balanceOf(t, m.merchant_id, 'test')).available_minor, 10_000);
     await createPayout(t, m.test_api_key, recipient.id, 9_900);
     assert.equal((await balanceOf(t, m.merchant_id, 'test')).available_minor, 0);
-    assertErrorEnvelope(await postPayout(t, m.test_api_key, { recipient_id: recipient.id, amount_minor: 1, client_reference: newClientReference() }), 409, 'INSUFFICIENT_FUNDS');
+    assertErrorEnvelope(
+      await postPayout(t, m.test_api_key, {
+        recipient_id: recipient.id,
+        amount_minor: 1,
+        client_reference: newClientReference(),
+      }),
+      409,
+      'INSUFFICIENT_FUNDS',
+    );
     const empty = await testMerchant(0);
     const theirs = await bankRecipient(t, empty.test_api_key);
-    assertErrorEnvelope(await postPayout(t, empty.test_api_key, { recipient_id: theirs.id, amount_minor: 1, client_reference: newClientReference() }), 409, 'INSUFFICIENT_FUNDS');
+    assertErrorEnvelope(
+      await postPayout(t, empty.test_api_key, {
+        recipient_id: theirs.id,
+        amount_minor: 1,
+        client_reference: newClientReference(),
+      }),
+      409,
+      'INSUFFICIENT_FUNDS',
+    );
     await assertHealthy(m.merchant_id);
   });
 
@@ -341,7 +506,15 @@ describe(`payout creation and processing (${storageKind})`, () => {
     const m = await testMerchant(100_000);
     await setPayoutAccess(t.db, m.merchant_id, 'test', { payout_limit_minor: 10_000 });
     const recipient = await bankRecipient(t, m.test_api_key);
-    assertErrorEnvelope(await postPayout(t, m.test_api_key, { recipient_id: recipient.id, amount_minor: 10_001, client_reference: newClientReference() }), 409, 'PAYOUT_LIMIT');
+    assertErrorEnvelope(
+      await postPayout(t, m.test_api_key, {
+        recipient_id: recipient.id,
+        amount_minor: 10_001,
+        client_reference: newClientReference(),
+      }),
+      409,
+      'PAYOUT_LIMIT',
+    );
     assert.equal(await payoutRows(m.merchant_id), 0);
     assert.equal((await createPayout(t, m.test_api_key, recipient.id, 10_000)).status, 'paid');
   });
@@ -351,9 +524,25 @@ describe(`payout creation and processing (${storageKind})`, () => {
     await setPayoutAccess(t.db, m.merchant_id, 'test', { daily_limit_minor: 20_000 });
     const recipient = await bankRecipient(t, m.test_api_key);
     await createPayout(t, m.test_api_key, recipient.id, 15_000);
-    assertErrorEnvelope(await postPayout(t, m.test_api_key, { recipient_id: recipient.id, amount_minor: 5_001, client_reference: newClientReference() }), 409, 'PAYOUT_DAILY_LIMIT');
+    assertErrorEnvelope(
+      await postPayout(t, m.test_api_key, {
+        recipient_id: recipient.id,
+        amount_minor: 5_001,
+        client_reference: newClientReference(),
+      }),
+      409,
+      'PAYOUT_DAILY_LIMIT',
+    );
     await createPayout(t, m.test_api_key, recipient.id, 5_000);
-    assertErrorEnvelope(await postPayout(t, m.test_api_key, { recipient_id: recipient.id, amount_minor: 1, client_reference: newClientReference() }), 409, 'PAYOUT_DAILY_LIMIT');
+    assertErrorEnvelope(
+      await postPayout(t, m.test_api_key, {
+        recipient_id: recipient.id,
+        amount_minor: 1,
+        client_reference: newClientReference(),
+      }),
+      409,
+      'PAYOUT_DAILY_LIMIT',
+    );
     assert.equal(await payoutRows(m.merchant_id), 2);
 
     const live = await liveMerchant(t, { fundMinor: 100_000 });
@@ -365,9 +554,20 @@ describe(`payout creation and processing (${storageKind})`, () => {
     const second = await createPayout(t, live.live_api_key, good.id, 20_000);
     assert.equal(second.status, 'processing', 'the failed payout no longer counts');
     assert.equal((await api(t, live.live_api_key, 'POST', `/api/v1/payouts/${second.id}/cancel`, {})).statusCode, 200);
-    assert.equal((await createPayout(t, live.live_api_key, good.id, 20_000)).status, 'processing', 'the cancelled payout no longer counts');
-    const totals = await t.db.query<{ committed_minor: number }>('SELECT committed_minor FROM payout_day_totals WHERE merchant_id = $1', [live.merchant_id]);
-    assert.deepEqual(totals, [{ committed_minor: 20_000 }], "the day's running total holds only the payout still counting");
+    assert.equal(
+      (await createPayout(t, live.live_api_key, good.id, 20_000)).status,
+      'processing',
+      'the cancelled payout no longer counts',
+    );
+    const totals = await t.db.query<{ committed_minor: number }>(
+      'SELECT committed_minor FROM payout_day_totals WHERE merchant_id = $1',
+      [live.merchant_id],
+    );
+    assert.deepEqual(
+      totals,
+      [{ committed_minor: 20_000 }],
+      "the day's running total holds only the payout still counting",
+    );
   });
 
   it('paused payouts are 409 PAYOUTS_PAUSED with nothing held, and work again when resumed', async () => {
@@ -375,7 +575,15 @@ describe(`payout creation and processing (${storageKind})`, () => {
     const recipient = await bankRecipient(t, m.test_api_key);
     await setPayoutAccess(t.db, m.merchant_id, 'test', { paused: true });
     assert.equal((await api(t, m.test_api_key, 'GET', '/api/v1/payouts/capabilities')).json().settings.paused, true);
-    assertErrorEnvelope(await postPayout(t, m.test_api_key, { recipient_id: recipient.id, amount_minor: 1_000, client_reference: newClientReference() }), 409, 'PAYOUTS_PAUSED');
+    assertErrorEnvelope(
+      await postPayout(t, m.test_api_key, {
+        recipient_id: recipient.id,
+        amount_minor: 1_000,
+        client_reference: newClientReference(),
+      }),
+      409,
+      'PAYOUTS_PAUSED',
+    );
     assert.equal(await payoutRows(m.merchant_id), 0);
     assert.equal((await balanceOf(t, m.merchant_id, 'test')).available_minor, 50_000);
     await setPayoutAccess(t.db, m.merchant_id, 'test', { paused: false });
@@ -386,23 +594,74 @@ describe(`payout creation and processing (${storageKind})`, () => {
     const m = await testMerchant(50_000);
     const deleted = await bankRecipient(t, m.test_api_key, '12345678');
     assert.equal((await api(t, m.test_api_key, 'DELETE', `/api/v1/payouts/recipients/${deleted.id}`)).statusCode, 204);
-    assertErrorEnvelope(await postPayout(t, m.test_api_key, { recipient_id: deleted.id, amount_minor: 1_000, client_reference: newClientReference() }), 409, 'RECIPIENT_UNAVAILABLE');
+    assertErrorEnvelope(
+      await postPayout(t, m.test_api_key, {
+        recipient_id: deleted.id,
+        amount_minor: 1_000,
+        client_reference: newClientReference(),
+      }),
+      409,
+      'RECIPIENT_UNAVAILABLE',
+    );
 
     // A magic number still pending verification is checked at submission.
     const magic = await bankRecipient(t, m.test_api_key, '0000000000');
-    assertErrorEnvelope(await postPayout(t, m.test_api_key, { recipient_id: magic.id, amount_minor: 1_000, client_reference: newClientReference() }), 409, 'RECIPIENT_UNAVAILABLE');
+    assertErrorEnvelope(
+      await postPayout(t, m.test_api_key, {
+        recipient_id: magic.id,
+        amount_minor: 1_000,
+        client_reference: newClientReference(),
+      }),
+      409,
+      'RECIPIENT_UNAVAILABLE',
+    );
     // And one the verifier already rejected.
     const wallet = await momoRecipient(t, m.test_api_key, '0241111111');
     await verifyRecipientsNow(t, wallet.id);
-    assert.equal((await api(t, m.test_api_key, 'GET', `/api/v1/payouts/recipients/${wallet.id}`)).json().verification_status, 'rejected');
-    assertErrorEnvelope(await postPayout(t, m.test_api_key, { recipient_id: wallet.id, amount_minor: 1_000, client_reference: newClientReference() }), 409, 'RECIPIENT_UNAVAILABLE');
+    assert.equal(
+      (await api(t, m.test_api_key, 'GET', `/api/v1/payouts/recipients/${wallet.id}`)).json().verification_status,
+      'rejected',
+    );
+    assertErrorEnvelope(
+      await postPayout(t, m.test_api_key, {
+        recipient_id: wallet.id,
+        amount_minor: 1_000,
+        client_reference: newClientReference(),
+      }),
+      409,
+      'RECIPIENT_UNAVAILABLE',
+    );
 
-    assertErrorEnvelope(await postPayout(t, m.test_api_key, { recipient_id: 'rcp_missing', amount_minor: 1_000, client_reference: newClientReference() }), 404, 'NOT_FOUND');
+    assertErrorEnvelope(
+      await postPayout(t, m.test_api_key, {
+        recipient_id: 'rcp_missing',
+        amount_minor: 1_000,
+        client_reference: newClientReference(),
+      }),
+      404,
+      'NOT_FOUND',
+    );
     const other = await testMerchant(0);
     const theirs = await bankRecipient(t, other.test_api_key);
-    assertErrorEnvelope(await postPayout(t, m.test_api_key, { recipient_id: theirs.id, amount_minor: 1_000, client_reference: newClientReference() }), 404, 'NOT_FOUND');
+    assertErrorEnvelope(
+      await postPayout(t, m.test_api_key, {
+        recipient_id: theirs.id,
+        amount_minor: 1_000,
+        client_reference: newClientReference(),
+      }),
+      404,
+      'NOT_FOUND',
+    );
     const liveRecipient = await bankRecipient(t, m.live_api_key);
-    assertErrorEnvelope(await postPayout(t, m.test_api_key, { recipient_id: liveRecipient.id, amount_minor: 1_000, client_reference: newClientReference() }), 404, 'NOT_FOUND');
+    assertErrorEnvelope(
+      await postPayout(t, m.test_api_key, {
+        recipient_id: liveRecipient.id,
+        amount_minor: 1_000,
+        client_reference: newClientReference(),
+      }),
+      404,
+      'NOT_FOUND',
+    );
 
     assert.equal(await payoutRows(m.merchant_id), 0);
     assert.equal((await balanceOf(t, m.merchant_id, 'test')).available_minor, 50_000);
@@ -412,18 +671,40 @@ describe(`payout creation and processing (${storageKind})`, () => {
     const m = await merchantWithHooks(t);
     await fund(t, m.merchant_id, 'live', 50_000);
     const recipient = await bankRecipient(t, m.live_api_key);
-    const error = assertErrorEnvelope(await postPayout(t, m.live_api_key, { recipient_id: recipient.id, amount_minor: 1_000, client_reference: newClientReference() }), 403, 'FORBIDDEN');
+    const error = assertErrorEnvelope(
+      await postPayout(t, m.live_api_key, {
+        recipient_id: recipient.id,
+        amount_minor: 1_000,
+        client_reference: newClientReference(),
+      }),
+      403,
+      'FORBIDDEN',
+    );
     assert.match(error.message, /payout access/i);
     assert.equal(typeof error.detail, 'string');
     assert.equal(await payoutRows(m.merchant_id), 0);
-    assert.deepEqual(await balanceOf(t, m.merchant_id, 'live'), { environment: 'live', currency: 'GHS', available_minor: 50_000, held_minor: 0, eligible_minor: 50_000 });
+    assert.deepEqual(await balanceOf(t, m.merchant_id, 'live'), {
+      environment: 'live',
+      currency: 'GHS',
+      available_minor: 50_000,
+      held_minor: 0,
+      eligible_minor: 50_000,
+    });
   });
 
   it('a key without an active webhook endpoint gets 403 naming the webhook, and nothing is held', async () => {
     const m = await t.merchant(); // no webhook URL: no endpoints
     await fund(t, m.merchant_id, 'test', 50_000);
     const recipient = await bankRecipient(t, m.test_api_key);
-    const error = assertErrorEnvelope(await postPayout(t, m.test_api_key, { recipient_id: recipient.id, amount_minor: 1_000, client_reference: newClientReference() }), 403, 'FORBIDDEN');
+    const error = assertErrorEnvelope(
+      await postPayout(t, m.test_api_key, {
+        recipient_id: recipient.id,
+        amount_minor: 1_000,
+        client_reference: newClientReference(),
+      }),
+      403,
+      'FORBIDDEN',
+    );
     assert.match(error.message, /webhook/i);
     assert.equal(await payoutRows(m.merchant_id), 0);
     assert.equal((await balanceOf(t, m.merchant_id, 'test')).available_minor, 50_000);
@@ -431,11 +712,38 @@ describe(`payout creation and processing (${storageKind})`, () => {
     // A disabled endpoint does not count either; the key's own endpoint is what matters.
     const hooked = await testMerchant(50_000);
     const hookedRecipient = await bankRecipient(t, hooked.test_api_key);
-    await t.db.query(`UPDATE webhook_endpoints SET status = 'disabled' WHERE merchant_id = $1 AND environment = 'test'`, [hooked.merchant_id]);
-    assert.match(assertErrorEnvelope(await postPayout(t, hooked.test_api_key, { recipient_id: hookedRecipient.id, amount_minor: 1_000, client_reference: newClientReference() }), 403, 'FORBIDDEN').message, /webhook/i);
+    await t.db.query(
+      `UPDATE webhook_endpoints SET status = 'disabled' WHERE merchant_id = $1 AND environment = 'test'`,
+      [hooked.merchant_id],
+    );
+    assert.match(
+      assertErrorEnvelope(
+        await postPayout(t, hooked.test_api_key, {
+          recipient_id: hookedRecipient.id,
+          amount_minor: 1_000,
+          client_reference: newClientReference(),
+        }),
+        403,
+        'FORBIDDEN',
+      ).message,
+      /webhook/i,
+    );
     const keyWithoutHook = await extraKey(t, hooked.merchant_id, 'test', { webhook: false });
-    await t.db.query(`UPDATE webhook_endpoints SET status = 'active' WHERE merchant_id = $1 AND environment = 'test'`, [hooked.merchant_id]);
-    assert.match(assertErrorEnvelope(await postPayout(t, keyWithoutHook.key, { recipient_id: hookedRecipient.id, amount_minor: 1_000, client_reference: newClientReference() }), 403, 'FORBIDDEN').message, /webhook/i);
+    await t.db.query(`UPDATE webhook_endpoints SET status = 'active' WHERE merchant_id = $1 AND environment = 'test'`, [
+      hooked.merchant_id,
+    ]);
+    assert.match(
+      assertErrorEnvelope(
+        await postPayout(t, keyWithoutHook.key, {
+          recipient_id: hookedRecipient.id,
+          amount_minor: 1_000,
+          client_reference: newClientReference(),
+        }),
+        403,
+        'FORBIDDEN',
+      ).message,
+      /webhook/i,
+    );
     assert.equal(await payoutRows(hooked.merchant_id), 0);
   });
 
@@ -450,8 +758,18 @@ describe(`payout creation and processing (${storageKind})`, () => {
     assert.equal(created.bank_reference, '');
     assert.equal(created.reconciliation_status, 'unreconciled');
     assert.equal(created.livemode, true);
-    assert.deepEqual(await balanceOf(t, m.merchant_id, 'live'), { environment: 'live', currency: 'GHS', available_minor: 79_900, held_minor: 20_100, eligible_minor: 100_000 });
-    assertErrorEnvelope(await api(t, m.live_api_key, 'GET', `/api/v1/payouts/${created.id}/receipt`), 409, 'RECEIPT_NOT_AVAILABLE');
+    assert.deepEqual(await balanceOf(t, m.merchant_id, 'live'), {
+      environment: 'live',
+      currency: 'GHS',
+      available_minor: 79_900,
+      held_minor: 20_100,
+      eligible_minor: 100_000,
+    });
+    assertErrorEnvelope(
+      await api(t, m.live_api_key, 'GET', `/api/v1/payouts/${created.id}/receipt`),
+      409,
+      'RECEIPT_NOT_AVAILABLE',
+    );
 
     assert.equal(await drive(t, rail, created.id), 'paid');
     const paid = await getPayout(t, m.live_api_key, created.id);
@@ -460,10 +778,22 @@ describe(`payout creation and processing (${storageKind})`, () => {
     assert.equal(paid.reconciliation_status, 'unreconciled');
     assert.equal(paid.can_cancel, false);
     assert.ok(paid.paid_at);
-    assert.deepEqual(await balanceOf(t, m.merchant_id, 'live'), { environment: 'live', currency: 'GHS', available_minor: 79_900, held_minor: 0, eligible_minor: 79_900 });
-    assert.equal((await api(t, m.live_api_key, 'GET', `/api/v1/payouts/recipients/${recipient.id}`)).json().verification_status, 'verified');
+    assert.deepEqual(await balanceOf(t, m.merchant_id, 'live'), {
+      environment: 'live',
+      currency: 'GHS',
+      available_minor: 79_900,
+      held_minor: 0,
+      eligible_minor: 79_900,
+    });
+    assert.equal(
+      (await api(t, m.live_api_key, 'GET', `/api/v1/payouts/recipients/${recipient.id}`)).json().verification_status,
+      'verified',
+    );
     const events = await eventsFor(t, created.id);
-    assert.deepEqual(events.map((event) => event.type), ['payout.processing', 'payout.paid']);
+    assert.deepEqual(
+      events.map((event) => event.type),
+      ['payout.processing', 'payout.paid'],
+    );
     assert.equal(events[0]!.payload.livemode, true);
     assert.ok((events[1]!.payload.version as number) > (events[0]!.payload.version as number), 'versions grow');
     assert.equal((events[1]!.payload.data.payout as PayoutJson).bank_reference, paid.bank_reference);
@@ -483,12 +813,29 @@ describe(`payout creation and processing (${storageKind})`, () => {
     assert.equal(failed.status, 'failed');
     assert.equal(failed.status_label, 'Failed: amount and fee released');
     assert.match(String(failed.failure_reason), /account_not_found/);
-    assert.deepEqual(await balanceOf(t, m.merchant_id, 'live'), { environment: 'live', currency: 'GHS', available_minor: 100_000, held_minor: 0, eligible_minor: 100_000 });
+    assert.deepEqual(await balanceOf(t, m.merchant_id, 'live'), {
+      environment: 'live',
+      currency: 'GHS',
+      available_minor: 100_000,
+      held_minor: 0,
+      eligible_minor: 100_000,
+    });
     const rejected = (await api(t, m.live_api_key, 'GET', `/api/v1/payouts/recipients/${recipient.id}`)).json();
     assert.equal(rejected.verification_status, 'rejected');
     assert.equal(rejected.rejection_reason, 'account_not_found');
-    assert.deepEqual((await eventsFor(t, payout.id)).map((event) => event.type), ['payout.processing', 'payout.failed']);
-    assertErrorEnvelope(await postPayout(t, m.live_api_key, { recipient_id: recipient.id, amount_minor: 1_000, client_reference: newClientReference() }), 409, 'RECIPIENT_UNAVAILABLE');
+    assert.deepEqual(
+      (await eventsFor(t, payout.id)).map((event) => event.type),
+      ['payout.processing', 'payout.failed'],
+    );
+    assertErrorEnvelope(
+      await postPayout(t, m.live_api_key, {
+        recipient_id: recipient.id,
+        amount_minor: 1_000,
+        client_reference: newClientReference(),
+      }),
+      409,
+      'RECIPIENT_UNAVAILABLE',
+    );
     await assertHealthy(m.merchant_id);
   });
 
@@ -500,8 +847,17 @@ describe(`payout creation and processing (${storageKind})`, () => {
     assert.equal(await drive(t, rail, payout.id), 'failed');
     const failed = await getPayout(t, m.live_api_key, payout.id);
     assert.match(String(failed.failure_reason), /recipient_bank_declined/);
-    assert.deepEqual(await balanceOf(t, m.merchant_id, 'live'), { environment: 'live', currency: 'GHS', available_minor: 100_000, held_minor: 0, eligible_minor: 100_000 });
-    assert.deepEqual((await eventsFor(t, payout.id)).map((event) => event.type), ['payout.processing', 'payout.failed']);
+    assert.deepEqual(await balanceOf(t, m.merchant_id, 'live'), {
+      environment: 'live',
+      currency: 'GHS',
+      available_minor: 100_000,
+      held_minor: 0,
+      eligible_minor: 100_000,
+    });
+    assert.deepEqual(
+      (await eventsFor(t, payout.id)).map((event) => event.type),
+      ['payout.processing', 'payout.failed'],
+    );
     await assertHealthy(m.merchant_id);
   });
 
@@ -516,14 +872,24 @@ describe(`payout creation and processing (${storageKind})`, () => {
     assert.equal(pending.can_cancel, false, 'the transfer was sent');
     assert.match(pending.bank_reference, /^GIP/);
     assert.equal((await balanceOf(t, m.merchant_id, 'live')).held_minor, 10_100 + 20_100);
-    assertErrorEnvelope(await api(t, m.live_api_key, 'POST', `/api/v1/payouts/${payout.id}/cancel`), 409, 'PAYOUT_NOT_CANCELLABLE');
+    assertErrorEnvelope(
+      await api(t, m.live_api_key, 'POST', `/api/v1/payouts/${payout.id}/cancel`),
+      409,
+      'PAYOUT_NOT_CANCELLABLE',
+    );
 
     rail.settle(payout.id, 'paid');
     rail.settle(second.id, 'failed');
     assert.equal(await drive(t, rail, payout.id), 'paid');
     assert.equal(await drive(t, rail, second.id), 'failed');
     assert.equal((await getPayout(t, m.live_api_key, payout.id)).bank_reference, pending.bank_reference);
-    assert.deepEqual(await balanceOf(t, m.merchant_id, 'live'), { environment: 'live', currency: 'GHS', available_minor: 100_000 - 10_100, held_minor: 0, eligible_minor: 100_000 - 10_100 });
+    assert.deepEqual(await balanceOf(t, m.merchant_id, 'live'), {
+      environment: 'live',
+      currency: 'GHS',
+      available_minor: 100_000 - 10_100,
+      held_minor: 0,
+      eligible_minor: 100_000 - 10_100,
+    });
     await assertHealthy(m.merchant_id);
   });
 
@@ -541,18 +907,34 @@ describe(`payout creation and processing (${storageKind})`, () => {
     assert.equal(read.status_label, 'Returned to your balance');
     assert.equal(read.return_reference, 'RET-0001');
     assert.equal(read.can_cancel, false);
-    assert.deepEqual(await balanceOf(t, m.merchant_id, 'live'), { environment: 'live', currency: 'GHS', available_minor: 100_000, held_minor: 0, eligible_minor: 100_000 });
+    assert.deepEqual(await balanceOf(t, m.merchant_id, 'live'), {
+      environment: 'live',
+      currency: 'GHS',
+      available_minor: 100_000,
+      held_minor: 0,
+      eligible_minor: 100_000,
+    });
     const events = await eventsFor(t, payout.id);
-    assert.deepEqual(events.map((event) => event.type), ['payout.processing', 'payout.paid', 'payout.returned']);
+    assert.deepEqual(
+      events.map((event) => event.type),
+      ['payout.processing', 'payout.paid', 'payout.returned'],
+    );
     assert.equal((events[2]!.payload.data.payout as PayoutJson).return_reference, 'RET-0001');
 
     await markPayoutReturned(t.db, payout.id, 'RET-0001');
     assert.equal((await balanceOf(t, m.merchant_id, 'live')).available_minor, 100_000, 'returned once');
     assert.equal((await eventsFor(t, payout.id)).length, 3);
-    assert.equal((await api(t, m.live_api_key, 'GET', `/api/v1/payouts/${payout.id}/receipt`)).statusCode, 200, 'a returned payout keeps its receipt');
+    assert.equal(
+      (await api(t, m.live_api_key, 'GET', `/api/v1/payouts/${payout.id}/receipt`)).statusCode,
+      200,
+      'a returned payout keeps its receipt',
+    );
 
     const processing = await createPayout(t, m.live_api_key, recipient.id, 1_000);
-    await assert.rejects(markPayoutReturned(t.db, processing.id, 'RET-0002'), (error: { code?: string }) => httpStatusOf(error) === 409 && error.code === 'PAYOUT_NOT_RETURNABLE');
+    await assert.rejects(
+      markPayoutReturned(t.db, processing.id, 'RET-0002'),
+      (error: { code?: string }) => httpStatusOf(error) === 409 && error.code === 'PAYOUT_NOT_RETURNABLE',
+    );
     await assertHealthy(m.merchant_id);
   });
 
@@ -561,7 +943,11 @@ describe(`payout creation and processing (${storageKind})`, () => {
     const recipient = await bankRecipient(t, m.live_api_key, '3434343434');
     const first = await createPayout(t, m.live_api_key, recipient.id, 1_000);
     const second = await createPayout(t, m.live_api_key, recipient.id, 2_000);
-    await assert.rejects(reconcilePayout(t.db, first.id, 'matched'), (error: { code?: string }) => error.code === 'PAYOUT_NOT_RECONCILABLE', 'not yet paid');
+    await assert.rejects(
+      reconcilePayout(t.db, first.id, 'matched'),
+      (error: { code?: string }) => error.code === 'PAYOUT_NOT_RECONCILABLE',
+      'not yet paid',
+    );
     assert.equal(await drive(t, rail, first.id), 'paid');
     assert.equal(await drive(t, rail, second.id), 'paid');
 
@@ -569,14 +955,27 @@ describe(`payout creation and processing (${storageKind})`, () => {
     assert.equal((await reconcilePayout(t.db, second.id, 'exception')).reconciliation_status, 'exception');
     assert.equal((await getPayout(t, m.live_api_key, first.id)).reconciliation_status, 'matched');
     assert.equal((await getPayout(t, m.live_api_key, second.id)).reconciliation_status, 'exception');
-    assert.equal((await reconcilePayout(t.db, first.id, 'matched')).reconciliation_status, 'matched', 'repeating the same result is harmless');
-    await assert.rejects(reconcilePayout(t.db, first.id, 'exception'), (error: { code?: string }) => error.code === 'PAYOUT_ALREADY_RECONCILED');
-    await assert.rejects(reconcilePayout(t.db, second.id, 'matched'), (error: { code?: string }) => error.code === 'PAYOUT_ALREADY_RECONCILED');
+    assert.equal(
+      (await reconcilePayout(t.db, first.id, 'matched')).reconciliation_status,
+      'matched',
+      'repeating the same result is harmless',
+    );
+    await assert.rejects(
+      reconcilePayout(t.db, first.id, 'exception'),
+      (error: { code?: string }) => error.code === 'PAYOUT_ALREADY_RECONCILED',
+    );
+    await assert.rejects(
+      reconcilePayout(t.db, second.id, 'matched'),
+      (error: { code?: string }) => error.code === 'PAYOUT_ALREADY_RECONCILED',
+    );
 
     const testMerchantRow = await testMerchant(10_000);
     const testRecipient = await bankRecipient(t, testMerchantRow.test_api_key);
     const testPayout = await createPayout(t, testMerchantRow.test_api_key, testRecipient.id, 1_000);
-    await assert.rejects(reconcilePayout(t.db, testPayout.id, 'matched'), (error: { code?: string }) => error.code === 'PAYOUT_NOT_RECONCILABLE');
+    await assert.rejects(
+      reconcilePayout(t.db, testPayout.id, 'matched'),
+      (error: { code?: string }) => error.code === 'PAYOUT_NOT_RECONCILABLE',
+    );
   });
 
   // ---------- approval (four eyes) ----------
@@ -590,19 +989,37 @@ describe(`payout creation and processing (${storageKind})`, () => {
     assert.equal(payout.status, 'requested');
     assert.equal(payout.status_label, 'Awaiting approval');
     assert.equal(payout.can_cancel, true);
-    assert.deepEqual(await balanceOf(t, m.merchant_id, 'live'), { environment: 'live', currency: 'GHS', available_minor: 74_900, held_minor: 25_100, eligible_minor: 100_000 });
-    assert.deepEqual((await eventsFor(t, payout.id)).map((event) => event.type), ['payout.requested']);
-    const requester = await t.db.query<{ requested_by_user_id: string }>('SELECT requested_by_user_id FROM payouts WHERE id = $1', [payout.id]);
+    assert.deepEqual(await balanceOf(t, m.merchant_id, 'live'), {
+      environment: 'live',
+      currency: 'GHS',
+      available_minor: 74_900,
+      held_minor: 25_100,
+      eligible_minor: 100_000,
+    });
+    assert.deepEqual(
+      (await eventsFor(t, payout.id)).map((event) => event.type),
+      ['payout.requested'],
+    );
+    const requester = await t.db.query<{ requested_by_user_id: string }>(
+      'SELECT requested_by_user_id FROM payouts WHERE id = $1',
+      [payout.id],
+    );
     assert.equal(requester[0]!.requested_by_user_id, m.owner_user_id, 'the key creator is the requester');
 
     // A requested payout is not picked up by the processor.
     assert.equal(await drive(t, rail, payout.id), 'requested');
 
     for (const userId of [m.owner_user_id, viewer]) {
-      await assert.rejects(decidePayout(t.db, { payoutId: payout.id, userId, decision: 'approve' }), (error: unknown) => httpStatusOf(error) === 403);
+      await assert.rejects(
+        decidePayout(t.db, { payoutId: payout.id, userId, decision: 'approve' }),
+        (error: unknown) => httpStatusOf(error) === 403,
+      );
     }
     const stranger = await addUser(t, (await testMerchant(0)).merchant_id, 'approver');
-    await assert.rejects(decidePayout(t.db, { payoutId: payout.id, userId: stranger, decision: 'approve' }), (error: unknown) => httpStatusOf(error) === 404);
+    await assert.rejects(
+      decidePayout(t.db, { payoutId: payout.id, userId: stranger, decision: 'approve' }),
+      (error: unknown) => httpStatusOf(error) === 404,
+    );
     assert.equal((await payoutStatus(t, payout.id)).status, 'requested');
     // No API route approves.
     const viaApi = await api(t, m.live_api_key, 'POST', `/api/v1/payouts/${payout.id}/approve`, {});
@@ -611,10 +1028,22 @@ describe(`payout creation and processing (${storageKind})`, () => {
     const approved = await decidePayout(t.db, { payoutId: payout.id, userId: approver, decision: 'approve' });
     assert.equal(approved.status, 'processing');
     assert.equal(approved.decided_by_user_id, approver);
-    await assert.rejects(decidePayout(t.db, { payoutId: payout.id, userId: approver, decision: 'reject' }), (error: unknown) => httpStatusOf(error) === 409);
+    await assert.rejects(
+      decidePayout(t.db, { payoutId: payout.id, userId: approver, decision: 'reject' }),
+      (error: unknown) => httpStatusOf(error) === 409,
+    );
     assert.equal(await drive(t, rail, payout.id), 'paid');
-    assert.deepEqual((await eventsFor(t, payout.id)).map((event) => event.type), ['payout.requested', 'payout.processing', 'payout.paid']);
-    assert.deepEqual(await balanceOf(t, m.merchant_id, 'live'), { environment: 'live', currency: 'GHS', available_minor: 74_900, held_minor: 0, eligible_minor: 74_900 });
+    assert.deepEqual(
+      (await eventsFor(t, payout.id)).map((event) => event.type),
+      ['payout.requested', 'payout.processing', 'payout.paid'],
+    );
+    assert.deepEqual(await balanceOf(t, m.merchant_id, 'live'), {
+      environment: 'live',
+      currency: 'GHS',
+      available_minor: 74_900,
+      held_minor: 0,
+      eligible_minor: 74_900,
+    });
     await assertHealthy(m.merchant_id);
   });
 
@@ -625,9 +1054,15 @@ describe(`payout creation and processing (${storageKind})`, () => {
     const key = await extraKey(t, m.merchant_id, 'live', { createdByUserId: approverA });
     const recipient = await bankRecipient(t, key.key, '7777777701');
     const payout = await createPayout(t, key.key, recipient.id, 5_000);
-    await assert.rejects(decidePayout(t.db, { payoutId: payout.id, userId: approverA, decision: 'approve' }), (error: { message?: string }) => httpStatusOf(error) === 403 && /requester/i.test(error.message ?? ''));
+    await assert.rejects(
+      decidePayout(t.db, { payoutId: payout.id, userId: approverA, decision: 'approve' }),
+      (error: { message?: string }) => httpStatusOf(error) === 403 && /requester/i.test(error.message ?? ''),
+    );
     assert.equal((await payoutStatus(t, payout.id)).status, 'requested');
-    assert.equal((await decidePayout(t.db, { payoutId: payout.id, userId: approverB, decision: 'approve' })).status, 'processing');
+    assert.equal(
+      (await decidePayout(t.db, { payoutId: payout.id, userId: approverB, decision: 'approve' })).status,
+      'processing',
+    );
   });
 
   it('a rejected approval cancels the payout and releases amount and fee', async () => {
@@ -637,14 +1072,31 @@ describe(`payout creation and processing (${storageKind})`, () => {
     const payout = await createPayout(t, m.live_api_key, recipient.id, 10_000);
     assert.equal(payout.fee_minor, 100);
     assert.equal((await balanceOf(t, m.merchant_id, 'live')).held_minor, 10_100);
-    const rejected = await decidePayout(t.db, { payoutId: payout.id, userId: approver, decision: 'reject', reason: 'wrong supplier' });
+    const rejected = await decidePayout(t.db, {
+      payoutId: payout.id,
+      userId: approver,
+      decision: 'reject',
+      reason: 'wrong supplier',
+    });
     assert.equal(rejected.status, 'cancelled');
     const read = await getPayout(t, m.live_api_key, payout.id);
     assert.equal(read.status, 'cancelled');
     assert.equal(read.can_cancel, false);
-    assert.deepEqual(await balanceOf(t, m.merchant_id, 'live'), { environment: 'live', currency: 'GHS', available_minor: 100_000, held_minor: 0, eligible_minor: 100_000 });
-    assert.deepEqual((await eventsFor(t, payout.id)).map((event) => event.type), ['payout.requested', 'payout.cancelled']);
-    await assert.rejects(decidePayout(t.db, { payoutId: payout.id, userId: approver, decision: 'approve' }), (error: unknown) => httpStatusOf(error) === 409);
+    assert.deepEqual(await balanceOf(t, m.merchant_id, 'live'), {
+      environment: 'live',
+      currency: 'GHS',
+      available_minor: 100_000,
+      held_minor: 0,
+      eligible_minor: 100_000,
+    });
+    assert.deepEqual(
+      (await eventsFor(t, payout.id)).map((event) => event.type),
+      ['payout.requested', 'payout.cancelled'],
+    );
+    await assert.rejects(
+      decidePayout(t.db, { payoutId: payout.id, userId: approver, decision: 'approve' }),
+      (error: unknown) => httpStatusOf(error) === 409,
+    );
     assert.equal(await drive(t, rail, payout.id), 'cancelled');
     await assertHealthy(m.merchant_id);
   });
@@ -661,11 +1113,21 @@ describe(`payout creation and processing (${storageKind})`, () => {
   it('a decision remembered from the last payout is checked again by the write: every change made elsewhere takes effect on the next payout', async () => {
     const m = await testMerchant(100_000);
     const recipient = await bankRecipient(t, m.test_api_key);
-    const keyId = (await t.db.query<{ id: string }>("SELECT id FROM api_keys WHERE merchant_id = $1 AND environment = 'test'", [m.merchant_id]))[0]!.id;
+    const keyId = (
+      await t.db.query<{ id: string }>("SELECT id FROM api_keys WHERE merchant_id = $1 AND environment = 'test'", [
+        m.merchant_id,
+      ])
+    )[0]!.id;
     const remembered = () => t.app.deps.payoutDecisions.get(keyId, recipient.id) !== null;
-    const attempt = (amountMinor = 1_000) => postPayout(t, m.test_api_key, { recipient_id: recipient.id, amount_minor: amountMinor, client_reference: newClientReference() });
+    const attempt = (amountMinor = 1_000) =>
+      postPayout(t, m.test_api_key, {
+        recipient_id: recipient.id,
+        amount_minor: amountMinor,
+        client_reference: newClientReference(),
+      });
     // Changes straight in the database, as another instance or the operator console would make them.
-    const settings = (sql: string) => t.db.query(`UPDATE payout_settings SET ${sql} WHERE merchant_id = $1 AND environment = 'test'`, [m.merchant_id]);
+    const settings = (sql: string) =>
+      t.db.query(`UPDATE payout_settings SET ${sql} WHERE merchant_id = $1 AND environment = 'test'`, [m.merchant_id]);
     let paid = 0;
     const payAgain = async () => {
       assert.equal((await createPayout(t, m.test_api_key, recipient.id, 1_000)).status, 'paid');
@@ -703,7 +1165,10 @@ describe(`payout creation and processing (${storageKind})`, () => {
     assertErrorEnvelope(await attempt(available), 409, 'INSUFFICIENT_FUNDS'); // the fee does not fit
     await payAgain();
 
-    assert.equal((await api(t, m.test_api_key, 'DELETE', `/api/v1/payouts/recipients/${recipient.id}`)).statusCode, 204);
+    assert.equal(
+      (await api(t, m.test_api_key, 'DELETE', `/api/v1/payouts/recipients/${recipient.id}`)).statusCode,
+      204,
+    );
     assertErrorEnvelope(await attempt(), 409, 'RECIPIENT_UNAVAILABLE');
     assert.equal(remembered(), false, 'a decision the write refused is forgotten');
 
@@ -716,7 +1181,10 @@ describe(`payout creation and processing (${storageKind})`, () => {
   it('a payout write aborted by a deadlock (40P01) runs again: one payout, charged once', async () => {
     const m = await testMerchant(10_000);
     const recipient = await bankRecipient(t, m.test_api_key);
-    const [key] = await t.db.query<{ id: string; prefix: string }>("SELECT id, prefix FROM api_keys WHERE merchant_id = $1 AND environment = 'test'", [m.merchant_id]);
+    const [key] = await t.db.query<{ id: string; prefix: string }>(
+      "SELECT id, prefix FROM api_keys WHERE merchant_id = $1 AND environment = 'test'",
+      [m.merchant_id],
+    );
     let aborted = 0;
     // The storage aborts the first two payout statements as PostgreSQL does the loser of a deadlock.
     const db = new Proxy(t.db, {
@@ -734,8 +1202,17 @@ describe(`payout creation and processing (${storageKind})`, () => {
         return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
       },
     });
-    const principal = { merchantId: m.merchant_id, environment: 'test' as const, apiKeyId: key!.id, apiKeyPrefix: key!.prefix };
-    const { payout } = await createPayoutDirectly({ db, providers: LiveProviders.none() }, principal, { recipient_id: recipient.id, amount_minor: 1_000, client_reference: newClientReference() });
+    const principal = {
+      merchantId: m.merchant_id,
+      environment: 'test' as const,
+      apiKeyId: key!.id,
+      apiKeyPrefix: key!.prefix,
+    };
+    const { payout } = await createPayoutDirectly({ db, providers: LiveProviders.none() }, principal, {
+      recipient_id: recipient.id,
+      amount_minor: 1_000,
+      client_reference: newClientReference(),
+    });
     assert.equal(aborted, 2);
     assert.equal(payout.status, 'paid');
     assert.equal(await payoutRows(m.merchant_id), 1);
@@ -750,7 +1227,15 @@ describe(`payout creation and processing (${storageKind})`, () => {
     await t.db.query('UPDATE merchants SET payout_approval_required = true WHERE id = $1', [m.merchant_id]);
     assert.equal((await createPayout(t, m.live_api_key, recipient.id, 1_000)).status, 'requested');
     await t.db.query("UPDATE recipients SET verification_status = 'rejected' WHERE id = $1", [recipient.id]);
-    assertErrorEnvelope(await postPayout(t, m.live_api_key, { recipient_id: recipient.id, amount_minor: 1_000, client_reference: newClientReference() }), 409, 'RECIPIENT_UNAVAILABLE');
+    assertErrorEnvelope(
+      await postPayout(t, m.live_api_key, {
+        recipient_id: recipient.id,
+        amount_minor: 1_000,
+        client_reference: newClientReference(),
+      }),
+      409,
+      'RECIPIENT_UNAVAILABLE',
+    );
     assert.equal(await payoutRows(m.merchant_id), 2);
     await assertHealthy(m.merchant_id);
   });
@@ -761,7 +1246,12 @@ describe(`payout creation and processing (${storageKind})`, () => {
     const m = await testMerchant(100_000);
     const recipient = await bankRecipient(t, m.test_api_key);
     const created: PayoutJson[] = [];
-    for (let i = 0; i < 3; i++) created.push(await createPayout(t, m.test_api_key, recipient.id, 100 + i, { client_reference: `list-${i}-${m.merchant_id.slice(0, 8)}` }));
+    for (let i = 0; i < 3; i++)
+      created.push(
+        await createPayout(t, m.test_api_key, recipient.id, 100 + i, {
+          client_reference: `list-${i}-${m.merchant_id.slice(0, 8)}`,
+        }),
+      );
     const list = async (query: string) => {
       const res = await api(t, m.test_api_key, 'GET', `/api/v1/payouts${query}`);
       assert.equal(res.statusCode, 200, res.body);
@@ -771,7 +1261,10 @@ describe(`payout creation and processing (${storageKind})`, () => {
     assert.equal(all.total, 3);
     assert.equal(all.page, 1);
     assert.equal(all.limit, 20);
-    assert.deepEqual(all.payouts.map((p) => p.id), created.map((p) => p.id).reverse());
+    assert.deepEqual(
+      all.payouts.map((p) => p.id),
+      created.map((p) => p.id).reverse(),
+    );
     assert.deepEqual(all.payouts[0], await getPayout(t, m.test_api_key, created[2]!.id));
 
     const zero = await list('?limit=0');
@@ -786,14 +1279,20 @@ describe(`payout creation and processing (${storageKind})`, () => {
     assert.equal(negative.page, 1);
     const page2 = await list('?page=2&limit=2');
     assert.equal(page2.page, 2);
-    assert.deepEqual(page2.payouts.map((p) => p.id), [created[0]!.id]);
+    assert.deepEqual(
+      page2.payouts.map((p) => p.id),
+      [created[0]!.id],
+    );
     assert.equal(page2.total, 3);
     const beyond = await list('?page=5&limit=2');
     assert.equal(beyond.payouts.length, 0);
     assert.equal(beyond.total, 3);
 
     const filtered = await list(`?reference=${created[1]!.client_reference}`);
-    assert.deepEqual(filtered.payouts.map((p) => p.id), [created[1]!.id]);
+    assert.deepEqual(
+      filtered.payouts.map((p) => p.id),
+      [created[1]!.id],
+    );
     assert.equal(filtered.total, 1);
     const prefix = await list(`?reference=list-1`);
     assert.equal(prefix.total, 0, 'the reference filter is an exact match');
@@ -841,7 +1340,11 @@ describe(`payout creation and processing (${storageKind})`, () => {
     assert.deepEqual(await payoutStatus(t, payout.id), { status: 'processing', processing_step: 'transfer' });
     const later = new Date(Date.now() + 60_000);
     assert.equal(await advanceProcessingStep(t.db, payout.id, 'transfer', 'awaiting_result', later), true);
-    assert.equal(await advanceProcessingStep(t.db, payout.id, 'transfer', 'awaiting_result', later), false, 'a second processor does not take the step again');
+    assert.equal(
+      await advanceProcessingStep(t.db, payout.id, 'transfer', 'awaiting_result', later),
+      false,
+      'a second processor does not take the step again',
+    );
     assert.equal(await advanceProcessingStep(t.db, payout.id, 'recipient_check', 'transfer', later), false);
     assert.deepEqual(await payoutStatus(t, payout.id), { status: 'processing', processing_step: 'awaiting_result' });
   });

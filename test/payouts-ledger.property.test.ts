@@ -6,7 +6,17 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { balance, checkInvariants, creditPayment, holdPayout, InsufficientFundsError, postPayout, returnPayout, reversePayment, voidPayout } from '../src/ledger/service.ts';
+import {
+  balance,
+  checkInvariants,
+  creditPayment,
+  holdPayout,
+  InsufficientFundsError,
+  postPayout,
+  returnPayout,
+  reversePayment,
+  voidPayout,
+} from '../src/ledger/service.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 
 type Op =
@@ -17,18 +27,29 @@ type Op =
   | { type: 'post' | 'void' | 'return'; pick: number };
 
 const payOp = fc
-  .record({ chargedMinor: fc.integer({ min: 1, max: 200_000 }), payerShare: fc.integer({ min: 0, max: 100 }), merchantShare: fc.integer({ min: 0, max: 100 }) })
+  .record({
+    chargedMinor: fc.integer({ min: 1, max: 200_000 }),
+    payerShare: fc.integer({ min: 0, max: 100 }),
+    merchantShare: fc.integer({ min: 0, max: 100 }),
+  })
   .map(({ chargedMinor, payerShare, merchantShare }): Op => {
     // Fees are mostly small, sometimes all of the charge (the merchant then gets nothing).
     const payerFeeMinor = Math.floor((chargedMinor * (payerShare > 90 ? 100 : payerShare % 10)) / 100);
-    const merchantFeeMinor = Math.floor(((chargedMinor - payerFeeMinor) * (merchantShare > 95 ? 100 : merchantShare % 5)) / 100);
+    const merchantFeeMinor = Math.floor(
+      ((chargedMinor - payerFeeMinor) * (merchantShare > 95 ? 100 : merchantShare % 5)) / 100,
+    );
     return { type: 'pay', chargedMinor, payerFeeMinor, merchantFeeMinor };
   });
 const pick = fc.nat({ max: 1_000 });
 const opArbitrary: fc.Arbitrary<Op> = fc.oneof(
   { weight: 4, arbitrary: payOp },
   { weight: 1, arbitrary: pick.map((p): Op => ({ type: 'reverse', pick: p })) },
-  { weight: 4, arbitrary: fc.record({ amountMinor: fc.integer({ min: 1, max: 150_000 }), feeMinor: fc.integer({ min: 0, max: 1_000 }) }).map((h): Op => ({ type: 'hold', ...h })) },
+  {
+    weight: 4,
+    arbitrary: fc
+      .record({ amountMinor: fc.integer({ min: 1, max: 150_000 }), feeMinor: fc.integer({ min: 0, max: 1_000 }) })
+      .map((h): Op => ({ type: 'hold', ...h })),
+  },
   { weight: 1, arbitrary: pick.map((p): Op => ({ type: 'rehold', pick: p })) },
   { weight: 2, arbitrary: pick.map((p): Op => ({ type: 'post', pick: p })) },
   { weight: 2, arbitrary: pick.map((p): Op => ({ type: 'void', pick: p })) },
@@ -68,7 +89,11 @@ describe(`payout ledger property (${storageKind})`, () => {
   const environment = 'live' as const;
 
   async function entryCount(merchantId: string): Promise<number> {
-    return (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM journal_entries WHERE merchant_id = $1', [merchantId]))[0]!.n;
+    return (
+      await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM journal_entries WHERE merchant_id = $1', [
+        merchantId,
+      ])
+    )[0]!.n;
   }
 
   /** Runs one op in its own transaction; returns what the model expects: legal (applied) or illegal (must throw). */
@@ -79,26 +104,53 @@ describe(`payout ledger property (${storageKind})`, () => {
     const beforeEntries = await entryCount(merchantId);
 
     async function refused(promise: Promise<unknown>, expected?: new (...args: never[]) => Error) {
-      await assert.rejects(promise, (error: unknown) => {
-        assert.ok(error instanceof Error, String(error));
-        if (expected) assert.ok(error instanceof expected, `expected ${expected.name}, got ${(error as Error).name}: ${(error as Error).message}`);
-        return true;
-      }, `${JSON.stringify(op)} must be refused`);
-      assert.deepEqual(await balance(t.db, merchantId, environment), beforeBalance, `${JSON.stringify(op)} changed the balance`);
+      await assert.rejects(
+        promise,
+        (error: unknown) => {
+          assert.ok(error instanceof Error, String(error));
+          if (expected)
+            assert.ok(
+              error instanceof expected,
+              `expected ${expected.name}, got ${(error as Error).name}: ${(error as Error).message}`,
+            );
+          return true;
+        },
+        `${JSON.stringify(op)} must be refused`,
+      );
+      assert.deepEqual(
+        await balance(t.db, merchantId, environment),
+        beforeBalance,
+        `${JSON.stringify(op)} changed the balance`,
+      );
       assert.equal(await entryCount(merchantId), beforeEntries, `${JSON.stringify(op)} wrote an entry`);
     }
 
     switch (op.type) {
       case 'pay': {
-        const payment: PaymentModel = { id: `pay-${randomUUID()}`, ...op, netMinor: op.chargedMinor - op.payerFeeMinor - op.merchantFeeMinor, reversed: false };
-        await run((tx) => creditPayment(tx, { merchantId, environment, paymentId: payment.id, chargedMinor: op.chargedMinor, payerFeeMinor: op.payerFeeMinor, merchantFeeMinor: op.merchantFeeMinor }));
+        const payment: PaymentModel = {
+          id: `pay-${randomUUID()}`,
+          ...op,
+          netMinor: op.chargedMinor - op.payerFeeMinor - op.merchantFeeMinor,
+          reversed: false,
+        };
+        await run((tx) =>
+          creditPayment(tx, {
+            merchantId,
+            environment,
+            paymentId: payment.id,
+            chargedMinor: op.chargedMinor,
+            payerFeeMinor: op.payerFeeMinor,
+            merchantFeeMinor: op.merchantFeeMinor,
+          }),
+        );
         model.payments.push(payment);
         model.availableMinor += payment.netMinor;
         return;
       }
       case 'reverse': {
         const payment = model.payments.length ? model.payments[op.pick % model.payments.length]! : null;
-        const reverse = () => run((tx) => reversePayment(tx, { merchantId, environment, paymentId: payment?.id ?? unknownId }));
+        const reverse = () =>
+          run((tx) => reversePayment(tx, { merchantId, environment, paymentId: payment?.id ?? unknownId }));
         if (!payment || payment.reversed) return refused(reverse());
         if (payment.netMinor > model.availableMinor) return refused(reverse(), InsufficientFundsError);
         await reverse();
@@ -107,8 +159,22 @@ describe(`payout ledger property (${storageKind})`, () => {
         return;
       }
       case 'hold': {
-        const payout: PayoutModel = { id: `po-${randomUUID()}`, amountMinor: op.amountMinor, feeMinor: op.feeMinor, state: 'held' };
-        const hold = () => run((tx) => holdPayout(tx, { merchantId, environment, payoutId: payout.id, amountMinor: op.amountMinor, feeMinor: op.feeMinor }));
+        const payout: PayoutModel = {
+          id: `po-${randomUUID()}`,
+          amountMinor: op.amountMinor,
+          feeMinor: op.feeMinor,
+          state: 'held',
+        };
+        const hold = () =>
+          run((tx) =>
+            holdPayout(tx, {
+              merchantId,
+              environment,
+              payoutId: payout.id,
+              amountMinor: op.amountMinor,
+              feeMinor: op.feeMinor,
+            }),
+          );
         if (op.amountMinor + op.feeMinor > model.availableMinor) return refused(hold(), InsufficientFundsError);
         await hold();
         model.payouts.push(payout);
@@ -120,14 +186,29 @@ describe(`payout ledger property (${storageKind})`, () => {
         // Holding the same payout twice is always refused, whatever the balance.
         const payout = model.payouts.length ? model.payouts[op.pick % model.payouts.length]! : null;
         if (!payout) return;
-        return refused(run((tx) => holdPayout(tx, { merchantId, environment, payoutId: payout.id, amountMinor: 1, feeMinor: 0 })));
+        return refused(
+          run((tx) => holdPayout(tx, { merchantId, environment, payoutId: payout.id, amountMinor: 1, feeMinor: 0 })),
+        );
       }
       case 'post':
       case 'void':
       case 'return': {
         const payout = model.payouts.length ? model.payouts[op.pick % model.payouts.length]! : null;
-        const money = { merchantId, environment, payoutId: payout?.id ?? unknownId, amountMinor: payout?.amountMinor ?? 1, feeMinor: payout?.feeMinor ?? 0 };
-        const call = () => run((tx) => (op.type === 'post' ? postPayout(tx, money) : op.type === 'void' ? voidPayout(tx, money) : returnPayout(tx, money)));
+        const money = {
+          merchantId,
+          environment,
+          payoutId: payout?.id ?? unknownId,
+          amountMinor: payout?.amountMinor ?? 1,
+          feeMinor: payout?.feeMinor ?? 0,
+        };
+        const call = () =>
+          run((tx) =>
+            op.type === 'post'
+              ? postPayout(tx, money)
+              : op.type === 'void'
+                ? voidPayout(tx, money)
+                : returnPayout(tx, money),
+          );
         const legal = payout !== null && (op.type === 'return' ? payout.state === 'posted' : payout.state === 'held');
         if (!legal) return refused(call());
         await call();
@@ -169,10 +250,20 @@ describe(`payout ledger property (${storageKind})`, () => {
             `model and ledger disagree after ${JSON.stringify(op)}`,
           );
         }
-        assert.equal(model.heldMinor, model.payouts.filter((p) => p.state === 'held').reduce((sum, p) => sum + p.amountMinor + p.feeMinor, 0), 'held = the open holds');
+        assert.equal(
+          model.heldMinor,
+          model.payouts.filter((p) => p.state === 'held').reduce((sum, p) => sum + p.amountMinor + p.feeMinor, 0),
+          'held = the open holds',
+        );
         assert.deepEqual(await checkInvariants(t.db, m.merchant_id), []);
         // The other environment of the same merchant never moved.
-        assert.deepEqual(await balance(t.db, m.merchant_id, 'test'), { environment: 'test', currency: 'GHS', available_minor: 0, held_minor: 0, eligible_minor: 0 });
+        assert.deepEqual(await balance(t.db, m.merchant_id, 'test'), {
+          environment: 'test',
+          currency: 'GHS',
+          available_minor: 0,
+          held_minor: 0,
+          eligible_minor: 0,
+        });
       }),
       { numRuns: 60 },
     );

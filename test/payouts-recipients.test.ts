@@ -5,7 +5,17 @@ import { verifyTestRecipients } from '../src/payouts/recipients.ts';
 import { LivePayoutSimulator } from '../src/rails/payouts.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 import { assertErrorEnvelope } from './http.ts';
-import { api, bankIds, bankRecipient, createPayout, liveMerchant, merchantWithHooks, momoRecipient, verifyRecipientsNow, type RecipientJson } from './payouts-fixtures.ts';
+import {
+  api,
+  bankIds,
+  bankRecipient,
+  createPayout,
+  liveMerchant,
+  merchantWithHooks,
+  momoRecipient,
+  verifyRecipientsNow,
+  type RecipientJson,
+} from './payouts-fixtures.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -16,7 +26,8 @@ describe(`payout recipients (${storageKind})`, () => {
   });
   after(() => t.close());
 
-  const postRecipient = (key: string, body: Record<string, unknown>) => api(t, key, 'POST', '/api/v1/payouts/recipients', body);
+  const postRecipient = (key: string, body: Record<string, unknown>) =>
+    api(t, key, 'POST', '/api/v1/payouts/recipients', body);
 
   const verifyNow = (...ids: string[]) => verifyRecipientsNow(t, ...ids);
 
@@ -25,21 +36,30 @@ describe(`payout recipients (${storageKind})`, () => {
     const res = await api(t, m.test_api_key, 'GET', '/api/v1/payouts/capabilities');
     assert.equal(res.statusCode, 200, res.body);
     const body = res.json();
-    assert.deepEqual(body.account_types.map((type: { value: string }) => type.value), ['bank', 'momo']);
+    assert.deepEqual(
+      body.account_types.map((type: { value: string }) => type.value),
+      ['bank', 'momo'],
+    );
     assert.equal(body.banks.length, 15);
     for (const bank of body.banks) {
       assert.match(bank.id, UUID);
       assert.equal(typeof bank.name, 'string');
       assert.equal(typeof bank.code, 'string');
     }
-    assert.deepEqual(body.mobile_money_networks.map((network: { value: string }) => network.value), ['mtn', 'telecel', 'at']);
+    assert.deepEqual(
+      body.mobile_money_networks.map((network: { value: string }) => network.value),
+      ['mtn', 'telecel', 'at'],
+    );
     assert.equal(body.settings.environment, 'test');
     assert.equal(body.settings.currency, 'GHS');
     assert.equal(body.settings.payout_access, true);
     assert.equal(body.settings.paused, false);
     assert.equal(body.settings.payout_limit_minor, 5_000_000);
     assert.equal(body.settings.daily_limit_minor, 20_000_000);
-    assert.deepEqual(body.settings.fees, { bank: { flat_minor: 100 }, momo: { percent_bps: 100, min_minor: 50, max_minor: 1_000 } });
+    assert.deepEqual(body.settings.fees, {
+      bank: { flat_minor: 100 },
+      momo: { percent_bps: 100, min_minor: 50, max_minor: 1_000 },
+    });
 
     const live = (await api(t, m.live_api_key, 'GET', '/api/v1/payouts/capabilities')).json();
     assert.equal(live.settings.environment, 'live');
@@ -49,7 +69,11 @@ describe(`payout recipients (${storageKind})`, () => {
   it('a bank recipient takes a bank id from capabilities and starts unverified, pending verification', async () => {
     const m = await merchantWithHooks(t);
     const banks = await bankIds(t, m.test_api_key);
-    const res = await postRecipient(m.test_api_key, { bank_id: banks[2], account_number: '0123456789', account_name: 'Kofi Mensah' });
+    const res = await postRecipient(m.test_api_key, {
+      bank_id: banks[2],
+      account_number: '0123456789',
+      account_name: 'Kofi Mensah',
+    });
     assert.equal(res.statusCode, 201, res.body);
     const recipient = res.json();
     assert.match(recipient.id, /^rcp_/);
@@ -67,26 +91,49 @@ describe(`payout recipients (${storageKind})`, () => {
   it('a bank account number is a string of 4 to 34 digits: 3 and 35 digits, letters and numbers are refused with 400', async () => {
     const m = await merchantWithHooks(t);
     const [bankId] = await bankIds(t, m.test_api_key);
-    const attempt = (account_number: string) => postRecipient(m.test_api_key, { bank_id: bankId, account_number, account_name: 'Kofi Mensah' });
+    const attempt = (account_number: string) =>
+      postRecipient(m.test_api_key, { bank_id: bankId, account_number, account_name: 'Kofi Mensah' });
     for (const good of ['1234', '1'.repeat(34)]) {
       const res = await attempt(good);
       assert.equal(res.statusCode, 201, `${good.length} digits: ${res.body}`);
     }
     for (const bad of ['123', '1'.repeat(35), '12345abc', '1234 5678', '', '１２３４']) {
       const error = assertErrorEnvelope(await attempt(bad), 400, 'INVALID_ARGUMENT');
-      assert.ok(error.fields?.some((field) => field.field === 'account_number'), JSON.stringify(error));
+      assert.ok(
+        error.fields?.some((field) => field.field === 'account_number'),
+        JSON.stringify(error),
+      );
     }
     // Wrong JSON types are 400, never coerced (DESIGN: wrong types are 400).
-    assertErrorEnvelope(await postRecipient(m.test_api_key, { bank_id: bankId, account_number: 12345678, account_name: 'Kofi Mensah' }), 400, 'INVALID_ARGUMENT');
-    assertErrorEnvelope(await postRecipient(m.test_api_key, { account_type: 'momo', network: 'mtn', phone: 241234567, account_name: 'Ama Owusu' }), 400, 'INVALID_ARGUMENT');
-    const count = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM recipients WHERE merchant_id = $1', [m.merchant_id]);
+    assertErrorEnvelope(
+      await postRecipient(m.test_api_key, { bank_id: bankId, account_number: 12345678, account_name: 'Kofi Mensah' }),
+      400,
+      'INVALID_ARGUMENT',
+    );
+    assertErrorEnvelope(
+      await postRecipient(m.test_api_key, {
+        account_type: 'momo',
+        network: 'mtn',
+        phone: 241234567,
+        account_name: 'Ama Owusu',
+      }),
+      400,
+      'INVALID_ARGUMENT',
+    );
+    const count = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM recipients WHERE merchant_id = $1', [
+      m.merchant_id,
+    ]);
     assert.equal(count[0]!.n, 2);
   });
 
   it('a bank id that is not a bank from capabilities is refused with 400', async () => {
     const m = await merchantWithHooks(t);
     for (const bank_id of ['00000000-0000-4000-8000-000000000000', 'GCB', undefined]) {
-      assertErrorEnvelope(await postRecipient(m.test_api_key, { bank_id, account_number: '12345678', account_name: 'Kofi Mensah' }), 400, 'INVALID_ARGUMENT');
+      assertErrorEnvelope(
+        await postRecipient(m.test_api_key, { bank_id, account_number: '12345678', account_name: 'Kofi Mensah' }),
+        400,
+        'INVALID_ARGUMENT',
+      );
     }
   });
 
@@ -102,7 +149,12 @@ describe(`payout recipients (${storageKind})`, () => {
       ['at', '0571234567', '+233571234567'],
     ];
     for (const [network, phone, expected] of cases) {
-      const res = await postRecipient(m.test_api_key, { account_type: 'momo', network, phone, account_name: 'Ama Owusu' });
+      const res = await postRecipient(m.test_api_key, {
+        account_type: 'momo',
+        network,
+        phone,
+        account_name: 'Ama Owusu',
+      });
       assert.equal(res.statusCode, 201, `${network} ${phone}: ${res.body}`);
       const recipient = res.json();
       assert.equal(recipient.phone, expected);
@@ -125,23 +177,77 @@ describe(`payout recipients (${storageKind})`, () => {
       ['mtn', '+2330241234567'],
     ];
     for (const [network, phone] of cases) {
-      const error = assertErrorEnvelope(await postRecipient(m.test_api_key, { account_type: 'momo', network, phone, account_name: 'Ama Owusu' }), 400, 'INVALID_ARGUMENT');
-      assert.ok(error.fields?.some((field) => field.field === 'phone'), `${network} ${phone}: ${JSON.stringify(error)}`);
+      const error = assertErrorEnvelope(
+        await postRecipient(m.test_api_key, { account_type: 'momo', network, phone, account_name: 'Ama Owusu' }),
+        400,
+        'INVALID_ARGUMENT',
+      );
+      assert.ok(
+        error.fields?.some((field) => field.field === 'phone'),
+        `${network} ${phone}: ${JSON.stringify(error)}`,
+      );
     }
-    assertErrorEnvelope(await postRecipient(m.test_api_key, { account_type: 'momo', network: 'vodafone', phone: '0201234567', account_name: 'Ama Owusu' }), 400, 'INVALID_ARGUMENT');
-    assertErrorEnvelope(await postRecipient(m.test_api_key, { account_type: 'wallet', network: 'mtn', phone: '0241234567', account_name: 'Ama Owusu' }), 400, 'INVALID_ARGUMENT');
+    assertErrorEnvelope(
+      await postRecipient(m.test_api_key, {
+        account_type: 'momo',
+        network: 'vodafone',
+        phone: '0201234567',
+        account_name: 'Ama Owusu',
+      }),
+      400,
+      'INVALID_ARGUMENT',
+    );
+    assertErrorEnvelope(
+      await postRecipient(m.test_api_key, {
+        account_type: 'wallet',
+        network: 'mtn',
+        phone: '0241234567',
+        account_name: 'Ama Owusu',
+      }),
+      400,
+      'INVALID_ARGUMENT',
+    );
   });
 
   it('bank and wallet fields must not be mixed in one recipient (400)', async () => {
     const m = await merchantWithHooks(t);
     const [bankId] = await bankIds(t, m.test_api_key);
-    const bankWithPhone = await postRecipient(m.test_api_key, { bank_id: bankId, account_number: '12345678', account_name: 'Kofi Mensah', phone: '0241234567' });
-    assert.ok(assertErrorEnvelope(bankWithPhone, 400, 'INVALID_ARGUMENT').fields?.some((field) => field.field === 'phone'));
-    const bankWithNetwork = await postRecipient(m.test_api_key, { account_type: 'bank', bank_id: bankId, account_number: '12345678', account_name: 'Kofi Mensah', network: 'mtn' });
+    const bankWithPhone = await postRecipient(m.test_api_key, {
+      bank_id: bankId,
+      account_number: '12345678',
+      account_name: 'Kofi Mensah',
+      phone: '0241234567',
+    });
+    assert.ok(
+      assertErrorEnvelope(bankWithPhone, 400, 'INVALID_ARGUMENT').fields?.some((field) => field.field === 'phone'),
+    );
+    const bankWithNetwork = await postRecipient(m.test_api_key, {
+      account_type: 'bank',
+      bank_id: bankId,
+      account_number: '12345678',
+      account_name: 'Kofi Mensah',
+      network: 'mtn',
+    });
     assertErrorEnvelope(bankWithNetwork, 400, 'INVALID_ARGUMENT');
-    const momoWithAccount = await postRecipient(m.test_api_key, { account_type: 'momo', network: 'mtn', phone: '0241234567', account_name: 'Ama Owusu', account_number: '12345678' });
-    assert.ok(assertErrorEnvelope(momoWithAccount, 400, 'INVALID_ARGUMENT').fields?.some((field) => field.field === 'account_number'));
-    const momoWithBank = await postRecipient(m.test_api_key, { account_type: 'momo', network: 'mtn', phone: '0241234567', account_name: 'Ama Owusu', bank_id: bankId });
+    const momoWithAccount = await postRecipient(m.test_api_key, {
+      account_type: 'momo',
+      network: 'mtn',
+      phone: '0241234567',
+      account_name: 'Ama Owusu',
+      account_number: '12345678',
+    });
+    assert.ok(
+      assertErrorEnvelope(momoWithAccount, 400, 'INVALID_ARGUMENT').fields?.some(
+        (field) => field.field === 'account_number',
+      ),
+    );
+    const momoWithBank = await postRecipient(m.test_api_key, {
+      account_type: 'momo',
+      network: 'mtn',
+      phone: '0241234567',
+      account_name: 'Ama Owusu',
+      bank_id: bankId,
+    });
     assertErrorEnvelope(momoWithBank, 400, 'INVALID_ARGUMENT');
     const list = (await api(t, m.test_api_key, 'GET', '/api/v1/payouts/recipients')).json();
     assert.equal(list.recipients.length, 0, 'nothing was created');
@@ -151,7 +257,11 @@ describe(`payout recipients (${storageKind})`, () => {
     const m = await merchantWithHooks(t);
     const [bankId] = await bankIds(t, m.test_api_key);
     for (const account_name of [undefined, '', '   ']) {
-      assertErrorEnvelope(await postRecipient(m.test_api_key, { bank_id: bankId, account_number: '12345678', account_name }), 400, 'INVALID_ARGUMENT');
+      assertErrorEnvelope(
+        await postRecipient(m.test_api_key, { bank_id: bankId, account_number: '12345678', account_name }),
+        400,
+        'INVALID_ARGUMENT',
+      );
     }
   });
 
@@ -170,7 +280,10 @@ describe(`payout recipients (${storageKind})`, () => {
     ];
     // Not yet due: the verifier waits a moment after creation.
     await verifyTestRecipients(t.db);
-    assert.equal((await api(t, m.test_api_key, 'GET', `/api/v1/payouts/recipients/${good.id}`)).json().verification_status, 'pending_verification');
+    assert.equal(
+      (await api(t, m.test_api_key, 'GET', `/api/v1/payouts/recipients/${good.id}`)).json().verification_status,
+      'pending_verification',
+    );
 
     await verifyNow(good.id, goodWallet.id, ...magic.map(([r]) => r.id));
     for (const recipient of [good, goodWallet]) {
@@ -195,14 +308,21 @@ describe(`payout recipients (${storageKind})`, () => {
     const res = await api(t, m.test_api_key, 'GET', '/api/v1/payouts/recipients');
     assert.equal(res.statusCode, 200, res.body);
     const list = res.json();
-    assert.deepEqual(list.recipients.map((r: RecipientJson) => [r.id, r.active]), [
-      [first.id, false],
-      [second.id, true],
-    ]);
+    assert.deepEqual(
+      list.recipients.map((r: RecipientJson) => [r.id, r.active]),
+      [
+        [first.id, false],
+        [second.id, true],
+      ],
+    );
     const one = await api(t, m.test_api_key, 'GET', `/api/v1/payouts/recipients/${second.id}`);
     assert.equal(one.statusCode, 200);
     assert.deepEqual(one.json(), second);
-    assertErrorEnvelope(await api(t, m.test_api_key, 'GET', '/api/v1/payouts/recipients/rcp_missing'), 404, 'NOT_FOUND');
+    assertErrorEnvelope(
+      await api(t, m.test_api_key, 'GET', '/api/v1/payouts/recipients/rcp_missing'),
+      404,
+      'NOT_FOUND',
+    );
   });
 
   it('DELETE answers 204 with no body and leaves the recipient inactive; deleting again is still 204', async () => {
@@ -213,14 +333,20 @@ describe(`payout recipients (${storageKind})`, () => {
     assert.equal(res.body, '');
     const read = (await api(t, m.test_api_key, 'GET', `/api/v1/payouts/recipients/${recipient.id}`)).json();
     assert.equal(read.active, false);
-    assert.equal((await api(t, m.test_api_key, 'DELETE', `/api/v1/payouts/recipients/${recipient.id}`)).statusCode, 204);
+    assert.equal(
+      (await api(t, m.test_api_key, 'DELETE', `/api/v1/payouts/recipients/${recipient.id}`)).statusCode,
+      204,
+    );
   });
 
   it('a replacement names the previous version: the old one becomes inactive and the new one needs verification', async () => {
     const m = await merchantWithHooks(t);
     const old = await bankRecipient(t, m.test_api_key, '12345678');
     await verifyNow(old.id);
-    assert.equal((await api(t, m.test_api_key, 'GET', `/api/v1/payouts/recipients/${old.id}`)).json().verification_status, 'verified');
+    assert.equal(
+      (await api(t, m.test_api_key, 'GET', `/api/v1/payouts/recipients/${old.id}`)).json().verification_status,
+      'verified',
+    );
 
     const replacement = await momoRecipient(t, m.test_api_key, '0241234567', 'mtn', { previous_version_id: old.id });
     assert.notEqual(replacement.id, old.id);
@@ -237,7 +363,12 @@ describe(`payout recipients (${storageKind})`, () => {
     const old = await bankRecipient(t, m.test_api_key, '12345678');
     await bankRecipient(t, m.test_api_key, '87654321', { previous_version_id: old.id });
     const [bankId] = await bankIds(t, m.test_api_key);
-    const again = await postRecipient(m.test_api_key, { bank_id: bankId, account_number: '11223344', account_name: 'Kofi Mensah', previous_version_id: old.id });
+    const again = await postRecipient(m.test_api_key, {
+      bank_id: bankId,
+      account_number: '11223344',
+      account_name: 'Kofi Mensah',
+      previous_version_id: old.id,
+    });
     assertErrorEnvelope(again, 409, 'RECIPIENT_UNAVAILABLE');
     const list = (await api(t, m.test_api_key, 'GET', '/api/v1/payouts/recipients')).json();
     assert.equal(list.recipients.length, 2);
@@ -249,9 +380,21 @@ describe(`payout recipients (${storageKind})`, () => {
     const foreign = await bankRecipient(t, other.test_api_key);
     const [bankId] = await bankIds(t, m.test_api_key);
     for (const previous_version_id of ['rcp_missing', foreign.id]) {
-      assertErrorEnvelope(await postRecipient(m.test_api_key, { bank_id: bankId, account_number: '12345678', account_name: 'Kofi Mensah', previous_version_id }), 404, 'NOT_FOUND');
+      assertErrorEnvelope(
+        await postRecipient(m.test_api_key, {
+          bank_id: bankId,
+          account_number: '12345678',
+          account_name: 'Kofi Mensah',
+          previous_version_id,
+        }),
+        404,
+        'NOT_FOUND',
+      );
     }
-    assert.equal((await api(t, other.test_api_key, 'GET', `/api/v1/payouts/recipients/${foreign.id}`)).json().active, true);
+    assert.equal(
+      (await api(t, other.test_api_key, 'GET', `/api/v1/payouts/recipients/${foreign.id}`)).json().active,
+      true,
+    );
   });
 
   it('an open payout blocks replacement and DELETE of its recipient (409), and cancelling it unblocks them', async () => {
@@ -261,26 +404,57 @@ describe(`payout recipients (${storageKind})`, () => {
     assert.equal(payout.status, 'requested');
 
     const [bankId] = await bankIds(t, m.live_api_key);
-    const replace = await postRecipient(m.live_api_key, { bank_id: bankId, account_number: '87654321', account_name: 'Kofi Mensah', previous_version_id: recipient.id });
+    const replace = await postRecipient(m.live_api_key, {
+      bank_id: bankId,
+      account_number: '87654321',
+      account_name: 'Kofi Mensah',
+      previous_version_id: recipient.id,
+    });
     assertErrorEnvelope(replace, 409, 'RECIPIENT_HAS_OPEN_PAYOUTS');
-    assertErrorEnvelope(await api(t, m.live_api_key, 'DELETE', `/api/v1/payouts/recipients/${recipient.id}`), 409, 'RECIPIENT_HAS_OPEN_PAYOUTS');
+    assertErrorEnvelope(
+      await api(t, m.live_api_key, 'DELETE', `/api/v1/payouts/recipients/${recipient.id}`),
+      409,
+      'RECIPIENT_HAS_OPEN_PAYOUTS',
+    );
     const read = (await api(t, m.live_api_key, 'GET', `/api/v1/payouts/recipients/${recipient.id}`)).json();
     assert.equal(read.active, true, 'the refused calls changed nothing');
     assert.equal((await api(t, m.live_api_key, 'GET', '/api/v1/payouts/recipients')).json().recipients.length, 1);
 
     assert.equal((await api(t, m.live_api_key, 'POST', `/api/v1/payouts/${payout.id}/cancel`)).statusCode, 200);
-    assert.equal((await api(t, m.live_api_key, 'DELETE', `/api/v1/payouts/recipients/${recipient.id}`)).statusCode, 204);
+    assert.equal(
+      (await api(t, m.live_api_key, 'DELETE', `/api/v1/payouts/recipients/${recipient.id}`)).statusCode,
+      204,
+    );
   });
 
   it("another merchant's recipient id, or the other environment's, is 404 for GET and DELETE", async () => {
     const m = await merchantWithHooks(t);
     const other = await merchantWithHooks(t);
     const theirs = await bankRecipient(t, other.test_api_key);
-    assertErrorEnvelope(await api(t, m.test_api_key, 'GET', `/api/v1/payouts/recipients/${theirs.id}`), 404, 'NOT_FOUND');
-    assertErrorEnvelope(await api(t, m.test_api_key, 'DELETE', `/api/v1/payouts/recipients/${theirs.id}`), 404, 'NOT_FOUND');
-    assertErrorEnvelope(await api(t, other.live_api_key, 'GET', `/api/v1/payouts/recipients/${theirs.id}`), 404, 'NOT_FOUND');
-    assertErrorEnvelope(await api(t, other.live_api_key, 'DELETE', `/api/v1/payouts/recipients/${theirs.id}`), 404, 'NOT_FOUND');
-    assert.equal((await api(t, other.test_api_key, 'GET', `/api/v1/payouts/recipients/${theirs.id}`)).json().active, true);
+    assertErrorEnvelope(
+      await api(t, m.test_api_key, 'GET', `/api/v1/payouts/recipients/${theirs.id}`),
+      404,
+      'NOT_FOUND',
+    );
+    assertErrorEnvelope(
+      await api(t, m.test_api_key, 'DELETE', `/api/v1/payouts/recipients/${theirs.id}`),
+      404,
+      'NOT_FOUND',
+    );
+    assertErrorEnvelope(
+      await api(t, other.live_api_key, 'GET', `/api/v1/payouts/recipients/${theirs.id}`),
+      404,
+      'NOT_FOUND',
+    );
+    assertErrorEnvelope(
+      await api(t, other.live_api_key, 'DELETE', `/api/v1/payouts/recipients/${theirs.id}`),
+      404,
+      'NOT_FOUND',
+    );
+    assert.equal(
+      (await api(t, other.test_api_key, 'GET', `/api/v1/payouts/recipients/${theirs.id}`)).json().active,
+      true,
+    );
     assert.equal((await api(t, m.test_api_key, 'GET', '/api/v1/payouts/recipients')).json().recipients.length, 0);
   });
 
@@ -289,9 +463,17 @@ describe(`payout recipients (${storageKind})`, () => {
     const other = await merchantWithHooks(t);
     const [bankId] = await bankIds(t, m.test_api_key);
     const base = { bank_id: bankId, account_number: '12345678', account_name: 'Kofi Mensah' };
-    const wrongMerchant = assertErrorEnvelope(await postRecipient(m.test_api_key, { ...base, merchant_id: other.merchant_id }), 400, 'INVALID_ARGUMENT');
+    const wrongMerchant = assertErrorEnvelope(
+      await postRecipient(m.test_api_key, { ...base, merchant_id: other.merchant_id }),
+      400,
+      'INVALID_ARGUMENT',
+    );
     assert.ok(wrongMerchant.fields?.some((field) => field.field === 'merchant_id'));
-    const wrongEnvironment = assertErrorEnvelope(await postRecipient(m.test_api_key, { ...base, environment: 'live' }), 400, 'INVALID_ARGUMENT');
+    const wrongEnvironment = assertErrorEnvelope(
+      await postRecipient(m.test_api_key, { ...base, environment: 'live' }),
+      400,
+      'INVALID_ARGUMENT',
+    );
     assert.ok(wrongEnvironment.fields?.some((field) => field.field === 'environment'));
     assertErrorEnvelope(await postRecipient(m.live_api_key, { ...base, environment: 'test' }), 400, 'INVALID_ARGUMENT');
     assert.equal((await api(t, m.test_api_key, 'GET', '/api/v1/payouts/recipients')).json().recipients.length, 0);

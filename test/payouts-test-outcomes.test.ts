@@ -13,7 +13,17 @@ import { checkInvariants } from '../src/ledger/service.ts';
 import { TEST_PAYOUT_OUTCOMES, TEST_PAYOUT_SIMULATIONS } from '../src/payouts/model.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 import { assertErrorEnvelope, call } from './http.ts';
-import { api, balanceOf, bankRecipient, eventsFor, fund, merchantWithHooks, newClientReference, postPayout, type PayoutJson } from './payouts-fixtures.ts';
+import {
+  api,
+  balanceOf,
+  bankRecipient,
+  eventsFor,
+  fund,
+  merchantWithHooks,
+  newClientReference,
+  postPayout,
+  type PayoutJson,
+} from './payouts-fixtures.ts';
 
 /** A bank payout's fee (flat GHS 1.00). */
 const BANK_FEE_MINOR = 100;
@@ -35,14 +45,27 @@ describe(`Test payout outcomes and the payout simulator (${storageKind})`, () =>
     return { m, recipientId: (await bankRecipient(t, m.test_api_key)).id };
   }
 
-  async function create(m: CreatedMerchant, recipientId: string, extra: Record<string, unknown> = {}): Promise<PayoutJson> {
-    const res = await postPayout(t, m.test_api_key, { recipient_id: recipientId, amount_minor: AMOUNT_MINOR, client_reference: newClientReference(), ...extra });
+  async function create(
+    m: CreatedMerchant,
+    recipientId: string,
+    extra: Record<string, unknown> = {},
+  ): Promise<PayoutJson> {
+    const res = await postPayout(t, m.test_api_key, {
+      recipient_id: recipientId,
+      amount_minor: AMOUNT_MINOR,
+      client_reference: newClientReference(),
+      ...extra,
+    });
     assert.equal(res.statusCode, 201, res.body);
     return res.json();
   }
 
   const simulate = (key: string, id: string, outcome: string, idempotencyKey?: string) =>
-    call(t, 'POST', `/api/v1/test/payouts/${id}/simulate`, { key, body: { outcome }, ...(idempotencyKey ? { idempotencyKey } : {}) });
+    call(t, 'POST', `/api/v1/test/payouts/${id}/simulate`, {
+      key,
+      body: { outcome },
+      ...(idempotencyKey ? { idempotencyKey } : {}),
+    });
 
   async function moved(m: CreatedMerchant, id: string, outcome: string): Promise<PayoutJson> {
     const res = await simulate(m.test_api_key, id, outcome);
@@ -66,7 +89,11 @@ describe(`Test payout outcomes and the payout simulator (${storageKind})`, () =>
   it('without test_outcome (or with paid) a Test payout is still paid at once, nothing held; a retry naming paid is the same request', async () => {
     const { m, recipientId } = await ready();
     const clientReference = newClientReference();
-    const res = await postPayout(t, m.test_api_key, { recipient_id: recipientId, amount_minor: AMOUNT_MINOR, client_reference: clientReference });
+    const res = await postPayout(t, m.test_api_key, {
+      recipient_id: recipientId,
+      amount_minor: AMOUNT_MINOR,
+      client_reference: clientReference,
+    });
     assert.equal(res.statusCode, 201, res.body);
     const payout = res.json() as PayoutJson;
     assert.equal(payout.status, 'paid');
@@ -75,10 +102,20 @@ describe(`Test payout outcomes and the payout simulator (${storageKind})`, () =>
     assert.deepEqual(await eventTypes(payout.id), ['payout.paid']);
     await assertBalance(m, { available: FUNDS_MINOR - TOTAL_MINOR, held: 0 }, 'paid at once');
 
-    const again = await postPayout(t, m.test_api_key, { recipient_id: recipientId, amount_minor: AMOUNT_MINOR, client_reference: clientReference, test_outcome: 'paid' });
+    const again = await postPayout(t, m.test_api_key, {
+      recipient_id: recipientId,
+      amount_minor: AMOUNT_MINOR,
+      client_reference: clientReference,
+      test_outcome: 'paid',
+    });
     assert.equal(again.statusCode, 200, again.body);
     assert.equal(again.json().id, payout.id);
-    const other = await postPayout(t, m.test_api_key, { recipient_id: recipientId, amount_minor: AMOUNT_MINOR, client_reference: clientReference, test_outcome: 'requested' });
+    const other = await postPayout(t, m.test_api_key, {
+      recipient_id: recipientId,
+      amount_minor: AMOUNT_MINOR,
+      client_reference: clientReference,
+      test_outcome: 'requested',
+    });
     assertErrorEnvelope(other, 409, 'REFERENCE_CONFLICT');
     assert.deepEqual(await eventTypes(payout.id), ['payout.paid']);
     await assertBalance(m, { available: FUNDS_MINOR - TOTAL_MINOR, held: 0 }, 'retries moved nothing');
@@ -92,7 +129,11 @@ describe(`Test payout outcomes and the payout simulator (${storageKind})`, () =>
     assert.equal(payout.bank_reference, '', 'no bank reference before it is paid');
     assert.equal(payout.reconciliation_status, 'not_required');
     assert.deepEqual(await eventTypes(payout.id), ['payout.requested']);
-    await assertBalance(m, { available: FUNDS_MINOR - TOTAL_MINOR, held: TOTAL_MINOR }, 'requested: amount and fee held');
+    await assertBalance(
+      m,
+      { available: FUNDS_MINOR - TOTAL_MINOR, held: TOTAL_MINOR },
+      'requested: amount and fee held',
+    );
 
     const processing = await moved(m, payout.id, 'processing');
     assert.equal(processing.status, 'processing');
@@ -112,14 +153,20 @@ describe(`Test payout outcomes and the payout simulator (${storageKind})`, () =>
     assert.match(returned.return_reference, /^TEST-RET-/);
     await assertBalance(m, { available: FUNDS_MINOR, held: 0 }, 'returned: amount and fee back');
     const events = await eventsFor(t, payout.id);
-    assert.deepEqual(events.map((e) => e.type), ['payout.requested', 'payout.processing', 'payout.paid', 'payout.returned']);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['payout.requested', 'payout.processing', 'payout.paid', 'payout.returned'],
+    );
     for (const e of events) {
       assert.equal(e.payload.livemode, false);
       assert.equal((e.payload.data.payout as { status: string }).status, e.type.slice('payout.'.length));
     }
     // The merchant's event list shows each of them once.
     for (const type of ['payout.requested', 'payout.processing', 'payout.paid', 'payout.returned']) {
-      const listed = await call(t, 'GET', '/api/v1/events', { key: m.test_api_key, query: { type, object_id: payout.id } });
+      const listed = await call(t, 'GET', '/api/v1/events', {
+        key: m.test_api_key,
+        query: { type, object_id: payout.id },
+      });
       assert.equal(listed.statusCode, 200, listed.body);
       assert.equal(listed.json().data.length, 1, type);
     }
@@ -144,7 +191,12 @@ describe(`Test payout outcomes and the payout simulator (${storageKind})`, () =>
     assert.deepEqual(await eventTypes(payout.id), ['payout.processing']);
     await assertBalance(m, { available: FUNDS_MINOR - TOTAL_MINOR, held: TOTAL_MINOR }, 'processing: held');
     const dayTotal = async () =>
-      (await t.db.query<{ committed_minor: number }>(`SELECT committed_minor FROM payout_day_totals WHERE merchant_id = $1 AND environment = 'test'`, [m.merchant_id]))[0]?.committed_minor;
+      (
+        await t.db.query<{ committed_minor: number }>(
+          `SELECT committed_minor FROM payout_day_totals WHERE merchant_id = $1 AND environment = 'test'`,
+          [m.merchant_id],
+        )
+      )[0]?.committed_minor;
     assert.equal(Number(await dayTotal()), AMOUNT_MINOR);
 
     const failed = await moved(m, payout.id, 'failed');
@@ -161,8 +213,13 @@ describe(`Test payout outcomes and the payout simulator (${storageKind})`, () =>
     const requested = await create(m, recipientId, { test_outcome: 'requested' });
     const processing = await create(m, recipientId, { test_outcome: 'processing' });
     await assertBalance(m, { available: FUNDS_MINOR - 2 * TOTAL_MINOR, held: 2 * TOTAL_MINOR }, 'two held');
-    for (const [payout, first] of [[requested, 'payout.requested'], [processing, 'payout.processing']] as const) {
-      const res = await api(t, m.test_api_key, 'POST', `/api/v1/payouts/${payout.id}/cancel`, { reason: 'changed my mind' });
+    for (const [payout, first] of [
+      [requested, 'payout.requested'],
+      [processing, 'payout.processing'],
+    ] as const) {
+      const res = await api(t, m.test_api_key, 'POST', `/api/v1/payouts/${payout.id}/cancel`, {
+        reason: 'changed my mind',
+      });
       assert.equal(res.statusCode, 200, res.body);
       assert.equal(res.json().status, 'cancelled');
       assert.equal(res.json().can_cancel, false);
@@ -173,7 +230,11 @@ describe(`Test payout outcomes and the payout simulator (${storageKind})`, () =>
     }
     await assertBalance(m, { available: FUNDS_MINOR, held: 0 }, 'both cancelled: all back');
     // A cancelled payout goes nowhere.
-    assertErrorEnvelope(await simulate(m.test_api_key, requested.id, 'processing'), 409, 'PAYOUT_TRANSITION_NOT_ALLOWED');
+    assertErrorEnvelope(
+      await simulate(m.test_api_key, requested.id, 'processing'),
+      409,
+      'PAYOUT_TRANSITION_NOT_ALLOWED',
+    );
   });
 
   it('refuses moves the payout table does not allow (409), changing nothing', async () => {
@@ -206,14 +267,23 @@ describe(`Test payout outcomes and the payout simulator (${storageKind})`, () =>
       const res = await simulate(m.test_api_key, payout.id, outcome);
       const error = assertErrorEnvelope(res, 409, 'PAYOUT_TRANSITION_NOT_ALLOWED');
       assert.match(error.message, new RegExp(`is ${statusBefore}`));
-      assert.equal((await api(t, m.test_api_key, 'GET', `/api/v1/payouts/${payout.id}`)).json().status, statusBefore, `${statusBefore} -> ${outcome}`);
+      assert.equal(
+        (await api(t, m.test_api_key, 'GET', `/api/v1/payouts/${payout.id}`)).json().status,
+        statusBefore,
+        `${statusBefore} -> ${outcome}`,
+      );
       assert.deepEqual(await eventTypes(payout.id), eventsBefore);
     }
     assert.deepEqual(await balanceOf(t, m.merchant_id, 'test'), before);
     // A paid payout (money sent) is no longer cancellable.
-    assertErrorEnvelope(await api(t, m.test_api_key, 'POST', `/api/v1/payouts/${paid.id}/cancel`, {}), 409, 'PAYOUT_NOT_CANCELLABLE');
+    assertErrorEnvelope(
+      await api(t, m.test_api_key, 'POST', `/api/v1/payouts/${paid.id}/cancel`, {}),
+      409,
+      'PAYOUT_NOT_CANCELLABLE',
+    );
     // Outcomes outside the list are refused by the schema.
-    for (const outcome of ['cancelled', 'requested', 'teleported']) assertErrorEnvelope(await simulate(m.test_api_key, requested.id, outcome), 400, 'INVALID_ARGUMENT');
+    for (const outcome of ['cancelled', 'requested', 'teleported'])
+      assertErrorEnvelope(await simulate(m.test_api_key, requested.id, outcome), 400, 'INVALID_ARGUMENT');
     assert.deepEqual(await checkInvariants(t.db, m.merchant_id), []);
   });
 
@@ -221,7 +291,12 @@ describe(`Test payout outcomes and the payout simulator (${storageKind})`, () =>
     const m = await merchantWithHooks(t);
     const recipient = await bankRecipient(t, m.live_api_key);
     const clientReference = newClientReference();
-    const res = await postPayout(t, m.live_api_key, { recipient_id: recipient.id, amount_minor: AMOUNT_MINOR, client_reference: clientReference, test_outcome: 'requested' });
+    const res = await postPayout(t, m.live_api_key, {
+      recipient_id: recipient.id,
+      amount_minor: AMOUNT_MINOR,
+      client_reference: clientReference,
+      test_outcome: 'requested',
+    });
     const error = assertErrorEnvelope(res, 400, 'INVALID_ARGUMENT');
     assert.equal(error.fields?.[0]?.field, 'test_outcome');
     const rows = await t.db.query('SELECT 1 FROM payouts WHERE merchant_id = $1', [m.merchant_id]);
@@ -242,7 +317,11 @@ describe(`Test payout outcomes and the payout simulator (${storageKind})`, () =>
     const foreign = await simulate(stranger.test_api_key, payout.id, 'paid');
     const unknown = await simulate(stranger.test_api_key, `po_${randomUUID().replaceAll('-', '')}`, 'paid');
     assert.deepEqual(assertErrorEnvelope(foreign, 404, 'NOT_FOUND'), assertErrorEnvelope(unknown, 404, 'NOT_FOUND'));
-    assertErrorEnvelope(await api(t, stranger.test_api_key, 'POST', `/api/v1/payouts/${payout.id}/cancel`, {}), 404, 'NOT_FOUND');
+    assertErrorEnvelope(
+      await api(t, stranger.test_api_key, 'POST', `/api/v1/payouts/${payout.id}/cancel`, {}),
+      404,
+      'NOT_FOUND',
+    );
     assert.equal((await api(t, m.test_api_key, 'GET', `/api/v1/payouts/${payout.id}`)).json().status, 'processing');
     assert.deepEqual(await eventTypes(payout.id), ['payout.processing']);
   });
@@ -250,7 +329,12 @@ describe(`Test payout outcomes and the payout simulator (${storageKind})`, () =>
   it('client_reference retries include test_outcome; a hold the balance cannot cover is refused with nothing written', async () => {
     const { m, recipientId } = await ready(TOTAL_MINOR);
     const clientReference = newClientReference();
-    const body = { recipient_id: recipientId, amount_minor: AMOUNT_MINOR, client_reference: clientReference, test_outcome: 'requested' };
+    const body = {
+      recipient_id: recipientId,
+      amount_minor: AMOUNT_MINOR,
+      client_reference: clientReference,
+      test_outcome: 'requested',
+    };
     const first = await postPayout(t, m.test_api_key, body);
     assert.equal(first.statusCode, 201, first.body);
     const retry = await postPayout(t, m.test_api_key, body);
@@ -258,14 +342,27 @@ describe(`Test payout outcomes and the payout simulator (${storageKind})`, () =>
     assert.equal(retry.json().id, first.json().id);
     for (const outcome of ['processing', 'paid', undefined]) {
       const { test_outcome: _omitted, ...rest } = body;
-      assertErrorEnvelope(await postPayout(t, m.test_api_key, outcome === undefined ? rest : { ...rest, test_outcome: outcome }), 409, 'REFERENCE_CONFLICT');
+      assertErrorEnvelope(
+        await postPayout(t, m.test_api_key, outcome === undefined ? rest : { ...rest, test_outcome: outcome }),
+        409,
+        'REFERENCE_CONFLICT',
+      );
     }
     assert.deepEqual(await eventTypes(first.json().id), ['payout.requested']);
     await assertBalance(m, { available: 0, held: TOTAL_MINOR }, 'all of it held');
     // Nothing left to hold: refused, nothing written.
-    const broke = await postPayout(t, m.test_api_key, { recipient_id: recipientId, amount_minor: AMOUNT_MINOR, client_reference: newClientReference(), test_outcome: 'processing' });
+    const broke = await postPayout(t, m.test_api_key, {
+      recipient_id: recipientId,
+      amount_minor: AMOUNT_MINOR,
+      client_reference: newClientReference(),
+      test_outcome: 'processing',
+    });
     assertErrorEnvelope(broke, 409, 'INSUFFICIENT_FUNDS');
-    assertErrorEnvelope(await postPayout(t, m.test_api_key, { ...body, test_outcome: 'sideways' }), 400, 'INVALID_ARGUMENT');
+    assertErrorEnvelope(
+      await postPayout(t, m.test_api_key, { ...body, test_outcome: 'sideways' }),
+      400,
+      'INVALID_ARGUMENT',
+    );
     assert.equal((await t.db.query('SELECT 1 FROM payouts WHERE merchant_id = $1', [m.merchant_id])).length, 1);
     await assertBalance(m, { available: 0, held: TOTAL_MINOR }, 'unchanged');
   });
@@ -288,18 +385,28 @@ describe(`Test payout outcomes and the payout simulator (${storageKind})`, () =>
     for (let round = 0; round < 3; round++) {
       const { m, recipientId } = await ready();
       const payout = await create(m, recipientId, { test_outcome: 'processing' });
-      const [paid, cancelled] = await Promise.all([simulate(m.test_api_key, payout.id, 'paid'), api(t, m.test_api_key, 'POST', `/api/v1/payouts/${payout.id}/cancel`, {})]);
+      const [paid, cancelled] = await Promise.all([
+        simulate(m.test_api_key, payout.id, 'paid'),
+        api(t, m.test_api_key, 'POST', `/api/v1/payouts/${payout.id}/cancel`, {}),
+      ]);
       const statuses = [paid.statusCode, cancelled.statusCode].sort();
       assert.deepEqual(statuses, [200, 409], `${paid.body} ${cancelled.body}`);
       const final = (await api(t, m.test_api_key, 'GET', `/api/v1/payouts/${payout.id}`)).json().status as string;
       assert.equal(final, paid.statusCode === 200 ? 'paid' : 'cancelled');
-      await assertBalance(m, final === 'paid' ? { available: FUNDS_MINOR - TOTAL_MINOR, held: 0 } : { available: FUNDS_MINOR, held: 0 }, `race won by ${final}`);
+      await assertBalance(
+        m,
+        final === 'paid' ? { available: FUNDS_MINOR - TOTAL_MINOR, held: 0 } : { available: FUNDS_MINOR, held: 0 },
+        `race won by ${final}`,
+      );
       assert.deepEqual(await eventTypes(payout.id), ['payout.processing', `payout.${final}`]);
     }
   });
 
   it('documents test_outcome and the simulator with their enums read from the model', async () => {
-    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, any>>; components: { schemas: Record<string, any> } };
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+      paths: Record<string, Record<string, any>>;
+      components: { schemas: Record<string, any> };
+    };
     const bodyOf = (path: string) => {
       const schema = doc.paths[path]!.post.requestBody.content['application/json'].schema;
       return schema.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema;
@@ -307,8 +414,11 @@ describe(`Test payout outcomes and the payout simulator (${storageKind})`, () =>
     assert.deepEqual(bodyOf('/api/v1/payouts').properties.test_outcome.enum, [...TEST_PAYOUT_OUTCOMES]);
     const operation = doc.paths['/api/v1/test/payouts/{payout_id}/simulate']!.post;
     assert.equal(operation.operationId, 'simulateTestPayout');
-    assert.deepEqual(bodyOf('/api/v1/test/payouts/{payout_id}/simulate').properties.outcome.enum, [...TEST_PAYOUT_SIMULATIONS]);
-    for (const [status, response] of Object.entries(operation.responses as Record<string, { description?: string }>)) assert.ok(response.description, status);
+    assert.deepEqual(bodyOf('/api/v1/test/payouts/{payout_id}/simulate').properties.outcome.enum, [
+      ...TEST_PAYOUT_SIMULATIONS,
+    ]);
+    for (const [status, response] of Object.entries(operation.responses as Record<string, { description?: string }>))
+      assert.ok(response.description, status);
     assert.ok(operation.responses['409'] && operation.responses['403'] && operation.responses['404']);
   });
 });

@@ -18,7 +18,12 @@ import {
   VerificationRefusedError,
   type AttemptForRail,
 } from '../src/rails/types.ts';
-import { PAYSTACK_FAILURE_TEXTS, STAND_IN_GHANA_BANKS, startPaystackStandIn, type PaystackStandIn } from './standins/paystack.ts';
+import {
+  PAYSTACK_FAILURE_TEXTS,
+  STAND_IN_GHANA_BANKS,
+  startPaystackStandIn,
+  type PaystackStandIn,
+} from './standins/paystack.ts';
 
 const SECRET_KEY = 'sk_test_4f1c0ffee0ddba11';
 /** Short, so a held request fails the test run in a fraction of a second rather than the default 15 s. */
@@ -70,7 +75,8 @@ function momoAttempt(overrides: Partial<AttemptForRail> = {}): AttemptForRail {
   };
 }
 
-const cardAttempt = (overrides: Partial<AttemptForRail> = {}) => momoAttempt({ rail: 'card', network: null, phone: null, ...overrides });
+const cardAttempt = (overrides: Partial<AttemptForRail> = {}) =>
+  momoAttempt({ rail: 'card', network: null, phone: null, ...overrides });
 
 function payout(recipient: Partial<PayoutForRail['recipient']>, overrides: Partial<PayoutForRail> = {}): PayoutForRail {
   const payoutId = overrides.payoutId ?? newId('po');
@@ -80,13 +86,22 @@ function payout(recipient: Partial<PayoutForRail['recipient']>, overrides: Parti
     providerReference: paystack.payouts.reference!({ payoutId, reference: '' }),
     amountMinor: 120_000,
     currency: 'GHS',
-    recipient: { accountType: 'bank', bankCode: 'GCB', accountNumber: '1020304050', network: null, phone: null, accountName: 'Kofi Boateng', ...recipient },
+    recipient: {
+      accountType: 'bank',
+      bankCode: 'GCB',
+      accountNumber: '1020304050',
+      network: null,
+      phone: null,
+      accountName: 'Kofi Boateng',
+      ...recipient,
+    },
     ...overrides,
   };
 }
 
 const standInCode = (name: string) => STAND_IN_GHANA_BANKS.find((bank) => bank.name === name)!.code;
-const requestsTo = (endpoint: Parameters<PaystackStandIn['count']>[0]) => standIn.requests.filter((request) => request.endpoint === endpoint);
+const requestsTo = (endpoint: Parameters<PaystackStandIn['count']>[0]) =>
+  standIn.requests.filter((request) => request.endpoint === endpoint);
 const lastBody = (endpoint: Parameters<PaystackStandIn['count']>[0]) => requestsTo(endpoint).at(-1)!.body;
 /** Paystack's id of a charge (data.id), as the adapter names it. */
 const idOf = (reference: string) => String(standIn.charge(reference)!.id);
@@ -102,7 +117,11 @@ async function deliveredFor(reference: string, event?: string): Promise<Received
 async function api(method: string, path: string, body?: unknown, key: string | null = SECRET_KEY) {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (key !== null) headers.authorization = `Bearer ${key}`;
-  const response = await fetch(`${standIn.baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(`${standIn.baseUrl}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: response.status, json: (await response.json()) as Record<string, unknown> };
 }
 
@@ -129,17 +148,39 @@ describe('the stand-in speaks Paystack', () => {
   });
 
   it('validates a charge: email required, reference charset, duplicate reference, provider without case', async () => {
-    const missing = await api('POST', '/charge', { amount: 100, currency: 'GHS', mobile_money: { phone: '0551234987', provider: 'mtn' } });
+    const missing = await api('POST', '/charge', {
+      amount: 100,
+      currency: 'GHS',
+      mobile_money: { phone: '0551234987', provider: 'mtn' },
+    });
     assert.equal(missing.status, 400);
     assert.equal(missing.json.type, 'validation_error');
     assert.equal(missing.json.code, 'missing_params');
-    const badReference = await api('POST', '/charge', { email: 'a@b.co', amount: 100, currency: 'GHS', reference: 'has space', mobile_money: { phone: '0551234987', provider: 'mtn' } });
+    const badReference = await api('POST', '/charge', {
+      email: 'a@b.co',
+      amount: 100,
+      currency: 'GHS',
+      reference: 'has space',
+      mobile_money: { phone: '0551234987', provider: 'mtn' },
+    });
     assert.equal(badReference.status, 400);
     const reference = `ok-ref.${Date.now()}=1`;
-    const first = await api('POST', '/charge', { email: 'a@b.co', amount: 100, currency: 'GHS', reference, mobile_money: { phone: '0551234987', provider: 'MTN' } });
+    const first = await api('POST', '/charge', {
+      email: 'a@b.co',
+      amount: 100,
+      currency: 'GHS',
+      reference,
+      mobile_money: { phone: '0551234987', provider: 'MTN' },
+    });
     assert.equal(first.status, 200);
     assert.equal((first.json.data as Record<string, unknown>).status, 'pay_offline');
-    const again = await api('POST', '/charge', { email: 'a@b.co', amount: 100, currency: 'GHS', reference, mobile_money: { phone: '0551234987', provider: 'mtn' } });
+    const again = await api('POST', '/charge', {
+      email: 'a@b.co',
+      amount: 100,
+      currency: 'GHS',
+      reference,
+      mobile_money: { phone: '0551234987', provider: 'mtn' },
+    });
     assert.equal(again.status, 400);
     assert.equal(again.json.code, 'duplicate_reference');
     assert.equal(again.json.message, 'Duplicate Transaction Reference');
@@ -147,7 +188,11 @@ describe('the stand-in speaks Paystack', () => {
 
   it('lists the Ghana telcos and at least the 15 banks, Paystack-style', async () => {
     const telcos = await api('GET', '/bank?currency=GHS&type=mobile_money');
-    assert.deepEqual((telcos.json.data as Array<{ code: string }>).map((telco) => telco.code).sort(), ['ATL', 'MTN', 'VOD']);
+    assert.deepEqual((telcos.json.data as Array<{ code: string }>).map((telco) => telco.code).sort(), [
+      'ATL',
+      'MTN',
+      'VOD',
+    ]);
     const banks = (await api('GET', '/bank?currency=GHS&type=ghipss')).json.data as Array<Record<string, unknown>>;
     assert.ok(banks.length >= 15);
     for (const bank of banks) {
@@ -160,17 +205,40 @@ describe('the stand-in speaks Paystack', () => {
   });
 
   it('holds transfers to Paystack rules: lowercase reference of 16+ characters, GHS, a known recipient', async () => {
-    const recipient = await api('POST', '/transferrecipient', { type: 'mobile_money', name: 'Abina Nana', account_number: '0551234987', bank_code: 'MTN', currency: 'GHS' });
+    const recipient = await api('POST', '/transferrecipient', {
+      type: 'mobile_money',
+      name: 'Abina Nana',
+      account_number: '0551234987',
+      bank_code: 'MTN',
+      currency: 'GHS',
+    });
     assert.equal(recipient.status, 201);
     const code = (recipient.json.data as Record<string, unknown>).recipient_code as string;
     assert.match(code, /^RCP_/);
-    const same = await api('POST', '/transferrecipient', { type: 'mobile_money', name: 'Abina Nana', account_number: '0551234987', bank_code: 'MTN', currency: 'GHS' });
-    assert.equal((same.json.data as Record<string, unknown>).recipient_code, code, 'the same account is the existing recipient');
+    const same = await api('POST', '/transferrecipient', {
+      type: 'mobile_money',
+      name: 'Abina Nana',
+      account_number: '0551234987',
+      bank_code: 'MTN',
+      currency: 'GHS',
+    });
+    assert.equal(
+      (same.json.data as Record<string, unknown>).recipient_code,
+      code,
+      'the same account is the existing recipient',
+    );
     const base = { source: 'balance', amount: 500, recipient: code, currency: 'GHS' };
     assert.equal((await api('POST', '/transfer', { ...base, reference: 'UPPER-case-reference-1' })).status, 400);
     assert.equal((await api('POST', '/transfer', { ...base, reference: 'short-ref' })).status, 400);
-    assert.equal((await api('POST', '/transfer', { ...base, currency: undefined, reference: 'no-currency-means-ngn-1' })).status, 400);
-    const unknown = await api('POST', '/transfer', { ...base, recipient: 'RCP_nobody', reference: 'unknown-recipient-0001' });
+    assert.equal(
+      (await api('POST', '/transfer', { ...base, currency: undefined, reference: 'no-currency-means-ngn-1' })).status,
+      400,
+    );
+    const unknown = await api('POST', '/transfer', {
+      ...base,
+      recipient: 'RCP_nobody',
+      reference: 'unknown-recipient-0001',
+    });
     assert.equal(unknown.json.code, 'invalid_transfer_recipient');
   });
 });
@@ -207,7 +275,11 @@ describe('Paystack collection: Mobile Money', () => {
 
     const checksBefore = standIn.count('charge.check');
     assert.deepEqual(await paystack.collection.status(attempt), { rawStatus: 'pay_offline', outcome: 'pending' });
-    assert.equal(standIn.count('charge.check'), checksBefore + 1, 'a pending Mobile Money charge is checked with GET /charge/{reference}');
+    assert.equal(
+      standIn.count('charge.check'),
+      checksBefore + 1,
+      'a pending Mobile Money charge is checked with GET /charge/{reference}',
+    );
 
     standIn.settleCharge(attempt.providerReference!, 'success');
     const [delivery, ...more] = await deliveredFor(attempt.providerReference!, 'charge.success');
@@ -218,7 +290,12 @@ describe('Paystack collection: Mobile Money', () => {
       { ...paystack.parseWebhook(JSON.parse(delivery.raw.toString('utf8'))), eventKey: undefined },
       { kind: 'charge', event: 'charge.success', reference: attempt.providerReference, eventKey: undefined },
     );
-    assert.deepEqual(await paystack.collection.status(attempt), { rawStatus: 'success', outcome: 'paid', amountMinor: 2_550, providerTransactionId: idOf(attempt.providerReference!) });
+    assert.deepEqual(await paystack.collection.status(attempt), {
+      rawStatus: 'success',
+      outcome: 'paid',
+      amountMinor: 2_550,
+      providerTransactionId: idOf(attempt.providerReference!),
+    });
   });
 
   it('uses the payer email when the merchant gave one', async () => {
@@ -230,20 +307,34 @@ describe('Paystack collection: Mobile Money', () => {
   it('names our reference when the caller stored none', async () => {
     const attempt = momoAttempt({ providerReference: null });
     const initiated = await paystack.collection.initiate(attempt);
-    assert.equal(initiated.providerReference, paystack.collection.reference!({ reference: attempt.reference, rail: 'momo' }));
+    assert.equal(
+      initiated.providerReference,
+      paystack.collection.reference!({ reference: attempt.reference, rail: 'momo' }),
+    );
     assert.ok(standIn.charge(initiated.providerReference!));
   });
 
   it('Telecel goes to provider vod and asks for the voucher; a wrong code is refused, the right one pays', async () => {
     const attempt = momoAttempt({ network: 'telecel', phone: '+233201234987' });
     const initiated = await paystack.collection.initiate(attempt);
-    assert.equal(lastBody('charge.create').mobile_money && (lastBody('charge.create').mobile_money as Record<string, unknown>).provider, 'vod');
+    assert.equal(
+      lastBody('charge.create').mobile_money &&
+        (lastBody('charge.create').mobile_money as Record<string, unknown>).provider,
+      'vod',
+    );
     assert.equal(initiated.rawStatus, 'send_otp');
     assert.equal(initiated.verificationRequired, true);
-    assert.equal(initiated.instructions.display_text, 'Please dial *110# to generate a voucher code. Then input the voucher');
+    assert.equal(
+      initiated.instructions.display_text,
+      'Please dial *110# to generate a voucher code. Then input the voucher',
+    );
 
     await assert.rejects(paystack.collection.authorize(attempt, '000000'), VerificationRefusedError);
-    assert.equal(standIn.charge(attempt.providerReference!)!.status, 'send_otp', 'a refused code leaves the charge waiting for one');
+    assert.equal(
+      standIn.charge(attempt.providerReference!)!.status,
+      'send_otp',
+      'a refused code leaves the charge waiting for one',
+    );
     const authorized = await paystack.collection.authorize(attempt, '123456');
     assert.deepEqual(authorized, { rawStatus: 'success', verificationRequired: false, outcome: 'paid' });
     assert.deepEqual(lastBody('charge.submit_otp'), { otp: '123456', reference: attempt.providerReference });
@@ -252,14 +343,23 @@ describe('Paystack collection: Mobile Money', () => {
 
   it('a voucher that leads to pay_offline stays pending with its display text', async () => {
     const attempt = momoAttempt({ network: 'telecel', phone: '+233501234987' });
-    standIn.next({ endpoint: 'charge.create', phone: '0501234987' }, { kind: 'charge', status: 'send_otp', afterOtp: 'pay_offline' });
+    standIn.next(
+      { endpoint: 'charge.create', phone: '0501234987' },
+      { kind: 'charge', status: 'send_otp', afterOtp: 'pay_offline' },
+    );
     await paystack.collection.initiate(attempt);
-    assert.deepEqual(await paystack.collection.authorize(attempt, '123456'), { rawStatus: 'pay_offline', verificationRequired: false });
+    assert.deepEqual(await paystack.collection.authorize(attempt, '123456'), {
+      rawStatus: 'pay_offline',
+      verificationRequired: false,
+    });
   });
 
   it('MTN can be asked for an OTP too, with its own display text', async () => {
     const attempt = momoAttempt({ phone: '+233241112233' });
-    standIn.next({ phone: '+233241112233' }, { kind: 'charge', status: 'send_otp', displayText: 'Enter the OTP sent to 024*****33' });
+    standIn.next(
+      { phone: '+233241112233' },
+      { kind: 'charge', status: 'send_otp', displayText: 'Enter the OTP sent to 024*****33' },
+    );
     const initiated = await paystack.collection.initiate(attempt);
     assert.equal(initiated.verificationRequired, true);
     assert.equal(initiated.instructions.display_text, 'Enter the OTP sent to 024*****33');
@@ -278,7 +378,12 @@ describe('Paystack collection: Mobile Money', () => {
     const attempt = momoAttempt({ phone: '+233541230001' });
     standIn.next({ phone: '0541230001' }, { kind: 'charge', status: 'success', reportAmountMinor: 2_000 });
     assert.equal((await paystack.collection.initiate(attempt)).outcome, 'amount_mismatch');
-    assert.deepEqual(await paystack.collection.status(attempt), { rawStatus: 'success', outcome: 'amount_mismatch', amountMinor: 2_000, providerTransactionId: idOf(attempt.providerReference!) });
+    assert.deepEqual(await paystack.collection.status(attempt), {
+      rawStatus: 'success',
+      outcome: 'amount_mismatch',
+      amountMinor: 2_000,
+      providerTransactionId: idOf(attempt.providerReference!),
+    });
 
     const other = momoAttempt({ phone: '+233541230002' });
     await paystack.collection.initiate(other);
@@ -302,7 +407,7 @@ describe('Paystack collection: Mobile Money', () => {
     });
   });
 
-  it('failure words map to the payer\'s reason only where Paystack\'s words say it; others give none', async () => {
+  it("failure words map to the payer's reason only where Paystack's words say it; others give none", async () => {
     const cases: Array<[string, string | undefined]> = [
       [PAYSTACK_FAILURE_TEXTS.insufficient_funds, 'insufficient_funds'],
       ['Insufficient Funds', 'insufficient_funds'],
@@ -347,9 +452,17 @@ describe('Paystack collection: Mobile Money', () => {
     const attempt = momoAttempt({ phone: '+233551260001' });
     await paystack.collection.initiate(attempt);
     standIn.abandonCharge(attempt.providerReference!);
-    assert.deepEqual(await paystack.collection.status(attempt), { rawStatus: 'abandoned', outcome: 'failed', amountMinor: 2_550, providerTransactionId: idOf(attempt.providerReference!) });
+    assert.deepEqual(await paystack.collection.status(attempt), {
+      rawStatus: 'abandoned',
+      outcome: 'failed',
+      amountMinor: 2_550,
+      providerTransactionId: idOf(attempt.providerReference!),
+    });
     const timedOut = momoAttempt({ phone: '+233551260002' });
-    standIn.next({ phone: '0551260002' }, { kind: 'charge', status: 'pay_offline', gatewayResponse: PAYSTACK_FAILURE_TEXTS.timed_out });
+    standIn.next(
+      { phone: '0551260002' },
+      { kind: 'charge', status: 'pay_offline', gatewayResponse: PAYSTACK_FAILURE_TEXTS.timed_out },
+    );
     await paystack.collection.initiate(timedOut);
     standIn.abandonCharge(timedOut.providerReference!);
     assert.equal((await paystack.collection.status(timedOut)).failureReason, 'timed_out');
@@ -358,17 +471,50 @@ describe('Paystack collection: Mobile Money', () => {
 
   it('a failed voucher at submit_otp says why; a failed charge check says why too', async () => {
     const attempt = momoAttempt({ network: 'telecel', phone: '+233201260003' });
-    standIn.next({ endpoint: 'charge.create', phone: '0201260003' }, { kind: 'charge', status: 'send_otp', afterOtp: 'failed' });
+    standIn.next(
+      { endpoint: 'charge.create', phone: '0201260003' },
+      { kind: 'charge', status: 'send_otp', afterOtp: 'failed' },
+    );
     await paystack.collection.initiate(attempt);
-    standIn.next({ endpoint: 'charge.submit_otp' }, { kind: 'charge', status: 'failed', gatewayResponse: PAYSTACK_FAILURE_TEXTS.insufficient_funds });
-    assert.deepEqual(await paystack.collection.authorize(attempt, '123456'), { rawStatus: 'failed', verificationRequired: false, outcome: 'failed', failureReason: 'insufficient_funds' });
+    standIn.next(
+      { endpoint: 'charge.submit_otp' },
+      { kind: 'charge', status: 'failed', gatewayResponse: PAYSTACK_FAILURE_TEXTS.insufficient_funds },
+    );
+    assert.deepEqual(await paystack.collection.authorize(attempt, '123456'), {
+      rawStatus: 'failed',
+      verificationRequired: false,
+      outcome: 'failed',
+      failureReason: 'insufficient_funds',
+    });
 
     const checked = momoAttempt({ phone: '+233551260004' });
     await paystack.collection.initiate(checked);
     // verify still says pending while GET /charge/{reference} already has the failure and its message.
-    standIn.next({ endpoint: 'transaction.verify' }, { kind: 'http_error', status: 200, body: { status: true, message: 'Verification successful', data: { id: 1, status: 'pending' } } });
-    standIn.next({ endpoint: 'charge.check' }, { kind: 'http_error', status: 200, body: { status: true, message: 'Reference check successful', data: { reference: checked.providerReference, status: 'failed', message: 'Insufficient funds' } } });
-    assert.deepEqual(await paystack.collection.status(checked), { rawStatus: 'failed', outcome: 'failed', failureReason: 'insufficient_funds' });
+    standIn.next(
+      { endpoint: 'transaction.verify' },
+      {
+        kind: 'http_error',
+        status: 200,
+        body: { status: true, message: 'Verification successful', data: { id: 1, status: 'pending' } },
+      },
+    );
+    standIn.next(
+      { endpoint: 'charge.check' },
+      {
+        kind: 'http_error',
+        status: 200,
+        body: {
+          status: true,
+          message: 'Reference check successful',
+          data: { reference: checked.providerReference, status: 'failed', message: 'Insufficient funds' },
+        },
+      },
+    );
+    assert.deepEqual(await paystack.collection.status(checked), {
+      rawStatus: 'failed',
+      outcome: 'failed',
+      failureReason: 'insufficient_funds',
+    });
   });
 
   it('a pending charge settled as failed later reads failed', async () => {
@@ -382,7 +528,14 @@ describe('Paystack collection: Mobile Money', () => {
 
   it('a 4xx validation answer is a decline: ProviderRefusedError with declined, no failover', async () => {
     const attempt = momoAttempt({ phone: '+233551230005' });
-    standIn.next({ phone: '0551230005' }, { kind: 'http_error', status: 400, body: { status: false, message: 'Invalid phone number', type: 'validation_error', code: 'invalid_params' } });
+    standIn.next(
+      { phone: '0551230005' },
+      {
+        kind: 'http_error',
+        status: 400,
+        body: { status: false, message: 'Invalid phone number', type: 'validation_error', code: 'invalid_params' },
+      },
+    );
     await assert.rejects(paystack.collection.initiate(attempt), (error: unknown) => {
       assert.ok(error instanceof ProviderRefusedError);
       assert.equal(error.httpStatus, 400);
@@ -458,9 +611,17 @@ describe('Paystack collection: Mobile Money', () => {
     const attempt = momoAttempt({ phone: '+233551230011' });
     standIn.next({ phone: '0551230011' }, { kind: 'charge', status: 'success' });
     await paystack.collection.initiate(attempt);
-    const refund = await paystack.refund({ providerReference: attempt.providerReference!, amountMinor: 2_550, reason: 'order cancelled' });
+    const refund = await paystack.refund({
+      providerReference: attempt.providerReference!,
+      amountMinor: 2_550,
+      reason: 'order cancelled',
+    });
     assert.equal(refund.status, 'pending');
-    assert.deepEqual(lastBody('refund.create'), { transaction: attempt.providerReference, amount: 2_550, merchant_note: 'order cancelled' });
+    assert.deepEqual(lastBody('refund.create'), {
+      transaction: attempt.providerReference,
+      amount: 2_550,
+      merchant_note: 'order cancelled',
+    });
     const fetched = await api('GET', `/refund/${refund.refundId}`);
     assert.equal((fetched.json.data as Record<string, unknown>).status, 'pending');
 
@@ -469,14 +630,22 @@ describe('Paystack collection: Mobile Money', () => {
     assert.ok(delivery);
     assert.equal(paystack.verifyWebhook(delivery.raw, delivery.signature), true);
     assert.equal(paystack.parseWebhook(JSON.parse(delivery.raw.toString('utf8'))).kind, 'refund');
-    assert.deepEqual(await paystack.collection.status(attempt), { rawStatus: 'reversed', outcome: 'reversed', amountMinor: 2_550, providerTransactionId: idOf(attempt.providerReference!) });
+    assert.deepEqual(await paystack.collection.status(attempt), {
+      rawStatus: 'reversed',
+      outcome: 'reversed',
+      amountMinor: 2_550,
+      providerTransactionId: idOf(attempt.providerReference!),
+    });
   });
 
   it('a refund Paystack refuses (more than was paid) is a ProviderRefusedError', async () => {
     const attempt = momoAttempt({ phone: '+233551230012' });
     standIn.next({ phone: '0551230012' }, { kind: 'charge', status: 'success' });
     await paystack.collection.initiate(attempt);
-    await assert.rejects(paystack.refund({ providerReference: attempt.providerReference!, amountMinor: 9_999 }), ProviderRefusedError);
+    await assert.rejects(
+      paystack.refund({ providerReference: attempt.providerReference!, amountMinor: 9_999 }),
+      ProviderRefusedError,
+    );
   });
 
   it('resend() is refused: Paystack has no re-prompt, and no second charge is made', async () => {
@@ -498,7 +667,11 @@ describe('Paystack collection: card on the hosted page', () => {
     assert.equal(body.callback_url, attempt.returnUrl);
     assert.equal(body.reference, attempt.providerReference);
     assert.equal(body.amount, 2_550);
-    assert.equal((body.metadata as Record<string, unknown>).cancel_action, attempt.returnUrl, 'a payer who cancels comes back to the payer page');
+    assert.equal(
+      (body.metadata as Record<string, unknown>).cancel_action,
+      attempt.returnUrl,
+      'a payer who cancels comes back to the payer page',
+    );
     const redirectUrl = initiated.instructions.redirect_url as string;
     assert.ok(redirectUrl.startsWith(`${standIn.baseUrl}/checkout/`));
 
@@ -527,7 +700,10 @@ describe('Paystack collection: card on the hosted page', () => {
   it('Decline fails it, with the reason its words give', async () => {
     const attempt = cardAttempt();
     const initiated = await paystack.collection.initiate(attempt);
-    const decline = await fetch(`${initiated.instructions.redirect_url as string}/decline`, { method: 'POST', redirect: 'manual' });
+    const decline = await fetch(`${initiated.instructions.redirect_url as string}/decline`, {
+      method: 'POST',
+      redirect: 'manual',
+    });
     assert.equal(decline.status, 303);
     const status = await paystack.collection.status(attempt);
     assert.equal(status.outcome, 'failed');
@@ -537,7 +713,11 @@ describe('Paystack collection: card on the hosted page', () => {
     const poor = cardAttempt();
     const page = await paystack.collection.initiate(poor);
     const form = new URLSearchParams({ gateway_response: PAYSTACK_FAILURE_TEXTS.insufficient_funds });
-    await fetch(`${page.instructions.redirect_url as string}/decline`, { method: 'POST', body: form, redirect: 'manual' });
+    await fetch(`${page.instructions.redirect_url as string}/decline`, {
+      method: 'POST',
+      body: form,
+      redirect: 'manual',
+    });
     assert.equal((await paystack.collection.status(poor)).failureReason, 'insufficient_funds');
   });
 
@@ -545,7 +725,11 @@ describe('Paystack collection: card on the hosted page', () => {
     const attempt = cardAttempt();
     const initiated = await paystack.collection.initiate(attempt);
     const redirectUrl = initiated.instructions.redirect_url as string;
-    assert.deepEqual(await paystack.collection.status(attempt), { rawStatus: 'abandoned', outcome: 'cancelled', providerTransactionId: idOf(attempt.providerReference!) });
+    assert.deepEqual(await paystack.collection.status(attempt), {
+      rawStatus: 'abandoned',
+      outcome: 'cancelled',
+      providerTransactionId: idOf(attempt.providerReference!),
+    });
 
     // The payer presses Cancel on Paystack's page: back to cancel_action, the transaction still unpaid.
     const cancel = await fetch(`${redirectUrl}/cancel`, { method: 'POST', redirect: 'manual' });
@@ -570,25 +754,38 @@ describe('Paystack collection: card on the hosted page', () => {
     assert.equal((await paystack.collection.status(later)).outcome, 'paid');
   });
 
-  it('the card is read from authorization: brand, else card_type\'s first word; never from a wallet or a bad last4', async () => {
+  it("the card is read from authorization: brand, else card_type's first word; never from a wallet or a bad last4", async () => {
     const attempt = cardAttempt();
     await paystack.collection.initiate(attempt);
     standIn.settleCharge(attempt.providerReference!, 'success');
-    const verified = (await api('GET', `/transaction/verify/${attempt.providerReference}`)).json.data as Record<string, unknown>;
+    const verified = (await api('GET', `/transaction/verify/${attempt.providerReference}`)).json.data as Record<
+      string,
+      unknown
+    >;
     const authorization = verified.authorization as Record<string, unknown>;
-    const answer = (over: Record<string, unknown>) => ({ status: true, message: 'Verification successful', data: { ...verified, authorization: { ...authorization, ...over } } });
+    const answer = (over: Record<string, unknown>) => ({
+      status: true,
+      message: 'Verification successful',
+      data: { ...verified, authorization: { ...authorization, ...over } },
+    });
     const statusWith = async (over: Record<string, unknown>) => {
       standIn.next({ endpoint: 'transaction.verify' }, { kind: 'http_error', status: 200, body: answer(over) });
       return paystack.collection.status(attempt);
     };
-    assert.deepEqual((await statusWith({ brand: '', card_type: 'mastercard DEBIT', last4: '5555' })).card, { brand: 'mastercard', last4: '5555' });
+    assert.deepEqual((await statusWith({ brand: '', card_type: 'mastercard DEBIT', last4: '5555' })).card, {
+      brand: 'mastercard',
+      last4: '5555',
+    });
     assert.deepEqual((await statusWith({ brand: ' verve ', last4: '1234' })).card, { brand: 'verve', last4: '1234' });
     assert.equal((await statusWith({ last4: 'X149' })).card, undefined, 'a masked wallet number is no card');
     assert.equal((await statusWith({ brand: '', card_type: '' })).card, undefined, 'no brand at all: no card');
     assert.equal((await statusWith({ channel: 'mobile_money' })).card, undefined);
     const longBrand = (await statusWith({ brand: 'b'.repeat(40) })).card!;
     assert.equal(longBrand.brand.length, 30);
-    standIn.next({ endpoint: 'transaction.verify' }, { kind: 'http_error', status: 200, body: { ...answer({}), data: { ...answer({}).data, id: 'not-an-id' } } });
+    standIn.next(
+      { endpoint: 'transaction.verify' },
+      { kind: 'http_error', status: 200, body: { ...answer({}), data: { ...answer({}).data, id: 'not-an-id' } } },
+    );
     const noId = await paystack.collection.status(attempt);
     assert.equal(noId.outcome, 'paid');
     assert.equal(noId.providerTransactionId, undefined);
@@ -609,7 +806,10 @@ describe('Paystack collection: card on the hosted page', () => {
 });
 
 describe('Paystack webhooks', () => {
-  const body = JSON.stringify({ event: 'charge.success', data: { id: 7, reference: 'sika-att-x', amount: 100, currency: 'GHS', status: 'success' } });
+  const body = JSON.stringify({
+    event: 'charge.success',
+    data: { id: 7, reference: 'sika-att-x', amount: 100, currency: 'GHS', status: 'success' },
+  });
 
   it('verifyWebhook takes the hex HMAC-SHA512 of the raw body and nothing else', async () => {
     const { createHmac } = await import('node:crypto');
@@ -630,7 +830,9 @@ describe('Paystack webhooks', () => {
     await paystack.collection.initiate(attempt);
     const deliveries = await deliveredFor(attempt.providerReference!, 'charge.success');
     assert.equal(deliveries.length, 2);
-    const keys = deliveries.map((delivery) => paystack.parseWebhook(JSON.parse(delivery.raw.toString('utf8'))).eventKey);
+    const keys = deliveries.map(
+      (delivery) => paystack.parseWebhook(JSON.parse(delivery.raw.toString('utf8'))).eventKey,
+    );
     assert.equal(keys[0], keys[1]);
     assert.ok(deliveries.every((delivery) => paystack.verifyWebhook(delivery.raw, delivery.signature)));
   });
@@ -658,23 +860,44 @@ describe('Paystack webhooks', () => {
   });
 
   it('parseWebhook names the kind, the reference and a key per event', () => {
-    assert.deepEqual(paystack.parseWebhook({ event: 'transfer.failed', data: { id: 9, reference: 'sika-po-x', transfer_code: 'TRF_1' } }), {
-      kind: 'transfer',
-      event: 'transfer.failed',
-      reference: 'sika-po-x',
-      eventKey: 'paystack:transfer.failed:sika-po-x:9:',
+    assert.deepEqual(
+      paystack.parseWebhook({
+        event: 'transfer.failed',
+        data: { id: 9, reference: 'sika-po-x', transfer_code: 'TRF_1' },
+      }),
+      {
+        kind: 'transfer',
+        event: 'transfer.failed',
+        reference: 'sika-po-x',
+        eventKey: 'paystack:transfer.failed:sika-po-x:9:',
+      },
+    );
+    const refund = paystack.parseWebhook({
+      event: 'refund.pending',
+      data: { transaction_reference: 'sika-att-y', refund_reference: null, amount: '5000' },
     });
-    const refund = paystack.parseWebhook({ event: 'refund.pending', data: { transaction_reference: 'sika-att-y', refund_reference: null, amount: '5000' } });
-    assert.deepEqual(refund, { kind: 'refund', event: 'refund.pending', reference: 'sika-att-y', eventKey: 'paystack:refund.pending:sika-att-y::5000' });
+    assert.deepEqual(refund, {
+      kind: 'refund',
+      event: 'refund.pending',
+      reference: 'sika-att-y',
+      eventKey: 'paystack:refund.pending:sika-att-y::5000',
+    });
     assert.equal(paystack.parseWebhook({ event: 'charge.dispute.create', data: { reference: 'r' } }).kind, 'other');
     assert.equal(paystack.parseWebhook({ event: 'subscription.create', data: {} }).kind, 'other');
-    assert.deepEqual(paystack.parseWebhook('not an object'), { kind: 'other', event: '', reference: null, eventKey: 'paystack::::' });
+    assert.deepEqual(paystack.parseWebhook('not an object'), {
+      kind: 'other',
+      event: '',
+      reference: null,
+      eventKey: 'paystack::::',
+    });
   });
 });
 
 describe('Paystack payouts', () => {
   it('every one of our bank codes maps to exactly one bank in the list', async () => {
-    const banks = new PaystackBanks(new PaystackClient({ secretKey: SECRET_KEY, baseUrl: standIn.baseUrl, timeoutMs: TIMEOUT_MS }));
+    const banks = new PaystackBanks(
+      new PaystackClient({ secretKey: SECRET_KEY, baseUrl: standIn.baseUrl, timeoutMs: TIMEOUT_MS }),
+    );
     const codes = await Promise.all(Object.keys(PAYSTACK_BANK_NAMES).map((ours) => banks.codeFor(ours)));
     assert.equal(codes.length, 15);
     assert.ok(codes.every((code) => code !== null));
@@ -693,23 +916,44 @@ describe('Paystack payouts', () => {
     assert.equal(query.get('bank_code'), standInCode('GCB Bank Limited'));
     assert.equal(query.get('account_number'), '1020304050');
 
-    standIn.next({ endpoint: 'bank.resolve', accountNumber: '1020304050' }, { kind: 'resolve', accountName: 'SOMEONE ELSE' });
+    standIn.next(
+      { endpoint: 'bank.resolve', accountNumber: '1020304050' },
+      { kind: 'resolve', accountName: 'SOMEONE ELSE' },
+    );
     assert.deepEqual(await paystack.payouts.checkRecipient(payout({})), { ok: true, resolvedName: 'SOMEONE ELSE' });
     assert.ok(standIn.count('bank.list') - listsBefore <= 1, 'the bank list is cached');
   });
 
   it('checkRecipient: an account the bank does not know is account_not_found; a bank Paystack does not list is bank_not_supported', async () => {
-    assert.deepEqual(await paystack.payouts.checkRecipient(payout({ accountNumber: '9999999999' })), { ok: false, reason: 'account_not_found' });
-    assert.deepEqual(await paystack.payouts.checkRecipient(payout({ bankCode: 'XYZ' })), { ok: false, reason: 'bank_not_supported' });
+    assert.deepEqual(await paystack.payouts.checkRecipient(payout({ accountNumber: '9999999999' })), {
+      ok: false,
+      reason: 'account_not_found',
+    });
+    assert.deepEqual(await paystack.payouts.checkRecipient(payout({ bankCode: 'XYZ' })), {
+      ok: false,
+      reason: 'bank_not_supported',
+    });
   });
 
   it('checkRecipient of a wallet: the name when Paystack resolves it, no name (still ok) when it cannot', async () => {
     standIn.setAccount('MTN', '0241234567', 'AMA MENSAH');
-    const known = payout({ accountType: 'momo', bankCode: null, accountNumber: null, network: 'mtn', phone: '+233241234567' });
+    const known = payout({
+      accountType: 'momo',
+      bankCode: null,
+      accountNumber: null,
+      network: 'mtn',
+      phone: '+233241234567',
+    });
     assert.deepEqual(await paystack.payouts.checkRecipient(known), { ok: true, resolvedName: 'AMA MENSAH' });
     const query = new URL(requestsTo('bank.resolve').at(-1)!.path, 'http://x').searchParams;
     assert.equal(query.get('bank_code'), 'MTN');
-    const unknown = payout({ accountType: 'momo', bankCode: null, accountNumber: null, network: 'telecel', phone: '+233209999999' });
+    const unknown = payout({
+      accountType: 'momo',
+      bankCode: null,
+      accountNumber: null,
+      network: 'telecel',
+      phone: '+233209999999',
+    });
     assert.deepEqual(await paystack.payouts.checkRecipient(unknown), { ok: true, resolvedName: null });
   });
 
@@ -720,12 +964,21 @@ describe('Paystack payouts', () => {
 
   it('a bank transfer: a ghipss recipient, then the transfer under our reference in GHS; success is paid, with the transfer.success webhook', async () => {
     const p = payout({ accountNumber: '1020304051' });
-    standIn.next({ endpoint: 'transfer.initiate', accountNumber: '1020304051' }, { kind: 'transfer', status: 'success' });
+    standIn.next(
+      { endpoint: 'transfer.initiate', accountNumber: '1020304051' },
+      { kind: 'transfer', status: 'success' },
+    );
     const outcome = await paystack.payouts.transfer(p);
     assert.equal(outcome.outcome, 'paid');
     assert.match((outcome as { bankReference: string }).bankReference, /^TRF_/);
     const recipient = lastBody('transferrecipient.create');
-    assert.deepEqual(recipient, { type: 'ghipss', name: 'Kofi Boateng', account_number: '1020304051', bank_code: standInCode('GCB Bank Limited'), currency: 'GHS' });
+    assert.deepEqual(recipient, {
+      type: 'ghipss',
+      name: 'Kofi Boateng',
+      account_number: '1020304051',
+      bank_code: standInCode('GCB Bank Limited'),
+      currency: 'GHS',
+    });
     const transfer = lastBody('transfer.initiate');
     assert.equal(transfer.source, 'balance');
     assert.equal(transfer.amount, 120_000);
@@ -740,7 +993,13 @@ describe('Paystack payouts', () => {
   });
 
   it('a wallet transfer: a mobile_money recipient with the telco code and the local number', async () => {
-    const p = payout({ accountType: 'momo', bankCode: null, accountNumber: null, network: 'telecel', phone: '+233201112233' });
+    const p = payout({
+      accountType: 'momo',
+      bankCode: null,
+      accountNumber: null,
+      network: 'telecel',
+      phone: '+233201112233',
+    });
     const outcome = await paystack.payouts.transfer(p);
     assert.equal(outcome.outcome, 'pending');
     const recipient = lastBody('transferrecipient.create');
@@ -754,16 +1013,25 @@ describe('Paystack payouts', () => {
     const sent = await paystack.payouts.transfer(p);
     assert.equal(sent.outcome, 'pending');
     standIn.settleTransfer(p.providerReference!, 'failed', { reason: 'Account is dormant' });
-    assert.deepEqual(await paystack.payouts.status(p), { outcome: 'failed', reason: 'paystack transfer failed: Account is dormant' });
+    assert.deepEqual(await paystack.payouts.status(p), {
+      outcome: 'failed',
+      reason: 'paystack transfer failed: Account is dormant',
+    });
     assert.equal((await deliveredFor(p.providerReference!, 'transfer.failed')).length, 1);
   });
 
   it('a transfer Paystack answers failed at once is failed', async () => {
     const p = payout({ accountNumber: '1020304057' });
-    standIn.next({ endpoint: 'transfer.initiate', accountNumber: '1020304057' }, { kind: 'transfer', status: 'failed', reason: 'Processor down' });
+    standIn.next(
+      { endpoint: 'transfer.initiate', accountNumber: '1020304057' },
+      { kind: 'transfer', status: 'failed', reason: 'Processor down' },
+    );
     // The initiate answer carries no gateway_response [SNIP api/transfers/initiate/response.json]; verify does.
     assert.deepEqual(await paystack.payouts.transfer(p), { outcome: 'failed', reason: 'paystack transfer failed' });
-    assert.deepEqual(await paystack.payouts.status(p), { outcome: 'failed', reason: 'paystack transfer failed: Processor down' });
+    assert.deepEqual(await paystack.payouts.status(p), {
+      outcome: 'failed',
+      reason: 'paystack transfer failed: Processor down',
+    });
   });
 
   it('paid, then reversed: status() reads returned', async () => {
@@ -816,7 +1084,10 @@ describe('Paystack payouts', () => {
     const poor = await startPaystackStandIn({ secretKey: SECRET_KEY, balanceMinor: 1_000 });
     try {
       const adapter = createPaystack({ secretKey: SECRET_KEY, baseUrl: poor.baseUrl, timeoutMs: TIMEOUT_MS });
-      const p = { ...payout({ accountNumber: '1020304060' }), providerReference: adapter.payouts.reference!({ payoutId: newId('po'), reference: '' }) };
+      const p = {
+        ...payout({ accountNumber: '1020304060' }),
+        providerReference: adapter.payouts.reference!({ payoutId: newId('po'), reference: '' }),
+      };
       await assert.rejects(adapter.payouts.transfer(p), ProviderRefusedError);
       assert.equal(poor.transfersSent, 0);
     } finally {

@@ -26,7 +26,13 @@ describe('db.read on either storage', () => {
   it('gives 300 concurrent reads each its own row', async () => {
     const ids = Array.from({ length: 300 }, (_, i) => i + 1);
     const rows = await Promise.all(
-      ids.map((id) => db.read<{ id: number; label: string }>('read_pipeline_row', 'SELECT id, label FROM read_pipeline_rows WHERE id = $1', [id])),
+      ids.map((id) =>
+        db.read<{ id: number; label: string }>(
+          'read_pipeline_row',
+          'SELECT id, label FROM read_pipeline_rows WHERE id = $1',
+          [id],
+        ),
+      ),
     );
     assert.deepEqual(
       rows.map((r) => r[0]),
@@ -36,7 +42,9 @@ describe('db.read on either storage', () => {
 
   it('fails only the read whose statement fails, with a DbError', async () => {
     const sql = 'SELECT $1::integer AS n';
-    const results = await Promise.allSettled(['1', 'not a number', '3'].map((value) => db.read<{ n: number }>('read_pipeline_cast', sql, [value])));
+    const results = await Promise.allSettled(
+      ['1', 'not a number', '3'].map((value) => db.read<{ n: number }>('read_pipeline_cast', sql, [value])),
+    );
     assert.equal(results[0]!.status, 'fulfilled');
     assert.equal(results[2]!.status, 'fulfilled');
     assert.deepEqual((results[2] as PromiseFulfilledResult<{ n: number }[]>).value, [{ n: 3 }]);
@@ -51,12 +59,20 @@ describe('db.read on either storage', () => {
   it('reads inside a transaction see the transaction', async () => {
     await db.transaction(async (tx) => {
       await tx.query(`UPDATE read_pipeline_rows SET label = 'changed' WHERE id = 1`);
-      const [row] = await tx.read<{ label: string }>('read_pipeline_row', 'SELECT id, label FROM read_pipeline_rows WHERE id = $1', [1]);
+      const [row] = await tx.read<{ label: string }>(
+        'read_pipeline_row',
+        'SELECT id, label FROM read_pipeline_rows WHERE id = $1',
+        [1],
+      );
       assert.equal(row!.label, 'changed');
       if (db.kind === 'postgres') {
         // Outside the transaction (another connection) the change is not visible yet. Embedded storage is
         // one connection: a read outside would wait for the transaction to end.
-        const [outside] = await db.read<{ label: string }>('read_pipeline_row', 'SELECT id, label FROM read_pipeline_rows WHERE id = $1', [1]);
+        const [outside] = await db.read<{ label: string }>(
+          'read_pipeline_row',
+          'SELECT id, label FROM read_pipeline_rows WHERE id = $1',
+          [1],
+        );
         assert.equal(outside!.label, 'row 1');
       }
       await tx.query(`UPDATE read_pipeline_rows SET label = 'row 1' WHERE id = 1`);
@@ -70,7 +86,8 @@ describe('Pipeline on PostgreSQL', { skip: databaseUrl ? false : 'needs DATABASE
     const counter = { writes: 0 };
     const pipeline = new Pipeline(() => {
       const client = new pg.Client({ connectionString: databaseUrl!, pipeline: true } as pg.ClientConfig);
-      const stream = (client as unknown as { connection: { stream: Socket & { _write: Function; _writev: Function } } }).connection.stream;
+      const stream = (client as unknown as { connection: { stream: Socket & { _write: Function; _writev: Function } } })
+        .connection.stream;
       for (const method of ['_write', '_writev'] as const) {
         const original = stream[method];
         stream[method] = function (this: Socket, ...args: unknown[]) {
@@ -89,12 +106,19 @@ describe('Pipeline on PostgreSQL', { skip: databaseUrl ? false : 'needs DATABASE
       // Connect both connections and prepare the statement on each first.
       await Promise.all([1, 2, 3, 4].map((n) => pipeline.query('pipeline_count', 'SELECT $1::integer AS n', [n])));
       counter.writes = 0;
-      const rows = await Promise.all(Array.from({ length: 100 }, (_, n) => pipeline.query<{ n: number }>('pipeline_count', 'SELECT $1::integer AS n', [n])));
+      const rows = await Promise.all(
+        Array.from({ length: 100 }, (_, n) =>
+          pipeline.query<{ n: number }>('pipeline_count', 'SELECT $1::integer AS n', [n]),
+        ),
+      );
       assert.deepEqual(
         rows.map((r) => r[0]!.n),
         Array.from({ length: 100 }, (_, n) => n),
       );
-      assert.ok(counter.writes <= 2, `100 reads in one turn took ${counter.writes} socket writes (expected one per connection)`);
+      assert.ok(
+        counter.writes <= 2,
+        `100 reads in one turn took ${counter.writes} socket writes (expected one per connection)`,
+      );
     } finally {
       await pipeline.close();
     }
@@ -119,7 +143,10 @@ describe('Pipeline on PostgreSQL', { skip: databaseUrl ? false : 'needs DATABASE
       for (const result of await settled) {
         assert.equal(result.status, 'rejected');
         const error = (result as PromiseRejectedResult).reason as unknown;
-        assert.ok(error instanceof DbError && error.isUnavailable, `expected an unavailable DbError, got ${String(error)}`);
+        assert.ok(
+          error instanceof DbError && error.isUnavailable,
+          `expected an unavailable DbError, got ${String(error)}`,
+        );
       }
       // The next reads run on new connections. (A read sent before the client has seen its connection
       // close may still fail, as unavailable; the one after it reconnects.)
@@ -128,7 +155,10 @@ describe('Pipeline on PostgreSQL', { skip: databaseUrl ? false : 'needs DATABASE
         try {
           for (const pid of await pids()) after.add(pid);
         } catch (error) {
-          assert.ok(error instanceof DbError && error.isUnavailable, `expected an unavailable DbError, got ${String(error)}`);
+          assert.ok(
+            error instanceof DbError && error.isUnavailable,
+            `expected an unavailable DbError, got ${String(error)}`,
+          );
         }
       }
       assert.equal(after.size, 2);

@@ -14,7 +14,9 @@ export function findPgBin(): string | null {
   const candidates = process.env.PG_BIN ? [process.env.PG_BIN] : [];
   const root = '/usr/lib/postgresql';
   if (existsSync(root)) {
-    const versions = readdirSync(root).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
+    const versions = readdirSync(root)
+      .filter((v) => /^\d+$/.test(v))
+      .sort((a, b) => Number(b) - Number(a));
     candidates.push(...versions.map((v) => join(root, v, 'bin')));
   }
   return candidates.find((dir) => existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'pg_ctl'))) ?? null;
@@ -35,7 +37,10 @@ export async function pgUser(): Promise<PgUser | string> {
     await run('runuser', ['--help']).catch((error: { code?: unknown }) => {
       if (error.code === 'ENOENT') throw error;
     });
-    return { wrap: (file, args) => ['runuser', ['-u', 'postgres', '--', file, ...args]], chown: (path) => chownSync(path, Number(uid), Number(gid)) };
+    return {
+      wrap: (file, args) => ['runuser', ['-u', 'postgres', '--', file, ...args]],
+      chown: (path) => chownSync(path, Number(uid), Number(gid)),
+    };
   } catch {
     return 'running as root, and there is no postgres user (or no runuser) to run initdb as';
   }
@@ -60,7 +65,17 @@ export class PrivatePostgres {
     const dir = mkdtempSync(join(tmpdir(), 'sika-dbloss-pg-'));
     user.chown(dir);
     const instance = new PrivatePostgres(bin, user, dir, await freePort(), settings);
-    await instance.pg('initdb', ['-D', instance.data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
+    await instance.pg('initdb', [
+      '-D',
+      instance.data,
+      '-U',
+      'postgres',
+      '--auth=trust',
+      '-E',
+      'UTF8',
+      '--no-sync',
+      '--no-instructions',
+    ]);
     await instance.start();
     return instance;
   }
@@ -101,4 +116,3 @@ export class PrivatePostgres {
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
-

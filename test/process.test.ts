@@ -50,7 +50,11 @@ class ServerProcess {
     env: NodeJS.ProcessEnv,
     readonly port: number,
   ) {
-    this.child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     this.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
       const parts = (this.partial + chunk).split('\n');
       this.partial = parts.pop()!;
@@ -109,10 +113,15 @@ class ServerProcess {
 
 function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['bin/sika.mjs', ...args], { cwd: ROOT, env, timeout: 90_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['bin/sika.mjs', ...args],
+      { cwd: ROOT, env, timeout: 90_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -130,8 +139,14 @@ function rawRequest(port: number, head: string, body: string) {
       resolve({ status, body: received.slice(received.indexOf('\r\n\r\n') + 4) });
     });
   });
-  const send = (text: string) => new Promise<void>((resolve, reject) => socket.write(text, (error) => (error ? reject(error) : resolve())));
-  return { ready: new Promise<void>((resolve) => socket.once('connect', () => resolve())), send, done, head: `${head}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n` };
+  const send = (text: string) =>
+    new Promise<void>((resolve, reject) => socket.write(text, (error) => (error ? reject(error) : resolve())));
+  return {
+    ready: new Promise<void>((resolve) => socket.once('connect', () => resolve())),
+    send,
+    done,
+    head: `${head}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n`,
+  };
 }
 
 describe(`the sika process and CLI (${storageKind})`, { timeout: 240_000 }, () => {
@@ -154,7 +169,11 @@ describe(`the sika process and CLI (${storageKind})`, { timeout: 240_000 }, () =
   async function stopServer(proc: ServerProcess): Promise<void> {
     proc.signal('SIGTERM');
     const exit = await proc.exited;
-    assert.deepEqual(exit, { code: 0, signal: null }, `the server did not exit 0 on SIGTERM; stderr: ${proc.stderr.slice(0, 500)}`);
+    assert.deepEqual(
+      exit,
+      { code: 0, signal: null },
+      `the server did not exit 0 on SIGTERM; stderr: ${proc.stderr.slice(0, 500)}`,
+    );
   }
 
   before(() => {
@@ -192,7 +211,13 @@ describe(`the sika process and CLI (${storageKind})`, { timeout: 240_000 }, () =
     const lines = res.stdout.trim().split('\n');
     assert.equal(lines.length, 1, `one JSON line on stdout: ${res.stdout}`);
     merchant = JSON.parse(lines[0]!);
-    assert.deepEqual(Object.keys(merchant).sort(), ['live_api_key', 'live_webhook_secret', 'merchant_id', 'test_api_key', 'test_webhook_secret']);
+    assert.deepEqual(Object.keys(merchant).sort(), [
+      'live_api_key',
+      'live_webhook_secret',
+      'merchant_id',
+      'test_api_key',
+      'test_webhook_secret',
+    ]);
     assert.match(merchant.merchant_id!, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     assert.match(merchant.test_api_key!, /^ak_test_\w+$/);
     assert.match(merchant.live_api_key!, /^ak_live_\w+$/);
@@ -201,10 +226,29 @@ describe(`the sika process and CLI (${storageKind})`, { timeout: 240_000 }, () =
   });
 
   it('sika merchant create with an https --webhook-url prints a whsec_ secret for each environment', async () => {
-    const res = await runCli(['merchant', 'create', '--name', 'Hooked Shop', '--email', `hooks-${randomUUID()}@example.com`, '--webhook-url', 'https://shop.example.com/sika/webhooks', '--json'], env);
+    const res = await runCli(
+      [
+        'merchant',
+        'create',
+        '--name',
+        'Hooked Shop',
+        '--email',
+        `hooks-${randomUUID()}@example.com`,
+        '--webhook-url',
+        'https://shop.example.com/sika/webhooks',
+        '--json',
+      ],
+      env,
+    );
     assert.equal(res.code, 0, res.stderr);
     const created = JSON.parse(res.stdout) as Record<string, string | null>;
-    assert.deepEqual(Object.keys(created).sort(), ['live_api_key', 'live_webhook_secret', 'merchant_id', 'test_api_key', 'test_webhook_secret']);
+    assert.deepEqual(Object.keys(created).sort(), [
+      'live_api_key',
+      'live_webhook_secret',
+      'merchant_id',
+      'test_api_key',
+      'test_webhook_secret',
+    ]);
     assert.match(created.test_api_key!, /^ak_test_/);
     assert.match(created.live_api_key!, /^ak_live_/);
     assert.match(created.test_webhook_secret!, /^whsec_[A-Za-z0-9+/=]+$/);
@@ -220,15 +264,29 @@ describe(`the sika process and CLI (${storageKind})`, { timeout: 240_000 }, () =
 
     const created = await fetch(`${server.base}/api/v1/sessions`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${merchant.test_api_key}`, 'content-type': 'application/json', 'x-request-id': 'proc-create-1' },
-      body: JSON.stringify({ amount_minor: 25000, invoice_ref: 'INV-PROC-1', description: 'kept across restarts', metadata: { order: 'P1' } }),
+      headers: {
+        authorization: `Bearer ${merchant.test_api_key}`,
+        'content-type': 'application/json',
+        'x-request-id': 'proc-create-1',
+      },
+      body: JSON.stringify({
+        amount_minor: 25000,
+        invoice_ref: 'INV-PROC-1',
+        description: 'kept across restarts',
+        metadata: { order: 'P1' },
+      }),
     });
     assert.equal(created.status, 201);
     assert.equal(created.headers.get('x-request-id'), 'proc-create-1');
     session = (await created.json()) as Record<string, unknown>;
-    const refused = await fetch(`${server.base}/api/v1/sessions/${String(session.id)}`, { headers: { 'x-request-id': 'proc-401' } });
+    const refused = await fetch(`${server.base}/api/v1/sessions/${String(session.id)}`, {
+      headers: { 'x-request-id': 'proc-401' },
+    });
     assert.equal(refused.status, 401);
-    await server.waitForLog((line) => line.reqId === 'proc-401' && line.msg === 'request completed', 'the 401 completion');
+    await server.waitForLog(
+      (line) => line.reqId === 'proc-401' && line.msg === 'request completed',
+      'the 401 completion',
+    );
 
     const logs = server.logs();
     for (const line of logs) {
@@ -236,9 +294,12 @@ describe(`the sika process and CLI (${storageKind})`, { timeout: 240_000 }, () =
       assert.equal(typeof line.time, 'number');
       assert.equal(typeof line.msg, 'string');
     }
-    const requestLines = logs.filter((line) => line.req || line.res || line.msg === 'incoming request' || line.msg === 'request completed');
+    const requestLines = logs.filter(
+      (line) => line.req || line.res || line.msg === 'incoming request' || line.msg === 'request completed',
+    );
     assert.ok(requestLines.length >= 4, `request log lines: ${requestLines.length}`);
-    for (const line of requestLines) assert.equal(typeof line.reqId, 'string', `request log line without reqId: ${JSON.stringify(line)}`);
+    for (const line of requestLines)
+      assert.equal(typeof line.reqId, 'string', `request log line without reqId: ${JSON.stringify(line)}`);
     for (const id of ['proc-create-1', 'proc-401']) {
       const mine = logs.filter((line) => line.reqId === id).map((line) => line.msg);
       assert.ok(mine.includes('incoming request') && mine.includes('request completed'), `${id}: ${mine.join(' | ')}`);
@@ -249,16 +310,29 @@ describe(`the sika process and CLI (${storageKind})`, { timeout: 240_000 }, () =
     assert.ok(!server.lines.some((line) => line.includes(merchant.test_api_key!)), 'an API key was logged');
   });
 
-  it('the CLI run while the server holds the data dir is sent to the server and runs there (issue 19)', { skip: storageKind === 'postgres' ? 'PostgreSQL is shared by design: no data dir lock' : false }, async () => {
+  it('the CLI run while the server holds the data dir is sent to the server and runs there (issue 19)', {
+    skip: storageKind === 'postgres' ? 'PostgreSQL is shared by design: no data dir lock' : false,
+  }, async () => {
     assert.ok(server?.running, 'the server from the previous test is running');
-    const res = await runCli(['merchant', 'create', '--name', 'While Running', '--email', `running-${randomUUID()}@example.com`, '--json'], env);
+    const res = await runCli(
+      ['merchant', 'create', '--name', 'While Running', '--email', `running-${randomUUID()}@example.com`, '--json'],
+      env,
+    );
     assert.equal(res.code, 0, res.stderr);
     assert.equal(res.stderr, '');
     const created = JSON.parse(res.stdout) as Record<string, string | null>;
-    assert.deepEqual(Object.keys(created).sort(), ['live_api_key', 'live_webhook_secret', 'merchant_id', 'test_api_key', 'test_webhook_secret']);
+    assert.deepEqual(Object.keys(created).sort(), [
+      'live_api_key',
+      'live_webhook_secret',
+      'merchant_id',
+      'test_api_key',
+      'test_webhook_secret',
+    ]);
     // The server is unharmed, and the new key works on it at once.
     assert.equal((await fetch(`${server!.base}/readyz`)).status, 200);
-    const list = await fetch(`${server!.base}/api/v1/sessions`, { headers: { authorization: `Bearer ${created.test_api_key}` } });
+    const list = await fetch(`${server!.base}/api/v1/sessions`, {
+      headers: { authorization: `Bearer ${created.test_api_key}` },
+    });
     assert.equal(list.status, 200);
   });
 
@@ -273,7 +347,10 @@ describe(`the sika process and CLI (${storageKind})`, { timeout: 240_000 }, () =
     );
     await slow.ready;
     await slow.send(slow.head + body.slice(0, 10)); // headers and a first piece of the body
-    await proc.waitForLog((line) => line.reqId === 'proc-slow-1' && line.msg === 'incoming request', 'the slow request arriving');
+    await proc.waitForLog(
+      (line) => line.reqId === 'proc-slow-1' && line.msg === 'incoming request',
+      'the slow request arriving',
+    );
 
     proc.signal('SIGTERM');
     await proc.waitForLog((line) => line.msg.startsWith('shutting down'), 'shutting down');
@@ -295,7 +372,10 @@ describe(`the sika process and CLI (${storageKind})`, { timeout: 240_000 }, () =
     const exit = await proc.exited;
     assert.deepEqual(exit, { code: 0, signal: null }, `stderr: ${proc.stderr.slice(0, 500)}`);
     const order = proc.logs().map((line) => line.msg);
-    assert.ok(order.indexOf('stopped') > order.lastIndexOf('request completed'), 'stopped only after the last request completed');
+    assert.ok(
+      order.indexOf('stopped') > order.lastIndexOf('request completed'),
+      'stopped only after the last request completed',
+    );
     server = null;
   });
 
@@ -309,7 +389,9 @@ describe(`the sika process and CLI (${storageKind})`, { timeout: 240_000 }, () =
     assert.ok(session && slowSession, 'the sessions from the previous tests exist');
     const proc = await startServer();
     for (const before of [session, slowSession]) {
-      const res = await fetch(`${proc.base}/api/v1/sessions/${String(before.id)}`, { headers: { authorization: `Bearer ${merchant.test_api_key}` } });
+      const res = await fetch(`${proc.base}/api/v1/sessions/${String(before.id)}`, {
+        headers: { authorization: `Bearer ${merchant.test_api_key}` },
+      });
       assert.equal(res.status, 200);
       assert.deepEqual(await res.json(), before);
     }
@@ -319,7 +401,11 @@ describe(`the sika process and CLI (${storageKind})`, { timeout: 240_000 }, () =
   it('a bad config value (PORT=abc) stops the server at start with a non-zero exit and a message naming PORT', async () => {
     // What `npm start` runs.
     const res = await new Promise<{ code: number | null; output: string }>((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env: { ...env, PORT: 'abc' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+        cwd: ROOT,
+        env: { ...env, PORT: 'abc' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let output = '';
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
       child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));

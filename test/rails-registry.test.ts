@@ -27,7 +27,10 @@ async function railCheck(db: Queryable, table: string): Promise<{ name: string; 
     [table],
   );
   assert.equal(rows.length, 1, `${table} has one CHECK on rail`);
-  return { name: rows[0]!.name, rails: [...rows[0]!.definition.matchAll(/'([^']+)'::text/g)].map((match) => match[1]!) };
+  return {
+    name: rows[0]!.name,
+    rails: [...rows[0]!.definition.matchAll(/'([^']+)'::text/g)].map((match) => match[1]!),
+  };
 }
 
 /** Replaces the rail CHECKs; `keepRows` leaves rows of a rail no longer allowed unchecked (NOT VALID). */
@@ -35,7 +38,9 @@ async function allowRails(db: Queryable, rails: string[], keepRows = false): Pro
   for (const table of RAIL_TABLES) {
     const { name } = await railCheck(db, table);
     const list = rails.map((rail) => `'${rail}'`).join(', ');
-    await db.query(`ALTER TABLE ${table} DROP CONSTRAINT ${name}, ADD CONSTRAINT ${name} CHECK (rail IN (${list}))${keepRows ? ' NOT VALID' : ''}`);
+    await db.query(
+      `ALTER TABLE ${table} DROP CONSTRAINT ${name}, ADD CONSTRAINT ${name} CHECK (rail IN (${list}))${keepRows ? ' NOT VALID' : ''}`,
+    );
   }
 }
 
@@ -48,7 +53,8 @@ describe(`rail registry (${storageKind})`, () => {
   after(() => t.close());
 
   it("the rail CHECKs of fee_schedules and payment_attempts allow exactly the registry's rails", async () => {
-    for (const table of RAIL_TABLES) assert.deepEqual((await railCheck(t.db, table)).rails.sort(), railIds().sort(), table);
+    for (const table of RAIL_TABLES)
+      assert.deepEqual((await railCheck(t.db, table)).rails.sort(), railIds().sort(), table);
   });
 
   it('a rail id is lower case and registered once; its removal takes it away', () => {
@@ -78,21 +84,42 @@ describe(`rail registry (${storageKind})`, () => {
 
     const options = (await call(w, 'GET', '/api/v1/checkout/options')).json();
     assert.deepEqual(options.payment_methods.at(-1), { value: 'test_wallet', label: 'Test Wallet' });
-    assert.deepEqual(options.payment_methods.slice(0, -1).map((method: { value: string }) => method.value), ['momo', 'card', 'bank_transfer', 'cash']);
+    assert.deepEqual(
+      options.payment_methods.slice(0, -1).map((method: { value: string }) => method.value),
+      ['momo', 'card', 'bank_transfer', 'cash'],
+    );
 
     const m = await w.merchant();
     const session = await createSession(w, m, { amount_minor: 12_345 });
-    assert.deepEqual((await getPublic(w, session.id)).json().allowed_rails, ['momo', 'card', 'bank_transfer', 'cash', 'test_wallet']);
+    assert.deepEqual((await getPublic(w, session.id)).json().allowed_rails, [
+      'momo',
+      'card',
+      'bank_transfer',
+      'cash',
+      'test_wallet',
+    ]);
     // 3% of 123.45 is 3.7035: 370 pesewas, borne by the payer as the descriptor says.
     const quote = (await getQuote(w, session.id)).json();
-    assert.deepEqual(quote.surcharges.test_wallet, { bearer: 'payer', fee_minor: 370, surcharge_minor: 370, total_minor: 12_715, currency: 'GHS' });
+    assert.deepEqual(quote.surcharges.test_wallet, {
+      bearer: 'payer',
+      fee_minor: 370,
+      surcharge_minor: 370,
+      total_minor: 12_715,
+      currency: 'GHS',
+    });
     // Its Live session has no adapter for it, so Live payers never see it.
     const live = await createSession(w, m, {}, { live: true });
     assert.deepEqual((await getPublic(w, live.id)).json().allowed_rails, ['cash']);
 
     const choose = (await w.app.inject({ method: 'GET', url: `/pay/${session.id}` })).body;
-    assert.match(choose, /<input type="radio" name="rail" value="test_wallet" data-total="12715" data-action="Pay GHS 127.15">\n<span><span class="name">Test Wallet<\/span><span class="sub">Approve in the Test Wallet app<\/span>/);
-    assert.match(choose, /<div class="panel" data-panel="test_wallet" hidden>\n<p>After you continue, approve the payment of GHS 127.15 with Test Wallet\./);
+    assert.match(
+      choose,
+      /<input type="radio" name="rail" value="test_wallet" data-total="12715" data-action="Pay GHS 127.15">\n<span><span class="name">Test Wallet<\/span><span class="sub">Approve in the Test Wallet app<\/span>/,
+    );
+    assert.match(
+      choose,
+      /<div class="panel" data-panel="test_wallet" hidden>\n<p>After you continue, approve the payment of GHS 127.15 with Test Wallet\./,
+    );
 
     const started = await postAttempt(w, session.id, { rail: 'test_wallet', amount_minor: 12_715 });
     assert.equal(started.statusCode, 201, started.body);
@@ -102,7 +129,13 @@ describe(`rail registry (${storageKind})`, () => {
     assert.equal(initiated[0]!.amountMinor, 12_715);
     assert.equal(attempt.provider, 'test_wallet_provider');
     assert.equal(attempt.provider_reference, 'TW-1');
-    assert.deepEqual(attempt.instructions, { mode: 'wallet_approval', rail: 'test_wallet', amount_minor: 12_715, currency: 'GHS', approval_code: '4321' });
+    assert.deepEqual(attempt.instructions, {
+      mode: 'wallet_approval',
+      rail: 'test_wallet',
+      amount_minor: 12_715,
+      currency: 'GHS',
+      approval_code: '4321',
+    });
 
     const waiting = (await w.app.inject({ method: 'GET', url: `/pay/${session.id}` })).body;
     assert.match(waiting, /data-screen="waiting"/);
@@ -113,17 +146,33 @@ describe(`rail registry (${storageKind})`, () => {
     assert.equal(refreshed.statusCode, 200, refreshed.body);
     assert.equal(refreshed.json().status, 'paid');
     assert.equal(refreshed.json().session_status, 'success');
-    assert.match((await w.app.inject({ method: 'GET', url: `/pay/${session.id}` })).body, /<dt>Paid with<\/dt><dd>Test Wallet<\/dd>/);
+    assert.match(
+      (await w.app.inject({ method: 'GET', url: `/pay/${session.id}` })).body,
+      /<dt>Paid with<\/dt><dd>Test Wallet<\/dd>/,
+    );
 
     // The owner's fee settings list it under its dashboard label, and choosing its bearer changes its quotes.
     const email = `owner-${randomUUID()}@example.com`;
-    const shop = await createMerchant(w.db, { name: `Wallet Shop ${randomUUID().slice(0, 6)}`, email, password: PASSWORD }, w.webhookTargets);
+    const shop = await createMerchant(
+      w.db,
+      { name: `Wallet Shop ${randomUUID().slice(0, 6)}`, email, password: PASSWORD },
+      w.webhookTargets,
+    );
     const owner = await new ConsoleClient(w).signedIn(email, PASSWORD);
     const settings = await owner.get('/dashboard/settings');
-    assert.match(settings.body, /<tr><td>Test Wallet<\/td><td>3%<\/td><td><label class="muted" for="bearer-test_wallet"[^>]*>Bearer for Test Wallet<\/label>/);
+    assert.match(
+      settings.body,
+      /<tr><td>Test Wallet<\/td><td>3%<\/td><td><label class="muted" for="bearer-test_wallet"[^>]*>Bearer for Test Wallet<\/label>/,
+    );
     assert.equal((await owner.post('/dashboard/settings/fees', { bearer_test_wallet: 'merchant' })).statusCode, 200);
     const later = await createSession(w, shop, { amount_minor: 12_345 });
-    assert.deepEqual((await getQuote(w, later.id)).json().surcharges.test_wallet, { bearer: 'merchant', fee_minor: 370, surcharge_minor: 0, total_minor: 12_345, currency: 'GHS' });
+    assert.deepEqual((await getQuote(w, later.id)).json().surcharges.test_wallet, {
+      bearer: 'merchant',
+      fee_minor: 370,
+      surcharge_minor: 0,
+      total_minor: 12_345,
+      currency: 'GHS',
+    });
   });
 
   it('after its removal the rail is neither offered nor accepted', async () => {
@@ -133,7 +182,10 @@ describe(`rail registry (${storageKind})`, () => {
     assert.ok(!(await getPublic(t, session.id)).json().allowed_rails.includes('test_wallet'));
     const refused = await postAttempt(t, session.id, { rail: 'test_wallet', amount_minor: 50_000 });
     assert.equal(refused.statusCode, 400);
-    assert.deepEqual(refused.json().error.fields.map((fault: { field: string }) => fault.field), ['rail']);
+    assert.deepEqual(
+      refused.json().error.fields.map((fault: { field: string }) => fault.field),
+      ['rail'],
+    );
   });
 });
 
@@ -143,7 +195,12 @@ function adapterOf(initiated: AttemptForRail[]): CollectionRail {
     provider: 'test_wallet_provider',
     async initiate(attempt) {
       initiated.push(attempt);
-      return { providerReference: `TW-${initiated.length}`, rawStatus: 'SENT', verificationRequired: false, instructions: { approval_code: '4321' } };
+      return {
+        providerReference: `TW-${initiated.length}`,
+        rawStatus: 'SENT',
+        verificationRequired: false,
+        instructions: { approval_code: '4321' },
+      };
     },
     async status() {
       return { rawStatus: 'APPROVED', outcome: 'paid' };
@@ -163,7 +220,13 @@ function walletRail(adapter: CollectionRail): RailDescriptor {
     labels: { payer: 'Test Wallet', hint: 'Approve in the Test Wallet app', dashboard: 'Test Wallet' },
     defaultFee: { bearer: 'payer', percentBps: 300, flatMinor: 0, capMinor: null },
     payerView: 'confirmation',
-    instructions: (attempt) => ({ mode: 'wallet_approval', rail: attempt.rail, amount_minor: attempt.amount_charged_minor, currency: attempt.currency, ...attempt.instructions }),
+    instructions: (attempt) => ({
+      mode: 'wallet_approval',
+      rail: attempt.rail,
+      amount_minor: attempt.amount_charged_minor,
+      currency: attempt.currency,
+      ...attempt.instructions,
+    }),
     adapters: { test: adapter },
   };
 }

@@ -15,21 +15,33 @@ import { assertErrorEnvelope } from './http.ts';
 const LIMIT = 5;
 const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? '';
 
-const list = (app: FastifyInstance, key: string) => app.inject({ method: 'GET', url: '/api/v1/revenue-lines', headers: bearer(key) });
+const list = (app: FastifyInstance, key: string) =>
+  app.inject({ method: 'GET', url: '/api/v1/revenue-lines', headers: bearer(key) });
 
 /** Sends the requests at once (so they all fall in one second) and splits the answers by status. */
 async function burst(requests: (() => Promise<LightMyRequestResponse>)[]) {
   const responses = await Promise.all(requests.map((send) => send()));
   const ok = responses.filter((r) => r.statusCode === 200);
   const limited = responses.filter((r) => r.statusCode === 429);
-  assert.equal(ok.length + limited.length, responses.length, `unexpected statuses: ${responses.map((r) => r.statusCode).join(', ')}`);
+  assert.equal(
+    ok.length + limited.length,
+    responses.length,
+    `unexpected statuses: ${responses.map((r) => r.statusCode).join(', ')}`,
+  );
   return { ok, limited, responses };
 }
 
 function assertRateLimited(res: LightMyRequestResponse): void {
   const error = assertErrorEnvelope(res, 429, 'RATE_LIMITED');
-  assert.ok(Number.isInteger(error.retry_after_seconds) && error.retry_after_seconds! >= 1, `retry_after_seconds: ${error.retry_after_seconds}`);
-  assert.equal(res.headers['retry-after'], String(error.retry_after_seconds), 'Retry-After header matches retry_after_seconds');
+  assert.ok(
+    Number.isInteger(error.retry_after_seconds) && error.retry_after_seconds! >= 1,
+    `retry_after_seconds: ${error.retry_after_seconds}`,
+  );
+  assert.equal(
+    res.headers['retry-after'],
+    String(error.retry_after_seconds),
+    'Retry-After header matches retry_after_seconds',
+  );
 }
 
 describe(`rate limit per API key, in memory (${storageKind})`, () => {
@@ -73,7 +85,11 @@ describe(`rate limit per API key, in memory (${storageKind})`, () => {
   it('requests without a valid key are refused as 401, not counted against a key', async () => {
     const m = await t.merchant();
     for (let i = 0; i < LIMIT + 2; i++) {
-      const res = await t.app.inject({ method: 'GET', url: '/api/v1/revenue-lines', headers: bearer(`${m.test_api_key}x`) });
+      const res = await t.app.inject({
+        method: 'GET',
+        url: '/api/v1/revenue-lines',
+        headers: bearer(`${m.test_api_key}x`),
+      });
       assertErrorEnvelope(res, 401, 'UNAUTHORIZED');
     }
     const { ok } = await burst(Array.from({ length: LIMIT }, () => () => list(t.app, m.test_api_key)));
@@ -112,7 +128,12 @@ describe(`rate limit per API key shared through Redis by two instances (${storag
   });
 
   const keyId = async (merchantId: string, environment: 'test' | 'live') =>
-    (await t.db.query<{ id: string }>('SELECT id::text AS id FROM api_keys WHERE merchant_id = $1 AND environment = $2', [merchantId, environment]))[0]!.id;
+    (
+      await t.db.query<{ id: string }>(
+        'SELECT id::text AS id FROM api_keys WHERE merchant_id = $1 AND environment = $2',
+        [merchantId, environment],
+      )
+    )[0]!.id;
 
   /** Sends requests through one instance until its counter for the key shows up in Redis (at most ~3 s). */
   async function waitUntilCounted(app: FastifyInstance, key: string, id: string): Promise<void> {
@@ -135,7 +156,11 @@ describe(`rate limit per API key shared through Redis by two instances (${storag
       ...Array.from({ length: 4 }, () => () => list(a, m.test_api_key)),
       ...Array.from({ length: 4 }, () => () => list(b, m.test_api_key)),
     ]);
-    assert.equal(ok.length, LIMIT, `8 requests over two instances: ${ok.length} passed, ${limited.length} limited; in-memory limits would pass all 8`);
+    assert.equal(
+      ok.length,
+      LIMIT,
+      `8 requests over two instances: ${ok.length} passed, ${limited.length} limited; in-memory limits would pass all 8`,
+    );
     assert.equal(limited.length, 8 - LIMIT);
     for (const res of limited) assertRateLimited(res);
     // Each instance now refuses the key, whichever one took the requests.

@@ -19,7 +19,15 @@ import { importStatement } from '../src/statements/service.ts';
 import { BANK_ENV, gcbStatement, cedis, liveTransfer, uniqueWords } from './bank-statements-support.ts';
 import { ConsoleClient } from './console-client.ts';
 import { storageKind } from './helpers.ts';
-import { eventually, freePort, liveSession, merchantSession, payerAttempt, startLiveApp, type LiveApp } from './live-support.ts';
+import {
+  eventually,
+  freePort,
+  liveSession,
+  merchantSession,
+  payerAttempt,
+  startLiveApp,
+  type LiveApp,
+} from './live-support.ts';
 import { fund, WEBHOOK_URL } from './payouts-fixtures.ts';
 import { startPaystackStandIn, STAND_IN_GHANA_BANKS, type PaystackStandIn } from './standins/paystack.ts';
 
@@ -35,7 +43,8 @@ function freshDay(): { day: string; noon: Date } {
 }
 
 /** The rows of the differences table, as [kind, row html]. */
-const differenceRows = (body: string) => [...body.matchAll(/<tr data-kind="([a-z_]+)">([\s\S]*?)<\/tr>/g)].map((found) => [found[1]!, found[2]!] as const);
+const differenceRows = (body: string) =>
+  [...body.matchAll(/<tr data-kind="([a-z_]+)">([\s\S]*?)<\/tr>/g)].map((found) => [found[1]!, found[2]!] as const);
 
 describe(`the operators' daily reconciliation (${storageKind})`, () => {
   let paystack: PaystackStandIn;
@@ -50,27 +59,48 @@ describe(`the operators' daily reconciliation (${storageKind})`, () => {
   const api = (method: string, path: string, body?: unknown) => app.http(method, path, { key: m.live_api_key, body });
 
   /** A Live Mobile Money charge through Paystack that Paystack settles and Sika records paid. */
-  async function paidCharge(amountMinor: number): Promise<{ attemptId: string; reference: string; chargedMinor: number }> {
+  async function paidCharge(
+    amountMinor: number,
+  ): Promise<{ attemptId: string; reference: string; chargedMinor: number }> {
     const session = await liveSession(app, m, amountMinor);
     const res = await payerAttempt(app, session.id, { rail: 'momo', operator: 'at', phone: '0261234567' });
     assert.equal(res.status, 201, res.text);
     assert.equal(res.json.provider, 'paystack');
     paystack.settleCharge(res.json.provider_reference, 'success');
     await paystack.webhooksIdle();
-    await eventually(async () => ((await merchantSession(app, m, session.id)).json.status === 'success' ? true : undefined));
-    return { attemptId: res.json.attempt_reference, reference: res.json.provider_reference, chargedMinor: res.json.amount_charged_minor };
+    await eventually(async () =>
+      (await merchantSession(app, m, session.id)).json.status === 'success' ? true : undefined,
+    );
+    return {
+      attemptId: res.json.attempt_reference,
+      reference: res.json.provider_reference,
+      chargedMinor: res.json.amount_charged_minor,
+    };
   }
 
   /** A Live bank payout through Paystack Transfers, paid. */
   async function paidPayout(amountMinor: number): Promise<{ payoutId: string; reference: string }> {
     const account = String(randomInt(1_000_000_000, 9_999_999_999));
     paystack.setAccount(GCB_PAYSTACK_CODE, account, 'KOFI MENSAH');
-    const recipient = await api('POST', '/api/v1/payouts/recipients', { bank_id: gcbId, account_number: account, account_name: 'Kofi Mensah' });
+    const recipient = await api('POST', '/api/v1/payouts/recipients', {
+      bank_id: gcbId,
+      account_number: account,
+      account_name: 'Kofi Mensah',
+    });
     assert.equal(recipient.status, 201, recipient.text);
-    const payout = await api('POST', '/api/v1/payouts', { recipient_id: recipient.json.id, amount_minor: amountMinor, client_reference: `rec-${randomUUID()}` });
+    const payout = await api('POST', '/api/v1/payouts', {
+      recipient_id: recipient.json.id,
+      amount_minor: amountMinor,
+      client_reference: `rec-${randomUUID()}`,
+    });
     assert.equal(payout.status, 201, payout.text);
     const row = async () =>
-      (await db().query<{ status: string; processing_step: string | null; provider_reference: string | null }>('SELECT status, processing_step, provider_reference FROM payouts WHERE id = $1', [payout.json.id]))[0]!;
+      (
+        await db().query<{ status: string; processing_step: string | null; provider_reference: string | null }>(
+          'SELECT status, processing_step, provider_reference FROM payouts WHERE id = $1',
+          [payout.json.id],
+        )
+      )[0]!;
     const sent = async () => (await row()).processing_step === 'awaiting_result';
     for (let i = 0; i < 10 && !(await sent()); i++) {
       await db().query('UPDATE payouts SET next_step_at = now() WHERE id = $1', [payout.json.id]);
@@ -85,19 +115,28 @@ describe(`the operators' daily reconciliation (${storageKind})`, () => {
   }
 
   /** Moves a paid attempt (Sika and Paystack both) to `at`. */
-  async function moveCharge(charge: { attemptId: string; reference: string }, at: Date, options: { atPaystack?: boolean } = {}) {
+  async function moveCharge(
+    charge: { attemptId: string; reference: string },
+    at: Date,
+    options: { atPaystack?: boolean } = {},
+  ) {
     await db().query('UPDATE payment_attempts SET finalized_at = $2 WHERE id = $1', [charge.attemptId, at]);
     if (options.atPaystack !== false) paystack.backdate(charge.reference, at);
   }
 
   before(async () => {
     const port = await freePort();
-    paystack = await startPaystackStandIn({ secretKey: SECRET, webhookUrl: `http://127.0.0.1:${port}/api/v1/providers/paystack/webhook` });
+    paystack = await startPaystackStandIn({
+      secretKey: SECRET,
+      webhookUrl: `http://127.0.0.1:${port}/api/v1/providers/paystack/webhook`,
+    });
     app = await startLiveApp(port, { PAYSTACK_SECRET_KEY: SECRET, PAYSTACK_BASE_URL: paystack.baseUrl, ...BANK_ENV });
     m = await app.t.merchant({ webhookUrl: WEBHOOK_URL });
     await setPayoutAccess(db(), m.merchant_id, 'live', { payout_access: true });
     await fund(app.t, m.merchant_id, 'live', 10_000_000);
-    gcbId = (await api('GET', '/api/v1/payouts/capabilities')).json.banks.find((bank: { code: string }) => bank.code === 'GCB').id;
+    gcbId = (await api('GET', '/api/v1/payouts/capabilities')).json.banks.find(
+      (bank: { code: string }) => bank.code === 'GCB',
+    ).id;
     const operatorEmail = `reconciliation-${randomUUID()}@example.com`;
     tellerEmail = `teller-${randomUUID()}@example.com`;
     await createOperator(db(), { email: operatorEmail, password: PASSWORD, role: 'operator' });
@@ -133,9 +172,17 @@ describe(`the operators' daily reconciliation (${storageKind})`, () => {
     assert.equal(res.statusCode, 200, res.body.slice(0, 300));
     assert.match(res.body, /Differences \(0\)/);
     assert.match(res.body, /Matched \(3\)/);
-    for (const id of [first.attemptId, second.attemptId, payout.payoutId]) assert.ok(res.body.includes(id), `${id} is listed as matched`);
+    for (const id of [first.attemptId, second.attemptId, payout.payoutId])
+      assert.ok(res.body.includes(id), `${id} is listed as matched`);
     const collections = [...res.body.matchAll(/data-total="collections">([^<]+)</g)].map((found) => found[1]);
-    assert.deepEqual(collections, [`GHS ${cedis(first.chargedMinor + second.chargedMinor)}`, `GHS ${cedis(first.chargedMinor + second.chargedMinor)}`], 'Sika and Paystack total the same');
+    assert.deepEqual(
+      collections,
+      [
+        `GHS ${cedis(first.chargedMinor + second.chargedMinor)}`,
+        `GHS ${cedis(first.chargedMinor + second.chargedMinor)}`,
+      ],
+      'Sika and Paystack total the same',
+    );
     const payouts = [...res.body.matchAll(/data-total="payouts">([^<]+)</g)].map((found) => found[1]);
     assert.deepEqual(payouts, ['GHS 75.00', 'GHS 75.00']);
 
@@ -147,7 +194,10 @@ describe(`the operators' daily reconciliation (${storageKind})`, () => {
       assert.equal(query.get('perPage'), String(REPORT_PAGE_SIZE));
       assert.equal(query.get('page'), '1');
       assert.equal(query.get('to'), new Date(window.end.getTime() - 1).toISOString());
-      assert.ok(Date.parse(query.get('from')!) < window.start.getTime(), 'the window opens before the day (a charge created the evening before)');
+      assert.ok(
+        Date.parse(query.get('from')!) < window.start.getTime(),
+        'the window opens before the day (a charge created the evening before)',
+      );
     }
   });
 
@@ -162,15 +212,25 @@ describe(`the operators' daily reconciliation (${storageKind})`, () => {
     await moveCharge(unreported, noon, { atPaystack: false });
     paystack.listAs(failedThere.reference, { status: 'failed' });
     paystack.listAs(otherAmount.reference, { amountMinor: otherAmount.chargedMinor - 500 });
-    const outside = paystack.recordOutsideCharge({ reference: `dashboard-${randomUUID()}`, amountMinor: 9_900, at: new Date(noon.getTime() + 3_600_000) });
+    const outside = paystack.recordOutsideCharge({
+      reference: `dashboard-${randomUUID()}`,
+      amountMinor: 9_900,
+      at: new Date(noon.getTime() + 3_600_000),
+    });
 
     const res = await page(`?provider=paystack&day=${day}`);
     assert.equal(res.statusCode, 200, res.body.slice(0, 300));
     assert.match(res.body, /Differences \(4\)/);
     assert.match(res.body, /Matched \(0\)/);
     const rows = differenceRows(res.body);
-    const rowOf = (kind: string) => rows.find(([k]) => k === kind)?.[1] ?? assert.fail(`no ${kind} row in ${rows.map(([k]) => k).join(', ')}`);
-    assert.deepEqual(rows.map(([kind]) => kind).sort(), ['amount_differs', 'missing_at_provider', 'missing_in_sika', 'status_differs']);
+    const rowOf = (kind: string) =>
+      rows.find(([k]) => k === kind)?.[1] ?? assert.fail(`no ${kind} row in ${rows.map(([k]) => k).join(', ')}`);
+    assert.deepEqual(rows.map(([kind]) => kind).sort(), [
+      'amount_differs',
+      'missing_at_provider',
+      'missing_in_sika',
+      'status_differs',
+    ]);
     assert.ok(rowOf('missing_in_sika').includes(outside.reference) && rowOf('missing_in_sika').includes('GHS 99.00'));
     assert.match(rowOf('missing_in_sika'), /In the provider&#39;s report, not in Sika/);
     assert.ok(rowOf('status_differs').includes(failedThere.attemptId));
@@ -180,7 +240,7 @@ describe(`the operators' daily reconciliation (${storageKind})`, () => {
     assert.ok(rowOf('missing_at_provider').includes(unreported.attemptId));
   });
 
-  it('Paystack answering its list with a 5xx: the page says the report is unavailable and lists Sika\'s records, claiming no match', async () => {
+  it("Paystack answering its list with a 5xx: the page says the report is unavailable and lists Sika's records, claiming no match", async () => {
     const { day, noon } = freshDay();
     const charge = await paidCharge(16_000);
     await moveCharge(charge, noon);
@@ -201,10 +261,18 @@ describe(`the operators' daily reconciliation (${storageKind})`, () => {
   it('the Paystack adapter reads every page of a long list (perPage pages until pageCount)', async () => {
     const { noon } = freshDay();
     const count = REPORT_PAGE_SIZE * 2 + 7;
-    for (let i = 0; i < count; i++) paystack.recordOutsideCharge({ reference: `bulk-${randomUUID()}`, amountMinor: 100 + i, at: new Date(noon.getTime() + i * 1_000) });
+    for (let i = 0; i < count; i++)
+      paystack.recordOutsideCharge({
+        reference: `bulk-${randomUUID()}`,
+        amountMinor: 100 + i,
+        at: new Date(noon.getTime() + i * 1_000),
+      });
     const adapter = createPaystack({ secretKey: SECRET, baseUrl: paystack.baseUrl, timeoutMs: 2_000 });
     const before = paystack.count('transaction.list');
-    const report = await adapter.reports.transactions({ from: new Date(noon.getTime() - 60_000), to: new Date(noon.getTime() + 3_600_000) });
+    const report = await adapter.reports.transactions({
+      from: new Date(noon.getTime() - 60_000),
+      to: new Date(noon.getTime() + 3_600_000),
+    });
     assert.equal(report.filter((item) => item.kind === 'collection').length, count);
     assert.equal(new Set(report.map((item) => item.reference)).size, count, 'no record twice');
     assert.equal(paystack.count('transaction.list') - before, 3);
@@ -215,21 +283,35 @@ describe(`the operators' daily reconciliation (${storageKind})`, () => {
     const { day } = freshDay();
     const res = await page(`?provider=mtn_momo&day=${day}`);
     assert.equal(res.statusCode, 200, res.body.slice(0, 300));
-    assert.match(res.body, /data-report="none"><strong>No provider report\.<\/strong> MTN MoMo&#39;s Open API offers no transactions list/);
+    assert.match(
+      res.body,
+      /data-report="none"><strong>No provider report\.<\/strong> MTN MoMo&#39;s Open API offers no transactions list/,
+    );
     assert.doesNotMatch(res.body, /Differences \(/);
     assert.match(res.body, /Sika's records \(0\)/);
   });
 
-  it('bank transfers: the day\'s statement lines against Live bank transfers: the matched credit with its attempt, the unmatched credit listed as a difference', async () => {
+  it("bank transfers: the day's statement lines against Live bank transfers: the matched credit with its attempt, the unmatched credit listed as a difference", async () => {
     const { day, noon } = freshDay();
     const transfer = await liveTransfer(app.t, m, 45_000);
     const stranger = uniqueWords();
     const [y, mo, d] = day.split('-');
     const csv = gcbStatement([
-      { date: `${d}/${mo}/${y}`, narration: `TRF FROM AMA ${transfer.reference}`, credit: cedis(transfer.chargedMinor) },
+      {
+        date: `${d}/${mo}/${y}`,
+        narration: `TRF FROM AMA ${transfer.reference}`,
+        credit: cedis(transfer.chargedMinor),
+      },
       { date: `${d}/${mo}/${y}`, narration: stranger, credit: '120.00' },
     ]);
-    const result = await importStatement(db(), { bankCode: 'GCB', fileName: `${day}.csv`, csv: Buffer.from(csv), importedBy: { type: 'operator', id: randomUUID(), email: null }, checkoutUrlHost: app.t.config.checkoutUrlHost, collectionAccounts: collectionAccounts(app.t.config.providers.bankTransfer) });
+    const result = await importStatement(db(), {
+      bankCode: 'GCB',
+      fileName: `${day}.csv`,
+      csv: Buffer.from(csv),
+      importedBy: { type: 'operator', id: randomUUID(), email: null },
+      checkoutUrlHost: app.t.config.checkoutUrlHost,
+      collectionAccounts: collectionAccounts(app.t.config.providers.bankTransfer),
+    });
     assert.equal(result.matched, 1);
     assert.equal(result.unmatched, 1);
     await db().query('UPDATE payment_attempts SET finalized_at = $2 WHERE id = $1', [transfer.attemptId, noon]);
@@ -240,14 +322,24 @@ describe(`the operators' daily reconciliation (${storageKind})`, () => {
     assert.match(res.body, /Matched \(1\)/);
     assert.ok(res.body.includes(transfer.attemptId));
     const rows = differenceRows(res.body);
-    assert.deepEqual(rows.map(([kind]) => kind), ['missing_in_sika']);
+    assert.deepEqual(
+      rows.map(([kind]) => kind),
+      ['missing_in_sika'],
+    );
     assert.ok(rows[0]![1].includes(stranger), 'the unmatched credit is named by its narration');
     assert.match(rows[0]![1], /statement line <span class="mono">[0-9a-f-]{36}<\/span>/);
     assert.match(rows[0]![1], /Statement credit matched to no payment/);
   });
 
   it('a bad day or provider is a 400 page with the form, never a 500', async () => {
-    for (const query of ['?provider=stripe', '?day=2026-02-30', '?day=yesterday', '?day=02/03/2026', '?day=1999-12-31', '?provider=paystack&day=2026-13-01']) {
+    for (const query of [
+      '?provider=stripe',
+      '?day=2026-02-30',
+      '?day=yesterday',
+      '?day=02/03/2026',
+      '?day=1999-12-31',
+      '?provider=paystack&day=2026-13-01',
+    ]) {
       const res = await page(query);
       assert.equal(res.statusCode, 400, `${query}: ${res.body.slice(0, 200)}`);
       assert.match(String(res.headers['content-type']), /^text\/html/);
@@ -258,7 +350,7 @@ describe(`the operators' daily reconciliation (${storageKind})`, () => {
     assert.equal(repeated.statusCode, 400);
   });
 
-  it('a teller, a merchant\'s dashboard user and a visitor signed in nowhere cannot see it', async () => {
+  it("a teller, a merchant's dashboard user and a visitor signed in nowhere cannot see it", async () => {
     const teller = await new ConsoleClient(app.t, '/ops').signedIn(tellerEmail, PASSWORD);
     const asTeller = await teller.get('/ops/reconciliation?provider=paystack');
     assert.equal(asTeller.statusCode, 303);
@@ -267,9 +359,18 @@ describe(`the operators' daily reconciliation (${storageKind})`, () => {
     assert.equal(anonymous.statusCode, 303);
     assert.equal(anonymous.headers.location, '/ops/login');
     const ownerEmail = `owner-${randomUUID()}@example.com`;
-    await createMerchant(db(), { name: 'Reconciliation Peeker Ltd', email: ownerEmail, password: PASSWORD, webhookUrl: null });
+    await createMerchant(db(), {
+      name: 'Reconciliation Peeker Ltd',
+      email: ownerEmail,
+      password: PASSWORD,
+      webhookUrl: null,
+    });
     const owner = await new ConsoleClient(app.t, '/dashboard').signedIn(ownerEmail, PASSWORD);
-    const asOwner: LightMyRequestResponse = await app.t.app.inject({ method: 'GET', url: '/ops/reconciliation', headers: { cookie: `sika_dashboard=${owner.session}` } });
+    const asOwner: LightMyRequestResponse = await app.t.app.inject({
+      method: 'GET',
+      url: '/ops/reconciliation',
+      headers: { cookie: `sika_dashboard=${owner.session}` },
+    });
     assert.equal(asOwner.statusCode, 303);
     assert.equal(asOwner.headers.location, '/ops/login');
   });

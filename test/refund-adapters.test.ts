@@ -13,7 +13,12 @@ import { createPaystack, type Paystack } from '../src/rails/paystack/index.ts';
 import { REFUND_LIST_PER_PAGE } from '../src/rails/paystack/refund-lookup.ts';
 import { refundOutcome } from '../src/rails/paystack/refunds.ts';
 import type { RefundForRail, RefundRail } from '../src/rails/refunds.ts';
-import { ProviderNoAnswerError, ProviderRefusedError, type AttemptForRail, type CollectionRail } from '../src/rails/types.ts';
+import {
+  ProviderNoAnswerError,
+  ProviderRefusedError,
+  type AttemptForRail,
+  type CollectionRail,
+} from '../src/rails/types.ts';
 import { startMtnMomoStandIn, type MtnMomoStandIn } from './standins/mtn-momo.ts';
 import { startPaystackStandIn, type PaystackStandIn } from './standins/paystack.ts';
 
@@ -25,7 +30,11 @@ const SECRET_KEY = 'sk_test_refunds0c0ffee';
 const refundId = () => `re_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
 
 /** A refund as the refunds module hands it over: our reference made by reference() and stored first. */
-function refundFor(rail: RefundRail, payment: { providerReference: string; phone: string | null }, over: Partial<RefundForRail> = {}): RefundForRail {
+function refundFor(
+  rail: RefundRail,
+  payment: { providerReference: string; phone: string | null },
+  over: Partial<RefundForRail> = {},
+): RefundForRail {
   const id = over.refundId ?? refundId();
   return {
     refundId: id,
@@ -58,7 +67,8 @@ function momoAttempt(rail: CollectionRail, phone: string, amountMinor: number): 
   };
 }
 
-const declinedError = (declined: boolean) => (error: unknown) => error instanceof ProviderRefusedError && error.declined === declined;
+const declinedError = (declined: boolean) => (error: unknown) =>
+  error instanceof ProviderRefusedError && error.declined === declined;
 
 describe('Paystack refunds', () => {
   let standIn: PaystackStandIn;
@@ -90,12 +100,26 @@ describe('Paystack refunds', () => {
     assert.equal(accepted.outcome, 'pending');
     assert.ok(accepted.outcome === 'pending' && accepted.providerRefundId, 'Paystack names its refund id');
     const sent = standIn.requests.filter((request) => request.endpoint === 'refund.create').at(-1)!.body;
-    assert.deepEqual(sent, { transaction: refund.paymentProviderReference, amount: 1_200, currency: 'GHS', merchant_note: `sika:${refund.refundId}`, customer_note: 'order cancelled' });
+    assert.deepEqual(sent, {
+      transaction: refund.paymentProviderReference,
+      amount: 1_200,
+      currency: 'GHS',
+      merchant_note: `sika:${refund.refundId}`,
+      customer_note: 'order cancelled',
+    });
 
     const stored = { ...refund, providerRefundId: accepted.providerRefundId };
-    assert.deepEqual(await rail.status(stored), { outcome: 'pending', providerRefundId: accepted.providerRefundId, rawStatus: 'pending' });
+    assert.deepEqual(await rail.status(stored), {
+      outcome: 'pending',
+      providerRefundId: accepted.providerRefundId,
+      rawStatus: 'pending',
+    });
     standIn.settleRefund(Number(accepted.providerRefundId), 'processed', { webhook: 'none' });
-    assert.deepEqual(await rail.status(stored), { outcome: 'succeeded', providerRefundId: accepted.providerRefundId, rawStatus: 'processed' });
+    assert.deepEqual(await rail.status(stored), {
+      outcome: 'succeeded',
+      providerRefundId: accepted.providerRefundId,
+      rawStatus: 'processed',
+    });
   });
 
   it('a refund Paystack fails reads failed with its reason', async () => {
@@ -107,7 +131,12 @@ describe('Paystack refunds', () => {
     assert.equal(failed.outcome, 'failed');
     // Found through the list too, where the row carries a reason [OAS RefundListResponseArray].
     const listed = await rail.status(refund);
-    assert.deepEqual(listed, { outcome: 'failed', providerRefundId: accepted.providerRefundId, rawStatus: 'failed', reason: 'Refund failed' });
+    assert.deepEqual(listed, {
+      outcome: 'failed',
+      providerRefundId: accepted.providerRefundId,
+      rawStatus: 'failed',
+      reason: 'Refund failed',
+    });
   });
 
   it('processing and needs-attention are pending; processed succeeded; failed failed', () => {
@@ -115,7 +144,12 @@ describe('Paystack refunds', () => {
     assert.equal(refundOutcome({ id: 1, status: 'needs-attention' }).outcome, 'pending');
     assert.equal(refundOutcome({ id: 1, status: 'pending' }).outcome, 'pending');
     assert.equal(refundOutcome({ id: 1, status: 'processed' }).outcome, 'succeeded');
-    assert.deepEqual(refundOutcome({ id: 7, status: 'failed' }), { outcome: 'failed', providerRefundId: '7', rawStatus: 'failed', reason: 'refund_failed' });
+    assert.deepEqual(refundOutcome({ id: 7, status: 'failed' }), {
+      outcome: 'failed',
+      providerRefundId: '7',
+      rawStatus: 'failed',
+      reason: 'refund_failed',
+    });
   });
 
   it('a 5xx is a refusal (not a decline) and creates nothing; more than was paid is declined', async () => {
@@ -142,7 +176,10 @@ describe('Paystack refunds', () => {
     const listCall = standIn.requests.filter((request) => request.endpoint === 'refund.list').at(-1)!;
     const query = new URL(listCall.path, standIn.baseUrl).searchParams;
     assert.equal(query.get('perPage'), String(REFUND_LIST_PER_PAGE));
-    assert.ok(Date.parse(query.get('from')!) <= refund.createdAt!.getTime(), 'the window opens before our refund was recorded');
+    assert.ok(
+      Date.parse(query.get('from')!) <= refund.createdAt!.getTime(),
+      'the window opens before our refund was recorded',
+    );
     standIn.settleRefund(made.id, 'processed', { webhook: 'none' });
     assert.equal((await rail.status(refund)).outcome, 'succeeded');
     assert.equal(standIn.count('refund.create'), creates + 1, 'nothing was sent twice');
@@ -154,11 +191,15 @@ describe('Paystack refunds', () => {
     standIn.next({ endpoint: 'refund.create' }, { kind: 'lose_answer' });
     await assert.rejects(rail.refund(refund), ProviderNoAnswerError);
     // Newer refunds of the same charge and amount, each another Sika refund's: ours moves past the first page.
-    for (let n = 0; n < REFUND_LIST_PER_PAGE + 5; n++) await rail.refund(refundFor(rail, payment, { amountMinor: 500 }));
+    for (let n = 0; n < REFUND_LIST_PER_PAGE + 5; n++)
+      await rail.refund(refundFor(rail, payment, { amountMinor: 500 }));
     const listed = standIn.count('refund.list');
     const found = await rail.status(refund);
     assert.equal(found.outcome, 'pending');
-    assert.equal(found.outcome === 'pending' && found.providerRefundId, String(standIn.refunds.find((row) => row.merchantNote === `sika:${refund.refundId}`)!.id));
+    assert.equal(
+      found.outcome === 'pending' && found.providerRefundId,
+      String(standIn.refunds.find((row) => row.merchantNote === `sika:${refund.refundId}`)!.id),
+    );
     assert.equal(standIn.count('refund.list') - listed, 2);
   });
 
@@ -207,7 +248,10 @@ describe('Paystack refunds', () => {
 
   it('a stored Paystack id that Paystack no longer has is an error, never unknown', async () => {
     const payment = await paidCharge();
-    await assert.rejects(rail.status(refundFor(rail, payment, { providerRefundId: '987654321' })), ProviderRefusedError);
+    await assert.rejects(
+      rail.status(refundFor(rail, payment, { providerRefundId: '987654321' })),
+      ProviderRefusedError,
+    );
   });
 
   it('the stand-in lists refunds with its filters: transaction (id or reference), currency, from, to, paging', async () => {
@@ -216,20 +260,39 @@ describe('Paystack refunds', () => {
     await rail.refund(refundFor(rail, payment, { amountMinor: 1_000 }));
     await rail.refund(refundFor(rail, payment, { amountMinor: 1_500 }));
     const list = async (query: string) => {
-      const response = await fetch(`${standIn.baseUrl}/refund?${query}`, { headers: { authorization: `Bearer ${SECRET_KEY}` } });
-      return (await response.json()) as { data: Array<{ amount: number; transaction: number; transaction_reference: string }>; meta: { total: number; pageCount: number } };
+      const response = await fetch(`${standIn.baseUrl}/refund?${query}`, {
+        headers: { authorization: `Bearer ${SECRET_KEY}` },
+      });
+      return (await response.json()) as {
+        data: Array<{ amount: number; transaction: number; transaction_reference: string }>;
+        meta: { total: number; pageCount: number };
+      };
     };
     for (const transaction of [payment.providerReference, String(charge.id)]) {
       const answer = await list(`transaction=${transaction}`);
-      assert.deepEqual(answer.data.map((row) => row.amount), [1_500, 1_000]);
+      assert.deepEqual(
+        answer.data.map((row) => row.amount),
+        [1_500, 1_000],
+      );
       assert.equal(answer.data[0]!.transaction, charge.id);
       assert.equal(answer.data[0]!.transaction_reference, payment.providerReference);
     }
     assert.equal((await list(`transaction=${payment.providerReference}&currency=NGN`)).data.length, 0);
-    assert.equal((await list(`transaction=${payment.providerReference}&to=${new Date(Date.now() - 60_000).toISOString()}`)).data.length, 0);
-    assert.equal((await list(`transaction=${payment.providerReference}&from=${new Date(Date.now() + 60_000).toISOString()}`)).data.length, 0);
+    assert.equal(
+      (await list(`transaction=${payment.providerReference}&to=${new Date(Date.now() - 60_000).toISOString()}`)).data
+        .length,
+      0,
+    );
+    assert.equal(
+      (await list(`transaction=${payment.providerReference}&from=${new Date(Date.now() + 60_000).toISOString()}`)).data
+        .length,
+      0,
+    );
     const paged = await list(`transaction=${payment.providerReference}&perPage=1&page=2`);
-    assert.deepEqual(paged.data.map((row) => row.amount), [1_000]);
+    assert.deepEqual(
+      paged.data.map((row) => row.amount),
+      [1_000],
+    );
     assert.equal(paged.meta.pageCount, 2);
   });
 });
@@ -283,23 +346,38 @@ describe('MTN MoMo refunds', () => {
       payeeNote: 'Refund: order cancelled',
       referenceIdToRefund: payment.providerReference,
     });
-    assert.equal(standIn.transactions.get(refund.providerReference)!.party.partyId, '233241234567', 'the payer is paid back');
+    assert.equal(
+      standIn.transactions.get(refund.providerReference)!.party.partyId,
+      '233241234567',
+      'the payer is paid back',
+    );
 
     assert.deepEqual(await rail.status(refund), { outcome: 'pending', providerRefundId: null, rawStatus: 'PENDING' });
     const settled = standIn.settle(refund.providerReference, 'SUCCESSFUL');
-    assert.deepEqual(await rail.status(refund), { outcome: 'succeeded', providerRefundId: settled.financialTransactionId, rawStatus: 'SUCCESSFUL' });
+    assert.deepEqual(await rail.status(refund), {
+      outcome: 'succeeded',
+      providerRefundId: settled.financialTransactionId,
+      rawStatus: 'SUCCESSFUL',
+    });
   });
 
   it('a refund MTN fails reads failed with the reason', async () => {
     const refund = refundFor(rail, await paidRequest());
     await rail.refund(refund);
     standIn.settle(refund.providerReference, 'FAILED', { code: 'NOT_ENOUGH_FUNDS', message: 'low balance' });
-    assert.deepEqual(await rail.status(refund), { outcome: 'failed', providerRefundId: null, rawStatus: 'FAILED', reason: 'not_enough_funds' });
+    assert.deepEqual(await rail.status(refund), {
+      outcome: 'failed',
+      providerRefundId: null,
+      rawStatus: 'FAILED',
+      reason: 'not_enough_funds',
+    });
   });
 
   it('a 500 is a refusal (not a decline) and nothing is stored; the same refund may then be sent', async () => {
     const refund = refundFor(rail, await paidRequest());
-    standIn.next('refund', { answer: { status: 500, body: { code: 'INTERNAL_PROCESSING_ERROR', message: 'try later' } } });
+    standIn.next('refund', {
+      answer: { status: 500, body: { code: 'INTERNAL_PROCESSING_ERROR', message: 'try later' } },
+    });
     await assert.rejects(rail.refund(refund), declinedError(false));
     assert.equal(standIn.transactions.has(refund.providerReference), false);
     assert.deepEqual(await rail.status(refund), { outcome: 'unknown' });
@@ -308,16 +386,29 @@ describe('MTN MoMo refunds', () => {
 
   it('business refusals are declines: NOT_ENOUGH_FUNDS, PAYER_NOT_FOUND, an unknown or unpaid request, more than was paid', async () => {
     const payment = await paidRequest(2_000);
-    standIn.next('refund', { answer: { status: 500, body: { code: 'NOT_ENOUGH_FUNDS', message: 'disbursement account too low' } } });
+    standIn.next('refund', {
+      answer: { status: 500, body: { code: 'NOT_ENOUGH_FUNDS', message: 'disbursement account too low' } },
+    });
     await assert.rejects(rail.refund(refundFor(rail, payment)), declinedError(true));
     standIn.next('refund', { answer: { status: 400, body: { code: 'PAYER_NOT_FOUND', message: 'no such wallet' } } });
     await assert.rejects(rail.refund(refundFor(rail, payment)), declinedError(true));
-    await assert.rejects(rail.refund(refundFor(rail, { providerReference: randomUUID(), phone: null })), declinedError(true));
+    await assert.rejects(
+      rail.refund(refundFor(rail, { providerReference: randomUUID(), phone: null })),
+      declinedError(true),
+    );
     await assert.rejects(rail.refund(refundFor(rail, payment, { amountMinor: 2_001 })), declinedError(true));
     const unpaid = momoAttempt(mtn.collection!, '+233241234567', 1_000);
     await mtn.collection!.initiate(unpaid);
-    await assert.rejects(rail.refund(refundFor(rail, { providerReference: unpaid.providerReference!, phone: null })), declinedError(true));
-    assert.equal([...standIn.transactions.values()].filter((tx) => tx.kind === 'refund' && tx.referenceIdToRefund === payment.providerReference).length, 0);
+    await assert.rejects(
+      rail.refund(refundFor(rail, { providerReference: unpaid.providerReference!, phone: null })),
+      declinedError(true),
+    );
+    assert.equal(
+      [...standIn.transactions.values()].filter(
+        (tx) => tx.kind === 'refund' && tx.referenceIdToRefund === payment.providerReference,
+      ).length,
+      0,
+    );
   });
 
   it('a lost answer is ProviderNoAnswerError; status() finds the refund by our reference and POST was sent once', async () => {
@@ -339,7 +430,11 @@ describe('MTN MoMo refunds', () => {
     await assert.rejects(rail.refund(refund), ProviderNoAnswerError);
     standIn.settle(refund.providerReference, 'SUCCESSFUL');
     assert.equal((await rail.refund(refund)).outcome, 'succeeded');
-    assert.equal([...standIn.transactions.values()].filter((tx) => tx.kind === 'refund' && tx.externalId === refund.refundId).length, 1);
+    assert.equal(
+      [...standIn.transactions.values()].filter((tx) => tx.kind === 'refund' && tx.externalId === refund.refundId)
+        .length,
+      1,
+    );
   });
 
   it('status() of a reference MTN never accepted is unknown; a 5xx on status is a refusal', async () => {
@@ -374,9 +469,19 @@ describe('routing refunds to the provider that took the payment', () => {
   });
 
   const configWith = (env: Record<string, string>) =>
-    loadConfig({ ...process.env, LOG_LEVEL: 'silent', BASE_URL: 'http://sika.test', REDIS_URL: '', PROVIDER_TIMEOUT_MS: String(TIMEOUT_MS), ...env });
+    loadConfig({
+      ...process.env,
+      LOG_LEVEL: 'silent',
+      BASE_URL: 'http://sika.test',
+      REDIS_URL: '',
+      PROVIDER_TIMEOUT_MS: String(TIMEOUT_MS),
+      ...env,
+    });
   const mtnEnv = (products: Array<'COLLECTION' | 'DISBURSEMENT'>) => {
-    const env: Record<string, string> = { MTN_MOMO_BASE_URL: mtnStandIn.baseUrl, MTN_MOMO_TARGET_ENVIRONMENT: mtnStandIn.targetEnvironment };
+    const env: Record<string, string> = {
+      MTN_MOMO_BASE_URL: mtnStandIn.baseUrl,
+      MTN_MOMO_TARGET_ENVIRONMENT: mtnStandIn.targetEnvironment,
+    };
     for (const product of products) {
       const credentials = mtnStandIn.credentials[product === 'COLLECTION' ? 'collection' : 'disbursement'];
       env[`MTN_MOMO_${product}_SUBSCRIPTION_KEY`] = credentials.subscriptionKey;
@@ -387,13 +492,29 @@ describe('routing refunds to the provider that took the payment', () => {
   };
 
   it('refundsByName() gives each configured provider its own refund adapter, wired to its API', async () => {
-    const { providers } = configureProviders(configWith({ PAYSTACK_SECRET_KEY: SECRET_KEY, PAYSTACK_BASE_URL: paystackStandIn.baseUrl, ...mtnEnv(['COLLECTION', 'DISBURSEMENT']) }));
+    const { providers } = configureProviders(
+      configWith({
+        PAYSTACK_SECRET_KEY: SECRET_KEY,
+        PAYSTACK_BASE_URL: paystackStandIn.baseUrl,
+        ...mtnEnv(['COLLECTION', 'DISBURSEMENT']),
+      }),
+    );
     assert.equal(providers.refundsByName('paystack')?.provider, 'paystack');
     assert.equal(providers.refundsByName('mtn_momo')?.provider, 'mtn_momo');
     assert.equal(providers.refundsByName('bank_statement'), null);
     assert.equal(providers.refundsByName('nobody'), null);
 
-    const unknown = { refundId: refundId(), providerReference: randomUUID(), paymentProviderReference: randomUUID(), payerPhone: null, amountMinor: 100, currency: 'GHS', reason: null, providerRefundId: null, createdAt: new Date() };
+    const unknown = {
+      refundId: refundId(),
+      providerReference: randomUUID(),
+      paymentProviderReference: randomUUID(),
+      payerPhone: null,
+      amountMinor: 100,
+      currency: 'GHS',
+      reason: null,
+      providerRefundId: null,
+      createdAt: new Date(),
+    };
     assert.deepEqual(await providers.refundsByName('mtn_momo')!.status(unknown), { outcome: 'unknown' });
     assert.equal(mtnStandIn.counts.refund_status, 1);
     assert.deepEqual(await providers.refundsByName('paystack')!.status(unknown), { outcome: 'unknown' });

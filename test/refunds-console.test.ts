@@ -15,7 +15,15 @@ import { createOperator } from '../src/ops/service.ts';
 import { LiveProviders } from '../src/rails/live.ts';
 import { collectionAccounts } from '../src/rails/bank-transfer/accounts.ts';
 import { importStatement } from '../src/statements/service.ts';
-import { BANK_ENV, cedis, gcbStatement, liveBalance, liveTransfer, sessionStatus, uniqueWords } from './bank-statements-support.ts';
+import {
+  BANK_ENV,
+  cedis,
+  gcbStatement,
+  liveBalance,
+  liveTransfer,
+  sessionStatus,
+  uniqueWords,
+} from './bank-statements-support.ts';
 import { createSession, momoBody, simulate, startAttempt, totalOf } from './checkout-support.ts';
 import { ConsoleClient, flashOf as flashHtml } from './console-client.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
@@ -25,7 +33,11 @@ const PASSWORD = 'refunds-console-password';
 const OPERATOR: Actor = { type: 'operator', id: randomUUID(), email: 'refunds-console-statements@example.com' };
 
 /** The flash message's text (the page escapes it). */
-const flashOf = (body: string) => flashHtml(body).replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+const flashOf = (body: string) =>
+  flashHtml(body)
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
 
 interface Merchant extends CreatedMerchant {
   ownerEmail: string;
@@ -52,7 +64,10 @@ const refundsOf = (t: TestContext, sessionId: string) =>
        FROM refunds WHERE session_id = $1 ORDER BY created_at, id`,
     [sessionId],
   );
-const refundedOf = async (t: TestContext, sessionId: string) => (await t.db.query<{ n: number }>('SELECT refunded_minor::int AS n FROM checkout_sessions WHERE id = $1', [sessionId]))[0]!.n;
+const refundedOf = async (t: TestContext, sessionId: string) =>
+  (
+    await t.db.query<{ n: number }>('SELECT refunded_minor::int AS n FROM checkout_sessions WHERE id = $1', [sessionId])
+  )[0]!.n;
 
 describe(`refunds in the dashboard and the operator console (${storageKind})`, () => {
   let t: TestContext;
@@ -71,7 +86,13 @@ describe(`refunds in the dashboard and the operator console (${storageKind})`, (
     const ownerEmail = `refunds-owner-${randomUUID()}@example.com`;
     const created = await createMerchant(
       t.db,
-      { name: `Ama Fabrics ${randomUUID().slice(0, 6)}`, email: ownerEmail, password: PASSWORD, webhookUrl: null, payoutApproval: options.payoutApproval ?? false },
+      {
+        name: `Ama Fabrics ${randomUUID().slice(0, 6)}`,
+        email: ownerEmail,
+        password: PASSWORD,
+        webhookUrl: null,
+        payoutApproval: options.payoutApproval ?? false,
+      },
       t.webhookTargets,
     );
     return { ...created, ownerEmail };
@@ -80,7 +101,13 @@ describe(`refunds in the dashboard and the operator console (${storageKind})`, (
   async function userOf(m: Merchant, role: Role): Promise<{ id: string; email: string }> {
     const id = randomUUID();
     const email = `${role}-${id}@example.com`;
-    await t.db.query('INSERT INTO users (id, merchant_id, email, password_hash, role) VALUES ($1, $2, $3, $4, $5)', [id, m.merchant_id, email, await hashPassword(PASSWORD), role]);
+    await t.db.query('INSERT INTO users (id, merchant_id, email, password_hash, role) VALUES ($1, $2, $3, $4, $5)', [
+      id,
+      m.merchant_id,
+      email,
+      await hashPassword(PASSWORD),
+      role,
+    ]);
     return { id, email };
   }
 
@@ -95,7 +122,11 @@ describe(`refunds in the dashboard and the operator console (${storageKind})`, (
   /** A paid Test session: card (charged the base; the merchant bears the fee) or momo (the payer bears it). */
   async function paidTestSession(m: Merchant, base: number, rail: 'card' | 'momo' = 'card') {
     const session = await createSession(t, m, { amount_minor: base });
-    const attempt = await startAttempt(t, session.id, rail === 'card' ? { rail: 'card', amount_minor: totalOf('card', base) } : momoBody(base));
+    const attempt = await startAttempt(
+      t,
+      session.id,
+      rail === 'card' ? { rail: 'card', amount_minor: totalOf('card', base) } : momoBody(base),
+    );
     await simulate(t, m, attempt.attempt_reference, 'paid');
     return { sessionId: session.id as string, charged: totalOf(rail, base) };
   }
@@ -106,7 +137,9 @@ describe(`refunds in the dashboard and the operator console (${storageKind})`, (
     const result = await importStatement(t.db, {
       bankCode: 'GCB',
       fileName: 'refunds.csv',
-      csv: gcbStatement([{ narration: `${uniqueWords()} ${transfer.reference}`, credit: cedis(transfer.chargedMinor) }]),
+      csv: gcbStatement([
+        { narration: `${uniqueWords()} ${transfer.reference}`, credit: cedis(transfer.chargedMinor) },
+      ]),
       importedBy: OPERATOR,
       checkoutUrlHost: t.config.checkoutUrlHost,
       collectionAccounts: collectionAccounts(t.config.providers.bankTransfer),
@@ -117,7 +150,11 @@ describe(`refunds in the dashboard and the operator console (${storageKind})`, (
   }
 
   /** Posts the Refund form: on success it sends the browser back to the session's page (303), which names the refund. */
-  async function refundThroughForm(client: ConsoleClient, sessionId: string, fields: Record<string, string>): Promise<LightMyRequestResponse> {
+  async function refundThroughForm(
+    client: ConsoleClient,
+    sessionId: string,
+    fields: Record<string, string>,
+  ): Promise<LightMyRequestResponse> {
     const res = await client.post(`/dashboard/sessions/${sessionId}/refunds`, fields);
     assert.equal(res.statusCode, 303, res.body.slice(0, 400));
     const location = String(res.headers.location);
@@ -127,7 +164,8 @@ describe(`refunds in the dashboard and the operator console (${storageKind})`, (
     return page;
   }
 
-  const refundForm = (body: string, sessionId: string) => body.includes(`action="/dashboard/sessions/${sessionId}/refunds"`);
+  const refundForm = (body: string, sessionId: string) =>
+    body.includes(`action="/dashboard/sessions/${sessionId}/refunds"`);
   const amountDefault = (body: string) => /id="refund-amount" name="amount"[^>]* value="([^"]*)"/.exec(body)?.[1];
 
   async function assertRefused(res: LightMyRequestResponse, status: number, message: RegExp) {
@@ -149,7 +187,11 @@ describe(`refunds in the dashboard and the operator console (${storageKind})`, (
     assert.match(before.body, /No refunds yet\./);
 
     for (const amount of ['12.345', '0', '0.00', '-5', 'ten', '1e3']) {
-      await assertRefused(await owner.post(`/dashboard/sessions/${paid.sessionId}/refunds`, { amount, reason: 'x' }), 400, /^Amount is not valid: enter an amount in GHS above zero with at most 2 decimals/);
+      await assertRefused(
+        await owner.post(`/dashboard/sessions/${paid.sessionId}/refunds`, { amount, reason: 'x' }),
+        400,
+        /^Amount is not valid: enter an amount in GHS above zero with at most 2 decimals/,
+      );
     }
     assert.equal((await refundsOf(t, paid.sessionId)).length, 0);
 
@@ -157,7 +199,14 @@ describe(`refunds in the dashboard and the operator console (${storageKind})`, (
     assert.equal(flashOf(res.body), 'Refund of GHS 50.10 requested: it succeeded.');
     const [row] = await refundsOf(t, paid.sessionId);
     assert.deepEqual(
-      { status: row!.status, amount: row!.amount_minor, environment: row!.environment, route: row!.route, key: row!.api_key_id, user: row!.requested_by_user_id },
+      {
+        status: row!.status,
+        amount: row!.amount_minor,
+        environment: row!.environment,
+        route: row!.route,
+        key: row!.api_key_id,
+        user: row!.requested_by_user_id,
+      },
       { status: 'succeeded', amount: 5_010, environment: 'test', route: 'test', key: null, user: m.owner_user_id },
     );
     assert.equal(await refundedOf(t, paid.sessionId), 5_010);
@@ -165,7 +214,10 @@ describe(`refunds in the dashboard and the operator console (${storageKind})`, (
 
     const page = await owner.get(`/dashboard/sessions/${paid.sessionId}`);
     assert.equal(flashOf(page.body), '', 'only the page the form sent you to names the refund');
-    assert.match(page.body, new RegExp(`<td class="mono">${row!.id}</td><td>GHS 50\\.10</td><td><span class="badge ok">succeeded</span>`));
+    assert.match(
+      page.body,
+      new RegExp(`<td class="mono">${row!.id}</td><td>GHS 50\\.10</td><td><span class="badge ok">succeeded</span>`),
+    );
     assert.match(page.body, /One shirt returned/);
     assert.match(page.body, /<div class="label">Refunded<\/div><div class="value">GHS 50\.10<\/div>/);
     assert.equal(amountDefault(page.body), '149.90', 'the rest of the payment');
@@ -176,7 +228,11 @@ describe(`refunds in the dashboard and the operator console (${storageKind})`, (
     const rest = await refundThroughForm(owner, paid.sessionId, { amount: '149.90' });
     assert.equal(await refundedOf(t, paid.sessionId), 20_000);
     assert.ok(!refundForm(rest.body, paid.sessionId));
-    await assertRefused(await owner.post(`/dashboard/sessions/${paid.sessionId}/refunds`, { amount: '0.01' }), 409, /already refunded in full/);
+    await assertRefused(
+      await owner.post(`/dashboard/sessions/${paid.sessionId}/refunds`, { amount: '0.01' }),
+      409,
+      /already refunded in full/,
+    );
   });
 
   it('the same form sent twice at once (a double click) makes one refund; both answers lead to it', async () => {
@@ -187,13 +243,18 @@ describe(`refunds in the dashboard and the operator console (${storageKind})`, (
     const key = /name="request_key" value="(dash-[0-9a-f]{24})"/.exec(page.body)?.[1];
     assert.ok(key, 'the form carries a one-time key');
     const fields = { amount: '10.00', reason: 'double click', request_key: key };
-    const [a, b] = await Promise.all([owner.post(`/dashboard/sessions/${paid.sessionId}/refunds`, fields), owner.post(`/dashboard/sessions/${paid.sessionId}/refunds`, fields)]);
+    const [a, b] = await Promise.all([
+      owner.post(`/dashboard/sessions/${paid.sessionId}/refunds`, fields),
+      owner.post(`/dashboard/sessions/${paid.sessionId}/refunds`, fields),
+    ]);
     assert.equal(a.statusCode, 303, a.body);
     assert.equal(b.statusCode, 303, b.body);
     assert.equal(a.headers.location, b.headers.location);
     assert.equal((await refundsOf(t, paid.sessionId)).length, 1);
     assert.equal(await refundedOf(t, paid.sessionId), 1_000);
-    const fresh = /name="request_key" value="(dash-[0-9a-f]{24})"/.exec((await owner.get(`/dashboard/sessions/${paid.sessionId}`)).body)?.[1];
+    const fresh = /name="request_key" value="(dash-[0-9a-f]{24})"/.exec(
+      (await owner.get(`/dashboard/sessions/${paid.sessionId}`)).body,
+    )?.[1];
     assert.notEqual(fresh, key, 'each rendering of the form has its own key');
   });
 
@@ -203,13 +264,25 @@ describe(`refunds in the dashboard and the operator console (${storageKind})`, (
     const paid = await paidTestSession(m, 10_000, 'momo'); // charged 10,150 (the payer bore the fee); credited 10,000
     assert.equal(paid.charged, 10_150);
 
-    await assertRefused(await owner.post(`/dashboard/sessions/${paid.sessionId}/refunds`, { amount: '101.50' }), 409, /Your available balance does not cover this refund of GHS 101.50/);
-    await assertRefused(await owner.post(`/dashboard/sessions/${paid.sessionId}/refunds`, { amount: '101.51' }), 409, /At most GHS 101\.50 of the payment of GHS [\d,.]+ can still be refunded\./);
+    await assertRefused(
+      await owner.post(`/dashboard/sessions/${paid.sessionId}/refunds`, { amount: '101.50' }),
+      409,
+      /Your available balance does not cover this refund of GHS 101.50/,
+    );
+    await assertRefused(
+      await owner.post(`/dashboard/sessions/${paid.sessionId}/refunds`, { amount: '101.51' }),
+      409,
+      /At most GHS 101\.50 of the payment of GHS [\d,.]+ can still be refunded\./,
+    );
     const open = await createSession(t, m);
     const notPaid = await owner.post(`/dashboard/sessions/${open.id}/refunds`, { amount: '1.00' });
     await assertRefused(notPaid, 409, /only a paid \(success\) session can be refunded/);
     assert.ok(!refundForm(notPaid.body, open.id), 'an unpaid session has no Refund form');
-    await assertRefused(await owner.post(`/dashboard/sessions/cs_${randomUUID().replace(/-/g, '')}/refunds`, { amount: '1.00' }), 404, /not found/i);
+    await assertRefused(
+      await owner.post(`/dashboard/sessions/cs_${randomUUID().replace(/-/g, '')}/refunds`, { amount: '1.00' }),
+      404,
+      /not found/i,
+    );
     assert.equal((await refundsOf(t, paid.sessionId)).length, 0);
     assert.equal((await balanceOf(t, m.merchant_id, 'test')).available_minor, 10_000);
 
@@ -229,11 +302,19 @@ describe(`refunds in the dashboard and the operator console (${storageKind})`, (
     assert.match(page.body, /<h2>Payment<\/h2>/);
     assert.match(page.body, /<h2>Refunds<\/h2>/);
     assert.ok(!refundForm(page.body, paid.sessionId), 'no Refund form for a viewer');
-    await assertRefused(await viewer.post(`/dashboard/sessions/${paid.sessionId}/refunds`, { amount: '10.00' }), 403, /Your role cannot refund payments/);
+    await assertRefused(
+      await viewer.post(`/dashboard/sessions/${paid.sessionId}/refunds`, { amount: '10.00' }),
+      403,
+      /Your role cannot refund payments/,
+    );
     assert.equal((await refundsOf(t, paid.sessionId)).length, 0);
     // An approver may decide refunds but not ask for them (as for payouts).
     const approver = await signedIn((await userOf(m, 'approver')).email);
-    await assertRefused(await approver.post(`/dashboard/sessions/${paid.sessionId}/refunds`, { amount: '10.00' }), 403, /Your role cannot refund payments/);
+    await assertRefused(
+      await approver.post(`/dashboard/sessions/${paid.sessionId}/refunds`, { amount: '10.00' }),
+      403,
+      /Your role cannot refund payments/,
+    );
     assert.equal((await refundsOf(t, paid.sessionId)).length, 0);
   });
 
@@ -254,7 +335,10 @@ describe(`refunds in the dashboard and the operator console (${storageKind})`, (
     const res = await refundThroughForm(owner, transfer.sessionId, { amount: '100.00', reason: 'Order cancelled' });
     assert.equal(flashOf(res.body), 'Refund of GHS 100.00 requested: it awaits approval by another approver.');
     const [refund] = await refundsOf(t, transfer.sessionId);
-    assert.deepEqual([refund!.status, refund!.environment, refund!.route, refund!.requested_by_user_id], ['awaiting_approval', 'live', 'operator', m.owner_user_id]);
+    assert.deepEqual(
+      [refund!.status, refund!.environment, refund!.route, refund!.requested_by_user_id],
+      ['awaiting_approval', 'live', 'operator', m.owner_user_id],
+    );
     assert.equal(await liveBalance(t, m), balanceBefore - 10_000, 'held while it awaits approval');
 
     // The requester sees it on the Refunds page without an Approve button; posting a decision is refused.
@@ -262,39 +346,77 @@ describe(`refunds in the dashboard and the operator console (${storageKind})`, (
     assert.equal(list.statusCode, 200);
     assert.match(list.body, new RegExp(`<td class="mono">${refund!.id}</td>`));
     assert.ok(!list.body.includes(`action="/dashboard/refunds/${refund!.id}/decision"`));
-    await assertRefused(await owner.post(`/dashboard/refunds/${refund!.id}/decision`, { decision: 'approve' }), 403, /Only a user with the approver role/);
+    await assertRefused(
+      await owner.post(`/dashboard/refunds/${refund!.id}/decision`, { decision: 'approve' }),
+      403,
+      /Only a user with the approver role/,
+    );
     await toLive(developer);
-    await assertRefused(await developer.post(`/dashboard/refunds/${refund!.id}/decision`, { decision: 'approve' }), 403, /Only a user with the approver role/);
+    await assertRefused(
+      await developer.post(`/dashboard/refunds/${refund!.id}/decision`, { decision: 'approve' }),
+      403,
+      /Only a user with the approver role/,
+    );
     assert.equal((await refundsOf(t, transfer.sessionId))[0]!.status, 'awaiting_approval');
 
     // An approver who asked for a refund (here through the service) sees no button for it and cannot decide it.
-    const own = await requestRefund(t.db, { merchantId: m.merchant_id, environment: 'live', apiKeyId: null, userId: approverA.id }, { session_id: transfer.sessionId, amount_minor: 1_000 }, LiveProviders.none());
+    const own = await requestRefund(
+      t.db,
+      { merchantId: m.merchant_id, environment: 'live', apiKeyId: null, userId: approverA.id },
+      { session_id: transfer.sessionId, amount_minor: 1_000 },
+      LiveProviders.none(),
+    );
     const approverAClient = await signedIn(approverA.email);
     await toLive(approverAClient);
     const ownList = await approverAClient.get('/dashboard/refunds');
-    assert.ok(ownList.body.includes(`action="/dashboard/refunds/${refund!.id}/decision"`), "approver A may decide the owner's refund");
+    assert.ok(
+      ownList.body.includes(`action="/dashboard/refunds/${refund!.id}/decision"`),
+      "approver A may decide the owner's refund",
+    );
     assert.ok(!ownList.body.includes(`action="/dashboard/refunds/${own.id}/decision"`), 'but not the one A asked for');
     assert.match(ownList.body, /You asked for it: another approver decides\./);
-    await assertRefused(await approverAClient.post(`/dashboard/refunds/${own.id}/decision`, { decision: 'approve' }), 403, /requester of a refund cannot approve/);
+    await assertRefused(
+      await approverAClient.post(`/dashboard/refunds/${own.id}/decision`, { decision: 'approve' }),
+      403,
+      /requester of a refund cannot approve/,
+    );
 
     // In Test mode the Live refund is not found.
-    await assertRefused(await approverB.post(`/dashboard/refunds/${refund!.id}/decision`, { decision: 'approve' }), 404, /not found/i);
+    await assertRefused(
+      await approverB.post(`/dashboard/refunds/${refund!.id}/decision`, { decision: 'approve' }),
+      404,
+      /not found/i,
+    );
     await toLive(approverB);
     const bList = await approverB.get('/dashboard/refunds');
-    assert.ok(bList.body.includes(`action="/dashboard/refunds/${refund!.id}/decision"`), 'another approver sees the decision form');
-    await assertRefused(await approverB.post(`/dashboard/refunds/${refund!.id}/decision`, { decision: 'maybe' }), 400, /^Decision must be approve or reject\.$/);
+    assert.ok(
+      bList.body.includes(`action="/dashboard/refunds/${refund!.id}/decision"`),
+      'another approver sees the decision form',
+    );
+    await assertRefused(
+      await approverB.post(`/dashboard/refunds/${refund!.id}/decision`, { decision: 'maybe' }),
+      400,
+      /^Decision must be approve or reject\.$/,
+    );
     const approved = await approverB.post(`/dashboard/refunds/${refund!.id}/decision`, { decision: 'approve' });
     assert.equal(approved.statusCode, 200, approved.body.slice(0, 300));
     assert.equal(flashOf(approved.body), `Refund ${refund!.id} approved: it is pending.`);
     const [decided] = await refundsOf(t, transfer.sessionId);
     assert.deepEqual([decided!.status, decided!.decided_by_user_id], ['pending', approverBUser.id]);
     // Rejecting A's own one (B did not ask for it) releases its hold.
-    const rejected = await approverB.post(`/dashboard/refunds/${own.id}/decision`, { decision: 'reject', reason: 'duplicate' });
+    const rejected = await approverB.post(`/dashboard/refunds/${own.id}/decision`, {
+      decision: 'reject',
+      reason: 'duplicate',
+    });
     assert.equal(flashOf(rejected.body), `Refund ${own.id} rejected: it is cancelled.`);
     assert.equal(await liveBalance(t, m), balanceBefore - 10_000);
 
     const queue = await ops.get('/ops/refunds');
-    assert.match(queue.body, new RegExp(`action="/ops/refunds/${refund!.id}/complete"`), 'approved: waiting for an operator');
+    assert.match(
+      queue.body,
+      new RegExp(`action="/ops/refunds/${refund!.id}/complete"`),
+      'approved: waiting for an operator',
+    );
     assert.ok(!queue.body.includes(own.id), 'a cancelled refund is not queued');
     assert.deepEqual(await checkInvariants(t.db, m.merchant_id), []);
   });
@@ -305,9 +427,16 @@ describe(`refunds in the dashboard and the operator console (${storageKind})`, (
     await toLive(owner);
     const transfer = await paidLiveTransfer(m, 20_000);
     // As if Paystack had taken this payment and were no longer configured in this process (the test app has no Live providers).
-    await t.db.query("UPDATE payment_attempts SET rail = 'momo', network = 'mtn', phone = '+233241234567', provider = 'paystack' WHERE id = $1", [transfer.attemptId]);
+    await t.db.query(
+      "UPDATE payment_attempts SET rail = 'momo', network = 'mtn', phone = '+233241234567', provider = 'paystack' WHERE id = $1",
+      [transfer.attemptId],
+    );
     const res = await owner.post(`/dashboard/sessions/${transfer.sessionId}/refunds`, { amount: '10.00' });
-    await assertRefused(res, 503, /The provider that took this payment \(paystack\) is not configured for refunds right now/);
+    await assertRefused(
+      res,
+      503,
+      /The provider that took this payment \(paystack\) is not configured for refunds right now/,
+    );
     assert.equal(res.headers['retry-after'], '60');
     assert.match(res.body, /<h1>Session <span class="mono">/, 'the session page, not the error page');
     assert.equal((await refundsOf(t, transfer.sessionId)).length, 0);
@@ -321,17 +450,25 @@ describe(`refunds in the dashboard and the operator console (${storageKind})`, (
     const balanceBefore = await liveBalance(t, m);
     for (const amount of ['150.00', '70.25']) {
       const res = await refundThroughForm(owner, transfer.sessionId, { amount, reason: 'returned goods' });
-      assert.equal(flashOf(res.body), `Refund of GHS ${amount} requested: Sika's operators will transfer it to the payer.`);
+      assert.equal(
+        flashOf(res.body),
+        `Refund of GHS ${amount} requested: Sika's operators will transfer it to the payer.`,
+      );
     }
     const [first, second] = await refundsOf(t, transfer.sessionId);
-    assert.deepEqual([first!.status, first!.route, second!.status, second!.route], ['pending', 'operator', 'pending', 'operator']);
+    assert.deepEqual(
+      [first!.status, first!.route, second!.status, second!.route],
+      ['pending', 'operator', 'pending', 'operator'],
+    );
     assert.equal(await liveBalance(t, m), balanceBefore - 22_025);
 
     const queue = await ops.get('/ops/refunds');
     assert.equal(queue.statusCode, 200);
     assert.match(queue.body, /<a href="\/ops\/refunds" aria-current="page">Refunds<\/a>/);
     for (const r of [first!, second!]) {
-      const card = new RegExp(`<section class="card" aria-label="Refund ${r.id}">[\\s\\S]*?</section>`).exec(queue.body)?.[0];
+      const card = new RegExp(`<section class="card" aria-label="Refund ${r.id}">[\\s\\S]*?</section>`).exec(
+        queue.body,
+      )?.[0];
       assert.ok(card, `${r.id} is queued`);
       assert.match(card, new RegExp(`${transfer.reference}`));
       assert.match(card, new RegExp(`<a href="/ops/merchants/${m.merchant_id}">Ama Fabrics`));
@@ -341,10 +478,24 @@ describe(`refunds in the dashboard and the operator console (${storageKind})`, (
     }
     assert.match(queue.body, /GHS 150\.00 to the payer of/);
 
-    await assertRefused(await ops.post(`/ops/refunds/${first!.id}/complete`, { payer_account: 'GCB 1011130099999', transfer_reference: ' ' }), 400, /Enter the payer's account and the transfer's reference/);
-    await assertRefused(await ops.post(`/ops/refunds/${second!.id}/fail`, { reason: '' }), 400, /^Reason is required\.$/);
+    await assertRefused(
+      await ops.post(`/ops/refunds/${first!.id}/complete`, {
+        payer_account: 'GCB 1011130099999',
+        transfer_reference: ' ',
+      }),
+      400,
+      /Enter the payer's account and the transfer's reference/,
+    );
+    await assertRefused(
+      await ops.post(`/ops/refunds/${second!.id}/fail`, { reason: '' }),
+      400,
+      /^Reason is required\.$/,
+    );
 
-    const done = await ops.post(`/ops/refunds/${first!.id}/complete`, { payer_account: 'GCB 1011130099999 (K. Mensah)', transfer_reference: 'FT26078ABC' });
+    const done = await ops.post(`/ops/refunds/${first!.id}/complete`, {
+      payer_account: 'GCB 1011130099999 (K. Mensah)',
+      transfer_reference: 'FT26078ABC',
+    });
     assert.equal(done.statusCode, 200, done.body.slice(0, 300));
     assert.match(flashOf(done.body), new RegExp(`Refund ${first!.id} of GHS 150\\.00 is succeeded`));
     assert.ok(!done.body.includes(`action="/ops/refunds/${first!.id}/complete"`), 'no longer queued');
@@ -357,18 +508,34 @@ describe(`refunds in the dashboard and the operator console (${storageKind})`, (
       [paidOut!.status, paidOut!.payer_account, paidOut!.transfer_reference, paidOut!.completed_by],
       ['succeeded', 'GCB 1011130099999 (K. Mensah)', 'FT26078ABC', operatorEmail],
     );
-    assert.deepEqual([released!.status, released!.failure_reason, released!.completed_by], ['failed', 'The payer closed the account', operatorEmail]);
+    assert.deepEqual(
+      [released!.status, released!.failure_reason, released!.completed_by],
+      ['failed', 'The payer closed the account', operatorEmail],
+    );
     assert.equal(await refundedOf(t, transfer.sessionId), 15_000);
     assert.equal(await liveBalance(t, m), balanceBefore - 15_000, 'the failed refund is released');
-    const audited = await t.db.query<{ action: string }>("SELECT action FROM audit_log WHERE object_type = 'refund' AND object_id = ANY($1) ORDER BY action", [[first!.id, second!.id]]);
-    assert.deepEqual(audited.map((a) => a.action), ['refund.operator_failed', 'refund.operator_succeeded']);
+    const audited = await t.db.query<{ action: string }>(
+      "SELECT action FROM audit_log WHERE object_type = 'refund' AND object_id = ANY($1) ORDER BY action",
+      [[first!.id, second!.id]],
+    );
+    assert.deepEqual(
+      audited.map((a) => a.action),
+      ['refund.operator_failed', 'refund.operator_succeeded'],
+    );
 
     // A second outcome for the same refund is refused on the page.
-    await assertRefused(await ops.post(`/ops/refunds/${first!.id}/fail`, { reason: 'late' }), 409, /only a pending refund can be settled/);
+    await assertRefused(
+      await ops.post(`/ops/refunds/${first!.id}/fail`, { reason: 'late' }),
+      409,
+      /only a pending refund can be settled/,
+    );
 
     const page = await owner.get(`/dashboard/sessions/${transfer.sessionId}`);
     assert.match(page.body, /<span class="badge ok">succeeded<\/span>/);
-    assert.match(page.body, /<span class="badge bad">failed<\/span><br><span class="muted">The payer closed the account<\/span>/);
+    assert.match(
+      page.body,
+      /<span class="badge bad">failed<\/span><br><span class="muted">The payer closed the account<\/span>/,
+    );
     assert.match(page.body, /Sika&#39;s operators \(a transfer\)/);
     assert.deepEqual(await checkInvariants(t.db, m.merchant_id), []);
   });

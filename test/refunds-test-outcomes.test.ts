@@ -39,15 +39,31 @@ describe(`Test refunds awaiting approval and the refund simulator (${storageKind
   const refund = (key: string, body: Record<string, unknown>, idempotencyKey?: string) =>
     call(t, 'POST', '/api/v1/refunds', { key, body: body as never, ...(idempotencyKey ? { idempotencyKey } : {}) });
   const simulate = (key: string, id: string, outcome: string, idempotencyKey?: string) =>
-    call(t, 'POST', `/api/v1/test/refunds/${id}/simulate`, { key, body: { outcome }, ...(idempotencyKey ? { idempotencyKey } : {}) });
+    call(t, 'POST', `/api/v1/test/refunds/${id}/simulate`, {
+      key,
+      body: { outcome },
+      ...(idempotencyKey ? { idempotencyKey } : {}),
+    });
 
-  async function awaiting(m: CreatedMerchant, sessionId: string, amount = REFUND_MINOR): Promise<{ id: string; status: string }> {
-    const res = await refund(m.test_api_key, { session_id: sessionId, amount_minor: amount, test_outcome: 'awaiting_approval' });
+  async function awaiting(
+    m: CreatedMerchant,
+    sessionId: string,
+    amount = REFUND_MINOR,
+  ): Promise<{ id: string; status: string }> {
+    const res = await refund(m.test_api_key, {
+      session_id: sessionId,
+      amount_minor: amount,
+      test_outcome: 'awaiting_approval',
+    });
     assert.equal(res.statusCode, 201, res.body);
     return res.json();
   }
 
-  async function moved(m: CreatedMerchant, id: string, outcome: string): Promise<{ id: string; status: string; failure_reason: string | null }> {
+  async function moved(
+    m: CreatedMerchant,
+    id: string,
+    outcome: string,
+  ): Promise<{ id: string; status: string; failure_reason: string | null }> {
     const res = await simulate(m.test_api_key, id, outcome);
     assert.equal(res.statusCode, 200, res.body);
     return res.json();
@@ -61,7 +77,8 @@ describe(`Test refunds awaiting approval and the refund simulator (${storageKind
   }
 
   const eventTypes = async (id: string) => (await eventsFor(t, id)).map((e) => e.type);
-  const refundedOf = async (m: CreatedMerchant, sessionId: string) => (await call(t, 'GET', `/api/v1/sessions/${sessionId}`, { key: m.test_api_key })).json().refunded_minor as number;
+  const refundedOf = async (m: CreatedMerchant, sessionId: string) =>
+    (await call(t, 'GET', `/api/v1/sessions/${sessionId}`, { key: m.test_api_key })).json().refunded_minor as number;
 
   it('awaiting_approval holds the amount; approved moves it to pending (no event), where it succeeds', async () => {
     const { m, sessionId } = await paidMerchant();
@@ -79,11 +96,18 @@ describe(`Test refunds awaiting approval and the refund simulator (${storageKind
 
     const succeeded = await moved(m, created.id, 'succeeded');
     assert.equal(succeeded.status, 'succeeded');
-    await assertBalance(m, { available: CREDITED_MINOR - REFUND_MINOR, held: 0 }, 'succeeded: the hold paid to the payer');
+    await assertBalance(
+      m,
+      { available: CREDITED_MINOR - REFUND_MINOR, held: 0 },
+      'succeeded: the hold paid to the payer',
+    );
     assert.equal(await refundedOf(m, sessionId), REFUND_MINOR);
     assert.deepEqual(await eventTypes(created.id), ['refund.created', 'refund.succeeded']);
     const listed = await call(t, 'GET', '/api/v1/refunds', { key: m.test_api_key, query: { status: 'succeeded' } });
-    assert.deepEqual((listed.json().data as { id: string }[]).map((r) => r.id), [created.id]);
+    assert.deepEqual(
+      (listed.json().data as { id: string }[]).map((r) => r.id),
+      [created.id],
+    );
   });
 
   it('cancelled releases the hold and emits refund.cancelled once; the amount can be refunded again', async () => {
@@ -93,7 +117,11 @@ describe(`Test refunds awaiting approval and the refund simulator (${storageKind
     const created = await awaiting(m, sessionId, PAYMENT_MINOR);
     await assertBalance(m, { available: CREDITED_MINOR + EXTRA_MINOR - PAYMENT_MINOR, held: PAYMENT_MINOR }, 'held');
     // Everything charged is committed while it waits.
-    assertErrorEnvelope(await refund(m.test_api_key, { session_id: sessionId, amount_minor: 1 }), 409, 'REFUND_EXCEEDS_PAYMENT');
+    assertErrorEnvelope(
+      await refund(m.test_api_key, { session_id: sessionId, amount_minor: 1 }),
+      409,
+      'REFUND_EXCEEDS_PAYMENT',
+    );
 
     const key = randomUUID();
     const cancelled = await simulate(m.test_api_key, created.id, 'cancelled', key);
@@ -107,13 +135,20 @@ describe(`Test refunds awaiting approval and the refund simulator (${storageKind
     assert.equal((events[1]!.payload.data.refund as { status: string }).status, 'cancelled');
     await assertBalance(m, { available: CREDITED_MINOR + EXTRA_MINOR, held: 0 }, 'cancelled: all back');
     assert.equal(await refundedOf(m, sessionId), 0);
-    const listed = await call(t, 'GET', '/api/v1/events', { key: m.test_api_key, query: { type: 'refund.cancelled', object_id: created.id } });
+    const listed = await call(t, 'GET', '/api/v1/events', {
+      key: m.test_api_key,
+      query: { type: 'refund.cancelled', object_id: created.id },
+    });
     assert.equal(listed.json().data.length, 1);
 
     const again = await refund(m.test_api_key, { session_id: sessionId, amount_minor: REFUND_MINOR });
     assert.equal(again.statusCode, 201, again.body);
     assert.equal(again.json().status, 'succeeded');
-    await assertBalance(m, { available: CREDITED_MINOR + EXTRA_MINOR - REFUND_MINOR, held: 0 }, 'refunded after the cancel');
+    await assertBalance(
+      m,
+      { available: CREDITED_MINOR + EXTRA_MINOR - REFUND_MINOR, held: 0 },
+      'refunded after the cancel',
+    );
   });
 
   it('approved then failed releases the hold', async () => {
@@ -130,9 +165,15 @@ describe(`Test refunds awaiting approval and the refund simulator (${storageKind
   it('refuses what the refund table does not allow (409 REFUND_NOT_PENDING), changing nothing', async () => {
     const { m, sessionId } = await paidMerchant();
     const waiting = await awaiting(m, sessionId, 1_000);
-    const pendingRes = await refund(m.test_api_key, { session_id: sessionId, amount_minor: 1_000, test_outcome: 'pending' });
+    const pendingRes = await refund(m.test_api_key, {
+      session_id: sessionId,
+      amount_minor: 1_000,
+      test_outcome: 'pending',
+    });
     const pending = pendingRes.json() as { id: string };
-    const done = (await refund(m.test_api_key, { session_id: sessionId, amount_minor: 1_000 })).json() as { id: string };
+    const done = (await refund(m.test_api_key, { session_id: sessionId, amount_minor: 1_000 })).json() as {
+      id: string;
+    };
     const cancelled = await awaiting(m, sessionId, 1_000);
     await moved(m, cancelled.id, 'cancelled');
     const refused: [{ id: string }, string][] = [
@@ -151,7 +192,11 @@ describe(`Test refunds awaiting approval and the refund simulator (${storageKind
       const statusBefore = (await call(t, 'GET', `/api/v1/refunds/${r.id}`, { key: m.test_api_key })).json().status;
       const eventsBefore = await eventTypes(r.id);
       assertErrorEnvelope(await simulate(m.test_api_key, r.id, outcome), 409, 'REFUND_NOT_PENDING');
-      assert.equal((await call(t, 'GET', `/api/v1/refunds/${r.id}`, { key: m.test_api_key })).json().status, statusBefore, `${statusBefore} -> ${outcome}`);
+      assert.equal(
+        (await call(t, 'GET', `/api/v1/refunds/${r.id}`, { key: m.test_api_key })).json().status,
+        statusBefore,
+        `${statusBefore} -> ${outcome}`,
+      );
       assert.deepEqual(await eventTypes(r.id), eventsBefore);
     }
     assert.deepEqual(await balanceOf(t, m.merchant_id, 'test'), before);
@@ -161,7 +206,11 @@ describe(`Test refunds awaiting approval and the refund simulator (${storageKind
 
   it('Live keys: test_outcome awaiting_approval is 400 and the simulator 403; another merchant gets 404', async () => {
     const { m, sessionId } = await paidMerchant();
-    const live = await refund(m.live_api_key, { session_id: sessionId, amount_minor: 100, test_outcome: 'awaiting_approval' });
+    const live = await refund(m.live_api_key, {
+      session_id: sessionId,
+      amount_minor: 100,
+      test_outcome: 'awaiting_approval',
+    });
     assert.equal(assertErrorEnvelope(live, 400, 'INVALID_ARGUMENT').fields?.[0]?.field, 'test_outcome');
     const created = await awaiting(m, sessionId);
     assertErrorEnvelope(await simulate(m.live_api_key, created.id, 'cancelled'), 403, 'FORBIDDEN');
@@ -169,7 +218,10 @@ describe(`Test refunds awaiting approval and the refund simulator (${storageKind
     const foreign = await simulate(stranger.test_api_key, created.id, 'cancelled');
     const unknown = await simulate(stranger.test_api_key, `re_${randomUUID().replaceAll('-', '')}`, 'cancelled');
     assert.deepEqual(assertErrorEnvelope(foreign, 404, 'NOT_FOUND'), assertErrorEnvelope(unknown, 404, 'NOT_FOUND'));
-    assert.equal((await call(t, 'GET', `/api/v1/refunds/${created.id}`, { key: m.test_api_key })).json().status, 'awaiting_approval');
+    assert.equal(
+      (await call(t, 'GET', `/api/v1/refunds/${created.id}`, { key: m.test_api_key })).json().status,
+      'awaiting_approval',
+    );
     assert.deepEqual(await eventTypes(created.id), ['refund.created']);
     await assertBalance(m, { available: CREDITED_MINOR - REFUND_MINOR, held: REFUND_MINOR }, 'unchanged');
   });
@@ -183,19 +235,29 @@ describe(`Test refunds awaiting approval and the refund simulator (${storageKind
     assert.equal(first.statusCode, 201, first.body);
     assert.equal(again.statusCode, 201, again.body);
     assert.equal(again.json().id, first.json().id);
-    assertErrorEnvelope(await refund(m.test_api_key, { ...body, test_outcome: 'pending' }, key), 422, 'IDEMPOTENCY_KEY_REUSED');
+    assertErrorEnvelope(
+      await refund(m.test_api_key, { ...body, test_outcome: 'pending' }, key),
+      422,
+      'IDEMPOTENCY_KEY_REUSED',
+    );
     assert.deepEqual(await eventTypes(first.json().id), ['refund.created']);
     await assertBalance(m, { available: CREDITED_MINOR - REFUND_MINOR, held: REFUND_MINOR }, 'held once');
   });
 
   it('documents the outcomes with their enums read from the model', async () => {
-    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, any>>; components: { schemas: Record<string, any> } };
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+      paths: Record<string, Record<string, any>>;
+      components: { schemas: Record<string, any> };
+    };
     const bodyOf = (path: string) => {
       const schema = doc.paths[path]!.post.requestBody.content['application/json'].schema;
       return schema.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema;
     };
-    const enumOf = (schema: { enum?: string[]; anyOf?: { const?: string; enum?: string[] }[] }) => schema.enum ?? (schema.anyOf ?? []).flatMap((s) => s.enum ?? [s.const!]);
+    const enumOf = (schema: { enum?: string[]; anyOf?: { const?: string; enum?: string[] }[] }) =>
+      schema.enum ?? (schema.anyOf ?? []).flatMap((s) => s.enum ?? [s.const!]);
     assert.deepEqual(enumOf(bodyOf('/api/v1/refunds').properties.test_outcome), [...TEST_REFUND_OUTCOMES]);
-    assert.deepEqual(enumOf(bodyOf('/api/v1/test/refunds/{id}/simulate').properties.outcome), [...TEST_REFUND_SIMULATIONS]);
+    assert.deepEqual(enumOf(bodyOf('/api/v1/test/refunds/{id}/simulate').properties.outcome), [
+      ...TEST_REFUND_SIMULATIONS,
+    ]);
   });
 });

@@ -11,7 +11,10 @@ type CompilersFactory = NonNullable<NonNullable<FastifyServerOptions['schemaCont
 
 function smallApp() {
   const compilers = schemaCompilers();
-  const app = Fastify({ logger: false, schemaController: { compilersFactory: compilers.compilersFactory as unknown as CompilersFactory } });
+  const app = Fastify({
+    logger: false,
+    schemaController: { compilersFactory: compilers.compilersFactory as unknown as CompilersFactory },
+  });
   return { app, compilers };
 }
 
@@ -46,8 +49,18 @@ describe('route schemas', () => {
       {
         schema: {
           querystring: { type: 'object', properties: { n: { type: 'integer' } } },
-          body: { type: 'object', required: ['name'], additionalProperties: false, properties: { name: { type: 'string' }, kind: { type: 'string', default: 'plain' } } },
-          response: { 200: { type: 'object', properties: { n: { type: 'integer' }, body: { type: 'object', additionalProperties: true } } } },
+          body: {
+            type: 'object',
+            required: ['name'],
+            additionalProperties: false,
+            properties: { name: { type: 'string' }, kind: { type: 'string', default: 'plain' } },
+          },
+          response: {
+            200: {
+              type: 'object',
+              properties: { n: { type: 'integer' }, body: { type: 'object', additionalProperties: true } },
+            },
+          },
         },
       },
       async (request) => ({ n: (request.query as { n: number }).n, body: request.body, secret: 'not serialised' }),

@@ -51,7 +51,10 @@ export class SchemaArbitraries {
         const min = schema.minimum ?? -1_000_000;
         const max = schema.maximum ?? Math.max(min, 0) + 1_000_000_000_000;
         const small = fc.integer({ min, max: Math.min(max, min + 1_000) });
-        return fc.oneof(small, fc.integer({ min: Math.max(min, Number.MIN_SAFE_INTEGER), max: Math.min(max, Number.MAX_SAFE_INTEGER) }));
+        return fc.oneof(
+          small,
+          fc.integer({ min: Math.max(min, Number.MIN_SAFE_INTEGER), max: Math.min(max, Number.MAX_SAFE_INTEGER) }),
+        );
       }
       case 'number':
         return fc.double({ noNaN: true, noDefaultInfinity: true, min: schema.minimum, max: schema.maximum });
@@ -60,7 +63,10 @@ export class SchemaArbitraries {
       case 'null':
         return fc.constant(null);
       case 'array':
-        return fc.array(this.valid(schema.items ?? {}), { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? ARRAY_LENGTH_CAP, ARRAY_LENGTH_CAP) });
+        return fc.array(this.valid(schema.items ?? {}), {
+          minLength: schema.minItems ?? 0,
+          maxLength: Math.min(schema.maxItems ?? ARRAY_LENGTH_CAP, ARRAY_LENGTH_CAP),
+        });
       case 'object':
         return this.object(schema);
       default:
@@ -75,9 +81,13 @@ export class SchemaArbitraries {
     switch (schema.format) {
       case 'date-time':
         // A few years, so that two of them often make a range the routes take (a year of days, 31 days of events).
-        return fc.date({ min: new Date('2025-01-01T00:00:00Z'), max: new Date('2027-12-31T23:59:59Z'), noInvalidDate: true }).map((d) => d.toISOString());
+        return fc
+          .date({ min: new Date('2025-01-01T00:00:00Z'), max: new Date('2027-12-31T23:59:59Z'), noInvalidDate: true })
+          .map((d) => d.toISOString());
       case 'date':
-        return fc.date({ min: new Date('2025-01-01T00:00:00Z'), max: new Date('2027-12-31T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
+        return fc
+          .date({ min: new Date('2025-01-01T00:00:00Z'), max: new Date('2027-12-31T00:00:00Z'), noInvalidDate: true })
+          .map((d) => d.toISOString().slice(0, 10));
       case 'email':
         return fc.emailAddress().filter(fits);
       case 'uri':
@@ -86,7 +96,11 @@ export class SchemaArbitraries {
         return fc.uuid();
     }
     if (typeof schema.pattern === 'string') return fc.stringMatching(new RegExp(schema.pattern, 'u')).filter(fits);
-    return fc.string({ minLength, maxLength: Math.min(maxLength, Math.max(minLength, TEXT_LENGTH_CAP)), unit: 'grapheme' });
+    return fc.string({
+      minLength,
+      maxLength: Math.min(maxLength, Math.max(minLength, TEXT_LENGTH_CAP)),
+      unit: 'grapheme',
+    });
   }
 
   private object(schema: Schema): fc.Arbitrary<Record<string, unknown>> {
@@ -98,35 +112,56 @@ export class SchemaArbitraries {
     // A schema that does not close its properties takes unknown ones: send one now and then.
     const base =
       schema.additionalProperties === undefined && Object.keys(properties).length > 0
-        ? fc.tuple(record, fc.boolean()).map(([value, extra]) => (extra ? { ...value, unknown_field_x: 'ignored' } : value))
+        ? fc
+            .tuple(record, fc.boolean())
+            .map(([value, extra]) => (extra ? { ...value, unknown_field_x: 'ignored' } : value))
         : record;
     // A map (metadata): some entries of its value schema.
     const extra = schema.additionalProperties;
     const withMap =
       extra && Object.keys(properties).length === 0
-        ? fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), this.valid(extra === true ? {} : extra), { maxKeys: 3 })
+        ? fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), this.valid(extra === true ? {} : extra), {
+            maxKeys: 3,
+          })
         : base;
     const conditionals: Schema[] = (schema.allOf ?? []).filter((part: Schema) => part.if);
     if (conditionals.length === 0) return withMap as fc.Arbitrary<Record<string, unknown>>;
     // if/then: when the value meets a condition, add what its `then` asks for (in order: a later condition may read an earlier one's fields).
-    return (withMap as fc.Arbitrary<Record<string, unknown>>).chain((value) => this.applyConditionals(value, conditionals, properties));
+    return (withMap as fc.Arbitrary<Record<string, unknown>>).chain((value) =>
+      this.applyConditionals(value, conditionals, properties),
+    );
   }
 
   /** `own`: the object's properties, which a branch narrows. */
-  private applyConditionals(value: Record<string, unknown>, conditionals: Schema[], own: Record<string, Schema>): fc.Arbitrary<Record<string, unknown>> {
+  private applyConditionals(
+    value: Record<string, unknown>,
+    conditionals: Schema[],
+    own: Record<string, Schema>,
+  ): fc.Arbitrary<Record<string, unknown>> {
     const [first, ...rest] = conditionals;
     if (!first) return fc.constant(value);
     const branch = matches(first.if, value) ? first.then : first.else;
     if (!branch) return this.applyConditionals(value, rest, own);
     const properties: Record<string, Schema> = branch.properties ?? {};
-    const wanted = new Set<string>([...(branch.required ?? []), ...Object.keys(properties).filter((key) => key in value)]);
+    const wanted = new Set<string>([
+      ...(branch.required ?? []),
+      ...Object.keys(properties).filter((key) => key in value),
+    ]);
     const model: Record<string, fc.Arbitrary<unknown>> = {};
     // `false`: the field may not be there; otherwise the branch's schema of it, merged with the object's own.
-    const forbidden = new Set<string>(Object.entries(properties).filter(([, property]) => (property as unknown) === false).map(([key]) => key));
+    const forbidden = new Set<string>(
+      Object.entries(properties)
+        .filter(([, property]) => (property as unknown) === false)
+        .map(([key]) => key),
+    );
     for (const key of wanted) {
       if (forbidden.has(key)) continue;
       const base = own[key];
-      model[key] = properties[key] ? this.valid({ ...base, ...properties[key] }, key) : base ? this.valid(base, key) : fc.constant(value[key] ?? 'x');
+      model[key] = properties[key]
+        ? this.valid({ ...base, ...properties[key] }, key)
+        : base
+          ? this.valid(base, key)
+          : fc.constant(value[key] ?? 'x');
     }
     return fc.record(model).chain((added) => {
       const next = Object.fromEntries(Object.entries({ ...value, ...added }).filter(([key]) => !forbidden.has(key)));
@@ -144,12 +179,14 @@ export class SchemaArbitraries {
         out.push({ path: [...path, key], schema: property, required: false });
         if (required.has(key)) out.push({ path: [...path, key], schema: null, required: true });
         const child = (value as Record<string, unknown>)[key];
-        if (child !== undefined) out.push(...this.spots(property, child, [...path, key]).filter((spot) => spot.path.length > path.length + 1));
+        if (child !== undefined)
+          out.push(...this.spots(property, child, [...path, key]).filter((spot) => spot.path.length > path.length + 1));
       }
     }
     if (schema.type === 'array' && Array.isArray(value) && value.length > 0 && schema.items) {
       out.push(...this.spots(schema.items, value[0], [...path, 0]));
-      if (schema.items.type || schema.items.$ref) out.push({ path: [...path, 0], schema: schema.items, required: false });
+      if (schema.items.type || schema.items.$ref)
+        out.push({ path: [...path, 0], schema: schema.items, required: false });
     }
     return out;
   }
@@ -160,7 +197,9 @@ export class SchemaArbitraries {
     const options: fc.Arbitrary<unknown>[] = [];
     const type = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
     const union = schema.anyOf ?? schema.oneOf;
-    const allowed = new Set<string>(union ? union.flatMap((branch: Schema) => [this.resolve(branch).type].flat()) : type);
+    const allowed = new Set<string>(
+      union ? union.flatMap((branch: Schema) => [this.resolve(branch).type].flat()) : type,
+    );
     if (carrier === 'json' && allowed.size > 0 && !allowed.has(undefined as never)) {
       const wrong: unknown[] = [];
       if (!allowed.has('string')) wrong.push('text');
@@ -172,11 +211,18 @@ export class SchemaArbitraries {
       if (!allowed.has('array')) wrong.push([1]);
       options.push(fc.constantFrom(...wrong));
     }
-    if (carrier === 'text' && (allowed.has('integer') || allowed.has('number') || allowed.has('boolean')) && !allowed.has('string')) {
+    if (
+      carrier === 'text' &&
+      (allowed.has('integer') || allowed.has('number') || allowed.has('boolean')) &&
+      !allowed.has('string')
+    ) {
       options.push(fc.constantFrom('abc', '1.5e', 'yes', '0x10'));
     }
     if (Array.isArray(schema.enum)) options.push(fc.constantFrom('not_a_value', 'ZZZ', ''));
-    if (union && union.every((branch: Schema) => Array.isArray(this.resolve(branch).enum) || 'const' in this.resolve(branch))) {
+    if (
+      union &&
+      union.every((branch: Schema) => Array.isArray(this.resolve(branch).enum) || 'const' in this.resolve(branch))
+    ) {
       options.push(fc.constantFrom('not_a_value', 'ZZZ'));
     }
     if (typeof schema.maxLength === 'number') options.push(fc.constant('x'.repeat(schema.maxLength + 1)));
@@ -184,9 +230,11 @@ export class SchemaArbitraries {
     if (typeof schema.minimum === 'number') options.push(fc.constant(schema.minimum - 1));
     if (typeof schema.maximum === 'number') options.push(fc.constant(schema.maximum + 1));
     if (typeof schema.minItems === 'number' && schema.minItems > 0) options.push(fc.constant([]));
-    if (typeof schema.maxItems === 'number') options.push(fc.constant(Array.from({ length: schema.maxItems + 1 }, () => ({}))));
+    if (typeof schema.maxItems === 'number')
+      options.push(fc.constant(Array.from({ length: schema.maxItems + 1 }, () => ({}))));
     // A lone surrogate cannot travel in a URL (it is not UTF-8): text carriers leave it out.
-    if (typeof schema.pattern === 'string') options.push(fc.constantFrom(...['bad value!', 'a\u0000b', '!', ...(carrier === 'json' ? ['\uD800'] : [])]));
+    if (typeof schema.pattern === 'string')
+      options.push(fc.constantFrom(...['bad value!', 'a\u0000b', '!', ...(carrier === 'json' ? ['\uD800'] : [])]));
     if (schema.format) options.push(fc.constantFrom(`not-a-${schema.format}`, '2026-02-30', '2026-13-01T00:00:00Z'));
     return options.length ? fc.oneof(...options) : null;
   }

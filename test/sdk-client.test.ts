@@ -6,7 +6,14 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { Sika, SikaError, WebhookVerificationError, paginate, retryAfterMs, RETRY_AFTER_MAX_MS } from '../packages/node/src/index.ts';
+import {
+  Sika,
+  SikaError,
+  WebhookVerificationError,
+  paginate,
+  retryAfterMs,
+  RETRY_AFTER_MAX_MS,
+} from '../packages/node/src/index.ts';
 import { signatureHeader } from '../src/events/signing.ts';
 
 interface Seen {
@@ -30,7 +37,13 @@ describe('@sika/node client: idempotency keys, retries, errors, paging', () => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
-        const request = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), atMs: Date.now() };
+        const request = {
+          method: req.method ?? '',
+          url: req.url ?? '',
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+          atMs: Date.now(),
+        };
         seen.push(request);
         handler(request, res, seen.length - 1);
       });
@@ -52,11 +65,19 @@ describe('@sika/node client: idempotency keys, retries, errors, paging', () => {
   };
   const session = { id: 'cs_1', status: 'open', amount_minor: 1000 };
   const newSession = { amount_minor: 1000, invoice_ref: 'INV-1' };
-  const client = (options: { maxRetries?: number; timeoutMs?: number } = {}) => new Sika({ apiKey: 'ak_test_unit', baseUrl, ...options });
+  const client = (options: { maxRetries?: number; timeoutMs?: number } = {}) =>
+    new Sika({ apiKey: 'ak_test_unit', baseUrl, ...options });
 
   it('a POST gets an Idempotency-Key, kept across a 429 retry made after Retry-After', async () => {
     handler = (_request, res, index) =>
-      index === 0 ? json(res, 429, { error: { code: 'RATE_LIMITED', message: 'slow down', retry_after_seconds: 1 } }, { 'retry-after': '1' }) : json(res, 201, session);
+      index === 0
+        ? json(
+            res,
+            429,
+            { error: { code: 'RATE_LIMITED', message: 'slow down', retry_after_seconds: 1 } },
+            { 'retry-after': '1' },
+          )
+        : json(res, 201, session);
     const created = await client().sessions.create(newSession);
     assert.deepEqual(created, session);
     assert.equal(seen.length, 2);
@@ -89,11 +110,18 @@ describe('@sika/node client: idempotency keys, retries, errors, paging', () => {
 
   it('503 after maxRetries retries: SikaError with the status, code, message and request id of the last answer', async () => {
     handler = (_request, res, index) =>
-      json(res, 503, { error: { code: 'UNAVAILABLE', message: `down ${index}` } }, { 'retry-after': '0', 'x-request-id': `req-${index}` });
-    const error = await client({ maxRetries: 2 }).sessions.create(newSession).then(
-      () => assert.fail('expected a SikaError'),
-      (caught: unknown) => caught,
-    );
+      json(
+        res,
+        503,
+        { error: { code: 'UNAVAILABLE', message: `down ${index}` } },
+        { 'retry-after': '0', 'x-request-id': `req-${index}` },
+      );
+    const error = await client({ maxRetries: 2 })
+      .sessions.create(newSession)
+      .then(
+        () => assert.fail('expected a SikaError'),
+        (caught: unknown) => caught,
+      );
     assert.ok(error instanceof SikaError);
     assert.equal(error.status, 503);
     assert.equal(error.code, 'UNAVAILABLE');
@@ -104,13 +132,24 @@ describe('@sika/node client: idempotency keys, retries, errors, paging', () => {
   });
 
   it('maxRetries 0 tries once; other errors (400, 409, 500) are never retried', async () => {
-    handler = (_request, res) => json(res, 429, { error: { code: 'RATE_LIMITED', message: 'slow down' } }, { 'retry-after': '0' });
-    await assert.rejects(client({ maxRetries: 0 }).sessions.list(), (error: unknown) => error instanceof SikaError && error.status === 429 && error.code === 'RATE_LIMITED');
+    handler = (_request, res) =>
+      json(res, 429, { error: { code: 'RATE_LIMITED', message: 'slow down' } }, { 'retry-after': '0' });
+    await assert.rejects(
+      client({ maxRetries: 0 }).sessions.list(),
+      (error: unknown) => error instanceof SikaError && error.status === 429 && error.code === 'RATE_LIMITED',
+    );
     assert.equal(seen.length, 1);
-    for (const [status, code] of [[400, 'VALIDATION_FAILED'], [409, 'CONFLICT'], [500, 'INTERNAL']] as const) {
+    for (const [status, code] of [
+      [400, 'VALIDATION_FAILED'],
+      [409, 'CONFLICT'],
+      [500, 'INTERNAL'],
+    ] as const) {
       seen = [];
       handler = (_request, res) => json(res, status, { error: { code, message: 'no' } });
-      await assert.rejects(client().payouts.create({ recipient_id: 'r', amount_minor: 1, client_reference: 'c' }), (error: unknown) => error instanceof SikaError && error.status === status && error.code === code);
+      await assert.rejects(
+        client().payouts.create({ recipient_id: 'r', amount_minor: 1, client_reference: 'c' }),
+        (error: unknown) => error instanceof SikaError && error.status === status && error.code === code,
+      );
       assert.equal(seen.length, 1, `${status} is not retried`);
     }
   });
@@ -120,7 +159,10 @@ describe('@sika/node client: idempotency keys, retries, errors, paging', () => {
       res.writeHead(502, { 'content-type': 'text/plain' });
       res.end('bad gateway');
     };
-    await assert.rejects(client().sessions.retrieve('cs_1'), (error: unknown) => error instanceof SikaError && error.status === 502 && error.code === 'HTTP_502');
+    await assert.rejects(
+      client().sessions.retrieve('cs_1'),
+      (error: unknown) => error instanceof SikaError && error.status === 502 && error.code === 'HTTP_502',
+    );
   });
 
   it('a lost answer (connection reset) is retried for a POST, with the same key', async () => {
@@ -131,25 +173,35 @@ describe('@sika/node client: idempotency keys, retries, errors, paging', () => {
   });
 
   it('a try that takes longer than timeoutMs is abandoned and retried; TIMEOUT once retries run out', async () => {
-    handler = (_request, res, index) => (index === 0 ? setTimeout(() => json(res, 200, session), 1_000) : json(res, 200, session));
+    handler = (_request, res, index) =>
+      index === 0 ? setTimeout(() => json(res, 200, session), 1_000) : json(res, 200, session);
     assert.deepEqual(await client({ timeoutMs: 200 }).sessions.retrieve('cs_1'), session);
     assert.equal(seen.length, 2);
     seen = [];
     handler = (_request, res) => setTimeout(() => json(res, 200, session), 1_000);
-    await assert.rejects(client({ timeoutMs: 150, maxRetries: 1 }).sessions.retrieve('cs_1'), (error: unknown) => error instanceof SikaError && error.status === 0 && error.code === 'TIMEOUT');
+    await assert.rejects(
+      client({ timeoutMs: 150, maxRetries: 1 }).sessions.retrieve('cs_1'),
+      (error: unknown) => error instanceof SikaError && error.status === 0 && error.code === 'TIMEOUT',
+    );
     assert.equal(seen.length, 2);
   });
 
   it('no server: CONNECTION_ERROR after the retries', async () => {
     const sika = new Sika({ apiKey: 'ak_test_unit', baseUrl: 'http://127.0.0.1:9', maxRetries: 1 });
-    await assert.rejects(sika.sessions.retrieve('cs_1'), (error: unknown) => error instanceof SikaError && error.code === 'CONNECTION_ERROR' && error.status === 0);
+    await assert.rejects(
+      sika.sessions.retrieve('cs_1'),
+      (error: unknown) => error instanceof SikaError && error.code === 'CONNECTION_ERROR' && error.status === 0,
+    );
   });
 
   it('Retry-After: seconds or an HTTP date, capped at 60 s', () => {
     assert.equal(retryAfterMs('2'), 2_000);
     assert.equal(retryAfterMs('0'), 0);
     assert.equal(retryAfterMs('3600'), RETRY_AFTER_MAX_MS);
-    assert.equal(retryAfterMs(new Date(Date.parse('2026-01-01T00:00:10Z')).toUTCString(), Date.parse('2026-01-01T00:00:00Z')), 10_000);
+    assert.equal(
+      retryAfterMs(new Date(Date.parse('2026-01-01T00:00:10Z')).toUTCString(), Date.parse('2026-01-01T00:00:00Z')),
+      10_000,
+    );
     assert.equal(retryAfterMs(null), null);
     assert.equal(retryAfterMs('soon'), null);
   });
@@ -169,7 +221,11 @@ describe('@sika/node client: idempotency keys, retries, errors, paging', () => {
     assert.deepEqual(walked, ids);
     assert.deepEqual(
       seen.map((request) => request.url),
-      ['/api/v1/sessions?status=success&limit=2', '/api/v1/sessions?status=success&limit=2&starting_after=cs_4', '/api/v1/sessions?status=success&limit=2&starting_after=cs_2'],
+      [
+        '/api/v1/sessions?status=success&limit=2',
+        '/api/v1/sessions?status=success&limit=2&starting_after=cs_4',
+        '/api/v1/sessions?status=success&limit=2&starting_after=cs_2',
+      ],
     );
     const again: string[] = [];
     for await (const s of paginate(sika.sessions.list)) again.push(s.id);
@@ -188,7 +244,10 @@ describe('@sika/node client: idempotency keys, retries, errors, paging', () => {
     };
     const ids: string[] = [];
     for await (const payout of client().payouts.listAll({ limit: 2 })) ids.push(payout.id);
-    assert.deepEqual(ids, all.map((payout) => payout.id));
+    assert.deepEqual(
+      ids,
+      all.map((payout) => payout.id),
+    );
     assert.equal(seen.length, 3);
   });
 
@@ -201,26 +260,59 @@ describe('@sika/node client: idempotency keys, retries, errors, paging', () => {
 
 describe('@sika/node webhooks.verify against the server signing', () => {
   const secret = `whsec_${Buffer.from('an endpoint secret of 24 bytes!').toString('base64')}`;
-  const body = JSON.stringify({ id: 'evt_1', type: 'checkout.session.completed', created_at: '2026-11-24T00:00:00Z', environment: 'test', livemode: false, data: { session: { id: 'cs_1' } } });
+  const body = JSON.stringify({
+    id: 'evt_1',
+    type: 'checkout.session.completed',
+    created_at: '2026-11-24T00:00:00Z',
+    environment: 'test',
+    livemode: false,
+    data: { session: { id: 'cs_1' } },
+  });
   const signed = (overrides: { secret?: string; timestampS?: number; body?: string } = {}) => {
     const timestampS = overrides.timestampS ?? Math.floor(Date.now() / 1000);
-    return { 'webhook-id': 'msg_1', 'webhook-timestamp': String(timestampS), 'webhook-signature': signatureHeader([overrides.secret ?? secret], 'msg_1', timestampS, overrides.body ?? body) };
+    return {
+      'webhook-id': 'msg_1',
+      'webhook-timestamp': String(timestampS),
+      'webhook-signature': signatureHeader([overrides.secret ?? secret], 'msg_1', timestampS, overrides.body ?? body),
+    };
   };
 
   it('accepts what the server signs (string, Buffer, Headers, header arrays, a rotated secret) and returns the event', () => {
     assert.equal(Sika.webhooks.verify(body, signed(), secret).id, 'evt_1');
-    assert.equal(Sika.webhooks.verify(Buffer.from(body), new Headers(signed()), secret).type, 'checkout.session.completed');
+    assert.equal(
+      Sika.webhooks.verify(Buffer.from(body), new Headers(signed()), secret).type,
+      'checkout.session.completed',
+    );
     const headers = signed();
     const rotated = `whsec_${Buffer.from('the next secret').toString('base64')}`;
-    const both = { ...headers, 'Webhook-Signature': [`${signatureHeader([rotated, secret], 'msg_1', Number(headers['webhook-timestamp']), body)}`] };
+    const both = {
+      ...headers,
+      'Webhook-Signature': [
+        `${signatureHeader([rotated, secret], 'msg_1', Number(headers['webhook-timestamp']), body)}`,
+      ],
+    };
     delete (both as Record<string, unknown>)['webhook-signature'];
-    assert.equal(new Sika({ apiKey: 'ak_test_x', baseUrl: 'http://127.0.0.1' }).webhooks.verify(new TextEncoder().encode(body), both, secret).id, 'evt_1');
+    assert.equal(
+      new Sika({ apiKey: 'ak_test_x', baseUrl: 'http://127.0.0.1' }).webhooks.verify(
+        new TextEncoder().encode(body),
+        both,
+        secret,
+      ).id,
+      'evt_1',
+    );
   });
 
   it('refuses an altered body, another secret, an old timestamp and missing headers', () => {
-    const refused = (run: () => unknown) => assert.throws(run, (error: unknown) => error instanceof WebhookVerificationError);
+    const refused = (run: () => unknown) =>
+      assert.throws(run, (error: unknown) => error instanceof WebhookVerificationError);
     refused(() => Sika.webhooks.verify(body.replace('cs_1', 'cs_2'), signed(), secret));
-    refused(() => Sika.webhooks.verify(body, signed({ secret: `whsec_${Buffer.from('somebody else').toString('base64')}` }), secret));
+    refused(() =>
+      Sika.webhooks.verify(
+        body,
+        signed({ secret: `whsec_${Buffer.from('somebody else').toString('base64')}` }),
+        secret,
+      ),
+    );
     refused(() => Sika.webhooks.verify(body, signed({ timestampS: Math.floor(Date.now() / 1000) - 600 }), secret));
     refused(() => Sika.webhooks.verify(body, { 'webhook-id': 'msg_1' }, secret));
   });

@@ -35,7 +35,11 @@ async function npm(args: string[], cwd: string): Promise<string> {
 
 /** `node <file>` in the scratch project; its stdout parsed as JSON. */
 async function node(file: string, cwd: string, env: Record<string, string> = {}): Promise<Record<string, unknown>> {
-  const { stdout } = await run(process.execPath, [file], { cwd, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 });
+  const { stdout } = await run(process.execPath, [file], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    timeout: 60_000,
+  });
   return JSON.parse(stdout) as Record<string, unknown>;
 }
 
@@ -243,12 +247,17 @@ describe(`@sika/node: the packed tarball in a scratch project against this serve
     await run(process.execPath, [join(PACKAGE_DIR, 'scripts', 'build.mjs')], { cwd: PACKAGE_DIR, timeout: 120_000 });
     timings.build_ms = Math.round(performance.now() - startedAt);
     startedAt = performance.now();
-    const packed = JSON.parse(await npm(['pack', '--json', '--ignore-scripts', '--pack-destination', tempDir], PACKAGE_DIR)) as { filename: string; size: number }[];
+    const packed = JSON.parse(
+      await npm(['pack', '--json', '--ignore-scripts', '--pack-destination', tempDir], PACKAGE_DIR),
+    ) as { filename: string; size: number }[];
     timings.pack_ms = Math.round(performance.now() - startedAt);
     tarball = join(tempDir, packed[0]!.filename);
     timings.tarball_bytes = statSync(tarball).size;
     mkdirSync(scratch);
-    writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: 'sika-sdk-scratch', private: true, type: 'module' }));
+    writeFileSync(
+      join(scratch, 'package.json'),
+      JSON.stringify({ name: 'sika-sdk-scratch', private: true, type: 'module' }),
+    );
     startedAt = performance.now();
     // @types/express: the README's webhook receiver is an Express route.
     await npm(['install', tarball, '@types/express@^5', '--prefer-offline'], scratch);
@@ -266,12 +275,27 @@ describe(`@sika/node: the packed tarball in a scratch project against this serve
     assert.equal(manifest.name, '@sika/node');
     assert.equal(manifest.license, 'Apache-2.0');
     const files = readdirSync(installed, { recursive: true }).map(String).sort();
-    for (const file of ['README.md', 'package.json', 'dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/index.d.cts', 'dist/generated/schema.d.cts']) {
+    for (const file of [
+      'README.md',
+      'package.json',
+      'dist/index.js',
+      'dist/index.cjs',
+      'dist/index.d.ts',
+      'dist/index.d.cts',
+      'dist/generated/schema.d.cts',
+    ]) {
       assert.ok(files.includes(file), `${file} is in the tarball (${files.join(', ')})`);
     }
-    assert.ok(!files.some((file) => file.startsWith('src') || file === 'openapi.json' || file === 'tsconfig.json' || file === 'dist/build.json'), `no sources: ${files.join(', ')}`);
+    assert.ok(
+      !files.some(
+        (file) =>
+          file.startsWith('src') || file === 'openapi.json' || file === 'tsconfig.json' || file === 'dist/build.json',
+      ),
+      `no sources: ${files.join(', ')}`,
+    );
     const dependencies = readdirSync(join(scratch, 'node_modules'));
-    for (const name of ['openapi-fetch', 'standardwebhooks']) assert.ok(dependencies.includes(name), `${name} was installed with it`);
+    for (const name of ['openapi-fetch', 'standardwebhooks'])
+      assert.ok(dependencies.includes(name), `${name} was installed with it`);
     assert.ok(!dependencies.includes('openapi-typescript'), 'the generator is a devDependency only');
   });
 
@@ -279,12 +303,20 @@ describe(`@sika/node: the packed tarball in a scratch project against this serve
     const m = await t.merchant({ webhookUrl: 'https://example.com/hook' });
     const invoiceRef = `INV-${randomUUID().slice(0, 8)}`;
     writeFileSync(join(scratch, 'flow.mjs'), FLOW_SCRIPT);
-    const out = await node('flow.mjs', scratch, { BASE_URL: baseUrl, API_KEY: m.test_api_key, INVOICE_REF: invoiceRef });
+    const out = await node('flow.mjs', scratch, {
+      BASE_URL: baseUrl,
+      API_KEY: m.test_api_key,
+      INVOICE_REF: invoiceRef,
+    });
     const session = out.session as { id: string; status: string; amount_minor: number; invoice_ref: string };
     assert.match(session.id, /^cs_/);
     assert.equal(session.amount_minor, 100_000);
     assert.equal(session.invoice_ref, invoiceRef);
-    assert.equal((out.replayedAgain as { id: string }).id, (out.replayed as { id: string }).id, 'the same Idempotency-Key replays the first answer');
+    assert.equal(
+      (out.replayedAgain as { id: string }).id,
+      (out.replayed as { id: string }).id,
+      'the same Idempotency-Key replays the first answer',
+    );
     assert.notEqual((out.replayed as { id: string }).id, session.id, 'automatic keys differ between calls');
     assert.equal((out.simulated as { session_status: string }).session_status, 'success');
     assert.equal((out.paid as { status: string }).status, 'success');
@@ -293,18 +325,27 @@ describe(`@sika/node: the packed tarball in a scratch project against this serve
     assert.equal(payout.amount_minor, 50_000);
     assert.equal((out.payoutAgain as { id: string }).id, payout.id);
     assert.deepEqual(out.payoutIds, [payout.id]);
-    assert.ok((out.events as { type: string }[]).some((event) => event.type === 'checkout.session.completed'), JSON.stringify(out.events));
+    assert.ok(
+      (out.events as { type: string }[]).some((event) => event.type === 'checkout.session.completed'),
+      JSON.stringify(out.events),
+    );
     const replay = out.replay as { object: string; event_id: string; deliveries_queued: number };
     assert.equal(replay.object, 'event_replay');
     assert.equal(replay.event_id, (out.events as { id: string }[])[0]!.id);
-    assert.equal(replay.deliveries_queued, 1, 'queued again for the merchant\'s Test endpoint');
-    assert.deepEqual({ ...(out.notFound as Record<string, unknown>), requestId: typeof (out.notFound as { requestId: unknown }).requestId }, {
-      isSikaError: true,
-      name: 'SikaError',
-      status: 404,
-      code: 'NOT_FOUND',
-      requestId: 'string',
-    });
+    assert.equal(replay.deliveries_queued, 1, "queued again for the merchant's Test endpoint");
+    assert.deepEqual(
+      {
+        ...(out.notFound as Record<string, unknown>),
+        requestId: typeof (out.notFound as { requestId: unknown }).requestId,
+      },
+      {
+        isSikaError: true,
+        name: 'SikaError',
+        status: 404,
+        code: 'NOT_FOUND',
+        requestId: 'string',
+      },
+    );
 
     // What the server holds, asked without the SDK.
     const auth = { authorization: `Bearer ${m.test_api_key}` };
@@ -315,7 +356,9 @@ describe(`@sika/node: the packed tarball in a scratch project against this serve
     assert.equal(storedPayout.json().amount_minor, 50_000);
     const balance = (await t.app.inject({ method: 'GET', url: '/api/v1/payouts/balance', headers: auth })).json();
     assert.deepEqual(out.balance, balance);
-    const sessions = (await t.app.inject({ method: 'GET', url: `/api/v1/sessions?invoice_ref=${invoiceRef}`, headers: auth })).json();
+    const sessions = (
+      await t.app.inject({ method: 'GET', url: `/api/v1/sessions?invoice_ref=${invoiceRef}`, headers: auth })
+    ).json();
     assert.equal(sessions.data.length, 2, 'two sessions: the automatic key and the given one (sent twice)');
   });
 
@@ -323,15 +366,30 @@ describe(`@sika/node: the packed tarball in a scratch project against this serve
     const m = await t.merchant({ webhookUrl: 'https://example.com/hook' });
     assert.ok(m.test_webhook_secret);
     await fundThroughCheckout(t, m.test_api_key, 2_500);
-    const listed = (await t.app.inject({ method: 'GET', url: '/api/v1/events', headers: { authorization: `Bearer ${m.test_api_key}` } })).json();
+    const listed = (
+      await t.app.inject({
+        method: 'GET',
+        url: '/api/v1/events',
+        headers: { authorization: `Bearer ${m.test_api_key}` },
+      })
+    ).json();
     const event = listed.data[0] as { id: string; type: string };
     assert.ok(event, 'the payment wrote an event');
     const body = JSON.stringify(event);
     const timestampS = Math.floor(Date.now() / 1000);
-    const headers = { 'webhook-id': event.id, 'webhook-timestamp': String(timestampS), 'webhook-signature': signatureHeader([m.test_webhook_secret], event.id, timestampS, body) };
+    const headers = {
+      'webhook-id': event.id,
+      'webhook-timestamp': String(timestampS),
+      'webhook-signature': signatureHeader([m.test_webhook_secret], event.id, timestampS, body),
+    };
     writeFileSync(
       join(scratch, 'webhook.json'),
-      JSON.stringify({ body, headers, forgedBody: body.replace(event.type, `${event.type}.forged`), otherSecret: `whsec_${Buffer.from(randomUUID()).toString('base64')}` }),
+      JSON.stringify({
+        body,
+        headers,
+        forgedBody: body.replace(event.type, `${event.type}.forged`),
+        otherSecret: `whsec_${Buffer.from(randomUUID()).toString('base64')}`,
+      }),
     );
     writeFileSync(join(scratch, 'verify.mjs'), VERIFY_ESM);
     writeFileSync(join(scratch, 'verify.cjs'), VERIFY_CJS);

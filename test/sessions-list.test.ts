@@ -15,13 +15,23 @@ describe(`GET /api/v1/sessions (${storageKind})`, () => {
   });
   after(async () => t?.close());
 
-  const list = (m: CreatedMerchant, query: Record<string, string> = {}, key = m.test_api_key) => call(t, 'GET', '/api/v1/sessions', { key, query });
+  const list = (m: CreatedMerchant, query: Record<string, string> = {}, key = m.test_api_key) =>
+    call(t, 'GET', '/api/v1/sessions', { key, query });
 
-  async function pageThrough(m: CreatedMerchant, limit: number, query: Record<string, string> = {}, between?: () => Promise<unknown>) {
+  async function pageThrough(
+    m: CreatedMerchant,
+    limit: number,
+    query: Record<string, string> = {},
+    between?: () => Promise<unknown>,
+  ) {
     const ids: string[] = [];
     let startingAfter: string | undefined;
     for (let page = 0; page < 100; page++) {
-      const res = await list(m, { ...query, limit: String(limit), ...(startingAfter ? { starting_after: startingAfter } : {}) });
+      const res = await list(m, {
+        ...query,
+        limit: String(limit),
+        ...(startingAfter ? { starting_after: startingAfter } : {}),
+      });
       assert.equal(res.statusCode, 200, res.body);
       const body = res.json() as { object: string; data: { id: string }[]; has_more: boolean };
       assert.equal(body.object, 'list');
@@ -40,7 +50,9 @@ describe(`GET /api/v1/sessions (${storageKind})`, () => {
     for (let i = 0; i < 23; i++) made.push(await createSession(t, m, { amount_minor: 1_000 + i }));
     // Newest first: created_at (milliseconds), then id, both descending; two sessions made in the same
     // millisecond are in id order, not necessarily the order they were made.
-    const newestFirst = [...made].sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id)).map((x) => x.id);
+    const newestFirst = [...made]
+      .sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id))
+      .map((x) => x.id);
     const existing = made.map((x) => x.id);
     const created: string[] = [];
     const seen = await pageThrough(m, 5, {}, async () => {
@@ -48,7 +60,11 @@ describe(`GET /api/v1/sessions (${storageKind})`, () => {
       created.push(...more.map((s) => s.id));
     });
     assert.equal(new Set(seen).size, seen.length, 'no session twice');
-    assert.deepEqual(seen.filter((id) => existing.includes(id)), newestFirst, 'every session that existed, newest first');
+    assert.deepEqual(
+      seen.filter((id) => existing.includes(id)),
+      newestFirst,
+      'every session that existed, newest first',
+    );
     assert.ok(seen.every((id) => existing.includes(id) || created.includes(id)));
   });
 
@@ -62,8 +78,14 @@ describe(`GET /api/v1/sessions (${storageKind})`, () => {
     await simulate(t, m, cardAttempt.attempt_reference, 'paid');
     const open = await createSession(t, m, { invoice_ref: 'INV-BOOKS-1' });
 
-    const success = (await list(m, { status: 'success' })).json().data as { id: string; payment: Record<string, unknown> }[];
-    assert.deepEqual(success.map((s) => s.id), [paidCard.id, paidMomo.id]);
+    const success = (await list(m, { status: 'success' })).json().data as {
+      id: string;
+      payment: Record<string, unknown>;
+    }[];
+    assert.deepEqual(
+      success.map((s) => s.id),
+      [paidCard.id, paidMomo.id],
+    );
     const momoPayment = success[1]!.payment;
     assert.equal(momoPayment.attempt_reference, attempt.attempt_reference);
     assert.equal(momoPayment.rail, 'momo');
@@ -75,10 +97,19 @@ describe(`GET /api/v1/sessions (${storageKind})`, () => {
     assert.equal(success[0]!.payment.net_minor, 30_000 - 750);
     assert.ok(typeof momoPayment.paid_at === 'string');
 
-    assert.deepEqual((await list(m, { invoice_ref: 'INV-BOOKS-1' })).json().data.map((s: { id: string }) => s.id), [open.id, paidMomo.id]);
-    assert.deepEqual((await list(m, { rail: 'card' })).json().data.map((s: { id: string }) => s.id), [paidCard.id]);
+    assert.deepEqual(
+      (await list(m, { invoice_ref: 'INV-BOOKS-1' })).json().data.map((s: { id: string }) => s.id),
+      [open.id, paidMomo.id],
+    );
+    assert.deepEqual(
+      (await list(m, { rail: 'card' })).json().data.map((s: { id: string }) => s.id),
+      [paidCard.id],
+    );
     const openOne = (await list(m, { status: 'open' })).json().data as { id: string; payment: unknown }[];
-    assert.deepEqual(openOne.map((s) => s.id), [open.id]);
+    assert.deepEqual(
+      openOne.map((s) => s.id),
+      [open.id],
+    );
     assert.equal(openOne[0]!.payment, null);
 
     const future = new Date(Date.now() + 60_000).toISOString();
@@ -95,8 +126,14 @@ describe(`GET /api/v1/sessions (${storageKind})`, () => {
     const mine = await createSession(t, m);
     const theirs = await createSession(t, other);
     const live = await createSession(t, m, {}, { live: true });
-    assert.deepEqual((await list(m)).json().data.map((s: { id: string }) => s.id), [mine.id]);
-    assert.deepEqual((await list(m, {}, m.live_api_key)).json().data.map((s: { id: string }) => s.id), [live.id]);
+    assert.deepEqual(
+      (await list(m)).json().data.map((s: { id: string }) => s.id),
+      [mine.id],
+    );
+    assert.deepEqual(
+      (await list(m, {}, m.live_api_key)).json().data.map((s: { id: string }) => s.id),
+      [live.id],
+    );
     for (const cursor of [theirs.id, live.id, 'cs_unknown']) {
       const res = await list(m, { starting_after: cursor });
       assert.equal(res.statusCode, 400, res.body);

@@ -14,7 +14,8 @@ describe(`checkout sessions API (${storageKind})`, () => {
   });
   after(() => t.close());
 
-  const create = (m: CreatedMerchant, body: Record<string, Json>) => call(t, 'POST', '/api/v1/sessions', { key: m.test_api_key, body });
+  const create = (m: CreatedMerchant, body: Record<string, Json>) =>
+    call(t, 'POST', '/api/v1/sessions', { key: m.test_api_key, body });
 
   /** Refused with 400 INVALID_ARGUMENT, naming the field, and nothing was stored. */
   async function assertRefused(body: Record<string, Json>, field: string) {
@@ -109,13 +110,24 @@ describe(`checkout sessions API (${storageKind})`, () => {
 
     it('a session created with the Live key is livemode true', async () => {
       const m = await t.merchant();
-      const res = await call(t, 'POST', '/api/v1/sessions', { key: m.live_api_key, body: { amount_minor: 100, invoice_ref: 'INV-LIVE' } });
+      const res = await call(t, 'POST', '/api/v1/sessions', {
+        key: m.live_api_key,
+        body: { amount_minor: 100, invoice_ref: 'INV-LIVE' },
+      });
       assert.equal(res.statusCode, 201, res.body);
       assert.equal(res.json().livemode, true);
     });
 
     it('metadata is returned exactly as given, nested values and types included', async () => {
-      const metadata = { order: 'A-17', count: 3, ratio: 0.5, paid: false, nothing: null, tags: ['x', 'y'], nested: { deep: { level: 2 } } };
+      const metadata = {
+        order: 'A-17',
+        count: 3,
+        ratio: 0.5,
+        paid: false,
+        nothing: null,
+        tags: ['x', 'y'],
+        nested: { deep: { level: 2 } },
+      };
       const s = await assertAccepted({ amount_minor: 500, invoice_ref: 'INV-META', metadata });
       assert.deepEqual(s.metadata, metadata);
     });
@@ -137,7 +149,10 @@ describe(`checkout sessions API (${storageKind})`, () => {
       assert.equal((await assertAccepted({ amount_minor: 1, invoice_ref: 'INV-1' })).amount_minor, 1);
     });
     it('a session with amount_minor 100000000 (GHS 1,000,000) is accepted', async () => {
-      assert.equal((await assertAccepted({ amount_minor: 100_000_000, invoice_ref: 'INV-1' })).amount_minor, 100_000_000);
+      assert.equal(
+        (await assertAccepted({ amount_minor: 100_000_000, invoice_ref: 'INV-1' })).amount_minor,
+        100_000_000,
+      );
     });
     it('a session with amount_minor 100000001 is refused with 400 INVALID_ARGUMENT', async () => {
       await assertRefused({ amount_minor: 100_000_001, invoice_ref: 'INV-1' }, 'amount_minor');
@@ -167,14 +182,20 @@ describe(`checkout sessions API (${storageKind})`, () => {
   describe('description, customer and callback_url limits', () => {
     it('a session with description of 240 characters is accepted', async () => {
       const description = 'd'.repeat(240);
-      assert.equal((await assertAccepted({ amount_minor: 100, invoice_ref: 'INV-1', description })).description, description);
+      assert.equal(
+        (await assertAccepted({ amount_minor: 100, invoice_ref: 'INV-1', description })).description,
+        description,
+      );
     });
     it('a session with description of 241 characters is refused with 400 INVALID_ARGUMENT', async () => {
       await assertRefused({ amount_minor: 100, invoice_ref: 'INV-1', description: 'd'.repeat(241) }, 'description');
     });
     it('a session with customer.name of 200 characters is accepted', async () => {
       const name = 'n'.repeat(200);
-      assert.equal((await assertAccepted({ amount_minor: 100, invoice_ref: 'INV-1', customer: { name } })).customer.name, name);
+      assert.equal(
+        (await assertAccepted({ amount_minor: 100, invoice_ref: 'INV-1', customer: { name } })).customer.name,
+        name,
+      );
     });
     it('a session with customer.name of 201 characters is refused with 400 INVALID_ARGUMENT', async () => {
       await assertRefused({ amount_minor: 100, invoice_ref: 'INV-1', customer: { name: 'n'.repeat(201) } }, 'customer');
@@ -185,34 +206,56 @@ describe(`checkout sessions API (${storageKind})`, () => {
       }
     });
     it('a session with a valid customer.email stores it', async () => {
-      const s = await assertAccepted({ amount_minor: 100, invoice_ref: 'INV-1', customer: { email: 'kofi.boateng@example.com.gh' } });
+      const s = await assertAccepted({
+        amount_minor: 100,
+        invoice_ref: 'INV-1',
+        customer: { email: 'kofi.boateng@example.com.gh' },
+      });
       assert.deepEqual(s.customer, { name: null, email: 'kofi.boateng@example.com.gh' });
     });
     it('a session with callback_url of exactly 500 characters is accepted', async () => {
       const base = 'https://shop.example.com/return/';
       const url = base + 'a'.repeat(500 - base.length);
       assert.equal(url.length, 500);
-      assert.equal((await assertAccepted({ amount_minor: 100, invoice_ref: 'INV-1', callback_url: url })).callback_url, url);
+      assert.equal(
+        (await assertAccepted({ amount_minor: 100, invoice_ref: 'INV-1', callback_url: url })).callback_url,
+        url,
+      );
     });
     it('a session with callback_url of 501 characters is refused with 400 INVALID_ARGUMENT', async () => {
       const base = 'https://shop.example.com/return/';
-      await assertRefused({ amount_minor: 100, invoice_ref: 'INV-1', callback_url: base + 'a'.repeat(501 - base.length) }, 'callback_url');
+      await assertRefused(
+        { amount_minor: 100, invoice_ref: 'INV-1', callback_url: base + 'a'.repeat(501 - base.length) },
+        'callback_url',
+      );
     });
     it('a session with a callback_url that is not a URL is refused with 400 INVALID_ARGUMENT', async () => {
       await assertRefused({ amount_minor: 100, invoice_ref: 'INV-1', callback_url: 'not a url' }, 'callback_url');
-      await assertRefused({ amount_minor: 100, invoice_ref: 'INV-1', callback_url: 'shop.example.com/return' }, 'callback_url');
+      await assertRefused(
+        { amount_minor: 100, invoice_ref: 'INV-1', callback_url: 'shop.example.com/return' },
+        'callback_url',
+      );
     });
     it('a session with a non-http callback_url scheme is refused with 400 INVALID_ARGUMENT', async () => {
-      await assertRefused({ amount_minor: 100, invoice_ref: 'INV-1', callback_url: 'javascript:alert(1)' }, 'callback_url');
+      await assertRefused(
+        { amount_minor: 100, invoice_ref: 'INV-1', callback_url: 'javascript:alert(1)' },
+        'callback_url',
+      );
     });
   });
 
   describe('currency', () => {
     it('a session with currency "GHS" is accepted', async () => {
-      assert.equal((await assertAccepted({ amount_minor: 100, invoice_ref: 'INV-1', currency: 'GHS' })).currency, 'GHS');
+      assert.equal(
+        (await assertAccepted({ amount_minor: 100, invoice_ref: 'INV-1', currency: 'GHS' })).currency,
+        'GHS',
+      );
     });
     it('a session with currency "ghs" is accepted and normalised to "GHS"', async () => {
-      assert.equal((await assertAccepted({ amount_minor: 100, invoice_ref: 'INV-1', currency: 'ghs' })).currency, 'GHS');
+      assert.equal(
+        (await assertAccepted({ amount_minor: 100, invoice_ref: 'INV-1', currency: 'ghs' })).currency,
+        'GHS',
+      );
     });
     it('a session with currency "USD" is refused with 400 INVALID_ARGUMENT', async () => {
       await assertRefused({ amount_minor: 100, invoice_ref: 'INV-1', currency: 'USD' }, 'currency');
@@ -237,7 +280,10 @@ describe(`checkout sessions API (${storageKind})`, () => {
       assert.ok(Math.abs(lifetimeMs - 86_400_000) < 2_000, `lifetime ${lifetimeMs} ms`);
     });
     it('a session with expires_in_seconds 86401 is refused with 400 INVALID_ARGUMENT', async () => {
-      await assertRefused({ amount_minor: 100, invoice_ref: 'INV-1', expires_in_seconds: 86_401 }, 'expires_in_seconds');
+      await assertRefused(
+        { amount_minor: 100, invoice_ref: 'INV-1', expires_in_seconds: 86_401 },
+        'expires_in_seconds',
+      );
     });
   });
 
@@ -257,7 +303,10 @@ describe(`checkout sessions API (${storageKind})`, () => {
       assert.equal(error.fields?.[0]?.field, 'invoice_ref');
     });
     it('expires_in_seconds sent as a string is refused with 400 INVALID_ARGUMENT', async () => {
-      await assertRefused({ amount_minor: 100, invoice_ref: 'INV-1', expires_in_seconds: '3600' }, 'expires_in_seconds');
+      await assertRefused(
+        { amount_minor: 100, invoice_ref: 'INV-1', expires_in_seconds: '3600' },
+        'expires_in_seconds',
+      );
     });
     it('metadata that is not an object is refused with 400 INVALID_ARGUMENT', async () => {
       await assertRefused({ amount_minor: 100, invoice_ref: 'INV-1', metadata: 'order=1' }, 'metadata');
@@ -295,15 +344,24 @@ describe(`checkout sessions API (${storageKind})`, () => {
 
     it('a session with other control characters and non-Latin text keeps them exactly', async () => {
       const description = 'Tab\there, newline\nthere, Twi: Ɛyɛ, emoji: 🇬🇭';
-      const s = await assertAccepted({ amount_minor: 100, invoice_ref: 'INV-Ɔ', description, metadata: { 'ключ': 'значение' } });
+      const s = await assertAccepted({
+        amount_minor: 100,
+        invoice_ref: 'INV-Ɔ',
+        description,
+        metadata: { ключ: 'значение' },
+      });
       assert.equal(s.description, description);
       assert.equal(s.invoice_ref, 'INV-Ɔ');
-      assert.deepEqual(s.metadata, { 'ключ': 'значение' });
+      assert.deepEqual(s.metadata, { ключ: 'значение' });
     });
 
     it('GET with a NUL character in the session id is refused with 400 INVALID_ARGUMENT, never a 500', async () => {
       const m = await t.merchant();
-      assertErrorEnvelope(await call(t, 'GET', '/api/v1/sessions/cs_%00', { key: m.test_api_key }), 400, 'INVALID_ARGUMENT');
+      assertErrorEnvelope(
+        await call(t, 'GET', '/api/v1/sessions/cs_%00', { key: m.test_api_key }),
+        400,
+        'INVALID_ARGUMENT',
+      );
     });
   });
 
@@ -311,7 +369,13 @@ describe(`checkout sessions API (${storageKind})`, () => {
     it('GET /api/v1/sessions/{id} returns 200 with the same session as the creation response', async () => {
       const m = await t.merchant();
       const created = (
-        await create(m, { amount_minor: 7700, invoice_ref: 'INV-GET', description: 'x', customer: { name: 'Yaw' }, metadata: { a: 1 } })
+        await create(m, {
+          amount_minor: 7700,
+          invoice_ref: 'INV-GET',
+          description: 'x',
+          customer: { name: 'Yaw' },
+          metadata: { a: 1 },
+        })
       ).json();
       const res = await call(t, 'GET', `/api/v1/sessions/${created.id}`, { key: m.test_api_key });
       assert.equal(res.statusCode, 200);
@@ -331,7 +395,7 @@ describe(`checkout sessions API (${storageKind})`, () => {
       assertErrorEnvelope(res, 400, 'INVALID_ARGUMENT');
     });
 
-    it('GET with a session id over the router\'s parameter limit is 414 in the error envelope, never the framework\'s own body', async () => {
+    it("GET with a session id over the router's parameter limit is 414 in the error envelope, never the framework's own body", async () => {
       const m = await t.merchant();
       const res = await call(t, 'GET', `/api/v1/sessions/cs_${'x'.repeat(200)}`, { key: m.test_api_key });
       assertErrorEnvelope(res, 414, 'URI_TOO_LONG');

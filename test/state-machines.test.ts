@@ -19,7 +19,13 @@ import * as checkoutStore from '../src/checkout/store.ts';
 import type { Queryable } from '../src/db/index.ts';
 import { deliveryMachine } from '../src/events/model.ts';
 import { IllegalTransitionError, type StateMachine, type Transition } from '../src/lib/state-machine.ts';
-import { payoutMachine, reconciliationMachine, recipientMachine, type PayoutStatus, type ReconciliationStatus } from '../src/payouts/model.ts';
+import {
+  payoutMachine,
+  reconciliationMachine,
+  recipientMachine,
+  type PayoutStatus,
+  type ReconciliationStatus,
+} from '../src/payouts/model.ts';
 import * as newPayoutStore from '../src/payouts/new-payout-store.ts';
 import * as payoutStore from '../src/payouts/payout-store.ts';
 import * as eventStore from '../src/events/store.ts';
@@ -29,7 +35,15 @@ import { approvalMachine } from '../src/ops/approvals-model.ts';
 import { startTestApp, type TestContext } from './helpers.ts';
 import { attemptsOf, deliveryOf, emitTestEvent } from './webhook-support.ts';
 import { call } from './http.ts';
-import { createSession, eventTypes, sessionRow, simulate, startAttempt, momoBody, totalOf } from './checkout-support.ts';
+import {
+  createSession,
+  eventTypes,
+  sessionRow,
+  simulate,
+  startAttempt,
+  momoBody,
+  totalOf,
+} from './checkout-support.ts';
 
 interface Expected {
   machine: StateMachine<string>;
@@ -46,7 +60,13 @@ const EXPECTED: Expected[] = [
     machine: sessionMachine,
     table: 'checkout_sessions',
     column: 'status',
-    transitions: { open: ['pending', 'expired', 'success'], pending: ['open', 'success', 'failed', 'expired'], success: [], failed: ['success'], expired: ['success'] },
+    transitions: {
+      open: ['pending', 'expired', 'success'],
+      pending: ['open', 'success', 'failed', 'expired'],
+      success: [],
+      failed: ['success'],
+      expired: ['success'],
+    },
     initial: ['open'],
     final: ['success'],
   },
@@ -80,7 +100,14 @@ const EXPECTED: Expected[] = [
     machine: payoutMachine,
     table: 'payouts',
     column: 'status',
-    transitions: { requested: ['processing', 'cancelled'], processing: ['paid', 'failed', 'cancelled'], paid: ['returned'], failed: [], cancelled: [], returned: [] },
+    transitions: {
+      requested: ['processing', 'cancelled'],
+      processing: ['paid', 'failed', 'cancelled'],
+      paid: ['returned'],
+      failed: [],
+      cancelled: [],
+      returned: [],
+    },
     // A Test payout is written paid at once.
     initial: ['requested', 'processing', 'paid'],
     final: ['failed', 'cancelled', 'returned'],
@@ -90,7 +117,12 @@ const EXPECTED: Expected[] = [
     table: 'payouts',
     column: 'reconciliation_status',
     // A Test payout needs none; a Live one is settled once, never flipped; settling it again with the same result is written again.
-    transitions: { not_required: [], unreconciled: ['matched', 'exception'], matched: ['matched'], exception: ['exception'] },
+    transitions: {
+      not_required: [],
+      unreconciled: ['matched', 'exception'],
+      matched: ['matched'],
+      exception: ['exception'],
+    },
     initial: ['not_required', 'unreconciled'],
     final: ['not_required'],
   },
@@ -114,7 +146,12 @@ const EXPECTED: Expected[] = [
     machine: deliveryMachine,
     table: 'webhook_deliveries',
     column: 'status',
-    transitions: { pending: ['delivered', 'failed', 'skipped', 'pending'], delivered: ['pending'], failed: ['pending'], skipped: ['pending'] },
+    transitions: {
+      pending: ['delivered', 'failed', 'skipped', 'pending'],
+      delivered: ['pending'],
+      failed: ['pending'],
+      skipped: ['pending'],
+    },
     initial: ['pending', 'skipped'],
     final: [],
   },
@@ -125,7 +162,13 @@ const EXPECTED: Expected[] = [
     // Stored unmatched, matched in the same transaction or later by an operator; a mismatched credit goes back when its payment is settled without it,
     // or is matched (credited) or resolved (returned to the payer) by an operator's approved decision on its payment. An unmatched line is
     // voided with its whole import (only while every line of it is unmatched).
-    transitions: { unmatched: ['matched', 'amount_mismatch', 'resolved', 'voided'], amount_mismatch: ['unmatched', 'matched', 'resolved'], matched: [], resolved: [], voided: [] },
+    transitions: {
+      unmatched: ['matched', 'amount_mismatch', 'resolved', 'voided'],
+      amount_mismatch: ['unmatched', 'matched', 'resolved'],
+      matched: [],
+      resolved: [],
+      voided: [],
+    },
     initial: ['unmatched'],
     final: ['matched', 'resolved', 'voided'],
   },
@@ -134,7 +177,13 @@ const EXPECTED: Expected[] = [
     table: 'refunds',
     column: 'status',
     // Created pending (or awaiting a second person's approval in Live); settled once by its provider, an operator or the Test simulator.
-    transitions: { awaiting_approval: ['pending', 'cancelled'], pending: ['succeeded', 'failed'], succeeded: [], failed: [], cancelled: [] },
+    transitions: {
+      awaiting_approval: ['pending', 'cancelled'],
+      pending: ['succeeded', 'failed'],
+      succeeded: [],
+      failed: [],
+      cancelled: [],
+    },
     initial: ['awaiting_approval', 'pending'],
     final: ['succeeded', 'failed', 'cancelled'],
   },
@@ -159,7 +208,8 @@ describe('transition tables', () => {
     describe(`the ${m.name} table (${x.table}.${x.column})`, () => {
       it('lists exactly the lifecycle: its statuses, their moves, its initial and final statuses', () => {
         assert.deepEqual(sorted(m.statuses), sorted(Object.keys(x.transitions)));
-        for (const from of m.statuses) assert.deepEqual(sorted(m.transitions[from]!), sorted(x.transitions[from]!), `moves from ${from}`);
+        for (const from of m.statuses)
+          assert.deepEqual(sorted(m.transitions[from]!), sorted(x.transitions[from]!), `moves from ${from}`);
         assert.deepEqual(sorted(m.initial), sorted(x.initial));
         assert.deepEqual(sorted(m.final), sorted(x.final));
       });
@@ -188,7 +238,8 @@ describe('transition tables', () => {
 
       it('gives a final status no way out', () => {
         for (const from of x.final) {
-          for (const to of m.statuses) assert.throws(() => m.transition(from, to), IllegalTransitionError, `${from} -> ${to}`);
+          for (const to of m.statuses)
+            assert.throws(() => m.transition(from, to), IllegalTransitionError, `${from} -> ${to}`);
         }
       });
 
@@ -201,7 +252,11 @@ describe('transition tables', () => {
 
       it('names, for each status, exactly the statuses that may move to it', () => {
         for (const to of m.statuses) {
-          assert.deepEqual(sorted(m.fromStatusesTo(to)), sorted(m.statuses.filter((from) => x.transitions[from]!.includes(to))), `to ${to}`);
+          assert.deepEqual(
+            sorted(m.fromStatusesTo(to)),
+            sorted(m.statuses.filter((from) => x.transitions[from]!.includes(to))),
+            `to ${to}`,
+          );
         }
       });
 
@@ -209,7 +264,9 @@ describe('transition tables', () => {
         const [from, to] = Object.entries(x.transitions).flatMap(([f, tos]) => tos.map((t) => [f, t] as const))[0]!;
         assert.throws(() => m.check({ machine: m.name, from, to }), IllegalTransitionError);
         const other = EXPECTED.find((y) => y.machine !== m)!.machine;
-        const [otherFrom, otherTo] = Object.entries(other.transitions).flatMap(([f, tos]) => tos.map((t) => [f, t] as const))[0]!;
+        const [otherFrom, otherTo] = Object.entries(other.transitions).flatMap(([f, tos]) =>
+          tos.map((t) => [f, t] as const),
+        )[0]!;
         assert.throws(() => m.check(other.transition(otherFrom, otherTo)), IllegalTransitionError);
       });
     });
@@ -217,27 +274,38 @@ describe('transition tables', () => {
 
   it('random walks through each machine pass only listed edges, and a refused move leaves the status as it was', () => {
     fc.assert(
-      fc.property(fc.nat({ max: EXPECTED.length - 1 }), fc.nat(), fc.array(fc.nat(), { maxLength: 40 }), (which, start, picks) => {
-        const x = EXPECTED[which]!;
-        const m = x.machine;
-        let status = m.initialStatus(x.initial[start % x.initial.length]!);
-        for (const pick of picks) {
-          const to = m.statuses[pick % m.statuses.length]!;
-          let move: Transition<string> | null = null;
-          try {
-            move = m.transition(status, to);
-          } catch (error) {
-            assert.ok(error instanceof IllegalTransitionError);
+      fc.property(
+        fc.nat({ max: EXPECTED.length - 1 }),
+        fc.nat(),
+        fc.array(fc.nat(), { maxLength: 40 }),
+        (which, start, picks) => {
+          const x = EXPECTED[which]!;
+          const m = x.machine;
+          let status = m.initialStatus(x.initial[start % x.initial.length]!);
+          for (const pick of picks) {
+            const to = m.statuses[pick % m.statuses.length]!;
+            let move: Transition<string> | null = null;
+            try {
+              move = m.transition(status, to);
+            } catch (error) {
+              assert.ok(error instanceof IllegalTransitionError);
+            }
+            if (move) {
+              assert.ok(
+                x.transitions[status]!.includes(to),
+                `${m.name}: ${status} -> ${to} passed, which the lifecycle does not list`,
+              );
+              status = move.to;
+            } else {
+              assert.ok(
+                !x.transitions[status]!.includes(to),
+                `${m.name}: ${status} -> ${to} refused, which the lifecycle lists`,
+              );
+            }
+            assert.ok(m.statuses.includes(status));
           }
-          if (move) {
-            assert.ok(x.transitions[status]!.includes(to), `${m.name}: ${status} -> ${to} passed, which the lifecycle does not list`);
-            status = move.to;
-          } else {
-            assert.ok(!x.transitions[status]!.includes(to), `${m.name}: ${status} -> ${to} refused, which the lifecycle lists`);
-          }
-          assert.ok(m.statuses.includes(status));
-        }
-      }),
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -253,34 +321,77 @@ describe('stores refuse a status that did not come through a table', () => {
     const change = { status: 'paid' } as unknown as Parameters<typeof payoutStore.updatePayout>[2];
     await assert.rejects(payoutStore.updatePayout(noDatabase, 'po_x', change), /only through its transition/);
     const forged = { machine: 'payout', from: 'processing', to: 'paid' } as Transition<PayoutStatus>;
-    await assert.rejects(payoutStore.updatePayout(noDatabase, 'po_x', {}, forged), isIllegal('payout', 'processing', 'paid'));
+    await assert.rejects(
+      payoutStore.updatePayout(noDatabase, 'po_x', {}, forged),
+      isIllegal('payout', 'processing', 'paid'),
+    );
     const sessionMove = sessionMachine.transition('pending', 'success') as unknown as Transition<PayoutStatus>;
     await assert.rejects(payoutStore.updatePayout(noDatabase, 'po_x', {}, sessionMove), IllegalTransitionError);
   });
 
   it('a payout inserted in a status that is not initial (returned) is refused before any SQL', async () => {
-    const write = { row: { merchant_id: 'm', environment: 'test', status: 'returned' } } as unknown as newPayoutStore.NewPayoutWrite;
-    await assert.rejects(newPayoutStore.insertNewPayouts(noDatabase, [write]), isIllegal('payout', '(new)', 'returned'));
+    const write = {
+      row: { merchant_id: 'm', environment: 'test', status: 'returned' },
+    } as unknown as newPayoutStore.NewPayoutWrite;
+    await assert.rejects(
+      newPayoutStore.insertNewPayouts(noDatabase, [write]),
+      isIllegal('payout', '(new)', 'returned'),
+    );
   });
 
   it('store.updateReconciliation refuses a transition the reconciliation table did not issue, and updatePayout a reconciliation status in its change, before any SQL', async () => {
-    const forged = { machine: 'payout reconciliation', from: 'unreconciled', to: 'matched' } as Transition<ReconciliationStatus>;
-    await assert.rejects(payoutStore.updateReconciliation(noDatabase, 'po_x', forged), isIllegal('payout reconciliation', 'unreconciled', 'matched'));
+    const forged = {
+      machine: 'payout reconciliation',
+      from: 'unreconciled',
+      to: 'matched',
+    } as Transition<ReconciliationStatus>;
+    await assert.rejects(
+      payoutStore.updateReconciliation(noDatabase, 'po_x', forged),
+      isIllegal('payout reconciliation', 'unreconciled', 'matched'),
+    );
     const payoutMove = payoutMachine.transition('paid', 'returned') as unknown as Transition<ReconciliationStatus>;
     await assert.rejects(payoutStore.updateReconciliation(noDatabase, 'po_x', payoutMove), IllegalTransitionError);
     const change = { reconciliation_status: 'matched' } as unknown as Parameters<typeof payoutStore.updatePayout>[2];
-    await assert.rejects(payoutStore.updatePayout(noDatabase, 'po_x', change), /reconciliation status is written only through its transition/);
+    await assert.rejects(
+      payoutStore.updatePayout(noDatabase, 'po_x', change),
+      /reconciliation status is written only through its transition/,
+    );
   });
 
   it('a payout inserted with a reconciliation status that is not initial (matched) is refused before any SQL', async () => {
-    const write = { row: { merchant_id: 'm', environment: 'live', status: 'processing', reconciliation_status: 'matched' } } as unknown as newPayoutStore.NewPayoutWrite;
-    await assert.rejects(newPayoutStore.insertNewPayouts(noDatabase, [write]), isIllegal('payout reconciliation', '(new)', 'matched'));
+    const write = {
+      row: { merchant_id: 'm', environment: 'live', status: 'processing', reconciliation_status: 'matched' },
+    } as unknown as newPayoutStore.NewPayoutWrite;
+    await assert.rejects(
+      newPayoutStore.insertNewPayouts(noDatabase, [write]),
+      isIllegal('payout reconciliation', '(new)', 'matched'),
+    );
   });
 
   it('the checkout stores refuse forged session, attempt and cash slip transitions, and a session inserted other than open', async () => {
-    await assert.rejects(checkoutStore.updateSessionStatus(noDatabase, 'cs_x', { machine: 'session', from: 'pending', to: 'success' }, true), IllegalTransitionError);
-    await assert.rejects(checkoutStore.updateAttemptStatus(noDatabase, 'att_x', { machine: 'attempt', from: 'pending', to: 'paid' }, 'X', true), IllegalTransitionError);
-    assert.throws(() => checkoutStore.updateSlipStatus(noDatabase, 'slip_x', { machine: 'cash slip', from: 'active', to: 'used' }), IllegalTransitionError);
+    await assert.rejects(
+      checkoutStore.updateSessionStatus(
+        noDatabase,
+        'cs_x',
+        { machine: 'session', from: 'pending', to: 'success' },
+        true,
+      ),
+      IllegalTransitionError,
+    );
+    await assert.rejects(
+      checkoutStore.updateAttemptStatus(
+        noDatabase,
+        'att_x',
+        { machine: 'attempt', from: 'pending', to: 'paid' },
+        'X',
+        true,
+      ),
+      IllegalTransitionError,
+    );
+    assert.throws(
+      () => checkoutStore.updateSlipStatus(noDatabase, 'slip_x', { machine: 'cash slip', from: 'active', to: 'used' }),
+      IllegalTransitionError,
+    );
     const row = { status: 'success' } as Parameters<typeof checkoutStore.sessionInsert>[0];
     assert.throws(() => checkoutStore.sessionInsert(row), isIllegal('session', '(new)', 'success'));
   });
@@ -307,7 +418,13 @@ describe('status tables and storage', () => {
 
   it('the first answer recorded for a delivery wins: a late failure never turns delivered into failed, nor a late success failed into delivered', async () => {
     const m = await t.merchant({ webhookUrl: 'http://127.0.0.1:9/hook' });
-    const record = (deliveryId: string, tryNumber: number) => ({ deliveryId, tryNumber, latencyMs: 1, responseExcerpt: null, workerId: 'w_test' });
+    const record = (deliveryId: string, tryNumber: number) => ({
+      deliveryId,
+      tryNumber,
+      latencyMs: 1,
+      responseExcerpt: null,
+      workerId: 'w_test',
+    });
     const delivered = await emitTestEvent(t.db, m);
     const first = await deliveryOf(t.db, delivered.id);
     await eventStore.recordDelivered(t.db, { ...record(first.id, 1), httpStatus: 200 });
@@ -342,7 +459,10 @@ describe('status tables and storage', () => {
     assert.equal(reversed.status, 'success');
     assert.equal(reversed.version, paid.version + 1);
     assert.equal(reversed.finalized_at?.getTime(), paid.finalized_at?.getTime());
-    const events = await t.db.query<{ type: string; object_version: number }>('SELECT type, object_version FROM events WHERE object_id = $1 AND type = $2', [session.id, 'checkout.session.reversed']);
+    const events = await t.db.query<{ type: string; object_version: number }>(
+      'SELECT type, object_version FROM events WHERE object_id = $1 AND type = $2',
+      [session.id, 'checkout.session.reversed'],
+    );
     assert.deepEqual(events, [{ type: 'checkout.session.reversed', object_version: reversed.version }]);
     assert.ok((await eventTypes(t, session.id)).includes('checkout.session.completed'));
   });
@@ -351,11 +471,17 @@ describe('status tables and storage', () => {
     const m = await t.merchant();
     // A Live slip: a teller never records a Test one (Test deposits go through the simulator).
     const session = await createSession(t, m, {}, { live: true });
-    const res = await call(t, 'POST', '/api/v1/checkout/cash-slips', { body: { session_id: session.id, amount_minor: totalOf('cash', 50000) } });
+    const res = await call(t, 'POST', '/api/v1/checkout/cash-slips', {
+      body: { session_id: session.id, amount_minor: totalOf('cash', 50000) },
+    });
     assert.equal(res.statusCode, 201, res.body);
     const slip = res.json() as { reference: string };
     const [branch] = await t.db.query<{ id: string }>('SELECT id FROM bank_branches WHERE active ORDER BY id LIMIT 1');
-    const applied = await recordCashDeposit(t.db, t.config.checkoutUrlHost, { reference: slip.reference, branchId: branch!.id, amountMinor: totalOf('cash', 50000) });
+    const applied = await recordCashDeposit(t.db, t.config.checkoutUrlHost, {
+      reference: slip.reference,
+      branchId: branch!.id,
+      amountMinor: totalOf('cash', 50000),
+    });
     assert.equal(applied.attempt.status, 'paid');
     const [stored] = await t.db.query<{ status: string; recorded_branch_id: string; recorded_at: Date | null }>(
       'SELECT status, recorded_branch_id, recorded_at FROM cash_slips WHERE reference = $1',
@@ -368,9 +494,17 @@ describe('status tables and storage', () => {
 
   it('enabling an active endpoint or disabling a disabled one is still written (the tables list both re-writes)', async () => {
     const m = await t.merchant({ webhookUrl: 'http://127.0.0.1:9/hook' });
-    const [endpoint] = await t.db.query<{ id: string }>('SELECT id FROM webhook_endpoints WHERE merchant_id = $1 ORDER BY created_at LIMIT 1', [m.merchant_id]);
+    const [endpoint] = await t.db.query<{ id: string }>(
+      'SELECT id FROM webhook_endpoints WHERE merchant_id = $1 ORDER BY created_at LIMIT 1',
+      [m.merchant_id],
+    );
     const read = async () =>
-      (await t.db.query<{ status: string; disabled_reason: string | null }>('SELECT status, disabled_reason FROM webhook_endpoints WHERE id = $1', [endpoint!.id]))[0]!;
+      (
+        await t.db.query<{ status: string; disabled_reason: string | null }>(
+          'SELECT status, disabled_reason FROM webhook_endpoints WHERE id = $1',
+          [endpoint!.id],
+        )
+      )[0]!;
     await setEndpointStatus(t.db, endpoint!.id, 'disabled', 'first');
     await setEndpointStatus(t.db, endpoint!.id, 'disabled', 'second');
     assert.deepEqual(await read(), { status: 'disabled', disabled_reason: 'second' });
@@ -378,7 +512,10 @@ describe('status tables and storage', () => {
     await t.db.query('UPDATE webhook_endpoints SET failing_since = now() WHERE id = $1', [endpoint!.id]);
     await setEndpointStatus(t.db, endpoint!.id, 'active', null);
     assert.deepEqual(await read(), { status: 'active', disabled_reason: null });
-    const [failing] = await t.db.query<{ failing_since: Date | null }>('SELECT failing_since FROM webhook_endpoints WHERE id = $1', [endpoint!.id]);
+    const [failing] = await t.db.query<{ failing_since: Date | null }>(
+      'SELECT failing_since FROM webhook_endpoints WHERE id = $1',
+      [endpoint!.id],
+    );
     assert.equal(failing!.failing_since, null, 'enabling an active endpoint clears its failure record');
   });
 });

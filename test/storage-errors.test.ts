@@ -32,19 +32,21 @@ describe(`storage errors (${storageKind})`, () => {
     assert.equal(answer.code, 'SERVICE_UNAVAILABLE');
   }
 
-  it('a statement cancelled by the statement timeout is a DbError answered as a retryable 503', { skip: noTimeout }, () =>
-    assertRetryable503(async (tx) => {
-      await tx.exec("SET LOCAL statement_timeout = '50ms'");
-      await tx.query('SELECT pg_sleep(2)');
-    }, '57014'),
+  it(
+    'a statement cancelled by the statement timeout is a DbError answered as a retryable 503',
+    { skip: noTimeout },
+    () =>
+      assertRetryable503(async (tx) => {
+        await tx.exec("SET LOCAL statement_timeout = '50ms'");
+        await tx.query('SELECT pg_sleep(2)');
+      }, '57014'),
   );
 
   it('a write refused by a read-only server (25006, a standby not yet promoted in a failover) is a retryable 503', () =>
     assertRetryable503(async (tx) => {
       await tx.exec('SET TRANSACTION READ ONLY');
       await tx.query('CREATE TEMP TABLE read_only_probe (x int)');
-    }, '25006'),
-  );
+    }, '25006'));
 
   it('a constraint violation is not mistaken for an outage', () => {
     assert.equal(new DbError('duplicate key', '23505', 'x').isUnavailable, false);

@@ -74,7 +74,8 @@ async function startCuttableProxy(target: URL): Promise<{ port: number; cut(): v
 }
 
 /** Ends every other connection to the database: what a crash or a switchover does to a client's connections. */
-const cutConnections = (name: string) => admin(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}' AND pid <> pg_backend_pid()`);
+const cutConnections = (name: string) =>
+  admin(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}' AND pid <> pg_backend_pid()`);
 
 describe('storage through a server that turns read-only and back (PostgreSQL)', { skip: onlyPostgres }, () => {
   const name = `sika_failover_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
@@ -85,7 +86,11 @@ describe('storage through a server that turns read-only and back (PostgreSQL)', 
   const createSession = (n: number) =>
     fetch(`${base}/api/v1/sessions`, {
       method: 'POST',
-      headers: { ...bearer(key), 'content-type': 'application/json', 'idempotency-key': `failover-${n}-${randomUUID()}` },
+      headers: {
+        ...bearer(key),
+        'content-type': 'application/json',
+        'idempotency-key': `failover-${n}-${randomUUID()}`,
+      },
       body: JSON.stringify({ amount_minor: 1000 + n, invoice_ref: `FAILOVER-${n}` }),
     });
 
@@ -119,7 +124,9 @@ describe('storage through a server that turns read-only and back (PostgreSQL)', 
     assert.equal(notReady.headers.get('retry-after'), '1');
     // Reads still work meanwhile (a standby has the data). Many at once leave the pool full of connections
     // to the read-only server, as a busy process would have after a failover routed it to a standby.
-    const reads = await Promise.all(Array.from({ length: 40 }, () => fetch(`${base}/api/v1/sessions?limit=1`, { headers: bearer(key) })));
+    const reads = await Promise.all(
+      Array.from({ length: 40 }, () => fetch(`${base}/api/v1/sessions?limit=1`, { headers: bearer(key) })),
+    );
     assert.deepEqual([...new Set(reads.map((r) => r.status))], [200]);
 
     // The server takes writes again. Connections opened while it was read-only stay read-only (the setting is
@@ -150,7 +157,17 @@ describe('the pool and the pipelines after their connections are cut (PostgreSQL
   it('fails the statements on cut connections as unavailable, then reconnects by itself', async () => {
     const read = () => db.read<{ n: number }>('failover_backend', 'SELECT pg_backend_pid() AS n', []);
     const write = () => db.write<{ n: number }>('failover_backend_write', 'SELECT pg_backend_pid() AS n', []);
-    const before = new Set([...(await Promise.all([read(), read(), write(), write(), db.query<{ n: number }>('SELECT pg_backend_pid() AS n')]))].map((rows) => rows[0]!.n));
+    const before = new Set(
+      [
+        ...(await Promise.all([
+          read(),
+          read(),
+          write(),
+          write(),
+          db.query<{ n: number }>('SELECT pg_backend_pid() AS n'),
+        ])),
+      ].map((rows) => rows[0]!.n),
+    );
     await admin(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid IN (${[...before].join(',')})`);
     const results = await Promise.allSettled([read(), read(), write(), write()]);
     for (const result of results) {
@@ -164,7 +181,8 @@ describe('the pool and the pipelines after their connections are cut (PostgreSQL
       const [r] = await read();
       const [w] = await write();
       const [q] = await db.query<{ n: number }>('SELECT pg_backend_pid() AS n');
-      for (const pid of [r!.n, w!.n, q!.n]) assert.ok(!before.has(pid), `statement ran on a cut connection (backend ${pid})`);
+      for (const pid of [r!.n, w!.n, q!.n])
+        assert.ok(!before.has(pid), `statement ran on a cut connection (backend ${pid})`);
     }
     await db.transaction(async (tx) => {
       await tx.query('SELECT 1');
@@ -239,12 +257,23 @@ describe('background jobs pause while storage is unavailable (src/db/availabilit
       log,
       10,
     );
-    assert.equal(availability.report(new Error('a job bug')), false, 'a job error that is not an outage is the job’s own');
+    assert.equal(
+      availability.report(new Error('a job bug')),
+      false,
+      'a job error that is not an outage is the job’s own',
+    );
     assert.equal(availability.report(new DbError('duplicate key', '23505', 'x')), false);
-    assert.equal(availability.report(new DbError('lock timeout', '55P03', null)), false, 'a lock timeout leaves storage up');
+    assert.equal(
+      availability.report(new DbError('lock timeout', '55P03', null)),
+      false,
+      'a lock timeout leaves storage up',
+    );
     assert.equal(availability.available, true);
 
-    assert.equal(availability.report(new DbError('terminating connection due to administrator command', '57P01', null)), true);
+    assert.equal(
+      availability.report(new DbError('terminating connection due to administrator command', '57P01', null)),
+      true,
+    );
     assert.equal(availability.report(new DbError('read-only transaction', '25006', null)), true);
     assert.equal(availability.available, false);
     let resumed = false;
@@ -284,27 +313,46 @@ describe('background jobs pause while storage is unavailable (src/db/availabilit
     );
     const registry = new Registry();
     storageAvailabilityMetrics(registry, availability);
-    const sample = async (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(await registry.metrics())?.[1]);
-    assert.deepEqual([await sample('sika_storage_available'), await sample('sika_storage_outages_total'), await sample('sika_storage_outage_seconds_total')], [1, 0, 0]);
+    const sample = async (name: string) =>
+      Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(await registry.metrics())?.[1]);
+    assert.deepEqual(
+      [
+        await sample('sika_storage_available'),
+        await sample('sika_storage_outages_total'),
+        await sample('sika_storage_outage_seconds_total'),
+      ],
+      [1, 0, 0],
+    );
 
     for (let outage = 1; outage <= 2; outage++) {
       up = false;
       availability.report(new DbError('the database system is shutting down', '57P03', null));
       availability.report(new DbError('connection refused', null, null));
       assert.equal(await sample('sika_storage_available'), 0);
-      assert.equal(await sample('sika_storage_outages_total'), outage, 'an outage counts once, however many jobs report it');
+      assert.equal(
+        await sample('sika_storage_outages_total'),
+        outage,
+        'an outage counts once, however many jobs report it',
+      );
       await new Promise((resolve) => setTimeout(resolve, 60));
       up = true;
       await availability.whenAvailable();
       assert.equal(await sample('sika_storage_available'), 1);
     }
     const seconds = await sample('sika_storage_outage_seconds_total');
-    assert.ok(seconds >= 0.12 && seconds < 5, `two outages of at least 60 ms each, counted when they ended: ${seconds} s`);
+    assert.ok(
+      seconds >= 0.12 && seconds < 5,
+      `two outages of at least 60 ms each, counted when they ended: ${seconds} s`,
+    );
     availability.stop();
   });
 
   it('stop() releases jobs waiting for storage, so a shutdown during an outage does not hang', async () => {
-    const availability = new StorageAvailability({ ping: () => Promise.reject(new DbError('refused', null, null)) }, log, 10);
+    const availability = new StorageAvailability(
+      { ping: () => Promise.reject(new DbError('refused', null, null)) },
+      log,
+      10,
+    );
     availability.report(new DbError('gone', '08006', null));
     const waiting = availability.whenAvailable();
     availability.stop();

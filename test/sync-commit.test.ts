@@ -20,7 +20,9 @@ import { findPgBin, pgUser, PrivatePostgres } from './private-postgres.ts';
 const bin = findPgBin();
 const WAIT_SEEN_WITHIN_MS = 5_000;
 
-describe('a commit the synchronous standby never confirmed', { skip: bin ? false : 'no PostgreSQL binaries (initdb, pg_ctl) under /usr/lib/postgresql/*/bin and no PG_BIN' }, () => {
+describe('a commit the synchronous standby never confirmed', {
+  skip: bin ? false : 'no PostgreSQL binaries (initdb, pg_ctl) under /usr/lib/postgresql/*/bin and no PG_BIN',
+}, () => {
   let instance: PrivatePostgres | null = null;
   let db: Db | null = null;
   /** A connection whose commits do not wait for the standby: setup and checks. */
@@ -51,7 +53,9 @@ describe('a commit the synchronous standby never confirmed', { skip: bin ? false
     const deadline = Date.now() + WAIT_SEEN_WITHIN_MS;
     let cancelled = false;
     while (!cancelled && Date.now() < deadline) {
-      const { rows } = await local!.query<{ cancelled: boolean }>("SELECT pg_cancel_backend(pid) AS cancelled FROM pg_stat_activity WHERE wait_event = 'SyncRep'");
+      const { rows } = await local!.query<{ cancelled: boolean }>(
+        "SELECT pg_cancel_backend(pid) AS cancelled FROM pg_stat_activity WHERE wait_event = 'SyncRep'",
+      );
       cancelled = rows.some((row) => row.cancelled);
       if (!cancelled) await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -82,15 +86,30 @@ describe('a commit the synchronous standby never confirmed', { skip: bin ? false
 
   it('a statement outside a transaction (it commits by itself) is a 503 too', async (t) => {
     if (skipped) return t.skip(skipped);
-    await assertUnconfirmedButKept(await cancelledWhileWaiting(() => db!.query('INSERT INTO sync_probe (id) VALUES (3) RETURNING id')), 3);
-    await assertUnconfirmedButKept(await cancelledWhileWaiting(() => db!.exec('INSERT INTO sync_probe (id) VALUES (4)')), 4);
+    await assertUnconfirmedButKept(
+      await cancelledWhileWaiting(() => db!.query('INSERT INTO sync_probe (id) VALUES (3) RETURNING id')),
+      3,
+    );
+    await assertUnconfirmedButKept(
+      await cancelledWhileWaiting(() => db!.exec('INSERT INTO sync_probe (id) VALUES (4)')),
+      4,
+    );
   });
 
   it('a pipelined one-statement write is a 503 too, and the statements sent on its connection afterwards are answered as usual', async (t) => {
     if (skipped) return t.skip(skipped);
-    await assertUnconfirmedButKept(await cancelledWhileWaiting(() => db!.write('sync_probe_insert', 'INSERT INTO sync_probe (id) VALUES ($1) RETURNING id', [5])), 5);
+    await assertUnconfirmedButKept(
+      await cancelledWhileWaiting(() =>
+        db!.write('sync_probe_insert', 'INSERT INTO sync_probe (id) VALUES ($1) RETURNING id', [5]),
+      ),
+      5,
+    );
     // Every connection of the write pipeline (taken in turn) answers a statement sent after the warning.
-    const reads = await Promise.all(Array.from({ length: 8 }, (_, i) => db!.write('sync_probe_count', 'SELECT count(*)::int AS n, $1::int AS i FROM sync_probe', [i])));
+    const reads = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        db!.write('sync_probe_count', 'SELECT count(*)::int AS n, $1::int AS i FROM sync_probe', [i]),
+      ),
+    );
     assert.deepEqual(
       reads.map((rows) => rows.length),
       Array.from({ length: 8 }, () => 1),

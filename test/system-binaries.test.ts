@@ -16,8 +16,10 @@ const ALLOWED_PROGRAMS = new Set(['node', 'npm', 'git']);
 
 /** Files that may start other programs, each with its reason; each skips its tests where the program is missing. */
 const ALLOWED_FILES: Record<string, string> = {
-  'test/private-postgres.ts': 'a private PostgreSQL server (initdb, pg_ctl, run as the postgres user with id and runuser): the tests that use it skip without the PostgreSQL binaries',
-  'test/console-accounts-cli.test.ts': 'util-linux `script` gives the CLI a terminal for the hidden password prompt (Node has no pseudo-terminal of its own): those tests skip without it',
+  'test/private-postgres.ts':
+    'a private PostgreSQL server (initdb, pg_ctl, run as the postgres user with id and runuser): the tests that use it skip without the PostgreSQL binaries',
+  'test/console-accounts-cli.test.ts':
+    'util-linux `script` gives the CLI a terminal for the hidden password prompt (Node has no pseudo-terminal of its own): those tests skip without it',
 };
 
 const CHILD_PROCESS = new Set(['node:child_process', 'child_process']);
@@ -75,8 +77,18 @@ function scanSource(text: string, fileName: string): Scan {
   /** The child_process function an expression stands for: `spawn`, `cp.spawn`, `promisify(execFile)`. */
   const functionOf = (expression: ts.Expression): string | null => {
     if (ts.isIdentifier(expression)) return functions.get(expression.text) ?? null;
-    if (ts.isPropertyAccessExpression(expression) && ts.isIdentifier(expression.expression) && namespaces.has(expression.expression.text)) return expression.name.text;
-    if (ts.isCallExpression(expression) && expression.expression.getText(source) === 'promisify' && expression.arguments[0]) return functionOf(expression.arguments[0]);
+    if (
+      ts.isPropertyAccessExpression(expression) &&
+      ts.isIdentifier(expression.expression) &&
+      namespaces.has(expression.expression.text)
+    )
+      return expression.name.text;
+    if (
+      ts.isCallExpression(expression) &&
+      expression.expression.getText(source) === 'promisify' &&
+      expression.arguments[0]
+    )
+      return functionOf(expression.arguments[0]);
     return null;
   };
 
@@ -93,10 +105,12 @@ function scanSource(text: string, fileName: string): Scan {
       const called = functionOf(node.expression);
       const args = node.arguments;
       const first = args[0] ? literal(args[0]) : null;
-      const importing = node.expression.kind === ts.SyntaxKind.ImportKeyword || node.expression.getText(source) === 'require';
+      const importing =
+        node.expression.kind === ts.SyntaxKind.ImportKeyword || node.expression.getText(source) === 'require';
       if (importing && first?.startsWith('.')) scan.references.push(first);
       // import('node:child_process'), require(…), createRequire(…)(…), process.getBuiltinModule(…).
-      if (first !== null && CHILD_PROCESS.has(first)) scan.unreadable.push({ line: line(node), text: node.getText(source).slice(0, 80) });
+      if (first !== null && CHILD_PROCESS.has(first))
+        scan.unreadable.push({ line: line(node), text: node.getText(source).slice(0, 80) });
       else if (called && (PROGRAM_FIRST.has(called) || SHELL_FIRST.has(called))) {
         const program = programOf(args[0], source, SHELL_FIRST.has(called));
         scan.spawns.push({ line: line(node), program });
@@ -119,7 +133,8 @@ function scanSource(text: string, fileName: string): Scan {
     if (ts.isIdentifier(node) && functions.has(node.text)) {
       const parent = node.parent;
       const understood =
-        (ts.isCallExpression(parent) && (parent.expression === node || parent.expression.getText(source) === 'promisify')) ||
+        (ts.isCallExpression(parent) &&
+          (parent.expression === node || parent.expression.getText(source) === 'promisify')) ||
         ts.isImportSpecifier(parent) ||
         (ts.isVariableDeclaration(parent) && parent.name === node) ||
         (ts.isPropertyAccessExpression(parent) && parent.name === node) ||
@@ -135,13 +150,21 @@ function scanSource(text: string, fileName: string): Scan {
 /** A reference from `from` as a source file of this checkout, or null (JSON, a package, a missing file). */
 function resolveReference(from: string, reference: string): string | null {
   const path = reference.startsWith('/') ? join(ROOT, reference) : resolve(dirname(from), reference);
-  if (!SOURCE.test(path) || !existsSync(path) || !path.startsWith(ROOT) || path.includes(`${join(ROOT, 'node_modules')}`)) return null;
+  if (
+    !SOURCE.test(path) ||
+    !existsSync(path) ||
+    !path.startsWith(ROOT) ||
+    path.includes(`${join(ROOT, 'node_modules')}`)
+  )
+    return null;
   return path;
 }
 
 /** Every module of the default suite (test files, what they import, what they start), and what each spawns. */
 async function scanDefaultSuite(): Promise<{ files: string[]; findings: string[]; spawns: number }> {
-  const { defaultSuiteFiles } = (await import(pathToFileURL(join(ROOT, 'scripts', 'test-files.mjs')).href)) as { defaultSuiteFiles(root: string): string[] };
+  const { defaultSuiteFiles } = (await import(pathToFileURL(join(ROOT, 'scripts', 'test-files.mjs')).href)) as {
+    defaultSuiteFiles(root: string): string[];
+  };
   const queue = defaultSuiteFiles(ROOT).map((file) => join(ROOT, file));
   const seen = new Set<string>();
   const findings: string[] = [];
@@ -154,8 +177,10 @@ async function scanDefaultSuite(): Promise<{ files: string[]; findings: string[]
     const scan = scanSource(readFileSync(file, 'utf8'), file);
     spawns += scan.spawns.length;
     if (!ALLOWED_FILES[name]) {
-      for (const { line, program } of scan.spawns) if (!ALLOWED_PROGRAMS.has(program)) findings.push(`${name}:${line}: starts ${program}`);
-      for (const { line, text } of scan.unreadable) findings.push(`${name}:${line}: child_process used in a way this check cannot read: ${text}`);
+      for (const { line, program } of scan.spawns)
+        if (!ALLOWED_PROGRAMS.has(program)) findings.push(`${name}:${line}: starts ${program}`);
+      for (const { line, text } of scan.unreadable)
+        findings.push(`${name}:${line}: child_process used in a way this check cannot read: ${text}`);
     }
     for (const reference of scan.references) {
       const next = resolveReference(file, reference);
@@ -168,24 +193,63 @@ async function scanDefaultSuite(): Promise<{ files: string[]; findings: string[]
 describe('the default suite needs no system binary', () => {
   it('reads the spawns it must refuse: a literal program, a promisified alias, a namespace, a shell line, require', () => {
     const programs = (text: string) => scanSource(text, 'probe.ts').spawns.map((spawn) => spawn.program);
-    assert.deepEqual(programs(`import { execFileSync } from 'node:child_process';\nexecFileSync('pdftotext', ['-', '-']);`), ['pdftotext']);
-    assert.deepEqual(programs(`import { execFile as ef } from 'child_process';\nimport { promisify } from 'node:util';\nconst run = promisify(ef);\nawait run('convert', []);`), ['convert']);
-    assert.deepEqual(programs(`import * as cp from 'node:child_process';\ncp.spawnSync(process.execPath, ['x.mjs']);\ncp.spawn('chromium');`), ['node', 'chromium']);
-    assert.deepEqual(programs(`import { execSync } from 'node:child_process';\nexecSync('pdftotext -layout a.pdf -');`), ['pdftotext']);
-    assert.deepEqual(programs(`import { spawn } from 'node:child_process';\nconst tool = pick();\nspawn(tool, []);`), ['?tool']);
+    assert.deepEqual(
+      programs(`import { execFileSync } from 'node:child_process';\nexecFileSync('pdftotext', ['-', '-']);`),
+      ['pdftotext'],
+    );
+    assert.deepEqual(
+      programs(
+        `import { execFile as ef } from 'child_process';\nimport { promisify } from 'node:util';\nconst run = promisify(ef);\nawait run('convert', []);`,
+      ),
+      ['convert'],
+    );
+    assert.deepEqual(
+      programs(
+        `import * as cp from 'node:child_process';\ncp.spawnSync(process.execPath, ['x.mjs']);\ncp.spawn('chromium');`,
+      ),
+      ['node', 'chromium'],
+    );
+    assert.deepEqual(
+      programs(`import { execSync } from 'node:child_process';\nexecSync('pdftotext -layout a.pdf -');`),
+      ['pdftotext'],
+    );
+    assert.deepEqual(programs(`import { spawn } from 'node:child_process';\nconst tool = pick();\nspawn(tool, []);`), [
+      '?tool',
+    ]);
     assert.equal(scanSource(`const cp = require('child_process');`, 'probe.cjs').unreadable.length, 1);
     assert.equal(scanSource(`const { spawn } = await import('node:child_process');`, 'probe.ts').unreadable.length, 1);
-    assert.equal(scanSource(`import { spawn } from 'node:child_process';\nconst tools = { spawn };`, 'probe.ts').unreadable.length, 1);
-    assert.equal(scanSource(`import { spawn } from 'node:child_process';\nlet child: ReturnType<typeof spawn>;`, 'probe.ts').unreadable.length, 0);
-    assert.deepEqual(scanSource(`import { spawn } from 'node:child_process';\nspawn(process.execPath, [join(ROOT, 'bin/sika.mjs')]);`, 'probe.ts').references, ['/bin/sika.mjs']);
+    assert.equal(
+      scanSource(`import { spawn } from 'node:child_process';\nconst tools = { spawn };`, 'probe.ts').unreadable.length,
+      1,
+    );
+    assert.equal(
+      scanSource(`import { spawn } from 'node:child_process';\nlet child: ReturnType<typeof spawn>;`, 'probe.ts')
+        .unreadable.length,
+      0,
+    );
+    assert.deepEqual(
+      scanSource(
+        `import { spawn } from 'node:child_process';\nspawn(process.execPath, [join(ROOT, 'bin/sika.mjs')]);`,
+        'probe.ts',
+      ).references,
+      ['/bin/sika.mjs'],
+    );
   });
 
   it('no test file, module it imports or program it starts spawns anything but Node, npm or git (listed exceptions skip without theirs)', async () => {
     const { files, findings, spawns } = await scanDefaultSuite();
     // The walk reaches what the suite runs: test files, their helpers, src modules and the CLI the tests start.
-    for (const file of ['test/payouts-cancel-files.test.ts', 'test/helpers.ts', 'src/http/app.ts', 'bin/sika.mjs', 'src/cli/main.ts']) assert.ok(files.includes(file), `scanned ${file}`);
+    for (const file of [
+      'test/payouts-cancel-files.test.ts',
+      'test/helpers.ts',
+      'src/http/app.ts',
+      'bin/sika.mjs',
+      'src/cli/main.ts',
+    ])
+      assert.ok(files.includes(file), `scanned ${file}`);
     assert.ok(spawns >= 20, `child processes found: ${spawns}`);
-    for (const file of Object.keys(ALLOWED_FILES)) assert.ok(files.includes(file), `${file} is still part of the default suite (else drop its exception)`);
+    for (const file of Object.keys(ALLOWED_FILES))
+      assert.ok(files.includes(file), `${file} is still part of the default suite (else drop its exception)`);
     assert.deepEqual(findings, []);
   });
 });

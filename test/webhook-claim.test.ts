@@ -38,7 +38,7 @@ describe(`claiming due webhook deliveries (${storageKind})`, () => {
   const claim = async (limit: number, inFlight: Map<string, number> = new Map()) =>
     (await claimDueDeliveries(t.db, limit, PER_ENDPOINT_MAX, CLAIM_TTL_S, inFlight)).map((d) => d.id);
 
-  it('takes each endpoint\'s earliest due deliveries up to its free share, earliest first, and leaves the rest', async () => {
+  it("takes each endpoint's earliest due deliveries up to its free share, earliest first, and leaves the rest", async () => {
     const a = await t.merchant({ webhookUrl: 'https://a.example.com/hook' });
     const b = await t.merchant({ webhookUrl: 'https://b.example.com/hook' });
     const aIds = await deliveries(a, 12, 60_000); // due 60 s ago onwards
@@ -58,16 +58,53 @@ describe(`claiming due webhook deliveries (${storageKind})`, () => {
     assert.deepEqual(second.sort(), [...aIds.slice(1, 8), ...bIds].sort());
 
     // a is full and b has nothing due left: nothing, although a has 3 due waiting.
-    assert.deepEqual(await claim(64, new Map([[endpointA, 8], [endpointB, 3]])), []);
+    assert.deepEqual(
+      await claim(
+        64,
+        new Map([
+          [endpointA, 8],
+          [endpointB, 3],
+        ]),
+      ),
+      [],
+    );
 
     // Two of a's tries finish: two more of a's, its next earliest.
-    await t.db.query(`UPDATE webhook_deliveries SET status = 'delivered', locked_until = NULL, delivered_at = now() WHERE id = ANY($1)`, [aIds.slice(0, 2)]);
-    assert.deepEqual((await claim(64, new Map([[endpointA, 6], [endpointB, 3]]))).sort(), aIds.slice(8, 10).sort());
+    await t.db.query(
+      `UPDATE webhook_deliveries SET status = 'delivered', locked_until = NULL, delivered_at = now() WHERE id = ANY($1)`,
+      [aIds.slice(0, 2)],
+    );
+    assert.deepEqual(
+      (
+        await claim(
+          64,
+          new Map([
+            [endpointA, 6],
+            [endpointB, 3],
+          ]),
+        )
+      ).sort(),
+      aIds.slice(8, 10).sort(),
+    );
 
     // A claim that lapsed (its worker died) is due again; the future retry still is not.
-    await t.db.query(`UPDATE webhook_deliveries SET locked_until = now() - interval '1 second' WHERE id = $1`, [bIds[0]]);
-    assert.deepEqual(await claim(64, new Map([[endpointA, 8], [endpointB, 2]])), [bIds[0]]);
-    const [row] = await t.db.query<{ tries: number; locked: boolean }>('SELECT tries, locked_until > now() AS locked FROM webhook_deliveries WHERE id = $1', [bIds[0]]);
+    await t.db.query(`UPDATE webhook_deliveries SET locked_until = now() - interval '1 second' WHERE id = $1`, [
+      bIds[0],
+    ]);
+    assert.deepEqual(
+      await claim(
+        64,
+        new Map([
+          [endpointA, 8],
+          [endpointB, 2],
+        ]),
+      ),
+      [bIds[0]],
+    );
+    const [row] = await t.db.query<{ tries: number; locked: boolean }>(
+      'SELECT tries, locked_until > now() AS locked FROM webhook_deliveries WHERE id = $1',
+      [bIds[0]],
+    );
     assert.deepEqual(row, { tries: 2, locked: true });
     assert.deepEqual(await claim(64), [aIds[10]], 'with nothing in flight by this worker, only what no claim holds');
   });

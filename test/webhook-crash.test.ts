@@ -15,7 +15,15 @@ import { fileURLToPath } from 'node:url';
 import { createMerchant, type CreatedMerchant } from '../src/accounts/service.ts';
 import { openDb } from '../src/db/index.ts';
 import { storageKind } from './helpers.ts';
-import { isolatedStorage, sleep, startCountingReceiver, waitFor, type CountingReceiver, type IsolatedStorage, type Receiver } from './webhook-support.ts';
+import {
+  isolatedStorage,
+  sleep,
+  startCountingReceiver,
+  waitFor,
+  type CountingReceiver,
+  type IsolatedStorage,
+  type Receiver,
+} from './webhook-support.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RECEIVER_DELAY_MS = 300;
@@ -74,7 +82,11 @@ describe(`webhook delivery across a server crash (${storageKind})`, () => {
       RATE_LIMIT_IP_PER_S: '100000',
       RATE_LIMIT_SESSION_PER_S: '100000',
     });
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.add(child);
     const output: string[] = [];
     const keep = (chunk: Buffer) => {
@@ -88,7 +100,10 @@ describe(`webhook delivery across a server crash (${storageKind})`, () => {
       'the server to be ready',
       async () => {
         if (child.exitCode !== null) assert.fail(`the server exited with ${child.exitCode}:\n${output.join('\n')}`);
-        return fetch(`${base}/readyz`).then((res) => res.ok, () => false);
+        return fetch(`${base}/readyz`).then(
+          (res) => res.ok,
+          () => false,
+        );
       },
       60_000,
       100,
@@ -105,7 +120,10 @@ describe(`webhook delivery across a server crash (${storageKind})`, () => {
   async function api(server: Server, method: 'GET' | 'POST', path: string, key: string | null, body?: unknown) {
     const res = await fetch(`${server.base}${path}`, {
       method,
-      headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        ...(key ? { authorization: `Bearer ${key}` } : {}),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
@@ -119,11 +137,20 @@ describe(`webhook delivery across a server crash (${storageKind})`, () => {
    */
   async function payment(server: Server, merchant: CreatedMerchant, i: number, failFirst: boolean): Promise<number> {
     const key = merchant.test_api_key;
-    const session = await api(server, 'POST', '/api/v1/sessions', key, { amount_minor: 1_000 + i, invoice_ref: `INV-CRASH-${i}` });
+    const session = await api(server, 'POST', '/api/v1/sessions', key, {
+      amount_minor: 1_000 + i,
+      invoice_ref: `INV-CRASH-${i}`,
+    });
     const quote = await api(server, 'GET', `/api/v1/checkout/sessions/${session.id}/quote`, null);
     const attempt = () =>
-      api(server, 'POST', `/api/v1/checkout/sessions/${session.id}/provider-attempts`, null, { rail: 'momo', amount_minor: quote.surcharges.momo.total_minor, operator: 'mtn', phone: '0241234567' });
-    const simulate = (reference: string, outcome: string) => api(server, 'POST', `/api/v1/test/payment-attempts/${reference}/simulate`, key, { outcome });
+      api(server, 'POST', `/api/v1/checkout/sessions/${session.id}/provider-attempts`, null, {
+        rail: 'momo',
+        amount_minor: quote.surcharges.momo.total_minor,
+        operator: 'mtn',
+        phone: '0241234567',
+      });
+    const simulate = (reference: string, outcome: string) =>
+      api(server, 'POST', `/api/v1/test/payment-attempts/${reference}/simulate`, key, { outcome });
     if (failFirst) {
       const first = await attempt();
       assert.equal((await simulate(first.attempt_reference, 'failed')).status, 'failed');
@@ -135,20 +162,33 @@ describe(`webhook delivery across a server crash (${storageKind})`, () => {
   }
 
   const produce = async (server: Server, merchant: CreatedMerchant, from: number, count: number) =>
-    (await Promise.all(Array.from({ length: count }, (_, k) => payment(server, merchant, from + k, (from + k) % 2 === 0)))).reduce((a, b) => a + b, 0);
+    (
+      await Promise.all(
+        Array.from({ length: count }, (_, k) => payment(server, merchant, from + k, (from + k) % 2 === 0)),
+      )
+    ).reduce((a, b) => a + b, 0);
 
-  it('events committed before a SIGKILL mid-delivery all reach the receiver after a restart, each validly signed', { timeout: 180_000 }, async (t) => {
+  it('events committed before a SIGKILL mid-delivery all reach the receiver after a restart, each validly signed', {
+    timeout: 180_000,
+  }, async (t) => {
     let merchant!: CreatedMerchant;
     let receiver!: Receiver;
     let counting!: CountingReceiver;
     try {
-      counting = await startCountingReceiver(() => merchant.test_webhook_secret!, (res) => void setTimeout(() => res.end('ok'), RECEIVER_DELAY_MS));
+      counting = await startCountingReceiver(
+        () => merchant.test_webhook_secret!,
+        (res) => void setTimeout(() => res.end('ok'), RECEIVER_DELAY_MS),
+      );
       receiver = counting.receiver;
       const { arrivals } = counting;
       // The merchant exists before the server starts (embedded storage allows one process at a time).
       const db = await openDb(storageConfig());
       try {
-        merchant = await createMerchant(db, { name: 'Crash Test Shop', email: `crash-${Date.now()}@example.com`, webhookUrl: receiver.url }, { allowPrivateTargets: true });
+        merchant = await createMerchant(
+          db,
+          { name: 'Crash Test Shop', email: `crash-${Date.now()}@example.com`, webhookUrl: receiver.url },
+          { allowPrivateTargets: true },
+        );
       } finally {
         await db.close();
       }
@@ -191,7 +231,10 @@ describe(`webhook delivery across a server crash (${storageKind})`, () => {
 
       const check = await openDb(storageConfig(), { migrate: false });
       try {
-        const events = await check.query<{ id: string; type: string }>('SELECT id, type FROM events WHERE merchant_id = $1 ORDER BY created_at, id', [merchant.merchant_id]);
+        const events = await check.query<{ id: string; type: string }>(
+          'SELECT id, type FROM events WHERE merchant_id = $1 ORDER BY created_at, id',
+          [merchant.merchant_id],
+        );
         assert.ok(events.length >= expected, `${events.length} events stored, ${expected} expected from the API calls`);
         const missing = events.filter((e) => !arrivals.has(e.id));
         assert.deepEqual(missing, [], `events that never reached the receiver (of ${events.length})`);

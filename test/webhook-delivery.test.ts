@@ -9,7 +9,12 @@ import type { CreatedMerchant } from '../src/accounts/service.ts';
 import { insertWebhookEndpoint, setEndpointStatus } from '../src/accounts/store.ts';
 import { rotateWebhookSecret } from '../src/accounts/webhook-endpoints.ts';
 import { RETRY_JITTER_SHARE_MAX } from '../src/events/retry-schedule.ts';
-import { DeliveryWorker, defaultDeliveryOptions, RESPONSE_EXCERPT_BYTES_MAX, type DeliveryOptions } from '../src/events/delivery.ts';
+import {
+  DeliveryWorker,
+  defaultDeliveryOptions,
+  RESPONSE_EXCERPT_BYTES_MAX,
+  type DeliveryOptions,
+} from '../src/events/delivery.ts';
 import { emitEvent } from '../src/events/outbox.ts';
 import * as store from '../src/events/store.ts';
 import { verifyWebhook, WebhookVerificationError } from '../src/index.ts';
@@ -40,9 +45,14 @@ describe(`webhook delivery (${storageKind})`, () => {
   afterEach(async () => {
     // Every cleanup runs (workers stop before their receivers close) even when one of them fails.
     const problems: unknown[] = [];
-    for (const cleanup of cleanups.splice(0).reverse()) await Promise.resolve().then(cleanup).catch((error: unknown) => problems.push(error));
+    for (const cleanup of cleanups.splice(0).reverse())
+      await Promise.resolve()
+        .then(cleanup)
+        .catch((error: unknown) => problems.push(error));
     // What a test leaves waiting for a retry must not be sent by the next test's worker.
-    await t.db.query(`UPDATE webhook_deliveries SET status = 'failed', last_error = 'left by an earlier test' WHERE status = 'pending'`);
+    await t.db.query(
+      `UPDATE webhook_deliveries SET status = 'failed', last_error = 'left by an earlier test' WHERE status = 'pending'`,
+    );
     if (problems.length > 0) throw problems[0];
   });
 
@@ -54,7 +64,18 @@ describe(`webhook delivery (${storageKind})`, () => {
 
   function worker(options: Partial<DeliveryOptions> = {}) {
     const log = captureLogger();
-    const w = new DeliveryWorker(t.db, log, defaultDeliveryOptions({ retryScheduleS: [1], timeoutMs: 2_000, claimTtlS: 10, pollIntervalMs: 20, allowPrivateTargets: t.config.webhookAllowPrivateTargets, ...options }));
+    const w = new DeliveryWorker(
+      t.db,
+      log,
+      defaultDeliveryOptions({
+        retryScheduleS: [1],
+        timeoutMs: 2_000,
+        claimTtlS: 10,
+        pollIntervalMs: 20,
+        allowPrivateTargets: t.config.webhookAllowPrivateTargets,
+        ...options,
+      }),
+    );
     cleanups.push(async () => {
       await w.stop();
       assert.deepEqual(log.errors(), [], 'the worker logged no error');
@@ -101,17 +122,37 @@ describe(`webhook delivery (${storageKind})`, () => {
     it('an event is written only if its transaction commits, and so is its delivery', async () => {
       const r = await receiver();
       const m = await merchantWith(r);
-      const before = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_deliveries WHERE merchant_id = $1', [m.merchant_id]);
+      const before = await t.db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM webhook_deliveries WHERE merchant_id = $1',
+        [m.merchant_id],
+      );
       const keyId = await testKeyId(t.db, m.merchant_id);
       await assert.rejects(
         t.db.transaction(async (tx) => {
-          await emitEvent(tx, { merchantId: m.merchant_id, environment: 'test', apiKeyId: keyId, type: 'checkout.session.completed', objectType: 'checkout.session', objectId: 'cs_rolled_back', objectVersion: 1, data: {} });
+          await emitEvent(tx, {
+            merchantId: m.merchant_id,
+            environment: 'test',
+            apiKeyId: keyId,
+            type: 'checkout.session.completed',
+            objectType: 'checkout.session',
+            objectId: 'cs_rolled_back',
+            objectVersion: 1,
+            data: {},
+          });
           throw new Error('the change failed');
         }),
         /the change failed/,
       );
-      assert.deepEqual(await t.db.query(`SELECT id FROM events WHERE object_id = 'cs_rolled_back' AND merchant_id = $1`, [m.merchant_id]), []);
-      const afterRows = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_deliveries WHERE merchant_id = $1', [m.merchant_id]);
+      assert.deepEqual(
+        await t.db.query(`SELECT id FROM events WHERE object_id = 'cs_rolled_back' AND merchant_id = $1`, [
+          m.merchant_id,
+        ]),
+        [],
+      );
+      const afterRows = await t.db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM webhook_deliveries WHERE merchant_id = $1',
+        [m.merchant_id],
+      );
       assert.equal(afterRows[0]!.n, before[0]!.n);
       assert.equal(await worker().runOnce(), 0);
       assert.equal(r.requests.length, 0);
@@ -122,7 +163,9 @@ describe(`webhook delivery (${storageKind})`, () => {
     it('each request carries webhook-id (the event id), webhook-timestamp and a webhook-signature that verifyWebhook accepts with the endpoint secret', async () => {
       const r = await receiver();
       const m = await merchantWith(r);
-      const event = await emitTestEvent(t.db, m, { data: { session: { id: 'cs_sig', note: 'Akwaaba, ₵ 10.00 — "quoted"' } } });
+      const event = await emitTestEvent(t.db, m, {
+        data: { session: { id: 'cs_sig', note: 'Akwaaba, ₵ 10.00 — "quoted"' } },
+      });
       const sentAt = Math.floor(Date.now() / 1000);
       assert.equal(await worker().runOnce(), 1);
 
@@ -133,8 +176,15 @@ describe(`webhook delivery (${storageKind})`, () => {
       assert.match(String(request.headers['content-type']), /^application\/json/);
       assert.equal(request.headers['webhook-id'], event.id);
       const timestamp = Number(request.headers['webhook-timestamp']);
-      assert.ok(Number.isInteger(timestamp) && Math.abs(timestamp - sentAt) <= 5, `webhook-timestamp ${request.headers['webhook-timestamp']} is now in seconds`);
-      assert.match(String(request.headers['webhook-signature']), /^v1,[A-Za-z0-9+/]{43}=$/, 'one signature while there is no rotation');
+      assert.ok(
+        Number.isInteger(timestamp) && Math.abs(timestamp - sentAt) <= 5,
+        `webhook-timestamp ${request.headers['webhook-timestamp']} is now in seconds`,
+      );
+      assert.match(
+        String(request.headers['webhook-signature']),
+        /^v1,[A-Za-z0-9+/]{43}=$/,
+        'one signature while there is no rotation',
+      );
 
       const verified = verifyWebhook<typeof event>(request.body, request.headers, m.test_webhook_secret!);
       assert.deepEqual(verified, event, 'the body is the event payload');
@@ -146,8 +196,14 @@ describe(`webhook delivery (${storageKind})`, () => {
 
       // Another endpoint's secret does not verify it, and neither does a tampered body.
       const other = await t.merchant({ webhookUrl: 'https://hooks.example.com/sika' });
-      assert.throws(() => verifyWebhook(request.body, request.headers, other.test_webhook_secret!), WebhookVerificationError);
-      assert.throws(() => verifyWebhook(request.body.replace('cs_sig', 'cs_sih'), request.headers, m.test_webhook_secret!), WebhookVerificationError);
+      assert.throws(
+        () => verifyWebhook(request.body, request.headers, other.test_webhook_secret!),
+        WebhookVerificationError,
+      );
+      assert.throws(
+        () => verifyWebhook(request.body.replace('cs_sig', 'cs_sih'), request.headers, m.test_webhook_secret!),
+        WebhookVerificationError,
+      );
     });
 
     it('after rotateWebhookSecret the receiver gets two signatures and either secret verifies; with no overlap only the new one signs', async () => {
@@ -168,7 +224,15 @@ describe(`webhook delivery (${storageKind})`, () => {
       assert.equal(signatures.length, 2, `two signatures during the overlap: ${request.headers['webhook-signature']}`);
       assert.equal(verifyWebhook<{ id: string }>(request.body, request.headers, rotated.secret).id, event.id);
       assert.equal(verifyWebhook<{ id: string }>(request.body, request.headers, oldSecret).id, event.id);
-      assert.throws(() => verifyWebhook(request.body, request.headers, 'whsec_' + Buffer.from('not the endpoint secret at all!').toString('base64')), WebhookVerificationError);
+      assert.throws(
+        () =>
+          verifyWebhook(
+            request.body,
+            request.headers,
+            'whsec_' + Buffer.from('not the endpoint secret at all!').toString('base64'),
+          ),
+        WebhookVerificationError,
+      );
 
       // A second rotation with no overlap: only the newest secret signs; the two before it no longer verify.
       const again = await t.db.transaction((tx) => rotateWebhookSecret(tx, endpoint.id, 0));
@@ -186,11 +250,24 @@ describe(`webhook delivery (${storageKind})`, () => {
       const r = await receiver();
       const m = await merchantWith(r);
       const endpoint = await endpointOf(t.db, m.merchant_id);
-      await assert.rejects(t.db.transaction((tx) => rotateWebhookSecret(tx, '00000000-0000-4000-8000-000000000000')), { code: 'NOT_FOUND' });
-      await assert.rejects(t.db.transaction((tx) => rotateWebhookSecret(tx, endpoint.id, 7 * 24 * 3_600 + 1)), { code: 'INVALID_ARGUMENT' });
-      await assert.rejects(t.db.transaction((tx) => rotateWebhookSecret(tx, endpoint.id, -1)), { code: 'INVALID_ARGUMENT' });
+      await assert.rejects(
+        t.db.transaction((tx) => rotateWebhookSecret(tx, '00000000-0000-4000-8000-000000000000')),
+        { code: 'NOT_FOUND' },
+      );
+      await assert.rejects(
+        t.db.transaction((tx) => rotateWebhookSecret(tx, endpoint.id, 7 * 24 * 3_600 + 1)),
+        { code: 'INVALID_ARGUMENT' },
+      );
+      await assert.rejects(
+        t.db.transaction((tx) => rotateWebhookSecret(tx, endpoint.id, -1)),
+        { code: 'INVALID_ARGUMENT' },
+      );
       const other = await t.merchant();
-      await assert.rejects(t.db.transaction((tx) => rotateWebhookSecret(tx, endpoint.id, 60, other.merchant_id)), { code: 'NOT_FOUND' }, 'another merchant cannot rotate it');
+      await assert.rejects(
+        t.db.transaction((tx) => rotateWebhookSecret(tx, endpoint.id, 60, other.merchant_id)),
+        { code: 'NOT_FOUND' },
+        'another merchant cannot rotate it',
+      );
       assert.equal((await endpointOf(t.db, m.merchant_id)).secret, m.test_webhook_secret, 'the secret is unchanged');
     });
   });
@@ -208,7 +285,11 @@ describe(`webhook delivery (${storageKind})`, () => {
       const schedule = [1, 1, 2];
       const w = worker({ retryScheduleS: schedule });
       w.start();
-      await waitFor('the delivery to succeed', async () => (await deliveryOf(t.db, event.id)).status === 'delivered', 15_000);
+      await waitFor(
+        'the delivery to succeed',
+        async () => (await deliveryOf(t.db, event.id)).status === 'delivered',
+        15_000,
+      );
 
       // The receiver: four requests of the same event, same id and body, each validly signed.
       assert.equal(r.requests.length, 4);
@@ -230,7 +311,10 @@ describe(`webhook delivery (${storageKind})`, () => {
         ],
       );
       for (const a of attempts) {
-        assert.ok(Number.isInteger(a.latency_ms) && a.latency_ms >= 0 && a.latency_ms < 2_000, `latency ${a.latency_ms} ms`);
+        assert.ok(
+          Number.isInteger(a.latency_ms) && a.latency_ms >= 0 && a.latency_ms < 2_000,
+          `latency ${a.latency_ms} ms`,
+        );
         assert.ok((a.response_excerpt ?? '').length <= 1024);
         assert.equal(a.worker_id, w.workerId);
       }
@@ -238,9 +322,15 @@ describe(`webhook delivery (${storageKind})`, () => {
       // Spacing: try n+1 comes schedule[n] seconds after try n (plus the poll interval and the round trip).
       for (let i = 0; i < schedule.length; i++) {
         const gap = seconds(attempts[i]!.tried_at, attempts[i + 1]!.tried_at);
-        assert.ok(gap >= schedule[i]! - 0.05 && gap < schedule[i]! + 0.75, `gap between try ${i + 1} and ${i + 2}: ${gap} s, schedule says ${schedule[i]} s`);
+        assert.ok(
+          gap >= schedule[i]! - 0.05 && gap < schedule[i]! + 0.75,
+          `gap between try ${i + 1} and ${i + 2}: ${gap} s, schedule says ${schedule[i]} s`,
+        );
         const seen = (r.requests[i + 1]!.at - r.requests[i]!.at) / 1000;
-        assert.ok(seen >= schedule[i]! - 0.05 && seen < schedule[i]! + 0.75, `the receiver saw a gap of ${seen} s, schedule says ${schedule[i]} s`);
+        assert.ok(
+          seen >= schedule[i]! - 0.05 && seen < schedule[i]! + 0.75,
+          `the receiver saw a gap of ${seen} s, schedule says ${schedule[i]} s`,
+        );
       }
 
       const delivery = await deliveryOf(t.db, event.id);
@@ -267,9 +357,16 @@ describe(`webhook delivery (${storageKind})`, () => {
       const event = await emitTestEvent(t.db, m);
       const w = worker({ retryScheduleS: [1] });
       w.start();
-      await waitFor('the delivery to succeed', async () => (await deliveryOf(t.db, event.id)).status === 'delivered', 15_000);
+      await waitFor(
+        'the delivery to succeed',
+        async () => (await deliveryOf(t.db, event.id)).status === 'delivered',
+        15_000,
+      );
       const attempts = await attemptsOf(t.db, event.id);
-      assert.deepEqual(attempts.map((a) => a.http_status), [503, 200]);
+      assert.deepEqual(
+        attempts.map((a) => a.http_status),
+        [503, 200],
+      );
       const gap = seconds(attempts[0]!.tried_at, attempts[1]!.tried_at);
       assert.ok(gap >= 2.95 && gap < 3.75, `the second try came ${gap} s after the first; the receiver asked for 3 s`);
     });
@@ -299,7 +396,11 @@ describe(`webhook delivery (${storageKind})`, () => {
       assert.deepEqual(await store.failedEventIdsForEndpoint(t.db, endpoint.id), [{ event_id: event.id }]);
       const since = await store.failedEventIdsSince(t.db, new Date(Date.now() - 60_000), m.merchant_id);
       assert.deepEqual(since, [{ event_id: event.id }]);
-      assert.equal((await endpointOf(t.db, m.merchant_id)).status, 'active', 'failures alone do not disable the endpoint');
+      assert.equal(
+        (await endpointOf(t.db, m.merchant_id)).status,
+        'active',
+        'failures alone do not disable the endpoint',
+      );
     });
 
     it('a 3xx, 4xx or 5xx answer is a failed try and a 2xx other than 200 is a success', async () => {
@@ -502,7 +603,11 @@ describe(`webhook delivery (${storageKind})`, () => {
         ].sort(),
       );
       // Its events stay replayable once the endpoint is active again.
-      assert.equal(await t.db.transaction((tx) => store.replayEvent(tx, first.id)), 0, 'nothing is queued for a disabled endpoint');
+      assert.equal(
+        await t.db.transaction((tx) => store.replayEvent(tx, first.id)),
+        0,
+        'nothing is queued for a disabled endpoint',
+      );
     });
 
     it('an endpoint whose tries have all failed for 5 days is disabled; a success in those days keeps it, and enabling starts it afresh', async () => {
@@ -513,9 +618,17 @@ describe(`webhook delivery (${storageKind})`, () => {
       });
       const w = worker({ retryScheduleS: [] }); // each failure final: one try per event
       const failingSince = async (endpointId: string) =>
-        (await t.db.query<{ failing_since: Date | null }>('SELECT failing_since FROM webhook_endpoints WHERE id = $1', [endpointId]))[0]!.failing_since;
+        (
+          await t.db.query<{ failing_since: Date | null }>(
+            'SELECT failing_since FROM webhook_endpoints WHERE id = $1',
+            [endpointId],
+          )
+        )[0]!.failing_since;
       const backdate = (endpointId: string, days: number) =>
-        t.db.query(`UPDATE webhook_endpoints SET failing_since = now() - make_interval(days => $2) WHERE id = $1`, [endpointId, days]);
+        t.db.query(`UPDATE webhook_endpoints SET failing_since = now() - make_interval(days => $2) WHERE id = $1`, [
+          endpointId,
+          days,
+        ]);
       const tryOnce = async (m: CreatedMerchant) => {
         await emitTestEvent(t.db, m);
         assert.equal(await w.runOnce(), 1);
@@ -553,7 +666,11 @@ describe(`webhook delivery (${storageKind})`, () => {
       await setEndpointStatus(t.db, deadEndpoint.id, 'active', null);
       assert.equal(await failingSince(deadEndpoint.id), null, 'enabled again with a clean record');
       await tryOnce(dead);
-      assert.equal((await endpointOf(t.db, dead.merchant_id)).status, 'active', 'one failure after enabling does not disable it again');
+      assert.equal(
+        (await endpointOf(t.db, dead.merchant_id)).status,
+        'active',
+        'one failure after enabling does not disable it again',
+      );
     });
 
     it('a delivery claimed after its endpoint was disabled is skipped, with the skip logged as a try and nothing sent', async () => {
@@ -599,7 +716,10 @@ describe(`webhook delivery (${storageKind})`, () => {
       const delivery = await deliveryOf(t.db, event.id);
       assert.equal(delivery.status, 'delivered');
       assert.equal(delivery.tries, 2);
-      assert.deepEqual((await attemptsOf(t.db, event.id)).map((a) => a.try_number), [1, 2]);
+      assert.deepEqual(
+        (await attemptsOf(t.db, event.id)).map((a) => a.try_number),
+        [1, 2],
+      );
       assert.equal(await t.db.transaction((tx) => store.replayEvent(tx, 'evt_does_not_exist')), -1);
     });
 
@@ -632,7 +752,16 @@ describe(`webhook delivery (${storageKind})`, () => {
       assert.deepEqual(await deliveriesOf(t.db, event.id), []);
       const keyId = await testKeyId(t.db, m.merchant_id);
       const secret = 'whsec_' + Buffer.from('an endpoint added after the event').toString('base64');
-      await t.db.transaction((tx) => insertWebhookEndpoint(tx, { id: randomUUID(), merchantId: m.merchant_id, environment: 'test', apiKeyId: keyId, url: r.url, secret }));
+      await t.db.transaction((tx) =>
+        insertWebhookEndpoint(tx, {
+          id: randomUUID(),
+          merchantId: m.merchant_id,
+          environment: 'test',
+          apiKeyId: keyId,
+          url: r.url,
+          secret,
+        }),
+      );
       assert.equal(await t.db.transaction((tx) => store.replayEvent(tx, event.id)), 1);
       assert.equal(await worker().runOnce(), 1);
       assert.equal(r.requests.length, 1);

@@ -41,16 +41,30 @@ describe('webhook signing and verifyWebhook', () => {
   });
 
   it('verifyWebhook accepts the raw body as a Buffer, a Headers object and headers in any letter case', () => {
-    assert.deepEqual(verifyWebhook(Buffer.from(BODY, 'utf8'), headersOf(), SECRET, { nowMs: AT_TIMESTAMP_MS }), { test: 2432232314 });
-    assert.deepEqual(verifyWebhook(BODY, new Headers(headersOf()), SECRET, { nowMs: AT_TIMESTAMP_MS }), { test: 2432232314 });
-    const upper = { 'Webhook-Id': MSG_ID, 'Webhook-Timestamp': String(TIMESTAMP), 'Webhook-Signature': REFERENCE_SIGNATURE };
+    assert.deepEqual(verifyWebhook(Buffer.from(BODY, 'utf8'), headersOf(), SECRET, { nowMs: AT_TIMESTAMP_MS }), {
+      test: 2432232314,
+    });
+    assert.deepEqual(verifyWebhook(BODY, new Headers(headersOf()), SECRET, { nowMs: AT_TIMESTAMP_MS }), {
+      test: 2432232314,
+    });
+    const upper = {
+      'Webhook-Id': MSG_ID,
+      'Webhook-Timestamp': String(TIMESTAMP),
+      'Webhook-Signature': REFERENCE_SIGNATURE,
+    };
     assert.deepEqual(verifyWebhook(BODY, upper, SECRET, { nowMs: AT_TIMESTAMP_MS }), { test: 2432232314 });
   });
 
   it('a body changed by a single character is refused as INVALID_SIGNATURE', () => {
-    assertRefused(() => verifyWebhook('{"test": 2432232315}', headersOf(), SECRET, { nowMs: AT_TIMESTAMP_MS }), 'INVALID_SIGNATURE');
+    assertRefused(
+      () => verifyWebhook('{"test": 2432232315}', headersOf(), SECRET, { nowMs: AT_TIMESTAMP_MS }),
+      'INVALID_SIGNATURE',
+    );
     // Re-serialising the JSON (whitespace dropped) is a different raw body too.
-    assertRefused(() => verifyWebhook(JSON.stringify(JSON.parse(BODY)), headersOf(), SECRET, { nowMs: AT_TIMESTAMP_MS }), 'INVALID_SIGNATURE');
+    assertRefused(
+      () => verifyWebhook(JSON.stringify(JSON.parse(BODY)), headersOf(), SECRET, { nowMs: AT_TIMESTAMP_MS }),
+      'INVALID_SIGNATURE',
+    );
   });
 
   it('a changed timestamp is refused as INVALID_SIGNATURE even when it is within the tolerance', () => {
@@ -59,36 +73,65 @@ describe('webhook signing and verifyWebhook', () => {
   });
 
   it('a changed webhook-id is refused as INVALID_SIGNATURE', () => {
-    assertRefused(() => verifyWebhook(BODY, headersOf(REFERENCE_SIGNATURE, 'msg_other'), SECRET, { nowMs: AT_TIMESTAMP_MS }), 'INVALID_SIGNATURE');
+    assertRefused(
+      () => verifyWebhook(BODY, headersOf(REFERENCE_SIGNATURE, 'msg_other'), SECRET, { nowMs: AT_TIMESTAMP_MS }),
+      'INVALID_SIGNATURE',
+    );
   });
 
   it('a correctly signed message older or newer than the tolerance (5 minutes by default) is refused as TIMESTAMP_OUT_OF_TOLERANCE', () => {
     // At the edge: exactly 300 s is still accepted, 301 s is not, in both directions.
-    assert.deepEqual(verifyWebhook(BODY, headersOf(), SECRET, { nowMs: AT_TIMESTAMP_MS + 300_000 }), { test: 2432232314 });
-    assertRefused(() => verifyWebhook(BODY, headersOf(), SECRET, { nowMs: AT_TIMESTAMP_MS + 301_000 }), 'TIMESTAMP_OUT_OF_TOLERANCE');
-    assertRefused(() => verifyWebhook(BODY, headersOf(), SECRET, { nowMs: AT_TIMESTAMP_MS - 301_000 }), 'TIMESTAMP_OUT_OF_TOLERANCE');
+    assert.deepEqual(verifyWebhook(BODY, headersOf(), SECRET, { nowMs: AT_TIMESTAMP_MS + 300_000 }), {
+      test: 2432232314,
+    });
+    assertRefused(
+      () => verifyWebhook(BODY, headersOf(), SECRET, { nowMs: AT_TIMESTAMP_MS + 301_000 }),
+      'TIMESTAMP_OUT_OF_TOLERANCE',
+    );
+    assertRefused(
+      () => verifyWebhook(BODY, headersOf(), SECRET, { nowMs: AT_TIMESTAMP_MS - 301_000 }),
+      'TIMESTAMP_OUT_OF_TOLERANCE',
+    );
     // Against the real clock the 2021 reference message is long expired.
     assertRefused(() => verifyWebhook(BODY, headersOf(), SECRET), 'TIMESTAMP_OUT_OF_TOLERANCE');
   });
 
   it('toleranceSeconds narrows or widens the accepted age', () => {
-    assertRefused(() => verifyWebhook(BODY, headersOf(), SECRET, { nowMs: AT_TIMESTAMP_MS + 11_000, toleranceSeconds: 10 }), 'TIMESTAMP_OUT_OF_TOLERANCE');
-    assert.deepEqual(verifyWebhook(BODY, headersOf(), SECRET, { nowMs: AT_TIMESTAMP_MS + 10_000, toleranceSeconds: 10 }), { test: 2432232314 });
-    assert.deepEqual(verifyWebhook(BODY, headersOf(), SECRET, { nowMs: AT_TIMESTAMP_MS + 3_600_000, toleranceSeconds: 3_600 }), { test: 2432232314 });
+    assertRefused(
+      () => verifyWebhook(BODY, headersOf(), SECRET, { nowMs: AT_TIMESTAMP_MS + 11_000, toleranceSeconds: 10 }),
+      'TIMESTAMP_OUT_OF_TOLERANCE',
+    );
+    assert.deepEqual(
+      verifyWebhook(BODY, headersOf(), SECRET, { nowMs: AT_TIMESTAMP_MS + 10_000, toleranceSeconds: 10 }),
+      { test: 2432232314 },
+    );
+    assert.deepEqual(
+      verifyWebhook(BODY, headersOf(), SECRET, { nowMs: AT_TIMESTAMP_MS + 3_600_000, toleranceSeconds: 3_600 }),
+      { test: 2432232314 },
+    );
   });
 
   it('a timestamp that is not whole Unix seconds is refused as INVALID_TIMESTAMP', () => {
     for (const timestamp of ['', 'abc', '1614265330.5', '-1614265330', '1614265330000000']) {
       const headers = headersOf(REFERENCE_SIGNATURE, MSG_ID, timestamp);
-      assertRefused(() => verifyWebhook(BODY, headers, SECRET, { nowMs: AT_TIMESTAMP_MS }), timestamp === '' ? 'MISSING_HEADERS' : 'INVALID_TIMESTAMP');
+      assertRefused(
+        () => verifyWebhook(BODY, headers, SECRET, { nowMs: AT_TIMESTAMP_MS }),
+        timestamp === '' ? 'MISSING_HEADERS' : 'INVALID_TIMESTAMP',
+      );
     }
   });
 
   it('the signature of another secret is refused as INVALID_SIGNATURE', () => {
-    assertRefused(() => verifyWebhook(BODY, headersOf(), OTHER_SECRET, { nowMs: AT_TIMESTAMP_MS }), 'INVALID_SIGNATURE');
+    assertRefused(
+      () => verifyWebhook(BODY, headersOf(), OTHER_SECRET, { nowMs: AT_TIMESTAMP_MS }),
+      'INVALID_SIGNATURE',
+    );
     const signedWithOther = sign(OTHER_SECRET, MSG_ID, TIMESTAMP, BODY);
     assert.notEqual(signedWithOther, REFERENCE_SIGNATURE);
-    assertRefused(() => verifyWebhook(BODY, headersOf(signedWithOther), SECRET, { nowMs: AT_TIMESTAMP_MS }), 'INVALID_SIGNATURE');
+    assertRefused(
+      () => verifyWebhook(BODY, headersOf(signedWithOther), SECRET, { nowMs: AT_TIMESTAMP_MS }),
+      'INVALID_SIGNATURE',
+    );
   });
 
   it('a missing webhook-id, webhook-timestamp or webhook-signature header is refused as MISSING_HEADERS', () => {
@@ -102,8 +145,19 @@ describe('webhook signing and verifyWebhook', () => {
 
   it('signatures of another version, malformed entries or a truncated digest are refused', () => {
     const digest = REFERENCE_SIGNATURE.slice(3);
-    for (const signature of [`v2,${digest}`, `v1a,${digest}`, digest, 'v1,', 'v1', `v1,${digest.slice(0, -4)}`, `v1,${Buffer.alloc(32).toString('base64')}`]) {
-      assertRefused(() => verifyWebhook(BODY, headersOf(signature), SECRET, { nowMs: AT_TIMESTAMP_MS }), 'INVALID_SIGNATURE');
+    for (const signature of [
+      `v2,${digest}`,
+      `v1a,${digest}`,
+      digest,
+      'v1,',
+      'v1',
+      `v1,${digest.slice(0, -4)}`,
+      `v1,${Buffer.alloc(32).toString('base64')}`,
+    ]) {
+      assertRefused(
+        () => verifyWebhook(BODY, headersOf(signature), SECRET, { nowMs: AT_TIMESTAMP_MS }),
+        'INVALID_SIGNATURE',
+      );
     }
   });
 
@@ -114,24 +168,36 @@ describe('webhook signing and verifyWebhook', () => {
     assert.ok(parts.every((part) => part.startsWith('v1,')));
     assert.equal(parts[1], REFERENCE_SIGNATURE);
     assert.deepEqual(verifyWebhook(BODY, headersOf(header), SECRET, { nowMs: AT_TIMESTAMP_MS }), { test: 2432232314 });
-    assert.deepEqual(verifyWebhook(BODY, headersOf(header), OTHER_SECRET, { nowMs: AT_TIMESTAMP_MS }), { test: 2432232314 });
+    assert.deepEqual(verifyWebhook(BODY, headersOf(header), OTHER_SECRET, { nowMs: AT_TIMESTAMP_MS }), {
+      test: 2432232314,
+    });
     // Order does not matter.
     const reversed = signatureHeader([SECRET, OTHER_SECRET], MSG_ID, TIMESTAMP, BODY);
-    assert.deepEqual(verifyWebhook(BODY, headersOf(reversed), OTHER_SECRET, { nowMs: AT_TIMESTAMP_MS }), { test: 2432232314 });
+    assert.deepEqual(verifyWebhook(BODY, headersOf(reversed), OTHER_SECRET, { nowMs: AT_TIMESTAMP_MS }), {
+      test: 2432232314,
+    });
     const third = 'whsec_' + Buffer.from('a third secret nobody was given').toString('base64');
     assertRefused(() => verifyWebhook(BODY, headersOf(header), third, { nowMs: AT_TIMESTAMP_MS }), 'INVALID_SIGNATURE');
     // Both signatures still cover the body.
-    assertRefused(() => verifyWebhook('{"test": 1}', headersOf(header), OTHER_SECRET, { nowMs: AT_TIMESTAMP_MS }), 'INVALID_SIGNATURE');
+    assertRefused(
+      () => verifyWebhook('{"test": 1}', headersOf(header), OTHER_SECRET, { nowMs: AT_TIMESTAMP_MS }),
+      'INVALID_SIGNATURE',
+    );
   });
 
   it('a correctly signed body that is not JSON is refused as INVALID_PAYLOAD', () => {
     const body = 'not json';
     const signature = sign(SECRET, MSG_ID, TIMESTAMP, body);
-    assertRefused(() => verifyWebhook(body, headersOf(signature), SECRET, { nowMs: AT_TIMESTAMP_MS }), 'INVALID_PAYLOAD');
+    assertRefused(
+      () => verifyWebhook(body, headersOf(signature), SECRET, { nowMs: AT_TIMESTAMP_MS }),
+      'INVALID_PAYLOAD',
+    );
   });
 
   it('a secret with or without the whsec_ prefix signs the same way', () => {
     assert.equal(sign(SECRET.slice('whsec_'.length), MSG_ID, TIMESTAMP, BODY), REFERENCE_SIGNATURE);
-    assert.deepEqual(verifyWebhook(BODY, headersOf(), SECRET.slice('whsec_'.length), { nowMs: AT_TIMESTAMP_MS }), { test: 2432232314 });
+    assert.deepEqual(verifyWebhook(BODY, headersOf(), SECRET.slice('whsec_'.length), { nowMs: AT_TIMESTAMP_MS }), {
+      test: 2432232314,
+    });
   });
 });

@@ -13,12 +13,32 @@ import { insertWebhookEndpoint } from '../src/accounts/store.ts';
 import { ConfigError, loadConfig, type Config } from '../src/config.ts';
 import { DeliveryWorker, defaultDeliveryOptions } from '../src/events/delivery.ts';
 import { emitEvent } from '../src/events/outbox.ts';
-import { isBlockedAddress, isLoopbackHost, RESOLVE_TIMEOUT_MS, resolveTarget, systemResolver, targetUrlProblem, UnsafeUrlError, type Resolver, type TargetPolicy } from '../src/events/ssrf.ts';
+import {
+  isBlockedAddress,
+  isLoopbackHost,
+  RESOLVE_TIMEOUT_MS,
+  resolveTarget,
+  systemResolver,
+  targetUrlProblem,
+  UnsafeUrlError,
+  type Resolver,
+  type TargetPolicy,
+} from '../src/events/ssrf.ts';
 import { listTries } from '../src/events/store.ts';
 import { buildApp } from '../src/http/app.ts';
 import { deliveryWorkerFor } from '../src/workers.ts';
 import { storageKind, type TestContext } from './helpers.ts';
-import { attemptsOf, captureLogger, deliveryOf, emitTestEvent, isolatedTestApp, liveKeyId, startReceiver, testKeyId, type Receiver } from './webhook-support.ts';
+import {
+  attemptsOf,
+  captureLogger,
+  deliveryOf,
+  emitTestEvent,
+  isolatedTestApp,
+  liveKeyId,
+  startReceiver,
+  testKeyId,
+  type Receiver,
+} from './webhook-support.ts';
 import { statusOf } from '../src/http/errors.ts';
 import { SikaError } from '../src/lib/errors.ts';
 
@@ -49,7 +69,8 @@ const ISSUE_HOSTS = [
 const ENVIRONMENTS = ['test', 'live'] as const;
 type Environment = (typeof ENVIRONMENTS)[number];
 /** An endpoint URL as a merchant would give it in that environment (Live needs https). */
-const urlFor = (environment: Environment, host: string, port = 8443) => `${environment === 'live' ? 'https' : 'http'}://${host}:${port}/hook`;
+const urlFor = (environment: Environment, host: string, port = 8443) =>
+  `${environment === 'live' ? 'https' : 'http'}://${host}:${port}/hook`;
 
 /** A resolver that answers from a table and records what it was asked; unknown names do not resolve. */
 function stubResolver(table: Record<string, string[]>): Resolver & { asked: string[] } {
@@ -77,13 +98,22 @@ const RESOLVER_TABLE: Record<string, string[]> = {
 const publicResolver = () => stubResolver(RESOLVER_TABLE);
 
 /** Every address the stub table can answer with that is not public: no refusal may contain one. */
-const PRIVATE_ANSWERS = [...new Set(Object.values(RESOLVER_TABLE).flat())].filter((address) => address !== PUBLIC_V4 && address !== PUBLIC_V6);
+const PRIVATE_ANSWERS = [...new Set(Object.values(RESOLVER_TABLE).flat())].filter(
+  (address) => address !== PUBLIC_V4 && address !== PUBLIC_V6,
+);
 
 function assertNamesNoAddress(text: string, context: string, addresses: string[] = PRIVATE_ANSWERS) {
-  for (const address of addresses) assert.ok(!text.includes(address), `${context}: ${JSON.stringify(text.slice(0, 300))} names ${address}`);
+  for (const address of addresses)
+    assert.ok(!text.includes(address), `${context}: ${JSON.stringify(text.slice(0, 300))} names ${address}`);
 }
 
-async function assertRefused(url: string, environment: Environment, policy: TargetPolicy, resolver: Resolver, message?: RegExp) {
+async function assertRefused(
+  url: string,
+  environment: Environment,
+  policy: TargetPolicy,
+  resolver: Resolver,
+  message?: RegExp,
+) {
   await assert.rejects(resolveTarget(url, environment, policy, resolver), (error: unknown) => {
     assert.ok(error instanceof UnsafeUrlError, `${url}: expected UnsafeUrlError, got ${String(error)}`);
     if (message) assert.match(error.message, message, url);
@@ -104,9 +134,14 @@ describe('webhook target rule: resolveTarget and isBlockedAddress', () => {
   it("with private targets off, every host of the issue's findings 1 and 2 is refused in Test and in Live, naming no address", async () => {
     const resolver = publicResolver();
     for (const environment of ENVIRONMENTS) {
-      for (const host of ISSUE_HOSTS) await assertRefused(urlFor(environment, host), environment, STRICT, resolver, PRIVATE_REFUSAL);
+      for (const host of ISSUE_HOSTS)
+        await assertRefused(urlFor(environment, host), environment, STRICT, resolver, PRIVATE_REFUSAL);
     }
-    assert.deepEqual(resolver.asked, ['loopback.example.com', 'loopback.example.com'], 'literals and localhost are judged without a lookup');
+    assert.deepEqual(
+      resolver.asked,
+      ['loopback.example.com', 'loopback.example.com'],
+      'literals and localhost are judged without a lookup',
+    );
   });
 
   it('with private targets off, loopback, private, link-local, metadata and special-purpose literals in every spelling are refused', async () => {
@@ -162,7 +197,14 @@ describe('webhook target rule: resolveTarget and isBlockedAddress', () => {
   it('a name resolving to a private address, or one private answer among public ones, is refused without naming the address', async () => {
     const resolver = publicResolver();
     for (const environment of ENVIRONMENTS) {
-      for (const name of ['internal.example.com', 'metadata.example.com', 'mixed.example.com', 'mapped.example.com', 'ula.example.com', 'nat64.example.com']) {
+      for (const name of [
+        'internal.example.com',
+        'metadata.example.com',
+        'mixed.example.com',
+        'mapped.example.com',
+        'ula.example.com',
+        'nat64.example.com',
+      ]) {
         await assertRefused(urlFor(environment, name), environment, STRICT, resolver, PRIVATE_REFUSAL);
       }
     }
@@ -170,7 +212,11 @@ describe('webhook target rule: resolveTarget and isBlockedAddress', () => {
 
   it('the real localhost through the system resolver is refused with private targets off', async () => {
     await assertRefused('https://localhost/hook', 'live', STRICT, systemResolver, PRIVATE_REFUSAL);
-    await assert.rejects(resolveTarget('http://localhost:8443/hook', 'test', STRICT), UnsafeUrlError, 'the system resolver is the default');
+    await assert.rejects(
+      resolveTarget('http://localhost:8443/hook', 'test', STRICT),
+      UnsafeUrlError,
+      'the system resolver is the default',
+    );
   });
 
   it('a name that does not resolve, a URL with credentials, a non-http scheme or a non-URL is refused under either setting', async () => {
@@ -184,7 +230,13 @@ describe('webhook target rule: resolveTarget and isBlockedAddress', () => {
       await assertRefused('file:///etc/passwd', 'test', policy, resolver);
       await assertRefused('not a url', 'test', policy, resolver, /absolute URL/);
       await assertRefused('', 'live', policy, resolver);
-      await assertRefused('https://empty.example.com/', 'live', policy, Object.assign(async () => [], {}), /does not resolve/);
+      await assertRefused(
+        'https://empty.example.com/',
+        'live',
+        policy,
+        Object.assign(async () => [], {}),
+        /does not resolve/,
+      );
     }
   });
 
@@ -194,13 +246,18 @@ describe('webhook target rule: resolveTarget and isBlockedAddress', () => {
       throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
     };
     const problems = await Promise.all(
-      ['https://db.internal.example/hook', 'https://nothing.internal.example/hook'].map((url) => targetUrlProblem(url, 'live', STRICT, resolver)),
+      ['https://db.internal.example/hook', 'https://nothing.internal.example/hook'].map((url) =>
+        targetUrlProblem(url, 'live', STRICT, resolver),
+      ),
     );
     assert.ok(problems[0], 'the private name is refused');
     assert.equal(problems[1], problems[0], 'an unknown name is refused with the same words');
     assert.doesNotMatch(problems[0]!, /10\.1\.2\.3|db\.internal|nothing\.internal/);
     // With private targets allowed (a developer's machine) there is nothing to hide: a typo is named as such.
-    await assert.rejects(resolveTarget('https://nothing.internal.example/hook', 'test', OPEN, resolver), /names a host that does not resolve/);
+    await assert.rejects(
+      resolveTarget('https://nothing.internal.example/hook', 'test', OPEN, resolver),
+      /names a host that does not resolve/,
+    );
   });
 
   it(`a lookup that does not answer is refused after RESOLVE_TIMEOUT_MS (${RESOLVE_TIMEOUT_MS} ms), not before`, async (t) => {
@@ -368,10 +425,35 @@ describe('webhook target rule: resolveTarget and isBlockedAddress', () => {
   });
 
   it('isLoopbackHost is true for 127.0.0.0/8, ::1 and localhost only', () => {
-    const loopback = ['127.0.0.1', '127.5.6.7', '[::1]', '::1', 'localhost', 'LOCALHOST', 'localhost.', '::ffff:127.0.0.1'];
-    const other = ['0.0.0.0', '10.0.0.1', '192.168.1.1', 'sika.test', 'pay.example.com', '[::]', '8.8.8.8', 'localhost.example.com', '128.0.0.1'];
-    assert.deepEqual(loopback.filter((host) => !isLoopbackHost(host)), []);
-    assert.deepEqual(other.filter((host) => isLoopbackHost(host)), []);
+    const loopback = [
+      '127.0.0.1',
+      '127.5.6.7',
+      '[::1]',
+      '::1',
+      'localhost',
+      'LOCALHOST',
+      'localhost.',
+      '::ffff:127.0.0.1',
+    ];
+    const other = [
+      '0.0.0.0',
+      '10.0.0.1',
+      '192.168.1.1',
+      'sika.test',
+      'pay.example.com',
+      '[::]',
+      '8.8.8.8',
+      'localhost.example.com',
+      '128.0.0.1',
+    ];
+    assert.deepEqual(
+      loopback.filter((host) => !isLoopbackHost(host)),
+      [],
+    );
+    assert.deepEqual(
+      other.filter((host) => isLoopbackHost(host)),
+      [],
+    );
   });
 });
 
@@ -379,10 +461,23 @@ describe('WEBHOOK_ALLOW_PRIVATE_TARGETS', () => {
   const load = (env: Record<string, string>) => loadConfig({ LOG_LEVEL: 'silent', ...env });
 
   it('defaults to on only when BASE_URL (or, without one, HOST) is loopback', () => {
-    for (const baseUrl of ['http://127.0.0.1:8080', 'http://127.9.9.9', 'http://[::1]:8080', 'http://localhost:8080', 'https://localhost']) {
+    for (const baseUrl of [
+      'http://127.0.0.1:8080',
+      'http://127.9.9.9',
+      'http://[::1]:8080',
+      'http://localhost:8080',
+      'https://localhost',
+    ]) {
       assert.equal(load({ BASE_URL: baseUrl }).webhookAllowPrivateTargets, true, baseUrl);
     }
-    for (const baseUrl of ['https://pay.example.com', 'http://sika.test', 'http://10.0.0.1:8080', 'http://192.168.1.5', 'http://0.0.0.0:8080', 'http://[fd00::1]']) {
+    for (const baseUrl of [
+      'https://pay.example.com',
+      'http://sika.test',
+      'http://10.0.0.1:8080',
+      'http://192.168.1.5',
+      'http://0.0.0.0:8080',
+      'http://[fd00::1]',
+    ]) {
       assert.equal(load({ BASE_URL: baseUrl }).webhookAllowPrivateTargets, false, baseUrl);
     }
     assert.equal(load({}).webhookAllowPrivateTargets, true, 'the default BASE_URL is http://127.0.0.1:8080');
@@ -390,16 +485,28 @@ describe('WEBHOOK_ALLOW_PRIVATE_TARGETS', () => {
   });
 
   it('on and off override the default either way', () => {
-    assert.equal(load({ BASE_URL: 'https://pay.example.com', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'on' }).webhookAllowPrivateTargets, true);
-    assert.equal(load({ BASE_URL: 'http://127.0.0.1:8080', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'off' }).webhookAllowPrivateTargets, false);
-    assert.equal(load({ BASE_URL: 'https://pay.example.com', WEBHOOK_ALLOW_PRIVATE_TARGETS: '' }).webhookAllowPrivateTargets, false, 'empty is unset');
+    assert.equal(
+      load({ BASE_URL: 'https://pay.example.com', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'on' }).webhookAllowPrivateTargets,
+      true,
+    );
+    assert.equal(
+      load({ BASE_URL: 'http://127.0.0.1:8080', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'off' }).webhookAllowPrivateTargets,
+      false,
+    );
+    assert.equal(
+      load({ BASE_URL: 'https://pay.example.com', WEBHOOK_ALLOW_PRIVATE_TARGETS: '' }).webhookAllowPrivateTargets,
+      false,
+      'empty is unset',
+    );
   });
 
   it('any other value is a configuration error naming the variable', () => {
     for (const value of ['yes', 'true', '1', 'ON']) {
       assert.throws(
         () => load({ WEBHOOK_ALLOW_PRIVATE_TARGETS: value }),
-        (error: unknown) => error instanceof ConfigError && error.problems.some((p) => p === `WEBHOOK_ALLOW_PRIVATE_TARGETS must be on or off (got "${value}")`),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          error.problems.some((p) => p === `WEBHOOK_ALLOW_PRIVATE_TARGETS must be on or off (got "${value}")`),
         value,
       );
     }
@@ -412,7 +519,12 @@ interface ConsoleSession {
 }
 
 /** Signs in to the merchant dashboard of `app` through its login form and switches to an environment. */
-async function signIn(app: FastifyInstance, email: string, password: string, environment: Environment): Promise<ConsoleSession> {
+async function signIn(
+  app: FastifyInstance,
+  email: string,
+  password: string,
+  environment: Environment,
+): Promise<ConsoleSession> {
   const cookieOf = (res: LightMyRequestResponse, name: string) => res.cookies.find((c) => c.name === name)?.value;
   const form = await app.inject({ method: 'GET', url: '/dashboard/login' });
   const loginCsrf = cookieOf(form, 'sika_login_csrf');
@@ -456,7 +568,9 @@ async function startTrap() {
   await new Promise<void>((resolve) => v4.listen(0, '127.0.0.1', resolve));
   const port = (v4.address() as net.AddressInfo).port;
   const v6 = net.createServer(count);
-  await new Promise<void>((resolve, reject) => v6.once('error', reject).listen({ host: '::1', port, ipv6Only: true }, resolve));
+  await new Promise<void>((resolve, reject) =>
+    v6.once('error', reject).listen({ host: '::1', port, ipv6Only: true }, resolve),
+  );
   return {
     port,
     connections: () => connections,
@@ -493,37 +607,68 @@ describe(`webhook target rule at endpoint creation and at delivery, private targ
     const w = new DeliveryWorker(
       t.db,
       captureLogger(),
-      defaultDeliveryOptions({ retryScheduleS: [60, 60, 60], timeoutMs: 2_000, claimTtlS: 10, allowPrivateTargets: policy.allowPrivateTargets, ...(resolver ? { resolver } : {}) }),
+      defaultDeliveryOptions({
+        retryScheduleS: [60, 60, 60],
+        timeoutMs: 2_000,
+        claimTtlS: 10,
+        allowPrivateTargets: policy.allowPrivateTargets,
+        ...(resolver ? { resolver } : {}),
+      }),
     );
     workers.push(w);
     return w;
   }
   const newEmail = () => `owner-${randomUUID()}@example.com`;
   /** A merchant (whose owner can sign in unless password is false) created under the given rule. */
-  const merchantWith = (options: { webhookUrl?: string | null; policy?: TargetPolicy; resolver?: Resolver; password?: boolean } = {}) =>
+  const merchantWith = (
+    options: { webhookUrl?: string | null; policy?: TargetPolicy; resolver?: Resolver; password?: boolean } = {},
+  ) =>
     createMerchant(
       t.db,
-      { name: `SSRF ${randomUUID().slice(0, 8)}`, email: newEmail(), password: options.password === false ? null : PASSWORD, webhookUrl: options.webhookUrl ?? null },
-      { allowPrivateTargets: (options.policy ?? STRICT).allowPrivateTargets, resolver: options.resolver ?? publicResolver() },
+      {
+        name: `SSRF ${randomUUID().slice(0, 8)}`,
+        email: newEmail(),
+        password: options.password === false ? null : PASSWORD,
+        webhookUrl: options.webhookUrl ?? null,
+      },
+      {
+        allowPrivateTargets: (options.policy ?? STRICT).allowPrivateTargets,
+        resolver: options.resolver ?? publicResolver(),
+      },
     );
-  const emailOf = async (m: CreatedMerchant) => (await t.db.query<{ email: string }>('SELECT email FROM users WHERE id = $1', [m.owner_user_id]))[0]!.email;
-  const endpointsOf = async (merchantId: string) => (await t.db.query<{ url: string; environment: string }>('SELECT url, environment FROM webhook_endpoints WHERE merchant_id = $1', [merchantId])).map((r) => `${r.environment} ${r.url}`);
-  const keyIdOf = (merchantId: string, environment: Environment) => (environment === 'live' ? liveKeyId(t.db, merchantId) : testKeyId(t.db, merchantId));
+  const emailOf = async (m: CreatedMerchant) =>
+    (await t.db.query<{ email: string }>('SELECT email FROM users WHERE id = $1', [m.owner_user_id]))[0]!.email;
+  const endpointsOf = async (merchantId: string) =>
+    (
+      await t.db.query<{ url: string; environment: string }>(
+        'SELECT url, environment FROM webhook_endpoints WHERE merchant_id = $1',
+        [merchantId],
+      )
+    ).map((r) => `${r.environment} ${r.url}`);
+  const keyIdOf = (merchantId: string, environment: Environment) =>
+    environment === 'live' ? liveKeyId(t.db, merchantId) : testKeyId(t.db, merchantId);
 
   it("createMerchant refuses every host of the issue's findings 1 and 2, as a Test (http) and a Live (https) URL, and creates nothing", async () => {
     for (const environment of ENVIRONMENTS) {
       for (const host of ISSUE_HOSTS) {
         const url = urlFor(environment, host, trap.port);
         const email = newEmail();
-        await assert.rejects(createMerchant(t.db, { name: 'SSRF check', email, webhookUrl: url }, t.webhookTargets), (error: unknown) => {
-          assert.ok(error instanceof SikaError, `${url}: ${String(error)}`);
-          const { code, message } = error;
-          assert.deepEqual([statusOf(error), code], [400, 'INVALID_ARGUMENT'], `${url}: ${String(error)}`);
-          assert.match(message, PRIVATE_REFUSAL, url);
-          assertNamesNoAddress(message, url);
-          return true;
-        });
-        assert.deepEqual(await t.db.query('SELECT 1 FROM users WHERE email = $1', [email]), [], `${url}: a merchant was created`);
+        await assert.rejects(
+          createMerchant(t.db, { name: 'SSRF check', email, webhookUrl: url }, t.webhookTargets),
+          (error: unknown) => {
+            assert.ok(error instanceof SikaError, `${url}: ${String(error)}`);
+            const { code, message } = error;
+            assert.deepEqual([statusOf(error), code], [400, 'INVALID_ARGUMENT'], `${url}: ${String(error)}`);
+            assert.match(message, PRIVATE_REFUSAL, url);
+            assertNamesNoAddress(message, url);
+            return true;
+          },
+        );
+        assert.deepEqual(
+          await t.db.query('SELECT 1 FROM users WHERE email = $1', [email]),
+          [],
+          `${url}: a merchant was created`,
+        );
       }
     }
   });
@@ -548,7 +693,14 @@ describe(`webhook target rule at endpoint creation and at delivery, private targ
       const m = await merchantWith();
       const session = await signIn(t.app, await emailOf(m), PASSWORD, environment);
       const apiKeyId = await keyIdOf(m.merchant_id, environment);
-      for (const name of ['loopback.example.com', 'metadata.example.com', 'mixed.example.com', 'mapped.example.com', 'ula.example.com', 'nat64.example.com']) {
+      for (const name of [
+        'loopback.example.com',
+        'metadata.example.com',
+        'mixed.example.com',
+        'mapped.example.com',
+        'ula.example.com',
+        'nat64.example.com',
+      ]) {
         const url = urlFor(environment, name);
         const res = await consolePost(t.app, session, '/dashboard/webhooks', { url, api_key_id: apiKeyId });
         assert.equal(res.statusCode, 400, url);
@@ -565,12 +717,20 @@ describe(`webhook target rule at endpoint creation and at delivery, private targ
   });
 
   it('public targets are accepted at creation in both environments: a name resolving to public addresses, 8.8.8.8 and [2606:4700::1111]', async () => {
-    for (const url of ['https://hooks.example.com/sika', 'https://v6.example.com/sika', 'https://8.8.8.8/hook', 'https://[2606:4700::1111]/hook']) {
+    for (const url of [
+      'https://hooks.example.com/sika',
+      'https://v6.example.com/sika',
+      'https://8.8.8.8/hook',
+      'https://[2606:4700::1111]/hook',
+    ]) {
       const m = await merchantWith({ webhookUrl: url });
       assert.ok(m.test_webhook_secret && m.live_webhook_secret, url);
       assert.deepEqual((await endpointsOf(m.merchant_id)).sort(), [`live ${url}`, `test ${url}`]);
       const session = await signIn(t.app, await emailOf(m), PASSWORD, 'live');
-      const res = await consolePost(t.app, session, '/dashboard/webhooks', { url: `${url}/second`, api_key_id: await liveKeyId(t.db, m.merchant_id) });
+      const res = await consolePost(t.app, session, '/dashboard/webhooks', {
+        url: `${url}/second`,
+        api_key_id: await liveKeyId(t.db, m.merchant_id),
+      });
       assert.equal(res.statusCode, 200, `${url}: ${res.body.slice(0, 200)}`);
     }
   });
@@ -579,16 +739,40 @@ describe(`webhook target rule at endpoint creation and at delivery, private targ
     // Endpoints stored before the rule (or whose name changed what it resolves to since): written directly.
     // One merchant per host, so each key has one endpoint (an event goes to every endpoint of its key).
     const resolver = publicResolver();
-    const sent: { url: string; environment: Environment; eventId: string; endpointId: string; merchant: CreatedMerchant }[] = [];
+    const sent: {
+      url: string;
+      environment: Environment;
+      eventId: string;
+      endpointId: string;
+      merchant: CreatedMerchant;
+    }[] = [];
     for (const host of ISSUE_HOSTS) {
       const m = await merchantWith({ password: host === 'loopback.example.com' });
       for (const environment of ENVIRONMENTS) {
         const apiKeyId = await keyIdOf(m.merchant_id, environment);
         const url = urlFor(environment, host, trap.port);
         const endpointId = randomUUID();
-        await t.db.transaction((tx) => insertWebhookEndpoint(tx, { id: endpointId, merchantId: m.merchant_id, environment, apiKeyId, url, secret: `whsec_${randomUUID()}` }));
+        await t.db.transaction((tx) =>
+          insertWebhookEndpoint(tx, {
+            id: endpointId,
+            merchantId: m.merchant_id,
+            environment,
+            apiKeyId,
+            url,
+            secret: `whsec_${randomUUID()}`,
+          }),
+        );
         const event = await t.db.transaction((tx) =>
-          emitEvent(tx, { merchantId: m.merchant_id, environment, apiKeyId, type: 'payout.paid', objectType: 'payout', objectId: `po_ssrf_${sent.length}`, objectVersion: 1, data: {} }),
+          emitEvent(tx, {
+            merchantId: m.merchant_id,
+            environment,
+            apiKeyId,
+            type: 'payout.paid',
+            objectType: 'payout',
+            objectId: `po_ssrf_${sent.length}`,
+            objectVersion: 1,
+            data: {},
+          }),
         );
         sent.push({ url, environment, eventId: event.id, endpointId, merchant: m });
       }
@@ -608,26 +792,46 @@ describe(`webhook target rule at endpoint creation and at delivery, private targ
         const attempt = attempts[round - 1]!;
         assert.equal(attempt.http_status, null, url);
         assert.equal(attempt.response_excerpt, null, url);
-        assert.match(attempt.error ?? '', /^refused: the endpoint URL does not resolve to public addresses only: it resolves to a private or reserved address/, url);
+        assert.match(
+          attempt.error ?? '',
+          /^refused: the endpoint URL does not resolve to public addresses only: it resolves to a private or reserved address/,
+          url,
+        );
         assertNamesNoAddress(attempt.error ?? '', url);
         const delivery = await deliveryOf(t.db, eventId);
         assert.equal(delivery.status, 'pending', `${url}: refused tries follow the retry schedule`);
       }
       // The next try is due again at once: the rule is applied to each one, not only the first.
-      await t.db.query(`UPDATE webhook_deliveries SET next_try_at = now() WHERE event_id = ANY($1)`, [sent.map((s) => s.eventId)]);
+      await t.db.query(`UPDATE webhook_deliveries SET next_try_at = now() WHERE event_id = ANY($1)`, [
+        sent.map((s) => s.eventId),
+      ]);
     }
-    await t.db.query(`UPDATE webhook_deliveries SET next_try_at = now() + interval '1 hour' WHERE event_id = ANY($1)`, [sent.map((s) => s.eventId)]);
+    await t.db.query(`UPDATE webhook_deliveries SET next_try_at = now() + interval '1 hour' WHERE event_id = ANY($1)`, [
+      sent.map((s) => s.eventId),
+    ]);
     assert.equal(trap.connections(), 0, 'no refused target was connected to');
-    assert.deepEqual(resolver.asked, ['loopback.example.com', 'loopback.example.com', 'loopback.example.com', 'loopback.example.com'], 'only the name was looked up, once per try');
+    assert.deepEqual(
+      resolver.asked,
+      ['loopback.example.com', 'loopback.example.com', 'loopback.example.com', 'loopback.example.com'],
+      'only the name was looked up, once per try',
+    );
 
     // What `sika events show` prints and what the dashboard delivery log shows, for the name resolving to 127.0.0.1.
     for (const environment of ENVIRONMENTS) {
       const named = sent.find((s) => s.environment === environment && s.url.includes('loopback.example.com'))!;
-      for (const row of await listTries(t.db, named.eventId)) assertNamesNoAddress(`${row.error ?? ''} ${row.response_excerpt ?? ''}`, `events show ${named.url}`);
+      for (const row of await listTries(t.db, named.eventId))
+        assertNamesNoAddress(`${row.error ?? ''} ${row.response_excerpt ?? ''}`, `events show ${named.url}`);
       const session = await signIn(t.app, await emailOf(named.merchant), PASSWORD, environment);
-      const log = await t.app.inject({ method: 'GET', url: `/dashboard/webhooks/${named.endpointId}`, headers: { cookie: session.cookie } });
+      const log = await t.app.inject({
+        method: 'GET',
+        url: `/dashboard/webhooks/${named.endpointId}`,
+        headers: { cookie: session.cookie },
+      });
       assert.equal(log.statusCode, 200);
-      assert.match(log.body, /refused: the endpoint URL does not resolve to public addresses only: it resolves to a private or reserved address/);
+      assert.match(
+        log.body,
+        /refused: the endpoint URL does not resolve to public addresses only: it resolves to a private or reserved address/,
+      );
       assertNamesNoAddress(log.body, 'the delivery log');
     }
 
@@ -637,19 +841,29 @@ describe(`webhook target rule at endpoint creation and at delivery, private targ
     assert.equal(await worker(OPEN).runOnce(), 1);
     assert.equal(trap.connections(), 1);
     assert.match((await attemptsOf(t.db, event.id))[0]!.error ?? '', /ECONNRESET|socket hang up/);
-    await t.db.query(`UPDATE webhook_deliveries SET next_try_at = now() + interval '1 hour' WHERE event_id = $1`, [event.id]);
+    await t.db.query(`UPDATE webhook_deliveries SET next_try_at = now() + interval '1 hour' WHERE event_id = $1`, [
+      event.id,
+    ]);
   });
 
   it('the deployment setting reaches the worker: the same Test endpoint on 127.0.0.1 is refused with it off and delivered with WEBHOOK_ALLOW_PRIVATE_TARGETS=on', async () => {
     const r = await receiver((_request, res) => res.end('ok'));
-    const openConfig: Config = loadConfig({ LOG_LEVEL: 'silent', WORKERS: 'off', BASE_URL: 'http://sika.test', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'on' });
+    const openConfig: Config = loadConfig({
+      LOG_LEVEL: 'silent',
+      WORKERS: 'off',
+      BASE_URL: 'http://sika.test',
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'on',
+    });
     assert.equal(openConfig.webhookAllowPrivateTargets, true);
     // A second app on the same storage, as a developer's deployment would run it.
     const openApp = await buildApp({ config: openConfig, db: t.db, logger: false });
     try {
       const m = await merchantWith();
       const session = await signIn(openApp, await emailOf(m), PASSWORD, 'test');
-      const created = await consolePost(openApp, session, '/dashboard/webhooks', { url: r.url, api_key_id: await testKeyId(t.db, m.merchant_id) });
+      const created = await consolePost(openApp, session, '/dashboard/webhooks', {
+        url: r.url,
+        api_key_id: await testKeyId(t.db, m.merchant_id),
+      });
       assert.equal(created.statusCode, 200, created.body.slice(0, 300));
       assert.deepEqual(await endpointsOf(m.merchant_id), [`test ${r.url}`]);
       const event = await emitTestEvent(t.db, m);
@@ -718,7 +932,16 @@ describe(`webhook target rule at endpoint creation and at delivery, private targ
     assert.deepEqual((await endpointsOf(m.merchant_id)).sort(), [`live ${url}`, `test ${url}`]);
     const liveKey = await liveKeyId(t.db, m.merchant_id);
     const event = await t.db.transaction((tx) =>
-      emitEvent(tx, { merchantId: m.merchant_id, environment: 'live', apiKeyId: liveKey, type: 'payout.paid', objectType: 'payout', objectId: 'po_rebind', objectVersion: 1, data: {} }),
+      emitEvent(tx, {
+        merchantId: m.merchant_id,
+        environment: 'live',
+        apiKeyId: liveKey,
+        type: 'payout.paid',
+        objectType: 'payout',
+        objectId: 'po_rebind',
+        objectVersion: 1,
+        data: {},
+      }),
     );
     const resolver = stubResolver({ 'rebind.example.com': ['127.0.0.1'] });
     assert.equal(await worker(STRICT, resolver).runOnce(), 1);

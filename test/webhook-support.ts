@@ -39,10 +39,13 @@ export async function isolatedStorage(): Promise<IsolatedStorage> {
   await admin.connect();
   try {
     // Leftovers of runs that died before dropping theirs (the name carries its creation time).
-    const old = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE '${DB_PREFIX}%'`);
+    const old = await admin.query<{ datname: string }>(
+      `SELECT datname FROM pg_database WHERE datname LIKE '${DB_PREFIX}%'`,
+    );
     for (const { datname } of old.rows) {
       const created = Number(/^sika_wh_(\d+)_/.exec(datname)?.[1] ?? Date.now());
-      if (Date.now() - created > STALE_DB_MS) await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`).catch(() => {});
+      if (Date.now() - created > STALE_DB_MS)
+        await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`).catch(() => {});
     }
     for (let attempt = 1; ; attempt++) {
       try {
@@ -76,7 +79,10 @@ export async function isolatedStorage(): Promise<IsolatedStorage> {
 }
 
 /** A test app on its own storage (isolatedStorage); close() also drops the database. env and options as startTestApp's. */
-export async function isolatedTestApp(env: Record<string, string> = {}, options: Parameters<typeof startTestApp>[1] = {}): Promise<TestContext> {
+export async function isolatedTestApp(
+  env: Record<string, string> = {},
+  options: Parameters<typeof startTestApp>[1] = {},
+): Promise<TestContext> {
   const storage = await isolatedStorage();
   const t = await startTestApp({ ...env, ...storage.env }, options);
   return {
@@ -127,7 +133,10 @@ export interface CountingReceiver {
  * secretOf is asked at each arrival, so the merchant whose endpoint this is may be made after the receiver;
  * answer sends the reply (by default 200 "ok" at once).
  */
-export async function startCountingReceiver(secretOf: () => string, answer: (res: http.ServerResponse) => void = (res) => void res.end('ok')): Promise<CountingReceiver> {
+export async function startCountingReceiver(
+  secretOf: () => string,
+  answer: (res: http.ServerResponse) => void = (res) => void res.end('ok'),
+): Promise<CountingReceiver> {
   const arrivals = new Map<string, number>();
   let badSignatures = 0;
   let lastArrivalMs = performance.now();
@@ -192,13 +201,19 @@ export async function startReceiver(handler: Handler = (_r, res) => void res.end
 // Events and deliveries
 
 export async function testKeyId(db: Queryable, merchantId: string): Promise<string> {
-  const rows = await db.query<{ id: string }>(`SELECT id FROM api_keys WHERE merchant_id = $1 AND environment = 'test'`, [merchantId]);
+  const rows = await db.query<{ id: string }>(
+    `SELECT id FROM api_keys WHERE merchant_id = $1 AND environment = 'test'`,
+    [merchantId],
+  );
   assert.equal(rows.length, 1, 'the merchant has one Test key');
   return rows[0]!.id;
 }
 
 export async function liveKeyId(db: Queryable, merchantId: string): Promise<string> {
-  const rows = await db.query<{ id: string }>(`SELECT id FROM api_keys WHERE merchant_id = $1 AND environment = 'live'`, [merchantId]);
+  const rows = await db.query<{ id: string }>(
+    `SELECT id FROM api_keys WHERE merchant_id = $1 AND environment = 'live'`,
+    [merchantId],
+  );
   assert.equal(rows.length, 1, 'the merchant has one Live key');
   return rows[0]!.id;
 }
@@ -206,7 +221,11 @@ export async function liveKeyId(db: Queryable, merchantId: string): Promise<stri
 let objectCounter = 0;
 
 /** One committed event created with the merchant's Test key (as checkout would emit it). */
-export async function emitTestEvent(db: Db, merchant: CreatedMerchant, options: { apiKeyId?: string | null; type?: string; data?: Record<string, unknown> } = {}): Promise<EventPayload> {
+export async function emitTestEvent(
+  db: Db,
+  merchant: CreatedMerchant,
+  options: { apiKeyId?: string | null; type?: string; data?: Record<string, unknown> } = {},
+): Promise<EventPayload> {
   const apiKeyId = options.apiKeyId === undefined ? await testKeyId(db, merchant.merchant_id) : options.apiKeyId;
   objectCounter++;
   return db.transaction((tx) =>
@@ -218,7 +237,9 @@ export async function emitTestEvent(db: Db, merchant: CreatedMerchant, options: 
       objectType: 'checkout.session',
       objectId: `cs_test_${objectCounter}_${randomBytes(4).toString('hex')}`,
       objectVersion: 1,
-      data: options.data ?? { session: { id: `cs_test_${objectCounter}`, status: 'success', amount_minor: 1000, currency: 'GHS' } },
+      data: options.data ?? {
+        session: { id: `cs_test_${objectCounter}`, status: 'success', amount_minor: 1000, currency: 'GHS' },
+      },
     }),
   );
 }
@@ -268,7 +289,13 @@ export const attemptsOf = (db: Queryable, eventId: string) =>
   );
 
 export async function endpointOf(db: Queryable, merchantId: string, environment: 'test' | 'live' = 'test') {
-  const rows = await db.query<{ id: string; status: string; disabled_reason: string | null; secret: string; url: string }>(
+  const rows = await db.query<{
+    id: string;
+    status: string;
+    disabled_reason: string | null;
+    secret: string;
+    url: string;
+  }>(
     'SELECT id, status, disabled_reason, secret, url FROM webhook_endpoints WHERE merchant_id = $1 AND environment = $2',
     [merchantId, environment],
   );
@@ -277,13 +304,19 @@ export async function endpointOf(db: Queryable, merchantId: string, environment:
 }
 
 /** Polls until check() returns a truthy value; fails with the last seen value after timeoutMs. */
-export async function waitFor<T>(what: string, check: () => Promise<T> | T, timeoutMs = 10_000, intervalMs = 25): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T> | T,
+  timeoutMs = 10_000,
+  intervalMs = 25,
+): Promise<NonNullable<T>> {
   const deadline = performance.now() + timeoutMs;
   let last: T;
   for (;;) {
     last = await check();
     if (last) return last as NonNullable<T>;
-    if (performance.now() > deadline) assert.fail(`timed out after ${timeoutMs} ms waiting for ${what} (last: ${JSON.stringify(last)})`);
+    if (performance.now() > deadline)
+      assert.fail(`timed out after ${timeoutMs} ms waiting for ${what} (last: ${JSON.stringify(last)})`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
@@ -302,7 +335,8 @@ export interface CapturedLog {
 /** A FastifyBaseLogger that prints nothing and keeps each record, so a test can assert the worker logged no error. */
 export function captureLogger(): FastifyBaseLogger & { records: CapturedLog[]; errors(): CapturedLog[] } {
   const records: CapturedLog[] = [];
-  const at = (level: string) => (object: unknown, message?: string) => void records.push({ level, object, message: typeof object === 'string' ? object : message });
+  const at = (level: string) => (object: unknown, message?: string) =>
+    void records.push({ level, object, message: typeof object === 'string' ? object : message });
   const logger = {
     level: 'info',
     records,

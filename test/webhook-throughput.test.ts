@@ -9,7 +9,15 @@ import { DeliveryWorker, defaultDeliveryOptions } from '../src/events/delivery.t
 import { cachingResolver, type Resolver } from '../src/events/ssrf.ts';
 import { claimDueDeliveries, markFailed, recordDeliveredBatch } from '../src/events/store.ts';
 import { storageKind, type TestContext } from './helpers.ts';
-import { attemptsOf, captureLogger, deliveryOf, emitTestEvent, endpointOf, isolatedTestApp, startReceiver } from './webhook-support.ts';
+import {
+  attemptsOf,
+  captureLogger,
+  deliveryOf,
+  emitTestEvent,
+  endpointOf,
+  isolatedTestApp,
+  startReceiver,
+} from './webhook-support.ts';
 
 describe('a caching resolver for delivery targets', () => {
   function countingResolver(table: Record<string, string[]>): Resolver & { asked: string[] } {
@@ -22,7 +30,11 @@ describe('a caching resolver for delivery targets', () => {
     };
     return Object.assign(resolver, { asked });
   }
-  const TABLE = { 'hooks.example.com': ['93.184.216.34'], 'inside.example.com': ['10.0.0.7'], 'mixed.example.com': ['93.184.216.34', '127.0.0.1'] };
+  const TABLE = {
+    'hooks.example.com': ['93.184.216.34'],
+    'inside.example.com': ['10.0.0.7'],
+    'mixed.example.com': ['93.184.216.34', '127.0.0.1'],
+  };
 
   it('reuses public answers within its time, and asks again after it', async () => {
     const dns = countingResolver(TABLE);
@@ -43,7 +55,14 @@ describe('a caching resolver for delivery targets', () => {
       await cached('mixed.example.com');
       await assert.rejects(cached('nowhere.example.com'));
     }
-    assert.deepEqual(dns.asked, ['inside.example.com', 'mixed.example.com', 'nowhere.example.com', 'inside.example.com', 'mixed.example.com', 'nowhere.example.com']);
+    assert.deepEqual(dns.asked, [
+      'inside.example.com',
+      'mixed.example.com',
+      'nowhere.example.com',
+      'inside.example.com',
+      'mixed.example.com',
+      'nowhere.example.com',
+    ]);
   });
 
   it('with private targets allowed, private answers pass and are reused', async () => {
@@ -63,7 +82,10 @@ describe(`recording and claiming webhook deliveries in batches (${storageKind})`
   });
   after(() => t.close());
 
-  const clearPending = () => t.db.query(`UPDATE webhook_deliveries SET status = 'failed', locked_until = NULL, last_error = 'left by an earlier test' WHERE status = 'pending'`);
+  const clearPending = () =>
+    t.db.query(
+      `UPDATE webhook_deliveries SET status = 'failed', locked_until = NULL, last_error = 'left by an earlier test' WHERE status = 'pending'`,
+    );
 
   it('a batch logs every try and delivers only the deliveries still pending: a failed one keeps its status and gets its late try logged', async () => {
     const m = await t.merchant({ webhookUrl: 'http://127.0.0.1:9/hook' });
@@ -72,17 +94,32 @@ describe(`recording and claiming webhook deliveries in batches (${storageKind})`
     await t.db.transaction((tx) => markFailed(tx, rows[2]!.id, 'failed', 500, 'HTTP 500'));
     await recordDeliveredBatch(
       t.db,
-      rows.map((row, i) => ({ deliveryId: row.id, tryNumber: 1, httpStatus: 200 + i, latencyMs: 3, responseExcerpt: i === 0 ? 'ok' : null })),
+      rows.map((row, i) => ({
+        deliveryId: row.id,
+        tryNumber: 1,
+        httpStatus: 200 + i,
+        latencyMs: 3,
+        responseExcerpt: i === 0 ? 'ok' : null,
+      })),
       'w_batch',
     );
     const after = await Promise.all(events.map((e) => deliveryOf(t.db, e.id)));
-    assert.deepEqual(after.map((d) => d.status), ['delivered', 'delivered', 'failed']);
-    assert.deepEqual(after.map((d) => d.last_http_status), [200, 201, 500]);
+    assert.deepEqual(
+      after.map((d) => d.status),
+      ['delivered', 'delivered', 'failed'],
+    );
+    assert.deepEqual(
+      after.map((d) => d.last_http_status),
+      [200, 201, 500],
+    );
     assert.ok(after[0]!.delivered_at && after[0]!.locked_until === null);
     for (const [i, event] of events.entries()) {
       const tries = await attemptsOf(t.db, event.id);
       assert.equal(tries.length, 1, `event ${i}: one try logged`);
-      assert.deepEqual([tries[0]!.http_status, tries[0]!.error, tries[0]!.worker_id, tries[0]!.response_excerpt], [200 + i, null, 'w_batch', i === 0 ? 'ok' : null]);
+      assert.deepEqual(
+        [tries[0]!.http_status, tries[0]!.error, tries[0]!.worker_id, tries[0]!.response_excerpt],
+        [200 + i, null, 'w_batch', i === 0 ? 'ok' : null],
+      );
     }
   });
 
@@ -96,11 +133,14 @@ describe(`recording and claiming webhook deliveries in batches (${storageKind})`
     const perEndpoint = new Map<string, number>();
     for (const c of claimed) perEndpoint.set(c.endpoint_id, (perEndpoint.get(c.endpoint_id) ?? 0) + 1);
     const endpoints = await Promise.all(merchants.map(async (m) => (await endpointOf(t.db, m.merchant_id)).id));
-    assert.deepEqual(endpoints.map((id) => perEndpoint.get(id) ?? 0), [2, 2, 2]);
+    assert.deepEqual(
+      endpoints.map((id) => perEndpoint.get(id) ?? 0),
+      [2, 2, 2],
+    );
     await clearPending();
   });
 
-  it('a worker sends a backlog over several endpoints once each, records every try and never exceeds an endpoint\'s limit', async () => {
+  it("a worker sends a backlog over several endpoints once each, records every try and never exceeds an endpoint's limit", async () => {
     await clearPending();
     const PER_ENDPOINT_MAX = 3;
     const open = new Map<string, number>();
@@ -116,14 +156,30 @@ describe(`recording and claiming webhook deliveries in batches (${storageKind})`
       }, 2);
     });
     const log = captureLogger();
-    const worker = new DeliveryWorker(t.db, log, defaultDeliveryOptions({ retryScheduleS: [60], timeoutMs: 2_000, claimTtlS: 10, pollIntervalMs: 20, inFlightMax: 8, perEndpointMax: PER_ENDPOINT_MAX, allowPrivateTargets: true }));
+    const worker = new DeliveryWorker(
+      t.db,
+      log,
+      defaultDeliveryOptions({
+        retryScheduleS: [60],
+        timeoutMs: 2_000,
+        claimTtlS: 10,
+        pollIntervalMs: 20,
+        inFlightMax: 8,
+        perEndpointMax: PER_ENDPOINT_MAX,
+        allowPrivateTargets: true,
+      }),
+    );
     try {
-      const merchants = [await t.merchant({ webhookUrl: `${r.url}/a` }), await t.merchant({ webhookUrl: `${r.url}/b` })];
+      const merchants = [
+        await t.merchant({ webhookUrl: `${r.url}/a` }),
+        await t.merchant({ webhookUrl: `${r.url}/b` }),
+      ];
       const ids: string[] = [];
       for (let n = 0; n < 15; n++) for (const m of merchants) ids.push((await emitTestEvent(t.db, m)).id);
       worker.start();
       const deadline = Date.now() + 20_000;
-      while (r.requests.length < ids.length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      while (r.requests.length < ids.length && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 20));
       await worker.stop();
       const received = r.requests.map((q) => String(q.headers['webhook-id']));
       assert.deepEqual([...received].sort(), [...ids].sort(), 'every event once');

@@ -9,10 +9,21 @@ import { DeliveryWorker, defaultDeliveryOptions } from '../src/events/delivery.t
 import { claimDueDeliveries } from '../src/events/store.ts';
 import { verifyWebhook } from '../src/index.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
-import { captureLogger, emitTestEvent, isolatedStorage, startReceiver, testKeyId, waitFor, type IsolatedStorage } from './webhook-support.ts';
+import {
+  captureLogger,
+  emitTestEvent,
+  isolatedStorage,
+  startReceiver,
+  testKeyId,
+  waitFor,
+  type IsolatedStorage,
+} from './webhook-support.ts';
 import { emitEvent } from '../src/events/outbox.ts';
 
-const SKIP = storageKind === 'postgres' ? false : 'needs PostgreSQL (set DATABASE_URL): embedded storage is a single connection in one process, so there is no second worker to race';
+const SKIP =
+  storageKind === 'postgres'
+    ? false
+    : 'needs PostgreSQL (set DATABASE_URL): embedded storage is a single connection in one process, so there is no second worker to race';
 
 describe(`two delivery workers on one PostgreSQL (${storageKind})`, () => {
   let storage: IsolatedStorage;
@@ -41,7 +52,16 @@ describe(`two delivery workers on one PostgreSQL (${storageKind})`, () => {
     for (let start = 0; start < n; start += 20) {
       await t.db.transaction(async (tx) => {
         for (let i = start; i < Math.min(n, start + 20); i++) {
-          const event = await emitEvent(tx, { merchantId, environment: 'test', apiKeyId: keyId, type: 'checkout.session.completed', objectType: 'checkout.session', objectId: `cs_bulk_${i}`, objectVersion: 1, data: { i } });
+          const event = await emitEvent(tx, {
+            merchantId,
+            environment: 'test',
+            apiKeyId: keyId,
+            type: 'checkout.session.completed',
+            objectType: 'checkout.session',
+            objectId: `cs_bulk_${i}`,
+            objectVersion: 1,
+            data: { i },
+          });
           ids.push(event.id);
         }
       });
@@ -49,7 +69,9 @@ describe(`two delivery workers on one PostgreSQL (${storageKind})`, () => {
     return ids;
   }
 
-  it('two workers drain 200 events to one receiver: each event arrives exactly once, never twice in flight, with 200 tries in all', { skip: SKIP }, async () => {
+  it('two workers drain 200 events to one receiver: each event arrives exactly once, never twice in flight, with 200 tries in all', {
+    skip: SKIP,
+  }, async () => {
     const inFlight = new Map<string, number>();
     let overlaps = 0;
     const r = await startReceiver((request, res) => {
@@ -58,14 +80,25 @@ describe(`two delivery workers on one PostgreSQL (${storageKind})`, () => {
       inFlight.set(id, now);
       if (now > 1) overlaps++;
       // Quick, but long enough that both workers hold claims at the same time.
-      setTimeout(() => {
-        inFlight.set(id, (inFlight.get(id) ?? 1) - 1);
-        res.end('ok');
-      }, 2 + (request.n % 5));
+      setTimeout(
+        () => {
+          inFlight.set(id, (inFlight.get(id) ?? 1) - 1);
+          res.end('ok');
+        },
+        2 + (request.n % 5),
+      );
     });
     const logA = captureLogger();
     const logB = captureLogger();
-    const options = defaultDeliveryOptions({ retryScheduleS: [1, 1, 1], timeoutMs: 5_000, claimTtlS: 30, pollIntervalMs: 5, inFlightMax: 16, perEndpointMax: 8, allowPrivateTargets: t.config.webhookAllowPrivateTargets });
+    const options = defaultDeliveryOptions({
+      retryScheduleS: [1, 1, 1],
+      timeoutMs: 5_000,
+      claimTtlS: 30,
+      pollIntervalMs: 5,
+      inFlightMax: 16,
+      perEndpointMax: 8,
+      allowPrivateTargets: t.config.webhookAllowPrivateTargets,
+    });
     const workerA = new DeliveryWorker(poolA, logA, options);
     const workerB = new DeliveryWorker(poolB, logB, options);
     try {
@@ -75,7 +108,13 @@ describe(`two delivery workers on one PostgreSQL (${storageKind})`, () => {
       workerB.start();
       await waitFor(
         'all 200 deliveries to be delivered',
-        async () => (await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE merchant_id = $1 AND status = 'delivered'`, [m.merchant_id]))[0]!.n === 200,
+        async () =>
+          (
+            await t.db.query<{ n: number }>(
+              `SELECT count(*)::int AS n FROM webhook_deliveries WHERE merchant_id = $1 AND status = 'delivered'`,
+              [m.merchant_id],
+            )
+          )[0]!.n === 200,
         60_000,
         50,
       );
@@ -89,7 +128,12 @@ describe(`two delivery workers on one PostgreSQL (${storageKind})`, () => {
       for (const q of r.requests) verifyWebhook(q.body, q.headers, m.test_webhook_secret!);
 
       // The log: 200 tries, one per delivery, by the two workers, both of which did part of the work.
-      const tries = await t.db.query<{ delivery_id: string; worker_id: string; try_number: number; http_status: number }>(
+      const tries = await t.db.query<{
+        delivery_id: string;
+        worker_id: string;
+        try_number: number;
+        http_status: number;
+      }>(
         `SELECT a.delivery_id, a.worker_id, a.try_number, a.http_status FROM webhook_delivery_tries a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.merchant_id = $1`,
         [m.merchant_id],
       );
@@ -98,8 +142,15 @@ describe(`two delivery workers on one PostgreSQL (${storageKind})`, () => {
       assert.ok(tries.every((a) => a.try_number === 1 && a.http_status === 200));
       const byWorker = new Map<string, number>();
       for (const a of tries) byWorker.set(a.worker_id, (byWorker.get(a.worker_id) ?? 0) + 1);
-      assert.deepEqual([...byWorker.keys()].sort(), [workerA.workerId, workerB.workerId].sort(), `tries per worker: ${JSON.stringify([...byWorker])}`);
-      const counts = await t.db.query<{ tries: number; n: number }>(`SELECT tries, count(*)::int AS n FROM webhook_deliveries WHERE merchant_id = $1 GROUP BY tries`, [m.merchant_id]);
+      assert.deepEqual(
+        [...byWorker.keys()].sort(),
+        [workerA.workerId, workerB.workerId].sort(),
+        `tries per worker: ${JSON.stringify([...byWorker])}`,
+      );
+      const counts = await t.db.query<{ tries: number; n: number }>(
+        `SELECT tries, count(*)::int AS n FROM webhook_deliveries WHERE merchant_id = $1 GROUP BY tries`,
+        [m.merchant_id],
+      );
       assert.deepEqual(counts, [{ tries: 1, n: 200 }]);
       assert.deepEqual([...logA.errors(), ...logB.errors()], []);
     } finally {
@@ -108,7 +159,9 @@ describe(`two delivery workers on one PostgreSQL (${storageKind})`, () => {
     }
   });
 
-  it('claims racing from two pools never hand out the same delivery twice, and each claim takes the delivery for the TTL', { skip: SKIP }, async () => {
+  it('claims racing from two pools never hand out the same delivery twice, and each claim takes the delivery for the TTL', {
+    skip: SKIP,
+  }, async () => {
     const r = await startReceiver();
     try {
       const m = await t.merchant({ webhookUrl: r.url });
@@ -117,7 +170,11 @@ describe(`two delivery workers on one PostgreSQL (${storageKind})`, () => {
       const claimRounds = async () => {
         const all = [];
         for (let round = 0; round < 30; round++) {
-          const batch = (await Promise.all(Array.from({ length: 40 }, (_, i) => claimDueDeliveries(i % 2 === 0 ? poolA : poolB, 10, 1_000, 60)))).flat();
+          const batch = (
+            await Promise.all(
+              Array.from({ length: 40 }, (_, i) => claimDueDeliveries(i % 2 === 0 ? poolA : poolB, 10, 1_000, 60)),
+            )
+          ).flat();
           if (batch.length === 0) break;
           all.push(...batch);
         }
@@ -133,7 +190,10 @@ describe(`two delivery workers on one PostgreSQL (${storageKind})`, () => {
       assert.deepEqual(await claimDueDeliveries(poolA, 100, 1_000, 60), []);
       assert.deepEqual(await claimDueDeliveries(poolB, 100, 1_000, 60), []);
       // Once the claim lapses (a crashed worker) they are due again, once.
-      await t.db.query(`UPDATE webhook_deliveries SET locked_until = now() - interval '1 second' WHERE merchant_id = $1`, [m.merchant_id]);
+      await t.db.query(
+        `UPDATE webhook_deliveries SET locked_until = now() - interval '1 second' WHERE merchant_id = $1`,
+        [m.merchant_id],
+      );
       const again = await claimRounds();
       assert.equal(again.length, 300);
       assert.equal(new Set(again.map((c) => c.id)).size, 300);
@@ -144,7 +204,9 @@ describe(`two delivery workers on one PostgreSQL (${storageKind})`, () => {
     }
   });
 
-  it('a claim takes at most perEndpointMax deliveries of one endpoint, leaving the rest to the next claim', { skip: SKIP }, async () => {
+  it('a claim takes at most perEndpointMax deliveries of one endpoint, leaving the rest to the next claim', {
+    skip: SKIP,
+  }, async () => {
     const r = await startReceiver();
     try {
       const m = await t.merchant({ webhookUrl: r.url });

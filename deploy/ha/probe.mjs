@@ -18,7 +18,13 @@ const opt = (name, fallback) => {
   return i >= 0 && args[i + 1] !== undefined ? args[i + 1] : fallback;
 };
 if (args.includes('--help') || args.includes('-h')) {
-  console.log(readFileSync(new URL(import.meta.url), 'utf8').split('\n').filter((l) => l.startsWith('//')).map((l) => l.slice(3)).join('\n'));
+  console.log(
+    readFileSync(new URL(import.meta.url), 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('//'))
+      .map((l) => l.slice(3))
+      .join('\n'),
+  );
   process.exit(0);
 }
 
@@ -42,7 +48,9 @@ const rel = () => Math.round(performance.now() - started) / 1000;
 const acked = [];
 const errors = [];
 let stopping = false;
-const stop = () => { stopping = true; };
+const stop = () => {
+  stopping = true;
+};
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
 if (seconds > 0) setTimeout(stop, seconds * 1000);
@@ -105,22 +113,29 @@ for (let attempt = 0; attempt < 60 && missing === null; attempt++) {
 // The outage as a client sees it: from the first error to the first acknowledged write after the last error.
 const firstError = errors.length ? errors[0].at : null;
 const lastError = errors.length ? errors[errors.length - 1].at : null;
-const firstOkAfter = lastError === null ? null : acked.find((a) => a.at > lastError)?.at ?? null;
+const firstOkAfter = lastError === null ? null : (acked.find((a) => a.at > lastError)?.at ?? null);
 const kinds = {};
 for (const e of errors) {
   const key = `${e.phase} ${e.code ?? '-'} ${e.message}`;
   kinds[key] = (kinds[key] ?? 0) + 1;
 }
-console.log(JSON.stringify({
-  seconds: rel(),
-  clients,
-  writes_acknowledged: acked.length,
-  errors: errors.length,
-  error_kinds: kinds,
-  first_error_at: firstError,
-  last_error_at: lastError,
-  first_write_after_errors_at: firstOkAfter,
-  client_outage_seconds: firstError === null || firstOkAfter === null ? null : Math.round((firstOkAfter - firstError) * 10) / 10,
-  acknowledged_missing: missing,
-}, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      seconds: rel(),
+      clients,
+      writes_acknowledged: acked.length,
+      errors: errors.length,
+      error_kinds: kinds,
+      first_error_at: firstError,
+      last_error_at: lastError,
+      first_write_after_errors_at: firstOkAfter,
+      client_outage_seconds:
+        firstError === null || firstOkAfter === null ? null : Math.round((firstOkAfter - firstError) * 10) / 10,
+      acknowledged_missing: missing,
+    },
+    null,
+    2,
+  ),
+);
 process.exit(missing === 0 ? 0 : 1);

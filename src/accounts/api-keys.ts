@@ -4,7 +4,13 @@ import type { Db, Queryable } from '../db/index.ts';
 import type { Subscription } from '../db/types.ts';
 import { ExpiringMap } from '../lib/expiring-map.ts';
 import { newUuid, randomToken } from '../lib/ids.ts';
-import { API_KEY_PATTERN, API_KEY_PREFIX_LENGTH, API_KEY_SECRET_LENGTH, type ApiPrincipal, type Environment } from './model.ts';
+import {
+  API_KEY_PATTERN,
+  API_KEY_PREFIX_LENGTH,
+  API_KEY_SECRET_LENGTH,
+  type ApiPrincipal,
+  type Environment,
+} from './model.ts';
 import * as store from './store.ts';
 
 export const hashApiKey = (key: string): Buffer => hash('sha256', key, 'buffer');
@@ -117,13 +123,29 @@ export interface KeyActor {
  * A new key for a merchant and environment, on the merchant's first integration of that environment;
  * created by the merchant's owner unless a user is named (an API payout's requester is the key's creator).
  */
-export async function createApiKey(db: Db, params: { merchantId: string; environment: Environment; createdByUserId?: string | null; actor: KeyActor }): Promise<IssuedApiKey> {
+export async function createApiKey(
+  db: Db,
+  params: { merchantId: string; environment: Environment; createdByUserId?: string | null; actor: KeyActor },
+): Promise<IssuedApiKey> {
   return db.transaction(async (tx) => {
     const integration = (await store.listIntegrations(tx, params.merchantId, params.environment))[0];
     if (!integration) throw new Error(`merchant ${params.merchantId} has no ${params.environment} integration`);
     const createdByUserId = params.createdByUserId ?? (await store.findOwnerUserId(tx, params.merchantId));
-    const issued = await issueApiKey(tx, { merchantId: params.merchantId, integrationId: integration.id, environment: params.environment, createdByUserId });
-    await audit(tx, { actor: params.actor, merchantId: params.merchantId, action: 'api_key.created', objectType: 'api_key', objectId: issued.id, before: null, after: { prefix: issued.prefix, environment: params.environment } });
+    const issued = await issueApiKey(tx, {
+      merchantId: params.merchantId,
+      integrationId: integration.id,
+      environment: params.environment,
+      createdByUserId,
+    });
+    await audit(tx, {
+      actor: params.actor,
+      merchantId: params.merchantId,
+      action: 'api_key.created',
+      objectType: 'api_key',
+      objectId: issued.id,
+      before: null,
+      after: { prefix: issued.prefix, environment: params.environment },
+    });
     return issued;
   });
 }
@@ -134,13 +156,24 @@ export async function createApiKey(db: Db, params: { merchantId: string; environ
  * environment: only a key of that environment is found (the dashboard's environment in view).
  * null: no such key of this merchant (of that environment).
  */
-export async function revokeMerchantApiKey(db: Db, params: { merchantId: string; idOrPrefix: string; environment?: Environment; actor: KeyActor }) {
+export async function revokeMerchantApiKey(
+  db: Db,
+  params: { merchantId: string; idOrPrefix: string; environment?: Environment; actor: KeyActor },
+) {
   return db.transaction(async (tx) => {
     const key = await store.findMerchantApiKey(tx, params.merchantId, params.idOrPrefix);
     if (!key || (params.environment !== undefined && key.environment !== params.environment)) return null;
     if (key.revoked_at) return { ...key, alreadyRevoked: true };
     const revoked = await store.revokeApiKey(tx, key.id, params.merchantId, key.environment);
-    await audit(tx, { actor: params.actor, merchantId: params.merchantId, action: 'api_key.revoked', objectType: 'api_key', objectId: key.id, before: { revoked: false }, after: { revoked: revoked.length > 0 } });
+    await audit(tx, {
+      actor: params.actor,
+      merchantId: params.merchantId,
+      action: 'api_key.revoked',
+      objectType: 'api_key',
+      objectId: key.id,
+      before: { revoked: false },
+      after: { revoked: revoked.length > 0 },
+    });
     return { ...key, alreadyRevoked: revoked.length === 0 };
   });
 }

@@ -6,7 +6,10 @@ import type { ConsoleKind } from './sign-in-throttle.ts';
 
 const tableOf = (kind: ConsoleKind) => (kind === 'merchant' ? 'users' : 'operators');
 /** Recovery codes: their table and its account column. */
-const codesOf = (kind: ConsoleKind) => (kind === 'merchant' ? { table: 'user_recovery_codes', owner: 'user_id' } : { table: 'operator_recovery_codes', owner: 'operator_id' });
+const codesOf = (kind: ConsoleKind) =>
+  kind === 'merchant'
+    ? { table: 'user_recovery_codes', owner: 'user_id' }
+    : { table: 'operator_recovery_codes', owner: 'operator_id' };
 
 /** Sets the password of the account with this email (a user's forced change is lifted); the account, or null. */
 export async function setPasswordByEmail(tx: Queryable, kind: ConsoleKind, email: string, passwordHash: string) {
@@ -19,12 +22,18 @@ export async function setPasswordByEmail(tx: Queryable, kind: ConsoleKind, email
 }
 
 export async function findPasswordHash(db: Queryable, kind: ConsoleKind, accountId: string): Promise<string | null> {
-  const rows = await db.query<{ password_hash: string | null }>(`SELECT password_hash FROM ${tableOf(kind)} WHERE id = $1`, [accountId]);
+  const rows = await db.query<{ password_hash: string | null }>(
+    `SELECT password_hash FROM ${tableOf(kind)} WHERE id = $1`,
+    [accountId],
+  );
   return rows[0]?.password_hash ?? null;
 }
 
 export const updatePassword = (tx: Queryable, kind: ConsoleKind, accountId: string, passwordHash: string) =>
-  tx.query(`UPDATE ${tableOf(kind)} SET password_hash = $2, must_change_password = false WHERE id = $1`, [accountId, passwordHash]);
+  tx.query(`UPDATE ${tableOf(kind)} SET password_hash = $2, must_change_password = false WHERE id = $1`, [
+    accountId,
+    passwordHash,
+  ]);
 
 /** The account's second factor; `required` is the merchant's rule for a user (the role is judged by the caller), always true for an operator. */
 export async function findSecondFactorState(db: Queryable, kind: ConsoleKind, accountId: string) {
@@ -43,7 +52,12 @@ export async function findSecondFactorState(db: Queryable, kind: ConsoleKind, ac
 }
 
 /** Keeps the pending secret if there is one, else stores this one; null when the account is already enrolled. */
-export async function reservePendingTotpSecret(db: Queryable, kind: ConsoleKind, accountId: string, secret: string): Promise<string | null> {
+export async function reservePendingTotpSecret(
+  db: Queryable,
+  kind: ConsoleKind,
+  accountId: string,
+  secret: string,
+): Promise<string | null> {
   const rows = await db.query<{ secret: string }>(
     `UPDATE ${tableOf(kind)} SET totp_pending_secret = coalesce(totp_pending_secret, $2) WHERE id = $1 AND totp_secret IS NULL RETURNING totp_pending_secret AS secret`,
     [accountId, secret],
@@ -52,12 +66,21 @@ export async function reservePendingTotpSecret(db: Queryable, kind: ConsoleKind,
 }
 
 export async function findTotpEnrolment(db: Queryable, kind: ConsoleKind, accountId: string) {
-  const rows = await db.query<{ pending: string | null; enrolled: boolean }>(`SELECT totp_pending_secret AS pending, totp_secret IS NOT NULL AS enrolled FROM ${tableOf(kind)} WHERE id = $1`, [accountId]);
+  const rows = await db.query<{ pending: string | null; enrolled: boolean }>(
+    `SELECT totp_pending_secret AS pending, totp_secret IS NOT NULL AS enrolled FROM ${tableOf(kind)} WHERE id = $1`,
+    [accountId],
+  );
   return rows[0] ?? null;
 }
 
 /** The pending secret becomes the account's with `step` used up; false when it changed meanwhile. */
-export async function confirmPendingTotpSecret(tx: Queryable, kind: ConsoleKind, accountId: string, pending: string, step: number): Promise<boolean> {
+export async function confirmPendingTotpSecret(
+  tx: Queryable,
+  kind: ConsoleKind,
+  accountId: string,
+  pending: string,
+  step: number,
+): Promise<boolean> {
   const updated = await tx.query(
     `UPDATE ${tableOf(kind)} SET totp_secret = totp_pending_secret, totp_pending_secret = NULL, totp_enabled_at = now(), totp_last_step = $3
         WHERE id = $1 AND totp_secret IS NULL AND totp_pending_secret = $2 RETURNING id`,
@@ -66,32 +89,60 @@ export async function confirmPendingTotpSecret(tx: Queryable, kind: ConsoleKind,
   return updated.length > 0;
 }
 
-export async function replaceRecoveryCodes(tx: Queryable, kind: ConsoleKind, accountId: string, codeHashes: string[]): Promise<void> {
+export async function replaceRecoveryCodes(
+  tx: Queryable,
+  kind: ConsoleKind,
+  accountId: string,
+  codeHashes: string[],
+): Promise<void> {
   const codes = codesOf(kind);
   await tx.query(`DELETE FROM ${codes.table} WHERE ${codes.owner} = $1`, [accountId]);
-  await tx.query(`INSERT INTO ${codes.table} (${codes.owner}, code_hash) SELECT $1, unnest($2::text[])`, [accountId, codeHashes]);
+  await tx.query(`INSERT INTO ${codes.table} (${codes.owner}, code_hash) SELECT $1, unnest($2::text[])`, [
+    accountId,
+    codeHashes,
+  ]);
 }
 
 export async function findTotpSecret(db: Queryable, kind: ConsoleKind, accountId: string): Promise<string | null> {
-  const rows = await db.query<{ secret: string | null }>(`SELECT totp_secret AS secret FROM ${tableOf(kind)} WHERE id = $1`, [accountId]);
+  const rows = await db.query<{ secret: string | null }>(
+    `SELECT totp_secret AS secret FROM ${tableOf(kind)} WHERE id = $1`,
+    [accountId],
+  );
   return rows[0]?.secret ?? null;
 }
 
 /** Uses up an unused recovery code; false when there is none with this hash. */
-export async function useRecoveryCode(tx: Queryable, kind: ConsoleKind, accountId: string, codeHash: string): Promise<boolean> {
+export async function useRecoveryCode(
+  tx: Queryable,
+  kind: ConsoleKind,
+  accountId: string,
+  codeHash: string,
+): Promise<boolean> {
   const codes = codesOf(kind);
-  const used = await tx.query(`UPDATE ${codes.table} SET used_at = now() WHERE ${codes.owner} = $1 AND code_hash = $2 AND used_at IS NULL RETURNING ${codes.owner}`, [accountId, codeHash]);
+  const used = await tx.query(
+    `UPDATE ${codes.table} SET used_at = now() WHERE ${codes.owner} = $1 AND code_hash = $2 AND used_at IS NULL RETURNING ${codes.owner}`,
+    [accountId, codeHash],
+  );
   return used.length > 0;
 }
 
 export async function countRecoveryCodesLeft(tx: Queryable, kind: ConsoleKind, accountId: string): Promise<number> {
   const codes = codesOf(kind);
-  const left = await tx.query<{ left: number }>(`SELECT count(*)::int AS left FROM ${codes.table} WHERE ${codes.owner} = $1 AND used_at IS NULL`, [accountId]);
+  const left = await tx.query<{ left: number }>(
+    `SELECT count(*)::int AS left FROM ${codes.table} WHERE ${codes.owner} = $1 AND used_at IS NULL`,
+    [accountId],
+  );
   return left[0]!.left;
 }
 
 /** Records a TOTP step as used when it is later than the last one accepted (one statement, so a raced replay is refused). */
-export async function acceptTotpStep(db: Queryable, kind: ConsoleKind, accountId: string, secret: string, step: number): Promise<boolean> {
+export async function acceptTotpStep(
+  db: Queryable,
+  kind: ConsoleKind,
+  accountId: string,
+  secret: string,
+  step: number,
+): Promise<boolean> {
   const accepted = await db.query(
     `UPDATE ${tableOf(kind)} SET totp_last_step = $3 WHERE id = $1 AND totp_secret = $2 AND (totp_last_step IS NULL OR totp_last_step < $3) RETURNING id`,
     [accountId, secret, step],
@@ -110,7 +161,10 @@ export async function lockUserSecondFactor(tx: Queryable, userId: string) {
 
 export async function clearSecondFactor(tx: Queryable, kind: ConsoleKind, accountId: string): Promise<void> {
   const codes = codesOf(kind);
-  await tx.query(`UPDATE ${tableOf(kind)} SET totp_secret = NULL, totp_pending_secret = NULL, totp_enabled_at = NULL, totp_last_step = NULL WHERE id = $1`, [accountId]);
+  await tx.query(
+    `UPDATE ${tableOf(kind)} SET totp_secret = NULL, totp_pending_secret = NULL, totp_enabled_at = NULL, totp_last_step = NULL WHERE id = $1`,
+    [accountId],
+  );
   await tx.query(`DELETE FROM ${codes.table} WHERE ${codes.owner} = $1`, [accountId]);
 }
 
@@ -126,7 +180,10 @@ export const updateSecondFactorRequired = (tx: Queryable, merchantId: string, re
   tx.query('UPDATE merchants SET second_factor_required = $2 WHERE id = $1', [merchantId, required]);
 
 export async function findUserByEmail(db: Queryable, email: string): Promise<{ id: string; email: string } | null> {
-  const rows = await db.query<{ id: string; email: string }>('SELECT id, email FROM users WHERE lower(email) = lower($1)', [email]);
+  const rows = await db.query<{ id: string; email: string }>(
+    'SELECT id, email FROM users WHERE lower(email) = lower($1)',
+    [email],
+  );
   return rows[0] ?? null;
 }
 
@@ -150,7 +207,13 @@ export const listOperators = (db: Queryable) =>
 
 /** An operator by id or email, locked for a change; null when there is none. */
 export async function lockOperator(tx: Queryable, by: { id: string } | { email: string }) {
-  const rows = await tx.query<{ id: string; email: string; role: string; second_factor: boolean; must_change_password: boolean }>(
+  const rows = await tx.query<{
+    id: string;
+    email: string;
+    role: string;
+    second_factor: boolean;
+    must_change_password: boolean;
+  }>(
     `SELECT id, email, role, totp_secret IS NOT NULL AS second_factor, must_change_password FROM operators
       WHERE ${'id' in by ? 'id = $1::uuid' : 'lower(email) = lower($1)'} FOR UPDATE`,
     ['id' in by ? by.id : by.email],
@@ -160,4 +223,7 @@ export async function lockOperator(tx: Queryable, by: { id: string } | { email: 
 
 /** A temporary password that must be changed at the next sign-in. */
 export const setTemporaryOperatorPassword = (tx: Queryable, operatorId: string, passwordHash: string) =>
-  tx.query('UPDATE operators SET password_hash = $2, must_change_password = true WHERE id = $1', [operatorId, passwordHash]);
+  tx.query('UPDATE operators SET password_hash = $2, must_change_password = true WHERE id = $1', [
+    operatorId,
+    passwordHash,
+  ]);

@@ -8,7 +8,14 @@ import { randomBytes } from 'node:crypto';
 import { hashPassword, PASSWORD_LENGTH_MIN, verifyPassword } from './service.ts';
 import { accountKey, clearAccountThrottles, reserveAttempt, type ConsoleKind } from './sign-in-throttle.ts';
 import { revokeDevices } from './trusted-devices.ts';
-import { looksLikeRecoveryCode, looksLikeTotpCode, matchingStep, newRecoveryCodes, newTotpSecret, recoveryCodeHash } from './totp.ts';
+import {
+  looksLikeRecoveryCode,
+  looksLikeTotpCode,
+  matchingStep,
+  newRecoveryCodes,
+  newTotpSecret,
+  recoveryCodeHash,
+} from './totp.ts';
 import type { Role } from './model.ts';
 import * as store from './console-account-store.ts';
 import { deleteAccountSessions, deleteExpiredSessions } from './console-session-store.ts';
@@ -22,7 +29,9 @@ export const OPERATOR_SECOND_FACTOR_ROLES: readonly string[] = ['operator', 'tel
 
 /** Whether an account of this kind and role must use a second factor (`merchantRule`: the owner's rule, for merchant users). */
 export const secondFactorRequiredFor = (kind: ConsoleKind, role: string, merchantRule: boolean): boolean =>
-  kind === 'merchant' ? merchantRule && SECOND_FACTOR_ROLES.includes(role as Role) : OPERATOR_SECOND_FACTOR_ROLES.includes(role);
+  kind === 'merchant'
+    ? merchantRule && SECOND_FACTOR_ROLES.includes(role as Role)
+    : OPERATOR_SECOND_FACTOR_ROLES.includes(role);
 
 export function passwordProblem(password: string): string | null {
   if (password.length < PASSWORD_LENGTH_MIN) return `The password must be at least ${PASSWORD_LENGTH_MIN} characters.`;
@@ -38,13 +47,20 @@ const signOutSessions = deleteAccountSessions;
  * forgotten password): every session is signed out, every trusted device revoked, the backoff is
  * cleared, no change is forced.
  */
-export async function setPassword(db: Db, input: { kind: ConsoleKind; email: string; password: string; actor: Actor }): Promise<{ id: string; email: string }> {
+export async function setPassword(
+  db: Db,
+  input: { kind: ConsoleKind; email: string; password: string; actor: Actor },
+): Promise<{ id: string; email: string }> {
   const problem = passwordProblem(input.password);
   if (problem) throw errors.invalidArgument(problem);
   const passwordHash = await hashPassword(input.password);
   return db.transaction(async (tx) => {
     const account = await store.setPasswordByEmail(tx, input.kind, input.email.trim(), passwordHash);
-    if (!account) throw new SikaError('NOT_FOUND', `no ${input.kind === 'merchant' ? 'user' : 'operator'} with email ${input.email.trim()}`);
+    if (!account)
+      throw new SikaError(
+        'NOT_FOUND',
+        `no ${input.kind === 'merchant' ? 'user' : 'operator'} with email ${input.email.trim()}`,
+      );
     await signOutSessions(tx, input.kind, account.id, null);
     await revokeDevices(tx, accountKey(input.kind, account.email));
     await clearAccountThrottles(tx, input.kind, account.email);
@@ -61,7 +77,11 @@ export async function setPassword(db: Db, input: { kind: ConsoleKind; email: str
   });
 }
 
-export type CheckResult = { ok: true } | { ok: false; reason: 'throttled'; retryAfterS: number } | { ok: false; reason: 'wrong' } | { ok: false; reason: 'invalid'; message: string };
+export type CheckResult =
+  | { ok: true }
+  | { ok: false; reason: 'throttled'; retryAfterS: number }
+  | { ok: false; reason: 'wrong' }
+  | { ok: false; reason: 'invalid'; message: string };
 
 export interface SignedInAccount {
   kind: ConsoleKind;
@@ -75,13 +95,22 @@ export interface SignedInAccount {
   device?: string | null;
 }
 
-const actorOf = (who: SignedInAccount): Actor => ({ type: who.kind === 'merchant' ? 'user' : 'operator', id: who.accountId, email: who.email });
+const actorOf = (who: SignedInAccount): Actor => ({
+  type: who.kind === 'merchant' ? 'user' : 'operator',
+  id: who.accountId,
+  email: who.email,
+});
 /** The audit log's object type (and action prefix) of an account of this kind. */
 const objectOf = (kind: ConsoleKind) => (kind === 'merchant' ? 'user' : 'operator');
 
 /** Checks a signed-in account's password through the backoff: a stolen session cannot guess it. */
 export async function checkPassword(db: Db, who: SignedInAccount, password: string): Promise<CheckResult> {
-  const attempt = await reserveAttempt(db, { kind: who.kind, email: who.email, address: who.address, device: who.device });
+  const attempt = await reserveAttempt(db, {
+    kind: who.kind,
+    email: who.email,
+    address: who.address,
+    device: who.device,
+  });
   if (!attempt.allowed) return { ok: false, reason: 'throttled', retryAfterS: attempt.retryAfterS };
   const hash = await store.findPasswordHash(db, who.kind, who.accountId);
   if (!hash || !(await verifyPassword(hash, password))) return { ok: false, reason: 'wrong' };
@@ -93,8 +122,18 @@ export async function checkPassword(db: Db, who: SignedInAccount, password: stri
  * Changes a signed-in account's password: the current one is checked (through the backoff), other
  * sessions are signed out and other trusted devices revoked (this browser's stays).
  */
-export async function changePassword(db: Db, who: SignedInAccount, input: { current: string; next: string; confirm: string }): Promise<CheckResult> {
-  const problem = passwordProblem(input.next) ?? (input.next !== input.confirm ? 'The new password and its repetition differ.' : input.next === input.current ? 'Choose a new password that differs from the current one.' : null);
+export async function changePassword(
+  db: Db,
+  who: SignedInAccount,
+  input: { current: string; next: string; confirm: string },
+): Promise<CheckResult> {
+  const problem =
+    passwordProblem(input.next) ??
+    (input.next !== input.confirm
+      ? 'The new password and its repetition differ.'
+      : input.next === input.current
+        ? 'Choose a new password that differs from the current one.'
+        : null);
   if (problem) return { ok: false, reason: 'invalid', message: problem };
   const checked = await checkPassword(db, who, input.current);
   if (!checked.ok) return checked;
@@ -103,7 +142,15 @@ export async function changePassword(db: Db, who: SignedInAccount, input: { curr
     await store.updatePassword(tx, who.kind, who.accountId, passwordHash);
     await signOutSessions(tx, who.kind, who.accountId, who.tokenHash);
     await revokeDevices(tx, accountKey(who.kind, who.email), who.device ?? null);
-    await audit(tx, { actor: actorOf(who), merchantId: who.merchantId, action: `${who.kind === 'merchant' ? 'user' : 'operator'}.password_change`, objectType: who.kind === 'merchant' ? 'user' : 'operator', objectId: who.accountId, before: null, after: { other_sessions_signed_out: true, other_trusted_devices_revoked: true } });
+    await audit(tx, {
+      actor: actorOf(who),
+      merchantId: who.merchantId,
+      action: `${who.kind === 'merchant' ? 'user' : 'operator'}.password_change`,
+      objectType: who.kind === 'merchant' ? 'user' : 'operator',
+      objectId: who.accountId,
+      before: null,
+      after: { other_sessions_signed_out: true, other_trusted_devices_revoked: true },
+    });
   });
   return { ok: true };
 }
@@ -118,14 +165,27 @@ export interface SecondFactorState {
   required: boolean;
 }
 
-export async function secondFactorState(db: Queryable, accountId: string, kind: ConsoleKind = 'merchant'): Promise<SecondFactorState> {
+export async function secondFactorState(
+  db: Queryable,
+  accountId: string,
+  kind: ConsoleKind = 'merchant',
+): Promise<SecondFactorState> {
   const row = await store.findSecondFactorState(db, kind, accountId);
   if (!row) throw errors.notFound(kind === 'merchant' ? 'User' : 'Operator');
-  return { enrolled: row.enabled_at !== null, enabledAt: row.enabled_at, recoveryCodesLeft: row.codes_left, required: secondFactorRequiredFor(kind, row.role, row.required) };
+  return {
+    enrolled: row.enabled_at !== null,
+    enabledAt: row.enabled_at,
+    recoveryCodesLeft: row.codes_left,
+    required: secondFactorRequiredFor(kind, row.role, row.required),
+  };
 }
 
 /** The secret to enrol with: kept unconfirmed until a code from it is entered, so a reload shows the same one. */
-export async function pendingTotpSecret(db: Queryable, accountId: string, kind: ConsoleKind = 'merchant'): Promise<string> {
+export async function pendingTotpSecret(
+  db: Queryable,
+  accountId: string,
+  kind: ConsoleKind = 'merchant',
+): Promise<string> {
   const secret = await store.reservePendingTotpSecret(db, kind, accountId, newTotpSecret());
   if (!secret) throw new SikaError('ALREADY_ENROLLED', 'Two-factor authentication is already on for this account.');
   return secret;
@@ -135,20 +195,39 @@ export async function pendingTotpSecret(db: Queryable, accountId: string, kind: 
  * Confirms enrolment with a code from the pending secret: the secret becomes the account's, that
  * code's step is used up, and ten recovery codes are made (returned once; only their hashes are kept).
  */
-export async function confirmTotpEnrolment(db: Db, who: SignedInAccount, code: string, nowMs = Date.now()): Promise<{ ok: true; recoveryCodes: string[] } | { ok: false; message: string }> {
+export async function confirmTotpEnrolment(
+  db: Db,
+  who: SignedInAccount,
+  code: string,
+  nowMs = Date.now(),
+): Promise<{ ok: true; recoveryCodes: string[] } | { ok: false; message: string }> {
   const row = await store.findTotpEnrolment(db, who.kind, who.accountId);
   if (!row || row.enrolled) return { ok: false, message: 'Two-factor authentication is already on for this account.' };
   if (!row.pending) return { ok: false, message: 'Start again: open the two-factor page to get a secret.' };
   const step = matchingStep(row.pending, code, nowMs);
-  if (step === null) return { ok: false, message: 'That code is not right for this secret. Check the time on your phone and enter the current code.' };
+  if (step === null)
+    return {
+      ok: false,
+      message: 'That code is not right for this secret. Check the time on your phone and enter the current code.',
+    };
   const recoveryCodes = newRecoveryCodes();
   const confirmed = await db.transaction(async (tx) => {
     if (!(await store.confirmPendingTotpSecret(tx, who.kind, who.accountId, row.pending!, step))) return false;
     await store.replaceRecoveryCodes(tx, who.kind, who.accountId, recoveryCodes.map(recoveryCodeHash));
-    await audit(tx, { actor: actorOf(who), merchantId: who.merchantId, action: `${objectOf(who.kind)}.2fa_enrol`, objectType: objectOf(who.kind), objectId: who.accountId, before: { enrolled: false }, after: { enrolled: true, recovery_codes: recoveryCodes.length } });
+    await audit(tx, {
+      actor: actorOf(who),
+      merchantId: who.merchantId,
+      action: `${objectOf(who.kind)}.2fa_enrol`,
+      objectType: objectOf(who.kind),
+      objectId: who.accountId,
+      before: { enrolled: false },
+      after: { enrolled: true, recovery_codes: recoveryCodes.length },
+    });
     return true;
   });
-  return confirmed ? { ok: true, recoveryCodes } : { ok: false, message: 'Two-factor authentication changed meanwhile; reload the page.' };
+  return confirmed
+    ? { ok: true, recoveryCodes }
+    : { ok: false, message: 'Two-factor authentication changed meanwhile; reload the page.' };
 }
 
 export type SecondFactorMethod = 'totp' | 'recovery_code';
@@ -163,10 +242,20 @@ export async function checkSecondFactor(
   who: SignedInAccount,
   code: string,
   options: { allowRecoveryCode: boolean; nowMs?: number },
-): Promise<{ ok: true; method: SecondFactorMethod } | { ok: false; reason: 'throttled'; retryAfterS: number } | { ok: false; reason: 'wrong' }> {
+): Promise<
+  | { ok: true; method: SecondFactorMethod }
+  | { ok: false; reason: 'throttled'; retryAfterS: number }
+  | { ok: false; reason: 'wrong' }
+> {
   // Input that cannot be a code checks no secret, so it costs no attempt (an empty approval form, a typo).
-  if (!looksLikeTotpCode(code) && !(options.allowRecoveryCode && looksLikeRecoveryCode(code))) return { ok: false, reason: 'wrong' };
-  const attempt = await reserveAttempt(db, { kind: who.kind, email: who.email, address: who.address, device: who.device });
+  if (!looksLikeTotpCode(code) && !(options.allowRecoveryCode && looksLikeRecoveryCode(code)))
+    return { ok: false, reason: 'wrong' };
+  const attempt = await reserveAttempt(db, {
+    kind: who.kind,
+    email: who.email,
+    address: who.address,
+    device: who.device,
+  });
   if (!attempt.allowed) return { ok: false, reason: 'throttled', retryAfterS: attempt.retryAfterS };
   const method = await consumeSecondFactor(db, who, code, options.allowRecoveryCode, options.nowMs ?? Date.now());
   if (!method) return { ok: false, reason: 'wrong' };
@@ -174,14 +263,28 @@ export async function checkSecondFactor(
   return { ok: true, method };
 }
 
-async function consumeSecondFactor(db: Db, who: SignedInAccount, code: string, allowRecoveryCode: boolean, nowMs: number): Promise<SecondFactorMethod | null> {
+async function consumeSecondFactor(
+  db: Db,
+  who: SignedInAccount,
+  code: string,
+  allowRecoveryCode: boolean,
+  nowMs: number,
+): Promise<SecondFactorMethod | null> {
   const secret = await store.findTotpSecret(db, who.kind, who.accountId);
   if (!secret) return null;
   if (allowRecoveryCode && looksLikeRecoveryCode(code)) {
     return db.transaction(async (tx) => {
       if (!(await store.useRecoveryCode(tx, who.kind, who.accountId, recoveryCodeHash(code)))) return null;
       const left = await store.countRecoveryCodesLeft(tx, who.kind, who.accountId);
-      await audit(tx, { actor: actorOf(who), merchantId: who.merchantId, action: `${objectOf(who.kind)}.2fa_recovery_code_use`, objectType: objectOf(who.kind), objectId: who.accountId, before: null, after: { recovery_codes_left: left } });
+      await audit(tx, {
+        actor: actorOf(who),
+        merchantId: who.merchantId,
+        action: `${objectOf(who.kind)}.2fa_recovery_code_use`,
+        objectType: objectOf(who.kind),
+        objectId: who.accountId,
+        before: null,
+        after: { recovery_codes_left: left },
+      });
       return 'recovery_code' as const;
     });
   }
@@ -194,27 +297,60 @@ async function consumeSecondFactor(db: Db, who: SignedInAccount, code: string, a
  * Turns the second factor off (the caller has checked a code, or an operator asks from the command
  * line). From the dashboard it is refused where the merchant requires it for the user's role.
  */
-export async function disableSecondFactor(db: Db, actor: Actor, userId: string, options: { refuseWhenRequired: boolean; signOutSessions: boolean }): Promise<void> {
+export async function disableSecondFactor(
+  db: Db,
+  actor: Actor,
+  userId: string,
+  options: { refuseWhenRequired: boolean; signOutSessions: boolean },
+): Promise<void> {
   await db.transaction(async (tx) => {
     const user = await store.lockUserSecondFactor(tx, userId);
     if (!user) throw errors.notFound('User');
     if (options.refuseWhenRequired && user.required && SECOND_FACTOR_ROLES.includes(user.role)) {
-      throw new SikaError('SECOND_FACTOR_REQUIRED', 'Your account owner requires two-factor authentication for your role; it stays on.');
+      throw new SikaError(
+        'SECOND_FACTOR_REQUIRED',
+        'Your account owner requires two-factor authentication for your role; it stays on.',
+      );
     }
     await store.clearSecondFactor(tx, 'merchant', userId);
     if (options.signOutSessions) await signOutSessions(tx, 'merchant', userId, null);
-    await audit(tx, { actor, merchantId: user.merchant_id, action: 'user.2fa_disable', objectType: 'user', objectId: userId, before: { enrolled: user.enabled }, after: { enrolled: false } });
+    await audit(tx, {
+      actor,
+      merchantId: user.merchant_id,
+      action: 'user.2fa_disable',
+      objectType: 'user',
+      objectId: userId,
+      before: { enrolled: user.enabled },
+      after: { enrolled: false },
+    });
   });
 }
 
 /** The owner's rule; turning it on needs the owner's own second factor first (else the owner would be sent to enrol at once). */
-export async function setSecondFactorRequired(db: Db, actor: Actor & { type: 'user' }, merchantId: string, required: boolean): Promise<void> {
+export async function setSecondFactorRequired(
+  db: Db,
+  actor: Actor & { type: 'user' },
+  merchantId: string,
+  required: boolean,
+): Promise<void> {
   await db.transaction(async (tx) => {
     const before = await store.lockSecondFactorRule(tx, merchantId, actor.id);
     if (!before) throw errors.notFound('Merchant');
-    if (required && !before.owner_enrolled) throw new SikaError('SECOND_FACTOR_NOT_ENROLLED', 'Turn on two-factor authentication for yourself first (Account page).');
+    if (required && !before.owner_enrolled)
+      throw new SikaError(
+        'SECOND_FACTOR_NOT_ENROLLED',
+        'Turn on two-factor authentication for yourself first (Account page).',
+      );
     await store.updateSecondFactorRequired(tx, merchantId, required);
-    await audit(tx, { actor, merchantId, action: 'second_factor_requirement.update', objectType: 'merchant', objectId: merchantId, before: { second_factor_required: before.required }, after: { second_factor_required: required } });
+    await audit(tx, {
+      actor,
+      merchantId,
+      action: 'second_factor_requirement.update',
+      objectType: 'merchant',
+      objectId: merchantId,
+      before: { second_factor_required: before.required },
+      after: { second_factor_required: required },
+    });
   });
 }
 
@@ -244,21 +380,35 @@ export const listOperators = (db: Queryable) => store.listOperators(db);
  * trusted device revoked, the backoff cleared. An operator cannot reset themselves, and a teller cannot
  * reset anyone. Audited in the same transaction.
  */
-export async function resetOperator(db: Db, actor: Actor, target: { id: string } | { email: string }): Promise<{ id: string; email: string; temporaryPassword: string }> {
+export async function resetOperator(
+  db: Db,
+  actor: Actor,
+  target: { id: string } | { email: string },
+): Promise<{ id: string; email: string; temporaryPassword: string }> {
   if (actor.type === 'operator' && 'id' in target && target.id === actor.id) {
-    throw new SikaError('FORBIDDEN', 'You cannot reset yourself: ask another operator, or the administrator (sika operator reset).');
+    throw new SikaError(
+      'FORBIDDEN',
+      'You cannot reset yourself: ask another operator, or the administrator (sika operator reset).',
+    );
   }
   const temporaryPassword = randomBytes(TEMPORARY_PASSWORD_BYTES).toString('base64url');
   const passwordHash = await hashPassword(temporaryPassword);
   return db.transaction(async (tx) => {
     if (actor.type === 'operator') {
       const acting = await store.lockOperator(tx, { id: actor.id });
-      if (!acting || acting.role !== 'operator') throw new SikaError('FORBIDDEN', 'Only an operator can reset another operator; tellers cannot.');
+      if (!acting || acting.role !== 'operator')
+        throw new SikaError('FORBIDDEN', 'Only an operator can reset another operator; tellers cannot.');
     }
     const operator = await store.lockOperator(tx, 'id' in target ? { id: target.id } : { email: target.email.trim() });
-    if (!operator) throw 'id' in target ? errors.notFound('Operator') : new SikaError('NOT_FOUND', `no operator with email ${target.email.trim()}`);
+    if (!operator)
+      throw 'id' in target
+        ? errors.notFound('Operator')
+        : new SikaError('NOT_FOUND', `no operator with email ${target.email.trim()}`);
     if (actor.type === 'operator' && operator.id === actor.id) {
-      throw new SikaError('FORBIDDEN', 'You cannot reset yourself: ask another operator, or the administrator (sika operator reset).');
+      throw new SikaError(
+        'FORBIDDEN',
+        'You cannot reset yourself: ask another operator, or the administrator (sika operator reset).',
+      );
     }
     await store.setTemporaryOperatorPassword(tx, operator.id, passwordHash);
     await store.clearSecondFactor(tx, 'operator', operator.id);
@@ -272,7 +422,12 @@ export async function resetOperator(db: Db, actor: Actor, target: { id: string }
       objectType: 'operator',
       objectId: operator.id,
       before: { second_factor: operator.second_factor, must_change_password: operator.must_change_password },
-      after: { second_factor: false, must_change_password: true, sessions_signed_out: true, trusted_devices_revoked: true },
+      after: {
+        second_factor: false,
+        must_change_password: true,
+        sessions_signed_out: true,
+        trusted_devices_revoked: true,
+      },
     });
     return { id: operator.id, email: operator.email, temporaryPassword };
   });

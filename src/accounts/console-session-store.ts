@@ -17,16 +17,34 @@ export async function findSignInAccount(db: Queryable, kind: ConsoleKind, email:
 
 export const insertSession = (
   db: Queryable,
-  s: { tokenHash: string; kind: ConsoleKind; accountId: string; csrfToken: string; stage: SessionStage; lifetimeS: number },
+  s: {
+    tokenHash: string;
+    kind: ConsoleKind;
+    accountId: string;
+    csrfToken: string;
+    stage: SessionStage;
+    lifetimeS: number;
+  },
 ) =>
   db.query(
     `INSERT INTO web_sessions (token_hash, kind, user_id, operator_id, csrf_token, stage, expires_at) VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7))`,
-    [s.tokenHash, s.kind, s.kind === 'merchant' ? s.accountId : null, s.kind === 'operator' ? s.accountId : null, s.csrfToken, s.stage, s.lifetimeS],
+    [
+      s.tokenHash,
+      s.kind,
+      s.kind === 'merchant' ? s.accountId : null,
+      s.kind === 'operator' ? s.accountId : null,
+      s.csrfToken,
+      s.stage,
+      s.lifetimeS,
+    ],
   );
 
 /** Removes a half-open session (password right, code to come) that has not expired; false when there was none. */
 export async function deleteSecondFactorSession(tx: Queryable, tokenHash: string): Promise<boolean> {
-  const removed = await tx.query("DELETE FROM web_sessions WHERE token_hash = $1 AND stage = 'second_factor' AND expires_at > now() RETURNING token_hash", [tokenHash]);
+  const removed = await tx.query(
+    "DELETE FROM web_sessions WHERE token_hash = $1 AND stage = 'second_factor' AND expires_at > now() RETURNING token_hash",
+    [tokenHash],
+  );
   return removed.length > 0;
 }
 
@@ -65,15 +83,25 @@ export async function findLiveSession(db: Queryable, kind: ConsoleKind, tokenHas
 }
 
 /** A complete sign-in of an operator (the Operators page shows when each last signed in). */
-export const recordOperatorSignIn = (db: Queryable, operatorId: string) => db.query('UPDATE operators SET last_sign_in_at = now() WHERE id = $1', [operatorId]);
+export const recordOperatorSignIn = (db: Queryable, operatorId: string) =>
+  db.query('UPDATE operators SET last_sign_in_at = now() WHERE id = $1', [operatorId]);
 
-export const deleteSession = (db: Queryable, tokenHash: string) => db.query('DELETE FROM web_sessions WHERE token_hash = $1', [tokenHash]);
+export const deleteSession = (db: Queryable, tokenHash: string) =>
+  db.query('DELETE FROM web_sessions WHERE token_hash = $1', [tokenHash]);
 
 export const setSessionEnvironment = (db: Queryable, tokenHash: string, environment: 'test' | 'live') =>
   db.query('UPDATE web_sessions SET environment = $2 WHERE token_hash = $1', [tokenHash, environment]);
 
 /** Signs out every session of the account but the one kept (null: all of them). */
-export const deleteAccountSessions = (tx: Queryable, kind: ConsoleKind, accountId: string, keepTokenHash: string | null) =>
-  tx.query(`DELETE FROM web_sessions WHERE ${kind === 'merchant' ? 'user_id' : 'operator_id'} = $1 AND ($2::text IS NULL OR token_hash <> $2)`, [accountId, keepTokenHash]);
+export const deleteAccountSessions = (
+  tx: Queryable,
+  kind: ConsoleKind,
+  accountId: string,
+  keepTokenHash: string | null,
+) =>
+  tx.query(
+    `DELETE FROM web_sessions WHERE ${kind === 'merchant' ? 'user_id' : 'operator_id'} = $1 AND ($2::text IS NULL OR token_hash <> $2)`,
+    [accountId, keepTokenHash],
+  );
 
 export const deleteExpiredSessions = (db: Queryable) => db.query('DELETE FROM web_sessions WHERE expires_at < now()');

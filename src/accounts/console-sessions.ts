@@ -51,25 +51,45 @@ export type SignInResult =
  * proves right), so concurrent guesses cannot outrun the count. With a second factor on, the session
  * opens at the code step only, and the device is trusted only after the code.
  */
-export async function signIn(db: Db, kind: ConsoleKind, email: string, password: string, address: string, device: string | null = null): Promise<SignInResult> {
+export async function signIn(
+  db: Db,
+  kind: ConsoleKind,
+  email: string,
+  password: string,
+  address: string,
+  device: string | null = null,
+): Promise<SignInResult> {
   const attempt = await reserveAttempt(db, { kind, email, address, device });
   if (!attempt.allowed) return { ok: false, reason: 'throttled', retryAfterS: attempt.retryAfterS };
   const account = await store.findSignInAccount(db, kind, email.trim());
   // Verify against a dummy hash when the account does not exist, so timing does not reveal emails.
-  const valid = account?.password_hash ? await verifyPassword(account.password_hash, password) : (await verifyPassword(DUMMY_HASH, password), false);
+  const valid = account?.password_hash
+    ? await verifyPassword(account.password_hash, password)
+    : (await verifyPassword(DUMMY_HASH, password), false);
   if (!account || !valid) return { ok: false, reason: 'invalid' };
   // With a code still to come the password forgives nothing yet: else re-entering it would reset the
   // count between code guesses. The code's success does.
   if (!account.second_factor) await attempt.succeeded();
   const token = await createSession(db, kind, account.id, account.second_factor ? 'second_factor' : 'active');
   if (!account.second_factor && kind === 'operator') await store.recordOperatorSignIn(db, account.id);
-  return { ok: true, token, secondFactor: account.second_factor, device: account.second_factor ? null : await trustDevice(db, kind, email, device) };
+  return {
+    ok: true,
+    token,
+    secondFactor: account.second_factor,
+    device: account.second_factor ? null : await trustDevice(db, kind, email, device),
+  };
 }
 
 /** A complete sign-in: the browser's device token for the account (the one it presented when still trusted, else a new one). */
-export const trustDevice = (db: Db, kind: ConsoleKind, email: string, presented: string | null) => rememberDevice(db, accountKey(kind, email), presented);
+export const trustDevice = (db: Db, kind: ConsoleKind, email: string, presented: string | null) =>
+  rememberDevice(db, accountKey(kind, email), presented);
 
-async function createSession(db: Queryable, kind: ConsoleKind, accountId: string, stage: store.SessionStage): Promise<string> {
+async function createSession(
+  db: Queryable,
+  kind: ConsoleKind,
+  accountId: string,
+  stage: store.SessionStage,
+): Promise<string> {
   const token = randomBytes(32).toString('base64url');
   await store.insertSession(db, {
     tokenHash: hashToken(token),
@@ -118,4 +138,5 @@ export async function findSession(db: Queryable, kind: ConsoleKind, token: strin
 
 export const signOut = (db: Queryable, session: ConsoleSession) => store.deleteSession(db, session.tokenHash);
 
-export const switchEnvironment = (db: Queryable, session: ConsoleSession, environment: 'test' | 'live') => store.setSessionEnvironment(db, session.tokenHash, environment);
+export const switchEnvironment = (db: Queryable, session: ConsoleSession, environment: 'test' | 'live') =>
+  store.setSessionEnvironment(db, session.tokenHash, environment);

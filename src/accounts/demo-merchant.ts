@@ -37,11 +37,23 @@ export async function createDemoMerchantOnFirstRun(db: Db): Promise<DemoMerchant
   if (!claimed) return null;
   try {
     // Loopback is allowed here: this runs only when BASE_URL is loopback (the developer's own machine).
-    const created = await createMerchant(db, { name: DEMO_MERCHANT_NAME, email: DEMO_MERCHANT_EMAIL, password: null, webhookUrl: DEMO_WEBHOOK_URL }, { allowPrivateTargets: true });
-    if (!created.test_webhook_secret) throw new Error('the demo merchant\'s Test webhook endpoint was not created');
+    const created = await createMerchant(
+      db,
+      { name: DEMO_MERCHANT_NAME, email: DEMO_MERCHANT_EMAIL, password: null, webhookUrl: DEMO_WEBHOOK_URL },
+      { allowPrivateTargets: true },
+    );
+    if (!created.test_webhook_secret) throw new Error("the demo merchant's Test webhook endpoint was not created");
     const token = await createSignInLink(db, created.owner_user_id);
     await store.recordDemoMerchant(db, created.merchant_id);
-    return { merchant_id: created.merchant_id, name: DEMO_MERCHANT_NAME, email: DEMO_MERCHANT_EMAIL, test_api_key: created.test_api_key, test_webhook_url: DEMO_WEBHOOK_URL, test_webhook_secret: created.test_webhook_secret, sign_in_token: token };
+    return {
+      merchant_id: created.merchant_id,
+      name: DEMO_MERCHANT_NAME,
+      email: DEMO_MERCHANT_EMAIL,
+      test_api_key: created.test_api_key,
+      test_webhook_url: DEMO_WEBHOOK_URL,
+      test_webhook_secret: created.test_webhook_secret,
+      sign_in_token: token,
+    };
   } catch (error) {
     // Not decided after all: the next start tries again.
     await store.releaseFirstRun(db).catch(() => {});

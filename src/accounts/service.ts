@@ -14,7 +14,8 @@ export const hashPassword = async (password: string): Promise<string> => {
   const argon2 = await loadArgon2();
   return argon2.hash(password, { type: argon2.argon2id });
 };
-export const verifyPassword = async (hash: string, password: string): Promise<boolean> => (await loadArgon2()).verify(hash, password).catch(() => false);
+export const verifyPassword = async (hash: string, password: string): Promise<boolean> =>
+  (await loadArgon2()).verify(hash, password).catch(() => false);
 
 export const newWebhookSecret = (): string => `whsec_${randomBytes(24).toString('base64')}`;
 
@@ -49,8 +50,11 @@ export interface WebhookTargetOptions extends TargetPolicy {
  * credentials, and, unless private targets are allowed, a host that resolves only to public addresses.
  * The rule is applied again before every delivery, since DNS can change after the endpoint is saved.
  */
-export const webhookUrlProblem = (url: string, environment: Environment, options: WebhookTargetOptions): Promise<string | null> =>
-  targetUrlProblem(url, environment, options, options.resolver);
+export const webhookUrlProblem = (
+  url: string,
+  environment: Environment,
+  options: WebhookTargetOptions,
+): Promise<string | null> => targetUrlProblem(url, environment, options, options.resolver);
 
 /**
  * A merchant with an owner user, one integration per environment, a Test and a Live key, and, when a
@@ -63,11 +67,18 @@ export const MERCHANT_NAME_LENGTH_MAX = 200;
 /** RFC 5321's limit on a forward path, the longest address mail can be sent to. */
 export const EMAIL_LENGTH_MAX = 254;
 
-export async function createMerchant(db: Db, input: CreateMerchantInput, webhookTargets: WebhookTargetOptions = { allowPrivateTargets: false }, actor: Actor | null = null): Promise<CreatedMerchant> {
+export async function createMerchant(
+  db: Db,
+  input: CreateMerchantInput,
+  webhookTargets: WebhookTargetOptions = { allowPrivateTargets: false },
+  actor: Actor | null = null,
+): Promise<CreatedMerchant> {
   const name = input.name.trim();
   const email = input.email.trim();
-  if (name.length < 1 || name.length > MERCHANT_NAME_LENGTH_MAX) throw new SikaError('INVALID_ARGUMENT', `name must be 1 to ${MERCHANT_NAME_LENGTH_MAX} characters`);
-  if (!EMAIL_PATTERN.test(email) || email.length > EMAIL_LENGTH_MAX) throw new SikaError('INVALID_ARGUMENT', `email "${email}" is not an email address`);
+  if (name.length < 1 || name.length > MERCHANT_NAME_LENGTH_MAX)
+    throw new SikaError('INVALID_ARGUMENT', `name must be 1 to ${MERCHANT_NAME_LENGTH_MAX} characters`);
+  if (!EMAIL_PATTERN.test(email) || email.length > EMAIL_LENGTH_MAX)
+    throw new SikaError('INVALID_ARGUMENT', `email "${email}" is not an email address`);
   if (input.password != null && input.password.length < PASSWORD_LENGTH_MIN) {
     throw new SikaError('INVALID_ARGUMENT', `password must be at least ${PASSWORD_LENGTH_MIN} characters`);
   }
@@ -84,22 +95,40 @@ export async function createMerchant(db: Db, input: CreateMerchantInput, webhook
   const passwordHash = input.password ? await hashPassword(input.password) : null;
 
   return db.transaction(async (tx) => {
-    if (await store.userEmailExists(tx, email)) throw new SikaError('EMAIL_TAKEN', `a user with email ${email} already exists`);
+    if (await store.userEmailExists(tx, email))
+      throw new SikaError('EMAIL_TAKEN', `a user with email ${email} already exists`);
     const merchantId = newUuid();
     const ownerId = newUuid();
-    await store.insertMerchant(tx, { id: merchantId, name, email, payoutApprovalRequired: input.payoutApproval ?? false });
+    await store.insertMerchant(tx, {
+      id: merchantId,
+      name,
+      email,
+      payoutApprovalRequired: input.payoutApproval ?? false,
+    });
     await store.insertUser(tx, { id: ownerId, merchantId, email, passwordHash, role: 'owner' });
     const keys = {} as Record<Environment, string>;
     const secrets: Record<Environment, string | null> = { test: null, live: null };
     for (const environment of ENVIRONMENTS) {
       const integrationId = newUuid();
-      await store.insertIntegration(tx, { id: integrationId, merchantId, environment, name: `Default ${environment} integration` });
+      await store.insertIntegration(tx, {
+        id: integrationId,
+        merchantId,
+        environment,
+        name: `Default ${environment} integration`,
+      });
       const key = await issueApiKey(tx, { merchantId, integrationId, environment, createdByUserId: ownerId });
       keys[environment] = key.key;
       const url = webhookUrls[environment];
       if (url) {
         secrets[environment] = newWebhookSecret();
-        await store.insertWebhookEndpoint(tx, { id: newUuid(), merchantId, environment, apiKeyId: key.id, url, secret: secrets[environment] });
+        await store.insertWebhookEndpoint(tx, {
+          id: newUuid(),
+          merchantId,
+          environment,
+          apiKeyId: key.id,
+          url,
+          secret: secrets[environment],
+        });
       }
     }
     // Made by someone (the CLI's user@host): audited with what was made, never a key or a secret.
@@ -111,7 +140,14 @@ export async function createMerchant(db: Db, input: CreateMerchantInput, webhook
         objectType: 'merchant',
         objectId: merchantId,
         before: null,
-        after: { name, owner_email: email, owner_user_id: ownerId, payout_approval_required: input.payoutApproval ?? false, owner_password_set: passwordHash !== null, webhook_endpoints: ENVIRONMENTS.filter((e) => webhookUrls[e]) },
+        after: {
+          name,
+          owner_email: email,
+          owner_user_id: ownerId,
+          payout_approval_required: input.payoutApproval ?? false,
+          owner_password_set: passwordHash !== null,
+          webhook_endpoints: ENVIRONMENTS.filter((e) => webhookUrls[e]),
+        },
       });
     }
     return {
@@ -129,7 +165,12 @@ export async function createMerchant(db: Db, input: CreateMerchantInput, webhook
 export const INVITABLE_ROLES = ['admin', 'developer', 'approver', 'viewer'] as const;
 
 /** The owner invites a user: a temporary password, shown once, hashed before the transaction opens, to be changed at the first sign-in. */
-export async function inviteUser(db: Db, actor: Actor & { type: 'user' }, merchantId: string, input: { email: string; role: string }) {
+export async function inviteUser(
+  db: Db,
+  actor: Actor & { type: 'user' },
+  merchantId: string,
+  input: { email: string; role: string },
+) {
   const email = input.email.trim();
   if (!EMAIL_PATTERN.test(email) || !(INVITABLE_ROLES as readonly string[]).includes(input.role)) {
     throw new SikaError('INVALID_ARGUMENT', 'Enter an email and choose a role.');
@@ -139,11 +180,27 @@ export async function inviteUser(db: Db, actor: Actor & { type: 'user' }, mercha
   const id = newUuid();
   try {
     await db.transaction(async (tx) => {
-      await store.insertInvitedUser(tx, { id, merchantId, email, passwordHash, role: input.role, invitedByUserId: actor.id });
-      await audit(tx, { actor, merchantId, action: 'user.invite', objectType: 'user', objectId: id, before: null, after: { email, role: input.role } });
+      await store.insertInvitedUser(tx, {
+        id,
+        merchantId,
+        email,
+        passwordHash,
+        role: input.role,
+        invitedByUserId: actor.id,
+      });
+      await audit(tx, {
+        actor,
+        merchantId,
+        action: 'user.invite',
+        objectType: 'user',
+        objectId: id,
+        before: null,
+        after: { email, role: input.role },
+      });
     });
   } catch (error) {
-    if (error instanceof DbError && error.isUniqueViolation) throw new SikaError('EMAIL_TAKEN', `A user with email ${email} already exists.`);
+    if (error instanceof DbError && error.isUniqueViolation)
+      throw new SikaError('EMAIL_TAKEN', `A user with email ${email} already exists.`);
     throw error;
   }
   return { id, email, role: input.role, temporaryPassword: password };
@@ -153,7 +210,15 @@ export async function setPayoutApprovalRequired(db: Db, actor: Actor, merchantId
   await db.transaction(async (tx) => {
     const before = await store.lockPayoutApprovalRequired(tx, merchantId);
     await store.updatePayoutApprovalRequired(tx, merchantId, required);
-    await audit(tx, { actor, merchantId, action: 'payout_approval.update', objectType: 'merchant', objectId: merchantId, before, after: { payout_approval_required: required } });
+    await audit(tx, {
+      actor,
+      merchantId,
+      action: 'payout_approval.update',
+      objectType: 'merchant',
+      objectId: merchantId,
+      before,
+      after: { payout_approval_required: required },
+    });
   });
 }
 

@@ -27,13 +27,29 @@ export async function createSignInLink(db: Db, userId: string): Promise<string> 
 }
 
 /** A new link for the active merchant user with this email (the CLI's `user sign-in-link`), audited as the actor's (never the token). */
-export async function createSignInLinkForEmail(db: Db, email: string, actor: Actor): Promise<{ token: string; email: string }> {
+export async function createSignInLinkForEmail(
+  db: Db,
+  email: string,
+  actor: Actor,
+): Promise<{ token: string; email: string }> {
   const account = await sessions.findSignInAccount(db, 'merchant', email.trim());
   if (!account) throw new SikaError('NOT_FOUND', `no active dashboard user with email ${email.trim()}`);
   const token = randomBytes(32).toString('base64url');
   await db.transaction(async (tx) => {
-    await store.insertSignInLink(tx, { tokenHash: sha256Hex(token), userId: account.id, lifetimeS: SIGN_IN_LINK_LIFETIME_S });
-    await audit(tx, { actor, merchantId: null, action: 'user.sign_in_link_create', objectType: 'user', objectId: account.id, before: null, after: { lifetime_s: SIGN_IN_LINK_LIFETIME_S } });
+    await store.insertSignInLink(tx, {
+      tokenHash: sha256Hex(token),
+      userId: account.id,
+      lifetimeS: SIGN_IN_LINK_LIFETIME_S,
+    });
+    await audit(tx, {
+      actor,
+      merchantId: null,
+      action: 'user.sign_in_link_create',
+      objectType: 'user',
+      objectId: account.id,
+      before: null,
+      after: { lifetime_s: SIGN_IN_LINK_LIFETIME_S },
+    });
   });
   return { token, email: email.trim() };
 }
@@ -58,14 +74,20 @@ export async function redeemSignInLink(db: Db, token: string): Promise<RedeemRes
       stage: link.second_factor ? 'second_factor' : 'active',
       lifetimeS: link.second_factor ? SECOND_FACTOR_WINDOW_S : SESSION_LIFETIME_S,
     });
-    return { ok: true as const, session, secondFactor: link.second_factor, hasPassword: await store.userHasPassword(tx, link.user_id) };
+    return {
+      ok: true as const,
+      session,
+      secondFactor: link.second_factor,
+      hasPassword: await store.userHasPassword(tx, link.user_id),
+    };
   });
   if (opened) return opened;
   return { ok: false, reason: (await store.findSignInLinkState(db, tokenHash)) ?? 'unknown' };
 }
 
 /** Whether a signed-in user still needs a first password (they came in by a link and have none). */
-export const needsFirstPassword = async (db: Queryable, userId: string): Promise<boolean> => !(await store.userHasPassword(db, userId));
+export const needsFirstPassword = async (db: Queryable, userId: string): Promise<boolean> =>
+  !(await store.userHasPassword(db, userId));
 
 export type FirstPasswordResult = { ok: true } | { ok: false; message: string };
 
@@ -73,7 +95,11 @@ export type FirstPasswordResult = { ok: true } | { ok: false; message: string };
  * The first password of a user who has none (a merchant made without --password, in by a sign-in link).
  * Changing a password that exists asks for the current one: that is the account page's, not this.
  */
-export async function setFirstPassword(db: Db, who: { userId: string; email: string }, input: { next: string; confirm: string }): Promise<FirstPasswordResult> {
+export async function setFirstPassword(
+  db: Db,
+  who: { userId: string; email: string },
+  input: { next: string; confirm: string },
+): Promise<FirstPasswordResult> {
   const problem = passwordProblem(input.next);
   if (problem) return { ok: false, message: problem };
   if (input.next !== input.confirm) return { ok: false, message: 'The two passwords differ.' };
@@ -81,7 +107,15 @@ export async function setFirstPassword(db: Db, who: { userId: string; email: str
   return db.transaction(async (tx) => {
     const user = await store.setPasswordWhereNone(tx, who.userId, passwordHash);
     if (!user) return { ok: false as const, message: 'You have a password already: change it under Account.' };
-    await audit(tx, { actor: { type: 'user', id: who.userId, email: who.email }, merchantId: user.merchant_id, action: 'user.password_set', objectType: 'user', objectId: who.userId, before: null, after: { first_password: true } });
+    await audit(tx, {
+      actor: { type: 'user', id: who.userId, email: who.email },
+      merchantId: user.merchant_id,
+      action: 'user.password_set',
+      objectType: 'user',
+      objectId: who.userId,
+      before: null,
+      after: { first_password: true },
+    });
     return { ok: true as const };
   });
 }

@@ -65,8 +65,12 @@ export const takeBackFailure = (db: Queryable, key: string, version: number) =>
   );
 
 /** Deletes the rows an account's key names (pair, account and device keys). */
-export const deleteAccountThrottles = (tx: Queryable, accountKey: string) => tx.query('DELETE FROM sign_in_throttles WHERE account_key = $1', [accountKey]);
+export const deleteAccountThrottles = (tx: Queryable, accountKey: string) =>
+  tx.query('DELETE FROM sign_in_throttles WHERE account_key = $1', [accountKey]);
 
 /** Deletes the rows with no attempt for `forgottenAfterS` and no delay still running. */
 export const deleteIdleThrottles = (db: Queryable, forgottenAfterS: number) =>
-  db.query('DELETE FROM sign_in_throttles WHERE updated_at < now() - make_interval(secs => $1) AND (next_allowed_at IS NULL OR next_allowed_at < now())', [forgottenAfterS]);
+  db.query(
+    'DELETE FROM sign_in_throttles WHERE updated_at < now() - make_interval(secs => $1) AND (next_allowed_at IS NULL OR next_allowed_at < now())',
+    [forgottenAfterS],
+  );

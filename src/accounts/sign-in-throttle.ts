@@ -50,7 +50,12 @@ export const FAILURES_FORGOTTEN_AFTER_S = 24 * 3_600;
 export const DEVICE_BACKOFF: BackoffPolicy = PAIR_BACKOFF;
 
 type Scope = 'pair' | 'account' | 'address' | 'device';
-const POLICIES: Record<Scope, BackoffPolicy> = { pair: PAIR_BACKOFF, account: ACCOUNT_BACKOFF, address: ADDRESS_BACKOFF, device: DEVICE_BACKOFF };
+const POLICIES: Record<Scope, BackoffPolicy> = {
+  pair: PAIR_BACKOFF,
+  account: ACCOUNT_BACKOFF,
+  address: ADDRESS_BACKOFF,
+  device: DEVICE_BACKOFF,
+};
 
 /** Seconds to wait after the given number of failures (counting the one just made). */
 export function backoffDelayS(policy: BackoffPolicy, failures: number): number {
@@ -75,7 +80,11 @@ type ThrottleKey = { key: string; scope: Scope; accountKey: string | null };
 function keysFor(kind: ConsoleKind, email: string, address: string): ThrottleKey[] {
   const account = accountKey(kind, email);
   return [
-    { key: `${kind}:pair:${sha256Hex(`${normalEmail(email)}\n${address}`)}`, scope: 'pair' as const, accountKey: account },
+    {
+      key: `${kind}:pair:${sha256Hex(`${normalEmail(email)}\n${address}`)}`,
+      scope: 'pair' as const,
+      accountKey: account,
+    },
     { key: `${kind}:account:${sha256Hex(normalEmail(email))}`, scope: 'account' as const, accountKey: account },
     { key: addressKey(kind, address), scope: 'address' as const, accountKey: null },
   ].sort((a, b) => (a.key < b.key ? -1 : 1));
@@ -95,19 +104,31 @@ export type Reservation =
  * succeeded() is called. With `device` (the browser's device cookie) a live trusted device of this
  * account, the device's key is the only one.
  */
-export async function reserveAttempt(db: Db, who: { kind: ConsoleKind; email: string; address: string; device?: string | null }): Promise<Reservation> {
+export async function reserveAttempt(
+  db: Db,
+  who: { kind: ConsoleKind; email: string; address: string; device?: string | null },
+): Promise<Reservation> {
   const outcome = await db.transaction(async (tx) => {
     const account = accountKey(who.kind, who.email);
     const trusted = await trustedDeviceHash(tx, who.device, account);
-    const keys: ThrottleKey[] = trusted ? [{ key: deviceKey(who.kind, trusted), scope: 'device', accountKey: account }] : keysFor(who.kind, who.email, who.address);
+    const keys: ThrottleKey[] = trusted
+      ? [{ key: deviceKey(who.kind, trusted), scope: 'device', accountKey: account }]
+      : keysFor(who.kind, who.email, who.address);
     // Rows are created, then locked, in key order, so concurrent reservations never deadlock.
     await ensureThrottles(tx, keys);
-    const rows = await lockThrottles(tx, keys.map((k) => k.key), FAILURES_FORGOTTEN_AFTER_S);
+    const rows = await lockThrottles(
+      tx,
+      keys.map((k) => k.key),
+      FAILURES_FORGOTTEN_AFTER_S,
+    );
     const waiting = rows.filter((row) => row.wait_s > 0);
     if (waiting.length > 0) {
       // A refusal moves the version of the keys that refused it: a success reserved earlier then leaves
       // their delay alone (see succeed()), as someone has already been told to wait.
-      await bumpThrottleVersions(tx, waiting.map((row) => row.key));
+      await bumpThrottleVersions(
+        tx,
+        waiting.map((row) => row.key),
+      );
       return { allowed: false as const, retryAfterS: Math.max(...waiting.map((row) => row.wait_s)) };
     }
     const updates = keys.map((k) => {
@@ -134,14 +155,18 @@ export async function reserveAttempt(db: Db, who: { kind: ConsoleKind; email: st
 async function succeed(db: Queryable, keys: ThrottleKey[], versions: ThrottleVersion[]): Promise<void> {
   const versionOf = (key: string) => versions.find((v) => v.key === key)!.version;
   const accountScoped = keys.filter((k) => k.scope !== 'address');
-  await clearFailuresAtVersion(db, accountScoped.map((k) => ({ key: k.key, version: versionOf(k.key) })));
+  await clearFailuresAtVersion(
+    db,
+    accountScoped.map((k) => ({ key: k.key, version: versionOf(k.key) })),
+  );
   const address = keys.find((k) => k.scope === 'address');
   if (!address) return;
   await takeBackFailure(db, address.key, versionOf(address.key));
 }
 
 /** Forgets an account's failures and backoff (its password was just set by an operator). */
-export const clearAccountThrottles = (tx: Queryable, kind: ConsoleKind, email: string) => deleteAccountThrottles(tx, accountKey(kind, email));
+export const clearAccountThrottles = (tx: Queryable, kind: ConsoleKind, email: string) =>
+  deleteAccountThrottles(tx, accountKey(kind, email));
 
 /** Rows idle past the forgetting time count nothing any more: purged by the background job. */
 export const purgeIdleThrottles = (db: Queryable) => deleteIdleThrottles(db, FAILURES_FORGOTTEN_AFTER_S);

@@ -12,7 +12,10 @@ export interface ApiKeyRow {
   last_used_at: Date | null;
 }
 
-export const insertMerchant = (tx: Queryable, m: { id: string; name: string; email: string; payoutApprovalRequired: boolean }) =>
+export const insertMerchant = (
+  tx: Queryable,
+  m: { id: string; name: string; email: string; payoutApprovalRequired: boolean },
+) =>
   tx.query('INSERT INTO merchants (id, name, email, payout_approval_required) VALUES ($1, $2, $3, $4)', [
     m.id,
     m.name,
@@ -20,7 +23,10 @@ export const insertMerchant = (tx: Queryable, m: { id: string; name: string; ema
     m.payoutApprovalRequired,
   ]);
 
-export const insertUser = (tx: Queryable, u: { id: string; merchantId: string; email: string; passwordHash: string | null; role: Role }) =>
+export const insertUser = (
+  tx: Queryable,
+  u: { id: string; merchantId: string; email: string; passwordHash: string | null; role: Role },
+) =>
   tx.query('INSERT INTO users (id, merchant_id, email, password_hash, role) VALUES ($1, $2, $3, $4, $5)', [
     u.id,
     u.merchantId,
@@ -29,12 +35,28 @@ export const insertUser = (tx: Queryable, u: { id: string; merchantId: string; e
     u.role,
   ]);
 
-export const insertIntegration = (tx: Queryable, i: { id: string; merchantId: string; environment: Environment; name: string }) =>
-  tx.query('INSERT INTO integrations (id, merchant_id, environment, name) VALUES ($1, $2, $3, $4)', [i.id, i.merchantId, i.environment, i.name]);
+export const insertIntegration = (
+  tx: Queryable,
+  i: { id: string; merchantId: string; environment: Environment; name: string },
+) =>
+  tx.query('INSERT INTO integrations (id, merchant_id, environment, name) VALUES ($1, $2, $3, $4)', [
+    i.id,
+    i.merchantId,
+    i.environment,
+    i.name,
+  ]);
 
 export const insertApiKey = (
   tx: Queryable,
-  k: { id: string; merchantId: string; integrationId: string; environment: Environment; prefix: string; keyHash: Buffer; createdByUserId: string | null },
+  k: {
+    id: string;
+    merchantId: string;
+    integrationId: string;
+    environment: Environment;
+    prefix: string;
+    keyHash: Buffer;
+    createdByUserId: string | null;
+  },
 ) =>
   tx.query(
     'INSERT INTO api_keys (id, merchant_id, integration_id, environment, prefix, key_hash, created_by_user_id) VALUES ($1, $2, $3, $4, $5, $6, $7)',
@@ -47,14 +69,10 @@ export const insertWebhookEndpoint = (
   tx: Queryable,
   w: { id: string; merchantId: string; environment: Environment; apiKeyId: string; url: string; secret: string },
 ) =>
-  tx.query(`INSERT INTO webhook_endpoints (id, merchant_id, environment, api_key_id, url, secret, status) VALUES ($1, $2, $3, $4, $5, $6, '${ENDPOINT_INITIAL}')`, [
-    w.id,
-    w.merchantId,
-    w.environment,
-    w.apiKeyId,
-    w.url,
-    w.secret,
-  ]);
+  tx.query(
+    `INSERT INTO webhook_endpoints (id, merchant_id, environment, api_key_id, url, secret, status) VALUES ($1, $2, $3, $4, $5, $6, '${ENDPOINT_INITIAL}')`,
+    [w.id, w.merchantId, w.environment, w.apiKeyId, w.url, w.secret],
+  );
 
 export async function findApiKeyByPrefix(db: Queryable, prefix: string): Promise<ApiKeyRow | null> {
   const rows = await db.read<ApiKeyRow>(
@@ -67,7 +85,10 @@ export async function findApiKeyByPrefix(db: Queryable, prefix: string): Promise
 
 /** Writes last_used_at at most once a minute per key, so authentication stays a read. */
 export const touchApiKey = (db: Queryable, id: string) =>
-  db.query("UPDATE api_keys SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '60 seconds')", [id]);
+  db.query(
+    "UPDATE api_keys SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '60 seconds')",
+    [id],
+  );
 
 /** Revokes a key of this merchant and environment; another merchant's or environment's key is not found (no row). */
 export const revokeApiKey = (db: Queryable, id: string, merchantId: string, environment: Environment) =>
@@ -87,15 +108,21 @@ export async function findMerchantApiKey(db: Queryable, merchantId: string, idOr
 
 /** The merchant's owner (the requester of payouts made with keys created outside the dashboard). */
 export async function findOwnerUserId(db: Queryable, merchantId: string): Promise<string | null> {
-  const rows = await db.query<{ id: string }>("SELECT id FROM users WHERE merchant_id = $1 AND role = 'owner' AND active ORDER BY created_at LIMIT 1", [merchantId]);
+  const rows = await db.query<{ id: string }>(
+    "SELECT id FROM users WHERE merchant_id = $1 AND role = 'owner' AND active ORDER BY created_at LIMIT 1",
+    [merchantId],
+  );
   return rows[0]?.id ?? null;
 }
 
 export async function findMerchant(db: Queryable, id: string) {
-  const rows = await db.query<{ id: string; name: string; email: string; payout_approval_required: boolean; created_at: Date }>(
-    'SELECT id, name, email, payout_approval_required, created_at FROM merchants WHERE id = $1',
-    [id],
-  );
+  const rows = await db.query<{
+    id: string;
+    name: string;
+    email: string;
+    payout_approval_required: boolean;
+    created_at: Date;
+  }>('SELECT id, name, email, payout_approval_required, created_at FROM merchants WHERE id = $1', [id]);
   return rows[0] ?? null;
 }
 
@@ -105,7 +132,16 @@ export async function userEmailExists(db: Queryable, email: string): Promise<boo
 }
 
 export const listApiKeys = (db: Queryable, merchantId: string, environment: Environment) =>
-  db.query<{ id: string; prefix: string; integration_id: string; integration_name: string; created_at: Date; revoked_at: Date | null; last_used_at: Date | null; created_by_email: string | null }>(
+  db.query<{
+    id: string;
+    prefix: string;
+    integration_id: string;
+    integration_name: string;
+    created_at: Date;
+    revoked_at: Date | null;
+    last_used_at: Date | null;
+    created_by_email: string | null;
+  }>(
     `SELECT k.id, k.prefix, k.integration_id, i.name AS integration_name, k.created_at, k.revoked_at, k.last_used_at, u.email AS created_by_email
        FROM api_keys k JOIN integrations i ON i.id = k.integration_id LEFT JOIN users u ON u.id = k.created_by_user_id
       WHERE k.merchant_id = $1 AND k.environment = $2 ORDER BY k.created_at DESC`,
@@ -113,20 +149,35 @@ export const listApiKeys = (db: Queryable, merchantId: string, environment: Envi
   );
 
 export const listIntegrations = (db: Queryable, merchantId: string, environment: Environment) =>
-  db.query<{ id: string; name: string; created_at: Date }>('SELECT id, name, created_at FROM integrations WHERE merchant_id = $1 AND environment = $2 ORDER BY created_at', [
-    merchantId,
-    environment,
-  ]);
+  db.query<{ id: string; name: string; created_at: Date }>(
+    'SELECT id, name, created_at FROM integrations WHERE merchant_id = $1 AND environment = $2 ORDER BY created_at',
+    [merchantId, environment],
+  );
 
 export const listEndpoints = (db: Queryable, merchantId: string, environment: Environment) =>
-  db.query<{ id: string; url: string; status: string; api_key_id: string; key_prefix: string; disabled_reason: string | null; previous_secret_expires_at: Date | null; created_at: Date }>(
+  db.query<{
+    id: string;
+    url: string;
+    status: string;
+    api_key_id: string;
+    key_prefix: string;
+    disabled_reason: string | null;
+    previous_secret_expires_at: Date | null;
+    created_at: Date;
+  }>(
     `SELECT w.id, w.url, w.status, w.api_key_id, k.prefix AS key_prefix, w.disabled_reason, w.previous_secret_expires_at, w.created_at
        FROM webhook_endpoints w JOIN api_keys k ON k.id = w.api_key_id WHERE w.merchant_id = $1 AND w.environment = $2 ORDER BY w.created_at`,
     [merchantId, environment],
   );
 
 export async function findEndpoint(db: Queryable, merchantId: string, environment: Environment, id: string) {
-  const rows = await db.query<{ id: string; url: string; status: string; api_key_id: string; environment: Environment }>(
+  const rows = await db.query<{
+    id: string;
+    url: string;
+    status: string;
+    api_key_id: string;
+    environment: Environment;
+  }>(
     'SELECT id, url, status, api_key_id, environment FROM webhook_endpoints WHERE id = $1 AND merchant_id = $2 AND environment = $3',
     [id, merchantId, environment],
   );
@@ -142,7 +193,10 @@ export const setEndpointStatus = (db: Queryable, id: string, status: WebhookEndp
   );
 
 /** A new secret; the old one keeps signing until the overlap ends. Any merchant's endpoint when merchantId is null. */
-export const rotateEndpointSecret = (tx: Queryable, r: { endpointId: string; overlapS: number; secret: string; merchantId: string | null }) =>
+export const rotateEndpointSecret = (
+  tx: Queryable,
+  r: { endpointId: string; overlapS: number; secret: string; merchantId: string | null },
+) =>
   tx.query<{ id: string; previous_secret_expires_at: Date }>(
     `UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_expires_at = now() + make_interval(secs => $2),
             secret = $3, updated_at = now()
@@ -152,7 +206,14 @@ export const rotateEndpointSecret = (tx: Queryable, r: { endpointId: string; ove
 
 /** Every webhook endpoint paired with the key (enabled or not), with its signing secrets, oldest first. */
 export const listKeyEndpointSecrets = (db: Queryable, apiKeyId: string) =>
-  db.query<{ id: string; url: string; status: string; secret: string; previous_secret: string | null; previous_secret_expires_at: Date | null }>(
+  db.query<{
+    id: string;
+    url: string;
+    status: string;
+    secret: string;
+    previous_secret: string | null;
+    previous_secret_expires_at: Date | null;
+  }>(
     `SELECT id, url, status, secret, previous_secret, CASE WHEN previous_secret_expires_at > now() THEN previous_secret_expires_at END AS previous_secret_expires_at
        FROM webhook_endpoints WHERE api_key_id = $1 ORDER BY created_at, id`,
     [apiKeyId],
@@ -160,7 +221,15 @@ export const listKeyEndpointSecrets = (db: Queryable, apiKeyId: string) =>
 
 /** The merchant's endpoints in both environments. */
 export const listMerchantEndpoints = (db: Queryable, merchantId: string) =>
-  db.query<{ id: string; environment: string; api_key_id: string; url: string; status: string; disabled_reason: string | null; created_at: Date }>(
+  db.query<{
+    id: string;
+    environment: string;
+    api_key_id: string;
+    url: string;
+    status: string;
+    disabled_reason: string | null;
+    created_at: Date;
+  }>(
     'SELECT id, environment, api_key_id, url, status, disabled_reason, created_at FROM webhook_endpoints WHERE merchant_id = $1 ORDER BY created_at',
     [merchantId],
   );
@@ -188,31 +257,48 @@ export const listUsers = (db: Queryable, merchantId: string) =>
   );
 
 /** A user the owner invited: a temporary password that must be changed at the first sign-in. */
-export const insertInvitedUser = (tx: Queryable, u: { id: string; merchantId: string; email: string; passwordHash: string; role: string; invitedByUserId: string }) =>
-  tx.query('INSERT INTO users (id, merchant_id, email, password_hash, role, invited_by_user_id, must_change_password) VALUES ($1, $2, $3, $4, $5, $6, true)', [
-    u.id,
-    u.merchantId,
-    u.email,
-    u.passwordHash,
-    u.role,
-    u.invitedByUserId,
-  ]);
+export const insertInvitedUser = (
+  tx: Queryable,
+  u: { id: string; merchantId: string; email: string; passwordHash: string; role: string; invitedByUserId: string },
+) =>
+  tx.query(
+    'INSERT INTO users (id, merchant_id, email, password_hash, role, invited_by_user_id, must_change_password) VALUES ($1, $2, $3, $4, $5, $6, true)',
+    [u.id, u.merchantId, u.email, u.passwordHash, u.role, u.invitedByUserId],
+  );
 
-export async function lockPayoutApprovalRequired(tx: Queryable, merchantId: string): Promise<{ payout_approval_required: boolean } | null> {
-  const rows = await tx.query<{ payout_approval_required: boolean }>('SELECT payout_approval_required FROM merchants WHERE id = $1 FOR UPDATE', [merchantId]);
+export async function lockPayoutApprovalRequired(
+  tx: Queryable,
+  merchantId: string,
+): Promise<{ payout_approval_required: boolean } | null> {
+  const rows = await tx.query<{ payout_approval_required: boolean }>(
+    'SELECT payout_approval_required FROM merchants WHERE id = $1 FOR UPDATE',
+    [merchantId],
+  );
   return rows[0] ?? null;
 }
 
 export const updatePayoutApprovalRequired = (tx: Queryable, merchantId: string, required: boolean) =>
   tx.query('UPDATE merchants SET payout_approval_required = $2 WHERE id = $1', [merchantId, required]);
 
-export async function findPayoutApprovalRequired(db: Queryable, merchantId: string): Promise<{ payout_approval_required: boolean } | null> {
-  const rows = await db.query<{ payout_approval_required: boolean }>('SELECT payout_approval_required FROM merchants WHERE id = $1', [merchantId]);
+export async function findPayoutApprovalRequired(
+  db: Queryable,
+  merchantId: string,
+): Promise<{ payout_approval_required: boolean } | null> {
+  const rows = await db.query<{ payout_approval_required: boolean }>(
+    'SELECT payout_approval_required FROM merchants WHERE id = $1',
+    [merchantId],
+  );
   return rows[0] ?? null;
 }
 
 /** An active user (deactivated users decide nothing). */
-export async function findActiveUser(db: Queryable, id: string): Promise<{ merchant_id: string; role: string; email: string } | null> {
-  const rows = await db.query<{ merchant_id: string; role: string; email: string }>('SELECT merchant_id, role, email FROM users WHERE id = $1 AND active', [id]);
+export async function findActiveUser(
+  db: Queryable,
+  id: string,
+): Promise<{ merchant_id: string; role: string; email: string } | null> {
+  const rows = await db.query<{ merchant_id: string; role: string; email: string }>(
+    'SELECT merchant_id, role, email FROM users WHERE id = $1 AND active',
+    [id],
+  );
   return rows[0] ?? null;
 }

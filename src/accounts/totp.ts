@@ -20,7 +20,14 @@ const RECOVERY_ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 export const newTotpSecret = (): string => new Secret({ size: TOTP_SECRET_BYTES }).base32;
 
 const totp = (secretBase32: string, label: string) =>
-  new TOTP({ issuer: TOTP_ISSUER, label, algorithm: TOTP_ALGORITHM, digits: TOTP_DIGITS, period: TOTP_PERIOD_S, secret: Secret.fromBase32(secretBase32) });
+  new TOTP({
+    issuer: TOTP_ISSUER,
+    label,
+    algorithm: TOTP_ALGORITHM,
+    digits: TOTP_DIGITS,
+    period: TOTP_PERIOD_S,
+    secret: Secret.fromBase32(secretBase32),
+  });
 
 /** The otpauth:// URI an authenticator app reads (from the QR code or pasted). */
 export const otpauthUri = (secretBase32: string, label: string): string => totp(secretBase32, label).toString();
@@ -31,7 +38,8 @@ export const groupedSecret = (secretBase32: string): string => secretBase32.repl
 export const totpStep = (nowMs: number): number => Math.floor(nowMs / 1000 / TOTP_PERIOD_S);
 
 /** The code an authenticator shows at this time (tests, and nothing else, need to compute one). */
-export const totpCode = (secretBase32: string, nowMs = Date.now()): string => totp(secretBase32, 'x').generate({ timestamp: nowMs });
+export const totpCode = (secretBase32: string, nowMs = Date.now()): string =>
+  totp(secretBase32, 'x').generate({ timestamp: nowMs });
 
 const TOTP_CODE_PATTERN = new RegExp(`^\\d{${TOTP_DIGITS}}$`);
 /** Spaces do not matter (some apps show the code as 123 456). */
@@ -57,4 +65,5 @@ export function newRecoveryCodes(): string[] {
 /** Dashes, spaces and case do not matter when a recovery code is typed. */
 export const recoveryCodeHash = (code: string): string => sha256Hex(code.replace(/[\s-]/g, '').toLowerCase());
 
-export const looksLikeRecoveryCode = (code: string): boolean => code.replace(/[\s-]/g, '').length === RECOVERY_CODE_LENGTH;
+export const looksLikeRecoveryCode = (code: string): boolean =>
+  code.replace(/[\s-]/g, '').length === RECOVERY_CODE_LENGTH;

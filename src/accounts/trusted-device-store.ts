@@ -17,7 +17,12 @@ export const lockAccountDevices = (tx: Queryable, accountKey: string) =>
   tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`trusted_devices:${accountKey}`]);
 
 /** Starts a live device's time again (used now, trusted for `lifetimeS` more); false when it is not a live device of this account. */
-export async function renewDevice(tx: Queryable, tokenHash: string, accountKey: string, lifetimeS: number): Promise<boolean> {
+export async function renewDevice(
+  tx: Queryable,
+  tokenHash: string,
+  accountKey: string,
+  lifetimeS: number,
+): Promise<boolean> {
   const renewed = await tx.query(
     `UPDATE trusted_devices SET last_used_at = now(), expires_at = now() + make_interval(secs => $3)
           WHERE token_hash = $1 AND account_key = $2 AND expires_at > now() RETURNING token_hash`,
@@ -27,7 +32,10 @@ export async function renewDevice(tx: Queryable, tokenHash: string, accountKey: 
 }
 
 export const insertDevice = (tx: Queryable, tokenHash: string, accountKey: string, lifetimeS: number) =>
-  tx.query('INSERT INTO trusted_devices (token_hash, account_key, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))', [tokenHash, accountKey, lifetimeS]);
+  tx.query(
+    'INSERT INTO trusted_devices (token_hash, account_key, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))',
+    [tokenHash, accountKey, lifetimeS],
+  );
 
 /** Deletes the account's devices but its `keep` most recently used. */
 export const keepRecentDevices = (tx: Queryable, accountKey: string, keep: number) =>
@@ -39,6 +47,10 @@ export const keepRecentDevices = (tx: Queryable, accountKey: string, keep: numbe
 
 /** Deletes the account's devices, but the one whose hash is `keepHash` (none kept when null). */
 export const deleteAccountDevices = (tx: Queryable, accountKey: string, keepHash: string | null) =>
-  tx.query('DELETE FROM trusted_devices WHERE account_key = $1 AND ($2::text IS NULL OR token_hash <> $2)', [accountKey, keepHash]);
+  tx.query('DELETE FROM trusted_devices WHERE account_key = $1 AND ($2::text IS NULL OR token_hash <> $2)', [
+    accountKey,
+    keepHash,
+  ]);
 
-export const deleteExpiredDevices = (db: Queryable) => db.query('DELETE FROM trusted_devices WHERE expires_at <= now()');
+export const deleteExpiredDevices = (db: Queryable) =>
+  db.query('DELETE FROM trusted_devices WHERE expires_at <= now()');

@@ -8,7 +8,15 @@
 import { randomBytes } from 'node:crypto';
 import type { Db, Queryable } from '../db/index.ts';
 import { sha256Hex } from '../lib/canonical-json.ts';
-import { deleteAccountDevices, deleteExpiredDevices, findLiveDevice, insertDevice, keepRecentDevices, lockAccountDevices, renewDevice } from './trusted-device-store.ts';
+import {
+  deleteAccountDevices,
+  deleteExpiredDevices,
+  findLiveDevice,
+  insertDevice,
+  keepRecentDevices,
+  lockAccountDevices,
+  renewDevice,
+} from './trusted-device-store.ts';
 
 /** How long a device stays trusted without a sign-in; each complete sign-in on it starts the time again. */
 export const TRUSTED_DEVICE_LIFETIME_S = 180 * 24 * 3_600;
@@ -20,10 +28,15 @@ const DEVICE_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 export const deviceTokenHash = (token: string): string => sha256Hex(token);
 
-const wellFormed = (token: string | null | undefined): token is string => typeof token === 'string' && DEVICE_TOKEN_PATTERN.test(token);
+const wellFormed = (token: string | null | undefined): token is string =>
+  typeof token === 'string' && DEVICE_TOKEN_PATTERN.test(token);
 
 /** The stored hash of the presented token when it is a live device of this account; null otherwise (no token, another account's, revoked, expired). */
-export async function trustedDeviceHash(db: Queryable, token: string | null | undefined, accountKey: string): Promise<string | null> {
+export async function trustedDeviceHash(
+  db: Queryable,
+  token: string | null | undefined,
+  accountKey: string,
+): Promise<string | null> {
   if (!wellFormed(token)) return null;
   return findLiveDevice(db, deviceTokenHash(token), accountKey);
 }
@@ -32,7 +45,11 @@ export async function trustedDeviceHash(db: Queryable, token: string | null | un
  * After a complete sign-in: the presented token when it is already a live device of this account (its
  * time starts again), else a new one. The account keeps only its most recently used devices.
  */
-export async function rememberDevice(db: Db, accountKey: string, presented: string | null | undefined): Promise<string> {
+export async function rememberDevice(
+  db: Db,
+  accountKey: string,
+  presented: string | null | undefined,
+): Promise<string> {
   return db.transaction(async (tx) => {
     // One account's devices change one at a time, so concurrent sign-ins cannot leave more than the bound.
     await lockAccountDevices(tx, accountKey);

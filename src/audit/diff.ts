@@ -12,7 +12,8 @@ export interface FieldChange {
   after: string | null;
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Dotted field name → value text; a value that is not an object is the one field "value". */
 function flatten(value: unknown, prefix = '', out = new Map<string, string>()): Map<string, string> {
@@ -44,6 +45,12 @@ export function auditDiff(before: unknown, after: unknown): FieldChange[] {
 export function changesText(changes: readonly FieldChange[]): string {
   return changes
     .filter((c) => c.kind !== 'unchanged')
-    .map((c) => (c.kind === 'added' ? `${c.field}: added ${c.after}` : c.kind === 'removed' ? `${c.field}: removed (was ${c.before})` : `${c.field}: ${c.before} -> ${c.after}`))
+    .map((c) =>
+      c.kind === 'added'
+        ? `${c.field}: added ${c.after}`
+        : c.kind === 'removed'
+          ? `${c.field}: removed (was ${c.before})`
+          : `${c.field}: ${c.before} -> ${c.after}`,
+    )
     .join('; ');
 }

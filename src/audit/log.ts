@@ -17,7 +17,15 @@ export interface Actor {
 
 export const audit = (
   tx: Queryable,
-  entry: { actor: Actor; merchantId: string | null; action: string; objectType: string; objectId: string; before: unknown; after: unknown },
+  entry: {
+    actor: Actor;
+    merchantId: string | null;
+    action: string;
+    objectType: string;
+    objectId: string;
+    before: unknown;
+    after: unknown;
+  },
 ) =>
   store.insertAudit(tx, {
     actorType: entry.actor.type,
@@ -59,13 +67,26 @@ function accraDayStart(day: string): Date | null {
 }
 
 /** The store's filter for a query, or a refusal naming the date that is not a day (or a range that ends before it starts). */
-export function auditFilter(query: AuditQuery, cursor: { at: Date; id: string } | null, limit: number): store.AuditFilter {
+export function auditFilter(
+  query: AuditQuery,
+  cursor: { at: Date; id: string } | null,
+  limit: number,
+): store.AuditFilter {
   const from = query.from ? accraDayStart(query.from) : null;
-  if (query.from && !from) throw errors.invalidArgument('The "From" date is not a calendar day.', [{ field: 'from', message: 'is not a calendar day' }]);
+  if (query.from && !from)
+    throw errors.invalidArgument('The "From" date is not a calendar day.', [
+      { field: 'from', message: 'is not a calendar day' },
+    ]);
   const toStart = query.to ? accraDayStart(query.to) : null;
-  if (query.to && !toStart) throw errors.invalidArgument('The "To" date is not a calendar day.', [{ field: 'to', message: 'is not a calendar day' }]);
+  if (query.to && !toStart)
+    throw errors.invalidArgument('The "To" date is not a calendar day.', [
+      { field: 'to', message: 'is not a calendar day' },
+    ]);
   const before = toStart ? dayStart(new Date(toStart.getTime() + 36 * 3_600_000).toISOString().slice(0, 10)) : null;
-  if (from && before && before <= from) throw errors.invalidArgument('The "To" date is before the "From" date.', [{ field: 'to', message: 'is before from' }]);
+  if (from && before && before <= from)
+    throw errors.invalidArgument('The "To" date is before the "From" date.', [
+      { field: 'to', message: 'is before from' },
+    ]);
   const merchant = query.merchant ?? null;
   return {
     qPattern: query.q ? likePattern(query.q) : null,
@@ -92,5 +113,8 @@ export type AuditEntry = Awaited<ReturnType<typeof auditEntries>>[number];
 
 /** The actions and object types the log holds (the filters' choices). */
 export async function auditChoices(db: Queryable) {
-  return { actions: await store.distinctValues(db, 'action'), objectTypes: await store.distinctValues(db, 'object_type') };
+  return {
+    actions: await store.distinctValues(db, 'action'),
+    objectTypes: await store.distinctValues(db, 'object_type'),
+  };
 }

@@ -19,7 +19,17 @@ export const insertAudit = (tx: Queryable, row: AuditRow) =>
   tx.query(
     `INSERT INTO audit_log (actor_type, actor_id, actor_email, merchant_id, action, object_type, object_id, before, after)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-    [row.actorType, row.actorId, row.actorEmail, row.merchantId, row.action, row.objectType, row.objectId, row.before, row.after],
+    [
+      row.actorType,
+      row.actorId,
+      row.actorEmail,
+      row.merchantId,
+      row.action,
+      row.objectType,
+      row.objectId,
+      row.before,
+      row.after,
+    ],
   );
 
 export interface AuditLogRow {
@@ -73,7 +83,19 @@ export const listAudit = (db: Queryable, f: AuditFilter) =>
         AND ($9::bigint IS NULL OR a.id < $9::bigint)
         AND ($11::text IS NULL OR m.name ILIKE $11 ESCAPE '\\')
       ORDER BY a.id DESC LIMIT $10`,
-    [f.qPattern, f.actor, f.merchantId, f.action, f.objectType, f.objectId, f.from, f.before, f.cursor?.id ?? null, f.limit, f.merchantNamePattern],
+    [
+      f.qPattern,
+      f.actor,
+      f.merchantId,
+      f.action,
+      f.objectType,
+      f.objectId,
+      f.from,
+      f.before,
+      f.cursor?.id ?? null,
+      f.limit,
+      f.merchantNamePattern,
+    ],
   );
 
 /**

@@ -26,12 +26,16 @@ import { ownerOf, settlementSummary } from './service.ts';
 /** from and to, both required: Africa/Accra days, both included. */
 const ExportQuery = SummaryQuery;
 type ExportQuery = Static<typeof ExportQuery>;
-const BalanceTransactionsExportQuery = Type.Object({ ...SummaryQuery.properties, type: Type.Optional(BalanceTransactionTypeSchema) }, { additionalProperties: false });
+const BalanceTransactionsExportQuery = Type.Object(
+  { ...SummaryQuery.properties, type: Type.Optional(BalanceTransactionTypeSchema) },
+  { additionalProperties: false },
+);
 type BalanceTransactionsExportQuery = Static<typeof BalanceTransactionsExportQuery>;
 
 const headers = (columns: readonly { header: string }[]) => columns.map((column) => column.header).join(', ');
 const RANGE = `the Africa/Accra days \`from\` to \`to\` (both included, at most ${EXPORT_RANGE_DAYS_MAX} days)`;
-const FILE_NOTES = 'Streamed, oldest first, however many rows; UTF-8 with a BOM, CRLF lines; amounts in pesewas with a GHS column beside each; text a spreadsheet would run as a formula starts with `\'`.';
+const FILE_NOTES =
+  "Streamed, oldest first, however many rows; UTF-8 with a BOM, CRLF lines; amounts in pesewas with a GHS column beside each; text a spreadsheet would run as a formula starts with `'`.";
 
 interface ExportRoute<Query> {
   path: string;
@@ -97,7 +101,11 @@ export async function exportRoutes(app: FastifyInstance, deps: AppDeps): Promise
     async send(request, reply) {
       const owner = ownerOf(principalOf(request));
       const summary = await settlementSummary(db, owner, request.query);
-      return sendCsv(reply, { filename: exportFilename('balance-summary', owner.environment, summary), columns: SUMMARY_COLUMNS, rows: rowsOf(summary.days) });
+      return sendCsv(reply, {
+        filename: exportFilename('balance-summary', owner.environment, summary),
+        columns: SUMMARY_COLUMNS,
+        rows: rowsOf(summary.days),
+      });
     },
   });
   exportRoute<ExportQuery>({

@@ -6,7 +6,16 @@ import { sessionsCreatedBetween, toPayment } from '../checkout/session-list.ts';
 import type { Queryable } from '../db/index.ts';
 import { csvColumn as col, type CsvColumn } from '../lib/csv-columns.ts';
 import { payoutsCreatedBetween, type PayoutExportRow } from '../payouts/queries.ts';
-import { balanceTransactionId, EXPORT_PAGE_ROWS, parseDayRange, typeOfKind, type BalanceTransactionRow, type BalanceTransactionType, type DayRange, type SummaryPeriod } from './model.ts';
+import {
+  balanceTransactionId,
+  EXPORT_PAGE_ROWS,
+  parseDayRange,
+  typeOfKind,
+  type BalanceTransactionRow,
+  type BalanceTransactionType,
+  type DayRange,
+  type SummaryPeriod,
+} from './model.ts';
 import { balanceTransactionsBetween, type BooksOwner } from './service.ts';
 import type { PaymentReferenceColumns } from './store.ts';
 
@@ -39,37 +48,39 @@ export const BALANCE_TRANSACTION_COLUMNS: CsvColumn<BalanceTransactionExportRow>
   col.text('card_last4', (row) => row.card_last4),
 ];
 
-type SessionExportRow = Awaited<ReturnType<typeof sessionsCreatedBetween> extends AsyncIterable<infer Row> ? Row : never>;
+type SessionExportRow = Awaited<
+  ReturnType<typeof sessionsCreatedBetween> extends AsyncIterable<infer Row> ? Row : never
+>;
 
 export const SESSION_COLUMNS: CsvColumn<SessionExportRow>[] = (() => {
   const paid = (row: SessionExportRow) => (row.payment ? toPayment(row.payment) : null);
   return [
-  col.text('id', (row) => row.session.id),
-  col.timestamp('created_at', (row) => row.session.created_at),
-  col.text('status', (row) => row.session.status),
-  col.text('invoice_ref', (row) => row.session.invoice_ref),
-  col.text('description', (row) => row.session.description),
-  col.text('customer_name', (row) => row.session.customer_name),
-  col.text('customer_email', (row) => row.session.customer_email),
-  col.integer('amount_minor', (row) => row.session.amount_minor),
-  col.ghs('amount_ghs', (row) => row.session.amount_minor),
-  col.text('currency', (row) => row.session.currency),
-  col.text('attempt_reference', (row) => paid(row)?.attempt_reference),
-  col.text('payment_status', (row) => paid(row)?.status),
-  col.text('rail', (row) => paid(row)?.rail),
-  col.text('provider', (row) => paid(row)?.provider),
-  col.text('provider_reference', (row) => paid(row)?.provider_reference),
-  col.integer('amount_charged_minor', (row) => paid(row)?.amount_charged_minor),
-  col.integer('fee_minor', (row) => paid(row)?.fee_minor),
-  col.integer('net_minor', (row) => paid(row)?.net_minor),
-  col.ghs('amount_charged_ghs', (row) => paid(row)?.amount_charged_minor),
-  col.ghs('fee_ghs', (row) => paid(row)?.fee_minor),
-  col.ghs('net_ghs', (row) => paid(row)?.net_minor),
-  col.timestamp('paid_at', (row) => paid(row)?.paid_at),
-  // Issue 31, appended (files are read by position): what the provider calls the payment, and the card that paid.
-  col.text('provider_transaction_id', (row) => paid(row)?.provider_transaction_id),
-  col.text('card_brand', (row) => paid(row)?.card?.brand),
-  col.text('card_last4', (row) => paid(row)?.card?.last4),
+    col.text('id', (row) => row.session.id),
+    col.timestamp('created_at', (row) => row.session.created_at),
+    col.text('status', (row) => row.session.status),
+    col.text('invoice_ref', (row) => row.session.invoice_ref),
+    col.text('description', (row) => row.session.description),
+    col.text('customer_name', (row) => row.session.customer_name),
+    col.text('customer_email', (row) => row.session.customer_email),
+    col.integer('amount_minor', (row) => row.session.amount_minor),
+    col.ghs('amount_ghs', (row) => row.session.amount_minor),
+    col.text('currency', (row) => row.session.currency),
+    col.text('attempt_reference', (row) => paid(row)?.attempt_reference),
+    col.text('payment_status', (row) => paid(row)?.status),
+    col.text('rail', (row) => paid(row)?.rail),
+    col.text('provider', (row) => paid(row)?.provider),
+    col.text('provider_reference', (row) => paid(row)?.provider_reference),
+    col.integer('amount_charged_minor', (row) => paid(row)?.amount_charged_minor),
+    col.integer('fee_minor', (row) => paid(row)?.fee_minor),
+    col.integer('net_minor', (row) => paid(row)?.net_minor),
+    col.ghs('amount_charged_ghs', (row) => paid(row)?.amount_charged_minor),
+    col.ghs('fee_ghs', (row) => paid(row)?.fee_minor),
+    col.ghs('net_ghs', (row) => paid(row)?.net_minor),
+    col.timestamp('paid_at', (row) => paid(row)?.paid_at),
+    // Issue 31, appended (files are read by position): what the provider calls the payment, and the card that paid.
+    col.text('provider_transaction_id', (row) => paid(row)?.provider_transaction_id),
+    col.text('card_brand', (row) => paid(row)?.card?.brand),
+    col.text('card_last4', (row) => paid(row)?.card?.last4),
   ];
 })();
 
@@ -117,7 +128,11 @@ export const SUMMARY_COLUMNS: CsvColumn<SummaryRow>[] = [
 ];
 
 /** The balance transactions of Accra days from..to (and of one type), for a CSV file (the range is checked first: 400 before any row). */
-export async function exportBalanceTransactions(db: Queryable, owner: BooksOwner, query: { from?: string; to?: string; type?: BalanceTransactionType }) {
+export async function exportBalanceTransactions(
+  db: Queryable,
+  owner: BooksOwner,
+  query: { from?: string; to?: string; type?: BalanceTransactionType },
+) {
   const range = parseDayRange(query.from, query.to);
   const rows = await balanceTransactionsBetween(db, owner, range.bounds[0]!, range.bounds.at(-1)!, query.type);
   return { range, rows, filename: exportFilename('balance-transactions', owner.environment, range) };
@@ -133,7 +148,14 @@ export function exportSessions(db: Queryable, owner: BooksOwner, query: { from?:
 /** The payouts of Accra days from..to, for a CSV file. */
 export function exportPayouts(db: Queryable, owner: BooksOwner, query: { from?: string; to?: string }) {
   const range = parseDayRange(query.from, query.to);
-  const rows = payoutsCreatedBetween(db, owner.merchantId, owner.environment, range.bounds[0]!, range.bounds.at(-1)!, EXPORT_PAGE_ROWS);
+  const rows = payoutsCreatedBetween(
+    db,
+    owner.merchantId,
+    owner.environment,
+    range.bounds[0]!,
+    range.bounds.at(-1)!,
+    EXPORT_PAGE_ROWS,
+  );
   return { range, rows, filename: exportFilename('payouts', owner.environment, range) };
 }
 

@@ -15,7 +15,15 @@ export const EXPORT_RANGE_DAYS_MAX = 366;
 export const EXPORT_PAGE_ROWS = 2_000;
 
 /** What a movement was, from the journal entry that made it. Only entries that moved available are rows. */
-export const BALANCE_TRANSACTION_TYPES = ['payment', 'payment_reversal', 'payout', 'payout_release', 'payout_return', 'refund', 'refund_release'] as const;
+export const BALANCE_TRANSACTION_TYPES = [
+  'payment',
+  'payment_reversal',
+  'payout',
+  'payout_release',
+  'payout_return',
+  'refund',
+  'refund_release',
+] as const;
 export type BalanceTransactionType = (typeof BALANCE_TRANSACTION_TYPES)[number];
 
 // payout_post and refund_post move held money (never available), so they are never rows.
@@ -87,7 +95,11 @@ export function toBalanceTransaction(row: BalanceTransactionRow) {
     fee_minor: row.fee_minor,
     net_minor: row.net_minor,
     currency: 'GHS' as const,
-    source: { type: row.reference_type, id: row.reference_id, ...(row.reference_type === 'payment' ? { session_id: row.session_id } : {}) },
+    source: {
+      type: row.reference_type,
+      id: row.reference_id,
+      ...(row.reference_type === 'payment' ? { session_id: row.session_id } : {}),
+    },
     balance_after_minor: row.balance_after_minor,
     created_at: row.created_at.toISOString(),
   };
@@ -101,7 +113,16 @@ const DAY_MS = 86_400_000;
 
 /** The zone's offset from UTC at an instant, in minutes (Intl's tz data: the same IANA zone PostgreSQL uses). */
 function zoneOffsetMinutes(at: Date): number {
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone: BOOKS_TIME_ZONE, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' }).formatToParts(at);
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone: BOOKS_TIME_ZONE,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  }).formatToParts(at);
   const part = (type: string) => Number(parts.find((p) => p.type === type)!.value);
   const asUtc = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'));
   return Math.round((asUtc - Math.floor(at.getTime() / 1000) * 1000) / 60_000);
@@ -144,7 +165,10 @@ export interface DayRange {
 /** from and to (YYYY-MM-DD, Accra days, inclusive), both required, at most EXPORT_RANGE_DAYS_MAX days. 400 otherwise. */
 export function parseDayRange(from: string | undefined, to: string | undefined): DayRange {
   const bad = (field: string, message: string) =>
-    errors.invalidArgument(`An export covers Africa/Accra days from \`from\` to \`to\` (YYYY-MM-DD, inclusive, at most ${EXPORT_RANGE_DAYS_MAX} days): ${field} ${message}.`, [{ field, message }]);
+    errors.invalidArgument(
+      `An export covers Africa/Accra days from \`from\` to \`to\` (YYYY-MM-DD, inclusive, at most ${EXPORT_RANGE_DAYS_MAX} days): ${field} ${message}.`,
+      [{ field, message }],
+    );
   if (from === undefined) throw bad('from', 'is required');
   if (to === undefined) throw bad('to', 'is required');
   const fromMs = calendarDayMs(from);
@@ -153,7 +177,8 @@ export function parseDayRange(from: string | undefined, to: string | undefined):
   if (toMs === null) throw bad('to', 'must be a calendar day as YYYY-MM-DD');
   if (toMs < fromMs) throw bad('to', 'must not be before from');
   const count = (toMs - fromMs) / DAY_MS + 1;
-  if (count > EXPORT_RANGE_DAYS_MAX) throw bad('to', `must be at most ${EXPORT_RANGE_DAYS_MAX} days after from (counting both)`);
+  if (count > EXPORT_RANGE_DAYS_MAX)
+    throw bad('to', `must be at most ${EXPORT_RANGE_DAYS_MAX} days after from (counting both)`);
   const days = [from];
   while (days.length < count) days.push(dayAfter(days.at(-1)!));
   return { from, to, days, bounds: [...days.map(dayStart), dayStart(dayAfter(to))] };
@@ -202,7 +227,11 @@ export interface SummaryPeriod {
  * Periods chained from an opening balance: each period's opening is the previous closing, and closing -
  * opening = net = the sum of the amount columns - fees_minor, exactly (integers; asserted).
  */
-export function chainPeriods(openingMinor: number, periodCount: number, totals: readonly PeriodKindTotal[]): SummaryPeriod[] {
+export function chainPeriods(
+  openingMinor: number,
+  periodCount: number,
+  totals: readonly PeriodKindTotal[],
+): SummaryPeriod[] {
   const periods: SummaryPeriod[] = [];
   let balance = openingMinor;
   for (let period = 1; period <= periodCount; period++) {
@@ -227,7 +256,11 @@ export function chainPeriods(openingMinor: number, periodCount: number, totals: 
       item.net_minor += total.net_minor;
       item.transactions += total.count;
     }
-    const items = (Object.values(SUMMARY_AMOUNT_COLUMNS) as (keyof SummaryPeriod)[]).reduce((sum, column) => sum + item[column], 0) - item.fees_minor;
+    const items =
+      (Object.values(SUMMARY_AMOUNT_COLUMNS) as (keyof SummaryPeriod)[]).reduce(
+        (sum, column) => sum + item[column],
+        0,
+      ) - item.fees_minor;
     if (items !== item.net_minor || !Number.isSafeInteger(balance + item.net_minor)) {
       throw new Error(`books assertion failed: period ${period} itemises ${items} but moved ${item.net_minor}`);
     }

@@ -6,7 +6,13 @@ import { principalOf } from '../http/auth.ts';
 import { listResponse, sendCsv, wantsCsv } from '../http/csv.ts';
 import type { AppDeps } from '../http/deps.ts';
 import { errorResponses } from '../http/schemas.ts';
-import { BALANCE_TRANSACTION_COLUMNS as BALANCE_TRANSACTION_CSV, exportBalanceTransactions, exportFilename, rowsOf, SUMMARY_COLUMNS } from './exports.ts';
+import {
+  BALANCE_TRANSACTION_COLUMNS as BALANCE_TRANSACTION_CSV,
+  exportBalanceTransactions,
+  exportFilename,
+  rowsOf,
+  SUMMARY_COLUMNS,
+} from './exports.ts';
 import { EXPORT_RANGE_DAYS_MAX } from './model.ts';
 import { BalanceSummary, BalanceTransactionList, ListBalanceTransactionsQuery, SummaryQuery } from './schemas.ts';
 import { listBalanceTransactions, ownerOf, settlementSummary } from './service.ts';
@@ -53,16 +59,23 @@ export async function booksRoutes(app: FastifyInstance, deps: AppDeps): Promise<
         summary: 'Daily settlement summary',
         description:
           `One row per Africa/Accra day from \`from\` to \`to\` (at most ${EXPORT_RANGE_DAYS_MAX} days): the available balance when the day began, its payments, fees, refunds, payouts, reversals, releases and returns, and the balance when it ended. ` +
-          'Each opening is the previous closing, and closing - opening is the sum of the day\'s balance transactions exactly. `Accept: text/csv` answers the same rows as a CSV file.',
+          "Each opening is the previous closing, and closing - opening is the sum of the day's balance transactions exactly. `Accept: text/csv` answers the same rows as a CSV file.",
         querystring: SummaryQuery,
-        response: { 200: listResponse(Type.Ref(BalanceSummary.$id!), '/api/v1/exports/balance-summary'), ...errorResponses(400, 401, 429) },
+        response: {
+          200: listResponse(Type.Ref(BalanceSummary.$id!), '/api/v1/exports/balance-summary'),
+          ...errorResponses(400, 401, 429),
+        },
       },
     },
     async (request, reply) => {
       const owner = ownerOf(principalOf(request));
       const summary = await settlementSummary(db, owner, request.query);
       if (!wantsCsv(request)) return summary;
-      return sendCsv(reply, { filename: exportFilename('balance-summary', owner.environment, summary), columns: SUMMARY_COLUMNS, rows: rowsOf(summary.days) });
+      return sendCsv(reply, {
+        filename: exportFilename('balance-summary', owner.environment, summary),
+        columns: SUMMARY_COLUMNS,
+        rows: rowsOf(summary.days),
+      });
     },
   );
 }

@@ -2,13 +2,24 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ID_PARAM_LENGTH_MAX } from '../checkout/model.ts';
 import { Day } from '../http/schemas.ts';
-import { BALANCE_TRANSACTION_LIMIT_DEFAULT, BALANCE_TRANSACTION_LIMIT_MAX, BALANCE_TRANSACTION_TYPES, EXPORT_RANGE_DAYS_MAX, SUMMARY_AMOUNT_COLUMNS } from './model.ts';
-
+import {
+  BALANCE_TRANSACTION_LIMIT_DEFAULT,
+  BALANCE_TRANSACTION_LIMIT_MAX,
+  BALANCE_TRANSACTION_TYPES,
+  EXPORT_RANGE_DAYS_MAX,
+  SUMMARY_AMOUNT_COLUMNS,
+} from './model.ts';
 
 /** from and to of a CSV export (Accra days, inclusive): required with Accept: text/csv, ignored for JSON. */
 export const ExportRangeProperties = {
-  from: Type.Optional(Day(`With Accept: text/csv (required then): the first Africa/Accra day of the file, YYYY-MM-DD. Ignored for JSON.`)),
-  to: Type.Optional(Day(`With Accept: text/csv (required then): the last Africa/Accra day of the file, YYYY-MM-DD, at most ${EXPORT_RANGE_DAYS_MAX} days from \`from\` counting both. Ignored for JSON.`)),
+  from: Type.Optional(
+    Day(`With Accept: text/csv (required then): the first Africa/Accra day of the file, YYYY-MM-DD. Ignored for JSON.`),
+  ),
+  to: Type.Optional(
+    Day(
+      `With Accept: text/csv (required then): the last Africa/Accra day of the file, YYYY-MM-DD, at most ${EXPORT_RANGE_DAYS_MAX} days from \`from\` counting both. Ignored for JSON.`,
+    ),
+  ),
 };
 
 export const BalanceTransactionTypeSchema = Type.Union(
@@ -21,10 +32,25 @@ export const BalanceTransactionTypeSchema = Type.Union(
 
 export const ListBalanceTransactionsQuery = Type.Object(
   {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: BALANCE_TRANSACTION_LIMIT_MAX, default: BALANCE_TRANSACTION_LIMIT_DEFAULT, description: 'Rows per page (JSON).' })),
-    starting_after: Type.Optional(Type.String({ minLength: 1, maxLength: ID_PARAM_LENGTH_MAX, description: 'The last id of the previous page (JSON).' })),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: BALANCE_TRANSACTION_LIMIT_MAX,
+        default: BALANCE_TRANSACTION_LIMIT_DEFAULT,
+        description: 'Rows per page (JSON).',
+      }),
+    ),
+    starting_after: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: ID_PARAM_LENGTH_MAX,
+        description: 'The last id of the previous page (JSON).',
+      }),
+    ),
     type: Type.Optional(BalanceTransactionTypeSchema),
-    created_gte: Type.Optional(Type.String({ format: 'date-time', description: 'Created at or after (ISO 8601; JSON).' })),
+    created_gte: Type.Optional(
+      Type.String({ format: 'date-time', description: 'Created at or after (ISO 8601; JSON).' }),
+    ),
     created_lt: Type.Optional(Type.String({ format: 'date-time', description: 'Created before (ISO 8601; JSON).' })),
     ...ExportRangeProperties,
   },
@@ -37,14 +63,20 @@ export const BalanceTransactionSchema = Type.Object(
     id: Type.String({ description: 'txn_ and 32 hex digits (the journal entry that moved the balance); stable.' }),
     object: Type.Literal('balance_transaction'),
     type: BalanceTransactionTypeSchema,
-    amount_minor: Type.Integer({ description: 'What moved before fees: a payment\'s charge, a payout\'s amount (negative), a refund (negative).' }),
-    fee_minor: Type.Integer({ description: 'Sika\'s fees in it (negative when a fee comes back: a reversal, a released or returned payout).' }),
+    amount_minor: Type.Integer({
+      description: "What moved before fees: a payment's charge, a payout's amount (negative), a refund (negative).",
+    }),
+    fee_minor: Type.Integer({
+      description: "Sika's fees in it (negative when a fee comes back: a reversal, a released or returned payout).",
+    }),
     net_minor: Type.Integer({ description: 'The change of the available balance: amount_minor - fee_minor.' }),
     currency: Type.Literal('GHS'),
     source: Type.Object({
       type: Type.Union([Type.Literal('payment'), Type.Literal('payout'), Type.Literal('refund')]),
       id: Type.String({ description: 'The attempt that paid (att_...), the payout (po_...) or the refund (re_...).' }),
-      session_id: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'A payment\'s checkout session.' })),
+      session_id: Type.Optional(
+        Type.Union([Type.String(), Type.Null()], { description: "A payment's checkout session." }),
+      ),
     }),
     balance_after_minor: Type.Integer({ minimum: 0, description: 'The available balance right after this movement.' }),
     created_at: Type.String({ format: 'date-time' }),
@@ -83,9 +115,14 @@ export const BalanceSummary = Type.Object(
     days: Type.Array(
       Type.Object({
         day: Type.String({ description: 'YYYY-MM-DD, an Africa/Accra day.' }),
-        opening_balance_minor: Minor('The available balance when the day began: the previous day\'s closing.'),
-        ...Object.fromEntries(Object.values(SUMMARY_AMOUNT_COLUMNS).map((column) => [column, Minor('The day\'s movements of this type before fees (signed: money out is negative).')])),
-        fees_minor: Minor('Every fee of the day (payments\' and payouts\'), less fees given back.'),
+        opening_balance_minor: Minor("The available balance when the day began: the previous day's closing."),
+        ...Object.fromEntries(
+          Object.values(SUMMARY_AMOUNT_COLUMNS).map((column) => [
+            column,
+            Minor("The day's movements of this type before fees (signed: money out is negative)."),
+          ]),
+        ),
+        fees_minor: Minor("Every fee of the day (payments' and payouts'), less fees given back."),
         net_minor: Minor('closing - opening: the sum of the amount columns less fees_minor.'),
         transactions: Type.Integer({ minimum: 0, description: 'Balance transactions that day.' }),
         closing_balance_minor: Minor('The available balance when the day ended.'),

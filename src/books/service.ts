@@ -34,13 +34,18 @@ export interface BooksOwner {
   environment: Environment;
 }
 
-export const ownerOf = (principal: ApiPrincipal): BooksOwner => ({ merchantId: principal.merchantId, environment: principal.environment });
+export const ownerOf = (principal: ApiPrincipal): BooksOwner => ({
+  merchantId: principal.merchantId,
+  environment: principal.environment,
+});
 
 function createdRange(query: { created_gte?: string; created_lt?: string }) {
   const createdFrom = query.created_gte ? new Date(query.created_gte) : undefined;
   const createdBefore = query.created_lt ? new Date(query.created_lt) : undefined;
   if (createdFrom && createdBefore && createdFrom >= createdBefore) {
-    throw errors.invalidArgument('created_gte must be before created_lt.', [{ field: 'created_lt', message: 'must be after created_gte' }]);
+    throw errors.invalidArgument('created_gte must be before created_lt.', [
+      { field: 'created_lt', message: 'must be after created_gte' },
+    ]);
   }
   return { createdFrom, createdBefore };
 }
@@ -54,18 +59,29 @@ export async function listBalanceTransactions(db: Queryable, owner: BooksOwner, 
     const entryId = entryIdOf(query.starting_after);
     const seq = entryId ? await store.findSeq(db, owner.merchantId, owner.environment, entryId) : null;
     if (seq === null) {
-      throw errors.invalidArgument('starting_after must be the id of a balance transaction of this key (the last id of the previous page).', [
-        { field: 'starting_after', message: 'is not a balance transaction of this merchant and environment' },
-      ]);
+      throw errors.invalidArgument(
+        'starting_after must be the id of a balance transaction of this key (the last id of the previous page).',
+        [{ field: 'starting_after', message: 'is not a balance transaction of this merchant and environment' }],
+      );
     }
     afterSeq = seq;
   }
   const rows = await store.searchBalanceTransactions(
     db,
-    { ...owner, kinds: query.type ? kindsOfType(query.type) : undefined, ...createdRange(query), afterSeq, order: 'newest' },
+    {
+      ...owner,
+      kinds: query.type ? kindsOfType(query.type) : undefined,
+      ...createdRange(query),
+      afterSeq,
+      order: 'newest',
+    },
     limit + 1,
   );
-  return { object: 'list' as const, data: rows.slice(0, limit).map(toBalanceTransaction), has_more: rows.length > limit };
+  return {
+    object: 'list' as const,
+    data: rows.slice(0, limit).map(toBalanceTransaction),
+    has_more: rows.length > limit,
+  };
 }
 
 /**
@@ -87,7 +103,11 @@ export async function balanceTransactionsBetween(
       if (!range) return;
       let afterSeq = range.first - 1;
       for (;;) {
-        const rows = await store.searchBalanceTransactions(db, { ...owner, kinds, afterSeq, maxSeq: range.last, order: 'oldest' }, EXPORT_PAGE_ROWS);
+        const rows = await store.searchBalanceTransactions(
+          db,
+          { ...owner, kinds, afterSeq, maxSeq: range.last, order: 'oldest' },
+          EXPORT_PAGE_ROWS,
+        );
         yield* rows;
         if (rows.length < EXPORT_PAGE_ROWS) return;
         afterSeq = rows.at(-1)!.seq;
@@ -100,7 +120,11 @@ export async function balanceTransactionsBetween(
  * The available balance over consecutive periods (bounds[i] to bounds[i + 1]): each one's opening (the
  * balance just before it), movements by type, fees, net and closing. Closings chain into the next openings.
  */
-export async function summariseBetween(db: Queryable, owner: BooksOwner, bounds: readonly Date[]): Promise<SummaryPeriod[]> {
+export async function summariseBetween(
+  db: Queryable,
+  owner: BooksOwner,
+  bounds: readonly Date[],
+): Promise<SummaryPeriod[]> {
   if (bounds.length < 2) throw new Error('books assertion failed: a summary needs at least one period');
   await applyPendingCredits(db, owner.merchantId, owner.environment);
   const [opening, totals] = await Promise.all([

@@ -45,7 +45,11 @@ const ROW_SELECT = `
     LEFT JOIN payment_attempts a ON e.reference_type = 'payment' AND a.id = e.reference_id`;
 
 /** Up to `limit` movements matching the search, in the order asked. */
-export function searchBalanceTransactions(db: Queryable, search: BalanceTransactionSearch, limit: number): Promise<(BalanceTransactionRow & PaymentReferenceColumns)[]> {
+export function searchBalanceTransactions(
+  db: Queryable,
+  search: BalanceTransactionSearch,
+  limit: number,
+): Promise<(BalanceTransactionRow & PaymentReferenceColumns)[]> {
   const where = ['b.merchant_id = $1', 'b.environment = $2'];
   const params: unknown[] = [search.merchantId, search.environment];
   const add = (clause: (n: number) => string, value: unknown) => {
@@ -55,7 +59,8 @@ export function searchBalanceTransactions(db: Queryable, search: BalanceTransact
   if (search.kinds) add((n) => `e.kind = ANY($${n}::text[])`, search.kinds);
   if (search.createdFrom) add((n) => `b.created_at >= $${n}`, search.createdFrom);
   if (search.createdBefore) add((n) => `b.created_at < $${n}`, search.createdBefore);
-  if (search.afterSeq !== undefined) add((n) => (search.order === 'newest' ? `b.seq < $${n}` : `b.seq > $${n}`), search.afterSeq);
+  if (search.afterSeq !== undefined)
+    add((n) => (search.order === 'newest' ? `b.seq < $${n}` : `b.seq > $${n}`), search.afterSeq);
   if (search.maxSeq !== undefined) add((n) => `b.seq <= $${n}`, search.maxSeq);
   params.push(limit);
   return db.query<BalanceTransactionRow & PaymentReferenceColumns>(
@@ -65,12 +70,16 @@ export function searchBalanceTransactions(db: Queryable, search: BalanceTransact
 }
 
 /** The seq of a movement of this merchant and environment, by its journal entry; null for anyone else's. */
-export async function findSeq(db: Queryable, merchantId: string, environment: string, entryId: string): Promise<number | null> {
-  const rows = await db.query<{ seq: number }>('SELECT seq FROM balance_transactions WHERE entry_id = $1 AND merchant_id = $2 AND environment = $3', [
-    entryId,
-    merchantId,
-    environment,
-  ]);
+export async function findSeq(
+  db: Queryable,
+  merchantId: string,
+  environment: string,
+  entryId: string,
+): Promise<number | null> {
+  const rows = await db.query<{ seq: number }>(
+    'SELECT seq FROM balance_transactions WHERE entry_id = $1 AND merchant_id = $2 AND environment = $3',
+    [entryId, merchantId, environment],
+  );
   return rows[0]?.seq ?? null;
 }
 
@@ -78,7 +87,13 @@ export async function findSeq(db: Queryable, merchantId: string, environment: st
  * The first and last seq of the movements created in [from, before) (null when none): created_at follows seq,
  * so the range is every seq between them. Read by created_at (its index), each end one index probe.
  */
-export async function seqRange(db: Queryable, merchantId: string, environment: string, from: Date, before: Date): Promise<{ first: number; last: number } | null> {
+export async function seqRange(
+  db: Queryable,
+  merchantId: string,
+  environment: string,
+  from: Date,
+  before: Date,
+): Promise<{ first: number; last: number } | null> {
   const rows = await db.query<{ first: number | null; last: number | null }>(
     `SELECT (SELECT seq FROM balance_transactions WHERE merchant_id = $1 AND environment = $2 AND created_at >= $3 AND created_at < $4
               ORDER BY created_at, seq LIMIT 1) AS first,
@@ -104,7 +119,12 @@ export async function balanceBefore(db: Queryable, merchantId: string, environme
  * Movements between consecutive bounds summed per period and entry kind: period 1 is bounds[0] to bounds[1]
  * (from included, to excluded), and so on; movements outside bounds[0] to the last bound are not read.
  */
-export async function periodTotals(db: Queryable, merchantId: string, environment: string, bounds: readonly Date[]): Promise<PeriodKindTotal[]> {
+export async function periodTotals(
+  db: Queryable,
+  merchantId: string,
+  environment: string,
+  bounds: readonly Date[],
+): Promise<PeriodKindTotal[]> {
   return db.query<PeriodKindTotal>(
     `WITH moved AS (${ROW_SELECT}
       WHERE b.merchant_id = $1 AND b.environment = $2 AND b.created_at >= $3 AND b.created_at < $4)

@@ -11,7 +11,13 @@
 //   still cannot be recorded the attempt stays pending with its reference and status checks find it.
 import { SikaError, errors } from '../lib/errors.ts';
 import { failureMessage } from '../lib/payment-failures.ts';
-import { ProviderNoAnswerError, ProviderRefusedError, type CollectionRail, type Initiated, type StatusCheck } from '../rails/index.ts';
+import {
+  ProviderNoAnswerError,
+  ProviderRefusedError,
+  type CollectionRail,
+  type Initiated,
+  type StatusCheck,
+} from '../rails/index.ts';
 import type { Started } from './attempt-start.ts';
 import { railInput } from './attempts.ts';
 import type { AttemptRow } from './model.ts';
@@ -43,15 +49,27 @@ export async function recordWithRetries<T>(work: () => Promise<T>, log?: Log): P
   }
 }
 
-const outcomeCtx = (ctx: PayerContext, source: string) => ({ checkoutUrlHost: ctx.checkoutUrlHost, source, providers: ctx.providers });
+const outcomeCtx = (ctx: PayerContext, source: string) => ({
+  checkoutUrlHost: ctx.checkoutUrlHost,
+  source,
+  providers: ctx.providers,
+});
 
-async function recordInitiated(ctx: PayerContext, adapter: CollectionRail, attempt: AttemptRow, initiated: Initiated): Promise<AttemptRow> {
+async function recordInitiated(
+  ctx: PayerContext,
+  adapter: CollectionRail,
+  attempt: AttemptRow,
+  initiated: Initiated,
+): Promise<AttemptRow> {
   const answer = {
     providerReference: initiated.providerReference || undefined,
     rawStatus: initiated.rawStatus,
     verificationRequired: initiated.verificationRequired,
     // Whether a prompt can be sent again is the provider's to say (issue 31): the page offers it only then.
-    instructions: attempt.rail === 'momo' ? { ...initiated.instructions, resend_supported: adapter.resendSupported === true } : initiated.instructions,
+    instructions:
+      attempt.rail === 'momo'
+        ? { ...initiated.instructions, resend_supported: adapter.resendSupported === true }
+        : initiated.instructions,
   };
   const decided = initiated.outcome && initiated.outcome !== 'pending' ? initiated.outcome : null;
   const inTransaction = () =>
@@ -59,23 +77,39 @@ async function recordInitiated(ctx: PayerContext, adapter: CollectionRail, attem
       let updated = await store.updateAttemptProvider(tx, attempt.id, answer);
       if (decided) {
         const facts = initiated.failureReason ? { failureReason: initiated.failureReason } : undefined;
-        updated = (await applyOutcome(tx, attempt.id, decided, { ...outcomeCtx(ctx, 'provider'), providerStatus: initiated.rawStatus, facts })).attempt;
+        updated = (
+          await applyOutcome(tx, attempt.id, decided, {
+            ...outcomeCtx(ctx, 'provider'),
+            providerStatus: initiated.rawStatus,
+            facts,
+          })
+        ).attempt;
       }
       return updated;
     });
   // Most answers only say "pending, here is our reference": one self-contained write, no transaction.
-  const work = async () => (!decided && (await store.writeAttemptProvider(ctx.db, attempt.id, answer))) || inTransaction();
+  const work = async () =>
+    (!decided && (await store.writeAttemptProvider(ctx.db, attempt.id, answer))) || inTransaction();
   try {
     return await recordWithRetries(work, ctx.log);
   } catch (error) {
     if (error instanceof SikaError) throw error;
-    ctx.log?.error({ err: error, attempt_id: attempt.id }, 'the provider accepted a payment that could not be recorded; status checks will find it');
-    throw errors.unavailable('The payment was sent to your provider but could not be confirmed yet; check its status shortly.');
+    ctx.log?.error(
+      { err: error, attempt_id: attempt.id },
+      'the provider accepted a payment that could not be recorded; status checks will find it',
+    );
+    throw errors.unavailable(
+      'The payment was sent to your provider but could not be confirmed yet; check its status shortly.',
+    );
   }
 }
 
 /** The answer to a create was lost: ask the provider about our reference instead of sending it again. */
-async function confirmAfterLostAnswer(ctx: PayerContext, adapter: CollectionRail, attempt: AttemptRow): Promise<AttemptRow> {
+async function confirmAfterLostAnswer(
+  ctx: PayerContext,
+  adapter: CollectionRail,
+  attempt: AttemptRow,
+): Promise<AttemptRow> {
   let outcome: StatusCheck['outcome'] = 'unknown';
   let rawStatus = UNCONFIRMED_RAW_STATUS;
   let facts: ReturnType<typeof factsOf> | undefined;
@@ -85,14 +119,23 @@ async function confirmAfterLostAnswer(ctx: PayerContext, adapter: CollectionRail
     facts = factsOf(check);
     if (check.outcome !== 'unknown') rawStatus = check.rawStatus;
   } catch (error) {
-    ctx.log?.warn({ err: error, attempt_id: attempt.id }, 'provider status query after a lost answer failed; status checks will ask again');
+    ctx.log?.warn(
+      { err: error, attempt_id: attempt.id },
+      'provider status query after a lost answer failed; status checks will ask again',
+    );
   }
   return recordWithRetries(
     () =>
       ctx.db.transaction(async (tx) => {
         const updated = await store.updateAttemptProvider(tx, attempt.id, { rawStatus });
         if (outcome === 'unknown' || outcome === 'pending') return updated;
-        return (await applyOutcome(tx, attempt.id, outcome, { ...outcomeCtx(ctx, 'provider'), providerStatus: rawStatus, facts })).attempt;
+        return (
+          await applyOutcome(tx, attempt.id, outcome, {
+            ...outcomeCtx(ctx, 'provider'),
+            providerStatus: rawStatus,
+            facts,
+          })
+        ).attempt;
       }),
     ctx.log,
   );
@@ -122,38 +165,71 @@ export async function initiateWithProviders(ctx: PayerContext, started: Started)
     if (index > 0) {
       // A fresh intent for the next provider, only while the attempt is still the one the first refused.
       const reference = adapter.reference?.({ reference: attempt.id, rail: attempt.rail }) ?? '';
-      const switched = await ctx.db.transaction((tx) => store.switchAttemptProvider(tx, attempt.id, attempt.provider, adapter.provider, reference));
+      const switched = await ctx.db.transaction((tx) =>
+        store.switchAttemptProvider(tx, attempt.id, attempt.provider, adapter.provider, reference),
+      );
       if (!switched) return (await store.findAttempt(ctx.db, attempt.id))!;
       attempt = switched;
     }
     let initiated: Initiated;
     try {
-      initiated = await adapter.initiate(railInput(attempt, { checkoutUrlHost: ctx.checkoutUrlHost, payerEmail: started.payerEmail }));
+      initiated = await adapter.initiate(
+        railInput(attempt, { checkoutUrlHost: ctx.checkoutUrlHost, payerEmail: started.payerEmail }),
+      );
     } catch (error) {
       if (error instanceof SikaError) throw error;
       if (error instanceof ProviderRefusedError && error.declined) {
         const facts = error.failureReason ? { failureReason: error.failureReason } : undefined;
-        await recordWithRetries(() => ctx.db.transaction((tx) => applyOutcome(tx, attempt.id, 'failed', { ...outcomeCtx(ctx, 'provider_declined'), facts })), ctx.log);
+        await recordWithRetries(
+          () =>
+            ctx.db.transaction((tx) =>
+              applyOutcome(tx, attempt.id, 'failed', { ...outcomeCtx(ctx, 'provider_declined'), facts }),
+            ),
+          ctx.log,
+        );
         throw new SikaError(
           'PROVIDER_PAYMENT_REJECTED',
-          error.failureReason ? failureMessage(error.failureReason) : `The provider declined this payment: ${error.message}. Check the details and try again, or choose another method.`,
+          error.failureReason
+            ? failureMessage(error.failureReason)
+            : `The provider declined this payment: ${error.message}. Check the details and try again, or choose another method.`,
         );
       }
-      if (error instanceof ProviderRefusedError && error.httpStatus !== null && (await providerHasIt(adapter, attempt))) {
+      if (
+        error instanceof ProviderRefusedError &&
+        error.httpStatus !== null &&
+        (await providerHasIt(adapter, attempt))
+      ) {
         // It answered an error but holds the payment anyway (a 5xx after it created the request): that one
         // provider has it, so no other provider may be tried; it is followed like a lost answer.
         return confirmAfterLostAnswer(ctx, adapter, attempt);
       }
       if (error instanceof ProviderRefusedError) {
-        ctx.log?.warn({ err: error, attempt_id: attempt.id, provider: adapter.provider }, 'provider refused a new payment before accepting it');
+        ctx.log?.warn(
+          { err: error, attempt_id: attempt.id, provider: adapter.provider },
+          'provider refused a new payment before accepting it',
+        );
         if (index + 1 < adapters.length) continue;
-        await recordWithRetries(() => ctx.db.transaction((tx) => applyOutcome(tx, attempt.id, 'cancelled', outcomeCtx(ctx, 'provider_unavailable'))), ctx.log);
-        throw new SikaError('PROVIDER_RAIL_UNAVAILABLE', `The ${attempt.rail} provider is not taking payments right now; try again shortly or choose another method.`, {
-          retryAfterSeconds: PROVIDER_REFUSED_RETRY_AFTER_S,
-        });
+        await recordWithRetries(
+          () =>
+            ctx.db.transaction((tx) =>
+              applyOutcome(tx, attempt.id, 'cancelled', outcomeCtx(ctx, 'provider_unavailable')),
+            ),
+          ctx.log,
+        );
+        throw new SikaError(
+          'PROVIDER_RAIL_UNAVAILABLE',
+          `The ${attempt.rail} provider is not taking payments right now; try again shortly or choose another method.`,
+          {
+            retryAfterSeconds: PROVIDER_REFUSED_RETRY_AFTER_S,
+          },
+        );
       }
       // No answer, or an answer we could not read: the provider may have accepted. Ask; never resend.
-      if (!(error instanceof ProviderNoAnswerError)) ctx.log?.error({ err: error, attempt_id: attempt.id }, 'unexpected error from a provider; asking it about the payment');
+      if (!(error instanceof ProviderNoAnswerError))
+        ctx.log?.error(
+          { err: error, attempt_id: attempt.id },
+          'unexpected error from a provider; asking it about the payment',
+        );
       return confirmAfterLostAnswer(ctx, adapter, attempt);
     }
     return recordInitiated(ctx, adapter, attempt, initiated);

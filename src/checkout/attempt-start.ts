@@ -41,21 +41,30 @@ export interface CheckedAttempt {
 
 export function checkAttemptInput(input: AttemptInput): CheckedAttempt {
   const rail = findRail(input.rail)?.id;
-  if (!rail) throw errors.invalidArgument(`rail must be one of ${railIds().join(', ')}.`, [{ field: 'rail', message: 'is not a payment method' }]);
+  if (!rail)
+    throw errors.invalidArgument(`rail must be one of ${railIds().join(', ')}.`, [
+      { field: 'rail', message: 'is not a payment method' },
+    ]);
   const accountName = input.account_name?.trim() || null;
   if (rail !== 'momo') return { rail, network: null, phone: null, accountName };
   if (!input.operator || !(MOMO_NETWORKS as readonly string[]).includes(input.operator)) {
-    throw errors.invalidArgument('operator must be mtn, telecel or at for Mobile Money.', [{ field: 'operator', message: 'must be mtn, telecel or at' }]);
+    throw errors.invalidArgument('operator must be mtn, telecel or at for Mobile Money.', [
+      { field: 'operator', message: 'must be mtn, telecel or at' },
+    ]);
   }
   const network = input.operator as MomoNetwork;
-  if (!input.phone) throw errors.invalidArgument('phone is required for Mobile Money.', [{ field: 'phone', message: 'is required' }]);
+  if (!input.phone)
+    throw errors.invalidArgument('phone is required for Mobile Money.', [{ field: 'phone', message: 'is required' }]);
   const check = checkPayerPhone(input.phone);
   if (!check.ok) throw errors.invalidArgument(check.message, [{ field: 'phone', message: check.message }]);
   return { rail, network, phone: check.phone, accountName };
 }
 
 const sameAttempt = (attempt: AttemptRow, input: CheckedAttempt, amountMinor: number) =>
-  attempt.rail === input.rail && attempt.amount_charged_minor === amountMinor && attempt.network === input.network && attempt.phone === input.phone;
+  attempt.rail === input.rail &&
+  attempt.amount_charged_minor === amountMinor &&
+  attempt.network === input.network &&
+  attempt.phone === input.phone;
 
 /**
  * A started attempt: `adapters` are the providers to try in order (the first is recorded on the attempt
@@ -72,7 +81,8 @@ async function freshReference(tx: Queryable, adapter: CollectionRail, attemptId:
   if (!adapter.reference) return '';
   for (let draw = 1; ; draw++) {
     const reference = adapter.reference({ reference: attemptId, rail });
-    if (draw >= REFERENCE_DRAWS_MAX || !(await store.findAttemptByProviderReference(tx, adapter.provider, reference))) return reference;
+    if (draw >= REFERENCE_DRAWS_MAX || !(await store.findAttemptByProviderReference(tx, adapter.provider, reference)))
+      return reference;
   }
 }
 
@@ -82,29 +92,51 @@ export type Started = { attempt: AttemptRow; replayed: boolean; adapters: Collec
  * Starts (or replays) an attempt under the session's row lock: one attempt in progress per session.
  * A pending cash slip gives way to another method (no money can arrive on it without a teller).
  */
-export async function startAttempt(tx: Queryable, ctx: PayerContext, sessionId: string, input: CheckedAttempt, amountMinor: number): Promise<Started> {
+export async function startAttempt(
+  tx: Queryable,
+  ctx: PayerContext,
+  sessionId: string,
+  input: CheckedAttempt,
+  amountMinor: number,
+): Promise<Started> {
   const outcomeCtx: OutcomeContext = { checkoutUrlHost: ctx.checkoutUrlHost, source: 'payer' };
   let session = await store.lockSession(tx, sessionId);
   if (!session) throw sessionNotFound();
   const pending = (await store.listAttempts(tx, sessionId)).find((a) => a.status === 'pending');
-  if (pending && sameAttempt(pending, input, amountMinor)) return { attempt: pending, replayed: true, adapters: [], payerEmail: null };
+  if (pending && sameAttempt(pending, input, amountMinor))
+    return { attempt: pending, replayed: true, adapters: [], payerEmail: null };
   if (pending && pending.rail === 'cash' && input.rail !== 'cash') {
     await moveAttempt(tx, pending, 'cancelled', 'CANCELLED:payer_switched_method');
     session = await moveSession(tx, session, 'open', outcomeCtx);
   } else if (pending) {
-    throw new SikaError('PAYMENT_ATTEMPT_PENDING', 'A payment is already in progress for this checkout; wait for it to finish, or cancel it (POST its /cancel) to use another number or method.');
+    throw new SikaError(
+      'PAYMENT_ATTEMPT_PENDING',
+      'A payment is already in progress for this checkout; wait for it to finish, or cancel it (POST its /cancel) to use another number or method.',
+    );
   }
   if ((await store.countAttempts(tx, sessionId)) >= ATTEMPTS_PER_SESSION_MAX) {
-    throw new SikaError('ATTEMPTS_LIMIT_REACHED', `This checkout has had ${ATTEMPTS_PER_SESSION_MAX} payment attempts, as many as one checkout may have; ask the merchant for a new payment link.`);
+    throw new SikaError(
+      'ATTEMPTS_LIMIT_REACHED',
+      `This checkout has had ${ATTEMPTS_PER_SESSION_MAX} payment attempts, as many as one checkout may have; ask the merchant for a new payment link.`,
+    );
   }
   if (session.status !== 'open' || isPastExpiry(session)) throw errors.sessionNotPayable(effectiveStatus(session));
   const adapters = railsFor(session.environment, input.rail, ctx.providers, input.network);
   const adapter = adapters[0];
-  if (!adapter) throw railNotOffered(input.rail, input.network, session.environment, railsFor(session.environment, input.rail, ctx.providers).length > 0);
+  if (!adapter)
+    throw railNotOffered(
+      input.rail,
+      input.network,
+      session.environment,
+      railsFor(session.environment, input.rail, ctx.providers).length > 0,
+    );
   const schedule = await feeSchedule(tx, session.merchant_id, session.environment);
   const quote = quoteRail(session.amount_minor, schedule[input.rail], session.currency);
   if (amountMinor !== quote.total_minor) {
-    throw new SikaError('PAYMENT_AMOUNT_MISMATCH', `The amount for ${input.rail} is now ${quote.total_minor} pesewas; get a fresh quote and try again.`);
+    throw new SikaError(
+      'PAYMENT_AMOUNT_MISMATCH',
+      `The amount for ${input.rail} is now ${quote.total_minor} pesewas; get a fresh quote and try again.`,
+    );
   }
   const id = newId('att');
   const attempt = await store.insertAttempt(tx, {

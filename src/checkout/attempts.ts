@@ -18,7 +18,10 @@ import * as store from './store.ts';
 
 /** An existing attempt's provider cannot be reached or is gone (no Retry-After: it is not known when it will be back). */
 const railUnavailable = (rail: string, environment: Environment) =>
-  new SikaError('PROVIDER_RAIL_UNAVAILABLE', `${rail} payments are not available for ${environment === 'live' ? 'Live' : 'Test'} checkouts right now; choose another method.`);
+  new SikaError(
+    'PROVIDER_RAIL_UNAVAILABLE',
+    `${rail} payments are not available for ${environment === 'live' ? 'Live' : 'Test'} checkouts right now; choose another method.`,
+  );
 
 /**
  * A payer's refresh of a Live attempt asks its provider at most this often (a page polls every few seconds;
@@ -42,7 +45,9 @@ export const RESENDS_MAX = 3;
 /** A Mobile Money verification code's length, in letters or digits. */
 export const VERIFICATION_CODE_LENGTH_MIN = 4;
 export const VERIFICATION_CODE_LENGTH_MAX = 10;
-export const VERIFICATION_CODE_PATTERN = new RegExp(`^[0-9A-Za-z]{${VERIFICATION_CODE_LENGTH_MIN},${VERIFICATION_CODE_LENGTH_MAX}}$`);
+export const VERIFICATION_CODE_PATTERN = new RegExp(
+  `^[0-9A-Za-z]{${VERIFICATION_CODE_LENGTH_MIN},${VERIFICATION_CODE_LENGTH_MAX}}$`,
+);
 
 /** The fields both attempt responses share (SPEC 2.4). */
 const attemptCore = (attempt: AttemptRow) => ({
@@ -65,7 +70,8 @@ export function toAttemptInitiation(attempt: AttemptRow, replayed: boolean) {
 }
 
 /** Whether the attempt's provider can prompt the payer again without a second charge (recorded from the adapter when it was sent). */
-export const resendSupported = (attempt: AttemptRow): boolean => attempt.rail === 'momo' && attempt.instructions.resend_supported === true;
+export const resendSupported = (attempt: AttemptRow): boolean =>
+  attempt.rail === 'momo' && attempt.instructions.resend_supported === true;
 
 /** Statuses after which the payer reads why it did not go through. */
 const UNPAID_ENDINGS: readonly AttemptRow['status'][] = ['failed', 'expired', 'cancelled'];
@@ -97,7 +103,10 @@ export async function toAttemptStatus(db: Queryable, attempt: AttemptRow, refres
 export type AttemptStatusBody = Awaited<ReturnType<typeof toAttemptStatus>>;
 
 /** An attempt as its rail adapter sees it; the return URL and email matter only when it is first sent. */
-export const railInput = (attempt: AttemptRow, extras: { checkoutUrlHost?: string; payerEmail?: string | null } = {}): AttemptForRail => ({
+export const railInput = (
+  attempt: AttemptRow,
+  extras: { checkoutUrlHost?: string; payerEmail?: string | null } = {},
+): AttemptForRail => ({
   reference: attempt.id,
   sessionId: attempt.session_id,
   environment: attempt.environment,
@@ -108,7 +117,9 @@ export const railInput = (attempt: AttemptRow, extras: { checkoutUrlHost?: strin
   phone: attempt.phone,
   providerReference: attempt.provider_reference || null,
   payerEmail: extras.payerEmail ?? null,
-  returnUrl: extras.checkoutUrlHost ? `${extras.checkoutUrlHost}/pay/${encodeURIComponent(attempt.session_id)}?attempt=${encodeURIComponent(attempt.id)}` : '',
+  returnUrl: extras.checkoutUrlHost
+    ? `${extras.checkoutUrlHost}/pay/${encodeURIComponent(attempt.session_id)}?attempt=${encodeURIComponent(attempt.id)}`
+    : '',
 });
 
 export async function createAttempt(ctx: PayerContext, sessionId: string, input: AttemptInput) {
@@ -140,7 +151,9 @@ export async function getAttemptStatus(ctx: PayerContext, sessionId: string, att
       attempt = await settleFromProvider(ctx, adapter, attempt, 'provider');
     } catch (error) {
       if (error instanceof SikaError) throw error;
-      throw errors.unavailable(`The ${attempt.rail} provider did not answer; the payment is still being confirmed. Try again shortly.`);
+      throw errors.unavailable(
+        `The ${attempt.rail} provider did not answer; the payment is still being confirmed. Try again shortly.`,
+      );
     }
   }
   return toAttemptStatus(ctx.db, attempt, refresh && !throttled);
@@ -148,9 +161,15 @@ export async function getAttemptStatus(ctx: PayerContext, sessionId: string, att
 
 export async function authorizeAttempt(ctx: PayerContext, sessionId: string, attemptId: string, code: string) {
   const attempt = await attemptOfSession(ctx.db, sessionId, attemptId);
-  if (!VERIFICATION_CODE_PATTERN.test(code)) throw errors.invalidArgument(`code must be the ${VERIFICATION_CODE_LENGTH_MIN} to ${VERIFICATION_CODE_LENGTH_MAX} character verification code from your phone.`, [{ field: 'code', message: 'is malformed' }]);
-  if (attempt.status !== 'pending') throw new SikaError('ATTEMPT_FINAL', `The attempt is ${attempt.status}; no code is needed.`);
-  if (!attempt.verification_required) throw new SikaError('VERIFICATION_NOT_REQUIRED', 'This payment does not need a verification code.');
+  if (!VERIFICATION_CODE_PATTERN.test(code))
+    throw errors.invalidArgument(
+      `code must be the ${VERIFICATION_CODE_LENGTH_MIN} to ${VERIFICATION_CODE_LENGTH_MAX} character verification code from your phone.`,
+      [{ field: 'code', message: 'is malformed' }],
+    );
+  if (attempt.status !== 'pending')
+    throw new SikaError('ATTEMPT_FINAL', `The attempt is ${attempt.status}; no code is needed.`);
+  if (!attempt.verification_required)
+    throw new SikaError('VERIFICATION_NOT_REQUIRED', 'This payment does not need a verification code.');
   const adapter = railOfAttempt(attempt, ctx.providers);
   if (!adapter) throw railUnavailable(attempt.rail, attempt.environment);
   let result: Awaited<ReturnType<typeof adapter.authorize>>;
@@ -162,10 +181,20 @@ export async function authorizeAttempt(ctx: PayerContext, sessionId: string, att
     throw errors.unavailable('The provider did not answer; try the code again shortly.');
   }
   const updated = await ctx.db.transaction(async (tx) => {
-    const recorded = await store.updateAttemptProvider(tx, attemptId, { rawStatus: result.rawStatus, verificationRequired: result.verificationRequired ?? false });
+    const recorded = await store.updateAttemptProvider(tx, attemptId, {
+      rawStatus: result.rawStatus,
+      verificationRequired: result.verificationRequired ?? false,
+    });
     if (!result.outcome || result.outcome === 'pending') return recorded;
     const facts = result.failureReason ? { failureReason: result.failureReason } : undefined;
-    return (await applyOutcome(tx, attemptId, result.outcome, { checkoutUrlHost: ctx.checkoutUrlHost, source: 'provider', facts, providers: ctx.providers })).attempt;
+    return (
+      await applyOutcome(tx, attemptId, result.outcome, {
+        checkoutUrlHost: ctx.checkoutUrlHost,
+        source: 'provider',
+        facts,
+        providers: ctx.providers,
+      })
+    ).attempt;
   });
   return toAttemptStatus(ctx.db, updated, false);
 }
@@ -173,10 +202,19 @@ export async function authorizeAttempt(ctx: PayerContext, sessionId: string, att
 export async function resendAttempt(ctx: PayerContext, sessionId: string, attemptId: string) {
   const attempt = await attemptOfSession(ctx.db, sessionId, attemptId);
   if (attempt.rail !== 'momo') throw errors.invalidArgument('Only Mobile Money prompts can be re-sent.');
-  if (attempt.status !== 'pending') throw new SikaError('ATTEMPT_FINAL', `The attempt is ${attempt.status}; there is nothing to re-send.`);
+  if (attempt.status !== 'pending')
+    throw new SikaError('ATTEMPT_FINAL', `The attempt is ${attempt.status}; there is nothing to re-send.`);
   // Offered only where the provider can prompt again without a second charge (issue 31): refused before it is asked.
-  if (!resendSupported(attempt)) throw new SikaError('RESEND_NOT_AVAILABLE', 'This network cannot send the prompt again. Approve the pending prompt on your phone, or use another number or method.');
-  if (attempt.resend_count >= RESENDS_MAX) throw new SikaError('RESEND_LIMIT_REACHED', `The prompt was already re-sent ${RESENDS_MAX} times; start a new payment if it does not arrive.`);
+  if (!resendSupported(attempt))
+    throw new SikaError(
+      'RESEND_NOT_AVAILABLE',
+      'This network cannot send the prompt again. Approve the pending prompt on your phone, or use another number or method.',
+    );
+  if (attempt.resend_count >= RESENDS_MAX)
+    throw new SikaError(
+      'RESEND_LIMIT_REACHED',
+      `The prompt was already re-sent ${RESENDS_MAX} times; start a new payment if it does not arrive.`,
+    );
   const adapter = railOfAttempt(attempt, ctx.providers);
   if (!adapter) throw railUnavailable(attempt.rail, attempt.environment);
   let result;
@@ -184,9 +222,12 @@ export async function resendAttempt(ctx: PayerContext, sessionId: string, attemp
     result = await adapter.resend(railInput(attempt));
   } catch (error) {
     // The provider has no way to prompt again (Paystack, MTN MoMo): a second prompt would be a second charge.
-    if (error instanceof RailUnavailableError) throw new SikaError('RESEND_NOT_AVAILABLE', error.message.replace(/\.?$/, '.'));
+    if (error instanceof RailUnavailableError)
+      throw new SikaError('RESEND_NOT_AVAILABLE', error.message.replace(/\.?$/, '.'));
     throw errors.unavailable('The provider did not answer; try again shortly.');
   }
-  const updated = await ctx.db.transaction((tx) => store.updateAttemptProvider(tx, attemptId, { rawStatus: result.rawStatus, resendCountDelta: 1 }));
+  const updated = await ctx.db.transaction((tx) =>
+    store.updateAttemptProvider(tx, attemptId, { rawStatus: result.rawStatus, resendCountDelta: 1 }),
+  );
   return toAttemptStatus(ctx.db, updated, false);
 }

@@ -36,7 +36,8 @@ function newSlipReference(): string {
 export function normaliseSlipReference(text: string): string {
   const compact = text.toUpperCase().replace(/[^A-Z0-9]+/g, '');
   const body = compact.startsWith('SK') ? compact.slice(2) : '';
-  if (body.length !== SLIP_REFERENCE_CHARS || [...body].some((char) => !SLIP_REFERENCE_ALPHABET.includes(char))) return text.trim().toUpperCase();
+  if (body.length !== SLIP_REFERENCE_CHARS || [...body].some((char) => !SLIP_REFERENCE_ALPHABET.includes(char)))
+    return text.trim().toUpperCase();
   return `SK-${body.slice(0, SLIP_REFERENCE_GROUP_CHARS)}-${body.slice(SLIP_REFERENCE_GROUP_CHARS)}`;
 }
 
@@ -58,14 +59,21 @@ export async function slipsByReferences(db: Queryable, references: readonly stri
     const slip = await store.findSlipByReference(db, reference);
     if (!slip) continue;
     const view = await toSlipResponse(db, slip, false);
-    slips.push({ reference: slip.reference, environment: slip.environment, status: view.status, amount_minor: slip.amount_minor, merchant_name: view.merchant_name });
+    slips.push({
+      reference: slip.reference,
+      environment: slip.environment,
+      status: view.status,
+      amount_minor: slip.amount_minor,
+      merchant_name: view.merchant_name,
+    });
   }
   return slips;
 }
 export type SlipSummary = Awaited<ReturnType<typeof slipsByReferences>>[number];
 
 /** Why a teller takes no cash for a Test slip: Test money is never real, so no desk records it. */
-export const TEST_SLIP_REFUSAL = 'This is a Test slip: take no cash for it. Test deposits are recorded through the Test simulator only.';
+export const TEST_SLIP_REFUSAL =
+  'This is a Test slip: take no cash for it. Test deposits are recorded through the Test simulator only.';
 
 export async function createCashSlip(ctx: PayerContext, input: { session_id: string; amount_minor: number }) {
   return ctx.db.transaction(async (tx) => {
@@ -76,7 +84,10 @@ export async function createCashSlip(ctx: PayerContext, input: { session_id: str
       const slip = await store.findSlipByAttempt(tx, pending.id);
       if (slip && slip.status === 'active' && slip.expires_at.getTime() > Date.now()) {
         if (slip.amount_minor !== input.amount_minor) {
-          throw new SikaError('PAYMENT_AMOUNT_MISMATCH', `The cash total is ${slip.amount_minor} pesewas; use that amount.`);
+          throw new SikaError(
+            'PAYMENT_AMOUNT_MISMATCH',
+            `The cash total is ${slip.amount_minor} pesewas; use that amount.`,
+          );
         }
         return { slip, session, attemptId: pending.id, replayed: true };
       }
@@ -102,7 +113,11 @@ export async function createCashSlip(ctx: PayerContext, input: { session_id: str
     await store.updateAttemptProvider(tx, started.attempt.id, {
       providerReference: reference,
       rawStatus: 'AWAITING_DEPOSIT',
-      instructions: { slip_reference: reference, slip_token: slip.slip_token, expires_at: slip.expires_at.toISOString() },
+      instructions: {
+        slip_reference: reference,
+        slip_token: slip.slip_token,
+        expires_at: slip.expires_at.toISOString(),
+      },
     });
     return { slip, session, attemptId: started.attempt.id, replayed: false };
   });
@@ -132,17 +147,33 @@ export async function toSlipResponse(db: Queryable, slip: store.CashSlipRow, rep
  * A teller records a cash deposit for a Live slip: the attempt is paid and the session succeeds. A Test slip
  * is refused before anything is written (its deposits are recorded through the Test simulator only).
  */
-export async function recordCashDeposit(db: Db, checkoutUrlHost: string, input: { reference: string; branchId: string; amountMinor: number }, actor: Actor | null = null) {
+export async function recordCashDeposit(
+  db: Db,
+  checkoutUrlHost: string,
+  input: { reference: string; branchId: string; amountMinor: number },
+  actor: Actor | null = null,
+) {
   return db.transaction(async (tx) => {
     const slip = await store.findSlipByReference(tx, normaliseSlipReference(input.reference));
     if (!slip) throw errors.notFound('Cash slip');
     if (slip.environment !== 'live') throw new SikaError('SLIP_NOT_RECORDABLE', TEST_SLIP_REFUSAL);
-    if (slip.status !== 'active') throw new SikaError('SLIP_NOT_RECORDABLE', `This slip is ${slip.status}; do not take the cash.`);
-    if (slip.expires_at.getTime() <= Date.now()) throw new SikaError('SLIP_NOT_RECORDABLE', 'This slip has expired; do not take the cash. The payer must start a new payment.');
+    if (slip.status !== 'active')
+      throw new SikaError('SLIP_NOT_RECORDABLE', `This slip is ${slip.status}; do not take the cash.`);
+    if (slip.expires_at.getTime() <= Date.now())
+      throw new SikaError(
+        'SLIP_NOT_RECORDABLE',
+        'This slip has expired; do not take the cash. The payer must start a new payment.',
+      );
     if (input.amountMinor !== slip.amount_minor) {
-      throw new SikaError('PAYMENT_AMOUNT_MISMATCH', `The slip is for ${formatGhs(slip.amount_minor)}; take exactly that amount.`);
+      throw new SikaError(
+        'PAYMENT_AMOUNT_MISMATCH',
+        `The slip is for ${formatGhs(slip.amount_minor)}; take exactly that amount.`,
+      );
     }
-    if (!(await store.isActiveBranch(tx, input.branchId))) throw errors.invalidArgument('branch is not an active bank branch.', [{ field: 'branch_id', message: 'is not an active branch' }]);
+    if (!(await store.isActiveBranch(tx, input.branchId)))
+      throw errors.invalidArgument('branch is not an active bank branch.', [
+        { field: 'branch_id', message: 'is not an active branch' },
+      ]);
     await store.recordSlipBranch(tx, slip.id, input.branchId);
     const applied = await applyOutcome(tx, slip.attempt_id, 'paid', { checkoutUrlHost, source: 'teller' });
     if (actor) {
@@ -153,7 +184,13 @@ export async function recordCashDeposit(db: Db, checkoutUrlHost: string, input: 
         objectType: 'cash_slip',
         objectId: slip.reference,
         before: { status: slip.status },
-        after: { status: 'used', branch_id: input.branchId, amount_minor: input.amountMinor, attempt: applied.attempt.id, session_status: applied.session.status },
+        after: {
+          status: 'used',
+          branch_id: input.branchId,
+          amount_minor: input.amountMinor,
+          attempt: applied.attempt.id,
+          session_status: applied.session.status,
+        },
       });
     }
     return applied;

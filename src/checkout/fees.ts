@@ -7,7 +7,10 @@ export type { Bearer, RailFee };
 
 /** Each rail's default fee (its descriptor's), before a merchant's schedule overrides it. */
 export const defaultFees = (): Record<Rail, RailFee> =>
-  Object.fromEntries(railDescriptors().map((descriptor) => [descriptor.id, { ...descriptor.defaultFee }])) as Record<Rail, RailFee>;
+  Object.fromEntries(railDescriptors().map((descriptor) => [descriptor.id, { ...descriptor.defaultFee }])) as Record<
+    Rail,
+    RailFee
+  >;
 
 export function feeMinor(baseMinor: number, fee: RailFee): number {
   if (!Number.isSafeInteger(baseMinor) || baseMinor < 0) throw new Error(`fee of a bad base ${baseMinor}`);

@@ -10,13 +10,22 @@ import { listResponse, sendCsv, wantsCsv } from '../http/csv.ts';
 import type { IdempotentWork } from '../http/idempotency.ts';
 import { described, errorResponses } from '../http/schemas.ts';
 import { toSessionResponse } from './model.ts';
-import { CheckoutSessionResponse, CreateSessionBody, ListSessionsQuery, SessionList, SessionParams } from './schemas.ts';
+import {
+  CheckoutSessionResponse,
+  CreateSessionBody,
+  ListSessionsQuery,
+  SessionList,
+  SessionParams,
+} from './schemas.ts';
 import * as service from './service.ts';
 import { getSessionWithPayment, listSessions } from './session-list.ts';
 
 type ExportRange = { from?: string; to?: string };
 /** The search, and the range of its CSV export (from and to, Accra days). */
-const ListSessionsExportQuery = Type.Object({ ...ListSessionsQuery.properties, ...ExportRangeProperties }, { additionalProperties: false });
+const ListSessionsExportQuery = Type.Object(
+  { ...ListSessionsQuery.properties, ...ExportRangeProperties },
+  { additionalProperties: false },
+);
 
 export async function checkoutMerchantRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db, config } = deps;
@@ -29,16 +38,25 @@ export async function checkoutMerchantRoutes(app: FastifyInstance, deps: AppDeps
         operationId: 'createSession',
         tags: ['Checkout sessions'],
         summary: 'Create a hosted checkout session',
-        description: 'Creates a session for an amount and invoice_ref. Send the payer to checkout_url; confirm the outcome by webhook or GET.',
+        description:
+          'Creates a session for an amount and invoice_ref. Send the payer to checkout_url; confirm the outcome by webhook or GET.',
         security: [{ apiKey: [] }],
         body: CreateSessionBody,
-        response: { 201: described(CheckoutSessionResponse, 'The new session (status open, payment null).'), ...errorResponses(400, 401, 409, 413, 415, 422, 429) },
+        response: {
+          201: described(CheckoutSessionResponse, 'The new session (status open, payment null).'),
+          ...errorResponses(400, 401, 409, 413, 415, 422, 429),
+        },
       },
     },
     // One INSERT, the key's claim with it (one round trip); the app runs it at most once per key.
     async (request): Promise<IdempotentWork> => {
       const { session, insert: effect } = service.prepareSession(principalOf(request), request.body);
-      return { insert: { outcome: { status: 201, body: { ...toSessionResponse(session, config.checkoutUrlHost), payment: null } }, effect } };
+      return {
+        insert: {
+          outcome: { status: 201, body: { ...toSessionResponse(session, config.checkoutUrlHost), payment: null } },
+          effect,
+        },
+      };
     },
   );
 
@@ -49,13 +67,17 @@ export async function checkoutMerchantRoutes(app: FastifyInstance, deps: AppDeps
         operationId: 'retrieveSession',
         tags: ['Checkout sessions'],
         summary: 'Retrieve a checkout session',
-        description: 'The current state of a session of the calling key\'s merchant and environment; other ids are 404.',
+        description: "The current state of a session of the calling key's merchant and environment; other ids are 404.",
         security: [{ apiKey: [] }],
         params: SessionParams,
-        response: { 200: described(CheckoutSessionResponse, 'The session, with its payment once paid.'), ...errorResponses(401, 404, 429) },
+        response: {
+          200: described(CheckoutSessionResponse, 'The session, with its payment once paid.'),
+          ...errorResponses(401, 404, 429),
+        },
       },
     },
-    async (request) => getSessionWithPayment(db, principalOf(request), request.params.reference, config.checkoutUrlHost),
+    async (request) =>
+      getSessionWithPayment(db, principalOf(request), request.params.reference, config.checkoutUrlHost),
   );
 
   app.get<{ Querystring: ListSessionsQuery & ExportRange }>(

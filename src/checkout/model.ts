@@ -34,10 +34,24 @@ export const SESSION_TRANSITIONS: Transitions<SessionStatus> = {
 };
 
 /** A session is created open (the payer has not started). */
-export const sessionMachine = defineStateMachine({ name: 'session', statuses: SESSION_STATUSES, initial: ['open'], transitions: SESSION_TRANSITIONS });
+export const sessionMachine = defineStateMachine({
+  name: 'session',
+  statuses: SESSION_STATUSES,
+  initial: ['open'],
+  transitions: SESSION_TRANSITIONS,
+});
 export const assertSessionTransition = sessionMachine.transition;
 
-export const ATTEMPT_STATUSES = ['pending', 'paid', 'failed', 'expired', 'cancelled', 'reversed', 'manual_review', 'amount_mismatch'] as const;
+export const ATTEMPT_STATUSES = [
+  'pending',
+  'paid',
+  'failed',
+  'expired',
+  'cancelled',
+  'reversed',
+  'manual_review',
+  'amount_mismatch',
+] as const;
 export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];
 
 /**
@@ -59,7 +73,12 @@ export const ATTEMPT_TRANSITIONS: Transitions<AttemptStatus> = {
 };
 
 /** An attempt is created pending (the rail has not answered). */
-export const attemptMachine = defineStateMachine({ name: 'attempt', statuses: ATTEMPT_STATUSES, initial: ['pending'], transitions: ATTEMPT_TRANSITIONS });
+export const attemptMachine = defineStateMachine({
+  name: 'attempt',
+  statuses: ATTEMPT_STATUSES,
+  initial: ['pending'],
+  transitions: ATTEMPT_TRANSITIONS,
+});
 export const assertAttemptTransition = attemptMachine.transition;
 
 export const CASH_SLIP_STATUSES = ['active', 'used', 'expired', 'cancelled'] as const;
@@ -144,9 +163,11 @@ export interface SessionRow {
 export const isPastExpiry = (session: Pick<SessionRow, 'expires_at'>) => session.expires_at.getTime() <= Date.now();
 
 /** What the payer sees: an open session past its time is shown expired before the worker gets to it. */
-export const effectiveStatus = (session: SessionRow) => (session.status === 'open' && isPastExpiry(session) ? 'expired' : session.status);
+export const effectiveStatus = (session: SessionRow) =>
+  session.status === 'open' && isPastExpiry(session) ? 'expired' : session.status;
 
-export const checkoutUrlOf = (checkoutUrlHost: string, sessionId: string): string => `${checkoutUrlHost}/pay/${sessionId}`;
+export const checkoutUrlOf = (checkoutUrlHost: string, sessionId: string): string =>
+  `${checkoutUrlHost}/pay/${sessionId}`;
 
 /** The merchant view (SPEC 2.1), plus a few optional fields clients may ignore (SPEC 9.3). */
 export function toSessionResponse(row: SessionRow, checkoutUrlHost: string) {

@@ -8,7 +8,10 @@ import { ATTEMPT_STATUSES, CASH_SLIP_STATUSES, ID_PARAM_LENGTH_MAX, SESSION_STAT
 const RailSchema = StringEnum(railIds(), { description: `The payment method: ${railList()}.` });
 const NetworkSchema = StringEnum(MOMO_NETWORKS, { description: 'A Mobile Money network.' });
 const SessionStatusSchema = StringEnum(SESSION_STATUSES);
-const AttemptStatusSchema = StringEnum(ATTEMPT_STATUSES, { description: 'pending until the provider decides; paid, failed, expired, cancelled, reversed, or held for review (manual_review, amount_mismatch).' });
+const AttemptStatusSchema = StringEnum(ATTEMPT_STATUSES, {
+  description:
+    'pending until the provider decides; paid, failed, expired, cancelled, reversed, or held for review (manual_review, amount_mismatch).',
+});
 
 /** The payer API's field bounds, in characters. */
 const OPERATOR_FIELD_LENGTH_MAX = 16;
@@ -24,7 +27,14 @@ export const CheckoutOptions = Type.Object(
     payment_methods: Type.Array(Type.Object({ value: RailSchema, label: Type.String() })),
     mobile_money_operators: Type.Array(Type.Object({ value: NetworkSchema, label: Type.String() })),
     branch_payment_methods: Type.Array(Type.Object({ value: RailSchema, label: Type.String() })),
-    banks: Type.Array(Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String(), code: Type.String(), branches: Type.Array(BranchOption) })),
+    banks: Type.Array(
+      Type.Object({
+        id: Type.String({ format: 'uuid' }),
+        name: Type.String(),
+        code: Type.String(),
+        branches: Type.Array(BranchOption),
+      }),
+    ),
   },
   { $id: 'PublicCheckoutOptions', title: 'Checkout options' },
 );
@@ -40,11 +50,19 @@ export const PublicSession = Type.Object(
     description: Type.String(),
     customer_name: Type.String(),
     allowed_rails: Type.Array(RailSchema),
-    allowed_operators: Type.Array(NetworkSchema, { description: 'The Mobile Money networks (operator values) a payer can pay from on this session.' }),
+    allowed_operators: Type.Array(NetworkSchema, {
+      description: 'The Mobile Money networks (operator values) a payer can pay from on this session.',
+    }),
     expires_at: DateTime,
     return_to_merchant_url: Type.Union([Type.String(), Type.Null()]),
-    card_collection_mode: Type.Union([Type.Literal('direct_card'), Type.Literal('test_simulation'), Type.Literal('card_network_hosted_session')]),
-    line_items: Type.Array(Type.Object({ code: Type.String(), name: Type.String(), amount_minor: Type.Integer(), currency: Type.String() })),
+    card_collection_mode: Type.Union([
+      Type.Literal('direct_card'),
+      Type.Literal('test_simulation'),
+      Type.Literal('card_network_hosted_session'),
+    ]),
+    line_items: Type.Array(
+      Type.Object({ code: Type.String(), name: Type.String(), amount_minor: Type.Integer(), currency: Type.String() }),
+    ),
     livemode: Type.Boolean(),
   },
   { $id: 'PublicCheckoutSession', title: 'Public checkout session' },
@@ -82,13 +100,17 @@ export const attemptBody = () => {
     rail: StringEnum(railIds(), { description: `The payment method: ${railList()}.` }),
     amount_minor: Type.Integer({ minimum: 1, description: 'The quoted total for the rail.' }),
     operator: Type.Optional(
-      Type.String({ maxLength: OPERATOR_FIELD_LENGTH_MAX, description: `momo (required): the Mobile Money network, one of ${MOMO_NETWORKS.join(', ')}; ignored for other rails.`, examples: [...MOMO_NETWORKS] }),
+      Type.String({
+        maxLength: OPERATOR_FIELD_LENGTH_MAX,
+        description: `momo (required): the Mobile Money network, one of ${MOMO_NETWORKS.join(', ')}; ignored for other rails.`,
+        examples: [...MOMO_NETWORKS],
+      }),
     ),
     phone: Type.Optional(
       Type.String({
         maxLength: PHONE_FIELD_LENGTH_MAX,
         description:
-          'momo (required): a Ghana mobile number, local or +233 form; ignored for other rails. A number whose prefix usually belongs to another network is accepted (numbers are portable between networks in Ghana): the operator chosen decides and its provider\'s answer is final.',
+          "momo (required): a Ghana mobile number, local or +233 form; ignored for other rails. A number whose prefix usually belongs to another network is accepted (numbers are portable between networks in Ghana): the operator chosen decides and its provider's answer is final.",
       }),
     ),
     account_name: Type.Optional(Type.String({ maxLength: ACCOUNT_NAME_LENGTH_MAX })),
@@ -98,7 +120,13 @@ export const attemptBody = () => {
     allOf: [
       fieldRule(fields, {
         if: { properties: { rail: { const: 'momo' } }, required: ['rail'] },
-        then: { required: ['operator', 'phone'], properties: { operator: { type: 'string', enum: [...MOMO_NETWORKS] }, phone: { pattern: ANY_NETWORK_PHONE_PATTERN } } },
+        then: {
+          required: ['operator', 'phone'],
+          properties: {
+            operator: { type: 'string', enum: [...MOMO_NETWORKS] },
+            phone: { pattern: ANY_NETWORK_PHONE_PATTERN },
+          },
+        },
       }),
     ],
     examples: [{ rail: 'momo', amount_minor: 50150, operator: 'mtn', phone: '0241234567', account_name: 'Ama Mensah' }],
@@ -108,7 +136,8 @@ export type AttemptBody = Static<ReturnType<typeof attemptBody>>;
 
 /** What Sika received on the attempt when an operator found another amount (issue 30). */
 const AmountReceived = Type.Union([Type.Integer(), Type.Null()], {
-  description: 'What Sika received when it was not the amount charged (an operator\'s decision on a short or over payment); null: the amount charged, or not decided yet.',
+  description:
+    "What Sika received when it was not the amount charged (an operator's decision on a short or over payment); null: the amount charged, or not decided yet.",
 });
 
 export const AttemptInitiation = Type.Object(
@@ -124,7 +153,11 @@ export const AttemptInitiation = Type.Object(
     instructions: Type.Object({ mode: Type.String(), rail: Type.String() }, { additionalProperties: true }),
     replayed: Type.Boolean(),
   },
-  { $id: 'PaymentAttemptInitiation', title: 'Payment attempt started', description: 'A new (or replayed pending) attempt and what the payer does next (instructions).' },
+  {
+    $id: 'PaymentAttemptInitiation',
+    title: 'Payment attempt started',
+    description: 'A new (or replayed pending) attempt and what the payer does next (instructions).',
+  },
 );
 
 export const AttemptStatusResponse = Type.Object(
@@ -144,17 +177,42 @@ export const AttemptStatusResponse = Type.Object(
     refreshed: Type.Boolean(),
     finalized: Type.Boolean(),
     verification_required: Type.Boolean(),
-    resend_supported: Type.Boolean({ description: 'Whether the provider can send the prompt again without a second charge; when false, resend answers 409 RESEND_NOT_AVAILABLE.' }),
-    resends_left: Type.Integer({ description: 'Prompts that can still be re-sent (0 when resend_supported is false).' }),
-    approve_within_s: Type.Union([Type.Integer(), Type.Null()], { description: 'Seconds the payer has to approve, counted from created_at, when the provider documents it (MTN: 300).' }),
-    approval_help: Type.Union([Type.String(), Type.Null()], { description: "The network's own way to approve when no prompt appeared (MTN: *170#, My Wallet, My Approvals); null where none is documented." }),
-    failure_reason: Type.Union([StringEnum(FAILURE_REASONS), Type.Null()], { description: "Why it did not go through, from the provider's code; changed_course: the payer cancelled it for another number or method." }),
-    failure_message: Type.Union([Type.String(), Type.Null()], { description: 'What the payer reads when the attempt ended unpaid (failed, expired, cancelled); null otherwise.' }),
-    provider_transaction_id: Type.Union([Type.String(), Type.Null()], { description: "The provider's own id of the transaction (MTN financialTransactionId, Paystack transaction id), for the payer and support." }),
-    card: Type.Union([Type.Object({ brand: Type.String(), last4: Type.String() }), Type.Null()], { description: 'The card that paid, when the provider says.' }),
+    resend_supported: Type.Boolean({
+      description:
+        'Whether the provider can send the prompt again without a second charge; when false, resend answers 409 RESEND_NOT_AVAILABLE.',
+    }),
+    resends_left: Type.Integer({
+      description: 'Prompts that can still be re-sent (0 when resend_supported is false).',
+    }),
+    approve_within_s: Type.Union([Type.Integer(), Type.Null()], {
+      description:
+        'Seconds the payer has to approve, counted from created_at, when the provider documents it (MTN: 300).',
+    }),
+    approval_help: Type.Union([Type.String(), Type.Null()], {
+      description:
+        "The network's own way to approve when no prompt appeared (MTN: *170#, My Wallet, My Approvals); null where none is documented.",
+    }),
+    failure_reason: Type.Union([StringEnum(FAILURE_REASONS), Type.Null()], {
+      description:
+        "Why it did not go through, from the provider's code; changed_course: the payer cancelled it for another number or method.",
+    }),
+    failure_message: Type.Union([Type.String(), Type.Null()], {
+      description: 'What the payer reads when the attempt ended unpaid (failed, expired, cancelled); null otherwise.',
+    }),
+    provider_transaction_id: Type.Union([Type.String(), Type.Null()], {
+      description:
+        "The provider's own id of the transaction (MTN financialTransactionId, Paystack transaction id), for the payer and support.",
+    }),
+    card: Type.Union([Type.Object({ brand: Type.String(), last4: Type.String() }), Type.Null()], {
+      description: 'The card that paid, when the provider says.',
+    }),
     created_at: DateTime,
   },
-  { $id: 'PaymentAttempt', title: 'Payment attempt', description: 'A payment attempt as its status answers show it (the payer API, the Test simulator).' },
+  {
+    $id: 'PaymentAttempt',
+    title: 'Payment attempt',
+    description: 'A payment attempt as its status answers show it (the payer API, the Test simulator).',
+  },
 );
 
 export const CashSlipBody = Type.Object(
@@ -184,8 +242,22 @@ export const CashSlipResponse = Type.Object(
   { $id: 'CashDepositSlip', title: 'Cash deposit slip' },
 );
 
-export const SIMULATION_OUTCOMES = ['pending', 'paid', 'failed', 'expired', 'cancelled', 'reversed', 'manual_review', 'amount_mismatch'] as const;
+export const SIMULATION_OUTCOMES = [
+  'pending',
+  'paid',
+  'failed',
+  'expired',
+  'cancelled',
+  'reversed',
+  'manual_review',
+  'amount_mismatch',
+] as const;
 export const SimulateBody = Type.Object(
-  { outcome: Type.Union(SIMULATION_OUTCOMES.map((o) => Type.Literal(o)), { description: 'The outcome to simulate (SPEC 3.2).' }) },
+  {
+    outcome: Type.Union(
+      SIMULATION_OUTCOMES.map((o) => Type.Literal(o)),
+      { description: 'The outcome to simulate (SPEC 3.2).' },
+    ),
+  },
   { additionalProperties: false },
 );

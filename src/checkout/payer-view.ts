@@ -31,9 +31,15 @@ export function allowedNetworks(environment: Environment, providers: LiveProvide
   return MOMO_NETWORKS.filter((network) => railsFor(environment, 'momo', providers, network).length > 0);
 }
 
-export async function quoteSession(db: Queryable, session: SessionRow, rails: Rail[]): Promise<Partial<Record<Rail, RailQuote>>> {
+export async function quoteSession(
+  db: Queryable,
+  session: SessionRow,
+  rails: Rail[],
+): Promise<Partial<Record<Rail, RailQuote>>> {
   const schedule = await feeSchedule(db, session.merchant_id, session.environment);
-  return Object.fromEntries(rails.map((rail) => [rail, quoteRail(session.amount_minor, schedule[rail], session.currency)]));
+  return Object.fromEntries(
+    rails.map((rail) => [rail, quoteRail(session.amount_minor, schedule[rail], session.currency)]),
+  );
 }
 
 /**
@@ -42,18 +48,27 @@ export async function quoteSession(db: Queryable, session: SessionRow, rails: Ra
  */
 export async function getOptions(db: Queryable, only?: { environment: Environment; providers: LiveProviders }) {
   const rows = await store.listActiveBankBranches(db);
-  const banks = new Map<string, { id: string; name: string; code: string; branches: { id: string; name: string; code: string }[] }>();
+  const banks = new Map<
+    string,
+    { id: string; name: string; code: string; branches: { id: string; name: string; code: string }[] }
+  >();
   for (const row of rows) {
     let bank = banks.get(row.bank_id);
-    if (!bank) banks.set(row.bank_id, (bank = { id: row.bank_id, name: row.bank_name, code: row.bank_code, branches: [] }));
+    if (!bank)
+      banks.set(row.bank_id, (bank = { id: row.bank_id, name: row.bank_name, code: row.bank_code, branches: [] }));
     if (row.branch_id) bank.branches.push({ id: row.branch_id, name: row.branch_name!, code: row.branch_code! });
   }
   return {
     payment_methods: railDescriptors()
       .filter((rail) => !only || railsFor(only.environment, rail.id, only.providers).length > 0)
       .map((rail) => ({ value: rail.id, label: rail.labels.payer })),
-    mobile_money_operators: (only ? allowedNetworks(only.environment, only.providers) : MOMO_NETWORKS).map((value) => ({ value, label: NETWORK_LABELS[value] })),
-    branch_payment_methods: railDescriptors().flatMap((rail) => (rail.labels.branch ? [{ value: rail.id, label: rail.labels.branch }] : [])),
+    mobile_money_operators: (only ? allowedNetworks(only.environment, only.providers) : MOMO_NETWORKS).map((value) => ({
+      value,
+      label: NETWORK_LABELS[value],
+    })),
+    branch_payment_methods: railDescriptors().flatMap((rail) =>
+      rail.labels.branch ? [{ value: rail.id, label: rail.labels.branch }] : [],
+    ),
     banks: [...banks.values()].filter((bank) => bank.branches.length > 0),
   };
 }
@@ -86,7 +101,8 @@ export async function getPublicSession(ctx: PayerContext, id: string) {
       allowed_operators: allowedNetworks(session.environment, ctx.providers),
       expires_at: session.expires_at.toISOString(),
       return_to_merchant_url: returnToMerchantUrl(session, status),
-      card_collection_mode: session.environment === 'test' ? ('test_simulation' as const) : ('card_network_hosted_session' as const),
+      card_collection_mode:
+        session.environment === 'test' ? ('test_simulation' as const) : ('card_network_hosted_session' as const),
       line_items: lineItems,
       livemode: session.environment === 'live',
     },

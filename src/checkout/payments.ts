@@ -60,10 +60,27 @@ const RAW_STATUS: Record<ProviderOutcome, string> = {
  * `checkout.session.reopened`, carrying why (`reopened`); without one (a payer switching away from a cash
  * slip in the same transaction as the next attempt) nothing is announced.
  */
-async function moveSession(tx: Queryable, session: SessionRow, to: SessionStatus, ctx: OutcomeContext, reopened?: Reopened): Promise<SessionRow> {
+async function moveSession(
+  tx: Queryable,
+  session: SessionRow,
+  to: SessionStatus,
+  ctx: OutcomeContext,
+  reopened?: Reopened,
+): Promise<SessionRow> {
   if (session.status === to) return session;
-  const updated = await store.updateSessionStatus(tx, session.id, sessionMachine.transition(session.status, to), SESSION_FINAL.includes(to));
-  const type = { success: 'checkout.session.completed', pending: 'checkout.session.pending', failed: 'checkout.session.failed', expired: 'checkout.session.expired', open: reopened ? 'checkout.session.reopened' : null }[to];
+  const updated = await store.updateSessionStatus(
+    tx,
+    session.id,
+    sessionMachine.transition(session.status, to),
+    SESSION_FINAL.includes(to),
+  );
+  const type = {
+    success: 'checkout.session.completed',
+    pending: 'checkout.session.pending',
+    failed: 'checkout.session.failed',
+    expired: 'checkout.session.expired',
+    open: reopened ? 'checkout.session.reopened' : null,
+  }[to];
   if (type) await emitSessionEvent(tx, updated, type, ctx, to === 'open' ? reopened : undefined);
   return updated;
 }
@@ -75,7 +92,13 @@ export interface Reopened {
   reason: string;
 }
 
-export function emitSessionEvent(tx: Queryable, session: SessionRow, type: string, ctx: Pick<OutcomeContext, 'checkoutUrlHost'>, reopened?: Reopened) {
+export function emitSessionEvent(
+  tx: Queryable,
+  session: SessionRow,
+  type: string,
+  ctx: Pick<OutcomeContext, 'checkoutUrlHost'>,
+  reopened?: Reopened,
+) {
   return emitEvent(tx, {
     merchantId: session.merchant_id,
     environment: session.environment,
@@ -84,15 +107,33 @@ export function emitSessionEvent(tx: Queryable, session: SessionRow, type: strin
     objectType: 'checkout.session',
     objectId: session.id,
     objectVersion: session.version,
-    data: reopened ? { session: toSessionResponse(session, ctx.checkoutUrlHost), reopened } : { session: toSessionResponse(session, ctx.checkoutUrlHost) },
+    data: reopened
+      ? { session: toSessionResponse(session, ctx.checkoutUrlHost), reopened }
+      : { session: toSessionResponse(session, ctx.checkoutUrlHost) },
   });
 }
 
-async function moveAttempt(tx: Queryable, attempt: AttemptRow, to: AttemptStatus, rawStatus: string): Promise<AttemptRow> {
-  const updated = await store.updateAttemptStatus(tx, attempt.id, attemptMachine.transition(attempt.status, to), rawStatus, ATTEMPT_FINAL.includes(to));
+async function moveAttempt(
+  tx: Queryable,
+  attempt: AttemptRow,
+  to: AttemptStatus,
+  rawStatus: string,
+): Promise<AttemptRow> {
+  const updated = await store.updateAttemptStatus(
+    tx,
+    attempt.id,
+    attemptMachine.transition(attempt.status, to),
+    rawStatus,
+    ATTEMPT_FINAL.includes(to),
+  );
   if (attempt.rail === 'cash' && to !== 'manual_review' && to !== 'amount_mismatch') {
     const slip = await store.findSlipByAttempt(tx, attempt.id);
-    if (slip && slip.status === 'active') await store.updateSlipStatus(tx, slip.id, cashSlipMachine.transition(slip.status, to === 'paid' ? 'used' : to === 'expired' ? 'expired' : 'cancelled'));
+    if (slip && slip.status === 'active')
+      await store.updateSlipStatus(
+        tx,
+        slip.id,
+        cashSlipMachine.transition(slip.status, to === 'paid' ? 'used' : to === 'expired' ? 'expired' : 'cancelled'),
+      );
   }
   return updated;
 }
@@ -101,18 +142,42 @@ async function moveAttempt(tx: Queryable, attempt: AttemptRow, to: AttemptStatus
 const IN_PLAY: readonly AttemptStatus[] = ['pending', 'manual_review', 'amount_mismatch'];
 
 /** After an attempt ends without payment: the payer may retry (announced as reopened), unless time or tries have run out. */
-async function settleAfterUnpaid(tx: Queryable, session: SessionRow, attempt: AttemptRow, ctx: OutcomeContext): Promise<SessionRow> {
+async function settleAfterUnpaid(
+  tx: Queryable,
+  session: SessionRow,
+  attempt: AttemptRow,
+  ctx: OutcomeContext,
+): Promise<SessionRow> {
   if (session.status !== 'pending') return session;
   // Another attempt still in play (a late answer held for an operator while the payer had moved on): the session waits for it.
-  if ((await store.listAttempts(tx, session.id)).some((other) => other.id !== attempt.id && IN_PLAY.includes(other.status))) return session;
+  if (
+    (await store.listAttempts(tx, session.id)).some(
+      (other) => other.id !== attempt.id && IN_PLAY.includes(other.status),
+    )
+  )
+    return session;
   const expired = session.expires_at.getTime() <= Date.now();
   if (expired) return moveSession(tx, session, 'expired', ctx);
-  if ((await store.countFailedAttempts(tx, session.id)) >= FAILED_ATTEMPTS_MAX) return moveSession(tx, session, 'failed', ctx);
-  return moveSession(tx, session, 'open', ctx, { attempt_reference: attempt.id, attempt_status: attempt.status, reason: attempt.raw_status });
+  if ((await store.countFailedAttempts(tx, session.id)) >= FAILED_ATTEMPTS_MAX)
+    return moveSession(tx, session, 'failed', ctx);
+  return moveSession(tx, session, 'open', ctx, {
+    attempt_reference: attempt.id,
+    attempt_status: attempt.status,
+    reason: attempt.raw_status,
+  });
 }
 
-async function settlePaid(tx: Queryable, session: SessionRow, attempt: AttemptRow, ctx: OutcomeContext, credit: PaymentCredit | null = null): Promise<SessionRow> {
-  if (session.status === 'success' && (await store.listAttempts(tx, session.id)).some((other) => other.id !== attempt.id && other.status === 'paid')) {
+async function settlePaid(
+  tx: Queryable,
+  session: SessionRow,
+  attempt: AttemptRow,
+  ctx: OutcomeContext,
+  credit: PaymentCredit | null = null,
+): Promise<SessionRow> {
+  if (
+    session.status === 'success' &&
+    (await store.listAttempts(tx, session.id)).some((other) => other.id !== attempt.id && other.status === 'paid')
+  ) {
     return settleDuplicate(tx, session, attempt, ctx, credit?.chargedMinor ?? attempt.amount_charged_minor);
   }
   const payerFeeMinor = attempt.bearer === 'payer' ? attempt.fee_minor : 0;
@@ -141,8 +206,21 @@ async function settlePaid(tx: Queryable, session: SessionRow, attempt: AttemptRo
  * prompt as well): credited without fee and refunded in full in the same transaction (src/refunds/sika-refunds.ts),
  * and the merchant told with checkout.session.duplicate_payment_refunded. The session stays success with its first payment.
  */
-async function settleDuplicate(tx: Queryable, session: SessionRow, attempt: AttemptRow, ctx: OutcomeContext, receivedMinor: number): Promise<SessionRow> {
-  await creditPayment(tx, { merchantId: attempt.merchant_id, environment: attempt.environment, paymentId: attempt.id, chargedMinor: receivedMinor, payerFeeMinor: 0, merchantFeeMinor: 0 });
+async function settleDuplicate(
+  tx: Queryable,
+  session: SessionRow,
+  attempt: AttemptRow,
+  ctx: OutcomeContext,
+  receivedMinor: number,
+): Promise<SessionRow> {
+  await creditPayment(tx, {
+    merchantId: attempt.merchant_id,
+    environment: attempt.environment,
+    paymentId: attempt.id,
+    chargedMinor: receivedMinor,
+    payerFeeMinor: 0,
+    merchantFeeMinor: 0,
+  });
   const refund = await refundDuplicatePayment(tx, attempt, receivedMinor, ctx.providers);
   const updated = await store.bumpSessionVersion(tx, session.id);
   await emitEvent(tx, {
@@ -155,7 +233,12 @@ async function settleDuplicate(tx: Queryable, session: SessionRow, attempt: Atte
     objectVersion: updated.version,
     data: {
       session: toSessionResponse(updated, ctx.checkoutUrlHost),
-      duplicate: { attempt_reference: attempt.id, amount_minor: receivedMinor, currency: attempt.currency, refund_id: refund.id },
+      duplicate: {
+        attempt_reference: attempt.id,
+        amount_minor: receivedMinor,
+        currency: attempt.currency,
+        refund_id: refund.id,
+      },
     },
   });
   return updated;
@@ -166,7 +249,8 @@ async function settleDuplicate(tx: Queryable, session: SessionRow, attempt: Atte
  * expired while the session reopened (a late answer) puts an open session back to pending: no other payment
  * starts while money may have been taken. A session already decided (success, expired) stays as it is.
  */
-const holdSession = (tx: Queryable, session: SessionRow, ctx: OutcomeContext) => (session.status === 'open' ? moveSession(tx, session, 'pending', ctx) : Promise.resolve(session));
+const holdSession = (tx: Queryable, session: SessionRow, ctx: OutcomeContext) =>
+  session.status === 'open' ? moveSession(tx, session, 'pending', ctx) : Promise.resolve(session);
 
 /** True when the provider said something about the attempt that is not recorded yet. */
 const hasNewFacts = (attempt: AttemptRow, facts: store.AttemptProviderFacts) =>
@@ -180,7 +264,13 @@ const hasNewFacts = (attempt: AttemptRow, facts: store.AttemptProviderFacts) =>
  * an outcome the transition table forbids is a 409. read: the attempt if the caller has just read it
  * (saves a read; it is read again under the lock).
  */
-export async function applyOutcome(tx: Queryable, attemptId: string, outcome: ProviderOutcome, ctx: OutcomeContext, read?: AttemptRow): Promise<Applied> {
+export async function applyOutcome(
+  tx: Queryable,
+  attemptId: string,
+  outcome: ProviderOutcome,
+  ctx: OutcomeContext,
+  read?: AttemptRow,
+): Promise<Applied> {
   // The attempt as the caller already read it (unlocked: only its session id is used before the locks).
   const peek = read?.id === attemptId ? read : await store.findAttempt(tx, attemptId);
   if (!peek) throw new SikaError('NOT_FOUND', 'Payment attempt not found.', { detail: 'Payment attempt not found.' });
@@ -190,16 +280,27 @@ export async function applyOutcome(tx: Queryable, attemptId: string, outcome: Pr
 
   if (outcome === 'pending') return { attempt, session, changed: false };
   // Reversed before success counts as failed (DESIGN §3).
-  const target: AttemptStatus = outcome === 'reversed' && attempt.status !== 'paid' && attempt.status !== 'reversed' ? 'failed' : outcome;
+  const target: AttemptStatus =
+    outcome === 'reversed' && attempt.status !== 'paid' && attempt.status !== 'reversed' ? 'failed' : outcome;
   if (attempt.status === target) {
-    if (ctx.facts && hasNewFacts(attempt, ctx.facts)) attempt = await store.recordProviderFacts(tx, attempt.id, { ...ctx.facts, abandoned: false });
+    if (ctx.facts && hasNewFacts(attempt, ctx.facts))
+      attempt = await store.recordProviderFacts(tx, attempt.id, { ...ctx.facts, abandoned: false });
     return { attempt, session, changed: false };
   }
   if (!attemptMachine.canTransition(attempt.status, target)) {
     throw new SikaError('ATTEMPT_FINAL', `The attempt is ${attempt.status} and cannot become ${target}.`);
   }
-  attempt = await moveAttempt(tx, attempt, target, target === 'failed' && outcome === 'reversed' ? `REVERSED${ctx.source ? `:${ctx.source}` : ''}` : raw);
-  if (ctx.facts) attempt = await store.recordProviderFacts(tx, attempt.id, { ...ctx.facts, abandoned: target === 'cancelled' && ctx.facts.abandoned === true });
+  attempt = await moveAttempt(
+    tx,
+    attempt,
+    target,
+    target === 'failed' && outcome === 'reversed' ? `REVERSED${ctx.source ? `:${ctx.source}` : ''}` : raw,
+  );
+  if (ctx.facts)
+    attempt = await store.recordProviderFacts(tx, attempt.id, {
+      ...ctx.facts,
+      abandoned: target === 'cancelled' && ctx.facts.abandoned === true,
+    });
 
   switch (target) {
     case 'paid':
@@ -208,15 +309,25 @@ export async function applyOutcome(tx: Queryable, attemptId: string, outcome: Pr
     case 'reversed':
       if (await store.hasDuplicateRefund(tx, attempt.id)) {
         // Its money already went back to the payer as a duplicate: a reversal on top is for an operator to reconcile.
-        throw new SikaError('REVERSAL_NOT_COVERED', 'This payment was a duplicate and was already refunded to the payer automatically; an operator must reconcile the reversal.');
+        throw new SikaError(
+          'REVERSAL_NOT_COVERED',
+          'This payment was a duplicate and was already refunded to the payer automatically; an operator must reconcile the reversal.',
+        );
       }
       try {
-        await reversePayment(tx, { merchantId: attempt.merchant_id, environment: attempt.environment, paymentId: attempt.id });
+        await reversePayment(tx, {
+          merchantId: attempt.merchant_id,
+          environment: attempt.environment,
+          paymentId: attempt.id,
+        });
       } catch (error) {
         // The balance may never go negative: when the money was already paid out, nothing is recorded
         // and the reversal waits for an operator to recover the funds (it is reported again on retry).
         if (error instanceof InsufficientFundsError) {
-          throw new SikaError('REVERSAL_NOT_COVERED', 'The merchant balance no longer covers this payment, so the reversal cannot be applied automatically; an operator must recover the funds first.');
+          throw new SikaError(
+            'REVERSAL_NOT_COVERED',
+            'The merchant balance no longer covers this payment, so the reversal cannot be applied automatically; an operator must recover the funds first.',
+          );
         }
         throw error;
       }
@@ -228,7 +339,8 @@ export async function applyOutcome(tx: Queryable, attemptId: string, outcome: Pr
       break;
     case 'amount_mismatch':
       // What the provider took, for the operator's decision (a statement credit is read from its line instead).
-      if (ctx.receivedMinor !== undefined && Number.isSafeInteger(ctx.receivedMinor) && ctx.receivedMinor >= 1) attempt = await store.setAttemptReceived(tx, attempt.id, ctx.receivedMinor, null);
+      if (ctx.receivedMinor !== undefined && Number.isSafeInteger(ctx.receivedMinor) && ctx.receivedMinor >= 1)
+        attempt = await store.setAttemptReceived(tx, attempt.id, ctx.receivedMinor, null);
       session = await holdSession(tx, session, ctx);
       break;
     case 'manual_review':
@@ -252,7 +364,11 @@ export async function applyOutcome(tx: Queryable, attemptId: string, outcome: Pr
 export async function settleHeldAttempt(
   tx: Queryable,
   attemptId: string,
-  decision: { outcome: 'paid' | 'failed'; credit: PaymentCredit | null; received: { receivedMinor: number; feeMinor: number } | null },
+  decision: {
+    outcome: 'paid' | 'failed';
+    credit: PaymentCredit | null;
+    received: { receivedMinor: number; feeMinor: number } | null;
+  },
   ctx: OutcomeContext,
 ): Promise<Applied> {
   const peek = await store.findAttempt(tx, attemptId);
@@ -270,7 +386,13 @@ export async function settleHeldAttempt(
   if (decision.outcome === 'paid') {
     session = await settlePaid(tx, session, attempt, ctx, decision.credit);
   } else {
-    if (decision.credit) await creditPayment(tx, { merchantId: attempt.merchant_id, environment: attempt.environment, paymentId: attempt.id, ...decision.credit });
+    if (decision.credit)
+      await creditPayment(tx, {
+        merchantId: attempt.merchant_id,
+        environment: attempt.environment,
+        paymentId: attempt.id,
+        ...decision.credit,
+      });
     session = await settleAfterUnpaid(tx, session, attempt, ctx);
   }
   return { attempt, session, changed: true };
@@ -279,11 +401,14 @@ export async function settleHeldAttempt(
 /** Expires a session past its time: its pending attempts expire, then the session (unless one is held for review). */
 export async function expireSession(tx: Queryable, sessionId: string, ctx: OutcomeContext): Promise<SessionRow | null> {
   let session = await store.lockSession(tx, sessionId);
-  if (!session || !sessionMachine.canTransition(session.status, 'expired') || session.expires_at.getTime() > Date.now()) return session;
+  if (!session || !sessionMachine.canTransition(session.status, 'expired') || session.expires_at.getTime() > Date.now())
+    return session;
   for (const attempt of await store.listAttempts(tx, sessionId)) {
     if (attempt.status === 'pending') await moveAttempt(tx, attempt, 'expired', 'EXPIRED:expiry');
   }
-  const held = (await store.listAttempts(tx, sessionId)).some((a) => a.status === 'manual_review' || a.status === 'amount_mismatch');
+  const held = (await store.listAttempts(tx, sessionId)).some(
+    (a) => a.status === 'manual_review' || a.status === 'amount_mismatch',
+  );
   if (!held) session = await moveSession(tx, session, 'expired', ctx);
   return session;
 }

@@ -28,12 +28,23 @@ export interface ProviderStatusDeps {
 }
 
 /** Asks the attempt's provider and applies a final answer. Throws when the provider cannot be asked. */
-export async function settleFromProvider(deps: ProviderStatusDeps, adapter: CollectionRail, attempt: AttemptRow, source: string): Promise<AttemptRow> {
+export async function settleFromProvider(
+  deps: ProviderStatusDeps,
+  adapter: CollectionRail,
+  attempt: AttemptRow,
+  source: string,
+): Promise<AttemptRow> {
   const check = await adapter.status(railInput(attempt));
   let outcome = check.outcome;
   // A hosted card page reads "abandoned" from its creation until it is paid: the background checks leave the
   // payer this long on it; the payer's own return to our page (a refresh) ends it at once.
-  if (outcome === 'cancelled' && attempt.rail === 'card' && source === STATUS_CHECK_SOURCE && Date.now() - attempt.created_at.getTime() < CARD_PAGE_GRACE_S * 1000) outcome = 'pending';
+  if (
+    outcome === 'cancelled' &&
+    attempt.rail === 'card' &&
+    source === STATUS_CHECK_SOURCE &&
+    Date.now() - attempt.created_at.getTime() < CARD_PAGE_GRACE_S * 1000
+  )
+    outcome = 'pending';
   if (outcome === 'unknown') {
     const age = Date.now() - attempt.created_at.getTime();
     if (attempt.status !== 'pending' || age < UNCONFIRMED_GRACE_S * 1000) return attempt;
@@ -51,12 +62,22 @@ export async function settleFromProvider(deps: ProviderStatusDeps, adapter: Coll
     // A provider that changes its mind about a closed attempt (e.g. paid after it had said failed): nothing is
     // applied automatically; money taken on it needs an operator.
     if (outcome === 'paid' || outcome === 'amount_mismatch') {
-      deps.log?.error({ attempt_id: attempt.id, status: attempt.status, provider: attempt.provider, raw_status: check.rawStatus }, 'provider reports money taken on a closed attempt; an operator must review it');
+      deps.log?.error(
+        { attempt_id: attempt.id, status: attempt.status, provider: attempt.provider, raw_status: check.rawStatus },
+        'provider reports money taken on a closed attempt; an operator must review it',
+      );
     }
     return attempt;
   }
   const providerStatus = check.outcome === 'unknown' ? undefined : check.rawStatus;
-  const ctx = { checkoutUrlHost: deps.checkoutUrlHost, source, providerStatus, receivedMinor: check.amountMinor, facts: factsOf(check), providers: deps.providers };
+  const ctx = {
+    checkoutUrlHost: deps.checkoutUrlHost,
+    source,
+    providerStatus,
+    receivedMinor: check.amountMinor,
+    facts: factsOf(check),
+    providers: deps.providers,
+  };
   return (await deps.db.transaction((tx) => applyOutcome(tx, attempt.id, outcome, ctx))).attempt;
 }
 

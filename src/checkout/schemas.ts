@@ -20,8 +20,17 @@ import { SESSION_LIST_LIMIT_DEFAULT, SESSION_LIST_LIMIT_MAX } from './session-li
 
 export const CreateSessionBody = Type.Object(
   {
-    amount_minor: Type.Integer({ minimum: 1, maximum: SESSION_AMOUNT_MAX_MINOR, description: 'Amount in pesewas (50000 = GHS 500.00).' }),
-    invoice_ref: Type.String({ minLength: 1, maxLength: INVOICE_REF_LENGTH_MAX, pattern: NON_BLANK_TEXT_PATTERN, description: 'Your invoice reference (not blank); use the same one on invoice lines.' }),
+    amount_minor: Type.Integer({
+      minimum: 1,
+      maximum: SESSION_AMOUNT_MAX_MINOR,
+      description: 'Amount in pesewas (50000 = GHS 500.00).',
+    }),
+    invoice_ref: Type.String({
+      minLength: 1,
+      maxLength: INVOICE_REF_LENGTH_MAX,
+      pattern: NON_BLANK_TEXT_PATTERN,
+      description: 'Your invoice reference (not blank); use the same one on invoice lines.',
+    }),
     description: Type.Optional(Type.String({ maxLength: DESCRIPTION_LENGTH_MAX })),
     currency: Type.Optional(Currency),
     customer: Type.Optional(
@@ -33,15 +42,44 @@ export const CreateSessionBody = Type.Object(
         { additionalProperties: false },
       ),
     ),
-    callback_url: Type.Optional(Type.String({ format: 'uri', pattern: explainedPattern('^[Hh][Tt][Tt][Pp][Ss]?:', 'must be an absolute http or https URL'), maxLength: CALLBACK_URL_LENGTH_MAX, description: 'Where the payer returns after paying: an absolute http or https URL.' })),
-    metadata: Type.Optional(Type.Object({}, { additionalProperties: true, maxProperties: METADATA_KEYS_MAX, description: `Your own key/value data, returned as given: at most ${METADATA_KEYS_MAX} keys and ${METADATA_BYTES_MAX} bytes of JSON.` })),
+    callback_url: Type.Optional(
+      Type.String({
+        format: 'uri',
+        pattern: explainedPattern('^[Hh][Tt][Tt][Pp][Ss]?:', 'must be an absolute http or https URL'),
+        maxLength: CALLBACK_URL_LENGTH_MAX,
+        description: 'Where the payer returns after paying: an absolute http or https URL.',
+      }),
+    ),
+    metadata: Type.Optional(
+      Type.Object(
+        {},
+        {
+          additionalProperties: true,
+          maxProperties: METADATA_KEYS_MAX,
+          description: `Your own key/value data, returned as given: at most ${METADATA_KEYS_MAX} keys and ${METADATA_BYTES_MAX} bytes of JSON.`,
+        },
+      ),
+    ),
     expires_in_seconds: Type.Optional(
-      Type.Integer({ minimum: SESSION_LIFETIME_MIN_S, maximum: SESSION_LIFETIME_MAX_S, description: `Session lifetime; default ${SESSION_LIFETIME_DEFAULT_S} (24 hours).` }),
+      Type.Integer({
+        minimum: SESSION_LIFETIME_MIN_S,
+        maximum: SESSION_LIFETIME_MAX_S,
+        description: `Session lifetime; default ${SESSION_LIFETIME_DEFAULT_S} (24 hours).`,
+      }),
     ),
   },
   {
     additionalProperties: false,
-    examples: [{ amount_minor: 50000, invoice_ref: 'INV-2026-0042', description: 'School fees, term 2', customer: { name: 'Ama Mensah', email: 'ama@example.com' }, callback_url: 'https://shop.example.com/paid', metadata: { order: '42' } }],
+    examples: [
+      {
+        amount_minor: 50000,
+        invoice_ref: 'INV-2026-0042',
+        description: 'School fees, term 2',
+        customer: { name: 'Ama Mensah', email: 'ama@example.com' },
+        callback_url: 'https://shop.example.com/paid',
+        metadata: { order: '42' },
+      },
+    ],
   },
 );
 export type CreateSessionBody = Static<typeof CreateSessionBody>;
@@ -50,7 +88,9 @@ export type CreateSessionBody = Static<typeof CreateSessionBody>;
 const PROVIDER_TRANSACTION_ID_LENGTH_MAX = 100;
 const CARD_BRAND_LENGTH_MAX = 30;
 
-const SessionStatusSchema = StringEnum(SESSION_STATUSES, { description: 'open -> pending -> success | failed | expired (a pending session whose attempt ended unpaid reopens).' });
+const SessionStatusSchema = StringEnum(SESSION_STATUSES, {
+  description: 'open -> pending -> success | failed | expired (a pending session whose attempt ended unpaid reopens).',
+});
 const RailSchema = StringEnum(railIds(), { description: `The payment method: ${railList()}.` });
 
 /** A paid session's payment: the attempt that paid, what was charged, the fee and what the balance was credited. */
@@ -60,7 +100,10 @@ export const Payment = Type.Object(
     status: StringEnum(['paid', 'reversed'] as const),
     rail: RailSchema,
     provider: Type.String({ description: 'Who took the payment (test, cash, paystack, mtn_momo, ...).' }),
-    provider_reference: Type.String({ description: "Sika's reference with the provider (what the provider's webhooks and reports name; empty for cash)." }),
+    provider_reference: Type.String({
+      description:
+        "Sika's reference with the provider (what the provider's webhooks and reports name; empty for cash).",
+    }),
     provider_transaction_id: Type.Union([Type.String({ maxLength: PROVIDER_TRANSACTION_ID_LENGTH_MAX }), Type.Null()], {
       description:
         "What the provider itself calls this transaction, the id a payer's receipt and the provider's support know (MTN MoMo's financialTransactionId, Paystack's transaction id); null until the provider names one, and always for Test, cash and bank transfers.",
@@ -69,7 +112,10 @@ export const Payment = Type.Object(
       [
         Type.Object(
           {
-            brand: Type.String({ maxLength: CARD_BRAND_LENGTH_MAX, description: 'The card scheme as the provider names it (visa, mastercard, verve, ...).' }),
+            brand: Type.String({
+              maxLength: CARD_BRAND_LENGTH_MAX,
+              description: 'The card scheme as the provider names it (visa, mastercard, verve, ...).',
+            }),
             last4: Type.String({ pattern: '^[0-9]{4}$', description: 'The last four digits of the card number.' }),
           },
           { additionalProperties: false },
@@ -84,7 +130,10 @@ export const Payment = Type.Object(
         'What Sika received when it was not the amount charged (null: the amount charged was received). A short payment credited as received is less than amount_charged_minor: the session was paid short by the difference; fee_minor and net_minor are computed on what was received.',
     }),
     fee_minor: Type.Integer({ description: 'The fee taken (on what was received, when that differs).' }),
-    net_minor: Type.Integer({ description: 'What your balance was credited: the session amount less a fee you bear (or what was received less the fee taken on it).' }),
+    net_minor: Type.Integer({
+      description:
+        'What your balance was credited: the session amount less a fee you bear (or what was received less the fee taken on it).',
+    }),
     paid_at: Type.Union([DateTime, Type.Null()]),
   },
   { $id: 'Payment', title: 'Payment', description: 'Once the session is paid (on GET and the list; null before).' },
@@ -103,10 +152,18 @@ export const CheckoutSessionResponse = Type.Object(
     expires_at: DateTime,
     created_at: DateTime,
     livemode: Type.Boolean(),
-    customer: Type.Object({ name: Type.Union([Type.String(), Type.Null()]), email: Type.Union([Type.String(), Type.Null()]) }),
+    customer: Type.Object({
+      name: Type.Union([Type.String(), Type.Null()]),
+      email: Type.Union([Type.String(), Type.Null()]),
+    }),
     callback_url: Type.Union([Type.String(), Type.Null()]),
     metadata: Type.Object({}, { additionalProperties: true }),
-    refunded_minor: Type.Optional(Type.Integer({ minimum: 0, description: 'What refunds of its payment have given back so far (succeeded refunds), in pesewas.' })),
+    refunded_minor: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description: 'What refunds of its payment have given back so far (succeeded refunds), in pesewas.',
+      }),
+    ),
     payment: Type.Optional(Type.Union([Type.Ref('Payment'), Type.Null()])),
   },
   {
@@ -137,8 +194,21 @@ export const CheckoutSessionResponse = Type.Object(
 
 export const ListSessionsQuery = Type.Object(
   {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: SESSION_LIST_LIMIT_MAX, default: SESSION_LIST_LIMIT_DEFAULT, description: 'Sessions per page.' })),
-    starting_after: Type.Optional(Type.String({ minLength: 1, maxLength: ID_PARAM_LENGTH_MAX, description: 'The last session id of the previous page.' })),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: SESSION_LIST_LIMIT_MAX,
+        default: SESSION_LIST_LIMIT_DEFAULT,
+        description: 'Sessions per page.',
+      }),
+    ),
+    starting_after: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: ID_PARAM_LENGTH_MAX,
+        description: 'The last session id of the previous page.',
+      }),
+    ),
     status: Type.Optional(SessionStatusSchema),
     invoice_ref: Type.Optional(Type.String({ minLength: 1, maxLength: INVOICE_REF_LENGTH_MAX })),
     created_gte: Type.Optional(Type.String({ format: 'date-time', description: 'Created at or after (ISO 8601).' })),
@@ -158,4 +228,6 @@ export const SessionList = Type.Object(
   { $id: 'CheckoutSessionList', title: 'Checkout session list' },
 );
 
-export const SessionParams = Type.Object({ reference: Type.String({ minLength: 1, maxLength: ID_PARAM_LENGTH_MAX, description: 'The session id (cs_...).' }) });
+export const SessionParams = Type.Object({
+  reference: Type.String({ minLength: 1, maxLength: ID_PARAM_LENGTH_MAX, description: 'The session id (cs_...).' }),
+});

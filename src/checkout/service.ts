@@ -45,15 +45,21 @@ function checkCallbackUrl(url: string): void {
     /* handled below */
   }
   if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')) {
-    throw errors.invalidArgument('callback_url must be an absolute http or https URL.', [{ field: 'callback_url', message: 'must be an http(s) URL' }]);
+    throw errors.invalidArgument('callback_url must be an absolute http or https URL.', [
+      { field: 'callback_url', message: 'must be an http(s) URL' },
+    ]);
   }
 }
 
 export function checkMetadata(metadata: Record<string, unknown>): void {
-  if (Object.keys(metadata).length > METADATA_KEYS_MAX || Buffer.byteLength(JSON.stringify(metadata)) > METADATA_BYTES_MAX) {
-    throw errors.invalidArgument(`metadata may have at most ${METADATA_KEYS_MAX} keys and ${METADATA_BYTES_MAX} bytes of JSON.`, [
-      { field: 'metadata', message: 'is too large' },
-    ]);
+  if (
+    Object.keys(metadata).length > METADATA_KEYS_MAX ||
+    Buffer.byteLength(JSON.stringify(metadata)) > METADATA_BYTES_MAX
+  ) {
+    throw errors.invalidArgument(
+      `metadata may have at most ${METADATA_KEYS_MAX} keys and ${METADATA_BYTES_MAX} bytes of JSON.`,
+      [{ field: 'metadata', message: 'is too large' }],
+    );
   }
 }
 
@@ -61,7 +67,9 @@ export function checkMetadata(metadata: Record<string, unknown>): void {
 export function newSession(principal: ApiPrincipal, input: CreateSessionInput, now = new Date()): SessionRow {
   const currency = normaliseCurrency(input.currency);
   if (input.invoice_ref.trim() === '') {
-    throw errors.invalidArgument('invoice_ref must not be blank.', [{ field: 'invoice_ref', message: 'must not be blank' }]);
+    throw errors.invalidArgument('invoice_ref must not be blank.', [
+      { field: 'invoice_ref', message: 'must not be blank' },
+    ]);
   }
   if (input.callback_url !== undefined) checkCallbackUrl(input.callback_url);
   const metadata = input.metadata ?? {};
@@ -93,11 +101,15 @@ export function newSession(principal: ApiPrincipal, input: CreateSessionInput, n
 
 /** One page (from 1) of a merchant's sessions matching the filter, and how many match in all. */
 export async function listSessionsPage(db: Queryable, filter: store.SessionListFilter, page: number, pageSize: number) {
-  const [rows, total] = await Promise.all([store.listSessions(db, filter, pageSize, (page - 1) * pageSize), store.countSessions(db, filter)]);
+  const [rows, total] = await Promise.all([
+    store.listSessions(db, filter, pageSize, (page - 1) * pageSize),
+    store.countSessions(db, filter),
+  ]);
   return { rows, total };
 }
 
-export const recentSessions = (db: Queryable, merchantId: string, environment: Environment, limit: number) => store.listRecentSessions(db, merchantId, environment, limit);
+export const recentSessions = (db: Queryable, merchantId: string, environment: Environment, limit: number) =>
+  store.listRecentSessions(db, merchantId, environment, limit);
 
 /** A session of the merchant's environment with its attempts, invoice lines and events; null for a foreign or unknown id. */
 export async function sessionDetail(db: Queryable, merchantId: string, environment: Environment, id: string) {
@@ -118,8 +130,13 @@ export const sessionAttempts = (db: Queryable, sessionId: string) => store.listA
 export const slipOfAttempt = (db: Queryable, attemptId: string) => store.findSlipByAttempt(db, attemptId);
 
 /** The page's Test outcome buttons: the simulate endpoint's path, in one transaction. */
-export const simulateFromPage = (db: Db, sessionId: string, attemptId: string, outcome: ProviderOutcome, checkoutUrlHost: string) =>
-  db.transaction((tx) => simulateForSession(tx, sessionId, attemptId, outcome, checkoutUrlHost));
+export const simulateFromPage = (
+  db: Db,
+  sessionId: string,
+  attemptId: string,
+  outcome: ProviderOutcome,
+  checkoutUrlHost: string,
+) => db.transaction((tx) => simulateForSession(tx, sessionId, attemptId, outcome, checkoutUrlHost));
 
 // ---- the merchant API ----
 

@@ -58,7 +58,10 @@ function split(row: Joined): { session: SessionRow; payment: SessionPayment | nu
     if (key.startsWith('pay_')) payment[key.slice(4)] = value;
     else session[key] = value;
   }
-  return { session: session as unknown as SessionRow, payment: payment.id ? (payment as unknown as SessionPayment) : null };
+  return {
+    session: session as unknown as SessionRow,
+    payment: payment.id ? (payment as unknown as SessionPayment) : null,
+  };
 }
 
 /** Up to `limit` sessions matching the search, newest first (or oldest first when asked). */
@@ -76,7 +79,9 @@ export async function searchSessions(db: Queryable, search: SessionSearch, limit
   if (search.rail) add((n) => `p.pay_rail = $${n}`, search.rail);
   if (search.after) {
     params.push(search.after.createdAt, search.after.id);
-    where.push(`(s.created_at, s.id) ${search.order === 'oldest' ? '>' : '<'} ($${params.length - 1}, $${params.length})`);
+    where.push(
+      `(s.created_at, s.id) ${search.order === 'oldest' ? '>' : '<'} ($${params.length - 1}, $${params.length})`,
+    );
   }
   params.push(limit);
   const rows = await db.query<Joined>(

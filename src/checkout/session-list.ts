@@ -23,7 +23,9 @@ export interface SessionListQuery {
 }
 
 /** The card that paid, when the provider named both its brand and last four digits (else null: never half a card). */
-export const cardOf = (attempt: Pick<SessionPayment, 'card_brand' | 'card_last4'>): { brand: string; last4: string } | null =>
+export const cardOf = (
+  attempt: Pick<SessionPayment, 'card_brand' | 'card_last4'>,
+): { brand: string; last4: string } | null =>
   attempt.card_brand && attempt.card_last4 ? { brand: attempt.card_brand, last4: attempt.card_last4 } : null;
 
 /** The payment of a session: what was charged, the fee, what the merchant was credited (net), and when. */
@@ -57,7 +59,12 @@ export async function paymentOfSession(db: Queryable, sessionId: string) {
 }
 
 /** A session of the calling key's merchant and environment, with its payment. */
-export async function getSessionWithPayment(db: Queryable, principal: ApiPrincipal, id: string, checkoutUrlHost: string) {
+export async function getSessionWithPayment(
+  db: Queryable,
+  principal: ApiPrincipal,
+  id: string,
+  checkoutUrlHost: string,
+) {
   const session = await store.findSession(db, principal.merchantId, principal.environment, id);
   if (!session) throw errors.notFound('Checkout session');
   const payment = session.status === 'success' ? await findSessionPayment(db, session.id) : null;
@@ -65,18 +72,37 @@ export async function getSessionWithPayment(db: Queryable, principal: ApiPrincip
 }
 
 /** One page of the merchant's sessions, newest first; `has_more` says whether to ask again with starting_after. */
-export async function listSessions(db: Queryable, principal: ApiPrincipal, query: SessionListQuery, checkoutUrlHost: string) {
+export async function listSessions(
+  db: Queryable,
+  principal: ApiPrincipal,
+  query: SessionListQuery,
+  checkoutUrlHost: string,
+) {
   const limit = query.limit ?? SESSION_LIST_LIMIT_DEFAULT;
-  const after = await cursorPosition(query.starting_after, 'a session', (id) => store.findSession(db, principal.merchantId, principal.environment, id));
+  const after = await cursorPosition(query.starting_after, 'a session', (id) =>
+    store.findSession(db, principal.merchantId, principal.environment, id),
+  );
   const { createdFrom, createdBefore } = createdRange(query);
   const rows = await searchSessions(
     db,
-    { merchantId: principal.merchantId, environment: principal.environment, status: query.status, invoiceRef: query.invoice_ref, createdFrom, createdBefore, rail: query.rail, after },
+    {
+      merchantId: principal.merchantId,
+      environment: principal.environment,
+      status: query.status,
+      invoiceRef: query.invoice_ref,
+      createdFrom,
+      createdBefore,
+      rail: query.rail,
+      after,
+    },
     limit + 1,
   );
   return {
     object: 'list' as const,
-    data: rows.slice(0, limit).map(({ session, payment }) => ({ ...toSessionResponse(session, checkoutUrlHost), payment: payment ? toPayment(payment) : null })),
+    data: rows.slice(0, limit).map(({ session, payment }) => ({
+      ...toSessionResponse(session, checkoutUrlHost),
+      payment: payment ? toPayment(payment) : null,
+    })),
     has_more: rows.length > limit,
   };
 }
@@ -93,7 +119,11 @@ export function sessionsCreatedBetween(
     async *[Symbol.asyncIterator]() {
       let after: { createdAt: Date; id: string } | undefined;
       for (;;) {
-        const rows = await searchSessions(db, { ...owner, createdFrom: from, createdBefore: before, after, order: 'oldest' }, pageRows);
+        const rows = await searchSessions(
+          db,
+          { ...owner, createdFrom: from, createdBefore: before, after, order: 'oldest' },
+          pageRows,
+        );
         yield* rows;
         if (rows.length < pageRows) return;
         const last = rows.at(-1)!.session;

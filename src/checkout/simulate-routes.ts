@@ -18,11 +18,21 @@ export async function simulateRoutes(app: FastifyInstance, deps: AppDeps): Promi
         operationId: 'simulatePaymentAttempt',
         tags: ['Test simulation'],
         summary: 'Simulate a payment outcome (Test keys only)',
-        description: 'Applies one of the eight outcomes to a Test attempt exactly as a provider report would. Live keys get 403.',
+        description:
+          'Applies one of the eight outcomes to a Test attempt exactly as a provider report would. Live keys get 403.',
         security: [{ apiKey: [] }],
-        params: Type.Object({ reference: Type.String({ minLength: 1, maxLength: ID_PARAM_LENGTH_MAX, description: 'The attempt_reference.' }) }),
+        params: Type.Object({
+          reference: Type.String({
+            minLength: 1,
+            maxLength: ID_PARAM_LENGTH_MAX,
+            description: 'The attempt_reference.',
+          }),
+        }),
         body: SimulateBody,
-        response: { 200: described(AttemptStatusResponse, 'The attempt after the outcome, with its session\'s status.'), ...errorResponses(400, 401, 403, 404, 409, 422, 429) },
+        response: {
+          200: described(AttemptStatusResponse, "The attempt after the outcome, with its session's status."),
+          ...errorResponses(400, 401, 403, 404, 409, 422, 429),
+        },
       },
     },
     async (request): Promise<IdempotentWork> => {
@@ -30,7 +40,13 @@ export async function simulateRoutes(app: FastifyInstance, deps: AppDeps): Promi
       return {
         run: async (tx) => ({
           status: 200,
-          body: await simulate(tx, principal, request.params.reference, request.body.outcome, deps.config.checkoutUrlHost),
+          body: await simulate(
+            tx,
+            principal,
+            request.params.reference,
+            request.body.outcome,
+            deps.config.checkoutUrlHost,
+          ),
         }),
       };
     },

@@ -11,17 +11,31 @@ import { applyOutcome } from './payments.ts';
 import * as store from './store.ts';
 
 /** Applies a simulated outcome to a Test attempt: one path for the simulate endpoint and the payer page's Test buttons. */
-async function applySimulatedOutcome(tx: Queryable, attempt: AttemptRow, outcome: ProviderOutcome, checkoutUrlHost: string) {
-  if (attempt.environment !== 'test') throw errors.forbidden('Simulation is for Test payments only; Live payments are decided by their providers.');
+async function applySimulatedOutcome(
+  tx: Queryable,
+  attempt: AttemptRow,
+  outcome: ProviderOutcome,
+  checkoutUrlHost: string,
+) {
+  if (attempt.environment !== 'test')
+    throw errors.forbidden('Simulation is for Test payments only; Live payments are decided by their providers.');
   const applied = await applyOutcome(tx, attempt.id, outcome, { checkoutUrlHost, source: 'simulated' }, attempt);
   return toAttemptStatus(tx, applied.attempt, false);
 }
 
 /** Test mode: decide an attempt's outcome (SPEC 4.1 simulate). Live keys are refused. */
-export async function simulate(tx: Queryable, principal: ApiPrincipal, attemptId: string, outcome: ProviderOutcome, checkoutUrlHost: string) {
-  if (principal.environment !== 'test') throw errors.forbidden('Simulation is for Test keys only; Live payments are decided by their providers.');
+export async function simulate(
+  tx: Queryable,
+  principal: ApiPrincipal,
+  attemptId: string,
+  outcome: ProviderOutcome,
+  checkoutUrlHost: string,
+) {
+  if (principal.environment !== 'test')
+    throw errors.forbidden('Simulation is for Test keys only; Live payments are decided by their providers.');
   const attempt = await store.findAttempt(tx, attemptId);
-  if (!attempt || attempt.merchant_id !== principal.merchantId || attempt.environment !== principal.environment) throw errors.notFound('Payment attempt');
+  if (!attempt || attempt.merchant_id !== principal.merchantId || attempt.environment !== principal.environment)
+    throw errors.notFound('Payment attempt');
   return applySimulatedOutcome(tx, attempt, outcome, checkoutUrlHost);
 }
 
@@ -29,9 +43,16 @@ export async function simulate(tx: Queryable, principal: ApiPrincipal, attemptId
  * Test mode, from the hosted page's outcome buttons (no API key: the session id is the capability, as on
  * every payer endpoint). Only attempts of this session, and only Test sessions: a Live session is 403.
  */
-export async function simulateForSession(tx: Queryable, sessionId: string, attemptId: string, outcome: ProviderOutcome, checkoutUrlHost: string) {
+export async function simulateForSession(
+  tx: Queryable,
+  sessionId: string,
+  attemptId: string,
+  outcome: ProviderOutcome,
+  checkoutUrlHost: string,
+) {
   const session = await store.findPublicSession(tx, sessionId);
   if (!session) throw sessionNotFound();
-  if (session.environment !== 'test') throw errors.forbidden('Test outcomes are for Test checkouts only; Live payments are decided by their providers.');
+  if (session.environment !== 'test')
+    throw errors.forbidden('Test outcomes are for Test checkouts only; Live payments are decided by their providers.');
   return applySimulatedOutcome(tx, await attemptOfSession(tx, sessionId, attemptId), outcome, checkoutUrlHost);
 }

@@ -30,7 +30,13 @@ export interface StatusCheckDeps {
 export async function checkPendingAttempts(deps: StatusCheckDeps): Promise<number> {
   const providers = deps.providers ?? LiveProviders.none();
   const railOf = deps.railOf ?? ((attempt: AttemptRow) => railOfAttempt(attempt, providers));
-  const due = await store.claimStatusChecks(deps.db, STATUS_CHECK_FIRST_AFTER_S, STATUS_CHECK_INTERVAL_MAX_S, STATUS_CHECKS_PER_PASS, LATE_SUCCESS_WINDOW_S);
+  const due = await store.claimStatusChecks(
+    deps.db,
+    STATUS_CHECK_FIRST_AFTER_S,
+    STATUS_CHECK_INTERVAL_MAX_S,
+    STATUS_CHECKS_PER_PASS,
+    LATE_SUCCESS_WINDOW_S,
+  );
   let applied = 0;
   for (const attempt of due) {
     const adapter = railOf(attempt);
@@ -39,7 +45,10 @@ export async function checkPendingAttempts(deps: StatusCheckDeps): Promise<numbe
       const after = await settleFromProvider(deps, adapter, attempt, STATUS_CHECK_SOURCE);
       if (after.status !== attempt.status) applied++;
     } catch (error) {
-      deps.log?.warn({ err: error, attempt_id: attempt.id }, 'provider status check failed; the attempt is checked again at its next turn');
+      deps.log?.warn(
+        { err: error, attempt_id: attempt.id },
+        'provider status check failed; the attempt is checked again at its next turn',
+      );
     }
   }
   return applied;

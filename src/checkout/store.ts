@@ -1,7 +1,16 @@
 import { DbError, type Queryable } from '../db/index.ts';
 import type { FailureReason } from '../lib/payment-failures.ts';
 import { sqlList, type Transition } from '../lib/state-machine.ts';
-import { attemptMachine, cashSlipMachine, sessionMachine, type AttemptRow, type AttemptStatus, type CashSlipStatus, type SessionRow, type SessionStatus } from './model.ts';
+import {
+  attemptMachine,
+  cashSlipMachine,
+  sessionMachine,
+  type AttemptRow,
+  type AttemptStatus,
+  type CashSlipStatus,
+  type SessionRow,
+  type SessionStatus,
+} from './model.ts';
 
 export const SESSION_COLUMNS = `id, merchant_id, environment, api_key_id, status, amount_minor, currency, invoice_ref, description,
   customer_name, customer_email, callback_url, metadata, expires_at, finalized_at, refunded_minor, version, created_at, updated_at`;
@@ -10,7 +19,8 @@ export const SESSION_COLUMNS = `id, merchant_id, environment, api_key_id, status
 const PUBLIC_SESSION_SELECT = `SELECT ${SESSION_COLUMNS.replace(/(\w+)/g, 's.$1')}, m.name AS merchant_name`;
 const PUBLIC_SESSION_FROM = 'FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id WHERE s.id = $1';
 /** The lines of the session's invoice (s is the session). */
-const SESSION_INVOICE_LINES = 'FROM invoice_lines l WHERE l.merchant_id = s.merchant_id AND l.environment = s.environment AND l.invoice_ref = s.invoice_ref';
+const SESSION_INVOICE_LINES =
+  'FROM invoice_lines l WHERE l.merchant_id = s.merchant_id AND l.environment = s.environment AND l.invoice_ref = s.invoice_ref';
 
 /**
  * The INSERT of a new session row, guarded by the Idempotency-Key claim (see insertClaimed in http/idempotency-store.ts): one
@@ -54,24 +64,49 @@ export function sessionInsert(s: SessionRow): { sql: string; params: unknown[]; 
  * of the merchant (it does when statistics are missing: PGlite never analyzes, PostgreSQL not until
  * autovacuum gets to it; a 10,000-session merchant made each read ~1.4 ms of database time).
  */
-export async function findSession(db: Queryable, merchantId: string, environment: string, id: string): Promise<SessionRow | null> {
-  const rows = await db.read<SessionRow>('session_by_id', `SELECT ${SESSION_COLUMNS} FROM checkout_sessions WHERE id = $1`, [id]);
+export async function findSession(
+  db: Queryable,
+  merchantId: string,
+  environment: string,
+  id: string,
+): Promise<SessionRow | null> {
+  const rows = await db.read<SessionRow>(
+    'session_by_id',
+    `SELECT ${SESSION_COLUMNS} FROM checkout_sessions WHERE id = $1`,
+    [id],
+  );
   const row = rows[0];
   return row && row.merchant_id === merchantId && row.environment === environment ? row : null;
 }
 
 /** Any session by id (payer endpoints: the unguessable id is the capability), with its merchant's name. */
-export async function findPublicSession(db: Queryable, id: string): Promise<(SessionRow & { merchant_name: string }) | null> {
-  const rows = await db.read<SessionRow & { merchant_name: string }>('public_session_by_id', `${PUBLIC_SESSION_SELECT} ${PUBLIC_SESSION_FROM}`, [id]);
+export async function findPublicSession(
+  db: Queryable,
+  id: string,
+): Promise<(SessionRow & { merchant_name: string }) | null> {
+  const rows = await db.read<SessionRow & { merchant_name: string }>(
+    'public_session_by_id',
+    `${PUBLIC_SESSION_SELECT} ${PUBLIC_SESSION_FROM}`,
+    [id],
+  );
   return rows[0] ?? null;
 }
 
 export async function lockSession(tx: Queryable, id: string): Promise<SessionRow | null> {
-  const rows = await tx.query<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM checkout_sessions WHERE id = $1 FOR UPDATE`, [id], 'session_lock');
+  const rows = await tx.query<SessionRow>(
+    `SELECT ${SESSION_COLUMNS} FROM checkout_sessions WHERE id = $1 FOR UPDATE`,
+    [id],
+    'session_lock',
+  );
   return rows[0] ?? null;
 }
 
-export async function updateSessionStatus(tx: Queryable, id: string, move: Transition<SessionStatus>, finalized: boolean): Promise<SessionRow> {
+export async function updateSessionStatus(
+  tx: Queryable,
+  id: string,
+  move: Transition<SessionStatus>,
+  finalized: boolean,
+): Promise<SessionRow> {
   const rows = await tx.query<SessionRow>(
     `UPDATE checkout_sessions SET status = $2, version = version + 1, updated_at = now(),
             finalized_at = CASE WHEN $3::boolean THEN coalesce(finalized_at, now()) ELSE NULL END
@@ -99,8 +134,16 @@ const ATTEMPT_COLUMNS = `id, session_id, merchant_id, environment, rail, provide
 const ATTEMPT_INITIAL = attemptMachine.initialStatus('pending');
 
 /** What was received on a held attempt (the provider's report, or an operator's decision) and the fee taken on it (null: none decided yet). */
-export async function setAttemptReceived(tx: Queryable, id: string, receivedMinor: number, feeReceivedMinor: number | null): Promise<AttemptRow> {
-  const rows = await tx.query<AttemptRow>(`UPDATE payment_attempts SET amount_received_minor = $2, fee_received_minor = $3 WHERE id = $1 RETURNING ${ATTEMPT_COLUMNS}`, [id, receivedMinor, feeReceivedMinor]);
+export async function setAttemptReceived(
+  tx: Queryable,
+  id: string,
+  receivedMinor: number,
+  feeReceivedMinor: number | null,
+): Promise<AttemptRow> {
+  const rows = await tx.query<AttemptRow>(
+    `UPDATE payment_attempts SET amount_received_minor = $2, fee_received_minor = $3 WHERE id = $1 RETURNING ${ATTEMPT_COLUMNS}`,
+    [id, receivedMinor, feeReceivedMinor],
+  );
   return rows[0]!;
 }
 
@@ -108,7 +151,22 @@ export async function insertAttempt(
   tx: Queryable,
   a: Pick<
     AttemptRow,
-    'id' | 'session_id' | 'merchant_id' | 'environment' | 'rail' | 'provider' | 'provider_reference' | 'network' | 'phone' | 'account_name' | 'raw_status' | 'base_minor' | 'fee_minor' | 'bearer' | 'amount_charged_minor' | 'currency'
+    | 'id'
+    | 'session_id'
+    | 'merchant_id'
+    | 'environment'
+    | 'rail'
+    | 'provider'
+    | 'provider_reference'
+    | 'network'
+    | 'phone'
+    | 'account_name'
+    | 'raw_status'
+    | 'base_minor'
+    | 'fee_minor'
+    | 'bearer'
+    | 'amount_charged_minor'
+    | 'currency'
   >,
 ): Promise<AttemptRow> {
   const rows = await tx.query<AttemptRow>(
@@ -116,7 +174,24 @@ export async function insertAttempt(
        account_name, status, raw_status, base_minor, fee_minor, bearer, amount_charged_minor, currency)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, '${ATTEMPT_INITIAL}', $11, $12, $13, $14, $15, $16)
      RETURNING ${ATTEMPT_COLUMNS}`,
-    [a.id, a.session_id, a.merchant_id, a.environment, a.rail, a.provider, a.provider_reference, a.network, a.phone, a.account_name, a.raw_status, a.base_minor, a.fee_minor, a.bearer, a.amount_charged_minor, a.currency],
+    [
+      a.id,
+      a.session_id,
+      a.merchant_id,
+      a.environment,
+      a.rail,
+      a.provider,
+      a.provider_reference,
+      a.network,
+      a.phone,
+      a.account_name,
+      a.raw_status,
+      a.base_minor,
+      a.fee_minor,
+      a.bearer,
+      a.amount_charged_minor,
+      a.currency,
+    ],
     'attempt_insert',
   );
   return rows[0]!;
@@ -131,7 +206,13 @@ export async function insertAttempt(
  * Attempts due a provider status check: pending ones, and Live ones that expired, or were abandoned while the
  * provider had not answered (issue 31), within lateWindowS (a payer may still approve; money taken is never dropped).
  */
-export const claimStatusChecks = (db: Queryable, firstAfterS: number, capS: number, limit: number, lateWindowS: number) =>
+export const claimStatusChecks = (
+  db: Queryable,
+  firstAfterS: number,
+  capS: number,
+  limit: number,
+  lateWindowS: number,
+) =>
   db.query<AttemptRow>(
     `UPDATE payment_attempts SET status_checks = status_checks + 1,
             next_status_check_at = now() + make_interval(secs => least($1 * power(2, status_checks), $2))
@@ -147,14 +228,28 @@ export const claimStatusChecks = (db: Queryable, firstAfterS: number, capS: numb
   );
 
 export async function findAttempt(db: Queryable, id: string, forUpdate = false): Promise<AttemptRow | null> {
-  const rows = await db.query<AttemptRow>(`SELECT ${ATTEMPT_COLUMNS} FROM payment_attempts WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id], forUpdate ? 'attempt_lock' : 'attempt_by_id');
+  const rows = await db.query<AttemptRow>(
+    `SELECT ${ATTEMPT_COLUMNS} FROM payment_attempts WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`,
+    [id],
+    forUpdate ? 'attempt_lock' : 'attempt_by_id',
+  );
   return rows[0] ?? null;
 }
 
 export const listAttempts = (db: Queryable, sessionId: string) =>
-  db.query<AttemptRow>(`SELECT ${ATTEMPT_COLUMNS} FROM payment_attempts WHERE session_id = $1 ORDER BY created_at, id`, [sessionId], 'attempts_of_session');
+  db.query<AttemptRow>(
+    `SELECT ${ATTEMPT_COLUMNS} FROM payment_attempts WHERE session_id = $1 ORDER BY created_at, id`,
+    [sessionId],
+    'attempts_of_session',
+  );
 
-export async function updateAttemptStatus(tx: Queryable, id: string, move: Transition<AttemptStatus>, rawStatus: string, final: boolean): Promise<AttemptRow> {
+export async function updateAttemptStatus(
+  tx: Queryable,
+  id: string,
+  move: Transition<AttemptStatus>,
+  rawStatus: string,
+  final: boolean,
+): Promise<AttemptRow> {
   const rows = await tx.query<AttemptRow>(
     `UPDATE payment_attempts SET status = $2, raw_status = $3, version = version + 1, updated_at = now(),
             finalized_at = CASE WHEN $4::boolean THEN now() ELSE finalized_at END
@@ -191,7 +286,11 @@ const attemptProviderParams = (id: string, p: AttemptProviderAnswer) => [
 ];
 
 export async function updateAttemptProvider(tx: Queryable, id: string, p: AttemptProviderAnswer): Promise<AttemptRow> {
-  const rows = await tx.query<AttemptRow>(ATTEMPT_PROVIDER_UPDATE, attemptProviderParams(id, p), 'attempt_provider_update');
+  const rows = await tx.query<AttemptRow>(
+    ATTEMPT_PROVIDER_UPDATE,
+    attemptProviderParams(id, p),
+    'attempt_provider_update',
+  );
   return rows[0] ?? attemptGone(id);
 }
 
@@ -209,9 +308,17 @@ function attemptGone(id: string): never {
  * for an answer that changes nothing else; null when the row was locked past the write's lock timeout
  * (the caller then takes a transaction on the pool).
  */
-export async function writeAttemptProvider(db: Queryable, id: string, p: AttemptProviderAnswer): Promise<AttemptRow | null> {
+export async function writeAttemptProvider(
+  db: Queryable,
+  id: string,
+  p: AttemptProviderAnswer,
+): Promise<AttemptRow | null> {
   try {
-    const rows = await db.write<AttemptRow>('attempt_provider_write', ATTEMPT_PROVIDER_UPDATE, attemptProviderParams(id, p));
+    const rows = await db.write<AttemptRow>(
+      'attempt_provider_write',
+      ATTEMPT_PROVIDER_UPDATE,
+      attemptProviderParams(id, p),
+    );
     return rows[0] ?? attemptGone(id);
   } catch (error) {
     if (error instanceof DbError && error.isLockTimeout) return null;
@@ -223,7 +330,13 @@ export async function writeAttemptProvider(db: Queryable, id: string, p: Attempt
  * Moves a pending attempt's intent to the next provider after the previous one refused it before
  * accepting; null when the attempt changed meanwhile (decided, or already switched by someone else).
  */
-export async function switchAttemptProvider(tx: Queryable, id: string, fromProvider: string, toProvider: string, providerReference: string): Promise<AttemptRow | null> {
+export async function switchAttemptProvider(
+  tx: Queryable,
+  id: string,
+  fromProvider: string,
+  toProvider: string,
+  providerReference: string,
+): Promise<AttemptRow | null> {
   const rows = await tx.query<AttemptRow>(
     `UPDATE payment_attempts SET provider = $3, provider_reference = $4, raw_status = 'CREATED', updated_at = now()
       WHERE id = $1 AND provider = $2 AND status = 'pending' RETURNING ${ATTEMPT_COLUMNS}`,
@@ -247,7 +360,14 @@ export async function recordProviderFacts(tx: Queryable, id: string, f: AttemptP
             card_last4 = coalesce($4, card_last4), failure_reason = coalesce($5, failure_reason),
             abandoned_at = CASE WHEN $6::boolean THEN coalesce(abandoned_at, now()) ELSE abandoned_at END
       WHERE id = $1 RETURNING ${ATTEMPT_COLUMNS}`,
-    [id, f.providerTransactionId ?? null, f.card?.brand ?? null, f.card?.last4 ?? null, f.failureReason ?? null, f.abandoned === true],
+    [
+      id,
+      f.providerTransactionId ?? null,
+      f.card?.brand ?? null,
+      f.card?.last4 ?? null,
+      f.failureReason ?? null,
+      f.abandoned === true,
+    ],
     'attempt_provider_facts',
   );
   return rows[0]!;
@@ -255,23 +375,41 @@ export async function recordProviderFacts(tx: Queryable, id: string, f: AttemptP
 
 /** Whether an attempt's money was refunded automatically as a duplicate payment (src/refunds/sika-refunds.ts). */
 export async function hasDuplicateRefund(tx: Queryable, attemptId: string): Promise<boolean> {
-  const rows = await tx.query(`SELECT 1 FROM refunds WHERE attempt_id = $1 AND metadata->>'automatic' = 'duplicate_payment' LIMIT 1`, [attemptId]);
+  const rows = await tx.query(
+    `SELECT 1 FROM refunds WHERE attempt_id = $1 AND metadata->>'automatic' = 'duplicate_payment' LIMIT 1`,
+    [attemptId],
+  );
   return rows.length > 0;
 }
 
 export async function countAttempts(tx: Queryable, sessionId: string): Promise<number> {
-  const rows = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM payment_attempts WHERE session_id = $1`, [sessionId], 'attempts_count');
+  const rows = await tx.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM payment_attempts WHERE session_id = $1`,
+    [sessionId],
+    'attempts_count',
+  );
   return rows[0]?.n ?? 0;
 }
 
 /** The attempt a provider's webhook or callback names by our reference with it. */
-export async function findAttemptByProviderReference(db: Queryable, provider: string, providerReference: string): Promise<AttemptRow | null> {
-  const rows = await db.query<AttemptRow>(`SELECT ${ATTEMPT_COLUMNS} FROM payment_attempts WHERE provider = $1 AND provider_reference = $2 AND provider_reference <> ''`, [provider, providerReference]);
+export async function findAttemptByProviderReference(
+  db: Queryable,
+  provider: string,
+  providerReference: string,
+): Promise<AttemptRow | null> {
+  const rows = await db.query<AttemptRow>(
+    `SELECT ${ATTEMPT_COLUMNS} FROM payment_attempts WHERE provider = $1 AND provider_reference = $2 AND provider_reference <> ''`,
+    [provider, providerReference],
+  );
   return rows[0] ?? null;
 }
 
 export async function countFailedAttempts(tx: Queryable, sessionId: string): Promise<number> {
-  const rows = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM payment_attempts WHERE session_id = $1 AND status = 'failed'`, [sessionId], 'attempts_failed_count');
+  const rows = await tx.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM payment_attempts WHERE session_id = $1 AND status = 'failed'`,
+    [sessionId],
+    'attempts_failed_count',
+  );
   return rows[0]?.n ?? 0;
 }
 
@@ -302,15 +440,30 @@ export interface CashSlipRow {
   created_at: Date;
 }
 
-const SLIP_COLUMNS = 'id, slip_token, reference, session_id, attempt_id, merchant_id, environment, amount_minor, currency, status, expires_at, recorded_at, recorded_branch_id, created_at';
+const SLIP_COLUMNS =
+  'id, slip_token, reference, session_id, attempt_id, merchant_id, environment, amount_minor, currency, status, expires_at, recorded_at, recorded_branch_id, created_at';
 
 const SLIP_INITIAL = cashSlipMachine.initialStatus('active');
 
-export async function insertCashSlip(tx: Queryable, s: Omit<CashSlipRow, 'status' | 'recorded_at' | 'recorded_branch_id' | 'created_at'>): Promise<CashSlipRow> {
+export async function insertCashSlip(
+  tx: Queryable,
+  s: Omit<CashSlipRow, 'status' | 'recorded_at' | 'recorded_branch_id' | 'created_at'>,
+): Promise<CashSlipRow> {
   const rows = await tx.query<CashSlipRow>(
     `INSERT INTO cash_slips (id, slip_token, reference, session_id, attempt_id, merchant_id, environment, amount_minor, currency, status, expires_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, '${SLIP_INITIAL}', $10) RETURNING ${SLIP_COLUMNS}`,
-    [s.id, s.slip_token, s.reference, s.session_id, s.attempt_id, s.merchant_id, s.environment, s.amount_minor, s.currency, s.expires_at],
+    [
+      s.id,
+      s.slip_token,
+      s.reference,
+      s.session_id,
+      s.attempt_id,
+      s.merchant_id,
+      s.environment,
+      s.amount_minor,
+      s.currency,
+      s.expires_at,
+    ],
   );
   return rows[0]!;
 }
@@ -320,8 +473,15 @@ export async function findSlipByAttempt(db: Queryable, attemptId: string): Promi
   return rows[0] ?? null;
 }
 
-export async function findSlipByReference(db: Queryable, reference: string, forUpdate = false): Promise<CashSlipRow | null> {
-  const rows = await db.query<CashSlipRow>(`SELECT ${SLIP_COLUMNS} FROM cash_slips WHERE reference = $1${forUpdate ? ' FOR UPDATE' : ''}`, [reference]);
+export async function findSlipByReference(
+  db: Queryable,
+  reference: string,
+  forUpdate = false,
+): Promise<CashSlipRow | null> {
+  const rows = await db.query<CashSlipRow>(
+    `SELECT ${SLIP_COLUMNS} FROM cash_slips WHERE reference = $1${forUpdate ? ' FOR UPDATE' : ''}`,
+    [reference],
+  );
   return rows[0] ?? null;
 }
 
@@ -331,13 +491,23 @@ export async function findSlipByToken(db: Queryable, token: string): Promise<Cas
 }
 
 export const updateSlipStatus = (tx: Queryable, id: string, move: Transition<CashSlipStatus>) =>
-  tx.query(`UPDATE cash_slips SET status = $2, recorded_at = CASE WHEN $2 = 'used' THEN now() ELSE recorded_at END WHERE id = $1`, [id, cashSlipMachine.check(move).to]);
+  tx.query(
+    `UPDATE cash_slips SET status = $2, recorded_at = CASE WHEN $2 = 'used' THEN now() ELSE recorded_at END WHERE id = $1`,
+    [id, cashSlipMachine.check(move).to],
+  );
 
 /** The branch a teller took the cash at, written before the deposit's outcome moves the slip. */
-export const recordSlipBranch = (tx: Queryable, id: string, branchId: string) => tx.query('UPDATE cash_slips SET recorded_branch_id = $2 WHERE id = $1', [id, branchId]);
+export const recordSlipBranch = (tx: Queryable, id: string, branchId: string) =>
+  tx.query('UPDATE cash_slips SET recorded_branch_id = $2 WHERE id = $1', [id, branchId]);
 
 export async function findFeeOverrides(db: Queryable, merchantId: string, environment: string) {
-  return db.read<{ rail: string; bearer: 'payer' | 'merchant'; percent_bps: number; flat_minor: number; cap_minor: number | null }>(
+  return db.read<{
+    rail: string;
+    bearer: 'payer' | 'merchant';
+    percent_bps: number;
+    flat_minor: number;
+    cap_minor: number | null;
+  }>(
     'fee_overrides',
     'SELECT rail, bearer, percent_bps, flat_minor, cap_minor FROM fee_schedules WHERE merchant_id = $1 AND environment = $2',
     [merchantId, environment],
@@ -347,7 +517,15 @@ export async function findFeeOverrides(db: Queryable, merchantId: string, enviro
 /** A merchant's fee row for a rail, written or, when there is one, its bearer changed (the rates stay). */
 export const upsertFeeBearer = (
   tx: Queryable,
-  f: { merchantId: string; environment: string; rail: string; bearer: 'payer' | 'merchant'; percentBps: number; flatMinor: number; capMinor: number | null },
+  f: {
+    merchantId: string;
+    environment: string;
+    rail: string;
+    bearer: 'payer' | 'merchant';
+    percentBps: number;
+    flatMinor: number;
+    capMinor: number | null;
+  },
 ) =>
   tx.query(
     `INSERT INTO fee_schedules (merchant_id, environment, rail, bearer, percent_bps, flat_minor, cap_minor) VALUES ($1, $2, $3, $4, $5, $6, $7)
@@ -434,7 +612,10 @@ export const listSessions = (db: Queryable, filter: SessionListFilter, limit: nu
   );
 
 export async function countSessions(db: Queryable, filter: SessionListFilter): Promise<number> {
-  const rows = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM checkout_sessions WHERE ${SESSION_LIST_WHERE}`, sessionListParams(filter));
+  const rows = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM checkout_sessions WHERE ${SESSION_LIST_WHERE}`,
+    sessionListParams(filter),
+  );
   return rows[0]?.n ?? 0;
 }
 

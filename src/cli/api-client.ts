@@ -26,15 +26,22 @@ export const API_OPTIONS_HELP = `  --api-key KEY      a Test API key (ak_test_�
   --base-url URL     the Sika server; default: $SIKA_BASE_URL, else ${DEFAULT_BASE_URL}`;
 
 /** The key and server from the options or the environment; a Live or malformed key is a usage error. */
-export function apiTarget(command: string, values: { 'api-key'?: string; 'base-url'?: string }, env: NodeJS.ProcessEnv = process.env): ApiTarget {
+export function apiTarget(
+  command: string,
+  values: { 'api-key'?: string; 'base-url'?: string },
+  env: NodeJS.ProcessEnv = process.env,
+): ApiTarget {
   if (values['api-key'] === undefined) renamedVariable(env, 'SIKA_KEY', 'SIKA_API_KEY');
   if (values['base-url'] === undefined) renamedVariable(env, 'SIKA_URL', 'SIKA_BASE_URL');
   const apiKey = (values['api-key'] ?? env.SIKA_API_KEY ?? '').trim();
   if (!apiKey) throw new UsageError(`${command} needs a Test API key: --api-key ak_test_… or SIKA_API_KEY`);
   if (apiKey.startsWith(LIVE_KEY_PREFIX)) {
-    throw new UsageError(`${command} works with Test keys only, and this is a Live key (${LIVE_KEY_PREFIX}…): nothing was sent. Use your ${TEST_KEY_PREFIX}… key`);
+    throw new UsageError(
+      `${command} works with Test keys only, and this is a Live key (${LIVE_KEY_PREFIX}…): nothing was sent. Use your ${TEST_KEY_PREFIX}… key`,
+    );
   }
-  if (!apiKey.startsWith(TEST_KEY_PREFIX)) throw new UsageError(`${command}: the API key must be a Sika Test key (${TEST_KEY_PREFIX}…)`);
+  if (!apiKey.startsWith(TEST_KEY_PREFIX))
+    throw new UsageError(`${command}: the API key must be a Sika Test key (${TEST_KEY_PREFIX}…)`);
   const raw = (values['base-url'] ?? env.SIKA_BASE_URL ?? DEFAULT_BASE_URL).trim();
   return { apiKey, baseUrl: httpUrl('--base-url', raw).replace(/\/+$/, '') };
 }
@@ -44,7 +51,8 @@ export function apiTarget(command: string, values: { 'api-key'?: string; 'base-u
  * new name is surely meant: say which name to use rather than fall back to a default server or no key.
  */
 function renamedVariable(env: NodeJS.ProcessEnv, old: string, current: string): void {
-  if (env[old]?.trim() && !env[current]?.trim()) throw new UsageError(`${old} is set, but Sika reads ${current}: export ${current}="$${old}" (and unset ${old})`);
+  if (env[old]?.trim() && !env[current]?.trim())
+    throw new UsageError(`${old} is set, but Sika reads ${current}: export ${current}="$${old}" (and unset ${old})`);
 }
 
 /** An http(s) URL, or a usage error naming the option. */
@@ -55,7 +63,8 @@ export function httpUrl(option: string, value: string): string {
   } catch {
     throw new UsageError(`${option} must be a URL, e.g. http://localhost:3000/hooks (got ${value})`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${option} must be an http or https URL (got ${value})`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`${option} must be an http or https URL (got ${value})`);
   return url.toString();
 }
 
@@ -85,7 +94,13 @@ export function networkProblem(error: unknown): string {
 type JsonBody = Record<string, unknown>;
 
 /** One API call with the key; the parsed JSON answer of a 2xx, else ApiError with the server's detail. */
-export async function apiCall<T = JsonBody>(target: ApiTarget, method: 'GET' | 'POST', path: string, body?: JsonBody, signal?: AbortSignal): Promise<T> {
+export async function apiCall<T = JsonBody>(
+  target: ApiTarget,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: JsonBody,
+  signal?: AbortSignal,
+): Promise<T> {
   const headers: Record<string, string> = { authorization: `Bearer ${target.apiKey}`, accept: 'application/json' };
   if (body !== undefined) {
     headers['content-type'] = 'application/json';
@@ -97,7 +112,9 @@ export async function apiCall<T = JsonBody>(target: ApiTarget, method: 'GET' | '
       method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
-      signal: signal ? AbortSignal.any([AbortSignal.timeout(API_CALL_TIMEOUT_MS), signal]) : AbortSignal.timeout(API_CALL_TIMEOUT_MS),
+      signal: signal
+        ? AbortSignal.any([AbortSignal.timeout(API_CALL_TIMEOUT_MS), signal])
+        : AbortSignal.timeout(API_CALL_TIMEOUT_MS),
     });
   } catch (error) {
     throw new ApiError(`${method} ${target.baseUrl}${path}: ${networkProblem(error)}`, null, null);
@@ -112,7 +129,12 @@ export function apiErrorOf(method: string, path: string, status: number, text: s
   let code: string | null = null;
   let detail = text.slice(0, 300);
   try {
-    const envelope = JSON.parse(text) as { error?: { code?: string; message?: string; detail?: string }; code?: string; message?: string; detail?: string };
+    const envelope = JSON.parse(text) as {
+      error?: { code?: string; message?: string; detail?: string };
+      code?: string;
+      message?: string;
+      detail?: string;
+    };
     const error = envelope.error ?? envelope;
     code = error.code ?? null;
     detail = [...new Set([error.message, error.detail].filter(Boolean))].join(' ') || detail;

@@ -29,7 +29,8 @@ const EVENTS_LIST_ROWS_MAX = 1_000;
 const JSON_OPTION = { type: 'boolean', description: 'the result as JSON', default: false } as const;
 const MERCHANT_OPTION = { type: 'string', value: 'ID', description: "the merchant's id (merchant_id)" } as const;
 
-const str = (value: string | boolean | undefined): string | undefined => (typeof value === 'string' ? value : undefined);
+const str = (value: string | boolean | undefined): string | undefined =>
+  typeof value === 'string' ? value : undefined;
 
 function environmentOption(value: string | undefined, required: boolean): Environment | null {
   if (value === undefined && !required) return null;
@@ -45,20 +46,23 @@ function onOff(name: string, value: string | undefined): boolean | undefined {
 
 function pesewas(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d{1,15}$/.test(value) || Number(value) < 1) throw new UsageError(`--${name} takes a whole number of pesewas (at least 1)`);
+  if (!/^\d{1,15}$/.test(value) || Number(value) < 1)
+    throw new UsageError(`--${name} takes a whole number of pesewas (at least 1)`);
   return Number(value);
 }
 
 function parseTime(value: string): Date {
   const date = new Date(value);
-  if (Number.isNaN(date.getTime())) throw new UsageError(`not a time: ${value} (use ISO 8601, e.g. 2026-11-22T10:00:00Z)`);
+  if (Number.isNaN(date.getTime()))
+    throw new UsageError(`not a time: ${value} (use ISO 8601, e.g. 2026-11-22T10:00:00Z)`);
   return date;
 }
 
 /** The new password: from standard input (one line), or asked twice on a terminal with nothing echoed. */
 export async function readNewPassword(fromStdin: boolean, io: CliIo): Promise<string> {
   if (fromStdin) return (await io.stdin()).replace(/\r?\n$/, '');
-  if (!io.stdinIsTerminal) throw new UsageError('no terminal to ask for the password on: pipe it in with --password-stdin');
+  if (!io.stdinIsTerminal)
+    throw new UsageError('no terminal to ask for the password on: pipe it in with --password-stdin');
   // Prompts go to stderr, so stdout stays for results.
   const first = await read({ prompt: 'New password: ', silent: true, output: process.stderr });
   const second = await read({ prompt: 'Again: ', silent: true, output: process.stderr });
@@ -67,7 +71,8 @@ export async function readNewPassword(fromStdin: boolean, io: CliIo): Promise<st
 }
 
 function merchantKeysOf(merchantId: string | undefined, command: string): string {
-  if (!merchantId || !isUuid(merchantId)) throw new UsageError(`${command} needs --merchant MERCHANT_ID (a uuid)`, command);
+  if (!merchantId || !isUuid(merchantId))
+    throw new UsageError(`${command} needs --merchant MERCHANT_ID (a uuid)`, command);
   return merchantId;
 }
 
@@ -76,13 +81,19 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'merchant create',
     synopsis: '--name NAME --email EMAIL [--password PW] [--webhook-url URL] [--payout-approval] [--json]',
-    summary: 'Creates a merchant with an owner user, a Test and a Live integration and API key, and, with\n      --webhook-url, a webhook endpoint paired with each key (Live only for an https URL).',
-    details: 'The keys (and webhook secrets) are shown once. Without --password the owner signs in to the dashboard\nafter `sika user set-password`, or with a link from `sika user sign-in-link`.',
+    summary:
+      'Creates a merchant with an owner user, a Test and a Live integration and API key, and, with\n      --webhook-url, a webhook endpoint paired with each key (Live only for an https URL).',
+    details:
+      'The keys (and webhook secrets) are shown once. Without --password the owner signs in to the dashboard\nafter `sika user set-password`, or with a link from `sika user sign-in-link`.',
     options: {
       name: { type: 'string', value: 'NAME', description: "the merchant's name, shown to payers" },
       email: { type: 'string', value: 'EMAIL', description: "the owner's email: their dashboard sign-in" },
       password: { type: 'string', value: 'PW', description: "the owner's dashboard password (at least 10 characters)" },
-      'webhook-url': { type: 'string', value: 'URL', description: 'a webhook endpoint for each key (Live needs https)' },
+      'webhook-url': {
+        type: 'string',
+        value: 'URL',
+        description: 'a webhook endpoint for each key (Live needs https)',
+      },
       'payout-approval': { type: 'boolean', description: 'Live payouts wait for an approver', default: false },
       json: JSON_OPTION,
     },
@@ -93,7 +104,13 @@ export const COMMANDS: CommandSpec[] = [
       const created = await io.withDb(async (db) =>
         createMerchant(
           db,
-          { name, email, password: str(values.password) ?? null, webhookUrl: str(values['webhook-url']) ?? null, payoutApproval: values['payout-approval'] === true },
+          {
+            name,
+            email,
+            password: str(values.password) ?? null,
+            webhookUrl: str(values['webhook-url']) ?? null,
+            payoutApproval: values['payout-approval'] === true,
+          },
           // The rule the server delivers by, so an endpoint it would never deliver to is refused now.
           { allowPrivateTargets: (await io.deployment(db)).webhookAllowPrivateTargets },
           io.actor,
@@ -126,7 +143,19 @@ export const COMMANDS: CommandSpec[] = [
     options: {},
     async run(_values, _positionals, io) {
       const applied = await io.withDb(
-        (db) => migrate(db, { onApplied: (tx, names) => audit(tx, { actor: io.actor, merchantId: null, action: 'schema.migrate', objectType: 'schema', objectId: names.at(-1)!, before: null, after: { applied: names } }) }),
+        (db) =>
+          migrate(db, {
+            onApplied: (tx, names) =>
+              audit(tx, {
+                actor: io.actor,
+                merchantId: null,
+                action: 'schema.migrate',
+                objectType: 'schema',
+                objectId: names.at(-1)!,
+                before: null,
+                after: { applied: names },
+              }),
+          }),
         { migrate: false },
       );
       io.out(applied.length ? `applied: ${applied.join(', ')}` : 'nothing to apply: the schema is up to date');
@@ -138,15 +167,25 @@ export const COMMANDS: CommandSpec[] = [
     summary: 'Recent events with the state of their webhook deliveries.',
     options: {
       merchant: { ...MERCHANT_OPTION, description: "only this merchant's events" },
-      limit: { type: 'string', value: 'N', description: `how many, newest first (default ${EVENTS_LIST_ROWS_DEFAULT}, at most ${EVENTS_LIST_ROWS_MAX})`, default: String(EVENTS_LIST_ROWS_DEFAULT) },
+      limit: {
+        type: 'string',
+        value: 'N',
+        description: `how many, newest first (default ${EVENTS_LIST_ROWS_DEFAULT}, at most ${EVENTS_LIST_ROWS_MAX})`,
+        default: String(EVENTS_LIST_ROWS_DEFAULT),
+      },
       json: JSON_OPTION,
     },
     async run(values, _positionals, io) {
       const limit = Number(values.limit);
-      if (!Number.isInteger(limit) || limit < 1 || limit > EVENTS_LIST_ROWS_MAX) throw new UsageError(`--limit must be 1 to ${EVENTS_LIST_ROWS_MAX}`, 'events list');
+      if (!Number.isInteger(limit) || limit < 1 || limit > EVENTS_LIST_ROWS_MAX)
+        throw new UsageError(`--limit must be 1 to ${EVENTS_LIST_ROWS_MAX}`, 'events list');
       const rows = await io.withDb((db) => events.listEvents(db, { merchantId: str(values.merchant) ?? null, limit }));
       if (values.json) io.out(JSON.stringify(rows));
-      else for (const row of rows) io.out(`${row.created_at.toISOString()}  ${row.id}  ${row.type.padEnd(30)} ${row.object_id}  ${row.deliveries ?? 'no endpoint'}`);
+      else
+        for (const row of rows)
+          io.out(
+            `${row.created_at.toISOString()}  ${row.id}  ${row.type.padEnd(30)} ${row.object_id}  ${row.deliveries ?? 'no endpoint'}`,
+          );
     },
   },
   {
@@ -163,7 +202,9 @@ export const COMMANDS: CommandSpec[] = [
         if (payload === null) throw new SikaError('NOT_FOUND', `event ${id} not found`);
         io.out(payload);
         for (const t of await events.listTries(db, id)) {
-          io.out(`try ${t.try_number}  ${t.tried_at.toISOString()}  ${t.url}  ${t.http_status ?? '-'}  ${t.latency_ms} ms  ${t.error ?? ''}  ${(t.response_excerpt ?? '').slice(0, 120).replace(/\s+/g, ' ')}`);
+          io.out(
+            `try ${t.try_number}  ${t.tried_at.toISOString()}  ${t.url}  ${t.http_status ?? '-'}  ${t.latency_ms} ms  ${t.error ?? ''}  ${(t.response_excerpt ?? '').slice(0, 120).replace(/\s+/g, ' ')}`,
+          );
         }
       });
     },
@@ -174,16 +215,23 @@ export const COMMANDS: CommandSpec[] = [
     summary: 'Sends an event again (same event id), or every event whose delivery failed since a time.',
     details: "The server's delivery worker sends them.",
     options: {
-      'failed-since': { type: 'string', value: 'ISO_TIME', description: 'every event whose delivery failed since then (e.g. 2026-11-22T00:00:00Z)' },
+      'failed-since': {
+        type: 'string',
+        value: 'ISO_TIME',
+        description: 'every event whose delivery failed since then (e.g. 2026-11-22T00:00:00Z)',
+      },
       merchant: { ...MERCHANT_OPTION, description: "with --failed-since: only this merchant's events" },
     },
     positionals: 1,
     async run(values, positionals, io) {
       const since = str(values['failed-since']);
-      if (!since && positionals.length === 0) throw new UsageError('events replay needs an EVENT_ID or --failed-since', 'events replay');
+      if (!since && positionals.length === 0)
+        throw new UsageError('events replay needs an EVENT_ID or --failed-since', 'events replay');
       const sinceTime = since ? parseTime(since) : null;
       await io.withDb(async (db) => {
-        const ids = sinceTime ? (await events.failedEventIdsSince(db, sinceTime, str(values.merchant) ?? null)).map((r) => r.event_id) : positionals.slice(0, 1);
+        const ids = sinceTime
+          ? (await events.failedEventIdsSince(db, sinceTime, str(values.merchant) ?? null)).map((r) => r.event_id)
+          : positionals.slice(0, 1);
         for (const id of ids) {
           const queued = await replayEvent(db, id, io.actor);
           if (queued < 0) throw new SikaError('NOT_FOUND', `event ${id} not found`);
@@ -196,11 +244,20 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'user set-password',
     synopsis: '--email EMAIL [--operator] [--password-stdin]',
-    summary: "Sets a dashboard user's (or with --operator an operator's) password: asked for twice on the\n      terminal without echo, or read from standard input. Signs out all their sessions and clears\n      their sign-in backoff. A merchant created without --password can sign in after this.",
+    summary:
+      "Sets a dashboard user's (or with --operator an operator's) password: asked for twice on the\n      terminal without echo, or read from standard input. Signs out all their sessions and clears\n      their sign-in backoff. A merchant created without --password can sign in after this.",
     options: {
       email: { type: 'string', value: 'EMAIL', description: 'whose password' },
-      operator: { type: 'boolean', description: "an operator's (the console at /ops), not a dashboard user's", default: false },
-      'password-stdin': { type: 'boolean', description: 'read the password from standard input (one line)', default: false },
+      operator: {
+        type: 'boolean',
+        description: "an operator's (the console at /ops), not a dashboard user's",
+        default: false,
+      },
+      'password-stdin': {
+        type: 'boolean',
+        description: 'read the password from standard input (one line)',
+        default: false,
+      },
     },
     async run(values, _positionals, io) {
       const email = str(values.email);
@@ -209,19 +266,29 @@ export const COMMANDS: CommandSpec[] = [
       const password = await readNewPassword(values['password-stdin'] === true, io);
       const problem = passwordProblem(password);
       if (problem) throw new UsageError(problem);
-      const account = await io.withDb((db) => setPassword(db, { kind: values.operator ? 'operator' : 'merchant', email, password, actor: io.actor }));
+      const account = await io.withDb((db) =>
+        setPassword(db, { kind: values.operator ? 'operator' : 'merchant', email, password, actor: io.actor }),
+      );
       io.out(`password set for ${account.email}; their sessions are signed out`);
     },
   },
   {
     name: 'user reset-2fa',
     synopsis: '--email EMAIL',
-    summary: "Turns off a dashboard user's two-factor authentication (phone and recovery codes lost) and\n      signs out their sessions; if the owner requires it, they set it up again at their next sign-in.",
-    options: { email: { type: 'string', value: 'EMAIL', description: 'whose second factor' }, operator: { type: 'boolean', description: '(an operator: use sika operator reset)', default: false } },
+    summary:
+      "Turns off a dashboard user's two-factor authentication (phone and recovery codes lost) and\n      signs out their sessions; if the owner requires it, they set it up again at their next sign-in.",
+    options: {
+      email: { type: 'string', value: 'EMAIL', description: 'whose second factor' },
+      operator: { type: 'boolean', description: '(an operator: use sika operator reset)', default: false },
+    },
     async run(values, _positionals, io) {
       const email = str(values.email);
       if (!email) throw new UsageError('user reset-2fa needs --email', 'user reset-2fa');
-      if (values.operator) throw new UsageError('an operator is reset with sika operator reset --email EMAIL (a temporary password, and their second factor cleared)', 'operator reset');
+      if (values.operator)
+        throw new UsageError(
+          'an operator is reset with sika operator reset --email EMAIL (a temporary password, and their second factor cleared)',
+          'operator reset',
+        );
       const user = await io.withDb((db) => resetSecondFactor(db, io.actor, email));
       io.out(`two-factor authentication is off for ${user.email}; their sessions are signed out`);
     },
@@ -235,10 +302,16 @@ export const COMMANDS: CommandSpec[] = [
     async run(values, _positionals, io) {
       const email = str(values.email);
       if (!email) throw new UsageError('user sign-in-link needs --email', 'user sign-in-link');
-      const { link, baseUrl } = await io.withDb(async (db) => ({ link: await createSignInLinkForEmail(db, email, io.actor), baseUrl: (await io.deployment(db)).baseUrl }));
+      const { link, baseUrl } = await io.withDb(async (db) => ({
+        link: await createSignInLinkForEmail(db, email, io.actor),
+        baseUrl: (await io.deployment(db)).baseUrl,
+      }));
       const url = signInLinkUrl(baseUrl, link.token);
       if (values.json) io.out(JSON.stringify({ email: link.email, url, expires_in_s: SIGN_IN_LINK_LIFETIME_S }));
-      else io.out(`${url}\n  signs ${link.email} in to the dashboard once, within ${SIGN_IN_LINK_LIFETIME_S / 60} minutes`);
+      else
+        io.out(
+          `${url}\n  signs ${link.email} in to the dashboard once, within ${SIGN_IN_LINK_LIFETIME_S / 60} minutes`,
+        );
     },
   },
   {
@@ -255,33 +328,46 @@ export const COMMANDS: CommandSpec[] = [
       const email = str(values.email);
       const password = str(values.password);
       if (!email || !password) throw new UsageError('operator create needs --email and --password', 'operator create');
-      if (values.role !== 'operator' && values.role !== 'teller') throw new UsageError('--role is operator or teller', 'operator create');
+      if (values.role !== 'operator' && values.role !== 'teller')
+        throw new UsageError('--role is operator or teller', 'operator create');
       const role = values.role;
       const created = await io.withDb((db) => createOperator(db, { email, password, role }, io.actor));
-      io.out(values.json ? JSON.stringify(created) : `operator ${created.email} (${created.role}) created: sign in at /ops (they set up two-factor authentication at their first sign-in)`);
+      io.out(
+        values.json
+          ? JSON.stringify(created)
+          : `operator ${created.email} (${created.role}) created: sign in at /ops (they set up two-factor authentication at their first sign-in)`,
+      );
     },
   },
   {
     name: 'operator reset',
     synopsis: '--email EMAIL [--json]',
-    summary: 'Resets a locked-out operator (lost phone, forgotten password): a temporary password, shown once,\n      that must be changed at their next sign-in; their two-factor authentication is cleared (they set\n      it up again), their sessions signed out. Another operator can do the same on the Operators page.',
+    summary:
+      'Resets a locked-out operator (lost phone, forgotten password): a temporary password, shown once,\n      that must be changed at their next sign-in; their two-factor authentication is cleared (they set\n      it up again), their sessions signed out. Another operator can do the same on the Operators page.',
     options: { email: { type: 'string', value: 'EMAIL', description: "the operator's sign-in" }, json: JSON_OPTION },
     async run(values, _positionals, io) {
       const email = str(values.email);
       if (!email) throw new UsageError('operator reset needs --email', 'operator reset');
       const reset = await io.withDb((db) => resetOperator(db, io.actor, { email }));
-      if (values.json) io.out(JSON.stringify({ operator_id: reset.id, email: reset.email, temporary_password: reset.temporaryPassword }));
+      if (values.json)
+        io.out(
+          JSON.stringify({ operator_id: reset.id, email: reset.email, temporary_password: reset.temporaryPassword }),
+        );
       else {
         io.out(`operator ${reset.email} reset: sessions signed out, two-factor authentication cleared`);
         io.out(`  temporary password: ${reset.temporaryPassword}`);
-        io.out('It is shown once. They sign in at /ops with it, choose their own password, then set up two-factor authentication.');
+        io.out(
+          'It is shown once. They sign in at /ops with it, choose their own password, then set up two-factor authentication.',
+        );
       }
     },
   },
   {
     name: 'payouts settings',
-    synopsis: '--merchant ID --environment test|live [--access on|off] [--paused on|off]\n                   [--limit PESEWAS] [--daily-limit PESEWAS] [--json]',
-    summary: 'Shows, or as an operator changes, payout access, pause and limits (payout access is off in Live\n      until turned on here).',
+    synopsis:
+      '--merchant ID --environment test|live [--access on|off] [--paused on|off]\n                   [--limit PESEWAS] [--daily-limit PESEWAS] [--json]',
+    summary:
+      'Shows, or as an operator changes, payout access, pause and limits (payout access is off in Live\n      until turned on here).',
     options: {
       merchant: MERCHANT_OPTION,
       environment: { type: 'string', value: 'test|live', description: 'which environment' },
@@ -294,7 +380,8 @@ export const COMMANDS: CommandSpec[] = [
     async run(values, _positionals, io) {
       const merchantId = str(values.merchant);
       const environment = str(values.environment);
-      if (!merchantId || (environment !== 'test' && environment !== 'live')) throw new UsageError('payouts settings needs --merchant ID and --environment test|live', 'payouts settings');
+      if (!merchantId || (environment !== 'test' && environment !== 'live'))
+        throw new UsageError('payouts settings needs --merchant ID and --environment test|live', 'payouts settings');
       const change = {
         payout_access: onOff('access', str(values.access)),
         paused: onOff('paused', str(values.paused)),
@@ -302,9 +389,16 @@ export const COMMANDS: CommandSpec[] = [
         daily_limit_minor: pesewas('daily-limit', str(values['daily-limit'])),
       };
       const settings = await io.withDb(async (db) => {
-        if (!(await merchantIdExists(db, merchantId))) throw new SikaError('NOT_FOUND', `merchant ${merchantId} not found`);
+        if (!(await merchantIdExists(db, merchantId)))
+          throw new SikaError('NOT_FOUND', `merchant ${merchantId} not found`);
         // Only a change is audited: without --access, --paused or a limit the command shows the settings.
-        return setPayoutAccess(db, merchantId, environment, change, Object.values(change).some((v) => v !== undefined) ? io.actor : null);
+        return setPayoutAccess(
+          db,
+          merchantId,
+          environment,
+          change,
+          Object.values(change).some((v) => v !== undefined) ? io.actor : null,
+        );
       });
       if (values.json) io.out(JSON.stringify(settings));
       else
@@ -318,23 +412,54 @@ export const COMMANDS: CommandSpec[] = [
     name: 'keys list',
     synopsis: '--merchant ID [--environment test|live] [--json]',
     summary: "The merchant's API keys (prefix, environment, created, last used, revoked); never the secret.",
-    options: { merchant: MERCHANT_OPTION, environment: { type: 'string', value: 'test|live', description: 'only this environment' }, json: JSON_OPTION },
+    options: {
+      merchant: MERCHANT_OPTION,
+      environment: { type: 'string', value: 'test|live', description: 'only this environment' },
+      json: JSON_OPTION,
+    },
     async run(values, _positionals, io) {
       const merchantId = merchantKeysOf(str(values.merchant), 'keys list');
       const environment = environmentOption(str(values.environment), false);
       const keys = await io.withDb(async (db) => {
         if (!(await findMerchant(db, merchantId))) throw new SikaError('NOT_FOUND', `merchant ${merchantId} not found`);
-        return (await Promise.all((environment ? [environment] : ENVIRONMENTS).map((e) => listApiKeys(db, merchantId, e).then((rows) => rows.map((row) => ({ ...row, environment: e })))))).flat();
+        return (
+          await Promise.all(
+            (environment ? [environment] : ENVIRONMENTS).map((e) =>
+              listApiKeys(db, merchantId, e).then((rows) => rows.map((row) => ({ ...row, environment: e }))),
+            ),
+          )
+        ).flat();
       });
-      if (values.json) io.out(JSON.stringify(keys.map((k) => ({ id: k.id, prefix: k.prefix, environment: k.environment, created_at: k.created_at, last_used_at: k.last_used_at, revoked_at: k.revoked_at, created_by: k.created_by_email }))));
-      else for (const k of keys) io.out(`${k.id}  ${k.environment.padEnd(4)}  ${k.prefix}…  created ${k.created_at.toISOString()}  ${k.revoked_at ? `REVOKED ${k.revoked_at.toISOString()}` : `last used ${k.last_used_at?.toISOString() ?? 'never'}`}`);
+      if (values.json)
+        io.out(
+          JSON.stringify(
+            keys.map((k) => ({
+              id: k.id,
+              prefix: k.prefix,
+              environment: k.environment,
+              created_at: k.created_at,
+              last_used_at: k.last_used_at,
+              revoked_at: k.revoked_at,
+              created_by: k.created_by_email,
+            })),
+          ),
+        );
+      else
+        for (const k of keys)
+          io.out(
+            `${k.id}  ${k.environment.padEnd(4)}  ${k.prefix}…  created ${k.created_at.toISOString()}  ${k.revoked_at ? `REVOKED ${k.revoked_at.toISOString()}` : `last used ${k.last_used_at?.toISOString() ?? 'never'}`}`,
+          );
     },
   },
   {
     name: 'keys create',
     synopsis: '--merchant ID --environment test|live [--json]',
     summary: "A new API key (shown once), created on behalf of the merchant's owner.",
-    options: { merchant: MERCHANT_OPTION, environment: { type: 'string', value: 'test|live', description: 'which environment' }, json: JSON_OPTION },
+    options: {
+      merchant: MERCHANT_OPTION,
+      environment: { type: 'string', value: 'test|live', description: 'which environment' },
+      json: JSON_OPTION,
+    },
     async run(values, _positionals, io) {
       const merchantId = merchantKeysOf(str(values.merchant), 'keys create');
       const environment = environmentOption(str(values.environment), true)!;
@@ -355,13 +480,18 @@ export const COMMANDS: CommandSpec[] = [
     async run(values, positionals, io) {
       const merchantId = merchantKeysOf(str(values.merchant), 'keys revoke');
       const idOrPrefix = positionals[0];
-      if (!idOrPrefix) throw new UsageError('keys revoke needs a KEY_ID or the key prefix (sika keys list shows them)', 'keys revoke');
+      if (!idOrPrefix)
+        throw new UsageError('keys revoke needs a KEY_ID or the key prefix (sika keys list shows them)', 'keys revoke');
       const revoked = await io.withDb(async (db) => {
         if (!(await findMerchant(db, merchantId))) throw new SikaError('NOT_FOUND', `merchant ${merchantId} not found`);
         return revokeMerchantApiKey(db, { merchantId, idOrPrefix, actor: io.actor });
       });
       if (!revoked) throw new SikaError('NOT_FOUND', `merchant ${merchantId} has no API key ${idOrPrefix}`);
-      io.out(revoked.alreadyRevoked ? `API key ${revoked.prefix}… was already revoked` : `API key ${revoked.prefix}… revoked: every server process refuses it within 1 second`);
+      io.out(
+        revoked.alreadyRevoked
+          ? `API key ${revoked.prefix}… was already revoked`
+          : `API key ${revoked.prefix}… revoked: every server process refuses it within 1 second`,
+      );
     },
   },
   {
@@ -373,20 +503,35 @@ export const COMMANDS: CommandSpec[] = [
       const merchantId = str(values.merchant);
       if (!merchantId) throw new UsageError('webhooks list needs --merchant', 'webhooks list');
       const endpoints = await io.withDb((db) => listWebhookEndpoints(db, merchantId));
-      for (const e of endpoints) io.out(`${e.id}  ${e.environment}  ${e.status}  ${e.url}${e.disabled_reason ? `  (${e.disabled_reason})` : ''}`);
+      for (const e of endpoints)
+        io.out(
+          `${e.id}  ${e.environment}  ${e.status}  ${e.url}${e.disabled_reason ? `  (${e.disabled_reason})` : ''}`,
+        );
     },
   },
   {
     name: 'webhooks rotate-secret',
     synopsis: 'ENDPOINT_ID [--overlap-hours H]',
     summary: 'A new signing secret; the old one keeps signing too for H hours (default 24).',
-    options: { 'overlap-hours': { type: 'string', value: 'H', description: 'hours the old secret keeps signing (default 24)', default: '24' } },
+    options: {
+      'overlap-hours': {
+        type: 'string',
+        value: 'H',
+        description: 'hours the old secret keeps signing (default 24)',
+        default: '24',
+      },
+    },
     positionals: 1,
     async run(values, positionals, io) {
       const id = positionals[0];
-      if (!id) throw new UsageError('webhooks rotate-secret needs an ENDPOINT_ID (sika webhooks list shows them)', 'webhooks rotate-secret');
+      if (!id)
+        throw new UsageError(
+          'webhooks rotate-secret needs an ENDPOINT_ID (sika webhooks list shows them)',
+          'webhooks rotate-secret',
+        );
       const hours = Number(values['overlap-hours']);
-      if (!Number.isFinite(hours) || hours < 0) throw new UsageError('--overlap-hours takes a number of hours (0 or more)', 'webhooks rotate-secret');
+      if (!Number.isFinite(hours) || hours < 0)
+        throw new UsageError('--overlap-hours takes a number of hours (0 or more)', 'webhooks rotate-secret');
       const rotated = await io.withDb((db) => rotateAnyWebhookSecret(db, id, Math.round(hours * 3_600), io.actor));
       io.out(JSON.stringify(rotated));
     },

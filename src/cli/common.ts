@@ -92,12 +92,19 @@ export interface CommandSpec {
 /** A command's --help. */
 export function commandHelp(spec: CommandSpec): string {
   if (spec.help) return spec.help;
-  const width = Math.max(...Object.entries(spec.options).map(([name, o]) => name.length + (o.value ? o.value.length + 1 : 0)), 4) + 4;
-  const lines = [`usage: sika ${spec.name}${spec.synopsis ? ` ${spec.synopsis}` : ''}`, '', spec.summary.replace(/\n +/g, '\n')];
+  const width =
+    Math.max(...Object.entries(spec.options).map(([name, o]) => name.length + (o.value ? o.value.length + 1 : 0)), 4) +
+    4;
+  const lines = [
+    `usage: sika ${spec.name}${spec.synopsis ? ` ${spec.synopsis}` : ''}`,
+    '',
+    spec.summary.replace(/\n +/g, '\n'),
+  ];
   if (spec.details) lines.push('', spec.details);
   const options = Object.entries(spec.options);
   lines.push('', 'options:');
-  for (const [name, o] of options) lines.push(`  ${`--${name}${o.value ? ` ${o.value}` : ''}`.padEnd(width)}${o.description}`);
+  for (const [name, o] of options)
+    lines.push(`  ${`--${name}${o.value ? ` ${o.value}` : ''}`.padEnd(width)}${o.description}`);
   lines.push(`  ${'--help, -h'.padEnd(width)}this help`);
   return lines.join('\n');
 }
@@ -132,9 +139,15 @@ export function closest(word: string, known: readonly string[]): string | null {
 }
 
 /** Parses a command's arguments by its spec; null when --help was asked for. Mistakes are UsageErrors naming the fix. */
-export function parseCommand(spec: CommandSpec, args: string[]): { values: Record<string, string | boolean | undefined>; positionals: string[] } | null {
-  const options: Record<string, { type: 'string' | 'boolean'; short?: string; default?: string | boolean }> = { help: { type: 'boolean', short: 'h' } };
-  for (const [name, o] of Object.entries(spec.options)) options[name] = o.default === undefined ? { type: o.type } : { type: o.type, default: o.default };
+export function parseCommand(
+  spec: CommandSpec,
+  args: string[],
+): { values: Record<string, string | boolean | undefined>; positionals: string[] } | null {
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string; default?: string | boolean }> = {
+    help: { type: 'boolean', short: 'h' },
+  };
+  for (const [name, o] of Object.entries(spec.options))
+    options[name] = o.default === undefined ? { type: o.type } : { type: o.type, default: o.default };
   const see = `See: sika ${spec.name} --help`;
   // --help anywhere wins, even beside a mistake.
   if (args.includes('--help') || args.includes('-h')) return null;
@@ -143,7 +156,12 @@ export function parseCommand(spec: CommandSpec, args: string[]): { values: Recor
     const allowed = spec.positionals ?? 0;
     if (positionals.length > allowed) {
       const extra = positionals.slice(allowed).join(' ');
-      throw new UsageError(allowed === 0 ? `sika ${spec.name} takes no argument "${extra}"; options start with --. ${see}` : `sika ${spec.name} takes ${allowed} argument${allowed === 1 ? '' : 's'}; "${extra}" is one too many. ${see}`, spec.name);
+      throw new UsageError(
+        allowed === 0
+          ? `sika ${spec.name} takes no argument "${extra}"; options start with --. ${see}`
+          : `sika ${spec.name} takes ${allowed} argument${allowed === 1 ? '' : 's'}; "${extra}" is one too many. ${see}`,
+        spec.name,
+      );
     }
     return { values: values as Record<string, string | boolean | undefined>, positionals };
   } catch (error) {
@@ -154,13 +172,18 @@ export function parseCommand(spec: CommandSpec, args: string[]): { values: Recor
       const option = /'([^']+)'/.exec(message)?.[1] ?? '';
       const name = option.replace(/^-+/, '').split('=')[0]!;
       const guess = closest(name, Object.keys(spec.options));
-      throw new UsageError(`unknown option ${option} for sika ${spec.name}${guess ? `; did you mean --${guess}?` : '.'} ${see}`, spec.name);
+      throw new UsageError(
+        `unknown option ${option} for sika ${spec.name}${guess ? `; did you mean --${guess}?` : '.'} ${see}`,
+        spec.name,
+      );
     }
     if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
       const option = /'(-[^' ]+)/.exec(message)?.[1] ?? '';
       const o = spec.options[option.replace(/^-+/, '')];
       throw new UsageError(
-        o?.type === 'boolean' ? `option ${option} of sika ${spec.name} takes no value. ${see}` : `option ${option} of sika ${spec.name} needs a value${o?.value ? ` (${option} ${o.value})` : ''}. ${see}`,
+        o?.type === 'boolean'
+          ? `option ${option} of sika ${spec.name} takes no value. ${see}`
+          : `option ${option} of sika ${spec.name} needs a value${o?.value ? ` (${option} ${o.value})` : ''}. ${see}`,
         spec.name,
       );
     }

@@ -21,9 +21,18 @@ export const deploymentSettingsOf = (config: Config): DeploymentSettings => ({
  * (`sika migrate`, `sika merchant create`) is a fair order, and refusing it would only send people to guess
  * the same variables by hand.
  */
-export async function storedDeploymentSettings(db: Queryable, own: () => Config, warn: (line: string) => void): Promise<DeploymentSettings> {
+export async function storedDeploymentSettings(
+  db: Queryable,
+  own: () => Config,
+  warn: (line: string) => void,
+): Promise<DeploymentSettings> {
   const recorded = await readDeploymentSettings(db);
-  if (recorded) return { baseUrl: recorded.baseUrl, checkoutUrlHost: recorded.checkoutUrlHost, webhookAllowPrivateTargets: recorded.webhookAllowPrivateTargets };
+  if (recorded)
+    return {
+      baseUrl: recorded.baseUrl,
+      checkoutUrlHost: recorded.checkoutUrlHost,
+      webhookAllowPrivateTargets: recorded.webhookAllowPrivateTargets,
+    };
   const settings = deploymentSettingsOf(own());
   warn(
     `warning: no Sika server has started on this storage yet, so this command uses this shell's settings: BASE_URL ${settings.baseUrl}, ` +

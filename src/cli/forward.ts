@@ -30,8 +30,8 @@ export interface CliRequest {
   host: string;
 }
 
-const isName = (value: unknown): value is string => typeof value === 'string' && value.length > 0 && value.length <= CLI_NAME_LENGTH_MAX;
-
+const isName = (value: unknown): value is string =>
+  typeof value === 'string' && value.length > 0 && value.length <= CLI_NAME_LENGTH_MAX;
 
 /** The socket of the running server that holds this embedded data dir, or null (PostgreSQL, no server, or one without a socket). */
 export function runningServerSocket(config: Pick<Config, 'databaseUrl' | 'dataDir'>): string | null {
@@ -75,12 +75,15 @@ export function forwardCommand(socketPath: string, request: CliRequest, io: CliI
     });
     socket.once('error', (error: NodeJS.ErrnoException) => {
       if (!connected) return resolve(null);
-      io.err(`sika: the running server closed the connection (${error.code ?? error.message}); the command may or may not have run`);
+      io.err(
+        `sika: the running server closed the connection (${error.code ?? error.message}); the command may or may not have run`,
+      );
       resolve(1);
     });
     socket.once('close', () => {
       if (!connected) return resolve(null);
-      if (exit === null) io.err('sika: the running server stopped before the command finished; it may or may not have run');
+      if (exit === null)
+        io.err('sika: the running server stopped before the command finished; it may or may not have run');
       resolve(exit ?? 1);
     });
   });
@@ -94,7 +97,13 @@ export type CommandRunner = (argv: string[], io: CliIo) => Promise<number>;
  * data dir's lock, so no other server is using it). close() stops listening, waits for commands running
  * and removes the socket.
  */
-export async function serveCli(options: { db: Db; config: Config; dataDir: string; runCommand: CommandRunner; onError?: (error: Error) => void }): Promise<{ path: string; close(): Promise<void> }> {
+export async function serveCli(options: {
+  db: Db;
+  config: Config;
+  dataDir: string;
+  runCommand: CommandRunner;
+  onError?: (error: Error) => void;
+}): Promise<{ path: string; close(): Promise<void> }> {
   const path = join(options.dataDir, CLI_SOCKET_NAME);
   rmSync(path, { force: true });
   const server: Server = createServer((socket) => {
@@ -117,7 +126,15 @@ export async function serveCli(options: { db: Db; config: Config; dataDir: strin
       let request: CliRequest;
       try {
         request = JSON.parse(buffered.slice(0, end)) as CliRequest;
-        if (!Array.isArray(request.argv) || !request.argv.every((arg) => typeof arg === 'string') || typeof request.stdin !== 'string' || typeof request.cwd !== 'string' || !isName(request.user) || !isName(request.host)) throw new Error('malformed');
+        if (
+          !Array.isArray(request.argv) ||
+          !request.argv.every((arg) => typeof arg === 'string') ||
+          typeof request.stdin !== 'string' ||
+          typeof request.cwd !== 'string' ||
+          !isName(request.user) ||
+          !isName(request.host)
+        )
+          throw new Error('malformed');
       } catch {
         send({ err: 'sika: the server could not read the command' });
         send({ exit: 1 });

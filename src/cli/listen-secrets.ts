@@ -41,7 +41,11 @@ export async function fetchEndpointSecrets(target: ApiTarget, signal?: AbortSign
  * fetchEndpointSecrets until the server answers: while it cannot be reached (not started yet, restarting) the
  * command waits, saying so, rather than fall back to a secret no receiver knows. A refusal is final.
  */
-export async function fetchEndpointSecretsPatiently(target: ApiTarget, signal: AbortSignal, err: (line: string) => void): Promise<EndpointSecret[] | null> {
+export async function fetchEndpointSecretsPatiently(
+  target: ApiTarget,
+  signal: AbortSignal,
+  err: (line: string) => void,
+): Promise<EndpointSecret[] | null> {
   let delayMs = SECRETS_RETRY_DELAY_MIN_MS;
   for (;;) {
     try {
@@ -86,14 +90,19 @@ export class EndpointSecrets implements SigningSecrets {
     try {
       fresh = await fetchEndpointSecrets(this.target);
     } catch (error) {
-      if (!this.refreshFailed) this.err(`Could not check the signing secret for a rotation (${error instanceof Error ? error.message : String(error)}); signing with the one I have`);
+      if (!this.refreshFailed)
+        this.err(
+          `Could not check the signing secret for a rotation (${error instanceof Error ? error.message : String(error)}); signing with the one I have`,
+        );
       this.refreshFailed = true;
       return;
     }
     this.refreshFailed = false;
     if (fresh.length === 0) return; // nothing to sign with instead: keep the last ones
     const before = new Set(this.secrets.filter((s) => s.expires_at === null).map((s) => s.secret));
-    for (const s of fresh) if (s.expires_at === null && !before.has(s.secret)) this.err(`The signing secret of ${s.url} was rotated: now ${s.secret}`);
+    for (const s of fresh)
+      if (s.expires_at === null && !before.has(s.secret))
+        this.err(`The signing secret of ${s.url} was rotated: now ${s.secret}`);
     this.secrets = fresh;
   }
 }
@@ -104,7 +113,9 @@ export function describeSecrets(secrets: readonly EndpointSecret[]): string[] {
   for (const s of secrets) {
     if (s.expires_at === null) {
       lines.push(`Your webhook signing secret: ${s.secret}`);
-      lines.push(`  (of your Test webhook endpoint ${s.url}${s.status === 'active' ? '' : `, ${s.status}`}: a receiver verifying with it accepts what is forwarded)`);
+      lines.push(
+        `  (of your Test webhook endpoint ${s.url}${s.status === 'active' ? '' : `, ${s.status}`}: a receiver verifying with it accepts what is forwarded)`,
+      );
     } else {
       lines.push(`  also signing with its previous secret until ${s.expires_at} (a rotation's overlap)`);
     }

@@ -12,9 +12,24 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { signatureHeader } from '../events/signing.ts';
-import { API_OPTIONS, API_OPTIONS_HELP, ApiError, apiErrorOf, apiTarget, httpUrl, networkProblem, type ApiTarget } from './api-client.ts';
+import {
+  API_OPTIONS,
+  API_OPTIONS_HELP,
+  ApiError,
+  apiErrorOf,
+  apiTarget,
+  httpUrl,
+  networkProblem,
+  type ApiTarget,
+} from './api-client.ts';
 import { UsageError } from './common.ts';
-import { describeSecrets, EndpointSecrets, fetchEndpointSecretsPatiently, fixedSecrets, type SigningSecrets } from './listen-secrets.ts';
+import {
+  describeSecrets,
+  EndpointSecrets,
+  fetchEndpointSecretsPatiently,
+  fixedSecrets,
+  type SigningSecrets,
+} from './listen-secrets.ts';
 import { WEBHOOK_EVENT_TYPES, isWebhookEventType } from './event-types.ts';
 
 export const STREAM_PATH = '/api/v1/events/stream';
@@ -102,7 +117,8 @@ export async function listenCommand(args: string[]): Promise<void> {
     return;
   }
   if (positionals.length > 0) throw new UsageError(`listen takes no arguments (got ${positionals.join(' ')})`);
-  if (!values['forward-to']) throw new UsageError('listen needs --forward-to URL, e.g. --forward-to http://localhost:3000/hooks');
+  if (!values['forward-to'])
+    throw new UsageError('listen needs --forward-to URL, e.g. --forward-to http://localhost:3000/hooks');
   const forwardTo = httpUrl('--forward-to', values['forward-to']);
   const types = parseTypes(values.events);
   const target = apiTarget('listen', values);
@@ -131,7 +147,9 @@ async function keySecrets(target: ApiTarget, signal: AbortSignal): Promise<Signi
   if (fetched.length === 0) {
     const secret = newSecret();
     console.log(`Your webhook signing secret: ${secret}`);
-    console.log('  (new for this run: your key has no Test webhook endpoint, whose secret would be used; give this one to your receiver)');
+    console.log(
+      '  (new for this run: your key has no Test webhook endpoint, whose secret would be used; give this one to your receiver)',
+    );
     return fixedSecrets(secret);
   }
   for (const line of describeSecrets(fetched)) console.log(line);
@@ -141,16 +159,29 @@ async function keySecrets(target: ApiTarget, signal: AbortSignal): Promise<Signi
 /** --events a,b: known types only, no repeats. */
 export function parseTypes(value: string | undefined): string[] {
   if (value === undefined) return [];
-  const types = [...new Set(value.split(',').map((type) => type.trim()).filter(Boolean))];
+  const types = [
+    ...new Set(
+      value
+        .split(',')
+        .map((type) => type.trim())
+        .filter(Boolean),
+    ),
+  ];
   if (types.length === 0) throw new UsageError('--events takes a comma-separated list of event types');
   const unknown = types.filter((type) => !isWebhookEventType(type));
-  if (unknown.length > 0) throw new UsageError(`--events: unknown event type${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; the types are: ${WEBHOOK_EVENT_TYPES.join(', ')}`);
+  if (unknown.length > 0)
+    throw new UsageError(
+      `--events: unknown event type${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; the types are: ${WEBHOOK_EVENT_TYPES.join(', ')}`,
+    );
   return types;
 }
 
 function checkedSecret(secret: string): string {
   const key = secret.startsWith('whsec_') ? Buffer.from(secret.slice('whsec_'.length), 'base64') : Buffer.alloc(0);
-  if (key.length === 0) throw new UsageError('--secret (or SIKA_WEBHOOK_SECRET) must be whsec_ followed by base64, as Sika shows endpoint secrets');
+  if (key.length === 0)
+    throw new UsageError(
+      '--secret (or SIKA_WEBHOOK_SECRET) must be whsec_ followed by base64, as Sika shows endpoint secrets',
+    );
   return secret;
 }
 
@@ -194,7 +225,8 @@ export class SseParser {
       const event = this.line(line);
       if (event) out.push(event);
     }
-    if (this.buffer.length > SSE_EVENT_LENGTH_MAX) throw new Error(`the stream sent a line longer than ${SSE_EVENT_LENGTH_MAX} bytes`);
+    if (this.buffer.length > SSE_EVENT_LENGTH_MAX)
+      throw new Error(`the stream sent a line longer than ${SSE_EVENT_LENGTH_MAX} bytes`);
     return out;
   }
 
@@ -218,7 +250,12 @@ export class SseParser {
     const movedId = this.sawId;
     if (this.sawId) this.id = this.pendingId === '' ? null : this.pendingId;
     this.sawId = false;
-    const event = this.data.length > 0 ? { id: this.id, event: this.event, data: this.data.join('\n') } : movedId ? { id: this.id, event: null, data: null } : null;
+    const event =
+      this.data.length > 0
+        ? { id: this.id, event: this.event, data: this.data.join('\n') }
+        : movedId
+          ? { id: this.id, event: null, data: null }
+          : null;
     this.data = [];
     this.event = null;
     return event;
@@ -255,7 +292,10 @@ export async function listen(options: ListenOptions): Promise<void> {
     let idle: NodeJS.Timeout | undefined;
     const stillAlive = () => {
       clearTimeout(idle);
-      idle = setTimeout(() => connection.abort(new Error(`nothing received for ${STREAM_IDLE_TIMEOUT_MS / 1000} s`)), STREAM_IDLE_TIMEOUT_MS);
+      idle = setTimeout(
+        () => connection.abort(new Error(`nothing received for ${STREAM_IDLE_TIMEOUT_MS / 1000} s`)),
+        STREAM_IDLE_TIMEOUT_MS,
+      );
     };
     let problem: string;
     let waitMs = 0;
@@ -274,14 +314,17 @@ export async function listen(options: ListenOptions): Promise<void> {
         if (FATAL_STATUSES.includes(res.status)) throw failure;
         problem = failure.message;
         const retryAfterS = Number(res.headers.get('retry-after'));
-        if (Number.isFinite(retryAfterS) && retryAfterS > 0) waitMs = Math.min(retryAfterS * 1000, RECONNECT_DELAY_MAX_MS);
+        if (Number.isFinite(retryAfterS) && retryAfterS > 0)
+          waitMs = Math.min(retryAfterS * 1000, RECONNECT_DELAY_MAX_MS);
       } else if (!res.body) {
         problem = 'the server answered without a body';
       } else {
         delayMs = RECONNECT_DELAY_MIN_MS;
         if (!connectedOnce) {
           const types = options.types.length > 0 ? options.types.join(', ') : 'all event types';
-          out(`Ready! Forwarding Test events (${types}) from ${options.target.baseUrl} to ${options.forwardTo} (Ctrl-C to quit)`);
+          out(
+            `Ready! Forwarding Test events (${types}) from ${options.target.baseUrl} to ${options.forwardTo} (Ctrl-C to quit)`,
+          );
         } else {
           err(`Reconnected${lastEventId !== null ? `, resuming after ${lastEventId}` : ''}`);
         }
@@ -307,7 +350,10 @@ export async function listen(options: ListenOptions): Promise<void> {
     } catch (error) {
       if (options.signal.aborted) break;
       if (error instanceof ApiError) throw error;
-      problem = connection.signal.aborted && connection.signal.reason instanceof Error ? connection.signal.reason.message : networkProblem(error);
+      problem =
+        connection.signal.aborted && connection.signal.reason instanceof Error
+          ? connection.signal.reason.message
+          : networkProblem(error);
     } finally {
       clearTimeout(idle);
       options.signal.removeEventListener('abort', abortConnection);
@@ -323,7 +369,12 @@ export async function listen(options: ListenOptions): Promise<void> {
 }
 
 /** Delivers one streamed event unless it was delivered before; returns the stream id to resume after, or null. */
-async function handle(event: StreamEvent, options: ListenOptions, delivered: RecentIds, out: (line: string) => void): Promise<string | null> {
+async function handle(
+  event: StreamEvent,
+  options: ListenOptions,
+  delivered: RecentIds,
+  out: (line: string) => void,
+): Promise<string | null> {
   if (event.data === null) return event.id;
   let parsed: { id?: unknown; type?: unknown };
   try {
@@ -345,12 +396,22 @@ async function handle(event: StreamEvent, options: ListenOptions, delivered: Rec
     out(event.data);
     if (delivery.body) out(`<- ${delivery.body}`);
   }
-  options.onDelivery?.({ eventId, type, status: delivery.status, error: delivery.error, latencyMs: delivery.latencyMs });
+  options.onDelivery?.({
+    eventId,
+    type,
+    status: delivery.status,
+    error: delivery.error,
+    latencyMs: delivery.latencyMs,
+  });
   return event.id ?? eventId;
 }
 
 /** POSTs the exact body with Standard Webhooks headers; the receiver's status, or why there was none. */
-async function deliver(options: ListenOptions, eventId: string, body: string): Promise<{ status: number | null; error: string | null; latencyMs: number; body: string }> {
+async function deliver(
+  options: ListenOptions,
+  eventId: string,
+  body: string,
+): Promise<{ status: number | null; error: string | null; latencyMs: number; body: string }> {
   const secrets = await options.secrets.current();
   const timestampS = Math.floor(Date.now() / 1000);
   const timeoutMs = options.deliveryTimeoutMs ?? LISTEN_DELIVERY_TIMEOUT_MS;
@@ -370,10 +431,18 @@ async function deliver(options: ListenOptions, eventId: string, body: string): P
       signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), options.signal]),
     });
     const answer = await res.text().catch(() => '');
-    return { status: res.status, error: null, latencyMs: Math.round(performance.now() - started), body: answer.slice(0, ANSWER_EXCERPT_LENGTH_MAX) };
+    return {
+      status: res.status,
+      error: null,
+      latencyMs: Math.round(performance.now() - started),
+      body: answer.slice(0, ANSWER_EXCERPT_LENGTH_MAX),
+    };
   } catch (error) {
     const latencyMs = Math.round(performance.now() - started);
-    const problem = error instanceof Error && error.name === 'TimeoutError' ? `timed out after ${timeoutMs / 1000} s` : networkProblem(error);
+    const problem =
+      error instanceof Error && error.name === 'TimeoutError'
+        ? `timed out after ${timeoutMs / 1000} s`
+        : networkProblem(error);
     return { status: null, error: problem, latencyMs, body: '' };
   }
 }

@@ -7,7 +7,16 @@ import { openDb } from '../db/index.ts';
 import { DataDirInUseError } from '../db/embedded.ts';
 import { SikaError } from '../lib/errors.ts';
 import { COMMANDS, readNewPassword } from './commands.ts';
-import { cliActor, closest, commandHelp, localCliUser, parseCommand, UsageError, type CliIo, type CommandSpec } from './common.ts';
+import {
+  cliActor,
+  closest,
+  commandHelp,
+  localCliUser,
+  parseCommand,
+  UsageError,
+  type CliIo,
+  type CommandSpec,
+} from './common.ts';
 import { storedDeploymentSettings } from './deployment.ts';
 import { forwardCommand, runningServerSocket } from './forward.ts';
 import { LISTEN_HELP, listenCommand } from './listen.ts';
@@ -16,11 +25,15 @@ import { TRIGGER_HELP, triggerCommand } from './trigger.ts';
 export { COMMANDS };
 
 /** Commands that never touch storage: they call a running server's API, so they are never forwarded. */
-const API_COMMANDS: Record<string, { help: string; synopsis: string; summary: string; run: (args: string[]) => Promise<void> }> = {
+const API_COMMANDS: Record<
+  string,
+  { help: string; synopsis: string; summary: string; run: (args: string[]) => Promise<void> }
+> = {
   listen: {
     help: LISTEN_HELP,
     synopsis: '--forward-to URL [--events TYPE,...] [--secret whsec_…] [--api-key KEY] [--base-url URL]',
-    summary: "Streams a Test key's events from a running server to a local URL, signed as webhooks (sika listen --help).",
+    summary:
+      "Streams a Test key's events from a running server to a local URL, signed as webhooks (sika listen --help).",
     run: listenCommand,
   },
   trigger: {
@@ -67,7 +80,10 @@ function findCommand(argv: string[], io: CliIo): { spec: CommandSpec; args: stri
   if (single) return { spec: single, args: argv.slice(1) };
   if (!GROUPS.includes(first)) {
     const guess = closest(first, [...GROUPS, ...Object.keys(API_COMMANDS)]);
-    throw new UsageError(`unknown command: ${first}${guess ? `; did you mean sika ${guess}?` : ''} See: sika --help`, '');
+    throw new UsageError(
+      `unknown command: ${first}${guess ? `; did you mean sika ${guess}?` : ''} See: sika --help`,
+      '',
+    );
   }
   if (second === undefined || isHelp(second)) {
     io.out(groupHelp(first));
@@ -77,7 +93,10 @@ function findCommand(argv: string[], io: CliIo): { spec: CommandSpec; args: stri
   if (!spec) {
     const subs = COMMANDS.filter((c) => c.name.startsWith(`${first} `)).map((c) => c.name.slice(first.length + 1));
     const guess = closest(second, subs);
-    throw new UsageError(`unknown command: sika ${first} ${second}${guess ? `; did you mean sika ${first} ${guess}?` : ''} See: sika ${first} --help`, first);
+    throw new UsageError(
+      `unknown command: sika ${first} ${second}${guess ? `; did you mean sika ${first} ${guess}?` : ''} See: sika ${first} --help`,
+      first,
+    );
   }
   return { spec, args: argv.slice(2) };
 }
@@ -106,9 +125,12 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   } catch (error) {
     const parseError = error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS');
     if (error instanceof UsageError || parseError) {
-      const where = error instanceof UsageError ? (error.command ?? current) : command && API_COMMANDS[command] ? command : null;
+      const where =
+        error instanceof UsageError ? (error.command ?? current) : command && API_COMMANDS[command] ? command : null;
       const message = error.message.replace(/\.$/, '');
-      io.err(`sika: ${message}${where !== null && !message.includes('See: sika') ? `\nSee: sika ${where ? `${where} ` : ''}--help` : ''}`);
+      io.err(
+        `sika: ${message}${where !== null && !message.includes('See: sika') ? `\nSee: sika ${where ? `${where} ` : ''}--help` : ''}`,
+      );
       return 2;
     }
     if (error instanceof DataDirInUseError || error instanceof ConfigError || error instanceof SikaError) {

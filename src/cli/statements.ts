@@ -32,12 +32,17 @@ The CSV format, the headers recognised and the matching rules: docs/bank-stateme
 export const STATEMENTS_IMPORT: CommandSpec = {
   name: 'statements import',
   synopsis: 'FILE --bank CODE [--columns MAPPING] [--force-reason TEXT] [--json]',
-  summary: 'Imports a bank statement (CSV) of the bank transfer collection account and matches its credits\n      to Live bank transfers by payment reference and amount (sika statements import --help for more).',
+  summary:
+    'Imports a bank statement (CSV) of the bank transfer collection account and matches its credits\n      to Live bank transfers by payment reference and amount (sika statements import --help for more).',
   help: STATEMENTS_USAGE,
   options: {
     bank: { type: 'string', value: 'CODE', description: 'the bank the statement is from' },
     columns: { type: 'string', value: 'MAPPING', description: 'which column is which' },
-    'force-reason': { type: 'string', value: 'TEXT', description: 'import a file imported before anyway, for this reason' },
+    'force-reason': {
+      type: 'string',
+      value: 'TEXT',
+      description: 'import a file imported before anyway, for this reason',
+    },
     json: { type: 'boolean', description: 'the result as JSON', default: false },
   },
   positionals: 1,
@@ -45,29 +50,52 @@ export const STATEMENTS_IMPORT: CommandSpec = {
     const [file] = positionals;
     if (!file) throw new UsageError('statements import takes one statement FILE', 'statements import');
     const bank = typeof values.bank === 'string' ? values.bank : undefined;
-    if (!bank) throw new UsageError('statements import needs --bank CODE (the bank the statement is from, e.g. GCB)', 'statements import');
+    if (!bank)
+      throw new UsageError(
+        'statements import needs --bank CODE (the bank the statement is from, e.g. GCB)',
+        'statements import',
+      );
     const path = resolve(io.cwd, file);
     // Read before opening storage: the embedded data dir is held for as long as it is open.
-    const size = await stat(path).then((s) => s.size, (error: NodeJS.ErrnoException) => {
-      throw new Error(`cannot read ${file} (${error.code ?? error.message})`);
-    });
-    if (size > STATEMENT_BYTES_MAX) throw new Error(`${file} is larger than ${STATEMENT_BYTES_MAX / (1024 * 1024)} MB; split the statement by date`);
+    const size = await stat(path).then(
+      (s) => s.size,
+      (error: NodeJS.ErrnoException) => {
+        throw new Error(`cannot read ${file} (${error.code ?? error.message})`);
+      },
+    );
+    if (size > STATEMENT_BYTES_MAX)
+      throw new Error(`${file} is larger than ${STATEMENT_BYTES_MAX / (1024 * 1024)} MB; split the statement by date`);
     const csv = await readFile(path);
     const columns = typeof values.columns === 'string' ? values.columns : '';
     const result = await io.withDb(async (db) => {
       const { checkoutUrlHost } = await io.deployment(db);
       const forceReason = typeof values['force-reason'] === 'string' ? values['force-reason'] : null;
-      return importStatement(db, { bankCode: bank, fileName: basename(file), csv, columns, importedBy: io.actor, checkoutUrlHost, collectionAccounts: collectionAccounts(io.config().providers.bankTransfer), forceReason });
+      return importStatement(db, {
+        bankCode: bank,
+        fileName: basename(file),
+        csv,
+        columns,
+        importedBy: io.actor,
+        checkoutUrlHost,
+        collectionAccounts: collectionAccounts(io.config().providers.bankTransfer),
+        forceReason,
+      });
     });
     if (values.json) {
       io.out(JSON.stringify(result));
       return;
     }
     const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
-    io.out(`imported ${result.file_name} (${result.bank_code}): ${count(result.lines, 'line')}, ${count(result.credits, 'credit')}${result.debits ? `, ${count(result.debits, 'debit')} left out` : ''}`);
+    io.out(
+      `imported ${result.file_name} (${result.bank_code}): ${count(result.lines, 'line')}, ${count(result.credits, 'credit')}${result.debits ? `, ${count(result.debits, 'debit')} left out` : ''}`,
+    );
     io.out(`  matched           ${result.matched}`);
-    io.out(`  amount mismatch   ${result.amount_mismatch}${result.amount_mismatch ? '  (held for a decision under Review in the console)' : ''}`);
-    io.out(`  unmatched         ${result.unmatched}${result.unmatched ? '  (in the unmatched queue at /ops/statements)' : ''}`);
+    io.out(
+      `  amount mismatch   ${result.amount_mismatch}${result.amount_mismatch ? '  (held for a decision under Review in the console)' : ''}`,
+    );
+    io.out(
+      `  unmatched         ${result.unmatched}${result.unmatched ? '  (in the unmatched queue at /ops/statements)' : ''}`,
+    );
     io.out(`  duplicates        ${result.duplicates}${result.duplicates ? '  (imported before: nothing done)' : ''}`);
     io.out(`  errors            ${result.errors}`);
     for (const problem of result.problems) io.out(`line ${problem.line}: ${problem.message}`);

@@ -30,7 +30,12 @@ const OBJECT_EVENTS_ROWS_MAX = 100;
 
 /** The Test payer: an MTN wallet the simulator accepts without a verification code. */
 const TEST_PAYER = { rail: 'momo', operator: 'mtn', phone: '0241234567' } as const;
-const TEST_RECIPIENT = { account_type: 'momo', network: 'mtn', phone: '0241234567', account_name: 'Ama Mensah' } as const;
+const TEST_RECIPIENT = {
+  account_type: 'momo',
+  network: 'mtn',
+  phone: '0241234567',
+  account_name: 'Ama Mensah',
+} as const;
 
 type Json = Record<string, unknown>;
 
@@ -66,14 +71,26 @@ interface Recipe {
 
 /** The events a Test key can make, and how. */
 const RECIPES: Readonly<Record<string, Recipe>> = {
-  'checkout.session.pending': { how: 'a session and a Mobile Money attempt (left pending)', run: async (s) => void (await pendingSession(s)) },
-  'checkout.session.completed': { how: 'a session, an attempt, simulated paid', run: async (s) => void (await paidSession(s, s.overrides)) },
+  'checkout.session.pending': {
+    how: 'a session and a Mobile Money attempt (left pending)',
+    run: async (s) => void (await pendingSession(s)),
+  },
+  'checkout.session.completed': {
+    how: 'a session, an attempt, simulated paid',
+    run: async (s) => void (await paidSession(s, s.overrides)),
+  },
   'checkout.session.reopened': {
     how: 'a session, an attempt, simulated failed (the payer may try again)',
     run: async (s) => void (await simulate(s, (await pendingSession(s)).attempt, 'failed')),
   },
-  'checkout.session.failed': { how: `a session and ${FAILED_ATTEMPTS_TO_FAIL} attempts, each simulated failed`, run: failedSession },
-  'checkout.session.expired': { how: `a session living ${EXPIRING_SESSION_LIFETIME_S} s and an attempt; waits for its expiry, then the attempt expires`, run: expiredSession },
+  'checkout.session.failed': {
+    how: `a session and ${FAILED_ATTEMPTS_TO_FAIL} attempts, each simulated failed`,
+    run: failedSession,
+  },
+  'checkout.session.expired': {
+    how: `a session living ${EXPIRING_SESSION_LIFETIME_S} s and an attempt; waits for its expiry, then the attempt expires`,
+    run: expiredSession,
+  },
   'checkout.session.reversed': {
     how: 'a paid session, then its payment simulated reversed',
     run: async (s) => void (await simulate(s, (await paidSession(s, s.overrides)).attempt, 'reversed')),
@@ -82,19 +99,46 @@ const RECIPES: Readonly<Record<string, Recipe>> = {
     how: 'a session, an attempt the payer cancels (changing course), a second one simulated paid, then the first simulated paid too',
     run: duplicatePayment,
   },
-  'refund.created': { how: 'a paid session and a refund left pending (test_outcome pending)', run: async (s) => void (await refund(s, 'pending')) },
-  'refund.succeeded': { how: 'a paid session and a refund (test_outcome succeeded)', run: async (s) => void (await refund(s, 'succeeded')) },
-  'refund.failed': { how: 'a paid session and a refund (test_outcome failed)', run: async (s) => void (await refund(s, 'failed')) },
+  'refund.created': {
+    how: 'a paid session and a refund left pending (test_outcome pending)',
+    run: async (s) => void (await refund(s, 'pending')),
+  },
+  'refund.succeeded': {
+    how: 'a paid session and a refund (test_outcome succeeded)',
+    run: async (s) => void (await refund(s, 'succeeded')),
+  },
+  'refund.failed': {
+    how: 'a paid session and a refund (test_outcome failed)',
+    run: async (s) => void (await refund(s, 'failed')),
+  },
   'refund.cancelled': {
     how: 'a paid session, a refund awaiting approval (test_outcome awaiting_approval), simulated cancelled',
     run: async (s) => simulateRefund(s, await refund(s, 'awaiting_approval'), 'cancelled'),
   },
-  'payout.requested': { how: `${PAYOUT_SETUP} (test_outcome requested: awaiting approval, amount and fee held)`, run: async (s) => void (await payout(s, 'requested')) },
-  'payout.processing': { how: `${PAYOUT_SETUP} (test_outcome processing)`, run: async (s) => void (await payout(s, 'processing')) },
-  'payout.paid': { how: `${PAYOUT_SETUP} (Test payouts are paid at once by default)`, run: async (s) => void (await payout(s, 'paid')) },
-  'payout.failed': { how: `${PAYOUT_SETUP} (test_outcome processing), simulated failed`, run: async (s) => simulatePayout(s, await payout(s, 'processing'), 'failed') },
-  'payout.cancelled': { how: `${PAYOUT_SETUP} (test_outcome requested), then cancelled`, run: async (s) => cancelPayout(s, await payout(s, 'requested')) },
-  'payout.returned': { how: `${PAYOUT_SETUP} (paid at once), simulated returned`, run: async (s) => simulatePayout(s, await payout(s, 'paid'), 'returned') },
+  'payout.requested': {
+    how: `${PAYOUT_SETUP} (test_outcome requested: awaiting approval, amount and fee held)`,
+    run: async (s) => void (await payout(s, 'requested')),
+  },
+  'payout.processing': {
+    how: `${PAYOUT_SETUP} (test_outcome processing)`,
+    run: async (s) => void (await payout(s, 'processing')),
+  },
+  'payout.paid': {
+    how: `${PAYOUT_SETUP} (Test payouts are paid at once by default)`,
+    run: async (s) => void (await payout(s, 'paid')),
+  },
+  'payout.failed': {
+    how: `${PAYOUT_SETUP} (test_outcome processing), simulated failed`,
+    run: async (s) => simulatePayout(s, await payout(s, 'processing'), 'failed'),
+  },
+  'payout.cancelled': {
+    how: `${PAYOUT_SETUP} (test_outcome requested), then cancelled`,
+    run: async (s) => cancelPayout(s, await payout(s, 'requested')),
+  },
+  'payout.returned': {
+    how: `${PAYOUT_SETUP} (paid at once), simulated returned`,
+    run: async (s) => simulatePayout(s, await payout(s, 'paid'), 'returned'),
+  },
 };
 
 /** Every event type Sika emits, in the server's order: each has a recipe (test/cli-trigger.test.ts checks it). */
@@ -123,7 +167,12 @@ export async function triggerCommand(args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { ...API_OPTIONS, override: { type: 'string', multiple: true }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } },
+    options: {
+      ...API_OPTIONS,
+      override: { type: 'string', multiple: true },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
   });
   if (values.help || positionals[0] === 'help') {
     console.log(TRIGGER_HELP);
@@ -140,17 +189,28 @@ export async function triggerCommand(args: string[]): Promise<void> {
 }
 
 /** Runs an event's recipe and reads the object's events back; throws when the event is not among them. */
-export async function trigger(target: ApiTarget, event: string, overrides: Json, say: (line: string) => void = () => {}): Promise<TriggerResult> {
+export async function trigger(
+  target: ApiTarget,
+  event: string,
+  overrides: Json,
+  say: (line: string) => void = () => {},
+): Promise<TriggerResult> {
   const recipe = RECIPES[event];
   if (!recipe) throw new UsageError(`unknown event ${event}; trigger makes: ${TRIGGER_EVENTS.join(', ')}`);
   const result: TriggerResult = { event, created: [], simulated: [], objectId: '', events: [] };
   say(`Triggering ${event}: ${recipe.how}`);
   await recipe.run({ target, overrides, result, say });
-  const listed = await apiCall<{ data: { id: string; type: string }[] }>(target, 'GET', `/api/v1/events?object_id=${encodeURIComponent(result.objectId)}&limit=${OBJECT_EVENTS_ROWS_MAX}`);
+  const listed = await apiCall<{ data: { id: string; type: string }[] }>(
+    target,
+    'GET',
+    `/api/v1/events?object_id=${encodeURIComponent(result.objectId)}&limit=${OBJECT_EVENTS_ROWS_MAX}`,
+  );
   result.events = listed.data.map((e) => ({ id: e.id, type: e.type })).reverse();
   for (const e of result.events) say(`  event     ${e.type.padEnd(28)} ${e.id}`);
   if (!result.events.some((e) => e.type === event)) {
-    throw new Error(`${result.objectId} has no ${event} event (its events: ${result.events.map((e) => e.type).join(', ') || 'none'})`);
+    throw new Error(
+      `${result.objectId} has no ${event} event (its events: ${result.events.map((e) => e.type).join(', ') || 'none'})`,
+    );
   }
   return result;
 }
@@ -161,11 +221,13 @@ export function parseOverrides(pairs: readonly string[]): Json {
   for (const pair of pairs) {
     const at = pair.indexOf('=');
     const path = at > 0 ? pair.slice(0, at).split('.') : [];
-    if (path.length === 0 || path.some((part) => !/^[A-Za-z0-9_]+$/.test(part))) throw new UsageError(`--override takes FIELD=VALUE, e.g. amount_minor=100 or customer.name=Ama (got ${pair})`);
+    if (path.length === 0 || path.some((part) => !/^[A-Za-z0-9_]+$/.test(part)))
+      throw new UsageError(`--override takes FIELD=VALUE, e.g. amount_minor=100 or customer.name=Ama (got ${pair})`);
     let node = body;
     for (const part of path.slice(0, -1)) {
       const next = node[part];
-      if (next !== undefined && (typeof next !== 'object' || next === null || Array.isArray(next))) throw new UsageError(`--override ${pair}: ${part} was already set to a value`);
+      if (next !== undefined && (typeof next !== 'object' || next === null || Array.isArray(next)))
+        throw new UsageError(`--override ${pair}: ${part} was already set to a value`);
       node = (node[part] ??= {}) as Json;
     }
     node[path[path.length - 1]!] = jsonOrText(pair.slice(at + 1));
@@ -190,7 +252,8 @@ function merged(base: Json, overrides: Json): Json {
   }
   return out;
 }
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 // ---- the steps ----
 
@@ -201,7 +264,14 @@ interface Session {
 }
 
 async function createSession(s: Step, overrides: Json, main: boolean): Promise<Session> {
-  const body = merged({ amount_minor: TRIGGER_SESSION_AMOUNT_MINOR, invoice_ref: `TRIGGER-${randomUUID().slice(0, 8)}`, description: 'sika trigger' }, overrides);
+  const body = merged(
+    {
+      amount_minor: TRIGGER_SESSION_AMOUNT_MINOR,
+      invoice_ref: `TRIGGER-${randomUUID().slice(0, 8)}`,
+      description: 'sika trigger',
+    },
+    overrides,
+  );
   const session = await apiCall<Session>(s.target, 'POST', '/api/v1/sessions', body);
   made(s, 'checkout session', session.id, `(${session.amount_minor} pesewas)`);
   if (main) s.result.objectId = session.id;
@@ -210,21 +280,45 @@ async function createSession(s: Step, overrides: Json, main: boolean): Promise<S
 
 /** A Mobile Money attempt for the quoted total, through the payer API (no key, as the payer's page does). */
 async function startAttempt(s: Step, session: Session): Promise<string> {
-  const quote = await apiCall<{ surcharges: Record<string, { total_minor: number }> }>(s.target, 'GET', `/api/v1/checkout/sessions/${session.id}/quote`);
+  const quote = await apiCall<{ surcharges: Record<string, { total_minor: number }> }>(
+    s.target,
+    'GET',
+    `/api/v1/checkout/sessions/${session.id}/quote`,
+  );
   const total = quote.surcharges[TEST_PAYER.rail]?.total_minor;
-  if (total === undefined) throw new Error(`session ${session.id} offers no ${TEST_PAYER.rail} payment; trigger pays with Mobile Money`);
-  const attempt = await apiCall<{ attempt_reference: string }>(s.target, 'POST', `/api/v1/checkout/sessions/${session.id}/provider-attempts`, { ...TEST_PAYER, amount_minor: total });
-  made(s, 'payment attempt', attempt.attempt_reference, `(${TEST_PAYER.rail} ${TEST_PAYER.operator.toUpperCase()} ${TEST_PAYER.phone}, ${total} pesewas)`);
+  if (total === undefined)
+    throw new Error(`session ${session.id} offers no ${TEST_PAYER.rail} payment; trigger pays with Mobile Money`);
+  const attempt = await apiCall<{ attempt_reference: string }>(
+    s.target,
+    'POST',
+    `/api/v1/checkout/sessions/${session.id}/provider-attempts`,
+    { ...TEST_PAYER, amount_minor: total },
+  );
+  made(
+    s,
+    'payment attempt',
+    attempt.attempt_reference,
+    `(${TEST_PAYER.rail} ${TEST_PAYER.operator.toUpperCase()} ${TEST_PAYER.phone}, ${total} pesewas)`,
+  );
   return attempt.attempt_reference;
 }
 
 async function simulate(s: Step, attempt: string, outcome: string): Promise<void> {
-  const answer = await apiCall<{ status: string; session_status: string }>(s.target, 'POST', `/api/v1/test/payment-attempts/${attempt}/simulate`, { outcome });
+  const answer = await apiCall<{ status: string; session_status: string }>(
+    s.target,
+    'POST',
+    `/api/v1/test/payment-attempts/${attempt}/simulate`,
+    { outcome },
+  );
   s.result.simulated.push(`${attempt} ${outcome}`);
   s.say(`  simulated ${outcome.padEnd(28)} ${attempt} -> attempt ${answer.status}, session ${answer.session_status}`);
 }
 
-async function pendingSession(s: Step, overrides: Json = s.overrides, main = true): Promise<{ session: Session; attempt: string }> {
+async function pendingSession(
+  s: Step,
+  overrides: Json = s.overrides,
+  main = true,
+): Promise<{ session: Session; attempt: string }> {
   const session = await createSession(s, overrides, main);
   return { session, attempt: await startAttempt(s, session) };
 }
@@ -237,7 +331,11 @@ async function paidSession(s: Step, overrides: Json, main = true): Promise<{ ses
 
 async function duplicatePayment(s: Step): Promise<void> {
   const { session, attempt: abandoned } = await pendingSession(s);
-  const cancelled = await apiCall<{ status: string }>(s.target, 'POST', `/api/v1/checkout/sessions/${session.id}/provider-attempts/${abandoned}/cancel`);
+  const cancelled = await apiCall<{ status: string }>(
+    s.target,
+    'POST',
+    `/api/v1/checkout/sessions/${session.id}/provider-attempts/${abandoned}/cancel`,
+  );
   s.say(`  cancelled ${''.padEnd(28)} ${abandoned} -> attempt ${cancelled.status} (the payer changed course)`);
   await simulate(s, await startAttempt(s, session), 'paid');
   await simulate(s, abandoned, 'paid');
@@ -249,7 +347,10 @@ async function failedSession(s: Step): Promise<void> {
 }
 
 async function expiredSession(s: Step): Promise<void> {
-  const { session, attempt } = await pendingSession(s, merged({ expires_in_seconds: EXPIRING_SESSION_LIFETIME_S }, s.overrides));
+  const { session, attempt } = await pendingSession(
+    s,
+    merged({ expires_in_seconds: EXPIRING_SESSION_LIFETIME_S }, s.overrides),
+  );
   const waitMs = Math.max(0, new Date(session.expires_at).getTime() - Date.now()) + 1_000;
   s.say(`  waiting   ${Math.ceil(waitMs / 1000)} s for the session to pass its expiry (${session.expires_at})`);
   await sleep(waitMs);
@@ -260,8 +361,20 @@ async function expiredSession(s: Step): Promise<void> {
 
 async function refund(s: Step, outcome: 'pending' | 'succeeded' | 'failed' | 'awaiting_approval'): Promise<string> {
   const amount = typeof s.overrides.amount_minor === 'number' ? s.overrides.amount_minor : TRIGGER_REFUND_AMOUNT_MINOR;
-  const { session } = await paidSession(s, { amount_minor: Math.max(TRIGGER_SESSION_AMOUNT_MINOR, withFeeMargin(amount)) }, false);
-  const body = merged({ session_id: session.id, amount_minor: TRIGGER_REFUND_AMOUNT_MINOR, test_outcome: outcome, reason: 'sika trigger' }, s.overrides);
+  const { session } = await paidSession(
+    s,
+    { amount_minor: Math.max(TRIGGER_SESSION_AMOUNT_MINOR, withFeeMargin(amount)) },
+    false,
+  );
+  const body = merged(
+    {
+      session_id: session.id,
+      amount_minor: TRIGGER_REFUND_AMOUNT_MINOR,
+      test_outcome: outcome,
+      reason: 'sika trigger',
+    },
+    s.overrides,
+  );
   const created = await apiCall<{ id: string; status: string }>(s.target, 'POST', '/api/v1/refunds', body);
   made(s, 'refund', created.id, `(${created.status})`);
   s.result.objectId = created.id;
@@ -270,7 +383,9 @@ async function refund(s: Step, outcome: 'pending' | 'succeeded' | 'failed' | 'aw
 
 /** The refund simulator (POST /api/v1/test/refunds/{id}/simulate). */
 async function simulateRefund(s: Step, id: string, outcome: 'cancelled'): Promise<void> {
-  const answer = await apiCall<{ status: string }>(s.target, 'POST', `/api/v1/test/refunds/${id}/simulate`, { outcome });
+  const answer = await apiCall<{ status: string }>(s.target, 'POST', `/api/v1/test/refunds/${id}/simulate`, {
+    outcome,
+  });
   s.result.simulated.push(`${id} ${outcome}`);
   s.say(`  simulated ${outcome.padEnd(28)} ${id} -> refund ${answer.status}`);
 }
@@ -278,15 +393,32 @@ async function simulateRefund(s: Step, id: string, outcome: 'cancelled'): Promis
 async function payout(s: Step, outcome: 'paid' | 'requested' | 'processing'): Promise<string> {
   const amount = typeof s.overrides.amount_minor === 'number' ? s.overrides.amount_minor : TRIGGER_PAYOUT_AMOUNT_MINOR;
   await paidSession(s, { amount_minor: withFeeMargin(amount + PAYOUT_FEE_MAX_MINOR) }, false);
-  const recipient = await apiCall<{ id: string }>(s.target, 'POST', '/api/v1/payouts/recipients', { ...TEST_RECIPIENT });
-  made(s, 'recipient', recipient.id, `(${TEST_RECIPIENT.network.toUpperCase()} ${TEST_RECIPIENT.phone})`);
-  const body = merged({ recipient_id: recipient.id, amount_minor: TRIGGER_PAYOUT_AMOUNT_MINOR, client_reference: `trigger-${randomUUID()}`, notes: 'sika trigger', test_outcome: outcome }, s.overrides);
-  const created = await apiCall<{ id: string; status: string }>(s.target, 'POST', '/api/v1/payouts', body).catch((error: unknown) => {
-    if (error instanceof ApiError && error.status === 403 && /webhook endpoint/.test(error.message)) {
-      throw new ApiError(`${error.message} (Sika pays out only for a key with a webhook endpoint, Test keys too; sika listen does not count as one)`, error.status, error.code);
-    }
-    throw error;
+  const recipient = await apiCall<{ id: string }>(s.target, 'POST', '/api/v1/payouts/recipients', {
+    ...TEST_RECIPIENT,
   });
+  made(s, 'recipient', recipient.id, `(${TEST_RECIPIENT.network.toUpperCase()} ${TEST_RECIPIENT.phone})`);
+  const body = merged(
+    {
+      recipient_id: recipient.id,
+      amount_minor: TRIGGER_PAYOUT_AMOUNT_MINOR,
+      client_reference: `trigger-${randomUUID()}`,
+      notes: 'sika trigger',
+      test_outcome: outcome,
+    },
+    s.overrides,
+  );
+  const created = await apiCall<{ id: string; status: string }>(s.target, 'POST', '/api/v1/payouts', body).catch(
+    (error: unknown) => {
+      if (error instanceof ApiError && error.status === 403 && /webhook endpoint/.test(error.message)) {
+        throw new ApiError(
+          `${error.message} (Sika pays out only for a key with a webhook endpoint, Test keys too; sika listen does not count as one)`,
+          error.status,
+          error.code,
+        );
+      }
+      throw error;
+    },
+  );
   made(s, 'payout', created.id, `(${created.status})`);
   s.result.objectId = created.id;
   return created.id;
@@ -294,14 +426,18 @@ async function payout(s: Step, outcome: 'paid' | 'requested' | 'processing'): Pr
 
 /** The payout simulator (POST /api/v1/test/payouts/{id}/simulate). */
 async function simulatePayout(s: Step, id: string, outcome: 'failed' | 'returned'): Promise<void> {
-  const answer = await apiCall<{ status: string }>(s.target, 'POST', `/api/v1/test/payouts/${id}/simulate`, { outcome });
+  const answer = await apiCall<{ status: string }>(s.target, 'POST', `/api/v1/test/payouts/${id}/simulate`, {
+    outcome,
+  });
   s.result.simulated.push(`${id} ${outcome}`);
   s.say(`  simulated ${outcome.padEnd(28)} ${id} -> payout ${answer.status}`);
 }
 
 /** POST /api/v1/payouts/{id}/cancel, as a merchant cancels a payout not yet sent. */
 async function cancelPayout(s: Step, id: string): Promise<void> {
-  const answer = await apiCall<{ status: string }>(s.target, 'POST', `/api/v1/payouts/${id}/cancel`, { reason: 'sika trigger' });
+  const answer = await apiCall<{ status: string }>(s.target, 'POST', `/api/v1/payouts/${id}/cancel`, {
+    reason: 'sika trigger',
+  });
   s.say(`  cancelled ${''.padEnd(28)} ${id} -> payout ${answer.status}`);
 }
 

@@ -40,7 +40,10 @@ export class StorageAvailability {
     if (!(error instanceof DbError) || !error.dropsConnection) return false;
     if (this.downSinceMs === null && !this.stopped) {
       this.downSinceMs = Date.now();
-      this.log.warn({ sqlstate: error.sqlState, err_message: error.message }, 'storage unavailable: background jobs paused until a primary answers');
+      this.log.warn(
+        { sqlstate: error.sqlState, err_message: error.message },
+        'storage unavailable: background jobs paused until a primary answers',
+      );
       this.tell({ available: false });
       this.scheduleProbe();
     }

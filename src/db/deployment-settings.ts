@@ -22,10 +22,22 @@ export async function recordDeploymentSettings(db: Queryable, settings: Deployme
 }
 
 /** What the last server started with, and when; null when no server has started on this storage. */
-export async function readDeploymentSettings(db: Queryable): Promise<(DeploymentSettings & { recordedAt: Date }) | null> {
-  const rows = await db.query<{ base_url: string; checkout_url_host: string; webhook_allow_private_targets: boolean; recorded_at: Date }>(
-    'SELECT base_url, checkout_url_host, webhook_allow_private_targets, recorded_at FROM deployment_settings',
-  );
+export async function readDeploymentSettings(
+  db: Queryable,
+): Promise<(DeploymentSettings & { recordedAt: Date }) | null> {
+  const rows = await db.query<{
+    base_url: string;
+    checkout_url_host: string;
+    webhook_allow_private_targets: boolean;
+    recorded_at: Date;
+  }>('SELECT base_url, checkout_url_host, webhook_allow_private_targets, recorded_at FROM deployment_settings');
   const row = rows[0];
-  return row ? { baseUrl: row.base_url, checkoutUrlHost: row.checkout_url_host, webhookAllowPrivateTargets: row.webhook_allow_private_targets, recordedAt: row.recorded_at } : null;
+  return row
+    ? {
+        baseUrl: row.base_url,
+        checkoutUrlHost: row.checkout_url_host,
+        webhookAllowPrivateTargets: row.webhook_allow_private_targets,
+        recordedAt: row.recorded_at,
+      }
+    : null;
 }

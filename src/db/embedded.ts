@@ -1,7 +1,16 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
-import { checkChannelName, DbError, InFlight, parseInt8, unpipelined, withRetries, type Db, type Queryable } from './types.ts';
+import {
+  checkChannelName,
+  DbError,
+  InFlight,
+  parseInt8,
+  unpipelined,
+  withRetries,
+  type Db,
+  type Queryable,
+} from './types.ts';
 import { processIsAlive } from '../lib/process-alive.ts';
 
 export class DataDirInUseError extends Error {
@@ -14,7 +23,6 @@ export class DataDirInUseError extends Error {
   }
 }
 
-
 /** One process owns an embedded data dir at a time; a lock file holds its pid. */
 function takeLock(dataDir: string): () => void {
   mkdirSync(dataDir, { recursive: true });
@@ -26,7 +34,8 @@ function takeLock(dataDir: string): () => void {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const pid = Number(readFileSync(lockPath, 'utf8').trim());
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processIsAlive(pid)) throw new DataDirInUseError(dataDir, pid);
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processIsAlive(pid))
+        throw new DataDirInUseError(dataDir, pid);
       rmSync(lockPath, { force: true }); // stale lock from a process that is gone
     }
   }

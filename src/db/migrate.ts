@@ -28,7 +28,10 @@ export function listMigrations(): Migration[] {
  * Applies every migration not yet applied, in order, in one transaction. Returns the names applied.
  * `onApplied` runs in that transaction when any was (the CLI's audit row).
  */
-export async function migrate(db: Db, options: { onApplied?: (tx: Queryable, names: string[]) => Promise<unknown> } = {}): Promise<string[]> {
+export async function migrate(
+  db: Db,
+  options: { onApplied?: (tx: Queryable, names: string[]) => Promise<unknown> } = {},
+): Promise<string[]> {
   const migrations = listMigrations();
   return db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_ID]);
@@ -43,7 +46,10 @@ export async function migrate(db: Db, options: { onApplied?: (tx: Queryable, nam
     for (const migration of migrations) {
       if (applied.has(migration.version)) continue;
       await tx.exec(migration.sql);
-      await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+      await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
+        migration.version,
+        migration.name,
+      ]);
       names.push(`${String(migration.version).padStart(3, '0')}_${migration.name}`);
     }
     if (names.length > 0 && options.onApplied) await options.onApplied(tx, names);

@@ -7,7 +7,11 @@ import { checkChannelName, type NotificationHandlers, type Subscription } from '
 const RECONNECT_DELAY_MIN_MS = 100;
 const RECONNECT_DELAY_MAX_MS = 2_000;
 
-export async function listenPostgres(newClient: () => pg.Client, channel: string, handlers: NotificationHandlers): Promise<Subscription> {
+export async function listenPostgres(
+  newClient: () => pg.Client,
+  channel: string,
+  handlers: NotificationHandlers,
+): Promise<Subscription> {
   checkChannelName(channel);
   let client: pg.Client | null = null;
   let live = false;

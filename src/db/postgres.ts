@@ -2,7 +2,18 @@ import pg from 'pg';
 import { listenPostgres } from './notifications.ts';
 import { ConnectionEpoch } from './epoch.ts';
 import { Pipeline } from './pipeline.ts';
-import { DbError, InFlight, isUnconfirmedCommitWarning, parseInt8, unconfirmedCommit, unpipelined, withRetries, type Db, type Queryable, type Subscription } from './types.ts';
+import {
+  DbError,
+  InFlight,
+  isUnconfirmedCommitWarning,
+  parseInt8,
+  unconfirmedCommit,
+  unpipelined,
+  withRetries,
+  type Db,
+  type Queryable,
+  type Subscription,
+} from './types.ts';
 
 /** Connections per process; the benchmark baseline (bench/baseline.ts) uses the same size. */
 export const POOL_SIZE_MAX = 20;
@@ -49,9 +60,16 @@ async function confirmed<T>(client: pg.ClientBase, statement: () => Promise<T>):
 }
 
 /** One statement on a connection, its driver error mapped to a DbError. */
-async function queryOn<Row>(client: pg.ClientBase, sql: string, params: readonly unknown[] = [], prepare?: string): Promise<Row[]> {
+async function queryOn<Row>(
+  client: pg.ClientBase,
+  sql: string,
+  params: readonly unknown[] = [],
+  prepare?: string,
+): Promise<Row[]> {
   try {
-    const result = prepare ? await client.query({ name: prepare, text: sql, values: params as unknown[] }) : await client.query(sql, params as unknown[]);
+    const result = prepare
+      ? await client.query({ name: prepare, text: sql, values: params as unknown[] })
+      : await client.query(sql, params as unknown[]);
     return result.rows as Row[];
   } catch (error) {
     throw DbError.from(error);
@@ -91,9 +109,14 @@ export async function openPostgres(databaseUrl: string, poolSize = POOL_SIZE_MAX
   // failing one request each. Connections opened since are used as they are.
   const epoch = new ConnectionEpoch();
   pool.on('connect', (client) => epoch.stamp(client));
-  const reads = new Pipeline(() => new pg.Client({ ...connection, pipeline: true } as pg.ClientConfig), READ_PIPELINE_CONNECTIONS, epoch);
+  const reads = new Pipeline(
+    () => new pg.Client({ ...connection, pipeline: true } as pg.ClientConfig),
+    READ_PIPELINE_CONNECTIONS,
+    epoch,
+  );
   const writes = new Pipeline(
-    () => new pg.Client({ ...connection, pipeline: true, lock_timeout: WRITE_PIPELINE_LOCK_TIMEOUT_MS } as pg.ClientConfig),
+    () =>
+      new pg.Client({ ...connection, pipeline: true, lock_timeout: WRITE_PIPELINE_LOCK_TIMEOUT_MS } as pg.ClientConfig),
     WRITE_PIPELINE_CONNECTIONS,
     epoch,
   );
@@ -143,7 +166,8 @@ export async function openPostgres(databaseUrl: string, poolSize = POOL_SIZE_MAX
   };
 
   const wrap = (client: pg.PoolClient): Queryable => {
-    const query = <Row>(sql: string, params: readonly unknown[] = [], prepare?: string) => queryOn<Row>(client, sql, params, prepare);
+    const query = <Row>(sql: string, params: readonly unknown[] = [], prepare?: string) =>
+      queryOn<Row>(client, sql, params, prepare);
     return {
       query,
       // Only the Db below pipelines; a transaction's connection runs them as they come.
@@ -157,7 +181,8 @@ export async function openPostgres(databaseUrl: string, poolSize = POOL_SIZE_MAX
   const db: Db = {
     kind: 'postgres',
     // A statement outside a transaction commits by itself, so it is confirmed like a COMMIT.
-    query: (sql, params, prepare) => inFlight.run(() => onConnection((client) => confirmed(client, () => queryOn(client, sql, params, prepare)))),
+    query: (sql, params, prepare) =>
+      inFlight.run(() => onConnection((client) => confirmed(client, () => queryOn(client, sql, params, prepare)))),
     read: (name, sql, params) => piped(reads, name, sql, params),
     write: (name, sql, params) => piped(writes, name, sql, params),
     exec: (sql) => inFlight.run(() => onConnection((client) => confirmed(client, () => execOn(client, sql)))),
@@ -186,8 +211,16 @@ export async function openPostgres(databaseUrl: string, poolSize = POOL_SIZE_MAX
         onConnection(async (client) => {
           // Storage is up when it takes writes: a standby (in recovery) answers SELECT 1 but takes no write,
           // and during a failover the proxy may route to one; that connection is then closed (dropsConnection).
-          const [row] = await queryOn<{ read_only: string }>(client, "SELECT current_setting('transaction_read_only') AS read_only");
-          if (row?.read_only === 'on') throw new DbError('the database takes no writes (a standby in recovery): no primary answers yet', '25006', null);
+          const [row] = await queryOn<{ read_only: string }>(
+            client,
+            "SELECT current_setting('transaction_read_only') AS read_only",
+          );
+          if (row?.read_only === 'on')
+            throw new DbError(
+              'the database takes no writes (a standby in recovery): no primary answers yet',
+              '25006',
+              null,
+            );
         }),
       ),
     async listen(channel, handlers) {

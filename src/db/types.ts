@@ -131,10 +131,12 @@ export class DbError extends Error {
  * synchronous replication", committed locally only (src/backend/replication/syncrep.c). Sika's statements warn
  * of nothing else, so any class 01 warning counts.
  */
-export const isUnconfirmedCommitWarning = (notice: { code?: string }): boolean => notice.code?.startsWith('01') === true;
+export const isUnconfirmedCommitWarning = (notice: { code?: string }): boolean =>
+  notice.code?.startsWith('01') === true;
 
 /** A commit the synchronous standby never confirmed: 503 (57014), so the client retries with the same key. */
-export const unconfirmedCommit = (warning: string): DbError => new DbError(`the commit was not confirmed by the synchronous standby: ${warning}`, '57014', null);
+export const unconfirmedCommit = (warning: string): DbError =>
+  new DbError(`the commit was not confirmed by the synchronous standby: ${warning}`, '57014', null);
 
 /**
  * Storage work in flight, so close() lets handlers that are still running finish first: a request whose

@@ -76,13 +76,24 @@ interface TryResult {
   retryAfterS?: number | null;
 }
 
-const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 64 }), https: new https.Agent({ keepAlive: true, maxSockets: 64 }) };
+const agents = {
+  http: new http.Agent({ keepAlive: true, maxSockets: 64 }),
+  https: new https.Agent({ keepAlive: true, maxSockets: 64 }),
+};
 
-function post(url: URL, address: string, family: 4 | 6, headers: Record<string, string>, body: string, timeoutMs: number): Promise<TryResult> {
+function post(
+  url: URL,
+  address: string,
+  family: 4 | 6,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+): Promise<TryResult> {
   const started = performance.now();
   // Connect to the address the SSRF guard checked, whatever DNS says now.
   const lookup: LookupFunction = (_hostname, options, callback) => {
-    if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
+    if ((options as { all?: boolean }).all)
+      (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
     else callback(null, address, family);
   };
   const client = url.protocol === 'https:' ? https : http;
@@ -113,8 +124,16 @@ function post(url: URL, address: string, family: 4 | 6, headers: Record<string, 
         });
         const done = () => {
           // PostgreSQL text cannot hold NUL: a binary answer must not stop the try from being recorded.
-          const text = Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES_MAX).toString('utf8').replace(/\u0000/g, '\uFFFD');
-          finish({ httpStatus: response.statusCode ?? null, error: null, excerpt: text.slice(0, RESPONSE_EXCERPT_BYTES_MAX) || null, retryAfterS: parseRetryAfter(response.headers['retry-after']) });
+          const text = Buffer.concat(chunks)
+            .subarray(0, RESPONSE_EXCERPT_BYTES_MAX)
+            .toString('utf8')
+            .replace(/\u0000/g, '\uFFFD');
+          finish({
+            httpStatus: response.statusCode ?? null,
+            error: null,
+            excerpt: text.slice(0, RESPONSE_EXCERPT_BYTES_MAX) || null,
+            retryAfterS: parseRetryAfter(response.headers['retry-after']),
+          });
         };
         response.on('end', done);
         response.on('close', done);
@@ -127,7 +146,13 @@ function post(url: URL, address: string, family: 4 | 6, headers: Record<string, 
       finish({ httpStatus: null, error: `timed out after ${timeoutMs} ms`, excerpt: null });
       request.destroy();
     }, timeoutMs);
-    request.on('error', (error: NodeJS.ErrnoException) => finish({ httpStatus: null, error: `${error.code ? `${error.code}: ` : ''}${error.message}`.slice(0, 500), excerpt: null }));
+    request.on('error', (error: NodeJS.ErrnoException) =>
+      finish({
+        httpStatus: null,
+        error: `${error.code ? `${error.code}: ` : ''}${error.message}`.slice(0, 500),
+        excerpt: null,
+      }),
+    );
     request.end(body);
   });
 }
@@ -226,12 +251,23 @@ export class DeliveryWorker {
       return [];
     }
     // What is already in flight counts against each endpoint's share (at most perEndpointMax at once).
-    const claimed = await store.claimDueDeliveries(this.db, capacity, this.options.perEndpointMax, this.options.claimTtlS, new Map(this.perEndpoint));
+    const claimed = await store.claimDueDeliveries(
+      this.db,
+      capacity,
+      this.options.perEndpointMax,
+      this.options.claimTtlS,
+      new Map(this.perEndpoint),
+    );
     this.countClaimed(claimed.length);
     for (const delivery of claimed) {
       this.perEndpoint.set(delivery.endpoint_id, (this.perEndpoint.get(delivery.endpoint_id) ?? 0) + 1);
       const pass = this.deliver(delivery)
-        .catch((error: unknown) => this.log.error({ err: error, delivery_id: delivery.id }, 'recording a webhook try failed; the claim will lapse and it will be retried'))
+        .catch((error: unknown) =>
+          this.log.error(
+            { err: error, delivery_id: delivery.id },
+            'recording a webhook try failed; the claim will lapse and it will be retried',
+          ),
+        )
         .finally(() => {
           this.inFlight.delete(delivery.id);
           const left = (this.perEndpoint.get(delivery.endpoint_id) ?? 1) - 1;
@@ -241,13 +277,18 @@ export class DeliveryWorker {
         });
       this.inFlight.set(delivery.id, pass);
     }
-    this.heldBack = claimed.length >= capacity || [...this.perEndpoint.values()].some((n) => n >= this.options.perEndpointMax);
+    this.heldBack =
+      claimed.length >= capacity || [...this.perEndpoint.values()].some((n) => n >= this.options.perEndpointMax);
     return claimed;
   }
 
   private secretsOf(delivery: store.ClaimedDelivery): string[] {
     const secrets = [delivery.secret];
-    if (delivery.previous_secret && delivery.previous_secret_expires_at && delivery.previous_secret_expires_at.getTime() > Date.now()) {
+    if (
+      delivery.previous_secret &&
+      delivery.previous_secret_expires_at &&
+      delivery.previous_secret_expires_at.getTime() > Date.now()
+    ) {
       secrets.push(delivery.previous_secret);
     }
     return secrets;
@@ -256,17 +297,33 @@ export class DeliveryWorker {
   private async deliver(delivery: store.ClaimedDelivery): Promise<void> {
     if (delivery.endpoint_status !== 'active') {
       await this.db.transaction(async (tx) => {
-        await store.insertTry(tx, { deliveryId: delivery.id, tryNumber: delivery.tries, httpStatus: null, latencyMs: 0, error: 'endpoint disabled: not sent', responseExcerpt: null, workerId: this.workerId });
+        await store.insertTry(tx, {
+          deliveryId: delivery.id,
+          tryNumber: delivery.tries,
+          httpStatus: null,
+          latencyMs: 0,
+          error: 'endpoint disabled: not sent',
+          responseExcerpt: null,
+          workerId: this.workerId,
+        });
         await store.markFailed(tx, delivery.id, 'skipped', null, 'endpoint disabled: not sent');
       });
       // Debug: a line per event for an endpoint someone turned off on purpose says nothing new.
-      this.log.debug({ delivery_id: delivery.id, endpoint_id: delivery.endpoint_id }, 'webhook skipped: endpoint disabled');
+      this.log.debug(
+        { delivery_id: delivery.id, endpoint_id: delivery.endpoint_id },
+        'webhook skipped: endpoint disabled',
+      );
       return;
     }
     let result: TryResult;
     try {
       // A refused target is never connected to, so its try reveals nothing about the port or the host behind it.
-      const target = await resolveTarget(delivery.url, delivery.environment, { allowPrivateTargets: this.options.allowPrivateTargets }, this.resolver);
+      const target = await resolveTarget(
+        delivery.url,
+        delivery.environment,
+        { allowPrivateTargets: this.options.allowPrivateTargets },
+        this.resolver,
+      );
       const timestampS = Math.floor(Date.now() / 1000);
       const headers = {
         'content-type': 'application/json',
@@ -297,7 +354,13 @@ export class DeliveryWorker {
     };
     if (ok) {
       this.failing.delivered(delivery.endpoint_id);
-      return this.recordDelivered({ deliveryId: delivery.id, tryNumber: delivery.tries, httpStatus: result.httpStatus!, latencyMs: result.latencyMs, responseExcerpt: result.excerpt });
+      return this.recordDelivered({
+        deliveryId: delivery.id,
+        tryNumber: delivery.tries,
+        httpStatus: result.httpStatus!,
+        latencyMs: result.latencyMs,
+        responseExcerpt: result.excerpt,
+      });
     }
     if (result.httpStatus === 410) {
       await this.db.transaction(async (tx) => {
@@ -310,11 +373,29 @@ export class DeliveryWorker {
     } else {
       // The try, the endpoint's record of failures and the retry (or the end of the schedule) in one statement.
       const retryInS = retryDelayS(this.options.retryScheduleS, delivery.tries, result.retryAfterS ?? null);
-      if (await store.recordFailedTry(this.db, sent, delivery.endpoint_id, retryInS, ENDPOINT_FAILING_DISABLE_S, 'every delivery failed for 5 days')) {
-        this.log.warn({ endpoint_id: delivery.endpoint_id }, 'webhook endpoint disabled: every delivery failed for 5 days');
+      if (
+        await store.recordFailedTry(
+          this.db,
+          sent,
+          delivery.endpoint_id,
+          retryInS,
+          ENDPOINT_FAILING_DISABLE_S,
+          'every delivery failed for 5 days',
+        )
+      ) {
+        this.log.warn(
+          { endpoint_id: delivery.endpoint_id },
+          'webhook endpoint disabled: every delivery failed for 5 days',
+        );
       }
     }
-    this.failing.failed(delivery.endpoint_id, { delivery_id: delivery.id, event_id: delivery.event_id, try: delivery.tries, status: result.httpStatus, error });
+    this.failing.failed(delivery.endpoint_id, {
+      delivery_id: delivery.id,
+      event_id: delivery.event_id,
+      try: delivery.tries,
+      status: result.httpStatus,
+      error,
+    });
   }
 
   /** Resolves once the try and the delivery's new state are written (with the others that finished meanwhile). */
@@ -332,7 +413,11 @@ export class DeliveryWorker {
       while (this.delivered.length > 0) {
         const batch = this.delivered.splice(0, DELIVERED_BATCH_ROWS_MAX);
         try {
-          await store.recordDeliveredBatch(this.db, batch.map((b) => b.row), this.workerId);
+          await store.recordDeliveredBatch(
+            this.db,
+            batch.map((b) => b.row),
+            this.workerId,
+          );
           for (const b of batch) b.resolve();
         } catch (error) {
           // Storage went away after the receiver answered (a failover): record the tries once a primary answers,
@@ -345,8 +430,12 @@ export class DeliveryWorker {
             continue;
           }
           // One at a time, so a failure (e.g. a deadlock with a worker recording the same delivery after a lapsed claim) stays with its own try.
-          this.log.warn({ err: error, tries: batch.length }, 'recording a batch of webhook tries failed; recording them one by one');
-          for (const b of batch) await store.recordDelivered(this.db, { ...b.row, workerId: this.workerId }).then(b.resolve, b.reject);
+          this.log.warn(
+            { err: error, tries: batch.length },
+            'recording a batch of webhook tries failed; recording them one by one',
+          );
+          for (const b of batch)
+            await store.recordDelivered(this.db, { ...b.row, workerId: this.workerId }).then(b.resolve, b.reject);
         }
       }
     } finally {

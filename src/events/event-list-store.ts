@@ -18,8 +18,16 @@ export interface EventRow {
   payload: string;
 }
 
-export async function findMerchantEvent(db: Queryable, merchantId: string, environment: string, id: string): Promise<EventRow | null> {
-  const rows = await db.query<EventRow>('SELECT id, created_at, payload FROM events WHERE id = $1 AND merchant_id = $2 AND environment = $3', [id, merchantId, environment]);
+export async function findMerchantEvent(
+  db: Queryable,
+  merchantId: string,
+  environment: string,
+  id: string,
+): Promise<EventRow | null> {
+  const rows = await db.query<EventRow>(
+    'SELECT id, created_at, payload FROM events WHERE id = $1 AND merchant_id = $2 AND environment = $3',
+    [id, merchantId, environment],
+  );
   return rows[0] ?? null;
 }
 
@@ -39,7 +47,10 @@ export function searchEvents(db: Queryable, search: EventSearch, limit: number):
     where.push(`(created_at, id) < ($${params.length - 1}, $${params.length})`);
   }
   params.push(limit);
-  return db.query<EventRow>(`SELECT id, created_at, payload FROM events WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`, params);
+  return db.query<EventRow>(
+    `SELECT id, created_at, payload FROM events WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
+    params,
+  );
 }
 
 export interface EventDeliveryRow {
@@ -73,7 +84,13 @@ export interface DeliveryTryRow {
 }
 
 /** The latest `perDelivery` tries of each of the event's deliveries (as eventDeliveries scopes them), oldest first. */
-export const eventDeliveryTries = (db: Queryable, merchantId: string, environment: string, eventId: string, perDelivery: number) =>
+export const eventDeliveryTries = (
+  db: Queryable,
+  merchantId: string,
+  environment: string,
+  eventId: string,
+  perDelivery: number,
+) =>
   db.query<DeliveryTryRow>(
     `SELECT t.delivery_id, t.try_number, t.tried_at, t.http_status, t.latency_ms, t.error
        FROM webhook_deliveries d

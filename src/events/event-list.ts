@@ -31,14 +31,24 @@ export interface EventDeliveryView {
   next_try_at: string | null;
   delivered_at: string | null;
   last_http_status: number | null;
-  tries: { try_number: number; tried_at: string; http_status: number | null; latency_ms: number; error: string | null }[];
+  tries: {
+    try_number: number;
+    tried_at: string;
+    http_status: number | null;
+    latency_ms: number;
+    error: string | null;
+  }[];
 }
 
 /**
  * One event: the body its webhooks carry, plus `deliveries`, its deliveries to the merchant's endpoints
  * of the environment with their latest tries (no response bodies, no secrets).
  */
-export async function getEvent(db: Queryable, principal: Principal, id: string): Promise<Record<string, unknown> & { deliveries: EventDeliveryView[] }> {
+export async function getEvent(
+  db: Queryable,
+  principal: Principal,
+  id: string,
+): Promise<Record<string, unknown> & { deliveries: EventDeliveryView[] }> {
   const row = await findMerchantEvent(db, principal.merchantId, principal.environment, id);
   if (!row) throw errors.notFound('Event');
   const [deliveries, tries] = await Promise.all([
@@ -57,7 +67,13 @@ export async function getEvent(db: Queryable, principal: Principal, id: string):
       last_http_status: d.last_http_status,
       tries: tries
         .filter((t) => t.delivery_id === d.id)
-        .map((t) => ({ try_number: t.try_number, tried_at: t.tried_at.toISOString(), http_status: t.http_status, latency_ms: t.latency_ms, error: t.error })),
+        .map((t) => ({
+          try_number: t.try_number,
+          tried_at: t.tried_at.toISOString(),
+          http_status: t.http_status,
+          latency_ms: t.latency_ms,
+          error: t.error,
+        })),
     }),
   );
   return { ...(JSON.parse(row.payload) as Record<string, unknown>), deliveries: view };
@@ -65,12 +81,26 @@ export async function getEvent(db: Queryable, principal: Principal, id: string):
 
 export async function listEvents(db: Queryable, principal: Principal, query: EventListQuery) {
   const limit = query.limit ?? EVENT_LIST_LIMIT_DEFAULT;
-  const after = await cursorPosition(query.starting_after, 'an event', (id) => findMerchantEvent(db, principal.merchantId, principal.environment, id));
+  const after = await cursorPosition(query.starting_after, 'an event', (id) =>
+    findMerchantEvent(db, principal.merchantId, principal.environment, id),
+  );
   const { createdFrom, createdBefore } = createdRange(query);
   const rows = await searchEvents(
     db,
-    { merchantId: principal.merchantId, environment: principal.environment, type: query.type, objectId: query.object_id, createdFrom, createdBefore, after },
+    {
+      merchantId: principal.merchantId,
+      environment: principal.environment,
+      type: query.type,
+      objectId: query.object_id,
+      createdFrom,
+      createdBefore,
+      after,
+    },
     limit + 1,
   );
-  return { object: 'list' as const, data: rows.slice(0, limit).map((row) => JSON.parse(row.payload) as Record<string, unknown>), has_more: rows.length > limit };
+  return {
+    object: 'list' as const,
+    data: rows.slice(0, limit).map((row) => JSON.parse(row.payload) as Record<string, unknown>),
+    has_more: rows.length > limit,
+  };
 }

@@ -22,7 +22,10 @@ export const CHECKOUT_SESSION_EVENT_TYPES = [
 ] as const;
 
 /** Statuses a row of the machine can be written with or moved to: each announces itself as `<object>.<status>`. */
-const reachable = <S extends string>(machine: { initial: readonly S[]; transitions: Readonly<Record<S, readonly S[]>>; statuses: readonly S[] }, except: readonly S[] = []): S[] => {
+const reachable = <S extends string>(
+  machine: { initial: readonly S[]; transitions: Readonly<Record<S, readonly S[]>>; statuses: readonly S[] },
+  except: readonly S[] = [],
+): S[] => {
   const reached = new Set<S>([...machine.initial, ...Object.values<readonly S[]>(machine.transitions).flat()]);
   return machine.statuses.filter((status) => reached.has(status) && !except.includes(status));
 };
@@ -31,10 +34,17 @@ const reachable = <S extends string>(machine: { initial: readonly S[]; transitio
 export const PAYOUT_EVENT_TYPES = reachable(payoutMachine).map((status) => `payout.${status}` as const);
 
 /** refund.created, then refund.<status> for every move but the one to pending (lifecycle.ts, moveRefund). */
-export const REFUND_EVENT_TYPES = ['refund.created' as const, ...reachable(refundMachine, ['pending', 'awaiting_approval']).map((status) => `refund.${status}` as const)];
+export const REFUND_EVENT_TYPES = [
+  'refund.created' as const,
+  ...reachable(refundMachine, ['pending', 'awaiting_approval']).map((status) => `refund.${status}` as const),
+];
 
 /** Every event type Sika sends. */
-export const EVENT_TYPES: readonly string[] = [...CHECKOUT_SESSION_EVENT_TYPES, ...PAYOUT_EVENT_TYPES, ...REFUND_EVENT_TYPES];
+export const EVENT_TYPES: readonly string[] = [
+  ...CHECKOUT_SESSION_EVENT_TYPES,
+  ...PAYOUT_EVENT_TYPES,
+  ...REFUND_EVENT_TYPES,
+];
 
 /** A payout as its events show it (presenters.ts, toPayoutPayload). */
 export const PayoutEventObject = Type.Object(
@@ -49,31 +59,44 @@ export const PayoutEventObject = Type.Object(
     return_reference: Type.String(),
     reconciliation_status: StringEnum(RECONCILIATION_STATUSES),
   },
-  { $id: 'PayoutEventObject', title: 'Payout (in events)', description: 'GET /api/v1/payouts/{id} for the whole payout.' },
+  {
+    $id: 'PayoutEventObject',
+    title: 'Payout (in events)',
+    description: 'GET /api/v1/payouts/{id} for the whole payout.',
+  },
 );
 
 const SessionReopened = Type.Object(
   {
     attempt_reference: Type.String({ description: 'The attempt that ended unpaid.' }),
     attempt_status: StringEnum(ATTEMPT_STATUSES),
-    reason: Type.String({ description: 'The provider\'s status for it.' }),
+    reason: Type.String({ description: "The provider's status for it." }),
   },
   { description: 'Why the session is open again.' },
 );
 
 const DuplicatePaymentRefunded = Type.Object(
   {
-    attempt_reference: Type.String({ description: 'The second payment: an attempt that succeeded after another had paid the session.' }),
+    attempt_reference: Type.String({
+      description: 'The second payment: an attempt that succeeded after another had paid the session.',
+    }),
     amount_minor: Type.Integer({ description: 'What it took, refunded in full (no fee is kept on it).' }),
     currency: Type.String(),
-    refund_id: Type.String({ description: 'The automatic refund (re_...); its refund.* events follow it to the payer.' }),
+    refund_id: Type.String({
+      description: 'The automatic refund (re_...); its refund.* events follow it to the payer.',
+    }),
   },
-  { description: 'A second payment of an already paid session, refunded automatically: the merchant fulfils the order once.' },
+  {
+    description:
+      'A second payment of an already paid session, refunded automatically: the merchant fulfils the order once.',
+  },
 );
 
 const dataOf = (type: string): TSchema => {
-  if (type === 'checkout.session.reopened') return Type.Object({ session: Type.Ref('CheckoutSession'), reopened: SessionReopened });
-  if (type === 'checkout.session.duplicate_payment_refunded') return Type.Object({ session: Type.Ref('CheckoutSession'), duplicate: DuplicatePaymentRefunded });
+  if (type === 'checkout.session.reopened')
+    return Type.Object({ session: Type.Ref('CheckoutSession'), reopened: SessionReopened });
+  if (type === 'checkout.session.duplicate_payment_refunded')
+    return Type.Object({ session: Type.Ref('CheckoutSession'), duplicate: DuplicatePaymentRefunded });
   if (type.startsWith('checkout.session.')) return Type.Object({ session: Type.Ref('CheckoutSession') });
   if (type.startsWith('payout.')) return Type.Object({ payout: Type.Ref('PayoutEventObject') });
   return Type.Object({ refund: Type.Ref('Refund') });
@@ -94,7 +117,9 @@ const eventSchema = (type: string) =>
       created_at: DateTime,
       environment: Environment,
       livemode: Type.Boolean(),
-      version: Type.Integer({ description: 'The object\'s version after the change: drop an event older than one you have.' }),
+      version: Type.Integer({
+        description: "The object's version after the change: drop an event older than one you have.",
+      }),
       data: dataOf(type),
     },
     { $id: eventSchemaId(type), title: type },
@@ -106,11 +131,22 @@ const eventSchema = (type: string) =>
  */
 export const EVENT_SCHEMAS: TSchema[] = [PayoutEventObject, ...EVENT_TYPES.map(eventSchema)];
 
-const header = (name: string, description: string, example: string) => ({ name, in: 'header', required: true, description, schema: { type: 'string' }, example });
+const header = (name: string, description: string, example: string) => ({
+  name,
+  in: 'header',
+  required: true,
+  description,
+  schema: { type: 'string' },
+  example,
+});
 
 /** The headers of every delivery (Standard Webhooks). */
 export const WEBHOOK_HEADERS = [
-  header('webhook-id', 'The event id (evt_...): the same on every try, so a receiver can drop repeats.', 'evt_5f0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e'),
+  header(
+    'webhook-id',
+    'The event id (evt_...): the same on every try, so a receiver can drop repeats.',
+    'evt_5f0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e',
+  ),
   header('webhook-timestamp', 'Unix time in seconds of this try; refuse one far from now.', '1780308000'),
   header(
     'webhook-signature',
@@ -130,10 +166,16 @@ export function webhooksDocument(): Record<string, unknown> {
           description: 'A signed POST with the event as its body; the same body GET /api/v1/events/{id} answers.',
           tags: ['Webhooks'],
           parameters: WEBHOOK_HEADERS,
-          requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${eventSchemaId(type)}` } } } },
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { $ref: `#/components/schemas/${eventSchemaId(type)}` } } },
+          },
           responses: {
             '200': { description: 'Received (any 2xx): no more tries.' },
-            '410': { description: 'Gone: the endpoint is disabled and nothing more is sent to it (its events stay replayable).' },
+            '410': {
+              description:
+                'Gone: the endpoint is disabled and nothing more is sent to it (its events stay replayable).',
+            },
             default: { description: 'Any other answer or none: tried again later on the retry schedule.' },
           },
         },

@@ -24,21 +24,34 @@ export class FailingEndpointLog {
   ) {}
 
   /** A try to the endpoint failed: logged if it is the first of an outage, or the first for an interval. */
-  failed(endpointId: string, details: { delivery_id: string; event_id: string; try: number; status: number | null; error: string | null }, nowMs = Date.now()): void {
+  failed(
+    endpointId: string,
+    details: { delivery_id: string; event_id: string; try: number; status: number | null; error: string | null },
+    nowMs = Date.now(),
+  ): void {
     const outage = this.outages.get(endpointId);
     if (!outage) {
-      if (this.outages.size >= FAILING_ENDPOINTS_TRACKED_MAX) this.outages.delete(this.outages.keys().next().value as string);
+      if (this.outages.size >= FAILING_ENDPOINTS_TRACKED_MAX)
+        this.outages.delete(this.outages.keys().next().value as string);
       this.outages.set(endpointId, { sinceMs: nowMs, failedTries: 1, loggedAtMs: nowMs });
       this.log.info(
         { endpoint_id: endpointId, ...details },
-        'webhook try failed; the endpoint\'s tries go on by the retry schedule, and its failures are counted, not logged, until one succeeds',
+        "webhook try failed; the endpoint's tries go on by the retry schedule, and its failures are counted, not logged, until one succeeds",
       );
       return;
     }
     outage.failedTries++;
     if (nowMs - outage.loggedAtMs < this.intervalMs) return;
     outage.loggedAtMs = nowMs;
-    this.log.info({ endpoint_id: endpointId, failed_tries: outage.failedTries, failing_since: new Date(outage.sinceMs).toISOString(), ...details }, 'webhook endpoint still failing');
+    this.log.info(
+      {
+        endpoint_id: endpointId,
+        failed_tries: outage.failedTries,
+        failing_since: new Date(outage.sinceMs).toISOString(),
+        ...details,
+      },
+      'webhook endpoint still failing',
+    );
   }
 
   /** A try to the endpoint succeeded: the end of its outage, if it had one. */
@@ -46,6 +59,13 @@ export class FailingEndpointLog {
     const outage = this.outages.get(endpointId);
     if (!outage) return;
     this.outages.delete(endpointId);
-    this.log.info({ endpoint_id: endpointId, failed_tries: outage.failedTries, failing_for_s: Math.round((nowMs - outage.sinceMs) / 1000) }, 'webhook endpoint delivering again');
+    this.log.info(
+      {
+        endpoint_id: endpointId,
+        failed_tries: outage.failedTries,
+        failing_for_s: Math.round((nowMs - outage.sinceMs) / 1000),
+      },
+      'webhook endpoint delivering again',
+    );
   }
 }

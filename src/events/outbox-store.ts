@@ -15,8 +15,13 @@ const DELIVERY_NOT_SENT = deliveryMachine.initialStatus('skipped');
  * condition that may name the event's columns as given.* (e.g. given.object_id) and the statement's other
  * parts, leaves out an event whose change did not happen.
  */
-export function eventCtes(s: Statement, events: readonly { input: EventInput; payload: EventPayload }[], onlyIf = 'true'): string {
-  const column = (value: (e: { input: EventInput; payload: EventPayload }) => unknown, cast: string) => s.p(events.map(value), cast);
+export function eventCtes(
+  s: Statement,
+  events: readonly { input: EventInput; payload: EventPayload }[],
+  onlyIf = 'true',
+): string {
+  const column = (value: (e: { input: EventInput; payload: EventPayload }) => unknown, cast: string) =>
+    s.p(events.map(value), cast);
   return `outbox_event AS (
        INSERT INTO events (id, merchant_id, environment, api_key_id, type, object_type, object_id, object_version, payload, created_at)
        SELECT given.*

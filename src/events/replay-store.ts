@@ -32,7 +32,17 @@ export const rangeEvents = (db: Queryable, q: RangeQuery, limit: number) =>
         AND ($7::timestamptz IS NULL OR (e.created_at, e.id) > ($7::timestamptz, $8::text))
       ORDER BY e.created_at, e.id
       LIMIT $9`,
-    [q.merchantId, q.environment, q.createdFrom, q.createdBefore, q.type, q.onlyFailed, q.after?.createdAt ?? null, q.after?.id ?? null, limit],
+    [
+      q.merchantId,
+      q.environment,
+      q.createdFrom,
+      q.createdBefore,
+      q.type,
+      q.onlyFailed,
+      q.after?.createdAt ?? null,
+      q.after?.id ?? null,
+      limit,
+    ],
   );
 
 export interface QueuedDelivery {
@@ -48,7 +58,13 @@ export interface QueuedDelivery {
  * (one being tried right now is left to finish) and a new one to each active endpoint of the event's key
  * added since (as store.ts replayEvent). Only the merchant's endpoints of the environment.
  */
-export const queueReplays = (tx: Queryable, merchantId: string, environment: string, eventIds: readonly string[], onlyFailed: boolean) =>
+export const queueReplays = (
+  tx: Queryable,
+  merchantId: string,
+  environment: string,
+  eventIds: readonly string[],
+  onlyFailed: boolean,
+) =>
   tx.query<QueuedDelivery>(
     `WITH picked AS (
        SELECT e.id, e.api_key_id FROM events e WHERE e.id = ANY($1::text[]) AND e.merchant_id = $2 AND e.environment = $3

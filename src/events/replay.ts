@@ -11,7 +11,8 @@ import * as replayStore from './replay-store.ts';
 import type { QueuedDelivery } from './replay-store.ts';
 import * as store from './store.ts';
 
-export const endpointDeliveries = (db: Queryable, endpointId: string, limit: number) => store.endpointDeliveries(db, endpointId, limit);
+export const endpointDeliveries = (db: Queryable, endpointId: string, limit: number) =>
+  store.endpointDeliveries(db, endpointId, limit);
 
 /** Queues every failed delivery of the endpoint again; returns how many events were replayed. */
 export async function replayFailedForEndpoint(db: Db, endpointId: string): Promise<number> {
@@ -21,7 +22,12 @@ export async function replayFailedForEndpoint(db: Db, endpointId: string): Promi
 }
 
 /** Replays an event of the merchant's environment; false (nothing done) for a foreign or unknown event. */
-export async function replayMerchantEvent(db: Db, merchantId: string, environment: string, eventId: string): Promise<boolean> {
+export async function replayMerchantEvent(
+  db: Db,
+  merchantId: string,
+  environment: string,
+  eventId: string,
+): Promise<boolean> {
   if (!(await store.eventBelongsTo(db, eventId, merchantId, environment))) return false;
   await db.transaction((tx) => store.replayEvent(tx, eventId));
   return true;
@@ -31,7 +37,16 @@ export async function replayMerchantEvent(db: Db, merchantId: string, environmen
 export const replayEvent = (db: Db, eventId: string, actor: Actor): Promise<number> =>
   db.transaction(async (tx) => {
     const queued = await store.replayEvent(tx, eventId);
-    if (queued >= 0) await audit(tx, { actor, merchantId: null, action: 'event.replay', objectType: 'event', objectId: eventId, before: null, after: { deliveries_queued: queued } });
+    if (queued >= 0)
+      await audit(tx, {
+        actor,
+        merchantId: null,
+        action: 'event.replay',
+        objectType: 'event',
+        objectId: eventId,
+        before: null,
+        after: { deliveries_queued: queued },
+      });
     return queued;
   });
 
@@ -57,13 +72,24 @@ export interface QueuedView {
   url: string;
 }
 
-const queuedView = (d: QueuedDelivery): QueuedView => ({ id: d.id, event_id: d.event_id, endpoint_id: d.endpoint_id, url: d.url });
+const queuedView = (d: QueuedDelivery): QueuedView => ({
+  id: d.id,
+  event_id: d.event_id,
+  endpoint_id: d.endpoint_id,
+  url: d.url,
+});
 
 /** Queues one event of the key's merchant and environment again (404 otherwise): what was queued. */
 export async function replayEventForKey(tx: Queryable, principal: KeyPrincipal, eventId: string) {
-  if (!(await store.eventBelongsTo(tx, eventId, principal.merchantId, principal.environment))) throw errors.notFound('Event');
+  if (!(await store.eventBelongsTo(tx, eventId, principal.merchantId, principal.environment)))
+    throw errors.notFound('Event');
   const queued = await replayStore.queueReplays(tx, principal.merchantId, principal.environment, [eventId], false);
-  const body = { object: 'event_replay' as const, event_id: eventId, deliveries_queued: queued.length, deliveries: queued.map(queuedView) };
+  const body = {
+    object: 'event_replay' as const,
+    event_id: eventId,
+    deliveries_queued: queued.length,
+    deliveries: queued.map(queuedView),
+  };
   await audit(tx, {
     actor: keyActor(principal),
     merchantId: principal.merchantId,
@@ -107,18 +133,35 @@ export async function replayEventRange(tx: Queryable, principal: KeyPrincipal, i
   const waitS = await replayStore.claimReplayWindow(tx, principal.apiKeyId, EVENT_REPLAY_INTERVAL_S);
   if (waitS !== null) {
     const retryAfter = Math.max(1, Math.ceil(waitS));
-    throw new SikaError('RATE_LIMITED', `One range replay per API key every ${EVENT_REPLAY_INTERVAL_S} s; retry after ${retryAfter} s.`, { retryAfterSeconds: retryAfter });
+    throw new SikaError(
+      'RATE_LIMITED',
+      `One range replay per API key every ${EVENT_REPLAY_INTERVAL_S} s; retry after ${retryAfter} s.`,
+      { retryAfterSeconds: retryAfter },
+    );
   }
-  const after = await cursorPosition(input.starting_after, 'an event', (id) => findMerchantEvent(tx, principal.merchantId, principal.environment, id));
+  const after = await cursorPosition(input.starting_after, 'an event', (id) =>
+    findMerchantEvent(tx, principal.merchantId, principal.environment, id),
+  );
   const onlyFailed = input.only_failed ?? true;
   const rows = await replayStore.rangeEvents(
     tx,
-    { merchantId: principal.merchantId, environment: principal.environment, createdFrom, createdBefore, type: input.type ?? null, onlyFailed, after: after ?? null },
+    {
+      merchantId: principal.merchantId,
+      environment: principal.environment,
+      createdFrom,
+      createdBefore,
+      type: input.type ?? null,
+      onlyFailed,
+      after: after ?? null,
+    },
     EVENT_REPLAY_ROWS_MAX + 1,
   );
   const picked = rows.slice(0, EVENT_REPLAY_ROWS_MAX).map((r) => r.id);
   const hasMore = rows.length > EVENT_REPLAY_ROWS_MAX;
-  const queued = picked.length > 0 ? await replayStore.queueReplays(tx, principal.merchantId, principal.environment, picked, onlyFailed) : [];
+  const queued =
+    picked.length > 0
+      ? await replayStore.queueReplays(tx, principal.merchantId, principal.environment, picked, onlyFailed)
+      : [];
   const body = {
     object: 'event_range_replay' as const,
     created_gte: createdFrom.toISOString(),
@@ -137,7 +180,15 @@ export async function replayEventRange(tx: Queryable, principal: KeyPrincipal, i
     objectType: 'event_range',
     objectId: `${body.created_gte}/${body.created_lt}`,
     before: null,
-    after: { environment: principal.environment, type: body.type, only_failed: onlyFailed, starting_after: input.starting_after ?? null, events: picked.length, deliveries_queued: queued.length, has_more: hasMore },
+    after: {
+      environment: principal.environment,
+      type: body.type,
+      only_failed: onlyFailed,
+      starting_after: input.starting_after ?? null,
+      events: picked.length,
+      deliveries_queued: queued.length,
+      has_more: hasMore,
+    },
   });
   return body;
 }

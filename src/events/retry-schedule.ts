@@ -15,7 +15,12 @@ export const RETRY_AFTER_HONOURED_MAX_S = 36_000;
  * Seconds to wait before try `tryNumber + 1`, after try `tryNumber` (1-based) failed; null when the schedule
  * has run out and the delivery is failed.
  */
-export function retryDelayS(schedule: readonly number[], tryNumber: number, retryAfterS: number | null = null, random: () => number = Math.random): number | null {
+export function retryDelayS(
+  schedule: readonly number[],
+  tryNumber: number,
+  retryAfterS: number | null = null,
+  random: () => number = Math.random,
+): number | null {
   const stepS = schedule[tryNumber - 1];
   if (stepS === undefined) return null;
   const jitteredS = stepS * (1 + random() * RETRY_JITTER_SHARE_MAX);

@@ -10,8 +10,22 @@ import type { IdempotentWork } from '../http/idempotency.ts';
 import { errorResponses, StringEnum } from '../http/schemas.ts';
 import { WEBHOOK_ENDPOINT_STATUSES } from '../accounts/model.ts';
 import { streamSigningSecrets } from '../accounts/webhook-endpoints.ts';
-import { EVENT_DELIVERY_TRIES_SHOWN_MAX, EVENT_LIST_LIMIT_DEFAULT, EVENT_LIST_LIMIT_MAX, getEvent, listEvents } from './event-list.ts';
-import { EVENT_REPLAY_INTERVAL_S, EVENT_REPLAY_RANGE_DAYS_MAX, EVENT_REPLAY_ROWS_MAX, checkReplayRange, replayEventForKey, replayEventRange, type RangeReplayInput } from './replay.ts';
+import {
+  EVENT_DELIVERY_TRIES_SHOWN_MAX,
+  EVENT_LIST_LIMIT_DEFAULT,
+  EVENT_LIST_LIMIT_MAX,
+  getEvent,
+  listEvents,
+} from './event-list.ts';
+import {
+  EVENT_REPLAY_INTERVAL_S,
+  EVENT_REPLAY_RANGE_DAYS_MAX,
+  EVENT_REPLAY_ROWS_MAX,
+  checkReplayRange,
+  replayEventForKey,
+  replayEventRange,
+  type RangeReplayInput,
+} from './replay.ts';
 import {
   EVENT_STREAM_CURSOR_LENGTH_MAX,
   EVENT_STREAM_HEARTBEAT_MS,
@@ -33,7 +47,12 @@ const EventBody = Type.Object(
     livemode: Type.Boolean(),
     data: Type.Object({}, { additionalProperties: true }),
   },
-  { $id: 'Event', title: 'Event', additionalProperties: true, description: 'Exactly the body its webhook deliveries carry.' },
+  {
+    $id: 'Event',
+    title: 'Event',
+    additionalProperties: true,
+    description: 'Exactly the body its webhook deliveries carry.',
+  },
 );
 
 const EventList = Type.Object(
@@ -43,9 +62,13 @@ const EventList = Type.Object(
 
 const DeliveryTry = Type.Object(
   {
-    try_number: Type.Integer({ description: '1 for the first send; replays add tries numbered after the earlier ones.' }),
+    try_number: Type.Integer({
+      description: '1 for the first send; replays add tries numbered after the earlier ones.',
+    }),
     tried_at: Type.String({ format: 'date-time' }),
-    http_status: Type.Union([Type.Integer(), Type.Null()], { description: 'Your endpoint\'s answer; null when none came (timeout, refused connection).' }),
+    http_status: Type.Union([Type.Integer(), Type.Null()], {
+      description: "Your endpoint's answer; null when none came (timeout, refused connection).",
+    }),
     latency_ms: Type.Integer(),
     error: Type.Union([Type.String(), Type.Null()], { description: 'Why the try failed; null for a 2xx.' }),
   },
@@ -56,13 +79,20 @@ const Delivery = Type.Object(
   {
     id: Type.String({ description: 'The delivery (one per event and endpoint).' }),
     endpoint_id: Type.String(),
-    url: Type.String({ description: 'The endpoint\'s URL.' }),
-    status: Type.String({ description: 'pending (waiting for its next try), delivered, failed (tries used up) or skipped (endpoint disabled).' }),
+    url: Type.String({ description: "The endpoint's URL." }),
+    status: Type.String({
+      description:
+        'pending (waiting for its next try), delivered, failed (tries used up) or skipped (endpoint disabled).',
+    }),
     try_count: Type.Integer({ description: 'Tries so far.' }),
-    next_try_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When a pending delivery is tried next; null otherwise.' }),
+    next_try_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'When a pending delivery is tried next; null otherwise.',
+    }),
     delivered_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     last_http_status: Type.Union([Type.Integer(), Type.Null()]),
-    tries: Type.Array(Type.Ref('EventDeliveryTry'), { description: `The latest ${EVENT_DELIVERY_TRIES_SHOWN_MAX} tries, oldest first.` }),
+    tries: Type.Array(Type.Ref('EventDeliveryTry'), {
+      description: `The latest ${EVENT_DELIVERY_TRIES_SHOWN_MAX} tries, oldest first.`,
+    }),
   },
   { $id: 'EventDelivery', title: 'Webhook delivery' },
 );
@@ -70,7 +100,10 @@ const Delivery = Type.Object(
 const EventWithDeliveries = Type.Object(
   {
     ...EventBody.properties,
-    deliveries: Type.Array(Type.Ref('EventDelivery'), { description: 'Its deliveries to your webhook endpoints of this environment, with their tries. Not part of the webhook body.' }),
+    deliveries: Type.Array(Type.Ref('EventDelivery'), {
+      description:
+        'Its deliveries to your webhook endpoints of this environment, with their tries. Not part of the webhook body.',
+    }),
   },
   {
     $id: 'EventWithDeliveries',
@@ -102,25 +135,47 @@ const EventRangeReplay = Type.Object(
     created_lt: Type.String({ format: 'date-time' }),
     type: Type.Union([Type.String(), Type.Null()]),
     only_failed: Type.Boolean(),
-    event_ids: Type.Array(Type.String(), { description: `The events replayed, oldest first (at most ${EVENT_REPLAY_ROWS_MAX}).` }),
+    event_ids: Type.Array(Type.String(), {
+      description: `The events replayed, oldest first (at most ${EVENT_REPLAY_ROWS_MAX}).`,
+    }),
     deliveries_queued: Type.Integer(),
-    has_more: Type.Boolean({ description: 'More events of the range are left: send the same request again with starting_after = next_starting_after.' }),
+    has_more: Type.Boolean({
+      description:
+        'More events of the range are left: send the same request again with starting_after = next_starting_after.',
+    }),
     next_starting_after: Type.Union([Type.String(), Type.Null()]),
   },
   { $id: 'EventRangeReplay', title: 'Event range replay' },
 );
 
-const EventIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: ID_PARAM_LENGTH_MAX, description: 'The event id (evt_...).' }) });
+const EventIdParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: ID_PARAM_LENGTH_MAX, description: 'The event id (evt_...).' }),
+});
 
 const ReplayEventsBody = Type.Object(
   {
     created_gte: Type.String({ format: 'date-time', description: 'Events created at or after this.' }),
-    created_lt: Type.String({ format: 'date-time', description: `Events created before this; at most ${EVENT_REPLAY_RANGE_DAYS_MAX} days after created_gte.` }),
-    type: Type.Optional(Type.String({ minLength: 1, maxLength: EVENT_TYPE_LENGTH_MAX, description: 'Only events of this type.' })),
-    only_failed: Type.Optional(
-      Type.Boolean({ default: true, description: 'true: only the deliveries that failed or were not sent (endpoint disabled). false: every delivery, and endpoints of the key added since.' }),
+    created_lt: Type.String({
+      format: 'date-time',
+      description: `Events created before this; at most ${EVENT_REPLAY_RANGE_DAYS_MAX} days after created_gte.`,
+    }),
+    type: Type.Optional(
+      Type.String({ minLength: 1, maxLength: EVENT_TYPE_LENGTH_MAX, description: 'Only events of this type.' }),
     ),
-    starting_after: Type.Optional(Type.String({ minLength: 1, maxLength: ID_PARAM_LENGTH_MAX, description: 'next_starting_after of the previous call, to continue a range with has_more.' })),
+    only_failed: Type.Optional(
+      Type.Boolean({
+        default: true,
+        description:
+          'true: only the deliveries that failed or were not sent (endpoint disabled). false: every delivery, and endpoints of the key added since.',
+      }),
+    ),
+    starting_after: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: ID_PARAM_LENGTH_MAX,
+        description: 'next_starting_after of the previous call, to continue a range with has_more.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -128,25 +183,46 @@ const ReplayEventsBody = Type.Object(
 const StreamQuery = Type.Object(
   {
     types: Type.Optional(
-      Type.String({ minLength: 1, maxLength: EVENT_STREAM_TYPES_MAX * (EVENT_TYPE_LENGTH_MAX + 1), description: `Only these event types, comma-separated (at most ${EVENT_STREAM_TYPES_MAX}).` }),
+      Type.String({
+        minLength: 1,
+        maxLength: EVENT_STREAM_TYPES_MAX * (EVENT_TYPE_LENGTH_MAX + 1),
+        description: `Only these event types, comma-separated (at most ${EVENT_STREAM_TYPES_MAX}).`,
+      }),
     ),
-    after: Type.Optional(Type.String({ minLength: 1, maxLength: EVENT_STREAM_CURSOR_LENGTH_MAX, description: 'Resume after this cursor (an id the stream sent); Last-Event-ID wins when both are sent.' })),
+    after: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: EVENT_STREAM_CURSOR_LENGTH_MAX,
+        description: 'Resume after this cursor (an id the stream sent); Last-Event-ID wins when both are sent.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 
 const StreamHeaders = Type.Object({
-  'last-event-id': Type.Optional(Type.String({ maxLength: EVENT_STREAM_CURSOR_LENGTH_MAX, description: 'Resume after this cursor: the last id the stream sent.' })),
+  'last-event-id': Type.Optional(
+    Type.String({
+      maxLength: EVENT_STREAM_CURSOR_LENGTH_MAX,
+      description: 'Resume after this cursor: the last id the stream sent.',
+    }),
+  ),
 });
 
 const StreamSigningSecret = Type.Object(
   {
     endpoint_id: Type.String({ description: 'The Test webhook endpoint paired with your key.' }),
     url: Type.String({ description: "The endpoint's URL." }),
-    status: StringEnum(WEBHOOK_ENDPOINT_STATUSES, { description: 'The endpoint\'s status; a disabled endpoint\'s secret still signs what sika listen forwards.' }),
-    secret: Type.String({ pattern: '^whsec_', description: 'A signing secret (whsec_ and base64), as the endpoint\'s deliveries are signed with it.' }),
+    status: StringEnum(WEBHOOK_ENDPOINT_STATUSES, {
+      description: "The endpoint's status; a disabled endpoint's secret still signs what sika listen forwards.",
+    }),
+    secret: Type.String({
+      pattern: '^whsec_',
+      description: "A signing secret (whsec_ and base64), as the endpoint's deliveries are signed with it.",
+    }),
     expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
-      description: 'null: the current secret. Otherwise a previous secret that keeps signing, beside the current one, until this time (a rotation\'s overlap).',
+      description:
+        "null: the current secret. Otherwise a previous secret that keeps signing, beside the current one, until this time (a rotation's overlap).",
     }),
   },
   { $id: 'StreamSigningSecret', title: 'Stream signing secret', additionalProperties: false },
@@ -156,7 +232,8 @@ const StreamSigningSecrets = Type.Object(
   {
     object: Type.Literal('stream_signing_secrets'),
     secrets: Type.Array(Type.Ref('StreamSigningSecret'), {
-      description: 'Every secret the Test webhook endpoints paired with your key sign with, oldest endpoint first; empty when the key has none.',
+      description:
+        'Every secret the Test webhook endpoints paired with your key sign with, oldest endpoint first; empty when the key has none.',
     }),
   },
   { $id: 'StreamSigningSecrets', title: 'Stream signing secrets', additionalProperties: false },
@@ -164,10 +241,26 @@ const StreamSigningSecrets = Type.Object(
 
 const ListEventsQuery = Type.Object(
   {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: EVENT_LIST_LIMIT_MAX, default: EVENT_LIST_LIMIT_DEFAULT })),
-    starting_after: Type.Optional(Type.String({ minLength: 1, maxLength: ID_PARAM_LENGTH_MAX, description: 'The last event id of the previous page.' })),
-    type: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'e.g. checkout.session.completed, refund.succeeded.' })),
-    object_id: Type.Optional(Type.String({ minLength: 1, maxLength: ID_PARAM_LENGTH_MAX, description: 'Events of one session, payout or refund.' })),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: EVENT_LIST_LIMIT_MAX, default: EVENT_LIST_LIMIT_DEFAULT }),
+    ),
+    starting_after: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: ID_PARAM_LENGTH_MAX,
+        description: 'The last event id of the previous page.',
+      }),
+    ),
+    type: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, description: 'e.g. checkout.session.completed, refund.succeeded.' }),
+    ),
+    object_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: ID_PARAM_LENGTH_MAX,
+        description: 'Events of one session, payout or refund.',
+      }),
+    ),
     created_gte: Type.Optional(Type.String({ format: 'date-time' })),
     created_lt: Type.Optional(Type.String({ format: 'date-time' })),
   },
@@ -176,7 +269,17 @@ const ListEventsQuery = Type.Object(
 
 export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
-  for (const schema of [EventBody, EventList, DeliveryTry, Delivery, EventWithDeliveries, QueuedDelivery, EventReplay, EventRangeReplay]) app.addSchema(schema);
+  for (const schema of [
+    EventBody,
+    EventList,
+    DeliveryTry,
+    Delivery,
+    EventWithDeliveries,
+    QueuedDelivery,
+    EventReplay,
+    EventRangeReplay,
+  ])
+    app.addSchema(schema);
   for (const schema of [StreamSigningSecret, StreamSigningSecrets]) app.addSchema(schema);
   const streams = new EventStreams(db);
   // Open streams end before the server closes (it would wait for them): each client resumes from its last id.
@@ -189,7 +292,8 @@ export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<
         operationId: 'listEvents',
         tags: ['Events'],
         summary: 'List events',
-        description: 'Your events, newest first, as their webhooks carry them: catch up after downtime. Page with limit and starting_after while has_more is true.',
+        description:
+          'Your events, newest first, as their webhooks carry them: catch up after downtime. Page with limit and starting_after while has_more is true.',
         security: [{ apiKey: [] }],
         querystring: ListEventsQuery,
         response: {
@@ -207,10 +311,14 @@ export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<
         operationId: 'retrieveEvent',
         tags: ['Events'],
         summary: 'Retrieve an event',
-        description: 'The event as its webhooks carry it, plus `deliveries`: each delivery to your endpoints of this environment, with its status and latest tries.',
+        description:
+          'The event as its webhooks carry it, plus `deliveries`: each delivery to your endpoints of this environment, with its status and latest tries.',
         security: [{ apiKey: [] }],
         params: EventIdParams,
-        response: { 200: Type.Ref('EventWithDeliveries', { description: 'The event and its deliveries.' }), ...errorResponses(401, 404, 429) },
+        response: {
+          200: Type.Ref('EventWithDeliveries', { description: 'The event and its deliveries.' }),
+          ...errorResponses(401, 404, 429),
+        },
       },
     },
     async (request) => getEvent(db, principalOf(request), request.params.id),
@@ -228,7 +336,10 @@ export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<
           'Queues the event again, with the same id, to your active webhook endpoints of this environment: every delivery is due now (one being tried at this moment is left to finish), and an endpoint of the key added since gets one too. Audited.',
         security: [{ apiKey: [] }],
         params: EventIdParams,
-        response: { 202: Type.Ref('EventReplay', { description: 'The deliveries queued.' }), ...errorResponses(401, 404, 422, 429) },
+        response: {
+          202: Type.Ref('EventReplay', { description: 'The deliveries queued.' }),
+          ...errorResponses(401, 404, 422, 429),
+        },
       },
     },
     async (request): Promise<IdempotentWork> => {
@@ -251,7 +362,10 @@ export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<
           `send it again with starting_after = next_starting_after. One range replay per key every ${EVENT_REPLAY_INTERVAL_S} s (429 with Retry-After). Audited.`,
         security: [{ apiKey: [] }],
         body: ReplayEventsBody,
-        response: { 202: Type.Ref('EventRangeReplay', { description: 'The events replayed and the deliveries queued.' }), ...errorResponses(400, 401, 422, 429) },
+        response: {
+          202: Type.Ref('EventRangeReplay', { description: 'The events replayed and the deliveries queued.' }),
+          ...errorResponses(400, 401, 422, 429),
+        },
       },
     },
     async (request): Promise<IdempotentWork> => {
@@ -278,8 +392,13 @@ export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<
         headers: StreamHeaders,
         response: {
           200: {
-            description: 'The stream: `retry:` and the starting `id:` first, then one message per event (id, event, data), heartbeat comments, and id-only messages when the cursor passes filtered-out events.',
-            content: { 'text/event-stream': { schema: { type: 'string', description: 'text/event-stream messages (see src/events/stream.ts).' } } },
+            description:
+              'The stream: `retry:` and the starting `id:` first, then one message per event (id, event, data), heartbeat comments, and id-only messages when the cursor passes filtered-out events.',
+            content: {
+              'text/event-stream': {
+                schema: { type: 'string', description: 'text/event-stream messages (see src/events/stream.ts).' },
+              },
+            },
           },
           ...errorResponses(400, 401, 403, 429, 503),
         },
@@ -290,8 +409,16 @@ export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       assertStreamAllowed(principal);
       const types = parseTypes(request.query.types);
       const header = request.headers['last-event-id'];
-      const after = header ? parseCursor(header, 'Last-Event-ID') : request.query.after ? parseCursor(request.query.after, 'after') : null;
-      reply.header('content-type', 'text/event-stream; charset=utf-8').header('cache-control', 'no-store').header('x-accel-buffering', 'no').header('connection', 'close');
+      const after = header
+        ? parseCursor(header, 'Last-Event-ID')
+        : request.query.after
+          ? parseCursor(request.query.after, 'after')
+          : null;
+      reply
+        .header('content-type', 'text/event-stream; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .header('x-accel-buffering', 'no')
+        .header('connection', 'close');
       // HEAD (Fastify answers it with this handler): the headers only, no stream.
       if (request.method === 'HEAD') return reply.send('');
       return reply.send(await streams.start(principal, { types, after }));
@@ -307,10 +434,15 @@ export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<
         summary: 'Signing secrets for sika listen (Test)',
         description:
           'The secrets the Test webhook endpoints paired with your key sign their deliveries with: `sika listen` signs the events it forwards with them, so a receiver ' +
-          'that verifies with an endpoint\'s secret (the one the first run printed, or `sika merchant create` showed) accepts what it forwards. During a rotation\'s ' +
+          "that verifies with an endpoint's secret (the one the first run printed, or `sika merchant create` showed) accepts what it forwards. During a rotation's " +
           'overlap the previous secret is listed too, with its `expires_at`. Test keys only (Live: 403).',
         security: [{ apiKey: [] }],
-        response: { 200: Type.Ref('StreamSigningSecrets', { description: 'The signing secrets of your key\'s Test webhook endpoints.' }), ...errorResponses(401, 403, 429) },
+        response: {
+          200: Type.Ref('StreamSigningSecrets', {
+            description: "The signing secrets of your key's Test webhook endpoints.",
+          }),
+          ...errorResponses(401, 403, 429),
+        },
       },
     },
     async (request, reply) => {

@@ -22,7 +22,12 @@ export function signatureHeader(secrets: readonly string[], id: string, timestam
   return secrets.map((secret) => sign(secret, id, timestampS, body)).join(' ');
 }
 
-export type WebhookErrorCode = 'MISSING_HEADERS' | 'INVALID_TIMESTAMP' | 'TIMESTAMP_OUT_OF_TOLERANCE' | 'INVALID_SIGNATURE' | 'INVALID_PAYLOAD';
+export type WebhookErrorCode =
+  | 'MISSING_HEADERS'
+  | 'INVALID_TIMESTAMP'
+  | 'TIMESTAMP_OUT_OF_TOLERANCE'
+  | 'INVALID_SIGNATURE'
+  | 'INVALID_PAYLOAD';
 
 export class WebhookVerificationError extends Error {
   constructor(
@@ -57,12 +62,20 @@ export function verifyWebhook<Event = { id: string; type: string; data: unknown 
   const id = header(headers, 'webhook-id');
   const timestamp = header(headers, 'webhook-timestamp');
   const signatures = header(headers, 'webhook-signature');
-  if (!id || !timestamp || !signatures) throw new WebhookVerificationError('MISSING_HEADERS', 'webhook-id, webhook-timestamp and webhook-signature are required');
-  if (!/^\d{1,12}$/.test(timestamp)) throw new WebhookVerificationError('INVALID_TIMESTAMP', 'webhook-timestamp is not a Unix time in seconds');
+  if (!id || !timestamp || !signatures)
+    throw new WebhookVerificationError(
+      'MISSING_HEADERS',
+      'webhook-id, webhook-timestamp and webhook-signature are required',
+    );
+  if (!/^\d{1,12}$/.test(timestamp))
+    throw new WebhookVerificationError('INVALID_TIMESTAMP', 'webhook-timestamp is not a Unix time in seconds');
   const toleranceS = options.toleranceSeconds ?? DEFAULT_TOLERANCE_S;
   const nowS = Math.floor((options.nowMs ?? Date.now()) / 1000);
   if (Math.abs(nowS - Number(timestamp)) > toleranceS) {
-    throw new WebhookVerificationError('TIMESTAMP_OUT_OF_TOLERANCE', `webhook-timestamp is more than ${toleranceS} s from now`);
+    throw new WebhookVerificationError(
+      'TIMESTAMP_OUT_OF_TOLERANCE',
+      `webhook-timestamp is more than ${toleranceS} s from now`,
+    );
   }
   const body = typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8');
   const expected = Buffer.from(sign(secret, id, Number(timestamp), body).slice(SIGNATURE_VERSION.length + 1), 'base64');
@@ -72,7 +85,11 @@ export function verifyWebhook<Event = { id: string; type: string; data: unknown 
     const given = Buffer.from(value, 'base64');
     return given.length === expected.length && timingSafeEqual(given, expected);
   });
-  if (!matched) throw new WebhookVerificationError('INVALID_SIGNATURE', 'no signature matches: the body, timestamp or secret differs');
+  if (!matched)
+    throw new WebhookVerificationError(
+      'INVALID_SIGNATURE',
+      'no signature matches: the body, timestamp or secret differs',
+    );
   try {
     return JSON.parse(body) as Event;
   } catch {

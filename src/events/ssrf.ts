@@ -27,14 +27,18 @@ export function isBlockedAddress(address: string): boolean {
   // Node's own test: the resolver and the URL parser hand over canonical text; odd spellings are not trusted.
   if (isIP(address) === 0 || address.includes('%')) return true;
   let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress())
+    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
   if (parsed.kind() === 'ipv6' && !parsed.match(IPV6_GLOBAL_UNICAST)) return true;
   return parsed.range() !== 'unicast';
 }
 
 /** BASE_URL's host is this machine (127.0.0.0/8, ::1, localhost): the default for WEBHOOK_ALLOW_PRIVATE_TARGETS. */
 export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  const host = hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
   if (host === 'localhost') return true;
   return isIP(host) !== 0 && ipaddr.process(host).range() === 'loopback';
 }
@@ -78,14 +82,25 @@ const ACCEPTED_ANSWER_CACHE_ENTRIES_MAX = 10_000;
  * address that was public a few seconds ago; an answer the rule refuses, and a failure, is asked again at
  * the next try, so a refusal is always judged on a fresh answer.
  */
-export function cachingResolver(resolver: Resolver, policy: TargetPolicy, cacheMs = ACCEPTED_ANSWER_CACHE_MS): Resolver {
-  const accepted = new ExpiringMap<string, { address: string; family: number }[]>(cacheMs, ACCEPTED_ANSWER_CACHE_ENTRIES_MAX);
+export function cachingResolver(
+  resolver: Resolver,
+  policy: TargetPolicy,
+  cacheMs = ACCEPTED_ANSWER_CACHE_MS,
+): Resolver {
+  const accepted = new ExpiringMap<string, { address: string; family: number }[]>(
+    cacheMs,
+    ACCEPTED_ANSWER_CACHE_ENTRIES_MAX,
+  );
   return async (hostname) => {
     const key = hostname.toLowerCase();
     const cached = accepted.get(key);
     if (cached) return cached;
     const answers = await resolver(hostname);
-    if (answers.length > 0 && (policy.allowPrivateTargets || !answers.some((answer) => isBlockedAddress(answer.address)))) accepted.set(key, answers);
+    if (
+      answers.length > 0 &&
+      (policy.allowPrivateTargets || !answers.some((answer) => isBlockedAddress(answer.address)))
+    )
+      accepted.set(key, answers);
     return answers;
   };
 }
@@ -98,7 +113,8 @@ function parseTargetUrl(rawUrl: string, environment: 'test' | 'live'): URL {
   } catch {
     throw new UnsafeUrlError('must be an absolute URL');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UnsafeUrlError(environment === 'live' ? 'must use https' : 'must use http or https');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new UnsafeUrlError(environment === 'live' ? 'must use https' : 'must use http or https');
   if (environment === 'live' && url.protocol !== 'https:') throw new UnsafeUrlError('must use https for Live');
   if (url.username || url.password) throw new UnsafeUrlError('must not carry credentials');
   return url;
@@ -110,7 +126,10 @@ const isLocalhostName = (hostname: string) => /(^|\.)localhost$/.test(hostname.r
 async function resolveWithin(hostname: string, resolver: Resolver): Promise<{ address: string; family: number }[]> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new UnsafeUrlError(`names a host that did not resolve within ${RESOLVE_TIMEOUT_MS} ms`)), RESOLVE_TIMEOUT_MS);
+    timer = setTimeout(
+      () => reject(new UnsafeUrlError(`names a host that did not resolve within ${RESOLVE_TIMEOUT_MS} ms`)),
+      RESOLVE_TIMEOUT_MS,
+    );
   });
   try {
     const answers = await Promise.race([resolver(hostname), deadline]);
@@ -129,15 +148,25 @@ async function resolveWithin(hostname: string, resolver: Resolver): Promise<{ ad
  * private targets, every address the host resolves to must be public (one private answer among public ones
  * is enough to refuse: the connection could be steered to it). Nothing is connected to when it throws.
  */
-export async function resolveTarget(rawUrl: string, environment: 'test' | 'live', policy: TargetPolicy, resolver: Resolver = systemResolver): Promise<ResolvedTarget> {
+export async function resolveTarget(
+  rawUrl: string,
+  environment: 'test' | 'live',
+  policy: TargetPolicy,
+  resolver: Resolver = systemResolver,
+): Promise<ResolvedTarget> {
   const url = parseTargetUrl(rawUrl, environment);
   const hostname = url.hostname.replace(/^\[|\]$/g, '');
   if (!policy.allowPrivateTargets && isLocalhostName(hostname)) throw new UnsafeUrlError(PRIVATE_TARGET_PROBLEM);
   // The URL parser has already turned decimal, octal and hex IPv4 spellings (2130706433, 0x7f.1) into dotted form.
-  const answers = isIP(hostname) ? [{ address: hostname, family: isIP(hostname) }] : await resolveWithin(hostname, resolver).catch((error: unknown) => {
-    throw !policy.allowPrivateTargets && error instanceof UnsafeUrlError && error.problem === UNRESOLVED_PROBLEM ? new UnsafeUrlError(PRIVATE_TARGET_PROBLEM) : error;
-  });
-  if (!policy.allowPrivateTargets && answers.some((answer) => isBlockedAddress(answer.address))) throw new UnsafeUrlError(PRIVATE_TARGET_PROBLEM);
+  const answers = isIP(hostname)
+    ? [{ address: hostname, family: isIP(hostname) }]
+    : await resolveWithin(hostname, resolver).catch((error: unknown) => {
+        throw !policy.allowPrivateTargets && error instanceof UnsafeUrlError && error.problem === UNRESOLVED_PROBLEM
+          ? new UnsafeUrlError(PRIVATE_TARGET_PROBLEM)
+          : error;
+      });
+  if (!policy.allowPrivateTargets && answers.some((answer) => isBlockedAddress(answer.address)))
+    throw new UnsafeUrlError(PRIVATE_TARGET_PROBLEM);
   const address = answers[0]!.address;
   const family = isIP(address);
   if (family === 0) throw new UnsafeUrlError(policy.allowPrivateTargets ? UNRESOLVED_PROBLEM : PRIVATE_TARGET_PROBLEM);
@@ -148,7 +177,12 @@ export async function resolveTarget(rawUrl: string, environment: 'test' | 'live'
  * The same rule for a URL about to be stored as an endpoint: the problem ("must use https for Live") or null.
  * With private targets allowed every address passes, so nothing is looked up (a name may be set up later).
  */
-export async function targetUrlProblem(rawUrl: string, environment: 'test' | 'live', policy: TargetPolicy, resolver: Resolver = systemResolver): Promise<string | null> {
+export async function targetUrlProblem(
+  rawUrl: string,
+  environment: 'test' | 'live',
+  policy: TargetPolicy,
+  resolver: Resolver = systemResolver,
+): Promise<string | null> {
   if (rawUrl.length > WEBHOOK_URL_LENGTH_MAX) return `must be at most ${WEBHOOK_URL_LENGTH_MAX} characters`;
   try {
     if (policy.allowPrivateTargets) parseTargetUrl(rawUrl, environment);

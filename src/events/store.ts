@@ -132,7 +132,14 @@ export const recordDeliveredBatch = (db: Queryable, tries: readonly DeliveredTry
      )
      UPDATE webhook_deliveries d SET status = '${DELIVERED.to}', delivered_at = now(), locked_until = NULL, last_http_status = g.http_status, last_error = NULL, updated_at = now()
        FROM given g WHERE d.id = g.delivery_id AND d.status = '${DELIVERED.from}'`,
-    [tries.map((t) => t.deliveryId), tries.map((t) => t.tryNumber), tries.map((t) => t.httpStatus), tries.map((t) => t.latencyMs), tries.map((t) => t.responseExcerpt), workerId],
+    [
+      tries.map((t) => t.deliveryId),
+      tries.map((t) => t.tryNumber),
+      tries.map((t) => t.httpStatus),
+      tries.map((t) => t.latencyMs),
+      tries.map((t) => t.responseExcerpt),
+      workerId,
+    ],
     'delivery_delivered_batch',
   );
 
@@ -176,7 +183,14 @@ function noteEndpointFailure(s: Statement, endpointId: string, failingForS: numb
  * (noteEndpointFailure), and the delivery retried after retryInS (it stays pending) or, with null, failed
  * if it is still pending (as markFailed). True when this disabled the endpoint.
  */
-export async function recordFailedTry(db: Queryable, t: DeliveryTry, endpointId: string, retryInS: number | null, failingForS: number, reason: string): Promise<boolean> {
+export async function recordFailedTry(
+  db: Queryable,
+  t: DeliveryTry,
+  endpointId: string,
+  retryInS: number | null,
+  failingForS: number,
+  reason: string,
+): Promise<boolean> {
   const s = new Statement();
   const deliveryId = s.p(t.deliveryId, 'uuid');
   const httpStatus = s.p(t.httpStatus, 'integer');
@@ -201,15 +215,19 @@ export async function recordFailedTry(db: Queryable, t: DeliveryTry, endpointId:
 }
 
 /** A claimed (so pending) delivery that will not be tried again. */
-export const markFailed = (tx: Queryable, id: string, status: 'failed' | 'skipped', httpStatus: number | null, error: string | null) =>
+export const markFailed = (
+  tx: Queryable,
+  id: string,
+  status: 'failed' | 'skipped',
+  httpStatus: number | null,
+  error: string | null,
+) =>
   // Only a pending delivery: a claim that lapsed mid-try lets a second worker send it too, and the first
   // answer to be recorded wins (delivered never becomes failed, nor failed delivered).
-  tx.query(`UPDATE webhook_deliveries SET status = $2, locked_until = NULL, last_http_status = $3, last_error = $4, updated_at = now() WHERE id = $1 AND status = 'pending'`, [
-    id,
-    deliveryMachine.transition('pending', status).to,
-    httpStatus,
-    error,
-  ]);
+  tx.query(
+    `UPDATE webhook_deliveries SET status = $2, locked_until = NULL, last_http_status = $3, last_error = $4, updated_at = now() WHERE id = $1 AND status = 'pending'`,
+    [id, deliveryMachine.transition('pending', status).to, httpStatus, error],
+  );
 
 export const disableEndpoint = (tx: Queryable, endpointId: string, reason: string) =>
   tx.query(
@@ -220,7 +238,9 @@ export const disableEndpoint = (tx: Queryable, endpointId: string, reason: strin
 
 /** Replays keep the event id: the event's deliveries go back to pending, due now; endpoints added since get one too. */
 export async function replayEvent(tx: Queryable, eventId: string): Promise<number> {
-  const events = await tx.query<{ api_key_id: string | null }>('SELECT api_key_id FROM events WHERE id = $1', [eventId]);
+  const events = await tx.query<{ api_key_id: string | null }>('SELECT api_key_id FROM events WHERE id = $1', [
+    eventId,
+  ]);
   if (events.length === 0) return -1;
   if (events[0]!.api_key_id) {
     await tx.query(
@@ -249,7 +269,15 @@ export const failedEventIdsSince = (db: Queryable, since: Date, merchantId: stri
   );
 
 export const listEvents = (db: Queryable, filter: { merchantId: string | null; limit: number }) =>
-  db.query<{ id: string; type: string; merchant_id: string; environment: string; object_id: string; created_at: Date; deliveries: string | null }>(
+  db.query<{
+    id: string;
+    type: string;
+    merchant_id: string;
+    environment: string;
+    object_id: string;
+    created_at: Date;
+    deliveries: string | null;
+  }>(
     `SELECT e.id, e.type, e.merchant_id, e.environment, e.object_id, e.created_at,
             (SELECT string_agg(d.status || CASE WHEN d.last_http_status IS NULL THEN '' ELSE '(' || d.last_http_status || ')' END || ' x' || d.tries, ', ')
                FROM webhook_deliveries d WHERE d.event_id = e.id) AS deliveries
@@ -258,7 +286,16 @@ export const listEvents = (db: Queryable, filter: { merchantId: string | null; l
   );
 
 export const listTries = (db: Queryable, eventId: string) =>
-  db.query<{ endpoint_id: string; url: string; try_number: number; tried_at: Date; http_status: number | null; latency_ms: number; error: string | null; response_excerpt: string | null }>(
+  db.query<{
+    endpoint_id: string;
+    url: string;
+    try_number: number;
+    tried_at: Date;
+    http_status: number | null;
+    latency_ms: number;
+    error: string | null;
+    response_excerpt: string | null;
+  }>(
     `SELECT d.endpoint_id, w.url, a.try_number, a.tried_at, a.http_status, a.latency_ms, a.error, a.response_excerpt
        FROM webhook_delivery_tries a JOIN webhook_deliveries d ON d.id = a.delivery_id JOIN webhook_endpoints w ON w.id = d.endpoint_id
       WHERE d.event_id = $1 ORDER BY a.tried_at, a.id`,
@@ -267,7 +304,18 @@ export const listTries = (db: Queryable, eventId: string) =>
 
 /** The delivery log of one endpoint: each delivery with its latest try. */
 export const endpointDeliveries = (db: Queryable, endpointId: string, limit: number) =>
-  db.query<{ id: string; event_id: string; type: string; status: string; tries: number; last_http_status: number | null; last_error: string | null; updated_at: Date; latency_ms: number | null; response_excerpt: string | null }>(
+  db.query<{
+    id: string;
+    event_id: string;
+    type: string;
+    status: string;
+    tries: number;
+    last_http_status: number | null;
+    last_error: string | null;
+    updated_at: Date;
+    latency_ms: number | null;
+    response_excerpt: string | null;
+  }>(
     `SELECT d.id, d.event_id, e.type, d.status, d.tries, d.last_http_status, d.last_error, d.updated_at,
             t.latency_ms, t.response_excerpt
        FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
@@ -277,10 +325,22 @@ export const endpointDeliveries = (db: Queryable, endpointId: string, limit: num
   );
 
 export const failedEventIdsForEndpoint = (db: Queryable, endpointId: string) =>
-  db.query<{ event_id: string }>(`SELECT event_id FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'failed'`, [endpointId]);
+  db.query<{ event_id: string }>(
+    `SELECT event_id FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'failed'`,
+    [endpointId],
+  );
 
-export async function eventBelongsTo(db: Queryable, eventId: string, merchantId: string, environment: string): Promise<boolean> {
-  const rows = await db.query('SELECT 1 FROM events WHERE id = $1 AND merchant_id = $2 AND environment = $3', [eventId, merchantId, environment]);
+export async function eventBelongsTo(
+  db: Queryable,
+  eventId: string,
+  merchantId: string,
+  environment: string,
+): Promise<boolean> {
+  const rows = await db.query('SELECT 1 FROM events WHERE id = $1 AND merchant_id = $2 AND environment = $3', [
+    eventId,
+    merchantId,
+    environment,
+  ]);
   return rows.length > 0;
 }
 

@@ -77,9 +77,10 @@ export function parseCursor(text: string, field: string): StreamCursor {
   const match = CURSOR_PATTERN.exec(text.trim());
   const xact = match ? BigInt(match[1]!) : -1n;
   if (!match || xact > XACT_MAX) {
-    throw errors.invalidArgument(`${field} is not a cursor of this stream; send the last id the stream gave, or none to start from now.`, [
-      { field, message: 'not a stream cursor' },
-    ]);
+    throw errors.invalidArgument(
+      `${field} is not a cursor of this stream; send the last id the stream gave, or none to start from now.`,
+      [{ field, message: 'not a stream cursor' }],
+    );
   }
   return { xact, id: match[2]! };
 }
@@ -88,10 +89,14 @@ export function parseCursor(text: string, field: string): StreamCursor {
 export function parseTypes(text: string | undefined): string[] | null {
   if (text === undefined) return null;
   const types = [...new Set(text.split(',').map((t) => t.trim()))];
-  if (types.length > EVENT_STREAM_TYPES_MAX || types.some((t) => t.length === 0 || t.length > EVENT_TYPE_LENGTH_MAX || !TYPE_PATTERN.test(t))) {
-    throw errors.invalidArgument(`types is a comma-separated list of at most ${EVENT_STREAM_TYPES_MAX} event types, e.g. checkout.session.completed,refund.succeeded.`, [
-      { field: 'types', message: 'not a list of event types' },
-    ]);
+  if (
+    types.length > EVENT_STREAM_TYPES_MAX ||
+    types.some((t) => t.length === 0 || t.length > EVENT_TYPE_LENGTH_MAX || !TYPE_PATTERN.test(t))
+  ) {
+    throw errors.invalidArgument(
+      `types is a comma-separated list of at most ${EVENT_STREAM_TYPES_MAX} event types, e.g. checkout.session.completed,refund.succeeded.`,
+      [{ field: 'types', message: 'not a list of event types' }],
+    );
   }
   return types;
 }
@@ -126,7 +131,9 @@ type Principal = Pick<ApiPrincipal, 'merchantId' | 'environment' | 'apiKeyId'>;
 /** The stream is for Test keys only: 403 for a Live key. */
 export function assertStreamAllowed(principal: Pick<ApiPrincipal, 'environment'>): void {
   if (principal.environment !== 'test') {
-    throw errors.forbidden('The event stream is for Test keys only (sika listen forwards Test events to a local server); Live events reach you by webhook, and GET /api/v1/events lists them.');
+    throw errors.forbidden(
+      'The event stream is for Test keys only (sika listen forwards Test events to a local server); Live events reach you by webhook, and GET /api/v1/events lists them.',
+    );
   }
 }
 
@@ -154,7 +161,11 @@ export class EventStreams {
     if (this.closing) throw errors.unavailable('The server is shutting down; reconnect shortly.');
     const count = this.perKey.get(principal.apiKeyId) ?? 0;
     if (count >= this.options.perKeyMax) {
-      throw new SikaError('RATE_LIMITED', `At most ${this.options.perKeyMax} event streams may be open at once per API key; close one first.`, { retryAfterSeconds: 5 });
+      throw new SikaError(
+        'RATE_LIMITED',
+        `At most ${this.options.perKeyMax} event streams may be open at once per API key; close one first.`,
+        { retryAfterSeconds: 5 },
+      );
     }
     this.perKey.set(principal.apiKeyId, count + 1);
     try {
@@ -169,7 +180,9 @@ export class EventStreams {
       }
       // closeAll may have run while this one waited for its snapshot: it would never end this stream.
       if (this.closing) throw errors.unavailable('The server is shutting down; reconnect shortly.');
-      const stream = new OpenStream(this.db, this.options, principal, request.types, cursor, startSnapshot, () => this.forget(stream, principal.apiKeyId));
+      const stream = new OpenStream(this.db, this.options, principal, request.types, cursor, startSnapshot, () =>
+        this.forget(stream, principal.apiKeyId),
+      );
       this.open.add(stream);
       stream.begin();
       return stream.body;

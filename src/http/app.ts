@@ -1,6 +1,11 @@
 // App assembly: cross-cutting plugins once, then each domain's routes as its own plugin.
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyServerOptions,
+  type RouteOptions,
+} from 'fastify';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -44,10 +49,34 @@ import { ErrorEnvelope, errorResponses, withParserRules } from './schemas.ts';
 import { finishApiDocument } from './openapi.ts';
 import { BalanceSummary, BalanceTransactionList, BalanceTransactionSchema } from '../books/schemas.ts';
 import { CheckoutSessionResponse, Payment, SessionList } from '../checkout/schemas.ts';
-import { AttemptInitiation, AttemptStatusResponse, CashSlipResponse, CheckoutOptions, CheckoutQuote, PublicSession } from '../checkout/payer-schemas.ts';
+import {
+  AttemptInitiation,
+  AttemptStatusResponse,
+  CashSlipResponse,
+  CheckoutOptions,
+  CheckoutQuote,
+  PublicSession,
+} from '../checkout/payer-schemas.ts';
 import { EVENT_SCHEMAS } from '../events/event-schemas.ts';
-import { IngestResponse, InvoiceLinesResponse, RevenueLine, RevenueLineList, SyncResponse } from '../invoicing/schemas.ts';
-import { Capabilities, Evidence, EvidenceUploaded, Payout, PayoutBalance, PayoutList, PayoutQuote, PayoutRecipient, Recipient, RecipientList } from '../payouts/schemas.ts';
+import {
+  IngestResponse,
+  InvoiceLinesResponse,
+  RevenueLine,
+  RevenueLineList,
+  SyncResponse,
+} from '../invoicing/schemas.ts';
+import {
+  Capabilities,
+  Evidence,
+  EvidenceUploaded,
+  Payout,
+  PayoutBalance,
+  PayoutList,
+  PayoutQuote,
+  PayoutRecipient,
+  Recipient,
+  RecipientList,
+} from '../payouts/schemas.ts';
 import { RefundList, RefundResponse } from '../refunds/schemas.ts';
 
 /**
@@ -111,7 +140,11 @@ function documentCommonErrors(route: RouteOptions): void {
   const response = (route.schema as { response?: Record<string, unknown> } | undefined)?.response;
   if (!response || !route.url.startsWith('/api/')) return;
   const methods = [route.method].flat();
-  const common = [400, ...(route.url.includes(':') ? [414] : []), ...(methods.some((m) => ['POST', 'PUT', 'PATCH'].includes(m)) ? [413, 415] : [])];
+  const common = [
+    400,
+    ...(route.url.includes(':') ? [414] : []),
+    ...(methods.some((m) => ['POST', 'PUT', 'PATCH'].includes(m)) ? [413, 415] : []),
+  ];
   for (const [status, schema] of Object.entries(errorResponses(...common))) response[status] ??= schema;
 }
 
@@ -120,7 +153,9 @@ function documentCommonErrors(route: RouteOptions): void {
  * now ignores a bare number (it cannot tell a direct client from the proxy), so a hop count is for a port
  * only the load balancer can reach; a CIDR list is safer and is passed as is.
  */
-function trustProxyOption(setting: Config['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
+function trustProxyOption(
+  setting: Config['trustProxy'],
+): boolean | string[] | ((address: string, hop: number) => boolean) {
   if (typeof setting === 'number') return (_address, hop) => hop < setting;
   return setting;
 }
@@ -128,7 +163,11 @@ function trustProxyOption(setting: Config['trustProxy']): boolean | string[] | (
 /** Each request's logger at `level`, whatever the app's own (Fastify's default factory, with the level). */
 const requestLoggerAt =
   (level: string) =>
-  (parent: FastifyBaseLogger, bindings: Parameters<FastifyBaseLogger['child']>[0], options: Parameters<FastifyBaseLogger['child']>[1]) =>
+  (
+    parent: FastifyBaseLogger,
+    bindings: Parameters<FastifyBaseLogger['child']>[0],
+    options: Parameters<FastifyBaseLogger['child']>[1],
+  ) =>
     parent.child(bindings, { ...options, level });
 
 export interface BuildOptions {
@@ -143,14 +182,23 @@ export interface BuildOptions {
   webhookResolver?: Resolver;
 }
 
-export async function buildApp({ config, db, logger, providers: given, payoutRail = null, webhookResolver = systemResolver }: BuildOptions): Promise<FastifyInstance> {
+export async function buildApp({
+  config,
+  db,
+  logger,
+  providers: given,
+  payoutRail = null,
+  webhookResolver = systemResolver,
+}: BuildOptions): Promise<FastifyInstance> {
   const configured = given ?? createLiveProviders(config);
   const providers = payoutRail ? configured.withPayoutsFirst(payoutRail) : configured;
   const compilers = schemaCompilers();
   const app = Fastify({
     logger: logger ?? { level: config.logLevel, redact: ['req.headers.authorization'] },
     // Request-scoped lines at their own level (quiet on a developer's machine: config.requestLogLevel).
-    ...(config.requestLogLevel !== config.logLevel ? { childLoggerFactory: requestLoggerAt(config.requestLogLevel) } : {}),
+    ...(config.requestLogLevel !== config.logLevel
+      ? { childLoggerFactory: requestLoggerAt(config.requestLogLevel) }
+      : {}),
     bodyLimit: config.bodyLimitBytes,
     // Off unless TRUST_PROXY names the proxies in front: then request.ip is the client's, for rate limits and logs.
     trustProxy: trustProxyOption(config.trustProxy),
@@ -167,7 +215,9 @@ export async function buildApp({ config, db, logger, providers: given, payoutRai
     // a console path the consoles' HTML error page.
     frameworkErrors: (error, request, reply) => {
       const consoleKind = consoleOfUrl(request.url);
-      return consoleKind ? sendErrorPage(request, reply, toSikaError(error), consoleErrorPage(consoleKind)) : sendError(reply, toSikaError(error));
+      return consoleKind
+        ? sendErrorPage(request, reply, toSikaError(error), consoleErrorPage(consoleKind))
+        : sendError(reply, toSikaError(error));
     },
   });
   // Idempotency-Key for the routes that declare it, before any other onRoute hook sees their schema.
@@ -178,11 +228,13 @@ export async function buildApp({ config, db, logger, providers: given, payoutRai
   app.decorate('compileSchemas', compilers.compileAll);
   app.addHook('onRoute', (route) => {
     const idempotent = route.config?.idempotent === true || route.config?.idempotent === 'public';
-    for (const method of [route.method].flat()) registeredRoutes.push({ method, url: route.url, schema: route.schema, idempotent });
+    for (const method of [route.method].flat())
+      registeredRoutes.push({ method, url: route.url, schema: route.schema, idempotent });
     documentCommonErrors(route);
     // The API's request schemas say what body.ts refuses before them: unstorable text, unsafe integers (src/http/schemas.ts).
     if (route.url.startsWith('/api/') && route.schema) {
-      for (const part of ['body', 'querystring', 'params'] as const) if (route.schema[part]) route.schema[part] = withParserRules(route.schema[part]);
+      for (const part of ['body', 'querystring', 'params'] as const)
+        if (route.schema[part]) route.schema[part] = withParserRules(route.schema[part]);
     }
   });
   app.decorateRequest('principal', null);
@@ -206,16 +258,28 @@ export async function buildApp({ config, db, logger, providers: given, payoutRai
         description: `Payment collection and payouts for Ghana. API version ${API_VERSION}. Amounts are integers in pesewas. Errors use one envelope: {error: {code, message, retry_after_seconds?}}. JSON bodies may also be sent as application/x-www-form-urlencoded or multipart/form-data (nested fields as a[b]); every body in UTF-8 and uncompressed (another charset or a Content-Encoding other than identity is a 415), JSON integers within ±(2^53 - 1) (beyond is a 400, never rounded). A method a path does not take is a 405 with Allow. CSV files: the Exports operations. Webhooks: the \`webhooks\` section, one signed POST per event type.`,
       },
       servers: [{ url: config.baseUrl }],
-      components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'ak_test_... or ak_live_...' } } },
+      components: {
+        securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'ak_test_... or ak_live_...' } },
+      },
     },
     // Headers, form bodies, documented-only bodies and the webhooks section (src/http/openapi.ts).
-    transformObject: (document) => finishApiDocument('openapiObject' in document ? document.openapiObject : document.swaggerObject),
+    transformObject: (document) =>
+      finishApiDocument('openapiObject' in document ? document.openapiObject : document.swaggerObject),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string) || `def-${i}` },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { docExpansion: 'list', deepLinking: true } });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    staticCSP: true,
+    uiConfig: { docExpansion: 'list', deepLinking: true },
+  });
 
   await registerBodyParsers(app, config.bodyLimitBytes);
-  const metrics = registerMetrics(app, { token: config.metricsToken, onApiPort: config.metricsOnApiPort, port: config.metricsPort, host: config.host });
+  const metrics = registerMetrics(app, {
+    token: config.metricsToken,
+    onApiPort: config.metricsOnApiPort,
+    port: config.metricsPort,
+    host: config.host,
+  });
   const limiters = await registerRateLimits(app, {
     redisUrl: config.redisUrl,
     keyPerSecond: config.rateLimitKeyPerSecond,
@@ -225,7 +289,16 @@ export async function buildApp({ config, db, logger, providers: given, payoutRai
   const authenticator = new ApiKeyAuthenticator(db);
   await authenticator.start();
   app.addHook('onClose', async () => authenticator.stop());
-  const deps: AppDeps = { db, config, authenticator, limiters, providers, payoutDecisions: new PayoutDecisionCache(), payoutWriter: new PayoutBatchWriter(db, payoutBatchMetric(metrics)), webhookResolver };
+  const deps: AppDeps = {
+    db,
+    config,
+    authenticator,
+    limiters,
+    providers,
+    payoutDecisions: new PayoutDecisionCache(),
+    payoutWriter: new PayoutBatchWriter(db, payoutBatchMetric(metrics)),
+    webhookResolver,
+  };
   app.decorate('deps', deps);
   app.decorate('metrics', metrics);
   app.addHook('onClose', async () => limiters.close());

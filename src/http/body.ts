@@ -35,7 +35,8 @@ function jsonNestsDeeperThan(text: string, max: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {
@@ -48,7 +49,8 @@ function jsonNestsDeeperThan(text: string, max: number): boolean {
 const MAX_SAFE_DIGITS = String(Number.MAX_SAFE_INTEGER);
 
 /** An integer literal's digits (no sign, no leading zero: JSON allows none) beyond Number.MAX_SAFE_INTEGER. */
-const beyondSafe = (digits: string) => digits.length > MAX_SAFE_DIGITS.length || (digits.length === MAX_SAFE_DIGITS.length && digits > MAX_SAFE_DIGITS);
+const beyondSafe = (digits: string) =>
+  digits.length > MAX_SAFE_DIGITS.length || (digits.length === MAX_SAFE_DIGITS.length && digits > MAX_SAFE_DIGITS);
 
 /** Whether a parsed JSON value holds a number beyond 2^53 - 1 in magnitude (an integer literal, or a float). */
 function holdsUnsafeNumber(value: unknown): boolean {
@@ -141,7 +143,8 @@ function parseUrlEncoded(text: string): Record<string, string | string[]> {
   const fields: Record<string, string | string[]> = Object.create(null);
   if (text === '') return fields;
   const pairs = text.split('&');
-  if (pairs.length > FORM_FIELDS_MAX) throw errors.invalidArgument(`A form body may have at most ${FORM_FIELDS_MAX} fields.`);
+  if (pairs.length > FORM_FIELDS_MAX)
+    throw errors.invalidArgument(`A form body may have at most ${FORM_FIELDS_MAX} fields.`);
   for (const pair of pairs) {
     if (pair === '') continue;
     const eq = pair.indexOf('=');
@@ -174,11 +177,13 @@ export function nestFields(flat: Record<string, string | string[]>): Record<stri
     const match = /^([^[\]]+)((?:\[[^[\]]*\])*)$/.exec(key);
     if (!match) throw errors.invalidArgument(`Form field name "${key.slice(0, 100)}" is malformed.`);
     const path = [match[1]!, ...[...match[2]!.matchAll(/\[([^[\]]*)\]/g)].map((m) => m[1]!)];
-    if (path.length > FORM_DEPTH_MAX) throw errors.invalidArgument(`Form field "${key.slice(0, 100)}" is nested too deeply.`);
+    if (path.length > FORM_DEPTH_MAX)
+      throw errors.invalidArgument(`Form field "${key.slice(0, 100)}" is nested too deeply.`);
     let node: Record<string, unknown> | unknown[] = root;
     for (let i = 0; i < path.length; i++) {
       let segment: string | number = path[i]!;
-      if (FORBIDDEN_KEYS.has(segment)) throw errors.invalidArgument(`Form field name "${key.slice(0, 100)}" is not allowed.`);
+      if (FORBIDDEN_KEYS.has(segment))
+        throw errors.invalidArgument(`Form field name "${key.slice(0, 100)}" is not allowed.`);
       if (Array.isArray(node)) {
         if (segment === '') segment = node.length;
         else if (/^\d+$/.test(segment) && Number(segment) <= FORM_ARRAY_INDEX_MAX) segment = Number(segment);
@@ -235,8 +240,14 @@ export function coerceToSchema(value: unknown, schema: SchemaNode | undefined): 
   const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
   if (typeof value === 'string') {
     // Beyond 2^53 - 1 a number would be rounded: the value stays text and the schema refuses it (400).
-    if ((types.includes('integer') || types.includes('number')) && /^-?\d{1,16}$/.test(value) && Number.isSafeInteger(Number(value))) return Number(value);
-    if (types.includes('boolean') && ['true', 'false', '1', '0'].includes(value)) return value === 'true' || value === '1';
+    if (
+      (types.includes('integer') || types.includes('number')) &&
+      /^-?\d{1,16}$/.test(value) &&
+      Number.isSafeInteger(Number(value))
+    )
+      return Number(value);
+    if (types.includes('boolean') && ['true', 'false', '1', '0'].includes(value))
+      return value === 'true' || value === '1';
     if (types.includes('null') && value === '') return null;
     return value;
   }
@@ -253,7 +264,8 @@ export function coerceToSchema(value: unknown, schema: SchemaNode | undefined): 
 function someText(value: unknown, test: (text: string) => boolean): boolean {
   if (typeof value === 'string') return test(value);
   if (Array.isArray(value)) return value.some((v) => someText(v, test));
-  if (value && typeof value === 'object' && !Buffer.isBuffer(value)) return Object.entries(value).some(([k, v]) => test(k) || someText(v, test));
+  if (value && typeof value === 'object' && !Buffer.isBuffer(value))
+    return Object.entries(value).some(([k, v]) => test(k) || someText(v, test));
   return false;
 }
 
@@ -274,36 +286,50 @@ export function isFormRequest(request: FastifyRequest): boolean {
 
 export async function registerBodyParsers(app: FastifyInstance, bodyLimitBytes: number): Promise<void> {
   app.removeContentTypeParser(['application/json', 'text/plain']);
-  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json\s*(;|$)/i, { parseAs: 'buffer', bodyLimit: bodyLimitBytes }, (request, body, done) => {
-    try {
-      const unreadable = unreadableBody(request);
-      if (unreadable) throw unreadable;
-      const text = decodeUtf8(body as Buffer);
-      if (text.trim() === '') return done(null, undefined);
-      if (jsonNestsDeeperThan(text, JSON_DEPTH_MAX)) throw errors.invalidArgument(`The JSON body is nested more than ${JSON_DEPTH_MAX} levels deep.`);
-      const parsed: unknown = JSON.parse(text);
-      // JSON.parse rounds an integer beyond 2^53 - 1 without a word: refuse it, as a form body's is refused.
-      const unsafe = unsafeIntegerField(text, parsed);
-      if (unsafe !== null) {
-        const message = `must be an integer between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER} (a JSON number beyond them loses digits)`;
-        throw errors.invalidArgument(`${unsafe} ${message}`, [{ field: unsafe, message }]);
+  app.addContentTypeParser(
+    /^application\/([\w.+-]+\+)?json\s*(;|$)/i,
+    { parseAs: 'buffer', bodyLimit: bodyLimitBytes },
+    (request, body, done) => {
+      try {
+        const unreadable = unreadableBody(request);
+        if (unreadable) throw unreadable;
+        const text = decodeUtf8(body as Buffer);
+        if (text.trim() === '') return done(null, undefined);
+        if (jsonNestsDeeperThan(text, JSON_DEPTH_MAX))
+          throw errors.invalidArgument(`The JSON body is nested more than ${JSON_DEPTH_MAX} levels deep.`);
+        const parsed: unknown = JSON.parse(text);
+        // JSON.parse rounds an integer beyond 2^53 - 1 without a word: refuse it, as a form body's is refused.
+        const unsafe = unsafeIntegerField(text, parsed);
+        if (unsafe !== null) {
+          const message = `must be an integer between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER} (a JSON number beyond them loses digits)`;
+          throw errors.invalidArgument(`${unsafe} ${message}`, [{ field: unsafe, message }]);
+        }
+        done(null, parsed);
+      } catch (error) {
+        done(
+          error instanceof SyntaxError
+            ? errors.invalidArgument(`The JSON body is malformed: ${error.message.slice(0, 200)}`)
+            : (error as Error),
+          undefined,
+        );
       }
-      done(null, parsed);
-    } catch (error) {
-      done(error instanceof SyntaxError ? errors.invalidArgument(`The JSON body is malformed: ${error.message.slice(0, 200)}`) : (error as Error), undefined);
-    }
-  });
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer', bodyLimit: bodyLimitBytes }, (request, body, done) => {
-    try {
-      const unreadable = unreadableBody(request);
-      if (unreadable) throw unreadable;
-      // Bytes beyond ASCII must be percent-encoded; check the raw body too so stray bytes are refused.
-      decodeUtf8(body as Buffer);
-      done(null, nestFields(parseUrlEncoded((body as Buffer).toString('latin1'))));
-    } catch (error) {
-      done(error as Error, undefined);
-    }
-  });
+    },
+  );
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'buffer', bodyLimit: bodyLimitBytes },
+    (request, body, done) => {
+      try {
+        const unreadable = unreadableBody(request);
+        if (unreadable) throw unreadable;
+        // Bytes beyond ASCII must be percent-encoded; check the raw body too so stray bytes are refused.
+        decodeUtf8(body as Buffer);
+        done(null, nestFields(parseUrlEncoded((body as Buffer).toString('latin1'))));
+      } catch (error) {
+        done(error as Error, undefined);
+      }
+    },
+  );
   app.decorateRequest('uploads', null);
   // The multipart plugin reads the raw request, past Fastify's bodyLimit: a declared length over the
   // body limit plus one upload is refused before a byte is read. (A chunked body stays bounded by the
@@ -313,11 +339,19 @@ export async function registerBodyParsers(app: FastifyInstance, bodyLimitBytes: 
   app.addHook('onRequest', (request, _reply, done) => {
     if (!/^multipart\//i.test(request.headers['content-type'] ?? '')) return done();
     const declared = Number(request.headers['content-length'] ?? 0);
-    done(declared > multipartBytesMax ? errors.payloadTooLarge(multipartBytesMax) : (unreadableBody(request) ?? undefined));
+    done(
+      declared > multipartBytesMax ? errors.payloadTooLarge(multipartBytesMax) : (unreadableBody(request) ?? undefined),
+    );
   });
   await app.register(multipart, {
     attachFieldsToBody: 'keyValues',
-    limits: { fields: FORM_FIELDS_MAX, fieldSize: 64 * 1024, files: 1, fileSize: UPLOAD_BYTES_MAX, parts: FORM_FIELDS_MAX + 1 },
+    limits: {
+      fields: FORM_FIELDS_MAX,
+      fieldSize: 64 * 1024,
+      files: 1,
+      fileSize: UPLOAD_BYTES_MAX,
+      parts: FORM_FIELDS_MAX + 1,
+    },
     // Files are read into memory (bounded by fileSize: over it is a 413) and kept with their names for the routes that take them.
     async onFile(part) {
       const data = await part.toBuffer();
@@ -342,13 +376,16 @@ export async function registerBodyParsers(app: FastifyInstance, bodyLimitBytes: 
     if (/^multipart\//i.test(request.headers['content-type'] ?? '')) {
       const flat: Record<string, string | string[]> = {};
       for (const [k, v] of Object.entries(body)) {
-        if (typeof v === 'string' || (Array.isArray(v) && v.every((e) => typeof e === 'string'))) flat[k] = v as string | string[];
-        else if (Buffer.isBuffer(v)) continue; // files are read by the routes that take them
+        if (typeof v === 'string' || (Array.isArray(v) && v.every((e) => typeof e === 'string')))
+          flat[k] = v as string | string[];
+        else if (Buffer.isBuffer(v))
+          continue; // files are read by the routes that take them
         else throw errors.invalidArgument(`Multipart field "${k.slice(0, 100)}" is not a text field.`);
       }
       body = nestFields(flat);
     }
-    if (someText(body, (text) => text.includes('\uFFFD'))) throw errors.invalidArgument('The form body is not valid UTF-8.');
+    if (someText(body, (text) => text.includes('\uFFFD')))
+      throw errors.invalidArgument('The form body is not valid UTF-8.');
     const schema = (request.routeOptions.schema as { body?: SchemaNode } | undefined)?.body;
     request.body = coerceToSchema(body, schema);
   };
@@ -357,7 +394,8 @@ export async function registerBodyParsers(app: FastifyInstance, bodyLimitBytes: 
     // One walk over each part: refuse text storage would reject (a 500 there) before any handler runs.
     let problem: string | null = null;
     for (const part of [request.body, request.query, request.params]) {
-      if (someText(part, (text) => (problem = unstorable(text)) !== null)) return done(errors.invalidArgument(problem!));
+      if (someText(part, (text) => (problem = unstorable(text)) !== null))
+        return done(errors.invalidArgument(problem!));
     }
     done();
   });

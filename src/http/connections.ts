@@ -31,17 +31,29 @@ export function serverOptions(config: Config): {
 
 const CLIENT_ERRORS: Record<string, [number, string, string, string]> = {
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'REQUEST_TIMEOUT', 'The request did not arrive in time.'],
-  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'HEADERS_TOO_LARGE', 'The request headers are too large.'],
+  HPE_HEADER_OVERFLOW: [
+    431,
+    'Request Header Fields Too Large',
+    'HEADERS_TOO_LARGE',
+    'The request headers are too large.',
+  ],
 };
 
 /** Errors Node finds before a request reaches Fastify (deadlines, malformed HTTP): answered with the envelope, then closed. */
 function answerClientError(error: Error & { code?: string }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const [status, reason, code, message] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'Bad Request', 'INVALID_ARGUMENT', 'The request is not valid HTTP.'];
+  const [status, reason, code, message] = CLIENT_ERRORS[error.code ?? ''] ?? [
+    400,
+    'Bad Request',
+    'INVALID_ARGUMENT',
+    'The request is not valid HTTP.',
+  ];
   const body = JSON.stringify({ error: { code, message } });
   // Only when nothing has been written yet: a response already under way cannot be followed by another.
   if (socket.writable && socket.bytesWritten === 0) {
-    socket.write(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
   }
   socket.destroySoon();
 }

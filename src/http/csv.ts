@@ -29,7 +29,12 @@ export function csvStream<Row>(columns: readonly CsvColumn<Row>[], rows: AsyncIt
     for await (const row of rows) yield cellsOf(columns, row);
   }
   // bom: Excel reads UTF-8 only with it; CRLF as RFC 4180 says.
-  const writer = stringify({ header: true, columns: columns.map((column) => column.header), bom: true, record_delimiter: 'windows' });
+  const writer = stringify({
+    header: true,
+    columns: columns.map((column) => column.header),
+    bom: true,
+    record_delimiter: 'windows',
+  });
   const source = Readable.from(records());
   // A failure mid-file (the database gone) destroys the writer and with it the reply: the client sees a cut
   // transfer, never a file that looks complete.
@@ -41,7 +46,10 @@ export function csvStream<Row>(columns: readonly CsvColumn<Row>[], rows: AsyncIt
  * Sends rows as a CSV attachment. Everything that can be refused (the range, a cursor) must be checked
  * before this is called: once it runs the status is 200 and the rows stream.
  */
-export function sendCsv<Row>(reply: FastifyReply, file: { filename: string; columns: readonly CsvColumn<Row>[]; rows: AsyncIterable<Row> }): FastifyReply {
+export function sendCsv<Row>(
+  reply: FastifyReply,
+  file: { filename: string; columns: readonly CsvColumn<Row>[]; rows: AsyncIterable<Row> },
+): FastifyReply {
   if (!/^[\w.-]{1,120}\.csv$/.test(file.filename)) throw new Error(`csv assertion failed: file name ${file.filename}`);
   return reply
     .code(200)

@@ -14,7 +14,9 @@ export function envelope(error: SikaError): ErrorEnvelope {
     error: {
       code: error.code,
       message: error.message,
-      ...(error.details.retryAfterSeconds !== undefined ? { retry_after_seconds: error.details.retryAfterSeconds } : {}),
+      ...(error.details.retryAfterSeconds !== undefined
+        ? { retry_after_seconds: error.details.retryAfterSeconds }
+        : {}),
       ...(error.details.fields ? { fields: error.details.fields } : {}),
       ...(error.details.detail ? { detail: error.details.detail } : {}),
     },
@@ -44,7 +46,8 @@ function fieldErrors(validation: ValidationIssue[], context: string | undefined)
 }
 
 // Plain Errors busboy (multipart) throws for a malformed body: client errors, not 500s.
-const MALFORMED_MULTIPART = /^(Multipart: Boundary not found|Boundary required|Unexpected end of multipart data|\w+ terminated early due to unexpected end of multipart data|The needle cannot (be an empty String\/Buffer|have a length bigger than 256)\.)$/;
+const MALFORMED_MULTIPART =
+  /^(Multipart: Boundary not found|Boundary required|Unexpected end of multipart data|\w+ terminated early due to unexpected end of multipart data|The needle cannot (be an empty String\/Buffer|have a length bigger than 256)\.)$/;
 
 /** Maps anything thrown to a SikaError; unknown errors become a generic INTERNAL. */
 export function toSikaError(error: unknown, contentType?: string): SikaError {
@@ -77,7 +80,14 @@ export function toSikaError(error: unknown, contentType?: string): SikaError {
   const statusCode = typeof e?.statusCode === 'number' ? e.statusCode : 500;
   if (statusCode >= 400 && statusCode < 500) {
     // Fastify and plugin client errors (bad content length, malformed multipart, ...): safe messages.
-    const code = statusCode === 413 ? 'PAYLOAD_TOO_LARGE' : statusCode === 414 ? 'URI_TOO_LONG' : statusCode === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'INVALID_ARGUMENT';
+    const code =
+      statusCode === 413
+        ? 'PAYLOAD_TOO_LARGE'
+        : statusCode === 414
+          ? 'URI_TOO_LONG'
+          : statusCode === 415
+            ? 'UNSUPPORTED_MEDIA_TYPE'
+            : 'INVALID_ARGUMENT';
     const message = typeof e.message === 'string' && e.message.length < 300 ? e.message : 'The request is invalid.';
     return new SikaError(code, message);
   }
@@ -86,11 +96,20 @@ export function toSikaError(error: unknown, contentType?: string): SikaError {
 
 /** The one JSON error renderer: the status from the code, Retry-After when known, the envelope. */
 export function sendError(reply: FastifyReply, error: SikaError): FastifyReply {
-  return reply.code(statusOf(error)).headers(errorHeaders(error)).type('application/json; charset=utf-8').send(envelope(error));
+  return reply
+    .code(statusOf(error))
+    .headers(errorHeaders(error))
+    .type('application/json; charset=utf-8')
+    .send(envelope(error));
 }
 
 /** Logs a failed request: the whole error for a 5xx (never sent), one line otherwise. */
-export function logRequestError(request: FastifyRequest, error: unknown, problem: SikaError, what = 'request failed'): void {
+export function logRequestError(
+  request: FastifyRequest,
+  error: unknown,
+  problem: SikaError,
+  what = 'request failed',
+): void {
   const status = statusOf(problem);
   if (status >= 500) request.log.error({ err: error }, what);
   else request.log.info({ code: problem.code, status }, problem.message);

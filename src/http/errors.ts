@@ -69,5 +69,7 @@ export const statusOf = (error: SikaError): number => HTTP_STATUS_OF[error.code]
 
 /** The headers an error answer carries, whatever its format: Retry-After whenever a retry time is known. */
 export function errorHeaders(error: SikaError): Record<string, string> {
-  return error.details.retryAfterSeconds === undefined ? {} : { 'retry-after': String(error.details.retryAfterSeconds) };
+  return error.details.retryAfterSeconds === undefined
+    ? {}
+    : { 'retry-after': String(error.details.retryAfterSeconds) };
 }

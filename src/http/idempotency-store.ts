@@ -46,7 +46,12 @@ export const completeKey = (tx: Queryable, scope: KeyScope, status: number, body
   );
 
 /** The key as stored, or null when there is none (a claim rolled back meanwhile). */
-export async function findStoredKey(db: Queryable, scope: KeyScope, inFlightLeaseS: number, ttlHours: number): Promise<StoredKey | null> {
+export async function findStoredKey(
+  db: Queryable,
+  scope: KeyScope,
+  inFlightLeaseS: number,
+  ttlHours: number,
+): Promise<StoredKey | null> {
   const rows = await db.query<StoredKey>(
     `SELECT request_hash, state, response_status, response_body,
               created_at < now() - make_interval(secs => $4) AS stale,
@@ -92,7 +97,11 @@ export interface CompletedClaim {
  * no BEGIN/COMMIT round trips. Returns the effect's rows: none when the key was already taken. A claim
  * that would wait on a concurrent request with the same key fails with the lock timeout (a DbError).
  */
-export function insertClaimed(db: Queryable, completed: CompletedClaim | null, effect: OneStatementInsert): Promise<unknown[]> {
+export function insertClaimed(
+  db: Queryable,
+  completed: CompletedClaim | null,
+  effect: OneStatementInsert,
+): Promise<unknown[]> {
   const n = effect.params.length;
   const claim =
     completed === null
@@ -101,7 +110,10 @@ export function insertClaimed(db: Queryable, completed: CompletedClaim | null, e
            INSERT INTO idempotency_keys (merchant_id, environment, key, request_hash, state, response_status, response_body)
            VALUES ($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, 'completed', $${n + 5}, $${n + 6})
            ON CONFLICT DO NOTHING RETURNING 1)`;
-  const params = completed === null ? effect.params : [...effect.params, ...completed.scope, completed.requestHash, completed.status, JSON.stringify(completed.body)];
+  const params =
+    completed === null
+      ? effect.params
+      : [...effect.params, ...completed.scope, completed.requestHash, completed.status, JSON.stringify(completed.body)];
   const sql = `${claim}\n${effect.sql}`;
   const name = `${effect.name}_${completed === null ? 'nokey' : 'key'}`;
   return db.write(name, sql, params);

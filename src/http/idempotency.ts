@@ -67,7 +67,11 @@ export interface IdempotencyScope {
 }
 
 /** Where a key is stored: its merchant and environment, and the key (behind the payer scope's prefix, when it has one). */
-const keyScope = (principal: IdempotencyScope, key: string): KeyScope => [principal.merchantId, principal.environment, principal.prefix ? `${principal.prefix}:${key}` : key];
+const keyScope = (principal: IdempotencyScope, key: string): KeyScope => [
+  principal.merchantId,
+  principal.environment,
+  principal.prefix ? `${principal.prefix}:${key}` : key,
+];
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -101,9 +105,11 @@ export function registerIdempotentRoutes(app: FastifyInstance, db: Db): void {
       const key = idempotencyKeyOf(request);
       if (mode === true) principalOf(request); // an API-key route without its key is refused before it runs
       const work: unknown = await handler.call(this, request, reply);
-      if (!isWork(work)) throw new Error(`${where} declares config.idempotent, so its handler must return { run } or { insert }`);
+      if (!isWork(work))
+        throw new Error(`${where} declares config.idempotent, so its handler must return { run } or { insert }`);
       const principal = mode === 'public' ? request.idempotencyScope : principalOf(request);
-      if (!principal) throw new Error(`${where} is idempotent for payers, so its handler must set request.idempotencyScope`);
+      if (!principal)
+        throw new Error(`${where} is idempotent for payers, so its handler must set request.idempotencyScope`);
       // Without a key nothing is stored or compared: no hash to compute on that (the common) path.
       const hash = key === null ? '' : requestHash(request);
       return sendOutcome(reply, await perform(db, principal, key, hash, work));
@@ -121,11 +127,20 @@ function documentIdempotencyKey(route: RouteOptions): void {
   if (!schema.headers) {
     schema.headers = IdempotencyHeaders;
   } else if (!schema.headers.properties?.['idempotency-key']) {
-    schema.headers = { ...schema.headers, properties: { ...schema.headers.properties, ...IdempotencyHeaders.properties } };
+    schema.headers = {
+      ...schema.headers,
+      properties: { ...schema.headers.properties, ...IdempotencyHeaders.properties },
+    };
   }
 }
 
-async function perform<Body>(db: Db, principal: IdempotencyScope, key: string | null, hash: string, work: IdempotentWork<Body>): Promise<Outcome<Body>> {
+async function perform<Body>(
+  db: Db,
+  principal: IdempotencyScope,
+  key: string | null,
+  hash: string,
+  work: IdempotentWork<Body>,
+): Promise<Outcome<Body>> {
   if ('run' in work) {
     if (key === null && work.withoutKey) return { ...(await work.withoutKey()), replayed: false };
     return runIdempotent(db, principal, key, hash, work.run);
@@ -146,9 +161,10 @@ function idempotencyKeyOf(request: FastifyRequest): string | null {
   if (raw === undefined) return null;
   const key = Array.isArray(raw) ? raw[0]! : raw;
   if (key.length < 1 || key.length > IDEMPOTENCY_KEY_LENGTH_MAX || !/^[\x20-\x7e]+$/.test(key)) {
-    throw errors.invalidArgument(`Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_LENGTH_MAX} printable ASCII characters.`, [
-      { field: 'Idempotency-Key', message: `must be 1 to ${IDEMPOTENCY_KEY_LENGTH_MAX} printable ASCII characters` },
-    ]);
+    throw errors.invalidArgument(
+      `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_LENGTH_MAX} printable ASCII characters.`,
+      [{ field: 'Idempotency-Key', message: `must be 1 to ${IDEMPOTENCY_KEY_LENGTH_MAX} printable ASCII characters` }],
+    );
   }
   return key;
 }
@@ -159,8 +175,14 @@ function idempotencyKeyOf(request: FastifyRequest): string | null {
  */
 function requestHash(request: FastifyRequest): string {
   const path = request.url.split('?')[0];
-  const files = request.uploads?.map((upload) => ({ field: upload.fieldname, filename: upload.filename, sha256: createHash('sha256').update(upload.data).digest('hex') }));
-  return sha256Hex(canonicalJson({ method: request.method, path, body: request.body ?? null, ...(files ? { files } : {}) }));
+  const files = request.uploads?.map((upload) => ({
+    field: upload.fieldname,
+    filename: upload.filename,
+    sha256: createHash('sha256').update(upload.data).digest('hex'),
+  }));
+  return sha256Hex(
+    canonicalJson({ method: request.method, path, body: request.body ?? null, ...(files ? { files } : {}) }),
+  );
 }
 
 /**
@@ -200,7 +222,11 @@ async function runIdempotent<Body>(
     }
     if (stored.request_hash !== hash) throw errors.idempotencyKeyReused();
     if (stored.state === 'completed') {
-      return { status: stored.response_status!, body: JSON.parse(stored.response_body as string) as Body, replayed: true };
+      return {
+        status: stored.response_status!,
+        body: JSON.parse(stored.response_body as string) as Body,
+        replayed: true,
+      };
     }
     // An in_flight row is only ever visible if written by an older version that claimed in its own
     // transaction; after the lease it is abandoned and may be taken over.
@@ -227,7 +253,10 @@ async function insertOnce<Body>(
   outcome: IdempotentResult<Body>,
   effect: OneStatementInsert,
 ): Promise<Outcome<Body> | null> {
-  const completed = key === null ? null : { scope: keyScope(principal, key), requestHash: hash, status: outcome.status, body: outcome.body };
+  const completed =
+    key === null
+      ? null
+      : { scope: keyScope(principal, key), requestHash: hash, status: outcome.status, body: outcome.body };
   try {
     const rows = await insertClaimed(db, completed, effect);
     return rows.length > 0 ? { ...outcome, replayed: false } : null;

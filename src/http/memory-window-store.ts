@@ -13,7 +13,10 @@ type Answer = (error: Error | null, result?: { current: number; ttl: number }) =
 export class MemoryWindowStore implements FastifyRateLimitStore {
   private readonly windows = new Map<string, { count: number; startMs: number }>();
 
-  constructor(_options?: FastifyRateLimitOptions, private readonly windowsMax = WINDOWS_MAX) {}
+  constructor(
+    _options?: FastifyRateLimitOptions,
+    private readonly windowsMax = WINDOWS_MAX,
+  ) {}
 
   incr(key: string, answer: Answer, timeWindow: number, _max?: number): void {
     const now = Date.now();

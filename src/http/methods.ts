@@ -45,22 +45,32 @@ export function routesByPath(registered: readonly { method: string; url: string 
   return [...byUrl.values()];
 }
 
-function sendProblem(request: FastifyRequest, reply: FastifyReply, problem: SikaError): FastifyReply | Promise<FastifyReply> {
+function sendProblem(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  problem: SikaError,
+): FastifyReply | Promise<FastifyReply> {
   const consoleKind = consoleOfUrl(request.url);
-  return consoleKind ? sendErrorPage(request, reply, problem, consoleErrorPage(consoleKind)) : sendError(reply, problem);
+  return consoleKind
+    ? sendErrorPage(request, reply, problem, consoleErrorPage(consoleKind))
+    : sendError(reply, problem);
 }
 
 /**
  * The not-found handler: 405 with Allow, or 404. `registered` is every route as registered (app.ts's onRoute
  * hook, HEAD beside each GET); read on the first miss, when the app is ready and every route is in it.
  */
-export function registerUnroutedHandler(app: FastifyInstance, registered: readonly { method: string; url: string }[]): void {
+export function registerUnroutedHandler(
+  app: FastifyInstance,
+  registered: readonly { method: string; url: string }[],
+): void {
   let routes: RouteOfPath[] | null = null;
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0]!;
     routes ??= routesByPath(registered);
     const allowed = methodsOfPath(routes, path);
-    if (allowed.length === 0) return sendProblem(request, reply, errors.routeNotFound(request.method, path.slice(0, 200)));
+    if (allowed.length === 0)
+      return sendProblem(request, reply, errors.routeNotFound(request.method, path.slice(0, 200)));
     reply.header('allow', allowed.join(', '));
     return sendProblem(request, reply, errors.methodNotAllowed(request.method, allowed));
   });

@@ -65,7 +65,10 @@ export function registerMetrics(app: FastifyInstance, exposure: MetricsExposure)
         server.once('error', reject);
         server.listen(exposure.port!, exposure.host, () => resolve());
       });
-      app.log.info({ metrics: `http://${exposure.host}:${exposure.port}/metrics` }, 'metrics listening on their own port');
+      app.log.info(
+        { metrics: `http://${exposure.host}:${exposure.port}/metrics` },
+        'metrics listening on their own port',
+      );
     });
     app.addHook('onClose', async () => {
       if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -77,14 +80,20 @@ export function registerMetrics(app: FastifyInstance, exposure: MetricsExposure)
 /** The metrics port: GET /metrics (with the token when one is set), nothing else. */
 function metricsServer(registry: Registry, token: string | null): Server {
   const send = (res: ServerResponse, status: number, type: string, body: string) => {
-    res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
+    res.writeHead(status, {
+      'content-type': type,
+      'content-length': Buffer.byteLength(body),
+      'cache-control': 'no-store',
+    });
     res.end(body);
   };
   const refuse = (res: ServerResponse, status: number, code: string, message: string) =>
     send(res, status, 'application/json; charset=utf-8', JSON.stringify({ error: { code, message } }));
   const server = createServer({ headersTimeout: 5_000, requestTimeout: 10_000 }, (req, res) => {
-    if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') return refuse(res, 404, 'NOT_FOUND', 'Only GET /metrics is served here.');
-    if (!metricsAuthorized(token, req.headers.authorization)) return refuse(res, 401, 'UNAUTHORIZED', 'A valid metrics token is required.');
+    if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics')
+      return refuse(res, 404, 'NOT_FOUND', 'Only GET /metrics is served here.');
+    if (!metricsAuthorized(token, req.headers.authorization))
+      return refuse(res, 401, 'UNAUTHORIZED', 'A valid metrics token is required.');
     registry.metrics().then(
       (text) => send(res, 200, registry.contentType, text),
       () => refuse(res, 500, 'INTERNAL', 'Metrics could not be collected.'),
@@ -110,7 +119,10 @@ export function payoutBatchMetric(registry: Registry): (size: number, outcome: B
  * Storage as this process's background jobs see it (src/db/availability.ts): whether it takes work now, how many
  * outages paused them, and for how long in all. /readyz answers the same question per request.
  */
-export function storageAvailabilityMetrics(registry: Registry, availability: Pick<StorageAvailability, 'available' | 'watch'>): void {
+export function storageAvailabilityMetrics(
+  registry: Registry,
+  availability: Pick<StorageAvailability, 'available' | 'watch'>,
+): void {
   new Gauge({
     name: 'sika_storage_available',
     help: '1 while storage takes work (a primary answers), 0 while background jobs are paused by a storage outage',
@@ -119,8 +131,16 @@ export function storageAvailabilityMetrics(registry: Registry, availability: Pic
       this.set(availability.available ? 1 : 0);
     },
   });
-  const outages = new Counter({ name: 'sika_storage_outages_total', help: 'Storage outages that paused the background jobs (a failover, a crash)', registers: [registry] });
-  const downSeconds = new Counter({ name: 'sika_storage_outage_seconds_total', help: 'Seconds the background jobs spent paused by storage outages that have ended', registers: [registry] });
+  const outages = new Counter({
+    name: 'sika_storage_outages_total',
+    help: 'Storage outages that paused the background jobs (a failover, a crash)',
+    registers: [registry],
+  });
+  const downSeconds = new Counter({
+    name: 'sika_storage_outage_seconds_total',
+    help: 'Seconds the background jobs spent paused by storage outages that have ended',
+    registers: [registry],
+  });
   availability.watch((change) => {
     if (!change.available) outages.inc();
     else downSeconds.inc(change.downMs / 1000);

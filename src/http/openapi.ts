@@ -33,12 +33,24 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as 
 const ref = (kind: 'headers' | 'parameters', name: string) => ({ $ref: `#/components/${kind}/${name}` });
 
 export const COMPONENT_HEADERS = {
-  XRequestId: { description: 'The request\'s id (yours, from x-request-id, when it is 1-64 of [A-Za-z0-9_.:-]; a UUID otherwise): quote it to support.', schema: { type: 'string' } },
+  XRequestId: {
+    description:
+      "The request's id (yours, from x-request-id, when it is 1-64 of [A-Za-z0-9_.:-]; a UUID otherwise): quote it to support.",
+    schema: { type: 'string' },
+  },
   RetryAfter: { description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 0 } },
-  IdempotentReplayed: { description: 'true when this is the stored answer to an earlier request with the same Idempotency-Key.', schema: { type: 'string', enum: ['true'] } },
+  IdempotentReplayed: {
+    description: 'true when this is the stored answer to an earlier request with the same Idempotency-Key.',
+    schema: { type: 'string', enum: ['true'] },
+  },
 };
 
-const IDEMPOTENCY_KEY_SCHEMA = { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_LENGTH_MAX, pattern: '^[\\x20-\\x7e]+$' };
+const IDEMPOTENCY_KEY_SCHEMA = {
+  type: 'string',
+  minLength: 1,
+  maxLength: IDEMPOTENCY_KEY_LENGTH_MAX,
+  pattern: '^[\\x20-\\x7e]+$',
+};
 
 export const COMPONENT_PARAMETERS = {
   XRequestId: {
@@ -51,7 +63,8 @@ export const COMPONENT_PARAMETERS = {
 };
 
 /** A webhook's operationId, stable while its event type is: `checkout.session.completed` -> `checkoutSessionCompletedWebhook`. */
-export const webhookOperationId = (type: string): string => `${type.replace(/[._]([a-z])/g, (_, letter: string) => letter.toUpperCase())}Webhook`;
+export const webhookOperationId = (type: string): string =>
+  `${type.replace(/[._]([a-z])/g, (_, letter: string) => letter.toUpperCase())}Webhook`;
 
 function finishOperation(path: string, operation: Operation): void {
   operation.security ??= [];
@@ -62,7 +75,8 @@ function finishOperation(path: string, operation: Operation): void {
   }
   const content = operation.requestBody?.content;
   // Unknown body fields are ignored (DESIGN §3; the validator removes them): the document accepts them too.
-  if (content?.['application/json']?.schema) content['application/json'].schema = withUnknownPropertiesIgnored(content['application/json'].schema);
+  if (content?.['application/json']?.schema)
+    content['application/json'].schema = withUnknownPropertiesIgnored(content['application/json'].schema);
   if (content && !RAW_BODY_PATHS.test(path) && Object.keys(content).length === 1 && content['application/json']) {
     for (const type of FORM_BODY_TYPES) content[type] = { schema: content['application/json'].schema };
   }

@@ -23,7 +23,12 @@ export async function registerRateLimits(
 ): Promise<RateLimiters> {
   // ioredis is loaded only when REDIS_URL is set (20 MB and 0.2 s at start otherwise).
   const redis = options.redisUrl
-    ? new (await import('ioredis')).Redis(options.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2_000, lazyConnect: false })
+    ? new (await import('ioredis')).Redis(options.redisUrl, {
+        maxRetriesPerRequest: 1,
+        enableOfflineQueue: false,
+        connectTimeout: 2_000,
+        lazyConnect: false,
+      })
     : null;
   redis?.on('error', (error) => app.log.warn({ err: error }, 'redis unavailable for rate limits'));
   await app.register(rateLimit, {
@@ -42,13 +47,22 @@ export async function registerRateLimits(
     };
 
   return {
-    perKey: hook(create({ max: options.keyPerSecond, timeWindow: WINDOW_MS, keyGenerator: (r: FastifyRequest) => `key:${r.principal?.apiKeyId ?? r.ip}` })),
-    perIp: hook(create({ max: options.ipPerSecond, timeWindow: WINDOW_MS, keyGenerator: (r: FastifyRequest) => `ip:${r.ip}` })),
+    perKey: hook(
+      create({
+        max: options.keyPerSecond,
+        timeWindow: WINDOW_MS,
+        keyGenerator: (r: FastifyRequest) => `key:${r.principal?.apiKeyId ?? r.ip}`,
+      }),
+    ),
+    perIp: hook(
+      create({ max: options.ipPerSecond, timeWindow: WINDOW_MS, keyGenerator: (r: FastifyRequest) => `ip:${r.ip}` }),
+    ),
     perSession: hook(
       create({
         max: options.sessionPerSecond,
         timeWindow: WINDOW_MS,
-        keyGenerator: (r: FastifyRequest) => `session:${String((r.params as Record<string, string> | undefined)?.reference ?? (r.body as Record<string, unknown> | undefined)?.session_id ?? r.ip).slice(0, 80)}`,
+        keyGenerator: (r: FastifyRequest) =>
+          `session:${String((r.params as Record<string, string> | undefined)?.reference ?? (r.body as Record<string, unknown> | undefined)?.session_id ?? r.ip).slice(0, 80)}`,
       }),
     ),
     async close() {

@@ -27,7 +27,9 @@ type SerializerFactory = (externalSchemas: Schemas, serializerOpts: unknown) => 
 /** Fastify's default serialiser factory (fast-json-stringify), the version Fastify itself loads. */
 function fastifyDefaultSerializers(): SerializerFactory {
   const requireFromFastify = createRequire(createRequire(import.meta.url).resolve('fastify'));
-  const { SerializerSelector } = requireFromFastify('@fastify/fast-json-stringify-compiler') as { SerializerSelector: () => SerializerFactory };
+  const { SerializerSelector } = requireFromFastify('@fastify/fast-json-stringify-compiler') as {
+    SerializerSelector: () => SerializerFactory;
+  };
   return SerializerSelector();
 }
 
@@ -39,7 +41,8 @@ function ajvPair(externalSchemas: Schemas) {
     for (const schema of Object.values(externalSchemas)) ajv.addSchema(schema as object);
     if (!ajv.getSchema('ErrorEnvelope')) ajv.addSchema(ErrorEnvelope);
   }
-  return ({ schema, httpPart }: RouteSchema): Validate => (httpPart === 'body' ? bodyAjv.compile(schema) : textAjv.compile(schema));
+  return ({ schema, httpPart }: RouteSchema): Validate =>
+    httpPart === 'body' ? bodyAjv.compile(schema) : textAjv.compile(schema);
 }
 
 /** A validator that compiles on its first call; Fastify reads errors and schemaEnv from it as from Ajv's. */

@@ -19,8 +19,10 @@ export const patternMessage = (pattern: string): string | undefined => PATTERN_M
  * A string that is one of `values`: `{type: 'string', enum}` in the schema (what validators, form coercion
  * and code generators read best) and the union of the values in TypeScript.
  */
-export const StringEnum = <const T extends readonly string[]>(values: T, options: { description?: string; default?: T[number]; examples?: unknown[] } = {}): TUnsafe<T[number]> =>
-  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+export const StringEnum = <const T extends readonly string[]>(
+  values: T,
+  options: { description?: string; default?: T[number]; examples?: unknown[] } = {},
+): TUnsafe<T[number]> => Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 
 const ERROR_CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
 const LINE_ERROR_CODES = Object.keys(LINE_ERROR_CATALOGUE) as LineErrorCode[];
@@ -37,8 +39,14 @@ export const ErrorEnvelope = Type.Object(
     error: Type.Object({
       code: ErrorCodeSchema,
       message: Type.String({ description: 'Human-readable explanation.' }),
-      retry_after_seconds: Type.Optional(Type.Integer({ description: 'When a retry can succeed: wait this long (also the Retry-After header).' })),
-      fields: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }), { description: 'The fields at fault, for INVALID_ARGUMENT.' })),
+      retry_after_seconds: Type.Optional(
+        Type.Integer({ description: 'When a retry can succeed: wait this long (also the Retry-After header).' }),
+      ),
+      fields: Type.Optional(
+        Type.Array(Type.Object({ field: Type.String(), message: Type.String() }), {
+          description: 'The fields at fault, for INVALID_ARGUMENT.',
+        }),
+      ),
       detail: Type.Optional(Type.String()),
     }),
   },
@@ -46,7 +54,15 @@ export const ErrorEnvelope = Type.Object(
     $id: 'ErrorEnvelope',
     title: 'Error envelope',
     description: 'Every error, whatever the route: {error: {code, message, retry_after_seconds?, fields?}}.',
-    examples: [{ error: { code: 'INVALID_ARGUMENT', message: 'body/amount_minor must be >= 1', fields: [{ field: 'amount_minor', message: 'must be >= 1' }] } }],
+    examples: [
+      {
+        error: {
+          code: 'INVALID_ARGUMENT',
+          message: 'body/amount_minor must be >= 1',
+          fields: [{ field: 'amount_minor', message: 'must be >= 1' }],
+        },
+      },
+    ],
   },
 );
 
@@ -55,11 +71,11 @@ export const ERROR_STATUS_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid input (INVALID_ARGUMENT, with the fields at fault) or a payment detail the provider refused.',
   401: 'No API key, or one that is unknown, revoked or malformed (UNAUTHORIZED).',
   403: 'The key may not do this (FORBIDDEN), e.g. a Live key on a Test-only route or payouts not enabled.',
-  404: 'No such object for this key\'s merchant and environment (NOT_FOUND).',
+  404: "No such object for this key's merchant and environment (NOT_FOUND).",
   409: 'Refused because of the current state of an object or the account: the code says which.',
   413: 'The body is too large (PAYLOAD_TOO_LARGE).',
   414: 'A path parameter is too long (URI_TOO_LONG).',
-  415: 'The body\'s content type is not one the route reads, its charset is not UTF-8, or it has a Content-Encoding other than identity (UNSUPPORTED_MEDIA_TYPE).',
+  415: "The body's content type is not one the route reads, its charset is not UTF-8, or it has a Content-Encoding other than identity (UNSUPPORTED_MEDIA_TYPE).",
   422: 'The Idempotency-Key was used before with a different request (IDEMPOTENCY_KEY_REUSED).',
   429: 'Too many requests (RATE_LIMITED): wait Retry-After seconds.',
   500: 'Unexpected failure (INTERNAL).',
@@ -68,7 +84,12 @@ export const ERROR_STATUS_DESCRIPTIONS: Record<number, string> = {
 
 /** The error answers of a route: the envelope, described by status (the document adds Retry-After to 429 and 503). */
 export const errorResponses = (...statuses: number[]): Record<number, TSchema> =>
-  Object.fromEntries(statuses.map((status) => [status, Type.Ref('ErrorEnvelope', { description: ERROR_STATUS_DESCRIPTIONS[status] ?? 'An error (see the code).' })]));
+  Object.fromEntries(
+    statuses.map((status) => [
+      status,
+      Type.Ref('ErrorEnvelope', { description: ERROR_STATUS_DESCRIPTIONS[status] ?? 'An error (see the code).' }),
+    ]),
+  );
 
 /**
  * A success answer with its description in the API document: a named schema (with an $id) by reference,
@@ -82,18 +103,28 @@ export function described<T extends TSchema>(schema: T, description: string): TS
 /** A file download in the OpenAPI document (the payload is a Buffer, sent as it is), in one of its content types. */
 export const fileResponse = (contentTypes: string | readonly string[], description: string) => ({
   description,
-  content: Object.fromEntries([contentTypes].flat().map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
+  content: Object.fromEntries(
+    [contentTypes].flat().map((type) => [type, { schema: { type: 'string', format: 'binary' } }]),
+  ),
 });
 
 export const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(
-    Type.String({ description: 'Makes retries safe: the same key and body replay the first result for 24 hours (1-255 printable characters).' }),
+    Type.String({
+      description:
+        'Makes retries safe: the same key and body replay the first result for 24 hours (1-255 printable characters).',
+    }),
   ),
 });
 
 export const DateTime = Type.String({ format: 'date-time' });
 /** GHS in any letter case (the services upper-case it): a pattern, so `ghs` stays valid and `ghſ` (U+017F upper-cases to S) does not. */
-export const Currency = Type.String({ maxLength: 3, pattern: explainedPattern('^[Gg][Hh][Ss]$', 'must be GHS'), default: 'GHS', description: 'Currency; only GHS is supported (any letter case).' });
+export const Currency = Type.String({
+  maxLength: 3,
+  pattern: explainedPattern('^[Gg][Hh][Ss]$', 'must be GHS'),
+  default: 'GHS',
+  description: 'Currency; only GHS is supported (any letter case).',
+});
 /** A calendar day, YYYY-MM-DD (ajv-formats' `date`: a real day, 2026-02-30 is refused). */
 export const Day = (description: string) => Type.String({ format: 'date', description });
 
@@ -104,7 +135,10 @@ export const ANY_NETWORK_PHONE_PATTERN = explainedPattern(
 );
 /** The phone pattern of one network. */
 export const networkPhonePattern = (network: MomoNetwork) =>
-  explainedPattern(ghanaPhonePattern(NETWORK_PREFIXES[network]), `must be a mobile number of ${NETWORK_LABELS[network]} (${NETWORK_PREFIXES[network].map((prefix) => `0${prefix}`).join(', ')})`);
+  explainedPattern(
+    ghanaPhonePattern(NETWORK_PREFIXES[network]),
+    `must be a mobile number of ${NETWORK_LABELS[network]} (${NETWORK_PREFIXES[network].map((prefix) => `0${prefix}`).join(', ')})`,
+  );
 
 type Branch = { required?: string[]; properties?: Record<string, unknown> };
 /**
@@ -112,16 +146,29 @@ type Branch = { required?: string[]; properties?: Record<string, unknown> };
  * narrows): JSON Schema's if/then/else, each part listing every property of the body (`{}` where it says
  * nothing of one), since linters check examples against each part as a closed object.
  */
-export function fieldRule(properties: Record<string, unknown>, rule: { if: Branch; then: Branch; else?: Branch }): JsonSchema {
-  const whole = (part: Branch) => ({ ...part, properties: Object.fromEntries(Object.keys(properties).map((key) => [key, part.properties?.[key] ?? {}])) });
+export function fieldRule(
+  properties: Record<string, unknown>,
+  rule: { if: Branch; then: Branch; else?: Branch },
+): JsonSchema {
+  const whole = (part: Branch) => ({
+    ...part,
+    properties: Object.fromEntries(Object.keys(properties).map((key) => [key, part.properties?.[key] ?? {}])),
+  });
   return { if: whole(rule.if), then: whole(rule.then), ...(rule.else ? { else: whole(rule.else) } : {}) };
 }
 
 /** Mobile Money: the phone of the chosen network, as checkPhoneForNetwork (src/lib/ghana.ts) checks it. */
-export const phoneOfNetwork = (properties: Record<string, unknown>, networkField: string, when: { field: string; value: string }) =>
+export const phoneOfNetwork = (
+  properties: Record<string, unknown>,
+  networkField: string,
+  when: { field: string; value: string },
+) =>
   MOMO_NETWORKS.map((network) =>
     fieldRule(properties, {
-      if: { properties: { [when.field]: { const: when.value }, [networkField]: { const: network } }, required: [when.field, networkField] },
+      if: {
+        properties: { [when.field]: { const: when.value }, [networkField]: { const: network } },
+        required: [when.field, networkField],
+      },
       then: { properties: { phone: { pattern: networkPhonePattern(network) } } },
     }),
   );
@@ -131,11 +178,18 @@ export const phoneOfNetwork = (properties: Record<string, unknown>, networkField
 // patterns and other code-point regex engines read alike: a paired surrogate is one astral character).
 const STORABLE_CHAR = '[^\\u0000\\uD800-\\uDFFF]';
 /** Any storable text. */
-export const STORABLE_TEXT_PATTERN = explainedPattern(`^${STORABLE_CHAR}*$`, 'must not contain U+0000 or an unpaired surrogate');
+export const STORABLE_TEXT_PATTERN = explainedPattern(
+  `^${STORABLE_CHAR}*$`,
+  'must not contain U+0000 or an unpaired surrogate',
+);
 /** Storable text with a character other than white space (the services trim and refuse blank values). */
-export const NON_BLANK_TEXT_PATTERN = explainedPattern(`^\\s*[^\\s\\u0000\\uD800-\\uDFFF]${STORABLE_CHAR}*$`, 'must not be blank');
+export const NON_BLANK_TEXT_PATTERN = explainedPattern(
+  `^\\s*[^\\s\\u0000\\uD800-\\uDFFF]${STORABLE_CHAR}*$`,
+  'must not be blank',
+);
 
-const refusesUnstorable = (pattern: string) => !['\u0000', '\uD800', '\uDC00'].some((text) => new RegExp(pattern, 'u').test(text));
+const refusesUnstorable = (pattern: string) =>
+  !['\u0000', '\uD800', '\uDC00'].some((text) => new RegExp(pattern, 'u').test(text));
 
 type JsonSchema = Record<string, unknown>;
 /**
@@ -159,7 +213,8 @@ export function withParserRules<T>(schema: T): T {
   }
   if (copy.type === 'string' && copy.enum === undefined && copy.const === undefined && copy.format === undefined) {
     if (typeof copy.pattern !== 'string') copy.pattern = STORABLE_TEXT_PATTERN;
-    else if (!refusesUnstorable(copy.pattern)) throw new Error(`pattern ${copy.pattern} must refuse U+0000 and lone surrogates`);
+    else if (!refusesUnstorable(copy.pattern))
+      throw new Error(`pattern ${copy.pattern} must refuse U+0000 and lone surrogates`);
   }
   return copy as T;
 }
@@ -176,7 +231,9 @@ export function withUnknownPropertiesIgnored<T>(schema: T): T {
   const copy: JsonSchema = {};
   for (const [key, value] of Object.entries(schema as JsonSchema)) {
     if (key === 'additionalProperties' && value === false) continue;
-    copy[key] = ['enum', 'const', 'default', 'examples', 'example'].includes(key) ? value : withUnknownPropertiesIgnored(value);
+    copy[key] = ['enum', 'const', 'default', 'examples', 'example'].includes(key)
+      ? value
+      : withUnknownPropertiesIgnored(value);
   }
   return copy as T;
 }

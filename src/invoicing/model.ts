@@ -30,7 +30,11 @@ export type InvoiceLineInput = Static<typeof InvoiceLineInput>;
 /** A line of a revenue-lines sync, as documented; checked line by line (parseRevenueLine). */
 export const RevenueLineInput = Type.Object(
   {
-    code: Type.String({ minLength: 1, maxLength: LINE_CODE_LENGTH_MAX, description: 'Letters, digits and _ . : / -, starting with a letter or digit.' }),
+    code: Type.String({
+      minLength: 1,
+      maxLength: LINE_CODE_LENGTH_MAX,
+      description: 'Letters, digits and _ . : / -, starting with a letter or digit.',
+    }),
     name: Type.String({ minLength: 1, maxLength: LINE_NAME_LENGTH_MAX }),
   },
   { title: 'Revenue line' },
@@ -65,7 +69,11 @@ export function parseInvoiceLine(value: unknown): Parsed<InvoiceLineInput> {
   if (checkInvoiceLine(value)) return { ok: true, line: known(InvoiceLineInput, value) };
   const { field, message } = describe(checkInvoiceLine.errors?.[0], 'code, name and amount_minor');
   if (field === 'amount_minor') {
-    return { ok: false, code: 'INVOICE_LINE_AMOUNT_INVALID', message: `amount_minor must be an integer from 1 to ${LINE_AMOUNT_MAX_MINOR} pesewas` };
+    return {
+      ok: false,
+      code: 'INVOICE_LINE_AMOUNT_INVALID',
+      message: `amount_minor must be an integer from 1 to ${LINE_AMOUNT_MAX_MINOR} pesewas`,
+    };
   }
   return { ok: false, code: 'INVALID_ARGUMENT', message };
 }
@@ -73,7 +81,11 @@ export function parseInvoiceLine(value: unknown): Parsed<InvoiceLineInput> {
 /** A sync line, or why it is refused (INVALID_ARGUMENT). */
 export function parseRevenueLine(value: unknown): Parsed<RevenueLineInput> {
   if (checkRevenueLine(value)) return { ok: true, line: known(RevenueLineInput, value) };
-  return { ok: false, code: 'INVALID_ARGUMENT', message: describe(checkRevenueLine.errors?.[0], 'code and name').message };
+  return {
+    ok: false,
+    code: 'INVALID_ARGUMENT',
+    message: describe(checkRevenueLine.errors?.[0], 'code and name').message,
+  };
 }
 
 /** The code a line names, if it names one as text (a listed code is never deactivated, even when its line failed). */

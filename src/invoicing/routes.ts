@@ -6,7 +6,15 @@ import type { AppDeps } from '../http/deps.ts';
 import type { IdempotentWork } from '../http/idempotency.ts';
 import { described, errorResponses } from '../http/schemas.ts';
 import { parseInvoiceLine, toRevenueLineResponse } from './model.ts';
-import { IngestBody, IngestResponse, InvoiceLinesResponse, InvoiceRef, RevenueLineList, SyncBody, SyncResponse } from './schemas.ts';
+import {
+  IngestBody,
+  IngestResponse,
+  InvoiceLinesResponse,
+  InvoiceRef,
+  RevenueLineList,
+  SyncBody,
+  SyncResponse,
+} from './schemas.ts';
 import * as service from './service.ts';
 
 const knownFieldsOf = (line: unknown): unknown => {
@@ -25,10 +33,15 @@ export async function invoicingRoutes(app: FastifyInstance, deps: AppDeps): Prom
         operationId: 'createInvoiceLines',
         tags: ['Invoice lines'],
         summary: 'Record invoice lines for an invoice_ref',
-        description: 'Upserts lines by code. 200 when every line is stored; 207 when some lines fail (see errors, by index).',
+        description:
+          'Upserts lines by code. 200 when every line is stored; 207 when some lines fail (see errors, by index).',
         security: [{ apiKey: [] }],
         body: IngestBody,
-        response: { 200: described(IngestResponse, 'Every line stored.'), 207: described(IngestResponse, 'Some lines stored, the others refused (errors, by index).'), ...errorResponses(400, 401, 409, 413, 415, 422, 429) },
+        response: {
+          200: described(IngestResponse, 'Every line stored.'),
+          207: described(IngestResponse, 'Some lines stored, the others refused (errors, by index).'),
+          ...errorResponses(400, 401, 409, 413, 415, 422, 429),
+        },
       },
     },
     async (request): Promise<IdempotentWork> => {
@@ -54,7 +67,10 @@ export async function invoicingRoutes(app: FastifyInstance, deps: AppDeps): Prom
         summary: 'List the lines of an invoice',
         security: [{ apiKey: [] }],
         querystring: Type.Object({ invoice_ref: InvoiceRef }),
-        response: { 200: described(InvoiceLinesResponse, 'The invoice\'s lines and their total.'), ...errorResponses(400, 401, 429) },
+        response: {
+          200: described(InvoiceLinesResponse, "The invoice's lines and their total."),
+          ...errorResponses(400, 401, 429),
+        },
       },
     },
     async (request) => service.listInvoiceLines(db, principalOf(request), request.query.invoice_ref),
@@ -76,7 +92,11 @@ export async function invoicingRoutes(app: FastifyInstance, deps: AppDeps): Prom
       },
     },
     async (request) => {
-      const { lines, counts } = await service.listRevenueLines(db, principalOf(request), request.query.include_inactive ?? false);
+      const { lines, counts } = await service.listRevenueLines(
+        db,
+        principalOf(request),
+        request.query.include_inactive ?? false,
+      );
       return { object: 'list' as const, lines: lines.map(toRevenueLineResponse), counts };
     },
   );
@@ -93,7 +113,11 @@ export async function invoicingRoutes(app: FastifyInstance, deps: AppDeps): Prom
           'Creates, renames and reactivates the listed codes; with deactivate_missing, deactivates the others. 207 when some lines fail. Honours Idempotency-Key: a retry with the same key and body answers what the first request was answered and applies nothing again; the same key with another body is 422 IDEMPOTENCY_KEY_REUSED.',
         security: [{ apiKey: [] }],
         body: SyncBody,
-        response: { 200: described(SyncResponse, 'Every line applied.'), 207: described(SyncResponse, 'Some lines applied, the others refused (errors, by index).'), ...errorResponses(400, 401, 413, 415, 422, 429) },
+        response: {
+          200: described(SyncResponse, 'Every line applied.'),
+          207: described(SyncResponse, 'Some lines applied, the others refused (errors, by index).'),
+          ...errorResponses(400, 401, 413, 415, 422, 429),
+        },
       },
     },
     async (request): Promise<IdempotentWork> => {

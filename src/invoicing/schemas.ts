@@ -2,11 +2,20 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { INVOICE_REF_LENGTH_MAX } from '../checkout/model.ts';
 import { Currency, DateTime, LineErrorCodeSchema } from '../http/schemas.ts';
-import { INVOICE_LINES_PER_REQUEST_MAX, InvoiceLineInput, REVENUE_LINES_PER_SYNC_MAX, RevenueLineInput } from './model.ts';
+import {
+  INVOICE_LINES_PER_REQUEST_MAX,
+  InvoiceLineInput,
+  REVENUE_LINES_PER_SYNC_MAX,
+  RevenueLineInput,
+} from './model.ts';
 
 export const InvoiceRef = Type.String({ minLength: 1, maxLength: INVOICE_REF_LENGTH_MAX });
 const LineErrors = Type.Array(
-  Type.Object({ index: Type.Integer({ description: 'Position of the line in the request.' }), code: LineErrorCodeSchema, message: Type.String() }),
+  Type.Object({
+    index: Type.Integer({ description: 'Position of the line in the request.' }),
+    code: LineErrorCodeSchema,
+    message: Type.String(),
+  }),
 );
 
 /**
@@ -14,7 +23,12 @@ const LineErrors = Type.Array(
  * line of the documented shape, or anything else, which is then reported for its index in errors.
  */
 const checkedPerLine = <T extends TSchema>(line: T, what: string) =>
-  Type.Union([line, Type.Unknown({ description: `Any other value is accepted here and reported in errors (index, INVALID_ARGUMENT${what}), while the good lines are stored.` })]);
+  Type.Union([
+    line,
+    Type.Unknown({
+      description: `Any other value is accepted here and reported in errors (index, INVALID_ARGUMENT${what}), while the good lines are stored.`,
+    }),
+  ]);
 
 export const IngestBody = Type.Object(
   {
@@ -25,7 +39,18 @@ export const IngestBody = Type.Object(
       maxItems: INVOICE_LINES_PER_REQUEST_MAX,
     }),
   },
-  { additionalProperties: false, examples: [{ invoice_ref: 'INV-2026-0042', lines: [{ code: 'TUITION', name: 'Tuition', amount_minor: 45000 }, { code: 'PTA', name: 'PTA dues', amount_minor: 5000 }] }] },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        invoice_ref: 'INV-2026-0042',
+        lines: [
+          { code: 'TUITION', name: 'Tuition', amount_minor: 45000 },
+          { code: 'PTA', name: 'PTA dues', amount_minor: 5000 },
+        ],
+      },
+    ],
+  },
 );
 
 export const IngestResponse = Type.Object(
@@ -43,7 +68,15 @@ export const InvoiceLinesResponse = Type.Object(
   {
     object: Type.Literal('invoice.line_items'),
     invoice_ref: Type.String(),
-    lines: Type.Array(Type.Object({ code: Type.String(), name: Type.String(), amount_minor: Type.Integer(), currency: Type.String(), remitted: Type.Boolean() })),
+    lines: Type.Array(
+      Type.Object({
+        code: Type.String(),
+        name: Type.String(),
+        amount_minor: Type.Integer(),
+        currency: Type.String(),
+        remitted: Type.Boolean(),
+      }),
+    ),
     total_minor: Type.Integer(),
   },
   { $id: 'InvoiceLineList', title: 'Invoice lines' },
@@ -76,9 +109,14 @@ export const RevenueLineList = Type.Object(
 export const SyncBody = Type.Object(
   {
     lines: Type.Array(checkedPerLine(RevenueLineInput, ''), { maxItems: REVENUE_LINES_PER_SYNC_MAX }),
-    deactivate_missing: Type.Optional(Type.Boolean({ default: false, description: 'Deactivate active codes that are not in this list.' })),
+    deactivate_missing: Type.Optional(
+      Type.Boolean({ default: false, description: 'Deactivate active codes that are not in this list.' }),
+    ),
   },
-  { additionalProperties: false, examples: [{ lines: [{ code: 'TUITION', name: 'Tuition' }], deactivate_missing: false }] },
+  {
+    additionalProperties: false,
+    examples: [{ lines: [{ code: 'TUITION', name: 'Tuition' }], deactivate_missing: false }],
+  },
 );
 
 export const SyncResponse = Type.Object(
@@ -89,7 +127,9 @@ export const SyncResponse = Type.Object(
     reactivated: Type.Integer(),
     deactivated: Type.Integer(),
     unchanged: Type.Integer(),
-    total: Type.Integer({ description: 'Revenue lines of the merchant and environment after the sync, active and inactive.' }),
+    total: Type.Integer({
+      description: 'Revenue lines of the merchant and environment after the sync, active and inactive.',
+    }),
     errors: LineErrors,
   },
   { $id: 'RevenueLineSyncResult', title: 'Revenue line sync' },

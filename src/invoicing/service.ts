@@ -25,12 +25,18 @@ export interface IngestResult {
  * shape (a code, a name, an amount of 1 pesewa or more), its code must be an active revenue line and
  * appear once; a remitted line is never changed.
  */
-export async function ingestInvoiceLines(tx: Queryable, principal: ApiPrincipal, input: IngestInput): Promise<IngestResult> {
+export async function ingestInvoiceLines(
+  tx: Queryable,
+  principal: ApiPrincipal,
+  input: IngestInput,
+): Promise<IngestResult> {
   const currency = normaliseCurrency(input.currency);
   const { merchantId, environment } = principal;
   const parsed = input.lines.map(parseInvoiceLine);
   await store.lockMerchantLines(tx, merchantId, environment);
-  const active = await store.activeRevenueCodes(tx, merchantId, environment, [...new Set(parsed.flatMap((p) => (p.ok ? [p.line.code] : [])))]);
+  const active = await store.activeRevenueCodes(tx, merchantId, environment, [
+    ...new Set(parsed.flatMap((p) => (p.ok ? [p.line.code] : []))),
+  ]);
   const errors: LineError[] = [];
   const seen = new Set<string>();
   let ingested = 0;
@@ -42,12 +48,20 @@ export async function ingestInvoiceLines(tx: Queryable, principal: ApiPrincipal,
     }
     const line = result.line;
     if (seen.has(line.code)) {
-      errors.push({ index, code: 'INVALID_ARGUMENT', message: `code ${line.code} appears more than once in this request` });
+      errors.push({
+        index,
+        code: 'INVALID_ARGUMENT',
+        message: `code ${line.code} appears more than once in this request`,
+      });
       continue;
     }
     seen.add(line.code);
     if (!active.has(line.code)) {
-      errors.push({ index, code: 'INVALID_ARGUMENT', message: `code ${line.code} is not an active revenue line; sync revenue lines first` });
+      errors.push({
+        index,
+        code: 'INVALID_ARGUMENT',
+        message: `code ${line.code} is not an active revenue line; sync revenue lines first`,
+      });
       continue;
     }
     const stored = await store.upsertInvoiceLine(tx, {
@@ -60,7 +74,11 @@ export async function ingestInvoiceLines(tx: Queryable, principal: ApiPrincipal,
       currency,
     });
     if (!stored) {
-      errors.push({ index, code: 'INVOICE_LINE_REMITTED', message: `line ${line.code} of this invoice is already paid and cannot change` });
+      errors.push({
+        index,
+        code: 'INVOICE_LINE_REMITTED',
+        message: `line ${line.code} of this invoice is already paid and cannot change`,
+      });
       continue;
     }
     ingested += 1;
@@ -100,8 +118,19 @@ export interface SyncResult {
 export async function syncRevenueLines(tx: Queryable, principal: ApiPrincipal, input: SyncInput): Promise<SyncResult> {
   const { merchantId, environment } = principal;
   await store.lockMerchantLines(tx, merchantId, environment);
-  const existing = new Map((await store.listRevenueLines(tx, merchantId, environment, true)).map((row) => [row.code, row]));
-  const result: SyncResult = { object: 'revenue_lines.sync', created: 0, updated: 0, reactivated: 0, deactivated: 0, unchanged: 0, total: 0, errors: [] };
+  const existing = new Map(
+    (await store.listRevenueLines(tx, merchantId, environment, true)).map((row) => [row.code, row]),
+  );
+  const result: SyncResult = {
+    object: 'revenue_lines.sync',
+    created: 0,
+    updated: 0,
+    reactivated: 0,
+    deactivated: 0,
+    unchanged: 0,
+    total: 0,
+    errors: [],
+  };
   const requested = new Set<string>();
   for (const [index, value] of input.lines.entries()) {
     const parsed = parseRevenueLine(value);
@@ -112,7 +141,11 @@ export async function syncRevenueLines(tx: Queryable, principal: ApiPrincipal, i
     const line = parsed.line;
     const name = line.name.trim();
     if (!LINE_CODE_PATTERN.test(line.code)) {
-      result.errors.push({ index, code: 'INVALID_ARGUMENT', message: 'code must start with a letter or digit and use only letters, digits and _ . : / -' });
+      result.errors.push({
+        index,
+        code: 'INVALID_ARGUMENT',
+        message: 'code must start with a letter or digit and use only letters, digits and _ . : / -',
+      });
       continue;
     }
     if (name === '') {
@@ -120,7 +153,11 @@ export async function syncRevenueLines(tx: Queryable, principal: ApiPrincipal, i
       continue;
     }
     if (requested.has(line.code)) {
-      result.errors.push({ index, code: 'INVALID_ARGUMENT', message: `code ${line.code} appears more than once in this request` });
+      result.errors.push({
+        index,
+        code: 'INVALID_ARGUMENT',
+        message: `code ${line.code} appears more than once in this request`,
+      });
       continue;
     }
     requested.add(line.code);
@@ -162,5 +199,5 @@ export async function listRevenueLines(db: Queryable, principal: ApiPrincipal, i
 }
 
 /** Every revenue line of a merchant's environment, inactive ones included (the dashboard's list). */
-export const allRevenueLines = (db: Queryable, merchantId: string, environment: string) => store.listRevenueLines(db, merchantId, environment, true);
-
+export const allRevenueLines = (db: Queryable, merchantId: string, environment: string) =>
+  store.listRevenueLines(db, merchantId, environment, true);

@@ -22,7 +22,10 @@ export async function countRevenueLines(db: Queryable, merchantId: string, envir
   return { total, active, inactive: total - active };
 }
 
-export const insertRevenueLine = (tx: Queryable, r: { id: string; merchantId: string; environment: string; code: string; name: string }) =>
+export const insertRevenueLine = (
+  tx: Queryable,
+  r: { id: string; merchantId: string; environment: string; code: string; name: string },
+) =>
   tx.query(`INSERT INTO revenue_lines (id, merchant_id, environment, code, name) VALUES ($1, $2, $3, $4, $5)`, [
     r.id,
     r.merchantId,
@@ -40,11 +43,10 @@ export const updateRevenueLine = (tx: Queryable, id: string, name: string, activ
 export const activeRevenueCodes = async (db: Queryable, merchantId: string, environment: string, codes: string[]) =>
   new Set(
     (
-      await db.query<{ code: string }>(`SELECT code FROM revenue_lines WHERE merchant_id = $1 AND environment = $2 AND active AND code = ANY($3::text[])`, [
-        merchantId,
-        environment,
-        codes,
-      ])
+      await db.query<{ code: string }>(
+        `SELECT code FROM revenue_lines WHERE merchant_id = $1 AND environment = $2 AND active AND code = ANY($3::text[])`,
+        [merchantId, environment, codes],
+      )
     ).map((row) => row.code),
   );
 
@@ -58,7 +60,15 @@ export const listInvoiceLines = (db: Queryable, merchantId: string, environment:
 /** Upserts one line unless it is remitted; returns false when a remitted line blocked it. */
 export async function upsertInvoiceLine(
   tx: Queryable,
-  l: { merchantId: string; environment: string; invoiceRef: string; code: string; name: string; amountMinor: number; currency: string },
+  l: {
+    merchantId: string;
+    environment: string;
+    invoiceRef: string;
+    code: string;
+    name: string;
+    amountMinor: number;
+    currency: string;
+  },
 ): Promise<boolean> {
   const rows = await tx.query(
     `INSERT INTO invoice_lines (merchant_id, environment, invoice_ref, code, name, amount_minor, currency)
@@ -74,8 +84,8 @@ export async function upsertInvoiceLine(
 
 /** Marks an invoice's lines remitted (called when a session with that invoice_ref succeeds). */
 export const markInvoiceRemitted = (tx: Queryable, merchantId: string, environment: string, invoiceRef: string) =>
-  tx.query(`UPDATE invoice_lines SET remitted = true, updated_at = now() WHERE merchant_id = $1 AND environment = $2 AND invoice_ref = $3 AND NOT remitted`, [
-    merchantId,
-    environment,
-    invoiceRef,
-  ], 'invoice_lines_remitted');
+  tx.query(
+    `UPDATE invoice_lines SET remitted = true, updated_at = now() WHERE merchant_id = $1 AND environment = $2 AND invoice_ref = $3 AND NOT remitted`,
+    [merchantId, environment, invoiceRef],
+    'invoice_lines_remitted',
+  );

@@ -6,7 +6,13 @@ import type { Environment } from '../accounts/model.ts';
 
 export type { Environment };
 
-export const ACCOUNT_KINDS = ['merchant_available', 'merchant_held', 'provider_clearing', 'fee_revenue', 'payout_clearing'] as const;
+export const ACCOUNT_KINDS = [
+  'merchant_available',
+  'merchant_held',
+  'provider_clearing',
+  'fee_revenue',
+  'payout_clearing',
+] as const;
 export type AccountKind = (typeof ACCOUNT_KINDS)[number];
 /** The accounts whose merchant balance (negated sum) may never go below zero (SQL CHECK ledger_merchant_balance_not_negative). */
 export const MERCHANT_ACCOUNTS: readonly AccountKind[] = ['merchant_available', 'merchant_held'];
@@ -132,8 +138,14 @@ export function blockingKinds(kind: EntryKind): readonly EntryKind[] {
   return [...blocking];
 }
 
-export function duplicateError(entry: Pick<EntryInput, 'referenceType' | 'referenceId' | 'kind'>, existingKind: string): LedgerDuplicateEntryError {
-  const ErrorClass = PAYOUT_RESOLUTION_KINDS.includes(entry.kind) || REFUND_RESOLUTION_KINDS.includes(entry.kind) ? PayoutAlreadyResolvedError : LedgerDuplicateEntryError;
+export function duplicateError(
+  entry: Pick<EntryInput, 'referenceType' | 'referenceId' | 'kind'>,
+  existingKind: string,
+): LedgerDuplicateEntryError {
+  const ErrorClass =
+    PAYOUT_RESOLUTION_KINDS.includes(entry.kind) || REFUND_RESOLUTION_KINDS.includes(entry.kind)
+      ? PayoutAlreadyResolvedError
+      : LedgerDuplicateEntryError;
   return new ErrorClass(entry.referenceType, entry.referenceId, entry.kind, existingKind);
 }
 
@@ -151,21 +163,29 @@ export function normaliseLines(lines: readonly Line[]): Line[] {
     assertAmount(sum, `sum of ${line.account} lines`);
     sums.set(line.account, sum);
   }
-  const merged = ACCOUNT_KINDS.filter((account) => (sums.get(account) ?? 0) !== 0).map((account) => ({ account, amountMinor: sums.get(account)! }));
+  const merged = ACCOUNT_KINDS.filter((account) => (sums.get(account) ?? 0) !== 0).map((account) => ({
+    account,
+    amountMinor: sums.get(account)!,
+  }));
   let total = 0;
   for (const line of merged) {
     total += line.amountMinor;
     assertAmount(total, 'running total of the entry');
   }
   if (total !== 0) throw new Error(`ledger assertion failed: unbalanced ledger entry, lines sum to ${total}`);
-  if (merged.length < 2) throw new Error(`ledger assertion failed: unbalanced ledger entry, ${merged.length} non-zero line(s); an entry moves money between at least two accounts`);
+  if (merged.length < 2)
+    throw new Error(
+      `ledger assertion failed: unbalanced ledger entry, ${merged.length} non-zero line(s); an entry moves money between at least two accounts`,
+    );
   return merged;
 }
 
 export function assertEntry(entry: EntryInput): Line[] {
   if (!ENTRY_KINDS.includes(entry.kind)) fail(`unknown entry kind ${String(entry.kind)}`);
-  if (entry.environment !== 'test' && entry.environment !== 'live') fail(`unknown environment ${String(entry.environment)}`);
-  if (entry.referenceId.length < 1 || entry.referenceId.length > REFERENCE_ID_LENGTH_MAX) fail(`reference id of length ${entry.referenceId.length}`);
+  if (entry.environment !== 'test' && entry.environment !== 'live')
+    fail(`unknown environment ${String(entry.environment)}`);
+  if (entry.referenceId.length < 1 || entry.referenceId.length > REFERENCE_ID_LENGTH_MAX)
+    fail(`reference id of length ${entry.referenceId.length}`);
   return normaliseLines(entry.lines);
 }
 
@@ -177,7 +197,10 @@ export const merchantBalanceOf = (storedSumMinor: number): number => (storedSumM
  * Checked in code before writing so the refusal leaves the caller's transaction usable; the SQL
  * CHECK stays as the backstop.
  */
-export function findShortfall(storedSums: ReadonlyMap<AccountKind, number>, lines: readonly Line[]): InsufficientFundsError | null {
+export function findShortfall(
+  storedSums: ReadonlyMap<AccountKind, number>,
+  lines: readonly Line[],
+): InsufficientFundsError | null {
   for (const line of lines) {
     if (!MERCHANT_ACCOUNTS.includes(line.account) || line.amountMinor <= 0) continue;
     const stored = storedSums.get(line.account) ?? 0;
@@ -213,7 +236,8 @@ export function paymentCreditLines(p: PaymentCredit): Line[] {
 }
 
 /** The exact opposite of an entry's lines. */
-export const oppositeLines = (lines: readonly Line[]): Line[] => lines.map((line) => ({ account: line.account, amountMinor: -line.amountMinor }));
+export const oppositeLines = (lines: readonly Line[]): Line[] =>
+  lines.map((line) => ({ account: line.account, amountMinor: -line.amountMinor }));
 
 export interface PayoutAmounts {
   amountMinor: number;
@@ -299,7 +323,8 @@ export function sameLines(a: readonly Line[], b: readonly Line[]): boolean {
 }
 
 function normaliseLinesLoose(lines: readonly Line[]): Line[] {
-  return ACCOUNT_KINDS.map((account) => ({ account, amountMinor: lines.filter((line) => line.account === account).reduce((sum, line) => sum + line.amountMinor, 0) })).filter(
-    (line) => line.amountMinor !== 0,
-  );
+  return ACCOUNT_KINDS.map((account) => ({
+    account,
+    amountMinor: lines.filter((line) => line.account === account).reduce((sum, line) => sum + line.amountMinor, 0),
+  })).filter((line) => line.amountMinor !== 0);
 }

@@ -54,13 +54,19 @@ export {
 } from './model.ts';
 
 /** Locks the entry's accounts in id order, creating the merchant's accounts on first use (balances with their unapplied lines). */
-async function lockAccounts(tx: Queryable, merchantId: string, environment: Environment, kinds: AccountKind[]): Promise<store.AccountRow[]> {
+async function lockAccounts(
+  tx: Queryable,
+  merchantId: string,
+  environment: Environment,
+  kinds: AccountKind[],
+): Promise<store.AccountRow[]> {
   let rows = await store.lockAccounts(tx, merchantId, environment, kinds);
   if (rows.length < kinds.length) {
     await store.createAccounts(tx, merchantId, environment);
     rows = await store.lockAccounts(tx, merchantId, environment, kinds);
   }
-  if (rows.length !== kinds.length) throw new Error(`ledger assertion failed: locked ${rows.length} of ${kinds.length} accounts`);
+  if (rows.length !== kinds.length)
+    throw new Error(`ledger assertion failed: locked ${rows.length} of ${kinds.length} accounts`);
   return rows;
 }
 
@@ -72,7 +78,12 @@ const accountIdsCache = new Map<string, store.AccountRow[]>();
  * The merchant's accounts (ids and kinds; balance_minor 0: not read), created on first use. No lock.
  * Only accounts found already there are cached: ones this transaction creates may yet be rolled back.
  */
-async function knownAccounts(tx: Queryable, merchantId: string, environment: Environment, kinds: AccountKind[]): Promise<store.AccountRow[]> {
+async function knownAccounts(
+  tx: Queryable,
+  merchantId: string,
+  environment: Environment,
+  kinds: AccountKind[],
+): Promise<store.AccountRow[]> {
   const key = `${merchantId}:${environment}`;
   let all = accountIdsCache.get(key);
   if (!all) {
@@ -149,18 +160,30 @@ function planOn(
 
 /** After the accounts are locked and no earlier entry blocks this one: refuse a shortfall, then write entry, lines and balances. */
 async function writeOn(tx: Queryable, entry: EntryInput, accounts: store.AccountRow[]): Promise<{ entryId: string }> {
-  const { planned, lines } = planOn(entry, new Map(accounts.map((account) => [account.kind, account.balance_minor])), accounts);
+  const { planned, lines } = planOn(
+    entry,
+    new Map(accounts.map((account) => [account.kind, account.balance_minor])),
+    accounts,
+  );
   // Lost a race the lock did not cover (e.g. the same event posted for other accounts); nothing was written.
   if (!(await store.writeEntries(tx, [planned], lines))) throw await alreadyPosted(tx, entry);
   return { entryId: planned.id };
 }
 
 /** The entry an operation builds on, for this merchant and environment. */
-async function requireEntry(tx: Queryable, p: { merchantId: string; environment: Environment }, referenceType: 'payment' | 'payout' | 'refund', referenceId: string, kind: EntryKind) {
+async function requireEntry(
+  tx: Queryable,
+  p: { merchantId: string; environment: Environment },
+  referenceType: 'payment' | 'payout' | 'refund',
+  referenceId: string,
+  kind: EntryKind,
+) {
   const entry = await store.findEntry(tx, referenceType, referenceId, kind);
   if (!entry) throw new LedgerEntryNotFoundError(referenceType, referenceId, kind);
   if (entry.merchant_id !== p.merchantId || entry.environment !== p.environment) {
-    throw new Error(`ledger assertion failed: ${kind} of ${referenceType} ${referenceId} belongs to another merchant or environment`);
+    throw new Error(
+      `ledger assertion failed: ${kind} of ${referenceType} ${referenceId} belongs to another merchant or environment`,
+    );
   }
   return entry;
 }
@@ -189,7 +212,12 @@ export async function creditPayment(tx: Queryable, p: PaymentRef & PaymentCredit
   };
   // A credit never needs the balance (it cannot overdraw), so it locks nothing: its lines are applied
   // to the cached balances later, in order (store.writePendingEntry; migration 024).
-  const accounts = await knownAccounts(tx, entry.merchantId, entry.environment, assertEntry(entry).map((line) => line.account));
+  const accounts = await knownAccounts(
+    tx,
+    entry.merchantId,
+    entry.environment,
+    assertEntry(entry).map((line) => line.account),
+  );
   const { planned, lines } = planOn(entry, null, accounts);
   if (!(await store.writePendingEntry(tx, planned, lines))) throw await alreadyPosted(tx, entry);
   return { entryId: planned.id };
@@ -201,7 +229,12 @@ export async function creditPayment(tx: Queryable, p: PaymentRef & PaymentCredit
  * or inside the caller's transaction. skipLocked: the worker leaves accounts a writer holds (that writer
  * applies them). Returns the lines applied.
  */
-export function applyPendingCredits(db: Queryable, merchantId: string, environment: Environment, options: { skipLocked?: boolean } = {}): Promise<number> {
+export function applyPendingCredits(
+  db: Queryable,
+  merchantId: string,
+  environment: Environment,
+  options: { skipLocked?: boolean } = {},
+): Promise<number> {
   return store.applyUnappliedLines(db, merchantId, environment, options);
 }
 
@@ -242,7 +275,12 @@ export interface PayoutMoney extends PayoutAmounts {
   payoutId: string;
 }
 
-const payoutEntry = (p: PayoutMoney, kind: EntryKind, lines: Line[], reversesEntryId: string | null = null): EntryInput => ({
+const payoutEntry = (
+  p: PayoutMoney,
+  kind: EntryKind,
+  lines: Line[],
+  reversesEntryId: string | null = null,
+): EntryInput => ({
   merchantId: p.merchantId,
   environment: p.environment,
   kind,
@@ -261,7 +299,9 @@ export function holdPayout(tx: Queryable, p: PayoutMoney): Promise<{ entryId: st
 async function requireHold(tx: Queryable, p: PayoutMoney): Promise<string> {
   const hold = await requireEntry(tx, p, 'payout', p.payoutId, 'payout_hold');
   if (!sameLines(await store.entryLines(tx, hold.id), payoutHoldLines(p))) {
-    throw new Error(`ledger assertion failed: payout ${p.payoutId} resolved for ${payoutTotalMinor(p)}, which is not what its hold reserved`);
+    throw new Error(
+      `ledger assertion failed: payout ${p.payoutId} resolved for ${payoutTotalMinor(p)}, which is not what its hold reserved`,
+    );
   }
   return hold.id;
 }
@@ -289,7 +329,13 @@ export interface PlannedEntries {
  * The accounts a caller read in a statement of its own (for planNewPayout), completed when the merchant
  * has none yet: they are created here.
  */
-export async function completeAccounts(tx: Queryable, merchantId: string, environment: Environment, kinds: AccountKind[], read: store.AccountRow[]): Promise<store.AccountRow[]> {
+export async function completeAccounts(
+  tx: Queryable,
+  merchantId: string,
+  environment: Environment,
+  kinds: AccountKind[],
+  read: store.AccountRow[],
+): Promise<store.AccountRow[]> {
   return read.length === kinds.length ? read : lockAccounts(tx, merchantId, environment, kinds);
 }
 
@@ -308,8 +354,13 @@ export function planNewPayout(
   paidAtOnce: boolean,
   funds: 'balances read' | 'balances unknown' = 'balances read',
 ): PlannedEntries {
-  const sums = funds === 'balances read' ? new Map(accounts.map((account) => [account.kind, account.balance_minor])) : null;
-  const { planned, lines } = planOn(paidAtOnce ? payoutEntry(p, 'payout_paid', payoutPaidLines(p)) : payoutEntry(p, 'payout_hold', payoutHoldLines(p)), sums, accounts);
+  const sums =
+    funds === 'balances read' ? new Map(accounts.map((account) => [account.kind, account.balance_minor])) : null;
+  const { planned, lines } = planOn(
+    paidAtOnce ? payoutEntry(p, 'payout_paid', payoutPaidLines(p)) : payoutEntry(p, 'payout_hold', payoutHoldLines(p)),
+    sums,
+    accounts,
+  );
   return { entries: [planned], lines };
 }
 
@@ -331,7 +382,9 @@ export async function returnPayout(tx: Queryable, p: PayoutMoney): Promise<{ ent
     throw new Error(`ledger assertion failed: payout ${p.payoutId} was paid for another merchant or environment`);
   }
   if (!sameLines(await store.entryLines(tx, posted.id), paidAtOnce ? payoutPaidLines(p) : payoutPostLines(p))) {
-    throw new Error(`ledger assertion failed: payout ${p.payoutId} returned for ${payoutTotalMinor(p)}, which is not what was paid`);
+    throw new Error(
+      `ledger assertion failed: payout ${p.payoutId} returned for ${payoutTotalMinor(p)}, which is not what was paid`,
+    );
   }
   return post(tx, payoutEntry(p, 'payout_return', payoutReturnLines(p), posted.id));
 }
@@ -345,7 +398,12 @@ export interface RefundMoney {
   amountMinor: number;
 }
 
-const refundEntry = (r: RefundMoney, kind: EntryKind, lines: Line[], reversesEntryId: string | null = null): EntryInput => ({
+const refundEntry = (
+  r: RefundMoney,
+  kind: EntryKind,
+  lines: Line[],
+  reversesEntryId: string | null = null,
+): EntryInput => ({
   merchantId: r.merchantId,
   environment: r.environment,
   kind,
@@ -363,7 +421,9 @@ export function holdRefund(tx: Queryable, r: RefundMoney): Promise<{ entryId: st
 async function requireRefundHold(tx: Queryable, r: RefundMoney): Promise<string> {
   const hold = await requireEntry(tx, r, 'refund', r.refundId, 'refund_hold');
   if (!sameLines(await store.entryLines(tx, hold.id), refundHoldLines(r.amountMinor))) {
-    throw new Error(`ledger assertion failed: refund ${r.refundId} resolved for ${r.amountMinor}, which is not what was held`);
+    throw new Error(
+      `ledger assertion failed: refund ${r.refundId} resolved for ${r.amountMinor}, which is not what was held`,
+    );
   }
   return hold.id;
 }
@@ -400,7 +460,13 @@ export async function balance(db: Queryable, merchantId: string, environment: En
   const sums = await store.accountSums(db, merchantId, environment);
   const available = merchantBalanceOf(sums.get('merchant_available') ?? 0);
   const held = merchantBalanceOf(sums.get('merchant_held') ?? 0);
-  return { environment, currency: 'GHS', available_minor: available, held_minor: held, eligible_minor: available + held };
+  return {
+    environment,
+    currency: 'GHS',
+    available_minor: available,
+    held_minor: held,
+    eligible_minor: available + held,
+  };
 }
 
 /**
@@ -416,7 +482,9 @@ export async function checkInvariants(db: Queryable, merchantId: string | null =
     problems.push(`entry ${row.id} (${row.kind}) is unbalanced: ${row.lines} lines summing to ${row.total}`);
   }
   for (const row of await store.driftedAccounts(db, merchantId)) {
-    problems.push(`account ${row.id} (${row.kind}) caches ${row.balance_minor} but its lines sum to ${row.lines_minor}`);
+    problems.push(
+      `account ${row.id} (${row.kind}) caches ${row.balance_minor} but its lines sum to ${row.lines_minor}`,
+    );
   }
   for (const row of await store.negativeMerchantAccounts(db, merchantId)) {
     problems.push(`merchant account ${row.id} (${row.kind}) is negative: ${merchantBalanceOf(row.balance_minor)}`);
@@ -428,16 +496,22 @@ export async function checkInvariants(db: Queryable, merchantId: string | null =
     problems.push(`entry ${row.entry_id} has a line on account ${row.account_id} of another merchant or environment`);
   }
   for (const row of await store.misdirectedFollowUps(db, merchantId)) {
-    problems.push(`entry ${row.id} (${row.kind}) does not point at the ${row.target_kind} of its ${row.kind.split('_')[0]}`);
+    problems.push(
+      `entry ${row.id} (${row.kind}) does not point at the ${row.target_kind} of its ${row.kind.split('_')[0]}`,
+    );
   }
   for (const row of await store.unbookedBalances(db, merchantId)) {
-    problems.push(`available account ${row.id} holds ${row.balance_minor} but its ${row.rows} balance transactions (of ${row.lines} lines) move ${row.moved_minor} and end at ${row.last_after_minor}`);
+    problems.push(
+      `available account ${row.id} holds ${row.balance_minor} but its ${row.rows} balance transactions (of ${row.lines} lines) move ${row.moved_minor} and end at ${row.last_after_minor}`,
+    );
   }
   for (const row of await store.mismatchedFollowUps(db, merchantId)) {
     problems.push(`entry ${row.id} (${row.kind}) does not cancel its target on ${row.account} (net ${row.net_minor})`);
   }
   for (const row of await store.overCreditedPayments(db, merchantId)) {
-    problems.push(`payment ${row.payment_id}: credit ${row.entry_id} books ${row.booked_minor} (merchant ${row.credited_minor}) but ${row.received_minor} was received`);
+    problems.push(
+      `payment ${row.payment_id}: credit ${row.entry_id} books ${row.booked_minor} (merchant ${row.credited_minor}) but ${row.received_minor} was received`,
+    );
   }
   return problems;
 }

@@ -4,7 +4,14 @@ import type { Environment } from '../accounts/model.ts';
 import type { Queryable } from '../db/index.ts';
 import { DbError } from '../db/index.ts';
 import { Statement } from '../db/statement.ts';
-import { ACCOUNT_KINDS, InsufficientFundsError, type AccountKind, type EntryKind, type Line, type ReferenceType } from './model.ts';
+import {
+  ACCOUNT_KINDS,
+  InsufficientFundsError,
+  type AccountKind,
+  type EntryKind,
+  type Line,
+  type ReferenceType,
+} from './model.ts';
 
 const MERCHANT_BALANCE_CONSTRAINT = 'ledger_merchant_balance_not_negative';
 
@@ -41,7 +48,12 @@ export async function createAccounts(tx: Queryable, merchantId: string, environm
  * included (credits written since are only missing: a balance can look lower, never higher). NO KEY UPDATE: a payment credit's lines (their foreign keys take
  * KEY SHARE on the account) are written while a post holds the lock.
  */
-export async function lockAccounts(tx: Queryable, merchantId: string, environment: Environment, kinds: readonly AccountKind[]): Promise<AccountRow[]> {
+export async function lockAccounts(
+  tx: Queryable,
+  merchantId: string,
+  environment: Environment,
+  kinds: readonly AccountKind[],
+): Promise<AccountRow[]> {
   const rows = await tx.query<AccountRow>(
     `SELECT id, kind, balance_minor FROM ledger_accounts
       WHERE merchant_id = $1 AND environment = $2 AND kind = ANY($3::text[])
@@ -52,20 +64,33 @@ export async function lockAccounts(tx: Queryable, merchantId: string, environmen
   if (rows.length === 0) return rows;
   // Read after the lock, in a statement of its own (a snapshot taken after the lock was granted): lines a
   // writer applied while this one waited are in the balance and no longer unapplied, never both.
-  const unapplied = await unappliedSums(tx, rows.map((row) => row.id));
+  const unapplied = await unappliedSums(
+    tx,
+    rows.map((row) => row.id),
+  );
   return rows.map((row) => ({ ...row, balance_minor: row.balance_minor + (unapplied.get(row.id) ?? 0) }));
 }
 
 const ENTRY_COLUMNS = 'id, merchant_id, environment, kind, reference_type, reference_id, reverses_entry_id';
 
-export function findEntries(db: Queryable, referenceType: ReferenceType, referenceId: string, kinds: readonly EntryKind[]): Promise<EntryRow[]> {
+export function findEntries(
+  db: Queryable,
+  referenceType: ReferenceType,
+  referenceId: string,
+  kinds: readonly EntryKind[],
+): Promise<EntryRow[]> {
   return db.query<EntryRow>(
     `SELECT ${ENTRY_COLUMNS} FROM journal_entries WHERE reference_type = $1 AND reference_id = $2 AND kind = ANY($3::text[]) ORDER BY created_at, id`,
     [referenceType, referenceId, kinds],
   );
 }
 
-export async function findEntry(db: Queryable, referenceType: ReferenceType, referenceId: string, kind: EntryKind): Promise<EntryRow | null> {
+export async function findEntry(
+  db: Queryable,
+  referenceType: ReferenceType,
+  referenceId: string,
+  kind: EntryKind,
+): Promise<EntryRow | null> {
   return (await findEntries(db, referenceType, referenceId, [kind]))[0] ?? null;
 }
 
@@ -110,7 +135,12 @@ export interface NewLine {
  * estimate the rows of unnest and would otherwise scan every account (measured: a hash join over all
  * ledger_accounts rows per post).
  */
-export function entriesCtes(s: Statement, entries: readonly NewEntry[], lines: readonly NewLine[], options: { ifPosted?: 'skip' | 'fail'; onlyIf?: string } = {}): string {
+export function entriesCtes(
+  s: Statement,
+  entries: readonly NewEntry[],
+  lines: readonly NewLine[],
+  options: { ifPosted?: 'skip' | 'fail'; onlyIf?: string } = {},
+): string {
   const { ifPosted = 'skip', onlyIf = 'true' } = options;
   const first = entries[0];
   if (!first || entries.some((e) => e.merchantId !== first.merchantId || e.environment !== first.environment)) {
@@ -119,8 +149,23 @@ export function entriesCtes(s: Statement, entries: readonly NewEntry[], lines: r
   return `ledger_entry AS (
        INSERT INTO journal_entries (id, merchant_id, environment, kind, reference_type, reference_id, reverses_entry_id)
        SELECT given.id, ${s.p(first.merchantId, 'uuid')}, ${s.p(first.environment, 'text')}, given.kind, given.reference_type, given.reference_id, given.reverses_entry_id
-         FROM unnest(${s.p(entries.map((e) => e.id), 'uuid[]')}, ${s.p(entries.map((e) => e.kind), 'text[]')}, ${s.p(entries.map((e) => e.referenceType), 'text[]')},
-                     ${s.p(entries.map((e) => e.referenceId), 'text[]')}, ${s.p(entries.map((e) => e.reversesEntryId), 'uuid[]')})
+         FROM unnest(${s.p(
+           entries.map((e) => e.id),
+           'uuid[]',
+         )}, ${s.p(
+           entries.map((e) => e.kind),
+           'text[]',
+         )}, ${s.p(
+           entries.map((e) => e.referenceType),
+           'text[]',
+         )},
+                     ${s.p(
+                       entries.map((e) => e.referenceId),
+                       'text[]',
+                     )}, ${s.p(
+                       entries.map((e) => e.reversesEntryId),
+                       'uuid[]',
+                     )})
               AS given (id, kind, reference_type, reference_id, reverses_entry_id)
         WHERE ${onlyIf}
        ${ifPosted === 'skip' ? 'ON CONFLICT DO NOTHING' : ''}
@@ -128,7 +173,16 @@ export function entriesCtes(s: Statement, entries: readonly NewEntry[], lines: r
      ), ledger_line AS (
        INSERT INTO journal_lines (entry_id, account_id, amount_minor)
        SELECT given.entry_id, given.account_id, given.amount_minor
-         FROM unnest(${s.p(lines.map((l) => l.entryId), 'uuid[]')}, ${s.p(lines.map((l) => l.accountId), 'uuid[]')}, ${s.p(lines.map((l) => l.amountMinor), 'bigint[]')})
+         FROM unnest(${s.p(
+           lines.map((l) => l.entryId),
+           'uuid[]',
+         )}, ${s.p(
+           lines.map((l) => l.accountId),
+           'uuid[]',
+         )}, ${s.p(
+           lines.map((l) => l.amountMinor),
+           'bigint[]',
+         )})
               AS given (entry_id, account_id, amount_minor)
         WHERE given.entry_id IN (SELECT id FROM ledger_entry)
        RETURNING entry_id, account_id, amount_minor
@@ -141,7 +195,13 @@ export function entriesCtes(s: Statement, entries: readonly NewEntry[], lines: r
  * statement's entries in order) and writes the available balance's movements (balance_transactions), each
  * with the balance after it. skipLocked: accounts another writer holds are left alone (the worker).
  */
-function applyCtes(s: Statement, merchantId: string, environment: string, accountIds: readonly string[], options: { newLines?: readonly string[]; skipLocked?: boolean }): string {
+function applyCtes(
+  s: Statement,
+  merchantId: string,
+  environment: string,
+  accountIds: readonly string[],
+  options: { newLines?: readonly string[]; skipLocked?: boolean },
+): string {
   const newLines = options.newLines ?? [];
   return `ledger_locked AS (
        -- The accounts locked in id order, as lockAccounts does, before the UPDATE touches any of them: the
@@ -153,11 +213,13 @@ function applyCtes(s: Statement, merchantId: string, environment: string, accoun
        RETURNING pending.seq, pending.entry_id, pending.account_id, pending.amount_minor
      ), ledger_moves AS (
        SELECT 0 AS part, applied.seq AS ord, applied.entry_id, applied.account_id, applied.amount_minor FROM ledger_applied applied
-       ${newLines.length
-         ? `UNION ALL
+       ${
+         newLines.length
+           ? `UNION ALL
        SELECT 1, entry.ord, line.entry_id, line.account_id, line.amount_minor
          FROM ledger_line line JOIN unnest(${s.p(newLines, 'uuid[]')}) WITH ORDINALITY AS entry (id, ord) ON entry.id = line.entry_id`
-         : ''}
+           : ''
+       }
      ), ledger_moved AS (
        UPDATE ledger_accounts account SET balance_minor = account.balance_minor + moves.amount_minor
          FROM (SELECT account_id, sum(amount_minor)::bigint AS amount_minor FROM ledger_moves GROUP BY account_id) AS moves
@@ -183,7 +245,12 @@ function applyCtes(s: Statement, merchantId: string, environment: string, accoun
  * and the books before they are read). skipLocked: accounts a writer holds are left for it. Returns the
  * lines applied.
  */
-export async function applyUnappliedLines(db: Queryable, merchantId: string, environment: Environment, options: { skipLocked?: boolean } = {}): Promise<number> {
+export async function applyUnappliedLines(
+  db: Queryable,
+  merchantId: string,
+  environment: Environment,
+  options: { skipLocked?: boolean } = {},
+): Promise<number> {
   const ids = await db.query<{ id: string }>(
     `SELECT DISTINCT pending.account_id AS id FROM ledger_unapplied_lines pending JOIN ledger_accounts a ON a.id = pending.account_id
       WHERE a.merchant_id = $1 AND a.environment = $2`,
@@ -193,7 +260,13 @@ export async function applyUnappliedLines(db: Queryable, merchantId: string, env
   if (ids.length === 0) return 0;
   const apply = new Statement();
   const rows = await db.query<{ applied: number }>(
-    `WITH ${applyCtes(apply, merchantId, environment, ids.map((row) => row.id), { skipLocked: options.skipLocked })}
+    `WITH ${applyCtes(
+      apply,
+      merchantId,
+      environment,
+      ids.map((row) => row.id),
+      { skipLocked: options.skipLocked },
+    )}
      SELECT (SELECT count(*) FROM ledger_applied)::int AS applied`,
     apply.params,
   );
@@ -249,7 +322,8 @@ export async function writePendingEntry(tx: Queryable, entry: NewEntry, lines: r
   );
   const written = rows[0]?.written ?? 0;
   if (written === 0) return false;
-  if (written !== lines.length) throw new Error(`ledger assertion failed: wrote ${written} of ${lines.length} pending lines`);
+  if (written !== lines.length)
+    throw new Error(`ledger assertion failed: wrote ${written} of ${lines.length} pending lines`);
   return true;
 }
 
@@ -264,7 +338,11 @@ export async function unappliedSums(tx: Queryable, accountIds: readonly string[]
 }
 
 /** A merchant's account ids by kind (they never change once created; no lock). */
-export function accountIds(db: Queryable, merchantId: string, environment: Environment): Promise<{ id: string; kind: AccountKind }[]> {
+export function accountIds(
+  db: Queryable,
+  merchantId: string,
+  environment: Environment,
+): Promise<{ id: string; kind: AccountKind }[]> {
   return db.query<{ id: string; kind: AccountKind }>(
     'SELECT id, kind FROM ledger_accounts WHERE merchant_id = $1 AND environment = $2',
     [merchantId, environment],
@@ -273,7 +351,8 @@ export function accountIds(db: Queryable, merchantId: string, environment: Envir
 }
 
 /** Select-list items that count what entriesCtes wrote. */
-export const WRITTEN_COUNTS = '(SELECT count(*) FROM ledger_entry)::int AS ledger_entries, (SELECT count(*) FROM ledger_moved)::int AS ledger_accounts';
+export const WRITTEN_COUNTS =
+  '(SELECT count(*) FROM ledger_entry)::int AS ledger_entries, (SELECT count(*) FROM ledger_moved)::int AS ledger_accounts';
 
 export interface WrittenCounts {
   ledger_entries: number;
@@ -296,7 +375,9 @@ export function checkWritten(written: WrittenCounts, entries: readonly NewEntry[
   if (written.ledger_entries === 0) return false;
   const accounts = new Set(lines.map((line) => line.accountId)).size;
   if (written.ledger_entries !== entries.length || written.ledger_accounts !== accounts) {
-    throw new Error(`ledger assertion failed: wrote ${written.ledger_entries} of ${entries.length} entries moving ${written.ledger_accounts} of ${accounts} balances`);
+    throw new Error(
+      `ledger assertion failed: wrote ${written.ledger_entries} of ${entries.length} entries moving ${written.ledger_accounts} of ${accounts} balances`,
+    );
   }
   return true;
 }
@@ -307,7 +388,11 @@ export function checkWritten(written: WrittenCounts, entries: readonly NewEntry[
  * A merchant balance going negative becomes InsufficientFundsError (the transaction is then aborted
  * on PostgreSQL; services check funds first so this is only a backstop).
  */
-export async function writeEntries(tx: Queryable, entries: readonly NewEntry[], lines: readonly NewLine[]): Promise<boolean> {
+export async function writeEntries(
+  tx: Queryable,
+  entries: readonly NewEntry[],
+  lines: readonly NewLine[],
+): Promise<boolean> {
   const s = new Statement();
   const sql = `WITH ${entriesCtes(s, entries, lines)} SELECT ${WRITTEN_COUNTS}`;
   let rows: WrittenCounts[];
@@ -320,7 +405,11 @@ export async function writeEntries(tx: Queryable, entries: readonly NewEntry[], 
 }
 
 /** Sums of a merchant's accounts in one environment, unapplied lines included (accounts not yet created are absent). */
-export async function accountSums(db: Queryable, merchantId: string, environment: Environment): Promise<Map<AccountKind, number>> {
+export async function accountSums(
+  db: Queryable,
+  merchantId: string,
+  environment: Environment,
+): Promise<Map<AccountKind, number>> {
   const rows = await db.query<{ kind: AccountKind; balance_minor: number }>(
     `SELECT a.kind, (a.balance_minor + coalesce((SELECT sum(u.amount_minor) FROM ledger_unapplied_lines u WHERE u.account_id = a.id), 0))::bigint AS balance_minor
        FROM ledger_accounts a WHERE a.merchant_id = $1 AND a.environment = $2`,
@@ -428,7 +517,15 @@ export function mismatchedFollowUps(db: Queryable, merchantId: string | null) {
  * has no row (unapplied lines get theirs when applied).
  */
 export function unbookedBalances(db: Queryable, merchantId: string | null) {
-  return db.query<{ id: string; balance_minor: number; moved_minor: number; last_after_minor: number | null; rows: number; lines: number; unapplied: number }>(
+  return db.query<{
+    id: string;
+    balance_minor: number;
+    moved_minor: number;
+    last_after_minor: number | null;
+    rows: number;
+    lines: number;
+    unapplied: number;
+  }>(
     `SELECT a.id, -a.balance_minor AS balance_minor, coalesce(t.moved, 0)::bigint AS moved_minor, t.last_after AS last_after_minor,
             coalesce(t.rows, 0)::int AS rows, (SELECT count(*) FROM journal_lines l WHERE l.account_id = a.id)::int AS lines,
             (SELECT count(*) FROM ledger_unapplied_lines u WHERE u.account_id = a.id)::int AS unapplied
@@ -444,7 +541,6 @@ export function unbookedBalances(db: Queryable, merchantId: string | null) {
   );
 }
 
-
 /**
  * Payment credits that book more than the payment brought in (issue 30): the provider_clearing debit of a
  * payment_credit (what the credit says was received) above what the attempt records as received (its
@@ -452,7 +548,13 @@ export function unbookedBalances(db: Queryable, merchantId: string | null) {
  * credit above it. Credits of ids that are no attempt (the ledger's own tests) are not payments of checkout.
  */
 export function overCreditedPayments(db: Queryable, merchantId: string | null) {
-  return db.query<{ entry_id: string; payment_id: string; booked_minor: number; credited_minor: number; received_minor: number }>(
+  return db.query<{
+    entry_id: string;
+    payment_id: string;
+    booked_minor: number;
+    credited_minor: number;
+    received_minor: number;
+  }>(
     `SELECT e.id AS entry_id, e.reference_id AS payment_id,
             coalesce(sum(l.amount_minor) FILTER (WHERE a.kind = 'provider_clearing'), 0)::bigint AS booked_minor,
             coalesce(-sum(l.amount_minor) FILTER (WHERE a.kind = 'merchant_available'), 0)::bigint AS credited_minor,

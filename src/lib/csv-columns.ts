@@ -25,7 +25,10 @@ export function ghsDecimal(minor: number): string {
 /** Column builders: each says what its cells are. */
 export const csvColumn = {
   /** Free text (names, references, statuses): neutralised. */
-  text: <Row>(header: string, value: (row: Row) => string | null | undefined): CsvColumn<Row> => ({ header, cell: (row) => neutraliseFormula(value(row) ?? '') }),
+  text: <Row>(header: string, value: (row: Row) => string | null | undefined): CsvColumn<Row> => ({
+    header,
+    cell: (row) => neutraliseFormula(value(row) ?? ''),
+  }),
   /** An integer (pesewas, counts). */
   integer: <Row>(header: string, value: (row: Row) => number | null | undefined): CsvColumn<Row> => ({
     header,
@@ -55,4 +58,5 @@ export const csvColumn = {
 };
 
 /** A row as its cells, in the columns' order. */
-export const cellsOf = <Row>(columns: readonly CsvColumn<Row>[], row: Row): CsvCell[] => columns.map((column) => column.cell(row));
+export const cellsOf = <Row>(columns: readonly CsvColumn<Row>[], row: Row): CsvCell[] =>
+  columns.map((column) => column.cell(row));

@@ -5,7 +5,10 @@ import { ERROR_CATALOGUE, LINE_ERROR_CATALOGUE, type ErrorCode } from './errors.
 export function errorTableMarkdown(statusOf: Record<ErrorCode, number>): string {
   const rows = (Object.keys(ERROR_CATALOGUE) as ErrorCode[])
     .sort((a, b) => statusOf[a] - statusOf[b] || a.localeCompare(b))
-    .map((code) => `| \`${code}\` | ${statusOf[code]} | ${ERROR_CATALOGUE[code].retryable ? 'yes' : 'no'} | ${ERROR_CATALOGUE[code].meaning} |`);
+    .map(
+      (code) =>
+        `| \`${code}\` | ${statusOf[code]} | ${ERROR_CATALOGUE[code].retryable ? 'yes' : 'no'} | ${ERROR_CATALOGUE[code].meaning} |`,
+    );
   const lineRows = Object.entries(LINE_ERROR_CATALOGUE).map(([code, entry]) => `| \`${code}\` | ${entry.meaning} |`);
   return [
     '# Error codes',

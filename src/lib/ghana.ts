@@ -44,11 +44,15 @@ export type PhoneCheck = { ok: true; phone: string } | { ok: false; message: str
 /** A phone for a chosen network: a Ghana mobile number whose prefix belongs to that network. */
 export function checkPhoneForNetwork(input: string, network: MomoNetwork): PhoneCheck {
   const phone = normaliseGhanaPhone(input);
-  if (!phone) return { ok: false, message: 'phone must be a Ghana mobile number such as 024 123 4567 or +233 24 123 4567' };
+  if (!phone)
+    return { ok: false, message: 'phone must be a Ghana mobile number such as 024 123 4567 or +233 24 123 4567' };
   const actual = networkOfPhone(phone);
   if (!actual) return { ok: false, message: `phone ${maskPhone(phone)} does not belong to a Mobile Money network` };
   if (actual !== network) {
-    return { ok: false, message: `phone ${maskPhone(phone)} is a ${NETWORK_LABELS[actual]} number, not ${NETWORK_LABELS[network]}` };
+    return {
+      ok: false,
+      message: `phone ${maskPhone(phone)} is a ${NETWORK_LABELS[actual]} number, not ${NETWORK_LABELS[network]}`,
+    };
   }
   return { ok: true, phone };
 }
@@ -60,7 +64,8 @@ export function checkPhoneForNetwork(input: string, network: MomoNetwork): Phone
  */
 export function checkPayerPhone(input: string): PhoneCheck & { usualNetwork?: MomoNetwork } {
   const phone = normaliseGhanaPhone(input);
-  if (!phone) return { ok: false, message: 'phone must be a Ghana mobile number such as 024 123 4567 or +233 24 123 4567' };
+  if (!phone)
+    return { ok: false, message: 'phone must be a Ghana mobile number such as 024 123 4567 or +233 24 123 4567' };
   const usual = networkOfPhone(phone);
   if (!usual) return { ok: false, message: `phone ${maskPhone(phone)} does not belong to a Mobile Money network` };
   return { ok: true, phone, usualNetwork: usual };

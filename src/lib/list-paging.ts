@@ -12,23 +12,33 @@ export interface ListPosition {
  * The position of the row starting_after names; `find` looks it up among the caller's own rows only, so
  * another merchant's id (or an unknown one) is a 400, never a way to learn it exists.
  */
-export async function cursorPosition(startingAfter: string | undefined, what: string, find: (id: string) => Promise<{ created_at: Date; id: string } | null>): Promise<ListPosition | undefined> {
+export async function cursorPosition(
+  startingAfter: string | undefined,
+  what: string,
+  find: (id: string) => Promise<{ created_at: Date; id: string } | null>,
+): Promise<ListPosition | undefined> {
   if (startingAfter === undefined) return undefined;
   const row = await find(startingAfter);
   if (!row) {
-    throw errors.invalidArgument(`starting_after must be the id of ${what} of this key (the last id of the previous page).`, [
-      { field: 'starting_after', message: `is not ${what} of this merchant and environment` },
-    ]);
+    throw errors.invalidArgument(
+      `starting_after must be the id of ${what} of this key (the last id of the previous page).`,
+      [{ field: 'starting_after', message: `is not ${what} of this merchant and environment` }],
+    );
   }
   return { createdAt: row.created_at, id: row.id };
 }
 
 /** created_gte / created_lt as dates; 400 when the range is empty. */
-export function createdRange(query: { created_gte?: string; created_lt?: string }): { createdFrom?: Date; createdBefore?: Date } {
+export function createdRange(query: { created_gte?: string; created_lt?: string }): {
+  createdFrom?: Date;
+  createdBefore?: Date;
+} {
   const createdFrom = query.created_gte ? new Date(query.created_gte) : undefined;
   const createdBefore = query.created_lt ? new Date(query.created_lt) : undefined;
   if (createdFrom && createdBefore && createdFrom >= createdBefore) {
-    throw errors.invalidArgument('created_gte must be before created_lt.', [{ field: 'created_lt', message: 'must be after created_gte' }]);
+    throw errors.invalidArgument('created_gte must be before created_lt.', [
+      { field: 'created_lt', message: 'must be after created_gte' },
+    ]);
   }
   return { createdFrom, createdBefore };
 }

@@ -47,20 +47,32 @@ const issued = new WeakSet<object>();
 // Statuses are interpolated into SQL as literals (sqlList): only plain lower-case words.
 const STATUS_PATTERN = /^[a-z][a-z_]*$/;
 
-export function defineStateMachine<S extends string>(spec: { name: string; statuses: readonly S[]; initial: readonly S[]; transitions: Transitions<S> }): StateMachine<S> {
+export function defineStateMachine<S extends string>(spec: {
+  name: string;
+  statuses: readonly S[];
+  initial: readonly S[];
+  transitions: Transitions<S>;
+}): StateMachine<S> {
   const { name, statuses, initial, transitions } = spec;
   for (const status of statuses) {
-    if (!STATUS_PATTERN.test(status)) throw new Error(`assertion failed: ${name} status ${JSON.stringify(status)} is not a plain word`);
+    if (!STATUS_PATTERN.test(status))
+      throw new Error(`assertion failed: ${name} status ${JSON.stringify(status)} is not a plain word`);
   }
   const known = new Set<string>(statuses);
-  if (known.size !== statuses.length || Object.keys(transitions).length !== statuses.length || Object.keys(transitions).some((from) => !known.has(from))) {
+  if (
+    known.size !== statuses.length ||
+    Object.keys(transitions).length !== statuses.length ||
+    Object.keys(transitions).some((from) => !known.has(from))
+  ) {
     throw new Error(`assertion failed: the ${name} table must list each of its statuses once`);
   }
   for (const status of [...initial, ...Object.values<readonly S[]>(transitions).flat()]) {
     if (!known.has(status)) throw new Error(`assertion failed: ${name} status ${status} is not one of its statuses`);
   }
   const canTransition = (from: S, to: S): boolean => transitions[from]?.includes(to) ?? false;
-  const fromStatuses = new Map<S, readonly S[]>(statuses.map((to) => [to, Object.freeze(statuses.filter((from) => canTransition(from, to)))]));
+  const fromStatuses = new Map<S, readonly S[]>(
+    statuses.map((to) => [to, Object.freeze(statuses.filter((from) => canTransition(from, to)))]),
+  );
   return Object.freeze({
     name,
     statuses,
@@ -79,7 +91,8 @@ export function defineStateMachine<S extends string>(spec: { name: string; statu
       return status;
     },
     check(transition: Transition<S>): Transition<S> {
-      if (!issued.has(transition) || transition.machine !== name) throw new IllegalTransitionError(name, String(transition?.from), String(transition?.to));
+      if (!issued.has(transition) || transition.machine !== name)
+        throw new IllegalTransitionError(name, String(transition?.from), String(transition?.to));
       return transition;
     },
     fromStatusesTo: (to: S): readonly S[] => fromStatuses.get(to) ?? [],
@@ -88,6 +101,7 @@ export function defineStateMachine<S extends string>(spec: { name: string; statu
 
 /** Statuses as a SQL list of literals (`'open', 'pending'`): the same text, so the same plans and partial indexes, as writing them by hand. */
 export const sqlList = (statuses: readonly string[]): string => {
-  if (statuses.length === 0 || statuses.some((status) => !STATUS_PATTERN.test(status))) throw new Error(`assertion failed: bad status list ${JSON.stringify(statuses)}`);
+  if (statuses.length === 0 || statuses.some((status) => !STATUS_PATTERN.test(status)))
+    throw new Error(`assertion failed: bad status list ${JSON.stringify(statuses)}`);
   return statuses.map((status) => `'${status}'`).join(', ');
 };

@@ -9,8 +9,17 @@ import type { PaymentCredit } from '../ledger/model.ts';
 export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected'] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 /** A request waits for a second operator, who approves it (the action runs in that transaction) or rejects it. Both are final. */
-export const APPROVAL_TRANSITIONS: Transitions<ApprovalStatus> = { pending: ['approved', 'rejected'], approved: [], rejected: [] };
-export const approvalMachine = defineStateMachine({ name: 'operator approval', statuses: APPROVAL_STATUSES, initial: ['pending'], transitions: APPROVAL_TRANSITIONS });
+export const APPROVAL_TRANSITIONS: Transitions<ApprovalStatus> = {
+  pending: ['approved', 'rejected'],
+  approved: [],
+  rejected: [],
+};
+export const approvalMachine = defineStateMachine({
+  name: 'operator approval',
+  statuses: APPROVAL_STATUSES,
+  initial: ['pending'],
+  transitions: APPROVAL_TRANSITIONS,
+});
 
 export const APPROVAL_KINDS = ['held_attempt', 'payout_return', 'payout_settings'] as const;
 export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
@@ -27,7 +36,13 @@ export const APPROVALS_RECENT_ROWS_MAX = 50;
  * (an overpayment): credit the amount charged, the excess goes back to the payer. reject: the attempt fails,
  * no money moves (a statement credit goes back to the unmatched queue).
  */
-export const HELD_CHOICES = ['credit_as_charged', 'credit_received', 'refund_payer', 'credit_expected_refund_excess', 'reject'] as const;
+export const HELD_CHOICES = [
+  'credit_as_charged',
+  'credit_received',
+  'refund_payer',
+  'credit_expected_refund_excess',
+  'reject',
+] as const;
 export type HeldChoice = (typeof HELD_CHOICES)[number];
 
 export const HELD_CHOICE_LABELS: Record<HeldChoice, string> = {
@@ -43,7 +58,8 @@ export function heldChoices(status: string, chargedMinor: number, receivedMinor:
   if (status === 'manual_review') return ['credit_as_charged', 'reject'];
   if (receivedMinor === null) return ['reject'];
   if (receivedMinor < chargedMinor) return ['credit_received', 'refund_payer', 'reject'];
-  if (receivedMinor > chargedMinor) return ['credit_expected_refund_excess', 'credit_received', 'refund_payer', 'reject'];
+  if (receivedMinor > chargedMinor)
+    return ['credit_expected_refund_excess', 'credit_received', 'refund_payer', 'reject'];
   return ['credit_as_charged', 'reject'];
 }
 
@@ -65,11 +81,23 @@ export function heldMoney(attempt: Priced, choice: HeldChoice, receivedMinor: nu
   const merchantFee = attempt.bearer === 'merchant' ? attempt.fee_minor : 0;
   switch (choice) {
     case 'credit_as_charged':
-      return { outcome: 'paid', credit: null, refundMinor: 0, received: null, netCreditMinor: charged - attempt.fee_minor };
+      return {
+        outcome: 'paid',
+        credit: null,
+        refundMinor: 0,
+        received: null,
+        netCreditMinor: charged - attempt.fee_minor,
+      };
     case 'credit_received': {
       const p = feeOnReceived(payerFee, charged, receivedMinor);
       const m = Math.min(feeOnReceived(merchantFee, charged, receivedMinor), receivedMinor - p);
-      return { outcome: 'paid', credit: { chargedMinor: receivedMinor, payerFeeMinor: p, merchantFeeMinor: m }, refundMinor: 0, received: { receivedMinor, feeMinor: p + m }, netCreditMinor: receivedMinor - p - m };
+      return {
+        outcome: 'paid',
+        credit: { chargedMinor: receivedMinor, payerFeeMinor: p, merchantFeeMinor: m },
+        refundMinor: 0,
+        received: { receivedMinor, feeMinor: p + m },
+        netCreditMinor: receivedMinor - p - m,
+      };
     }
     case 'credit_expected_refund_excess':
       // The whole receipt is booked (the fee on the amount charged), then the excess is held for the payer.
@@ -82,7 +110,13 @@ export function heldMoney(attempt: Priced, choice: HeldChoice, receivedMinor: nu
       };
     case 'refund_payer':
       // Booked without a fee and held at once for the refund: the merchant's balance gains nothing.
-      return { outcome: 'failed', credit: { chargedMinor: receivedMinor, payerFeeMinor: 0, merchantFeeMinor: 0 }, refundMinor: receivedMinor, received: { receivedMinor, feeMinor: 0 }, netCreditMinor: 0 };
+      return {
+        outcome: 'failed',
+        credit: { chargedMinor: receivedMinor, payerFeeMinor: 0, merchantFeeMinor: 0 },
+        refundMinor: receivedMinor,
+        received: { receivedMinor, feeMinor: 0 },
+        netCreditMinor: 0,
+      };
     case 'reject':
       return { outcome: 'failed', credit: null, refundMinor: 0, received: null, netCreditMinor: 0 };
   }
@@ -91,11 +125,16 @@ export function heldMoney(attempt: Priced, choice: HeldChoice, receivedMinor: nu
 /** The console lists' filters and their values: the review queue and the Live payouts. */
 export const REVIEW_FILTERS = { environment: ['test', 'live'], status: ['manual_review', 'amount_mismatch'] } as const;
 /** The Live payouts list's filters; hold: held by an operator (open payouts with held_at), or not. */
-export const PAYOUT_LIST_FILTERS = { status: ['requested', 'processing', 'paid', 'returned'], reconciliation: ['unreconciled', 'matched', 'exception'], hold: ['held', 'not_held'] } as const;
+export const PAYOUT_LIST_FILTERS = {
+  status: ['requested', 'processing', 'paid', 'returned'],
+  reconciliation: ['unreconciled', 'matched', 'exception'],
+  hold: ['held', 'not_held'],
+} as const;
 
 /** A bank's return reference: 4 to 40 letters, digits, hyphens, slashes or dots. */
 export const RETURN_REFERENCE_PATTERN = /^[A-Za-z0-9\-/.]{4,40}$/;
-export const RETURN_REFERENCE_RULE = 'The return reference is the bank\'s: 4 to 40 letters, digits, hyphens (-), slashes (/) or dots (.).';
+export const RETURN_REFERENCE_RULE =
+  "The return reference is the bank's: 4 to 40 letters, digits, hyphens (-), slashes (/) or dots (.).";
 
 /** What each kind of request carries (operator_approvals.payload). */
 export interface HeldAttemptPayload {
@@ -133,7 +172,11 @@ export const PAYOUT_SETTING_LIMIT_MAX_MINOR = 1_000_000_000;
  * A Live settings change needs a second operator when it opens access or raises a limit; closing, pausing,
  * lowering and resuming paused payouts (back to what was approved) apply at once.
  */
-export const settingsChangeNeedsApproval = (environment: Environment, before: SettingsValues, after: SettingsValues): boolean =>
+export const settingsChangeNeedsApproval = (
+  environment: Environment,
+  before: SettingsValues,
+  after: SettingsValues,
+): boolean =>
   environment === 'live' &&
   ((after.payout_access && !before.payout_access) ||
     after.payout_limit_minor > before.payout_limit_minor ||

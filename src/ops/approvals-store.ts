@@ -28,12 +28,35 @@ const COLUMNS = `r.id, r.kind, r.object_type, r.object_id, r.payload, r.reason, 
 
 export async function insertApproval(
   tx: Queryable,
-  a: { id: string; kind: ApprovalKind; objectType: string; objectId: string; payload: unknown; reason: string; merchantId: string; environment: string; requestedBy: string; requestedByEmail: string },
+  a: {
+    id: string;
+    kind: ApprovalKind;
+    objectType: string;
+    objectId: string;
+    payload: unknown;
+    reason: string;
+    merchantId: string;
+    environment: string;
+    requestedBy: string;
+    requestedByEmail: string;
+  },
 ): Promise<void> {
   await tx.query(
     `INSERT INTO operator_approvals (id, kind, object_type, object_id, payload, reason, merchant_id, environment, status, requested_by, requested_by_email)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-    [a.id, a.kind, a.objectType, a.objectId, JSON.stringify(a.payload), a.reason, a.merchantId, a.environment, approvalMachine.initialStatus('pending'), a.requestedBy, a.requestedByEmail],
+    [
+      a.id,
+      a.kind,
+      a.objectType,
+      a.objectId,
+      JSON.stringify(a.payload),
+      a.reason,
+      a.merchantId,
+      a.environment,
+      approvalMachine.initialStatus('pending'),
+      a.requestedBy,
+      a.requestedByEmail,
+    ],
   );
 }
 
@@ -47,11 +70,19 @@ export async function findApproval(db: Queryable, id: string, lock = false): Pro
 }
 
 export async function pendingApprovalFor(db: Queryable, objectType: string, objectId: string): Promise<string | null> {
-  const rows = await db.query<{ id: string }>(`SELECT id FROM operator_approvals WHERE object_type = $1 AND object_id = $2 AND status = 'pending'`, [objectType, objectId]);
+  const rows = await db.query<{ id: string }>(
+    `SELECT id FROM operator_approvals WHERE object_type = $1 AND object_id = $2 AND status = 'pending'`,
+    [objectType, objectId],
+  );
   return rows[0]?.id ?? null;
 }
 
-export async function decideApproval(tx: Queryable, id: string, move: Transition<ApprovalStatus>, d: { by: string; email: string; note: string | null }): Promise<void> {
+export async function decideApproval(
+  tx: Queryable,
+  id: string,
+  move: Transition<ApprovalStatus>,
+  d: { by: string; email: string; note: string | null },
+): Promise<void> {
   await tx.query(
     `UPDATE operator_approvals SET status = $2, decided_by = $3, decided_by_email = $4, decision_note = $5, decided_at = now() WHERE id = $1`,
     [id, approvalMachine.check(move).to, d.by, d.email, d.note],
@@ -133,7 +164,15 @@ export const listHeldAttempts = (db: Queryable, query: HeldQuery) =>
         AND ($3::text IS NULL OR a.environment = $3) AND ($4::text IS NULL OR a.status = $4)
         AND ($5::timestamptz IS NULL OR (date_trunc('milliseconds', a.updated_at), a.id) > ($5::timestamptz, $6::text))) x
       ORDER BY date_trunc('milliseconds', x.updated_at), x.id LIMIT $7`,
-    [query.q, query.qPattern, query.environment, query.status, query.cursor?.at ?? null, query.cursor?.id ?? null, query.limit],
+    [
+      query.q,
+      query.qPattern,
+      query.environment,
+      query.status,
+      query.cursor?.at ?? null,
+      query.cursor?.id ?? null,
+      query.limit,
+    ],
   );
 
 export async function findHeldAttempt(db: Queryable, attemptId: string): Promise<HeldAttemptDetail | null> {

@@ -46,5 +46,14 @@ export const listLivePayouts = (db: Queryable, query: LivePayoutQuery) =>
         AND ($8::text IS NULL OR ($8 = 'held') = (p.held_at IS NOT NULL AND p.status IN ('requested', 'processing')))
         AND ($5::timestamptz IS NULL OR (date_trunc('milliseconds', p.updated_at), p.id) < ($5::timestamptz, $6::text))
       ORDER BY date_trunc('milliseconds', p.updated_at) DESC, p.id DESC LIMIT $7`,
-    [query.q, query.qPattern, query.status, query.reconciliation, query.cursor?.at ?? null, query.cursor?.id ?? null, query.limit, query.hold],
+    [
+      query.q,
+      query.qPattern,
+      query.status,
+      query.reconciliation,
+      query.cursor?.at ?? null,
+      query.cursor?.id ?? null,
+      query.limit,
+      query.hold,
+    ],
   );

@@ -29,11 +29,18 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** A page of merchants (limit rows after the cursor) matching the search and filters; unknown filter values are ignored. */
-export function merchantsPage(db: Queryable, q: string, filters: Record<string, string>, cursor: { at: Date; id: string } | null, limit: number) {
+export function merchantsPage(
+  db: Queryable,
+  q: string,
+  filters: Record<string, string>,
+  cursor: { at: Date; id: string } | null,
+  limit: number,
+) {
   const chosen: store.MerchantListFilters = {};
   for (const name of MERCHANT_FILTER_NAMES) {
     const value = filters[name];
-    if (value && (MERCHANT_FILTERS[name] as readonly string[]).includes(value)) (chosen as Record<string, string>)[name] = value;
+    if (value && (MERCHANT_FILTERS[name] as readonly string[]).includes(value))
+      (chosen as Record<string, string>)[name] = value;
   }
   return store.listMerchants(db, {
     q,
@@ -64,7 +71,11 @@ const PAYMENT_REFERENCE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{3,99}$/;
 export function paymentsMatching(db: Queryable, q: string): Promise<store.PaymentSearchRow[]> {
   const reference = q.trim();
   if (!PAYMENT_REFERENCE_PATTERN.test(reference)) return Promise.resolve([]);
-  return store.findPaymentsByReference(db, [...new Set([reference, reference.toUpperCase(), reference.toLowerCase()])], PAYMENT_SEARCH_ROWS_MAX);
+  return store.findPaymentsByReference(
+    db,
+    [...new Set([reference, reference.toUpperCase(), reference.toLowerCase()])],
+    PAYMENT_SEARCH_ROWS_MAX,
+  );
 }
 
 /** Everything the merchant page shows, or null when there is no such merchant. */
@@ -72,13 +83,30 @@ export async function merchantOverview(db: Db, merchantId: string) {
   const controls = await merchantPayoutControls(db, merchantId);
   if (!controls) return null;
   const id = controls.merchant.id;
-  const perEnvironment = async <T>(read: (environment: Environment) => Promise<T[]>) => (await Promise.all(ENVIRONMENTS.map(async (environment) => (await read(environment)).map((row) => ({ ...row, environment }))))).flat();
+  const perEnvironment = async <T>(read: (environment: Environment) => Promise<T[]>) =>
+    (
+      await Promise.all(
+        ENVIRONMENTS.map(async (environment) => (await read(environment)).map((row) => ({ ...row, environment }))),
+      )
+    ).flat();
   const balances = [];
   for (const environment of ENVIRONMENTS) balances.push(await balance(db, id, environment));
-  const newestFirst = <T extends { updated_at: Date }>(rows: T[]) => rows.sort((a, b) => b.updated_at.getTime() - a.updated_at.getTime()).slice(0, MERCHANT_RECENT_ROWS);
-  const sessions = newestFirst(await perEnvironment((environment) => recentSessions(db, id, environment, MERCHANT_RECENT_ROWS)));
-  const payouts = newestFirst(await perEnvironment((environment) => recentPayouts(db, id, environment, MERCHANT_RECENT_ROWS)));
-  const users = (await listUsers(db, id)).map((u) => ({ id: u.id, email: u.email, role: u.role, active: u.active, second_factor: u.second_factor, created_at: u.created_at }));
+  const newestFirst = <T extends { updated_at: Date }>(rows: T[]) =>
+    rows.sort((a, b) => b.updated_at.getTime() - a.updated_at.getTime()).slice(0, MERCHANT_RECENT_ROWS);
+  const sessions = newestFirst(
+    await perEnvironment((environment) => recentSessions(db, id, environment, MERCHANT_RECENT_ROWS)),
+  );
+  const payouts = newestFirst(
+    await perEnvironment((environment) => recentPayouts(db, id, environment, MERCHANT_RECENT_ROWS)),
+  );
+  const users = (await listUsers(db, id)).map((u) => ({
+    id: u.id,
+    email: u.email,
+    role: u.role,
+    active: u.active,
+    second_factor: u.second_factor,
+    created_at: u.created_at,
+  }));
   // The prefix only (the key itself is never stored, its hash is never read here).
   const apiKeys = (await perEnvironment((environment) => listApiKeys(db, id, environment))).map((k) => ({
     id: k.id,
@@ -90,7 +118,13 @@ export async function merchantOverview(db: Db, merchantId: string) {
     last_used_at: k.last_used_at,
   }));
   // URL and state only: the signing secret is not read.
-  const endpoints = (await perEnvironment((environment) => listEndpoints(db, id, environment))).map((w) => ({ id: w.id, url: w.url, status: w.status, environment: w.environment, key_prefix: w.key_prefix }));
+  const endpoints = (await perEnvironment((environment) => listEndpoints(db, id, environment))).map((w) => ({
+    id: w.id,
+    url: w.url,
+    status: w.status,
+    environment: w.environment,
+    key_prefix: w.key_prefix,
+  }));
   return { ...controls, balances, sessions, payouts, users, apiKeys, endpoints };
 }
 export type MerchantOverview = NonNullable<Awaited<ReturnType<typeof merchantOverview>>>;

@@ -6,8 +6,16 @@ export const CONSOLE_LIST_ROWS_MAX = 200;
 
 export type BankTable = 'banks' | 'bank_branches';
 
-export const insertOperator = (tx: Queryable, o: { id: string; email: string; passwordHash: string; role: 'operator' | 'teller' }) =>
-  tx.query('INSERT INTO operators (id, email, password_hash, role) VALUES ($1, $2, $3, $4)', [o.id, o.email, o.passwordHash, o.role]);
+export const insertOperator = (
+  tx: Queryable,
+  o: { id: string; email: string; passwordHash: string; role: 'operator' | 'teller' },
+) =>
+  tx.query('INSERT INTO operators (id, email, password_hash, role) VALUES ($1, $2, $3, $4)', [
+    o.id,
+    o.email,
+    o.passwordHash,
+    o.role,
+  ]);
 
 export interface MerchantOverviewRow {
   id: string;
@@ -130,15 +138,22 @@ export interface OpsMerchantRow {
 
 /** By the id as typed in the address (compared as text, so a malformed id is simply not found). */
 export async function findMerchant(db: Queryable, merchantId: string): Promise<OpsMerchantRow | null> {
-  const rows = await db.query<OpsMerchantRow>('SELECT id, name, email, payout_approval_required, created_at FROM merchants WHERE id::text = $1', [merchantId]);
+  const rows = await db.query<OpsMerchantRow>(
+    'SELECT id, name, email, payout_approval_required, created_at FROM merchants WHERE id::text = $1',
+    [merchantId],
+  );
   return rows[0] ?? null;
 }
 
 export const listBanks = (db: Queryable) =>
-  db.query<{ id: string; name: string; code: string; active: boolean }>('SELECT id, name, code, active FROM banks ORDER BY name');
+  db.query<{ id: string; name: string; code: string; active: boolean }>(
+    'SELECT id, name, code, active FROM banks ORDER BY name',
+  );
 
 export const listBranches = (db: Queryable) =>
-  db.query<{ id: string; bank_id: string; name: string; code: string; active: boolean }>('SELECT id, bank_id, name, code, active FROM bank_branches ORDER BY name');
+  db.query<{ id: string; bank_id: string; name: string; code: string; active: boolean }>(
+    'SELECT id, bank_id, name, code, active FROM bank_branches ORDER BY name',
+  );
 
 /** Active branches of active banks, labelled "Bank · Branch", for the teller's choice. */
 export const listActiveBranchOptions = (db: Queryable) =>
@@ -156,10 +171,14 @@ export const listActiveBanksWithCode = (db: Queryable) =>
   db.query<{ id: string; name: string; code: string }>('SELECT id, name, code FROM banks WHERE active ORDER BY name');
 
 /** Active banks for a recipient's bank choice in the dashboard. */
-export const listActiveBanks = (db: Queryable) => db.query<{ id: string; name: string }>('SELECT id, name FROM banks WHERE active ORDER BY name');
+export const listActiveBanks = (db: Queryable) =>
+  db.query<{ id: string; name: string }>('SELECT id, name FROM banks WHERE active ORDER BY name');
 
 export async function insertBank(tx: Queryable, b: { name: string; code: string }): Promise<string> {
-  const rows = await tx.query<{ id: string }>('INSERT INTO banks (name, code) VALUES ($1, $2) RETURNING id', [b.name, b.code]);
+  const rows = await tx.query<{ id: string }>('INSERT INTO banks (name, code) VALUES ($1, $2) RETURNING id', [
+    b.name,
+    b.code,
+  ]);
   return rows[0]!.id;
 }
 
@@ -169,13 +188,23 @@ export async function bankExists(tx: Queryable, bankId: string): Promise<boolean
 }
 
 export async function insertBranch(tx: Queryable, b: { bankId: string; name: string; code: string }): Promise<string> {
-  const rows = await tx.query<{ id: string }>('INSERT INTO bank_branches (bank_id, name, code) VALUES ($1, $2, $3) RETURNING id', [b.bankId, b.name, b.code]);
+  const rows = await tx.query<{ id: string }>(
+    'INSERT INTO bank_branches (bank_id, name, code) VALUES ($1, $2, $3) RETURNING id',
+    [b.bankId, b.name, b.code],
+  );
   return rows[0]!.id;
 }
 
 /** A bank or branch locked for a change of its active flag; `table` is one of two fixed names, never input. */
-export async function lockBankOrBranch(tx: Queryable, table: BankTable, id: string): Promise<{ active: boolean; name: string } | null> {
-  const rows = await tx.query<{ active: boolean; name: string }>(`SELECT active, name FROM ${table} WHERE id = $1 FOR UPDATE`, [id]);
+export async function lockBankOrBranch(
+  tx: Queryable,
+  table: BankTable,
+  id: string,
+): Promise<{ active: boolean; name: string } | null> {
+  const rows = await tx.query<{ active: boolean; name: string }>(
+    `SELECT active, name FROM ${table} WHERE id = $1 FOR UPDATE`,
+    [id],
+  );
   return rows[0] ?? null;
 }
 

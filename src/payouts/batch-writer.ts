@@ -68,7 +68,10 @@ export class PayoutBatchWriter {
     }
     let written: PayoutRow[];
     try {
-      written = await insertNewPayouts(this.db, batch.map((p) => p.write));
+      written = await insertNewPayouts(
+        this.db,
+        batch.map((p) => p.write),
+      );
     } catch (error) {
       // Storage unreachable: each payout alone would wait for it as long, one after the other.
       if (error instanceof DbError && error.isUnavailable) {

@@ -13,7 +13,13 @@ import { canonicalJson, sha256Hex } from '../lib/canonical-json.ts';
 import { newId, randomToken } from '../lib/ids.ts';
 import type { AccountKind } from '../ledger/model.ts';
 import type { AccountRow } from '../ledger/store.ts';
-import { completeAccounts, InsufficientFundsError, newPayoutAccountKinds, planNewPayout, type PlannedEntries } from '../ledger/service.ts';
+import {
+  completeAccounts,
+  InsufficientFundsError,
+  newPayoutAccountKinds,
+  planNewPayout,
+  type PlannedEntries,
+} from '../ledger/service.ts';
 import type { LiveProviders } from '../rails/live.ts';
 import type { PayoutBatchWriter } from './batch-writer.ts';
 import type { PayoutDecisionCache, RememberedDecision } from './decision-cache.ts';
@@ -28,7 +34,14 @@ import {
   type PayoutStatus,
   type TestPayoutOutcome,
 } from './model.ts';
-import { DayLimitExceededError, insertNewPayout, readPayoutDecision, type NewPayoutRow, type NewPayoutWrite, type PayoutDecision } from './new-payout-store.ts';
+import {
+  DayLimitExceededError,
+  insertNewPayout,
+  readPayoutDecision,
+  type NewPayoutRow,
+  type NewPayoutWrite,
+  type PayoutDecision,
+} from './new-payout-store.ts';
 import { findPayoutById, type PayoutRow } from './payout-store.ts';
 import { payoutEventInput } from './presenters.ts';
 import { setRecipientVerification, type RecipientRow } from './recipient-store.ts';
@@ -98,31 +111,58 @@ interface PayoutRequest {
 
 /** Creates a payout (SPEC 4.3 rules 1-8). Returns the payout and whether it already existed (200 retry). */
 /** requestedByUserId: the dashboard user who asked; for API calls the key's creator is the requester (DESIGN). */
-export async function createPayout(deps: PayoutDeps, principal: ApiPrincipal, input: PayoutInput, options: { requestedByUserId?: string } = {}): Promise<CreatedPayout> {
+export async function createPayout(
+  deps: PayoutDeps,
+  principal: ApiPrincipal,
+  input: PayoutInput,
+  options: { requestedByUserId?: string } = {},
+): Promise<CreatedPayout> {
   const { currency, hash } = checkPayoutRequest(principal, input);
   const isTest = principal.environment === 'test';
   const testOutcome = isTest ? (input.test_outcome ?? TEST_PAYOUT_OUTCOME_DEFAULT) : null;
   const paidAtOnce = testOutcome === 'paid';
   const accountKinds = newPayoutAccountKinds(paidAtOnce);
   // A decision remembered for the default payouts holds the accounts of a payment at once, not of a hold.
-  const remembered = paidAtOnce || !isTest ? (deps.decisions?.get(principal.apiKeyId, input.recipient_id) ?? null) : null;
-  return decideUntilWritten({ deps, principal, input, requestedByUserId: options.requestedByUserId, currency, hash, isTest, testOutcome, paidAtOnce, accountKinds, remembered });
+  const remembered =
+    paidAtOnce || !isTest ? (deps.decisions?.get(principal.apiKeyId, input.recipient_id) ?? null) : null;
+  return decideUntilWritten({
+    deps,
+    principal,
+    input,
+    requestedByUserId: options.requestedByUserId,
+    currency,
+    hash,
+    isTest,
+    testOutcome,
+    paidAtOnce,
+    accountKinds,
+    remembered,
+  });
 }
 
 /** The request's own fields: the key's scope, the currency, the client_reference and notes; and the request's hash. */
 function checkPayoutRequest(principal: ApiPrincipal, input: PayoutInput): { currency: string; hash: string } {
   checkKeyScope(principal, input);
   if (input.test_outcome !== undefined && principal.environment !== 'test') {
-    throw errors.invalidArgument('test_outcome is for Test keys only.', [{ field: 'test_outcome', message: 'is only accepted with a Test key' }]);
-  }
-  const currency = (input.currency ?? PAYOUT_CURRENCY).toUpperCase();
-  if (currency !== PAYOUT_CURRENCY) throw errors.invalidArgument(`currency must be ${PAYOUT_CURRENCY}.`, [{ field: 'currency', message: `must be ${PAYOUT_CURRENCY}` }]);
-  if (!CLIENT_REFERENCE_PATTERN.test(input.client_reference)) {
-    throw errors.invalidArgument(`client_reference must start with a letter or digit, use letters, digits, _ . : - only, at most ${CLIENT_REFERENCE_LENGTH_MAX} characters.`, [
-      { field: 'client_reference', message: 'has a bad format' },
+    throw errors.invalidArgument('test_outcome is for Test keys only.', [
+      { field: 'test_outcome', message: 'is only accepted with a Test key' },
     ]);
   }
-  if (input.notes !== undefined && input.notes.length > NOTES_LENGTH_MAX) throw errors.invalidArgument(`notes must be at most ${NOTES_LENGTH_MAX} characters.`, [{ field: 'notes', message: 'is too long' }]);
+  const currency = (input.currency ?? PAYOUT_CURRENCY).toUpperCase();
+  if (currency !== PAYOUT_CURRENCY)
+    throw errors.invalidArgument(`currency must be ${PAYOUT_CURRENCY}.`, [
+      { field: 'currency', message: `must be ${PAYOUT_CURRENCY}` },
+    ]);
+  if (!CLIENT_REFERENCE_PATTERN.test(input.client_reference)) {
+    throw errors.invalidArgument(
+      `client_reference must start with a letter or digit, use letters, digits, _ . : - only, at most ${CLIENT_REFERENCE_LENGTH_MAX} characters.`,
+      [{ field: 'client_reference', message: 'has a bad format' }],
+    );
+  }
+  if (input.notes !== undefined && input.notes.length > NOTES_LENGTH_MAX)
+    throw errors.invalidArgument(`notes must be at most ${NOTES_LENGTH_MAX} characters.`, [
+      { field: 'notes', message: 'is too long' },
+    ]);
   return { currency, hash: payoutRequestHash(input, currency) };
 }
 
@@ -138,7 +178,9 @@ const payoutRequestHash = (input: PayoutInput, currency: string) =>
       currency,
       max_fee_minor: input.max_fee_minor ?? null,
       notes: input.notes ?? null,
-      ...(input.test_outcome !== undefined && input.test_outcome !== TEST_PAYOUT_OUTCOME_DEFAULT ? { test_outcome: input.test_outcome } : {}),
+      ...(input.test_outcome !== undefined && input.test_outcome !== TEST_PAYOUT_OUTCOME_DEFAULT
+        ? { test_outcome: input.test_outcome }
+        : {}),
     }),
   );
 
@@ -161,14 +203,21 @@ async function decideUntilWritten(r: PayoutRequest): Promise<CreatedPayout> {
     const fresh = !useRemembered;
     let created;
     try {
-      created = r.deps.inTransaction ? await withSavepoint(r.deps.db, () => decideAndWrite(r, fresh)) : await decideAndWrite(r, fresh);
+      created = r.deps.inTransaction
+        ? await withSavepoint(r.deps.db, () => decideAndWrite(r, fresh))
+        : await decideAndWrite(r, fresh);
     } catch (error) {
       if (!fresh) {
         forgetRemembered();
         continue;
       }
       if (error instanceof DbError && error.isRetryable && ++aborted < TRANSACTION_ATTEMPTS_MAX) continue;
-      if (!referenceRetried && error instanceof DbError && error.isUniqueViolation && error.constraint === CLIENT_REFERENCE_CONSTRAINT) {
+      if (
+        !referenceRetried &&
+        error instanceof DbError &&
+        error.isUniqueViolation &&
+        error.constraint === CLIENT_REFERENCE_CONSTRAINT
+      ) {
         referenceRetried = true;
         continue;
       }
@@ -177,7 +226,10 @@ async function decideUntilWritten(r: PayoutRequest): Promise<CreatedPayout> {
     if (created) return created;
     if (!fresh) forgetRemembered();
     else if (changeRetried) {
-      throw conflict('RECIPIENT_UNAVAILABLE', 'The recipient or the payout settings changed while this payout was being made; nothing was created or held. Try again.');
+      throw conflict(
+        'RECIPIENT_UNAVAILABLE',
+        'The recipient or the payout settings changed while this payout was being made; nothing was created or held. Try again.',
+      );
     } else changeRetried = true;
   }
 }
@@ -204,9 +256,22 @@ async function decideAndWrite(r: PayoutRequest, fresh: boolean): Promise<Created
 
 /** Everything deciding needs, read fresh (creating the settings row on the first payout), or as remembered. */
 async function readDecision(r: PayoutRequest, fresh: boolean): Promise<PayoutDecision> {
-  const { deps: { db }, principal, input } = r;
-  const ask = { merchantId: principal.merchantId, environment: principal.environment, apiKeyId: principal.apiKeyId, clientReference: input.client_reference, recipientId: input.recipient_id, accountKinds: r.accountKinds };
-  let decision: PayoutDecision | null = fresh ? await readPayoutDecision(db, ask) : { ...r.remembered!, existing_id: null, has_active_endpoint: true, paid_out_today_minor: 0 };
+  const {
+    deps: { db },
+    principal,
+    input,
+  } = r;
+  const ask = {
+    merchantId: principal.merchantId,
+    environment: principal.environment,
+    apiKeyId: principal.apiKeyId,
+    clientReference: input.client_reference,
+    recipientId: input.recipient_id,
+    accountKinds: r.accountKinds,
+  };
+  let decision: PayoutDecision | null = fresh
+    ? await readPayoutDecision(db, ask)
+    : { ...r.remembered!, existing_id: null, has_active_endpoint: true, paid_out_today_minor: 0 };
   if (!decision) {
     await settingsFor(db, principal.merchantId, principal.environment); // first payout: the settings row with its defaults
     decision = (await readPayoutDecision(db, ask))!;
@@ -217,19 +282,29 @@ async function readDecision(r: PayoutRequest, fresh: boolean): Promise<PayoutDec
 /** The client_reference was used: the same request by the same key is a retry (200), anything else a conflict. */
 async function replayOrConflict(r: PayoutRequest, existingId: string): Promise<CreatedPayout> {
   const existing = (await findPayoutById(r.deps.db, existingId))!;
-  if (existing.api_key_id === r.principal.apiKeyId && existing.request_hash === r.hash) return { payout: existing, existing: true, recipient: null };
-  throw conflict('REFERENCE_CONFLICT', 'client_reference was already used with a different request or another API key; use a new client_reference.');
+  if (existing.api_key_id === r.principal.apiKeyId && existing.request_hash === r.hash)
+    return { payout: existing, existing: true, recipient: null };
+  throw conflict(
+    'REFERENCE_CONFLICT',
+    'client_reference was already used with a different request or another API key; use a new client_reference.',
+  );
 }
 
 /** Payout access, the key's paired endpoint, a pause, and a provider for Live payouts. */
 function checkPayoutAccess(r: PayoutRequest, decision: PayoutDecision): void {
   const { principal } = r;
   const { settings } = decision;
-  if (!settings.payout_access) throw errors.forbidden(`Payout access is not enabled for ${principal.environment === 'live' ? 'Live' : 'Test'}; ask Sika to turn it on.`);
+  if (!settings.payout_access)
+    throw errors.forbidden(
+      `Payout access is not enabled for ${principal.environment === 'live' ? 'Live' : 'Test'}; ask Sika to turn it on.`,
+    );
   if (!decision.has_active_endpoint) {
-    throw errors.forbidden('This API key has no active webhook endpoint paired with it; add one in the dashboard before creating payouts.');
+    throw errors.forbidden(
+      'This API key has no active webhook endpoint paired with it; add one in the dashboard before creating payouts.',
+    );
   }
-  if (settings.paused) throw conflict('PAYOUTS_PAUSED', 'Payouts are paused for this account right now; try again later.');
+  if (settings.paused)
+    throw conflict('PAYOUTS_PAUSED', 'Payouts are paused for this account right now; try again later.');
 }
 
 /** A Live payout needs a provider that pays this recipient (a bank account, or a wallet on its network). */
@@ -237,7 +312,10 @@ function checkProvider(r: PayoutRequest, recipient: RecipientRow): void {
   if (r.principal.environment !== 'live') return;
   if (!r.deps.providers.paysTo({ accountType: recipient.account_type, network: recipient.network })) {
     const what = recipient.account_type === 'bank' ? 'bank accounts' : `${recipient.network ?? 'Mobile Money'} wallets`;
-    throw new SikaError('PROVIDER_RAIL_UNAVAILABLE', `No payout provider pays ${what} in Live right now; nothing was held. Try again later.`);
+    throw new SikaError(
+      'PROVIDER_RAIL_UNAVAILABLE',
+      `No payout provider pays ${what} in Live right now; nothing was held. Try again later.`,
+    );
   }
 }
 
@@ -245,14 +323,18 @@ function checkProvider(r: PayoutRequest, recipient: RecipientRow): void {
 async function checkRecipient(r: PayoutRequest, decision: PayoutDecision): Promise<RecipientRow> {
   const { principal } = r;
   const { recipient } = decision;
-  if (!recipient || recipient.merchant_id !== principal.merchantId || recipient.environment !== principal.environment) throw errors.notFound('Recipient');
+  if (!recipient || recipient.merchant_id !== principal.merchantId || recipient.environment !== principal.environment)
+    throw errors.notFound('Recipient');
   if (r.isTest && recipient.verification_status === 'pending_verification') {
     const verdict = testVerification(recipient);
     await setRecipientVerification(r.deps.db, recipient.id, verdict.status, verdict.reason);
     recipient.verification_status = verdict.status;
   }
   if (!recipient.active || recipient.verification_status === 'rejected') {
-    throw conflict('RECIPIENT_UNAVAILABLE', `The recipient is ${recipient.active ? 'rejected' : 'inactive'}; create or replace it first.`);
+    throw conflict(
+      'RECIPIENT_UNAVAILABLE',
+      `The recipient is ${recipient.active ? 'rejected' : 'inactive'}; create or replace it first.`,
+    );
   }
   return recipient;
 }
@@ -263,24 +345,53 @@ function checkAmount(r: PayoutRequest, decision: PayoutDecision, recipient: Reci
   const { settings } = decision;
   const feeMinor = payoutFeeMinor(recipient.account_type, input.amount_minor);
   if (input.max_fee_minor !== undefined && feeMinor > input.max_fee_minor) {
-    throw conflict('FEE_LIMIT_EXCEEDED', `The fee is ${feeMinor} pesewas, above max_fee_minor ${input.max_fee_minor}; nothing was created or held.`);
+    throw conflict(
+      'FEE_LIMIT_EXCEEDED',
+      `The fee is ${feeMinor} pesewas, above max_fee_minor ${input.max_fee_minor}; nothing was created or held.`,
+    );
   }
   if (input.amount_minor > settings.payout_limit_minor) {
-    throw conflict('PAYOUT_LIMIT', `The amount is above the per-payout limit of ${settings.payout_limit_minor} pesewas.`);
+    throw conflict(
+      'PAYOUT_LIMIT',
+      `The amount is above the per-payout limit of ${settings.payout_limit_minor} pesewas.`,
+    );
   }
   // Remembered decisions leave the day's total to the CHECK on it (the figure would be stale).
-  if (fresh && decision.paid_out_today_minor + input.amount_minor > settings.daily_limit_minor) throw dailyLimit(settings.daily_limit_minor);
+  if (fresh && decision.paid_out_today_minor + input.amount_minor > settings.daily_limit_minor)
+    throw dailyLimit(settings.daily_limit_minor);
   return feeMinor;
 }
 
 /** The hold (or, for a Test payout, the payment) the ledger plans: the journal entries written with the row. */
-async function planHold(r: PayoutRequest, decision: PayoutDecision, id: string, feeMinor: number, fresh: boolean): Promise<{ ledger: PlannedEntries; accounts: AccountRow[] }> {
-  const { deps: { db }, principal, input } = r;
-  const money = { merchantId: principal.merchantId, environment: principal.environment, payoutId: id, amountMinor: input.amount_minor, feeMinor };
+async function planHold(
+  r: PayoutRequest,
+  decision: PayoutDecision,
+  id: string,
+  feeMinor: number,
+  fresh: boolean,
+): Promise<{ ledger: PlannedEntries; accounts: AccountRow[] }> {
+  const {
+    deps: { db },
+    principal,
+    input,
+  } = r;
+  const money = {
+    merchantId: principal.merchantId,
+    environment: principal.environment,
+    payoutId: id,
+    amountMinor: input.amount_minor,
+    feeMinor,
+  };
   let ledger;
   let accounts: AccountRow[];
   try {
-    accounts = await completeAccounts(db, principal.merchantId, principal.environment, r.accountKinds, decision.accounts);
+    accounts = await completeAccounts(
+      db,
+      principal.merchantId,
+      principal.environment,
+      r.accountKinds,
+      decision.accounts,
+    );
     // Test: paid at once, no money sent (SPEC 3.3): its payment entry is written with the row, inserted as paid.
     // A Test payout created requested or processing (test_outcome) takes the hold a Live one takes.
     // Remembered balances would be stale: the merchant balance CHECK alone refuses a shortfall then.
@@ -292,7 +403,11 @@ async function planHold(r: PayoutRequest, decision: PayoutDecision, id: string, 
   return { ledger, accounts };
 }
 
-function newPayoutRow(r: PayoutRequest, decision: PayoutDecision, p: { id: string; status: PayoutStatus; recipient: RecipientRow; feeMinor: number }): NewPayoutRow {
+function newPayoutRow(
+  r: PayoutRequest,
+  decision: PayoutDecision,
+  p: { id: string; status: PayoutStatus; recipient: RecipientRow; feeMinor: number },
+): NewPayoutRow {
   const { principal, input, isTest } = r;
   const { id, status, recipient, feeMinor } = p;
   // A Test payout has no worker: it moves only by the simulator or a cancel (lifecycle.ts).
@@ -326,7 +441,12 @@ function newPayoutReference(): string {
 }
 
 /** The row, its hold, the day's total and its event (payout.<status>) in one statement; null when the decision's facts changed. */
-async function writePayout(r: PayoutRequest, decision: PayoutDecision, row: NewPayoutRow, ledger: PlannedEntries): Promise<PayoutRow | null> {
+async function writePayout(
+  r: PayoutRequest,
+  decision: PayoutDecision,
+  row: NewPayoutRow,
+  ledger: PlannedEntries,
+): Promise<PayoutRow | null> {
   const { deps } = r;
   const { settings } = decision;
   const event = payoutEventInput({ ...row, return_reference: '', version: 1 }, `payout.${row.status}`);
@@ -350,7 +470,12 @@ async function writePayout(r: PayoutRequest, decision: PayoutDecision, row: NewP
  * Remembered for this key's next payouts to the recipient: only what the write re-checks (a Test
  * recipient waiting for the verifier was verified above, so none is remembered waiting).
  */
-function rememberDecision(r: PayoutRequest, decision: PayoutDecision, recipient: RecipientRow, accounts: AccountRow[]): void {
+function rememberDecision(
+  r: PayoutRequest,
+  decision: PayoutDecision,
+  recipient: RecipientRow,
+  accounts: AccountRow[],
+): void {
   r.deps.decisions?.remember(r.principal.apiKeyId, recipient.id, {
     settings: decision.settings,
     approval_required: decision.approval_required,
@@ -360,6 +485,11 @@ function rememberDecision(r: PayoutRequest, decision: PayoutDecision, recipient:
   });
 }
 
-const dailyLimit = (limitMinor: number) => conflict('PAYOUT_DAILY_LIMIT', `This payout would pass today's limit of ${limitMinor} pesewas (Africa/Accra day).`);
+const dailyLimit = (limitMinor: number) =>
+  conflict('PAYOUT_DAILY_LIMIT', `This payout would pass today's limit of ${limitMinor} pesewas (Africa/Accra day).`);
 
-const insufficientFunds = (totalMinor: number) => conflict('INSUFFICIENT_FUNDS', `The available balance does not cover the amount plus the fee (${totalMinor} pesewas).`);
+const insufficientFunds = (totalMinor: number) =>
+  conflict(
+    'INSUFFICIENT_FUNDS',
+    `The available balance does not cover the amount plus the fee (${totalMinor} pesewas).`,
+  );

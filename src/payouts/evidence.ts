@@ -19,11 +19,22 @@ export function sniffContentType(data: Buffer): 'application/pdf' | 'image/png' 
 }
 
 /** One insert: in the caller's transaction when db is one (the API's, with its Idempotency-Key). */
-export async function addEvidence(db: Queryable, principal: ApiPrincipal | null, payout: PayoutRow, file: { data: Buffer; filename: string | null }, uploadedBy: string) {
+export async function addEvidence(
+  db: Queryable,
+  principal: ApiPrincipal | null,
+  payout: PayoutRow,
+  file: { data: Buffer; filename: string | null },
+  uploadedBy: string,
+) {
   if (file.data.length === 0) throw errors.invalidArgument('The evidence file is empty.');
-  if (file.data.length > EVIDENCE_BYTES_MAX) throw new SikaError('PAYLOAD_TOO_LARGE', `Evidence files may be at most ${EVIDENCE_BYTES_MAX} bytes.`);
+  if (file.data.length > EVIDENCE_BYTES_MAX)
+    throw new SikaError('PAYLOAD_TOO_LARGE', `Evidence files may be at most ${EVIDENCE_BYTES_MAX} bytes.`);
   const contentType = sniffContentType(file.data);
-  if (!contentType) throw new SikaError('UNSUPPORTED_MEDIA_TYPE', 'Evidence must be a PDF, PNG or JPEG file (checked by content, not name).');
+  if (!contentType)
+    throw new SikaError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      'Evidence must be a PDF, PNG or JPEG file (checked by content, not name).',
+    );
   const id = newId('evd');
   await insertEvidence(db, {
     id,
@@ -36,13 +47,23 @@ export async function addEvidence(db: Queryable, principal: ApiPrincipal | null,
     filename: file.filename?.slice(0, EVIDENCE_FILENAME_LENGTH_MAX) ?? null,
     uploadedBy,
   });
-  return { id, object: 'evidence' as const, payout_id: payout.id, content_type: contentType, size_bytes: file.data.length, filename: file.filename ?? null };
+  return {
+    id,
+    object: 'evidence' as const,
+    payout_id: payout.id,
+    content_type: contentType,
+    size_bytes: file.data.length,
+    filename: file.filename ?? null,
+  };
 }
 
 /** Receipt PDF: only for paid or returned payouts (409 otherwise). */
 export async function receiptPdf(db: Db, payout: PayoutRow): Promise<Buffer> {
   if (payout.status !== 'paid' && payout.status !== 'returned') {
-    throw new SikaError('RECEIPT_NOT_AVAILABLE', `A receipt exists once a payout is paid; this one is ${payout.status}.`);
+    throw new SikaError(
+      'RECEIPT_NOT_AVAILABLE',
+      `A receipt exists once a payout is paid; this one is ${payout.status}.`,
+    );
   }
   const recipient = (await findRecipient(db, payout.merchant_id, payout.environment, payout.recipient_id))!;
   const merchant = await merchantName(db, payout.merchant_id);
@@ -52,12 +73,17 @@ export async function receiptPdf(db: Db, payout: PayoutRow): Promise<Buffer> {
       : `${recipient.account_name}, ${recipient.network?.toUpperCase()} wallet ${maskPhone(recipient.phone ?? '')}`;
   // pdfkit (and its fonts) loads on the first receipt, not at start: 28 MB and 0.3 s that most processes never use.
   const { default: PDFDocument } = await import('pdfkit');
-  const doc = new PDFDocument({ size: 'A4', margin: 56, info: { Title: `Payout receipt ${payout.reference}`, Author: 'Sika' } });
+  const doc = new PDFDocument({
+    size: 'A4',
+    margin: 56,
+    info: { Title: `Payout receipt ${payout.reference}`, Author: 'Sika' },
+  });
   const chunks: Buffer[] = [];
   doc.on('data', (chunk: Buffer) => chunks.push(chunk));
   const done = new Promise<Buffer>((resolve) => doc.on('end', () => resolve(Buffer.concat(chunks))));
   doc.fontSize(20).text('Sika payout receipt');
-  if (payout.environment === 'test') doc.moveDown(0.3).fontSize(11).fillColor('#a15c00').text('TEST MODE: no money was sent.').fillColor('black');
+  if (payout.environment === 'test')
+    doc.moveDown(0.3).fontSize(11).fillColor('#a15c00').text('TEST MODE: no money was sent.').fillColor('black');
   doc.moveDown();
   const rows: [string, string][] = [
     ['Reference', payout.reference],

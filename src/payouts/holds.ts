@@ -19,11 +19,16 @@ const { conflict } = errors;
 function reasonOf(reason: string, what: 'hold' | 'release'): string {
   const trimmed = reason.trim();
   if (!trimmed) throw errors.invalidArgument(`Give a reason to ${what} the payout.`);
-  if (trimmed.length > HOLD_REASON_LENGTH_MAX) throw errors.invalidArgument(`The reason is at most ${HOLD_REASON_LENGTH_MAX} characters.`);
+  if (trimmed.length > HOLD_REASON_LENGTH_MAX)
+    throw errors.invalidArgument(`The reason is at most ${HOLD_REASON_LENGTH_MAX} characters.`);
   return trimmed;
 }
 
-const holdOf = (payout: PayoutRow) => ({ held_at: payout.held_at?.toISOString() ?? null, held_by: payout.held_by, hold_reason: payout.hold_reason });
+const holdOf = (payout: PayoutRow) => ({
+  held_at: payout.held_at?.toISOString() ?? null,
+  held_by: payout.held_by,
+  hold_reason: payout.hold_reason,
+});
 
 /** An operator holds a Live payout not yet sent to its provider (refused with PAYOUT_NOT_HOLDABLE otherwise). */
 export async function holdPayout(db: Db, actor: Actor, payoutId: string, reason: string): Promise<PayoutRow> {
@@ -31,8 +36,10 @@ export async function holdPayout(db: Db, actor: Actor, payoutId: string, reason:
   return db.transaction(async (tx) => {
     const payout = await findPayoutById(tx, payoutId, true);
     if (!payout) throw errors.notFound('Payout');
-    if (payout.environment !== 'live') throw conflict('PAYOUT_NOT_HOLDABLE', 'Only Live payouts are held: a Test payout sends no money.');
-    if (payout.held_at) throw conflict('PAYOUT_NOT_HOLDABLE', `The payout ${payout.reference} is already held by ${payout.held_by}.`);
+    if (payout.environment !== 'live')
+      throw conflict('PAYOUT_NOT_HOLDABLE', 'Only Live payouts are held: a Test payout sends no money.');
+    if (payout.held_at)
+      throw conflict('PAYOUT_NOT_HOLDABLE', `The payout ${payout.reference} is already held by ${payout.held_by}.`);
     if (!canHold(payout.status, payout.processing_step)) {
       throw conflict(
         'PAYOUT_NOT_HOLDABLE',
@@ -63,7 +70,10 @@ export async function releasePayout(db: Db, actor: Actor, payoutId: string, reas
     if (!payout) throw errors.notFound('Payout');
     if (!payout.held_at) throw conflict('PAYOUT_NOT_HELD', `The payout ${payout.reference} is not held.`);
     if (payout.status !== 'requested' && payout.status !== 'processing') {
-      throw conflict('PAYOUT_NOT_HELD', `The payout ${payout.reference} is ${payout.status}; there is no hold left to release.`);
+      throw conflict(
+        'PAYOUT_NOT_HELD',
+        `The payout ${payout.reference} is ${payout.status}; there is no hold left to release.`,
+      );
     }
     const after = await setPayoutHold(tx, payoutId, null);
     await audit(tx, {

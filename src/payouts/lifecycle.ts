@@ -6,28 +6,55 @@ import { audit, type Actor } from '../audit/log.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import { errors } from '../lib/errors.ts';
 import { postPayout, returnPayout, voidPayout } from '../ledger/service.ts';
-import { CANCEL_REASON_LENGTH_MAX, canCancel, payoutMachine, reconciliationMachine, testBankReference, testReturnReference, type PayoutStatus, type TestPayoutSimulation } from './model.ts';
-import { findPayout, findPayoutById, releaseDayTotal, updatePayout, updateReconciliation, type PayoutRow } from './payout-store.ts';
+import {
+  CANCEL_REASON_LENGTH_MAX,
+  canCancel,
+  payoutMachine,
+  reconciliationMachine,
+  testBankReference,
+  testReturnReference,
+  type PayoutStatus,
+  type TestPayoutSimulation,
+} from './model.ts';
+import {
+  findPayout,
+  findPayoutById,
+  releaseDayTotal,
+  updatePayout,
+  updateReconciliation,
+  type PayoutRow,
+} from './payout-store.ts';
 import { emitPayoutEvent } from './presenters.ts';
 
 const { conflict } = errors;
 
 /** The status move the payout table allows, with what it moves in the ledger and its payout.<status> event. */
-export async function movePayout(tx: Queryable, payout: PayoutRow, to: PayoutStatus, change: Parameters<typeof updatePayout>[2] = {}): Promise<PayoutRow> {
+export async function movePayout(
+  tx: Queryable,
+  payout: PayoutRow,
+  to: PayoutStatus,
+  change: Parameters<typeof updatePayout>[2] = {},
+): Promise<PayoutRow> {
   const updated = await updatePayout(tx, payout.id, change, payoutMachine.transition(payout.status, to));
-  const money = { merchantId: payout.merchant_id, environment: payout.environment, payoutId: payout.id, amountMinor: payout.amount_minor, feeMinor: payout.fee_minor };
+  const money = {
+    merchantId: payout.merchant_id,
+    environment: payout.environment,
+    payoutId: payout.id,
+    amountMinor: payout.amount_minor,
+    feeMinor: payout.fee_minor,
+  };
   if (to === 'paid') await postPayout(tx, money);
   else if (to === 'failed' || to === 'cancelled') {
     await releaseDayTotal(tx, payout);
     await voidPayout(tx, money);
-  }
-  else if (to === 'returned') await returnPayout(tx, money);
+  } else if (to === 'returned') await returnPayout(tx, money);
   if (to !== 'requested') await emitPayoutEvent(tx, updated, `payout.${to}`);
   return updated;
 }
 
 /** SPEC 3.3 cancel: repeating a successful cancel returns the cancelled record; otherwise 409 once money may have moved. */
-export const cancelPayout = (db: Db, principal: ApiPrincipal, id: string, reason: string | null) => db.transaction((tx) => cancelPayoutIn(tx, principal, id, reason));
+export const cancelPayout = (db: Db, principal: ApiPrincipal, id: string, reason: string | null) =>
+  db.transaction((tx) => cancelPayoutIn(tx, principal, id, reason));
 
 /** cancelPayout in the caller's transaction (the API's, with its Idempotency-Key). */
 export async function cancelPayoutIn(tx: Queryable, principal: ApiPrincipal, id: string, reason: string | null) {
@@ -35,24 +62,49 @@ export async function cancelPayoutIn(tx: Queryable, principal: ApiPrincipal, id:
   if (!payout) throw errors.notFound('Payout');
   if (payout.status === 'cancelled') return payout;
   if (!canCancel(payout.status, payout.processing_step)) {
-    throw conflict('PAYOUT_NOT_CANCELLABLE', `The payout is ${payout.status}${payout.processing_step ? ` (${payout.processing_step})` : ''} and can no longer be cancelled.`);
+    throw conflict(
+      'PAYOUT_NOT_CANCELLABLE',
+      `The payout is ${payout.status}${payout.processing_step ? ` (${payout.processing_step})` : ''} and can no longer be cancelled.`,
+    );
   }
-  return movePayout(tx, payout, 'cancelled', { cancel_reason: reason?.slice(0, CANCEL_REASON_LENGTH_MAX) ?? 'cancelled by the merchant', processing_step: null, next_step_at: null });
+  return movePayout(tx, payout, 'cancelled', {
+    cancel_reason: reason?.slice(0, CANCEL_REASON_LENGTH_MAX) ?? 'cancelled by the merchant',
+    processing_step: null,
+    next_step_at: null,
+  });
 }
 
 /** Four eyes: an approver who is not the requester approves (-> processing) or rejects (-> cancelled). API keys cannot call this. */
-export async function decidePayout(db: Db, input: { payoutId: string; userId: string; decision: 'approve' | 'reject'; reason?: string }) {
+export async function decidePayout(
+  db: Db,
+  input: { payoutId: string; userId: string; decision: 'approve' | 'reject'; reason?: string },
+) {
   return db.transaction(async (tx) => {
     const payout = await findPayoutById(tx, input.payoutId, true);
     const user = await findActiveUser(tx, input.userId);
     if (!payout || !user || user.merchant_id !== payout.merchant_id) throw errors.notFound('Payout');
-    if (user.role !== 'approver') throw errors.forbidden('Only a user with the approver role can approve or reject payouts.');
-    if (payout.requested_by_user_id === input.userId) throw errors.forbidden('The requester of a payout cannot approve or reject it; another approver must.');
-    if (payout.status !== 'requested') throw conflict('PAYOUT_NOT_REQUESTED', `The payout is ${payout.status}; only requested payouts await a decision.`);
+    if (user.role !== 'approver')
+      throw errors.forbidden('Only a user with the approver role can approve or reject payouts.');
+    if (payout.requested_by_user_id === input.userId)
+      throw errors.forbidden('The requester of a payout cannot approve or reject it; another approver must.');
+    if (payout.status !== 'requested')
+      throw conflict(
+        'PAYOUT_NOT_REQUESTED',
+        `The payout is ${payout.status}; only requested payouts await a decision.`,
+      );
     const after =
       input.decision === 'approve'
-        ? await movePayout(tx, payout, 'processing', { processing_step: 'recipient_check', next_step_at: new Date(), decided_by_user_id: input.userId, decided: true })
-        : await movePayout(tx, payout, 'cancelled', { decided_by_user_id: input.userId, decided: true, cancel_reason: input.reason?.slice(0, CANCEL_REASON_LENGTH_MAX) ?? 'rejected by an approver' });
+        ? await movePayout(tx, payout, 'processing', {
+            processing_step: 'recipient_check',
+            next_step_at: new Date(),
+            decided_by_user_id: input.userId,
+            decided: true,
+          })
+        : await movePayout(tx, payout, 'cancelled', {
+            decided_by_user_id: input.userId,
+            decided: true,
+            cancel_reason: input.reason?.slice(0, CANCEL_REASON_LENGTH_MAX) ?? 'rejected by an approver',
+          });
     await audit(tx, {
       actor: { type: 'user', id: input.userId, email: user.email },
       merchantId: payout.merchant_id,
@@ -67,30 +119,54 @@ export async function decidePayout(db: Db, input: { payoutId: string; userId: st
 }
 
 /** An operator reconciles a Live payout with the bank statement. */
-export async function reconcilePayout(db: Db, payoutId: string, result: 'matched' | 'exception', actor: Actor | null = null) {
+export async function reconcilePayout(
+  db: Db,
+  payoutId: string,
+  result: 'matched' | 'exception',
+  actor: Actor | null = null,
+) {
   return db.transaction(async (tx) => {
     const payout = await findPayoutById(tx, payoutId, true);
     if (!payout) throw errors.notFound('Payout');
     if (payout.environment !== 'live' || payout.status !== 'paid') {
       throw conflict(
         'PAYOUT_NOT_RECONCILABLE',
-        payout.status === 'returned' ? 'The payout was returned: its money is back on the balance, so it is not reconciled as Matched or Exception.' : 'Only paid Live payouts are reconciled.',
+        payout.status === 'returned'
+          ? 'The payout was returned: its money is back on the balance, so it is not reconciled as Matched or Exception.'
+          : 'Only paid Live payouts are reconciled.',
       );
     }
     // Unreconciled, or already settled with this same result (written again); never flipped.
     if (!reconciliationMachine.canTransition(payout.reconciliation_status, result)) {
       throw conflict('PAYOUT_ALREADY_RECONCILED', `The payout is already ${payout.reconciliation_status}.`);
     }
-    const after = await updateReconciliation(tx, payoutId, reconciliationMachine.transition(payout.reconciliation_status, result));
+    const after = await updateReconciliation(
+      tx,
+      payoutId,
+      reconciliationMachine.transition(payout.reconciliation_status, result),
+    );
     if (actor) {
-      await audit(tx, { actor, merchantId: payout.merchant_id, action: `payout.reconcile_${result}`, objectType: 'payout', objectId: payoutId, before: { reconciliation_status: payout.reconciliation_status }, after: { reconciliation_status: result } });
+      await audit(tx, {
+        actor,
+        merchantId: payout.merchant_id,
+        action: `payout.reconcile_${result}`,
+        objectType: 'payout',
+        objectId: payoutId,
+        before: { reconciliation_status: payout.reconciliation_status },
+        after: { reconciliation_status: result },
+      });
     }
     return after;
   });
 }
 
 /** A paid transfer came back (provider notice or operator): the payout is returned and the money goes back to the balance. */
-export async function markPayoutReturned(db: Db, payoutId: string, returnReference: string, actor: Actor | null = null) {
+export async function markPayoutReturned(
+  db: Db,
+  payoutId: string,
+  returnReference: string,
+  actor: Actor | null = null,
+) {
   return db.transaction((tx) => returnPayoutIn(tx, payoutId, returnReference, actor));
 }
 
@@ -98,14 +174,29 @@ export async function markPayoutReturned(db: Db, payoutId: string, returnReferen
  * The return inside the caller's transaction (an operator's, approved by a second operator: src/ops/approvals.ts).
  * audit: what the audit row adds (the request and its reason).
  */
-export async function returnPayoutIn(tx: Queryable, payoutId: string, returnReference: string, actor: Actor | null, audited: Record<string, unknown> = {}) {
+export async function returnPayoutIn(
+  tx: Queryable,
+  payoutId: string,
+  returnReference: string,
+  actor: Actor | null,
+  audited: Record<string, unknown> = {},
+) {
   const payout = await findPayoutById(tx, payoutId, true);
   if (!payout) throw errors.notFound('Payout');
   if (payout.status === 'returned') return payout;
-  if (payout.status !== 'paid') throw conflict('PAYOUT_NOT_RETURNABLE', `The payout is ${payout.status}; only paid payouts can be returned.`);
+  if (payout.status !== 'paid')
+    throw conflict('PAYOUT_NOT_RETURNABLE', `The payout is ${payout.status}; only paid payouts can be returned.`);
   const after = await movePayout(tx, payout, 'returned', { return_reference: returnReference });
   if (actor) {
-    await audit(tx, { actor, merchantId: payout.merchant_id, action: 'payout.returned', objectType: 'payout', objectId: payoutId, before: { status: 'paid' }, after: { status: 'returned', return_reference: returnReference, ...audited } });
+    await audit(tx, {
+      actor,
+      merchantId: payout.merchant_id,
+      action: 'payout.returned',
+      objectType: 'payout',
+      objectId: payoutId,
+      before: { status: 'paid' },
+      after: { status: 'returned', return_reference: returnReference, ...audited },
+    });
   }
   return after;
 }
@@ -119,7 +210,12 @@ export const payoutForOperator = (db: Queryable, payoutId: string) => findPayout
  * brings: processing (as an approval does), paid (the hold posted), failed (amount and fee released),
  * returned (the paid amount and fee back to the balance). A move the table does not allow is refused (409).
  */
-export async function simulateTestPayout(tx: Queryable, principal: Pick<ApiPrincipal, 'merchantId' | 'environment'>, id: string, outcome: TestPayoutSimulation): Promise<PayoutRow> {
+export async function simulateTestPayout(
+  tx: Queryable,
+  principal: Pick<ApiPrincipal, 'merchantId' | 'environment'>,
+  id: string,
+  outcome: TestPayoutSimulation,
+): Promise<PayoutRow> {
   if (principal.environment !== 'test') throw errors.forbidden('Payouts can be simulated with Test keys only.');
   const payout = await findPayout(tx, principal.merchantId, principal.environment, id, true);
   if (!payout) throw errors.notFound('Payout');
@@ -134,9 +230,18 @@ export async function simulateTestPayout(tx: Queryable, principal: Pick<ApiPrinc
     case 'processing':
       return movePayout(tx, payout, 'processing', { processing_step: 'recipient_check', next_step_at: null });
     case 'paid':
-      return movePayout(tx, payout, 'paid', { bank_reference: testBankReference(), processing_step: null, next_step_at: null, paid: true });
+      return movePayout(tx, payout, 'paid', {
+        bank_reference: testBankReference(),
+        processing_step: null,
+        next_step_at: null,
+        paid: true,
+      });
     case 'failed':
-      return movePayout(tx, payout, 'failed', { failure_reason: 'simulated failure (Test mode)', processing_step: null, next_step_at: null });
+      return movePayout(tx, payout, 'failed', {
+        failure_reason: 'simulated failure (Test mode)',
+        processing_step: null,
+        next_step_at: null,
+      });
     case 'returned':
       return movePayout(tx, payout, 'returned', { return_reference: testReturnReference() });
   }

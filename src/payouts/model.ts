@@ -21,7 +21,12 @@ export const PAYOUT_TRANSITIONS: Transitions<PayoutStatus> = {
  * once (nothing is sent), so paid is an initial status too, or, when its test_outcome asks, requested or
  * processing (then moved on by the Test simulator, lifecycle.ts simulateTestPayout).
  */
-export const payoutMachine = defineStateMachine({ name: 'payout', statuses: PAYOUT_STATUSES, initial: ['requested', 'processing', 'paid'], transitions: PAYOUT_TRANSITIONS });
+export const payoutMachine = defineStateMachine({
+  name: 'payout',
+  statuses: PAYOUT_STATUSES,
+  initial: ['requested', 'processing', 'paid'],
+  transitions: PAYOUT_TRANSITIONS,
+});
 
 export const RECONCILIATION_STATUSES = ['not_required', 'unreconciled', 'matched', 'exception'] as const;
 export type ReconciliationStatus = (typeof RECONCILIATION_STATUSES)[number];
@@ -37,7 +42,12 @@ export const reconciliationMachine = defineStateMachine({
   name: 'payout reconciliation',
   statuses: RECONCILIATION_STATUSES,
   initial: ['not_required', 'unreconciled'],
-  transitions: { not_required: [], unreconciled: RECONCILIATION_RESULTS, matched: ['matched'], exception: ['exception'] },
+  transitions: {
+    not_required: [],
+    unreconciled: RECONCILIATION_RESULTS,
+    matched: ['matched'],
+    exception: ['exception'],
+  },
 });
 
 export const VERIFICATION_STATUSES = ['pending_verification', 'verified', 'rejected'] as const;
@@ -89,13 +99,20 @@ export type TestPayoutOutcome = (typeof TEST_PAYOUT_OUTCOMES)[number];
 export const TEST_PAYOUT_OUTCOME_DEFAULT: TestPayoutOutcome = 'paid';
 
 /** What the Test simulator moves a Test payout to, through the payout table (PAYOUT_TRANSITIONS). */
-export const TEST_PAYOUT_SIMULATIONS = ['processing', 'paid', 'failed', 'returned'] as const satisfies readonly PayoutStatus[];
+export const TEST_PAYOUT_SIMULATIONS = [
+  'processing',
+  'paid',
+  'failed',
+  'returned',
+] as const satisfies readonly PayoutStatus[];
 export type TestPayoutSimulation = (typeof TEST_PAYOUT_SIMULATIONS)[number];
 
 /** The longest id a payouts route or field takes (payout, recipient, evidence), in characters. */
 export const PAYOUT_ID_LENGTH_MAX = 80;
 export const CLIENT_REFERENCE_LENGTH_MAX = 80;
-export const CLIENT_REFERENCE_PATTERN = new RegExp(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,${CLIENT_REFERENCE_LENGTH_MAX - 1}}$`);
+export const CLIENT_REFERENCE_PATTERN = new RegExp(
+  `^[A-Za-z0-9][A-Za-z0-9_.:-]{0,${CLIENT_REFERENCE_LENGTH_MAX - 1}}$`,
+);
 export const NOTES_LENGTH_MAX = 500;
 /** A cancel or rejection reason is kept to this many characters. */
 export const CANCEL_REASON_LENGTH_MAX = 500;
@@ -134,7 +151,8 @@ export const MOMO_PAYOUT_FEE_MAX_MINOR = 1_000;
 
 /** DESIGN: bank GHS 1.00 flat; momo 1% (min GHS 0.50, max GHS 10.00), half up to the pesewa. */
 export function payoutFeeMinor(accountType: AccountType, amountMinor: number): number {
-  if (!Number.isSafeInteger(amountMinor) || amountMinor < 1) throw new Error(`payout fee of a bad amount ${amountMinor}`);
+  if (!Number.isSafeInteger(amountMinor) || amountMinor < 1)
+    throw new Error(`payout fee of a bad amount ${amountMinor}`);
   if (accountType === 'bank') return BANK_PAYOUT_FEE_MINOR;
   // Basis points of the amount (10,000 to the whole), rounded half up.
   const percent = Math.floor((amountMinor * MOMO_PAYOUT_FEE_BPS + 5_000) / 10_000);
@@ -154,7 +172,8 @@ export const TEST_REJECTED_PHONES: Record<string, string> = {
   '+233241111111': 'name_mismatch',
 };
 
-export const maskAccountNumber = (value: string): string => `${'*'.repeat(Math.max(0, value.length - 4))}${value.slice(-4)}`;
+export const maskAccountNumber = (value: string): string =>
+  `${'*'.repeat(Math.max(0, value.length - 4))}${value.slice(-4)}`;
 
 /** Random characters of a Test payout's references (nothing is sent, so no bank gives one). */
 const TEST_REFERENCE_RANDOM_CHARS = 12;

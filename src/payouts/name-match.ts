@@ -19,7 +19,10 @@ export function nameWords(name: string): string[] {
 }
 
 const wordMatches = (word: string, among: string[]): boolean =>
-  among.some((other) => other === word || (word.length === 1 && other.startsWith(word)) || (other.length === 1 && word.startsWith(other)));
+  among.some(
+    (other) =>
+      other === word || (word.length === 1 && other.startsWith(word)) || (other.length === 1 && word.startsWith(other)),
+  );
 
 export function namesMatch(given: string, registered: string): boolean {
   const a = nameWords(given);

@@ -6,7 +6,14 @@ import { Statement } from '../db/statement.ts';
 import type { EventInput, EventPayload } from '../events/model.ts';
 import { eventCtes } from '../events/outbox-store.ts';
 import type { PlannedEntries } from '../ledger/service.ts';
-import { checkWritten, entriesCtes, ledgerWriteError, WRITTEN_COUNTS, type AccountRow, type WrittenCounts } from '../ledger/store.ts';
+import {
+  checkWritten,
+  entriesCtes,
+  ledgerWriteError,
+  WRITTEN_COUNTS,
+  type AccountRow,
+  type WrittenCounts,
+} from '../ledger/store.ts';
 import type { AccountKind } from '../ledger/model.ts';
 import { payoutMachine, reconciliationMachine } from './model.ts';
 import { PAYOUT_COLUMNS, type PayoutRow } from './payout-store.ts';
@@ -36,12 +43,21 @@ export interface PayoutDecision {
 
 export async function readPayoutDecision(
   db: Queryable,
-  q: { merchantId: string; environment: Environment; apiKeyId: string; clientReference: string; recipientId: string; accountKinds: AccountKind[] },
+  q: {
+    merchantId: string;
+    environment: Environment;
+    apiKeyId: string;
+    clientReference: string;
+    recipientId: string;
+    accountKinds: AccountKind[];
+  },
 ): Promise<PayoutDecision | null> {
   const s = new Statement();
   const [m, e, key] = [s.p(q.merchantId), s.p(q.environment), s.p(q.apiKeyId)];
   // The recipient by primary key, owner checked by the caller (see findRecipient).
-  const rows = await db.query<Omit<SettingsRow, 'merchant_id' | 'environment'> & Omit<PayoutDecision, 'settings' | 'recipient'> & RecipientRow>(
+  const rows = await db.query<
+    Omit<SettingsRow, 'merchant_id' | 'environment'> & Omit<PayoutDecision, 'settings' | 'recipient'> & RecipientRow
+  >(
     `SELECT settings.payout_access, settings.paused, settings.payout_limit_minor, settings.daily_limit_minor, rcp.*,
             (SELECT id FROM payouts WHERE merchant_id = ${m} AND environment = ${e} AND client_reference = ${s.p(q.clientReference)}) AS existing_id,
             EXISTS (SELECT 1 FROM webhook_endpoints WHERE api_key_id = ${key} AND status = 'active') AS has_active_endpoint,
@@ -61,10 +77,28 @@ export async function readPayoutDecision(
   const row = rows[0];
   if (!row) return null;
   // The recipient's columns are the row's rest (null when no recipient has the id).
-  const { payout_access, paused, payout_limit_minor, daily_limit_minor, existing_id, has_active_endpoint, paid_out_today_minor, approval_required, key_creator_user_id, accounts, ...recipient } =
-    row;
+  const {
+    payout_access,
+    paused,
+    payout_limit_minor,
+    daily_limit_minor,
+    existing_id,
+    has_active_endpoint,
+    paid_out_today_minor,
+    approval_required,
+    key_creator_user_id,
+    accounts,
+    ...recipient
+  } = row;
   return {
-    settings: { merchant_id: q.merchantId, environment: q.environment, payout_access, paused, payout_limit_minor, daily_limit_minor },
+    settings: {
+      merchant_id: q.merchantId,
+      environment: q.environment,
+      payout_access,
+      paused,
+      payout_limit_minor,
+      daily_limit_minor,
+    },
     existing_id,
     has_active_endpoint,
     paid_out_today_minor,
@@ -77,7 +111,21 @@ export async function readPayoutDecision(
 
 export type NewPayoutRow = Omit<
   PayoutRow,
-  'version' | 'created_at' | 'updated_at' | 'paid_at' | 'failure_reason' | 'cancel_reason' | 'decided_by_user_id' | 'decided_at' | 'return_reference' | 'provider' | 'provider_reference' | 'status_checks' | 'held_at' | 'held_by' | 'hold_reason'
+  | 'version'
+  | 'created_at'
+  | 'updated_at'
+  | 'paid_at'
+  | 'failure_reason'
+  | 'cancel_reason'
+  | 'decided_by_user_id'
+  | 'decided_at'
+  | 'return_reference'
+  | 'provider'
+  | 'provider_reference'
+  | 'status_checks'
+  | 'held_at'
+  | 'held_by'
+  | 'hold_reason'
 >;
 
 /** The day's total would pass the daily limit (the CHECK on payout_day_totals). */
@@ -109,7 +157,10 @@ export interface NewPayoutWrite {
  */
 export async function insertNewPayouts(db: Queryable, writes: readonly NewPayoutWrite[]): Promise<PayoutRow[]> {
   const first = writes[0]?.row;
-  if (!first || writes.some((w) => w.row.merchant_id !== first.merchant_id || w.row.environment !== first.environment)) {
+  if (
+    !first ||
+    writes.some((w) => w.row.merchant_id !== first.merchant_id || w.row.environment !== first.environment)
+  ) {
     throw new Error('assertion failed: one statement writes payouts of one merchant and environment');
   }
   for (const w of writes) {
@@ -161,7 +212,11 @@ export async function insertNewPayouts(db: Queryable, writes: readonly NewPayout
          DO UPDATE SET committed_minor = total.committed_minor + EXCLUDED.committed_minor, limit_minor = EXCLUDED.limit_minor
        RETURNING 1
      ), ${entriesCtes(s, entries, lines, { ifPosted: 'fail', onlyIf: 'given.reference_id IN (SELECT id FROM payout)' })},
-     ${eventCtes(s, writes.map((w) => w.event), 'given.object_id IN (SELECT id FROM payout)')}
+     ${eventCtes(
+       s,
+       writes.map((w) => w.event),
+       'given.object_id IN (SELECT id FROM payout)',
+     )}
      SELECT payout.*, (SELECT count(*) FROM payout_day)::int AS day_rows, ${WRITTEN_COUNTS} FROM payout`;
   let rows: (PayoutRow & WrittenCounts & { day_rows: number })[];
   try {
@@ -185,8 +240,17 @@ export async function insertNewPayouts(db: Queryable, writes: readonly NewPayout
   const writtenEntries = entries.filter((entry) => written.has(entry.referenceId));
   const writtenEntryIds = new Set(writtenEntries.map((entry) => entry.id));
   const counts = rows[0]!;
-  if (counts.day_rows !== 1 || !checkWritten(counts, writtenEntries, lines.filter((line) => writtenEntryIds.has(line.entryId)))) {
-    throw new Error(`assertion failed: ${rows.length} new payouts wrote ${counts.day_rows} day totals and ${counts.ledger_entries} entries`);
+  if (
+    counts.day_rows !== 1 ||
+    !checkWritten(
+      counts,
+      writtenEntries,
+      lines.filter((line) => writtenEntryIds.has(line.entryId)),
+    )
+  ) {
+    throw new Error(
+      `assertion failed: ${rows.length} new payouts wrote ${counts.day_rows} day totals and ${counts.ledger_entries} entries`,
+    );
   }
   return rows.map(({ ledger_entries: _entries, ledger_accounts: _accounts, day_rows: _days, ...payout }) => payout);
 }

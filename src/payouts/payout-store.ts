@@ -3,7 +3,13 @@
 import type { Environment } from '../accounts/model.ts';
 import type { Queryable } from '../db/index.ts';
 import type { Transition } from '../lib/state-machine.ts';
-import { payoutMachine, reconciliationMachine, type PayoutStatus, type ProcessingStep, type ReconciliationStatus } from './model.ts';
+import {
+  payoutMachine,
+  reconciliationMachine,
+  type PayoutStatus,
+  type ProcessingStep,
+  type ReconciliationStatus,
+} from './model.ts';
 
 export interface PayoutRow {
   id: string;
@@ -53,37 +59,63 @@ export const PAYOUT_COLUMNS = `id, reference, merchant_id, environment, api_key_
   reconciliation_status, failure_reason, cancel_reason, decided_by_user_id, decided_at, next_step_at, provider, provider_reference, status_checks, held_at, held_by, hold_reason, version, created_at, updated_at, paid_at`;
 
 export const hasOpenPayouts = async (db: Queryable, recipientId: string): Promise<boolean> =>
-  (await db.query(`SELECT 1 FROM payouts WHERE recipient_id = $1 AND status IN ('requested', 'processing') LIMIT 1`, [recipientId])).length > 0;
+  (
+    await db.query(`SELECT 1 FROM payouts WHERE recipient_id = $1 AND status IN ('requested', 'processing') LIMIT 1`, [
+      recipientId,
+    ])
+  ).length > 0;
 
 /**
  * A payout failed or was cancelled: its amount no longer counts toward the total of the Accra day it was
  * created on. Call it before the ledger moves the payout's money: every writer takes the day's total
  * before the accounts (insertNewPayout), so a cancel and a new payout cannot deadlock.
  */
-export const releaseDayTotal = (tx: Queryable, p: Pick<PayoutRow, 'merchant_id' | 'environment' | 'created_at' | 'amount_minor'>) =>
+export const releaseDayTotal = (
+  tx: Queryable,
+  p: Pick<PayoutRow, 'merchant_id' | 'environment' | 'created_at' | 'amount_minor'>,
+) =>
   tx.query(
     `UPDATE payout_day_totals SET committed_minor = committed_minor - $4
       WHERE merchant_id = $1 AND environment = $2 AND day = ($3::timestamptz AT TIME ZONE 'Africa/Accra')::date`,
     [p.merchant_id, p.environment, p.created_at, p.amount_minor],
   );
 
-export async function findPayout(db: Queryable, merchantId: string, environment: Environment, id: string, lock = false): Promise<PayoutRow | null> {
+export async function findPayout(
+  db: Queryable,
+  merchantId: string,
+  environment: Environment,
+  id: string,
+  lock = false,
+): Promise<PayoutRow | null> {
   // By primary key, owner checked here (see recipient-store.ts findRecipient).
   const row = await findPayoutById(db, id, lock);
   return row && row.merchant_id === merchantId && row.environment === environment ? row : null;
 }
 
 export async function findPayoutById(db: Queryable, id: string, lock = false): Promise<PayoutRow | null> {
-  const rows = await db.query<PayoutRow>(`SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE id = $1${lock ? ' FOR UPDATE' : ''}`, [id]);
+  const rows = await db.query<PayoutRow>(
+    `SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
+    [id],
+  );
   return rows[0] ?? null;
 }
 
-export async function listPayouts(db: Queryable, merchantId: string, environment: Environment, page: number, limit: number, clientReference: string | null) {
+export async function listPayouts(
+  db: Queryable,
+  merchantId: string,
+  environment: Environment,
+  page: number,
+  limit: number,
+  clientReference: string | null,
+) {
   const filter = clientReference === null ? '' : 'AND client_reference = $5';
   const params: unknown[] = [merchantId, environment, limit, (page - 1) * limit];
   if (clientReference !== null) params.push(clientReference);
   const [rows, counts] = await Promise.all([
-    db.query<PayoutRow>(`SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE merchant_id = $1 AND environment = $2 ${filter} ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`, params),
+    db.query<PayoutRow>(
+      `SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE merchant_id = $1 AND environment = $2 ${filter} ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`,
+      params,
+    ),
     db.query<{ total: number }>(
       `SELECT count(*)::int AS total FROM payouts WHERE merchant_id = $1 AND environment = $2 ${clientReference === null ? '' : 'AND client_reference = $3'}`,
       clientReference === null ? [merchantId, environment] : [merchantId, environment, clientReference],
@@ -126,7 +158,19 @@ export async function updatePayout(
   tx: Queryable,
   id: string,
   change: Partial<
-    Pick<PayoutRow, 'processing_step' | 'bank_reference' | 'return_reference' | 'failure_reason' | 'cancel_reason' | 'decided_by_user_id' | 'next_step_at' | 'provider' | 'provider_reference' | 'status_checks'>
+    Pick<
+      PayoutRow,
+      | 'processing_step'
+      | 'bank_reference'
+      | 'return_reference'
+      | 'failure_reason'
+      | 'cancel_reason'
+      | 'decided_by_user_id'
+      | 'next_step_at'
+      | 'provider'
+      | 'provider_reference'
+      | 'status_checks'
+    >
   > & {
     decided?: boolean;
     paid?: boolean;
@@ -134,14 +178,28 @@ export async function updatePayout(
   move?: Transition<PayoutStatus>,
 ): Promise<PayoutRow> {
   if ('status' in change) throw new Error('assertion failed: a payout status is written only through its transition');
-  if ('reconciliation_status' in change) throw new Error('assertion failed: a reconciliation status is written only through its transition (updateReconciliation)');
+  if ('reconciliation_status' in change)
+    throw new Error(
+      'assertion failed: a reconciliation status is written only through its transition (updateReconciliation)',
+    );
   const sets: string[] = ['version = version + 1', 'updated_at = now()'];
   const params: unknown[] = [id];
   if (move) {
     params.push(payoutMachine.check(move).to);
     sets.push(`status = $${params.length}`);
   }
-  for (const key of ['processing_step', 'bank_reference', 'return_reference', 'failure_reason', 'cancel_reason', 'decided_by_user_id', 'next_step_at', 'provider', 'provider_reference', 'status_checks'] as const) {
+  for (const key of [
+    'processing_step',
+    'bank_reference',
+    'return_reference',
+    'failure_reason',
+    'cancel_reason',
+    'decided_by_user_id',
+    'next_step_at',
+    'provider',
+    'provider_reference',
+    'status_checks',
+  ] as const) {
     if (key in change) {
       params.push(change[key]);
       sets.push(`${key} = $${params.length}`);
@@ -149,12 +207,19 @@ export async function updatePayout(
   }
   if (change.decided) sets.push('decided_at = now()');
   if (change.paid) sets.push('paid_at = now()');
-  const rows = await tx.query<PayoutRow>(`UPDATE payouts SET ${sets.join(', ')} WHERE id = $1 RETURNING ${PAYOUT_COLUMNS}`, params);
+  const rows = await tx.query<PayoutRow>(
+    `UPDATE payouts SET ${sets.join(', ')} WHERE id = $1 RETURNING ${PAYOUT_COLUMNS}`,
+    params,
+  );
   return rows[0]!;
 }
 
 /** Records a payout's reconciliation: only with `move`, a Transition the reconciliation table allowed. */
-export async function updateReconciliation(tx: Queryable, id: string, move: Transition<ReconciliationStatus>): Promise<PayoutRow> {
+export async function updateReconciliation(
+  tx: Queryable,
+  id: string,
+  move: Transition<ReconciliationStatus>,
+): Promise<PayoutRow> {
   const to = reconciliationMachine.check(move).to;
   const rows = await tx.query<PayoutRow>(
     `UPDATE payouts SET version = version + 1, updated_at = now(), reconciliation_status = $2 WHERE id = $1 RETURNING ${PAYOUT_COLUMNS}`,
@@ -169,7 +234,13 @@ export async function updateReconciliation(tx: Queryable, id: string, move: Tran
  * nothing). On PostgreSQL a hold committed while this waits for the row is seen here (the WHERE is checked
  * again on the locked row), so a transfer is never sent for a payout held before it left.
  */
-export async function advanceProcessingStep(db: Queryable, id: string, from: ProcessingStep, to: ProcessingStep, nextStepAt: Date): Promise<boolean> {
+export async function advanceProcessingStep(
+  db: Queryable,
+  id: string,
+  from: ProcessingStep,
+  to: ProcessingStep,
+  nextStepAt: Date,
+): Promise<boolean> {
   const rows = await db.query(
     `UPDATE payouts SET processing_step = $3, next_step_at = $4, version = version + 1, updated_at = now()
       WHERE id = $1 AND status = 'processing' AND processing_step = $2 AND held_at IS NULL RETURNING id`,
@@ -190,8 +261,15 @@ export const duePayoutIds = (tx: Queryable, limit: number) =>
   );
 
 /** The payout a provider's webhook or callback names by our reference with it. */
-export async function findPayoutByProviderReference(db: Queryable, provider: string, providerReference: string): Promise<PayoutRow | null> {
-  const rows = await db.query<PayoutRow>(`SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE provider = $1 AND provider_reference = $2`, [provider, providerReference]);
+export async function findPayoutByProviderReference(
+  db: Queryable,
+  provider: string,
+  providerReference: string,
+): Promise<PayoutRow | null> {
+  const rows = await db.query<PayoutRow>(
+    `SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE provider = $1 AND provider_reference = $2`,
+    [provider, providerReference],
+  );
   return rows[0] ?? null;
 }
 
@@ -211,7 +289,11 @@ export const holdForClaim = (tx: Queryable, id: string, holdS: number) =>
  * on a row it locked. Neither the status nor the version changes: a hold is not part of the payout the
  * merchant sees.
  */
-export async function setPayoutHold(tx: Queryable, id: string, hold: { by: string; reason: string } | null): Promise<PayoutRow> {
+export async function setPayoutHold(
+  tx: Queryable,
+  id: string,
+  hold: { by: string; reason: string } | null,
+): Promise<PayoutRow> {
   const rows = await tx.query<PayoutRow>(
     hold
       ? `UPDATE payouts SET held_at = now(), held_by = $2, hold_reason = $3 WHERE id = $1 RETURNING ${PAYOUT_COLUMNS}`

@@ -26,7 +26,20 @@ export function toRecipientResponse(r: RecipientRow) {
   };
 }
 
-export function toPayoutPayload(p: Pick<PayoutRow, 'id' | 'reference' | 'status' | 'amount_minor' | 'fee_minor' | 'currency' | 'bank_reference' | 'return_reference' | 'reconciliation_status'>) {
+export function toPayoutPayload(
+  p: Pick<
+    PayoutRow,
+    | 'id'
+    | 'reference'
+    | 'status'
+    | 'amount_minor'
+    | 'fee_minor'
+    | 'currency'
+    | 'bank_reference'
+    | 'return_reference'
+    | 'reconciliation_status'
+  >,
+) {
   return {
     id: p.id,
     reference: p.reference,
@@ -41,7 +54,11 @@ export function toPayoutPayload(p: Pick<PayoutRow, 'id' | 'reference' | 'status'
 }
 
 /** known: what the caller already has (a payout just created has its recipient and no evidence yet). */
-export async function toPayoutResponse(db: Queryable, p: PayoutRow, known: { recipient?: RecipientRow; evidence?: EvidenceRow[] } = {}) {
+export async function toPayoutResponse(
+  db: Queryable,
+  p: PayoutRow,
+  known: { recipient?: RecipientRow; evidence?: EvidenceRow[] } = {},
+) {
   const recipient = known.recipient ?? (await findRecipient(db, p.merchant_id, p.environment, p.recipient_id));
   const evidence = known.evidence ?? (await listEvidence(db, p.id));
   return {
@@ -66,14 +83,21 @@ export async function toPayoutResponse(db: Queryable, p: PayoutRow, known: { rec
     can_cancel: canCancel(p.status, p.processing_step),
     failure_reason: p.failure_reason,
     livemode: p.environment === 'live',
-    evidence: evidence.map((e) => ({ id: e.id, content_type: e.content_type, size_bytes: e.size_bytes, filename: e.filename, created_at: e.created_at.toISOString() })),
+    evidence: evidence.map((e) => ({
+      id: e.id,
+      content_type: e.content_type,
+      size_bytes: e.size_bytes,
+      filename: e.filename,
+      created_at: e.created_at.toISOString(),
+    })),
     created_at: p.created_at.toISOString(),
     updated_at: p.updated_at.toISOString(),
     paid_at: p.paid_at ? p.paid_at.toISOString() : null,
   };
 }
 
-type PayoutEventFields = Parameters<typeof toPayoutPayload>[0] & Pick<PayoutRow, 'merchant_id' | 'environment' | 'api_key_id' | 'version'>;
+type PayoutEventFields = Parameters<typeof toPayoutPayload>[0] &
+  Pick<PayoutRow, 'merchant_id' | 'environment' | 'api_key_id' | 'version'>;
 
 /** A payout event's input: the payout as it is after the change that causes the event. */
 export const payoutEventInput = (p: PayoutEventFields, type: string): EventInput => ({

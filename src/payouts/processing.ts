@@ -9,7 +9,14 @@ import type { PayoutForRail, PayoutRail, TransferOutcome } from '../rails/payout
 import { ProviderNoAnswerError, ProviderRefusedError } from '../rails/types.ts';
 import { movePayout } from './lifecycle.ts';
 import { namesMatch } from './name-match.ts';
-import { advanceProcessingStep, duePayoutIds, findPayoutById, holdForClaim, updatePayout, type PayoutRow } from './payout-store.ts';
+import {
+  advanceProcessingStep,
+  duePayoutIds,
+  findPayoutById,
+  holdForClaim,
+  updatePayout,
+  type PayoutRow,
+} from './payout-store.ts';
 import { findRecipient, setRecipientVerification, type RecipientRow } from './recipient-store.ts';
 
 /** How long a claimed payout is pushed back while a worker advances it (another worker skips it meanwhile). */
@@ -26,7 +33,8 @@ const DUE_PAYOUTS_PER_PASS_MAX = 20;
 type Log = { warn(obj: object, msg: string): void; error?(obj: object, msg: string): void };
 
 /** The delay before the (n+1)th status question about a pending transfer: 5 s, 10 s, 20 s ... at most 30 min. */
-export const statusPollDelayMs = (statusChecks: number): number => Math.min(PAYOUT_STATUS_POLL_FIRST_MS * 2 ** Math.min(statusChecks, 20), PAYOUT_STATUS_POLL_MAX_MS);
+export const statusPollDelayMs = (statusChecks: number): number =>
+  Math.min(PAYOUT_STATUS_POLL_FIRST_MS * 2 ** Math.min(statusChecks, 20), PAYOUT_STATUS_POLL_MAX_MS);
 
 function railPayout(payout: PayoutRow, recipient: RecipientRow): PayoutForRail {
   return {
@@ -65,14 +73,30 @@ export async function applyTransferOutcome(db: Db, payoutId: string, outcome: Tr
     if (payout.status !== 'processing') return;
     switch (outcome.outcome) {
       case 'paid':
-        await movePayout(tx, payout, 'paid', { bank_reference: outcome.bankReference, processing_step: null, next_step_at: null, paid: true });
+        await movePayout(tx, payout, 'paid', {
+          bank_reference: outcome.bankReference,
+          processing_step: null,
+          next_step_at: null,
+          paid: true,
+        });
         return;
       case 'returned':
-        await movePayout(tx, payout, 'paid', { bank_reference: outcome.bankReference, processing_step: null, next_step_at: null, paid: true });
-        await movePayout(tx, (await findPayoutById(tx, payoutId))!, 'returned', { return_reference: outcome.returnReference });
+        await movePayout(tx, payout, 'paid', {
+          bank_reference: outcome.bankReference,
+          processing_step: null,
+          next_step_at: null,
+          paid: true,
+        });
+        await movePayout(tx, (await findPayoutById(tx, payoutId))!, 'returned', {
+          return_reference: outcome.returnReference,
+        });
         return;
       case 'failed':
-        await movePayout(tx, payout, 'failed', { failure_reason: outcome.reason, processing_step: null, next_step_at: null });
+        await movePayout(tx, payout, 'failed', {
+          failure_reason: outcome.reason,
+          processing_step: null,
+          next_step_at: null,
+        });
         return;
       case 'pending':
         await updatePayout(tx, payoutId, {
@@ -102,7 +126,11 @@ async function checkRecipientStep(db: Db, rail: PayoutRail, payout: PayoutRow, f
     if (current.status !== 'processing' || current.processing_step !== 'recipient_check') return; // cancelled meanwhile
     if (!verdict.ok) {
       await setRecipientVerification(tx, current.recipient_id, 'rejected', verdict.reason);
-      await movePayout(tx, current, 'failed', { failure_reason: `recipient rejected: ${verdict.reason}`, processing_step: null, next_step_at: null });
+      await movePayout(tx, current, 'failed', {
+        failure_reason: `recipient rejected: ${verdict.reason}`,
+        processing_step: null,
+        next_step_at: null,
+      });
       return;
     }
     await setRecipientVerification(tx, current.recipient_id, 'verified', null);
@@ -118,9 +146,25 @@ async function checkRecipientStep(db: Db, rail: PayoutRail, payout: PayoutRow, f
 }
 
 /** Sends the transfer; a provider that refuses before accepting is replaced by the next one that pays the recipient. */
-async function transferStep(db: Db, providers: LiveProviders, rail: PayoutRail, payout: PayoutRow, recipient: RecipientRow, log?: Log): Promise<void> {
+async function transferStep(
+  db: Db,
+  providers: LiveProviders,
+  rail: PayoutRail,
+  payout: PayoutRow,
+  recipient: RecipientRow,
+  log?: Log,
+): Promise<void> {
   // Only one processor sends the transfer: the step moves on before the call, if it is still at transfer.
-  if (!(await advanceProcessingStep(db, payout.id, 'transfer', 'awaiting_result', new Date(Date.now() + CLAIM_HOLD_S * 1000)))) return;
+  if (
+    !(await advanceProcessingStep(
+      db,
+      payout.id,
+      'transfer',
+      'awaiting_result',
+      new Date(Date.now() + CLAIM_HOLD_S * 1000),
+    ))
+  )
+    return;
   let outcome: TransferOutcome;
   try {
     outcome = await rail.transfer(railPayout(payout, recipient));
@@ -130,12 +174,20 @@ async function transferStep(db: Db, providers: LiveProviders, rail: PayoutRail, 
     } else if (error instanceof ProviderRefusedError) {
       const candidates = providers.payoutsFor(targetOf(recipient));
       const next = candidates[candidates.indexOf(rail) + 1];
-      log?.warn({ err: error, payout_id: payout.id, provider: rail.provider, next: next?.provider ?? null }, 'payout provider refused the transfer before accepting it');
+      log?.warn(
+        { err: error, payout_id: payout.id, provider: rail.provider, next: next?.provider ?? null },
+        'payout provider refused the transfer before accepting it',
+      );
       await db.transaction(async (tx) => {
         const current = (await findPayoutById(tx, payout.id, true))!;
         if (current.status !== 'processing' || current.provider !== rail.provider) return;
         await updatePayout(tx, payout.id, {
-          ...(next ? { provider: next.provider, provider_reference: next.reference?.({ payoutId: payout.id, reference: payout.reference }) ?? payout.id } : {}),
+          ...(next
+            ? {
+                provider: next.provider,
+                provider_reference: next.reference?.({ payoutId: payout.id, reference: payout.reference }) ?? payout.id,
+              }
+            : {}),
           processing_step: 'transfer',
           next_step_at: new Date(Date.now() + (next ? 0 : PROVIDER_REFUSED_RETRY_MS)),
         });
@@ -144,7 +196,9 @@ async function transferStep(db: Db, providers: LiveProviders, rail: PayoutRail, 
     } else if (error instanceof ProviderNoAnswerError) {
       // It may have been accepted: ask, never resend blindly (the awaiting_result step asks at its next turn).
       log?.warn({ err: error, payout_id: payout.id }, 'payout transfer answer lost; asking the provider');
-      outcome = await rail.status(railPayout(payout, recipient)).catch(() => ({ outcome: 'pending', bankReference: payout.bank_reference }) as TransferOutcome);
+      outcome = await rail
+        .status(railPayout(payout, recipient))
+        .catch(() => ({ outcome: 'pending', bankReference: payout.bank_reference }) as TransferOutcome);
     } else {
       throw error;
     }
@@ -161,10 +215,13 @@ async function processPayout(db: Db, providers: LiveProviders, payoutId: string,
   const rail = railOf(providers, payout, recipient);
   if (!rail) {
     log?.warn({ payout_id: payoutId, provider: payout.provider }, 'no configured provider for this payout; it waits');
-    await db.transaction((tx) => updatePayout(tx, payoutId, { next_step_at: new Date(Date.now() + PROVIDER_REFUSED_RETRY_MS) }));
+    await db.transaction((tx) =>
+      updatePayout(tx, payoutId, { next_step_at: new Date(Date.now() + PROVIDER_REFUSED_RETRY_MS) }),
+    );
     return;
   }
-  if (payout.processing_step === 'recipient_check') return checkRecipientStep(db, rail, payout, railPayout(payout, recipient));
+  if (payout.processing_step === 'recipient_check')
+    return checkRecipientStep(db, rail, payout, railPayout(payout, recipient));
   if (payout.processing_step === 'transfer') return transferStep(db, providers, rail, payout, recipient, log);
   await applyTransferOutcome(db, payoutId, await rail.status(railPayout(payout, recipient)));
 }

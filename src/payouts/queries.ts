@@ -15,31 +15,54 @@ export type { EvidenceRow } from './evidence-store.ts';
 export type { PayoutExportRow, PayoutRow } from './payout-store.ts';
 export type { RecipientRow } from './recipient-store.ts';
 
-export const findPayout = (db: Queryable, merchantId: string, environment: Environment, id: string) => payoutStore.findPayout(db, merchantId, environment, id);
+export const findPayout = (db: Queryable, merchantId: string, environment: Environment, id: string) =>
+  payoutStore.findPayout(db, merchantId, environment, id);
 
 /** One page (from 1) of the merchant's payouts, newest first, and how many there are. */
-export const listPayoutsPage = (db: Queryable, merchantId: string, environment: Environment, page: number, pageSize: number) =>
-  payoutStore.listPayouts(db, merchantId, environment, page, pageSize, null);
+export const listPayoutsPage = (
+  db: Queryable,
+  merchantId: string,
+  environment: Environment,
+  page: number,
+  pageSize: number,
+) => payoutStore.listPayouts(db, merchantId, environment, page, pageSize, null);
 
-export const recentPayouts = (db: Queryable, merchantId: string, environment: Environment, limit: number) => payoutStore.listRecentPayouts(db, merchantId, environment, limit);
+export const recentPayouts = (db: Queryable, merchantId: string, environment: Environment, limit: number) =>
+  payoutStore.listRecentPayouts(db, merchantId, environment, limit);
 
-export const findRecipient = (db: Queryable, merchantId: string, environment: Environment, id: string) => recipientStore.findRecipient(db, merchantId, environment, id);
+export const findRecipient = (db: Queryable, merchantId: string, environment: Environment, id: string) =>
+  recipientStore.findRecipient(db, merchantId, environment, id);
 
-export const listRecipients = (db: Queryable, merchantId: string, environment: Environment) => recipientStore.listRecipients(db, merchantId, environment);
+export const listRecipients = (db: Queryable, merchantId: string, environment: Environment) =>
+  recipientStore.listRecipients(db, merchantId, environment);
 
 /** A file attached to a payout the caller already holds (the payout's owner was checked when it was found). */
-export const findEvidence = (db: Queryable, payoutId: string, evidenceId: string) => evidenceStore.findEvidence(db, payoutId, evidenceId);
+export const findEvidence = (db: Queryable, payoutId: string, evidenceId: string) =>
+  evidenceStore.findEvidence(db, payoutId, evidenceId);
 
 /** The banks a recipient's account may be at. */
 export const activeBanks = (db: Queryable) => listActiveBanks(db);
 
 /** Payouts created in [from, before), oldest first, read in keyset pages of pageRows (a CSV export's rows). */
-export function payoutsCreatedBetween(db: Queryable, merchantId: string, environment: Environment, from: Date, before: Date, pageRows: number): AsyncIterable<payoutStore.PayoutExportRow> {
+export function payoutsCreatedBetween(
+  db: Queryable,
+  merchantId: string,
+  environment: Environment,
+  from: Date,
+  before: Date,
+  pageRows: number,
+): AsyncIterable<payoutStore.PayoutExportRow> {
   return {
     async *[Symbol.asyncIterator]() {
       let after: { createdAt: Date; id: string } | null = null;
       for (;;) {
-        const rows = await payoutStore.payoutsCreatedBetween(db, merchantId, environment, { from, before, after }, pageRows);
+        const rows = await payoutStore.payoutsCreatedBetween(
+          db,
+          merchantId,
+          environment,
+          { from, before, after },
+          pageRows,
+        );
         yield* rows;
         if (rows.length < pageRows) return;
         const last = rows.at(-1)!;
@@ -64,8 +87,19 @@ export function clampListParams(query: { page?: number; limit?: number }) {
 }
 
 /** One page of the API's payout list, newest first, optionally one client_reference. */
-export async function listPayouts(db: Queryable, principal: ApiPrincipal, query: { page?: number; limit?: number; reference?: string }) {
+export async function listPayouts(
+  db: Queryable,
+  principal: ApiPrincipal,
+  query: { page?: number; limit?: number; reference?: string },
+) {
   const { page, limit } = clampListParams(query);
-  const { rows, total } = await payoutStore.listPayouts(db, principal.merchantId, principal.environment, page, limit, query.reference ?? null);
+  const { rows, total } = await payoutStore.listPayouts(
+    db,
+    principal.merchantId,
+    principal.environment,
+    page,
+    limit,
+    query.reference ?? null,
+  );
   return { payouts: await Promise.all(rows.map((row) => toPayoutResponse(db, row))), page, limit, total };
 }

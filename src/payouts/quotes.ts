@@ -45,14 +45,26 @@ export async function capabilities(db: Queryable, principal: ApiPrincipal, provi
       approval_required: principal.environment === 'live' && (merchant?.payout_approval_required ?? false),
       payout_limit_minor: settings.payout_limit_minor,
       daily_limit_minor: settings.daily_limit_minor,
-      fees: { bank: { flat_minor: BANK_PAYOUT_FEE_MINOR }, momo: { percent_bps: MOMO_PAYOUT_FEE_BPS, min_minor: MOMO_PAYOUT_FEE_MIN_MINOR, max_minor: MOMO_PAYOUT_FEE_MAX_MINOR } },
+      fees: {
+        bank: { flat_minor: BANK_PAYOUT_FEE_MINOR },
+        momo: {
+          percent_bps: MOMO_PAYOUT_FEE_BPS,
+          min_minor: MOMO_PAYOUT_FEE_MIN_MINOR,
+          max_minor: MOMO_PAYOUT_FEE_MAX_MINOR,
+        },
+      },
     },
   };
 }
 
-export const getBalance = (db: Queryable, principal: ApiPrincipal) => balance(db, principal.merchantId, principal.environment);
+export const getBalance = (db: Queryable, principal: ApiPrincipal) =>
+  balance(db, principal.merchantId, principal.environment);
 
-export async function quote(db: Queryable, principal: ApiPrincipal, input: { recipient_id: string; amount_minor: number }) {
+export async function quote(
+  db: Queryable,
+  principal: ApiPrincipal,
+  input: { recipient_id: string; amount_minor: number },
+) {
   const recipient = await getRecipient(db, principal, input.recipient_id);
   const feeMinor = payoutFeeMinor(recipient.account_type, input.amount_minor);
   return {

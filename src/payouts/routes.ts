@@ -47,8 +47,21 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
   const { db } = deps;
   const payoutDeps = { db, providers: deps.providers, decisions: deps.payoutDecisions, writer: deps.payoutWriter };
 
-  app.get('/api/v1/payouts/capabilities', { schema: { operationId: 'retrievePayoutCapabilities', tags, security, summary: 'Account types, banks, networks and payout settings', response: { 200: described(Capabilities, 'What this key can pay and the payout settings.'), ...errorResponses(401, 429) } } }, async (request) =>
-    capabilities(db, principalOf(request), deps.providers),
+  app.get(
+    '/api/v1/payouts/capabilities',
+    {
+      schema: {
+        operationId: 'retrievePayoutCapabilities',
+        tags,
+        security,
+        summary: 'Account types, banks, networks and payout settings',
+        response: {
+          200: described(Capabilities, 'What this key can pay and the payout settings.'),
+          ...errorResponses(401, 429),
+        },
+      },
+    },
+    async (request) => capabilities(db, principalOf(request), deps.providers),
   );
 
   app.get(
@@ -59,7 +72,10 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
         tags,
         security,
         summary: 'Balance: eligible = available + held',
-        response: { 200: described(PayoutBalance, 'The balance of the key\'s merchant and environment.'), ...errorResponses(401, 429) },
+        response: {
+          200: described(PayoutBalance, "The balance of the key's merchant and environment."),
+          ...errorResponses(401, 429),
+        },
       },
     },
     async (request) => getBalance(db, principalOf(request)),
@@ -77,33 +93,75 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
         description:
           'Honours Idempotency-Key: a retry with the same key and body answers the recipient made first (201, Idempotent-Replayed: true) and makes no second one; the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. Without a key every request makes a recipient: list recipients before retrying one.',
         body: RecipientBody,
-        response: { 201: described(Recipient, 'The new recipient (Test: verified at once).'), ...errorResponses(400, 401, 404, 409, 422, 429) },
+        response: {
+          201: described(Recipient, 'The new recipient (Test: verified at once).'),
+          ...errorResponses(400, 401, 404, 409, 422, 429),
+        },
       },
     },
     async (request): Promise<IdempotentWork> => {
       const principal = principalOf(request);
-      return { run: async (tx) => ({ status: 201, body: toRecipientResponse(await createRecipientIn(tx, principal, request.body)) }) };
+      return {
+        run: async (tx) => ({
+          status: 201,
+          body: toRecipientResponse(await createRecipientIn(tx, principal, request.body)),
+        }),
+      };
     },
   );
 
   app.get(
     '/api/v1/payouts/recipients',
-    { schema: { operationId: 'listRecipients', tags, security, summary: 'All recipients, inactive included', response: { 200: described(RecipientList, 'Every recipient of the key\'s merchant and environment.'), ...errorResponses(401, 429) } } },
+    {
+      schema: {
+        operationId: 'listRecipients',
+        tags,
+        security,
+        summary: 'All recipients, inactive included',
+        response: {
+          200: described(RecipientList, "Every recipient of the key's merchant and environment."),
+          ...errorResponses(401, 429),
+        },
+      },
+    },
     async (request) => {
       const principal = principalOf(request);
-      return { object: 'list' as const, recipients: (await queries.listRecipients(db, principal.merchantId, principal.environment)).map(toRecipientResponse) };
+      return {
+        object: 'list' as const,
+        recipients: (await queries.listRecipients(db, principal.merchantId, principal.environment)).map(
+          toRecipientResponse,
+        ),
+      };
     },
   );
 
   app.get<{ Params: Static<typeof RecipientParams> }>(
     '/api/v1/payouts/recipients/:recipient_id',
-    { schema: { operationId: 'retrieveRecipient', tags, security, summary: 'One recipient', params: RecipientParams, response: { 200: described(Recipient, 'The recipient.'), ...errorResponses(401, 404, 429) } } },
+    {
+      schema: {
+        operationId: 'retrieveRecipient',
+        tags,
+        security,
+        summary: 'One recipient',
+        params: RecipientParams,
+        response: { 200: described(Recipient, 'The recipient.'), ...errorResponses(401, 404, 429) },
+      },
+    },
     async (request) => toRecipientResponse(await getRecipient(db, principalOf(request), request.params.recipient_id)),
   );
 
   app.delete<{ Params: Static<typeof RecipientParams> }>(
     '/api/v1/payouts/recipients/:recipient_id',
-    { schema: { operationId: 'deleteRecipient', tags, security, summary: 'Deactivate a recipient', params: RecipientParams, response: { 204: Type.Null({ description: 'Deactivated: no body.' }), ...errorResponses(401, 404, 409, 429) } } },
+    {
+      schema: {
+        operationId: 'deleteRecipient',
+        tags,
+        security,
+        summary: 'Deactivate a recipient',
+        params: RecipientParams,
+        response: { 204: Type.Null({ description: 'Deactivated: no body.' }), ...errorResponses(401, 404, 409, 429) },
+      },
+    },
     async (request, reply) => {
       await deleteRecipient(db, principalOf(request), request.params.recipient_id);
       return reply.code(204).send();
@@ -119,7 +177,8 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
         tags,
         security,
         summary: 'Fee and total debit for an amount (reserves nothing)',
-        description: 'Honours Idempotency-Key: a retry with the same key and body answers the first quote (its quote_id and expires_at); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED.',
+        description:
+          'Honours Idempotency-Key: a retry with the same key and body answers the first quote (its quote_id and expires_at); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED.',
         body: QuoteBody,
         response: {
           200: described(PayoutQuote, 'The fee and total debit, valid until expires_at.'),
@@ -148,18 +207,29 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
           'client_reference, with or without Idempotency-Key: a request by the same API key with the client_reference and fields of a payout already made returns that payout with 200; a changed request, or another key, with that client_reference is 409 REFERENCE_CONFLICT. ' +
           'Idempotency-Key, on top of that: a retry with the same key and body answers exactly what the first request was answered (its status, 201 or 200, and body, with Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED and makes nothing.',
         body: PayoutBody,
-        response: { 200: described(Payout, 'A retry with the same client_reference and fields: the payout made before.'), 201: described(Payout, 'The new payout.'), ...errorResponses(400, 401, 403, 404, 409, 422, 429, 503) },
+        response: {
+          200: described(Payout, 'A retry with the same client_reference and fields: the payout made before.'),
+          201: described(Payout, 'The new payout.'),
+          ...errorResponses(400, 401, 403, 404, 409, 422, 429, 503),
+        },
       },
     },
     async (request): Promise<IdempotentWork> => {
       const principal = principalOf(request);
-      const answer = async ({ payout, existing, recipient }: Awaited<ReturnType<typeof createPayout>>, on: Queryable) => {
+      const answer = async (
+        { payout, existing, recipient }: Awaited<ReturnType<typeof createPayout>>,
+        on: Queryable,
+      ) => {
         const known = recipient ? { recipient, evidence: [] } : {};
         return { status: existing ? 200 : 201, body: await toPayoutResponse(on, payout, known) };
       };
       return {
         // With a key: the same steps in the key's transaction, without the batch writer and the decision cache.
-        run: async (tx) => answer(await createPayout({ db: tx, inTransaction: true, providers: deps.providers }, principal, request.body), tx),
+        run: async (tx) =>
+          answer(
+            await createPayout({ db: tx, inTransaction: true, providers: deps.providers }, principal, request.body),
+            tx,
+          ),
         // Without one: the fast path (no transaction, the batch writer), as before.
         withoutKey: async () => answer(await createPayout(payoutDeps, principal, request.body), db),
       };
@@ -191,8 +261,18 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
 
   app.get<{ Params: Static<typeof IdParams> }>(
     '/api/v1/payouts/:payout_id',
-    { schema: { operationId: 'retrievePayout', tags, security, summary: 'One payout', params: IdParams, response: { 200: described(Payout, 'The payout.'), ...errorResponses(401, 404, 429) } } },
-    async (request) => toPayoutResponse(db, await queries.getPayout(db, principalOf(request), request.params.payout_id)),
+    {
+      schema: {
+        operationId: 'retrievePayout',
+        tags,
+        security,
+        summary: 'One payout',
+        params: IdParams,
+        response: { 200: described(Payout, 'The payout.'), ...errorResponses(401, 404, 429) },
+      },
+    },
+    async (request) =>
+      toPayoutResponse(db, await queries.getPayout(db, principalOf(request), request.params.payout_id)),
   );
 
   app.post<{ Params: Static<typeof IdParams>; Body: { reason?: string } | undefined }>(
@@ -207,7 +287,10 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
           'Cancelling a cancelled payout returns it (200). Honours Idempotency-Key: a retry with the same key and body answers what the first request was answered; the same key with another body (or another payout) is 422 IDEMPOTENCY_KEY_REUSED.',
         params: IdParams,
         body: CancelBody,
-        response: { 200: described(Payout, 'The payout, cancelled (its hold released).'), ...errorResponses(400, 401, 404, 409, 422, 429) },
+        response: {
+          200: described(Payout, 'The payout, cancelled (its hold released).'),
+          ...errorResponses(400, 401, 404, 409, 422, 429),
+        },
       },
       config: { idempotent: true },
       // The body is optional (SPEC 4.3): a cancel without one validates as {}.
@@ -217,7 +300,15 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
     },
     async (request): Promise<IdempotentWork> => {
       const principal = principalOf(request);
-      return { run: async (tx) => ({ status: 200, body: await toPayoutResponse(tx, await cancelPayoutIn(tx, principal, request.params.payout_id, request.body?.reason ?? null)) }) };
+      return {
+        run: async (tx) => ({
+          status: 200,
+          body: await toPayoutResponse(
+            tx,
+            await cancelPayoutIn(tx, principal, request.params.payout_id, request.body?.reason ?? null),
+          ),
+        }),
+      };
     },
   );
 
@@ -231,10 +322,13 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
         security,
         summary: 'Move a Test payout on (Test keys only)',
         description:
-          'Moves a Test payout through the payout status table with the money and the event a Live payout gets: processing (payout.processing), paid (payout.paid: the hold is paid out), failed (payout.failed: amount and fee back to available), returned (payout.returned: a paid payout\'s amount and fee back to available). A move the table does not allow is 409 PAYOUT_TRANSITION_NOT_ALLOWED; a requested or processing Test payout is cancelled with POST /api/v1/payouts/{payout_id}/cancel. Live keys get 403.',
+          "Moves a Test payout through the payout status table with the money and the event a Live payout gets: processing (payout.processing), paid (payout.paid: the hold is paid out), failed (payout.failed: amount and fee back to available), returned (payout.returned: a paid payout's amount and fee back to available). A move the table does not allow is 409 PAYOUT_TRANSITION_NOT_ALLOWED; a requested or processing Test payout is cancelled with POST /api/v1/payouts/{payout_id}/cancel. Live keys get 403.",
         params: IdParams,
         body: SimulatePayoutBody,
-        response: { 200: described(Payout, 'The payout, moved on.'), ...errorResponses(400, 401, 403, 404, 409, 422, 429) },
+        response: {
+          200: described(Payout, 'The payout, moved on.'),
+          ...errorResponses(400, 401, 403, 404, 409, 422, 429),
+        },
       },
     },
     async (request): Promise<IdempotentWork> => {
@@ -242,18 +336,39 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
       // Before any lookup: a Live key gets the same answer whatever the id.
       if (principal.environment !== 'test') throw errors.forbidden('Payouts can be simulated with Test keys only.');
       return {
-        run: async (tx) => ({ status: 200, body: await toPayoutResponse(tx, await simulateTestPayout(tx, principal, request.params.payout_id, request.body.outcome)) }),
+        run: async (tx) => ({
+          status: 200,
+          body: await toPayoutResponse(
+            tx,
+            await simulateTestPayout(tx, principal, request.params.payout_id, request.body.outcome),
+          ),
+        }),
       };
     },
   );
 
   app.get<{ Params: Static<typeof IdParams> }>(
     '/api/v1/payouts/:payout_id/receipt',
-    { schema: { operationId: 'retrievePayoutReceipt', tags, security, summary: 'Receipt PDF (paid or returned payouts)', params: IdParams, response: { 200: fileResponse('application/pdf', 'The receipt as a PDF'), ...errorResponses(401, 404, 409, 429) } } },
+    {
+      schema: {
+        operationId: 'retrievePayoutReceipt',
+        tags,
+        security,
+        summary: 'Receipt PDF (paid or returned payouts)',
+        params: IdParams,
+        response: {
+          200: fileResponse('application/pdf', 'The receipt as a PDF'),
+          ...errorResponses(401, 404, 409, 429),
+        },
+      },
+    },
     async (request, reply) => {
       const payout = await queries.getPayout(db, principalOf(request), request.params.payout_id);
       const pdf = await receiptPdf(db, payout);
-      return reply.type('application/pdf').header('content-disposition', `inline; filename="receipt-${payout.reference}.pdf"`).send(pdf);
+      return reply
+        .type('application/pdf')
+        .header('content-disposition', `inline; filename="receipt-${payout.reference}.pdf"`)
+        .send(pdf);
     },
   );
 
@@ -266,11 +381,14 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
         security,
         summary: 'Attach an evidence file (multipart field "file"; PDF, PNG or JPEG by content; at most 5 MB)',
         description:
-          'Honours Idempotency-Key: a retry with the same key and the same parts (text fields, and each file\'s name and bytes, compared by digest) answers the evidence attached first and attaches nothing more; the same key with another file is 422 IDEMPOTENCY_KEY_REUSED.',
+          "Honours Idempotency-Key: a retry with the same key and the same parts (text fields, and each file's name and bytes, compared by digest) answers the evidence attached first and attaches nothing more; the same key with another file is 422 IDEMPOTENCY_KEY_REUSED.",
         params: IdParams,
         // Documented only: the multipart parser reads the file (request.uploads), there is no body to validate.
         'x-request-body': { required: true, content: { 'multipart/form-data': { schema: EvidenceUploadBody } } },
-        response: { 201: described(EvidenceUploaded, 'The file, attached.'), ...errorResponses(400, 401, 404, 413, 415, 422, 429) },
+        response: {
+          201: described(EvidenceUploaded, 'The file, attached.'),
+          ...errorResponses(400, 401, 404, 413, 415, 422, 429),
+        },
       },
       config: { idempotent: true },
     },
@@ -281,7 +399,18 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
       const file = request.uploads?.[0];
       if (!file) throw errors.invalidArgument('Send the file as multipart/form-data in a field named "file".');
       const payout = await queries.getPayout(db, principal, request.params.payout_id);
-      return { run: async (tx) => ({ status: 201, body: await addEvidence(tx, principal, payout, { data: file.data, filename: file.filename || null }, `api_key:${principal.apiKeyPrefix}`) }) };
+      return {
+        run: async (tx) => ({
+          status: 201,
+          body: await addEvidence(
+            tx,
+            principal,
+            payout,
+            { data: file.data, filename: file.filename || null },
+            `api_key:${principal.apiKeyPrefix}`,
+          ),
+        }),
+      };
     },
   );
 
@@ -294,14 +423,20 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
         security,
         summary: 'Download an evidence file',
         params: EvidenceParams,
-        response: { 200: fileResponse(EVIDENCE_CONTENT_TYPES, 'The file, in its content type'), ...errorResponses(401, 404, 429) },
+        response: {
+          200: fileResponse(EVIDENCE_CONTENT_TYPES, 'The file, in its content type'),
+          ...errorResponses(401, 404, 429),
+        },
       },
     },
     async (request, reply) => {
       const payout = await queries.getPayout(db, principalOf(request), request.params.payout_id);
       const evidence = await queries.findEvidence(db, payout.id, request.params.evidence_id);
       if (!evidence) throw errors.notFound('Evidence');
-      return reply.type(evidence.content_type).header('content-disposition', `inline; filename="${evidence.id}"`).send(Buffer.from(evidence.data));
+      return reply
+        .type(evidence.content_type)
+        .header('content-disposition', `inline; filename="${evidence.id}"`)
+        .send(Buffer.from(evidence.data));
     },
   );
 }

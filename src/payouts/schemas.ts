@@ -1,7 +1,17 @@
 // TypeBox schemas of the payouts API (SPEC 4.3): they validate, serialise and document (OpenAPI). Closed
 // sets are read from their source: account types and statuses from model.ts, networks from src/lib/ghana.ts.
 import { Type } from '@sinclair/typebox';
-import { ANY_NETWORK_PHONE_PATTERN, Currency, DateTime, Environment, explainedPattern, fieldRule, NON_BLANK_TEXT_PATTERN, phoneOfNetwork, StringEnum } from '../http/schemas.ts';
+import {
+  ANY_NETWORK_PHONE_PATTERN,
+  Currency,
+  DateTime,
+  Environment,
+  explainedPattern,
+  fieldRule,
+  NON_BLANK_TEXT_PATTERN,
+  phoneOfNetwork,
+  StringEnum,
+} from '../http/schemas.ts';
 import { MOMO_NETWORKS } from '../lib/ghana.ts';
 import {
   ACCOUNT_NAME_LENGTH_MAX,
@@ -32,13 +42,17 @@ const UUID_FIELD_LENGTH_MAX = 64; // bank_id, merchant_id
 const ACCOUNT_NUMBER_FIELD_LENGTH_MAX = 64;
 const PHONE_FIELD_LENGTH_MAX = 32;
 
-
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
-export const AccountTypeSchema = StringEnum(ACCOUNT_TYPES, { description: 'bank (a bank account) or momo (a Mobile Money wallet).' });
-export const NetworkSchema = StringEnum(MOMO_NETWORKS, { description: 'The Mobile Money network of a momo recipient.' });
+export const AccountTypeSchema = StringEnum(ACCOUNT_TYPES, {
+  description: 'bank (a bank account) or momo (a Mobile Money wallet).',
+});
+export const NetworkSchema = StringEnum(MOMO_NETWORKS, {
+  description: 'The Mobile Money network of a momo recipient.',
+});
 export const PayoutStatusSchema = StringEnum(PAYOUT_STATUSES, {
-  description: 'requested (waiting for approval) -> processing -> paid | failed; requested or processing -> cancelled; paid -> returned.',
+  description:
+    'requested (waiting for approval) -> processing -> paid | failed; requested or processing -> cancelled; paid -> returned.',
 });
 
 export const Recipient = Type.Object(
@@ -83,30 +97,64 @@ export const Recipient = Type.Object(
   },
 );
 
-export const RecipientList = Type.Object({ object: Type.Literal('list'), recipients: Type.Array(Type.Ref('Recipient')) }, { $id: 'RecipientList', title: 'Recipient list' });
+export const RecipientList = Type.Object(
+  { object: Type.Literal('list'), recipients: Type.Array(Type.Ref('Recipient')) },
+  { $id: 'RecipientList', title: 'Recipient list' },
+);
 
 const RecipientFields = {
   account_type: Type.Optional(AccountTypeSchema),
-  bank_id: Type.Optional(Type.String({ format: 'uuid', maxLength: UUID_FIELD_LENGTH_MAX, description: 'bank (required): one of the banks of GET /api/v1/payouts/capabilities.' })),
+  bank_id: Type.Optional(
+    Type.String({
+      format: 'uuid',
+      maxLength: UUID_FIELD_LENGTH_MAX,
+      description: 'bank (required): one of the banks of GET /api/v1/payouts/capabilities.',
+    }),
+  ),
   account_number: Type.Optional(
     Type.String({
       maxLength: ACCOUNT_NUMBER_FIELD_LENGTH_MAX,
-      pattern: explainedPattern(`^[0-9]{${ACCOUNT_NUMBER_DIGITS_MIN},${ACCOUNT_NUMBER_DIGITS_MAX}}$`, `must be ${ACCOUNT_NUMBER_DIGITS_MIN} to ${ACCOUNT_NUMBER_DIGITS_MAX} digits`),
+      pattern: explainedPattern(
+        `^[0-9]{${ACCOUNT_NUMBER_DIGITS_MIN},${ACCOUNT_NUMBER_DIGITS_MAX}}$`,
+        `must be ${ACCOUNT_NUMBER_DIGITS_MIN} to ${ACCOUNT_NUMBER_DIGITS_MAX} digits`,
+      ),
       description: `bank (required): the account number, ${ACCOUNT_NUMBER_DIGITS_MIN} to ${ACCOUNT_NUMBER_DIGITS_MAX} digits.`,
     }),
   ),
-  account_name: Type.String({ minLength: 1, maxLength: ACCOUNT_NAME_LENGTH_MAX, pattern: NON_BLANK_TEXT_PATTERN, description: 'The account holder\'s name (the registered wallet name for momo).' }),
+  account_name: Type.String({
+    minLength: 1,
+    maxLength: ACCOUNT_NAME_LENGTH_MAX,
+    pattern: NON_BLANK_TEXT_PATTERN,
+    description: "The account holder's name (the registered wallet name for momo).",
+  }),
   network: Type.Optional(NetworkSchema),
   phone: Type.Optional(
-    Type.String({ maxLength: PHONE_FIELD_LENGTH_MAX, pattern: ANY_NETWORK_PHONE_PATTERN, description: 'momo (required): a Ghana mobile number of the network, local or +233 form; spaces and hyphens accepted.' }),
+    Type.String({
+      maxLength: PHONE_FIELD_LENGTH_MAX,
+      pattern: ANY_NETWORK_PHONE_PATTERN,
+      description:
+        'momo (required): a Ghana mobile number of the network, local or +233 form; spaces and hyphens accepted.',
+    }),
   ),
-  previous_version_id: Type.Optional(Type.String({ maxLength: PAYOUT_ID_LENGTH_MAX, description: 'The recipient this one replaces (deactivated when this one is created).' })),
-  merchant_id: Type.Optional(Type.String({ format: 'uuid', maxLength: UUID_FIELD_LENGTH_MAX, description: 'Optional: must be the key\'s merchant.' })),
+  previous_version_id: Type.Optional(
+    Type.String({
+      maxLength: PAYOUT_ID_LENGTH_MAX,
+      description: 'The recipient this one replaces (deactivated when this one is created).',
+    }),
+  ),
+  merchant_id: Type.Optional(
+    Type.String({
+      format: 'uuid',
+      maxLength: UUID_FIELD_LENGTH_MAX,
+      description: "Optional: must be the key's merchant.",
+    }),
+  ),
   environment: Type.Optional(Environment),
 };
 export const RecipientBody = Type.Object(RecipientFields, {
   additionalProperties: false,
-  description: 'account_type bank (the default) takes bank_id and account_number and no wallet field; momo takes network and phone (of that network) and no bank field.',
+  description:
+    'account_type bank (the default) takes bank_id and account_number and no wallet field; momo takes network and phone (of that network) and no bank field.',
   // The rules of recipients.ts the properties alone cannot say: which fields each account type requires and refuses.
   allOf: [
     fieldRule(RecipientFields, {
@@ -130,7 +178,11 @@ export const PayoutRecipient = Type.Object(
     network: Type.Union([NetworkSchema, Type.Null()]),
     phone: Nullable(Type.String()),
   },
-  { $id: 'PayoutRecipient', title: 'Payout recipient', description: 'The recipient the payout was made to, as it was.' },
+  {
+    $id: 'PayoutRecipient',
+    title: 'Payout recipient',
+    description: 'The recipient the payout was made to, as it was.',
+  },
 );
 
 export const Evidence = Type.Object(
@@ -161,7 +213,12 @@ export const EvidenceUploadBody = {
   type: 'object',
   required: ['file'],
   properties: {
-    file: { type: 'string', format: 'binary', contentMediaType: 'application/octet-stream', description: `${EVIDENCE_CONTENT_TYPES.join(', ')} (judged by the content), at most ${EVIDENCE_BYTES_MAX} bytes.` },
+    file: {
+      type: 'string',
+      format: 'binary',
+      contentMediaType: 'application/octet-stream',
+      description: `${EVIDENCE_CONTENT_TYPES.join(', ')} (judged by the content), at most ${EVIDENCE_BYTES_MAX} bytes.`,
+    },
   },
 };
 
@@ -199,7 +256,16 @@ export const Payout = Type.Object(
         object: 'payout',
         reference: 'PO-260601-K7Q2ZD',
         client_reference: 'salary-2026-06-kofi',
-        recipient: { id: 'rcp_1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d', account_type: 'momo', account_name: 'Kofi Boateng', bank_id: null, bank_name: null, account_number: null, network: 'mtn', phone: '+233241234567' },
+        recipient: {
+          id: 'rcp_1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d',
+          account_type: 'momo',
+          account_name: 'Kofi Boateng',
+          bank_id: null,
+          bank_name: null,
+          account_number: null,
+          network: 'mtn',
+          phone: '+233241234567',
+        },
         status: 'paid',
         status_label: 'Paid',
         amount_minor: 100000,
@@ -236,11 +302,21 @@ export const PayoutBody = Type.Object(
     client_reference: Type.String({
       minLength: 1,
       maxLength: CLIENT_REFERENCE_LENGTH_MAX,
-      pattern: explainedPattern(CLIENT_REFERENCE_PATTERN.source, 'must start with a letter or digit and use letters, digits and _ . : - only'),
-      description: 'Your unique reference (SPEC 4.3 rule 5: a letter or digit first, then letters, digits and _ . : -): retries with the same key and fields return the same payout.',
+      pattern: explainedPattern(
+        CLIENT_REFERENCE_PATTERN.source,
+        'must start with a letter or digit and use letters, digits and _ . : - only',
+      ),
+      description:
+        'Your unique reference (SPEC 4.3 rule 5: a letter or digit first, then letters, digits and _ . : -): retries with the same key and fields return the same payout.',
     }),
     notes: Type.Optional(Type.String({ maxLength: NOTES_LENGTH_MAX })),
-    merchant_id: Type.Optional(Type.String({ format: 'uuid', maxLength: UUID_FIELD_LENGTH_MAX, description: 'Optional: must be the key\'s merchant.' })),
+    merchant_id: Type.Optional(
+      Type.String({
+        format: 'uuid',
+        maxLength: UUID_FIELD_LENGTH_MAX,
+        description: "Optional: must be the key's merchant.",
+      }),
+    ),
     environment: Type.Optional(Environment),
     test_outcome: Type.Optional(
       StringEnum(TEST_PAYOUT_OUTCOMES, {
@@ -250,21 +326,51 @@ export const PayoutBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false, examples: [{ recipient_id: 'rcp_1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d', amount_minor: 100000, client_reference: 'salary-2026-06-kofi', notes: 'June salary' }] },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        recipient_id: 'rcp_1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d',
+        amount_minor: 100000,
+        client_reference: 'salary-2026-06-kofi',
+        notes: 'June salary',
+      },
+    ],
+  },
 );
 
 export const QuoteBody = Type.Object(
-  { recipient_id: Type.String({ minLength: 1, maxLength: PAYOUT_ID_LENGTH_MAX }), amount_minor: Type.Integer({ minimum: 1, maximum: PAYOUT_AMOUNT_MAX_MINOR }) },
-  { additionalProperties: false, examples: [{ recipient_id: 'rcp_1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d', amount_minor: 100000 }] },
+  {
+    recipient_id: Type.String({ minLength: 1, maxLength: PAYOUT_ID_LENGTH_MAX }),
+    amount_minor: Type.Integer({ minimum: 1, maximum: PAYOUT_AMOUNT_MAX_MINOR }),
+  },
+  {
+    additionalProperties: false,
+    examples: [{ recipient_id: 'rcp_1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d', amount_minor: 100000 }],
+  },
 );
 
 export const PayoutQuote = Type.Object(
-  { quote_id: Type.String(), recipient_id: Type.String(), amount_minor: Type.Integer(), fee_minor: Type.Integer(), total_debit_minor: Type.Integer(), currency: Type.String(), expires_at: DateTime },
+  {
+    quote_id: Type.String(),
+    recipient_id: Type.String(),
+    amount_minor: Type.Integer(),
+    fee_minor: Type.Integer(),
+    total_debit_minor: Type.Integer(),
+    currency: Type.String(),
+    expires_at: DateTime,
+  },
   { $id: 'PayoutQuote', title: 'Payout quote' },
 );
 
 export const PayoutBalance = Type.Object(
-  { environment: Environment, currency: Type.String(), eligible_minor: Type.Integer(), held_minor: Type.Integer(), available_minor: Type.Integer() },
+  {
+    environment: Environment,
+    currency: Type.String(),
+    eligible_minor: Type.Integer(),
+    held_minor: Type.Integer(),
+    available_minor: Type.Integer(),
+  },
   { $id: 'PayoutBalance', title: 'Payout balance', description: 'eligible = available + held.' },
 );
 
@@ -273,14 +379,18 @@ const Choice = <T extends ReturnType<typeof StringEnum>>(value: T) => Type.Objec
 export const Capabilities = Type.Object(
   {
     account_types: Type.Array(Choice(AccountTypeSchema), { description: 'The kinds of recipient this key can pay.' }),
-    banks: Type.Array(Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String(), code: Type.String() }), { description: 'bank_id choices (empty when banks cannot be paid).' }),
+    banks: Type.Array(Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String(), code: Type.String() }), {
+      description: 'bank_id choices (empty when banks cannot be paid).',
+    }),
     mobile_money_networks: Type.Array(Choice(NetworkSchema), { description: 'network choices.' }),
     settings: Type.Object({
       environment: Environment,
       currency: Type.String(),
       payout_access: Type.Boolean(),
       paused: Type.Boolean(),
-      approval_required: Type.Boolean({ description: 'Live payouts wait for a second person\'s approval (status requested).' }),
+      approval_required: Type.Boolean({
+        description: "Live payouts wait for a second person's approval (status requested).",
+      }),
       payout_limit_minor: Type.Integer(),
       daily_limit_minor: Type.Integer(),
       fees: Type.Object({
@@ -302,15 +412,25 @@ export const SimulatePayoutBody = Type.Object(
   { additionalProperties: false, examples: [{ outcome: 'paid' }] },
 );
 
-export const CancelBody = Type.Object({ reason: Type.Optional(Type.String({ maxLength: CANCEL_REASON_LENGTH_MAX })) }, { additionalProperties: false });
+export const CancelBody = Type.Object(
+  { reason: Type.Optional(Type.String({ maxLength: CANCEL_REASON_LENGTH_MAX })) },
+  { additionalProperties: false },
+);
 
 export const ListPayoutsQuery = Type.Object({
   page: Type.Optional(Type.Integer({ description: 'From 1' })),
   limit: Type.Optional(Type.Integer({ description: `Clamped to 1..${PAYOUT_LIST_LIMIT_MAX}` })),
-  reference: Type.Optional(Type.String({ maxLength: CLIENT_REFERENCE_LENGTH_MAX, description: 'Exact client_reference' })),
+  reference: Type.Optional(
+    Type.String({ maxLength: CLIENT_REFERENCE_LENGTH_MAX, description: 'Exact client_reference' }),
+  ),
   ...ExportRangeProperties,
 });
 
 export const IdParams = Type.Object({ payout_id: Type.String({ minLength: 1, maxLength: PAYOUT_ID_LENGTH_MAX }) });
-export const RecipientParams = Type.Object({ recipient_id: Type.String({ minLength: 1, maxLength: PAYOUT_ID_LENGTH_MAX }) });
-export const EvidenceParams = Type.Object({ payout_id: Type.String({ maxLength: PAYOUT_ID_LENGTH_MAX }), evidence_id: Type.String({ maxLength: PAYOUT_ID_LENGTH_MAX }) });
+export const RecipientParams = Type.Object({
+  recipient_id: Type.String({ minLength: 1, maxLength: PAYOUT_ID_LENGTH_MAX }),
+});
+export const EvidenceParams = Type.Object({
+  payout_id: Type.String({ maxLength: PAYOUT_ID_LENGTH_MAX }),
+  evidence_id: Type.String({ maxLength: PAYOUT_ID_LENGTH_MAX }),
+});

@@ -13,7 +13,12 @@ export interface SettingsRow {
 }
 
 /** The settings row, created with defaults on first use (payout access on in Test, off in Live); locked when asked. */
-export async function settingsFor(tx: Queryable, merchantId: string, environment: Environment, lock = false): Promise<SettingsRow> {
+export async function settingsFor(
+  tx: Queryable,
+  merchantId: string,
+  environment: Environment,
+  lock = false,
+): Promise<SettingsRow> {
   const select = () =>
     tx.query<SettingsRow>(
       `SELECT merchant_id, environment, payout_access, paused, payout_limit_minor, daily_limit_minor
@@ -41,5 +46,12 @@ export const updateSettings = (
     `UPDATE payout_settings SET payout_access = coalesce($3, payout_access), paused = coalesce($4, paused),
             payout_limit_minor = coalesce($5, payout_limit_minor), daily_limit_minor = coalesce($6, daily_limit_minor), updated_at = now()
       WHERE merchant_id = $1 AND environment = $2`,
-    [merchantId, environment, change.payout_access ?? null, change.paused ?? null, change.payout_limit_minor ?? null, change.daily_limit_minor ?? null],
+    [
+      merchantId,
+      environment,
+      change.payout_access ?? null,
+      change.paused ?? null,
+      change.payout_limit_minor ?? null,
+      change.daily_limit_minor ?? null,
+    ],
   );

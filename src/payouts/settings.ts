@@ -6,12 +6,27 @@ import type { Db } from '../db/index.ts';
 import { settingsFor, updateSettings } from './settings-store.ts';
 
 /** Sets a merchant's payout settings; with an actor (the CLI's), audited in the same transaction with before and after. */
-export async function setPayoutAccess(db: Db, merchantId: string, environment: Environment, change: Parameters<typeof updateSettings>[3], actor: Actor | null = null) {
+export async function setPayoutAccess(
+  db: Db,
+  merchantId: string,
+  environment: Environment,
+  change: Parameters<typeof updateSettings>[3],
+  actor: Actor | null = null,
+) {
   return db.transaction(async (tx) => {
     const before = await settingsFor(tx, merchantId, environment, true);
     await updateSettings(tx, merchantId, environment, change);
     const after = await settingsFor(tx, merchantId, environment);
-    if (actor) await audit(tx, { actor, merchantId, action: 'payout_settings.update', objectType: 'payout_settings', objectId: `${merchantId}:${environment}`, before, after });
+    if (actor)
+      await audit(tx, {
+        actor,
+        merchantId,
+        action: 'payout_settings.update',
+        objectType: 'payout_settings',
+        objectId: `${merchantId}:${environment}`,
+        before,
+        after,
+      });
     return after;
   });
 }

@@ -13,10 +13,17 @@ import { handleMtnCallback, handlePaystackEvent } from './service.ts';
 const NOTIFICATION_BYTES_MAX = 256 * 1024;
 
 export async function providerRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
-  const eventDeps = { db: deps.db, checkoutUrlHost: deps.config.checkoutUrlHost, providers: deps.providers, log: app.log };
+  const eventDeps = {
+    db: deps.db,
+    checkoutUrlHost: deps.config.checkoutUrlHost,
+    providers: deps.providers,
+    log: app.log,
+  };
   // The raw bytes are what Paystack signed: keep them, parse only after the signature holds.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: NOTIFICATION_BYTES_MAX }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: NOTIFICATION_BYTES_MAX }, (_request, body, done) =>
+    done(null, body),
+  );
   app.addHook('preHandler', deps.limiters.perIp);
 
   const tags = ['Provider notifications'];
@@ -77,7 +84,13 @@ export async function providerRoutes(app: FastifyInstance, deps: AppDeps): Promi
       }
     }
     try {
-      return { received: true, result: await handleMtnCallback(eventDeps, mtn.parseCallback(body, (request.query ?? {}) as Record<string, string | undefined>)) };
+      return {
+        received: true,
+        result: await handleMtnCallback(
+          eventDeps,
+          mtn.parseCallback(body, (request.query ?? {}) as Record<string, string | undefined>),
+        ),
+      };
     } catch (error) {
       // MTN calls back once and never retries: the status checks ask about the transaction at their next turn.
       app.log.warn({ err: error }, 'MTN MoMo callback could not be applied now; status checks will ask');
@@ -85,6 +98,14 @@ export async function providerRoutes(app: FastifyInstance, deps: AppDeps): Promi
     }
   };
   // MTN sends PUT or POST: one operation each in the API document (operationIds are unique).
-  app.put('/api/v1/providers/mtn-momo/callback', { schema: { ...mtnSchema, operationId: 'putMtnMomoCallback' } }, mtnCallback);
-  app.post('/api/v1/providers/mtn-momo/callback', { schema: { ...mtnSchema, operationId: 'postMtnMomoCallback' } }, mtnCallback);
+  app.put(
+    '/api/v1/providers/mtn-momo/callback',
+    { schema: { ...mtnSchema, operationId: 'putMtnMomoCallback' } },
+    mtnCallback,
+  );
+  app.post(
+    '/api/v1/providers/mtn-momo/callback',
+    { schema: { ...mtnSchema, operationId: 'postMtnMomoCallback' } },
+    mtnCallback,
+  );
 }

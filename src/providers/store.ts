@@ -3,7 +3,10 @@
 import type { Queryable } from '../db/index.ts';
 
 /** Records an event as acted on; false when it already was (a duplicate delivery). */
-export async function recordProviderEvent(db: Queryable, e: { provider: string; eventKey: string; eventType: string; reference: string | null }): Promise<boolean> {
+export async function recordProviderEvent(
+  db: Queryable,
+  e: { provider: string; eventKey: string; eventType: string; reference: string | null },
+): Promise<boolean> {
   const rows = await db.query(
     `INSERT INTO provider_events (provider, event_key, event_type, reference) VALUES ($1, $2, $3, $4)
      ON CONFLICT (provider, event_key) DO NOTHING RETURNING 1`,
@@ -13,5 +16,8 @@ export async function recordProviderEvent(db: Queryable, e: { provider: string; 
 }
 
 export async function providerEventSeen(db: Queryable, provider: string, eventKey: string): Promise<boolean> {
-  return (await db.query(`SELECT 1 FROM provider_events WHERE provider = $1 AND event_key = $2`, [provider, eventKey])).length > 0;
+  return (
+    (await db.query(`SELECT 1 FROM provider_events WHERE provider = $1 AND event_key = $2`, [provider, eventKey]))
+      .length > 0
+  );
 }

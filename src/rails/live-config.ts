@@ -21,17 +21,28 @@ export const mtnCallbackUrl = (config: Config) => `${config.baseUrl}/api/v1/prov
 export function configureProviders(config: Config): ConfiguredProviders {
   const settings = config.providers;
   const paystack = settings.paystack ? createPaystack({ ...settings.paystack, timeoutMs: settings.timeoutMs }) : null;
-  const mtnMomo = settings.mtnMomo ? createMtnMomo({ ...settings.mtnMomo, timeoutMs: settings.timeoutMs, callbackUrl: mtnCallbackUrl(config) }) : null;
+  const mtnMomo = settings.mtnMomo
+    ? createMtnMomo({ ...settings.mtnMomo, timeoutMs: settings.timeoutMs, callbackUrl: mtnCallbackUrl(config) })
+    : null;
   const byId: Record<string, LiveProviderEntry | null> = {
-    mtn_momo: mtnMomo ? { id: 'mtn_momo', collection: mtnMomo.collection, payouts: mtnMomo.payouts, refunds: mtnMomo.refunds } : null,
-    paystack: paystack ? { id: 'paystack', collection: paystack.collection, payouts: paystack.payouts, refunds: paystack.refunds } : null,
+    mtn_momo: mtnMomo
+      ? { id: 'mtn_momo', collection: mtnMomo.collection, payouts: mtnMomo.payouts, refunds: mtnMomo.refunds }
+      : null,
+    paystack: paystack
+      ? { id: 'paystack', collection: paystack.collection, payouts: paystack.payouts, refunds: paystack.refunds }
+      : null,
   };
   const entries: LiveProviderEntry[] = settings.order.flatMap((id) => (byId[id] ? [byId[id]] : []));
   // A configured provider left out of the order still serves what nobody before it does.
   for (const entry of Object.values(byId)) if (entry && !entries.includes(entry)) entries.push(entry);
-  if (settings.bankTransfer) entries.push({ id: 'bank_statement', collection: createBankTransfer(settings.bankTransfer) });
+  if (settings.bankTransfer)
+    entries.push({ id: 'bank_statement', collection: createBankTransfer(settings.bankTransfer) });
   if (config.livePayoutSimulator) entries.unshift({ id: 'live_simulator', payouts: new LivePayoutSimulator() });
-  return { providers: new LiveProviders(entries, { paystack, mtnMomo, reports: { paystack: paystack?.reports ?? null } }), paystack, mtnMomo };
+  return {
+    providers: new LiveProviders(entries, { paystack, mtnMomo, reports: { paystack: paystack?.reports ?? null } }),
+    paystack,
+    mtnMomo,
+  };
 }
 
 export const createLiveProviders = (config: Config): LiveProviders => configureProviders(config).providers;

@@ -21,12 +21,20 @@ export interface LiveProviderEntry {
 /** Paystack's webhook plumbing (src/rails/paystack/): signature check and event parsing. */
 export interface PaystackWebhooks {
   verifyWebhook(rawBody: Buffer | string, signatureHeader: string | undefined): boolean;
-  parseWebhook(body: unknown): { kind: 'charge' | 'transfer' | 'refund' | 'other'; event: string; reference: string | null; eventKey: string };
+  parseWebhook(body: unknown): {
+    kind: 'charge' | 'transfer' | 'refund' | 'other';
+    event: string;
+    reference: string | null;
+    eventKey: string;
+  };
 }
 
 /** MTN MoMo's callback plumbing (src/rails/mtn-momo/): which transaction an unsigned callback names. */
 export interface MtnCallbacks {
-  parseCallback(body: unknown, query: Record<string, string | undefined>): { referenceId: string | null; externalId: string | null };
+  parseCallback(
+    body: unknown,
+    query: Record<string, string | undefined>,
+  ): { referenceId: string | null; externalId: string | null };
 }
 
 export interface ProviderPlumbing {
@@ -83,7 +91,9 @@ export class LiveProviders {
 
   /** The collection adapters able to take this rail (and network), in the order they are tried. */
   collectionFor(rail: Rail, network: MomoNetwork | null = null): CollectionRail[] {
-    return this.entries.flatMap((entry) => (entry.collection && servesCollection(entry.collection, rail, network) ? [entry.collection] : []));
+    return this.entries.flatMap((entry) =>
+      entry.collection && servesCollection(entry.collection, rail, network) ? [entry.collection] : [],
+    );
   }
 
   /** The adapter an attempt was recorded with. */
@@ -102,7 +112,9 @@ export class LiveProviders {
   }
 
   payoutsFor(target: PayoutTarget): PayoutRail[] {
-    return this.entries.flatMap((entry) => (entry.payouts && servesPayout(entry.payouts, target) ? [entry.payouts] : []));
+    return this.entries.flatMap((entry) =>
+      entry.payouts && servesPayout(entry.payouts, target) ? [entry.payouts] : [],
+    );
   }
 
   payoutByName(provider: string): PayoutRail | null {

@@ -12,7 +12,14 @@ export interface PayoutForRail {
   providerReference: string | null;
   amountMinor: number;
   currency: string;
-  recipient: { accountType: 'bank' | 'momo'; bankCode: string | null; accountNumber: string | null; network: string | null; phone: string | null; accountName: string };
+  recipient: {
+    accountType: 'bank' | 'momo';
+    bankCode: string | null;
+    accountNumber: string | null;
+    network: string | null;
+    phone: string | null;
+    accountName: string;
+  };
 }
 
 /** ok with the name the provider holds (when it tells); a rejection names why (account_not_found, name_mismatch, ...). */
@@ -78,7 +85,12 @@ export class LivePayoutSimulator implements PayoutRail {
   settle(payoutId: string, outcome: 'paid' | 'failed'): void {
     const current = this.transfers.get(payoutId);
     const bankReference = current && 'bankReference' in current ? current.bankReference : `GIP${payoutId}`;
-    this.transfers.set(payoutId, outcome === 'paid' ? { outcome: 'paid', bankReference } : { outcome: 'failed', reason: 'recipient_bank_declined' });
+    this.transfers.set(
+      payoutId,
+      outcome === 'paid'
+        ? { outcome: 'paid', bankReference }
+        : { outcome: 'failed', reason: 'recipient_bank_declined' },
+    );
   }
 
   returnTransfer(payoutId: string, returnReference: string): void {

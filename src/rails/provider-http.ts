@@ -28,7 +28,14 @@ export interface ProviderAnswer {
 }
 
 /** Connection failures that prove the request never reached the provider. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 function causeCode(error: unknown): string | undefined {
   let current: unknown = error;
@@ -45,11 +52,18 @@ export async function providerCall(request: ProviderRequest): Promise<ProviderAn
   let body: string | undefined;
   if (request.body !== undefined) {
     body = typeof request.body === 'string' ? request.body : JSON.stringify(request.body);
-    if (typeof request.body !== 'string' && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+    if (typeof request.body !== 'string' && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type'))
+      headers['content-type'] = 'application/json';
   }
   let response: Response;
   try {
-    response = await fetch(request.url, { method: request.method, headers, body, signal: AbortSignal.timeout(request.timeoutMs ?? PROVIDER_TIMEOUT_MS_DEFAULT), redirect: 'manual' });
+    response = await fetch(request.url, {
+      method: request.method,
+      headers,
+      body,
+      signal: AbortSignal.timeout(request.timeoutMs ?? PROVIDER_TIMEOUT_MS_DEFAULT),
+      redirect: 'manual',
+    });
   } catch (error) {
     const code = causeCode(error);
     if (code && NOT_SENT_CODES.has(code)) throw new ProviderRefusedError(`provider unreachable (${code})`);
@@ -83,4 +97,5 @@ export function field(value: unknown, ...path: string[]): unknown {
   return current;
 }
 
-export const text = (value: unknown): string | null => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null);
+export const text = (value: unknown): string | null =>
+  typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null;

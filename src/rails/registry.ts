@@ -70,7 +70,11 @@ export interface RailDescriptor<Id extends string = string> {
   readonly adapters: Partial<Record<Environment, CollectionRail>>;
 }
 
-const base = (attempt: AttemptFacts) => ({ rail: attempt.rail, amount_minor: attempt.amount_charged_minor, currency: attempt.currency });
+const base = (attempt: AttemptFacts) => ({
+  rail: attempt.rail,
+  amount_minor: attempt.amount_charged_minor,
+  currency: attempt.currency,
+});
 
 const momo: RailDescriptor<'momo'> = {
   id: 'momo',
@@ -96,13 +100,22 @@ const card: RailDescriptor<'card'> = {
   labels: { payer: 'Card', hint: 'Debit or credit card', dashboard: 'Card' },
   defaultFee: { bearer: 'merchant', percentBps: 250, flatMinor: 0, capMinor: null },
   payerView: 'card',
-  instructions: (attempt) => ({ mode: attempt.environment === 'test' ? 'test_simulation' : 'card_network_hosted_session', ...base(attempt), ...attempt.instructions }),
+  instructions: (attempt) => ({
+    mode: attempt.environment === 'test' ? 'test_simulation' : 'card_network_hosted_session',
+    ...base(attempt),
+    ...attempt.instructions,
+  }),
   adapters: { test: testSimulator },
 };
 
 const bankTransfer: RailDescriptor<'bank_transfer'> = {
   id: 'bank_transfer',
-  labels: { payer: 'Bank transfer', hint: 'From your bank app or a branch', dashboard: 'Bank transfer', action: 'Get bank transfer details' },
+  labels: {
+    payer: 'Bank transfer',
+    hint: 'From your bank app or a branch',
+    dashboard: 'Bank transfer',
+    action: 'Get bank transfer details',
+  },
   defaultFee: { bearer: 'merchant', percentBps: 100, flatMinor: 0, capMinor: 1_000 },
   payerView: 'bank_transfer',
   instructions: (attempt) => ({
@@ -120,7 +133,13 @@ const bankTransfer: RailDescriptor<'bank_transfer'> = {
 
 const cash: RailDescriptor<'cash'> = {
   id: 'cash',
-  labels: { payer: 'Cash at a bank branch', hint: 'Pay at a bank branch with a slip', dashboard: 'Cash at a branch', branch: 'Cash deposit', action: 'Get a cash deposit slip' },
+  labels: {
+    payer: 'Cash at a bank branch',
+    hint: 'Pay at a bank branch with a slip',
+    dashboard: 'Cash at a branch',
+    branch: 'Cash deposit',
+    action: 'Get a cash deposit slip',
+  },
   defaultFee: { bearer: 'payer', percentBps: 0, flatMinor: 200, capMinor: null },
   payerView: 'cash_slip',
   instructions: (attempt) => ({ mode: 'cash_deposit', ...base(attempt), ...attempt.instructions }),
@@ -139,7 +158,8 @@ const descriptors: RailDescriptor<Rail>[] = [...BUILT_IN];
 /** Every rail, in the order payers see them. */
 export const railDescriptors = (): readonly RailDescriptor<Rail>[] => descriptors;
 export const railIds = (): Rail[] => descriptors.map((descriptor) => descriptor.id);
-export const findRail = (id: string): RailDescriptor<Rail> | undefined => descriptors.find((descriptor) => descriptor.id === id);
+export const findRail = (id: string): RailDescriptor<Rail> | undefined =>
+  descriptors.find((descriptor) => descriptor.id === id);
 
 /** The descriptor of a stored rail; a rail without one is a bug (a row the code no longer knows). */
 export function railDescriptor(id: Rail): RailDescriptor<Rail> {

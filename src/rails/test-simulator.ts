@@ -23,7 +23,8 @@ export const testSimulator: CollectionRail = {
     return { rawStatus: 'PENDING', outcome: 'pending' };
   },
   async authorize(_attempt: AttemptForRail, code: string) {
-    if (code !== TEST_VERIFICATION_CODE) throw new VerificationRefusedError('The verification code was refused. In Test mode use 123456.');
+    if (code !== TEST_VERIFICATION_CODE)
+      throw new VerificationRefusedError('The verification code was refused. In Test mode use 123456.');
     return { rawStatus: 'PENDING' };
   },
   async resend() {

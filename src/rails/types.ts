@@ -25,7 +25,15 @@ export interface AttemptForRail {
   returnUrl: string;
 }
 
-export type ProviderOutcome = 'pending' | 'paid' | 'failed' | 'expired' | 'cancelled' | 'reversed' | 'manual_review' | 'amount_mismatch';
+export type ProviderOutcome =
+  | 'pending'
+  | 'paid'
+  | 'failed'
+  | 'expired'
+  | 'cancelled'
+  | 'reversed'
+  | 'manual_review'
+  | 'amount_mismatch';
 
 export interface Initiated {
   /** The provider's reference when it picks one (the Test simulator); omitted when ours was stored beforehand. */
@@ -100,7 +108,15 @@ export interface CollectionRail {
   initiate(attempt: AttemptForRail): Promise<Initiated>;
   status(attempt: AttemptForRail): Promise<StatusCheck>;
   /** Submits the payer's code (OTP or voucher); returns the provider's new state. */
-  authorize(attempt: AttemptForRail, code: string): Promise<{ rawStatus: string; outcome?: ProviderOutcome; verificationRequired?: boolean; failureReason?: FailureReason }>;
+  authorize(
+    attempt: AttemptForRail,
+    code: string,
+  ): Promise<{
+    rawStatus: string;
+    outcome?: ProviderOutcome;
+    verificationRequired?: boolean;
+    failureReason?: FailureReason;
+  }>;
   /** True when resend() can prompt the payer again without a second charge; false or absent: the page never offers it. */
   readonly resendSupported?: boolean;
   resend(attempt: AttemptForRail): Promise<{ rawStatus: string }>;

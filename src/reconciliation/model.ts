@@ -4,14 +4,20 @@ import { formatGhs } from '../lib/ghana.ts';
 import type { ReportedStatus, ReportedTransaction } from '../rails/reports.ts';
 
 /** An amount as an operator reads it: GHS 1,234.50; another currency in its minor units, named. */
-export const amountText = (amountMinor: number, currency: string) => (currency === 'GHS' ? formatGhs(amountMinor) : `${amountMinor} ${currency || '(no currency)'} minor units`);
+export const amountText = (amountMinor: number, currency: string) =>
+  currency === 'GHS' ? formatGhs(amountMinor) : `${amountMinor} ${currency || '(no currency)'} minor units`;
 
 export const RECONCILIATION_PROVIDERS = ['paystack', 'mtn_momo', 'bank_transfer'] as const;
 export type ReconciliationProvider = (typeof RECONCILIATION_PROVIDERS)[number];
 
-export const PROVIDER_LABELS: Record<ReconciliationProvider, string> = { paystack: 'Paystack', mtn_momo: 'MTN MoMo', bank_transfer: 'Bank transfers' };
+export const PROVIDER_LABELS: Record<ReconciliationProvider, string> = {
+  paystack: 'Paystack',
+  mtn_momo: 'MTN MoMo',
+  bank_transfer: 'Bank transfers',
+};
 
-export const isReconciliationProvider = (value: string): value is ReconciliationProvider => (RECONCILIATION_PROVIDERS as readonly string[]).includes(value);
+export const isReconciliationProvider = (value: string): value is ReconciliationProvider =>
+  (RECONCILIATION_PROVIDERS as readonly string[]).includes(value);
 
 /** Days a reconciliation may be asked for: before 2000 Sika did not exist; after 2999 is a typo. */
 const DAY_YEAR_MIN = 2000;
@@ -26,8 +32,22 @@ export interface AccraDay {
   end: Date;
 }
 
-const accraDate = new Intl.DateTimeFormat('en-CA', { timeZone: 'Africa/Accra', year: 'numeric', month: '2-digit', day: '2-digit' });
-const accraClock = new Intl.DateTimeFormat('en-US', { timeZone: 'Africa/Accra', hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+const accraDate = new Intl.DateTimeFormat('en-CA', {
+  timeZone: 'Africa/Accra',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+});
+const accraClock = new Intl.DateTimeFormat('en-US', {
+  timeZone: 'Africa/Accra',
+  hourCycle: 'h23',
+  year: 'numeric',
+  month: 'numeric',
+  day: 'numeric',
+  hour: 'numeric',
+  minute: 'numeric',
+  second: 'numeric',
+});
 
 /** The Accra calendar day of an instant, YYYY-MM-DD. */
 export const accraDayOf = (at: Date): string => accraDate.format(at);
@@ -77,7 +97,12 @@ export interface SikaRecord {
   lastCheck: { rawStatus: string; checks: number; at: Date } | null;
 }
 
-export type DifferenceKind = 'missing_at_provider' | 'missing_in_sika' | 'status_differs' | 'amount_differs' | 'other_day';
+export type DifferenceKind =
+  | 'missing_at_provider'
+  | 'missing_in_sika'
+  | 'status_differs'
+  | 'amount_differs'
+  | 'other_day';
 
 export interface Difference {
   kind: DifferenceKind;
@@ -132,7 +157,12 @@ export interface Comparison {
  * (of any day, any status) for the report's references that are not among the day's, so a record the
  * provider reports but Sika holds unpaid or paid on another day is told apart from one Sika never had.
  */
-export function compareWithReport(day: AccraDay, sika: readonly SikaRecord[], report: readonly ReportedTransaction[], known: readonly SikaRecord[]): Comparison {
+export function compareWithReport(
+  day: AccraDay,
+  sika: readonly SikaRecord[],
+  report: readonly ReportedTransaction[],
+  known: readonly SikaRecord[],
+): Comparison {
   const reported = new Map(report.map((item) => [keyOf(item), item]));
   const knownByKey = new Map(known.map((record) => [keyOf(record), record]));
   const used = new Set<string>();
@@ -143,14 +173,32 @@ export function compareWithReport(day: AccraDay, sika: readonly SikaRecord[], re
     const key = keyOf(record);
     const item = reported.get(key) ?? null;
     if (!item) {
-      differences.push({ kind: 'missing_at_provider', reference: record.reference, sika: record, provider: null, note: `Sika recorded it ${record.status}; the provider's report does not list it` });
+      differences.push({
+        kind: 'missing_at_provider',
+        reference: record.reference,
+        sika: record,
+        provider: null,
+        note: `Sika recorded it ${record.status}; the provider's report does not list it`,
+      });
       continue;
     }
     used.add(key);
     if (item.status !== record.expected) {
-      differences.push({ kind: 'status_differs', reference: record.reference, sika: record, provider: item, note: `Sika: ${record.status}; provider: ${item.rawStatus}` });
+      differences.push({
+        kind: 'status_differs',
+        reference: record.reference,
+        sika: record,
+        provider: item,
+        note: `Sika: ${record.status}; provider: ${item.rawStatus}`,
+      });
     } else if (item.amountMinor !== record.amountMinor || item.currency !== record.currency) {
-      differences.push({ kind: 'amount_differs', reference: record.reference, sika: record, provider: item, note: `Sika: ${amountText(record.amountMinor, record.currency)}; provider: ${amountText(item.amountMinor, item.currency)}` });
+      differences.push({
+        kind: 'amount_differs',
+        reference: record.reference,
+        sika: record,
+        provider: item,
+        note: `Sika: ${amountText(record.amountMinor, record.currency)}; provider: ${amountText(item.amountMinor, item.currency)}`,
+      });
     } else {
       matched.push({ sika: record, provider: item });
     }
@@ -162,14 +210,38 @@ export function compareWithReport(day: AccraDay, sika: readonly SikaRecord[], re
     if (used.has(key)) continue;
     const record = knownByKey.get(key) ?? null;
     if (!record) {
-      differences.push({ kind: 'missing_in_sika', reference: item.reference, sika: null, provider: item, note: `The provider reports it ${item.rawStatus}; Sika has no ${item.kind === 'collection' ? 'attempt' : 'payout'} with this reference` });
+      differences.push({
+        kind: 'missing_in_sika',
+        reference: item.reference,
+        sika: null,
+        provider: item,
+        note: `The provider reports it ${item.rawStatus}; Sika has no ${item.kind === 'collection' ? 'attempt' : 'payout'} with this reference`,
+      });
     } else if (record.expected === null) {
-      differences.push({ kind: 'status_differs', reference: item.reference, sika: record, provider: item, note: `Sika: ${record.status}; provider: ${item.rawStatus}` });
+      differences.push({
+        kind: 'status_differs',
+        reference: item.reference,
+        sika: record,
+        provider: item,
+        note: `Sika: ${record.status}; provider: ${item.rawStatus}`,
+      });
     } else if (item.amountMinor !== record.amountMinor || item.currency !== record.currency) {
-      differences.push({ kind: 'amount_differs', reference: item.reference, sika: record, provider: item, note: `Sika: ${amountText(record.amountMinor, record.currency)}; provider: ${amountText(item.amountMinor, item.currency)}` });
+      differences.push({
+        kind: 'amount_differs',
+        reference: item.reference,
+        sika: record,
+        provider: item,
+        note: `Sika: ${amountText(record.amountMinor, record.currency)}; provider: ${amountText(item.amountMinor, item.currency)}`,
+      });
     } else {
       const sikaDay = record.paidAt ? accraDayOf(record.paidAt) : 'no day';
-      differences.push({ kind: 'other_day', reference: item.reference, sika: record, provider: item, note: `Sika recorded it paid on ${sikaDay}` });
+      differences.push({
+        kind: 'other_day',
+        reference: item.reference,
+        sika: record,
+        provider: item,
+        note: `Sika recorded it paid on ${sikaDay}`,
+      });
     }
   }
   return { matched, differences, providerOfDay };
@@ -205,7 +277,13 @@ export type ProviderSide =
    * imports left out), their totals in all and per account, and how many lines of other accounts (a
    * statement imported under the wrong bank before imports were limited to collection accounts) were left out.
    */
-  | { state: 'statement'; totals: SideTotals; accounts: AccountTotals[]; lines: StatementLine[]; otherAccountLines: number };
+  | {
+      state: 'statement';
+      totals: SideTotals;
+      accounts: AccountTotals[];
+      lines: StatementLine[];
+      otherAccountLines: number;
+    };
 
 /** One collection account's statement credits of the day. */
 export interface AccountTotals {

@@ -3,15 +3,38 @@
 // Sika's records; when Paystack cannot answer in full the page says so and claims nothing.
 import type { Queryable } from '../db/index.ts';
 import type { ProviderReports, ReportedTransaction } from '../rails/reports.ts';
-import { compareWithReport, movedMoney, REPORT_LOOKBACK_MS, totalsOf, type AccraDay, type Reconciliation } from './model.ts';
+import {
+  compareWithReport,
+  movedMoney,
+  REPORT_LOOKBACK_MS,
+  totalsOf,
+  type AccraDay,
+  type Reconciliation,
+} from './model.ts';
 import { paidRecordsOfDay, recordsByReferences } from './records.ts';
 
 const PROVIDER = 'paystack' as const;
 
-export async function reconcilePaystack(db: Queryable, reports: ProviderReports | null, day: AccraDay): Promise<Reconciliation> {
+export async function reconcilePaystack(
+  db: Queryable,
+  reports: ProviderReports | null,
+  day: AccraDay,
+): Promise<Reconciliation> {
   const { records, truncated } = await paidRecordsOfDay(db, PROVIDER, day, { payouts: true });
-  const base = { provider: PROVIDER, day, sika: records, sikaTotals: totalsOf(records), truncated, matched: [], differences: [] } satisfies Omit<Reconciliation, 'side'>;
-  if (!reports) return { ...base, side: { state: 'not_configured', reason: 'Paystack is not configured on this Sika (PAYSTACK_SECRET_KEY).' } };
+  const base = {
+    provider: PROVIDER,
+    day,
+    sika: records,
+    sikaTotals: totalsOf(records),
+    truncated,
+    matched: [],
+    differences: [],
+  } satisfies Omit<Reconciliation, 'side'>;
+  if (!reports)
+    return {
+      ...base,
+      side: { state: 'not_configured', reason: 'Paystack is not configured on this Sika (PAYSTACK_SECRET_KEY).' },
+    };
 
   let report: ReportedTransaction[];
   try {

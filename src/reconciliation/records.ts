@@ -2,7 +2,15 @@
 // shaped as records to compare (what the provider should report for each).
 import type { Queryable } from '../db/index.ts';
 import type { AccraDay, SikaRecord } from './model.ts';
-import { attemptsByReferences, paidAttemptsBetween, paidPayoutsBetween, payoutsByReferences, RECONCILIATION_ROWS_MAX, type AttemptRecordRow, type PayoutRecordRow } from './store.ts';
+import {
+  attemptsByReferences,
+  paidAttemptsBetween,
+  paidPayoutsBetween,
+  payoutsByReferences,
+  RECONCILIATION_ROWS_MAX,
+  type AttemptRecordRow,
+  type PayoutRecordRow,
+} from './store.ts';
 
 export function fromAttempt(row: AttemptRecordRow): SikaRecord {
   return {
@@ -38,20 +46,34 @@ export function fromPayout(row: PayoutRecordRow): SikaRecord {
 }
 
 /** The provider's Live attempts paid on the day (by finalized_at) and payouts paid on the day (by paid_at). */
-export async function paidRecordsOfDay(db: Queryable, provider: string, day: AccraDay, options: { payouts: boolean }): Promise<{ records: SikaRecord[]; truncated: boolean }> {
+export async function paidRecordsOfDay(
+  db: Queryable,
+  provider: string,
+  day: AccraDay,
+  options: { payouts: boolean },
+): Promise<{ records: SikaRecord[]; truncated: boolean }> {
   const [attempts, payouts] = await Promise.all([
     paidAttemptsBetween(db, provider, day.start, day.end),
     options.payouts ? paidPayoutsBetween(db, provider, day.start, day.end) : Promise.resolve([]),
   ]);
   const truncated = attempts.length > RECONCILIATION_ROWS_MAX || payouts.length > RECONCILIATION_ROWS_MAX;
-  const records = [...attempts.slice(0, RECONCILIATION_ROWS_MAX).map(fromAttempt), ...payouts.slice(0, RECONCILIATION_ROWS_MAX).map(fromPayout)];
+  const records = [
+    ...attempts.slice(0, RECONCILIATION_ROWS_MAX).map(fromAttempt),
+    ...payouts.slice(0, RECONCILIATION_ROWS_MAX).map(fromPayout),
+  ];
   return { records, truncated };
 }
 
 /** Sika's records of the provider by our references with it, whatever their day or status. */
-export async function recordsByReferences(db: Queryable, provider: string, references: { collections: string[]; payouts: string[] }): Promise<SikaRecord[]> {
+export async function recordsByReferences(
+  db: Queryable,
+  provider: string,
+  references: { collections: string[]; payouts: string[] },
+): Promise<SikaRecord[]> {
   const [attempts, payouts] = await Promise.all([
-    references.collections.length > 0 ? attemptsByReferences(db, provider, references.collections) : Promise.resolve([]),
+    references.collections.length > 0
+      ? attemptsByReferences(db, provider, references.collections)
+      : Promise.resolve([]),
     references.payouts.length > 0 ? payoutsByReferences(db, provider, references.payouts) : Promise.resolve([]),
   ]);
   return [...attempts.map(fromAttempt), ...payouts.map(fromPayout)];

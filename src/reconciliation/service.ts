@@ -19,10 +19,25 @@ export const MTN_NO_REPORT =
 
 async function reconcileMtnMomo(db: Db, day: AccraDay): Promise<Reconciliation> {
   const { records, truncated } = await paidRecordsOfDay(db, 'mtn_momo', day, { payouts: true });
-  return { provider: 'mtn_momo', day, sika: records, sikaTotals: totalsOf(records), truncated, side: { state: 'no_report', reason: MTN_NO_REPORT }, matched: [], differences: [] };
+  return {
+    provider: 'mtn_momo',
+    day,
+    sika: records,
+    sikaTotals: totalsOf(records),
+    truncated,
+    side: { state: 'no_report', reason: MTN_NO_REPORT },
+    matched: [],
+    differences: [],
+  };
 }
 
-export async function reconcileDay(db: Db, providers: LiveProviders, provider: ReconciliationProvider, day: AccraDay, collectionAccounts: readonly CollectionAccount[] = []): Promise<Reconciliation> {
+export async function reconcileDay(
+  db: Db,
+  providers: LiveProviders,
+  provider: ReconciliationProvider,
+  day: AccraDay,
+  collectionAccounts: readonly CollectionAccount[] = [],
+): Promise<Reconciliation> {
   switch (provider) {
     case 'paystack':
       return reconcilePaystack(db, providers.plumbing.reports?.paystack ?? null, day);
@@ -33,5 +48,12 @@ export async function reconcileDay(db: Db, providers: LiveProviders, provider: R
   }
 }
 
-export { isReconciliationProvider, noRecordsEitherSide, parseDay, PROVIDER_LABELS, RECONCILIATION_PROVIDERS, yesterdayInAccra } from './model.ts';
+export {
+  isReconciliationProvider,
+  noRecordsEitherSide,
+  parseDay,
+  PROVIDER_LABELS,
+  RECONCILIATION_PROVIDERS,
+  yesterdayInAccra,
+} from './model.ts';
 export type { Reconciliation } from './model.ts';

@@ -58,7 +58,8 @@ export const paidPayoutsBetween = (db: Queryable, provider: string, start: Date,
 
 async function inBatches<Row>(references: readonly string[], run: (batch: string[]) => Promise<Row[]>): Promise<Row[]> {
   const out: Row[] = [];
-  for (let i = 0; i < references.length; i += LOOKUP_BATCH_MAX) out.push(...(await run(references.slice(i, i + LOOKUP_BATCH_MAX))));
+  for (let i = 0; i < references.length; i += LOOKUP_BATCH_MAX)
+    out.push(...(await run(references.slice(i, i + LOOKUP_BATCH_MAX))));
   return out;
 }
 

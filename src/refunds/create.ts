@@ -13,8 +13,22 @@ import { formatGhs } from '../lib/ghana.ts';
 import { newId } from '../lib/ids.ts';
 import type { LiveProviders } from '../rails/live.ts';
 import { moveRefund, emitRefundEvent } from './lifecycle.ts';
-import { REFUND_REASON_LENGTH_MAX, type RefundRoute, type RefundRow, type RefundStatus, type TestRefundOutcome, type TestRefundSimulation } from './model.ts';
-import { approvalRequired, committedRefundsMinor, findPaidAttempt, findRefundById, findRefundByRequestKey, insertRefund } from './store.ts';
+import {
+  REFUND_REASON_LENGTH_MAX,
+  type RefundRoute,
+  type RefundRow,
+  type RefundStatus,
+  type TestRefundOutcome,
+  type TestRefundSimulation,
+} from './model.ts';
+import {
+  approvalRequired,
+  committedRefundsMinor,
+  findPaidAttempt,
+  findRefundById,
+  findRefundByRequestKey,
+  insertRefund,
+} from './store.ts';
 
 export interface RefundRequester {
   merchantId: string;
@@ -40,22 +54,38 @@ export interface RefundRequest {
 /** Rails whose payer account Sika does not know: their refunds are paid by an operator's transfer. */
 const OPERATOR_RAILS: readonly string[] = ['cash', 'bank_transfer'];
 
-export async function createRefund(tx: Queryable, who: RefundRequester, request: RefundRequest, providers: LiveProviders): Promise<RefundRow> {
+export async function createRefund(
+  tx: Queryable,
+  who: RefundRequester,
+  request: RefundRequest,
+  providers: LiveProviders,
+): Promise<RefundRow> {
   if (request.test_outcome !== undefined && who.environment !== 'test') {
-    throw errors.invalidArgument('test_outcome is for Test keys only.', [{ field: 'test_outcome', message: 'is only accepted with a Test key' }]);
+    throw errors.invalidArgument('test_outcome is for Test keys only.', [
+      { field: 'test_outcome', message: 'is only accepted with a Test key' },
+    ]);
   }
   if (request.metadata) checkMetadata(request.metadata);
   const session = await lockSession(tx, request.session_id);
-  if (!session || session.merchant_id !== who.merchantId || session.environment !== who.environment) throw errors.notFound('Checkout session');
+  if (!session || session.merchant_id !== who.merchantId || session.environment !== who.environment)
+    throw errors.notFound('Checkout session');
   // After the session lock: a first submission of the same form has committed, or has not begun.
   if (request.request_key) {
     const made = await findRefundByRequestKey(tx, who.merchantId, who.environment, request.request_key);
-    if (made && made.session_id !== session.id) throw errors.invalidArgument('This form key was used for another session.', [{ field: 'request_key', message: 'belongs to another refund' }]);
+    if (made && made.session_id !== session.id)
+      throw errors.invalidArgument('This form key was used for another session.', [
+        { field: 'request_key', message: 'belongs to another refund' },
+      ]);
     if (made) return made;
   }
-  if (session.status !== 'success') throw errors.conflict('SESSION_NOT_REFUNDABLE', `The session is ${session.status}; only a paid (success) session can be refunded.`);
+  if (session.status !== 'success')
+    throw errors.conflict(
+      'SESSION_NOT_REFUNDABLE',
+      `The session is ${session.status}; only a paid (success) session can be refunded.`,
+    );
   const attempt = await findPaidAttempt(tx, session.id);
-  if (!attempt) throw errors.conflict('SESSION_NOT_REFUNDABLE', "The session's payment was reversed; there is nothing to refund.");
+  if (!attempt)
+    throw errors.conflict('SESSION_NOT_REFUNDABLE', "The session's payment was reversed; there is nothing to refund.");
 
   const remaining = attempt.amount_charged_minor - (await committedRefundsMinor(tx, attempt.id));
   const amount = request.amount_minor ?? remaining;
@@ -77,9 +107,13 @@ export async function createRefund(tx: Queryable, who: RefundRequester, request:
     else {
       const rail = providers.refundsByName(attempt.provider);
       if (!rail) {
-        throw new SikaError('PROVIDER_RAIL_UNAVAILABLE', `The provider that took this payment (${attempt.provider}) is not configured for refunds right now; retry later.`, {
-          retryAfterSeconds: 60,
-        });
+        throw new SikaError(
+          'PROVIDER_RAIL_UNAVAILABLE',
+          `The provider that took this payment (${attempt.provider}) is not configured for refunds right now; retry later.`,
+          {
+            retryAfterSeconds: 60,
+          },
+        );
       }
       route = 'provider';
       provider = rail.provider;
@@ -87,7 +121,10 @@ export async function createRefund(tx: Queryable, who: RefundRequester, request:
     }
   }
   // Test: only when asked for (test_outcome awaiting_approval); the simulator approves or cancels it.
-  const awaitsApproval = who.environment === 'live' ? await approvalRequired(tx, who.merchantId) : request.test_outcome === 'awaiting_approval';
+  const awaitsApproval =
+    who.environment === 'live'
+      ? await approvalRequired(tx, who.merchantId)
+      : request.test_outcome === 'awaiting_approval';
   const refund = await insertRefund(
     tx,
     {
@@ -112,10 +149,18 @@ export async function createRefund(tx: Queryable, who: RefundRequester, request:
     awaitsApproval ? 'awaiting_approval' : 'pending',
   );
   try {
-    await holdRefund(tx, { merchantId: who.merchantId, environment: who.environment, refundId: id, amountMinor: amount });
+    await holdRefund(tx, {
+      merchantId: who.merchantId,
+      environment: who.environment,
+      refundId: id,
+      amountMinor: amount,
+    });
   } catch (error) {
     if (error instanceof InsufficientFundsError) {
-      throw errors.conflict('INSUFFICIENT_FUNDS', `Your available balance does not cover this refund of ${formatGhs(amount)} (the fee of the original payment is not returned).`);
+      throw errors.conflict(
+        'INSUFFICIENT_FUNDS',
+        `Your available balance does not cover this refund of ${formatGhs(amount)} (the fee of the original payment is not returned).`,
+      );
     }
     throw error;
   }
@@ -123,11 +168,21 @@ export async function createRefund(tx: Queryable, who: RefundRequester, request:
   if (route !== 'test') return refund;
   const outcome = request.test_outcome ?? 'succeeded';
   if (outcome === 'pending' || outcome === 'awaiting_approval') return refund;
-  return moveRefund(tx, refund, outcome, outcome === 'failed' ? { failure_reason: 'simulated failure (Test mode)' } : {});
+  return moveRefund(
+    tx,
+    refund,
+    outcome,
+    outcome === 'failed' ? { failure_reason: 'simulated failure (Test mode)' } : {},
+  );
 }
 
 /** The status a simulated outcome needs the refund in. */
-const SIMULATION_FROM: Record<TestRefundSimulation, RefundStatus> = { succeeded: 'pending', failed: 'pending', approved: 'awaiting_approval', cancelled: 'awaiting_approval' };
+const SIMULATION_FROM: Record<TestRefundSimulation, RefundStatus> = {
+  succeeded: 'pending',
+  failed: 'pending',
+  approved: 'awaiting_approval',
+  cancelled: 'awaiting_approval',
+};
 
 /**
  * Test mode (POST /api/v1/test/refunds/{id}/simulate): the simulator settles a pending Test refund
@@ -135,13 +190,22 @@ const SIMULATION_FROM: Record<TestRefundSimulation, RefundStatus> = { succeeded:
  * approver would: approved (-> pending, where it waits to be simulated succeeded or failed) or cancelled
  * (the hold released, refund.cancelled). Through moveRefund, with its money and events.
  */
-export async function simulateTestRefund(tx: Queryable, who: Pick<RefundRequester, 'merchantId' | 'environment'>, id: string, outcome: TestRefundSimulation): Promise<RefundRow> {
+export async function simulateTestRefund(
+  tx: Queryable,
+  who: Pick<RefundRequester, 'merchantId' | 'environment'>,
+  id: string,
+  outcome: TestRefundSimulation,
+): Promise<RefundRow> {
   const refund = await findRefundById(tx, id, true);
-  if (!refund || refund.merchant_id !== who.merchantId || refund.environment !== who.environment) throw errors.notFound('Refund');
+  if (!refund || refund.merchant_id !== who.merchantId || refund.environment !== who.environment)
+    throw errors.notFound('Refund');
   if (refund.route !== 'test') throw errors.forbidden('Only Test refunds can be simulated.');
   const from = SIMULATION_FROM[outcome];
   if (refund.status !== from) {
-    throw errors.conflict('REFUND_NOT_PENDING', `The refund is ${refund.status}; only a Test refund that is ${from.replace('_', ' ')} can be simulated ${outcome}.`);
+    throw errors.conflict(
+      'REFUND_NOT_PENDING',
+      `The refund is ${refund.status}; only a Test refund that is ${from.replace('_', ' ')} can be simulated ${outcome}.`,
+    );
   }
   switch (outcome) {
     case 'approved':

@@ -27,7 +27,11 @@ export const REFUND_CSV_COLUMNS: CsvColumn<RefundRow>[] = [
 ];
 
 /** The refunds of Accra days from..to (the range is checked first: a 400 comes before any row). */
-export function exportRefunds(db: Queryable, principal: Pick<ApiPrincipal, 'merchantId' | 'environment'>, query: { from?: string; to?: string }) {
+export function exportRefunds(
+  db: Queryable,
+  principal: Pick<ApiPrincipal, 'merchantId' | 'environment'>,
+  query: { from?: string; to?: string },
+) {
   const range = parseDayRange(query.from, query.to);
   const rows = refundsCreatedBetween(db, principal, range.bounds[0]!, range.bounds.at(-1)!, EXPORT_PAGE_ROWS);
   return { rows, filename: exportFilename('refunds', principal.environment, range) };

@@ -6,7 +6,14 @@ import { audit, type Actor } from '../audit/log.ts';
 import { emitEvent } from '../events/outbox.ts';
 import { postRefund, voidRefund } from '../ledger/service.ts';
 import { errors } from '../lib/errors.ts';
-import { isDuplicateRefund, REFUND_FAILURE_REASON_LENGTH_MAX, refundMachine, toRefundResponse, type RefundRow, type RefundStatus } from './model.ts';
+import {
+  isDuplicateRefund,
+  REFUND_FAILURE_REASON_LENGTH_MAX,
+  refundMachine,
+  toRefundResponse,
+  type RefundRow,
+  type RefundStatus,
+} from './model.ts';
 import { addRefundedToSession, findRefundById, sessionApiKeyOf, updateRefund, type RefundChange } from './store.ts';
 
 export function emitRefundEvent(tx: Queryable, refund: RefundRow, apiKeyId: string | null, type: string) {
@@ -23,14 +30,29 @@ export function emitRefundEvent(tx: Queryable, refund: RefundRow, apiKeyId: stri
 }
 
 /** Moves a refund through its table, with its money and its event. */
-export async function moveRefund(tx: Queryable, refund: RefundRow, to: RefundStatus, change: RefundChange = {}): Promise<RefundRow> {
+export async function moveRefund(
+  tx: Queryable,
+  refund: RefundRow,
+  to: RefundStatus,
+  change: RefundChange = {},
+): Promise<RefundRow> {
   const updated = await updateRefund(
     tx,
     refund.id,
-    { ...change, ...(change.failure_reason ? { failure_reason: change.failure_reason.slice(0, REFUND_FAILURE_REASON_LENGTH_MAX) } : {}) },
+    {
+      ...change,
+      ...(change.failure_reason
+        ? { failure_reason: change.failure_reason.slice(0, REFUND_FAILURE_REASON_LENGTH_MAX) }
+        : {}),
+    },
     refundMachine.transition(refund.status, to),
   );
-  const money = { merchantId: refund.merchant_id, environment: refund.environment, refundId: refund.id, amountMinor: refund.amount_minor };
+  const money = {
+    merchantId: refund.merchant_id,
+    environment: refund.environment,
+    refundId: refund.id,
+    amountMinor: refund.amount_minor,
+  };
   if (to === 'succeeded') {
     await postRefund(tx, money);
     // refunded_minor is what refunds of the session's payment gave back: a duplicate payment's refund is not one.
@@ -38,7 +60,8 @@ export async function moveRefund(tx: Queryable, refund: RefundRow, to: RefundSta
   } else if (to === 'failed' || to === 'cancelled') {
     await voidRefund(tx, money);
   }
-  if (to !== 'pending') await emitRefundEvent(tx, updated, await sessionApiKeyOf(tx, refund.session_id), `refund.${to}`);
+  if (to !== 'pending')
+    await emitRefundEvent(tx, updated, await sessionApiKeyOf(tx, refund.session_id), `refund.${to}`);
   return updated;
 }
 
@@ -46,14 +69,23 @@ export async function moveRefund(tx: Queryable, refund: RefundRow, to: RefundSta
  * Four eyes, as for payouts: an approver who did not request the refund approves it (-> pending: sent to its
  * provider or operator queue) or rejects it (-> cancelled, the hold released).
  */
-export async function decideRefund(db: Db, input: { refundId: string; userId: string; decision: 'approve' | 'reject'; reason?: string }) {
+export async function decideRefund(
+  db: Db,
+  input: { refundId: string; userId: string; decision: 'approve' | 'reject'; reason?: string },
+) {
   return db.transaction(async (tx) => {
     const refund = await findRefundById(tx, input.refundId, true);
     const user = await findActiveUser(tx, input.userId);
     if (!refund || !user || user.merchant_id !== refund.merchant_id) throw errors.notFound('Refund');
-    if (user.role !== 'approver') throw errors.forbidden('Only a user with the approver role can approve or reject refunds.');
-    if (refund.requested_by_user_id === input.userId) throw errors.forbidden('The requester of a refund cannot approve or reject it; another approver must.');
-    if (refund.status !== 'awaiting_approval') throw errors.conflict('REFUND_NOT_PENDING', `The refund is ${refund.status}; only refunds awaiting approval take a decision.`);
+    if (user.role !== 'approver')
+      throw errors.forbidden('Only a user with the approver role can approve or reject refunds.');
+    if (refund.requested_by_user_id === input.userId)
+      throw errors.forbidden('The requester of a refund cannot approve or reject it; another approver must.');
+    if (refund.status !== 'awaiting_approval')
+      throw errors.conflict(
+        'REFUND_NOT_PENDING',
+        `The refund is ${refund.status}; only refunds awaiting approval take a decision.`,
+      );
     const after =
       input.decision === 'approve'
         ? await moveRefund(tx, refund, 'pending', {
@@ -61,7 +93,11 @@ export async function decideRefund(db: Db, input: { refundId: string; userId: st
             decided: true,
             ...(refund.route === 'provider' ? { processing_step: 'send' as const, next_step_at: new Date() } : {}),
           })
-        : await moveRefund(tx, refund, 'cancelled', { decided_by_user_id: input.userId, decided: true, failure_reason: input.reason ?? 'rejected by an approver' });
+        : await moveRefund(tx, refund, 'cancelled', {
+            decided_by_user_id: input.userId,
+            decided: true,
+            failure_reason: input.reason ?? 'rejected by an approver',
+          });
     await audit(tx, {
       actor: { type: 'user', id: input.userId, email: user.email },
       merchantId: refund.merchant_id,
@@ -82,16 +118,29 @@ export async function decideRefund(db: Db, input: { refundId: string; userId: st
 export async function settleOperatorRefund(
   db: Db,
   actor: Actor,
-  input: { refundId: string; outcome: 'succeeded'; payerAccount: string; transferReference: string } | { refundId: string; outcome: 'failed'; reason: string },
+  input:
+    | { refundId: string; outcome: 'succeeded'; payerAccount: string; transferReference: string }
+    | { refundId: string; outcome: 'failed'; reason: string },
 ) {
   return db.transaction(async (tx) => {
     const refund = await findRefundById(tx, input.refundId, true);
     if (!refund || refund.route !== 'operator') throw errors.notFound('Refund');
-    if (refund.status !== 'pending') throw errors.conflict('REFUND_NOT_PENDING', `The refund is ${refund.status}; only a pending refund can be settled.`);
+    if (refund.status !== 'pending')
+      throw errors.conflict(
+        'REFUND_NOT_PENDING',
+        `The refund is ${refund.status}; only a pending refund can be settled.`,
+      );
     const after =
       input.outcome === 'succeeded'
-        ? await moveRefund(tx, refund, 'succeeded', { payer_account: input.payerAccount, transfer_reference: input.transferReference, completed_by: actor.email ?? actor.id })
-        : await moveRefund(tx, refund, 'failed', { failure_reason: input.reason, completed_by: actor.email ?? actor.id });
+        ? await moveRefund(tx, refund, 'succeeded', {
+            payer_account: input.payerAccount,
+            transfer_reference: input.transferReference,
+            completed_by: actor.email ?? actor.id,
+          })
+        : await moveRefund(tx, refund, 'failed', {
+            failure_reason: input.reason,
+            completed_by: actor.email ?? actor.id,
+          });
     await audit(tx, {
       actor,
       merchantId: refund.merchant_id,
@@ -99,7 +148,10 @@ export async function settleOperatorRefund(
       objectType: 'refund',
       objectId: refund.id,
       before: { status: refund.status },
-      after: input.outcome === 'succeeded' ? { status: after.status, payer_account: input.payerAccount, transfer_reference: input.transferReference } : { status: after.status, reason: input.reason },
+      after:
+        input.outcome === 'succeeded'
+          ? { status: after.status, payer_account: input.payerAccount, transfer_reference: input.transferReference }
+          : { status: after.status, reason: input.reason },
     });
     return after;
   });

@@ -20,7 +20,12 @@ export const REFUND_TRANSITIONS: Transitions<RefundStatus> = {
   failed: [],
   cancelled: [],
 };
-export const refundMachine = defineStateMachine({ name: 'refund', statuses: REFUND_STATUSES, initial: ['awaiting_approval', 'pending'], transitions: REFUND_TRANSITIONS });
+export const refundMachine = defineStateMachine({
+  name: 'refund',
+  statuses: REFUND_STATUSES,
+  initial: ['awaiting_approval', 'pending'],
+  transitions: REFUND_TRANSITIONS,
+});
 
 export const REFUND_REASON_LENGTH_MAX = 500;
 export const REFUND_FAILURE_REASON_LENGTH_MAX = 500;
@@ -107,4 +112,5 @@ export type RefundResponse = ReturnType<typeof toRefundResponse>;
 
 /** The automatic refund of a duplicate payment (src/refunds/sika-refunds.ts), marked in its metadata. */
 export const DUPLICATE_REFUND_MARK = 'duplicate_payment';
-export const isDuplicateRefund = (refund: Pick<RefundRow, 'metadata'>): boolean => (refund.metadata as Record<string, unknown> | null)?.automatic === DUPLICATE_REFUND_MARK;
+export const isDuplicateRefund = (refund: Pick<RefundRow, 'metadata'>): boolean =>
+  (refund.metadata as Record<string, unknown> | null)?.automatic === DUPLICATE_REFUND_MARK;

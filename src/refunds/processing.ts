@@ -10,7 +10,14 @@ import type { RefundForRail, RefundOutcome, RefundRail } from '../rails/refunds.
 import { ProviderNoAnswerError, ProviderRefusedError } from '../rails/types.ts';
 import { moveRefund } from './lifecycle.ts';
 import type { RefundRow } from './model.ts';
-import { advanceStep, claimDueRefunds, findRefundById, findRefundByProviderReference, pendingRefundsOfCharge, updateRefund } from './store.ts';
+import {
+  advanceStep,
+  claimDueRefunds,
+  findRefundById,
+  findRefundByProviderReference,
+  pendingRefundsOfCharge,
+  updateRefund,
+} from './store.ts';
 
 /** How long a claimed refund is pushed back while a worker handles it (another worker skips it meanwhile). */
 const CLAIM_HOLD_S = 60;
@@ -26,7 +33,8 @@ const DUE_REFUNDS_PER_PASS_MAX = 20;
 
 type Log = { warn(obj: object, msg: string): void };
 
-export const refundPollDelayMs = (checks: number): number => Math.min(REFUND_STATUS_POLL_FIRST_MS * 2 ** Math.min(checks, 20), REFUND_STATUS_POLL_MAX_MS);
+export const refundPollDelayMs = (checks: number): number =>
+  Math.min(REFUND_STATUS_POLL_FIRST_MS * 2 ** Math.min(checks, 20), REFUND_STATUS_POLL_MAX_MS);
 
 async function forRail(db: Queryable, refund: RefundRow): Promise<RefundForRail> {
   const attempt = (await findAttempt(db, refund.attempt_id))!;
@@ -48,12 +56,18 @@ export async function applyRefundOutcome(db: Db, refundId: string, outcome: Refu
   return db.transaction(async (tx) => {
     const refund = (await findRefundById(tx, refundId, true))!;
     if (refund.status !== 'pending' || refund.route !== 'provider') return refund;
-    const named = outcome.outcome !== 'unknown' && outcome.providerRefundId ? { provider_refund_id: outcome.providerRefundId } : {};
+    const named =
+      outcome.outcome !== 'unknown' && outcome.providerRefundId ? { provider_refund_id: outcome.providerRefundId } : {};
     switch (outcome.outcome) {
       case 'succeeded':
         return moveRefund(tx, refund, 'succeeded', { ...named, processing_step: null, next_step_at: null });
       case 'failed':
-        return moveRefund(tx, refund, 'failed', { ...named, failure_reason: `the provider refused the refund: ${outcome.reason}`, processing_step: null, next_step_at: null });
+        return moveRefund(tx, refund, 'failed', {
+          ...named,
+          failure_reason: `the provider refused the refund: ${outcome.reason}`,
+          processing_step: null,
+          next_step_at: null,
+        });
       case 'pending':
         return updateRefund(tx, refundId, {
           ...named,
@@ -70,7 +84,8 @@ export async function applyRefundOutcome(db: Db, refundId: string, outcome: Refu
 
 async function sendStep(db: Db, rail: RefundRail, refund: RefundRow, log?: Log): Promise<void> {
   // Only one worker sends: the step moves on before the call, if it is still at send.
-  if (!(await advanceStep(db, refund.id, 'send', 'awaiting_result', new Date(Date.now() + CLAIM_HOLD_S * 1000)))) return;
+  if (!(await advanceStep(db, refund.id, 'send', 'awaiting_result', new Date(Date.now() + CLAIM_HOLD_S * 1000))))
+    return;
   const request = await forRail(db, refund);
   let outcome: RefundOutcome;
   try {
@@ -79,21 +94,34 @@ async function sendStep(db: Db, rail: RefundRail, refund: RefundRow, log?: Log):
     if (error instanceof ProviderRefusedError && error.declined) {
       outcome = { outcome: 'failed', providerRefundId: null, rawStatus: 'declined', reason: error.message };
     } else if (error instanceof ProviderRefusedError) {
-      log?.warn({ err: error, refund_id: refund.id, provider: rail.provider }, 'refund provider refused before accepting; asking again later');
+      log?.warn(
+        { err: error, refund_id: refund.id, provider: rail.provider },
+        'refund provider refused before accepting; asking again later',
+      );
       await db.transaction(async (tx) => {
         const current = (await findRefundById(tx, refund.id, true))!;
         if (current.status !== 'pending') return;
         if (current.status_checks + 1 >= REFUND_SEND_REFUSALS_MAX) {
-          await moveRefund(tx, current, 'failed', { failure_reason: `the provider refused the refund ${REFUND_SEND_REFUSALS_MAX} times: ${error.message}`, processing_step: null, next_step_at: null });
+          await moveRefund(tx, current, 'failed', {
+            failure_reason: `the provider refused the refund ${REFUND_SEND_REFUSALS_MAX} times: ${error.message}`,
+            processing_step: null,
+            next_step_at: null,
+          });
           return;
         }
-        await updateRefund(tx, refund.id, { processing_step: 'send', status_checks: current.status_checks + 1, next_step_at: new Date(Date.now() + PROVIDER_REFUSED_RETRY_MS) });
+        await updateRefund(tx, refund.id, {
+          processing_step: 'send',
+          status_checks: current.status_checks + 1,
+          next_step_at: new Date(Date.now() + PROVIDER_REFUSED_RETRY_MS),
+        });
       });
       return;
     } else if (error instanceof ProviderNoAnswerError) {
       // It may have been accepted: ask by our reference, never send blindly.
       log?.warn({ err: error, refund_id: refund.id }, 'refund answer lost; asking the provider');
-      outcome = await rail.status(request).catch((): RefundOutcome => ({ outcome: 'pending', providerRefundId: null, rawStatus: 'answer lost' }));
+      outcome = await rail
+        .status(request)
+        .catch((): RefundOutcome => ({ outcome: 'pending', providerRefundId: null, rawStatus: 'answer lost' }));
     } else {
       throw error;
     }
@@ -107,8 +135,13 @@ async function processRefund(db: Db, providers: LiveProviders, refundId: string,
   if (!refund || refund.status !== 'pending' || refund.route !== 'provider') return;
   const rail = providers.refundsByName(refund.provider!);
   if (!rail) {
-    log?.warn({ refund_id: refundId, provider: refund.provider }, 'the provider of this refund is not configured; it waits');
-    await db.transaction((tx) => updateRefund(tx, refundId, { next_step_at: new Date(Date.now() + PROVIDER_REFUSED_RETRY_MS) }));
+    log?.warn(
+      { refund_id: refundId, provider: refund.provider },
+      'the provider of this refund is not configured; it waits',
+    );
+    await db.transaction((tx) =>
+      updateRefund(tx, refundId, { next_step_at: new Date(Date.now() + PROVIDER_REFUSED_RETRY_MS) }),
+    );
     return;
   }
   if (refund.processing_step === 'send') return sendStep(db, rail, refund, log);
@@ -118,7 +151,13 @@ async function processRefund(db: Db, providers: LiveProviders, refundId: string,
 /** Asks a refund's provider now (a provider webhook said something happened to it). */
 export async function checkRefundNow(db: Db, providers: LiveProviders, refundId: string): Promise<void> {
   const refund = await findRefundById(db, refundId);
-  if (!refund || refund.status !== 'pending' || refund.route !== 'provider' || refund.processing_step !== 'awaiting_result') return;
+  if (
+    !refund ||
+    refund.status !== 'pending' ||
+    refund.route !== 'provider' ||
+    refund.processing_step !== 'awaiting_result'
+  )
+    return;
   const rail = providers.refundsByName(refund.provider!);
   if (!rail) return;
   await applyRefundOutcome(db, refundId, await rail.status(await forRail(db, refund)));
@@ -128,9 +167,16 @@ export async function checkRefundNow(db: Db, providers: LiveProviders, refundId:
  * A provider notification about refunds (only a reason to ask): by our refund reference (MTN's callback) or by
  * the charge it refunds (Paystack's refund.* events name the transaction). True when it named a refund of ours.
  */
-export async function checkRefundsNamed(db: Db, providers: LiveProviders, provider: string, named: { refundReference?: string; chargeReference?: string }): Promise<boolean> {
+export async function checkRefundsNamed(
+  db: Db,
+  providers: LiveProviders,
+  provider: string,
+  named: { refundReference?: string; chargeReference?: string },
+): Promise<boolean> {
   const refunds = named.refundReference
-    ? [await findRefundByProviderReference(db, provider, named.refundReference)].filter((r): r is RefundRow => r !== null)
+    ? [await findRefundByProviderReference(db, provider, named.refundReference)].filter(
+        (r): r is RefundRow => r !== null,
+      )
     : named.chargeReference
       ? await pendingRefundsOfCharge(db, provider, named.chargeReference)
       : [];

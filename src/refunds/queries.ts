@@ -16,20 +16,42 @@ export interface RefundListQuery {
   created_lt?: string;
 }
 
-export async function getRefund(db: Queryable, principal: Pick<ApiPrincipal, 'merchantId' | 'environment'>, id: string): Promise<RefundRow> {
+export async function getRefund(
+  db: Queryable,
+  principal: Pick<ApiPrincipal, 'merchantId' | 'environment'>,
+  id: string,
+): Promise<RefundRow> {
   const refund = await findRefund(db, principal.merchantId, principal.environment, id);
   if (!refund) throw errors.notFound('Refund');
   return refund;
 }
 
 /** The search behind the list (and its CSV): filters checked, the cursor resolved to its position. */
-export async function refundSearch(db: Queryable, principal: Pick<ApiPrincipal, 'merchantId' | 'environment'>, query: RefundListQuery) {
-  const after = await cursorPosition(query.starting_after, 'a refund', (id) => findRefund(db, principal.merchantId, principal.environment, id));
+export async function refundSearch(
+  db: Queryable,
+  principal: Pick<ApiPrincipal, 'merchantId' | 'environment'>,
+  query: RefundListQuery,
+) {
+  const after = await cursorPosition(query.starting_after, 'a refund', (id) =>
+    findRefund(db, principal.merchantId, principal.environment, id),
+  );
   const { createdFrom, createdBefore } = createdRange(query);
-  return { merchantId: principal.merchantId, environment: principal.environment, status: query.status, sessionId: query.session_id, createdFrom, createdBefore, after };
+  return {
+    merchantId: principal.merchantId,
+    environment: principal.environment,
+    status: query.status,
+    sessionId: query.session_id,
+    createdFrom,
+    createdBefore,
+    after,
+  };
 }
 
-export async function listRefunds(db: Queryable, principal: Pick<ApiPrincipal, 'merchantId' | 'environment'>, query: RefundListQuery) {
+export async function listRefunds(
+  db: Queryable,
+  principal: Pick<ApiPrincipal, 'merchantId' | 'environment'>,
+  query: RefundListQuery,
+) {
   const limit = query.limit ?? REFUND_LIST_LIMIT_DEFAULT;
   const rows = await searchRefunds(db, await refundSearch(db, principal, query), limit + 1);
   return { object: 'list' as const, data: rows.slice(0, limit).map(toRefundResponse), has_more: rows.length > limit };
@@ -39,12 +61,29 @@ export async function listRefunds(db: Queryable, principal: Pick<ApiPrincipal, '
 export const sessionRefunds = (db: Queryable, sessionId: string) => refundsOfSession(db, sessionId);
 
 /** Refunds created in [from, before), oldest first, read in keyset pages of pageRows (a CSV export's rows: constant memory). */
-export function refundsCreatedBetween(db: Queryable, owner: Pick<ApiPrincipal, 'merchantId' | 'environment'>, from: Date, before: Date, pageRows: number): AsyncIterable<RefundRow> {
+export function refundsCreatedBetween(
+  db: Queryable,
+  owner: Pick<ApiPrincipal, 'merchantId' | 'environment'>,
+  from: Date,
+  before: Date,
+  pageRows: number,
+): AsyncIterable<RefundRow> {
   return {
     async *[Symbol.asyncIterator]() {
       let after: { createdAt: Date; id: string } | undefined;
       for (;;) {
-        const rows = await searchRefunds(db, { merchantId: owner.merchantId, environment: owner.environment, createdFrom: from, createdBefore: before, after, order: 'oldest' }, pageRows);
+        const rows = await searchRefunds(
+          db,
+          {
+            merchantId: owner.merchantId,
+            environment: owner.environment,
+            createdFrom: from,
+            createdBefore: before,
+            after,
+            order: 'oldest',
+          },
+          pageRows,
+        );
         yield* rows;
         if (rows.length < pageRows) return;
         const last = rows.at(-1)!;
@@ -55,4 +94,5 @@ export function refundsCreatedBetween(db: Queryable, owner: Pick<ApiPrincipal, '
 }
 
 /** What the merchant's unfinished refunds hold from its balance: the dashboard names it apart from what payouts hold. */
-export const refundHolds = (db: Queryable, merchantId: string, environment: 'test' | 'live') => heldForRefunds(db, merchantId, environment);
+export const refundHolds = (db: Queryable, merchantId: string, environment: 'test' | 'live') =>
+  heldForRefunds(db, merchantId, environment);

@@ -13,7 +13,14 @@ import { createRefund, simulateTestRefund } from './create.ts';
 import { toRefundResponse, type TestRefundSimulation } from './model.ts';
 import { getRefund, listRefunds } from './queries.ts';
 import { exportRefunds, REFUND_CSV_COLUMNS } from './exports.ts';
-import { CreateRefundBody, ListRefundsQuery, RefundList, RefundParams, RefundResponse, SimulateRefundBody } from './schemas.ts';
+import {
+  CreateRefundBody,
+  ListRefundsQuery,
+  RefundList,
+  RefundParams,
+  RefundResponse,
+  SimulateRefundBody,
+} from './schemas.ts';
 
 export async function refundRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db, providers } = deps;
@@ -27,10 +34,16 @@ export async function refundRoutes(app: FastifyInstance, deps: AppDeps): Promise
         tags: ['Refunds'],
         summary: 'Refund a paid session',
         description:
-          'Gives back all or part of what the payer of a success session was charged. The amount is held from your available balance at once (409 INSUFFICIENT_FUNDS when it does not cover it); the fee of the original payment is not returned. Test refunds succeed at once; Live ones go through the provider that took the payment (or, for cash and bank transfers, to Sika\'s operators, who transfer it to the payer). Events refund.created, refund.succeeded, refund.failed.',
+          "Gives back all or part of what the payer of a success session was charged. The amount is held from your available balance at once (409 INSUFFICIENT_FUNDS when it does not cover it); the fee of the original payment is not returned. Test refunds succeed at once; Live ones go through the provider that took the payment (or, for cash and bank transfers, to Sika's operators, who transfer it to the payer). Events refund.created, refund.succeeded, refund.failed.",
         security: [{ apiKey: [] }],
         body: CreateRefundBody,
-        response: { 201: described(RefundResponse, 'The new refund: succeeded at once in Test, pending (or awaiting_approval) in Live.'), ...errorResponses(400, 401, 404, 409, 413, 415, 422, 429, 503) },
+        response: {
+          201: described(
+            RefundResponse,
+            'The new refund: succeeded at once in Test, pending (or awaiting_approval) in Live.',
+          ),
+          ...errorResponses(400, 401, 404, 409, 413, 415, 422, 429, 503),
+        },
       },
     },
     async (request): Promise<IdempotentWork> => {
@@ -39,7 +52,17 @@ export async function refundRoutes(app: FastifyInstance, deps: AppDeps): Promise
         run: async (tx) => ({
           status: 201,
           body: toRefundResponse(
-            await createRefund(tx, { merchantId: principal.merchantId, environment: principal.environment, apiKeyId: principal.apiKeyId, userId: null }, request.body, providers),
+            await createRefund(
+              tx,
+              {
+                merchantId: principal.merchantId,
+                environment: principal.environment,
+                apiKeyId: principal.apiKeyId,
+                userId: null,
+              },
+              request.body,
+              providers,
+            ),
           ),
         }),
       };
@@ -62,7 +85,10 @@ export async function refundRoutes(app: FastifyInstance, deps: AppDeps): Promise
     async (request) => toRefundResponse(await getRefund(db, principalOf(request), request.params.id)),
   );
 
-  const ListRefundsExportQuery = Type.Object({ ...ListRefundsQuery.properties, ...ExportRangeProperties }, { additionalProperties: false });
+  const ListRefundsExportQuery = Type.Object(
+    { ...ListRefundsQuery.properties, ...ExportRangeProperties },
+    { additionalProperties: false },
+  );
   app.get<{ Querystring: ListRefundsQuery & { from?: string; to?: string } }>(
     '/api/v1/refunds',
     {
@@ -101,7 +127,10 @@ export async function refundRoutes(app: FastifyInstance, deps: AppDeps): Promise
         security: [{ apiKey: [] }],
         params: RefundParams,
         body: SimulateRefundBody,
-        response: { 200: described(RefundResponse, 'The refund, succeeded, failed, pending (approved) or cancelled.'), ...errorResponses(400, 401, 403, 404, 409, 422, 429) },
+        response: {
+          200: described(RefundResponse, 'The refund, succeeded, failed, pending (approved) or cancelled.'),
+          ...errorResponses(400, 401, 403, 404, 409, 422, 429),
+        },
       },
     },
     async (request): Promise<IdempotentWork> => {

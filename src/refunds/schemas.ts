@@ -1,19 +1,49 @@
 // TypeBox schemas of the refund routes: they validate, serialise and document (OpenAPI).
 import { Type, type Static } from '@sinclair/typebox';
 import { ID_PARAM_LENGTH_MAX, METADATA_BYTES_MAX, METADATA_KEYS_MAX } from '../checkout/model.ts';
-import { REFUND_LIST_LIMIT_DEFAULT, REFUND_LIST_LIMIT_MAX, REFUND_REASON_LENGTH_MAX, REFUND_STATUSES, TEST_REFUND_OUTCOMES, TEST_REFUND_SIMULATIONS } from './model.ts';
+import {
+  REFUND_LIST_LIMIT_DEFAULT,
+  REFUND_LIST_LIMIT_MAX,
+  REFUND_REASON_LENGTH_MAX,
+  REFUND_STATUSES,
+  TEST_REFUND_OUTCOMES,
+  TEST_REFUND_SIMULATIONS,
+} from './model.ts';
 
 const DateTime = Type.String({ format: 'date-time' });
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const CreateRefundBody = Type.Object(
   {
-    session_id: Type.String({ minLength: 1, maxLength: ID_PARAM_LENGTH_MAX, description: 'The paid (success) session to refund (cs_...).' }),
+    session_id: Type.String({
+      minLength: 1,
+      maxLength: ID_PARAM_LENGTH_MAX,
+      description: 'The paid (success) session to refund (cs_...).',
+    }),
     amount_minor: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Pesewas to give back; omitted: all that is not yet refunded. All refunds of a payment add up to at most what the payer was charged.' }),
+      Type.Integer({
+        minimum: 1,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description:
+          'Pesewas to give back; omitted: all that is not yet refunded. All refunds of a payment add up to at most what the payer was charged.',
+      }),
     ),
-    reason: Type.Optional(Type.String({ maxLength: REFUND_REASON_LENGTH_MAX, description: 'Why (shown to you, and passed to the provider as a note where it takes one).' })),
-    metadata: Type.Optional(Type.Object({}, { additionalProperties: true, maxProperties: METADATA_KEYS_MAX, description: `Your own key/value data, returned as given: at most ${METADATA_KEYS_MAX} keys and ${METADATA_BYTES_MAX} bytes of JSON.` })),
+    reason: Type.Optional(
+      Type.String({
+        maxLength: REFUND_REASON_LENGTH_MAX,
+        description: 'Why (shown to you, and passed to the provider as a note where it takes one).',
+      }),
+    ),
+    metadata: Type.Optional(
+      Type.Object(
+        {},
+        {
+          additionalProperties: true,
+          maxProperties: METADATA_KEYS_MAX,
+          description: `Your own key/value data, returned as given: at most ${METADATA_KEYS_MAX} keys and ${METADATA_BYTES_MAX} bytes of JSON.`,
+        },
+      ),
+    ),
     test_outcome: Type.Optional(
       Type.Union(
         TEST_REFUND_OUTCOMES.map((o) => Type.Literal(o)),
@@ -24,7 +54,17 @@ export const CreateRefundBody = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false, examples: [{ session_id: 'cs_3f2a9c0d1e4b5a6978c1d2e3f4a5b6c7', amount_minor: 20000, reason: 'Order cancelled', metadata: { ticket: 'T-991' } }] },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        session_id: 'cs_3f2a9c0d1e4b5a6978c1d2e3f4a5b6c7',
+        amount_minor: 20000,
+        reason: 'Order cancelled',
+        metadata: { ticket: 'T-991' },
+      },
+    ],
+  },
 );
 export type CreateRefundBody = Static<typeof CreateRefundBody>;
 
@@ -32,9 +72,13 @@ export const RefundResponse = Type.Object(
   {
     id: Type.String({ description: 're_...' }),
     object: Type.Literal('refund'),
-    status: Type.Union(REFUND_STATUSES.map((s) => Type.Literal(s)), {
-      description: 'pending -> succeeded | failed; awaiting_approval -> pending | cancelled when your account requires a second person for Live money leaving.',
-    }),
+    status: Type.Union(
+      REFUND_STATUSES.map((s) => Type.Literal(s)),
+      {
+        description:
+          'pending -> succeeded | failed; awaiting_approval -> pending | cancelled when your account requires a second person for Live money leaving.',
+      },
+    ),
     session_id: Type.String(),
     attempt_reference: Type.String({ description: 'The attempt whose payment is refunded (att_...).' }),
     amount_minor: Type.Integer(),
@@ -42,7 +86,8 @@ export const RefundResponse = Type.Object(
     reason: Nullable(Type.String()),
     metadata: Type.Object({}, { additionalProperties: true }),
     method: Type.Union([Type.Literal('test'), Type.Literal('provider'), Type.Literal('operator')], {
-      description: "How it reaches the payer: test (Test mode), provider (the provider that took the payment), operator (cash and bank transfer payments: Sika's operators transfer it to the payer's account).",
+      description:
+        "How it reaches the payer: test (Test mode), provider (the provider that took the payment), operator (cash and bank transfer payments: Sika's operators transfer it to the payer's account).",
     }),
     provider: Nullable(Type.String()),
     provider_refund_id: Nullable(Type.String()),
@@ -92,8 +137,21 @@ export const RefundList = Type.Object(
 
 export const ListRefundsQuery = Type.Object(
   {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: REFUND_LIST_LIMIT_MAX, default: REFUND_LIST_LIMIT_DEFAULT, description: 'Refunds per page.' })),
-    starting_after: Type.Optional(Type.String({ minLength: 1, maxLength: ID_PARAM_LENGTH_MAX, description: 'The last refund id of the previous page.' })),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: REFUND_LIST_LIMIT_MAX,
+        default: REFUND_LIST_LIMIT_DEFAULT,
+        description: 'Refunds per page.',
+      }),
+    ),
+    starting_after: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: ID_PARAM_LENGTH_MAX,
+        description: 'The last refund id of the previous page.',
+      }),
+    ),
     status: Type.Optional(Type.Union(REFUND_STATUSES.map((s) => Type.Literal(s)))),
     session_id: Type.Optional(Type.String({ minLength: 1, maxLength: ID_PARAM_LENGTH_MAX })),
     created_gte: Type.Optional(Type.String({ format: 'date-time', description: 'Created at or after (ISO 8601).' })),
@@ -103,7 +161,9 @@ export const ListRefundsQuery = Type.Object(
 );
 export type ListRefundsQuery = Static<typeof ListRefundsQuery>;
 
-export const RefundParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: ID_PARAM_LENGTH_MAX, description: 'The refund id (re_...).' }) });
+export const RefundParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: ID_PARAM_LENGTH_MAX, description: 'The refund id (re_...).' }),
+});
 
 export const SimulateRefundBody = Type.Object(
   {

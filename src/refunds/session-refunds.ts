@@ -14,12 +14,19 @@ const COMMITTED: readonly RefundStatus[] = ['awaiting_approval', 'pending', 'suc
 /** The attempt whose payment stands for the session: the first paid (as createRefund picks it; a refunded duplicate is paid later). */
 export function paidAttemptOf(attempts: readonly AttemptRow[]): AttemptRow | null {
   const paid = attempts.filter((a) => a.status === 'paid');
-  paid.sort((a, b) => (a.finalized_at?.getTime() ?? Infinity) - (b.finalized_at?.getTime() ?? Infinity) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  paid.sort(
+    (a, b) =>
+      (a.finalized_at?.getTime() ?? Infinity) - (b.finalized_at?.getTime() ?? Infinity) ||
+      (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
   return paid[0] ?? null;
 }
 
 /** What can still be refunded of a payment, in pesewas (never below zero). */
-export function refundableMinor(payment: Pick<AttemptRow, 'amount_charged_minor'>, refunds: readonly Pick<RefundRow, 'status' | 'amount_minor'>[]): number {
+export function refundableMinor(
+  payment: Pick<AttemptRow, 'amount_charged_minor'>,
+  refunds: readonly Pick<RefundRow, 'status' | 'amount_minor'>[],
+): number {
   const committed = refunds.filter((r) => COMMITTED.includes(r.status)).reduce((sum, r) => sum + r.amount_minor, 0);
   return Math.max(0, payment.amount_charged_minor - committed);
 }
@@ -29,9 +36,22 @@ export async function sessionRefundState(db: Queryable, sessionId: string, attem
   const payment = paidAttemptOf(attempts);
   const refunds = await sessionRefunds(db, sessionId);
   // Only refunds of the payment itself count against it (a duplicate payment's automatic refund is another attempt's).
-  return { payment, refunds, refundableMinor: payment ? refundableMinor(payment, refunds.filter((r) => r.attempt_id === payment.id)) : 0 };
+  return {
+    payment,
+    refunds,
+    refundableMinor: payment
+      ? refundableMinor(
+          payment,
+          refunds.filter((r) => r.attempt_id === payment.id),
+        )
+      : 0,
+  };
 }
 
 /** A refund asked for in the dashboard (who: the merchant, the dashboard's environment, the signed-in user; no API key). */
-export const requestRefund = (db: Db, who: RefundRequester, request: RefundRequest, providers: LiveProviders): Promise<RefundRow> =>
-  db.transaction((tx) => createRefund(tx, who, request, providers));
+export const requestRefund = (
+  db: Db,
+  who: RefundRequester,
+  request: RefundRequest,
+  providers: LiveProviders,
+): Promise<RefundRow> => db.transaction((tx) => createRefund(tx, who, request, providers));

@@ -20,7 +20,8 @@ import { emitRefundEvent, moveRefund } from './lifecycle.ts';
 import { DUPLICATE_REFUND_MARK, REFUND_REASON_LENGTH_MAX, type RefundRoute, type RefundRow } from './model.ts';
 import { insertRefund, sessionApiKeyOf } from './store.ts';
 
-export const DUPLICATE_REFUND_REASON = 'Duplicate payment: this checkout had already been paid by another payment, so this one was refunded automatically.';
+export const DUPLICATE_REFUND_REASON =
+  'Duplicate payment: this checkout had already been paid by another payment, so this one was refunded automatically.';
 
 /** Rails whose payer account Sika does not know: an operator pays the refund by transfer. */
 const OPERATOR_RAILS: readonly string[] = ['cash', 'bank_transfer'];
@@ -41,7 +42,12 @@ interface SikaRefund {
   provider: { name: string; reference: string } | null;
 }
 
-async function refundToPayer(tx: Queryable, attempt: RefundedAttempt, refundId: string, r: SikaRefund): Promise<RefundRow> {
+async function refundToPayer(
+  tx: Queryable,
+  attempt: RefundedAttempt,
+  refundId: string,
+  r: SikaRefund,
+): Promise<RefundRow> {
   const route: RefundRoute = attempt.environment === 'test' ? 'test' : r.provider ? 'provider' : 'operator';
   const refund = await insertRefund(
     tx,
@@ -66,19 +72,36 @@ async function refundToPayer(tx: Queryable, attempt: RefundedAttempt, refundId: 
     },
     'pending',
   );
-  await holdRefund(tx, { merchantId: attempt.merchant_id, environment: attempt.environment, refundId, amountMinor: r.amountMinor });
+  await holdRefund(tx, {
+    merchantId: attempt.merchant_id,
+    environment: attempt.environment,
+    refundId,
+    amountMinor: r.amountMinor,
+  });
   await emitRefundEvent(tx, refund, await sessionApiKeyOf(tx, attempt.session_id), 'refund.created');
   return route === 'test' ? moveRefund(tx, refund, 'succeeded') : refund;
 }
 
 /** A payer return decided by operators (see the top). The caller has locked the session and checked amountMinor against what was received. */
-export const createPayerReturn = (tx: Queryable, attempt: RefundedAttempt, amountMinor: number, reason: string): Promise<RefundRow> =>
-  refundToPayer(tx, attempt, newId('re'), { amountMinor, reason, metadata: {}, provider: null });
+export const createPayerReturn = (
+  tx: Queryable,
+  attempt: RefundedAttempt,
+  amountMinor: number,
+  reason: string,
+): Promise<RefundRow> => refundToPayer(tx, attempt, newId('re'), { amountMinor, reason, metadata: {}, provider: null });
 
 /** The refund of a duplicate payment (see the top); the caller has credited amountMinor without fee. */
-export async function refundDuplicatePayment(tx: Queryable, attempt: RefundedAttempt & { rail: string; provider: string }, amountMinor: number, providers: LiveProviders | undefined): Promise<RefundRow> {
+export async function refundDuplicatePayment(
+  tx: Queryable,
+  attempt: RefundedAttempt & { rail: string; provider: string },
+  amountMinor: number,
+  providers: LiveProviders | undefined,
+): Promise<RefundRow> {
   const id = newId('re');
-  const rail = attempt.environment === 'live' && !OPERATOR_RAILS.includes(attempt.rail) ? (providers?.refundsByName(attempt.provider) ?? null) : null;
+  const rail =
+    attempt.environment === 'live' && !OPERATOR_RAILS.includes(attempt.rail)
+      ? (providers?.refundsByName(attempt.provider) ?? null)
+      : null;
   return refundToPayer(tx, attempt, id, {
     amountMinor,
     reason: DUPLICATE_REFUND_REASON,

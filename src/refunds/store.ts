@@ -59,13 +59,24 @@ export async function insertRefund(tx: Queryable, row: NewRefund, status: Refund
   return rows[0]!;
 }
 
-export async function findRefund(db: Queryable, merchantId: string, environment: string, id: string): Promise<RefundRow | null> {
-  const rows = await db.query<RefundRow>(`SELECT ${REFUND_COLUMNS} FROM refunds WHERE id = $1 AND merchant_id = $2 AND environment = $3`, [id, merchantId, environment]);
+export async function findRefund(
+  db: Queryable,
+  merchantId: string,
+  environment: string,
+  id: string,
+): Promise<RefundRow | null> {
+  const rows = await db.query<RefundRow>(
+    `SELECT ${REFUND_COLUMNS} FROM refunds WHERE id = $1 AND merchant_id = $2 AND environment = $3`,
+    [id, merchantId, environment],
+  );
   return rows[0] ?? null;
 }
 
 export async function findRefundById(db: Queryable, id: string, forUpdate = false): Promise<RefundRow | null> {
-  const rows = await db.query<RefundRow>(`SELECT ${REFUND_COLUMNS} FROM refunds WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+  const rows = await db.query<RefundRow>(
+    `SELECT ${REFUND_COLUMNS} FROM refunds WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`,
+    [id],
+  );
   return rows[0] ?? null;
 }
 
@@ -79,12 +90,38 @@ export async function committedRefundsMinor(tx: Queryable, attemptId: string): P
 }
 
 export type RefundChange = Partial<
-  Pick<RefundRow, 'processing_step' | 'next_step_at' | 'status_checks' | 'failure_reason' | 'provider_refund_id' | 'decided_by_user_id' | 'payer_account' | 'transfer_reference' | 'completed_by'>
+  Pick<
+    RefundRow,
+    | 'processing_step'
+    | 'next_step_at'
+    | 'status_checks'
+    | 'failure_reason'
+    | 'provider_refund_id'
+    | 'decided_by_user_id'
+    | 'payer_account'
+    | 'transfer_reference'
+    | 'completed_by'
+  >
 > & { decided?: boolean };
 
-const CHANGEABLE = ['processing_step', 'next_step_at', 'status_checks', 'failure_reason', 'provider_refund_id', 'decided_by_user_id', 'payer_account', 'transfer_reference', 'completed_by'] as const;
+const CHANGEABLE = [
+  'processing_step',
+  'next_step_at',
+  'status_checks',
+  'failure_reason',
+  'provider_refund_id',
+  'decided_by_user_id',
+  'payer_account',
+  'transfer_reference',
+  'completed_by',
+] as const;
 
-export async function updateRefund(tx: Queryable, id: string, change: RefundChange, move?: Transition<RefundStatus>): Promise<RefundRow> {
+export async function updateRefund(
+  tx: Queryable,
+  id: string,
+  change: RefundChange,
+  move?: Transition<RefundStatus>,
+): Promise<RefundRow> {
   if ('status' in change) throw new Error('assertion failed: a refund status is written only through its transition');
   const sets: string[] = ['version = version + 1', 'updated_at = now()'];
   const params: unknown[] = [id];
@@ -102,13 +139,19 @@ export async function updateRefund(tx: Queryable, id: string, change: RefundChan
     }
   }
   if (change.decided) sets.push('decided_at = now()');
-  const rows = await tx.query<RefundRow>(`UPDATE refunds SET ${sets.join(', ')} WHERE id = $1 RETURNING ${REFUND_COLUMNS}`, params);
+  const rows = await tx.query<RefundRow>(
+    `UPDATE refunds SET ${sets.join(', ')} WHERE id = $1 RETURNING ${REFUND_COLUMNS}`,
+    params,
+  );
   return rows[0]!;
 }
 
 /** A succeeded refund adds to its session's refunded_minor. */
 export async function addRefundedToSession(tx: Queryable, sessionId: string, amountMinor: number): Promise<void> {
-  await tx.query(`UPDATE checkout_sessions SET refunded_minor = refunded_minor + $2, updated_at = now() WHERE id = $1`, [sessionId, amountMinor]);
+  await tx.query(
+    `UPDATE checkout_sessions SET refunded_minor = refunded_minor + $2, updated_at = now() WHERE id = $1`,
+    [sessionId, amountMinor],
+  );
 }
 
 /** Provider refunds due a step, claimed (SKIP LOCKED) and pushed back while a worker handles them. */
@@ -124,7 +167,13 @@ export async function claimDueRefunds(tx: Queryable, limit: number, holdS: numbe
 }
 
 /** Moves a refund from `from` to `to` step only if it is still there (one sender wins). */
-export async function advanceStep(db: Queryable, id: string, from: 'send', to: 'awaiting_result', nextStepAt: Date): Promise<boolean> {
+export async function advanceStep(
+  db: Queryable,
+  id: string,
+  from: 'send',
+  to: 'awaiting_result',
+  nextStepAt: Date,
+): Promise<boolean> {
   const rows = await db.query<{ id: string }>(
     `UPDATE refunds SET processing_step = $3, next_step_at = $4, version = version + 1, updated_at = now()
       WHERE id = $1 AND status = 'pending' AND processing_step = $2 RETURNING id`,
@@ -164,28 +213,46 @@ export function searchRefunds(db: Queryable, search: RefundSearch, limit: number
   }
   params.push(limit);
   const order = oldest ? 'created_at, id' : 'created_at DESC, id DESC';
-  return db.query<RefundRow>(`SELECT ${REFUND_COLUMNS} FROM refunds WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT $${params.length}`, params);
+  return db.query<RefundRow>(
+    `SELECT ${REFUND_COLUMNS} FROM refunds WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT $${params.length}`,
+    params,
+  );
 }
 
 /** Live refunds of cash and bank transfer payments waiting for an operator's transfer, oldest first. */
 export function operatorQueue(db: Queryable, limit: number): Promise<RefundRow[]> {
-  return db.query<RefundRow>(`SELECT ${REFUND_COLUMNS} FROM refunds WHERE status = 'pending' AND route = 'operator' ORDER BY created_at, id LIMIT $1`, [limit]);
+  return db.query<RefundRow>(
+    `SELECT ${REFUND_COLUMNS} FROM refunds WHERE status = 'pending' AND route = 'operator' ORDER BY created_at, id LIMIT $1`,
+    [limit],
+  );
 }
 
 /** A session's refunds, oldest first (the dashboard's session page). */
 export function refundsOfSession(db: Queryable, sessionId: string): Promise<RefundRow[]> {
-  return db.query<RefundRow>(`SELECT ${REFUND_COLUMNS} FROM refunds WHERE session_id = $1 ORDER BY created_at, id`, [sessionId]);
+  return db.query<RefundRow>(`SELECT ${REFUND_COLUMNS} FROM refunds WHERE session_id = $1 ORDER BY created_at, id`, [
+    sessionId,
+  ]);
 }
 
 /** The key whose webhook endpoints hear about a refund: the one that created its session. */
 export async function sessionApiKeyOf(tx: Queryable, sessionId: string): Promise<string | null> {
-  const rows = await tx.query<{ api_key_id: string | null }>('SELECT api_key_id FROM checkout_sessions WHERE id = $1', [sessionId]);
+  const rows = await tx.query<{ api_key_id: string | null }>('SELECT api_key_id FROM checkout_sessions WHERE id = $1', [
+    sessionId,
+  ]);
   return rows[0]?.api_key_id ?? null;
 }
 
 /** The attempt whose payment stands for a session (status paid), the first paid if a session was paid twice. */
 export async function findPaidAttempt(tx: Queryable, sessionId: string) {
-  const rows = await tx.query<{ id: string; rail: string; provider: string; provider_reference: string; phone: string | null; amount_charged_minor: number; currency: string }>(
+  const rows = await tx.query<{
+    id: string;
+    rail: string;
+    provider: string;
+    provider_reference: string;
+    phone: string | null;
+    amount_charged_minor: number;
+    currency: string;
+  }>(
     `SELECT id, rail, provider, provider_reference, phone, amount_charged_minor, currency FROM payment_attempts
       WHERE session_id = $1 AND status = 'paid'
         AND NOT EXISTS (SELECT 1 FROM refunds r WHERE r.attempt_id = payment_attempts.id AND r.metadata->>'automatic' = 'duplicate_payment')
@@ -197,13 +264,23 @@ export async function findPaidAttempt(tx: Queryable, sessionId: string) {
 
 /** Whether the merchant requires a second person for Live money leaving (the payouts setting, used for refunds too). */
 export async function approvalRequired(tx: Queryable, merchantId: string): Promise<boolean> {
-  const rows = await tx.query<{ required: boolean }>('SELECT payout_approval_required AS required FROM merchants WHERE id = $1', [merchantId]);
+  const rows = await tx.query<{ required: boolean }>(
+    'SELECT payout_approval_required AS required FROM merchants WHERE id = $1',
+    [merchantId],
+  );
   return rows[0]?.required ?? false;
 }
 
 /** A provider refund by our reference with its provider (MTN's X-Reference-Id). */
-export async function findRefundByProviderReference(db: Queryable, provider: string, providerReference: string): Promise<RefundRow | null> {
-  const rows = await db.query<RefundRow>(`SELECT ${REFUND_COLUMNS} FROM refunds WHERE provider = $1 AND provider_reference = $2`, [provider, providerReference]);
+export async function findRefundByProviderReference(
+  db: Queryable,
+  provider: string,
+  providerReference: string,
+): Promise<RefundRow | null> {
+  const rows = await db.query<RefundRow>(
+    `SELECT ${REFUND_COLUMNS} FROM refunds WHERE provider = $1 AND provider_reference = $2`,
+    [provider, providerReference],
+  );
   return rows[0] ?? null;
 }
 
@@ -218,8 +295,16 @@ export function pendingRefundsOfCharge(db: Queryable, provider: string, chargeRe
 }
 
 /** The refund a form's one-time key already made, if any. */
-export async function findRefundByRequestKey(db: Queryable, merchantId: string, environment: string, requestKey: string): Promise<RefundRow | null> {
-  const rows = await db.query<RefundRow>(`SELECT ${REFUND_COLUMNS} FROM refunds WHERE merchant_id = $1 AND environment = $2 AND request_key = $3`, [merchantId, environment, requestKey]);
+export async function findRefundByRequestKey(
+  db: Queryable,
+  merchantId: string,
+  environment: string,
+  requestKey: string,
+): Promise<RefundRow | null> {
+  const rows = await db.query<RefundRow>(
+    `SELECT ${REFUND_COLUMNS} FROM refunds WHERE merchant_id = $1 AND environment = $2 AND request_key = $3`,
+    [merchantId, environment, requestKey],
+  );
   return rows[0] ?? null;
 }
 

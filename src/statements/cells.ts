@@ -42,14 +42,29 @@ export function parseAmountCell(text: string): AmountCell {
   const match = /^(\d{1,3}(?:,\d{3})+|\d*)(?:\.(\d*))?$/.exec(t);
   if (!match || !/\d/.test(t)) return bad();
   const fraction = match[2] ?? '';
-  if (/[1-9]/.test(fraction.slice(2))) return { kind: 'bad', message: `"${text.trim().slice(0, 40)}" has more than two decimal places` };
+  if (/[1-9]/.test(fraction.slice(2)))
+    return { kind: 'bad', message: `"${text.trim().slice(0, 40)}" has more than two decimal places` };
   const whole = match[1]!.replace(/,/g, '').replace(/^0+(?=\d)/, '');
-  if (whole.length > AMOUNT_WHOLE_DIGITS_MAX) return { kind: 'bad', message: `"${text.trim().slice(0, 40)}" is too large an amount` };
+  if (whole.length > AMOUNT_WHOLE_DIGITS_MAX)
+    return { kind: 'bad', message: `"${text.trim().slice(0, 40)}" is too large an amount` };
   const minor = Number(whole || '0') * 100 + Number((fraction + '00').slice(0, 2));
   return { kind: 'amount', minor: negative && minor !== 0 ? -minor : minor };
 }
 
-const MONTHS = ['JANUARY', 'FEBRUARY', 'MARCH', 'APRIL', 'MAY', 'JUNE', 'JULY', 'AUGUST', 'SEPTEMBER', 'OCTOBER', 'NOVEMBER', 'DECEMBER'];
+const MONTHS = [
+  'JANUARY',
+  'FEBRUARY',
+  'MARCH',
+  'APRIL',
+  'MAY',
+  'JUNE',
+  'JULY',
+  'AUGUST',
+  'SEPTEMBER',
+  'OCTOBER',
+  'NOVEMBER',
+  'DECEMBER',
+];
 
 function monthOf(name: string): number | null {
   if (name.length < 3) return null;
@@ -96,9 +111,11 @@ export function parseStatementDate(text: string): string | null {
 
 /** The side of a Dr/Cr column's value, or null when it names neither. */
 export function sideOf(text: string): 'credit' | 'debit' | null {
-  const t = text.trim().toUpperCase().replace(/[^A-Z]/g, '');
+  const t = text
+    .trim()
+    .toUpperCase()
+    .replace(/[^A-Z]/g, '');
   if (['C', 'CR', 'CREDIT', 'DEPOSIT', 'LODGEMENT', 'IN'].includes(t)) return 'credit';
   if (['D', 'DR', 'DEBIT', 'WITHDRAWAL', 'OUT'].includes(t)) return 'debit';
   return null;
 }
-

@@ -7,16 +7,36 @@
 import { parse, type CsvError } from 'csv-parse/sync';
 import { SikaError } from '../lib/errors.ts';
 import { parseAmountCell, parseStatementDate, sideOf } from './cells.ts';
-import { COLUMN_MAPPING_LENGTH_MAX, NARRATION_LENGTH_MAX, STATEMENT_BYTES_MAX, STATEMENT_ROWS_MAX, type StatementCredit, type StatementProblem } from './model.ts';
+import {
+  COLUMN_MAPPING_LENGTH_MAX,
+  NARRATION_LENGTH_MAX,
+  STATEMENT_BYTES_MAX,
+  STATEMENT_ROWS_MAX,
+  type StatementCredit,
+  type StatementProblem,
+} from './model.ts';
 
-export const STATEMENT_FIELDS = ['date', 'description', 'credit', 'debit', 'amount', 'type', 'balance', 'reference'] as const;
+export const STATEMENT_FIELDS = [
+  'date',
+  'description',
+  'credit',
+  'debit',
+  'amount',
+  'type',
+  'balance',
+  'reference',
+] as const;
 export type StatementField = (typeof STATEMENT_FIELDS)[number];
 
 /** Each field's column: its header name (as the file has it) or its position, from 1. */
 export type ColumnMapping = Partial<Record<StatementField, string>>;
 
 /** Other names a column mapping may use for a field. */
-const FIELD_SYNONYMS: Record<string, StatementField> = { narration: 'description', details: 'description', value_date: 'date' };
+const FIELD_SYNONYMS: Record<string, StatementField> = {
+  narration: 'description',
+  details: 'description',
+  value_date: 'date',
+};
 
 /** The header row is looked for among the first rows (bank exports put a title, the account and the period above it). */
 export const HEADER_SEARCH_ROWS_MAX = 20;
@@ -28,14 +48,120 @@ export const HEADER_SEARCH_ROWS_MAX = 20;
  * exports (GCB, Ecobank, Stanbic, Absa, Fidelity, CalBank, Zenith and others use these words).
  */
 export const HEADER_ALIASES: Record<StatementField, readonly string[]> = {
-  date: ['value date', 'val date', 'valuedate', 'transaction date', 'trans date', 'tran date', 'txn date', 'posting date', 'post date', 'posted date', 'booking date', 'book date', 'effective date', 'date'],
-  description: ['narration', 'narrative', 'description', 'transaction description', 'transaction narration', 'transaction details', 'details', 'particulars', 'remarks', 'memo', 'payment details', 'desc'],
-  credit: ['credit', 'credits', 'credit amount', 'credit amt', 'cr', 'cr amount', 'cr amt', 'amount cr', 'deposit', 'deposits', 'lodgement', 'lodgements', 'lodgment', 'money in', 'paid in', 'amount credited', 'receipts'],
-  debit: ['debit', 'debits', 'debit amount', 'debit amt', 'dr', 'dr amount', 'dr amt', 'amount dr', 'withdrawal', 'withdrawals', 'money out', 'paid out', 'amount debited', 'payments'],
+  date: [
+    'value date',
+    'val date',
+    'valuedate',
+    'transaction date',
+    'trans date',
+    'tran date',
+    'txn date',
+    'posting date',
+    'post date',
+    'posted date',
+    'booking date',
+    'book date',
+    'effective date',
+    'date',
+  ],
+  description: [
+    'narration',
+    'narrative',
+    'description',
+    'transaction description',
+    'transaction narration',
+    'transaction details',
+    'details',
+    'particulars',
+    'remarks',
+    'memo',
+    'payment details',
+    'desc',
+  ],
+  credit: [
+    'credit',
+    'credits',
+    'credit amount',
+    'credit amt',
+    'cr',
+    'cr amount',
+    'cr amt',
+    'amount cr',
+    'deposit',
+    'deposits',
+    'lodgement',
+    'lodgements',
+    'lodgment',
+    'money in',
+    'paid in',
+    'amount credited',
+    'receipts',
+  ],
+  debit: [
+    'debit',
+    'debits',
+    'debit amount',
+    'debit amt',
+    'dr',
+    'dr amount',
+    'dr amt',
+    'amount dr',
+    'withdrawal',
+    'withdrawals',
+    'money out',
+    'paid out',
+    'amount debited',
+    'payments',
+  ],
   amount: ['amount', 'transaction amount', 'txn amount', 'tran amount', 'amt'],
-  type: ['dr cr', 'cr dr', 'debit credit', 'credit debit', 'd c', 'c d', 'dc', 'cd', 'type', 'transaction type', 'txn type', 'tran type', 'entry type', 'indicator', 'dr cr indicator'],
-  balance: ['balance', 'running balance', 'closing balance', 'book balance', 'ledger balance', 'available balance', 'balance amount', 'bal'],
-  reference: ['reference', 'ref', 'ref no', 'reference no', 'reference number', 'transaction reference', 'trans ref', 'txn ref', 'customer reference', 'payment reference', 'cheque no', 'cheque number', 'chq no', 'instrument no', 'instrument number', 'document no', 'doc no', 'transaction id', 'trans id'],
+  type: [
+    'dr cr',
+    'cr dr',
+    'debit credit',
+    'credit debit',
+    'd c',
+    'c d',
+    'dc',
+    'cd',
+    'type',
+    'transaction type',
+    'txn type',
+    'tran type',
+    'entry type',
+    'indicator',
+    'dr cr indicator',
+  ],
+  balance: [
+    'balance',
+    'running balance',
+    'closing balance',
+    'book balance',
+    'ledger balance',
+    'available balance',
+    'balance amount',
+    'bal',
+  ],
+  reference: [
+    'reference',
+    'ref',
+    'ref no',
+    'reference no',
+    'reference number',
+    'transaction reference',
+    'trans ref',
+    'txn ref',
+    'customer reference',
+    'payment reference',
+    'cheque no',
+    'cheque number',
+    'chq no',
+    'instrument no',
+    'instrument number',
+    'document no',
+    'doc no',
+    'transaction id',
+    'trans id',
+  ],
 };
 
 /** Words dropped from header names: currency markers ("Credit (GHS)", "Amount GH₵"). */
@@ -50,7 +176,10 @@ export function normaliseHeader(name: string): string {
 }
 
 const unknownField = (field: string) =>
-  new SikaError('INVALID_ARGUMENT', `The column mapping names "${field}", which is not a field; use ${STATEMENT_FIELDS.join(', ')} (see docs/bank-statements.md).`);
+  new SikaError(
+    'INVALID_ARGUMENT',
+    `The column mapping names "${field}", which is not a field; use ${STATEMENT_FIELDS.join(', ')} (see docs/bank-statements.md).`,
+  );
 
 /**
  * A column mapping from its text form, `date=Txn Date,credit=Amount In` (a header name as the file has
@@ -58,18 +187,30 @@ const unknownField = (field: string) =>
  */
 export function parseColumnMapping(text: string): ColumnMapping {
   const mapping: ColumnMapping = {};
-  if (text.length > COLUMN_MAPPING_LENGTH_MAX) throw new SikaError('INVALID_ARGUMENT', `The column mapping is longer than ${COLUMN_MAPPING_LENGTH_MAX} characters.`);
+  if (text.length > COLUMN_MAPPING_LENGTH_MAX)
+    throw new SikaError(
+      'INVALID_ARGUMENT',
+      `The column mapping is longer than ${COLUMN_MAPPING_LENGTH_MAX} characters.`,
+    );
   for (const part of text.split(',')) {
     if (part.trim() === '') continue;
     const equals = part.indexOf('=');
-    if (equals < 0) throw new SikaError('INVALID_ARGUMENT', `The column mapping's "${part.trim()}" is not field=column (e.g. date=Txn Date,credit=Amount In).`);
+    if (equals < 0)
+      throw new SikaError(
+        'INVALID_ARGUMENT',
+        `The column mapping's "${part.trim()}" is not field=column (e.g. date=Txn Date,credit=Amount In).`,
+      );
     const name = part.slice(0, equals).trim().toLowerCase();
     const column = part.slice(equals + 1).trim();
-    const field = (STATEMENT_FIELDS as readonly string[]).includes(name) ? (name as StatementField) : FIELD_SYNONYMS[name];
+    const field = (STATEMENT_FIELDS as readonly string[]).includes(name)
+      ? (name as StatementField)
+      : FIELD_SYNONYMS[name];
     if (!field) throw unknownField(name);
     if (column === '') throw new SikaError('INVALID_ARGUMENT', `The column mapping gives no column for ${field}.`);
-    if (mapping[field] !== undefined) throw new SikaError('INVALID_ARGUMENT', `The column mapping names ${field} twice.`);
-    if (/^\d+$/.test(column) && (Number(column) < 1 || Number(column) > 1_000)) throw new SikaError('INVALID_ARGUMENT', `Column ${column} for ${field}: columns are numbered from 1.`);
+    if (mapping[field] !== undefined)
+      throw new SikaError('INVALID_ARGUMENT', `The column mapping names ${field} twice.`);
+    if (/^\d+$/.test(column) && (Number(column) < 1 || Number(column) > 1_000))
+      throw new SikaError('INVALID_ARGUMENT', `Column ${column} for ${field}: columns are numbered from 1.`);
     mapping[field] = column;
   }
   return mapping;
@@ -86,7 +227,11 @@ interface CsvRecord {
 /** The text of an uploaded file: UTF-8, or UTF-16 with its byte order mark, else Windows-1252 (older exports). */
 function decode(input: string | Buffer): string {
   if (typeof input === 'string') return input;
-  if (input.length > STATEMENT_BYTES_MAX) throw new SikaError('PAYLOAD_TOO_LARGE', `A statement file may be at most ${STATEMENT_BYTES_MAX / (1024 * 1024)} MB; split it by date.`);
+  if (input.length > STATEMENT_BYTES_MAX)
+    throw new SikaError(
+      'PAYLOAD_TOO_LARGE',
+      `A statement file may be at most ${STATEMENT_BYTES_MAX / (1024 * 1024)} MB; split it by date.`,
+    );
   if (input[0] === 0xff && input[1] === 0xfe) return new TextDecoder('utf-16le').decode(input);
   if (input[0] === 0xfe && input[1] === 0xff) return new TextDecoder('utf-16be').decode(input);
   try {
@@ -100,7 +245,8 @@ const newlinesIn = (text: string) => text.split('\n').length - 1;
 const leadingNewlines = (text: string) => /^\n*/.exec(text)![0].length;
 
 function csvProblem(error: CsvError | undefined): string {
-  if (error?.code === 'CSV_QUOTE_NOT_CLOSED') return 'a quote opened on this line is never closed, so the rest of the file could not be read';
+  if (error?.code === 'CSV_QUOTE_NOT_CLOSED')
+    return 'a quote opened on this line is never closed, so the rest of the file could not be read';
   return `not readable as CSV (${error?.code ?? 'unknown error'})`;
 }
 
@@ -138,7 +284,11 @@ const isPosition = (column: string) => /^\d+$/.test(column);
 
 /** The fields a statement needs: a date, a credit (or a signed amount) and something to match on. */
 function hasRequired(columns: Columns): boolean {
-  return columns.date !== undefined && (columns.credit !== undefined || columns.amount !== undefined) && (columns.description !== undefined || columns.reference !== undefined);
+  return (
+    columns.date !== undefined &&
+    (columns.credit !== undefined || columns.amount !== undefined) &&
+    (columns.description !== undefined || columns.reference !== undefined)
+  );
 }
 
 /**
@@ -196,9 +346,14 @@ interface Layout {
  */
 function findLayout(records: readonly CsvRecord[], mapping: ColumnMapping): Layout | null {
   const byPosition: Columns = {};
-  for (const field of STATEMENT_FIELDS) if (mapping[field] !== undefined && isPosition(mapping[field]!)) byPosition[field] = Number(mapping[field]) - 1;
+  for (const field of STATEMENT_FIELDS)
+    if (mapping[field] !== undefined && isPosition(mapping[field]!)) byPosition[field] = Number(mapping[field]) - 1;
   const mappedFields = STATEMENT_FIELDS.filter((field) => mapping[field] !== undefined);
-  if (mappedFields.length > 0 && mappedFields.every((field) => isPosition(mapping[field]!)) && hasRequired(byPosition)) {
+  if (
+    mappedFields.length > 0 &&
+    mappedFields.every((field) => isPosition(mapping[field]!)) &&
+    hasRequired(byPosition)
+  ) {
     const firstData = records.findIndex((record) => parseStatementDate(record.cells[byPosition.date!] ?? '') !== null);
     if (firstData < 0) return null;
     const names = Object.fromEntries(mappedFields.map((field) => [field, `column ${mapping[field]}`]));
@@ -208,7 +363,9 @@ function findLayout(records: readonly CsvRecord[], mapping: ColumnMapping): Layo
     const columns = columnsOfHeader(records[i]!.cells, mapping);
     if (columns && hasRequired(columns)) {
       const header = records[i]!.cells;
-      const names = Object.fromEntries(Object.entries(columns).map(([field, index]) => [field, header[index]?.trim() || `column ${index + 1}`]));
+      const names = Object.fromEntries(
+        Object.entries(columns).map(([field, index]) => [field, header[index]?.trim() || `column ${index + 1}`]),
+      );
       return { columns, firstData: i + 1, width: header.length, names };
     }
   }
@@ -217,7 +374,10 @@ function findLayout(records: readonly CsvRecord[], mapping: ColumnMapping): Layo
 
 function noLayout(mapping: ColumnMapping): SikaError {
   const mapped = STATEMENT_FIELDS.filter((field) => mapping[field] !== undefined && !isPosition(mapping[field]!));
-  const missing = mapped.length > 0 ? ` with the column${mapped.length > 1 ? 's' : ''} ${mapped.map((field) => `"${mapping[field]}" (${field})`).join(', ')}` : '';
+  const missing =
+    mapped.length > 0
+      ? ` with the column${mapped.length > 1 ? 's' : ''} ${mapped.map((field) => `"${mapping[field]}" (${field})`).join(', ')}`
+      : '';
   return new SikaError(
     'INVALID_ARGUMENT',
     `No header row${missing} found in the first ${HEADER_SEARCH_ROWS_MAX} rows: a statement needs a date column, a credit (or amount) column and a narration (or reference) column. ` +
@@ -241,9 +401,15 @@ export interface ParsedStatement {
 /** The credits of a statement file (see the module comment); a file with no recognisable header is an INVALID_ARGUMENT. */
 export function parseStatementCsv(input: string | Buffer, options: { columns?: ColumnMapping } = {}): ParsedStatement {
   const mapping = options.columns ?? {};
-  if (typeof input === 'string' && Buffer.byteLength(input) > STATEMENT_BYTES_MAX) throw new SikaError('PAYLOAD_TOO_LARGE', `A statement file may be at most ${STATEMENT_BYTES_MAX / (1024 * 1024)} MB; split it by date.`);
+  if (typeof input === 'string' && Buffer.byteLength(input) > STATEMENT_BYTES_MAX)
+    throw new SikaError(
+      'PAYLOAD_TOO_LARGE',
+      `A statement file may be at most ${STATEMENT_BYTES_MAX / (1024 * 1024)} MB; split it by date.`,
+    );
   // One line break (CR LF, LF or CR alike) so line numbers are right; NUL cannot be stored and means nothing here.
-  const text = decode(input).replace(/\r\n?/g, '\n').replace(/\u0000/g, '');
+  const text = decode(input)
+    .replace(/\r\n?/g, '\n')
+    .replace(/\u0000/g, '');
   let read: { records: CsvRecord[]; problems: StatementProblem[] } | null = null;
   let layout: Layout | null = null;
   // Comma first; a file whose header only makes sense split on semicolons or tabs is read that way.
@@ -254,17 +420,31 @@ export function parseStatementCsv(input: string | Buffer, options: { columns?: C
   }
   if (!layout || !read) throw noLayout(mapping);
   const data = read.records.slice(layout.firstData);
-  if (data.length > STATEMENT_ROWS_MAX) throw new SikaError('INVALID_ARGUMENT', `The statement has ${data.length} rows; import at most ${STATEMENT_ROWS_MAX} at a time (split it by date).`);
+  if (data.length > STATEMENT_ROWS_MAX)
+    throw new SikaError(
+      'INVALID_ARGUMENT',
+      `The statement has ${data.length} rows; import at most ${STATEMENT_ROWS_MAX} at a time (split it by date).`,
+    );
 
   const { columns, width } = layout;
-  const result: ParsedStatement = { lines: 0, credits: [], debits: 0, withoutAmount: 0, problems: [...read.problems], columns: layout.names };
+  const result: ParsedStatement = {
+    lines: 0,
+    credits: [],
+    debits: 0,
+    withoutAmount: 0,
+    problems: [...read.problems],
+    columns: layout.names,
+  };
   const problem = (line: number, message: string) => result.problems.push({ line, message });
   for (const { line, cells } of data) {
     if (cells.every((cell) => cell.trim() === '')) continue;
     result.lines++;
     const cell = (field: StatementField) => (columns[field] === undefined ? '' : (cells[columns[field]!] ?? '').trim());
     if (width !== null && cells.length > width && cells.slice(width).some((c) => c.trim() !== '')) {
-      problem(line, `has ${cells.length} fields where the header has ${width} (an amount with a thousands comma must be in quotes)`);
+      problem(
+        line,
+        `has ${cells.length} fields where the header has ${width} (an amount with a thousands comma must be in quotes)`,
+      );
       continue;
     }
     let side: 'credit' | 'debit' | null = null;
@@ -328,7 +508,12 @@ export function parseStatementCsv(input: string | Buffer, options: { columns?: C
     const dateText = cell('date');
     const valueDate = parseStatementDate(dateText);
     if (!valueDate) {
-      problem(line, dateText === '' ? 'a credit without a date' : `date "${dateText.slice(0, 30)}" is not a date (DD/MM/YYYY, YYYY-MM-DD or DD-MMM-YYYY)`);
+      problem(
+        line,
+        dateText === ''
+          ? 'a credit without a date'
+          : `date "${dateText.slice(0, 30)}" is not a date (DD/MM/YYYY, YYYY-MM-DD or DD-MMM-YYYY)`,
+      );
       continue;
     }
     let balanceMinor: number | null = null;
@@ -342,7 +527,14 @@ export function parseStatementCsv(input: string | Buffer, options: { columns?: C
     }
     const narration = cell('description').replace(/\s+/g, ' ').slice(0, NARRATION_LENGTH_MAX);
     const bankReference = cell('reference').replace(/\s+/g, ' ').slice(0, NARRATION_LENGTH_MAX);
-    result.credits.push({ line, valueDate, amountMinor, narration: narration || bankReference, bankReference, balanceMinor });
+    result.credits.push({
+      line,
+      valueDate,
+      amountMinor,
+      narration: narration || bankReference,
+      bankReference,
+      balanceMinor,
+    });
   }
   result.problems.sort((a, b) => a.line - b.line);
   return result;

@@ -85,7 +85,13 @@ export const normaliseNarration = (text: string): string => text.toUpperCase().r
 export function fingerprintCredits(bankCode: string, credits: readonly StatementCredit[]): string[] {
   const seen = new Map<string, number>();
   return credits.map((credit) => {
-    const identity = [bankCode.toUpperCase(), credit.valueDate, String(credit.amountMinor), normaliseNarration(credit.narration), credit.balanceMinor === null ? '' : String(credit.balanceMinor)].join('\n');
+    const identity = [
+      bankCode.toUpperCase(),
+      credit.valueDate,
+      String(credit.amountMinor),
+      normaliseNarration(credit.narration),
+      credit.balanceMinor === null ? '' : String(credit.balanceMinor),
+    ].join('\n');
     const occurrence = (seen.get(identity) ?? 0) + 1;
     seen.set(identity, occurrence);
     return createHash('sha256').update(`${identity}\n${occurrence}`).digest('hex');
@@ -93,7 +99,8 @@ export function fingerprintCredits(bankCode: string, credits: readonly Statement
 }
 
 /** What a credit does to the payment it names: the exact amount pays it, any other amount holds it for review. */
-export const outcomeForCredit = (creditMinor: number, chargedMinor: number): 'paid' | 'amount_mismatch' => (creditMinor === chargedMinor ? 'paid' : 'amount_mismatch');
+export const outcomeForCredit = (creditMinor: number, chargedMinor: number): 'paid' | 'amount_mismatch' =>
+  creditMinor === chargedMinor ? 'paid' : 'amount_mismatch';
 
 export interface StatementLineRow {
   id: string;

@@ -10,7 +10,12 @@ import { SikaError, errors } from '../lib/errors.ts';
 import { formatGhs } from '../lib/ghana.ts';
 import { slipReferencesIn, slipsByReferences } from '../checkout/cash-slips.ts';
 import { collectionAccountLabel, type CollectionAccount } from '../rails/bank-transfer/accounts.ts';
-import { findPaymentReference, findPaymentReferences, isPaymentReference, nearPaymentReferences } from '../rails/bank-transfer/reference.ts';
+import {
+  findPaymentReference,
+  findPaymentReferences,
+  isPaymentReference,
+  nearPaymentReferences,
+} from '../rails/bank-transfer/reference.ts';
 import { parseAmountCell } from './cells.ts';
 import { parseColumnMapping, parseStatementCsv, type ColumnMapping, type StatementField } from './csv.ts';
 import {
@@ -68,7 +73,12 @@ type Applying = { applied: Applied; status: 'matched' | 'amount_mismatch' } | { 
  * when the session was paid otherwise meanwhile, it is refunded automatically), another amount holds it for
  * review. A payment that cannot take it (paid already, failed) refuses it, and the credit stays for an operator. applyOutcome refuses before it writes, so the transaction goes on.
  */
-async function applyCredit(tx: Queryable, line: StatementLineRow, attempt: store.BankTransferAttemptRow, checkoutUrlHost: string): Promise<Applying> {
+async function applyCredit(
+  tx: Queryable,
+  line: StatementLineRow,
+  attempt: store.BankTransferAttemptRow,
+  checkoutUrlHost: string,
+): Promise<Applying> {
   const outcome = outcomeForCredit(line.amount_minor, attempt.amount_charged_minor);
   const ctx: OutcomeContext = { checkoutUrlHost, source: 'statement' };
   let applied: Applied;
@@ -76,7 +86,9 @@ async function applyCredit(tx: Queryable, line: StatementLineRow, attempt: store
     applied = await applyOutcome(tx, attempt.id, outcome, ctx);
   } catch (error) {
     if (error instanceof SikaError && error.code === 'ATTEMPT_FINAL') {
-      return { refused: `Payment ${attempt.provider_reference} is ${attempt.status}${outcome === 'amount_mismatch' ? ` and this credit (${formatGhs(line.amount_minor)}) is not its amount (${formatGhs(attempt.amount_charged_minor)})` : ''}: it cannot take this credit.` };
+      return {
+        refused: `Payment ${attempt.provider_reference} is ${attempt.status}${outcome === 'amount_mismatch' ? ` and this credit (${formatGhs(line.amount_minor)}) is not its amount (${formatGhs(attempt.amount_charged_minor)})` : ''}: it cannot take this credit.`,
+      };
     }
     throw error;
   }
@@ -95,7 +107,11 @@ async function applyCredit(tx: Queryable, line: StatementLineRow, attempt: store
         ? 'Paid after the payment had expired: applied, as money taken is never dropped.'
         : ''
       : `Received ${formatGhs(line.amount_minor)} for a payment of ${formatGhs(attempt.amount_charged_minor)}: approve or reject it under Review.`;
-  await store.updateLineMatch(tx, line.id, statementLineMachine.transition(line.status, status), { paymentReference: attempt.provider_reference, attemptId: attempt.id, reason });
+  await store.updateLineMatch(tx, line.id, statementLineMachine.transition(line.status, status), {
+    paymentReference: attempt.provider_reference,
+    attemptId: attempt.id,
+    reason,
+  });
   if (outcome === 'paid') {
     // A payment held for an earlier credit of the wrong amount, paid in full by this one: the earlier
     // credit was never applied, so it goes back to the queue to be returned or applied elsewhere.
@@ -111,14 +127,28 @@ async function applyCredit(tx: Queryable, line: StatementLineRow, attempt: store
 }
 
 /** Why a credit quoting a cash slip's reference is not applied: a slip is paid in cash at a teller, never by transfer. */
-const cashSlipReason = (slip: { reference: string; environment: string; status: string; amount_minor: number; merchant_name: string }) =>
+const cashSlipReason = (slip: {
+  reference: string;
+  environment: string;
+  status: string;
+  amount_minor: number;
+  merchant_name: string;
+}) =>
   `This is a cash slip reference, ${slip.reference} (a ${slip.environment === 'live' ? 'Live' : 'Test'} slip of ${slip.merchant_name} for ${formatGhs(slip.amount_minor)}, ${slip.status}): ` +
   'a cash slip is paid in cash at a bank branch, not by transfer to the collection account.';
 
 /** Matches a stored, unmatched credit by the payment references in its narration and reference. */
-async function matchNewLine(tx: Queryable, line: StatementLineRow, credit: StatementCredit, checkoutUrlHost: string): Promise<LineOutcome> {
+async function matchNewLine(
+  tx: Queryable,
+  line: StatementLineRow,
+  credit: StatementCredit,
+  checkoutUrlHost: string,
+): Promise<LineOutcome> {
   const references = findPaymentReferences(`${credit.narration} ${credit.bankReference}`);
-  const unmatched = async (reason: string, paymentReference: string | null = references[0] ?? null): Promise<LineOutcome> => {
+  const unmatched = async (
+    reason: string,
+    paymentReference: string | null = references[0] ?? null,
+  ): Promise<LineOutcome> => {
     await store.noteUnmatched(tx, line.id, { paymentReference, reason });
     return 'unmatched';
   };
@@ -130,42 +160,68 @@ async function matchNewLine(tx: Queryable, line: StatementLineRow, credit: State
   }
   if (references.length === 0) return unmatched('No payment reference (SK and 8 characters) in the narration.');
   if (attempts.length === 0) return unmatched(`${references.join(', ')} is not the reference of a Live bank transfer.`);
-  if (attempts.length > 1) return unmatched(`The narration names several payments (${attempts.map((a) => a.provider_reference).join(', ')}); assign it to the right one.`, null);
+  if (attempts.length > 1)
+    return unmatched(
+      `The narration names several payments (${attempts.map((a) => a.provider_reference).join(', ')}); assign it to the right one.`,
+      null,
+    );
   const result = await applyCredit(tx, line, attempts[0]!, checkoutUrlHost);
   if ('refused' in result) return unmatched(result.refused, attempts[0]!.provider_reference);
   return result.status;
 }
 
-const fileNameOf = (name: string) => name.split(/[\\/]/).pop()!.trim().slice(0, FILE_NAME_LENGTH_MAX) || 'statement.csv';
+const fileNameOf = (name: string) =>
+  name.split(/[\\/]/).pop()!.trim().slice(0, FILE_NAME_LENGTH_MAX) || 'statement.csv';
 const problemText = (error: unknown) => (error instanceof SikaError ? error.message : 'a storage error');
 
 /** The magic bytes of files operators upload by mistake, and what to do instead. */
 const NOT_CSV: ReadonlyArray<{ magic: Buffer; message: string }> = [
-  { magic: Buffer.from([0x50, 0x4b, 0x03, 0x04]), message: 'This is an Excel workbook (.xlsx), not a CSV file: open it in Excel and save it as CSV (File, Save As, "CSV UTF-8"), then import the CSV.' },
-  { magic: Buffer.from([0xd0, 0xcf, 0x11, 0xe0]), message: 'This is an Excel workbook (.xls), not a CSV file: open it in Excel and save it as CSV (File, Save As, "CSV UTF-8"), then import the CSV.' },
-  { magic: Buffer.from('%PDF'), message: "This is a PDF, not a CSV file: download the statement from the bank's internet banking as CSV (or as Excel, then save it as CSV)." },
+  {
+    magic: Buffer.from([0x50, 0x4b, 0x03, 0x04]),
+    message:
+      'This is an Excel workbook (.xlsx), not a CSV file: open it in Excel and save it as CSV (File, Save As, "CSV UTF-8"), then import the CSV.',
+  },
+  {
+    magic: Buffer.from([0xd0, 0xcf, 0x11, 0xe0]),
+    message:
+      'This is an Excel workbook (.xls), not a CSV file: open it in Excel and save it as CSV (File, Save As, "CSV UTF-8"), then import the CSV.',
+  },
+  {
+    magic: Buffer.from('%PDF'),
+    message:
+      "This is a PDF, not a CSV file: download the statement from the bank's internet banking as CSV (or as Excel, then save it as CSV).",
+  },
 ];
 
 /** A file that is not a statement CSV at all (Excel, PDF, empty) is refused before anything is recorded. */
 function refuseNotCsv(csv: string | Buffer): void {
   const bytes = typeof csv === 'string' ? Buffer.from(csv) : csv;
-  for (const { magic, message } of NOT_CSV) if (bytes.subarray(0, magic.length).equals(magic)) throw errors.invalidArgument(message, [{ field: 'file', message: 'is not a CSV file' }]);
+  for (const { magic, message } of NOT_CSV)
+    if (bytes.subarray(0, magic.length).equals(magic))
+      throw errors.invalidArgument(message, [{ field: 'file', message: 'is not a CSV file' }]);
   const text = typeof csv === 'string' ? csv : bytes.toString('latin1');
   if (text.replace(/^(\uFEFF|\xEF\xBB\xBF|\xFF\xFE|\xFE\xFF)/, '').replace(/[\s\u0000,;]/g, '') === '') {
-    throw errors.invalidArgument('The file is empty: there is nothing to import. Export the statement from the bank again.', [{ field: 'file', message: 'is empty' }]);
+    throw errors.invalidArgument(
+      'The file is empty: there is nothing to import. Export the statement from the bank again.',
+      [{ field: 'file', message: 'is empty' }],
+    );
   }
 }
 
 /** The collection account a statement is imported for, by its bank's code, or a refusal naming the accounts there are. */
 function accountFor(accounts: readonly CollectionAccount[], bankCode: string): CollectionAccount {
   if (accounts.length === 0) {
-    throw errors.invalidArgument('No collection account is configured (the BANK_TRANSFER_* settings), so there is no statement to import.', [{ field: 'bank_code', message: 'no collection account is configured' }]);
+    throw errors.invalidArgument(
+      'No collection account is configured (the BANK_TRANSFER_* settings), so there is no statement to import.',
+      [{ field: 'bank_code', message: 'no collection account is configured' }],
+    );
   }
   const account = accounts.find((a) => a.bankCode === bankCode);
   if (!account) {
-    throw errors.invalidArgument(`"${bankCode.slice(0, 20)}" is not the code of a bank with a Sika collection account; statements are imported for ${accounts.map(collectionAccountLabel).join('; ')} only.`, [
-      { field: 'bank_code', message: 'is not the bank of a collection account' },
-    ]);
+    throw errors.invalidArgument(
+      `"${bankCode.slice(0, 20)}" is not the code of a bank with a Sika collection account; statements are imported for ${accounts.map(collectionAccountLabel).join('; ')} only.`,
+      [{ field: 'bank_code', message: 'is not the bank of a collection account' }],
+    );
   }
   return account;
 }
@@ -174,7 +230,10 @@ function accountFor(accounts: readonly CollectionAccount[], bankCode: string): C
 function reasonText(text: string, field: string, what: string): string {
   const reason = text.trim().replace(/\s+/g, ' ');
   if (!reason) throw errors.invalidArgument(`Give a reason ${what}.`, [{ field, message: 'is required' }]);
-  if (reason.length > IMPORT_REASON_LENGTH_MAX) throw errors.invalidArgument(`The reason may be at most ${IMPORT_REASON_LENGTH_MAX} characters.`, [{ field, message: 'is too long' }]);
+  if (reason.length > IMPORT_REASON_LENGTH_MAX)
+    throw errors.invalidArgument(`The reason may be at most ${IMPORT_REASON_LENGTH_MAX} characters.`, [
+      { field, message: 'is too long' },
+    ]);
   return reason;
 }
 
@@ -189,13 +248,22 @@ const whenText = (at: Date) => `${at.toISOString().slice(0, 16).replace('T', ' '
 export async function importStatement(db: Db, input: ImportInput): Promise<ImportResult> {
   const bankCode = input.bankCode.trim().toUpperCase();
   const account = accountFor(input.collectionAccounts, bankCode);
-  const bank = (await store.findBankByCode(db, account.bankCode)) ?? { code: account.bankCode, name: account.bankName, active: true };
+  const bank = (await store.findBankByCode(db, account.bankCode)) ?? {
+    code: account.bankCode,
+    name: account.bankName,
+    active: true,
+  };
   refuseNotCsv(input.csv);
-  const forceReason = input.forceReason ? reasonText(input.forceReason, 'force_reason', 'for importing this file again') : null;
+  const forceReason = input.forceReason
+    ? reasonText(input.forceReason, 'force_reason', 'for importing this file again')
+    : null;
   const columns = typeof input.columns === 'string' ? parseColumnMapping(input.columns) : (input.columns ?? {});
   const parsed = parseStatementCsv(input.csv, { columns });
   if (parsed.lines === 0) {
-    throw errors.invalidArgument('The file has a header row but no transactions under it: nothing was imported. Check the period of the statement exported.', [{ field: 'file', message: 'has no rows' }]);
+    throw errors.invalidArgument(
+      'The file has a header row but no transactions under it: nothing was imported. Check the period of the statement exported.',
+      [{ field: 'file', message: 'has no rows' }],
+    );
   }
   const fileName = fileNameOf(input.fileName);
   const fileSha256 = createHash('sha256').update(input.csv).digest('hex');
@@ -210,12 +278,29 @@ export async function importStatement(db: Db, input: ImportInput): Promise<Impor
       );
     }
     const forced = earlier ? { reason: forceReason!, earlier_import: earlier.id } : null;
-    return { importId: await store.insertImport(tx, { bankCode: bank.code, fileName, fileSha256, importedBy: actorName(input.importedBy), forcedReason: forced?.reason ?? null }), forced };
+    return {
+      importId: await store.insertImport(tx, {
+        bankCode: bank.code,
+        fileName,
+        fileSha256,
+        importedBy: actorName(input.importedBy),
+        forcedReason: forced?.reason ?? null,
+      }),
+      forced,
+    };
   });
 
   const fingerprints = fingerprintCredits(bank.code, parsed.credits);
   const stored = await store.storedFingerprints(db, fingerprints);
-  const counts: ImportCounts = { lines: parsed.lines, credits: parsed.credits.length, matched: 0, amount_mismatch: 0, unmatched: 0, duplicates: 0, errors: 0 };
+  const counts: ImportCounts = {
+    lines: parsed.lines,
+    credits: parsed.credits.length,
+    matched: 0,
+    amount_mismatch: 0,
+    unmatched: 0,
+    duplicates: 0,
+    errors: 0,
+  };
   const problems = [...parsed.problems];
   for (const [index, credit] of parsed.credits.entries()) {
     const fingerprint = fingerprints[index]!;
@@ -243,7 +328,10 @@ export async function importStatement(db: Db, input: ImportInput): Promise<Impor
       counts[outcome]++;
     } catch (error) {
       // Nothing of this credit was stored: importing the file again retries it.
-      problems.push({ line: credit.line, message: `not recorded (${problemText(error)}); import the file again to retry it` });
+      problems.push({
+        line: credit.line,
+        message: `not recorded (${problemText(error)}); import the file again to retry it`,
+      });
     }
   }
   problems.sort((a, b) => a.line - b.line);
@@ -257,10 +345,25 @@ export async function importStatement(db: Db, input: ImportInput): Promise<Impor
       objectType: 'statement_import',
       objectId: importId,
       before: null,
-      after: { bank_code: bank.code, account_number: account.accountNumber, file_name: fileName, file_sha256: fileSha256, ...(forced ? { forced_reason: forced.reason, earlier_import: forced.earlier_import } : {}), ...counts },
+      after: {
+        bank_code: bank.code,
+        account_number: account.accountNumber,
+        file_name: fileName,
+        file_sha256: fileSha256,
+        ...(forced ? { forced_reason: forced.reason, earlier_import: forced.earlier_import } : {}),
+        ...counts,
+      },
     });
   });
-  return { import_id: importId, bank_code: bank.code, file_name: fileName, ...counts, debits: parsed.debits, problems, columns: parsed.columns };
+  return {
+    import_id: importId,
+    bank_code: bank.code,
+    file_name: fileName,
+    ...counts,
+    debits: parsed.debits,
+    problems,
+    columns: parsed.columns,
+  };
 }
 
 // ---- the operators' queue ----
@@ -275,7 +378,12 @@ async function takeQueuedLine(tx: Queryable, lineId: string): Promise<StatementL
   const notQueued = () => errors.notFound('Unmatched credit');
   if (!line) throw notQueued();
   if (line.status === 'unmatched') return line;
-  if (line.status !== 'amount_mismatch' || !line.attempt_id || (await store.attemptStatusOf(tx, line.attempt_id)) !== 'failed') throw notQueued();
+  if (
+    line.status !== 'amount_mismatch' ||
+    !line.attempt_id ||
+    (await store.attemptStatusOf(tx, line.attempt_id)) !== 'failed'
+  )
+    throw notQueued();
   return store.updateLineMatch(tx, line.id, statementLineMachine.transition(line.status, 'unmatched'), {
     paymentReference: line.payment_reference,
     attemptId: null,
@@ -287,7 +395,10 @@ async function takeQueuedLine(tx: Queryable, lineId: string): Promise<StatementL
 function typedReference(text: string): string {
   const reference = findPaymentReference(text);
   if (!reference || !isPaymentReference(reference)) {
-    throw errors.invalidArgument(`"${text.trim().slice(0, 40)}" is not a payment reference (SK and 8 characters, e.g. SK4F7K9QXM).`, [{ field: 'reference', message: 'is not a payment reference' }]);
+    throw errors.invalidArgument(
+      `"${text.trim().slice(0, 40)}" is not a payment reference (SK and 8 characters, e.g. SK4F7K9QXM).`,
+      [{ field: 'reference', message: 'is not a payment reference' }],
+    );
   }
   return reference;
 }
@@ -297,7 +408,13 @@ function typedReference(text: string): string {
  * payment's, held for review when not. A payment that cannot take it is refused (ATTEMPT_FINAL) and the
  * credit stays queued. Audited.
  */
-export async function assignCredit(db: Db, actor: Actor, checkoutUrlHost: string, lineId: string, referenceText: string) {
+export async function assignCredit(
+  db: Db,
+  actor: Actor,
+  checkoutUrlHost: string,
+  lineId: string,
+  referenceText: string,
+) {
   const reference = typedReference(referenceText);
   return db.transaction(async (tx) => {
     const line = await takeQueuedLine(tx, lineId);
@@ -312,7 +429,13 @@ export async function assignCredit(db: Db, actor: Actor, checkoutUrlHost: string
       objectType: 'statement_line',
       objectId: line.id,
       before: { status: line.status, amount_minor: line.amount_minor, narration: line.narration },
-      after: { status: result.status, payment_reference: reference, attempt: attempt.id, attempt_status: result.applied.attempt.status, session_status: result.applied.session.status },
+      after: {
+        status: result.status,
+        payment_reference: reference,
+        attempt: attempt.id,
+        attempt_status: result.applied.attempt.status,
+        session_status: result.applied.session.status,
+      },
     });
     return { status: result.status, reference, attempt: result.applied.attempt, session: result.applied.session };
   });
@@ -321,11 +444,20 @@ export async function assignCredit(db: Db, actor: Actor, checkoutUrlHost: string
 /** An operator settles a queued credit outside Sika (returned to the sender, not a payment, ...) with a note. Audited. */
 export async function resolveCredit(db: Db, actor: Actor, lineId: string, noteText: string) {
   const note = noteText.trim().replace(/\s+/g, ' ');
-  if (!note) throw errors.invalidArgument('Say what was done with the credit (e.g. returned to the sender).', [{ field: 'note', message: 'is required' }]);
-  if (note.length > RESOLUTION_NOTE_LENGTH_MAX) throw errors.invalidArgument(`The note may be at most ${RESOLUTION_NOTE_LENGTH_MAX} characters.`, [{ field: 'note', message: 'is too long' }]);
+  if (!note)
+    throw errors.invalidArgument('Say what was done with the credit (e.g. returned to the sender).', [
+      { field: 'note', message: 'is required' },
+    ]);
+  if (note.length > RESOLUTION_NOTE_LENGTH_MAX)
+    throw errors.invalidArgument(`The note may be at most ${RESOLUTION_NOTE_LENGTH_MAX} characters.`, [
+      { field: 'note', message: 'is too long' },
+    ]);
   return db.transaction(async (tx) => {
     const line = await takeQueuedLine(tx, lineId);
-    const resolved = await store.resolveLine(tx, line.id, statementLineMachine.transition(line.status, 'resolved'), { note, resolvedBy: actorName(actor) });
+    const resolved = await store.resolveLine(tx, line.id, statementLineMachine.transition(line.status, 'resolved'), {
+      note,
+      resolvedBy: actorName(actor),
+    });
     await audit(tx, {
       actor,
       merchantId: null,
@@ -350,7 +482,11 @@ export async function voidImport(db: Db, actor: Actor, importId: string, reasonT
   return db.transaction(async (tx) => {
     const found = await store.lockImport(tx, importId);
     if (!found) throw errors.notFound('Statement import');
-    if (found.voided_at) throw new SikaError('IMPORT_NOT_VOIDABLE', `This import was voided already, on ${whenText(found.voided_at)} by ${found.voided_by}.`);
+    if (found.voided_at)
+      throw new SikaError(
+        'IMPORT_NOT_VOIDABLE',
+        `This import was voided already, on ${whenText(found.voided_at)} by ${found.voided_by}.`,
+      );
     const lines = await store.lockImportLines(tx, found.id);
     const settled = lines.filter((line) => line.status !== 'unmatched');
     if (settled.length > 0) {
@@ -369,7 +505,13 @@ export async function voidImport(db: Db, actor: Actor, importId: string, reasonT
       action: 'statement_import.void',
       objectType: 'statement_import',
       objectId: found.id,
-      before: { bank_code: found.bank_code, file_name: found.file_name, file_sha256: found.file_sha256, unmatched_lines: lines.length, amount_minor: totalMinor },
+      before: {
+        bank_code: found.bank_code,
+        file_name: found.file_name,
+        file_sha256: found.file_sha256,
+        unmatched_lines: lines.length,
+        amount_minor: totalMinor,
+      },
       after: { voided: true, reason, lines_voided: lines.length },
     });
     return { import: voided, linesVoided: lines.length, amountMinor: totalMinor };
@@ -388,7 +530,11 @@ export function queueSearch(text: string): store.QueueSearch | undefined {
   const words = text.trim().replace(/\s+/g, ' ');
   if (!words) return undefined;
   const amount = parseAmountCell(words);
-  return { text: words, amountMinor: amount.kind === 'amount' && amount.minor > 0 ? amount.minor : null, paymentReference: findPaymentReference(words) };
+  return {
+    text: words,
+    amountMinor: amount.kind === 'amount' && amount.minor > 0 ? amount.minor : null,
+    paymentReference: findPaymentReference(words),
+  };
 }
 
 /** A Live bank transfer an operator may have meant: one edit away from the reference typed, its check character right. */
@@ -409,11 +555,15 @@ export type QueueLineWithHints = store.QueueLineRow & { hints: QueueHints };
 /** Each queued line with its hints: slips looked up by the references in it, near matches in one query for the page. */
 export async function withHints(db: Queryable, lines: readonly store.QueueLineRow[]): Promise<QueueLineWithHints[]> {
   const near = lines.map((line) => nearPaymentReferences(`${line.narration} ${line.bank_reference}`));
-  const transfers = new Map((await store.bankTransfersForSuggestions(db, [...new Set(near.flat())])).map((row) => [row.reference, row]));
+  const transfers = new Map(
+    (await store.bankTransfersForSuggestions(db, [...new Set(near.flat())])).map((row) => [row.reference, row]),
+  );
   const result: QueueLineWithHints[] = [];
   for (const [index, line] of lines.entries()) {
     const [slip] = await slipsByReferences(db, slipReferencesIn(`${line.narration} ${line.bank_reference}`));
-    const nearMatches = near[index]!.flatMap((reference) => (transfers.has(reference) ? [transfers.get(reference)!] : []));
+    const nearMatches = near[index]!.flatMap((reference) =>
+      transfers.has(reference) ? [transfers.get(reference)!] : [],
+    );
     result.push({ ...line, hints: { slip: slip ?? null, nearMatches } });
   }
   return result;
@@ -430,20 +580,37 @@ export interface QueueListQuery {
 
 /** A page of the queue (the longest waiting first) with its hints; every row when paged through for CSV. */
 export async function queuePage(db: Queryable, query: QueueListQuery & { limit: number }) {
-  const lines = await store.listQueue(db, { search: queueSearch(query.search ?? ''), filters: query.filters, cursor: query.cursor ?? null, limit: query.limit });
+  const lines = await store.listQueue(db, {
+    search: queueSearch(query.search ?? ''),
+    filters: query.filters,
+    cursor: query.cursor ?? null,
+    limit: query.limit,
+  });
   return withHints(db, lines);
 }
 
 /** The collection accounts to import for, the latest imports, and how many queued lines match the search and filters. */
-export async function statementsSummary(db: Queryable, options: Pick<QueueListQuery, 'search' | 'filters'> & { collectionAccounts?: readonly CollectionAccount[] } = {}) {
+export async function statementsSummary(
+  db: Queryable,
+  options: Pick<QueueListQuery, 'search' | 'filters'> & { collectionAccounts?: readonly CollectionAccount[] } = {},
+) {
   const search = queueSearch(options.search ?? '');
-  const [imports, queueTotal] = await Promise.all([store.listImports(db, STATEMENT_LIST_ROWS_MAX), store.countQueue(db, search, options.filters)]);
+  const [imports, queueTotal] = await Promise.all([
+    store.listImports(db, STATEMENT_LIST_ROWS_MAX),
+    store.countQueue(db, search, options.filters),
+  ]);
   return { accounts: options.collectionAccounts ?? [], imports, queueTotal, search: search?.text ?? '' };
 }
 
 /** The summary and a page of the queue (the first STATEMENT_LIST_ROWS_MAX rows unless a limit is given), searched and filtered. */
-export async function statementsOverview(db: Queryable, options: QueueListQuery & { collectionAccounts?: readonly CollectionAccount[] } = {}) {
-  const [summary, queue] = await Promise.all([statementsSummary(db, options), queuePage(db, { ...options, limit: options.limit ?? STATEMENT_LIST_ROWS_MAX })]);
+export async function statementsOverview(
+  db: Queryable,
+  options: QueueListQuery & { collectionAccounts?: readonly CollectionAccount[] } = {},
+) {
+  const [summary, queue] = await Promise.all([
+    statementsSummary(db, options),
+    queuePage(db, { ...options, limit: options.limit ?? STATEMENT_LIST_ROWS_MAX }),
+  ]);
   return { ...summary, queue };
 }
 export type StatementsSummary = Awaited<ReturnType<typeof statementsSummary>>;
@@ -459,13 +626,26 @@ export async function statementImport(db: Queryable, importId: string) {
  * in its transaction: the credit is matched when the payment was credited, resolved when it goes back to the
  * payer through a refund, and left to go back to the queue when the payment was rejected (takeQueuedLine).
  */
-export async function settleHeldLines(tx: Queryable, attemptId: string, outcome: 'credited' | 'refunded' | 'rejected', by: Actor, note: string): Promise<void> {
+export async function settleHeldLines(
+  tx: Queryable,
+  attemptId: string,
+  outcome: 'credited' | 'refunded' | 'rejected',
+  by: Actor,
+  note: string,
+): Promise<void> {
   if (outcome === 'rejected') return;
   for (const line of await store.lockHeldLinesOfAttempt(tx, attemptId)) {
     if (outcome === 'credited') {
-      await store.updateLineMatch(tx, line.id, statementLineMachine.transition(line.status, 'matched'), { paymentReference: line.payment_reference, attemptId, reason: note });
+      await store.updateLineMatch(tx, line.id, statementLineMachine.transition(line.status, 'matched'), {
+        paymentReference: line.payment_reference,
+        attemptId,
+        reason: note,
+      });
     } else {
-      await store.resolveLine(tx, line.id, statementLineMachine.transition(line.status, 'resolved'), { note, resolvedBy: actorName(by) });
+      await store.resolveLine(tx, line.id, statementLineMachine.transition(line.status, 'resolved'), {
+        note,
+        resolvedBy: actorName(by),
+      });
     }
   }
 }

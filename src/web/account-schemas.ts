@@ -12,16 +12,32 @@ const CHOICE_LENGTH_MAX = 32;
 export const ON_OFF = ['on', 'off'] as const;
 
 const text = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
-const form = (properties: TProperties = {}) => ({ body: Type.Object({ _csrf: text(CSRF_TOKEN_LENGTH_MAX), ...properties }, { additionalProperties: true }) });
-const page = (properties: TProperties = {}) => ({ querystring: Type.Object(properties, { additionalProperties: true }) });
+const form = (properties: TProperties = {}) => ({
+  body: Type.Object({ _csrf: text(CSRF_TOKEN_LENGTH_MAX), ...properties }, { additionalProperties: true }),
+});
+const page = (properties: TProperties = {}) => ({
+  querystring: Type.Object(properties, { additionalProperties: true }),
+});
 
 export const accountSchemas = {
   codePage: page(),
   code: form({ code: text(CODE_FIELD_LENGTH_MAX) }),
   account: page({ recovery_code_used: text(CHOICE_LENGTH_MAX) }),
-  changePassword: form({ current_password: text(PASSWORD_FIELD_LENGTH_MAX), new_password: text(PASSWORD_FIELD_LENGTH_MAX), new_password_confirm: text(PASSWORD_FIELD_LENGTH_MAX) }),
+  changePassword: form({
+    current_password: text(PASSWORD_FIELD_LENGTH_MAX),
+    new_password: text(PASSWORD_FIELD_LENGTH_MAX),
+    new_password_confirm: text(PASSWORD_FIELD_LENGTH_MAX),
+  }),
   secondFactor: page(),
   confirmSecondFactor: form({ code: text(CODE_FIELD_LENGTH_MAX), current_password: text(PASSWORD_FIELD_LENGTH_MAX) }),
   disableSecondFactor: form({ code: text(CODE_FIELD_LENGTH_MAX) }),
-  secondFactorRule: { body: Type.Object({ _csrf: text(CSRF_TOKEN_LENGTH_MAX), required: Type.Unsafe<string>({ type: 'string', enum: [...ON_OFF], examples: ['on'] }) }, { additionalProperties: true }) },
+  secondFactorRule: {
+    body: Type.Object(
+      {
+        _csrf: text(CSRF_TOKEN_LENGTH_MAX),
+        required: Type.Unsafe<string>({ type: 'string', enum: [...ON_OFF], examples: ['on'] }),
+      },
+      { additionalProperties: true },
+    ),
+  },
 };

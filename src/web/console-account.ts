@@ -4,7 +4,14 @@
 // code and the password, ten recovery codes shown once). dashboard/account.ts and ops/account.ts add the
 // rest of each console's account page.
 import type { FastifyInstance, FastifyReply, preHandlerAsyncHookHandler } from 'fastify';
-import { changePassword, checkPassword, confirmTotpEnrolment, pendingTotpSecret, secondFactorState, type SecondFactorState } from '../accounts/console-accounts.ts';
+import {
+  changePassword,
+  checkPassword,
+  confirmTotpEnrolment,
+  pendingTotpSecret,
+  secondFactorState,
+  type SecondFactorState,
+} from '../accounts/console-accounts.ts';
 import { PASSWORD_LENGTH_MIN } from '../accounts/service.ts';
 import { groupedSecret, otpauthUri, RECOVERY_CODES_COUNT } from '../accounts/totp.ts';
 import type { AppDeps } from '../http/deps.ts';
@@ -20,12 +27,20 @@ export type Flash = { message: string; error?: boolean } | null;
 /** The account pages of a console. */
 export const accountPaths = (kind: ConsoleKind) => {
   const base = kind === 'merchant' ? '/dashboard' : '/ops';
-  return { base, account: `${base}/account`, password: `${base}/account/password`, secondFactor: `${base}/account/2fa`, logout: `${base}/logout` };
+  return {
+    base,
+    account: `${base}/account`,
+    password: `${base}/account/password`,
+    secondFactor: `${base}/account/2fa`,
+    logout: `${base}/logout`,
+  };
 };
 
 /** Why this account must use a second factor, in the words of its console. */
 const requiredBecause = (kind: ConsoleKind) =>
-  kind === 'merchant' ? 'Your account owner requires two-factor authentication for your role.' : 'Operators must use two-factor authentication: every operator role moves money.';
+  kind === 'merchant'
+    ? 'Your account owner requires two-factor authentication for your role.'
+    : 'Operators must use two-factor authentication: every operator role moves money.';
 
 /**
  * Runs after the session check on every route of the console: a temporary password opens only the
@@ -53,12 +68,24 @@ export function accountGate(kind: ConsoleKind): preHandlerAsyncHookHandler {
     } else return;
     if (allowed(path)) return;
     if (request.method === 'GET') return reply.redirect(destination, 303);
-    return sendPage(reply, page({ title: 'Refused', session, kind, flash: { message: reason, error: true }, body: html`<p><a href="${destination}">Continue</a></p>` }), 403);
+    return sendPage(
+      reply,
+      page({
+        title: 'Refused',
+        session,
+        kind,
+        flash: { message: reason, error: true },
+        body: html`<p><a href="${destination}">Continue</a></p>`,
+      }),
+      403,
+    );
   };
 }
 
 /** The password form of the account page (a temporary password's change, or a change). */
-export const passwordForm = (session: WebSession) => html`<form method="post" action="${accountPaths(session.kind).password}" class="card" aria-label="Change password">${csrfField(session)}
+export const passwordForm = (
+  session: WebSession,
+) => html`<form method="post" action="${accountPaths(session.kind).password}" class="card" aria-label="Change password">${csrfField(session)}
 <h2 style="margin-top:0">${session.mustChangePassword ? 'Choose your password' : 'Change password'}</h2>
 ${session.mustChangePassword ? html`<p>You signed in with a temporary password. Choose your own before you go on.</p>` : html`<p class="muted">Your other sessions are signed out; this one stays.</p>`}
 <label for="current-password">${session.mustChangePassword ? 'Temporary password' : 'Current password'}</label><input id="current-password" name="current_password" type="password" autocomplete="current-password" required>
@@ -67,11 +94,17 @@ ${session.mustChangePassword ? html`<p>You signed in with a temporary password. 
 <p><button type="submit">${session.mustChangePassword ? 'Save password' : 'Change password'}</button></p></form>`;
 
 /** The second factor's card on the account page; `turnOff`: the form that turns it off, where the account may. */
-export const secondFactorCard = (session: WebSession, state: SecondFactorState, turnOff: Html | null) => html`<section class="card" aria-label="Two-factor authentication"><h2>Two-factor authentication</h2>
-${state.enrolled
-  ? html`<p>On since ${when_(state.enabledAt)}. ${session.kind === 'merchant' ? 'Sign-in and payout approvals ask' : 'Sign-in asks'} for a code from your authenticator app. Recovery codes left: <strong>${state.recoveryCodesLeft}</strong> of ${RECOVERY_CODES_COUNT}.</p>
+export const secondFactorCard = (
+  session: WebSession,
+  state: SecondFactorState,
+  turnOff: Html | null,
+) => html`<section class="card" aria-label="Two-factor authentication"><h2>Two-factor authentication</h2>
+${
+  state.enrolled
+    ? html`<p>On since ${when_(state.enabledAt)}. ${session.kind === 'merchant' ? 'Sign-in and payout approvals ask' : 'Sign-in asks'} for a code from your authenticator app. Recovery codes left: <strong>${state.recoveryCodesLeft}</strong> of ${RECOVERY_CODES_COUNT}.</p>
 ${state.required ? html`<p class="muted">${requiredBecause(session.kind)} It cannot be turned off here.</p>` : (turnOff ?? '')}`
-  : html`<p>${state.required ? requiredBecause(session.kind) : 'Off.'} A code from an authenticator app on your phone protects your sign-in${session.kind === 'merchant' ? ' and payout approvals' : ''}.</p><p><a class="button" href="${accountPaths(session.kind).secondFactor}">Set up two-factor authentication</a></p>`}
+    : html`<p>${state.required ? requiredBecause(session.kind) : 'Off.'} A code from an authenticator app on your phone protects your sign-in${session.kind === 'merchant' ? ' and payout approvals' : ''}.</p><p><a class="button" href="${accountPaths(session.kind).secondFactor}">Set up two-factor authentication</a></p>`
+}
 </section>`;
 
 /**
@@ -80,26 +113,59 @@ ${state.required ? html`<p class="muted">${requiredBecause(session.kind)} It can
  * then the recovery codes shown once). `turnOff`: the form that turns the second factor off, where the
  * console offers one (the dashboard's own route). Returns the account page, for that route's answers.
  */
-export async function consoleAccountPages(app: FastifyInstance, deps: AppDeps, kind: ConsoleKind, turnOff: ((session: WebSession) => Html) | null) {
+export async function consoleAccountPages(
+  app: FastifyInstance,
+  deps: AppDeps,
+  kind: ConsoleKind,
+  turnOff: ((session: WebSession) => Html) | null,
+) {
   const { db } = deps;
   const paths = accountPaths(kind);
-  const show = (reply: FastifyReply, session: WebSession, title: string, body: Html, flash: Flash = null, status = 200) =>
-    sendPage(reply, page({ title, session, kind, flash, body }), status);
+  const show = (
+    reply: FastifyReply,
+    session: WebSession,
+    title: string,
+    body: Html,
+    flash: Flash = null,
+    status = 200,
+  ) => sendPage(reply, page({ title, session, kind, flash, body }), status);
 
   async function accountPage(reply: FastifyReply, session: WebSession, flash: Flash = null, status = 200) {
-    if (session.mustChangePassword) return show(reply, session, 'Choose your password', html`<h1>Choose your password</h1>${passwordForm(session)}`, flash, status);
+    if (session.mustChangePassword)
+      return show(
+        reply,
+        session,
+        'Choose your password',
+        html`<h1>Choose your password</h1>${passwordForm(session)}`,
+        flash,
+        status,
+      );
     const state = await secondFactorState(db, (session.userId ?? session.operatorId)!, kind);
-    return show(reply, session, 'Account', html`<h1>Account</h1><p>${session.email} · ${session.role}</p>${passwordForm(session)}${secondFactorCard(session, state, turnOff ? turnOff(session) : null)}`, flash, status);
+    return show(
+      reply,
+      session,
+      'Account',
+      html`<h1>Account</h1><p>${session.email} · ${session.role}</p>${passwordForm(session)}${secondFactorCard(session, state, turnOff ? turnOff(session) : null)}`,
+      flash,
+      status,
+    );
   }
 
-  app.get<{ Querystring: { recovery_code_used?: string } }>(paths.account, { schema: { hide: true, ...accountSchemas.account } }, async (request, reply) => {
-    const session = sessionOf(request);
-    if (request.query.recovery_code_used !== undefined && !session.mustChangePassword) {
-      const state = await secondFactorState(db, (session.userId ?? session.operatorId)!, kind);
-      return accountPage(reply, session, { message: `You signed in with a recovery code; ${state.recoveryCodesLeft} left. Each works once.`, error: state.recoveryCodesLeft < 3 });
-    }
-    return accountPage(reply, session);
-  });
+  app.get<{ Querystring: { recovery_code_used?: string } }>(
+    paths.account,
+    { schema: { hide: true, ...accountSchemas.account } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      if (request.query.recovery_code_used !== undefined && !session.mustChangePassword) {
+        const state = await secondFactorState(db, (session.userId ?? session.operatorId)!, kind);
+        return accountPage(reply, session, {
+          message: `You signed in with a recovery code; ${state.recoveryCodesLeft} left. Each works once.`,
+          error: state.recoveryCodesLeft < 3,
+        });
+      }
+      return accountPage(reply, session);
+    },
+  );
 
   app.post(paths.password, { schema: { hide: true, ...accountSchemas.changePassword } }, async (request, reply) => {
     const session = sessionOf(request);
@@ -109,17 +175,39 @@ export async function consoleAccountPages(app: FastifyInstance, deps: AppDeps, k
       confirm: formValue(request, 'new_password_confirm'),
     });
     if (!result.ok) {
-      if (result.reason === 'throttled') return sendThrottled(reply, result.retryAfterS, page({ title: 'Account', session, kind, flash: { message: tooManyAttempts(result.retryAfterS), error: true }, body: passwordForm(session) }));
-      const message = result.reason === 'wrong' ? `Your ${session.mustChangePassword ? 'temporary' : 'current'} password is not right.` : result.message;
+      if (result.reason === 'throttled')
+        return sendThrottled(
+          reply,
+          result.retryAfterS,
+          page({
+            title: 'Account',
+            session,
+            kind,
+            flash: { message: tooManyAttempts(result.retryAfterS), error: true },
+            body: passwordForm(session),
+          }),
+        );
+      const message =
+        result.reason === 'wrong'
+          ? `Your ${session.mustChangePassword ? 'temporary' : 'current'} password is not right.`
+          : result.message;
       return accountPage(reply, session, { message, error: true }, 400);
     }
-    return accountPage(reply, { ...session, mustChangePassword: false }, { message: 'Password changed. Your other sessions are signed out.' });
+    return accountPage(
+      reply,
+      { ...session, mustChangePassword: false },
+      { message: 'Password changed. Your other sessions are signed out.' },
+    );
   });
 
   async function enrolPage(reply: FastifyReply, session: WebSession, flash: Flash = null, status = 200) {
     const secret = await pendingTotpSecret(db, (session.userId ?? session.operatorId)!, kind);
     const uri = otpauthUri(secret, session.email);
-    return show(reply, session, 'Two-factor authentication', html`<h1>Set up two-factor authentication</h1>
+    return show(
+      reply,
+      session,
+      'Two-factor authentication',
+      html`<h1>Set up two-factor authentication</h1>
 ${session.secondFactorRequired ? html`<p class="card" role="note">${requiredBecause(kind)} Set it up to go on.</p>` : ''}
 <section class="card" aria-label="Secret"><h2>1. Add Sika to your authenticator app</h2>
 <p>Scan this QR code with an authenticator app (Google Authenticator, Microsoft Authenticator, 1Password, Aegis, ...), or type the secret in by hand.</p>
@@ -129,7 +217,10 @@ ${session.secondFactorRequired ? html`<p class="card" role="note">${requiredBeca
 <form method="post" action="${paths.secondFactor}" class="card" aria-label="Confirm">${csrfField(session)}<h2 style="margin-top:0">2. Enter the code the app shows</h2>
 <label for="confirm-code">6-digit code</label><input id="confirm-code" name="code" autocomplete="one-time-code" inputmode="numeric" required>
 <label for="confirm-password">Your password</label><input id="confirm-password" name="current_password" type="password" autocomplete="current-password" required>
-<p><button type="submit">Turn on two-factor authentication</button></p></form>`, flash, status);
+<p><button type="submit">Turn on two-factor authentication</button></p></form>`,
+      flash,
+      status,
+    );
   }
 
   app.get(paths.secondFactor, { schema: { hide: true, ...accountSchemas.secondFactor } }, async (request, reply) => {
@@ -138,23 +229,43 @@ ${session.secondFactorRequired ? html`<p class="card" role="note">${requiredBeca
     return enrolPage(reply, session);
   });
 
-  app.post(paths.secondFactor, { schema: { hide: true, ...accountSchemas.confirmSecondFactor } }, async (request, reply) => {
-    const session = sessionOf(request);
-    if (session.secondFactorEnrolled) return reply.redirect(paths.account, 303);
-    // The password again: a session left open must not let someone else tie the account to their phone.
-    const password = await checkPassword(db, signedInAccount(request), formValue(request, 'current_password'));
-    if (!password.ok) {
-      if (password.reason === 'throttled') return sendThrottled(reply, password.retryAfterS, page({ title: 'Two-factor authentication', session, kind, flash: { message: tooManyAttempts(password.retryAfterS), error: true }, body: html`<p><a href="${paths.secondFactor}">Back</a></p>` }));
-      return enrolPage(reply, session, { message: 'Your password is not right.', error: true }, 400);
-    }
-    const result = await confirmTotpEnrolment(db, signedInAccount(request), formValue(request, 'code'));
-    if (!result.ok) return enrolPage(reply, session, { message: result.message, error: true }, 400);
-    return show(reply, { ...session, secondFactorEnrolled: true }, 'Recovery codes', html`<h1>Two-factor authentication is on</h1>
+  app.post(
+    paths.secondFactor,
+    { schema: { hide: true, ...accountSchemas.confirmSecondFactor } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      if (session.secondFactorEnrolled) return reply.redirect(paths.account, 303);
+      // The password again: a session left open must not let someone else tie the account to their phone.
+      const password = await checkPassword(db, signedInAccount(request), formValue(request, 'current_password'));
+      if (!password.ok) {
+        if (password.reason === 'throttled')
+          return sendThrottled(
+            reply,
+            password.retryAfterS,
+            page({
+              title: 'Two-factor authentication',
+              session,
+              kind,
+              flash: { message: tooManyAttempts(password.retryAfterS), error: true },
+              body: html`<p><a href="${paths.secondFactor}">Back</a></p>`,
+            }),
+          );
+        return enrolPage(reply, session, { message: 'Your password is not right.', error: true }, 400);
+      }
+      const result = await confirmTotpEnrolment(db, signedInAccount(request), formValue(request, 'code'));
+      if (!result.ok) return enrolPage(reply, session, { message: result.message, error: true }, 400);
+      return show(
+        reply,
+        { ...session, secondFactorEnrolled: true },
+        'Recovery codes',
+        html`<h1>Two-factor authentication is on</h1>
 <section class="card" aria-label="Recovery codes"><h2>Your recovery codes</h2>
 <p>Save these ${result.recoveryCodes.length} codes somewhere safe now: they are shown <strong>once</strong>. Each one signs you in once if you lose your phone.</p>
 <ul class="secret" id="recovery-codes" style="list-style:none">${result.recoveryCodes.map((code) => html`<li>${code}</li>`)}</ul></section>
-<p><a class="button" href="${paths.base}">I have saved them: continue</a></p>`);
-  });
+<p><a class="button" href="${paths.base}">I have saved them: continue</a></p>`,
+      );
+    },
+  );
 
   return { accountPage };
 }

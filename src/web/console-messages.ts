@@ -20,7 +20,15 @@ export interface FieldSchema {
 }
 
 /** Words a field name holds that are written otherwise in a sentence. */
-const WORDS: Record<string, string> = { api: 'API', url: 'URL', id: 'id', totp: 'TOTP', csrf: 'security', _csrf: 'security token', q: 'search' };
+const WORDS: Record<string, string> = {
+  api: 'API',
+  url: 'URL',
+  id: 'id',
+  totp: 'TOTP',
+  csrf: 'security',
+  _csrf: 'security token',
+  q: 'search',
+};
 
 /** What an id in a console path names, by the path segment before it. */
 const PATH_NOUNS: Record<string, string> = {
@@ -59,7 +67,9 @@ export function pathParamLabel(url: string | undefined, param: string): string {
   const at = segments.indexOf(`:${param}`);
   const before = at > 0 ? segments[at - 1]! : '';
   if (param === 'id') {
-    const noun = before.startsWith(':') ? 'bank or branch' : (PATH_NOUNS[before] ?? (before ? fieldWords(before.replace(/s$/, '')).toLowerCase() : ''));
+    const noun = before.startsWith(':')
+      ? 'bank or branch'
+      : (PATH_NOUNS[before] ?? (before ? fieldWords(before.replace(/s$/, '')).toLowerCase() : ''));
     return `The ${noun ? `${noun} ` : ''}id`;
   }
   if (param === 'table') return 'The list in the address';
@@ -77,20 +87,36 @@ function choices(values: readonly unknown[]): string {
 }
 
 /** "Limit" stays; "API key id" reads "The API key id" where a sentence names a thing that is not valid. */
-const thing = (label: string) => (label.startsWith('The ') ? label : /^[A-Z]{2}/.test(label) ? `The ${label}` : `The ${label[0]!.toLowerCase()}${label.slice(1)}`);
+const thing = (label: string) =>
+  label.startsWith('The ')
+    ? label
+    : /^[A-Z]{2}/.test(label)
+      ? `The ${label}`
+      : `The ${label[0]!.toLowerCase()}${label.slice(1)}`;
 
 type Sentence = (label: string, schema: FieldSchema | undefined, params: Record<string, unknown>) => string;
 
 /** The sentence for each validation keyword Ajv reports on a console field. */
 const SENTENCES: Record<string, Sentence> = {
   required: (label, schema) => `${label} is required.${hint(schema)}`,
-  minLength: (label, schema, params) => (Number(params.limit) <= 1 ? `${label} is required.${hint(schema)}` : `${label} must be at least ${Number(params.limit)} characters.`),
+  minLength: (label, schema, params) =>
+    Number(params.limit) <= 1
+      ? `${label} is required.${hint(schema)}`
+      : `${label} must be at least ${Number(params.limit)} characters.`,
   // A field with a shape (a set, a pattern, a format) says the shape: "at most 10 characters" tells nothing of a date.
   maxLength: (label, schema, params) =>
-    schema?.enum ? SENTENCES.enum!(label, schema, params) : schema?.format ? SENTENCES.format!(label, schema, params) : schema?.description ? SENTENCES.pattern!(label, schema, params) : `${label} can be at most ${Number(params.limit)} characters.`,
-  enum: (label, schema, params) => `${label} must be ${choices(schema?.enum ?? (params.allowedValues as unknown[] | undefined) ?? [])}.`,
+    schema?.enum
+      ? SENTENCES.enum!(label, schema, params)
+      : schema?.format
+        ? SENTENCES.format!(label, schema, params)
+        : schema?.description
+          ? SENTENCES.pattern!(label, schema, params)
+          : `${label} can be at most ${Number(params.limit)} characters.`,
+  enum: (label, schema, params) =>
+    `${label} must be ${choices(schema?.enum ?? (params.allowedValues as unknown[] | undefined) ?? [])}.`,
   format: (label) => `${thing(label)} is not valid.`,
-  pattern: (label, schema) => (schema?.description ? `${label} is not valid: enter ${schema.description}.` : `${thing(label)} is not valid.`),
+  pattern: (label, schema) =>
+    schema?.description ? `${label} is not valid: enter ${schema.description}.` : `${thing(label)} is not valid.`,
   type: (label) => `${label} must be sent once, as plain text.`,
   additionalProperties: () => 'The address has a part this page does not take.',
 };
@@ -105,8 +131,16 @@ function hint(schema: FieldSchema | undefined): string {
  * One refused field as a sentence. `part` is the route's schema of the input that failed (body, querystring or
  * params), `context` which one it is, `url` the route's path (it names what a path id is).
  */
-export function refusalSentence(issue: ValidationIssue, part: { properties?: Record<string, FieldSchema> } | undefined, context: string, url: string | undefined): { field: string; message: string } {
-  const missing = issue.keyword === 'required' && typeof issue.params?.missingProperty === 'string' ? issue.params.missingProperty : null;
+export function refusalSentence(
+  issue: ValidationIssue,
+  part: { properties?: Record<string, FieldSchema> } | undefined,
+  context: string,
+  url: string | undefined,
+): { field: string; message: string } {
+  const missing =
+    issue.keyword === 'required' && typeof issue.params?.missingProperty === 'string'
+      ? issue.params.missingProperty
+      : null;
   const field = missing ?? ((issue.instancePath ?? '').replace(/^\//, '').split('/')[0] || context);
   const schema = part?.properties?.[field];
   const label = context === 'params' ? pathParamLabel(url, field) : (schema?.title ?? fieldWords(field));
@@ -119,4 +153,5 @@ export function refusalSentence(issue: ValidationIssue, part: { properties?: Rec
  * (`account_number must be 13 digits.`) names the field in words ("Account number must be 13 digits.").
  * Messages written for people pass unchanged.
  */
-export const consoleSentence = (message: string): string => message.replace(/^([a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?=\s)/, (name) => fieldWords(name));
+export const consoleSentence = (message: string): string =>
+  message.replace(/^([a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?=\s)/, (name) => fieldWords(name));

@@ -15,14 +15,35 @@ import { INVOICE_REF_LENGTH_MAX, SESSION_STATUSES } from '../checkout/model.ts';
 import { ENVIRONMENTS } from '../lib/environment.ts';
 import { errors, type SikaError } from '../lib/errors.ts';
 import { MOMO_NETWORKS } from '../lib/ghana.ts';
-import { ACCOUNT_NAME_LENGTH_MAX, ACCOUNT_TYPES, HOLD_REASON_LENGTH_MAX, NOTES_LENGTH_MAX, RECONCILIATION_RESULTS } from '../payouts/model.ts';
-import { FINISHED_REFUND_FILTERS, OPERATOR_FAIL_REASON_LENGTH_MAX, PAYER_ACCOUNT_LENGTH_MAX, TRANSFER_REFERENCE_LENGTH_MAX } from '../ops/refunds.ts';
+import {
+  ACCOUNT_NAME_LENGTH_MAX,
+  ACCOUNT_TYPES,
+  HOLD_REASON_LENGTH_MAX,
+  NOTES_LENGTH_MAX,
+  RECONCILIATION_RESULTS,
+} from '../payouts/model.ts';
+import {
+  FINISHED_REFUND_FILTERS,
+  OPERATOR_FAIL_REASON_LENGTH_MAX,
+  PAYER_ACCOUNT_LENGTH_MAX,
+  TRANSFER_REFERENCE_LENGTH_MAX,
+} from '../ops/refunds.ts';
 import { BEARERS, railDescriptors } from '../rails/registry.ts';
 import { REFUND_REASON_LENGTH_MAX, REFUND_REQUEST_KEY_LENGTH_MAX, REFUND_STATUSES } from '../refunds/model.ts';
-import { COLUMN_MAPPING_LENGTH_MAX, IMPORT_REASON_LENGTH_MAX, QUEUE_REFERENCE_FILTER, RESOLUTION_NOTE_LENGTH_MAX } from '../statements/model.ts';
+import {
+  COLUMN_MAPPING_LENGTH_MAX,
+  IMPORT_REASON_LENGTH_MAX,
+  QUEUE_REFERENCE_FILTER,
+  RESOLUTION_NOTE_LENGTH_MAX,
+} from '../statements/model.ts';
 import { refusalSentence, type FieldSchema, type ValidationIssue } from './console-messages.ts';
 import { MERCHANT_NAV } from './layout.ts';
-import { APPROVAL_REASON_LENGTH_MAX, HELD_CHOICES, PAYOUT_LIST_FILTERS, REVIEW_FILTERS } from '../ops/approvals-model.ts';
+import {
+  APPROVAL_REASON_LENGTH_MAX,
+  HELD_CHOICES,
+  PAYOUT_LIST_FILTERS,
+  REVIEW_FILTERS,
+} from '../ops/approvals-model.ts';
 import { CONSOLE_CURSOR_LENGTH_MAX, CONSOLE_SEARCH_LENGTH_MAX } from './ops/console-list.ts';
 import { MERCHANT_FILTERS } from '../ops/merchant-overview.ts';
 
@@ -56,14 +77,25 @@ const text = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
 /** Text the form always sends and the handler needs: present and not empty. */
 const needed = (maxLength: number) => Type.String({ minLength: 1, maxLength });
 /** One of a closed set; `examples` gives the tests a valid value. */
-const oneOf = (values: readonly string[]) => Type.Unsafe<string>({ type: 'string', enum: [...values], examples: [values[0]] });
+const oneOf = (values: readonly string[]) =>
+  Type.Unsafe<string>({ type: 'string', enum: [...values], examples: [values[0]] });
 /** A filter's choice: one of the set, or empty ("any"). */
 const anyOrOneOf = (values: readonly string[]) => oneOf(['', ...values]);
 const cedis = (title?: string) =>
-  Type.String({ maxLength: CEDIS_FIELD_LENGTH_MAX, pattern: CEDIS_PATTERN, description: 'an amount in GHS above zero with at most 2 decimals, e.g. 502.00', examples: ['502.00'], ...(title ? { title } : {}) });
+  Type.String({
+    maxLength: CEDIS_FIELD_LENGTH_MAX,
+    pattern: CEDIS_PATTERN,
+    description: 'an amount in GHS above zero with at most 2 decimals, e.g. 502.00',
+    examples: ['502.00'],
+    ...(title ? { title } : {}),
+  });
 const Id = Type.String({ minLength: 1, maxLength: CONSOLE_ID_LENGTH_MAX });
 /** Ids stored as uuid columns (API keys, webhook endpoints, integrations, banks, branches, merchants). */
-const Uuid = Type.String({ format: 'uuid', maxLength: 36, description: 'an id like 123e4567-e89b-12d3-a456-426614174000' });
+const Uuid = Type.String({
+  format: 'uuid',
+  maxLength: 36,
+  description: 'an id like 123e4567-e89b-12d3-a456-426614174000',
+});
 
 /** Query parameters of a page; others are ignored. */
 const query = (properties: TProperties = {}) => Type.Object(properties, { additionalProperties: true });
@@ -72,14 +104,24 @@ const query = (properties: TProperties = {}) => Type.Object(properties, { additi
  * fields; `required` names those the form always sends (the others are optional whatever their schema).
  */
 const form = (properties: TProperties = {}, required: string[] = []) => {
-  const fields = Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name, required.includes(name) ? schema : Type.Optional(schema)]));
+  const fields = Object.fromEntries(
+    Object.entries(properties).map(([name, schema]) => [
+      name,
+      required.includes(name) ? schema : Type.Optional(schema),
+    ]),
+  );
   return Type.Object({ _csrf: text(CSRF_TOKEN_LENGTH_MAX), ...fields }, { additionalProperties: true });
 };
 const params = (properties: TProperties) => Type.Object(properties, { additionalProperties: false });
 
 const IdParams = params({ id: Id });
 /** A list's page number (the handlers clamp it to their last page). */
-const PageNumber = Type.String({ maxLength: 6, pattern: '^[1-9][0-9]{0,5}$', description: 'a page number from 1', examples: ['1'] });
+const PageNumber = Type.String({
+  maxLength: 6,
+  pattern: '^[1-9][0-9]{0,5}$',
+  description: 'a page number from 1',
+  examples: ['1'],
+});
 /** An approver's decision on a payout or refund (four eyes), and an operator's on a held attempt. */
 const DECISIONS = ['approve', 'reject'] as const;
 
@@ -98,14 +140,36 @@ export const authSchemas = {
 
 export const dashboardSchemas = {
   home: page(),
-  environment: post(form({ environment: oneOf(ENVIRONMENTS), return_to: Type.Optional(oneOf([...new Set(['/dashboard', ...MERCHANT_NAV.map(([, href]) => href)])])) }, ['environment'])),
+  environment: post(
+    form(
+      {
+        environment: oneOf(ENVIRONMENTS),
+        return_to: Type.Optional(oneOf([...new Set(['/dashboard', ...MERCHANT_NAV.map(([, href]) => href)])])),
+      },
+      ['environment'],
+    ),
+  ),
   // Checkout
   sessions: page(
     query({
       status: Type.Optional(anyOrOneOf(SESSION_STATUSES)),
       invoice_ref: text(INVOICE_REF_LENGTH_MAX),
-      from: Type.Optional(Type.String({ maxLength: 10, pattern: DAY_PATTERN, description: 'a date written YYYY-MM-DD', examples: ['2026-03-02'] })),
-      to: Type.Optional(Type.String({ maxLength: 10, pattern: DAY_PATTERN, description: 'a date written YYYY-MM-DD', examples: ['2026-03-02'] })),
+      from: Type.Optional(
+        Type.String({
+          maxLength: 10,
+          pattern: DAY_PATTERN,
+          description: 'a date written YYYY-MM-DD',
+          examples: ['2026-03-02'],
+        }),
+      ),
+      to: Type.Optional(
+        Type.String({
+          maxLength: 10,
+          pattern: DAY_PATTERN,
+          description: 'a date written YYYY-MM-DD',
+          examples: ['2026-03-02'],
+        }),
+      ),
       page: Type.Optional(PageNumber),
     }),
   ),
@@ -117,31 +181,42 @@ export const dashboardSchemas = {
   payout: page(query(), { params: IdParams }),
   newPayout: page(),
   // code: the approver's TOTP code (account-schemas.ts bounds it the same way).
-  payoutDecision: post(form({ decision: oneOf(DECISIONS), reason: text(NOTES_LENGTH_MAX), code: text(CODE_FIELD_LENGTH_MAX) }, ['decision']), { params: IdParams }),
+  payoutDecision: post(
+    form({ decision: oneOf(DECISIONS), reason: text(NOTES_LENGTH_MAX), code: text(CODE_FIELD_LENGTH_MAX) }, [
+      'decision',
+    ]),
+    { params: IdParams },
+  ),
   payoutCancel: post(form(), { params: IdParams }),
   payoutReceipt: page(query(), { params: IdParams }),
   payoutEvidence: post(form(), { params: IdParams }),
   payoutQuote: page(query({ recipient_id: text(CONSOLE_ID_LENGTH_MAX), amount: text(CONSOLE_CHOICE_LENGTH_MAX) })),
   createPayout: post(
-    form({
-      recipient_id: Id,
-      amount: cedis(),
-      api_key_id: Uuid,
-      notes: text(NOTES_LENGTH_MAX),
-      client_reference: text(CONSOLE_ID_LENGTH_MAX),
-    }, ['recipient_id', 'amount', 'api_key_id']),
+    form(
+      {
+        recipient_id: Id,
+        amount: cedis(),
+        api_key_id: Uuid,
+        notes: text(NOTES_LENGTH_MAX),
+        client_reference: text(CONSOLE_ID_LENGTH_MAX),
+      },
+      ['recipient_id', 'amount', 'api_key_id'],
+    ),
   ),
   recipients: page(query({ replace: text(CONSOLE_ID_LENGTH_MAX) })),
   createRecipient: post(
-    form({
-      account_type: oneOf(ACCOUNT_TYPES),
-      account_name: text(ACCOUNT_NAME_LENGTH_MAX),
-      bank_id: text(CONSOLE_ID_LENGTH_MAX),
-      account_number: text(CONSOLE_CHOICE_LENGTH_MAX * 2),
-      network: Type.Optional(oneOf(MOMO_NETWORKS)),
-      phone: text(CONSOLE_CHOICE_LENGTH_MAX),
-      previous_version_id: text(CONSOLE_ID_LENGTH_MAX),
-    }, ['account_type']),
+    form(
+      {
+        account_type: oneOf(ACCOUNT_TYPES),
+        account_name: text(ACCOUNT_NAME_LENGTH_MAX),
+        bank_id: text(CONSOLE_ID_LENGTH_MAX),
+        account_number: text(CONSOLE_CHOICE_LENGTH_MAX * 2),
+        network: Type.Optional(oneOf(MOMO_NETWORKS)),
+        phone: text(CONSOLE_CHOICE_LENGTH_MAX),
+        previous_version_id: text(CONSOLE_ID_LENGTH_MAX),
+      },
+      ['account_type'],
+    ),
   ),
   deactivateRecipient: post(form(), { params: IdParams }),
   // Exports (issue 17): a range of Accra days (judged by the books), and a file of it.
@@ -152,19 +227,48 @@ export const dashboardSchemas = {
   createKey: post(form({ integration_id: Uuid }, ['integration_id'])),
   revokeKey: post(form(), { params: UuidParams }),
   createWebhook: post(form({ url: needed(URL_FIELD_LENGTH_MAX), api_key_id: Uuid }, ['url', 'api_key_id'])),
-  webhookAction: post(form(), { params: params({ id: Uuid, action: Type.String({ maxLength: CONSOLE_CHOICE_LENGTH_MAX }) }) }),
+  webhookAction: post(form(), {
+    params: params({ id: Uuid, action: Type.String({ maxLength: CONSOLE_CHOICE_LENGTH_MAX }) }),
+  }),
   webhook: page(query({ replayed: text(CONSOLE_CHOICE_LENGTH_MAX) }), { params: UuidParams }),
   replayEvent: post(form({ endpoint_id: Type.Optional(Uuid) }), { params: IdParams }),
   // Settings
   settings: page(),
   // A bearer per rail; a rail left out keeps its bearer, and the handler refuses a form that names none.
-  feeSettings: post(form(Object.fromEntries(railDescriptors().map((rail) => [`bearer_${rail.id}`, Type.Optional(Type.Unsafe<string>({ type: 'string', enum: [...BEARERS], examples: [BEARERS[0]], title: `Who pays the ${rail.labels.dashboard} fee` }))])))),
+  feeSettings: post(
+    form(
+      Object.fromEntries(
+        railDescriptors().map((rail) => [
+          `bearer_${rail.id}`,
+          Type.Optional(
+            Type.Unsafe<string>({
+              type: 'string',
+              enum: [...BEARERS],
+              examples: [BEARERS[0]],
+              title: `Who pays the ${rail.labels.dashboard} fee`,
+            }),
+          ),
+        ]),
+      ),
+    ),
+  ),
   approvalSetting: post(form({ required: oneOf(ON_OFF) }, ['required'])),
   inviteUser: post(form({ email: needed(EMAIL_LENGTH_MAX), role: oneOf(INVITABLE_ROLES) }, ['email', 'role'])),
   // Refunds: one of a session's payment (amount in GHS as typed), the list, and the approver's decision.
-  refundSession: post(form({ amount: cedis(), reason: text(REFUND_REASON_LENGTH_MAX), request_key: text(REFUND_REQUEST_KEY_LENGTH_MAX) }, ['amount']), { params: IdParams }),
+  refundSession: post(
+    form(
+      { amount: cedis(), reason: text(REFUND_REASON_LENGTH_MAX), request_key: text(REFUND_REQUEST_KEY_LENGTH_MAX) },
+      ['amount'],
+    ),
+    { params: IdParams },
+  ),
   refunds: page(query({ status: Type.Optional(anyOrOneOf(REFUND_STATUSES)) })),
-  refundDecision: post(form({ decision: oneOf(DECISIONS), reason: text(REFUND_REASON_LENGTH_MAX), code: text(CODE_FIELD_LENGTH_MAX) }, ['decision']), { params: IdParams }),
+  refundDecision: post(
+    form({ decision: oneOf(DECISIONS), reason: text(REFUND_REASON_LENGTH_MAX), code: text(CODE_FIELD_LENGTH_MAX) }, [
+      'decision',
+    ]),
+    { params: IdParams },
+  ),
 };
 
 /** The longest `after` cursor console-list.ts decodeCursor reads (a longer one is refused here rather than ignored). */
@@ -177,31 +281,78 @@ const consoleListParams = () => ({
 
 export const opsSchemas = {
   // The merchants list (console-list.ts): search, filters, the cursor and the CSV switch.
-  merchants: page(query({ ...consoleListParams(), ...Object.fromEntries(Object.entries(MERCHANT_FILTERS).map(([name, values]) => [name, Type.Optional(anyOrOneOf(values))])) })),
+  merchants: page(
+    query({
+      ...consoleListParams(),
+      ...Object.fromEntries(
+        Object.entries(MERCHANT_FILTERS).map(([name, values]) => [name, Type.Optional(anyOrOneOf(values))]),
+      ),
+    }),
+  ),
   merchant: page(query(), { params: UuidParams }),
   payoutSettings: post(
-    form({
-      environment: oneOf(ENVIRONMENTS),
-      access: oneOf(ON_OFF),
-      paused: oneOf(ON_OFF),
-      limit: cedis('Limit per payout'),
-      daily_limit: cedis('Daily limit'),
-      // Opening Live payouts or raising a Live limit goes to a second operator: its reason and confirmation.
-      reason: text(APPROVAL_REASON_LENGTH_MAX),
-      confirm: Type.Optional(anyOrOneOf(['yes'])),
-    }, ['environment', 'access', 'paused', 'limit', 'daily_limit']),
+    form(
+      {
+        environment: oneOf(ENVIRONMENTS),
+        access: oneOf(ON_OFF),
+        paused: oneOf(ON_OFF),
+        limit: cedis('Limit per payout'),
+        daily_limit: cedis('Daily limit'),
+        // Opening Live payouts or raising a Live limit goes to a second operator: its reason and confirmation.
+        reason: text(APPROVAL_REASON_LENGTH_MAX),
+        confirm: Type.Optional(anyOrOneOf(['yes'])),
+      },
+      ['environment', 'access', 'paused', 'limit', 'daily_limit'],
+    ),
     { params: UuidParams },
   ),
   teller: page(query({ reference: text(CONSOLE_TEXT_LENGTH_MAX) })),
-  tellerRecord: post(form({ reference: needed(CONSOLE_TEXT_LENGTH_MAX), amount: cedis(), branch_id: Uuid }, ['reference', 'amount', 'branch_id'])),
+  tellerRecord: post(
+    form({ reference: needed(CONSOLE_TEXT_LENGTH_MAX), amount: cedis(), branch_id: Uuid }, [
+      'reference',
+      'amount',
+      'branch_id',
+    ]),
+  ),
   // The review queue (console-list.ts) and one held attempt's decision: a choice, a reason, the checkbox the server requires.
-  review: page(query({ ...consoleListParams(), ...Object.fromEntries(Object.entries(REVIEW_FILTERS).map(([name, values]) => [name, Type.Optional(anyOrOneOf(values))])) })),
+  review: page(
+    query({
+      ...consoleListParams(),
+      ...Object.fromEntries(
+        Object.entries(REVIEW_FILTERS).map(([name, values]) => [name, Type.Optional(anyOrOneOf(values))]),
+      ),
+    }),
+  ),
   reviewAttempt: page(query(), { params: IdParams }),
-  reviewDecision: post(form({ choice: oneOf(HELD_CHOICES), reason: text(APPROVAL_REASON_LENGTH_MAX), confirm: Type.Optional(anyOrOneOf(['yes'])) }, ['choice']), { params: IdParams }),
-  payouts: page(query({ ...consoleListParams(), ...Object.fromEntries(Object.entries(PAYOUT_LIST_FILTERS).map(([name, values]) => [name, Type.Optional(anyOrOneOf(values))])) })),
+  reviewDecision: post(
+    form(
+      {
+        choice: oneOf(HELD_CHOICES),
+        reason: text(APPROVAL_REASON_LENGTH_MAX),
+        confirm: Type.Optional(anyOrOneOf(['yes'])),
+      },
+      ['choice'],
+    ),
+    { params: IdParams },
+  ),
+  payouts: page(
+    query({
+      ...consoleListParams(),
+      ...Object.fromEntries(
+        Object.entries(PAYOUT_LIST_FILTERS).map(([name, values]) => [name, Type.Optional(anyOrOneOf(values))]),
+      ),
+    }),
+  ),
   reconcile: post(form({ result: oneOf(RECONCILIATION_RESULTS) }, ['result']), { params: IdParams }),
   payoutReturn: post(
-    form({ return_reference: needed(CONSOLE_TEXT_LENGTH_MAX), reason: text(APPROVAL_REASON_LENGTH_MAX), confirm: Type.Optional(anyOrOneOf(['yes'])) }, ['return_reference']),
+    form(
+      {
+        return_reference: needed(CONSOLE_TEXT_LENGTH_MAX),
+        reason: text(APPROVAL_REASON_LENGTH_MAX),
+        confirm: Type.Optional(anyOrOneOf(['yes'])),
+      },
+      ['return_reference'],
+    ),
     { params: IdParams },
   ),
   // An operator's hold on a Live payout not yet sent, and its release: each with a reason (payouts/holds.ts).
@@ -209,11 +360,24 @@ export const opsSchemas = {
   payoutRelease: post(form({ reason: needed(HOLD_REASON_LENGTH_MAX) }, ['reason']), { params: IdParams }),
   // Two operators for money: the requests waiting, and a second operator's decision on one.
   approvals: page(),
-  approvalDecision: post(form({ decision: oneOf(DECISIONS), note: text(APPROVAL_REASON_LENGTH_MAX) }, ['decision']), { params: UuidParams }),
+  approvalDecision: post(form({ decision: oneOf(DECISIONS), note: text(APPROVAL_REASON_LENGTH_MAX) }, ['decision']), {
+    params: UuidParams,
+  }),
   banks: page(),
-  addBank: post(form({ name: needed(CONSOLE_TEXT_LENGTH_MAX), code: needed(CONSOLE_CHOICE_LENGTH_MAX) }, ['name', 'code'])),
-  addBranch: post(form({ name: needed(CONSOLE_TEXT_LENGTH_MAX), code: needed(CONSOLE_CHOICE_LENGTH_MAX) }, ['name', 'code']), { params: UuidParams }),
-  setActive: post(form(), { params: params({ table: Type.String({ maxLength: CONSOLE_CHOICE_LENGTH_MAX }), id: Uuid, action: Type.String({ maxLength: CONSOLE_CHOICE_LENGTH_MAX }) }) }),
+  addBank: post(
+    form({ name: needed(CONSOLE_TEXT_LENGTH_MAX), code: needed(CONSOLE_CHOICE_LENGTH_MAX) }, ['name', 'code']),
+  ),
+  addBranch: post(
+    form({ name: needed(CONSOLE_TEXT_LENGTH_MAX), code: needed(CONSOLE_CHOICE_LENGTH_MAX) }, ['name', 'code']),
+    { params: UuidParams },
+  ),
+  setActive: post(form(), {
+    params: params({
+      table: Type.String({ maxLength: CONSOLE_CHOICE_LENGTH_MAX }),
+      id: Uuid,
+      action: Type.String({ maxLength: CONSOLE_CHOICE_LENGTH_MAX }),
+    }),
+  }),
   // The audit log's filters (Accra days, both included) with the list's search, cursor and CSV switch.
   audit: page(
     query({
@@ -223,21 +387,62 @@ export const opsSchemas = {
       action: Type.Optional(Type.String({ maxLength: CONSOLE_TEXT_LENGTH_MAX, title: 'Action' })),
       object_type: Type.Optional(Type.String({ maxLength: CONSOLE_TEXT_LENGTH_MAX, title: 'Object type' })),
       object_id: Type.Optional(Type.String({ maxLength: CONSOLE_TEXT_LENGTH_MAX, title: 'Object id' })),
-      from: Type.Optional(Type.String({ maxLength: 10, pattern: DAY_PATTERN, title: 'From date', description: 'a date written YYYY-MM-DD', examples: ['2026-03-02'] })),
-      to: Type.Optional(Type.String({ maxLength: 10, pattern: DAY_PATTERN, title: 'To date', description: 'a date written YYYY-MM-DD', examples: ['2026-03-02'] })),
+      from: Type.Optional(
+        Type.String({
+          maxLength: 10,
+          pattern: DAY_PATTERN,
+          title: 'From date',
+          description: 'a date written YYYY-MM-DD',
+          examples: ['2026-03-02'],
+        }),
+      ),
+      to: Type.Optional(
+        Type.String({
+          maxLength: 10,
+          pattern: DAY_PATTERN,
+          title: 'To date',
+          description: 'a date written YYYY-MM-DD',
+          examples: ['2026-03-02'],
+        }),
+      ),
     }),
   ),
   // Bank statements: the page, one import, the upload (its file is read apart from the fields) and the queue's two actions.
   // The unmatched queue (console-list.ts): search, whether a reference was found, the bank code, the cursor and CSV.
-  statements: page(query({ ...consoleListParams(), reference: Type.Optional(anyOrOneOf(QUEUE_REFERENCE_FILTER)), bank: text(CONSOLE_CHOICE_LENGTH_MAX) })),
+  statements: page(
+    query({
+      ...consoleListParams(),
+      reference: Type.Optional(anyOrOneOf(QUEUE_REFERENCE_FILTER)),
+      bank: text(CONSOLE_CHOICE_LENGTH_MAX),
+    }),
+  ),
   statementImport: page(query(), { params: UuidParams }),
-  statementUpload: post(form({ bank_code: text(CONSOLE_CHOICE_LENGTH_MAX), columns: text(COLUMN_MAPPING_LENGTH_MAX), force_reason: text(IMPORT_REASON_LENGTH_MAX) })),
+  statementUpload: post(
+    form({
+      bank_code: text(CONSOLE_CHOICE_LENGTH_MAX),
+      columns: text(COLUMN_MAPPING_LENGTH_MAX),
+      force_reason: text(IMPORT_REASON_LENGTH_MAX),
+    }),
+  ),
   statementVoid: post(form({ reason: needed(IMPORT_REASON_LENGTH_MAX) }, ['reason']), { params: UuidParams }),
   statementAssign: post(form({ reference: needed(CONSOLE_TEXT_LENGTH_MAX) }, ['reference']), { params: UuidParams }),
   statementResolve: post(form({ note: needed(RESOLUTION_NOTE_LENGTH_MAX) }, ['note']), { params: UuidParams }),
   // The refunds queue: record an operator's transfer to the payer, or fail the refund with a reason.
-  refunds: page(query({ ...consoleListParams(), ...Object.fromEntries(Object.entries(FINISHED_REFUND_FILTERS).map(([name, values]) => [name, Type.Optional(anyOrOneOf(values))])) })),
-  refundComplete: post(form({ payer_account: needed(PAYER_ACCOUNT_LENGTH_MAX), transfer_reference: needed(TRANSFER_REFERENCE_LENGTH_MAX) }, ['payer_account', 'transfer_reference']), { params: IdParams }),
+  refunds: page(
+    query({
+      ...consoleListParams(),
+      ...Object.fromEntries(
+        Object.entries(FINISHED_REFUND_FILTERS).map(([name, values]) => [name, Type.Optional(anyOrOneOf(values))]),
+      ),
+    }),
+  ),
+  refundComplete: post(
+    form(
+      { payer_account: needed(PAYER_ACCOUNT_LENGTH_MAX), transfer_reference: needed(TRANSFER_REFERENCE_LENGTH_MAX) },
+      ['payer_account', 'transfer_reference'],
+    ),
+    { params: IdParams },
+  ),
   refundFail: post(form({ reason: needed(OPERATOR_FAIL_REASON_LENGTH_MAX) }, ['reason']), { params: IdParams }),
   // The daily reconciliation: a provider and a YYYY-MM-DD day (judged by the page).
   reconciliation: page(query({ provider: text(CONSOLE_CHOICE_LENGTH_MAX), day: text(CONSOLE_CHOICE_LENGTH_MAX) })),
@@ -250,7 +455,11 @@ export const opsSchemas = {
  * A console request's validation error as the 400 its page shows: a sentence per field naming it by its label
  * and saying what it accepts (console-messages.ts), never the validator's text; the value sent is never repeated.
  */
-export function consoleInputError(error: Error & { validation?: ValidationIssue[]; validationContext?: string }, routeSchema: FastifySchema | undefined, url?: string): SikaError {
+export function consoleInputError(
+  error: Error & { validation?: ValidationIssue[]; validationContext?: string },
+  routeSchema: FastifySchema | undefined,
+  url?: string,
+): SikaError {
   const context = error.validationContext ?? 'body';
   const part = (routeSchema as Record<string, { properties?: Record<string, FieldSchema> }> | undefined)?.[context];
   const fields = (error.validation ?? []).slice(0, 20).map((issue) => refusalSentence(issue, part, context, url));
@@ -268,6 +477,7 @@ export function refuseBadInputAfterSessionCheck(app: FastifyInstance): void {
     route.attachValidation = true;
   });
   app.addHook('preHandler', async (request) => {
-    if (request.validationError) throw consoleInputError(request.validationError, request.routeOptions.schema, request.routeOptions.url);
+    if (request.validationError)
+      throw consoleInputError(request.validationError, request.routeOptions.schema, request.routeOptions.url);
   });
 }

@@ -5,7 +5,20 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../http/deps.ts';
 import { checkSecondFactor, type SignedInAccount } from '../accounts/console-accounts.ts';
 import { accountSchemas } from './account-schemas.ts';
-import { clearSessionCookie, completeSecondFactor, csrfValid, loadSession, presentedDevice, setDeviceCookie, setSessionCookie, signIn, signOut, trustDevice, type ConsoleKind, type WebSession } from './auth.ts';
+import {
+  clearSessionCookie,
+  completeSecondFactor,
+  csrfValid,
+  loadSession,
+  presentedDevice,
+  setDeviceCookie,
+  setSessionCookie,
+  signIn,
+  signOut,
+  trustDevice,
+  type ConsoleKind,
+  type WebSession,
+} from './auth.ts';
 import { authSchemas, refuseBadInputAfterSessionCheck } from './console-schemas.ts';
 import { html } from './html.ts';
 import { page } from './layout.ts';
@@ -25,7 +38,10 @@ export function sendPage(reply: FastifyReply, body: string, status = 200): Fasti
     .header('cache-control', 'no-store')
     .header('x-frame-options', 'DENY')
     .header('referrer-policy', 'same-origin')
-    .header('content-security-policy', "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'")
+    .header(
+      'content-security-policy',
+      "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'",
+    )
     .send(body);
 }
 
@@ -35,7 +51,12 @@ export function formValue(request: FastifyRequest, name: string): string {
   return typeof value === 'string' ? value : '';
 }
 
-function loginForm(kind: ConsoleKind, csrf: string, message: { text: string; error: boolean } | null, email = ''): string {
+function loginForm(
+  kind: ConsoleKind,
+  csrf: string,
+  message: { text: string; error: boolean } | null,
+  email = '',
+): string {
   const base = kind === 'merchant' ? '/dashboard' : '/ops';
   return page({
     title: 'Sign in',
@@ -53,7 +74,8 @@ function loginForm(kind: ConsoleKind, csrf: string, message: { text: string; err
   });
 }
 
-const sameToken = (a: string, b: string) => a.length === b.length && a.length > 0 && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+const sameToken = (a: string, b: string) =>
+  a.length === b.length && a.length > 0 && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 /** Registers /login and /logout for the console at `base`, and guards every other route of the scope. */
 export async function registerConsoleAuth(app: FastifyInstance, deps: AppDeps, kind: ConsoleKind): Promise<void> {
@@ -68,15 +90,49 @@ export async function registerConsoleAuth(app: FastifyInstance, deps: AppDeps, k
     const session = await loadSession(deps.db, request, kind);
     if (!session) {
       if (request.method === 'GET') return reply.redirect(`${base}/login`, 303);
-      return sendPage(reply, page({ title: 'Signed out', session: null, kind, flash: { message: 'Your session has ended; sign in again.', error: true }, body: html`<p><a href="${base}/login">Sign in</a></p>` }), 401);
+      return sendPage(
+        reply,
+        page({
+          title: 'Signed out',
+          session: null,
+          kind,
+          flash: { message: 'Your session has ended; sign in again.', error: true },
+          body: html`<p><a href="${base}/login">Sign in</a></p>`,
+        }),
+        401,
+      );
     }
     if (request.method !== 'GET' && !csrfValid(session, formValue(request, '_csrf'))) {
-      return sendPage(reply, page({ title: 'Refused', session, kind, flash: { message: 'This form has expired or did not come from this site (CSRF check failed). Reload the page and try again.', error: true }, body: html`` }), 403);
+      return sendPage(
+        reply,
+        page({
+          title: 'Refused',
+          session,
+          kind,
+          flash: {
+            message:
+              'This form has expired or did not come from this site (CSRF check failed). Reload the page and try again.',
+            error: true,
+          },
+          body: html``,
+        }),
+        403,
+      );
     }
     // Password right, code still to come: only the code page and signing out.
     if (session.stage === 'second_factor' && path !== `${base}/login/code` && path !== `${base}/logout`) {
       if (request.method === 'GET') return reply.redirect(`${base}/login/code`, 303);
-      return sendPage(reply, page({ title: 'Code needed', session: null, kind, flash: { message: 'Enter the code from your authenticator app first.', error: true }, body: html`<p><a href="${base}/login/code">Enter the code</a></p>` }), 401);
+      return sendPage(
+        reply,
+        page({
+          title: 'Code needed',
+          session: null,
+          kind,
+          flash: { message: 'Enter the code from your authenticator app first.', error: true },
+          body: html`<p><a href="${base}/login/code">Enter the code</a></p>`,
+        }),
+        401,
+      );
     }
     request.webSession = session;
   });
@@ -86,21 +142,54 @@ export async function registerConsoleAuth(app: FastifyInstance, deps: AppDeps, k
     const existing = await loadSession(deps.db, request, kind);
     if (existing) return reply.redirect(base, 303);
     const csrf = randomBytes(18).toString('base64url');
-    reply.setCookie(LOGIN_CSRF_COOKIE, csrf, { httpOnly: true, sameSite: 'strict', secure, path: `${base}/login`, maxAge: 3_600 });
+    reply.setCookie(LOGIN_CSRF_COOKIE, csrf, {
+      httpOnly: true,
+      sameSite: 'strict',
+      secure,
+      path: `${base}/login`,
+      maxAge: 3_600,
+    });
     return sendPage(reply, loginForm(kind, csrf, null));
   });
 
   app.post(`${base}/login`, { schema: { hide: true, ...authSchemas.login } }, async (request, reply) => {
     const csrf = randomBytes(18).toString('base64url');
-    reply.setCookie(LOGIN_CSRF_COOKIE, csrf, { httpOnly: true, sameSite: 'strict', secure, path: `${base}/login`, maxAge: 3_600 });
+    reply.setCookie(LOGIN_CSRF_COOKIE, csrf, {
+      httpOnly: true,
+      sameSite: 'strict',
+      secure,
+      path: `${base}/login`,
+      maxAge: 3_600,
+    });
     const email = formValue(request, 'email');
     if (!sameToken(request.cookies[LOGIN_CSRF_COOKIE] ?? '', formValue(request, '_csrf'))) {
-      return sendPage(reply, loginForm(kind, csrf, { text: 'The sign-in form expired (CSRF check failed). Please try again.', error: true }, email), 403);
+      return sendPage(
+        reply,
+        loginForm(
+          kind,
+          csrf,
+          { text: 'The sign-in form expired (CSRF check failed). Please try again.', error: true },
+          email,
+        ),
+        403,
+      );
     }
-    const result = await signIn(deps.db, kind, email.slice(0, 254), formValue(request, 'password').slice(0, 1_000), request.ip, presentedDevice(request, kind));
+    const result = await signIn(
+      deps.db,
+      kind,
+      email.slice(0, 254),
+      formValue(request, 'password').slice(0, 1_000),
+      request.ip,
+      presentedDevice(request, kind),
+    );
     if (!result.ok) {
       // The same answer whether or not the email exists: the backoff keys on the email either way.
-      if (result.reason === 'throttled') return sendThrottled(reply, result.retryAfterS, loginForm(kind, csrf, { text: tooManyAttempts(result.retryAfterS), error: true }, email));
+      if (result.reason === 'throttled')
+        return sendThrottled(
+          reply,
+          result.retryAfterS,
+          loginForm(kind, csrf, { text: tooManyAttempts(result.retryAfterS), error: true }, email),
+        );
       return sendPage(reply, loginForm(kind, csrf, { text: 'Wrong email or password.', error: true }, email), 401);
     }
     setSessionCookie(reply, kind, result.token, secure);
@@ -118,15 +207,27 @@ export async function registerConsoleAuth(app: FastifyInstance, deps: AppDeps, k
   app.post(`${base}/login/code`, { schema: { hide: true, ...accountSchemas.code } }, async (request, reply) => {
     const session = sessionOf(request);
     if (session.stage !== 'second_factor') return reply.redirect(base, 303);
-    const checked = await checkSecondFactor(deps.db, signedInAccount(request), formValue(request, 'code'), { allowRecoveryCode: true });
+    const checked = await checkSecondFactor(deps.db, signedInAccount(request), formValue(request, 'code'), {
+      allowRecoveryCode: true,
+    });
     if (!checked.ok) {
-      if (checked.reason === 'throttled') return sendThrottled(reply, checked.retryAfterS, codeForm(kind, session, tooManyAttempts(checked.retryAfterS)));
-      return sendPage(reply, codeForm(kind, session, 'That code is not right, or was used already. Enter the current code from your app.'), 401);
+      if (checked.reason === 'throttled')
+        return sendThrottled(reply, checked.retryAfterS, codeForm(kind, session, tooManyAttempts(checked.retryAfterS)));
+      return sendPage(
+        reply,
+        codeForm(kind, session, 'That code is not right, or was used already. Enter the current code from your app.'),
+        401,
+      );
     }
     const token = await completeSecondFactor(deps.db, session);
     if (!token) return reply.redirect(`${base}/login`, 303);
     setSessionCookie(reply, kind, token, secure);
-    setDeviceCookie(reply, kind, await trustDevice(deps.db, kind, session.email, presentedDevice(request, kind)), secure);
+    setDeviceCookie(
+      reply,
+      kind,
+      await trustDevice(deps.db, kind, session.email, presentedDevice(request, kind)),
+      secure,
+    );
     return reply.redirect(checked.method === 'recovery_code' ? `${base}/account?recovery_code_used=1` : base, 303);
   });
 

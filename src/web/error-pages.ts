@@ -13,10 +13,20 @@ import { html } from './html.ts';
 import { page } from './layout.ts';
 
 /** Draws the page for an error whose status is already set. */
-export type ErrorPageRenderer = (reply: FastifyReply, error: SikaError, status: number, request: FastifyRequest) => FastifyReply | Promise<FastifyReply>;
+export type ErrorPageRenderer = (
+  reply: FastifyReply,
+  error: SikaError,
+  status: number,
+  request: FastifyRequest,
+) => FastifyReply | Promise<FastifyReply>;
 
 /** Sends `error` as a page drawn by `render`. */
-export function sendErrorPage(request: FastifyRequest, reply: FastifyReply, error: SikaError, render: ErrorPageRenderer) {
+export function sendErrorPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: SikaError,
+  render: ErrorPageRenderer,
+) {
   reply.headers(errorHeaders(error));
   return render(reply, error, statusOf(error), request);
 }
@@ -35,8 +45,21 @@ export const consoleErrorPage =
   (kind: ConsoleKind): ErrorPageRenderer =>
   (reply, error, status, request) => {
     const session: WebSession | null = request.webSession ?? null;
-    const back = kind === 'merchant' ? html`<p><a href="/dashboard">Back to the dashboard</a></p>` : html`<p><a href="/ops">Back</a></p>`;
-    return sendPage(reply, page({ title: 'Error', session, kind, flash: { message: consoleSentence(error.message), error: true }, body: back }), status);
+    const back =
+      kind === 'merchant'
+        ? html`<p><a href="/dashboard">Back to the dashboard</a></p>`
+        : html`<p><a href="/ops">Back</a></p>`;
+    return sendPage(
+      reply,
+      page({
+        title: 'Error',
+        session,
+        kind,
+        flash: { message: consoleSentence(error.message), error: true },
+        body: back,
+      }),
+      status,
+    );
   };
 
 /**

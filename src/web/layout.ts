@@ -76,7 +76,12 @@ export function page(options: PageOptions): string {
   const { session, kind } = options;
   const base = kind === 'merchant' ? '/dashboard' : '/ops';
   // Tellers only have the teller desk (the other pages send them back there).
-  const nav = kind === 'merchant' ? MERCHANT_NAV : session?.role === 'teller' ? OPERATOR_NAV.filter(([key]) => key === 'teller') : OPERATOR_NAV;
+  const nav =
+    kind === 'merchant'
+      ? MERCHANT_NAV
+      : session?.role === 'teller'
+        ? OPERATOR_NAV.filter(([key]) => key === 'teller')
+        : OPERATOR_NAV;
   const envSwitch =
     session && kind === 'merchant'
       ? html`<form method="post" action="/dashboard/environment" class="env" aria-label="Environment">
@@ -106,10 +111,13 @@ ${options.body}
 
 export const csrfField = (session: WebSession) => html`<input type="hidden" name="_csrf" value="${session.csrfToken}">`;
 export const money = (minor: number) => formatGhs(minor);
-export const when_ = (date: Date | null | undefined) => (date ? date.toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : '');
+export const when_ = (date: Date | null | undefined) =>
+  date ? date.toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : '';
 
 export function statusBadge(status: string): Html {
-  const tone = ['success', 'paid', 'succeeded', 'delivered', 'verified', 'active', 'matched', 'enabled'].includes(status)
+  const tone = ['success', 'paid', 'succeeded', 'delivered', 'verified', 'active', 'matched', 'enabled'].includes(
+    status,
+  )
     ? 'ok'
     : ['failed', 'expired', 'rejected', 'cancelled', 'reversed', 'exception', 'disabled', 'returned'].includes(status)
       ? 'bad'

@@ -12,7 +12,8 @@ export interface PaymentReferenceFields {
 
 /** The providers whose own transaction ids are shown, by name; any other by its id. */
 const PROVIDER_NAMES: Record<string, string> = { paystack: 'Paystack', mtn_momo: 'MTN MoMo', sika_test: 'Test' };
-export const providerName = (provider: string | null): string => (provider ? (PROVIDER_NAMES[provider] ?? provider) : 'Provider');
+export const providerName = (provider: string | null): string =>
+  provider ? (PROVIDER_NAMES[provider] ?? provider) : 'Provider';
 
 /** "Visa ending 4081": the brand as the provider names it (trimmed, capitalised), or null without both parts. */
 export function cardLabel(brand: string | null, last4: string | null): string | null {
@@ -25,8 +26,12 @@ export function cardLabel(brand: string | null, last4: string | null): string | 
 export function paymentReferencesCell(a: PaymentReferenceFields): Html {
   const card = cardLabel(a.card_brand, a.card_last4);
   const lines: Html[] = [];
-  if (a.provider_transaction_id) lines.push(html`<span class="muted">${providerName(a.provider)} transaction</span> <span class="mono">${a.provider_transaction_id}</span>`);
-  if (a.provider_reference) lines.push(html`<span class="muted">Our reference</span> <span class="mono">${a.provider_reference}</span>`);
+  if (a.provider_transaction_id)
+    lines.push(
+      html`<span class="muted">${providerName(a.provider)} transaction</span> <span class="mono">${a.provider_transaction_id}</span>`,
+    );
+  if (a.provider_reference)
+    lines.push(html`<span class="muted">Our reference</span> <span class="mono">${a.provider_reference}</span>`);
   if (card) lines.push(html`${card}`);
   if (lines.length === 0) return html`<span class="muted">–</span>`;
   return html`${lines.map((line, i) => (i === 0 ? line : html`<br>${line}`))}`;

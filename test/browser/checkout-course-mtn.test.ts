@@ -21,7 +21,9 @@ describe('payer page in Live against the MTN MoMo stand-in: changing course, in 
   let browser: Browser;
 
   before(async () => {
-    mtn = await startMtnMomoStandIn({ accountHolders: { '233241234567': { name: 'Ama Mensah' }, '233549876543': { name: 'Kojo Asante' } } });
+    mtn = await startMtnMomoStandIn({
+      accountHolders: { '233241234567': { name: 'Ama Mensah' }, '233549876543': { name: 'Kojo Asante' } },
+    });
     const port = await freePort();
     app = await startLiveApp(port, {
       LIVE_PROVIDER_ORDER: 'mtn_momo,paystack',
@@ -39,7 +41,12 @@ describe('payer page in Live against the MTN MoMo stand-in: changing course, in 
 
   const heading = (page: Page, name: string | RegExp) => page.getByRole('heading', { name });
   const pendingAttempt = async (sessionId: string) =>
-    (await app.t.db.query<{ id: string; provider_reference: string }>("SELECT id, provider_reference FROM payment_attempts WHERE session_id = $1 AND status = 'pending'", [sessionId]))[0]!;
+    (
+      await app.t.db.query<{ id: string; provider_reference: string }>(
+        "SELECT id, provider_reference FROM payment_attempts WHERE session_id = $1 AND status = 'pending'",
+        [sessionId],
+      )
+    )[0]!;
 
   async function payMtn(page: Page, phone: string) {
     await page.getByLabel('Mobile Money number').fill(phone);
@@ -54,7 +61,8 @@ describe('payer page in Live against the MTN MoMo stand-in: changing course, in 
     await page.goto(`${app.baseUrl}/pay/${session.id}`);
     await payMtn(page, '024 123 4567');
     const attempt = await pendingAttempt(session.id);
-    const status = (await app.http('GET', `/api/v1/checkout/sessions/${session.id}/provider-attempts/${attempt.id}`)).json;
+    const status = (await app.http('GET', `/api/v1/checkout/sessions/${session.id}/provider-attempts/${attempt.id}`))
+      .json;
     assert.equal(status.resend_supported, false);
     assert.equal(status.approve_within_s, 300);
     assert.equal(status.approval_help, MTN_HELP);
@@ -66,7 +74,9 @@ describe('payer page in Live against the MTN MoMo stand-in: changing course, in 
     assert.equal(await page.getByText('Still waiting').isVisible(), false);
 
     // 31 s later (the attempt's created_at moved back), after a reload: the help at once, the clock from created_at.
-    await app.t.db.query("UPDATE payment_attempts SET created_at = created_at - interval '31 seconds' WHERE id = $1", [attempt.id]);
+    await app.t.db.query("UPDATE payment_attempts SET created_at = created_at - interval '31 seconds' WHERE id = $1", [
+      attempt.id,
+    ]);
     await page.reload();
     await help.waitFor();
     assert.match(await page.locator('[data-clock]').innerText(), /^4:[23]\d$/);
@@ -88,7 +98,8 @@ describe('payer page in Live against the MTN MoMo stand-in: changing course, in 
     await heading(page, 'Choose another number or method').waitFor();
     assert.ok(mtn.counts.requesttopay_status > asked, 'MTN was asked about the attempt before it was cancelled');
     assert.equal(await page.getByLabel('Mobile Money number').inputValue(), '024 123 4567');
-    const cancelled = (await app.http('GET', `/api/v1/checkout/sessions/${session.id}/provider-attempts/${first.id}`)).json;
+    const cancelled = (await app.http('GET', `/api/v1/checkout/sessions/${session.id}/provider-attempts/${first.id}`))
+      .json;
     assert.equal(cancelled.status, 'cancelled');
     assert.equal(cancelled.failure_reason, 'changed_course');
 
@@ -99,17 +110,23 @@ describe('payer page in Live against the MTN MoMo stand-in: changing course, in 
     // MTN's own id for the payment (financialTransactionId), not Sika's att_ id nor our X-Reference-Id.
     const financialTransactionId = mtn.transactions.get(second.provider_reference)!.financialTransactionId!;
     assert.ok(financialTransactionId);
-    const rows = (await page.locator('#view .kv > div').allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim());
+    const rows = (await page.locator('#view .kv > div').allInnerTexts()).map((text) =>
+      text.replace(/\s+/g, ' ').trim(),
+    );
     assert.ok(rows.includes(`Payment reference ${financialTransactionId}`), rows.join(' | '));
     assert.ok(rows.includes('Paid with MTN MoMo ending 6543'), rows.join(' | '));
     await checkoutScreenshots(page, 'course-mtn-success');
 
     // The payer approves the first prompt after all (MTN cannot withdraw it): the money goes back in full.
     mtn.approveLate(first.id);
-    const refund = await eventually(async () => {
-      const list = (await app.http('GET', `/api/v1/refunds?session_id=${session.id}`, { key: m.live_api_key })).json;
-      return list?.data?.length ? list.data[0] : undefined;
-    }, 15_000, 250);
+    const refund = await eventually(
+      async () => {
+        const list = (await app.http('GET', `/api/v1/refunds?session_id=${session.id}`, { key: m.live_api_key })).json;
+        return list?.data?.length ? list.data[0] : undefined;
+      },
+      15_000,
+      250,
+    );
     assert.equal(refund.attempt_reference, first.id);
     assert.equal(refund.amount_minor, cancelled.amount_charged_minor);
     assert.match(refund.reason, /^Duplicate payment/);
@@ -127,8 +144,14 @@ describe('payer page in Live against the MTN MoMo stand-in: changing course, in 
     // Only MTN is offered here: its tile is the one network, chosen by the payer.
     await page.getByRole('radio', { name: 'MTN MoMo', exact: true }).check();
     await page.getByLabel('Mobile Money number').fill('020 555 0013');
-    await page.locator('#phone-msg', { hasText: 'This number usually belongs to Telecel. Pay with MTN MoMo anyway?' }).waitFor();
-    assert.equal(await page.getByRole('button', { name: /^Use Telecel Cash instead/ }).isVisible(), false, 'no tile to switch to: Telecel is not offered');
+    await page
+      .locator('#phone-msg', { hasText: 'This number usually belongs to Telecel. Pay with MTN MoMo anyway?' })
+      .waitFor();
+    assert.equal(
+      await page.getByRole('button', { name: /^Use Telecel Cash instead/ }).isVisible(),
+      false,
+      'no tile to switch to: Telecel is not offered',
+    );
     await checkoutScreenshots(page, 'course-mtn-ported', { phoneOnly: true });
     await page.getByRole('button', { name: 'Yes, pay with MTN MoMo' }).click();
     await heading(page, 'Approve the payment on your phone').waitFor();

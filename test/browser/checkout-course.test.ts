@@ -42,12 +42,24 @@ describe('a payer changes course on the payer page, in a browser', () => {
     ]);
     const lines = await call(t, 'POST', '/api/v1/invoice-lines', {
       key: m.test_api_key,
-      body: { invoice_ref: invoiceRef, currency: 'GHS', lines: [{ code: 'TUITION', name: 'Tuition, term 2', amount_minor: 42500 }, { code: 'BOOKS', name: 'Exercise books', amount_minor: 7500 }] },
+      body: {
+        invoice_ref: invoiceRef,
+        currency: 'GHS',
+        lines: [
+          { code: 'TUITION', name: 'Tuition, term 2', amount_minor: 42500 },
+          { code: 'BOOKS', name: 'Exercise books', amount_minor: 7500 },
+        ],
+      },
     });
     assert.equal(lines.statusCode, 200, lines.body);
     const res = await call(t, 'POST', '/api/v1/sessions', {
       key: m.test_api_key,
-      body: { amount_minor: 50000, invoice_ref: invoiceRef, description: 'School fees, term 2', customer: { name: 'Ama Mensah' } },
+      body: {
+        amount_minor: 50000,
+        invoice_ref: invoiceRef,
+        description: 'School fees, term 2',
+        customer: { name: 'Ama Mensah' },
+      },
     });
     assert.equal(res.statusCode, 201, res.body);
     return { m, id: res.json().id as string };
@@ -55,7 +67,14 @@ describe('a payer changes course on the payer page, in a browser', () => {
 
   const heading = (page: Page, name: string | RegExp) => page.getByRole('heading', { name });
   const attempts = (sessionId: string) =>
-    t.db.query<{ id: string; rail: string; status: string; network: string | null; phone: string | null; failure_reason: string | null }>(
+    t.db.query<{
+      id: string;
+      rail: string;
+      status: string;
+      network: string | null;
+      phone: string | null;
+      failure_reason: string | null;
+    }>(
       'SELECT id, rail, status, network, phone, failure_reason FROM payment_attempts WHERE session_id = $1 ORDER BY created_at',
       [sessionId],
     );
@@ -110,7 +129,13 @@ describe('a payer changes course on the payer page, in a browser', () => {
     await heading(page, 'Payment successful').waitFor();
     await page.getByText('MTN MoMo ending 6543').waitFor();
     const rows = await attempts(id);
-    assert.deepEqual(rows.map((a) => [a.status, a.phone]), [['cancelled', '+233241234567'], ['paid', '+233549876543']]);
+    assert.deepEqual(
+      rows.map((a) => [a.status, a.phone]),
+      [
+        ['cancelled', '+233241234567'],
+        ['paid', '+233549876543'],
+      ],
+    );
     assertCleanRun(g);
     await g.close();
   });
@@ -154,8 +179,14 @@ describe('a payer changes course on the payer page, in a browser', () => {
     await heading(page, 'Enter your Telecel Cash code').waitFor();
 
     const rows = await attempts(id);
-    assert.deepEqual(rows.map((a) => `${a.rail}:${a.status}`), ['momo:cancelled', 'card:cancelled', 'bank_transfer:cancelled', 'cash:cancelled', 'momo:pending']);
-    assert.deepEqual(rows.slice(0, 3).map((a) => a.failure_reason), ['changed_course', 'changed_course', 'changed_course']);
+    assert.deepEqual(
+      rows.map((a) => `${a.rail}:${a.status}`),
+      ['momo:cancelled', 'card:cancelled', 'bank_transfer:cancelled', 'cash:cancelled', 'momo:pending'],
+    );
+    assert.deepEqual(
+      rows.slice(0, 3).map((a) => a.failure_reason),
+      ['changed_course', 'changed_course', 'changed_course'],
+    );
     assertCleanRun(g);
     await g.close();
   });
@@ -176,7 +207,10 @@ describe('a payer changes course on the payer page, in a browser', () => {
     const session = await call(t, 'GET', `/api/v1/sessions/${id}`, { key: m.test_api_key });
     assert.equal(session.json().status, 'success');
     assert.equal(session.json().payment.rail, 'momo');
-    assert.deepEqual((await attempts(id)).map((a) => `${a.rail}:${a.status}`), ['card:cancelled', 'momo:paid']);
+    assert.deepEqual(
+      (await attempts(id)).map((a) => `${a.rail}:${a.status}`),
+      ['card:cancelled', 'momo:paid'],
+    );
     assertCleanRun(g);
     await g.close();
   });
@@ -221,9 +255,15 @@ describe('a payer changes course on the payer page, in a browser', () => {
     await page.goto(`${base}/pay/${id}`);
     await page.getByRole('radio', { name: 'Telecel Cash', exact: true }).check();
     await page.getByLabel('Mobile Money number').fill('024 123 4567');
-    await page.locator('#phone-msg', { hasText: 'This number usually belongs to MTN. Pay with Telecel Cash anyway?' }).waitFor();
+    await page
+      .locator('#phone-msg', { hasText: 'This number usually belongs to MTN. Pay with Telecel Cash anyway?' })
+      .waitFor();
     assert.equal(await page.getAttribute('#phone', 'aria-invalid'), 'false');
-    assert.equal(await page.getByRole('radio', { name: 'Telecel Cash', exact: true }).isChecked(), true, 'the chosen network stays');
+    assert.equal(
+      await page.getByRole('radio', { name: 'Telecel Cash', exact: true }).isChecked(),
+      true,
+      'the chosen network stays',
+    );
     await page.getByRole('button', { name: 'Use MTN MoMo instead' }).waitFor();
     await checkoutScreenshots(page, 'course-ported');
     await page.getByRole('button', { name: 'Yes, pay with Telecel Cash' }).click();
@@ -257,14 +297,22 @@ describe('a payer changes course on the payer page, in a browser', () => {
     await heading(page, 'Approve the payment on your phone').waitFor();
     await page.getByRole('button', { name: 'Failed', exact: true }).click();
     await heading(page, 'Payment not completed').waitFor();
-    await page.locator('#view').getByText('The payment did not go through. Try again, or use another number or method.').waitFor();
+    await page
+      .locator('#view')
+      .getByText('The payment did not go through. Try again, or use another number or method.')
+      .waitFor();
     assert.equal(await page.getByLabel('Mobile Money number').inputValue(), '024 123 4567');
     // With the provider's reason (as an adapter maps it), the page says that reason.
     const failed = (await attempts(id)).at(-1)!;
     await t.db.query("UPDATE payment_attempts SET failure_reason = 'insufficient_funds' WHERE id = $1", [failed.id]);
     await page.reload();
-    await page.locator('#view').getByText('There was not enough money for this payment. Top up and try again, or use another number or method.').waitFor();
-    await page.getByText('Mobile Money (MTN MoMo ending 4567), GHS 507.50: you have not been charged for it.').waitFor();
+    await page
+      .locator('#view')
+      .getByText('There was not enough money for this payment. Top up and try again, or use another number or method.')
+      .waitFor();
+    await page
+      .getByText('Mobile Money (MTN MoMo ending 4567), GHS 507.50: you have not been charged for it.')
+      .waitFor();
     assert.equal(await page.getByLabel('Mobile Money number').inputValue(), '024 123 4567', 'kept after a reload too');
     await checkoutScreenshots(page, 'course-declined');
     await page.locator('#pay-button').click();
@@ -290,10 +338,10 @@ describe('a payer changes course on the payer page, in a browser', () => {
 
     // As a Live MTN attempt's instructions say (approve_within_s, approval_help), 25 s after it began.
     const help = 'Dial *170#, choose My Wallet, then My Approvals, and approve the payment.';
-    await t.db.query("UPDATE payment_attempts SET instructions = instructions || $2::jsonb, created_at = now() - interval '25 seconds' WHERE id = $1", [
-      attempt.id,
-      JSON.stringify({ approve_within_s: 300, approval_help: help }),
-    ]);
+    await t.db.query(
+      "UPDATE payment_attempts SET instructions = instructions || $2::jsonb, created_at = now() - interval '25 seconds' WHERE id = $1",
+      [attempt.id, JSON.stringify({ approve_within_s: 300, approval_help: help })],
+    );
     await page.reload();
     const clock = page.locator('[data-clock]');
     assert.match(await clock.innerText(), /^4:3[0-5]$/);
@@ -308,7 +356,9 @@ describe('a payer changes course on the payer page, in a browser', () => {
     assert.match(await clock.innerText(), /^4:[23]\d$/);
 
     // The window over: said in words, with the way out beside it.
-    await t.db.query("UPDATE payment_attempts SET created_at = now() - interval '301 seconds' WHERE id = $1", [attempt.id]);
+    await t.db.query("UPDATE payment_attempts SET created_at = now() - interval '301 seconds' WHERE id = $1", [
+      attempt.id,
+    ]);
     await page.reload();
     await page.locator('#view').getByText('The time to approve has run out.').waitFor();
     await page.getByRole('button', { name: CHANGE }).waitFor();
@@ -326,10 +376,15 @@ describe('a payer changes course on the payer page, in a browser', () => {
     await heading(page, 'Test card payment').waitFor();
     const attempt = await pending(id);
     // What a Live card's verify reports (Paystack's transaction id, authorization.card_type and last4).
-    await t.db.query("UPDATE payment_attempts SET provider_transaction_id = '4099260516', card_brand = 'visa ', card_last4 = '4081' WHERE id = $1", [attempt.id]);
+    await t.db.query(
+      "UPDATE payment_attempts SET provider_transaction_id = '4099260516', card_brand = 'visa ', card_last4 = '4081' WHERE id = $1",
+      [attempt.id],
+    );
     await simulate(t, m, attempt.id, 'paid');
     await heading(page, 'Payment successful').waitFor({ timeout: 15_000 });
-    const rows = (await page.locator('#view .kv > div').allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim());
+    const rows = (await page.locator('#view .kv > div').allInnerTexts()).map((text) =>
+      text.replace(/\s+/g, ' ').trim(),
+    );
     assert.ok(rows.includes('Paid with Visa •••• 4081'), rows.join(' | '));
     assert.ok(rows.includes('Payment reference 4099260516'), rows.join(' | '));
     assert.equal(await page.getByText(attempt.id).count(), 0);
@@ -342,7 +397,9 @@ describe('a payer changes course on the payer page, in a browser', () => {
     const { id } = await newSession();
     // The attempt is started through the API (without the script the page cannot start one).
     const quote = (await call(t, 'GET', `/api/v1/checkout/sessions/${id}/quote`)).json();
-    const started = await call(t, 'POST', `/api/v1/checkout/sessions/${id}/provider-attempts`, { body: { rail: 'momo', operator: 'mtn', phone: '0241234567', amount_minor: quote.surcharges.momo.total_minor } });
+    const started = await call(t, 'POST', `/api/v1/checkout/sessions/${id}/provider-attempts`, {
+      body: { rail: 'momo', operator: 'mtn', phone: '0241234567', amount_minor: quote.surcharges.momo.total_minor },
+    });
     assert.equal(started.statusCode, 201, started.body);
     const context = await browser.newContext({ viewport: NARROW_PHONE, javaScriptEnabled: false });
     const page = await context.newPage();
@@ -352,11 +409,17 @@ describe('a payer changes course on the payer page, in a browser', () => {
     await heading(page, 'Choose another number or method').waitFor();
     assert.equal((await attempts(id))[0]!.status, 'cancelled');
     // A second post of the same form (a double tap, the back button) changes nothing and lands on the page.
-    const again = await context.request.post(`${base}/pay/${id}/change`, { form: { attempt_reference: started.json().attempt_reference }, maxRedirects: 0 });
+    const again = await context.request.post(`${base}/pay/${id}/change`, {
+      form: { attempt_reference: started.json().attempt_reference },
+      maxRedirects: 0,
+    });
     assert.equal(again.status(), 303);
     // Another session's attempt is not found.
     const other = await newSession();
-    const theirs = await context.request.post(`${base}/pay/${other.id}/change`, { form: { attempt_reference: started.json().attempt_reference }, maxRedirects: 0 });
+    const theirs = await context.request.post(`${base}/pay/${other.id}/change`, {
+      form: { attempt_reference: started.json().attempt_reference },
+      maxRedirects: 0,
+    });
     assert.equal(theirs.status(), 404);
     await context.close();
   });
@@ -369,13 +432,29 @@ describe('a payer changes course on the payer page, in a browser', () => {
     await page.focus('#phone');
     await page.keyboard.type('024 123 4567');
     const layout = await page.evaluate(() => {
-      const [button, phone] = ['#pay-button', '#phone'].map((selector) => document.querySelector(selector)!.getBoundingClientRect()).map((r) => ({ top: Math.round(r.top), bottom: Math.round(r.bottom) }));
-      return { button: button!, phone: phone!, focused: document.activeElement!.id, height: window.innerHeight, scrollY: Math.round(window.scrollY) };
+      const [button, phone] = ['#pay-button', '#phone']
+        .map((selector) => document.querySelector(selector)!.getBoundingClientRect())
+        .map((r) => ({ top: Math.round(r.top), bottom: Math.round(r.bottom) }));
+      return {
+        button: button!,
+        phone: phone!,
+        focused: document.activeElement!.id,
+        height: window.innerHeight,
+        scrollY: Math.round(window.scrollY),
+      };
     });
-    console.log(`360x740, number typed: Pay button ${layout.button.top}-${layout.button.bottom} px, phone field ${layout.phone.top}-${layout.phone.bottom} px, scrolled ${layout.scrollY} px`);
+    console.log(
+      `360x740, number typed: Pay button ${layout.button.top}-${layout.button.bottom} px, phone field ${layout.phone.top}-${layout.phone.bottom} px, scrolled ${layout.scrollY} px`,
+    );
     assert.equal(layout.focused, 'phone');
-    assert.ok(layout.button.top >= 0 && layout.button.bottom <= layout.height, `the Pay button ${JSON.stringify(layout.button)} is within ${layout.height} px`);
-    assert.ok(layout.phone.top >= 0 && layout.phone.bottom <= layout.height, `the phone field ${JSON.stringify(layout.phone)} stays in view`);
+    assert.ok(
+      layout.button.top >= 0 && layout.button.bottom <= layout.height,
+      `the Pay button ${JSON.stringify(layout.button)} is within ${layout.height} px`,
+    );
+    assert.ok(
+      layout.phone.top >= 0 && layout.phone.bottom <= layout.height,
+      `the phone field ${JSON.stringify(layout.phone)} stays in view`,
+    );
     await page.screenshot({ path: 'test-results/checkout-course-pay-in-view-360.png' });
     assertCleanRun(g);
     await g.close();

@@ -18,7 +18,11 @@ export function assertCleanRun(tracked: TrackedPage): void {
  * Checks that at 360 and 390 px nothing makes the page scroll sideways, then saves
  * test-results/checkout-{name}-{width}.png at 1280 (unless phoneOnly) and 390 px. Leaves the page at 390 px.
  */
-export async function checkoutScreenshots(page: Page, name: string, options: { phoneOnly?: boolean } = {}): Promise<void> {
+export async function checkoutScreenshots(
+  page: Page,
+  name: string,
+  options: { phoneOnly?: boolean } = {},
+): Promise<void> {
   for (const size of [NARROW_PHONE, PHONE]) {
     await page.setViewportSize(size);
     const layout = await page.evaluate(() => ({
@@ -29,7 +33,10 @@ export async function checkoutScreenshots(page: Page, name: string, options: { p
         .slice(0, 5)
         .map((el) => `${el.tagName.toLowerCase()}.${String(el.className)}`),
     }));
-    assert.ok(layout.scrollWidth <= layout.innerWidth, `${name} at ${size.width} px scrolls sideways (${layout.scrollWidth} px): ${layout.offenders.join(', ')}`);
+    assert.ok(
+      layout.scrollWidth <= layout.innerWidth,
+      `${name} at ${size.width} px scrolls sideways (${layout.scrollWidth} px): ${layout.offenders.join(', ')}`,
+    );
   }
   await screenshots(page, `checkout-${name}`, options.phoneOnly ? [PHONE] : [DESKTOP, PHONE]);
 }
@@ -50,10 +57,20 @@ export async function measureFirstLoad(browser: Browser, url: string, viewport =
     const cdp = await context.newCDPSession(page);
     await cdp.send('Network.enable');
     await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
-    const byId = new Map<string, { url: string; status: number; contentEncoding: string | null; encodedBytes: number }>();
+    const byId = new Map<
+      string,
+      { url: string; status: number; contentEncoding: string | null; encodedBytes: number }
+    >();
     cdp.on('Network.responseReceived', (event) => {
-      const headers = Object.fromEntries(Object.entries(event.response.headers).map(([k, v]) => [k.toLowerCase(), String(v)]));
-      byId.set(event.requestId, { url: event.response.url, status: event.response.status, contentEncoding: headers['content-encoding'] ?? null, encodedBytes: 0 });
+      const headers = Object.fromEntries(
+        Object.entries(event.response.headers).map(([k, v]) => [k.toLowerCase(), String(v)]),
+      );
+      byId.set(event.requestId, {
+        url: event.response.url,
+        status: event.response.status,
+        contentEncoding: headers['content-encoding'] ?? null,
+        encodedBytes: 0,
+      });
     });
     cdp.on('Network.loadingFinished', (event) => {
       const entry = byId.get(event.requestId);

@@ -40,13 +40,26 @@ describe('payer page ready for Live, in a browser', () => {
       ]);
       const lines = await call(t, 'POST', '/api/v1/invoice-lines', {
         key: m.test_api_key,
-        body: { invoice_ref: invoiceRef, currency: 'GHS', lines: [{ code: 'TUITION', name: 'Tuition, term 2', amount_minor: 42500 }, { code: 'BOOKS', name: 'Exercise books', amount_minor: 7500 }] },
+        body: {
+          invoice_ref: invoiceRef,
+          currency: 'GHS',
+          lines: [
+            { code: 'TUITION', name: 'Tuition, term 2', amount_minor: 42500 },
+            { code: 'BOOKS', name: 'Exercise books', amount_minor: 7500 },
+          ],
+        },
       });
       assert.equal(lines.statusCode, 200, lines.body);
     }
     const res = await call(t, 'POST', '/api/v1/sessions', {
       key: m.test_api_key,
-      body: { amount_minor: 50000, invoice_ref: invoiceRef, description: 'School fees, term 2', callback_url: `${base}/healthz`, customer: { name: 'Ama Mensah' } },
+      body: {
+        amount_minor: 50000,
+        invoice_ref: invoiceRef,
+        description: 'School fees, term 2',
+        callback_url: `${base}/healthz`,
+        customer: { name: 'Ama Mensah' },
+      },
     });
     assert.equal(res.statusCode, 201, res.body);
     return { m, id: res.json().id as string };
@@ -55,9 +68,17 @@ describe('payer page ready for Live, in a browser', () => {
   const heading = (page: Page, name: string | RegExp) => page.getByRole('heading', { name });
   /** Sets fields of what an attempt's adapter added to its instructions (over what it has), as a Live provider would have. */
   const setInstructions = (attemptId: string, instructions: Record<string, unknown>) =>
-    t.db.query('UPDATE payment_attempts SET instructions = instructions || $2::jsonb WHERE id = $1', [attemptId, JSON.stringify(instructions)]);
+    t.db.query('UPDATE payment_attempts SET instructions = instructions || $2::jsonb WHERE id = $1', [
+      attemptId,
+      JSON.stringify(instructions),
+    ]);
   const pendingAttempt = async (sessionId: string) =>
-    (await t.db.query<{ id: string; provider_reference: string }>("SELECT id, provider_reference FROM payment_attempts WHERE session_id = $1 AND status = 'pending'", [sessionId]))[0]!;
+    (
+      await t.db.query<{ id: string; provider_reference: string }>(
+        "SELECT id, provider_reference FROM payment_attempts WHERE session_id = $1 AND status = 'pending'",
+        [sessionId],
+      )
+    )[0]!;
 
   it('at 360x740, choosing Mobile Money shows the network tiles and the phone field without scrolling', async () => {
     const { id } = await newSession();
@@ -73,19 +94,31 @@ describe('payer page ready for Live, in a browser', () => {
       return {
         scrollY: window.scrollY,
         height: window.innerHeight,
-        tiles: [...document.querySelectorAll('[data-panel=momo] .nets .opt')].map((el) => el.getBoundingClientRect()).map((r) => ({ top: r.top, bottom: r.bottom })),
+        tiles: [...document.querySelectorAll('[data-panel=momo] .nets .opt')]
+          .map((el) => el.getBoundingClientRect())
+          .map((r) => ({ top: r.top, bottom: r.bottom })),
         phone: { top: phone.top, bottom: phone.bottom },
         // Nothing (a sticky bar, a banner) covers the field.
         phoneOnTop: document.elementFromPoint(phone.left + phone.width / 2, phone.top + phone.height / 2)?.id,
       };
     });
-    console.log(`360x740 after choosing Mobile Money: network tiles ${fold.tiles.map((r) => `${Math.round(r.top)}-${Math.round(r.bottom)}`).join(', ')} px, phone field ${Math.round(fold.phone.top)}-${Math.round(fold.phone.bottom)} px of ${fold.height}`);
+    console.log(
+      `360x740 after choosing Mobile Money: network tiles ${fold.tiles.map((r) => `${Math.round(r.top)}-${Math.round(r.bottom)}`).join(', ')} px, phone field ${Math.round(fold.phone.top)}-${Math.round(fold.phone.bottom)} px of ${fold.height}`,
+    );
     assert.equal(fold.scrollY, 0);
     assert.equal(fold.tiles.length, 3);
-    for (const box of [...fold.tiles, fold.phone]) assert.ok(box.top >= 0 && box.bottom <= fold.height, `${JSON.stringify(box)} is within the first ${fold.height} px`);
+    for (const box of [...fold.tiles, fold.phone])
+      assert.ok(
+        box.top >= 0 && box.bottom <= fold.height,
+        `${JSON.stringify(box)} is within the first ${fold.height} px`,
+      );
     assert.equal(fold.phoneOnTop, 'phone');
     // The panel sits right under the Mobile Money option, before the other methods.
-    const order = await page.evaluate(() => [...document.querySelectorAll('.rails > .opt input, .rails > [data-panel]')].map((el) => (el as HTMLInputElement).value || el.getAttribute('data-panel')));
+    const order = await page.evaluate(() =>
+      [...document.querySelectorAll('.rails > .opt input, .rails > [data-panel]')].map(
+        (el) => (el as HTMLInputElement).value || el.getAttribute('data-panel'),
+      ),
+    );
     assert.deepEqual(order, ['momo', 'momo', 'card', 'card', 'bank_transfer', 'bank_transfer', 'cash', 'cash']);
     await checkoutScreenshots(page, 'live-momo-fold');
     assertCleanRun(g);
@@ -109,22 +142,52 @@ describe('payer page ready for Live, in a browser', () => {
           tiles: [...grid.querySelectorAll('.opt')].map((tile) => {
             const box = tile.getBoundingClientRect();
             const text = tile.querySelector('span')!.getBoundingClientRect();
-            return { name: (tile as HTMLElement).innerText.trim(), left: box.left, right: box.right, textLeft: text.left, textRight: text.right, scrollWidth: tile.scrollWidth, clientWidth: tile.clientWidth };
+            return {
+              name: (tile as HTMLElement).innerText.trim(),
+              left: box.left,
+              right: box.right,
+              textLeft: text.left,
+              textRight: text.right,
+              scrollWidth: tile.scrollWidth,
+              clientWidth: tile.clientWidth,
+            };
           }),
           scrollWidth: document.documentElement.scrollWidth,
           innerWidth: window.innerWidth,
-          wide: [...document.querySelectorAll('body *')].filter((el) => el.getBoundingClientRect().right > window.innerWidth + 0.5).map((el) => el.tagName),
+          wide: [...document.querySelectorAll('body *')]
+            .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 0.5)
+            .map((el) => el.tagName),
         };
       });
-      console.log(`${size.width} px: grid ${layout.grid.left.toFixed(1)}-${layout.grid.right.toFixed(1)}; ${layout.tiles.map((tile) => `${tile.name.replace(/\s+/g, ' ')} ${tile.left.toFixed(1)}-${tile.right.toFixed(1)}`).join(', ')}`);
-      assert.deepEqual(layout.tiles.map((tile) => tile.name.replace(/\s+/g, ' ')), ['MTN MoMo', 'Telecel Cash', 'AT Money']);
-      assert.ok(layout.grid.left >= layout.card.left && layout.grid.right <= layout.card.right, `${size.width} px: the grid is inside its card`);
+      console.log(
+        `${size.width} px: grid ${layout.grid.left.toFixed(1)}-${layout.grid.right.toFixed(1)}; ${layout.tiles.map((tile) => `${tile.name.replace(/\s+/g, ' ')} ${tile.left.toFixed(1)}-${tile.right.toFixed(1)}`).join(', ')}`,
+      );
+      assert.deepEqual(
+        layout.tiles.map((tile) => tile.name.replace(/\s+/g, ' ')),
+        ['MTN MoMo', 'Telecel Cash', 'AT Money'],
+      );
+      assert.ok(
+        layout.grid.left >= layout.card.left && layout.grid.right <= layout.card.right,
+        `${size.width} px: the grid is inside its card`,
+      );
       for (const tile of layout.tiles) {
-        assert.ok(tile.left >= layout.grid.left - 0.5 && tile.right <= layout.grid.right + 0.5, `${size.width} px: ${tile.name} (${tile.left}-${tile.right}) is inside the grid`);
-        assert.ok(tile.textLeft >= tile.left && tile.textRight <= tile.right + 0.5, `${size.width} px: the text of ${tile.name} is inside its tile`);
-        assert.ok(tile.scrollWidth <= tile.clientWidth, `${size.width} px: ${tile.name} does not overflow (${tile.scrollWidth} > ${tile.clientWidth})`);
+        assert.ok(
+          tile.left >= layout.grid.left - 0.5 && tile.right <= layout.grid.right + 0.5,
+          `${size.width} px: ${tile.name} (${tile.left}-${tile.right}) is inside the grid`,
+        );
+        assert.ok(
+          tile.textLeft >= tile.left && tile.textRight <= tile.right + 0.5,
+          `${size.width} px: the text of ${tile.name} is inside its tile`,
+        );
+        assert.ok(
+          tile.scrollWidth <= tile.clientWidth,
+          `${size.width} px: ${tile.name} does not overflow (${tile.scrollWidth} > ${tile.clientWidth})`,
+        );
       }
-      assert.ok(layout.scrollWidth <= layout.innerWidth, `${size.width} px scrolls sideways: ${layout.wide.join(', ')}`);
+      assert.ok(
+        layout.scrollWidth <= layout.innerWidth,
+        `${size.width} px scrolls sideways: ${layout.wide.join(', ')}`,
+      );
       assert.deepEqual(layout.wide, []);
     }
     assertCleanRun(g);
@@ -160,7 +223,16 @@ describe('payer page ready for Live, in a browser', () => {
     // An attempt whose provider is no longer served answers 503 PROVIDER_RAIL_UNAVAILABLE (a provider without a
     // re-send, 409 RESEND_NOT_AVAILABLE, is checked against the Paystack stand-in): the button goes, a message stays.
     await page.route(`**${api}/resend`, (route) =>
-      route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: { code: 'PROVIDER_RAIL_UNAVAILABLE', message: 'momo payments are not available for Live checkouts right now; choose another method.' } }) }),
+      route.fulfill({
+        status: 503,
+        contentType: 'application/json',
+        body: JSON.stringify({
+          error: {
+            code: 'PROVIDER_RAIL_UNAVAILABLE',
+            message: 'momo payments are not available for Live checkouts right now; choose another method.',
+          },
+        }),
+      }),
     );
     await page.getByRole('button', { name: 'Resend code' }).click();
     await page.locator('[data-resends]', { hasText: 'A new code cannot be sent for this payment.' }).waitFor();
@@ -197,12 +269,19 @@ describe('payer page ready for Live, in a browser', () => {
     await page.route(`**/api/v1/checkout/sessions/${id}/provider-attempts`, async (route) => {
       const response = await route.fetch();
       const body = await response.json();
-      body.instructions = { ...body.instructions, mode: 'card_network_hosted_session', redirect_url: `${base}/healthz?hosted=${body.attempt_reference}` };
+      body.instructions = {
+        ...body.instructions,
+        mode: 'card_network_hosted_session',
+        redirect_url: `${base}/healthz?hosted=${body.attempt_reference}`,
+      };
       await route.fulfill({ response, json: body });
     });
     await page.goto(`${base}/pay/${id}`);
     await page.getByRole('radio', { name: /^Card/ }).check();
-    await Promise.all([page.waitForURL((url) => url.pathname === '/healthz'), page.getByRole('button', { name: 'Pay GHS 500.00' }).click()]);
+    await Promise.all([
+      page.waitForURL((url) => url.pathname === '/healthz'),
+      page.getByRole('button', { name: 'Pay GHS 500.00' }).click(),
+    ]);
     const attempt = await pendingAttempt(id);
     assert.equal(new URL(page.url()).searchParams.get('hosted'), attempt.id);
 
@@ -211,7 +290,10 @@ describe('payer page ready for Live, in a browser', () => {
     await setInstructions(attempt.id, { mode: 'card_network_hosted_session', redirect_url: hosted });
     await page.goto(`${base}/pay/${id}`);
     await heading(page, 'Continue to secure card payment').waitFor();
-    assert.equal(await page.getByRole('link', { name: 'Continue to secure card payment' }).getAttribute('href'), hosted);
+    assert.equal(
+      await page.getByRole('link', { name: 'Continue to secure card payment' }).getAttribute('href'),
+      hosted,
+    );
     await checkoutScreenshots(page, 'live-card-continue', { phoneOnly: true });
     // Only http(s) addresses are followed or linked.
     await setInstructions(attempt.id, { mode: 'card_network_hosted_session', redirect_url: 'javascript:alert(1)' });
@@ -230,7 +312,9 @@ describe('payer page ready for Live, in a browser', () => {
     const asked = page.waitForRequest((r) => r.url().includes(`/provider-attempts/${a.attempt_reference}?refresh=1`));
     const started = Date.now();
     // What the provider appends (and a forged status) changes nothing: only the server's check counts.
-    const response = await page.goto(`${base}/pay/${id}?attempt=${a.attempt_reference}&trxref=FORGED&reference=FORGED&status=success`);
+    const response = await page.goto(
+      `${base}/pay/${id}?attempt=${a.attempt_reference}&trxref=FORGED&reference=FORGED&status=success`,
+    );
     assert.equal(response!.status(), 200);
     await heading(page, 'Confirming your payment…').waitFor();
     await asked;
@@ -249,7 +333,10 @@ describe('payer page ready for Live, in a browser', () => {
     await simulate(t, declined.m, b.attempt_reference, 'failed');
     await page.goto(`${base}/pay/${declined.id}?attempt=${b.attempt_reference}&trxref=x&reference=y`);
     await heading(page, 'Payment not completed').waitFor();
-    await page.locator('#view').getByText('The payment did not go through. Try again, or use another number or method.').waitFor();
+    await page
+      .locator('#view')
+      .getByText('The payment did not go through. Try again, or use another number or method.')
+      .waitFor();
     await page.getByText('Card, GHS 500.00: you have not been charged for it.').waitFor();
     await heading(page, 'Try again').waitFor();
     assert.equal(await page.getByRole('radio', { name: /^Card/ }).count(), 1);
@@ -265,7 +352,11 @@ describe('payer page ready for Live, in a browser', () => {
     // Only an attempt of this session, shaped like an attempt id, is confirmed; anything else is the usual page.
     const other = await newSession();
     const d = await startAttempt(t, other.id, { rail: 'card', amount_minor: 50000 });
-    for (const param of [c.attempt_reference, 'att_<script>', `${d.attempt_reference}&attempt=${d.attempt_reference}`]) {
+    for (const param of [
+      c.attempt_reference,
+      'att_<script>',
+      `${d.attempt_reference}&attempt=${d.attempt_reference}`,
+    ]) {
       const res = await page.goto(`${base}/pay/${other.id}?attempt=${encodeURI(param)}`);
       assert.equal(res!.status(), 200, param);
       await heading(page, 'Test card payment').waitFor();
@@ -308,15 +399,31 @@ describe('payer page ready for Live, in a browser', () => {
       currency: 'GHS',
     });
     await page.reload();
-    const rows = (await page.locator('#view .kv > div').allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim());
-    assert.deepEqual(rows, ['Bank GCB Bank', 'Branch Accra Central', 'Account name Sika Collections Ltd', 'Account number 1441000123456 Copy', 'Amount GHS 500.00 Copy', 'Payment reference SK7KQ2M9 Copy']);
+    const rows = (await page.locator('#view .kv > div').allInnerTexts()).map((text) =>
+      text.replace(/\s+/g, ' ').trim(),
+    );
+    assert.deepEqual(rows, [
+      'Bank GCB Bank',
+      'Branch Accra Central',
+      'Account name Sika Collections Ltd',
+      'Account number 1441000123456 Copy',
+      'Amount GHS 500.00 Copy',
+      'Payment reference SK7KQ2M9 Copy',
+    ]);
     const groups = await page.evaluate(() => {
       const spans = [...document.querySelectorAll('#copy-reference .groups > span')];
       const first = spans[0]!.getBoundingClientRect();
       const second = spans[1]!.getBoundingClientRect();
-      return { texts: spans.map((s) => s.textContent), gap: second.left - first.right, fontPx: parseFloat(getComputedStyle(spans[0]!).fontSize), copied: document.querySelector('#copy-reference')!.textContent };
+      return {
+        texts: spans.map((s) => s.textContent),
+        gap: second.left - first.right,
+        fontPx: parseFloat(getComputedStyle(spans[0]!).fontSize),
+        copied: document.querySelector('#copy-reference')!.textContent,
+      };
     });
-    console.log(`reference groups ${JSON.stringify(groups.texts)}, ${groups.gap.toFixed(1)} px apart, ${groups.fontPx} px type`);
+    console.log(
+      `reference groups ${JSON.stringify(groups.texts)}, ${groups.gap.toFixed(1)} px apart, ${groups.fontPx} px type`,
+    );
     assert.deepEqual(groups.texts, ['SK7K', 'Q2M9']);
     assert.equal(groups.copied, 'SK7KQ2M9');
     assert.ok(groups.gap >= 6, 'the groups are spaced for reading out');
@@ -346,7 +453,12 @@ describe('payer page ready for Live, in a browser', () => {
     await page.goto(`${base}/pay/${id}`);
     const summary = async () => (await page.locator('.summary').innerText()).replace(/\s+/g, ' ');
     const amount = () => page.locator('.amount').innerText();
-    const totals: Record<string, [string, string | null]> = { momo: ['GHS 507.50', 'Mobile Money fee GHS 7.50'], card: ['GHS 500.00', null], bank_transfer: ['GHS 500.00', null], cash: ['GHS 502.00', 'Cash at a bank branch fee GHS 2.00'] };
+    const totals: Record<string, [string, string | null]> = {
+      momo: ['GHS 507.50', 'Mobile Money fee GHS 7.50'],
+      card: ['GHS 500.00', null],
+      bank_transfer: ['GHS 500.00', null],
+      cash: ['GHS 502.00', 'Cash at a bank branch fee GHS 2.00'],
+    };
     for (const rail of ['momo', 'card', 'cash', 'bank_transfer', 'momo']) {
       const [total, fee] = totals[rail]!;
       await page.locator(`input[name=rail][value=${rail}]`).check();
@@ -359,8 +471,21 @@ describe('payer page ready for Live, in a browser', () => {
       } else {
         assert.ok(!/\bfee\b/.test(text), `${rail}: ${text}`);
       }
-      assert.equal(await page.title(), `Pay ${await page.locator('h1').innerText().then((h) => h.replace(/^Payment to\s*/, ''))} · ${total}`);
-      assert.equal(await page.locator('#pay-form button[type=submit]').innerText(), rail === 'bank_transfer' ? 'Get bank transfer details' : rail === 'cash' ? 'Get a cash deposit slip' : `Pay ${total}`);
+      assert.equal(
+        await page.title(),
+        `Pay ${await page
+          .locator('h1')
+          .innerText()
+          .then((h) => h.replace(/^Payment to\s*/, ''))} · ${total}`,
+      );
+      assert.equal(
+        await page.locator('#pay-form button[type=submit]').innerText(),
+        rail === 'bank_transfer'
+          ? 'Get bank transfer details'
+          : rail === 'cash'
+            ? 'Get a cash deposit slip'
+            : `Pay ${total}`,
+      );
     }
     await page.getByLabel('Mobile Money number').fill('024 123 4567');
     await page.getByRole('button', { name: 'Pay GHS 507.50' }).click();

@@ -35,7 +35,11 @@ describe('payer page in Live against the Paystack stand-in, in a browser', () =>
     paystack = await startPaystackStandIn({ secretKey: SECRET });
     // No webhooks: what the payer sees after the return can only come from the server asking Paystack.
     paystack.setWebhookUrl(undefined);
-    app = await startLiveApp(port, { PAYSTACK_SECRET_KEY: SECRET, PAYSTACK_BASE_URL: paystack.baseUrl, ...BANK_ACCOUNT });
+    app = await startLiveApp(port, {
+      PAYSTACK_SECRET_KEY: SECRET,
+      PAYSTACK_BASE_URL: paystack.baseUrl,
+      ...BANK_ACCOUNT,
+    });
     m = await app.t.merchant();
     browser = await launchBrowser();
   });
@@ -78,7 +82,8 @@ describe('payer page in Live against the Paystack stand-in, in a browser', () =>
     await heading(page, 'Payment successful').waitFor({ timeout: 15_000 });
     await page.getByText('You paid GHS 250.00 to').waitFor();
     assert.ok(paystack.count('transaction.verify') > verifies, 'the result came from asking Paystack');
-    const attempt = (await app.http('GET', `/api/v1/checkout/sessions/${sessionId}/provider-attempts/${attemptId}`)).json;
+    const attempt = (await app.http('GET', `/api/v1/checkout/sessions/${sessionId}/provider-attempts/${attemptId}`))
+      .json;
     assert.equal(attempt.status, 'paid');
     await checkoutScreenshots(page, 'paystack-card-success', { phoneOnly: true });
     assertCleanRun(g);
@@ -107,13 +112,16 @@ describe('payer page in Live against the Paystack stand-in, in a browser', () =>
     const charge = paystack.charges.at(-1)!;
     const attemptId = new URL(charge.callbackUrl!).searchParams.get('attempt')!;
     const asked = page.waitForRequest((r) => r.url().includes(`/provider-attempts/${attemptId}?refresh=1`));
-    await page.goto(`${app.baseUrl}/pay/${sessionId}?attempt=${attemptId}&trxref=${charge.reference}&reference=${charge.reference}&status=success`);
+    await page.goto(
+      `${app.baseUrl}/pay/${sessionId}?attempt=${attemptId}&trxref=${charge.reference}&reference=${charge.reference}&status=success`,
+    );
     await heading(page, 'Confirming your payment…').waitFor();
     await asked;
     // Paystack reads the unfinished hosted page as abandoned: the card attempt ends unpaid (issue 31), never paid.
     await heading(page, 'Payment not completed').waitFor({ timeout: 15_000 });
     assert.equal(await page.getByText('Payment successful').count(), 0);
-    const status = (await app.http('GET', `/api/v1/checkout/sessions/${sessionId}/provider-attempts/${attemptId}`)).json;
+    const status = (await app.http('GET', `/api/v1/checkout/sessions/${sessionId}/provider-attempts/${attemptId}`))
+      .json;
     assert.notEqual(status.status, 'paid');
     assert.notEqual(status.status, 'pending');
     await page.locator('#view').getByText(status.failure_message).waitFor();
@@ -134,12 +142,15 @@ describe('payer page in Live against the Paystack stand-in, in a browser', () =>
     await heading(page, 'Continue to secure card payment').waitFor();
     await checkoutScreenshots(page, 'paystack-card-abandoned');
     const verifies = paystack.count('transaction.verify');
-    const cancel = page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith(`/provider-attempts/${cardAttempt}/cancel`));
+    const cancel = page.waitForRequest(
+      (r) => r.method() === 'POST' && r.url().endsWith(`/provider-attempts/${cardAttempt}/cancel`),
+    );
     await page.getByRole('button', { name: 'Use another number or method' }).click();
     assert.match((await cancel).headers()['idempotency-key'] ?? '', /^[0-9a-f]{32}$/);
     await heading(page, /Choose another number or method|Try again/).waitFor();
     assert.ok(paystack.count('transaction.verify') > verifies, 'Paystack was asked before the card attempt was ended');
-    const card = (await app.http('GET', `/api/v1/checkout/sessions/${sessionId}/provider-attempts/${cardAttempt}`)).json;
+    const card = (await app.http('GET', `/api/v1/checkout/sessions/${sessionId}/provider-attempts/${cardAttempt}`))
+      .json;
     assert.notEqual(card.status, 'paid');
     assert.notEqual(card.status, 'pending');
 
@@ -168,8 +179,14 @@ describe('payer page in Live against the Paystack stand-in, in a browser', () =>
     await heading(page, 'Enter your Telecel Cash code').waitFor();
     await page.getByText('Please dial *110# to generate a voucher code. Then input the voucher').waitFor();
     // Nothing is promised that Paystack cannot do: no resend button, no count, and the API agrees.
-    const attemptId = (await app.t.db.query<{ id: string }>("SELECT id FROM payment_attempts WHERE session_id = $1 AND status = 'pending'", [session.id]))[0]!.id;
-    const status = (await app.http('GET', `/api/v1/checkout/sessions/${session.id}/provider-attempts/${attemptId}`)).json;
+    const attemptId = (
+      await app.t.db.query<{ id: string }>(
+        "SELECT id FROM payment_attempts WHERE session_id = $1 AND status = 'pending'",
+        [session.id],
+      )
+    )[0]!.id;
+    const status = (await app.http('GET', `/api/v1/checkout/sessions/${session.id}/provider-attempts/${attemptId}`))
+      .json;
     assert.equal(status.resend_supported, false);
     assert.equal(status.resends_left, 0);
     assert.equal(await page.locator('[data-action=resend]').count(), 0);
@@ -192,14 +209,34 @@ describe('payer page in Live against the Paystack stand-in, in a browser', () =>
     await page.getByRole('radio', { name: /^Bank transfer/ }).check();
     await page.getByRole('button', { name: 'Get bank transfer details' }).click();
     await heading(page, 'Transfer GHS 250.00 from your bank').waitFor();
-    const rowsOf = await app.t.db.query<{ provider_reference: string }>("SELECT provider_reference FROM payment_attempts WHERE session_id = $1 AND status = 'pending'", [session.id]);
+    const rowsOf = await app.t.db.query<{ provider_reference: string }>(
+      "SELECT provider_reference FROM payment_attempts WHERE session_id = $1 AND status = 'pending'",
+      [session.id],
+    );
     const reference = rowsOf[0]!.provider_reference;
     assert.match(reference, /^SK[2-9A-HJKMNP-Z]{8}$/);
-    const rows = (await page.locator('#view .kv > div').allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim());
-    assert.deepEqual(rows, ['Bank GCB Bank', 'Branch Accra Central', 'Account name Sika Collections Ltd', 'Account number 1441000123456 Copy', 'Amount GHS 250.00 Copy', `Payment reference ${reference} Copy`]);
-    assert.deepEqual(await page.locator('#copy-reference .groups > span').allInnerTexts(), [reference.slice(0, 2), reference.slice(2, 6), reference.slice(6)]);
+    const rows = (await page.locator('#view .kv > div').allInnerTexts()).map((text) =>
+      text.replace(/\s+/g, ' ').trim(),
+    );
+    assert.deepEqual(rows, [
+      'Bank GCB Bank',
+      'Branch Accra Central',
+      'Account name Sika Collections Ltd',
+      'Account number 1441000123456 Copy',
+      'Amount GHS 250.00 Copy',
+      `Payment reference ${reference} Copy`,
+    ]);
+    assert.deepEqual(await page.locator('#copy-reference .groups > span').allInnerTexts(), [
+      reference.slice(0, 2),
+      reference.slice(2, 6),
+      reference.slice(6),
+    ]);
     await page.getByText(`type ${reference} in the transfer's narration`).waitFor();
-    for (const [what, value] of [['payment reference', reference], ['account number', '1441000123456'], ['amount', '250.00']] as const) {
+    for (const [what, value] of [
+      ['payment reference', reference],
+      ['account number', '1441000123456'],
+      ['amount', '250.00'],
+    ] as const) {
       await page.getByRole('button', { name: `Copy the ${what}` }).click();
       await page.locator('#live', { hasText: `Copied the ${what}.` }).waitFor();
       assert.equal(await page.evaluate(() => navigator.clipboard.readText()), value);

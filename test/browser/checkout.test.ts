@@ -30,7 +30,9 @@ describe('hosted payment page in a browser', () => {
   });
 
   /** A Test session of GHS 500.00 with two invoice lines and a callback on this same server. */
-  async function newSession(body: Record<string, string | number> = {}): Promise<{ m: CreatedMerchant; id: string; invoiceRef: string }> {
+  async function newSession(
+    body: Record<string, string | number> = {},
+  ): Promise<{ m: CreatedMerchant; id: string; invoiceRef: string }> {
     const m = await t.merchant();
     const invoiceRef = `INV-${randomUUID().slice(0, 8)}`;
     await syncCodes(t, m.test_api_key, [
@@ -39,12 +41,26 @@ describe('hosted payment page in a browser', () => {
     ]);
     const lines = await call(t, 'POST', '/api/v1/invoice-lines', {
       key: m.test_api_key,
-      body: { invoice_ref: invoiceRef, currency: 'GHS', lines: [{ code: 'TUITION', name: 'Tuition, term 2', amount_minor: 42500 }, { code: 'BOOKS', name: 'Exercise books', amount_minor: 7500 }] },
+      body: {
+        invoice_ref: invoiceRef,
+        currency: 'GHS',
+        lines: [
+          { code: 'TUITION', name: 'Tuition, term 2', amount_minor: 42500 },
+          { code: 'BOOKS', name: 'Exercise books', amount_minor: 7500 },
+        ],
+      },
     });
     assert.equal(lines.statusCode, 200, lines.body);
     const res = await call(t, 'POST', '/api/v1/sessions', {
       key: m.test_api_key,
-      body: { amount_minor: 50000, invoice_ref: invoiceRef, description: 'School fees, term 2', callback_url: `${base}/healthz`, customer: { name: 'Ama Mensah' }, ...body },
+      body: {
+        amount_minor: 50000,
+        invoice_ref: invoiceRef,
+        description: 'School fees, term 2',
+        callback_url: `${base}/healthz`,
+        customer: { name: 'Ama Mensah' },
+        ...body,
+      },
     });
     assert.equal(res.statusCode, 201, res.body);
     return { m, id: res.json().id, invoiceRef };
@@ -69,10 +85,13 @@ describe('hosted payment page in a browser', () => {
     await page.getByText(invoiceRef).waitFor();
     await page.getByText('Tuition, term 2').waitFor();
     assert.deepEqual(
-      (await page.getByRole('list', { name: 'Items' }).getByRole('listitem').allInnerTexts()).map((text) => text.replace(/\s+/g, ' ')),
+      (await page.getByRole('list', { name: 'Items' }).getByRole('listitem').allInnerTexts()).map((text) =>
+        text.replace(/\s+/g, ' '),
+      ),
       ['Exercise books GHS 75.00', 'Tuition, term 2 GHS 425.00', 'Mobile Money fee GHS 7.50', 'Total GHS 507.50'],
     );
-    const railText = async (rail: string) => (await page.locator(`label.opt:has(input[value=${rail}])`).innerText()).replace(/\s+/g, ' ');
+    const railText = async (rail: string) =>
+      (await page.locator(`label.opt:has(input[value=${rail}])`).innerText()).replace(/\s+/g, ' ');
     assert.match(await railText('momo'), /GHS 507\.50 incl\. GHS 7\.50 fee/);
     assert.match(await railText('card'), /GHS 500\.00 no fee/);
     assert.match(await railText('bank_transfer'), /GHS 500\.00 no fee/);
@@ -94,7 +113,9 @@ describe('hosted payment page in a browser', () => {
     await page.locator('#phone-msg', { hasText: 'MTN MoMo number' }).waitFor();
     // A payer who picks another network is warned, not refused (numbers move between networks), and can switch back.
     await page.getByRole('radio', { name: 'Telecel Cash', exact: true }).check();
-    await page.locator('#phone-msg', { hasText: 'This number usually belongs to MTN. Pay with Telecel Cash anyway?' }).waitFor();
+    await page
+      .locator('#phone-msg', { hasText: 'This number usually belongs to MTN. Pay with Telecel Cash anyway?' })
+      .waitFor();
     assert.equal(await page.getAttribute('#phone', 'aria-invalid'), 'false');
     await page.getByRole('button', { name: 'Use MTN MoMo instead' }).click();
     assert.equal(await page.getByRole('radio', { name: 'MTN MoMo', exact: true }).isChecked(), true);
@@ -116,7 +137,16 @@ describe('hosted payment page in a browser', () => {
 
     // The Test banner's buttons cover the outcomes of SPEC 3.2.
     const outcomes = await page.locator('form[data-test-outcome] button').allInnerTexts();
-    assert.deepEqual(outcomes, ['Paid', 'Failed', 'Expired', 'Cancelled', 'Reversed', 'Manual review', 'Amount mismatch', 'Still pending']);
+    assert.deepEqual(outcomes, [
+      'Paid',
+      'Failed',
+      'Expired',
+      'Cancelled',
+      'Reversed',
+      'Manual review',
+      'Amount mismatch',
+      'Still pending',
+    ]);
     await page.getByRole('button', { name: 'Paid', exact: true }).click();
     await heading(page, 'Payment successful').waitFor();
     await page.getByText('You paid GHS 507.50 to').waitFor();
@@ -130,7 +160,10 @@ describe('hosted payment page in a browser', () => {
     const session = await call(t, 'GET', `/api/v1/checkout/sessions/${id}`);
     assert.equal(session.json().status, 'success');
 
-    await Promise.all([page.waitForURL((url) => url.pathname === '/healthz'), page.getByRole('link', { name: /^Return to Test Merchant/ }).click()]);
+    await Promise.all([
+      page.waitForURL((url) => url.pathname === '/healthz'),
+      page.getByRole('link', { name: /^Return to Test Merchant/ }).click(),
+    ]);
     const landed = new URL(page.url());
     assert.equal(landed.searchParams.get('session_id'), id);
     assert.equal(landed.searchParams.get('status'), 'success');
@@ -154,7 +187,10 @@ describe('hosted payment page in a browser', () => {
     await checkoutScreenshots(page, 'telecel-code');
     await page.getByLabel('Verification code').fill('111111');
     await page.getByRole('button', { name: 'Confirm code' }).click();
-    await page.getByRole('alert').filter({ hasText: 'The verification code was refused. In Test mode use 123456.' }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'The verification code was refused. In Test mode use 123456.' })
+      .waitFor();
     assert.equal(await page.getAttribute('#code', 'aria-invalid'), 'true');
     await page.getByLabel('Verification code').fill('123456');
     await page.getByRole('button', { name: 'Confirm code' }).click();
@@ -162,8 +198,15 @@ describe('hosted payment page in a browser', () => {
     await page.locator('#live', { hasText: 'Code accepted' }).waitFor();
 
     // Paid through the merchant's simulate endpoint: the page's polling (1, 2, 3, 5 s) brings the news.
-    const ref = (await t.db.query<{ id: string }>("SELECT id FROM payment_attempts WHERE session_id = $1 AND status = 'pending'", [id]))[0]!.id;
-    const simulated = await call(t, 'POST', `/api/v1/test/payment-attempts/${ref}/simulate`, { key: m.test_api_key, body: { outcome: 'paid' } });
+    const ref = (
+      await t.db.query<{ id: string }>("SELECT id FROM payment_attempts WHERE session_id = $1 AND status = 'pending'", [
+        id,
+      ])
+    )[0]!.id;
+    const simulated = await call(t, 'POST', `/api/v1/test/payment-attempts/${ref}/simulate`, {
+      key: m.test_api_key,
+      body: { outcome: 'paid' },
+    });
     assert.equal(simulated.statusCode, 200, simulated.body);
     await heading(page, 'Payment successful').waitFor({ timeout: 15_000 });
     await page.getByText('Telecel Cash ending 4567').waitFor();
@@ -179,13 +222,20 @@ describe('hosted payment page in a browser', () => {
     await page.goto(`${base}/pay/${id}`);
     await page.getByRole('radio', { name: /Card/ }).check();
     await page.getByText('Test mode: no card details are collected').waitFor();
-    assert.equal(await page.locator('input[autocomplete^="cc-"], input[name*=card]').count(), 0, 'no card number fields in Test mode');
+    assert.equal(
+      await page.locator('input[autocomplete^="cc-"], input[name*=card]').count(),
+      0,
+      'no card number fields in Test mode',
+    );
     await page.getByRole('button', { name: 'Pay GHS 500.00' }).click();
     await heading(page, 'Test card payment').waitFor();
     await page.getByRole('button', { name: 'Failed', exact: true }).click();
 
     await heading(page, 'Payment not completed').waitFor();
-    await page.locator('#view').getByText('The payment did not go through. Try again, or use another number or method.').waitFor();
+    await page
+      .locator('#view')
+      .getByText('The payment did not go through. Try again, or use another number or method.')
+      .waitFor();
     await page.getByText('Card, GHS 500.00: you have not been charged for it.').waitFor();
     await page.locator('#live', { hasText: 'Payment not completed' }).waitFor();
     assert.equal((await call(t, 'GET', `/api/v1/checkout/sessions/${id}`)).json().status, 'open');
@@ -230,7 +280,13 @@ describe('hosted payment page in a browser', () => {
     await checkoutScreenshots(page, 'cash');
     // Print shows the slip alone.
     await page.emulateMedia({ media: 'print' });
-    assert.equal(await page.locator('#view h2').first().evaluate((el) => getComputedStyle(el).visibility), 'hidden');
+    assert.equal(
+      await page
+        .locator('#view h2')
+        .first()
+        .evaluate((el) => getComputedStyle(el).visibility),
+      'hidden',
+    );
     assert.equal(await slip.evaluate((el) => getComputedStyle(el).visibility), 'visible');
     await page.screenshot({ path: 'test-results/checkout-cash-print-390.png', fullPage: true });
     await page.emulateMedia({ media: 'screen' });
@@ -284,7 +340,9 @@ describe('hosted payment page in a browser', () => {
     const load = await measureFirstLoad(browser, `${base}/pay/${id}`);
     console.log(
       `first load of /pay/{id}: ${load.transferredBytes} bytes transferred in ${load.responses.length} responses; DOMContentLoaded ${load.domContentLoadedMs} ms, load ${load.loadMs} ms\n` +
-        load.responses.map((r) => `  ${r.status} ${r.encodedBytes} B ${r.contentEncoding ?? 'identity'} ${new URL(r.url).pathname}`).join('\n'),
+        load.responses
+          .map((r) => `  ${r.status} ${r.encodedBytes} B ${r.contentEncoding ?? 'identity'} ${new URL(r.url).pathname}`)
+          .join('\n'),
     );
     assert.ok(load.transferredBytes <= FIRST_LOAD_BYTES_MAX, `${load.transferredBytes} bytes`);
     assert.equal(load.responses.length, 2, 'the page and its script, nothing else');

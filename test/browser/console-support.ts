@@ -9,12 +9,22 @@ import { totpCode, totpStep, TOTP_PERIOD_S } from '../../src/accounts/totp.ts';
 import { freshTotpCode, rememberSecondFactor } from '../console-client.ts';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'];
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-component-update',
+  '--disable-sync',
+];
 export const RESULTS_DIR = join(process.cwd(), 'test-results');
 export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
 
-export const launchChromium = (): Promise<Browser> => chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+export const launchChromium = (): Promise<Browser> =>
+  chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
 
 export interface ConsolePage {
   context: BrowserContext;
@@ -31,7 +41,8 @@ export async function consolePage(browser: Browser): Promise<ConsolePage> {
   const offsite: string[] = [];
   await context.route('**/*', (route) => {
     const url = new URL(route.request().url());
-    if (url.protocol === 'data:' || url.hostname === '127.0.0.1' || url.hostname === 'localhost') return route.continue();
+    if (url.protocol === 'data:' || url.hostname === '127.0.0.1' || url.hostname === 'localhost')
+      return route.continue();
     offsite.push(url.href);
     return route.abort('blockedbyclient');
   });
@@ -46,7 +57,6 @@ export async function consolePage(browser: Browser): Promise<ConsolePage> {
     },
   };
 }
-
 
 /**
  * Screenshots the current page at 1280 and 390 px (full page) as test-results/{name}-{width}.png and
@@ -63,10 +73,21 @@ export async function screenshots(page: Page, name: string): Promise<void> {
       const offenders = [...document.querySelectorAll('body *')]
         .filter((el) => !el.closest('.table-wrap') && el.getBoundingClientRect().right > window.innerWidth + 1)
         .slice(0, 5)
-        .map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className && typeof el.className === 'string' ? `.${el.className.split(' ').join('.')}` : ''}`);
-      return { scrollWidth: doc.scrollWidth, innerWidth: window.innerWidth, headerRight: header ? header.getBoundingClientRect().right : 0, offenders };
+        .map(
+          (el) =>
+            `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className && typeof el.className === 'string' ? `.${el.className.split(' ').join('.')}` : ''}`,
+        );
+      return {
+        scrollWidth: doc.scrollWidth,
+        innerWidth: window.innerWidth,
+        headerRight: header ? header.getBoundingClientRect().right : 0,
+        offenders,
+      };
     });
-    assert.ok(layout.scrollWidth <= layout.innerWidth, `${name} at ${size.width} px: the page scrolls sideways (${layout.scrollWidth} px wide); too wide: ${layout.offenders.join(', ')}`);
+    assert.ok(
+      layout.scrollWidth <= layout.innerWidth,
+      `${name} at ${size.width} px: the page scrolls sideways (${layout.scrollWidth} px wide); too wide: ${layout.offenders.join(', ')}`,
+    );
     assert.ok(layout.headerRight <= layout.innerWidth + 1, `${name} at ${size.width} px: the header overflows`);
     await page.screenshot({ path: join(RESULTS_DIR, `${name}-${size.width}.png`), fullPage: true });
   }
@@ -78,14 +99,26 @@ export async function screenshots(page: Page, name: string): Promise<void> {
  * operator's code step is answered with the secret the test helpers know, and an operator without a
  * second factor yet enrols it as the console requires (test/console-client.ts operatorSecondFactors).
  */
-export async function signIn(page: Page, baseUrl: string, base: '/dashboard' | '/ops', email: string, password: string): Promise<void> {
+export async function signIn(
+  page: Page,
+  baseUrl: string,
+  base: '/dashboard' | '/ops',
+  email: string,
+  password: string,
+): Promise<void> {
   await page.goto(`${baseUrl}${base}/login`);
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
-  await Promise.all([page.waitForURL((url) => !url.pathname.endsWith('/login')), page.getByRole('button', { name: 'Sign in' }).click()]);
+  await Promise.all([
+    page.waitForURL((url) => !url.pathname.endsWith('/login')),
+    page.getByRole('button', { name: 'Sign in' }).click(),
+  ]);
   if (base === '/ops' && new URL(page.url()).pathname === '/ops/login/code') {
     await page.getByLabel('Code').fill(await freshTotpCode(email));
-    await Promise.all([page.waitForURL((url) => url.pathname !== '/ops/login/code'), page.getByRole('button', { name: 'Verify' }).click()]);
+    await Promise.all([
+      page.waitForURL((url) => url.pathname !== '/ops/login/code'),
+      page.getByRole('button', { name: 'Verify' }).click(),
+    ]);
   }
   if (base === '/ops' && new URL(page.url()).pathname === '/ops/account/2fa') {
     await enrolSecondFactor(page, email, password);
@@ -95,7 +128,11 @@ export async function signIn(page: Page, baseUrl: string, base: '/dashboard' | '
 }
 
 /** On the enrolment page: reads the secret, confirms with its current code and the password, keeps the secret, and continues past the recovery codes. */
-export async function enrolSecondFactor(page: Page, email: string, password: string): Promise<{ secret: string; recoveryCodes: string[] }> {
+export async function enrolSecondFactor(
+  page: Page,
+  email: string,
+  password: string,
+): Promise<{ secret: string; recoveryCodes: string[] }> {
   const secret = (await page.locator('#totp-secret').innerText()).replace(/\s+/g, '');
   const step = totpStep(Date.now());
   await page.getByLabel('6-digit code').fill(totpCode(secret, step * TOTP_PERIOD_S * 1000));
@@ -109,7 +146,10 @@ export async function enrolSecondFactor(page: Page, email: string, password: str
 
 /** Leaves the recovery codes page for the console. */
 export const continuePastRecoveryCodes = (page: Page) =>
-  Promise.all([page.waitForURL((url) => url.pathname !== '/ops/account/2fa'), page.getByRole('link', { name: 'I have saved them: continue' }).click()]);
+  Promise.all([
+    page.waitForURL((url) => url.pathname !== '/ops/account/2fa'),
+    page.getByRole('link', { name: 'I have saved them: continue' }).click(),
+  ]);
 
 const AXE_PATH = join(process.cwd(), 'node_modules/axe-core/axe.min.js');
 
@@ -117,8 +157,18 @@ const AXE_PATH = join(process.cwd(), 'node_modules/axe-core/axe.min.js');
 export async function axeViolations(page: Page): Promise<string[]> {
   await page.addScriptTag({ path: AXE_PATH });
   return page.evaluate(async () => {
-    const result = await (window as unknown as { axe: { run(): Promise<{ violations: { id: string; help: string; nodes: { target: string[] }[] }[] }> } }).axe.run();
-    return result.violations.map((v) => `${v.id} (${v.help}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 5).join(', ')}`);
+    const result = await (
+      window as unknown as {
+        axe: { run(): Promise<{ violations: { id: string; help: string; nodes: { target: string[] }[] }[] }> };
+      }
+    ).axe.run();
+    return result.violations.map(
+      (v) =>
+        `${v.id} (${v.help}): ${v.nodes
+          .map((n) => n.target.join(' '))
+          .slice(0, 5)
+          .join(', ')}`,
+    );
   });
 }
 
@@ -133,7 +183,10 @@ export const focused = (page: Page) =>
       text: (el.getAttribute('aria-label') || el.textContent || '').trim().replace(/\s+/g, ' '),
       name: el.getAttribute('name') ?? el.id ?? '',
       value: (el as HTMLInputElement).value ?? '',
-      outline: style.outlineStyle === 'none' || style.outlineWidth === '0px' ? 'none' : `${style.outlineWidth} ${style.outlineStyle}`,
+      outline:
+        style.outlineStyle === 'none' || style.outlineWidth === '0px'
+          ? 'none'
+          : `${style.outlineWidth} ${style.outlineStyle}`,
     };
   });
 
@@ -141,7 +194,12 @@ export const focused = (page: Page) =>
  * Presses Tab until the focused element matches, as a keyboard user would (at most `max` presses), and
  * checks the focus is visible there. Returns the number of presses.
  */
-export async function tabTo(page: Page, matches: (f: Awaited<ReturnType<typeof focused>>) => boolean, what: string, max = 60): Promise<number> {
+export async function tabTo(
+  page: Page,
+  matches: (f: Awaited<ReturnType<typeof focused>>) => boolean,
+  what: string,
+  max = 60,
+): Promise<number> {
   for (let presses = 1; presses <= max; presses++) {
     await page.keyboard.press('Tab');
     const f = await focused(page);

@@ -33,7 +33,11 @@ describe('dashboard payment references in Chromium', () => {
 
   it('shows the second payment refunded automatically, the provider reference and the card, at 1280 and 390 px', async () => {
     const email = `owner-${randomUUID().slice(0, 8)}@example.com`;
-    const m = await createMerchant(t.db, { name: `Kente House ${randomUUID().slice(0, 4)}`, email, password: PASSWORD, webhookUrl: null }, t.webhookTargets);
+    const m = await createMerchant(
+      t.db,
+      { name: `Kente House ${randomUUID().slice(0, 4)}`, email, password: PASSWORD, webhookUrl: null },
+      t.webhookTargets,
+    );
     const amountMinor = 45_000;
     const session = await createSession(t, m, { amount_minor: amountMinor });
     const card = await startAttempt(t, session.id, { rail: 'card', amount_minor: totalOf('card', amountMinor) });
@@ -44,9 +48,15 @@ describe('dashboard payment references in Chromium', () => {
     // What the providers named them by (the Test simulator names nothing): the write of a provider's answer.
     await t.db.transaction(async (tx) => {
       await recordProviderFacts(tx, momo.attempt_reference, { providerTransactionId: '36344046311' });
-      await recordProviderFacts(tx, card.attempt_reference, { providerTransactionId: '4099260516', card: { brand: 'visa', last4: '4081' } });
+      await recordProviderFacts(tx, card.attempt_reference, {
+        providerTransactionId: '4099260516',
+        card: { brand: 'visa', last4: '4081' },
+      });
     });
-    const [refund] = await t.db.query<{ id: string }>('SELECT id FROM refunds WHERE session_id = $1 AND attempt_id = $2', [session.id, card.attempt_reference]);
+    const [refund] = await t.db.query<{ id: string }>(
+      'SELECT id FROM refunds WHERE session_id = $1 AND attempt_id = $2',
+      [session.id, card.attempt_reference],
+    );
     assert.ok(refund, 'the late card payment has its automatic refund');
 
     const { page, close } = await consolePage(browser);
@@ -60,10 +70,17 @@ describe('dashboard payment references in Chromium', () => {
     );
     const payment = page.getByLabel('Payment', { exact: true });
     assert.match(await payment.innerText(), /Provider's reference\s+36344046311/);
-    const cardRow = page.getByRole('table', { name: 'Payment attempts' }).getByRole('row').filter({ hasText: card.attempt_reference });
+    const cardRow = page
+      .getByRole('table', { name: 'Payment attempts' })
+      .getByRole('row')
+      .filter({ hasText: card.attempt_reference });
     assert.match(await cardRow.innerText(), /Visa ending 4081/);
     assert.match(await cardRow.innerText(), /4099260516/);
-    assert.equal(await page.getByLabel('Amount (GHS)').inputValue(), (totalOf('momo', amountMinor) / 100).toFixed(2), 'the whole Mobile Money payment is still refundable');
+    assert.equal(
+      await page.getByLabel('Amount (GHS)').inputValue(),
+      (totalOf('momo', amountMinor) / 100).toFixed(2),
+      'the whole Mobile Money payment is still refundable',
+    );
     await screenshots(page, 'dashboard-session-duplicate-refunded');
     // At 390 px, what a phone shows first, and the attempts scrolled into view.
     await page.setViewportSize(PHONE);

@@ -31,7 +31,11 @@ describe('dashboard refunds in Chromium', () => {
 
   it('an owner clicks Refund on a paid Test session: the refund succeeds and is listed with the rest offered', async () => {
     const email = `owner-${randomUUID().slice(0, 8)}@example.com`;
-    const m = await createMerchant(t.db, { name: `Esi Crafts ${randomUUID().slice(0, 4)}`, email, password: PASSWORD, webhookUrl: null }, t.webhookTargets);
+    const m = await createMerchant(
+      t.db,
+      { name: `Esi Crafts ${randomUUID().slice(0, 4)}`, email, password: PASSWORD, webhookUrl: null },
+      t.webhookTargets,
+    );
     const session = await createSession(t, m, { amount_minor: 30_000 });
     const attempt = await startAttempt(t, session.id, { rail: 'card', amount_minor: totalOf('card', 30_000) });
     await simulate(t, m, attempt.attempt_reference, 'paid');
@@ -46,15 +50,24 @@ describe('dashboard refunds in Chromium', () => {
 
     await amount.fill('75.50');
     await page.getByLabel('Reason').fill('Two mugs arrived broken');
-    await Promise.all([page.waitForURL((url) => url.pathname === `/dashboard/sessions/${session.id}` && url.searchParams.has('refund')), page.getByRole('button', { name: 'Refund', exact: true }).click()]);
+    await Promise.all([
+      page.waitForURL((url) => url.pathname === `/dashboard/sessions/${session.id}` && url.searchParams.has('refund')),
+      page.getByRole('button', { name: 'Refund', exact: true }).click(),
+    ]);
     await page.getByRole('status').filter({ hasText: 'Refund of GHS 75.50 requested: it succeeded.' }).waitFor();
-    const row = page.getByRole('table', { name: 'Refunds' }).getByRole('row').filter({ hasText: 'Two mugs arrived broken' });
+    const row = page
+      .getByRole('table', { name: 'Refunds' })
+      .getByRole('row')
+      .filter({ hasText: 'Two mugs arrived broken' });
     assert.equal(await row.count(), 1);
     assert.match(await row.innerText(), /GHS 75\.50\s+succeeded/);
     assert.equal(await page.getByLabel('Amount (GHS)').inputValue(), '224.50', 'the rest is offered next');
     await screenshots(page, 'dashboard-session-refunded');
 
-    const stored = await t.db.query<{ status: string; amount_minor: number; requested_by_user_id: string }>('SELECT status, amount_minor, requested_by_user_id FROM refunds WHERE session_id = $1', [session.id]);
+    const stored = await t.db.query<{ status: string; amount_minor: number; requested_by_user_id: string }>(
+      'SELECT status, amount_minor, requested_by_user_id FROM refunds WHERE session_id = $1',
+      [session.id],
+    );
     assert.deepEqual(stored, [{ status: 'succeeded', amount_minor: 7_550, requested_by_user_id: m.owner_user_id }]);
     await close();
   });

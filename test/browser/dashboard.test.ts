@@ -24,7 +24,10 @@ import { consolePage, launchChromium, screenshots, signIn, tabTo } from './conso
 
 const PASSWORD = 'correct horse battery';
 // A 1x1 PNG, for the evidence upload.
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 interface Merchant {
   id: string;
@@ -34,26 +37,47 @@ interface Merchant {
   ownerId: string;
 }
 
-async function newMerchant(t: TestContext, options: { name?: string; webhookUrl?: string; payoutApproval?: boolean } = {}): Promise<Merchant> {
+async function newMerchant(
+  t: TestContext,
+  options: { name?: string; webhookUrl?: string; payoutApproval?: boolean } = {},
+): Promise<Merchant> {
   const email = `owner-${randomUUID().slice(0, 8)}@example.com`;
-  const created = await createMerchant(t.db, {
-    name: options.name ?? `Adwoa Textiles ${randomUUID().slice(0, 4)}`,
+  const created = await createMerchant(
+    t.db,
+    {
+      name: options.name ?? `Adwoa Textiles ${randomUUID().slice(0, 4)}`,
+      email,
+      password: PASSWORD,
+      webhookUrl: options.webhookUrl ?? null,
+      payoutApproval: options.payoutApproval ?? false,
+    },
+    t.webhookTargets,
+  );
+  return {
+    id: created.merchant_id,
     email,
-    password: PASSWORD,
-    webhookUrl: options.webhookUrl ?? null,
-    payoutApproval: options.payoutApproval ?? false,
-  }, t.webhookTargets);
-  return { id: created.merchant_id, email, testKey: created.test_api_key, liveKey: created.live_api_key, ownerId: created.owner_user_id };
+    testKey: created.test_api_key,
+    liveKey: created.live_api_key,
+    ownerId: created.owner_user_id,
+  };
 }
 
 /** Every browser here signs in from 127.0.0.1: its failures across accounts start afresh (a kept database remembers earlier runs). */
-const forgetLocalFailures = (t: TestContext) => t.db.query('DELETE FROM sign_in_throttles WHERE key = ANY($1)', [[addressKey('merchant', '127.0.0.1'), addressKey('operator', '127.0.0.1')]]);
+const forgetLocalFailures = (t: TestContext) =>
+  t.db.query('DELETE FROM sign_in_throttles WHERE key = ANY($1)', [
+    [addressKey('merchant', '127.0.0.1'), addressKey('operator', '127.0.0.1')],
+  ]);
 
 /** Posts a form from inside the page (same origin, the session cookie goes along), like a crafted form would. */
 const postFromPage = (page: Page, path: string, fields: Record<string, string>) =>
   page.evaluate(
     async ({ path, fields }) => {
-      const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields), redirect: 'manual' });
+      const res = await fetch(path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(fields),
+        redirect: 'manual',
+      });
       return { status: res.status, text: await res.text() };
     },
     { path, fields },
@@ -63,14 +87,32 @@ const csrfOf = (page: Page) => page.locator('input[name=_csrf]').first().inputVa
 
 /** A Live merchant ready for payouts: payout access on, a funded Live balance and an HTTPS endpoint on the Live key. */
 async function liveReadyMerchant(t: TestContext, payoutApproval: boolean): Promise<Merchant> {
-  const m = await newMerchant(t, { name: `Kofi Hardware ${randomUUID().slice(0, 4)}`, webhookUrl: 'https://hooks.example.com/sika', payoutApproval });
+  const m = await newMerchant(t, {
+    name: `Kofi Hardware ${randomUUID().slice(0, 4)}`,
+    webhookUrl: 'https://hooks.example.com/sika',
+    payoutApproval,
+  });
   await setPayoutAccess(t.db, m.id, 'live', { payout_access: true });
-  await t.db.transaction((tx) => creditPayment(tx, { merchantId: m.id, environment: 'live', paymentId: `pay_${randomUUID()}`, chargedMinor: 500_000, payerFeeMinor: 0, merchantFeeMinor: 0 }));
+  await t.db.transaction((tx) =>
+    creditPayment(tx, {
+      merchantId: m.id,
+      environment: 'live',
+      paymentId: `pay_${randomUUID()}`,
+      chargedMinor: 500_000,
+      payerFeeMinor: 0,
+      merchantFeeMinor: 0,
+    }),
+  );
   return m;
 }
 
 const payoutRow = async (t: TestContext, id: string) =>
-  (await t.db.query<{ status: string; requested_by_user_id: string | null; decided_by_user_id: string | null }>('SELECT status, requested_by_user_id, decided_by_user_id FROM payouts WHERE id = $1', [id]))[0]!;
+  (
+    await t.db.query<{ status: string; requested_by_user_id: string | null; decided_by_user_id: string | null }>(
+      'SELECT status, requested_by_user_id, decided_by_user_id FROM payouts WHERE id = $1',
+      [id],
+    )
+  )[0]!;
 
 /** Runs the Live payout steps (with the simulator) until the payout is final. */
 async function processUntilFinal(t: TestContext, rail: LivePayoutSimulator, id: string): Promise<string> {
@@ -120,8 +162,13 @@ describe('merchant dashboard in Chromium: sign-in, lockout, CSRF, keyboard', () 
     assert.equal(cookie.sameSite, 'Lax');
     assert.equal(cookie.path, '/dashboard');
     assert.ok(cookie.value.length >= 40, 'the session token is long and random');
-    assert.ok(!(await page.evaluate(() => document.cookie)).includes('sika_dashboard'), 'scripts cannot read the session cookie');
-    const stored = await t.db.query<{ token_hash: string }>('SELECT token_hash FROM web_sessions WHERE user_id = $1', [m.ownerId]);
+    assert.ok(
+      !(await page.evaluate(() => document.cookie)).includes('sika_dashboard'),
+      'scripts cannot read the session cookie',
+    );
+    const stored = await t.db.query<{ token_hash: string }>('SELECT token_hash FROM web_sessions WHERE user_id = $1', [
+      m.ownerId,
+    ]);
     assert.equal(stored.length, 1);
     assert.notEqual(stored[0]!.token_hash, cookie.value, 'only a hash of the token is stored');
     // The trusted-device cookie: its attempts back off on their own, whatever strangers do to the account.
@@ -131,8 +178,14 @@ describe('merchant dashboard in Chromium: sign-in, lockout, CSRF, keyboard', () 
     assert.equal(device.sameSite, 'Lax');
     assert.equal(device.path, '/dashboard');
     const lifetimeS = device.expires - Date.now() / 1_000;
-    assert.ok(Math.abs(lifetimeS - TRUSTED_DEVICE_LIFETIME_S) < 600, `the device cookie lasts 180 days (${lifetimeS} s)`);
-    assert.ok(!(await page.evaluate(() => document.cookie)).includes('sika_dashboard_device'), 'scripts cannot read the device cookie');
+    assert.ok(
+      Math.abs(lifetimeS - TRUSTED_DEVICE_LIFETIME_S) < 600,
+      `the device cookie lasts 180 days (${lifetimeS} s)`,
+    );
+    assert.ok(
+      !(await page.evaluate(() => document.cookie)).includes('sika_dashboard_device'),
+      'scripts cannot read the device cookie',
+    );
 
     // Home: the merchant, both balances, recent activity, and the Test/Live switch in the header.
     await page.getByRole('heading', { level: 1, name: 'Adwoa Textiles' }).waitFor();
@@ -155,9 +208,20 @@ describe('merchant dashboard in Chromium: sign-in, lockout, CSRF, keyboard', () 
     await page.getByText('Test mode: no real money moves.').waitFor();
 
     await Promise.all([page.waitForURL('**/dashboard/login'), page.getByRole('button', { name: 'Sign out' }).click()]);
-    assert.equal((await context.cookies()).find((c) => c.name === 'sika_dashboard'), undefined, 'the cookie is cleared');
-    assert.ok((await context.cookies()).find((c) => c.name === 'sika_dashboard_device'), 'the browser stays a trusted device after signing out');
-    assert.equal((await t.db.query('SELECT 1 FROM web_sessions WHERE user_id = $1', [m.ownerId])).length, 0, 'the session is deleted');
+    assert.equal(
+      (await context.cookies()).find((c) => c.name === 'sika_dashboard'),
+      undefined,
+      'the cookie is cleared',
+    );
+    assert.ok(
+      (await context.cookies()).find((c) => c.name === 'sika_dashboard_device'),
+      'the browser stays a trusted device after signing out',
+    );
+    assert.equal(
+      (await t.db.query('SELECT 1 FROM web_sessions WHERE user_id = $1', [m.ownerId])).length,
+      0,
+      'the session is deleted',
+    );
     await page.goto(`${baseUrl}/dashboard/payouts`);
     assert.equal(new URL(page.url()).pathname, '/dashboard/login', 'after sign-out the pages need a new sign-in');
     await close();
@@ -186,16 +250,32 @@ describe('merchant dashboard in Chromium: sign-in, lockout, CSRF, keyboard', () 
     const waitS = Number(refused.headers()['retry-after']);
     const gone = Math.ceil((Date.now() - lastFailure) / 1000);
     assert.ok(waitS <= PAIR_BACKOFF.delayFirstS && waitS >= PAIR_BACKOFF.delayFirstS - gone, `Retry-After ${waitS}`);
-    await page.getByRole('alert').filter({ hasText: `Too many attempts. Try again in ${waitS} seconds.` }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: `Too many attempts. Try again in ${waitS} seconds.` })
+      .waitFor();
     assert.equal(new URL(page.url()).pathname, '/dashboard/login');
-    assert.equal((await context.cookies()).find((c) => c.name === 'sika_dashboard'), undefined, 'no session while backing off');
+    assert.equal(
+      (await context.cookies()).find((c) => c.name === 'sika_dashboard'),
+      undefined,
+      'no session while backing off',
+    );
     await screenshots(page, 'dashboard-login-throttled');
 
     // When the delay is over the right password works, and the count starts over.
-    await t.db.query(`UPDATE sign_in_throttles SET next_allowed_at = now() - interval '1 second' WHERE account_key = $1`, [accountKey('merchant', m.email)]);
+    await t.db.query(
+      `UPDATE sign_in_throttles SET next_allowed_at = now() - interval '1 second' WHERE account_key = $1`,
+      [accountKey('merchant', m.email)],
+    );
     await signIn(page, baseUrl, '/dashboard', m.email, PASSWORD);
-    const counts = await t.db.query<{ failures: number }>(`SELECT failures FROM sign_in_throttles WHERE account_key = $1`, [accountKey('merchant', m.email)]);
-    assert.deepEqual(counts.map((row) => row.failures), [0, 0]);
+    const counts = await t.db.query<{ failures: number }>(
+      `SELECT failures FROM sign_in_throttles WHERE account_key = $1`,
+      [accountKey('merchant', m.email)],
+    );
+    assert.deepEqual(
+      counts.map((row) => row.failures),
+      [0, 0],
+    );
     await close();
   });
 
@@ -210,18 +290,27 @@ describe('merchant dashboard in Chromium: sign-in, lockout, CSRF, keyboard', () 
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('alert').filter({ hasText: 'CSRF check failed' }).waitFor();
-    assert.equal((await context.cookies()).find((c) => c.name === 'sika_dashboard'), undefined);
+    assert.equal(
+      (await context.cookies()).find((c) => c.name === 'sika_dashboard'),
+      undefined,
+    );
 
     await signIn(page, baseUrl, '/dashboard', m.email, PASSWORD);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
     // A real form with its hidden token removed.
     const approvalForm = page.locator('form[action="/dashboard/settings/approval"]');
     await approvalForm.locator('input[name=_csrf]').evaluate((input) => input.remove());
-    const [response] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/dashboard/settings/approval')), approvalForm.getByRole('button').click()]);
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith('/dashboard/settings/approval')),
+      approvalForm.getByRole('button').click(),
+    ]);
     assert.equal(response.status(), 403);
     await page.getByRole('alert').filter({ hasText: 'CSRF check failed' }).waitFor();
     await screenshots(page, 'dashboard-csrf-refused');
-    const [merchant] = await t.db.query<{ payout_approval_required: boolean }>('SELECT payout_approval_required FROM merchants WHERE id = $1', [m.id]);
+    const [merchant] = await t.db.query<{ payout_approval_required: boolean }>(
+      'SELECT payout_approval_required FROM merchants WHERE id = $1',
+      [m.id],
+    );
     assert.equal(merchant!.payout_approval_required, false, 'nothing changed');
 
     // A wrong token and no token at all, posted directly.
@@ -229,16 +318,33 @@ describe('merchant dashboard in Chromium: sign-in, lockout, CSRF, keyboard', () 
     const integration = await page.locator('#key-integration option').first().getAttribute('value');
     const keysBefore = (await t.db.query('SELECT 1 FROM api_keys WHERE merchant_id = $1', [m.id])).length;
     assert.equal((await postFromPage(page, '/dashboard/keys', { integration_id: integration! })).status, 403);
-    assert.equal((await postFromPage(page, '/dashboard/keys', { integration_id: integration!, _csrf: 'A'.repeat((await csrfOf(page)).length) })).status, 403);
-    assert.equal((await t.db.query('SELECT 1 FROM api_keys WHERE merchant_id = $1', [m.id])).length, keysBefore, 'no key was created');
+    assert.equal(
+      (
+        await postFromPage(page, '/dashboard/keys', {
+          integration_id: integration!,
+          _csrf: 'A'.repeat((await csrfOf(page)).length),
+        })
+      ).status,
+      403,
+    );
+    assert.equal(
+      (await t.db.query('SELECT 1 FROM api_keys WHERE merchant_id = $1', [m.id])).length,
+      keysBefore,
+      'no key was created',
+    );
     // With the token the same post works (the refusals above were about the token only).
-    assert.equal((await postFromPage(page, '/dashboard/keys', { integration_id: integration!, _csrf: await csrfOf(page) })).status, 200);
+    assert.equal(
+      (await postFromPage(page, '/dashboard/keys', { integration_id: integration!, _csrf: await csrfOf(page) })).status,
+      200,
+    );
 
     // Another site (localhost is not the same site as 127.0.0.1) auto-submits a form to the dashboard:
     // the SameSite=Lax cookie stays home, so the post arrives without a session.
     const evil = http.createServer((_req, res) => {
       res.setHeader('content-type', 'text/html');
-      res.end(`<form id=f method=post action="${baseUrl}/dashboard/settings/approval"><input name=required value=on></form><script>document.getElementById('f').submit()</script>`);
+      res.end(
+        `<form id=f method=post action="${baseUrl}/dashboard/settings/approval"><input name=required value=on></form><script>document.getElementById('f').submit()</script>`,
+      );
     });
     await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
     try {
@@ -250,7 +356,10 @@ describe('merchant dashboard in Chromium: sign-in, lockout, CSRF, keyboard', () 
     } finally {
       evil.close();
     }
-    const [still] = await t.db.query<{ payout_approval_required: boolean }>('SELECT payout_approval_required FROM merchants WHERE id = $1', [m.id]);
+    const [still] = await t.db.query<{ payout_approval_required: boolean }>(
+      'SELECT payout_approval_required FROM merchants WHERE id = $1',
+      [m.id],
+    );
     assert.equal(still!.payout_approval_required, false);
     await close();
   });
@@ -259,12 +368,24 @@ describe('merchant dashboard in Chromium: sign-in, lockout, CSRF, keyboard', () 
     const m = await liveReadyMerchant(t, true);
     const approverEmail = `approver-${randomUUID().slice(0, 8)}@example.com`;
     const approverId = randomUUID();
-    await t.db.query('INSERT INTO users (id, merchant_id, email, password_hash, role, invited_by_user_id) VALUES ($1, $2, $3, $4, $5, $6)', [
-      approverId, m.id, approverEmail, await hashPassword(PASSWORD), 'approver', m.ownerId,
-    ]);
-    const recipient = await call(t, 'POST', '/api/v1/payouts/recipients', { key: m.liveKey, body: { account_type: 'bank', bank_id: (await t.db.query<{ id: string }>('SELECT id FROM banks WHERE active ORDER BY name LIMIT 1'))[0]!.id, account_number: '0012345678901', account_name: 'Yaw Boateng' } });
+    await t.db.query(
+      'INSERT INTO users (id, merchant_id, email, password_hash, role, invited_by_user_id) VALUES ($1, $2, $3, $4, $5, $6)',
+      [approverId, m.id, approverEmail, await hashPassword(PASSWORD), 'approver', m.ownerId],
+    );
+    const recipient = await call(t, 'POST', '/api/v1/payouts/recipients', {
+      key: m.liveKey,
+      body: {
+        account_type: 'bank',
+        bank_id: (await t.db.query<{ id: string }>('SELECT id FROM banks WHERE active ORDER BY name LIMIT 1'))[0]!.id,
+        account_number: '0012345678901',
+        account_name: 'Yaw Boateng',
+      },
+    });
     assert.equal(recipient.statusCode, 201, recipient.body);
-    const created = await call(t, 'POST', '/api/v1/payouts', { key: m.liveKey, body: { recipient_id: recipient.json().id, amount_minor: 75_000, client_reference: 'kbd-1' } });
+    const created = await call(t, 'POST', '/api/v1/payouts', {
+      key: m.liveKey,
+      body: { recipient_id: recipient.json().id, amount_minor: 75_000, client_reference: 'kbd-1' },
+    });
     assert.ok([200, 201].includes(created.statusCode), created.body);
     const payout = created.json() as { id: string; reference: string; status: string };
     assert.equal(payout.status, 'requested');
@@ -296,7 +417,10 @@ describe('merchant dashboard in Chromium: sign-in, lockout, CSRF, keyboard', () 
     assert.equal(row.status, 'processing');
     assert.equal(row.decided_by_user_id, approverId);
     assert.equal(row.requested_by_user_id, m.ownerId, 'an API payout is requested by the creator of its key');
-    const audited = await t.db.query<{ after: { reason: string } }>(`SELECT after FROM audit_log WHERE object_id = $1 AND action = 'payout.approve' AND actor_id = $2`, [payout.id, approverId]);
+    const audited = await t.db.query<{ after: { reason: string } }>(
+      `SELECT after FROM audit_log WHERE object_id = $1 AND action = 'payout.approve' AND actor_id = $2`,
+      [payout.id, approverId],
+    );
     assert.equal(audited.length, 1);
     assert.equal(audited[0]!.after.reason, 'Matches invoice 4471');
     await close();
@@ -339,7 +463,10 @@ describe('merchant dashboard in Chromium: developers, payouts, checkout, setting
     await screenshots(page, 'dashboard-developers-new-key');
 
     // The secret is never shown again: the stored key is a hash and the page only shows the prefix.
-    const [stored] = await t.db.query<{ id: string; prefix: string }>('SELECT id, prefix FROM api_keys WHERE merchant_id = $1 ORDER BY created_at DESC LIMIT 1', [m.id]);
+    const [stored] = await t.db.query<{ id: string; prefix: string }>(
+      'SELECT id, prefix FROM api_keys WHERE merchant_id = $1 ORDER BY created_at DESC LIMIT 1',
+      [m.id],
+    );
     assert.ok(key.startsWith(stored!.prefix));
     await page.goto(`${baseUrl}/dashboard/developers`);
     assert.equal(await page.locator('#new-api-key').count(), 0);
@@ -358,7 +485,11 @@ describe('merchant dashboard in Chromium: developers, payouts, checkout, setting
     await row.getByRole('button', { name: `Revoke key ${stored!.prefix}` }).click();
     await page.getByRole('status').filter({ hasText: 'revoked' }).waitFor();
     assert.match(await keysTable.locator('tbody tr', { hasText: `${stored!.prefix}…` }).innerText(), /revoked/);
-    assert.equal((await call(t, 'GET', '/api/v1/payouts/balance', { key })).statusCode, 401, 'a revoked key stops working at once');
+    assert.equal(
+      (await call(t, 'GET', '/api/v1/payouts/balance', { key })).statusCode,
+      401,
+      'a revoked key stops working at once',
+    );
     await close();
   });
 
@@ -377,7 +508,15 @@ describe('merchant dashboard in Chromium: developers, payouts, checkout, setting
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/sika/hooks`;
     // No retries (a failure is final at once), and no DNS: only the local receiver is ever contacted.
-    const worker = new DeliveryWorker(t.db, t.app.log, defaultDeliveryOptions({ retryScheduleS: [], resolver: async () => [], allowPrivateTargets: t.config.webhookAllowPrivateTargets }));
+    const worker = new DeliveryWorker(
+      t.db,
+      t.app.log,
+      defaultDeliveryOptions({
+        retryScheduleS: [],
+        resolver: async () => [],
+        allowPrivateTargets: t.config.webhookAllowPrivateTargets,
+      }),
+    );
     /** Runs the worker until the receiver has had `count` requests (other due deliveries may share the storage). */
     const deliverUntil = async (count: number) => {
       for (let i = 0; i < 20 && received.length < count; i++) if ((await worker.runOnce()) === 0) break;
@@ -407,11 +546,16 @@ describe('merchant dashboard in Chromium: developers, payouts, checkout, setting
       assert.ok(await endpointLink.isVisible());
 
       // A payment attempt moves the session to pending: one event, delivered to the endpoint (the receiver answers 500).
-      const session = await call(t, 'POST', '/api/v1/sessions', { key: m.testKey, body: { amount_minor: 12_000, invoice_ref: 'INV-HOOK-1' } });
+      const session = await call(t, 'POST', '/api/v1/sessions', {
+        key: m.testKey,
+        body: { amount_minor: 12_000, invoice_ref: 'INV-HOOK-1' },
+      });
       assert.equal(session.statusCode, 201, session.body);
       const sessionId = session.json().id as string;
       const quote = (await call(t, 'GET', `/api/v1/checkout/sessions/${sessionId}/quote`)).json();
-      const attempt = await call(t, 'POST', `/api/v1/checkout/sessions/${sessionId}/provider-attempts`, { body: { rail: 'momo', amount_minor: quote.surcharges.momo.total_minor, operator: 'mtn', phone: '0241234567' } });
+      const attempt = await call(t, 'POST', `/api/v1/checkout/sessions/${sessionId}/provider-attempts`, {
+        body: { rail: 'momo', amount_minor: quote.surcharges.momo.total_minor, operator: 'mtn', phone: '0241234567' },
+      });
       assert.equal(attempt.statusCode, 201, attempt.body);
       await deliverUntil(1);
 
@@ -437,7 +581,11 @@ describe('merchant dashboard in Chromium: developers, payouts, checkout, setting
       assert.equal(received.length, 2);
       assert.equal(received[1]!.headers['webhook-id'], eventId);
       assert.equal(received[1]!.body, received[0]!.body);
-      const verified = verifyWebhook<{ type: string }>(received[1]!.body, received[1]!.headers as Record<string, string>, secret);
+      const verified = verifyWebhook<{ type: string }>(
+        received[1]!.body,
+        received[1]!.headers as Record<string, string>,
+        secret,
+      );
       assert.equal(verified.type, 'checkout.session.pending');
 
       // "Replay all failed" with nothing failed queues nothing.
@@ -485,7 +633,10 @@ describe('merchant dashboard in Chromium: developers, payouts, checkout, setting
     await page.getByRole('button', { name: 'Invite user' }).click();
     const temporaryPassword = (await page.locator('#temporary-password').innerText()).trim();
     assert.ok(temporaryPassword.length >= 12);
-    assert.match(await page.getByRole('region', { name: 'Users' }).innerText(), new RegExp(`${approverEmail}\\s+approver`));
+    assert.match(
+      await page.getByRole('region', { name: 'Users' }).innerText(),
+      new RegExp(`${approverEmail}\\s+approver`),
+    );
     await screenshots(page, 'dashboard-settings-invited');
 
     // Live: a recipient, then a payout from the form with its live fee quote. The switch works from a
@@ -508,18 +659,33 @@ describe('merchant dashboard in Chromium: developers, payouts, checkout, setting
     await page.getByLabel('Recipient').selectOption({ index: 0 });
     await page.getByLabel('Amount (GHS)').fill('250.00');
     const fee = payoutFeeMinor('bank', 25_000);
-    await page.locator('#fee-quote').filter({ hasText: `Fee GHS ${(fee / 100).toFixed(2)}` }).waitFor();
-    assert.match(await page.locator('#fee-quote').innerText(), new RegExp(`total debit GHS ${((25_000 + fee) / 100).toFixed(2)}`));
+    await page
+      .locator('#fee-quote')
+      .filter({ hasText: `Fee GHS ${(fee / 100).toFixed(2)}` })
+      .waitFor();
+    assert.match(
+      await page.locator('#fee-quote').innerText(),
+      new RegExp(`total debit GHS ${((25_000 + fee) / 100).toFixed(2)}`),
+    );
     await screenshots(page, 'dashboard-payout-new');
-    await Promise.all([page.waitForURL(/\/dashboard\/payouts\/po_/), page.getByRole('button', { name: 'Create payout' }).click()]);
+    await Promise.all([
+      page.waitForURL(/\/dashboard\/payouts\/po_/),
+      page.getByRole('button', { name: 'Create payout' }).click(),
+    ]);
     const payoutId = new URL(page.url()).pathname.split('/').pop()!;
     assert.match(await page.getByRole('heading', { level: 1 }).innerText(), /requested/);
 
     // The requester sees no decision buttons, and a direct post is refused.
     assert.equal(await page.getByRole('button', { name: 'Approve payout' }).count(), 0);
-    assert.match(await page.getByRole('note').innerText(), /You requested this payout, so another approver must approve or reject it\./);
+    assert.match(
+      await page.getByRole('note').innerText(),
+      /You requested this payout, so another approver must approve or reject it\./,
+    );
     await screenshots(page, 'dashboard-payout-requested');
-    const direct = await postFromPage(page, `/dashboard/payouts/${payoutId}/decision`, { _csrf: await csrfOf(page), decision: 'approve' });
+    const direct = await postFromPage(page, `/dashboard/payouts/${payoutId}/decision`, {
+      _csrf: await csrfOf(page),
+      decision: 'approve',
+    });
     assert.equal(direct.status, 403);
     assert.match(direct.text, /approver role/);
     assert.equal((await payoutRow(t, payoutId)).status, 'requested');
@@ -534,7 +700,11 @@ describe('merchant dashboard in Chromium: developers, payouts, checkout, setting
     // The approver signs in with the temporary password, must choose their own first, then approves.
     const approver = await consolePage(browser);
     await signIn(approver.page, baseUrl, '/dashboard', approverEmail, temporaryPassword);
-    assert.equal(new URL(approver.page.url()).pathname, '/dashboard/account', 'a temporary password opens only the password page');
+    assert.equal(
+      new URL(approver.page.url()).pathname,
+      '/dashboard/account',
+      'a temporary password opens only the password page',
+    );
     await approver.page.getByRole('heading', { name: 'Choose your password' }).first().waitFor();
     await screenshots(approver.page, 'dashboard-password-forced');
     await approver.page.goto(`${baseUrl}/dashboard/payouts`);
@@ -560,12 +730,17 @@ describe('merchant dashboard in Chromium: developers, payouts, checkout, setting
     assert.equal(await processUntilFinal(t, rail, payoutId), 'paid');
     await approver.page.reload();
     assert.match(await approver.page.getByRole('heading', { level: 1 }).innerText(), /paid/);
-    const [download] = await Promise.all([approver.page.waitForEvent('download'), approver.page.getByRole('link', { name: 'Download receipt (PDF)' }).click()]);
+    const [download] = await Promise.all([
+      approver.page.waitForEvent('download'),
+      approver.page.getByRole('link', { name: 'Download receipt (PDF)' }).click(),
+    ]);
     assert.match(download.suggestedFilename(), /^receipt-PO-.+\.pdf$/);
     const chunks: Buffer[] = [];
     for await (const chunk of (await download.createReadStream())!) chunks.push(chunk as Buffer);
     assert.equal(Buffer.concat(chunks).subarray(0, 5).toString(), '%PDF-');
-    await approver.page.getByLabel(/Attach a file/).setInputFiles({ name: 'bank-advice.png', mimeType: 'image/png', buffer: PNG });
+    await approver.page
+      .getByLabel(/Attach a file/)
+      .setInputFiles({ name: 'bank-advice.png', mimeType: 'image/png', buffer: PNG });
     await approver.page.getByRole('button', { name: 'Upload evidence' }).click();
     await approver.page.getByRole('status').filter({ hasText: 'Evidence uploaded.' }).waitFor();
     assert.match(await approver.page.locator('main ul').innerText(), /bank-advice\.png · image\/png/);
@@ -577,19 +752,46 @@ describe('merchant dashboard in Chromium: developers, payouts, checkout, setting
 
   it('checkout: sessions with filters and paging, a session with attempts, invoice lines and events, and revenue lines', async () => {
     const m = await newMerchant(t);
-    await syncCodes(t, m.testKey, [{ code: 'TUITION', name: 'Tuition' }, { code: 'EXAM', name: 'Examination fee' }]);
-    const lines = await call(t, 'POST', '/api/v1/invoice-lines', { key: m.testKey, body: { invoice_ref: 'INV-0001', lines: [{ code: 'TUITION', name: 'Tuition', amount_minor: 40_000 }, { code: 'EXAM', name: 'Examination fee', amount_minor: 10_000 }] } });
+    await syncCodes(t, m.testKey, [
+      { code: 'TUITION', name: 'Tuition' },
+      { code: 'EXAM', name: 'Examination fee' },
+    ]);
+    const lines = await call(t, 'POST', '/api/v1/invoice-lines', {
+      key: m.testKey,
+      body: {
+        invoice_ref: 'INV-0001',
+        lines: [
+          { code: 'TUITION', name: 'Tuition', amount_minor: 40_000 },
+          { code: 'EXAM', name: 'Examination fee', amount_minor: 10_000 },
+        ],
+      },
+    });
     assert.ok(lines.statusCode < 300, lines.body);
     const ids: string[] = [];
     for (let i = 1; i <= 27; i++) {
-      const res = await call(t, 'POST', '/api/v1/sessions', { key: m.testKey, body: { amount_minor: 50_000 + i, invoice_ref: `INV-${String(i).padStart(4, '0')}`, description: `Term ${i} fees`, customer: { name: 'Kwame Asante' } } });
+      const res = await call(t, 'POST', '/api/v1/sessions', {
+        key: m.testKey,
+        body: {
+          amount_minor: 50_000 + i,
+          invoice_ref: `INV-${String(i).padStart(4, '0')}`,
+          description: `Term ${i} fees`,
+          customer: { name: 'Kwame Asante' },
+        },
+      });
       assert.equal(res.statusCode, 201, res.body);
       ids.push(res.json().id);
     }
     // The first one is paid with Mobile Money.
     const quote = (await call(t, 'GET', `/api/v1/checkout/sessions/${ids[0]}/quote`)).json();
-    const attempt = (await call(t, 'POST', `/api/v1/checkout/sessions/${ids[0]}/provider-attempts`, { body: { rail: 'momo', amount_minor: quote.surcharges.momo.total_minor, operator: 'mtn', phone: '0241234567' } })).json();
-    const simulated = await call(t, 'POST', `/api/v1/test/payment-attempts/${attempt.attempt_reference}/simulate`, { key: m.testKey, body: { outcome: 'paid' } });
+    const attempt = (
+      await call(t, 'POST', `/api/v1/checkout/sessions/${ids[0]}/provider-attempts`, {
+        body: { rail: 'momo', amount_minor: quote.surcharges.momo.total_minor, operator: 'mtn', phone: '0241234567' },
+      })
+    ).json();
+    const simulated = await call(t, 'POST', `/api/v1/test/payment-attempts/${attempt.attempt_reference}/simulate`, {
+      key: m.testKey,
+      body: { outcome: 'paid' },
+    });
     assert.equal(simulated.statusCode, 200, simulated.body);
 
     const { page, close } = await consolePage(browser);
@@ -670,10 +872,27 @@ describe('merchant dashboard in Chromium: two-factor authentication', () => {
     const m = await liveReadyMerchant(t, true);
     const approverEmail = `approver-${randomUUID().slice(0, 8)}@example.com`;
     const approverId = randomUUID();
-    await t.db.query('INSERT INTO users (id, merchant_id, email, password_hash, role) VALUES ($1, $2, $3, $4, $5)', [approverId, m.id, approverEmail, await hashPassword(PASSWORD), 'approver']);
-    const recipient = await call(t, 'POST', '/api/v1/payouts/recipients', { key: m.liveKey, body: { account_type: 'bank', bank_id: (await t.db.query<{ id: string }>('SELECT id FROM banks WHERE active ORDER BY name LIMIT 1'))[0]!.id, account_number: '0012345678902', account_name: 'Efua Sarpong' } });
+    await t.db.query('INSERT INTO users (id, merchant_id, email, password_hash, role) VALUES ($1, $2, $3, $4, $5)', [
+      approverId,
+      m.id,
+      approverEmail,
+      await hashPassword(PASSWORD),
+      'approver',
+    ]);
+    const recipient = await call(t, 'POST', '/api/v1/payouts/recipients', {
+      key: m.liveKey,
+      body: {
+        account_type: 'bank',
+        bank_id: (await t.db.query<{ id: string }>('SELECT id FROM banks WHERE active ORDER BY name LIMIT 1'))[0]!.id,
+        account_number: '0012345678902',
+        account_name: 'Efua Sarpong',
+      },
+    });
     assert.equal(recipient.statusCode, 201, recipient.body);
-    const created = await call(t, 'POST', '/api/v1/payouts', { key: m.liveKey, body: { recipient_id: recipient.json().id, amount_minor: 42_000, client_reference: '2fa-1' } });
+    const created = await call(t, 'POST', '/api/v1/payouts', {
+      key: m.liveKey,
+      body: { recipient_id: recipient.json().id, amount_minor: 42_000, client_reference: '2fa-1' },
+    });
     const payout = created.json() as { id: string; reference: string; status: string };
     assert.equal(payout.status, 'requested');
 
@@ -693,16 +912,28 @@ describe('merchant dashboard in Chromium: two-factor authentication', () => {
     // The rule: approvers and key managers must use a second factor.
     await owner.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
     await owner.page.getByRole('button', { name: 'Require two-factor for approvers and key managers' }).click();
-    await owner.page.getByRole('status').filter({ hasText: 'Approvers and key managers now need two-factor authentication.' }).waitFor();
+    await owner.page
+      .getByRole('status')
+      .filter({ hasText: 'Approvers and key managers now need two-factor authentication.' })
+      .waitFor();
 
     // Signing in again asks for the code after the password.
-    await Promise.all([owner.page.waitForURL('**/dashboard/login'), owner.page.getByRole('button', { name: 'Sign out' }).click()]);
+    await Promise.all([
+      owner.page.waitForURL('**/dashboard/login'),
+      owner.page.getByRole('button', { name: 'Sign out' }).click(),
+    ]);
     await owner.page.getByLabel('Email').fill(m.email);
     await owner.page.getByLabel('Password').fill(PASSWORD);
-    await Promise.all([owner.page.waitForURL('**/dashboard/login/code'), owner.page.getByRole('button', { name: 'Sign in' }).click()]);
+    await Promise.all([
+      owner.page.waitForURL('**/dashboard/login/code'),
+      owner.page.getByRole('button', { name: 'Sign in' }).click(),
+    ]);
     await screenshots(owner.page, 'dashboard-login-code');
     await owner.page.getByLabel('Code').fill(totpCode(secret, Date.now() + 30_000));
-    await Promise.all([owner.page.waitForURL((url) => url.pathname === '/dashboard'), owner.page.getByRole('button', { name: 'Verify' }).click()]);
+    await Promise.all([
+      owner.page.waitForURL((url) => url.pathname === '/dashboard'),
+      owner.page.getByRole('button', { name: 'Verify' }).click(),
+    ]);
     await owner.page.getByRole('button', { name: 'Sign out' }).waitFor();
     await owner.close();
 
@@ -715,7 +946,10 @@ describe('merchant dashboard in Chromium: two-factor authentication', () => {
     await page.goto(`${baseUrl}/dashboard/payouts/${payout.id}`);
     assert.equal(new URL(page.url()).pathname, '/dashboard/account/2fa', 'the approval screen waits for enrolment');
     const { secret: approverSecret, code: enrolmentCode } = await enrolOnPage(page);
-    await Promise.all([page.waitForURL((url) => url.pathname === '/dashboard'), page.getByRole('link', { name: 'I have saved them: continue' }).click()]);
+    await Promise.all([
+      page.waitForURL((url) => url.pathname === '/dashboard'),
+      page.getByRole('link', { name: 'I have saved them: continue' }).click(),
+    ]);
 
     await page.getByRole('button', { name: 'Live' }).click();
     await page.getByText('Live mode: real money.').waitFor();
@@ -726,15 +960,24 @@ describe('merchant dashboard in Chromium: two-factor authentication', () => {
 
     // Without a code, and with the code already used to enrol: refused.
     await approval.getByRole('button', { name: 'Approve payout' }).click();
-    await page.getByRole('alert').filter({ hasText: 'Enter the current code from your authenticator app to approve' }).waitFor();
-    await page.getByRole('region', { name: 'Approval' }).getByLabel('Code from your authenticator app (to approve)').fill(enrolmentCode);
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'Enter the current code from your authenticator app to approve' })
+      .waitFor();
+    await page
+      .getByRole('region', { name: 'Approval' })
+      .getByLabel('Code from your authenticator app (to approve)')
+      .fill(enrolmentCode);
     await page.getByRole('region', { name: 'Approval' }).getByRole('button', { name: 'Approve payout' }).click();
     await page.getByRole('alert').filter({ hasText: 'each code works once' }).waitFor();
     assert.equal((await payoutRow(t, payout.id)).status, 'requested');
 
     // A fresh code (as half a minute later) approves.
     await t.db.query('UPDATE users SET totp_last_step = $2 WHERE id = $1', [approverId, totpStep(Date.now()) - 2]);
-    await page.getByRole('region', { name: 'Approval' }).getByLabel('Code from your authenticator app (to approve)').fill(totpCode(approverSecret));
+    await page
+      .getByRole('region', { name: 'Approval' })
+      .getByLabel('Code from your authenticator app (to approve)')
+      .fill(totpCode(approverSecret));
     await page.getByRole('region', { name: 'Approval' }).getByRole('button', { name: 'Approve payout' }).click();
     await page.getByRole('status').filter({ hasText: 'Payout approved: it is processing.' }).waitFor();
     const row = await payoutRow(t, payout.id);

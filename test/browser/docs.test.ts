@@ -27,14 +27,25 @@ describe('API reference (/docs) in a browser', () => {
       const { page } = tracked;
       const response = await page.goto(`${base}/docs`);
       assert.ok(response?.ok(), `GET /docs: ${response?.status()}`);
-      await page.getByText('Create a hosted checkout session', { exact: true }).first().waitFor({ state: 'visible', timeout: 20_000 });
-      for (const summary of ['Retrieve a checkout session', 'Record invoice lines for an invoice_ref', 'Sync revenue lines (service codes)', 'Create a payout']) {
+      await page
+        .getByText('Create a hosted checkout session', { exact: true })
+        .first()
+        .waitFor({ state: 'visible', timeout: 20_000 });
+      for (const summary of [
+        'Retrieve a checkout session',
+        'Record invoice lines for an invoice_ref',
+        'Sync revenue lines (service codes)',
+        'Create a payout',
+      ]) {
         assert.ok(await page.getByText(summary, { exact: true }).first().isVisible(), `"${summary}" is shown`);
       }
       assert.equal(await page.getByText('Failed to load API definition').count(), 0);
 
       // The UI read the spec from this server, and asked nothing of any other host.
-      assert.ok(tracked.requests.some((url) => /\/docs\/json$|\/openapi\.json$/.test(new URL(url).pathname)), `the spec was fetched: ${tracked.requests.join(', ')}`);
+      assert.ok(
+        tracked.requests.some((url) => /\/docs\/json$|\/openapi\.json$/.test(new URL(url).pathname)),
+        `the spec was fetched: ${tracked.requests.join(', ')}`,
+      );
       assert.deepEqual(tracked.offsite(), [], 'requests left 127.0.0.1');
       assert.deepEqual(tracked.pageErrors, [], 'the page threw');
 

@@ -59,7 +59,9 @@ const isLocal = (url: string): boolean => {
 export async function trackedPage(browser: Browser, viewport = DESKTOP): Promise<TrackedPage> {
   const context = await browser.newContext({ viewport, serviceWorkers: 'block' });
   // Nothing may leave the machine: a request elsewhere is aborted (and reported by offsite()).
-  await context.route('**/*', (route) => (isLocal(route.request().url()) ? route.continue() : route.abort('blockedbyclient')));
+  await context.route('**/*', (route) =>
+    isLocal(route.request().url()) ? route.continue() : route.abort('blockedbyclient'),
+  );
   const page = await context.newPage();
   const requests: string[] = [];
   const pageErrors: string[] = [];

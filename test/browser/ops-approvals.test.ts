@@ -53,7 +53,12 @@ describe('money decisions by two operators in Chromium', () => {
     await one.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Review' }).click();
     await one.page.getByRole('heading', { level: 1, name: 'Payments held for review' }).waitFor();
     const row = one.page.locator('tbody tr', { hasText: transfer.attemptId });
-    assert.match(await row.innerText(), new RegExp(`live[\\s\\S]*GHS ${cedis(transfer.chargedMinor)}[\\s\\S]*GHS ${cedis(received)}[\\s\\S]*short by GHS 5\\.00[\\s\\S]*Statement line`));
+    assert.match(
+      await row.innerText(),
+      new RegExp(
+        `live[\\s\\S]*GHS ${cedis(transfer.chargedMinor)}[\\s\\S]*GHS ${cedis(received)}[\\s\\S]*short by GHS 5\\.00[\\s\\S]*Statement line`,
+      ),
+    );
     assert.deepEqual(await axeViolations(one.page), []);
     await screenshots(one.page, 'ops-approvals-review');
 
@@ -68,10 +73,15 @@ describe('money decisions by two operators in Chromium', () => {
     await one.page.getByRole('button', { name: 'Submit decision' }).click();
     await one.page.getByRole('alert').filter({ hasText: 'Confirm that you have checked' }).waitFor();
     await one.page.getByLabel('Credit what was received').check();
-    await one.page.getByLabel('I have checked the statement line, deposit or provider record behind this payment').check();
+    await one.page
+      .getByLabel('I have checked the statement line, deposit or provider record behind this payment')
+      .check();
     await one.page.getByRole('button', { name: 'Submit decision' }).click();
     await one.page.getByRole('status').filter({ hasText: 'Filed for a second operator' }).waitFor();
-    assert.match(await one.page.locator('tbody tr', { hasText: transfer.attemptId }).innerText(), /Waiting for a second operator/);
+    assert.match(
+      await one.page.locator('tbody tr', { hasText: transfer.attemptId }).innerText(),
+      /Waiting for a second operator/,
+    );
 
     // The requester sees the request but cannot approve it.
     await one.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Approvals' }).click();
@@ -83,7 +93,12 @@ describe('money decisions by two operators in Chromium', () => {
     await signIn(two.page, baseUrl, '/ops', approver.email, approver.password);
     await two.page.goto(`${baseUrl}/ops/approvals`);
     const waiting = two.page.locator('tbody tr', { hasText: transfer.attemptId });
-    assert.match(await waiting.innerText(), new RegExp(`Credit what was received[\\s\\S]*expected GHS ${cedis(transfer.chargedMinor)}, received GHS ${cedis(received)}, short by GHS 5\\.00`));
+    assert.match(
+      await waiting.innerText(),
+      new RegExp(
+        `Credit what was received[\\s\\S]*expected GHS ${cedis(transfer.chargedMinor)}, received GHS ${cedis(received)}, short by GHS 5\\.00`,
+      ),
+    );
     assert.deepEqual(await axeViolations(two.page), []);
     await screenshots(two.page, 'ops-approvals-pending');
     await waiting.getByRole('button', { name: /^Approve/ }).click();
@@ -92,7 +107,10 @@ describe('money decisions by two operators in Chromium', () => {
     assert.deepEqual(await axeViolations(two.page), []);
     await screenshots(two.page, 'ops-approvals-decided');
 
-    const [attempt] = await t.db.query<{ status: string; amount_received_minor: number }>('SELECT status, amount_received_minor::int FROM payment_attempts WHERE id = $1', [transfer.attemptId]);
+    const [attempt] = await t.db.query<{ status: string; amount_received_minor: number }>(
+      'SELECT status, amount_received_minor::int FROM payment_attempts WHERE id = $1',
+      [transfer.attemptId],
+    );
     assert.deepEqual([attempt!.status, attempt!.amount_received_minor], ['paid', received]);
     assert.deepEqual(await checkInvariants(t.db, m.merchant_id), []);
 

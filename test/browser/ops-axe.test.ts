@@ -32,7 +32,10 @@ describe('every operator console page in Chromium', () => {
     const { page, close } = await consolePage(browser);
     await signIn(page, baseUrl, '/ops', operator.email, operator.password);
     await page.goto(`${baseUrl}/ops`);
-    const links = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').evaluateAll((anchors) => anchors.map((a) => [a.textContent ?? '', (a as HTMLAnchorElement).pathname] as const));
+    const links = await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link')
+      .evaluateAll((anchors) => anchors.map((a) => [a.textContent ?? '', (a as HTMLAnchorElement).pathname] as const));
     assert.ok(links.length >= 11, `the nav lists the console's pages: ${JSON.stringify(links)}`);
     for (const [name, path] of [...links, ['Account', '/ops/account'] as const]) {
       const res = await page.goto(`${baseUrl}${path}`);

@@ -47,9 +47,18 @@ describe('the back office in Chromium', () => {
   });
 
   async function slip(key: string) {
-    const session = await call(t, 'POST', '/api/v1/sessions', { key, body: { amount_minor: 122_000, invoice_ref: `INV-${randomUUID().slice(0, 6)}`, customer: { name: 'Efua Owusu' } } as never });
+    const session = await call(t, 'POST', '/api/v1/sessions', {
+      key,
+      body: {
+        amount_minor: 122_000,
+        invoice_ref: `INV-${randomUUID().slice(0, 6)}`,
+        customer: { name: 'Efua Owusu' },
+      } as never,
+    });
     const quote = await call(t, 'GET', `/api/v1/checkout/sessions/${session.json().id}/quote`);
-    const res = await call(t, 'POST', '/api/v1/checkout/cash-slips', { body: { session_id: session.json().id, amount_minor: quote.json().surcharges.cash.total_minor } });
+    const res = await call(t, 'POST', '/api/v1/checkout/cash-slips', {
+      body: { session_id: session.json().id, amount_minor: quote.json().surcharges.cash.total_minor },
+    });
     assert.equal(res.statusCode, 201, res.body);
     return res.json() as { reference: string; amount_minor: number };
   }
@@ -74,7 +83,10 @@ describe('the back office in Chromium', () => {
     await testCard.waitFor();
     const shown = await testCard.innerText();
     assert.match(shown, /Test/);
-    assert.match(shown, /This is a Test slip: take no cash for it\. Test deposits are recorded through the Test simulator only\./);
+    assert.match(
+      shown,
+      /This is a Test slip: take no cash for it\. Test deposits are recorded through the Test simulator only\./,
+    );
     assert.doesNotMatch(shown, /Amount to collect/);
     assert.equal(await testCard.getByRole('button', { name: 'Record deposit' }).count(), 0);
     await checked(page, 'teller-test-refused');
@@ -85,19 +97,29 @@ describe('the back office in Chromium', () => {
     const m = await t.merchant();
     const transfer = await liveTransfer(t, m, 33_000);
     const at = 4;
-    const typo = transfer.reference.slice(0, at) + PAYMENT_REFERENCE_ALPHABET[(PAYMENT_REFERENCE_ALPHABET.indexOf(transfer.reference[at]!) + 5) % PAYMENT_REFERENCE_ALPHABET.length] + transfer.reference.slice(at + 1);
+    const typo =
+      transfer.reference.slice(0, at) +
+      PAYMENT_REFERENCE_ALPHABET[
+        (PAYMENT_REFERENCE_ALPHABET.indexOf(transfer.reference[at]!) + 5) % PAYMENT_REFERENCE_ALPHABET.length
+      ] +
+      transfer.reference.slice(at + 1);
     const cash = await slip(m.live_api_key);
     const words = uniqueWords();
     const { page, close } = await consolePage(browser);
     await signIn(page, baseUrl, '/ops', operator.email, operator.password);
     await page.goto(`${baseUrl}/ops/statements`);
-    assert.match(await page.getByRole('form', { name: 'Import a statement' }).innerText(), /Collection account: GCB Bank \(GCB\) 1011130012345, Sika Collections Ltd/);
+    assert.match(
+      await page.getByRole('form', { name: 'Import a statement' }).innerText(),
+      /Collection account: GCB Bank \(GCB\) 1011130012345, Sika Collections Ltd/,
+    );
     const csv = gcbStatement([
       { narration: `${words} TRF ${typo}`, credit: cedis(transfer.chargedMinor) },
       { narration: `${words} CASH ${cash.reference}`, credit: '1,220.00' },
       { narration: `${words} UNKNOWN PAYER`, credit: '45.00' },
     ]);
-    await page.getByLabel('Statement file (CSV)').setInputFiles({ name: 'march.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await page
+      .getByLabel('Statement file (CSV)')
+      .setInputFiles({ name: 'march.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
     await page.getByRole('button', { name: 'Import statement' }).click();
     await page.getByRole('status').filter({ hasText: '3 unmatched' }).waitFor();
     await page.goto(`${baseUrl}/ops/statements?q=${encodeURIComponent(words)}`);
@@ -125,7 +147,10 @@ describe('the back office in Chromium', () => {
     await importStatement(t.db, {
       bankCode: 'GCB',
       fileName: `${randomUUID()}.csv`,
-      csv: gcbStatement([{ date: `${d}/${mo}/${y}`, narration: `TRF ${transfer.reference}`, credit: cedis(transfer.chargedMinor) }, { date: `${d}/${mo}/${y}`, narration: uniqueWords(), credit: '75.00' }]),
+      csv: gcbStatement([
+        { date: `${d}/${mo}/${y}`, narration: `TRF ${transfer.reference}`, credit: cedis(transfer.chargedMinor) },
+        { date: `${d}/${mo}/${y}`, narration: uniqueWords(), credit: '75.00' },
+      ]),
       importedBy: importer,
       checkoutUrlHost: t.config.checkoutUrlHost,
       collectionAccounts: collectionAccounts(t.config.providers.bankTransfer),
@@ -141,26 +166,35 @@ describe('the back office in Chromium', () => {
     await close();
   });
 
-  it('refunds: the payer\'s details, stuck provider refunds and finished refunds', async () => {
+  it("refunds: the payer's details, stuck provider refunds and finished refunds", async () => {
     const m = await t.merchant();
     const transfer = await liveTransfer(t, m, 40_000);
     await importStatement(t.db, {
       bankCode: 'GCB',
       fileName: `${randomUUID()}.csv`,
-      csv: gcbStatement([{ narration: `TRF FROM KOFI ANNAN 0012345678 ${transfer.reference}`, credit: cedis(transfer.chargedMinor) }]),
+      csv: gcbStatement([
+        { narration: `TRF FROM KOFI ANNAN 0012345678 ${transfer.reference}`, credit: cedis(transfer.chargedMinor) },
+      ]),
       importedBy: importer,
       checkoutUrlHost: t.config.checkoutUrlHost,
       collectionAccounts: collectionAccounts(t.config.providers.bankTransfer),
     });
     const refund = async (amountMinor: number) => {
-      const res = await call(t, 'POST', '/api/v1/refunds', { key: m.live_api_key, idempotencyKey: randomUUID(), body: { session_id: transfer.sessionId, amount_minor: amountMinor } });
+      const res = await call(t, 'POST', '/api/v1/refunds', {
+        key: m.live_api_key,
+        idempotencyKey: randomUUID(),
+        body: { session_id: transfer.sessionId, amount_minor: amountMinor },
+      });
       assert.equal(res.statusCode, 201, res.body);
       return res.json().id as string;
     };
     const queued = await refund(5_000);
     const stuck = await refund(2_000);
     const finished = await refund(1_000);
-    await t.db.query(`UPDATE refunds SET route = 'provider', provider = 'paystack', provider_reference = $2, processing_step = 'awaiting_result', created_at = now() - interval '50 hours' WHERE id = $1`, [stuck, `sika_rf_${randomUUID().slice(0, 8)}`]);
+    await t.db.query(
+      `UPDATE refunds SET route = 'provider', provider = 'paystack', provider_reference = $2, processing_step = 'awaiting_result', created_at = now() - interval '50 hours' WHERE id = $1`,
+      [stuck, `sika_rf_${randomUUID().slice(0, 8)}`],
+    );
     const { page, close } = await consolePage(browser);
     await signIn(page, baseUrl, '/ops', operator.email, operator.password);
     await page.goto(`${baseUrl}/ops/refunds`);

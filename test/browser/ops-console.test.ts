@@ -29,12 +29,23 @@ describe('operator console lists in Chromium: merchants, a merchant, the audit l
     await createOperator(t.db, { ...operator, role: 'operator' });
     // 60 merchants (more than a page), one of them Live with money, endpoints, a session.
     for (let i = 0; i < 60; i++) {
-      const created = await createMerchant(t.db, { name: `Kumasi Traders ${token} ${i}`, email: `owner-${i}-${token}@example.com`, webhookUrl: i === 42 ? 'https://example.com/hooks/sika' : null }, t.webhookTargets);
+      const created = await createMerchant(
+        t.db,
+        {
+          name: `Kumasi Traders ${token} ${i}`,
+          email: `owner-${i}-${token}@example.com`,
+          webhookUrl: i === 42 ? 'https://example.com/hooks/sika' : null,
+        },
+        t.webhookTargets,
+      );
       if (i === 42) rich = created;
     }
     await setPayoutAccess(t.db, rich.merchant_id, 'live', { payout_access: true });
     await fund(t, rich.merchant_id, 'live', 1_234_567);
-    const session = await call(t, 'POST', '/api/v1/sessions', { key: rich.test_api_key, body: { amount_minor: 50_000, invoice_ref: `INV-${token}` } as never });
+    const session = await call(t, 'POST', '/api/v1/sessions', {
+      key: rich.test_api_key,
+      body: { amount_minor: 50_000, invoice_ref: `INV-${token}` } as never,
+    });
     assert.equal(session.statusCode, 201, session.body);
   });
   after(async () => {
@@ -85,11 +96,17 @@ describe('operator console lists in Chromium: merchants, a merchant, the audit l
     // An audited change to look at: the Test payout limits of the merchant, through its page.
     await page.goto(`${baseUrl}/ops/merchants/${rich.merchant_id}`);
     await page.locator('#paused-test').selectOption('on');
-    await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Save test payout settings' }).click()]);
+    await Promise.all([
+      page.waitForLoadState('load'),
+      page.getByRole('button', { name: 'Save test payout settings' }).click(),
+    ]);
     await page.goto(`${baseUrl}/ops/audit`);
     await page.getByLabel('Merchant (id or name)').fill(rich.merchant_id);
     await page.getByLabel('Action').selectOption('payout_settings.update');
-    await Promise.all([page.waitForURL(/action=payout_settings/), page.getByRole('button', { name: 'Search' }).click()]);
+    await Promise.all([
+      page.waitForURL(/action=payout_settings/),
+      page.getByRole('button', { name: 'Search' }).click(),
+    ]);
     const rows = page.locator('main > .table-wrap > table > tbody > tr');
     assert.equal(await rows.count(), 1);
     assert.match(await rows.first().innerText(), /paused\s+false\s+true/);

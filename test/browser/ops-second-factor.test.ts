@@ -9,7 +9,15 @@ import type { Browser, Page } from 'playwright-core';
 import { createOperator } from '../../src/ops/service.ts';
 import { freshTotpCode } from '../console-client.ts';
 import { startTestApp, type TestContext } from '../helpers.ts';
-import { axeViolations, consolePage, continuePastRecoveryCodes, enrolSecondFactor, launchChromium, PHONE, screenshots } from './console-support.ts';
+import {
+  axeViolations,
+  consolePage,
+  continuePastRecoveryCodes,
+  enrolSecondFactor,
+  launchChromium,
+  PHONE,
+  screenshots,
+} from './console-support.ts';
 
 const PASSWORD = 'operator passphrase 30';
 
@@ -37,7 +45,10 @@ describe("operators' second factor in Chromium", () => {
     await page.goto(`${baseUrl}/ops/login`);
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(PASSWORD);
-    await Promise.all([page.waitForURL((url) => !url.pathname.endsWith('/login')), page.getByRole('button', { name: 'Sign in' }).click()]);
+    await Promise.all([
+      page.waitForURL((url) => !url.pathname.endsWith('/login')),
+      page.getByRole('button', { name: 'Sign in' }).click(),
+    ]);
   }
 
   it('at 1280 px: sent to enrol at the first sign-in, recovery codes once, then the code step at the next sign-in', async () => {
@@ -59,12 +70,18 @@ describe("operators' second factor in Chromium", () => {
       await continuePastRecoveryCodes(page);
       assert.equal(new URL(page.url()).pathname, '/ops');
 
-      await Promise.all([page.waitForURL((url) => url.pathname === '/ops/login'), page.getByRole('button', { name: 'Sign out' }).click()]);
+      await Promise.all([
+        page.waitForURL((url) => url.pathname === '/ops/login'),
+        page.getByRole('button', { name: 'Sign out' }).click(),
+      ]);
       await passwordStep(page, email);
       assert.equal(new URL(page.url()).pathname, '/ops/login/code');
       await checked(page, 'ops-2fa-code');
       await page.getByLabel('Code').fill(await freshTotpCode(email));
-      await Promise.all([page.waitForURL((url) => url.pathname === '/ops'), page.getByRole('button', { name: 'Verify' }).click()]);
+      await Promise.all([
+        page.waitForURL((url) => url.pathname === '/ops'),
+        page.getByRole('button', { name: 'Verify' }).click(),
+      ]);
 
       await page.goto(`${baseUrl}/ops/account`);
       assert.match(await page.locator('main').innerText(), /Recovery codes left: 10 of 10/);
@@ -108,7 +125,10 @@ describe("operators' second factor in Chromium", () => {
       await tellerPage.goto(`${baseUrl}/ops/login`);
       await tellerPage.getByLabel('Email').fill(other);
       await tellerPage.getByLabel('Password').fill(temporary);
-      await Promise.all([tellerPage.waitForURL((url) => !url.pathname.endsWith('/login')), tellerPage.getByRole('button', { name: 'Sign in' }).click()]);
+      await Promise.all([
+        tellerPage.waitForURL((url) => !url.pathname.endsWith('/login')),
+        tellerPage.getByRole('button', { name: 'Sign in' }).click(),
+      ]);
       assert.equal(new URL(tellerPage.url()).pathname, '/ops/account', 'the temporary password must be changed first');
       await checked(tellerPage, 'ops-2fa-temporary-password');
       await tellerPage.getByLabel('Temporary password').fill(temporary);

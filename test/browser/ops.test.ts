@@ -31,9 +31,15 @@ describe('operator console in Chromium', () => {
   let approver: Actor;
   /** The second operator approves the request waiting for this object. */
   async function approveWaiting(objectId: string): Promise<void> {
-    const [request] = await t.db.query<{ id: string }>("SELECT id FROM operator_approvals WHERE object_id = $1 AND status = 'pending'", [objectId]);
+    const [request] = await t.db.query<{ id: string }>(
+      "SELECT id FROM operator_approvals WHERE object_id = $1 AND status = 'pending'",
+      [objectId],
+    );
     assert.ok(request, `a request waits for ${objectId}`);
-    assert.equal((await decideApproval(t.db, approver, t.config.checkoutUrlHost, request.id, 'approve')).status, 'approved');
+    assert.equal(
+      (await decideApproval(t.db, approver, t.config.checkoutUrlHost, request.id, 'approve')).status,
+      'approved',
+    );
   }
 
   before(async () => {
@@ -42,7 +48,11 @@ describe('operator console in Chromium', () => {
     browser = await launchChromium();
     operatorId = (await createOperator(t.db, { ...operator, role: 'operator' })).operator_id;
     await createOperator(t.db, { ...teller, role: 'teller' });
-    const second = await createOperator(t.db, { email: `approver-${randomUUID().slice(0, 8)}@sika.example`, password: PASSWORD, role: 'operator' });
+    const second = await createOperator(t.db, {
+      email: `approver-${randomUUID().slice(0, 8)}@sika.example`,
+      password: PASSWORD,
+      role: 'operator',
+    });
     approver = { type: 'operator', id: second.operator_id, email: second.email };
   });
   after(async () => {
@@ -52,13 +62,25 @@ describe('operator console in Chromium', () => {
 
   async function newMerchant(name = `Asante Schools ${randomUUID().slice(0, 4)}`, webhookUrl: string | null = null) {
     const email = `owner-${randomUUID().slice(0, 8)}@example.com`;
-    const created = await createMerchant(t.db, { name, email, password: 'merchant passphrase', webhookUrl }, t.webhookTargets);
+    const created = await createMerchant(
+      t.db,
+      { name, email, password: 'merchant passphrase', webhookUrl },
+      t.webhookTargets,
+    );
     return { id: created.merchant_id, name, email, testKey: created.test_api_key, liveKey: created.live_api_key };
   }
 
   /** A Test checkout session created with the merchant's key, and its quote. */
   async function sessionWithQuote(testKey: string, body: Record<string, unknown> = {}) {
-    const created = await call(t, 'POST', '/api/v1/sessions', { key: testKey, body: { amount_minor: 50_000, invoice_ref: `INV-${randomUUID().slice(0, 6)}`, customer: { name: 'Efua Owusu' }, ...body } as never });
+    const created = await call(t, 'POST', '/api/v1/sessions', {
+      key: testKey,
+      body: {
+        amount_minor: 50_000,
+        invoice_ref: `INV-${randomUUID().slice(0, 6)}`,
+        customer: { name: 'Efua Owusu' },
+        ...body,
+      } as never,
+    });
     assert.equal(created.statusCode, 201, created.body);
     const id = created.json().id as string;
     const quote = await call(t, 'GET', `/api/v1/checkout/sessions/${id}/quote`);
@@ -66,12 +88,18 @@ describe('operator console in Chromium', () => {
     return { id, quote: quote.json() as { surcharges: Record<string, { total_minor: number }> } };
   }
 
-  const publicStatus = async (sessionId: string) => (await call(t, 'GET', `/api/v1/checkout/sessions/${sessionId}`)).json().status as string;
+  const publicStatus = async (sessionId: string) =>
+    (await call(t, 'GET', `/api/v1/checkout/sessions/${sessionId}`)).json().status as string;
 
   const postFromPage = (page: Page, path: string, fields: Record<string, string>) =>
     page.evaluate(
       async ({ path, fields }) => {
-        const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields), redirect: 'manual' });
+        const res = await fetch(path, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams(fields),
+          redirect: 'manual',
+        });
         return { status: res.status, text: await res.text() };
       },
       { path, fields },
@@ -98,7 +126,10 @@ describe('operator console in Chromium', () => {
     assert.equal(cookie.httpOnly, true);
     assert.equal(cookie.sameSite, 'Lax');
     assert.equal(cookie.path, '/ops');
-    assert.equal((await context.cookies()).find((c) => c.name === 'sika_dashboard'), undefined);
+    assert.equal(
+      (await context.cookies()).find((c) => c.name === 'sika_dashboard'),
+      undefined,
+    );
     // The ops cookie does not open the dashboard.
     await page.goto(`${baseUrl}/dashboard`);
     assert.equal(new URL(page.url()).pathname, '/dashboard/login');
@@ -134,11 +165,23 @@ describe('operator console in Chromium', () => {
     await page.goto(`${baseUrl}/ops/merchants/${m.id}`);
     assert.match(await live.innerText(), /Payout access: enabled/);
     const settings = async () =>
-      (await t.db.query<{ payout_access: boolean; paused: boolean; payout_limit_minor: number; daily_limit_minor: number }>(
-        `SELECT payout_access, paused, payout_limit_minor::int AS payout_limit_minor, daily_limit_minor::int AS daily_limit_minor FROM payout_settings WHERE merchant_id = $1 AND environment = 'live'`,
-        [m.id],
-      ))[0]!;
-    assert.deepEqual(await settings(), { payout_access: true, paused: false, payout_limit_minor: 250_000, daily_limit_minor: 1_000_000 });
+      (
+        await t.db.query<{
+          payout_access: boolean;
+          paused: boolean;
+          payout_limit_minor: number;
+          daily_limit_minor: number;
+        }>(
+          `SELECT payout_access, paused, payout_limit_minor::int AS payout_limit_minor, daily_limit_minor::int AS daily_limit_minor FROM payout_settings WHERE merchant_id = $1 AND environment = 'live'`,
+          [m.id],
+        )
+      )[0]!;
+    assert.deepEqual(await settings(), {
+      payout_access: true,
+      paused: false,
+      payout_limit_minor: 250_000,
+      daily_limit_minor: 1_000_000,
+    });
     await screenshots(page, 'ops-merchant-detail');
 
     await live.getByLabel('Payouts', { exact: true }).selectOption('on');
@@ -157,14 +200,29 @@ describe('operator console in Chromium', () => {
     // Bad limits are refused on the error page, which names the field and what it takes; nothing is saved.
     await live.getByLabel('Limit per payout (GHS)').fill('lots');
     await live.getByRole('button', { name: 'Save live payout settings' }).click();
-    await page.getByRole('alert').filter({ hasText: 'Limit per payout is not valid: enter an amount in GHS above zero with at most 2 decimals, e.g. 502.00.' }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({
+        hasText:
+          'Limit per payout is not valid: enter an amount in GHS above zero with at most 2 decimals, e.g. 502.00.',
+      })
+      .waitFor();
 
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit' }).click();
-    const audited = await t.db.query<{ action: string }>(`SELECT action FROM audit_log WHERE merchant_id = $1 AND actor_id = $2 ORDER BY created_at`, [m.id, operatorId]);
-    assert.deepEqual(audited.map((a) => a.action), ['approval.request.payout_settings', 'payout_settings.update', 'payout_settings.update']);
+    const audited = await t.db.query<{ action: string }>(
+      `SELECT action FROM audit_log WHERE merchant_id = $1 AND actor_id = $2 ORDER BY created_at`,
+      [m.id, operatorId],
+    );
+    assert.deepEqual(
+      audited.map((a) => a.action),
+      ['approval.request.payout_settings', 'payout_settings.update', 'payout_settings.update'],
+    );
     const rows = page.locator('tbody tr', { hasText: `${m.id}:live` });
     assert.ok((await rows.count()) >= 3, 'the approved opening, the pause and the resume');
-    assert.match(await rows.first().innerText(), new RegExp(`${operator.email.replace(/[.]/g, '\\.')}[\\s\\S]*operator[\\s\\S]*payout_settings\\.update`));
+    assert.match(
+      await rows.first().innerText(),
+      new RegExp(`${operator.email.replace(/[.]/g, '\\.')}[\\s\\S]*operator[\\s\\S]*payout_settings\\.update`),
+    );
     await close();
   });
 
@@ -198,17 +256,30 @@ describe('operator console in Chromium', () => {
     await addBank.getByLabel('Bank name').fill('Another Volta Bank');
     await addBank.getByLabel('Code').fill(code);
     await addBank.getByRole('button', { name: 'Add bank' }).click();
-    await page.getByRole('alert').filter({ hasText: `bank code ${code} is already used` }).waitFor();
-    const actions = (await t.db.query<{ action: string }>(`SELECT action FROM audit_log WHERE actor_id = $1 AND action LIKE 'b%' ORDER BY created_at`, [operatorId])).map((r) => r.action);
+    await page
+      .getByRole('alert')
+      .filter({ hasText: `bank code ${code} is already used` })
+      .waitFor();
+    const actions = (
+      await t.db.query<{ action: string }>(
+        `SELECT action FROM audit_log WHERE actor_id = $1 AND action LIKE 'b%' ORDER BY created_at`,
+        [operatorId],
+      )
+    ).map((r) => r.action);
     assert.deepEqual(actions, ['bank.create', 'branch.create', 'branch.deactivate']);
     await close();
   });
 
   it('teller: finds a cash slip by its reference, records the deposit at a branch; the payer page then shows success', async () => {
     const m = await newMerchant('Tamale Poly');
-    const { id: sessionId, quote } = await sessionWithQuote(m.liveKey, { amount_minor: 50_000, description: 'Hostel fees' });
+    const { id: sessionId, quote } = await sessionWithQuote(m.liveKey, {
+      amount_minor: 50_000,
+      description: 'Hostel fees',
+    });
     const cashTotal = quote.surcharges.cash!.total_minor;
-    const slipRes = await call(t, 'POST', '/api/v1/checkout/cash-slips', { body: { session_id: sessionId, amount_minor: cashTotal } });
+    const slipRes = await call(t, 'POST', '/api/v1/checkout/cash-slips', {
+      body: { session_id: sessionId, amount_minor: cashTotal },
+    });
     assert.equal(slipRes.statusCode, 201, slipRes.body);
     const slip = slipRes.json() as { reference: string; amount_minor: number; expires_at: string };
     assert.equal(slip.amount_minor, cashTotal);
@@ -219,7 +290,11 @@ describe('operator console in Chromium', () => {
     assert.equal(new URL(page.url()).pathname, '/ops/teller', 'tellers land on the teller desk');
     await page.goto(`${baseUrl}/ops/review`);
     assert.equal(new URL(page.url()).pathname, '/ops/teller', 'tellers see only the teller desk');
-    assert.deepEqual(await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allInnerTexts(), ['Teller'], 'and only it in the menu');
+    assert.deepEqual(
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allInnerTexts(),
+      ['Teller'],
+      'and only it in the menu',
+    );
     await screenshots(page, 'ops-teller');
 
     await page.getByLabel('Slip reference').fill('SK-NOPE-NOPE');
@@ -248,13 +323,21 @@ describe('operator console in Chromium', () => {
     await card.getByLabel('Branch').selectOption({ index: 0 });
     await card.getByLabel('Cash received (GHS)').fill((cashTotal / 100).toFixed(2));
     await card.getByRole('button', { name: 'Record deposit' }).click();
-    await page.getByRole('status').filter({ hasText: `Deposit recorded: ${ghs(cashTotal)}. The payment is paid and the checkout is success.` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Deposit recorded: ${ghs(cashTotal)}. The payment is paid and the checkout is success.` })
+      .waitFor();
     assert.match(await card.innerText(), /Do not take cash for this slip: it is used\./);
     assert.equal(await card.getByRole('button', { name: 'Record deposit' }).count(), 0);
     await screenshots(page, 'ops-teller-recorded');
 
     // Recording the same slip again (a second click, another teller) is refused.
-    const again = await postFromPage(page, '/ops/teller/record', { _csrf: await csrfOf(page), reference: slip.reference, branch_id: (await t.db.query<{ id: string }>('SELECT id FROM bank_branches WHERE active LIMIT 1'))[0]!.id, amount: (cashTotal / 100).toFixed(2) });
+    const again = await postFromPage(page, '/ops/teller/record', {
+      _csrf: await csrfOf(page),
+      reference: slip.reference,
+      branch_id: (await t.db.query<{ id: string }>('SELECT id FROM bank_branches WHERE active LIMIT 1'))[0]!.id,
+      amount: (cashTotal / 100).toFixed(2),
+    });
     assert.equal(again.status, 409);
     assert.match(again.text, /This slip is used; do not take the cash\./);
 
@@ -279,9 +362,17 @@ describe('operator console in Chromium', () => {
   it('teller: an expired slip is refused clearly, with no way to record it', async () => {
     const m = await newMerchant();
     const { id: sessionId, quote } = await sessionWithQuote(m.liveKey);
-    const slip = (await call(t, 'POST', '/api/v1/checkout/cash-slips', { body: { session_id: sessionId, amount_minor: quote.surcharges.cash!.total_minor } })).json() as { reference: string; amount_minor: number };
-    await t.db.query(`UPDATE cash_slips SET expires_at = now() - interval '1 minute' WHERE reference = $1`, [slip.reference]);
-    await t.db.query(`UPDATE checkout_sessions SET expires_at = now() - interval '1 minute' WHERE id = $1`, [sessionId]);
+    const slip = (
+      await call(t, 'POST', '/api/v1/checkout/cash-slips', {
+        body: { session_id: sessionId, amount_minor: quote.surcharges.cash!.total_minor },
+      })
+    ).json() as { reference: string; amount_minor: number };
+    await t.db.query(`UPDATE cash_slips SET expires_at = now() - interval '1 minute' WHERE reference = $1`, [
+      slip.reference,
+    ]);
+    await t.db.query(`UPDATE checkout_sessions SET expires_at = now() - interval '1 minute' WHERE id = $1`, [
+      sessionId,
+    ]);
 
     const { page, close } = await consolePage(browser);
     await signIn(page, baseUrl, '/ops', teller.email, teller.password);
@@ -291,7 +382,12 @@ describe('operator console in Chromium', () => {
     assert.match(await card.innerText(), /Do not take cash for this slip: it is expired\./);
     assert.equal(await card.getByRole('button', { name: 'Record deposit' }).count(), 0);
     await screenshots(page, 'ops-teller-expired');
-    const forced = await postFromPage(page, '/ops/teller/record', { _csrf: await csrfOf(page), reference: slip.reference, branch_id: (await t.db.query<{ id: string }>('SELECT id FROM bank_branches WHERE active LIMIT 1'))[0]!.id, amount: (slip.amount_minor / 100).toFixed(2) });
+    const forced = await postFromPage(page, '/ops/teller/record', {
+      _csrf: await csrfOf(page),
+      reference: slip.reference,
+      branch_id: (await t.db.query<{ id: string }>('SELECT id FROM bank_branches WHERE active LIMIT 1'))[0]!.id,
+      amount: (slip.amount_minor / 100).toFixed(2),
+    });
     assert.equal(forced.status, 409);
     assert.match(forced.text, /This slip has expired; do not take the cash\./);
     assert.notEqual(await publicStatus(sessionId), 'success');
@@ -303,10 +399,15 @@ describe('operator console in Chromium', () => {
     const held: { sessionId: string; attempt: string }[] = [];
     for (const outcome of ['manual_review', 'amount_mismatch'] as const) {
       const { id: sessionId, quote } = await sessionWithQuote(m.testKey);
-      const attempt = await call(t, 'POST', `/api/v1/checkout/sessions/${sessionId}/provider-attempts`, { body: { rail: 'momo', amount_minor: quote.surcharges.momo!.total_minor, operator: 'mtn', phone: '0241234567' } });
+      const attempt = await call(t, 'POST', `/api/v1/checkout/sessions/${sessionId}/provider-attempts`, {
+        body: { rail: 'momo', amount_minor: quote.surcharges.momo!.total_minor, operator: 'mtn', phone: '0241234567' },
+      });
       assert.equal(attempt.statusCode, 201, attempt.body);
       const reference = attempt.json().attempt_reference as string;
-      const simulated = await call(t, 'POST', `/api/v1/test/payment-attempts/${reference}/simulate`, { key: m.testKey, body: { outcome } });
+      const simulated = await call(t, 'POST', `/api/v1/test/payment-attempts/${reference}/simulate`, {
+        key: m.testKey,
+        body: { outcome },
+      });
       assert.equal(simulated.statusCode, 200, simulated.body);
       assert.equal(simulated.json().status, outcome);
       held.push({ sessionId, attempt: reference });
@@ -339,18 +440,36 @@ describe('operator console in Chromium', () => {
     await page.getByLabel(/^Reason/).fill('No money arrived');
     await page.getByLabel('I have checked the statement line, deposit or provider record behind this payment').check();
     await page.getByRole('button', { name: 'Submit decision' }).click();
-    await page.getByRole('status').filter({ hasText: `Attempt ${held[1]!.attempt} is rejected` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Attempt ${held[1]!.attempt} is rejected` })
+      .waitFor();
     assert.notEqual(await publicStatus(held[1]!.sessionId), 'success');
-    assert.equal(await page.locator('tbody tr', { hasText: held[0]!.attempt }).count(), 0, 'decided attempts leave the queue');
+    assert.equal(
+      await page.locator('tbody tr', { hasText: held[0]!.attempt }).count(),
+      0,
+      'decided attempts leave the queue',
+    );
 
     // Deciding an attempt that is no longer held is refused.
-    const twice = await postFromPage(page, `/ops/review/${held[0]!.attempt}`, { _csrf: await csrfOf(page), choice: 'reject', reason: 'again', confirm: 'yes' });
+    const twice = await postFromPage(page, `/ops/review/${held[0]!.attempt}`, {
+      _csrf: await csrfOf(page),
+      choice: 'reject',
+      reason: 'again',
+      confirm: 'yes',
+    });
     assert.equal(twice.status, 409);
     assert.match(twice.text, /only held attempts are decided here/);
     assert.equal(await publicStatus(held[0]!.sessionId), 'success');
 
-    const actions = await t.db.query<{ action: string; object_id: string }>(`SELECT action, object_id FROM audit_log WHERE actor_id IN ($1, $2) AND action LIKE 'attempt.%' ORDER BY created_at`, [operatorId, approver.id]);
-    assert.deepEqual(actions, [{ action: 'attempt.decide', object_id: held[0]!.attempt }, { action: 'attempt.reject', object_id: held[1]!.attempt }]);
+    const actions = await t.db.query<{ action: string; object_id: string }>(
+      `SELECT action, object_id FROM audit_log WHERE actor_id IN ($1, $2) AND action LIKE 'attempt.%' ORDER BY created_at`,
+      [operatorId, approver.id],
+    );
+    assert.deepEqual(actions, [
+      { action: 'attempt.decide', object_id: held[0]!.attempt },
+      { action: 'attempt.reject', object_id: held[1]!.attempt },
+    ]);
     await close();
   });
 
@@ -358,13 +477,28 @@ describe('operator console in Chromium', () => {
     // The Live key needs an HTTPS endpoint before it can pay out.
     const m = await newMerchant('Kumasi Traders', 'https://hooks.example.com/sika');
     await setPayoutAccess(t.db, m.id, 'live', { payout_access: true });
-    await t.db.transaction((tx) => creditPayment(tx, { merchantId: m.id, environment: 'live', paymentId: `pay_${randomUUID()}`, chargedMinor: 300_000, payerFeeMinor: 0, merchantFeeMinor: 0 }));
+    await t.db.transaction((tx) =>
+      creditPayment(tx, {
+        merchantId: m.id,
+        environment: 'live',
+        paymentId: `pay_${randomUUID()}`,
+        chargedMinor: 300_000,
+        payerFeeMinor: 0,
+        merchantFeeMinor: 0,
+      }),
+    );
     const bankId = (await t.db.query<{ id: string }>('SELECT id FROM banks WHERE active ORDER BY name LIMIT 1'))[0]!.id;
     const payouts: { id: string; reference: string }[] = [];
     for (const [i, account] of ['0099887766551', '0099887766552'].entries()) {
-      const recipient = await call(t, 'POST', '/api/v1/payouts/recipients', { key: m.liveKey, body: { account_type: 'bank', bank_id: bankId, account_number: account, account_name: `Supplier ${i + 1}` } });
+      const recipient = await call(t, 'POST', '/api/v1/payouts/recipients', {
+        key: m.liveKey,
+        body: { account_type: 'bank', bank_id: bankId, account_number: account, account_name: `Supplier ${i + 1}` },
+      });
       assert.equal(recipient.statusCode, 201, recipient.body);
-      const created = await call(t, 'POST', '/api/v1/payouts', { key: m.liveKey, body: { recipient_id: recipient.json().id, amount_minor: 40_000 + i, client_reference: `rec-${i}` } });
+      const created = await call(t, 'POST', '/api/v1/payouts', {
+        key: m.liveKey,
+        body: { recipient_id: recipient.json().id, amount_minor: 40_000 + i, client_reference: `rec-${i}` },
+      });
       assert.ok(created.statusCode < 300, created.body);
       payouts.push(created.json());
     }
@@ -372,10 +506,15 @@ describe('operator console in Chromium', () => {
       await processDuePayouts(t.db, rail);
       const left = await t.db.query(`SELECT 1 FROM payouts WHERE merchant_id = $1 AND status = 'processing'`, [m.id]);
       if (left.length === 0) break;
-      await t.db.query(`UPDATE payouts SET next_step_at = now() WHERE merchant_id = $1 AND status = 'processing'`, [m.id]);
+      await t.db.query(`UPDATE payouts SET next_step_at = now() WHERE merchant_id = $1 AND status = 'processing'`, [
+        m.id,
+      ]);
     }
     const statuses = await t.db.query<{ status: string }>(`SELECT status FROM payouts WHERE merchant_id = $1`, [m.id]);
-    assert.deepEqual(statuses.map((s) => s.status), ['paid', 'paid']);
+    assert.deepEqual(
+      statuses.map((s) => s.status),
+      ['paid', 'paid'],
+    );
 
     const { page, close } = await consolePage(browser);
     await signIn(page, baseUrl, '/ops', operator.email, operator.password);
@@ -385,7 +524,10 @@ describe('operator console in Chromium', () => {
     assert.match(await first.innerText(), /Kumasi Traders[\s\S]*paid[\s\S]*GIP[\s\S]*unreconciled/);
     await screenshots(page, 'ops-payouts');
     await first.getByRole('button', { name: 'Matched' }).click();
-    await page.getByRole('status').filter({ hasText: `Payout ${payouts[0]!.reference} is matched.` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Payout ${payouts[0]!.reference} is matched.` })
+      .waitFor();
     assert.match(await page.locator('tbody tr', { hasText: payouts[0]!.reference }).innerText(), /matched/);
 
     const second = page.locator('tbody tr', { hasText: payouts[1]!.reference });
@@ -400,10 +542,24 @@ describe('operator console in Chromium', () => {
     await page.goto(`${baseUrl}/ops/payouts`);
     const returned = page.locator('tbody tr', { hasText: payouts[1]!.reference });
     assert.match(await returned.innerText(), /returned[\s\S]*RET-2026-0042/);
-    assert.equal(await returned.getByRole('button', { name: /Matched|Exception/ }).count(), 0, 'a returned payout is not reconciled');
+    assert.equal(
+      await returned.getByRole('button', { name: /Matched|Exception/ }).count(),
+      0,
+      'a returned payout is not reconciled',
+    );
 
-    const actions = (await t.db.query<{ action: string }>(`SELECT action FROM audit_log WHERE merchant_id = $1 AND actor_id IN ($2, $3) ORDER BY created_at`, [m.id, operatorId, approver.id])).map((r) => r.action);
-    assert.deepEqual(actions.sort(), ['approval.approve.payout_return', 'approval.request.payout_return', 'payout.reconcile_matched', 'payout.returned']);
+    const actions = (
+      await t.db.query<{ action: string }>(
+        `SELECT action FROM audit_log WHERE merchant_id = $1 AND actor_id IN ($2, $3) ORDER BY created_at`,
+        [m.id, operatorId, approver.id],
+      )
+    ).map((r) => r.action);
+    assert.deepEqual(actions.sort(), [
+      'approval.approve.payout_return',
+      'approval.request.payout_return',
+      'payout.reconcile_matched',
+      'payout.returned',
+    ]);
     await close();
   });
 
@@ -413,7 +569,15 @@ describe('operator console in Chromium', () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit' }).click();
     await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor();
     const text = await page.locator('main table').first().locator(':scope > tbody').innerText();
-    for (const action of ['operator.create', 'payout_settings.update', 'bank.create', 'branch.deactivate', 'cash_slip.record_deposit', 'attempt.decide', 'payout.reconcile_matched']) {
+    for (const action of [
+      'operator.create',
+      'payout_settings.update',
+      'bank.create',
+      'branch.deactivate',
+      'cash_slip.record_deposit',
+      'attempt.decide',
+      'payout.reconcile_matched',
+    ]) {
       assert.match(text, new RegExp(action.replace('.', '\\.')), `the audit log shows ${action}`);
     }
     await screenshots(page, 'ops-audit');
@@ -430,7 +594,10 @@ describe('operator console in Chromium', () => {
     await addBank.locator('input[name=_csrf]').evaluate((input) => input.remove());
     await addBank.getByLabel('Bank name').fill('Forged Bank');
     await addBank.getByLabel('Code').fill('FRG');
-    const [response] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/ops/banks') && r.request().method() === 'POST'), addBank.getByRole('button', { name: 'Add bank' }).click()]);
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith('/ops/banks') && r.request().method() === 'POST'),
+      addBank.getByRole('button', { name: 'Add bank' }).click(),
+    ]);
     assert.equal(response.status(), 403);
     await page.getByRole('alert').filter({ hasText: 'CSRF check failed' }).waitFor();
     assert.equal((await t.db.query(`SELECT 1 FROM banks WHERE code = 'FRG'`)).length, 0);

@@ -41,7 +41,24 @@ export function shBlocks(readme: string, heading: string): string[] {
 /** A clean environment for the reader's shell: no storage or URL settings of this test run. */
 function readerEnv(port: number): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port) };
-  for (const name of ['DATABASE_URL', 'DATA_DIR', 'BASE_URL', 'CHECKOUT_URL_HOST', 'REDIS_URL', 'LOG_LEVEL', 'WORKERS', 'DEMO_MERCHANT', 'HOST', 'NODE_OPTIONS', 'SIKA_API_KEY', 'SIKA_BASE_URL', 'SIKA_WEBHOOK_SECRET', 'SESSION', 'ATTEMPT']) delete env[name];
+  for (const name of [
+    'DATABASE_URL',
+    'DATA_DIR',
+    'BASE_URL',
+    'CHECKOUT_URL_HOST',
+    'REDIS_URL',
+    'LOG_LEVEL',
+    'WORKERS',
+    'DEMO_MERCHANT',
+    'HOST',
+    'NODE_OPTIONS',
+    'SIKA_API_KEY',
+    'SIKA_BASE_URL',
+    'SIKA_WEBHOOK_SECRET',
+    'SESSION',
+    'ATTEMPT',
+  ])
+    delete env[name];
   return env;
 }
 
@@ -102,7 +119,13 @@ describe('the README Quickstart, run as written on a fresh clone', { timeout: 24
       assert.deepEqual(uncopied, [], `a value to copy that no answer before gave:\n${script}`);
       let stdout: string;
       try {
-        stdout = execFileSync('bash', ['-euo', 'pipefail', '-c', [...exports, script].join('\n')], { cwd: clone, env, encoding: 'utf8', timeout: BLOCK_TIMEOUT_MS, stdio: ['ignore', 'pipe', 'pipe'] });
+        stdout = execFileSync('bash', ['-euo', 'pipefail', '-c', [...exports, script].join('\n')], {
+          cwd: clone,
+          env,
+          encoding: 'utf8',
+          timeout: BLOCK_TIMEOUT_MS,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
       } catch (error) {
         const { stdout: out, stderr } = error as { stdout?: string; stderr?: string };
         assert.fail(`this Quickstart block failed:\n${script}\nstdout: ${out}\nstderr: ${stderr}`);
@@ -118,7 +141,9 @@ describe('the README Quickstart, run as written on a fresh clone', { timeout: 24
     const sessionId = copied['cs_…'];
     assert.ok(sessionId && copied['att_…'], `the answers gave a session and an attempt: ${answers.join('\n')}`);
     // The last read of the session says it is paid.
-    const reads = answers.map((answer) => (answer.trim().startsWith('{') ? (JSON.parse(answer) as Record<string, unknown>) : null)).filter((answer) => answer?.id === sessionId);
+    const reads = answers
+      .map((answer) => (answer.trim().startsWith('{') ? (JSON.parse(answer) as Record<string, unknown>) : null))
+      .filter((answer) => answer?.id === sessionId);
     assert.equal(reads.at(-1)?.status, 'success', `the session read back: ${JSON.stringify(reads.at(-1))}`);
     assert.equal(reads.at(-1)?.amount_minor, 50000);
 

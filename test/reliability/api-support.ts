@@ -18,7 +18,11 @@ export { checkEnvelope, LEAK_PATTERNS, multipartFile, type ErrorBody } from '../
 
 /** The response is the envelope with this status and code. */
 export function expectError(res: LightMyRequestResponse, status: number, code: string, context: string): ErrorBody {
-  assert.equal(res.statusCode, status, `${context}: expected ${status} ${code}, got ${res.statusCode}: ${res.body.slice(0, 300)}`);
+  assert.equal(
+    res.statusCode,
+    status,
+    `${context}: expected ${status} ${code}, got ${res.statusCode}: ${res.body.slice(0, 300)}`,
+  );
   const error = checkEnvelope(res, context);
   assert.equal(error.code, code, `${context}: expected code ${code}, got ${error.code}`);
   return error;
@@ -31,22 +35,36 @@ export const TINY_PNG = Buffer.from(
 );
 
 /** One request through inject with a Bearer key (or none) and an optional JSON body. */
-export function api(t: TestContext, key: string | null, method: string, url: string, body?: unknown): Promise<LightMyRequestResponse> {
+export function api(
+  t: TestContext,
+  key: string | null,
+  method: string,
+  url: string,
+  body?: unknown,
+): Promise<LightMyRequestResponse> {
   return t.app.inject({
     method: method as 'GET',
     url,
-    headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     payload: body === undefined ? undefined : JSON.stringify(body),
   });
 }
 
-async function ok(res: LightMyRequestResponse | Promise<LightMyRequestResponse>, status: number, what: string): Promise<Record<string, any>> {
+async function ok(
+  res: LightMyRequestResponse | Promise<LightMyRequestResponse>,
+  status: number,
+  what: string,
+): Promise<Record<string, any>> {
   const r = await res;
   assert.equal(r.statusCode, status, `${what}: ${r.statusCode} ${r.body.slice(0, 300)}`);
   return r.json();
 }
 
-export const keyOf = (m: CreatedMerchant, environment: Environment) => (environment === 'test' ? m.test_api_key : m.live_api_key);
+export const keyOf = (m: CreatedMerchant, environment: Environment) =>
+  environment === 'test' ? m.test_api_key : m.live_api_key;
 export const otherEnvironment = (environment: Environment): Environment => (environment === 'test' ? 'live' : 'test');
 
 /** Real objects of one merchant in one environment, and the payer-visible data they carry. */
@@ -82,11 +100,22 @@ export async function payoutReadyMerchant(t: TestContext, options: { password?: 
   const tag = randomUUID().slice(0, 8);
   const email = `owner-${randomUUID()}@example.com`;
   const password = options.password ? `pw-${randomUUID()}` : '';
-  const m = await createMerchant(t.db, { name: `Reliability ${tag}`, email, password: password || null, webhookUrl: WEBHOOK_URL }, t.webhookTargets);
+  const m = await createMerchant(
+    t.db,
+    { name: `Reliability ${tag}`, email, password: password || null, webhookUrl: WEBHOOK_URL },
+    t.webhookTargets,
+  );
   await setPayoutAccess(t.db, m.merchant_id, 'live', { payout_access: true });
   for (const environment of ['test', 'live'] as const) {
     await t.db.transaction((tx) =>
-      creditPayment(tx, { merchantId: m.merchant_id, environment, paymentId: `fund-${randomUUID()}`, chargedMinor: 10_000_000, payerFeeMinor: 0, merchantFeeMinor: 0 }),
+      creditPayment(tx, {
+        merchantId: m.merchant_id,
+        environment,
+        paymentId: `fund-${randomUUID()}`,
+        chargedMinor: 10_000_000,
+        payerFeeMinor: 0,
+        merchantFeeMinor: 0,
+      }),
     );
   }
   return { ...m, email, password };
@@ -99,7 +128,12 @@ let uniqueAmount = 31_000 + Math.floor(Math.random() * 1_000) * 7;
  * a bank recipient, a payout (Test: paid; Live: processing, needs the Live payout rail) and an evidence
  * file on it. Everything through the public API, as a merchant and a payer would.
  */
-export async function createObjects(t: TestContext, m: CreatedMerchant, environment: Environment, options: { invoiceRef?: string; rail?: 'momo' | 'cash' } = {}): Promise<Objects> {
+export async function createObjects(
+  t: TestContext,
+  m: CreatedMerchant,
+  environment: Environment,
+  options: { invoiceRef?: string; rail?: 'momo' | 'cash' } = {},
+): Promise<Objects> {
   const key = keyOf(m, environment);
   const tag = randomUUID().slice(0, 8);
   const customerName = `Payer ${tag} Asante`;
@@ -122,54 +156,110 @@ export async function createObjects(t: TestContext, m: CreatedMerchant, environm
   let attempt: string;
   if (rail === 'momo') {
     const started = await ok(
-      api(t, null, 'POST', `/api/v1/checkout/sessions/${session.id}/provider-attempts`, { rail: 'momo', operator: 'mtn', phone: '0241234567', amount_minor: quote.surcharges.momo.total_minor }),
+      api(t, null, 'POST', `/api/v1/checkout/sessions/${session.id}/provider-attempts`, {
+        rail: 'momo',
+        operator: 'mtn',
+        phone: '0241234567',
+        amount_minor: quote.surcharges.momo.total_minor,
+      }),
       201,
       'start a momo attempt',
     );
     attempt = started.attempt_reference;
   } else {
-    const slip = await ok(api(t, null, 'POST', '/api/v1/checkout/cash-slips', { session_id: session.id, amount_minor: quote.surcharges.cash.total_minor }), 201, 'create a cash slip');
+    const slip = await ok(
+      api(t, null, 'POST', '/api/v1/checkout/cash-slips', {
+        session_id: session.id,
+        amount_minor: quote.surcharges.cash.total_minor,
+      }),
+      201,
+      'create a cash slip',
+    );
     const status = await ok(api(t, null, 'GET', `/api/v1/checkout/sessions/${session.id}`), 200, 'public session');
     assert.equal(status.status, 'pending');
-    const rows = await t.db.query<{ id: string }>('SELECT id FROM payment_attempts WHERE session_id = $1', [session.id]);
+    const rows = await t.db.query<{ id: string }>('SELECT id FROM payment_attempts WHERE session_id = $1', [
+      session.id,
+    ]);
     assert.equal(rows.length, 1, `one attempt for the slip ${slip.reference}`);
     attempt = rows[0]!.id;
   }
   const capabilities = await ok(api(t, key, 'GET', '/api/v1/payouts/capabilities'), 200, 'capabilities');
   const recipient = await ok(
-    api(t, key, 'POST', '/api/v1/payouts/recipients', { bank_id: capabilities.banks[0].id, account_number: `90${String(amountMinor).padStart(8, '0')}`, account_name: `Recipient ${tag}` }),
+    api(t, key, 'POST', '/api/v1/payouts/recipients', {
+      bank_id: capabilities.banks[0].id,
+      account_number: `90${String(amountMinor).padStart(8, '0')}`,
+      account_name: `Recipient ${tag}`,
+    }),
     201,
     'create a recipient',
   );
   const payout = await ok(
-    api(t, key, 'POST', '/api/v1/payouts', { recipient_id: recipient.id, amount_minor: 1_000 + (amountMinor % 1000), client_reference: `rel-${tag}`, notes: `Notes ${tag}` }),
+    api(t, key, 'POST', '/api/v1/payouts', {
+      recipient_id: recipient.id,
+      amount_minor: 1_000 + (amountMinor % 1000),
+      client_reference: `rel-${tag}`,
+      notes: `Notes ${tag}`,
+    }),
     201,
     `create a ${environment} payout`,
   );
   const file = multipartFile('file', `proof-${tag}.png`, 'image/png', TINY_PNG);
   const evidence = await ok(
-    t.app.inject({ method: 'POST', url: `/api/v1/payouts/${payout.id}/evidence`, headers: { authorization: `Bearer ${key}`, 'content-type': file.contentType }, payload: file.payload }),
+    t.app.inject({
+      method: 'POST',
+      url: `/api/v1/payouts/${payout.id}/evidence`,
+      headers: { authorization: `Bearer ${key}`, 'content-type': file.contentType },
+      payload: file.payload,
+    }),
     201,
     'upload evidence',
   );
   // A paid cash session (a teller's deposit) and a pending refund of part of it.
-  const paid = await ok(api(t, key, 'POST', '/api/v1/sessions', { amount_minor: 5_000, invoice_ref: `INV-R-${tag}` }), 201, 'create a session to refund');
+  const paid = await ok(
+    api(t, key, 'POST', '/api/v1/sessions', { amount_minor: 5_000, invoice_ref: `INV-R-${tag}` }),
+    201,
+    'create a session to refund',
+  );
   const paidQuote = await ok(api(t, null, 'GET', `/api/v1/checkout/sessions/${paid.id}/quote`), 200, 'quote');
-  const slip = await ok(api(t, null, 'POST', '/api/v1/checkout/cash-slips', { session_id: paid.id, amount_minor: paidQuote.surcharges.cash.total_minor }), 201, 'a cash slip to pay');
+  const slip = await ok(
+    api(t, null, 'POST', '/api/v1/checkout/cash-slips', {
+      session_id: paid.id,
+      amount_minor: paidQuote.surcharges.cash.total_minor,
+    }),
+    201,
+    'a cash slip to pay',
+  );
   const [branch] = await t.db.query<{ id: string }>('SELECT id FROM bank_branches WHERE active ORDER BY id LIMIT 1');
   if (environment === 'live') {
-    await recordCashDeposit(t.db, t.config.checkoutUrlHost, { reference: slip.reference, branchId: branch!.id, amountMinor: paidQuote.surcharges.cash.total_minor });
+    await recordCashDeposit(t.db, t.config.checkoutUrlHost, {
+      reference: slip.reference,
+      branchId: branch!.id,
+      amountMinor: paidQuote.surcharges.cash.total_minor,
+    });
   } else {
     // A teller never records a Test slip: Test deposits are recorded through the Test simulator.
-    const [paidAttempt] = await t.db.query<{ id: string }>('SELECT id FROM payment_attempts WHERE session_id = $1', [paid.id]);
-    await ok(api(t, key, 'POST', `/api/v1/test/payment-attempts/${paidAttempt!.id}/simulate`, { outcome: 'paid' }), 200, 'simulate the Test cash deposit');
+    const [paidAttempt] = await t.db.query<{ id: string }>('SELECT id FROM payment_attempts WHERE session_id = $1', [
+      paid.id,
+    ]);
+    await ok(
+      api(t, key, 'POST', `/api/v1/test/payment-attempts/${paidAttempt!.id}/simulate`, { outcome: 'paid' }),
+      200,
+      'simulate the Test cash deposit',
+    );
   }
   const refund = await ok(
-    api(t, key, 'POST', '/api/v1/refunds', { session_id: paid.id, amount_minor: 100, ...(environment === 'test' ? { test_outcome: 'pending' } : {}) }),
+    api(t, key, 'POST', '/api/v1/refunds', {
+      session_id: paid.id,
+      amount_minor: 100,
+      ...(environment === 'test' ? { test_outcome: 'pending' } : {}),
+    }),
     201,
     `refund a ${environment} session`,
   );
-  const [event] = await t.db.query<{ id: string }>('SELECT id FROM events WHERE merchant_id = $1 AND environment = $2 ORDER BY created_at DESC LIMIT 1', [m.merchant_id, environment]);
+  const [event] = await t.db.query<{ id: string }>(
+    'SELECT id FROM events WHERE merchant_id = $1 AND environment = $2 ORDER BY created_at DESC LIMIT 1',
+    [m.merchant_id, environment],
+  );
   return {
     environment,
     session: session.id,
@@ -179,7 +269,22 @@ export async function createObjects(t: TestContext, m: CreatedMerchant, environm
     evidence: evidence.id,
     refund: refund.id,
     event: event!.id,
-    secrets: [session.id, attempt, recipient.id, payout.id, evidence.id, refund.id, event!.id, paid.id, customerName, customerEmail, ...(options.invoiceRef ? [] : [invoiceRef]), `Order ${tag}`, `Recipient ${tag}`, `rel-${tag}`],
+    secrets: [
+      session.id,
+      attempt,
+      recipient.id,
+      payout.id,
+      evidence.id,
+      refund.id,
+      event!.id,
+      paid.id,
+      customerName,
+      customerEmail,
+      ...(options.invoiceRef ? [] : [invoiceRef]),
+      `Order ${tag}`,
+      `Recipient ${tag}`,
+      `rel-${tag}`,
+    ],
     customerName,
     customerEmail,
     invoiceRef,

@@ -22,7 +22,21 @@ import type { CreatedMerchant } from '../../src/accounts/service.ts';
 import { balance, checkInvariants } from '../../src/ledger/service.ts';
 import { MTN_PHONE } from '../checkout-support.ts';
 import { sleep, startCountingReceiver, waitFor } from '../webhook-support.ts';
-import { assertTestPayoutsPaidOnce, call, journalEntryCounter, storedTestPayouts, killAllServers, newMerchant, NoAnswer, reliabilityStorage, seededRandom, startServer, type Answer, type Server, type Storage } from './process-support.ts';
+import {
+  assertTestPayoutsPaidOnce,
+  call,
+  journalEntryCounter,
+  storedTestPayouts,
+  killAllServers,
+  newMerchant,
+  NoAnswer,
+  reliabilityStorage,
+  seededRandom,
+  startServer,
+  type Answer,
+  type Server,
+  type Storage,
+} from './process-support.ts';
 
 const ROUNDS = 10;
 const WORKERS = 4;
@@ -71,7 +85,9 @@ describe(`crash consistency: SIGKILL during payments and payouts (${process.env.
     await storage?.drop();
   });
 
-  it(`${ROUNDS} SIGKILLs at random moments lose no acknowledged write, pay no payout twice and deliver every event`, { timeout: 240_000 }, async (t) => {
+  it(`${ROUNDS} SIGKILLs at random moments lose no acknowledged write, pay no payout twice and deliver every event`, {
+    timeout: 240_000,
+  }, async (t) => {
     t.diagnostic(`CRASH_SEED=${SEED} (set it to replay the kill moments and operation mix)`);
     const random = seededRandom(SEED);
     const started = performance.now();
@@ -112,12 +128,20 @@ describe(`crash consistency: SIGKILL during payments and payouts (${process.env.
       async function runJob(server: Server, job: Job): Promise<void> {
         const base = server.base;
         if (job.kind === 'payout') {
-          const answer = await call(base, 'POST', '/api/v1/payouts', { key, body: { recipient_id: recipientId, amount_minor: job.amount, client_reference: job.clientReference } });
+          const answer = await call(base, 'POST', '/api/v1/payouts', {
+            key,
+            body: { recipient_id: recipientId, amount_minor: job.amount, client_reference: job.clientReference },
+          });
           if (!expect2xx(job, 'create', answer, [200, 201])) return;
           if (answer.status === 200) replays.payout++;
           assert.equal(answer.body.client_reference, job.clientReference);
           const known = payoutsAcked.get(job.clientReference);
-          if (known) assert.equal(answer.body.id, known.id, `client_reference ${job.clientReference} answered with two payout ids`);
+          if (known)
+            assert.equal(
+              answer.body.id,
+              known.id,
+              `client_reference ${job.clientReference} answered with two payout ids`,
+            );
           payoutsAcked.set(job.clientReference, { id: answer.body.id, amount: job.amount });
           assert.equal(answer.body.status, 'paid', 'a Test payout is paid at once');
           job.payoutId = answer.body.id;
@@ -127,11 +151,20 @@ describe(`crash consistency: SIGKILL during payments and payouts (${process.env.
         while (job.step !== 'done') {
           switch (job.step) {
             case 'create': {
-              const answer = await call(base, 'POST', '/api/v1/sessions', { key, idempotencyKey: job.createKey, body: { amount_minor: job.amount, invoice_ref: job.invoiceRef } });
+              const answer = await call(base, 'POST', '/api/v1/sessions', {
+                key,
+                idempotencyKey: job.createKey,
+                body: { amount_minor: job.amount, invoice_ref: job.invoiceRef },
+              });
               if (!expect2xx(job, 'session create', answer, [201])) return;
               if (replayed(answer)) replays.session++;
               const known = sessionsAcked.get(job.invoiceRef);
-              if (known) assert.equal(answer.body.id, known.id, `Idempotency-Key ${job.createKey} answered with two session ids`);
+              if (known)
+                assert.equal(
+                  answer.body.id,
+                  known.id,
+                  `Idempotency-Key ${job.createKey} answered with two session ids`,
+                );
               sessionsAcked.set(job.invoiceRef, { id: answer.body.id, amount: job.amount });
               job.sessionId = answer.body.id;
               job.step = 'quote';
@@ -158,7 +191,11 @@ describe(`crash consistency: SIGKILL during payments and payouts (${process.env.
               break;
             }
             case 'simulate': {
-              const answer = await call(base, 'POST', `/api/v1/test/payment-attempts/${job.attemptRef}/simulate`, { key, idempotencyKey: job.simulateKey, body: { outcome: 'paid' } });
+              const answer = await call(base, 'POST', `/api/v1/test/payment-attempts/${job.attemptRef}/simulate`, {
+                key,
+                idempotencyKey: job.simulateKey,
+                body: { outcome: 'paid' },
+              });
               if (!expect2xx(job, 'simulate', answer, [200])) return;
               if (replayed(answer)) replays.simulate++;
               assert.equal(answer.body.status, 'paid');
@@ -177,7 +214,14 @@ describe(`crash consistency: SIGKILL during payments and payouts (${process.env.
         const payoutAmount = 500 + Math.floor(random() * 2_500);
         if (random() < PAYOUT_SHARE && creditedAcked - payoutReserve >= payoutAmount + PAYOUT_FEE_MAX) {
           payoutReserve += payoutAmount + PAYOUT_FEE_MAX;
-          const job: PayoutJob = { kind: 'payout', n, amount: payoutAmount, clientReference: `crash-${SEED}-${n}-${randomUUID().slice(0, 8)}`, step: 'create', interrupted: 0 };
+          const job: PayoutJob = {
+            kind: 'payout',
+            n,
+            amount: payoutAmount,
+            clientReference: `crash-${SEED}-${n}-${randomUUID().slice(0, 8)}`,
+            step: 'create',
+            interrupted: 0,
+          };
           jobs.push(job);
           return job;
         }
@@ -215,7 +259,10 @@ describe(`crash consistency: SIGKILL during payments and payouts (${process.env.
       let recipientId = '';
       {
         const server = await startServer(storage.env());
-        const answer = await call(server.base, 'POST', '/api/v1/payouts/recipients', { key, body: { account_type: 'momo', network: 'mtn', phone: MTN_PHONE, account_name: 'Ama Owusu' } });
+        const answer = await call(server.base, 'POST', '/api/v1/payouts/recipients', {
+          key,
+          body: { account_type: 'momo', network: 'mtn', phone: MTN_PHONE, account_name: 'Ama Owusu' },
+        });
         assert.equal(answer.status, 201, answer.text);
         recipientId = answer.body.id;
         await server.kill();
@@ -231,7 +278,12 @@ describe(`crash consistency: SIGKILL during payments and payouts (${process.env.
         const killAfter = KILL_AFTER_MIN_MS + Math.floor(random() * KILL_AFTER_SPAN_MS);
         const workers = Array.from({ length: WORKERS }, () => worker(server, state, true));
         // The kill clock starts once the stream flows (the round's first 2xx), not during a cold start.
-        await waitFor('the first answer of the round', () => ackCount() > before.acked || unexpected.length > 0, 30_000, 5);
+        await waitFor(
+          'the first answer of the round',
+          () => ackCount() > before.acked || unexpected.length > 0,
+          30_000,
+          5,
+        );
         await sleep(killAfter);
         await server.kill();
         state.dead = true;
@@ -243,7 +295,9 @@ describe(`crash consistency: SIGKILL during payments and payouts (${process.env.
         }
         await Promise.all(workers);
         const acked = ackCount() - before.acked;
-        perRound.push(`round ${round}: kill after ${killAfter} ms, ${resumed} resumed, ${jobs.length - before.jobs} new jobs, ${acked} new acks, ${resume.length} interrupted`);
+        perRound.push(
+          `round ${round}: kill after ${killAfter} ms, ${resumed} resumed, ${jobs.length - before.jobs} new jobs, ${acked} new acks, ${resume.length} interrupted`,
+        );
       }
       for (const line of perRound) t.diagnostic(line);
 
@@ -262,7 +316,10 @@ describe(`crash consistency: SIGKILL during payments and payouts (${process.env.
       const expectedEvents = payments.length * 2 + payouts.length;
       await waitFor(
         `${expectedEvents} distinct events at the receiver, then 2 s of quiet`,
-        () => arrivals.size >= expectedEvents && receiver.inFlight() === 0 && performance.now() - counting.lastArrivalMs() > 2_000,
+        () =>
+          arrivals.size >= expectedEvents &&
+          receiver.inFlight() === 0 &&
+          performance.now() - counting.lastArrivalMs() > 2_000,
         60_000,
         50,
       );
@@ -285,7 +342,15 @@ describe(`crash consistency: SIGKILL during payments and payouts (${process.env.
         }
         assert.equal(sessions.length, payments.length, 'one session per payment job, none extra');
 
-        const attempts = await db.query<{ id: string; session_id: string; status: string; base_minor: number; fee_minor: number; bearer: string; amount_charged_minor: number }>(
+        const attempts = await db.query<{
+          id: string;
+          session_id: string;
+          status: string;
+          base_minor: number;
+          fee_minor: number;
+          bearer: string;
+          amount_charged_minor: number;
+        }>(
           `SELECT id, session_id, status, base_minor, fee_minor, bearer, amount_charged_minor FROM payment_attempts WHERE merchant_id = $1`,
           [m],
         );
@@ -296,7 +361,11 @@ describe(`crash consistency: SIGKILL during payments and payouts (${process.env.
           assert.equal(row.session_id, acked.sessionId);
           assert.equal(row.amount_charged_minor, acked.total);
         }
-        assert.equal(attempts.length, payments.length, 'one attempt per payment (a lost answer is replayed, not doubled)');
+        assert.equal(
+          attempts.length,
+          payments.length,
+          'one attempt per payment (a lost answer is replayed, not doubled)',
+        );
         for (const ref of paidAcked) {
           const row = attemptById.get(ref)!;
           assert.equal(row.status, 'paid', `attempt ${ref} answered paid is paid in storage`);
@@ -305,25 +374,45 @@ describe(`crash consistency: SIGKILL during payments and payouts (${process.env.
         }
 
         const entryCount = await journalEntryCounter(db, m);
-        for (const a of attempts) assert.equal(entryCount('payment_credit', a.id), a.status === 'paid' ? 1 : 0, `payment credits of attempt ${a.id} (${a.status})`);
+        for (const a of attempts)
+          assert.equal(
+            entryCount('payment_credit', a.id),
+            a.status === 'paid' ? 1 : 0,
+            `payment credits of attempt ${a.id} (${a.status})`,
+          );
 
         const stored = await storedTestPayouts(db, m);
         assertTestPayoutsPaidOnce(stored, payoutsAcked, payouts.length, entryCount);
 
-        assert.deepEqual(await checkInvariants(db, m), [], 'ledger invariants (balanced entries, cached balances, no negative balance)');
-        const credits = attempts.filter((a) => a.status === 'paid').reduce((sum, a) => sum + a.base_minor - (a.bearer === 'merchant' ? a.fee_minor : 0), 0);
+        assert.deepEqual(
+          await checkInvariants(db, m),
+          [],
+          'ledger invariants (balanced entries, cached balances, no negative balance)',
+        );
+        const credits = attempts
+          .filter((a) => a.status === 'paid')
+          .reduce((sum, a) => sum + a.base_minor - (a.bearer === 'merchant' ? a.fee_minor : 0), 0);
         const debits = stored.reduce((sum, p) => sum + p.total_debit_minor, 0);
         const ledger = await balance(db, m, 'test');
-        assert.deepEqual({ available: ledger.available_minor, held: ledger.held_minor }, { available: credits - debits, held: 0 }, 'balance = paid credits - paid payouts, each counted once');
+        assert.deepEqual(
+          { available: ledger.available_minor, held: ledger.held_minor },
+          { available: credits - debits, held: 0 },
+          'balance = paid credits - paid payouts, each counted once',
+        );
 
         // Each state change wrote its event exactly once, and every committed event reached the receiver.
-        const events = await db.query<{ id: string; type: string; object_id: string }>('SELECT id, type, object_id FROM events WHERE merchant_id = $1', [m]);
-        const eventCount = (type: string, objectId: string) => events.filter((e) => e.type === type && e.object_id === objectId).length;
+        const events = await db.query<{ id: string; type: string; object_id: string }>(
+          'SELECT id, type, object_id FROM events WHERE merchant_id = $1',
+          [m],
+        );
+        const eventCount = (type: string, objectId: string) =>
+          events.filter((e) => e.type === type && e.object_id === objectId).length;
         for (const s of sessions) {
           assert.equal(eventCount('checkout.session.pending', s.id), 1, `session ${s.id}: one pending event`);
           assert.equal(eventCount('checkout.session.completed', s.id), 1, `session ${s.id}: one completed event`);
         }
-        for (const p of stored) assert.equal(eventCount('payout.paid', p.id), 1, `payout ${p.id}: one payout.paid event`);
+        for (const p of stored)
+          assert.equal(eventCount('payout.paid', p.id), 1, `payout ${p.id}: one payout.paid event`);
         assert.equal(events.length, expectedEvents, 'no other events');
         const missing = events.filter((e) => !arrivals.has(e.id)).map((e) => `${e.id} ${e.type}`);
         assert.deepEqual(missing, [], `committed events never delivered (of ${events.length})`);

@@ -17,7 +17,17 @@ import pg from 'pg';
 import type { CreatedMerchant } from '../../src/accounts/service.ts';
 import { sleep, waitFor } from '../webhook-support.ts';
 import { findPgBin, pgUser, PrivatePostgres } from '../private-postgres.ts';
-import { call, killAllServers, newMerchant, NoAnswer, quantile, reliabilityStorage, round1, startServer, type Server } from './process-support.ts';
+import {
+  call,
+  killAllServers,
+  newMerchant,
+  NoAnswer,
+  quantile,
+  reliabilityStorage,
+  round1,
+  startServer,
+  type Server,
+} from './process-support.ts';
 
 const OUTAGE_MS = 5_000;
 const CLIENTS = 6;
@@ -53,7 +63,12 @@ describe('database loss: a private PostgreSQL stops for 5 s under load', () => {
     await instance?.destroy();
   });
 
-  it('requests fail fast with 503 and the envelope, the service recovers by itself, nothing is lost', { timeout: 120_000, skip: bin ? false : 'no PostgreSQL binaries (initdb, pg_ctl) under /usr/lib/postgresql/*/bin and no PG_BIN: nothing to stop' }, async (t) => {
+  it('requests fail fast with 503 and the envelope, the service recovers by itself, nothing is lost', {
+    timeout: 120_000,
+    skip: bin
+      ? false
+      : 'no PostgreSQL binaries (initdb, pg_ctl) under /usr/lib/postgresql/*/bin and no PG_BIN: nothing to stop',
+  }, async (t) => {
     const user = await pgUser();
     if (typeof user === 'string') return t.skip(user);
     instance = await PrivatePostgres.create(bin!, user);
@@ -86,11 +101,38 @@ describe('database loss: a private PostgreSQL stops for 5 s under load', () => {
         const error = answer.body?.error;
         const envelopeOk =
           answer.status < 300 ||
-          (typeof error?.code === 'string' && typeof error?.message === 'string' && Object.keys(answer.body).length === 1 && !/at \S+ \(|SELECT|INSERT|ECONN/.test(answer.text));
-        return { invoiceRef, key, amount, at, ms: answer.ms, status: answer.status, code: error?.code ?? null, envelopeOk, sessionId: answer.status < 300 ? answer.body.id : null, replayed: answer.headers.get('idempotent-replayed') === 'true', detail: answer.text.slice(0, 200) };
+          (typeof error?.code === 'string' &&
+            typeof error?.message === 'string' &&
+            Object.keys(answer.body).length === 1 &&
+            !/at \S+ \(|SELECT|INSERT|ECONN/.test(answer.text));
+        return {
+          invoiceRef,
+          key,
+          amount,
+          at,
+          ms: answer.ms,
+          status: answer.status,
+          code: error?.code ?? null,
+          envelopeOk,
+          sessionId: answer.status < 300 ? answer.body.id : null,
+          replayed: answer.headers.get('idempotent-replayed') === 'true',
+          detail: answer.text.slice(0, 200),
+        };
       } catch (error) {
         if (!(error instanceof NoAnswer)) throw error;
-        return { invoiceRef, key, amount, at, ms: error.ms, status: null, code: null, envelopeOk: false, sessionId: null, replayed: false, detail: error.message };
+        return {
+          invoiceRef,
+          key,
+          amount,
+          at,
+          ms: error.ms,
+          status: null,
+          code: null,
+          envelopeOk: false,
+          sessionId: null,
+          replayed: false,
+          detail: error.message,
+        };
       }
     };
     const client = async () => {
@@ -111,8 +153,15 @@ describe('database loss: a private PostgreSQL stops for 5 s under load', () => {
     await instance.start();
     const backAt = performance.now(); // pg_ctl -w: accepting connections
     // Recovery: the first 2xx sent after PostgreSQL is back.
-    await waitFor('a 2xx after PostgreSQL returned', () => sent.some((s) => s.at >= backAt && s.status !== null && s.status < 300), RECOVERY_MAX_MS + 5_000, 20);
-    const recoveredAt = Math.min(...sent.filter((s) => s.at >= backAt && s.status !== null && s.status < 300).map((s) => s.at + s.ms));
+    await waitFor(
+      'a 2xx after PostgreSQL returned',
+      () => sent.some((s) => s.at >= backAt && s.status !== null && s.status < 300),
+      RECOVERY_MAX_MS + 5_000,
+      20,
+    );
+    const recoveredAt = Math.min(
+      ...sent.filter((s) => s.at >= backAt && s.status !== null && s.status < 300).map((s) => s.at + s.ms),
+    );
     await sleep(2_000); // steady state again
     const tailFrom = performance.now() - 1_500;
     stopLoad = true;
@@ -123,7 +172,12 @@ describe('database loss: a private PostgreSQL stops for 5 s under load', () => {
     const failed = sent.filter((s) => s.status === null || s.status >= 300);
     const tail = sent.filter((s) => s.at >= tailFrom);
     const failedMs = failed.map((s) => s.ms);
-    const statusCounts = Object.fromEntries([...new Set(sent.map((s) => String(s.status)))].map((status) => [status, sent.filter((s) => String(s.status) === status).length]));
+    const statusCounts = Object.fromEntries(
+      [...new Set(sent.map((s) => String(s.status)))].map((status) => [
+        status,
+        sent.filter((s) => String(s.status) === status).length,
+      ]),
+    );
     t.diagnostic(
       `${sent.length} requests: ${JSON.stringify(statusCounts)}; during the outage ${during.length} (${during.filter((s) => s.status === 503).length} x 503); ` +
         `failed p50 ${round1(quantile(failedMs, 0.5))} ms, p99 ${round1(quantile(failedMs, 0.99))} ms, max ${round1(Math.max(...failedMs))} ms; ` +
@@ -131,21 +185,58 @@ describe('database loss: a private PostgreSQL stops for 5 s under load', () => {
     );
 
     assert.ok(before.length > 0 && before.every((s) => s.status === 201), 'before the outage every create succeeds');
-    assert.deepEqual(sent.filter((s) => s.status === null).map((s) => s.detail), [], 'every request got an answer (no hang past 10 s, no reset)');
-    assert.deepEqual(sent.filter((s) => s.status !== null && s.status >= 500 && s.status !== 503).map((s) => `${s.status} ${s.detail}`), [], 'never a 500');
-    assert.deepEqual(failed.filter((s) => s.status !== 503 || s.code !== 'SERVICE_UNAVAILABLE' || !s.envelopeOk).map((s) => `${s.status} ${s.detail}`), [], 'every failure is 503 SERVICE_UNAVAILABLE in the envelope');
+    assert.deepEqual(
+      sent.filter((s) => s.status === null).map((s) => s.detail),
+      [],
+      'every request got an answer (no hang past 10 s, no reset)',
+    );
+    assert.deepEqual(
+      sent
+        .filter((s) => s.status !== null && s.status >= 500 && s.status !== 503)
+        .map((s) => `${s.status} ${s.detail}`),
+      [],
+      'never a 500',
+    );
+    assert.deepEqual(
+      failed
+        .filter((s) => s.status !== 503 || s.code !== 'SERVICE_UNAVAILABLE' || !s.envelopeOk)
+        .map((s) => `${s.status} ${s.detail}`),
+      [],
+      'every failure is 503 SERVICE_UNAVAILABLE in the envelope',
+    );
     assert.ok(during.length >= CLIENTS, `requests kept flowing during the outage (${during.length})`);
-    assert.ok(during.every((s) => s.status === 503), 'while PostgreSQL is down every request is a 503');
-    assert.ok(quantile(failedMs, 0.99) < FAIL_FAST_P99_MS, `503s are fast: p99 ${round1(quantile(failedMs, 0.99))} ms < ${FAIL_FAST_P99_MS} ms`);
-    assert.ok(recoveredAt - backAt < RECOVERY_MAX_MS, `2xx again ${Math.round(recoveredAt - backAt)} ms after PostgreSQL returned (< ${RECOVERY_MAX_MS} ms)`);
-    assert.ok(tail.length > 0 && tail.every((s) => s.status === 201), `after recovery every create succeeds (${tail.length} in the last 1.5 s: ${JSON.stringify(tail.filter((s) => s.status !== 201).map((s) => s.detail))})`);
+    assert.ok(
+      during.every((s) => s.status === 503),
+      'while PostgreSQL is down every request is a 503',
+    );
+    assert.ok(
+      quantile(failedMs, 0.99) < FAIL_FAST_P99_MS,
+      `503s are fast: p99 ${round1(quantile(failedMs, 0.99))} ms < ${FAIL_FAST_P99_MS} ms`,
+    );
+    assert.ok(
+      recoveredAt - backAt < RECOVERY_MAX_MS,
+      `2xx again ${Math.round(recoveredAt - backAt)} ms after PostgreSQL returned (< ${RECOVERY_MAX_MS} ms)`,
+    );
+    assert.ok(
+      tail.length > 0 && tail.every((s) => s.status === 201),
+      `after recovery every create succeeds (${tail.length} in the last 1.5 s: ${JSON.stringify(tail.filter((s) => s.status !== 201).map((s) => s.detail))})`,
+    );
     assert.equal(server.child.pid, pid);
-    assert.ok(server.child.exitCode === null && server.child.signalCode === null, 'the same server process recovered (no restart)');
+    assert.ok(
+      server.child.exitCode === null && server.child.signalCode === null,
+      'the same server process recovered (no restart)',
+    );
     const ready = await call(server.base, 'GET', '/readyz');
     assert.equal(ready.status, 200, 'readyz is ready again');
     // The workers paused for the outage and resumed, and the metrics (open on a loopback instance) say so.
-    const metric = async (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec((await call(server.base, 'GET', '/metrics')).text)?.[1]);
-    await waitFor('the workers to see storage back (sika_storage_available 1)', async () => (await metric('sika_storage_available')) === 1, 5_000, 50);
+    const metric = async (name: string) =>
+      Number(new RegExp(`^${name} (\\S+)$`, 'm').exec((await call(server.base, 'GET', '/metrics')).text)?.[1]);
+    await waitFor(
+      'the workers to see storage back (sika_storage_available 1)',
+      async () => (await metric('sika_storage_available')) === 1,
+      5_000,
+      50,
+    );
     assert.ok((await metric('sika_storage_outages_total')) >= 1, 'the outage paused the background jobs');
     assert.ok((await metric('sika_storage_outage_seconds_total')) > 0, 'and its length is counted');
 
@@ -163,13 +254,24 @@ describe('database loss: a private PostgreSQL stops for 5 s under load', () => {
     assert.equal(await server.stop(), 0, `graceful stop; output:\n${server.output.slice(-20).join('\n')}`);
 
     await storage.with(async (db) => {
-      const rows = await db.query<{ id: string; invoice_ref: string; amount_minor: number }>('SELECT id, invoice_ref, amount_minor FROM checkout_sessions WHERE merchant_id = $1', [merchant.merchant_id]);
+      const rows = await db.query<{ id: string; invoice_ref: string; amount_minor: number }>(
+        'SELECT id, invoice_ref, amount_minor FROM checkout_sessions WHERE merchant_id = $1',
+        [merchant.merchant_id],
+      );
       const byRef = new Map<string, typeof rows>();
       for (const row of rows) byRef.set(row.invoice_ref, [...(byRef.get(row.invoice_ref) ?? []), row]);
       for (const s of sent) {
         const stored = byRef.get(s.invoiceRef) ?? [];
-        assert.equal(stored.length, 1, `exactly one session for Idempotency-Key ${s.key} (${s.invoiceRef}); first answer ${s.status}`);
-        assert.equal(stored[0]!.id, s.sessionId, `the session the client was given for ${s.invoiceRef} is the stored one`);
+        assert.equal(
+          stored.length,
+          1,
+          `exactly one session for Idempotency-Key ${s.key} (${s.invoiceRef}); first answer ${s.status}`,
+        );
+        assert.equal(
+          stored[0]!.id,
+          s.sessionId,
+          `the session the client was given for ${s.invoiceRef} is the stored one`,
+        );
         assert.equal(stored[0]!.amount_minor, s.amount);
       }
       assert.equal(rows.length, sent.length, 'no session without a request');

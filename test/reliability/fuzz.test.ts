@@ -17,7 +17,15 @@ import type { Rail } from '../../src/rails/registry.ts';
 import { LivePayoutSimulator } from '../../src/rails/payouts.ts';
 import { startTestApp, storageKind, type TestContext } from '../helpers.ts';
 import { flattenFields, formBody, multipartBody, syncCodes, type Json } from '../http.ts';
-import { api, checkEnvelope, createObjects, multipartFile, payoutReadyMerchant, TINY_PNG, type Objects } from './api-support.ts';
+import {
+  api,
+  checkEnvelope,
+  createObjects,
+  multipartFile,
+  payoutReadyMerchant,
+  TINY_PNG,
+  type Objects,
+} from './api-support.ts';
 
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : 20_260_611;
 const SHRINK = process.env.FUZZ_SHRINK === '1';
@@ -132,7 +140,10 @@ const wellFormed = (text: string) => text.replace(LONE_SURROGATE, '\uFFFD');
 /** Integers in [lo, hi]: mostly small ones, some across the whole range, and both edges. */
 function integerIn(lo: number, hi: number): fc.Arbitrary<number> {
   const small = { min: Math.max(lo, -1_000), max: Math.min(hi, 200_000) };
-  const arbitraries: fc.Arbitrary<number>[] = [fc.bigInt({ min: BigInt(lo), max: BigInt(hi) }).map(Number), fc.constantFrom(lo, hi)];
+  const arbitraries: fc.Arbitrary<number>[] = [
+    fc.bigInt({ min: BigInt(lo), max: BigInt(hi) }).map(Number),
+    fc.constantFrom(lo, hi),
+  ];
   if (small.min <= small.max) arbitraries.unshift(fc.integer(small), fc.integer(small));
   return fc.oneof(...arbitraries);
 }
@@ -155,7 +166,9 @@ class SchemaArbitraries {
       const ref = current.$ref;
       const name = /^#\/components\/schemas\/(.+)$/.exec(ref)?.[1];
       const schemas = this.doc.components?.schemas ?? {};
-      const found = (name ? schemas[decodeURIComponent(name)] : undefined) ?? Object.values(schemas).find((s) => s.$id === ref || s.$id === ref.replace(/#$/, ''));
+      const found =
+        (name ? schemas[decodeURIComponent(name)] : undefined) ??
+        Object.values(schemas).find((s) => s.$id === ref || s.$id === ref.replace(/#$/, ''));
       assert.ok(found, `unresolved $ref ${ref}`);
       current = found;
     }
@@ -174,7 +187,8 @@ class SchemaArbitraries {
     if (s.const !== undefined) return fc.constant(s.const);
     if (s.enum) return fc.constantFrom(...s.enum);
     const alternatives = s.anyOf ?? s.oneOf;
-    if (alternatives) return fc.oneof(...alternatives.map((alternative) => this.fromSchema(this.resolve(alternative), depth)));
+    if (alternatives)
+      return fc.oneof(...alternatives.map((alternative) => this.fromSchema(this.resolve(alternative), depth)));
     if (s.allOf) {
       const parts = s.allOf.map((part) => this.resolve(part));
       const merged: Schema = { ...s, allOf: undefined, type: 'object', properties: {}, required: [] };
@@ -184,7 +198,15 @@ class SchemaArbitraries {
       }
       return this.fromSchema(merged, depth);
     }
-    const types = Array.isArray(s.type) ? s.type : s.type ? [s.type] : s.properties ? ['object'] : s.items ? ['array'] : [];
+    const types = Array.isArray(s.type)
+      ? s.type
+      : s.type
+        ? [s.type]
+        : s.properties
+          ? ['object']
+          : s.items
+            ? ['array']
+            : [];
     const arbitraries = types.map((type) => this.ofType(type, s, depth));
     if (s.nullable) arbitraries.push(fc.constant(null));
     if (arbitraries.length === 0) return fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json>;
@@ -207,7 +229,9 @@ class SchemaArbitraries {
       case 'string':
         return this.string(s);
       case 'array': {
-        const items = s.items ? this.valid(s.items, '', depth + 1) : (fc.jsonValue({ maxDepth: 1 }) as fc.Arbitrary<Json>);
+        const items = s.items
+          ? this.valid(s.items, '', depth + 1)
+          : (fc.jsonValue({ maxDepth: 1 }) as fc.Arbitrary<Json>);
         const minLength = s.minItems ?? 0;
         return fc.array(items, { minLength, maxLength: Math.max(minLength, Math.min(s.maxItems ?? 4, 4)) });
       }
@@ -219,9 +243,13 @@ class SchemaArbitraries {
         const record = fc.record(model, { requiredKeys: s.required ?? [] }) as fc.Arbitrary<Record<string, Json>>;
         const extra =
           s.additionalProperties === true || (s.additionalProperties === undefined && !s.properties)
-            ? (fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json>, { maxKeys: 3 }) as fc.Arbitrary<Record<string, Json>>)
+            ? (fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json>, {
+                maxKeys: 3,
+              }) as fc.Arbitrary<Record<string, Json>>)
             : typeof s.additionalProperties === 'object'
-              ? (fc.dictionary(fc.string({ maxLength: 12 }), this.valid(s.additionalProperties, '', depth + 1), { maxKeys: 3 }) as fc.Arbitrary<Record<string, Json>>)
+              ? (fc.dictionary(fc.string({ maxLength: 12 }), this.valid(s.additionalProperties, '', depth + 1), {
+                  maxKeys: 3,
+                }) as fc.Arbitrary<Record<string, Json>>)
               : null;
         return extra ? fc.tuple(extra, record).map(([more, fields]) => ({ ...more, ...fields })) : record;
       }
@@ -241,7 +269,9 @@ class SchemaArbitraries {
       case 'url':
         return fc.webUrl({ withQueryParameters: true, withFragments: true }).filter(fits);
       case 'date-time':
-        return fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
+        return fc
+          .date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true })
+          .map((d) => d.toISOString());
       case 'uuid':
         return fc.uuid();
     }
@@ -253,7 +283,8 @@ class SchemaArbitraries {
       fc.string({ unit: 'binary', minLength: min, maxLength: cap }).filter(fits),
     ];
     // A string of exactly the maximum length (the limit itself is valid).
-    if (s.maxLength !== undefined && s.maxLength <= 5_000) options.push(fc.string({ unit: 'grapheme-ascii', minLength: s.maxLength, maxLength: s.maxLength }));
+    if (s.maxLength !== undefined && s.maxLength <= 5_000)
+      options.push(fc.string({ unit: 'grapheme-ascii', minLength: s.maxLength, maxLength: s.maxLength }));
     return fc.oneof(...options);
   }
 }
@@ -313,21 +344,34 @@ const mutations: fc.Arbitrary<Mutation> = fc.oneof(
   { weight: 3, arbitrary: fc.constant({ kind: 'remove' as const, label: 'missing field' }) },
   {
     weight: 2,
-    arbitrary: fc.constantFrom('x', 'é', '😀', '\u0000').map((unit) => ({ kind: 'replace' as const, value: unit.repeat(Math.ceil(HUGE_STRING_LENGTH / unit.length)), label: `huge string (${unit})` })),
+    arbitrary: fc.constantFrom('x', 'é', '😀', '\u0000').map((unit) => ({
+      kind: 'replace' as const,
+      value: unit.repeat(Math.ceil(HUGE_STRING_LENGTH / unit.length)),
+      label: `huge string (${unit})`,
+    })),
   },
   {
     weight: 2,
-    arbitrary: fc.tuple(fc.integer({ min: 100, max: 2_000 }), fc.boolean()).map(([depth, objects]) => ({ kind: 'replace' as const, value: nested(depth, objects), label: `nested ${depth} deep` })),
+    arbitrary: fc.tuple(fc.integer({ min: 100, max: 2_000 }), fc.boolean()).map(([depth, objects]) => ({
+      kind: 'replace' as const,
+      value: nested(depth, objects),
+      label: `nested ${depth} deep`,
+    })),
   },
   { weight: 2, arbitrary: oddStrings.map((value) => ({ kind: 'replace' as const, value, label: 'odd string' })) },
   {
     weight: 1,
-    arbitrary: fc.tuple(fc.constantFrom('merchant_id', 'environment', '__proto__', 'constructor', 'extra', 'id', 'status'), wrongTypeValue).map(([key, value]) => ({
-      kind: 'extra-field' as const,
-      key,
-      value,
-      label: `extra field ${key}`,
-    })),
+    arbitrary: fc
+      .tuple(
+        fc.constantFrom('merchant_id', 'environment', '__proto__', 'constructor', 'extra', 'id', 'status'),
+        wrongTypeValue,
+      )
+      .map(([key, value]) => ({
+        kind: 'extra-field' as const,
+        key,
+        value,
+        label: `extra field ${key}`,
+      })),
   },
 );
 
@@ -337,7 +381,8 @@ function pathsOf(value: Json, path: Path = [], out: Path[] = []): Path[] {
   out.push(path);
   if (out.length > 200) return out;
   if (Array.isArray(value)) value.forEach((child, i) => pathsOf(child, [...path, i], out));
-  else if (value && typeof value === 'object') for (const [key, child] of Object.entries(value)) pathsOf(child, [...path, key], out);
+  else if (value && typeof value === 'object')
+    for (const [key, child] of Object.entries(value)) pathsOf(child, [...path, key], out);
   return out;
 }
 
@@ -349,7 +394,13 @@ function mutate(value: Json, pick: number, mutation: Mutation): Json | undefined
   if (path.length === 0) {
     if (mutation.kind === 'replace') return mutation.value;
     if (mutation.kind === 'remove') return undefined;
-    if (copy && typeof copy === 'object' && !Array.isArray(copy)) Object.defineProperty(copy, mutation.key, { value: mutation.value, enumerable: true, configurable: true, writable: true });
+    if (copy && typeof copy === 'object' && !Array.isArray(copy))
+      Object.defineProperty(copy, mutation.key, {
+        value: mutation.value,
+        enumerable: true,
+        configurable: true,
+        writable: true,
+      });
     return copy;
   }
   let node = copy as Record<string | number, Json>;
@@ -362,15 +413,29 @@ function mutate(value: Json, pick: number, mutation: Mutation): Json | undefined
   } else {
     const target = node[last];
     if (target && typeof target === 'object' && !Array.isArray(target)) {
-      Object.defineProperty(target, mutation.key, { value: mutation.value, enumerable: true, configurable: true, writable: true });
+      Object.defineProperty(target, mutation.key, {
+        value: mutation.value,
+        enumerable: true,
+        configurable: true,
+        writable: true,
+      });
     } else node[last] = { [mutation.key]: mutation.value };
   }
   return copy;
 }
 
-const INVALID_UTF8 = [[0xff], [0xfe], [0xc0, 0xaf], [0xc3], [0xc3, 0x28], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xf0, 0x28, 0x8c, 0x28], [0xf8, 0x88, 0x80, 0x80, 0x80], [0x80]].map((b) =>
-  Buffer.from(b),
-);
+const INVALID_UTF8 = [
+  [0xff],
+  [0xfe],
+  [0xc0, 0xaf],
+  [0xc3],
+  [0xc3, 0x28],
+  [0xe2, 0x82],
+  [0xed, 0xa0, 0x80],
+  [0xf0, 0x28, 0x8c, 0x28],
+  [0xf8, 0x88, 0x80, 0x80, 0x80],
+  [0x80],
+].map((b) => Buffer.from(b));
 
 const MALFORMED_JSON = [
   '{',
@@ -424,28 +489,41 @@ interface Body {
 }
 
 const asObject = (value: Json | undefined): Record<string, Json> =>
-  value !== null && value !== undefined && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, Json>) : { value: value ?? null };
+  value !== null && value !== undefined && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, Json>)
+    : { value: value ?? null };
 
 /** Form fields travel as UTF-8 text: no lone surrogates; their bracketed names grow with depth, so deep trees are cut. */
 function formSafe(value: Json, depth = 60): Json {
   if (typeof value === 'string') return wellFormed(value);
   if (depth === 0 && value && typeof value === 'object') return 'cut';
   if (Array.isArray(value)) return value.map((v) => formSafe(v, depth - 1));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [wellFormed(k), formSafe(v, depth - 1)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [wellFormed(k), formSafe(v, depth - 1)]));
   return value;
 }
 
 function encodeAs(encoding: 'json' | 'form' | 'multipart', value: Json | undefined, label: string): Body {
-  if (encoding === 'json') return value === undefined ? { label: `${label}, no body`, contentType: 'application/json' } : { payload: JSON.stringify(value), contentType: 'application/json', label };
+  if (encoding === 'json')
+    return value === undefined
+      ? { label: `${label}, no body`, contentType: 'application/json' }
+      : { payload: JSON.stringify(value), contentType: 'application/json', label };
   const fields = asObject(formSafe(value ?? {}) as Json);
-  if (encoding === 'form') return { payload: formBody(fields), contentType: 'application/x-www-form-urlencoded', label: `${label} (urlencoded)` };
+  if (encoding === 'form')
+    return {
+      payload: formBody(fields),
+      contentType: 'application/x-www-form-urlencoded',
+      label: `${label} (urlencoded)`,
+    };
   const multipart = multipartBody(flattenFields(fields));
   return { ...multipart, label: `${label} (multipart)` };
 }
 
 /** Every kind of body for an operation with a body schema. */
 function bodies(valid: fc.Arbitrary<Json>, bodyLimitBytes: number): fc.Arbitrary<Body> {
-  const mutated = fc.tuple(valid, fc.nat(), mutations).map(([value, pick, mutation]) => ({ value: mutate(value, pick, mutation), label: mutation.label }));
+  const mutated = fc
+    .tuple(valid, fc.nat(), mutations)
+    .map(([value, pick, mutation]) => ({ value: mutate(value, pick, mutation), label: mutation.label }));
   const encoding = fc.constantFrom('form' as const, 'multipart' as const);
   return fc.oneof(
     { weight: 16, arbitrary: valid.map((value) => encodeAs('json', value, 'valid')) },
@@ -454,55 +532,106 @@ function bodies(valid: fc.Arbitrary<Json>, bodyLimitBytes: number): fc.Arbitrary
     { weight: 3, arbitrary: fc.tuple(mutated, encoding).map(([{ value, label }, e]) => encodeAs(e, value, label)) },
     {
       weight: 2,
-      arbitrary: fc.tuple(valid, fc.nat(), fc.constantFrom(...INVALID_UTF8), fc.constantFrom('json' as const, 'form' as const)).map(([value, at, bad, e]) => {
-        const text = Buffer.from(e === 'json' ? JSON.stringify(value) : formBody(asObject(formSafe(value)) as Record<string, Json>), 'utf8');
-        // Inside a string value when there is one (after the first `":"`), else anywhere.
-        const quote = text.indexOf('":"');
-        const position = quote >= 0 ? quote + 3 : at % (text.length + 1);
-        return {
-          payload: Buffer.concat([text.subarray(0, position), bad, text.subarray(position)]),
-          contentType: e === 'json' ? 'application/json' : 'application/x-www-form-urlencoded',
-          label: `invalid UTF-8 ${bad.toString('hex')} (${e})`,
-        };
-      }),
-    },
-    {
-      weight: 2,
-      arbitrary: fc.oneof(
-        fc.constantFrom(...MALFORMED_JSON),
-        fc.tuple(valid, fc.nat()).map(([value, cut]) => {
-          const text = JSON.stringify(value);
-          return text.slice(0, cut % Math.max(1, text.length));
+      arbitrary: fc
+        .tuple(valid, fc.nat(), fc.constantFrom(...INVALID_UTF8), fc.constantFrom('json' as const, 'form' as const))
+        .map(([value, at, bad, e]) => {
+          const text = Buffer.from(
+            e === 'json' ? JSON.stringify(value) : formBody(asObject(formSafe(value)) as Record<string, Json>),
+            'utf8',
+          );
+          // Inside a string value when there is one (after the first `":"`), else anywhere.
+          const quote = text.indexOf('":"');
+          const position = quote >= 0 ? quote + 3 : at % (text.length + 1);
+          return {
+            payload: Buffer.concat([text.subarray(0, position), bad, text.subarray(position)]),
+            contentType: e === 'json' ? 'application/json' : 'application/x-www-form-urlencoded',
+            label: `invalid UTF-8 ${bad.toString('hex')} (${e})`,
+          };
         }),
-        fc.tuple(valid, fc.constantFrom(',', '}', ']', 'garbage', '\u0000', '"')).map(([value, tail]) => JSON.stringify(value) + tail),
-      ).map((payload) => ({ payload, contentType: 'application/json', label: 'malformed JSON' })),
     },
     {
       weight: 2,
-      arbitrary: fc.tuple(valid, fc.constantFrom(...WRONG_CONTENT_TYPES)).map(([value, contentType]) => ({ payload: JSON.stringify(value), contentType, label: `content-type ${contentType}` })),
-    },
-    {
-      weight: 1,
-      arbitrary: fc.tuple(valid, fc.constantFrom(...WRONG_CONTENT_TYPES)).map(([value, contentType]) => ({ payload: JSON.stringify(value), contentType: undefined, label: `no content-type (${contentType.length})` })),
+      arbitrary: fc
+        .oneof(
+          fc.constantFrom(...MALFORMED_JSON),
+          fc.tuple(valid, fc.nat()).map(([value, cut]) => {
+            const text = JSON.stringify(value);
+            return text.slice(0, cut % Math.max(1, text.length));
+          }),
+          fc
+            .tuple(valid, fc.constantFrom(',', '}', ']', 'garbage', '\u0000', '"'))
+            .map(([value, tail]) => JSON.stringify(value) + tail),
+        )
+        .map((payload) => ({ payload, contentType: 'application/json', label: 'malformed JSON' })),
     },
     {
       weight: 2,
-      arbitrary: fc.tuple(fc.integer({ min: 100, max: 20_000 }), fc.constantFrom('[', '{"a":'), fc.constantFrom('metadata', 'lines', 'customer', 'x')).map(([depth, open, field]) => {
-        const close = open === '[' ? ']' : '}';
-        return { payload: `{"${field}":${open.repeat(depth)}1${close.repeat(depth)}}`, contentType: 'application/json', label: `raw nesting ${depth} deep` };
-      }),
+      arbitrary: fc.tuple(valid, fc.constantFrom(...WRONG_CONTENT_TYPES)).map(([value, contentType]) => ({
+        payload: JSON.stringify(value),
+        contentType,
+        label: `content-type ${contentType}`,
+      })),
     },
     {
       weight: 1,
-      arbitrary: fc.tuple(fc.integer({ min: 1, max: 300_000 }), fc.constantFrom('json', 'form', 'multipart', 'none')).map(([over, kind]) => {
-        const filler = 'x'.repeat(bodyLimitBytes + over);
-        if (kind === 'form') return { payload: `invoice_ref=${filler}`, contentType: 'application/x-www-form-urlencoded', label: `oversized form (+${over})` };
-        if (kind === 'multipart') return { ...multipartBody([['invoice_ref', filler]]), label: `oversized multipart (+${over})` };
-        return { payload: `{"invoice_ref":"${filler}"}`, contentType: kind === 'json' ? 'application/json' : undefined, label: `oversized ${kind} (+${over})` };
-      }),
+      arbitrary: fc.tuple(valid, fc.constantFrom(...WRONG_CONTENT_TYPES)).map(([value, contentType]) => ({
+        payload: JSON.stringify(value),
+        contentType: undefined,
+        label: `no content-type (${contentType.length})`,
+      })),
     },
-    { weight: 1, arbitrary: fc.constantFrom<Body>({ label: 'no body' }, { payload: '', contentType: 'application/json', label: 'empty JSON body' }, { payload: '', contentType: 'application/x-www-form-urlencoded', label: 'empty form' }) },
-    { weight: 1, arbitrary: fc.uint8Array({ maxLength: 3_000 }).map((bytes) => ({ payload: Buffer.from(bytes), contentType: 'application/json', label: 'random bytes' })) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(
+          fc.integer({ min: 100, max: 20_000 }),
+          fc.constantFrom('[', '{"a":'),
+          fc.constantFrom('metadata', 'lines', 'customer', 'x'),
+        )
+        .map(([depth, open, field]) => {
+          const close = open === '[' ? ']' : '}';
+          return {
+            payload: `{"${field}":${open.repeat(depth)}1${close.repeat(depth)}}`,
+            contentType: 'application/json',
+            label: `raw nesting ${depth} deep`,
+          };
+        }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.integer({ min: 1, max: 300_000 }), fc.constantFrom('json', 'form', 'multipart', 'none'))
+        .map(([over, kind]) => {
+          const filler = 'x'.repeat(bodyLimitBytes + over);
+          if (kind === 'form')
+            return {
+              payload: `invoice_ref=${filler}`,
+              contentType: 'application/x-www-form-urlencoded',
+              label: `oversized form (+${over})`,
+            };
+          if (kind === 'multipart')
+            return { ...multipartBody([['invoice_ref', filler]]), label: `oversized multipart (+${over})` };
+          return {
+            payload: `{"invoice_ref":"${filler}"}`,
+            contentType: kind === 'json' ? 'application/json' : undefined,
+            label: `oversized ${kind} (+${over})`,
+          };
+        }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom<Body>(
+        { label: 'no body' },
+        { payload: '', contentType: 'application/json', label: 'empty JSON body' },
+        { payload: '', contentType: 'application/x-www-form-urlencoded', label: 'empty form' },
+      ),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .uint8Array({ maxLength: 3_000 })
+        .map((bytes) => ({ payload: Buffer.from(bytes), contentType: 'application/json', label: 'random bytes' })),
+    },
   );
 }
 
@@ -511,20 +640,42 @@ function stray(operation: Operation): fc.Arbitrary<Body> {
   const evidence = operation.method === 'POST' && operation.route.endsWith('/evidence');
   const files = fc
     .tuple(
-      fc.constantFrom(TINY_PNG, Buffer.from('%PDF-1.4\n%%EOF\n'), Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(0), Buffer.from('MZ\x90\x00 not an image')),
+      fc.constantFrom(
+        TINY_PNG,
+        Buffer.from('%PDF-1.4\n%%EOF\n'),
+        Buffer.from([0xff, 0xd8, 0xff, 0xe0]),
+        Buffer.alloc(0),
+        Buffer.from('MZ\x90\x00 not an image'),
+      ),
       fc.constantFrom('file', 'evidence', 'FILE', ''),
       fc.constantFrom('proof.png', '../../etc/passwd', 'a"b.png', 'ファイル.pdf', '', 'x'.repeat(500)),
       fc.constantFrom('image/png', 'application/pdf', 'text/plain', ''),
     )
-    .map(([data, field, filename, type]) => ({ ...multipartFile(field, filename, type, data), label: `file ${field}:${filename.slice(0, 20)} ${data.length} B` }));
+    .map(([data, field, filename, type]) => ({
+      ...multipartFile(field, filename, type, data),
+      label: `file ${field}:${filename.slice(0, 20)} ${data.length} B`,
+    }));
   return fc.oneof(
     { weight: evidence ? 2 : 10, arbitrary: fc.constant<Body>({ label: 'no body' }) },
     { weight: evidence ? 8 : 1, arbitrary: files },
-    { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((value) => ({ payload: JSON.stringify(value), contentType: 'application/json', label: 'stray JSON' })) },
-    { weight: 1, arbitrary: fc.constantFrom(...MALFORMED_JSON).map((payload) => ({ payload, contentType: 'application/json', label: 'stray malformed JSON' })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .jsonValue({ maxDepth: 3 })
+        .map((value) => ({ payload: JSON.stringify(value), contentType: 'application/json', label: 'stray JSON' })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom(...MALFORMED_JSON)
+        .map((payload) => ({ payload, contentType: 'application/json', label: 'stray malformed JSON' })),
+    },
     {
       weight: evidence ? 1 : 0,
-      arbitrary: fc.integer({ min: 1, max: 200_000 }).map((over) => ({ ...multipartFile('file', 'big.png', 'image/png', Buffer.concat([TINY_PNG, Buffer.alloc(1_048_576 + over)])), label: `oversized file (+${over})` })),
+      arbitrary: fc.integer({ min: 1, max: 200_000 }).map((over) => ({
+        ...multipartFile('file', 'big.png', 'image/png', Buffer.concat([TINY_PNG, Buffer.alloc(1_048_576 + over)])),
+        label: `oversized file (+${over})`,
+      })),
     },
   );
 }
@@ -564,7 +715,23 @@ const nastySegment: fc.Arbitrary<string> = fc.oneof(
 
 const nastyQueryValue: fc.Arbitrary<string> = fc.oneof(
   fc.string({ maxLength: 20 }).map((s) => encodeURIComponent(wellFormed(s))),
-  fc.constantFrom('', 'true', 'false', '1', '0', 'yes', '-1', '1.5', '1e309', 'NaN', '99999999999999999999', '%zz', '%00', '%FF', 'x'.repeat(20_000)),
+  fc.constantFrom(
+    '',
+    'true',
+    'false',
+    '1',
+    '0',
+    'yes',
+    '-1',
+    '1.5',
+    '1e309',
+    'NaN',
+    '99999999999999999999',
+    '%zz',
+    '%00',
+    '%FF',
+    'x'.repeat(20_000),
+  ),
 );
 
 type AuthChoice = 'test' | 'live' | 'other' | 'bad';
@@ -593,7 +760,8 @@ interface Request {
 }
 
 /** Long runs of one character print as "x×N", so a 100 KB string or a 20,000-level nesting stays readable. */
-const collapse = (text: string, max: number) => text.replace(/(.)\1{19,}/gsu, (run, char: string) => `${char}×${[...run].length}`).slice(0, max);
+const collapse = (text: string, max: number) =>
+  text.replace(/(.)\1{19,}/gsu, (run, char: string) => `${char}×${[...run].length}`).slice(0, max);
 
 const describeRequest = (r: Request) => {
   const payload = r.payload === undefined ? '' : Buffer.isBuffer(r.payload) ? r.payload.toString('utf8') : r.payload;
@@ -643,7 +811,17 @@ describe(`fuzz: requests generated from /openapi.json (${storageKind})`, () => {
   let operations: Operation[];
   let merchant: CreatedMerchant;
   let other: CreatedMerchant;
-  const pools: Pools = { sessions: [], attempts: [], recipients: [], payouts: [], evidence: [], banks: [], sessionAmounts: new Map(), attemptSessions: new Map(), evidencePayouts: new Map() };
+  const pools: Pools = {
+    sessions: [],
+    attempts: [],
+    recipients: [],
+    payouts: [],
+    evidence: [],
+    banks: [],
+    sessionAmounts: new Map(),
+    attemptSessions: new Map(),
+    evidencePayouts: new Map(),
+  };
   const statuses = new Map<number, number>();
   const undocumented = new Map<string, number>();
   /** "METHOD path" -> "status CODE" -> count (FUZZ_VERBOSE). */
@@ -652,8 +830,10 @@ describe(`fuzz: requests generated from /openapi.json (${storageKind})`, () => {
   let requests = 0;
   let hiddenRoutes = 0;
   const started = Date.now();
-  const onUncaught = (error: unknown) => crashes.push(`uncaught exception: ${String((error as Error)?.stack ?? error)}`);
-  const onRejection = (reason: unknown) => crashes.push(`unhandled rejection: ${String((reason as Error)?.stack ?? reason)}`);
+  const onUncaught = (error: unknown) =>
+    crashes.push(`uncaught exception: ${String((error as Error)?.stack ?? error)}`);
+  const onRejection = (reason: unknown) =>
+    crashes.push(`unhandled rejection: ${String((reason as Error)?.stack ?? reason)}`);
 
   before(async () => {
     console.log(`fuzz seed ${SEED} (${storageKind}); repeat with FUZZ_SEED=${SEED}`);
@@ -666,9 +846,15 @@ describe(`fuzz: requests generated from /openapi.json (${storageKind})`, () => {
     operations = operationsOf(doc);
     merchant = await payoutReadyMerchant(t);
     other = await payoutReadyMerchant(t);
-    for (const key of [merchant.test_api_key, merchant.live_api_key]) await syncCodes(t, key, REVENUE_CODES.map((code) => ({ code, name: `Line ${code}` })));
+    for (const key of [merchant.test_api_key, merchant.live_api_key])
+      await syncCodes(
+        t,
+        key,
+        REVENUE_CODES.map((code) => ({ code, name: `Line ${code}` })),
+      );
     const fixtures: Objects[] = [];
-    for (const m of [merchant, other]) for (const environment of ['test', 'live'] as const) fixtures.push(await createObjects(t, m, environment));
+    for (const m of [merchant, other])
+      for (const environment of ['test', 'live'] as const) fixtures.push(await createObjects(t, m, environment));
     for (const o of fixtures) {
       remember(pools.sessions, o.session);
       remember(pools.attempts, o.attempt);
@@ -687,17 +873,31 @@ describe(`fuzz: requests generated from /openapi.json (${storageKind})`, () => {
       ['card', {}],
       ['bank_transfer', {}],
     ] as const) {
-      const session = (await api(t, merchant.test_api_key, 'POST', '/api/v1/sessions', { amount_minor: 12_000, invoice_ref: INVOICE_REFS[0] })).json();
+      const session = (
+        await api(t, merchant.test_api_key, 'POST', '/api/v1/sessions', {
+          amount_minor: 12_000,
+          invoice_ref: INVOICE_REFS[0],
+        })
+      ).json();
       remember(pools.sessions, session.id);
       pools.sessionAmounts.set(session.id, 12_000);
       const quote = (await api(t, null, 'GET', `/api/v1/checkout/sessions/${session.id}/quote`)).json();
-      const attempt = await api(t, null, 'POST', `/api/v1/checkout/sessions/${session.id}/provider-attempts`, { rail, amount_minor: quote.surcharges[rail].total_minor, ...extra });
+      const attempt = await api(t, null, 'POST', `/api/v1/checkout/sessions/${session.id}/provider-attempts`, {
+        rail,
+        amount_minor: quote.surcharges[rail].total_minor,
+        ...extra,
+      });
       assert.equal(attempt.statusCode, 201, attempt.body);
       remember(pools.attempts, attempt.json().attempt_reference);
       pools.attemptSessions.set(attempt.json().attempt_reference, session.id);
     }
     for (let i = 0; i < 5; i++) {
-      const session = (await api(t, merchant.test_api_key, 'POST', '/api/v1/sessions', { amount_minor: 1_000 * (i + 1), invoice_ref: INVOICE_REFS[i % 3] })).json();
+      const session = (
+        await api(t, merchant.test_api_key, 'POST', '/api/v1/sessions', {
+          amount_minor: 1_000 * (i + 1),
+          invoice_ref: INVOICE_REFS[i % 3],
+        })
+      ).json();
       remember(pools.sessions, session.id);
       pools.sessionAmounts.set(session.id, session.amount_minor);
     }
@@ -742,7 +942,14 @@ describe(`fuzz: requests generated from /openapi.json (${storageKind})`, () => {
         case 'network':
           return fc.constantFrom('mtn', 'telecel', 'at', 'vodafone');
         case 'phone':
-          return fc.constantFrom('0241234567', '+233241234567', '024-123-4567', '0201234567', '0271234567', '0301234567');
+          return fc.constantFrom(
+            '0241234567',
+            '+233241234567',
+            '024-123-4567',
+            '0201234567',
+            '0271234567',
+            '0301234567',
+          );
         case 'account_type':
           return fc.constantFrom('bank', 'momo', 'card');
         case 'account_number':
@@ -758,7 +965,8 @@ describe(`fuzz: requests generated from /openapi.json (${storageKind})`, () => {
   }
 
   /** The total a payer must send for a rail on a session of the pool (the default fee schedule). */
-  const quotedTotal = (sessionId: string, rail: Rail) => quoteRail(pools.sessionAmounts.get(sessionId) ?? 1, defaultFees()[rail], 'GHS').total_minor;
+  const quotedTotal = (sessionId: string, rail: Rail) =>
+    quoteRail(pools.sessionAmounts.get(sessionId) ?? 1, defaultFees()[rail], 'GHS').total_minor;
 
   const ATTEMPT_INPUTS: { rail: Rail; operator?: string; phone?: string }[] = [
     { rail: 'card' },
@@ -779,9 +987,26 @@ describe(`fuzz: requests generated from /openapi.json (${storageKind})`, () => {
     switch (`${operation.method} ${operation.route}`) {
       case 'POST /api/v1/payouts/recipients':
         return fc.oneof(
-          fc.record({ bank_id: banks, account_number: fc.stringMatching(/^\d{4,34}$/), account_name: fc.constantFrom('Kofi Mensah', 'Ama Owusu') }, { requiredKeys: ['bank_id', 'account_number', 'account_name'] }),
-          fc.record({ account_type: fc.constant('momo'), network: fc.constant('mtn'), phone: fc.constantFrom('0241234567', '+233 54 123 4567'), account_name: fc.constant('Ama Owusu') }),
-          fc.record({ bank_id: banks, account_number: fc.constant('1234567890'), account_name: fc.constant('Kofi Mensah'), previous_version_id: recipients }),
+          fc.record(
+            {
+              bank_id: banks,
+              account_number: fc.stringMatching(/^\d{4,34}$/),
+              account_name: fc.constantFrom('Kofi Mensah', 'Ama Owusu'),
+            },
+            { requiredKeys: ['bank_id', 'account_number', 'account_name'] },
+          ),
+          fc.record({
+            account_type: fc.constant('momo'),
+            network: fc.constant('mtn'),
+            phone: fc.constantFrom('0241234567', '+233 54 123 4567'),
+            account_name: fc.constant('Ama Owusu'),
+          }),
+          fc.record({
+            bank_id: banks,
+            account_number: fc.constant('1234567890'),
+            account_name: fc.constant('Kofi Mensah'),
+            previous_version_id: recipients,
+          }),
         );
       case 'POST /api/v1/payouts':
         return fc.record(
@@ -796,18 +1021,30 @@ describe(`fuzz: requests generated from /openapi.json (${storageKind})`, () => {
           { requiredKeys: ['recipient_id', 'amount_minor', 'client_reference'] },
         );
       case 'POST /api/v1/checkout/sessions/:reference/provider-attempts':
-        return fc.tuple(fc.constantFrom(...ATTEMPT_INPUTS), fc.constantFrom('', 'Ama Owusu')).map(([input, accountName]) => ({
-          ...input,
-          amount_minor: quotedTotal(pathIds[0]!, input.rail),
-          ...(accountName ? { account_name: accountName } : {}),
-        }));
+        return fc
+          .tuple(fc.constantFrom(...ATTEMPT_INPUTS), fc.constantFrom('', 'Ama Owusu'))
+          .map(([input, accountName]) => ({
+            ...input,
+            amount_minor: quotedTotal(pathIds[0]!, input.rail),
+            ...(accountName ? { account_name: accountName } : {}),
+          }));
       case 'POST /api/v1/checkout/cash-slips':
-        return fromPool(pools.sessions).map((sessionId) => ({ session_id: sessionId, amount_minor: quotedTotal(sessionId, 'cash') }));
+        return fromPool(pools.sessions).map((sessionId) => ({
+          session_id: sessionId,
+          amount_minor: quotedTotal(sessionId, 'cash'),
+        }));
       case 'POST /api/v1/invoice-lines':
         return fc.record({
           invoice_ref: fc.constantFrom(...INVOICE_REFS),
           currency: fc.constant('GHS'),
-          lines: fc.array(fc.record({ code: fc.constantFrom(...REVENUE_CODES), name: fc.constantFrom('Tuition', 'Books'), amount_minor: fc.integer({ min: 1, max: 100_000 }) }), { minLength: 1, maxLength: 3 }),
+          lines: fc.array(
+            fc.record({
+              code: fc.constantFrom(...REVENUE_CODES),
+              name: fc.constantFrom('Tuition', 'Books'),
+              amount_minor: fc.integer({ min: 1, max: 100_000 }),
+            }),
+            { minLength: 1, maxLength: 3 },
+          ),
         });
       case 'POST /api/v1/checkout/sessions/:reference/provider-attempts/:attempt_reference/authorize':
         return fc.record({ code: fc.constantFrom('123456', '654321') });
@@ -823,9 +1060,14 @@ describe(`fuzz: requests generated from /openapi.json (${storageKind})`, () => {
     const independent = fc.tuple(
       ...operation.pathParams.map((param) => {
         const pool = idPool(operation.route, param.name);
-        const validValue = schemas.valid(param.schema ?? { type: 'string' }, '').map((v): Segment => ({ text: encodeURIComponent(wellFormed(String(v))), clean: String(v).length > 0 }));
+        const validValue = schemas
+          .valid(param.schema ?? { type: 'string' }, '')
+          .map((v): Segment => ({ text: encodeURIComponent(wellFormed(String(v))), clean: String(v).length > 0 }));
         return fc.oneof(
-          { weight: 5, arbitrary: pool ? fromPool(pool).map((id): Segment => ({ text: id, clean: true })) : validValue },
+          {
+            weight: 5,
+            arbitrary: pool ? fromPool(pool).map((id): Segment => ({ text: id, clean: true })) : validValue,
+          },
           { weight: 2, arbitrary: validValue },
           { weight: 2, arbitrary: nastySegment.map((text): Segment => ({ text, clean: false })) },
         );
@@ -835,34 +1077,73 @@ describe(`fuzz: requests generated from /openapi.json (${storageKind})`, () => {
     const names = operation.pathParams.map((p) => p.name);
     const pair = (parent: string, child: string, children: string[], parentOf: Map<string, string>) =>
       names.length === 2 && names.includes(parent) && names.includes(child)
-        ? fromPool(children).map((id) => names.map((name): Segment => ({ text: name === child ? id : (parentOf.get(id) ?? 'unknown-parent'), clean: true })))
+        ? fromPool(children).map((id) =>
+            names.map(
+              (name): Segment => ({ text: name === child ? id : (parentOf.get(id) ?? 'unknown-parent'), clean: true }),
+            ),
+          )
         : null;
-    const coherent = pair('reference', 'attempt_reference', pools.attempts, pools.attemptSessions) ?? pair('payout_id', 'evidence_id', pools.evidence, pools.evidencePayouts);
-    const segments = coherent ? fc.oneof({ weight: 3, arbitrary: coherent }, { weight: 2, arbitrary: independent }) : independent;
+    const coherent =
+      pair('reference', 'attempt_reference', pools.attempts, pools.attemptSessions) ??
+      pair('payout_id', 'evidence_id', pools.evidence, pools.evidencePayouts);
+    const segments = coherent
+      ? fc.oneof({ weight: 3, arbitrary: coherent }, { weight: 2, arbitrary: independent })
+      : independent;
     const query = fc
       .tuple(
         fc.tuple(
           ...operation.queryParams.map((param) =>
             fc.oneof(
-              { weight: param.required ? 6 : 3, arbitrary: schemas.valid(param.schema ?? { type: 'string' }, param.name).map((v) => [[param.name, encodeURIComponent(wellFormed(String(v)))]]) },
+              {
+                weight: param.required ? 6 : 3,
+                arbitrary: schemas
+                  .valid(param.schema ?? { type: 'string' }, param.name)
+                  .map((v) => [[param.name, encodeURIComponent(wellFormed(String(v)))]]),
+              },
               { weight: 2, arbitrary: fc.constant([] as string[][]) },
               { weight: 2, arbitrary: nastyQueryValue.map((v) => [[param.name, v]]) },
-              { weight: 1, arbitrary: fc.array(nastyQueryValue, { minLength: 2, maxLength: 3 }).map((vs) => vs.map((v) => [param.name, v])) },
+              {
+                weight: 1,
+                arbitrary: fc
+                  .array(nastyQueryValue, { minLength: 2, maxLength: 3 })
+                  .map((vs) => vs.map((v) => [param.name, v])),
+              },
             ),
           ),
         ),
-        fc.array(fc.tuple(fc.constantFrom('x', '__proto__', 'constructor', 'a[b]', 'page[]', 'limit', ''), nastyQueryValue), { maxLength: 2 }),
+        fc.array(
+          fc.tuple(fc.constantFrom('x', '__proto__', 'constructor', 'a[b]', 'page[]', 'limit', ''), nastyQueryValue),
+          { maxLength: 2 },
+        ),
       )
-      .map(([declared, noise]) => [...declared.flat(), ...noise].map(([k, v]) => `${encodeURIComponent(k!)}=${v}`).join('&'));
+      .map(([declared, noise]) =>
+        [...declared.flat(), ...noise].map(([k, v]) => `${encodeURIComponent(k!)}=${v}`).join('&'),
+      );
     const schemaBody = operation.body ? schemas.valid(operation.body) : null;
     const plainBodies = schemaBody ? bodies(schemaBody, t.config.bodyLimitBytes) : stray(operation);
-    const hasExamples = exampleBody(operation, operation.pathParams.map(() => 'x')) !== null;
+    const hasExamples =
+      exampleBody(
+        operation,
+        operation.pathParams.map(() => 'x'),
+      ) !== null;
     // Bodies that depend on the path (the quoted total of the session named in it) are drawn after it.
     const pathAndBody = hasExamples
       ? segments.chain((values) =>
           fc.tuple(
             fc.constant(values),
-            bodies(fc.oneof({ weight: 1, arbitrary: schemaBody! }, { weight: 2, arbitrary: exampleBody(operation, values.map((v) => decodeURIComponentSafe(v.text)))! }), t.config.bodyLimitBytes),
+            bodies(
+              fc.oneof(
+                { weight: 1, arbitrary: schemaBody! },
+                {
+                  weight: 2,
+                  arbitrary: exampleBody(
+                    operation,
+                    values.map((v) => decodeURIComponentSafe(v.text)),
+                  )!,
+                },
+              ),
+              t.config.bodyLimitBytes,
+            ),
           ),
         )
       : fc.tuple(segments, plainBodies);
@@ -890,28 +1171,51 @@ describe(`fuzz: requests generated from /openapi.json (${storageKind})`, () => {
         head: fc.integer({ min: 0, max: 19 }),
         requestId: fc.oneof(fc.constant(null), fc.constantFrom('req-1', 'x'.repeat(100), '../etc', '')),
       })
-      .map(({ pathAndBody: [values, b], query: queryString, auth: who, badAuthorization, idempotency: key, head, requestId }) => {
-        let url = operation.path;
-        operation.pathParams.forEach((param, i) => (url = url.replace(`{${param.name}}`, values[i]!.text)));
-        if (queryString) url += `?${queryString}`;
-        const headers: Record<string, string> = {};
-        const keys = { test: merchant.test_api_key, live: merchant.live_api_key, other: other.test_api_key };
-        if (who === 'bad') {
-          if (badAuthorization) headers.authorization = badAuthorization;
-        } else headers.authorization = `Bearer ${keys[who]}`;
-        if (b.contentType !== undefined) headers['content-type'] = b.contentType;
-        if (key !== null) headers['idempotency-key'] = key;
-        if (requestId !== null) headers['x-request-id'] = requestId;
-        // GET routes answer HEAD too: one in twenty GETs goes as HEAD.
-        const method = operation.method === 'GET' && head === 0 ? 'HEAD' : operation.method;
-        const request: Request = { method, url, headers, payload: b.payload, label: b.label, auth: who, cleanPath: values.every((v) => v.clean) };
-        return Object.assign(request, { [fc.toStringMethod]: () => describeRequest(request) });
-      });
+      .map(
+        ({
+          pathAndBody: [values, b],
+          query: queryString,
+          auth: who,
+          badAuthorization,
+          idempotency: key,
+          head,
+          requestId,
+        }) => {
+          let url = operation.path;
+          operation.pathParams.forEach((param, i) => (url = url.replace(`{${param.name}}`, values[i]!.text)));
+          if (queryString) url += `?${queryString}`;
+          const headers: Record<string, string> = {};
+          const keys = { test: merchant.test_api_key, live: merchant.live_api_key, other: other.test_api_key };
+          if (who === 'bad') {
+            if (badAuthorization) headers.authorization = badAuthorization;
+          } else headers.authorization = `Bearer ${keys[who]}`;
+          if (b.contentType !== undefined) headers['content-type'] = b.contentType;
+          if (key !== null) headers['idempotency-key'] = key;
+          if (requestId !== null) headers['x-request-id'] = requestId;
+          // GET routes answer HEAD too: one in twenty GETs goes as HEAD.
+          const method = operation.method === 'GET' && head === 0 ? 'HEAD' : operation.method;
+          const request: Request = {
+            method,
+            url,
+            headers,
+            payload: b.payload,
+            label: b.label,
+            auth: who,
+            cleanPath: values.every((v) => v.clean),
+          };
+          return Object.assign(request, { [fc.toStringMethod]: () => describeRequest(request) });
+        },
+      );
   }
 
   async function send(request: Request): Promise<LightMyRequestResponse> {
     requests++;
-    const res = await t.app.inject({ method: request.method as 'GET', url: request.url, headers: request.headers, payload: request.payload });
+    const res = await t.app.inject({
+      method: request.method as 'GET',
+      url: request.url,
+      headers: request.headers,
+      payload: request.payload,
+    });
     statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
     return res;
   }
@@ -925,14 +1229,19 @@ describe(`fuzz: requests generated from /openapi.json (${storageKind})`, () => {
     perOperation.set(`${operation.method} ${operation.path}`, seen.set(outcome, (seen.get(outcome) ?? 0) + 1));
     // A path value that is not clean (empty, or holding a slash) can name another path of the API, one that does
     // not take this method: that path's 405 with Allow (src/http/methods.ts) stands where an unknown path's 404 would.
-    const otherPathsMethod = res.statusCode === 405 && !request.cleanPath && typeof res.headers.allow === 'string' && !res.headers.allow.split(', ').includes(request.method);
+    const otherPathsMethod =
+      res.statusCode === 405 &&
+      !request.cleanPath &&
+      typeof res.headers.allow === 'string' &&
+      !res.headers.allow.split(', ').includes(request.method);
     if (!operation.documented.has(res.statusCode) && !otherPathsMethod) {
       const key = `${operation.method} ${operation.path} ${res.statusCode}`;
       undocumented.set(key, (undocumented.get(key) ?? 0) + 1);
     }
     if (request.auth === 'bad' && operation.secured) {
       assert.ok(res.statusCode >= 400, `a request without a valid key was accepted: ${res.statusCode} for ${context}`);
-      if (request.cleanPath) assert.equal(res.statusCode, 401, `expected 401 for ${context}: ${res.body.slice(0, 200)}`);
+      if (request.cleanPath)
+        assert.equal(res.statusCode, 401, `expected 401 for ${context}: ${res.body.slice(0, 200)}`);
     }
     if (request.method === 'HEAD') return;
     if (res.statusCode >= 400) {
@@ -945,7 +1254,10 @@ describe(`fuzz: requests generated from /openapi.json (${storageKind})`, () => {
     }
     const type = String(res.headers['content-type'] ?? '');
     if (/^(application\/pdf|image\/(png|jpeg))/.test(type)) {
-      assert.ok(operation.route.endsWith('/receipt') || operation.route.includes('/evidence/'), `a file from ${context}`);
+      assert.ok(
+        operation.route.endsWith('/receipt') || operation.route.includes('/evidence/'),
+        `a file from ${context}`,
+      );
       return;
     }
     assert.match(type, /^application\/json/, `${res.statusCode} is not JSON for ${context}`);
@@ -956,8 +1268,7 @@ describe(`fuzz: requests generated from /openapi.json (${storageKind})`, () => {
       if (id.startsWith('cs_')) {
         remember(pools.sessions, id);
         if (typeof body.amount_minor === 'number') pools.sessionAmounts.set(id, body.amount_minor);
-      }
-      else if (id.startsWith('rcp_')) remember(pools.recipients, id);
+      } else if (id.startsWith('rcp_')) remember(pools.recipients, id);
       else if (id.startsWith('po_')) remember(pools.payouts, id);
       else if (id.startsWith('evd_')) {
         remember(pools.evidence, id);
@@ -967,7 +1278,8 @@ describe(`fuzz: requests generated from /openapi.json (${storageKind})`, () => {
     if (typeof body.attempt_reference === 'string') {
       remember(pools.attempts, body.attempt_reference);
       const session = /\/checkout\/sessions\/([^/?]+)\//.exec(request.url)?.[1];
-      if (session && !pools.attemptSessions.has(body.attempt_reference)) pools.attemptSessions.set(body.attempt_reference, decodeURIComponentSafe(session));
+      if (session && !pools.attemptSessions.has(body.attempt_reference))
+        pools.attemptSessions.set(body.attempt_reference, decodeURIComponentSafe(session));
     }
   }
 
@@ -976,7 +1288,8 @@ describe(`fuzz: requests generated from /openapi.json (${storageKind})`, () => {
     const schemas = new SchemaArbitraries(doc, () => null);
     for (const operation of operations) {
       if (operation.body) fc.sample(schemas.valid(operation.body), { numRuns: 3, seed: SEED });
-      for (const param of [...operation.pathParams, ...operation.queryParams]) fc.sample(schemas.valid(param.schema ?? {}), { numRuns: 3, seed: SEED });
+      for (const param of [...operation.pathParams, ...operation.queryParams])
+        fc.sample(schemas.valid(param.schema ?? {}), { numRuns: 3, seed: SEED });
     }
   });
 
@@ -984,8 +1297,15 @@ describe(`fuzz: requests generated from /openapi.json (${storageKind})`, () => {
     const fuzzed = operations.filter((operation) => !operation.streaming);
     const runs = Math.ceil(REQUESTS_MIN / fuzzed.length);
     for (const [index, operation] of fuzzed.entries()) {
-      const property = fc.asyncProperty(requestsFor(operation), async (request) => check(operation, request, await send(request)));
-      await fc.assert(property, { numRuns: runs, seed: SEED + index, endOnFailure: !SHRINK, includeErrorInReport: true });
+      const property = fc.asyncProperty(requestsFor(operation), async (request) =>
+        check(operation, request, await send(request)),
+      );
+      await fc.assert(property, {
+        numRuns: runs,
+        seed: SEED + index,
+        endOnFailure: !SHRINK,
+        includeErrorInReport: true,
+      });
     }
     assert.ok(requests >= REQUESTS_MIN, `${requests} requests`);
   });
@@ -994,7 +1314,13 @@ describe(`fuzz: requests generated from /openapi.json (${storageKind})`, () => {
     const documented = new Set(operations.map((op) => `${op.method} ${op.route}`));
     const hidden = t.app.registeredRoutes.filter((r) => r.method !== 'HEAD' && !documented.has(`${r.method} ${r.url}`));
     const seen = new Set<string>();
-    const cookie = fc.constantFrom('', 'sika_dashboard=garbage', `sika_dashboard=${'x'.repeat(300)}`, 'sika_ops=abc; sika_login_csrf=abc', 'sika_dashboard=%zz');
+    const cookie = fc.constantFrom(
+      '',
+      'sika_dashboard=garbage',
+      `sika_dashboard=${'x'.repeat(300)}`,
+      'sika_ops=abc; sika_login_csrf=abc',
+      'sika_dashboard=%zz',
+    );
     for (const [index, route] of hidden.entries()) {
       const key = `${route.method} ${route.url}`;
       if (seen.has(key)) continue;
@@ -1002,10 +1328,30 @@ describe(`fuzz: requests generated from /openapi.json (${storageKind})`, () => {
       hiddenRoutes++;
       const params = [...route.url.matchAll(/:(\w+)/g)].map((m) => m[1]!);
       const segment = (name: string) =>
-        fc.oneof({ weight: 2, arbitrary: fromPool(name === 'reference' || name === 'id' ? pools.sessions : pools.payouts) }, { weight: 2, arbitrary: nastySegment }, { weight: 1, arbitrary: fc.uuid() });
-      const form = fc.dictionary(fc.constantFrom('_csrf', 'email', 'password', 'url', 'api_key_id', 'amount', 'outcome', 'attempt_reference', 'environment', 'x', 'a[b]'), fc.oneof(fc.string({ maxLength: 30 }), oddStrings), {
-        maxKeys: 5,
-      });
+        fc.oneof(
+          { weight: 2, arbitrary: fromPool(name === 'reference' || name === 'id' ? pools.sessions : pools.payouts) },
+          { weight: 2, arbitrary: nastySegment },
+          { weight: 1, arbitrary: fc.uuid() },
+        );
+      const form = fc.dictionary(
+        fc.constantFrom(
+          '_csrf',
+          'email',
+          'password',
+          'url',
+          'api_key_id',
+          'amount',
+          'outcome',
+          'attempt_reference',
+          'environment',
+          'x',
+          'a[b]',
+        ),
+        fc.oneof(fc.string({ maxLength: 30 }), oddStrings),
+        {
+          maxKeys: 5,
+        },
+      );
       const request = fc
         .record({
           values: fc.tuple(...params.map(segment)),
@@ -1022,14 +1368,25 @@ describe(`fuzz: requests generated from /openapi.json (${storageKind})`, () => {
           let payload: string | Buffer | undefined;
           if (route.method !== 'GET') {
             const safe = asObject(formSafe(fields as Json));
-            if (encoding === 'form') [payload, headers['content-type']] = [formBody(safe), 'application/x-www-form-urlencoded'];
+            if (encoding === 'form')
+              [payload, headers['content-type']] = [formBody(safe), 'application/x-www-form-urlencoded'];
             else if (encoding === 'multipart') {
               const m = multipartBody(flattenFields(safe));
               [payload, headers['content-type']] = [m.payload, m.contentType];
-            } else if (encoding === 'json') [payload, headers['content-type']] = [JSON.stringify(fields), 'application/json'];
-            else if (encoding === 'bytes') [payload, headers['content-type']] = [Buffer.from(bytes), 'application/x-www-form-urlencoded'];
+            } else if (encoding === 'json')
+              [payload, headers['content-type']] = [JSON.stringify(fields), 'application/json'];
+            else if (encoding === 'bytes')
+              [payload, headers['content-type']] = [Buffer.from(bytes), 'application/x-www-form-urlencoded'];
           }
-          const r: Request = { method: route.method, url, headers, payload, label: `hidden route ${key}, ${encoding}`, auth: 'bad', cleanPath: false };
+          const r: Request = {
+            method: route.method,
+            url,
+            headers,
+            payload,
+            label: `hidden route ${key}, ${encoding}`,
+            auth: 'bad',
+            cleanPath: false,
+          };
           return Object.assign(r, { [fc.toStringMethod]: () => describeRequest(r) });
         });
       await fc.assert(
@@ -1038,9 +1395,15 @@ describe(`fuzz: requests generated from /openapi.json (${storageKind})`, () => {
           const context = describeRequest(r);
           assert.ok(res.statusCode < 500, `${res.statusCode} for ${context}: ${res.body.slice(0, 300)}`);
           assert.deepEqual(crashes, [], `crashed after ${context}`);
-          if (res.statusCode >= 400 && /^application\/json/.test(String(res.headers['content-type']))) checkEnvelope(res, context);
+          if (res.statusCode >= 400 && /^application\/json/.test(String(res.headers['content-type'])))
+            checkEnvelope(res, context);
         }),
-        { numRuns: HIDDEN_ROUTE_REQUESTS, seed: SEED + 1_000 + index, endOnFailure: !SHRINK, includeErrorInReport: true },
+        {
+          numRuns: HIDDEN_ROUTE_REQUESTS,
+          seed: SEED + 1_000 + index,
+          endOnFailure: !SHRINK,
+          includeErrorInReport: true,
+        },
       );
     }
     assert.ok(hiddenRoutes >= 10, `only ${hiddenRoutes} hidden routes: is the route list complete?`);
@@ -1057,7 +1420,11 @@ describe(`fuzz: requests generated from /openapi.json (${storageKind})`, () => {
       assert.equal(checkEnvelope(res, JSON.stringify(body)).code, 'INVALID_ARGUMENT');
     }
     // A well-formed pair (an emoji) is ordinary text.
-    const emoji = await api(t, merchant.test_api_key, 'POST', '/api/v1/sessions', { amount_minor: 100, invoice_ref: 'INV-😀', metadata: { note: '😀' } });
+    const emoji = await api(t, merchant.test_api_key, 'POST', '/api/v1/sessions', {
+      amount_minor: 100,
+      invoice_ref: 'INV-😀',
+      metadata: { note: '😀' },
+    });
     assert.equal(emoji.statusCode, 201, emoji.body);
     assert.deepEqual(emoji.json().metadata, { note: '😀' });
   });
@@ -1067,12 +1434,20 @@ describe(`fuzz: requests generated from /openapi.json (${storageKind})`, () => {
     assert.equal((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
     const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
     assert.equal(ready.statusCode, 200, ready.body);
-    const created = await api(t, merchant.test_api_key, 'POST', '/api/v1/sessions', { amount_minor: 5_000, invoice_ref: 'INV-AFTER-FUZZ', customer: { name: 'Ama', email: 'ama@example.com' } });
+    const created = await api(t, merchant.test_api_key, 'POST', '/api/v1/sessions', {
+      amount_minor: 5_000,
+      invoice_ref: 'INV-AFTER-FUZZ',
+      customer: { name: 'Ama', email: 'ama@example.com' },
+    });
     assert.equal(created.statusCode, 201, created.body);
     const read = await api(t, merchant.test_api_key, 'GET', `/api/v1/sessions/${created.json().id}`);
     assert.equal(read.statusCode, 200, read.body);
     assert.equal(read.json().amount_minor, 5_000);
-    const histogramOf = (counts: Map<number, number>) => [...counts.entries()].sort(([a], [b]) => a - b).map(([status, n]) => `${status}:${n}`).join(' ');
+    const histogramOf = (counts: Map<number, number>) =>
+      [...counts.entries()]
+        .sort(([a], [b]) => a - b)
+        .map(([status, n]) => `${status}:${n}`)
+        .join(' ');
     const histogram = histogramOf(statuses);
     const fiveXx = [...statuses.entries()].filter(([status]) => status >= 500).reduce((sum, [, n]) => sum + n, 0);
     console.log(
@@ -1080,8 +1455,16 @@ describe(`fuzz: requests generated from /openapi.json (${storageKind})`, () => {
         `${fiveXx} 5xx, ${((Date.now() - started) / 1000).toFixed(1)} s; statuses ${histogram}; ${undocumented.size} (operation, status) pairs not in the document`,
     );
     if (VERBOSE) {
-      for (const [operation, counts] of perOperation) console.log(`  ${operation}: ${[...counts.entries()].sort().map(([outcome, n]) => `${outcome}:${n}`).join(' ')}`);
-      console.log(`statuses not listed in the operation's documented responses: ${[...undocumented.entries()].map(([k, n]) => `${k} (${n})`).join('; ')}`);
+      for (const [operation, counts] of perOperation)
+        console.log(
+          `  ${operation}: ${[...counts.entries()]
+            .sort()
+            .map(([outcome, n]) => `${outcome}:${n}`)
+            .join(' ')}`,
+        );
+      console.log(
+        `statuses not listed in the operation's documented responses: ${[...undocumented.entries()].map(([k, n]) => `${k} (${n})`).join('; ')}`,
+      );
     }
     // The document is the contract: every status the API really answered is listed for its operation.
     assert.deepEqual([...undocumented.keys()], [], 'statuses the API answered that /openapi.json does not list');

@@ -23,7 +23,22 @@ import type { Db } from '../../src/db/index.ts';
 import { creditPayment } from '../../src/ledger/service.ts';
 import { MTN_PHONE } from '../checkout-support.ts';
 import { sleep, startCountingReceiver, waitFor, type CountingReceiver, type Receiver } from '../webhook-support.ts';
-import { assertTestBalance, assertTestPayoutsPaidOnce, call, journalEntryCounter, storedTestPayouts, killAllServers, NoAnswer, reliabilityStorage, seededRandom, startServer, type Answer, type CallOptions, type Server, type Storage } from './process-support.ts';
+import {
+  assertTestBalance,
+  assertTestPayoutsPaidOnce,
+  call,
+  journalEntryCounter,
+  storedTestPayouts,
+  killAllServers,
+  NoAnswer,
+  reliabilityStorage,
+  seededRandom,
+  startServer,
+  type Answer,
+  type CallOptions,
+  type Server,
+  type Storage,
+} from './process-support.ts';
 
 const PAYMENT_JOBS = 150;
 const PAYOUT_JOBS = 75;
@@ -110,10 +125,13 @@ interface ConsoleSession {
 const now = () => performance.now();
 const is2xx = (status: number) => status >= 200 && status < 300;
 const replayed = (answer: Answer) => answer.headers.get('idempotent-replayed') === 'true';
-const errorCode = (answer: Answer): string | null => (typeof answer.body?.error?.code === 'string' ? answer.body.error.code : null);
+const errorCode = (answer: Answer): string | null =>
+  typeof answer.body?.error?.code === 'string' ? answer.body.error.code : null;
 
 // Each test is skipped (and counted so) rather than the suite, so the closing line shows the skip.
-const SKIP = process.env.DATABASE_URL ? false : 'needs PostgreSQL: set DATABASE_URL (embedded storage allows one process per data dir)';
+const SKIP = process.env.DATABASE_URL
+  ? false
+  : 'needs PostgreSQL: set DATABASE_URL (embedded storage allows one process per data dir)';
 
 describe('several processes on one database: a mixed load, a SIGKILL, races across processes and revocation', () => {
   let storage: Storage;
@@ -142,7 +160,12 @@ describe('several processes on one database: a mixed load, a SIGKILL, races acro
 
   before(async () => {
     if (SKIP) return;
-    const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2_000, retryStrategy: () => null });
+    const redis = new Redis(REDIS_URL, {
+      lazyConnect: true,
+      maxRetriesPerRequest: 1,
+      connectTimeout: 2_000,
+      retryStrategy: () => null,
+    });
     try {
       await redis.connect();
       await redis.ping();
@@ -156,9 +179,20 @@ describe('several processes on one database: a mixed load, a SIGKILL, races acro
     counting = await startCountingReceiver(() => merchant.test_webhook_secret!);
     receiver = counting.receiver;
     // As the servers' deployment (WEBHOOK_ALLOW_PRIVATE_TARGETS=on) would take it.
-    merchant = await createMerchant(db, { name: 'Multi Process Shop', email: owner.email, password: owner.password, webhookUrl: receiver.url }, { allowPrivateTargets: true });
+    merchant = await createMerchant(
+      db,
+      { name: 'Multi Process Shop', email: owner.email, password: owner.password, webhookUrl: receiver.url },
+      { allowPrivateTargets: true },
+    );
     await db.transaction((tx) =>
-      creditPayment(tx, { merchantId: merchant.merchant_id, environment: 'test', paymentId: `fund-${randomUUID()}`, chargedMinor: FUNDING_MINOR, payerFeeMinor: 0, merchantFeeMinor: 0 }),
+      creditPayment(tx, {
+        merchantId: merchant.merchant_id,
+        environment: 'test',
+        paymentId: `fund-${randomUUID()}`,
+        chargedMinor: FUNDING_MINOR,
+        payerFeeMinor: 0,
+        merchantFeeMinor: 0,
+      }),
     );
     const servers = await Promise.all(['A', 'B', 'C'].map(() => startServer(storage.env(), SERVER_ENV)));
     servers.forEach((server, i) => slots.push({ name: 'ABC'[i]!, restarts: 0, server, backedOffUntilMs: 0 }));
@@ -189,14 +223,24 @@ describe('several processes on one database: a mixed load, a SIGKILL, races acro
 
   function count(slot: Slot, answer: Answer | null): void {
     requests++;
-    const status = answer === null ? 'no answer' : is2xx(answer.status) ? String(answer.status) : `${answer.status} ${errorCode(answer) ?? '(no envelope)'}`;
+    const status =
+      answer === null
+        ? 'no answer'
+        : is2xx(answer.status)
+          ? String(answer.status)
+          : `${answer.status} ${errorCode(answer) ?? '(no envelope)'}`;
     answersByStatus.set(status, (answersByStatus.get(status) ?? 0) + 1);
     const label = slot.restarts === 0 ? slot.name : `${slot.name} restarted`;
     if (answer) answersByProcess.set(label, (answersByProcess.get(label) ?? 0) + 1);
   }
 
   /** One request to `first` (or the next process); no answer: the same request on another process, the same keys. */
-  async function send(method: 'GET' | 'POST', path: string, options: CallOptions, first: Slot | null = null): Promise<Answer> {
+  async function send(
+    method: 'GET' | 'POST',
+    path: string,
+    options: CallOptions,
+    first: Slot | null = null,
+  ): Promise<Answer> {
     let slot = first ?? pick();
     for (let tries = 1; ; tries++) {
       try {
@@ -226,8 +270,13 @@ describe('several processes on one database: a mixed load, a SIGKILL, races acro
   }
 
   async function runPayout(job: PayoutJob): Promise<void> {
-    const options = { key: merchant.test_api_key, body: { recipient_id: recipientId, amount_minor: job.amount, client_reference: job.clientReference } };
-    const answers = job.raced ? await race('POST', '/api/v1/payouts', options) : [await send('POST', '/api/v1/payouts', options)];
+    const options = {
+      key: merchant.test_api_key,
+      body: { recipient_id: recipientId, amount_minor: job.amount, client_reference: job.clientReference },
+    };
+    const answers = job.raced
+      ? await race('POST', '/api/v1/payouts', options)
+      : [await send('POST', '/api/v1/payouts', options)];
     const paid = answers.filter((answer) => is2xx(answer.status));
     for (const answer of answers) {
       // A raced client_reference: both answer the same payout, or one answers and the other is a clean 4xx.
@@ -241,9 +290,13 @@ describe('several processes on one database: a mixed load, a SIGKILL, races acro
     assert.equal(payout.client_reference, job.clientReference);
     assert.equal(payout.status, 'paid', 'a Test payout is paid at once');
     const known = payoutsAcked.get(job.clientReference);
-    if (known) assert.equal(payout.id, known.id, `client_reference ${job.clientReference} answered with two payout ids`);
+    if (known)
+      assert.equal(payout.id, known.id, `client_reference ${job.clientReference} answered with two payout ids`);
     payoutsAcked.set(job.clientReference, { id: payout.id, amount: job.amount });
-    if (job.raced) raceOutcomes.push(`payout ${answers.map((answer) => `${answer.status}${errorCode(answer) ? ` ${errorCode(answer)}` : ''}`).join(' + ')}`);
+    if (job.raced)
+      raceOutcomes.push(
+        `payout ${answers.map((answer) => `${answer.status}${errorCode(answer) ? ` ${errorCode(answer)}` : ''}`).join(' + ')}`,
+      );
     job.payoutId = payout.id;
     job.step = 'done';
   }
@@ -253,14 +306,23 @@ describe('several processes on one database: a mixed load, a SIGKILL, races acro
     while (job.step !== 'done') {
       switch (job.step) {
         case 'create': {
-          const options = { key, idempotencyKey: job.createKey, body: { amount_minor: job.amount, invoice_ref: job.invoiceRef } };
-          const answers = job.raced ? await race('POST', '/api/v1/sessions', options) : [await send('POST', '/api/v1/sessions', options)];
+          const options = {
+            key,
+            idempotencyKey: job.createKey,
+            body: { amount_minor: job.amount, invoice_ref: job.invoiceRef },
+          };
+          const answers = job.raced
+            ? await race('POST', '/api/v1/sessions', options)
+            : [await send('POST', '/api/v1/sessions', options)];
           // DESIGN §4: a request whose key is still running waits for the first and replays it.
           const refused = answers.find((answer) => answer.status !== 201);
           if (refused) return fail(job, 'session create', refused);
           const ids = new Set(answers.map((answer) => answer.body.id));
           assert.equal(ids.size, 1, `Idempotency-Key ${job.createKey} answered with sessions ${[...ids].join(', ')}`);
-          if (job.raced) raceOutcomes.push(`session ${answers.map((answer) => `${answer.status}${replayed(answer) ? ' replayed' : ''}`).join(' + ')}`);
+          if (job.raced)
+            raceOutcomes.push(
+              `session ${answers.map((answer) => `${answer.status}${replayed(answer) ? ' replayed' : ''}`).join(' + ')}`,
+            );
           const id = answers[0]!.body.id as string;
           const known = sessionsAcked.get(job.invoiceRef);
           if (known) assert.equal(id, known.id, `Idempotency-Key ${job.createKey} answered with two session ids`);
@@ -289,7 +351,11 @@ describe('several processes on one database: a mixed load, a SIGKILL, races acro
           break;
         }
         case 'simulate': {
-          const answer = await send('POST', `/api/v1/test/payment-attempts/${job.attemptRef}/simulate`, { key, idempotencyKey: job.simulateKey, body: { outcome: 'paid' } });
+          const answer = await send('POST', `/api/v1/test/payment-attempts/${job.attemptRef}/simulate`, {
+            key,
+            idempotencyKey: job.simulateKey,
+            body: { outcome: 'paid' },
+          });
           if (answer.status !== 200) return fail(job, 'simulate', answer);
           assert.equal(answer.body.status, 'paid');
           assert.equal(answer.body.session_status, 'success');
@@ -304,7 +370,10 @@ describe('several processes on one database: a mixed load, a SIGKILL, races acro
   /** The job list: payments and payouts in a seeded order, every so often one raced. */
   function planJobs(): Job[] {
     const random = seededRandom(SEED);
-    const kinds: Array<'payment' | 'payout'> = [...Array(PAYMENT_JOBS).fill('payment'), ...Array(PAYOUT_JOBS).fill('payout')];
+    const kinds: Array<'payment' | 'payout'> = [
+      ...Array(PAYMENT_JOBS).fill('payment'),
+      ...Array(PAYOUT_JOBS).fill('payout'),
+    ];
     for (let i = kinds.length - 1; i > 0; i--) {
       const j = Math.floor(random() * (i + 1));
       [kinds[i], kinds[j]] = [kinds[j]!, kinds[i]!];
@@ -314,7 +383,14 @@ describe('several processes on one database: a mixed load, a SIGKILL, races acro
     return kinds.map((kind, n): Job => {
       if (kind === 'payout') {
         const raced = payouts++ % Math.floor(PAYOUT_JOBS / RACED_PAYOUTS) === 1;
-        return { kind, n, raced, amount: 500 + Math.floor(random() * 2_500), clientReference: `multi-${SEED}-${n}-${randomUUID().slice(0, 8)}`, step: 'create' };
+        return {
+          kind,
+          n,
+          raced,
+          amount: 500 + Math.floor(random() * 2_500),
+          clientReference: `multi-${SEED}-${n}-${randomUUID().slice(0, 8)}`,
+          step: 'create',
+        };
       }
       const raced = payments++ % Math.floor(PAYMENT_JOBS / RACED_SESSIONS) === 1;
       return {
@@ -330,7 +406,10 @@ describe('several processes on one database: a mixed load, a SIGKILL, races acro
     });
   }
 
-  it('a mixed load through three processes, one SIGKILLed and restarted midway, gets only the answers it expects', { skip: SKIP, timeout: 150_000 }, async (t) => {
+  it('a mixed load through three processes, one SIGKILLed and restarted midway, gets only the answers it expects', {
+    skip: SKIP,
+    timeout: 150_000,
+  }, async (t) => {
     t.diagnostic(`MULTI_SEED=${SEED} (set it to replay the operation mix)`);
     const started = now();
     jobs.push(...planJobs());
@@ -350,7 +429,12 @@ describe('several processes on one database: a mixed load, a SIGKILL, races acro
     restarted.catch(() => {}); // the controller's own rejection reports it
     const controller = (async () => {
       try {
-        await waitFor('a third of the jobs done', () => done >= KILL_AFTER_JOBS_DONE || cursor >= jobs.length, 120_000, 5);
+        await waitFor(
+          'a third of the jobs done',
+          () => done >= KILL_AFTER_JOBS_DONE || cursor >= jobs.length,
+          120_000,
+          5,
+        );
         killedAfterMs = now() - started;
         await victim.server.kill();
         const restartStarted = now();
@@ -393,11 +477,17 @@ describe('several processes on one database: a mixed load, a SIGKILL, races acro
     assert.deepEqual(unexpected, [], 'no request answered with an unexpected status');
     assert.ok(jobs.every((job) => job.step === 'done'));
     assert.equal(raceOutcomes.length, RACED_SESSIONS + RACED_PAYOUTS, 'every race ran');
-    assert.ok((answersByStatus.get('no answer') ?? 0) > 0, 'the SIGKILL cut requests in flight (retried on another process)');
+    assert.ok(
+      (answersByStatus.get('no answer') ?? 0) > 0,
+      'the SIGKILL cut requests in flight (retried on another process)',
+    );
     assert.ok((answersByProcess.get('B restarted') ?? 0) > 0, 'the restarted process took part in the load');
   });
 
-  it('every 2xx is stored exactly once, no client_reference has two payouts, and the balance equals the journal', { skip: SKIP, timeout: 30_000 }, async (t) => {
+  it('every 2xx is stored exactly once, no client_reference has two payouts, and the balance equals the journal', {
+    skip: SKIP,
+    timeout: 30_000,
+  }, async (t) => {
     assert.ok(loadFinished, 'the load finished');
     const m = merchant.merchant_id;
     const payments = jobs.filter((job): job is PaymentJob => job.kind === 'payment');
@@ -422,10 +512,22 @@ describe('several processes on one database: a mixed load, a SIGKILL, races acro
       const stored = keys.filter((k) => k.key === acked.createKey);
       assert.equal(stored.length, 1, `Idempotency-Key ${acked.createKey} stored once`);
       assert.equal(stored[0]!.response_status, 201);
-      assert.equal(JSON.parse(stored[0]!.response_body).id, acked.id, `Idempotency-Key ${acked.createKey} replays session ${acked.id}`);
+      assert.equal(
+        JSON.parse(stored[0]!.response_body).id,
+        acked.id,
+        `Idempotency-Key ${acked.createKey} replays session ${acked.id}`,
+      );
     }
 
-    const attempts = await db.query<{ id: string; session_id: string; status: string; base_minor: number; fee_minor: number; bearer: string; amount_charged_minor: number }>(
+    const attempts = await db.query<{
+      id: string;
+      session_id: string;
+      status: string;
+      base_minor: number;
+      fee_minor: number;
+      bearer: string;
+      amount_charged_minor: number;
+    }>(
       `SELECT id, session_id, status, base_minor, fee_minor, bearer, amount_charged_minor FROM payment_attempts WHERE merchant_id = $1`,
       [m],
     );
@@ -439,11 +541,20 @@ describe('several processes on one database: a mixed load, a SIGKILL, races acro
     for (const ref of paidAcked) {
       const row = attempts.find((a) => a.id === ref)!;
       assert.equal(row.status, 'paid', `attempt ${ref} answered paid is paid in storage`);
-      assert.equal(sessions.find((s) => s.id === row.session_id)!.status, 'success', `the session of attempt ${ref} succeeded`);
+      assert.equal(
+        sessions.find((s) => s.id === row.session_id)!.status,
+        'success',
+        `the session of attempt ${ref} succeeded`,
+      );
     }
 
     const entryCount = await journalEntryCounter(db, m);
-    for (const a of attempts) assert.equal(entryCount('payment_credit', a.id), a.status === 'paid' ? 1 : 0, `payment credits of attempt ${a.id} (${a.status})`);
+    for (const a of attempts)
+      assert.equal(
+        entryCount('payment_credit', a.id),
+        a.status === 'paid' ? 1 : 0,
+        `payment credits of attempt ${a.id} (${a.status})`,
+      );
 
     const stored = await storedTestPayouts(db, m);
     const doubled = await db.query<{ client_reference: string; n: number }>(
@@ -454,13 +565,21 @@ describe('several processes on one database: a mixed load, a SIGKILL, races acro
     assertTestPayoutsPaidOnce(stored, payoutsAcked, payouts.length, entryCount);
 
     const ledger = await assertTestBalance(db, m, FUNDING_MINOR, attempts, stored);
-    t.diagnostic(`${sessions.length} sessions, ${attempts.filter((a) => a.status === 'paid').length} payments, ${stored.length} payouts; balance ${ledger.available_minor} pesewas`);
+    t.diagnostic(
+      `${sessions.length} sessions, ${attempts.filter((a) => a.status === 'paid').length} payments, ${stored.length} payouts; balance ${ledger.available_minor} pesewas`,
+    );
   });
 
-  it('every committed event reaches the receiver at least once, validly signed', { skip: SKIP, timeout: EVENTS_WAIT_MS + 10_000 }, async (t) => {
+  it('every committed event reaches the receiver at least once, validly signed', {
+    skip: SKIP,
+    timeout: EVENTS_WAIT_MS + 10_000,
+  }, async (t) => {
     assert.ok(loadFinished, 'the load finished');
     const m = merchant.merchant_id;
-    const events = await db.query<{ id: string; type: string; object_id: string }>('SELECT id, type, object_id FROM events WHERE merchant_id = $1', [m]);
+    const events = await db.query<{ id: string; type: string; object_id: string }>(
+      'SELECT id, type, object_id FROM events WHERE merchant_id = $1',
+      [m],
+    );
     const sessions = jobs.filter((job) => job.kind === 'payment').length;
     const payouts = jobs.filter((job) => job.kind === 'payout').length;
     // Each paid session announced pending + completed, each payout payout.paid, each once.
@@ -474,8 +593,17 @@ describe('several processes on one database: a mixed load, a SIGKILL, races acro
     assert.equal(events.length, sessions * 2 + payouts, 'no other events');
     const { arrivals } = counting;
     const missing = () => events.filter((e) => !arrivals.has(e.id));
-    await waitFor(`${events.length} events at the receiver`, () => missing().length === 0 && receiver.inFlight() === 0, EVENTS_WAIT_MS, 100).catch(() => {});
-    assert.deepEqual(missing().map((e) => `${e.id} ${e.type}`), [], `committed events never delivered (of ${events.length})`);
+    await waitFor(
+      `${events.length} events at the receiver`,
+      () => missing().length === 0 && receiver.inFlight() === 0,
+      EVENTS_WAIT_MS,
+      100,
+    ).catch(() => {});
+    assert.deepEqual(
+      missing().map((e) => `${e.id} ${e.type}`),
+      [],
+      `committed events never delivered (of ${events.length})`,
+    );
     const stray = [...arrivals.keys()].filter((id) => !events.some((e) => e.id === id));
     assert.deepEqual(stray, [], 'the receiver got only this merchant’s committed events');
     assert.equal(counting.badSignatures(), 0, 'every delivery verified with the endpoint secret');
@@ -483,17 +611,26 @@ describe('several processes on one database: a mixed load, a SIGKILL, races acro
     t.diagnostic(`${events.length} events delivered (${duplicates} more than once)`);
   });
 
-  it('a key revoked through process A’s dashboard is refused by B and C within 1 s and never accepted after', { skip: SKIP, timeout: 60_000 }, async (t) => {
+  it('a key revoked through process A’s dashboard is refused by B and C within 1 s and never accepted after', {
+    skip: SKIP,
+    timeout: 60_000,
+  }, async (t) => {
     const [a, ...others] = slots as [Slot, Slot, Slot];
     const m = merchant.merchant_id;
     const session = await dashboardSignIn(a.server, owner.email, owner.password);
     // A second Test key, so the load's key stays valid.
-    const [integration] = await db.query<{ id: string }>(`SELECT id FROM integrations WHERE merchant_id = $1 AND environment = 'test'`, [m]);
+    const [integration] = await db.query<{ id: string }>(
+      `SELECT id FROM integrations WHERE merchant_id = $1 AND environment = 'test'`,
+      [m],
+    );
     const created = await dashboardPost(session, '/dashboard/keys', { integration_id: integration!.id });
     assert.equal(created.status, 200, created.text.slice(0, 500));
     const key = /id="new-api-key">([^<]+)</.exec(created.text)?.[1];
     assert.ok(key, 'the new key is shown once');
-    const [keyRow] = await db.query<{ id: string }>('SELECT id FROM api_keys WHERE merchant_id = $1 AND starts_with($2, prefix)', [m, key]);
+    const [keyRow] = await db.query<{ id: string }>(
+      'SELECT id FROM api_keys WHERE merchant_id = $1 AND starts_with($2, prefix)',
+      [m, key],
+    );
     assert.ok(keyRow, 'the new key is stored');
 
     // B and C are polled from before the revoke (they have used the key: the cached case) until their first
@@ -521,8 +658,18 @@ describe('several processes on one database: a mixed load, a SIGKILL, races acro
     });
     let revoked: { status: number; text: string } | null = null;
     try {
-      await waitFor('B and C to accept the new key', () => pollers.every((p) => p.polls.filter((poll) => poll.status === 200).length >= WARM_POLLS), 10_000, 10);
-      for (const p of pollers) assert.deepEqual(p.polls.filter((poll) => poll.status !== 200), [], `${p.slot.name} accepts the new key before the revoke`);
+      await waitFor(
+        'B and C to accept the new key',
+        () => pollers.every((p) => p.polls.filter((poll) => poll.status === 200).length >= WARM_POLLS),
+        10_000,
+        10,
+      );
+      for (const p of pollers)
+        assert.deepEqual(
+          p.polls.filter((poll) => poll.status !== 200),
+          [],
+          `${p.slot.name} accepts the new key before the revoke`,
+        );
       watch.revokeSentAt = now();
       revoked = await dashboardPost(session, `/dashboard/keys/${keyRow.id}/revoke`, {});
       watch.revokedAt = now();
@@ -531,7 +678,9 @@ describe('several processes on one database: a mixed load, a SIGKILL, races acro
       await Promise.all(pollers.map((p) => p.done));
     }
     assert.equal(revoked?.status, 200, revoked?.text.slice(0, 500));
-    const [row] = await db.query<{ revoked_at: Date | null }>('SELECT revoked_at FROM api_keys WHERE id = $1', [keyRow.id]);
+    const [row] = await db.query<{ revoked_at: Date | null }>('SELECT revoked_at FROM api_keys WHERE id = $1', [
+      keyRow.id,
+    ]);
     assert.ok(row?.revoked_at, 'the key is revoked in storage');
     const onA = await call(a.server.base, 'GET', '/api/v1/payouts/balance', { key });
     assert.equal(onA.status, 401, 'the process that revoked the key refuses it at once');
@@ -544,7 +693,9 @@ describe('several processes on one database: a mixed load, a SIGKILL, races acro
         first_401_ms: latencyMs,
         polls_after_revoke: polls.filter((p) => p.sentAt >= watch.revokedAt).length,
         accepted_after_revoke: polls.filter((p) => p.sentAt >= watch.revokedAt && is2xx(p.status)).length,
-        accepted_after_first_401: refusal ? polls.filter((p) => p.sentAt > refusal.answeredAt && is2xx(p.status)).length : 0,
+        accepted_after_first_401: refusal
+          ? polls.filter((p) => p.sentAt > refusal.answeredAt && is2xx(p.status)).length
+          : 0,
         other_answers: polls.filter((p) => p.status !== 200 && p.status !== 401).map((p) => p.status),
       };
     });
@@ -555,8 +706,18 @@ describe('several processes on one database: a mixed load, a SIGKILL, races acro
       );
     }
     assert.deepEqual(
-      results.map((r) => ({ process: r.process, refused_in_time: r.first_401_ms !== null && r.first_401_ms <= REVOCATION_DEADLINE_MS, accepted_after_first_401: r.accepted_after_first_401, other_answers: r.other_answers })),
-      results.map((r) => ({ process: r.process, refused_in_time: true, accepted_after_first_401: 0, other_answers: [] })),
+      results.map((r) => ({
+        process: r.process,
+        refused_in_time: r.first_401_ms !== null && r.first_401_ms <= REVOCATION_DEADLINE_MS,
+        accepted_after_first_401: r.accepted_after_first_401,
+        other_answers: r.other_answers,
+      })),
+      results.map((r) => ({
+        process: r.process,
+        refused_in_time: true,
+        accepted_after_first_401: 0,
+        other_answers: [],
+      })),
       `a revoked key is refused by every process within ${REVOCATION_DEADLINE_MS} ms (DESIGN §4): ${JSON.stringify(results)}`,
     );
   });
@@ -582,7 +743,10 @@ const formHeaders = (cookie: string) => ({ cookie, 'content-type': 'application/
 
 async function dashboardSignIn(server: Server, email: string, password: string): Promise<ConsoleSession> {
   const base = server.base;
-  const form = await fetch(`${base}/dashboard/login`, { redirect: 'manual', signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  const form = await fetch(`${base}/dashboard/login`, {
+    redirect: 'manual',
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
   const formHtml = await form.text();
   assert.equal(form.status, 200, formHtml.slice(0, 500));
   const login = await fetch(`${base}/dashboard/login`, {
@@ -593,15 +757,27 @@ async function dashboardSignIn(server: Server, email: string, password: string):
     signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
   });
   const loginHtml = await login.text();
-  assert.equal(login.status, 303, `the owner signs in: ${loginHtml.slice(0, 300)}\n${server.output.slice(-20).join('\n')}`);
+  assert.equal(
+    login.status,
+    303,
+    `the owner signs in: ${loginHtml.slice(0, 300)}\n${server.output.slice(-20).join('\n')}`,
+  );
   const cookie = `sika_dashboard=${cookieOf(login, 'sika_dashboard')}`;
-  const page = await fetch(`${base}/dashboard/developers`, { headers: { cookie }, redirect: 'manual', signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  const page = await fetch(`${base}/dashboard/developers`, {
+    headers: { cookie },
+    redirect: 'manual',
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
   const pageHtml = await page.text();
   assert.equal(page.status, 200, pageHtml.slice(0, 500));
   return { base, cookie, csrf: csrfFieldOf(pageHtml) };
 }
 
-async function dashboardPost(session: ConsoleSession, path: string, fields: Record<string, string>): Promise<{ status: number; text: string }> {
+async function dashboardPost(
+  session: ConsoleSession,
+  path: string,
+  fields: Record<string, string>,
+): Promise<{ status: number; text: string }> {
   const res = await fetch(`${session.base}${path}`, {
     method: 'POST',
     redirect: 'manual',

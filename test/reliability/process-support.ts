@@ -121,7 +121,11 @@ export const FAST_WORKER_ENV: Record<string, string> = {
 };
 
 /** Spawns the server on a free port with the given storage and waits for /readyz. */
-export async function startServer(storageEnv: Record<string, string>, extraEnv: Record<string, string> = {}, readyTimeoutMs = 60_000): Promise<Server> {
+export async function startServer(
+  storageEnv: Record<string, string>,
+  extraEnv: Record<string, string> = {},
+  readyTimeoutMs = 60_000,
+): Promise<Server> {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.DATABASE_URL;
@@ -141,7 +145,11 @@ export async function startServer(storageEnv: Record<string, string>, extraEnv: 
     ...FAST_WORKER_ENV,
     ...extraEnv,
   });
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.add(child);
   const output: string[] = [];
   const keep = (chunk: Buffer) => {
@@ -174,7 +182,10 @@ export async function startServer(storageEnv: Record<string, string>, extraEnv: 
       'the server to be ready',
       async () => {
         if (child.exitCode !== null) assert.fail(`the server exited with ${child.exitCode}:\n${output.join('\n')}`);
-        return fetch(`${base}/readyz`, { signal: AbortSignal.timeout(2_000) }).then((res) => res.ok, () => false);
+        return fetch(`${base}/readyz`, { signal: AbortSignal.timeout(2_000) }).then(
+          (res) => res.ok,
+          () => false,
+        );
       },
       readyTimeoutMs,
       50,
@@ -218,7 +229,12 @@ export interface CallOptions {
 }
 
 /** One request; an Answer for any HTTP status, NoAnswer when the server did not answer. */
-export async function call(base: string, method: 'GET' | 'POST', path: string, options: CallOptions = {}): Promise<Answer> {
+export async function call(
+  base: string,
+  method: 'GET' | 'POST',
+  path: string,
+  options: CallOptions = {},
+): Promise<Answer> {
   const headers: Record<string, string> = {};
   if (options.key) headers.authorization = `Bearer ${options.key}`;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
@@ -287,14 +303,19 @@ export function assertTestPayoutsPaidOnce(
   for (const [clientReference, payout] of acked) {
     const rows = stored.filter((p) => p.client_reference === clientReference);
     assert.equal(rows.length, 1, `one payout for client_reference ${clientReference}`);
-    assert.equal(rows[0]!.id, payout.id, `payout ${payout.id} acknowledged with 2xx is stored under its client_reference`);
+    assert.equal(
+      rows[0]!.id,
+      payout.id,
+      `payout ${payout.id} acknowledged with 2xx is stored under its client_reference`,
+    );
     assert.equal(rows[0]!.amount_minor, payout.amount);
   }
   assert.equal(stored.length, jobs, 'one payout per payout job, none extra');
   for (const p of stored) {
     assert.equal(p.status, 'paid');
     assert.equal(entryCount('payout_paid', p.id), 1, `payout ${p.id}: paid once`);
-    for (const kind of ['payout_hold', 'payout_post', 'payout_void']) assert.equal(entryCount(kind, p.id), 0, `payout ${p.id}: no ${kind}`);
+    for (const kind of ['payout_hold', 'payout_post', 'payout_void'])
+      assert.equal(entryCount(kind, p.id), 0, `payout ${p.id}: no ${kind}`);
   }
 }
 
@@ -309,8 +330,14 @@ export async function assertTestBalance(
   attempts: { status: string; base_minor: number; fee_minor: number; bearer: string }[],
   payouts: { total_debit_minor: number }[],
 ): Promise<{ available_minor: number }> {
-  assert.deepEqual(await checkInvariants(db, merchantId), [], 'ledger invariants (balanced entries, cached balances equal their lines, no negative balance)');
-  const credits = attempts.filter((a) => a.status === 'paid').reduce((sum, a) => sum + a.base_minor - (a.bearer === 'merchant' ? a.fee_minor : 0), 0);
+  assert.deepEqual(
+    await checkInvariants(db, merchantId),
+    [],
+    'ledger invariants (balanced entries, cached balances equal their lines, no negative balance)',
+  );
+  const credits = attempts
+    .filter((a) => a.status === 'paid')
+    .reduce((sum, a) => sum + a.base_minor - (a.bearer === 'merchant' ? a.fee_minor : 0), 0);
   const debits = payouts.reduce((sum, p) => sum + p.total_debit_minor, 0);
   const ledger = await balance(db, merchantId, 'test');
   assert.deepEqual(
@@ -322,7 +349,10 @@ export async function assertTestBalance(
 }
 
 /** How many journal entries of a kind point at an object, among a merchant's Test entries. */
-export async function journalEntryCounter(db: Db, merchantId: string): Promise<(kind: string, referenceId: string) => number> {
+export async function journalEntryCounter(
+  db: Db,
+  merchantId: string,
+): Promise<(kind: string, referenceId: string) => number> {
   const entries = await db.query<{ kind: string; reference_id: string; n: number }>(
     `SELECT kind, reference_id, count(*)::int AS n FROM journal_entries WHERE merchant_id = $1 AND environment = 'test' GROUP BY 1, 2`,
     [merchantId],

@@ -8,7 +8,15 @@ import { after, before, describe, it } from 'node:test';
 import type { CreatedMerchant } from '../../src/accounts/service.ts';
 import { STANDIN_COLLECTION, startMtnMomoStandIn, type MtnMomoStandIn } from '../standins/mtn-momo.ts';
 import { waitFor } from '../webhook-support.ts';
-import { call, killAllServers, newMerchant, NoAnswer, reliabilityStorage, startServer, type Storage } from './process-support.ts';
+import {
+  call,
+  killAllServers,
+  newMerchant,
+  NoAnswer,
+  reliabilityStorage,
+  startServer,
+  type Storage,
+} from './process-support.ts';
 
 describe(`SIGKILL between a provider accepting and Sika recording (${process.env.DATABASE_URL ? 'postgres' : 'embedded'})`, () => {
   let storage: Storage;
@@ -36,11 +44,19 @@ describe(`SIGKILL between a provider accepting and Sika recording (${process.env
       PROVIDER_TIMEOUT_MS: '60000',
     };
     const first = await startServer(storage.env(), env);
-    const session = await call(first.base, 'POST', '/api/v1/sessions', { key: merchant.live_api_key, body: { amount_minor: 25_000, invoice_ref: 'INV-CRASH-1' } });
+    const session = await call(first.base, 'POST', '/api/v1/sessions', {
+      key: merchant.live_api_key,
+      body: { amount_minor: 25_000, invoice_ref: 'INV-CRASH-1' },
+    });
     assert.equal(session.status, 201, session.text);
     const sessionId = session.body.id as string;
     const quote = await call(first.base, 'GET', `/api/v1/checkout/sessions/${sessionId}/quote`);
-    const body = { rail: 'momo', operator: 'mtn', phone: '0241234567', amount_minor: quote.body.surcharges.momo.total_minor };
+    const body = {
+      rail: 'momo',
+      operator: 'mtn',
+      phone: '0241234567',
+      amount_minor: quote.body.surcharges.momo.total_minor,
+    };
 
     mtn.next('requesttopay', { answer: 'timeout' }); // MTN records the request to pay, then never answers
     const pending = call(first.base, 'POST', `/api/v1/checkout/sessions/${sessionId}/provider-attempts`, { body }).then(
@@ -56,7 +72,9 @@ describe(`SIGKILL between a provider accepting and Sika recording (${process.env
     const second = await startServer(storage.env(), env);
     try {
       // The payer tries again with the same details: the attempt recorded before the call is returned.
-      const retry = await call(second.base, 'POST', `/api/v1/checkout/sessions/${sessionId}/provider-attempts`, { body });
+      const retry = await call(second.base, 'POST', `/api/v1/checkout/sessions/${sessionId}/provider-attempts`, {
+        body,
+      });
       assert.equal(retry.status, 200, retry.text);
       assert.equal(retry.body.replayed, true);
       assert.equal(retry.body.provider, 'mtn_momo');
@@ -64,11 +82,17 @@ describe(`SIGKILL between a provider accepting and Sika recording (${process.env
       assert.equal(mtn.counts.requesttopay, 1, 'no second request to pay');
 
       mtn.settle(referenceId, 'SUCCESSFUL');
-      const status = await call(second.base, 'GET', `/api/v1/checkout/sessions/${sessionId}/provider-attempts/${retry.body.attempt_reference}?refresh=true`);
+      const status = await call(
+        second.base,
+        'GET',
+        `/api/v1/checkout/sessions/${sessionId}/provider-attempts/${retry.body.attempt_reference}?refresh=true`,
+      );
       assert.equal(status.status, 200, status.text);
       assert.equal(status.body.status, 'paid');
       assert.equal(status.body.session_status, 'success');
-      const merchantView = await call(second.base, 'GET', `/api/v1/sessions/${sessionId}`, { key: merchant.live_api_key });
+      const merchantView = await call(second.base, 'GET', `/api/v1/sessions/${sessionId}`, {
+        key: merchant.live_api_key,
+      });
       assert.equal(merchantView.body.status, 'success');
       assert.equal(mtn.counts.requesttopay, 1);
       assert.equal(mtn.transactions.size, 1);

@@ -38,7 +38,18 @@ import type { CreatedMerchant } from '../../src/accounts/service.ts';
 import { defaultDeliveryOptions } from '../../src/events/delivery.ts';
 import { MTN_PHONE } from '../checkout-support.ts';
 import { sleep, startReceiver, waitFor, type Receiver } from '../webhook-support.ts';
-import { call, killAllServers, median, newMerchant, quantile, reliabilityStorage, round1, startServer, type Server, type Storage } from './process-support.ts';
+import {
+  call,
+  killAllServers,
+  median,
+  newMerchant,
+  quantile,
+  reliabilityStorage,
+  round1,
+  startServer,
+  type Server,
+  type Storage,
+} from './process-support.ts';
 
 const MODES = ['healthy', 'timeout', '500', 'reset'] as const;
 type Mode = (typeof MODES)[number] | 'gone';
@@ -85,14 +96,18 @@ describe(`slow and broken webhook receivers leave API p99 within 20% (${process.
     await storage?.drop();
   });
 
-  it('API p99 with timing-out, failing and resetting receivers stays within 20% (or +5 ms) of a healthy receiver', { timeout: 240_000 }, async (t) => {
+  it('API p99 with timing-out, failing and resetting receivers stays within 20% (or +5 ms) of a healthy receiver', {
+    timeout: 240_000,
+  }, async (t) => {
     // ---- receivers and merchants (created before the server: embedded storage is one process at a time)
     let api!: CreatedMerchant;
     await storage.with(async (db) => {
       api = await newMerchant(db, 'Receivers API Load', null);
       // repetition 0 is the warm-up (healthy); the closing healthy phase of the run has repetition last + 1.
       for (let repetition = 0; repetition <= REPETITIONS + EXTRA_REPETITIONS + 1; repetition++) {
-        for (const mode of repetition === 0 || repetition > REPETITIONS + EXTRA_REPETITIONS ? (['healthy'] as const) : MODES) {
+        for (const mode of repetition === 0 || repetition > REPETITIONS + EXTRA_REPETITIONS
+          ? (['healthy'] as const)
+          : MODES) {
           const behaviour: { mode: Mode } = { mode };
           const receiver = await startReceiver((request, res, req) => {
             switch (behaviour.mode) {
@@ -128,14 +143,32 @@ describe(`slow and broken webhook receivers leave API p99 within 20% (${process.
     /** One paid payment with the target's key: checkout.session.pending + checkout.session.completed. */
     async function payment(target: Target, i: number): Promise<void> {
       const key = target.merchant.test_api_key;
-      const session = await call(server.base, 'POST', '/api/v1/sessions', { key, body: { amount_minor: 1_000 + i, invoice_ref: `INV-RCV-${i}` } });
+      const session = await call(server.base, 'POST', '/api/v1/sessions', {
+        key,
+        body: { amount_minor: 1_000 + i, invoice_ref: `INV-RCV-${i}` },
+      });
       assert.equal(session.status, 201, session.text);
       const quote = await call(server.base, 'GET', `/api/v1/checkout/sessions/${session.body.id}/quote`);
-      const attempt = await call(server.base, 'POST', `/api/v1/checkout/sessions/${session.body.id}/provider-attempts`, {
-        body: { rail: 'momo', amount_minor: quote.body.surcharges.momo.total_minor, operator: 'mtn', phone: MTN_PHONE },
-      });
+      const attempt = await call(
+        server.base,
+        'POST',
+        `/api/v1/checkout/sessions/${session.body.id}/provider-attempts`,
+        {
+          body: {
+            rail: 'momo',
+            amount_minor: quote.body.surcharges.momo.total_minor,
+            operator: 'mtn',
+            phone: MTN_PHONE,
+          },
+        },
+      );
       assert.equal(attempt.status, 201, attempt.text);
-      const paid = await call(server.base, 'POST', `/api/v1/test/payment-attempts/${attempt.body.attempt_reference}/simulate`, { key, body: { outcome: 'paid' } });
+      const paid = await call(
+        server.base,
+        'POST',
+        `/api/v1/test/payment-attempts/${attempt.body.attempt_reference}/simulate`,
+        { key, body: { outcome: 'paid' } },
+      );
       assert.equal(paid.status, 200, paid.text);
     }
 
@@ -166,10 +199,15 @@ describe(`slow and broken webhook receivers leave API p99 within 20% (${process.
       await Promise.all(
         Array.from({ length: CONNECTIONS }, async (_, c) => {
           for (let i = 0; i < iterations; i++) {
-            const created = await call(server.base, 'POST', '/api/v1/sessions', { key: api.test_api_key, body: { amount_minor: 5_000, invoice_ref: `INV-P99-${c}-${i}` } });
+            const created = await call(server.base, 'POST', '/api/v1/sessions', {
+              key: api.test_api_key,
+              body: { amount_minor: 5_000, invoice_ref: `INV-P99-${c}-${i}` },
+            });
             assert.equal(created.status, 201, created.text);
             latencies.push(created.ms);
-            const read = await call(server.base, 'GET', `/api/v1/sessions/${created.body.id}`, { key: api.test_api_key });
+            const read = await call(server.base, 'GET', `/api/v1/sessions/${created.body.id}`, {
+              key: api.test_api_key,
+            });
             assert.equal(read.status, 200, read.text);
             latencies.push(read.ms);
           }
@@ -228,11 +266,24 @@ describe(`slow and broken webhook receivers leave API p99 within 20% (${process.
       const payments = await stop();
       const deliveries = target.receiver.requests.length;
       await retire(target);
-      return { mode: target.mode, repetition: target.repetition, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), max: Math.max(...latencies), payments, deliveries, maxInFlight, cpuPerRequest: cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / latencies.length };
+      return {
+        mode: target.mode,
+        repetition: target.repetition,
+        p50: quantile(latencies, 0.5),
+        p99: quantile(latencies, 0.99),
+        max: Math.max(...latencies),
+        payments,
+        deliveries,
+        maxInFlight,
+        cpuPerRequest: cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / latencies.length,
+      };
     }
 
     const run = async (repetition: number, mode: string) => {
-      const result = await phase(targets.find((x) => x.repetition === repetition && x.mode === mode)!, ITERATIONS_PER_CONNECTION);
+      const result = await phase(
+        targets.find((x) => x.repetition === repetition && x.mode === mode)!,
+        ITERATIONS_PER_CONNECTION,
+      );
       phases.push(result);
       t.diagnostic(
         `rep ${repetition} ${mode.padEnd(7)}: p50 ${round1(result.p50)} ms, p99 ${round1(result.p99)} ms, max ${round1(result.max)} ms; ` +
@@ -240,7 +291,8 @@ describe(`slow and broken webhook receivers leave API p99 within 20% (${process.
       );
     };
     const limitOf = (baseline: number) => Math.max(baseline * RELATIVE_LIMIT, baseline + ABSOLUTE_FLOOR_MS);
-    const p99Of = (repetition: number, mode: string) => phases.find((p) => p.repetition === repetition && p.mode === mode)!.p99;
+    const p99Of = (repetition: number, mode: string) =>
+      phases.find((p) => p.repetition === repetition && p.mode === mode)!.p99;
     /** Per repetition: the broken p99, its paired healthy baseline and their ratio to the limit. */
     const verdict = (mode: string, repetitions: number) => {
       const rows = Array.from({ length: repetitions }, (_, k) => {
@@ -257,7 +309,8 @@ describe(`slow and broken webhook receivers leave API p99 within 20% (${process.
       const warm = await phase(targets.find((x) => x.repetition === 0)!, WARMUP_ITERATIONS);
       t.diagnostic(`warm-up: p50 ${round1(warm.p50)} ms, p99 ${round1(warm.p99)} ms`);
       let repetitions = REPETITIONS;
-      for (let repetition = 1; repetition <= repetitions; repetition++) for (const mode of MODES) await run(repetition, mode);
+      for (let repetition = 1; repetition <= repetitions; repetition++)
+        for (const mode of MODES) await run(repetition, mode);
       await run(repetitions + 1, 'healthy');
       const broken = MODES.filter((m) => m !== 'healthy');
       if (broken.some((mode) => verdict(mode, repetitions).ratio > 1)) {
@@ -278,21 +331,36 @@ describe(`slow and broken webhook receivers leave API p99 within 20% (${process.
         const reps = v.rows.map((row) => `${round1(row.p99)}/${round1(limitOf(row.baseline))}`).join(' ');
         return `${mode}: median p99 ${round1(median(v.rows.map((row) => row.p99)))} ms, p99/limit per rep ${reps} -> median ratio ${v.ratio.toFixed(2)}`;
       });
-      t.diagnostic(`${storage.kind}, ${repetitions} repetitions, healthy median p99 ${round1(healthyP99)} ms; ${lines.join('; ')}; ${Math.round((performance.now() - started) / 1000)} s`);
+      t.diagnostic(
+        `${storage.kind}, ${repetitions} repetitions, healthy median p99 ${round1(healthyP99)} ms; ${lines.join('; ')}; ${Math.round((performance.now() - started) / 1000)} s`,
+      );
 
       // The broken receivers were really exercised: events reached them and failed, and were retried.
       for (const p of phases) {
-        assert.ok(p.payments > 0 && p.deliveries > 0, `rep ${p.repetition} ${p.mode}: events flowed to the receiver (${p.payments} payments, ${p.deliveries} tries)`);
-        if (p.mode === '500' || p.mode === 'reset') assert.ok(p.deliveries > p.payments * 2, `rep ${p.repetition} ${p.mode}: failed deliveries were retried (${p.deliveries} tries for ${p.payments * 2} events)`);
+        assert.ok(
+          p.payments > 0 && p.deliveries > 0,
+          `rep ${p.repetition} ${p.mode}: events flowed to the receiver (${p.payments} payments, ${p.deliveries} tries)`,
+        );
+        if (p.mode === '500' || p.mode === 'reset')
+          assert.ok(
+            p.deliveries > p.payments * 2,
+            `rep ${p.repetition} ${p.mode}: failed deliveries were retried (${p.deliveries} tries for ${p.payments * 2} events)`,
+          );
         if (p.mode === 'timeout') {
           assert.ok(p.maxInFlight > 0, `rep ${p.repetition} timeout: tries were held open`);
           // +1: a try the worker has just given up on may not have closed its socket yet when the next one opens.
-          assert.ok(p.maxInFlight <= PER_ENDPOINT_IN_FLIGHT_MAX + 1, `rep ${p.repetition} timeout: ${p.maxInFlight} tries open on one endpoint (cap ${PER_ENDPOINT_IN_FLIGHT_MAX})`);
+          assert.ok(
+            p.maxInFlight <= PER_ENDPOINT_IN_FLIGHT_MAX + 1,
+            `rep ${p.repetition} timeout: ${p.maxInFlight} tries open on one endpoint (cap ${PER_ENDPOINT_IN_FLIGHT_MAX})`,
+          );
         }
       }
       for (const mode of broken) {
         const v = verdict(mode, repetitions);
-        assert.ok(v.ratio <= 1, `${mode}: median p99/limit ${v.ratio.toFixed(2)} > 1 (${JSON.stringify(v.rows.map((row) => ({ p99: round1(row.p99), healthy: round1(row.baseline) })))})`);
+        assert.ok(
+          v.ratio <= 1,
+          `${mode}: median p99/limit ${v.ratio.toFixed(2)} > 1 (${JSON.stringify(v.rows.map((row) => ({ p99: round1(row.p99), healthy: round1(row.baseline) })))})`,
+        );
       }
     } finally {
       await server.kill();

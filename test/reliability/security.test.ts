@@ -43,7 +43,8 @@ import { SikaError } from '../../src/lib/errors.ts';
 
 const ENVIRONMENTS: Environment[] = ['test', 'live'];
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-const randomAlnum = (n: number) => Array.from({ length: n }, () => ALNUM[Math.floor(Math.random() * ALNUM.length)]).join('');
+const randomAlnum = (n: number) =>
+  Array.from({ length: n }, () => ALNUM[Math.floor(Math.random() * ALNUM.length)]).join('');
 
 /** Ids of the right shape that name nothing. */
 const UNKNOWN: Objects = {
@@ -72,9 +73,18 @@ const SCOPES: { prefix: string; scope: Scope; reason?: string }[] = [
   { prefix: '/api/v1/checkout/', scope: 'payer' },
   { prefix: '/api/v1/', scope: 'key' },
   { prefix: '/pay/', scope: 'payer' },
-  { prefix: '/dashboard/login/link/', scope: 'exempt', reason: 'a one-time sign-in link (issue 19): its token is the credential, no object of a merchant; used, unknown or expired it opens nothing (test/first-run.test.ts)' },
+  {
+    prefix: '/dashboard/login/link/',
+    scope: 'exempt',
+    reason:
+      'a one-time sign-in link (issue 19): its token is the credential, no object of a merchant; used, unknown or expired it opens nothing (test/first-run.test.ts)',
+  },
   { prefix: '/dashboard/', scope: 'dashboard' },
-  { prefix: '/ops/', scope: 'exempt', reason: 'the operator console works across merchants by design; anonymous requests are checked below' },
+  {
+    prefix: '/ops/',
+    scope: 'exempt',
+    reason: 'the operator console works across merchants by design; anonymous requests are checked below',
+  },
 ];
 
 interface ApiRequest {
@@ -100,8 +110,12 @@ const KEY_ROUTES: Record<string, KeyRoute> = {
     request: (o) => ({ url: `/api/v1/test/payment-attempts/${o.attempt}/simulate`, body: { outcome: 'failed' } }),
     liveKeyStatus: { status: 403, code: 'FORBIDDEN' },
   },
-  'GET /api/v1/payouts/recipients/:recipient_id': { request: (o) => ({ url: `/api/v1/payouts/recipients/${o.recipient}` }) },
-  'DELETE /api/v1/payouts/recipients/:recipient_id': { request: (o) => ({ url: `/api/v1/payouts/recipients/${o.recipient}` }) },
+  'GET /api/v1/payouts/recipients/:recipient_id': {
+    request: (o) => ({ url: `/api/v1/payouts/recipients/${o.recipient}` }),
+  },
+  'DELETE /api/v1/payouts/recipients/:recipient_id': {
+    request: (o) => ({ url: `/api/v1/payouts/recipients/${o.recipient}` }),
+  },
   'GET /api/v1/refunds/:id': { request: (o) => ({ url: `/api/v1/refunds/${o.refund}` }) },
   'POST /api/v1/test/refunds/:id/simulate': {
     request: (o) => ({ url: `/api/v1/test/refunds/${o.refund}/simulate`, body: { outcome: 'failed' } }),
@@ -110,14 +124,18 @@ const KEY_ROUTES: Record<string, KeyRoute> = {
   'GET /api/v1/events/:id': { request: (o) => ({ url: `/api/v1/events/${o.event}` }) },
   'POST /api/v1/events/:id/replay': { request: (o) => ({ url: `/api/v1/events/${o.event}/replay` }) },
   'GET /api/v1/payouts/:payout_id': { request: (o) => ({ url: `/api/v1/payouts/${o.payout}` }) },
-  'POST /api/v1/payouts/:payout_id/cancel': { request: (o) => ({ url: `/api/v1/payouts/${o.payout}/cancel`, body: { reason: 'isolation check' } }) },
+  'POST /api/v1/payouts/:payout_id/cancel': {
+    request: (o) => ({ url: `/api/v1/payouts/${o.payout}/cancel`, body: { reason: 'isolation check' } }),
+  },
   // The owner's Test payout is paid (the Test default): returned is a move its table allows.
   'POST /api/v1/test/payouts/:payout_id/simulate': {
     request: (o) => ({ url: `/api/v1/test/payouts/${o.payout}/simulate`, body: { outcome: 'returned' } }),
     liveKeyStatus: { status: 403, code: 'FORBIDDEN' },
   },
   'GET /api/v1/payouts/:payout_id/receipt': { request: (o) => ({ url: `/api/v1/payouts/${o.payout}/receipt` }) },
-  'POST /api/v1/payouts/:payout_id/evidence': { request: (o) => ({ url: `/api/v1/payouts/${o.payout}/evidence`, multipart: evidenceUpload() }) },
+  'POST /api/v1/payouts/:payout_id/evidence': {
+    request: (o) => ({ url: `/api/v1/payouts/${o.payout}/evidence`, multipart: evidenceUpload() }),
+  },
   'GET /api/v1/payouts/:payout_id/evidence/:evidence_id': {
     request: (o) => ({ url: `/api/v1/payouts/${o.payout}/evidence/${o.evidence}` }),
     mixed: (own, foreign) => ({ url: `/api/v1/payouts/${own.payout}/evidence/${foreign.evidence}` }),
@@ -136,46 +154,81 @@ interface PayerRoute {
 
 /** Public payer routes (the unguessable session id is the capability): how to call each for a session. */
 const PAYER_ROUTES: Record<string, PayerRoute> = {
-  'GET /api/v1/checkout/sessions/:reference': { request: (s) => ({ method: 'GET', url: `/api/v1/checkout/sessions/${s.session}` }), unknown: 404 },
-  'GET /api/v1/checkout/sessions/:reference/quote': { request: (s) => ({ method: 'GET', url: `/api/v1/checkout/sessions/${s.session}/quote` }), unknown: 404 },
+  'GET /api/v1/checkout/sessions/:reference': {
+    request: (s) => ({ method: 'GET', url: `/api/v1/checkout/sessions/${s.session}` }),
+    unknown: 404,
+  },
+  'GET /api/v1/checkout/sessions/:reference/quote': {
+    request: (s) => ({ method: 'GET', url: `/api/v1/checkout/sessions/${s.session}/quote` }),
+    unknown: 404,
+  },
   'POST /api/v1/checkout/sessions/:reference/provider-attempts': {
     // A wrong amount: refused (409) without changing anything, whatever state the session is in.
-    request: (s) => ({ method: 'POST', url: `/api/v1/checkout/sessions/${s.session}/provider-attempts`, body: { rail: 'card', amount_minor: 1 } }),
+    request: (s) => ({
+      method: 'POST',
+      url: `/api/v1/checkout/sessions/${s.session}/provider-attempts`,
+      body: { rail: 'card', amount_minor: 1 },
+    }),
     unknown: 404,
   },
   'GET /api/v1/checkout/sessions/:reference/provider-attempts/:attempt_reference': {
-    request: (s, attempt) => ({ method: 'GET', url: `/api/v1/checkout/sessions/${s.session}/provider-attempts/${attempt}` }),
+    request: (s, attempt) => ({
+      method: 'GET',
+      url: `/api/v1/checkout/sessions/${s.session}/provider-attempts/${attempt}`,
+    }),
     takesAttempt: true,
     unknown: 404,
   },
   'POST /api/v1/checkout/sessions/:reference/provider-attempts/:attempt_reference/authorize': {
-    request: (s, attempt) => ({ method: 'POST', url: `/api/v1/checkout/sessions/${s.session}/provider-attempts/${attempt}/authorize`, body: { code: '123456' } }),
+    request: (s, attempt) => ({
+      method: 'POST',
+      url: `/api/v1/checkout/sessions/${s.session}/provider-attempts/${attempt}/authorize`,
+      body: { code: '123456' },
+    }),
     takesAttempt: true,
     unknown: 404,
   },
   'POST /api/v1/checkout/sessions/:reference/provider-attempts/:attempt_reference/resend': {
-    request: (s, attempt) => ({ method: 'POST', url: `/api/v1/checkout/sessions/${s.session}/provider-attempts/${attempt}/resend` }),
+    request: (s, attempt) => ({
+      method: 'POST',
+      url: `/api/v1/checkout/sessions/${s.session}/provider-attempts/${attempt}/resend`,
+    }),
     takesAttempt: true,
     unknown: 404,
   },
   'POST /api/v1/checkout/sessions/:reference/provider-attempts/:attempt_reference/cancel': {
-    request: (s, attempt) => ({ method: 'POST', url: `/api/v1/checkout/sessions/${s.session}/provider-attempts/${attempt}/cancel` }),
+    request: (s, attempt) => ({
+      method: 'POST',
+      url: `/api/v1/checkout/sessions/${s.session}/provider-attempts/${attempt}/cancel`,
+    }),
     takesAttempt: true,
     unknown: 404,
   },
   'GET /pay/:reference': { request: (s) => ({ method: 'GET', url: `/pay/${s.session}` }), unknown: 404, html: true },
-  'GET /pay/:reference/slip': { request: (s) => ({ method: 'GET', url: `/pay/${s.session}/slip` }), unknown: 404, html: true },
+  'GET /pay/:reference/slip': {
+    request: (s) => ({ method: 'GET', url: `/pay/${s.session}/slip` }),
+    unknown: 404,
+    html: true,
+  },
   // Without JavaScript the form posts back to the page: a redirect to the same session, nothing looked up.
   'POST /pay/:reference': { request: (s) => ({ method: 'POST', url: `/pay/${s.session}` }), unknown: 303, html: true },
   // "Use another number or method" without JavaScript: the payer API's cancel, then back to the page.
   'POST /pay/:reference/change': {
-    request: (s, attempt) => ({ method: 'POST', url: `/pay/${s.session}/change`, body: { attempt_reference: attempt } }),
+    request: (s, attempt) => ({
+      method: 'POST',
+      url: `/pay/${s.session}/change`,
+      body: { attempt_reference: attempt },
+    }),
     takesAttempt: true,
     unknown: 404,
     html: true,
   },
   'POST /pay/:reference/test-outcome': {
-    request: (s, attempt) => ({ method: 'POST', url: `/pay/${s.session}/test-outcome`, body: { attempt_reference: attempt, outcome: 'failed' } }),
+    request: (s, attempt) => ({
+      method: 'POST',
+      url: `/pay/${s.session}/test-outcome`,
+      body: { attempt_reference: attempt, outcome: 'failed' },
+    }),
     takesAttempt: true,
     unknown: 404,
   },
@@ -195,17 +248,53 @@ interface DashboardRoute {
 const DASHBOARD_ROUTES: Record<string, DashboardRoute> = {
   'GET /dashboard/sessions/:id': { request: (o) => ({ method: 'GET', url: `/dashboard/sessions/${o.session}` }) },
   'GET /dashboard/payouts/:id': { request: (o) => ({ method: 'GET', url: `/dashboard/payouts/${o.payout}` }) },
-  'POST /dashboard/sessions/:id/refunds': { request: (o) => ({ method: 'POST', url: `/dashboard/sessions/${o.session}/refunds`, fields: { amount: '1.00', reason: 'isolation check' } }) },
-  'POST /dashboard/refunds/:id/decision': { request: (o) => ({ method: 'POST', url: `/dashboard/refunds/${o.refund}/decision`, fields: { decision: 'reject', reason: 'isolation check' } }) },
-  'POST /dashboard/payouts/:id/decision': { request: (o) => ({ method: 'POST', url: `/dashboard/payouts/${o.payout}/decision`, fields: { decision: 'reject', reason: 'isolation check' } }) },
-  'POST /dashboard/payouts/:id/cancel': { request: (o) => ({ method: 'POST', url: `/dashboard/payouts/${o.payout}/cancel` }) },
-  'GET /dashboard/payouts/:id/receipt': { request: (o) => ({ method: 'GET', url: `/dashboard/payouts/${o.payout}/receipt` }) },
-  'POST /dashboard/payouts/:id/evidence': { request: (o) => ({ method: 'POST', url: `/dashboard/payouts/${o.payout}/evidence`, file: true }) },
-  'POST /dashboard/recipients/:id/deactivate': { request: (o) => ({ method: 'POST', url: `/dashboard/recipients/${o.recipient}/deactivate` }) },
-  'POST /dashboard/keys/:id/revoke': { request: (o) => ({ method: 'POST', url: `/dashboard/keys/${o.apiKey}/revoke` }) },
+  'POST /dashboard/sessions/:id/refunds': {
+    request: (o) => ({
+      method: 'POST',
+      url: `/dashboard/sessions/${o.session}/refunds`,
+      fields: { amount: '1.00', reason: 'isolation check' },
+    }),
+  },
+  'POST /dashboard/refunds/:id/decision': {
+    request: (o) => ({
+      method: 'POST',
+      url: `/dashboard/refunds/${o.refund}/decision`,
+      fields: { decision: 'reject', reason: 'isolation check' },
+    }),
+  },
+  'POST /dashboard/payouts/:id/decision': {
+    request: (o) => ({
+      method: 'POST',
+      url: `/dashboard/payouts/${o.payout}/decision`,
+      fields: { decision: 'reject', reason: 'isolation check' },
+    }),
+  },
+  'POST /dashboard/payouts/:id/cancel': {
+    request: (o) => ({ method: 'POST', url: `/dashboard/payouts/${o.payout}/cancel` }),
+  },
+  'GET /dashboard/payouts/:id/receipt': {
+    request: (o) => ({ method: 'GET', url: `/dashboard/payouts/${o.payout}/receipt` }),
+  },
+  'POST /dashboard/payouts/:id/evidence': {
+    request: (o) => ({ method: 'POST', url: `/dashboard/payouts/${o.payout}/evidence`, file: true }),
+  },
+  'POST /dashboard/recipients/:id/deactivate': {
+    request: (o) => ({ method: 'POST', url: `/dashboard/recipients/${o.recipient}/deactivate` }),
+  },
+  'POST /dashboard/keys/:id/revoke': {
+    request: (o) => ({ method: 'POST', url: `/dashboard/keys/${o.apiKey}/revoke` }),
+  },
   'GET /dashboard/webhooks/:id': { request: (o) => ({ method: 'GET', url: `/dashboard/webhooks/${o.endpoint}` }) },
-  'POST /dashboard/webhooks/:id/:action': { request: (o) => ({ method: 'POST', url: `/dashboard/webhooks/${o.endpoint}/disable` }) },
-  'POST /dashboard/events/:id/replay': { request: (o) => ({ method: 'POST', url: `/dashboard/events/${o.event}/replay`, fields: { endpoint_id: o.endpoint } }) },
+  'POST /dashboard/webhooks/:id/:action': {
+    request: (o) => ({ method: 'POST', url: `/dashboard/webhooks/${o.endpoint}/disable` }),
+  },
+  'POST /dashboard/events/:id/replay': {
+    request: (o) => ({
+      method: 'POST',
+      url: `/dashboard/events/${o.event}/replay`,
+      fields: { endpoint_id: o.endpoint },
+    }),
+  },
 };
 
 const routeKey = (method: string, url: string) => `${method} ${url}`;
@@ -213,7 +302,12 @@ const routeKey = (method: string, url: string) => `${method} ${url}`;
 // ---------------------------------------------------------------------------------------------------
 // Helpers
 
-async function sendWithKey(t: TestContext, key: string | null, method: string, request: ApiRequest): Promise<LightMyRequestResponse> {
+async function sendWithKey(
+  t: TestContext,
+  key: string | null,
+  method: string,
+  request: ApiRequest,
+): Promise<LightMyRequestResponse> {
   if (request.multipart) {
     return t.app.inject({
       method: method as 'POST',
@@ -232,7 +326,10 @@ async function snapshot(db: Db, merchantId: string): Promise<Record<string, stri
   );
   const out: Record<string, string[]> = {};
   for (const { table_name: table } of tables) {
-    const rows = await db.query<{ j: Record<string, unknown> }>(`SELECT row_to_json(x) AS j FROM "${table}" x WHERE merchant_id = $1`, [merchantId]);
+    const rows = await db.query<{ j: Record<string, unknown> }>(
+      `SELECT row_to_json(x) AS j FROM "${table}" x WHERE merchant_id = $1`,
+      [merchantId],
+    );
     out[table] = rows
       .map(({ j }) => {
         const row = typeof j === 'string' ? (JSON.parse(j) as Record<string, unknown>) : { ...j };
@@ -245,7 +342,8 @@ async function snapshot(db: Db, merchantId: string): Promise<Record<string, stri
 }
 
 function assertNoSecrets(body: string, secrets: string[], context: string): void {
-  for (const secret of secrets) assert.ok(!body.includes(secret), `${context} shows ${JSON.stringify(secret)}: ${body.slice(0, 300)}`);
+  for (const secret of secrets)
+    assert.ok(!body.includes(secret), `${context} shows ${JSON.stringify(secret)}: ${body.slice(0, 300)}`);
 }
 
 interface ConsoleSession {
@@ -279,10 +377,21 @@ async function signIn(t: TestContext, m: Merchant, environment: Environment): Pr
   return session;
 }
 
-function consolePost(t: TestContext, session: ConsoleSession, url: string, fields: Record<string, string> = {}, file = false): Promise<LightMyRequestResponse> {
+function consolePost(
+  t: TestContext,
+  session: ConsoleSession,
+  url: string,
+  fields: Record<string, string> = {},
+  file = false,
+): Promise<LightMyRequestResponse> {
   if (file) {
     const body = multipartFile('file', 'proof.png', 'image/png', TINY_PNG, { _csrf: session.csrf, ...fields });
-    return t.app.inject({ method: 'POST', url, headers: { cookie: session.cookie, 'content-type': body.contentType }, payload: body.payload });
+    return t.app.inject({
+      method: 'POST',
+      url,
+      headers: { cookie: session.cookie, 'content-type': body.contentType },
+      payload: body.payload,
+    });
   }
   return t.app.inject({
     method: 'POST',
@@ -300,8 +409,12 @@ async function consoleIds(db: Db, o: Objects, merchantId: string): Promise<Conso
   };
   return {
     ...o,
-    apiKey: await one('SELECT id FROM api_keys WHERE merchant_id = $1 AND environment = $2 ORDER BY created_at LIMIT 1'),
-    endpoint: await one('SELECT id FROM webhook_endpoints WHERE merchant_id = $1 AND environment = $2 ORDER BY created_at LIMIT 1'),
+    apiKey: await one(
+      'SELECT id FROM api_keys WHERE merchant_id = $1 AND environment = $2 ORDER BY created_at LIMIT 1',
+    ),
+    endpoint: await one(
+      'SELECT id FROM webhook_endpoints WHERE merchant_id = $1 AND environment = $2 ORDER BY created_at LIMIT 1',
+    ),
     event: await one('SELECT id FROM events WHERE merchant_id = $1 AND environment = $2 ORDER BY created_at LIMIT 1'),
   };
 }
@@ -335,21 +448,32 @@ describe(`security: isolation, keys, SSRF and payer pages (${storageKind})`, () 
   it('every registered route with an id parameter has a fixture here (a new route fails until it is covered)', () => {
     const routes = idRoutes();
     assert.ok(routes.length >= 20, `only ${routes.length} routes with an id: is app.registeredRoutes complete?`);
-    const fixtures: Record<Exclude<Scope, 'exempt'>, Record<string, unknown>> = { key: KEY_ROUTES, payer: PAYER_ROUTES, dashboard: DASHBOARD_ROUTES };
+    const fixtures: Record<Exclude<Scope, 'exempt'>, Record<string, unknown>> = {
+      key: KEY_ROUTES,
+      payer: PAYER_ROUTES,
+      dashboard: DASHBOARD_ROUTES,
+    };
     const missing: string[] = [];
     for (const route of routes) {
       const scope = scopeOf(route.url);
       const key = routeKey(route.method, route.url);
       if (!scope) missing.push(`${key} (under no known prefix: add it to SCOPES)`);
-      else if (scope.scope !== 'exempt' && !(key in fixtures[scope.scope])) missing.push(`${key} (add it to the ${scope.scope} fixtures)`);
+      else if (scope.scope !== 'exempt' && !(key in fixtures[scope.scope]))
+        missing.push(`${key} (add it to the ${scope.scope} fixtures)`);
     }
-    assert.deepEqual(missing, [], `routes with an id parameter and no isolation fixture in test/reliability/security.test.ts:\n  ${missing.join('\n  ')}`);
+    assert.deepEqual(
+      missing,
+      [],
+      `routes with an id parameter and no isolation fixture in test/reliability/security.test.ts:\n  ${missing.join('\n  ')}`,
+    );
     const registered = new Set(routes.map((r) => routeKey(r.method, r.url)));
-    const stale = [...Object.keys(KEY_ROUTES), ...Object.keys(PAYER_ROUTES), ...Object.keys(DASHBOARD_ROUTES)].filter((key) => !registered.has(key));
+    const stale = [...Object.keys(KEY_ROUTES), ...Object.keys(PAYER_ROUTES), ...Object.keys(DASHBOARD_ROUTES)].filter(
+      (key) => !registered.has(key),
+    );
     assert.deepEqual(stale, [], 'fixtures for routes that no longer exist');
   });
 
-  describe('another merchant\'s id and the other environment\'s id get 404 on every /api/v1 route with an id', () => {
+  describe("another merchant's id and the other environment's id get 404 on every /api/v1 route with an id", () => {
     for (const [key, route] of Object.entries(KEY_ROUTES)) {
       const [method, pattern] = key.split(' ') as [string, string];
       it(`${key}: refused for another merchant and the other environment exactly like an unknown id; nothing leaks or changes`, async () => {
@@ -361,16 +485,32 @@ describe(`security: isolation, keys, SSRF and payer pages (${storageKind})`, () 
           const before = await snapshot(t.db, owner.merchant_id);
           const callers = [
             { who: `another merchant's ${environment} key`, key: keyOf(other, environment), environment },
-            { who: `another merchant's ${otherEnvironment(environment)} key`, key: keyOf(other, otherEnvironment(environment)), environment: otherEnvironment(environment) },
-            { who: `the owner's ${otherEnvironment(environment)} key`, key: keyOf(owner, otherEnvironment(environment)), environment: otherEnvironment(environment) },
+            {
+              who: `another merchant's ${otherEnvironment(environment)} key`,
+              key: keyOf(other, otherEnvironment(environment)),
+              environment: otherEnvironment(environment),
+            },
+            {
+              who: `the owner's ${otherEnvironment(environment)} key`,
+              key: keyOf(owner, otherEnvironment(environment)),
+              environment: otherEnvironment(environment),
+            },
           ];
           for (const caller of callers) {
             const context = `${key} on the owner's ${environment} objects with ${caller.who}`;
-            const expected = caller.environment === 'live' && route.liveKeyStatus ? route.liveKeyStatus : { status: 404, code: 'NOT_FOUND' };
+            const expected =
+              caller.environment === 'live' && route.liveKeyStatus
+                ? route.liveKeyStatus
+                : { status: 404, code: 'NOT_FOUND' };
             const res = await sendWithKey(t, caller.key, method, route.request(own));
             const error = expectError(res, expected.status, expected.code, context);
             const unknown = await sendWithKey(t, caller.key, method, route.request(UNKNOWN));
-            const unknownError = expectError(unknown, expected.status, expected.code, `${key} with an unknown id and ${caller.who}`);
+            const unknownError = expectError(
+              unknown,
+              expected.status,
+              expected.code,
+              `${key} with an unknown id and ${caller.who}`,
+            );
             assert.deepEqual(error, unknownError, `${context}: the answer differs from an unknown id's`);
             assertNoSecrets(res.body, [...objects.test.secrets, ...objects.live.secrets, owner.merchant_id], context);
           }
@@ -382,12 +522,20 @@ describe(`security: isolation, keys, SSRF and payer pages (${storageKind})`, () 
               assertNoSecrets(res.body, foreign.secrets, key);
             }
           }
-          assert.deepEqual(await snapshot(t.db, owner.merchant_id), before, `${key}: a refused request changed the owner's data`);
+          assert.deepEqual(
+            await snapshot(t.db, owner.merchant_id),
+            before,
+            `${key}: a refused request changed the owner's data`,
+          );
           // The fixture is real: the owner's own key gets past the lookup.
           const ownRes = await sendWithKey(t, keyOf(owner, environment), method, route.request(own));
           const ownExpected = environment === 'live' && route.liveKeyStatus ? [route.liveKeyStatus.status] : null;
           if (ownExpected) assert.deepEqual([ownRes.statusCode], ownExpected, ownRes.body.slice(0, 300));
-          else assert.ok(![401, 403, 404].includes(ownRes.statusCode), `${key}: the owner's own ${environment} key got ${ownRes.statusCode}: ${ownRes.body.slice(0, 300)}`);
+          else
+            assert.ok(
+              ![401, 403, 404].includes(ownRes.statusCode),
+              `${key}: the owner's own ${environment} key got ${ownRes.statusCode}: ${ownRes.body.slice(0, 300)}`,
+            );
         }
         assert.ok(pattern.startsWith('/api/v1/'));
       });
@@ -396,7 +544,9 @@ describe(`security: isolation, keys, SSRF and payer pages (${storageKind})`, () 
 
   describe('missing, malformed, unknown and revoked keys', () => {
     it('get 401 UNAUTHORIZED on every authenticated /api/v1 route (every /api/v1 route is in the OpenAPI document), and nothing is written', async () => {
-      const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, { security?: Record<string, unknown>[] }>> };
+      const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+        paths: Record<string, Record<string, { security?: Record<string, unknown>[] }>>;
+      };
       const secured = new Set<string>();
       const documented = new Set<string>();
       for (const [path, operations] of Object.entries(doc.paths)) {
@@ -406,7 +556,9 @@ describe(`security: isolation, keys, SSRF and payer pages (${storageKind})`, () 
           if (operation.security?.some((s) => 'apiKey' in s)) secured.add(key);
         }
       }
-      const apiRoutes = t.app.registeredRoutes.filter((r) => r.url.startsWith('/api/') && r.method !== 'HEAD').map((r) => routeKey(r.method, r.url));
+      const apiRoutes = t.app.registeredRoutes
+        .filter((r) => r.url.startsWith('/api/') && r.method !== 'HEAD')
+        .map((r) => routeKey(r.method, r.url));
       assert.deepEqual(
         apiRoutes.filter((key) => !documented.has(key)),
         [],
@@ -415,9 +567,18 @@ describe(`security: isolation, keys, SSRF and payer pages (${storageKind})`, () 
       // Public routes are the hosted-checkout API, and the provider notifications: Paystack's webhook carries
       // its own signature (refused without it, test/live-paystack.test.ts) and MTN's callback is trusted for
       // nothing (it only makes Sika ask MTN, test/live-mtn-momo.test.ts).
-      const PROVIDER_NOTIFICATIONS = ['POST /api/v1/providers/paystack/webhook', 'PUT /api/v1/providers/mtn-momo/callback', 'POST /api/v1/providers/mtn-momo/callback'];
+      const PROVIDER_NOTIFICATIONS = [
+        'POST /api/v1/providers/paystack/webhook',
+        'PUT /api/v1/providers/mtn-momo/callback',
+        'POST /api/v1/providers/mtn-momo/callback',
+      ];
       assert.deepEqual(
-        apiRoutes.filter((key) => !secured.has(key) && !key.split(' ')[1]!.startsWith('/api/v1/checkout/') && !PROVIDER_NOTIFICATIONS.includes(key)),
+        apiRoutes.filter(
+          (key) =>
+            !secured.has(key) &&
+            !key.split(' ')[1]!.startsWith('/api/v1/checkout/') &&
+            !PROVIDER_NOTIFICATIONS.includes(key),
+        ),
         [],
         'API routes outside /api/v1/checkout/ without API-key security',
       );
@@ -428,8 +589,17 @@ describe(`security: isolation, keys, SSRF and payer pages (${storageKind})`, () 
       const test = await createObjects(t, m, 'test');
       // Revoked as the dashboard does it: the row is marked, and this process forgets its cached lookup.
       const revokedKey = m.live_api_key;
-      const keyRow = (await t.db.query<{ id: string }>('SELECT id FROM api_keys WHERE merchant_id = $1 AND environment = $2', [m.merchant_id, 'live']))[0]!;
-      assert.equal((await api(t, revokedKey, 'GET', `/api/v1/payouts/${live.payout}`)).statusCode, 200, 'the key works before revocation');
+      const keyRow = (
+        await t.db.query<{ id: string }>('SELECT id FROM api_keys WHERE merchant_id = $1 AND environment = $2', [
+          m.merchant_id,
+          'live',
+        ])
+      )[0]!;
+      assert.equal(
+        (await api(t, revokedKey, 'GET', `/api/v1/payouts/${live.payout}`)).statusCode,
+        200,
+        'the key works before revocation',
+      );
       assert.equal((await revokeApiKey(t.db, keyRow.id, m.merchant_id, 'live')).length, 1);
       t.app.deps.authenticator.forget(revokedKey.slice(0, 16));
       const before = await snapshot(t.db, m.merchant_id);
@@ -439,17 +609,29 @@ describe(`security: isolation, keys, SSRF and payer pages (${storageKind})`, () 
         { what: '"Bearer" alone', authorization: 'Bearer', objects: test },
         { what: '"Bearer " and nothing', authorization: 'Bearer ', objects: test },
         { what: 'Bearer garbage', authorization: 'Bearer garbage', objects: test },
-        { what: 'Basic credentials', authorization: `Basic ${Buffer.from(`${m.test_api_key}:`).toString('base64')}`, objects: test },
+        {
+          what: 'Basic credentials',
+          authorization: `Basic ${Buffer.from(`${m.test_api_key}:`).toString('base64')}`,
+          objects: test,
+        },
         { what: 'the key without a scheme', authorization: m.test_api_key, objects: test },
         { what: 'another scheme', authorization: `Token ${m.test_api_key}`, objects: test },
         { what: 'the key and trailing junk', authorization: `Bearer ${m.test_api_key} extra`, objects: test },
         { what: 'a wrong prefix', authorization: `Bearer sk_test_${m.test_api_key.slice(8)}`, objects: test },
         { what: 'an unknown environment prefix', authorization: `Bearer ak_prod_${randomAlnum(40)}`, objects: test },
-        { what: 'an upper-case prefix', authorization: `Bearer ${m.test_api_key.replace('ak_test_', 'AK_TEST_')}`, objects: test },
+        {
+          what: 'an upper-case prefix',
+          authorization: `Bearer ${m.test_api_key.replace('ak_test_', 'AK_TEST_')}`,
+          objects: test,
+        },
         { what: 'a key one character short', authorization: `Bearer ${m.test_api_key.slice(0, -1)}`, objects: test },
         { what: 'a well-formed unknown Test key', authorization: `Bearer ak_test_${randomAlnum(40)}`, objects: test },
         { what: 'a well-formed unknown Live key', authorization: `Bearer ak_live_${randomAlnum(40)}`, objects: live },
-        { what: "a real key's prefix with another secret", authorization: `Bearer ${m.test_api_key.slice(0, 16)}${randomAlnum(m.test_api_key.length - 16)}`, objects: test },
+        {
+          what: "a real key's prefix with another secret",
+          authorization: `Bearer ${m.test_api_key.slice(0, 16)}${randomAlnum(m.test_api_key.length - 16)}`,
+          objects: test,
+        },
         { what: 'a revoked key', authorization: `Bearer ${revokedKey}`, objects: live },
       ];
       let checked = 0;
@@ -459,15 +641,26 @@ describe(`security: isolation, keys, SSRF and payer pages (${storageKind})`, () 
           const fixture = KEY_ROUTES[key];
           const request: ApiRequest = fixture
             ? fixture.request(credential.objects)
-            : { url: pattern.replace(/:(\w+)/g, 'x_unknown'), body: method === 'GET' || method === 'HEAD' ? undefined : {} };
+            : {
+                url: pattern.replace(/:(\w+)/g, 'x_unknown'),
+                body: method === 'GET' || method === 'HEAD' ? undefined : {},
+              };
           const res = await t.app.inject({
             method: method as 'GET',
             url: request.url,
             headers: {
               ...(credential.authorization !== undefined ? { authorization: credential.authorization } : {}),
-              ...(request.multipart ? { 'content-type': request.multipart.contentType } : request.body !== undefined ? { 'content-type': 'application/json' } : {}),
+              ...(request.multipart
+                ? { 'content-type': request.multipart.contentType }
+                : request.body !== undefined
+                  ? { 'content-type': 'application/json' }
+                  : {}),
             },
-            payload: request.multipart ? request.multipart.payload : request.body !== undefined ? JSON.stringify(request.body) : undefined,
+            payload: request.multipart
+              ? request.multipart.payload
+              : request.body !== undefined
+                ? JSON.stringify(request.body)
+                : undefined,
           });
           const error = expectError(res, 401, 'UNAUTHORIZED', `${key} with ${credential.what}`);
           assert.ok(!/ak_(test|live)_[A-Za-z0-9]{10,}/.test(error.message), 'the message never echoes a key');
@@ -497,7 +690,10 @@ describe(`security: isolation, keys, SSRF and payer pages (${storageKind})`, () 
       ] as const) {
         lineNames[name] = `Line of ${name} ${randomUUID().slice(0, 8)}`;
         await syncCodes(t, m.test_api_key, [{ code: 'FEE', name: 'Fee' }]);
-        const lines = await api(t, m.test_api_key, 'POST', '/api/v1/invoice-lines', { invoice_ref: invoiceRef, lines: [{ code: 'FEE', name: lineNames[name], amount_minor: 700 }] });
+        const lines = await api(t, m.test_api_key, 'POST', '/api/v1/invoice-lines', {
+          invoice_ref: invoiceRef,
+          lines: [{ code: 'FEE', name: lineNames[name], amount_minor: 700 }],
+        });
         assert.equal(lines.statusCode, 200, lines.body);
       }
       const x = await createObjects(t, owner, 'test', { invoiceRef });
@@ -506,10 +702,30 @@ describe(`security: isolation, keys, SSRF and payer pages (${storageKind})`, () 
       const z = await createObjects(t, owner, 'live', { invoiceRef });
       const amounts = (o: Objects) => [`"amount_minor":${o.amountMinor}`, (o.amountMinor / 100).toFixed(2)];
       sessions = [
-        { name: 'a Test session with a momo attempt', objects: x, secrets: [...x.secrets, ...amounts(x)], merchantId: owner.merchant_id },
-        { name: 'a Test session with a cash slip', objects: xCash, secrets: [...xCash.secrets, ...amounts(xCash)], merchantId: owner.merchant_id },
-        { name: "another merchant's Test session", objects: y, secrets: [...y.secrets, ...amounts(y), lineNames.other!], merchantId: other.merchant_id },
-        { name: 'a Live session with a cash slip', objects: z, secrets: [...z.secrets, ...amounts(z)], merchantId: owner.merchant_id },
+        {
+          name: 'a Test session with a momo attempt',
+          objects: x,
+          secrets: [...x.secrets, ...amounts(x)],
+          merchantId: owner.merchant_id,
+        },
+        {
+          name: 'a Test session with a cash slip',
+          objects: xCash,
+          secrets: [...xCash.secrets, ...amounts(xCash)],
+          merchantId: owner.merchant_id,
+        },
+        {
+          name: "another merchant's Test session",
+          objects: y,
+          secrets: [...y.secrets, ...amounts(y), lineNames.other!],
+          merchantId: other.merchant_id,
+        },
+        {
+          name: 'a Live session with a cash slip',
+          objects: z,
+          secrets: [...z.secrets, ...amounts(z)],
+          merchantId: owner.merchant_id,
+        },
       ];
       merchants = [owner.merchant_id, other.merchant_id];
       // The owner's Test lines belong to the Test sessions; the Live session must not show them.
@@ -535,9 +751,16 @@ describe(`security: isolation, keys, SSRF and payer pages (${storageKind})`, () 
           const context = `${key} for ${session.name}`;
           assert.ok(res.statusCode < 500, `${context}: ${res.statusCode} ${res.body.slice(0, 300)}`);
           if (!route.html && res.statusCode >= 400) checkEnvelope(res, context);
-          for (const others of sessions) if (others !== session) assertNoSecrets(res.body, others.secrets.filter((s) => !session.secrets.includes(s)), `${context} (data of ${others.name})`);
+          for (const others of sessions)
+            if (others !== session)
+              assertNoSecrets(
+                res.body,
+                others.secrets.filter((s) => !session.secrets.includes(s)),
+                `${context} (data of ${others.name})`,
+              );
           // (Pages carry CSS, where "stack" is an ordinary word: for them only SQL and stack frames count.)
-          for (const pattern of route.html ? LEAK_PATTERNS.slice(1) : LEAK_PATTERNS) assert.doesNotMatch(res.body, pattern, `${context} leaks internals`);
+          for (const pattern of route.html ? LEAK_PATTERNS.slice(1) : LEAK_PATTERNS)
+            assert.doesNotMatch(res.body, pattern, `${context} leaks internals`);
           assert.deepEqual(await snapshot(t.db, elsewhere), before, `${context} changed another merchant's data`);
         }
       }
@@ -553,14 +776,20 @@ describe(`security: isolation, keys, SSRF and payer pages (${storageKind})`, () 
         for (const session of sessions) {
           for (const foreign of sessions) {
             if (foreign === session) continue;
-            const beforeRows = await t.db.query('SELECT status, raw_status, resend_count, verification_required FROM payment_attempts WHERE id = $1', [foreign.objects.attempt]);
+            const beforeRows = await t.db.query(
+              'SELECT status, raw_status, resend_count, verification_required FROM payment_attempts WHERE id = $1',
+              [foreign.objects.attempt],
+            );
             const res = await payerRequest(route.request(session.objects, foreign.objects.attempt));
             const context = `${key} for ${session.name} with the attempt of ${foreign.name}`;
             const liveButtons = key === 'POST /pay/:reference/test-outcome' && session.objects.environment === 'live';
             if (liveButtons) expectError(res, 403, 'FORBIDDEN', context);
             else expectError(res, 404, 'NOT_FOUND', context);
             assertNoSecrets(res.body, foreign.secrets, context);
-            const afterRows = await t.db.query('SELECT status, raw_status, resend_count, verification_required FROM payment_attempts WHERE id = $1', [foreign.objects.attempt]);
+            const afterRows = await t.db.query(
+              'SELECT status, raw_status, resend_count, verification_required FROM payment_attempts WHERE id = $1',
+              [foreign.objects.attempt],
+            );
             assert.deepEqual(afterRows, beforeRows, `${context} changed the other attempt`);
           }
         }
@@ -569,7 +798,13 @@ describe(`security: isolation, keys, SSRF and payer pages (${storageKind})`, () 
 
     it('unknown session ids get 404 on every payer route (a page for the pages, the envelope for the API)', async () => {
       for (const [key, route] of Object.entries(PAYER_ROUTES)) {
-        for (const id of [UNKNOWN.session, 'cs_x', 'not-a-session', 'x'.repeat(80), encodeURIComponent('../../etc/passwd')]) {
+        for (const id of [
+          UNKNOWN.session,
+          'cs_x',
+          'not-a-session',
+          'x'.repeat(80),
+          encodeURIComponent('../../etc/passwd'),
+        ]) {
           const res = await payerRequest(route.request({ ...UNKNOWN, session: id }, sessions[0]!.objects.attempt));
           const context = `${key} for unknown session ${id.slice(0, 40)}`;
           if (route.unknown === 303) {
@@ -578,7 +813,8 @@ describe(`security: isolation, keys, SSRF and payer pages (${storageKind})`, () 
             continue;
           }
           assert.equal(res.statusCode, 404, `${context}: ${res.statusCode} ${res.body.slice(0, 200)}`);
-          if (route.html && route.request(sessions[0]!.objects, '').method === 'GET') assert.match(String(res.headers['content-type']), /^text\/html/, context);
+          if (route.html && route.request(sessions[0]!.objects, '').method === 'GET')
+            assert.match(String(res.headers['content-type']), /^text\/html/, context);
           else checkEnvelope(res, context);
           for (const session of sessions) assertNoSecrets(res.body, session.secrets, context);
         }
@@ -587,10 +823,11 @@ describe(`security: isolation, keys, SSRF and payer pages (${storageKind})`, () 
   });
 
   describe('the merchant dashboard', () => {
-    it('every dashboard route with an id refuses another merchant\'s id and the other environment\'s id (404 or a not-found page); nothing leaks or changes', async () => {
+    it("every dashboard route with an id refuses another merchant's id and the other environment's id (404 or a not-found page); nothing leaks or changes", async () => {
       const owner = await payoutReadyMerchant(t, { password: true });
       const objects = {} as Record<Environment, ConsoleIds>;
-      for (const environment of ENVIRONMENTS) objects[environment] = await consoleIds(t.db, await createObjects(t, owner, environment), owner.merchant_id);
+      for (const environment of ENVIRONMENTS)
+        objects[environment] = await consoleIds(t.db, await createObjects(t, owner, environment), owner.merchant_id);
       const consoles = {} as Record<string, ConsoleSession>;
       for (const environment of ENVIRONMENTS) {
         consoles[`owner ${environment}`] = await signIn(t, owner, environment);
@@ -601,23 +838,36 @@ describe(`security: isolation, keys, SSRF and payer pages (${storageKind})`, () 
         for (const environment of ENVIRONMENTS) {
           const request = route.request(objects[environment]);
           const before = await snapshot(t.db, owner.merchant_id);
-          for (const who of [`other ${environment}`, `other ${otherEnvironment(environment)}`, `owner ${otherEnvironment(environment)}`]) {
+          for (const who of [
+            `other ${environment}`,
+            `other ${otherEnvironment(environment)}`,
+            `owner ${otherEnvironment(environment)}`,
+          ]) {
             const session = consoles[who]!;
             const res =
               request.method === 'GET'
                 ? await t.app.inject({ method: 'GET', url: request.url, headers: { cookie: session.cookie } })
                 : await consolePost(t, session, request.url, request.fields, request.file);
             const context = `${key} on the owner's ${environment} object, signed in as ${who}`;
-            assert.ok(res.statusCode === 404 || (res.statusCode < 500 && /not found/i.test(res.body)), `${context}: ${res.statusCode} without a not-found answer: ${res.body.slice(0, 300)}`);
+            assert.ok(
+              res.statusCode === 404 || (res.statusCode < 500 && /not found/i.test(res.body)),
+              `${context}: ${res.statusCode} without a not-found answer: ${res.body.slice(0, 300)}`,
+            );
             assert.ok(!/^application\/pdf/.test(String(res.headers['content-type'])), `${context} sent a file`);
             // Another merchant sees none of the owner's data; the owner in the other environment sees that environment's own
             // pages, but nothing of this one. An id the caller sent may be echoed back.
-            const hidden = (who.startsWith('other') ? ownerSecrets : [...objects[environment].secrets, objects[environment].apiKey]).filter(
+            const hidden = (
+              who.startsWith('other') ? ownerSecrets : [...objects[environment].secrets, objects[environment].apiKey]
+            ).filter(
               (secret) => !request.url.includes(secret) && !Object.values(request.fields ?? {}).includes(secret),
             );
             assertNoSecrets(res.body, hidden, context);
           }
-          assert.deepEqual(await snapshot(t.db, owner.merchant_id), before, `${key}: a refused request changed the owner's ${environment} data`);
+          assert.deepEqual(
+            await snapshot(t.db, owner.merchant_id),
+            before,
+            `${key}: a refused request changed the owner's ${environment} data`,
+          );
         }
         // The fixture is real: the owner, in the object's environment, gets past the lookup.
         const request = route.request(objects.test);
@@ -626,24 +876,38 @@ describe(`security: isolation, keys, SSRF and payer pages (${storageKind})`, () 
           request.method === 'GET'
             ? await t.app.inject({ method: 'GET', url: request.url, headers: { cookie: session.cookie } })
             : await consolePost(t, session, request.url, request.fields, request.file);
-        assert.ok(res.statusCode < 500 && res.statusCode !== 404 && !/not found/i.test(res.body), `${key}: the owner got ${res.statusCode}: ${res.body.slice(0, 300)}`);
+        assert.ok(
+          res.statusCode < 500 && res.statusCode !== 404 && !/not found/i.test(res.body),
+          `${key}: the owner got ${res.statusCode}: ${res.body.slice(0, 300)}`,
+        );
       }
     });
 
     it('console routes refuse anonymous requests, and a dashboard session does not open the operator console', async () => {
       // The sign-in forms and the one-time sign-in links are for browsers without a session (a link's refusals: test/first-run.test.ts).
-      const consoleRoutes = t.app.registeredRoutes.filter((r) => r.method !== 'HEAD' && (r.url.startsWith('/dashboard') || r.url.startsWith('/ops')) && !r.url.endsWith('/login') && !r.url.startsWith('/dashboard/login/link/'));
+      const consoleRoutes = t.app.registeredRoutes.filter(
+        (r) =>
+          r.method !== 'HEAD' &&
+          (r.url.startsWith('/dashboard') || r.url.startsWith('/ops')) &&
+          !r.url.endsWith('/login') &&
+          !r.url.startsWith('/dashboard/login/link/'),
+      );
       assert.ok(consoleRoutes.length >= 30, `${consoleRoutes.length} console routes`);
       const m = await payoutReadyMerchant(t, { password: true });
       const dashboard = await signIn(t, m, 'test');
       for (const route of consoleRoutes) {
         const url = route.url.replace(/:(\w+)/g, 'x').replace('*', 'x');
-        const cookies = route.url.startsWith('/ops') ? ['', dashboard.cookie, dashboard.cookie.replace('sika_dashboard', 'sika_ops')] : ['', 'sika_dashboard=forged'];
+        const cookies = route.url.startsWith('/ops')
+          ? ['', dashboard.cookie, dashboard.cookie.replace('sika_dashboard', 'sika_ops')]
+          : ['', 'sika_dashboard=forged'];
         for (const cookie of cookies) {
           const res = await t.app.inject({
             method: route.method as 'GET',
             url,
-            headers: { ...(cookie ? { cookie } : {}), ...(route.method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+            headers: {
+              ...(cookie ? { cookie } : {}),
+              ...(route.method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+            },
             payload: route.method === 'POST' ? `_csrf=${dashboard.csrf}` : undefined,
           });
           const context = `${route.method} ${route.url} with ${cookie || 'no cookie'}`;
@@ -758,13 +1022,30 @@ describe(`security: isolation, keys, SSRF and payer pages (${storageKind})`, () 
     it('the dashboard refuses every listed Live endpoint URL (not https, another scheme, credentials, a private address or a name resolving to one, localhost); createMerchant adds no endpoint for one', async () => {
       const m = await payoutReadyMerchant(hosted, { password: true });
       const dashboard = await signIn(hosted, m, 'live');
-      const liveKey = (await hosted.db.query<{ id: string }>("SELECT id FROM api_keys WHERE merchant_id = $1 AND environment = 'live'", [m.merchant_id]))[0]!.id;
-      const endpoints = async () => (await hosted.db.query<{ url: string }>("SELECT url FROM webhook_endpoints WHERE merchant_id = $1 AND environment = 'live'", [m.merchant_id])).map((r) => r.url);
+      const liveKey = (
+        await hosted.db.query<{ id: string }>(
+          "SELECT id FROM api_keys WHERE merchant_id = $1 AND environment = 'live'",
+          [m.merchant_id],
+        )
+      )[0]!.id;
+      const endpoints = async () =>
+        (
+          await hosted.db.query<{ url: string }>(
+            "SELECT url FROM webhook_endpoints WHERE merchant_id = $1 AND environment = 'live'",
+            [m.merchant_id],
+          )
+        ).map((r) => r.url);
       const initial = await endpoints();
       for (const url of urls()) {
         const res = await consolePost(hosted, dashboard, '/dashboard/webhooks', { url, api_key_id: liveKey });
         assert.equal(res.statusCode, 400, `${url} was accepted as a Live endpoint: ${res.body.slice(0, 200)}`);
-        for (const address of ['10.0.0.7', '169.254.169.254', 'fd00:ec2::254', '::ffff:127.0.0.1', '64:ff9b::a9fe:a9fe']) {
+        for (const address of [
+          '10.0.0.7',
+          '169.254.169.254',
+          'fd00:ec2::254',
+          '::ffff:127.0.0.1',
+          '64:ff9b::a9fe:a9fe',
+        ]) {
           assert.ok(!res.body.includes(address), `the refusal of ${url} names ${address}`);
         }
       }
@@ -772,7 +1053,11 @@ describe(`security: isolation, keys, SSRF and payer pages (${storageKind})`, () 
       for (const url of urls()) {
         let created;
         try {
-          created = await createMerchant(hosted.db, { name: 'SSRF check', email: `ssrf-${randomUUID()}@example.com`, webhookUrl: url }, hosted.webhookTargets);
+          created = await createMerchant(
+            hosted.db,
+            { name: 'SSRF check', email: `ssrf-${randomUUID()}@example.com`, webhookUrl: url },
+            hosted.webhookTargets,
+          );
         } catch (error) {
           assert.ok(error instanceof SikaError, `${url}: ${String(error)}`);
           assert.equal(statusOf(error), 400, `${url}: ${String(error)}`);
@@ -786,7 +1071,11 @@ describe(`security: isolation, keys, SSRF and payer pages (${storageKind})`, () 
     it('every listed Live endpoint is refused at delivery: nothing is sent, each try is recorded as refused', async () => {
       // Judge every URL first, without the worker: if the rule let one through, no request is ever attempted.
       for (const url of urls()) {
-        await assert.rejects(resolveTarget(url, 'live', { allowPrivateTargets: false }, resolver), UnsafeUrlError, `${url} passed the SSRF guard`);
+        await assert.rejects(
+          resolveTarget(url, 'live', { allowPrivateTargets: false }, resolver),
+          UnsafeUrlError,
+          `${url} passed the SSRF guard`,
+        );
       }
       // A storage of its own, holding only these endpoints (written directly, as if saved before the rule or
       // before their name changed): the worker claims every due delivery it sees.
@@ -798,14 +1087,47 @@ describe(`security: isolation, keys, SSRF and payer pages (${storageKind})`, () 
         const events: { url: string; id: string }[] = [];
         for (const url of urls()) {
           const m = await w.merchant();
-          const liveKey = (await w.db.query<{ id: string }>("SELECT id FROM api_keys WHERE merchant_id = $1 AND environment = 'live'", [m.merchant_id]))[0]!.id;
-          await w.db.transaction((tx) => insertWebhookEndpoint(tx, { id: randomUUID(), merchantId: m.merchant_id, environment: 'live', apiKeyId: liveKey, url, secret: `whsec_${randomUUID()}` }));
+          const liveKey = (
+            await w.db.query<{ id: string }>(
+              "SELECT id FROM api_keys WHERE merchant_id = $1 AND environment = 'live'",
+              [m.merchant_id],
+            )
+          )[0]!.id;
+          await w.db.transaction((tx) =>
+            insertWebhookEndpoint(tx, {
+              id: randomUUID(),
+              merchantId: m.merchant_id,
+              environment: 'live',
+              apiKeyId: liveKey,
+              url,
+              secret: `whsec_${randomUUID()}`,
+            }),
+          );
           const event = await w.db.transaction((tx) =>
-            emitEvent(tx, { merchantId: m.merchant_id, environment: 'live', apiKeyId: liveKey, type: 'payout.paid', objectType: 'payout', objectId: `po_ssrf_${events.length}`, objectVersion: 1, data: {} }),
+            emitEvent(tx, {
+              merchantId: m.merchant_id,
+              environment: 'live',
+              apiKeyId: liveKey,
+              type: 'payout.paid',
+              objectType: 'payout',
+              objectId: `po_ssrf_${events.length}`,
+              objectVersion: 1,
+              data: {},
+            }),
           );
           events.push({ url, id: event.id });
         }
-        const worker = new DeliveryWorker(w.db, captureLogger(), defaultDeliveryOptions({ retryScheduleS: [3_600], timeoutMs: 1_000, claimTtlS: 10, resolver, allowPrivateTargets: w.config.webhookAllowPrivateTargets }));
+        const worker = new DeliveryWorker(
+          w.db,
+          captureLogger(),
+          defaultDeliveryOptions({
+            retryScheduleS: [3_600],
+            timeoutMs: 1_000,
+            claimTtlS: 10,
+            resolver,
+            allowPrivateTargets: w.config.webhookAllowPrivateTargets,
+          }),
+        );
         let claimed = 0;
         for (let pass = 0; pass < 50; pass++) {
           const n = await worker.runOnce();

@@ -15,7 +15,16 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 
 export type MtnProduct = 'collection' | 'disbursement';
-export type Endpoint = 'token' | 'requesttopay' | 'requesttopay_status' | 'transfer' | 'transfer_status' | 'refund' | 'refund_status' | 'basicuserinfo' | 'active';
+export type Endpoint =
+  | 'token'
+  | 'requesttopay'
+  | 'requesttopay_status'
+  | 'transfer'
+  | 'transfer_status'
+  | 'refund'
+  | 'refund_status'
+  | 'basicuserinfo'
+  | 'active';
 export type TransactionStatus = 'PENDING' | 'SUCCESSFUL' | 'FAILED';
 export type TransactionKind = 'requesttopay' | 'transfer' | 'refund';
 /** A failure reason: a plain string as MTN's community posts show, or the swagger's ErrorReason object. */
@@ -156,8 +165,16 @@ export interface MtnMomoStandInOptions {
   approvalWindowMs?: number;
 }
 
-export const STANDIN_COLLECTION: StandInCredentials = { subscriptionKey: 'collection-subscription-key', userId: '8f0f3f0e-55b6-4a38-9f43-2a8a5b7c6d01', apiKey: 'collection-api-key' };
-export const STANDIN_DISBURSEMENT: StandInCredentials = { subscriptionKey: 'disbursement-subscription-key', userId: '1d2c3b4a-5e6f-4a7b-8c9d-0e1f2a3b4c5d', apiKey: 'disbursement-api-key' };
+export const STANDIN_COLLECTION: StandInCredentials = {
+  subscriptionKey: 'collection-subscription-key',
+  userId: '8f0f3f0e-55b6-4a38-9f43-2a8a5b7c6d01',
+  apiKey: 'collection-api-key',
+};
+export const STANDIN_DISBURSEMENT: StandInCredentials = {
+  subscriptionKey: 'disbursement-subscription-key',
+  userId: '1d2c3b4a-5e6f-4a7b-8c9d-0e1f2a3b4c5d',
+  apiKey: 'disbursement-api-key',
+};
 
 /** Sika's settings for a stand-in: its base URL and both products' credentials (MTN_MOMO_TARGET_ENVIRONMENT is the test's). */
 export const mtnMomoSettings = (baseUrl: string, products: 'collection' | 'both' = 'both'): Record<string, string> => ({
@@ -248,7 +265,10 @@ export interface MtnMomoStandIn {
 const digitsOf = (msisdn: string) => msisdn.replace(/^\+/, '');
 const json = (res: ServerResponse, status: number, body: unknown) => {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json;charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'content-type': 'application/json;charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
 };
 
@@ -264,11 +284,23 @@ export async function startMtnMomoStandIn(options: MtnMomoStandInOptions = {}): 
   const unknownHolderStatus = options.unknownHolderStatus ?? 404;
 
   const tokens = new Map<string, IssuedToken>();
-  const holders = new Map<string, AccountHolder>(Object.entries(options.accountHolders ?? {}).map(([msisdn, holder]) => [digitsOf(msisdn), holder]));
+  const holders = new Map<string, AccountHolder>(
+    Object.entries(options.accountHolders ?? {}).map(([msisdn, holder]) => [digitsOf(msisdn), holder]),
+  );
   const plans: Plan[] = [];
   const transactions = new Map<string, StandInTransaction>();
   const requests: RecordedRequest[] = [];
-  const counts: Record<Endpoint, number> = { token: 0, requesttopay: 0, requesttopay_status: 0, transfer: 0, transfer_status: 0, refund: 0, refund_status: 0, basicuserinfo: 0, active: 0 };
+  const counts: Record<Endpoint, number> = {
+    token: 0,
+    requesttopay: 0,
+    requesttopay_status: 0,
+    transfer: 0,
+    transfer_status: 0,
+    refund: 0,
+    refund_status: 0,
+    basicuserinfo: 0,
+    active: 0,
+  };
   const tokensIssued: Record<MtnProduct, number> = { collection: 0, disbursement: 0 };
   const callbacks: CallbackDelivery[] = [];
   const callbackWaiters = new Set<() => void>();
@@ -302,7 +334,14 @@ export async function startMtnMomoStandIn(options: MtnMomoStandInOptions = {}): 
   }
 
   async function deliver(tx: StandInTransaction, body: Record<string, unknown>, method: 'PUT' | 'POST') {
-    const delivery: CallbackDelivery = { referenceId: tx.referenceId, url: tx.callbackUrl!, method, body, status: null, error: null };
+    const delivery: CallbackDelivery = {
+      referenceId: tx.referenceId,
+      url: tx.callbackUrl!,
+      method,
+      body,
+      status: null,
+      error: null,
+    };
     try {
       // Unsigned: no signature or auth header is documented (https://momodeveloper.mtn.com/api-documentation/callback).
       const response = await fetch(tx.callbackUrl!, {
@@ -378,7 +417,14 @@ export async function startMtnMomoStandIn(options: MtnMomoStandInOptions = {}): 
       req.socket.destroy();
       throw new Answered();
     }
-    json(res, answer.status, answer.body ?? { code: answer.status === 503 ? 'SERVICE_UNAVAILABLE' : 'INTERNAL_PROCESSING_ERROR', message: 'Stand-in planned failure.' });
+    json(
+      res,
+      answer.status,
+      answer.body ?? {
+        code: answer.status === 503 ? 'SERVICE_UNAVAILABLE' : 'INTERNAL_PROCESSING_ERROR',
+        message: 'Stand-in planned failure.',
+      },
+    );
     throw new Answered();
   }
 
@@ -393,7 +439,11 @@ export async function startMtnMomoStandIn(options: MtnMomoStandInOptions = {}): 
     // Ocp-Apim-Subscription-Key of the product: "Collection, Disbursement and Remittance have different
     // subscription keys", else 401 (common errors). The body is the API gateway's own shape.
     if (request.headers['ocp-apim-subscription-key'] !== credentials[product].subscriptionKey) {
-      fail(res, 401, { statusCode: 401, message: 'Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription.' });
+      fail(res, 401, {
+        statusCode: 401,
+        message:
+          'Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription.',
+      });
     }
     // Authorization: Bearer <access_token> from this product's /token/; unknown or expired tokens are a 401
     // (the body of that 401 is not documented; this one mirrors the API's {code, message} errors).
@@ -406,7 +456,8 @@ export async function startMtnMomoStandIn(options: MtnMomoStandInOptions = {}): 
     // 500 NOT_ALLOWED_TARGET_ENVIRONMENT (https://momodevelopercommunity.mtn.com/errors-46/momo-api-common-errors-82).
     const environment = request.headers['x-target-environment'];
     if (!environment) fail(res, 400, { code: 'BAD_REQUEST', message: 'X-Target-Environment is required.' });
-    if (environment !== targetEnvironment) fail(res, 500, { code: 'NOT_ALLOWED_TARGET_ENVIRONMENT', message: 'Access to target environment is forbidden.' });
+    if (environment !== targetEnvironment)
+      fail(res, 500, { code: 'NOT_ALLOWED_TARGET_ENVIRONMENT', message: 'Access to target environment is forbidden.' });
   }
 
   // ---- operations ----
@@ -415,10 +466,15 @@ export async function startMtnMomoStandIn(options: MtnMomoStandInOptions = {}): 
     applyNonCreatePlan(takePlan(request), req, res);
     const expected = credentials[product];
     if (request.headers['ocp-apim-subscription-key'] !== expected.subscriptionKey) {
-      fail(res, 401, { statusCode: 401, message: 'Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription.' });
+      fail(res, 401, {
+        statusCode: 401,
+        message:
+          'Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription.',
+      });
     }
     // "Inputting a Body in an API that is not supported e.g. /Token API" is a 400 (common errors).
-    if (request.rawBody.length > 0) fail(res, 400, { code: 'BAD_REQUEST', message: 'The token operation takes no body.' });
+    if (request.rawBody.length > 0)
+      fail(res, 400, { code: 'BAD_REQUEST', message: 'The token operation takes no body.' });
     // Authorization: Basic base64(apiUserId:apiKey); 401 {error} otherwise
     // (https://momoapi.mtn.com/docs/services/remittance/operations/CreateAccessToken).
     const basic = /^Basic (.+)$/.exec(request.headers.authorization ?? '');
@@ -438,13 +494,16 @@ export async function startMtnMomoStandIn(options: MtnMomoStandInOptions = {}): 
   function refunded(body: Record<string, unknown>, amount: string, res: ServerResponse): StandInTransaction {
     const id = typeof body.referenceIdToRefund === 'string' ? body.referenceIdToRefund.toLowerCase() : '';
     const paid = transactions.get(id);
-    if (!paid || paid.kind !== 'requesttopay') fail(res, 404, { code: 'RESOURCE_NOT_FOUND', message: 'referenceIdToRefund was not found.' });
-    if (paid!.status !== 'SUCCESSFUL') fail(res, 400, { code: 'BAD_REQUEST', message: 'Only a successful request to pay can be refunded.' });
+    if (!paid || paid.kind !== 'requesttopay')
+      fail(res, 404, { code: 'RESOURCE_NOT_FOUND', message: 'referenceIdToRefund was not found.' });
+    if (paid!.status !== 'SUCCESSFUL')
+      fail(res, 400, { code: 'BAD_REQUEST', message: 'Only a successful request to pay can be refunded.' });
     const pesewas = (value: string) => Math.round(Number(value) * 100);
     const refundedBefore = [...transactions.values()]
       .filter((tx) => tx.kind === 'refund' && tx.referenceIdToRefund === paid!.referenceId && tx.status !== 'FAILED')
       .reduce((sum, tx) => sum + pesewas(tx.amount), 0);
-    if (refundedBefore + pesewas(amount) > pesewas(paid!.amount)) fail(res, 400, { code: 'BAD_REQUEST', message: 'The refund is more than is left of the payment.' });
+    if (refundedBefore + pesewas(amount) > pesewas(paid!.amount))
+      fail(res, 400, { code: 'BAD_REQUEST', message: 'The refund is more than is left of the payment.' });
     return paid!;
   }
 
@@ -453,32 +512,42 @@ export async function startMtnMomoStandIn(options: MtnMomoStandInOptions = {}): 
     authenticate(request, product, res);
     const referenceId = request.headers['x-reference-id'] ?? '';
     // "the X-ref ID does not meet UUID Version 4" is a 400 (common errors).
-    if (!UUID_V4.test(referenceId)) fail(res, 400, { code: 'BAD_REQUEST', message: 'X-Reference-Id must be a UUID version 4.' });
+    if (!UUID_V4.test(referenceId))
+      fail(res, 400, { code: 'BAD_REQUEST', message: 'X-Reference-Id must be a UUID version 4.' });
     const body = request.body as Record<string, unknown> | null;
     const partyKey = kind === 'requesttopay' ? 'payer' : 'payee';
     let party = body && typeof body === 'object' ? (body[partyKey] as Record<string, unknown> | undefined) : undefined;
     const bad = (message: string) => fail(res, 400, { code: 'BAD_REQUEST', message });
     if (!body || typeof body !== 'object' || Array.isArray(body)) bad('The body must be a JSON object.');
     // amount: a string (schema "amount: string", requesttopay-referenceId-GET), a positive number of the currency.
-    if (typeof body!.amount !== 'string' || !/^\d+(\.\d{1,2})?$/.test(body!.amount) || Number(body!.amount) <= 0) bad('amount must be a positive amount in a string.');
+    if (typeof body!.amount !== 'string' || !/^\d+(\.\d{1,2})?$/.test(body!.amount) || Number(body!.amount) <= 0)
+      bad('amount must be a positive amount in a string.');
     if (typeof body!.currency !== 'string') bad('currency is required.');
     if (typeof body!.externalId !== 'string') bad('externalId must be a string.');
     // A refund names no party: {amount, currency, externalId, payerMessage, payeeNote, referenceIdToRefund}
     // (refundV1.Readme.md, MTN-Group/MoMoAPIs_Javascript_sdk); its payee is the payer of that request to pay.
     let referenceIdToRefund: string | null = null;
     if (kind === 'refund') {
-      if (typeof body!.referenceIdToRefund !== 'string' || !UUID_V4.test(body!.referenceIdToRefund)) bad('referenceIdToRefund must be a UUID version 4.');
+      if (typeof body!.referenceIdToRefund !== 'string' || !UUID_V4.test(body!.referenceIdToRefund))
+        bad('referenceIdToRefund must be a UUID version 4.');
       referenceIdToRefund = (body!.referenceIdToRefund as string).toLowerCase();
-    } else if (!party || typeof party !== 'object' || !['MSISDN', 'EMAIL', 'PARTY_CODE'].includes(String(party.partyIdType)) || typeof party.partyId !== 'string') {
+    } else if (
+      !party ||
+      typeof party !== 'object' ||
+      !['MSISDN', 'EMAIL', 'PARTY_CODE'].includes(String(party.partyIdType)) ||
+      typeof party.partyId !== 'string'
+    ) {
       // payer/payee {partyIdType: MSISDN | EMAIL | PARTY_CODE, partyId}; an MSISDN in E.164 digits.
       bad(`${partyKey} must be {partyIdType, partyId}.`);
     }
-    if (party && party.partyIdType === 'MSISDN' && !/^\d{8,15}$/.test(String(party.partyId))) bad(`${partyKey}.partyId must be an MSISDN with its country code.`);
+    if (party && party.partyIdType === 'MSISDN' && !/^\d{8,15}$/.test(String(party.partyId)))
+      bad(`${partyKey}.partyId must be an MSISDN with its country code.`);
     for (const field of ['payerMessage', 'payeeNote'] as const) {
       const value = body![field];
       if (value === undefined) continue;
       // Over 160 characters, or special characters such as an apostrophe: 400 (common errors).
-      if (typeof value !== 'string' || value.length > NOTE_LENGTH_MAX || /['"<>]/.test(value)) bad(`${field} must be text of at most ${NOTE_LENGTH_MAX} characters without special characters.`);
+      if (typeof value !== 'string' || value.length > NOTE_LENGTH_MAX || /['"<>]/.test(value))
+        bad(`${field} must be text of at most ${NOTE_LENGTH_MAX} characters without special characters.`);
     }
     // "Invalid currency – needs to match the target environment currency" (common errors).
     if (body!.currency !== currency) bad(`currency must be ${currency} in ${targetEnvironment}.`);
@@ -491,10 +560,18 @@ export async function startMtnMomoStandIn(options: MtnMomoStandInOptions = {}): 
       } catch {
         /* not a URL: a different host */
       }
-      if (host !== options.callbackHost) fail(res, 500, { code: 'INVALID_CALLBACK_URL_HOST', message: 'Callback URL with different host name than configured for API User.' });
+      if (host !== options.callbackHost)
+        fail(res, 500, {
+          code: 'INVALID_CALLBACK_URL_HOST',
+          message: 'Callback URL with different host name than configured for API User.',
+        });
     }
     // A reference id already used: 409 RESOURCE_ALREADY_EXIST, and nothing new is created (common errors).
-    if (transactions.has(referenceId.toLowerCase())) fail(res, 409, { code: 'RESOURCE_ALREADY_EXIST', message: 'Duplicated reference id. Creation of resource failed.' });
+    if (transactions.has(referenceId.toLowerCase()))
+      fail(res, 409, {
+        code: 'RESOURCE_ALREADY_EXIST',
+        message: 'Duplicated reference id. Creation of resource failed.',
+      });
     if (kind === 'refund') {
       party = refunded(body!, body!.amount as string, res).party;
       request.msisdn = digitsOf(String(party.partyId));
@@ -502,7 +579,15 @@ export async function startMtnMomoStandIn(options: MtnMomoStandInOptions = {}): 
 
     const plan = takePlan(request);
     const answer = plan.answer ?? 'accept';
-    if (typeof answer === 'object') fail(res, answer.status, answer.body ?? { code: answer.status === 503 ? 'SERVICE_UNAVAILABLE' : 'INTERNAL_PROCESSING_ERROR', message: 'Stand-in planned failure.' });
+    if (typeof answer === 'object')
+      fail(
+        res,
+        answer.status,
+        answer.body ?? {
+          code: answer.status === 503 ? 'SERVICE_UNAVAILABLE' : 'INTERNAL_PROCESSING_ERROR',
+          message: 'Stand-in planned failure.',
+        },
+      );
 
     const tx: StandInTransaction = {
       referenceId: referenceId.toLowerCase(),
@@ -546,19 +631,33 @@ export async function startMtnMomoStandIn(options: MtnMomoStandInOptions = {}): 
     if (outcome !== 'PENDING') later(plan.settleAfterMs ?? 0, settleNow);
   }
 
-  function status(request: RecordedRequest, kind: TransactionKind, referenceId: string, req: IncomingMessage, res: ServerResponse) {
+  function status(
+    request: RecordedRequest,
+    kind: TransactionKind,
+    referenceId: string,
+    req: IncomingMessage,
+    res: ServerResponse,
+  ) {
     const product: MtnProduct = kind === 'requesttopay' ? 'collection' : 'disbursement';
     authenticate(request, product, res);
     const tx = transactions.get(referenceId.toLowerCase());
     request.msisdn = tx ? digitsOf(tx.party.partyId) : null;
     applyNonCreatePlan(takePlan(request), req, res);
     // 404 for a reference it never accepted (common errors: "RESOURCE NOT FOUND 404 … Reference ID not found").
-    if (!tx || tx.kind !== kind) fail(res, 404, { code: 'RESOURCE_NOT_FOUND', message: 'Requested resource was not found.' });
+    if (!tx || tx.kind !== kind)
+      fail(res, 404, { code: 'RESOURCE_NOT_FOUND', message: 'Requested resource was not found.' });
     // 200 for every known one, failures included (requesttopay-referenceId-GET).
     json(res, 200, statusBody(tx!));
   }
 
-  function accountHolder(request: RecordedRequest, product: MtnProduct, what: 'basicuserinfo' | 'active', msisdn: string, req: IncomingMessage, res: ServerResponse) {
+  function accountHolder(
+    request: RecordedRequest,
+    product: MtnProduct,
+    what: 'basicuserinfo' | 'active',
+    msisdn: string,
+    req: IncomingMessage,
+    res: ServerResponse,
+  ) {
     authenticate(request, product, res);
     applyNonCreatePlan(takePlan(request), req, res);
     const holder = holders.get(msisdn);
@@ -599,9 +698,17 @@ export async function startMtnMomoStandIn(options: MtnMomoStandInOptions = {}): 
     // (https://developers.qodex.ai/momo-open-apis/momo-open-apis-sandbox/get-paid/refund-status).
     { method: 'POST', pattern: /^\/(disbursement)\/v1_0\/refund$/, endpoint: 'refund' },
     { method: 'GET', pattern: /^\/(disbursement)\/v1_0\/refund\/([^/]+)$/, endpoint: 'refund_status' },
-    { method: 'GET', pattern: /^\/(collection|disbursement)\/v1_0\/accountholder\/msisdn\/([^/]+)\/basicuserinfo$/, endpoint: 'basicuserinfo' },
+    {
+      method: 'GET',
+      pattern: /^\/(collection|disbursement)\/v1_0\/accountholder\/msisdn\/([^/]+)\/basicuserinfo$/,
+      endpoint: 'basicuserinfo',
+    },
     // /accountholder/{accountHolderIdType}/{accountHolderId}/active with the type "msisdn" in lower case (SDK docs).
-    { method: 'GET', pattern: /^\/(collection|disbursement)\/v1_0\/accountholder\/msisdn\/([^/]+)\/active$/, endpoint: 'active' },
+    {
+      method: 'GET',
+      pattern: /^\/(collection|disbursement)\/v1_0\/accountholder\/msisdn\/([^/]+)\/active$/,
+      endpoint: 'active',
+    },
   ];
 
   async function readBody(req: IncomingMessage): Promise<string> {
@@ -619,7 +726,8 @@ export async function startMtnMomoStandIn(options: MtnMomoStandInOptions = {}): 
     const rawBody = await readBody(req);
     const url = new URL(req.url ?? '/', 'http://stand-in');
     const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers[name.toLowerCase()] = value;
+    for (const [name, value] of Object.entries(req.headers))
+      if (typeof value === 'string') headers[name.toLowerCase()] = value;
     let body: unknown = null;
     if (rawBody) {
       try {
@@ -631,12 +739,27 @@ export async function startMtnMomoStandIn(options: MtnMomoStandInOptions = {}): 
     const route = routes.find((candidate) => candidate.method === req.method && candidate.pattern.test(url.pathname));
     const match = route ? route.pattern.exec(url.pathname)! : null;
     const product = (match?.[1] as MtnProduct | undefined) ?? null;
-    const request: RecordedRequest = { method: req.method ?? '', path: url.pathname, query: url.search, headers, body, rawBody, endpoint: route?.endpoint ?? null, product, msisdn: null, at: new Date() };
+    const request: RecordedRequest = {
+      method: req.method ?? '',
+      path: url.pathname,
+      query: url.search,
+      headers,
+      body,
+      rawBody,
+      endpoint: route?.endpoint ?? null,
+      product,
+      msisdn: null,
+      at: new Date(),
+    };
     if (route?.endpoint === 'requesttopay' || route?.endpoint === 'transfer') {
-      const party = body && typeof body === 'object' ? (body as Record<string, { partyId?: unknown }>)[route.endpoint === 'requesttopay' ? 'payer' : 'payee'] : undefined;
+      const party =
+        body && typeof body === 'object'
+          ? (body as Record<string, { partyId?: unknown }>)[route.endpoint === 'requesttopay' ? 'payer' : 'payee']
+          : undefined;
       request.msisdn = typeof party?.partyId === 'string' ? digitsOf(party.partyId) : null;
     }
-    if (route?.endpoint === 'basicuserinfo' || route?.endpoint === 'active') request.msisdn = digitsOf(decodeURIComponent(match![2]!));
+    if (route?.endpoint === 'basicuserinfo' || route?.endpoint === 'active')
+      request.msisdn = digitsOf(decodeURIComponent(match![2]!));
     requests.push(request);
     if (route) counts[route.endpoint] += 1;
 
@@ -669,7 +792,8 @@ export async function startMtnMomoStandIn(options: MtnMomoStandInOptions = {}): 
 
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((error: Error) => {
-      if (!res.headersSent && !res.destroyed) json(res, 500, { code: 'INTERNAL_PROCESSING_ERROR', message: error.message });
+      if (!res.headersSent && !res.destroyed)
+        json(res, 500, { code: 'INTERNAL_PROCESSING_ERROR', message: error.message });
     });
   });
   server.on('connection', (socket: Socket) => {
@@ -777,7 +901,9 @@ export async function startMtnMomoStandIn(options: MtnMomoStandInOptions = {}): 
       closed = true;
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
-      const stopped = server.listening ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
+      const stopped = server.listening
+        ? new Promise<void>((resolve) => server.close(() => resolve()))
+        : Promise.resolve();
       cutConnections();
       await stopped;
     },

@@ -271,10 +271,18 @@ export interface PaystackStandIn {
   /** Returns a function that removes the rule. */
   always(match: Match, behaviour: Behaviour): () => void;
   clearRules(): void;
-  settleCharge(reference: string, status: 'success' | 'failed', options?: { webhook?: WebhookMode; gatewayResponse?: string; gatewayResponseCode?: string }): void;
+  settleCharge(
+    reference: string,
+    status: 'success' | 'failed',
+    options?: { webhook?: WebhookMode; gatewayResponse?: string; gatewayResponseCode?: string },
+  ): void;
   /** The payer left without paying: verify reads abandoned; the charge can still be settled later (a late success). */
   abandonCharge(reference: string): void;
-  settleTransfer(reference: string, status: 'success' | 'failed' | 'reversed', options?: { webhook?: WebhookMode; reason?: string }): void;
+  settleTransfer(
+    reference: string,
+    status: 'success' | 'failed' | 'reversed',
+    options?: { webhook?: WebhookMode; reason?: string },
+  ): void;
   settleRefund(id: number, status: 'processed' | 'failed', options?: { webhook?: WebhookMode }): void;
   /** Moves a refund's creation time to `at` (for the list's from/to filters). */
   backdateRefund(id: number, at: Date): void;
@@ -379,9 +387,17 @@ const token = (length: number) => {
 };
 /** The last 9 digits: the national number of a Ghana mobile in any of its spellings. */
 const phoneKey = (phone: string) => phone.replace(/\D/g, '').slice(-9);
-const str = (value: unknown): string | null => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null);
-const ok = (message: string, data: unknown, status = 200): Answer => ({ status, body: { status: true, message, data } });
-const fail = (status: number, message: string, extra: { type?: string; code?: string; nextStep?: string } = {}): Answer => ({
+const str = (value: unknown): string | null =>
+  typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null;
+const ok = (message: string, data: unknown, status = 200): Answer => ({
+  status,
+  body: { status: true, message, data },
+});
+const fail = (
+  status: number,
+  message: string,
+  extra: { type?: string; code?: string; nextStep?: string } = {},
+): Answer => ({
   status,
   body: {
     status: false,
@@ -392,7 +408,8 @@ const fail = (status: number, message: string, extra: { type?: string; code?: st
   },
 });
 // The error body of [OAS components.schemas.Error] / [SNIP api/introduction/sample-error.js].
-const invalid = (message: string, code = 'invalid_params') => fail(400, message, { type: 'validation_error', code, nextStep: 'Check the request parameters and try again' });
+const invalid = (message: string, code = 'invalid_params') =>
+  fail(400, message, { type: 'validation_error', code, nextStep: 'Check the request parameters and try again' });
 const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function parseBody(raw: string, contentType: string | undefined): Record<string, unknown> | null {
@@ -407,25 +424,37 @@ function parseBody(raw: string, contentType: string | undefined): Record<string,
 }
 
 function route(method: string, path: string): { endpoint: StandInEndpoint; param: string | null } {
-  const parts = path.split('/').filter(Boolean).map((part) => decodeURIComponent(part));
+  const parts = path
+    .split('/')
+    .filter(Boolean)
+    .map((part) => decodeURIComponent(part));
   const [a, b, c] = parts;
   if (method === 'POST' && parts.length === 1 && a === 'charge') return { endpoint: 'charge.create', param: null };
-  if (method === 'POST' && parts.length === 2 && a === 'charge' && b === 'submit_otp') return { endpoint: 'charge.submit_otp', param: null };
+  if (method === 'POST' && parts.length === 2 && a === 'charge' && b === 'submit_otp')
+    return { endpoint: 'charge.submit_otp', param: null };
   if (method === 'GET' && parts.length === 2 && a === 'charge') return { endpoint: 'charge.check', param: b! };
-  if (method === 'POST' && parts.length === 2 && a === 'transaction' && b === 'initialize') return { endpoint: 'transaction.initialize', param: null };
-  if (method === 'GET' && parts.length === 3 && a === 'transaction' && b === 'verify') return { endpoint: 'transaction.verify', param: c! };
+  if (method === 'POST' && parts.length === 2 && a === 'transaction' && b === 'initialize')
+    return { endpoint: 'transaction.initialize', param: null };
+  if (method === 'GET' && parts.length === 3 && a === 'transaction' && b === 'verify')
+    return { endpoint: 'transaction.verify', param: c! };
   if (method === 'GET' && parts.length === 1 && a === 'bank') return { endpoint: 'bank.list', param: null };
-  if (method === 'GET' && parts.length === 2 && a === 'bank' && b === 'resolve') return { endpoint: 'bank.resolve', param: null };
-  if (method === 'POST' && parts.length === 1 && a === 'transferrecipient') return { endpoint: 'transferrecipient.create', param: null };
-  if (method === 'POST' && parts.length === 1 && a === 'transfer') return { endpoint: 'transfer.initiate', param: null };
-  if (method === 'GET' && parts.length === 3 && a === 'transfer' && b === 'verify') return { endpoint: 'transfer.verify', param: c! };
+  if (method === 'GET' && parts.length === 2 && a === 'bank' && b === 'resolve')
+    return { endpoint: 'bank.resolve', param: null };
+  if (method === 'POST' && parts.length === 1 && a === 'transferrecipient')
+    return { endpoint: 'transferrecipient.create', param: null };
+  if (method === 'POST' && parts.length === 1 && a === 'transfer')
+    return { endpoint: 'transfer.initiate', param: null };
+  if (method === 'GET' && parts.length === 3 && a === 'transfer' && b === 'verify')
+    return { endpoint: 'transfer.verify', param: c! };
   if (method === 'POST' && parts.length === 1 && a === 'refund') return { endpoint: 'refund.create', param: null };
   if (method === 'GET' && parts.length === 2 && a === 'refund') return { endpoint: 'refund.fetch', param: b! };
   if (method === 'GET' && parts.length === 1 && a === 'refund') return { endpoint: 'refund.list', param: null };
   if (method === 'GET' && parts.length === 2 && a === 'checkout') return { endpoint: 'checkout.page', param: b! };
-  if (method === 'GET' && parts.length === 1 && a === 'transaction') return { endpoint: 'transaction.list', param: null };
+  if (method === 'GET' && parts.length === 1 && a === 'transaction')
+    return { endpoint: 'transaction.list', param: null };
   if (method === 'GET' && parts.length === 1 && a === 'transfer') return { endpoint: 'transfer.list', param: null };
-  if (method === 'POST' && parts.length === 3 && a === 'checkout' && (c === 'pay' || c === 'decline' || c === 'cancel')) return { endpoint: 'checkout.action', param: b! };
+  if (method === 'POST' && parts.length === 3 && a === 'checkout' && (c === 'pay' || c === 'decline' || c === 'cancel'))
+    return { endpoint: 'checkout.action', param: b! };
   return { endpoint: 'unknown', param: null };
 }
 
@@ -463,7 +492,8 @@ export async function startPaystackStandIn(options: PaystackStandInOptions): Pro
   /** What the lists report instead, by reference (listAs). */
   const listed = new Map<string, { status?: string; amountMinor?: number }>();
   const accountKey = (bankCode: string, accountNumber: string) => `${bankCode.toUpperCase()}|${accountNumber}`;
-  for (const account of options.accounts ?? []) accounts.set(accountKey(account.bankCode, account.accountNumber), account.accountName);
+  for (const account of options.accounts ?? [])
+    accounts.set(accountKey(account.bankCode, account.accountNumber), account.accountName);
   let nextId = 1_000;
   const newId = () => ++nextId;
 
@@ -490,7 +520,8 @@ export async function startPaystackStandIn(options: PaystackStandInOptions): Pro
     if (mode === 'none') return;
     const body = JSON.stringify({ event, data });
     const copies = mode === 'twice' ? 2 : 1;
-    const signature = mode === 'unsigned' ? null : mode === 'bad_signature' ? sign(body, `${secretKey}-wrong`) : sign(body);
+    const signature =
+      mode === 'unsigned' ? null : mode === 'bad_signature' ? sign(body, `${secretKey}-wrong`) : sign(body);
     const delivery = (async () => {
       for (let copy = 0; copy < copies; copy++) {
         const record: WebhookDelivery = { event, body, signature, answer: null, error: null };
@@ -636,7 +667,12 @@ export async function startPaystackStandIn(options: PaystackStandInOptions): Pro
       case 'pending':
         return { reference: charge.reference, status: 'pending' };
       case 'failed':
-        return { reference: charge.reference, status: 'failed', message: charge.gatewayResponse, gateway_response: charge.gatewayResponse };
+        return {
+          reference: charge.reference,
+          status: 'failed',
+          message: charge.gatewayResponse,
+          gateway_response: charge.gatewayResponse,
+        };
       case 'initialized':
       case 'abandoned':
         return { reference: charge.reference, status: 'abandoned' };
@@ -667,14 +703,18 @@ export async function startPaystackStandIn(options: PaystackStandInOptions): Pro
         authorization_code: null,
         account_number: recipient.accountNumber,
         // The momo sample answers account_name null: creating a recipient resolves no name.
-        account_name: recipient.type === 'ghipss' ? (accounts.get(accountKey(recipient.bankCode, recipient.accountNumber)) ?? null) : null,
+        account_name:
+          recipient.type === 'ghipss'
+            ? (accounts.get(accountKey(recipient.bankCode, recipient.accountNumber)) ?? null)
+            : null,
         bank_code: recipient.bankCode,
         bank_name: recipient.bankName,
       },
     };
   }
 
-  const recipientOf = (transfer: StandInTransfer) => recipients.find((r) => r.recipientCode === transfer.recipientCode)!;
+  const recipientOf = (transfer: StandInTransfer) =>
+    recipients.find((r) => r.recipientCode === transfer.recipientCode)!;
 
   // The transfer object of initiate [SNIP api/transfers/initiate/response.json].
   function transferCreated(transfer: StandInTransfer) {
@@ -761,7 +801,15 @@ export async function startPaystackStandIn(options: PaystackStandInOptions): Pro
     const charge = charges.get(refund.transactionReference)!;
     // [SNIP api/refunds/create/response.json, api/refunds/fetch/response.json]
     return {
-      transaction: { id: charge.id, domain, reference: charge.reference, amount: charge.amount, paid_at: charge.paidAt, channel: charge.channel, currency: charge.currency },
+      transaction: {
+        id: charge.id,
+        domain,
+        reference: charge.reference,
+        amount: charge.amount,
+        paid_at: charge.paidAt,
+        channel: charge.channel,
+        currency: charge.currency,
+      },
       integration: INTEGRATION_ID,
       deducted_amount: refund.status === 'processed' ? refund.amount : 0,
       channel: null,
@@ -782,7 +830,13 @@ export async function startPaystackStandIn(options: PaystackStandInOptions): Pro
 
   // ---- state changes ----
 
-  function applyChargeStatus(charge: StandInCharge, status: ChargeStatus, gatewayResponse?: string, webhook?: WebhookMode, gatewayResponseCode?: string): void {
+  function applyChargeStatus(
+    charge: StandInCharge,
+    status: ChargeStatus,
+    gatewayResponse?: string,
+    webhook?: WebhookMode,
+    gatewayResponseCode?: string,
+  ): void {
     charge.status = status;
     if (gatewayResponseCode !== undefined) charge.gatewayResponseCode = gatewayResponseCode;
     if (status === 'send_otp') charge.displayText ??= DISPLAY_TEXT.send_otp;
@@ -799,7 +853,12 @@ export async function startPaystackStandIn(options: PaystackStandInOptions): Pro
     }
   }
 
-  function applyTransferStatus(transfer: StandInTransfer, status: TransferStatus, reason?: string, webhook?: WebhookMode): void {
+  function applyTransferStatus(
+    transfer: StandInTransfer,
+    status: TransferStatus,
+    reason?: string,
+    webhook?: WebhookMode,
+  ): void {
     transfer.status = status;
     transfer.updatedAt = nowIso();
     if (status === 'success') {
@@ -809,9 +868,20 @@ export async function startPaystackStandIn(options: PaystackStandInOptions): Pro
     }
     if (status === 'failed' || status === 'reversed') {
       balanceMinor += transfer.amount + TRANSFER_FEE_MINOR; // Paystack returns the amount to the balance
-      transfer.gatewayResponse = reason ?? (status === 'failed' ? 'Recipient account could not be credited' : 'Transfer reversed by the receiving institution');
+      transfer.gatewayResponse =
+        reason ??
+        (status === 'failed'
+          ? 'Recipient account could not be credited'
+          : 'Transfer reversed by the receiving institution');
     }
-    const event = status === 'success' ? 'transfer.success' : status === 'failed' ? 'transfer.failed' : status === 'reversed' ? 'transfer.reversed' : null;
+    const event =
+      status === 'success'
+        ? 'transfer.success'
+        : status === 'failed'
+          ? 'transfer.failed'
+          : status === 'reversed'
+            ? 'transfer.reversed'
+            : null;
     if (event) sendWebhook(event, transferEventData(transfer), webhook ?? transfer.webhook);
   }
 
@@ -823,19 +893,22 @@ export async function startPaystackStandIn(options: PaystackStandInOptions): Pro
     // [SNIP api/introduction/sample-error.js]: missing email -> missing_params.
     if (!email) return invalid('Email Address is required', 'missing_params');
     const amount = body.amount;
-    if (typeof amount !== 'number' && typeof amount !== 'string') return invalid('Amount is required', 'missing_params');
+    if (typeof amount !== 'number' && typeof amount !== 'string')
+      return invalid('Amount is required', 'missing_params');
     if (!/^\d+$/.test(String(amount)) || Number(amount) <= 0) return invalid('Invalid Amount Sent');
     const currency = str(body.currency) ?? 'GHS'; // a GHS integration's default currency
     if (currency !== 'GHS') return invalid('Currency not supported by merchant', 'unsupported_currency');
     const momo = body.mobile_money;
-    if (!momo || typeof momo !== 'object') return invalid('This stand-in only charges mobile money: mobile_money is required', 'missing_params');
+    if (!momo || typeof momo !== 'object')
+      return invalid('This stand-in only charges mobile money: mobile_money is required', 'missing_params');
     const phone = str((momo as Record<string, unknown>).phone);
     const provider = str((momo as Record<string, unknown>).provider)?.toLowerCase() ?? null;
     if (!phone || !/^\+?\d{9,12}$/.test(phone)) return invalid('Invalid phone number', 'invalid_params');
     // Providers are the telco codes of GET /bank?type=mobile_money, matched without case ([SNIP] uses mtn and MTN).
     if (!provider || !(provider in MOMO_PROVIDERS)) return invalid('Invalid mobile money provider', 'invalid_params');
     const reference = str(body.reference) ?? token(15);
-    if (!CHARGE_REFERENCE.test(reference)) return invalid('Invalid transaction reference: only -, ., = and alphanumeric characters allowed');
+    if (!CHARGE_REFERENCE.test(reference))
+      return invalid('Invalid transaction reference: only -, ., = and alphanumeric characters allowed');
     // [OAS TransactionInitializeBadRequestModel]
     if (charges.has(reference)) return invalid('Duplicate Transaction Reference', 'duplicate_reference');
     const status: ChargeStatus = directive?.status ?? (provider === 'vod' ? 'send_otp' : 'pay_offline');
@@ -881,8 +954,15 @@ export async function startPaystackStandIn(options: PaystackStandInOptions): Pro
     if (!charge || charge.status !== 'send_otp') return fail(400, 'Transaction reference is invalid');
     charge.otpTries += 1;
     // Not documented: how Paystack answers a wrong voucher. Here a 400 that leaves the charge waiting for a code.
-    if (otp !== charge.otp) return invalid('Invalid voucher code. Please generate a new voucher and try again', 'invalid_otp');
-    applyChargeStatus(charge, directive?.status === 'send_otp' ? charge.afterOtp : (directive?.status ?? charge.afterOtp), directive?.gatewayResponse, undefined, directive?.gatewayResponseCode);
+    if (otp !== charge.otp)
+      return invalid('Invalid voucher code. Please generate a new voucher and try again', 'invalid_otp');
+    applyChargeStatus(
+      charge,
+      directive?.status === 'send_otp' ? charge.afterOtp : (directive?.status ?? charge.afterOtp),
+      directive?.gatewayResponse,
+      undefined,
+      directive?.gatewayResponseCode,
+    );
     return ok('Charge attempted', chargeState(charge));
   }
 
@@ -895,7 +975,8 @@ export async function startPaystackStandIn(options: PaystackStandInOptions): Pro
     const currency = str(body.currency) ?? 'GHS';
     if (currency !== 'GHS') return invalid('Currency not supported by merchant', 'unsupported_currency');
     const reference = str(body.reference) ?? token(15);
-    if (!CHARGE_REFERENCE.test(reference)) return invalid('Invalid transaction reference: only -, ., = and alphanumeric characters allowed');
+    if (!CHARGE_REFERENCE.test(reference))
+      return invalid('Invalid transaction reference: only -, ., = and alphanumeric characters allowed');
     if (charges.has(reference)) return invalid('Duplicate Transaction Reference', 'duplicate_reference');
     const channels = Array.isArray(body.channels) ? body.channels.map(String) : null;
     const accessCode = token(15);
@@ -928,16 +1009,23 @@ export async function startPaystackStandIn(options: PaystackStandInOptions): Pro
       paidAt: null,
     });
     // [SNIP api/transactions/initialize/response.json]: the access code is the last part of authorization_url.
-    return ok('Authorization URL created', { authorization_url: `${baseUrl}/checkout/${accessCode}`, access_code: accessCode, reference });
+    return ok('Authorization URL created', {
+      authorization_url: `${baseUrl}/checkout/${accessCode}`,
+      access_code: accessCode,
+      reference,
+    });
   }
 
   function checkoutPage(call: StandInCall): Answer {
     const charge = [...charges.values()].find((c) => c.accessCode === call.param);
-    if (!charge) return { status: 404, html: '<!doctype html><title>Not found</title><p>This payment page does not exist.</p>' };
+    if (!charge)
+      return { status: 404, html: '<!doctype html><title>Not found</title><p>This payment page does not exist.</p>' };
     const cedis = `GHS ${(charge.amount / 100).toFixed(2)}`;
     const done = charge.status !== 'initialized';
     // The decline's words, so a test (or a person) picks the failure reason the adapter reads.
-    const declineOptions = [DECLINED_BY_PAYER, ...Object.values(PAYSTACK_FAILURE_TEXTS)].map((said) => `<option>${escapeHtml(said)}</option>`).join('');
+    const declineOptions = [DECLINED_BY_PAYER, ...Object.values(PAYSTACK_FAILURE_TEXTS)]
+      .map((said) => `<option>${escapeHtml(said)}</option>`)
+      .join('');
     const action = (verb: string) => `${baseUrl}/checkout/${encodeURIComponent(charge.accessCode!)}/${verb}`;
     return {
       status: 200,
@@ -954,20 +1042,23 @@ ${done ? `<p id="status">This payment is ${escapeHtml(charge.status)}.</p>` : ''
 
   function checkoutAction(call: StandInCall): Answer {
     const charge = [...charges.values()].find((c) => c.accessCode === call.param);
-    if (!charge) return { status: 404, html: '<!doctype html><title>Not found</title><p>This payment page does not exist.</p>' };
+    if (!charge)
+      return { status: 404, html: '<!doctype html><title>Not found</title><p>This payment page does not exist.</p>' };
     if (call.path.endsWith('/cancel')) {
       // "You can redirect your users to a chosen URL when they cancel a payment ... setting a cancel_action in your
       // metadata" [https://paystack.com/docs/payments/metadata/]. The transaction is left as it was: unpaid, verify says abandoned.
       if (charge.status === 'initialized') charge.cancelledAt = nowIso();
       const cancelAction = str((charge.metadata as Record<string, unknown> | null)?.cancel_action);
-      if (!cancelAction) return { status: 200, html: `<!doctype html><title>Cancelled</title><p id="status">cancelled</p>` };
+      if (!cancelAction)
+        return { status: 200, html: `<!doctype html><title>Cancelled</title><p id="status">cancelled</p>` };
       return { status: 303, location: cancelAction };
     }
     if (charge.status === 'initialized') {
       if (call.path.endsWith('/pay')) applyChargeStatus(charge, 'success', 'Successful');
       else applyChargeStatus(charge, 'failed', str(call.body.gateway_response) || DECLINED_BY_PAYER);
     }
-    if (!charge.callbackUrl) return { status: 200, html: `<!doctype html><title>Done</title><p id="status">${escapeHtml(charge.status)}</p>` };
+    if (!charge.callbackUrl)
+      return { status: 200, html: `<!doctype html><title>Done</title><p id="status">${escapeHtml(charge.status)}</p>` };
     // The hosted page sends the payer to callback_url with trxref and reference (as Paystack's checkout does).
     const target = new URL(charge.callbackUrl);
     target.searchParams.set('trxref', charge.reference);
@@ -980,44 +1071,65 @@ ${done ? `<p id="status">This payment is ${escapeHtml(charge.status)}.</p>` : ''
     const type = call.query.get('type');
     const ghana = !currency || currency === 'GHS' || currency.toLowerCase() === 'ghana';
     // [OAS] spells the filter "ghipps" on /bank and "ghipss" on recipients: both are accepted here.
-    const banks = !ghana || type === 'mobile_money' ? [] : STAND_IN_GHANA_BANKS.map((bank, index) => ({
-      name: bank.name,
-      slug: bank.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/-$/, ''),
-      code: bank.code,
-      longcode: bank.code,
-      gateway: null,
-      pay_with_bank: false,
-      active: true,
-      is_deleted: false,
-      country: 'Ghana',
-      currency: 'GHS',
-      type: 'ghipss',
-      id: 300 + index,
-      createdAt: '2020-01-24T10:01:06.000Z',
-      updatedAt: '2020-01-24T10:01:06.000Z',
-    }));
-    const telcos = !ghana || (type && type !== 'mobile_money') ? [] : GHANA_TELCOS.map((telco) => ({
-      name: telco.name,
-      slug: telco.slug,
-      code: telco.code,
-      longcode: '',
-      gateway: null,
-      pay_with_bank: false,
-      active: true,
-      is_deleted: null,
-      country: 'Ghana',
-      currency: 'GHS',
-      type: 'mobile_money',
-      id: telco.id,
-      createdAt: '2018-03-29T12:54:59.000Z',
-      updatedAt: '2020-01-24T10:01:06.000Z',
-    }));
+    const banks =
+      !ghana || type === 'mobile_money'
+        ? []
+        : STAND_IN_GHANA_BANKS.map((bank, index) => ({
+            name: bank.name,
+            slug: bank.name
+              .toLowerCase()
+              .replace(/[^a-z0-9]+/g, '-')
+              .replace(/-$/, ''),
+            code: bank.code,
+            longcode: bank.code,
+            gateway: null,
+            pay_with_bank: false,
+            active: true,
+            is_deleted: false,
+            country: 'Ghana',
+            currency: 'GHS',
+            type: 'ghipss',
+            id: 300 + index,
+            createdAt: '2020-01-24T10:01:06.000Z',
+            updatedAt: '2020-01-24T10:01:06.000Z',
+          }));
+    const telcos =
+      !ghana || (type && type !== 'mobile_money')
+        ? []
+        : GHANA_TELCOS.map((telco) => ({
+            name: telco.name,
+            slug: telco.slug,
+            code: telco.code,
+            longcode: '',
+            gateway: null,
+            pay_with_bank: false,
+            active: true,
+            is_deleted: null,
+            country: 'Ghana',
+            currency: 'GHS',
+            type: 'mobile_money',
+            id: telco.id,
+            createdAt: '2018-03-29T12:54:59.000Z',
+            updatedAt: '2020-01-24T10:01:06.000Z',
+          }));
     if (type && !['ghipss', 'ghipps', 'mobile_money'].includes(type)) return ok('Banks retrieved', [], 200);
     const all = [...banks, ...telcos];
     const perPage = Math.max(1, Number(call.query.get('perPage')) || BANKS_PER_PAGE_DEFAULT);
     const page = Math.max(1, Number(call.query.get('page')) || 1);
     const data = all.slice((page - 1) * perPage, page * perPage);
-    return { status: 200, body: { status: true, message: 'Banks retrieved', data, meta: { next: page * perPage < all.length ? String(page + 1) : null, previous: page > 1 ? String(page - 1) : null, perPage } } };
+    return {
+      status: 200,
+      body: {
+        status: true,
+        message: 'Banks retrieved',
+        data,
+        meta: {
+          next: page * perPage < all.length ? String(page + 1) : null,
+          previous: page > 1 ? String(page - 1) : null,
+          perPage,
+        },
+      },
+    };
   }
 
   function bankName(type: 'ghipss' | 'mobile_money', code: string): string | null {
@@ -1029,7 +1141,8 @@ ${done ? `<p id="status">This payment is ${escapeHtml(charge.status)}.</p>` : ''
     const accountNumber = call.query.get('account_number');
     const bankCode = call.query.get('bank_code');
     if (!accountNumber || !bankCode) return invalid('account_number and bank_code are required', 'missing_params');
-    if (!bankName('ghipss', bankCode) && !bankName('mobile_money', bankCode)) return invalid('Unknown bank code', 'invalid_bank_code');
+    if (!bankName('ghipss', bankCode) && !bankName('mobile_money', bankCode))
+      return invalid('Unknown bank code', 'invalid_bank_code');
     const name = directive ? directive.accountName : (accounts.get(accountKey(bankCode, accountNumber)) ?? null);
     // Not documented: the answer for an account the bank does not know. 422 with this message is what
     // integrators report; [OAS] lists 404 as well, and the adapter reads both the same way.
@@ -1044,18 +1157,32 @@ ${done ? `<p id="status">This payment is ${escapeHtml(charge.status)}.</p>` : ''
     const name = str(body.name);
     const accountNumber = str(body.account_number);
     const bankCode = str(body.bank_code);
-    if (!type || !name || !accountNumber || !bankCode) return invalid('type, name, account_number and bank_code are required', 'missing_params');
+    if (!type || !name || !accountNumber || !bankCode)
+      return invalid('type, name, account_number and bank_code are required', 'missing_params');
     // A Ghana integration pays ghipss bank accounts and mobile_money wallets ([DOCS transfers/single-transfers]).
-    if (type !== 'ghipss' && type !== 'mobile_money') return invalid('Recipient type is not supported for this integration', 'invalid_params');
+    if (type !== 'ghipss' && type !== 'mobile_money')
+      return invalid('Recipient type is not supported for this integration', 'invalid_params');
     const currency = str(body.currency) ?? 'GHS';
     if (currency !== 'GHS') return invalid('Currency not supported by merchant', 'unsupported_currency');
     const bank = bankName(type, bankCode);
     if (!bank) return invalid('Account details are invalid: unknown bank code', 'invalid_bank_code');
     const code = type === 'mobile_money' ? bankCode.toUpperCase() : bankCode;
     // "A duplicate account number will lead to the retrieval of the existing record" [OAS /transferrecipient].
-    const existing = recipients.find((r) => r.type === type && r.bankCode === code && r.accountNumber === accountNumber);
+    const existing = recipients.find(
+      (r) => r.type === type && r.bankCode === code && r.accountNumber === accountNumber,
+    );
     if (existing) return ok('Transfer recipient created successfully', recipientData(existing), 201);
-    const recipient: StandInRecipient = { id: newId(), recipientCode: `RCP_${token(15)}`, type, name, accountNumber, bankCode: code, bankName: bank, currency, createdAt: nowIso() };
+    const recipient: StandInRecipient = {
+      id: newId(),
+      recipientCode: `RCP_${token(15)}`,
+      type,
+      name,
+      accountNumber,
+      bankCode: code,
+      bankName: bank,
+      currency,
+      createdAt: nowIso(),
+    };
     recipients.push(recipient);
     return ok('Transfer recipient created successfully', recipientData(recipient), 201);
   }
@@ -1069,25 +1196,38 @@ ${done ? `<p id="status">This payment is ${escapeHtml(charge.status)}.</p>` : ''
     const recipientCode = str(body.recipient);
     const recipient = recipients.find((r) => r.recipientCode === recipientCode);
     // [SNIP api/transfers/initiate/response.json] 400.
-    if (!recipient) return fail(400, 'Recipient specified is invalid', { type: 'validation_error', code: 'invalid_transfer_recipient', nextStep: 'Provide a valid recipient. Ensure you are passing the recipient code in the recipient param' });
+    if (!recipient)
+      return fail(400, 'Recipient specified is invalid', {
+        type: 'validation_error',
+        code: 'invalid_transfer_recipient',
+        nextStep: 'Provide a valid recipient. Ensure you are passing the recipient code in the recipient param',
+      });
     const reference = str(body.reference);
     if (!reference) return invalid('Transfer reference is required', 'missing_params');
     if (!TRANSFER_REFERENCE.test(reference) || reference.length < TRANSFER_REFERENCE_LENGTH_MIN) {
-      return invalid('Invalid transfer reference: a lowercase alphanumeric string with only -,_ symbols, at least 16 characters');
+      return invalid(
+        'Invalid transfer reference: a lowercase alphanumeric string with only -,_ symbols, at least 16 characters',
+      );
     }
     // currency defaults to NGN [OAS TransferInitiate.currency]: a GHS integration must be told GHS.
     const currency = str(body.currency) ?? 'NGN';
-    if (currency !== 'GHS') return invalid(`Currency ${currency} is not supported for transfers on this integration`, 'unsupported_currency');
+    if (currency !== 'GHS')
+      return invalid(`Currency ${currency} is not supported for transfers on this integration`, 'unsupported_currency');
     const existing = transfers.get(reference);
     if (existing) {
       // "To ensure idempotency, you need to provide a unique identifier" [OAS TransferBase.reference]; a
       // reference lets you "retry a non-conclusive transfer rather than initiate a new request" [DOCS
       // transfers/single-transfers]. What Paystack answers to the same reference is not documented: here the
       // existing transfer, and a 400 when the retry asks for something else (a different amount or recipient).
-      if (existing.amount !== Number(amount) || existing.recipientCode !== recipientCode) return invalid('Duplicate transfer reference', 'duplicate_reference');
+      if (existing.amount !== Number(amount) || existing.recipientCode !== recipientCode)
+        return invalid('Duplicate transfer reference', 'duplicate_reference');
       return ok('Transfer has been queued', transferCreated(existing));
     }
-    if (balanceMinor < Number(amount) + TRANSFER_FEE_MINOR) return fail(400, 'Your balance is not enough to fulfil this request', { type: 'api_error', code: 'insufficient_balance' });
+    if (balanceMinor < Number(amount) + TRANSFER_FEE_MINOR)
+      return fail(400, 'Your balance is not enough to fulfil this request', {
+        type: 'api_error',
+        code: 'insufficient_balance',
+      });
     balanceMinor -= Number(amount) + TRANSFER_FEE_MINOR;
     const at = nowIso();
     const transfer: StandInTransfer = {
@@ -1110,7 +1250,10 @@ ${done ? `<p id="status">This payment is ${escapeHtml(charge.status)}.</p>` : ''
     const status = directive?.status ?? 'pending';
     if (status !== 'pending') applyTransferStatus(transfer, status, directive?.reason);
     // [SNIP doc/transfers/manage/initiate-transfer-otp.js] for the OTP message.
-    return ok(status === 'otp' ? 'Transfer requires OTP to continue' : 'Transfer has been queued', transferCreated(transfer));
+    return ok(
+      status === 'otp' ? 'Transfer requires OTP to continue' : 'Transfer has been queued',
+      transferCreated(transfer),
+    );
   }
 
   /**
@@ -1145,9 +1288,20 @@ ${done ? `<p id="status">This payment is ${escapeHtml(charge.status)}.</p>` : ''
       .sort((x, y) => Date.parse(y.createdAt) - Date.parse(x.createdAt) || y.id - x.id);
     const data = rows.slice((page - 1) * perPage, page * perPage).map((refund) => {
       const { transaction: charge, ...rest } = refundData(refund);
-      return { ...rest, transaction: charge.id, transaction_reference: charge.reference, reason: refund.status === 'failed' ? 'Refund failed' : '' };
+      return {
+        ...rest,
+        transaction: charge.id,
+        transaction_reference: charge.reference,
+        reason: refund.status === 'failed' ? 'Refund failed' : '',
+      };
     });
-    const meta = { total: rows.length, skipped: (page - 1) * perPage, perPage, page, pageCount: Math.ceil(rows.length / perPage) };
+    const meta = {
+      total: rows.length,
+      skipped: (page - 1) * perPage,
+      perPage,
+      page,
+      pageCount: Math.ceil(rows.length / perPage),
+    };
     return { status: 200, body: { status: true, message: 'Refunds retrieved', data, meta } };
   }
 
@@ -1157,12 +1311,14 @@ ${done ? `<p id="status">This payment is ${escapeHtml(charge.status)}.</p>` : ''
     if (!transaction) return invalid('Transaction reference or id is required', 'missing_params');
     const charge = charges.get(transaction) ?? [...charges.values()].find((c) => String(c.id) === transaction);
     if (!charge) return fail(404, 'Transaction not found');
-    if (charge.status !== 'success') return invalid('Cannot refund a transaction that is not successful', 'invalid_params');
+    if (charge.status !== 'success')
+      return invalid('Cannot refund a transaction that is not successful', 'invalid_params');
     const refundable = charge.amount - charge.refundedMinor;
     // The sample sends the amount as a string [SNIP doc/payments/refunds/create-refund.js]: both are taken.
     const amount = body.amount === undefined ? refundable : Number(body.amount);
     if (!Number.isInteger(amount) || amount <= 0) return invalid('Invalid amount', 'invalid_params');
-    if (amount > refundable) return invalid('Refund amount cannot be greater than the amount left to refund', 'invalid_params');
+    if (amount > refundable)
+      return invalid('Refund amount cannot be greater than the amount left to refund', 'invalid_params');
     charge.refundedMinor += amount;
     const refund: StandInRefund = {
       id: newId(),
@@ -1184,7 +1340,13 @@ ${done ? `<p id="status">This payment is ${escapeHtml(charge.status)}.</p>` : ''
    * (date-times) on the creation time, newest first (not documented), and meta { total, skipped, perPage, page,
    * pageCount } [OAS TransactionListResponse.meta, TransferListResponse.meta] (total_volume for transactions).
    */
-  function listPage<T>(call: StandInCall, all: T[], createdAt: (item: T) => string, shape: (item: T) => Record<string, unknown>, volume: boolean): Answer {
+  function listPage<T>(
+    call: StandInCall,
+    all: T[],
+    createdAt: (item: T) => string,
+    shape: (item: T) => Record<string, unknown>,
+    volume: boolean,
+  ): Answer {
     const number = (name: string, fallback: number) => {
       const raw = call.query.get(name);
       return raw === null ? fallback : /^\d+$/.test(raw) && Number(raw) >= 1 ? Number(raw) : NaN;
@@ -1200,12 +1362,25 @@ ${done ? `<p id="status">This payment is ${escapeHtml(charge.status)}.</p>` : ''
     const to = bound('to');
     if (Number.isNaN(from) || Number.isNaN(to)) return invalid('Invalid from or to date');
     const inWindow = all
-      .filter((item) => (from === null || Date.parse(createdAt(item)) >= from) && (to === null || Date.parse(createdAt(item)) <= to))
+      .filter(
+        (item) =>
+          (from === null || Date.parse(createdAt(item)) >= from) && (to === null || Date.parse(createdAt(item)) <= to),
+      )
       .sort((x, y) => Date.parse(createdAt(y)) - Date.parse(createdAt(x)));
     const rows = inWindow.slice((page - 1) * perPage, page * perPage).map(shape);
-    const meta: Record<string, unknown> = { total: inWindow.length, skipped: (page - 1) * perPage, perPage, page, pageCount: Math.ceil(inWindow.length / perPage) };
-    if (volume) meta.total_volume = rows.reduce((sum, row) => sum + (row.status === 'success' ? Number(row.amount) : 0), 0);
-    return { status: 200, body: { status: true, message: volume ? 'Transactions retrieved' : 'Transfers retrieved', data: rows, meta } };
+    const meta: Record<string, unknown> = {
+      total: inWindow.length,
+      skipped: (page - 1) * perPage,
+      perPage,
+      page,
+      pageCount: Math.ceil(inWindow.length / perPage),
+    };
+    if (volume)
+      meta.total_volume = rows.reduce((sum, row) => sum + (row.status === 'success' ? Number(row.amount) : 0), 0);
+    return {
+      status: 200,
+      body: { status: true, message: volume ? 'Transactions retrieved' : 'Transfers retrieved', data: rows, meta },
+    };
   }
 
   function answerFor(call: StandInCall, behaviour: Behaviour | null): Answer {
@@ -1218,13 +1393,17 @@ ${done ? `<p id="status">This payment is ${escapeHtml(charge.status)}.</p>` : ''
       case 'charge.check': {
         const found = charges.get(call.param!);
         // [OAS /charge/{reference}]: 404 for a reference it does not know; [SNIP api/charges/check/response.json].
-        return found ? ok(found.status === 'pending' ? 'Reference check successful' : 'Charge attempted', chargeState(found)) : fail(404, 'Charge not found');
+        return found
+          ? ok(found.status === 'pending' ? 'Reference check successful' : 'Charge attempted', chargeState(found))
+          : fail(404, 'Charge not found');
       }
       case 'transaction.initialize':
         return initializeTransaction(call);
       case 'transaction.verify': {
         const found = charges.get(call.param!);
-        return found ? ok('Verification successful', transactionData(found)) : fail(404, 'Transaction reference not found');
+        return found
+          ? ok('Verification successful', transactionData(found))
+          : fail(404, 'Transaction reference not found');
       }
       case 'bank.list':
         return listBanks(call);
@@ -1252,15 +1431,34 @@ ${done ? `<p id="status">This payment is ${escapeHtml(charge.status)}.</p>` : ''
       case 'checkout.action':
         return checkoutAction(call);
       case 'transaction.list':
-        return listPage(call, [...charges.values()], (charge) => charge.createdAt, (charge) => {
-          const shown = listed.get(charge.reference);
-          return { ...transactionData(charge, shown?.status ?? verifyStatus(charge)), ...(shown?.amountMinor !== undefined ? { amount: shown.amountMinor } : {}) };
-        }, true);
+        return listPage(
+          call,
+          [...charges.values()],
+          (charge) => charge.createdAt,
+          (charge) => {
+            const shown = listed.get(charge.reference);
+            return {
+              ...transactionData(charge, shown?.status ?? verifyStatus(charge)),
+              ...(shown?.amountMinor !== undefined ? { amount: shown.amountMinor } : {}),
+            };
+          },
+          true,
+        );
       case 'transfer.list':
-        return listPage(call, [...transfers.values()], (transfer) => transfer.createdAt, (transfer) => {
-          const shown = listed.get(transfer.reference);
-          return { ...transferVerified(transfer), ...(shown?.status ? { status: shown.status } : {}), ...(shown?.amountMinor !== undefined ? { amount: shown.amountMinor } : {}) };
-        }, false);
+        return listPage(
+          call,
+          [...transfers.values()],
+          (transfer) => transfer.createdAt,
+          (transfer) => {
+            const shown = listed.get(transfer.reference);
+            return {
+              ...transferVerified(transfer),
+              ...(shown?.status ? { status: shown.status } : {}),
+              ...(shown?.amountMinor !== undefined ? { amount: shown.amountMinor } : {}),
+            };
+          },
+          false,
+        );
       default:
         return fail(404, 'Route not found');
     }
@@ -1272,7 +1470,8 @@ ${done ? `<p id="status">This payment is ${escapeHtml(charge.status)}.</p>` : ''
     const { match, behaviour } = rule;
     const allowed = endpointsOf(behaviour);
     if (allowed && !allowed.includes(call.endpoint)) return false;
-    if (!allowed && (call.endpoint === 'checkout.page' || call.endpoint === 'checkout.action') && !match.endpoint) return false;
+    if (!allowed && (call.endpoint === 'checkout.page' || call.endpoint === 'checkout.action') && !match.endpoint)
+      return false;
     if (match.endpoint) {
       const wanted: readonly StandInEndpoint[] = typeof match.endpoint === 'string' ? [match.endpoint] : match.endpoint;
       if (!wanted.includes(call.endpoint)) return false;
@@ -1286,7 +1485,8 @@ ${done ? `<p id="status">This payment is ${escapeHtml(charge.status)}.</p>` : ''
     }
     if (match.accountNumber !== undefined) {
       let account = str(call.body.account_number) ?? call.query.get('account_number');
-      if (!account && call.endpoint === 'transfer.initiate') account = recipients.find((r) => r.recipientCode === str(call.body.recipient))?.accountNumber ?? null;
+      if (!account && call.endpoint === 'transfer.initiate')
+        account = recipients.find((r) => r.recipientCode === str(call.body.recipient))?.accountNumber ?? null;
       if (!account && call.endpoint === 'transfer.verify' && reference) {
         const transfer = transfers.get(reference);
         account = transfer ? recipientOf(transfer).accountNumber : null;
@@ -1317,7 +1517,10 @@ ${done ? `<p id="status">This payment is ${escapeHtml(charge.status)}.</p>` : ''
       res.end(html);
     } else {
       const json = Buffer.from(JSON.stringify(answer.body));
-      res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': json.length });
+      res.writeHead(answer.status, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': json.length,
+      });
       res.end(json);
     }
   }
@@ -1339,19 +1542,35 @@ ${done ? `<p id="status">This payment is ${escapeHtml(charge.status)}.</p>` : ''
     const method = req.method ?? 'GET';
     const { endpoint, param } = route(method, url.pathname);
     const parsed = parseBody(rawBody, req.headers['content-type']);
-    const call: StandInCall = { endpoint, method, path: url.pathname, query: url.searchParams, headers: req.headers, body: parsed ?? {}, rawBody, param };
+    const call: StandInCall = {
+      endpoint,
+      method,
+      path: url.pathname,
+      query: url.searchParams,
+      headers: req.headers,
+      body: parsed ?? {},
+      rawBody,
+      param,
+    };
     requests.push({ endpoint, method, path: url.pathname + url.search, headers: req.headers, body: call.body });
     counts.set(endpoint, (counts.get(endpoint) ?? 0) + 1);
 
     const browserPage = endpoint === 'checkout.page' || endpoint === 'checkout.action';
     // [OAS components.responses.Unauthorized]
-    if (!browserPage && req.headers.authorization !== `Bearer ${secretKey}`) return write(res, fail(401, 'Invalid key'));
+    if (!browserPage && req.headers.authorization !== `Bearer ${secretKey}`)
+      return write(res, fail(401, 'Invalid key'));
     if (parsed === null) return write(res, invalid('The request body is not valid JSON'));
 
     const behaviour = takeRule(call);
     switch (behaviour?.kind) {
       case 'http_error':
-        return write(res, { status: behaviour.status, body: behaviour.body ?? { status: false, message: behaviour.status >= 500 ? 'An error occurred, please try again' : 'Request refused' } });
+        return write(res, {
+          status: behaviour.status,
+          body: behaviour.body ?? {
+            status: false,
+            message: behaviour.status >= 500 ? 'An error occurred, please try again' : 'Request refused',
+          },
+        });
       case 'reset':
         req.socket.destroy();
         return;
@@ -1396,13 +1615,15 @@ ${done ? `<p id="status">This payment is ${escapeHtml(charge.status)}.</p>` : ''
     settleCharge(reference, status, options = {}) {
       const charge = charges.get(reference);
       if (!charge) throw new Error(`stand-in: no charge ${reference}`);
-      if (charge.status === 'success' || charge.status === 'failed' || charge.status === 'reversed') throw new Error(`stand-in: charge ${reference} is already ${charge.status}`);
+      if (charge.status === 'success' || charge.status === 'failed' || charge.status === 'reversed')
+        throw new Error(`stand-in: charge ${reference} is already ${charge.status}`);
       applyChargeStatus(charge, status, options.gatewayResponse, options.webhook, options.gatewayResponseCode);
     },
     abandonCharge(reference) {
       const charge = charges.get(reference);
       if (!charge) throw new Error(`stand-in: no charge ${reference}`);
-      if (charge.status === 'success' || charge.status === 'failed' || charge.status === 'reversed') throw new Error(`stand-in: charge ${reference} is already ${charge.status}`);
+      if (charge.status === 'success' || charge.status === 'failed' || charge.status === 'reversed')
+        throw new Error(`stand-in: charge ${reference} is already ${charge.status}`);
       // A hosted-page transaction already reads abandoned until paid [https://paystack.com/docs/payments/verify-payments/ "abandoned: The
       // customer has not completed the transaction"]; a wallet charge is moved there.
       if (charge.status === 'initialized') charge.cancelledAt ??= nowIso();
@@ -1411,7 +1632,11 @@ ${done ? `<p id="status">This payment is ${escapeHtml(charge.status)}.</p>` : ''
     settleTransfer(reference, status, options = {}) {
       const transfer = transfers.get(reference);
       if (!transfer) throw new Error(`stand-in: no transfer ${reference}`);
-      if (status === 'reversed' ? transfer.status !== 'success' : transfer.status !== 'pending' && transfer.status !== 'received' && transfer.status !== 'otp') {
+      if (
+        status === 'reversed'
+          ? transfer.status !== 'success'
+          : transfer.status !== 'pending' && transfer.status !== 'received' && transfer.status !== 'otp'
+      ) {
         throw new Error(`stand-in: transfer ${reference} is ${transfer.status}; it cannot become ${status}`);
       }
       applyTransferStatus(transfer, status, options.reason, options.webhook);
@@ -1442,7 +1667,8 @@ ${done ? `<p id="status">This payment is ${escapeHtml(charge.status)}.</p>` : ''
       );
     },
     listAs(reference, report) {
-      if (!charges.has(reference) && !transfers.has(reference)) throw new Error(`stand-in: no charge or transfer ${reference}`);
+      if (!charges.has(reference) && !transfers.has(reference))
+        throw new Error(`stand-in: no charge or transfer ${reference}`);
       listed.set(reference, { ...listed.get(reference), ...report });
     },
     backdate(reference, at) {

@@ -35,11 +35,17 @@ export interface RequestOptions {
 
 type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
 /** The JSON body of a path's POST. */
-export type RequestBody<P extends keyof paths> = paths[P] extends { post: { requestBody?: infer R } } ? Json<NonNullable<R>> : never;
+export type RequestBody<P extends keyof paths> = paths[P] extends { post: { requestBody?: infer R } }
+  ? Json<NonNullable<R>>
+  : never;
 /** The query of a path's GET. */
-export type Query<P extends keyof paths> = paths[P] extends { get: { parameters: { query?: infer Q } } } ? NonNullable<Q> : never;
+export type Query<P extends keyof paths> = paths[P] extends { get: { parameters: { query?: infer Q } } }
+  ? NonNullable<Q>
+  : never;
 /** The JSON a path's method answers with on success (200, else 201, else 202), e.g. `ResponseBody<'/api/v1/payouts', 'post'>`. */
-export type ResponseBody<P extends keyof paths, M extends 'get' | 'post' | 'delete'> = paths[P] extends { [K in M]: { responses: infer R } }
+export type ResponseBody<P extends keyof paths, M extends 'get' | 'post' | 'delete'> = paths[P] extends {
+  [K in M]: { responses: infer R };
+}
   ? R extends { 200: infer A }
     ? Json<A>
     : R extends { 201: infer A }
@@ -49,12 +55,16 @@ export type ResponseBody<P extends keyof paths, M extends 'get' | 'post' | 'dele
         : never
   : never;
 /** The JSON a path's GET answers with 200. */
-export type GetResponse<P extends keyof paths> = paths[P] extends { get: { responses: { 200: infer R } } } ? Json<R> : never;
+export type GetResponse<P extends keyof paths> = paths[P] extends { get: { responses: { 200: infer R } } }
+  ? Json<R>
+  : never;
 
 // openapi-fetch's CommonJS build exports its function as exports.default; the CJS bundle, made from an ES
 // module, sees module.exports as the default import (Node's rule), so the function is one level down there.
 const createClient: typeof openapiFetch.default =
-  typeof openapiFetch.default === 'function' ? openapiFetch.default : (openapiFetch.default as unknown as { default: typeof openapiFetch.default }).default;
+  typeof openapiFetch.default === 'function'
+    ? openapiFetch.default
+    : (openapiFetch.default as unknown as { default: typeof openapiFetch.default }).default;
 
 type Answer<D> = { data?: D; error?: unknown; response: Response };
 
@@ -79,11 +89,18 @@ export class Sika {
   readonly api: Client<paths, 'application/json'>;
 
   constructor(options: SikaOptions) {
-    if (!options || typeof options.apiKey !== 'string' || options.apiKey === '') throw new TypeError('new Sika({ apiKey, baseUrl }): apiKey is required');
-    if (typeof options.baseUrl !== 'string' || !/^https?:\/\//.test(options.baseUrl)) throw new TypeError('new Sika({ apiKey, baseUrl }): baseUrl must be an http(s) URL');
+    if (!options || typeof options.apiKey !== 'string' || options.apiKey === '')
+      throw new TypeError('new Sika({ apiKey, baseUrl }): apiKey is required');
+    if (typeof options.baseUrl !== 'string' || !/^https?:\/\//.test(options.baseUrl))
+      throw new TypeError('new Sika({ apiKey, baseUrl }): baseUrl must be an http(s) URL');
     const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-    if (!Number.isInteger(maxRetries) || maxRetries < 0) throw new TypeError('maxRetries must be a whole number, 0 or more');
-    const fetch = retryingFetch({ maxRetries, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, fetch: options.fetch ?? globalThis.fetch });
+    if (!Number.isInteger(maxRetries) || maxRetries < 0)
+      throw new TypeError('maxRetries must be a whole number, 0 or more');
+    const fetch = retryingFetch({
+      maxRetries,
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      fetch: options.fetch ?? globalThis.fetch,
+    });
     this.api = createClient<paths, 'application/json'>({
       baseUrl: options.baseUrl.replace(/\/+$/, ''),
       headers: { authorization: `Bearer ${options.apiKey}`, 'user-agent': `sika-node/${VERSION}` },
@@ -92,55 +109,96 @@ export class Sika {
   }
 
   /** Every item of a cursor-paged list: `for await (const s of sika.paginate(sika.sessions.list, { status: 'success' }))`. */
-  paginate<Q extends object, T extends { id: string }>(list: (query?: Q) => Promise<CursorPage<T>>, query?: Q): AsyncGenerator<T, void, undefined> {
+  paginate<Q extends object, T extends { id: string }>(
+    list: (query?: Q) => Promise<CursorPage<T>>,
+    query?: Q,
+  ): AsyncGenerator<T, void, undefined> {
     return paginate(list, query);
   }
 
   readonly sessions = {
-    create: (body: RequestBody<'/api/v1/sessions'>, options?: RequestOptions) => unwrap(this.api.POST('/api/v1/sessions', { body, ...init(options) })),
+    create: (body: RequestBody<'/api/v1/sessions'>, options?: RequestOptions) =>
+      unwrap(this.api.POST('/api/v1/sessions', { body, ...init(options) })),
     /** By id (`cs_...`) or reference. */
-    retrieve: (reference: string, options?: RequestOptions) => unwrap(this.api.GET('/api/v1/sessions/{reference}', { params: { path: { reference } }, ...init(options) })),
-    list: (query?: Query<'/api/v1/sessions'>, options?: RequestOptions) => unwrap(this.api.GET('/api/v1/sessions', { params: { query }, ...init(options) })),
+    retrieve: (reference: string, options?: RequestOptions) =>
+      unwrap(this.api.GET('/api/v1/sessions/{reference}', { params: { path: { reference } }, ...init(options) })),
+    list: (query?: Query<'/api/v1/sessions'>, options?: RequestOptions) =>
+      unwrap(this.api.GET('/api/v1/sessions', { params: { query }, ...init(options) })),
     listAll: (query?: Omit<Query<'/api/v1/sessions'>, 'starting_after'>) => paginate(this.sessions.list, query),
   };
 
   readonly refunds = {
-    create: (body: RequestBody<'/api/v1/refunds'>, options?: RequestOptions) => unwrap(this.api.POST('/api/v1/refunds', { body, ...init(options) })),
-    retrieve: (id: string, options?: RequestOptions) => unwrap(this.api.GET('/api/v1/refunds/{id}', { params: { path: { id } }, ...init(options) })),
-    list: (query?: Query<'/api/v1/refunds'>, options?: RequestOptions) => unwrap(this.api.GET('/api/v1/refunds', { params: { query }, ...init(options) })),
+    create: (body: RequestBody<'/api/v1/refunds'>, options?: RequestOptions) =>
+      unwrap(this.api.POST('/api/v1/refunds', { body, ...init(options) })),
+    retrieve: (id: string, options?: RequestOptions) =>
+      unwrap(this.api.GET('/api/v1/refunds/{id}', { params: { path: { id } }, ...init(options) })),
+    list: (query?: Query<'/api/v1/refunds'>, options?: RequestOptions) =>
+      unwrap(this.api.GET('/api/v1/refunds', { params: { query }, ...init(options) })),
     listAll: (query?: Omit<Query<'/api/v1/refunds'>, 'starting_after'>) => paginate(this.refunds.list, query),
   };
 
   readonly events = {
-    retrieve: (id: string, options?: RequestOptions) => unwrap(this.api.GET('/api/v1/events/{id}', { params: { path: { id } }, ...init(options) })),
-    list: (query?: Query<'/api/v1/events'>, options?: RequestOptions) => unwrap(this.api.GET('/api/v1/events', { params: { query }, ...init(options) })),
+    retrieve: (id: string, options?: RequestOptions) =>
+      unwrap(this.api.GET('/api/v1/events/{id}', { params: { path: { id } }, ...init(options) })),
+    list: (query?: Query<'/api/v1/events'>, options?: RequestOptions) =>
+      unwrap(this.api.GET('/api/v1/events', { params: { query }, ...init(options) })),
     listAll: (query?: Omit<Query<'/api/v1/events'>, 'starting_after'>) => paginate(this.events.list, query),
     /** Sends the event again to the endpoint it went to (202: queued). */
-    replay: (id: string, options?: RequestOptions) => unwrap(this.api.POST('/api/v1/events/{id}/replay', { params: { path: { id } }, ...init(options) })),
+    replay: (id: string, options?: RequestOptions) =>
+      unwrap(this.api.POST('/api/v1/events/{id}/replay', { params: { path: { id } }, ...init(options) })),
     /** Sends again the events of a time range (by default only those whose delivery failed). */
-    replayRange: (body: RequestBody<'/api/v1/events/replay'>, options?: RequestOptions) => unwrap(this.api.POST('/api/v1/events/replay', { body, ...init(options) })),
+    replayRange: (body: RequestBody<'/api/v1/events/replay'>, options?: RequestOptions) =>
+      unwrap(this.api.POST('/api/v1/events/replay', { body, ...init(options) })),
   };
 
   readonly recipients = {
-    create: (body: RequestBody<'/api/v1/payouts/recipients'>, options?: RequestOptions) => unwrap(this.api.POST('/api/v1/payouts/recipients', { body, ...init(options) })),
+    create: (body: RequestBody<'/api/v1/payouts/recipients'>, options?: RequestOptions) =>
+      unwrap(this.api.POST('/api/v1/payouts/recipients', { body, ...init(options) })),
     retrieve: (recipientId: string, options?: RequestOptions) =>
-      unwrap(this.api.GET('/api/v1/payouts/recipients/{recipient_id}', { params: { path: { recipient_id: recipientId } }, ...init(options) })),
+      unwrap(
+        this.api.GET('/api/v1/payouts/recipients/{recipient_id}', {
+          params: { path: { recipient_id: recipientId } },
+          ...init(options),
+        }),
+      ),
     list: (options?: RequestOptions) => unwrap(this.api.GET('/api/v1/payouts/recipients', { ...init(options) })),
     /** Deactivates a recipient (payouts already made keep it). */
     delete: (recipientId: string, options?: RequestOptions) =>
-      unwrap(this.api.DELETE('/api/v1/payouts/recipients/{recipient_id}', { params: { path: { recipient_id: recipientId } }, ...init(options) })),
+      unwrap(
+        this.api.DELETE('/api/v1/payouts/recipients/{recipient_id}', {
+          params: { path: { recipient_id: recipientId } },
+          ...init(options),
+        }),
+      ),
   };
 
   readonly payouts = {
-    create: (body: RequestBody<'/api/v1/payouts'>, options?: RequestOptions) => unwrap(this.api.POST('/api/v1/payouts', { body, ...init(options) })),
-    retrieve: (payoutId: string, options?: RequestOptions) => unwrap(this.api.GET('/api/v1/payouts/{payout_id}', { params: { path: { payout_id: payoutId } }, ...init(options) })),
+    create: (body: RequestBody<'/api/v1/payouts'>, options?: RequestOptions) =>
+      unwrap(this.api.POST('/api/v1/payouts', { body, ...init(options) })),
+    retrieve: (payoutId: string, options?: RequestOptions) =>
+      unwrap(
+        this.api.GET('/api/v1/payouts/{payout_id}', { params: { path: { payout_id: payoutId } }, ...init(options) }),
+      ),
     /** One page (`page`, `limit`); listAll walks them all. */
-    list: (query?: Query<'/api/v1/payouts'>, options?: RequestOptions) => unwrap(this.api.GET('/api/v1/payouts', { params: { query }, ...init(options) })),
+    list: (query?: Query<'/api/v1/payouts'>, options?: RequestOptions) =>
+      unwrap(this.api.GET('/api/v1/payouts', { params: { query }, ...init(options) })),
     listAll: (query?: Omit<Query<'/api/v1/payouts'>, 'page'>) => this.payoutPages(query),
-    cancel: (payoutId: string, body: RequestBody<'/api/v1/payouts/{payout_id}/cancel'> = {}, options?: RequestOptions) =>
-      unwrap(this.api.POST('/api/v1/payouts/{payout_id}/cancel', { params: { path: { payout_id: payoutId } }, body, ...init(options) })),
-    quote: (body: RequestBody<'/api/v1/payouts/quote'>, options?: RequestOptions) => unwrap(this.api.POST('/api/v1/payouts/quote', { body, ...init(options) })),
-    capabilities: (options?: RequestOptions) => unwrap(this.api.GET('/api/v1/payouts/capabilities', { ...init(options) })),
+    cancel: (
+      payoutId: string,
+      body: RequestBody<'/api/v1/payouts/{payout_id}/cancel'> = {},
+      options?: RequestOptions,
+    ) =>
+      unwrap(
+        this.api.POST('/api/v1/payouts/{payout_id}/cancel', {
+          params: { path: { payout_id: payoutId } },
+          body,
+          ...init(options),
+        }),
+      ),
+    quote: (body: RequestBody<'/api/v1/payouts/quote'>, options?: RequestOptions) =>
+      unwrap(this.api.POST('/api/v1/payouts/quote', { body, ...init(options) })),
+    capabilities: (options?: RequestOptions) =>
+      unwrap(this.api.GET('/api/v1/payouts/capabilities', { ...init(options) })),
   };
 
   readonly balance = {
@@ -148,16 +206,38 @@ export class Sika {
     retrieve: (options?: RequestOptions) => unwrap(this.api.GET('/api/v1/payouts/balance', { ...init(options) })),
     transactions: (query?: Query<'/api/v1/balance/transactions'>, options?: RequestOptions) =>
       unwrap(this.api.GET('/api/v1/balance/transactions', { params: { query }, ...init(options) })),
-    allTransactions: (query?: Omit<Query<'/api/v1/balance/transactions'>, 'starting_after'>) => paginate(this.balance.transactions, query),
-    summary: (query: Query<'/api/v1/balance/summary'>, options?: RequestOptions) => unwrap(this.api.GET('/api/v1/balance/summary', { params: { query }, ...init(options) })),
+    allTransactions: (query?: Omit<Query<'/api/v1/balance/transactions'>, 'starting_after'>) =>
+      paginate(this.balance.transactions, query),
+    summary: (query: Query<'/api/v1/balance/summary'>, options?: RequestOptions) =>
+      unwrap(this.api.GET('/api/v1/balance/summary', { params: { query }, ...init(options) })),
   };
 
   /** Test mode only (an `ak_test_` key): outcomes a real provider would report. */
   readonly test = {
-    simulatePaymentAttempt: (attemptReference: string, outcome: RequestBody<'/api/v1/test/payment-attempts/{reference}/simulate'>['outcome'], options?: RequestOptions) =>
-      unwrap(this.api.POST('/api/v1/test/payment-attempts/{reference}/simulate', { params: { path: { reference: attemptReference } }, body: { outcome }, ...init(options) })),
-    simulateRefund: (refundId: string, body: RequestBody<'/api/v1/test/refunds/{id}/simulate'>, options?: RequestOptions) =>
-      unwrap(this.api.POST('/api/v1/test/refunds/{id}/simulate', { params: { path: { id: refundId } }, body, ...init(options) })),
+    simulatePaymentAttempt: (
+      attemptReference: string,
+      outcome: RequestBody<'/api/v1/test/payment-attempts/{reference}/simulate'>['outcome'],
+      options?: RequestOptions,
+    ) =>
+      unwrap(
+        this.api.POST('/api/v1/test/payment-attempts/{reference}/simulate', {
+          params: { path: { reference: attemptReference } },
+          body: { outcome },
+          ...init(options),
+        }),
+      ),
+    simulateRefund: (
+      refundId: string,
+      body: RequestBody<'/api/v1/test/refunds/{id}/simulate'>,
+      options?: RequestOptions,
+    ) =>
+      unwrap(
+        this.api.POST('/api/v1/test/refunds/{id}/simulate', {
+          params: { path: { id: refundId } },
+          body,
+          ...init(options),
+        }),
+      ),
   };
 
   private async *payoutPages(query?: Omit<Query<'/api/v1/payouts'>, 'page'>) {

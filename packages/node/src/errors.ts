@@ -15,7 +15,14 @@ export class SikaError extends Error {
   /** The error object of the envelope as sent (extra fields included), or null when there was none. */
   readonly raw: ErrorEnvelope['error'] | null;
 
-  constructor(init: { status: number; code: string; message: string; requestId?: string | null; raw?: ErrorEnvelope['error'] | null; cause?: unknown }) {
+  constructor(init: {
+    status: number;
+    code: string;
+    message: string;
+    requestId?: string | null;
+    raw?: ErrorEnvelope['error'] | null;
+    cause?: unknown;
+  }) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
     this.name = 'SikaError';
     this.status = init.status;
@@ -31,7 +38,11 @@ export class SikaError extends Error {
     return new SikaError({
       status: response.status,
       code: envelope?.code ?? `HTTP_${response.status}`,
-      message: envelope?.message ?? (typeof body === 'string' && body !== '' ? body.slice(0, 500) : `HTTP ${response.status} ${response.statusText}`.trim()),
+      message:
+        envelope?.message ??
+        (typeof body === 'string' && body !== ''
+          ? body.slice(0, 500)
+          : `HTTP ${response.status} ${response.statusText}`.trim()),
       requestId,
       raw: envelope,
     });
@@ -41,5 +52,10 @@ export class SikaError extends Error {
 function isEnvelope(body: unknown): body is ErrorEnvelope {
   if (typeof body !== 'object' || body === null || !('error' in body)) return false;
   const error = (body as { error: unknown }).error;
-  return typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' && typeof (error as { message?: unknown }).message === 'string';
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    typeof (error as { code?: unknown }).code === 'string' &&
+    typeof (error as { message?: unknown }).message === 'string'
+  );
 }

@@ -69,7 +69,10 @@ export function retryingFetch(options: RetryOptions): (input: Request, init?: Re
       const timeout = options.timeoutMs > 0 ? AbortSignal.timeout(options.timeoutMs) : null;
       let response: Response;
       try {
-        response = await options.fetch(timeout ? new Request(attempt, { signal: AbortSignal.any([callerSignal, timeout]) }) : attempt, init);
+        response = await options.fetch(
+          timeout ? new Request(attempt, { signal: AbortSignal.any([callerSignal, timeout]) }) : attempt,
+          init,
+        );
       } catch (error) {
         if (callerSignal.aborted) throw error;
         const timedOut = timeout?.aborted === true;
@@ -77,7 +80,9 @@ export function retryingFetch(options: RetryOptions): (input: Request, init?: Re
           throw new SikaError({
             status: 0,
             code: timedOut ? 'TIMEOUT' : 'CONNECTION_ERROR',
-            message: timedOut ? `no answer within ${options.timeoutMs} ms: ${request.method} ${request.url}` : `the request failed: ${request.method} ${request.url}: ${(error as Error).message}`,
+            message: timedOut
+              ? `no answer within ${options.timeoutMs} ms: ${request.method} ${request.url}`
+              : `the request failed: ${request.method} ${request.url}: ${(error as Error).message}`,
             cause: error,
           });
         }

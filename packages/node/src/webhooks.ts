@@ -8,7 +8,11 @@ type EventList = paths['/api/v1/events']['get']['responses'][200]['content']['ap
 export type SikaEvent = EventList extends { data: (infer E)[] } ? E : { id: string; type: string; data: unknown };
 
 type WebhookBodies = {
-  [K in keyof documentedWebhooks]: documentedWebhooks[K] extends { post: { requestBody: { content: { 'application/json': infer B } } } } ? B : never;
+  [K in keyof documentedWebhooks]: documentedWebhooks[K] extends {
+    post: { requestBody: { content: { 'application/json': infer B } } };
+  }
+    ? B
+    : never;
 }[keyof documentedWebhooks];
 /**
  * What a webhook carries: one type per event type of the OpenAPI document's `webhooks`, told apart by
@@ -53,12 +57,16 @@ export const webhooks = {
    * headers and the endpoint's secret (`whsec_...`).
    */
   verify<Event = WebhookEvent>(rawBody: string | Uint8Array, headers: WebhookHeaders, secret: string): Event {
-    const body = typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength).toString('utf8');
+    const body =
+      typeof rawBody === 'string'
+        ? rawBody
+        : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength).toString('utf8');
     let event: unknown;
     try {
       event = new Webhook(secret).verify(body, pick(headers));
     } catch (error) {
-      if (error instanceof StandardWebhookVerificationError) throw new WebhookVerificationError(error.message, { cause: error });
+      if (error instanceof StandardWebhookVerificationError)
+        throw new WebhookVerificationError(error.message, { cause: error });
       if (error instanceof SyntaxError) throw new WebhookVerificationError('the body is not JSON', { cause: error });
       throw error;
     }

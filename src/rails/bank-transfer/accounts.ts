@@ -14,7 +14,18 @@ export interface CollectionAccount {
 
 /** The configured collection accounts (none when bank transfers are not set up). */
 export const collectionAccounts = (settings: BankTransferSettings | null | undefined): CollectionAccount[] =>
-  settings ? [{ bankCode: settings.bankCode.trim().toUpperCase(), bankName: settings.bankName, branch: settings.branch, accountNumber: settings.accountNumber, accountName: settings.accountName }] : [];
+  settings
+    ? [
+        {
+          bankCode: settings.bankCode.trim().toUpperCase(),
+          bankName: settings.bankName,
+          branch: settings.branch,
+          accountNumber: settings.accountNumber,
+          accountName: settings.accountName,
+        },
+      ]
+    : [];
 
 /** "GCB Bank (GCB) 1011130012345, Sika Collections Ltd": an account as an operator recognises it. */
-export const collectionAccountLabel = (account: CollectionAccount) => `${account.bankName} (${account.bankCode}) ${account.accountNumber}, ${account.accountName}`;
+export const collectionAccountLabel = (account: CollectionAccount) =>
+  `${account.bankName} (${account.bankCode}) ${account.accountNumber}, ${account.accountName}`;

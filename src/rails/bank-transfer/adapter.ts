@@ -5,7 +5,13 @@
 // is no code to submit or prompt to resend.
 import type { ProviderSettings } from '../../config.ts';
 import { formatGhs } from '../../lib/ghana.ts';
-import { RailUnavailableError, type AttemptForRail, type CollectionRail, type Initiated, type StatusCheck } from '../types.ts';
+import {
+  RailUnavailableError,
+  type AttemptForRail,
+  type CollectionRail,
+  type Initiated,
+  type StatusCheck,
+} from '../types.ts';
 import { isPaymentReference, newPaymentReference } from './reference.ts';
 
 /** The provider name stored on attempts (`payment_attempts.provider`); the statement importer looks for it. */
@@ -31,7 +37,10 @@ export function transferInstructions(settings: BankTransferSettings, reference: 
 }
 
 export function createBankTransfer(settings: BankTransferSettings): CollectionRail {
-  const noCode = (what: string) => new RailUnavailableError(`Bank transfers have no ${what}: the payer transfers from their bank and the credit is matched from our statement.`);
+  const noCode = (what: string) =>
+    new RailUnavailableError(
+      `Bank transfers have no ${what}: the payer transfers from their bank and the credit is matched from our statement.`,
+    );
   return {
     provider: BANK_STATEMENT_PROVIDER,
     serves: { rails: ['bank_transfer'] },

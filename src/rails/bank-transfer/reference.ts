@@ -29,7 +29,9 @@ const BASE = PAYMENT_REFERENCE_ALPHABET.length; // 31, a prime: see the check ch
 const CHECK_WEIGHT_INVERSE = 4;
 
 /** A stored reference exactly: upper case, no separators, the check character right. */
-export const PAYMENT_REFERENCE_PATTERN = new RegExp(`^${PAYMENT_REFERENCE_PREFIX}[${PAYMENT_REFERENCE_ALPHABET}]{${PAYMENT_REFERENCE_BODY_CHARS}}$`);
+export const PAYMENT_REFERENCE_PATTERN = new RegExp(
+  `^${PAYMENT_REFERENCE_PREFIX}[${PAYMENT_REFERENCE_ALPHABET}]{${PAYMENT_REFERENCE_BODY_CHARS}}$`,
+);
 
 const valueOf = (char: string): number => PAYMENT_REFERENCE_ALPHABET.indexOf(char);
 
@@ -82,7 +84,11 @@ export function findPaymentReferences(text: string): string[] {
     if (bodyIsValid(body) && !found.includes(reference)) found.push(reference);
   };
   const compact = upper.replace(/[^A-Z0-9]+/g, '');
-  for (let at = compact.indexOf(PAYMENT_REFERENCE_PREFIX); at >= 0; at = compact.indexOf(PAYMENT_REFERENCE_PREFIX, at + 1)) {
+  for (
+    let at = compact.indexOf(PAYMENT_REFERENCE_PREFIX);
+    at >= 0;
+    at = compact.indexOf(PAYMENT_REFERENCE_PREFIX, at + 1)
+  ) {
     add(compact.slice(at + PAYMENT_REFERENCE_PREFIX.length, at + PAYMENT_REFERENCE_LENGTH));
   }
   if (found.length > 0) return found;
@@ -116,20 +122,33 @@ export function nearPaymentReferences(text: string): string[] {
   const edits = (body: string) => {
     const n = PAYMENT_REFERENCE_BODY_CHARS;
     if (body.length === n) {
-      for (let i = 0; i < n; i++) for (const char of PAYMENT_REFERENCE_ALPHABET) if (char !== body[i]) add(body.slice(0, i) + char + body.slice(i + 1));
-      for (let i = 0; i + 1 < n; i++) if (body[i] !== body[i + 1]) add(body.slice(0, i) + body[i + 1] + body[i] + body.slice(i + 2));
+      for (let i = 0; i < n; i++)
+        for (const char of PAYMENT_REFERENCE_ALPHABET)
+          if (char !== body[i]) add(body.slice(0, i) + char + body.slice(i + 1));
+      for (let i = 0; i + 1 < n; i++)
+        if (body[i] !== body[i + 1]) add(body.slice(0, i) + body[i + 1] + body[i] + body.slice(i + 2));
     } else if (body.length === n + 1) {
       for (let i = 0; i <= n; i++) add(body.slice(0, i) + body.slice(i + 1));
     } else if (body.length === n - 1) {
-      for (let i = 0; i <= body.length; i++) for (const char of PAYMENT_REFERENCE_ALPHABET) add(body.slice(0, i) + char + body.slice(i));
+      for (let i = 0; i <= body.length; i++)
+        for (const char of PAYMENT_REFERENCE_ALPHABET) add(body.slice(0, i) + char + body.slice(i));
     }
   };
-  for (let at = compact.indexOf(PAYMENT_REFERENCE_PREFIX); at >= 0; at = compact.indexOf(PAYMENT_REFERENCE_PREFIX, at + 1)) {
+  for (
+    let at = compact.indexOf(PAYMENT_REFERENCE_PREFIX);
+    at >= 0;
+    at = compact.indexOf(PAYMENT_REFERENCE_PREFIX, at + 1)
+  ) {
     const after = compact.slice(at + PAYMENT_REFERENCE_PREFIX.length);
     // A character outside the alphabet (0, 1, I, L, O) is one edit like any other.
     const read = after.slice(0, PAYMENT_REFERENCE_BODY_CHARS + 1);
     if (bodyIsValid(read.slice(0, PAYMENT_REFERENCE_BODY_CHARS))) continue; // a right reference: nothing to suggest for it
-    for (const length of [PAYMENT_REFERENCE_BODY_CHARS, PAYMENT_REFERENCE_BODY_CHARS + 1, PAYMENT_REFERENCE_BODY_CHARS - 1]) if (read.length >= length) edits(read.slice(0, length));
+    for (const length of [
+      PAYMENT_REFERENCE_BODY_CHARS,
+      PAYMENT_REFERENCE_BODY_CHARS + 1,
+      PAYMENT_REFERENCE_BODY_CHARS - 1,
+    ])
+      if (read.length >= length) edits(read.slice(0, length));
   }
   return near;
 }

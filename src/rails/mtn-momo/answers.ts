@@ -69,10 +69,14 @@ export function resultAnswer(answer: ProviderAnswer, what: string): MtnResult | 
   if (answer.status === 404) return null;
   if (answer.status !== 200 || !answer.json || typeof answer.json !== 'object') {
     const code = cleanCode(errorCode(answer.json));
-    throw new ProviderRefusedError(`MTN MoMo ${what} status: HTTP ${answer.status}${code ? ` ${code}` : ''}`, answer.status);
+    throw new ProviderRefusedError(
+      `MTN MoMo ${what} status: HTTP ${answer.status}${code ? ` ${code}` : ''}`,
+      answer.status,
+    );
   }
   const body = answer.json as Record<string, unknown>;
-  const text = (value: unknown): string | null => (typeof value === 'string' && value ? value : typeof value === 'number' ? String(value) : null);
+  const text = (value: unknown): string | null =>
+    typeof value === 'string' && value ? value : typeof value === 'number' ? String(value) : null;
   return {
     status: cleanCode(text(body.status)) ?? '',
     reason: cleanCode(reasonCode(body.reason)),

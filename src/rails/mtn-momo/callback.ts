@@ -17,11 +17,17 @@ export interface MtnCallbackTarget {
 }
 
 export function parseCallback(body: unknown, query: Record<string, string | undefined>): MtnCallbackTarget {
-  const fromBody = (name: string): unknown => (body && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined);
+  const fromBody = (name: string): unknown =>
+    body && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined;
   const candidates = [query[CALLBACK_REFERENCE_PARAM], fromBody('referenceId')];
-  const referenceId = candidates.find((value): value is string => typeof value === 'string' && UUID_V4.test(value))?.toLowerCase() ?? null;
+  const referenceId =
+    candidates.find((value): value is string => typeof value === 'string' && UUID_V4.test(value))?.toLowerCase() ??
+    null;
   const external = fromBody('externalId');
   const externalText = typeof external === 'string' ? external : typeof external === 'number' ? String(external) : null;
-  const externalId = externalText && externalText.length <= EXTERNAL_ID_LENGTH_MAX && /^[A-Za-z0-9_-]+$/.test(externalText) ? externalText : null;
+  const externalId =
+    externalText && externalText.length <= EXTERNAL_ID_LENGTH_MAX && /^[A-Za-z0-9_-]+$/.test(externalText)
+      ? externalText
+      : null;
   return { referenceId, externalId };
 }

@@ -7,7 +7,12 @@ import type { MtnCredentials, MtnProduct, MtnTokenCache } from './token.ts';
 export interface MtnProductClient {
   readonly product: MtnProduct;
   /** GET or POST a path under /{product}/ with the token, X-Target-Environment and the subscription key. */
-  call(request: { method: 'GET' | 'POST'; path: string; headers?: Record<string, string>; body?: unknown }): Promise<ProviderAnswer>;
+  call(request: {
+    method: 'GET' | 'POST';
+    path: string;
+    headers?: Record<string, string>;
+    body?: unknown;
+  }): Promise<ProviderAnswer>;
 }
 
 export function productClient(settings: {

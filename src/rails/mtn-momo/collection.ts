@@ -4,7 +4,14 @@
 // answer was lost is asked about, and a re-send of the same id meets 409 instead of a second charge.
 import { randomUUID } from 'node:crypto';
 import { APPROVAL_WINDOW_S_BY_NETWORK } from '../momo-approval-help.ts';
-import { ProviderRefusedError, RailUnavailableError, type AttemptForRail, type CollectionRail, type Initiated, type StatusCheck } from '../types.ts';
+import {
+  ProviderRefusedError,
+  RailUnavailableError,
+  type AttemptForRail,
+  type CollectionRail,
+  type Initiated,
+  type StatusCheck,
+} from '../types.ts';
 import { createAnswer, resultAnswer, WAITING_STATUSES } from './answers.ts';
 import type { MtnProductClient } from './client.ts';
 import { mtnFailureReason } from './failure-reasons.ts';
@@ -40,9 +47,14 @@ export function createHeaders(referenceId: string, callbackUrl: string | null): 
  * the country's own ("Invalid currency – needs to match the target environment currency", common errors), GHS
  * for mtnghana, which is what our attempts carry.
  */
-export const wireCurrency = (targetEnvironment: string, currency: string): string => (targetEnvironment === 'sandbox' ? 'EUR' : currency);
+export const wireCurrency = (targetEnvironment: string, currency: string): string =>
+  targetEnvironment === 'sandbox' ? 'EUR' : currency;
 
-export function mtnCollection(settings: { client: MtnProductClient; targetEnvironment: string; callbackUrl: string | null }): CollectionRail {
+export function mtnCollection(settings: {
+  client: MtnProductClient;
+  targetEnvironment: string;
+  callbackUrl: string | null;
+}): CollectionRail {
   const { client, targetEnvironment, callbackUrl } = settings;
   const referenceOf = (attempt: AttemptForRail) => referenceIdFor(attempt.providerReference, attempt.reference);
 
@@ -81,7 +93,12 @@ export function mtnCollection(settings: { client: MtnProductClient; targetEnviro
       if (!created.accepted) {
         // A wallet reason refused at once (PAYER_NOT_FOUND, NOT_ENOUGH_FUNDS, ...): the same reasons as a FAILED
         // result, so the payer is told the same words.
-        throw new ProviderRefusedError(`MTN MoMo declined the request to pay: ${created.code}`, created.httpStatus, true, mtnFailureReason(created.code) ?? null);
+        throw new ProviderRefusedError(
+          `MTN MoMo declined the request to pay: ${created.code}`,
+          created.httpStatus,
+          true,
+          mtnFailureReason(created.code) ?? null,
+        );
       }
       // "The request will be in status PENDING until the transaction is authorized or declined by the payer or it
       // is timed out by the system" (requesttopay-POST): the payer approves on the phone, no code to type here.
@@ -93,14 +110,21 @@ export function mtnCollection(settings: { client: MtnProductClient; targetEnviro
     },
 
     async status(attempt): Promise<StatusCheck> {
-      const result = resultAnswer(await client.call({ method: 'GET', path: `v1_0/requesttopay/${referenceOf(attempt)}` }), 'request to pay');
+      const result = resultAnswer(
+        await client.call({ method: 'GET', path: `v1_0/requesttopay/${referenceOf(attempt)}` }),
+        'request to pay',
+      );
       if (!result) return { rawStatus: 'NOT_FOUND', outcome: 'unknown' };
       if (WAITING_STATUSES.has(result.status)) return { rawStatus: result.status, outcome: 'pending' };
       if (result.status === 'FAILED') {
         // Every FAILED is a failure; the reason (NOT_ENOUGH_FUNDS, COULD_NOT_PERFORM_TRANSACTION, ...) is kept,
         // and told to the payer where MTN documents what it means (failure-reasons.ts).
         const failureReason = mtnFailureReason(result.reason);
-        return { rawStatus: result.reason ? `FAILED:${result.reason}` : 'FAILED', outcome: 'failed', ...(failureReason ? { failureReason } : {}) };
+        return {
+          rawStatus: result.reason ? `FAILED:${result.reason}` : 'FAILED',
+          outcome: 'failed',
+          ...(failureReason ? { failureReason } : {}),
+        };
       }
       if (result.status === 'SUCCESSFUL') {
         // "financialTransactionId: Financial transactionId from mobile money manager" (requesttopay-referenceId-GET):
@@ -109,9 +133,15 @@ export function mtnCollection(settings: { client: MtnProductClient; targetEnviro
         const ids = transactionId ? { providerTransactionId: transactionId } : {};
         const amountMinor = pesewasOf(result.amount);
         const expectedCurrency = wireCurrency(targetEnvironment, attempt.currency);
-        if (amountMinor === null) return { rawStatus: 'SUCCESSFUL:AMOUNT_UNREADABLE', outcome: 'manual_review', ...ids };
+        if (amountMinor === null)
+          return { rawStatus: 'SUCCESSFUL:AMOUNT_UNREADABLE', outcome: 'manual_review', ...ids };
         if (amountMinor !== attempt.amountMinor || (result.currency !== null && result.currency !== expectedCurrency)) {
-          return { rawStatus: `SUCCESSFUL:${result.amount}${result.currency ? ` ${result.currency}` : ''}`, outcome: 'amount_mismatch', amountMinor, ...ids };
+          return {
+            rawStatus: `SUCCESSFUL:${result.amount}${result.currency ? ` ${result.currency}` : ''}`,
+            outcome: 'amount_mismatch',
+            amountMinor,
+            ...ids,
+          };
         }
         return { rawStatus: 'SUCCESSFUL', outcome: 'paid', amountMinor, ...ids };
       }
@@ -127,7 +157,9 @@ export function mtnCollection(settings: { client: MtnProductClient; targetEnviro
     async resend() {
       // The Open API has no way to push the same prompt again, and a second request to pay would be a second
       // charge the payer could approve: the payer waits for the prompt to time out and starts a new payment.
-      throw new RailUnavailableError('MTN MoMo cannot re-send a payment prompt; wait for this one to end, then start a new payment');
+      throw new RailUnavailableError(
+        'MTN MoMo cannot re-send a payment prompt; wait for this one to end, then start a new payment',
+      );
     },
   };
 }

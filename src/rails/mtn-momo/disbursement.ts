@@ -16,11 +16,18 @@ import { cedisString, cleanCode, errorCode, msisdnOf, noteText, referenceIdFor }
  * docs/common-error-codes); the current catalogue also lists NOT_FOUND and PAYEE_NOT_FOUND
  * (https://momodeveloper.mtn.com/content/html_widgets/o46rh.html), which may come with a 500.
  */
-const HOLDER_NOT_FOUND_CODES: ReadonlySet<string> = new Set(['NOT_FOUND', 'RESOURCE_NOT_FOUND', 'PAYEE_NOT_FOUND', 'ACCOUNTHOLDER_NOT_FOUND', 'PAYER_NOT_FOUND']);
+const HOLDER_NOT_FOUND_CODES: ReadonlySet<string> = new Set([
+  'NOT_FOUND',
+  'RESOURCE_NOT_FOUND',
+  'PAYEE_NOT_FOUND',
+  'ACCOUNTHOLDER_NOT_FOUND',
+  'PAYER_NOT_FOUND',
+]);
 /** Codes saying we may not use an operation (basicuserinfo is not enabled everywhere: docs/providers/mtn-momo.md §8.8). */
 const NOT_ALLOWED_CODES: ReadonlySet<string> = new Set(['NOT_ALLOWED', 'AUTHORIZATION_FAILED', 'FORBIDDEN']);
 
-const holderNotFound = (answer: ProviderAnswer): boolean => answer.status === 404 || HOLDER_NOT_FOUND_CODES.has(cleanCode(errorCode(answer.json)) ?? '');
+const holderNotFound = (answer: ProviderAnswer): boolean =>
+  answer.status === 404 || HOLDER_NOT_FOUND_CODES.has(cleanCode(errorCode(answer.json)) ?? '');
 const refused = (answer: ProviderAnswer, what: string): ProviderRefusedError => {
   const code = cleanCode(errorCode(answer.json));
   return new ProviderRefusedError(`MTN MoMo ${what}: HTTP ${answer.status}${code ? ` ${code}` : ''}`, answer.status);
@@ -35,7 +42,11 @@ function holderName(json: unknown): string | null {
   return name || null;
 }
 
-export function mtnDisbursement(settings: { client: MtnProductClient; targetEnvironment: string; callbackUrl: string | null }): PayoutRail {
+export function mtnDisbursement(settings: {
+  client: MtnProductClient;
+  targetEnvironment: string;
+  callbackUrl: string | null;
+}): PayoutRail {
   const { client, targetEnvironment, callbackUrl } = settings;
   const referenceOf = (payout: PayoutForRail) => referenceIdFor(payout.providerReference, payout.payoutId);
   const walletOf = (payout: PayoutForRail): string => {
@@ -61,14 +72,18 @@ export function mtnDisbursement(settings: { client: MtnProductClient; targetEnvi
       const active = await client.call({ method: 'GET', path: `v1_0/accountholder/msisdn/${msisdn}/active` });
       if (holderNotFound(active)) return { ok: false, reason: 'account_not_found' };
       if (active.status !== 200) throw refused(active, 'account holder check');
-      if ((active.json as { result?: unknown } | null)?.result !== true) return { ok: false, reason: 'account_inactive' };
+      if ((active.json as { result?: unknown } | null)?.result !== true)
+        return { ok: false, reason: 'account_inactive' };
 
       // GET …/basicuserinfo: "returns personal information of the account holder. The operation does not need any
       // consent" (https://momodeveloper.mtn.com/docs/services/remittance/operations/basicuserInfo-GET;
       // docs/disbursements/getBasicUserinfo.Readme.md, sandbox answer {"name": "Sand Box", ...}).
       const info = await client.call({ method: 'GET', path: `v1_0/accountholder/msisdn/${msisdn}/basicuserinfo` });
       if (holderNotFound(info)) return { ok: false, reason: 'account_not_found' };
-      if ((info.status === 403 || info.status === 500) && NOT_ALLOWED_CODES.has(cleanCode(errorCode(info.json)) ?? '')) {
+      if (
+        (info.status === 403 || info.status === 500) &&
+        NOT_ALLOWED_CODES.has(cleanCode(errorCode(info.json)) ?? '')
+      ) {
         // The wallet is active but MTN will not tell us its name: the caller decides what an unnamed wallet is worth.
         return { ok: true, resolvedName: null };
       }
@@ -106,14 +121,20 @@ export function mtnDisbursement(settings: { client: MtnProductClient; targetEnvi
       const referenceId = referenceOf(payout);
       // GET /disbursement/v1_0/transfer/{referenceId}: 200 with status and reason, failures too; 404 unknown
       // (https://momoapi.mtn.co.rw/docs/services/remittance/operations/transfer-referenceId-GET; getTransferStatus.Readme.md).
-      const result = resultAnswer(await client.call({ method: 'GET', path: `v1_0/transfer/${referenceId}` }), 'transfer');
+      const result = resultAnswer(
+        await client.call({ method: 'GET', path: `v1_0/transfer/${referenceId}` }),
+        'transfer',
+      );
       if (!result) return { outcome: 'unknown' };
       const bankReference = result.financialTransactionId ?? referenceId;
       if (WAITING_STATUSES.has(result.status)) return { outcome: 'pending', bankReference };
       if (result.status === 'SUCCESSFUL') return { outcome: 'paid', bankReference };
-      if (result.status === 'FAILED') return { outcome: 'failed', reason: (result.reason ?? 'transfer_failed').toLowerCase() };
+      if (result.status === 'FAILED')
+        return { outcome: 'failed', reason: (result.reason ?? 'transfer_failed').toLowerCase() };
       // Not PENDING, SUCCESSFUL or FAILED: neither paid nor failed can be recorded; the worker logs it and asks again.
-      throw new Error(`MTN MoMo reported an unknown transfer status "${result.status.slice(0, 40)}" for ${referenceId}`);
+      throw new Error(
+        `MTN MoMo reported an unknown transfer status "${result.status.slice(0, 40)}" for ${referenceId}`,
+      );
     },
   };
 }

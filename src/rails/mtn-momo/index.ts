@@ -42,18 +42,33 @@ export interface MtnMomo {
 export function createMtnMomo(settings: MtnMomoSettings, options: { now?: () => number } = {}): MtnMomo {
   const tokens: Partial<Record<MtnProduct, MtnTokenCache>> = {};
   const clientFor = (product: MtnProduct, credentials: MtnCredentials) => {
-    const cache = new MtnTokenCache({ baseUrl: settings.baseUrl, product, credentials, timeoutMs: settings.timeoutMs }, options.now);
+    const cache = new MtnTokenCache(
+      { baseUrl: settings.baseUrl, product, credentials, timeoutMs: settings.timeoutMs },
+      options.now,
+    );
     tokens[product] = cache;
-    return productClient({ baseUrl: settings.baseUrl, targetEnvironment: settings.targetEnvironment, timeoutMs: settings.timeoutMs, product, credentials, tokens: cache });
+    return productClient({
+      baseUrl: settings.baseUrl,
+      targetEnvironment: settings.targetEnvironment,
+      timeoutMs: settings.timeoutMs,
+      product,
+      credentials,
+      tokens: cache,
+    });
   };
   const common = { targetEnvironment: settings.targetEnvironment, callbackUrl: settings.callbackUrl };
   // One disbursement client (and token) for payouts and refunds alike.
   const disbursement = settings.disbursement ? clientFor('disbursement', settings.disbursement) : null;
   return {
-    collection: settings.collection ? mtnCollection({ client: clientFor('collection', settings.collection), ...common }) : null,
+    collection: settings.collection
+      ? mtnCollection({ client: clientFor('collection', settings.collection), ...common })
+      : null,
     payouts: disbursement ? mtnDisbursement({ client: disbursement, ...common }) : null,
     refunds: disbursement ? mtnRefunds({ client: disbursement, ...common }) : null,
     parseCallback,
-    tokensIssued: () => ({ collection: tokens.collection?.issued ?? 0, disbursement: tokens.disbursement?.issued ?? 0 }),
+    tokensIssued: () => ({
+      collection: tokens.collection?.issued ?? 0,
+      disbursement: tokens.disbursement?.issued ?? 0,
+    }),
   };
 }

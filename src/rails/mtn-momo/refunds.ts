@@ -28,11 +28,16 @@ function createAnswer(answer: ProviderAnswer): 'accepted' | 'already_accepted' {
   const code = cleanCode(errorCode(answer.json));
   const detail = `MTN MoMo refund: HTTP ${status}${code ? ` ${code}` : ''}`;
   if (code && WALLET_REASONS.has(code)) throw new ProviderRefusedError(detail, status, true);
-  if (status === 401 || status === 403 || status === 429 || status >= 500) throw new ProviderRefusedError(detail, status);
+  if (status === 401 || status === 403 || status === 429 || status >= 500)
+    throw new ProviderRefusedError(detail, status);
   throw new ProviderRefusedError(detail, status, true);
 }
 
-export function mtnRefunds(settings: { client: MtnProductClient; targetEnvironment: string; callbackUrl: string | null }): RefundRail {
+export function mtnRefunds(settings: {
+  client: MtnProductClient;
+  targetEnvironment: string;
+  callbackUrl: string | null;
+}): RefundRail {
   const { client, targetEnvironment, callbackUrl } = settings;
   const referenceOf = (refund: RefundForRail) => referenceIdFor(refund.providerReference || null, refund.refundId);
 
@@ -46,7 +51,13 @@ export function mtnRefunds(settings: { client: MtnProductClient; targetEnvironme
     const providerRefundId = result.financialTransactionId;
     if (WAITING_STATUSES.has(result.status)) return { outcome: 'pending', providerRefundId, rawStatus: result.status };
     if (result.status === 'SUCCESSFUL') return { outcome: 'succeeded', providerRefundId, rawStatus: result.status };
-    if (result.status === 'FAILED') return { outcome: 'failed', providerRefundId, rawStatus: result.status, reason: (result.reason ?? 'refund_failed').toLowerCase() };
+    if (result.status === 'FAILED')
+      return {
+        outcome: 'failed',
+        providerRefundId,
+        rawStatus: result.status,
+        reason: (result.reason ?? 'refund_failed').toLowerCase(),
+      };
     // Neither pending nor final: nothing can be recorded; the caller asks again later.
     throw new Error(`MTN MoMo reported an unknown refund status "${result.status.slice(0, 40)}" for ${referenceId}`);
   };
@@ -59,9 +70,14 @@ export function mtnRefunds(settings: { client: MtnProductClient; targetEnvironme
 
     async refund(refund): Promise<RefundOutcome> {
       // referenceIdToRefund is the request to pay's X-Reference-Id (our attempt's provider reference).
-      if (!UUID_V4.test(refund.paymentProviderReference)) throw new ProviderRefusedError('MTN MoMo refunds a request to pay by its UUID reference only', null, true);
+      if (!UUID_V4.test(refund.paymentProviderReference))
+        throw new ProviderRefusedError('MTN MoMo refunds a request to pay by its UUID reference only', null, true);
       if (!Number.isSafeInteger(refund.amountMinor) || refund.amountMinor <= 0) {
-        throw new ProviderRefusedError(`refund amount ${refund.amountMinor} is not a positive whole number of pesewas`, null, true);
+        throw new ProviderRefusedError(
+          `refund amount ${refund.amountMinor} is not a positive whole number of pesewas`,
+          null,
+          true,
+        );
       }
       const answer = await client.call({
         method: 'POST',
@@ -77,10 +93,13 @@ export function mtnRefunds(settings: { client: MtnProductClient; targetEnvironme
           referenceIdToRefund: refund.paymentProviderReference,
         },
       });
-      if (createAnswer(answer) === 'accepted') return { outcome: 'pending', providerRefundId: null, rawStatus: 'PENDING' };
+      if (createAnswer(answer) === 'accepted')
+        return { outcome: 'pending', providerRefundId: null, rawStatus: 'PENDING' };
       // Accepted before under this reference: where it stands now.
       const known = await status(refund);
-      return known.outcome === 'unknown' ? { outcome: 'pending', providerRefundId: null, rawStatus: 'ALREADY_ACCEPTED' } : known;
+      return known.outcome === 'unknown'
+        ? { outcome: 'pending', providerRefundId: null, rawStatus: 'ALREADY_ACCEPTED' }
+        : known;
     },
 
     status,

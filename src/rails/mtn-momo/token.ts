@@ -72,18 +72,23 @@ export class MtnTokenCache {
       });
     } catch (error) {
       // A token request that got no answer sent no payment: whatever the caller was about to send never left.
-      if (error instanceof ProviderNoAnswerError) throw new ProviderRefusedError(`MTN MoMo ${product} token: ${error.message}`);
+      if (error instanceof ProviderNoAnswerError)
+        throw new ProviderRefusedError(`MTN MoMo ${product} token: ${error.message}`);
       throw error;
     }
     if (answer.status !== 200) {
       // 401 {error}: our API user or key (or the product's subscription key) is wrong; 5xx: try later. Either
       // way nothing was sent, so another provider may serve (same CreateAccessToken pages).
       const code = errorCode(answer.json);
-      throw new ProviderRefusedError(`MTN MoMo ${product} token refused: HTTP ${answer.status}${code ? ` ${code}` : ''}`, answer.status);
+      throw new ProviderRefusedError(
+        `MTN MoMo ${product} token refused: HTTP ${answer.status}${code ? ` ${code}` : ''}`,
+        answer.status,
+      );
     }
     const json = answer.json as { access_token?: unknown; expires_in?: unknown } | null;
     const accessToken = typeof json?.access_token === 'string' ? json.access_token : '';
-    if (!accessToken) throw new ProviderRefusedError(`MTN MoMo ${product} token answer carried no access_token`, answer.status);
+    if (!accessToken)
+      throw new ProviderRefusedError(`MTN MoMo ${product} token answer carried no access_token`, answer.status);
     // expires_in: "integer seconds" (CreateAccessToken); strings are tolerated, nonsense falls back.
     const expiresInS = Number(json?.expires_in);
     const lifetimeS = Number.isFinite(expiresInS) && expiresInS > 0 ? expiresInS : TOKEN_LIFETIME_S_FALLBACK;

@@ -25,7 +25,8 @@ export function referenceIdFor(stored: string | null, ownId: string): string {
  * (docs/providers/mtn-momo.md §8.5); built from integers, never through a float.
  */
 export function cedisString(amountMinor: number): string {
-  if (!Number.isSafeInteger(amountMinor) || amountMinor <= 0) throw new RangeError(`amount must be a positive whole number of pesewas (got ${amountMinor})`);
+  if (!Number.isSafeInteger(amountMinor) || amountMinor <= 0)
+    throw new RangeError(`amount must be a positive whole number of pesewas (got ${amountMinor})`);
   return `${Math.floor(amountMinor / 100)}.${String(amountMinor % 100).padStart(2, '0')}`;
 }
 
@@ -80,7 +81,8 @@ export function reasonCode(reason: unknown): string | null {
 export function errorCode(json: unknown): string | null {
   if (!json || typeof json !== 'object') return null;
   const body = json as { code?: unknown; error?: unknown; message?: unknown };
-  for (const candidate of [body.code, body.error]) if (typeof candidate === 'string' && candidate.trim()) return candidate.trim();
+  for (const candidate of [body.code, body.error])
+    if (typeof candidate === 'string' && candidate.trim()) return candidate.trim();
   return null;
 }
 
@@ -90,7 +92,11 @@ const CODE_LENGTH_MAX = 64;
 /** A code safe to store and show: upper-case letters, digits and underscores, cut to CODE_LENGTH_MAX. */
 export function cleanCode(code: string | null): string | null {
   if (!code) return null;
-  const clean = code.toUpperCase().replace(/[^A-Z0-9_]+/g, '_').replace(/^_+|_+$/g, '').slice(0, CODE_LENGTH_MAX);
+  const clean = code
+    .toUpperCase()
+    .replace(/[^A-Z0-9_]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, CODE_LENGTH_MAX);
   return clean || null;
 }
 
@@ -100,7 +106,11 @@ export function cleanCode(code: string | null): string | null {
  */
 export const NOTE_LENGTH_MAX = 160;
 export function noteText(text: string): string {
-  return text.replace(/[^A-Za-z0-9 .,:_\-]/g, ' ').replace(/\s+/g, ' ').trim().slice(0, NOTE_LENGTH_MAX);
+  return text
+    .replace(/[^A-Za-z0-9 .,:_\-]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, NOTE_LENGTH_MAX);
 }
 
 /** Longest provider transaction id Sika stores (payment_attempts.provider_transaction_id, migration 033). */

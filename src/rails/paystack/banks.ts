@@ -50,7 +50,11 @@ interface PaystackBank {
   code: string;
 }
 
-const normalise = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
+const normalise = (name: string) =>
+  name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim();
 
 export class PaystackBanks {
   private cached: { at: number; banks: PaystackBank[] } | null = null;
@@ -82,11 +86,15 @@ export class PaystackBanks {
       // No `type` filter: the spec spells it "ghipps" on /bank and "ghipss" on recipients [OAS], so the
       // mobile_money entries are dropped here instead.
       const answer = await this.client.call('GET', `/bank?currency=GHS&perPage=${BANK_LIST_PER_PAGE}&page=${page}`);
-      if (answer.httpStatus !== 200 || !answer.ok || !Array.isArray(answer.data)) throw refusal('the bank list', answer);
+      if (answer.httpStatus !== 200 || !answer.ok || !Array.isArray(answer.data))
+        throw refusal('the bank list', answer);
       for (const entry of answer.data as unknown[]) {
         const name = text(field(entry, 'name'));
         const code = text(field(entry, 'code'));
-        const usable = field(entry, 'active') !== false && field(entry, 'is_deleted') !== true && field(entry, 'type') !== 'mobile_money';
+        const usable =
+          field(entry, 'active') !== false &&
+          field(entry, 'is_deleted') !== true &&
+          field(entry, 'type') !== 'mobile_money';
         if (name && code && usable) banks.push({ name, code });
       }
       if (answer.data.length < BANK_LIST_PER_PAGE) break;
@@ -102,4 +110,5 @@ export function localPhone(e164: string): string | null {
   return national ? `0${national}` : null;
 }
 
-export const isMomoNetwork = (value: string | null): value is MomoNetwork => value !== null && Object.hasOwn(CHARGE_PROVIDER, value);
+export const isMomoNetwork = (value: string | null): value is MomoNetwork =>
+  value !== null && Object.hasOwn(CHARGE_PROVIDER, value);

@@ -56,10 +56,12 @@ export class PaystackClient {
 }
 
 /** 5xx is Paystack's own trouble and 429 its rate limit [OLD-ERR]: the request was not served, a retry may be. */
-export const isServerTrouble = (answer: PaystackAnswer): boolean => answer.httpStatus >= 500 || answer.httpStatus === 429;
+export const isServerTrouble = (answer: PaystackAnswer): boolean =>
+  answer.httpStatus >= 500 || answer.httpStatus === 429;
 
 /** 401: our secret key is wrong or revoked [OLD-ERR]: nothing about the payment, so never a decline. */
-export const isAuthProblem = (answer: PaystackAnswer): boolean => answer.httpStatus === 401 || answer.httpStatus === 403;
+export const isAuthProblem = (answer: PaystackAnswer): boolean =>
+  answer.httpStatus === 401 || answer.httpStatus === 403;
 
 /** The duplicate_reference error of a reused reference [OAS TransactionInitializeBadRequestModel]. */
 export const isDuplicateReference = (answer: PaystackAnswer): boolean =>
@@ -81,7 +83,11 @@ export const isNotFound = (answer: PaystackAnswer): boolean =>
 export function refusal(what: string, answer: PaystackAnswer): ProviderRefusedError {
   const declined = !isServerTrouble(answer) && !isAuthProblem(answer);
   const detail = [answer.code, answer.message].filter(Boolean).join(': ');
-  return new ProviderRefusedError(`Paystack refused ${what} (HTTP ${answer.httpStatus}${detail ? `, ${detail}` : ''})`, answer.httpStatus, declined);
+  return new ProviderRefusedError(
+    `Paystack refused ${what} (HTTP ${answer.httpStatus}${detail ? `, ${detail}` : ''})`,
+    answer.httpStatus,
+    declined,
+  );
 }
 
 /** An integer amount in pesewas from a Paystack field (refund events send it as a string [SNIP doc/payments/refunds/events.js]). */

@@ -19,7 +19,15 @@ import {
   type StatusCheck,
 } from '../types.ts';
 import { CHARGE_PROVIDER, isMomoNetwork, localPhone } from './banks.ts';
-import { amountOf, isAuthProblem, isDuplicateReference, isNotFound, isServerTrouble, refusal, type PaystackClient } from './client.ts';
+import {
+  amountOf,
+  isAuthProblem,
+  isDuplicateReference,
+  isNotFound,
+  isServerTrouble,
+  refusal,
+  type PaystackClient,
+} from './client.ts';
 import { cardOf, failureReasonOf, transactionIdOf } from './outcome-details.ts';
 import { chargeReference } from './references.ts';
 
@@ -32,12 +40,18 @@ import { chargeReference } from './references.ts';
  */
 const PAYER_EMAIL_PLACEHOLDER_DOMAIN = 'example.com';
 
-const payerEmail = (attempt: AttemptForRail) => attempt.payerEmail ?? `payer-${attempt.sessionId.toLowerCase()}@${PAYER_EMAIL_PLACEHOLDER_DOMAIN}`;
+const payerEmail = (attempt: AttemptForRail) =>
+  attempt.payerEmail ?? `payer-${attempt.sessionId.toLowerCase()}@${PAYER_EMAIL_PLACEHOLDER_DOMAIN}`;
 const referenceOf = (attempt: AttemptForRail) => attempt.providerReference ?? chargeReference(attempt.reference);
 
 function checkedAmount(attempt: AttemptForRail): number {
   // Amounts are integers in the subunit, pesewas for GHS [OAS ChargeCreate.amount].
-  if (!Number.isSafeInteger(attempt.amountMinor) || attempt.amountMinor <= 0) throw new ProviderRefusedError(`amount ${attempt.amountMinor} is not a positive whole number of pesewas`, null, true);
+  if (!Number.isSafeInteger(attempt.amountMinor) || attempt.amountMinor <= 0)
+    throw new ProviderRefusedError(
+      `amount ${attempt.amountMinor} is not a positive whole number of pesewas`,
+      null,
+      true,
+    );
   return attempt.amountMinor;
 }
 
@@ -46,11 +60,17 @@ function checkedAmount(attempt: AttemptForRail): number {
  * "success" alone do not say what was paid [OLD-ERR "Do check the data object"; docs/providers/paystack.md §4].
  * Without an amount to compare nothing is concluded (undefined).
  */
-function paidOutcome(attempt: AttemptForRail, data: unknown): { outcome: 'paid' | 'amount_mismatch'; amountMinor: number } | undefined {
+function paidOutcome(
+  attempt: AttemptForRail,
+  data: unknown,
+): { outcome: 'paid' | 'amount_mismatch'; amountMinor: number } | undefined {
   const amountMinor = amountOf(field(data, 'amount'));
   const currency = text(field(data, 'currency'));
   if (amountMinor === null || currency === null) return undefined;
-  return { outcome: amountMinor === attempt.amountMinor && currency === attempt.currency ? 'paid' : 'amount_mismatch', amountMinor };
+  return {
+    outcome: amountMinor === attempt.amountMinor && currency === attempt.currency ? 'paid' : 'amount_mismatch',
+    amountMinor,
+  };
 }
 
 interface ChargeReading {
@@ -99,11 +119,16 @@ function readCharge(attempt: AttemptForRail, data: unknown): ChargeReading {
  * stored before the first call, so this means that call reached Paystack. It is already accepted: the
  * caller learns its state with status().
  */
-const alreadyAccepted = (): Initiated => ({ rawStatus: 'duplicate_reference', verificationRequired: false, instructions: {} });
+const alreadyAccepted = (): Initiated => ({
+  rawStatus: 'duplicate_reference',
+  verificationRequired: false,
+  instructions: {},
+});
 
 async function initiateMomo(client: PaystackClient, attempt: AttemptForRail, reference: string): Promise<Initiated> {
   const phone = attempt.phone ? localPhone(attempt.phone) : null;
-  if (!isMomoNetwork(attempt.network) || !phone) throw new ProviderRefusedError('a Mobile Money attempt needs a Ghana phone number and its network', null, true);
+  if (!isMomoNetwork(attempt.network) || !phone)
+    throw new ProviderRefusedError('a Mobile Money attempt needs a Ghana phone number and its network', null, true);
   // [SNIP doc/payments/payment-methods/mobile.js]: email, amount, currency GHS (absent from the OAS schema
   // but in every sample), mobile_money { phone, provider }; reference [OAS ChargeCreate.reference].
   const answer = await client.call('POST', '/charge', {
@@ -139,13 +164,21 @@ async function initiateCard(client: PaystackClient, attempt: AttemptForRail, ref
     reference,
     channels: ['card'],
     ...(attempt.returnUrl ? { callback_url: attempt.returnUrl } : {}),
-    metadata: { sika_attempt_id: attempt.reference, sika_session_id: attempt.sessionId, ...(attempt.returnUrl ? { cancel_action: attempt.returnUrl } : {}) },
+    metadata: {
+      sika_attempt_id: attempt.reference,
+      sika_session_id: attempt.sessionId,
+      ...(attempt.returnUrl ? { cancel_action: attempt.returnUrl } : {}),
+    },
   });
   if (isDuplicateReference(answer)) return alreadyAccepted();
   if (answer.httpStatus !== 200 || !answer.ok) throw refusal('the card payment page', answer);
   // authorization_url, access_code and reference are all required in the answer [OAS TransactionInitializeResponse].
   const redirectUrl = text(field(answer.data, 'authorization_url'));
-  if (!redirectUrl) throw new ProviderRefusedError('Paystack created the payment page but named no authorization_url', answer.httpStatus);
+  if (!redirectUrl)
+    throw new ProviderRefusedError(
+      'Paystack created the payment page but named no authorization_url',
+      answer.httpStatus,
+    );
   return { rawStatus: 'initialized', verificationRequired: false, instructions: { redirect_url: redirectUrl } };
 }
 
@@ -159,7 +192,10 @@ export function createCollection(client: PaystackClient): CollectionRail {
 
     async initiate(attempt) {
       const reference = referenceOf(attempt);
-      const initiated = attempt.rail === 'card' ? await initiateCard(client, attempt, reference) : await initiateMomo(client, attempt, reference);
+      const initiated =
+        attempt.rail === 'card'
+          ? await initiateCard(client, attempt, reference)
+          : await initiateMomo(client, attempt, reference);
       // Ours was stored beforehand when the caller asked reference(); otherwise it is named here.
       return attempt.providerReference ? initiated : { ...initiated, providerReference: reference };
     },
@@ -181,7 +217,12 @@ export function createCollection(client: PaystackClient): CollectionRail {
         case 'success': {
           const card = attempt.rail === 'card' ? cardOf(data) : undefined;
           // Without an amount to compare, an operator decides.
-          return { rawStatus, ...(paidOutcome(attempt, data) ?? { outcome: 'manual_review' }), ...ids, ...(card ? { card } : {}) };
+          return {
+            rawStatus,
+            ...(paidOutcome(attempt, data) ?? { outcome: 'manual_review' }),
+            ...ids,
+            ...(card ? { card } : {}),
+          };
         }
         case 'failed':
           // "failed: The transaction failed. For more information on why, refer to the message/gateway response" [VERIFY].
@@ -219,7 +260,8 @@ export function createCollection(client: PaystackClient): CollectionRail {
       const answer = await client.call('POST', '/charge/submit_otp', { otp: code, reference: referenceOf(attempt) });
       if (isServerTrouble(answer) || isAuthProblem(answer)) throw refusal('the verification code', answer);
       // Any other refusal is about the code (or a charge no longer waiting for one): the payer is told.
-      if (answer.httpStatus !== 200 || !answer.ok) throw new VerificationRefusedError(`Paystack refused the code: ${answer.message}`);
+      if (answer.httpStatus !== 200 || !answer.ok)
+        throw new VerificationRefusedError(`Paystack refused the code: ${answer.message}`);
       const reading = readCharge(attempt, answer.data);
       return {
         rawStatus: reading.rawStatus,
@@ -232,7 +274,9 @@ export function createCollection(client: PaystackClient): CollectionRail {
     async resend() {
       // The Charge API has submit_otp/pin/phone/birthday/address and a pending check [OAS /charge/*], but no
       // call that prompts the handset again; a new POST /charge would be a second charge. So none is made.
-      throw new RailUnavailableError('Paystack cannot send the Mobile Money prompt again; approve the pending prompt on your phone, or start a new payment once this one has ended.');
+      throw new RailUnavailableError(
+        'Paystack cannot send the Mobile Money prompt again; approve the pending prompt on your phone, or start a new payment once this one has ended.',
+      );
     },
   };
 }

@@ -18,7 +18,12 @@ export const CARD_BRAND_LENGTH_MAX = 30;
  */
 export function transactionIdOf(data: unknown): string | undefined {
   const id = field(data, 'id');
-  const value = typeof id === 'number' && Number.isSafeInteger(id) && id > 0 ? String(id) : typeof id === 'string' && /^\d+$/.test(id) ? id : null;
+  const value =
+    typeof id === 'number' && Number.isSafeInteger(id) && id > 0
+      ? String(id)
+      : typeof id === 'string' && /^\d+$/.test(id)
+        ? id
+        : null;
   return value && value.length <= TRANSACTION_ID_LENGTH_MAX ? value : undefined;
 }
 
@@ -35,7 +40,11 @@ export function cardOf(data: unknown): { brand: string; last4: string } | undefi
   if (channel !== 'card') return undefined;
   const last4 = text(field(authorization, 'last4'))?.trim() ?? '';
   if (!/^\d{4}$/.test(last4)) return undefined;
-  const brand = (text(field(authorization, 'brand'))?.trim() || text(field(authorization, 'card_type'))?.trim().split(/\s+/)[0] || '').slice(0, CARD_BRAND_LENGTH_MAX);
+  const brand = (
+    text(field(authorization, 'brand'))?.trim() ||
+    text(field(authorization, 'card_type'))?.trim().split(/\s+/)[0] ||
+    ''
+  ).slice(0, CARD_BRAND_LENGTH_MAX);
   return brand ? { brand, last4 } : undefined;
 }
 

@@ -20,7 +20,8 @@ function fromId(id: string, what: string): string {
 /** sika-att-<26>: allowed by both the charge and the transfer rules, so one shape serves every reference. */
 export function chargeReference(attemptId: string): string {
   const reference = fromId(attemptId, 'attempt');
-  if (!CHARGE_REFERENCE.test(reference)) throw new Error(`charge reference ${reference} has characters Paystack does not allow`);
+  if (!CHARGE_REFERENCE.test(reference))
+    throw new Error(`charge reference ${reference} has characters Paystack does not allow`);
   return reference;
 }
 
@@ -28,7 +29,9 @@ export function chargeReference(attemptId: string): string {
 export function transferReference(payoutId: string): string {
   const reference = fromId(payoutId, 'payout');
   if (!TRANSFER_REFERENCE.test(reference) || reference.length < TRANSFER_REFERENCE_LENGTH_MIN) {
-    throw new Error(`transfer reference ${reference} does not meet Paystack's rule (lower case, -_, ${TRANSFER_REFERENCE_LENGTH_MIN}+ characters)`);
+    throw new Error(
+      `transfer reference ${reference} does not meet Paystack's rule (lower case, -_, ${TRANSFER_REFERENCE_LENGTH_MIN}+ characters)`,
+    );
   }
   return reference;
 }

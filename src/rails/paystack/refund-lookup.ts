@@ -26,8 +26,10 @@ const markOf = (note: string | null): string | null => {
 };
 
 /** The charge a refund row names: `transaction_reference` in lists [OAS], `transaction.reference` in create and fetch answers [SNIP api/refunds/fetch/response.json]. */
-export const chargeReferenceOf = (row: unknown): string | null => text(field(row, 'transaction_reference')) ?? text(field(row, 'transaction', 'reference'));
-const createdAtOf = (row: unknown): number => Date.parse(text(field(row, 'createdAt')) ?? text(field(row, 'created_at')) ?? '');
+export const chargeReferenceOf = (row: unknown): string | null =>
+  text(field(row, 'transaction_reference')) ?? text(field(row, 'transaction', 'reference'));
+const createdAtOf = (row: unknown): number =>
+  Date.parse(text(field(row, 'createdAt')) ?? text(field(row, 'created_at')) ?? '');
 
 /**
  * Our refund among Paystack's, or null when Paystack certainly has none: a row of the same charge, amount and
@@ -35,9 +37,16 @@ const createdAtOf = (row: unknown): number => Date.parse(text(field(row, 'create
  * did not keep), the only such row. Throws when two rows could be ours or the window holds too many pages:
  * answering "none" then could send the money twice.
  */
-export async function findRefund(client: PaystackClient, refund: RefundForRail, now: () => number = Date.now): Promise<unknown | null> {
+export async function findRefund(
+  client: PaystackClient,
+  refund: RefundForRail,
+  now: () => number = Date.now,
+): Promise<unknown | null> {
   const fromMs = refund.createdAt ? refund.createdAt.getTime() - REFUND_CLOCK_SKEW_MS : null;
-  const query = new URLSearchParams({ perPage: String(REFUND_LIST_PER_PAGE), to: new Date(now() + REFUND_CLOCK_SKEW_MS).toISOString() });
+  const query = new URLSearchParams({
+    perPage: String(REFUND_LIST_PER_PAGE),
+    to: new Date(now() + REFUND_CLOCK_SKEW_MS).toISOString(),
+  });
   if (fromMs !== null) query.set('from', new Date(fromMs).toISOString());
 
   const ours = refundMark(refund.refundId);
@@ -45,12 +54,17 @@ export async function findRefund(client: PaystackClient, refund: RefundForRail, 
   const unmarked: unknown[] = [];
   for (let page = 1; ; page++) {
     if (page > REFUND_LIST_PAGES_MAX) {
-      throw new Error(`Paystack lists more than ${REFUND_LIST_PAGES_MAX * REFUND_LIST_PER_PAGE} refunds since ${refund.refundId} was recorded: not looked through`);
+      throw new Error(
+        `Paystack lists more than ${REFUND_LIST_PAGES_MAX * REFUND_LIST_PER_PAGE} refunds since ${refund.refundId} was recorded: not looked through`,
+      );
     }
     query.set('page', String(page));
     const answer = await client.call('GET', `/refund?${query.toString()}`);
     if (answer.httpStatus !== 200 || !answer.ok || !Array.isArray(answer.data)) {
-      throw new ProviderRefusedError(`Paystack did not list refunds (HTTP ${answer.httpStatus}: ${answer.message})`, answer.httpStatus);
+      throw new ProviderRefusedError(
+        `Paystack did not list refunds (HTTP ${answer.httpStatus}: ${answer.message})`,
+        answer.httpStatus,
+      );
     }
     for (const row of answer.data) {
       if (chargeReferenceOf(row) !== refund.paymentProviderReference) continue;
@@ -68,12 +82,15 @@ export async function findRefund(client: PaystackClient, refund: RefundForRail, 
   }
 
   // Newest first means a row can move to a later page while we read (and be seen twice), never skip one.
-  const distinct = (rows: unknown[]) => [...new Map(rows.map((row) => [text(field(row, 'id')) ?? JSON.stringify(row), row])).values()];
+  const distinct = (rows: unknown[]) => [
+    ...new Map(rows.map((row) => [text(field(row, 'id')) ?? JSON.stringify(row), row])).values(),
+  ];
   const mine = distinct(marked);
   if (mine.length === 1) return mine[0];
   if (mine.length > 1) throw new Error(`Paystack holds ${mine.length} refunds marked ${ours}`);
   const others = distinct(unmarked);
   if (others.length === 1) return others[0];
-  if (others.length > 1) throw new Error(`Paystack holds ${others.length} unmarked refunds that could be ${refund.refundId}`);
+  if (others.length > 1)
+    throw new Error(`Paystack holds ${others.length} unmarked refunds that could be ${refund.refundId}`);
   return null;
 }

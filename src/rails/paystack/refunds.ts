@@ -34,7 +34,12 @@ export function refundStatus(raw: string | null): RefundResult['status'] {
 }
 
 export async function refund(client: PaystackClient, input: RefundInput): Promise<RefundResult> {
-  if (!Number.isSafeInteger(input.amountMinor) || input.amountMinor <= 0) throw new ProviderRefusedError(`refund amount ${input.amountMinor} is not a positive whole number of pesewas`, null, true);
+  if (!Number.isSafeInteger(input.amountMinor) || input.amountMinor <= 0)
+    throw new ProviderRefusedError(
+      `refund amount ${input.amountMinor} is not a positive whole number of pesewas`,
+      null,
+      true,
+    );
   // transaction: "the reference or id of the completed transaction"; amount in the subunit, not above the
   // original [OAS RefundCreate]. merchant_note is the merchant's own note [OAS].
   const answer = await client.call('POST', '/refund', {
@@ -73,7 +78,11 @@ export function createRefunds(client: PaystackClient, options: { now?: () => num
 
     async refund(refund: RefundForRail): Promise<RefundOutcome> {
       if (!Number.isSafeInteger(refund.amountMinor) || refund.amountMinor <= 0) {
-        throw new ProviderRefusedError(`refund amount ${refund.amountMinor} is not a positive whole number of pesewas`, null, true);
+        throw new ProviderRefusedError(
+          `refund amount ${refund.amountMinor} is not a positive whole number of pesewas`,
+          null,
+          true,
+        );
       }
       // transaction: the charge's reference; amount in pesewas, not above what is left; customer_note "Customer
       // reason", merchant_note "Merchant reason" [OAS RefundCreate]: our mark goes in the merchant's note.
@@ -99,13 +108,25 @@ export function createRefunds(client: PaystackClient, options: { now?: () => num
       const answer = await client.call('GET', `/refund/${encodeURIComponent(refund.providerRefundId)}`);
       if (isNotFound(answer)) {
         // Paystack named this id itself: "none" now is not a reason to send the money again.
-        throw new ProviderRefusedError(`Paystack has no refund ${refund.providerRefundId}, which it named for ${refund.refundId}`, answer.httpStatus);
+        throw new ProviderRefusedError(
+          `Paystack has no refund ${refund.providerRefundId}, which it named for ${refund.refundId}`,
+          answer.httpStatus,
+        );
       }
-      if (answer.httpStatus !== 200 || !answer.ok) throw new ProviderRefusedError(`Paystack did not answer for refund ${refund.providerRefundId} (HTTP ${answer.httpStatus})`, answer.httpStatus);
+      if (answer.httpStatus !== 200 || !answer.ok)
+        throw new ProviderRefusedError(
+          `Paystack did not answer for refund ${refund.providerRefundId} (HTTP ${answer.httpStatus})`,
+          answer.httpStatus,
+        );
       const charge = chargeReferenceOf(answer.data);
       const amount = amountOf(field(answer.data, 'amount'));
-      if ((charge !== null && charge !== refund.paymentProviderReference) || (amount !== null && amount !== refund.amountMinor)) {
-        throw new Error(`Paystack refund ${refund.providerRefundId} is of ${charge ?? '?'} for ${amount ?? '?'}, not of ${refund.paymentProviderReference} for ${refund.amountMinor}`);
+      if (
+        (charge !== null && charge !== refund.paymentProviderReference) ||
+        (amount !== null && amount !== refund.amountMinor)
+      ) {
+        throw new Error(
+          `Paystack refund ${refund.providerRefundId} is of ${charge ?? '?'} for ${amount ?? '?'}, not of ${refund.paymentProviderReference} for ${refund.amountMinor}`,
+        );
       }
       return refundOutcome(answer.data);
     },

@@ -70,8 +70,21 @@ function readTransfer(item: unknown): ReportedTransaction | null {
   const status = transferStatus(rawStatus);
   const createdAt = dateOf(field(item, 'createdAt'));
   // transferred_at is null until the money left [OAS: nullable]; a failed or reversed transfer is dated by its last change.
-  const settledAt = dateOf(field(item, 'transferred_at')) ?? (status === 'pending' ? null : dateOf(field(item, 'updatedAt'))) ?? createdAt;
-  return { kind: 'payout', reference, status, rawStatus, amountMinor, currency: text(field(item, 'currency')) ?? '', settledAt, createdAt, providerId: text(field(item, 'transfer_code')) };
+  const settledAt =
+    dateOf(field(item, 'transferred_at')) ??
+    (status === 'pending' ? null : dateOf(field(item, 'updatedAt'))) ??
+    createdAt;
+  return {
+    kind: 'payout',
+    reference,
+    status,
+    rawStatus,
+    amountMinor,
+    currency: text(field(item, 'currency')) ?? '',
+    settledAt,
+    createdAt,
+    providerId: text(field(item, 'transfer_code')),
+  };
 }
 
 /**
@@ -80,32 +93,55 @@ function readTransfer(item: unknown): ReportedTransaction | null {
  * The spec spells the page size per_page while the pagination guide and every sample say perPage [PAG]: perPage
  * is sent, and paging stops on a short page as well as on pageCount, so either reading ends.
  */
-async function listAll(client: PaystackClient, path: ListPath, window: ReportWindow, read: (item: unknown) => ReportedTransaction | null): Promise<ReportedTransaction[]> {
+async function listAll(
+  client: PaystackClient,
+  path: ListPath,
+  window: ReportWindow,
+  read: (item: unknown) => ReportedTransaction | null,
+): Promise<ReportedTransaction[]> {
   const out: ReportedTransaction[] = [];
   // `to` is read as inclusive: the window's last millisecond.
   const to = new Date(window.to.getTime() - 1).toISOString();
   for (let page = 1; page <= REPORT_PAGES_MAX; page++) {
-    const query = new URLSearchParams({ perPage: String(REPORT_PAGE_SIZE), page: String(page), from: window.from.toISOString(), to });
+    const query = new URLSearchParams({
+      perPage: String(REPORT_PAGE_SIZE),
+      page: String(page),
+      from: window.from.toISOString(),
+      to,
+    });
     const answer = await client.call('GET', `${path}?${query}`);
-    if (answer.httpStatus !== 200 || !answer.ok) throw refusal(`the ${path === '/transaction' ? 'transactions' : 'transfers'} list`, answer);
-    if (!Array.isArray(answer.data)) throw new ProviderRefusedError(`Paystack's ${path} list answered without a data array`, answer.httpStatus);
+    if (answer.httpStatus !== 200 || !answer.ok)
+      throw refusal(`the ${path === '/transaction' ? 'transactions' : 'transfers'} list`, answer);
+    if (!Array.isArray(answer.data))
+      throw new ProviderRefusedError(`Paystack's ${path} list answered without a data array`, answer.httpStatus);
     for (const item of answer.data) {
       const reported = read(item);
-      if (!reported) throw new ProviderRefusedError(`Paystack's ${path} list holds a record without a reference or a whole amount`, answer.httpStatus);
+      if (!reported)
+        throw new ProviderRefusedError(
+          `Paystack's ${path} list holds a record without a reference or a whole amount`,
+          answer.httpStatus,
+        );
       out.push(reported);
     }
     const pageCount = field(answer.meta, 'pageCount');
     const last = typeof pageCount === 'number' ? page >= pageCount : answer.data.length < REPORT_PAGE_SIZE;
     if (last || answer.data.length === 0) return out;
   }
-  throw new ProviderRefusedError(`Paystack's ${path} list has more than ${REPORT_PAGES_MAX} pages of ${REPORT_PAGE_SIZE} for the window: not read in part`);
+  throw new ProviderRefusedError(
+    `Paystack's ${path} list has more than ${REPORT_PAGES_MAX} pages of ${REPORT_PAGE_SIZE} for the window: not read in part`,
+  );
 }
 
-export const listTransactions = (client: PaystackClient, window: ReportWindow) => listAll(client, '/transaction', window, readTransaction);
-export const listTransfers = (client: PaystackClient, window: ReportWindow) => listAll(client, '/transfer', window, readTransfer);
+export const listTransactions = (client: PaystackClient, window: ReportWindow) =>
+  listAll(client, '/transaction', window, readTransaction);
+export const listTransfers = (client: PaystackClient, window: ReportWindow) =>
+  listAll(client, '/transfer', window, readTransfer);
 
 /** Charges and transfers of the window together. */
-export async function listAllTransactions(client: PaystackClient, window: ReportWindow): Promise<ReportedTransaction[]> {
+export async function listAllTransactions(
+  client: PaystackClient,
+  window: ReportWindow,
+): Promise<ReportedTransaction[]> {
   const [charges, transfers] = await Promise.all([listTransactions(client, window), listTransfers(client, window)]);
   return [...charges, ...transfers];
 }

@@ -9,7 +9,15 @@
 import type { PayoutForRail, PayoutRail, RecipientCheck, TransferOutcome } from '../payouts.ts';
 import { field, text } from '../provider-http.ts';
 import { isMomoNetwork, localPhone, MOMO_BANK_CODE, type PaystackBanks } from './banks.ts';
-import { isAuthProblem, isDuplicateReference, isNotFound, isServerTrouble, refusal, type PaystackAnswer, type PaystackClient } from './client.ts';
+import {
+  isAuthProblem,
+  isDuplicateReference,
+  isNotFound,
+  isServerTrouble,
+  refusal,
+  type PaystackAnswer,
+  type PaystackClient,
+} from './client.ts';
 import { transferReference } from './references.ts';
 
 /** Paystack pays Ghana recipients in GHS only (ghipss and mobile_money recipients are GHS [DOCS transfers/single-transfers]). */
@@ -18,7 +26,8 @@ const TRANSFER_CURRENCY = 'GHS';
 type Destination = { type: 'ghipss' | 'mobile_money'; bankCode: string; accountNumber: string };
 
 /** "Your balance is not enough to fulfil this request" (as integrators report it; no sample documents it). */
-const isLowBalance = (answer: PaystackAnswer) => answer.code === 'insufficient_balance' || /balance is not enough|insufficient balance/i.test(answer.message);
+const isLowBalance = (answer: PaystackAnswer) =>
+  answer.code === 'insufficient_balance' || /balance is not enough|insufficient balance/i.test(answer.message);
 
 const referenceOf = (payout: PayoutForRail) => payout.providerReference ?? transferReference(payout.payoutId);
 
@@ -98,8 +107,13 @@ export function createPayouts(client: PaystackClient, banks: PaystackBanks): Pay
     },
 
     async transfer(payout): Promise<TransferOutcome> {
-      if (payout.currency !== TRANSFER_CURRENCY) return { outcome: 'failed', reason: `currency_not_supported: Paystack pays Ghana recipients in ${TRANSFER_CURRENCY}` };
-      if (!Number.isSafeInteger(payout.amountMinor) || payout.amountMinor <= 0) return { outcome: 'failed', reason: 'invalid_amount' };
+      if (payout.currency !== TRANSFER_CURRENCY)
+        return {
+          outcome: 'failed',
+          reason: `currency_not_supported: Paystack pays Ghana recipients in ${TRANSFER_CURRENCY}`,
+        };
+      if (!Number.isSafeInteger(payout.amountMinor) || payout.amountMinor <= 0)
+        return { outcome: 'failed', reason: 'invalid_amount' };
       const destination = await destinationOf(payout);
       if (typeof destination === 'string') return { outcome: 'failed', reason: destination };
 
@@ -138,7 +152,8 @@ export function createPayouts(client: PaystackClient, banks: PaystackBanks): Pay
       if (isLowBalance(answer)) throw refusal('the transfer for want of balance', answer);
       // Any other 4xx (balance too low, recipient invalid [SNIP api/transfers/initiate/response.json]) means
       // the transfer was not made: the payout fails with Paystack's reason.
-      if (answer.httpStatus !== 200 || !answer.ok) return { outcome: 'failed', reason: `paystack refused the transfer: ${answer.message}` };
+      if (answer.httpStatus !== 200 || !answer.ok)
+        return { outcome: 'failed', reason: `paystack refused the transfer: ${answer.message}` };
       return readTransfer(answer.data);
     },
 

@@ -8,7 +8,11 @@ import { amountOf } from './client.ts';
 /** A SHA-512 digest in hex. */
 const SIGNATURE_HEX_LENGTH = 128;
 
-export function verifyWebhook(secretKey: string, rawBody: Buffer | string, signatureHeader: string | undefined): boolean {
+export function verifyWebhook(
+  secretKey: string,
+  rawBody: Buffer | string,
+  signatureHeader: string | undefined,
+): boolean {
   if (typeof signatureHeader !== 'string') return false;
   const given = signatureHeader.trim();
   // The samples compare lower-case hex (Java/C# lowercase theirs); upper case is accepted as the same bytes.
@@ -38,11 +42,18 @@ export function parseWebhook(body: unknown): PaystackWebhook {
   const event = text(field(body, 'event')) ?? '';
   const data = field(body, 'data');
   const kind: PaystackWebhook['kind'] =
-    event.startsWith('charge.') && !event.startsWith('charge.dispute.') ? 'charge' : event.startsWith('transfer.') ? 'transfer' : event.startsWith('refund.') ? 'refund' : 'other';
+    event.startsWith('charge.') && !event.startsWith('charge.dispute.')
+      ? 'charge'
+      : event.startsWith('transfer.')
+        ? 'transfer'
+        : event.startsWith('refund.')
+          ? 'refund'
+          : 'other';
   const reference = kind === 'refund' ? text(field(data, 'transaction_reference')) : text(field(data, 'reference'));
   // Refund events have no id until needs-attention and no refund_reference until processed; the amount tells
   // two partial refunds of one charge apart.
-  const objectId = text(field(data, 'id')) ?? text(field(data, 'refund_reference')) ?? text(field(data, 'transfer_code')) ?? '';
+  const objectId =
+    text(field(data, 'id')) ?? text(field(data, 'refund_reference')) ?? text(field(data, 'transfer_code')) ?? '';
   const amount = kind === 'refund' ? String(amountOf(field(data, 'amount')) ?? '') : '';
   return { kind, event, reference, eventKey: ['paystack', event, reference ?? '', objectId, amount].join(':') };
 }

@@ -19,24 +19,35 @@ const OUTCOME_LABELS: Record<(typeof SIMULATION_OUTCOMES)[number], string> = {
   pending: 'Still pending',
 };
 
-const accraTime = new Intl.DateTimeFormat('en-GB', { timeZone: 'Africa/Accra', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+const accraTime = new Intl.DateTimeFormat('en-GB', {
+  timeZone: 'Africa/Accra',
+  day: 'numeric',
+  month: 'short',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
+});
 /** Accra is on GMT all year. */
 export const formatAccra = (iso: string | Date) => `${accraTime.format(new Date(iso))} GMT`;
 
 export const isRail = (value: string): value is Rail => findRail(value) !== undefined;
 export const railLabel = (rail: string) => findRail(rail)?.labels.payer ?? rail;
 /** The button of the chosen rail: its own action, or the amount to pay. */
-export const actionOf = (rail: Rail, quote: RailQuote) => railDescriptor(rail).labels.action ?? `Pay ${formatGhs(quote.total_minor)}`;
+export const actionOf = (rail: Rail, quote: RailQuote) =>
+  railDescriptor(rail).labels.action ?? `Pay ${formatGhs(quote.total_minor)}`;
 /** One part per line, as the page has always been laid out. */
 export const lines = (parts: Html[]): Html => raw(parts.map((part) => part.value).join('\n'));
 /** A network's short name, as payers say it ("This number usually belongs to MTN"). */
 export const NETWORK_NAMES: Record<MomoNetwork, string> = { mtn: 'MTN', telecel: 'Telecel', at: 'AT' };
-export const networkLabel = (network: unknown) => (typeof network === 'string' && network in NETWORK_LABELS ? NETWORK_LABELS[network as MomoNetwork] : 'Mobile Money');
+export const networkLabel = (network: unknown) =>
+  typeof network === 'string' && network in NETWORK_LABELS ? NETWORK_LABELS[network as MomoNetwork] : 'Mobile Money';
 
 export const ICONS = {
   ok: '<svg viewBox="0 0 24 24" width="28" height="28" aria-hidden="true"><path d="M5 12.5l4.5 4.5L19 7.5" fill="none" stroke="#fff" stroke-width="3" stroke-linecap="round" stroke-linejoin="round"/></svg>',
   bad: '<svg viewBox="0 0 24 24" width="26" height="26" aria-hidden="true"><path d="M7 7l10 10M17 7L7 17" fill="none" stroke="#fff" stroke-width="3" stroke-linecap="round"/></svg>',
-  clock: '<svg viewBox="0 0 24 24" width="28" height="28" aria-hidden="true"><circle cx="12" cy="12" r="8" fill="none" stroke="#fff" stroke-width="2.5"/><path d="M12 7.5V12l3 2" fill="none" stroke="#fff" stroke-width="2.5" stroke-linecap="round"/></svg>',
+  clock:
+    '<svg viewBox="0 0 24 24" width="28" height="28" aria-hidden="true"><circle cx="12" cy="12" r="8" fill="none" stroke="#fff" stroke-width="2.5"/><path d="M12 7.5V12l3 2" fill="none" stroke="#fff" stroke-width="2.5" stroke-linecap="round"/></svg>',
   lock: '<svg viewBox="0 0 24 24" width="14" height="14" aria-hidden="true"><path d="M7 10V8a5 5 0 0110 0v2h1v11H6V10zm2 0h6V8a3 3 0 00-6 0z" fill="currentColor"/></svg>',
 };
 export const icon = (kind: 'ok' | 'bad' | 'clock' | 'info' | 'wait') =>
@@ -87,7 +98,8 @@ export function waitTiming(m: PageModel): Html {
   const left = f.approveWithinS === null ? null : Math.max(0, f.approveWithinS - f.elapsedS);
   return html`${when(
     left !== null,
-    () => html`<p class="hint" data-countdown data-within="${f.approveWithinS}"${raw(left === 0 ? ' data-over' : '')}><span data-running${raw(left === 0 ? ' hidden' : '')}>Approve within <b class="num" data-clock>${clock(left ?? 0)}</b>.</span><span data-ended${raw(left === 0 ? '' : ' hidden')}>The time to approve has run out. If you approved, it will be confirmed here; if not, use another number or method.</span></p>`,
+    () =>
+      html`<p class="hint" data-countdown data-within="${f.approveWithinS}"${raw(left === 0 ? ' data-over' : '')}><span data-running${raw(left === 0 ? ' hidden' : '')}>Approve within <b class="num" data-clock>${clock(left ?? 0)}</b>.</span><span data-ended${raw(left === 0 ? '' : ' hidden')}>The time to approve has run out. If you approved, it will be confirmed here; if not, use another number or method.</span></p>`,
   )}
 ${when(f.approvalHelp, () => html`<p class="prompt" data-help data-after="${APPROVAL_HELP_AFTER_S}"${raw(f.elapsedS >= APPROVAL_HELP_AFTER_S ? '' : ' hidden')}>No prompt on your phone? ${f.approvalHelp}</p>`)}`;
 }

@@ -10,7 +10,16 @@ import type { Assets, BankBranches, PageModel, PublicSessionView, Screen, SlipVi
 import { CHANGED_COURSE, formatAccra, icon, ICONS, railLabel } from './page-parts.ts';
 import { slipArticle } from './payer-views/cash-slip.ts';
 import { codeScreen } from './payer-views/mobile-money.ts';
-import { cashScreen, chooseScreen, expiredScreen, failedScreen, payableRails, reviewScreen, successScreen, waitingScreen } from './screens.ts';
+import {
+  cashScreen,
+  chooseScreen,
+  expiredScreen,
+  failedScreen,
+  payableRails,
+  reviewScreen,
+  successScreen,
+  waitingScreen,
+} from './screens.ts';
 
 /** The one amount the page shows: the chosen method's total, or what the attempt charges, and the fee in it. */
 interface Shown {
@@ -22,10 +31,16 @@ interface Shown {
 function shownAmount(m: PageModel): Shown {
   const base = m.session.amount_minor;
   const a = m.attempt;
-  if (a && m.screen !== 'choose') return { total: a.amount_charged_minor, fee: Math.max(0, a.amount_charged_minor - base), feeLabel: `${railLabel(a.rail)} fee` };
+  if (a && m.screen !== 'choose')
+    return {
+      total: a.amount_charged_minor,
+      fee: Math.max(0, a.amount_charged_minor - base),
+      feeLabel: `${railLabel(a.rail)} fee`,
+    };
   const first = m.screen === 'choose' ? payableRails(m)[0] : undefined;
   const quote = first && m.quotes[first];
-  if (first && quote) return { total: quote.total_minor, fee: quote.surcharge_minor, feeLabel: `${railLabel(first)} fee` };
+  if (first && quote)
+    return { total: quote.total_minor, fee: quote.surcharge_minor, feeLabel: `${railLabel(first)} fee` };
   return { total: base, fee: 0, feeLabel: '' };
 }
 
@@ -40,7 +55,10 @@ function summary(s: PublicSessionView, shown: Shown, showDeadline: boolean): Htm
   const hideUnless = (show: boolean) => raw(show ? '' : ' hidden');
   // Without a fee, one line equal to the amount needs no total line (data-optional: the script's rule too).
   const totalOptional = items.length === 1 && itemsTotal === s.amount_minor;
-  const meta = [html`Invoice <span class="ref">${s.invoice_ref}</span>`, ...(s.customer_name ? [html`For ${s.customer_name}`] : [])];
+  const meta = [
+    html`Invoice <span class="ref">${s.invoice_ref}</span>`,
+    ...(s.customer_name ? [html`For ${s.customer_name}`] : []),
+  ];
   return html`<section class="summary" aria-labelledby="pay-title">
 <h1 id="pay-title"><span class="payee">Payment to</span><br>${s.merchant_name}</h1>
 <p class="amount num" data-show="amount">${formatGhs(shown.total)}</p>
@@ -93,7 +111,8 @@ export function renderView(m: PageModel): Html {
   const poll = POLL_CAP_S[m.screen];
   return html`<div id="view" data-screen="${m.screen}" data-announce="${announce}"${raw(
     a && poll
-      ? html` data-attempt="${a.id}" data-attempt-status="${a.status}" data-session-status="${m.session.status}" data-verification="${String(a.verification_required)}" data-poll-cap="${poll}" data-elapsed="${m.facts?.elapsedS ?? 0}"${raw(m.returning ? ' data-poll-now' : '')}`.value
+      ? html` data-attempt="${a.id}" data-attempt-status="${a.status}" data-session-status="${m.session.status}" data-verification="${String(a.verification_required)}" data-poll-cap="${poll}" data-elapsed="${m.facts?.elapsedS ?? 0}"${raw(m.returning ? ' data-poll-now' : '')}`
+          .value
       : '',
   )}>${body}</div>`;
 }
@@ -122,7 +141,13 @@ export function renderPayPage(m: PageModel, assets: Assets): string {
   );
 }
 
-export function renderSlipPage(session: PublicSessionView, test: boolean, slip: SlipView, banks: BankBranches[], assets: Assets): string {
+export function renderSlipPage(
+  session: PublicSessionView,
+  test: boolean,
+  slip: SlipView,
+  banks: BankBranches[],
+  assets: Assets,
+): string {
   return documentOf(
     `Cash deposit slip ${slip.reference} · ${session.merchant_name}`,
     test,

@@ -38,7 +38,8 @@ const TestOutcomeBody = Type.Object({
 });
 
 const wantsJson = (request: FastifyRequest) =>
-  String(request.headers['content-type'] ?? '').includes('json') || /^application\/json\b/.test(String(request.headers.accept ?? ''));
+  String(request.headers['content-type'] ?? '').includes('json') ||
+  /^application\/json\b/.test(String(request.headers.accept ?? ''));
 
 /**
  * pay.js as served: without its whole-line `//` comments, its one-line JSDoc comments (the types `npm run
@@ -95,7 +96,12 @@ export async function payerPageRoutes(app: FastifyInstance, deps: AppDeps): Prom
     sendHtml(
       request,
       reply,
-      renderProblemPage(404, 'We could not find this payment', 'The link may be mistyped or incomplete. Check the link you were given, or go back to the shop and start the payment again.', assets),
+      renderProblemPage(
+        404,
+        'We could not find this payment',
+        'The link may be mistyped or incomplete. Check the link you were given, or go back to the shop and start the payment again.',
+        assets,
+      ),
       404,
     );
 
@@ -103,7 +109,12 @@ export async function payerPageRoutes(app: FastifyInstance, deps: AppDeps): Prom
   registerErrorPages(app, 'payer page', (reply, problem, status, request) => {
     if (request.method !== 'GET' && request.method !== 'HEAD' && wantsJson(request)) return sendError(reply, problem);
     if (status === 404) return notFoundPage(request, reply);
-    const heading = status === 429 ? 'Too many requests' : status >= 500 ? 'Something went wrong on our side' : 'This request could not be completed';
+    const heading =
+      status === 429
+        ? 'Too many requests'
+        : status >= 500
+          ? 'Something went wrong on our side'
+          : 'This request could not be completed';
     const text =
       status === 429
         ? `Please wait ${problem.details.retryAfterSeconds ?? 1} seconds, then reload the page.`
@@ -158,7 +169,8 @@ export async function payerPageRoutes(app: FastifyInstance, deps: AppDeps): Prom
     }
     const instructions = attempt ? toAttemptInitiation(attempt, false).instructions : null;
     // The code step: instructions in mode 'verification_code' (momo's say so while a code is required).
-    if (screen === 'waiting' && attempt?.verification_required && instructions?.mode === 'verification_code') screen = 'code';
+    if (screen === 'waiting' && attempt?.verification_required && instructions?.mode === 'verification_code')
+      screen = 'code';
     const slipRow = screen === 'cash' && attempt ? await checkout.slipOfAttempt(deps.db, attempt.id) : null;
     if (screen === 'cash' && !slipRow) screen = 'waiting';
     const needsQuotes = screen === 'choose' || screen === 'cash';
@@ -179,31 +191,47 @@ export async function payerPageRoutes(app: FastifyInstance, deps: AppDeps): Prom
   }
 
   app.get(scriptUrl, { schema: { hide: true }, preHandler: deps.limiters.perIp }, async (request, reply) => {
-    reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=31536000, immutable').header('x-content-type-options', 'nosniff');
+    reply
+      .type('text/javascript; charset=utf-8')
+      .header('cache-control', 'public, max-age=31536000, immutable')
+      .header('x-content-type-options', 'nosniff');
     return script.send(request, reply);
   });
 
   // A provider's hosted page (a Live card) sends the payer back to /pay/{id}?attempt={attempt id}, with
   // its own parameters (Paystack: trxref, reference) that are never read: the result shown is the one the
   // server verifies with the provider. A malformed or repeated attempt parameter is ignored, not an error.
-  app.get<{ Params: Params }>('/pay/:reference', { schema: { hide: true, params: Params }, preHandler: limited }, async (request, reply) => {
-    const returned = (request.query as Record<string, unknown> | undefined)?.attempt;
-    const model = await loadPage(request.params.reference, typeof returned === 'string' && ATTEMPT_ID_PATTERN.test(returned) ? returned : null);
-    if (!model) return notFoundPage(request, reply);
-    return sendHtml(request, reply, renderPayPage(model, assets));
-  });
+  app.get<{ Params: Params }>(
+    '/pay/:reference',
+    { schema: { hide: true, params: Params }, preHandler: limited },
+    async (request, reply) => {
+      const returned = (request.query as Record<string, unknown> | undefined)?.attempt;
+      const model = await loadPage(
+        request.params.reference,
+        typeof returned === 'string' && ATTEMPT_ID_PATTERN.test(returned) ? returned : null,
+      );
+      if (!model) return notFoundPage(request, reply);
+      return sendHtml(request, reply, renderPayPage(model, assets));
+    },
+  );
 
-  app.get<{ Params: Params }>('/pay/:reference/slip', { schema: { hide: true, params: Params }, preHandler: limited }, async (request, reply) => {
-    const model = await loadPage(request.params.reference);
-    if (!model) return notFoundPage(request, reply);
-    if (!model.slip) return reply.redirect(`/pay/${encodeURIComponent(model.session.id)}`, 303);
-    return sendHtml(request, reply, renderSlipPage(model.session, model.test, model.slip, model.banks, assets));
-  });
+  app.get<{ Params: Params }>(
+    '/pay/:reference/slip',
+    { schema: { hide: true, params: Params }, preHandler: limited },
+    async (request, reply) => {
+      const model = await loadPage(request.params.reference);
+      if (!model) return notFoundPage(request, reply);
+      if (!model.slip) return reply.redirect(`/pay/${encodeURIComponent(model.session.id)}`, 303);
+      return sendHtml(request, reply, renderSlipPage(model.session, model.test, model.slip, model.banks, assets));
+    },
+  );
 
   // Without JavaScript the payment form cannot start an attempt: its post lands back on the page (which
   // says so), instead of putting a phone number into a query string.
-  app.post<{ Params: Params }>('/pay/:reference', { schema: { hide: true, params: Params }, preHandler: limited }, async (request, reply) =>
-    reply.redirect(`/pay/${encodeURIComponent(request.params.reference)}`, 303),
+  app.post<{ Params: Params }>(
+    '/pay/:reference',
+    { schema: { hide: true, params: Params }, preHandler: limited },
+    async (request, reply) => reply.redirect(`/pay/${encodeURIComponent(request.params.reference)}`, 303),
   );
 
   // "Use another number or method" without JavaScript: the same cancel as the payer API's, then the page
@@ -213,7 +241,8 @@ export async function payerPageRoutes(app: FastifyInstance, deps: AppDeps): Prom
     { schema: { hide: true, params: Params, body: ChangeBody }, preHandler: limited },
     async (request, reply) => {
       const { reference } = request.params;
-      if (!SESSION_ID_PATTERN.test(reference) || !ATTEMPT_ID_PATTERN.test(request.body.attempt_reference)) throw errors.notFound('Payment attempt');
+      if (!SESSION_ID_PATTERN.test(reference) || !ATTEMPT_ID_PATTERN.test(request.body.attempt_reference))
+        throw errors.notFound('Payment attempt');
       await cancelAttempt(ctx, reference, request.body.attempt_reference);
       return reply.redirect(`/pay/${encodeURIComponent(reference)}`, 303);
     },
@@ -226,7 +255,13 @@ export async function payerPageRoutes(app: FastifyInstance, deps: AppDeps): Prom
     async (request, reply) => {
       const { reference } = request.params;
       if (!SESSION_ID_PATTERN.test(reference)) throw errors.notFound('Checkout session');
-      const status = await checkout.simulateFromPage(deps.db, reference, request.body.attempt_reference, request.body.outcome, deps.config.checkoutUrlHost);
+      const status = await checkout.simulateFromPage(
+        deps.db,
+        reference,
+        request.body.attempt_reference,
+        request.body.outcome,
+        deps.config.checkoutUrlHost,
+      );
       if (wantsJson(request)) return reply.header('cache-control', 'no-store').send(status);
       return reply.redirect(`/pay/${encodeURIComponent(reference)}`, 303);
     },

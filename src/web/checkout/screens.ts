@@ -6,7 +6,22 @@ import { formatGhs, NETWORK_LABELS, NETWORK_PREFIXES, phoneLast4 } from '../../l
 import { findRail, railDescriptor, type Rail } from '../../rails/registry.ts';
 import { html, raw, when, type Html } from '../html.ts';
 import type { PageModel } from './page-model.ts';
-import { actionOf, CHANGE_COURSE_LABEL, CHANGED_COURSE, changeCourse, formatAccra, icon, isRail, kv, late, lines, NETWORK_NAMES, networkLabel, railLabel, testPanel } from './page-parts.ts';
+import {
+  actionOf,
+  CHANGE_COURSE_LABEL,
+  CHANGED_COURSE,
+  changeCourse,
+  formatAccra,
+  icon,
+  isRail,
+  kv,
+  late,
+  lines,
+  NETWORK_NAMES,
+  networkLabel,
+  railLabel,
+  testPanel,
+} from './page-parts.ts';
 import { PAYER_VIEWS } from './payer-views.ts';
 import { cardRedirectUrl } from './payer-views/card.ts';
 import { slipArticle } from './payer-views/cash-slip.ts';
@@ -23,7 +38,8 @@ const UNPAID_REASONS: Record<string, string> = {
 };
 
 /** The button of a rail on the choose screen: its view's (a Live card's redirect), its own, or the amount. */
-const actionFor = (m: PageModel, rail: Rail, quote: RailQuote) => PAYER_VIEWS[railDescriptor(rail).payerView].action?.(m) ?? actionOf(rail, quote);
+const actionFor = (m: PageModel, rail: Rail, quote: RailQuote) =>
+  PAYER_VIEWS[railDescriptor(rail).payerView].action?.(m) ?? actionOf(rail, quote);
 
 /**
  * A rail's option and, right under it, its panel (the Mobile Money network and number): choosing a method
@@ -46,7 +62,8 @@ function railOption(m: PageModel, rail: Rail, quote: RailQuote, checked: boolean
 function chooseForm(m: PageModel, rails: Rail[], heading: string): Html {
   const s = m.session;
   const first = rails[0];
-  if (!first) return html`<p class="error">No payment method is available for this checkout right now. Please try again later.</p>`;
+  if (!first)
+    return html`<p class="error">No payment method is available for this checkout right now. Please try again later.</p>`;
   const firstQuote = m.quotes[first]!;
   const go = html`<div class="go" data-go><p class="error" id="form-error" role="alert" hidden></p>
 <button type="submit" class="block" id="pay-button">${actionFor(m, first, firstQuote)}</button></div>`;
@@ -58,7 +75,8 @@ function chooseForm(m: PageModel, rails: Rail[], heading: string): Html {
 }
 
 /** The rails this checkout can be paid with now, in the registry's order (the first is chosen). */
-export const payableRails = (m: PageModel, except?: Rail): Rail[] => m.session.allowed_rails.filter((r): r is Rail => isRail(r) && r !== except && m.quotes[r] !== undefined);
+export const payableRails = (m: PageModel, except?: Rail): Rail[] =>
+  m.session.allowed_rails.filter((r): r is Rail => isRail(r) && r !== except && m.quotes[r] !== undefined);
 
 /** The attempt that just ended unpaid, in words: its plain reason (failure_message), the method and amount. */
 function unpaidNote(m: PageModel, last: AttemptRow): Html {
@@ -75,7 +93,8 @@ ${icon('bad')}<h2 tabindex="-1">Payment not completed</h2>
 export function chooseScreen(m: PageModel): Html {
   const last = m.lastUnpaid;
   const changed = last !== null && m.facts?.failureReason === CHANGED_COURSE;
-  if (changed) return html`<div class="card">${unpaidNote(m, last)}${chooseForm(m, payableRails(m), 'Choose another number or method')}</div>`;
+  if (changed)
+    return html`<div class="card">${unpaidNote(m, last)}${chooseForm(m, payableRails(m), 'Choose another number or method')}</div>`;
   return html`${when(last, () => unpaidNote(m, last!))}
 <div class="card${raw(last ? ' gap' : '')}">${chooseForm(m, payableRails(m), last ? 'Try again' : 'Choose how to pay')}</div>`;
 }
@@ -130,7 +149,11 @@ ${testPanel(m)}</div>`;
 
 function returnLink(m: PageModel, primary: boolean): Html {
   const url = m.session.return_to_merchant_url;
-  return when(url, () => html`<div class="actions"><a class="button block${raw(primary ? '' : ' secondary')}" href="${url}">Return to ${m.session.merchant_name}</a></div>`);
+  return when(
+    url,
+    () =>
+      html`<div class="actions"><a class="button block${raw(primary ? '' : ' secondary')}" href="${url}">Return to ${m.session.merchant_name}</a></div>`,
+  );
 }
 
 /**
@@ -138,7 +161,8 @@ function returnLink(m: PageModel, primary: boolean): Html {
  * reference with the provider (a bank transfer's SK reference, a Test TEST-…); the attempt's own att_ id only
  * when there is neither.
  */
-const paymentReference = (m: PageModel, a: AttemptRow) => m.facts?.providerTransactionId || a.provider_reference || a.id;
+const paymentReference = (m: PageModel, a: AttemptRow) =>
+  m.facts?.providerTransactionId || a.provider_reference || a.id;
 
 export function successScreen(m: PageModel): Html {
   const a = m.attempt;
@@ -153,7 +177,13 @@ export function successScreen(m: PageModel): Html {
 ${kv([
   ['Invoice', m.session.invoice_ref, 'ref'],
   ...(method ? ([['Paid with', method]] as [string, string][]) : []),
-  ...(reference ? ([['Payment reference', reference, reference.length > REFERENCE_INLINE_LENGTH_MAX ? 'ref stack' : 'ref']] as [string, string, string][]) : []),
+  ...(reference
+    ? ([['Payment reference', reference, reference.length > REFERENCE_INLINE_LENGTH_MAX ? 'ref stack' : 'ref']] as [
+        string,
+        string,
+        string,
+      ][])
+    : []),
   ...(a?.finalized_at ? ([['Date', formatAccra(a.finalized_at)]] as [string, string][]) : []),
 ])}
 ${returnLink(m, true)}

@@ -44,7 +44,8 @@ export function compress(body: Buffer, encoding: Encoding, quality: 'dynamic' | 
 export function sendCompressed(request: FastifyRequest, reply: FastifyReply, body: string): FastifyReply {
   const bytes = Buffer.from(body, 'utf8');
   reply.header('vary', 'accept-encoding');
-  const encoding = bytes.length < COMPRESS_MIN_BYTES ? 'identity' : negotiateEncoding(request.headers['accept-encoding']);
+  const encoding =
+    bytes.length < COMPRESS_MIN_BYTES ? 'identity' : negotiateEncoding(request.headers['accept-encoding']);
   if (encoding !== 'identity') reply.header('content-encoding', encoding);
   return reply.send(compress(bytes, encoding, 'dynamic'));
 }

@@ -25,21 +25,56 @@ export async function accountPages(app: FastifyInstance, deps: AppDeps): Promise
     html`<form method="post" action="${SECOND_FACTOR_PATH}/disable" class="row">${csrfField(session)}<div><label for="disable-code">Code from your app</label><input id="disable-code" name="code" autocomplete="one-time-code" inputmode="numeric" required></div><div><button class="danger">Turn off</button></div></form>`;
   const { accountPage } = await consoleAccountPages(app, deps, 'merchant', turnOffForm);
 
-  app.post(`${SECOND_FACTOR_PATH}/disable`, { schema: { hide: true, ...accountSchemas.disableSecondFactor } }, async (request, reply) => {
-    const session = sessionOf(request);
-    if (!session.secondFactorEnrolled) return reply.redirect(ACCOUNT_PATH, 303);
-    if (session.secondFactorRequired) return accountPage(reply, session, { message: 'Your account owner requires two-factor authentication for your role; it stays on.', error: true }, 409);
-    const checked = await checkSecondFactor(db, signedInAccount(request), formValue(request, 'code'), { allowRecoveryCode: true });
-    if (!checked.ok) {
-      if (checked.reason === 'throttled') return sendThrottled(reply, checked.retryAfterS, page({ title: 'Account', session, kind: 'merchant', flash: { message: tooManyAttempts(checked.retryAfterS), error: true }, body: html`<p><a href="${ACCOUNT_PATH}">Back</a></p>` }));
-      return accountPage(reply, session, { message: 'That code is not right, or was used already.', error: true }, 400);
-    }
-    try {
-      await disableSecondFactor(db, userActor(session), session.userId!, { refuseWhenRequired: true, signOutSessions: false });
-    } catch (error) {
-      const { flash, status } = formRefusal(error);
-      return accountPage(reply, session, flash, status);
-    }
-    return accountPage(reply, { ...session, secondFactorEnrolled: false }, { message: 'Two-factor authentication is off.' });
-  });
+  app.post(
+    `${SECOND_FACTOR_PATH}/disable`,
+    { schema: { hide: true, ...accountSchemas.disableSecondFactor } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      if (!session.secondFactorEnrolled) return reply.redirect(ACCOUNT_PATH, 303);
+      if (session.secondFactorRequired)
+        return accountPage(
+          reply,
+          session,
+          { message: 'Your account owner requires two-factor authentication for your role; it stays on.', error: true },
+          409,
+        );
+      const checked = await checkSecondFactor(db, signedInAccount(request), formValue(request, 'code'), {
+        allowRecoveryCode: true,
+      });
+      if (!checked.ok) {
+        if (checked.reason === 'throttled')
+          return sendThrottled(
+            reply,
+            checked.retryAfterS,
+            page({
+              title: 'Account',
+              session,
+              kind: 'merchant',
+              flash: { message: tooManyAttempts(checked.retryAfterS), error: true },
+              body: html`<p><a href="${ACCOUNT_PATH}">Back</a></p>`,
+            }),
+          );
+        return accountPage(
+          reply,
+          session,
+          { message: 'That code is not right, or was used already.', error: true },
+          400,
+        );
+      }
+      try {
+        await disableSecondFactor(db, userActor(session), session.userId!, {
+          refuseWhenRequired: true,
+          signOutSessions: false,
+        });
+      } catch (error) {
+        const { flash, status } = formRefusal(error);
+        return accountPage(reply, session, flash, status);
+      }
+      return accountPage(
+        reply,
+        { ...session, secondFactorEnrolled: false },
+        { message: 'Two-factor authentication is off.' },
+      );
+    },
+  );
 }

@@ -41,8 +41,8 @@ interface SessionFilters {
   page?: string;
 }
 
-const validDate = (value: string | undefined) => (value && /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value)) ? value : null);
-
+const validDate = (value: string | undefined) =>
+  value && /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value)) ? value : null;
 
 /** A payment on which Sika received another amount than it charged (an operator's decision, issue 30): received, and short or over by how much. */
 function receivedNote(a: { amount_charged_minor: number; amount_received_minor: number | null }): Html {
@@ -55,34 +55,44 @@ function receivedNote(a: { amount_charged_minor: number; amount_received_minor: 
 export async function checkoutPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
 
-  app.get<{ Querystring: SessionFilters }>('/dashboard/sessions', { schema: { hide: true, ...dashboardSchemas.sessions } }, async (request, reply) => {
-    const session = sessionOf(request);
-    const q = request.query;
-    const status = (SESSION_STATUSES as readonly string[]).includes(q.status ?? '') ? q.status! : null;
-    const invoiceRef = q.invoice_ref?.trim().slice(0, 120) || null;
-    const from = validDate(q.from);
-    const to = validDate(q.to);
-    const pageNumber = Math.max(1, Math.min(10_000, Number.parseInt(q.page ?? '1', 10) || 1));
-    const filter = { merchantId: session.merchantId!, environment: session.environment, status, invoiceRef, from, to };
-    const { rows, total } = await listSessionsPage(db, filter, pageNumber, PAGE_SIZE);
-    const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
-    const link = (n: number) => {
-      const search = new URLSearchParams();
-      if (status) search.set('status', status);
-      if (invoiceRef) search.set('invoice_ref', invoiceRef);
-      if (from) search.set('from', from);
-      if (to) search.set('to', to);
-      search.set('page', String(n));
-      return `/dashboard/sessions?${search}`;
-    };
-    return sendPage(
-      reply,
-      page({
-        title: 'Checkout sessions',
-        session,
-        kind: 'merchant',
-        active: 'checkout',
-        body: html`<h1>Checkout sessions</h1>
+  app.get<{ Querystring: SessionFilters }>(
+    '/dashboard/sessions',
+    { schema: { hide: true, ...dashboardSchemas.sessions } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      const q = request.query;
+      const status = (SESSION_STATUSES as readonly string[]).includes(q.status ?? '') ? q.status! : null;
+      const invoiceRef = q.invoice_ref?.trim().slice(0, 120) || null;
+      const from = validDate(q.from);
+      const to = validDate(q.to);
+      const pageNumber = Math.max(1, Math.min(10_000, Number.parseInt(q.page ?? '1', 10) || 1));
+      const filter = {
+        merchantId: session.merchantId!,
+        environment: session.environment,
+        status,
+        invoiceRef,
+        from,
+        to,
+      };
+      const { rows, total } = await listSessionsPage(db, filter, pageNumber, PAGE_SIZE);
+      const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
+      const link = (n: number) => {
+        const search = new URLSearchParams();
+        if (status) search.set('status', status);
+        if (invoiceRef) search.set('invoice_ref', invoiceRef);
+        if (from) search.set('from', from);
+        if (to) search.set('to', to);
+        search.set('page', String(n));
+        return `/dashboard/sessions?${search}`;
+      };
+      return sendPage(
+        reply,
+        page({
+          title: 'Checkout sessions',
+          session,
+          kind: 'merchant',
+          active: 'checkout',
+          body: html`<h1>Checkout sessions</h1>
 <form method="get" action="/dashboard/sessions" class="card row" aria-label="Filters">
   <div><label for="f-status">Status</label><select id="f-status" name="status"><option value="">Any</option>${SESSION_STATUSES.map((s) => html`<option value="${s}"${raw(s === status ? ' selected' : '')}>${s}</option>`)}</select></div>
   <div><label for="f-invoice">Invoice ref</label><input id="f-invoice" name="invoice_ref" value="${invoiceRef ?? ''}"></div>
@@ -95,21 +105,57 @@ ${rows.map((s) => html`<tr><td class="mono"><a href="/dashboard/sessions/${s.id}
 ${rows.length === 0 ? html`<tr><td colspan="5" class="muted">No sessions match.</td></tr>` : ''}
 </tbody></table></div>
 <nav aria-label="Pages" class="row" style="margin-top:.6rem">${pageNumber > 1 ? html`<a class="button secondary" href="${link(pageNumber - 1)}">Previous</a>` : ''}${pageNumber < pages ? html`<a class="button secondary" href="${link(pageNumber + 1)}">Next</a>` : ''}</nav>`,
-      }),
-    );
-  });
+        }),
+      );
+    },
+  );
 
   /** The session's page; `refundId`: a refund just asked for, named in the flash with what happens next. */
-  async function sessionPage(reply: FastifyReply, session: WebSession, id: string, flash: Flash = null, status = 200, refundId: string | null = null) {
+  async function sessionPage(
+    reply: FastifyReply,
+    session: WebSession,
+    id: string,
+    flash: Flash = null,
+    status = 200,
+    refundId: string | null = null,
+  ) {
     const detail = await sessionDetail(db, session.merchantId!, session.environment, id);
-    if (!detail) return sendPage(reply, page({ title: 'Not found', session, kind: 'merchant', active: 'checkout', flash, body: html`<h1>Session not found</h1><p>It may belong to the other environment: use the Test/Live switch.</p>` }), 404);
+    if (!detail)
+      return sendPage(
+        reply,
+        page({
+          title: 'Not found',
+          session,
+          kind: 'merchant',
+          active: 'checkout',
+          flash,
+          body: html`<h1>Session not found</h1><p>It may belong to the other environment: use the Test/Live switch.</p>`,
+        }),
+        404,
+      );
     const { session: s, attempts, lines, events: eventRows } = detail;
     const refunds = await sessionRefundState(db, s.id, attempts);
     const duplicates = duplicateRefundsOf(refunds.payment, refunds.refunds);
     const asked = refundId ? refunds.refunds.find((r) => r.id === refundId) : undefined;
     // A refund named in the address is one of this session's; another (another merchant's too) is not found.
-    if (refundId && !asked) return sendPage(reply, page({ title: 'Not found', session, kind: 'merchant', active: 'checkout', flash, body: html`<h1>Refund not found</h1><p><a href="/dashboard/sessions/${s.id}">Back to the session</a></p>` }), 404);
-    if (asked && !flash) flash = { message: `Refund of ${money(asked.amount_minor)} requested: ${refundOutcome(asked)}`, error: asked.status === 'failed' };
+    if (refundId && !asked)
+      return sendPage(
+        reply,
+        page({
+          title: 'Not found',
+          session,
+          kind: 'merchant',
+          active: 'checkout',
+          flash,
+          body: html`<h1>Refund not found</h1><p><a href="/dashboard/sessions/${s.id}">Back to the session</a></p>`,
+        }),
+        404,
+      );
+    if (asked && !flash)
+      flash = {
+        message: `Refund of ${money(asked.amount_minor)} requested: ${refundOutcome(asked)}`,
+        error: asked.status === 'failed',
+      };
     return sendPage(
       reply,
       page({
@@ -138,51 +184,90 @@ ${eventRows.length === 0 ? html`<tr><td colspan="3" class="muted">No events yet.
     );
   }
 
-  app.get<{ Params: { id: string }; Querystring: { refund?: string } }>('/dashboard/sessions/:id', { schema: { hide: true, ...dashboardSchemas.session } }, async (request, reply) =>
-    sessionPage(reply, sessionOf(request), request.params.id, null, 200, request.query.refund ?? null),
+  app.get<{ Params: { id: string }; Querystring: { refund?: string } }>(
+    '/dashboard/sessions/:id',
+    { schema: { hide: true, ...dashboardSchemas.session } },
+    async (request, reply) =>
+      sessionPage(reply, sessionOf(request), request.params.id, null, 200, request.query.refund ?? null),
   );
 
   // A refund of the session's payment, in the dashboard's environment, asked for by the signed-in user.
-  app.post<{ Params: { id: string } }>('/dashboard/sessions/:id/refunds', { schema: { hide: true, ...dashboardSchemas.refundSession } }, async (request, reply) => {
-    const session = sessionOf(request);
-    if (!canRefund(session)) return sessionPage(reply, session, request.params.id, { message: 'Your role cannot refund payments; ask an owner, admin or developer.', error: true }, 403);
-    const amountMinor = parseCedis(formValue(request, 'amount'));
-    if (!amountMinor) return sessionPage(reply, session, request.params.id, { message: 'Enter the amount to refund in GHS, e.g. 25.00 (at most 2 decimals).', error: true }, 400);
-    try {
-      const refund = await requestRefund(
-        db,
-        { merchantId: session.merchantId!, environment: session.environment, apiKeyId: null, userId: session.userId },
-        { session_id: request.params.id, amount_minor: amountMinor, reason: formValue(request, 'reason').trim() || undefined, request_key: formValue(request, 'request_key') || undefined },
-        deps.providers,
-      );
-      // Back to the session's page (a reload must not ask for the refund again), which names the new refund.
-      return reply.redirect(`/dashboard/sessions/${encodeURIComponent(request.params.id)}?refund=${encodeURIComponent(refund.id)}`, 303);
-    } catch (error) {
-      // No provider can take the refund right now: the page says so (with Retry-After), not the 5xx error page.
-      if (error instanceof SikaError && error.code === 'PROVIDER_RAIL_UNAVAILABLE') {
-        reply.headers(errorHeaders(error));
-        return sessionPage(reply, session, request.params.id, { message: error.message, error: true }, statusOf(error));
+  app.post<{ Params: { id: string } }>(
+    '/dashboard/sessions/:id/refunds',
+    { schema: { hide: true, ...dashboardSchemas.refundSession } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      if (!canRefund(session))
+        return sessionPage(
+          reply,
+          session,
+          request.params.id,
+          { message: 'Your role cannot refund payments; ask an owner, admin or developer.', error: true },
+          403,
+        );
+      const amountMinor = parseCedis(formValue(request, 'amount'));
+      if (!amountMinor)
+        return sessionPage(
+          reply,
+          session,
+          request.params.id,
+          { message: 'Enter the amount to refund in GHS, e.g. 25.00 (at most 2 decimals).', error: true },
+          400,
+        );
+      try {
+        const refund = await requestRefund(
+          db,
+          { merchantId: session.merchantId!, environment: session.environment, apiKeyId: null, userId: session.userId },
+          {
+            session_id: request.params.id,
+            amount_minor: amountMinor,
+            reason: formValue(request, 'reason').trim() || undefined,
+            request_key: formValue(request, 'request_key') || undefined,
+          },
+          deps.providers,
+        );
+        // Back to the session's page (a reload must not ask for the refund again), which names the new refund.
+        return reply.redirect(
+          `/dashboard/sessions/${encodeURIComponent(request.params.id)}?refund=${encodeURIComponent(refund.id)}`,
+          303,
+        );
+      } catch (error) {
+        // No provider can take the refund right now: the page says so (with Retry-After), not the 5xx error page.
+        if (error instanceof SikaError && error.code === 'PROVIDER_RAIL_UNAVAILABLE') {
+          reply.headers(errorHeaders(error));
+          return sessionPage(
+            reply,
+            session,
+            request.params.id,
+            { message: error.message, error: true },
+            statusOf(error),
+          );
+        }
+        const { flash, status } = formRefusal(error);
+        return sessionPage(reply, session, request.params.id, flash, status);
       }
-      const { flash, status } = formRefusal(error);
-      return sessionPage(reply, session, request.params.id, flash, status);
-    }
-  });
+    },
+  );
 
-  app.get('/dashboard/revenue-lines', { schema: { hide: true, ...dashboardSchemas.revenueLines } }, async (request, reply) => {
-    const session = sessionOf(request);
-    const lines = await allRevenueLines(db, session.merchantId!, session.environment);
-    return sendPage(
-      reply,
-      page({
-        title: 'Revenue lines',
-        session,
-        kind: 'merchant',
-        active: 'checkout',
-        body: html`<h1>Revenue lines</h1><p class="muted">Your service codes, synced with POST /api/v1/revenue-lines.</p>
+  app.get(
+    '/dashboard/revenue-lines',
+    { schema: { hide: true, ...dashboardSchemas.revenueLines } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      const lines = await allRevenueLines(db, session.merchantId!, session.environment);
+      return sendPage(
+        reply,
+        page({
+          title: 'Revenue lines',
+          session,
+          kind: 'merchant',
+          active: 'checkout',
+          body: html`<h1>Revenue lines</h1><p class="muted">Your service codes, synced with POST /api/v1/revenue-lines.</p>
 <div class="table-wrap"><table><thead><tr><th>Code</th><th>Name</th><th>Status</th><th>Last synced</th></tr></thead><tbody>
 ${lines.map((l) => html`<tr><td class="mono">${l.code}</td><td>${l.name}</td><td>${statusBadge(l.active ? 'active' : 'inactive')}</td><td>${when_(l.last_synced_at)}</td></tr>`)}
 ${lines.length === 0 ? html`<tr><td colspan="4" class="muted">No revenue lines yet.</td></tr>` : ''}</tbody></table></div>`,
-      }),
-    );
-  });
+        }),
+      );
+    },
+  );
 }

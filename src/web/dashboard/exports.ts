@@ -2,7 +2,17 @@
 // download of each CSV (balance transactions, sessions, payouts, refunds, the summary) in the environment shown:
 // the same files as the API's Accept: text/csv, streamed by the same code.
 import type { FastifyInstance } from 'fastify';
-import { exportBalanceTransactions, exportFilename, exportPayouts, exportSessions, BALANCE_TRANSACTION_COLUMNS, PAYOUT_COLUMNS, rowsOf, SESSION_COLUMNS, SUMMARY_COLUMNS } from '../../books/exports.ts';
+import {
+  exportBalanceTransactions,
+  exportFilename,
+  exportPayouts,
+  exportSessions,
+  BALANCE_TRANSACTION_COLUMNS,
+  PAYOUT_COLUMNS,
+  rowsOf,
+  SESSION_COLUMNS,
+  SUMMARY_COLUMNS,
+} from '../../books/exports.ts';
 import { dayOf, EXPORT_RANGE_DAYS_MAX } from '../../books/model.ts';
 import { settlementSummary, type BooksOwner, type SettlementSummary } from '../../books/service.ts';
 import { sendCsv } from '../../http/csv.ts';
@@ -61,28 +71,33 @@ export async function exportPages(app: FastifyInstance, deps: AppDeps): Promise<
     return { merchantId: session.merchantId!, environment: session.environment };
   };
 
-  app.get<{ Querystring: RangeQuery }>('/dashboard/exports', { schema: { hide: true, ...dashboardSchemas.exports } }, async (request, reply) => {
-    const session = sessionOf(request);
-    const asked = request.query.from !== undefined || request.query.to !== undefined;
-    const range = asked ? { from: request.query.from?.trim() || undefined, to: request.query.to?.trim() || undefined } : defaultRange();
-    let summary: SettlementSummary | null = null;
-    let problem: string | null = null;
-    try {
-      summary = await settlementSummary(db, ownerOfPage(request), range);
-    } catch (error) {
-      if (!(error instanceof SikaError) || error.code !== 'INVALID_ARGUMENT') throw error;
-      problem = error.message;
-    }
-    const search = new URLSearchParams({ from: range.from ?? '', to: range.to ?? '' });
-    return sendPage(
-      reply,
-      page({
-        title: 'Exports',
-        session,
-        kind: 'merchant',
-        active: 'exports',
-        flash: problem ? { message: problem, error: true } : null,
-        body: html`<h1>Exports (${session.environment})</h1>
+  app.get<{ Querystring: RangeQuery }>(
+    '/dashboard/exports',
+    { schema: { hide: true, ...dashboardSchemas.exports } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      const asked = request.query.from !== undefined || request.query.to !== undefined;
+      const range = asked
+        ? { from: request.query.from?.trim() || undefined, to: request.query.to?.trim() || undefined }
+        : defaultRange();
+      let summary: SettlementSummary | null = null;
+      let problem: string | null = null;
+      try {
+        summary = await settlementSummary(db, ownerOfPage(request), range);
+      } catch (error) {
+        if (!(error instanceof SikaError) || error.code !== 'INVALID_ARGUMENT') throw error;
+        problem = error.message;
+      }
+      const search = new URLSearchParams({ from: range.from ?? '', to: range.to ?? '' });
+      return sendPage(
+        reply,
+        page({
+          title: 'Exports',
+          session,
+          kind: 'merchant',
+          active: 'exports',
+          flash: problem ? { message: problem, error: true } : null,
+          body: html`<h1>Exports (${session.environment})</h1>
 <p class="muted">Days are Africa/Accra days, from and to included, at most ${EXPORT_RANGE_DAYS_MAX}. Amounts in the files are whole pesewas with a GHS column beside each.</p>
 <form method="get" action="/dashboard/exports" class="card row" aria-label="Date range">
   <div><label for="x-from">From</label><input id="x-from" name="from" type="date" required value="${range.from ?? ''}"></div>
@@ -97,25 +112,36 @@ ${FILES.map((file) => html`<li><a href="/dashboard/exports/${file}.csv?${search.
 ${summaryTable(summary)}`
     : ''
 }`,
-      }),
-      problem ? 400 : 200,
-    );
-  });
+        }),
+        problem ? 400 : 200,
+      );
+    },
+  );
 
   // One route per file (no path parameter: the file names are fixed).
   for (const file of FILES) {
-    app.get<{ Querystring: RangeQuery }>(`/dashboard/exports/${file}.csv`, { schema: { hide: true, ...dashboardSchemas.exportFile } }, async (request, reply) => {
-      const owner = ownerOfPage(request);
-      const query = { from: request.query.from, to: request.query.to };
-      if (file === 'balance-transactions') {
-        const { filename, rows } = await exportBalanceTransactions(db, owner, query);
-        return sendCsv(reply, { filename, columns: BALANCE_TRANSACTION_COLUMNS, rows });
-      }
-      if (file === 'sessions') return sendCsv(reply, { ...exportSessions(db, owner, query), columns: SESSION_COLUMNS });
-      if (file === 'payouts') return sendCsv(reply, { ...exportPayouts(db, owner, query), columns: PAYOUT_COLUMNS });
-      if (file === 'refunds') return sendCsv(reply, { ...exportRefunds(db, owner, query), columns: REFUND_CSV_COLUMNS });
-      const summary = await settlementSummary(db, owner, query);
-      return sendCsv(reply, { filename: exportFilename('balance-summary', owner.environment, summary), columns: SUMMARY_COLUMNS, rows: rowsOf(summary.days) });
-    });
+    app.get<{ Querystring: RangeQuery }>(
+      `/dashboard/exports/${file}.csv`,
+      { schema: { hide: true, ...dashboardSchemas.exportFile } },
+      async (request, reply) => {
+        const owner = ownerOfPage(request);
+        const query = { from: request.query.from, to: request.query.to };
+        if (file === 'balance-transactions') {
+          const { filename, rows } = await exportBalanceTransactions(db, owner, query);
+          return sendCsv(reply, { filename, columns: BALANCE_TRANSACTION_COLUMNS, rows });
+        }
+        if (file === 'sessions')
+          return sendCsv(reply, { ...exportSessions(db, owner, query), columns: SESSION_COLUMNS });
+        if (file === 'payouts') return sendCsv(reply, { ...exportPayouts(db, owner, query), columns: PAYOUT_COLUMNS });
+        if (file === 'refunds')
+          return sendCsv(reply, { ...exportRefunds(db, owner, query), columns: REFUND_CSV_COLUMNS });
+        const summary = await settlementSummary(db, owner, query);
+        return sendCsv(reply, {
+          filename: exportFilename('balance-summary', owner.environment, summary),
+          columns: SUMMARY_COLUMNS,
+          rows: rowsOf(summary.days),
+        });
+      },
+    );
   }
 }

@@ -31,14 +31,19 @@ export async function dashboardRoutes(app: FastifyInstance, deps: AppDeps): Prom
   await app.register(signInLinkPages, deps);
   app.addHook('preHandler', accountGate);
 
-  app.post('/dashboard/environment', { schema: { hide: true, ...dashboardSchemas.environment } }, async (request, reply) => {
-    const environment = formValue(request, 'environment');
-    if (environment === 'test' || environment === 'live') await switchEnvironment(db, sessionOf(request), environment);
-    // Back to the section's own page: the page you were on may have been a form's answer (no GET route)
-    // or an object that exists only in the other environment.
-    const back = formValue(request, 'return_to');
-    return reply.redirect(MERCHANT_NAV.some(([, href]) => href === back) ? back : '/dashboard', 303);
-  });
+  app.post(
+    '/dashboard/environment',
+    { schema: { hide: true, ...dashboardSchemas.environment } },
+    async (request, reply) => {
+      const environment = formValue(request, 'environment');
+      if (environment === 'test' || environment === 'live')
+        await switchEnvironment(db, sessionOf(request), environment);
+      // Back to the section's own page: the page you were on may have been a form's answer (no GET route)
+      // or an object that exists only in the other environment.
+      const back = formValue(request, 'return_to');
+      return reply.redirect(MERCHANT_NAV.some(([, href]) => href === back) ? back : '/dashboard', 303);
+    },
+  );
 
   app.get('/dashboard', { schema: { hide: true, ...dashboardSchemas.home } }, async (request, reply) => {
     const session = sessionOf(request);
@@ -52,7 +57,11 @@ export async function dashboardRoutes(app: FastifyInstance, deps: AppDeps): Prom
       refundHolds(db, merchantId, 'live'),
     ]);
     // Each hold named by what it holds for: payouts requested or processing, refunds not finished yet.
-    const balanceCard = (label: string, b: typeof test, forRefunds: number) => html`<section class="card" aria-label="${label} balance"><h2 style="margin-top:0">${label}</h2><div class="grid">
+    const balanceCard = (
+      label: string,
+      b: typeof test,
+      forRefunds: number,
+    ) => html`<section class="card" aria-label="${label} balance"><h2 style="margin-top:0">${label}</h2><div class="grid">
       <div class="stat"><div class="label">Eligible</div><div class="value">${money(b.eligible_minor)}</div></div>
       <div class="stat"><div class="label">Held for payouts</div><div class="value">${money(Math.max(0, b.held_minor - forRefunds))}</div></div>
       ${forRefunds > 0 ? html`<div class="stat"><div class="label">Held for refunds</div><div class="value">${money(forRefunds)}</div></div>` : ''}

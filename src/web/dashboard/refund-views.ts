@@ -15,26 +15,42 @@ export const canRefund = canRequest;
 
 /** Whether this user decides refunds awaiting approval (four eyes: an approver, not the one who asked). */
 export const mayDecideRefund = (session: WebSession, refund: Pick<RefundRow, 'status' | 'requested_by_user_id'>) =>
-  refund.status === 'awaiting_approval' && session.role === 'approver' && refund.requested_by_user_id !== session.userId;
+  refund.status === 'awaiting_approval' &&
+  session.role === 'approver' &&
+  refund.requested_by_user_id !== session.userId;
 
 /** "123.45" for 12345 pesewas: the amount field's text (integer arithmetic, no float). */
 export const cedisText = (minor: number) => `${Math.floor(minor / 100)}.${String(minor % 100).padStart(2, '0')}`;
 
-const METHOD_LABELS: Record<string, string> = { test: 'Test (at once)', provider: 'the provider that took the payment', operator: "Sika's operators (a transfer)" };
-const methodLabel = (route: string, provider: string | null) => (route === 'provider' && provider ? `${provider}` : (METHOD_LABELS[route] ?? route));
+const METHOD_LABELS: Record<string, string> = {
+  test: 'Test (at once)',
+  provider: 'the provider that took the payment',
+  operator: "Sika's operators (a transfer)",
+};
+const methodLabel = (route: string, provider: string | null) =>
+  route === 'provider' && provider ? `${provider}` : (METHOD_LABELS[route] ?? route);
 
 type RefundState = Awaited<ReturnType<typeof sessionRefundState>>;
 
 /** What refunds of this payment gave back (succeeded): a duplicate payment's automatic refund is its own, not this one's. */
-const refundedOf = (payment: { id: string }, refunds: readonly Pick<RefundRow, 'attempt_id' | 'status' | 'amount_minor'>[]) =>
-  refunds.filter((r) => r.attempt_id === payment.id && r.status === 'succeeded').reduce((sum, r) => sum + r.amount_minor, 0);
+const refundedOf = (
+  payment: { id: string },
+  refunds: readonly Pick<RefundRow, 'attempt_id' | 'status' | 'amount_minor'>[],
+) =>
+  refunds
+    .filter((r) => r.attempt_id === payment.id && r.status === 'succeeded')
+    .reduce((sum, r) => sum + r.amount_minor, 0);
 
 /** The automatic refunds of payments that arrived after another had paid the session (issue 31): refunds of an attempt other than the session's first paid one. */
-export const duplicateRefundsOf = <R extends Pick<RefundRow, 'attempt_id'>>(payment: { id: string } | null, refunds: readonly R[]): R[] =>
-  payment ? refunds.filter((r) => r.attempt_id !== payment.id) : [];
+export const duplicateRefundsOf = <R extends Pick<RefundRow, 'attempt_id'>>(
+  payment: { id: string } | null,
+  refunds: readonly R[],
+): R[] => (payment ? refunds.filter((r) => r.attempt_id !== payment.id) : []);
 
 /** The notice a duplicate payment's refund gets on the session page: what arrived, and where its refund stands. */
-export function duplicatePaymentNotice(refund: Pick<RefundRow, 'id' | 'amount_minor' | 'status' | 'failure_reason'>): Html {
+export function duplicatePaymentNotice(
+  refund: Pick<RefundRow, 'id' | 'amount_minor' | 'status' | 'failure_reason'>,
+): Html {
   const arrived = `A second payment of ${money(refund.amount_minor)} arrived after this checkout was paid.`;
   const outcome =
     refund.status === 'succeeded'
@@ -46,7 +62,11 @@ export function duplicatePaymentNotice(refund: Pick<RefundRow, 'id' | 'amount_mi
 }
 
 /** The session page's Payment and Refunds sections, with the Refund form for roles that may move money. */
-export function sessionRefundsPart(session: WebSession, s: SessionRow, { payment, refunds, refundableMinor }: RefundState): Html {
+export function sessionRefundsPart(
+  session: WebSession,
+  s: SessionRow,
+  { payment, refunds, refundableMinor }: RefundState,
+): Html {
   if (!payment && refunds.length === 0) return html``;
   const form =
     s.status === 'success' && payment && refundableMinor > 0 && canRefund(session)
@@ -58,8 +78,9 @@ export function sessionRefundsPart(session: WebSession, s: SessionRow, { payment
 <input type="hidden" name="request_key" value="dash-${randomBytes(12).toString('hex')}">
 <p><button type="submit">Refund</button></p></form>`
       : html``;
-  return html`${payment
-    ? html`<h2>Payment</h2><div class="card grid" aria-label="Payment">
+  return html`${
+    payment
+      ? html`<h2>Payment</h2><div class="card grid" aria-label="Payment">
 <div><div class="muted">Attempt</div><span class="mono">${payment.id}</span></div>
 <div><div class="muted">Method</div>${payment.rail}${payment.network ? ` (${payment.network})` : ''} · ${payment.provider}</div>
 <div><div class="muted">Provider's reference</div>${payment.provider_transaction_id ? html`<span class="mono">${payment.provider_transaction_id}</span>` : html`<span class="muted">not given</span>`}${payment.provider_reference ? html`<br><span class="muted">ours:</span> <span class="mono">${payment.provider_reference}</span>` : ''}</div>
@@ -68,17 +89,25 @@ ${cardLabel(payment.card_brand, payment.card_last4) ? html`<div><div class="mute
 <div><div class="muted">Fee</div>${money(payment.fee_minor)} <span class="muted">${payment.bearer}</span></div>
 <div><div class="muted">Paid</div>${when_(payment.finalized_at)}</div>
 <div class="stat"><div class="label">Refunded</div><div class="value">${money(refundedOf(payment, refunds))}</div></div></div>`
-    : ''}
+      : ''
+  }
 <h2>Refunds</h2><div class="table-wrap"><table aria-label="Refunds"><thead><tr><th>Refund</th><th>Amount</th><th>Status</th><th>Method</th><th>Reason</th><th>Created</th></tr></thead><tbody>
 ${refunds.map(
-  (r) => html`<tr><td class="mono">${r.id}</td><td>${money(r.amount_minor)}</td><td>${statusBadge(r.status)}${r.failure_reason ? html`<br><span class="muted">${r.failure_reason}</span>` : ''}${r.status === 'awaiting_approval' ? html`<br><a href="/dashboard/refunds?status=awaiting_approval">Approvals</a>` : ''}</td><td>${methodLabel(r.route, r.provider)}</td><td class="wrap">${r.reason ?? ''}</td><td>${when_(r.created_at)}</td></tr>`,
+  (r) =>
+    html`<tr><td class="mono">${r.id}</td><td>${money(r.amount_minor)}</td><td>${statusBadge(r.status)}${r.failure_reason ? html`<br><span class="muted">${r.failure_reason}</span>` : ''}${r.status === 'awaiting_approval' ? html`<br><a href="/dashboard/refunds?status=awaiting_approval">Approvals</a>` : ''}</td><td>${methodLabel(r.route, r.provider)}</td><td class="wrap">${r.reason ?? ''}</td><td>${when_(r.created_at)}</td></tr>`,
 )}
 ${refunds.length === 0 ? html`<tr><td colspan="6" class="muted">No refunds yet.</td></tr>` : ''}</tbody></table></div>
 ${form}`;
 }
 
 /** The Refunds page: newest first, a status filter, and approve/reject on the ones this user may decide. */
-export function refundsListView(session: WebSession, refunds: readonly RefundResponse[], decidable: ReadonlySet<string>, status: string | null, hasMore: boolean): Html {
+export function refundsListView(
+  session: WebSession,
+  refunds: readonly RefundResponse[],
+  decidable: ReadonlySet<string>,
+  status: string | null,
+  hasMore: boolean,
+): Html {
   const decision = (r: RefundResponse) =>
     decidable.has(r.id)
       ? html`<form method="post" action="/dashboard/refunds/${r.id}/decision" class="row" aria-label="Decide ${r.id}">${csrfField(session)}
@@ -95,7 +124,8 @@ ${session.secondFactorEnrolled ? html`<div><label for="code-${r.id}">Authenticat
 <p class="muted">Refund a payment from its session's page (Checkout). Live refunds of accounts that require approval wait here for an approver who did not ask for them.</p>
 <div class="table-wrap"><table aria-label="Refunds"><thead><tr><th>Refund</th><th>Session</th><th>Amount</th><th>Status</th><th>Method</th><th>Reason</th><th>Created</th><th>Decision</th></tr></thead><tbody>
 ${refunds.map(
-  (r) => html`<tr><td class="mono">${r.id}</td><td class="mono"><a href="/dashboard/sessions/${r.session_id}">${r.session_id}</a></td><td>${money(r.amount_minor)}</td><td>${statusBadge(r.status)}${r.failure_reason ? html`<br><span class="muted">${r.failure_reason}</span>` : ''}</td><td>${methodLabel(r.method, r.provider)}</td><td class="wrap">${r.reason ?? ''}</td><td>${r.created_at.slice(0, 16).replace('T', ' ')} UTC</td><td>${decision(r)}</td></tr>`,
+  (r) =>
+    html`<tr><td class="mono">${r.id}</td><td class="mono"><a href="/dashboard/sessions/${r.session_id}">${r.session_id}</a></td><td>${money(r.amount_minor)}</td><td>${statusBadge(r.status)}${r.failure_reason ? html`<br><span class="muted">${r.failure_reason}</span>` : ''}</td><td>${methodLabel(r.method, r.provider)}</td><td class="wrap">${r.reason ?? ''}</td><td>${r.created_at.slice(0, 16).replace('T', ' ')} UTC</td><td>${decision(r)}</td></tr>`,
 )}
 ${refunds.length === 0 ? html`<tr><td colspan="8" class="muted">No refunds${status ? ` ${status.replace(/_/g, ' ')}` : ''}.</td></tr>` : ''}</tbody></table></div>
 ${hasMore ? html`<p class="muted">Showing the newest ${refunds.length}; filter by status to see others.</p>` : ''}`;

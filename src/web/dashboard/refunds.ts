@@ -19,14 +19,21 @@ import { mayDecideRefund, refundsListView } from './refund-views.ts';
 const REFUND_PAGE_ROWS = 50;
 type Flash = { message: string; error?: boolean } | null;
 
-const statusFilter = (value: string | undefined): RefundStatus | null => ((REFUND_STATUSES as readonly string[]).includes(value ?? '') ? (value as RefundStatus) : null);
+const statusFilter = (value: string | undefined): RefundStatus | null =>
+  (REFUND_STATUSES as readonly string[]).includes(value ?? '') ? (value as RefundStatus) : null;
 
 export async function refundPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
   const show = (reply: FastifyReply, session: WebSession, body: Html, flash: Flash, status: number) =>
     sendPage(reply, page({ title: 'Refunds', session, kind: 'merchant', active: 'refunds', flash, body }), status);
 
-  async function listPage(reply: FastifyReply, session: WebSession, status: RefundStatus | null, flash: Flash = null, code = 200) {
+  async function listPage(
+    reply: FastifyReply,
+    session: WebSession,
+    status: RefundStatus | null,
+    flash: Flash = null,
+    code = 200,
+  ) {
     const principal = { merchantId: session.merchantId!, environment: session.environment };
     const list = await listRefunds(db, principal, { limit: REFUND_PAGE_ROWS, ...(status ? { status } : {}) });
     // Who asked is not in the API's shape: read it for the few awaiting a decision.
@@ -36,32 +43,63 @@ export async function refundPages(app: FastifyInstance, deps: AppDeps): Promise<
     return show(reply, session, refundsListView(session, list.data, decidable, status, list.has_more), flash, code);
   }
 
-  app.get<{ Querystring: { status?: string } }>('/dashboard/refunds', { schema: { hide: true, ...dashboardSchemas.refunds } }, async (request, reply) =>
-    listPage(reply, sessionOf(request), statusFilter(request.query.status)),
+  app.get<{ Querystring: { status?: string } }>(
+    '/dashboard/refunds',
+    { schema: { hide: true, ...dashboardSchemas.refunds } },
+    async (request, reply) => listPage(reply, sessionOf(request), statusFilter(request.query.status)),
   );
 
-  app.post<{ Params: { id: string } }>('/dashboard/refunds/:id/decision', { schema: { hide: true, ...dashboardSchemas.refundDecision } }, async (request, reply) => {
-    const session = sessionOf(request);
-    const decision = formValue(request, 'decision');
-    if (decision !== 'approve' && decision !== 'reject') return listPage(reply, session, 'awaiting_approval', { message: 'Choose approve or reject.', error: true }, 400);
-    // With a second factor, an approval needs a fresh code: a stolen session alone cannot send money.
-    if (decision === 'approve' && session.secondFactorEnrolled && session.role === 'approver') {
-      const checked = await checkSecondFactor(db, signedInAccount(request), formValue(request, 'code'), { allowRecoveryCode: false });
-      if (!checked.ok) {
-        if (checked.reason === 'throttled') reply.header('retry-after', String(checked.retryAfterS));
-        const message = checked.reason === 'throttled' ? tooManyAttempts(checked.retryAfterS) : 'Enter the current code from your authenticator app to approve (each code works once).';
-        return listPage(reply, session, 'awaiting_approval', { message, error: true }, checked.reason === 'throttled' ? 429 : 403);
+  app.post<{ Params: { id: string } }>(
+    '/dashboard/refunds/:id/decision',
+    { schema: { hide: true, ...dashboardSchemas.refundDecision } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      const decision = formValue(request, 'decision');
+      if (decision !== 'approve' && decision !== 'reject')
+        return listPage(
+          reply,
+          session,
+          'awaiting_approval',
+          { message: 'Choose approve or reject.', error: true },
+          400,
+        );
+      // With a second factor, an approval needs a fresh code: a stolen session alone cannot send money.
+      if (decision === 'approve' && session.secondFactorEnrolled && session.role === 'approver') {
+        const checked = await checkSecondFactor(db, signedInAccount(request), formValue(request, 'code'), {
+          allowRecoveryCode: false,
+        });
+        if (!checked.ok) {
+          if (checked.reason === 'throttled') reply.header('retry-after', String(checked.retryAfterS));
+          const message =
+            checked.reason === 'throttled'
+              ? tooManyAttempts(checked.retryAfterS)
+              : 'Enter the current code from your authenticator app to approve (each code works once).';
+          return listPage(
+            reply,
+            session,
+            'awaiting_approval',
+            { message, error: true },
+            checked.reason === 'throttled' ? 429 : 403,
+          );
+        }
       }
-    }
-    try {
-      // Only a refund of the dashboard's environment (another is not found here).
-      await getRefund(db, { merchantId: session.merchantId!, environment: session.environment }, request.params.id);
-      // decideRefund checks the merchant, the approver role and that the approver is not the requester.
-      const after = await decideRefund(db, { refundId: request.params.id, userId: session.userId!, decision, reason: formValue(request, 'reason').trim() || undefined });
-      return listPage(reply, session, null, { message: `Refund ${after.id} ${decision === 'approve' ? 'approved' : 'rejected'}: it is ${after.status.replace(/_/g, ' ')}.` });
-    } catch (error) {
-      const { flash, status } = formRefusal(error);
-      return listPage(reply, session, 'awaiting_approval', flash, status);
-    }
-  });
+      try {
+        // Only a refund of the dashboard's environment (another is not found here).
+        await getRefund(db, { merchantId: session.merchantId!, environment: session.environment }, request.params.id);
+        // decideRefund checks the merchant, the approver role and that the approver is not the requester.
+        const after = await decideRefund(db, {
+          refundId: request.params.id,
+          userId: session.userId!,
+          decision,
+          reason: formValue(request, 'reason').trim() || undefined,
+        });
+        return listPage(reply, session, null, {
+          message: `Refund ${after.id} ${decision === 'approve' ? 'approved' : 'rejected'}: it is ${after.status.replace(/_/g, ' ')}.`,
+        });
+      } catch (error) {
+        const { flash, status } = formRefusal(error);
+        return listPage(reply, session, 'awaiting_approval', flash, status);
+      }
+    },
+  );
 }

@@ -1,7 +1,13 @@
 // Dashboard: settings (owner: fee bearer per rail, payout approval) and users (owner invites users with a role).
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { setSecondFactorRequired } from '../../accounts/console-accounts.ts';
-import { INVITABLE_ROLES, inviteUser, listUsers, merchantRules, setPayoutApprovalRequired } from '../../accounts/service.ts';
+import {
+  INVITABLE_ROLES,
+  inviteUser,
+  listUsers,
+  merchantRules,
+  setPayoutApprovalRequired,
+} from '../../accounts/service.ts';
 import { feeSchedule, setFeeBearers } from '../../checkout/fee-settings.ts';
 import type { Bearer } from '../../checkout/fees.ts';
 import type { AppDeps } from '../../http/deps.ts';
@@ -20,17 +26,33 @@ const userActor = (session: WebSession) => ({ type: 'user' as const, id: session
 
 export async function settingsPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
-  const show = (reply: FastifyReply, session: WebSession, title: string, body: Html, flash: Flash = null, status = 200) =>
-    sendPage(reply, page({ title, session, kind: 'merchant', active: 'settings', flash, body }), status);
+  const show = (
+    reply: FastifyReply,
+    session: WebSession,
+    title: string,
+    body: Html,
+    flash: Flash = null,
+    status = 200,
+  ) => sendPage(reply, page({ title, session, kind: 'merchant', active: 'settings', flash, body }), status);
 
-  async function settingsPage(reply: FastifyReply, session: WebSession, flash: Flash = null, status = 200, shown: Html | null = null) {
+  async function settingsPage(
+    reply: FastifyReply,
+    session: WebSession,
+    flash: Flash = null,
+    status = 200,
+    shown: Html | null = null,
+  ) {
     const [schedule, merchant, users] = await Promise.all([
       feeSchedule(db, session.merchantId!, session.environment),
       merchantRules(db, session.merchantId!),
       listUsers(db, session.merchantId!),
     ]);
     const owner = session.role === 'owner';
-    return show(reply, session, 'Settings', html`<h1>Settings</h1>${shown ?? ''}
+    return show(
+      reply,
+      session,
+      'Settings',
+      html`<h1>Settings</h1>${shown ?? ''}
 <form method="post" action="/dashboard/settings/fees" class="card">${csrfField(session)}<h2 style="margin-top:0">Who pays the checkout fee (${session.environment})</h2>
 <p class="muted">Payer: the fee is added to what the payer pays. Merchant: the fee is taken from the payment.</p>
 <div class="table-wrap"><table><thead><tr><th>Method</th><th>Fee</th><th>Paid by</th></tr></thead><tbody>
@@ -48,55 +70,97 @@ ${owner ? html`<input type="hidden" name="required" value="${merchant?.payout_ap
 ${owner ? html`<input type="hidden" name="required" value="${merchant?.second_factor_required ? 'off' : 'on'}"><button type="submit">${merchant?.second_factor_required ? 'Stop requiring two-factor' : 'Require two-factor for approvers and key managers'}</button>` : ''}</form>
 <section class="card" aria-label="Users"><h2 style="margin-top:0">Users</h2><div class="table-wrap"><table><thead><tr><th>Email</th><th>Role</th><th>Status</th><th>Since</th></tr></thead><tbody>
 ${users.map((u) => html`<tr><td>${u.email}</td><td>${u.role}</td><td>${statusBadge(u.active ? 'active' : 'inactive')}</td><td>${when_(u.created_at)}</td></tr>`)}</tbody></table></div>
-${owner ? html`<form method="post" action="/dashboard/users" class="row" style="margin-top:.8rem">${csrfField(session)}<div><label for="invite-email">Email</label><input id="invite-email" name="email" type="email" required></div>
-<div><label for="invite-role">Role</label><select id="invite-role" name="role">${ROLES.map((r) => html`<option value="${r}">${r}</option>`)}</select></div><div><button type="submit">Invite user</button></div></form>` : ''}</section>`, flash, status);
+${
+  owner
+    ? html`<form method="post" action="/dashboard/users" class="row" style="margin-top:.8rem">${csrfField(session)}<div><label for="invite-email">Email</label><input id="invite-email" name="email" type="email" required></div>
+<div><label for="invite-role">Role</label><select id="invite-role" name="role">${ROLES.map((r) => html`<option value="${r}">${r}</option>`)}</select></div><div><button type="submit">Invite user</button></div></form>`
+    : ''
+}</section>`,
+      flash,
+      status,
+    );
   }
 
-  app.get('/dashboard/settings', { schema: { hide: true, ...dashboardSchemas.settings } }, async (request, reply) => settingsPage(reply, sessionOf(request)));
+  app.get('/dashboard/settings', { schema: { hide: true, ...dashboardSchemas.settings } }, async (request, reply) =>
+    settingsPage(reply, sessionOf(request)),
+  );
 
-  app.post('/dashboard/settings/fees', { schema: { hide: true, ...dashboardSchemas.feeSettings } }, async (request, reply) => {
-    const session = sessionOf(request);
-    if (session.role !== 'owner') return settingsPage(reply, session, { message: 'Only the owner can change settings.', error: true }, 403);
-    const bearers: Partial<Record<Rail, Bearer>> = {};
-    for (const rail of railIds()) {
-      const bearer = formValue(request, `bearer_${rail}`);
-      if ((BEARERS as readonly string[]).includes(bearer)) bearers[rail] = bearer as Bearer;
-    }
-    // The schema refuses a bearer that is not one; a form that names none would save nothing.
-    if (Object.keys(bearers).length === 0) {
-      return settingsPage(reply, session, { message: `Choose who pays the fee: bearer_${railIds()[0]} (or another rail's) must be one of ${BEARERS.join(', ')}.`, error: true }, 400);
-    }
-    await setFeeBearers(db, userActor(session), session.merchantId!, session.environment, bearers);
-    return settingsPage(reply, session, { message: 'Fee settings saved. New quotes use them at once.' });
-  });
+  app.post(
+    '/dashboard/settings/fees',
+    { schema: { hide: true, ...dashboardSchemas.feeSettings } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      if (session.role !== 'owner')
+        return settingsPage(reply, session, { message: 'Only the owner can change settings.', error: true }, 403);
+      const bearers: Partial<Record<Rail, Bearer>> = {};
+      for (const rail of railIds()) {
+        const bearer = formValue(request, `bearer_${rail}`);
+        if ((BEARERS as readonly string[]).includes(bearer)) bearers[rail] = bearer as Bearer;
+      }
+      // The schema refuses a bearer that is not one; a form that names none would save nothing.
+      if (Object.keys(bearers).length === 0) {
+        return settingsPage(
+          reply,
+          session,
+          {
+            message: `Choose who pays the fee: bearer_${railIds()[0]} (or another rail's) must be one of ${BEARERS.join(', ')}.`,
+            error: true,
+          },
+          400,
+        );
+      }
+      await setFeeBearers(db, userActor(session), session.merchantId!, session.environment, bearers);
+      return settingsPage(reply, session, { message: 'Fee settings saved. New quotes use them at once.' });
+    },
+  );
 
-  app.post('/dashboard/settings/approval', { schema: { hide: true, ...dashboardSchemas.approvalSetting } }, async (request, reply) => {
-    const session = sessionOf(request);
-    if (session.role !== 'owner') return settingsPage(reply, session, { message: 'Only the owner can change settings.', error: true }, 403);
-    const required = formValue(request, 'required') === 'on';
-    await setPayoutApprovalRequired(db, userActor(session), session.merchantId!, required);
-    return settingsPage(reply, session, { message: required ? 'Live payouts now need approval.' : 'Live payouts no longer need approval.' });
-  });
+  app.post(
+    '/dashboard/settings/approval',
+    { schema: { hide: true, ...dashboardSchemas.approvalSetting } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      if (session.role !== 'owner')
+        return settingsPage(reply, session, { message: 'Only the owner can change settings.', error: true }, 403);
+      const required = formValue(request, 'required') === 'on';
+      await setPayoutApprovalRequired(db, userActor(session), session.merchantId!, required);
+      return settingsPage(reply, session, {
+        message: required ? 'Live payouts now need approval.' : 'Live payouts no longer need approval.',
+      });
+    },
+  );
 
-  app.post('/dashboard/settings/second-factor', { schema: { hide: true, ...accountSchemas.secondFactorRule } }, async (request, reply) => {
-    const session = sessionOf(request);
-    if (session.role !== 'owner') return settingsPage(reply, session, { message: 'Only the owner can change settings.', error: true }, 403);
-    const required = formValue(request, 'required') === 'on';
-    try {
-      await setSecondFactorRequired(db, userActor(session), session.merchantId!, required);
-    } catch (error) {
-      const { flash, status } = formRefusal(error);
-      return settingsPage(reply, session, flash, status);
-    }
-    return settingsPage(reply, session, { message: required ? 'Approvers and key managers now need two-factor authentication.' : 'Two-factor authentication is no longer required.' });
-  });
+  app.post(
+    '/dashboard/settings/second-factor',
+    { schema: { hide: true, ...accountSchemas.secondFactorRule } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      if (session.role !== 'owner')
+        return settingsPage(reply, session, { message: 'Only the owner can change settings.', error: true }, 403);
+      const required = formValue(request, 'required') === 'on';
+      try {
+        await setSecondFactorRequired(db, userActor(session), session.merchantId!, required);
+      } catch (error) {
+        const { flash, status } = formRefusal(error);
+        return settingsPage(reply, session, flash, status);
+      }
+      return settingsPage(reply, session, {
+        message: required
+          ? 'Approvers and key managers now need two-factor authentication.'
+          : 'Two-factor authentication is no longer required.',
+      });
+    },
+  );
 
   app.post('/dashboard/users', { schema: { hide: true, ...dashboardSchemas.inviteUser } }, async (request, reply) => {
     const session = sessionOf(request);
-    if (session.role !== 'owner') return settingsPage(reply, session, { message: 'Only the owner can invite users.', error: true }, 403);
+    if (session.role !== 'owner')
+      return settingsPage(reply, session, { message: 'Only the owner can invite users.', error: true }, 403);
     let invited;
     try {
-      invited = await inviteUser(db, userActor(session), session.merchantId!, { email: formValue(request, 'email'), role: formValue(request, 'role') });
+      invited = await inviteUser(db, userActor(session), session.merchantId!, {
+        email: formValue(request, 'email'),
+        role: formValue(request, 'role'),
+      });
     } catch (error) {
       const { flash, status } = formRefusal(error);
       return settingsPage(reply, session, flash, status);

@@ -6,7 +6,13 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { PASSWORD_LENGTH_MIN } from '../../accounts/service.ts';
-import { needsFirstPassword, redeemSignInLink, setFirstPassword, SIGN_IN_LINK_LIFETIME_S, SIGN_IN_LINK_PATH } from '../../accounts/sign-in-links.ts';
+import {
+  needsFirstPassword,
+  redeemSignInLink,
+  setFirstPassword,
+  SIGN_IN_LINK_LIFETIME_S,
+  SIGN_IN_LINK_PATH,
+} from '../../accounts/sign-in-links.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { setSessionCookie, type WebSession } from '../auth.ts';
 import { formValue, sendPage, sessionOf } from '../console.ts';
@@ -56,33 +62,42 @@ function firstPasswordPage(session: WebSession, error: string | null): string {
 
 export async function signInLinkPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const secure = deps.config.baseUrl.startsWith('https:');
-  app.get<{ Params: { token: string } }>(`${SIGN_IN_LINK_PATH}/:token`, { schema: { hide: true, ...schema } }, async (request, reply) => {
-    const { token } = request.params;
-    const result = TOKEN_PATTERN.test(token) ? await redeemSignInLink(deps.db, token) : ({ ok: false, reason: 'unknown' } as const);
-    if (result.ok) {
-      setSessionCookie(reply, 'merchant', result.session, secure);
-      return reply.redirect(result.secondFactor ? '/dashboard/login/code' : result.hasPassword ? '/dashboard' : FIRST_PASSWORD_PATH, 303);
-    }
-    const why = {
-      used: 'This sign-in link was used already: each link signs in once.',
-      expired: `This sign-in link has expired: a link works for ${SIGN_IN_LINK_LIFETIME_S / 60} minutes.`,
-      unknown: 'This sign-in link is not valid: check that it was copied whole.',
-    }[result.reason];
-    return sendPage(
-      reply,
-      page({
-        title: 'Sign-in link',
-        session: null,
-        kind: 'merchant',
-        flash: { message: why, error: true },
-        body: html`<div class="card" style="max-width:34rem;margin:2rem auto"><h1>Sign in another way</h1>
+  app.get<{ Params: { token: string } }>(
+    `${SIGN_IN_LINK_PATH}/:token`,
+    { schema: { hide: true, ...schema } },
+    async (request, reply) => {
+      const { token } = request.params;
+      const result = TOKEN_PATTERN.test(token)
+        ? await redeemSignInLink(deps.db, token)
+        : ({ ok: false, reason: 'unknown' } as const);
+      if (result.ok) {
+        setSessionCookie(reply, 'merchant', result.session, secure);
+        return reply.redirect(
+          result.secondFactor ? '/dashboard/login/code' : result.hasPassword ? '/dashboard' : FIRST_PASSWORD_PATH,
+          303,
+        );
+      }
+      const why = {
+        used: 'This sign-in link was used already: each link signs in once.',
+        expired: `This sign-in link has expired: a link works for ${SIGN_IN_LINK_LIFETIME_S / 60} minutes.`,
+        unknown: 'This sign-in link is not valid: check that it was copied whole.',
+      }[result.reason];
+      return sendPage(
+        reply,
+        page({
+          title: 'Sign-in link',
+          session: null,
+          kind: 'merchant',
+          flash: { message: why, error: true },
+          body: html`<div class="card" style="max-width:34rem;margin:2rem auto"><h1>Sign in another way</h1>
 <p>Get a new link: <code>npx sika user sign-in-link --email YOUR_EMAIL</code></p>
 <p>Or set a password and sign in with it: <code>npx sika user set-password --email YOUR_EMAIL</code></p>
 <p><a href="/dashboard/login">Sign in with a password</a></p></div>`,
-      }),
-      result.reason === 'unknown' ? 404 : 410,
-    );
-  });
+        }),
+        result.reason === 'unknown' ? 404 : 410,
+      );
+    },
+  );
 
   app.get(FIRST_PASSWORD_PATH, { schema: { hide: true, ...firstPasswordSchemas.page } }, async (request, reply) => {
     const session = sessionOf(request);
@@ -92,7 +107,11 @@ export async function signInLinkPages(app: FastifyInstance, deps: AppDeps): Prom
 
   app.post(FIRST_PASSWORD_PATH, { schema: { hide: true, ...firstPasswordSchemas.set } }, async (request, reply) => {
     const session = sessionOf(request);
-    const result = await setFirstPassword(deps.db, { userId: session.userId!, email: session.email }, { next: formValue(request, 'new_password'), confirm: formValue(request, 'new_password_confirm') });
+    const result = await setFirstPassword(
+      deps.db,
+      { userId: session.userId!, email: session.email },
+      { next: formValue(request, 'new_password'), confirm: formValue(request, 'new_password_confirm') },
+    );
     if (!result.ok) return sendPage(reply, firstPasswordPage(session, result.message), 400);
     return reply.redirect('/dashboard', 303);
   });

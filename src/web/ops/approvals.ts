@@ -5,7 +5,13 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppDeps } from '../../http/deps.ts';
 import { SikaError } from '../../lib/errors.ts';
 import { describe, type ApprovalRow } from '../../ops/approvals.ts';
-import { HELD_CHOICE_LABELS, type HeldAttemptPayload, type PayoutReturnPayload, type PayoutSettingsPayload, type SettingsValues } from '../../ops/approvals-model.ts';
+import {
+  HELD_CHOICE_LABELS,
+  type HeldAttemptPayload,
+  type PayoutReturnPayload,
+  type PayoutSettingsPayload,
+  type SettingsValues,
+} from '../../ops/approvals-model.ts';
 import * as ops from '../../ops/service.ts';
 import type { WebSession } from '../auth.ts';
 import { formValue, sessionOf } from '../console.ts';
@@ -17,22 +23,53 @@ import { actorOf, showOpsPage as show, type Flash } from './common.ts';
 export async function approvalPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
   async function approvalsPage(reply: FastifyReply, session: WebSession, flash: Flash = null, status = 200) {
-    return show(reply, session, 'approvals', 'Approvals', approvalsView(session, await ops.approvalsOverview(db)), flash, status);
+    return show(
+      reply,
+      session,
+      'approvals',
+      'Approvals',
+      approvalsView(session, await ops.approvalsOverview(db)),
+      flash,
+      status,
+    );
   }
-  app.get('/ops/approvals', { schema: { hide: true, ...opsSchemas.approvals } }, async (request, reply) => approvalsPage(reply, sessionOf(request)));
-  app.post<{ Params: { id: string } }>('/ops/approvals/:id', { schema: { hide: true, ...opsSchemas.approvalDecision } }, async (request, reply) => {
-    const session = sessionOf(request);
-    const decision = formValue(request, 'decision') === 'approve' ? 'approve' : 'reject';
-    try {
-      const result = await ops.decideApproval(db, actorOf(session), deps.config.checkoutUrlHost, request.params.id, decision, formValue(request, 'note'));
-      return approvalsPage(reply, session, { message: result.message, error: result.status === 'stale' }, result.status === 'stale' ? 409 : 200);
-    } catch (error) {
-      if (error instanceof SikaError && (error.code === 'FORBIDDEN' || error.code === 'APPROVAL_NOT_PENDING')) {
-        return approvalsPage(reply, session, { message: error.message, error: true }, error.code === 'FORBIDDEN' ? 403 : 409);
+  app.get('/ops/approvals', { schema: { hide: true, ...opsSchemas.approvals } }, async (request, reply) =>
+    approvalsPage(reply, sessionOf(request)),
+  );
+  app.post<{ Params: { id: string } }>(
+    '/ops/approvals/:id',
+    { schema: { hide: true, ...opsSchemas.approvalDecision } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      const decision = formValue(request, 'decision') === 'approve' ? 'approve' : 'reject';
+      try {
+        const result = await ops.decideApproval(
+          db,
+          actorOf(session),
+          deps.config.checkoutUrlHost,
+          request.params.id,
+          decision,
+          formValue(request, 'note'),
+        );
+        return approvalsPage(
+          reply,
+          session,
+          { message: result.message, error: result.status === 'stale' },
+          result.status === 'stale' ? 409 : 200,
+        );
+      } catch (error) {
+        if (error instanceof SikaError && (error.code === 'FORBIDDEN' || error.code === 'APPROVAL_NOT_PENDING')) {
+          return approvalsPage(
+            reply,
+            session,
+            { message: error.message, error: true },
+            error.code === 'FORBIDDEN' ? 403 : 409,
+          );
+        }
+        throw error;
       }
-      throw error;
-    }
-  });
+    },
+  );
 }
 
 const settingsText = (s: SettingsValues) =>
@@ -57,25 +94,33 @@ function decides(r: ApprovalRow): Html {
   }
 }
 
-export function approvalsView(session: WebSession, data: { pending: readonly ApprovalRow[]; decided: readonly ApprovalRow[] }): Html {
+export function approvalsView(
+  session: WebSession,
+  data: { pending: readonly ApprovalRow[]; decided: readonly ApprovalRow[] },
+): Html {
   const mine = (r: ApprovalRow) => r.requested_by === session.operatorId;
   return html`<h1>Approvals</h1>
 <p class="muted">A decision that moves money is filed by one operator and runs when a second approves it. You cannot approve your own requests.</p>
 <h2>Waiting for a second operator</h2>
 <div class="table-wrap"><table><thead><tr><th>Requested</th><th>Merchant</th><th>Environment</th><th>What it decides</th><th>Reason</th><th><span class="muted">Decision</span></th></tr></thead><tbody>
 ${data.pending.map(
-  (r) => html`<tr id="req-${r.id}"><td>${when_(r.created_at)}<br><span class="muted">${r.requested_by_email}</span></td><td>${r.merchant_name}</td><td>${statusBadge(r.environment)}</td><td>${decides(r)}</td><td class="wrap">${r.reason}</td>
-<td>${mine(r)
-    ? html`<span class="muted">Your request: another operator decides it.</span>`
-    : html`<form method="post" action="/ops/approvals/${r.id}">${csrfField(session)}<label for="note-${r.id}">Note (for a rejection)</label><input id="note-${r.id}" name="note" maxlength="500">
-<p><button name="decision" value="approve" aria-label="Approve: ${describe(r)}">Approve</button> <button name="decision" value="reject" class="danger" aria-label="Reject: ${describe(r)}">Reject</button></p></form>`}</td></tr>`,
+  (
+    r,
+  ) => html`<tr id="req-${r.id}"><td>${when_(r.created_at)}<br><span class="muted">${r.requested_by_email}</span></td><td>${r.merchant_name}</td><td>${statusBadge(r.environment)}</td><td>${decides(r)}</td><td class="wrap">${r.reason}</td>
+<td>${
+    mine(r)
+      ? html`<span class="muted">Your request: another operator decides it.</span>`
+      : html`<form method="post" action="/ops/approvals/${r.id}">${csrfField(session)}<label for="note-${r.id}">Note (for a rejection)</label><input id="note-${r.id}" name="note" maxlength="500">
+<p><button name="decision" value="approve" aria-label="Approve: ${describe(r)}">Approve</button> <button name="decision" value="reject" class="danger" aria-label="Reject: ${describe(r)}">Reject</button></p></form>`
+  }</td></tr>`,
 )}
 ${data.pending.length === 0 ? html`<tr><td colspan="6" class="muted">Nothing is waiting.</td></tr>` : ''}
 </tbody></table></div>
 <h2>Decided lately</h2>
 <div class="table-wrap"><table><thead><tr><th>Decided</th><th>Merchant</th><th>Environment</th><th>What it decided</th><th>Requested by</th><th>Outcome</th></tr></thead><tbody>
 ${data.decided.map(
-  (r) => html`<tr><td>${when_(r.decided_at)}</td><td>${r.merchant_name}</td><td>${statusBadge(r.environment)}</td><td>${decides(r)}<br><span class="muted wrap">Reason: ${r.reason}</span></td><td>${r.requested_by_email}</td><td>${statusBadge(r.status)}<br><span class="muted">by ${r.decided_by_email ?? ''}</span>${r.decision_note ? html`<br><span class="muted wrap">${r.decision_note}</span>` : ''}</td></tr>`,
+  (r) =>
+    html`<tr><td>${when_(r.decided_at)}</td><td>${r.merchant_name}</td><td>${statusBadge(r.environment)}</td><td>${decides(r)}<br><span class="muted wrap">Reason: ${r.reason}</span></td><td>${r.requested_by_email}</td><td>${statusBadge(r.status)}<br><span class="muted">by ${r.decided_by_email ?? ''}</span>${r.decision_note ? html`<br><span class="muted wrap">${r.decision_note}</span>` : ''}</td></tr>`,
 )}
 ${data.decided.length === 0 ? html`<tr><td colspan="6" class="muted">No decisions yet.</td></tr>` : ''}
 </tbody></table></div>`;

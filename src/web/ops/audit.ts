@@ -12,7 +12,17 @@ import { formRefusal } from '../error-pages.ts';
 import { html, raw, type Html } from '../html.ts';
 import { when_ } from '../layout.ts';
 import { showOpsPage as show } from './common.ts';
-import { allRowsOf, listHref, listToolbar, pagerNav, pageOf, readListQuery, sendConsoleCsv, type ConsoleCursor, type ListQuery } from './console-list.ts';
+import {
+  allRowsOf,
+  listHref,
+  listToolbar,
+  pagerNav,
+  pageOf,
+  readListQuery,
+  sendConsoleCsv,
+  type ConsoleCursor,
+  type ListQuery,
+} from './console-list.ts';
 
 const AUDIT_FILTERS = ['actor', 'merchant', 'action', 'object_type', 'object_id', 'from', 'to'] as const;
 
@@ -50,7 +60,8 @@ export async function auditPages(app: FastifyInstance, deps: AppDeps): Promise<v
   });
 }
 
-const value = (text: string | null) => (text === null ? html`<span class="muted">none</span>` : html`<span class="mono wrap">${text}</span>`);
+const value = (text: string | null) =>
+  text === null ? html`<span class="muted">none</span>` : html`<span class="mono wrap">${text}</span>`;
 
 /** One row's changes: a table of the changed, added and removed fields; the unchanged ones behind a <details>. */
 export function changesView(changes: readonly FieldChange[]): Html {
@@ -58,11 +69,15 @@ export function changesView(changes: readonly FieldChange[]): Html {
   const same = changes.filter((c) => c.kind === 'unchanged');
   const line = (c: FieldChange) =>
     html`<tr><th scope="row" class="mono">${c.field}</th><td>${c.kind === 'added' ? html`<span class="badge ok">added</span>` : value(c.before)}</td><td>${c.kind === 'removed' ? html`<span class="badge bad">removed</span>` : value(c.after)}</td></tr>`;
-  return html`${shown.length
-    ? html`<table class="diff"><thead><tr><th scope="col">Field</th><th scope="col">Before</th><th scope="col">After</th></tr></thead><tbody>${shown.map(line)}</tbody></table>`
-    : html`<p class="muted" style="margin:0">No field changed.</p>`}${same.length
-    ? html`<details><summary>${same.length} unchanged field${same.length === 1 ? '' : 's'}</summary><table class="diff"><tbody>${same.map((c) => html`<tr><th scope="row" class="mono">${c.field}</th><td colspan="2">${value(c.after)}</td></tr>`)}</tbody></table></details>`
-    : ''}`;
+  return html`${
+    shown.length
+      ? html`<table class="diff"><thead><tr><th scope="col">Field</th><th scope="col">Before</th><th scope="col">After</th></tr></thead><tbody>${shown.map(line)}</tbody></table>`
+      : html`<p class="muted" style="margin:0">No field changed.</p>`
+  }${
+    same.length
+      ? html`<details><summary>${same.length} unchanged field${same.length === 1 ? '' : 's'}</summary><table class="diff"><tbody>${same.map((c) => html`<tr><th scope="row" class="mono">${c.field}</th><td colspan="2">${value(c.after)}</td></tr>`)}</tbody></table></details>`
+      : ''
+  }`;
 }
 
 const select = (name: string, label: string, options: readonly string[], chosen: string | undefined): Html =>
@@ -70,19 +85,26 @@ const select = (name: string, label: string, options: readonly string[], chosen:
 const input = (name: string, label: string, chosen: string | undefined, type = 'text', placeholder = ''): Html =>
   html`<div><label for="filter-${name}">${label}</label><input id="filter-${name}" name="${name}" type="${type}" value="${chosen ?? ''}"${placeholder ? html` placeholder="${placeholder}"` : ''}></div>`;
 
-export function auditView(list: ListQuery, choices: { actions: string[]; objectTypes: string[] }, rows: readonly AuditEntry[], next: string | null): Html {
+export function auditView(
+  list: ListQuery,
+  choices: { actions: string[]; objectTypes: string[] },
+  rows: readonly AuditEntry[],
+  next: string | null,
+): Html {
   const f = list.filters;
   const params = { q: list.q, ...f };
   const filters = html`${input('actor', 'Actor (email or id)', f.actor)}${input('merchant', 'Merchant (id or name)', f.merchant)}${select('action', 'Action', choices.actions, f.action)}${select('object_type', 'Object type', choices.objectTypes, f.object_type)}${input('object_id', 'Object id', f.object_id)}${input('from', 'From (Accra day)', f.from, 'date')}${input('to', 'To (Accra day)', f.to, 'date')}`;
   return html`<h1>Audit log</h1><p class="muted">Append-only: every operator, merchant user, API key and system action, newest first. Days are Africa/Accra days.</p>
 ${listToolbar({ action: '/ops/audit', q: list.q, searchLabel: 'Search the log', placeholder: 'Action, object id, email, merchant', filters, csvHref: listHref('/ops/audit', { ...params, format: 'csv' }) })}
-${rows.length === 0
+${
+  rows.length === 0
     ? html`<p class="card">No audit row matches.</p>`
     : html`<div class="table-wrap"><table><thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">Action</th><th scope="col">Object</th><th scope="col">Changes</th></tr></thead><tbody>
 ${rows.map(
   (r) =>
     html`<tr><td class="nowrap">${when_(r.created_at)}</td><td class="wrap">${r.actor_email ?? r.actor_id}<br><span class="muted">${r.actor_type}</span></td><td>${r.action}${r.merchant_id ? html`<br><a href="/ops/merchants/${r.merchant_id}">${r.merchant_name ?? r.merchant_id}</a>` : ''}</td><td class="mono wrap">${r.object_type}<br>${r.object_id}</td><td>${changesView(r.changes)}</td></tr>`,
 )}
-</tbody></table></div>`}
+</tbody></table></div>`
+}
 ${pagerNav('/ops/audit', params, next, list.cursor !== null)}`;
 }

@@ -16,31 +16,64 @@ export async function bankPages(app: FastifyInstance, deps: AppDeps): Promise<vo
   async function banksPage(reply: FastifyReply, session: WebSession, flash: Flash = null, status = 200) {
     return show(reply, session, 'banks', 'Banks', banksView(session, await ops.banksAndBranches(db)), flash, status);
   }
-  app.get('/ops/banks', { schema: { hide: true, ...opsSchemas.banks } }, async (request, reply) => banksPage(reply, sessionOf(request)));
+  app.get('/ops/banks', { schema: { hide: true, ...opsSchemas.banks } }, async (request, reply) =>
+    banksPage(reply, sessionOf(request)),
+  );
   app.post('/ops/banks', { schema: { hide: true, ...opsSchemas.addBank } }, async (request, reply) => {
     const session = sessionOf(request);
     await ops.addBank(db, actorOf(session), { name: formValue(request, 'name'), code: formValue(request, 'code') });
     return banksPage(reply, session, { message: 'Bank added.' });
   });
-  app.post<{ Params: { id: string } }>('/ops/banks/:id/branches', { schema: { hide: true, ...opsSchemas.addBranch } }, async (request, reply) => {
-    const session = sessionOf(request);
-    await ops.addBranch(db, actorOf(session), { bankId: request.params.id, name: formValue(request, 'name'), code: formValue(request, 'code') });
-    return banksPage(reply, session, { message: 'Branch added.' });
-  });
-  app.post<{ Params: { table: string; id: string; action: string } }>('/ops/:table/:id/:action', { schema: { hide: true, ...opsSchemas.setActive } }, async (request, reply) => {
-    const session = sessionOf(request);
-    const { table, id, action } = request.params;
-    if ((table !== 'banks' && table !== 'branches') || (action !== 'activate' && action !== 'deactivate')) return banksPage(reply, session, { message: 'Unknown action.', error: true }, 404);
-    await ops.setBankActive(db, actorOf(session), table === 'banks' ? 'banks' : 'bank_branches', id, action === 'activate');
-    return banksPage(reply, session, { message: `${table === 'banks' ? 'Bank' : 'Branch'} ${action}d.` });
-  });
+  app.post<{ Params: { id: string } }>(
+    '/ops/banks/:id/branches',
+    { schema: { hide: true, ...opsSchemas.addBranch } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      await ops.addBranch(db, actorOf(session), {
+        bankId: request.params.id,
+        name: formValue(request, 'name'),
+        code: formValue(request, 'code'),
+      });
+      return banksPage(reply, session, { message: 'Branch added.' });
+    },
+  );
+  app.post<{ Params: { table: string; id: string; action: string } }>(
+    '/ops/:table/:id/:action',
+    { schema: { hide: true, ...opsSchemas.setActive } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      const { table, id, action } = request.params;
+      if ((table !== 'banks' && table !== 'branches') || (action !== 'activate' && action !== 'deactivate'))
+        return banksPage(reply, session, { message: 'Unknown action.', error: true }, 404);
+      await ops.setBankActive(
+        db,
+        actorOf(session),
+        table === 'banks' ? 'banks' : 'bank_branches',
+        id,
+        action === 'activate',
+      );
+      return banksPage(reply, session, { message: `${table === 'banks' ? 'Bank' : 'Branch'} ${action}d.` });
+    },
+  );
 }
 
-export const banksView = (session: WebSession, { banks, branches }: BanksAndBranches): Html => html`<h1>Banks and branches</h1>
+export const banksView = (
+  session: WebSession,
+  { banks, branches }: BanksAndBranches,
+): Html => html`<h1>Banks and branches</h1>
 <form method="post" action="/ops/banks" class="card row">${csrfField(session)}<div><label for="bank-name">Bank name</label><input id="bank-name" name="name" required></div><div><label for="bank-code">Code</label><input id="bank-code" name="code" required maxlength="10"></div><div><button>Add bank</button></div></form>
-${banks.map((b) => html`<section class="card" aria-label="${b.name}"><h2 style="margin-top:0">${b.name} <span class="mono muted">${b.code}</span> ${statusBadge(b.active ? 'active' : 'inactive')}</h2>
+${banks.map(
+  (
+    b,
+  ) => html`<section class="card" aria-label="${b.name}"><h2 style="margin-top:0">${b.name} <span class="mono muted">${b.code}</span> ${statusBadge(b.active ? 'active' : 'inactive')}</h2>
 <form method="post" action="/ops/banks/${b.id}/${b.active ? 'deactivate' : 'activate'}" class="inline">${csrfField(session)}<button class="${b.active ? 'danger' : 'secondary'}">${b.active ? 'Deactivate bank' : 'Activate bank'}</button></form>
-<ul class="list">${branches.filter((br) => br.bank_id === b.id).map((br) => html`<li>${br.name} <span class="mono muted">${br.code}</span> ${statusBadge(br.active ? 'active' : 'inactive')}
-<form method="post" action="/ops/branches/${br.id}/${br.active ? 'deactivate' : 'activate'}" class="inline">${csrfField(session)}<button class="secondary" aria-label="${br.active ? 'Deactivate' : 'Activate'} ${br.name}">${br.active ? 'Deactivate' : 'Activate'}</button></form></li>`)}</ul>
-<form method="post" action="/ops/banks/${b.id}/branches" class="row">${csrfField(session)}<div><label for="br-name-${b.id}">New branch</label><input id="br-name-${b.id}" name="name" required></div><div><label for="br-code-${b.id}">Code</label><input id="br-code-${b.id}" name="code" required placeholder="${b.code}-XXX"></div><div><button class="secondary">Add branch</button></div></form></section>`)}`;
-
+<ul class="list">${branches
+    .filter((br) => br.bank_id === b.id)
+    .map(
+      (
+        br,
+      ) => html`<li>${br.name} <span class="mono muted">${br.code}</span> ${statusBadge(br.active ? 'active' : 'inactive')}
+<form method="post" action="/ops/branches/${br.id}/${br.active ? 'deactivate' : 'activate'}" class="inline">${csrfField(session)}<button class="secondary" aria-label="${br.active ? 'Deactivate' : 'Activate'} ${br.name}">${br.active ? 'Deactivate' : 'Activate'}</button></form></li>`,
+    )}</ul>
+<form method="post" action="/ops/banks/${b.id}/branches" class="row">${csrfField(session)}<div><label for="br-name-${b.id}">New branch</label><input id="br-name-${b.id}" name="name" required></div><div><label for="br-code-${b.id}">Code</label><input id="br-code-${b.id}" name="code" required placeholder="${b.code}-XXX"></div><div><button class="secondary">Add branch</button></div></form></section>`,
+)}`;

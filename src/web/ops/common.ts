@@ -8,11 +8,22 @@ import { page } from '../layout.ts';
 
 export type Flash = { message: string; error?: boolean } | null;
 
-export const actorOf = (session: WebSession): Actor => ({ type: 'operator', id: session.operatorId!, email: session.email });
+export const actorOf = (session: WebSession): Actor => ({
+  type: 'operator',
+  id: session.operatorId!,
+  email: session.email,
+});
 
 /** Sends one console page: its nav entry, title, body and an optional flash, with the status given. */
-export const showOpsPage = (reply: FastifyReply, session: WebSession, active: string, title: string, body: Html, flash: Flash = null, status = 200) =>
-  sendPage(reply, page({ title, session, kind: 'operator', active, flash, body }), status);
+export const showOpsPage = (
+  reply: FastifyReply,
+  session: WebSession,
+  active: string,
+  title: string,
+  body: Html,
+  flash: Flash = null,
+  status = 200,
+) => sendPage(reply, page({ title, session, kind: 'operator', active, flash, body }), status);
 
 /** Which environment an object belongs to, on every console row and card: Live money or Test money. */
 export const environmentBadge = (environment: string): Html =>

@@ -34,11 +34,13 @@ export interface ListQuery {
 }
 
 /** The cursor as the `after` parameter carries it: base64url of "<ISO timestamp>|<id>". */
-export const encodeCursor = (at: Date, id: string): string => Buffer.from(`${at.toISOString()}|${id}`, 'utf8').toString('base64url');
+export const encodeCursor = (at: Date, id: string): string =>
+  Buffer.from(`${at.toISOString()}|${id}`, 'utf8').toString('base64url');
 
 /** The position an `after` parameter names, or null when it is absent or not one of ours (the first page). */
 export function decodeCursor(value: unknown): ConsoleCursor | null {
-  if (typeof value !== 'string' || value === '' || value.length > CONSOLE_CURSOR_LENGTH_MAX || !/^[\w-]+$/.test(value)) return null;
+  if (typeof value !== 'string' || value === '' || value.length > CONSOLE_CURSOR_LENGTH_MAX || !/^[\w-]+$/.test(value))
+    return null;
   const text = Buffer.from(value, 'base64url').toString('utf8');
   const bar = text.indexOf('|');
   if (bar < 0) return null;
@@ -48,7 +50,8 @@ export function decodeCursor(value: unknown): ConsoleCursor | null {
   return { at, id };
 }
 
-const textParam = (value: unknown): string => (typeof value === 'string' ? value.trim().slice(0, CONSOLE_SEARCH_LENGTH_MAX) : '');
+const textParam = (value: unknown): string =>
+  typeof value === 'string' ? value.trim().slice(0, CONSOLE_SEARCH_LENGTH_MAX) : '';
 
 /** The search, the filters named, the cursor and whether CSV was asked for, from a list page's query string. */
 export function readListQuery(query: Record<string, unknown> | undefined, filterNames: readonly string[]): ListQuery {
@@ -67,7 +70,11 @@ export const likePattern = (q: string): string => `%${q.replace(/[\\%_]/g, (c) =
 type Fetch<Row> = (cursor: ConsoleCursor | null, limit: number) => Promise<readonly Row[]>;
 
 /** One page from the cursor on, and the cursor of the next page (null on the last one). */
-export async function pageOf<Row>(fetch: Fetch<Row>, cursor: ConsoleCursor | null, key: (row: Row) => ConsoleCursor): Promise<{ rows: Row[]; next: string | null }> {
+export async function pageOf<Row>(
+  fetch: Fetch<Row>,
+  cursor: ConsoleCursor | null,
+  key: (row: Row) => ConsoleCursor,
+): Promise<{ rows: Row[]; next: string | null }> {
   const rows = [...(await fetch(cursor, CONSOLE_PAGE_ROWS + 1))];
   if (rows.length <= CONSOLE_PAGE_ROWS) return { rows, next: null };
   rows.length = CONSOLE_PAGE_ROWS;
@@ -95,14 +102,31 @@ export function listHref(basePath: string, params: Record<string, string | null 
 }
 
 /** The search and filter form above a list, with the CSV export of what it shows. */
-export const listToolbar = (options: { action: string; q: string; searchLabel: string; placeholder?: string; filters?: Html; csvHref: string }): Html =>
+export const listToolbar = (options: {
+  action: string;
+  q: string;
+  searchLabel: string;
+  placeholder?: string;
+  filters?: Html;
+  csvHref: string;
+}): Html =>
   html`<form method="get" action="${options.action}" class="card row" role="search"><div><label for="list-q">${options.searchLabel}</label><input id="list-q" name="q" type="search" value="${options.q}" maxlength="${CONSOLE_SEARCH_LENGTH_MAX}"${options.placeholder ? html` placeholder="${options.placeholder}"` : ''}></div>${options.filters ?? ''}<div><button type="submit">Search</button></div><div><a class="button secondary" href="${options.csvHref}">Export CSV</a></div></form>`;
 
 /** Below a list: "Next page" while more rows follow, "First page" once past the first. */
-export function pagerNav(basePath: string, params: Record<string, string | null | undefined>, next: string | null, onLaterPage: boolean): Html {
+export function pagerNav(
+  basePath: string,
+  params: Record<string, string | null | undefined>,
+  next: string | null,
+  onLaterPage: boolean,
+): Html {
   if (!next && !onLaterPage) return html``;
   return html`<nav aria-label="Pages" class="row" style="margin-top:.6rem">${onLaterPage ? html`<a class="button secondary" href="${listHref(basePath, { ...params, after: null })}">First page</a>` : ''}${next ? html`<a class="button secondary" href="${listHref(basePath, { ...params, after: next })}">Next page</a>` : ''}</nav>`;
 }
 
 /** Sends every matching row as a CSV attachment. */
-export const sendConsoleCsv = <Row>(reply: FastifyReply, filename: string, columns: readonly CsvColumn<Row>[], rows: AsyncIterable<Row>): FastifyReply => sendCsv(reply, { filename, columns, rows });
+export const sendConsoleCsv = <Row>(
+  reply: FastifyReply,
+  filename: string,
+  columns: readonly CsvColumn<Row>[],
+  rows: AsyncIterable<Row>,
+): FastifyReply => sendCsv(reply, { filename, columns, rows });

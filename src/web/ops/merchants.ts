@@ -6,7 +6,15 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppDeps } from '../../http/deps.ts';
 import { csvColumn } from '../../lib/csv-columns.ts';
-import { MERCHANT_FILTER_NAMES, merchantOverview, merchantsPage, paymentsMatching, type MerchantOverview, type MerchantOverviewRow, type PaymentSearchRow } from '../../ops/merchant-overview.ts';
+import {
+  MERCHANT_FILTER_NAMES,
+  merchantOverview,
+  merchantsPage,
+  paymentsMatching,
+  type MerchantOverview,
+  type MerchantOverviewRow,
+  type PaymentSearchRow,
+} from '../../ops/merchant-overview.ts';
 import * as ops from '../../ops/service.ts';
 import type { WebSession } from '../auth.ts';
 import { sessionOf } from '../console.ts';
@@ -15,7 +23,16 @@ import { html, raw, type Html } from '../html.ts';
 import { money, statusBadge, when_ } from '../layout.ts';
 import { paymentReferencesCell } from '../payment-references.ts';
 import { environmentBadge, showOpsPage as show, type Flash } from './common.ts';
-import { allRowsOf, listHref, listToolbar, pagerNav, pageOf, readListQuery, sendConsoleCsv, type ListQuery } from './console-list.ts';
+import {
+  allRowsOf,
+  listHref,
+  listToolbar,
+  pagerNav,
+  pageOf,
+  readListQuery,
+  sendConsoleCsv,
+  type ListQuery,
+} from './console-list.ts';
 import { payoutSettingsForms, submitPayoutSettings } from './payout-settings.ts';
 
 const keyOf = (row: MerchantOverviewRow) => ({ at: row.created_at, id: row.id });
@@ -34,39 +51,89 @@ export async function merchantPages(app: FastifyInstance, deps: AppDeps): Promis
   const { db } = deps;
   app.get('/ops', { schema: { hide: true, ...opsSchemas.merchants } }, async (request, reply) => {
     const list = readListQuery(request.query as Record<string, unknown>, MERCHANT_FILTER_NAMES);
-    const fetch = (cursor: ListQuery['cursor'], limit: number) => merchantsPage(db, list.q, list.filters, cursor, limit);
+    const fetch = (cursor: ListQuery['cursor'], limit: number) =>
+      merchantsPage(db, list.q, list.filters, cursor, limit);
     if (list.csv) return sendConsoleCsv(reply, 'sika-merchants.csv', MERCHANT_CSV, allRowsOf(fetch, keyOf));
     // A reference names sessions on the first page only (later pages page through merchants).
-    const [{ rows, next }, payments] = await Promise.all([pageOf(fetch, list.cursor, keyOf), list.cursor ? [] : paymentsMatching(db, list.q)]);
+    const [{ rows, next }, payments] = await Promise.all([
+      pageOf(fetch, list.cursor, keyOf),
+      list.cursor ? [] : paymentsMatching(db, list.q),
+    ]);
     return show(reply, sessionOf(request), 'merchants', 'Merchants', merchantsView(list, rows, next, payments));
   });
 
-  async function merchantPage(reply: FastifyReply, session: WebSession, merchantId: string, flash: Flash = null, status = 200) {
+  async function merchantPage(
+    reply: FastifyReply,
+    session: WebSession,
+    merchantId: string,
+    flash: Flash = null,
+    status = 200,
+  ) {
     const overview = await merchantOverview(db, merchantId);
-    if (!overview) return show(reply, session, 'merchants', 'Not found', html`<h1>Merchant not found</h1><p><a href="/ops">All merchants</a></p>`, null, 404);
+    if (!overview)
+      return show(
+        reply,
+        session,
+        'merchants',
+        'Not found',
+        html`<h1>Merchant not found</h1><p><a href="/ops">All merchants</a></p>`,
+        null,
+        404,
+      );
     return show(reply, session, 'merchants', overview.merchant.name, merchantView(session, overview), flash, status);
   }
 
-  app.get<{ Params: { id: string } }>('/ops/merchants/:id', { schema: { hide: true, ...opsSchemas.merchant } }, async (request, reply) => merchantPage(reply, sessionOf(request), request.params.id));
+  app.get<{ Params: { id: string } }>(
+    '/ops/merchants/:id',
+    { schema: { hide: true, ...opsSchemas.merchant } },
+    async (request, reply) => merchantPage(reply, sessionOf(request), request.params.id),
+  );
 
-  app.post<{ Params: { id: string } }>('/ops/merchants/:id/payouts', { schema: { hide: true, ...opsSchemas.payoutSettings } }, async (request, reply) => {
-    const session = sessionOf(request);
-    // An unknown merchant is the merchant page's 404, before anything is written.
-    if (!(await ops.merchantPayoutControls(db, request.params.id))) return merchantPage(reply, session, request.params.id);
-    const { flash, status } = await submitPayoutSettings(deps, request, request.params.id);
-    return merchantPage(reply, session, request.params.id, flash, status);
-  });
+  app.post<{ Params: { id: string } }>(
+    '/ops/merchants/:id/payouts',
+    { schema: { hide: true, ...opsSchemas.payoutSettings } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      // An unknown merchant is the merchant page's 404, before anything is written.
+      if (!(await ops.merchantPayoutControls(db, request.params.id)))
+        return merchantPage(reply, session, request.params.id);
+      const { flash, status } = await submitPayoutSettings(deps, request, request.params.id);
+      return merchantPage(reply, session, request.params.id, flash, status);
+    },
+  );
 }
 
 const FILTER_CHOICES: { name: (typeof MERCHANT_FILTER_NAMES)[number]; label: string; options: [string, string][] }[] = [
-  { name: 'live_payouts', label: 'Live payouts', options: [['on', 'On'], ['off', 'Off']] },
-  { name: 'paused', label: 'Payouts paused', options: [['yes', 'Paused'], ['no', 'Running']] },
-  { name: 'live_balance', label: 'Live balance', options: [['yes', 'Holds Live money'], ['no', 'None']] },
+  {
+    name: 'live_payouts',
+    label: 'Live payouts',
+    options: [
+      ['on', 'On'],
+      ['off', 'Off'],
+    ],
+  },
+  {
+    name: 'paused',
+    label: 'Payouts paused',
+    options: [
+      ['yes', 'Paused'],
+      ['no', 'Running'],
+    ],
+  },
+  {
+    name: 'live_balance',
+    label: 'Live balance',
+    options: [
+      ['yes', 'Holds Live money'],
+      ['no', 'None'],
+    ],
+  },
 ];
 
 const filterSelects = (filters: Record<string, string>): Html =>
   html`${FILTER_CHOICES.map(
-    (f) => html`<div><label for="filter-${f.name}">${f.label}</label><select id="filter-${f.name}" name="${f.name}"><option value="">Any</option>${f.options.map(([value, label]) => html`<option value="${value}"${raw(filters[f.name] === value ? ' selected' : '')}>${label}</option>`)}</select></div>`,
+    (f) =>
+      html`<div><label for="filter-${f.name}">${f.label}</label><select id="filter-${f.name}" name="${f.name}"><option value="">Any</option>${f.options.map(([value, label]) => html`<option value="${value}"${raw(filters[f.name] === value ? ' selected' : '')}>${label}</option>`)}</select></div>`,
   )}`;
 
 /** The checkout sessions a searched reference names: which merchant, the session, the attempt and what the provider knows it by. */
@@ -74,21 +141,29 @@ function paymentsFound(q: string, payments: readonly PaymentSearchRow[]): Html {
   if (payments.length === 0) return html``;
   return html`<div class="table-wrap"><table aria-label="Payments"><caption class="muted" style="text-align:left;padding:.4rem .5rem">Checkout sessions named by “${q}”, newest attempt first</caption><thead><tr><th scope="col">Environment</th><th scope="col">Merchant and session</th><th scope="col">Amount</th><th scope="col">Attempt</th><th scope="col">References</th><th scope="col">Created</th></tr></thead><tbody>
 ${payments.map(
-  (p) => html`<tr><td>${environmentBadge(p.environment)}</td><td><a href="/ops/merchants/${p.merchant_id}">${p.merchant_name}</a><br><span class="mono wrap">${p.session_id}</span> ${statusBadge(p.session_status)}<br><span class="muted wrap">${p.invoice_ref}</span></td><td class="nowrap">${money(p.amount_charged_minor ?? p.amount_minor)}</td><td>${p.attempt_id ? html`<span class="mono wrap">${p.attempt_id}</span><br>${p.rail}${p.network ? ` (${p.network})` : ''} ${statusBadge(p.attempt_status!)}` : html`<span class="muted">No attempt yet</span>`}</td><td class="wrap">${p.attempt_id ? paymentReferencesCell(p) : html`<span class="muted">–</span>`}</td><td class="nowrap">${when_(p.attempt_created_at ?? p.session_created_at)}</td></tr>`,
+  (p) =>
+    html`<tr><td>${environmentBadge(p.environment)}</td><td><a href="/ops/merchants/${p.merchant_id}">${p.merchant_name}</a><br><span class="mono wrap">${p.session_id}</span> ${statusBadge(p.session_status)}<br><span class="muted wrap">${p.invoice_ref}</span></td><td class="nowrap">${money(p.amount_charged_minor ?? p.amount_minor)}</td><td>${p.attempt_id ? html`<span class="mono wrap">${p.attempt_id}</span><br>${p.rail}${p.network ? ` (${p.network})` : ''} ${statusBadge(p.attempt_status!)}` : html`<span class="muted">No attempt yet</span>`}</td><td class="wrap">${p.attempt_id ? paymentReferencesCell(p) : html`<span class="muted">–</span>`}</td><td class="nowrap">${when_(p.attempt_created_at ?? p.session_created_at)}</td></tr>`,
 )}
 </tbody></table></div>`;
 }
 
-export function merchantsView(list: ListQuery, merchants: readonly MerchantOverviewRow[], next: string | null, payments: readonly PaymentSearchRow[] = []): Html {
+export function merchantsView(
+  list: ListQuery,
+  merchants: readonly MerchantOverviewRow[],
+  next: string | null,
+  payments: readonly PaymentSearchRow[] = [],
+): Html {
   const params = { q: list.q, ...list.filters };
   return html`<h1>Merchants</h1>
 ${listToolbar({ action: '/ops', q: list.q, searchLabel: 'Search merchants or payments', placeholder: 'Name, email, id, or a payment reference', filters: filterSelects(list.filters), csvHref: listHref('/ops', { ...params, format: 'csv' }) })}
 ${paymentsFound(list.q, payments)}
-${merchants.length === 0
+${
+  merchants.length === 0
     ? html`<p class="card">No merchant${payments.length > 0 ? ' name, email or id' : ''} matches${list.q ? html` “${list.q}”` : ''}${Object.keys(list.filters).length ? ' with these filters' : ''}.</p>`
     : html`<div class="table-wrap"><table><caption class="muted" style="text-align:left;padding:.4rem .5rem">${merchants.length} merchant${merchants.length === 1 ? '' : 's'} on this page, newest first</caption><thead><tr><th scope="col">Merchant</th><th scope="col">Email</th><th scope="col">Live payouts</th><th scope="col">Live balance</th><th scope="col">Created</th></tr></thead><tbody>
 ${merchants.map((m) => html`<tr><td><a href="/ops/merchants/${m.id}">${m.name}</a><br><span class="mono muted">${m.id}</span></td><td class="wrap">${m.email}</td><td>${statusBadge(m.live_access ? 'enabled' : 'off')}${m.paused_any ? html` ${statusBadge('paused')}` : ''}</td><td class="nowrap">${money(m.live_balance_minor)}</td><td class="nowrap">${when_(m.created_at)}</td></tr>`)}
-</tbody></table></div>`}
+</tbody></table></div>`
+}
 ${pagerNav('/ops', params, next, list.cursor !== null)}`;
 }
 
@@ -101,36 +176,52 @@ export function merchantView(session: WebSession, o: MerchantOverview): Html {
   const m = o.merchant;
   return html`<p><a href="/ops">All merchants</a></p><h1>${m.name}</h1><p class="muted">${m.email} · <span class="mono">${m.id}</span> · created ${when_(m.created_at)} · payout approval ${m.payout_approval_required ? 'required' : 'not required'}</p>
 <h2>Balances</h2><div class="grid">${o.balances.map(
-    (b) => html`<div class="card stat"><p style="margin:0 0 .4rem">${environmentBadge(b.environment)}</p><div class="label">Available</div><div class="value">${money(b.available_minor)}</div><div class="label">Reserved for payouts and refunds in progress</div><div>${money(b.held_minor)}</div></div>`,
+    (b) =>
+      html`<div class="card stat"><p style="margin:0 0 .4rem">${environmentBadge(b.environment)}</p><div class="label">Available</div><div class="value">${money(b.available_minor)}</div><div class="label">Reserved for payouts and refunds in progress</div><div>${money(b.held_minor)}</div></div>`,
   )}</div>
 ${table(
   'Recent checkout sessions',
   ['Environment', 'Session', 'Invoice', 'Amount', 'Status', 'Updated'],
-  o.sessions.map((s) => html`<tr><td>${environmentBadge(s.environment)}</td><td class="mono wrap">${s.id}</td><td class="wrap">${s.invoice_ref}</td><td class="nowrap">${money(s.amount_minor)}</td><td>${statusBadge(s.status)}</td><td class="nowrap">${when_(s.updated_at)}</td></tr>`),
+  o.sessions.map(
+    (s) =>
+      html`<tr><td>${environmentBadge(s.environment)}</td><td class="mono wrap">${s.id}</td><td class="wrap">${s.invoice_ref}</td><td class="nowrap">${money(s.amount_minor)}</td><td>${statusBadge(s.status)}</td><td class="nowrap">${when_(s.updated_at)}</td></tr>`,
+  ),
   'No checkout sessions yet.',
 )}
 ${table(
   'Recent payouts',
   ['Environment', 'Reference', 'Amount', 'Status', 'Updated'],
-  o.payouts.map((p) => html`<tr><td>${environmentBadge(p.environment)}</td><td class="mono wrap">${p.reference}</td><td class="nowrap">${money(p.amount_minor)}</td><td>${statusBadge(p.status)}</td><td class="nowrap">${when_(p.updated_at)}</td></tr>`),
+  o.payouts.map(
+    (p) =>
+      html`<tr><td>${environmentBadge(p.environment)}</td><td class="mono wrap">${p.reference}</td><td class="nowrap">${money(p.amount_minor)}</td><td>${statusBadge(p.status)}</td><td class="nowrap">${when_(p.updated_at)}</td></tr>`,
+  ),
   'No payouts yet.',
 )}
 ${table(
   'Users',
   ['Email', 'Role', 'Second factor', 'Status'],
-  o.users.map((u) => html`<tr><td class="wrap">${u.email}</td><td>${u.role}</td><td>${statusBadge(u.second_factor ? 'enabled' : 'off')}</td><td>${statusBadge(u.active ? 'active' : 'disabled')}</td></tr>`),
+  o.users.map(
+    (u) =>
+      html`<tr><td class="wrap">${u.email}</td><td>${u.role}</td><td>${statusBadge(u.second_factor ? 'enabled' : 'off')}</td><td>${statusBadge(u.active ? 'active' : 'disabled')}</td></tr>`,
+  ),
   'No users.',
 )}
 ${table(
   'API keys',
   ['Environment', 'Key prefix', 'Integration', 'Created', 'Revoked'],
-  o.apiKeys.map((k) => html`<tr><td>${environmentBadge(k.environment)}</td><td class="mono">${k.prefix}…</td><td class="wrap">${k.integration_name}</td><td class="nowrap">${when_(k.created_at)}</td><td class="nowrap">${k.revoked_at ? when_(k.revoked_at) : 'not revoked'}</td></tr>`),
+  o.apiKeys.map(
+    (k) =>
+      html`<tr><td>${environmentBadge(k.environment)}</td><td class="mono">${k.prefix}…</td><td class="wrap">${k.integration_name}</td><td class="nowrap">${when_(k.created_at)}</td><td class="nowrap">${k.revoked_at ? when_(k.revoked_at) : 'not revoked'}</td></tr>`,
+  ),
   'No API keys.',
 )}
 ${table(
   'Webhook endpoints',
   ['Environment', 'URL', 'State', 'Key prefix'],
-  o.endpoints.map((w) => html`<tr><td>${environmentBadge(w.environment)}</td><td class="wrap">${w.url}</td><td>${statusBadge(w.status === 'active' ? 'enabled' : 'disabled')}</td><td class="mono">${w.key_prefix}…</td></tr>`),
+  o.endpoints.map(
+    (w) =>
+      html`<tr><td>${environmentBadge(w.environment)}</td><td class="wrap">${w.url}</td><td>${statusBadge(w.status === 'active' ? 'enabled' : 'disabled')}</td><td class="mono">${w.key_prefix}…</td></tr>`,
+  ),
   'No webhook endpoints.',
 )}
 <h2>Payout settings</h2>

@@ -17,38 +17,68 @@ type OperatorRow = Awaited<ReturnType<typeof listOperators>>[number];
 
 export async function operatorPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
-  async function operatorsPage(reply: FastifyReply, session: WebSession, flash: Flash = null, status = 200, shown: Html | null = null) {
-    return show(reply, session, 'operators', 'Operators', operatorsView(session, await listOperators(db), shown), flash, status);
-  }
-
-  app.get('/ops/operators', { schema: { hide: true, ...opsSchemas.operators } }, async (request, reply) => operatorsPage(reply, sessionOf(request)));
-
-  app.post<{ Params: { id: string } }>('/ops/operators/:id/reset', { schema: { hide: true, ...opsSchemas.operatorReset } }, async (request, reply) => {
-    const session = sessionOf(request);
-    let reset: Awaited<ReturnType<typeof resetOperator>>;
-    try {
-      reset = await resetOperator(db, actorOf(session), { id: request.params.id });
-    } catch (error) {
-      const { flash, status } = formRefusal(error);
-      if (status === 404) throw error;
-      return operatorsPage(reply, session, flash, status);
-    }
-    return operatorsPage(
+  async function operatorsPage(
+    reply: FastifyReply,
+    session: WebSession,
+    flash: Flash = null,
+    status = 200,
+    shown: Html | null = null,
+  ) {
+    return show(
       reply,
       session,
-      { message: `${reset.email} is reset: their sessions are signed out and their two-factor authentication is off.` },
-      200,
-      html`<section class="card" aria-label="Temporary password"><h2 style="margin-top:0">Temporary password for ${reset.email}</h2>
+      'operators',
+      'Operators',
+      operatorsView(session, await listOperators(db), shown),
+      flash,
+      status,
+    );
+  }
+
+  app.get('/ops/operators', { schema: { hide: true, ...opsSchemas.operators } }, async (request, reply) =>
+    operatorsPage(reply, sessionOf(request)),
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/ops/operators/:id/reset',
+    { schema: { hide: true, ...opsSchemas.operatorReset } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      let reset: Awaited<ReturnType<typeof resetOperator>>;
+      try {
+        reset = await resetOperator(db, actorOf(session), { id: request.params.id });
+      } catch (error) {
+        const { flash, status } = formRefusal(error);
+        if (status === 404) throw error;
+        return operatorsPage(reply, session, flash, status);
+      }
+      return operatorsPage(
+        reply,
+        session,
+        {
+          message: `${reset.email} is reset: their sessions are signed out and their two-factor authentication is off.`,
+        },
+        200,
+        html`<section class="card" aria-label="Temporary password"><h2 style="margin-top:0">Temporary password for ${reset.email}</h2>
 <p>Give it to them in person or by phone; it is shown <strong>once</strong>. They sign in with it, choose their own password, then set up two-factor authentication again.</p>
 <p class="secret" id="temporary-password">${reset.temporaryPassword}</p></section>`,
-    );
-  });
+      );
+    },
+  );
 }
 
-export const operatorsView = (session: WebSession, rows: readonly OperatorRow[], shown: Html | null): Html => html`<h1>Operators</h1>
+export const operatorsView = (
+  session: WebSession,
+  rows: readonly OperatorRow[],
+  shown: Html | null,
+): Html => html`<h1>Operators</h1>
 <p class="muted">A locked-out operator (lost phone, forgotten password) is reset here by another operator, or by the administrator with <span class="mono nowrap">sika operator reset --email</span>. You cannot reset yourself.</p>
 ${shown ?? ''}
 <div class="table-wrap"><table><thead><tr><th>Email</th><th>Role</th><th>Two-factor</th><th>Last sign-in</th><th>Reset</th></tr></thead><tbody>
-${rows.map((o) => html`<tr><td>${o.email}${o.must_change_password ? html`<br><span class="muted">temporary password</span>` : ''}</td><td>${o.role}</td><td>${o.second_factor ? 'On' : 'Off'}</td><td class="nowrap">${o.last_sign_in_at ? when_(o.last_sign_in_at) : 'Never'}</td>
-<td>${o.id === session.operatorId ? html`<span class="muted">You</span>` : html`<form method="post" action="/ops/operators/${o.id}/reset" class="inline">${csrfField(session)}<button class="danger" aria-label="Reset ${o.email}">Reset</button></form>`}</td></tr>`)}
+${rows.map(
+  (
+    o,
+  ) => html`<tr><td>${o.email}${o.must_change_password ? html`<br><span class="muted">temporary password</span>` : ''}</td><td>${o.role}</td><td>${o.second_factor ? 'On' : 'Off'}</td><td class="nowrap">${o.last_sign_in_at ? when_(o.last_sign_in_at) : 'Never'}</td>
+<td>${o.id === session.operatorId ? html`<span class="muted">You</span>` : html`<form method="post" action="/ops/operators/${o.id}/reset" class="inline">${csrfField(session)}<button class="danger" aria-label="Reset ${o.email}">Reset</button></form>`}</td></tr>`,
+)}
 </tbody></table></div>`;

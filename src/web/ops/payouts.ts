@@ -16,16 +16,33 @@ import { opsSchemas } from '../console-schemas.ts';
 import { html, raw, type Html } from '../html.ts';
 import { csrfField, money, statusBadge, when_ } from '../layout.ts';
 import { actorOf, showOpsPage as show, type Flash } from './common.ts';
-import { allRowsOf, likePattern, listHref, listToolbar, pageOf, pagerNav, readListQuery, sendConsoleCsv, type ConsoleCursor } from './console-list.ts';
+import {
+  allRowsOf,
+  likePattern,
+  listHref,
+  listToolbar,
+  pageOf,
+  pagerNav,
+  readListQuery,
+  sendConsoleCsv,
+  type ConsoleCursor,
+} from './console-list.ts';
 
 const key = (row: LivePayoutRow): ConsoleCursor => ({ at: row.updated_at, id: row.id });
-const oneOf = (values: readonly string[], value: string | undefined) => (value && values.includes(value) ? value : null);
+const oneOf = (values: readonly string[], value: string | undefined) =>
+  value && values.includes(value) ? value : null;
 
 export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
   const filterNames = Object.keys(PAYOUT_LIST_FILTERS);
 
-  async function payoutsPage(reply: FastifyReply, session: WebSession, query: Record<string, unknown> | undefined, flash: Flash = null, status = 200) {
+  async function payoutsPage(
+    reply: FastifyReply,
+    session: WebSession,
+    query: Record<string, unknown> | undefined,
+    flash: Flash = null,
+    status = 200,
+  ) {
     const list = readListQuery(query, filterNames);
     const fetch = (cursor: ConsoleCursor | null, limit: number) =>
       ops.livePayouts(db, {
@@ -39,76 +56,147 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
       });
     if (list.csv) {
       const columns: CsvColumn<LivePayoutRow>[] = [
-          csvColumn.text('reference', (p) => p.reference),
-          csvColumn.text('merchant', (p) => p.merchant_name),
-          csvColumn.text('environment', (p) => p.environment),
-          csvColumn.integer('amount_minor', (p) => p.amount_minor),
-          csvColumn.integer('fee_minor', (p) => p.fee_minor),
-          csvColumn.text('status', (p) => p.status),
-          csvColumn.text('bank_reference', (p) => p.bank_reference),
-          csvColumn.text('return_reference', (p) => p.return_reference),
-          csvColumn.text('reconciliation', (p) => p.reconciliation_status),
-          csvColumn.text('held_by', (p) => (isHeld(p) ? p.held_by ?? '' : '')),
-          csvColumn.text('hold_reason', (p) => (isHeld(p) ? p.hold_reason ?? '' : '')),
-          csvColumn.text('updated_at', (p) => p.updated_at.toISOString()),
+        csvColumn.text('reference', (p) => p.reference),
+        csvColumn.text('merchant', (p) => p.merchant_name),
+        csvColumn.text('environment', (p) => p.environment),
+        csvColumn.integer('amount_minor', (p) => p.amount_minor),
+        csvColumn.integer('fee_minor', (p) => p.fee_minor),
+        csvColumn.text('status', (p) => p.status),
+        csvColumn.text('bank_reference', (p) => p.bank_reference),
+        csvColumn.text('return_reference', (p) => p.return_reference),
+        csvColumn.text('reconciliation', (p) => p.reconciliation_status),
+        csvColumn.text('held_by', (p) => (isHeld(p) ? (p.held_by ?? '') : '')),
+        csvColumn.text('hold_reason', (p) => (isHeld(p) ? (p.hold_reason ?? '') : '')),
+        csvColumn.text('updated_at', (p) => p.updated_at.toISOString()),
       ];
       return sendConsoleCsv(reply, 'sika-live-payouts.csv', columns, allRowsOf(fetch, key));
     }
     const { rows, next } = await pageOf(fetch, list.cursor, key);
     const params = { q: list.q, ...list.filters };
-    return show(reply, session, 'payouts', 'Live payouts', payoutsView(session, rows, { q: list.q, filters: list.filters, next, later: list.cursor !== null, params }), flash, status);
+    return show(
+      reply,
+      session,
+      'payouts',
+      'Live payouts',
+      payoutsView(session, rows, { q: list.q, filters: list.filters, next, later: list.cursor !== null, params }),
+      flash,
+      status,
+    );
   }
 
-  app.get('/ops/payouts', { schema: { hide: true, ...opsSchemas.payouts } }, async (request, reply) => payoutsPage(reply, sessionOf(request), request.query as Record<string, unknown>));
-  app.post<{ Params: { id: string } }>('/ops/payouts/:id/reconcile', { schema: { hide: true, ...opsSchemas.reconcile } }, async (request, reply) => {
-    const session = sessionOf(request);
-    const result = formValue(request, 'result');
-    if (result !== 'matched' && result !== 'exception') return payoutsPage(reply, session, {}, { message: 'Choose matched or exception.', error: true }, 400);
-    const payout = await ops.reconcile(db, actorOf(session), request.params.id, result);
-    return payoutsPage(reply, session, {}, { message: `Payout ${payout.reference} is ${payout.reconciliation_status}.` });
-  });
-  app.post<{ Params: { id: string } }>('/ops/payouts/:id/return', { schema: { hide: true, ...opsSchemas.payoutReturn } }, async (request, reply) => {
-    const session = sessionOf(request);
-    try {
-      await ops.requestPayoutReturn(db, actorOf(session), request.params.id, {
-        returnReference: formValue(request, 'return_reference'),
-        reason: formValue(request, 'reason'),
-        confirmed: formValue(request, 'confirm') === 'yes',
-      });
-    } catch (error) {
-      if (error instanceof SikaError && (error.code === 'INVALID_ARGUMENT' || error.code === 'APPROVAL_PENDING')) {
-        return payoutsPage(reply, session, {}, { message: error.message, error: true }, error.code === 'INVALID_ARGUMENT' ? 400 : 409);
-      }
-      throw error;
-    }
-    return payoutsPage(reply, session, {}, { message: 'The return is filed for a second operator: the money goes back to the balance once another operator approves it under Approvals.' });
-  });
-  // Hold and release apply at once (no second operator): a hold only stops a payout before its transfer leaves.
-  for (const [action, schema] of [['hold', opsSchemas.payoutHold], ['release', opsSchemas.payoutRelease]] as const) {
-    app.post<{ Params: { id: string } }>(`/ops/payouts/:id/${action}`, { schema: { hide: true, ...schema } }, async (request, reply) => {
+  app.get('/ops/payouts', { schema: { hide: true, ...opsSchemas.payouts } }, async (request, reply) =>
+    payoutsPage(reply, sessionOf(request), request.query as Record<string, unknown>),
+  );
+  app.post<{ Params: { id: string } }>(
+    '/ops/payouts/:id/reconcile',
+    { schema: { hide: true, ...opsSchemas.reconcile } },
+    async (request, reply) => {
       const session = sessionOf(request);
-      let payout: Awaited<ReturnType<typeof ops.holdPayout>>;
+      const result = formValue(request, 'result');
+      if (result !== 'matched' && result !== 'exception')
+        return payoutsPage(reply, session, {}, { message: 'Choose matched or exception.', error: true }, 400);
+      const payout = await ops.reconcile(db, actorOf(session), request.params.id, result);
+      return payoutsPage(
+        reply,
+        session,
+        {},
+        { message: `Payout ${payout.reference} is ${payout.reconciliation_status}.` },
+      );
+    },
+  );
+  app.post<{ Params: { id: string } }>(
+    '/ops/payouts/:id/return',
+    { schema: { hide: true, ...opsSchemas.payoutReturn } },
+    async (request, reply) => {
+      const session = sessionOf(request);
       try {
-        payout = await (action === 'hold' ? ops.holdPayout : ops.releasePayout)(db, actorOf(session), request.params.id, formValue(request, 'reason'));
+        await ops.requestPayoutReturn(db, actorOf(session), request.params.id, {
+          returnReference: formValue(request, 'return_reference'),
+          reason: formValue(request, 'reason'),
+          confirmed: formValue(request, 'confirm') === 'yes',
+        });
       } catch (error) {
-        if (error instanceof SikaError && (error.code === 'INVALID_ARGUMENT' || error.code === 'PAYOUT_NOT_HOLDABLE' || error.code === 'PAYOUT_NOT_HELD')) {
-          return payoutsPage(reply, session, {}, { message: error.message, error: true }, error.code === 'INVALID_ARGUMENT' ? 400 : 409);
+        if (error instanceof SikaError && (error.code === 'INVALID_ARGUMENT' || error.code === 'APPROVAL_PENDING')) {
+          return payoutsPage(
+            reply,
+            session,
+            {},
+            { message: error.message, error: true },
+            error.code === 'INVALID_ARGUMENT' ? 400 : 409,
+          );
         }
         throw error;
       }
-      const message =
-        action === 'hold'
-          ? `Payout ${payout.reference} is held: it is not sent until an operator releases it (the merchant can still cancel it).`
-          : `Payout ${payout.reference} is released: it goes on at the worker's next pass.`;
-      return payoutsPage(reply, session, { q: payout.reference }, { message });
-    });
+      return payoutsPage(
+        reply,
+        session,
+        {},
+        {
+          message:
+            'The return is filed for a second operator: the money goes back to the balance once another operator approves it under Approvals.',
+        },
+      );
+    },
+  );
+  // Hold and release apply at once (no second operator): a hold only stops a payout before its transfer leaves.
+  for (const [action, schema] of [
+    ['hold', opsSchemas.payoutHold],
+    ['release', opsSchemas.payoutRelease],
+  ] as const) {
+    app.post<{ Params: { id: string } }>(
+      `/ops/payouts/:id/${action}`,
+      { schema: { hide: true, ...schema } },
+      async (request, reply) => {
+        const session = sessionOf(request);
+        let payout: Awaited<ReturnType<typeof ops.holdPayout>>;
+        try {
+          payout = await (action === 'hold' ? ops.holdPayout : ops.releasePayout)(
+            db,
+            actorOf(session),
+            request.params.id,
+            formValue(request, 'reason'),
+          );
+        } catch (error) {
+          if (
+            error instanceof SikaError &&
+            (error.code === 'INVALID_ARGUMENT' ||
+              error.code === 'PAYOUT_NOT_HOLDABLE' ||
+              error.code === 'PAYOUT_NOT_HELD')
+          ) {
+            return payoutsPage(
+              reply,
+              session,
+              {},
+              { message: error.message, error: true },
+              error.code === 'INVALID_ARGUMENT' ? 400 : 409,
+            );
+          }
+          throw error;
+        }
+        const message =
+          action === 'hold'
+            ? `Payout ${payout.reference} is held: it is not sent until an operator releases it (the merchant can still cancel it).`
+            : `Payout ${payout.reference} is released: it goes on at the worker's next pass.`;
+        return payoutsPage(reply, session, { q: payout.reference }, { message });
+      },
+    );
   }
 }
 
 /** Held by an operator and still open (a cancelled payout keeps its hold's record but nothing is left to hold). */
 const isHeld = (p: LivePayoutRow) => p.held_at !== null && (p.status === 'requested' || p.status === 'processing');
 
-export function payoutsView(session: WebSession, rows: readonly LivePayoutRow[], list: { q: string; filters: Record<string, string>; next: string | null; later: boolean; params: Record<string, string> }): Html {
+export function payoutsView(
+  session: WebSession,
+  rows: readonly LivePayoutRow[],
+  list: {
+    q: string;
+    filters: Record<string, string>;
+    next: string | null;
+    later: boolean;
+    params: Record<string, string>;
+  },
+): Html {
   const select = (name: keyof typeof PAYOUT_LIST_FILTERS, label: string) =>
     html`<div><label for="f-${name}">${label}</label><select id="f-${name}" name="${name}"><option value="">Any</option>${PAYOUT_LIST_FILTERS[name].map((v) => html`<option value="${v}"${raw(list.filters[name] === v ? ' selected' : '')}>${v.replace(/_/g, ' ')}</option>`)}</select></div>`;
   const holdForms = (p: LivePayoutRow): Html => {
@@ -118,19 +206,25 @@ export function payoutsView(session: WebSession, rows: readonly LivePayoutRow[],
 <label for="rel-${p.id}">Reason to release</label><textarea id="rel-${p.id}" name="reason" rows="2" maxlength="${HOLD_REASON_LENGTH_MAX}" required></textarea>
 <button class="secondary" aria-label="Release payout ${p.reference}">Release</button></form></details>`;
     }
-    if (p.environment !== 'live' || !canHold(p.status as PayoutStatus, p.processing_step as ProcessingStep | null)) return html``;
+    if (p.environment !== 'live' || !canHold(p.status as PayoutStatus, p.processing_step as ProcessingStep | null))
+      return html``;
     return html`<details style="margin-top:.3rem"><summary>Hold</summary><form method="post" action="/ops/payouts/${p.id}/hold">${csrfField(session)}
 <label for="hold-${p.id}">Reason to hold</label><textarea id="hold-${p.id}" name="reason" rows="2" maxlength="${HOLD_REASON_LENGTH_MAX}" required></textarea>
 <button class="danger" aria-label="Hold payout ${p.reference}">Hold</button></form></details>`;
   };
   const actions = (p: LivePayoutRow): Html => {
-    if (p.pending_approval_id) return html`<a href="/ops/approvals#req-${p.pending_approval_id}">Return waiting for a second operator</a>`;
+    if (p.pending_approval_id)
+      return html`<a href="/ops/approvals#req-${p.pending_approval_id}">Return waiting for a second operator</a>`;
     return html`${p.reconciliation_status === 'unreconciled' && p.status === 'paid' ? html`<form method="post" action="/ops/payouts/${p.id}/reconcile" class="inline">${csrfField(session)}<button name="result" value="matched" aria-label="Matched: ${p.reference}">Matched</button> <button name="result" value="exception" class="danger" aria-label="Exception: ${p.reference}">Exception</button></form>` : ''}
-${p.status === 'paid' ? html`<details style="margin-top:.3rem"><summary>Record return</summary><form method="post" action="/ops/payouts/${p.id}/return">${csrfField(session)}
+${
+  p.status === 'paid'
+    ? html`<details style="margin-top:.3rem"><summary>Record return</summary><form method="post" action="/ops/payouts/${p.id}/return">${csrfField(session)}
 <label for="ret-${p.id}">Bank's return reference</label><input id="ret-${p.id}" name="return_reference" required maxlength="40" aria-describedby="ret-help-${p.id}"><span id="ret-help-${p.id}" class="muted">4 to 40 letters, digits, - / .</span>
 <label for="why-${p.id}">Reason</label><textarea id="why-${p.id}" name="reason" rows="2" maxlength="500" required></textarea>
 <p><label><input type="checkbox" name="confirm" value="yes" style="width:auto" required> The bank statement shows ${money(p.amount_minor)} coming back</label></p>
-<button class="secondary">File the return for a second operator</button></form></details>` : ''}${holdForms(p)}`;
+<button class="secondary">File the return for a second operator</button></form></details>`
+    : ''
+}${holdForms(p)}`;
   };
   return html`<h1>Live payouts</h1>
 ${listToolbar({ action: '/ops/payouts', q: list.q, searchLabel: 'Search payouts', placeholder: 'Reference, bank reference or merchant', filters: html`${select('status', 'Status')}${select('reconciliation', 'Reconciliation')}${select('hold', 'Hold')}`, csvHref: listHref('/ops/payouts', { ...list.params, format: 'csv' }) })}

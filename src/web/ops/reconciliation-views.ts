@@ -1,15 +1,29 @@
 // The Reconciliation page's body (/ops/reconciliation): the provider and day form, both sides' totals, the
 // differences with the ids of the objects involved, then what matched (or, without a provider report,
 // Sika's records as they stand).
-import { amountText, noRecordsEitherSide, PROVIDER_LABELS, RECONCILIATION_PROVIDERS, type Difference, type DifferenceKind, type Matched, type ReconciliationProvider, type Reconciliation, type SideTotals, type SikaRecord, type StatementLine, type AccountTotals } from '../../reconciliation/model.ts';
+import {
+  amountText,
+  noRecordsEitherSide,
+  PROVIDER_LABELS,
+  RECONCILIATION_PROVIDERS,
+  type Difference,
+  type DifferenceKind,
+  type Matched,
+  type ReconciliationProvider,
+  type Reconciliation,
+  type SideTotals,
+  type SikaRecord,
+  type StatementLine,
+  type AccountTotals,
+} from '../../reconciliation/model.ts';
 import type { ReportedTransaction } from '../../rails/reports.ts';
 import { html, raw, type Html } from '../html.ts';
 import { money, statusBadge, when_ } from '../layout.ts';
 
 const KIND_LABELS: Record<'report' | 'statement', Record<DifferenceKind, string>> = {
   report: {
-    missing_at_provider: 'In Sika, not in the provider\'s report',
-    missing_in_sika: 'In the provider\'s report, not in Sika',
+    missing_at_provider: "In Sika, not in the provider's report",
+    missing_in_sika: "In the provider's report, not in Sika",
     status_differs: 'Status differs',
     amount_differs: 'Amount differs',
     other_day: 'Recorded on another day',
@@ -30,12 +44,18 @@ export function reconciliationForm(provider: ReconciliationProvider | null, day:
 <div><button type="submit">Reconcile</button></div></form>`;
 }
 
-const totalsCard = (title: string, totals: SideTotals, payouts: boolean): Html => html`<div class="card stat" aria-label="${title}"><div class="label">${title}</div>
+const totalsCard = (
+  title: string,
+  totals: SideTotals,
+  payouts: boolean,
+): Html => html`<div class="card stat" aria-label="${title}"><div class="label">${title}</div>
 <div class="value" data-total="collections">${money(totals.collections.amountMinor)}</div><div class="muted">${totals.collections.count} collection${totals.collections.count === 1 ? '' : 's'}</div>
 ${payouts ? html`<div class="value" data-total="payouts">${money(totals.payouts.amountMinor)}</div><div class="muted">${totals.payouts.count} payout${totals.payouts.count === 1 ? '' : 's'}</div>` : ''}</div>`;
 
 /** One collection account's statement credits of the day. */
-const accountCard = (account: AccountTotals): Html => html`<div class="card stat" aria-label="Statement credits, ${account.label}"><div class="label">Statement credits, ${account.label}</div>
+const accountCard = (
+  account: AccountTotals,
+): Html => html`<div class="card stat" aria-label="Statement credits, ${account.label}"><div class="label">Statement credits, ${account.label}</div>
 <div class="value" data-total="collections">${money(account.totals.amountMinor)}</div><div class="muted">${account.totals.count} credit${account.totals.count === 1 ? '' : 's'}</div></div>`;
 
 const sikaCell = (record: SikaRecord | null): Html =>
@@ -64,13 +84,17 @@ ${matched.map((m) => html`<tr><td>${sikaCell(m.sika)}</td><td>${m.sika.kind}</td
 ${matched.length === 0 ? html`<tr><td colspan="4" class="muted">Nothing matched.</td></tr>` : ''}
 </tbody></table></div>`;
 
-const recordsTable = (records: readonly SikaRecord[]): Html => html`<h2 id="records">Sika's records (${records.length})</h2>
+const recordsTable = (
+  records: readonly SikaRecord[],
+): Html => html`<h2 id="records">Sika's records (${records.length})</h2>
 <div class="table-wrap"><table aria-describedby="records"><thead><tr><th>Sika</th><th>Kind</th><th>Reference</th><th>Last status check</th></tr></thead><tbody>
 ${records.map((r) => html`<tr><td>${sikaCell(r)}</td><td>${r.kind}</td><td class="mono wrap">${r.reference}</td><td>${r.lastCheck ? html`<span class="badge">${r.lastCheck.rawStatus}</span><br><span class="muted">${r.lastCheck.checks} check${r.lastCheck.checks === 1 ? '' : 's'} · ${when_(r.lastCheck.at)}</span>` : html`<span class="muted">none</span>`}</td></tr>`)}
 ${records.length === 0 ? html`<tr><td colspan="4" class="muted">No Live records paid this day.</td></tr>` : ''}
 </tbody></table></div>`;
 
-const linesTable = (lines: readonly StatementLine[]): Html => html`<h2 id="lines">Statement lines of the day (${lines.length})</h2>
+const linesTable = (
+  lines: readonly StatementLine[],
+): Html => html`<h2 id="lines">Statement lines of the day (${lines.length})</h2>
 <div class="table-wrap"><table aria-describedby="lines"><thead><tr><th>Line</th><th>Amount</th><th>Narration</th><th>Status</th><th>Payment</th><th>Note</th></tr></thead><tbody>
 ${lines.map((l) => html`<tr><td class="mono">${l.id}<br><span class="muted">${l.bankCode} · line ${l.lineNumber}</span></td><td class="nowrap">${money(l.amountMinor)}</td><td class="wrap">${l.narration}</td><td>${statusBadge(l.status)}</td><td class="mono">${l.paymentReference ?? ''}${l.attemptId ? html`<br><span class="muted">${l.attemptId}</span>` : ''}</td><td class="wrap">${l.note}</td></tr>`)}
 ${lines.length === 0 ? html`<tr><td colspan="6" class="muted">No statement line has this value date: import the day's statement first.</td></tr>` : ''}

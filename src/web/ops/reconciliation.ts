@@ -15,19 +15,46 @@ import { reconciliationForm, reconciliationView } from './reconciliation-views.t
 const DEFAULT_PROVIDER = 'paystack';
 
 export async function reconciliationPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
-  const show = (reply: FastifyReply, session: WebSession, title: string, body: Html, flash: { message: string; error?: boolean } | null = null, status = 200) =>
-    sendPage(reply, page({ title, session, kind: 'operator', active: 'reconciliation', flash, body }), status);
+  const show = (
+    reply: FastifyReply,
+    session: WebSession,
+    title: string,
+    body: Html,
+    flash: { message: string; error?: boolean } | null = null,
+    status = 200,
+  ) => sendPage(reply, page({ title, session, kind: 'operator', active: 'reconciliation', flash, body }), status);
 
-  app.get<{ Querystring: { provider?: string; day?: string } }>('/ops/reconciliation', { schema: { hide: true, ...opsSchemas.reconciliation } }, async (request, reply) => {
-    const session = sessionOf(request);
-    const provider = request.query.provider || DEFAULT_PROVIDER;
-    const dayText = request.query.day || yesterdayInAccra(new Date());
-    const refuse = (message: string) =>
-      show(reply, session, 'Reconciliation', html`<h1>Reconciliation</h1>${reconciliationForm(isReconciliationProvider(provider) ? provider : null, '')}`, { message, error: true }, 400);
-    if (!isReconciliationProvider(provider)) return refuse('Choose a provider: Paystack, MTN MoMo or Bank transfers.');
-    const day = parseDay(dayText);
-    if (!day) return refuse('The day must be a calendar date written YYYY-MM-DD (an Africa/Accra day), for example 2026-03-02.');
-    const reconciliation = await reconcileDay(deps.db, deps.providers, provider, day, collectionAccounts(deps.config.providers.bankTransfer));
-    return show(reply, session, 'Reconciliation', reconciliationView(reconciliation));
-  });
+  app.get<{ Querystring: { provider?: string; day?: string } }>(
+    '/ops/reconciliation',
+    { schema: { hide: true, ...opsSchemas.reconciliation } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      const provider = request.query.provider || DEFAULT_PROVIDER;
+      const dayText = request.query.day || yesterdayInAccra(new Date());
+      const refuse = (message: string) =>
+        show(
+          reply,
+          session,
+          'Reconciliation',
+          html`<h1>Reconciliation</h1>${reconciliationForm(isReconciliationProvider(provider) ? provider : null, '')}`,
+          { message, error: true },
+          400,
+        );
+      if (!isReconciliationProvider(provider))
+        return refuse('Choose a provider: Paystack, MTN MoMo or Bank transfers.');
+      const day = parseDay(dayText);
+      if (!day)
+        return refuse(
+          'The day must be a calendar date written YYYY-MM-DD (an Africa/Accra day), for example 2026-03-02.',
+        );
+      const reconciliation = await reconcileDay(
+        deps.db,
+        deps.providers,
+        provider,
+        day,
+        collectionAccounts(deps.config.providers.bankTransfer),
+      );
+      return show(reply, session, 'Reconciliation', reconciliationView(reconciliation));
+    },
+  );
 }

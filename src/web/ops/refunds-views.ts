@@ -4,14 +4,27 @@
 // and when), searched, filtered and paged. Every row shows its environment.
 import { NETWORK_LABELS } from '../../lib/ghana.ts';
 import type { MomoNetwork } from '../../lib/ghana.ts';
-import { OPERATOR_FAIL_REASON_LENGTH_MAX, PAYER_ACCOUNT_LENGTH_MAX, REFUND_STUCK_AFTER_MS, TRANSFER_REFERENCE_LENGTH_MAX, type FinishedRefundRow, type QueuedRefund, type StuckRefund } from '../../ops/refunds.ts';
+import {
+  OPERATOR_FAIL_REASON_LENGTH_MAX,
+  PAYER_ACCOUNT_LENGTH_MAX,
+  REFUND_STUCK_AFTER_MS,
+  TRANSFER_REFERENCE_LENGTH_MAX,
+  type FinishedRefundRow,
+  type QueuedRefund,
+  type StuckRefund,
+} from '../../ops/refunds.ts';
 import type { WebSession } from '../auth.ts';
 import { html, raw, type Html } from '../html.ts';
 import { csrfField, money, statusBadge, when_ } from '../layout.ts';
 import { environmentBadge } from './common.ts';
 import { listHref, listToolbar, pagerNav, type ListQuery } from './console-list.ts';
 
-const RAIL_LABELS: Record<string, string> = { cash: 'Cash (branch deposit)', bank_transfer: 'Bank transfer', momo: 'Mobile Money', card: 'Card' };
+const RAIL_LABELS: Record<string, string> = {
+  cash: 'Cash (branch deposit)',
+  bank_transfer: 'Bank transfer',
+  momo: 'Mobile Money',
+  card: 'Card',
+};
 const HOUR_MS = 60 * 60 * 1000;
 
 /** "3 days 4 hours" / "26 hours": how long a refund has waited. */
@@ -25,7 +38,12 @@ export function ageText(ms: number): string {
 
 /** Who finished a refund: the operator who recorded it, else the provider or Test. */
 export const whoFinished = (r: Pick<FinishedRefundRow, 'completed_by' | 'route' | 'provider'>): string =>
-  r.completed_by ?? (r.route === 'provider' ? `provider (${r.provider ?? 'unknown'})` : r.route === 'test' ? 'Test simulator' : 'operator');
+  r.completed_by ??
+  (r.route === 'provider'
+    ? `provider (${r.provider ?? 'unknown'})`
+    : r.route === 'test'
+      ? 'Test simulator'
+      : 'operator');
 
 const item = (label: string, value: Html | string): Html => html`<div><div class="muted">${label}</div>${value}</div>`;
 
@@ -73,11 +91,17 @@ ${payerDetails(q)}
 <p><button type="submit" class="danger">Fail refund</button></p></form></div></section>`;
 }
 
-const stuckTable = (stuck: readonly StuckRefund[]): Html => html`<h2 id="stuck">Provider refunds stuck pending (${stuck.length})</h2>
+const stuckTable = (
+  stuck: readonly StuckRefund[],
+): Html => html`<h2 id="stuck">Provider refunds stuck pending (${stuck.length})</h2>
 <p class="muted">Live refunds sent to a provider and still pending ${ageText(REFUND_STUCK_AFTER_MS)} or more after they were made. Ask the provider about them by their reference.</p>
 <div class="table-wrap"><table aria-describedby="stuck"><thead><tr><th>Refund</th><th>Merchant</th><th>Amount</th><th>Provider</th><th>Step</th><th>Waiting</th></tr></thead><tbody>
-${stuck.map((r) => html`<tr data-stuck="${r.id}"><td class="mono">${r.id}<br>${environmentBadge(r.environment)} ${statusBadge('pending')}</td><td><a href="/ops/merchants/${r.merchant_id}">${r.merchant_name}</a></td><td class="nowrap">${money(r.amount_minor)}</td>
-<td>${r.provider}<br><span class="mono muted">${r.provider_reference}${r.provider_refund_id ? ` · ${r.provider_refund_id}` : ''}</span></td><td>${r.processing_step === 'awaiting_result' ? `sent; ${r.status_checks} status check${r.status_checks === 1 ? '' : 's'}` : 'not sent yet'}</td><td class="nowrap">${ageText(r.age_ms)}<br><span class="muted">since ${when_(r.created_at)}</span></td></tr>`)}
+${stuck.map(
+  (
+    r,
+  ) => html`<tr data-stuck="${r.id}"><td class="mono">${r.id}<br>${environmentBadge(r.environment)} ${statusBadge('pending')}</td><td><a href="/ops/merchants/${r.merchant_id}">${r.merchant_name}</a></td><td class="nowrap">${money(r.amount_minor)}</td>
+<td>${r.provider}<br><span class="mono muted">${r.provider_reference}${r.provider_refund_id ? ` · ${r.provider_refund_id}` : ''}</span></td><td>${r.processing_step === 'awaiting_result' ? `sent; ${r.status_checks} status check${r.status_checks === 1 ? '' : 's'}` : 'not sent yet'}</td><td class="nowrap">${ageText(r.age_ms)}<br><span class="muted">since ${when_(r.created_at)}</span></td></tr>`,
+)}
 ${stuck.length === 0 ? html`<tr><td colspan="6" class="muted">No provider refund is stuck.</td></tr>` : ''}
 </tbody></table></div>`;
 
@@ -90,14 +114,23 @@ function finishedTable(list: ListQuery, rows: readonly FinishedRefundRow[], next
   return html`<h2 id="finished">Finished refunds</h2>
 ${listToolbar({ action: '/ops/refunds', q: list.q, searchLabel: 'Search finished refunds', placeholder: 'Refund or session id, merchant, account, reference', filters, csvHref: listHref('/ops/refunds', { ...params, format: 'csv' }) })}
 <div class="table-wrap"><table aria-describedby="finished"><thead><tr><th>Finished</th><th>Refund</th><th>Merchant</th><th>Amount</th><th>Outcome</th><th>By</th><th>Where it went / why not</th></tr></thead><tbody>
-${rows.map((r) => html`<tr data-finished="${r.id}"><td class="nowrap">${when_(r.finished_at)}</td><td class="mono">${r.id}<br>${environmentBadge(r.environment)}</td><td><a href="/ops/merchants/${r.merchant_id}">${r.merchant_name}</a></td><td class="nowrap">${money(r.amount_minor)}</td><td>${statusBadge(r.status)}</td><td class="wrap">${whoFinished(r)}</td>
-<td class="wrap">${r.status === 'succeeded' ? (r.payer_account ? `${r.payer_account}${r.transfer_reference ? ` (${r.transfer_reference})` : ''}` : 'through the provider') : (r.failure_reason ?? '')}</td></tr>`)}
+${rows.map(
+  (
+    r,
+  ) => html`<tr data-finished="${r.id}"><td class="nowrap">${when_(r.finished_at)}</td><td class="mono">${r.id}<br>${environmentBadge(r.environment)}</td><td><a href="/ops/merchants/${r.merchant_id}">${r.merchant_name}</a></td><td class="nowrap">${money(r.amount_minor)}</td><td>${statusBadge(r.status)}</td><td class="wrap">${whoFinished(r)}</td>
+<td class="wrap">${r.status === 'succeeded' ? (r.payer_account ? `${r.payer_account}${r.transfer_reference ? ` (${r.transfer_reference})` : ''}` : 'through the provider') : (r.failure_reason ?? '')}</td></tr>`,
+)}
 ${rows.length === 0 ? html`<tr><td colspan="7" class="muted">No finished refund matches.</td></tr>` : ''}
 </tbody></table></div>
 ${pagerNav('/ops/refunds', params, next, list.cursor !== null)}`;
 }
 
-export const refundQueueView = (session: WebSession, queue: readonly QueuedRefund[], stuck: readonly StuckRefund[], finished: { list: ListQuery; rows: FinishedRefundRow[]; next: string | null }): Html => html`<h1>Refunds</h1>
+export const refundQueueView = (
+  session: WebSession,
+  queue: readonly QueuedRefund[],
+  stuck: readonly StuckRefund[],
+  finished: { list: ListQuery; rows: FinishedRefundRow[]; next: string | null },
+): Html => html`<h1>Refunds</h1>
 <h2 id="queue">Waiting for an operator's transfer (${queue.length})</h2>
 <p class="muted">Live refunds of cash and bank transfer payments: Sika does not pay these through a provider, so an operator transfers the amount to the payer (their details are below each one) and records where it went. Failing one releases the amount back to the merchant's balance. Oldest first.</p>
 ${queue.map((q) => queuedRefund(session, q))}

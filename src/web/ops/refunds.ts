@@ -7,7 +7,13 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Actor } from '../../audit/log.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { csvColumn } from '../../lib/csv-columns.ts';
-import { FINISHED_REFUND_FILTERS, finishedRefundsPage, operatorRefundQueue, stuckRefunds, type FinishedRefundRow } from '../../ops/refunds.ts';
+import {
+  FINISHED_REFUND_FILTERS,
+  finishedRefundsPage,
+  operatorRefundQueue,
+  stuckRefunds,
+  type FinishedRefundRow,
+} from '../../ops/refunds.ts';
 import { settleOperatorRefund } from '../../refunds/lifecycle.ts';
 import type { WebSession } from '../auth.ts';
 import { formValue, sendPage, sessionOf } from '../console.ts';
@@ -41,46 +47,95 @@ export async function refundQueuePages(app: FastifyInstance, deps: AppDeps): Pro
   const { db } = deps;
 
   const filterNames = Object.keys(FINISHED_REFUND_FILTERS);
-  const fetchFinished = (list: ReturnType<typeof readListQuery>) => (cursor: ConsoleCursor | null, limit: number) => finishedRefundsPage(db, { q: list.q, filters: list.filters, cursor, limit });
+  const fetchFinished = (list: ReturnType<typeof readListQuery>) => (cursor: ConsoleCursor | null, limit: number) =>
+    finishedRefundsPage(db, { q: list.q, filters: list.filters, cursor, limit });
 
-  async function queuePage(reply: FastifyReply, session: WebSession, flash: Flash = null, status = 200, query: Record<string, unknown> = {}) {
+  async function queuePage(
+    reply: FastifyReply,
+    session: WebSession,
+    flash: Flash = null,
+    status = 200,
+    query: Record<string, unknown> = {},
+  ) {
     const list = readListQuery(query, filterNames);
-    const [queue, stuck, finished] = await Promise.all([operatorRefundQueue(db), stuckRefunds(db), pageOf(fetchFinished(list), list.cursor, keyOf)]);
+    const [queue, stuck, finished] = await Promise.all([
+      operatorRefundQueue(db),
+      stuckRefunds(db),
+      pageOf(fetchFinished(list), list.cursor, keyOf),
+    ]);
     const body = refundQueueView(session, queue, stuck, { list, ...finished });
-    return sendPage(reply, page({ title: 'Refunds', session, kind: 'operator', active: 'refunds', flash, body }), status);
+    return sendPage(
+      reply,
+      page({ title: 'Refunds', session, kind: 'operator', active: 'refunds', flash, body }),
+      status,
+    );
   }
 
   app.get('/ops/refunds', { schema: { hide: true, ...opsSchemas.refunds } }, async (request, reply) => {
     const query = request.query as Record<string, unknown>;
     const list = readListQuery(query, filterNames);
-    if (list.csv) return sendConsoleCsv(reply, 'sika-finished-refunds.csv', FINISHED_CSV, allRowsOf(fetchFinished(list), keyOf));
+    if (list.csv)
+      return sendConsoleCsv(reply, 'sika-finished-refunds.csv', FINISHED_CSV, allRowsOf(fetchFinished(list), keyOf));
     return queuePage(reply, sessionOf(request), null, 200, query);
   });
 
-  app.post<{ Params: { id: string } }>('/ops/refunds/:id/complete', { schema: { hide: true, ...opsSchemas.refundComplete } }, async (request, reply) => {
-    const session = sessionOf(request);
-    const payerAccount = formValue(request, 'payer_account').trim();
-    const transferReference = formValue(request, 'transfer_reference').trim();
-    if (!payerAccount || !transferReference) return queuePage(reply, session, { message: "Enter the payer's account and the transfer's reference.", error: true }, 400);
-    try {
-      const refund = await settleOperatorRefund(db, actorOf(session), { refundId: request.params.id, outcome: 'succeeded', payerAccount, transferReference });
-      return queuePage(reply, session, { message: `Refund ${refund.id} of ${money(refund.amount_minor)} is succeeded: paid to ${payerAccount} (${transferReference}).` });
-    } catch (error) {
-      const { flash, status } = formRefusal(error);
-      return queuePage(reply, session, flash, status);
-    }
-  });
+  app.post<{ Params: { id: string } }>(
+    '/ops/refunds/:id/complete',
+    { schema: { hide: true, ...opsSchemas.refundComplete } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      const payerAccount = formValue(request, 'payer_account').trim();
+      const transferReference = formValue(request, 'transfer_reference').trim();
+      if (!payerAccount || !transferReference)
+        return queuePage(
+          reply,
+          session,
+          { message: "Enter the payer's account and the transfer's reference.", error: true },
+          400,
+        );
+      try {
+        const refund = await settleOperatorRefund(db, actorOf(session), {
+          refundId: request.params.id,
+          outcome: 'succeeded',
+          payerAccount,
+          transferReference,
+        });
+        return queuePage(reply, session, {
+          message: `Refund ${refund.id} of ${money(refund.amount_minor)} is succeeded: paid to ${payerAccount} (${transferReference}).`,
+        });
+      } catch (error) {
+        const { flash, status } = formRefusal(error);
+        return queuePage(reply, session, flash, status);
+      }
+    },
+  );
 
-  app.post<{ Params: { id: string } }>('/ops/refunds/:id/fail', { schema: { hide: true, ...opsSchemas.refundFail } }, async (request, reply) => {
-    const session = sessionOf(request);
-    const reason = formValue(request, 'reason').trim();
-    if (!reason) return queuePage(reply, session, { message: 'Say why the refund cannot be paid (the merchant sees it).', error: true }, 400);
-    try {
-      const refund = await settleOperatorRefund(db, actorOf(session), { refundId: request.params.id, outcome: 'failed', reason });
-      return queuePage(reply, session, { message: `Refund ${refund.id} is failed; ${money(refund.amount_minor)} is back on the merchant's available balance.` });
-    } catch (error) {
-      const { flash, status } = formRefusal(error);
-      return queuePage(reply, session, flash, status);
-    }
-  });
+  app.post<{ Params: { id: string } }>(
+    '/ops/refunds/:id/fail',
+    { schema: { hide: true, ...opsSchemas.refundFail } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      const reason = formValue(request, 'reason').trim();
+      if (!reason)
+        return queuePage(
+          reply,
+          session,
+          { message: 'Say why the refund cannot be paid (the merchant sees it).', error: true },
+          400,
+        );
+      try {
+        const refund = await settleOperatorRefund(db, actorOf(session), {
+          refundId: request.params.id,
+          outcome: 'failed',
+          reason,
+        });
+        return queuePage(reply, session, {
+          message: `Refund ${refund.id} is failed; ${money(refund.amount_minor)} is back on the merchant's available balance.`,
+        });
+      } catch (error) {
+        const { flash, status } = formRefusal(error);
+        return queuePage(reply, session, flash, status);
+      }
+    },
+  );
 }

@@ -14,26 +14,42 @@ import { opsSchemas } from '../console-schemas.ts';
 import { html, raw, type Html } from '../html.ts';
 import { csrfField, money, statusBadge, when_ } from '../layout.ts';
 import { actorOf, showOpsPage as show, type Flash } from './common.ts';
-import { allRowsOf, likePattern, listHref, listToolbar, pageOf, pagerNav, readListQuery, sendConsoleCsv, type ConsoleCursor } from './console-list.ts';
-
+import {
+  allRowsOf,
+  likePattern,
+  listHref,
+  listToolbar,
+  pageOf,
+  pagerNav,
+  readListQuery,
+  sendConsoleCsv,
+  type ConsoleCursor,
+} from './console-list.ts';
 
 const key = (row: HeldAttemptDetail): ConsoleCursor => ({ at: row.updated_at, id: row.id });
 
-const differenceOf = (a: HeldAttemptDetail): number | null => (a.status === 'manual_review' ? 0 : a.received_minor === null ? null : a.received_minor - a.amount_charged_minor);
+const differenceOf = (a: HeldAttemptDetail): number | null =>
+  a.status === 'manual_review' ? 0 : a.received_minor === null ? null : a.received_minor - a.amount_charged_minor;
 const differenceText = (a: HeldAttemptDetail): string => {
   const d = differenceOf(a);
   if (d === null) return 'not recorded';
   if (d === 0) return 'none';
   return d < 0 ? `short by ${money(-d)}` : `over by ${money(d)}`;
 };
-const receivedText = (a: HeldAttemptDetail): string => (a.status === 'manual_review' ? `${money(a.amount_charged_minor)} (provider reports paid)` : a.received_minor === null ? 'not recorded' : money(a.received_minor));
+const receivedText = (a: HeldAttemptDetail): string =>
+  a.status === 'manual_review'
+    ? `${money(a.amount_charged_minor)} (provider reports paid)`
+    : a.received_minor === null
+      ? 'not recorded'
+      : money(a.received_minor);
 
 /** The statement line or deposit behind an attempt, in words. */
 function evidence(a: HeldAttemptDetail): Html {
   if (a.line_id) {
     return html`Statement line ${a.line_number} of ${a.line_bank_code}, ${a.line_value_date}: ${money(a.received_minor ?? 0)}<br><span class="muted wrap">${a.line_narration}${a.line_bank_reference ? ` · ${a.line_bank_reference}` : ''}</span>`;
   }
-  if (a.slip_reference) return html`Cash slip <span class="mono">${a.slip_reference}</span>${a.slip_branch ? html` at ${a.slip_branch}` : ''}${a.slip_recorded_at ? html`, ${when_(a.slip_recorded_at)}` : ''}`;
+  if (a.slip_reference)
+    return html`Cash slip <span class="mono">${a.slip_reference}</span>${a.slip_branch ? html` at ${a.slip_branch}` : ''}${a.slip_recorded_at ? html`, ${when_(a.slip_recorded_at)}` : ''}`;
   return html`<span class="muted">Provider ${a.provider}, reference <span class="mono">${a.provider_reference || '—'}</span>: ${a.raw_status}</span>`;
 }
 
@@ -44,71 +60,157 @@ export async function reviewPages(app: FastifyInstance, deps: AppDeps): Promise<
   const filterNames = Object.keys(REVIEW_FILTERS);
 
   function fetcher(q: string, filters: Record<string, string>) {
-    const environment = (REVIEW_FILTERS.environment as readonly string[]).includes(filters.environment ?? '') ? filters.environment! : null;
+    const environment = (REVIEW_FILTERS.environment as readonly string[]).includes(filters.environment ?? '')
+      ? filters.environment!
+      : null;
     const status = (REVIEW_FILTERS.status as readonly string[]).includes(filters.status ?? '') ? filters.status! : null;
-    return (cursor: ConsoleCursor | null, limit: number) => ops.heldAttempts(db, { q, qPattern: likePattern(q), environment, status, cursor, limit });
+    return (cursor: ConsoleCursor | null, limit: number) =>
+      ops.heldAttempts(db, { q, qPattern: likePattern(q), environment, status, cursor, limit });
   }
 
-  async function reviewPage(reply: FastifyReply, session: WebSession, query: Record<string, unknown> | undefined, flash: Flash = null, status = 200) {
+  async function reviewPage(
+    reply: FastifyReply,
+    session: WebSession,
+    query: Record<string, unknown> | undefined,
+    flash: Flash = null,
+    status = 200,
+  ) {
     const list = readListQuery(query, filterNames);
     const fetch = fetcher(list.q, list.filters);
     if (list.csv) {
       const columns: CsvColumn<HeldAttemptDetail>[] = [
-          csvColumn.text('attempt', (a) => a.id),
-          csvColumn.text('session', (a) => a.session_id),
-          csvColumn.text('merchant', (a) => a.merchant_name),
-          csvColumn.text('environment', (a) => a.environment),
-          csvColumn.text('rail', (a) => a.rail),
-          csvColumn.text('status', (a) => a.status),
-          csvColumn.integer('expected_minor', (a) => a.amount_charged_minor),
-          csvColumn.integer('received_minor', (a) => (a.status === 'manual_review' ? a.amount_charged_minor : a.received_minor)),
-          csvColumn.integer('difference_minor', (a) => differenceOf(a)),
-          csvColumn.text('statement_line', (a) => (a.line_id ? `${a.line_bank_code} ${a.line_value_date} line ${a.line_number}` : '')),
-          csvColumn.text('cash_slip', (a) => a.slip_reference),
-          csvColumn.text('waiting_approval', (a) => a.pending_approval_id),
-          csvColumn.text('held_since', (a) => a.updated_at.toISOString()),
+        csvColumn.text('attempt', (a) => a.id),
+        csvColumn.text('session', (a) => a.session_id),
+        csvColumn.text('merchant', (a) => a.merchant_name),
+        csvColumn.text('environment', (a) => a.environment),
+        csvColumn.text('rail', (a) => a.rail),
+        csvColumn.text('status', (a) => a.status),
+        csvColumn.integer('expected_minor', (a) => a.amount_charged_minor),
+        csvColumn.integer('received_minor', (a) =>
+          a.status === 'manual_review' ? a.amount_charged_minor : a.received_minor,
+        ),
+        csvColumn.integer('difference_minor', (a) => differenceOf(a)),
+        csvColumn.text('statement_line', (a) =>
+          a.line_id ? `${a.line_bank_code} ${a.line_value_date} line ${a.line_number}` : '',
+        ),
+        csvColumn.text('cash_slip', (a) => a.slip_reference),
+        csvColumn.text('waiting_approval', (a) => a.pending_approval_id),
+        csvColumn.text('held_since', (a) => a.updated_at.toISOString()),
       ];
       return sendConsoleCsv(reply, 'sika-review.csv', columns, allRowsOf(fetch, key));
     }
     const { rows, next } = await pageOf(fetch, list.cursor, key);
     const params = { q: list.q, ...list.filters };
-    return show(reply, session, 'review', 'Review', reviewView(rows, { q: list.q, filters: list.filters, next, later: list.cursor !== null, params }), flash, status);
+    return show(
+      reply,
+      session,
+      'review',
+      'Review',
+      reviewView(rows, { q: list.q, filters: list.filters, next, later: list.cursor !== null, params }),
+      flash,
+      status,
+    );
   }
 
-  async function decisionPage(reply: FastifyReply, session: WebSession, attemptId: string, flash: Flash = null, status = 200, typed: { choice?: string; reason?: string } = {}) {
+  async function decisionPage(
+    reply: FastifyReply,
+    session: WebSession,
+    attemptId: string,
+    flash: Flash = null,
+    status = 200,
+    typed: { choice?: string; reason?: string } = {},
+  ) {
     const view = await ops.heldAttemptView(db, attemptId);
-    if (!view) return reviewPage(reply, session, {}, flash ?? { message: `Attempt ${attemptId} is not held for review (decided already, or no such attempt).`, error: true }, flash ? status : 404);
-    return show(reply, session, 'review', 'Decide a held payment', decisionView(session, view.attempt, view.choices, typed), flash, status);
+    if (!view)
+      return reviewPage(
+        reply,
+        session,
+        {},
+        flash ?? {
+          message: `Attempt ${attemptId} is not held for review (decided already, or no such attempt).`,
+          error: true,
+        },
+        flash ? status : 404,
+      );
+    return show(
+      reply,
+      session,
+      'review',
+      'Decide a held payment',
+      decisionView(session, view.attempt, view.choices, typed),
+      flash,
+      status,
+    );
   }
 
-  app.get('/ops/review', { schema: { hide: true, ...opsSchemas.review } }, async (request, reply) => reviewPage(reply, sessionOf(request), request.query as Record<string, unknown>));
-  app.get<{ Params: { id: string } }>('/ops/review/:id', { schema: { hide: true, ...opsSchemas.reviewAttempt } }, async (request, reply) => decisionPage(reply, sessionOf(request), request.params.id));
-  app.post<{ Params: { id: string } }>('/ops/review/:id', { schema: { hide: true, ...opsSchemas.reviewDecision } }, async (request, reply) => {
-    const session = sessionOf(request);
-    const choice = formValue(request, 'choice') as HeldChoice;
-    const reason = formValue(request, 'reason');
-    const typed = { choice, reason };
-    try {
-      const result = await ops.requestHeldDecision(db, actorOf(session), deps.config.checkoutUrlHost, request.params.id, { choice, reason, confirmed: formValue(request, 'confirm') === 'yes' });
-      const message = result.filed ? `Filed for a second operator: "${HELD_CHOICE_LABELS[choice]}" on attempt ${request.params.id}. Another operator approves or rejects it under Approvals.` : result.message;
-      return reviewPage(reply, session, {}, { message });
-    } catch (error) {
-      if (error instanceof Error && 'code' in error && (error.code === 'INVALID_ARGUMENT' || error.code === 'APPROVAL_PENDING')) {
-        return decisionPage(reply, session, request.params.id, { message: error.message, error: true }, error.code === 'INVALID_ARGUMENT' ? 400 : 409, typed);
+  app.get('/ops/review', { schema: { hide: true, ...opsSchemas.review } }, async (request, reply) =>
+    reviewPage(reply, sessionOf(request), request.query as Record<string, unknown>),
+  );
+  app.get<{ Params: { id: string } }>(
+    '/ops/review/:id',
+    { schema: { hide: true, ...opsSchemas.reviewAttempt } },
+    async (request, reply) => decisionPage(reply, sessionOf(request), request.params.id),
+  );
+  app.post<{ Params: { id: string } }>(
+    '/ops/review/:id',
+    { schema: { hide: true, ...opsSchemas.reviewDecision } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      const choice = formValue(request, 'choice') as HeldChoice;
+      const reason = formValue(request, 'reason');
+      const typed = { choice, reason };
+      try {
+        const result = await ops.requestHeldDecision(
+          db,
+          actorOf(session),
+          deps.config.checkoutUrlHost,
+          request.params.id,
+          { choice, reason, confirmed: formValue(request, 'confirm') === 'yes' },
+        );
+        const message = result.filed
+          ? `Filed for a second operator: "${HELD_CHOICE_LABELS[choice]}" on attempt ${request.params.id}. Another operator approves or rejects it under Approvals.`
+          : result.message;
+        return reviewPage(reply, session, {}, { message });
+      } catch (error) {
+        if (
+          error instanceof Error &&
+          'code' in error &&
+          (error.code === 'INVALID_ARGUMENT' || error.code === 'APPROVAL_PENDING')
+        ) {
+          return decisionPage(
+            reply,
+            session,
+            request.params.id,
+            { message: error.message, error: true },
+            error.code === 'INVALID_ARGUMENT' ? 400 : 409,
+            typed,
+          );
+        }
+        throw error;
       }
-      throw error;
-    }
-  });
+    },
+  );
 }
 
-export function reviewView(held: readonly HeldAttemptDetail[], list: { q: string; filters: Record<string, string>; next: string | null; later: boolean; params: Record<string, string> }): Html {
+export function reviewView(
+  held: readonly HeldAttemptDetail[],
+  list: {
+    q: string;
+    filters: Record<string, string>;
+    next: string | null;
+    later: boolean;
+    params: Record<string, string>;
+  },
+): Html {
   const select = (name: keyof typeof REVIEW_FILTERS, label: string) =>
     html`<div><label for="f-${name}">${label}</label><select id="f-${name}" name="${name}"><option value="">Any</option>${REVIEW_FILTERS[name].map((v) => html`<option value="${v}"${raw(list.filters[name] === v ? ' selected' : '')}>${v.replace('_', ' ')}</option>`)}</select></div>`;
   return html`<h1>Payments held for review</h1>
 ${listToolbar({ action: '/ops/review', q: list.q, searchLabel: 'Search attempts', placeholder: 'Attempt, session, payment reference or merchant', filters: html`${select('environment', 'Environment')}${select('status', 'Status')}`, csvHref: listHref('/ops/review', { ...list.params, format: 'csv' }) })}
 <div class="table-wrap"><table><thead><tr><th>Attempt</th><th>Merchant</th><th>Environment</th><th>Expected</th><th>Received</th><th>Difference</th><th>Behind it</th><th>Status</th><th><span class="muted">Decision</span></th></tr></thead><tbody>
 ${held.map(
-  (a) => html`<tr><td class="mono">${a.id}<br><span class="muted">${a.session_id} · ${a.rail}</span></td><td>${a.merchant_name}</td><td>${envBadge(a.environment)}</td><td>${money(a.amount_charged_minor)}</td><td>${receivedText(a)}</td><td>${differenceText(a)}</td><td>${evidence(a)}</td><td>${statusBadge(a.status)}</td>
+  (
+    a,
+  ) => html`<tr><td class="mono">${a.id}<br><span class="muted">${a.session_id} · ${a.rail}</span></td><td>${a.merchant_name}</td><td>${envBadge(a.environment)}</td><td>${money(a.amount_charged_minor)}</td><td>${receivedText(a)}</td><td>${differenceText(a)}</td><td>${evidence(a)}</td><td>${statusBadge(a.status)}</td>
 <td>${a.pending_approval_id ? html`<a href="/ops/approvals#req-${a.pending_approval_id}">Waiting for a second operator</a>` : html`<a class="button secondary" href="/ops/review/${a.id}" aria-label="Decide ${a.id}">Decide</a>`}</td></tr>`,
 )}
 ${held.length === 0 ? html`<tr><td colspan="9" class="muted">Nothing is waiting${list.q || Object.keys(list.filters).length > 0 ? ' that matches this search' : ''}.</td></tr>` : ''}
@@ -116,12 +218,21 @@ ${held.length === 0 ? html`<tr><td colspan="9" class="muted">Nothing is waiting$
 ${pagerNav('/ops/review', list.params, list.next, list.later)}`;
 }
 
-export function decisionView(session: WebSession, a: HeldAttemptDetail, choices: readonly HeldChoice[], typed: { choice?: string; reason?: string } = {}): Html {
+export function decisionView(
+  session: WebSession,
+  a: HeldAttemptDetail,
+  choices: readonly HeldChoice[],
+  typed: { choice?: string; reason?: string } = {},
+): Html {
   const received = a.status === 'manual_review' ? a.amount_charged_minor : a.received_minor;
   const outcome = (choice: HeldChoice): string => {
     if (received === null) return 'The attempt fails; no money moves.';
     const m = heldMoney(a, choice, received);
-    if (choice === 'reject') return 'The attempt fails; no money moves.' + (a.line_id ? ' The statement line goes back to the unmatched queue.' : '');
+    if (choice === 'reject')
+      return (
+        'The attempt fails; no money moves.' +
+        (a.line_id ? ' The statement line goes back to the unmatched queue.' : '')
+      );
     return `The merchant's balance gains ${money(m.netCreditMinor)}${m.refundMinor > 0 ? `; ${money(m.refundMinor)} goes back to the payer through the refunds queue` : ''}; the payment is ${m.outcome === 'paid' ? 'paid' : 'not paid (the checkout can be paid again)'}.`;
   };
   const checked = (choice: HeldChoice) => raw(typed.choice === choice ? ' checked' : '');
@@ -150,4 +261,3 @@ ${choices.map((c) => html`<div><label><input type="radio" name="choice" value="$
 <p><button type="submit">Submit decision</button> <a class="button secondary" href="/ops/review">Back to the queue</a></p>
 </form>`;
 }
-

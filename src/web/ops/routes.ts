@@ -36,7 +36,15 @@ export async function opsRoutes(app: FastifyInstance, deps: AppDeps): Promise<vo
   app.addHook('preHandler', async (request, reply) => {
     const session = request.webSession;
     const path = request.url.split('?')[0]!;
-    if (session && session.stage === 'active' && isTeller(session) && !path.startsWith('/ops/teller') && !path.startsWith('/ops/account') && path !== '/ops/logout') return reply.redirect('/ops/teller', 303);
+    if (
+      session &&
+      session.stage === 'active' &&
+      isTeller(session) &&
+      !path.startsWith('/ops/teller') &&
+      !path.startsWith('/ops/account') &&
+      path !== '/ops/logout'
+    )
+      return reply.redirect('/ops/teller', 303);
   });
 
   await app.register(merchantPages, deps);

@@ -2,8 +2,18 @@
 // that matched no payment (each with its two actions) and the list of imports.
 import type { StatementLineRow } from '../../statements/model.ts';
 import { collectionAccountLabel } from '../../rails/bank-transfer/accounts.ts';
-import { COLUMN_MAPPING_LENGTH_MAX, IMPORT_REASON_LENGTH_MAX, RESOLUTION_NOTE_LENGTH_MAX, STATEMENT_PROBLEMS_KEPT_MAX } from '../../statements/model.ts';
-import type { ImportResult, QueueLineWithHints, StatementImportRow, StatementsSummary } from '../../statements/service.ts';
+import {
+  COLUMN_MAPPING_LENGTH_MAX,
+  IMPORT_REASON_LENGTH_MAX,
+  RESOLUTION_NOTE_LENGTH_MAX,
+  STATEMENT_PROBLEMS_KEPT_MAX,
+} from '../../statements/model.ts';
+import type {
+  ImportResult,
+  QueueLineWithHints,
+  StatementImportRow,
+  StatementsSummary,
+} from '../../statements/service.ts';
 import type { WebSession } from '../auth.ts';
 import { CONSOLE_TEXT_LENGTH_MAX } from '../console-schemas.ts';
 import { html, raw, type Html } from '../html.ts';
@@ -12,7 +22,20 @@ import { environmentBadge } from './common.ts';
 import { listHref, listToolbar, pagerNav, type ListQuery } from './console-list.ts';
 
 /** "7 matched, 1 amount mismatch, ...": an import's counts in a sentence. */
-export function importSummary(r: Pick<ImportResult, 'file_name' | 'bank_code' | 'lines' | 'credits' | 'matched' | 'amount_mismatch' | 'unmatched' | 'duplicates' | 'errors'>): string {
+export function importSummary(
+  r: Pick<
+    ImportResult,
+    | 'file_name'
+    | 'bank_code'
+    | 'lines'
+    | 'credits'
+    | 'matched'
+    | 'amount_mismatch'
+    | 'unmatched'
+    | 'duplicates'
+    | 'errors'
+  >,
+): string {
   return (
     `Imported ${r.file_name} (${r.bank_code}): ${r.lines} line${r.lines === 1 ? '' : 's'}, ${r.credits} credit${r.credits === 1 ? '' : 's'}: ` +
     `${r.matched} matched, ${r.amount_mismatch} amount mismatch, ${r.unmatched} unmatched, ${r.duplicates} already imported` +
@@ -29,7 +52,12 @@ function accountField(accounts: StatementsSummary['accounts'], bankCode: string)
   return html`<label for="statement-bank">Collection account</label><select id="statement-bank" name="bank_code" required>${accounts.map((a) => html`<option value="${a.bankCode}"${raw(a.bankCode === bankCode ? ' selected' : '')}>${collectionAccountLabel(a)}</option>`)}</select>`;
 }
 
-const uploadForm = (session: WebSession, accounts: StatementsSummary['accounts'], bankCode: string, askForce: boolean): Html =>
+const uploadForm = (
+  session: WebSession,
+  accounts: StatementsSummary['accounts'],
+  bankCode: string,
+  askForce: boolean,
+): Html =>
   accounts.length === 0
     ? html`<section class="card" aria-label="Import a statement"><h2>Import a statement</h2><p>No collection account is configured (the BANK_TRANSFER_* settings), so there is no statement to import.</p></section>`
     : html`<form method="post" action="/ops/statements/import" enctype="multipart/form-data" class="card" aria-label="Import a statement">${csrfField(session)}
@@ -43,29 +71,48 @@ ${accountField(accounts, bankCode)}
 </details>
 <p><button type="submit">Import statement</button></p></form>`;
 
-const resultCard = (result: ImportResult): Html => html`<section class="card" aria-label="Last import"><h2>Last import</h2>
+const resultCard = (
+  result: ImportResult,
+): Html => html`<section class="card" aria-label="Last import"><h2>Last import</h2>
 <p>${importSummary(result)}</p>
-<p class="muted">Columns read: ${Object.entries(result.columns).map(([field, name]) => `${field} = ${name}`).join(' · ')}${result.debits ? ` · ${result.debits} debit${result.debits === 1 ? '' : 's'} left out` : ''}</p>
+<p class="muted">Columns read: ${Object.entries(result.columns)
+  .map(([field, name]) => `${field} = ${name}`)
+  .join(' · ')}${result.debits ? ` · ${result.debits} debit${result.debits === 1 ? '' : 's'} left out` : ''}</p>
 ${result.problems.length > 0 ? html`<h3>Rows with problems</h3><ul class="list">${result.problems.slice(0, STATEMENT_PROBLEMS_KEPT_MAX).map((p) => html`<li>Line ${p.line}: ${p.message}</li>`)}</ul>` : ''}
 ${result.problems.length > STATEMENT_PROBLEMS_KEPT_MAX ? html`<p class="muted">And ${result.problems.length - STATEMENT_PROBLEMS_KEPT_MAX} more: fix the file or its column mapping and import it again.</p>` : ''}
 <p><a href="/ops/statements/imports/${result.import_id}">See its lines</a></p></section>`;
 
 /** A cash slip the narration quotes, and the Live bank transfers a mistyped reference was likely meant for. */
-const hintsOf = (line: QueueLineWithHints): Html => html`${line.hints.slip
-  ? html`<p>This is a cash slip reference, <a href="/ops/teller?reference=${encodeURIComponent(line.hints.slip.reference)}">${line.hints.slip.reference}</a> ${environmentBadge(line.hints.slip.environment)} (${line.hints.slip.merchant_name}, ${money(line.hints.slip.amount_minor)}, ${line.hints.slip.status}): not a bank transfer.</p>`
-  : ''}${line.hints.nearMatches.length > 0
-  ? html`<p>Did the payer mean:</p><ul class="list">${line.hints.nearMatches.map((m) => html`<li><span><span class="mono">${m.reference}</span> ${environmentBadge('live')} · ${money(m.amount_minor)} · ${m.merchant_name} · ${m.status}</span></li>`)}</ul>`
-  : ''}`;
+const hintsOf = (line: QueueLineWithHints): Html =>
+  html`${
+    line.hints.slip
+      ? html`<p>This is a cash slip reference, <a href="/ops/teller?reference=${encodeURIComponent(line.hints.slip.reference)}">${line.hints.slip.reference}</a> ${environmentBadge(line.hints.slip.environment)} (${line.hints.slip.merchant_name}, ${money(line.hints.slip.amount_minor)}, ${line.hints.slip.status}): not a bank transfer.</p>`
+      : ''
+  }${
+    line.hints.nearMatches.length > 0
+      ? html`<p>Did the payer mean:</p><ul class="list">${line.hints.nearMatches.map((m) => html`<li><span><span class="mono">${m.reference}</span> ${environmentBadge('live')} · ${money(m.amount_minor)} · ${m.merchant_name} · ${m.status}</span></li>`)}</ul>`
+      : ''
+  }`;
 
-const queueRow = (session: WebSession, line: QueueLineWithHints): Html => html`<tr><td class="nowrap">${line.value_date}<br><span class="muted">${line.bank_code} · line ${line.line_number}</span></td><td class="nowrap">${money(line.amount_minor)}</td>
+const queueRow = (
+  session: WebSession,
+  line: QueueLineWithHints,
+): Html => html`<tr><td class="nowrap">${line.value_date}<br><span class="muted">${line.bank_code} · line ${line.line_number}</span></td><td class="nowrap">${money(line.amount_minor)}</td>
 <td class="wrap">${line.narration}${line.bank_reference && line.bank_reference !== line.narration ? html`<br><span class="muted mono">${line.bank_reference}</span>` : ''}</td><td class="wrap">${line.hints.slip && line.reason.startsWith('This is a cash slip reference') ? '' : line.reason}${hintsOf(line)}</td>
 <td><form method="post" action="/ops/statements/lines/${line.id}/assign" class="row">${csrfField(session)}<div><label for="ref-${line.id}">Payment reference</label><input id="ref-${line.id}" name="reference" required placeholder="SK…" autocomplete="off" value="${line.payment_reference ?? line.hints.nearMatches[0]?.reference ?? ''}"></div><div><button aria-label="Apply to payment: the credit of line ${line.line_number}">Apply to payment</button></div></form>
 <form method="post" action="/ops/statements/lines/${line.id}/resolve" class="row" style="margin-top:.3rem">${csrfField(session)}<div><label for="note-${line.id}">Note</label><input id="note-${line.id}" name="note" required maxlength="${RESOLUTION_NOTE_LENGTH_MAX}" placeholder="Returned to the sender on …"></div><div><button class="secondary" aria-label="Resolve the credit of line ${line.line_number}">Resolve</button></div></form></td></tr>`;
 
-const importRow = (i: StatementImportRow): Html => html`<tr><td class="nowrap">${when_(i.created_at)}${i.finished_at ? '' : html`<br>${statusBadge('unfinished')}`}${i.voided_at ? html`<br>${statusBadge('voided')}` : ''}${i.forced_reason ? html`<br>${statusBadge('forced')}` : ''}</td><td>${i.bank_code}</td><td class="wrap"><a href="/ops/statements/imports/${i.id}">${i.file_name}</a></td><td>${i.imported_by}</td>
+const importRow = (
+  i: StatementImportRow,
+): Html => html`<tr><td class="nowrap">${when_(i.created_at)}${i.finished_at ? '' : html`<br>${statusBadge('unfinished')}`}${i.voided_at ? html`<br>${statusBadge('voided')}` : ''}${i.forced_reason ? html`<br>${statusBadge('forced')}` : ''}</td><td>${i.bank_code}</td><td class="wrap"><a href="/ops/statements/imports/${i.id}">${i.file_name}</a></td><td>${i.imported_by}</td>
 <td>${i.lines}</td><td>${i.credits}</td><td>${i.matched}</td><td>${i.amount_mismatch}</td><td>${i.unmatched}</td><td>${i.duplicates}</td><td>${i.errors}</td></tr>`;
 
-const select = (name: string, label: string, options: readonly (readonly [string, string])[], chosen: string | undefined): Html =>
+const select = (
+  name: string,
+  label: string,
+  options: readonly (readonly [string, string])[],
+  chosen: string | undefined,
+): Html =>
   html`<div><label for="filter-${name}">${label}</label><select id="filter-${name}" name="${name}"><option value="">Any</option>${options.map(([value, text]) => html`<option value="${value}"${raw(chosen === value ? ' selected' : '')}>${text}</option>`)}</select></div>`;
 
 export function statementsView(
@@ -77,7 +124,20 @@ export function statementsView(
   const { list } = options;
   const params = { q: list.q, ...list.filters };
   const searching = list.q !== '' || Object.keys(list.filters).length > 0;
-  const filters = html`${select('reference', 'Payment reference', [['found', 'found in the line'], ['none', 'none found']], list.filters.reference)}${select('bank', 'Bank', accounts.map((a) => [a.bankCode, a.bankCode] as const), list.filters.bank)}`;
+  const filters = html`${select(
+    'reference',
+    'Payment reference',
+    [
+      ['found', 'found in the line'],
+      ['none', 'none found'],
+    ],
+    list.filters.reference,
+  )}${select(
+    'bank',
+    'Bank',
+    accounts.map((a) => [a.bankCode, a.bankCode] as const),
+    list.filters.bank,
+  )}`;
   return html`<h1>Bank statements</h1>
 ${uploadForm(session, accounts, options.bankCode, options.askForce)}
 ${options.result ? resultCard(options.result) : ''}
@@ -107,7 +167,10 @@ const voidForm = (session: WebSession, i: StatementImportRow, lines: readonly St
 <p><button type="submit" class="danger">Void import</button></p></form>`
       : html``;
 
-export const importView = (session: WebSession, { import: i, lines }: { import: StatementImportRow; lines: readonly StatementLineRow[] }): Html => html`<h1>Statement ${i.file_name}</h1>
+export const importView = (
+  session: WebSession,
+  { import: i, lines }: { import: StatementImportRow; lines: readonly StatementLineRow[] },
+): Html => html`<h1>Statement ${i.file_name}</h1>
 <p class="muted">${i.bank_code} · imported ${when_(i.created_at)} by ${i.imported_by} · <a href="/ops/statements">Back to statements</a></p>
 ${i.forced_reason ? html`<p>Imported although the same file was imported before: ${i.forced_reason}</p>` : ''}
 <p>${importSummary(i)}</p>

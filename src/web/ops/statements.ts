@@ -12,7 +12,18 @@ import { toSikaError } from '../../http/error-handler.ts';
 import { SikaError } from '../../lib/errors.ts';
 import { collectionAccounts } from '../../rails/bank-transfer/accounts.ts';
 import { csvColumn } from '../../lib/csv-columns.ts';
-import { assignCredit, importStatement, queuePage, QUEUE_REFERENCE_FILTER, resolveCredit, statementImport, statementsSummary, voidImport, type ImportResult, type QueueLineWithHints } from '../../statements/service.ts';
+import {
+  assignCredit,
+  importStatement,
+  queuePage,
+  QUEUE_REFERENCE_FILTER,
+  resolveCredit,
+  statementImport,
+  statementsSummary,
+  voidImport,
+  type ImportResult,
+  type QueueLineWithHints,
+} from '../../statements/service.ts';
 import type { WebSession } from '../auth.ts';
 import { formValue, sendPage, sessionOf } from '../console.ts';
 import { opsSchemas } from '../console-schemas.ts';
@@ -20,7 +31,14 @@ import { formRefusal } from '../error-pages.ts';
 import { html, type Html } from '../html.ts';
 import { money, page } from '../layout.ts';
 import { STATEMENT_BYTES_MAX } from '../../statements/model.ts';
-import { allRowsOf, pageOf, readListQuery, sendConsoleCsv, type ConsoleCursor, type ListQuery } from './console-list.ts';
+import {
+  allRowsOf,
+  pageOf,
+  readListQuery,
+  sendConsoleCsv,
+  type ConsoleCursor,
+  type ListQuery,
+} from './console-list.ts';
 import { importSummary, importView, statementsView } from './statements-views.ts';
 
 /** The unmatched queue's filters (console-list.ts): whether a payment reference was found, and the bank code. */
@@ -50,34 +68,79 @@ export async function statementPages(app: FastifyInstance, deps: AppDeps): Promi
   // Statements are imported for the configured collection accounts only; the first is the form's choice.
   const accounts = collectionAccounts(deps.config.providers.bankTransfer);
   const defaultBankCode = accounts[0]?.bankCode ?? '';
-  const show = (reply: FastifyReply, session: WebSession, title: string, body: Html, flash: Flash = null, status = 200) =>
-    sendPage(reply, page({ title, session, kind: 'operator', active: 'statements', flash, body }), status);
+  const show = (
+    reply: FastifyReply,
+    session: WebSession,
+    title: string,
+    body: Html,
+    flash: Flash = null,
+    status = 200,
+  ) => sendPage(reply, page({ title, session, kind: 'operator', active: 'statements', flash, body }), status);
 
   const queueFetch = (list: ListQuery) => (cursor: ConsoleCursor | null, limit: number) =>
-    queuePage(db, { search: list.q, filters: { reference: list.filters.reference, bank: list.filters.bank }, cursor, limit });
+    queuePage(db, {
+      search: list.q,
+      filters: { reference: list.filters.reference, bank: list.filters.bank },
+      cursor,
+      limit,
+    });
 
-  async function statementsPage(reply: FastifyReply, session: WebSession, flash: Flash = null, status = 200, options: { bankCode?: string; result?: ImportResult; query?: Record<string, unknown>; askForce?: boolean } = {}) {
+  async function statementsPage(
+    reply: FastifyReply,
+    session: WebSession,
+    flash: Flash = null,
+    status = 200,
+    options: { bankCode?: string; result?: ImportResult; query?: Record<string, unknown>; askForce?: boolean } = {},
+  ) {
     const list = readListQuery(options.query ?? {}, QUEUE_FILTERS);
     const [summary, queue] = await Promise.all([
       statementsSummary(db, { search: list.q, filters: list.filters, collectionAccounts: accounts }),
       pageOf(queueFetch(list), list.cursor, keyOf),
     ]);
-    const body = statementsView(session, { ...summary, queue: queue.rows }, { bankCode: options.bankCode || defaultBankCode, result: options.result ?? null, askForce: options.askForce ?? false, list, next: queue.next });
+    const body = statementsView(
+      session,
+      { ...summary, queue: queue.rows },
+      {
+        bankCode: options.bankCode || defaultBankCode,
+        result: options.result ?? null,
+        askForce: options.askForce ?? false,
+        list,
+        next: queue.next,
+      },
+    );
     return show(reply, session, 'Statements', body, flash, status);
   }
 
   app.get('/ops/statements', { schema: { hide: true, ...opsSchemas.statements } }, async (request, reply) => {
     const query = request.query as Record<string, unknown>;
     const list = readListQuery(query, QUEUE_FILTERS);
-    if (list.csv) return sendConsoleCsv(reply, 'sika-unmatched-statement-lines.csv', QUEUE_CSV, allRowsOf(queueFetch(list), keyOf));
+    if (list.csv)
+      return sendConsoleCsv(reply, 'sika-unmatched-statement-lines.csv', QUEUE_CSV, allRowsOf(queueFetch(list), keyOf));
     return statementsPage(reply, sessionOf(request), null, 200, { query });
   });
 
-  app.get<{ Params: { id: string } }>('/ops/statements/imports/:id', { schema: { hide: true, ...opsSchemas.statementImport } }, async (request, reply) => {
-    const found = await statementImport(db, request.params.id);
-    if (!found) return show(reply, sessionOf(request), 'Not found', html`<h1>Import not found</h1><p><a href="/ops/statements">Back to statements</a></p>`, null, 404);
-    return show(reply, sessionOf(request), `Statement ${found.import.file_name}`, importView(sessionOf(request), found));
-  });
+  app.get<{ Params: { id: string } }>(
+    '/ops/statements/imports/:id',
+    { schema: { hide: true, ...opsSchemas.statementImport } },
+    async (request, reply) => {
+      const found = await statementImport(db, request.params.id);
+      if (!found)
+        return show(
+          reply,
+          sessionOf(request),
+          'Not found',
+          html`<h1>Import not found</h1><p><a href="/ops/statements">Back to statements</a></p>`,
+          null,
+          404,
+        );
+      return show(
+        reply,
+        sessionOf(request),
+        `Statement ${found.import.file_name}`,
+        importView(sessionOf(request), found),
+      );
+    },
+  );
 
   // A file over the console's upload limit is refused before the session is read (the body is never taken
   // in): the refusal names the limit and the CLI, which takes larger files. Other errors go to the console's handler.
@@ -90,67 +153,109 @@ export async function statementPages(app: FastifyInstance, deps: AppDeps): Promi
     throw toSikaError(error).code === 'PAYLOAD_TOO_LARGE' ? tooLarge : error;
   };
 
-  app.post('/ops/statements/import', { schema: { hide: true, ...opsSchemas.statementUpload }, errorHandler: uploadErrors }, async (request, reply) => {
-    const session = sessionOf(request);
-    const bankCode = formValue(request, 'bank_code') || defaultBankCode;
-    const file = request.uploads?.find((upload) => upload.fieldname === 'file');
-    if (!file || (file.data.length === 0 && !file.filename)) return statementsPage(reply, session, { message: 'Choose the statement file (CSV) to import.', error: true }, 400, { bankCode });
-    try {
-      const result = await importStatement(db, {
-        bankCode,
-        fileName: file.filename,
-        csv: file.data,
-        columns: formValue(request, 'columns'),
-        importedBy: actorOf(session),
-        checkoutUrlHost: deps.config.checkoutUrlHost,
-        collectionAccounts: accounts,
-        forceReason: formValue(request, 'force_reason') || null,
-      });
-      return statementsPage(reply, session, { message: importSummary(result) }, 200, { bankCode, result });
-    } catch (error) {
-      const { flash, status } = formRefusal(error);
-      return statementsPage(reply, session, flash, status, { bankCode, askForce: toSikaError(error).code === 'STATEMENT_ALREADY_IMPORTED' });
-    }
-  });
+  app.post(
+    '/ops/statements/import',
+    { schema: { hide: true, ...opsSchemas.statementUpload }, errorHandler: uploadErrors },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      const bankCode = formValue(request, 'bank_code') || defaultBankCode;
+      const file = request.uploads?.find((upload) => upload.fieldname === 'file');
+      if (!file || (file.data.length === 0 && !file.filename))
+        return statementsPage(
+          reply,
+          session,
+          { message: 'Choose the statement file (CSV) to import.', error: true },
+          400,
+          { bankCode },
+        );
+      try {
+        const result = await importStatement(db, {
+          bankCode,
+          fileName: file.filename,
+          csv: file.data,
+          columns: formValue(request, 'columns'),
+          importedBy: actorOf(session),
+          checkoutUrlHost: deps.config.checkoutUrlHost,
+          collectionAccounts: accounts,
+          forceReason: formValue(request, 'force_reason') || null,
+        });
+        return statementsPage(reply, session, { message: importSummary(result) }, 200, { bankCode, result });
+      } catch (error) {
+        const { flash, status } = formRefusal(error);
+        return statementsPage(reply, session, flash, status, {
+          bankCode,
+          askForce: toSikaError(error).code === 'STATEMENT_ALREADY_IMPORTED',
+        });
+      }
+    },
+  );
 
-  app.post<{ Params: { id: string } }>('/ops/statements/imports/:id/void', { schema: { hide: true, ...opsSchemas.statementVoid } }, async (request, reply) => {
-    const session = sessionOf(request);
-    const found = await statementImport(db, request.params.id);
-    if (!found) return show(reply, session, 'Not found', html`<h1>Import not found</h1><p><a href="/ops/statements">Back to statements</a></p>`, null, 404);
-    try {
-      const done = await voidImport(db, actorOf(session), found.import.id, formValue(request, 'reason'));
-      const again = (await statementImport(db, found.import.id))!;
-      const message = `Import ${done.import.file_name} voided: ${done.linesVoided} unmatched line${done.linesVoided === 1 ? '' : 's'} (${money(done.amountMinor)}) left the queue and the totals.`;
-      return show(reply, session, `Statement ${again.import.file_name}`, importView(session, again), { message });
-    } catch (error) {
-      const { flash, status } = formRefusal(error);
-      return show(reply, session, `Statement ${found.import.file_name}`, importView(session, found), flash, status);
-    }
-  });
+  app.post<{ Params: { id: string } }>(
+    '/ops/statements/imports/:id/void',
+    { schema: { hide: true, ...opsSchemas.statementVoid } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      const found = await statementImport(db, request.params.id);
+      if (!found)
+        return show(
+          reply,
+          session,
+          'Not found',
+          html`<h1>Import not found</h1><p><a href="/ops/statements">Back to statements</a></p>`,
+          null,
+          404,
+        );
+      try {
+        const done = await voidImport(db, actorOf(session), found.import.id, formValue(request, 'reason'));
+        const again = (await statementImport(db, found.import.id))!;
+        const message = `Import ${done.import.file_name} voided: ${done.linesVoided} unmatched line${done.linesVoided === 1 ? '' : 's'} (${money(done.amountMinor)}) left the queue and the totals.`;
+        return show(reply, session, `Statement ${again.import.file_name}`, importView(session, again), { message });
+      } catch (error) {
+        const { flash, status } = formRefusal(error);
+        return show(reply, session, `Statement ${found.import.file_name}`, importView(session, found), flash, status);
+      }
+    },
+  );
 
-  app.post<{ Params: { id: string } }>('/ops/statements/lines/:id/assign', { schema: { hide: true, ...opsSchemas.statementAssign } }, async (request, reply) => {
-    const session = sessionOf(request);
-    try {
-      const done = await assignCredit(db, actorOf(session), deps.config.checkoutUrlHost, request.params.id, formValue(request, 'reference'));
-      const message =
-        done.status === 'matched'
-          ? `Applied to ${done.reference}: the payment is ${done.attempt.status} and its checkout ${done.session.status}.`
-          : `Applied to ${done.reference}, whose amount is ${money(done.attempt.amount_charged_minor)}: the payment is held under Review for a decision.`;
-      return statementsPage(reply, session, { message });
-    } catch (error) {
-      const { flash, status } = formRefusal(error);
-      return statementsPage(reply, session, flash, status);
-    }
-  });
+  app.post<{ Params: { id: string } }>(
+    '/ops/statements/lines/:id/assign',
+    { schema: { hide: true, ...opsSchemas.statementAssign } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      try {
+        const done = await assignCredit(
+          db,
+          actorOf(session),
+          deps.config.checkoutUrlHost,
+          request.params.id,
+          formValue(request, 'reference'),
+        );
+        const message =
+          done.status === 'matched'
+            ? `Applied to ${done.reference}: the payment is ${done.attempt.status} and its checkout ${done.session.status}.`
+            : `Applied to ${done.reference}, whose amount is ${money(done.attempt.amount_charged_minor)}: the payment is held under Review for a decision.`;
+        return statementsPage(reply, session, { message });
+      } catch (error) {
+        const { flash, status } = formRefusal(error);
+        return statementsPage(reply, session, flash, status);
+      }
+    },
+  );
 
-  app.post<{ Params: { id: string } }>('/ops/statements/lines/:id/resolve', { schema: { hide: true, ...opsSchemas.statementResolve } }, async (request, reply) => {
-    const session = sessionOf(request);
-    try {
-      const line = await resolveCredit(db, actorOf(session), request.params.id, formValue(request, 'note'));
-      return statementsPage(reply, session, { message: `The credit of ${money(line.amount_minor)} on ${line.value_date} is resolved.` });
-    } catch (error) {
-      const { flash, status } = formRefusal(error);
-      return statementsPage(reply, session, flash, status);
-    }
-  });
+  app.post<{ Params: { id: string } }>(
+    '/ops/statements/lines/:id/resolve',
+    { schema: { hide: true, ...opsSchemas.statementResolve } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      try {
+        const line = await resolveCredit(db, actorOf(session), request.params.id, formValue(request, 'note'));
+        return statementsPage(reply, session, {
+          message: `The credit of ${money(line.amount_minor)} on ${line.value_date} is resolved.`,
+        });
+      } catch (error) {
+        const { flash, status } = formRefusal(error);
+        return statementsPage(reply, session, flash, status);
+      }
+    },
+  );
 }

@@ -20,7 +20,8 @@ export function groupedReference(reference: string): Html {
     const hyphen = segment.endsWith('-') ? '-' : '';
     const body = segment.slice(0, segment.length - hyphen.length);
     const chunks: string[] = [];
-    for (let end = body.length; end > 0; end -= REFERENCE_GROUP_LENGTH) chunks.unshift(body.slice(Math.max(0, end - REFERENCE_GROUP_LENGTH), end));
+    for (let end = body.length; end > 0; end -= REFERENCE_GROUP_LENGTH)
+      chunks.unshift(body.slice(Math.max(0, end - REFERENCE_GROUP_LENGTH), end));
     if (chunks.length === 0) chunks.push('');
     chunks[chunks.length - 1] += hyphen;
     return chunks;
@@ -58,9 +59,15 @@ ${kv([
   ['Bank', i.bank_name],
   ...(branch ? ([['Branch', branch]] as [string, string][]) : []),
   ['Account name', i.account_name],
-  accountNumber ? ['Account number', copyable('copy-account', 'account number', accountNumber), 'ref stack'] : ['Account number', 'Shown by your bank'],
+  accountNumber
+    ? ['Account number', copyable('copy-account', 'account number', accountNumber), 'ref stack']
+    : ['Account number', 'Shown by your bank'],
   ['Amount', copyable('copy-amount', 'amount', plainAmount(a.amount_charged_minor), `${a.currency} `), 'num'],
-  ['Payment reference', copyable('copy-reference', 'payment reference', html`<span class="groups">${groupedReference(reference)}</span>`), 'ref big'],
+  [
+    'Payment reference',
+    copyable('copy-reference', 'payment reference', html`<span class="groups">${groupedReference(reference)}</span>`),
+    'ref big',
+  ],
 ])}
 ${when(text(i.note), () => html`<p class="hint">${text(i.note)}</p>`)}
 <p class="hint">We confirm the payment here when the transfer arrives. You can keep this page open or come back to this link later.</p>

@@ -23,10 +23,14 @@ export function cardRedirectUrl(instructions: Record<string, unknown> | null): s
 /** A provider's card type as payers read it: "visa ", "VISA" and "visa" all "Visa"; a mixed-case name ("MasterCard") as written. */
 export const cardBrand = (brand: string) => {
   const trimmed = brand.trim();
-  return trimmed.charAt(0).toUpperCase() + (trimmed === trimmed.toUpperCase() ? trimmed.slice(1).toLowerCase() : trimmed.slice(1));
+  return (
+    trimmed.charAt(0).toUpperCase() +
+    (trimmed === trimmed.toUpperCase() ? trimmed.slice(1).toLowerCase() : trimmed.slice(1))
+  );
 };
 
-const hosted = (m: { session: { card_collection_mode: string } }) => m.session.card_collection_mode === 'card_network_hosted_session';
+const hosted = (m: { session: { card_collection_mode: string } }) =>
+  m.session.card_collection_mode === 'card_network_hosted_session';
 
 export const cardView = {
   panel: (m) => html`

@@ -33,23 +33,55 @@ type Flash = { message: string; error?: boolean } | null;
 async function principalFor(deps: AppDeps, session: WebSession, apiKeyId: string): Promise<ApiPrincipal | null> {
   const keys = await listApiKeys(deps.db, session.merchantId!, session.environment);
   const key = keys.find((k) => k.id === apiKeyId && !k.revoked_at);
-  return key ? { merchantId: session.merchantId!, environment: session.environment, apiKeyId: key.id, apiKeyPrefix: key.prefix } : null;
+  return key
+    ? { merchantId: session.merchantId!, environment: session.environment, apiKeyId: key.id, apiKeyPrefix: key.prefix }
+    : null;
 }
 
-const dashboardPrincipal = (session: WebSession): ApiPrincipal => ({ merchantId: session.merchantId!, environment: session.environment, apiKeyId: '', apiKeyPrefix: 'dashboard' });
+const dashboardPrincipal = (session: WebSession): ApiPrincipal => ({
+  merchantId: session.merchantId!,
+  environment: session.environment,
+  apiKeyId: '',
+  apiKeyPrefix: 'dashboard',
+});
 
 export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
-  const show = (reply: FastifyReply, session: WebSession, title: string, body: Html, flash: Flash = null, status = 200) =>
-    sendPage(reply, page({ title, session, kind: 'merchant', active: 'payouts', flash, body }), status);
+  const show = (
+    reply: FastifyReply,
+    session: WebSession,
+    title: string,
+    body: Html,
+    flash: Flash = null,
+    status = 200,
+  ) => sendPage(reply, page({ title, session, kind: 'merchant', active: 'payouts', flash, body }), status);
 
-  async function listPage(reply: FastifyReply, session: WebSession, pageNumber: number, flash: Flash = null, status = 200) {
-    const list = await queries.listPayoutsPage(db, session.merchantId!, session.environment, pageNumber, PAYOUT_PAGE_ROWS);
+  async function listPage(
+    reply: FastifyReply,
+    session: WebSession,
+    pageNumber: number,
+    flash: Flash = null,
+    status = 200,
+  ) {
+    const list = await queries.listPayoutsPage(
+      db,
+      session.merchantId!,
+      session.environment,
+      pageNumber,
+      PAYOUT_PAGE_ROWS,
+    );
     return show(reply, session, 'Payouts', listView(session, list, pageNumber, PAYOUT_PAGE_ROWS), flash, status);
   }
 
-  app.get<{ Querystring: { page?: string } }>('/dashboard/payouts', { schema: { hide: true, ...dashboardSchemas.payouts } }, async (request, reply) =>
-    listPage(reply, sessionOf(request), Math.max(1, Math.min(PAYOUT_PAGE_NUMBER_MAX, Number.parseInt(request.query.page ?? '1', 10) || 1))),
+  app.get<{ Querystring: { page?: string } }>(
+    '/dashboard/payouts',
+    { schema: { hide: true, ...dashboardSchemas.payouts } },
+    async (request, reply) =>
+      listPage(
+        reply,
+        sessionOf(request),
+        Math.max(1, Math.min(PAYOUT_PAGE_NUMBER_MAX, Number.parseInt(request.query.page ?? '1', 10) || 1)),
+      ),
   );
 
   async function detailPage(reply: FastifyReply, session: WebSession, id: string, flash: Flash = null, status = 200) {
@@ -59,67 +91,125 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
     return show(reply, session, payout.reference, detailView(session, payout, view), flash, status);
   }
 
-  app.get<{ Params: { id: string } }>('/dashboard/payouts/:id', { schema: { hide: true, ...dashboardSchemas.payout } }, async (request, reply) => detailPage(reply, sessionOf(request), request.params.id));
-  app.get('/dashboard/payouts/new', { schema: { hide: true, ...dashboardSchemas.newPayout } }, async (request, reply) => newPayoutPage(reply, sessionOf(request)));
+  app.get<{ Params: { id: string } }>(
+    '/dashboard/payouts/:id',
+    { schema: { hide: true, ...dashboardSchemas.payout } },
+    async (request, reply) => detailPage(reply, sessionOf(request), request.params.id),
+  );
+  app.get('/dashboard/payouts/new', { schema: { hide: true, ...dashboardSchemas.newPayout } }, async (request, reply) =>
+    newPayoutPage(reply, sessionOf(request)),
+  );
 
-  app.post<{ Params: { id: string } }>('/dashboard/payouts/:id/decision', { schema: { hide: true, ...dashboardSchemas.payoutDecision } }, async (request, reply) => {
-    const session = sessionOf(request);
-    const decision = formValue(request, 'decision');
-    const payout = await queries.findPayout(db, session.merchantId!, session.environment, request.params.id);
-    if (!payout) return detailPage(reply, session, request.params.id);
-    // The schema allows only these two; the check narrows the type.
-    if (decision !== 'approve' && decision !== 'reject') return detailPage(reply, session, payout.id, { message: 'Choose approve or reject.', error: true }, 400);
-    // With a second factor, an approval needs a fresh code: a stolen session alone cannot send money.
-    if (decision === 'approve' && session.secondFactorEnrolled) {
-      const checked = await checkSecondFactor(db, signedInAccount(request), formValue(request, 'code'), { allowRecoveryCode: false });
-      if (!checked.ok) {
-        if (checked.reason === 'throttled') reply.header('retry-after', String(checked.retryAfterS));
-        const message = checked.reason === 'throttled' ? tooManyAttempts(checked.retryAfterS) : 'Enter the current code from your authenticator app to approve (each code works once).';
-        return detailPage(reply, session, payout.id, { message, error: true }, checked.reason === 'throttled' ? 429 : 403);
+  app.post<{ Params: { id: string } }>(
+    '/dashboard/payouts/:id/decision',
+    { schema: { hide: true, ...dashboardSchemas.payoutDecision } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      const decision = formValue(request, 'decision');
+      const payout = await queries.findPayout(db, session.merchantId!, session.environment, request.params.id);
+      if (!payout) return detailPage(reply, session, request.params.id);
+      // The schema allows only these two; the check narrows the type.
+      if (decision !== 'approve' && decision !== 'reject')
+        return detailPage(reply, session, payout.id, { message: 'Choose approve or reject.', error: true }, 400);
+      // With a second factor, an approval needs a fresh code: a stolen session alone cannot send money.
+      if (decision === 'approve' && session.secondFactorEnrolled) {
+        const checked = await checkSecondFactor(db, signedInAccount(request), formValue(request, 'code'), {
+          allowRecoveryCode: false,
+        });
+        if (!checked.ok) {
+          if (checked.reason === 'throttled') reply.header('retry-after', String(checked.retryAfterS));
+          const message =
+            checked.reason === 'throttled'
+              ? tooManyAttempts(checked.retryAfterS)
+              : 'Enter the current code from your authenticator app to approve (each code works once).';
+          return detailPage(
+            reply,
+            session,
+            payout.id,
+            { message, error: true },
+            checked.reason === 'throttled' ? 429 : 403,
+          );
+        }
       }
-    }
-    try {
-      const after = await decidePayout(db, { payoutId: payout.id, userId: session.userId!, decision, reason: formValue(request, 'reason') || undefined });
-      return detailPage(reply, session, payout.id, { message: `Payout ${decision === 'approve' ? 'approved' : 'rejected'}: it is ${after.status}.` });
-    } catch (error) {
-      const { flash, status } = formRefusal(error);
-      return detailPage(reply, session, payout.id, flash, status);
-    }
-  });
+      try {
+        const after = await decidePayout(db, {
+          payoutId: payout.id,
+          userId: session.userId!,
+          decision,
+          reason: formValue(request, 'reason') || undefined,
+        });
+        return detailPage(reply, session, payout.id, {
+          message: `Payout ${decision === 'approve' ? 'approved' : 'rejected'}: it is ${after.status}.`,
+        });
+      } catch (error) {
+        const { flash, status } = formRefusal(error);
+        return detailPage(reply, session, payout.id, flash, status);
+      }
+    },
+  );
 
-  app.post<{ Params: { id: string } }>('/dashboard/payouts/:id/cancel', { schema: { hide: true, ...dashboardSchemas.payoutCancel } }, async (request, reply) => {
-    const session = sessionOf(request);
-    try {
-      await cancelPayout(db, dashboardPrincipal(session), request.params.id, `cancelled in the dashboard by ${session.email}`);
-      return detailPage(reply, session, request.params.id, { message: 'Payout cancelled; the amount and fee are released.' });
-    } catch (error) {
-      const { flash, status } = formRefusal(error);
-      return detailPage(reply, session, request.params.id, flash, status);
-    }
-  });
+  app.post<{ Params: { id: string } }>(
+    '/dashboard/payouts/:id/cancel',
+    { schema: { hide: true, ...dashboardSchemas.payoutCancel } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      try {
+        await cancelPayout(
+          db,
+          dashboardPrincipal(session),
+          request.params.id,
+          `cancelled in the dashboard by ${session.email}`,
+        );
+        return detailPage(reply, session, request.params.id, {
+          message: 'Payout cancelled; the amount and fee are released.',
+        });
+      } catch (error) {
+        const { flash, status } = formRefusal(error);
+        return detailPage(reply, session, request.params.id, flash, status);
+      }
+    },
+  );
 
-  app.get<{ Params: { id: string } }>('/dashboard/payouts/:id/receipt', { schema: { hide: true, ...dashboardSchemas.payoutReceipt } }, async (request, reply) => {
-    const session = sessionOf(request);
-    const payout = await queries.findPayout(db, session.merchantId!, session.environment, request.params.id);
-    if (!payout) return detailPage(reply, session, request.params.id);
-    const pdf = await receiptPdf(db, payout);
-    return reply.type('application/pdf').header('content-disposition', `attachment; filename="receipt-${payout.reference}.pdf"`).send(pdf);
-  });
+  app.get<{ Params: { id: string } }>(
+    '/dashboard/payouts/:id/receipt',
+    { schema: { hide: true, ...dashboardSchemas.payoutReceipt } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      const payout = await queries.findPayout(db, session.merchantId!, session.environment, request.params.id);
+      if (!payout) return detailPage(reply, session, request.params.id);
+      const pdf = await receiptPdf(db, payout);
+      return reply
+        .type('application/pdf')
+        .header('content-disposition', `attachment; filename="receipt-${payout.reference}.pdf"`)
+        .send(pdf);
+    },
+  );
 
-  app.post<{ Params: { id: string } }>('/dashboard/payouts/:id/evidence', { schema: { hide: true, ...dashboardSchemas.payoutEvidence } }, async (request, reply) => {
-    const session = sessionOf(request);
-    const payout = await queries.findPayout(db, session.merchantId!, session.environment, request.params.id);
-    if (!payout) return detailPage(reply, session, request.params.id);
-    const file = request.uploads?.[0];
-    if (!file) return detailPage(reply, session, payout.id, { message: 'Choose a file to upload.', error: true }, 400);
-    try {
-      await addEvidence(db, null, payout, { data: file.data, filename: file.filename || null }, `user:${session.email}`);
-      return detailPage(reply, session, payout.id, { message: 'Evidence uploaded.' });
-    } catch (error) {
-      const { flash, status } = formRefusal(error);
-      return detailPage(reply, session, payout.id, flash, status);
-    }
-  });
+  app.post<{ Params: { id: string } }>(
+    '/dashboard/payouts/:id/evidence',
+    { schema: { hide: true, ...dashboardSchemas.payoutEvidence } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      const payout = await queries.findPayout(db, session.merchantId!, session.environment, request.params.id);
+      if (!payout) return detailPage(reply, session, request.params.id);
+      const file = request.uploads?.[0];
+      if (!file)
+        return detailPage(reply, session, payout.id, { message: 'Choose a file to upload.', error: true }, 400);
+      try {
+        await addEvidence(
+          db,
+          null,
+          payout,
+          { data: file.data, filename: file.filename || null },
+          `user:${session.email}`,
+        );
+        return detailPage(reply, session, payout.id, { message: 'Evidence uploaded.' });
+      } catch (error) {
+        const { flash, status } = formRefusal(error);
+        return detailPage(reply, session, payout.id, flash, status);
+      }
+    },
+  );
 
   // ---- new payout with a live fee quote ----
   async function newPayoutPage(reply: FastifyReply, session: WebSession, flash: Flash = null, status = 200) {
@@ -129,85 +219,159 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
       listEndpoints(db, session.merchantId!, session.environment),
       getBalance(db, dashboardPrincipal(session)),
     ]);
-    return show(reply, session, 'New payout', newPayoutView(session, { recipients, keys, endpoints, balance }), flash, status);
+    return show(
+      reply,
+      session,
+      'New payout',
+      newPayoutView(session, { recipients, keys, endpoints, balance }),
+      flash,
+      status,
+    );
   }
 
-  app.get<{ Querystring: { recipient_id?: string; amount?: string } }>('/dashboard/payouts/quote', { schema: { hide: true, ...dashboardSchemas.payoutQuote } }, async (request, reply) => {
-    const session = sessionOf(request);
-    const amountMinor = parseCedis(request.query.amount ?? '');
-    const recipient = request.query.recipient_id ? await queries.findRecipient(db, session.merchantId!, session.environment, request.query.recipient_id) : null;
-    // The page's script reads this answer as JSON, errors included: the API's renderer, not the page's.
-    // Another merchant's recipient, or the other environment's, is not found (as on every dashboard page).
-    if (request.query.recipient_id && !recipient) return sendError(reply, errors.notFound('Recipient'));
-    if (!amountMinor || !recipient) return sendError(reply, errors.invalidArgument('Choose a recipient and an amount.'));
-    const fee = payoutFeeMinor(recipient.account_type, amountMinor);
-    return { amount_minor: amountMinor, fee_minor: fee, total_debit_minor: amountMinor + fee, text: `Fee ${money(fee)} · total debit ${money(amountMinor + fee)}` };
-  });
+  app.get<{ Querystring: { recipient_id?: string; amount?: string } }>(
+    '/dashboard/payouts/quote',
+    { schema: { hide: true, ...dashboardSchemas.payoutQuote } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      const amountMinor = parseCedis(request.query.amount ?? '');
+      const recipient = request.query.recipient_id
+        ? await queries.findRecipient(db, session.merchantId!, session.environment, request.query.recipient_id)
+        : null;
+      // The page's script reads this answer as JSON, errors included: the API's renderer, not the page's.
+      // Another merchant's recipient, or the other environment's, is not found (as on every dashboard page).
+      if (request.query.recipient_id && !recipient) return sendError(reply, errors.notFound('Recipient'));
+      if (!amountMinor || !recipient)
+        return sendError(reply, errors.invalidArgument('Choose a recipient and an amount.'));
+      const fee = payoutFeeMinor(recipient.account_type, amountMinor);
+      return {
+        amount_minor: amountMinor,
+        fee_minor: fee,
+        total_debit_minor: amountMinor + fee,
+        text: `Fee ${money(fee)} · total debit ${money(amountMinor + fee)}`,
+      };
+    },
+  );
 
-  app.post('/dashboard/payouts', { schema: { hide: true, ...dashboardSchemas.createPayout } }, async (request, reply) => {
-    const session = sessionOf(request);
-    if (!canRequest(session)) return newPayoutPage(reply, session, { message: 'Your role cannot create payouts.', error: true }, 403);
-    const amountMinor = parseCedis(formValue(request, 'amount'));
-    const principal = await principalFor(deps, session, formValue(request, 'api_key_id'));
-    // A key that is not this merchant's active key in this environment is not found, as every id here.
-    if (!principal) return newPayoutPage(reply, session, { message: 'API key not found.', error: true }, 404);
-    if (!amountMinor) return newPayoutPage(reply, session, { message: 'Enter an amount in GHS, e.g. 100.00.', error: true }, 400);
-    try {
-      const { payout } = await createPayout(
-        { db, providers: deps.providers, decisions: deps.payoutDecisions, writer: deps.payoutWriter },
-        principal,
-        { recipient_id: formValue(request, 'recipient_id'), amount_minor: amountMinor, client_reference: formValue(request, 'client_reference'), notes: formValue(request, 'notes') || undefined },
-        { requestedByUserId: session.userId! },
-      );
-      return reply.redirect(`/dashboard/payouts/${payout.id}`, 303);
-    } catch (error) {
-      const { flash, status } = formRefusal(error);
-      return newPayoutPage(reply, session, flash, status);
-    }
-  });
+  app.post(
+    '/dashboard/payouts',
+    { schema: { hide: true, ...dashboardSchemas.createPayout } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      if (!canRequest(session))
+        return newPayoutPage(reply, session, { message: 'Your role cannot create payouts.', error: true }, 403);
+      const amountMinor = parseCedis(formValue(request, 'amount'));
+      const principal = await principalFor(deps, session, formValue(request, 'api_key_id'));
+      // A key that is not this merchant's active key in this environment is not found, as every id here.
+      if (!principal) return newPayoutPage(reply, session, { message: 'API key not found.', error: true }, 404);
+      if (!amountMinor)
+        return newPayoutPage(reply, session, { message: 'Enter an amount in GHS, e.g. 100.00.', error: true }, 400);
+      try {
+        const { payout } = await createPayout(
+          { db, providers: deps.providers, decisions: deps.payoutDecisions, writer: deps.payoutWriter },
+          principal,
+          {
+            recipient_id: formValue(request, 'recipient_id'),
+            amount_minor: amountMinor,
+            client_reference: formValue(request, 'client_reference'),
+            notes: formValue(request, 'notes') || undefined,
+          },
+          { requestedByUserId: session.userId! },
+        );
+        return reply.redirect(`/dashboard/payouts/${payout.id}`, 303);
+      } catch (error) {
+        const { flash, status } = formRefusal(error);
+        return newPayoutPage(reply, session, flash, status);
+      }
+    },
+  );
 
   // ---- recipients ----
-  async function recipientsPage(reply: FastifyReply, session: WebSession, flash: Flash = null, status = 200, replacing: string | null = null) {
-    const [recipients, banks] = await Promise.all([queries.listRecipients(db, session.merchantId!, session.environment), queries.activeBanks(db)]);
+  async function recipientsPage(
+    reply: FastifyReply,
+    session: WebSession,
+    flash: Flash = null,
+    status = 200,
+    replacing: string | null = null,
+  ) {
+    const [recipients, banks] = await Promise.all([
+      queries.listRecipients(db, session.merchantId!, session.environment),
+      queries.activeBanks(db),
+    ]);
     return show(reply, session, 'Recipients', recipientsView(session, recipients, banks, replacing), flash, status);
   }
 
-  app.get<{ Querystring: { replace?: string } }>('/dashboard/recipients', { schema: { hide: true, ...dashboardSchemas.recipients } }, async (request, reply) => {
-    const session = sessionOf(request);
-    const replacing = request.query.replace?.slice(0, PAYOUT_ID_LENGTH_MAX) || null;
-    // The form to replace a recipient names one of this merchant's, in this environment; another is not found.
-    if (replacing && !(await queries.findRecipient(db, session.merchantId!, session.environment, replacing))) {
-      return show(reply, session, 'Not found', html`<h1>Recipient not found</h1><p><a href="/dashboard/recipients">Back to recipients</a></p>`, null, 404);
-    }
-    return recipientsPage(reply, session, null, 200, replacing);
-  });
+  app.get<{ Querystring: { replace?: string } }>(
+    '/dashboard/recipients',
+    { schema: { hide: true, ...dashboardSchemas.recipients } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      const replacing = request.query.replace?.slice(0, PAYOUT_ID_LENGTH_MAX) || null;
+      // The form to replace a recipient names one of this merchant's, in this environment; another is not found.
+      if (replacing && !(await queries.findRecipient(db, session.merchantId!, session.environment, replacing))) {
+        return show(
+          reply,
+          session,
+          'Not found',
+          html`<h1>Recipient not found</h1><p><a href="/dashboard/recipients">Back to recipients</a></p>`,
+          null,
+          404,
+        );
+      }
+      return recipientsPage(reply, session, null, 200, replacing);
+    },
+  );
 
-  app.post('/dashboard/recipients', { schema: { hide: true, ...dashboardSchemas.createRecipient } }, async (request, reply) => {
-    const session = sessionOf(request);
-    if (!canRequest(session)) return recipientsPage(reply, session, { message: 'Your role cannot add recipients.', error: true }, 403);
-    const type = formValue(request, 'account_type') === 'momo' ? 'momo' : 'bank';
-    const input =
-      type === 'bank'
-        ? { account_type: 'bank', bank_id: formValue(request, 'bank_id'), account_number: formValue(request, 'account_number').replace(/\s/g, ''), account_name: formValue(request, 'account_name') }
-        : { account_type: 'momo', network: formValue(request, 'network'), phone: formValue(request, 'phone'), account_name: formValue(request, 'account_name') };
-    const previous = formValue(request, 'previous_version_id');
-    try {
-      const created = await createRecipient(db, dashboardPrincipal(session), { ...input, ...(previous ? { previous_version_id: previous } : {}) });
-      return recipientsPage(reply, session, { message: `Recipient ${created.account_name} saved; verification is pending.` });
-    } catch (error) {
-      const { flash, status } = formRefusal(error);
-      return recipientsPage(reply, session, flash, status, previous || null);
-    }
-  });
+  app.post(
+    '/dashboard/recipients',
+    { schema: { hide: true, ...dashboardSchemas.createRecipient } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      if (!canRequest(session))
+        return recipientsPage(reply, session, { message: 'Your role cannot add recipients.', error: true }, 403);
+      const type = formValue(request, 'account_type') === 'momo' ? 'momo' : 'bank';
+      const input =
+        type === 'bank'
+          ? {
+              account_type: 'bank',
+              bank_id: formValue(request, 'bank_id'),
+              account_number: formValue(request, 'account_number').replace(/\s/g, ''),
+              account_name: formValue(request, 'account_name'),
+            }
+          : {
+              account_type: 'momo',
+              network: formValue(request, 'network'),
+              phone: formValue(request, 'phone'),
+              account_name: formValue(request, 'account_name'),
+            };
+      const previous = formValue(request, 'previous_version_id');
+      try {
+        const created = await createRecipient(db, dashboardPrincipal(session), {
+          ...input,
+          ...(previous ? { previous_version_id: previous } : {}),
+        });
+        return recipientsPage(reply, session, {
+          message: `Recipient ${created.account_name} saved; verification is pending.`,
+        });
+      } catch (error) {
+        const { flash, status } = formRefusal(error);
+        return recipientsPage(reply, session, flash, status, previous || null);
+      }
+    },
+  );
 
-  app.post<{ Params: { id: string } }>('/dashboard/recipients/:id/deactivate', { schema: { hide: true, ...dashboardSchemas.deactivateRecipient } }, async (request, reply) => {
-    const session = sessionOf(request);
-    try {
-      await deleteRecipient(db, dashboardPrincipal(session), request.params.id);
-      return recipientsPage(reply, session, { message: 'Recipient deactivated.' });
-    } catch (error) {
-      const { flash, status } = formRefusal(error);
-      return recipientsPage(reply, session, flash, status);
-    }
-  });
+  app.post<{ Params: { id: string } }>(
+    '/dashboard/recipients/:id/deactivate',
+    { schema: { hide: true, ...dashboardSchemas.deactivateRecipient } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      try {
+        await deleteRecipient(db, dashboardPrincipal(session), request.params.id);
+        return recipientsPage(reply, session, { message: 'Recipient deactivated.' });
+      } catch (error) {
+        const { flash, status } = formRefusal(error);
+        return recipientsPage(reply, session, flash, status);
+      }
+    },
+  );
 }

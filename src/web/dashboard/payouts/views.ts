@@ -4,7 +4,14 @@ import { randomBytes } from 'node:crypto';
 import type { listApiKeys, listEndpoints } from '../../../accounts/integrations.ts';
 import type { Balance } from '../../../ledger/service.ts';
 import { MOMO_NETWORKS, NETWORK_LABELS } from '../../../lib/ghana.ts';
-import { ACCOUNT_NAME_LENGTH_MAX, ACCOUNT_NUMBER_DIGITS_MAX, CANCEL_REASON_LENGTH_MAX, canCancel, NOTES_LENGTH_MAX, STATUS_LABELS } from '../../../payouts/model.ts';
+import {
+  ACCOUNT_NAME_LENGTH_MAX,
+  ACCOUNT_NUMBER_DIGITS_MAX,
+  CANCEL_REASON_LENGTH_MAX,
+  canCancel,
+  NOTES_LENGTH_MAX,
+  STATUS_LABELS,
+} from '../../../payouts/model.ts';
 import type { activeBanks, listPayoutsPage, PayoutRow, RecipientRow } from '../../../payouts/queries.ts';
 import type { toPayoutResponse } from '../../../payouts/presenters.ts';
 import type { WebSession } from '../../auth.ts';
@@ -27,8 +34,13 @@ ${rows.length === 0 ? html`<tr><td colspan="5" class="muted">No payouts yet.</td
 ${pageNumber > 1 ? html` · <a href="/dashboard/payouts?page=${pageNumber - 1}">Previous</a>` : ''}${pageNumber < pages ? html` · <a href="/dashboard/payouts?page=${pageNumber + 1}">Next</a>` : ''}</p>`;
 }
 
-export function detailView(session: WebSession, payout: PayoutRow, view: Awaited<ReturnType<typeof toPayoutResponse>>): Html {
-  const mayDecide = payout.status === 'requested' && session.role === 'approver' && payout.requested_by_user_id !== session.userId;
+export function detailView(
+  session: WebSession,
+  payout: PayoutRow,
+  view: Awaited<ReturnType<typeof toPayoutResponse>>,
+): Html {
+  const mayDecide =
+    payout.status === 'requested' && session.role === 'approver' && payout.requested_by_user_id !== session.userId;
   const isRequester = payout.requested_by_user_id === session.userId;
   return html`<h1>Payout <span class="mono">${payout.reference}</span> ${statusBadge(payout.status)}</h1>
 <div class="card grid"><div class="stat"><div class="label">Amount</div><div class="value">${money(payout.amount_minor)}</div></div>
@@ -37,14 +49,16 @@ export function detailView(session: WebSession, payout: PayoutRow, view: Awaited
 <div><div class="muted">Recipient</div>${view.recipient?.account_name ?? '–'}<br><span class="muted">${view.recipient?.bank_name ?? view.recipient?.network?.toUpperCase() ?? ''} ${view.recipient?.account_number ?? view.recipient?.phone ?? ''}</span></div>
 <div><div class="muted">Client reference</div><span class="mono">${payout.client_reference}</span></div><div><div class="muted">Bank reference</div><span class="mono">${payout.bank_reference || '–'}</span></div>
 <div><div class="muted">Reconciliation</div>${payout.reconciliation_status}</div></div>
-${payout.status === 'requested'
-  ? mayDecide
-    ? html`<section class="card" aria-label="Approval"><h2 style="margin-top:0">Approval</h2><form method="post" action="/dashboard/payouts/${payout.id}/decision">${csrfField(session)}
+${
+  payout.status === 'requested'
+    ? mayDecide
+      ? html`<section class="card" aria-label="Approval"><h2 style="margin-top:0">Approval</h2><form method="post" action="/dashboard/payouts/${payout.id}/decision">${csrfField(session)}
       <label for="reason">Reason (optional)</label><input id="reason" name="reason" maxlength="${CANCEL_REASON_LENGTH_MAX}">
       ${session.secondFactorEnrolled ? html`<label for="approval-code">Code from your authenticator app (to approve)</label><input id="approval-code" name="code" autocomplete="one-time-code" inputmode="numeric" maxlength="10">` : ''}
       <p><button name="decision" value="approve">Approve payout</button> <button name="decision" value="reject" class="danger">Reject payout</button></p></form></section>`
-    : html`<p class="card" role="note">${isRequester ? 'You requested this payout, so another approver must approve or reject it.' : session.role === 'approver' ? '' : 'Waiting for a user with the approver role.'}</p>`
-  : ''}
+      : html`<p class="card" role="note">${isRequester ? 'You requested this payout, so another approver must approve or reject it.' : session.role === 'approver' ? '' : 'Waiting for a user with the approver role.'}</p>`
+    : ''
+}
 ${canCancel(payout.status, payout.processing_step) && canRequest(session) ? html`<form method="post" action="/dashboard/payouts/${payout.id}/cancel" class="inline">${csrfField(session)}<button class="danger">Cancel payout</button></form>` : ''}
 ${payout.status === 'paid' || payout.status === 'returned' ? html`<p><a class="button secondary" href="/dashboard/payouts/${payout.id}/receipt">Download receipt (PDF)</a></p>` : ''}
 <h2>Evidence</h2><ul>${view.evidence.map((e) => html`<li>${e.filename ?? e.id} · ${e.content_type} · ${e.size_bytes} bytes</li>`)}${view.evidence.length === 0 ? html`<li class="muted">No files.</li>` : ''}</ul>
@@ -62,7 +76,9 @@ export interface NewPayoutData {
 
 export function newPayoutView(session: WebSession, { recipients, keys, endpoints, balance: bal }: NewPayoutData): Html {
   const usable = recipients.filter((r) => r.active && r.verification_status !== 'rejected');
-  const keysWithEndpoint = keys.filter((k) => !k.revoked_at && endpoints.some((e) => e.api_key_id === k.id && e.status === 'active'));
+  const keysWithEndpoint = keys.filter(
+    (k) => !k.revoked_at && endpoints.some((e) => e.api_key_id === k.id && e.status === 'active'),
+  );
   return html`<h1>New payout</h1><p>Available: <strong>${money(bal.available_minor)}</strong></p>
 ${keysWithEndpoint.length === 0 ? html`<p class="card" role="alert">Payouts need an API key with an active webhook endpoint (events about the payout go there). <a href="/dashboard/developers">Add one</a>.</p>` : ''}
 ${usable.length === 0 ? html`<p class="card">No usable recipients yet. <a href="/dashboard/recipients">Add a recipient</a>.</p>` : ''}
@@ -77,14 +93,25 @@ ${usable.length === 0 ? html`<p class="card">No usable recipients yet. <a href="
 <script>${raw(FEE_QUOTE_SCRIPT)}</script>`;
 }
 
-export function recipientsView(session: WebSession, recipients: readonly RecipientRow[], banks: Awaited<ReturnType<typeof activeBanks>>, replacing: string | null): Html {
+export function recipientsView(
+  session: WebSession,
+  recipients: readonly RecipientRow[],
+  banks: Awaited<ReturnType<typeof activeBanks>>,
+  replacing: string | null,
+): Html {
   return html`<h1>Recipients</h1>
 <div class="table-wrap"><table><thead><tr><th>Name</th><th>Account</th><th>Verification</th><th>Status</th><th><span class="muted">Actions</span></th></tr></thead><tbody>
-${recipients.map((r) => html`<tr><td>${r.account_name}<br><span class="mono muted">${r.id}</span></td><td>${r.account_type === 'bank' ? html`${r.bank_name} ${r.account_number}` : html`${r.network?.toUpperCase()} ${r.phone}`}</td>
+${recipients.map(
+  (
+    r,
+  ) => html`<tr><td>${r.account_name}<br><span class="mono muted">${r.id}</span></td><td>${r.account_type === 'bank' ? html`${r.bank_name} ${r.account_number}` : html`${r.network?.toUpperCase()} ${r.phone}`}</td>
 <td>${statusBadge(r.verification_status)}${r.rejection_reason ? html`<br><span class="muted">${r.rejection_reason}</span>` : ''}</td><td>${statusBadge(r.active ? 'active' : 'inactive')}</td>
-<td>${r.active && canRequest(session) ? html`<a class="button secondary" href="/dashboard/recipients?replace=${r.id}#add">Replace</a> <form method="post" action="/dashboard/recipients/${r.id}/deactivate" class="inline">${csrfField(session)}<button class="danger" aria-label="Deactivate ${r.account_name}">Deactivate</button></form>` : ''}</td></tr>`)}
+<td>${r.active && canRequest(session) ? html`<a class="button secondary" href="/dashboard/recipients?replace=${r.id}#add">Replace</a> <form method="post" action="/dashboard/recipients/${r.id}/deactivate" class="inline">${csrfField(session)}<button class="danger" aria-label="Deactivate ${r.account_name}">Deactivate</button></form>` : ''}</td></tr>`,
+)}
 ${recipients.length === 0 ? html`<tr><td colspan="5" class="muted">No recipients yet.</td></tr>` : ''}</tbody></table></div>
-${canRequest(session) ? html`<form method="post" action="/dashboard/recipients" class="card" id="add">${csrfField(session)}<h2 style="margin-top:0">${replacing ? 'Replace recipient' : 'Add a recipient'}</h2>
+${
+  canRequest(session)
+    ? html`<form method="post" action="/dashboard/recipients" class="card" id="add">${csrfField(session)}<h2 style="margin-top:0">${replacing ? 'Replace recipient' : 'Add a recipient'}</h2>
 ${replacing ? html`<input type="hidden" name="previous_version_id" value="${replacing}"><p class="muted">Replaces <span class="mono">${replacing}</span>; the old version becomes inactive.</p>` : ''}
 <label for="r-type">Account type</label><select id="r-type" name="account_type"><option value="bank">Bank account</option><option value="momo">Mobile Money wallet</option></select>
 <label for="r-name">Account name</label><input id="r-name" name="account_name" required maxlength="${ACCOUNT_NAME_LENGTH_MAX}">
@@ -94,7 +121,9 @@ ${replacing ? html`<input type="hidden" name="previous_version_id" value="${repl
 <fieldset class="group"><legend>Mobile Money wallet</legend>
 <label for="r-network">Network</label><select id="r-network" name="network">${MOMO_NETWORKS.map((n) => html`<option value="${n}">${NETWORK_LABELS[n]}</option>`)}</select>
 <label for="r-phone">Phone</label><input id="r-phone" name="phone" inputmode="tel" placeholder="024 123 4567"></fieldset>
-<p><button type="submit">Save recipient</button></p></form>` : ''}`;
+<p><button type="submit">Save recipient</button></p></form>`
+    : ''
+}`;
 }
 
 // Progressive enhancement: the form works without it; with it the fee shows as you type.
