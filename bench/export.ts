@@ -51,7 +51,7 @@ async function seed(
   databaseUrl: string,
 ): Promise<{ merchantId: string; testKey: string; from: string; to: string; seedMs: number }> {
   const db = await openDb({ databaseUrl, dataDir: null });
-  let merchant;
+  let merchant: Awaited<ReturnType<typeof createMerchant>> | undefined;
   try {
     merchant = await createMerchant(
       db,

@@ -195,7 +195,9 @@ function summariseProfile(path: string): {
     timeDeltas: number[];
   };
   const selfMs = new Map<number, number>();
-  profile.samples.forEach((id, i) => selfMs.set(id, (selfMs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000));
+  profile.samples.forEach((id, i) => {
+    selfMs.set(id, (selfMs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
+  });
   const byPlace = new Map<string, number>();
   const byFunction = new Map<string, number>();
   let totalMs = 0;

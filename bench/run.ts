@@ -55,7 +55,7 @@ import {
   type JourneyTrack,
   type Target,
 } from './scenarios.ts';
-import { writeFixtures, type Fixtures } from './setup.ts';
+import { writeFixtures } from './setup.ts';
 import { embeddedScratch, postgresScratch, type Scratch } from './storage.ts';
 import { benchDelivery, describeDelivery, type DeliveryResult } from './webhooks.ts';
 

@@ -3,9 +3,9 @@
 // receiver, and ten funded payout merchants, each with a Test recipient and a history of payouts.
 import { randomUUID } from 'node:crypto';
 import { createMerchant } from '../src/accounts/service.ts';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/config/index.ts';
 import { openDb, type Db } from '../src/db/index.ts';
-import { buildApp } from '../src/http/app.ts';
+import { buildApp } from '../src/app.ts';
 import { creditPayment } from '../src/ledger/service.ts';
 import { setPayoutAccess } from '../src/payouts/settings.ts';
 

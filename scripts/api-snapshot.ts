@@ -86,9 +86,12 @@ function pdfStreams(pdf: Buffer): string {
     const end = latin.indexOf('endstream', start);
     try {
       const content = inflateSync(pdf.subarray(start, end)).toString('latin1');
-      parts.push(
-        content.replace(/<([0-9a-f]+)>/g, (_, hex: string) => `(${Buffer.from(hex, 'hex').toString('latin1')})`),
+      const text = content.replace(
+        /<([0-9a-f]+)>/g,
+        (_, hex: string) => `(${Buffer.from(hex, 'hex').toString('latin1')})`,
       );
+      // Kerning between glyphs depends on the letters drawn (a random reference): dropped.
+      parts.push(text.replace(/\)\s*-?\d+(?:\.\d+)?\s*\(/g, ''));
     } catch {
       /* not a Flate stream */
     }

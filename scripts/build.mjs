@@ -78,7 +78,7 @@ async function loadEsbuild(root) {
  * them (migrations, pay.js) get their own source file's URL instead, written relative to the bundle so
  * the checkout can move; those files are read from src/ at run time, and they are inputs of the hash.
  */
-function sourceUrlPlugin(root, outDir) {
+function sourceUrlPlugin(outDir) {
   return {
     name: 'source-import-meta',
     setup(build) {
@@ -125,7 +125,7 @@ export async function build(root = ROOT) {
       keepNames: true,
       legalComments: 'none',
       logLevel: 'warning',
-      plugins: [sourceUrlPlugin(root, outDir)],
+      plugins: [sourceUrlPlugin(outDir)],
     });
     const bundle = readFileSync(join(outDir, tmpName), 'utf8').replace(
       `//# sourceMappingURL=${tmpName}.map`,

@@ -4,9 +4,9 @@
 //
 //   node --import tsx scripts/openapi.ts [out-file]   (stdout when no file is given)
 import { writeFileSync } from 'node:fs';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/config/index.ts';
 import { openDb } from '../src/db/index.ts';
-import { buildApp } from '../src/http/app.ts';
+import { buildApp } from '../src/app.ts';
 
 export async function openApiDocument(): Promise<unknown> {
   const config = loadConfig({ LOG_LEVEL: 'silent', WORKERS: 'off', REDIS_URL: '', BASE_URL: 'https://sika.example' });

@@ -5,6 +5,44 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+/**
+ * Embedded storage only (no DATABASE_URL): builds the migrated database the test files copy
+ * (test/embedded-template.ts) once, in a temporary file named by SIKA_TEST_EMBEDDED_TEMPLATE for the runners
+ * started after it. Returns the function that removes it.
+ */
+export async function prepareEmbeddedTemplate() {
+  if (process.env.DATABASE_URL) return () => {};
+  const started = performance.now();
+  const { tsImport } = await import('tsx/esm/api');
+  const { EMBEDDED_TEMPLATE_ENV, writeEmbeddedTemplate } = await tsImport(
+    '../test/embedded-template.ts',
+    import.meta.url,
+  );
+  // Named by this process: a run killed before removing its template leaves it to the next run to remove.
+  for (const entry of readdirSync(tmpdir())) {
+    const pid = Number(/^sika-template-(\d+)-/.exec(entry)?.[1]);
+    if (pid && !processIsAlive(pid)) rmSync(join(tmpdir(), entry), { recursive: true, force: true });
+  }
+  const dir = mkdtempSync(join(tmpdir(), `sika-template-${process.pid}-`));
+  const path = join(dir, 'migrated.tar');
+  await writeEmbeddedTemplate(path);
+  process.env[EMBEDDED_TEMPLATE_ENV] = path;
+  console.log(`embedded storage: migrated template built in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return () => {
+    delete process.env[EMBEDDED_TEMPLATE_ENV];
+    rmSync(dir, { recursive: true, force: true });
+  };
+}
+
+function processIsAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+}
+
 export function runNodeTests(files, options) {
   return runNodeTestGroups([files], options);
 }

@@ -1,8 +1,9 @@
 // npm test: every *.test.ts under test/ and src/ with node's test runner (through tsx), two files at a time.
-// Embedded storage by default; set DATABASE_URL to run the same suite against PostgreSQL.
+// Embedded storage by default (each file's database a copy of one migrated here first, test/embedded-template.ts);
+// set DATABASE_URL to run the same suite against PostgreSQL.
 // Extra arguments narrow the run to files whose path contains one of them.
 import { defaultSuiteFiles } from './test-files.mjs';
-import { runNodeTests } from './run-node-tests.mjs';
+import { prepareEmbeddedTemplate, runNodeTests } from './run-node-tests.mjs';
 
 const filters = process.argv.slice(2);
 const files = defaultSuiteFiles().filter(
@@ -13,4 +14,12 @@ if (files.length === 0) {
   process.exit(1);
 }
 console.log(`running ${files.length} test files on ${process.env.DATABASE_URL ? 'PostgreSQL' : 'embedded storage'}`);
-process.exit(runNodeTests(files, { concurrency: 2 }));
+// Embedded: every file's storage is a copy of one database migrated here, before the runner starts.
+const removeTemplate = await prepareEmbeddedTemplate();
+let status;
+try {
+  status = runNodeTests(files, { concurrency: 2 });
+} finally {
+  removeTemplate();
+}
+process.exit(status);

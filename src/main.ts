@@ -1,11 +1,11 @@
 // Process entry: config -> storage -> app -> workers -> graceful shutdown.
 import { createDemoMerchantOnFirstRun, type DemoMerchant } from './accounts/demo-merchant.ts';
 import { SIGN_IN_LINK_LIFETIME_S, signInLinkUrl } from './accounts/sign-in-links.ts';
-import { loadConfig, ConfigError, type Config } from './config.ts';
+import { loadConfig, ConfigError, type Config } from './config/index.ts';
 import { deploymentSettingsOf } from './cli/deployment.ts';
 import { recordDeploymentSettings } from './db/deployment-settings.ts';
 import { openDb } from './db/index.ts';
-import { buildApp } from './http/app.ts';
+import { buildApp } from './app.ts';
 import { storageAvailabilityMetrics } from './http/metrics.ts';
 import { createLiveProviders } from './rails/live-config.ts';
 import { startWorkers } from './workers.ts';
@@ -41,7 +41,7 @@ function demoMerchantBanner(config: Config, demo: DemoMerchant): string {
 const WORKER_POOL_SIZE = 6;
 
 async function main(): Promise<void> {
-  let config;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (error) {

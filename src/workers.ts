@@ -3,7 +3,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { expireDueSessions } from './checkout/expiry.ts';
 import { checkPendingAttempts } from './checkout/status-checks.ts';
-import type { Config } from './config.ts';
+import type { Config } from './config/index.ts';
 import { StorageAvailability, type Db } from './db/index.ts';
 import { DeliveryWorker, defaultDeliveryOptions } from './events/delivery.ts';
 import { purgeExpiredWebSessions } from './accounts/console-accounts.ts';

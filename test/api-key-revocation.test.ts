@@ -15,7 +15,7 @@ import { API_KEY_PREFIX_LENGTH } from '../src/accounts/model.ts';
 import { createMerchant } from '../src/accounts/service.ts';
 import * as accounts from '../src/accounts/store.ts';
 import { openDb, type Db } from '../src/db/index.ts';
-import { buildApp } from '../src/http/app.ts';
+import { buildApp } from '../src/app.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 import { sleep } from './webhook-support.ts';
 

@@ -13,9 +13,9 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { createMerchant } from '../src/accounts/service.ts';
 import type { Actor } from '../src/audit/log.ts';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/config/index.ts';
 import { openDb } from '../src/db/index.ts';
-import { buildApp } from '../src/http/app.ts';
+import { buildApp } from '../src/app.ts';
 import { SikaError } from '../src/lib/errors.ts';
 import { createOperator, requestHeldDecision } from '../src/ops/service.ts';
 import {

@@ -17,7 +17,6 @@ import {
   balance,
   checkInvariants,
   creditPayment,
-  holdPayout,
   holdRefund,
   InsufficientFundsError,
   LedgerDuplicateEntryError,
@@ -31,6 +30,7 @@ import {
 } from '../src/ledger/service.ts';
 import { csvRows } from './books-support.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
+import { holdNewPayout } from './ledger-support.ts';
 
 type Op =
   | { type: 'pay'; chargedMinor: number; feeMinor: number }
@@ -139,7 +139,7 @@ describe(`books export property (${storageKind})`, () => {
                 if (paymentId) await reversePayment(tx, { ...base, paymentId });
               } else if (op.type === 'hold') {
                 const payout = { id: `po_${randomUUID()}`, amountMinor: op.amountMinor, feeMinor: op.feeMinor };
-                await holdPayout(tx, {
+                await holdNewPayout(tx, {
                   ...base,
                   payoutId: payout.id,
                   amountMinor: payout.amountMinor,

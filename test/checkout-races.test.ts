@@ -35,6 +35,7 @@ describe(`checkout races (${storageKind})`, () => {
       headers: { 'content-type': 'application/json', ...headers },
       body: JSON.stringify(body),
     });
+    // biome-ignore lint/suspicious/noExplicitAny: a JSON answer, read loosely by the checks that follow
     return { status: res.status, body: (await res.json()) as Record<string, any> };
   }
   const simulatePaid = (m: CreatedMerchant, ref: string, outcome = 'paid') =>

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Db } from '../src/db/index.ts';
-import type { RegisteredRoute } from '../src/http/app.ts';
+import type { RegisteredRoute } from '../src/app.ts';
 import type { Environment } from '../src/lib/environment.ts';
 import { LivePayoutSimulator } from '../src/rails/payouts.ts';
 import { HttpConsole, validForm, type FormSchema, type HttpAnswer } from './console-client.ts';

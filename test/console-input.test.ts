@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { createMerchant } from '../src/accounts/service.ts';
 import type { Db } from '../src/db/index.ts';
-import type { RegisteredRoute } from '../src/http/app.ts';
+import type { RegisteredRoute } from '../src/app.ts';
 import { feeSchedule } from '../src/checkout/fee-settings.ts';
 import { createOperator, merchantPayoutControls } from '../src/ops/service.ts';
 import { BEARERS, railDescriptor, railIds } from '../src/rails/registry.ts';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createMerchant } from '../src/accounts/service.ts';
-import type { RegisteredRoute } from '../src/http/app.ts';
+import type { RegisteredRoute } from '../src/app.ts';
 import { createOperator } from '../src/ops/service.ts';
 import { consoleSentence, fieldWords, pathParamLabel } from '../src/web/console-messages.ts';
 import { HttpConsole, validForm, type FormSchema } from './console-client.ts';

@@ -22,8 +22,8 @@ import {
   TRUSTED_DEVICE_LIFETIME_S,
   TRUSTED_DEVICES_PER_ACCOUNT_MAX,
 } from '../src/accounts/trusted-devices.ts';
-import { loadConfig } from '../src/config.ts';
-import { buildApp } from '../src/http/app.ts';
+import { loadConfig } from '../src/config/index.ts';
+import { buildApp } from '../src/app.ts';
 import { createOperator } from '../src/ops/service.ts';
 import { assertWaits, ConsoleClient, cookieOf, flashOf } from './console-client.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';

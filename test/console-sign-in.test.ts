@@ -18,9 +18,9 @@ import {
   PAIR_BACKOFF,
   purgeIdleThrottles,
 } from '../src/accounts/sign-in-throttle.ts';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/config/index.ts';
 import { openDb, type Db } from '../src/db/index.ts';
-import { buildApp } from '../src/http/app.ts';
+import { buildApp } from '../src/app.ts';
 import { createOperator } from '../src/ops/service.ts';
 import { assertWaits, ConsoleClient, cookieOf, flashOf } from './console-client.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';

@@ -87,8 +87,7 @@ function openStream(
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
         buffer += chunk;
-        let cut: number;
-        while ((cut = buffer.indexOf('\n\n')) >= 0) {
+        for (let cut = buffer.indexOf('\n\n'); cut >= 0; cut = buffer.indexOf('\n\n')) {
           const block = buffer.slice(0, cut);
           buffer = buffer.slice(cut + 2);
           const message: SseMessage = {};
@@ -713,7 +712,11 @@ describe(`events API: deliveries, replays, stream (${storageKind})`, () => {
       open.pop()!.destroy();
       await waitFor(
         'a slot freed',
-        async () => (await openStream(base, m.test_api_key).then((c) => (c.destroy(), c.status))) === 200,
+        async () =>
+          (await openStream(base, m.test_api_key).then((c) => {
+            c.destroy();
+            return c.status;
+          })) === 200,
         5_000,
         50,
       );

@@ -13,7 +13,7 @@ import { createServer } from 'node:http';
 import { createDemoMerchantOnFirstRun } from '../src/accounts/demo-merchant.ts';
 import { createMerchant } from '../src/accounts/service.ts';
 import { trigger } from '../src/cli/trigger.ts';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/config/index.ts';
 import { storageKind } from './helpers.ts';
 import { freePort, reliabilityStorage, ROOT, type Storage } from './reliability/process-support.ts';
 
@@ -345,10 +345,11 @@ describe(`a developer's log (${storageKind})`, { timeout: 600_000 }, () => {
         return tries;
       };
       const deadline = Date.now() + 120_000;
-      let tries = 0;
-      while ((tries = await failedTries()) < 10) {
+      let tries = await failedTries();
+      while (tries < 10) {
         assert.ok(Date.now() < deadline, `only ${tries} tries were made`);
         await new Promise((resolve) => setTimeout(resolve, 500));
+        tries = await failedTries();
       }
       const logLines = () =>
         server

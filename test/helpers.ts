@@ -1,13 +1,14 @@
-// Test support: one migrated storage per test file (embedded in memory, or DATABASE_URL when set),
-// one app on it, and a fresh merchant per test for isolation (no truncation between tests).
+// Test support: one migrated storage per test file (embedded in memory, a copy of one migrated template, or
+// DATABASE_URL when set), one app on it, and a fresh merchant per test for isolation (no truncation between tests).
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { createMerchant, type CreatedMerchant, type WebhookTargetOptions } from '../src/accounts/service.ts';
-import { loadConfig, type Config } from '../src/config.ts';
+import { loadConfig, type Config } from '../src/config/index.ts';
 import { openDb, type Db } from '../src/db/index.ts';
-import { systemResolver, type Resolver } from '../src/events/ssrf.ts';
-import { buildApp } from '../src/http/app.ts';
+import { openEmbeddedFromTemplate } from './embedded-template.ts';
+import { systemResolver, type Resolver } from '../src/lib/ssrf.ts';
+import { buildApp } from '../src/app.ts';
 import type { LiveProviders } from '../src/rails/live.ts';
 import type { PayoutRail } from '../src/rails/payouts.ts';
 
@@ -48,7 +49,10 @@ export async function startTestApp(
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'on',
     ...env,
   });
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: null });
+  // Embedded: a copy of the suite's migrated template (./embedded-template.ts), not ~34 migrations again.
+  const db = config.databaseUrl
+    ? await openDb({ databaseUrl: config.databaseUrl, dataDir: null })
+    : await openEmbeddedFromTemplate();
   const webhookResolver = options.webhookResolver ?? systemResolver;
   const webhookTargets: WebhookTargetOptions = {
     allowPrivateTargets: config.webhookAllowPrivateTargets,

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { loadConfig, ConfigError } from '../src/config.ts';
+import { loadConfig, ConfigError } from '../src/config/index.ts';
 import { freePort } from './reliability/process-support.ts';
 import { multipartFile } from './http.ts';
 import { bearer, startTestApp, storageKind, type TestContext } from './helpers.ts';

@@ -615,10 +615,10 @@ describe(`every POST honours Idempotency-Key or documents its own replay rule ($
     const files = routesFiles(SRC);
     const named = files.map((file) => relative(SRC, file));
     for (const expected of [
-      'checkout/merchant-routes.ts',
-      'checkout/simulate-routes.ts',
-      'invoicing/routes.ts',
-      'payouts/routes.ts',
+      'http/routes/checkout/merchant-routes.ts',
+      'http/routes/checkout/simulate-routes.ts',
+      'http/routes/invoicing/routes.ts',
+      'http/routes/payouts/routes.ts',
     ])
       assert.ok(named.includes(expected), expected);
     for (const file of files) {

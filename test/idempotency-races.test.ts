@@ -103,7 +103,10 @@ describe(`Idempotency-Key under concurrency (${storageKind})`, () => {
     );
     assert.equal(answers.filter((a) => a.status === 201).length, 1, JSON.stringify(answers.map((a) => a.status)));
     const ids = new Set(
-      answers.map((a) => (assert.ok(a.status === 200 || a.status === 201, a.body), JSON.parse(a.body).id as string)),
+      answers.map((a) => {
+        assert.ok(a.status === 200 || a.status === 201, a.body);
+        return JSON.parse(a.body).id as string;
+      }),
     );
     assert.equal(ids.size, 1);
     assert.equal(await count('SELECT count(*)::int AS n FROM payouts WHERE merchant_id = $1', [m.merchant_id]), 1);

@@ -4,7 +4,7 @@
 // src/db and the stores (store.ts, *-store.ts), so the layering cannot quietly regress.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -15,6 +15,12 @@ const ALLOWED: Record<string, string> = {};
 
 /** Modules outside src/db and the stores that may still hold SQL, each with its reason; empty when only stores do. */
 const SQL_OUTSIDE_STORES_ALLOWED: Record<string, string> = {};
+
+/**
+ * Imports of another domain's store (`src/<a>/x.ts -> src/<b>/store.ts`), each with its reason; empty when
+ * every domain reads and writes another's tables through that domain's service (issue 32).
+ */
+const CROSS_DOMAIN_STORE_IMPORTS_ALLOWED: Record<string, string> = {};
 
 const RULES: { name: string; pattern: RegExp }[] = [
   { name: 'SQL', pattern: /\b(SELECT|INSERT INTO|UPDATE [a-z_]+ SET|DELETE FROM)\b/ },
@@ -56,6 +62,36 @@ const nonStoreFiles = allSources.filter(
   (file) => !file.startsWith(join(SRC, 'db') + '/') && !/(?:^|\/|-)store\.ts$/.test(file),
 );
 const SQL = RULES.find((rule) => rule.name === 'SQL')!.pattern;
+
+// `import … from`, `import type … from`, `export … from` (across lines too), and `import('…')`.
+const IMPORT_SPECIFIERS = [
+  /\b(?:import|export)\b[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/g,
+  /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
+];
+const isStore = (file: string) => /^(?:.+-)?store\.ts$/.test(basename(file));
+/** The folder of src a module is in (its domain); null for a file directly in src. */
+const domainOf = (file: string) => {
+  const parts = relative(SRC, file).split('/');
+  return parts.length > 1 && !parts[0]!.startsWith('..') ? parts[0]! : null;
+};
+
+/** `src/<a>/x.ts -> src/<b>/y-store.ts` for each import of a store of another folder of src, comments left out. */
+function crossDomainStoreImports(file: string, text = readFileSync(file, 'utf8')): string[] {
+  const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  const from = domainOf(file);
+  const found = new Set<string>();
+  for (const pattern of IMPORT_SPECIFIERS) {
+    for (const match of code.matchAll(pattern)) {
+      if (!match[1]!.startsWith('.')) continue;
+      const target = resolve(dirname(file), match[1]!);
+      const to = domainOf(target);
+      if (from && to && from !== to && isStore(target))
+        found.add(`${relative(ROOT, file)} -> ${relative(ROOT, target)}`);
+    }
+  }
+  return [...found];
+}
+const allCrossDomainStoreImports = () => allSources.flatMap((file) => crossDomainStoreImports(file));
 const holdsSql = (file: string) =>
   readFileSync(file, 'utf8')
     .split('\n')
@@ -66,9 +102,9 @@ describe('layering', () => {
     assert.ok(webFiles.length >= 15, `src/web files: ${webFiles.length}`);
     const routes = routeFiles.map((file) => relative(SRC, file));
     for (const expected of [
-      'checkout/merchant-routes.ts',
-      'invoicing/routes.ts',
-      'payouts/routes.ts',
+      'http/routes/checkout/merchant-routes.ts',
+      'http/routes/invoicing/routes.ts',
+      'http/routes/payouts/routes.ts',
       'web/ops/routes.ts',
       'web/dashboard/payouts/routes.ts',
     ]) {
@@ -148,6 +184,43 @@ describe('layering', () => {
     );
     assert.deepEqual(
       Object.keys(ALLOWED).filter((key) => !current.has(key)),
+      [],
+    );
+  });
+  it('the store-import rule catches what it is for', () => {
+    const at = (path: string, text: string) => crossDomainStoreImports(join(SRC, path), text);
+    assert.deepEqual(at('payouts/quotes.ts', "import { x } from '../ops/store.ts';"), [
+      'src/payouts/quotes.ts -> src/ops/store.ts',
+    ]);
+    assert.deepEqual(at('ops/service.ts', "import * as s from '../payouts/settings-store.ts';"), [
+      'src/ops/service.ts -> src/payouts/settings-store.ts',
+    ]);
+    assert.deepEqual(at('payouts/create.ts', "import type {\n  AccountRow,\n} from '../ledger/store.ts';"), [
+      'src/payouts/create.ts -> src/ledger/store.ts',
+    ]);
+    assert.deepEqual(at('ops/x.ts', "export { operatorQueue } from '../refunds/store.ts';"), [
+      'src/ops/x.ts -> src/refunds/store.ts',
+    ]);
+    assert.deepEqual(at('cli/x.ts', "const s = await import('../events/store.ts');"), [
+      'src/cli/x.ts -> src/events/store.ts',
+    ]);
+    assert.deepEqual(at('payouts/create.ts', "import { RECIPIENT_SELECT } from './recipient-store.ts';"), []);
+    assert.deepEqual(at('web/ops/x.ts', "import * as ops from '../../ops/service.ts';"), []);
+    assert.deepEqual(at('ops/x.ts', "// import { operatorQueue } from '../refunds/store.ts';"), []);
+    assert.deepEqual(at('payouts/x.ts', "import { entriesCtes } from '../ledger/statement.ts';"), []);
+  });
+
+  it("no module of a folder of src imports another folder's store (store.ts, *-store.ts), type-only imports included", () => {
+    assert.deepEqual(
+      allCrossDomainStoreImports().filter((found) => !CROSS_DOMAIN_STORE_IMPORTS_ALLOWED[found]),
+      [],
+    );
+  });
+
+  it('every listed store import still exists (a stale one is removed)', () => {
+    const current = new Set(allCrossDomainStoreImports());
+    assert.deepEqual(
+      Object.keys(CROSS_DOMAIN_STORE_IMPORTS_ALLOWED).filter((found) => !current.has(found)),
       [],
     );
   });

@@ -12,11 +12,11 @@ import {
   balance,
   checkInvariants,
   creditPayment,
-  holdPayout,
   InsufficientFundsError,
   reversePayment,
 } from '../src/ledger/service.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
+import { holdNewPayout } from './ledger-support.ts';
 
 describe(`ledger: credits applied later (${storageKind})`, () => {
   let t: TestContext;
@@ -87,7 +87,7 @@ describe(`ledger: credits applied later (${storageKind})`, () => {
     const m = (await t.merchant()).merchant_id;
     await t.db.transaction((tx) => credit(tx, m, 5_000));
     await t.db.transaction((tx) =>
-      holdPayout(tx, {
+      holdNewPayout(tx, {
         merchantId: m,
         environment: env,
         payoutId: `po_${randomUUID()}`,
@@ -107,7 +107,7 @@ describe(`ledger: credits applied later (${storageKind})`, () => {
     ]);
     await assert.rejects(
       t.db.transaction((tx) =>
-        holdPayout(tx, {
+        holdNewPayout(tx, {
           merchantId: m,
           environment: env,
           payoutId: `po_${randomUUID()}`,
@@ -184,7 +184,7 @@ describe(`ledger: credits applied later (${storageKind})`, () => {
     const isLocked = new Promise<void>((resolve) => (locked = resolve));
     // A payout hold that keeps the merchant's balance rows locked until released.
     const debit = t.db.transaction(async (tx) => {
-      await holdPayout(tx, {
+      await holdNewPayout(tx, {
         merchantId: m,
         environment: env,
         payoutId: `po_${randomUUID()}`,
@@ -226,7 +226,7 @@ describe(`ledger: credits applied later (${storageKind})`, () => {
       i % 3 === 0
         ? t.db
             .transaction((tx) =>
-              holdPayout(tx, {
+              holdNewPayout(tx, {
                 merchantId: m,
                 environment: env,
                 payoutId: `po_${randomUUID()}`,

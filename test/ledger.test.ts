@@ -6,14 +6,13 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { Queryable } from '../src/db/index.ts';
 import { DbError } from '../src/db/index.ts';
-import type { Environment } from '../src/accounts/model.ts';
+import type { Environment } from '../src/lib/environment.ts';
 import {
   balance,
   checkInvariants,
   creditPayment,
   newPayoutAccountKinds,
   planNewPayout,
-  holdPayout,
   InsufficientFundsError,
   LedgerDuplicateEntryError,
   LedgerEntryNotFoundError,
@@ -29,6 +28,7 @@ import {
 } from '../src/ledger/service.ts';
 import { duplicateError } from '../src/ledger/model.ts';
 import * as store from '../src/ledger/store.ts';
+import { holdNewPayout } from './ledger-support.ts';
 import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 
 const paymentId = () => `att_${randomUUID()}`;
@@ -267,7 +267,7 @@ describe(`ledger (${storageKind})`, () => {
           payerFeeMinor: 0,
         }),
       );
-      await inTx((tx) => holdPayout(tx, payout(m, 800, 100))); // the money is on its way out
+      await inTx((tx) => holdNewPayout(tx, payout(m, 800, 100))); // the money is on its way out
       const before = await sums(m);
       await inTx(async (tx) => {
         await assert.rejects(reversePayment(tx, { merchantId: m, environment: 'test', paymentId: id }), (error) => {
@@ -296,7 +296,7 @@ describe(`ledger (${storageKind})`, () => {
     it('a hold moves amount plus fee from available to held; eligible stays the same', async () => {
       const m = await newMerchant();
       await fund(m, 10_000);
-      await inTx((tx) => holdPayout(tx, payout(m, 5_000, 100)));
+      await inTx((tx) => holdNewPayout(tx, payout(m, 5_000, 100)));
       assert.deepEqual(await balanceOf(m), {
         environment: 'test',
         currency: 'GHS',
@@ -312,13 +312,13 @@ describe(`ledger (${storageKind})`, () => {
       await fund(m, 1_000);
       const before = await sums(m);
       await assert.rejects(
-        inTx((tx) => holdPayout(tx, payout(m, 950, 51))),
+        inTx((tx) => holdNewPayout(tx, payout(m, 950, 51))),
         InsufficientFundsError,
       );
       assert.deepEqual(await sums(m), before);
       assert.equal(await entryCount(m), 1);
       // Exactly affordable is fine.
-      await inTx((tx) => holdPayout(tx, payout(m, 950, 50)));
+      await inTx((tx) => holdNewPayout(tx, payout(m, 950, 50)));
       assert.deepEqual(await balanceOf(m), {
         environment: 'test',
         currency: 'GHS',
@@ -332,29 +332,17 @@ describe(`ledger (${storageKind})`, () => {
     it('a merchant with no money at all cannot hold anything', async () => {
       const m = await newMerchant();
       await assert.rejects(
-        inTx((tx) => holdPayout(tx, payout(m, 1, 0))),
+        inTx((tx) => holdNewPayout(tx, payout(m, 1, 0))),
         InsufficientFundsError,
       );
       assert.equal(await entryCount(m), 0);
-    });
-
-    it('a payout is held at most once', async () => {
-      const m = await newMerchant();
-      await fund(m, 10_000);
-      const p = payout(m, 1_000, 100);
-      await inTx((tx) => holdPayout(tx, p));
-      await assert.rejects(
-        inTx((tx) => holdPayout(tx, p)),
-        (error) => error instanceof LedgerDuplicateEntryError && error.kind === 'payout_hold',
-      );
-      assert.equal((await balanceOf(m)).held_minor, 1_100);
     });
 
     it('posting a hold sends the amount to payout clearing and the fee to fee revenue; eligible drops by amount plus fee', async () => {
       const m = await newMerchant();
       await fund(m, 10_000);
       const p = payout(m, 5_000, 100);
-      const hold = await inTx((tx) => holdPayout(tx, p));
+      const hold = await inTx((tx) => holdNewPayout(tx, p));
       const posted = await inTx((tx) => postPayout(tx, p));
       assert.deepEqual(await balanceOf(m), {
         environment: 'test',
@@ -384,7 +372,7 @@ describe(`ledger (${storageKind})`, () => {
       await fund(two, 10_000);
       const [p1, p2] = [payout(one, 5_000, 100), payout(two, 5_000, 100)];
       await inTx(async (tx) => {
-        await holdPayout(tx, p1);
+        await holdNewPayout(tx, p1);
         await postPayout(tx, p1);
       });
       const paid = await inTx((tx) => payNewPayoutAtOnce(tx, p2));
@@ -416,7 +404,7 @@ describe(`ledger (${storageKind})`, () => {
         'nothing was held to void',
       );
       await assert.rejects(
-        inTx((tx) => holdPayout(tx, p2)),
+        inTx((tx) => holdNewPayout(tx, p2)),
         LedgerDuplicateEntryError,
         'a paid payout is not held afterwards',
       );
@@ -506,7 +494,7 @@ describe(`ledger (${storageKind})`, () => {
       const m = await newMerchant();
       await fund(m, 10_000);
       const p = payout(m, 5_000, 100);
-      await inTx((tx) => holdPayout(tx, p));
+      await inTx((tx) => holdNewPayout(tx, p));
       await inTx((tx) => voidPayout(tx, p));
       assert.deepEqual(await balanceOf(m), {
         environment: 'test',
@@ -523,8 +511,8 @@ describe(`ledger (${storageKind})`, () => {
       await fund(m, 10_000);
       const voided = payout(m, 1_000, 100);
       const posted = payout(m, 2_000, 100);
-      await inTx((tx) => holdPayout(tx, voided));
-      await inTx((tx) => holdPayout(tx, posted));
+      await inTx((tx) => holdNewPayout(tx, voided));
+      await inTx((tx) => holdNewPayout(tx, posted));
       const holdLines = await store.entryLines(
         t.db,
         (await store.findEntry(t.db, 'payout', voided.payoutId, 'payout_hold'))!.id,
@@ -587,7 +575,7 @@ describe(`ledger (${storageKind})`, () => {
       const m = await newMerchant();
       await fund(m, 10_000);
       const p = payout(m, 1_000, 100);
-      await inTx((tx) => holdPayout(tx, p));
+      await inTx((tx) => holdNewPayout(tx, p));
       await assert.rejects(
         inTx((tx) => postPayout(tx, { ...p, amountMinor: 1_001 })),
         /not what its hold reserved/,
@@ -604,7 +592,7 @@ describe(`ledger (${storageKind})`, () => {
       const m = await newMerchant();
       await fund(m, 10_000);
       const p = payout(m, 4_000, 100);
-      await inTx((tx) => holdPayout(tx, p));
+      await inTx((tx) => holdNewPayout(tx, p));
       await assert.rejects(
         inTx((tx) => returnPayout(tx, p)),
         LedgerEntryNotFoundError,
@@ -636,7 +624,7 @@ describe(`ledger (${storageKind})`, () => {
         (error) => error instanceof LedgerDuplicateEntryError && !(error instanceof PayoutAlreadyResolvedError),
       );
       const voided = payout(m, 100, 0);
-      await inTx((tx) => holdPayout(tx, voided));
+      await inTx((tx) => holdNewPayout(tx, voided));
       await inTx((tx) => voidPayout(tx, voided));
       await assert.rejects(
         inTx((tx) => returnPayout(tx, voided)),
@@ -888,7 +876,7 @@ describe(`ledger (${storageKind})`, () => {
     type Outcome = 'ok' | 'duplicate' | 'resolved' | 'insufficient' | 'not_found';
     type Op =
       | { type: 'pay'; baseMinor: number; payerFeeMinor: number; merchantFeeMinor: number }
-      | { type: 'pay_again' | 'reverse' | 'hold_again' | 'post' | 'void' | 'return'; pick: number }
+      | { type: 'pay_again' | 'reverse' | 'post' | 'void' | 'return'; pick: number }
       | { type: 'hold'; amountMinor: number; feeMinor: number };
 
     const opArbitrary: fc.Arbitrary<Op> = fc.oneof(
@@ -914,7 +902,6 @@ describe(`ledger (${storageKind})`, () => {
           type: fc.constantFrom(
             'pay_again' as const,
             'reverse' as const,
-            'hold_again' as const,
             'post' as const,
             'void' as const,
             'return' as const,
@@ -1046,24 +1033,15 @@ describe(`ledger (${storageKind})`, () => {
           model.feeRevenue += p.feesMinor;
           return { expected: ok(), run };
         }
-        case 'hold':
-        case 'hold_again': {
-          let p: ModelPayout | null;
-          if (op.type === 'hold') {
-            p = { id: payoutId(), amountMinor: op.amountMinor, feeMinor: op.feeMinor, state: 'refused' };
-            model.payouts.push(p);
-          } else {
-            p = pickFrom(model.payouts, op.pick);
-            if (!p)
-              return step(model, merchantId, {
-                type: 'hold',
-                amountMinor: 1 + (op.pick % 5_000),
-                feeMinor: op.pick % 3,
-              });
-          }
-          const payoutNow = p;
-          const run = (tx: Queryable) => holdPayout(tx, money(payoutNow));
-          if (p.state !== 'refused') return { expected: 'duplicate', run };
+        case 'hold': {
+          const p: ModelPayout = {
+            id: payoutId(),
+            amountMinor: op.amountMinor,
+            feeMinor: op.feeMinor,
+            state: 'refused',
+          };
+          model.payouts.push(p);
+          const run = (tx: Queryable) => holdNewPayout(tx, money(p));
           const total = p.amountMinor + p.feeMinor;
           if (model.available < total) return { expected: 'insufficient', run };
           p.state = 'held';
@@ -1181,7 +1159,7 @@ describe(`ledger (${storageKind})`, () => {
         while (running) seen.push(await balanceOf(m));
       })();
       const results = await Promise.allSettled(
-        Array.from({ length: 50 }, () => t.db.transaction((tx) => holdPayout(tx, payout(m, amountMinor, feeMinor)))),
+        Array.from({ length: 50 }, () => t.db.transaction((tx) => holdNewPayout(tx, payout(m, amountMinor, feeMinor)))),
       );
       running = false;
       await watcher;
@@ -1234,7 +1212,7 @@ describe(`ledger (${storageKind})`, () => {
       assert.equal((await balanceOf(m)).available_minor, 5_000);
 
       const p = payout(m, 1_000, 100);
-      await t.db.transaction((tx) => holdPayout(tx, p));
+      await t.db.transaction((tx) => holdNewPayout(tx, p));
       const resolutions = await Promise.allSettled(
         Array.from({ length: 10 }, (_, i) =>
           t.db.transaction((tx) => (i % 2 === 0 ? postPayout(tx, p) : voidPayout(tx, p))),

@@ -9,21 +9,20 @@ import { after, before, describe, it } from 'node:test';
 import type { CreatedMerchant } from '../src/accounts/service.ts';
 import { checkPendingAttempts } from '../src/checkout/status-checks.ts';
 import { balance, checkInvariants } from '../src/ledger/service.ts';
-import { createLiveProviders } from '../src/rails/live-config.ts';
 import type { LiveProviders } from '../src/rails/live.ts';
 import { processDueRefunds } from '../src/refunds/processing.ts';
-import { mtnMomoSettings, type MtnMomoStandIn, startMtnMomoStandIn } from './standins/mtn-momo.ts';
-import { startPaystackStandIn, type PaystackStandIn } from './standins/paystack.ts';
+import type { MtnMomoStandIn } from './standins/mtn-momo.ts';
+import type { PaystackStandIn } from './standins/paystack.ts';
 import {
   attemptStatus,
   driveUntil,
   eventually,
-  freePort,
   liveSession,
   merchantSession,
   payerAttempt,
-  startLiveApp,
+  startLiveWithStandIns,
   type LiveApp,
+  type LiveWithStandIns,
 } from './live-support.ts';
 
 const SECRET = 'sk_test_change_course';
@@ -34,29 +33,17 @@ describe('Live: a payer changes course (MTN MoMo and Paystack stand-ins)', () =>
   let app: LiveApp;
   let providers: LiveProviders;
   let m: CreatedMerchant;
+  let live: LiveWithStandIns;
 
   before(async () => {
-    const port = await freePort();
-    mtn = await startMtnMomoStandIn();
-    paystack = await startPaystackStandIn({
+    live = await startLiveWithStandIns({
       secretKey: SECRET,
-      webhookUrl: `http://127.0.0.1:${port}/api/v1/providers/paystack/webhook`,
+      env: { LIVE_PROVIDER_ORDER: 'mtn_momo,paystack', MTN_MOMO_TARGET_ENVIRONMENT: 'mtnghana' },
     });
-    app = await startLiveApp(port, {
-      LIVE_PROVIDER_ORDER: 'mtn_momo,paystack',
-      PAYSTACK_SECRET_KEY: SECRET,
-      PAYSTACK_BASE_URL: paystack.baseUrl,
-      ...mtnMomoSettings(mtn.baseUrl),
-      MTN_MOMO_TARGET_ENVIRONMENT: 'mtnghana',
-    });
-    providers = createLiveProviders(app.t.config);
+    ({ app, mtn, paystack, providers } = live);
     m = await app.t.merchant();
   });
-  after(async () => {
-    await app?.t.close();
-    await mtn?.close();
-    await paystack?.close();
-  });
+  after(() => live?.close());
 
   const cancel = (sessionId: string, ref: string) =>
     app.http('POST', `/api/v1/checkout/sessions/${sessionId}/provider-attempts/${ref}/cancel`, {

@@ -4,17 +4,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { CreatedMerchant } from '../src/accounts/service.ts';
-import { mtnMomoSettings, type MtnMomoStandIn, startMtnMomoStandIn } from './standins/mtn-momo.ts';
-import { startPaystackStandIn, type PaystackStandIn } from './standins/paystack.ts';
+import type { MtnMomoStandIn } from './standins/mtn-momo.ts';
+import type { PaystackStandIn } from './standins/paystack.ts';
 import {
   attemptStatus,
   eventually,
-  freePort,
   liveSession,
   merchantSession,
   payerAttempt,
-  startLiveApp,
+  startLiveWithStandIns,
   type LiveApp,
+  type LiveWithStandIns,
 } from './live-support.ts';
 
 const SECRET = 'sk_test_standin_secret';
@@ -29,26 +29,14 @@ describe('Live payments through Paystack (with MTN MoMo first in LIVE_PROVIDER_O
   let mtn: MtnMomoStandIn;
   let app: LiveApp;
   let m: CreatedMerchant;
+  let live: LiveWithStandIns;
 
   before(async () => {
-    const port = await freePort();
-    paystack = await startPaystackStandIn({
-      secretKey: SECRET,
-      webhookUrl: `http://127.0.0.1:${port}/api/v1/providers/paystack/webhook`,
-    });
-    mtn = await startMtnMomoStandIn();
-    app = await startLiveApp(port, {
-      PAYSTACK_SECRET_KEY: SECRET,
-      PAYSTACK_BASE_URL: paystack.baseUrl,
-      ...mtnMomoSettings(mtn.baseUrl, 'collection'),
-    });
+    live = await startLiveWithStandIns({ secretKey: SECRET, mtnProducts: 'collection' });
+    ({ app, paystack, mtn } = live);
     m = await app.t.merchant();
   });
-  after(async () => {
-    await app?.t.close();
-    await paystack?.close();
-    await mtn?.close();
-  });
+  after(() => live?.close());
 
   it('offers every network and card in Live; MTN goes to MTN MoMo first, Telecel and AT to Paystack', async () => {
     const session = await liveSession(app, m);

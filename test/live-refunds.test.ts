@@ -6,23 +6,22 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { CreatedMerchant } from '../src/accounts/service.ts';
 import { checkInvariants } from '../src/ledger/service.ts';
-import { createLiveProviders } from '../src/rails/live-config.ts';
 import type { LiveProviders } from '../src/rails/live.ts';
 import { settleOperatorRefund } from '../src/refunds/lifecycle.ts';
 import { processDueRefunds } from '../src/refunds/processing.ts';
 import { recordCashDeposit } from '../src/checkout/cash-slips.ts';
 import { fund, balanceOf } from './payouts-fixtures.ts';
-import { mtnMomoSettings, type MtnMomoStandIn, startMtnMomoStandIn } from './standins/mtn-momo.ts';
-import { startPaystackStandIn, type PaystackStandIn } from './standins/paystack.ts';
+import type { MtnMomoStandIn } from './standins/mtn-momo.ts';
+import type { PaystackStandIn } from './standins/paystack.ts';
 import {
   eventually,
-  freePort,
   liveSession,
   merchantSession,
   payerAttempt,
   quoteTotal,
-  startLiveApp,
+  startLiveWithStandIns,
   type LiveApp,
+  type LiveWithStandIns,
 } from './live-support.ts';
 
 const SECRET = 'sk_test_standin_secret';
@@ -33,28 +32,15 @@ describe('Live refunds through the provider that took the payment', () => {
   let app: LiveApp;
   let providers: LiveProviders;
   let m: CreatedMerchant;
+  let live: LiveWithStandIns;
 
   before(async () => {
-    const port = await freePort();
-    paystack = await startPaystackStandIn({
-      secretKey: SECRET,
-      webhookUrl: `http://127.0.0.1:${port}/api/v1/providers/paystack/webhook`,
-    });
-    mtn = await startMtnMomoStandIn();
-    app = await startLiveApp(port, {
-      PAYSTACK_SECRET_KEY: SECRET,
-      PAYSTACK_BASE_URL: paystack.baseUrl,
-      ...mtnMomoSettings(mtn.baseUrl),
-    });
-    providers = createLiveProviders(app.t.config);
+    live = await startLiveWithStandIns({ secretKey: SECRET });
+    ({ app, paystack, mtn, providers } = live);
     m = await app.t.merchant();
     await fund(app.t, m.merchant_id, 'live', 1_000_000);
   });
-  after(async () => {
-    await app?.t.close();
-    await paystack?.close();
-    await mtn?.close();
-  });
+  after(() => live?.close());
 
   const refund = (body: Record<string, unknown>) => app.http('POST', '/api/v1/refunds', { key: m.live_api_key, body });
   const getRefund = async (id: string) =>

@@ -4,7 +4,11 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import type { CreatedMerchant } from '../src/accounts/service.ts';
+import { createLiveProviders } from '../src/rails/live-config.ts';
+import type { LiveProviders } from '../src/rails/live.ts';
 import { startTestApp, type TestContext } from './helpers.ts';
+import { mtnMomoSettings, type MtnMomoStandIn, startMtnMomoStandIn } from './standins/mtn-momo.ts';
+import { startPaystackStandIn, type PaystackStandIn } from './standins/paystack.ts';
 
 export async function freePort(): Promise<number> {
   const server = createServer();
@@ -22,6 +26,7 @@ export interface LiveApp {
     method: string,
     path: string,
     options?: { key?: string; body?: unknown; headers?: Record<string, string> },
+    // biome-ignore lint/suspicious/noExplicitAny: every answer's JSON, read by the tests field by field as each expects
   ): Promise<{ status: number; headers: Headers; json: any; text: string }>;
 }
 
@@ -50,6 +55,51 @@ export async function startLiveApp(port: number, env: Record<string, string>): P
         json = null;
       }
       return { status: res.status, headers: res.headers, json, text };
+    },
+  };
+}
+
+export interface LiveWithStandIns {
+  app: LiveApp;
+  /** Paystack's stand-in, its webhooks sent to the app. */
+  paystack: PaystackStandIn;
+  mtn: MtnMomoStandIn;
+  /** The providers the app's configuration enables, for driving the workers (status checks, refunds). */
+  providers: LiveProviders;
+  /** Closes the app, then both stand-ins. */
+  close(): Promise<void>;
+}
+
+/**
+ * The app in Live on a free port with both stand-ins: Paystack (`secretKey`, its webhooks sent to the app) and
+ * MTN MoMo (collection and disbursement unless `mtnProducts` says 'collection'); `env` adds or overrides settings.
+ */
+export async function startLiveWithStandIns(options: {
+  secretKey: string;
+  mtnProducts?: 'collection' | 'both';
+  env?: Record<string, string>;
+}): Promise<LiveWithStandIns> {
+  const port = await freePort();
+  const paystack = await startPaystackStandIn({
+    secretKey: options.secretKey,
+    webhookUrl: `http://127.0.0.1:${port}/api/v1/providers/paystack/webhook`,
+  });
+  const mtn = await startMtnMomoStandIn();
+  const app = await startLiveApp(port, {
+    PAYSTACK_SECRET_KEY: options.secretKey,
+    PAYSTACK_BASE_URL: paystack.baseUrl,
+    ...mtnMomoSettings(mtn.baseUrl, options.mtnProducts),
+    ...options.env,
+  });
+  return {
+    app,
+    paystack,
+    mtn,
+    providers: createLiveProviders(app.t.config),
+    async close() {
+      await app.t.close();
+      await paystack.close();
+      await mtn.close();
     },
   };
 }

@@ -18,14 +18,14 @@ import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 import { call } from './http.ts';
 
 const PASSWORD = 'ops-refunds-queue-password';
-const unescape = (text: string) =>
+const unescapeHtml = (text: string) =>
   text
     .replace(/&quot;/g, '"')
     .replace(/&#39;/g, "'")
     .replace(/&lt;/g, '<')
     .replace(/&gt;/g, '>')
     .replace(/&amp;/g, '&');
-const flashOf = (body: string) => unescape(flashHtml(body));
+const flashOf = (body: string) => unescapeHtml(flashHtml(body));
 
 describe(`the operators' Refunds page (${storageKind})`, () => {
   let t: TestContext;
@@ -90,7 +90,7 @@ describe(`the operators' Refunds page (${storageKind})`, () => {
     const refundId = await liveRefund(m, transfer.sessionId, 5_000);
     const page = await ops.get('/ops/refunds');
     assert.equal(page.statusCode, 200);
-    const card = unescape(section(page.body, refundId));
+    const card = unescapeHtml(section(page.body, refundId));
     assert.ok(card, 'the refund is queued');
     assert.match(card, /<span class="badge ok"[^>]*>Live<\/span>/);
     assert.match(card, /<h3>Payer<\/h3>/);
@@ -115,7 +115,7 @@ describe(`the operators' Refunds page (${storageKind})`, () => {
     const refused = await ops.post(`/ops/refunds/${failed}/fail`, { reason: "The payer's account is closed" });
     assert.equal(refused.statusCode, 200, flashOf(refused.body));
 
-    const page = unescape((await ops.get(`/ops/refunds?q=${encodeURIComponent(m.name)}`)).body);
+    const page = unescapeHtml((await ops.get(`/ops/refunds?q=${encodeURIComponent(m.name)}`)).body);
     assert.equal(section(page, done), '', 'no longer queued');
     const row = (id: string) => new RegExp(`<tr data-finished="${id}">([\\s\\S]*?)</tr>`).exec(page)?.[1] ?? '';
     assert.match(row(done), /\d{4}-\d\d-\d\d \d\d:\d\d UTC/);
@@ -126,7 +126,7 @@ describe(`the operators' Refunds page (${storageKind})`, () => {
     assert.match(row(failed), /failed/);
     assert.match(row(failed), /The payer's account is closed/);
 
-    const onlyFailed = unescape(
+    const onlyFailed = unescapeHtml(
       (await ops.get(`/ops/refunds?q=${encodeURIComponent(m.name)}&status=failed&environment=live`)).body,
     );
     assert.ok(onlyFailed.includes(`data-finished="${failed}"`));
@@ -167,7 +167,7 @@ describe(`the operators' Refunds page (${storageKind})`, () => {
         [id, `sika_rf_${randomUUID().slice(0, 8)}`, hoursAgo],
       );
     }
-    const page = unescape((await ops.get('/ops/refunds')).body);
+    const page = unescapeHtml((await ops.get('/ops/refunds')).body);
     const row = new RegExp(`<tr data-stuck="${old}">([\\s\\S]*?)</tr>`).exec(page)?.[1] ?? '';
     assert.ok(row, 'the old one is stuck');
     assert.match(row, /badge ok[^>]*>Live</);
@@ -183,7 +183,7 @@ describe(`the operators' Refunds page (${storageKind})`, () => {
     const transfer = await paidTransfer(m, 50_000, 'ABENA OWUSU');
     await liveRefund(m, transfer.sessionId, 12_345);
     const owner = await new ConsoleClient(t, '/dashboard').signedIn(m.ownerEmail, PASSWORD);
-    const home = unescape((await owner.get('/dashboard')).body);
+    const home = unescapeHtml((await owner.get('/dashboard')).body);
     const live = /<section class="card" aria-label="Live balance">([\s\S]*?)<\/section>/.exec(home)?.[1] ?? '';
     assert.match(live, /<div class="label">Held for payouts<\/div><div class="value">GHS 0\.00<\/div>/);
     assert.match(live, /<div class="label">Held for refunds<\/div><div class="value">GHS 123\.45<\/div>/);

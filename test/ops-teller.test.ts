@@ -16,7 +16,7 @@ import { startTestApp, storageKind, type TestContext } from './helpers.ts';
 import { call } from './http.ts';
 
 const PASSWORD = 'teller-desk-password';
-const unescape = (text: string) =>
+const unescapeHtml = (text: string) =>
   text
     .replace(/&quot;/g, '"')
     .replace(/&#39;/g, "'")
@@ -73,7 +73,7 @@ describe(`the teller desk (${storageKind})`, () => {
     const slip = await slipFor(m.test_api_key, 10_000);
     const page = await teller.get(`/ops/teller?reference=${encodeURIComponent(slip.reference)}`);
     assert.equal(page.statusCode, 200);
-    const body = unescape(page.body);
+    const body = unescapeHtml(page.body);
     assert.match(body, new RegExp(`aria-label="Slip ${slip.reference}"`));
     assert.match(body, /<span class="badge warn"[^>]*>Test<\/span>/, 'the slip shows it is a Test slip');
     assert.match(
@@ -91,7 +91,7 @@ describe(`the teller desk (${storageKind})`, () => {
     const res = await record(slip.reference, (slip.total / 100).toFixed(2));
     assert.equal(res.statusCode, 409);
     assert.match(
-      unescape(flashOf(res.body)),
+      unescapeHtml(flashOf(res.body)),
       /This is a Test slip: take no cash for it\. Test deposits are recorded through the Test simulator only\./,
     );
     assert.doesNotMatch(res.body, /Deposit recorded/);
@@ -114,14 +114,14 @@ describe(`the teller desk (${storageKind})`, () => {
     assert.equal(normaliseSlipReference(slip.reference.replace(/-/g, ' ')), slip.reference);
     for (const typed of [compact, compact.toLowerCase(), slip.reference.toLowerCase()]) {
       const page = await teller.get(`/ops/teller?reference=${encodeURIComponent(typed)}`);
-      const body = unescape(page.body);
+      const body = unescapeHtml(page.body);
       assert.match(body, new RegExp(`aria-label="Slip ${slip.reference}"`), `found as ${typed}`);
       assert.match(body, /<span class="badge ok"[^>]*>Live<\/span>/);
       assert.match(body, /Amount to collect: GHS \d[\d,]*\.\d\d/);
       assert.match(body, /action="\/ops\/teller\/record"/);
     }
     const missing = await teller.get('/ops/teller?reference=SKN8SGMJ5');
-    assert.match(unescape(missing.body), /No slip with reference SKN8SGMJ5\./);
+    assert.match(unescapeHtml(missing.body), /No slip with reference SKN8SGMJ5\./);
   });
 
   it('the wrong amount is refused in GHS (never pesewas); the right one, typed without dashes, records the deposit', async () => {
@@ -130,13 +130,13 @@ describe(`the teller desk (${storageKind})`, () => {
     await teller.get('/ops/teller');
     const wrong = await record(slip.reference, ((slip.total - 100) / 100).toFixed(2));
     assert.equal(wrong.statusCode, 409);
-    const said = unescape(flashOf(wrong.body));
+    const said = unescapeHtml(flashOf(wrong.body));
     assert.match(said, /^The slip is for GHS [\d,]+\.\d\d; take exactly that amount\.$/);
     assert.doesNotMatch(wrong.body, /pesewas/);
     const done = await record(slip.reference.replace(/-/g, '').toLowerCase(), (slip.total / 100).toFixed(2));
     assert.equal(done.statusCode, 200, flashOf(done.body));
     assert.match(
-      unescape(flashOf(done.body)),
+      unescapeHtml(flashOf(done.body)),
       /^Deposit recorded: GHS [\d,]+\.\d\d\. The payment is paid and the checkout is success\.$/,
     );
     assert.equal((await slipRow(slip.reference)).status, 'used');
@@ -160,7 +160,7 @@ describe(`the teller desk (${storageKind})`, () => {
     await teller.get('/ops/teller');
     const refused = await record(slip.reference, '1,22.00');
     assert.equal(refused.statusCode, 400);
-    const said = unescape(refused.body);
+    const said = unescapeHtml(refused.body);
     assert.match(
       flashOf(refused.body),
       /[Aa]mount.*an amount in GHS above zero/,
@@ -170,7 +170,7 @@ describe(`the teller desk (${storageKind})`, () => {
     assert.equal((await slipRow(slip.reference)).status, 'active', 'nothing recorded');
     const done = await record(slip.reference, '1,220.00');
     assert.equal(done.statusCode, 200, flashOf(done.body));
-    assert.match(unescape(flashOf(done.body)), /^Deposit recorded: GHS 1,220\.00\./);
+    assert.match(unescapeHtml(flashOf(done.body)), /^Deposit recorded: GHS 1,220\.00\./);
     assert.equal((await slipRow(slip.reference)).status, 'used');
     assert.deepEqual(await checkInvariants(t.db, m.merchant_id), []);
   });

@@ -1,6 +1,5 @@
 // Payout cancellation, receipts and evidence files (SPEC 2.13, 3.3, 4.3; DESIGN §3 Payouts).
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import PDFDocument from 'pdfkit';
 import { processDuePayouts } from '../src/payouts/processing.ts';

@@ -1118,7 +1118,7 @@ describe(`payout creation and processing (${storageKind})`, () => {
         m.merchant_id,
       ])
     )[0]!.id;
-    const remembered = () => t.app.deps.payoutDecisions.get(keyId, recipient.id) !== null;
+    const remembered = () => t.app.deps.payouts.decisions.get(keyId, recipient.id) !== null;
     const attempt = (amountMinor = 1_000) =>
       postPayout(t, m.test_api_key, {
         recipient_id: recipient.id,

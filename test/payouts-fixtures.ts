@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { issueApiKey } from '../src/accounts/api-keys.ts';
-import type { ApiPrincipal, Environment } from '../src/accounts/model.ts';
+import type { ApiPrincipal, Environment } from '../src/lib/environment.ts';
 import type { CreatedMerchant } from '../src/accounts/service.ts';
 import { insertWebhookEndpoint } from '../src/accounts/store.ts';
 import { applyPendingCredits, balance, creditPayment, type Balance } from '../src/ledger/service.ts';

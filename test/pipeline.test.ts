@@ -86,8 +86,13 @@ describe('Pipeline on PostgreSQL', { skip: databaseUrl ? false : 'needs DATABASE
     const counter = { writes: 0 };
     const pipeline = new Pipeline(() => {
       const client = new pg.Client({ connectionString: databaseUrl!, pipeline: true } as pg.ClientConfig);
-      const stream = (client as unknown as { connection: { stream: Socket & { _write: Function; _writev: Function } } })
-        .connection.stream;
+      const stream = (
+        client as unknown as {
+          connection: {
+            stream: Socket & { _write: (...args: unknown[]) => unknown; _writev: (...args: unknown[]) => unknown };
+          };
+        }
+      ).connection.stream;
       for (const method of ['_write', '_writev'] as const) {
         const original = stream[method];
         stream[method] = function (this: Socket, ...args: unknown[]) {

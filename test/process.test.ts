@@ -88,7 +88,7 @@ class ServerProcess {
       try {
         return JSON.parse(line) as LogLine;
       } catch {
-        assert.fail(`stdout line is not JSON: ${line.slice(0, 200)}`);
+        return assert.fail(`stdout line is not JSON: ${line.slice(0, 200)}`);
       }
     });
   }

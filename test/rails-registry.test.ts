@@ -9,7 +9,7 @@ import { createMerchant } from '../src/accounts/service.ts';
 import type { Queryable } from '../src/db/index.ts';
 import { LiveProviders, railFor, type AttemptForRail, type CollectionRail } from '../src/rails/index.ts';
 import { railIds, registerRail, type RailDescriptor } from '../src/rails/registry.ts';
-import { buildApp } from '../src/http/app.ts';
+import { buildApp } from '../src/app.ts';
 import { storageKind, type TestContext } from './helpers.ts';
 import { call } from './http.ts';
 import { createSession, getAttempt, getPublic, getQuote, postAttempt } from './checkout-support.ts';

@@ -10,11 +10,11 @@ import { after, before, describe, it } from 'node:test';
 import type { Actor } from '../src/audit/log.ts';
 import { applyOutcome } from '../src/checkout/payments.ts';
 import { checkInvariants } from '../src/ledger/service.ts';
-import { collectionAccounts, type CollectionAccount } from '../src/rails/bank-transfer/accounts.ts';
+import type { CollectionAccount } from '../src/rails/bank-transfer/accounts.ts';
 import { oneRowPerRecord, parseDay, type Difference, type SikaRecord } from '../src/reconciliation/model.ts';
 import { importStatement, voidImport } from '../src/statements/service.ts';
 import { cedis, statementsConsole, gcbStatement, liveTransfer, uniqueWords } from './bank-statements-support.ts';
-import { ConsoleClient } from './console-client.ts';
+import type { ConsoleClient } from './console-client.ts';
 import { storageKind, type TestContext } from './helpers.ts';
 
 const PASSWORD = 'reconciliation-rows-password';

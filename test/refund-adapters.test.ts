@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/config/index.ts';
 import { configureProviders } from '../src/rails/live-config.ts';
 import { createMtnMomo, type MtnMomo } from '../src/rails/mtn-momo/index.ts';
 import { createPaystack, type Paystack } from '../src/rails/paystack/index.ts';

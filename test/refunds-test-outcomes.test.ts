@@ -246,7 +246,9 @@ describe(`Test refunds awaiting approval and the refund simulator (${storageKind
 
   it('documents the outcomes with their enums read from the model', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+      // biome-ignore lint/suspicious/noExplicitAny: the API document as parsed JSON, walked by path
       paths: Record<string, Record<string, any>>;
+      // biome-ignore lint/suspicious/noExplicitAny: the API document as parsed JSON, walked by path
       components: { schemas: Record<string, any> };
     };
     const bodyOf = (path: string) => {

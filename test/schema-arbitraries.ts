@@ -6,6 +6,7 @@
 // a mutation that happens to stay valid is simply a valid request.
 import fc from 'fast-check';
 
+// biome-ignore lint/suspicious/noExplicitAny: a JSON Schema of any shape, walked keyword by keyword
 export type Schema = Record<string, any>;
 /** Where a value travels: JSON keeps types; a query string or path segment is text, so only its text can be wrong. */
 export type Carrier = 'json' | 'text';
@@ -219,10 +220,7 @@ export class SchemaArbitraries {
       options.push(fc.constantFrom('abc', '1.5e', 'yes', '0x10'));
     }
     if (Array.isArray(schema.enum)) options.push(fc.constantFrom('not_a_value', 'ZZZ', ''));
-    if (
-      union &&
-      union.every((branch: Schema) => Array.isArray(this.resolve(branch).enum) || 'const' in this.resolve(branch))
-    ) {
+    if (union?.every((branch: Schema) => Array.isArray(this.resolve(branch).enum) || 'const' in this.resolve(branch))) {
       options.push(fc.constantFrom('not_a_value', 'ZZZ'));
     }
     if (typeof schema.maxLength === 'number') options.push(fc.constant('x'.repeat(schema.maxLength + 1)));
@@ -256,7 +254,7 @@ export const REMOVE = Symbol('remove');
 export function setAt(root: unknown, path: Path, value: unknown): unknown {
   if (path.length === 0) return value;
   const [head, ...rest] = path;
-  const copy: any = Array.isArray(root) ? [...root] : { ...(root as object) };
+  const copy = (Array.isArray(root) ? [...root] : { ...(root as object) }) as Record<string | number, unknown>;
   if (rest.length === 0) {
     if (value === REMOVE) delete copy[head!];
     else copy[head!] = value;

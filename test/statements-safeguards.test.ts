@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import type { Actor } from '../src/audit/log.ts';
 import { checkInvariants } from '../src/ledger/service.ts';
-import { collectionAccounts, type CollectionAccount } from '../src/rails/bank-transfer/accounts.ts';
+import type { CollectionAccount } from '../src/rails/bank-transfer/accounts.ts';
 import {
   isPaymentReference,
   nearPaymentReferences,
@@ -27,19 +27,19 @@ import {
   sessionStatus,
   uniqueWords,
 } from './bank-statements-support.ts';
-import { ConsoleClient, flashOf as flashHtml } from './console-client.ts';
+import { type ConsoleClient, flashOf as flashHtml } from './console-client.ts';
 import { storageKind, type TestContext } from './helpers.ts';
 import { call } from './http.ts';
 
 const PASSWORD = 'statements-safeguards-password';
-const unescape = (text: string) =>
+const unescapeHtml = (text: string) =>
   text
     .replace(/&quot;/g, '"')
     .replace(/&#39;/g, "'")
     .replace(/&lt;/g, '<')
     .replace(/&gt;/g, '>')
     .replace(/&amp;/g, '&');
-const flashOf = (body: string) => unescape(flashHtml(body));
+const flashOf = (body: string) => unescapeHtml(flashHtml(body));
 
 function uploadBody(
   fields: [string, string][],
@@ -107,7 +107,7 @@ describe(`statement safeguards (${storageKind})`, () => {
     const page = await ops.get('/ops/statements');
     assert.equal(page.statusCode, 200);
     assert.match(
-      unescape(page.body),
+      unescapeHtml(page.body),
       /Collection account:<\/strong> GCB Bank \(GCB\) 1011130012345, Sika Collections Ltd/,
     );
     assert.match(page.body, /<input type="hidden" name="bank_code" value="GCB">/);
@@ -203,7 +203,7 @@ describe(`statement safeguards (${storageKind})`, () => {
     assert.equal(imported.statusCode, 200, flashOf(imported.body));
     const importId = importIdIn(imported.body)!;
     assert.match(
-      unescape((await ops.get(`/ops/statements?q=${encodeURIComponent(words)}`)).body),
+      unescapeHtml((await ops.get(`/ops/statements?q=${encodeURIComponent(words)}`)).body),
       /Unmatched credits \(2 matching/,
     );
     const page = await ops.get(`/ops/statements/imports/${importId}`);
@@ -225,7 +225,7 @@ describe(`statement safeguards (${storageKind})`, () => {
       ['voided', 'voided'],
     );
     assert.match(
-      unescape((await ops.get(`/ops/statements?q=${encodeURIComponent(words)}`)).body),
+      unescapeHtml((await ops.get(`/ops/statements?q=${encodeURIComponent(words)}`)).body),
       /Unmatched credits \(0 matching/,
     );
     const [audit] = await t.db.query<{ actor_id: string; after: { reason: string; lines_voided: number } }>(
@@ -277,7 +277,7 @@ describe(`statement safeguards (${storageKind})`, () => {
     const tooLarge = await upload(big);
     assert.equal(tooLarge.statusCode, 413);
     assert.match(
-      unescape(tooLarge.body),
+      unescapeHtml(tooLarge.body),
       /The statement file is larger than 5 MB, the most the console takes\. Import it with the command line instead: sika statements import FILE --bank CODE \(up to 20 MB\)/,
     );
 
@@ -326,7 +326,7 @@ describe(`statement safeguards (${storageKind})`, () => {
       gcbStatement([{ narration: `${words} ${typo}`, credit: cedis(transfer.chargedMinor) }]),
     );
     assert.match(flashOf(imported.body), /0 matched, 0 amount mismatch, 1 unmatched/);
-    const page = unescape((await ops.get(`/ops/statements?q=${encodeURIComponent(words)}`)).body);
+    const page = unescapeHtml((await ops.get(`/ops/statements?q=${encodeURIComponent(words)}`)).body);
     const merchant = (
       await t.db.query<{ name: string }>('SELECT name FROM merchants WHERE id = $1', [m.merchant_id])
     )[0]!.name;
@@ -370,7 +370,7 @@ describe(`statement safeguards (${storageKind})`, () => {
       ),
     );
     assert.doesNotMatch(line!.reason, /not the reference of a Live bank transfer/);
-    const page = unescape((await ops.get(`/ops/statements?q=${encodeURIComponent(words)}`)).body);
+    const page = unescapeHtml((await ops.get(`/ops/statements?q=${encodeURIComponent(words)}`)).body);
     assert.match(
       page,
       new RegExp(
@@ -386,7 +386,7 @@ describe(`statement safeguards (${storageKind})`, () => {
     }));
     const imported = await upload(gcbStatement(rows));
     assert.match(flashOf(imported.body), /55 unmatched/);
-    const first = unescape((await ops.get(`/ops/statements?q=${encodeURIComponent(words)}`)).body);
+    const first = unescapeHtml((await ops.get(`/ops/statements?q=${encodeURIComponent(words)}`)).body);
     assert.match(first, new RegExp(`Unmatched credits \\(55 matching "${words}"\\)`));
     const ids = (body: string) =>
       [...body.matchAll(/action="\/ops\/statements\/lines\/([0-9a-f-]{36})\/assign"/g)].map((found) => found[1]!);
@@ -396,13 +396,13 @@ describe(`statement safeguards (${storageKind})`, () => {
     )?.[1];
     assert.ok(next, 'a Next page link');
     assert.ok(next.includes(`q=${encodeURIComponent(words).replace(/%20/g, '+')}`), 'keeping the search');
-    const second = unescape((await ops.get(next)).body);
+    const second = unescapeHtml((await ops.get(next)).body);
     assert.equal(ids(second).length, 5);
     assert.equal(new Set([...ids(first), ...ids(second)]).size, 55, 'no line twice');
     assert.match(second, />First page<\/a>/);
     assert.doesNotMatch(second, />Next page<\/a>/);
     const withReference = await ops.get(`/ops/statements?q=${encodeURIComponent(words)}&reference=found`);
-    assert.match(unescape(withReference.body), /Unmatched credits \(0 matching/);
+    assert.match(unescapeHtml(withReference.body), /Unmatched credits \(0 matching/);
     const csv = await ops.get(`/ops/statements?q=${encodeURIComponent(words)}&reference=none&format=csv`);
     assert.equal(csv.statusCode, 200);
     const lines = csv.body.trim().split(/\r?\n/);

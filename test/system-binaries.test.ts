@@ -242,7 +242,7 @@ describe('the default suite needs no system binary', () => {
     for (const file of [
       'test/payouts-cancel-files.test.ts',
       'test/helpers.ts',
-      'src/http/app.ts',
+      'src/app.ts',
       'bin/sika.mjs',
       'src/cli/main.ts',
     ])

@@ -17,7 +17,6 @@ import { openDb } from '../src/db/index.ts';
 import { storageKind } from './helpers.ts';
 import {
   isolatedStorage,
-  sleep,
   startCountingReceiver,
   waitFor,
   type CountingReceiver,

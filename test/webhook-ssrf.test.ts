@@ -10,7 +10,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { createMerchant, type CreatedMerchant } from '../src/accounts/service.ts';
 import { insertWebhookEndpoint } from '../src/accounts/store.ts';
-import { ConfigError, loadConfig, type Config } from '../src/config.ts';
+import { ConfigError, loadConfig, type Config } from '../src/config/index.ts';
 import { DeliveryWorker, defaultDeliveryOptions } from '../src/events/delivery.ts';
 import { emitEvent } from '../src/events/outbox.ts';
 import {
@@ -23,9 +23,9 @@ import {
   UnsafeUrlError,
   type Resolver,
   type TargetPolicy,
-} from '../src/events/ssrf.ts';
+} from '../src/lib/ssrf.ts';
 import { listTries } from '../src/events/store.ts';
-import { buildApp } from '../src/http/app.ts';
+import { buildApp } from '../src/app.ts';
 import { deliveryWorkerFor } from '../src/workers.ts';
 import { storageKind, type TestContext } from './helpers.ts';
 import {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { CreatedMerchant } from '../src/accounts/service.ts';
 import { DeliveryWorker, defaultDeliveryOptions } from '../src/events/delivery.ts';
-import { cachingResolver, type Resolver } from '../src/events/ssrf.ts';
+import { cachingResolver, type Resolver } from '../src/lib/ssrf.ts';
 import { claimDueDeliveries, markFailed, recordDeliveredBatch } from '../src/events/store.ts';
 import { storageKind, type TestContext } from './helpers.ts';
 import {

@@ -4,13 +4,8 @@ import type { Db, Queryable } from '../db/index.ts';
 import type { Subscription } from '../db/types.ts';
 import { ExpiringMap } from '../lib/expiring-map.ts';
 import { newUuid, randomToken } from '../lib/ids.ts';
-import {
-  API_KEY_PATTERN,
-  API_KEY_PREFIX_LENGTH,
-  API_KEY_SECRET_LENGTH,
-  type ApiPrincipal,
-  type Environment,
-} from './model.ts';
+import { API_KEY_PATTERN, API_KEY_PREFIX_LENGTH, API_KEY_SECRET_LENGTH } from './model.ts';
+import type { ApiPrincipal, Environment } from '../lib/environment.ts';
 import * as store from './store.ts';
 
 export const hashApiKey = (key: string): Buffer => hash('sha256', key, 'buffer');

@@ -396,7 +396,7 @@ export async function resetOperator(
   return db.transaction(async (tx) => {
     if (actor.type === 'operator') {
       const acting = await store.lockOperator(tx, { id: actor.id });
-      if (!acting || acting.role !== 'operator')
+      if (acting?.role !== 'operator')
         throw new SikaError('FORBIDDEN', 'Only an operator can reset another operator; tellers cannot.');
     }
     const operator = await store.lockOperator(tx, 'id' in target ? { id: target.id } : { email: target.email.trim() });

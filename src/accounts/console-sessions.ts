@@ -63,9 +63,10 @@ export async function signIn(
   if (!attempt.allowed) return { ok: false, reason: 'throttled', retryAfterS: attempt.retryAfterS };
   const account = await store.findSignInAccount(db, kind, email.trim());
   // Verify against a dummy hash when the account does not exist, so timing does not reveal emails.
+  // An unknown account costs the same hash as a known one (no timing tells which e-mails exist).
   const valid = account?.password_hash
     ? await verifyPassword(account.password_hash, password)
-    : (await verifyPassword(DUMMY_HASH, password), false);
+    : await verifyPassword(DUMMY_HASH, password).then(() => false);
   if (!account || !valid) return { ok: false, reason: 'invalid' };
   // With a code still to come the password forgives nothing yet: else re-entering it would reset the
   // count between code guesses. The code's success does.

@@ -1,4 +1,4 @@
-// The first run (issue 19): on a developer's own machine (a loopback BASE_URL, src/config.ts demoMerchant)
+// The first run (issue 19): on a developer's own machine (a loopback BASE_URL, src/config/index.ts demoMerchant)
 // and an empty database, the server creates a demo merchant once and prints its Test key and a one-time
 // dashboard sign-in link (src/main.ts). The first_run row (migration 025) is the claim: written once, by
 // one process even when two start at once on one PostgreSQL database; a database that already has

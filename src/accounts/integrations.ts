@@ -3,7 +3,7 @@
 import type { Db, Queryable } from '../db/index.ts';
 import { newUuid } from '../lib/ids.ts';
 import { issueApiKey, revokeMerchantApiKey, type KeyActor } from './api-keys.ts';
-import type { Environment } from './model.ts';
+import type { Environment } from '../lib/environment.ts';
 import { newWebhookSecret } from './service.ts';
 import * as store from './store.ts';
 import { rotateWebhookSecret } from './webhook-endpoints.ts';

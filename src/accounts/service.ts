@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { audit, type Actor } from '../audit/log.ts';
 import { DbError, type Db, type Queryable } from '../db/index.ts';
-import { targetUrlProblem, type Resolver, type TargetPolicy } from '../events/ssrf.ts';
+import { targetUrlProblem, type Resolver, type TargetPolicy } from '../lib/ssrf.ts';
 import { SikaError } from '../lib/errors.ts';
 import { newUuid } from '../lib/ids.ts';
 import { issueApiKey } from './api-keys.ts';
-import { ENVIRONMENTS, type Environment } from './model.ts';
+import { ENVIRONMENTS, type Environment } from '../lib/environment.ts';
 import * as store from './store.ts';
 
 // argon2 (a native addon) loads on the first console sign-in or new password, not at start.
@@ -46,7 +46,7 @@ export interface WebhookTargetOptions extends TargetPolicy {
 }
 
 /**
- * Checks a webhook URL for storage by the one rule (src/events/ssrf.ts): http(s), https for Live, no
+ * Checks a webhook URL for storage by the one rule (src/lib/ssrf.ts): http(s), https for Live, no
  * credentials, and, unless private targets are allowed, a host that resolves only to public addresses.
  * The rule is applied again before every delivery, since DNS can change after the endpoint is saved.
  */
@@ -226,3 +226,20 @@ export async function setPayoutApprovalRequired(db: Db, actor: Actor, merchantId
 export const merchantRules = (db: Queryable, merchantId: string) => store.findMerchantRules(db, merchantId);
 
 export const listUsers = (db: Queryable, merchantId: string) => store.listUsers(db, merchantId);
+
+/** An active user (deactivated users decide nothing); null otherwise. */
+export const findActiveUser = (db: Queryable, id: string) => store.findActiveUser(db, id);
+
+/** Whether the merchant's payouts need an approver; null when there is no such merchant. */
+export const findPayoutApprovalRequired = (db: Queryable, merchantId: string) =>
+  store.findPayoutApprovalRequired(db, merchantId);
+
+/** A merchant by id; null when there is none. */
+export const findMerchant = (db: Queryable, id: string) => store.findMerchant(db, id);
+
+/** Whether a merchant has the id. */
+export const merchantIdExists = (db: Queryable, id: string) => store.merchantIdExists(db, id);
+
+/** The merchant's API keys of one environment. */
+export const listApiKeys = (db: Queryable, merchantId: string, environment: Environment) =>
+  store.listApiKeys(db, merchantId, environment);

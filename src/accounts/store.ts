@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/index.ts';
 import { sqlList } from '../lib/state-machine.ts';
-import { webhookEndpointMachine, type Environment, type Role, type WebhookEndpointStatus } from './model.ts';
+import { webhookEndpointMachine, type Role, type WebhookEndpointStatus } from './model.ts';
+import type { Environment } from '../lib/environment.ts';
 
 export interface ApiKeyRow {
   id: string;

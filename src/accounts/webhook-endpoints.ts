@@ -1,7 +1,7 @@
 import { audit, type Actor } from '../audit/log.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import { errors, SikaError } from '../lib/errors.ts';
-import type { ApiPrincipal } from './model.ts';
+import type { ApiPrincipal } from '../lib/environment.ts';
 import { newWebhookSecret } from './service.ts';
 import * as store from './store.ts';
 

@@ -1,8 +1,9 @@
 // The merchant's books (issue 17): the balance transactions list (GET /api/v1/balance/transactions), its
 // export, and the daily settlement summary (GET /api/v1/balance/summary). Reads only.
-import type { ApiPrincipal, Environment } from '../accounts/model.ts';
+import type { ApiPrincipal, Environment } from '../lib/environment.ts';
 import type { Queryable } from '../db/index.ts';
 import { errors } from '../lib/errors.ts';
+import { createdRange } from '../lib/list-paging.ts';
 import { applyPendingCredits } from '../ledger/service.ts';
 import {
   BALANCE_TRANSACTION_LIMIT_DEFAULT,
@@ -38,17 +39,6 @@ export const ownerOf = (principal: ApiPrincipal): BooksOwner => ({
   merchantId: principal.merchantId,
   environment: principal.environment,
 });
-
-function createdRange(query: { created_gte?: string; created_lt?: string }) {
-  const createdFrom = query.created_gte ? new Date(query.created_gte) : undefined;
-  const createdBefore = query.created_lt ? new Date(query.created_lt) : undefined;
-  if (createdFrom && createdBefore && createdFrom >= createdBefore) {
-    throw errors.invalidArgument('created_gte must be before created_lt.', [
-      { field: 'created_lt', message: 'must be after created_gte' },
-    ]);
-  }
-  return { createdFrom, createdBefore };
-}
 
 /** One page of the merchant's balance transactions, newest first (the order the balance moved, reversed). */
 export async function listBalanceTransactions(db: Queryable, owner: BooksOwner, query: BalanceTransactionListQuery) {

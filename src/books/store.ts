@@ -3,8 +3,9 @@
 // moved and created_at follows it, so a created range is one run of seq and keyset pages on seq never skip or
 // repeat a row, whatever is posted meanwhile (a newer row never gets a smaller seq than a committed one).
 import type { Queryable } from '../db/index.ts';
+import { ListWhere } from '../db/paging.ts';
 import type { EntryKind } from '../ledger/model.ts';
-import { type BalanceTransactionRow, type PeriodKindTotal } from './model.ts';
+import type { BalanceTransactionRow, PeriodKindTotal } from './model.ts';
 
 export interface BalanceTransactionSearch {
   merchantId: string;
@@ -50,22 +51,17 @@ export function searchBalanceTransactions(
   search: BalanceTransactionSearch,
   limit: number,
 ): Promise<(BalanceTransactionRow & PaymentReferenceColumns)[]> {
-  const where = ['b.merchant_id = $1', 'b.environment = $2'];
-  const params: unknown[] = [search.merchantId, search.environment];
-  const add = (clause: (n: number) => string, value: unknown) => {
-    params.push(value);
-    where.push(clause(params.length));
-  };
-  if (search.kinds) add((n) => `e.kind = ANY($${n}::text[])`, search.kinds);
-  if (search.createdFrom) add((n) => `b.created_at >= $${n}`, search.createdFrom);
-  if (search.createdBefore) add((n) => `b.created_at < $${n}`, search.createdBefore);
+  const where = new ListWhere({ 'b.merchant_id': search.merchantId, 'b.environment': search.environment });
+  if (search.kinds) where.add((n) => `e.kind = ANY($${n}::text[])`, search.kinds);
+  if (search.createdFrom) where.add((n) => `b.created_at >= $${n}`, search.createdFrom);
+  if (search.createdBefore) where.add((n) => `b.created_at < $${n}`, search.createdBefore);
   if (search.afterSeq !== undefined)
-    add((n) => (search.order === 'newest' ? `b.seq < $${n}` : `b.seq > $${n}`), search.afterSeq);
-  if (search.maxSeq !== undefined) add((n) => `b.seq <= $${n}`, search.maxSeq);
-  params.push(limit);
+    where.add((n) => (search.order === 'newest' ? `b.seq < $${n}` : `b.seq > $${n}`), search.afterSeq);
+  if (search.maxSeq !== undefined) where.add((n) => `b.seq <= $${n}`, search.maxSeq);
+  const limitParam = where.limit(limit);
   return db.query<BalanceTransactionRow & PaymentReferenceColumns>(
-    `${ROW_SELECT} WHERE ${where.join(' AND ')} ORDER BY b.seq ${search.order === 'newest' ? 'DESC' : 'ASC'} LIMIT $${params.length}`,
-    params,
+    `${ROW_SELECT} WHERE ${where.sql} ORDER BY b.seq ${search.order === 'newest' ? 'DESC' : 'ASC'} LIMIT ${limitParam}`,
+    where.params,
   );
 }
 

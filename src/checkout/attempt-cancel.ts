@@ -8,7 +8,8 @@
 import type { Queryable } from '../db/index.ts';
 import { SikaError } from '../lib/errors.ts';
 import { railOfAttempt, type StatusCheck } from '../rails/index.ts';
-import { attemptOfSession, railInput as railInputOf, toAttemptStatus, type AttemptStatusBody } from './attempts.ts';
+import { railInput as railInputOf } from './attempt-rail-input.ts';
+import { attemptOfSession, toAttemptStatus, type AttemptStatusBody } from './attempts.ts';
 import type { AttemptRow } from './model.ts';
 import type { PayerContext } from './payer-view.ts';
 import { applyOutcome } from './payments.ts';

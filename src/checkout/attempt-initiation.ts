@@ -19,7 +19,7 @@ import {
   type StatusCheck,
 } from '../rails/index.ts';
 import type { Started } from './attempt-start.ts';
-import { railInput } from './attempts.ts';
+import { railInput } from './attempt-rail-input.ts';
 import type { AttemptRow } from './model.ts';
 import type { PayerContext } from './payer-view.ts';
 import { applyOutcome } from './payments.ts';

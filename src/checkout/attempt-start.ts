@@ -1,6 +1,6 @@
 // Starting a payment attempt under the session's row lock, shared by every rail and by cash slips: the
 // payer's input checked, one attempt in progress per session, the amount equal to the current quote.
-import type { Environment } from '../accounts/model.ts';
+import type { Environment } from '../lib/environment.ts';
 import type { Queryable } from '../db/index.ts';
 import { SikaError, errors } from '../lib/errors.ts';
 import { checkPayerPhone, MOMO_NETWORKS, NETWORK_LABELS, type MomoNetwork } from '../lib/ghana.ts';

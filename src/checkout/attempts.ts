@@ -5,9 +5,10 @@ import type { Environment } from '../lib/environment.ts';
 import { SikaError, errors } from '../lib/errors.ts';
 import { ExpiringMap } from '../lib/expiring-map.ts';
 import { failureMessage } from '../lib/payment-failures.ts';
-import { railOfAttempt, RailUnavailableError, VerificationRefusedError, type AttemptForRail } from '../rails/index.ts';
+import { railOfAttempt, RailUnavailableError, VerificationRefusedError } from '../rails/index.ts';
 import { railDescriptor } from '../rails/registry.ts';
 import { initiateWithProviders } from './attempt-initiation.ts';
+import { railInput } from './attempt-rail-input.ts';
 import { checkAttemptInput, startAttempt, type AttemptInput } from './attempt-start.ts';
 import { createCashSlip } from './cash-slips.ts';
 import { effectiveStatus, type AttemptRow } from './model.ts';
@@ -101,26 +102,6 @@ export async function toAttemptStatus(db: Queryable, attempt: AttemptRow, refres
   };
 }
 export type AttemptStatusBody = Awaited<ReturnType<typeof toAttemptStatus>>;
-
-/** An attempt as its rail adapter sees it; the return URL and email matter only when it is first sent. */
-export const railInput = (
-  attempt: AttemptRow,
-  extras: { checkoutUrlHost?: string; payerEmail?: string | null } = {},
-): AttemptForRail => ({
-  reference: attempt.id,
-  sessionId: attempt.session_id,
-  environment: attempt.environment,
-  rail: attempt.rail,
-  amountMinor: attempt.amount_charged_minor,
-  currency: attempt.currency,
-  network: attempt.network,
-  phone: attempt.phone,
-  providerReference: attempt.provider_reference || null,
-  payerEmail: extras.payerEmail ?? null,
-  returnUrl: extras.checkoutUrlHost
-    ? `${extras.checkoutUrlHost}/pay/${encodeURIComponent(attempt.session_id)}?attempt=${encodeURIComponent(attempt.id)}`
-    : '',
-});
 
 export async function createAttempt(ctx: PayerContext, sessionId: string, input: AttemptInput) {
   const checked = checkAttemptInput(input);
@@ -217,7 +198,7 @@ export async function resendAttempt(ctx: PayerContext, sessionId: string, attemp
     );
   const adapter = railOfAttempt(attempt, ctx.providers);
   if (!adapter) throw railUnavailable(attempt.rail, attempt.environment);
-  let result;
+  let result: Awaited<ReturnType<typeof adapter.resend>>;
   try {
     result = await adapter.resend(railInput(attempt));
   } catch (error) {

@@ -1,7 +1,7 @@
 // A merchant's checkout fee schedule: each rail's default fee (the registry's) unless the merchant's own
 // row overrides it. The owner chooses who bears each rail's fee; the rates stay the schedule's (audited).
 import { audit, type Actor } from '../audit/log.ts';
-import type { Environment } from '../accounts/model.ts';
+import type { Environment } from '../lib/environment.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import { railIds, type Rail } from '../rails/registry.ts';
 import { defaultFees, type Bearer, type RailFee } from './fees.ts';

@@ -15,7 +15,7 @@ export const CUSTOMER_EMAIL_LENGTH_MAX = 254;
 export const CALLBACK_URL_LENGTH_MAX = 500;
 export const METADATA_KEYS_MAX = 50;
 export const METADATA_BYTES_MAX = 8_192;
-export const SUPPORTED_CURRENCY = 'GHS';
+export { SUPPORTED_CURRENCY } from '../lib/currency.ts';
 /** The longest session or attempt id a path or body takes, in characters (ids Sika issues are far shorter). */
 export const ID_PARAM_LENGTH_MAX = 80;
 
@@ -42,17 +42,9 @@ export const sessionMachine = defineStateMachine({
 });
 export const assertSessionTransition = sessionMachine.transition;
 
-export const ATTEMPT_STATUSES = [
-  'pending',
-  'paid',
-  'failed',
-  'expired',
-  'cancelled',
-  'reversed',
-  'manual_review',
-  'amount_mismatch',
-] as const;
-export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];
+import { ATTEMPT_STATUSES, type AttemptStatus } from '../lib/statuses.ts';
+
+export { ATTEMPT_STATUSES, type AttemptStatus };
 
 /**
  * Attempt transitions (DESIGN §3). manual_review and amount_mismatch wait for an operator (-> paid or

@@ -1,6 +1,6 @@
 // What the hosted payment page reads (SPEC 4.2): the public view of a session, its quote, and the payment
 // options (rails, Mobile Money operators, banks with branches). No API key: the session id is the capability.
-import type { Environment } from '../accounts/model.ts';
+import type { Environment } from '../lib/environment.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import { errors } from '../lib/errors.ts';
 import { MOMO_NETWORKS, NETWORK_LABELS, type MomoNetwork } from '../lib/ghana.ts';
@@ -54,8 +54,10 @@ export async function getOptions(db: Queryable, only?: { environment: Environmen
   >();
   for (const row of rows) {
     let bank = banks.get(row.bank_id);
-    if (!bank)
-      banks.set(row.bank_id, (bank = { id: row.bank_id, name: row.bank_name, code: row.bank_code, branches: [] }));
+    if (!bank) {
+      bank = { id: row.bank_id, name: row.bank_name, code: row.bank_code, branches: [] };
+      banks.set(row.bank_id, bank);
+    }
     if (row.branch_id) bank.branches.push({ id: row.branch_id, name: row.branch_name!, code: row.branch_code! });
   }
   return {

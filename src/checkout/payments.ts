@@ -3,7 +3,7 @@
 import type { Queryable } from '../db/index.ts';
 import { emitEvent } from '../events/outbox.ts';
 import { SikaError } from '../lib/errors.ts';
-import { markInvoiceRemitted } from '../invoicing/store.ts';
+import { markInvoiceRemitted } from '../invoicing/service.ts';
 import { creditPayment, InsufficientFundsError, reversePayment } from '../ledger/service.ts';
 import type { PaymentCredit } from '../ledger/model.ts';
 import type { LiveProviders } from '../rails/live.ts';
@@ -259,6 +259,14 @@ const hasNewFacts = (attempt: AttemptRow, facts: store.AttemptProviderFacts) =>
   (!!facts.failureReason && facts.failureReason !== attempt.failure_reason);
 
 /**
+ * The status an outcome moves an attempt to: the outcome itself, except that a reversal of an attempt that
+ * was never paid counts as failed (DESIGN §3). The one place of that rule: applyOutcome and the provider
+ * status path (which decides before opening a transaction whether there is anything to apply) both read it.
+ */
+export const outcomeTarget = (status: AttemptStatus, outcome: ProviderOutcome): AttemptStatus =>
+  outcome === 'reversed' && status !== 'paid' && status !== 'reversed' ? 'failed' : outcome;
+
+/**
  * Applies what a provider (or the simulator, an operator, a teller, the expiry worker) says about an
  * attempt. Locks the session, then the attempt. Repeating an outcome already applied changes nothing;
  * an outcome the transition table forbids is a 409. read: the attempt if the caller has just read it
@@ -279,9 +287,7 @@ export async function applyOutcome(
   const raw = ctx.providerStatus || `${RAW_STATUS[outcome]}${ctx.source ? `:${ctx.source}` : ''}`;
 
   if (outcome === 'pending') return { attempt, session, changed: false };
-  // Reversed before success counts as failed (DESIGN §3).
-  const target: AttemptStatus =
-    outcome === 'reversed' && attempt.status !== 'paid' && attempt.status !== 'reversed' ? 'failed' : outcome;
+  const target = outcomeTarget(attempt.status, outcome);
   if (attempt.status === target) {
     if (ctx.facts && hasNewFacts(attempt, ctx.facts))
       attempt = await store.recordProviderFacts(tx, attempt.id, { ...ctx.facts, abandoned: false });

@@ -1,11 +1,11 @@
 // What a provider says about an attempt, applied: one path for the payer's refresh, the status-check
 // worker, Paystack's webhooks and MTN's callbacks (each of those only tells us to ask). The provider is
 // asked outside any transaction; the answer is applied in one.
-import type { Db } from '../db/index.ts';
+import type { Db, Queryable } from '../db/index.ts';
 import type { CollectionRail, LiveProviders, StatusCheck } from '../rails/index.ts';
-import { railInput } from './attempts.ts';
+import { railInput } from './attempt-rail-input.ts';
 import { attemptMachine, type AttemptRow } from './model.ts';
-import { applyOutcome } from './payments.ts';
+import { applyOutcome, outcomeTarget } from './payments.ts';
 import * as store from './store.ts';
 
 /**
@@ -57,7 +57,7 @@ export async function settleFromProvider(
     }
     return attempt;
   }
-  const target = outcome === 'reversed' && attempt.status !== 'paid' ? 'failed' : outcome;
+  const target = outcomeTarget(attempt.status, outcome);
   if (attempt.status !== target && !attemptMachine.canTransition(attempt.status, target)) {
     // A provider that changes its mind about a closed attempt (e.g. paid after it had said failed): nothing is
     // applied automatically; money taken on it needs an operator.
@@ -78,7 +78,21 @@ export async function settleFromProvider(
     facts: factsOf(check),
     providers: deps.providers,
   };
-  return (await deps.db.transaction((tx) => applyOutcome(tx, attempt.id, outcome, ctx))).attempt;
+  return (await deps.db.transaction((tx) => applyOutcome(tx, attempt.id, outcome, ctx, attempt))).attempt;
+}
+
+/** How a provider's notification names an attempt: by the provider's reference, or by our attempt id. */
+export type AttemptNamed = { providerReference: string } | { attemptId: string };
+
+/**
+ * The attempt a provider's notification names, read once (the caller passes it on to settleFromProvider,
+ * which locks it again only in the transaction that applies the answer). By our id, only an attempt that
+ * provider holds under a reference of ours; null when there is none.
+ */
+export async function attemptNamedBy(db: Queryable, provider: string, named: AttemptNamed): Promise<AttemptRow | null> {
+  if ('providerReference' in named) return store.findAttemptByProviderReference(db, provider, named.providerReference);
+  const attempt = await store.findAttempt(db, named.attemptId);
+  return attempt && attempt.provider === provider && attempt.provider_reference ? attempt : null;
 }
 
 /**

@@ -1,20 +1,14 @@
-import type { ApiPrincipal } from '../accounts/model.ts';
+import type { ApiPrincipal, Environment } from '../lib/environment.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import type { ProviderOutcome } from '../rails/index.ts';
 import { simulateForSession } from './simulation.ts';
 import { errors } from '../lib/errors.ts';
+import { normaliseCurrency } from '../lib/currency.ts';
 import { newId } from '../lib/ids.ts';
-import {
-  METADATA_BYTES_MAX,
-  METADATA_KEYS_MAX,
-  SESSION_LIFETIME_DEFAULT_S,
-  SUPPORTED_CURRENCY,
-  type SessionRow,
-} from './model.ts';
+import { METADATA_BYTES_MAX, METADATA_KEYS_MAX, SESSION_LIFETIME_DEFAULT_S, type SessionRow } from './model.ts';
 import * as store from './store.ts';
-import * as invoicingStore from '../invoicing/store.ts';
+import { invoiceLinesOf } from '../invoicing/service.ts';
 import { listEventsForObject } from '../events/outbox.ts';
-import type { Environment } from '../accounts/model.ts';
 
 export interface CreateSessionInput {
   amount_minor: number;
@@ -27,15 +21,7 @@ export interface CreateSessionInput {
   expires_in_seconds?: number;
 }
 
-export function normaliseCurrency(currency: string | undefined): string {
-  const value = (currency ?? SUPPORTED_CURRENCY).toUpperCase();
-  if (value !== SUPPORTED_CURRENCY) {
-    throw errors.invalidArgument(`currency ${currency} is not supported; use ${SUPPORTED_CURRENCY}.`, [
-      { field: 'currency', message: `must be ${SUPPORTED_CURRENCY}` },
-    ]);
-  }
-  return value;
-}
+export { normaliseCurrency };
 
 function checkCallbackUrl(url: string): void {
   let parsed: URL | null = null;
@@ -117,7 +103,7 @@ export async function sessionDetail(db: Queryable, merchantId: string, environme
   if (!session) return null;
   const [attempts, lines, events] = await Promise.all([
     store.listAttempts(db, session.id),
-    invoicingStore.listInvoiceLines(db, session.merchant_id, session.environment, session.invoice_ref),
+    invoiceLinesOf(db, session.merchant_id, session.environment, session.invoice_ref),
     listEventsForObject(db, session.id),
   ]);
   return { session, attempts, lines, events };
@@ -128,6 +114,15 @@ export async function sessionDetail(db: Queryable, merchantId: string, environme
 export const sessionAttempts = (db: Queryable, sessionId: string) => store.listAttempts(db, sessionId);
 
 export const slipOfAttempt = (db: Queryable, attemptId: string) => store.findSlipByAttempt(db, attemptId);
+
+/** A cash slip by its reference, normalised (normaliseSlipReference); not locked. */
+export const slipByReference = (db: Queryable, reference: string) => store.findSlipByReference(db, reference);
+
+/** An attempt by its id; not locked. */
+export const attemptById = (db: Queryable, id: string) => store.findAttempt(db, id);
+
+/** Locks a session (FOR UPDATE) in the caller's transaction, as every change of its payments and refunds does first. */
+export const lockSession = (tx: Queryable, id: string) => store.lockSession(tx, id);
 
 /** The page's Test outcome buttons: the simulate endpoint's path, in one transaction. */
 export const simulateFromPage = (

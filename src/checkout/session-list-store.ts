@@ -2,6 +2,7 @@
 // payment (the attempt that paid it). Keyset on (created_at, id): a page never skips or repeats a row that
 // existed when paging began, whatever is inserted meanwhile (offsets would shift).
 import type { Queryable } from '../db/index.ts';
+import { keysetOrder, ListWhere } from '../db/paging.ts';
 import type { Rail } from '../rails/registry.ts';
 import type { AttemptRow, SessionRow, SessionStatus } from './model.ts';
 import { SESSION_COLUMNS } from './store.ts';
@@ -40,6 +41,9 @@ export type SessionPayment = Pick<
   | 'status'
 >;
 
+/** The keyset of the session list. */
+const KEYSET = ['s.created_at', 's.id'] as const;
+
 /** The attempt that paid a session (a reversed payment still names it), as columns prefixed pay_. */
 const PAYMENT_LATERAL = `LEFT JOIN LATERAL (
     SELECT a.id AS pay_id, a.rail AS pay_rail, a.provider AS pay_provider, a.provider_reference AS pay_provider_reference,
@@ -66,28 +70,18 @@ function split(row: Joined): { session: SessionRow; payment: SessionPayment | nu
 
 /** Up to `limit` sessions matching the search, newest first (or oldest first when asked). */
 export async function searchSessions(db: Queryable, search: SessionSearch, limit: number) {
-  const where = ['s.merchant_id = $1', 's.environment = $2'];
-  const params: unknown[] = [search.merchantId, search.environment];
-  const add = (clause: (n: number) => string, value: unknown) => {
-    params.push(value);
-    where.push(clause(params.length));
-  };
-  if (search.status) add((n) => `s.status = $${n}`, search.status);
-  if (search.invoiceRef) add((n) => `s.invoice_ref = $${n}`, search.invoiceRef);
-  if (search.createdFrom) add((n) => `s.created_at >= $${n}`, search.createdFrom);
-  if (search.createdBefore) add((n) => `s.created_at < $${n}`, search.createdBefore);
-  if (search.rail) add((n) => `p.pay_rail = $${n}`, search.rail);
-  if (search.after) {
-    params.push(search.after.createdAt, search.after.id);
-    where.push(
-      `(s.created_at, s.id) ${search.order === 'oldest' ? '>' : '<'} ($${params.length - 1}, $${params.length})`,
-    );
-  }
-  params.push(limit);
+  const where = new ListWhere({ 's.merchant_id': search.merchantId, 's.environment': search.environment });
+  if (search.status) where.add((n) => `s.status = $${n}`, search.status);
+  if (search.invoiceRef) where.add((n) => `s.invoice_ref = $${n}`, search.invoiceRef);
+  if (search.createdFrom) where.add((n) => `s.created_at >= $${n}`, search.createdFrom);
+  if (search.createdBefore) where.add((n) => `s.created_at < $${n}`, search.createdBefore);
+  if (search.rail) where.add((n) => `p.pay_rail = $${n}`, search.rail);
+  where.after(KEYSET, search.after, search.order);
+  const limitParam = where.limit(limit);
   const rows = await db.query<Joined>(
     `SELECT ${SESSION_COLUMNS.replace(/(\w+)/g, 's.$1')}, p.* FROM checkout_sessions s ${PAYMENT_LATERAL}
-      WHERE ${where.join(' AND ')} ORDER BY ${search.order === 'oldest' ? 's.created_at, s.id' : 's.created_at DESC, s.id DESC'} LIMIT $${params.length}`,
-    params,
+      WHERE ${where.sql} ORDER BY ${keysetOrder(KEYSET, search.order)} LIMIT ${limitParam}`,
+    where.params,
   );
   return rows.map(split);
 }

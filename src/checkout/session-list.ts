@@ -1,6 +1,6 @@
 // The merchant's books, first part (issue 17): sessions searched from a server (GET /api/v1/sessions) and
 // each session's payment, so the attempt that paid is findable without the payer page.
-import type { ApiPrincipal } from '../accounts/model.ts';
+import type { ApiPrincipal } from '../lib/environment.ts';
 import type { Queryable } from '../db/index.ts';
 import { errors } from '../lib/errors.ts';
 import { createdRange, cursorPosition } from '../lib/list-paging.ts';

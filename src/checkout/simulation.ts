@@ -1,6 +1,6 @@
 // Test mode: a Test attempt's outcome decided by hand (SPEC 4.1 simulate), from the API with a Test key or
 // from the hosted page's outcome buttons, through one path that applies it as a provider report would.
-import type { ApiPrincipal } from '../accounts/model.ts';
+import type { ApiPrincipal } from '../lib/environment.ts';
 import type { Queryable } from '../db/index.ts';
 import { errors } from '../lib/errors.ts';
 import type { ProviderOutcome } from '../rails/index.ts';

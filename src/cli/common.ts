@@ -5,7 +5,7 @@
 import { hostname, userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { Actor } from '../audit/log.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import type { DeploymentSettings } from '../db/deployment-settings.ts';
 import type { Db, Queryable } from '../db/index.ts';
 

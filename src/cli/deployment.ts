@@ -2,7 +2,7 @@
 // come from what the server was started with, recorded in storage at its start (src/db/deployment-settings.ts),
 // never from the CLI's own shell, which on a hosted database usually knows neither BASE_URL nor the rule.
 // Inside the running server (src/cli/forward.ts) they are the server's own settings.
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import { readDeploymentSettings, type DeploymentSettings } from '../db/deployment-settings.ts';
 import type { Queryable } from '../db/index.ts';
 

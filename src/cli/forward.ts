@@ -11,7 +11,7 @@
 import { chmodSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import type { Db } from '../db/index.ts';
 import { cliActor, CLI_NAME_LENGTH_MAX, type CliIo } from './common.ts';
 import { deploymentSettingsOf } from './deployment.ts';

@@ -14,7 +14,7 @@ export const LISTEN_SECRETS_REFRESH_MS = 10_000;
 const SECRETS_RETRY_DELAY_MIN_MS = 500;
 const SECRETS_RETRY_DELAY_MAX_MS = 10_000;
 
-/** One secret of the server's answer (the StreamSigningSecret schema, src/events/routes.ts). */
+/** One secret of the server's answer (the StreamSigningSecret schema, src/http/routes/events/routes.ts). */
 export interface EndpointSecret {
   endpoint_id: string;
   url: string;

@@ -2,7 +2,7 @@
 // server holds the embedded data dir, a command is sent to that server and run there on its storage
 // (src/cli/forward.ts). Every command and group answers --help; a mistake names its fix. The commands
 // themselves are commands.ts (storage), statements.ts, listen.ts and trigger.ts (a running server's API).
-import { ConfigError, loadConfig } from '../config.ts';
+import { ConfigError, loadConfig } from '../config/index.ts';
 import { openDb } from '../db/index.ts';
 import { DataDirInUseError } from '../db/embedded.ts';
 import { SikaError } from '../lib/errors.ts';

@@ -228,7 +228,8 @@ export function parseOverrides(pairs: readonly string[]): Json {
       const next = node[part];
       if (next !== undefined && (typeof next !== 'object' || next === null || Array.isArray(next)))
         throw new UsageError(`--override ${pair}: ${part} was already set to a value`);
-      node = (node[part] ??= {}) as Json;
+      if (next === undefined) node[part] = {};
+      node = node[part] as Json;
     }
     node[path[path.length - 1]!] = jsonOrText(pair.slice(at + 1));
   }

@@ -51,8 +51,11 @@ function takeLock(dataDir: string): () => void {
  */
 const SHARED_BUFFERS_MB = 16;
 
-/** dataDir null = in memory (tests). */
-export async function openEmbedded(dataDir: string | null): Promise<Db> {
+/**
+ * dataDir null = in memory (tests). options.template: a data dir dumped by PGlite's dumpDataDir() (tests: one
+ * migrated database, copied per test file instead of migrated again); the server never passes one.
+ */
+export async function openEmbedded(dataDir: string | null, options: { template?: Blob } = {}): Promise<Db> {
   const release = dataDir ? takeLock(dataDir) : () => {};
   let pglite: PGlite;
   try {
@@ -61,6 +64,7 @@ export async function openEmbedded(dataDir: string | null): Promise<Db> {
     pglite = await PGlite.create(dataDir ? join(dataDir, 'pgdata') : 'memory://', {
       parsers: { [types.INT8]: parseInt8 },
       startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS_MB}MB`],
+      ...(options.template ? { loadDataDir: options.template } : {}),
     });
   } catch (error) {
     release();

@@ -10,7 +10,7 @@
 // wait (plain reads), or that give up quickly (writes on connections with a short lock_timeout), are
 // sent this way. Everything inside a transaction uses the pool.
 import type { Socket } from 'node:net';
-import pg from 'pg';
+import type pg from 'pg';
 import { ConnectionEpoch } from './epoch.ts';
 import { DbError, isUnconfirmedCommitWarning, unconfirmedCommit } from './types.ts';
 

@@ -13,7 +13,7 @@ import { randomToken } from '../lib/ids.ts';
 import { FailingEndpointLog } from './failing-endpoints.ts';
 import { signatureHeader } from './signing.ts';
 import { parseRetryAfter, retryDelayS, RETRY_SCHEDULE_S } from './retry-schedule.ts';
-import { cachingResolver, resolveTarget, systemResolver, UnsafeUrlError, type Resolver } from './ssrf.ts';
+import { cachingResolver, resolveTarget, systemResolver, UnsafeUrlError, type Resolver } from '../lib/ssrf.ts';
 import * as store from './store.ts';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;

@@ -1,6 +1,9 @@
 // The merchant API's event list (GET /api/v1/events): a merchant's own events of one environment, newest
 // first, keyset-paged on (created_at, id) like sessions and refunds.
 import type { Queryable } from '../db/index.ts';
+import { keysetOrder, ListWhere } from '../db/paging.ts';
+
+const KEYSET = ['created_at', 'id'] as const;
 
 export interface EventSearch {
   merchantId: string;
@@ -32,24 +35,16 @@ export async function findMerchantEvent(
 }
 
 export function searchEvents(db: Queryable, search: EventSearch, limit: number): Promise<EventRow[]> {
-  const where = ['merchant_id = $1', 'environment = $2'];
-  const params: unknown[] = [search.merchantId, search.environment];
-  const add = (clause: (n: number) => string, value: unknown) => {
-    params.push(value);
-    where.push(clause(params.length));
-  };
-  if (search.type) add((n) => `type = $${n}`, search.type);
-  if (search.objectId) add((n) => `object_id = $${n}`, search.objectId);
-  if (search.createdFrom) add((n) => `created_at >= $${n}`, search.createdFrom);
-  if (search.createdBefore) add((n) => `created_at < $${n}`, search.createdBefore);
-  if (search.after) {
-    params.push(search.after.createdAt, search.after.id);
-    where.push(`(created_at, id) < ($${params.length - 1}, $${params.length})`);
-  }
-  params.push(limit);
+  const where = new ListWhere({ merchant_id: search.merchantId, environment: search.environment });
+  if (search.type) where.add((n) => `type = $${n}`, search.type);
+  if (search.objectId) where.add((n) => `object_id = $${n}`, search.objectId);
+  if (search.createdFrom) where.add((n) => `created_at >= $${n}`, search.createdFrom);
+  if (search.createdBefore) where.add((n) => `created_at < $${n}`, search.createdBefore);
+  where.after(KEYSET, search.after);
+  const limitParam = where.limit(limit);
   return db.query<EventRow>(
-    `SELECT id, created_at, payload FROM events WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
-    params,
+    `SELECT id, created_at, payload FROM events WHERE ${where.sql} ORDER BY ${keysetOrder(KEYSET)} LIMIT ${limitParam}`,
+    where.params,
   );
 }
 

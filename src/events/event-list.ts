@@ -1,6 +1,6 @@
 // Events as the merchant's server reads them (GET /api/v1/events, GET /api/v1/events/{id}): the payloads
 // their webhooks carry, for catching up after downtime without waiting for retries.
-import type { ApiPrincipal } from '../accounts/model.ts';
+import type { ApiPrincipal } from '../lib/environment.ts';
 import type { Queryable } from '../db/index.ts';
 import { errors } from '../lib/errors.ts';
 import { createdRange, cursorPosition } from '../lib/list-paging.ts';

@@ -4,10 +4,8 @@
 // are read from the tables that cause them (statuses and transitions), except the checkout session's,
 // whose list is here (payments.ts maps a session status to one of them).
 import { Type, type TSchema } from '@sinclair/typebox';
-import { ATTEMPT_STATUSES } from '../checkout/model.ts';
-import { DateTime, Environment, StringEnum } from '../http/schemas.ts';
-import { payoutMachine, RECONCILIATION_STATUSES } from '../payouts/model.ts';
-import { refundMachine } from '../refunds/model.ts';
+import { ATTEMPT_STATUSES, payoutMachine, RECONCILIATION_STATUSES, refundMachine } from '../lib/statuses.ts';
+import { DateTime, Environment, StringEnum } from '../lib/typebox.ts';
 import { SIGNATURE_VERSION } from './signing.ts';
 
 /** The events of a checkout session (payments.ts, moveSession and reversals). */

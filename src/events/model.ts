@@ -1,5 +1,5 @@
 // The webhook delivery state machine (DESIGN "Webhooks"): one delivery per event and endpoint.
-import type { Environment } from '../accounts/model.ts';
+import type { Environment } from '../lib/environment.ts';
 import { defineStateMachine } from '../lib/state-machine.ts';
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'skipped'] as const;

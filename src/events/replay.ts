@@ -1,7 +1,7 @@
 // The delivery log and replays: an endpoint's deliveries, replaying its failed ones, replaying one event
 // of the merchant's environment (the dashboard), and replaying any event (the CLI), each its own
 // transaction; and the API's replays of one event or a time range (below).
-import type { ApiPrincipal } from '../accounts/model.ts';
+import type { ApiPrincipal } from '../lib/environment.ts';
 import { audit, type Actor } from '../audit/log.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import { errors, SikaError } from '../lib/errors.ts';

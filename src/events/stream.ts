@@ -41,7 +41,7 @@
 // commit can be, which PostgreSQL does not give, and remembered ids per client to drop repeats.
 // Streams poll (EVENT_STREAM_POLL_MS) with one statement each, on no connection of their own.
 import { PassThrough, type Readable } from 'node:stream';
-import type { ApiPrincipal } from '../accounts/model.ts';
+import type { ApiPrincipal } from '../lib/environment.ts';
 import type { Queryable } from '../db/index.ts';
 import { errors, SikaError } from '../lib/errors.ts';
 import * as store from './stream-store.ts';

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { ApiKeyAuthenticator } from '../accounts/api-keys.ts';
-import type { ApiPrincipal } from '../accounts/model.ts';
+import type { ApiPrincipal } from '../lib/environment.ts';
 import { errors } from '../lib/errors.ts';
 
 declare module 'fastify' {

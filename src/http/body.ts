@@ -394,7 +394,12 @@ export async function registerBodyParsers(app: FastifyInstance, bodyLimitBytes: 
     // One walk over each part: refuse text storage would reject (a 500 there) before any handler runs.
     let problem: string | null = null;
     for (const part of [request.body, request.query, request.params]) {
-      if (someText(part, (text) => (problem = unstorable(text)) !== null))
+      if (
+        someText(part, (text) => {
+          problem = unstorable(text);
+          return problem !== null;
+        })
+      )
         return done(errors.invalidArgument(problem!));
     }
     done();

@@ -6,7 +6,7 @@
 import type { Socket } from 'node:net';
 import type { ServerOptions } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 
 /** How often Node checks the headers and request deadlines (its default, 30 s, would let them overrun by that much). */
 const DEADLINE_CHECK_INTERVAL_MS = 1_000;

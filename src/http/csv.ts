@@ -1,8 +1,8 @@
-// CSV replies (issue 17, exports): an export route (src/books/export-routes.ts), or a list route when the client
-// asks for text/csv (Accept), answers a file streamed row by row from an async iterator of rows through
-// csv-stringify (a maintained RFC 4180 writer: quoting, embedded quotes and newlines), so memory stays one
-// page of rows whatever the export holds. The columns
-// (typed cells, formula neutralising, GHS decimals) are src/lib/csv-columns.ts.
+// CSV replies (issue 17, exports): an export route (src/http/routes/books/export-routes.ts), or a list route
+// when the client asks for text/csv (Accept, listReply), answers a file streamed row by row from an async
+// iterator of rows through csv-stringify (a maintained RFC 4180 writer: quoting, embedded quotes and
+// newlines), so memory stays one page of rows whatever the export holds. The columns (typed cells, formula
+// neutralising, GHS decimals) are src/lib/csv-columns.ts.
 import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -62,11 +62,30 @@ export function sendCsv<Row>(
 /**
  * A list route's 200 in the API document: JSON only, so a generated client types the answer as the list.
  * The route still answers `Accept: text/csv` with a CSV file; that file is documented as its own text/csv
- * operation (src/books/export-routes.ts), which a generator keeps apart from the JSON answer.
+ * operation (src/http/routes/books/export-routes.ts), which a generator keeps apart from the JSON answer.
  */
 export function listResponse(json: TSchema, exportPath: string) {
   return {
     description: `The list. The same rows as a CSV file: GET ${exportPath} (or this path with \`Accept: text/csv\`).`,
     content: { 'application/json': { schema: json } },
   };
+}
+
+/**
+ * A list route's answer: the JSON list, or, when the client asks for text/csv, the same rows as a CSV file
+ * (documented as its own operation, listResponse). Only the answer asked for is computed; `csv` checks what
+ * can be refused (the range) before it returns, so a 400 comes before any row.
+ */
+export async function listReply<Row>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  list: {
+    json: () => unknown;
+    columns: readonly CsvColumn<Row>[];
+    csv: () => { filename: string; rows: AsyncIterable<Row> } | Promise<{ filename: string; rows: AsyncIterable<Row> }>;
+  },
+): Promise<unknown> {
+  if (!wantsCsv(request)) return list.json();
+  const file = await list.csv();
+  return sendCsv(reply, { filename: file.filename, columns: list.columns, rows: file.rows });
 }

@@ -1,9 +1,8 @@
 import type { ApiKeyAuthenticator } from '../accounts/api-keys.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import type { Db } from '../db/index.ts';
-import type { Resolver } from '../events/ssrf.ts';
-import type { PayoutBatchWriter } from '../payouts/batch-writer.ts';
-import type { PayoutDecisionCache } from '../payouts/decision-cache.ts';
+import type { Resolver } from '../lib/ssrf.ts';
+import type { PayoutsRuntime } from '../payouts/runtime.ts';
 import type { LiveProviders } from '../rails/live.ts';
 import type { RateLimiters } from './rate-limit.ts';
 
@@ -15,10 +14,8 @@ export interface AppDeps {
   limiters: RateLimiters;
   /** The configured Live providers: collection by rail and network, payouts by recipient (none: Live offers cash only, payouts answer PROVIDER_RAIL_UNAVAILABLE). */
   providers: LiveProviders;
-  /** Recent payout decisions of this process (re-checked by every write). */
-  payoutDecisions: PayoutDecisionCache;
-  /** Writes each merchant's payouts that arrive together in one statement. */
-  payoutWriter: PayoutBatchWriter;
+  /** The payouts' decision cache and batch writer (payouts/runtime.ts). */
+  payouts: PayoutsRuntime;
   /** The DNS that judges webhook URLs when an endpoint is created (with config.webhookAllowPrivateTargets). */
   webhookResolver: Resolver;
 }

@@ -7,7 +7,6 @@
 // idempotency-store.ts.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
-import type { ApiPrincipal } from '../accounts/model.ts';
 import { DbError, type Db, type Queryable } from '../db/index.ts';
 import { canonicalJson, sha256Hex } from '../lib/canonical-json.ts';
 import { principalOf } from './auth.ts';
@@ -123,7 +122,8 @@ function isWork(value: unknown): value is IdempotentWork {
 
 /** The Idempotency-Key header in the route's schema (validated, and documented in /openapi.json), unless it is there. */
 function documentIdempotencyKey(route: RouteOptions): void {
-  const schema = (route.schema ??= {}) as { headers?: { properties?: Record<string, unknown> } };
+  route.schema ??= {};
+  const schema = route.schema as { headers?: { properties?: Record<string, unknown> } };
   if (!schema.headers) {
     schema.headers = IdempotencyHeaders;
   } else if (!schema.headers.properties?.['idempotency-key']) {

@@ -3,8 +3,6 @@
 // Console paths get the console's HTML error page; everything else the JSON envelope.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors, type SikaError } from '../lib/errors.ts';
-import { consoleErrorPage, consoleOfUrl, sendErrorPage } from '../web/error-pages.ts';
-import { sendError } from './error-handler.ts';
 
 interface RouteOfPath {
   pattern: RegExp;
@@ -45,16 +43,12 @@ export function routesByPath(registered: readonly { method: string; url: string 
   return [...byUrl.values()];
 }
 
-function sendProblem(
+/** Replies with a refusal: the JSON envelope, or on a console path the consoles' HTML error page (app.ts says which). */
+export type ProblemSender = (
   request: FastifyRequest,
   reply: FastifyReply,
   problem: SikaError,
-): FastifyReply | Promise<FastifyReply> {
-  const consoleKind = consoleOfUrl(request.url);
-  return consoleKind
-    ? sendErrorPage(request, reply, problem, consoleErrorPage(consoleKind))
-    : sendError(reply, problem);
-}
+) => FastifyReply | Promise<FastifyReply>;
 
 /**
  * The not-found handler: 405 with Allow, or 404. `registered` is every route as registered (app.ts's onRoute
@@ -63,6 +57,7 @@ function sendProblem(
 export function registerUnroutedHandler(
   app: FastifyInstance,
   registered: readonly { method: string; url: string }[],
+  sendProblem: ProblemSender,
 ): void {
   let routes: RouteOfPath[] | null = null;
   app.setNotFoundHandler((request, reply) => {

@@ -5,7 +5,6 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { StorageAvailability } from '../db/index.ts';
-import type { BatchOutcome } from '../payouts/batch-writer.ts';
 import { errors } from '../lib/errors.ts';
 
 export interface MetricsExposure {
@@ -101,18 +100,6 @@ function metricsServer(registry: Registry, token: string | null): Server {
   });
   server.keepAliveTimeout = 5_000;
   return server;
-}
-
-/** How many payouts each payout statement was given (src/payouts/batch-writer.ts), and how it went. */
-export function payoutBatchMetric(registry: Registry): (size: number, outcome: BatchOutcome) => void {
-  const sizes = new Histogram({
-    name: 'sika_payout_batch_size',
-    help: 'Payouts per payout-writing statement; outcome "one by one": the batch failed and was written singly; "failed": storage was unreachable',
-    labelNames: ['outcome'] as const,
-    buckets: [1, 2, 4, 8, 16, 32],
-    registers: [registry],
-  });
-  return (size, outcome) => sizes.observe({ outcome }, size);
 }
 
 /**

@@ -92,7 +92,10 @@ export function schemaCompilers() {
         // The Ajv instances themselves are made on the first compile too.
         const pooled = (route: RouteSchema) => {
           let compile = validatorPool.get(key);
-          if (!compile) validatorPool.set(key, (compile = ajvPair(externalSchemas)));
+          if (!compile) {
+            compile = ajvPair(externalSchemas);
+            validatorPool.set(key, compile);
+          }
           return compile(route);
         };
         return (route: RouteSchema) => lazyValidator(() => pooled(route), pending);

@@ -1,10 +1,10 @@
 // Shared TypeBox schemas: the same objects validate requests, serialise responses and feed /openapi.json.
 // Closed value sets are enums read from their source of truth (the error catalogue, the rails registry,
 // the state machines' tables, src/lib/ghana.ts), never copied lists.
-import { Type, type TSchema, type TUnsafe } from '@sinclair/typebox';
-import { ENVIRONMENTS } from '../lib/environment.ts';
+import { Type, type TSchema } from '@sinclair/typebox';
 import { ghanaPhonePattern, MOMO_NETWORKS, NETWORK_LABELS, NETWORK_PREFIXES, type MomoNetwork } from '../lib/ghana.ts';
 import { ERROR_CATALOGUE, LINE_ERROR_CATALOGUE, type ErrorCode, type LineErrorCode } from '../lib/errors.ts';
+import { StringEnum } from '../lib/typebox.ts';
 import { HTTP_STATUS_OF } from './errors.ts';
 
 const PATTERN_MESSAGES = new Map<string, string>();
@@ -15,14 +15,7 @@ export function explainedPattern(pattern: string, message: string): string {
 }
 export const patternMessage = (pattern: string): string | undefined => PATTERN_MESSAGES.get(pattern);
 
-/**
- * A string that is one of `values`: `{type: 'string', enum}` in the schema (what validators, form coercion
- * and code generators read best) and the union of the values in TypeScript.
- */
-export const StringEnum = <const T extends readonly string[]>(
-  values: T,
-  options: { description?: string; default?: T[number]; examples?: unknown[] } = {},
-): TUnsafe<T[number]> => Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+export { DateTime, Environment, StringEnum } from '../lib/typebox.ts';
 
 const ERROR_CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
 const LINE_ERROR_CODES = Object.keys(LINE_ERROR_CATALOGUE) as LineErrorCode[];
@@ -117,7 +110,6 @@ export const IdempotencyHeaders = Type.Object({
   ),
 });
 
-export const DateTime = Type.String({ format: 'date-time' });
 /** GHS in any letter case (the services upper-case it): a pattern, so `ghs` stays valid and `ghſ` (U+017F upper-cases to S) does not. */
 export const Currency = Type.String({
   maxLength: 3,
@@ -218,7 +210,6 @@ export function withParserRules<T>(schema: T): T {
   }
   return copy as T;
 }
-export const Environment = StringEnum(ENVIRONMENTS, { description: 'test or live: the environment of the key.' });
 
 /**
  * A request body schema as the document shows it: without `additionalProperties: false`, which the route

@@ -7,7 +7,7 @@ export const REVENUE_LINES_PER_SYNC_MAX = 1_000;
 export const LINE_CODE_LENGTH_MAX = 64;
 export const LINE_NAME_LENGTH_MAX = 200;
 export const LINE_AMOUNT_MAX_MINOR = 100_000_000;
-export const LINE_CODE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:\/-]*$/;
+export const LINE_CODE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:/-]*$/;
 
 /** One element of the errors array of an ingest or sync response: which line, why. */
 export interface LineError {

@@ -1,5 +1,5 @@
-import type { ApiPrincipal } from '../accounts/model.ts';
-import { normaliseCurrency } from '../checkout/service.ts';
+import type { ApiPrincipal } from '../lib/environment.ts';
+import { normaliseCurrency } from '../lib/currency.ts';
 import type { Queryable } from '../db/index.ts';
 import { newUuid } from '../lib/ids.ts';
 import { LINE_CODE_PATTERN, lineCodeOf, parseInvoiceLine, parseRevenueLine, type LineError } from './model.ts';
@@ -201,3 +201,11 @@ export async function listRevenueLines(db: Queryable, principal: ApiPrincipal, i
 /** Every revenue line of a merchant's environment, inactive ones included (the dashboard's list). */
 export const allRevenueLines = (db: Queryable, merchantId: string, environment: string) =>
   store.listRevenueLines(db, merchantId, environment, true);
+
+/** An invoice's lines as stored, for another domain's reads (a session's detail). */
+export const invoiceLinesOf = (db: Queryable, merchantId: string, environment: string, invoiceRef: string) =>
+  store.listInvoiceLines(db, merchantId, environment, invoiceRef);
+
+/** Marks an invoice's lines remitted, in the caller's transaction (a session with that invoice_ref succeeded). */
+export const markInvoiceRemitted = (tx: Queryable, merchantId: string, environment: string, invoiceRef: string) =>
+  store.markInvoiceRemitted(tx, merchantId, environment, invoiceRef);

@@ -2,7 +2,7 @@
 // Sign convention: debit positive, credit negative; the lines of an entry sum to zero.
 // The merchant's accounts are liabilities (credit-normal): the merchant's balance is the negated
 // account sum, and it is never negative. Platform accounts (clearing, fees) are unconstrained.
-import type { Environment } from '../accounts/model.ts';
+import type { Environment } from '../lib/environment.ts';
 
 export type { Environment };
 

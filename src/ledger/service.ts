@@ -52,6 +52,7 @@ export {
   type EntryKind,
   type Line,
 } from './model.ts';
+export type { AccountRow } from './store.ts';
 
 /** Locks the entry's accounts in id order, creating the merchant's accounts on first use (balances with their unapplied lines). */
 async function lockAccounts(
@@ -268,6 +269,8 @@ export async function reversePayment(tx: Queryable, p: PaymentRef): Promise<{ en
 }
 
 // ---------- payouts: two-phase transfers (hold, then post or void exactly once; return after post) ----------
+// A payout's hold (phase one: amount + fee, available -> held) is written only with the new payout, in its
+// statement: planNewPayout plans it, entriesCtes (src/ledger/statement.ts) writes it.
 
 export interface PayoutMoney extends PayoutAmounts {
   merchantId: string;
@@ -289,11 +292,6 @@ const payoutEntry = (
   reversesEntryId,
   lines,
 });
-
-/** Phase one: reserve amount + fee (available -> held). InsufficientFundsError when not affordable; exactly once per payout. */
-export function holdPayout(tx: Queryable, p: PayoutMoney): Promise<{ entryId: string }> {
-  return post(tx, payoutEntry(p, 'payout_hold', payoutHoldLines(p)));
-}
 
 /** The hold a resolution resolves; the resolution must release exactly what it reserved (else a bug). */
 async function requireHold(tx: Queryable, p: PayoutMoney): Promise<string> {
@@ -319,7 +317,7 @@ export async function postPayout(tx: Queryable, p: PayoutMoney): Promise<{ entry
 export const newPayoutAccountKinds = (paidAtOnce: boolean): AccountKind[] =>
   paidAtOnce ? ['merchant_available', 'payout_clearing', 'fee_revenue'] : ['merchant_available', 'merchant_held'];
 
-/** Entries planned against the accounts read, for the caller to write in its own statement (store.entriesCtes). */
+/** Entries planned against the accounts read, for the caller to write in its own statement (entriesCtes, src/ledger/statement.ts). */
 export interface PlannedEntries {
   entries: store.NewEntry[];
   lines: store.NewLine[];
@@ -343,7 +341,7 @@ export async function completeAccounts(
  * A new payout's entry: its hold, or when paid at once (Test mode, SPEC 3.3) its payment (payout_paid:
  * nothing is ever held for it), planned against the accounts the caller read or locked (newPayoutAccountKinds).
  * InsufficientFundsError when amount plus fee is not available in those balances ('balances' read); a
- * caller that did not lock them relies on the merchant balance CHECK when it writes (store.entriesCtes),
+ * caller that did not lock them relies on the merchant balance CHECK when it writes (entriesCtes),
  * and one that has only the account ids ('balances unknown') relies on it alone. Nothing can have been
  * posted for a payout that did not exist before this transaction, so no earlier entries are read; the
  * unique constraints still refuse a second hold or resolution when written.

@@ -1,6 +1,6 @@
 // The ledger's SQL. Every function runs on the caller's Queryable (usually its transaction);
 // nothing here opens a transaction. SQLSTATEs are mapped to ledger errors here, once.
-import type { Environment } from '../accounts/model.ts';
+import type { Environment } from '../lib/environment.ts';
 import type { Queryable } from '../db/index.ts';
 import { DbError } from '../db/index.ts';
 import { Statement } from '../db/statement.ts';
@@ -31,6 +31,24 @@ export interface EntryRow {
   reference_id: string;
   reverses_entry_id: string | null;
 }
+
+/**
+ * A select-list item (for a read of another module's, in a statement of its own): the merchant's accounts of
+ * the given kinds, as JSON (AccountRow[], id order), each balance with its unapplied lines; read, not locked.
+ * merchant and environment are the statement's placeholders; the kinds become a parameter here.
+ */
+export const accountsJsonItem = (s: Statement, merchant: string, environment: string, kinds: readonly AccountKind[]) =>
+  `(SELECT coalesce(json_agg(json_build_object('id', a.id, 'kind', a.kind, 'balance_minor',
+                      a.balance_minor + coalesce((SELECT sum(u.amount_minor) FROM ledger_unapplied_lines u WHERE u.account_id = a.id), 0)) ORDER BY a.id), '[]') FROM ledger_accounts a
+              WHERE a.merchant_id = ${merchant} AND a.environment = ${environment} AND a.kind = ANY(${s.p(kinds, 'text[]')}))`;
+
+/**
+ * A select-list item: a merchant's eligible balance in one environment (available + held, unapplied lines
+ * included), for a list of merchants; merchant and environment are the statement's SQL expressions.
+ */
+export const merchantBalanceItem = (merchant: string, environment: string) =>
+  `(SELECT coalesce(-sum(a.balance_minor + coalesce((SELECT sum(l.amount_minor) FROM ledger_unapplied_lines l WHERE l.account_id = a.id), 0)), 0)::bigint
+                 FROM ledger_accounts a WHERE a.merchant_id = ${merchant} AND a.environment = ${environment} AND a.kind IN ('merchant_available', 'merchant_held'))`;
 
 /** Creates all of a merchant's accounts for one environment, in a fixed order (concurrent creators never deadlock). */
 export async function createAccounts(tx: Queryable, merchantId: string, environment: Environment): Promise<void> {

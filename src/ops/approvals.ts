@@ -9,10 +9,11 @@ import { settleHeldAttempt } from '../checkout/payments.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import { DbError } from '../db/index.ts';
 import { SikaError, errors } from '../lib/errors.ts';
+import { checkDecision } from '../lib/four-eyes.ts';
 import { formatGhs } from '../lib/ghana.ts';
 import { newUuid } from '../lib/ids.ts';
 import { payoutForOperator, returnPayoutIn } from '../payouts/lifecycle.ts';
-import * as payoutSettingsStore from '../payouts/settings-store.ts';
+import { payoutSettingsOf, updatePayoutSettings } from '../payouts/settings.ts';
 import { createPayerReturn } from '../refunds/sika-refunds.ts';
 import { settleHeldLines } from '../statements/service.ts';
 import {
@@ -332,7 +333,7 @@ export async function changePayoutSettings(
   }
   return db.transaction(async (tx) => {
     await requireOperator(tx, actor, 'change payout settings');
-    const before = valuesOf(await payoutSettingsStore.settingsFor(tx, merchantId, environment, true));
+    const before = valuesOf(await payoutSettingsOf(tx, merchantId, environment, true));
     if (sameValues(before, after))
       return { filed: false, message: `${environment === 'test' ? 'Test' : 'Live'} payout settings are unchanged.` };
     if (!settingsChangeNeedsApproval(environment, before, after)) {
@@ -365,7 +366,7 @@ async function applySettings(
   reason: string | null,
   approvalId: string | null,
 ) {
-  await payoutSettingsStore.updateSettings(tx, merchantId, environment, after);
+  await updatePayoutSettings(tx, merchantId, environment, after);
   await audit(tx, {
     actor,
     merchantId,
@@ -399,64 +400,56 @@ export async function decideApproval(
     await requireOperator(tx, actor, 'approve or reject a request');
     const request = await store.findApproval(tx, approvalId, true);
     if (!request) throw errors.notFound('Approval request');
-    if (request.status !== 'pending')
-      throw errors.conflict(
-        'APPROVAL_NOT_PENDING',
-        `This request is already ${request.status}${request.decided_by_email ? ` by ${request.decided_by_email}` : ''}.`,
-      );
-    if (request.requested_by === actor.id)
-      throw errors.forbidden('You filed this request: a second operator must approve or reject it.');
-    const decider = { by: actor.id, email: actor.email ?? actor.id };
-    if (decision === 'reject') {
-      const why = note.trim().slice(0, APPROVAL_REASON_LENGTH_MAX) || null;
-      await store.decideApproval(tx, request.id, approvalMachine.transition(request.status, 'rejected'), {
-        ...decider,
-        note: why,
+    checkDecision(
+      {
+        awaiting: 'pending',
+        statusFirst: true,
+        notAwaiting: (status) =>
+          errors.conflict(
+            'APPROVAL_NOT_PENDING',
+            `This request is already ${status}${request.decided_by_email ? ` by ${request.decided_by_email}` : ''}.`,
+          ),
+        ownRequest: 'You filed this request: a second operator must approve or reject it.',
+      },
+      { status: request.status, requestedBy: request.requested_by },
+      { id: actor.id },
+    );
+    /** Records the decision with its note, and audits it as approval.<step>.<kind>. */
+    const record = async (
+      to: 'approved' | 'rejected',
+      note: string | null,
+      step: 'approve' | 'reject' | 'stale',
+      after: Record<string, unknown>,
+    ) => {
+      await store.decideApproval(tx, request.id, approvalMachine.transition(request.status, to), {
+        by: actor.id,
+        email: actor.email ?? actor.id,
+        note,
       });
       await audit(tx, {
         actor,
         merchantId: request.merchant_id,
-        action: `approval.reject.${request.kind}`,
+        action: `approval.${step}.${request.kind}`,
         objectType: 'operator_approval',
         objectId: request.id,
         before: { status: 'pending' },
-        after: { status: 'rejected', note: why },
+        after,
       });
+    };
+    if (decision === 'reject') {
+      const why = note.trim().slice(0, APPROVAL_REASON_LENGTH_MAX) || null;
+      await record('rejected', why, 'reject', { status: 'rejected', note: why });
       return { status: 'rejected', message: 'The request is rejected; nothing changed.' };
     }
     const stale = await execute(tx, actor, checkoutUrlHost, request);
     if (stale) {
-      await store.decideApproval(tx, request.id, approvalMachine.transition(request.status, 'rejected'), {
-        ...decider,
-        note: `Withdrawn: ${stale}`,
-      });
-      await audit(tx, {
-        actor,
-        merchantId: request.merchant_id,
-        action: `approval.stale.${request.kind}`,
-        objectType: 'operator_approval',
-        objectId: request.id,
-        before: { status: 'pending' },
-        after: { status: 'rejected', note: stale },
-      });
+      await record('rejected', `Withdrawn: ${stale}`, 'stale', { status: 'rejected', note: stale });
       return {
         status: 'stale',
         message: `Not approved: ${stale} The request is withdrawn; file it again if it is still needed.`,
       };
     }
-    await store.decideApproval(tx, request.id, approvalMachine.transition(request.status, 'approved'), {
-      ...decider,
-      note: null,
-    });
-    await audit(tx, {
-      actor,
-      merchantId: request.merchant_id,
-      action: `approval.approve.${request.kind}`,
-      objectType: 'operator_approval',
-      objectId: request.id,
-      before: { status: 'pending' },
-      after: { status: 'approved' },
-    });
+    await record('approved', null, 'approve', { status: 'approved' });
     return { status: 'approved', message: `Approved: ${describe(request)}.` };
   });
 }
@@ -496,7 +489,7 @@ async function execute(
     case 'payout_return': {
       const p = request.payload as unknown as PayoutReturnPayload;
       const payout = await payoutForOperator(tx, request.object_id);
-      if (!payout || payout.status !== 'paid' || payout.version !== p.payout_version)
+      if (payout?.status !== 'paid' || payout.version !== p.payout_version)
         return `payout ${p.payout_reference} changed since the request (it is ${payout?.status ?? 'gone'}).`;
       await returnPayoutIn(tx, payout.id, p.return_reference, actor, audited);
       return null;
@@ -504,7 +497,7 @@ async function execute(
     case 'payout_settings': {
       const p = request.payload as unknown as PayoutSettingsPayload;
       const environment = request.environment;
-      const now = valuesOf(await payoutSettingsStore.settingsFor(tx, request.merchant_id, environment, true));
+      const now = valuesOf(await payoutSettingsOf(tx, request.merchant_id, environment, true));
       if (!sameValues(now, p.before))
         return `the ${environment === 'live' ? 'Live' : 'Test'} payout settings of ${request.merchant_name} changed since the request.`;
       await applySettings(tx, actor, request.merchant_id, environment, p.before, p.after, request.reason, request.id);

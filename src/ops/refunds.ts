@@ -1,7 +1,7 @@
 // The operator console's refunds: the queue of Live refunds of cash and bank transfer payments (Sika does not
 // know the payer's account, so an operator transfers the money). The outcome is settleOperatorRefund's.
 import type { Queryable } from '../db/index.ts';
-import { operatorQueue } from '../refunds/store.ts';
+import { operatorQueue } from '../refunds/queries.ts';
 import {
   finishedRefunds,
   paymentsOfRefunds,

@@ -7,13 +7,13 @@ import {
   TEST_SLIP_REFUSAL,
   toSlipResponse,
 } from '../checkout/cash-slips.ts';
-import * as checkoutStore from '../checkout/store.ts';
+import { slipByReference } from '../checkout/service.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import { DbError } from '../db/index.ts';
 import { SikaError, errors } from '../lib/errors.ts';
 import { newUuid } from '../lib/ids.ts';
 import { reconcilePayout } from '../payouts/lifecycle.ts';
-import * as payoutSettingsStore from '../payouts/settings-store.ts';
+import { payoutSettingsOf } from '../payouts/settings.ts';
 import * as approvalsStore from './approvals-store.ts';
 import * as livePayoutsStore from './live-payouts-store.ts';
 import * as store from './store.ts';
@@ -177,8 +177,8 @@ export async function merchantPayoutControls(db: Db, merchantId: string) {
   const merchant = await store.findMerchant(db, merchantId);
   if (!merchant) return null;
   const settings = await db.transaction(async (tx) => ({
-    test: await payoutSettingsStore.settingsFor(tx, merchant.id, 'test'),
-    live: await payoutSettingsStore.settingsFor(tx, merchant.id, 'live'),
+    test: await payoutSettingsOf(tx, merchant.id, 'test'),
+    live: await payoutSettingsOf(tx, merchant.id, 'live'),
   }));
   return { merchant, settings };
 }
@@ -190,7 +190,7 @@ export async function merchantPayoutControls(db: Db, merchantId: string) {
  */
 export async function tellerSlip(db: Queryable, typed: string) {
   const reference = typed.trim() ? normaliseSlipReference(typed) : '';
-  const slip = reference ? await checkoutStore.findSlipByReference(db, reference) : null;
+  const slip = reference ? await slipByReference(db, reference) : null;
   const found = slip ? await toSlipResponse(db, slip, false) : null;
   const refusal = slip && slip.environment !== 'live' ? TEST_SLIP_REFUSAL : null;
   const view =

@@ -1,5 +1,6 @@
-// The operator console's SQL: merchants, banks and branches (which the payout services read too), operators, and the lists the console shows.
+// The operator console's SQL: merchants, banks and branches (payouts read the active ones: payouts/bank-store.ts), operators, and the lists the console shows.
 import type { Queryable } from '../db/index.ts';
+import { merchantBalanceItem } from '../ledger/statement.ts';
 
 /** Rows on one console list (merchants, held attempts, Live payouts, the audit log): the newest or oldest first, no paging. */
 export const CONSOLE_LIST_ROWS_MAX = 200;
@@ -56,8 +57,7 @@ export const listMerchants = (db: Queryable, query: MerchantListQuery) =>
        SELECT m.id, m.name, m.email, m.created_at,
               (SELECT payout_access FROM payout_settings s WHERE s.merchant_id = m.id AND s.environment = 'live') AS live_access,
               (SELECT bool_or(paused) FROM payout_settings s WHERE s.merchant_id = m.id) AS paused_any,
-              (SELECT coalesce(-sum(a.balance_minor + coalesce((SELECT sum(l.amount_minor) FROM ledger_unapplied_lines l WHERE l.account_id = a.id), 0)), 0)::bigint
-                 FROM ledger_accounts a WHERE a.merchant_id = m.id AND a.environment = 'live' AND a.kind IN ('merchant_available', 'merchant_held')) AS live_balance_minor
+              ${merchantBalanceItem('m.id', "'live'")} AS live_balance_minor
          FROM merchants m
         WHERE ($1 = '' OR m.id::text = lower($1) OR m.name ILIKE $2 ESCAPE '\\' OR m.email ILIKE $2 ESCAPE '\\'
                OR EXISTS (SELECT 1 FROM users u WHERE u.merchant_id = m.id AND u.email ILIKE $2 ESCAPE '\\'))
@@ -160,19 +160,6 @@ export const listActiveBranchOptions = (db: Queryable) =>
   db.query<{ id: string; label: string }>(
     `SELECT br.id, b.name || ' · ' || br.name AS label FROM bank_branches br JOIN banks b ON b.id = br.bank_id WHERE br.active AND b.active ORDER BY b.name, br.name`,
   );
-
-export async function bankIsActive(db: Queryable, bankId: string): Promise<boolean> {
-  const rows = await db.query('SELECT 1 FROM banks WHERE id = $1 AND active', [bankId]);
-  return rows.length > 0;
-}
-
-/** Active banks with their codes (the payout capabilities). */
-export const listActiveBanksWithCode = (db: Queryable) =>
-  db.query<{ id: string; name: string; code: string }>('SELECT id, name, code FROM banks WHERE active ORDER BY name');
-
-/** Active banks for a recipient's bank choice in the dashboard. */
-export const listActiveBanks = (db: Queryable) =>
-  db.query<{ id: string; name: string }>('SELECT id, name FROM banks WHERE active ORDER BY name');
 
 export async function insertBank(tx: Queryable, b: { name: string; code: string }): Promise<string> {
   const rows = await tx.query<{ id: string }>('INSERT INTO banks (name, code) VALUES ($1, $2) RETURNING id', [

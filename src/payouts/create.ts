@@ -4,7 +4,7 @@
 // hold, the day's total and its event. No transaction: the write enforces again every rule that
 // concurrent requests or a change since could break (see readPayoutDecision and insertNewPayout). A
 // request with an Idempotency-Key runs the same steps inside the key's transaction (PayoutDeps.inTransaction).
-import type { ApiPrincipal } from '../accounts/model.ts';
+import type { ApiPrincipal } from '../lib/environment.ts';
 import type { Queryable } from '../db/index.ts';
 import { DbError, TRANSACTION_ATTEMPTS_MAX, withSavepoint } from '../db/index.ts';
 import { eventPayload } from '../events/outbox.ts';
@@ -12,12 +12,12 @@ import { SikaError, errors } from '../lib/errors.ts';
 import { canonicalJson, sha256Hex } from '../lib/canonical-json.ts';
 import { newId, randomToken } from '../lib/ids.ts';
 import type { AccountKind } from '../ledger/model.ts';
-import type { AccountRow } from '../ledger/store.ts';
 import {
   completeAccounts,
   InsufficientFundsError,
   newPayoutAccountKinds,
   planNewPayout,
+  type AccountRow,
   type PlannedEntries,
 } from '../ledger/service.ts';
 import type { LiveProviders } from '../rails/live.ts';
@@ -201,7 +201,7 @@ async function decideUntilWritten(r: PayoutRequest): Promise<CreatedPayout> {
   let changeRetried = false;
   for (let aborted = 0; ; ) {
     const fresh = !useRemembered;
-    let created;
+    let created: Awaited<ReturnType<typeof decideAndWrite>>;
     try {
       created = r.deps.inTransaction
         ? await withSavepoint(r.deps.db, () => decideAndWrite(r, fresh))
@@ -382,7 +382,7 @@ async function planHold(
     amountMinor: input.amount_minor,
     feeMinor,
   };
-  let ledger;
+  let ledger: ReturnType<typeof planNewPayout>;
   let accounts: AccountRow[];
   try {
     accounts = await completeAccounts(

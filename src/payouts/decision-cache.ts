@@ -4,7 +4,7 @@
 // the write re-checks every remembered fact as it is at that moment (insertNewPayout), balances and
 // the day's total are left to the database's CHECKs, and a write that finds anything changed forgets the
 // entry and decides again from a fresh read.
-import type { AccountRow } from '../ledger/store.ts';
+import type { AccountRow } from '../ledger/service.ts';
 import { ExpiringMap } from '../lib/expiring-map.ts';
 import type { RecipientRow } from './recipient-store.ts';
 import type { SettingsRow } from './settings-store.ts';

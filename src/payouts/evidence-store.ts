@@ -1,5 +1,5 @@
 // Evidence files attached to payouts, and what a receipt reads besides the payout: their SQL.
-import type { Environment } from '../accounts/model.ts';
+import type { Environment } from '../lib/environment.ts';
 import type { Queryable } from '../db/index.ts';
 
 export interface EvidenceRow {

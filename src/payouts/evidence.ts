@@ -1,6 +1,6 @@
 // Evidence files and receipts for payouts.
 import { createHash } from 'node:crypto';
-import type { ApiPrincipal } from '../accounts/model.ts';
+import type { ApiPrincipal } from '../lib/environment.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import { SikaError, errors } from '../lib/errors.ts';
 import { formatGhs, maskPhone } from '../lib/ghana.ts';

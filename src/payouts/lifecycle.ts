@@ -1,10 +1,12 @@
 // A payout after it is made: cancel, the approver's decision, returns and reconciliation. Each status
 // change goes through the payout table (movePayout), with its money and its event in the same transaction.
-import type { ApiPrincipal } from '../accounts/model.ts';
-import { findActiveUser } from '../accounts/store.ts';
+import type { ApiPrincipal } from '../lib/environment.ts';
+import { findActiveUser } from '../accounts/service.ts';
 import { audit, type Actor } from '../audit/log.ts';
+import { emitEvent } from '../events/outbox.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import { errors } from '../lib/errors.ts';
+import { approverRule, checkDecision } from '../lib/four-eyes.ts';
 import { postPayout, returnPayout, voidPayout } from '../ledger/service.ts';
 import {
   CANCEL_REASON_LENGTH_MAX,
@@ -24,9 +26,12 @@ import {
   updateReconciliation,
   type PayoutRow,
 } from './payout-store.ts';
-import { emitPayoutEvent } from './presenters.ts';
+import { payoutEventInput } from './presenters.ts';
 
 const { conflict } = errors;
+
+/** Queues a payout event, in the transaction of the change that causes it. */
+const emitPayoutEvent = (tx: Queryable, p: PayoutRow, type: string) => emitEvent(tx, payoutEventInput(p, type));
 
 /** The status move the payout table allows, with what it moves in the ledger and its payout.<status> event. */
 export async function movePayout(
@@ -74,6 +79,11 @@ export async function cancelPayoutIn(tx: Queryable, principal: ApiPrincipal, id:
   });
 }
 
+/** Who decides a requested payout: an approver of its merchant who did not request it. */
+const PAYOUT_DECISION = approverRule<PayoutStatus>('payout', 'requested', (status) =>
+  conflict('PAYOUT_NOT_REQUESTED', `The payout is ${status}; only requested payouts await a decision.`),
+);
+
 /** Four eyes: an approver who is not the requester approves (-> processing) or rejects (-> cancelled). API keys cannot call this. */
 export async function decidePayout(
   db: Db,
@@ -83,15 +93,11 @@ export async function decidePayout(
     const payout = await findPayoutById(tx, input.payoutId, true);
     const user = await findActiveUser(tx, input.userId);
     if (!payout || !user || user.merchant_id !== payout.merchant_id) throw errors.notFound('Payout');
-    if (user.role !== 'approver')
-      throw errors.forbidden('Only a user with the approver role can approve or reject payouts.');
-    if (payout.requested_by_user_id === input.userId)
-      throw errors.forbidden('The requester of a payout cannot approve or reject it; another approver must.');
-    if (payout.status !== 'requested')
-      throw conflict(
-        'PAYOUT_NOT_REQUESTED',
-        `The payout is ${payout.status}; only requested payouts await a decision.`,
-      );
+    checkDecision(
+      PAYOUT_DECISION,
+      { status: payout.status, requestedBy: payout.requested_by_user_id },
+      { id: input.userId, role: user.role },
+    );
     const after =
       input.decision === 'approve'
         ? await movePayout(tx, payout, 'processing', {

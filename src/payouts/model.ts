@@ -1,35 +1,20 @@
 // Payout types, limits, fees and the payout state machine (SPEC 3.3, DESIGN §3 Payouts).
 import { randomToken } from '../lib/ids.ts';
-import { defineStateMachine, type Transitions } from '../lib/state-machine.ts';
+import { defineStateMachine } from '../lib/state-machine.ts';
 
-export const PAYOUT_STATUSES = ['requested', 'processing', 'paid', 'failed', 'cancelled', 'returned'] as const;
-export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
+import {
+  PAYOUT_STATUSES,
+  RECONCILIATION_STATUSES,
+  type PayoutStatus,
+  type ReconciliationStatus,
+} from '../lib/statuses.ts';
+
+export { PAYOUT_STATUSES, type PayoutStatus };
 export type ProcessingStep = 'recipient_check' | 'transfer' | 'awaiting_result';
 
-/** requested -> processing on approval; processing -> paid/failed by the rail; paid -> returned. */
-export const PAYOUT_TRANSITIONS: Transitions<PayoutStatus> = {
-  requested: ['processing', 'cancelled'],
-  processing: ['paid', 'failed', 'cancelled'],
-  paid: ['returned'],
-  failed: [],
-  cancelled: [],
-  returned: [],
-};
+export { PAYOUT_TRANSITIONS, payoutMachine } from '../lib/statuses.ts';
 
-/**
- * A Live payout is created requested (awaiting approval) or processing; a Test payout is created paid at
- * once (nothing is sent), so paid is an initial status too, or, when its test_outcome asks, requested or
- * processing (then moved on by the Test simulator, lifecycle.ts simulateTestPayout).
- */
-export const payoutMachine = defineStateMachine({
-  name: 'payout',
-  statuses: PAYOUT_STATUSES,
-  initial: ['requested', 'processing', 'paid'],
-  transitions: PAYOUT_TRANSITIONS,
-});
-
-export const RECONCILIATION_STATUSES = ['not_required', 'unreconciled', 'matched', 'exception'] as const;
-export type ReconciliationStatus = (typeof RECONCILIATION_STATUSES)[number];
+export { RECONCILIATION_STATUSES, type ReconciliationStatus };
 /** What an operator may find when reconciling a Live payout. */
 export const RECONCILIATION_RESULTS = ['matched', 'exception'] as const satisfies readonly ReconciliationStatus[];
 

@@ -1,20 +1,21 @@
 // A new payout: the one read its decision needs and the one statement that writes it (with its day's
 // total, journal entries and event), enforcing again whatever the decision read.
-import type { Environment } from '../accounts/model.ts';
+import type { Environment } from '../lib/environment.ts';
 import { DbError, type Queryable } from '../db/index.ts';
 import { Statement } from '../db/statement.ts';
 import type { EventInput, EventPayload } from '../events/model.ts';
-import { eventCtes } from '../events/outbox-store.ts';
+import { eventCtes } from '../events/statement.ts';
+import type { AccountKind } from '../ledger/model.ts';
 import type { PlannedEntries } from '../ledger/service.ts';
 import {
+  accountsJsonItem,
   checkWritten,
   entriesCtes,
   ledgerWriteError,
   WRITTEN_COUNTS,
   type AccountRow,
   type WrittenCounts,
-} from '../ledger/store.ts';
-import type { AccountKind } from '../ledger/model.ts';
+} from '../ledger/statement.ts';
 import { payoutMachine, reconciliationMachine } from './model.ts';
 import { PAYOUT_COLUMNS, type PayoutRow } from './payout-store.ts';
 import { RECIPIENT_SELECT, type RecipientRow } from './recipient-store.ts';
@@ -65,9 +66,7 @@ export async function readPayoutDecision(
                        WHERE merchant_id = ${m} AND environment = ${e} AND day = (now() AT TIME ZONE 'Africa/Accra')::date), 0) AS paid_out_today_minor,
             (SELECT payout_approval_required FROM merchants WHERE id = ${m}) AS approval_required,
             (SELECT created_by_user_id FROM api_keys WHERE id = ${key}) AS key_creator_user_id,
-            (SELECT coalesce(json_agg(json_build_object('id', a.id, 'kind', a.kind, 'balance_minor',
-                      a.balance_minor + coalesce((SELECT sum(u.amount_minor) FROM ledger_unapplied_lines u WHERE u.account_id = a.id), 0)) ORDER BY a.id), '[]') FROM ledger_accounts a
-              WHERE a.merchant_id = ${m} AND a.environment = ${e} AND a.kind = ANY(${s.p(q.accountKinds, 'text[]')})) AS accounts
+            ${accountsJsonItem(s, m, e, q.accountKinds)} AS accounts
        FROM payout_settings settings
        LEFT JOIN LATERAL (${RECIPIENT_SELECT} WHERE r.id = ${s.p(q.recipientId)}) AS rcp ON true
       WHERE settings.merchant_id = ${m} AND settings.environment = ${e}`,

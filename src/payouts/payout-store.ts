@@ -1,6 +1,6 @@
 // Payouts once written: reads, changes (a status only through its table), the day's total a failed or
 // cancelled payout releases, and the Live processor's queue. A new payout is written by new-payout-store.ts.
-import type { Environment } from '../accounts/model.ts';
+import type { Environment } from '../lib/environment.ts';
 import type { Queryable } from '../db/index.ts';
 import type { Transition } from '../lib/state-machine.ts';
 import {

@@ -1,10 +1,10 @@
-// What the API, the dashboard and webhook events show of recipients and payouts.
-import type { Queryable } from '../db/index.ts';
-import { emitEvent, type EventInput } from '../events/outbox.ts';
-import { listEvidence, type EvidenceRow } from './evidence-store.ts';
+// What the API, the dashboard and webhook events show of recipients and payouts: shapes only, from rows the
+// caller has read (queries.ts reads a payout's recipient and evidence; lifecycle.ts emits the events).
+import type { EventInput } from '../events/outbox.ts';
+import type { EvidenceRow } from './evidence-store.ts';
 import { STATUS_LABELS, canCancel } from './model.ts';
 import type { PayoutRow } from './payout-store.ts';
-import { findRecipient, type RecipientRow } from './recipient-store.ts';
+import type { RecipientRow } from './recipient-store.ts';
 
 export function toRecipientResponse(r: RecipientRow) {
   return {
@@ -53,14 +53,8 @@ export function toPayoutPayload(
   };
 }
 
-/** known: what the caller already has (a payout just created has its recipient and no evidence yet). */
-export async function toPayoutResponse(
-  db: Queryable,
-  p: PayoutRow,
-  known: { recipient?: RecipientRow; evidence?: EvidenceRow[] } = {},
-) {
-  const recipient = known.recipient ?? (await findRecipient(db, p.merchant_id, p.environment, p.recipient_id));
-  const evidence = known.evidence ?? (await listEvidence(db, p.id));
+/** A payout as the API and the dashboard show it, with its recipient (null when gone) and evidence files. */
+export function toPayoutResponse(p: PayoutRow, recipient: RecipientRow | null, evidence: readonly EvidenceRow[]) {
   return {
     ...toPayoutPayload(p),
     object: 'payout' as const,
@@ -110,6 +104,3 @@ export const payoutEventInput = (p: PayoutEventFields, type: string): EventInput
   objectVersion: p.version,
   data: { payout: toPayoutPayload(p) },
 });
-
-/** Queues a payout event, in the transaction of the change that causes it. */
-export const emitPayoutEvent = (tx: Queryable, p: PayoutRow, type: string) => emitEvent(tx, payoutEventInput(p, type));

@@ -13,6 +13,7 @@ import {
   advanceProcessingStep,
   duePayoutIds,
   findPayoutById,
+  findPayoutByProviderReference,
   holdForClaim,
   updatePayout,
   type PayoutRow,
@@ -210,7 +211,7 @@ async function transferStep(
 async function processPayout(db: Db, providers: LiveProviders, payoutId: string, log?: Log): Promise<void> {
   const payout = await findPayoutById(db, payoutId);
   // Held by an operator since the claim (holds.ts): no provider call until it is released.
-  if (!payout || payout.status !== 'processing' || payout.held_at) return;
+  if (payout?.status !== 'processing' || payout.held_at) return;
   const recipient = (await findRecipient(db, payout.merchant_id, payout.environment, payout.recipient_id))!;
   const rail = railOf(providers, payout, recipient);
   if (!rail) {
@@ -226,15 +227,28 @@ async function processPayout(db: Db, providers: LiveProviders, payoutId: string,
   await applyTransferOutcome(db, payoutId, await rail.status(railPayout(payout, recipient)));
 }
 
-/** Asks a payout's provider now (a provider webhook said something happened to it). */
-export async function checkPayoutNow(db: Db, providers: LiveProviders, payoutId: string): Promise<void> {
-  const payout = await findPayoutById(db, payoutId);
-  if (!payout || !payout.provider || !payout.provider_reference) return;
+/** How a provider's notification names a payout: by the provider's reference, or by our payout id. */
+export type PayoutNamed = { providerReference: string } | { payoutId: string };
+
+/**
+ * The payout a provider's notification names, read once (the caller passes it on to checkPayoutNow; it is
+ * locked again only in the transaction that applies the answer). By our id, only a payout that provider holds
+ * under a reference of ours; null when there is none.
+ */
+export async function payoutNamedBy(db: Queryable, provider: string, named: PayoutNamed): Promise<PayoutRow | null> {
+  if ('providerReference' in named) return findPayoutByProviderReference(db, provider, named.providerReference);
+  const payout = await findPayoutById(db, named.payoutId);
+  return payout && payout.provider === provider && payout.provider_reference ? payout : null;
+}
+
+/** Asks a payout's provider now (a provider webhook said something happened to it); payout as just read. */
+export async function checkPayoutNow(db: Db, providers: LiveProviders, payout: PayoutRow): Promise<void> {
+  if (!payout.provider || !payout.provider_reference) return;
   if (payout.status !== 'processing' && payout.status !== 'paid') return;
   const recipient = (await findRecipient(db, payout.merchant_id, payout.environment, payout.recipient_id))!;
   const rail = providers.payoutByName(payout.provider);
   if (!rail) return;
-  await applyTransferOutcome(db, payoutId, await rail.status(railPayout(payout, recipient)));
+  await applyTransferOutcome(db, payout.id, await rail.status(railPayout(payout, recipient)));
 }
 
 /**

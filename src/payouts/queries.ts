@@ -1,15 +1,18 @@
 // Reads of payouts, recipients and evidence for the dashboard pages and the API routes, each scoped to a
 // merchant and environment (a foreign id reads as missing: null; the API's getPayout answers 404). Pages
 // and routes call these, not the store.
-import type { ApiPrincipal, Environment } from '../accounts/model.ts';
+import type { ApiPrincipal, Environment } from '../lib/environment.ts';
 import type { Queryable } from '../db/index.ts';
 import { errors } from '../lib/errors.ts';
-import { listActiveBanks } from '../ops/store.ts';
+import { listActiveBanks } from './bank-store.ts';
 import * as evidenceStore from './evidence-store.ts';
 import * as payoutStore from './payout-store.ts';
 import * as recipientStore from './recipient-store.ts';
 import { PAYOUT_LIST_LIMIT_DEFAULT, PAYOUT_LIST_LIMIT_MAX, PAYOUT_LIST_PAGE_MAX } from './model.ts';
 import { toPayoutResponse } from './presenters.ts';
+import type { PayoutRow } from './payout-store.ts';
+import type { EvidenceRow } from './evidence-store.ts';
+import type { RecipientRow } from './recipient-store.ts';
 
 export type { EvidenceRow } from './evidence-store.ts';
 export type { PayoutExportRow, PayoutRow } from './payout-store.ts';
@@ -101,5 +104,20 @@ export async function listPayouts(
     limit,
     query.reference ?? null,
   );
-  return { payouts: await Promise.all(rows.map((row) => toPayoutResponse(db, row))), page, limit, total };
+  return { payouts: await Promise.all(rows.map((row) => payoutResponse(db, row))), page, limit, total };
+}
+
+/**
+ * A payout as the API and the dashboard show it: its recipient and evidence are read unless the caller
+ * already has them (known: a payout just created has its recipient and no evidence yet).
+ */
+export async function payoutResponse(
+  db: Queryable,
+  p: PayoutRow,
+  known: { recipient?: RecipientRow; evidence?: EvidenceRow[] } = {},
+) {
+  const recipient =
+    known.recipient ?? (await recipientStore.findRecipient(db, p.merchant_id, p.environment, p.recipient_id));
+  const evidence = known.evidence ?? (await evidenceStore.listEvidence(db, p.id));
+  return toPayoutResponse(p, recipient, evidence);
 }

@@ -1,12 +1,12 @@
 // What a merchant can pay out, and at what cost: capabilities, the balance, fee quotes.
-import type { ApiPrincipal } from '../accounts/model.ts';
-import { findPayoutApprovalRequired } from '../accounts/store.ts';
+import type { ApiPrincipal } from '../lib/environment.ts';
+import { findPayoutApprovalRequired } from '../accounts/service.ts';
 import type { Queryable } from '../db/index.ts';
 import { MOMO_NETWORKS, NETWORK_LABELS } from '../lib/ghana.ts';
 import { newId } from '../lib/ids.ts';
 import type { LiveProviders } from '../rails/live.ts';
 import { balance } from '../ledger/service.ts';
-import { listActiveBanksWithCode } from '../ops/store.ts';
+import { listActiveBanksWithCode } from './bank-store.ts';
 import {
   BANK_PAYOUT_FEE_MINOR,
   MOMO_PAYOUT_FEE_BPS,

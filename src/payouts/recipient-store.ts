@@ -1,5 +1,5 @@
 // Recipients (the accounts payouts are sent to) and their verification: their SQL.
-import type { Environment } from '../accounts/model.ts';
+import type { Environment } from '../lib/environment.ts';
 import type { Queryable } from '../db/index.ts';
 import { sqlList } from '../lib/state-machine.ts';
 import { recipientMachine, type AccountType, type VerificationStatus } from './model.ts';

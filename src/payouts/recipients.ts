@@ -1,11 +1,11 @@
 // Recipients (SPEC 4.3): create, replace, read and delete, and the Test verifier.
-import type { ApiPrincipal } from '../accounts/model.ts';
+import type { ApiPrincipal } from '../lib/environment.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import { DbError } from '../db/index.ts';
 import { errors } from '../lib/errors.ts';
 import { checkPhoneForNetwork, MOMO_NETWORKS, type MomoNetwork } from '../lib/ghana.ts';
 import { isUuid, newId } from '../lib/ids.ts';
-import { bankIsActive } from '../ops/store.ts';
+import { bankIsActive } from './bank-store.ts';
 import {
   ACCOUNT_NAME_LENGTH_MAX,
   ACCOUNT_NUMBER_DIGITS_MAX,

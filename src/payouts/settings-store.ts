@@ -1,5 +1,5 @@
 // The payout settings of a merchant's environment (access, pause, limits): its SQL.
-import type { Environment } from '../accounts/model.ts';
+import type { Environment } from '../lib/environment.ts';
 import type { Queryable } from '../db/index.ts';
 import { DEFAULT_DAILY_LIMIT_MINOR, DEFAULT_PAYOUT_LIMIT_MINOR } from './model.ts';
 

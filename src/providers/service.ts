@@ -3,12 +3,10 @@
 // callback, it is only a reason to ask the provider about our reference (transaction or transfer verify)
 // and apply what the provider answers: the same path as the payer's refresh and the status checks.
 import type { Db } from '../db/index.ts';
-import { findAttemptByProviderReference, findAttempt } from '../checkout/store.ts';
-import { settleFromProvider, type ProviderStatusDeps } from '../checkout/provider-status.ts';
-import { checkPayoutNow } from '../payouts/processing.ts';
-import { findPayoutById, findPayoutByProviderReference } from '../payouts/payout-store.ts';
+import type { AttemptRow } from '../checkout/model.ts';
+import { attemptNamedBy, settleFromProvider, type ProviderStatusDeps } from '../checkout/provider-status.ts';
+import { checkPayoutNow, payoutNamedBy } from '../payouts/processing.ts';
 import { checkRefundsNamed } from '../refunds/processing.ts';
-import { findRefundById } from '../refunds/store.ts';
 import type { LiveProviders } from '../rails/live.ts';
 import { providerEventSeen, recordProviderEvent } from './store.ts';
 
@@ -19,7 +17,18 @@ export interface ProviderEventDeps extends ProviderStatusDeps {
 
 export type WebhookVerdict = 'applied' | 'duplicate' | 'ignored';
 
-/** A provider event that names our reference: ask about the attempt or payout it names and apply the answer. */
+/** Asks about an attempt a provider named (as just read) and applies the answer; false when that provider is not configured. */
+async function settleAttempt(deps: ProviderEventDeps, provider: string, attempt: AttemptRow): Promise<boolean> {
+  const adapter = deps.providers.collectionByName(provider);
+  if (!adapter) return false;
+  await settleFromProvider(deps, adapter, attempt, `${provider}_notification`);
+  return true;
+}
+
+/**
+ * A provider event that names our reference: ask about the attempt or payout it names and apply the answer.
+ * Each row is read once here and passed on; only the transaction applying the answer reads it again, locked.
+ */
 async function settleReference(
   deps: ProviderEventDeps,
   provider: string,
@@ -27,17 +36,13 @@ async function settleReference(
   kind: 'charge' | 'transfer' | 'any',
 ): Promise<boolean> {
   if (kind !== 'transfer') {
-    const attempt = await findAttemptByProviderReference(deps.db, provider, reference);
-    const adapter = attempt ? deps.providers.collectionByName(provider) : null;
-    if (attempt && adapter) {
-      await settleFromProvider(deps, adapter, attempt, `${provider}_notification`);
-      return true;
-    }
+    const attempt = await attemptNamedBy(deps.db, provider, { providerReference: reference });
+    if (attempt && (await settleAttempt(deps, provider, attempt))) return true;
   }
   if (kind !== 'charge') {
-    const payout = await findPayoutByProviderReference(deps.db, provider, reference);
+    const payout = await payoutNamedBy(deps.db, provider, { providerReference: reference });
     if (payout) {
-      await checkPayoutNow(deps.db, deps.providers, payout.id);
+      await checkPayoutNow(deps.db, deps.providers, payout);
       return true;
     }
   }
@@ -85,20 +90,15 @@ export async function handleMtnCallback(
   )
     return 'applied';
   if (named.externalId) {
-    const attempt = await findAttempt(deps.db, named.externalId);
-    if (attempt && attempt.provider === 'mtn_momo' && attempt.provider_reference)
-      return (await settleReference(deps, 'mtn_momo', attempt.provider_reference, 'charge')) ? 'applied' : 'ignored';
-    const payout = await findPayoutById(deps.db, named.externalId);
-    if (payout && payout.provider === 'mtn_momo' && payout.provider_reference)
-      return (await settleReference(deps, 'mtn_momo', payout.provider_reference, 'transfer')) ? 'applied' : 'ignored';
-    const refund = await findRefundById(deps.db, named.externalId);
-    if (refund && refund.provider === 'mtn_momo' && refund.provider_reference) {
-      return (await checkRefundsNamed(deps.db, deps.providers, 'mtn_momo', {
-        refundReference: refund.provider_reference,
-      }))
-        ? 'applied'
-        : 'ignored';
+    // Our id: an attempt, a payout or a refund this provider holds under a reference of ours.
+    const attempt = await attemptNamedBy(deps.db, 'mtn_momo', { attemptId: named.externalId });
+    if (attempt) return (await settleAttempt(deps, 'mtn_momo', attempt)) ? 'applied' : 'ignored';
+    const payout = await payoutNamedBy(deps.db, 'mtn_momo', { payoutId: named.externalId });
+    if (payout) {
+      await checkPayoutNow(deps.db, deps.providers, payout);
+      return 'applied';
     }
+    if (await checkRefundsNamed(deps.db, deps.providers, 'mtn_momo', { refundId: named.externalId })) return 'applied';
   }
   return 'ignored';
 }

@@ -1,7 +1,7 @@
 // The Live providers the configuration enables, in LIVE_PROVIDER_ORDER (README "Going live"). A provider is
 // enabled by its credentials; Live bank transfers by the collection account's settings; the rehearsal
 // payout simulator only by LIVE_PAYOUT_SIMULATOR=on.
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import { createBankTransfer } from './bank-transfer/index.ts';
 import { LiveProviders, type LiveProviderEntry } from './live.ts';
 import { createMtnMomo, type MtnMomo } from './mtn-momo/index.ts';

@@ -145,6 +145,24 @@ const within = (day: AccraDay, at: Date | null) => at !== null && at >= day.star
 /** Reported records that moved money (paid, or paid and later reversed). */
 export const movedMoney = (item: ReportedTransaction) => item.status === 'paid' || item.status === 'reversed';
 
+/** A record whose status the report contradicts. */
+const statusDiffers = (reference: string, record: SikaRecord, item: ReportedTransaction): Difference => ({
+  kind: 'status_differs',
+  reference,
+  sika: record,
+  provider: item,
+  note: `Sika: ${record.status}; provider: ${item.rawStatus}`,
+});
+
+/** A record the report gives another amount or currency. */
+const amountDiffers = (reference: string, record: SikaRecord, item: ReportedTransaction): Difference => ({
+  kind: 'amount_differs',
+  reference,
+  sika: record,
+  provider: item,
+  note: `Sika: ${amountText(record.amountMinor, record.currency)}; provider: ${amountText(item.amountMinor, item.currency)}`,
+});
+
 export interface Comparison {
   matched: Matched[];
   differences: Difference[];
@@ -184,21 +202,9 @@ export function compareWithReport(
     }
     used.add(key);
     if (item.status !== record.expected) {
-      differences.push({
-        kind: 'status_differs',
-        reference: record.reference,
-        sika: record,
-        provider: item,
-        note: `Sika: ${record.status}; provider: ${item.rawStatus}`,
-      });
+      differences.push(statusDiffers(record.reference, record, item));
     } else if (item.amountMinor !== record.amountMinor || item.currency !== record.currency) {
-      differences.push({
-        kind: 'amount_differs',
-        reference: record.reference,
-        sika: record,
-        provider: item,
-        note: `Sika: ${amountText(record.amountMinor, record.currency)}; provider: ${amountText(item.amountMinor, item.currency)}`,
-      });
+      differences.push(amountDiffers(record.reference, record, item));
     } else {
       matched.push({ sika: record, provider: item });
     }
@@ -218,21 +224,9 @@ export function compareWithReport(
         note: `The provider reports it ${item.rawStatus}; Sika has no ${item.kind === 'collection' ? 'attempt' : 'payout'} with this reference`,
       });
     } else if (record.expected === null) {
-      differences.push({
-        kind: 'status_differs',
-        reference: item.reference,
-        sika: record,
-        provider: item,
-        note: `Sika: ${record.status}; provider: ${item.rawStatus}`,
-      });
+      differences.push(statusDiffers(item.reference, record, item));
     } else if (item.amountMinor !== record.amountMinor || item.currency !== record.currency) {
-      differences.push({
-        kind: 'amount_differs',
-        reference: item.reference,
-        sika: record,
-        provider: item,
-        note: `Sika: ${amountText(record.amountMinor, record.currency)}; provider: ${amountText(item.amountMinor, item.currency)}`,
-      });
+      differences.push(amountDiffers(item.reference, record, item));
     } else {
       const sikaDay = record.paidAt ? accraDayOf(record.paidAt) : 'no day';
       differences.push({

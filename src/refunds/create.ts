@@ -3,11 +3,10 @@
 // available balance (409 INSUFFICIENT_FUNDS when it cannot be, never a negative balance), refund.created is
 // emitted, and a Test refund is settled at once. A Live refund is only recorded here, with its provider and
 // our reference with it: the provider is asked after commit (processing.ts), never inside the transaction.
-import type { Environment } from '../accounts/model.ts';
-import { lockSession } from '../checkout/store.ts';
+import type { Environment } from '../lib/environment.ts';
 import type { Queryable } from '../db/index.ts';
 import { holdRefund, InsufficientFundsError } from '../ledger/service.ts';
-import { checkMetadata } from '../checkout/service.ts';
+import { checkMetadata, lockSession } from '../checkout/service.ts';
 import { errors, SikaError } from '../lib/errors.ts';
 import { formatGhs } from '../lib/ghana.ts';
 import { newId } from '../lib/ids.ts';

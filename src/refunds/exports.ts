@@ -1,6 +1,6 @@
 // The refunds CSV (GET /api/v1/refunds with Accept: text/csv): the refunds created on Africa/Accra days
 // from..to, oldest first, streamed in keyset pages; written by src/http/csv.ts like the other exports.
-import type { ApiPrincipal } from '../accounts/model.ts';
+import type { ApiPrincipal } from '../lib/environment.ts';
 import { exportFilename } from '../books/exports.ts';
 import { EXPORT_PAGE_ROWS, parseDayRange } from '../books/model.ts';
 import type { Queryable } from '../db/index.ts';

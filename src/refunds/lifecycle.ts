@@ -1,11 +1,12 @@
 // A refund's status changes, each with its money and its event in the same transaction: succeeded posts
 // the hold to the payer (and adds to the session's refunded_minor), failed and cancelled release it.
 import type { Db, Queryable } from '../db/index.ts';
-import { findActiveUser } from '../accounts/store.ts';
+import { findActiveUser } from '../accounts/service.ts';
 import { audit, type Actor } from '../audit/log.ts';
 import { emitEvent } from '../events/outbox.ts';
 import { postRefund, voidRefund } from '../ledger/service.ts';
 import { errors } from '../lib/errors.ts';
+import { approverRule, checkDecision } from '../lib/four-eyes.ts';
 import {
   isDuplicateRefund,
   REFUND_FAILURE_REASON_LENGTH_MAX,
@@ -65,6 +66,11 @@ export async function moveRefund(
   return updated;
 }
 
+/** Who decides a refund awaiting approval: an approver of its merchant who did not request it. */
+const REFUND_DECISION = approverRule<RefundStatus>('refund', 'awaiting_approval', (status) =>
+  errors.conflict('REFUND_NOT_PENDING', `The refund is ${status}; only refunds awaiting approval take a decision.`),
+);
+
 /**
  * Four eyes, as for payouts: an approver who did not request the refund approves it (-> pending: sent to its
  * provider or operator queue) or rejects it (-> cancelled, the hold released).
@@ -77,15 +83,11 @@ export async function decideRefund(
     const refund = await findRefundById(tx, input.refundId, true);
     const user = await findActiveUser(tx, input.userId);
     if (!refund || !user || user.merchant_id !== refund.merchant_id) throw errors.notFound('Refund');
-    if (user.role !== 'approver')
-      throw errors.forbidden('Only a user with the approver role can approve or reject refunds.');
-    if (refund.requested_by_user_id === input.userId)
-      throw errors.forbidden('The requester of a refund cannot approve or reject it; another approver must.');
-    if (refund.status !== 'awaiting_approval')
-      throw errors.conflict(
-        'REFUND_NOT_PENDING',
-        `The refund is ${refund.status}; only refunds awaiting approval take a decision.`,
-      );
+    checkDecision(
+      REFUND_DECISION,
+      { status: refund.status, requestedBy: refund.requested_by_user_id },
+      { id: input.userId, role: user.role },
+    );
     const after =
       input.decision === 'approve'
         ? await moveRefund(tx, refund, 'pending', {
@@ -124,7 +126,7 @@ export async function settleOperatorRefund(
 ) {
   return db.transaction(async (tx) => {
     const refund = await findRefundById(tx, input.refundId, true);
-    if (!refund || refund.route !== 'operator') throw errors.notFound('Refund');
+    if (refund?.route !== 'operator') throw errors.notFound('Refund');
     if (refund.status !== 'pending')
       throw errors.conflict(
         'REFUND_NOT_PENDING',

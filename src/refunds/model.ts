@@ -1,31 +1,15 @@
 // Refunds: types, the status table and the API shape (no I/O here). DESIGN §4: only a success session's
 // payment can be refunded, partial refunds add up to at most what the payer was charged, the fee the
 // merchant paid on the payment is not returned, and the amount is held from available while pending.
-import type { Environment } from '../accounts/model.ts';
-import { defineStateMachine, type Transitions } from '../lib/state-machine.ts';
+import type { Environment } from '../lib/environment.ts';
 
-export const REFUND_STATUSES = ['awaiting_approval', 'pending', 'succeeded', 'failed', 'cancelled'] as const;
-export type RefundStatus = (typeof REFUND_STATUSES)[number];
+import { REFUND_STATUSES, type RefundStatus } from '../lib/statuses.ts';
+
+export { REFUND_STATUSES, type RefundStatus };
 export type RefundRoute = 'test' | 'provider' | 'operator';
 export type RefundStep = 'send' | 'awaiting_result';
 
-/**
- * awaiting_approval (a Live refund of a merchant that requires a second person) -> pending | cancelled;
- * pending -> succeeded | failed. A refund is created awaiting_approval or pending.
- */
-export const REFUND_TRANSITIONS: Transitions<RefundStatus> = {
-  awaiting_approval: ['pending', 'cancelled'],
-  pending: ['succeeded', 'failed'],
-  succeeded: [],
-  failed: [],
-  cancelled: [],
-};
-export const refundMachine = defineStateMachine({
-  name: 'refund',
-  statuses: REFUND_STATUSES,
-  initial: ['awaiting_approval', 'pending'],
-  transitions: REFUND_TRANSITIONS,
-});
+export { REFUND_TRANSITIONS, refundMachine } from '../lib/statuses.ts';
 
 export const REFUND_REASON_LENGTH_MAX = 500;
 export const REFUND_FAILURE_REASON_LENGTH_MAX = 500;

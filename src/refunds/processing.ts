@@ -4,7 +4,7 @@
 // asked about by our reference; the refund is sent again only when the provider says it never saw it.
 // There is no failover: only the provider that took the money can give it back.
 import type { Db, Queryable } from '../db/index.ts';
-import { findAttempt } from '../checkout/store.ts';
+import { attemptById } from '../checkout/service.ts';
 import type { LiveProviders } from '../rails/live.ts';
 import type { RefundForRail, RefundOutcome, RefundRail } from '../rails/refunds.ts';
 import { ProviderNoAnswerError, ProviderRefusedError } from '../rails/types.ts';
@@ -37,7 +37,7 @@ export const refundPollDelayMs = (checks: number): number =>
   Math.min(REFUND_STATUS_POLL_FIRST_MS * 2 ** Math.min(checks, 20), REFUND_STATUS_POLL_MAX_MS);
 
 async function forRail(db: Queryable, refund: RefundRow): Promise<RefundForRail> {
-  const attempt = (await findAttempt(db, refund.attempt_id))!;
+  const attempt = (await attemptById(db, refund.attempt_id))!;
   return {
     refundId: refund.id,
     providerReference: refund.provider_reference!,
@@ -132,7 +132,7 @@ async function sendStep(db: Db, rail: RefundRail, refund: RefundRow, log?: Log):
 /** One step of one Live provider refund. */
 async function processRefund(db: Db, providers: LiveProviders, refundId: string, log?: Log): Promise<void> {
   const refund = await findRefundById(db, refundId);
-  if (!refund || refund.status !== 'pending' || refund.route !== 'provider') return;
+  if (refund?.status !== 'pending' || refund.route !== 'provider') return;
   const rail = providers.refundsByName(refund.provider!);
   if (!rail) {
     log?.warn(
@@ -148,39 +148,41 @@ async function processRefund(db: Db, providers: LiveProviders, refundId: string,
   await applyRefundOutcome(db, refundId, await rail.status(await forRail(db, refund)));
 }
 
-/** Asks a refund's provider now (a provider webhook said something happened to it). */
-export async function checkRefundNow(db: Db, providers: LiveProviders, refundId: string): Promise<void> {
-  const refund = await findRefundById(db, refundId);
-  if (
-    !refund ||
-    refund.status !== 'pending' ||
-    refund.route !== 'provider' ||
-    refund.processing_step !== 'awaiting_result'
-  )
+/** Asks a refund's provider now (a provider webhook said something happened to it); refund as just read. */
+async function checkRefundNow(db: Db, providers: LiveProviders, refund: RefundRow): Promise<void> {
+  if (refund.status !== 'pending' || refund.route !== 'provider' || refund.processing_step !== 'awaiting_result')
     return;
   const rail = providers.refundsByName(refund.provider!);
   if (!rail) return;
-  await applyRefundOutcome(db, refundId, await rail.status(await forRail(db, refund)));
+  await applyRefundOutcome(db, refund.id, await rail.status(await forRail(db, refund)));
+}
+
+/** How a provider's notification names refunds: our reference with it, the charge they refund, or our refund id. */
+export type RefundsNamed = { refundReference: string } | { chargeReference: string } | { refundId: string };
+
+/** The refunds a notification names, each read once. By our id, only a refund that provider holds under a reference of ours. */
+async function refundsNamedBy(db: Queryable, provider: string, named: RefundsNamed): Promise<RefundRow[]> {
+  if ('chargeReference' in named) return pendingRefundsOfCharge(db, provider, named.chargeReference);
+  const refund =
+    'refundReference' in named
+      ? await findRefundByProviderReference(db, provider, named.refundReference)
+      : await findRefundById(db, named.refundId);
+  return refund && refund.provider === provider && refund.provider_reference ? [refund] : [];
 }
 
 /**
- * A provider notification about refunds (only a reason to ask): by our refund reference (MTN's callback) or by
- * the charge it refunds (Paystack's refund.* events name the transaction). True when it named a refund of ours.
+ * A provider notification about refunds (only a reason to ask): by our refund reference (MTN's callback), by
+ * the charge it refunds (Paystack's refund.* events name the transaction) or by our refund id (MTN's external
+ * id). Each refund named is read once and asked about. True when it named a refund of ours.
  */
 export async function checkRefundsNamed(
   db: Db,
   providers: LiveProviders,
   provider: string,
-  named: { refundReference?: string; chargeReference?: string },
+  named: RefundsNamed,
 ): Promise<boolean> {
-  const refunds = named.refundReference
-    ? [await findRefundByProviderReference(db, provider, named.refundReference)].filter(
-        (r): r is RefundRow => r !== null,
-      )
-    : named.chargeReference
-      ? await pendingRefundsOfCharge(db, provider, named.chargeReference)
-      : [];
-  for (const refund of refunds) await checkRefundNow(db, providers, refund.id);
+  const refunds = await refundsNamedBy(db, provider, named);
+  for (const refund of refunds) await checkRefundNow(db, providers, refund);
   return refunds.length > 0;
 }
 

@@ -1,11 +1,17 @@
 // Reading refunds: one by id (the caller's merchant and environment only; others are 404), and the
 // keyset-paged list (GET /api/v1/refunds), newest first.
-import type { ApiPrincipal } from '../accounts/model.ts';
+import type { ApiPrincipal } from '../lib/environment.ts';
 import type { Queryable } from '../db/index.ts';
 import { errors } from '../lib/errors.ts';
 import { createdRange, cursorPosition } from '../lib/list-paging.ts';
 import { REFUND_LIST_LIMIT_DEFAULT, toRefundResponse, type RefundRow, type RefundStatus } from './model.ts';
-import { findRefund, heldForRefunds, refundsOfSession, searchRefunds } from './store.ts';
+import {
+  findRefund,
+  heldForRefunds,
+  operatorQueue as operatorQueueRows,
+  refundsOfSession,
+  searchRefunds,
+} from './store.ts';
 
 export interface RefundListQuery {
   limit?: number;
@@ -96,3 +102,6 @@ export function refundsCreatedBetween(
 /** What the merchant's unfinished refunds hold from its balance: the dashboard names it apart from what payouts hold. */
 export const refundHolds = (db: Queryable, merchantId: string, environment: 'test' | 'live') =>
   heldForRefunds(db, merchantId, environment);
+
+/** Live refunds an operator must transfer (route operator, still pending), oldest first, at most limit. */
+export const operatorQueue = (db: Queryable, limit: number) => operatorQueueRows(db, limit);

@@ -1,5 +1,6 @@
 // The refunds' SQL. Every status write takes a Transition issued by refundMachine.
 import type { Queryable } from '../db/index.ts';
+import { keysetOrder, ListWhere } from '../db/paging.ts';
 import type { Transition } from '../lib/state-machine.ts';
 import { refundMachine, type RefundRow, type RefundStatus } from './model.ts';
 
@@ -194,28 +195,21 @@ export interface RefundSearch {
   order?: 'newest' | 'oldest';
 }
 
+/** The keyset of the refund list. */
+const REFUND_KEYSET = ['created_at', 'id'] as const;
+
 /** Up to `limit` refunds matching, newest first; keyset on (created_at, id) so paging never skips or repeats. */
 export function searchRefunds(db: Queryable, search: RefundSearch, limit: number): Promise<RefundRow[]> {
-  const where = ['merchant_id = $1', 'environment = $2'];
-  const params: unknown[] = [search.merchantId, search.environment];
-  const add = (clause: (n: number) => string, value: unknown) => {
-    params.push(value);
-    where.push(clause(params.length));
-  };
-  if (search.status) add((n) => `status = $${n}`, search.status);
-  if (search.sessionId) add((n) => `session_id = $${n}`, search.sessionId);
-  if (search.createdFrom) add((n) => `created_at >= $${n}`, search.createdFrom);
-  if (search.createdBefore) add((n) => `created_at < $${n}`, search.createdBefore);
-  const oldest = search.order === 'oldest';
-  if (search.after) {
-    params.push(search.after.createdAt, search.after.id);
-    where.push(`(created_at, id) ${oldest ? '>' : '<'} ($${params.length - 1}, $${params.length})`);
-  }
-  params.push(limit);
-  const order = oldest ? 'created_at, id' : 'created_at DESC, id DESC';
+  const where = new ListWhere({ merchant_id: search.merchantId, environment: search.environment });
+  if (search.status) where.add((n) => `status = $${n}`, search.status);
+  if (search.sessionId) where.add((n) => `session_id = $${n}`, search.sessionId);
+  if (search.createdFrom) where.add((n) => `created_at >= $${n}`, search.createdFrom);
+  if (search.createdBefore) where.add((n) => `created_at < $${n}`, search.createdBefore);
+  where.after(REFUND_KEYSET, search.after, search.order);
+  const limitParam = where.limit(limit);
   return db.query<RefundRow>(
-    `SELECT ${REFUND_COLUMNS} FROM refunds WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT $${params.length}`,
-    params,
+    `SELECT ${REFUND_COLUMNS} FROM refunds WHERE ${where.sql} ORDER BY ${keysetOrder(REFUND_KEYSET, search.order)} LIMIT ${limitParam}`,
+    where.params,
   );
 }
 

@@ -11,7 +11,6 @@ import {
   type ConsoleSession,
 } from '../accounts/console-sessions.ts';
 import { TRUSTED_DEVICE_LIFETIME_S } from '../accounts/trusted-devices.ts';
-import type { Queryable } from '../db/index.ts';
 
 export {
   completeSecondFactor,
@@ -60,8 +59,9 @@ export function clearSessionCookie(reply: FastifyReply, kind: ConsoleKind): void
   reply.clearCookie(cookieName(kind), { path: cookiePath(kind) });
 }
 
+/** `db`: whatever the accounts' session lookup reads with (the pages never name storage's types). */
 export async function loadSession(
-  db: Queryable,
+  db: Parameters<typeof findSession>[0],
   request: FastifyRequest,
   kind: ConsoleKind,
 ): Promise<WebSession | null> {

@@ -18,7 +18,15 @@ import type { AppDeps } from '../http/deps.ts';
 import { accountSchemas } from './account-schemas.ts';
 import type { ConsoleKind, WebSession } from './auth.ts';
 import { qrSvg } from './checkout/qr.ts';
-import { formValue, sendPage, sendThrottled, sessionOf, signedInAccount, tooManyAttempts } from './console.ts';
+import {
+  formValue,
+  sendPage,
+  sendThrottled,
+  sessionOf,
+  signedInAccount,
+  tooManyAttempts,
+  pageSender,
+} from './console.ts';
 import { html, raw, type Html } from './html.ts';
 import { csrfField, page, when_ } from './layout.ts';
 
@@ -51,7 +59,7 @@ export function accountGate(kind: ConsoleKind): preHandlerAsyncHookHandler {
   const paths = accountPaths(kind);
   return async function accountGate(request, reply) {
     const session = request.webSession;
-    if (!session || session.stage !== 'active') return;
+    if (session?.stage !== 'active') return;
     const path = request.url.split('?')[0]!;
     if (path === paths.logout) return;
     let allowed: (p: string) => boolean;
@@ -121,14 +129,7 @@ export async function consoleAccountPages(
 ) {
   const { db } = deps;
   const paths = accountPaths(kind);
-  const show = (
-    reply: FastifyReply,
-    session: WebSession,
-    title: string,
-    body: Html,
-    flash: Flash = null,
-    status = 200,
-  ) => sendPage(reply, page({ title, session, kind, flash, body }), status);
+  const show = pageSender(kind);
 
   async function accountPage(reply: FastifyReply, session: WebSession, flash: Flash = null, status = 200) {
     if (session.mustChangePassword)

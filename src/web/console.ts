@@ -20,7 +20,7 @@ import {
   type WebSession,
 } from './auth.ts';
 import { authSchemas, refuseBadInputAfterSessionCheck } from './console-schemas.ts';
-import { html } from './html.ts';
+import { html, type Html } from './html.ts';
 import { page } from './layout.ts';
 
 declare module 'fastify' {
@@ -44,6 +44,22 @@ export function sendPage(reply: FastifyReply, body: string, status = 200): Fasti
     )
     .send(body);
 }
+
+/**
+ * A console page sender: the page of `kind` (its nav entry `active`, if any) with its title, body and an
+ * optional flash, sent with the status given.
+ */
+export const pageSender =
+  (kind: ConsoleKind, active?: string) =>
+  (
+    reply: FastifyReply,
+    session: WebSession,
+    title: string,
+    body: Html,
+    flash: { message: string; error?: boolean } | null = null,
+    status = 200,
+  ): FastifyReply =>
+    sendPage(reply, page({ title, session, kind, active, flash, body }), status);
 
 export function formValue(request: FastifyRequest, name: string): string {
   const body = request.body as Record<string, unknown> | undefined;
@@ -138,9 +154,8 @@ export async function registerConsoleAuth(app: FastifyInstance, deps: AppDeps, k
   });
   refuseBadInputAfterSessionCheck(app);
 
-  app.get(`${base}/login`, { schema: { hide: true, ...authSchemas.loginPage } }, async (request, reply) => {
-    const existing = await loadSession(deps.db, request, kind);
-    if (existing) return reply.redirect(base, 303);
+  /** A new token for the sign-in form, set in its cookie (this path only, an hour). */
+  const newLoginCsrf = (reply: FastifyReply): string => {
     const csrf = randomBytes(18).toString('base64url');
     reply.setCookie(LOGIN_CSRF_COOKIE, csrf, {
       httpOnly: true,
@@ -149,18 +164,18 @@ export async function registerConsoleAuth(app: FastifyInstance, deps: AppDeps, k
       path: `${base}/login`,
       maxAge: 3_600,
     });
+    return csrf;
+  };
+
+  app.get(`${base}/login`, { schema: { hide: true, ...authSchemas.loginPage } }, async (request, reply) => {
+    const existing = await loadSession(deps.db, request, kind);
+    if (existing) return reply.redirect(base, 303);
+    const csrf = newLoginCsrf(reply);
     return sendPage(reply, loginForm(kind, csrf, null));
   });
 
   app.post(`${base}/login`, { schema: { hide: true, ...authSchemas.login } }, async (request, reply) => {
-    const csrf = randomBytes(18).toString('base64url');
-    reply.setCookie(LOGIN_CSRF_COOKIE, csrf, {
-      httpOnly: true,
-      sameSite: 'strict',
-      secure,
-      path: `${base}/login`,
-      maxAge: 3_600,
-    });
+    const csrf = newLoginCsrf(reply);
     const email = formValue(request, 'email');
     if (!sameToken(request.cookies[LOGIN_CSRF_COOKIE] ?? '', formValue(request, '_csrf'))) {
       return sendPage(

@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import type { CreatedMerchant } from '../../src/accounts/service.ts';
 import { eventually, freePort, liveSession, startLiveApp, type LiveApp } from '../live-support.ts';
 import { mtnMomoSettings, type MtnMomoStandIn, startMtnMomoStandIn } from '../standins/mtn-momo.ts';
-import { assertCleanRun, checkoutScreenshots, NARROW_PHONE } from './checkout-helpers.ts';
+import { assertCleanRun, checkoutScreenshots, heading, NARROW_PHONE, pendingAttempt } from './checkout-helpers.ts';
 import { launchBrowser, trackedPage } from './helpers.ts';
 
 const MTN_HELP = 'Dial *170#, choose My Wallet, then My Approvals, and approve the payment.';
@@ -39,15 +39,6 @@ describe('payer page in Live against the MTN MoMo stand-in: changing course, in 
     await mtn?.close();
   });
 
-  const heading = (page: Page, name: string | RegExp) => page.getByRole('heading', { name });
-  const pendingAttempt = async (sessionId: string) =>
-    (
-      await app.t.db.query<{ id: string; provider_reference: string }>(
-        "SELECT id, provider_reference FROM payment_attempts WHERE session_id = $1 AND status = 'pending'",
-        [sessionId],
-      )
-    )[0]!;
-
   async function payMtn(page: Page, phone: string) {
     await page.getByLabel('Mobile Money number').fill(phone);
     await page.locator('#pay-button').click();
@@ -60,7 +51,7 @@ describe('payer page in Live against the MTN MoMo stand-in: changing course, in 
     const { page } = g;
     await page.goto(`${app.baseUrl}/pay/${session.id}`);
     await payMtn(page, '024 123 4567');
-    const attempt = await pendingAttempt(session.id);
+    const attempt = await pendingAttempt(app.t.db, session.id);
     const status = (await app.http('GET', `/api/v1/checkout/sessions/${session.id}/provider-attempts/${attempt.id}`))
       .json;
     assert.equal(status.resend_supported, false);
@@ -92,7 +83,7 @@ describe('payer page in Live against the MTN MoMo stand-in: changing course, in 
     const { page } = g;
     await page.goto(`${app.baseUrl}/pay/${session.id}`);
     await payMtn(page, '024 123 4567');
-    const first = await pendingAttempt(session.id);
+    const first = await pendingAttempt(app.t.db, session.id);
     const asked = mtn.counts.requesttopay_status;
     await page.getByRole('button', { name: 'Use another number or method' }).click();
     await heading(page, 'Choose another number or method').waitFor();
@@ -104,7 +95,7 @@ describe('payer page in Live against the MTN MoMo stand-in: changing course, in 
     assert.equal(cancelled.failure_reason, 'changed_course');
 
     await payMtn(page, '054 987 6543');
-    const second = await pendingAttempt(session.id);
+    const second = await pendingAttempt(app.t.db, session.id);
     mtn.settle(second.provider_reference, 'SUCCESSFUL');
     await heading(page, 'Payment successful').waitFor({ timeout: 15_000 });
     // MTN's own id for the payment (financialTransactionId), not Sika's att_ id nor our X-Reference-Id.
@@ -155,7 +146,7 @@ describe('payer page in Live against the MTN MoMo stand-in: changing course, in 
     await checkoutScreenshots(page, 'course-mtn-ported', { phoneOnly: true });
     await page.getByRole('button', { name: 'Yes, pay with MTN MoMo' }).click();
     await heading(page, 'Approve the payment on your phone').waitFor();
-    const attempt = await pendingAttempt(session.id);
+    const attempt = await pendingAttempt(app.t.db, session.id);
     assert.equal(mtn.transactions.get(attempt.provider_reference)!.party.partyId, '233205550013');
     assertCleanRun(g);
     await g.close();

@@ -6,15 +6,13 @@
 // resend where the provider can, the provider's reference and the card on success, the same change without
 // JavaScript, and the Pay button in view at 360x740 once the number is typed.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import type { CreatedMerchant } from '../../src/accounts/service.ts';
 import type { TestContext } from '../helpers.ts';
-import { call, syncCodes } from '../http.ts';
+import { call } from '../http.ts';
 import { simulate } from '../checkout-support.ts';
-import { assertCleanRun, checkoutScreenshots, NARROW_PHONE } from './checkout-helpers.ts';
-import { launchBrowser, startBrowserApp, trackedPage } from './helpers.ts';
+import { assertCleanRun, checkoutScreenshots, heading, NARROW_PHONE, schoolFeesSession } from './checkout-helpers.ts';
+import { startBrowserApp, trackedPage, type BrowserApp } from './helpers.ts';
 
 const CHANGE = 'Use another number or method';
 
@@ -22,50 +20,16 @@ describe('a payer changes course on the payer page, in a browser', () => {
   let t: TestContext;
   let base: string;
   let browser: Browser;
+  let app: BrowserApp;
 
   before(async () => {
-    ({ t, base } = await startBrowserApp());
-    browser = await launchBrowser();
+    app = await startBrowserApp();
+    ({ t, base, browser } = app);
   });
-  after(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  after(() => app?.close());
 
   /** A Test session of GHS 500.00 with two invoice lines, a description and a customer (a tall summary). */
-  async function newSession(): Promise<{ m: CreatedMerchant; id: string }> {
-    const m = await t.merchant();
-    const invoiceRef = `INV-${randomUUID().slice(0, 8)}`;
-    await syncCodes(t, m.test_api_key, [
-      { code: 'TUITION', name: 'Tuition' },
-      { code: 'BOOKS', name: 'Books' },
-    ]);
-    const lines = await call(t, 'POST', '/api/v1/invoice-lines', {
-      key: m.test_api_key,
-      body: {
-        invoice_ref: invoiceRef,
-        currency: 'GHS',
-        lines: [
-          { code: 'TUITION', name: 'Tuition, term 2', amount_minor: 42500 },
-          { code: 'BOOKS', name: 'Exercise books', amount_minor: 7500 },
-        ],
-      },
-    });
-    assert.equal(lines.statusCode, 200, lines.body);
-    const res = await call(t, 'POST', '/api/v1/sessions', {
-      key: m.test_api_key,
-      body: {
-        amount_minor: 50000,
-        invoice_ref: invoiceRef,
-        description: 'School fees, term 2',
-        customer: { name: 'Ama Mensah' },
-      },
-    });
-    assert.equal(res.statusCode, 201, res.body);
-    return { m, id: res.json().id as string };
-  }
-
-  const heading = (page: Page, name: string | RegExp) => page.getByRole('heading', { name });
+  const newSession = () => schoolFeesSession(t);
   const attempts = (sessionId: string) =>
     t.db.query<{
       id: string;

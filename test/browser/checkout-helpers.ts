@@ -1,11 +1,71 @@
-// What the hosted payment page's browser tests need beyond ./helpers.ts (Chromium, tracked pages,
-// screenshots): a check that a phone never scrolls sideways (360 and 390 px), and the weight of a first
-// load measured through the DevTools protocol (bytes on the wire, DOMContentLoaded).
+// What the hosted payment page's browser tests need beyond ./helpers.ts (the app, Chromium, tracked pages,
+// screenshots): the school fees session they pay, their page and attempt look-ups, a check that a phone never
+// scrolls sideways (360 and 390 px), and the weight of a first load measured through the DevTools protocol
+// (bytes on the wire, DOMContentLoaded).
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
+import type { CreatedMerchant } from '../../src/accounts/service.ts';
+import type { Db } from '../../src/db/index.ts';
+import type { TestContext } from '../helpers.ts';
+import { call, syncCodes } from '../http.ts';
 import { DESKTOP, PHONE, screenshots, type TrackedPage } from './helpers.ts';
 
 export const NARROW_PHONE = { width: 360, height: 740 };
+
+/**
+ * A new merchant's Test session of GHS 500.00 as a school sends it: two invoice lines (unless `lines` is false),
+ * a description and a customer (a tall summary); `callbackUrl` and `body` add to or override its fields.
+ */
+export async function schoolFeesSession(
+  t: TestContext,
+  options: { lines?: boolean; callbackUrl?: string; body?: Record<string, string | number> } = {},
+): Promise<{ m: CreatedMerchant; id: string; invoiceRef: string }> {
+  const m = await t.merchant();
+  const invoiceRef = `INV-${randomUUID().slice(0, 8)}`;
+  if (options.lines !== false) {
+    await syncCodes(t, m.test_api_key, [
+      { code: 'TUITION', name: 'Tuition' },
+      { code: 'BOOKS', name: 'Books' },
+    ]);
+    const lines = await call(t, 'POST', '/api/v1/invoice-lines', {
+      key: m.test_api_key,
+      body: {
+        invoice_ref: invoiceRef,
+        currency: 'GHS',
+        lines: [
+          { code: 'TUITION', name: 'Tuition, term 2', amount_minor: 42500 },
+          { code: 'BOOKS', name: 'Exercise books', amount_minor: 7500 },
+        ],
+      },
+    });
+    assert.equal(lines.statusCode, 200, lines.body);
+  }
+  const res = await call(t, 'POST', '/api/v1/sessions', {
+    key: m.test_api_key,
+    body: {
+      amount_minor: 50000,
+      invoice_ref: invoiceRef,
+      description: 'School fees, term 2',
+      ...(options.callbackUrl === undefined ? {} : { callback_url: options.callbackUrl }),
+      customer: { name: 'Ama Mensah' },
+      ...options.body,
+    },
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  return { m, id: res.json().id as string, invoiceRef };
+}
+
+export const heading = (page: Page, name: string | RegExp) => page.getByRole('heading', { name });
+
+/** The session's pending attempt (there is one). */
+export const pendingAttempt = async (db: Db, sessionId: string) =>
+  (
+    await db.query<{ id: string; provider_reference: string }>(
+      "SELECT id, provider_reference FROM payment_attempts WHERE session_id = $1 AND status = 'pending'",
+      [sessionId],
+    )
+  )[0]!;
 
 /** Fails when any request left 127.0.0.1 or the page's script threw. */
 export function assertCleanRun(tracked: TrackedPage): void {

@@ -4,14 +4,20 @@
 // text), a card payer sent to the provider's page and back to /pay/{id}?attempt= (confirmed with refresh,
 // the provider's query parameters ignored), bank transfer details with copy buttons, and one amount.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import type { TestContext } from '../helpers.ts';
-import { call, syncCodes } from '../http.ts';
+import { call } from '../http.ts';
 import { simulate, startAttempt } from '../checkout-support.ts';
-import { assertCleanRun, checkoutScreenshots, NARROW_PHONE } from './checkout-helpers.ts';
-import { launchBrowser, PHONE, startBrowserApp, trackedPage } from './helpers.ts';
+import {
+  assertCleanRun,
+  checkoutScreenshots,
+  heading,
+  NARROW_PHONE,
+  pendingAttempt,
+  schoolFeesSession,
+} from './checkout-helpers.ts';
+import { PHONE, startBrowserApp, trackedPage, type BrowserApp } from './helpers.ts';
 
 const SMALLEST_PHONE = { width: 320, height: 640 };
 
@@ -19,66 +25,22 @@ describe('payer page ready for Live, in a browser', () => {
   let t: TestContext;
   let base: string;
   let browser: Browser;
+  let app: BrowserApp;
 
   before(async () => {
-    ({ t, base } = await startBrowserApp());
-    browser = await launchBrowser();
+    app = await startBrowserApp();
+    ({ t, base, browser } = app);
   });
-  after(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  after(() => app?.close());
 
   /** A Test session of GHS 500.00: two invoice lines (or none), a description and a customer, as a school would send. */
-  async function newSession(withLines = true) {
-    const m = await t.merchant();
-    const invoiceRef = `INV-${randomUUID().slice(0, 8)}`;
-    if (withLines) {
-      await syncCodes(t, m.test_api_key, [
-        { code: 'TUITION', name: 'Tuition' },
-        { code: 'BOOKS', name: 'Books' },
-      ]);
-      const lines = await call(t, 'POST', '/api/v1/invoice-lines', {
-        key: m.test_api_key,
-        body: {
-          invoice_ref: invoiceRef,
-          currency: 'GHS',
-          lines: [
-            { code: 'TUITION', name: 'Tuition, term 2', amount_minor: 42500 },
-            { code: 'BOOKS', name: 'Exercise books', amount_minor: 7500 },
-          ],
-        },
-      });
-      assert.equal(lines.statusCode, 200, lines.body);
-    }
-    const res = await call(t, 'POST', '/api/v1/sessions', {
-      key: m.test_api_key,
-      body: {
-        amount_minor: 50000,
-        invoice_ref: invoiceRef,
-        description: 'School fees, term 2',
-        callback_url: `${base}/healthz`,
-        customer: { name: 'Ama Mensah' },
-      },
-    });
-    assert.equal(res.statusCode, 201, res.body);
-    return { m, id: res.json().id as string };
-  }
-
-  const heading = (page: Page, name: string | RegExp) => page.getByRole('heading', { name });
+  const newSession = (withLines = true) => schoolFeesSession(t, { lines: withLines, callbackUrl: `${base}/healthz` });
   /** Sets fields of what an attempt's adapter added to its instructions (over what it has), as a Live provider would have. */
   const setInstructions = (attemptId: string, instructions: Record<string, unknown>) =>
     t.db.query('UPDATE payment_attempts SET instructions = instructions || $2::jsonb WHERE id = $1', [
       attemptId,
       JSON.stringify(instructions),
     ]);
-  const pendingAttempt = async (sessionId: string) =>
-    (
-      await t.db.query<{ id: string; provider_reference: string }>(
-        "SELECT id, provider_reference FROM payment_attempts WHERE session_id = $1 AND status = 'pending'",
-        [sessionId],
-      )
-    )[0]!;
 
   it('at 360x740, choosing Mobile Money shows the network tiles and the phone field without scrolling', async () => {
     const { id } = await newSession();
@@ -203,7 +165,7 @@ describe('payer page ready for Live, in a browser', () => {
     await page.getByLabel('Mobile Money number').fill('020 123 4567');
     await page.getByRole('button', { name: 'Pay GHS 507.50' }).click();
     await heading(page, 'Enter your Telecel Cash code').waitFor();
-    const attempt = await pendingAttempt(id);
+    const attempt = await pendingAttempt(t.db, id);
     const api = `/api/v1/checkout/sessions/${id}/provider-attempts/${attempt.id}`;
     assert.equal((await call(t, 'GET', api)).json().verification_required, true);
     await page.getByText('You can resend it 3 more times.').waitFor();
@@ -282,7 +244,7 @@ describe('payer page ready for Live, in a browser', () => {
       page.waitForURL((url) => url.pathname === '/healthz'),
       page.getByRole('button', { name: 'Pay GHS 500.00' }).click(),
     ]);
-    const attempt = await pendingAttempt(id);
+    const attempt = await pendingAttempt(t.db, id);
     assert.equal(new URL(page.url()).searchParams.get('hosted'), attempt.id);
 
     // Back on the page without finishing: the step to continue, a link to the provider's page.
@@ -374,7 +336,7 @@ describe('payer page ready for Live, in a browser', () => {
     await page.getByRole('radio', { name: /^Bank transfer/ }).check();
     await page.getByRole('button', { name: 'Get bank transfer details' }).click();
     await heading(page, 'Transfer GHS 500.00 from your bank').waitFor();
-    const attempt = await pendingAttempt(id);
+    const attempt = await pendingAttempt(t.db, id);
     const clipboard = () => page.evaluate(() => navigator.clipboard.readText());
     const copyAndRead = async (what: string) => {
       await page.getByRole('button', { name: `Copy the ${what}` }).click();

@@ -10,7 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import type { CreatedMerchant } from '../../src/accounts/service.ts';
 import { freePort, liveSession, startLiveApp, type LiveApp } from '../live-support.ts';
 import { startPaystackStandIn, type PaystackStandIn } from '../standins/paystack.ts';
-import { assertCleanRun, checkoutScreenshots, NARROW_PHONE } from './checkout-helpers.ts';
+import { assertCleanRun, checkoutScreenshots, heading, NARROW_PHONE } from './checkout-helpers.ts';
 import { launchBrowser, PHONE, trackedPage } from './helpers.ts';
 
 const SECRET = 'sk_test_browser_standin';
@@ -48,8 +48,6 @@ describe('payer page in Live against the Paystack stand-in, in a browser', () =>
     await app?.t.close();
     await paystack?.close();
   });
-
-  const heading = (page: Page, name: string | RegExp) => page.getByRole('heading', { name });
 
   /** Chooses Card on a new Live session's page and follows the button to the stand-in's hosted page. */
   async function toHostedPage(page: Page): Promise<string> {

@@ -4,14 +4,18 @@
 // a failed card attempt retried by bank transfer, the cash slip and its printable page, expiry, an
 // unknown id, and the weight of a first load (at most 30 KB on the wire, issue 31). No request may leave 127.0.0.1.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import type { CreatedMerchant } from '../../src/accounts/service.ts';
 import type { TestContext } from '../helpers.ts';
-import { call, syncCodes } from '../http.ts';
-import { assertCleanRun, checkoutScreenshots, measureFirstLoad } from './checkout-helpers.ts';
-import { launchBrowser, PHONE, startBrowserApp, trackedPage } from './helpers.ts';
+import { call } from '../http.ts';
+import {
+  assertCleanRun,
+  checkoutScreenshots,
+  heading,
+  measureFirstLoad,
+  schoolFeesSession,
+} from './checkout-helpers.ts';
+import { PHONE, startBrowserApp, trackedPage, type BrowserApp } from './helpers.ts';
 
 const FIRST_LOAD_BYTES_MAX = 30 * 1024;
 
@@ -19,54 +23,17 @@ describe('hosted payment page in a browser', () => {
   let t: TestContext;
   let base: string;
   let browser: Browser;
+  let app: BrowserApp;
 
   before(async () => {
-    ({ t, base } = await startBrowserApp());
-    browser = await launchBrowser();
+    app = await startBrowserApp();
+    ({ t, base, browser } = app);
   });
-  after(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  after(() => app?.close());
 
   /** A Test session of GHS 500.00 with two invoice lines and a callback on this same server. */
-  async function newSession(
-    body: Record<string, string | number> = {},
-  ): Promise<{ m: CreatedMerchant; id: string; invoiceRef: string }> {
-    const m = await t.merchant();
-    const invoiceRef = `INV-${randomUUID().slice(0, 8)}`;
-    await syncCodes(t, m.test_api_key, [
-      { code: 'TUITION', name: 'Tuition' },
-      { code: 'BOOKS', name: 'Books' },
-    ]);
-    const lines = await call(t, 'POST', '/api/v1/invoice-lines', {
-      key: m.test_api_key,
-      body: {
-        invoice_ref: invoiceRef,
-        currency: 'GHS',
-        lines: [
-          { code: 'TUITION', name: 'Tuition, term 2', amount_minor: 42500 },
-          { code: 'BOOKS', name: 'Exercise books', amount_minor: 7500 },
-        ],
-      },
-    });
-    assert.equal(lines.statusCode, 200, lines.body);
-    const res = await call(t, 'POST', '/api/v1/sessions', {
-      key: m.test_api_key,
-      body: {
-        amount_minor: 50000,
-        invoice_ref: invoiceRef,
-        description: 'School fees, term 2',
-        callback_url: `${base}/healthz`,
-        customer: { name: 'Ama Mensah' },
-        ...body,
-      },
-    });
-    assert.equal(res.statusCode, 201, res.body);
-    return { m, id: res.json().id, invoiceRef };
-  }
-
-  const heading = (page: Page, name: string | RegExp) => page.getByRole('heading', { name });
+  const newSession = (body: Record<string, string | number> = {}) =>
+    schoolFeesSession(t, { callbackUrl: `${base}/healthz`, body });
   const focusOutline = (page: Page) => page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
 
   it('MoMo by keyboard: network from the prefix, a mismatch message, waiting screen with resend, Paid from the Test banner, success and the return link', async () => {

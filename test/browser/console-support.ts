@@ -4,27 +4,14 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { totpCode, totpStep, TOTP_PERIOD_S } from '../../src/accounts/totp.ts';
 import { freshTotpCode, rememberSecondFactor } from '../console-client.ts';
+import { DESKTOP, launchBrowser, PHONE, RESULTS_DIR } from './helpers.ts';
 
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-export const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-component-update',
-  '--disable-sync',
-];
-export const RESULTS_DIR = join(process.cwd(), 'test-results');
-export const DESKTOP = { width: 1280, height: 800 };
-export const PHONE = { width: 390, height: 844 };
-
-export const launchChromium = (): Promise<Browser> =>
-  chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+// Chromium, its settings and the sizes are ./helpers.ts's, shared with the payer page's tests.
+export { CHROMIUM_ARGS, CHROMIUM_PATH, DESKTOP, PHONE, RESULTS_DIR } from './helpers.ts';
+export const launchChromium = launchBrowser;
 
 export interface ConsolePage {
   context: BrowserContext;

@@ -4,22 +4,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import type { TestContext } from '../helpers.ts';
-import { launchBrowser, screenshots, startBrowserApp, trackedPage } from './helpers.ts';
+import { screenshots, startBrowserApp, trackedPage, type BrowserApp } from './helpers.ts';
 
 describe('API reference (/docs) in a browser', () => {
-  let t: TestContext;
   let base: string;
   let browser: Browser;
+  let app: BrowserApp;
 
   before(async () => {
-    ({ t, base } = await startBrowserApp());
-    browser = await launchBrowser();
+    app = await startBrowserApp();
+    ({ base, browser } = app);
   });
-  after(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  after(() => app?.close());
 
   it('renders the operations from the OpenAPI document without any request leaving 127.0.0.1', async () => {
     const tracked = await trackedPage(browser);

@@ -27,11 +27,34 @@ export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
 }
 
-/** A test app (fresh storage, see ../helpers.ts) listening on 127.0.0.1, and its base URL. */
-export async function startBrowserApp(env: Record<string, string> = {}): Promise<{ t: TestContext; base: string }> {
+export interface BrowserApp {
+  t: TestContext;
+  /** The app's base URL on 127.0.0.1. */
+  base: string;
+  browser: Browser;
+  /** Closes Chromium, then the app. */
+  close(): Promise<void>;
+}
+
+/** A test app (fresh storage, see ../helpers.ts) listening on 127.0.0.1, its base URL, and Chromium to point at it. */
+export async function startBrowserApp(env: Record<string, string> = {}): Promise<BrowserApp> {
   const t = await startTestApp(env);
-  const base = await t.listen();
-  return { t, base };
+  try {
+    const base = await t.listen();
+    const browser = await launchBrowser();
+    return {
+      t,
+      base,
+      browser,
+      async close() {
+        await browser.close();
+        await t.close();
+      },
+    };
+  } catch (error) {
+    await t.close();
+    throw error;
+  }
 }
 
 export interface TrackedPage {

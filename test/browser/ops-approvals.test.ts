@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { checkInvariants } from '../../src/ledger/service.ts';
 import { createOperator } from '../../src/ops/service.ts';
 import { collectionAccounts } from '../../src/rails/bank-transfer/accounts.ts';

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { createMerchant, type CreatedMerchant } from '../../src/accounts/service.ts';
 import { createOperator } from '../../src/ops/service.ts';
 import { setPayoutAccess } from '../../src/payouts/settings.ts';

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
-import type { Environment } from '../../src/accounts/model.ts';
+import type { Environment } from '../../src/lib/environment.ts';
 import { createMerchant, type CreatedMerchant } from '../../src/accounts/service.ts';
 import { recordCashDeposit } from '../../src/checkout/cash-slips.ts';
 import { creditPayment } from '../../src/ledger/service.ts';
@@ -57,6 +57,7 @@ async function ok(
   res: LightMyRequestResponse | Promise<LightMyRequestResponse>,
   status: number,
   what: string,
+  // biome-ignore lint/suspicious/noExplicitAny: a JSON answer, read loosely by the checks that follow
 ): Promise<Record<string, any>> {
   const r = await res;
   assert.equal(r.statusCode, status, `${what}: ${r.statusCode} ${r.body.slice(0, 300)}`);
@@ -140,7 +141,8 @@ export async function createObjects(
   const customerEmail = `payer-${tag}@example.com`;
   const invoiceRef = options.invoiceRef ?? `INV-${environment}-${tag}`;
   const rail = options.rail ?? (environment === 'test' ? 'momo' : 'cash');
-  const amountMinor = (uniqueAmount += 13);
+  uniqueAmount += 13;
+  const amountMinor = uniqueAmount;
   const session = await ok(
     api(t, key, 'POST', '/api/v1/sessions', {
       amount_minor: amountMinor,

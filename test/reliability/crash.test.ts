@@ -104,7 +104,7 @@ describe(`crash consistency: SIGKILL during payments and payouts (${process.env.
     const payoutsAcked = new Map<string, { id: string; amount: number }>(); // client_reference -> payout
     const unexpected: string[] = [];
     const jobs: Job[] = [];
-    let resume: Job[] = [];
+    const resume: Job[] = [];
     let nextN = 0;
     /** Retries after a crash that found their first request committed (the answer was lost): replays. */
     const replays = { session: 0, attempt: 0, simulate: 0, payout: 0 };

@@ -54,7 +54,7 @@
 // machine (deploy/ha/drill.sh, /tmp/sika-ha) makes it fail at the start, naming the port. deploy/ha/down.sh
 // --purge runs in the after hook, whatever happened.
 import assert from 'node:assert/strict';
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -156,9 +156,15 @@ function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ host: '127.0.0.1', port });
     socket.setTimeout(1_000);
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
-    socket.once('timeout', () => (socket.destroy(), resolve(false)));
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
   });
 }
 
@@ -228,7 +234,9 @@ function ha(
         pending = pending.slice(i + 1);
       }
     });
-    child.stderr!.on('data', (chunk: Buffer) => void (output += chunk.toString('utf8')));
+    child.stderr!.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
     child.once('error', reject);
     child.once('close', (code) => {
       haChildren.delete(child);
@@ -367,6 +375,7 @@ async function killWithLag(databaseUrl: string, onKilled: () => void): Promise<K
       lsnBytes((await client.query<{ lsn: string }>(`SELECT ${fn} AS lsn`)).rows[0]!.lsn);
     const lagBytes = async () => {
       const received = await Promise.all(replicas.map((c) => position(c, 'pg_last_wal_receive_lsn()')));
+      // biome-ignore lint/complexity/useMathMinMax: LSNs are bigints, which Math.max does not take
       const newest = received.reduce((a, b) => (a > b ? a : b));
       return Number((await position(primary, 'pg_current_wal_lsn()')) - newest);
     };
@@ -1017,7 +1026,9 @@ describe('failover: the PostgreSQL primary of deploy/ha is SIGKILLed under a mix
       await sleep(WINDOW_MS);
       beforeTo = now();
       // The clients' answers are placed against the kill as it happens; kill-primary.sh's own time replaces it after.
-      const killed = () => void (run.killAt = now());
+      const killed = () => {
+        run.killAt = now();
+      };
       kill = options.inject ? await killWithLag(databaseUrl, killed) : await killPrimary(killed);
       run.killAt = kill.killAt;
       afterFrom = now();

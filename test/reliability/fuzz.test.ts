@@ -380,7 +380,10 @@ type Path = (string | number)[];
 function pathsOf(value: Json, path: Path = [], out: Path[] = []): Path[] {
   out.push(path);
   if (out.length > 200) return out;
-  if (Array.isArray(value)) value.forEach((child, i) => pathsOf(child, [...path, i], out));
+  if (Array.isArray(value))
+    value.forEach((child, i) => {
+      pathsOf(child, [...path, i], out);
+    });
   else if (value && typeof value === 'object')
     for (const [key, child] of Object.entries(value)) pathsOf(child, [...path, key], out);
   return out;
@@ -1182,7 +1185,9 @@ describe(`fuzz: requests generated from /openapi.json (${storageKind})`, () => {
           requestId,
         }) => {
           let url = operation.path;
-          operation.pathParams.forEach((param, i) => (url = url.replace(`{${param.name}}`, values[i]!.text)));
+          operation.pathParams.forEach((param, i) => {
+            url = url.replace(`{${param.name}}`, values[i]!.text);
+          });
           if (queryString) url += `?${queryString}`;
           const headers: Record<string, string> = {};
           const keys = { test: merchant.test_api_key, live: merchant.live_api_key, other: other.test_api_key };
@@ -1363,7 +1368,9 @@ describe(`fuzz: requests generated from /openapi.json (${storageKind})`, () => {
         })
         .map(({ values, tail, form: fields, encoding, bytes, cookie: c }): Request => {
           let url = route.url.replace('*', tail);
-          params.forEach((name, i) => (url = url.replace(`:${name}`, values[i]!)));
+          params.forEach((name, i) => {
+            url = url.replace(`:${name}`, values[i]!);
+          });
           const headers: Record<string, string> = c ? { cookie: c } : {};
           let payload: string | Buffer | undefined;
           if (route.method !== 'GET') {

@@ -195,7 +195,9 @@ describe('several processes on one database: a mixed load, a SIGKILL, races acro
       }),
     );
     const servers = await Promise.all(['A', 'B', 'C'].map(() => startServer(storage.env(), SERVER_ENV)));
-    servers.forEach((server, i) => slots.push({ name: 'ABC'[i]!, restarts: 0, server, backedOffUntilMs: 0 }));
+    servers.forEach((server, i) => {
+      slots.push({ name: 'ABC'[i]!, restarts: 0, server, backedOffUntilMs: 0 });
+    });
     const answer = await call(slots[0]!.server.base, 'POST', '/api/v1/payouts/recipients', {
       key: merchant.test_api_key,
       body: { account_type: 'momo', network: 'mtn', phone: MTN_PHONE, account_name: 'Ama Owusu' },

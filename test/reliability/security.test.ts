@@ -13,13 +13,13 @@ import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import type { Environment } from '../../src/accounts/model.ts';
+import type { Environment } from '../../src/lib/environment.ts';
 import { createMerchant } from '../../src/accounts/service.ts';
 import { insertWebhookEndpoint, revokeApiKey } from '../../src/accounts/store.ts';
 import type { Db } from '../../src/db/index.ts';
 import { DeliveryWorker, defaultDeliveryOptions } from '../../src/events/delivery.ts';
 import { emitEvent } from '../../src/events/outbox.ts';
-import { resolveTarget, UnsafeUrlError, type Resolver } from '../../src/events/ssrf.ts';
+import { resolveTarget, UnsafeUrlError, type Resolver } from '../../src/lib/ssrf.ts';
 import { LivePayoutSimulator } from '../../src/rails/payouts.ts';
 import { startTestApp, storageKind, type TestContext } from '../helpers.ts';
 import { syncCodes } from '../http.ts';
@@ -1051,7 +1051,7 @@ describe(`security: isolation, keys, SSRF and payer pages (${storageKind})`, () 
       }
       assert.deepEqual(await endpoints(), initial);
       for (const url of urls()) {
-        let created;
+        let created: Awaited<ReturnType<typeof createMerchant>>;
         try {
           created = await createMerchant(
             hosted.db,

@@ -494,7 +494,7 @@ export async function startMtnMomoStandIn(options: MtnMomoStandInOptions = {}): 
   function refunded(body: Record<string, unknown>, amount: string, res: ServerResponse): StandInTransaction {
     const id = typeof body.referenceIdToRefund === 'string' ? body.referenceIdToRefund.toLowerCase() : '';
     const paid = transactions.get(id);
-    if (!paid || paid.kind !== 'requesttopay')
+    if (paid?.kind !== 'requesttopay')
       fail(res, 404, { code: 'RESOURCE_NOT_FOUND', message: 'referenceIdToRefund was not found.' });
     if (paid!.status !== 'SUCCESSFUL')
       fail(res, 400, { code: 'BAD_REQUEST', message: 'Only a successful request to pay can be refunded.' });
@@ -845,7 +845,7 @@ export async function startMtnMomoStandIn(options: MtnMomoStandInOptions = {}): 
     transactionOf,
     approveLate(attemptOrReference) {
       const tx = transactionOf(attemptOrReference);
-      if (!tx || tx.kind !== 'requesttopay') throw new Error(`no request to pay ${attemptOrReference}`);
+      if (tx?.kind !== 'requesttopay') throw new Error(`no request to pay ${attemptOrReference}`);
       if (tx.status !== 'PENDING') throw new Error(`request to pay ${attemptOrReference} is already ${tx.status}`);
       finish(tx, 'SUCCESSFUL', null);
       return tx;

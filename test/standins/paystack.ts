@@ -951,7 +951,7 @@ export async function startPaystackStandIn(options: PaystackStandInOptions): Pro
     if (!otp || !reference) return invalid('otp and reference are required', 'missing_params');
     const charge = charges.get(reference);
     // [SNIP api/charges/submit-otp/response.json] 400: "Transaction reference is invalid".
-    if (!charge || charge.status !== 'send_otp') return fail(400, 'Transaction reference is invalid');
+    if (charge?.status !== 'send_otp') return fail(400, 'Transaction reference is invalid');
     charge.otpTries += 1;
     // Not documented: how Paystack answers a wrong voucher. Here a 400 that leaves the charge waiting for a code.
     if (otp !== charge.otp)

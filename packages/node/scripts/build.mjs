@@ -26,7 +26,11 @@ function step(name, run) {
   const startedAt = performance.now();
   const result = run();
   const finish = () => console.log(`  ${name}: ${Math.round(performance.now() - startedAt)} ms`);
-  if (result instanceof Promise) return result.then((value) => (finish(), value));
+  if (result instanceof Promise)
+    return result.then((value) => {
+      finish();
+      return value;
+    });
   finish();
   return result;
 }

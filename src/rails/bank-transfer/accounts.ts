@@ -1,4 +1,4 @@
-// The collection accounts Live bank transfers are paid into: the BANK_TRANSFER_* settings (src/config.ts)
+// The collection accounts Live bank transfers are paid into: the BANK_TRANSFER_* settings (src/config/index.ts)
 // name one account today. Statements are imported for these accounts only, and the reconciliation counts
 // their statement lines only (docs/bank-statements.md).
 import type { BankTransferSettings } from './adapter.ts';

@@ -3,7 +3,7 @@
 // matched when an operator imports the account's statement (src/statements/). So this adapter calls nobody:
 // initiate() hands out the account and the reference, status() stays pending (statements decide), and there
 // is no code to submit or prompt to resend.
-import type { ProviderSettings } from '../../config.ts';
+import type { ProviderSettings } from '../../config/index.ts';
 import { formatGhs } from '../../lib/ghana.ts';
 import {
   RailUnavailableError,

@@ -33,12 +33,12 @@ export const PAYMENT_REFERENCE_PATTERN = new RegExp(
   `^${PAYMENT_REFERENCE_PREFIX}[${PAYMENT_REFERENCE_ALPHABET}]{${PAYMENT_REFERENCE_BODY_CHARS}}$`,
 );
 
-const valueOf = (char: string): number => PAYMENT_REFERENCE_ALPHABET.indexOf(char);
+const alphabetIndex = (char: string): number => PAYMENT_REFERENCE_ALPHABET.indexOf(char);
 
 /** The weighted sum of the body's characters (weight = position from 1), modulo 31. */
 function weightedSum(body: string): number {
   let sum = 0;
-  for (let i = 0; i < body.length; i++) sum += (i + 1) * valueOf(body[i]!);
+  for (let i = 0; i < body.length; i++) sum += (i + 1) * alphabetIndex(body[i]!);
   return sum % BASE;
 }
 
@@ -51,7 +51,7 @@ function checkCharacter(random: string): string {
 /** Whether the 8 characters after the prefix are all from the alphabet and pass the check. */
 function bodyIsValid(body: string): boolean {
   if (body.length !== PAYMENT_REFERENCE_BODY_CHARS) return false;
-  for (const char of body) if (valueOf(char) < 0) return false;
+  for (const char of body) if (alphabetIndex(char) < 0) return false;
   return weightedSum(body) === 0;
 }
 

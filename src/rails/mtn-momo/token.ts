@@ -55,7 +55,7 @@ export class MtnTokenCache {
   private async fetchToken(): Promise<CachedToken> {
     const { baseUrl, product, credentials, timeoutMs } = this.settings;
     const askedAtMs = this.now();
-    let answer;
+    let answer: Awaited<ReturnType<typeof providerCall>>;
     try {
       // POST /{product}/token/ with Basic base64(apiUser:apiKey) and the product's subscription key, and no
       // body: "Inputting a Body in an API that is not supported e.g. /Token API" is a 400

@@ -107,7 +107,7 @@ export function cleanCode(code: string | null): string | null {
 export const NOTE_LENGTH_MAX = 160;
 export function noteText(text: string): string {
   return text
-    .replace(/[^A-Za-z0-9 .,:_\-]/g, ' ')
+    .replace(/[^A-Za-z0-9 .,:_-]/g, ' ')
     .replace(/\s+/g, ' ')
     .trim()
     .slice(0, NOTE_LENGTH_MAX);

@@ -1,7 +1,7 @@
 // Pieces the payer page's screens share: Accra times, rail and network labels, icons, key-value lists,
 // the late-confirmation hint and the Test outcome buttons.
 import type { RailQuote } from '../../checkout/fees.ts';
-import { SIMULATION_OUTCOMES } from '../../checkout/payer-schemas.ts';
+import { SIMULATION_OUTCOMES } from '../../http/routes/checkout/payer-schemas.ts';
 import { formatGhs, NETWORK_LABELS, type MomoNetwork } from '../../lib/ghana.ts';
 import type { FailureReason } from '../../lib/payment-failures.ts';
 import { findRail, railDescriptor, type Rail } from '../../rails/registry.ts';
@@ -111,7 +111,7 @@ ${when(f.approvalHelp, () => html`<p class="prompt" data-help data-after="${APPR
  */
 export function changeCourse(m: PageModel, label = CHANGE_COURSE_LABEL): Html {
   const a = m.attempt;
-  if (!a || a.status !== 'pending') return raw('');
+  if (a?.status !== 'pending') return raw('');
   return html`<form method="post" action="/pay/${m.session.id}/change" class="actions" data-change>
 <input type="hidden" name="attempt_reference" value="${a.id}">
 <button type="submit" class="secondary block">${label}</button>

@@ -2,6 +2,11 @@
 // Sika hosted payment page: calls the payer API (SPEC 4.2), then swaps <main> for the server's fresh
 // render of /pay/{id}, so every screen is drawn in one place (src/web/checkout/render.ts). Polls a
 // pending attempt with backoff, announces changes in the #live region and moves focus to new screens.
+// biome-ignore-all lint/complexity/useOptionalChain: the page targets ES2017 browsers (tsconfig.pay.json), which lack ?.
+// biome-ignore-all lint/complexity/useArrowFunction: served as written (ES5 style throughout); arrows would change the bytes served, not the behaviour
+// biome-ignore-all lint/correctness/noInnerDeclarations: function-scoped var is meant here (ES5 style), declared where first used
+// biome-ignore-all lint/correctness/noUnusedVariables: catch (e) keeps its binding: an optional catch binding is ES2019, past the ES2017 target
+// biome-ignore-all lint/suspicious/noRedundantUseStrict: a classic script, not a module: 'use strict' is what makes it strict
 (function () {
   'use strict';
   /** @typedef {{code: string, message: string, retry_after_seconds?: number, fields?: {field: string}[]}} ApiError */

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ID_PARAM_LENGTH_MAX, type AttemptRow } from '../../checkout/model.ts';
-import { SIMULATION_OUTCOMES } from '../../checkout/payer-schemas.ts';
+import { SIMULATION_OUTCOMES } from '../../http/routes/checkout/payer-schemas.ts';
 import { cancelAttempt } from '../../checkout/attempt-cancel.ts';
 import { toAttemptInitiation, toAttemptStatus, type AttemptStatusBody } from '../../checkout/attempts.ts';
 import { toSlipResponse } from '../../checkout/cash-slips.ts';
@@ -131,7 +131,7 @@ export async function payerPageRoutes(app: FastifyInstance, deps: AppDeps): Prom
    */
   async function loadPage(id: string, returnedFrom: string | null = null): Promise<PageModel | null> {
     if (!SESSION_ID_PATTERN.test(id)) return null;
-    let found;
+    let found: Awaited<ReturnType<typeof getPublicSession>>;
     try {
       found = await getPublicSession(ctx, id);
     } catch (error) {
@@ -157,7 +157,7 @@ export async function payerPageRoutes(app: FastifyInstance, deps: AppDeps): Prom
         break;
       case 'pending':
         attempt = lastWhere((a) => IN_PROGRESS.has(a.status));
-        if (!attempt || attempt.status !== 'pending') screen = 'review';
+        if (attempt?.status !== 'pending') screen = 'review';
         else if (attempt.rail === 'cash') screen = 'cash';
         else screen = 'waiting';
         break;

@@ -5,14 +5,12 @@ import type { FastifyInstance } from 'fastify';
 import {
   exportBalanceTransactions,
   exportFilename,
-  exportPayouts,
-  exportSessions,
   BALANCE_TRANSACTION_COLUMNS,
-  PAYOUT_COLUMNS,
   rowsOf,
-  SESSION_COLUMNS,
   SUMMARY_COLUMNS,
 } from '../../books/exports.ts';
+import { exportSessions, SESSION_CSV_COLUMNS as SESSION_COLUMNS } from '../../checkout/exports.ts';
+import { exportPayouts, PAYOUT_CSV_COLUMNS as PAYOUT_COLUMNS } from '../../payouts/exports.ts';
 import { dayOf, EXPORT_RANGE_DAYS_MAX } from '../../books/model.ts';
 import { settlementSummary, type BooksOwner, type SettlementSummary } from '../../books/service.ts';
 import { sendCsv } from '../../http/csv.ts';

@@ -14,10 +14,10 @@ import type { AppDeps } from '../../http/deps.ts';
 import { BEARERS, railDescriptors, railIds, type Rail } from '../../rails/registry.ts';
 import type { WebSession } from '../auth.ts';
 import { accountSchemas } from '../account-schemas.ts';
-import { formValue, sendPage, sessionOf } from '../console.ts';
+import { formValue, sessionOf, pageSender } from '../console.ts';
 import { dashboardSchemas } from '../console-schemas.ts';
 import { html, raw, type Html } from '../html.ts';
-import { csrfField, page, statusBadge, when_ } from '../layout.ts';
+import { csrfField, statusBadge, when_ } from '../layout.ts';
 import { formRefusal } from '../error-pages.ts';
 
 type Flash = { message: string; error?: boolean } | null;
@@ -26,14 +26,7 @@ const userActor = (session: WebSession) => ({ type: 'user' as const, id: session
 
 export async function settingsPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
-  const show = (
-    reply: FastifyReply,
-    session: WebSession,
-    title: string,
-    body: Html,
-    flash: Flash = null,
-    status = 200,
-  ) => sendPage(reply, page({ title, session, kind: 'merchant', active: 'settings', flash, body }), status);
+  const show = pageSender('merchant', 'settings');
 
   async function settingsPage(
     reply: FastifyReply,
@@ -155,7 +148,7 @@ ${
     const session = sessionOf(request);
     if (session.role !== 'owner')
       return settingsPage(reply, session, { message: 'Only the owner can invite users.', error: true }, 403);
-    let invited;
+    let invited: Awaited<ReturnType<typeof inviteUser>>;
     try {
       invited = await inviteUser(db, userActor(session), session.merchantId!, {
         email: formValue(request, 'email'),

@@ -2,9 +2,8 @@
 import type { FastifyReply } from 'fastify';
 import type { Actor } from '../../audit/log.ts';
 import type { WebSession } from '../auth.ts';
-import { sendPage } from '../console.ts';
+import { pageSender } from '../console.ts';
 import { html, type Html } from '../html.ts';
-import { page } from '../layout.ts';
 
 export type Flash = { message: string; error?: boolean } | null;
 
@@ -23,7 +22,7 @@ export const showOpsPage = (
   body: Html,
   flash: Flash = null,
   status = 200,
-) => sendPage(reply, page({ title, session, kind: 'operator', active, flash, body }), status);
+) => pageSender('operator', active)(reply, session, title, body, flash, status);
 
 /** Which environment an object belongs to, on every console row and card: Live money or Test money. */
 export const environmentBadge = (environment: string): Html =>

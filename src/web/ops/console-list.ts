@@ -93,6 +93,24 @@ export async function* allRowsOf<Row>(fetch: Fetch<Row>, key: (row: Row) => Cons
   }
 }
 
+/** What a list's view shows around its rows: the search and filters, the next page's cursor, whether this is a later page, and the parameters its links keep. */
+export interface ListPageState {
+  q: string;
+  filters: Record<string, string>;
+  next: string | null;
+  later: boolean;
+  params: Record<string, string>;
+}
+
+/** The ListPageState of a list query's page, `next` its next page's cursor. */
+export const listPageState = (list: ListQuery, next: string | null): ListPageState => ({
+  q: list.q,
+  filters: list.filters,
+  next,
+  later: list.cursor !== null,
+  params: { q: list.q, ...list.filters },
+});
+
 /** A list's address with its parameters (empty ones left out). */
 export function listHref(basePath: string, params: Record<string, string | null | undefined>): string {
   const search = new URLSearchParams();

@@ -21,6 +21,8 @@ import {
   likePattern,
   listHref,
   listToolbar,
+  listPageState,
+  type ListPageState,
   pageOf,
   pagerNav,
   readListQuery,
@@ -72,13 +74,12 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
       return sendConsoleCsv(reply, 'sika-live-payouts.csv', columns, allRowsOf(fetch, key));
     }
     const { rows, next } = await pageOf(fetch, list.cursor, key);
-    const params = { q: list.q, ...list.filters };
     return show(
       reply,
       session,
       'payouts',
       'Live payouts',
-      payoutsView(session, rows, { q: list.q, filters: list.filters, next, later: list.cursor !== null, params }),
+      payoutsView(session, rows, listPageState(list, next)),
       flash,
       status,
     );
@@ -186,17 +187,7 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
 /** Held by an operator and still open (a cancelled payout keeps its hold's record but nothing is left to hold). */
 const isHeld = (p: LivePayoutRow) => p.held_at !== null && (p.status === 'requested' || p.status === 'processing');
 
-export function payoutsView(
-  session: WebSession,
-  rows: readonly LivePayoutRow[],
-  list: {
-    q: string;
-    filters: Record<string, string>;
-    next: string | null;
-    later: boolean;
-    params: Record<string, string>;
-  },
-): Html {
+export function payoutsView(session: WebSession, rows: readonly LivePayoutRow[], list: ListPageState): Html {
   const select = (name: keyof typeof PAYOUT_LIST_FILTERS, label: string) =>
     html`<div><label for="f-${name}">${label}</label><select id="f-${name}" name="${name}"><option value="">Any</option>${PAYOUT_LIST_FILTERS[name].map((v) => html`<option value="${v}"${raw(list.filters[name] === v ? ' selected' : '')}>${v.replace(/_/g, ' ')}</option>`)}</select></div>`;
   const holdForms = (p: LivePayoutRow): Html => {

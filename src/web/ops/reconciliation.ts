@@ -1,28 +1,19 @@
 // The operator console's Reconciliation page (/ops/reconciliation?provider=&day=, docs/reconciliation.md):
 // for a provider and an Africa/Accra day (yesterday by default), Sika's records against the provider's
 // report and the differences. A provider or day that is not one is a 400 page with the form.
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../http/deps.ts';
 import { collectionAccounts } from '../../rails/bank-transfer/accounts.ts';
 import { isReconciliationProvider, parseDay, reconcileDay, yesterdayInAccra } from '../../reconciliation/service.ts';
-import type { WebSession } from '../auth.ts';
-import { sendPage, sessionOf } from '../console.ts';
+import { sessionOf, pageSender } from '../console.ts';
 import { opsSchemas } from '../console-schemas.ts';
-import { html, type Html } from '../html.ts';
-import { page } from '../layout.ts';
+import { html } from '../html.ts';
 import { reconciliationForm, reconciliationView } from './reconciliation-views.ts';
 
 const DEFAULT_PROVIDER = 'paystack';
 
 export async function reconciliationPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
-  const show = (
-    reply: FastifyReply,
-    session: WebSession,
-    title: string,
-    body: Html,
-    flash: { message: string; error?: boolean } | null = null,
-    status = 200,
-  ) => sendPage(reply, page({ title, session, kind: 'operator', active: 'reconciliation', flash, body }), status);
+  const show = pageSender('operator', 'reconciliation');
 
   app.get<{ Querystring: { provider?: string; day?: string } }>(
     '/ops/reconciliation',

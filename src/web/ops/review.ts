@@ -19,6 +19,8 @@ import {
   likePattern,
   listHref,
   listToolbar,
+  listPageState,
+  type ListPageState,
   pageOf,
   pagerNav,
   readListQuery,
@@ -100,16 +102,7 @@ export async function reviewPages(app: FastifyInstance, deps: AppDeps): Promise<
       return sendConsoleCsv(reply, 'sika-review.csv', columns, allRowsOf(fetch, key));
     }
     const { rows, next } = await pageOf(fetch, list.cursor, key);
-    const params = { q: list.q, ...list.filters };
-    return show(
-      reply,
-      session,
-      'review',
-      'Review',
-      reviewView(rows, { q: list.q, filters: list.filters, next, later: list.cursor !== null, params }),
-      flash,
-      status,
-    );
+    return show(reply, session, 'review', 'Review', reviewView(rows, listPageState(list, next)), flash, status);
   }
 
   async function decisionPage(
@@ -192,16 +185,7 @@ export async function reviewPages(app: FastifyInstance, deps: AppDeps): Promise<
   );
 }
 
-export function reviewView(
-  held: readonly HeldAttemptDetail[],
-  list: {
-    q: string;
-    filters: Record<string, string>;
-    next: string | null;
-    later: boolean;
-    params: Record<string, string>;
-  },
-): Html {
+export function reviewView(held: readonly HeldAttemptDetail[], list: ListPageState): Html {
   const select = (name: keyof typeof REVIEW_FILTERS, label: string) =>
     html`<div><label for="f-${name}">${label}</label><select id="f-${name}" name="${name}"><option value="">Any</option>${REVIEW_FILTERS[name].map((v) => html`<option value="${v}"${raw(list.filters[name] === v ? ' selected' : '')}>${v.replace('_', ' ')}</option>`)}</select></div>`;
   return html`<h1>Payments held for review</h1>

@@ -15,7 +15,6 @@ import type {
   StatementsSummary,
 } from '../../statements/service.ts';
 import type { WebSession } from '../auth.ts';
-import { CONSOLE_TEXT_LENGTH_MAX } from '../console-schemas.ts';
 import { html, raw, type Html } from '../html.ts';
 import { csrfField, money, statusBadge, when_ } from '../layout.ts';
 import { environmentBadge } from './common.ts';

@@ -16,7 +16,6 @@ import {
   assignCredit,
   importStatement,
   queuePage,
-  QUEUE_REFERENCE_FILTER,
   resolveCredit,
   statementImport,
   statementsSummary,
@@ -25,11 +24,11 @@ import {
   type QueueLineWithHints,
 } from '../../statements/service.ts';
 import type { WebSession } from '../auth.ts';
-import { formValue, sendPage, sessionOf } from '../console.ts';
+import { formValue, sessionOf, pageSender } from '../console.ts';
 import { opsSchemas } from '../console-schemas.ts';
 import { formRefusal } from '../error-pages.ts';
-import { html, type Html } from '../html.ts';
-import { money, page } from '../layout.ts';
+import { html } from '../html.ts';
+import { money } from '../layout.ts';
 import { STATEMENT_BYTES_MAX } from '../../statements/model.ts';
 import {
   allRowsOf,
@@ -68,14 +67,7 @@ export async function statementPages(app: FastifyInstance, deps: AppDeps): Promi
   // Statements are imported for the configured collection accounts only; the first is the form's choice.
   const accounts = collectionAccounts(deps.config.providers.bankTransfer);
   const defaultBankCode = accounts[0]?.bankCode ?? '';
-  const show = (
-    reply: FastifyReply,
-    session: WebSession,
-    title: string,
-    body: Html,
-    flash: Flash = null,
-    status = 200,
-  ) => sendPage(reply, page({ title, session, kind: 'operator', active: 'statements', flash, body }), status);
+  const show = pageSender('operator', 'statements');
 
   const queueFetch = (list: ListQuery) => (cursor: ConsoleCursor | null, limit: number) =>
     queuePage(db, {

@@ -3,14 +3,13 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { checkSecondFactor } from '../../../accounts/console-accounts.ts';
 import { listApiKeys, listEndpoints } from '../../../accounts/integrations.ts';
-import type { ApiPrincipal } from '../../../accounts/model.ts';
+import type { ApiPrincipal } from '../../../lib/environment.ts';
 import type { AppDeps } from '../../../http/deps.ts';
 import { parseCedis } from '../../../lib/ghana.ts';
 import { createPayout } from '../../../payouts/create.ts';
 import { addEvidence, receiptPdf } from '../../../payouts/evidence.ts';
 import { cancelPayout, decidePayout } from '../../../payouts/lifecycle.ts';
 import { PAYOUT_ID_LENGTH_MAX, payoutFeeMinor } from '../../../payouts/model.ts';
-import { toPayoutResponse } from '../../../payouts/presenters.ts';
 import * as queries from '../../../payouts/queries.ts';
 import { getBalance } from '../../../payouts/quotes.ts';
 import { createRecipient, deleteRecipient } from '../../../payouts/recipients.ts';
@@ -87,7 +86,7 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
   async function detailPage(reply: FastifyReply, session: WebSession, id: string, flash: Flash = null, status = 200) {
     const payout = await queries.findPayout(db, session.merchantId!, session.environment, id);
     if (!payout) return show(reply, session, 'Not found', html`<h1>Payout not found</h1>`, flash, 404);
-    const view = await toPayoutResponse(db, payout);
+    const view = await queries.payoutResponse(db, payout);
     return show(reply, session, payout.reference, detailView(session, payout, view), flash, status);
   }
 
@@ -268,7 +267,7 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
         return newPayoutPage(reply, session, { message: 'Enter an amount in GHS, e.g. 100.00.', error: true }, 400);
       try {
         const { payout } = await createPayout(
-          { db, providers: deps.providers, decisions: deps.payoutDecisions, writer: deps.payoutWriter },
+          { db, providers: deps.providers, decisions: deps.payouts.decisions, writer: deps.payouts.writer },
           principal,
           {
             recipient_id: formValue(request, 'recipient_id'),

@@ -23,7 +23,12 @@ export const canRequest = (s: WebSession) => ['owner', 'admin', 'developer'].inc
 
 type PayoutList = Awaited<ReturnType<typeof listPayoutsPage>>;
 
-export function listView(session: WebSession, { rows, total }: PayoutList, pageNumber: number, pageSize: number): Html {
+export function listView(
+  _session: WebSession,
+  { rows, total }: PayoutList,
+  pageNumber: number,
+  pageSize: number,
+): Html {
   const pages = Math.max(1, Math.ceil(total / pageSize));
   return html`<h1>Payouts</h1>
 <p><a class="button" href="/dashboard/payouts/new">New payout</a> <a class="button secondary" href="/dashboard/recipients">Recipients</a></p>

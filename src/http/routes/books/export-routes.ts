@@ -3,25 +3,23 @@
 // `Accept: text/csv` (their descriptions say so). Thin: parse, authorize, call, stream (src/http/csv.ts).
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { principalOf } from '../http/auth.ts';
-import { sendCsv } from '../http/csv.ts';
-import type { AppDeps } from '../http/deps.ts';
-import { errorResponses } from '../http/schemas.ts';
-import { exportRefunds, REFUND_CSV_COLUMNS } from '../refunds/exports.ts';
+import { principalOf } from '../../auth.ts';
+import { sendCsv } from '../../csv.ts';
+import type { AppDeps } from '../../deps.ts';
+import { errorResponses } from '../../schemas.ts';
+import { exportRefunds, REFUND_CSV_COLUMNS } from '../../../refunds/exports.ts';
 import {
   BALANCE_TRANSACTION_COLUMNS,
   exportBalanceTransactions,
   exportFilename,
-  exportPayouts,
-  exportSessions,
-  PAYOUT_COLUMNS,
   rowsOf,
-  SESSION_COLUMNS,
   SUMMARY_COLUMNS,
-} from './exports.ts';
-import { EXPORT_RANGE_DAYS_MAX } from './model.ts';
+} from '../../../books/exports.ts';
+import { exportSessions, SESSION_CSV_COLUMNS as SESSION_COLUMNS } from '../../../checkout/exports.ts';
+import { exportPayouts, PAYOUT_CSV_COLUMNS as PAYOUT_COLUMNS } from '../../../payouts/exports.ts';
+import { EXPORT_RANGE_DAYS_MAX } from '../../../books/model.ts';
 import { BalanceTransactionTypeSchema, SummaryQuery } from './schemas.ts';
-import { ownerOf, settlementSummary } from './service.ts';
+import { ownerOf, settlementSummary } from '../../../books/service.ts';
 
 /** from and to, both required: Africa/Accra days, both included. */
 const ExportQuery = SummaryQuery;

@@ -1,11 +1,11 @@
 // Invoice lines and revenue lines (SPEC 4.1). Thin: parse, authorize, call.
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { principalOf } from '../http/auth.ts';
-import type { AppDeps } from '../http/deps.ts';
-import type { IdempotentWork } from '../http/idempotency.ts';
-import { described, errorResponses } from '../http/schemas.ts';
-import { parseInvoiceLine, toRevenueLineResponse } from './model.ts';
+import { principalOf } from '../../auth.ts';
+import type { AppDeps } from '../../deps.ts';
+import type { IdempotentWork } from '../../idempotency.ts';
+import { described, errorResponses } from '../../schemas.ts';
+import { parseInvoiceLine, toRevenueLineResponse } from '../../../invoicing/model.ts';
 import {
   IngestBody,
   IngestResponse,
@@ -15,7 +15,7 @@ import {
   SyncBody,
   SyncResponse,
 } from './schemas.ts';
-import * as service from './service.ts';
+import * as service from '../../../invoicing/service.ts';
 
 const knownFieldsOf = (line: unknown): unknown => {
   const parsed = parseInvoiceLine(line);

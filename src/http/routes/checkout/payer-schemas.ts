@@ -1,9 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ANY_NETWORK_PHONE_PATTERN, DateTime, fieldRule, StringEnum } from '../http/schemas.ts';
-import { FAILURE_REASONS } from '../lib/payment-failures.ts';
-import { MOMO_NETWORKS } from '../lib/ghana.ts';
-import { railIds, railList } from '../rails/registry.ts';
-import { ATTEMPT_STATUSES, CASH_SLIP_STATUSES, ID_PARAM_LENGTH_MAX, SESSION_STATUSES } from './model.ts';
+import { ANY_NETWORK_PHONE_PATTERN, DateTime, fieldRule, StringEnum } from '../../schemas.ts';
+import { FAILURE_REASONS } from '../../../lib/payment-failures.ts';
+import { MOMO_NETWORKS } from '../../../lib/ghana.ts';
+import { railIds, railList } from '../../../rails/registry.ts';
+import {
+  ATTEMPT_STATUSES,
+  CASH_SLIP_STATUSES,
+  ID_PARAM_LENGTH_MAX,
+  SESSION_STATUSES,
+} from '../../../checkout/model.ts';
 
 const RailSchema = StringEnum(railIds(), { description: `The payment method: ${railList()}.` });
 const NetworkSchema = StringEnum(MOMO_NETWORKS, { description: 'A Mobile Money network.' });

@@ -11,8 +11,8 @@ import {
   NON_BLANK_TEXT_PATTERN,
   phoneOfNetwork,
   StringEnum,
-} from '../http/schemas.ts';
-import { MOMO_NETWORKS } from '../lib/ghana.ts';
+} from '../../schemas.ts';
+import { MOMO_NETWORKS } from '../../../lib/ghana.ts';
 import {
   ACCOUNT_NAME_LENGTH_MAX,
   ACCOUNT_NUMBER_DIGITS_MAX,
@@ -34,7 +34,7 @@ import {
   TEST_PAYOUT_OUTCOMES,
   TEST_PAYOUT_SIMULATIONS,
   VERIFICATION_STATUSES,
-} from './model.ts';
+} from '../../../payouts/model.ts';
 import { ExportRangeProperties } from '../books/schemas.ts';
 
 // Outer bounds, in characters, on fields the services check in full.

@@ -1,6 +1,6 @@
 // TypeBox schemas of the refund routes: they validate, serialise and document (OpenAPI).
 import { Type, type Static } from '@sinclair/typebox';
-import { ID_PARAM_LENGTH_MAX, METADATA_BYTES_MAX, METADATA_KEYS_MAX } from '../checkout/model.ts';
+import { ID_PARAM_LENGTH_MAX, METADATA_BYTES_MAX, METADATA_KEYS_MAX } from '../../../checkout/model.ts';
 import {
   REFUND_LIST_LIMIT_DEFAULT,
   REFUND_LIST_LIMIT_MAX,
@@ -8,7 +8,7 @@ import {
   REFUND_STATUSES,
   TEST_REFUND_OUTCOMES,
   TEST_REFUND_SIMULATIONS,
-} from './model.ts';
+} from '../../../refunds/model.ts';
 
 const DateTime = Type.String({ format: 'date-time' });
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);

@@ -2,23 +2,23 @@
 // 4.3 rules 4 and 6); a payout's client_reference rules hold as well, with or without a key.
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { exportPayouts, PAYOUT_COLUMNS as PAYOUT_CSV_COLUMNS } from '../books/exports.ts';
-import { ownerOf } from '../books/service.ts';
-import { principalOf } from '../http/auth.ts';
-import { listResponse, sendCsv, wantsCsv } from '../http/csv.ts';
-import type { AppDeps } from '../http/deps.ts';
-import type { Queryable } from '../db/index.ts';
-import { errors } from '../lib/errors.ts';
-import { described, errorResponses, fileResponse } from '../http/schemas.ts';
-import { createPayout } from './create.ts';
-import { addEvidence, receiptPdf } from './evidence.ts';
-import type { IdempotentWork } from '../http/idempotency.ts';
-import { cancelPayoutIn, simulateTestPayout } from './lifecycle.ts';
-import { EVIDENCE_CONTENT_TYPES } from './model.ts';
-import { toPayoutResponse, toRecipientResponse } from './presenters.ts';
-import * as queries from './queries.ts';
-import { capabilities, getBalance, quote } from './quotes.ts';
-import { createRecipientIn, deleteRecipient, getRecipient } from './recipients.ts';
+import { exportPayouts, PAYOUT_CSV_COLUMNS } from '../../../payouts/exports.ts';
+import { ownerOf } from '../../../books/service.ts';
+import { principalOf } from '../../auth.ts';
+import { listReply, listResponse } from '../../csv.ts';
+import type { AppDeps } from '../../deps.ts';
+import type { Queryable } from '../../../db/index.ts';
+import { errors } from '../../../lib/errors.ts';
+import { described, errorResponses, fileResponse } from '../../schemas.ts';
+import { createPayout } from '../../../payouts/create.ts';
+import { addEvidence, receiptPdf } from '../../../payouts/evidence.ts';
+import type { IdempotentWork } from '../../idempotency.ts';
+import { cancelPayoutIn, simulateTestPayout } from '../../../payouts/lifecycle.ts';
+import { EVIDENCE_CONTENT_TYPES } from '../../../payouts/model.ts';
+import { toRecipientResponse } from '../../../payouts/presenters.ts';
+import * as queries from '../../../payouts/queries.ts';
+import { capabilities, getBalance, quote } from '../../../payouts/quotes.ts';
+import { createRecipientIn, deleteRecipient, getRecipient } from '../../../payouts/recipients.ts';
 import {
   CancelBody,
   Capabilities,
@@ -45,7 +45,7 @@ const security = [{ apiKey: [] }];
 
 export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
-  const payoutDeps = { db, providers: deps.providers, decisions: deps.payoutDecisions, writer: deps.payoutWriter };
+  const payoutDeps = { db, providers: deps.providers, decisions: deps.payouts.decisions, writer: deps.payouts.writer };
 
   app.get(
     '/api/v1/payouts/capabilities',
@@ -221,7 +221,7 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
         on: Queryable,
       ) => {
         const known = recipient ? { recipient, evidence: [] } : {};
-        return { status: existing ? 200 : 201, body: await toPayoutResponse(on, payout, known) };
+        return { status: existing ? 200 : 201, body: await queries.payoutResponse(on, payout, known) };
       };
       return {
         // With a key: the same steps in the key's transaction, without the batch writer and the decision cache.
@@ -252,10 +252,12 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
       },
     },
     async (request, reply) => {
-      if (!wantsCsv(request)) return queries.listPayouts(db, principalOf(request), request.query);
-      // Issue 17 exports: the payouts of Accra days as a CSV file (src/books/exports.ts).
-      const file = exportPayouts(db, ownerOf(principalOf(request)), request.query);
-      return sendCsv(reply, { filename: file.filename, columns: PAYOUT_CSV_COLUMNS, rows: file.rows });
+      // Issue 17 exports: the payouts of Accra days as a CSV file (src/payouts/exports.ts).
+      return listReply(request, reply, {
+        json: () => queries.listPayouts(db, principalOf(request), request.query),
+        columns: PAYOUT_CSV_COLUMNS,
+        csv: () => exportPayouts(db, ownerOf(principalOf(request)), request.query),
+      });
     },
   );
 
@@ -272,7 +274,7 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
       },
     },
     async (request) =>
-      toPayoutResponse(db, await queries.getPayout(db, principalOf(request), request.params.payout_id)),
+      queries.payoutResponse(db, await queries.getPayout(db, principalOf(request), request.params.payout_id)),
   );
 
   app.post<{ Params: Static<typeof IdParams>; Body: { reason?: string } | undefined }>(
@@ -303,7 +305,7 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
       return {
         run: async (tx) => ({
           status: 200,
-          body: await toPayoutResponse(
+          body: await queries.payoutResponse(
             tx,
             await cancelPayoutIn(tx, principal, request.params.payout_id, request.body?.reason ?? null),
           ),
@@ -338,7 +340,7 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
       return {
         run: async (tx) => ({
           status: 200,
-          body: await toPayoutResponse(
+          body: await queries.payoutResponse(
             tx,
             await simulateTestPayout(tx, principal, request.params.payout_id, request.body.outcome),
           ),

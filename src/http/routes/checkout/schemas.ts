@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Currency, DateTime, explainedPattern, NON_BLANK_TEXT_PATTERN, StringEnum } from '../http/schemas.ts';
+import { Currency, DateTime, explainedPattern, NON_BLANK_TEXT_PATTERN, StringEnum } from '../../schemas.ts';
 import {
   CALLBACK_URL_LENGTH_MAX,
   CUSTOMER_EMAIL_LENGTH_MAX,
@@ -14,9 +14,9 @@ import {
   SESSION_LIFETIME_MAX_S,
   SESSION_LIFETIME_MIN_S,
   SESSION_STATUSES,
-} from './model.ts';
-import { railIds, railList } from '../rails/registry.ts';
-import { SESSION_LIST_LIMIT_DEFAULT, SESSION_LIST_LIMIT_MAX } from './session-list.ts';
+} from '../../../checkout/model.ts';
+import { railIds, railList } from '../../../rails/registry.ts';
+import { SESSION_LIST_LIMIT_DEFAULT, SESSION_LIST_LIMIT_MAX } from '../../../checkout/session-list.ts';
 
 export const CreateSessionBody = Type.Object(
   {

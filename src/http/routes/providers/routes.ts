@@ -4,10 +4,10 @@
 // "Provider notifications": merchants never call them; operators register them with the providers.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { errorResponses } from '../http/schemas.ts';
-import type { AppDeps } from '../http/deps.ts';
-import { errors } from '../lib/errors.ts';
-import { handleMtnCallback, handlePaystackEvent } from './service.ts';
+import { errorResponses } from '../../schemas.ts';
+import type { AppDeps } from '../../deps.ts';
+import { errors } from '../../../lib/errors.ts';
+import { handleMtnCallback, handlePaystackEvent } from '../../../providers/service.ts';
 
 /** A provider notification body larger than this is refused (theirs are a few KB). */
 const NOTIFICATION_BYTES_MAX = 256 * 1024;

@@ -1,13 +1,13 @@
 // TypeBox schemas of the invoice and revenue line routes: they validate, serialise and document (OpenAPI).
 import { Type, type TSchema } from '@sinclair/typebox';
-import { INVOICE_REF_LENGTH_MAX } from '../checkout/model.ts';
-import { Currency, DateTime, LineErrorCodeSchema } from '../http/schemas.ts';
+import { INVOICE_REF_LENGTH_MAX } from '../../../checkout/model.ts';
+import { Currency, DateTime, LineErrorCodeSchema } from '../../schemas.ts';
 import {
   INVOICE_LINES_PER_REQUEST_MAX,
   InvoiceLineInput,
   REVENUE_LINES_PER_SYNC_MAX,
   RevenueLineInput,
-} from './model.ts';
+} from '../../../invoicing/model.ts';
 
 export const InvoiceRef = Type.String({ minLength: 1, maxLength: INVOICE_REF_LENGTH_MAX });
 const LineErrors = Type.Array(

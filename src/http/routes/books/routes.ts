@@ -2,20 +2,20 @@
 // with Accept: text/csv) and the daily settlement summary (JSON or CSV). Thin: parse, authorize, call.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { principalOf } from '../http/auth.ts';
-import { listResponse, sendCsv, wantsCsv } from '../http/csv.ts';
-import type { AppDeps } from '../http/deps.ts';
-import { errorResponses } from '../http/schemas.ts';
+import { principalOf } from '../../auth.ts';
+import { listReply, listResponse } from '../../csv.ts';
+import type { AppDeps } from '../../deps.ts';
+import { errorResponses } from '../../schemas.ts';
 import {
   BALANCE_TRANSACTION_COLUMNS as BALANCE_TRANSACTION_CSV,
   exportBalanceTransactions,
   exportFilename,
   rowsOf,
   SUMMARY_COLUMNS,
-} from './exports.ts';
-import { EXPORT_RANGE_DAYS_MAX } from './model.ts';
+} from '../../../books/exports.ts';
+import { EXPORT_RANGE_DAYS_MAX } from '../../../books/model.ts';
 import { BalanceSummary, BalanceTransactionList, ListBalanceTransactionsQuery, SummaryQuery } from './schemas.ts';
-import { listBalanceTransactions, ownerOf, settlementSummary } from './service.ts';
+import { listBalanceTransactions, ownerOf, settlementSummary } from '../../../books/service.ts';
 
 const tags = ['Balance'];
 const security = [{ apiKey: [] }];
@@ -43,9 +43,11 @@ export async function booksRoutes(app: FastifyInstance, deps: AppDeps): Promise<
     },
     async (request, reply) => {
       const owner = ownerOf(principalOf(request));
-      if (!wantsCsv(request)) return listBalanceTransactions(db, owner, request.query);
-      const file = await exportBalanceTransactions(db, owner, request.query);
-      return sendCsv(reply, { filename: file.filename, columns: BALANCE_TRANSACTION_CSV, rows: file.rows });
+      return listReply(request, reply, {
+        json: () => listBalanceTransactions(db, owner, request.query),
+        columns: BALANCE_TRANSACTION_CSV,
+        csv: () => exportBalanceTransactions(db, owner, request.query),
+      });
     },
   );
 
@@ -70,11 +72,13 @@ export async function booksRoutes(app: FastifyInstance, deps: AppDeps): Promise<
     async (request, reply) => {
       const owner = ownerOf(principalOf(request));
       const summary = await settlementSummary(db, owner, request.query);
-      if (!wantsCsv(request)) return summary;
-      return sendCsv(reply, {
-        filename: exportFilename('balance-summary', owner.environment, summary),
+      return listReply(request, reply, {
+        json: () => summary,
         columns: SUMMARY_COLUMNS,
-        rows: rowsOf(summary.days),
+        csv: () => ({
+          filename: exportFilename('balance-summary', owner.environment, summary),
+          rows: rowsOf(summary.days),
+        }),
       });
     },
   );

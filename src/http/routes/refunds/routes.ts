@@ -2,17 +2,17 @@
 // Thin: parse, authorize, call.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { principalOf } from '../http/auth.ts';
-import type { AppDeps } from '../http/deps.ts';
-import type { IdempotentWork } from '../http/idempotency.ts';
-import { listResponse, sendCsv, wantsCsv } from '../http/csv.ts';
-import { described, errorResponses } from '../http/schemas.ts';
+import { principalOf } from '../../auth.ts';
+import type { AppDeps } from '../../deps.ts';
+import type { IdempotentWork } from '../../idempotency.ts';
+import { listReply, listResponse } from '../../csv.ts';
+import { described, errorResponses } from '../../schemas.ts';
 import { ExportRangeProperties } from '../books/schemas.ts';
-import { errors } from '../lib/errors.ts';
-import { createRefund, simulateTestRefund } from './create.ts';
-import { toRefundResponse, type TestRefundSimulation } from './model.ts';
-import { getRefund, listRefunds } from './queries.ts';
-import { exportRefunds, REFUND_CSV_COLUMNS } from './exports.ts';
+import { errors } from '../../../lib/errors.ts';
+import { createRefund, simulateTestRefund } from '../../../refunds/create.ts';
+import { toRefundResponse, type TestRefundSimulation } from '../../../refunds/model.ts';
+import { getRefund, listRefunds } from '../../../refunds/queries.ts';
+import { exportRefunds, REFUND_CSV_COLUMNS } from '../../../refunds/exports.ts';
 import {
   CreateRefundBody,
   ListRefundsQuery,
@@ -108,9 +108,11 @@ export async function refundRoutes(app: FastifyInstance, deps: AppDeps): Promise
       },
     },
     async (request, reply) => {
-      if (!wantsCsv(request)) return listRefunds(db, principalOf(request), request.query);
-      const file = exportRefunds(db, principalOf(request), request.query);
-      return sendCsv(reply, { filename: file.filename, columns: REFUND_CSV_COLUMNS, rows: file.rows });
+      return listReply(request, reply, {
+        json: () => listRefunds(db, principalOf(request), request.query),
+        columns: REFUND_CSV_COLUMNS,
+        csv: () => exportRefunds(db, principalOf(request), request.query),
+      });
     },
   );
 

@@ -1,7 +1,7 @@
 // The whole configuration, read once from the environment and validated, one clear error per bad value.
 import ipaddr from 'ipaddr.js';
-import { RETRY_SCHEDULE_S } from './events/retry-schedule.ts';
-import { isLoopbackHost } from './events/ssrf.ts';
+import { RETRY_SCHEDULE_S } from '../events/retry-schedule.ts';
+import { isLoopbackHost } from '../lib/ssrf.ts';
 
 export interface Config {
   host: string;

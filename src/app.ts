@@ -10,45 +10,44 @@ import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Registry } from 'prom-client';
-import { ApiKeyAuthenticator } from '../accounts/api-keys.ts';
-import { booksRoutes } from '../books/routes.ts';
-import { exportRoutes } from '../books/export-routes.ts';
-import { checkoutMerchantRoutes } from '../checkout/merchant-routes.ts';
-import { checkoutPayerRoutes } from '../checkout/payer-routes.ts';
-import { simulateRoutes } from '../checkout/simulate-routes.ts';
-import { refundRoutes } from '../refunds/routes.ts';
-import { eventRoutes } from '../events/routes.ts';
-import { PayoutBatchWriter } from '../payouts/batch-writer.ts';
-import { PayoutDecisionCache } from '../payouts/decision-cache.ts';
-import { payoutRoutes } from '../payouts/routes.ts';
-import { providerRoutes } from '../providers/routes.ts';
-import { payerPageRoutes } from '../web/checkout/routes.ts';
-import { dashboardRoutes } from '../web/dashboard/index.ts';
-import { opsRoutes } from '../web/ops/routes.ts';
-import { consoleErrorPage, consoleOfUrl, sendErrorPage } from '../web/error-pages.ts';
-import type { PayoutRail } from '../rails/payouts.ts';
-import { createLiveProviders } from '../rails/live-config.ts';
-import type { LiveProviders } from '../rails/live.ts';
-import type { Config } from '../config.ts';
-import type { Db } from '../db/index.ts';
-import { isMigrated } from '../db/migrate.ts';
-import { systemResolver, type Resolver } from '../events/ssrf.ts';
-import { invoicingRoutes } from '../invoicing/routes.ts';
-import { requireApiKey } from './auth.ts';
-import { registerBodyParsers } from './body.ts';
-import { registerConnectionLimits, serverOptions } from './connections.ts';
-import type { AppDeps } from './deps.ts';
-import { errors } from '../lib/errors.ts';
-import { registerErrorHandler, sendError, toSikaError } from './error-handler.ts';
-import { registerIdempotentRoutes } from './idempotency.ts';
-import { registerUnroutedHandler } from './methods.ts';
-import { payoutBatchMetric, registerMetrics } from './metrics.ts';
-import { registerRateLimits } from './rate-limit.ts';
-import { schemaCompilers } from './schema-compilers.ts';
-import { ErrorEnvelope, errorResponses, withParserRules } from './schemas.ts';
-import { finishApiDocument } from './openapi.ts';
-import { BalanceSummary, BalanceTransactionList, BalanceTransactionSchema } from '../books/schemas.ts';
-import { CheckoutSessionResponse, Payment, SessionList } from '../checkout/schemas.ts';
+import { ApiKeyAuthenticator } from './accounts/api-keys.ts';
+import { booksRoutes } from './http/routes/books/routes.ts';
+import { exportRoutes } from './http/routes/books/export-routes.ts';
+import { checkoutMerchantRoutes } from './http/routes/checkout/merchant-routes.ts';
+import { checkoutPayerRoutes } from './http/routes/checkout/payer-routes.ts';
+import { simulateRoutes } from './http/routes/checkout/simulate-routes.ts';
+import { refundRoutes } from './http/routes/refunds/routes.ts';
+import { eventRoutes } from './http/routes/events/routes.ts';
+import { createPayoutsRuntime } from './payouts/runtime.ts';
+import { payoutRoutes } from './http/routes/payouts/routes.ts';
+import { providerRoutes } from './http/routes/providers/routes.ts';
+import { payerPageRoutes } from './web/checkout/routes.ts';
+import { dashboardRoutes } from './web/dashboard/index.ts';
+import { opsRoutes } from './web/ops/routes.ts';
+import { consoleErrorPage, consoleOfUrl, sendErrorPage } from './web/error-pages.ts';
+import type { PayoutRail } from './rails/payouts.ts';
+import { createLiveProviders } from './rails/live-config.ts';
+import type { LiveProviders } from './rails/live.ts';
+import type { Config } from './config/index.ts';
+import type { Db } from './db/index.ts';
+import { isMigrated } from './db/migrate.ts';
+import { systemResolver, type Resolver } from './lib/ssrf.ts';
+import { invoicingRoutes } from './http/routes/invoicing/routes.ts';
+import { requireApiKey } from './http/auth.ts';
+import { registerBodyParsers } from './http/body.ts';
+import { registerConnectionLimits, serverOptions } from './http/connections.ts';
+import type { AppDeps } from './http/deps.ts';
+import { errors } from './lib/errors.ts';
+import { registerErrorHandler, sendError, toSikaError } from './http/error-handler.ts';
+import { registerIdempotentRoutes } from './http/idempotency.ts';
+import { type ProblemSender, registerUnroutedHandler } from './http/methods.ts';
+import { registerMetrics } from './http/metrics.ts';
+import { registerRateLimits } from './http/rate-limit.ts';
+import { schemaCompilers } from './http/schema-compilers.ts';
+import { ErrorEnvelope, errorResponses, withParserRules } from './http/schemas.ts';
+import { finishApiDocument } from './http/openapi.ts';
+import { BalanceSummary, BalanceTransactionList, BalanceTransactionSchema } from './http/routes/books/schemas.ts';
+import { CheckoutSessionResponse, Payment, SessionList } from './http/routes/checkout/schemas.ts';
 import {
   AttemptInitiation,
   AttemptStatusResponse,
@@ -56,15 +55,15 @@ import {
   CheckoutOptions,
   CheckoutQuote,
   PublicSession,
-} from '../checkout/payer-schemas.ts';
-import { EVENT_SCHEMAS } from '../events/event-schemas.ts';
+} from './http/routes/checkout/payer-schemas.ts';
+import { EVENT_SCHEMAS } from './events/event-schemas.ts';
 import {
   IngestResponse,
   InvoiceLinesResponse,
   RevenueLine,
   RevenueLineList,
   SyncResponse,
-} from '../invoicing/schemas.ts';
+} from './http/routes/invoicing/schemas.ts';
 import {
   Capabilities,
   Evidence,
@@ -76,8 +75,8 @@ import {
   PayoutRecipient,
   Recipient,
   RecipientList,
-} from '../payouts/schemas.ts';
-import { RefundList, RefundResponse } from '../refunds/schemas.ts';
+} from './http/routes/payouts/schemas.ts';
+import { RefundList, RefundResponse } from './http/routes/refunds/schemas.ts';
 
 /**
  * The named schemas of the API (components in /openapi.json), shared by every route: resources, lists and
@@ -182,6 +181,14 @@ export interface BuildOptions {
   webhookResolver?: Resolver;
 }
 
+/** A refusal as JSON, or on a console path the consoles' HTML error page. */
+const sendProblem: ProblemSender = (request, reply, problem) => {
+  const consoleKind = consoleOfUrl(request.url);
+  return consoleKind
+    ? sendErrorPage(request, reply, problem, consoleErrorPage(consoleKind))
+    : sendError(reply, problem);
+};
+
 export async function buildApp({
   config,
   db,
@@ -213,12 +220,7 @@ export async function buildApp({
     schemaController: { compilersFactory: compilers.compilersFactory as unknown as SchemaCompilersFactory },
     // Router-level errors (malformed percent-encoding, over-long path parameter) get the envelope too, or on
     // a console path the consoles' HTML error page.
-    frameworkErrors: (error, request, reply) => {
-      const consoleKind = consoleOfUrl(request.url);
-      return consoleKind
-        ? sendErrorPage(request, reply, toSikaError(error), consoleErrorPage(consoleKind))
-        : sendError(reply, toSikaError(error));
-    },
+    frameworkErrors: (error, request, reply) => sendProblem(request, reply, toSikaError(error)),
   });
   // Idempotency-Key for the routes that declare it, before any other onRoute hook sees their schema.
   registerIdempotentRoutes(app, db);
@@ -244,7 +246,7 @@ export async function buildApp({
   });
   registerErrorHandler(app);
   // No route for the request: 405 with Allow when its path takes other methods, 404 otherwise (methods.ts).
-  registerUnroutedHandler(app, registeredRoutes);
+  registerUnroutedHandler(app, registeredRoutes, sendProblem);
   registerConnectionLimits(app);
   for (const schema of NAMED_SCHEMAS) app.addSchema(schema);
 
@@ -295,8 +297,7 @@ export async function buildApp({
     authenticator,
     limiters,
     providers,
-    payoutDecisions: new PayoutDecisionCache(),
-    payoutWriter: new PayoutBatchWriter(db, payoutBatchMetric(metrics)),
+    payouts: createPayoutsRuntime(db, metrics),
     webhookResolver,
   };
   app.decorate('deps', deps);
@@ -304,7 +305,7 @@ export async function buildApp({
   app.addHook('onClose', async () => limiters.close());
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+  app.get('/readyz', { schema: { hide: true } }, async () => {
     try {
       await db.ping();
       if (!(await isMigrated(db))) throw new Error('migrations pending');

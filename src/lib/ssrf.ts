@@ -6,7 +6,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { ExpiringMap } from '../lib/expiring-map.ts';
+import { ExpiringMap } from './expiring-map.ts';
 
 /** IANA's global unicast block: the rest of IPv6 (IPv4-compatible ::/96 among it) is never a public target. */
 const IPV6_GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');

@@ -1,14 +1,14 @@
 // TypeBox schemas of the books' routes: they validate the query, serialise the answers and document both.
 import { Type, type Static } from '@sinclair/typebox';
-import { ID_PARAM_LENGTH_MAX } from '../checkout/model.ts';
-import { Day } from '../http/schemas.ts';
+import { ID_PARAM_LENGTH_MAX } from '../../../checkout/model.ts';
+import { Day } from '../../schemas.ts';
 import {
   BALANCE_TRANSACTION_LIMIT_DEFAULT,
   BALANCE_TRANSACTION_LIMIT_MAX,
   BALANCE_TRANSACTION_TYPES,
   EXPORT_RANGE_DAYS_MAX,
   SUMMARY_AMOUNT_COLUMNS,
-} from './model.ts';
+} from '../../../books/model.ts';
 
 /** from and to of a CSV export (Accra days, inclusive): required with Accept: text/csv, ignored for JSON. */
 export const ExportRangeProperties = {

@@ -1,15 +1,15 @@
 // Merchant checkout API (SPEC 4.1): create, read and search sessions. Thin: parse, authorize, call.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { exportSessions, SESSION_COLUMNS as SESSION_CSV_COLUMNS } from '../books/exports.ts';
+import { exportSessions, SESSION_CSV_COLUMNS } from '../../../checkout/exports.ts';
 import { ExportRangeProperties } from '../books/schemas.ts';
-import { ownerOf } from '../books/service.ts';
-import type { AppDeps } from '../http/deps.ts';
-import { principalOf } from '../http/auth.ts';
-import { listResponse, sendCsv, wantsCsv } from '../http/csv.ts';
-import type { IdempotentWork } from '../http/idempotency.ts';
-import { described, errorResponses } from '../http/schemas.ts';
-import { toSessionResponse } from './model.ts';
+import { ownerOf } from '../../../books/service.ts';
+import type { AppDeps } from '../../deps.ts';
+import { principalOf } from '../../auth.ts';
+import { listReply, listResponse } from '../../csv.ts';
+import type { IdempotentWork } from '../../idempotency.ts';
+import { described, errorResponses } from '../../schemas.ts';
+import { toSessionResponse } from '../../../checkout/model.ts';
 import {
   CheckoutSessionResponse,
   CreateSessionBody,
@@ -17,8 +17,8 @@ import {
   SessionList,
   SessionParams,
 } from './schemas.ts';
-import * as service from './service.ts';
-import { getSessionWithPayment, listSessions } from './session-list.ts';
+import * as service from '../../../checkout/service.ts';
+import { getSessionWithPayment, listSessions } from '../../../checkout/session-list.ts';
 
 type ExportRange = { from?: string; to?: string };
 /** The search, and the range of its CSV export (from and to, Accra days). */
@@ -99,10 +99,12 @@ export async function checkoutMerchantRoutes(app: FastifyInstance, deps: AppDeps
       },
     },
     async (request, reply) => {
-      if (!wantsCsv(request)) return listSessions(db, principalOf(request), request.query, config.checkoutUrlHost);
-      // Issue 17 exports: the same sessions as a CSV file of Accra days (src/books/exports.ts).
-      const file = exportSessions(db, ownerOf(principalOf(request)), request.query);
-      return sendCsv(reply, { filename: file.filename, columns: SESSION_CSV_COLUMNS, rows: file.rows });
+      // Issue 17 exports: the same sessions as a CSV file of Accra days (src/checkout/exports.ts).
+      return listReply(request, reply, {
+        json: () => listSessions(db, principalOf(request), request.query, config.checkoutUrlHost),
+        columns: SESSION_CSV_COLUMNS,
+        csv: () => exportSessions(db, ownerOf(principalOf(request)), request.query),
+      });
     },
   );
 }

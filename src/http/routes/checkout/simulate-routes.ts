@@ -1,13 +1,13 @@
 // POST /api/v1/test/payment-attempts/{reference}/simulate: Test keys decide an attempt's outcome.
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { principalOf } from '../http/auth.ts';
-import type { AppDeps } from '../http/deps.ts';
-import type { IdempotentWork } from '../http/idempotency.ts';
-import { described, errorResponses } from '../http/schemas.ts';
-import { ID_PARAM_LENGTH_MAX } from './model.ts';
+import { principalOf } from '../../auth.ts';
+import type { AppDeps } from '../../deps.ts';
+import type { IdempotentWork } from '../../idempotency.ts';
+import { described, errorResponses } from '../../schemas.ts';
+import { ID_PARAM_LENGTH_MAX } from '../../../checkout/model.ts';
 import { AttemptStatusResponse, SimulateBody } from './payer-schemas.ts';
-import { simulate } from './simulation.ts';
+import { simulate } from '../../../checkout/simulation.ts';
 
 export async function simulateRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   app.post<{ Params: { reference: string }; Body: Static<typeof SimulateBody> }>(

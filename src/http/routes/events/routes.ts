@@ -3,20 +3,20 @@
 // `sika listen` reads. Thin: parse, authorize, call one service function.
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { ID_PARAM_LENGTH_MAX } from '../checkout/model.ts';
-import { principalOf } from '../http/auth.ts';
-import type { AppDeps } from '../http/deps.ts';
-import type { IdempotentWork } from '../http/idempotency.ts';
-import { errorResponses, StringEnum } from '../http/schemas.ts';
-import { WEBHOOK_ENDPOINT_STATUSES } from '../accounts/model.ts';
-import { streamSigningSecrets } from '../accounts/webhook-endpoints.ts';
+import { ID_PARAM_LENGTH_MAX } from '../../../checkout/model.ts';
+import { principalOf } from '../../auth.ts';
+import type { AppDeps } from '../../deps.ts';
+import type { IdempotentWork } from '../../idempotency.ts';
+import { errorResponses, StringEnum } from '../../schemas.ts';
+import { WEBHOOK_ENDPOINT_STATUSES } from '../../../accounts/model.ts';
+import { streamSigningSecrets } from '../../../accounts/webhook-endpoints.ts';
 import {
   EVENT_DELIVERY_TRIES_SHOWN_MAX,
   EVENT_LIST_LIMIT_DEFAULT,
   EVENT_LIST_LIMIT_MAX,
   getEvent,
   listEvents,
-} from './event-list.ts';
+} from '../../../events/event-list.ts';
 import {
   EVENT_REPLAY_INTERVAL_S,
   EVENT_REPLAY_RANGE_DAYS_MAX,
@@ -25,7 +25,7 @@ import {
   replayEventForKey,
   replayEventRange,
   type RangeReplayInput,
-} from './replay.ts';
+} from '../../../events/replay.ts';
 import {
   EVENT_STREAM_CURSOR_LENGTH_MAX,
   EVENT_STREAM_HEARTBEAT_MS,
@@ -36,7 +36,7 @@ import {
   assertStreamAllowed,
   parseCursor,
   parseTypes,
-} from './stream.ts';
+} from '../../../events/stream.ts';
 
 const EventBody = Type.Object(
   {

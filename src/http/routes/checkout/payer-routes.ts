@@ -2,8 +2,8 @@
 // capability. Rate limited per client address and per session.
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../http/deps.ts';
-import { described, errorResponses, explainedPattern } from '../http/schemas.ts';
+import type { AppDeps } from '../../deps.ts';
+import { described, errorResponses, explainedPattern } from '../../schemas.ts';
 import {
   authorizeAttempt,
   createAttempt,
@@ -12,11 +12,11 @@ import {
   resendAttempt,
   toAttemptInitiation,
   VERIFICATION_CODE_PATTERN,
-} from './attempts.ts';
-import { applyCancel, askBeforeCancel } from './attempt-cancel.ts';
-import { createCashSlip, toSlipResponse } from './cash-slips.ts';
-import type { Queryable } from '../db/index.ts';
-import { ID_PARAM_LENGTH_MAX } from './model.ts';
+} from '../../../checkout/attempts.ts';
+import { applyCancel, askBeforeCancel } from '../../../checkout/attempt-cancel.ts';
+import { createCashSlip, toSlipResponse } from '../../../checkout/cash-slips.ts';
+import type { Queryable } from '../../../db/index.ts';
+import { ID_PARAM_LENGTH_MAX } from '../../../checkout/model.ts';
 import {
   attemptBody,
   type AttemptBody,
@@ -29,7 +29,7 @@ import {
   CODE_FIELD_LENGTH_MAX,
   PublicSession,
 } from './payer-schemas.ts';
-import { getOptions, getPublicSession, getQuote, type PayerContext } from './payer-view.ts';
+import { getOptions, getPublicSession, getQuote, type PayerContext } from '../../../checkout/payer-view.ts';
 
 const Id = () => Type.String({ minLength: 1, maxLength: ID_PARAM_LENGTH_MAX });
 const SessionParams = Type.Object({ reference: Id() });
