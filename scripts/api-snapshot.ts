@@ -185,20 +185,7 @@ async function snapshot(checkout: string) {
   };
   try {
     const openapi = await call('openapi', 'GET', '/openapi.json', { auth: false });
-    const session = (
-      await call('create session', 'POST', '/api/v1/sessions', {
-        body: {
-          amount_minor: 12_345,
-          currency: 'GHS',
-          invoice_ref: 'INV-SNAP-1',
-          customer: { name: 'Ama Mensah', email: 'ama@example.com', phone: '0241234567' },
-          description: 'Snapshot order',
-          metadata: { order: '42' },
-        },
-        headers: { 'idempotency-key': 'snap-key-1' },
-      })
-    ).json();
-    await call('create session replayed', 'POST', '/api/v1/sessions', {
+    const firstSession = {
       body: {
         amount_minor: 12_345,
         currency: 'GHS',
@@ -208,7 +195,9 @@ async function snapshot(checkout: string) {
         metadata: { order: '42' },
       },
       headers: { 'idempotency-key': 'snap-key-1' },
-    });
+    };
+    const session = (await call('create session', 'POST', '/api/v1/sessions', firstSession)).json();
+    await call('create session replayed', 'POST', '/api/v1/sessions', firstSession);
     await call('create session invalid', 'POST', '/api/v1/sessions', { body: { amount_minor: -1 } });
     await call('session', 'GET', `/api/v1/sessions/${session.id}`);
     await call('sessions', 'GET', '/api/v1/sessions?limit=5');
