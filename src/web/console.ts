@@ -2,6 +2,7 @@
 // the session check on every page, and the CSRF check on every form post (the login form included).
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Db } from '../db/index.ts';
 import type { AppDeps } from '../http/deps.ts';
 import { checkSecondFactor, type SignedInAccount } from '../accounts/console-accounts.ts';
 import { accountSchemas } from './account-schemas.ts';
@@ -298,4 +299,27 @@ function codeForm(kind: ConsoleKind, session: WebSession, error: string | null):
 export function sessionOf(request: FastifyRequest): WebSession {
   if (!request.webSession) throw new Error('console route without a session');
   return request.webSession;
+}
+
+/**
+ * An approval of money (a payout, a refund) by a user with a second factor needs a fresh code from the form's
+ * `code` field (a stolen session alone cannot send money; recovery codes do not count). Null when the code is
+ * good; otherwise the message and status to refuse with (429 with Retry-After set when throttled, else 403).
+ */
+export async function approvalCodeRefusal(
+  db: Db,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<{ message: string; status: 403 | 429 } | null> {
+  const checked = await checkSecondFactor(db, signedInAccount(request), formValue(request, 'code'), {
+    allowRecoveryCode: false,
+  });
+  if (checked.ok) return null;
+  if (checked.reason !== 'throttled')
+    return {
+      message: 'Enter the current code from your authenticator app to approve (each code works once).',
+      status: 403,
+    };
+  reply.header('retry-after', String(checked.retryAfterS));
+  return { message: tooManyAttempts(checked.retryAfterS), status: 429 };
 }

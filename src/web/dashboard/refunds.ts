@@ -2,13 +2,12 @@
 // decision on refunds awaiting approval (four eyes, as for payouts: an approver who did not ask decides; with a
 // second factor, an approval needs a fresh code). Refunds are asked for on a session's page (checkout.ts).
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { checkSecondFactor } from '../../accounts/console-accounts.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { decideRefund } from '../../refunds/lifecycle.ts';
 import { REFUND_STATUSES, type RefundStatus } from '../../refunds/model.ts';
 import { getRefund, listRefunds } from '../../refunds/queries.ts';
 import type { WebSession } from '../auth.ts';
-import { formValue, sendPage, sessionOf, signedInAccount, tooManyAttempts } from '../console.ts';
+import { approvalCodeRefusal, formValue, sendPage, sessionOf } from '../console.ts';
 import { dashboardSchemas } from '../console-schemas.ts';
 import { formRefusal } from '../error-pages.ts';
 import type { Html } from '../html.ts';
@@ -65,23 +64,15 @@ export async function refundPages(app: FastifyInstance, deps: AppDeps): Promise<
         );
       // With a second factor, an approval needs a fresh code: a stolen session alone cannot send money.
       if (decision === 'approve' && session.secondFactorEnrolled && session.role === 'approver') {
-        const checked = await checkSecondFactor(db, signedInAccount(request), formValue(request, 'code'), {
-          allowRecoveryCode: false,
-        });
-        if (!checked.ok) {
-          if (checked.reason === 'throttled') reply.header('retry-after', String(checked.retryAfterS));
-          const message =
-            checked.reason === 'throttled'
-              ? tooManyAttempts(checked.retryAfterS)
-              : 'Enter the current code from your authenticator app to approve (each code works once).';
+        const refused = await approvalCodeRefusal(db, request, reply);
+        if (refused)
           return listPage(
             reply,
             session,
             'awaiting_approval',
-            { message, error: true },
-            checked.reason === 'throttled' ? 429 : 403,
+            { message: refused.message, error: true },
+            refused.status,
           );
-        }
       }
       try {
         // Only a refund of the dashboard's environment (another is not found here).

@@ -1,7 +1,6 @@
 // Dashboard: payouts (list, detail, approve/reject, receipt, evidence), recipients, and a new-payout form with a live fee quote.
 // Routes parse, authorize and call the payout services; views.ts holds the page bodies.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { checkSecondFactor } from '../../../accounts/console-accounts.ts';
 import { listApiKeys, listEndpoints } from '../../../accounts/integrations.ts';
 import type { ApiPrincipal } from '../../../lib/environment.ts';
 import type { AppDeps } from '../../../http/deps.ts';
@@ -14,7 +13,7 @@ import * as queries from '../../../payouts/queries.ts';
 import { getBalance } from '../../../payouts/quotes.ts';
 import { createRecipient, deleteRecipient } from '../../../payouts/recipients.ts';
 import type { WebSession } from '../../auth.ts';
-import { formValue, sendPage, sessionOf, signedInAccount, tooManyAttempts } from '../../console.ts';
+import { approvalCodeRefusal, formValue, sendPage, sessionOf } from '../../console.ts';
 import { dashboardSchemas } from '../../console-schemas.ts';
 import { html, type Html } from '../../html.ts';
 import { money, page } from '../../layout.ts';
@@ -112,23 +111,9 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
         return detailPage(reply, session, payout.id, { message: 'Choose approve or reject.', error: true }, 400);
       // With a second factor, an approval needs a fresh code: a stolen session alone cannot send money.
       if (decision === 'approve' && session.secondFactorEnrolled) {
-        const checked = await checkSecondFactor(db, signedInAccount(request), formValue(request, 'code'), {
-          allowRecoveryCode: false,
-        });
-        if (!checked.ok) {
-          if (checked.reason === 'throttled') reply.header('retry-after', String(checked.retryAfterS));
-          const message =
-            checked.reason === 'throttled'
-              ? tooManyAttempts(checked.retryAfterS)
-              : 'Enter the current code from your authenticator app to approve (each code works once).';
-          return detailPage(
-            reply,
-            session,
-            payout.id,
-            { message, error: true },
-            checked.reason === 'throttled' ? 429 : 403,
-          );
-        }
+        const refused = await approvalCodeRefusal(db, request, reply);
+        if (refused)
+          return detailPage(reply, session, payout.id, { message: refused.message, error: true }, refused.status);
       }
       try {
         const after = await decidePayout(db, {
