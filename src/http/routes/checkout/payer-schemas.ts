@@ -247,16 +247,8 @@ export const CashSlipResponse = Type.Object(
   { $id: 'CashDepositSlip', title: 'Cash deposit slip' },
 );
 
-export const SIMULATION_OUTCOMES = [
-  'pending',
-  'paid',
-  'failed',
-  'expired',
-  'cancelled',
-  'reversed',
-  'manual_review',
-  'amount_mismatch',
-] as const;
+/** The Test simulator can put an attempt in any of its statuses. */
+export const SIMULATION_OUTCOMES = ATTEMPT_STATUSES;
 export const SimulateBody = Type.Object(
   {
     outcome: Type.Union(
