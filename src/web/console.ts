@@ -2,7 +2,6 @@
 // the session check on every page, and the CSRF check on every form post (the login form included).
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Db } from '../db/index.ts';
 import type { AppDeps } from '../http/deps.ts';
 import { checkSecondFactor, type SignedInAccount } from '../accounts/console-accounts.ts';
 import { accountSchemas } from './account-schemas.ts';
@@ -307,7 +306,7 @@ export function sessionOf(request: FastifyRequest): WebSession {
  * good; otherwise the message and status to refuse with (429 with Retry-After set when throttled, else 403).
  */
 export async function approvalCodeRefusal(
-  db: Db,
+  db: Parameters<typeof checkSecondFactor>[0],
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<{ message: string; status: 403 | 429 } | null> {
