@@ -68,6 +68,8 @@ export function runNodeTestGroups(groups, { concurrency }) {
         '--test-reporter-destination=stdout',
         '--test-reporter=tap',
         `--test-reporter-destination=${tapFile}`,
+        '--test-reporter=./scripts/slowest-files-reporter.mjs',
+        '--test-reporter-destination=stdout',
         ...files,
       ],
       { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },

@@ -17,6 +17,8 @@ import { checkoutMerchantRoutes } from './http/routes/checkout/merchant-routes.t
 import { checkoutPayerRoutes } from './http/routes/checkout/payer-routes.ts';
 import { simulateRoutes } from './http/routes/checkout/simulate-routes.ts';
 import { refundRoutes } from './http/routes/refunds/routes.ts';
+import { setDuplicatePaymentRefund } from './checkout/duplicate-refund.ts';
+import { refundDuplicatePayment } from './refunds/sika-refunds.ts';
 import { eventRoutes } from './http/routes/events/routes.ts';
 import { createPayoutsRuntime } from './payouts/runtime.ts';
 import { payoutRoutes } from './http/routes/payouts/routes.ts';
@@ -197,6 +199,8 @@ export async function buildApp({
   payoutRail = null,
   webhookResolver = systemResolver,
 }: BuildOptions): Promise<FastifyInstance> {
+  // Outcomes applied by this process's routes and workers refund duplicate payments (src/checkout/duplicate-refund.ts).
+  setDuplicatePaymentRefund(refundDuplicatePayment);
   const configured = given ?? createLiveProviders(config);
   const providers = payoutRail ? configured.withPayoutsFirst(payoutRail) : configured;
   const compilers = schemaCompilers();

@@ -8,7 +8,7 @@ import { creditPayment, InsufficientFundsError, reversePayment } from '../ledger
 import type { PaymentCredit } from '../ledger/model.ts';
 import type { LiveProviders } from '../rails/live.ts';
 import type { ProviderOutcome } from '../rails/types.ts';
-import { refundDuplicatePayment } from '../refunds/sika-refunds.ts';
+import { duplicatePaymentRefund } from './duplicate-refund.ts';
 import {
   ATTEMPT_FINAL,
   FAILED_ATTEMPTS_MAX,
@@ -203,7 +203,8 @@ async function settlePaid(
 
 /**
  * A second payment of a session another attempt has paid (a payer who changed course and approved the old
- * prompt as well): credited without fee and refunded in full in the same transaction (src/refunds/sika-refunds.ts),
+ * prompt as well): credited without fee and refunded in full in the same transaction (src/refunds/sika-refunds.ts,
+ * handed in through ./duplicate-refund.ts),
  * and the merchant told with checkout.session.duplicate_payment_refunded. The session stays success with its first payment.
  */
 async function settleDuplicate(
@@ -221,7 +222,7 @@ async function settleDuplicate(
     payerFeeMinor: 0,
     merchantFeeMinor: 0,
   });
-  const refund = await refundDuplicatePayment(tx, attempt, receivedMinor, ctx.providers);
+  const refund = await duplicatePaymentRefund()(tx, attempt, receivedMinor, ctx.providers);
   const updated = await store.bumpSessionVersion(tx, session.id);
   await emitEvent(tx, {
     merchantId: updated.merchant_id,

@@ -2,8 +2,10 @@
 // (docs/bank-statements.md).
 import { readFile, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
+import { setDuplicatePaymentRefund } from '../checkout/duplicate-refund.ts';
 import { collectionAccounts } from '../rails/bank-transfer/accounts.ts';
 import { STATEMENT_BYTES_MAX } from '../statements/model.ts';
+import { refundDuplicatePayment } from '../refunds/sika-refunds.ts';
 import { importStatement } from '../statements/service.ts';
 import { UsageError, type CommandSpec } from './common.ts';
 
@@ -56,6 +58,8 @@ export const STATEMENTS_IMPORT: CommandSpec = {
         'statements import',
       );
     const path = resolve(io.cwd, file);
+    // A statement line can pay a session another payment had paid: refunded in the import's transaction.
+    setDuplicatePaymentRefund(refundDuplicatePayment);
     // Read before opening storage: the embedded data dir is held for as long as it is open.
     const size = await stat(path).then(
       (s) => s.size,
