@@ -1,6 +1,7 @@
 // The compiled server that `npm start` runs: src/main.ts bundled by esbuild into one ES module,
-// dist/main.js (packages stay in node_modules, imported from there). Type checking stays with tsc
-// (npm run typecheck); esbuild only strips types.
+// dist/main.js (packages stay in node_modules, imported from there), and the `sika` command's the same
+// way, dist/cli.js (bin/sika.mjs runs it when it is fresh: 0.3 s to start instead of 0.7 s through tsx).
+// Type checking stays with tsc (npm run typecheck); esbuild only strips types.
 //
 // Never stale: dist/build.json records a hash of every input (all of src/, migrations and pay.js
 // included, package.json, tsconfig.json and this file); scripts/start.mjs rebuilds when the hash of
@@ -18,9 +19,14 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** Where the build goes (gitignored). */
 export const OUT_DIR_NAME = 'dist';
-const ENTRY = join('src', 'main.ts');
 const STAMP_NAME = 'build.json';
 const BUNDLE_NAME = 'main.js';
+const CLI_BUNDLE_NAME = 'cli.js';
+/** Each bundle and its entry. */
+const BUNDLES = [
+  { name: BUNDLE_NAME, entry: join('src', 'main.ts') },
+  { name: CLI_BUNDLE_NAME, entry: join('src', 'cli', 'main.ts') },
+];
 
 /** Every file the bundle depends on, relative to root, sorted: src/ whole, and the build's own settings. */
 export function buildInputs(root = ROOT) {
@@ -51,10 +57,14 @@ export function bundlePath(root = ROOT) {
   return join(root, OUT_DIR_NAME, BUNDLE_NAME);
 }
 
+export function cliBundlePath(root = ROOT) {
+  return join(root, OUT_DIR_NAME, CLI_BUNDLE_NAME);
+}
+
 /** The hash the current build was made from, or null when there is no complete build. */
 export function builtHash(root = ROOT) {
   try {
-    if (!existsSync(bundlePath(root))) return null;
+    if (!existsSync(bundlePath(root)) || !existsSync(cliBundlePath(root))) return null;
     const stamp = JSON.parse(readFileSync(join(root, OUT_DIR_NAME, STAMP_NAME), 'utf8'));
     return typeof stamp.inputs_sha256 === 'string' ? stamp.inputs_sha256 : null;
   } catch {
@@ -101,19 +111,30 @@ function sourceUrlPlugin(outDir) {
   };
 }
 
-/** Builds dist/main.js (and its source map) from the inputs as they are now; returns the inputs' hash. */
+/** Builds dist/main.js and dist/cli.js (and their source maps) from the inputs as they are now; returns the inputs' hash. */
 export async function build(root = ROOT) {
   const hash = inputsHash(root);
   const outDir = join(root, OUT_DIR_NAME);
   mkdirSync(outDir, { recursive: true });
+  const esbuild = await loadEsbuild(root);
+  for (const bundle of BUNDLES) await buildBundle(esbuild, root, outDir, bundle);
+  const stampTmp = join(outDir, `.${STAMP_NAME}.${process.pid}.tmp`);
+  writeFileSync(
+    stampTmp,
+    `${JSON.stringify({ inputs_sha256: hash, built_at: new Date().toISOString(), node: process.version }, null, 2)}\n`,
+  );
+  renameSync(stampTmp, join(outDir, STAMP_NAME));
+  return hash;
+}
+
+async function buildBundle(esbuild, root, outDir, { name, entry }) {
   // Written beside the final files, then renamed over them: a process starting meanwhile sees the old
   // build or the new one, never half a file. The stamp goes last, so a crash leaves a stale stamp.
-  const tmpName = `.${BUNDLE_NAME}.${process.pid}.${Date.now()}.tmp.js`;
-  const esbuild = await loadEsbuild(root);
+  const tmpName = `.${name}.${process.pid}.${Date.now()}.tmp.js`;
   try {
     await esbuild.build({
       absWorkingDir: root,
-      entryPoints: [join(root, ENTRY)],
+      entryPoints: [join(root, entry)],
       outfile: join(outDir, tmpName),
       bundle: true,
       packages: 'external',
@@ -127,33 +148,28 @@ export async function build(root = ROOT) {
       logLevel: 'warning',
       plugins: [sourceUrlPlugin(outDir)],
     });
-    const bundle = readFileSync(join(outDir, tmpName), 'utf8').replace(
+    const code = readFileSync(join(outDir, tmpName), 'utf8').replace(
       `//# sourceMappingURL=${tmpName}.map`,
-      `//# sourceMappingURL=${BUNDLE_NAME}.map`,
+      `//# sourceMappingURL=${name}.map`,
     );
-    writeFileSync(join(outDir, tmpName), bundle);
-    renameSync(join(outDir, `${tmpName}.map`), join(outDir, `${BUNDLE_NAME}.map`));
-    renameSync(join(outDir, tmpName), join(outDir, BUNDLE_NAME));
+    writeFileSync(join(outDir, tmpName), code);
+    renameSync(join(outDir, `${tmpName}.map`), join(outDir, `${name}.map`));
+    renameSync(join(outDir, tmpName), join(outDir, name));
   } finally {
     rmSync(join(outDir, tmpName), { force: true });
     rmSync(join(outDir, `${tmpName}.map`), { force: true });
   }
-  const stampTmp = join(outDir, `.${STAMP_NAME}.${process.pid}.tmp`);
-  writeFileSync(
-    stampTmp,
-    `${JSON.stringify({ inputs_sha256: hash, built_at: new Date().toISOString(), node: process.version }, null, 2)}\n`,
-  );
-  renameSync(stampTmp, join(outDir, STAMP_NAME));
-  return hash;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const ifStale = process.argv.includes('--if-stale');
   if (ifStale && isFresh()) {
-    console.log(`${OUT_DIR_NAME}/${BUNDLE_NAME} is up to date`);
+    console.log(`${OUT_DIR_NAME}/${BUNDLE_NAME} and ${CLI_BUNDLE_NAME} are up to date`);
   } else {
     const startedAt = performance.now();
     await build();
-    console.log(`built ${OUT_DIR_NAME}/${BUNDLE_NAME} in ${Math.round(performance.now() - startedAt)} ms`);
+    console.log(
+      `built ${OUT_DIR_NAME}/${BUNDLE_NAME} and ${CLI_BUNDLE_NAME} in ${Math.round(performance.now() - startedAt)} ms`,
+    );
   }
 }

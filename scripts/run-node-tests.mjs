@@ -7,7 +7,7 @@ import { join } from 'node:path';
 
 /**
  * Embedded storage only (no DATABASE_URL): builds the migrated database the test files copy
- * (test/embedded-template.ts) once, in a temporary file named by SIKA_TEST_EMBEDDED_TEMPLATE for the runners
+ * (test/support/embedded-template.ts) once, in a temporary file named by SIKA_TEST_EMBEDDED_TEMPLATE for the runners
  * started after it. Returns the function that removes it.
  */
 export async function prepareEmbeddedTemplate() {
@@ -15,7 +15,7 @@ export async function prepareEmbeddedTemplate() {
   const started = performance.now();
   const { tsImport } = await import('tsx/esm/api');
   const { EMBEDDED_TEMPLATE_ENV, writeEmbeddedTemplate } = await tsImport(
-    '../test/embedded-template.ts',
+    '../test/support/embedded-template.ts',
     import.meta.url,
   );
   // Named by this process: a run killed before removing its template leaves it to the next run to remove.

@@ -1,8 +1,9 @@
 // npm test: every *.test.ts under test/ and src/ with node's test runner (through tsx), two files at a time.
-// Embedded storage by default (each file's database a copy of one migrated here first, test/embedded-template.ts);
+// Embedded storage by default (each file's database a copy of one migrated here first, test/support/embedded-template.ts);
 // set DATABASE_URL to run the same suite against PostgreSQL.
 // Extra arguments narrow the run to files whose path contains one of them.
 import { defaultSuiteFiles } from './test-files.mjs';
+import { build, isFresh } from './build.mjs';
 import { prepareEmbeddedTemplate, runNodeTests } from './run-node-tests.mjs';
 
 const filters = process.argv.slice(2);
@@ -14,11 +15,14 @@ if (files.length === 0) {
   process.exit(1);
 }
 console.log(`running ${files.length} test files on ${process.env.DATABASE_URL ? 'PostgreSQL' : 'embedded storage'}`);
+// The tests start the server and the sika command as a merchant does (npm start, bin/sika.mjs), from dist/:
+// built here once when the sources changed, rather than by each process that finds it stale.
+if (!isFresh()) await build();
 // Embedded: every file's storage is a copy of one database migrated here, before the runner starts.
 const removeTemplate = await prepareEmbeddedTemplate();
 let status;
 try {
-  status = runNodeTests(files, { concurrency: 2 });
+  status = runNodeTests(files, { concurrency: Number(process.env.SIKA_TEST_CONCURRENCY ?? 2) });
 } finally {
   removeTemplate();
 }

@@ -1,4 +1,4 @@
-// A payer changes course on the Live page against the MTN MoMo stand-in (test/standins/mtn-momo.ts), in
+// A payer changes course on the Live page against the MTN MoMo stand-in (test/support/standins/mtn-momo.ts), in
 // Debian's Chromium at 360 px: the prompt screen promises no resend (MTN has none), counts down MTN's
 // five-minute window and shows *170# → My Wallet → My Approvals after 30 s (also after a reload); "Use another
 // number or method" asks MTN first, then cancels and keeps the number; another number pays; the old prompt
@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { CreatedMerchant } from '../../src/accounts/service.ts';
-import { eventually, freePort, liveSession, startLiveApp, type LiveApp } from '../live-support.ts';
-import { mtnMomoSettings, type MtnMomoStandIn, startMtnMomoStandIn } from '../standins/mtn-momo.ts';
+import { eventually, freePort, liveSession, startLiveApp, type LiveApp } from '../support/live.ts';
+import { mtnMomoSettings, type MtnMomoStandIn, startMtnMomoStandIn } from '../support/standins/mtn-momo.ts';
 import { assertCleanRun, checkoutScreenshots, heading, NARROW_PHONE, pendingAttempt } from './checkout-helpers.ts';
 import { launchBrowser, trackedPage } from './helpers.ts';
 

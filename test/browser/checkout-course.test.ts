@@ -8,9 +8,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import type { TestContext } from '../helpers.ts';
-import { call } from '../http.ts';
-import { simulate } from '../checkout-support.ts';
+import type { TestContext } from '../support/helpers.ts';
+import { call } from '../support/http.ts';
+import { simulate } from '../support/checkout.ts';
 import { assertCleanRun, checkoutScreenshots, heading, NARROW_PHONE, schoolFeesSession } from './checkout-helpers.ts';
 import { startBrowserApp, trackedPage, type BrowserApp } from './helpers.ts';
 

@@ -7,8 +7,8 @@ import { randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import type { CreatedMerchant } from '../../src/accounts/service.ts';
 import type { Db } from '../../src/db/index.ts';
-import type { TestContext } from '../helpers.ts';
-import { call, syncCodes } from '../http.ts';
+import type { TestContext } from '../support/helpers.ts';
+import { call, syncCodes } from '../support/http.ts';
 import { DESKTOP, PHONE, screenshots, type TrackedPage } from './helpers.ts';
 
 export const NARROW_PHONE = { width: 360, height: 740 };

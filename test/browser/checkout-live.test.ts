@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import type { TestContext } from '../helpers.ts';
-import { call } from '../http.ts';
-import { simulate, startAttempt } from '../checkout-support.ts';
+import type { TestContext } from '../support/helpers.ts';
+import { call } from '../support/http.ts';
+import { simulate, startAttempt } from '../support/checkout.ts';
 import {
   assertCleanRun,
   checkoutScreenshots,

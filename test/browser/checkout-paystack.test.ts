@@ -1,4 +1,4 @@
-// The payer page in Live, in Debian's Chromium, against the Paystack stand-in (test/standins/paystack.ts)
+// The payer page in Live, in Debian's Chromium, against the Paystack stand-in (test/support/standins/paystack.ts)
 // over loopback: a card paid on the provider's hosted page (its Pay and Decline buttons send the payer back
 // to /pay/{id}?attempt=...&trxref=...&reference=...), the return confirmed by the server asking Paystack
 // (webhooks are off here, so only that check can settle it), a forged return that changes nothing, and
@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { CreatedMerchant } from '../../src/accounts/service.ts';
-import { freePort, liveSession, startLiveApp, type LiveApp } from '../live-support.ts';
-import { startPaystackStandIn, type PaystackStandIn } from '../standins/paystack.ts';
+import { freePort, liveSession, startLiveApp, type LiveApp } from '../support/live.ts';
+import { startPaystackStandIn, type PaystackStandIn } from '../support/standins/paystack.ts';
 import { assertCleanRun, checkoutScreenshots, heading, NARROW_PHONE } from './checkout-helpers.ts';
 import { launchBrowser, PHONE, trackedPage } from './helpers.ts';
 

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import type { TestContext } from '../helpers.ts';
-import { call } from '../http.ts';
+import type { TestContext } from '../support/helpers.ts';
+import { call } from '../support/http.ts';
 import {
   assertCleanRun,
   checkoutScreenshots,

@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { totpCode, totpStep, TOTP_PERIOD_S } from '../../src/accounts/totp.ts';
-import { freshTotpCode, rememberSecondFactor } from '../console-client.ts';
+import { freshTotpCode, rememberSecondFactor } from '../support/console-client.ts';
 import { DESKTOP, launchBrowser, PHONE, RESULTS_DIR } from './helpers.ts';
 
 // Chromium, its settings and the sizes are ./helpers.ts's, shared with the payer page's tests.
@@ -84,7 +84,7 @@ export async function screenshots(page: Page, name: string): Promise<void> {
 /**
  * Signs in through the form of /dashboard or /ops and checks that it landed inside the console. An
  * operator's code step is answered with the secret the test helpers know, and an operator without a
- * second factor yet enrols it as the console requires (test/console-client.ts operatorSecondFactors).
+ * second factor yet enrols it as the console requires (test/support/console-client.ts operatorSecondFactors).
  */
 export async function signIn(
   page: Page,

@@ -9,8 +9,8 @@ import type { Browser } from 'playwright-core';
 import { createMerchant } from '../../src/accounts/service.ts';
 import { addressKey } from '../../src/accounts/sign-in-throttle.ts';
 import { recordProviderFacts } from '../../src/checkout/store.ts';
-import { createSession, momoBody, simulate, startAttempt, totalOf } from '../checkout-support.ts';
-import { startTestApp, type TestContext } from '../helpers.ts';
+import { createSession, momoBody, simulate, startAttempt, totalOf } from '../support/checkout.ts';
+import { startTestApp, type TestContext } from '../support/helpers.ts';
 import { consolePage, launchChromium, PHONE, screenshots, signIn } from './console-support.ts';
 
 const PASSWORD = 'correct horse battery';

@@ -7,8 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { createMerchant } from '../../src/accounts/service.ts';
 import { addressKey } from '../../src/accounts/sign-in-throttle.ts';
-import { createSession, simulate, startAttempt, totalOf } from '../checkout-support.ts';
-import { startTestApp, type TestContext } from '../helpers.ts';
+import { createSession, simulate, startAttempt, totalOf } from '../support/checkout.ts';
+import { startTestApp, type TestContext } from '../support/helpers.ts';
 import { consolePage, launchChromium, screenshots, signIn } from './console-support.ts';
 
 const PASSWORD = 'correct horse battery';

@@ -18,8 +18,8 @@ import { payoutFeeMinor } from '../../src/payouts/model.ts';
 import { processDuePayouts } from '../../src/payouts/processing.ts';
 import { setPayoutAccess } from '../../src/payouts/settings.ts';
 import { LivePayoutSimulator } from '../../src/rails/payouts.ts';
-import { startTestApp, type TestContext } from '../helpers.ts';
-import { call, syncCodes } from '../http.ts';
+import { startTestApp, type TestContext } from '../support/helpers.ts';
+import { call, syncCodes } from '../support/http.ts';
 import { consolePage, launchChromium, screenshots, signIn, tabTo } from './console-support.ts';
 
 const PASSWORD = 'correct horse battery';

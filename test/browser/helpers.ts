@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { startTestApp, type TestContext } from '../helpers.ts';
+import { startTestApp, type TestContext } from '../support/helpers.ts';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [

@@ -11,8 +11,8 @@ import { checkInvariants } from '../../src/ledger/service.ts';
 import { createOperator } from '../../src/ops/service.ts';
 import { collectionAccounts } from '../../src/rails/bank-transfer/accounts.ts';
 import { importStatement } from '../../src/statements/service.ts';
-import { BANK_ENV, cedis, gcbStatement, liveTransfer, uniqueWords } from '../bank-statements-support.ts';
-import { startTestApp, type TestContext } from '../helpers.ts';
+import { BANK_ENV, cedis, gcbStatement, liveTransfer, uniqueWords } from '../support/bank-statements.ts';
+import { startTestApp, type TestContext } from '../support/helpers.ts';
 import { axeViolations, consolePage, launchChromium, screenshots, signIn } from './console-support.ts';
 
 const PASSWORD = 'operator passphrase 1';

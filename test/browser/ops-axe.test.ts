@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { createOperator } from '../../src/ops/service.ts';
-import { startTestApp, type TestContext } from '../helpers.ts';
+import { startTestApp, type TestContext } from '../support/helpers.ts';
 import { axeViolations, consolePage, launchChromium, screenshots, signIn } from './console-support.ts';
 
 const PASSWORD = 'operator passphrase 31';

@@ -13,9 +13,9 @@ import { createOperator } from '../../src/ops/service.ts';
 import { collectionAccounts } from '../../src/rails/bank-transfer/accounts.ts';
 import { PAYMENT_REFERENCE_ALPHABET } from '../../src/rails/bank-transfer/reference.ts';
 import { importStatement } from '../../src/statements/service.ts';
-import { BANK_ENV, cedis, gcbStatement, liveTransfer, uniqueWords } from '../bank-statements-support.ts';
-import { startTestApp, type TestContext } from '../helpers.ts';
-import { call } from '../http.ts';
+import { BANK_ENV, cedis, gcbStatement, liveTransfer, uniqueWords } from '../support/bank-statements.ts';
+import { startTestApp, type TestContext } from '../support/helpers.ts';
+import { call } from '../support/http.ts';
 import { axeViolations, consolePage, launchChromium, screenshots, signIn } from './console-support.ts';
 
 const PASSWORD = 'operator passphrase 1';

@@ -8,9 +8,9 @@ import type { Browser } from 'playwright-core';
 import { createMerchant, type CreatedMerchant } from '../../src/accounts/service.ts';
 import { createOperator } from '../../src/ops/service.ts';
 import { setPayoutAccess } from '../../src/payouts/settings.ts';
-import { startTestApp, type TestContext } from '../helpers.ts';
-import { call } from '../http.ts';
-import { fund } from '../payouts-fixtures.ts';
+import { startTestApp, type TestContext } from '../support/helpers.ts';
+import { call } from '../support/http.ts';
+import { fund } from '../support/payouts-fixtures.ts';
 import { axeViolations, consolePage, launchChromium, screenshots, signIn } from './console-support.ts';
 
 const PASSWORD = 'operator passphrase 1';

@@ -7,8 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { createOperator } from '../../src/ops/service.ts';
-import { freshTotpCode } from '../console-client.ts';
-import { startTestApp, type TestContext } from '../helpers.ts';
+import { freshTotpCode } from '../support/console-client.ts';
+import { startTestApp, type TestContext } from '../support/helpers.ts';
 import {
   axeViolations,
   consolePage,

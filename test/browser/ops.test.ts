@@ -13,8 +13,8 @@ import { createOperator, decideApproval } from '../../src/ops/service.ts';
 import { processDuePayouts } from '../../src/payouts/processing.ts';
 import { setPayoutAccess } from '../../src/payouts/settings.ts';
 import { LivePayoutSimulator } from '../../src/rails/payouts.ts';
-import { startTestApp, type TestContext } from '../helpers.ts';
-import { call } from '../http.ts';
+import { startTestApp, type TestContext } from '../support/helpers.ts';
+import { call } from '../support/http.ts';
 import { consolePage, launchChromium, screenshots, signIn } from './console-support.ts';
 
 const PASSWORD = 'operator passphrase 1';

@@ -9,12 +9,12 @@ import { createMerchant, type CreatedMerchant } from '../../src/accounts/service
 import { recordCashDeposit } from '../../src/checkout/cash-slips.ts';
 import { creditPayment } from '../../src/ledger/service.ts';
 import { setPayoutAccess } from '../../src/payouts/settings.ts';
-import type { TestContext } from '../helpers.ts';
-import { checkEnvelope, multipartFile, type ErrorBody } from '../http.ts';
+import type { TestContext } from '../support/helpers.ts';
+import { checkEnvelope, multipartFile, type ErrorBody } from '../support/http.ts';
 
 export const WEBHOOK_URL = 'https://example.com/hook';
 
-export { checkEnvelope, LEAK_PATTERNS, multipartFile, type ErrorBody } from '../http.ts';
+export { checkEnvelope, LEAK_PATTERNS, multipartFile, type ErrorBody } from '../support/http.ts';
 
 /** The response is the envelope with this status and code. */
 export function expectError(res: LightMyRequestResponse, status: number, code: string, context: string): ErrorBody {

@@ -20,8 +20,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { CreatedMerchant } from '../../src/accounts/service.ts';
 import { balance, checkInvariants } from '../../src/ledger/service.ts';
-import { MTN_PHONE } from '../checkout-support.ts';
-import { sleep, startCountingReceiver, waitFor } from '../webhook-support.ts';
+import { MTN_PHONE } from '../support/checkout.ts';
+import { sleep, startCountingReceiver, waitFor } from '../support/webhooks.ts';
 import {
   assertTestPayoutsPaidOnce,
   call,

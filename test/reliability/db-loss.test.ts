@@ -3,7 +3,7 @@
 // (same process, no restart), every request that got a 2xx is in storage, and retrying each failed request
 // with its Idempotency-Key succeeds exactly once (one session per key).
 //
-// The shared PostgreSQL on 127.0.0.1:5432 is never touched: this file initdb's a private instance (test/private-postgres.ts) in a temp
+// The shared PostgreSQL on 127.0.0.1:5432 is never touched: this file initdb's a private instance (test/support/private-postgres.ts) in a temp
 // dir (as the postgres user when run as root, which initdb refuses) on a free port with fsync=off, and
 // stops it with `pg_ctl stop -m immediate` (a crash for the server: connections reset, no clean shutdown).
 // It does not read DATABASE_URL, so it runs the same in the embedded and in the PostgreSQL pass of the suite:
@@ -15,8 +15,8 @@ import { randomUUID } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
 import type { CreatedMerchant } from '../../src/accounts/service.ts';
-import { sleep, waitFor } from '../webhook-support.ts';
-import { findPgBin, pgUser, PrivatePostgres } from '../private-postgres.ts';
+import { sleep, waitFor } from '../support/webhooks.ts';
+import { findPgBin, pgUser, PrivatePostgres } from '../support/private-postgres.ts';
 import {
   call,
   killAllServers,

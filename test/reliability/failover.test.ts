@@ -66,9 +66,9 @@ import type { CreatedMerchant } from '../../src/accounts/service.ts';
 import { DbError, type Db } from '../../src/db/index.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 import { creditPayment } from '../../src/ledger/service.ts';
-import { MTN_PHONE } from '../checkout-support.ts';
-import { pgUser } from '../private-postgres.ts';
-import { sleep, startCountingReceiver, waitFor, type CountingReceiver } from '../webhook-support.ts';
+import { MTN_PHONE } from '../support/checkout.ts';
+import { pgUser } from '../support/private-postgres.ts';
+import { sleep, startCountingReceiver, waitFor, type CountingReceiver } from '../support/webhooks.ts';
 import {
   assertTestBalance,
   assertTestPayoutsPaidOnce,

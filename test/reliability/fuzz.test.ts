@@ -15,8 +15,8 @@ import type { CreatedMerchant } from '../../src/accounts/service.ts';
 import { defaultFees, quoteRail } from '../../src/checkout/fees.ts';
 import type { Rail } from '../../src/rails/registry.ts';
 import { LivePayoutSimulator } from '../../src/rails/payouts.ts';
-import { startTestApp, storageKind, type TestContext } from '../helpers.ts';
-import { flattenFields, formBody, multipartBody, syncCodes, type Json } from '../http.ts';
+import { startTestApp, storageKind, type TestContext } from '../support/helpers.ts';
+import { flattenFields, formBody, multipartBody, syncCodes, type Json } from '../support/http.ts';
 import {
   api,
   checkEnvelope,
@@ -100,7 +100,7 @@ interface Operation {
   body: Schema | null;
   documented: Set<number>;
   secured: boolean;
-  /** A stream (text/event-stream) never ends, so inject() cannot read it: test/events-api.test.ts covers it over HTTP. */
+  /** A stream (text/event-stream) never ends, so inject() cannot read it: test/events/api.test.ts covers it over HTTP. */
   streaming: boolean;
 }
 

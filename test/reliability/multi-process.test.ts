@@ -21,8 +21,8 @@ import { after, before, describe, it } from 'node:test';
 import { createMerchant, type CreatedMerchant } from '../../src/accounts/service.ts';
 import type { Db } from '../../src/db/index.ts';
 import { creditPayment } from '../../src/ledger/service.ts';
-import { MTN_PHONE } from '../checkout-support.ts';
-import { sleep, startCountingReceiver, waitFor, type CountingReceiver, type Receiver } from '../webhook-support.ts';
+import { MTN_PHONE } from '../support/checkout.ts';
+import { sleep, startCountingReceiver, waitFor, type CountingReceiver, type Receiver } from '../support/webhooks.ts';
 import {
   assertTestBalance,
   assertTestPayoutsPaidOnce,

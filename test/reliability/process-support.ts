@@ -1,7 +1,7 @@
 // Support for the process-level reliability tests (crash, db-loss, receivers): the real server as a child
 // process (node --import tsx src/main.ts) on a free port, a small HTTP client that tells a network failure
 // (no answer: the outcome is unknown) from an HTTP answer, a seeded random generator, and the storage set-up
-// of test/webhook-support.ts (isolatedStorage: a private PostgreSQL database per file, or an embedded dir).
+// of test/support/webhooks.ts (isolatedStorage: a private PostgreSQL database per file, or an embedded dir).
 // (test/reliability/support.ts belongs to the in-process fuzz and security suites.)
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { createMerchant, type CreatedMerchant } from '../../src/accounts/service.ts';
 import { openDb, type Db } from '../../src/db/index.ts';
 import { balance, checkInvariants } from '../../src/ledger/service.ts';
-import { isolatedStorage, waitFor, type IsolatedStorage } from '../webhook-support.ts';
+import { isolatedStorage, waitFor, type IsolatedStorage } from '../support/webhooks.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { CreatedMerchant } from '../../src/accounts/service.ts';
-import { STANDIN_COLLECTION, startMtnMomoStandIn, type MtnMomoStandIn } from '../standins/mtn-momo.ts';
-import { waitFor } from '../webhook-support.ts';
+import { STANDIN_COLLECTION, startMtnMomoStandIn, type MtnMomoStandIn } from '../support/standins/mtn-momo.ts';
+import { waitFor } from '../support/webhooks.ts';
 import {
   call,
   killAllServers,

@@ -36,8 +36,8 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { CreatedMerchant } from '../../src/accounts/service.ts';
 import { defaultDeliveryOptions } from '../../src/events/delivery.ts';
-import { MTN_PHONE } from '../checkout-support.ts';
-import { sleep, startReceiver, waitFor, type Receiver } from '../webhook-support.ts';
+import { MTN_PHONE } from '../support/checkout.ts';
+import { sleep, startReceiver, waitFor, type Receiver } from '../support/webhooks.ts';
 import {
   call,
   killAllServers,

@@ -21,9 +21,9 @@ import { DeliveryWorker, defaultDeliveryOptions } from '../../src/events/deliver
 import { emitEvent } from '../../src/events/outbox.ts';
 import { resolveTarget, UnsafeUrlError, type Resolver } from '../../src/lib/ssrf.ts';
 import { LivePayoutSimulator } from '../../src/rails/payouts.ts';
-import { startTestApp, storageKind, type TestContext } from '../helpers.ts';
-import { syncCodes } from '../http.ts';
-import { attemptsOf, captureLogger, isolatedStorage, type IsolatedStorage } from '../webhook-support.ts';
+import { startTestApp, storageKind, type TestContext } from '../support/helpers.ts';
+import { syncCodes } from '../support/http.ts';
+import { attemptsOf, captureLogger, isolatedStorage, type IsolatedStorage } from '../support/webhooks.ts';
 import {
   api,
   checkEnvelope,
@@ -77,7 +77,7 @@ const SCOPES: { prefix: string; scope: Scope; reason?: string }[] = [
     prefix: '/dashboard/login/link/',
     scope: 'exempt',
     reason:
-      'a one-time sign-in link (issue 19): its token is the credential, no object of a merchant; used, unknown or expired it opens nothing (test/first-run.test.ts)',
+      'a one-time sign-in link (issue 19): its token is the credential, no object of a merchant; used, unknown or expired it opens nothing (test/process/first-run.test.ts)',
   },
   { prefix: '/dashboard/', scope: 'dashboard' },
   {
@@ -565,8 +565,8 @@ describe(`security: isolation, keys, SSRF and payer pages (${storageKind})`, () 
         'API routes missing from /openapi.json (their authentication cannot be checked)',
       );
       // Public routes are the hosted-checkout API, and the provider notifications: Paystack's webhook carries
-      // its own signature (refused without it, test/live-paystack.test.ts) and MTN's callback is trusted for
-      // nothing (it only makes Sika ask MTN, test/live-mtn-momo.test.ts).
+      // its own signature (refused without it, test/rails/live-paystack.test.ts) and MTN's callback is trusted for
+      // nothing (it only makes Sika ask MTN, test/rails/live-mtn-momo.test.ts).
       const PROVIDER_NOTIFICATIONS = [
         'POST /api/v1/providers/paystack/webhook',
         'PUT /api/v1/providers/mtn-momo/callback',
@@ -884,7 +884,7 @@ describe(`security: isolation, keys, SSRF and payer pages (${storageKind})`, () 
     });
 
     it('console routes refuse anonymous requests, and a dashboard session does not open the operator console', async () => {
-      // The sign-in forms and the one-time sign-in links are for browsers without a session (a link's refusals: test/first-run.test.ts).
+      // The sign-in forms and the one-time sign-in links are for browsers without a session (a link's refusals: test/process/first-run.test.ts).
       const consoleRoutes = t.app.registeredRoutes.filter(
         (r) =>
           r.method !== 'HEAD' &&
