@@ -64,15 +64,16 @@ export async function setPassword(
     await signOutSessions(tx, input.kind, account.id, null);
     await revokeDevices(tx, accountKey(input.kind, account.email));
     await clearAccountThrottles(tx, input.kind, account.email);
-    await audit(tx, {
-      actor: input.actor,
-      merchantId: account.merchant_id,
-      action: `${input.kind === 'merchant' ? 'user' : 'operator'}.password_set`,
-      objectType: input.kind === 'merchant' ? 'user' : 'operator',
-      objectId: account.id,
-      before: null,
-      after: { sessions_signed_out: true, trusted_devices_revoked: true },
-    });
+    await auditAccount(
+      tx,
+      input.actor,
+      { kind: input.kind, id: account.id, merchantId: account.merchant_id },
+      'password_set',
+      {
+        before: null,
+        after: { sessions_signed_out: true, trusted_devices_revoked: true },
+      },
+    );
     return { id: account.id, email: account.email };
   });
 }
@@ -103,14 +104,35 @@ const actorOf = (who: SignedInAccount): Actor => ({
 /** The audit log's object type (and action prefix) of an account of this kind. */
 const objectOf = (kind: ConsoleKind) => (kind === 'merchant' ? 'user' : 'operator');
 
+/** The audit log's entry of a change to an account itself: `user.<event>` or `operator.<event>`, the account its object. */
+const auditAccount = (
+  tx: Queryable,
+  actor: Actor,
+  account: { kind: ConsoleKind; id: string; merchantId: string | null },
+  event: string,
+  change: { before: unknown; after: unknown },
+) =>
+  audit(tx, {
+    actor,
+    merchantId: account.merchantId,
+    action: `${objectOf(account.kind)}.${event}`,
+    objectType: objectOf(account.kind),
+    objectId: account.id,
+    before: change.before,
+    after: change.after,
+  });
+
+/** The same, made by the signed-in account itself. */
+const auditOwnChange = (
+  tx: Queryable,
+  who: SignedInAccount,
+  event: string,
+  change: { before: unknown; after: unknown },
+) => auditAccount(tx, actorOf(who), { kind: who.kind, id: who.accountId, merchantId: who.merchantId }, event, change);
+
 /** Checks a signed-in account's password through the backoff: a stolen session cannot guess it. */
 export async function checkPassword(db: Db, who: SignedInAccount, password: string): Promise<CheckResult> {
-  const attempt = await reserveAttempt(db, {
-    kind: who.kind,
-    email: who.email,
-    address: who.address,
-    device: who.device,
-  });
+  const attempt = await reserveAttempt(db, who);
   if (!attempt.allowed) return { ok: false, reason: 'throttled', retryAfterS: attempt.retryAfterS };
   const hash = await store.findPasswordHash(db, who.kind, who.accountId);
   if (!hash || !(await verifyPassword(hash, password))) return { ok: false, reason: 'wrong' };
@@ -142,12 +164,7 @@ export async function changePassword(
     await store.updatePassword(tx, who.kind, who.accountId, passwordHash);
     await signOutSessions(tx, who.kind, who.accountId, who.tokenHash);
     await revokeDevices(tx, accountKey(who.kind, who.email), who.device ?? null);
-    await audit(tx, {
-      actor: actorOf(who),
-      merchantId: who.merchantId,
-      action: `${who.kind === 'merchant' ? 'user' : 'operator'}.password_change`,
-      objectType: who.kind === 'merchant' ? 'user' : 'operator',
-      objectId: who.accountId,
+    await auditOwnChange(tx, who, 'password_change', {
       before: null,
       after: { other_sessions_signed_out: true, other_trusted_devices_revoked: true },
     });
@@ -214,12 +231,7 @@ export async function confirmTotpEnrolment(
   const confirmed = await db.transaction(async (tx) => {
     if (!(await store.confirmPendingTotpSecret(tx, who.kind, who.accountId, row.pending!, step))) return false;
     await store.replaceRecoveryCodes(tx, who.kind, who.accountId, recoveryCodes.map(recoveryCodeHash));
-    await audit(tx, {
-      actor: actorOf(who),
-      merchantId: who.merchantId,
-      action: `${objectOf(who.kind)}.2fa_enrol`,
-      objectType: objectOf(who.kind),
-      objectId: who.accountId,
+    await auditOwnChange(tx, who, '2fa_enrol', {
       before: { enrolled: false },
       after: { enrolled: true, recovery_codes: recoveryCodes.length },
     });
@@ -250,12 +262,7 @@ export async function checkSecondFactor(
   // Input that cannot be a code checks no secret, so it costs no attempt (an empty approval form, a typo).
   if (!looksLikeTotpCode(code) && !(options.allowRecoveryCode && looksLikeRecoveryCode(code)))
     return { ok: false, reason: 'wrong' };
-  const attempt = await reserveAttempt(db, {
-    kind: who.kind,
-    email: who.email,
-    address: who.address,
-    device: who.device,
-  });
+  const attempt = await reserveAttempt(db, who);
   if (!attempt.allowed) return { ok: false, reason: 'throttled', retryAfterS: attempt.retryAfterS };
   const method = await consumeSecondFactor(db, who, code, options.allowRecoveryCode, options.nowMs ?? Date.now());
   if (!method) return { ok: false, reason: 'wrong' };
@@ -276,15 +283,7 @@ async function consumeSecondFactor(
     return db.transaction(async (tx) => {
       if (!(await store.useRecoveryCode(tx, who.kind, who.accountId, recoveryCodeHash(code)))) return null;
       const left = await store.countRecoveryCodesLeft(tx, who.kind, who.accountId);
-      await audit(tx, {
-        actor: actorOf(who),
-        merchantId: who.merchantId,
-        action: `${objectOf(who.kind)}.2fa_recovery_code_use`,
-        objectType: objectOf(who.kind),
-        objectId: who.accountId,
-        before: null,
-        after: { recovery_codes_left: left },
-      });
+      await auditOwnChange(tx, who, '2fa_recovery_code_use', { before: null, after: { recovery_codes_left: left } });
       return 'recovery_code' as const;
     });
   }

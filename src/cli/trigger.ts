@@ -141,7 +141,7 @@ const RECIPES: Readonly<Record<string, Recipe>> = {
   },
 };
 
-/** Every event type Sika emits, in the server's order: each has a recipe (test/cli-trigger.test.ts checks it). */
+/** Every event type Sika emits, in the server's order: each has a recipe (test/cli/trigger.test.ts checks it). */
 export const TRIGGER_EVENTS = WEBHOOK_EVENT_TYPES.filter((type) => RECIPES[type] !== undefined);
 
 export const TRIGGER_HELP = `usage: sika trigger EVENT [--override FIELD=VALUE ...] [--api-key KEY] [--base-url URL] [--json]

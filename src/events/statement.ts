@@ -1,4 +1,4 @@
 // The outbox's statement API: the CTEs that write events and their deliveries, for a writer whose change and
 // event are one statement (src/payouts/new-payout-store.ts), re-exported so no other domain imports the
-// events' store (test/layering.test.ts).
+// events' store (test/architecture/layering.test.ts).
 export { eventCtes } from './outbox-store.ts';

@@ -2,7 +2,7 @@
 // request claims the key; its result is stored in the same transaction as its effect, so a replay
 // always matches what happened. Validation failures and 5xx store nothing.
 // Every POST that takes an API key declares it (`config: { idempotent: true }`; issue 29, over SPEC 4.3 rules 4
-// and 6; test/idempotency-declared.test.ts walks the API document) and its handler returns WHAT to run
+// and 6; test/http/idempotency-declared.test.ts walks the API document) and its handler returns WHAT to run
 // (IdempotentWork); the hook registered once by registerIdempotentRoutes does the rest. The SQL is in
 // idempotency-store.ts.
 import { createHash } from 'node:crypto';

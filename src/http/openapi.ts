@@ -5,7 +5,7 @@
 // documents without validating them (`x-request-body`: the evidence upload's file), and the `webhooks`
 // section with each event's payload (src/events/event-schemas.ts). Every operation states its security: the API
 // key where the route asks for one, `[]` on the public ones (payer, provider notifications, webhooks we send),
-// so linters (redocly's security-defined, test/openapi-lint.test.ts) and generators need not guess.
+// so linters (redocly's security-defined, test/http/openapi-lint.test.ts) and generators need not guess.
 import { webhooksDocument } from '../events/event-schemas.ts';
 import { IDEMPOTENCY_KEY_LENGTH_MAX } from './idempotency.ts';
 import { withUnknownPropertiesIgnored } from './schemas.ts';

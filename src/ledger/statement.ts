@@ -2,7 +2,7 @@
 // statement of its own (a new payout is written, with its day's total, journal entry and event, in one
 // statement: src/payouts/new-payout-store.ts). The entries come planned by the ledger's service
 // (planNewPayout); the SQL fragments are the ledger's store's, re-exported here so no other domain
-// imports that store (test/layering.test.ts).
+// imports that store (test/architecture/layering.test.ts).
 export {
   accountsJsonItem,
   checkWritten,

@@ -1,5 +1,5 @@
 // The error catalogue as the Markdown table of docs/errors.md: code, HTTP status, whether a retry can
-// help, meaning. `npm run docs:errors` writes it; test/error-catalogue.test.ts fails when it is stale.
+// help, meaning. `npm run docs:errors` writes it; test/lib/error-catalogue.test.ts fails when it is stale.
 import { ERROR_CATALOGUE, LINE_ERROR_CATALOGUE, type ErrorCode } from './errors.ts';
 
 export function errorTableMarkdown(statusOf: Record<ErrorCode, number>): string {

@@ -26,20 +26,20 @@ export interface ApprovalRow {
 const COLUMNS = `r.id, r.kind, r.object_type, r.object_id, r.payload, r.reason, r.merchant_id, m.name AS merchant_name, r.environment, r.status,
   r.requested_by, r.requested_by_email, r.decided_by, r.decided_by_email, r.decision_note, r.created_at, r.decided_at`;
 
+/** What a filed request is about: its kind, the object it changes, what it would do and why. */
+export interface ApprovalRequest {
+  kind: ApprovalKind;
+  objectType: string;
+  objectId: string;
+  payload: unknown;
+  reason: string;
+  merchantId: string;
+  environment: string;
+}
+
 export async function insertApproval(
   tx: Queryable,
-  a: {
-    id: string;
-    kind: ApprovalKind;
-    objectType: string;
-    objectId: string;
-    payload: unknown;
-    reason: string;
-    merchantId: string;
-    environment: string;
-    requestedBy: string;
-    requestedByEmail: string;
-  },
+  a: ApprovalRequest & { id: string; requestedBy: string; requestedByEmail: string },
 ): Promise<void> {
   await tx.query(
     `INSERT INTO operator_approvals (id, kind, object_type, object_id, payload, reason, merchant_id, environment, status, requested_by, requested_by_email)

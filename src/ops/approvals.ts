@@ -13,7 +13,7 @@ import { checkDecision } from '../lib/four-eyes.ts';
 import { formatGhs } from '../lib/ghana.ts';
 import { newUuid } from '../lib/ids.ts';
 import { payoutForOperator, returnPayoutIn } from '../payouts/lifecycle.ts';
-import { payoutSettingsOf, updatePayoutSettings } from '../payouts/settings.ts';
+import { auditSettingsChange, payoutSettingsOf, updatePayoutSettings } from '../payouts/settings.ts';
 import { createPayerReturn } from '../refunds/sika-refunds.ts';
 import { settleHeldLines } from '../statements/service.ts';
 import {
@@ -27,7 +27,6 @@ import {
   heldChoices,
   heldMoney,
   settingsChangeNeedsApproval,
-  type ApprovalKind,
   type HeldAttemptPayload,
   type HeldChoice,
   type PayoutReturnPayload,
@@ -66,19 +65,7 @@ async function requireOperator(db: Queryable, actor: Actor, doing: string): Prom
   if (role !== 'operator') throw errors.forbidden(`Only an operator (not a teller) can ${doing}.`);
 }
 
-async function file(
-  tx: Queryable,
-  actor: Actor,
-  r: {
-    kind: ApprovalKind;
-    objectType: string;
-    objectId: string;
-    payload: unknown;
-    reason: string;
-    merchantId: string;
-    environment: string;
-  },
-): Promise<string> {
+async function file(tx: Queryable, actor: Actor, r: store.ApprovalRequest): Promise<string> {
   const waiting = await store.pendingApprovalFor(tx, r.objectType, r.objectId);
   if (waiting)
     throw errors.conflict(
@@ -367,15 +354,7 @@ async function applySettings(
   approvalId: string | null,
 ) {
   await updatePayoutSettings(tx, merchantId, environment, after);
-  await audit(tx, {
-    actor,
-    merchantId,
-    action: 'payout_settings.update',
-    objectType: 'payout_settings',
-    objectId: `${merchantId}:${environment}`,
-    before,
-    after: { ...after, reason, approval: approvalId },
-  });
+  await auditSettingsChange(tx, actor, merchantId, environment, before, { ...after, reason, approval: approvalId });
 }
 
 // ---- the second operator's decision ----

@@ -19,6 +19,25 @@ export const updatePayoutSettings = (
   change: Partial<Pick<SettingsRow, 'payout_access' | 'paused' | 'payout_limit_minor' | 'daily_limit_minor'>>,
 ) => updateSettings(tx, merchantId, environment, change);
 
+/** The audit log's record of a change of a merchant's payout settings, in the caller's transaction. */
+export const auditSettingsChange = (
+  tx: Queryable,
+  actor: Actor,
+  merchantId: string,
+  environment: Environment,
+  before: unknown,
+  after: unknown,
+) =>
+  audit(tx, {
+    actor,
+    merchantId,
+    action: 'payout_settings.update',
+    objectType: 'payout_settings',
+    objectId: `${merchantId}:${environment}`,
+    before,
+    after,
+  });
+
 /** Sets a merchant's payout settings; with an actor (the CLI's), audited in the same transaction with before and after. */
 export async function setPayoutAccess(
   db: Db,
@@ -31,16 +50,7 @@ export async function setPayoutAccess(
     const before = await settingsFor(tx, merchantId, environment, true);
     await updateSettings(tx, merchantId, environment, change);
     const after = await settingsFor(tx, merchantId, environment);
-    if (actor)
-      await audit(tx, {
-        actor,
-        merchantId,
-        action: 'payout_settings.update',
-        objectType: 'payout_settings',
-        objectId: `${merchantId}:${environment}`,
-        before,
-        after,
-      });
+    if (actor) await auditSettingsChange(tx, actor, merchantId, environment, before, after);
     return after;
   });
 }

@@ -1,7 +1,7 @@
 // Every collection rail, described once. The options endpoint, quotes, fee schedules, the payer page, the
 // dashboard's fee settings and the OpenAPI text read these descriptors; nothing else lists rails.
 // A new rail is a descriptor here, its adapter, and a migration widening the rail CHECKs of
-// fee_schedules and payment_attempts (test/rails-registry.test.ts fails until they match).
+// fee_schedules and payment_attempts (test/rails/registry.test.ts fails until they match).
 import type { Environment } from '../lib/environment.ts';
 import { phoneLast4, type MomoNetwork } from '../lib/ghana.ts';
 import { branchCash, testBranchCash } from './branch-cash.ts';

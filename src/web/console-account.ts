@@ -20,12 +20,12 @@ import type { ConsoleKind, WebSession } from './auth.ts';
 import { qrSvg } from './checkout/qr.ts';
 import {
   formValue,
-  sendPage,
   sendThrottled,
   sessionOf,
   signedInAccount,
   tooManyAttempts,
   pageSender,
+  refusalPage,
 } from './console.ts';
 import { html, raw, type Html } from './html.ts';
 import { csrfField, page, when_ } from './layout.ts';
@@ -76,17 +76,12 @@ export function accountGate(kind: ConsoleKind): preHandlerAsyncHookHandler {
     } else return;
     if (allowed(path)) return;
     if (request.method === 'GET') return reply.redirect(destination, 303);
-    return sendPage(
-      reply,
-      page({
-        title: 'Refused',
-        session,
-        kind,
-        flash: { message: reason, error: true },
-        body: html`<p><a href="${destination}">Continue</a></p>`,
-      }),
-      403,
-    );
+    return refusalPage(reply, kind, session, {
+      title: 'Refused',
+      message: reason,
+      body: html`<p><a href="${destination}">Continue</a></p>`,
+      status: 403,
+    });
   };
 }
 

@@ -72,6 +72,17 @@ export const CEDIS_FIELD_LENGTH_MAX = 20;
 export const CEDIS_PATTERN = String.raw`^(?!\s*[0,]*(?:\.0{0,2})?\s*$)\s*(?:\d{1,9}|\d{1,3}(?:,\d{3}){1,2})(?:\.\d{1,2})?\s*$`;
 /** A calendar day, YYYY-MM-DD (the filters' date inputs send this, or nothing). */
 const DAY_PATTERN = String.raw`^(?:\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01]))?$`;
+/** An optional day written YYYY-MM-DD, with the label its error names (else the field's name in words). */
+const dayParam = (title?: string) =>
+  Type.Optional(
+    Type.String({
+      maxLength: 10,
+      pattern: DAY_PATTERN,
+      ...(title ? { title } : {}),
+      description: 'a date written YYYY-MM-DD',
+      examples: ['2026-03-02'],
+    }),
+  );
 
 const text = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
 /** Text the form always sends and the handler needs: present and not empty. */
@@ -154,22 +165,8 @@ export const dashboardSchemas = {
     query({
       status: Type.Optional(anyOrOneOf(SESSION_STATUSES)),
       invoice_ref: text(INVOICE_REF_LENGTH_MAX),
-      from: Type.Optional(
-        Type.String({
-          maxLength: 10,
-          pattern: DAY_PATTERN,
-          description: 'a date written YYYY-MM-DD',
-          examples: ['2026-03-02'],
-        }),
-      ),
-      to: Type.Optional(
-        Type.String({
-          maxLength: 10,
-          pattern: DAY_PATTERN,
-          description: 'a date written YYYY-MM-DD',
-          examples: ['2026-03-02'],
-        }),
-      ),
+      from: dayParam(),
+      to: dayParam(),
       page: Type.Optional(PageNumber),
     }),
   ),
@@ -278,17 +275,18 @@ const consoleListParams = () => ({
   after: Type.Optional(Type.String({ maxLength: CONSOLE_CURSOR_LENGTH_MAX, title: 'Page position' })),
   format: Type.Optional(anyOrOneOf(['csv'])),
 });
+/** A console list page whose filters are closed sets (each optional, one of its values or empty for any). */
+const closedFilterList = (filters: Readonly<Record<string, readonly string[]>>) =>
+  page(
+    query({
+      ...consoleListParams(),
+      ...Object.fromEntries(Object.entries(filters).map(([name, values]) => [name, Type.Optional(anyOrOneOf(values))])),
+    }),
+  );
 
 export const opsSchemas = {
   // The merchants list (console-list.ts): search, filters, the cursor and the CSV switch.
-  merchants: page(
-    query({
-      ...consoleListParams(),
-      ...Object.fromEntries(
-        Object.entries(MERCHANT_FILTERS).map(([name, values]) => [name, Type.Optional(anyOrOneOf(values))]),
-      ),
-    }),
-  ),
+  merchants: closedFilterList(MERCHANT_FILTERS),
   merchant: page(query(), { params: UuidParams }),
   payoutSettings: post(
     form(
@@ -315,14 +313,7 @@ export const opsSchemas = {
     ]),
   ),
   // The review queue (console-list.ts) and one held attempt's decision: a choice, a reason, the checkbox the server requires.
-  review: page(
-    query({
-      ...consoleListParams(),
-      ...Object.fromEntries(
-        Object.entries(REVIEW_FILTERS).map(([name, values]) => [name, Type.Optional(anyOrOneOf(values))]),
-      ),
-    }),
-  ),
+  review: closedFilterList(REVIEW_FILTERS),
   reviewAttempt: page(query(), { params: IdParams }),
   reviewDecision: post(
     form(
@@ -335,14 +326,7 @@ export const opsSchemas = {
     ),
     { params: IdParams },
   ),
-  payouts: page(
-    query({
-      ...consoleListParams(),
-      ...Object.fromEntries(
-        Object.entries(PAYOUT_LIST_FILTERS).map(([name, values]) => [name, Type.Optional(anyOrOneOf(values))]),
-      ),
-    }),
-  ),
+  payouts: closedFilterList(PAYOUT_LIST_FILTERS),
   reconcile: post(form({ result: oneOf(RECONCILIATION_RESULTS) }, ['result']), { params: IdParams }),
   payoutReturn: post(
     form(
@@ -387,24 +371,8 @@ export const opsSchemas = {
       action: Type.Optional(Type.String({ maxLength: CONSOLE_TEXT_LENGTH_MAX, title: 'Action' })),
       object_type: Type.Optional(Type.String({ maxLength: CONSOLE_TEXT_LENGTH_MAX, title: 'Object type' })),
       object_id: Type.Optional(Type.String({ maxLength: CONSOLE_TEXT_LENGTH_MAX, title: 'Object id' })),
-      from: Type.Optional(
-        Type.String({
-          maxLength: 10,
-          pattern: DAY_PATTERN,
-          title: 'From date',
-          description: 'a date written YYYY-MM-DD',
-          examples: ['2026-03-02'],
-        }),
-      ),
-      to: Type.Optional(
-        Type.String({
-          maxLength: 10,
-          pattern: DAY_PATTERN,
-          title: 'To date',
-          description: 'a date written YYYY-MM-DD',
-          examples: ['2026-03-02'],
-        }),
-      ),
+      from: dayParam('From date'),
+      to: dayParam('To date'),
     }),
   ),
   // Bank statements: the page, one import, the upload (its file is read apart from the fields) and the queue's two actions.
@@ -428,14 +396,7 @@ export const opsSchemas = {
   statementAssign: post(form({ reference: needed(CONSOLE_TEXT_LENGTH_MAX) }, ['reference']), { params: UuidParams }),
   statementResolve: post(form({ note: needed(RESOLUTION_NOTE_LENGTH_MAX) }, ['note']), { params: UuidParams }),
   // The refunds queue: record an operator's transfer to the payer, or fail the refund with a reason.
-  refunds: page(
-    query({
-      ...consoleListParams(),
-      ...Object.fromEntries(
-        Object.entries(FINISHED_REFUND_FILTERS).map(([name, values]) => [name, Type.Optional(anyOrOneOf(values))]),
-      ),
-    }),
-  ),
+  refunds: closedFilterList(FINISHED_REFUND_FILTERS),
   refundComplete: post(
     form(
       { payer_account: needed(PAYER_ACCOUNT_LENGTH_MAX), transfer_reference: needed(TRANSFER_REFERENCE_LENGTH_MAX) },

@@ -1,7 +1,7 @@
 // The plumbing shared by the merchant dashboard and the operator console: sign-in and sign-out pages,
 // the session check on every page, and the CSRF check on every form post (the login form included).
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import type { AppDeps } from '../http/deps.ts';
 import { checkSecondFactor, type SignedInAccount } from '../accounts/console-accounts.ts';
 import { accountSchemas } from './account-schemas.ts';
@@ -61,6 +61,19 @@ export const pageSender =
   ): FastifyReply =>
     sendPage(reply, page({ title, session, kind, active, flash, body }), status);
 
+/** A page refusing the request: its reason as the error flash, the way on below it, with the status given. */
+export const refusalPage = (
+  reply: FastifyReply,
+  kind: ConsoleKind,
+  session: WebSession | null,
+  refusal: { title: string; message: string; body: Html; status: number },
+): FastifyReply =>
+  sendPage(
+    reply,
+    page({ title: refusal.title, session, kind, flash: { message: refusal.message, error: true }, body: refusal.body }),
+    refusal.status,
+  );
+
 export function formValue(request: FastifyRequest, name: string): string {
   const body = request.body as Record<string, unknown> | undefined;
   const value = body?.[name];
@@ -106,49 +119,31 @@ export async function registerConsoleAuth(app: FastifyInstance, deps: AppDeps, k
     const session = await loadSession(deps.db, request, kind);
     if (!session) {
       if (request.method === 'GET') return reply.redirect(`${base}/login`, 303);
-      return sendPage(
-        reply,
-        page({
-          title: 'Signed out',
-          session: null,
-          kind,
-          flash: { message: 'Your session has ended; sign in again.', error: true },
-          body: html`<p><a href="${base}/login">Sign in</a></p>`,
-        }),
-        401,
-      );
+      return refusalPage(reply, kind, null, {
+        title: 'Signed out',
+        message: 'Your session has ended; sign in again.',
+        body: html`<p><a href="${base}/login">Sign in</a></p>`,
+        status: 401,
+      });
     }
     if (request.method !== 'GET' && !csrfValid(session, formValue(request, '_csrf'))) {
-      return sendPage(
-        reply,
-        page({
-          title: 'Refused',
-          session,
-          kind,
-          flash: {
-            message:
-              'This form has expired or did not come from this site (CSRF check failed). Reload the page and try again.',
-            error: true,
-          },
-          body: html``,
-        }),
-        403,
-      );
+      return refusalPage(reply, kind, session, {
+        title: 'Refused',
+        message:
+          'This form has expired or did not come from this site (CSRF check failed). Reload the page and try again.',
+        body: html``,
+        status: 403,
+      });
     }
     // Password right, code still to come: only the code page and signing out.
     if (session.stage === 'second_factor' && path !== `${base}/login/code` && path !== `${base}/logout`) {
       if (request.method === 'GET') return reply.redirect(`${base}/login/code`, 303);
-      return sendPage(
-        reply,
-        page({
-          title: 'Code needed',
-          session: null,
-          kind,
-          flash: { message: 'Enter the code from your authenticator app first.', error: true },
-          body: html`<p><a href="${base}/login/code">Enter the code</a></p>`,
-        }),
-        401,
-      );
+      return refusalPage(reply, kind, null, {
+        title: 'Code needed',
+        message: 'Enter the code from your authenticator app first.',
+        body: html`<p><a href="${base}/login/code">Enter the code</a></p>`,
+        status: 401,
+      });
     }
     request.webSession = session;
   });
@@ -298,6 +293,20 @@ function codeForm(kind: ConsoleKind, session: WebSession, error: string | null):
 export function sessionOf(request: FastifyRequest): WebSession {
   if (!request.webSession) throw new Error('console route without a session');
   return request.webSession;
+}
+
+type ObjectRequest = FastifyRequest<{ Params: { id: string } }>;
+
+/** A console form's POST on one object (`:id` in its path): out of the API document, its input schema checked, handed the signed-in session. */
+export function postOnObject(
+  app: FastifyInstance,
+  path: string,
+  schema: FastifySchema,
+  handle: (request: ObjectRequest, reply: FastifyReply, session: WebSession) => Promise<unknown>,
+): void {
+  app.post<{ Params: { id: string } }>(path, { schema: { hide: true, ...schema } }, async (request, reply) =>
+    handle(request, reply, sessionOf(request)),
+  );
 }
 
 /**

@@ -43,7 +43,7 @@ const wantsJson = (request: FastifyRequest) =>
 
 /**
  * pay.js as served: without its whole-line `//` comments, its one-line JSDoc comments (the types `npm run
- * typecheck` reads, tsconfig.pay.json) and its indentation; nothing else changes. test/pay-script.test.ts
+ * typecheck` reads, tsconfig.pay.json) and its indentation; nothing else changes. test/web/pay-script.test.ts
  * checks that the result parses to the same program.
  */
 export function servedScript(source: string): string {

@@ -12,11 +12,11 @@ import { SikaError } from '../../lib/errors.ts';
 import { parseCedis } from '../../lib/ghana.ts';
 import type { RefundRow } from '../../refunds/model.ts';
 import type { WebSession } from '../auth.ts';
-import { formValue, sendPage, sessionOf } from '../console.ts';
+import { formValue, pageSender, postOnObject, sessionOf } from '../console.ts';
 import { dashboardSchemas } from '../console-schemas.ts';
 import { formRefusal } from '../error-pages.ts';
 import { html, raw, type Html } from '../html.ts';
-import { money, page, statusBadge, when_ } from '../layout.ts';
+import { money, statusBadge, when_ } from '../layout.ts';
 import { paymentReferencesCell } from '../payment-references.ts';
 import { canRefund, duplicatePaymentNotice, duplicateRefundsOf, sessionRefundsPart } from './refund-views.ts';
 
@@ -54,6 +54,7 @@ function receivedNote(a: { amount_charged_minor: number; amount_received_minor: 
 
 export async function checkoutPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
+  const show = pageSender('merchant', 'checkout');
 
   app.get<{ Querystring: SessionFilters }>(
     '/dashboard/sessions',
@@ -85,14 +86,11 @@ export async function checkoutPages(app: FastifyInstance, deps: AppDeps): Promis
         search.set('page', String(n));
         return `/dashboard/sessions?${search}`;
       };
-      return sendPage(
+      return show(
         reply,
-        page({
-          title: 'Checkout sessions',
-          session,
-          kind: 'merchant',
-          active: 'checkout',
-          body: html`<h1>Checkout sessions</h1>
+        session,
+        'Checkout sessions',
+        html`<h1>Checkout sessions</h1>
 <form method="get" action="/dashboard/sessions" class="card row" aria-label="Filters">
   <div><label for="f-status">Status</label><select id="f-status" name="status"><option value="">Any</option>${SESSION_STATUSES.map((s) => html`<option value="${s}"${raw(s === status ? ' selected' : '')}>${s}</option>`)}</select></div>
   <div><label for="f-invoice">Invoice ref</label><input id="f-invoice" name="invoice_ref" value="${invoiceRef ?? ''}"></div>
@@ -105,7 +103,6 @@ ${rows.map((s) => html`<tr><td class="mono"><a href="/dashboard/sessions/${s.id}
 ${rows.length === 0 ? html`<tr><td colspan="5" class="muted">No sessions match.</td></tr>` : ''}
 </tbody></table></div>
 <nav aria-label="Pages" class="row" style="margin-top:.6rem">${pageNumber > 1 ? html`<a class="button secondary" href="${link(pageNumber - 1)}">Previous</a>` : ''}${pageNumber < pages ? html`<a class="button secondary" href="${link(pageNumber + 1)}">Next</a>` : ''}</nav>`,
-        }),
       );
     },
   );
@@ -121,16 +118,12 @@ ${rows.length === 0 ? html`<tr><td colspan="5" class="muted">No sessions match.<
   ) {
     const detail = await sessionDetail(db, session.merchantId!, session.environment, id);
     if (!detail)
-      return sendPage(
+      return show(
         reply,
-        page({
-          title: 'Not found',
-          session,
-          kind: 'merchant',
-          active: 'checkout',
-          flash,
-          body: html`<h1>Session not found</h1><p>It may belong to the other environment: use the Test/Live switch.</p>`,
-        }),
+        session,
+        'Not found',
+        html`<h1>Session not found</h1><p>It may belong to the other environment: use the Test/Live switch.</p>`,
+        flash,
         404,
       );
     const { session: s, attempts, lines, events: eventRows } = detail;
@@ -139,16 +132,12 @@ ${rows.length === 0 ? html`<tr><td colspan="5" class="muted">No sessions match.<
     const asked = refundId ? refunds.refunds.find((r) => r.id === refundId) : undefined;
     // A refund named in the address is one of this session's; another (another merchant's too) is not found.
     if (refundId && !asked)
-      return sendPage(
+      return show(
         reply,
-        page({
-          title: 'Not found',
-          session,
-          kind: 'merchant',
-          active: 'checkout',
-          flash,
-          body: html`<h1>Refund not found</h1><p><a href="/dashboard/sessions/${s.id}">Back to the session</a></p>`,
-        }),
+        session,
+        'Not found',
+        html`<h1>Refund not found</h1><p><a href="/dashboard/sessions/${s.id}">Back to the session</a></p>`,
+        flash,
         404,
       );
     if (asked && !flash)
@@ -156,15 +145,11 @@ ${rows.length === 0 ? html`<tr><td colspan="5" class="muted">No sessions match.<
         message: `Refund of ${money(asked.amount_minor)} requested: ${refundOutcome(asked)}`,
         error: asked.status === 'failed',
       };
-    return sendPage(
+    return show(
       reply,
-      page({
-        title: s.id,
-        session,
-        kind: 'merchant',
-        active: 'checkout',
-        flash,
-        body: html`<h1>Session <span class="mono">${s.id}</span> ${statusBadge(s.status)}</h1>
+      session,
+      s.id,
+      html`<h1>Session <span class="mono">${s.id}</span> ${statusBadge(s.status)}</h1>
 ${duplicates.map(duplicatePaymentNotice)}
 <div class="card grid"><div class="stat"><div class="label">Amount</div><div class="value">${money(s.amount_minor)}</div></div>
 <div><div class="muted">Invoice</div>${s.invoice_ref}</div><div><div class="muted">Customer</div>${s.customer_name ?? '–'} ${s.customer_email ?? ''}</div>
@@ -179,7 +164,7 @@ ${lines.length === 0 ? html`<tr><td colspan="4" class="muted">No invoice lines f
 <h2>Events</h2><div class="table-wrap"><table><thead><tr><th>Event</th><th>Type</th><th>Created</th></tr></thead><tbody>
 ${eventRows.map((e) => html`<tr><td class="mono">${e.id}</td><td>${e.type}</td><td>${when_(e.created_at)}</td></tr>`)}
 ${eventRows.length === 0 ? html`<tr><td colspan="3" class="muted">No events yet.</td></tr>` : ''}</tbody></table></div>`,
-      }),
+      flash,
       status,
     );
   }
@@ -192,11 +177,11 @@ ${eventRows.length === 0 ? html`<tr><td colspan="3" class="muted">No events yet.
   );
 
   // A refund of the session's payment, in the dashboard's environment, asked for by the signed-in user.
-  app.post<{ Params: { id: string } }>(
+  postOnObject(
+    app,
     '/dashboard/sessions/:id/refunds',
-    { schema: { hide: true, ...dashboardSchemas.refundSession } },
-    async (request, reply) => {
-      const session = sessionOf(request);
+    dashboardSchemas.refundSession,
+    async (request, reply, session) => {
       if (!canRefund(session))
         return sessionPage(
           reply,
@@ -255,18 +240,14 @@ ${eventRows.length === 0 ? html`<tr><td colspan="3" class="muted">No events yet.
     async (request, reply) => {
       const session = sessionOf(request);
       const lines = await allRevenueLines(db, session.merchantId!, session.environment);
-      return sendPage(
+      return show(
         reply,
-        page({
-          title: 'Revenue lines',
-          session,
-          kind: 'merchant',
-          active: 'checkout',
-          body: html`<h1>Revenue lines</h1><p class="muted">Your service codes, synced with POST /api/v1/revenue-lines.</p>
+        session,
+        'Revenue lines',
+        html`<h1>Revenue lines</h1><p class="muted">Your service codes, synced with POST /api/v1/revenue-lines.</p>
 <div class="table-wrap"><table><thead><tr><th>Code</th><th>Name</th><th>Status</th><th>Last synced</th></tr></thead><tbody>
 ${lines.map((l) => html`<tr><td class="mono">${l.code}</td><td>${l.name}</td><td>${statusBadge(l.active ? 'active' : 'inactive')}</td><td>${when_(l.last_synced_at)}</td></tr>`)}
 ${lines.length === 0 ? html`<tr><td colspan="4" class="muted">No revenue lines yet.</td></tr>` : ''}</tbody></table></div>`,
-        }),
       );
     },
   );

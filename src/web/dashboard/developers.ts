@@ -4,7 +4,7 @@ import * as accounts from '../../accounts/integrations.ts';
 import { webhookUrlProblem } from '../../accounts/service.ts';
 import * as events from '../../events/replay.ts';
 import type { AppDeps } from '../../http/deps.ts';
-import { formValue, sendPage, sessionOf } from '../console.ts';
+import { formValue, pageSender, postOnObject, sendPage, sessionOf } from '../console.ts';
 import { dashboardSchemas } from '../console-schemas.ts';
 import { html, raw, when, type Html } from '../html.ts';
 import { csrfField, page, statusBadge, when_ } from '../layout.ts';
@@ -14,6 +14,7 @@ const canManageKeys = (session: WebSession) => ['owner', 'admin', 'developer'].i
 
 export async function developerPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
+  const show = pageSender('merchant', 'developers');
 
   async function render(
     session: WebSession,
@@ -108,34 +109,29 @@ ${when(
     return sendPage(reply, await render(session, { secret, flash: { message: `API key ${key.prefix}… created.` } }));
   });
 
-  app.post<{ Params: { id: string } }>(
-    '/dashboard/keys/:id/revoke',
-    { schema: { hide: true, ...dashboardSchemas.revokeKey } },
-    async (request, reply) => {
-      const session = sessionOf(request);
-      if (!canManageKeys(session))
-        return sendPage(
-          reply,
-          await render(session, { flash: { message: 'Your role cannot revoke API keys.', error: true } }),
-          403,
-        );
-      // Only a key of the environment in view: like every other id here, the other environment's keys are not found.
-      const actor = { type: 'user' as const, id: session.userId!, email: session.email };
-      const revoked = await accounts.revokeKey(db, {
-        id: request.params.id,
-        merchantId: session.merchantId!,
-        environment: session.environment,
-        actor,
-      });
-      if (!revoked)
-        return sendPage(reply, await render(session, { flash: { message: 'API key not found.', error: true } }), 404);
-      deps.authenticator.forget(revoked.prefix);
-      const message = revoked.alreadyRevoked
-        ? `API key ${revoked.prefix}… was already revoked.`
-        : `API key ${revoked.prefix}… revoked: it stops working at once.`;
-      return sendPage(reply, await render(session, { flash: { message } }));
-    },
-  );
+  postOnObject(app, '/dashboard/keys/:id/revoke', dashboardSchemas.revokeKey, async (request, reply, session) => {
+    if (!canManageKeys(session))
+      return sendPage(
+        reply,
+        await render(session, { flash: { message: 'Your role cannot revoke API keys.', error: true } }),
+        403,
+      );
+    // Only a key of the environment in view: like every other id here, the other environment's keys are not found.
+    const actor = { type: 'user' as const, id: session.userId!, email: session.email };
+    const revoked = await accounts.revokeKey(db, {
+      id: request.params.id,
+      merchantId: session.merchantId!,
+      environment: session.environment,
+      actor,
+    });
+    if (!revoked)
+      return sendPage(reply, await render(session, { flash: { message: 'API key not found.', error: true } }), 404);
+    deps.authenticator.forget(revoked.prefix);
+    const message = revoked.alreadyRevoked
+      ? `API key ${revoked.prefix}… was already revoked.`
+      : `API key ${revoked.prefix}… revoked: it stops working at once.`;
+    return sendPage(reply, await render(session, { flash: { message } }));
+  });
 
   app.post(
     '/dashboard/webhooks',
@@ -213,18 +209,7 @@ ${when(
     async (request, reply) => {
       const session = sessionOf(request);
       const endpoint = await accounts.findEndpoint(db, session.merchantId!, session.environment, request.params.id);
-      if (!endpoint)
-        return sendPage(
-          reply,
-          page({
-            title: 'Not found',
-            session,
-            kind: 'merchant',
-            active: 'developers',
-            body: html`<h1>Endpoint not found</h1>`,
-          }),
-          404,
-        );
+      if (!endpoint) return show(reply, session, 'Not found', html`<h1>Endpoint not found</h1>`, null, 404);
       const deliveries = await events.endpointDeliveries(db, endpoint.id, 100);
       const replayed = Number(request.query.replayed);
       return sendPage(
@@ -255,28 +240,18 @@ ${deliveries.length === 0 ? html`<tr><td colspan="7" class="muted">No deliveries
     },
   );
 
-  app.post<{ Params: { id: string } }>(
-    '/dashboard/events/:id/replay',
-    { schema: { hide: true, ...dashboardSchemas.replayEvent } },
-    async (request, reply) => {
-      const session = sessionOf(request);
-      const endpointId = formValue(request, 'endpoint_id');
-      // The page to return to is one of this merchant's endpoints, or none: another's is not found, and nothing is replayed.
-      if (endpointId && !(await accounts.findEndpoint(db, session.merchantId!, session.environment, endpointId))) {
-        return sendPage(reply, await render(session, { flash: { message: 'Endpoint not found.', error: true } }), 404);
-      }
-      const replayed = await events.replayMerchantEvent(
-        db,
-        session.merchantId!,
-        session.environment,
-        request.params.id,
-      );
-      if (!replayed)
-        return sendPage(reply, await render(session, { flash: { message: 'Event not found.', error: true } }), 404);
-      return reply.redirect(
-        endpointId ? `/dashboard/webhooks/${encodeURIComponent(endpointId)}?replayed=1` : '/dashboard/developers',
-        303,
-      );
-    },
-  );
+  postOnObject(app, '/dashboard/events/:id/replay', dashboardSchemas.replayEvent, async (request, reply, session) => {
+    const endpointId = formValue(request, 'endpoint_id');
+    // The page to return to is one of this merchant's endpoints, or none: another's is not found, and nothing is replayed.
+    if (endpointId && !(await accounts.findEndpoint(db, session.merchantId!, session.environment, endpointId))) {
+      return sendPage(reply, await render(session, { flash: { message: 'Endpoint not found.', error: true } }), 404);
+    }
+    const replayed = await events.replayMerchantEvent(db, session.merchantId!, session.environment, request.params.id);
+    if (!replayed)
+      return sendPage(reply, await render(session, { flash: { message: 'Event not found.', error: true } }), 404);
+    return reply.redirect(
+      endpointId ? `/dashboard/webhooks/${encodeURIComponent(endpointId)}?replayed=1` : '/dashboard/developers',
+      303,
+    );
+  });
 }

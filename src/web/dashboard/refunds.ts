@@ -7,7 +7,7 @@ import { decideRefund } from '../../refunds/lifecycle.ts';
 import { REFUND_STATUSES, type RefundStatus } from '../../refunds/model.ts';
 import { getRefund, listRefunds } from '../../refunds/queries.ts';
 import type { WebSession } from '../auth.ts';
-import { approvalCodeRefusal, formValue, sendPage, sessionOf } from '../console.ts';
+import { approvalCodeRefusal, formValue, sendPage, postOnObject, sessionOf } from '../console.ts';
 import { dashboardSchemas } from '../console-schemas.ts';
 import { formRefusal } from '../error-pages.ts';
 import type { Html } from '../html.ts';
@@ -48,11 +48,11 @@ export async function refundPages(app: FastifyInstance, deps: AppDeps): Promise<
     async (request, reply) => listPage(reply, sessionOf(request), statusFilter(request.query.status)),
   );
 
-  app.post<{ Params: { id: string } }>(
+  postOnObject(
+    app,
     '/dashboard/refunds/:id/decision',
-    { schema: { hide: true, ...dashboardSchemas.refundDecision } },
-    async (request, reply) => {
-      const session = sessionOf(request);
+    dashboardSchemas.refundDecision,
+    async (request, reply, session) => {
       const decision = formValue(request, 'decision');
       if (decision !== 'approve' && decision !== 'reject')
         return listPage(

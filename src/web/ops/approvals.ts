@@ -14,7 +14,7 @@ import {
 } from '../../ops/approvals-model.ts';
 import * as ops from '../../ops/service.ts';
 import type { WebSession } from '../auth.ts';
-import { formValue, sessionOf } from '../console.ts';
+import { formValue, postOnObject, sessionOf } from '../console.ts';
 import { opsSchemas } from '../console-schemas.ts';
 import { html, type Html } from '../html.ts';
 import { csrfField, money, statusBadge, when_ } from '../layout.ts';
@@ -36,40 +36,35 @@ export async function approvalPages(app: FastifyInstance, deps: AppDeps): Promis
   app.get('/ops/approvals', { schema: { hide: true, ...opsSchemas.approvals } }, async (request, reply) =>
     approvalsPage(reply, sessionOf(request)),
   );
-  app.post<{ Params: { id: string } }>(
-    '/ops/approvals/:id',
-    { schema: { hide: true, ...opsSchemas.approvalDecision } },
-    async (request, reply) => {
-      const session = sessionOf(request);
-      const decision = formValue(request, 'decision') === 'approve' ? 'approve' : 'reject';
-      try {
-        const result = await ops.decideApproval(
-          db,
-          actorOf(session),
-          deps.config.checkoutUrlHost,
-          request.params.id,
-          decision,
-          formValue(request, 'note'),
-        );
+  postOnObject(app, '/ops/approvals/:id', opsSchemas.approvalDecision, async (request, reply, session) => {
+    const decision = formValue(request, 'decision') === 'approve' ? 'approve' : 'reject';
+    try {
+      const result = await ops.decideApproval(
+        db,
+        actorOf(session),
+        deps.config.checkoutUrlHost,
+        request.params.id,
+        decision,
+        formValue(request, 'note'),
+      );
+      return approvalsPage(
+        reply,
+        session,
+        { message: result.message, error: result.status === 'stale' },
+        result.status === 'stale' ? 409 : 200,
+      );
+    } catch (error) {
+      if (error instanceof SikaError && (error.code === 'FORBIDDEN' || error.code === 'APPROVAL_NOT_PENDING')) {
         return approvalsPage(
           reply,
           session,
-          { message: result.message, error: result.status === 'stale' },
-          result.status === 'stale' ? 409 : 200,
+          { message: error.message, error: true },
+          error.code === 'FORBIDDEN' ? 403 : 409,
         );
-      } catch (error) {
-        if (error instanceof SikaError && (error.code === 'FORBIDDEN' || error.code === 'APPROVAL_NOT_PENDING')) {
-          return approvalsPage(
-            reply,
-            session,
-            { message: error.message, error: true },
-            error.code === 'FORBIDDEN' ? 403 : 409,
-          );
-        }
-        throw error;
       }
-    },
-  );
+      throw error;
+    }
+  });
 }
 
 const settingsText = (s: SettingsValues) =>

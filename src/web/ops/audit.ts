@@ -9,17 +9,16 @@ import { csvColumn } from '../../lib/csv-columns.ts';
 import { sessionOf } from '../console.ts';
 import { opsSchemas } from '../console-schemas.ts';
 import { formRefusal } from '../error-pages.ts';
-import { html, raw, type Html } from '../html.ts';
+import { html, type Html } from '../html.ts';
 import { when_ } from '../layout.ts';
 import { showOpsPage as show } from './common.ts';
 import {
-  allRowsOf,
+  filterSelect,
+  listAnswer,
   listHref,
   listToolbar,
   pagerNav,
-  pageOf,
   readListQuery,
-  sendConsoleCsv,
   type ConsoleCursor,
   type ListQuery,
 } from './console-list.ts';
@@ -54,9 +53,13 @@ export async function auditPages(app: FastifyInstance, deps: AppDeps): Promise<v
       const { flash, status } = formRefusal(error);
       return show(reply, session, 'audit', 'Audit log', auditView(list, choices, [], null), flash, status);
     }
-    if (list.csv) return sendConsoleCsv(reply, 'sika-audit-log.csv', AUDIT_CSV, allRowsOf(fetch, keyOf));
-    const { rows, next } = await pageOf(fetch, list.cursor, keyOf);
-    return show(reply, session, 'audit', 'Audit log', auditView(list, choices, rows, next));
+    return listAnswer(
+      reply,
+      list,
+      { fetch, key: keyOf },
+      { filename: 'sika-audit-log.csv', columns: AUDIT_CSV },
+      (rows, next) => show(reply, session, 'audit', 'Audit log', auditView(list, choices, rows, next)),
+    );
   });
 }
 
@@ -80,8 +83,6 @@ export function changesView(changes: readonly FieldChange[]): Html {
   }`;
 }
 
-const select = (name: string, label: string, options: readonly string[], chosen: string | undefined): Html =>
-  html`<div><label for="filter-${name}">${label}</label><select id="filter-${name}" name="${name}"><option value="">Any</option>${options.map((o) => html`<option value="${o}"${raw(chosen === o ? ' selected' : '')}>${o}</option>`)}</select></div>`;
 const input = (name: string, label: string, chosen: string | undefined, type = 'text', placeholder = ''): Html =>
   html`<div><label for="filter-${name}">${label}</label><input id="filter-${name}" name="${name}" type="${type}" value="${chosen ?? ''}"${placeholder ? html` placeholder="${placeholder}"` : ''}></div>`;
 
@@ -93,7 +94,7 @@ export function auditView(
 ): Html {
   const f = list.filters;
   const params = { q: list.q, ...f };
-  const filters = html`${input('actor', 'Actor (email or id)', f.actor)}${input('merchant', 'Merchant (id or name)', f.merchant)}${select('action', 'Action', choices.actions, f.action)}${select('object_type', 'Object type', choices.objectTypes, f.object_type)}${input('object_id', 'Object id', f.object_id)}${input('from', 'From (Accra day)', f.from, 'date')}${input('to', 'To (Accra day)', f.to, 'date')}`;
+  const filters = html`${input('actor', 'Actor (email or id)', f.actor)}${input('merchant', 'Merchant (id or name)', f.merchant)}${filterSelect('action', 'Action', choices.actions, f.action)}${filterSelect('object_type', 'Object type', choices.objectTypes, f.object_type)}${input('object_id', 'Object id', f.object_id)}${input('from', 'From (Accra day)', f.from, 'date')}${input('to', 'To (Accra day)', f.to, 'date')}`;
   return html`<h1>Audit log</h1><p class="muted">Append-only: every operator, merchant user, API key and system action, newest first. Days are Africa/Accra days.</p>
 ${listToolbar({ action: '/ops/audit', q: list.q, searchLabel: 'Search the log', placeholder: 'Action, object id, email, merchant', filters, csvHref: listHref('/ops/audit', { ...params, format: 'csv' }) })}
 ${

@@ -4,7 +4,7 @@ import type { AppDeps } from '../../http/deps.ts';
 import * as ops from '../../ops/service.ts';
 import type { BanksAndBranches } from '../../ops/service.ts';
 import type { WebSession } from '../auth.ts';
-import { formValue, sessionOf } from '../console.ts';
+import { formValue, postOnObject, sessionOf } from '../console.ts';
 import { opsSchemas } from '../console-schemas.ts';
 import { html, type Html } from '../html.ts';
 import { csrfField, statusBadge } from '../layout.ts';
@@ -24,19 +24,14 @@ export async function bankPages(app: FastifyInstance, deps: AppDeps): Promise<vo
     await ops.addBank(db, actorOf(session), { name: formValue(request, 'name'), code: formValue(request, 'code') });
     return banksPage(reply, session, { message: 'Bank added.' });
   });
-  app.post<{ Params: { id: string } }>(
-    '/ops/banks/:id/branches',
-    { schema: { hide: true, ...opsSchemas.addBranch } },
-    async (request, reply) => {
-      const session = sessionOf(request);
-      await ops.addBranch(db, actorOf(session), {
-        bankId: request.params.id,
-        name: formValue(request, 'name'),
-        code: formValue(request, 'code'),
-      });
-      return banksPage(reply, session, { message: 'Branch added.' });
-    },
-  );
+  postOnObject(app, '/ops/banks/:id/branches', opsSchemas.addBranch, async (request, reply, session) => {
+    await ops.addBranch(db, actorOf(session), {
+      bankId: request.params.id,
+      name: formValue(request, 'name'),
+      code: formValue(request, 'code'),
+    });
+    return banksPage(reply, session, { message: 'Branch added.' });
+  });
   app.post<{ Params: { table: string; id: string; action: string } }>(
     '/ops/:table/:id/:action',
     { schema: { hide: true, ...opsSchemas.setActive } },

@@ -10,7 +10,7 @@
 import type { FastifyReply } from 'fastify';
 import { sendCsv } from '../../http/csv.ts';
 import type { CsvColumn } from '../../lib/csv-columns.ts';
-import { html, type Html } from '../html.ts';
+import { html, raw, type Html } from '../html.ts';
 
 /** Rows on one page of a console list. */
 export const CONSOLE_PAGE_ROWS = 50;
@@ -139,6 +139,34 @@ export function pagerNav(
 ): Html {
   if (!next && !onLaterPage) return html``;
   return html`<nav aria-label="Pages" class="row" style="margin-top:.6rem">${onLaterPage ? html`<a class="button secondary" href="${listHref(basePath, { ...params, after: null })}">First page</a>` : ''}${next ? html`<a class="button secondary" href="${listHref(basePath, { ...params, after: next })}">Next page</a>` : ''}</nav>`;
+}
+
+/** One filter above a list: "Any" first, then each option (a value shown as itself, or [value, text]), the chosen one selected. */
+export const filterSelect = (
+  name: string,
+  label: string,
+  options: readonly (string | readonly [string, string])[],
+  chosen: string | undefined,
+  id = `filter-${name}`,
+): Html =>
+  html`<div><label for="${id}">${label}</label><select id="${id}" name="${name}"><option value="">Any</option>${options.map(
+    (option) => {
+      const [value, text] = typeof option === 'string' ? [option, option] : option;
+      return html`<option value="${value}"${raw(chosen === value ? ' selected' : '')}>${text}</option>`;
+    },
+  )}</select></div>`;
+
+/** A list's answer to its GET: every row the search and filters match as a CSV file when `format=csv` asks, else one page, rendered. */
+export async function listAnswer<Row>(
+  reply: FastifyReply,
+  list: ListQuery,
+  source: { fetch: Fetch<Row>; key: (row: Row) => ConsoleCursor },
+  csv: { filename: string; columns: readonly CsvColumn<Row>[] },
+  render: (rows: Row[], next: string | null) => FastifyReply | Promise<FastifyReply>,
+): Promise<FastifyReply> {
+  if (list.csv) return sendConsoleCsv(reply, csv.filename, csv.columns, allRowsOf(source.fetch, source.key));
+  const { rows, next } = await pageOf(source.fetch, list.cursor, source.key);
+  return render(rows, next);
 }
 
 /** Sends every matching row as a CSV attachment. */

@@ -17,14 +17,15 @@ import {
 } from '../../ops/merchant-overview.ts';
 import * as ops from '../../ops/service.ts';
 import type { WebSession } from '../auth.ts';
-import { sessionOf } from '../console.ts';
+import { postOnObject, sessionOf } from '../console.ts';
 import { opsSchemas } from '../console-schemas.ts';
-import { html, raw, type Html } from '../html.ts';
+import { html, type Html } from '../html.ts';
 import { money, statusBadge, when_ } from '../layout.ts';
 import { paymentReferencesCell } from '../payment-references.ts';
 import { environmentBadge, showOpsPage as show, type Flash } from './common.ts';
 import {
   allRowsOf,
+  filterSelect,
   listHref,
   listToolbar,
   pagerNav,
@@ -89,18 +90,13 @@ export async function merchantPages(app: FastifyInstance, deps: AppDeps): Promis
     async (request, reply) => merchantPage(reply, sessionOf(request), request.params.id),
   );
 
-  app.post<{ Params: { id: string } }>(
-    '/ops/merchants/:id/payouts',
-    { schema: { hide: true, ...opsSchemas.payoutSettings } },
-    async (request, reply) => {
-      const session = sessionOf(request);
-      // An unknown merchant is the merchant page's 404, before anything is written.
-      if (!(await ops.merchantPayoutControls(db, request.params.id)))
-        return merchantPage(reply, session, request.params.id);
-      const { flash, status } = await submitPayoutSettings(deps, request, request.params.id);
-      return merchantPage(reply, session, request.params.id, flash, status);
-    },
-  );
+  postOnObject(app, '/ops/merchants/:id/payouts', opsSchemas.payoutSettings, async (request, reply, session) => {
+    // An unknown merchant is the merchant page's 404, before anything is written.
+    if (!(await ops.merchantPayoutControls(db, request.params.id)))
+      return merchantPage(reply, session, request.params.id);
+    const { flash, status } = await submitPayoutSettings(deps, request, request.params.id);
+    return merchantPage(reply, session, request.params.id, flash, status);
+  });
 }
 
 const FILTER_CHOICES: { name: (typeof MERCHANT_FILTER_NAMES)[number]; label: string; options: [string, string][] }[] = [
@@ -131,10 +127,7 @@ const FILTER_CHOICES: { name: (typeof MERCHANT_FILTER_NAMES)[number]; label: str
 ];
 
 const filterSelects = (filters: Record<string, string>): Html =>
-  html`${FILTER_CHOICES.map(
-    (f) =>
-      html`<div><label for="filter-${f.name}">${f.label}</label><select id="filter-${f.name}" name="${f.name}"><option value="">Any</option>${f.options.map(([value, label]) => html`<option value="${value}"${raw(filters[f.name] === value ? ' selected' : '')}>${label}</option>`)}</select></div>`,
-  )}`;
+  html`${FILTER_CHOICES.map((f) => filterSelect(f.name, f.label, f.options, filters[f.name]))}`;
 
 /** The checkout sessions a searched reference names: which merchant, the session, the attempt and what the provider knows it by. */
 function paymentsFound(q: string, payments: readonly PaymentSearchRow[]): Html {

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { listOperators, resetOperator } from '../../accounts/console-accounts.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import type { WebSession } from '../auth.ts';
-import { sessionOf } from '../console.ts';
+import { postOnObject, sessionOf } from '../console.ts';
 import { opsSchemas } from '../console-schemas.ts';
 import { formRefusal } from '../error-pages.ts';
 import { html, type Html } from '../html.ts';
@@ -39,32 +39,27 @@ export async function operatorPages(app: FastifyInstance, deps: AppDeps): Promis
     operatorsPage(reply, sessionOf(request)),
   );
 
-  app.post<{ Params: { id: string } }>(
-    '/ops/operators/:id/reset',
-    { schema: { hide: true, ...opsSchemas.operatorReset } },
-    async (request, reply) => {
-      const session = sessionOf(request);
-      let reset: Awaited<ReturnType<typeof resetOperator>>;
-      try {
-        reset = await resetOperator(db, actorOf(session), { id: request.params.id });
-      } catch (error) {
-        const { flash, status } = formRefusal(error);
-        if (status === 404) throw error;
-        return operatorsPage(reply, session, flash, status);
-      }
-      return operatorsPage(
-        reply,
-        session,
-        {
-          message: `${reset.email} is reset: their sessions are signed out and their two-factor authentication is off.`,
-        },
-        200,
-        html`<section class="card" aria-label="Temporary password"><h2 style="margin-top:0">Temporary password for ${reset.email}</h2>
+  postOnObject(app, '/ops/operators/:id/reset', opsSchemas.operatorReset, async (request, reply, session) => {
+    let reset: Awaited<ReturnType<typeof resetOperator>>;
+    try {
+      reset = await resetOperator(db, actorOf(session), { id: request.params.id });
+    } catch (error) {
+      const { flash, status } = formRefusal(error);
+      if (status === 404) throw error;
+      return operatorsPage(reply, session, flash, status);
+    }
+    return operatorsPage(
+      reply,
+      session,
+      {
+        message: `${reset.email} is reset: their sessions are signed out and their two-factor authentication is off.`,
+      },
+      200,
+      html`<section class="card" aria-label="Temporary password"><h2 style="margin-top:0">Temporary password for ${reset.email}</h2>
 <p>Give it to them in person or by phone; it is shown <strong>once</strong>. They sign in with it, choose their own password, then set up two-factor authentication again.</p>
 <p class="secret" id="temporary-password">${reset.temporaryPassword}</p></section>`,
-      );
-    },
-  );
+    );
+  });
 }
 
 export const operatorsView = (

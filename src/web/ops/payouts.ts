@@ -5,32 +5,44 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppDeps } from '../../http/deps.ts';
 import { csvColumn, type CsvColumn } from '../../lib/csv-columns.ts';
-import { SikaError } from '../../lib/errors.ts';
 import { PAYOUT_LIST_FILTERS } from '../../ops/approvals-model.ts';
 import { canHold, HOLD_REASON_LENGTH_MAX, type PayoutStatus, type ProcessingStep } from '../../payouts/model.ts';
 import * as ops from '../../ops/service.ts';
 import type { LivePayoutRow } from '../../ops/service.ts';
 import type { WebSession } from '../auth.ts';
-import { formValue, sessionOf } from '../console.ts';
+import { formValue, postOnObject, sessionOf } from '../console.ts';
 import { opsSchemas } from '../console-schemas.ts';
-import { html, raw, type Html } from '../html.ts';
+import { html, type Html } from '../html.ts';
 import { csrfField, money, statusBadge, when_ } from '../layout.ts';
-import { actorOf, showOpsPage as show, type Flash } from './common.ts';
+import { actorOf, refusalOf, showOpsPage as show, type Flash } from './common.ts';
 import {
-  allRowsOf,
+  filterSelect,
   likePattern,
+  listAnswer,
   listHref,
   listToolbar,
   listPageState,
   type ListPageState,
-  pageOf,
   pagerNav,
   readListQuery,
-  sendConsoleCsv,
   type ConsoleCursor,
 } from './console-list.ts';
 
 const key = (row: LivePayoutRow): ConsoleCursor => ({ at: row.updated_at, id: row.id });
+const LIVE_PAYOUT_CSV: CsvColumn<LivePayoutRow>[] = [
+  csvColumn.text('reference', (p) => p.reference),
+  csvColumn.text('merchant', (p) => p.merchant_name),
+  csvColumn.text('environment', (p) => p.environment),
+  csvColumn.integer('amount_minor', (p) => p.amount_minor),
+  csvColumn.integer('fee_minor', (p) => p.fee_minor),
+  csvColumn.text('status', (p) => p.status),
+  csvColumn.text('bank_reference', (p) => p.bank_reference),
+  csvColumn.text('return_reference', (p) => p.return_reference),
+  csvColumn.text('reconciliation', (p) => p.reconciliation_status),
+  csvColumn.text('held_by', (p) => (isHeld(p) ? (p.held_by ?? '') : '')),
+  csvColumn.text('hold_reason', (p) => (isHeld(p) ? (p.hold_reason ?? '') : '')),
+  csvColumn.text('updated_at', (p) => p.updated_at.toISOString()),
+];
 const oneOf = (values: readonly string[], value: string | undefined) =>
   value && values.includes(value) ? value : null;
 
@@ -56,131 +68,84 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
         cursor,
         limit,
       });
-    if (list.csv) {
-      const columns: CsvColumn<LivePayoutRow>[] = [
-        csvColumn.text('reference', (p) => p.reference),
-        csvColumn.text('merchant', (p) => p.merchant_name),
-        csvColumn.text('environment', (p) => p.environment),
-        csvColumn.integer('amount_minor', (p) => p.amount_minor),
-        csvColumn.integer('fee_minor', (p) => p.fee_minor),
-        csvColumn.text('status', (p) => p.status),
-        csvColumn.text('bank_reference', (p) => p.bank_reference),
-        csvColumn.text('return_reference', (p) => p.return_reference),
-        csvColumn.text('reconciliation', (p) => p.reconciliation_status),
-        csvColumn.text('held_by', (p) => (isHeld(p) ? (p.held_by ?? '') : '')),
-        csvColumn.text('hold_reason', (p) => (isHeld(p) ? (p.hold_reason ?? '') : '')),
-        csvColumn.text('updated_at', (p) => p.updated_at.toISOString()),
-      ];
-      return sendConsoleCsv(reply, 'sika-live-payouts.csv', columns, allRowsOf(fetch, key));
-    }
-    const { rows, next } = await pageOf(fetch, list.cursor, key);
-    return show(
+    return listAnswer(
       reply,
-      session,
-      'payouts',
-      'Live payouts',
-      payoutsView(session, rows, listPageState(list, next)),
-      flash,
-      status,
+      list,
+      { fetch, key },
+      { filename: 'sika-live-payouts.csv', columns: LIVE_PAYOUT_CSV },
+      (rows, next) =>
+        show(
+          reply,
+          session,
+          'payouts',
+          'Live payouts',
+          payoutsView(session, rows, listPageState(list, next)),
+          flash,
+          status,
+        ),
     );
   }
 
   app.get('/ops/payouts', { schema: { hide: true, ...opsSchemas.payouts } }, async (request, reply) =>
     payoutsPage(reply, sessionOf(request), request.query as Record<string, unknown>),
   );
-  app.post<{ Params: { id: string } }>(
-    '/ops/payouts/:id/reconcile',
-    { schema: { hide: true, ...opsSchemas.reconcile } },
-    async (request, reply) => {
-      const session = sessionOf(request);
-      const result = formValue(request, 'result');
-      if (result !== 'matched' && result !== 'exception')
-        return payoutsPage(reply, session, {}, { message: 'Choose matched or exception.', error: true }, 400);
-      const payout = await ops.reconcile(db, actorOf(session), request.params.id, result);
-      return payoutsPage(
-        reply,
-        session,
-        {},
-        { message: `Payout ${payout.reference} is ${payout.reconciliation_status}.` },
-      );
-    },
-  );
-  app.post<{ Params: { id: string } }>(
-    '/ops/payouts/:id/return',
-    { schema: { hide: true, ...opsSchemas.payoutReturn } },
-    async (request, reply) => {
-      const session = sessionOf(request);
-      try {
-        await ops.requestPayoutReturn(db, actorOf(session), request.params.id, {
-          returnReference: formValue(request, 'return_reference'),
-          reason: formValue(request, 'reason'),
-          confirmed: formValue(request, 'confirm') === 'yes',
-        });
-      } catch (error) {
-        if (error instanceof SikaError && (error.code === 'INVALID_ARGUMENT' || error.code === 'APPROVAL_PENDING')) {
-          return payoutsPage(
-            reply,
-            session,
-            {},
-            { message: error.message, error: true },
-            error.code === 'INVALID_ARGUMENT' ? 400 : 409,
-          );
-        }
-        throw error;
-      }
-      return payoutsPage(
-        reply,
-        session,
-        {},
-        {
-          message:
-            'The return is filed for a second operator: the money goes back to the balance once another operator approves it under Approvals.',
-        },
-      );
-    },
-  );
+  postOnObject(app, '/ops/payouts/:id/reconcile', opsSchemas.reconcile, async (request, reply, session) => {
+    const result = formValue(request, 'result');
+    if (result !== 'matched' && result !== 'exception')
+      return payoutsPage(reply, session, {}, { message: 'Choose matched or exception.', error: true }, 400);
+    const payout = await ops.reconcile(db, actorOf(session), request.params.id, result);
+    return payoutsPage(
+      reply,
+      session,
+      {},
+      { message: `Payout ${payout.reference} is ${payout.reconciliation_status}.` },
+    );
+  });
+  postOnObject(app, '/ops/payouts/:id/return', opsSchemas.payoutReturn, async (request, reply, session) => {
+    try {
+      await ops.requestPayoutReturn(db, actorOf(session), request.params.id, {
+        returnReference: formValue(request, 'return_reference'),
+        reason: formValue(request, 'reason'),
+        confirmed: formValue(request, 'confirm') === 'yes',
+      });
+    } catch (error) {
+      const { flash, status } = refusalOf(error, ['INVALID_ARGUMENT', 'APPROVAL_PENDING']);
+      return payoutsPage(reply, session, {}, flash, status);
+    }
+    return payoutsPage(
+      reply,
+      session,
+      {},
+      {
+        message:
+          'The return is filed for a second operator: the money goes back to the balance once another operator approves it under Approvals.',
+      },
+    );
+  });
   // Hold and release apply at once (no second operator): a hold only stops a payout before its transfer leaves.
   for (const [action, schema] of [
     ['hold', opsSchemas.payoutHold],
     ['release', opsSchemas.payoutRelease],
   ] as const) {
-    app.post<{ Params: { id: string } }>(
-      `/ops/payouts/:id/${action}`,
-      { schema: { hide: true, ...schema } },
-      async (request, reply) => {
-        const session = sessionOf(request);
-        let payout: Awaited<ReturnType<typeof ops.holdPayout>>;
-        try {
-          payout = await (action === 'hold' ? ops.holdPayout : ops.releasePayout)(
-            db,
-            actorOf(session),
-            request.params.id,
-            formValue(request, 'reason'),
-          );
-        } catch (error) {
-          if (
-            error instanceof SikaError &&
-            (error.code === 'INVALID_ARGUMENT' ||
-              error.code === 'PAYOUT_NOT_HOLDABLE' ||
-              error.code === 'PAYOUT_NOT_HELD')
-          ) {
-            return payoutsPage(
-              reply,
-              session,
-              {},
-              { message: error.message, error: true },
-              error.code === 'INVALID_ARGUMENT' ? 400 : 409,
-            );
-          }
-          throw error;
-        }
-        const message =
-          action === 'hold'
-            ? `Payout ${payout.reference} is held: it is not sent until an operator releases it (the merchant can still cancel it).`
-            : `Payout ${payout.reference} is released: it goes on at the worker's next pass.`;
-        return payoutsPage(reply, session, { q: payout.reference }, { message });
-      },
-    );
+    postOnObject(app, `/ops/payouts/:id/${action}`, schema, async (request, reply, session) => {
+      let payout: Awaited<ReturnType<typeof ops.holdPayout>>;
+      try {
+        payout = await (action === 'hold' ? ops.holdPayout : ops.releasePayout)(
+          db,
+          actorOf(session),
+          request.params.id,
+          formValue(request, 'reason'),
+        );
+      } catch (error) {
+        const { flash, status } = refusalOf(error, ['INVALID_ARGUMENT', 'PAYOUT_NOT_HOLDABLE', 'PAYOUT_NOT_HELD']);
+        return payoutsPage(reply, session, {}, flash, status);
+      }
+      const message =
+        action === 'hold'
+          ? `Payout ${payout.reference} is held: it is not sent until an operator releases it (the merchant can still cancel it).`
+          : `Payout ${payout.reference} is released: it goes on at the worker's next pass.`;
+      return payoutsPage(reply, session, { q: payout.reference }, { message });
+    });
   }
 }
 
@@ -189,7 +154,13 @@ const isHeld = (p: LivePayoutRow) => p.held_at !== null && (p.status === 'reques
 
 export function payoutsView(session: WebSession, rows: readonly LivePayoutRow[], list: ListPageState): Html {
   const select = (name: keyof typeof PAYOUT_LIST_FILTERS, label: string) =>
-    html`<div><label for="f-${name}">${label}</label><select id="f-${name}" name="${name}"><option value="">Any</option>${PAYOUT_LIST_FILTERS[name].map((v) => html`<option value="${v}"${raw(list.filters[name] === v ? ' selected' : '')}>${v.replace(/_/g, ' ')}</option>`)}</select></div>`;
+    filterSelect(
+      name,
+      label,
+      PAYOUT_LIST_FILTERS[name].map((v) => [v, v.replace(/_/g, ' ')] as const),
+      list.filters[name],
+      `f-${name}`,
+    );
   const holdForms = (p: LivePayoutRow): Html => {
     if (isHeld(p)) {
       return html`<p class="muted" style="margin:0">Held by ${p.held_by} on ${when_(p.held_at)}: ${p.hold_reason}</p>

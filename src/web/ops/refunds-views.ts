@@ -14,10 +14,10 @@ import {
   type StuckRefund,
 } from '../../ops/refunds.ts';
 import type { WebSession } from '../auth.ts';
-import { html, raw, type Html } from '../html.ts';
+import { html, type Html } from '../html.ts';
 import { csrfField, money, statusBadge, when_ } from '../layout.ts';
 import { environmentBadge } from './common.ts';
-import { listHref, listToolbar, pagerNav, type ListQuery } from './console-list.ts';
+import { filterSelect, listHref, listToolbar, pagerNav, type ListQuery } from './console-list.ts';
 
 const RAIL_LABELS: Record<string, string> = {
   cash: 'Cash (branch deposit)',
@@ -105,12 +105,9 @@ ${stuck.map(
 ${stuck.length === 0 ? html`<tr><td colspan="6" class="muted">No provider refund is stuck.</td></tr>` : ''}
 </tbody></table></div>`;
 
-const select = (name: string, label: string, options: readonly string[], chosen: string | undefined): Html =>
-  html`<div><label for="filter-${name}">${label}</label><select id="filter-${name}" name="${name}"><option value="">Any</option>${options.map((o) => html`<option value="${o}"${raw(chosen === o ? ' selected' : '')}>${o}</option>`)}</select></div>`;
-
 function finishedTable(list: ListQuery, rows: readonly FinishedRefundRow[], next: string | null): Html {
   const params = { q: list.q, ...list.filters };
-  const filters = html`${select('status', 'Outcome', ['succeeded', 'failed'], list.filters.status)}${select('environment', 'Environment', ['live', 'test'], list.filters.environment)}`;
+  const filters = html`${filterSelect('status', 'Outcome', ['succeeded', 'failed'], list.filters.status)}${filterSelect('environment', 'Environment', ['live', 'test'], list.filters.environment)}`;
   return html`<h2 id="finished">Finished refunds</h2>
 ${listToolbar({ action: '/ops/refunds', q: list.q, searchLabel: 'Search finished refunds', placeholder: 'Refund or session id, merchant, account, reference', filters, csvHref: listHref('/ops/refunds', { ...params, format: 'csv' }) })}
 <div class="table-wrap"><table aria-describedby="finished"><thead><tr><th>Finished</th><th>Refund</th><th>Merchant</th><th>Amount</th><th>Outcome</th><th>By</th><th>Where it went / why not</th></tr></thead><tbody>

@@ -4,7 +4,6 @@
 // stuck pending; and the history of finished refunds (search, filters, pages and CSV through console-list.ts).
 // settleOperatorRefund audits each outcome.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Actor } from '../../audit/log.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { csvColumn } from '../../lib/csv-columns.ts';
 import {
@@ -16,10 +15,11 @@ import {
 } from '../../ops/refunds.ts';
 import { settleOperatorRefund } from '../../refunds/lifecycle.ts';
 import type { WebSession } from '../auth.ts';
-import { formValue, sendPage, sessionOf } from '../console.ts';
+import { formValue, postOnObject, sessionOf } from '../console.ts';
 import { opsSchemas } from '../console-schemas.ts';
 import { formRefusal } from '../error-pages.ts';
-import { money, page } from '../layout.ts';
+import { money } from '../layout.ts';
+import { actorOf, showOpsPage as show, type Flash } from './common.ts';
 import { allRowsOf, pageOf, readListQuery, sendConsoleCsv, type ConsoleCursor } from './console-list.ts';
 import { refundQueueView, whoFinished } from './refunds-views.ts';
 
@@ -38,10 +38,6 @@ const FINISHED_CSV = [
   csvColumn.text<FinishedRefundRow>('transfer_reference', (r) => r.transfer_reference),
   csvColumn.text<FinishedRefundRow>('failure_reason', (r) => r.failure_reason),
 ];
-
-type Flash = { message: string; error?: boolean } | null;
-
-const actorOf = (session: WebSession): Actor => ({ type: 'operator', id: session.operatorId!, email: session.email });
 
 export async function refundQueuePages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
@@ -64,11 +60,7 @@ export async function refundQueuePages(app: FastifyInstance, deps: AppDeps): Pro
       pageOf(fetchFinished(list), list.cursor, keyOf),
     ]);
     const body = refundQueueView(session, queue, stuck, { list, ...finished });
-    return sendPage(
-      reply,
-      page({ title: 'Refunds', session, kind: 'operator', active: 'refunds', flash, body }),
-      status,
-    );
+    return show(reply, session, 'refunds', 'Refunds', body, flash, status);
   }
 
   app.get('/ops/refunds', { schema: { hide: true, ...opsSchemas.refunds } }, async (request, reply) => {
@@ -79,63 +71,53 @@ export async function refundQueuePages(app: FastifyInstance, deps: AppDeps): Pro
     return queuePage(reply, sessionOf(request), null, 200, query);
   });
 
-  app.post<{ Params: { id: string } }>(
-    '/ops/refunds/:id/complete',
-    { schema: { hide: true, ...opsSchemas.refundComplete } },
-    async (request, reply) => {
-      const session = sessionOf(request);
-      const payerAccount = formValue(request, 'payer_account').trim();
-      const transferReference = formValue(request, 'transfer_reference').trim();
-      if (!payerAccount || !transferReference)
-        return queuePage(
-          reply,
-          session,
-          { message: "Enter the payer's account and the transfer's reference.", error: true },
-          400,
-        );
-      try {
-        const refund = await settleOperatorRefund(db, actorOf(session), {
-          refundId: request.params.id,
-          outcome: 'succeeded',
-          payerAccount,
-          transferReference,
-        });
-        return queuePage(reply, session, {
-          message: `Refund ${refund.id} of ${money(refund.amount_minor)} is succeeded: paid to ${payerAccount} (${transferReference}).`,
-        });
-      } catch (error) {
-        const { flash, status } = formRefusal(error);
-        return queuePage(reply, session, flash, status);
-      }
-    },
-  );
+  postOnObject(app, '/ops/refunds/:id/complete', opsSchemas.refundComplete, async (request, reply, session) => {
+    const payerAccount = formValue(request, 'payer_account').trim();
+    const transferReference = formValue(request, 'transfer_reference').trim();
+    if (!payerAccount || !transferReference)
+      return queuePage(
+        reply,
+        session,
+        { message: "Enter the payer's account and the transfer's reference.", error: true },
+        400,
+      );
+    try {
+      const refund = await settleOperatorRefund(db, actorOf(session), {
+        refundId: request.params.id,
+        outcome: 'succeeded',
+        payerAccount,
+        transferReference,
+      });
+      return queuePage(reply, session, {
+        message: `Refund ${refund.id} of ${money(refund.amount_minor)} is succeeded: paid to ${payerAccount} (${transferReference}).`,
+      });
+    } catch (error) {
+      const { flash, status } = formRefusal(error);
+      return queuePage(reply, session, flash, status);
+    }
+  });
 
-  app.post<{ Params: { id: string } }>(
-    '/ops/refunds/:id/fail',
-    { schema: { hide: true, ...opsSchemas.refundFail } },
-    async (request, reply) => {
-      const session = sessionOf(request);
-      const reason = formValue(request, 'reason').trim();
-      if (!reason)
-        return queuePage(
-          reply,
-          session,
-          { message: 'Say why the refund cannot be paid (the merchant sees it).', error: true },
-          400,
-        );
-      try {
-        const refund = await settleOperatorRefund(db, actorOf(session), {
-          refundId: request.params.id,
-          outcome: 'failed',
-          reason,
-        });
-        return queuePage(reply, session, {
-          message: `Refund ${refund.id} is failed; ${money(refund.amount_minor)} is back on the merchant's available balance.`,
-        });
-      } catch (error) {
-        const { flash, status } = formRefusal(error);
-        return queuePage(reply, session, flash, status);
-      }
-    },
-  );
+  postOnObject(app, '/ops/refunds/:id/fail', opsSchemas.refundFail, async (request, reply, session) => {
+    const reason = formValue(request, 'reason').trim();
+    if (!reason)
+      return queuePage(
+        reply,
+        session,
+        { message: 'Say why the refund cannot be paid (the merchant sees it).', error: true },
+        400,
+      );
+    try {
+      const refund = await settleOperatorRefund(db, actorOf(session), {
+        refundId: request.params.id,
+        outcome: 'failed',
+        reason,
+      });
+      return queuePage(reply, session, {
+        message: `Refund ${refund.id} is failed; ${money(refund.amount_minor)} is back on the merchant's available balance.`,
+      });
+    } catch (error) {
+      const { flash, status } = formRefusal(error);
+      return queuePage(reply, session, flash, status);
+    }
+  });
 }

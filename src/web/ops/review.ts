@@ -9,22 +9,21 @@ import { HELD_CHOICE_LABELS, REVIEW_FILTERS, heldMoney, type HeldChoice } from '
 import * as ops from '../../ops/service.ts';
 import type { HeldAttemptDetail } from '../../ops/service.ts';
 import type { WebSession } from '../auth.ts';
-import { formValue, sessionOf } from '../console.ts';
+import { formValue, postOnObject, sessionOf } from '../console.ts';
 import { opsSchemas } from '../console-schemas.ts';
 import { html, raw, type Html } from '../html.ts';
 import { csrfField, money, statusBadge, when_ } from '../layout.ts';
-import { actorOf, showOpsPage as show, type Flash } from './common.ts';
+import { actorOf, refusalOf, showOpsPage as show, type Flash } from './common.ts';
 import {
-  allRowsOf,
+  filterSelect,
   likePattern,
+  listAnswer,
   listHref,
   listToolbar,
   listPageState,
   type ListPageState,
-  pageOf,
   pagerNav,
   readListQuery,
-  sendConsoleCsv,
   type ConsoleCursor,
 } from './console-list.ts';
 
@@ -55,6 +54,26 @@ function evidence(a: HeldAttemptDetail): Html {
   return html`<span class="muted">Provider ${a.provider}, reference <span class="mono">${a.provider_reference || '—'}</span>: ${a.raw_status}</span>`;
 }
 
+const REVIEW_CSV: CsvColumn<HeldAttemptDetail>[] = [
+  csvColumn.text('attempt', (a) => a.id),
+  csvColumn.text('session', (a) => a.session_id),
+  csvColumn.text('merchant', (a) => a.merchant_name),
+  csvColumn.text('environment', (a) => a.environment),
+  csvColumn.text('rail', (a) => a.rail),
+  csvColumn.text('status', (a) => a.status),
+  csvColumn.integer('expected_minor', (a) => a.amount_charged_minor),
+  csvColumn.integer('received_minor', (a) =>
+    a.status === 'manual_review' ? a.amount_charged_minor : a.received_minor,
+  ),
+  csvColumn.integer('difference_minor', (a) => differenceOf(a)),
+  csvColumn.text('statement_line', (a) =>
+    a.line_id ? `${a.line_bank_code} ${a.line_value_date} line ${a.line_number}` : '',
+  ),
+  csvColumn.text('cash_slip', (a) => a.slip_reference),
+  csvColumn.text('waiting_approval', (a) => a.pending_approval_id),
+  csvColumn.text('held_since', (a) => a.updated_at.toISOString()),
+];
+
 const envBadge = (environment: string) => statusBadge(environment === 'live' ? 'live' : 'test');
 
 export async function reviewPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
@@ -79,30 +98,9 @@ export async function reviewPages(app: FastifyInstance, deps: AppDeps): Promise<
   ) {
     const list = readListQuery(query, filterNames);
     const fetch = fetcher(list.q, list.filters);
-    if (list.csv) {
-      const columns: CsvColumn<HeldAttemptDetail>[] = [
-        csvColumn.text('attempt', (a) => a.id),
-        csvColumn.text('session', (a) => a.session_id),
-        csvColumn.text('merchant', (a) => a.merchant_name),
-        csvColumn.text('environment', (a) => a.environment),
-        csvColumn.text('rail', (a) => a.rail),
-        csvColumn.text('status', (a) => a.status),
-        csvColumn.integer('expected_minor', (a) => a.amount_charged_minor),
-        csvColumn.integer('received_minor', (a) =>
-          a.status === 'manual_review' ? a.amount_charged_minor : a.received_minor,
-        ),
-        csvColumn.integer('difference_minor', (a) => differenceOf(a)),
-        csvColumn.text('statement_line', (a) =>
-          a.line_id ? `${a.line_bank_code} ${a.line_value_date} line ${a.line_number}` : '',
-        ),
-        csvColumn.text('cash_slip', (a) => a.slip_reference),
-        csvColumn.text('waiting_approval', (a) => a.pending_approval_id),
-        csvColumn.text('held_since', (a) => a.updated_at.toISOString()),
-      ];
-      return sendConsoleCsv(reply, 'sika-review.csv', columns, allRowsOf(fetch, key));
-    }
-    const { rows, next } = await pageOf(fetch, list.cursor, key);
-    return show(reply, session, 'review', 'Review', reviewView(rows, listPageState(list, next)), flash, status);
+    return listAnswer(reply, list, { fetch, key }, { filename: 'sika-review.csv', columns: REVIEW_CSV }, (rows, next) =>
+      show(reply, session, 'review', 'Review', reviewView(rows, listPageState(list, next)), flash, status),
+    );
   }
 
   async function decisionPage(
@@ -144,50 +142,38 @@ export async function reviewPages(app: FastifyInstance, deps: AppDeps): Promise<
     { schema: { hide: true, ...opsSchemas.reviewAttempt } },
     async (request, reply) => decisionPage(reply, sessionOf(request), request.params.id),
   );
-  app.post<{ Params: { id: string } }>(
-    '/ops/review/:id',
-    { schema: { hide: true, ...opsSchemas.reviewDecision } },
-    async (request, reply) => {
-      const session = sessionOf(request);
-      const choice = formValue(request, 'choice') as HeldChoice;
-      const reason = formValue(request, 'reason');
-      const typed = { choice, reason };
-      try {
-        const result = await ops.requestHeldDecision(
-          db,
-          actorOf(session),
-          deps.config.checkoutUrlHost,
-          request.params.id,
-          { choice, reason, confirmed: formValue(request, 'confirm') === 'yes' },
-        );
-        const message = result.filed
-          ? `Filed for a second operator: "${HELD_CHOICE_LABELS[choice]}" on attempt ${request.params.id}. Another operator approves or rejects it under Approvals.`
-          : result.message;
-        return reviewPage(reply, session, {}, { message });
-      } catch (error) {
-        if (
-          error instanceof Error &&
-          'code' in error &&
-          (error.code === 'INVALID_ARGUMENT' || error.code === 'APPROVAL_PENDING')
-        ) {
-          return decisionPage(
-            reply,
-            session,
-            request.params.id,
-            { message: error.message, error: true },
-            error.code === 'INVALID_ARGUMENT' ? 400 : 409,
-            typed,
-          );
-        }
-        throw error;
-      }
-    },
-  );
+  postOnObject(app, '/ops/review/:id', opsSchemas.reviewDecision, async (request, reply, session) => {
+    const choice = formValue(request, 'choice') as HeldChoice;
+    const reason = formValue(request, 'reason');
+    const typed = { choice, reason };
+    try {
+      const result = await ops.requestHeldDecision(
+        db,
+        actorOf(session),
+        deps.config.checkoutUrlHost,
+        request.params.id,
+        { choice, reason, confirmed: formValue(request, 'confirm') === 'yes' },
+      );
+      const message = result.filed
+        ? `Filed for a second operator: "${HELD_CHOICE_LABELS[choice]}" on attempt ${request.params.id}. Another operator approves or rejects it under Approvals.`
+        : result.message;
+      return reviewPage(reply, session, {}, { message });
+    } catch (error) {
+      const { flash, status } = refusalOf(error, ['INVALID_ARGUMENT', 'APPROVAL_PENDING']);
+      return decisionPage(reply, session, request.params.id, flash, status, typed);
+    }
+  });
 }
 
 export function reviewView(held: readonly HeldAttemptDetail[], list: ListPageState): Html {
   const select = (name: keyof typeof REVIEW_FILTERS, label: string) =>
-    html`<div><label for="f-${name}">${label}</label><select id="f-${name}" name="${name}"><option value="">Any</option>${REVIEW_FILTERS[name].map((v) => html`<option value="${v}"${raw(list.filters[name] === v ? ' selected' : '')}>${v.replace('_', ' ')}</option>`)}</select></div>`;
+    filterSelect(
+      name,
+      label,
+      REVIEW_FILTERS[name].map((v) => [v, v.replace('_', ' ')] as const),
+      list.filters[name],
+      `f-${name}`,
+    );
   return html`<h1>Payments held for review</h1>
 ${listToolbar({ action: '/ops/review', q: list.q, searchLabel: 'Search attempts', placeholder: 'Attempt, session, payment reference or merchant', filters: html`${select('environment', 'Environment')}${select('status', 'Status')}`, csvHref: listHref('/ops/review', { ...list.params, format: 'csv' }) })}
 <div class="table-wrap"><table><thead><tr><th>Attempt</th><th>Merchant</th><th>Environment</th><th>Expected</th><th>Received</th><th>Difference</th><th>Behind it</th><th>Status</th><th><span class="muted">Decision</span></th></tr></thead><tbody>

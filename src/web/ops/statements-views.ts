@@ -18,7 +18,7 @@ import type { WebSession } from '../auth.ts';
 import { html, raw, type Html } from '../html.ts';
 import { csrfField, money, statusBadge, when_ } from '../layout.ts';
 import { environmentBadge } from './common.ts';
-import { listHref, listToolbar, pagerNav, type ListQuery } from './console-list.ts';
+import { filterSelect, listHref, listToolbar, pagerNav, type ListQuery } from './console-list.ts';
 
 /** "7 matched, 1 amount mismatch, ...": an import's counts in a sentence. */
 export function importSummary(
@@ -106,14 +106,6 @@ const importRow = (
 ): Html => html`<tr><td class="nowrap">${when_(i.created_at)}${i.finished_at ? '' : html`<br>${statusBadge('unfinished')}`}${i.voided_at ? html`<br>${statusBadge('voided')}` : ''}${i.forced_reason ? html`<br>${statusBadge('forced')}` : ''}</td><td>${i.bank_code}</td><td class="wrap"><a href="/ops/statements/imports/${i.id}">${i.file_name}</a></td><td>${i.imported_by}</td>
 <td>${i.lines}</td><td>${i.credits}</td><td>${i.matched}</td><td>${i.amount_mismatch}</td><td>${i.unmatched}</td><td>${i.duplicates}</td><td>${i.errors}</td></tr>`;
 
-const select = (
-  name: string,
-  label: string,
-  options: readonly (readonly [string, string])[],
-  chosen: string | undefined,
-): Html =>
-  html`<div><label for="filter-${name}">${label}</label><select id="filter-${name}" name="${name}"><option value="">Any</option>${options.map(([value, text]) => html`<option value="${value}"${raw(chosen === value ? ' selected' : '')}>${text}</option>`)}</select></div>`;
-
 export function statementsView(
   session: WebSession,
   overview: StatementsSummary & { queue: readonly QueueLineWithHints[] },
@@ -123,7 +115,7 @@ export function statementsView(
   const { list } = options;
   const params = { q: list.q, ...list.filters };
   const searching = list.q !== '' || Object.keys(list.filters).length > 0;
-  const filters = html`${select(
+  const filters = html`${filterSelect(
     'reference',
     'Payment reference',
     [
@@ -131,7 +123,7 @@ export function statementsView(
       ['none', 'none found'],
     ],
     list.filters.reference,
-  )}${select(
+  )}${filterSelect(
     'bank',
     'Bank',
     accounts.map((a) => [a.bankCode, a.bankCode] as const),

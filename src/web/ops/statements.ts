@@ -24,7 +24,7 @@ import {
   type QueueLineWithHints,
 } from '../../statements/service.ts';
 import type { WebSession } from '../auth.ts';
-import { formValue, sessionOf, pageSender } from '../console.ts';
+import { formValue, postOnObject, sessionOf, pageSender } from '../console.ts';
 import { opsSchemas } from '../console-schemas.ts';
 import { formRefusal } from '../error-pages.ts';
 import { html } from '../html.ts';
@@ -182,63 +182,53 @@ export async function statementPages(app: FastifyInstance, deps: AppDeps): Promi
     },
   );
 
-  app.post<{ Params: { id: string } }>(
-    '/ops/statements/imports/:id/void',
-    { schema: { hide: true, ...opsSchemas.statementVoid } },
-    async (request, reply) => {
-      const session = sessionOf(request);
-      const found = await statementImport(db, request.params.id);
-      if (!found)
-        return show(
-          reply,
-          session,
-          'Not found',
-          html`<h1>Import not found</h1><p><a href="/ops/statements">Back to statements</a></p>`,
-          null,
-          404,
-        );
-      try {
-        const done = await voidImport(db, actorOf(session), found.import.id, formValue(request, 'reason'));
-        const again = (await statementImport(db, found.import.id))!;
-        const message = `Import ${done.import.file_name} voided: ${done.linesVoided} unmatched line${done.linesVoided === 1 ? '' : 's'} (${money(done.amountMinor)}) left the queue and the totals.`;
-        return show(reply, session, `Statement ${again.import.file_name}`, importView(session, again), { message });
-      } catch (error) {
-        const { flash, status } = formRefusal(error);
-        return show(reply, session, `Statement ${found.import.file_name}`, importView(session, found), flash, status);
-      }
-    },
-  );
+  postOnObject(app, '/ops/statements/imports/:id/void', opsSchemas.statementVoid, async (request, reply, session) => {
+    const found = await statementImport(db, request.params.id);
+    if (!found)
+      return show(
+        reply,
+        session,
+        'Not found',
+        html`<h1>Import not found</h1><p><a href="/ops/statements">Back to statements</a></p>`,
+        null,
+        404,
+      );
+    try {
+      const done = await voidImport(db, actorOf(session), found.import.id, formValue(request, 'reason'));
+      const again = (await statementImport(db, found.import.id))!;
+      const message = `Import ${done.import.file_name} voided: ${done.linesVoided} unmatched line${done.linesVoided === 1 ? '' : 's'} (${money(done.amountMinor)}) left the queue and the totals.`;
+      return show(reply, session, `Statement ${again.import.file_name}`, importView(session, again), { message });
+    } catch (error) {
+      const { flash, status } = formRefusal(error);
+      return show(reply, session, `Statement ${found.import.file_name}`, importView(session, found), flash, status);
+    }
+  });
 
-  app.post<{ Params: { id: string } }>(
-    '/ops/statements/lines/:id/assign',
-    { schema: { hide: true, ...opsSchemas.statementAssign } },
-    async (request, reply) => {
-      const session = sessionOf(request);
-      try {
-        const done = await assignCredit(
-          db,
-          actorOf(session),
-          deps.config.checkoutUrlHost,
-          request.params.id,
-          formValue(request, 'reference'),
-        );
-        const message =
-          done.status === 'matched'
-            ? `Applied to ${done.reference}: the payment is ${done.attempt.status} and its checkout ${done.session.status}.`
-            : `Applied to ${done.reference}, whose amount is ${money(done.attempt.amount_charged_minor)}: the payment is held under Review for a decision.`;
-        return statementsPage(reply, session, { message });
-      } catch (error) {
-        const { flash, status } = formRefusal(error);
-        return statementsPage(reply, session, flash, status);
-      }
-    },
-  );
+  postOnObject(app, '/ops/statements/lines/:id/assign', opsSchemas.statementAssign, async (request, reply, session) => {
+    try {
+      const done = await assignCredit(
+        db,
+        actorOf(session),
+        deps.config.checkoutUrlHost,
+        request.params.id,
+        formValue(request, 'reference'),
+      );
+      const message =
+        done.status === 'matched'
+          ? `Applied to ${done.reference}: the payment is ${done.attempt.status} and its checkout ${done.session.status}.`
+          : `Applied to ${done.reference}, whose amount is ${money(done.attempt.amount_charged_minor)}: the payment is held under Review for a decision.`;
+      return statementsPage(reply, session, { message });
+    } catch (error) {
+      const { flash, status } = formRefusal(error);
+      return statementsPage(reply, session, flash, status);
+    }
+  });
 
-  app.post<{ Params: { id: string } }>(
+  postOnObject(
+    app,
     '/ops/statements/lines/:id/resolve',
-    { schema: { hide: true, ...opsSchemas.statementResolve } },
-    async (request, reply) => {
-      const session = sessionOf(request);
+    opsSchemas.statementResolve,
+    async (request, reply, session) => {
       try {
         const line = await resolveCredit(db, actorOf(session), request.params.id, formValue(request, 'note'));
         return statementsPage(reply, session, {

@@ -145,16 +145,21 @@ const AmountReceived = Type.Union([Type.Integer(), Type.Null()], {
     "What Sika received when it was not the amount charged (an operator's decision on a short or over payment); null: the amount charged, or not decided yet.",
 });
 
+/** What an attempt's start and its status both answer first: the attempt, its provider and its amounts. */
+const attemptFields = () => ({
+  attempt_reference: Type.String(),
+  provider: Type.String(),
+  provider_reference: Type.String(),
+  rail: RailSchema,
+  status: AttemptStatusSchema,
+  amount_charged_minor: Type.Integer(),
+  amount_received_minor: AmountReceived,
+  currency: Type.String(),
+});
+
 export const AttemptInitiation = Type.Object(
   {
-    attempt_reference: Type.String(),
-    provider: Type.String(),
-    provider_reference: Type.String(),
-    rail: RailSchema,
-    status: AttemptStatusSchema,
-    amount_charged_minor: Type.Integer(),
-    amount_received_minor: AmountReceived,
-    currency: Type.String(),
+    ...attemptFields(),
     instructions: Type.Object({ mode: Type.String(), rail: Type.String() }, { additionalProperties: true }),
     replayed: Type.Boolean(),
   },
@@ -167,14 +172,7 @@ export const AttemptInitiation = Type.Object(
 
 export const AttemptStatusResponse = Type.Object(
   {
-    attempt_reference: Type.String(),
-    provider: Type.String(),
-    provider_reference: Type.String(),
-    rail: RailSchema,
-    status: AttemptStatusSchema,
-    amount_charged_minor: Type.Integer(),
-    amount_received_minor: AmountReceived,
-    currency: Type.String(),
+    ...attemptFields(),
     session_id: Type.String(),
     session_status: SessionStatusSchema,
     session_finalized_at: Type.Union([DateTime, Type.Null()]),

@@ -42,6 +42,15 @@ const UUID_FIELD_LENGTH_MAX = 64; // bank_id, merchant_id
 const ACCOUNT_NUMBER_FIELD_LENGTH_MAX = 64;
 const PHONE_FIELD_LENGTH_MAX = 32;
 
+/** A body's optional merchant_id: a merchant key acts for its own merchant only. */
+const KeyMerchantId = () =>
+  Type.Optional(
+    Type.String({
+      format: 'uuid',
+      maxLength: UUID_FIELD_LENGTH_MAX,
+      description: "Optional: must be the key's merchant.",
+    }),
+  );
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const AccountTypeSchema = StringEnum(ACCOUNT_TYPES, {
@@ -142,13 +151,7 @@ const RecipientFields = {
       description: 'The recipient this one replaces (deactivated when this one is created).',
     }),
   ),
-  merchant_id: Type.Optional(
-    Type.String({
-      format: 'uuid',
-      maxLength: UUID_FIELD_LENGTH_MAX,
-      description: "Optional: must be the key's merchant.",
-    }),
-  ),
+  merchant_id: KeyMerchantId(),
   environment: Type.Optional(Environment),
 };
 export const RecipientBody = Type.Object(RecipientFields, {
@@ -310,13 +313,7 @@ export const PayoutBody = Type.Object(
         'Your unique reference (SPEC 4.3 rule 5: a letter or digit first, then letters, digits and _ . : -): retries with the same key and fields return the same payout.',
     }),
     notes: Type.Optional(Type.String({ maxLength: NOTES_LENGTH_MAX })),
-    merchant_id: Type.Optional(
-      Type.String({
-        format: 'uuid',
-        maxLength: UUID_FIELD_LENGTH_MAX,
-        description: "Optional: must be the key's merchant.",
-      }),
-    ),
+    merchant_id: KeyMerchantId(),
     environment: Type.Optional(Environment),
     test_outcome: Type.Optional(
       StringEnum(TEST_PAYOUT_OUTCOMES, {

@@ -13,10 +13,10 @@ import * as queries from '../../../payouts/queries.ts';
 import { getBalance } from '../../../payouts/quotes.ts';
 import { createRecipient, deleteRecipient } from '../../../payouts/recipients.ts';
 import type { WebSession } from '../../auth.ts';
-import { approvalCodeRefusal, formValue, sendPage, sessionOf } from '../../console.ts';
+import { approvalCodeRefusal, formValue, pageSender, postOnObject, sessionOf } from '../../console.ts';
 import { dashboardSchemas } from '../../console-schemas.ts';
-import { html, type Html } from '../../html.ts';
-import { money, page } from '../../layout.ts';
+import { html } from '../../html.ts';
+import { money } from '../../layout.ts';
 import { canRequest, detailView, listView, newPayoutView, recipientsView } from './views.ts';
 import { formRefusal } from '../../error-pages.ts';
 import { sendError } from '../../../http/error-handler.ts';
@@ -45,14 +45,7 @@ const dashboardPrincipal = (session: WebSession): ApiPrincipal => ({
 
 export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
-  const show = (
-    reply: FastifyReply,
-    session: WebSession,
-    title: string,
-    body: Html,
-    flash: Flash = null,
-    status = 200,
-  ) => sendPage(reply, page({ title, session, kind: 'merchant', active: 'payouts', flash, body }), status);
+  const show = pageSender('merchant', 'payouts');
 
   async function listPage(
     reply: FastifyReply,
@@ -98,11 +91,11 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
     newPayoutPage(reply, sessionOf(request)),
   );
 
-  app.post<{ Params: { id: string } }>(
+  postOnObject(
+    app,
     '/dashboard/payouts/:id/decision',
-    { schema: { hide: true, ...dashboardSchemas.payoutDecision } },
-    async (request, reply) => {
-      const session = sessionOf(request);
+    dashboardSchemas.payoutDecision,
+    async (request, reply, session) => {
       const decision = formValue(request, 'decision');
       const payout = await queries.findPayout(db, session.merchantId!, session.environment, request.params.id);
       if (!payout) return detailPage(reply, session, request.params.id);
@@ -132,27 +125,22 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
     },
   );
 
-  app.post<{ Params: { id: string } }>(
-    '/dashboard/payouts/:id/cancel',
-    { schema: { hide: true, ...dashboardSchemas.payoutCancel } },
-    async (request, reply) => {
-      const session = sessionOf(request);
-      try {
-        await cancelPayout(
-          db,
-          dashboardPrincipal(session),
-          request.params.id,
-          `cancelled in the dashboard by ${session.email}`,
-        );
-        return detailPage(reply, session, request.params.id, {
-          message: 'Payout cancelled; the amount and fee are released.',
-        });
-      } catch (error) {
-        const { flash, status } = formRefusal(error);
-        return detailPage(reply, session, request.params.id, flash, status);
-      }
-    },
-  );
+  postOnObject(app, '/dashboard/payouts/:id/cancel', dashboardSchemas.payoutCancel, async (request, reply, session) => {
+    try {
+      await cancelPayout(
+        db,
+        dashboardPrincipal(session),
+        request.params.id,
+        `cancelled in the dashboard by ${session.email}`,
+      );
+      return detailPage(reply, session, request.params.id, {
+        message: 'Payout cancelled; the amount and fee are released.',
+      });
+    } catch (error) {
+      const { flash, status } = formRefusal(error);
+      return detailPage(reply, session, request.params.id, flash, status);
+    }
+  });
 
   app.get<{ Params: { id: string } }>(
     '/dashboard/payouts/:id/receipt',
@@ -169,11 +157,11 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
     },
   );
 
-  app.post<{ Params: { id: string } }>(
+  postOnObject(
+    app,
     '/dashboard/payouts/:id/evidence',
-    { schema: { hide: true, ...dashboardSchemas.payoutEvidence } },
-    async (request, reply) => {
-      const session = sessionOf(request);
+    dashboardSchemas.payoutEvidence,
+    async (request, reply, session) => {
       const payout = await queries.findPayout(db, session.merchantId!, session.environment, request.params.id);
       if (!payout) return detailPage(reply, session, request.params.id);
       const file = request.uploads?.[0];
@@ -344,11 +332,11 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
     },
   );
 
-  app.post<{ Params: { id: string } }>(
+  postOnObject(
+    app,
     '/dashboard/recipients/:id/deactivate',
-    { schema: { hide: true, ...dashboardSchemas.deactivateRecipient } },
-    async (request, reply) => {
-      const session = sessionOf(request);
+    dashboardSchemas.deactivateRecipient,
+    async (request, reply, session) => {
       try {
         await deleteRecipient(db, dashboardPrincipal(session), request.params.id);
         return recipientsPage(reply, session, { message: 'Recipient deactivated.' });
