@@ -7,7 +7,7 @@ import type { Db, Queryable } from '../db/index.ts';
 import { sha256Hex } from '../lib/canonical-json.ts';
 import { secondFactorRequiredFor } from './console-accounts.ts';
 import * as store from './console-session-store.ts';
-import { verifyPassword } from './service.ts';
+import { verifyNothing, verifyPassword } from './password-hash.ts';
 import { accountKey, reserveAttempt, type ConsoleKind } from './sign-in-throttle.ts';
 import { rememberDevice } from './trusted-devices.ts';
 
@@ -66,7 +66,7 @@ export async function signIn(
   // An unknown account costs the same hash as a known one (no timing tells which e-mails exist).
   const valid = account?.password_hash
     ? await verifyPassword(account.password_hash, password)
-    : await verifyPassword(DUMMY_HASH, password).then(() => false);
+    : await verifyNothing(password);
   if (!account || !valid) return { ok: false, reason: 'invalid' };
   // With a code still to come the password forgives nothing yet: else re-entering it would reset the
   // count between code guesses. The code's success does.
@@ -111,9 +111,6 @@ export async function completeSecondFactor(db: Db, session: ConsoleSession): Pro
     return createSession(tx, session.kind, (session.userId ?? session.operatorId)!, 'active');
   });
 }
-
-// argon2id hash of a random string nobody knows; only used to spend the same time on unknown emails.
-const DUMMY_HASH = '$argon2id$v=19$m=65536,p=4,t=3$v0Ks/HSmgsOwXyJO8qokGg$jqbMpXKnqRUCll3pAlqQpOtugz/9T3w3IVLQzsHhohc';
 
 /** The live session a session token opens in this console, or null (unknown, expired, or its user deactivated). */
 export async function findSession(db: Queryable, kind: ConsoleKind, token: string): Promise<ConsoleSession | null> {

@@ -8,14 +8,9 @@ import { issueApiKey } from './api-keys.ts';
 import { ENVIRONMENTS, type Environment } from '../lib/environment.ts';
 import * as store from './store.ts';
 
-// argon2 (a native addon) loads on the first console sign-in or new password, not at start.
-const loadArgon2 = async () => (await import('argon2')).default;
-export const hashPassword = async (password: string): Promise<string> => {
-  const argon2 = await loadArgon2();
-  return argon2.hash(password, { type: argon2.argon2id });
-};
-export const verifyPassword = async (hash: string, password: string): Promise<boolean> =>
-  (await loadArgon2()).verify(hash, password).catch(() => false);
+import { hashPassword } from './password-hash.ts';
+
+export { hashPassword, verifyPassword } from './password-hash.ts';
 
 export const newWebhookSecret = (): string => `whsec_${randomBytes(24).toString('base64')}`;
 
