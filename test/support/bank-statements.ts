@@ -1,14 +1,24 @@
 // Shared steps for the bank statement tests: the collection account's settings, a Live bank transfer
-// through the payer API, a statement CSV in a Ghanaian bank's export layout, and storage look-ups.
+// through the payer API, a statement CSV in a Ghanaian bank's export layout, storage look-ups, and the check of a
+// refusal's error code.
 import assert from 'node:assert/strict';
 import { randomInt, randomUUID } from 'node:crypto';
 import type { CreatedMerchant } from '../../src/accounts/service.ts';
 import type { Actor } from '../../src/audit/log.ts';
+import { SikaError } from '../../src/lib/errors.ts';
 import { createOperator } from '../../src/ops/service.ts';
 import { collectionAccounts } from '../../src/rails/bank-transfer/accounts.ts';
 import { ConsoleClient } from './console-client.ts';
 import { startTestApp, type TestContext } from './helpers.ts';
 import { createSession, postAttempt, totalOf } from './checkout.ts';
+
+/** An assert.throws/rejects check: a SikaError with this code (and a message matching pattern, when given). */
+export const rejects = (code: string, pattern?: RegExp) => (error: unknown) => {
+  assert.ok(error instanceof SikaError, `a SikaError, not ${String(error)}`);
+  assert.equal(error.code, code, error.message);
+  if (pattern) assert.match(error.message, pattern);
+  return true;
+};
 
 /** The collection account Live bank transfers are paid into (BANK_TRANSFER_* settings). */
 export const BANK_ENV = {

@@ -1,5 +1,6 @@
 // Shared setup for the payout test files (test/payouts/*.test.ts): funding a balance, recipients,
-// payouts through the API, extra users and keys, and driving Live processing with the simulator.
+// payouts through the API, extra users and keys, driving Live processing with the simulator, and the steps the
+// payout creation files share (payoutSteps).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
@@ -7,7 +8,15 @@ import { issueApiKey } from '../../src/accounts/api-keys.ts';
 import type { ApiPrincipal, Environment } from '../../src/lib/environment.ts';
 import type { CreatedMerchant } from '../../src/accounts/service.ts';
 import { insertWebhookEndpoint } from '../../src/accounts/store.ts';
-import { applyPendingCredits, balance, creditPayment, type Balance } from '../../src/ledger/service.ts';
+import { statusOf } from '../../src/http/errors.ts';
+import {
+  applyPendingCredits,
+  balance,
+  checkInvariants,
+  creditPayment,
+  type Balance,
+} from '../../src/ledger/service.ts';
+import { SikaError } from '../../src/lib/errors.ts';
 import { processDuePayouts } from '../../src/payouts/processing.ts';
 import { verifyTestRecipients } from '../../src/payouts/recipients.ts';
 import { setPayoutAccess } from '../../src/payouts/settings.ts';
@@ -328,4 +337,31 @@ export async function verifyRecipientsNow(t: TestContext, ...ids: string[]): Pro
     if (pending.length === 0) return;
   }
   assert.fail(`recipients ${ids.join(', ')} are still pending verification`);
+}
+
+/** The HTTP status the API would answer a use case's refusal with (undefined for anything else). */
+export const httpStatusOf = (error: unknown) => (error instanceof SikaError ? statusOf(error) : undefined);
+
+/**
+ * The steps of the payout creation and processing files on one app's storage; `app` is read when a step runs,
+ * after the test file's before hook started it.
+ */
+export function payoutSteps(app: () => TestContext) {
+  /** A Test merchant with webhook endpoints and a funded Test balance. */
+  async function testMerchant(fundMinor = 1_000_000): Promise<CreatedMerchant> {
+    const m = await merchantWithHooks(app());
+    if (fundMinor > 0) await fund(app(), m.merchant_id, 'test', fundMinor);
+    return m;
+  }
+
+  const payoutRows = async (merchantId: string) =>
+    (
+      await app().db.query<{ n: number }>('SELECT count(*)::int AS n FROM payouts WHERE merchant_id = $1', [merchantId])
+    )[0]!.n;
+
+  async function assertHealthy(merchantId: string) {
+    assert.deepEqual(await checkInvariants(app().db, merchantId), []);
+  }
+
+  return { testMerchant, payoutRows, assertHealthy };
 }
