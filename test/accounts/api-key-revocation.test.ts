@@ -4,9 +4,7 @@
 // and comes back; `sika keys list|create|revoke` work against the storage.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
@@ -18,6 +16,7 @@ import { openDb, type Db } from '../../src/db/index.ts';
 import { buildApp } from '../../src/app.ts';
 import { startTestApp, storageKind, type TestContext } from '../support/helpers.ts';
 import { sleep } from '../support/webhooks.ts';
+import { seededDataDir } from '../support/embedded-template.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const POLL_INTERVAL_MS = 10;
@@ -192,7 +191,7 @@ describe(`sika keys list|create|revoke (${storageKind})`, () => {
   let testKey: string;
 
   before(async () => {
-    dataDir = process.env.DATABASE_URL ? null : mkdtempSync(join(tmpdir(), 'sika-keys-cli-'));
+    dataDir = process.env.DATABASE_URL ? null : await seededDataDir('sika-keys-cli-');
     env = { ...process.env, LOG_LEVEL: 'silent', ...(dataDir ? { DATA_DIR: dataDir, DATABASE_URL: '' } : {}) };
     const db = await openDb({ databaseUrl: process.env.DATABASE_URL || null, dataDir });
     try {

@@ -6,9 +6,7 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { confirmTotpEnrolment, pendingTotpSecret } from '../../src/accounts/console-accounts.ts';
@@ -20,6 +18,7 @@ import { buildApp } from '../../src/app.ts';
 import { CLI_USER_AT_HOST } from '../support/cli-io.ts';
 import { ConsoleClient } from '../support/console-client.ts';
 import { storageKind, type TestContext } from '../support/helpers.ts';
+import { seededDataDir } from '../support/embedded-template.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI_TIMEOUT_MS = 90_000;
@@ -88,8 +87,8 @@ describe(`sika user set-password and reset-2fa (${storageKind})`, () => {
   let dataDir: string | null = null;
   let env: NodeJS.ProcessEnv;
 
-  before(() => {
-    dataDir = process.env.DATABASE_URL ? null : mkdtempSync(join(tmpdir(), 'sika-user-cli-'));
+  before(async () => {
+    dataDir = process.env.DATABASE_URL ? null : await seededDataDir('sika-user-cli-');
     env = { ...process.env, LOG_LEVEL: 'silent', ...(dataDir ? { DATA_DIR: dataDir, DATABASE_URL: '' } : {}) };
   });
   after(() => {

@@ -23,6 +23,7 @@ import {
 } from '../support/bank-statements.ts';
 import { CLI_USER_AT_HOST } from '../support/cli-io.ts';
 import { storageKind, type TestContext } from '../support/helpers.ts';
+import { seededDataDir } from '../support/embedded-template.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI_TIMEOUT_MS = 120_000;
@@ -45,8 +46,8 @@ describe(`sika statements import (${storageKind})`, () => {
   let workDir: string;
   let env: NodeJS.ProcessEnv;
 
-  before(() => {
-    dataDir = process.env.DATABASE_URL ? null : mkdtempSync(join(tmpdir(), 'sika-statements-cli-'));
+  before(async () => {
+    dataDir = process.env.DATABASE_URL ? null : await seededDataDir('sika-statements-cli-');
     workDir = mkdtempSync(join(tmpdir(), 'sika-statements-files-'));
     env = {
       ...process.env,

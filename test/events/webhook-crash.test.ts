@@ -6,10 +6,8 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createMerchant, type CreatedMerchant } from '../../src/accounts/service.ts';
@@ -23,6 +21,7 @@ import {
   type IsolatedStorage,
   type Receiver,
 } from '../support/webhooks.ts';
+import { seededDataDir } from '../support/embedded-template.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const RECEIVER_DELAY_MS = 300;
@@ -48,7 +47,7 @@ describe(`webhook delivery across a server crash (${storageKind})`, () => {
 
   before(async () => {
     storage = await isolatedStorage();
-    if (!storage.databaseUrl) dataDir = mkdtempSync(join(tmpdir(), 'sika-webhook-crash-'));
+    if (!storage.databaseUrl) dataDir = await seededDataDir('sika-webhook-crash-');
   });
   after(async () => {
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
