@@ -65,7 +65,7 @@ describe(`sika while the server runs (${storageKind})`, { timeout: 300_000 }, ()
   }
 
   before(async () => {
-    storage = await reliabilityStorage('cli-server');
+    storage = await reliabilityStorage('cli-server', undefined, { seeded: true });
     env = {
       ...process.env,
       ...storage.env(),
@@ -221,7 +221,7 @@ describe(`sika while the server runs (${storageKind})`, { timeout: 300_000 }, ()
 describe(`sika takes the deployment's settings from storage (${storageKind})`, { timeout: 600_000 }, () => {
   it("takes links and the webhook target rule from the deployment: its shell's own guess only before any server started, with a warning", async () => {
     // Storage of its own: no server has ever started on it.
-    const fresh = await reliabilityStorage('cli-deployment');
+    const fresh = await reliabilityStorage('cli-deployment', undefined, { seeded: true });
     // The CLI's shell knows nothing of the deployment: no BASE_URL, no PORT, so on its own it would guess
     // http://127.0.0.1:8080 and, that being loopback, allow private webhook targets.
     const shell: NodeJS.ProcessEnv = { ...process.env, ...fresh.env(), LOG_LEVEL: 'silent', REDIS_URL: '' };

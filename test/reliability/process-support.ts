@@ -15,6 +15,7 @@ import { createMerchant, type CreatedMerchant } from '../../src/accounts/service
 import { openDb, type Db } from '../../src/db/index.ts';
 import { balance, checkInvariants } from '../../src/ledger/service.ts';
 import { isolatedStorage, waitFor, type IsolatedStorage } from '../support/webhooks.ts';
+import { seededDataDir } from '../support/embedded-template.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -46,7 +47,15 @@ export interface Storage {
  * databaseUrl omitted: isolatedStorage() (a fresh database next to DATABASE_URL, or a temp embedded dir).
  * databaseUrl given: that database as is (the caller owns it).
  */
-export async function reliabilityStorage(prefix: string, databaseUrl?: string): Promise<Storage> {
+/**
+ * `seeded`: an embedded data dir starts as a copy of the test template (test/support/embedded-template.ts), for
+ * tests whose subject is not the first start's migrations.
+ */
+export async function reliabilityStorage(
+  prefix: string,
+  databaseUrl?: string,
+  { seeded = false }: { seeded?: boolean } = {},
+): Promise<Storage> {
   let isolated: IsolatedStorage | null = null;
   let url: string | null;
   if (databaseUrl === undefined) {
@@ -55,7 +64,11 @@ export async function reliabilityStorage(prefix: string, databaseUrl?: string): 
   } else {
     url = databaseUrl;
   }
-  const dataDir = url ? null : mkdtempSync(join(tmpdir(), `sika-${prefix}-`));
+  const dataDir = url
+    ? null
+    : seeded
+      ? await seededDataDir(`sika-${prefix}-`)
+      : mkdtempSync(join(tmpdir(), `sika-${prefix}-`));
   const config = { databaseUrl: url, dataDir };
   const storage: Storage = {
     kind: url ? 'postgres' : 'embedded',
