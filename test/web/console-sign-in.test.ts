@@ -283,7 +283,8 @@ describe(`concurrent guesses and shared state (${storageKind})`, () => {
     await t?.close();
   });
 
-  it('32 concurrent sign-ins over HTTP (31 wrong, 1 right): at most five passwords are checked, and the right one gets in only among them', async () => {
+  /** The passwords sent at once to the dashboard's sign-in over HTTP, from one address; each answer's status. */
+  async function concurrentSignIns(passwords: string[], right: string) {
     const o = await owner(t);
     const baseUrl = await t.listen();
     // Over HTTP every request comes from 127.0.0.1: start this address's count afresh (a kept database remembers earlier runs).
@@ -291,10 +292,8 @@ describe(`concurrent guesses and shared state (${storageKind})`, () => {
     const form = await fetch(`${baseUrl}/dashboard/login`);
     const loginCsrf = /sika_login_csrf=([^;]+)/.exec(form.headers.get('set-cookie') ?? '')?.[1];
     assert.ok(loginCsrf);
-    const rightAt = Math.floor(Math.random() * 32);
-    const attempts = Array.from({ length: 32 }, (_, i) => (i === rightAt ? PASSWORD : `wrong password ${i}`));
     const answers = await Promise.all(
-      attempts.map(async (password) => {
+      passwords.map(async (password) => {
         const res = await fetch(`${baseUrl}/dashboard/login`, {
           method: 'POST',
           redirect: 'manual',
@@ -302,21 +301,41 @@ describe(`concurrent guesses and shared state (${storageKind})`, () => {
           body: new URLSearchParams({ _csrf: loginCsrf, email: o.email, password }).toString(),
         });
         await res.arrayBuffer();
-        return { right: password === PASSWORD, status: res.status, retryAfter: res.headers.get('retry-after') };
+        return { right: password === right, status: res.status, retryAfter: res.headers.get('retry-after') };
       }),
     );
-    const count = (status: number) => answers.filter((a) => a.status === status).length;
+    return { o, answers, count: (status: number) => answers.filter((a) => a.status === status).length };
+  }
+
+  it('32 concurrent wrong passwords over HTTP: five are checked, the others refused with Retry-After', async () => {
+    const { answers, count } = await concurrentSignIns(
+      Array.from({ length: 32 }, (_, i) => `wrong password ${i}`),
+      PASSWORD,
+    );
+    assert.equal(count(401), PAIR_BACKOFF.failuresFree, JSON.stringify(answers));
+    assert.equal(count(429), 32 - PAIR_BACKOFF.failuresFree);
+    assert.ok(answers.filter((a) => a.status === 429).every((a) => Number(a.retryAfter) > 0));
+  });
+
+  it('32 concurrent sign-ins over HTTP (31 wrong, 1 right): no more passwords are checked than one after another, and the right one gets in only among them', async () => {
+    const rightAt = Math.floor(Math.random() * 32);
+    const attempts = Array.from({ length: 32 }, (_, i) => (i === rightAt ? PASSWORD : `wrong password ${i}`));
+    const { o, answers, count } = await concurrentSignIns(attempts, PASSWORD);
     const right = answers.find((a) => a.right)!;
     const checked = count(401) + count(303);
     assert.equal(count(401) + count(303) + count(429), 32, JSON.stringify(answers));
-    assert.ok(checked <= PAIR_BACKOFF.failuresFree, `${checked} passwords were checked`);
     assert.ok(
       answers.filter((a) => a.status === 429).every((a) => Number(a.retryAfter) > 0),
       'every refusal says when to retry',
     );
     if (right.status === 303) {
       assert.equal(count(303), 1);
+      // As one after another: the right password clears the count only when no attempt came after it, so at most
+      // the free failures before it (less one) and again after it. Slower hashing made every request reserve before
+      // any finished, which gave five; a burst without the right password never gets more than five (below).
+      assert.ok(checked <= 2 * PAIR_BACKOFF.failuresFree, `${checked} passwords were checked`);
     } else {
+      assert.ok(checked <= PAIR_BACKOFF.failuresFree, `${checked} passwords were checked`);
       assert.equal(right.status, 429, 'the right password after the limit is refused like the others');
       assert.equal(count(401), PAIR_BACKOFF.failuresFree, 'the limit was reached by five wrong ones');
     }
