@@ -1,5 +1,6 @@
-// Runs test files with node's test runner through tsx: spec for people on stdout, tap to a file that is
-// read back for the plain closing line CI looks for ("tests: N passed, N failed, N skipped").
+// Runs test files with node's test runner through tsx (node-test-run.mjs, the longest first): spec for people on
+// stdout, tap to a file that is read back for the plain closing line CI looks for ("tests: N passed, N failed,
+// N skipped").
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -59,19 +60,7 @@ export function runNodeTestGroups(groups, { concurrency }) {
     const tapFile = join(tapDir, 'results.tap');
     const result = spawnSync(
       process.execPath,
-      [
-        '--import',
-        'tsx',
-        '--test',
-        `--test-concurrency=${concurrency}`,
-        '--test-reporter=spec',
-        '--test-reporter-destination=stdout',
-        '--test-reporter=tap',
-        `--test-reporter-destination=${tapFile}`,
-        '--test-reporter=./scripts/slowest-files-reporter.mjs',
-        '--test-reporter-destination=stdout',
-        ...files,
-      ],
+      ['--import', 'tsx', join(import.meta.dirname, 'node-test-run.mjs'), String(concurrency), tapFile, '--', ...files],
       { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
     );
     let tap = '';

@@ -1,5 +1,8 @@
 // A node:test reporter that prints, when the run ends, the ten test files whose top-level tests took longest
-// (summed per file), so the file that slows `npm test` shows in every run's output.
+// (summed per file), so the file that slows `npm test` shows in every run's output. It also records every file's
+// figure for the next run's order (test-durations.mjs).
+import { recordDurations } from './test-durations.mjs';
+
 export default async function* slowestFiles(source) {
   const seconds = new Map();
   for await (const event of source) {
@@ -8,6 +11,7 @@ export default async function* slowestFiles(source) {
       seconds.set(file, (seconds.get(file) ?? 0) + (event.data.details?.duration_ms ?? 0) / 1000);
     }
   }
+  recordDurations(seconds);
   const slowest = [...seconds].sort((a, b) => b[1] - a[1]).slice(0, 10);
   if (slowest.length < 2) return;
   const cwd = `${process.cwd()}/`;

@@ -31,6 +31,19 @@ async function burst(requests: (() => Promise<LightMyRequestResponse>)[]) {
   return { ok, limited, responses };
 }
 
+/**
+ * Runs a burst and what follows it until one run took under 800 ms, inside the one-second window its assertions
+ * assume, then checks what that run saw. On a loaded machine a burst can outlast its window, and the next window is
+ * then rightly open; such a run proves nothing either way and is tried again with a fresh key.
+ */
+async function inOneWindow(run: () => Promise<{ elapsedMs: number; check: () => void }>): Promise<void> {
+  for (let tries = 0; tries < 5; tries++) {
+    const { elapsedMs, check } = await run();
+    if (elapsedMs < 800) return check();
+  }
+  assert.fail('no run fitted in one window in 5 tries: the machine is too loaded to tell');
+}
+
 function assertRateLimited(res: LightMyRequestResponse): void {
   const error = assertErrorEnvelope(res, 429, 'RATE_LIMITED');
   assert.ok(
@@ -52,31 +65,53 @@ describe(`rate limit per API key, in memory (${storageKind})`, () => {
   after(() => t.close());
 
   it('a key over its per-second budget gets 429 RATE_LIMITED with retry_after_seconds and Retry-After', async () => {
-    const m = await t.merchant();
-    const { ok, limited } = await burst(Array.from({ length: LIMIT + 3 }, () => () => list(t.app, m.test_api_key)));
-    assert.equal(ok.length, LIMIT, `exactly ${LIMIT} requests pass in one second`);
-    assert.equal(limited.length, 3);
-    for (const res of limited) assertRateLimited(res);
-    // Still limited right after: the refused requests did not open a new window.
-    assertRateLimited(await list(t.app, m.test_api_key));
+    await inOneWindow(async () => {
+      const m = await t.merchant();
+      const started = performance.now();
+      const { ok, limited } = await burst(Array.from({ length: LIMIT + 3 }, () => () => list(t.app, m.test_api_key)));
+      // Still limited right after: the refused requests did not open a new window.
+      const rightAfter = await list(t.app, m.test_api_key);
+      return {
+        elapsedMs: performance.now() - started,
+        check() {
+          assert.equal(ok.length, LIMIT, `exactly ${LIMIT} requests pass in one second`);
+          assert.equal(limited.length, 3);
+          for (const res of limited) assertRateLimited(res);
+          assertRateLimited(rightAfter);
+        },
+      };
+    });
   });
 
   it('another key, of another merchant or of the same merchant in the other environment, is unaffected', async () => {
-    const m = await t.merchant();
     const other = await t.merchant();
-    await burst(Array.from({ length: LIMIT }, () => () => list(t.app, m.test_api_key)));
-    assertRateLimited(await list(t.app, m.test_api_key));
-    const otherMerchant = await list(t.app, other.test_api_key);
-    assert.equal(otherMerchant.statusCode, 200, otherMerchant.body);
-    const liveKey = await list(t.app, m.live_api_key);
-    assert.equal(liveKey.statusCode, 200, liveKey.body);
+    await inOneWindow(async () => {
+      const m = await t.merchant();
+      const started = performance.now();
+      await burst(Array.from({ length: LIMIT }, () => () => list(t.app, m.test_api_key)));
+      const sameKey = await list(t.app, m.test_api_key);
+      const otherMerchant = await list(t.app, other.test_api_key);
+      const liveKey = await list(t.app, m.live_api_key);
+      return {
+        elapsedMs: performance.now() - started,
+        check() {
+          assertRateLimited(sameKey);
+          assert.equal(otherMerchant.statusCode, 200, otherMerchant.body);
+          assert.equal(liveKey.statusCode, 200, liveKey.body);
+        },
+      };
+    });
   });
 
   it('the key works again once the second has passed', async () => {
-    const m = await t.merchant();
-    await burst(Array.from({ length: LIMIT }, () => () => list(t.app, m.test_api_key)));
-    const limited = await list(t.app, m.test_api_key);
-    assertRateLimited(limited);
+    let m = await t.merchant();
+    await inOneWindow(async () => {
+      m = await t.merchant();
+      const started = performance.now();
+      await burst(Array.from({ length: LIMIT }, () => () => list(t.app, m.test_api_key)));
+      const limited = await list(t.app, m.test_api_key);
+      return { elapsedMs: performance.now() - started, check: () => assertRateLimited(limited) };
+    });
     await sleep(1_100);
     const { ok } = await burst(Array.from({ length: LIMIT }, () => () => list(t.app, m.test_api_key)));
     assert.equal(ok.length, LIMIT, 'the whole budget is back after a second');
