@@ -261,7 +261,7 @@ export async function buildApp({
         title: 'Sika API',
         version: '1.0.0',
         license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
-        description: `Payment collection and payouts for Ghana. API version ${API_VERSION}. Amounts are integers in pesewas. Errors use one envelope: {error: {code, message, retry_after_seconds?}}. JSON bodies may also be sent as application/x-www-form-urlencoded or multipart/form-data (nested fields as a[b]); every body in UTF-8 and uncompressed (another charset or a Content-Encoding other than identity is a 415), JSON integers within ±(2^53 - 1) (beyond is a 400, never rounded). A method a path does not take is a 405 with Allow. CSV files: the Exports operations. Webhooks: the \`webhooks\` section, one signed POST per event type.`,
+        description: `Payment collection and payouts for Ghana. API version ${API_VERSION}. Amounts are integers in pesewas. Errors use one envelope: {error: {code, message, retry_after_seconds?}}. JSON bodies may also be sent as application/x-www-form-urlencoded or multipart/form-data (nested fields as a[b]); every body in UTF-8 and uncompressed (another charset or a Content-Encoding other than identity is a 415), JSON integers within ±(2^53 - 1) in any notation (a number whose value is an integer beyond, such as 9007199254740993, 9007199254740993.0, 9.007199254740993e15 or 1e300, is a 400, never rounded). A method a path does not take is a 405 with Allow. CSV files: the Exports operations. Webhooks: the \`webhooks\` section, one signed POST per event type.`,
       },
       servers: [{ url: config.baseUrl }],
       components: {

@@ -48,9 +48,34 @@ function jsonNestsDeeperThan(text: string, max: number): boolean {
 
 const MAX_SAFE_DIGITS = String(Number.MAX_SAFE_INTEGER);
 
-/** An integer literal's digits (no sign, no leading zero: JSON allows none) beyond Number.MAX_SAFE_INTEGER. */
-const beyondSafe = (digits: string) =>
-  digits.length > MAX_SAFE_DIGITS.length || (digits.length === MAX_SAFE_DIGITS.length && digits > MAX_SAFE_DIGITS);
+/** A JSON number literal: sign, integer digits, fraction digits, exponent. */
+const NUMBER_LITERAL = /^-?(\d+)(?:\.(\d+))?(?:[eE]([-+]?\d+))?$/;
+
+/**
+ * Whether a JSON number literal's exact value is an integer beyond Number.MAX_SAFE_INTEGER in magnitude,
+ * whatever its notation: `9007199254740993`, `9007199254740993.0`, `9.007199254740993e15` and `1e300` are;
+ * `12345678901234567890.5` (not an integer) and `-3e2` (within range) are not. Exact: read from the digits,
+ * never from the rounded double.
+ */
+export function unsafeIntegerLiteral(literal: string): boolean {
+  const match = NUMBER_LITERAL.exec(literal);
+  if (!match) return false;
+  let digits = match[1]! + (match[2] ?? '');
+  const exponent = match[3] ?? '0';
+  // The value is digits × 10^scale. An exponent of more than 6 digits is far beyond either way.
+  if (exponent.replace(/^[-+]?0*/, '').length > 6) return !exponent.startsWith('-') && /[1-9]/.test(digits);
+  let scale = Number(exponent) - (match[2]?.length ?? 0);
+  digits = digits.replace(/^0+/, '');
+  const trimmed = digits.replace(/0+$/, '');
+  scale += digits.length - trimmed.length;
+  digits = trimmed;
+  if (digits === '' || scale < 0) return false; // zero, or a fraction is left: not an integer
+  const length = digits.length + scale;
+  return (
+    length > MAX_SAFE_DIGITS.length ||
+    (length === MAX_SAFE_DIGITS.length && digits + '0'.repeat(scale) > MAX_SAFE_DIGITS)
+  );
+}
 
 /** Whether a parsed JSON value holds a number beyond 2^53 - 1 in magnitude (an integer literal, or a float). */
 function holdsUnsafeNumber(value: unknown): boolean {
@@ -66,8 +91,9 @@ function holdsUnsafeNumber(value: unknown): boolean {
 }
 
 /**
- * The field (`a.b.0.c`; `body` for a bare number) holding the first integer literal JSON.parse rounded: no
- * fraction, no exponent, magnitude beyond 2^53 - 1. Floats are left alone (their rounding is expected).
+ * The field (`a.b.0.c`; `body` for a bare number) holding the first number literal whose value is an integer
+ * of magnitude beyond 2^53 - 1, in any notation (`9007199254740993`, `…993.0`, `9.007199254740993e15`,
+ * `1e300`): JSON.parse would round it. Numbers with a fraction are left alone (their rounding is expected).
  * `text` is what parsed to `parsed`. A walk of the parsed numbers comes first, so the text is scanned only
  * when a number that large is there at all.
  */
@@ -100,7 +126,7 @@ export function unsafeIntegerField(text: string, parsed: unknown): string | null
       let end = i;
       while (end < text.length && /[-+.\deE]/.test(text[end]!)) end++;
       const token = text.slice(i, end);
-      if (!/[.eE]/.test(token) && beyondSafe(token.replace('-', ''))) return path.length ? path.join('.') : 'body';
+      if (unsafeIntegerLiteral(token)) return path.length ? path.join('.') : 'body';
       i = end - 1;
     }
   }

@@ -10,6 +10,8 @@ import { execFile, spawn } from 'node:child_process';
 import { createServer as createHttpServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { createServer as createTcpServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { once } from 'node:events';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { CreatedMerchant } from '../../src/accounts/service.ts';
@@ -593,7 +595,63 @@ describe('the names of the key and server variables (issue 29)', () => {
       'http://given.test',
     );
   });
+
+  it('the READMEs, docs and examples name SIKA_API_KEY and SIKA_BASE_URL only, never SIKA_KEY or SIKA_URL', () => {
+    // The check itself: old names are caught in code and prose; the current names are not caught.
+    assert.deepEqual(otherKeyOrUrlNames('export SIKA_KEY=ak_test_x\nconst url = process.env.SIKA_URL;'), [
+      'SIKA_KEY (line 1)',
+      'SIKA_URL (line 2)',
+    ]);
+    assert.deepEqual(otherKeyOrUrlNames('`SIKA_API_KEY` and $SIKA_BASE_URL, SIKA_WEBHOOK_SECRET'), []);
+    const files = documentationFiles();
+    for (const expected of ['README.md', 'packages/node/README.md', 'docs/errors.md'])
+      assert.ok(files.includes(expected), expected);
+    const named: string[] = [];
+    for (const file of files) {
+      const text = readFileSync(join(ROOT, file), 'utf8');
+      for (const name of otherKeyOrUrlNames(text)) named.push(`${file}: ${name}`);
+    }
+    assert.deepEqual(named, [], 'say SIKA_API_KEY for the key and SIKA_BASE_URL for the server');
+    // Both names are in the README and the SDK's README, where a merchant first sets them.
+    for (const file of ['README.md', 'packages/node/README.md']) {
+      const text = readFileSync(join(ROOT, file), 'utf8');
+      assert.match(text, /\bSIKA_API_KEY\b/, file);
+      assert.match(text, /\bSIKA_BASE_URL\b/, file);
+    }
+  });
 });
+
+/**
+ * The files a merchant reads for the key and server variables: the READMEs, docs/ and deploy/ (every .md),
+ * and the examples outside them: the SDK's sources (its doc comments) and the consoles' pages.
+ */
+function documentationFiles(): string[] {
+  const walk = (dir: string, keep: (name: string) => boolean): string[] =>
+    readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) return entry.name === 'generated' ? [] : walk(path, keep);
+      return keep(entry.name) ? [path] : [];
+    });
+  const markdown = (name: string) => name.endsWith('.md');
+  return [
+    'README.md',
+    'ARCHITECTURE.md',
+    'packages/node/README.md',
+    ...walk('docs', markdown),
+    ...walk('deploy', markdown),
+    ...walk('packages/node/src', (name) => name.endsWith('.ts')),
+    ...walk('src/web', (name) => name.endsWith('.ts')),
+  ];
+}
+
+/** The variables naming an API key or a server address other than SIKA_API_KEY and SIKA_BASE_URL, each with its line. */
+function otherKeyOrUrlNames(text: string): string[] {
+  const found: string[] = [];
+  for (const [index, line] of text.split('\n').entries())
+    for (const [name] of line.matchAll(/\bSIKA_\w*(?:KEY|URL|HOST|SERVER|ENDPOINT)\b/g))
+      if (name !== 'SIKA_API_KEY' && name !== 'SIKA_BASE_URL') found.push(`${name} (line ${index + 1})`);
+  return found;
+}
 
 describe('the SSE parser and the delivered ids', () => {
   it('reads events split anywhere, CRLF or LF, keeps ids of id-only messages and skips comments', () => {

@@ -501,7 +501,7 @@ describe(`request body formats (${storageKind})`, () => {
       assert.equal(await sessionCount(t, m.merchant_id), 0);
     });
 
-    it('a JSON integer beyond 2^53 - 1 anywhere in the body is 400 INVALID_ARGUMENT naming its field, as in a form; floats and digit strings pass', async () => {
+    it('a JSON integer beyond 2^53 - 1 anywhere in the body, in any notation, is 400 INVALID_ARGUMENT naming its field, as in a form; floats and digit strings pass', async () => {
       const m = await t.merchant();
       const cases: [string, string][] = [
         ['{"amount_minor": 9007199254740993, "invoice_ref": "INV-BIG-1"}', 'amount_minor'],
@@ -514,6 +514,14 @@ describe(`request body formats (${storageKind})`, () => {
           '{"invoice_ref": "INV-BIG-4", "metadata": {"a\\"b": 18446744073709551615}, "amount_minor": 500}',
           'metadata.a"b',
         ],
+        // An integer value written with a fraction or an exponent is rounded just the same (issue 29).
+        ['{"amount_minor": 500, "invoice_ref": "INV-BIG-7", "metadata": {"n": 9007199254740993.0}}', 'metadata.n'],
+        ['{"amount_minor": 500, "invoice_ref": "INV-BIG-8", "metadata": {"n": 9.007199254740993e15}}', 'metadata.n'],
+        ['{"amount_minor": 500, "invoice_ref": "INV-BIG-9", "metadata": {"huge": 1e300}}', 'metadata.huge'],
+        ['{"amount_minor": 500, "invoice_ref": "INV-BIG-10", "metadata": {"l": [1.5, -1E+17]}}', 'metadata.l.1'],
+        ['{"amount_minor": 500, "invoice_ref": "INV-BIG-11", "metadata": {"n": 90071992547409930e-1}}', 'metadata.n'],
+        ['{"amount_minor": 500, "invoice_ref": "INV-BIG-12", "metadata": {"inf": 1e400}}', 'metadata.inf'],
+        ['{"amount_minor": 9007199254740993.00, "invoice_ref": "INV-BIG-13"}', 'amount_minor'],
       ];
       for (const [payload, field] of cases) {
         const error = assertErrorEnvelope(
@@ -548,12 +556,18 @@ describe(`request body formats (${storageKind})`, () => {
         m,
         '/api/v1/sessions',
         'application/json',
-        '{"amount_minor": 500, "invoice_ref": "INV-BIG-6", "metadata": {"ratio": 12345678901234567890.5, "huge": 1e300, "id": "123456789012345678901234"}}',
+        '{"amount_minor": 500, "invoice_ref": "INV-BIG-6", "metadata": {"ratio": 12345678901234567890.5, "tiny": 1e-300, "half": 1.5, "hundred": 100, "tenth": 0.1, "minus": -3e2, "edge": 9.007199254740991e15, "whole": 4.0, "id": "123456789012345678901234"}}',
       );
       assert.equal(kept.statusCode, 201, kept.body);
       assert.deepEqual(kept.json().metadata, {
         ratio: 12345678901234567000,
-        huge: 1e300,
+        tiny: 1e-300,
+        half: 1.5,
+        hundred: 100,
+        tenth: 0.1,
+        minus: -300,
+        edge: 9007199254740991,
+        whole: 4,
         id: '123456789012345678901234',
       });
       assert.equal(await sessionCount(t, m.merchant_id), 1);

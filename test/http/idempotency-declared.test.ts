@@ -544,11 +544,56 @@ describe(`every POST honours Idempotency-Key or documents its own replay rule ($
     }
   });
 
+  it("an upload's request is its parts: the same key and file under another filename, or with another text field value, is 422 IDEMPOTENCY_KEY_REUSED; the identical upload is replayed", async () => {
+    const { m, recipient } = await fundedPayoutMerchant(t);
+    const payout = await createPayout(t, m.test_api_key, recipient.id, 100);
+    const attached = count(t, 'SELECT count(*)::int AS n FROM payout_evidence WHERE payout_id = $1', [payout.id]);
+    const key = `upload-${randomUUID()}`;
+    const file = PNG('one file');
+    const upload = (filename: string, fields: Record<string, string>) => {
+      const { payload, contentType } = multipartFile('file', filename, 'image/png', file, fields);
+      return t.app.inject({
+        method: 'POST',
+        url: `/api/v1/payouts/${payout.id}/evidence`,
+        headers: { authorization: `Bearer ${m.test_api_key}`, 'idempotency-key': key, 'content-type': contentType },
+        payload,
+      });
+    };
+    const first = await upload('receipt.png', { note: 'bank slip' });
+    assert.equal(first.statusCode, 201, first.body);
+    assert.equal(await attached(), '1');
+
+    // The same bytes and text fields, another filename.
+    assertErrorEnvelope(await upload('other-name.png', { note: 'bank slip' }), 422, 'IDEMPOTENCY_KEY_REUSED');
+    // The same file and filename, another value of a text field; and a text field more.
+    assertErrorEnvelope(await upload('receipt.png', { note: 'teller slip' }), 422, 'IDEMPOTENCY_KEY_REUSED');
+    assertErrorEnvelope(await upload('receipt.png', { note: 'bank slip', extra: 'x' }), 422, 'IDEMPOTENCY_KEY_REUSED');
+    assert.equal(await attached(), '1', 'a changed upload attaches nothing');
+
+    // The identical upload (a new multipart boundary, the same parts): the first answer, byte for byte.
+    const again = await upload('receipt.png', { note: 'bank slip' });
+    assert.equal(again.statusCode, 201, again.body);
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.equal(again.body, first.body);
+    assert.equal(await attached(), '1', 'a replay attaches nothing more');
+  });
+
   it('public: each proves its own replay rule', async () => {
     for (const [name, operation] of posts.filter(([, op]) => !takesApiKey(op))) {
       await PUBLIC[name]!.prove({ t });
       assert.ok(operation.description, name);
     }
+  });
+
+  it("README's Idempotency paragraph names each public POST that honours Idempotency-Key, and says resend is not deduplicated", () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const paragraph = /\*\*Idempotency\*\*:[\s\S]*?(?=\n\n)/.exec(readme)?.[0].replace(/\s+/g, ' ');
+    assert.ok(paragraph, 'README.md has an **Idempotency** paragraph');
+    const publicKeyed = posts.filter(([, operation]) => !takesApiKey(operation) && documentsKey(operation));
+    assert.ok(publicKeyed.length >= 1);
+    for (const [name] of publicKeyed) assert.ok(paragraph.includes(`\`${name}\``), `README names ${name}`);
+    assert.doesNotMatch(paragraph, /POSTs take no API key and so no `Idempotency-Key`/);
+    assert.match(paragraph, /`resend` is deliberately not deduplicated/);
   });
 
   it('a declared route refuses a malformed key with 400 INVALID_ARGUMENT; a GET ignores the header and stores nothing', async () => {

@@ -207,10 +207,10 @@ const holdsLoneSurrogate = (value: Json | undefined): boolean =>
         ? Object.entries(value).some(([k, v]) => toWellFormed(k) !== k || holdsLoneSurrogate(v))
         : false;
 const holdsNul = (value: Json | undefined): boolean => JSON.stringify(value ?? null).includes('\\u0000');
-// JSON.stringify writes an integer below 1e21 as plain digits (those the parser refuses) and larger ones with an exponent.
+// An integer beyond 2^53 - 1 is refused by the parser however JSON.stringify writes it (digits, or an exponent from 1e21).
 const holdsUnsafeInteger = (value: Json | undefined): boolean =>
   typeof value === 'number'
-    ? Number.isInteger(value) && !Number.isSafeInteger(value) && Math.abs(value) < 1e21
+    ? Number.isInteger(value) && !Number.isSafeInteger(value)
     : Array.isArray(value)
       ? value.some(holdsUnsafeInteger)
       : value !== null && typeof value === 'object'

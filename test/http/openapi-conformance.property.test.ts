@@ -58,7 +58,7 @@ const BEYOND_SCHEMAS: { field: RegExp; message: RegExp }[] = [
   { field: /^(merchant_id|environment)$/, message: /^conflicts with the API key$/ },
   { field: /^metadata$/, message: /^is too large$/ },
   // A rule of the JSON text, not of its values, in free-form values (metadata, a line reported in errors):
-  // an integer literal beyond 2^53 - 1 is refused, 1e300 is a float there but an integer to a schema.
+  // a number whose value is an integer beyond 2^53 - 1 is refused in any notation (1e300 too).
   { field: /./, message: /^must be an integer between -\d+ and \d+ \(a JSON number beyond them loses digits\)$/ },
 ];
 const beyondSchemas = (body: { error?: { code?: string; fields?: { field: string; message: string }[] } }) =>

@@ -1,8 +1,10 @@
 // @sika/node's request logic (packages/node/src) against a small HTTP server on 127.0.0.1 that answers
 // what each test scripts: an Idempotency-Key on every POST, the same key on each retry, retries on 429 and
-// 503 after Retry-After, on lost answers of GETs and POSTs, never on other errors; SikaError from the
-// envelope; cursor paging; webhooks.verify() against the server's own signing.
+// 503 after Retry-After, on lost answers of GETs and of the POSTs whose route honours the key (those the
+// served /openapi.json declares it on; never the payer's resend), never on other errors; SikaError from
+// the envelope; cursor paging; webhooks.verify() against the server's own signing; the package's engines.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
@@ -14,6 +16,8 @@ import {
   retryAfterMs,
   RETRY_AFTER_MAX_MS,
 } from '../../packages/node/src/index.ts';
+import { honoursIdempotencyKey, KEYED_POSTS } from '../../packages/node/src/retry.ts';
+import { openApiDocument } from '../../scripts/openapi.ts';
 import { signatureHeader } from '../../src/events/signing.ts';
 
 interface Seen {
@@ -172,6 +176,76 @@ describe('@sika/node client: idempotency keys, retries, errors, paging', () => {
     assert.equal(seen[1]!.headers['idempotency-key'], seen[0]!.headers['idempotency-key']);
   });
 
+  // A payer's POST reached through sika.api whose route does not deduplicate by the key (issue 29): each
+  // resend is one more prompt on the payer's phone, so the SDK must not send it again on its own.
+  const resend = (sika: Sika) =>
+    sika.api.POST('/api/v1/checkout/sessions/{reference}/provider-attempts/{attempt_reference}/resend', {
+      params: { path: { reference: 'cs_1', attempt_reference: 'pa_1' } },
+    });
+  const attempt = { attempt_reference: 'pa_1', status: 'pending', resends_left: 2 };
+
+  it("the payer's resend (its route ignores the key) is sent once after a lost answer, a timeout or a 503; a 429 is retried", async () => {
+    handler = (_request, res, index) => (index === 0 ? res.socket?.destroy() : json(res, 200, attempt));
+    await assert.rejects(
+      resend(client()),
+      (error: unknown) => error instanceof SikaError && error.status === 0 && error.code === 'CONNECTION_ERROR',
+    );
+    assert.equal(seen.length, 1, 'a lost answer: not sent again, the payer got one prompt');
+    assert.equal(seen[0]!.url, '/api/v1/checkout/sessions/cs_1/provider-attempts/pa_1/resend');
+
+    seen = [];
+    handler = (_request, res, index) =>
+      index === 0 ? setTimeout(() => json(res, 200, attempt), 1_000) : json(res, 200, attempt);
+    await assert.rejects(
+      resend(client({ timeoutMs: 150 })),
+      (error: unknown) => error instanceof SikaError && error.status === 0 && error.code === 'TIMEOUT',
+    );
+    assert.equal(seen.length, 1, 'a timeout: not sent again');
+
+    seen = [];
+    handler = (_request, res, index) =>
+      index === 0
+        ? json(res, 503, { error: { code: 'SERVICE_UNAVAILABLE', message: 'down' } }, { 'retry-after': '0' })
+        : json(res, 200, attempt);
+    const unavailable = await resend(client());
+    assert.equal(unavailable.response.status, 503, 'a 503 may follow a commit: returned, not sent again');
+    assert.equal(seen.length, 1);
+
+    seen = [];
+    handler = (_request, res, index) =>
+      index === 0
+        ? json(res, 429, { error: { code: 'RATE_LIMITED', message: 'slow down' } }, { 'retry-after': '0' })
+        : json(res, 200, attempt);
+    const limited = await resend(client());
+    assert.equal(limited.response.status, 200, 'a 429 was refused before anything ran: retried');
+    assert.deepEqual(limited.data, attempt);
+    assert.equal(seen.length, 2);
+  });
+
+  it("the payer's attempt cancel honours the key: a lost answer or a 503 is resent with the same key, also under a base URL with a path", async () => {
+    const cancelled = { attempt_reference: 'pa_1', status: 'cancelled' };
+    handler = (_request, res, index) => (index === 0 ? res.socket?.destroy() : json(res, 200, cancelled));
+    const sika = new Sika({ apiKey: 'ak_test_unit', baseUrl: `${baseUrl}/sika/` });
+    const answer = await sika.api.POST(
+      '/api/v1/checkout/sessions/{reference}/provider-attempts/{attempt_reference}/cancel',
+      { params: { path: { reference: 'cs_1', attempt_reference: 'pa_1' } } },
+    );
+    assert.deepEqual(answer.data, cancelled);
+    assert.equal(seen.length, 2);
+    assert.equal(seen[1]!.url, '/sika/api/v1/checkout/sessions/cs_1/provider-attempts/pa_1/cancel');
+    assert.match(String(seen[0]!.headers['idempotency-key']), /^[0-9a-f-]{36}$/);
+    assert.equal(seen[1]!.headers['idempotency-key'], seen[0]!.headers['idempotency-key']);
+
+    seen = [];
+    handler = (_request, res, index) =>
+      index === 0
+        ? json(res, 503, { error: { code: 'SERVICE_UNAVAILABLE', message: 'down' } }, { 'retry-after': '0' })
+        : json(res, 201, session);
+    assert.deepEqual(await client().sessions.create(newSession), session);
+    assert.equal(seen.length, 2, 'a keyed POST after a 503: resent');
+    assert.equal(seen[1]!.headers['idempotency-key'], seen[0]!.headers['idempotency-key']);
+  });
+
   it('a try that takes longer than timeoutMs is abandoned and retried; TIMEOUT once retries run out', async () => {
     handler = (_request, res, index) =>
       index === 0 ? setTimeout(() => json(res, 200, session), 1_000) : json(res, 200, session);
@@ -255,6 +329,47 @@ describe('@sika/node client: idempotency keys, retries, errors, paging', () => {
     assert.throws(() => new Sika({ apiKey: '', baseUrl }), TypeError);
     assert.throws(() => new Sika({ apiKey: 'ak_test_x', baseUrl: 'localhost:3000' }), TypeError);
     assert.throws(() => new Sika({ apiKey: 'ak_test_x', baseUrl, maxRetries: -1 }), TypeError);
+  });
+});
+
+describe("@sika/node resends exactly the POSTs the served document says honour Idempotency-Key; its engines are the server's", () => {
+  interface Operation {
+    parameters?: { in: string; name: string }[];
+  }
+
+  it('KEYED_POSTS is the set of POST operations of /openapi.json that declare the header, and every other POST (resend included) is not resent', async () => {
+    const document = (await openApiDocument()) as { paths: Record<string, { post?: Operation }> };
+    const posts = Object.entries(document.paths).flatMap(([path, operations]) =>
+      operations.post ? [[path, operations.post] as const] : [],
+    );
+    assert.ok(posts.length >= 20, `found ${posts.length} POST operations`);
+    const declares = (operation: Operation) =>
+      (operation.parameters ?? []).some((p) => p.in === 'header' && p.name === 'idempotency-key');
+    const keyed = posts.filter(([, operation]) => declares(operation)).map(([path]) => path);
+    assert.deepEqual([...KEYED_POSTS].sort(), keyed.sort());
+    const resendPath = '/api/v1/checkout/sessions/{reference}/provider-attempts/{attempt_reference}/resend';
+    assert.ok(
+      posts.some(([path, operation]) => path === resendPath && !declares(operation)),
+      'resend is a POST that takes no key',
+    );
+    // What the retry reads: a URL (ids in place of the names, a base URL with or without a path of its own).
+    for (const [path, operation] of posts) {
+      const concrete = path.replace(/\{(\w+)\}/g, (_, name: string) => `${name}_1`);
+      for (const base of ['https://pay.example.com', 'https://example.com/sika'])
+        assert.equal(honoursIdempotencyKey(`${base}${concrete}?x=1`), declares(operation), `${base}${concrete}`);
+    }
+  });
+
+  it("packages/node/package.json's engines are the root's (and the lockfile's entry says the same)", () => {
+    const read = (path: string) => JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8'));
+    const root = read('../../package.json').engines.node;
+    assert.equal(read('../../packages/node/package.json').engines.node, root);
+    assert.equal(read('../../package-lock.json').packages['packages/node'].engines.node, root);
+    assert.match(
+      readFileSync(new URL('../../packages/node/README.md', import.meta.url), 'utf8'),
+      new RegExp(`\`${root.replace(/[|^.]/g, '\\$&')}\``),
+      "the SDK's README names the same range",
+    );
   });
 });
 

@@ -1,9 +1,49 @@
 // The fetch every request goes through: an Idempotency-Key on each POST that has none (one key for all
-// of its tries), a timeout per try, and retries on 429 and 503 (honouring Retry-After) and on lost
-// answers (network errors, timeouts) of GETs and of POSTs, which are safe to send again because they
-// carry the key (every POST of the merchant API honours it). The README says exactly this; keep both true.
+// of its tries), a timeout per try, and retries: on 429 for any request (refused before anything ran); on
+// 503 and on lost answers (network errors, timeouts) for GETs and HEADs, and for the POSTs whose route the
+// server promises to deduplicate by the key (KEYED_POSTS: the operations of /openapi.json that declare
+// Idempotency-Key). Any other POST (the payer's and the providers' public routes reached through sika.api,
+// `…/resend` above all: each call is one more prompt to the payer) is sent once after a lost answer or a
+// 503. The README says exactly this; keep both true.
 import { randomUUID } from 'node:crypto';
 import { SikaError } from './errors.js';
+import type { paths } from './generated/schema.js';
+
+type PostPath = { [P in keyof paths]: paths[P] extends { post: object } ? P : never }[keyof paths];
+
+/**
+ * The POST routes that honour Idempotency-Key, exactly those of the server's /openapi.json that declare the
+ * header (test/sdk/client.test.ts compares them): every POST of the merchant API (an API key), and the
+ * payer's attempt cancel (its key scoped to the session). A POST to any other path is not resent.
+ */
+export const KEYED_POSTS = [
+  '/api/v1/sessions',
+  '/api/v1/invoice-lines',
+  '/api/v1/revenue-lines',
+  '/api/v1/refunds',
+  '/api/v1/payouts',
+  '/api/v1/payouts/quote',
+  '/api/v1/payouts/recipients',
+  '/api/v1/payouts/{payout_id}/cancel',
+  '/api/v1/payouts/{payout_id}/evidence',
+  '/api/v1/events/{id}/replay',
+  '/api/v1/events/replay',
+  '/api/v1/test/payment-attempts/{reference}/simulate',
+  '/api/v1/test/refunds/{id}/simulate',
+  '/api/v1/test/payouts/{payout_id}/simulate',
+  '/api/v1/checkout/sessions/{reference}/provider-attempts/{attempt_reference}/cancel',
+] as const satisfies readonly PostPath[];
+
+/** Each template as the end of a URL's path (a base URL may have a path of its own), a segment per `{name}`. */
+const KEYED_POST_PATHS = KEYED_POSTS.map(
+  (template) => new RegExp(`(?:^|/)${template.slice(1).replace(/\{[^/}]+\}/g, '[^/]+')}$`),
+);
+
+/** Whether the server deduplicates a POST to this URL by its Idempotency-Key (so resending it is safe). */
+export function honoursIdempotencyKey(url: string): boolean {
+  const path = new URL(url).pathname;
+  return KEYED_POST_PATHS.some((pattern) => pattern.test(path));
+}
 
 /** A Retry-After longer than this is cut to it (and a missing one means exponential backoff). */
 export const RETRY_AFTER_MAX_MS = 60_000;
@@ -61,7 +101,11 @@ export function retryingFetch(options: RetryOptions): (input: Request, init?: Re
       headers.set('idempotency-key', randomUUID());
       request = new Request(request, { headers });
     }
-    const canResend = request.method === 'GET' || request.method === 'HEAD' || request.headers.has('idempotency-key');
+    // Resent after a lost answer or a 503 (which may come after a commit: its outcome is unknown).
+    const canResend =
+      request.method === 'GET' ||
+      request.method === 'HEAD' ||
+      (request.method === 'POST' && honoursIdempotencyKey(request.url));
     const callerSignal = input.signal;
     for (let retry = 0; ; retry++) {
       const last = retry >= options.maxRetries;
@@ -90,6 +134,7 @@ export function retryingFetch(options: RetryOptions): (input: Request, init?: Re
         continue;
       }
       if (last || !RETRY_STATUSES.has(response.status)) return response;
+      if (response.status === 503 && request.method === 'POST' && !canResend) return response;
       const waitMs = retryAfterMs(response.headers.get('retry-after')) ?? backoffMs(retry);
       await response.body?.cancel();
       await sleep(waitMs, callerSignal);
