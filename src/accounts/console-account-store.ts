@@ -1,6 +1,7 @@
 // The SQL of console accounts (merchant users and operators): passwords, the TOTP second factor and its
 // recovery codes, and the owner's second-factor rule. Table names come from the console kind, never input.
 import type { Queryable } from '../db/index.ts';
+import { firstRow, firstValue } from '../db/first-row.ts';
 import type { Role } from './model.ts';
 import type { ConsoleKind } from './sign-in-throttle.ts';
 
@@ -12,22 +13,20 @@ const codesOf = (kind: ConsoleKind) =>
     : { table: 'operator_recovery_codes', owner: 'operator_id' };
 
 /** Sets the password of the account with this email (a user's forced change is lifted); the account, or null. */
-export async function setPasswordByEmail(tx: Queryable, kind: ConsoleKind, email: string, passwordHash: string) {
-  const rows = await tx.query<{ id: string; email: string; merchant_id: string | null }>(
-    `UPDATE ${tableOf(kind)} SET password_hash = $2, must_change_password = false WHERE lower(email) = lower($1)
+export const setPasswordByEmail = (tx: Queryable, kind: ConsoleKind, email: string, passwordHash: string) =>
+  firstRow(
+    tx.query<{ id: string; email: string; merchant_id: string | null }>(
+      `UPDATE ${tableOf(kind)} SET password_hash = $2, must_change_password = false WHERE lower(email) = lower($1)
        RETURNING id, email, ${kind === 'merchant' ? 'merchant_id' : 'NULL::uuid AS merchant_id'}`,
-    [email, passwordHash],
+      [email, passwordHash],
+    ),
   );
-  return rows[0] ?? null;
-}
 
-export async function findPasswordHash(db: Queryable, kind: ConsoleKind, accountId: string): Promise<string | null> {
-  const rows = await db.query<{ password_hash: string | null }>(
-    `SELECT password_hash FROM ${tableOf(kind)} WHERE id = $1`,
-    [accountId],
+export const findPasswordHash = (db: Queryable, kind: ConsoleKind, accountId: string) =>
+  firstValue(
+    db.query<{ password_hash: string | null }>(`SELECT password_hash FROM ${tableOf(kind)} WHERE id = $1`, [accountId]),
+    'password_hash',
   );
-  return rows[0]?.password_hash ?? null;
-}
 
 export const updatePassword = (tx: Queryable, kind: ConsoleKind, accountId: string, passwordHash: string) =>
   tx.query(`UPDATE ${tableOf(kind)} SET password_hash = $2, must_change_password = false WHERE id = $1`, [
@@ -52,26 +51,22 @@ export async function findSecondFactorState(db: Queryable, kind: ConsoleKind, ac
 }
 
 /** Keeps the pending secret if there is one, else stores this one; null when the account is already enrolled. */
-export async function reservePendingTotpSecret(
-  db: Queryable,
-  kind: ConsoleKind,
-  accountId: string,
-  secret: string,
-): Promise<string | null> {
-  const rows = await db.query<{ secret: string }>(
-    `UPDATE ${tableOf(kind)} SET totp_pending_secret = coalesce(totp_pending_secret, $2) WHERE id = $1 AND totp_secret IS NULL RETURNING totp_pending_secret AS secret`,
-    [accountId, secret],
+export const reservePendingTotpSecret = (db: Queryable, kind: ConsoleKind, accountId: string, secret: string) =>
+  firstValue(
+    db.query<{ secret: string }>(
+      `UPDATE ${tableOf(kind)} SET totp_pending_secret = coalesce(totp_pending_secret, $2) WHERE id = $1 AND totp_secret IS NULL RETURNING totp_pending_secret AS secret`,
+      [accountId, secret],
+    ),
+    'secret',
   );
-  return rows[0]?.secret ?? null;
-}
 
-export async function findTotpEnrolment(db: Queryable, kind: ConsoleKind, accountId: string) {
-  const rows = await db.query<{ pending: string | null; enrolled: boolean }>(
-    `SELECT totp_pending_secret AS pending, totp_secret IS NOT NULL AS enrolled FROM ${tableOf(kind)} WHERE id = $1`,
-    [accountId],
+export const findTotpEnrolment = (db: Queryable, kind: ConsoleKind, accountId: string) =>
+  firstRow(
+    db.query<{ pending: string | null; enrolled: boolean }>(
+      `SELECT totp_pending_secret AS pending, totp_secret IS NOT NULL AS enrolled FROM ${tableOf(kind)} WHERE id = $1`,
+      [accountId],
+    ),
   );
-  return rows[0] ?? null;
-}
 
 /** The pending secret becomes the account's with `step` used up; false when it changed meanwhile. */
 export async function confirmPendingTotpSecret(
@@ -103,13 +98,13 @@ export async function replaceRecoveryCodes(
   ]);
 }
 
-export async function findTotpSecret(db: Queryable, kind: ConsoleKind, accountId: string): Promise<string | null> {
-  const rows = await db.query<{ secret: string | null }>(
-    `SELECT totp_secret AS secret FROM ${tableOf(kind)} WHERE id = $1`,
-    [accountId],
+export const findTotpSecret = (db: Queryable, kind: ConsoleKind, accountId: string) =>
+  firstValue(
+    db.query<{ secret: string | null }>(`SELECT totp_secret AS secret FROM ${tableOf(kind)} WHERE id = $1`, [
+      accountId,
+    ]),
+    'secret',
   );
-  return rows[0]?.secret ?? null;
-}
 
 /** Uses up an unused recovery code; false when there is none with this hash. */
 export async function useRecoveryCode(
@@ -150,14 +145,14 @@ export async function acceptTotpStep(
   return accepted.length > 0;
 }
 
-export async function lockUserSecondFactor(tx: Queryable, userId: string) {
-  const rows = await tx.query<{ merchant_id: string; role: Role; enabled: boolean; required: boolean }>(
-    `SELECT u.merchant_id, u.role, u.totp_secret IS NOT NULL AS enabled, m.second_factor_required AS required
+export const lockUserSecondFactor = (tx: Queryable, userId: string) =>
+  firstRow(
+    tx.query<{ merchant_id: string; role: Role; enabled: boolean; required: boolean }>(
+      `SELECT u.merchant_id, u.role, u.totp_secret IS NOT NULL AS enabled, m.second_factor_required AS required
          FROM users u JOIN merchants m ON m.id = u.merchant_id WHERE u.id = $1 FOR UPDATE OF u`,
-    [userId],
+      [userId],
+    ),
   );
-  return rows[0] ?? null;
-}
 
 export async function clearSecondFactor(tx: Queryable, kind: ConsoleKind, accountId: string): Promise<void> {
   const codes = codesOf(kind);
@@ -168,24 +163,21 @@ export async function clearSecondFactor(tx: Queryable, kind: ConsoleKind, accoun
   await tx.query(`DELETE FROM ${codes.table} WHERE ${codes.owner} = $1`, [accountId]);
 }
 
-export async function lockSecondFactorRule(tx: Queryable, merchantId: string, ownerId: string) {
-  const rows = await tx.query<{ required: boolean; owner_enrolled: boolean }>(
-    'SELECT m.second_factor_required AS required, (SELECT totp_secret IS NOT NULL FROM users WHERE id = $2) AS owner_enrolled FROM merchants m WHERE m.id = $1 FOR UPDATE',
-    [merchantId, ownerId],
+export const lockSecondFactorRule = (tx: Queryable, merchantId: string, ownerId: string) =>
+  firstRow(
+    tx.query<{ required: boolean; owner_enrolled: boolean }>(
+      'SELECT m.second_factor_required AS required, (SELECT totp_secret IS NOT NULL FROM users WHERE id = $2) AS owner_enrolled FROM merchants m WHERE m.id = $1 FOR UPDATE',
+      [merchantId, ownerId],
+    ),
   );
-  return rows[0] ?? null;
-}
 
 export const updateSecondFactorRequired = (tx: Queryable, merchantId: string, required: boolean) =>
   tx.query('UPDATE merchants SET second_factor_required = $2 WHERE id = $1', [merchantId, required]);
 
-export async function findUserByEmail(db: Queryable, email: string): Promise<{ id: string; email: string } | null> {
-  const rows = await db.query<{ id: string; email: string }>(
-    'SELECT id, email FROM users WHERE lower(email) = lower($1)',
-    [email],
+export const findUserByEmail = (db: Queryable, email: string) =>
+  firstRow(
+    db.query<{ id: string; email: string }>('SELECT id, email FROM users WHERE lower(email) = lower($1)', [email]),
   );
-  return rows[0] ?? null;
-}
 
 // ---- operators (the Operators page and their reset) ----
 
@@ -206,20 +198,20 @@ export const listOperators = (db: Queryable) =>
   );
 
 /** An operator by id or email, locked for a change; null when there is none. */
-export async function lockOperator(tx: Queryable, by: { id: string } | { email: string }) {
-  const rows = await tx.query<{
-    id: string;
-    email: string;
-    role: string;
-    second_factor: boolean;
-    must_change_password: boolean;
-  }>(
-    `SELECT id, email, role, totp_secret IS NOT NULL AS second_factor, must_change_password FROM operators
+export const lockOperator = (tx: Queryable, by: { id: string } | { email: string }) =>
+  firstRow(
+    tx.query<{
+      id: string;
+      email: string;
+      role: string;
+      second_factor: boolean;
+      must_change_password: boolean;
+    }>(
+      `SELECT id, email, role, totp_secret IS NOT NULL AS second_factor, must_change_password FROM operators
       WHERE ${'id' in by ? 'id = $1::uuid' : 'lower(email) = lower($1)'} FOR UPDATE`,
-    ['id' in by ? by.id : by.email],
+      ['id' in by ? by.id : by.email],
+    ),
   );
-  return rows[0] ?? null;
-}
 
 /** A temporary password that must be changed at the next sign-in. */
 export const setTemporaryOperatorPassword = (tx: Queryable, operatorId: string, passwordHash: string) =>

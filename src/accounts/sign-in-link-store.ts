@@ -1,6 +1,7 @@
 // The SQL of one-time dashboard sign-in links (sign_in_links) and of the first-run marker (first_run),
 // migration 025.
 import type { Queryable } from '../db/index.ts';
+import { firstRow } from '../db/first-row.ts';
 
 export const insertSignInLink = (db: Queryable, link: { tokenHash: string; userId: string; lifetimeS: number }) =>
   db.query(
@@ -12,19 +13,16 @@ export const insertSignInLink = (db: Queryable, link: { tokenHash: string; userI
  * Marks an unused, unexpired link used and returns its active user (whether a second factor is on), in one
  * statement: of two redeeming at once only one gets the row. Null for an unknown, used or expired link.
  */
-export async function useSignInLink(
-  tx: Queryable,
-  tokenHash: string,
-): Promise<{ user_id: string; email: string; second_factor: boolean } | null> {
-  const rows = await tx.query<{ user_id: string; email: string; second_factor: boolean }>(
-    `UPDATE sign_in_links l SET used_at = now()
+export const useSignInLink = (tx: Queryable, tokenHash: string) =>
+  firstRow(
+    tx.query<{ user_id: string; email: string; second_factor: boolean }>(
+      `UPDATE sign_in_links l SET used_at = now()
        FROM users u
       WHERE l.token_hash = $1 AND l.used_at IS NULL AND l.expires_at > now() AND u.id = l.user_id AND u.active
       RETURNING l.user_id, u.email, u.totp_secret IS NOT NULL AS second_factor`,
-    [tokenHash],
+      [tokenHash],
+    ),
   );
-  return rows[0] ?? null;
-}
 
 /** Why a link that did not sign in was refused: 'used', 'expired', or null (unknown, or its user deactivated). */
 export async function findSignInLinkState(db: Queryable, tokenHash: string): Promise<'used' | 'expired' | null> {
@@ -71,14 +69,10 @@ export async function userHasPassword(db: Queryable, userId: string): Promise<bo
 }
 
 /** Sets the first password of a user who has none; null when they have one already (or are inactive). */
-export async function setPasswordWhereNone(
-  tx: Queryable,
-  userId: string,
-  passwordHash: string,
-): Promise<{ merchant_id: string; email: string } | null> {
-  const rows = await tx.query<{ merchant_id: string; email: string }>(
-    'UPDATE users SET password_hash = $2 WHERE id = $1 AND password_hash IS NULL AND active RETURNING merchant_id, email',
-    [userId, passwordHash],
+export const setPasswordWhereNone = (tx: Queryable, userId: string, passwordHash: string) =>
+  firstRow(
+    tx.query<{ merchant_id: string; email: string }>(
+      'UPDATE users SET password_hash = $2 WHERE id = $1 AND password_hash IS NULL AND active RETURNING merchant_id, email',
+      [userId, passwordHash],
+    ),
   );
-  return rows[0] ?? null;
-}

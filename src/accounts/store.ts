@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/index.ts';
+import { firstRow, firstValue } from '../db/first-row.ts';
 import { sqlList } from '../lib/state-machine.ts';
 import { webhookEndpointMachine, type Role, type WebhookEndpointStatus } from './model.ts';
 import type { Environment } from '../lib/environment.ts';
@@ -75,14 +76,14 @@ export const insertWebhookEndpoint = (
     [w.id, w.merchantId, w.environment, w.apiKeyId, w.url, w.secret],
   );
 
-export async function findApiKeyByPrefix(db: Queryable, prefix: string): Promise<ApiKeyRow | null> {
-  const rows = await db.read<ApiKeyRow>(
-    'api_key_by_prefix',
-    'SELECT id, merchant_id, environment, prefix, key_hash, revoked_at, last_used_at FROM api_keys WHERE prefix = $1',
-    [prefix],
+export const findApiKeyByPrefix = (db: Queryable, prefix: string) =>
+  firstRow(
+    db.read<ApiKeyRow>(
+      'api_key_by_prefix',
+      'SELECT id, merchant_id, environment, prefix, key_hash, revoked_at, last_used_at FROM api_keys WHERE prefix = $1',
+      [prefix],
+    ),
   );
-  return rows[0] ?? null;
-}
 
 /** Writes last_used_at at most once a minute per key, so authentication stays a read. */
 export const touchApiKey = (db: Queryable, id: string) =>
@@ -99,33 +100,34 @@ export const revokeApiKey = (db: Queryable, id: string, merchantId: string, envi
   );
 
 /** A merchant's key named by its id or its visible prefix (either environment), revoked or not. */
-export async function findMerchantApiKey(db: Queryable, merchantId: string, idOrPrefix: string) {
-  const rows = await db.query<{ id: string; prefix: string; environment: Environment; revoked_at: Date | null }>(
-    'SELECT id, prefix, environment, revoked_at FROM api_keys WHERE merchant_id = $1 AND (id::text = $2 OR prefix = $2)',
-    [merchantId, idOrPrefix],
+export const findMerchantApiKey = (db: Queryable, merchantId: string, idOrPrefix: string) =>
+  firstRow(
+    db.query<{ id: string; prefix: string; environment: Environment; revoked_at: Date | null }>(
+      'SELECT id, prefix, environment, revoked_at FROM api_keys WHERE merchant_id = $1 AND (id::text = $2 OR prefix = $2)',
+      [merchantId, idOrPrefix],
+    ),
   );
-  return rows[0] ?? null;
-}
 
 /** The merchant's owner (the requester of payouts made with keys created outside the dashboard). */
-export async function findOwnerUserId(db: Queryable, merchantId: string): Promise<string | null> {
-  const rows = await db.query<{ id: string }>(
-    "SELECT id FROM users WHERE merchant_id = $1 AND role = 'owner' AND active ORDER BY created_at LIMIT 1",
-    [merchantId],
+export const findOwnerUserId = (db: Queryable, merchantId: string) =>
+  firstValue(
+    db.query<{ id: string }>(
+      "SELECT id FROM users WHERE merchant_id = $1 AND role = 'owner' AND active ORDER BY created_at LIMIT 1",
+      [merchantId],
+    ),
+    'id',
   );
-  return rows[0]?.id ?? null;
-}
 
-export async function findMerchant(db: Queryable, id: string) {
-  const rows = await db.query<{
-    id: string;
-    name: string;
-    email: string;
-    payout_approval_required: boolean;
-    created_at: Date;
-  }>('SELECT id, name, email, payout_approval_required, created_at FROM merchants WHERE id = $1', [id]);
-  return rows[0] ?? null;
-}
+export const findMerchant = (db: Queryable, id: string) =>
+  firstRow(
+    db.query<{
+      id: string;
+      name: string;
+      email: string;
+      payout_approval_required: boolean;
+      created_at: Date;
+    }>('SELECT id, name, email, payout_approval_required, created_at FROM merchants WHERE id = $1', [id]),
+  );
 
 export async function userEmailExists(db: Queryable, email: string): Promise<boolean> {
   const rows = await db.query('SELECT 1 FROM users WHERE lower(email) = lower($1)', [email]);
@@ -171,19 +173,19 @@ export const listEndpoints = (db: Queryable, merchantId: string, environment: En
     [merchantId, environment],
   );
 
-export async function findEndpoint(db: Queryable, merchantId: string, environment: Environment, id: string) {
-  const rows = await db.query<{
-    id: string;
-    url: string;
-    status: string;
-    api_key_id: string;
-    environment: Environment;
-  }>(
-    'SELECT id, url, status, api_key_id, environment FROM webhook_endpoints WHERE id = $1 AND merchant_id = $2 AND environment = $3',
-    [id, merchantId, environment],
+export const findEndpoint = (db: Queryable, merchantId: string, environment: Environment, id: string) =>
+  firstRow(
+    db.query<{
+      id: string;
+      url: string;
+      status: string;
+      api_key_id: string;
+      environment: Environment;
+    }>(
+      'SELECT id, url, status, api_key_id, environment FROM webhook_endpoints WHERE id = $1 AND merchant_id = $2 AND environment = $3',
+      [id, merchantId, environment],
+    ),
   );
-  return rows[0] ?? null;
-}
 
 export const setEndpointStatus = (db: Queryable, id: string, status: WebhookEndpointStatus, reason: string | null) =>
   // Enabled again: it starts with a clean record (failing_since: see events/store.noteEndpointFailure).
@@ -242,13 +244,13 @@ export async function merchantIdExists(db: Queryable, id: string): Promise<boole
 }
 
 /** The merchant's account-wide rules (the dashboard's Settings page). */
-export async function findMerchantRules(db: Queryable, merchantId: string) {
-  const rows = await db.query<{ payout_approval_required: boolean; second_factor_required: boolean }>(
-    'SELECT payout_approval_required, second_factor_required FROM merchants WHERE id = $1',
-    [merchantId],
+export const findMerchantRules = (db: Queryable, merchantId: string) =>
+  firstRow(
+    db.query<{ payout_approval_required: boolean; second_factor_required: boolean }>(
+      'SELECT payout_approval_required, second_factor_required FROM merchants WHERE id = $1',
+      [merchantId],
+    ),
   );
-  return rows[0] ?? null;
-}
 
 /** The merchant's users, the first created first. */
 export const listUsers = (db: Queryable, merchantId: string) =>
@@ -267,39 +269,29 @@ export const insertInvitedUser = (
     [u.id, u.merchantId, u.email, u.passwordHash, u.role, u.invitedByUserId],
   );
 
-export async function lockPayoutApprovalRequired(
-  tx: Queryable,
-  merchantId: string,
-): Promise<{ payout_approval_required: boolean } | null> {
-  const rows = await tx.query<{ payout_approval_required: boolean }>(
-    'SELECT payout_approval_required FROM merchants WHERE id = $1 FOR UPDATE',
-    [merchantId],
+export const lockPayoutApprovalRequired = (tx: Queryable, merchantId: string) =>
+  firstRow(
+    tx.query<{ payout_approval_required: boolean }>(
+      'SELECT payout_approval_required FROM merchants WHERE id = $1 FOR UPDATE',
+      [merchantId],
+    ),
   );
-  return rows[0] ?? null;
-}
 
 export const updatePayoutApprovalRequired = (tx: Queryable, merchantId: string, required: boolean) =>
   tx.query('UPDATE merchants SET payout_approval_required = $2 WHERE id = $1', [merchantId, required]);
 
-export async function findPayoutApprovalRequired(
-  db: Queryable,
-  merchantId: string,
-): Promise<{ payout_approval_required: boolean } | null> {
-  const rows = await db.query<{ payout_approval_required: boolean }>(
-    'SELECT payout_approval_required FROM merchants WHERE id = $1',
-    [merchantId],
+export const findPayoutApprovalRequired = (db: Queryable, merchantId: string) =>
+  firstRow(
+    db.query<{ payout_approval_required: boolean }>('SELECT payout_approval_required FROM merchants WHERE id = $1', [
+      merchantId,
+    ]),
   );
-  return rows[0] ?? null;
-}
 
 /** An active user (deactivated users decide nothing). */
-export async function findActiveUser(
-  db: Queryable,
-  id: string,
-): Promise<{ merchant_id: string; role: string; email: string } | null> {
-  const rows = await db.query<{ merchant_id: string; role: string; email: string }>(
-    'SELECT merchant_id, role, email FROM users WHERE id = $1 AND active',
-    [id],
+export const findActiveUser = (db: Queryable, id: string) =>
+  firstRow(
+    db.query<{ merchant_id: string; role: string; email: string }>(
+      'SELECT merchant_id, role, email FROM users WHERE id = $1 AND active',
+      [id],
+    ),
   );
-  return rows[0] ?? null;
-}

@@ -3,6 +3,7 @@
 // moved and created_at follows it, so a created range is one run of seq and keyset pages on seq never skip or
 // repeat a row, whatever is posted meanwhile (a newer row never gets a smaller seq than a committed one).
 import type { Queryable } from '../db/index.ts';
+import { firstValue } from '../db/first-row.ts';
 import { ListWhere } from '../db/paging.ts';
 import type { EntryKind } from '../ledger/model.ts';
 import type { BalanceTransactionRow, PeriodKindTotal } from './model.ts';
@@ -66,18 +67,14 @@ export function searchBalanceTransactions(
 }
 
 /** The seq of a movement of this merchant and environment, by its journal entry; null for anyone else's. */
-export async function findSeq(
-  db: Queryable,
-  merchantId: string,
-  environment: string,
-  entryId: string,
-): Promise<number | null> {
-  const rows = await db.query<{ seq: number }>(
-    'SELECT seq FROM balance_transactions WHERE entry_id = $1 AND merchant_id = $2 AND environment = $3',
-    [entryId, merchantId, environment],
+export const findSeq = (db: Queryable, merchantId: string, environment: string, entryId: string) =>
+  firstValue(
+    db.query<{ seq: number }>(
+      'SELECT seq FROM balance_transactions WHERE entry_id = $1 AND merchant_id = $2 AND environment = $3',
+      [entryId, merchantId, environment],
+    ),
+    'seq',
   );
-  return rows[0]?.seq ?? null;
-}
 
 /**
  * The first and last seq of the movements created in [from, before) (null when none): created_at follows seq,

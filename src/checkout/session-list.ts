@@ -2,6 +2,7 @@
 // each session's payment, so the attempt that paid is findable without the payer page.
 import type { ApiPrincipal } from '../lib/environment.ts';
 import type { Queryable } from '../db/index.ts';
+import { keysetPages } from '../db/keyset-pages.ts';
 import { errors } from '../lib/errors.ts';
 import { createdRange, cursorPosition } from '../lib/list-paging.ts';
 import type { Rail } from '../rails/registry.ts';
@@ -115,20 +116,10 @@ export function sessionsCreatedBetween(
   before: Date,
   pageRows: number,
 ): AsyncIterable<{ session: SessionRow; payment: SessionPayment | null }> {
-  return {
-    async *[Symbol.asyncIterator]() {
-      let after: { createdAt: Date; id: string } | undefined;
-      for (;;) {
-        const rows = await searchSessions(
-          db,
-          { ...owner, createdFrom: from, createdBefore: before, after, order: 'oldest' },
-          pageRows,
-        );
-        yield* rows;
-        if (rows.length < pageRows) return;
-        const last = rows.at(-1)!.session;
-        after = { createdAt: last.created_at, id: last.id };
-      }
-    },
-  };
+  return keysetPages(
+    pageRows,
+    (after) =>
+      searchSessions(db, { ...owner, createdFrom: from, createdBefore: before, after, order: 'oldest' }, pageRows),
+    ({ session }) => ({ createdAt: session.created_at, id: session.id }),
+  );
 }

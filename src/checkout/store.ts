@@ -1,4 +1,6 @@
 import { DbError, type Queryable } from '../db/index.ts';
+import { firstRow } from '../db/first-row.ts';
+import { ownedRow } from '../db/owned-row.ts';
 import type { FailureReason } from '../lib/payment-failures.ts';
 import { sqlList, type Transition } from '../lib/state-machine.ts';
 import {
@@ -57,49 +59,34 @@ export function sessionInsert(s: SessionRow): { sql: string; params: unknown[]; 
   };
 }
 
-/**
- * A session of this merchant and environment, or null: foreign ids look exactly like missing ones.
- * Found by primary key alone, the owner checked here: with merchant_id and environment in the WHERE
- * clause the planner may take a (merchant_id, environment, ...) index instead and scan every session
- * of the merchant (it does when statistics are missing: PGlite never analyzes, PostgreSQL not until
- * autovacuum gets to it; a 10,000-session merchant made each read ~1.4 ms of database time).
- */
-export async function findSession(
-  db: Queryable,
-  merchantId: string,
-  environment: string,
-  id: string,
-): Promise<SessionRow | null> {
-  const rows = await db.read<SessionRow>(
-    'session_by_id',
-    `SELECT ${SESSION_COLUMNS} FROM checkout_sessions WHERE id = $1`,
-    [id],
+/** A session of this merchant and environment, or null: foreign ids look exactly like missing ones (by primary key, see ownedRow). */
+export const findSession = (db: Queryable, merchantId: string, environment: string, id: string) =>
+  ownedRow(
+    firstRow(
+      db.read<SessionRow>('session_by_id', `SELECT ${SESSION_COLUMNS} FROM checkout_sessions WHERE id = $1`, [id]),
+    ),
+    merchantId,
+    environment,
   );
-  const row = rows[0];
-  return row && row.merchant_id === merchantId && row.environment === environment ? row : null;
-}
 
 /** Any session by id (payer endpoints: the unguessable id is the capability), with its merchant's name. */
-export async function findPublicSession(
-  db: Queryable,
-  id: string,
-): Promise<(SessionRow & { merchant_name: string }) | null> {
-  const rows = await db.read<SessionRow & { merchant_name: string }>(
-    'public_session_by_id',
-    `${PUBLIC_SESSION_SELECT} ${PUBLIC_SESSION_FROM}`,
-    [id],
+export const findPublicSession = (db: Queryable, id: string) =>
+  firstRow(
+    db.read<SessionRow & { merchant_name: string }>(
+      'public_session_by_id',
+      `${PUBLIC_SESSION_SELECT} ${PUBLIC_SESSION_FROM}`,
+      [id],
+    ),
   );
-  return rows[0] ?? null;
-}
 
-export async function lockSession(tx: Queryable, id: string): Promise<SessionRow | null> {
-  const rows = await tx.query<SessionRow>(
-    `SELECT ${SESSION_COLUMNS} FROM checkout_sessions WHERE id = $1 FOR UPDATE`,
-    [id],
-    'session_lock',
+export const lockSession = (tx: Queryable, id: string) =>
+  firstRow(
+    tx.query<SessionRow>(
+      `SELECT ${SESSION_COLUMNS} FROM checkout_sessions WHERE id = $1 FOR UPDATE`,
+      [id],
+      'session_lock',
+    ),
   );
-  return rows[0] ?? null;
-}
 
 export async function updateSessionStatus(
   tx: Queryable,
@@ -227,14 +214,14 @@ export const claimStatusChecks = (
     [firstAfterS, capS, limit, lateWindowS],
   );
 
-export async function findAttempt(db: Queryable, id: string, forUpdate = false): Promise<AttemptRow | null> {
-  const rows = await db.query<AttemptRow>(
-    `SELECT ${ATTEMPT_COLUMNS} FROM payment_attempts WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`,
-    [id],
-    forUpdate ? 'attempt_lock' : 'attempt_by_id',
+export const findAttempt = (db: Queryable, id: string, forUpdate = false) =>
+  firstRow(
+    db.query<AttemptRow>(
+      `SELECT ${ATTEMPT_COLUMNS} FROM payment_attempts WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`,
+      [id],
+      forUpdate ? 'attempt_lock' : 'attempt_by_id',
+    ),
   );
-  return rows[0] ?? null;
-}
 
 export const listAttempts = (db: Queryable, sessionId: string) =>
   db.query<AttemptRow>(
@@ -330,20 +317,20 @@ export async function writeAttemptProvider(
  * Moves a pending attempt's intent to the next provider after the previous one refused it before
  * accepting; null when the attempt changed meanwhile (decided, or already switched by someone else).
  */
-export async function switchAttemptProvider(
+export const switchAttemptProvider = (
   tx: Queryable,
   id: string,
   fromProvider: string,
   toProvider: string,
   providerReference: string,
-): Promise<AttemptRow | null> {
-  const rows = await tx.query<AttemptRow>(
-    `UPDATE payment_attempts SET provider = $3, provider_reference = $4, raw_status = 'CREATED', updated_at = now()
+) =>
+  firstRow(
+    tx.query<AttemptRow>(
+      `UPDATE payment_attempts SET provider = $3, provider_reference = $4, raw_status = 'CREATED', updated_at = now()
       WHERE id = $1 AND provider = $2 AND status = 'pending' RETURNING ${ATTEMPT_COLUMNS}`,
-    [id, fromProvider, toProvider, providerReference],
+      [id, fromProvider, toProvider, providerReference],
+    ),
   );
-  return rows[0] ?? null;
-}
 
 /** What the provider told about an attempt beyond its status (issue 31); a fact already known is kept when a later answer omits it. */
 export interface AttemptProviderFacts {
@@ -392,17 +379,13 @@ export async function countAttempts(tx: Queryable, sessionId: string): Promise<n
 }
 
 /** The attempt a provider's webhook or callback names by our reference with it. */
-export async function findAttemptByProviderReference(
-  db: Queryable,
-  provider: string,
-  providerReference: string,
-): Promise<AttemptRow | null> {
-  const rows = await db.query<AttemptRow>(
-    `SELECT ${ATTEMPT_COLUMNS} FROM payment_attempts WHERE provider = $1 AND provider_reference = $2 AND provider_reference <> ''`,
-    [provider, providerReference],
+export const findAttemptByProviderReference = (db: Queryable, provider: string, providerReference: string) =>
+  firstRow(
+    db.query<AttemptRow>(
+      `SELECT ${ATTEMPT_COLUMNS} FROM payment_attempts WHERE provider = $1 AND provider_reference = $2 AND provider_reference <> ''`,
+      [provider, providerReference],
+    ),
   );
-  return rows[0] ?? null;
-}
 
 export async function countFailedAttempts(tx: Queryable, sessionId: string): Promise<number> {
   const rows = await tx.query<{ n: number }>(
@@ -468,27 +451,19 @@ export async function insertCashSlip(
   return rows[0]!;
 }
 
-export async function findSlipByAttempt(db: Queryable, attemptId: string): Promise<CashSlipRow | null> {
-  const rows = await db.query<CashSlipRow>(`SELECT ${SLIP_COLUMNS} FROM cash_slips WHERE attempt_id = $1`, [attemptId]);
-  return rows[0] ?? null;
-}
+export const findSlipByAttempt = (db: Queryable, attemptId: string) =>
+  firstRow(db.query<CashSlipRow>(`SELECT ${SLIP_COLUMNS} FROM cash_slips WHERE attempt_id = $1`, [attemptId]));
 
-export async function findSlipByReference(
-  db: Queryable,
-  reference: string,
-  forUpdate = false,
-): Promise<CashSlipRow | null> {
-  const rows = await db.query<CashSlipRow>(
-    `SELECT ${SLIP_COLUMNS} FROM cash_slips WHERE reference = $1${forUpdate ? ' FOR UPDATE' : ''}`,
-    [reference],
+export const findSlipByReference = (db: Queryable, reference: string, forUpdate = false) =>
+  firstRow(
+    db.query<CashSlipRow>(
+      `SELECT ${SLIP_COLUMNS} FROM cash_slips WHERE reference = $1${forUpdate ? ' FOR UPDATE' : ''}`,
+      [reference],
+    ),
   );
-  return rows[0] ?? null;
-}
 
-export async function findSlipByToken(db: Queryable, token: string): Promise<CashSlipRow | null> {
-  const rows = await db.query<CashSlipRow>(`SELECT ${SLIP_COLUMNS} FROM cash_slips WHERE slip_token = $1`, [token]);
-  return rows[0] ?? null;
-}
+export const findSlipByToken = (db: Queryable, token: string) =>
+  firstRow(db.query<CashSlipRow>(`SELECT ${SLIP_COLUMNS} FROM cash_slips WHERE slip_token = $1`, [token]));
 
 export const updateSlipStatus = (tx: Queryable, id: string, move: Transition<CashSlipStatus>) =>
   tx.query(
@@ -563,23 +538,20 @@ export interface PublicLineItem {
 }
 
 /** The payer view's data in one round trip: the session, its merchant's name and its invoice's lines. */
-export async function findPublicSessionWithLines(
-  db: Queryable,
-  id: string,
-): Promise<(SessionRow & { merchant_name: string; line_items: PublicLineItem[] }) | null> {
-  const rows = await db.read<SessionRow & { merchant_name: string; line_items: PublicLineItem[] }>(
-    'public_session_with_lines',
-    `${PUBLIC_SESSION_SELECT},
+export const findPublicSessionWithLines = (db: Queryable, id: string) =>
+  firstRow(
+    db.read<SessionRow & { merchant_name: string; line_items: PublicLineItem[] }>(
+      'public_session_with_lines',
+      `${PUBLIC_SESSION_SELECT},
             -- The ordered aggregate costs more than the probe even over no rows: only aggregate when there are lines.
             CASE WHEN EXISTS (SELECT 1 ${SESSION_INVOICE_LINES})
                  THEN (SELECT json_agg(json_build_object('code', l.code, 'name', l.name, 'amount_minor', l.amount_minor, 'currency', l.currency)
                                        ORDER BY l.created_at, l.code) ${SESSION_INVOICE_LINES})
                  ELSE '[]'::json END AS line_items
        ${PUBLIC_SESSION_FROM}`,
-    [id],
+      [id],
+    ),
   );
-  return rows[0] ?? null;
-}
 
 export interface SessionListFilter {
   merchantId: string;

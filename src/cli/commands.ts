@@ -11,6 +11,7 @@ import { createMerchant, findMerchant, listApiKeys, merchantIdExists } from '../
 import { createSignInLinkForEmail, SIGN_IN_LINK_LIFETIME_S, signInLinkUrl } from '../accounts/sign-in-links.ts';
 import { isUuid } from '../lib/ids.ts';
 import { audit } from '../audit/log.ts';
+import type { Db } from '../db/index.ts';
 import { migrate } from '../db/migrate.ts';
 import { SikaError } from '../lib/errors.ts';
 import { listWebhookEndpoints, rotateAnyWebhookSecret } from '../accounts/webhook-endpoints.ts';
@@ -18,18 +19,15 @@ import { replayEvent } from '../events/replay.ts';
 import * as events from '../events/queries.ts';
 import { setPayoutAccess } from '../payouts/settings.ts';
 import { createOperator } from '../ops/service.ts';
-import { UsageError, type CliIo, type CommandSpec } from './common.ts';
+import { JSON_OPTION, str, UsageError, type CliIo, type CommandSpec } from './common.ts';
 import { STATEMENTS_IMPORT } from './statements.ts';
 
 /** `sika events list`: rows shown by default and at most. */
 const EVENTS_LIST_ROWS_DEFAULT = 20;
 const EVENTS_LIST_ROWS_MAX = 1_000;
 
-const JSON_OPTION = { type: 'boolean', description: 'the result as JSON', default: false } as const;
 const MERCHANT_OPTION = { type: 'string', value: 'ID', description: "the merchant's id (merchant_id)" } as const;
-
-const str = (value: string | boolean | undefined): string | undefined =>
-  typeof value === 'string' ? value : undefined;
+const ENVIRONMENT_OPTION = { type: 'string', value: 'test|live', description: 'which environment' } as const;
 
 function environmentOption(value: string | undefined, required: boolean): Environment | null {
   if (value === undefined && !required) return null;
@@ -73,6 +71,14 @@ function merchantKeysOf(merchantId: string | undefined, command: string): string
   if (!merchantId || !isUuid(merchantId))
     throw new UsageError(`${command} needs --merchant MERCHANT_ID (a uuid)`, command);
   return merchantId;
+}
+
+/** Runs fn on the storage once the merchant is known to exist (NOT_FOUND otherwise). */
+function withMerchant<T>(io: CliIo, merchantId: string, fn: (db: Db) => Promise<T>): Promise<T> {
+  return io.withDb(async (db) => {
+    if (!(await findMerchant(db, merchantId))) throw new SikaError('NOT_FOUND', `merchant ${merchantId} not found`);
+    return fn(db);
+  });
 }
 
 /** Every command, in the order `sika --help` lists them. */
@@ -369,7 +375,7 @@ export const COMMANDS: CommandSpec[] = [
       'Shows, or as an operator changes, payout access, pause and limits (payout access is off in Live\n      until turned on here).',
     options: {
       merchant: MERCHANT_OPTION,
-      environment: { type: 'string', value: 'test|live', description: 'which environment' },
+      environment: ENVIRONMENT_OPTION,
       access: { type: 'string', value: 'on|off', description: 'payout access' },
       paused: { type: 'string', value: 'on|off', description: 'pause or resume payouts' },
       limit: { type: 'string', value: 'PESEWAS', description: 'the largest payout' },
@@ -413,22 +419,21 @@ export const COMMANDS: CommandSpec[] = [
     summary: "The merchant's API keys (prefix, environment, created, last used, revoked); never the secret.",
     options: {
       merchant: MERCHANT_OPTION,
-      environment: { type: 'string', value: 'test|live', description: 'only this environment' },
+      environment: { ...ENVIRONMENT_OPTION, description: 'only this environment' },
       json: JSON_OPTION,
     },
     async run(values, _positionals, io) {
       const merchantId = merchantKeysOf(str(values.merchant), 'keys list');
       const environment = environmentOption(str(values.environment), false);
-      const keys = await io.withDb(async (db) => {
-        if (!(await findMerchant(db, merchantId))) throw new SikaError('NOT_FOUND', `merchant ${merchantId} not found`);
-        return (
+      const keys = await withMerchant(io, merchantId, async (db) =>
+        (
           await Promise.all(
             (environment ? [environment] : ENVIRONMENTS).map((e) =>
               listApiKeys(db, merchantId, e).then((rows) => rows.map((row) => ({ ...row, environment: e }))),
             ),
           )
-        ).flat();
-      });
+        ).flat(),
+      );
       if (values.json)
         io.out(
           JSON.stringify(
@@ -456,16 +461,15 @@ export const COMMANDS: CommandSpec[] = [
     summary: "A new API key (shown once), created on behalf of the merchant's owner.",
     options: {
       merchant: MERCHANT_OPTION,
-      environment: { type: 'string', value: 'test|live', description: 'which environment' },
+      environment: ENVIRONMENT_OPTION,
       json: JSON_OPTION,
     },
     async run(values, _positionals, io) {
       const merchantId = merchantKeysOf(str(values.merchant), 'keys create');
       const environment = environmentOption(str(values.environment), true)!;
-      const key = await io.withDb(async (db) => {
-        if (!(await findMerchant(db, merchantId))) throw new SikaError('NOT_FOUND', `merchant ${merchantId} not found`);
-        return createApiKey(db, { merchantId, environment, actor: io.actor });
-      });
+      const key = await withMerchant(io, merchantId, (db) =>
+        createApiKey(db, { merchantId, environment, actor: io.actor }),
+      );
       if (values.json) io.out(JSON.stringify({ id: key.id, prefix: key.prefix, environment, api_key: key.key }));
       else io.out(`API key ${key.id} (${environment}) created:\n  ${key.key}\nIt is shown once; store it now.`);
     },
@@ -481,10 +485,9 @@ export const COMMANDS: CommandSpec[] = [
       const idOrPrefix = positionals[0];
       if (!idOrPrefix)
         throw new UsageError('keys revoke needs a KEY_ID or the key prefix (sika keys list shows them)', 'keys revoke');
-      const revoked = await io.withDb(async (db) => {
-        if (!(await findMerchant(db, merchantId))) throw new SikaError('NOT_FOUND', `merchant ${merchantId} not found`);
-        return revokeMerchantApiKey(db, { merchantId, idOrPrefix, actor: io.actor });
-      });
+      const revoked = await withMerchant(io, merchantId, (db) =>
+        revokeMerchantApiKey(db, { merchantId, idOrPrefix, actor: io.actor }),
+      );
       if (!revoked) throw new SikaError('NOT_FOUND', `merchant ${merchantId} has no API key ${idOrPrefix}`);
       io.out(
         revoked.alreadyRevoked

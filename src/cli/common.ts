@@ -71,6 +71,13 @@ export interface OptionSpec {
   default?: string | boolean;
 }
 
+/** --json: every command that prints a result can print it as JSON instead. */
+export const JSON_OPTION = { type: 'boolean', description: 'the result as JSON', default: false } as const;
+
+/** A string option's value (undefined when not given). */
+export const str = (value: string | boolean | undefined): string | undefined =>
+  typeof value === 'string' ? value : undefined;
+
 /** One command: its words, synopsis, help text, options, and what it does. */
 export interface CommandSpec {
   /** 'merchant create', 'migrate' */

@@ -7,7 +7,7 @@ import { collectionAccounts } from '../rails/bank-transfer/accounts.ts';
 import { STATEMENT_BYTES_MAX } from '../statements/model.ts';
 import { refundDuplicatePayment } from '../refunds/sika-refunds.ts';
 import { importStatement } from '../statements/service.ts';
-import { UsageError, type CommandSpec } from './common.ts';
+import { JSON_OPTION, str, UsageError, type CommandSpec } from './common.ts';
 
 export const STATEMENTS_USAGE = `usage: sika statements import FILE --bank CODE [--columns MAPPING] [--force-reason TEXT] [--json]
 
@@ -45,13 +45,13 @@ export const STATEMENTS_IMPORT: CommandSpec = {
       value: 'TEXT',
       description: 'import a file imported before anyway, for this reason',
     },
-    json: { type: 'boolean', description: 'the result as JSON', default: false },
+    json: JSON_OPTION,
   },
   positionals: 1,
   async run(values, positionals, io) {
     const [file] = positionals;
     if (!file) throw new UsageError('statements import takes one statement FILE', 'statements import');
-    const bank = typeof values.bank === 'string' ? values.bank : undefined;
+    const bank = str(values.bank);
     if (!bank)
       throw new UsageError(
         'statements import needs --bank CODE (the bank the statement is from, e.g. GCB)',
@@ -70,10 +70,10 @@ export const STATEMENTS_IMPORT: CommandSpec = {
     if (size > STATEMENT_BYTES_MAX)
       throw new Error(`${file} is larger than ${STATEMENT_BYTES_MAX / (1024 * 1024)} MB; split the statement by date`);
     const csv = await readFile(path);
-    const columns = typeof values.columns === 'string' ? values.columns : '';
+    const columns = str(values.columns) ?? '';
     const result = await io.withDb(async (db) => {
       const { checkoutUrlHost } = await io.deployment(db);
-      const forceReason = typeof values['force-reason'] === 'string' ? values['force-reason'] : null;
+      const forceReason = str(values['force-reason']) ?? null;
       return importStatement(db, {
         bankCode: bank,
         fileName: basename(file),

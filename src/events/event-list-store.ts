@@ -1,6 +1,7 @@
 // The merchant API's event list (GET /api/v1/events): a merchant's own events of one environment, newest
 // first, keyset-paged on (created_at, id) like sessions and refunds.
 import type { Queryable } from '../db/index.ts';
+import { firstRow } from '../db/first-row.ts';
 import { keysetOrder, ListWhere } from '../db/paging.ts';
 
 const KEYSET = ['created_at', 'id'] as const;
@@ -21,18 +22,13 @@ export interface EventRow {
   payload: string;
 }
 
-export async function findMerchantEvent(
-  db: Queryable,
-  merchantId: string,
-  environment: string,
-  id: string,
-): Promise<EventRow | null> {
-  const rows = await db.query<EventRow>(
-    'SELECT id, created_at, payload FROM events WHERE id = $1 AND merchant_id = $2 AND environment = $3',
-    [id, merchantId, environment],
+export const findMerchantEvent = (db: Queryable, merchantId: string, environment: string, id: string) =>
+  firstRow(
+    db.query<EventRow>(
+      'SELECT id, created_at, payload FROM events WHERE id = $1 AND merchant_id = $2 AND environment = $3',
+      [id, merchantId, environment],
+    ),
   );
-  return rows[0] ?? null;
-}
 
 export function searchEvents(db: Queryable, search: EventSearch, limit: number): Promise<EventRow[]> {
   const where = new ListWhere({ merchant_id: search.merchantId, environment: search.environment });

@@ -21,3 +21,13 @@ export function principalOf(request: FastifyRequest): ApiPrincipal {
   if (!request.principal) throw errors.unauthorized();
   return request.principal;
 }
+
+/**
+ * The principal of a Test simulator's route (`objects`: what it moves on, e.g. 'Payouts'): a Live key is 403
+ * before any lookup, so it gets the same answer whatever the id.
+ */
+export function simulatorPrincipalOf(request: FastifyRequest, objects: string): ApiPrincipal {
+  const principal = principalOf(request);
+  if (principal.environment !== 'test') throw errors.forbidden(`${objects} can be simulated with Test keys only.`);
+  return principal;
+}

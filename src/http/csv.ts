@@ -5,9 +5,10 @@
 // neutralising, GHS decimals) are src/lib/csv-columns.ts.
 import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { TSchema } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { cellsOf, type CsvColumn } from '../lib/csv-columns.ts';
+import { errorResponses } from './schemas.ts';
 
 export { csvColumn, ghsDecimal, neutraliseFormula, type CsvColumn } from '../lib/csv-columns.ts';
 
@@ -79,13 +80,59 @@ export function listResponse(json: TSchema, exportPath: string) {
 export async function listReply<Row>(
   request: FastifyRequest,
   reply: FastifyReply,
-  list: {
-    json: () => unknown;
-    columns: readonly CsvColumn<Row>[];
-    csv: () => { filename: string; rows: AsyncIterable<Row> } | Promise<{ filename: string; rows: AsyncIterable<Row> }>;
-  },
+  list: { json: () => unknown; columns: readonly CsvColumn<Row>[]; csv: () => CsvFile<Row> | Promise<CsvFile<Row>> },
 ): Promise<unknown> {
   if (!wantsCsv(request)) return list.json();
   const file = await list.csv();
   return sendCsv(reply, { filename: file.filename, columns: list.columns, rows: file.rows });
+}
+
+/** A CSV file's name and rows, as an export reads them for one request. */
+export interface CsvFile<Row> {
+  filename: string;
+  rows: AsyncIterable<Row>;
+}
+
+type ListRequest<Query extends TSchema> = FastifyRequest<{ Querystring: Static<Query> }>;
+
+/** A list route (listRoute): its schema without the answers, the list, its CSV file and how each is read. */
+export interface ListRoute<Query extends TSchema, Row> {
+  /** The operation (operationId, tags, security, summary, description) and its querystring. */
+  schema: Omit<FastifySchema, 'response'> & { querystring: Query };
+  /** The JSON answer: a named schema (with an $id). */
+  list: TSchema;
+  /** The export operation that documents the same rows as a CSV file (listResponse). */
+  exportPath: string;
+  columns: readonly CsvColumn<Row>[];
+  json(request: ListRequest<Query>): unknown;
+  csv(request: ListRequest<Query>): CsvFile<Row> | Promise<CsvFile<Row>>;
+}
+
+/**
+ * GET `path`, a list that answers a CSV file of the same rows to `Accept: text/csv` (listReply), with its
+ * answers in the document: the list (listResponse), and the errors of a list (a bad query, no key, too many).
+ */
+export function listRoute<Query extends TSchema, Row>(
+  app: FastifyInstance,
+  path: string,
+  route: ListRoute<Query, Row>,
+): void {
+  app.get<{ Querystring: Static<Query> }>(
+    path,
+    {
+      schema: {
+        ...route.schema,
+        response: {
+          200: listResponse(Type.Ref(route.list.$id!), route.exportPath),
+          ...errorResponses(400, 401, 429),
+        },
+      },
+    },
+    async (request, reply) =>
+      listReply(request, reply, {
+        json: () => route.json(request),
+        columns: route.columns,
+        csv: () => route.csv(request),
+      }),
+  );
 }

@@ -3,6 +3,7 @@
 // statement that puts a completed claim in front of a caller's insert. When to claim, replay, refuse or
 // take over, and the lease and the retention, are idempotency.ts's; this module runs what it is told to.
 import type { Queryable } from '../db/index.ts';
+import { firstRow } from '../db/first-row.ts';
 
 /** A key's scope: the merchant, the environment and the Idempotency-Key. */
 export type KeyScope = readonly [merchantId: string, environment: string, key: string];
@@ -46,21 +47,16 @@ export const completeKey = (tx: Queryable, scope: KeyScope, status: number, body
   );
 
 /** The key as stored, or null when there is none (a claim rolled back meanwhile). */
-export async function findStoredKey(
-  db: Queryable,
-  scope: KeyScope,
-  inFlightLeaseS: number,
-  ttlHours: number,
-): Promise<StoredKey | null> {
-  const rows = await db.query<StoredKey>(
-    `SELECT request_hash, state, response_status, response_body,
+export const findStoredKey = (db: Queryable, scope: KeyScope, inFlightLeaseS: number, ttlHours: number) =>
+  firstRow(
+    db.query<StoredKey>(
+      `SELECT request_hash, state, response_status, response_body,
               created_at < now() - make_interval(secs => $4) AS stale,
               created_at < now() - make_interval(hours => $5) AS expired
          FROM idempotency_keys WHERE merchant_id = $1 AND environment = $2 AND key = $3`,
-    [...scope, inFlightLeaseS, ttlHours],
+      [...scope, inFlightLeaseS, ttlHours],
+    ),
   );
-  return rows[0] ?? null;
-}
 
 /** Frees the key when it is older than the retention. */
 export const deleteExpiredKey = (db: Queryable, scope: KeyScope, ttlHours: number) =>

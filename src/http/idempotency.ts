@@ -54,6 +54,11 @@ export type IdempotentWork<Body = unknown> =
   | { run: (tx: Queryable) => Promise<IdempotentResult<Body>>; withoutKey?: () => Promise<IdempotentResult<Body>> }
   | { insert: { outcome: IdempotentResult<Body>; effect: OneStatementInsert } };
 
+/** The work of most idempotent routes: `effect` in the key's transaction, answered with `status` and what it returns. */
+export function transactionWork<Body>(status: number, effect: (tx: Queryable) => Promise<Body>): IdempotentWork<Body> {
+  return { run: async (tx) => ({ status, body: await effect(tx) }) };
+}
+
 /**
  * Whose keys a request's Idempotency-Key is one of. An API-key route: the key's merchant and environment. A
  * public payer route (no API key; issue 31's cancel) sets its own before returning its work: the session's

@@ -45,17 +45,23 @@ function ajvPair(externalSchemas: Schemas) {
     httpPart === 'body' ? bodyAjv.compile(schema) : textAjv.compile(schema);
 }
 
-/** A validator that compiles on its first call; Fastify reads errors and schemaEnv from it as from Ajv's. */
-function lazyValidator(compile: () => Validate, pending: Set<() => void>): Validate {
-  let compiled: Validate | null = null;
-  const get = (): Validate => {
-    if (!compiled) {
+/** `compile`'s result, compiled on the first call; until then it waits in `pending` (compileAll). */
+function onFirstUse<T>(compile: () => T, pending: Set<() => void>): () => T {
+  let compiled: T | null = null;
+  const get = (): T => {
+    if (compiled === null) {
       compiled = compile();
       pending.delete(get);
     }
     return compiled;
   };
   pending.add(get);
+  return get;
+}
+
+/** A validator that compiles on its first call; Fastify reads errors and schemaEnv from it as from Ajv's. */
+function lazyValidator(compile: () => Validate, pending: Set<() => void>): Validate {
+  const get = onFirstUse(compile, pending);
   const validate = ((data: unknown, context?: Parameters<Validate>[1]) => {
     const inner = get();
     const result = inner(data, context);
@@ -68,15 +74,7 @@ function lazyValidator(compile: () => Validate, pending: Set<() => void>): Valid
 }
 
 function lazySerializer(compile: () => Serialize, pending: Set<() => void>): Serialize {
-  let compiled: Serialize | null = null;
-  const get = (): Serialize => {
-    if (!compiled) {
-      compiled = compile();
-      pending.delete(get);
-    }
-    return compiled;
-  };
-  pending.add(get);
+  const get = onFirstUse(compile, pending);
   return (data) => get()(data);
 }
 

@@ -93,6 +93,26 @@ export function described<T extends TSchema>(schema: T, description: string): TS
   return { ...schema, description };
 }
 
+/**
+ * A page of a cursor-paged list (GET /api/v1/sessions, /refunds, /balance/transactions): the named schema
+ * `item`'s objects, and whether to ask again with starting_after.
+ */
+export const CursorPage = (item: string, names: { $id: string; title: string }) =>
+  Type.Object(
+    {
+      object: Type.Literal('list'),
+      data: Type.Array(Type.Ref(item)),
+      has_more: Type.Boolean({ description: 'Ask again with starting_after = the last id for the next page.' }),
+    },
+    names,
+  );
+
+/** A Test simulator's answers (POST /api/v1/test/.../simulate): the object moved on, or why not (a Live key: 403). */
+export const simulatorResponses = (moved: TSchema, description: string): Record<number, TSchema> => ({
+  200: described(moved, description),
+  ...errorResponses(400, 401, 403, 404, 409, 422, 429),
+});
+
 /** A file download in the OpenAPI document (the payload is a Buffer, sent as it is), in one of its content types. */
 export const fileResponse = (contentTypes: string | readonly string[], description: string) => ({
   description,

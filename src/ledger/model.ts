@@ -253,14 +253,15 @@ export function payoutTotalMinor(p: PayoutAmounts): number {
   return total;
 }
 
+/** amountMinor leaves `from` for `to` (debit positive: `from` is debited, `to` credited). */
+const moveLines = (from: AccountKind, to: AccountKind, amountMinor: number): Line[] => [
+  { account: from, amountMinor },
+  { account: to, amountMinor: -amountMinor },
+];
+
 /** Phase one: reserve amount + fee (available -> held). */
-export function payoutHoldLines(p: PayoutAmounts): Line[] {
-  const total = payoutTotalMinor(p);
-  return [
-    { account: 'merchant_available', amountMinor: total },
-    { account: 'merchant_held', amountMinor: -total },
-  ];
-}
+export const payoutHoldLines = (p: PayoutAmounts): Line[] =>
+  moveLines('merchant_available', 'merchant_held', payoutTotalMinor(p));
 
 /** Amount plus fee leave `from` to the recipient (amount) and to our fees (fee). */
 function payoutPaymentLines(p: PayoutAmounts, from: 'merchant_held' | 'merchant_available'): Line[] {
@@ -290,25 +291,20 @@ export function payoutReturnLines(p: PayoutAmounts): Line[] {
   ].filter((line): line is Line => line.amountMinor !== 0);
 }
 
-/** A refund while pending: its amount is held (available -> held). */
-export function refundHoldLines(amountMinor: number): Line[] {
+/** A refund's amount, asserted a positive safe integer. */
+function refundMinor(amountMinor: number): number {
   assertAmount(amountMinor, 'refund amountMinor');
   if (amountMinor < 1) fail(`refund of ${amountMinor}`);
-  return [
-    { account: 'merchant_available', amountMinor },
-    { account: 'merchant_held', amountMinor: -amountMinor },
-  ];
+  return amountMinor;
 }
 
+/** A refund while pending: its amount is held (available -> held). */
+export const refundHoldLines = (amountMinor: number): Line[] =>
+  moveLines('merchant_available', 'merchant_held', refundMinor(amountMinor));
+
 /** A refund paid: the hold leaves to the payer through the provider's clearing (the payment came in there). */
-export function refundPostLines(amountMinor: number): Line[] {
-  assertAmount(amountMinor, 'refund amountMinor');
-  if (amountMinor < 1) fail(`refund of ${amountMinor}`);
-  return [
-    { account: 'merchant_held', amountMinor },
-    { account: 'provider_clearing', amountMinor: -amountMinor },
-  ];
-}
+export const refundPostLines = (amountMinor: number): Line[] =>
+  moveLines('merchant_held', 'provider_clearing', refundMinor(amountMinor));
 
 /** A refund failed or was not approved: the hold goes back to available. */
 export const refundVoidLines = (amountMinor: number): Line[] => oppositeLines(refundHoldLines(amountMinor));

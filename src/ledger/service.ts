@@ -38,6 +38,7 @@ import {
   type Line,
   type PaymentCredit,
   type PayoutAmounts,
+  type ReferenceType,
 } from './model.ts';
 import * as store from './store.ts';
 
@@ -171,6 +172,24 @@ async function writeOn(tx: Queryable, entry: EntryInput, accounts: store.Account
   return { entryId: planned.id };
 }
 
+/** An entry of one merchant's object (referenceType, referenceId); reversesEntryId the entry it resolves or reverses. */
+const entryOf = (
+  owner: { merchantId: string; environment: Environment },
+  referenceType: ReferenceType,
+  referenceId: string,
+  kind: EntryKind,
+  lines: readonly Line[],
+  reversesEntryId: string | null = null,
+): EntryInput => ({
+  merchantId: owner.merchantId,
+  environment: owner.environment,
+  kind,
+  referenceType,
+  referenceId,
+  reversesEntryId,
+  lines,
+});
+
 /** The entry an operation builds on, for this merchant and environment. */
 async function requireEntry(
   tx: Queryable,
@@ -257,15 +276,17 @@ export async function applyAllPendingCredits(db: Queryable, ownersMax = 100): Pr
  */
 export async function reversePayment(tx: Queryable, p: PaymentRef): Promise<{ entryId: string }> {
   const credit = await requireEntry(tx, p, 'payment', p.paymentId, 'payment_credit');
-  return post(tx, {
-    merchantId: p.merchantId,
-    environment: p.environment,
-    kind: 'payment_reversal',
-    referenceType: 'payment',
-    referenceId: p.paymentId,
-    reversesEntryId: credit.id,
-    lines: oppositeLines(await store.entryLines(tx, credit.id)),
-  });
+  return post(
+    tx,
+    entryOf(
+      p,
+      'payment',
+      p.paymentId,
+      'payment_reversal',
+      oppositeLines(await store.entryLines(tx, credit.id)),
+      credit.id,
+    ),
+  );
 }
 
 // ---------- payouts: two-phase transfers (hold, then post or void exactly once; return after post) ----------
@@ -278,20 +299,8 @@ export interface PayoutMoney extends PayoutAmounts {
   payoutId: string;
 }
 
-const payoutEntry = (
-  p: PayoutMoney,
-  kind: EntryKind,
-  lines: Line[],
-  reversesEntryId: string | null = null,
-): EntryInput => ({
-  merchantId: p.merchantId,
-  environment: p.environment,
-  kind,
-  referenceType: 'payout',
-  referenceId: p.payoutId,
-  reversesEntryId,
-  lines,
-});
+const payoutEntry = (p: PayoutMoney, kind: EntryKind, lines: Line[], reversesEntryId: string | null = null) =>
+  entryOf(p, 'payout', p.payoutId, kind, lines, reversesEntryId);
 
 /** The hold a resolution resolves; the resolution must release exactly what it reserved (else a bug). */
 async function requireHold(tx: Queryable, p: PayoutMoney): Promise<string> {
@@ -396,20 +405,8 @@ export interface RefundMoney {
   amountMinor: number;
 }
 
-const refundEntry = (
-  r: RefundMoney,
-  kind: EntryKind,
-  lines: Line[],
-  reversesEntryId: string | null = null,
-): EntryInput => ({
-  merchantId: r.merchantId,
-  environment: r.environment,
-  kind,
-  referenceType: 'refund',
-  referenceId: r.refundId,
-  reversesEntryId,
-  lines,
-});
+const refundEntry = (r: RefundMoney, kind: EntryKind, lines: Line[], reversesEntryId: string | null = null) =>
+  entryOf(r, 'refund', r.refundId, kind, lines, reversesEntryId);
 
 /** A new refund's amount is held from available. InsufficientFundsError when available cannot cover it; exactly once. */
 export function holdRefund(tx: Queryable, r: RefundMoney): Promise<{ entryId: string }> {

@@ -164,26 +164,13 @@ export function entriesCtes(
   if (!first || entries.some((e) => e.merchantId !== first.merchantId || e.environment !== first.environment)) {
     throw new Error('ledger assertion failed: one statement writes entries of one merchant and environment');
   }
+  const entryColumn = (value: (e: NewEntry) => unknown, cast: string) => s.p(entries.map(value), cast);
+  const lineColumn = (value: (l: NewLine) => unknown, cast: string) => s.p(lines.map(value), cast);
   return `ledger_entry AS (
        INSERT INTO journal_entries (id, merchant_id, environment, kind, reference_type, reference_id, reverses_entry_id)
        SELECT given.id, ${s.p(first.merchantId, 'uuid')}, ${s.p(first.environment, 'text')}, given.kind, given.reference_type, given.reference_id, given.reverses_entry_id
-         FROM unnest(${s.p(
-           entries.map((e) => e.id),
-           'uuid[]',
-         )}, ${s.p(
-           entries.map((e) => e.kind),
-           'text[]',
-         )}, ${s.p(
-           entries.map((e) => e.referenceType),
-           'text[]',
-         )},
-                     ${s.p(
-                       entries.map((e) => e.referenceId),
-                       'text[]',
-                     )}, ${s.p(
-                       entries.map((e) => e.reversesEntryId),
-                       'uuid[]',
-                     )})
+         FROM unnest(${entryColumn((e) => e.id, 'uuid[]')}, ${entryColumn((e) => e.kind, 'text[]')}, ${entryColumn((e) => e.referenceType, 'text[]')},
+                     ${entryColumn((e) => e.referenceId, 'text[]')}, ${entryColumn((e) => e.reversesEntryId, 'uuid[]')})
               AS given (id, kind, reference_type, reference_id, reverses_entry_id)
         WHERE ${onlyIf}
        ${ifPosted === 'skip' ? 'ON CONFLICT DO NOTHING' : ''}
@@ -191,16 +178,7 @@ export function entriesCtes(
      ), ledger_line AS (
        INSERT INTO journal_lines (entry_id, account_id, amount_minor)
        SELECT given.entry_id, given.account_id, given.amount_minor
-         FROM unnest(${s.p(
-           lines.map((l) => l.entryId),
-           'uuid[]',
-         )}, ${s.p(
-           lines.map((l) => l.accountId),
-           'uuid[]',
-         )}, ${s.p(
-           lines.map((l) => l.amountMinor),
-           'bigint[]',
-         )})
+         FROM unnest(${lineColumn((l) => l.entryId, 'uuid[]')}, ${lineColumn((l) => l.accountId, 'uuid[]')}, ${lineColumn((l) => l.amountMinor, 'bigint[]')})
               AS given (entry_id, account_id, amount_minor)
         WHERE given.entry_id IN (SELECT id FROM ledger_entry)
        RETURNING entry_id, account_id, amount_minor

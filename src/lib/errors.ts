@@ -9,170 +9,112 @@ interface CatalogueEntry {
   retryable: boolean;
 }
 
+/** An error the same request meets again: the caller must change something first. */
+const permanent = (meaning: string) => ({ meaning, retryable: false }) as const;
+/** An error the same request, sent again later unchanged, can get past (TigerBeetle's transient()). */
+const transient = (meaning: string) => ({ meaning, retryable: true }) as const;
+
 export const ERROR_CATALOGUE = {
   // Requests
-  INVALID_ARGUMENT: {
-    meaning: 'The request is malformed or a field is invalid; `fields` names each problem.',
-    retryable: false,
-  },
-  UNAUTHORIZED: { meaning: 'No valid API key (or console session) came with the request.', retryable: false },
-  FORBIDDEN: {
-    meaning: 'The caller is known but may not do this (role, account setting or missing pairing).',
-    retryable: false,
-  },
-  NOT_FOUND: { meaning: 'No such object for this merchant and environment, or no such route.', retryable: false },
-  METHOD_NOT_ALLOWED: { meaning: 'The route exists but not for this method.', retryable: false },
-  URI_TOO_LONG: { meaning: 'A path segment is longer than any id the route takes.', retryable: false },
-  PAYLOAD_TOO_LARGE: { meaning: 'The request body or an uploaded file is over its limit.', retryable: false },
-  UNSUPPORTED_MEDIA_TYPE: {
-    meaning:
-      'The body (or uploaded file) is of a type this route does not take, in a charset other than UTF-8, or compressed (a Content-Encoding other than identity).',
-    retryable: false,
-  },
-  RATE_LIMITED: { meaning: 'Too many requests; wait retry_after_seconds.', retryable: true },
-  IDEMPOTENCY_KEY_REUSED: {
-    meaning: 'The Idempotency-Key was used before with a different request body.',
-    retryable: false,
-  },
-  IDEMPOTENCY_KEY_IN_FLIGHT: { meaning: 'A request with this Idempotency-Key is still running.', retryable: true },
-  SERVICE_UNAVAILABLE: {
-    meaning:
-      'Storage is momentarily unavailable (a restart, a database failover); retry with the same Idempotency-Key or client_reference: the request takes effect at most once.',
-    retryable: true,
-  },
-  INTERNAL: { meaning: 'An unexpected failure on our side; it is logged.', retryable: true },
+  INVALID_ARGUMENT: permanent('The request is malformed or a field is invalid; `fields` names each problem.'),
+  UNAUTHORIZED: permanent('No valid API key (or console session) came with the request.'),
+  FORBIDDEN: permanent('The caller is known but may not do this (role, account setting or missing pairing).'),
+  NOT_FOUND: permanent('No such object for this merchant and environment, or no such route.'),
+  METHOD_NOT_ALLOWED: permanent('The route exists but not for this method.'),
+  URI_TOO_LONG: permanent('A path segment is longer than any id the route takes.'),
+  PAYLOAD_TOO_LARGE: permanent('The request body or an uploaded file is over its limit.'),
+  UNSUPPORTED_MEDIA_TYPE: permanent(
+    'The body (or uploaded file) is of a type this route does not take, in a charset other than UTF-8, or compressed (a Content-Encoding other than identity).',
+  ),
+  RATE_LIMITED: transient('Too many requests; wait retry_after_seconds.'),
+  IDEMPOTENCY_KEY_REUSED: permanent('The Idempotency-Key was used before with a different request body.'),
+  IDEMPOTENCY_KEY_IN_FLIGHT: transient('A request with this Idempotency-Key is still running.'),
+  SERVICE_UNAVAILABLE: transient(
+    'Storage is momentarily unavailable (a restart, a database failover); retry with the same Idempotency-Key or client_reference: the request takes effect at most once.',
+  ),
+  INTERNAL: transient('An unexpected failure on our side; it is logged.'),
 
   // Checkout
-  SESSION_NOT_PAYABLE: {
-    meaning: 'The session is not open for a new payment (paid, expired, cancelled or failed).',
-    retryable: false,
-  },
-  PAYMENT_AMOUNT_MISMATCH: {
-    meaning: 'The amount sent differs from the current total for that method; get a fresh quote.',
-    retryable: false,
-  },
-  PAYMENT_ATTEMPT_PENDING: { meaning: 'Another payment for this session is still in progress.', retryable: true },
-  RAIL_NOT_OFFERED: {
-    meaning: 'The checkout does not offer this payment method (see allowed_rails); choose one it offers.',
-    retryable: false,
-  },
-  PROVIDER_RAIL_UNAVAILABLE: {
-    meaning: 'No provider can take this payment method (or payout) right now; choose another method or retry later.',
-    retryable: true,
-  },
-  PROVIDER_PAYMENT_REJECTED: {
-    meaning: 'The provider refused what the payer entered (e.g. a wrong verification code).',
-    retryable: false,
-  },
-  ATTEMPT_FINAL: { meaning: 'The payment attempt already has its outcome.', retryable: false },
-  ATTEMPT_NOT_HELD: { meaning: 'Only attempts held for review can be resolved by an operator.', retryable: false },
-  APPROVAL_NOT_PENDING: {
-    meaning: 'The operator approval request is already decided (approved or rejected).',
-    retryable: false,
-  },
-  APPROVAL_PENDING: {
-    meaning: 'A request for this object already waits for a second operator; approve or reject it first.',
-    retryable: false,
-  },
-  APPROVAL_STALE: {
-    meaning:
-      'The object of the approval request changed after it was requested; the request was withdrawn and must be filed again.',
-    retryable: false,
-  },
-  VERIFICATION_NOT_REQUIRED: { meaning: 'This payment needs no verification code.', retryable: false },
-  RESEND_LIMIT_REACHED: { meaning: 'The payment prompt was re-sent as often as allowed.', retryable: false },
-  ATTEMPTS_LIMIT_REACHED: {
-    meaning:
-      'This checkout has had as many payment attempts as one checkout may have; ask the merchant for a new payment link.',
-    retryable: false,
-  },
-  RESEND_NOT_AVAILABLE: {
-    meaning:
-      "This payment's provider cannot send its prompt again; approve the pending prompt, or cancel the attempt and use another number or method.",
-    retryable: false,
-  },
-  REVERSAL_NOT_COVERED: {
-    meaning: 'The balance no longer covers a reversed payment; an operator must recover the funds first.',
-    retryable: false,
-  },
-  SLIP_NOT_RECORDABLE: {
-    meaning:
-      'The cash slip cannot be recorded at a teller desk: it is not active (used, cancelled or expired) or it is a Test slip.',
-    retryable: false,
-  },
-  STATEMENT_ALREADY_IMPORTED: {
-    meaning:
-      'This statement file (the same content, by sha256) was imported before; it is imported again only when forced with a reason.',
-    retryable: false,
-  },
-  IMPORT_NOT_VOIDABLE: {
-    meaning:
-      'The statement import cannot be voided: it is voided already, or some of its lines are matched, held or resolved.',
-    retryable: false,
-  },
+  SESSION_NOT_PAYABLE: permanent('The session is not open for a new payment (paid, expired, cancelled or failed).'),
+  PAYMENT_AMOUNT_MISMATCH: permanent(
+    'The amount sent differs from the current total for that method; get a fresh quote.',
+  ),
+  PAYMENT_ATTEMPT_PENDING: transient('Another payment for this session is still in progress.'),
+  RAIL_NOT_OFFERED: permanent(
+    'The checkout does not offer this payment method (see allowed_rails); choose one it offers.',
+  ),
+  PROVIDER_RAIL_UNAVAILABLE: transient(
+    'No provider can take this payment method (or payout) right now; choose another method or retry later.',
+  ),
+  PROVIDER_PAYMENT_REJECTED: permanent('The provider refused what the payer entered (e.g. a wrong verification code).'),
+  ATTEMPT_FINAL: permanent('The payment attempt already has its outcome.'),
+  ATTEMPT_NOT_HELD: permanent('Only attempts held for review can be resolved by an operator.'),
+  APPROVAL_NOT_PENDING: permanent('The operator approval request is already decided (approved or rejected).'),
+  APPROVAL_PENDING: permanent(
+    'A request for this object already waits for a second operator; approve or reject it first.',
+  ),
+  APPROVAL_STALE: permanent(
+    'The object of the approval request changed after it was requested; the request was withdrawn and must be filed again.',
+  ),
+  VERIFICATION_NOT_REQUIRED: permanent('This payment needs no verification code.'),
+  RESEND_LIMIT_REACHED: permanent('The payment prompt was re-sent as often as allowed.'),
+  ATTEMPTS_LIMIT_REACHED: permanent(
+    'This checkout has had as many payment attempts as one checkout may have; ask the merchant for a new payment link.',
+  ),
+  RESEND_NOT_AVAILABLE: permanent(
+    "This payment's provider cannot send its prompt again; approve the pending prompt, or cancel the attempt and use another number or method.",
+  ),
+  REVERSAL_NOT_COVERED: permanent(
+    'The balance no longer covers a reversed payment; an operator must recover the funds first.',
+  ),
+  SLIP_NOT_RECORDABLE: permanent(
+    'The cash slip cannot be recorded at a teller desk: it is not active (used, cancelled or expired) or it is a Test slip.',
+  ),
+  STATEMENT_ALREADY_IMPORTED: permanent(
+    'This statement file (the same content, by sha256) was imported before; it is imported again only when forced with a reason.',
+  ),
+  IMPORT_NOT_VOIDABLE: permanent(
+    'The statement import cannot be voided: it is voided already, or some of its lines are matched, held or resolved.',
+  ),
 
   // Payouts
-  RECIPIENT_UNAVAILABLE: { meaning: 'The recipient is not active or was rejected at verification.', retryable: false },
-  RECIPIENT_HAS_OPEN_PAYOUTS: { meaning: 'The recipient still has payouts in progress.', retryable: true },
-  FEE_LIMIT_EXCEEDED: { meaning: 'The payout fee is above the max_fee_minor sent.', retryable: false },
-  REFERENCE_CONFLICT: {
-    meaning: 'The client_reference was used with a different request or another API key.',
-    retryable: false,
-  },
-  INSUFFICIENT_FUNDS: {
-    meaning: 'The available balance does not cover the amount plus the fee (of a payout) or the refund.',
-    retryable: false,
-  },
-  PAYOUT_LIMIT: { meaning: "The amount is above the account's per-payout limit.", retryable: false },
-  PAYOUT_DAILY_LIMIT: { meaning: "The account's daily payout limit is reached.", retryable: true },
-  PAYOUTS_PAUSED: { meaning: 'Payouts are paused for this account.', retryable: true },
-  PAYOUT_NOT_REQUESTED: { meaning: 'Only a requested payout can be approved or rejected.', retryable: false },
-  PAYOUT_NOT_CANCELLABLE: {
-    meaning: 'The payout has gone past the point where it can be cancelled.',
-    retryable: false,
-  },
-  PAYOUT_NOT_RETURNABLE: { meaning: 'Only a paid payout can be recorded as returned.', retryable: false },
-  PAYOUT_NOT_HOLDABLE: {
-    meaning:
-      'Only a Live payout not yet sent to the provider (requested, or processing before the transfer) and not held already can be held.',
-    retryable: false,
-  },
-  PAYOUT_NOT_HELD: {
-    meaning: 'The payout is not held (or no longer open), so there is no hold to release.',
-    retryable: false,
-  },
-  PAYOUT_TRANSITION_NOT_ALLOWED: {
-    meaning:
-      "The payout's status cannot move to the one asked for (the Test simulator follows the payout status table).",
-    retryable: false,
-  },
-  PAYOUT_NOT_RECONCILABLE: { meaning: 'The payout is not in a state its reconciliation can change.', retryable: false },
-  PAYOUT_ALREADY_RECONCILED: { meaning: "The payout's reconciliation is already settled.", retryable: false },
-  RECEIPT_NOT_AVAILABLE: { meaning: 'A receipt exists only once the payout is paid.', retryable: true },
+  RECIPIENT_UNAVAILABLE: permanent('The recipient is not active or was rejected at verification.'),
+  RECIPIENT_HAS_OPEN_PAYOUTS: transient('The recipient still has payouts in progress.'),
+  FEE_LIMIT_EXCEEDED: permanent('The payout fee is above the max_fee_minor sent.'),
+  REFERENCE_CONFLICT: permanent('The client_reference was used with a different request or another API key.'),
+  INSUFFICIENT_FUNDS: permanent(
+    'The available balance does not cover the amount plus the fee (of a payout) or the refund.',
+  ),
+  PAYOUT_LIMIT: permanent("The amount is above the account's per-payout limit."),
+  PAYOUT_DAILY_LIMIT: transient("The account's daily payout limit is reached."),
+  PAYOUTS_PAUSED: transient('Payouts are paused for this account.'),
+  PAYOUT_NOT_REQUESTED: permanent('Only a requested payout can be approved or rejected.'),
+  PAYOUT_NOT_CANCELLABLE: permanent('The payout has gone past the point where it can be cancelled.'),
+  PAYOUT_NOT_RETURNABLE: permanent('Only a paid payout can be recorded as returned.'),
+  PAYOUT_NOT_HOLDABLE: permanent(
+    'Only a Live payout not yet sent to the provider (requested, or processing before the transfer) and not held already can be held.',
+  ),
+  PAYOUT_NOT_HELD: permanent('The payout is not held (or no longer open), so there is no hold to release.'),
+  PAYOUT_TRANSITION_NOT_ALLOWED: permanent(
+    "The payout's status cannot move to the one asked for (the Test simulator follows the payout status table).",
+  ),
+  PAYOUT_NOT_RECONCILABLE: permanent('The payout is not in a state its reconciliation can change.'),
+  PAYOUT_ALREADY_RECONCILED: permanent("The payout's reconciliation is already settled."),
+  RECEIPT_NOT_AVAILABLE: transient('A receipt exists only once the payout is paid.'),
 
   // Refunds
-  SESSION_NOT_REFUNDABLE: {
-    meaning: 'Only a paid (success) session whose payment stands can be refunded.',
-    retryable: false,
-  },
-  REFUND_EXCEEDS_PAYMENT: {
-    meaning: 'The refund, with the refunds before it, would give back more than the payer was charged.',
-    retryable: false,
-  },
-  REFUND_NOT_PENDING: {
-    meaning: 'The refund already has its outcome (or is not at the step this action needs).',
-    retryable: false,
-  },
+  SESSION_NOT_REFUNDABLE: permanent('Only a paid (success) session whose payment stands can be refunded.'),
+  REFUND_EXCEEDS_PAYMENT: permanent(
+    'The refund, with the refunds before it, would give back more than the payer was charged.',
+  ),
+  REFUND_NOT_PENDING: permanent('The refund already has its outcome (or is not at the step this action needs).'),
 
   // Accounts and consoles
-  EMAIL_TAKEN: { meaning: 'An account with this email already exists.', retryable: false },
-  CODE_TAKEN: { meaning: 'A bank or branch with this code already exists.', retryable: false },
-  ALREADY_ENROLLED: { meaning: 'Two-factor authentication is already on for this account.', retryable: false },
-  SECOND_FACTOR_REQUIRED: {
-    meaning: 'The account owner requires two-factor authentication for this role.',
-    retryable: false,
-  },
-  SECOND_FACTOR_NOT_ENROLLED: { meaning: 'Turn on two-factor authentication for yourself first.', retryable: false },
+  EMAIL_TAKEN: permanent('An account with this email already exists.'),
+  CODE_TAKEN: permanent('A bank or branch with this code already exists.'),
+  ALREADY_ENROLLED: permanent('Two-factor authentication is already on for this account.'),
+  SECOND_FACTOR_REQUIRED: permanent('The account owner requires two-factor authentication for this role.'),
+  SECOND_FACTOR_NOT_ENROLLED: permanent('Turn on two-factor authentication for yourself first.'),
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
@@ -180,11 +122,8 @@ export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 /** Codes for one refused line inside a partly accepted batch (a 207 answer's `errors`), never a whole answer. */
 export const LINE_ERROR_CATALOGUE = {
   INVALID_ARGUMENT: ERROR_CATALOGUE.INVALID_ARGUMENT,
-  INVOICE_LINE_AMOUNT_INVALID: {
-    meaning: "The line's amount_minor is not a whole number of pesewas in range.",
-    retryable: false,
-  },
-  INVOICE_LINE_REMITTED: { meaning: 'The invoice line is already paid and cannot change.', retryable: false },
+  INVOICE_LINE_AMOUNT_INVALID: permanent("The line's amount_minor is not a whole number of pesewas in range."),
+  INVOICE_LINE_REMITTED: permanent('The invoice line is already paid and cannot change.'),
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type LineErrorCode = keyof typeof LINE_ERROR_CATALOGUE;

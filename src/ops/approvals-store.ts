@@ -1,5 +1,6 @@
 // SQL of the operator approval requests (migration 028) and of what the review page decides on.
 import type { Queryable } from '../db/index.ts';
+import { firstRow, firstValue } from '../db/first-row.ts';
 import type { Transition } from '../lib/state-machine.ts';
 import { approvalMachine, type ApprovalKind, type ApprovalStatus } from './approvals-model.ts';
 
@@ -61,21 +62,22 @@ export async function insertApproval(
 }
 
 /** A request by its id as typed (compared as text: a malformed id is simply not found), locked when asked. */
-export async function findApproval(db: Queryable, id: string, lock = false): Promise<ApprovalRow | null> {
-  const rows = await db.query<ApprovalRow>(
-    `SELECT ${COLUMNS} FROM operator_approvals r JOIN merchants m ON m.id = r.merchant_id WHERE r.id::text = $1${lock ? ' FOR UPDATE OF r' : ''}`,
-    [id],
+export const findApproval = (db: Queryable, id: string, lock = false) =>
+  firstRow(
+    db.query<ApprovalRow>(
+      `SELECT ${COLUMNS} FROM operator_approvals r JOIN merchants m ON m.id = r.merchant_id WHERE r.id::text = $1${lock ? ' FOR UPDATE OF r' : ''}`,
+      [id],
+    ),
   );
-  return rows[0] ?? null;
-}
 
-export async function pendingApprovalFor(db: Queryable, objectType: string, objectId: string): Promise<string | null> {
-  const rows = await db.query<{ id: string }>(
-    `SELECT id FROM operator_approvals WHERE object_type = $1 AND object_id = $2 AND status = 'pending'`,
-    [objectType, objectId],
+export const pendingApprovalFor = (db: Queryable, objectType: string, objectId: string) =>
+  firstValue(
+    db.query<{ id: string }>(
+      `SELECT id FROM operator_approvals WHERE object_type = $1 AND object_id = $2 AND status = 'pending'`,
+      [objectType, objectId],
+    ),
+    'id',
   );
-  return rows[0]?.id ?? null;
-}
 
 export async function decideApproval(
   tx: Queryable,
@@ -97,10 +99,8 @@ export const listApprovals = (db: Queryable, which: 'pending' | 'decided', limit
     [limit],
   );
 
-export async function operatorRole(db: Queryable, operatorId: string): Promise<string | null> {
-  const rows = await db.query<{ role: string }>('SELECT role FROM operators WHERE id::text = $1', [operatorId]);
-  return rows[0]?.role ?? null;
-}
+export const operatorRole = (db: Queryable, operatorId: string) =>
+  firstValue(db.query<{ role: string }>('SELECT role FROM operators WHERE id::text = $1', [operatorId]), 'role');
 
 // ---- what a held attempt's decision is made on ----
 
@@ -175,7 +175,5 @@ export const listHeldAttempts = (db: Queryable, query: HeldQuery) =>
     ],
   );
 
-export async function findHeldAttempt(db: Queryable, attemptId: string): Promise<HeldAttemptDetail | null> {
-  const rows = await db.query<HeldAttemptDetail>(`${HELD_SELECT} WHERE a.id = $1`, [attemptId]);
-  return rows[0] ?? null;
-}
+export const findHeldAttempt = (db: Queryable, attemptId: string) =>
+  firstRow(db.query<HeldAttemptDetail>(`${HELD_SELECT} WHERE a.id = $1`, [attemptId]));

@@ -1,5 +1,6 @@
 // The operator console's SQL: merchants, banks and branches (payouts read the active ones: payouts/bank-store.ts), operators, and the lists the console shows.
 import type { Queryable } from '../db/index.ts';
+import { firstRow } from '../db/first-row.ts';
 import { merchantBalanceItem } from '../ledger/statement.ts';
 
 /** Rows on one console list (merchants, held attempts, Live payouts, the audit log): the newest or oldest first, no paging. */
@@ -137,13 +138,13 @@ export interface OpsMerchantRow {
 }
 
 /** By the id as typed in the address (compared as text, so a malformed id is simply not found). */
-export async function findMerchant(db: Queryable, merchantId: string): Promise<OpsMerchantRow | null> {
-  const rows = await db.query<OpsMerchantRow>(
-    'SELECT id, name, email, payout_approval_required, created_at FROM merchants WHERE id::text = $1',
-    [merchantId],
+export const findMerchant = (db: Queryable, merchantId: string) =>
+  firstRow(
+    db.query<OpsMerchantRow>(
+      'SELECT id, name, email, payout_approval_required, created_at FROM merchants WHERE id::text = $1',
+      [merchantId],
+    ),
   );
-  return rows[0] ?? null;
-}
 
 export const listBanks = (db: Queryable) =>
   db.query<{ id: string; name: string; code: string; active: boolean }>(
@@ -183,17 +184,10 @@ export async function insertBranch(tx: Queryable, b: { bankId: string; name: str
 }
 
 /** A bank or branch locked for a change of its active flag; `table` is one of two fixed names, never input. */
-export async function lockBankOrBranch(
-  tx: Queryable,
-  table: BankTable,
-  id: string,
-): Promise<{ active: boolean; name: string } | null> {
-  const rows = await tx.query<{ active: boolean; name: string }>(
-    `SELECT active, name FROM ${table} WHERE id = $1 FOR UPDATE`,
-    [id],
+export const lockBankOrBranch = (tx: Queryable, table: BankTable, id: string) =>
+  firstRow(
+    tx.query<{ active: boolean; name: string }>(`SELECT active, name FROM ${table} WHERE id = $1 FOR UPDATE`, [id]),
   );
-  return rows[0] ?? null;
-}
 
 export const setBankOrBranchActive = (tx: Queryable, table: BankTable, id: string, active: boolean) =>
   tx.query(`UPDATE ${table} SET active = $2 WHERE id = $1`, [id, active]);

@@ -55,7 +55,7 @@ export async function readPayoutDecision(
 ): Promise<PayoutDecision | null> {
   const s = new Statement();
   const [m, e, key] = [s.p(q.merchantId), s.p(q.environment), s.p(q.apiKeyId)];
-  // The recipient by primary key, owner checked by the caller (see findRecipient).
+  // The recipient by primary key, owner checked by the caller (see src/db/owned-row.ts).
   const rows = await db.query<
     Omit<SettingsRow, 'merchant_id' | 'environment'> & Omit<PayoutDecision, 'settings' | 'recipient'> & RecipientRow
   >(

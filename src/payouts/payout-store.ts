@@ -2,6 +2,8 @@
 // cancelled payout releases, and the Live processor's queue. A new payout is written by new-payout-store.ts.
 import type { Environment } from '../lib/environment.ts';
 import type { Queryable } from '../db/index.ts';
+import { firstRow } from '../db/first-row.ts';
+import { ownedRow } from '../db/owned-row.ts';
 import type { Transition } from '../lib/state-machine.ts';
 import {
   payoutMachine,
@@ -80,25 +82,14 @@ export const releaseDayTotal = (
     [p.merchant_id, p.environment, p.created_at, p.amount_minor],
   );
 
-export async function findPayout(
-  db: Queryable,
-  merchantId: string,
-  environment: Environment,
-  id: string,
-  lock = false,
-): Promise<PayoutRow | null> {
-  // By primary key, owner checked here (see recipient-store.ts findRecipient).
-  const row = await findPayoutById(db, id, lock);
-  return row && row.merchant_id === merchantId && row.environment === environment ? row : null;
-}
+/** A payout of this merchant and environment, or null (by primary key, see ownedRow). */
+export const findPayout = (db: Queryable, merchantId: string, environment: Environment, id: string, lock = false) =>
+  ownedRow(findPayoutById(db, id, lock), merchantId, environment);
 
-export async function findPayoutById(db: Queryable, id: string, lock = false): Promise<PayoutRow | null> {
-  const rows = await db.query<PayoutRow>(
-    `SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
-    [id],
+export const findPayoutById = (db: Queryable, id: string, lock = false) =>
+  firstRow(
+    db.query<PayoutRow>(`SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE id = $1${lock ? ' FOR UPDATE' : ''}`, [id]),
   );
-  return rows[0] ?? null;
-}
 
 export async function listPayouts(
   db: Queryable,
@@ -261,17 +252,13 @@ export const duePayoutIds = (tx: Queryable, limit: number) =>
   );
 
 /** The payout a provider's webhook or callback names by our reference with it. */
-export async function findPayoutByProviderReference(
-  db: Queryable,
-  provider: string,
-  providerReference: string,
-): Promise<PayoutRow | null> {
-  const rows = await db.query<PayoutRow>(
-    `SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE provider = $1 AND provider_reference = $2`,
-    [provider, providerReference],
+export const findPayoutByProviderReference = (db: Queryable, provider: string, providerReference: string) =>
+  firstRow(
+    db.query<PayoutRow>(`SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE provider = $1 AND provider_reference = $2`, [
+      provider,
+      providerReference,
+    ]),
   );
-  return rows[0] ?? null;
-}
 
 /** The most recently changed payouts of a merchant's environment. */
 export const listRecentPayouts = (db: Queryable, merchantId: string, environment: Environment, limit: number) =>

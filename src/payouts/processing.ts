@@ -74,13 +74,6 @@ export async function applyTransferOutcome(db: Db, payoutId: string, outcome: Tr
     if (payout.status !== 'processing') return;
     switch (outcome.outcome) {
       case 'paid':
-        await movePayout(tx, payout, 'paid', {
-          bank_reference: outcome.bankReference,
-          processing_step: null,
-          next_step_at: null,
-          paid: true,
-        });
-        return;
       case 'returned':
         await movePayout(tx, payout, 'paid', {
           bank_reference: outcome.bankReference,
@@ -88,9 +81,12 @@ export async function applyTransferOutcome(db: Db, payoutId: string, outcome: Tr
           next_step_at: null,
           paid: true,
         });
-        await movePayout(tx, (await findPayoutById(tx, payoutId))!, 'returned', {
-          return_reference: outcome.returnReference,
-        });
+        // A processing payout the bank already returned is paid first, then returned.
+        if (outcome.outcome === 'returned') {
+          await movePayout(tx, (await findPayoutById(tx, payoutId))!, 'returned', {
+            return_reference: outcome.returnReference,
+          });
+        }
         return;
       case 'failed':
         await movePayout(tx, payout, 'failed', {

@@ -1,6 +1,8 @@
 // Recipients (the accounts payouts are sent to) and their verification: their SQL.
 import type { Environment } from '../lib/environment.ts';
 import type { Queryable } from '../db/index.ts';
+import { firstRow } from '../db/first-row.ts';
+import { ownedRow } from '../db/owned-row.ts';
 import { sqlList } from '../lib/state-machine.ts';
 import { recipientMachine, type AccountType, type VerificationStatus } from './model.ts';
 
@@ -70,24 +72,19 @@ export async function insertRecipient(
   );
 }
 
-export async function findRecipient(
-  db: Queryable,
-  merchantId: string,
-  environment: Environment,
-  id: string,
-  lock = false,
-): Promise<RecipientRow | null> {
-  // By primary key, owner checked here: with owner columns in the WHERE, a planner without statistics
-  // picks the merchant index and scans all of the merchant's rows (measured on sessions: 1.4 ms vs 0.09 ms).
-  const row = (
-    await db.query<RecipientRow>(
-      `${RECIPIENT_SELECT} WHERE r.id = $1${lock ? ' FOR UPDATE OF r' : ''}`,
-      [id],
-      lock ? 'recipient_lock' : 'recipient_by_id',
-    )
-  )[0];
-  return row && row.merchant_id === merchantId && row.environment === environment ? row : null;
-}
+/** A recipient of this merchant and environment, or null (by primary key, see ownedRow). */
+export const findRecipient = (db: Queryable, merchantId: string, environment: Environment, id: string, lock = false) =>
+  ownedRow(
+    firstRow(
+      db.query<RecipientRow>(
+        `${RECIPIENT_SELECT} WHERE r.id = $1${lock ? ' FOR UPDATE OF r' : ''}`,
+        [id],
+        lock ? 'recipient_lock' : 'recipient_by_id',
+      ),
+    ),
+    merchantId,
+    environment,
+  );
 
 export const listRecipients = (db: Queryable, merchantId: string, environment: Environment) =>
   db.query<RecipientRow>(

@@ -89,6 +89,16 @@ export class ProviderRefusedError extends Error {
   }
 }
 /**
+ * An amount a provider is asked to move, in pesewas: a positive whole number, else refused before any call as
+ * a decline (no provider could take it, so no failover). `what` names it in the message ('refund amount').
+ */
+export function positiveAmountMinor(amountMinor: number, what: string): number {
+  if (!Number.isSafeInteger(amountMinor) || amountMinor <= 0)
+    throw new ProviderRefusedError(`${what} ${amountMinor} is not a positive whole number of pesewas`, null, true);
+  return amountMinor;
+}
+
+/**
  * The request was sent but no answer came back (timeout, connection reset): the provider may have
  * accepted it. Ask with status(); never send it again under a new reference.
  */

@@ -163,6 +163,22 @@ const amountDiffers = (reference: string, record: SikaRecord, item: ReportedTran
   note: `Sika: ${amountText(record.amountMinor, record.currency)}; provider: ${amountText(item.amountMinor, item.currency)}`,
 });
 
+/**
+ * A record both Sika and the report hold: the status first (does the report's agree with what Sika
+ * expects?), then the amount and currency; null when both agree.
+ */
+function pairDifference(
+  reference: string,
+  record: SikaRecord,
+  item: ReportedTransaction,
+  statusAgrees: boolean,
+): Difference | null {
+  if (!statusAgrees) return statusDiffers(reference, record, item);
+  if (item.amountMinor !== record.amountMinor || item.currency !== record.currency)
+    return amountDiffers(reference, record, item);
+  return null;
+}
+
 export interface Comparison {
   matched: Matched[];
   differences: Difference[];
@@ -201,13 +217,9 @@ export function compareWithReport(
       continue;
     }
     used.add(key);
-    if (item.status !== record.expected) {
-      differences.push(statusDiffers(record.reference, record, item));
-    } else if (item.amountMinor !== record.amountMinor || item.currency !== record.currency) {
-      differences.push(amountDiffers(record.reference, record, item));
-    } else {
-      matched.push({ sika: record, provider: item });
-    }
+    const difference = pairDifference(record.reference, record, item, item.status === record.expected);
+    if (difference) differences.push(difference);
+    else matched.push({ sika: record, provider: item });
   }
 
   const providerOfDay = report.filter((item) => movedMoney(item) && within(day, item.settledAt));
@@ -223,19 +235,16 @@ export function compareWithReport(
         provider: item,
         note: `The provider reports it ${item.rawStatus}; Sika has no ${item.kind === 'collection' ? 'attempt' : 'payout'} with this reference`,
       });
-    } else if (record.expected === null) {
-      differences.push(statusDiffers(item.reference, record, item));
-    } else if (item.amountMinor !== record.amountMinor || item.currency !== record.currency) {
-      differences.push(amountDiffers(item.reference, record, item));
     } else {
-      const sikaDay = record.paidAt ? accraDayOf(record.paidAt) : 'no day';
-      differences.push({
-        kind: 'other_day',
-        reference: item.reference,
-        sika: record,
-        provider: item,
-        note: `Sika recorded it paid on ${sikaDay}`,
-      });
+      differences.push(
+        pairDifference(item.reference, record, item, record.expected !== null) ?? {
+          kind: 'other_day',
+          reference: item.reference,
+          sika: record,
+          provider: item,
+          note: `Sika recorded it paid on ${record.paidAt ? accraDayOf(record.paidAt) : 'no day'}`,
+        },
+      );
     }
   }
   return { matched, differences, providerOfDay };

@@ -2,6 +2,7 @@
 // keyset-paged list (GET /api/v1/refunds), newest first.
 import type { ApiPrincipal } from '../lib/environment.ts';
 import type { Queryable } from '../db/index.ts';
+import { keysetPages } from '../db/keyset-pages.ts';
 import { errors } from '../lib/errors.ts';
 import { createdRange, cursorPosition } from '../lib/list-paging.ts';
 import { REFUND_LIST_LIMIT_DEFAULT, toRefundResponse, type RefundRow, type RefundStatus } from './model.ts';
@@ -74,29 +75,23 @@ export function refundsCreatedBetween(
   before: Date,
   pageRows: number,
 ): AsyncIterable<RefundRow> {
-  return {
-    async *[Symbol.asyncIterator]() {
-      let after: { createdAt: Date; id: string } | undefined;
-      for (;;) {
-        const rows = await searchRefunds(
-          db,
-          {
-            merchantId: owner.merchantId,
-            environment: owner.environment,
-            createdFrom: from,
-            createdBefore: before,
-            after,
-            order: 'oldest',
-          },
-          pageRows,
-        );
-        yield* rows;
-        if (rows.length < pageRows) return;
-        const last = rows.at(-1)!;
-        after = { createdAt: last.created_at, id: last.id };
-      }
-    },
-  };
+  return keysetPages(
+    pageRows,
+    (after) =>
+      searchRefunds(
+        db,
+        {
+          merchantId: owner.merchantId,
+          environment: owner.environment,
+          createdFrom: from,
+          createdBefore: before,
+          after,
+          order: 'oldest',
+        },
+        pageRows,
+      ),
+    (refund) => ({ createdAt: refund.created_at, id: refund.id }),
+  );
 }
 
 /** What the merchant's unfinished refunds hold from its balance: the dashboard names it apart from what payouts hold. */

@@ -1,5 +1,6 @@
 // The refunds' SQL. Every status write takes a Transition issued by refundMachine.
 import type { Queryable } from '../db/index.ts';
+import { firstRow, firstValue } from '../db/first-row.ts';
 import { keysetOrder, ListWhere } from '../db/paging.ts';
 import type { Transition } from '../lib/state-machine.ts';
 import { refundMachine, type RefundRow, type RefundStatus } from './model.ts';
@@ -60,26 +61,18 @@ export async function insertRefund(tx: Queryable, row: NewRefund, status: Refund
   return rows[0]!;
 }
 
-export async function findRefund(
-  db: Queryable,
-  merchantId: string,
-  environment: string,
-  id: string,
-): Promise<RefundRow | null> {
-  const rows = await db.query<RefundRow>(
-    `SELECT ${REFUND_COLUMNS} FROM refunds WHERE id = $1 AND merchant_id = $2 AND environment = $3`,
-    [id, merchantId, environment],
+export const findRefund = (db: Queryable, merchantId: string, environment: string, id: string) =>
+  firstRow(
+    db.query<RefundRow>(
+      `SELECT ${REFUND_COLUMNS} FROM refunds WHERE id = $1 AND merchant_id = $2 AND environment = $3`,
+      [id, merchantId, environment],
+    ),
   );
-  return rows[0] ?? null;
-}
 
-export async function findRefundById(db: Queryable, id: string, forUpdate = false): Promise<RefundRow | null> {
-  const rows = await db.query<RefundRow>(
-    `SELECT ${REFUND_COLUMNS} FROM refunds WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`,
-    [id],
+export const findRefundById = (db: Queryable, id: string, forUpdate = false) =>
+  firstRow(
+    db.query<RefundRow>(`SELECT ${REFUND_COLUMNS} FROM refunds WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]),
   );
-  return rows[0] ?? null;
-}
 
 /** What the refunds of an attempt still count against it: every refund that has not failed or been cancelled. */
 export async function committedRefundsMinor(tx: Queryable, attemptId: string): Promise<number> {
@@ -229,32 +222,31 @@ export function refundsOfSession(db: Queryable, sessionId: string): Promise<Refu
 }
 
 /** The key whose webhook endpoints hear about a refund: the one that created its session. */
-export async function sessionApiKeyOf(tx: Queryable, sessionId: string): Promise<string | null> {
-  const rows = await tx.query<{ api_key_id: string | null }>('SELECT api_key_id FROM checkout_sessions WHERE id = $1', [
-    sessionId,
-  ]);
-  return rows[0]?.api_key_id ?? null;
-}
+export const sessionApiKeyOf = (tx: Queryable, sessionId: string) =>
+  firstValue(
+    tx.query<{ api_key_id: string | null }>('SELECT api_key_id FROM checkout_sessions WHERE id = $1', [sessionId]),
+    'api_key_id',
+  );
 
 /** The attempt whose payment stands for a session (status paid), the first paid if a session was paid twice. */
-export async function findPaidAttempt(tx: Queryable, sessionId: string) {
-  const rows = await tx.query<{
-    id: string;
-    rail: string;
-    provider: string;
-    provider_reference: string;
-    phone: string | null;
-    amount_charged_minor: number;
-    currency: string;
-  }>(
-    `SELECT id, rail, provider, provider_reference, phone, amount_charged_minor, currency FROM payment_attempts
+export const findPaidAttempt = (tx: Queryable, sessionId: string) =>
+  firstRow(
+    tx.query<{
+      id: string;
+      rail: string;
+      provider: string;
+      provider_reference: string;
+      phone: string | null;
+      amount_charged_minor: number;
+      currency: string;
+    }>(
+      `SELECT id, rail, provider, provider_reference, phone, amount_charged_minor, currency FROM payment_attempts
       WHERE session_id = $1 AND status = 'paid'
         AND NOT EXISTS (SELECT 1 FROM refunds r WHERE r.attempt_id = payment_attempts.id AND r.metadata->>'automatic' = 'duplicate_payment')
       ORDER BY finalized_at NULLS LAST, id LIMIT 1`,
-    [sessionId],
+      [sessionId],
+    ),
   );
-  return rows[0] ?? null;
-}
 
 /** Whether the merchant requires a second person for Live money leaving (the payouts setting, used for refunds too). */
 export async function approvalRequired(tx: Queryable, merchantId: string): Promise<boolean> {
@@ -266,17 +258,13 @@ export async function approvalRequired(tx: Queryable, merchantId: string): Promi
 }
 
 /** A provider refund by our reference with its provider (MTN's X-Reference-Id). */
-export async function findRefundByProviderReference(
-  db: Queryable,
-  provider: string,
-  providerReference: string,
-): Promise<RefundRow | null> {
-  const rows = await db.query<RefundRow>(
-    `SELECT ${REFUND_COLUMNS} FROM refunds WHERE provider = $1 AND provider_reference = $2`,
-    [provider, providerReference],
+export const findRefundByProviderReference = (db: Queryable, provider: string, providerReference: string) =>
+  firstRow(
+    db.query<RefundRow>(`SELECT ${REFUND_COLUMNS} FROM refunds WHERE provider = $1 AND provider_reference = $2`, [
+      provider,
+      providerReference,
+    ]),
   );
-  return rows[0] ?? null;
-}
 
 /** The pending provider refunds of the payment a provider names by its charge reference (Paystack's refund events). */
 export function pendingRefundsOfCharge(db: Queryable, provider: string, chargeReference: string): Promise<RefundRow[]> {
@@ -289,18 +277,13 @@ export function pendingRefundsOfCharge(db: Queryable, provider: string, chargeRe
 }
 
 /** The refund a form's one-time key already made, if any. */
-export async function findRefundByRequestKey(
-  db: Queryable,
-  merchantId: string,
-  environment: string,
-  requestKey: string,
-): Promise<RefundRow | null> {
-  const rows = await db.query<RefundRow>(
-    `SELECT ${REFUND_COLUMNS} FROM refunds WHERE merchant_id = $1 AND environment = $2 AND request_key = $3`,
-    [merchantId, environment, requestKey],
+export const findRefundByRequestKey = (db: Queryable, merchantId: string, environment: string, requestKey: string) =>
+  firstRow(
+    db.query<RefundRow>(
+      `SELECT ${REFUND_COLUMNS} FROM refunds WHERE merchant_id = $1 AND environment = $2 AND request_key = $3`,
+      [merchantId, environment, requestKey],
+    ),
   );
-  return rows[0] ?? null;
-}
 
 /** What a merchant's unfinished refunds hold from its balance (pending and awaiting approval: each holds its amount), in pesewas. */
 export async function heldForRefunds(db: Queryable, merchantId: string, environment: 'test' | 'live'): Promise<number> {

@@ -20,17 +20,15 @@ import type { ConsoleKind, WebSession } from './auth.ts';
 import { qrSvg } from './checkout/qr.ts';
 import {
   formValue,
-  sendThrottled,
+  sendThrottledPage,
   sessionOf,
   signedInAccount,
-  tooManyAttempts,
   pageSender,
   refusalPage,
+  type Flash,
 } from './console.ts';
 import { html, raw, type Html } from './html.ts';
-import { csrfField, page, when_ } from './layout.ts';
-
-export type Flash = { message: string; error?: boolean } | null;
+import { csrfField, when_ } from './layout.ts';
 
 /** The account pages of a console. */
 export const accountPaths = (kind: ConsoleKind) => {
@@ -172,17 +170,12 @@ export async function consoleAccountPages(
     });
     if (!result.ok) {
       if (result.reason === 'throttled')
-        return sendThrottled(
-          reply,
-          result.retryAfterS,
-          page({
-            title: 'Account',
-            session,
-            kind,
-            flash: { message: tooManyAttempts(result.retryAfterS), error: true },
-            body: passwordForm(session),
-          }),
-        );
+        return sendThrottledPage(reply, result.retryAfterS, {
+          title: 'Account',
+          session,
+          kind,
+          body: passwordForm(session),
+        });
       const message =
         result.reason === 'wrong'
           ? `Your ${session.mustChangePassword ? 'temporary' : 'current'} password is not right.`
@@ -235,17 +228,12 @@ ${session.secondFactorRequired ? html`<p class="card" role="note">${requiredBeca
       const password = await checkPassword(db, signedInAccount(request), formValue(request, 'current_password'));
       if (!password.ok) {
         if (password.reason === 'throttled')
-          return sendThrottled(
-            reply,
-            password.retryAfterS,
-            page({
-              title: 'Two-factor authentication',
-              session,
-              kind,
-              flash: { message: tooManyAttempts(password.retryAfterS), error: true },
-              body: html`<p><a href="${paths.secondFactor}">Back</a></p>`,
-            }),
-          );
+          return sendThrottledPage(reply, password.retryAfterS, {
+            title: 'Two-factor authentication',
+            session,
+            kind,
+            body: html`<p><a href="${paths.secondFactor}">Back</a></p>`,
+          });
         return enrolPage(reply, session, { message: 'Your password is not right.', error: true }, 400);
       }
       const result = await confirmTotpEnrolment(db, signedInAccount(request), formValue(request, 'code'));

@@ -31,6 +31,9 @@ declare module 'fastify' {
 
 const LOGIN_CSRF_COOKIE = 'sika_login_csrf';
 
+/** The message above a console page: what a form did, or (error) why it was refused. */
+export type Flash = { message: string; error?: boolean } | null;
+
 export function sendPage(reply: FastifyReply, body: string, status = 200): FastifyReply {
   return reply
     .code(status)
@@ -56,10 +59,13 @@ export const pageSender =
     session: WebSession,
     title: string,
     body: Html,
-    flash: { message: string; error?: boolean } | null = null,
+    flash: Flash = null,
     status = 200,
   ): FastifyReply =>
     sendPage(reply, page({ title, session, kind, active, flash, body }), status);
+
+/** Sends a console page: its title and body under an optional flash, with the status given (pageSender). */
+export type PageSend = ReturnType<typeof pageSender>;
 
 /** A page refusing the request: its reason as the error flash, the way on below it, with the status given. */
 export const refusalPage = (
@@ -257,6 +263,14 @@ export function sendThrottled(reply: FastifyReply, retryAfterS: number, body: st
 export const tooManyAttempts = (retryAfterS: number) =>
   `Too many attempts. Try again in ${retryAfterS < 120 ? `${retryAfterS} seconds` : `${Math.ceil(retryAfterS / 60)} minutes`}.`;
 
+/** A signed-in account's check refused by the backoff: the page of `kind` saying when to try again, a 429. */
+export const sendThrottledPage = (
+  reply: FastifyReply,
+  retryAfterS: number,
+  shown: { title: string; session: WebSession; kind: ConsoleKind; body: Html },
+): FastifyReply =>
+  sendThrottled(reply, retryAfterS, page({ ...shown, flash: { message: tooManyAttempts(retryAfterS), error: true } }));
+
 /** The signed-in account of a console request, as the account services need it (request.ip and the device cookie are what the backoff counts). */
 export function signedInAccount(request: FastifyRequest): SignedInAccount {
   const session = sessionOf(request);
@@ -297,37 +311,51 @@ export function sessionOf(request: FastifyRequest): WebSession {
 
 type ObjectRequest = FastifyRequest<{ Params: { id: string } }>;
 
-/** A console form's POST on one object (`:id` in its path): out of the API document, its input schema checked, handed the signed-in session. */
+/** A console form's POST: out of the API document, its input schema checked, handed the signed-in session. */
+export function postForm(
+  app: FastifyInstance,
+  path: string,
+  schema: FastifySchema,
+  handle: (request: FastifyRequest, reply: FastifyReply, session: WebSession) => Promise<unknown>,
+): void {
+  app.post(path, { schema: { hide: true, ...schema } }, async (request, reply) =>
+    handle(request, reply, sessionOf(request)),
+  );
+}
+
+/** A console form's POST on one object (`:id` in its path), as postForm. */
 export function postOnObject(
   app: FastifyInstance,
   path: string,
   schema: FastifySchema,
   handle: (request: ObjectRequest, reply: FastifyReply, session: WebSession) => Promise<unknown>,
 ): void {
-  app.post<{ Params: { id: string } }>(path, { schema: { hide: true, ...schema } }, async (request, reply) =>
-    handle(request, reply, sessionOf(request)),
-  );
+  postForm(app, path, schema, async (request, reply, session) => handle(request as ObjectRequest, reply, session));
 }
 
 /**
- * An approval of money (a payout, a refund) by a user with a second factor needs a fresh code from the form's
- * `code` field (a stolen session alone cannot send money; recovery codes do not count). Null when the code is
- * good; otherwise the message and status to refuse with (429 with Retry-After set when throttled, else 403).
+ * An approver's decision on money (a payout, a refund) from the form's `decision` field: approve or reject, else a
+ * 400. With `codeNeeded` (a user with a second factor), an approval needs a fresh code from the form's `code` field
+ * (a stolen session alone cannot send money; recovery codes do not count): a 403, or a 429 with Retry-After set
+ * when throttled. The decision, or the refusal to show above the page.
  */
-export async function approvalCodeRefusal(
+export async function approverDecision(
   db: Parameters<typeof checkSecondFactor>[0],
   request: FastifyRequest,
   reply: FastifyReply,
-): Promise<{ message: string; status: 403 | 429 } | null> {
+  codeNeeded: boolean,
+): Promise<{ decision: 'approve' | 'reject' } | { refusal: { flash: Flash; status: number } }> {
+  const refused = (message: string, status: number) => ({ refusal: { flash: { message, error: true }, status } });
+  const decision = formValue(request, 'decision');
+  // The schema allows only these two; the check narrows the type.
+  if (decision !== 'approve' && decision !== 'reject') return refused('Choose approve or reject.', 400);
+  if (decision === 'reject' || !codeNeeded) return { decision };
   const checked = await checkSecondFactor(db, signedInAccount(request), formValue(request, 'code'), {
     allowRecoveryCode: false,
   });
-  if (checked.ok) return null;
+  if (checked.ok) return { decision };
   if (checked.reason !== 'throttled')
-    return {
-      message: 'Enter the current code from your authenticator app to approve (each code works once).',
-      status: 403,
-    };
+    return refused('Enter the current code from your authenticator app to approve (each code works once).', 403);
   reply.header('retry-after', String(checked.retryAfterS));
-  return { message: tooManyAttempts(checked.retryAfterS), status: 429 };
+  return refused(tooManyAttempts(checked.retryAfterS), 429);
 }

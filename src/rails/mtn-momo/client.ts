@@ -15,6 +15,15 @@ export interface MtnProductClient {
   }): Promise<ProviderAnswer>;
 }
 
+/** What each product's adapter (collection, disbursement, refunds) is built from. */
+export interface MtnAdapterSettings {
+  client: MtnProductClient;
+  /** X-Target-Environment: mtnghana in production, sandbox in the sandbox. */
+  targetEnvironment: string;
+  /** Where MTN calls back; null: no callback, status queries only. */
+  callbackUrl: string | null;
+}
+
 export function productClient(settings: {
   baseUrl: string;
   targetEnvironment: string;

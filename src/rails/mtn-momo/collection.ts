@@ -3,6 +3,7 @@
 // Our X-Reference-Id is chosen (reference()) and stored by the caller before initiate(), so a request whose
 // answer was lost is asked about, and a re-send of the same id meets 409 instead of a second charge.
 import { randomUUID } from 'node:crypto';
+import type { ProviderAnswer } from '../provider-http.ts';
 import { APPROVAL_WINDOW_S_BY_NETWORK } from '../momo-approval-help.ts';
 import {
   ProviderRefusedError,
@@ -13,7 +14,7 @@ import {
   type StatusCheck,
 } from '../types.ts';
 import { createAnswer, resultAnswer, WAITING_STATUSES } from './answers.ts';
-import type { MtnProductClient } from './client.ts';
+import type { MtnAdapterSettings } from './client.ts';
 import { mtnFailureReason } from './failure-reasons.ts';
 import { cedisString, msisdnOf, noteText, pesewasOf, referenceIdFor, transactionIdOf } from './wire.ts';
 
@@ -50,12 +51,33 @@ export function createHeaders(referenceId: string, callbackUrl: string | null): 
 export const wireCurrency = (targetEnvironment: string, currency: string): string =>
   targetEnvironment === 'sandbox' ? 'EUR' : currency;
 
-export function mtnCollection(settings: {
-  client: MtnProductClient;
-  targetEnvironment: string;
-  callbackUrl: string | null;
-}): CollectionRail {
-  const { client, targetEnvironment, callbackUrl } = settings;
+/**
+ * POSTs a create (request to pay, transfer, refund) under our X-Reference-Id, with the callback when we take
+ * callbacks. Each body opens with the money, the amount as a string of cedis in the currency the target
+ * environment expects, followed by the operation's own fields.
+ */
+export function postCreate(
+  settings: MtnAdapterSettings,
+  path: string,
+  referenceId: string,
+  money: { amountMinor: number; currency: string },
+  fields: Record<string, unknown>,
+): Promise<ProviderAnswer> {
+  const headers = createHeaders(referenceId, settings.callbackUrl);
+  return settings.client.call({
+    method: 'POST',
+    path,
+    headers,
+    body: {
+      amount: cedisString(money.amountMinor),
+      currency: wireCurrency(settings.targetEnvironment, money.currency),
+      ...fields,
+    },
+  });
+}
+
+export function mtnCollection(settings: MtnAdapterSettings): CollectionRail {
+  const { client, targetEnvironment } = settings;
   const referenceOf = (attempt: AttemptForRail) => referenceIdFor(attempt.providerReference, attempt.reference);
 
   return {
@@ -71,23 +93,14 @@ export function mtnCollection(settings: {
       if (attempt.rail !== 'momo' || attempt.network !== 'mtn' || !attempt.phone) {
         throw new RailUnavailableError('MTN MoMo collects from MTN Mobile Money wallets only');
       }
-      const referenceId = referenceOf(attempt);
-      const headers = createHeaders(referenceId, callbackUrl);
       // Body {amount (string), currency, externalId, payer {partyIdType MSISDN, partyId}, payerMessage, payeeNote}
       // (https://momoapi.mtn.com/docs/services/collection/operations/requesttopay-POST). externalId "is used for
       // reconciliation… will be included in transaction history report": our attempt id.
-      const answer = await client.call({
-        method: 'POST',
-        path: 'v1_0/requesttopay',
-        headers,
-        body: {
-          amount: cedisString(attempt.amountMinor),
-          currency: wireCurrency(targetEnvironment, attempt.currency),
-          externalId: attempt.reference,
-          payer: { partyIdType: 'MSISDN', partyId: msisdnOf(attempt.phone) },
-          payerMessage: noteText(`Payment ${attempt.reference}`),
-          payeeNote: noteText(attempt.reference),
-        },
+      const answer = await postCreate(settings, 'v1_0/requesttopay', referenceOf(attempt), attempt, {
+        externalId: attempt.reference,
+        payer: { partyIdType: 'MSISDN', partyId: msisdnOf(attempt.phone) },
+        payerMessage: noteText(`Payment ${attempt.reference}`),
+        payeeNote: noteText(attempt.reference),
       });
       const created = createAnswer(answer, 'request to pay');
       if (!created.accepted) {

@@ -6,9 +6,9 @@ import type { ProviderAnswer } from '../provider-http.ts';
 import type { PayoutForRail, PayoutRail, RecipientCheck, TransferOutcome } from '../payouts.ts';
 import { ProviderRefusedError } from '../types.ts';
 import { createAnswer, resultAnswer, WAITING_STATUSES } from './answers.ts';
-import type { MtnProductClient } from './client.ts';
-import { createHeaders, MTN_MOMO_PROVIDER, wireCurrency } from './collection.ts';
-import { cedisString, cleanCode, errorCode, msisdnOf, noteText, referenceIdFor } from './wire.ts';
+import type { MtnAdapterSettings } from './client.ts';
+import { MTN_MOMO_PROVIDER, postCreate } from './collection.ts';
+import { cleanCode, errorCode, msisdnOf, noteText, referenceIdFor } from './wire.ts';
 
 /**
  * Codes that say the account holder does not exist. The 2018 docs answer 404 for an unknown holder ("Validate
@@ -42,12 +42,8 @@ function holderName(json: unknown): string | null {
   return name || null;
 }
 
-export function mtnDisbursement(settings: {
-  client: MtnProductClient;
-  targetEnvironment: string;
-  callbackUrl: string | null;
-}): PayoutRail {
-  const { client, targetEnvironment, callbackUrl } = settings;
+export function mtnDisbursement(settings: MtnAdapterSettings): PayoutRail {
+  const { client } = settings;
   const referenceOf = (payout: PayoutForRail) => referenceIdFor(payout.providerReference, payout.payoutId);
   const walletOf = (payout: PayoutForRail): string => {
     const { recipient } = payout;
@@ -94,21 +90,13 @@ export function mtnDisbursement(settings: {
     async transfer(payout): Promise<TransferOutcome> {
       const msisdn = walletOf(payout);
       const referenceId = referenceOf(payout);
-      const headers = createHeaders(referenceId, callbackUrl);
       // POST /disbursement/v1_0/transfer {amount, currency, externalId, payee {partyIdType, partyId}, payerMessage,
       // payeeNote}: 202, 409 on a duplicated reference id (docs/disbursements/transfer.Readme.md; common errors).
-      const answer = await client.call({
-        method: 'POST',
-        path: 'v1_0/transfer',
-        headers,
-        body: {
-          amount: cedisString(payout.amountMinor),
-          currency: wireCurrency(targetEnvironment, payout.currency),
-          externalId: payout.payoutId,
-          payee: { partyIdType: 'MSISDN', partyId: msisdn },
-          payerMessage: noteText(`Payout ${payout.payoutId}`),
-          payeeNote: noteText(payout.reference),
-        },
+      const answer = await postCreate(settings, 'v1_0/transfer', referenceId, payout, {
+        externalId: payout.payoutId,
+        payee: { partyIdType: 'MSISDN', partyId: msisdn },
+        payerMessage: noteText(`Payout ${payout.payoutId}`),
+        payeeNote: noteText(payout.reference),
       });
       const created = createAnswer(answer, 'transfer');
       // Refused at once for the payee's reason (PAYEE_NOT_FOUND, NOT_ENOUGH_FUNDS, ...): nothing was sent.

@@ -8,11 +8,11 @@
 import { randomUUID } from 'node:crypto';
 import type { ProviderAnswer } from '../provider-http.ts';
 import type { RefundForRail, RefundOutcome, RefundRail } from '../refunds.ts';
-import { ProviderRefusedError } from '../types.ts';
+import { positiveAmountMinor, ProviderRefusedError } from '../types.ts';
 import { resultAnswer, WAITING_STATUSES, WALLET_REASONS } from './answers.ts';
-import type { MtnProductClient } from './client.ts';
-import { createHeaders, MTN_MOMO_PROVIDER, wireCurrency } from './collection.ts';
-import { cedisString, cleanCode, errorCode, noteText, referenceIdFor, UUID_V4 } from './wire.ts';
+import type { MtnAdapterSettings } from './client.ts';
+import { MTN_MOMO_PROVIDER, postCreate } from './collection.ts';
+import { cleanCode, errorCode, noteText, referenceIdFor, UUID_V4 } from './wire.ts';
 
 /**
  * A POST /refund answer: 202 accepted, 409 RESOURCE_ALREADY_EXIST (our X-Reference-Id was accepted before: a
@@ -33,12 +33,8 @@ function createAnswer(answer: ProviderAnswer): 'accepted' | 'already_accepted' {
   throw new ProviderRefusedError(detail, status, true);
 }
 
-export function mtnRefunds(settings: {
-  client: MtnProductClient;
-  targetEnvironment: string;
-  callbackUrl: string | null;
-}): RefundRail {
-  const { client, targetEnvironment, callbackUrl } = settings;
+export function mtnRefunds(settings: MtnAdapterSettings): RefundRail {
+  const { client } = settings;
   const referenceOf = (refund: RefundForRail) => referenceIdFor(refund.providerReference || null, refund.refundId);
 
   const status = async (refund: RefundForRail): Promise<RefundOutcome> => {
@@ -72,26 +68,13 @@ export function mtnRefunds(settings: {
       // referenceIdToRefund is the request to pay's X-Reference-Id (our attempt's provider reference).
       if (!UUID_V4.test(refund.paymentProviderReference))
         throw new ProviderRefusedError('MTN MoMo refunds a request to pay by its UUID reference only', null, true);
-      if (!Number.isSafeInteger(refund.amountMinor) || refund.amountMinor <= 0) {
-        throw new ProviderRefusedError(
-          `refund amount ${refund.amountMinor} is not a positive whole number of pesewas`,
-          null,
-          true,
-        );
-      }
-      const answer = await client.call({
-        method: 'POST',
-        path: 'v1_0/refund',
-        headers: createHeaders(referenceOf(refund), callbackUrl),
-        body: {
-          amount: cedisString(refund.amountMinor),
-          currency: wireCurrency(targetEnvironment, refund.currency),
-          externalId: refund.refundId,
-          // payerMessage goes to our history, payeeNote to the payer's (now the payee's) wallet history.
-          payerMessage: noteText(`Refund ${refund.refundId}`),
-          payeeNote: noteText(refund.reason ? `Refund: ${refund.reason}` : 'Refund'),
-          referenceIdToRefund: refund.paymentProviderReference,
-        },
+      positiveAmountMinor(refund.amountMinor, 'refund amount');
+      const answer = await postCreate(settings, 'v1_0/refund', referenceOf(refund), refund, {
+        externalId: refund.refundId,
+        // payerMessage goes to our history, payeeNote to the payer's (now the payee's) wallet history.
+        payerMessage: noteText(`Refund ${refund.refundId}`),
+        payeeNote: noteText(refund.reason ? `Refund: ${refund.reason}` : 'Refund'),
+        referenceIdToRefund: refund.paymentProviderReference,
       });
       if (createAnswer(answer) === 'accepted')
         return { outcome: 'pending', providerRefundId: null, rawStatus: 'PENDING' };

@@ -9,6 +9,7 @@
 import type { FailureReason } from '../../lib/payment-failures.ts';
 import { field, text } from '../provider-http.ts';
 import {
+  positiveAmountMinor,
   ProviderRefusedError,
   RailUnavailableError,
   VerificationRefusedError,
@@ -44,16 +45,8 @@ const payerEmail = (attempt: AttemptForRail) =>
   attempt.payerEmail ?? `payer-${attempt.sessionId.toLowerCase()}@${PAYER_EMAIL_PLACEHOLDER_DOMAIN}`;
 const referenceOf = (attempt: AttemptForRail) => attempt.providerReference ?? chargeReference(attempt.reference);
 
-function checkedAmount(attempt: AttemptForRail): number {
-  // Amounts are integers in the subunit, pesewas for GHS [OAS ChargeCreate.amount].
-  if (!Number.isSafeInteger(attempt.amountMinor) || attempt.amountMinor <= 0)
-    throw new ProviderRefusedError(
-      `amount ${attempt.amountMinor} is not a positive whole number of pesewas`,
-      null,
-      true,
-    );
-  return attempt.amountMinor;
-}
+// Amounts are integers in the subunit, pesewas for GHS [OAS ChargeCreate.amount].
+const checkedAmount = (attempt: AttemptForRail): number => positiveAmountMinor(attempt.amountMinor, 'amount');
 
 /**
  * A success counts as paid only when Paystack took our amount in our currency: HTTP 200 and status

@@ -8,8 +8,8 @@
 // the mark we leave in merchant_note.
 import { field, text } from '../provider-http.ts';
 import type { RefundForRail, RefundOutcome, RefundRail } from '../refunds.ts';
-import { ProviderRefusedError } from '../types.ts';
-import { amountOf, isNotFound, refusal, type PaystackClient } from './client.ts';
+import { positiveAmountMinor, ProviderRefusedError } from '../types.ts';
+import { amountOf, isNotFound, refusal, type PaystackAnswer, type PaystackClient } from './client.ts';
 import { chargeReferenceOf, findRefund, refundMark } from './refund-lookup.ts';
 
 export interface RefundInput {
@@ -33,22 +33,25 @@ export function refundStatus(raw: string | null): RefundResult['status'] {
   return 'pending';
 }
 
+/**
+ * POST /refund: "Refund has been queued for processing" [SNIP doc/payments/refunds/create-refund.js], answered
+ * 200 or 201. 5xx, 429 and 401 are refused without a decline; any other 4xx (more than is left, a charge not
+ * paid) is declined.
+ */
+async function queueRefund(client: PaystackClient, body: Record<string, unknown>): Promise<PaystackAnswer> {
+  const answer = await client.call('POST', '/refund', body);
+  if (!(answer.httpStatus === 200 || answer.httpStatus === 201) || !answer.ok) throw refusal('the refund', answer);
+  return answer;
+}
+
 export async function refund(client: PaystackClient, input: RefundInput): Promise<RefundResult> {
-  if (!Number.isSafeInteger(input.amountMinor) || input.amountMinor <= 0)
-    throw new ProviderRefusedError(
-      `refund amount ${input.amountMinor} is not a positive whole number of pesewas`,
-      null,
-      true,
-    );
   // transaction: "the reference or id of the completed transaction"; amount in the subunit, not above the
   // original [OAS RefundCreate]. merchant_note is the merchant's own note [OAS].
-  const answer = await client.call('POST', '/refund', {
+  const answer = await queueRefund(client, {
     transaction: input.providerReference,
-    amount: input.amountMinor,
+    amount: positiveAmountMinor(input.amountMinor, 'refund amount'),
     ...(input.reason ? { merchant_note: input.reason } : {}),
   });
-  // "Refund has been queued for processing" [SNIP doc/payments/refunds/create-refund.js].
-  if (!(answer.httpStatus === 200 || answer.httpStatus === 201) || !answer.ok) throw refusal('the refund', answer);
   const refundId = text(field(answer.data, 'id'));
   if (!refundId) throw new ProviderRefusedError('Paystack queued the refund but named no id', answer.httpStatus);
   return { refundId, status: refundStatus(text(field(answer.data, 'status'))) };
@@ -77,25 +80,16 @@ export function createRefunds(client: PaystackClient, options: { now?: () => num
     reference: ({ refundId }) => refundId,
 
     async refund(refund: RefundForRail): Promise<RefundOutcome> {
-      if (!Number.isSafeInteger(refund.amountMinor) || refund.amountMinor <= 0) {
-        throw new ProviderRefusedError(
-          `refund amount ${refund.amountMinor} is not a positive whole number of pesewas`,
-          null,
-          true,
-        );
-      }
       // transaction: the charge's reference; amount in pesewas, not above what is left; customer_note "Customer
       // reason", merchant_note "Merchant reason" [OAS RefundCreate]: our mark goes in the merchant's note.
-      const answer = await client.call('POST', '/refund', {
+      const answer = await queueRefund(client, {
         transaction: refund.paymentProviderReference,
-        amount: refund.amountMinor,
+        amount: positiveAmountMinor(refund.amountMinor, 'refund amount'),
         currency: refund.currency,
         merchant_note: refundMark(refund.refundId),
         ...(refund.reason ? { customer_note: refund.reason } : {}),
       });
-      // 5xx, 429 and 401 refused without a decline; any other 4xx (more than is left, a charge not paid) declined.
-      if (!(answer.httpStatus === 200 || answer.httpStatus === 201) || !answer.ok) throw refusal('the refund', answer);
-      // "Refund has been queued for processing", data.status pending [SNIP doc/payments/refunds/create-refund.js].
+      // Queued: data.status pending [SNIP doc/payments/refunds/create-refund.js].
       return refundOutcome(answer.data);
     },
 

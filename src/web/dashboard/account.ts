@@ -8,9 +8,9 @@ import type { AppDeps } from '../../http/deps.ts';
 import { accountSchemas } from '../account-schemas.ts';
 import type { WebSession } from '../auth.ts';
 import { accountGate as sharedAccountGate, accountPaths, consoleAccountPages } from '../console-account.ts';
-import { formValue, sendThrottled, sessionOf, signedInAccount, tooManyAttempts } from '../console.ts';
+import { formValue, sendThrottledPage, sessionOf, signedInAccount } from '../console.ts';
 import { html } from '../html.ts';
-import { csrfField, page } from '../layout.ts';
+import { csrfField } from '../layout.ts';
 import { formRefusal } from '../error-pages.ts';
 
 const { account: ACCOUNT_PATH, secondFactor: SECOND_FACTOR_PATH } = accountPaths('merchant');
@@ -43,17 +43,12 @@ export async function accountPages(app: FastifyInstance, deps: AppDeps): Promise
       });
       if (!checked.ok) {
         if (checked.reason === 'throttled')
-          return sendThrottled(
-            reply,
-            checked.retryAfterS,
-            page({
-              title: 'Account',
-              session,
-              kind: 'merchant',
-              flash: { message: tooManyAttempts(checked.retryAfterS), error: true },
-              body: html`<p><a href="${ACCOUNT_PATH}">Back</a></p>`,
-            }),
-          );
+          return sendThrottledPage(reply, checked.retryAfterS, {
+            title: 'Account',
+            session,
+            kind: 'merchant',
+            body: html`<p><a href="${ACCOUNT_PATH}">Back</a></p>`,
+          });
         return accountPage(
           reply,
           session,

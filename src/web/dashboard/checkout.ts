@@ -12,7 +12,7 @@ import { SikaError } from '../../lib/errors.ts';
 import { parseCedis } from '../../lib/ghana.ts';
 import type { RefundRow } from '../../refunds/model.ts';
 import type { WebSession } from '../auth.ts';
-import { formValue, pageSender, postOnObject, sessionOf } from '../console.ts';
+import { formValue, pageSender, postOnObject, sessionOf, type Flash } from '../console.ts';
 import { dashboardSchemas } from '../console-schemas.ts';
 import { formRefusal } from '../error-pages.ts';
 import { html, raw, type Html } from '../html.ts';
@@ -21,7 +21,6 @@ import { paymentReferencesCell } from '../payment-references.ts';
 import { canRefund, duplicatePaymentNotice, duplicateRefundsOf, sessionRefundsPart } from './refund-views.ts';
 
 const PAGE_SIZE = 25;
-type Flash = { message: string; error?: boolean } | null;
 
 /** What happens next to a refund just asked for. */
 const refundOutcome = (refund: Pick<RefundRow, 'status' | 'route'>) =>
@@ -182,23 +181,12 @@ ${eventRows.length === 0 ? html`<tr><td colspan="3" class="muted">No events yet.
     '/dashboard/sessions/:id/refunds',
     dashboardSchemas.refundSession,
     async (request, reply, session) => {
+      const refuse = (message: string, status: number) =>
+        sessionPage(reply, session, request.params.id, { message, error: true }, status);
       if (!canRefund(session))
-        return sessionPage(
-          reply,
-          session,
-          request.params.id,
-          { message: 'Your role cannot refund payments; ask an owner, admin or developer.', error: true },
-          403,
-        );
+        return refuse('Your role cannot refund payments; ask an owner, admin or developer.', 403);
       const amountMinor = parseCedis(formValue(request, 'amount'));
-      if (!amountMinor)
-        return sessionPage(
-          reply,
-          session,
-          request.params.id,
-          { message: 'Enter the amount to refund in GHS, e.g. 25.00 (at most 2 decimals).', error: true },
-          400,
-        );
+      if (!amountMinor) return refuse('Enter the amount to refund in GHS, e.g. 25.00 (at most 2 decimals).', 400);
       try {
         const refund = await requestRefund(
           db,
@@ -220,13 +208,7 @@ ${eventRows.length === 0 ? html`<tr><td colspan="3" class="muted">No events yet.
         // No provider can take the refund right now: the page says so (with Retry-After), not the 5xx error page.
         if (error instanceof SikaError && error.code === 'PROVIDER_RAIL_UNAVAILABLE') {
           reply.headers(errorHeaders(error));
-          return sessionPage(
-            reply,
-            session,
-            request.params.id,
-            { message: error.message, error: true },
-            statusOf(error),
-          );
+          return refuse(error.message, statusOf(error));
         }
         const { flash, status } = formRefusal(error);
         return sessionPage(reply, session, request.params.id, flash, status);

@@ -1,10 +1,10 @@
 // Dashboard: developers (integrations, API keys, webhook endpoints, delivery log, replay).
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import * as accounts from '../../accounts/integrations.ts';
 import { webhookUrlProblem } from '../../accounts/service.ts';
 import * as events from '../../events/replay.ts';
 import type { AppDeps } from '../../http/deps.ts';
-import { formValue, pageSender, postOnObject, sendPage, sessionOf } from '../console.ts';
+import { formValue, pageSender, postForm, postOnObject, sendPage, sessionOf } from '../console.ts';
 import { dashboardSchemas } from '../console-schemas.ts';
 import { html, raw, when, type Html } from '../html.ts';
 import { csrfField, page, statusBadge, when_ } from '../layout.ts';
@@ -81,23 +81,27 @@ ${when(
     });
   }
 
+  /** The developers page with what a form did (a flash, a secret shown once), sent with the status given. */
+  const answer = async (
+    reply: FastifyReply,
+    session: WebSession,
+    extra: Parameters<typeof render>[1] = {},
+    status = 200,
+  ) => sendPage(reply, await render(session, extra), status);
+  /** The developers page again, its form refused with `message`. */
+  const refuse = (reply: FastifyReply, session: WebSession, message: string, status: number) =>
+    answer(reply, session, { flash: { message, error: true } }, status);
+
   app.get('/dashboard/developers', { schema: { hide: true, ...dashboardSchemas.developers } }, async (request, reply) =>
-    sendPage(reply, await render(sessionOf(request))),
+    answer(reply, sessionOf(request)),
   );
 
-  app.post('/dashboard/keys', { schema: { hide: true, ...dashboardSchemas.createKey } }, async (request, reply) => {
-    const session = sessionOf(request);
-    if (!canManageKeys(session))
-      return sendPage(
-        reply,
-        await render(session, { flash: { message: 'Your role cannot create API keys.', error: true } }),
-        403,
-      );
+  postForm(app, '/dashboard/keys', dashboardSchemas.createKey, async (request, reply, session) => {
+    if (!canManageKeys(session)) return refuse(reply, session, 'Your role cannot create API keys.', 403);
     const integrationId = formValue(request, 'integration_id');
     const integrations = await accounts.listIntegrations(db, session.merchantId!, session.environment);
     // Another merchant's integration, or the other environment's, is not found, as every id here.
-    if (!integrations.some((i) => i.id === integrationId))
-      return sendPage(reply, await render(session, { flash: { message: 'Integration not found.', error: true } }), 404);
+    if (!integrations.some((i) => i.id === integrationId)) return refuse(reply, session, 'Integration not found.', 404);
     const key = await accounts.issueKey(db, {
       merchantId: session.merchantId!,
       integrationId,
@@ -106,16 +110,11 @@ ${when(
     });
     const secret = html`<div class="card" role="alert"><h2>Your new API key</h2><p>Copy it now: it is shown <strong>once</strong> and Sika keeps only its hash.</p>
       <p class="secret" id="new-api-key">${key.key}</p></div>`;
-    return sendPage(reply, await render(session, { secret, flash: { message: `API key ${key.prefix}… created.` } }));
+    return answer(reply, session, { secret, flash: { message: `API key ${key.prefix}… created.` } });
   });
 
   postOnObject(app, '/dashboard/keys/:id/revoke', dashboardSchemas.revokeKey, async (request, reply, session) => {
-    if (!canManageKeys(session))
-      return sendPage(
-        reply,
-        await render(session, { flash: { message: 'Your role cannot revoke API keys.', error: true } }),
-        403,
-      );
+    if (!canManageKeys(session)) return refuse(reply, session, 'Your role cannot revoke API keys.', 403);
     // Only a key of the environment in view: like every other id here, the other environment's keys are not found.
     const actor = { type: 'user' as const, id: session.userId!, email: session.email };
     const revoked = await accounts.revokeKey(db, {
@@ -124,53 +123,35 @@ ${when(
       environment: session.environment,
       actor,
     });
-    if (!revoked)
-      return sendPage(reply, await render(session, { flash: { message: 'API key not found.', error: true } }), 404);
+    if (!revoked) return refuse(reply, session, 'API key not found.', 404);
     deps.authenticator.forget(revoked.prefix);
     const message = revoked.alreadyRevoked
       ? `API key ${revoked.prefix}… was already revoked.`
       : `API key ${revoked.prefix}… revoked: it stops working at once.`;
-    return sendPage(reply, await render(session, { flash: { message } }));
+    return answer(reply, session, { flash: { message } });
   });
 
-  app.post(
-    '/dashboard/webhooks',
-    { schema: { hide: true, ...dashboardSchemas.createWebhook } },
-    async (request, reply) => {
-      const session = sessionOf(request);
-      if (!canManageKeys(session))
-        return sendPage(
-          reply,
-          await render(session, { flash: { message: 'Your role cannot add endpoints.', error: true } }),
-          403,
-        );
-      const url = formValue(request, 'url').trim();
-      const problem = await webhookUrlProblem(url, session.environment, {
-        allowPrivateTargets: deps.config.webhookAllowPrivateTargets,
-        resolver: deps.webhookResolver,
-      });
-      const keys = await accounts.listApiKeys(db, session.merchantId!, session.environment);
-      const key = keys.find((k) => k.id === formValue(request, 'api_key_id'));
-      if (!key)
-        return sendPage(reply, await render(session, { flash: { message: 'API key not found.', error: true } }), 404);
-      if (problem || key.revoked_at)
-        return sendPage(
-          reply,
-          await render(session, {
-            flash: { message: problem ? `The URL ${problem}.` : 'Choose an active API key to pair with.', error: true },
-          }),
-          400,
-        );
-      const secret = await accounts.addEndpoint(db, {
-        merchantId: session.merchantId!,
-        environment: session.environment,
-        apiKeyId: key.id,
-        url,
-      });
-      const shown = html`<div class="card" role="alert"><h2>Signing secret</h2><p>Verify every webhook with this secret (Standard Webhooks). It is shown once here.</p><p class="secret">${secret}</p></div>`;
-      return sendPage(reply, await render(session, { secret: shown, flash: { message: 'Endpoint added.' } }));
-    },
-  );
+  postForm(app, '/dashboard/webhooks', dashboardSchemas.createWebhook, async (request, reply, session) => {
+    if (!canManageKeys(session)) return refuse(reply, session, 'Your role cannot add endpoints.', 403);
+    const url = formValue(request, 'url').trim();
+    const problem = await webhookUrlProblem(url, session.environment, {
+      allowPrivateTargets: deps.config.webhookAllowPrivateTargets,
+      resolver: deps.webhookResolver,
+    });
+    const keys = await accounts.listApiKeys(db, session.merchantId!, session.environment);
+    const key = keys.find((k) => k.id === formValue(request, 'api_key_id'));
+    if (!key) return refuse(reply, session, 'API key not found.', 404);
+    if (problem || key.revoked_at)
+      return refuse(reply, session, problem ? `The URL ${problem}.` : 'Choose an active API key to pair with.', 400);
+    const secret = await accounts.addEndpoint(db, {
+      merchantId: session.merchantId!,
+      environment: session.environment,
+      apiKeyId: key.id,
+      url,
+    });
+    const shown = html`<div class="card" role="alert"><h2>Signing secret</h2><p>Verify every webhook with this secret (Standard Webhooks). It is shown once here.</p><p class="secret">${secret}</p></div>`;
+    return answer(reply, session, { secret: shown, flash: { message: 'Endpoint added.' } });
+  });
 
   app.post<{ Params: { id: string; action: string } }>(
     '/dashboard/webhooks/:id/:action',
@@ -179,12 +160,11 @@ ${when(
       const session = sessionOf(request);
       const endpoint = await accounts.findEndpoint(db, session.merchantId!, session.environment, request.params.id);
       const action = request.params.action;
-      if (!endpoint || !canManageKeys(session))
-        return sendPage(reply, await render(session, { flash: { message: 'Endpoint not found.', error: true } }), 404);
+      if (!endpoint || !canManageKeys(session)) return refuse(reply, session, 'Endpoint not found.', 404);
       if (action === 'rotate') {
         const rotated = await accounts.rotateEndpointSecret(db, endpoint.id, session.merchantId!);
         const shown = html`<div class="card" role="alert"><h2>New signing secret</h2><p>Both secrets sign deliveries until ${when_(new Date(rotated.previous_secret_expires_at))}; switch your receiver before then.</p><p class="secret">${rotated.secret}</p></div>`;
-        return sendPage(reply, await render(session, { secret: shown, flash: { message: 'Secret rotated.' } }));
+        return answer(reply, session, { secret: shown, flash: { message: 'Secret rotated.' } });
       }
       if (action === 'disable' || action === 'enable') {
         await accounts.setEndpointStatus(
@@ -193,13 +173,13 @@ ${when(
           action === 'disable' ? 'disabled' : 'active',
           action === 'disable' ? `disabled by ${session.email}` : null,
         );
-        return sendPage(reply, await render(session, { flash: { message: `Endpoint ${action}d.` } }));
+        return answer(reply, session, { flash: { message: `Endpoint ${action}d.` } });
       }
       if (action === 'replay-failed') {
         const replayed = await events.replayFailedForEndpoint(db, endpoint.id);
         return reply.redirect(`/dashboard/webhooks/${endpoint.id}?replayed=${replayed}`, 303);
       }
-      return sendPage(reply, await render(session, { flash: { message: 'Unknown action.', error: true } }), 404);
+      return refuse(reply, session, 'Unknown action.', 404);
     },
   );
 
@@ -244,11 +224,10 @@ ${deliveries.length === 0 ? html`<tr><td colspan="7" class="muted">No deliveries
     const endpointId = formValue(request, 'endpoint_id');
     // The page to return to is one of this merchant's endpoints, or none: another's is not found, and nothing is replayed.
     if (endpointId && !(await accounts.findEndpoint(db, session.merchantId!, session.environment, endpointId))) {
-      return sendPage(reply, await render(session, { flash: { message: 'Endpoint not found.', error: true } }), 404);
+      return refuse(reply, session, 'Endpoint not found.', 404);
     }
     const replayed = await events.replayMerchantEvent(db, session.merchantId!, session.environment, request.params.id);
-    if (!replayed)
-      return sendPage(reply, await render(session, { flash: { message: 'Event not found.', error: true } }), 404);
+    if (!replayed) return refuse(reply, session, 'Event not found.', 404);
     return reply.redirect(
       endpointId ? `/dashboard/webhooks/${encodeURIComponent(endpointId)}?replayed=1` : '/dashboard/developers',
       303,

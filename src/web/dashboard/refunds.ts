@@ -7,7 +7,7 @@ import { decideRefund } from '../../refunds/lifecycle.ts';
 import { REFUND_STATUSES, type RefundStatus } from '../../refunds/model.ts';
 import { getRefund, listRefunds } from '../../refunds/queries.ts';
 import type { WebSession } from '../auth.ts';
-import { approvalCodeRefusal, formValue, sendPage, postOnObject, sessionOf } from '../console.ts';
+import { approverDecision, formValue, sendPage, postOnObject, sessionOf, type Flash } from '../console.ts';
 import { dashboardSchemas } from '../console-schemas.ts';
 import { formRefusal } from '../error-pages.ts';
 import type { Html } from '../html.ts';
@@ -16,7 +16,6 @@ import { mayDecideRefund, refundsListView } from './refund-views.ts';
 
 /** Refunds on the page (the newest; the status filter finds older ones). */
 const REFUND_PAGE_ROWS = 50;
-type Flash = { message: string; error?: boolean } | null;
 
 const statusFilter = (value: string | undefined): RefundStatus | null =>
   (REFUND_STATUSES as readonly string[]).includes(value ?? '') ? (value as RefundStatus) : null;
@@ -53,27 +52,11 @@ export async function refundPages(app: FastifyInstance, deps: AppDeps): Promise<
     '/dashboard/refunds/:id/decision',
     dashboardSchemas.refundDecision,
     async (request, reply, session) => {
-      const decision = formValue(request, 'decision');
-      if (decision !== 'approve' && decision !== 'reject')
-        return listPage(
-          reply,
-          session,
-          'awaiting_approval',
-          { message: 'Choose approve or reject.', error: true },
-          400,
-        );
-      // With a second factor, an approval needs a fresh code: a stolen session alone cannot send money.
-      if (decision === 'approve' && session.secondFactorEnrolled && session.role === 'approver') {
-        const refused = await approvalCodeRefusal(db, request, reply);
-        if (refused)
-          return listPage(
-            reply,
-            session,
-            'awaiting_approval',
-            { message: refused.message, error: true },
-            refused.status,
-          );
-      }
+      const codeNeeded = session.secondFactorEnrolled && session.role === 'approver';
+      const decided = await approverDecision(db, request, reply, codeNeeded);
+      if ('refusal' in decided)
+        return listPage(reply, session, 'awaiting_approval', decided.refusal.flash, decided.refusal.status);
+      const { decision } = decided;
       try {
         // Only a refund of the dashboard's environment (another is not found here).
         await getRefund(db, { merchantId: session.merchantId!, environment: session.environment }, request.params.id);

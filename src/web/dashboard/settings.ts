@@ -1,5 +1,5 @@
 // Dashboard: settings (owner: fee bearer per rail, payout approval) and users (owner invites users with a role).
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { setSecondFactorRequired } from '../../accounts/console-accounts.ts';
 import {
   INVITABLE_ROLES,
@@ -14,13 +14,12 @@ import type { AppDeps } from '../../http/deps.ts';
 import { BEARERS, railDescriptors, railIds, type Rail } from '../../rails/registry.ts';
 import type { WebSession } from '../auth.ts';
 import { accountSchemas } from '../account-schemas.ts';
-import { formValue, sessionOf, pageSender } from '../console.ts';
+import { formValue, postForm, sessionOf, pageSender, type Flash } from '../console.ts';
 import { dashboardSchemas } from '../console-schemas.ts';
 import { html, raw, type Html } from '../html.ts';
 import { csrfField, statusBadge, when_ } from '../layout.ts';
 import { formRefusal } from '../error-pages.ts';
 
-type Flash = { message: string; error?: boolean } | null;
 const ROLES = INVITABLE_ROLES;
 const userActor = (session: WebSession) => ({ type: 'user' as const, id: session.userId!, email: session.email });
 
@@ -78,88 +77,82 @@ ${
     settingsPage(reply, sessionOf(request)),
   );
 
-  app.post(
-    '/dashboard/settings/fees',
-    { schema: { hide: true, ...dashboardSchemas.feeSettings } },
-    async (request, reply) => {
-      const session = sessionOf(request);
-      if (session.role !== 'owner')
-        return settingsPage(reply, session, { message: 'Only the owner can change settings.', error: true }, 403);
-      const bearers: Partial<Record<Rail, Bearer>> = {};
-      for (const rail of railIds()) {
-        const bearer = formValue(request, `bearer_${rail}`);
-        if ((BEARERS as readonly string[]).includes(bearer)) bearers[rail] = bearer as Bearer;
-      }
-      // The schema refuses a bearer that is not one; a form that names none would save nothing.
-      if (Object.keys(bearers).length === 0) {
-        return settingsPage(
-          reply,
-          session,
-          {
-            message: `Choose who pays the fee: bearer_${railIds()[0]} (or another rail's) must be one of ${BEARERS.join(', ')}.`,
-            error: true,
-          },
-          400,
-        );
-      }
-      await setFeeBearers(db, userActor(session), session.merchantId!, session.environment, bearers);
-      return settingsPage(reply, session, { message: 'Fee settings saved. New quotes use them at once.' });
-    },
-  );
+  /** A settings form's POST: the owner's alone; any other role gets the settings page again with a 403. */
+  const postAsOwner = (
+    path: string,
+    schema: FastifySchema,
+    handle: (request: FastifyRequest, reply: FastifyReply, session: WebSession) => Promise<unknown>,
+    refusal = 'Only the owner can change settings.',
+  ) =>
+    postForm(app, path, schema, async (request, reply, session) =>
+      session.role === 'owner'
+        ? handle(request, reply, session)
+        : settingsPage(reply, session, { message: refusal, error: true }, 403),
+    );
 
-  app.post(
-    '/dashboard/settings/approval',
-    { schema: { hide: true, ...dashboardSchemas.approvalSetting } },
-    async (request, reply) => {
-      const session = sessionOf(request);
-      if (session.role !== 'owner')
-        return settingsPage(reply, session, { message: 'Only the owner can change settings.', error: true }, 403);
-      const required = formValue(request, 'required') === 'on';
-      await setPayoutApprovalRequired(db, userActor(session), session.merchantId!, required);
-      return settingsPage(reply, session, {
-        message: required ? 'Live payouts now need approval.' : 'Live payouts no longer need approval.',
-      });
-    },
-  );
+  postAsOwner('/dashboard/settings/fees', dashboardSchemas.feeSettings, async (request, reply, session) => {
+    const bearers: Partial<Record<Rail, Bearer>> = {};
+    for (const rail of railIds()) {
+      const bearer = formValue(request, `bearer_${rail}`);
+      if ((BEARERS as readonly string[]).includes(bearer)) bearers[rail] = bearer as Bearer;
+    }
+    // The schema refuses a bearer that is not one; a form that names none would save nothing.
+    if (Object.keys(bearers).length === 0) {
+      return settingsPage(
+        reply,
+        session,
+        {
+          message: `Choose who pays the fee: bearer_${railIds()[0]} (or another rail's) must be one of ${BEARERS.join(', ')}.`,
+          error: true,
+        },
+        400,
+      );
+    }
+    await setFeeBearers(db, userActor(session), session.merchantId!, session.environment, bearers);
+    return settingsPage(reply, session, { message: 'Fee settings saved. New quotes use them at once.' });
+  });
 
-  app.post(
-    '/dashboard/settings/second-factor',
-    { schema: { hide: true, ...accountSchemas.secondFactorRule } },
-    async (request, reply) => {
-      const session = sessionOf(request);
-      if (session.role !== 'owner')
-        return settingsPage(reply, session, { message: 'Only the owner can change settings.', error: true }, 403);
-      const required = formValue(request, 'required') === 'on';
-      try {
-        await setSecondFactorRequired(db, userActor(session), session.merchantId!, required);
-      } catch (error) {
-        const { flash, status } = formRefusal(error);
-        return settingsPage(reply, session, flash, status);
-      }
-      return settingsPage(reply, session, {
-        message: required
-          ? 'Approvers and key managers now need two-factor authentication.'
-          : 'Two-factor authentication is no longer required.',
-      });
-    },
-  );
+  postAsOwner('/dashboard/settings/approval', dashboardSchemas.approvalSetting, async (request, reply, session) => {
+    const required = formValue(request, 'required') === 'on';
+    await setPayoutApprovalRequired(db, userActor(session), session.merchantId!, required);
+    return settingsPage(reply, session, {
+      message: required ? 'Live payouts now need approval.' : 'Live payouts no longer need approval.',
+    });
+  });
 
-  app.post('/dashboard/users', { schema: { hide: true, ...dashboardSchemas.inviteUser } }, async (request, reply) => {
-    const session = sessionOf(request);
-    if (session.role !== 'owner')
-      return settingsPage(reply, session, { message: 'Only the owner can invite users.', error: true }, 403);
-    let invited: Awaited<ReturnType<typeof inviteUser>>;
+  postAsOwner('/dashboard/settings/second-factor', accountSchemas.secondFactorRule, async (request, reply, session) => {
+    const required = formValue(request, 'required') === 'on';
     try {
-      invited = await inviteUser(db, userActor(session), session.merchantId!, {
-        email: formValue(request, 'email'),
-        role: formValue(request, 'role'),
-      });
+      await setSecondFactorRequired(db, userActor(session), session.merchantId!, required);
     } catch (error) {
       const { flash, status } = formRefusal(error);
       return settingsPage(reply, session, flash, status);
     }
-    const { email, role, temporaryPassword: password } = invited;
-    const shown = html`<div class="card" role="alert"><h2>Invitation</h2><p>Send ${email} this temporary password over a channel you trust; it is shown once.</p><p class="secret" id="temporary-password">${password}</p></div>`;
-    return settingsPage(reply, session, { message: `${email} invited as ${role}.` }, 200, shown);
+    return settingsPage(reply, session, {
+      message: required
+        ? 'Approvers and key managers now need two-factor authentication.'
+        : 'Two-factor authentication is no longer required.',
+    });
   });
+
+  postAsOwner(
+    '/dashboard/users',
+    dashboardSchemas.inviteUser,
+    async (request, reply, session) => {
+      let invited: Awaited<ReturnType<typeof inviteUser>>;
+      try {
+        invited = await inviteUser(db, userActor(session), session.merchantId!, {
+          email: formValue(request, 'email'),
+          role: formValue(request, 'role'),
+        });
+      } catch (error) {
+        const { flash, status } = formRefusal(error);
+        return settingsPage(reply, session, flash, status);
+      }
+      const { email, role, temporaryPassword: password } = invited;
+      const shown = html`<div class="card" role="alert"><h2>Invitation</h2><p>Send ${email} this temporary password over a channel you trust; it is shown once.</p><p class="secret" id="temporary-password">${password}</p></div>`;
+      return settingsPage(reply, session, { message: `${email} invited as ${role}.` }, 200, shown);
+    },
+    'Only the owner can invite users.',
+  );
 }

@@ -14,24 +14,18 @@ import {
 } from '../../ops/approvals-model.ts';
 import * as ops from '../../ops/service.ts';
 import type { WebSession } from '../auth.ts';
-import { formValue, postOnObject, sessionOf } from '../console.ts';
+import { formValue, postOnObject, sessionOf, pageSender } from '../console.ts';
 import { opsSchemas } from '../console-schemas.ts';
 import { html, type Html } from '../html.ts';
 import { csrfField, money, statusBadge, when_ } from '../layout.ts';
-import { actorOf, showOpsPage as show, type Flash } from './common.ts';
+import { actorOf, type Flash } from './common.ts';
+
+const show = pageSender('operator', 'approvals');
 
 export async function approvalPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
   async function approvalsPage(reply: FastifyReply, session: WebSession, flash: Flash = null, status = 200) {
-    return show(
-      reply,
-      session,
-      'approvals',
-      'Approvals',
-      approvalsView(session, await ops.approvalsOverview(db)),
-      flash,
-      status,
-    );
+    return show(reply, session, 'Approvals', approvalsView(session, await ops.approvalsOverview(db)), flash, status);
   }
   app.get('/ops/approvals', { schema: { hide: true, ...opsSchemas.approvals } }, async (request, reply) =>
     approvalsPage(reply, sessionOf(request)),

@@ -6,21 +6,20 @@ import { auditChoices, auditEntries, auditFilter, type AuditEntry, type AuditQue
 import { changesText, type FieldChange } from '../../audit/diff.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { csvColumn } from '../../lib/csv-columns.ts';
-import { sessionOf } from '../console.ts';
+import { sessionOf, pageSender } from '../console.ts';
 import { opsSchemas } from '../console-schemas.ts';
 import { formRefusal } from '../error-pages.ts';
 import { html, type Html } from '../html.ts';
 import { when_ } from '../layout.ts';
-import { showOpsPage as show } from './common.ts';
 import {
   filterSelect,
   listAnswer,
-  listHref,
+  listPageState,
   listToolbar,
   pagerNav,
   readListQuery,
   type ConsoleCursor,
-  type ListQuery,
+  type ListPageState,
 } from './console-list.ts';
 
 const AUDIT_FILTERS = ['actor', 'merchant', 'action', 'object_type', 'object_id', 'from', 'to'] as const;
@@ -38,6 +37,8 @@ const AUDIT_CSV = [
   csvColumn.text<AuditEntry>('changes', (r) => changesText(r.changes)),
 ];
 
+const show = pageSender('operator', 'audit');
+
 export async function auditPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
   app.get('/ops/audit', { schema: { hide: true, ...opsSchemas.audit } }, async (request, reply) => {
@@ -45,20 +46,21 @@ export async function auditPages(app: FastifyInstance, deps: AppDeps): Promise<v
     const list = readListQuery(request.query as Record<string, unknown>, AUDIT_FILTERS);
     const query: AuditQuery = { q: list.q, ...list.filters };
     const choices = await auditChoices(db);
-    let fetch: (cursor: ConsoleCursor | null, limit: number) => Promise<AuditEntry[]>;
     try {
       auditFilter(query, null, 1);
-      fetch = (cursor, limit) => auditEntries(db, auditFilter(query, cursor, limit));
     } catch (error) {
       const { flash, status } = formRefusal(error);
-      return show(reply, session, 'audit', 'Audit log', auditView(list, choices, [], null), flash, status);
+      const body = auditView(listPageState(list, null), choices, []);
+      return show(reply, session, 'Audit log', body, flash, status);
     }
+    const fetch = () => (cursor: ConsoleCursor | null, limit: number) =>
+      auditEntries(db, auditFilter(query, cursor, limit));
     return listAnswer(
       reply,
       list,
       { fetch, key: keyOf },
       { filename: 'sika-audit-log.csv', columns: AUDIT_CSV },
-      (rows, next) => show(reply, session, 'audit', 'Audit log', auditView(list, choices, rows, next)),
+      (rows, state) => show(reply, session, 'Audit log', auditView(state, choices, rows)),
     );
   });
 }
@@ -87,16 +89,14 @@ const input = (name: string, label: string, chosen: string | undefined, type = '
   html`<div><label for="filter-${name}">${label}</label><input id="filter-${name}" name="${name}" type="${type}" value="${chosen ?? ''}"${placeholder ? html` placeholder="${placeholder}"` : ''}></div>`;
 
 export function auditView(
-  list: ListQuery,
+  list: ListPageState,
   choices: { actions: string[]; objectTypes: string[] },
   rows: readonly AuditEntry[],
-  next: string | null,
 ): Html {
   const f = list.filters;
-  const params = { q: list.q, ...f };
   const filters = html`${input('actor', 'Actor (email or id)', f.actor)}${input('merchant', 'Merchant (id or name)', f.merchant)}${filterSelect('action', 'Action', choices.actions, f.action)}${filterSelect('object_type', 'Object type', choices.objectTypes, f.object_type)}${input('object_id', 'Object id', f.object_id)}${input('from', 'From (Accra day)', f.from, 'date')}${input('to', 'To (Accra day)', f.to, 'date')}`;
   return html`<h1>Audit log</h1><p class="muted">Append-only: every operator, merchant user, API key and system action, newest first. Days are Africa/Accra days.</p>
-${listToolbar({ action: '/ops/audit', q: list.q, searchLabel: 'Search the log', placeholder: 'Action, object id, email, merchant', filters, csvHref: listHref('/ops/audit', { ...params, format: 'csv' }) })}
+${listToolbar('/ops/audit', list, { searchLabel: 'Search the log', placeholder: 'Action, object id, email, merchant', filters })}
 ${
   rows.length === 0
     ? html`<p class="card">No audit row matches.</p>`
@@ -107,5 +107,5 @@ ${rows.map(
 )}
 </tbody></table></div>`
 }
-${pagerNav('/ops/audit', params, next, list.cursor !== null)}`;
+${pagerNav('/ops/audit', list)}`;
 }

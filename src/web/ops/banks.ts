@@ -4,17 +4,19 @@ import type { AppDeps } from '../../http/deps.ts';
 import * as ops from '../../ops/service.ts';
 import type { BanksAndBranches } from '../../ops/service.ts';
 import type { WebSession } from '../auth.ts';
-import { formValue, postOnObject, sessionOf } from '../console.ts';
+import { formValue, postOnObject, sessionOf, pageSender } from '../console.ts';
 import { opsSchemas } from '../console-schemas.ts';
 import { html, type Html } from '../html.ts';
 import { csrfField, statusBadge } from '../layout.ts';
-import { actorOf, showOpsPage as show, type Flash } from './common.ts';
+import { actorOf, type Flash } from './common.ts';
+
+const show = pageSender('operator', 'banks');
 
 export async function bankPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
   // ---- banks and branches ----
   async function banksPage(reply: FastifyReply, session: WebSession, flash: Flash = null, status = 200) {
-    return show(reply, session, 'banks', 'Banks', banksView(session, await ops.banksAndBranches(db)), flash, status);
+    return show(reply, session, 'Banks', banksView(session, await ops.banksAndBranches(db)), flash, status);
   }
   app.get('/ops/banks', { schema: { hide: true, ...opsSchemas.banks } }, async (request, reply) =>
     banksPage(reply, sessionOf(request)),

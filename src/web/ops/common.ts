@@ -1,29 +1,17 @@
-// What every operator console page module shares: the acting operator, the page frame and its flash message.
-import type { FastifyReply } from 'fastify';
+// What every operator console page module shares: the acting operator, the environment badge and form refusals.
 import type { Actor } from '../../audit/log.ts';
 import { SikaError, type ErrorCode } from '../../lib/errors.ts';
 import type { WebSession } from '../auth.ts';
-import { pageSender } from '../console.ts';
+import type { Flash } from '../console.ts';
 import { html, type Html } from '../html.ts';
 
-export type Flash = { message: string; error?: boolean } | null;
+export type { Flash } from '../console.ts';
 
 export const actorOf = (session: WebSession): Actor => ({
   type: 'operator',
   id: session.operatorId!,
   email: session.email,
 });
-
-/** Sends one console page: its nav entry, title, body and an optional flash, with the status given. */
-export const showOpsPage = (
-  reply: FastifyReply,
-  session: WebSession,
-  active: string,
-  title: string,
-  body: Html,
-  flash: Flash = null,
-  status = 200,
-) => pageSender('operator', active)(reply, session, title, body, flash, status);
 
 /** Which environment an object belongs to, on every console row and card: Live money or Test money. */
 export const environmentBadge = (environment: string): Html =>

@@ -10,6 +10,8 @@
 import type { FastifyReply } from 'fastify';
 import { sendCsv } from '../../http/csv.ts';
 import type { CsvColumn } from '../../lib/csv-columns.ts';
+import type { WebSession } from '../auth.ts';
+import type { Flash, PageSend } from '../console.ts';
 import { html, raw, type Html } from '../html.ts';
 
 /** Rows on one page of a console list. */
@@ -119,26 +121,18 @@ export function listHref(basePath: string, params: Record<string, string | null 
   return text ? `${basePath}?${text}` : basePath;
 }
 
-/** The search and filter form above a list, with the CSV export of what it shows. */
-export const listToolbar = (options: {
-  action: string;
-  q: string;
-  searchLabel: string;
-  placeholder?: string;
-  filters?: Html;
-  csvHref: string;
-}): Html =>
-  html`<form method="get" action="${options.action}" class="card row" role="search"><div><label for="list-q">${options.searchLabel}</label><input id="list-q" name="q" type="search" value="${options.q}" maxlength="${CONSOLE_SEARCH_LENGTH_MAX}"${options.placeholder ? html` placeholder="${options.placeholder}"` : ''}></div>${options.filters ?? ''}<div><button type="submit">Search</button></div><div><a class="button secondary" href="${options.csvHref}">Export CSV</a></div></form>`;
+/** The search and filter form above the list at `path`, with the CSV export of what it shows. */
+export const listToolbar = (
+  path: string,
+  list: ListPageState,
+  options: { searchLabel: string; placeholder?: string; filters?: Html },
+): Html =>
+  html`<form method="get" action="${path}" class="card row" role="search"><div><label for="list-q">${options.searchLabel}</label><input id="list-q" name="q" type="search" value="${list.q}" maxlength="${CONSOLE_SEARCH_LENGTH_MAX}"${options.placeholder ? html` placeholder="${options.placeholder}"` : ''}></div>${options.filters ?? ''}<div><button type="submit">Search</button></div><div><a class="button secondary" href="${listHref(path, { ...list.params, format: 'csv' })}">Export CSV</a></div></form>`;
 
-/** Below a list: "Next page" while more rows follow, "First page" once past the first. */
-export function pagerNav(
-  basePath: string,
-  params: Record<string, string | null | undefined>,
-  next: string | null,
-  onLaterPage: boolean,
-): Html {
-  if (!next && !onLaterPage) return html``;
-  return html`<nav aria-label="Pages" class="row" style="margin-top:.6rem">${onLaterPage ? html`<a class="button secondary" href="${listHref(basePath, { ...params, after: null })}">First page</a>` : ''}${next ? html`<a class="button secondary" href="${listHref(basePath, { ...params, after: next })}">Next page</a>` : ''}</nav>`;
+/** Below the list at `path`: "Next page" while more rows follow, "First page" once past the first. */
+export function pagerNav(path: string, list: ListPageState): Html {
+  if (!list.next && !list.later) return html``;
+  return html`<nav aria-label="Pages" class="row" style="margin-top:.6rem">${list.later ? html`<a class="button secondary" href="${listHref(path, { ...list.params, after: null })}">First page</a>` : ''}${list.next ? html`<a class="button secondary" href="${listHref(path, { ...list.params, after: list.next })}">Next page</a>` : ''}</nav>`;
 }
 
 /** One filter above a list: "Any" first, then each option (a value shown as itself, or [value, text]), the chosen one selected. */
@@ -156,18 +150,67 @@ export const filterSelect = (
     },
   )}</select></div>`;
 
+/** A console list's rows: a page of them for a query from a cursor on, and each row's cursor. */
+export interface ListSource<Row> {
+  fetch: (list: ListQuery) => Fetch<Row>;
+  key: (row: Row) => ConsoleCursor;
+}
+
 /** A list's answer to its GET: every row the search and filters match as a CSV file when `format=csv` asks, else one page, rendered. */
 export async function listAnswer<Row>(
   reply: FastifyReply,
   list: ListQuery,
-  source: { fetch: Fetch<Row>; key: (row: Row) => ConsoleCursor },
+  source: ListSource<Row>,
   csv: { filename: string; columns: readonly CsvColumn<Row>[] },
-  render: (rows: Row[], next: string | null) => FastifyReply | Promise<FastifyReply>,
+  render: (rows: Row[], state: ListPageState) => FastifyReply | Promise<FastifyReply>,
 ): Promise<FastifyReply> {
-  if (list.csv) return sendConsoleCsv(reply, csv.filename, csv.columns, allRowsOf(source.fetch, source.key));
-  const { rows, next } = await pageOf(source.fetch, list.cursor, source.key);
-  return render(rows, next);
+  const fetch = source.fetch(list);
+  if (list.csv) return sendConsoleCsv(reply, csv.filename, csv.columns, allRowsOf(fetch, source.key));
+  const { rows, next } = await pageOf(fetch, list.cursor, source.key);
+  return render(rows, listPageState(list, next));
 }
+
+/**
+ * A list page that forms show again: its answer to a GET's query (the CSV file, or one page drawn by `draw`) and,
+ * after a form, the list again under the form's flash with the status given.
+ */
+export const listPage =
+  <Row>(
+    send: PageSend,
+    list: {
+      filterNames: readonly string[];
+      source: ListSource<Row>;
+      csv: { filename: string; columns: readonly CsvColumn<Row>[] };
+      draw: (session: WebSession, rows: Row[], state: ListPageState) => { title: string; body: Html };
+    },
+  ) =>
+  (
+    reply: FastifyReply,
+    session: WebSession,
+    query: Record<string, unknown> | undefined,
+    flash: Flash = null,
+    status = 200,
+  ): Promise<FastifyReply> =>
+    listAnswer(reply, readListQuery(query, list.filterNames), list.source, list.csv, (rows, state) => {
+      const { title, body } = list.draw(session, rows, state);
+      return send(reply, session, title, body, flash, status);
+    });
+
+/** A closed-set filter's value when it is one of `values`, else null (no filter). */
+export const closedSetValue = (values: readonly string[], value: string | undefined): string | null =>
+  value && values.includes(value) ? value : null;
+
+/** The select of a closed-set filter (values from `choices[name]`, shown with spaces for underscores), id f-<name>. */
+export const closedSetFilter =
+  <Name extends string>(choices: Readonly<Record<Name, readonly string[]>>, list: ListPageState) =>
+  (name: Name, label: string): Html =>
+    filterSelect(
+      name,
+      label,
+      choices[name].map((value) => [value, value.replace(/_/g, ' ')] as const),
+      list.filters[name],
+      `f-${name}`,
+    );
 
 /** Sends every matching row as a CSV attachment. */
 export const sendConsoleCsv = <Row>(

@@ -17,16 +17,16 @@ import {
 } from '../../ops/merchant-overview.ts';
 import * as ops from '../../ops/service.ts';
 import type { WebSession } from '../auth.ts';
-import { postOnObject, sessionOf } from '../console.ts';
+import { postOnObject, sessionOf, pageSender } from '../console.ts';
 import { opsSchemas } from '../console-schemas.ts';
 import { html, type Html } from '../html.ts';
 import { money, statusBadge, when_ } from '../layout.ts';
 import { paymentReferencesCell } from '../payment-references.ts';
-import { environmentBadge, showOpsPage as show, type Flash } from './common.ts';
+import { environmentBadge, type Flash } from './common.ts';
 import {
   allRowsOf,
   filterSelect,
-  listHref,
+  listPageState,
   listToolbar,
   pagerNav,
   pageOf,
@@ -48,6 +48,8 @@ const MERCHANT_CSV = [
   csvColumn.timestamp<MerchantOverviewRow>('created_at', (m) => m.created_at),
 ];
 
+const show = pageSender('operator', 'merchants');
+
 export async function merchantPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
   app.get('/ops', { schema: { hide: true, ...opsSchemas.merchants } }, async (request, reply) => {
@@ -60,7 +62,7 @@ export async function merchantPages(app: FastifyInstance, deps: AppDeps): Promis
       pageOf(fetch, list.cursor, keyOf),
       list.cursor ? [] : paymentsMatching(db, list.q),
     ]);
-    return show(reply, sessionOf(request), 'merchants', 'Merchants', merchantsView(list, rows, next, payments));
+    return show(reply, sessionOf(request), 'Merchants', merchantsView(list, rows, next, payments));
   });
 
   async function merchantPage(
@@ -75,13 +77,12 @@ export async function merchantPages(app: FastifyInstance, deps: AppDeps): Promis
       return show(
         reply,
         session,
-        'merchants',
         'Not found',
         html`<h1>Merchant not found</h1><p><a href="/ops">All merchants</a></p>`,
         null,
         404,
       );
-    return show(reply, session, 'merchants', overview.merchant.name, merchantView(session, overview), flash, status);
+    return show(reply, session, overview.merchant.name, merchantView(session, overview), flash, status);
   }
 
   app.get<{ Params: { id: string } }>(
@@ -146,9 +147,9 @@ export function merchantsView(
   next: string | null,
   payments: readonly PaymentSearchRow[] = [],
 ): Html {
-  const params = { q: list.q, ...list.filters };
+  const state = listPageState(list, next);
   return html`<h1>Merchants</h1>
-${listToolbar({ action: '/ops', q: list.q, searchLabel: 'Search merchants or payments', placeholder: 'Name, email, id, or a payment reference', filters: filterSelects(list.filters), csvHref: listHref('/ops', { ...params, format: 'csv' }) })}
+${listToolbar('/ops', state, { searchLabel: 'Search merchants or payments', placeholder: 'Name, email, id, or a payment reference', filters: filterSelects(list.filters) })}
 ${paymentsFound(list.q, payments)}
 ${
   merchants.length === 0
@@ -157,7 +158,7 @@ ${
 ${merchants.map((m) => html`<tr><td><a href="/ops/merchants/${m.id}">${m.name}</a><br><span class="mono muted">${m.id}</span></td><td class="wrap">${m.email}</td><td>${statusBadge(m.live_access ? 'enabled' : 'off')}${m.paused_any ? html` ${statusBadge('paused')}` : ''}</td><td class="nowrap">${money(m.live_balance_minor)}</td><td class="nowrap">${when_(m.created_at)}</td></tr>`)}
 </tbody></table></div>`
 }
-${pagerNav('/ops', params, next, list.cursor !== null)}`;
+${pagerNav('/ops', state)}`;
 }
 
 const table = (caption: string, head: string[], rows: Html[], empty: string): Html =>

@@ -6,14 +6,16 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { listOperators, resetOperator } from '../../accounts/console-accounts.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import type { WebSession } from '../auth.ts';
-import { postOnObject, sessionOf } from '../console.ts';
+import { postOnObject, sessionOf, pageSender } from '../console.ts';
 import { opsSchemas } from '../console-schemas.ts';
 import { formRefusal } from '../error-pages.ts';
 import { html, type Html } from '../html.ts';
 import { csrfField, when_ } from '../layout.ts';
-import { actorOf, showOpsPage as show, type Flash } from './common.ts';
+import { actorOf, type Flash } from './common.ts';
 
 type OperatorRow = Awaited<ReturnType<typeof listOperators>>[number];
+
+const show = pageSender('operator', 'operators');
 
 export async function operatorPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
@@ -24,15 +26,7 @@ export async function operatorPages(app: FastifyInstance, deps: AppDeps): Promis
     status = 200,
     shown: Html | null = null,
   ) {
-    return show(
-      reply,
-      session,
-      'operators',
-      'Operators',
-      operatorsView(session, await listOperators(db), shown),
-      flash,
-      status,
-    );
+    return show(reply, session, 'Operators', operatorsView(session, await listOperators(db), shown), flash, status);
   }
 
   app.get('/ops/operators', { schema: { hide: true, ...opsSchemas.operators } }, async (request, reply) =>

@@ -2,7 +2,7 @@
 // paid payout (matched or exception; never offered on a returned one), and the return of a paid payout: the
 // bank's return reference, a reason and a confirmation, filed for a second operator under Approvals; a hold on a
 // payout not yet sent to its provider and its release, each with a reason (payouts/holds.ts: a flag, not a status).
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../http/deps.ts';
 import { csvColumn, type CsvColumn } from '../../lib/csv-columns.ts';
 import { PAYOUT_LIST_FILTERS } from '../../ops/approvals-model.ts';
@@ -10,25 +10,21 @@ import { canHold, HOLD_REASON_LENGTH_MAX, type PayoutStatus, type ProcessingStep
 import * as ops from '../../ops/service.ts';
 import type { LivePayoutRow } from '../../ops/service.ts';
 import type { WebSession } from '../auth.ts';
-import { formValue, postOnObject, sessionOf } from '../console.ts';
+import { formValue, postOnObject, sessionOf, pageSender } from '../console.ts';
 import { opsSchemas } from '../console-schemas.ts';
 import { html, type Html } from '../html.ts';
 import { csrfField, money, statusBadge, when_ } from '../layout.ts';
-import { actorOf, refusalOf, showOpsPage as show, type Flash } from './common.ts';
+import { actorOf, refusalOf } from './common.ts';
 import {
-  filterSelect,
+  closedSetFilter,
+  closedSetValue,
   likePattern,
-  listAnswer,
-  listHref,
+  listPage,
   listToolbar,
-  listPageState,
   type ListPageState,
   pagerNav,
-  readListQuery,
-  type ConsoleCursor,
 } from './console-list.ts';
 
-const key = (row: LivePayoutRow): ConsoleCursor => ({ at: row.updated_at, id: row.id });
 const LIVE_PAYOUT_CSV: CsvColumn<LivePayoutRow>[] = [
   csvColumn.text('reference', (p) => p.reference),
   csvColumn.text('merchant', (p) => p.merchant_name),
@@ -43,48 +39,28 @@ const LIVE_PAYOUT_CSV: CsvColumn<LivePayoutRow>[] = [
   csvColumn.text('hold_reason', (p) => (isHeld(p) ? (p.hold_reason ?? '') : '')),
   csvColumn.text('updated_at', (p) => p.updated_at.toISOString()),
 ];
-const oneOf = (values: readonly string[], value: string | undefined) =>
-  value && values.includes(value) ? value : null;
+const show = pageSender('operator', 'payouts');
 
 export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
-  const filterNames = Object.keys(PAYOUT_LIST_FILTERS);
-
-  async function payoutsPage(
-    reply: FastifyReply,
-    session: WebSession,
-    query: Record<string, unknown> | undefined,
-    flash: Flash = null,
-    status = 200,
-  ) {
-    const list = readListQuery(query, filterNames);
-    const fetch = (cursor: ConsoleCursor | null, limit: number) =>
-      ops.livePayouts(db, {
-        q: list.q,
-        qPattern: likePattern(list.q),
-        status: oneOf(PAYOUT_LIST_FILTERS.status, list.filters.status),
-        reconciliation: oneOf(PAYOUT_LIST_FILTERS.reconciliation, list.filters.reconciliation),
-        hold: oneOf(PAYOUT_LIST_FILTERS.hold, list.filters.hold) as 'held' | 'not_held' | null,
-        cursor,
-        limit,
-      });
-    return listAnswer(
-      reply,
-      list,
-      { fetch, key },
-      { filename: 'sika-live-payouts.csv', columns: LIVE_PAYOUT_CSV },
-      (rows, next) =>
-        show(
-          reply,
-          session,
-          'payouts',
-          'Live payouts',
-          payoutsView(session, rows, listPageState(list, next)),
-          flash,
-          status,
-        ),
-    );
-  }
+  const payoutsPage = listPage(show, {
+    filterNames: Object.keys(PAYOUT_LIST_FILTERS),
+    source: {
+      fetch: (list) => (cursor, limit) =>
+        ops.livePayouts(db, {
+          q: list.q,
+          qPattern: likePattern(list.q),
+          status: closedSetValue(PAYOUT_LIST_FILTERS.status, list.filters.status),
+          reconciliation: closedSetValue(PAYOUT_LIST_FILTERS.reconciliation, list.filters.reconciliation),
+          hold: closedSetValue(PAYOUT_LIST_FILTERS.hold, list.filters.hold) as 'held' | 'not_held' | null,
+          cursor,
+          limit,
+        }),
+      key: (row) => ({ at: row.updated_at, id: row.id }),
+    },
+    csv: { filename: 'sika-live-payouts.csv', columns: LIVE_PAYOUT_CSV },
+    draw: (session, rows, state) => ({ title: 'Live payouts', body: payoutsView(session, rows, state) }),
+  });
 
   app.get('/ops/payouts', { schema: { hide: true, ...opsSchemas.payouts } }, async (request, reply) =>
     payoutsPage(reply, sessionOf(request), request.query as Record<string, unknown>),
@@ -153,14 +129,7 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
 const isHeld = (p: LivePayoutRow) => p.held_at !== null && (p.status === 'requested' || p.status === 'processing');
 
 export function payoutsView(session: WebSession, rows: readonly LivePayoutRow[], list: ListPageState): Html {
-  const select = (name: keyof typeof PAYOUT_LIST_FILTERS, label: string) =>
-    filterSelect(
-      name,
-      label,
-      PAYOUT_LIST_FILTERS[name].map((v) => [v, v.replace(/_/g, ' ')] as const),
-      list.filters[name],
-      `f-${name}`,
-    );
+  const select = closedSetFilter(PAYOUT_LIST_FILTERS, list);
   const holdForms = (p: LivePayoutRow): Html => {
     if (isHeld(p)) {
       return html`<p class="muted" style="margin:0">Held by ${p.held_by} on ${when_(p.held_at)}: ${p.hold_reason}</p>
@@ -189,10 +158,10 @@ ${
 }${holdForms(p)}`;
   };
   return html`<h1>Live payouts</h1>
-${listToolbar({ action: '/ops/payouts', q: list.q, searchLabel: 'Search payouts', placeholder: 'Reference, bank reference or merchant', filters: html`${select('status', 'Status')}${select('reconciliation', 'Reconciliation')}${select('hold', 'Hold')}`, csvHref: listHref('/ops/payouts', { ...list.params, format: 'csv' }) })}
+${listToolbar('/ops/payouts', list, { searchLabel: 'Search payouts', placeholder: 'Reference, bank reference or merchant', filters: html`${select('status', 'Status')}${select('reconciliation', 'Reconciliation')}${select('hold', 'Hold')}` })}
 <div class="table-wrap"><table><thead><tr><th>Reference</th><th>Merchant</th><th>Environment</th><th>Amount</th><th>Status</th><th>Bank reference</th><th>Reconciliation</th><th><span class="muted">Actions</span></th></tr></thead><tbody>
 ${rows.map((p) => html`<tr><td class="mono">${p.reference}</td><td>${p.merchant_name}</td><td>${statusBadge(p.environment)}</td><td>${money(p.amount_minor)}<br><span class="muted">fee ${money(p.fee_minor)}</span></td><td>${statusBadge(p.status)}${isHeld(p) ? html` <span class="badge bad">Held</span>` : ''}${p.return_reference ? html`<br><span class="muted mono">${p.return_reference}</span>` : ''}</td><td class="mono">${p.bank_reference}</td><td>${statusBadge(p.reconciliation_status)}</td><td>${actions(p)}</td></tr>`)}
 ${rows.length === 0 ? html`<tr><td colspan="8" class="muted">No Live payouts${list.q || Object.keys(list.filters).length > 0 ? ' match this search' : ''}.</td></tr>` : ''}
 </tbody></table></div>
-${pagerNav('/ops/payouts', list.params, list.next, list.later)}`;
+${pagerNav('/ops/payouts', list)}`;
 }

@@ -17,7 +17,7 @@ import type { WebSession } from '../auth.ts';
 import { html, type Html } from '../html.ts';
 import { csrfField, money, statusBadge, when_ } from '../layout.ts';
 import { environmentBadge } from './common.ts';
-import { filterSelect, listHref, listToolbar, pagerNav, type ListQuery } from './console-list.ts';
+import { filterSelect, listPageState, listToolbar, pagerNav, type ListQuery } from './console-list.ts';
 
 const RAIL_LABELS: Record<string, string> = {
   cash: 'Cash (branch deposit)',
@@ -106,10 +106,10 @@ ${stuck.length === 0 ? html`<tr><td colspan="6" class="muted">No provider refund
 </tbody></table></div>`;
 
 function finishedTable(list: ListQuery, rows: readonly FinishedRefundRow[], next: string | null): Html {
-  const params = { q: list.q, ...list.filters };
+  const state = listPageState(list, next);
   const filters = html`${filterSelect('status', 'Outcome', ['succeeded', 'failed'], list.filters.status)}${filterSelect('environment', 'Environment', ['live', 'test'], list.filters.environment)}`;
   return html`<h2 id="finished">Finished refunds</h2>
-${listToolbar({ action: '/ops/refunds', q: list.q, searchLabel: 'Search finished refunds', placeholder: 'Refund or session id, merchant, account, reference', filters, csvHref: listHref('/ops/refunds', { ...params, format: 'csv' }) })}
+${listToolbar('/ops/refunds', state, { searchLabel: 'Search finished refunds', placeholder: 'Refund or session id, merchant, account, reference', filters })}
 <div class="table-wrap"><table aria-describedby="finished"><thead><tr><th>Finished</th><th>Refund</th><th>Merchant</th><th>Amount</th><th>Outcome</th><th>By</th><th>Where it went / why not</th></tr></thead><tbody>
 ${rows.map(
   (
@@ -119,7 +119,7 @@ ${rows.map(
 )}
 ${rows.length === 0 ? html`<tr><td colspan="7" class="muted">No finished refund matches.</td></tr>` : ''}
 </tbody></table></div>
-${pagerNav('/ops/refunds', params, next, list.cursor !== null)}`;
+${pagerNav('/ops/refunds', state)}`;
 }
 
 export const refundQueueView = (

@@ -15,11 +15,11 @@ import {
 } from '../../ops/refunds.ts';
 import { settleOperatorRefund } from '../../refunds/lifecycle.ts';
 import type { WebSession } from '../auth.ts';
-import { formValue, postOnObject, sessionOf } from '../console.ts';
+import { formValue, postOnObject, sessionOf, pageSender } from '../console.ts';
 import { opsSchemas } from '../console-schemas.ts';
 import { formRefusal } from '../error-pages.ts';
 import { money } from '../layout.ts';
-import { actorOf, showOpsPage as show, type Flash } from './common.ts';
+import { actorOf, type Flash } from './common.ts';
 import { allRowsOf, pageOf, readListQuery, sendConsoleCsv, type ConsoleCursor } from './console-list.ts';
 import { refundQueueView, whoFinished } from './refunds-views.ts';
 
@@ -38,6 +38,8 @@ const FINISHED_CSV = [
   csvColumn.text<FinishedRefundRow>('transfer_reference', (r) => r.transfer_reference),
   csvColumn.text<FinishedRefundRow>('failure_reason', (r) => r.failure_reason),
 ];
+
+const show = pageSender('operator', 'refunds');
 
 export async function refundQueuePages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
@@ -60,7 +62,7 @@ export async function refundQueuePages(app: FastifyInstance, deps: AppDeps): Pro
       pageOf(fetchFinished(list), list.cursor, keyOf),
     ]);
     const body = refundQueueView(session, queue, stuck, { list, ...finished });
-    return show(reply, session, 'refunds', 'Refunds', body, flash, status);
+    return show(reply, session, 'Refunds', body, flash, status);
   }
 
   app.get('/ops/refunds', { schema: { hide: true, ...opsSchemas.refunds } }, async (request, reply) => {
@@ -70,6 +72,22 @@ export async function refundQueuePages(app: FastifyInstance, deps: AppDeps): Pro
       return sendConsoleCsv(reply, 'sika-finished-refunds.csv', FINISHED_CSV, allRowsOf(fetchFinished(list), keyOf));
     return queuePage(reply, sessionOf(request), null, 200, query);
   });
+
+  /** Records the operator's outcome of a refund's transfer, then the queue again with what it did (or the refusal). */
+  async function settle(
+    reply: FastifyReply,
+    session: WebSession,
+    input: Parameters<typeof settleOperatorRefund>[2],
+    done: (refund: Awaited<ReturnType<typeof settleOperatorRefund>>) => string,
+  ) {
+    try {
+      const refund = await settleOperatorRefund(db, actorOf(session), input);
+      return queuePage(reply, session, { message: done(refund) });
+    } catch (error) {
+      const { flash, status } = formRefusal(error);
+      return queuePage(reply, session, flash, status);
+    }
+  }
 
   postOnObject(app, '/ops/refunds/:id/complete', opsSchemas.refundComplete, async (request, reply, session) => {
     const payerAccount = formValue(request, 'payer_account').trim();
@@ -81,20 +99,13 @@ export async function refundQueuePages(app: FastifyInstance, deps: AppDeps): Pro
         { message: "Enter the payer's account and the transfer's reference.", error: true },
         400,
       );
-    try {
-      const refund = await settleOperatorRefund(db, actorOf(session), {
-        refundId: request.params.id,
-        outcome: 'succeeded',
-        payerAccount,
-        transferReference,
-      });
-      return queuePage(reply, session, {
-        message: `Refund ${refund.id} of ${money(refund.amount_minor)} is succeeded: paid to ${payerAccount} (${transferReference}).`,
-      });
-    } catch (error) {
-      const { flash, status } = formRefusal(error);
-      return queuePage(reply, session, flash, status);
-    }
+    return settle(
+      reply,
+      session,
+      { refundId: request.params.id, outcome: 'succeeded', payerAccount, transferReference },
+      (refund) =>
+        `Refund ${refund.id} of ${money(refund.amount_minor)} is succeeded: paid to ${payerAccount} (${transferReference}).`,
+    );
   });
 
   postOnObject(app, '/ops/refunds/:id/fail', opsSchemas.refundFail, async (request, reply, session) => {
@@ -106,18 +117,12 @@ export async function refundQueuePages(app: FastifyInstance, deps: AppDeps): Pro
         { message: 'Say why the refund cannot be paid (the merchant sees it).', error: true },
         400,
       );
-    try {
-      const refund = await settleOperatorRefund(db, actorOf(session), {
-        refundId: request.params.id,
-        outcome: 'failed',
-        reason,
-      });
-      return queuePage(reply, session, {
-        message: `Refund ${refund.id} is failed; ${money(refund.amount_minor)} is back on the merchant's available balance.`,
-      });
-    } catch (error) {
-      const { flash, status } = formRefusal(error);
-      return queuePage(reply, session, flash, status);
-    }
+    return settle(
+      reply,
+      session,
+      { refundId: request.params.id, outcome: 'failed', reason },
+      (refund) =>
+        `Refund ${refund.id} is failed; ${money(refund.amount_minor)} is back on the merchant's available balance.`,
+    );
   });
 }

@@ -9,25 +9,20 @@ import { HELD_CHOICE_LABELS, REVIEW_FILTERS, heldMoney, type HeldChoice } from '
 import * as ops from '../../ops/service.ts';
 import type { HeldAttemptDetail } from '../../ops/service.ts';
 import type { WebSession } from '../auth.ts';
-import { formValue, postOnObject, sessionOf } from '../console.ts';
+import { formValue, postOnObject, sessionOf, pageSender } from '../console.ts';
 import { opsSchemas } from '../console-schemas.ts';
 import { html, raw, type Html } from '../html.ts';
 import { csrfField, money, statusBadge, when_ } from '../layout.ts';
-import { actorOf, refusalOf, showOpsPage as show, type Flash } from './common.ts';
+import { actorOf, refusalOf, type Flash } from './common.ts';
 import {
-  filterSelect,
+  closedSetFilter,
+  closedSetValue,
   likePattern,
-  listAnswer,
-  listHref,
+  listPage,
   listToolbar,
-  listPageState,
   type ListPageState,
   pagerNav,
-  readListQuery,
-  type ConsoleCursor,
 } from './console-list.ts';
-
-const key = (row: HeldAttemptDetail): ConsoleCursor => ({ at: row.updated_at, id: row.id });
 
 const differenceOf = (a: HeldAttemptDetail): number | null =>
   a.status === 'manual_review' ? 0 : a.received_minor === null ? null : a.received_minor - a.amount_charged_minor;
@@ -76,32 +71,24 @@ const REVIEW_CSV: CsvColumn<HeldAttemptDetail>[] = [
 
 const envBadge = (environment: string) => statusBadge(environment === 'live' ? 'live' : 'test');
 
+const show = pageSender('operator', 'review');
+
 export async function reviewPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
-  const filterNames = Object.keys(REVIEW_FILTERS);
-
-  function fetcher(q: string, filters: Record<string, string>) {
-    const environment = (REVIEW_FILTERS.environment as readonly string[]).includes(filters.environment ?? '')
-      ? filters.environment!
-      : null;
-    const status = (REVIEW_FILTERS.status as readonly string[]).includes(filters.status ?? '') ? filters.status! : null;
-    return (cursor: ConsoleCursor | null, limit: number) =>
-      ops.heldAttempts(db, { q, qPattern: likePattern(q), environment, status, cursor, limit });
-  }
-
-  async function reviewPage(
-    reply: FastifyReply,
-    session: WebSession,
-    query: Record<string, unknown> | undefined,
-    flash: Flash = null,
-    status = 200,
-  ) {
-    const list = readListQuery(query, filterNames);
-    const fetch = fetcher(list.q, list.filters);
-    return listAnswer(reply, list, { fetch, key }, { filename: 'sika-review.csv', columns: REVIEW_CSV }, (rows, next) =>
-      show(reply, session, 'review', 'Review', reviewView(rows, listPageState(list, next)), flash, status),
-    );
-  }
+  const reviewPage = listPage(show, {
+    filterNames: Object.keys(REVIEW_FILTERS),
+    source: {
+      fetch: ({ q, filters }) => {
+        const environment = closedSetValue(REVIEW_FILTERS.environment, filters.environment);
+        const status = closedSetValue(REVIEW_FILTERS.status, filters.status);
+        return (cursor, limit) =>
+          ops.heldAttempts(db, { q, qPattern: likePattern(q), environment, status, cursor, limit });
+      },
+      key: (row) => ({ at: row.updated_at, id: row.id }),
+    },
+    csv: { filename: 'sika-review.csv', columns: REVIEW_CSV },
+    draw: (_session, rows, state) => ({ title: 'Review', body: reviewView(rows, state) }),
+  });
 
   async function decisionPage(
     reply: FastifyReply,
@@ -126,7 +113,6 @@ export async function reviewPages(app: FastifyInstance, deps: AppDeps): Promise<
     return show(
       reply,
       session,
-      'review',
       'Decide a held payment',
       decisionView(session, view.attempt, view.choices, typed),
       flash,
@@ -166,16 +152,9 @@ export async function reviewPages(app: FastifyInstance, deps: AppDeps): Promise<
 }
 
 export function reviewView(held: readonly HeldAttemptDetail[], list: ListPageState): Html {
-  const select = (name: keyof typeof REVIEW_FILTERS, label: string) =>
-    filterSelect(
-      name,
-      label,
-      REVIEW_FILTERS[name].map((v) => [v, v.replace('_', ' ')] as const),
-      list.filters[name],
-      `f-${name}`,
-    );
+  const select = closedSetFilter(REVIEW_FILTERS, list);
   return html`<h1>Payments held for review</h1>
-${listToolbar({ action: '/ops/review', q: list.q, searchLabel: 'Search attempts', placeholder: 'Attempt, session, payment reference or merchant', filters: html`${select('environment', 'Environment')}${select('status', 'Status')}`, csvHref: listHref('/ops/review', { ...list.params, format: 'csv' }) })}
+${listToolbar('/ops/review', list, { searchLabel: 'Search attempts', placeholder: 'Attempt, session, payment reference or merchant', filters: html`${select('environment', 'Environment')}${select('status', 'Status')}` })}
 <div class="table-wrap"><table><thead><tr><th>Attempt</th><th>Merchant</th><th>Environment</th><th>Expected</th><th>Received</th><th>Difference</th><th>Behind it</th><th>Status</th><th><span class="muted">Decision</span></th></tr></thead><tbody>
 ${held.map(
   (
@@ -185,7 +164,7 @@ ${held.map(
 )}
 ${held.length === 0 ? html`<tr><td colspan="9" class="muted">Nothing is waiting${list.q || Object.keys(list.filters).length > 0 ? ' that matches this search' : ''}.</td></tr>` : ''}
 </tbody></table></div>
-${pagerNav('/ops/review', list.params, list.next, list.later)}`;
+${pagerNav('/ops/review', list)}`;
 }
 
 export function decisionView(

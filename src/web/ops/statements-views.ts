@@ -18,7 +18,7 @@ import type { WebSession } from '../auth.ts';
 import { html, raw, type Html } from '../html.ts';
 import { csrfField, money, statusBadge, when_ } from '../layout.ts';
 import { environmentBadge } from './common.ts';
-import { filterSelect, listHref, listToolbar, pagerNav, type ListQuery } from './console-list.ts';
+import { filterSelect, listPageState, listToolbar, pagerNav, type ListQuery } from './console-list.ts';
 
 /** "7 matched, 1 amount mismatch, ...": an import's counts in a sentence. */
 export function importSummary(
@@ -113,7 +113,7 @@ export function statementsView(
 ): Html {
   const { accounts, imports, queue, queueTotal } = overview;
   const { list } = options;
-  const params = { q: list.q, ...list.filters };
+  const state = listPageState(list, options.next);
   const searching = list.q !== '' || Object.keys(list.filters).length > 0;
   const filters = html`${filterSelect(
     'reference',
@@ -134,12 +134,12 @@ ${uploadForm(session, accounts, options.bankCode, options.askForce)}
 ${options.result ? resultCard(options.result) : ''}
 <h2 id="queue">Unmatched credits (${queueTotal}${searching ? ` matching${list.q ? ` "${list.q}"` : ' the filters'}` : ''})</h2>
 <p class="muted">Money that arrived without a payment it could pay, the longest waiting first. Apply it to a payment by its reference (the exact amount pays it; another amount holds it under Review), or resolve it with a note once it is settled outside Sika (returned to the sender, not a payment).</p>
-${listToolbar({ action: '/ops/statements', q: list.q, searchLabel: 'Narration, amount or reference', placeholder: 'KOFI MENSAH, 500.00 or SK…', filters, csvHref: listHref('/ops/statements', { ...params, format: 'csv' }) })}
+${listToolbar('/ops/statements', state, { searchLabel: 'Narration, amount or reference', placeholder: 'KOFI MENSAH, 500.00 or SK…', filters })}
 <div class="table-wrap"><table aria-describedby="queue"><thead><tr><th>Date</th><th>Amount</th><th>Narration</th><th>Why</th><th><span class="muted">Actions</span></th></tr></thead><tbody>
 ${queue.map((line) => queueRow(session, line))}
 ${queue.length === 0 ? html`<tr><td colspan="5" class="muted">${searching ? 'No unmatched credit matches.' : 'Nothing is waiting.'}</td></tr>` : ''}
 </tbody></table></div>
-${pagerNav('/ops/statements', params, options.next, list.cursor !== null)}
+${pagerNav('/ops/statements', state)}
 <h2>Imports</h2>
 <div class="table-wrap"><table><thead><tr><th>When</th><th>Bank</th><th>File</th><th>By</th><th>Lines</th><th>Credits</th><th>Matched</th><th>Mismatch</th><th>Unmatched</th><th>Duplicates</th><th>Errors</th></tr></thead><tbody>
 ${imports.map(importRow)}

@@ -5,7 +5,6 @@
 // refused unless forced with a reason; a file over the upload limit is refused naming the limit and the CLI.
 // Every action is audited by the statements service.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Actor } from '../../audit/log.ts';
 import { UPLOAD_BYTES_MAX } from '../../http/body.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { toSikaError } from '../../http/error-handler.ts';
@@ -25,6 +24,7 @@ import {
 } from '../../statements/service.ts';
 import type { WebSession } from '../auth.ts';
 import { formValue, postOnObject, sessionOf, pageSender } from '../console.ts';
+import { actorOf, type Flash } from './common.ts';
 import { opsSchemas } from '../console-schemas.ts';
 import { formRefusal } from '../error-pages.ts';
 import { html } from '../html.ts';
@@ -57,10 +57,6 @@ const QUEUE_CSV = [
   csvColumn.text<QueueLineWithHints>('why', (l) => l.reason),
   csvColumn.text<QueueLineWithHints>('suggestions', (l) => l.hints.nearMatches.map((m) => m.reference).join(' ')),
 ];
-
-type Flash = { message: string; error?: boolean } | null;
-
-const actorOf = (session: WebSession): Actor => ({ type: 'operator', id: session.operatorId!, email: session.email });
 
 export async function statementPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
@@ -111,20 +107,22 @@ export async function statementPages(app: FastifyInstance, deps: AppDeps): Promi
     return statementsPage(reply, sessionOf(request), null, 200, { query });
   });
 
+  const importNotFound = (reply: FastifyReply, session: WebSession) =>
+    show(
+      reply,
+      session,
+      'Not found',
+      html`<h1>Import not found</h1><p><a href="/ops/statements">Back to statements</a></p>`,
+      null,
+      404,
+    );
+
   app.get<{ Params: { id: string } }>(
     '/ops/statements/imports/:id',
     { schema: { hide: true, ...opsSchemas.statementImport } },
     async (request, reply) => {
       const found = await statementImport(db, request.params.id);
-      if (!found)
-        return show(
-          reply,
-          sessionOf(request),
-          'Not found',
-          html`<h1>Import not found</h1><p><a href="/ops/statements">Back to statements</a></p>`,
-          null,
-          404,
-        );
+      if (!found) return importNotFound(reply, sessionOf(request));
       return show(
         reply,
         sessionOf(request),
@@ -184,15 +182,7 @@ export async function statementPages(app: FastifyInstance, deps: AppDeps): Promi
 
   postOnObject(app, '/ops/statements/imports/:id/void', opsSchemas.statementVoid, async (request, reply, session) => {
     const found = await statementImport(db, request.params.id);
-    if (!found)
-      return show(
-        reply,
-        session,
-        'Not found',
-        html`<h1>Import not found</h1><p><a href="/ops/statements">Back to statements</a></p>`,
-        null,
-        404,
-      );
+    if (!found) return importNotFound(reply, session);
     try {
       const done = await voidImport(db, actorOf(session), found.import.id, formValue(request, 'reason'));
       const again = (await statementImport(db, found.import.id))!;

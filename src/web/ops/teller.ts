@@ -6,11 +6,13 @@ import { formRefusal } from '../error-pages.ts';
 import * as ops from '../../ops/service.ts';
 import type { TellerSlip } from '../../ops/service.ts';
 import type { WebSession } from '../auth.ts';
-import { formValue, sessionOf } from '../console.ts';
+import { formValue, sessionOf, pageSender } from '../console.ts';
 import { opsSchemas } from '../console-schemas.ts';
 import { html, type Html } from '../html.ts';
 import { csrfField, money, statusBadge, when_ } from '../layout.ts';
-import { actorOf, environmentBadge, showOpsPage as show, type Flash } from './common.ts';
+import { actorOf, environmentBadge, type Flash } from './common.ts';
+
+const show = pageSender('operator', 'teller');
 
 export async function tellerPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
@@ -25,7 +27,6 @@ export async function tellerPages(app: FastifyInstance, deps: AppDeps): Promise<
     return show(
       reply,
       session,
-      'teller',
       'Teller',
       tellerView(session, reference, await ops.tellerSlip(db, reference)),
       flash,

@@ -5,7 +5,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { CsvColumn } from '../../../lib/csv-columns.ts';
 import { principalOf } from '../../auth.ts';
-import { sendCsv } from '../../csv.ts';
+import { sendCsv, type CsvFile } from '../../csv.ts';
 import type { AppDeps } from '../../deps.ts';
 import { errorResponses } from '../../schemas.ts';
 import { exportRefunds, REFUND_CSV_COLUMNS } from '../../../refunds/exports.ts';
@@ -20,7 +20,8 @@ import { exportSessions, SESSION_CSV_COLUMNS as SESSION_COLUMNS } from '../../..
 import { exportPayouts, PAYOUT_CSV_COLUMNS as PAYOUT_COLUMNS } from '../../../payouts/exports.ts';
 import { EXPORT_RANGE_DAYS_MAX } from '../../../books/model.ts';
 import { BalanceTransactionTypeSchema, SummaryQuery } from './schemas.ts';
-import { ownerOf, settlementSummary } from '../../../books/service.ts';
+import { ownerOf, settlementSummary, type BooksOwner } from '../../../books/service.ts';
+import type { Queryable } from '../../../db/index.ts';
 
 /** from and to, both required: Africa/Accra days, both included. */
 const ExportQuery = SummaryQuery;
@@ -45,9 +46,13 @@ interface ExportRoute<Query extends TSchema, Row> {
   columns: readonly CsvColumn<Row>[];
   querystring: Query;
   /** The file's name and rows for this request. */
-  file(
-    request: FastifyRequest<{ Querystring: Static<Query> }>,
-  ): { filename: string; rows: AsyncIterable<Row> } | Promise<{ filename: string; rows: AsyncIterable<Row> }>;
+  file(request: FastifyRequest<{ Querystring: Static<Query> }>): CsvFile<Row> | Promise<CsvFile<Row>>;
+}
+
+/** The daily settlement summary as a CSV file: this export's, and its list path's with Accept: text/csv. */
+export async function balanceSummaryFile(db: Queryable, owner: BooksOwner, query: SummaryQuery) {
+  const summary = await settlementSummary(db, owner, query);
+  return { filename: exportFilename('balance-summary', owner.environment, summary), rows: rowsOf(summary.days) };
 }
 
 export async function exportRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
@@ -100,11 +105,7 @@ export async function exportRoutes(app: FastifyInstance, deps: AppDeps): Promise
     what: 'the daily settlement summary, one line per day,',
     columns: SUMMARY_COLUMNS,
     querystring: ExportQuery,
-    async file(request) {
-      const owner = ownerOf(principalOf(request));
-      const summary = await settlementSummary(db, owner, request.query);
-      return { filename: exportFilename('balance-summary', owner.environment, summary), rows: rowsOf(summary.days) };
-    },
+    file: (request) => balanceSummaryFile(db, ownerOf(principalOf(request)), request.query),
   });
   exportRoute({
     path: '/api/v1/exports/sessions',

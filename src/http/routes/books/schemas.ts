@@ -1,7 +1,7 @@
 // TypeBox schemas of the books' routes: they validate the query, serialise the answers and document both.
 import { Type, type Static } from '@sinclair/typebox';
 import { ID_PARAM_LENGTH_MAX } from '../../../checkout/model.ts';
-import { Day } from '../../schemas.ts';
+import { CursorPage, Day } from '../../schemas.ts';
 import {
   BALANCE_TRANSACTION_LIMIT_DEFAULT,
   BALANCE_TRANSACTION_LIMIT_MAX,
@@ -84,14 +84,10 @@ export const BalanceTransactionSchema = Type.Object(
   { $id: 'BalanceTransaction', title: 'Balance transaction' },
 );
 
-export const BalanceTransactionList = Type.Object(
-  {
-    object: Type.Literal('list'),
-    data: Type.Array(Type.Ref('BalanceTransaction')),
-    has_more: Type.Boolean({ description: 'Ask again with starting_after = the last id for the next page.' }),
-  },
-  { $id: 'BalanceTransactionList', title: 'Balance transaction list' },
-);
+export const BalanceTransactionList = CursorPage('BalanceTransaction', {
+  $id: 'BalanceTransactionList',
+  title: 'Balance transaction list',
+});
 
 export const SummaryQuery = Type.Object(
   {

@@ -6,7 +6,7 @@ import { ExportRangeProperties } from '../books/schemas.ts';
 import { ownerOf } from '../../../books/service.ts';
 import type { AppDeps } from '../../deps.ts';
 import { principalOf } from '../../auth.ts';
-import { listReply, listResponse } from '../../csv.ts';
+import { listRoute } from '../../csv.ts';
 import type { IdempotentWork } from '../../idempotency.ts';
 import { described, errorResponses } from '../../schemas.ts';
 import { toSessionResponse } from '../../../checkout/model.ts';
@@ -20,7 +20,6 @@ import {
 import * as service from '../../../checkout/service.ts';
 import { getSessionWithPayment, listSessions } from '../../../checkout/session-list.ts';
 
-type ExportRange = { from?: string; to?: string };
 /** The search, and the range of its CSV export (from and to, Accra days). */
 const ListSessionsExportQuery = Type.Object(
   { ...ListSessionsQuery.properties, ...ExportRangeProperties },
@@ -80,31 +79,22 @@ export async function checkoutMerchantRoutes(app: FastifyInstance, deps: AppDeps
       getSessionWithPayment(db, principalOf(request), request.params.reference, config.checkoutUrlHost),
   );
 
-  app.get<{ Querystring: ListSessionsQuery & ExportRange }>(
-    '/api/v1/sessions',
-    {
-      schema: {
-        operationId: 'listSessions',
-        tags: ['Checkout sessions'],
-        summary: 'Search checkout sessions',
-        description:
-          "The calling key's merchant and environment only, newest first, each with its payment once paid. Filters: status, invoice_ref, a created range, the rail that paid. Page with limit and starting_after (the last id of the previous page) while has_more is true: a page never skips or repeats a session, whatever is created meanwhile. " +
-          'With `Accept: text/csv`: a CSV file of the sessions created on the Africa/Accra days `from` to `to` (both required), oldest first, streamed.',
-        security: [{ apiKey: [] }],
-        querystring: ListSessionsExportQuery,
-        response: {
-          200: listResponse(Type.Ref(SessionList.$id!), '/api/v1/exports/sessions'),
-          ...errorResponses(400, 401, 429),
-        },
-      },
+  listRoute(app, '/api/v1/sessions', {
+    schema: {
+      operationId: 'listSessions',
+      tags: ['Checkout sessions'],
+      summary: 'Search checkout sessions',
+      description:
+        "The calling key's merchant and environment only, newest first, each with its payment once paid. Filters: status, invoice_ref, a created range, the rail that paid. Page with limit and starting_after (the last id of the previous page) while has_more is true: a page never skips or repeats a session, whatever is created meanwhile. " +
+        'With `Accept: text/csv`: a CSV file of the sessions created on the Africa/Accra days `from` to `to` (both required), oldest first, streamed.',
+      security: [{ apiKey: [] }],
+      querystring: ListSessionsExportQuery,
     },
-    async (request, reply) => {
-      // Issue 17 exports: the same sessions as a CSV file of Accra days (src/checkout/exports.ts).
-      return listReply(request, reply, {
-        json: () => listSessions(db, principalOf(request), request.query, config.checkoutUrlHost),
-        columns: SESSION_CSV_COLUMNS,
-        csv: () => exportSessions(db, ownerOf(principalOf(request)), request.query),
-      });
-    },
-  );
+    list: SessionList,
+    exportPath: '/api/v1/exports/sessions',
+    // Issue 17 exports: the same sessions as a CSV file of Accra days (src/checkout/exports.ts).
+    json: (request) => listSessions(db, principalOf(request), request.query, config.checkoutUrlHost),
+    columns: SESSION_CSV_COLUMNS,
+    csv: (request) => exportSessions(db, ownerOf(principalOf(request)), request.query),
+  });
 }

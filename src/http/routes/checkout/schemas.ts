@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Currency, DateTime, explainedPattern, NON_BLANK_TEXT_PATTERN, StringEnum } from '../../schemas.ts';
+import { Currency, CursorPage, DateTime, explainedPattern, NON_BLANK_TEXT_PATTERN, StringEnum } from '../../schemas.ts';
 import {
   CALLBACK_URL_LENGTH_MAX,
   CUSTOMER_EMAIL_LENGTH_MAX,
@@ -219,14 +219,10 @@ export const ListSessionsQuery = Type.Object(
 );
 export type ListSessionsQuery = Static<typeof ListSessionsQuery>;
 
-export const SessionList = Type.Object(
-  {
-    object: Type.Literal('list'),
-    data: Type.Array(Type.Ref('CheckoutSession')),
-    has_more: Type.Boolean({ description: 'Ask again with starting_after = the last id for the next page.' }),
-  },
-  { $id: 'CheckoutSessionList', title: 'Checkout session list' },
-);
+export const SessionList = CursorPage('CheckoutSession', {
+  $id: 'CheckoutSessionList',
+  title: 'Checkout session list',
+});
 
 export const SessionParams = Type.Object({
   reference: Type.String({ minLength: 1, maxLength: ID_PARAM_LENGTH_MAX, description: 'The session id (cs_...).' }),

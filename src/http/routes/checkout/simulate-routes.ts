@@ -3,8 +3,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../../auth.ts';
 import type { AppDeps } from '../../deps.ts';
-import type { IdempotentWork } from '../../idempotency.ts';
-import { described, errorResponses } from '../../schemas.ts';
+import { transactionWork, type IdempotentWork } from '../../idempotency.ts';
+import { simulatorResponses } from '../../schemas.ts';
 import { ID_PARAM_LENGTH_MAX } from '../../../checkout/model.ts';
 import { AttemptStatusResponse, SimulateBody } from './payer-schemas.ts';
 import { simulate } from '../../../checkout/simulation.ts';
@@ -29,26 +29,17 @@ export async function simulateRoutes(app: FastifyInstance, deps: AppDeps): Promi
           }),
         }),
         body: SimulateBody,
-        response: {
-          200: described(AttemptStatusResponse, "The attempt after the outcome, with its session's status."),
-          ...errorResponses(400, 401, 403, 404, 409, 422, 429),
-        },
+        response: simulatorResponses(
+          AttemptStatusResponse,
+          "The attempt after the outcome, with its session's status.",
+        ),
       },
     },
     async (request): Promise<IdempotentWork> => {
       const principal = principalOf(request);
-      return {
-        run: async (tx) => ({
-          status: 200,
-          body: await simulate(
-            tx,
-            principal,
-            request.params.reference,
-            request.body.outcome,
-            deps.config.checkoutUrlHost,
-          ),
-        }),
-      };
+      return transactionWork(200, (tx) =>
+        simulate(tx, principal, request.params.reference, request.body.outcome, deps.config.checkoutUrlHost),
+      );
     },
   );
 }

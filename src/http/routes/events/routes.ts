@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { ID_PARAM_LENGTH_MAX } from '../../../checkout/model.ts';
 import { principalOf } from '../../auth.ts';
 import type { AppDeps } from '../../deps.ts';
-import type { IdempotentWork } from '../../idempotency.ts';
+import { transactionWork, type IdempotentWork } from '../../idempotency.ts';
 import { errorResponses, StringEnum } from '../../schemas.ts';
 import { WEBHOOK_ENDPOINT_STATUSES } from '../../../accounts/model.ts';
 import { streamSigningSecrets } from '../../../accounts/webhook-endpoints.ts';
@@ -344,7 +344,7 @@ export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<
     },
     async (request): Promise<IdempotentWork> => {
       const principal = principalOf(request);
-      return { run: async (tx) => ({ status: 202, body: await replayEventForKey(tx, principal, request.params.id) }) };
+      return transactionWork(202, (tx) => replayEventForKey(tx, principal, request.params.id));
     },
   );
 
@@ -372,7 +372,7 @@ export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       const principal = principalOf(request);
       const input: RangeReplayInput = request.body;
       checkReplayRange(input); // 400 before any key is claimed
-      return { run: async (tx) => ({ status: 202, body: await replayEventRange(tx, principal, input) }) };
+      return transactionWork(202, (tx) => replayEventRange(tx, principal, input));
     },
   );
 

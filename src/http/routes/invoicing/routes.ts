@@ -3,6 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../../auth.ts';
 import type { AppDeps } from '../../deps.ts';
+import type { Queryable } from '../../../db/index.ts';
 import type { IdempotentWork } from '../../idempotency.ts';
 import { described, errorResponses } from '../../schemas.ts';
 import { parseInvoiceLine, toRevenueLineResponse } from '../../../invoicing/model.ts';
@@ -21,6 +22,16 @@ const knownFieldsOf = (line: unknown): unknown => {
   const parsed = parseInvoiceLine(line);
   return parsed.ok ? parsed.line : line;
 };
+
+/** A batch of lines in the key's transaction: 200 when every line was applied, 207 when some were refused (errors, by index). */
+const batchWork = <Result extends { errors: unknown[] }>(
+  apply: (tx: Queryable) => Promise<Result>,
+): IdempotentWork => ({
+  run: async (tx) => {
+    const result = await apply(tx);
+    return { status: result.errors.length > 0 ? 207 : 200, body: result };
+  },
+});
 
 export async function invoicingRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
@@ -49,12 +60,7 @@ export async function invoicingRoutes(app: FastifyInstance, deps: AppDeps): Prom
       // Unknown fields of a good line are ignored (DESIGN §3), so they must not change the Idempotency-Key hash either
       // (the request is hashed as the handler leaves it).
       request.body = { ...request.body, lines: request.body.lines.map((line) => knownFieldsOf(line)) };
-      return {
-        run: async (tx) => {
-          const result = await service.ingestInvoiceLines(tx, principal, request.body);
-          return { status: result.errors.length > 0 ? 207 : 200, body: result };
-        },
-      };
+      return batchWork((tx) => service.ingestInvoiceLines(tx, principal, request.body));
     },
   );
 
@@ -122,12 +128,7 @@ export async function invoicingRoutes(app: FastifyInstance, deps: AppDeps): Prom
     },
     async (request): Promise<IdempotentWork> => {
       const principal = principalOf(request);
-      return {
-        run: async (tx) => {
-          const result = await service.syncRevenueLines(tx, principal, request.body);
-          return { status: result.errors.length > 0 ? 207 : 200, body: result };
-        },
-      };
+      return batchWork((tx) => service.syncRevenueLines(tx, principal, request.body));
     },
   );
 }

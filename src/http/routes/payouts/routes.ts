@@ -4,15 +4,15 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { exportPayouts, PAYOUT_CSV_COLUMNS } from '../../../payouts/exports.ts';
 import { ownerOf } from '../../../books/service.ts';
-import { principalOf } from '../../auth.ts';
-import { listReply, listResponse } from '../../csv.ts';
+import { principalOf, simulatorPrincipalOf } from '../../auth.ts';
+import { listRoute } from '../../csv.ts';
 import type { AppDeps } from '../../deps.ts';
 import type { Queryable } from '../../../db/index.ts';
 import { errors } from '../../../lib/errors.ts';
-import { described, errorResponses, fileResponse } from '../../schemas.ts';
+import { described, errorResponses, fileResponse, simulatorResponses } from '../../schemas.ts';
 import { createPayout } from '../../../payouts/create.ts';
 import { addEvidence, receiptPdf } from '../../../payouts/evidence.ts';
-import type { IdempotentWork } from '../../idempotency.ts';
+import { transactionWork, type IdempotentWork } from '../../idempotency.ts';
 import { cancelPayoutIn, simulateTestPayout } from '../../../payouts/lifecycle.ts';
 import { EVIDENCE_CONTENT_TYPES } from '../../../payouts/model.ts';
 import { toRecipientResponse } from '../../../payouts/presenters.ts';
@@ -101,12 +101,9 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
     },
     async (request): Promise<IdempotentWork> => {
       const principal = principalOf(request);
-      return {
-        run: async (tx) => ({
-          status: 201,
-          body: toRecipientResponse(await createRecipientIn(tx, principal, request.body)),
-        }),
-      };
+      return transactionWork(201, async (tx) =>
+        toRecipientResponse(await createRecipientIn(tx, principal, request.body)),
+      );
     },
   );
 
@@ -236,30 +233,21 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
     },
   );
 
-  app.get<{ Querystring: { page?: number; limit?: number; reference?: string; from?: string; to?: string } }>(
-    '/api/v1/payouts',
-    {
-      schema: {
-        operationId: 'listPayouts',
-        tags,
-        security,
-        summary: 'List payouts (newest first)',
-        querystring: ListPayoutsQuery,
-        response: {
-          200: listResponse(Type.Ref(PayoutList.$id!), '/api/v1/exports/payouts'),
-          ...errorResponses(400, 401, 429),
-        },
-      },
+  listRoute(app, '/api/v1/payouts', {
+    schema: {
+      operationId: 'listPayouts',
+      tags,
+      security,
+      summary: 'List payouts (newest first)',
+      querystring: ListPayoutsQuery,
     },
-    async (request, reply) => {
-      // Issue 17 exports: the payouts of Accra days as a CSV file (src/payouts/exports.ts).
-      return listReply(request, reply, {
-        json: () => queries.listPayouts(db, principalOf(request), request.query),
-        columns: PAYOUT_CSV_COLUMNS,
-        csv: () => exportPayouts(db, ownerOf(principalOf(request)), request.query),
-      });
-    },
-  );
+    list: PayoutList,
+    exportPath: '/api/v1/exports/payouts',
+    // Issue 17 exports: the payouts of Accra days as a CSV file (src/payouts/exports.ts).
+    json: (request) => queries.listPayouts(db, principalOf(request), request.query),
+    columns: PAYOUT_CSV_COLUMNS,
+    csv: (request) => exportPayouts(db, ownerOf(principalOf(request)), request.query),
+  });
 
   app.get<{ Params: Static<typeof IdParams> }>(
     '/api/v1/payouts/:payout_id',
@@ -302,15 +290,12 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
     },
     async (request): Promise<IdempotentWork> => {
       const principal = principalOf(request);
-      return {
-        run: async (tx) => ({
-          status: 200,
-          body: await queries.payoutResponse(
-            tx,
-            await cancelPayoutIn(tx, principal, request.params.payout_id, request.body?.reason ?? null),
-          ),
-        }),
-      };
+      return transactionWork(200, async (tx) =>
+        queries.payoutResponse(
+          tx,
+          await cancelPayoutIn(tx, principal, request.params.payout_id, request.body?.reason ?? null),
+        ),
+      );
     },
   );
 
@@ -327,25 +312,17 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
           "Moves a Test payout through the payout status table with the money and the event a Live payout gets: processing (payout.processing), paid (payout.paid: the hold is paid out), failed (payout.failed: amount and fee back to available), returned (payout.returned: a paid payout's amount and fee back to available). A move the table does not allow is 409 PAYOUT_TRANSITION_NOT_ALLOWED; a requested or processing Test payout is cancelled with POST /api/v1/payouts/{payout_id}/cancel. Live keys get 403.",
         params: IdParams,
         body: SimulatePayoutBody,
-        response: {
-          200: described(Payout, 'The payout, moved on.'),
-          ...errorResponses(400, 401, 403, 404, 409, 422, 429),
-        },
+        response: simulatorResponses(Payout, 'The payout, moved on.'),
       },
     },
     async (request): Promise<IdempotentWork> => {
-      const principal = principalOf(request);
-      // Before any lookup: a Live key gets the same answer whatever the id.
-      if (principal.environment !== 'test') throw errors.forbidden('Payouts can be simulated with Test keys only.');
-      return {
-        run: async (tx) => ({
-          status: 200,
-          body: await queries.payoutResponse(
-            tx,
-            await simulateTestPayout(tx, principal, request.params.payout_id, request.body.outcome),
-          ),
-        }),
-      };
+      const principal = simulatorPrincipalOf(request, 'Payouts');
+      return transactionWork(200, async (tx) =>
+        queries.payoutResponse(
+          tx,
+          await simulateTestPayout(tx, principal, request.params.payout_id, request.body.outcome),
+        ),
+      );
     },
   );
 
@@ -401,18 +378,10 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
       const file = request.uploads?.[0];
       if (!file) throw errors.invalidArgument('Send the file as multipart/form-data in a field named "file".');
       const payout = await queries.getPayout(db, principal, request.params.payout_id);
-      return {
-        run: async (tx) => ({
-          status: 201,
-          body: await addEvidence(
-            tx,
-            principal,
-            payout,
-            { data: file.data, filename: file.filename || null },
-            `api_key:${principal.apiKeyPrefix}`,
-          ),
-        }),
-      };
+      const upload = { data: file.data, filename: file.filename || null };
+      return transactionWork(201, (tx) =>
+        addEvidence(tx, principal, payout, upload, `api_key:${principal.apiKeyPrefix}`),
+      );
     },
   );
 

@@ -2,13 +2,12 @@
 // Thin: parse, authorize, call.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { principalOf } from '../../auth.ts';
+import { principalOf, simulatorPrincipalOf } from '../../auth.ts';
 import type { AppDeps } from '../../deps.ts';
-import type { IdempotentWork } from '../../idempotency.ts';
-import { listReply, listResponse } from '../../csv.ts';
-import { described, errorResponses } from '../../schemas.ts';
+import { transactionWork, type IdempotentWork } from '../../idempotency.ts';
+import { listRoute } from '../../csv.ts';
+import { described, errorResponses, simulatorResponses } from '../../schemas.ts';
 import { ExportRangeProperties } from '../books/schemas.ts';
-import { errors } from '../../../lib/errors.ts';
 import { createRefund, simulateTestRefund } from '../../../refunds/create.ts';
 import { toRefundResponse, type TestRefundSimulation } from '../../../refunds/model.ts';
 import { getRefund, listRefunds } from '../../../refunds/queries.ts';
@@ -48,24 +47,13 @@ export async function refundRoutes(app: FastifyInstance, deps: AppDeps): Promise
     },
     async (request): Promise<IdempotentWork> => {
       const principal = principalOf(request);
-      return {
-        run: async (tx) => ({
-          status: 201,
-          body: toRefundResponse(
-            await createRefund(
-              tx,
-              {
-                merchantId: principal.merchantId,
-                environment: principal.environment,
-                apiKeyId: principal.apiKeyId,
-                userId: null,
-              },
-              request.body,
-              providers,
-            ),
-          ),
-        }),
+      const who = {
+        merchantId: principal.merchantId,
+        environment: principal.environment,
+        apiKeyId: principal.apiKeyId,
+        userId: null,
       };
+      return transactionWork(201, async (tx) => toRefundResponse(await createRefund(tx, who, request.body, providers)));
     },
   );
 
@@ -89,32 +77,23 @@ export async function refundRoutes(app: FastifyInstance, deps: AppDeps): Promise
     { ...ListRefundsQuery.properties, ...ExportRangeProperties },
     { additionalProperties: false },
   );
-  app.get<{ Querystring: ListRefundsQuery & { from?: string; to?: string } }>(
-    '/api/v1/refunds',
-    {
-      schema: {
-        operationId: 'listRefunds',
-        tags: ['Refunds'],
-        summary: 'List refunds',
-        description:
-          "The calling key's merchant and environment only, newest first. Filters: status, session_id, a created range. Page with limit and starting_after (the last id of the previous page) while has_more is true. " +
-          'With `Accept: text/csv`: a CSV file of the refunds created on the Africa/Accra days `from` to `to` (both required), oldest first, streamed.',
-        security: [{ apiKey: [] }],
-        querystring: ListRefundsExportQuery,
-        response: {
-          200: listResponse(Type.Ref(RefundList.$id!), '/api/v1/exports/refunds'),
-          ...errorResponses(400, 401, 429),
-        },
-      },
+  listRoute(app, '/api/v1/refunds', {
+    schema: {
+      operationId: 'listRefunds',
+      tags: ['Refunds'],
+      summary: 'List refunds',
+      description:
+        "The calling key's merchant and environment only, newest first. Filters: status, session_id, a created range. Page with limit and starting_after (the last id of the previous page) while has_more is true. " +
+        'With `Accept: text/csv`: a CSV file of the refunds created on the Africa/Accra days `from` to `to` (both required), oldest first, streamed.',
+      security: [{ apiKey: [] }],
+      querystring: ListRefundsExportQuery,
     },
-    async (request, reply) => {
-      return listReply(request, reply, {
-        json: () => listRefunds(db, principalOf(request), request.query),
-        columns: REFUND_CSV_COLUMNS,
-        csv: () => exportRefunds(db, principalOf(request), request.query),
-      });
-    },
-  );
+    list: RefundList,
+    exportPath: '/api/v1/exports/refunds',
+    json: (request) => listRefunds(db, principalOf(request), request.query),
+    columns: REFUND_CSV_COLUMNS,
+    csv: (request) => exportRefunds(db, principalOf(request), request.query),
+  });
 
   app.post<{ Params: { id: string }; Body: { outcome: TestRefundSimulation } }>(
     '/api/v1/test/refunds/:id/simulate',
@@ -129,21 +108,14 @@ export async function refundRoutes(app: FastifyInstance, deps: AppDeps): Promise
         security: [{ apiKey: [] }],
         params: RefundParams,
         body: SimulateRefundBody,
-        response: {
-          200: described(RefundResponse, 'The refund, succeeded, failed, pending (approved) or cancelled.'),
-          ...errorResponses(400, 401, 403, 404, 409, 422, 429),
-        },
+        response: simulatorResponses(RefundResponse, 'The refund, succeeded, failed, pending (approved) or cancelled.'),
       },
     },
     async (request): Promise<IdempotentWork> => {
-      const principal = principalOf(request);
-      if (principal.environment !== 'test') throw errors.forbidden('Refunds can be simulated with Test keys only.');
-      return {
-        run: async (tx) => ({
-          status: 200,
-          body: toRefundResponse(await simulateTestRefund(tx, principal, request.params.id, request.body.outcome)),
-        }),
-      };
+      const principal = simulatorPrincipalOf(request, 'Refunds');
+      return transactionWork(200, async (tx) =>
+        toRefundResponse(await simulateTestRefund(tx, principal, request.params.id, request.body.outcome)),
+      );
     },
   );
 }

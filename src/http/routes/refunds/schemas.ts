@@ -9,6 +9,7 @@ import {
   TEST_REFUND_OUTCOMES,
   TEST_REFUND_SIMULATIONS,
 } from '../../../refunds/model.ts';
+import { CursorPage } from '../../schemas.ts';
 
 const DateTime = Type.String({ format: 'date-time' });
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -126,14 +127,7 @@ export const RefundResponse = Type.Object(
   },
 );
 
-export const RefundList = Type.Object(
-  {
-    object: Type.Literal('list'),
-    data: Type.Array(Type.Ref('Refund')),
-    has_more: Type.Boolean({ description: 'Ask again with starting_after = the last id for the next page.' }),
-  },
-  { $id: 'RefundList', title: 'Refund list' },
-);
+export const RefundList = CursorPage('Refund', { $id: 'RefundList', title: 'Refund list' });
 
 export const ListRefundsQuery = Type.Object(
   {

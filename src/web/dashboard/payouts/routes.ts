@@ -1,6 +1,6 @@
 // Dashboard: payouts (list, detail, approve/reject, receipt, evidence), recipients, and a new-payout form with a live fee quote.
 // Routes parse, authorize and call the payout services; views.ts holds the page bodies.
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { listApiKeys, listEndpoints } from '../../../accounts/integrations.ts';
 import type { ApiPrincipal } from '../../../lib/environment.ts';
 import type { AppDeps } from '../../../http/deps.ts';
@@ -13,7 +13,15 @@ import * as queries from '../../../payouts/queries.ts';
 import { getBalance } from '../../../payouts/quotes.ts';
 import { createRecipient, deleteRecipient } from '../../../payouts/recipients.ts';
 import type { WebSession } from '../../auth.ts';
-import { approvalCodeRefusal, formValue, pageSender, postOnObject, sessionOf } from '../../console.ts';
+import {
+  approverDecision,
+  formValue,
+  pageSender,
+  postForm,
+  postOnObject,
+  sessionOf,
+  type Flash,
+} from '../../console.ts';
 import { dashboardSchemas } from '../../console-schemas.ts';
 import { html } from '../../html.ts';
 import { money } from '../../layout.ts';
@@ -26,7 +34,6 @@ import { errors } from '../../../lib/errors.ts';
 const PAYOUT_PAGE_ROWS = 25;
 /** The list's last page number (beyond it a page is clamped). */
 const PAYOUT_PAGE_NUMBER_MAX = 10_000;
-type Flash = { message: string; error?: boolean } | null;
 /** The dashboard acts through one of the merchant's keys in the current environment (events go to its endpoint). */
 async function principalFor(deps: AppDeps, session: WebSession, apiKeyId: string): Promise<ApiPrincipal | null> {
   const keys = await listApiKeys(deps.db, session.merchantId!, session.environment);
@@ -91,23 +98,30 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
     newPayoutPage(reply, sessionOf(request)),
   );
 
-  postOnObject(
-    app,
+  /** A form's POST on one of the merchant's payouts in the session's environment; any other id is the detail page's 404. */
+  const postOnPayout = (
+    path: string,
+    schema: FastifySchema,
+    handle: (
+      request: FastifyRequest<{ Params: { id: string } }>,
+      reply: FastifyReply,
+      session: WebSession,
+      payout: queries.PayoutRow,
+    ) => Promise<unknown>,
+  ) =>
+    postOnObject(app, path, schema, async (request, reply, session) => {
+      const payout = await queries.findPayout(db, session.merchantId!, session.environment, request.params.id);
+      return payout ? handle(request, reply, session, payout) : detailPage(reply, session, request.params.id);
+    });
+
+  postOnPayout(
     '/dashboard/payouts/:id/decision',
     dashboardSchemas.payoutDecision,
-    async (request, reply, session) => {
-      const decision = formValue(request, 'decision');
-      const payout = await queries.findPayout(db, session.merchantId!, session.environment, request.params.id);
-      if (!payout) return detailPage(reply, session, request.params.id);
-      // The schema allows only these two; the check narrows the type.
-      if (decision !== 'approve' && decision !== 'reject')
-        return detailPage(reply, session, payout.id, { message: 'Choose approve or reject.', error: true }, 400);
-      // With a second factor, an approval needs a fresh code: a stolen session alone cannot send money.
-      if (decision === 'approve' && session.secondFactorEnrolled) {
-        const refused = await approvalCodeRefusal(db, request, reply);
-        if (refused)
-          return detailPage(reply, session, payout.id, { message: refused.message, error: true }, refused.status);
-      }
+    async (request, reply, session, payout) => {
+      const decided = await approverDecision(db, request, reply, session.secondFactorEnrolled);
+      if ('refusal' in decided)
+        return detailPage(reply, session, payout.id, decided.refusal.flash, decided.refusal.status);
+      const { decision } = decided;
       try {
         const after = await decidePayout(db, {
           payoutId: payout.id,
@@ -157,13 +171,10 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
     },
   );
 
-  postOnObject(
-    app,
+  postOnPayout(
     '/dashboard/payouts/:id/evidence',
     dashboardSchemas.payoutEvidence,
-    async (request, reply, session) => {
-      const payout = await queries.findPayout(db, session.merchantId!, session.environment, request.params.id);
-      if (!payout) return detailPage(reply, session, request.params.id);
+    async (request, reply, session, payout) => {
       const file = request.uploads?.[0];
       if (!file)
         return detailPage(reply, session, payout.id, { message: 'Choose a file to upload.', error: true }, 400);
@@ -225,38 +236,33 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
     },
   );
 
-  app.post(
-    '/dashboard/payouts',
-    { schema: { hide: true, ...dashboardSchemas.createPayout } },
-    async (request, reply) => {
-      const session = sessionOf(request);
-      if (!canRequest(session))
-        return newPayoutPage(reply, session, { message: 'Your role cannot create payouts.', error: true }, 403);
-      const amountMinor = parseCedis(formValue(request, 'amount'));
-      const principal = await principalFor(deps, session, formValue(request, 'api_key_id'));
-      // A key that is not this merchant's active key in this environment is not found, as every id here.
-      if (!principal) return newPayoutPage(reply, session, { message: 'API key not found.', error: true }, 404);
-      if (!amountMinor)
-        return newPayoutPage(reply, session, { message: 'Enter an amount in GHS, e.g. 100.00.', error: true }, 400);
-      try {
-        const { payout } = await createPayout(
-          { db, providers: deps.providers, decisions: deps.payouts.decisions, writer: deps.payouts.writer },
-          principal,
-          {
-            recipient_id: formValue(request, 'recipient_id'),
-            amount_minor: amountMinor,
-            client_reference: formValue(request, 'client_reference'),
-            notes: formValue(request, 'notes') || undefined,
-          },
-          { requestedByUserId: session.userId! },
-        );
-        return reply.redirect(`/dashboard/payouts/${payout.id}`, 303);
-      } catch (error) {
-        const { flash, status } = formRefusal(error);
-        return newPayoutPage(reply, session, flash, status);
-      }
-    },
-  );
+  postForm(app, '/dashboard/payouts', dashboardSchemas.createPayout, async (request, reply, session) => {
+    if (!canRequest(session))
+      return newPayoutPage(reply, session, { message: 'Your role cannot create payouts.', error: true }, 403);
+    const amountMinor = parseCedis(formValue(request, 'amount'));
+    const principal = await principalFor(deps, session, formValue(request, 'api_key_id'));
+    // A key that is not this merchant's active key in this environment is not found, as every id here.
+    if (!principal) return newPayoutPage(reply, session, { message: 'API key not found.', error: true }, 404);
+    if (!amountMinor)
+      return newPayoutPage(reply, session, { message: 'Enter an amount in GHS, e.g. 100.00.', error: true }, 400);
+    try {
+      const { payout } = await createPayout(
+        { db, providers: deps.providers, decisions: deps.payouts.decisions, writer: deps.payouts.writer },
+        principal,
+        {
+          recipient_id: formValue(request, 'recipient_id'),
+          amount_minor: amountMinor,
+          client_reference: formValue(request, 'client_reference'),
+          notes: formValue(request, 'notes') || undefined,
+        },
+        { requestedByUserId: session.userId! },
+      );
+      return reply.redirect(`/dashboard/payouts/${payout.id}`, 303);
+    } catch (error) {
+      const { flash, status } = formRefusal(error);
+      return newPayoutPage(reply, session, flash, status);
+    }
+  });
 
   // ---- recipients ----
   async function recipientsPage(
@@ -294,43 +300,38 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
     },
   );
 
-  app.post(
-    '/dashboard/recipients',
-    { schema: { hide: true, ...dashboardSchemas.createRecipient } },
-    async (request, reply) => {
-      const session = sessionOf(request);
-      if (!canRequest(session))
-        return recipientsPage(reply, session, { message: 'Your role cannot add recipients.', error: true }, 403);
-      const type = formValue(request, 'account_type') === 'momo' ? 'momo' : 'bank';
-      const input =
-        type === 'bank'
-          ? {
-              account_type: 'bank',
-              bank_id: formValue(request, 'bank_id'),
-              account_number: formValue(request, 'account_number').replace(/\s/g, ''),
-              account_name: formValue(request, 'account_name'),
-            }
-          : {
-              account_type: 'momo',
-              network: formValue(request, 'network'),
-              phone: formValue(request, 'phone'),
-              account_name: formValue(request, 'account_name'),
-            };
-      const previous = formValue(request, 'previous_version_id');
-      try {
-        const created = await createRecipient(db, dashboardPrincipal(session), {
-          ...input,
-          ...(previous ? { previous_version_id: previous } : {}),
-        });
-        return recipientsPage(reply, session, {
-          message: `Recipient ${created.account_name} saved; verification is pending.`,
-        });
-      } catch (error) {
-        const { flash, status } = formRefusal(error);
-        return recipientsPage(reply, session, flash, status, previous || null);
-      }
-    },
-  );
+  postForm(app, '/dashboard/recipients', dashboardSchemas.createRecipient, async (request, reply, session) => {
+    if (!canRequest(session))
+      return recipientsPage(reply, session, { message: 'Your role cannot add recipients.', error: true }, 403);
+    const type = formValue(request, 'account_type') === 'momo' ? 'momo' : 'bank';
+    const input =
+      type === 'bank'
+        ? {
+            account_type: 'bank',
+            bank_id: formValue(request, 'bank_id'),
+            account_number: formValue(request, 'account_number').replace(/\s/g, ''),
+            account_name: formValue(request, 'account_name'),
+          }
+        : {
+            account_type: 'momo',
+            network: formValue(request, 'network'),
+            phone: formValue(request, 'phone'),
+            account_name: formValue(request, 'account_name'),
+          };
+    const previous = formValue(request, 'previous_version_id');
+    try {
+      const created = await createRecipient(db, dashboardPrincipal(session), {
+        ...input,
+        ...(previous ? { previous_version_id: previous } : {}),
+      });
+      return recipientsPage(reply, session, {
+        message: `Recipient ${created.account_name} saved; verification is pending.`,
+      });
+    } catch (error) {
+      const { flash, status } = formRefusal(error);
+      return recipientsPage(reply, session, flash, status, previous || null);
+    }
+  });
 
   postOnObject(
     app,
