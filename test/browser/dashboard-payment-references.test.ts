@@ -4,14 +4,15 @@
 // of the late one, keeps the whole Mobile Money payment refundable, and fits 1280 and 390 px (screenshots).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { createMerchant } from '../../src/accounts/service.ts';
 import { addressKey } from '../../src/accounts/sign-in-throttle.ts';
 import { recordProviderFacts } from '../../src/checkout/store.ts';
 import { createSession, momoBody, simulate, startAttempt, totalOf } from '../support/checkout.ts';
-import { startTestApp, type TestContext } from '../support/helpers.ts';
-import { consolePage, launchChromium, PHONE, screenshots, signIn } from './console-support.ts';
+import type { TestContext } from '../support/helpers.ts';
+import { useBrowserApp } from '../support/browser-app.ts';
+import { consolePage, PHONE, screenshots, signIn } from './console-support.ts';
 
 const PASSWORD = 'correct horse battery';
 
@@ -19,16 +20,10 @@ describe('dashboard payment references in Chromium', () => {
   let t: TestContext;
   let baseUrl: string;
   let browser: Browser;
-  before(async () => {
-    t = await startTestApp();
-    baseUrl = await t.listen();
-    browser = await launchChromium();
+  useBrowserApp(async (app) => {
+    ({ t, base: baseUrl, browser } = app);
     // A kept database remembers earlier runs' failed sign-ins from 127.0.0.1.
     await t.db.query('DELETE FROM sign_in_throttles WHERE key = $1', [addressKey('merchant', '127.0.0.1')]);
-  });
-  after(async () => {
-    await browser?.close();
-    await t?.close();
   });
 
   it('shows the second payment refunded automatically, the provider reference and the card, at 1280 and 390 px', async () => {

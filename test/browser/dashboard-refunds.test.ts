@@ -3,13 +3,14 @@
 // clicking Refund, and sees the refund on the page; screenshots at 1280 and 390 px.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { createMerchant } from '../../src/accounts/service.ts';
 import { addressKey } from '../../src/accounts/sign-in-throttle.ts';
 import { createSession, simulate, startAttempt, totalOf } from '../support/checkout.ts';
-import { startTestApp, type TestContext } from '../support/helpers.ts';
-import { consolePage, launchChromium, screenshots, signIn } from './console-support.ts';
+import type { TestContext } from '../support/helpers.ts';
+import { useBrowserApp } from '../support/browser-app.ts';
+import { consolePage, screenshots, signIn } from './console-support.ts';
 
 const PASSWORD = 'correct horse battery';
 
@@ -17,16 +18,10 @@ describe('dashboard refunds in Chromium', () => {
   let t: TestContext;
   let baseUrl: string;
   let browser: Browser;
-  before(async () => {
-    t = await startTestApp();
-    baseUrl = await t.listen();
-    browser = await launchChromium();
+  useBrowserApp(async (app) => {
+    ({ t, base: baseUrl, browser } = app);
     // A kept database remembers earlier runs' failed sign-ins from 127.0.0.1.
     await t.db.query('DELETE FROM sign_in_throttles WHERE key = $1', [addressKey('merchant', '127.0.0.1')]);
-  });
-  after(async () => {
-    await browser?.close();
-    await t?.close();
   });
 
   it('an owner clicks Refund on a paid Test session: the refund succeeds and is listed with the rest offered', async () => {

@@ -2,20 +2,17 @@
 // schemas): it renders the operations from /openapi.json with everything served by Sika itself, so no
 // request leaves 127.0.0.1; screenshots at 1280 and 390 px go to test-results/.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { screenshots, startBrowserApp, trackedPage, type BrowserApp } from './helpers.ts';
+import { useBrowserApp } from '../support/browser-app.ts';
+import { screenshots, trackedPage } from './helpers.ts';
 
 describe('API reference (/docs) in a browser', () => {
   let base: string;
   let browser: Browser;
-  let app: BrowserApp;
-
-  before(async () => {
-    app = await startBrowserApp();
+  useBrowserApp((app) => {
     ({ base, browser } = app);
   });
-  after(() => app?.close());
 
   it('renders the operations from the OpenAPI document without any request leaving 127.0.0.1', async () => {
     const tracked = await trackedPage(browser);

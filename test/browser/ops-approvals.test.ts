@@ -5,15 +5,16 @@
 // px (test-results/ops-approvals-*.png).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { checkInvariants } from '../../src/ledger/service.ts';
 import { createOperator } from '../../src/ops/service.ts';
 import { collectionAccounts } from '../../src/rails/bank-transfer/accounts.ts';
 import { importStatement } from '../../src/statements/service.ts';
 import { BANK_ENV, cedis, gcbStatement, liveTransfer, uniqueWords } from '../support/bank-statements.ts';
-import { startTestApp, type TestContext } from '../support/helpers.ts';
-import { axeViolations, consolePage, launchChromium, screenshots, signIn } from './console-support.ts';
+import type { TestContext } from '../support/helpers.ts';
+import { useBrowserApp } from '../support/browser-app.ts';
+import { axeViolations, consolePage, screenshots, signIn } from './console-support.ts';
 
 const PASSWORD = 'operator passphrase 1';
 describe('money decisions by two operators in Chromium', () => {
@@ -23,16 +24,10 @@ describe('money decisions by two operators in Chromium', () => {
   const requester = { email: `ops-req-${randomUUID().slice(0, 8)}@sika.example`, password: PASSWORD };
   const approver = { email: `ops-appr-${randomUUID().slice(0, 8)}@sika.example`, password: PASSWORD };
 
-  before(async () => {
-    t = await startTestApp(BANK_ENV);
-    baseUrl = await t.listen();
-    browser = await launchChromium();
+  useBrowserApp(async (app) => {
+    ({ t, base: baseUrl, browser } = app);
     for (const o of [requester, approver]) await createOperator(t.db, { ...o, role: 'operator' });
-  });
-  after(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  }, BANK_ENV);
 
   it('a short bank transfer: the review page shows expected, received and the statement line; the decision is filed, then approved by a second operator', async () => {
     const m = await t.merchant();

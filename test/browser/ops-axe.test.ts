@@ -3,11 +3,12 @@
 // them all, so a page added to the nav is checked the day it appears), and none overflows at 390 px.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { createOperator } from '../../src/ops/service.ts';
-import { startTestApp, type TestContext } from '../support/helpers.ts';
-import { axeViolations, consolePage, launchChromium, screenshots, signIn } from './console-support.ts';
+import type { TestContext } from '../support/helpers.ts';
+import { useBrowserApp } from '../support/browser-app.ts';
+import { axeViolations, consolePage, screenshots, signIn } from './console-support.ts';
 
 const PASSWORD = 'operator passphrase 31';
 
@@ -17,15 +18,9 @@ describe('every operator console page in Chromium', () => {
   let browser: Browser;
   const operator = { email: `ops-axe-${randomUUID().slice(0, 8)}@sika.example`, password: PASSWORD };
 
-  before(async () => {
-    t = await startTestApp();
-    baseUrl = await t.listen();
-    browser = await launchChromium();
+  useBrowserApp(async (app) => {
+    ({ t, base: baseUrl, browser } = app);
     await createOperator(t.db, { ...operator, role: 'operator' });
-  });
-  after(async () => {
-    await browser?.close();
-    await t?.close();
   });
 
   it('each page in the main navigation, and the account page, has no axe violation at 1280 px', async () => {

@@ -6,7 +6,7 @@
 // and is screenshotted at 1280 and 390 px (test-results/ops-back-office-*.png).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { Actor } from '../../src/audit/log.ts';
 import { createOperator } from '../../src/ops/service.ts';
@@ -14,9 +14,10 @@ import { collectionAccounts } from '../../src/rails/bank-transfer/accounts.ts';
 import { PAYMENT_REFERENCE_ALPHABET } from '../../src/rails/bank-transfer/reference.ts';
 import { importStatement } from '../../src/statements/service.ts';
 import { BANK_ENV, cedis, gcbStatement, liveTransfer, uniqueWords } from '../support/bank-statements.ts';
-import { startTestApp, type TestContext } from '../support/helpers.ts';
+import type { TestContext } from '../support/helpers.ts';
 import { call } from '../support/http.ts';
-import { axeViolations, consolePage, launchChromium, screenshots, signIn } from './console-support.ts';
+import { useBrowserApp } from '../support/browser-app.ts';
+import { axeViolations, consolePage, screenshots, signIn } from './console-support.ts';
 
 const PASSWORD = 'operator passphrase 1';
 /** The page at 1280 px passes axe, then is screenshotted at 1280 and 390 px. */
@@ -33,18 +34,12 @@ describe('the back office in Chromium', () => {
   const teller = { email: `teller-bo-${randomUUID().slice(0, 8)}@sika.example`, password: PASSWORD };
   let importer: Actor;
 
-  before(async () => {
-    t = await startTestApp(BANK_ENV);
-    baseUrl = await t.listen();
-    browser = await launchChromium();
+  useBrowserApp(async (app) => {
+    ({ t, base: baseUrl, browser } = app);
     const created = await createOperator(t.db, { ...operator, role: 'operator' });
     importer = { type: 'operator', id: created.operator_id, email: operator.email };
     await createOperator(t.db, { ...teller, role: 'teller' });
-  });
-  after(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  }, BANK_ENV);
 
   async function slip(key: string) {
     const session = await call(t, 'POST', '/api/v1/sessions', {

@@ -3,15 +3,16 @@
 // and is screenshotted at 1280 and 390 px (test-results/ops-console-*.png).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { createMerchant, type CreatedMerchant } from '../../src/accounts/service.ts';
 import { createOperator } from '../../src/ops/service.ts';
 import { setPayoutAccess } from '../../src/payouts/settings.ts';
-import { startTestApp, type TestContext } from '../support/helpers.ts';
+import type { TestContext } from '../support/helpers.ts';
 import { call } from '../support/http.ts';
 import { fund } from '../support/payouts-fixtures.ts';
-import { axeViolations, consolePage, launchChromium, screenshots, signIn } from './console-support.ts';
+import { useBrowserApp } from '../support/browser-app.ts';
+import { axeViolations, consolePage, screenshots, signIn } from './console-support.ts';
 
 const PASSWORD = 'operator passphrase 1';
 describe('operator console lists in Chromium: merchants, a merchant, the audit log', () => {
@@ -22,10 +23,8 @@ describe('operator console lists in Chromium: merchants, a merchant, the audit l
   const token = randomUUID().slice(0, 6);
   let rich: CreatedMerchant;
 
-  before(async () => {
-    t = await startTestApp();
-    baseUrl = await t.listen();
-    browser = await launchChromium();
+  useBrowserApp(async (app) => {
+    ({ t, base: baseUrl, browser } = app);
     await createOperator(t.db, { ...operator, role: 'operator' });
     // 60 merchants (more than a page), one of them Live with money, endpoints, a session.
     for (let i = 0; i < 60; i++) {
@@ -47,10 +46,6 @@ describe('operator console lists in Chromium: merchants, a merchant, the audit l
       body: { amount_minor: 50_000, invoice_ref: `INV-${token}` } as never,
     });
     assert.equal(session.statusCode, 201, session.body);
-  });
-  after(async () => {
-    await browser?.close();
-    await t?.close();
   });
 
   it('the merchants list: search, filters, next page; axe 0 at 1280; screenshots', async () => {

@@ -4,17 +4,17 @@
 // screenshotted at 1280 and 390 px (test-results/ops-2fa-*.png).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { createOperator } from '../../src/ops/service.ts';
 import { freshTotpCode } from '../support/console-client.ts';
-import { startTestApp, type TestContext } from '../support/helpers.ts';
+import type { TestContext } from '../support/helpers.ts';
+import { useBrowserApp } from '../support/browser-app.ts';
 import {
   axeViolations,
   consolePage,
   continuePastRecoveryCodes,
   enrolSecondFactor,
-  launchChromium,
   PHONE,
   screenshots,
 } from './console-support.ts';
@@ -25,15 +25,8 @@ describe("operators' second factor in Chromium", () => {
   let t: TestContext;
   let baseUrl: string;
   let browser: Browser;
-
-  before(async () => {
-    t = await startTestApp();
-    baseUrl = await t.listen();
-    browser = await launchChromium();
-  });
-  after(async () => {
-    await browser?.close();
-    await t?.close();
+  useBrowserApp((app) => {
+    ({ t, base: baseUrl, browser } = app);
   });
 
   async function checked(page: Page, name: string): Promise<void> {

@@ -2,7 +2,7 @@
 // change to the journal and a negative merchant balance, and checkInvariants reports a drifted cached balance.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Queryable } from '../../src/db/index.ts';
 import { DbError } from '../../src/db/index.ts';
 import {
@@ -12,17 +12,12 @@ import {
   applyPendingCredits,
 } from '../../src/ledger/service.ts';
 import * as store from '../../src/ledger/store.ts';
-import { ledgerSteps, paymentId, payoutId } from '../support/ledger.ts';
-import { startTestApp, storageKind, type TestContext } from '../support/helpers.ts';
+import { paymentId, payoutId } from '../support/ledger.ts';
+import { storageKind } from '../support/helpers.ts';
+import { useLedgerApp } from '../support/ledger-app.ts';
 
 describe(`ledger (${storageKind})`, () => {
-  let t: TestContext;
-  before(async () => {
-    t = await startTestApp();
-  });
-  after(() => t.close());
-
-  const { inTx, newMerchant, balanceOf, entryCount, assertHealthy, fund } = ledgerSteps(() => t);
+  const { t, inTx, newMerchant, balanceOf, entryCount, assertHealthy, fund } = useLedgerApp();
 
   describe('storage backstops', () => {
     it('an unbalanced entry written past the code is refused by the database at commit', async () => {

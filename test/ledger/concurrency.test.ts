@@ -1,7 +1,7 @@
 // The ledger under real concurrency (PostgreSQL only; skipped on embedded storage, one connection): concurrent
 // holds never overdraw, and concurrent credits, posts and voids each take effect exactly once.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import {
   creditPayment,
   InsufficientFundsError,
@@ -10,17 +10,12 @@ import {
   postPayout,
   voidPayout,
 } from '../../src/ledger/service.ts';
-import { holdNewPayout, ledgerSteps, paymentId } from '../support/ledger.ts';
-import { startTestApp, storageKind, type TestContext } from '../support/helpers.ts';
+import { holdNewPayout, paymentId } from '../support/ledger.ts';
+import { storageKind } from '../support/helpers.ts';
+import { useLedgerApp } from '../support/ledger-app.ts';
 
 describe(`ledger (${storageKind})`, () => {
-  let t: TestContext;
-  before(async () => {
-    t = await startTestApp();
-  });
-  after(() => t.close());
-
-  const { newMerchant, balanceOf, assertHealthy, fund, payout } = ledgerSteps(() => t);
+  const { t, newMerchant, balanceOf, assertHealthy, fund, payout } = useLedgerApp();
 
   describe('real concurrency', () => {
     const skip =

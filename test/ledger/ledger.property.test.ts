@@ -1,7 +1,7 @@
 // The ledger under random sequences of payments and payouts (fast-check): every entry balanced, balances equal
 // to a model, available never negative, eligible = available + held; illegal steps change nothing.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { Queryable } from '../../src/db/index.ts';
 import {
@@ -17,17 +17,12 @@ import {
   voidPayout,
 } from '../../src/ledger/service.ts';
 import * as store from '../../src/ledger/store.ts';
-import { holdNewPayout, ledgerSteps, paymentId, payoutId } from '../support/ledger.ts';
-import { startTestApp, storageKind, type TestContext } from '../support/helpers.ts';
+import { holdNewPayout, paymentId, payoutId } from '../support/ledger.ts';
+import { storageKind } from '../support/helpers.ts';
+import { useLedgerApp } from '../support/ledger-app.ts';
 
 describe(`ledger (${storageKind})`, () => {
-  let t: TestContext;
-  before(async () => {
-    t = await startTestApp();
-  });
-  after(() => t.close());
-
-  const { inTx, newMerchant, balanceOf, entryCount } = ledgerSteps(() => t);
+  const { t, inTx, newMerchant, balanceOf, entryCount } = useLedgerApp();
 
   describe('property: random sequences of payments and payouts', () => {
     type Outcome = 'ok' | 'duplicate' | 'resolved' | 'insufficient' | 'not_found';

@@ -1,7 +1,7 @@
 // The ledger's payments (DESIGN §3 "Money and ids"; SPEC 2.11): a merchant's balance in each environment, a
 // payment's credit and its reversal, each exactly once, never taking the balance below zero.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import {
   creditPayment,
   InsufficientFundsError,
@@ -10,17 +10,12 @@ import {
   reversePayment,
 } from '../../src/ledger/service.ts';
 import * as store from '../../src/ledger/store.ts';
-import { holdNewPayout, ledgerSteps, paymentId } from '../support/ledger.ts';
-import { startTestApp, storageKind, type TestContext } from '../support/helpers.ts';
+import { holdNewPayout, paymentId } from '../support/ledger.ts';
+import { storageKind } from '../support/helpers.ts';
+import { useLedgerApp } from '../support/ledger-app.ts';
 
 describe(`ledger (${storageKind})`, () => {
-  let t: TestContext;
-  before(async () => {
-    t = await startTestApp();
-  });
-  after(() => t.close());
-
-  const { inTx, newMerchant, balanceOf, entryCount, sums, assertHealthy, fund, payout } = ledgerSteps(() => t);
+  const { t, inTx, newMerchant, balanceOf, entryCount, sums, assertHealthy, fund, payout } = useLedgerApp();
 
   describe('balance', () => {
     it('a merchant with no entries has a zero balance in each environment, in the SPEC 2.11 shape', async () => {

@@ -2,7 +2,7 @@
 // posted, voided or (once paid) returned exactly once; a Test payout paid at once; the database's refusals.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Queryable } from '../../src/db/index.ts';
 import { DbError } from '../../src/db/index.ts';
 import {
@@ -19,8 +19,9 @@ import {
 } from '../../src/ledger/service.ts';
 import { duplicateError } from '../../src/ledger/model.ts';
 import * as store from '../../src/ledger/store.ts';
-import { holdNewPayout, ledgerSteps } from '../support/ledger.ts';
-import { startTestApp, storageKind, type TestContext } from '../support/helpers.ts';
+import { holdNewPayout } from '../support/ledger.ts';
+import { storageKind } from '../support/helpers.ts';
+import { useLedgerApp } from '../support/ledger-app.ts';
 
 /** A new payout paid at once, as Test payout creation writes it: planned against the locked accounts, written in one statement. */
 async function payNewPayoutAtOnce(tx: Queryable, p: PayoutMoney): Promise<{ entryId: string }> {
@@ -35,13 +36,7 @@ async function payNewPayoutAtOnce(tx: Queryable, p: PayoutMoney): Promise<{ entr
 }
 
 describe(`ledger (${storageKind})`, () => {
-  let t: TestContext;
-  before(async () => {
-    t = await startTestApp();
-  });
-  after(() => t.close());
-
-  const { inTx, newMerchant, balanceOf, entryCount, sums, assertHealthy, fund, payout } = ledgerSteps(() => t);
+  const { t, inTx, newMerchant, balanceOf, entryCount, sums, assertHealthy, fund, payout } = useLedgerApp();
 
   describe('payout holds (two-phase)', () => {
     it('a hold moves amount plus fee from available to held; eligible stays the same', async () => {

@@ -4,7 +4,7 @@
 // transactions. A balance is never shown higher than the journal, and a debit never spends money twice.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Queryable } from '../../src/db/index.ts';
 import {
   applyAllPendingCredits,
@@ -15,15 +15,12 @@ import {
   InsufficientFundsError,
   reversePayment,
 } from '../../src/ledger/service.ts';
-import { startTestApp, storageKind, type TestContext } from '../support/helpers.ts';
+import { storageKind } from '../support/helpers.ts';
 import { holdNewPayout } from '../support/ledger.ts';
+import { useTestApp } from '../support/hooks.ts';
 
 describe(`ledger: credits applied later (${storageKind})`, () => {
-  let t: TestContext;
-  before(async () => {
-    t = await startTestApp();
-  });
-  after(() => t.close());
+  const t = useTestApp();
 
   const env = 'test' as const;
   const credit = (

@@ -1,20 +1,15 @@
 // The ledger's post (DESIGN §3 "Money and ids"): an entry balances and has safe integer amounts or is refused as a
 // bug; lines on one account merge, zero lines drop; no merchant account goes below zero.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { InsufficientFundsError, post, type AccountKind } from '../../src/ledger/service.ts';
 import * as store from '../../src/ledger/store.ts';
-import { ledgerSteps, paymentId } from '../support/ledger.ts';
-import { startTestApp, storageKind, type TestContext } from '../support/helpers.ts';
+import { paymentId } from '../support/ledger.ts';
+import { storageKind } from '../support/helpers.ts';
+import { useLedgerApp } from '../support/ledger-app.ts';
 
 describe(`ledger (${storageKind})`, () => {
-  let t: TestContext;
-  before(async () => {
-    t = await startTestApp();
-  });
-  after(() => t.close());
-
-  const { inTx, newMerchant, entryCount, sums, assertHealthy } = ledgerSteps(() => t);
+  const { t, inTx, newMerchant, entryCount, sums, assertHealthy } = useLedgerApp();
 
   describe('post', () => {
     const entry = (merchantId: string, lines: { account: AccountKind; amountMinor: number }[]) => ({

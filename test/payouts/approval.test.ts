@@ -1,10 +1,9 @@
 // Live payouts under approval, four eyes (DESIGN §3 Payouts): requested and held until another approver decides; the
 // requester cannot approve their own; a rejection cancels and releases; Test payouts are paid at once.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { decidePayout } from '../../src/payouts/lifecycle.ts';
-import { LivePayoutSimulator } from '../../src/rails/payouts.ts';
-import { startTestApp, storageKind, type TestContext } from '../support/helpers.ts';
+import { storageKind } from '../support/helpers.ts';
 import {
   addUser,
   api,
@@ -21,18 +20,11 @@ import {
   merchantWithHooks,
   momoRecipient,
   payoutStatus,
-  payoutSteps,
 } from '../support/payouts-fixtures.ts';
+import { usePayoutApp } from '../support/payout-app.ts';
 
 describe(`payout creation and processing (${storageKind})`, () => {
-  let t: TestContext;
-  const rail = new LivePayoutSimulator();
-  before(async () => {
-    t = await startTestApp({}, { payoutRail: rail });
-  });
-  after(() => t.close());
-
-  const { testMerchant, assertHealthy } = payoutSteps(() => t);
+  const { t, rail, testMerchant, assertHealthy } = usePayoutApp();
 
   it('with approval required a Live payout is requested and held; the requester, a viewer and API keys cannot approve; another approver can, and it is paid', async () => {
     const m = await liveMerchant(t, { payoutApproval: true, fundMinor: 100_000 });

@@ -1,10 +1,9 @@
 // Payout cancellation, receipts and evidence files (SPEC 2.13, 3.3, 4.3; DESIGN §3 Payouts).
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import PDFDocument from 'pdfkit';
 import { processDuePayouts } from '../../src/payouts/processing.ts';
-import { LivePayoutSimulator } from '../../src/rails/payouts.ts';
-import { startTestApp, storageKind, type TestContext } from '../support/helpers.ts';
+import { storageKind } from '../support/helpers.ts';
 import { assertErrorEnvelope, multipartFile } from '../support/http.ts';
 import { pdfText } from '../support/pdf-text.ts';
 import {
@@ -22,6 +21,7 @@ import {
   momoRecipient,
   payoutStatus,
 } from '../support/payouts-fixtures.ts';
+import { usePayoutApp } from '../support/payout-app.ts';
 
 const PNG_1X1 = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=',
@@ -44,12 +44,7 @@ function tinyPdf(): Promise<Buffer> {
 }
 
 describe(`payout cancel, receipts and evidence (${storageKind})`, () => {
-  let t: TestContext;
-  const rail = new LivePayoutSimulator();
-  before(async () => {
-    t = await startTestApp({}, { payoutRail: rail });
-  });
-  after(() => t.close());
+  const { t, rail } = usePayoutApp();
 
   const cancel = (key: string, id: string, body?: Record<string, unknown>) =>
     api(t, key, 'POST', `/api/v1/payouts/${id}/cancel`, body);

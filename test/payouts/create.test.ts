@@ -1,10 +1,9 @@
 // Payout creation (DESIGN §3 Payouts): a Test payout paid at once with its receipt and payout.paid
 // payload, fees, quotes, retries by client_reference, and the validation of a request before anything is held.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { setPayoutAccess } from '../../src/payouts/settings.ts';
-import { LivePayoutSimulator } from '../../src/rails/payouts.ts';
-import { startTestApp, storageKind, type TestContext } from '../support/helpers.ts';
+import { storageKind } from '../support/helpers.ts';
 import { assertErrorEnvelope } from '../support/http.ts';
 import {
   api,
@@ -18,9 +17,9 @@ import {
   merchantWithHooks,
   momoRecipient,
   newClientReference,
-  payoutSteps,
   postPayout,
 } from '../support/payouts-fixtures.ts';
+import { usePayoutApp } from '../support/payout-app.ts';
 
 const PAYLOAD_PAYOUT_KEYS = [
   'amount_minor',
@@ -36,14 +35,7 @@ const PAYLOAD_PAYOUT_KEYS = [
 const PAYLOAD_KEYS = ['created_at', 'data', 'environment', 'id', 'livemode', 'type', 'version'];
 
 describe(`payout creation and processing (${storageKind})`, () => {
-  let t: TestContext;
-  const rail = new LivePayoutSimulator();
-  before(async () => {
-    t = await startTestApp({}, { payoutRail: rail });
-  });
-  after(() => t.close());
-
-  const { testMerchant, payoutRows, assertHealthy } = payoutSteps(() => t);
+  const { t, testMerchant, payoutRows, assertHealthy } = usePayoutApp();
 
   it('a Test payout is paid at once with a TEST- bank reference, no reconciliation, no cancel and a receipt', async () => {
     const m = await testMerchant(50_000);

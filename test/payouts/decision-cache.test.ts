@@ -2,11 +2,10 @@
 // (pause, payout access, limits, the webhook endpoint, approval) takes effect on the next payout; a write aborted by a
 // deadlock runs again.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { DbError } from '../../src/db/index.ts';
 import { createPayout as createPayoutDirectly } from '../../src/payouts/create.ts';
-import { LivePayoutSimulator } from '../../src/rails/payouts.ts';
-import { startTestApp, storageKind, type TestContext } from '../support/helpers.ts';
+import { storageKind } from '../support/helpers.ts';
 import { assertErrorEnvelope } from '../support/http.ts';
 import {
   api,
@@ -15,20 +14,13 @@ import {
   createPayout,
   liveMerchant,
   newClientReference,
-  payoutSteps,
   postPayout,
 } from '../support/payouts-fixtures.ts';
+import { usePayoutApp } from '../support/payout-app.ts';
 import { LiveProviders } from '../../src/rails/live.ts';
 
 describe(`payout creation and processing (${storageKind})`, () => {
-  let t: TestContext;
-  const rail = new LivePayoutSimulator();
-  before(async () => {
-    t = await startTestApp({}, { payoutRail: rail });
-  });
-  after(() => t.close());
-
-  const { testMerchant, payoutRows, assertHealthy } = payoutSteps(() => t);
+  const { t, testMerchant, payoutRows, assertHealthy } = usePayoutApp();
 
   it('a decision remembered from the last payout is checked again by the write: every change made elsewhere takes effect on the next payout', async () => {
     const m = await testMerchant(100_000);

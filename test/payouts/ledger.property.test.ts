@@ -4,7 +4,7 @@
 // (SPEC 2.11, 3.3; DESIGN §3 Money; STYLE: holds are two-phase transfers resolved exactly once.)
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import {
   balance,
@@ -16,7 +16,8 @@ import {
   reversePayment,
   voidPayout,
 } from '../../src/ledger/service.ts';
-import { startTestApp, storageKind, type TestContext } from '../support/helpers.ts';
+import { storageKind, type TestContext } from '../support/helpers.ts';
+import { useTestApp } from '../support/hooks.ts';
 import { holdNewPayout } from '../support/ledger.ts';
 
 type Op =
@@ -78,11 +79,7 @@ class Model {
 }
 
 describe(`payout ledger property (${storageKind})`, () => {
-  let t: TestContext;
-  before(async () => {
-    t = await startTestApp();
-  });
-  after(() => t.close());
+  const t = useTestApp();
 
   const environment = 'live' as const;
 

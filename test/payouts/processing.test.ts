@@ -1,12 +1,11 @@
 // Live payout processing with the simulator (DESIGN §3 Payouts): held while processing, paid,
 // failed or left pending at the provider, returned, reconciled by an operator, and the processor's steps once due.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { markPayoutReturned, reconcilePayout } from '../../src/payouts/lifecycle.ts';
 import { processDuePayouts } from '../../src/payouts/processing.ts';
 import { advanceProcessingStep } from '../../src/payouts/payout-store.ts';
-import { LivePayoutSimulator } from '../../src/rails/payouts.ts';
-import { startTestApp, storageKind, type TestContext } from '../support/helpers.ts';
+import { storageKind } from '../support/helpers.ts';
 import { assertErrorEnvelope } from '../support/http.ts';
 import {
   api,
@@ -22,20 +21,13 @@ import {
   momoRecipient,
   newClientReference,
   payoutStatus,
-  payoutSteps,
   postPayout,
   type PayoutJson,
 } from '../support/payouts-fixtures.ts';
+import { usePayoutApp } from '../support/payout-app.ts';
 
 describe(`payout creation and processing (${storageKind})`, () => {
-  let t: TestContext;
-  const rail = new LivePayoutSimulator();
-  before(async () => {
-    t = await startTestApp({}, { payoutRail: rail });
-  });
-  after(() => t.close());
-
-  const { testMerchant, assertHealthy } = payoutSteps(() => t);
+  const { t, rail, testMerchant, assertHealthy } = usePayoutApp();
 
   it('a Live payout holds amount and fee while processing, then the simulator pays it: bank reference, unreconciled, hold released', async () => {
     const m = await liveMerchant(t, { fundMinor: 100_000 });

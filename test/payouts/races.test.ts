@@ -1,13 +1,12 @@
 // Payouts under real concurrency: many HTTP requests in flight at once over a listening server
 // (SPEC 4.3 rules 3-4, 3.3 cancel). Each rule that racing requests could break is enforced by the statement that writes the payout.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { balance, checkInvariants } from '../../src/ledger/service.ts';
 import { openDb } from '../../src/db/index.ts';
 import { processDuePayouts } from '../../src/payouts/processing.ts';
 import { setPayoutAccess } from '../../src/payouts/settings.ts';
-import { LivePayoutSimulator } from '../../src/rails/payouts.ts';
-import { startTestApp, storageKind, type TestContext } from '../support/helpers.ts';
+import { storageKind } from '../support/helpers.ts';
 
 const METRICS_TOKEN = 'metrics-token-for-payout-races';
 import {
@@ -22,6 +21,7 @@ import {
   newClientReference,
   payoutStatus,
 } from '../support/payouts-fixtures.ts';
+import { usePayoutApp } from '../support/payout-app.ts';
 
 const RETRIES_503_MAX = 5;
 
@@ -33,14 +33,11 @@ interface Reply {
 }
 
 describe(`payout races (${storageKind})`, () => {
-  let t: TestContext;
+  const { t, rail } = usePayoutApp({ METRICS_TOKEN });
   let baseUrl: string;
-  const rail = new LivePayoutSimulator();
   before(async () => {
-    t = await startTestApp({ METRICS_TOKEN }, { payoutRail: rail });
     baseUrl = await t.listen();
   });
-  after(() => t.close());
 
   /**
    * One request as a well-behaved client sends it: a 503 (e.g. no storage connection free within its

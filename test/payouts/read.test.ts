@@ -1,28 +1,14 @@
 // Reading payouts (DESIGN §3 Payouts): the list pages newest first, clamps its limit, filters by client_reference and
 // reports the total; a payout is read with its own key's merchant and environment only.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { LivePayoutSimulator } from '../../src/rails/payouts.ts';
-import { startTestApp, storageKind, type TestContext } from '../support/helpers.ts';
+import { describe, it } from 'node:test';
+import { storageKind } from '../support/helpers.ts';
 import { assertErrorEnvelope } from '../support/http.ts';
-import {
-  api,
-  bankRecipient,
-  createPayout,
-  getPayout,
-  payoutSteps,
-  type PayoutJson,
-} from '../support/payouts-fixtures.ts';
+import { api, bankRecipient, createPayout, getPayout, type PayoutJson } from '../support/payouts-fixtures.ts';
+import { usePayoutApp } from '../support/payout-app.ts';
 
 describe(`payout creation and processing (${storageKind})`, () => {
-  let t: TestContext;
-  const rail = new LivePayoutSimulator();
-  before(async () => {
-    t = await startTestApp({}, { payoutRail: rail });
-  });
-  after(() => t.close());
-
-  const { testMerchant } = payoutSteps(() => t);
+  const { t, testMerchant } = usePayoutApp();
 
   it('the list pages newest first, clamps limit to 1..100, filters by exact client_reference and reports the total', async () => {
     const m = await testMerchant(100_000);

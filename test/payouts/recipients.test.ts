@@ -1,9 +1,8 @@
 // Payout capabilities and recipients (SPEC 2.9, 3.4, 4.3; DESIGN §3 Payouts).
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { verifyTestRecipients } from '../../src/payouts/recipients.ts';
-import { LivePayoutSimulator } from '../../src/rails/payouts.ts';
-import { startTestApp, storageKind, type TestContext } from '../support/helpers.ts';
+import { storageKind } from '../support/helpers.ts';
 import { assertErrorEnvelope } from '../support/http.ts';
 import {
   api,
@@ -16,15 +15,12 @@ import {
   verifyRecipientsNow,
   type RecipientJson,
 } from '../support/payouts-fixtures.ts';
+import { usePayoutApp } from '../support/payout-app.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe(`payout recipients (${storageKind})`, () => {
-  let t: TestContext;
-  before(async () => {
-    t = await startTestApp({}, { payoutRail: new LivePayoutSimulator() });
-  });
-  after(() => t.close());
+  const { t } = usePayoutApp();
 
   const postRecipient = (key: string, body: Record<string, unknown>) =>
     api(t, key, 'POST', '/api/v1/payouts/recipients', body);

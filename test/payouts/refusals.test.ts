@@ -1,10 +1,9 @@
 // Payouts refused before anything is held (DESIGN §3 Payouts): the fee limit, the available balance, the
 // per-payout and daily limits, paused payouts, unavailable recipients, payout access and a missing webhook endpoint.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { setPayoutAccess } from '../../src/payouts/settings.ts';
-import { LivePayoutSimulator } from '../../src/rails/payouts.ts';
-import { startTestApp, storageKind, type TestContext } from '../support/helpers.ts';
+import { storageKind } from '../support/helpers.ts';
 import { assertErrorEnvelope } from '../support/http.ts';
 import {
   api,
@@ -18,20 +17,13 @@ import {
   merchantWithHooks,
   momoRecipient,
   newClientReference,
-  payoutSteps,
   postPayout,
   verifyRecipientsNow,
 } from '../support/payouts-fixtures.ts';
+import { usePayoutApp } from '../support/payout-app.ts';
 
 describe(`payout creation and processing (${storageKind})`, () => {
-  let t: TestContext;
-  const rail = new LivePayoutSimulator();
-  before(async () => {
-    t = await startTestApp({}, { payoutRail: rail });
-  });
-  after(() => t.close());
-
-  const { testMerchant, payoutRows, assertHealthy } = payoutSteps(() => t);
+  const { t, rail, testMerchant, payoutRows, assertHealthy } = usePayoutApp();
 
   it('a fee above max_fee_minor is 409 FEE_LIMIT_EXCEEDED with no payout and nothing held; a limit equal to the fee passes', async () => {
     const m = await testMerchant(50_000);

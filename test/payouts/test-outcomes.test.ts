@@ -7,11 +7,12 @@
 // invariants after every step.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { CreatedMerchant } from '../../src/accounts/service.ts';
 import { checkInvariants } from '../../src/ledger/service.ts';
 import { TEST_PAYOUT_OUTCOMES, TEST_PAYOUT_SIMULATIONS } from '../../src/payouts/model.ts';
-import { startTestApp, storageKind, type TestContext } from '../support/helpers.ts';
+import { storageKind } from '../support/helpers.ts';
+import { useTestApp } from '../support/hooks.ts';
 import { assertErrorEnvelope, call } from '../support/http.ts';
 import {
   api,
@@ -32,11 +33,7 @@ const AMOUNT_MINOR = 10_000;
 const TOTAL_MINOR = AMOUNT_MINOR + BANK_FEE_MINOR;
 
 describe(`Test payout outcomes and the payout simulator (${storageKind})`, () => {
-  let t: TestContext;
-  before(async () => {
-    t = await startTestApp();
-  });
-  after(() => t.close());
+  const t = useTestApp();
 
   /** A merchant with webhook endpoints (payouts need one), a funded Test balance and a bank recipient. */
   async function ready(fundMinor = FUNDS_MINOR): Promise<{ m: CreatedMerchant; recipientId: string }> {

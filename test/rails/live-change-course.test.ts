@@ -5,7 +5,7 @@
 // when the payer comes back, and Mobile Money then pays; a success before the cancel keeps the session paid;
 // resend is not offered where the provider cannot prompt again; failure reasons and provider ids are kept.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { CreatedMerchant } from '../../src/accounts/service.ts';
 import { checkPendingAttempts } from '../../src/checkout/status-checks.ts';
 import { balance, checkInvariants } from '../../src/ledger/service.ts';
@@ -20,9 +20,8 @@ import {
   liveSession,
   merchantSession,
   payerAttempt,
-  startLiveWithStandIns,
+  useLiveWithStandIns,
   type LiveApp,
-  type LiveWithStandIns,
 } from '../support/live.ts';
 
 const SECRET = 'sk_test_change_course';
@@ -33,17 +32,16 @@ describe('Live: a payer changes course (MTN MoMo and Paystack stand-ins)', () =>
   let app: LiveApp;
   let providers: LiveProviders;
   let m: CreatedMerchant;
-  let live: LiveWithStandIns;
-
-  before(async () => {
-    live = await startLiveWithStandIns({
+  useLiveWithStandIns(
+    {
       secretKey: SECRET,
       env: { LIVE_PROVIDER_ORDER: 'mtn_momo,paystack', MTN_MOMO_TARGET_ENVIRONMENT: 'mtnghana' },
-    });
-    ({ app, mtn, paystack, providers } = live);
-    m = await app.t.merchant();
-  });
-  after(() => live?.close());
+    },
+    async (live) => {
+      ({ app, mtn, paystack, providers } = live);
+      m = await app.t.merchant();
+    },
+  );
 
   const cancel = (sessionId: string, ref: string) =>
     app.http('POST', `/api/v1/checkout/sessions/${sessionId}/provider-attempts/${ref}/cancel`, {

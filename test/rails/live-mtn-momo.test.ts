@@ -2,17 +2,16 @@
 // stand-in's base URL and credentials, a payer paying on the Live checkout API, MTN's callback (a hint
 // only), lost answers, outages, another amount, late success, and MTN wallet payouts.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { CreatedMerchant } from '../../src/accounts/service.ts';
-import { mtnMomoSettings, type MtnMomoStandIn, startMtnMomoStandIn } from '../support/standins/mtn-momo.ts';
+import type { MtnMomoStandIn } from '../support/standins/mtn-momo.ts';
 import {
   attemptStatus,
   eventually,
-  freePort,
   liveSession,
   merchantSession,
   payerAttempt,
-  startLiveApp,
+  useLiveWithMtnMomo,
   type LiveApp,
 } from '../support/live.ts';
 
@@ -22,23 +21,16 @@ describe('Live MTN MoMo through the MTN MoMo Open API', () => {
   let mtn: MtnMomoStandIn;
   let app: LiveApp;
   let m: CreatedMerchant;
-
-  before(async () => {
-    mtn = await startMtnMomoStandIn({
-      accountHolders: { '233241234567': { name: 'Ama Mensah' }, '233245550013': { name: 'Kojo Asante' } },
-    });
-    const port = await freePort();
-    app = await startLiveApp(port, {
-      LIVE_PROVIDER_ORDER: 'mtn_momo,paystack',
-      ...mtnMomoSettings(mtn.baseUrl),
-      MTN_MOMO_TARGET_ENVIRONMENT: 'mtnghana',
-    });
-    m = await app.t.merchant();
-  });
-  after(async () => {
-    await app?.t.close();
-    await mtn?.close();
-  });
+  useLiveWithMtnMomo(
+    {
+      '233241234567': { name: 'Ama Mensah' },
+      '233245550013': { name: 'Kojo Asante' },
+    },
+    async (live) => {
+      ({ app, mtn } = live);
+      m = await app.t.merchant();
+    },
+  );
 
   it('offers Mobile Money in Live for MTN only (the one network a configured provider collects)', async () => {
     const session = await liveSession(app, m);

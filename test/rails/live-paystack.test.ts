@@ -2,7 +2,7 @@
 // (the only provider configured) and Telecel with its voucher code, a card through the hosted page, signed
 // webhooks (good, repeated, forged), a lost answer, and failover from MTN MoMo refusing connections.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { CreatedMerchant } from '../../src/accounts/service.ts';
 import type { MtnMomoStandIn } from '../support/standins/mtn-momo.ts';
 import type { PaystackStandIn } from '../support/standins/paystack.ts';
@@ -12,9 +12,8 @@ import {
   liveSession,
   merchantSession,
   payerAttempt,
-  startLiveWithStandIns,
+  useLiveWithStandIns,
   type LiveApp,
-  type LiveWithStandIns,
 } from '../support/live.ts';
 
 const SECRET = 'sk_test_standin_secret';
@@ -29,14 +28,10 @@ describe('Live payments through Paystack (with MTN MoMo first in LIVE_PROVIDER_O
   let mtn: MtnMomoStandIn;
   let app: LiveApp;
   let m: CreatedMerchant;
-  let live: LiveWithStandIns;
-
-  before(async () => {
-    live = await startLiveWithStandIns({ secretKey: SECRET, mtnProducts: 'collection' });
+  useLiveWithStandIns({ secretKey: SECRET, mtnProducts: 'collection' }, async (live) => {
     ({ app, paystack, mtn } = live);
     m = await app.t.merchant();
   });
-  after(() => live?.close());
 
   it('offers every network and card in Live; MTN goes to MTN MoMo first, Telecel and AT to Paystack', async () => {
     const session = await liveSession(app, m);

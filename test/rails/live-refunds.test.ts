@@ -3,7 +3,7 @@
 // MoMo's Disbursement refund (an MTN payment; SUCCESSFUL, a lost answer asked about and never sent twice, a
 // refusal releasing the hold), and cash and bank transfer payments going to the operators' queue.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { CreatedMerchant } from '../../src/accounts/service.ts';
 import { checkInvariants } from '../../src/ledger/service.ts';
 import type { LiveProviders } from '../../src/rails/live.ts';
@@ -14,14 +14,14 @@ import { fund, balanceOf } from '../support/payouts-fixtures.ts';
 import type { MtnMomoStandIn } from '../support/standins/mtn-momo.ts';
 import type { PaystackStandIn } from '../support/standins/paystack.ts';
 import {
+  attemptStatus,
   eventually,
   liveSession,
   merchantSession,
   payerAttempt,
   quoteTotal,
-  startLiveWithStandIns,
+  useLiveWithStandIns,
   type LiveApp,
-  type LiveWithStandIns,
 } from '../support/live.ts';
 
 const SECRET = 'sk_test_standin_secret';
@@ -32,15 +32,11 @@ describe('Live refunds through the provider that took the payment', () => {
   let app: LiveApp;
   let providers: LiveProviders;
   let m: CreatedMerchant;
-  let live: LiveWithStandIns;
-
-  before(async () => {
-    live = await startLiveWithStandIns({ secretKey: SECRET });
+  useLiveWithStandIns({ secretKey: SECRET }, async (live) => {
     ({ app, paystack, mtn, providers } = live);
     m = await app.t.merchant();
     await fund(app.t, m.merchant_id, 'live', 1_000_000);
   });
-  after(() => live?.close());
 
   const refund = (body: Record<string, unknown>) => app.http('POST', '/api/v1/refunds', { key: m.live_api_key, body });
   const getRefund = async (id: string) =>
@@ -57,21 +53,18 @@ describe('Live refunds through the provider that took the payment', () => {
   }
   const healthy = async () => assert.deepEqual(await checkInvariants(app.t.db, m.merchant_id), []);
 
+  /** Waits until the payer page, asking the provider, shows the attempt paid. */
+  const untilPaid = (sessionId: string, attemptReference: string) =>
+    eventually(async () =>
+      (await attemptStatus(app, sessionId, attemptReference)).json.status === 'paid' ? true : undefined,
+    );
+
   async function paidMtn(base: number) {
     const session = await liveSession(app, m, base);
     const attempt = (await payerAttempt(app, session.id, { rail: 'momo', operator: 'mtn', phone: '0241234567' })).json;
     assert.equal(attempt.provider, 'mtn_momo');
     mtn.settle(attempt.provider_reference, 'SUCCESSFUL');
-    await eventually(async () =>
-      (
-        await app.http(
-          'GET',
-          `/api/v1/checkout/sessions/${session.id}/provider-attempts/${attempt.attempt_reference}?refresh=true`,
-        )
-      ).json.status === 'paid'
-        ? true
-        : undefined,
-    );
+    await untilPaid(session.id, attempt.attempt_reference);
     return { sessionId: session.id, attempt };
   }
 
@@ -80,16 +73,7 @@ describe('Live refunds through the provider that took the payment', () => {
     const attempt = (await payerAttempt(app, session.id, { rail: 'momo', operator: 'at', phone: '0261234567' })).json;
     assert.equal(attempt.provider, 'paystack');
     paystack.settleCharge(attempt.provider_reference, 'success', { webhook: 'none' });
-    await eventually(async () =>
-      (
-        await app.http(
-          'GET',
-          `/api/v1/checkout/sessions/${session.id}/provider-attempts/${attempt.attempt_reference}?refresh=true`,
-        )
-      ).json.status === 'paid'
-        ? true
-        : undefined,
-    );
+    await untilPaid(session.id, attempt.attempt_reference);
     return { sessionId: session.id, attempt };
   }
 

@@ -7,7 +7,8 @@ import type { CreatedMerchant } from '../../src/accounts/service.ts';
 import { createLiveProviders } from '../../src/rails/live-config.ts';
 import type { LiveProviders } from '../../src/rails/live.ts';
 import { startTestApp, type TestContext } from './helpers.ts';
-import { mtnMomoSettings, type MtnMomoStandIn, startMtnMomoStandIn } from './standins/mtn-momo.ts';
+import { useStarted } from './hooks.ts';
+import { mtnMomoSettings, type AccountHolder, type MtnMomoStandIn, startMtnMomoStandIn } from './standins/mtn-momo.ts';
 import { startPaystackStandIn, type PaystackStandIn } from './standins/paystack.ts';
 
 export async function freePort(): Promise<number> {
@@ -102,6 +103,56 @@ export async function startLiveWithStandIns(options: {
       await mtn.close();
     },
   };
+}
+
+/** Registers a before hook that starts startLiveWithStandIns(options) and hands it to `ready`, and an after hook that closes it. */
+export function useLiveWithStandIns(
+  options: Parameters<typeof startLiveWithStandIns>[0],
+  ready: (live: LiveWithStandIns) => void | Promise<void>,
+): void {
+  useStarted(() => startLiveWithStandIns(options), ready);
+}
+
+export interface LiveWithMtnMomo {
+  app: LiveApp;
+  mtn: MtnMomoStandIn;
+  /** Closes the app, then the stand-in. */
+  close(): Promise<void>;
+}
+
+/**
+ * The app in Live on a free port with MTN MoMo's stand-in as its only provider (collection and disbursement, first
+ * in LIVE_PROVIDER_ORDER, target environment mtnghana); `accountHolders` are the wallets the stand-in knows by MSISDN.
+ */
+export async function startLiveWithMtnMomo(accountHolders: Record<string, AccountHolder>): Promise<LiveWithMtnMomo> {
+  const mtn = await startMtnMomoStandIn({ accountHolders });
+  try {
+    const port = await freePort();
+    const app = await startLiveApp(port, {
+      LIVE_PROVIDER_ORDER: 'mtn_momo,paystack',
+      ...mtnMomoSettings(mtn.baseUrl),
+      MTN_MOMO_TARGET_ENVIRONMENT: 'mtnghana',
+    });
+    return {
+      app,
+      mtn,
+      async close() {
+        await app.t.close();
+        await mtn.close();
+      },
+    };
+  } catch (error) {
+    await mtn.close();
+    throw error;
+  }
+}
+
+/** Registers a before hook that starts startLiveWithMtnMomo(accountHolders) and hands it to `ready`, and an after hook that closes it. */
+export function useLiveWithMtnMomo(
+  accountHolders: Record<string, AccountHolder>,
+  ready: (live: LiveWithMtnMomo) => void | Promise<void>,
+): void {
+  useStarted(() => startLiveWithMtnMomo(accountHolders), ready);
 }
 
 /** A Live session of `amount` pesewas created with the merchant's Live key. */
