@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { CreatedMerchant } from '../../src/accounts/service.ts';
-import { eventually, freePort, liveSession, startLiveApp, type LiveApp } from '../support/live.ts';
-import { mtnMomoSettings, type MtnMomoStandIn, startMtnMomoStandIn } from '../support/standins/mtn-momo.ts';
+import { eventually, liveSession, startLiveWithMtnMomo, type LiveApp, type LiveWithMtnMomo } from '../support/live.ts';
+import type { MtnMomoStandIn } from '../support/standins/mtn-momo.ts';
 import { assertCleanRun, checkoutScreenshots, heading, NARROW_PHONE, pendingAttempt } from './checkout-helpers.ts';
 import { launchBrowser, trackedPage } from './helpers.ts';
 
@@ -19,24 +19,20 @@ describe('payer page in Live against the MTN MoMo stand-in: changing course, in 
   let app: LiveApp;
   let m: CreatedMerchant;
   let browser: Browser;
+  let live: LiveWithMtnMomo;
 
   before(async () => {
-    mtn = await startMtnMomoStandIn({
-      accountHolders: { '233241234567': { name: 'Ama Mensah' }, '233549876543': { name: 'Kojo Asante' } },
+    live = await startLiveWithMtnMomo({
+      '233241234567': { name: 'Ama Mensah' },
+      '233549876543': { name: 'Kojo Asante' },
     });
-    const port = await freePort();
-    app = await startLiveApp(port, {
-      LIVE_PROVIDER_ORDER: 'mtn_momo,paystack',
-      ...mtnMomoSettings(mtn.baseUrl),
-      MTN_MOMO_TARGET_ENVIRONMENT: 'mtnghana',
-    });
+    ({ app, mtn } = live);
     m = await app.t.merchant();
     browser = await launchBrowser();
   });
   after(async () => {
     await browser?.close();
-    await app?.t.close();
-    await mtn?.close();
+    await live?.close();
   });
 
   async function payMtn(page: Page, phone: string) {

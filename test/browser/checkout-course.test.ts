@@ -6,13 +6,14 @@
 // resend where the provider can, the provider's reference and the card on success, the same change without
 // JavaScript, and the Pay button in view at 360x740 once the number is typed.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { TestContext } from '../support/helpers.ts';
 import { call } from '../support/http.ts';
 import { simulate } from '../support/checkout.ts';
+import { useBrowserApp } from '../support/browser-app.ts';
 import { assertCleanRun, checkoutScreenshots, heading, NARROW_PHONE, schoolFeesSession } from './checkout-helpers.ts';
-import { startBrowserApp, trackedPage, type BrowserApp } from './helpers.ts';
+import { trackedPage } from './helpers.ts';
 
 const CHANGE = 'Use another number or method';
 
@@ -20,13 +21,9 @@ describe('a payer changes course on the payer page, in a browser', () => {
   let t: TestContext;
   let base: string;
   let browser: Browser;
-  let app: BrowserApp;
-
-  before(async () => {
-    app = await startBrowserApp();
+  useBrowserApp((app) => {
     ({ t, base, browser } = app);
   });
-  after(() => app?.close());
 
   /** A Test session of GHS 500.00 with two invoice lines, a description and a customer (a tall summary). */
   const newSession = () => schoolFeesSession(t);

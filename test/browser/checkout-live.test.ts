@@ -4,11 +4,12 @@
 // text), a card payer sent to the provider's page and back to /pay/{id}?attempt= (confirmed with refresh,
 // the provider's query parameters ignored), bank transfer details with copy buttons, and one amount.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import type { TestContext } from '../support/helpers.ts';
 import { call } from '../support/http.ts';
 import { simulate, startAttempt } from '../support/checkout.ts';
+import { useBrowserApp } from '../support/browser-app.ts';
 import {
   assertCleanRun,
   checkoutScreenshots,
@@ -17,7 +18,7 @@ import {
   pendingAttempt,
   schoolFeesSession,
 } from './checkout-helpers.ts';
-import { PHONE, startBrowserApp, trackedPage, type BrowserApp } from './helpers.ts';
+import { PHONE, trackedPage } from './helpers.ts';
 
 const SMALLEST_PHONE = { width: 320, height: 640 };
 
@@ -25,13 +26,9 @@ describe('payer page ready for Live, in a browser', () => {
   let t: TestContext;
   let base: string;
   let browser: Browser;
-  let app: BrowserApp;
-
-  before(async () => {
-    app = await startBrowserApp();
+  useBrowserApp((app) => {
     ({ t, base, browser } = app);
   });
-  after(() => app?.close());
 
   /** A Test session of GHS 500.00: two invoice lines (or none), a description and a customer, as a school would send. */
   const newSession = (withLines = true) => schoolFeesSession(t, { lines: withLines, callbackUrl: `${base}/healthz` });

@@ -4,16 +4,21 @@
 // (webhooks are off here, so only that check can settle it), a forged return that changes nothing, and
 // Telecel's voucher step with Paystack's own prompt and a resend Paystack cannot do (409); and a Live bank
 // transfer (BANK_TRANSFER_* settings) with its SK payment reference grouped for reading out and copied.
+// Changing course (issue 31) at 360 px from the waiting screens Paystack serves: AT Money's prompt (no resend
+// offered), the card return still being confirmed, the Live bank transfer details and Telecel after its code was
+// accepted; each ends its attempt as changed_course and another number or method pays. The card's success names
+// the card (Visa •••• 4081) and Paystack's transaction id.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Route } from 'playwright-core';
 import type { CreatedMerchant } from '../../src/accounts/service.ts';
 import { freePort, liveSession, startLiveApp, type LiveApp } from '../support/live.ts';
 import { startPaystackStandIn, type PaystackStandIn } from '../support/standins/paystack.ts';
 import { assertCleanRun, checkoutScreenshots, heading, NARROW_PHONE } from './checkout-helpers.ts';
-import { launchBrowser, PHONE, trackedPage } from './helpers.ts';
+import { launchBrowser, PHONE, screenshots, trackedPage } from './helpers.ts';
 
 const SECRET = 'sk_test_browser_standin';
+const CHANGE = 'Use another number or method';
 /** The return lands with the attempt id and Paystack's own parameters. */
 const RETURN_URL = /\/pay\/cs_\w+\?attempt=att_\w+&trxref=[^&]+&reference=[^&]+$/;
 const BANK_ACCOUNT = {
@@ -49,6 +54,44 @@ describe('payer page in Live against the Paystack stand-in, in a browser', () =>
     await paystack?.close();
   });
 
+  const attemptOf = async (sessionId: string, attemptId: string) =>
+    (await app.http('GET', `/api/v1/checkout/sessions/${sessionId}/provider-attempts/${attemptId}`)).json;
+  const pendingId = async (sessionId: string) =>
+    (
+      await app.t.db.query<{ id: string; provider_reference: string }>(
+        "SELECT id, provider_reference FROM payment_attempts WHERE session_id = $1 AND status = 'pending'",
+        [sessionId],
+      )
+    )[0]!;
+
+  /** The page checked for sideways scroll at 360 and 390 px, saved at 390 px and at 360 px (test-results/checkout-{name}-360.png). */
+  async function shots360(page: Page, name: string) {
+    await checkoutScreenshots(page, name, { phoneOnly: true });
+    await screenshots(page, `checkout-${name}`, [NARROW_PHONE]);
+  }
+
+  /** Presses "Use another number or method" on attempt `attemptId`'s screen: the cancel goes to the API with an Idempotency-Key. */
+  async function changeCourse(page: Page, attemptId: string) {
+    const cancel = page.waitForResponse(
+      (r) => r.request().method() === 'POST' && r.url().endsWith(`/provider-attempts/${attemptId}/cancel`),
+    );
+    await page.getByRole('button', { name: CHANGE }).click();
+    const response = await cancel;
+    assert.match(response.request().headers()['idempotency-key'] ?? '', /^[0-9a-f]{32}$/);
+    assert.equal(response.status(), 200);
+  }
+
+  /** Telecel Cash with `phone` from the method choice: the number, Pay, the voucher (123456), then the success. */
+  async function payTelecel(page: Page, phone: string) {
+    await page.getByRole('radio', { name: 'Telecel Cash', exact: true }).check();
+    await page.getByLabel('Mobile Money number').fill(phone);
+    await page.locator('#pay-button').click();
+    await heading(page, 'Enter your Telecel Cash code').waitFor();
+    await page.getByLabel('Verification code').fill('123456');
+    await page.getByRole('button', { name: 'Confirm code' }).click();
+    await heading(page, 'Payment successful').waitFor({ timeout: 15_000 });
+  }
+
   /** Chooses Card on a new Live session's page and follows the button to the stand-in's hosted page. */
   async function toHostedPage(page: Page): Promise<string> {
     const session = await liveSession(app, m, 25_000);
@@ -64,8 +107,8 @@ describe('payer page in Live against the Paystack stand-in, in a browser', () =>
     return session.id;
   }
 
-  it('card: Continue to secure card payment, Pay on the provider page, back to "Confirming your payment…", then paid as Paystack says', async () => {
-    const g = await trackedPage(browser, PHONE);
+  it('card: Continue to secure card payment, Pay on the provider page, back to "Confirming your payment…", then paid as Paystack says; the success names the card (Visa •••• 4081) and Paystack’s transaction id', async () => {
+    const g = await trackedPage(browser, NARROW_PHONE);
     const { page } = g;
     const sessionId = await toHostedPage(page);
     const verifies = paystack.count('transaction.verify');
@@ -83,7 +126,18 @@ describe('payer page in Live against the Paystack stand-in, in a browser', () =>
     const attempt = (await app.http('GET', `/api/v1/checkout/sessions/${sessionId}/provider-attempts/${attemptId}`))
       .json;
     assert.equal(attempt.status, 'paid');
-    await checkoutScreenshots(page, 'paystack-card-success', { phoneOnly: true });
+    // What Paystack's verify reported: its transaction id and the card (authorization.card_type "visa ", last4).
+    const charge = paystack.charge(url.searchParams.get('reference')!)!;
+    assert.equal(charge.status, 'success');
+    assert.equal(attempt.provider_transaction_id, String(charge.id));
+    assert.equal(attempt.card?.last4, '4081');
+    const rows = (await page.locator('#view .kv > div').allInnerTexts()).map((text) =>
+      text.replace(/\s+/g, ' ').trim(),
+    );
+    assert.ok(rows.includes('Paid with Visa •••• 4081'), rows.join(' | '));
+    assert.ok(rows.includes(`Payment reference ${charge.id}`), rows.join(' | '));
+    assert.equal(await page.getByText(attemptId).count(), 0, 'never the att_ id');
+    await shots360(page, 'paystack-card-success');
     assertCleanRun(g);
     await g.close();
   });
@@ -129,39 +183,43 @@ describe('payer page in Live against the Paystack stand-in, in a browser', () =>
     await g.close();
   });
 
-  it('card abandoned: back on the page without paying, "Use another number or method" (Paystack asked first), then Telecel Cash pays; the card is never charged', async () => {
+  it('card abandoned: back on the page without paying, "Use another number or method" (Paystack asked first) ends the card attempt as changed_course, then Telecel Cash pays; the card is never charged', async () => {
     const g = await trackedPage(browser, NARROW_PHONE);
     const { page } = g;
     const sessionId = await toHostedPage(page);
     const charge = paystack.charges.at(-1)!;
     const cardAttempt = new URL(charge.callbackUrl!).searchParams.get('attempt')!;
+    // The page's own check of the attempt (?refresh=1, from 1 s after it loads) would read Paystack's "abandoned"
+    // and end the card attempt by itself (a payer back on the page unpaid; the forged-return test above): here the
+    // payer presses the button first, so those checks are held until the cancel has been answered.
+    const held: Route[] = [];
+    const pageCheck = (url: URL) =>
+      url.pathname.endsWith(`/provider-attempts/${cardAttempt}`) && url.searchParams.has('refresh');
+    await page.route(pageCheck, (route) => {
+      held.push(route);
+    });
     // The payer leaves the card page (the back button, or the link again): the card step is still offered, and the way out.
     await page.goto(`${app.baseUrl}/pay/${sessionId}`);
     await heading(page, 'Continue to secure card payment').waitFor();
     await checkoutScreenshots(page, 'paystack-card-abandoned');
     const verifies = paystack.count('transaction.verify');
-    const cancel = page.waitForRequest(
-      (r) => r.method() === 'POST' && r.url().endsWith(`/provider-attempts/${cardAttempt}/cancel`),
-    );
-    await page.getByRole('button', { name: 'Use another number or method' }).click();
-    assert.match((await cancel).headers()['idempotency-key'] ?? '', /^[0-9a-f]{32}$/);
-    await heading(page, /Choose another number or method|Try again/).waitFor();
+    await changeCourse(page, cardAttempt);
+    await heading(page, 'Choose another number or method').waitFor();
+    await page.getByText('You stopped the payment by Card').waitFor();
     assert.ok(paystack.count('transaction.verify') > verifies, 'Paystack was asked before the card attempt was ended');
-    const card = (await app.http('GET', `/api/v1/checkout/sessions/${sessionId}/provider-attempts/${cardAttempt}`))
-      .json;
-    assert.notEqual(card.status, 'paid');
-    assert.notEqual(card.status, 'pending');
+    const card = await attemptOf(sessionId, cardAttempt);
+    assert.equal(card.status, 'cancelled', 'ended by the change of course');
+    assert.equal(card.failure_reason, 'changed_course');
+    assert.equal(paystack.charge(charge.reference)!.status, 'initialized', 'the card page was never paid');
+    await shots360(page, 'paystack-card-abandoned-changed');
+    await page.unroute(pageCheck);
+    for (const route of held) await route.continue().catch(() => {});
 
-    await page.getByRole('radio', { name: 'Telecel Cash', exact: true }).check();
-    await page.getByLabel('Mobile Money number').fill('020 123 4567');
-    await page.locator('#pay-button').click();
-    await heading(page, 'Enter your Telecel Cash code').waitFor();
-    await page.getByLabel('Verification code').fill('123456');
-    await page.getByRole('button', { name: 'Confirm code' }).click();
-    await heading(page, 'Payment successful').waitFor({ timeout: 15_000 });
+    await payTelecel(page, '020 123 4567');
     const session = (await app.http('GET', `/api/v1/sessions/${sessionId}`, { key: m.live_api_key })).json;
     assert.equal(session.status, 'success');
     assert.equal(session.payment.rail, 'momo');
+    assert.equal((await attemptOf(sessionId, cardAttempt)).status, 'cancelled');
     assertCleanRun(g);
     await g.close();
   });
@@ -240,6 +298,162 @@ describe('payer page in Live against the Paystack stand-in, in a browser', () =>
       assert.equal(await page.evaluate(() => navigator.clipboard.readText()), value);
     }
     await checkoutScreenshots(page, 'live-bank-transfer-sk');
+    assertCleanRun(g);
+    await g.close();
+  });
+
+  it('AT Money through Paystack: the prompt screen promises no resend (resend_supported false); "Use another number or method" asks Paystack first, ends it (changed_course) and keeps the number; AT Money then pays', async () => {
+    const session = await liveSession(app, m, 25_000);
+    const g = await trackedPage(browser, NARROW_PHONE);
+    const { page } = g;
+    await page.goto(`${app.baseUrl}/pay/${session.id}`);
+    await page.getByRole('radio', { name: 'AT Money', exact: true }).check();
+    await page.getByLabel('Mobile Money number').fill('026 555 0102');
+    await page.locator('#pay-button').click();
+    await heading(page, 'Approve the payment on your phone').waitFor();
+    await page.getByText('Please complete authorization process on your mobile phone').waitFor();
+    const first = await pendingId(session.id);
+    assert.equal(paystack.charge(first.provider_reference)!.provider, 'atl');
+    const status = await attemptOf(session.id, first.id);
+    assert.equal(status.resend_supported, false, 'Paystack cannot prompt again without a second charge');
+    assert.equal(status.resends_left, 0);
+    assert.equal(await page.locator('[data-action=resend]').count(), 0, 'no resend button');
+    assert.equal(await page.getByText(/resend/i).count(), 0, 'no resend promised in words');
+    await shots360(page, 'paystack-at-waiting');
+
+    const verifies = paystack.count('transaction.verify');
+    await changeCourse(page, first.id);
+    await heading(page, 'Choose another number or method').waitFor();
+    await page.getByText('You stopped the payment by Mobile Money (AT Money ending 0102)').waitFor();
+    assert.ok(paystack.count('transaction.verify') > verifies, 'Paystack was asked before the attempt was ended');
+    assert.equal(await page.getByLabel('Mobile Money number').inputValue(), '026 555 0102');
+    assert.equal(await page.getByRole('radio', { name: 'AT Money', exact: true }).isChecked(), true);
+    const cancelled = await attemptOf(session.id, first.id);
+    assert.equal(cancelled.status, 'cancelled');
+    assert.equal(cancelled.failure_reason, 'changed_course');
+    assert.equal((await app.http('GET', `/api/v1/checkout/sessions/${session.id}`)).json.status, 'open');
+    await shots360(page, 'paystack-at-changed');
+
+    // The same wallet again (the prompt had not reached the phone, say): approved this time.
+    await page.locator('#pay-button').click();
+    await heading(page, 'Approve the payment on your phone').waitFor();
+    const second = await pendingId(session.id);
+    assert.notEqual(second.id, first.id);
+    paystack.settleCharge(second.provider_reference, 'success');
+    await heading(page, 'Payment successful').waitFor({ timeout: 15_000 });
+    await page.getByText('AT Money ending 0102').waitFor();
+    const paid = (await app.http('GET', `/api/v1/sessions/${session.id}`, { key: m.live_api_key })).json;
+    assert.equal(paid.status, 'success');
+    assert.equal(paid.payment.attempt_reference, second.id);
+    assertCleanRun(g);
+    await g.close();
+  });
+
+  it('card: back from the card page while Paystack is still confirming it ("Confirming your payment…"), "Use another number or method" ends the card attempt (changed_course) and Telecel Cash pays', async () => {
+    const g = await trackedPage(browser, NARROW_PHONE);
+    const { page } = g;
+    const sessionId = await toHostedPage(page);
+    const charge = paystack.charges.at(-1)!;
+    const cardAttempt = new URL(charge.callbackUrl!).searchParams.get('attempt')!;
+    // The payer submitted the card and the bank has not decided yet: verify reads pending, the page keeps confirming.
+    (charge as { status: string }).status = 'pending';
+    const asked = page.waitForResponse((r) => r.url().includes(`/provider-attempts/${cardAttempt}?refresh=1`));
+    await page.goto(`${charge.callbackUrl}&trxref=${charge.reference}&reference=${charge.reference}`);
+    await heading(page, 'Confirming your payment…').waitFor();
+    assert.equal((await (await asked).json()).status, 'pending', 'Paystack says pending');
+    assert.equal(await heading(page, 'Confirming your payment…').isVisible(), true, 'still confirming');
+    await page.getByRole('button', { name: CHANGE }).waitFor();
+    await shots360(page, 'paystack-card-confirming');
+
+    await changeCourse(page, cardAttempt);
+    await heading(page, 'Choose another number or method').waitFor();
+    await page.getByText('You stopped the payment by Card').waitFor();
+    const card = await attemptOf(sessionId, cardAttempt);
+    assert.equal(card.status, 'cancelled');
+    assert.equal(card.failure_reason, 'changed_course');
+    await shots360(page, 'paystack-card-confirming-changed');
+
+    await payTelecel(page, '020 123 4567');
+    const session = (await app.http('GET', `/api/v1/sessions/${sessionId}`, { key: m.live_api_key })).json;
+    assert.equal(session.status, 'success');
+    assert.equal(session.payment.rail, 'momo');
+    assert.equal((await attemptOf(sessionId, cardAttempt)).status, 'cancelled');
+    assertCleanRun(g);
+    await g.close();
+  });
+
+  it('a Live bank transfer: "Use another number or method" from the transfer details ends it (changed_course) and offers the other methods; Telecel Cash pays', async () => {
+    const session = await liveSession(app, m, 25_000);
+    const g = await trackedPage(browser, NARROW_PHONE);
+    const { page } = g;
+    await page.goto(`${app.baseUrl}/pay/${session.id}`);
+    await page.getByRole('radio', { name: /^Bank transfer/ }).check();
+    await page.getByRole('button', { name: 'Get bank transfer details' }).click();
+    await heading(page, 'Transfer GHS 250.00 from your bank').waitFor();
+    const transfer = await pendingId(session.id);
+    await page.getByRole('button', { name: CHANGE }).waitFor();
+    await shots360(page, 'live-bank-transfer-waiting');
+
+    await changeCourse(page, transfer.id);
+    await heading(page, 'Choose another number or method').waitFor();
+    await page.getByText('You stopped the payment by Bank transfer').waitFor();
+    const ended = await attemptOf(session.id, transfer.id);
+    assert.equal(ended.status, 'cancelled');
+    assert.equal(ended.failure_reason, 'changed_course');
+    // Every method is offered again: card, each network, and bank transfer itself.
+    for (const name of [/^Card/, /^Bank transfer/])
+      assert.equal(await page.getByRole('radio', { name }).count(), 1, String(name));
+    for (const network of ['MTN MoMo', 'Telecel Cash', 'AT Money'])
+      assert.equal(await page.getByRole('radio', { name: network, exact: true }).count(), 1, network);
+    await shots360(page, 'live-bank-transfer-changed');
+
+    await payTelecel(page, '020 123 4567');
+    const paid = (await app.http('GET', `/api/v1/sessions/${session.id}`, { key: m.live_api_key })).json;
+    assert.equal(paid.status, 'success');
+    assert.equal(paid.payment.rail, 'momo');
+    assertCleanRun(g);
+    await g.close();
+  });
+
+  it('Telecel through Paystack after the code is accepted ("Confirming your Telecel Cash payment"): no resend, "Use another number or method" there and working; another Telecel number pays', async () => {
+    const session = await liveSession(app, m, 25_000);
+    // The voucher is accepted, then Paystack waits for Telecel (the charge stays pending after the code).
+    paystack.next(
+      { endpoint: 'charge.create', phone: '0201234567' },
+      { kind: 'charge', status: 'send_otp', afterOtp: 'pending' },
+    );
+    const g = await trackedPage(browser, NARROW_PHONE);
+    const { page } = g;
+    await page.goto(`${app.baseUrl}/pay/${session.id}`);
+    await page.getByRole('radio', { name: 'Telecel Cash', exact: true }).check();
+    await page.getByLabel('Mobile Money number').fill('020 123 4567');
+    await page.locator('#pay-button').click();
+    await heading(page, 'Enter your Telecel Cash code').waitFor();
+    const first = await pendingId(session.id);
+    await page.getByLabel('Verification code').fill('123456');
+    await page.getByRole('button', { name: 'Confirm code' }).click();
+    await heading(page, 'Confirming your Telecel Cash payment').waitFor();
+    await page.getByText('Your code was accepted.').waitFor();
+    assert.equal(paystack.charge(first.provider_reference)!.status, 'pending');
+    assert.equal(await page.locator('[data-action=resend]').count(), 0, 'no resend button');
+    assert.equal(await page.getByText(/resend/i).count(), 0, 'no resend promised in words');
+    await page.getByRole('button', { name: CHANGE }).waitFor();
+    await shots360(page, 'paystack-telecel-confirming');
+
+    const verifies = paystack.count('transaction.verify');
+    await changeCourse(page, first.id);
+    await heading(page, 'Choose another number or method').waitFor();
+    assert.ok(paystack.count('transaction.verify') > verifies, 'Paystack was asked before the attempt was ended');
+    assert.equal(await page.getByLabel('Mobile Money number').inputValue(), '020 123 4567');
+    const cancelled = await attemptOf(session.id, first.id);
+    assert.equal(cancelled.status, 'cancelled');
+    assert.equal(cancelled.failure_reason, 'changed_course');
+    await shots360(page, 'paystack-telecel-confirming-changed');
+
+    await payTelecel(page, '050 123 4567');
+    const paid = (await app.http('GET', `/api/v1/sessions/${session.id}`, { key: m.live_api_key })).json;
+    assert.equal(paid.status, 'success');
+    assert.notEqual(paid.payment.attempt_reference, first.id);
     assertCleanRun(g);
     await g.close();
   });

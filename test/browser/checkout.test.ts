@@ -4,10 +4,11 @@
 // a failed card attempt retried by bank transfer, the cash slip and its printable page, expiry, an
 // unknown id, and the weight of a first load (at most 30 KB on the wire, issue 31). No request may leave 127.0.0.1.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { TestContext } from '../support/helpers.ts';
 import { call } from '../support/http.ts';
+import { useBrowserApp } from '../support/browser-app.ts';
 import {
   assertCleanRun,
   checkoutScreenshots,
@@ -15,7 +16,7 @@ import {
   measureFirstLoad,
   schoolFeesSession,
 } from './checkout-helpers.ts';
-import { PHONE, startBrowserApp, trackedPage, type BrowserApp } from './helpers.ts';
+import { PHONE, trackedPage } from './helpers.ts';
 
 const FIRST_LOAD_BYTES_MAX = 30 * 1024;
 
@@ -23,13 +24,9 @@ describe('hosted payment page in a browser', () => {
   let t: TestContext;
   let base: string;
   let browser: Browser;
-  let app: BrowserApp;
-
-  before(async () => {
-    app = await startBrowserApp();
+  useBrowserApp((app) => {
     ({ t, base, browser } = app);
   });
-  after(() => app?.close());
 
   /** A Test session of GHS 500.00 with two invoice lines and a callback on this same server. */
   const newSession = (body: Record<string, string | number> = {}) =>

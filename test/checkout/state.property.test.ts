@@ -1,11 +1,15 @@
 // The checkout state machines (DESIGN §3 "Checkout session lifecycle"; src/checkout/model.ts):
 // 1. the transition tables themselves, enumerated: every listed move is allowed, every other refused;
 // 2. a fast-check property: random sequences of new attempts (every rail), the eight simulated outcomes
-//    (through the simulate endpoint or applyOutcome directly) and expiry on one session. After every
+//    (through the simulate endpoint or applyOutcome directly), the payer's cancel ("Use another number or
+//    method", POST .../provider-attempts/{attempt_reference}/cancel, issue 31, retried with its
+//    Idempotency-Key now and then) and expiry on one session. After every
 //    step, every move the session and its attempts made is one the tables allow (session moves are
 //    reconstructed from its version and events, so a move and its undo inside one step are caught too),
 //    the step's result matches a small model of DESIGN §3, success stays success, and the journal is
-//    balanced with the merchant credited exactly once per paid attempt, at an amount computed here.
+//    balanced with the merchant credited exactly once per paid attempt, at an amount computed here, and a
+//    session never keeps two payments (a late success of an attempt the payer left, once another attempt has
+//    paid, is refunded in full).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
@@ -122,7 +126,10 @@ describe('checkout transition tables', () => {
 type AttemptKind = 'momo_mtn' | 'momo_at' | 'card' | 'bank_transfer' | 'cash';
 type Command =
   | { kind: 'attempt'; attempt: AttemptKind }
+  /** pick: below 5 the newest attempt, 8 the one the payer last cancelled (if any), else pick modulo the count. */
   | { kind: 'outcome'; pick: number; outcome: Outcome; via: 'simulate' | 'applyOutcome' }
+  /** The payer's cancel of an attempt (mostly the newest); with replay, the previous cancel sent again with its Idempotency-Key. */
+  | { kind: 'cancel'; pick: number; replay: boolean }
   /** The session's time passes (expires_at moves into the past); with sweep the expiry worker runs too. */
   | { kind: 'expire'; sweep: boolean };
 
@@ -149,12 +156,19 @@ const commandArb: fc.Arbitrary<Command> = fc.oneof(
     weight: 5,
     arbitrary: fc
       .record({
-        pick: fc.nat({ max: 7 }),
+        // 8: the attempt the payer last cancelled, when there is one (its late answer)
+        pick: fc.nat({ max: 8 }),
         // every outcome, with paid and reversed twice as likely so reversals of paid attempts are common
         outcome: fc.constantFrom<Outcome>(...OUTCOMES, 'paid', 'reversed'),
         via: fc.constantFrom<'simulate' | 'applyOutcome'>('simulate', 'applyOutcome'),
       })
       .map((r) => ({ kind: 'outcome' as const, ...r })),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({ pick: fc.nat({ max: 7 }), replay: fc.nat({ max: 4 }).map((n) => n === 0) })
+      .map((r) => ({ kind: 'cancel' as const, ...r })),
   },
   { weight: 1, arbitrary: fc.constantFrom<Command>({ kind: 'expire', sweep: true }, { kind: 'expire', sweep: false }) },
 );
@@ -196,6 +210,19 @@ const EVENT_STATUS: Record<string, SessionStatus> = {
   'checkout.session.duplicate_payment_refunded': 'success',
 };
 const RUNS = Number(process.env.CHECKOUT_PROPERTY_RUNS ?? 50);
+
+/**
+ * The session once attempt `targetId` ended unpaid (`to`: failed, cancelled or expired) from `prev`: a pending
+ * session with nothing else in play (pending, or held for an operator) is open again, or expired past its time,
+ * or failed at its fifth failure; otherwise it stays as it was.
+ */
+function sessionAfterEnding(prev: Snap, targetId: string, to: AttemptStatus, pastExpiry: boolean): SessionStatus {
+  if (prev.status !== 'pending') return prev.status;
+  if (prev.attempts.some((a) => a.id !== targetId && (a.status === 'pending' || HELD.includes(a.status))))
+    return prev.status;
+  const failedCount = prev.attempts.filter((a) => (a.id === targetId ? to : a.status) === 'failed').length;
+  return pastExpiry ? 'expired' : failedCount >= 5 ? 'failed' : 'open';
+}
 
 describe(`checkout state property (${storageKind})`, () => {
   let t: TestContext;
@@ -242,9 +269,13 @@ describe(`checkout state property (${storageKind})`, () => {
     return path;
   }
 
-  it(`random sequences of attempts, outcomes and expiry never leave the transition tables and keep the journal exact (${RUNS} runs)`, async () => {
+  it(`random sequences of attempts, outcomes, the payer's cancels and expiry never leave the transition tables, keep the journal exact and never keep two payments (${RUNS} runs)`, async () => {
     const seenSession = new Set<string>();
     const seenAttempt = new Set<string>();
+    /** Late successes of attempts the payer had cancelled through the route, and those of them that were duplicates. */
+    let lateAfterCancel = 0;
+    let lateDuplicateAfterCancel = 0;
+    let payerCancels = 0;
 
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 1, max: 2_000_000 }), lifeArb, async (base, commands) => {
@@ -256,6 +287,10 @@ describe(`checkout state property (${storageKind})`, () => {
         let journalEntries = 0;
         /** Attempts paid after another had paid the session: refunded automatically, nothing kept (issue 31). */
         const duplicates = new Set<string>();
+        /** Attempts the payer's cancel route cancelled (kept under watch: a late success is still applied). */
+        const cancelledByPayer = new Set<string>();
+        let lastCancel: { attemptId: string; key: string; answer: unknown } | undefined;
+        let lastCancelledByPayer: string | undefined;
 
         for (const [index, command] of commands.entries()) {
           const where = `step ${index} ${JSON.stringify(command)}`;
@@ -302,6 +337,7 @@ describe(`checkout state property (${storageKind})`, () => {
             if (prev.attempts.length === 0) continue;
             // Mostly the newest attempt (the one in play); sometimes an older one (late outcomes).
             const target =
+              (command.pick === 8 && prev.attempts.find((a) => a.id === lastCancelledByPayer)) ||
               prev.attempts[command.pick < 5 ? prev.attempts.length - 1 : command.pick % prev.attempts.length]!;
             const from = target.status;
             const to: AttemptStatus =
@@ -349,18 +385,58 @@ describe(`checkout state property (${storageKind})`, () => {
                       expectedAttempts.set(other.id, 'cancelled');
                 } else if (HELD.includes(to) && prev.status === 'open') {
                   expectedSession = 'pending'; // a late answer holding money for an operator: no other payment starts meanwhile
-                } else if (
-                  (to === 'failed' || to === 'cancelled' || to === 'expired') &&
-                  prev.status === 'pending' &&
+                } else if (to === 'failed' || to === 'cancelled' || to === 'expired') {
                   // Another attempt still in play (held for an operator, or pending) keeps the session waiting for it.
-                  !prev.attempts.some((a) => a.id !== target.id && (a.status === 'pending' || HELD.includes(a.status)))
-                ) {
-                  const failedCount = prev.attempts.filter(
-                    (a) => (a.id === target.id ? to : a.status) === 'failed',
-                  ).length;
-                  expectedSession = pastExpiry ? 'expired' : failedCount >= 5 ? 'failed' : 'open';
+                  expectedSession = sessionAfterEnding(prev, target.id, to, pastExpiry);
+                }
+                if (to === 'paid' && cancelledByPayer.has(target.id)) {
+                  lateAfterCancel++;
+                  if (duplicates.has(target.id)) lateDuplicateAfterCancel++;
                 }
               }
+            }
+          } else if (command.kind === 'cancel') {
+            // The payer's "Use another number or method": the real route, which asks the provider (the simulator
+            // has no news of its own) and cancels a pending attempt under watch; an attempt already ended keeps
+            // its status. A retry with the same Idempotency-Key answers what the first call did and changes nothing.
+            if (prev.attempts.length === 0) continue;
+            const replay = command.replay ? lastCancel : undefined;
+            const target = replay
+              ? prev.attempts.find((a) => a.id === replay.attemptId)!
+              : prev.attempts[command.pick < 5 ? prev.attempts.length - 1 : command.pick % prev.attempts.length]!;
+            const key = replay?.key ?? `cancel-${index}`;
+            const res = await call(
+              t,
+              'POST',
+              `/api/v1/checkout/sessions/${session.id}/provider-attempts/${target.id}/cancel`,
+              { idempotencyKey: key },
+            );
+            assert.equal(res.statusCode, 200, `${where}: ${res.body}`);
+            const answer = res.json() as {
+              status: AttemptStatus;
+              failure_reason: string | null;
+              session_status: string;
+            };
+            if (replay) {
+              assert.deepEqual(answer, replay.answer, `${where}: a retry answers what the first call did`);
+            } else if (target.status === 'pending') {
+              expectedAttempts.set(target.id, 'cancelled');
+              expectedSession = sessionAfterEnding(prev, target.id, 'cancelled', pastExpiry);
+              assert.equal(answer.status, 'cancelled', where);
+              assert.equal(answer.failure_reason, 'changed_course', where);
+              cancelledByPayer.add(target.id);
+              lastCancelledByPayer = target.id;
+              payerCancels++;
+            } else {
+              assert.equal(answer.status, target.status, `${where}: an attempt already ended keeps its status`);
+            }
+            if (!replay) {
+              assert.equal(
+                answer.session_status,
+                expectedSession === 'open' && pastExpiry ? 'expired' : expectedSession,
+                where,
+              );
+              lastCancel = { attemptId: target.id, key, answer };
             }
           } else {
             // On a shared PostgreSQL another file's expiry worker may sweep any session past its time, so there
@@ -457,6 +533,20 @@ describe(`checkout state property (${storageKind})`, () => {
             assert.deepEqual(kinds, expectedKinds, `${where}: journal of ${a.status} attempt ${a.id}`);
             if (a.status === 'paid' && !duplicates.has(a.id)) expectedBalance += creditOf(a.rail, base);
           }
+          const kept = now.attempts.filter((a) => a.status === 'paid' && !duplicates.has(a.id));
+          assert.ok(kept.length <= 1, `${where}: a session never keeps two payments (${kept.map((a) => a.id)})`);
+          const refunded = await t.db.query<{ attempt_id: string; amount_minor: number }>(
+            'SELECT attempt_id, amount_minor::int AS amount_minor FROM refunds WHERE session_id = $1 ORDER BY attempt_id',
+            [session.id],
+          );
+          assert.deepEqual(
+            refunded,
+            now.attempts
+              .filter((a) => duplicates.has(a.id))
+              .map((a) => ({ attempt_id: a.id, amount_minor: a.amount_charged_minor }))
+              .sort((x, y) => (x.attempt_id < y.attempt_id ? -1 : 1)),
+            `${where}: every duplicate payment, and only those, refunded in full`,
+          );
           const bal = await balance(t.db, m.merchant_id, 'test');
           assert.equal(bal.available_minor, expectedBalance, `${where}: balance`);
           assert.equal(bal.held_minor, 0);
@@ -468,7 +558,25 @@ describe(`checkout state property (${storageKind})`, () => {
           prev = now;
         }
       }),
-      { numRuns: RUNS },
+      {
+        numRuns: RUNS,
+        // Always, besides the random lives: MTN cancelled by the payer, the card pays, then the old prompt is
+        // approved late (a duplicate, refunded); the first cancel retried; a cancel of the paid card.
+        examples: [
+          [
+            10_000,
+            [
+              { kind: 'attempt', attempt: 'momo_mtn' },
+              { kind: 'cancel', pick: 0, replay: false },
+              { kind: 'attempt', attempt: 'card' },
+              { kind: 'outcome', pick: 0, outcome: 'paid', via: 'simulate' },
+              { kind: 'outcome', pick: 8, outcome: 'paid', via: 'applyOutcome' },
+              { kind: 'cancel', pick: 0, replay: true },
+              { kind: 'cancel', pick: 0, replay: false },
+            ],
+          ],
+        ],
+      },
     );
 
     // The generator must have exercised the machine, or the property says little.
@@ -476,5 +584,9 @@ describe(`checkout state property (${storageKind})`, () => {
       assert.ok(seenSession.has(pair), `session ${pair} never happened: ${[...seenSession]}`);
     for (const pair of ['pending->paid', 'pending->failed', 'paid->reversed', 'pending->manual_review'])
       assert.ok(seenAttempt.has(pair), `attempt ${pair} never happened: ${[...seenAttempt]}`);
+    // The payer's cancel was exercised, and so were late successes of what it cancelled, a duplicate among them.
+    assert.ok(payerCancels > 0, 'the cancel route never cancelled an attempt');
+    assert.ok(lateAfterCancel > 0, 'no attempt the payer cancelled was paid late');
+    assert.ok(lateDuplicateAfterCancel > 0, 'no late success after a cancel was a duplicate');
   });
 });

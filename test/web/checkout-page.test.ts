@@ -2,6 +2,7 @@
 // its script) through inject: friendly 404s, compression, security headers, escaping, every session
 // state's screen, and the Test buttons' endpoint (Test sessions only, only this session's attempts).
 import assert from 'node:assert/strict';
+import { Agent, get } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { startTestApp, storageKind, type TestContext } from '../support/helpers.ts';
@@ -64,6 +65,81 @@ describe(`hosted payment page, server side (${storageKind})`, () => {
     assert.match(String(script.headers['cache-control']), /immutable/);
     assert.equal(script.headers['content-encoding'], 'br');
     assert.ok(script.rawPayload.length < 8_000);
+  });
+
+  /** The first load's budget on the wire (issue 31): the page and its script, headers and compressed bodies. */
+  const FIRST_LOAD_BYTES_MAX = 30 * 1024;
+  /** One GET over real loopback HTTP on a fresh keep-alive connection: every byte the response took on the wire (status line, headers, body as framed). */
+  async function onTheWire(url: string, acceptEncoding: string) {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      return await new Promise<{
+        status: number;
+        encoding: string | null;
+        wireBytes: number;
+        bodyBytes: number;
+        body: Buffer;
+      }>((resolve, reject) => {
+        const req = get(
+          url,
+          {
+            agent,
+            headers: { 'accept-encoding': acceptEncoding, accept: 'text/html,*/*', 'user-agent': 'Mozilla/5.0' },
+          },
+          (res) => {
+            const socket = res.socket; // handed back to the agent (and unset on res) when the response ends
+            const chunks: Buffer[] = [];
+            res.on('data', (chunk: Buffer) => chunks.push(chunk));
+            res.on('end', () => {
+              const body = Buffer.concat(chunks);
+              resolve({
+                status: res.statusCode ?? 0,
+                encoding: (res.headers['content-encoding'] as string | undefined) ?? null,
+                wireBytes: socket.bytesRead,
+                bodyBytes: body.length,
+                body,
+              });
+            });
+            res.on('error', reject);
+          },
+        );
+        req.on('error', reject);
+      });
+    } finally {
+      agent.destroy();
+    }
+  }
+
+  it(`a first load of /pay/{id} (the page and its script as served: compressed, with headers) is at most ${FIRST_LOAD_BYTES_MAX} bytes`, async () => {
+    const base = await t.listen();
+    const m = await t.merchant();
+    const session = await createSession(t, m, { description: 'Order 1042: two bags of rice, one tin of oil' });
+    const figures: string[] = [];
+    // What Chromium asks for (br), and a browser without br (gzip).
+    for (const acceptEncoding of ['gzip, deflate, br, zstd', 'gzip, deflate']) {
+      const pageLoad = await onTheWire(`${base}/pay/${session.id}`, acceptEncoding);
+      assert.equal(pageLoad.status, 200);
+      assert.equal(pageLoad.encoding, acceptEncoding.includes('br') ? 'br' : 'gzip');
+      const html = (
+        pageLoad.encoding === 'br' ? brotliDecompressSync(pageLoad.body) : gunzipSync(pageLoad.body)
+      ).toString('utf8');
+      // The page loads its script and nothing else over the network (the icon is an inline data: URL): no
+      // stylesheet, image, font or second script to add.
+      const loads = [...html.matchAll(/<(?:script|link|img|iframe|source)\b[^>]*\b(?:src|href)="([^"]+)"/g)]
+        .map((l) => l[1]!)
+        .filter((url) => !url.startsWith('data:'));
+      assert.equal(loads.length, 1, `the page and its script, nothing else: ${loads}`);
+      assert.doesNotMatch(html, /url\(/, 'no stylesheet fetches');
+      const scriptLoad = await onTheWire(new URL(loads[0]!, base).href, acceptEncoding);
+      assert.equal(scriptLoad.status, 200);
+      assert.equal(scriptLoad.encoding, pageLoad.encoding);
+      const total = pageLoad.wireBytes + scriptLoad.wireBytes;
+      figures.push(
+        `${pageLoad.encoding}: ${total} B (page ${pageLoad.wireBytes} B, of them body ${pageLoad.bodyBytes}; script ${scriptLoad.wireBytes} B, of them body ${scriptLoad.bodyBytes})`,
+      );
+      assert.ok(total <= FIRST_LOAD_BYTES_MAX, `first load ${figures.at(-1)}`);
+    }
+    console.log(`first load of /pay/{id}, on the wire: ${figures.join('; ')}`);
   });
 
   it('shows the merchant, amount, description and rails, and escapes what the merchant wrote', async () => {
