@@ -1,4 +1,5 @@
-// npm test: every *.test.ts under test/ and src/ with node's test runner (through tsx), two files at a time.
+// npm test: every *.test.ts under test/ and src/ with node's test runner (through tsx), the longest first,
+// several files at a time (SIKA_TEST_CONCURRENCY below).
 // Embedded storage by default (each file's database a copy of one migrated here first, test/support/embedded-template.ts);
 // set DATABASE_URL to run the same suite against PostgreSQL.
 // Extra arguments narrow the run to files whose path contains one of them.
