@@ -18,6 +18,8 @@ if (separator !== '--' || files.length === 0) {
 }
 
 const stream = run({ files: longestFirst(files), concurrency: Number(concurrency) });
+// Every reporter and every running file listens for the stream's end: more than EventEmitter's default warning of 10.
+stream.setMaxListeners(64);
 let failed = false;
 stream.on('test:fail', () => {
   failed = true;
