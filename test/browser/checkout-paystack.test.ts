@@ -15,7 +15,7 @@ import type { CreatedMerchant } from '../../src/accounts/service.ts';
 import { freePort, liveSession, startLiveApp, type LiveApp } from '../support/live.ts';
 import { startPaystackStandIn, type PaystackStandIn } from '../support/standins/paystack.ts';
 import { assertCleanRun, checkoutScreenshots, heading, NARROW_PHONE } from './checkout-helpers.ts';
-import { launchBrowser, PHONE, screenshots, trackedPage } from './helpers.ts';
+import { launchBrowser, PHONE, screenshots, type TrackedPage, trackedPage } from './helpers.ts';
 
 const SECRET = 'sk_test_browser_standin';
 const CHANGE = 'Use another number or method';
@@ -90,6 +90,18 @@ describe('payer page in Live against the Paystack stand-in, in a browser', () =>
     await page.getByLabel('Verification code').fill('123456');
     await page.getByRole('button', { name: 'Confirm code' }).click();
     await heading(page, 'Payment successful').waitFor({ timeout: 15_000 });
+  }
+
+  /** After a change of course: Telecel Cash with `phone` pays the session, and the attempt that was ended stays cancelled. */
+  async function telecelPaysAfter(g: TrackedPage, sessionId: string, endedAttempt: string, phone = '020 123 4567') {
+    await payTelecel(g.page, phone);
+    const session = (await app.http('GET', `/api/v1/sessions/${sessionId}`, { key: m.live_api_key })).json;
+    assert.equal(session.status, 'success');
+    assert.equal(session.payment.rail, 'momo');
+    assert.notEqual(session.payment.attempt_reference, endedAttempt);
+    assert.equal((await attemptOf(sessionId, endedAttempt)).status, 'cancelled');
+    assertCleanRun(g);
+    await g.close();
   }
 
   /** Chooses Card on a new Live session's page and follows the button to the stand-in's hosted page. */
@@ -215,13 +227,7 @@ describe('payer page in Live against the Paystack stand-in, in a browser', () =>
     await page.unroute(pageCheck);
     for (const route of held) await route.continue().catch(() => {});
 
-    await payTelecel(page, '020 123 4567');
-    const session = (await app.http('GET', `/api/v1/sessions/${sessionId}`, { key: m.live_api_key })).json;
-    assert.equal(session.status, 'success');
-    assert.equal(session.payment.rail, 'momo');
-    assert.equal((await attemptOf(sessionId, cardAttempt)).status, 'cancelled');
-    assertCleanRun(g);
-    await g.close();
+    await telecelPaysAfter(g, sessionId, cardAttempt);
   });
 
   it('Telecel through Paystack: the voucher step shows Paystack’s prompt and no resend (Paystack cannot send it again: resend_supported false), the voucher pays', async () => {
@@ -373,13 +379,7 @@ describe('payer page in Live against the Paystack stand-in, in a browser', () =>
     assert.equal(card.failure_reason, 'changed_course');
     await shots360(page, 'paystack-card-confirming-changed');
 
-    await payTelecel(page, '020 123 4567');
-    const session = (await app.http('GET', `/api/v1/sessions/${sessionId}`, { key: m.live_api_key })).json;
-    assert.equal(session.status, 'success');
-    assert.equal(session.payment.rail, 'momo');
-    assert.equal((await attemptOf(sessionId, cardAttempt)).status, 'cancelled');
-    assertCleanRun(g);
-    await g.close();
+    await telecelPaysAfter(g, sessionId, cardAttempt);
   });
 
   it('a Live bank transfer: "Use another number or method" from the transfer details ends it (changed_course) and offers the other methods; Telecel Cash pays', async () => {
@@ -407,12 +407,7 @@ describe('payer page in Live against the Paystack stand-in, in a browser', () =>
       assert.equal(await page.getByRole('radio', { name: network, exact: true }).count(), 1, network);
     await shots360(page, 'live-bank-transfer-changed');
 
-    await payTelecel(page, '020 123 4567');
-    const paid = (await app.http('GET', `/api/v1/sessions/${session.id}`, { key: m.live_api_key })).json;
-    assert.equal(paid.status, 'success');
-    assert.equal(paid.payment.rail, 'momo');
-    assertCleanRun(g);
-    await g.close();
+    await telecelPaysAfter(g, session.id, transfer.id);
   });
 
   it('Telecel through Paystack after the code is accepted ("Confirming your Telecel Cash payment"): no resend, "Use another number or method" there and working; another Telecel number pays', async () => {
@@ -450,11 +445,6 @@ describe('payer page in Live against the Paystack stand-in, in a browser', () =>
     assert.equal(cancelled.failure_reason, 'changed_course');
     await shots360(page, 'paystack-telecel-confirming-changed');
 
-    await payTelecel(page, '050 123 4567');
-    const paid = (await app.http('GET', `/api/v1/sessions/${session.id}`, { key: m.live_api_key })).json;
-    assert.equal(paid.status, 'success');
-    assert.notEqual(paid.payment.attempt_reference, first.id);
-    assertCleanRun(g);
-    await g.close();
+    await telecelPaysAfter(g, session.id, first.id, '050 123 4567');
   });
 });
