@@ -134,14 +134,24 @@ describe(`ledger: credits applied later (${storageKind})`, () => {
     const [a, b] = [(await t.merchant()).merchant_id, (await t.merchant()).merchant_id];
     await t.db.transaction((tx) => credit(tx, a, 100));
     await t.db.transaction((tx) => credit(tx, b, 200));
-    assert.ok((await applyAllPendingCredits(t.db)) >= 4);
-    assert.equal(
+    const waiting = async () =>
       (await pending(a)) +
-        (await pending(b)) +
-        (await pending(a, 'provider_clearing')) +
-        (await pending(b, 'provider_clearing')),
-      0,
-    );
+      (await pending(b)) +
+      (await pending(a, 'provider_clearing')) +
+      (await pending(b, 'provider_clearing'));
+    if (storageKind === 'embedded') {
+      // Nothing else runs on this database: one pass applies all four lines.
+      assert.ok((await applyAllPendingCredits(t.db)) >= 4);
+    } else {
+      // A shared PostgreSQL also holds other files' merchants (a pass takes the first 100 owners) and their
+      // workers, whose lines in progress a pass skips rather than waits for: passes until these two are applied,
+      // as the worker's own loop does.
+      for (let pass = 0; pass < 50 && (await waiting()) > 0; pass++) {
+        await applyAllPendingCredits(t.db);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+    assert.equal(await waiting(), 0);
     assert.equal(await stored(a), 100);
     assert.equal(await stored(b), 200);
     assert.equal(await applyPendingCredits(t.db, a, env), 0, 'nothing left to apply');
