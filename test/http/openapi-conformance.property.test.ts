@@ -287,46 +287,60 @@ describe(`the API document is exactly as strict as the server (${storageKind})`,
       return spots.length ? fc.oneof(...spots) : fc.constant(request);
     });
 
-    const run = await fc.check(
-      fc.asyncProperty(fc.oneof(valid, invalid), async (request) => {
-        const verdict = judge(path, method, parameters, jsonBody, multipart, request);
-        const res = await send(path, method, operation, request);
-        const where = `${method.toUpperCase()} ${path} ${JSON.stringify(request)} -> ${res.statusCode} ${res.body.slice(0, 400)}`;
-        const tally = verdict.valid ? seen.valid : seen.invalid;
-        tally.set(res.statusCode, (tally.get(res.statusCode) ?? 0) + 1);
-        assert.ok(res.statusCode < 500, `a server error: ${where}`);
-        checkAnswer(operation, res, where);
-        if (verdict.valid) {
-          if (res.statusCode === 400 && beyondSchemas(res.json())) return;
-          assert.notEqual(res.statusCode, 400, `the document accepts this request, the server refused it: ${where}`);
-          // A rate limit (one range replay per key every 10 s) refuses a valid request for its timing, not its shape.
-          const rateLimited =
-            res.statusCode === 429 &&
-            operation.responses['429'] !== undefined &&
-            checkEnvelope(res, where).code === 'RATE_LIMITED';
-          assert.ok(
-            res.statusCode < 400 ||
-              res.statusCode === 404 ||
-              res.statusCode === 409 ||
-              res.statusCode === 422 ||
-              rateLimited,
-            `a valid request refused with ${res.statusCode}: ${where}`,
-          );
-        } else {
-          const tooLong = verdict.tooLongPathParameter;
-          assert.ok(
-            res.statusCode === 400 || (tooLong && res.statusCode === 414),
-            `the document refuses this request (${verdict.why}), the server answered: ${where}`,
-          );
-          assert.equal(
-            checkEnvelope(res, where).code,
-            res.statusCode === 414 ? 'URI_TOO_LONG' : 'INVALID_ARGUMENT',
-            where,
-          );
-        }
-      }),
-      { numRuns: RUNS, ...replay },
-    );
+    /** Sends one request and checks the answer against what the document says of it. */
+    const tryRequest = async (request: Request) => {
+      const verdict = judge(path, method, parameters, jsonBody, multipart, request);
+      const res = await send(path, method, operation, request);
+      const where = `${method.toUpperCase()} ${path} ${JSON.stringify(request)} -> ${res.statusCode} ${res.body.slice(0, 400)}`;
+      const tally = verdict.valid ? seen.valid : seen.invalid;
+      tally.set(res.statusCode, (tally.get(res.statusCode) ?? 0) + 1);
+      assert.ok(res.statusCode < 500, `a server error: ${where}`);
+      checkAnswer(operation, res, where);
+      if (verdict.valid) {
+        if (res.statusCode === 400 && beyondSchemas(res.json())) return;
+        assert.notEqual(res.statusCode, 400, `the document accepts this request, the server refused it: ${where}`);
+        // A rate limit (one range replay per key every 10 s) refuses a valid request for its timing, not its shape.
+        const rateLimited =
+          res.statusCode === 429 &&
+          operation.responses['429'] !== undefined &&
+          checkEnvelope(res, where).code === 'RATE_LIMITED';
+        assert.ok(
+          res.statusCode < 400 ||
+            res.statusCode === 404 ||
+            res.statusCode === 409 ||
+            res.statusCode === 422 ||
+            rateLimited,
+          `a valid request refused with ${res.statusCode}: ${where}`,
+        );
+      } else {
+        const tooLong = verdict.tooLongPathParameter;
+        assert.ok(
+          res.statusCode === 400 || (tooLong && res.statusCode === 414),
+          `the document refuses this request (${verdict.why}), the server answered: ${where}`,
+        );
+        assert.equal(
+          checkEnvelope(res, where).code,
+          res.statusCode === 414 ? 'URI_TOO_LONG' : 'INVALID_ARGUMENT',
+          where,
+        );
+      }
+    };
+    const run = await fc.check(fc.asyncProperty(fc.oneof(valid, invalid), tryRequest), { numRuns: RUNS, ...replay });
+    // A short run may draw only one kind (an "invalid" draw can land on a value that is still valid): then a few of
+    // the missing kind are drawn until the document judges them so, and every operation meets both kinds.
+    const takesInput = parameters.length > 0 || Boolean(jsonBody || multipart);
+    const topUp = async (kind: fc.Arbitrary<Request>, judgedValid: boolean) =>
+      fc.check(
+        fc.asyncProperty(
+          kind.filter((request) => judge(path, method, parameters, jsonBody, multipart, request).valid === judgedValid),
+          tryRequest,
+        ),
+        { numRuns: 3, ...replay },
+      );
+    const topUps = [
+      !run.failed && seen.valid.size === 0 ? await topUp(valid, true) : null,
+      !run.failed && takesInput && seen.invalid.size === 0 ? await topUp(invalid, false) : null,
+    ];
     const summary = (tally: Map<number, number>) =>
       [...tally]
         .sort(([a], [b]) => a - b)
@@ -334,12 +348,12 @@ describe(`the API document is exactly as strict as the server (${storageKind})`,
         .join(' ');
     diagnostic(`valid: ${summary(seen.valid) || 'none'}; invalid: ${summary(seen.invalid) || 'none'}`);
     // The assertion's own message says what disagreed; fast-check's report says how to replay it.
-    if (run.failed)
-      assert.fail(
-        `${(run.errorInstance as Error | undefined)?.message ?? run.errorInstance}\n${fc.defaultReportMessage(run)}`,
-      );
+    for (const failed of [run, ...topUps])
+      if (failed?.failed)
+        assert.fail(
+          `${(failed.errorInstance as Error | undefined)?.message ?? failed.errorInstance}\n${fc.defaultReportMessage(failed)}`,
+        );
     // Both kinds were tried (an operation with no parameter and no body has no invalid request).
-    const takesInput = parameters.length > 0 || Boolean(jsonBody || multipart);
     assert.ok(
       seen.valid.size > 0 && (seen.invalid.size > 0 || !takesInput),
       `valid and invalid requests were both tried: ${JSON.stringify([...seen.valid, ...seen.invalid])}`,
