@@ -34,6 +34,13 @@ const LOGIN_CSRF_COOKIE = 'sika_login_csrf';
 /** The message above a console page: what a form did, or (error) why it was refused. */
 export type Flash = { message: string; error?: boolean } | null;
 
+/**
+ * How a console page is shown again after a form: the flash above it and the status (a refused form: 400, 409…).
+ * A page function takes it last (`xPage(reply, session, …its own arguments, outcome = {})`); a page that says more
+ * after a form extends it (`PageOutcome & { shown?: Html }`).
+ */
+export type PageOutcome = { flash?: Flash; status?: number };
+
 export function sendPage(reply: FastifyReply, body: string, status = 200): FastifyReply {
   return reply
     .code(status)
