@@ -35,7 +35,7 @@ import type { Db } from './db/index.ts';
 import { isMigrated } from './db/migrate.ts';
 import { systemResolver, type Resolver } from './lib/ssrf.ts';
 import { invoicingRoutes } from './http/routes/invoicing/routes.ts';
-import { requireApiKey } from './http/auth.ts';
+import { documentApiKeySecurity, requireApiKey } from './http/auth.ts';
 import { registerBodyParsers } from './http/body.ts';
 import { registerConnectionLimits, serverOptions } from './http/connections.ts';
 import type { AppDeps } from './http/deps.ts';
@@ -323,6 +323,7 @@ export async function buildApp({
   // Merchant API: a Bearer key on every route, then the per-key rate limit.
   await app.register(async (merchantApi) => {
     merchantApi.addHook('onRequest', requireApiKey(deps.authenticator));
+    merchantApi.addHook('onRoute', documentApiKeySecurity);
     merchantApi.addHook('onRequest', deps.limiters.perKey);
     await merchantApi.register(checkoutMerchantRoutes, deps);
     await merchantApi.register(invoicingRoutes, deps);

@@ -16,16 +16,7 @@ import { processDueRefunds } from './refunds/processing.ts';
 import { verifyTestRecipients } from './payouts/recipients.ts';
 import type { LiveProviders } from './rails/live.ts';
 
-const IDEMPOTENCY_PURGE_INTERVAL_MS = 10 * 60_000;
-const SIGN_IN_THROTTLE_PURGE_INTERVAL_MS = 60 * 60_000;
-const EXPIRY_SWEEP_INTERVAL_MS = 2_000;
-const RECIPIENT_VERIFY_INTERVAL_MS = 1_000;
-const PAYOUT_PROCESS_INTERVAL_MS = 500;
-const REFUND_PROCESS_INTERVAL_MS = 1_000;
-const STATUS_CHECK_INTERVAL_MS = 10_000;
-/** Payment credits wait to be applied to the cached balances (src/ledger, migration 024) at most about this long. */
-const CREDIT_APPLY_INTERVAL_MS = 250;
-
+/** A background job: its name in logs, how often a pass starts (one at a time), and the pass. */
 interface Job {
   name: string;
   intervalMs: number;
@@ -63,15 +54,16 @@ export function startWorkers({
   config: Config;
   providers: LiveProviders;
 }) {
+  // Every job with its interval, in one table.
   const jobs: Job[] = [
     {
       name: 'purge-idempotency-keys',
-      intervalMs: IDEMPOTENCY_PURGE_INTERVAL_MS,
+      intervalMs: 10 * 60_000,
       run: () => purgeExpiredIdempotencyKeys(db),
     },
     {
       name: 'purge-sign-in-throttles',
-      intervalMs: SIGN_IN_THROTTLE_PURGE_INTERVAL_MS,
+      intervalMs: 60 * 60_000,
       // Idle backoff rows, expired trusted devices and expired console sessions: sign-in state that no longer counts.
       run: async () => {
         await purgeIdleThrottles(db);
@@ -81,24 +73,29 @@ export function startWorkers({
     },
     {
       name: 'expire-sessions',
-      intervalMs: EXPIRY_SWEEP_INTERVAL_MS,
+      intervalMs: 2_000,
       run: () => expireDueSessions(db, config.checkoutUrlHost),
     },
     {
       name: 'provider-status-checks',
-      intervalMs: STATUS_CHECK_INTERVAL_MS,
+      intervalMs: 10_000,
       run: () => checkPendingAttempts({ db, checkoutUrlHost: config.checkoutUrlHost, providers, log }),
     },
-    { name: 'verify-test-recipients', intervalMs: RECIPIENT_VERIFY_INTERVAL_MS, run: () => verifyTestRecipients(db) },
+    { name: 'verify-test-recipients', intervalMs: 1_000, run: () => verifyTestRecipients(db) },
     {
       name: 'process-live-payouts',
-      intervalMs: PAYOUT_PROCESS_INTERVAL_MS,
+      intervalMs: 500,
       run: () => processDuePayouts(db, providers, log),
     },
-    { name: 'apply-ledger-credits', intervalMs: CREDIT_APPLY_INTERVAL_MS, run: () => applyAllPendingCredits(db) },
+    {
+      name: 'apply-ledger-credits',
+      // Payment credits wait to be applied to the cached balances (src/ledger, migration 024) at most about this long.
+      intervalMs: 250,
+      run: () => applyAllPendingCredits(db),
+    },
     {
       name: 'process-live-refunds',
-      intervalMs: REFUND_PROCESS_INTERVAL_MS,
+      intervalMs: 1_000,
       run: () => processDueRefunds(db, providers, log),
     },
   ];

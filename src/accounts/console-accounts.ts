@@ -1,7 +1,7 @@
 // Console accounts: setting and changing passwords (other sessions signed out), and the TOTP second
 // factor (enrolment, recovery codes, checks with replay refused). Every change is audited in its own
 // transaction; every secret check goes through the sign-in backoff first (sign-in-throttle.ts).
-import { audit, type Actor } from '../audit/log.ts';
+import { audit, auditMerchant, type Actor } from '../audit/log.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import { SikaError, errors } from '../lib/errors.ts';
 import { randomBytes } from 'node:crypto';
@@ -341,12 +341,8 @@ export async function setSecondFactorRequired(
         'Turn on two-factor authentication for yourself first (Account page).',
       );
     await store.updateSecondFactorRequired(tx, merchantId, required);
-    await audit(tx, {
-      actor,
-      merchantId,
+    await auditMerchant(tx, actor, merchantId, {
       action: 'second_factor_requirement.update',
-      objectType: 'merchant',
-      objectId: merchantId,
       before: { second_factor_required: before.required },
       after: { second_factor_required: required },
     });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { audit, type Actor } from '../audit/log.ts';
+import { audit, auditMerchant, type Actor } from '../audit/log.ts';
 import { DbError, type Db, type Queryable } from '../db/index.ts';
 import { targetUrlProblem, type Resolver, type TargetPolicy } from '../lib/ssrf.ts';
 import { SikaError } from '../lib/errors.ts';
@@ -128,12 +128,8 @@ export async function createMerchant(
     }
     // Made by someone (the CLI's user@host): audited with what was made, never a key or a secret.
     if (actor) {
-      await audit(tx, {
-        actor,
-        merchantId,
+      await auditMerchant(tx, actor, merchantId, {
         action: 'merchant.create',
-        objectType: 'merchant',
-        objectId: merchantId,
         before: null,
         after: {
           name,
@@ -205,12 +201,8 @@ export async function setPayoutApprovalRequired(db: Db, actor: Actor, merchantId
   await db.transaction(async (tx) => {
     const before = await store.lockPayoutApprovalRequired(tx, merchantId);
     await store.updatePayoutApprovalRequired(tx, merchantId, required);
-    await audit(tx, {
-      actor,
-      merchantId,
+    await auditMerchant(tx, actor, merchantId, {
       action: 'payout_approval.update',
-      objectType: 'merchant',
-      objectId: merchantId,
       before,
       after: { payout_approval_required: required },
     });

@@ -39,6 +39,14 @@ export const audit = (
     after: entry.after === undefined ? null : JSON.stringify(entry.after),
   });
 
+/** A change to a merchant's own account or settings, audited on the merchant itself. */
+export const auditMerchant = (
+  tx: Queryable,
+  actor: Actor,
+  merchantId: string,
+  change: { action: string; before: unknown; after: unknown },
+) => audit(tx, { actor, merchantId, objectType: 'merchant', objectId: merchantId, ...change });
+
 // ---- the audit page's reads ----
 
 export type { AuditLogRow } from './store.ts';

@@ -1,6 +1,7 @@
 // The audit log's SQL: append a row, list the latest. The table is append-only (a trigger refuses UPDATE
 // and DELETE).
 import type { Queryable } from '../db/index.ts';
+import type { ConsolePageQuery } from '../lib/list-paging.ts';
 
 export interface AuditRow {
   actorType: string;
@@ -47,7 +48,8 @@ export interface AuditLogRow {
   created_at: Date;
 }
 
-export interface AuditFilter {
+/** The page: after the row (created_at, id) the page before ended on (only its id is compared), at most `limit` rows. */
+export interface AuditFilter extends ConsolePageQuery {
   /** Matched in the action, the object id, the actor's email or id and the merchant's name (ILIKE pattern, wildcards escaped). */
   qPattern: string | null;
   /** The actor's id, or its email (case-insensitive). */
@@ -62,9 +64,6 @@ export interface AuditFilter {
   /** From this instant (inclusive) to that one (exclusive). */
   from: Date | null;
   before: Date | null;
-  /** The last row of the page before: (created_at, id); null for the first page. */
-  cursor: { at: Date; id: string } | null;
-  limit: number;
 }
 
 /** Audit rows, newest first (keyset on the id, which grows with every row written: exact and indexed), narrowed by the filters given. */

@@ -54,8 +54,7 @@ export function searchBalanceTransactions(
 ): Promise<(BalanceTransactionRow & PaymentReferenceColumns)[]> {
   const where = new ListWhere({ 'b.merchant_id': search.merchantId, 'b.environment': search.environment });
   if (search.kinds) where.add((n) => `e.kind = ANY($${n}::text[])`, search.kinds);
-  if (search.createdFrom) where.add((n) => `b.created_at >= $${n}`, search.createdFrom);
-  if (search.createdBefore) where.add((n) => `b.created_at < $${n}`, search.createdBefore);
+  where.created('b.created_at', search);
   if (search.afterSeq !== undefined)
     where.add((n) => (search.order === 'newest' ? `b.seq < $${n}` : `b.seq > $${n}`), search.afterSeq);
   if (search.maxSeq !== undefined) where.add((n) => `b.seq <= $${n}`, search.maxSeq);

@@ -12,33 +12,35 @@ type SessionExportRow = Awaited<
   ReturnType<typeof sessionsCreatedBetween> extends AsyncIterable<infer Row> ? Row : never
 >;
 
+/** The payment's amounts, each a column in pesewas (`<amount>_minor`), then each in cedis (`<amount>_ghs`). */
+const PAYMENT_AMOUNTS = ['amount_charged', 'fee', 'net'] as const;
+
 export const SESSION_CSV_COLUMNS: CsvColumn<SessionExportRow>[] = (() => {
   const paid = (row: SessionExportRow) => (row.payment ? toPayment(row.payment) : null);
+  /** Text columns named as the session's field each reads. */
+  const sessionText = (...fields: ('status' | 'invoice_ref' | 'description' | 'customer_name' | 'customer_email')[]) =>
+    fields.map((field) => col.text(field, (row: SessionExportRow) => row.session[field]));
+  /** Text columns named as the payment's field each reads (empty without a payment). */
+  const paymentText = (...fields: ('rail' | 'provider' | 'provider_reference' | 'provider_transaction_id')[]) =>
+    fields.map((field) => col.text(field, (row: SessionExportRow) => paid(row)?.[field]));
+  /** One of the payment's amounts in pesewas (none without a payment). */
+  const paidMinor = (amount: (typeof PAYMENT_AMOUNTS)[number]) => (row: SessionExportRow) =>
+    paid(row)?.[`${amount}_minor` as const];
   return [
     col.text('id', (row) => row.session.id),
     col.timestamp('created_at', (row) => row.session.created_at),
-    col.text('status', (row) => row.session.status),
-    col.text('invoice_ref', (row) => row.session.invoice_ref),
-    col.text('description', (row) => row.session.description),
-    col.text('customer_name', (row) => row.session.customer_name),
-    col.text('customer_email', (row) => row.session.customer_email),
+    ...sessionText('status', 'invoice_ref', 'description', 'customer_name', 'customer_email'),
     col.integer('amount_minor', (row) => row.session.amount_minor),
     col.ghs('amount_ghs', (row) => row.session.amount_minor),
     col.text('currency', (row) => row.session.currency),
     col.text('attempt_reference', (row) => paid(row)?.attempt_reference),
     col.text('payment_status', (row) => paid(row)?.status),
-    col.text('rail', (row) => paid(row)?.rail),
-    col.text('provider', (row) => paid(row)?.provider),
-    col.text('provider_reference', (row) => paid(row)?.provider_reference),
-    col.integer('amount_charged_minor', (row) => paid(row)?.amount_charged_minor),
-    col.integer('fee_minor', (row) => paid(row)?.fee_minor),
-    col.integer('net_minor', (row) => paid(row)?.net_minor),
-    col.ghs('amount_charged_ghs', (row) => paid(row)?.amount_charged_minor),
-    col.ghs('fee_ghs', (row) => paid(row)?.fee_minor),
-    col.ghs('net_ghs', (row) => paid(row)?.net_minor),
+    ...paymentText('rail', 'provider', 'provider_reference'),
+    ...PAYMENT_AMOUNTS.map((amount) => col.integer(`${amount}_minor`, paidMinor(amount))),
+    ...PAYMENT_AMOUNTS.map((amount) => col.ghs(`${amount}_ghs`, paidMinor(amount))),
     col.timestamp('paid_at', (row) => paid(row)?.paid_at),
     // Issue 31, appended (files are read by position): what the provider calls the payment, and the card that paid.
-    col.text('provider_transaction_id', (row) => paid(row)?.provider_transaction_id),
+    ...paymentText('provider_transaction_id'),
     col.text('card_brand', (row) => paid(row)?.card?.brand),
     col.text('card_last4', (row) => paid(row)?.card?.last4),
   ];

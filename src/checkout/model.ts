@@ -1,5 +1,5 @@
 // Checkout session types, limits and the session, attempt and cash slip state machines.
-import { defineStateMachine, type Transitions } from '../lib/state-machine.ts';
+import { defineStateMachine } from '../lib/state-machine.ts';
 
 export const SESSION_STATUSES = ['open', 'pending', 'success', 'failed', 'expired'] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
@@ -22,24 +22,22 @@ export const ID_PARAM_LENGTH_MAX = 80;
 /**
  * Session transitions (DESIGN §3). A failed or expired session may still become success: a payment
  * confirmed late is honoured, money taken is never dropped. success is final (a reversal is recorded
- * on the attempt and the ledger, the session stays success).
+ * on the attempt and the ledger, the session stays success). A session is created open (the payer has not started).
  */
-export const SESSION_TRANSITIONS: Transitions<SessionStatus> = {
-  // open -> success: an attempt that had expired (putting the session back to open) is confirmed late.
-  open: ['pending', 'expired', 'success'],
-  pending: ['open', 'success', 'failed', 'expired'],
-  success: [],
-  failed: ['success'],
-  expired: ['success'],
-};
-
-/** A session is created open (the payer has not started). */
 export const sessionMachine = defineStateMachine({
   name: 'session',
   statuses: SESSION_STATUSES,
   initial: ['open'],
-  transitions: SESSION_TRANSITIONS,
+  transitions: {
+    // open -> success: an attempt that had expired (putting the session back to open) is confirmed late.
+    open: ['pending', 'expired', 'success'],
+    pending: ['open', 'success', 'failed', 'expired'],
+    success: [],
+    failed: ['success'],
+    expired: ['success'],
+  },
 });
+export const SESSION_TRANSITIONS = sessionMachine.transitions;
 export const assertSessionTransition = sessionMachine.transition;
 
 import { ATTEMPT_STATUSES, type AttemptStatus } from '../lib/statuses.ts';
@@ -51,26 +49,24 @@ export { ATTEMPT_STATUSES, type AttemptStatus };
  * failed). An expired or cancelled attempt may still be confirmed paid, or held for an operator when the
  * provider took another amount: a payer who changed course may still approve the old prompt, and money
  * taken is never dropped (issue 31; when the session was paid otherwise, it is refunded automatically).
- * paid -> reversed is the only way out of paid.
+ * paid -> reversed is the only way out of paid. An attempt is created pending (the rail has not answered).
  */
-export const ATTEMPT_TRANSITIONS: Transitions<AttemptStatus> = {
-  pending: ['paid', 'failed', 'expired', 'cancelled', 'manual_review', 'amount_mismatch'],
-  manual_review: ['paid', 'failed'],
-  amount_mismatch: ['paid', 'failed'],
-  expired: ['paid', 'manual_review', 'amount_mismatch'],
-  paid: ['reversed'],
-  failed: [],
-  cancelled: ['paid', 'manual_review', 'amount_mismatch'],
-  reversed: [],
-};
-
-/** An attempt is created pending (the rail has not answered). */
 export const attemptMachine = defineStateMachine({
   name: 'attempt',
   statuses: ATTEMPT_STATUSES,
   initial: ['pending'],
-  transitions: ATTEMPT_TRANSITIONS,
+  transitions: {
+    pending: ['paid', 'failed', 'expired', 'cancelled', 'manual_review', 'amount_mismatch'],
+    manual_review: ['paid', 'failed'],
+    amount_mismatch: ['paid', 'failed'],
+    expired: ['paid', 'manual_review', 'amount_mismatch'],
+    paid: ['reversed'],
+    failed: [],
+    cancelled: ['paid', 'manual_review', 'amount_mismatch'],
+    reversed: [],
+  },
 });
+export const ATTEMPT_TRANSITIONS = attemptMachine.transitions;
 export const assertAttemptTransition = attemptMachine.transition;
 
 export const CASH_SLIP_STATUSES = ['active', 'used', 'expired', 'cancelled'] as const;

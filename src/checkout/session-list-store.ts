@@ -73,8 +73,7 @@ export async function searchSessions(db: Queryable, search: SessionSearch, limit
   const where = new ListWhere({ 's.merchant_id': search.merchantId, 's.environment': search.environment });
   if (search.status) where.add((n) => `s.status = $${n}`, search.status);
   if (search.invoiceRef) where.add((n) => `s.invoice_ref = $${n}`, search.invoiceRef);
-  if (search.createdFrom) where.add((n) => `s.created_at >= $${n}`, search.createdFrom);
-  if (search.createdBefore) where.add((n) => `s.created_at < $${n}`, search.createdBefore);
+  where.created('s.created_at', search);
   if (search.rail) where.add((n) => `p.pay_rail = $${n}`, search.rail);
   where.after(KEYSET, search.after, search.order);
   const limitParam = where.limit(limit);

@@ -4,7 +4,7 @@ import type { ApiPrincipal } from '../lib/environment.ts';
 import type { Queryable } from '../db/index.ts';
 import { keysetPages } from '../db/keyset-pages.ts';
 import { errors } from '../lib/errors.ts';
-import { createdRange, cursorPosition } from '../lib/list-paging.ts';
+import { listPage, listWindow, type CursorListQuery } from '../lib/list-paging.ts';
 import type { Rail } from '../rails/registry.ts';
 import { toSessionResponse, type SessionRow, type SessionStatus } from './model.ts';
 import { findSessionPayment, searchSessions, type SessionPayment } from './session-list-store.ts';
@@ -13,13 +13,9 @@ import * as store from './store.ts';
 export const SESSION_LIST_LIMIT_DEFAULT = 20;
 export const SESSION_LIST_LIMIT_MAX = 100;
 
-export interface SessionListQuery {
-  limit?: number;
-  starting_after?: string;
+export interface SessionListQuery extends CursorListQuery {
   status?: SessionStatus;
   invoice_ref?: string;
-  created_gte?: string;
-  created_lt?: string;
   rail?: Rail;
 }
 
@@ -79,33 +75,20 @@ export async function listSessions(
   query: SessionListQuery,
   checkoutUrlHost: string,
 ) {
-  const limit = query.limit ?? SESSION_LIST_LIMIT_DEFAULT;
-  const after = await cursorPosition(query.starting_after, 'a session', (id) =>
-    store.findSession(db, principal.merchantId, principal.environment, id),
-  );
-  const { createdFrom, createdBefore } = createdRange(query);
+  const { limit, search } = await listWindow(principal, query, {
+    limitDefault: SESSION_LIST_LIMIT_DEFAULT,
+    what: 'a session',
+    find: (id) => store.findSession(db, principal.merchantId, principal.environment, id),
+  });
   const rows = await searchSessions(
     db,
-    {
-      merchantId: principal.merchantId,
-      environment: principal.environment,
-      status: query.status,
-      invoiceRef: query.invoice_ref,
-      createdFrom,
-      createdBefore,
-      rail: query.rail,
-      after,
-    },
+    { ...search, status: query.status, invoiceRef: query.invoice_ref, rail: query.rail },
     limit + 1,
   );
-  return {
-    object: 'list' as const,
-    data: rows.slice(0, limit).map(({ session, payment }) => ({
-      ...toSessionResponse(session, checkoutUrlHost),
-      payment: payment ? toPayment(payment) : null,
-    })),
-    has_more: rows.length > limit,
-  };
+  return listPage(rows, limit, ({ session, payment }) => ({
+    ...toSessionResponse(session, checkoutUrlHost),
+    payment: payment ? toPayment(payment) : null,
+  }));
 }
 
 /** Sessions created in [from, before), oldest first, each with its payment, read in keyset pages of pageRows (a CSV export's rows). */

@@ -10,13 +10,14 @@ import { sessionNotFound } from './payer-view.ts';
 import { applyOutcome } from './payments.ts';
 import * as store from './store.ts';
 
+/** What a simulation asks for: the outcome, and the host of the checkout links the answer and events carry. */
+interface Simulated {
+  outcome: ProviderOutcome;
+  checkoutUrlHost: string;
+}
+
 /** Applies a simulated outcome to a Test attempt: one path for the simulate endpoint and the payer page's Test buttons. */
-async function applySimulatedOutcome(
-  tx: Queryable,
-  attempt: AttemptRow,
-  outcome: ProviderOutcome,
-  checkoutUrlHost: string,
-) {
+async function applySimulatedOutcome(tx: Queryable, attempt: AttemptRow, { outcome, checkoutUrlHost }: Simulated) {
   if (attempt.environment !== 'test')
     throw errors.forbidden('Simulation is for Test payments only; Live payments are decided by their providers.');
   const applied = await applyOutcome(tx, attempt.id, outcome, { checkoutUrlHost, source: 'simulated' }, attempt);
@@ -36,7 +37,7 @@ export async function simulate(
   const attempt = await store.findAttempt(tx, attemptId);
   if (!attempt || attempt.merchant_id !== principal.merchantId || attempt.environment !== principal.environment)
     throw errors.notFound('Payment attempt');
-  return applySimulatedOutcome(tx, attempt, outcome, checkoutUrlHost);
+  return applySimulatedOutcome(tx, attempt, { outcome, checkoutUrlHost });
 }
 
 /**
@@ -54,5 +55,5 @@ export async function simulateForSession(
   if (!session) throw sessionNotFound();
   if (session.environment !== 'test')
     throw errors.forbidden('Test outcomes are for Test checkouts only; Live payments are decided by their providers.');
-  return applySimulatedOutcome(tx, await attemptOfSession(tx, sessionId, attemptId), outcome, checkoutUrlHost);
+  return applySimulatedOutcome(tx, await attemptOfSession(tx, sessionId, attemptId), { outcome, checkoutUrlHost });
 }

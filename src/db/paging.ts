@@ -27,6 +27,13 @@ export class ListWhere {
     return this;
   }
 
+  /** The created range, each bound when given: `column >= from`, then `column < before`. */
+  created(column: string, range: { createdFrom?: Date; createdBefore?: Date }): this {
+    if (range.createdFrom) this.add((n) => `${column} >= $${n}`, range.createdFrom);
+    if (range.createdBefore) this.add((n) => `${column} < $${n}`, range.createdBefore);
+    return this;
+  }
+
   /** The rows after `position` in `order` (none given: the first page): `(created, id) < ($n, $n+1)` newest first, `>` oldest first. */
   after(columns: KeysetColumns, position: ListPosition | undefined, order: ListOrder = 'newest'): this {
     if (!position) return this;

@@ -18,16 +18,25 @@ import {
 /** Connections per process; the benchmark baseline (bench/baseline.ts) uses the same size. */
 export const POOL_SIZE_MAX = 20;
 /** Pipelined connections for db.read and for db.write (src/db/pipeline.ts), besides the pool. */
-const READ_PIPELINE_CONNECTIONS = 2;
-const WRITE_PIPELINE_CONNECTIONS = 4;
+const PIPELINE_CONNECTIONS = { read: 2, write: 4 } as const;
 /** How long a pipelined write may wait on a lock before it gives up (and its caller takes the pool). */
 const WRITE_PIPELINE_LOCK_TIMEOUT_MS = 100;
-const CONNECT_TIMEOUT_MS = 3_000;
 /** No statement of ours runs for long: one that does is stuck (a lock pile-up), and answers 503 instead of hanging. */
 const STATEMENT_TIMEOUT_MS = 30_000;
-/** A server gone without a reset (a network cut) is noticed by TCP keepalive and the client read timeout. */
-const KEEPALIVE_INITIAL_DELAY_MS = 10_000;
-const QUERY_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 5_000;
+
+/** What every connection, pooled or pipelined, is opened with (node-postgres' client settings), besides its URL. */
+const CONNECTION_SETTINGS = {
+  connectionTimeoutMillis: 3_000,
+  statement_timeout: STATEMENT_TIMEOUT_MS,
+  query_timeout: STATEMENT_TIMEOUT_MS + 5_000,
+  // A server gone without a reset (a network cut) is noticed by TCP keepalive and the client read timeout.
+  keepAlive: true,
+  keepAliveInitialDelayMillis: 10_000,
+  types: {
+    getTypeParser: ((oid: number, format?: string) =>
+      oid === 20 ? parseInt8 : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+  },
+};
 
 /**
  * Runs a statement that commits (COMMIT, or one outside a transaction), refusing to report success for a commit
@@ -89,18 +98,7 @@ async function execOn(client: pg.ClientBase, sql: string): Promise<void> {
 const ignoreError = () => {};
 
 export async function openPostgres(databaseUrl: string, poolSize = POOL_SIZE_MAX): Promise<Db> {
-  const connection = {
-    connectionString: databaseUrl,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    statement_timeout: STATEMENT_TIMEOUT_MS,
-    query_timeout: QUERY_TIMEOUT_MS,
-    keepAlive: true,
-    keepAliveInitialDelayMillis: KEEPALIVE_INITIAL_DELAY_MS,
-    types: {
-      getTypeParser: ((oid: number, format?: string) =>
-        oid === 20 ? parseInt8 : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
-    },
-  };
+  const connection = { connectionString: databaseUrl, ...CONNECTION_SETTINGS };
   const pool = new pg.Pool({ ...connection, max: poolSize });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', ignoreError);
@@ -111,13 +109,13 @@ export async function openPostgres(databaseUrl: string, poolSize = POOL_SIZE_MAX
   pool.on('connect', (client) => epoch.stamp(client));
   const reads = new Pipeline(
     () => new pg.Client({ ...connection, pipeline: true } as pg.ClientConfig),
-    READ_PIPELINE_CONNECTIONS,
+    PIPELINE_CONNECTIONS.read,
     epoch,
   );
   const writes = new Pipeline(
     () =>
       new pg.Client({ ...connection, pipeline: true, lock_timeout: WRITE_PIPELINE_LOCK_TIMEOUT_MS } as pg.ClientConfig),
-    WRITE_PIPELINE_CONNECTIONS,
+    PIPELINE_CONNECTIONS.write,
     epoch,
   );
   const piped = <Row>(pipeline: Pipeline, name: string, sql: string, params: readonly unknown[] = []) =>

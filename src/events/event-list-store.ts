@@ -34,8 +34,7 @@ export function searchEvents(db: Queryable, search: EventSearch, limit: number):
   const where = new ListWhere({ merchant_id: search.merchantId, environment: search.environment });
   if (search.type) where.add((n) => `type = $${n}`, search.type);
   if (search.objectId) where.add((n) => `object_id = $${n}`, search.objectId);
-  if (search.createdFrom) where.add((n) => `created_at >= $${n}`, search.createdFrom);
-  if (search.createdBefore) where.add((n) => `created_at < $${n}`, search.createdBefore);
+  where.created('created_at', search);
   where.after(KEYSET, search.after);
   const limitParam = where.limit(limit);
   return db.query<EventRow>(

@@ -3,7 +3,7 @@
 import type { ApiPrincipal } from '../lib/environment.ts';
 import type { Queryable } from '../db/index.ts';
 import { errors } from '../lib/errors.ts';
-import { createdRange, cursorPosition } from '../lib/list-paging.ts';
+import { listPage, listWindow, type CursorListQuery } from '../lib/list-paging.ts';
 import { eventDeliveries, eventDeliveryTries, findMerchantEvent, searchEvents } from './event-list-store.ts';
 
 export const EVENT_LIST_LIMIT_DEFAULT = 20;
@@ -11,13 +11,9 @@ export const EVENT_LIST_LIMIT_MAX = 100;
 /** A retrieved event shows at most this many tries of each delivery, the latest (replays add tries without end). */
 export const EVENT_DELIVERY_TRIES_SHOWN_MAX = 50;
 
-export interface EventListQuery {
-  limit?: number;
-  starting_after?: string;
+export interface EventListQuery extends CursorListQuery {
   type?: string;
   object_id?: string;
-  created_gte?: string;
-  created_lt?: string;
 }
 
 type Principal = Pick<ApiPrincipal, 'merchantId' | 'environment'>;
@@ -80,27 +76,11 @@ export async function getEvent(
 }
 
 export async function listEvents(db: Queryable, principal: Principal, query: EventListQuery) {
-  const limit = query.limit ?? EVENT_LIST_LIMIT_DEFAULT;
-  const after = await cursorPosition(query.starting_after, 'an event', (id) =>
-    findMerchantEvent(db, principal.merchantId, principal.environment, id),
-  );
-  const { createdFrom, createdBefore } = createdRange(query);
-  const rows = await searchEvents(
-    db,
-    {
-      merchantId: principal.merchantId,
-      environment: principal.environment,
-      type: query.type,
-      objectId: query.object_id,
-      createdFrom,
-      createdBefore,
-      after,
-    },
-    limit + 1,
-  );
-  return {
-    object: 'list' as const,
-    data: rows.slice(0, limit).map((row) => JSON.parse(row.payload) as Record<string, unknown>),
-    has_more: rows.length > limit,
-  };
+  const { limit, search } = await listWindow(principal, query, {
+    limitDefault: EVENT_LIST_LIMIT_DEFAULT,
+    what: 'an event',
+    find: (id) => findMerchantEvent(db, principal.merchantId, principal.environment, id),
+  });
+  const rows = await searchEvents(db, { ...search, type: query.type, objectId: query.object_id }, limit + 1);
+  return listPage(rows, limit, (row) => JSON.parse(row.payload) as Record<string, unknown>);
 }

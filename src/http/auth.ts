@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyRequest, RouteOptions } from 'fastify';
 import type { ApiKeyAuthenticator } from '../accounts/api-keys.ts';
 import type { ApiPrincipal } from '../lib/environment.ts';
 import { errors } from '../lib/errors.ts';
@@ -16,6 +16,14 @@ export const requireApiKey = (authenticator: ApiKeyAuthenticator) =>
     if (!principal) throw errors.unauthorized();
     request.principal = principal;
   };
+
+/**
+ * onRoute hook beside requireApiKey (src/app.ts's merchant API): every operation it guards states the API-key
+ * security in the document, declared once where the key is required instead of on each route.
+ */
+export function documentApiKeySecurity(route: Pick<RouteOptions, 'schema'>): void {
+  if (route.schema) route.schema.security ??= [{ apiKey: [] }];
+}
 
 export function principalOf(request: FastifyRequest): ApiPrincipal {
   if (!request.principal) throw errors.unauthorized();

@@ -97,7 +97,10 @@ type ListRequest<Query extends TSchema> = FastifyRequest<{ Querystring: Static<Q
 
 /** A list route (listRoute): its schema without the answers, the list, its CSV file and how each is read. */
 export interface ListRoute<Query extends TSchema, Row> {
-  /** The operation (operationId, tags, security, summary, description) and its querystring. */
+  /**
+   * The operation (operationId, tags, summary, description) and its querystring; its API-key security is
+   * added where the key is required (documentApiKeySecurity).
+   */
   schema: Omit<FastifySchema, 'response'> & { querystring: Query };
   /** The JSON answer: a named schema (with an $id). */
   list: TSchema;

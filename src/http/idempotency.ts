@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { DbError, type Db, type Queryable } from '../db/index.ts';
 import { canonicalJson, sha256Hex } from '../lib/canonical-json.ts';
+import type { ApiPrincipal } from '../lib/environment.ts';
 import { principalOf } from './auth.ts';
 import {
   claimKey,
@@ -57,6 +58,18 @@ export type IdempotentWork<Body = unknown> =
 /** The work of most idempotent routes: `effect` in the key's transaction, answered with `status` and what it returns. */
 export function transactionWork<Body>(status: number, effect: (tx: Queryable) => Promise<Body>): IdempotentWork<Body> {
   return { run: async (tx) => ({ status, body: await effect(tx) }) };
+}
+
+/**
+ * transactionWork for an API-key route: `effect` acts as the calling key's principal, which the handler reads
+ * before the key is claimed (`principalOf`, or a Test simulator's `simulatorPrincipalOf`, whose 403 comes first).
+ */
+export function workAs<Body>(
+  principal: ApiPrincipal,
+  status: number,
+  effect: (tx: Queryable, principal: ApiPrincipal) => Promise<Body>,
+): IdempotentWork<Body> {
+  return transactionWork(status, (tx) => effect(tx, principal));
 }
 
 /**

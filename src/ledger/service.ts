@@ -110,7 +110,7 @@ async function knownAccounts(
 
 /** The duplicate error for an entry whose event was already posted (the winner's kind, as read now). */
 async function alreadyPosted(tx: Queryable, entry: EntryInput): Promise<Error> {
-  const [winner] = await store.findEntries(tx, entry.referenceType, entry.referenceId, blockingKinds(entry.kind));
+  const [winner] = await store.findEntries(tx, entry, blockingKinds(entry.kind));
   return duplicateError(entry, winner?.kind ?? entry.kind);
 }
 
@@ -128,7 +128,7 @@ export async function post(tx: Queryable, entry: EntryInput): Promise<{ entryId:
     lines.map((line) => line.account),
   );
   // After the lock, so a concurrent post of the same event has committed and is seen here.
-  const [existing] = await store.findEntries(tx, entry.referenceType, entry.referenceId, blockingKinds(entry.kind));
+  const [existing] = await store.findEntries(tx, entry, blockingKinds(entry.kind));
   if (existing) throw duplicateError(entry, existing.kind);
   return writeOn(tx, entry, accounts);
 }

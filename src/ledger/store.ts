@@ -8,6 +8,7 @@ import {
   ACCOUNT_KINDS,
   InsufficientFundsError,
   type AccountKind,
+  type EntryInput,
   type EntryKind,
   type Line,
   type ReferenceType,
@@ -89,17 +90,20 @@ export async function lockAccounts(
   return rows.map((row) => ({ ...row, balance_minor: row.balance_minor + (unapplied.get(row.id) ?? 0) }));
 }
 
+/** What an entry is for: the object it records money of, by type and id. */
+type EntryReference = Pick<EntryInput, 'referenceType' | 'referenceId'>;
+
 const ENTRY_COLUMNS = 'id, merchant_id, environment, kind, reference_type, reference_id, reverses_entry_id';
 
+/** The entries of these kinds for what `reference` names (a payment, payout, refund…), oldest first. */
 export function findEntries(
   db: Queryable,
-  referenceType: ReferenceType,
-  referenceId: string,
+  reference: EntryReference,
   kinds: readonly EntryKind[],
 ): Promise<EntryRow[]> {
   return db.query<EntryRow>(
     `SELECT ${ENTRY_COLUMNS} FROM journal_entries WHERE reference_type = $1 AND reference_id = $2 AND kind = ANY($3::text[]) ORDER BY created_at, id`,
-    [referenceType, referenceId, kinds],
+    [reference.referenceType, reference.referenceId, kinds],
   );
 }
 
@@ -109,7 +113,7 @@ export async function findEntry(
   referenceId: string,
   kind: EntryKind,
 ): Promise<EntryRow | null> {
-  return (await findEntries(db, referenceType, referenceId, [kind]))[0] ?? null;
+  return (await findEntries(db, { referenceType, referenceId }, [kind]))[0] ?? null;
 }
 
 export async function entryLines(db: Queryable, entryId: string): Promise<Line[]> {

@@ -1,7 +1,7 @@
 // Four eyes, a second person for money leaving: whoever filed a request never decides it, a decider may need a
 // role, and only a request still waiting takes a decision. The rules only: the callers read the request and
-// write the decision (a merchant approver's payouts and refunds, src/payouts/lifecycle.ts and
-// src/refunds/lifecycle.ts; the operators' requests, src/ops/approvals.ts).
+// write the decision (a merchant approver's payouts and refunds, src/accounts/approver-decision.ts for
+// src/payouts/lifecycle.ts and src/refunds/lifecycle.ts; the operators' requests, src/ops/approvals.ts).
 import { errors, type SikaError } from './errors.ts';
 
 export interface FourEyesRule<Status extends string> {

@@ -1,5 +1,6 @@
 // What the cursor-paged lists share (GET /api/v1/sessions, /refunds, /events): the cursor named by
 // starting_after (an id of the caller's own, else 400) turned into its keyset position, and the created range.
+import type { ApiPrincipal } from './environment.ts';
 import { errors } from './errors.ts';
 
 /** A keyset position: the rows after it in (created_at, id) order. */
@@ -42,3 +43,46 @@ export function createdRange(query: { created_gte?: string; created_lt?: string 
   }
   return { createdFrom, createdBefore };
 }
+
+/** What every cursor-paged API list takes: the page size, the cursor, and the created range. */
+export interface CursorListQuery {
+  limit?: number;
+  starting_after?: string;
+  created_gte?: string;
+  created_lt?: string;
+}
+
+/**
+ * A list's window: the page size (`limitDefault` when none given), and the search every list starts from (the
+ * caller's merchant and environment, the cursor's position found by `find` as in cursorPosition, the created
+ * range); checked in that order, the cursor before the range.
+ */
+export async function listWindow(
+  principal: Pick<ApiPrincipal, 'merchantId' | 'environment'>,
+  query: CursorListQuery,
+  list: { limitDefault: number; what: string; find: (id: string) => Promise<{ created_at: Date; id: string } | null> },
+) {
+  const limit = query.limit ?? list.limitDefault;
+  const after = await cursorPosition(query.starting_after, list.what, list.find);
+  const range = createdRange(query);
+  return { limit, search: { merchantId: principal.merchantId, environment: principal.environment, ...range, after } };
+}
+
+/** A list's answer from `rows` read one past `limit`: the first `limit` as its items, `has_more` when there were more. */
+export const listPage = <Row, Item>(rows: readonly Row[], limit: number, toItem: (row: Row) => Item) => ({
+  object: 'list' as const,
+  data: rows.slice(0, limit).map((row) => toItem(row)),
+  has_more: rows.length > limit,
+});
+
+/** A console list's page as its store reads it: after the row (timestamp, id) the page before ended on (null: the first page), at most `limit` rows. */
+export interface ConsolePageQuery {
+  cursor: { at: Date; id: string } | null;
+  limit: number;
+}
+
+/** The cursor's keyset parameters, (timestamp, id), both null on the first page. */
+export const cursorParams = (cursor: ConsolePageQuery['cursor']): [at: Date | null, id: string | null] => [
+  cursor?.at ?? null,
+  cursor?.id ?? null,
+];

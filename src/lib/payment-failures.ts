@@ -2,20 +2,8 @@
 // FAILED reasons, Paystack's gateway_response) are mapped to one of these by each adapter; the payer page
 // and the attempt's status response show the sentence, and the payer's number is kept for a retry.
 
-export const FAILURE_REASONS = [
-  'insufficient_funds',
-  'wrong_pin',
-  'timed_out',
-  'declined_by_payer',
-  'declined',
-  'limit_reached',
-  'number_not_registered',
-  'changed_course',
-] as const;
-export type FailureReason = (typeof FAILURE_REASONS)[number];
-
-/** The sentence the payer reads for each reason (no provider jargon, what to do next). */
-export const FAILURE_MESSAGES: Record<FailureReason, string> = {
+/** The sentence the payer reads for each reason (no provider jargon, what to do next): the reasons are its keys. */
+export const FAILURE_MESSAGES = {
   insufficient_funds:
     'There was not enough money for this payment. Top up and try again, or use another number or method.',
   wrong_pin: 'The PIN entered was wrong. Try again and enter your PIN carefully.',
@@ -27,6 +15,9 @@ export const FAILURE_MESSAGES: Record<FailureReason, string> = {
     'This number has no Mobile Money wallet on the network chosen. Check the number and the network.',
   changed_course: 'You stopped this payment to use another number or method.',
 };
+export type FailureReason = keyof typeof FAILURE_MESSAGES;
+/** Every reason, in the table's order. */
+export const FAILURE_REASONS = Object.keys(FAILURE_MESSAGES) as readonly FailureReason[];
 
 /** The sentence when no provider code says why. */
 export const FAILURE_MESSAGE_UNKNOWN = 'The payment did not go through. Try again, or use another number or method.';

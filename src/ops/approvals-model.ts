@@ -34,24 +34,19 @@ export const APPROVALS_RECENT_ROWS_MAX = 50;
  * full. credit_received: credit what was received (short or over), the fee taken on it. refund_payer: credit
  * nothing; what was received goes back to the payer through the refund queue. credit_expected_refund_excess
  * (an overpayment): credit the amount charged, the excess goes back to the payer. reject: the attempt fails,
- * no money moves (a statement credit goes back to the unmatched queue).
+ * no money moves (a statement credit goes back to the unmatched queue). Each with the label it shows: the
+ * choices are the keys.
  */
-export const HELD_CHOICES = [
-  'credit_as_charged',
-  'credit_received',
-  'refund_payer',
-  'credit_expected_refund_excess',
-  'reject',
-] as const;
-export type HeldChoice = (typeof HELD_CHOICES)[number];
-
-export const HELD_CHOICE_LABELS: Record<HeldChoice, string> = {
+export const HELD_CHOICE_LABELS = {
   credit_as_charged: 'Credit the payment as charged',
   credit_received: 'Credit what was received',
   refund_payer: 'Refund the payer what was received (credit nothing)',
   credit_expected_refund_excess: 'Credit the amount charged and refund the excess to the payer',
   reject: 'Reject: the payment failed, no money moves',
 };
+export type HeldChoice = keyof typeof HELD_CHOICE_LABELS;
+/** Every choice, in the table's order. */
+export const HELD_CHOICES = Object.keys(HELD_CHOICE_LABELS) as readonly HeldChoice[];
 
 /** The choices a held attempt offers: by its status and how what was received compares with what was charged. */
 export function heldChoices(status: string, chargedMinor: number, receivedMinor: number | null): HeldChoice[] {

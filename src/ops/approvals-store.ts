@@ -1,5 +1,6 @@
 // SQL of the operator approval requests (migration 028) and of what the review page decides on.
 import type { Queryable } from '../db/index.ts';
+import { cursorParams, type ConsolePageQuery } from '../lib/list-paging.ts';
 import { firstRow, firstValue } from '../db/first-row.ts';
 import type { Transition } from '../lib/state-machine.ts';
 import { approvalMachine, type ApprovalKind, type ApprovalStatus } from './approvals-model.ts';
@@ -146,13 +147,11 @@ const HELD_SELECT = `SELECT a.id, a.session_id, a.merchant_id, m.name AS merchan
     LEFT JOIN cash_slips cs ON cs.attempt_id = a.id
     LEFT JOIN bank_branches br ON br.id = cs.recorded_branch_id LEFT JOIN banks b ON b.id = br.bank_id`;
 
-export interface HeldQuery {
+export interface HeldQuery extends ConsolePageQuery {
   q: string;
   qPattern: string;
   environment: string | null;
   status: string | null;
-  cursor: { at: Date; id: string } | null;
-  limit: number;
 }
 
 /** Attempts held for an operator, the longest waiting first (keyset on updated_at, id), searched by id, reference or merchant. */
@@ -164,15 +163,7 @@ export const listHeldAttempts = (db: Queryable, query: HeldQuery) =>
         AND ($3::text IS NULL OR a.environment = $3) AND ($4::text IS NULL OR a.status = $4)
         AND ($5::timestamptz IS NULL OR (date_trunc('milliseconds', a.updated_at), a.id) > ($5::timestamptz, $6::text))) x
       ORDER BY date_trunc('milliseconds', x.updated_at), x.id LIMIT $7`,
-    [
-      query.q,
-      query.qPattern,
-      query.environment,
-      query.status,
-      query.cursor?.at ?? null,
-      query.cursor?.id ?? null,
-      query.limit,
-    ],
+    [query.q, query.qPattern, query.environment, query.status, ...cursorParams(query.cursor), query.limit],
   );
 
 export const findHeldAttempt = (db: Queryable, attemptId: string) =>

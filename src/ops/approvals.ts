@@ -60,9 +60,13 @@ function confirmed(confirmation: boolean, what: string): void {
     ]);
 }
 
-async function requireOperator(db: Queryable, actor: Actor, doing: string): Promise<void> {
-  const role = actor.type === 'operator' ? await store.operatorRole(db, actor.id) : null;
-  if (role !== 'operator') throw errors.forbidden(`Only an operator (not a teller) can ${doing}.`);
+/** An operator's action, in one transaction that first refuses anyone else (a teller too); `doing` names it in the refusal. */
+function asOperator<T>(db: Db, actor: Actor, doing: string, work: (tx: Queryable) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    const role = actor.type === 'operator' ? await store.operatorRole(tx, actor.id) : null;
+    if (role !== 'operator') throw errors.forbidden(`Only an operator (not a teller) can ${doing}.`);
+    return work(tx);
+  });
 }
 
 async function file(tx: Queryable, actor: Actor, r: store.ApprovalRequest): Promise<string> {
@@ -120,8 +124,7 @@ export async function requestHeldDecision(
   attemptId: string,
   input: { choice: HeldChoice; reason: string; confirmed: boolean },
 ): Promise<Requested> {
-  return db.transaction(async (tx) => {
-    await requireOperator(tx, actor, 'decide a held payment');
+  return asOperator(db, actor, 'decide a held payment', async (tx) => {
     const attempt = await store.findHeldAttempt(tx, attemptId);
     if (!attempt) throw errors.notFound('Payment attempt');
     if (attempt.status !== 'manual_review' && attempt.status !== 'amount_mismatch') {
@@ -241,8 +244,7 @@ export async function requestPayoutReturn(
   payoutId: string,
   input: { returnReference: string; reason: string; confirmed: boolean },
 ): Promise<Requested> {
-  return db.transaction(async (tx) => {
-    await requireOperator(tx, actor, 'record a payout return');
+  return asOperator(db, actor, 'record a payout return', async (tx) => {
     const payout = await payoutForOperator(tx, payoutId);
     if (!payout) throw errors.notFound('Payout');
     const reference = input.returnReference.trim();
@@ -318,8 +320,7 @@ export async function changePayoutSettings(
       [{ field: 'limit', message: 'is above the daily limit' }],
     );
   }
-  return db.transaction(async (tx) => {
-    await requireOperator(tx, actor, 'change payout settings');
+  return asOperator(db, actor, 'change payout settings', async (tx) => {
     const before = valuesOf(await payoutSettingsOf(tx, merchantId, environment, true));
     if (sameValues(before, after))
       return { filed: false, message: `${environment === 'test' ? 'Test' : 'Live'} payout settings are unchanged.` };
@@ -375,8 +376,7 @@ export async function decideApproval(
   decision: 'approve' | 'reject',
   note = '',
 ): Promise<Decided> {
-  return db.transaction(async (tx) => {
-    await requireOperator(tx, actor, 'approve or reject a request');
+  return asOperator(db, actor, 'approve or reject a request', async (tx) => {
     const request = await store.findApproval(tx, approvalId, true);
     if (!request) throw errors.notFound('Approval request');
     checkDecision(

@@ -1,6 +1,7 @@
 // SQL of the operator console's Live payouts list (console-list.ts paging): each payout with its merchant,
 // environment, amounts, statuses, any operator hold (migration 032), and any return request waiting for a second operator.
 import type { Queryable } from '../db/index.ts';
+import { cursorParams, type ConsolePageQuery } from '../lib/list-paging.ts';
 
 export interface LivePayoutRow {
   id: string;
@@ -22,15 +23,13 @@ export interface LivePayoutRow {
   updated_at: Date;
 }
 
-export interface LivePayoutQuery {
+export interface LivePayoutQuery extends ConsolePageQuery {
   q: string;
   qPattern: string;
   status: string | null;
   reconciliation: string | null;
   /** held: open payouts an operator holds; not_held: the others. */
   hold: 'held' | 'not_held' | null;
-  cursor: { at: Date; id: string } | null;
-  limit: number;
 }
 
 /** Live payouts an operator may reconcile or record a return for, the most recently changed first (keyset on updated_at, id). */
@@ -51,8 +50,7 @@ export const listLivePayouts = (db: Queryable, query: LivePayoutQuery) =>
       query.qPattern,
       query.status,
       query.reconciliation,
-      query.cursor?.at ?? null,
-      query.cursor?.id ?? null,
+      ...cursorParams(query.cursor),
       query.limit,
       query.hold,
     ],

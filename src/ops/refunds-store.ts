@@ -3,6 +3,7 @@
 // network, the statement line's sender for a bank transfer), the provider refunds stuck pending, and the
 // history of finished refunds (keyset pages, console-list.ts).
 import type { Queryable } from '../db/index.ts';
+import type { ConsolePageQuery } from '../lib/list-paging.ts';
 
 export interface QueuedRefundPayment {
   refund_id: string;
@@ -83,11 +84,9 @@ export interface FinishedRefundRow {
   finished_at: Date;
 }
 
-export interface FinishedRefundsQuery {
+export interface FinishedRefundsQuery extends ConsolePageQuery {
   q: string;
   filters: { status?: string; environment?: string };
-  cursor: { at: Date; id: string } | null;
-  limit: number;
 }
 
 /** A LIKE pattern matching the text anywhere, its own % and _ taken literally. */

@@ -1,5 +1,6 @@
 // The operator console's SQL: merchants, banks and branches (payouts read the active ones: payouts/bank-store.ts), operators, and the lists the console shows.
 import type { Queryable } from '../db/index.ts';
+import { cursorParams, type ConsolePageQuery } from '../lib/list-paging.ts';
 import { firstRow } from '../db/first-row.ts';
 import { merchantBalanceItem } from '../ledger/statement.ts';
 
@@ -37,15 +38,12 @@ export interface MerchantListFilters {
   live_balance?: 'yes' | 'no';
 }
 
-export interface MerchantListQuery {
+export interface MerchantListQuery extends ConsolePageQuery {
   /** Matched case-insensitively in the name and the emails (the merchant's and its users'), or exactly as the id. */
   q: string;
   /** The ILIKE pattern of q (wildcards escaped, backslash the escape character). */
   qPattern: string;
   filters: MerchantListFilters;
-  /** The last row of the page before: (created_at, id); null for the first page. */
-  cursor: { at: Date; id: string } | null;
-  limit: number;
 }
 
 /**
@@ -71,8 +69,7 @@ export const listMerchants = (db: Queryable, query: MerchantListQuery) =>
     [
       query.q,
       query.qPattern,
-      query.cursor?.at ?? null,
-      query.cursor?.id ?? null,
+      ...cursorParams(query.cursor),
       query.filters.live_payouts ?? null,
       query.filters.paused ?? null,
       query.filters.live_balance ?? null,

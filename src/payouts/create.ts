@@ -254,26 +254,28 @@ async function decideAndWrite(r: PayoutRequest, fresh: boolean): Promise<Created
   return { payout, existing: false, recipient };
 }
 
+/** The merchant and environment the request's payout is for, as the stores and the ledger take them. */
+const ownerOf = ({ principal }: PayoutRequest) => ({
+  merchantId: principal.merchantId,
+  environment: principal.environment,
+});
+
 /** Everything deciding needs, read fresh (creating the settings row on the first payout), or as remembered. */
 async function readDecision(r: PayoutRequest, fresh: boolean): Promise<PayoutDecision> {
-  const {
-    deps: { db },
-    principal,
-    input,
-  } = r;
+  const { db } = r.deps;
+  const owner = ownerOf(r);
   const ask = {
-    merchantId: principal.merchantId,
-    environment: principal.environment,
-    apiKeyId: principal.apiKeyId,
-    clientReference: input.client_reference,
-    recipientId: input.recipient_id,
+    ...owner,
+    apiKeyId: r.principal.apiKeyId,
+    clientReference: r.input.client_reference,
+    recipientId: r.input.recipient_id,
     accountKinds: r.accountKinds,
   };
   let decision: PayoutDecision | null = fresh
     ? await readPayoutDecision(db, ask)
     : { ...r.remembered!, existing_id: null, has_active_endpoint: true, paid_out_today_minor: 0 };
   if (!decision) {
-    await settingsFor(db, principal.merchantId, principal.environment); // first payout: the settings row with its defaults
+    await settingsFor(db, owner.merchantId, owner.environment); // first payout: the settings row with its defaults
     decision = (await readPayoutDecision(db, ask))!;
   }
   return decision;
@@ -370,28 +372,14 @@ async function planHold(
   feeMinor: number,
   fresh: boolean,
 ): Promise<{ ledger: PlannedEntries; accounts: AccountRow[] }> {
-  const {
-    deps: { db },
-    principal,
-    input,
-  } = r;
-  const money = {
-    merchantId: principal.merchantId,
-    environment: principal.environment,
-    payoutId: id,
-    amountMinor: input.amount_minor,
-    feeMinor,
-  };
+  const { db } = r.deps;
+  const { input } = r;
+  const owner = ownerOf(r);
+  const money = { ...owner, payoutId: id, amountMinor: input.amount_minor, feeMinor };
   let ledger: ReturnType<typeof planNewPayout>;
   let accounts: AccountRow[];
   try {
-    accounts = await completeAccounts(
-      db,
-      principal.merchantId,
-      principal.environment,
-      r.accountKinds,
-      decision.accounts,
-    );
+    accounts = await completeAccounts(db, owner.merchantId, owner.environment, r.accountKinds, decision.accounts);
     // Test: paid at once, no money sent (SPEC 3.3): its payment entry is written with the row, inserted as paid.
     // A Test payout created requested or processing (test_outcome) takes the hold a Live one takes.
     // Remembered balances would be stale: the merchant balance CHECK alone refuses a shortfall then.

@@ -1,12 +1,12 @@
 // A payout after it is made: cancel, the approver's decision, returns and reconciliation. Each status
 // change goes through the payout table (movePayout), with its money and its event in the same transaction.
 import type { ApiPrincipal } from '../lib/environment.ts';
-import { findActiveUser } from '../accounts/service.ts';
+import { decideAsApprover, type ApproverDecision } from '../accounts/approver-decision.ts';
 import { audit, type Actor } from '../audit/log.ts';
 import { emitEvent } from '../events/outbox.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import { errors } from '../lib/errors.ts';
-import { approverRule, checkDecision } from '../lib/four-eyes.ts';
+import { approverRule } from '../lib/four-eyes.ts';
 import { postPayout, returnPayout, voidPayout } from '../ledger/service.ts';
 import {
   CANCEL_REASON_LENGTH_MAX,
@@ -85,42 +85,44 @@ const PAYOUT_DECISION = approverRule<PayoutStatus>('payout', 'requested', (statu
 );
 
 /** Four eyes: an approver who is not the requester approves (-> processing) or rejects (-> cancelled). API keys cannot call this. */
-export async function decidePayout(
-  db: Db,
-  input: { payoutId: string; userId: string; decision: 'approve' | 'reject'; reason?: string },
-) {
-  return db.transaction(async (tx) => {
-    const payout = await findPayoutById(tx, input.payoutId, true);
-    const user = await findActiveUser(tx, input.userId);
-    if (!payout || !user || user.merchant_id !== payout.merchant_id) throw errors.notFound('Payout');
-    checkDecision(
-      PAYOUT_DECISION,
-      { status: payout.status, requestedBy: payout.requested_by_user_id },
-      { id: input.userId, role: user.role },
-    );
-    const after =
-      input.decision === 'approve'
-        ? await movePayout(tx, payout, 'processing', {
-            processing_step: 'recipient_check',
-            next_step_at: new Date(),
-            decided_by_user_id: input.userId,
-            decided: true,
-          })
-        : await movePayout(tx, payout, 'cancelled', {
-            decided_by_user_id: input.userId,
-            decided: true,
-            cancel_reason: input.reason?.slice(0, CANCEL_REASON_LENGTH_MAX) ?? 'rejected by an approver',
-          });
-    await audit(tx, {
-      actor: { type: 'user', id: input.userId, email: user.email },
-      merchantId: payout.merchant_id,
-      action: `payout.${input.decision}`,
-      objectType: 'payout',
-      objectId: payout.id,
-      before: { status: payout.status },
-      after: { status: after.status, reason: input.reason ?? null },
-    });
-    return after;
+export const decidePayout = (db: Db, input: ApproverDecision & { payoutId: string }) =>
+  decideAsApprover(
+    db,
+    {
+      what: 'payout',
+      rule: PAYOUT_DECISION,
+      findLocked: (tx) => findPayoutById(tx, input.payoutId, true),
+      approve: (tx, payout, decidedBy) =>
+        movePayout(tx, payout, 'processing', {
+          processing_step: 'recipient_check',
+          next_step_at: new Date(),
+          ...decidedBy,
+        }),
+      reject: (tx, payout, decidedBy) =>
+        movePayout(tx, payout, 'cancelled', {
+          ...decidedBy,
+          cancel_reason: input.reason?.slice(0, CANCEL_REASON_LENGTH_MAX) ?? 'rejected by an approver',
+        }),
+    },
+    input,
+  );
+
+/** The audit row of someone's action on a payout; none without an actor (e.g. a provider's notice of a return). */
+async function auditPayoutAction(
+  tx: Queryable,
+  actor: Actor | null,
+  payout: PayoutRow,
+  action: string,
+  change: { before: unknown; after: unknown },
+): Promise<void> {
+  if (!actor) return;
+  await audit(tx, {
+    actor,
+    merchantId: payout.merchant_id,
+    action,
+    objectType: 'payout',
+    objectId: payout.id,
+    ...change,
   });
 }
 
@@ -151,17 +153,10 @@ export async function reconcilePayout(
       payoutId,
       reconciliationMachine.transition(payout.reconciliation_status, result),
     );
-    if (actor) {
-      await audit(tx, {
-        actor,
-        merchantId: payout.merchant_id,
-        action: `payout.reconcile_${result}`,
-        objectType: 'payout',
-        objectId: payoutId,
-        before: { reconciliation_status: payout.reconciliation_status },
-        after: { reconciliation_status: result },
-      });
-    }
+    await auditPayoutAction(tx, actor, payout, `payout.reconcile_${result}`, {
+      before: { reconciliation_status: payout.reconciliation_status },
+      after: { reconciliation_status: result },
+    });
     return after;
   });
 }
@@ -193,17 +188,10 @@ export async function returnPayoutIn(
   if (payout.status !== 'paid')
     throw conflict('PAYOUT_NOT_RETURNABLE', `The payout is ${payout.status}; only paid payouts can be returned.`);
   const after = await movePayout(tx, payout, 'returned', { return_reference: returnReference });
-  if (actor) {
-    await audit(tx, {
-      actor,
-      merchantId: payout.merchant_id,
-      action: 'payout.returned',
-      objectType: 'payout',
-      objectId: payoutId,
-      before: { status: 'paid' },
-      after: { status: 'returned', return_reference: returnReference, ...audited },
-    });
-  }
+  await auditPayoutAction(tx, actor, payout, 'payout.returned', {
+    before: { status: 'paid' },
+    after: { status: 'returned', return_reference: returnReference, ...audited },
+  });
   return after;
 }
 

@@ -76,36 +76,38 @@ export async function readPayoutDecision(
   const row = rows[0];
   if (!row) return null;
   // The recipient's columns are the row's rest (null when no recipient has the id).
-  const {
-    payout_access,
-    paused,
-    payout_limit_minor,
-    daily_limit_minor,
-    existing_id,
-    has_active_endpoint,
-    paid_out_today_minor,
-    approval_required,
-    key_creator_user_id,
-    accounts,
-    ...recipient
-  } = row;
+  const [settings, afterSettings] = splitColumns(row, DECISION_SETTINGS_COLUMNS);
+  const [decision, recipient] = splitColumns(afterSettings, DECISION_READ_COLUMNS);
   return {
-    settings: {
-      merchant_id: q.merchantId,
-      environment: q.environment,
-      payout_access,
-      paused,
-      payout_limit_minor,
-      daily_limit_minor,
-    },
-    existing_id,
-    has_active_endpoint,
-    paid_out_today_minor,
-    approval_required,
-    key_creator_user_id,
+    settings: { merchant_id: q.merchantId, environment: q.environment, ...settings },
+    ...decision,
     recipient: recipient.id ? recipient : null,
-    accounts,
   };
+}
+
+/** The settings' columns of readPayoutDecision's row. */
+const DECISION_SETTINGS_COLUMNS = ['payout_access', 'paused', 'payout_limit_minor', 'daily_limit_minor'] as const;
+/** The columns readPayoutDecision reads besides the settings and the recipient. */
+const DECISION_READ_COLUMNS = [
+  'existing_id',
+  'has_active_endpoint',
+  'paid_out_today_minor',
+  'approval_required',
+  'key_creator_user_id',
+  'accounts',
+] as const;
+
+/** A row as its named columns and the rest. */
+function splitColumns<Row extends object, Column extends keyof Row & string>(
+  row: Row,
+  columns: readonly Column[],
+): [Pick<Row, Column>, Omit<Row, Column>] {
+  const named = new Set<string>(columns);
+  const cells = Object.entries(row);
+  return [
+    Object.fromEntries(cells.filter(([column]) => named.has(column))) as Pick<Row, Column>,
+    Object.fromEntries(cells.filter(([column]) => !named.has(column))) as Omit<Row, Column>,
+  ];
 }
 
 export type NewPayoutRow = Omit<

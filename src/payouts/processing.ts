@@ -4,6 +4,7 @@
 // reference with it are recorded before the transfer is sent; a lost answer is asked about with that
 // reference, and the transfer is sent again only when the provider says it never saw it.
 import type { Db, Queryable } from '../db/index.ts';
+import { stepEachClaimed } from '../lib/claimed-steps.ts';
 import { LiveProviders } from '../rails/live.ts';
 import type { PayoutForRail, PayoutRail, TransferOutcome } from '../rails/payouts.ts';
 import { ProviderNoAnswerError, ProviderRefusedError } from '../rails/types.ts';
@@ -259,12 +260,9 @@ export async function processDuePayouts(db: Db, via: LiveProviders | PayoutRail,
     for (const { id } of due) await holdForClaim(tx, id, CLAIM_HOLD_S);
     return due.map((row) => row.id);
   });
-  for (const id of ids) {
-    try {
-      await processPayout(db, providers, id, log);
-    } catch (error) {
-      log?.warn({ err: error, payout_id: id }, 'payout step failed; it will be retried');
-    }
-  }
-  return ids.length;
+  return stepEachClaimed(
+    ids,
+    (id) => processPayout(db, providers, id, log),
+    (error, id) => log?.warn({ err: error, payout_id: id }, 'payout step failed; it will be retried'),
+  );
 }

@@ -163,6 +163,33 @@ const amountDiffers = (reference: string, record: SikaRecord, item: ReportedTran
   note: `Sika: ${amountText(record.amountMinor, record.currency)}; provider: ${amountText(item.amountMinor, item.currency)}`,
 });
 
+/** A record of the day the report does not list. */
+const missingAtProvider = (record: SikaRecord): Difference => ({
+  kind: 'missing_at_provider',
+  reference: record.reference,
+  sika: record,
+  provider: null,
+  note: `Sika recorded it ${record.status}; the provider's report does not list it`,
+});
+
+/** A record the report lists (it moved money that day) and Sika does not hold at all. */
+const missingInSika = (item: ReportedTransaction): Difference => ({
+  kind: 'missing_in_sika',
+  reference: item.reference,
+  sika: null,
+  provider: item,
+  note: `The provider reports it ${item.rawStatus}; Sika has no ${item.kind === 'collection' ? 'attempt' : 'payout'} with this reference`,
+});
+
+/** A record the report lists on this day that Sika holds, agreeing, as paid on another day. */
+const otherDay = (record: SikaRecord, item: ReportedTransaction): Difference => ({
+  kind: 'other_day',
+  reference: item.reference,
+  sika: record,
+  provider: item,
+  note: `Sika recorded it paid on ${record.paidAt ? accraDayOf(record.paidAt) : 'no day'}`,
+});
+
 /**
  * A record both Sika and the report hold: the status first (does the report's agree with what Sika
  * expects?), then the amount and currency; null when both agree.
@@ -207,13 +234,7 @@ export function compareWithReport(
     const key = keyOf(record);
     const item = reported.get(key) ?? null;
     if (!item) {
-      differences.push({
-        kind: 'missing_at_provider',
-        reference: record.reference,
-        sika: record,
-        provider: null,
-        note: `Sika recorded it ${record.status}; the provider's report does not list it`,
-      });
+      differences.push(missingAtProvider(record));
       continue;
     }
     used.add(key);
@@ -227,25 +248,11 @@ export function compareWithReport(
     const key = keyOf(item);
     if (used.has(key)) continue;
     const record = knownByKey.get(key) ?? null;
-    if (!record) {
-      differences.push({
-        kind: 'missing_in_sika',
-        reference: item.reference,
-        sika: null,
-        provider: item,
-        note: `The provider reports it ${item.rawStatus}; Sika has no ${item.kind === 'collection' ? 'attempt' : 'payout'} with this reference`,
-      });
-    } else {
+    if (!record) differences.push(missingInSika(item));
+    else
       differences.push(
-        pairDifference(item.reference, record, item, record.expected !== null) ?? {
-          kind: 'other_day',
-          reference: item.reference,
-          sika: record,
-          provider: item,
-          note: `Sika recorded it paid on ${record.paidAt ? accraDayOf(record.paidAt) : 'no day'}`,
-        },
+        pairDifference(item.reference, record, item, record.expected !== null) ?? otherDay(record, item),
       );
-    }
   }
   return { matched, differences, providerOfDay };
 }

@@ -37,11 +37,20 @@ export interface PayoutRecordRow {
 const ATTEMPT_COLUMNS = `a.id, a.merchant_id, m.name AS merchant_name, a.provider_reference, a.status, a.raw_status, a.status_checks,
   a.amount_charged_minor, a.currency, a.finalized_at, a.updated_at`;
 const PAYOUT_COLUMNS = `p.id, p.merchant_id, m.name AS merchant_name, p.provider_reference, p.status, p.status_checks, p.amount_minor, p.currency, p.paid_at, p.updated_at`;
+/** Each side's records with their merchant's name: the SELECT, and the alias its table is read under. */
+const ATTEMPTS = {
+  select: `SELECT ${ATTEMPT_COLUMNS} FROM payment_attempts a JOIN merchants m ON m.id = a.merchant_id`,
+  alias: 'a',
+} as const;
+const PAYOUTS = {
+  select: `SELECT ${PAYOUT_COLUMNS} FROM payouts p JOIN merchants m ON m.id = p.merchant_id`,
+  alias: 'p',
+} as const;
 
 /** Live attempts of a provider paid in [start, end), by when Sika recorded them final. */
 export const paidAttemptsBetween = (db: Queryable, provider: string, start: Date, end: Date) =>
   db.query<AttemptRecordRow>(
-    `SELECT ${ATTEMPT_COLUMNS} FROM payment_attempts a JOIN merchants m ON m.id = a.merchant_id
+    `${ATTEMPTS.select}
       WHERE a.environment = 'live' AND a.provider = $1 AND a.status = 'paid' AND a.finalized_at >= $2 AND a.finalized_at < $3
       ORDER BY a.finalized_at, a.id LIMIT $4`,
     [provider, start, end, RECONCILIATION_ROWS_MAX + 1],
@@ -50,7 +59,7 @@ export const paidAttemptsBetween = (db: Queryable, provider: string, start: Date
 /** Live payouts of a provider paid in [start, end) (returned ones too: they were paid that day). */
 export const paidPayoutsBetween = (db: Queryable, provider: string, start: Date, end: Date) =>
   db.query<PayoutRecordRow>(
-    `SELECT ${PAYOUT_COLUMNS} FROM payouts p JOIN merchants m ON m.id = p.merchant_id
+    `${PAYOUTS.select}
       WHERE p.environment = 'live' AND p.provider = $1 AND p.status IN ('paid', 'returned') AND p.paid_at >= $2 AND p.paid_at < $3
       ORDER BY p.paid_at, p.id LIMIT $4`,
     [provider, start, end, RECONCILIATION_ROWS_MAX + 1],
@@ -63,25 +72,28 @@ async function inBatches<Row>(references: readonly string[], run: (batch: string
   return out;
 }
 
-/** Live attempts of a provider by our references with it, whatever their status or day. */
-export const attemptsByReferences = (db: Queryable, provider: string, references: readonly string[]) =>
+/** Live records of one side of a provider by our references with it, whatever their status or day. */
+const liveByReferences = <Row>(
+  db: Queryable,
+  side: typeof ATTEMPTS | typeof PAYOUTS,
+  provider: string,
+  references: readonly string[],
+) =>
   inBatches(references, (batch) =>
-    db.query<AttemptRecordRow>(
-      `SELECT ${ATTEMPT_COLUMNS} FROM payment_attempts a JOIN merchants m ON m.id = a.merchant_id
-        WHERE a.environment = 'live' AND a.provider = $1 AND a.provider_reference = ANY($2::text[])`,
+    db.query<Row>(
+      `${side.select}
+        WHERE ${side.alias}.environment = 'live' AND ${side.alias}.provider = $1 AND ${side.alias}.provider_reference = ANY($2::text[])`,
       [provider, batch],
     ),
   );
 
+/** Live attempts of a provider by our references with it, whatever their status or day. */
+export const attemptsByReferences = (db: Queryable, provider: string, references: readonly string[]) =>
+  liveByReferences<AttemptRecordRow>(db, ATTEMPTS, provider, references);
+
 /** Live payouts of a provider by our references with it, whatever their status or day. */
 export const payoutsByReferences = (db: Queryable, provider: string, references: readonly string[]) =>
-  inBatches(references, (batch) =>
-    db.query<PayoutRecordRow>(
-      `SELECT ${PAYOUT_COLUMNS} FROM payouts p JOIN merchants m ON m.id = p.merchant_id
-        WHERE p.environment = 'live' AND p.provider = $1 AND p.provider_reference = ANY($2::text[])`,
-      [provider, batch],
-    ),
-  );
+  liveByReferences<PayoutRecordRow>(db, PAYOUTS, provider, references);
 
 export interface DayLineRow {
   id: string;

@@ -5,25 +5,23 @@ import { exportFilename } from '../books/exports.ts';
 import { EXPORT_PAGE_ROWS, parseDayRange } from '../books/model.ts';
 import type { Queryable } from '../db/index.ts';
 import { csvColumn as col, type CsvColumn } from '../lib/csv-columns.ts';
+import { fieldColumns } from '../lib/csv-field-columns.ts';
 import type { RefundRow } from './model.ts';
 import { refundsCreatedBetween } from './queries.ts';
 
+const field = fieldColumns<RefundRow>();
+
 export const REFUND_CSV_COLUMNS: CsvColumn<RefundRow>[] = [
-  col.text('id', (row) => row.id),
-  col.timestamp('created_at', (row) => row.created_at),
-  col.text('status', (row) => row.status),
-  col.text('session_id', (row) => row.session_id),
+  ...field.text('id'),
+  ...field.timestamp('created_at'),
+  ...field.text('status', 'session_id'),
   col.text('attempt_reference', (row) => row.attempt_id),
-  col.integer('amount_minor', (row) => row.amount_minor),
+  ...field.integer('amount_minor'),
   col.ghs('amount_ghs', (row) => row.amount_minor),
-  col.text('currency', (row) => row.currency),
+  ...field.text('currency'),
   col.text('method', (row) => row.route),
-  col.text('provider', (row) => row.provider),
-  col.text('provider_refund_id', (row) => row.provider_refund_id),
-  col.text('reason', (row) => row.reason),
-  col.text('failure_reason', (row) => row.failure_reason),
-  col.timestamp('succeeded_at', (row) => row.succeeded_at),
-  col.timestamp('failed_at', (row) => row.failed_at),
+  ...field.text('provider', 'provider_refund_id', 'reason', 'failure_reason'),
+  ...field.timestamp('succeeded_at', 'failed_at'),
 ];
 
 /** The refunds of Accra days from..to (the range is checked first: a 400 comes before any row). */

@@ -1,12 +1,12 @@
 // A refund's status changes, each with its money and its event in the same transaction: succeeded posts
 // the hold to the payer (and adds to the session's refunded_minor), failed and cancelled release it.
 import type { Db, Queryable } from '../db/index.ts';
-import { findActiveUser } from '../accounts/service.ts';
+import { decideAsApprover, type ApproverDecision } from '../accounts/approver-decision.ts';
 import { audit, type Actor } from '../audit/log.ts';
 import { emitEvent } from '../events/outbox.ts';
 import { postRefund, voidRefund } from '../ledger/service.ts';
 import { errors } from '../lib/errors.ts';
-import { approverRule, checkDecision } from '../lib/four-eyes.ts';
+import { approverRule } from '../lib/four-eyes.ts';
 import {
   isDuplicateRefund,
   REFUND_FAILURE_REASON_LENGTH_MAX,
@@ -75,43 +75,27 @@ const REFUND_DECISION = approverRule<RefundStatus>('refund', 'awaiting_approval'
  * Four eyes, as for payouts: an approver who did not request the refund approves it (-> pending: sent to its
  * provider or operator queue) or rejects it (-> cancelled, the hold released).
  */
-export async function decideRefund(
-  db: Db,
-  input: { refundId: string; userId: string; decision: 'approve' | 'reject'; reason?: string },
-) {
-  return db.transaction(async (tx) => {
-    const refund = await findRefundById(tx, input.refundId, true);
-    const user = await findActiveUser(tx, input.userId);
-    if (!refund || !user || user.merchant_id !== refund.merchant_id) throw errors.notFound('Refund');
-    checkDecision(
-      REFUND_DECISION,
-      { status: refund.status, requestedBy: refund.requested_by_user_id },
-      { id: input.userId, role: user.role },
-    );
-    const after =
-      input.decision === 'approve'
-        ? await moveRefund(tx, refund, 'pending', {
-            decided_by_user_id: input.userId,
-            decided: true,
-            ...(refund.route === 'provider' ? { processing_step: 'send' as const, next_step_at: new Date() } : {}),
-          })
-        : await moveRefund(tx, refund, 'cancelled', {
-            decided_by_user_id: input.userId,
-            decided: true,
-            failure_reason: input.reason ?? 'rejected by an approver',
-          });
-    await audit(tx, {
-      actor: { type: 'user', id: input.userId, email: user.email },
-      merchantId: refund.merchant_id,
-      action: `refund.${input.decision}`,
-      objectType: 'refund',
-      objectId: refund.id,
-      before: { status: refund.status },
-      after: { status: after.status, reason: input.reason ?? null },
-    });
-    return after;
-  });
-}
+export const decideRefund = (db: Db, input: ApproverDecision & { refundId: string }) =>
+  decideAsApprover(
+    db,
+    {
+      what: 'refund',
+      rule: REFUND_DECISION,
+      findLocked: (tx) => findRefundById(tx, input.refundId, true),
+      // A provider refund is sent at once; an operator's waits in their transfer queue.
+      approve: (tx, refund, decidedBy) =>
+        moveRefund(tx, refund, 'pending', {
+          ...decidedBy,
+          ...(refund.route === 'provider' ? { processing_step: 'send' as const, next_step_at: new Date() } : {}),
+        }),
+      reject: (tx, refund, decidedBy) =>
+        moveRefund(tx, refund, 'cancelled', {
+          ...decidedBy,
+          failure_reason: input.reason ?? 'rejected by an approver',
+        }),
+    },
+    input,
+  );
 
 /**
  * An operator's transfer to the payer of a cash or bank transfer payment (route operator): done, with where

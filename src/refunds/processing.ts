@@ -5,6 +5,7 @@
 // There is no failover: only the provider that took the money can give it back.
 import type { Db, Queryable } from '../db/index.ts';
 import { attemptById } from '../checkout/service.ts';
+import { stepEachClaimed } from '../lib/claimed-steps.ts';
 import type { LiveProviders } from '../rails/live.ts';
 import type { RefundForRail, RefundOutcome, RefundRail } from '../rails/refunds.ts';
 import { ProviderNoAnswerError, ProviderRefusedError } from '../rails/types.ts';
@@ -189,12 +190,9 @@ export async function checkRefundsNamed(
 /** Worker pass: claims due provider refunds and moves each one step. */
 export async function processDueRefunds(db: Db, providers: LiveProviders, log?: Log): Promise<number> {
   const ids = await db.transaction((tx) => claimDueRefunds(tx, DUE_REFUNDS_PER_PASS_MAX, CLAIM_HOLD_S));
-  for (const id of ids) {
-    try {
-      await processRefund(db, providers, id, log);
-    } catch (error) {
-      log?.warn({ err: error, refund_id: id }, 'refund step failed; it will be retried');
-    }
-  }
-  return ids.length;
+  return stepEachClaimed(
+    ids,
+    (id) => processRefund(db, providers, id, log),
+    (error, id) => log?.warn({ err: error, refund_id: id }, 'refund step failed; it will be retried'),
+  );
 }

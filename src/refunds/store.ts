@@ -196,8 +196,7 @@ export function searchRefunds(db: Queryable, search: RefundSearch, limit: number
   const where = new ListWhere({ merchant_id: search.merchantId, environment: search.environment });
   if (search.status) where.add((n) => `status = $${n}`, search.status);
   if (search.sessionId) where.add((n) => `session_id = $${n}`, search.sessionId);
-  if (search.createdFrom) where.add((n) => `created_at >= $${n}`, search.createdFrom);
-  if (search.createdBefore) where.add((n) => `created_at < $${n}`, search.createdBefore);
+  where.created('created_at', search);
   where.after(REFUND_KEYSET, search.after, search.order);
   const limitParam = where.limit(limit);
   return db.query<RefundRow>(

@@ -25,7 +25,8 @@ import {
   signedInAccount,
   pageSender,
   refusalPage,
-  type Flash,
+  refusedForm,
+  type PageOutcome,
 } from './console.ts';
 import { html, raw, type Html } from './html.ts';
 import { csrfField, when_ } from './layout.ts';
@@ -112,7 +113,8 @@ ${state.required ? html`<p class="muted">${requiredBecause(session.kind)} It can
  * The account pages of a console: {base}/account (the password form, or only it while the password is
  * temporary, and the second factor's card), {base}/account/password, and {base}/account/2fa (enrolment,
  * then the recovery codes shown once). `turnOff`: the form that turns the second factor off, where the
- * console offers one (the dashboard's own route). Returns the account page, for that route's answers.
+ * console offers one (the dashboard's own route). Returns the account page and the backoff's page (throttledPage),
+ * for that route's answers.
  */
 export async function consoleAccountPages(
   app: FastifyInstance,
@@ -123,26 +125,20 @@ export async function consoleAccountPages(
   const { db } = deps;
   const paths = accountPaths(kind);
   const show = pageSender(kind);
+  /** A check refused by the sign-in backoff: this console's page titled `title`, saying when to try again (a 429). */
+  const throttledPage = (reply: FastifyReply, session: WebSession, retryAfterS: number, title: string, body: Html) =>
+    sendThrottledPage(reply, retryAfterS, { title, session, kind, body });
 
-  async function accountPage(reply: FastifyReply, session: WebSession, flash: Flash = null, status = 200) {
-    if (session.mustChangePassword)
-      return show(
-        reply,
-        session,
-        'Choose your password',
-        html`<h1>Choose your password</h1>${passwordForm(session)}`,
-        flash,
-        status,
-      );
+  async function accountPage(reply: FastifyReply, session: WebSession, outcome: PageOutcome = {}) {
+    const { flash, status } = outcome;
+    if (session.mustChangePassword) {
+      const body = html`<h1>Choose your password</h1>${passwordForm(session)}`;
+      return show(reply, session, 'Choose your password', body, flash, status);
+    }
     const state = await secondFactorState(db, (session.userId ?? session.operatorId)!, kind);
-    return show(
-      reply,
-      session,
-      'Account',
-      html`<h1>Account</h1><p>${session.email} · ${session.role}</p>${passwordForm(session)}${secondFactorCard(session, state, turnOff ? turnOff(session) : null)}`,
-      flash,
-      status,
-    );
+    const card = secondFactorCard(session, state, turnOff ? turnOff(session) : null);
+    const body = html`<h1>Account</h1><p>${session.email} · ${session.role}</p>${passwordForm(session)}${card}`;
+    return show(reply, session, 'Account', body, flash, status);
   }
 
   app.get<{ Querystring: { recovery_code_used?: string } }>(
@@ -153,8 +149,10 @@ export async function consoleAccountPages(
       if (request.query.recovery_code_used !== undefined && !session.mustChangePassword) {
         const state = await secondFactorState(db, (session.userId ?? session.operatorId)!, kind);
         return accountPage(reply, session, {
-          message: `You signed in with a recovery code; ${state.recoveryCodesLeft} left. Each works once.`,
-          error: state.recoveryCodesLeft < 3,
+          flash: {
+            message: `You signed in with a recovery code; ${state.recoveryCodesLeft} left. Each works once.`,
+            error: state.recoveryCodesLeft < 3,
+          },
         });
       }
       return accountPage(reply, session);
@@ -170,26 +168,21 @@ export async function consoleAccountPages(
     });
     if (!result.ok) {
       if (result.reason === 'throttled')
-        return sendThrottledPage(reply, result.retryAfterS, {
-          title: 'Account',
-          session,
-          kind,
-          body: passwordForm(session),
-        });
+        return throttledPage(reply, session, result.retryAfterS, 'Account', passwordForm(session));
       const message =
         result.reason === 'wrong'
           ? `Your ${session.mustChangePassword ? 'temporary' : 'current'} password is not right.`
           : result.message;
-      return accountPage(reply, session, { message, error: true }, 400);
+      return accountPage(reply, session, refusedForm(message, 400));
     }
     return accountPage(
       reply,
       { ...session, mustChangePassword: false },
-      { message: 'Password changed. Your other sessions are signed out.' },
+      { flash: { message: 'Password changed. Your other sessions are signed out.' } },
     );
   });
 
-  async function enrolPage(reply: FastifyReply, session: WebSession, flash: Flash = null, status = 200) {
+  async function enrolPage(reply: FastifyReply, session: WebSession, outcome: PageOutcome = {}) {
     const secret = await pendingTotpSecret(db, (session.userId ?? session.operatorId)!, kind);
     const uri = otpauthUri(secret, session.email);
     return show(
@@ -207,8 +200,8 @@ ${session.secondFactorRequired ? html`<p class="card" role="note">${requiredBeca
 <label for="confirm-code">6-digit code</label><input id="confirm-code" name="code" autocomplete="one-time-code" inputmode="numeric" required>
 <label for="confirm-password">Your password</label><input id="confirm-password" name="current_password" type="password" autocomplete="current-password" required>
 <p><button type="submit">Turn on two-factor authentication</button></p></form>`,
-      flash,
-      status,
+      outcome.flash,
+      outcome.status,
     );
   }
 
@@ -227,17 +220,14 @@ ${session.secondFactorRequired ? html`<p class="card" role="note">${requiredBeca
       // The password again: a session left open must not let someone else tie the account to their phone.
       const password = await checkPassword(db, signedInAccount(request), formValue(request, 'current_password'));
       if (!password.ok) {
-        if (password.reason === 'throttled')
-          return sendThrottledPage(reply, password.retryAfterS, {
-            title: 'Two-factor authentication',
-            session,
-            kind,
-            body: html`<p><a href="${paths.secondFactor}">Back</a></p>`,
-          });
-        return enrolPage(reply, session, { message: 'Your password is not right.', error: true }, 400);
+        if (password.reason === 'throttled') {
+          const back = html`<p><a href="${paths.secondFactor}">Back</a></p>`;
+          return throttledPage(reply, session, password.retryAfterS, 'Two-factor authentication', back);
+        }
+        return enrolPage(reply, session, refusedForm('Your password is not right.', 400));
       }
       const result = await confirmTotpEnrolment(db, signedInAccount(request), formValue(request, 'code'));
-      if (!result.ok) return enrolPage(reply, session, { message: result.message, error: true }, 400);
+      if (!result.ok) return enrolPage(reply, session, refusedForm(result.message, 400));
       return show(
         reply,
         { ...session, secondFactorEnrolled: true },
@@ -251,5 +241,5 @@ ${session.secondFactorRequired ? html`<p class="card" role="note">${requiredBeca
     },
   );
 
-  return { accountPage };
+  return { accountPage, throttledPage };
 }

@@ -41,6 +41,12 @@ export type Flash = { message: string; error?: boolean } | null;
  */
 export type PageOutcome = { flash?: Flash; status?: number };
 
+/** A refused form's outcome: `message` as the error flash above the page, sent with `status`. */
+export const refusedForm = (message: string, status: number): Required<PageOutcome> => ({
+  flash: { message, error: true },
+  status,
+});
+
 export function sendPage(reply: FastifyReply, body: string, status = 200): FastifyReply {
   return reply
     .code(status)
@@ -351,8 +357,8 @@ export async function approverDecision(
   request: FastifyRequest,
   reply: FastifyReply,
   codeNeeded: boolean,
-): Promise<{ decision: 'approve' | 'reject' } | { refusal: { flash: Flash; status: number } }> {
-  const refused = (message: string, status: number) => ({ refusal: { flash: { message, error: true }, status } });
+): Promise<{ decision: 'approve' | 'reject' } | { refusal: Required<PageOutcome> }> {
+  const refused = (message: string, status: number) => ({ refusal: refusedForm(message, status) });
   const decision = formValue(request, 'decision');
   // The schema allows only these two; the check narrows the type.
   if (decision !== 'approve' && decision !== 'reject') return refused('Choose approve or reject.', 400);

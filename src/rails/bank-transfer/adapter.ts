@@ -5,13 +5,8 @@
 // is no code to submit or prompt to resend.
 import type { ProviderSettings } from '../../config/index.ts';
 import { formatGhs } from '../../lib/ghana.ts';
-import {
-  RailUnavailableError,
-  type AttemptForRail,
-  type CollectionRail,
-  type Initiated,
-  type StatusCheck,
-} from '../types.ts';
+import { RailUnavailableError } from '../types.ts';
+import type { AttemptForRail, CollectionRail, Initiated, StatusCheck } from '../types.ts';
 import { isPaymentReference, newPaymentReference } from './reference.ts';
 
 /** The provider name stored on attempts (`payment_attempts.provider`); the statement importer looks for it. */

@@ -8,7 +8,7 @@ import type { AppDeps } from '../../http/deps.ts';
 import { accountSchemas } from '../account-schemas.ts';
 import type { WebSession } from '../auth.ts';
 import { accountGate as sharedAccountGate, accountPaths, consoleAccountPages } from '../console-account.ts';
-import { formValue, sendThrottledPage, sessionOf, signedInAccount } from '../console.ts';
+import { formValue, refusedForm, sessionOf, signedInAccount } from '../console.ts';
 import { html } from '../html.ts';
 import { csrfField } from '../layout.ts';
 import { formRefusal } from '../error-pages.ts';
@@ -23,7 +23,7 @@ export async function accountPages(app: FastifyInstance, deps: AppDeps): Promise
   const { db } = deps;
   const turnOffForm = (session: WebSession) =>
     html`<form method="post" action="${SECOND_FACTOR_PATH}/disable" class="row">${csrfField(session)}<div><label for="disable-code">Code from your app</label><input id="disable-code" name="code" autocomplete="one-time-code" inputmode="numeric" required></div><div><button class="danger">Turn off</button></div></form>`;
-  const { accountPage } = await consoleAccountPages(app, deps, 'merchant', turnOffForm);
+  const { accountPage, throttledPage } = await consoleAccountPages(app, deps, 'merchant', turnOffForm);
 
   app.post(
     `${SECOND_FACTOR_PATH}/disable`,
@@ -35,26 +35,17 @@ export async function accountPages(app: FastifyInstance, deps: AppDeps): Promise
         return accountPage(
           reply,
           session,
-          { message: 'Your account owner requires two-factor authentication for your role; it stays on.', error: true },
-          409,
+          refusedForm('Your account owner requires two-factor authentication for your role; it stays on.', 409),
         );
       const checked = await checkSecondFactor(db, signedInAccount(request), formValue(request, 'code'), {
         allowRecoveryCode: true,
       });
       if (!checked.ok) {
-        if (checked.reason === 'throttled')
-          return sendThrottledPage(reply, checked.retryAfterS, {
-            title: 'Account',
-            session,
-            kind: 'merchant',
-            body: html`<p><a href="${ACCOUNT_PATH}">Back</a></p>`,
-          });
-        return accountPage(
-          reply,
-          session,
-          { message: 'That code is not right, or was used already.', error: true },
-          400,
-        );
+        if (checked.reason === 'throttled') {
+          const back = html`<p><a href="${ACCOUNT_PATH}">Back</a></p>`;
+          return throttledPage(reply, session, checked.retryAfterS, 'Account', back);
+        }
+        return accountPage(reply, session, refusedForm('That code is not right, or was used already.', 400));
       }
       try {
         await disableSecondFactor(db, userActor(session), session.userId!, {
@@ -62,13 +53,12 @@ export async function accountPages(app: FastifyInstance, deps: AppDeps): Promise
           signOutSessions: false,
         });
       } catch (error) {
-        const { flash, status } = formRefusal(error);
-        return accountPage(reply, session, flash, status);
+        return accountPage(reply, session, formRefusal(error));
       }
       return accountPage(
         reply,
         { ...session, secondFactorEnrolled: false },
-        { message: 'Two-factor authentication is off.' },
+        { flash: { message: 'Two-factor authentication is off.' } },
       );
     },
   );

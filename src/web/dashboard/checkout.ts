@@ -12,7 +12,7 @@ import { SikaError } from '../../lib/errors.ts';
 import { parseCedis } from '../../lib/ghana.ts';
 import type { RefundRow } from '../../refunds/model.ts';
 import type { WebSession } from '../auth.ts';
-import { formValue, pageSender, postOnObject, sessionOf, type Flash } from '../console.ts';
+import { formValue, pageSender, postOnObject, refusedForm, sessionOf, type PageOutcome } from '../console.ts';
 import { dashboardSchemas } from '../console-schemas.ts';
 import { formRefusal } from '../error-pages.ts';
 import { html, raw, type Html } from '../html.ts';
@@ -39,6 +39,9 @@ interface SessionFilters {
   to?: string;
   page?: string;
 }
+
+/** How the session's page is shown; `refundId`: a refund just asked for, named in the flash with what happens next. */
+type SessionPageOutcome = PageOutcome & { refundId?: string };
 
 const validDate = (value: string | undefined) =>
   value && /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value)) ? value : null;
@@ -106,15 +109,8 @@ ${rows.length === 0 ? html`<tr><td colspan="5" class="muted">No sessions match.<
     },
   );
 
-  /** The session's page; `refundId`: a refund just asked for, named in the flash with what happens next. */
-  async function sessionPage(
-    reply: FastifyReply,
-    session: WebSession,
-    id: string,
-    flash: Flash = null,
-    status = 200,
-    refundId: string | null = null,
-  ) {
+  async function sessionPage(reply: FastifyReply, session: WebSession, id: string, outcome: SessionPageOutcome = {}) {
+    const { refundId } = outcome;
     const detail = await sessionDetail(db, session.merchantId!, session.environment, id);
     if (!detail)
       return show(
@@ -122,7 +118,7 @@ ${rows.length === 0 ? html`<tr><td colspan="5" class="muted">No sessions match.<
         session,
         'Not found',
         html`<h1>Session not found</h1><p>It may belong to the other environment: use the Test/Live switch.</p>`,
-        flash,
+        outcome.flash,
         404,
       );
     const { session: s, attempts, lines, events: eventRows } = detail;
@@ -136,9 +132,10 @@ ${rows.length === 0 ? html`<tr><td colspan="5" class="muted">No sessions match.<
         session,
         'Not found',
         html`<h1>Refund not found</h1><p><a href="/dashboard/sessions/${s.id}">Back to the session</a></p>`,
-        flash,
+        outcome.flash,
         404,
       );
+    let { flash } = outcome;
     if (asked && !flash)
       flash = {
         message: `Refund of ${money(asked.amount_minor)} requested: ${refundOutcome(asked)}`,
@@ -164,7 +161,7 @@ ${lines.length === 0 ? html`<tr><td colspan="4" class="muted">No invoice lines f
 ${eventRows.map((e) => html`<tr><td class="mono">${e.id}</td><td>${e.type}</td><td>${when_(e.created_at)}</td></tr>`)}
 ${eventRows.length === 0 ? html`<tr><td colspan="3" class="muted">No events yet.</td></tr>` : ''}</tbody></table></div>`,
       flash,
-      status,
+      outcome.status,
     );
   }
 
@@ -172,7 +169,7 @@ ${eventRows.length === 0 ? html`<tr><td colspan="3" class="muted">No events yet.
     '/dashboard/sessions/:id',
     { schema: { hide: true, ...dashboardSchemas.session } },
     async (request, reply) =>
-      sessionPage(reply, sessionOf(request), request.params.id, null, 200, request.query.refund ?? null),
+      sessionPage(reply, sessionOf(request), request.params.id, { refundId: request.query.refund }),
   );
 
   // A refund of the session's payment, in the dashboard's environment, asked for by the signed-in user.
@@ -182,7 +179,7 @@ ${eventRows.length === 0 ? html`<tr><td colspan="3" class="muted">No events yet.
     dashboardSchemas.refundSession,
     async (request, reply, session) => {
       const refuse = (message: string, status: number) =>
-        sessionPage(reply, session, request.params.id, { message, error: true }, status);
+        sessionPage(reply, session, request.params.id, refusedForm(message, status));
       if (!canRefund(session))
         return refuse('Your role cannot refund payments; ask an owner, admin or developer.', 403);
       const amountMinor = parseCedis(formValue(request, 'amount'));
@@ -210,8 +207,7 @@ ${eventRows.length === 0 ? html`<tr><td colspan="3" class="muted">No events yet.
           reply.headers(errorHeaders(error));
           return refuse(error.message, statusOf(error));
         }
-        const { flash, status } = formRefusal(error);
-        return sessionPage(reply, session, request.params.id, flash, status);
+        return sessionPage(reply, session, request.params.id, formRefusal(error));
       }
     },
   );

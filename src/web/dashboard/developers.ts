@@ -4,36 +4,30 @@ import * as accounts from '../../accounts/integrations.ts';
 import { webhookUrlProblem } from '../../accounts/service.ts';
 import * as events from '../../events/replay.ts';
 import type { AppDeps } from '../../http/deps.ts';
-import { formValue, pageSender, postForm, postOnObject, sendPage, sessionOf } from '../console.ts';
+import { formValue, pageSender, postForm, postOnObject, refusedForm, sessionOf, type PageOutcome } from '../console.ts';
 import { dashboardSchemas } from '../console-schemas.ts';
 import { html, raw, when, type Html } from '../html.ts';
-import { csrfField, page, statusBadge, when_ } from '../layout.ts';
+import { csrfField, statusBadge, when_ } from '../layout.ts';
 import type { WebSession } from '../auth.ts';
 
 const canManageKeys = (session: WebSession) => ['owner', 'admin', 'developer'].includes(session.role);
+
+/** How the developers page is shown after a form; `secret`: a new API key or signing secret, shown once. */
+type DevelopersPageOutcome = PageOutcome & { secret?: Html };
 
 export async function developerPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
   const show = pageSender('merchant', 'developers');
 
-  async function render(
-    session: WebSession,
-    extra: { flash?: { message: string; error?: boolean }; secret?: Html } = {},
-  ) {
+  async function developersPage(reply: FastifyReply, session: WebSession, outcome: DevelopersPageOutcome = {}) {
     const [integrations, keys, endpoints] = await Promise.all([
       accounts.listIntegrations(db, session.merchantId!, session.environment),
       accounts.listApiKeys(db, session.merchantId!, session.environment),
       accounts.listEndpoints(db, session.merchantId!, session.environment),
     ]);
     const activeKeys = keys.filter((k) => !k.revoked_at);
-    return page({
-      title: 'Developers',
-      session,
-      kind: 'merchant',
-      active: 'developers',
-      flash: extra.flash ?? null,
-      body: html`<h1>Developers <span class="muted">(${session.environment === 'test' ? 'Test' : 'Live'})</span></h1>
-${extra.secret ?? ''}
+    const body = html`<h1>Developers <span class="muted">(${session.environment === 'test' ? 'Test' : 'Live'})</span></h1>
+${outcome.secret ?? ''}
 <h2 id="integrations">Integrations</h2>
 <div class="table-wrap"><table><thead><tr><th>Name</th><th>Created</th></tr></thead><tbody>
 ${integrations.map((i) => html`<tr><td>${i.name}</td><td>${when_(i.created_at)}</td></tr>`)}
@@ -77,23 +71,16 @@ ${when(
   <input id="webhook-url" name="url" type="url" required placeholder="https://example.com/sika/webhooks">
   <label for="webhook-key">Pair with API key</label><select id="webhook-key" name="api_key_id">${activeKeys.map((k) => html`<option value="${k.id}">${k.prefix}…</option>`)}</select>
   <p><button type="submit">Add endpoint</button></p></form>`,
-)}`,
-    });
+)}`;
+    return show(reply, session, 'Developers', body, outcome.flash, outcome.status);
   }
 
-  /** The developers page with what a form did (a flash, a secret shown once), sent with the status given. */
-  const answer = async (
-    reply: FastifyReply,
-    session: WebSession,
-    extra: Parameters<typeof render>[1] = {},
-    status = 200,
-  ) => sendPage(reply, await render(session, extra), status);
   /** The developers page again, its form refused with `message`. */
   const refuse = (reply: FastifyReply, session: WebSession, message: string, status: number) =>
-    answer(reply, session, { flash: { message, error: true } }, status);
+    developersPage(reply, session, refusedForm(message, status));
 
   app.get('/dashboard/developers', { schema: { hide: true, ...dashboardSchemas.developers } }, async (request, reply) =>
-    answer(reply, sessionOf(request)),
+    developersPage(reply, sessionOf(request)),
   );
 
   postForm(app, '/dashboard/keys', dashboardSchemas.createKey, async (request, reply, session) => {
@@ -110,7 +97,7 @@ ${when(
     });
     const secret = html`<div class="card" role="alert"><h2>Your new API key</h2><p>Copy it now: it is shown <strong>once</strong> and Sika keeps only its hash.</p>
       <p class="secret" id="new-api-key">${key.key}</p></div>`;
-    return answer(reply, session, { secret, flash: { message: `API key ${key.prefix}… created.` } });
+    return developersPage(reply, session, { secret, flash: { message: `API key ${key.prefix}… created.` } });
   });
 
   postOnObject(app, '/dashboard/keys/:id/revoke', dashboardSchemas.revokeKey, async (request, reply, session) => {
@@ -128,7 +115,7 @@ ${when(
     const message = revoked.alreadyRevoked
       ? `API key ${revoked.prefix}… was already revoked.`
       : `API key ${revoked.prefix}… revoked: it stops working at once.`;
-    return answer(reply, session, { flash: { message } });
+    return developersPage(reply, session, { flash: { message } });
   });
 
   postForm(app, '/dashboard/webhooks', dashboardSchemas.createWebhook, async (request, reply, session) => {
@@ -150,7 +137,7 @@ ${when(
       url,
     });
     const shown = html`<div class="card" role="alert"><h2>Signing secret</h2><p>Verify every webhook with this secret (Standard Webhooks). It is shown once here.</p><p class="secret">${secret}</p></div>`;
-    return answer(reply, session, { secret: shown, flash: { message: 'Endpoint added.' } });
+    return developersPage(reply, session, { secret: shown, flash: { message: 'Endpoint added.' } });
   });
 
   app.post<{ Params: { id: string; action: string } }>(
@@ -164,7 +151,7 @@ ${when(
       if (action === 'rotate') {
         const rotated = await accounts.rotateEndpointSecret(db, endpoint.id, session.merchantId!);
         const shown = html`<div class="card" role="alert"><h2>New signing secret</h2><p>Both secrets sign deliveries until ${when_(new Date(rotated.previous_secret_expires_at))}; switch your receiver before then.</p><p class="secret">${rotated.secret}</p></div>`;
-        return answer(reply, session, { secret: shown, flash: { message: 'Secret rotated.' } });
+        return developersPage(reply, session, { secret: shown, flash: { message: 'Secret rotated.' } });
       }
       if (action === 'disable' || action === 'enable') {
         await accounts.setEndpointStatus(
@@ -173,7 +160,7 @@ ${when(
           action === 'disable' ? 'disabled' : 'active',
           action === 'disable' ? `disabled by ${session.email}` : null,
         );
-        return answer(reply, session, { flash: { message: `Endpoint ${action}d.` } });
+        return developersPage(reply, session, { flash: { message: `Endpoint ${action}d.` } });
       }
       if (action === 'replay-failed') {
         const replayed = await events.replayFailedForEndpoint(db, endpoint.id);
@@ -192,18 +179,11 @@ ${when(
       if (!endpoint) return show(reply, session, 'Not found', html`<h1>Endpoint not found</h1>`, null, 404);
       const deliveries = await events.endpointDeliveries(db, endpoint.id, 100);
       const replayed = Number(request.query.replayed);
-      return sendPage(
-        reply,
-        page({
-          title: 'Delivery log',
-          session,
-          kind: 'merchant',
-          active: 'developers',
-          flash:
-            Number.isInteger(replayed) && request.query.replayed !== undefined
-              ? { message: `${replayed} failed deliver${replayed === 1 ? 'y' : 'ies'} queued again.` }
-              : null,
-          body: html`<p><a href="/dashboard/developers#webhooks">Back to webhook endpoints</a></p><h1>Delivery log</h1><p class="mono" style="overflow-wrap:anywhere">${endpoint.url} ${statusBadge(endpoint.status)}</p>
+      const flash =
+        Number.isInteger(replayed) && request.query.replayed !== undefined
+          ? { message: `${replayed} failed deliver${replayed === 1 ? 'y' : 'ies'} queued again.` }
+          : null;
+      const body = html`<p><a href="/dashboard/developers#webhooks">Back to webhook endpoints</a></p><h1>Delivery log</h1><p class="mono" style="overflow-wrap:anywhere">${endpoint.url} ${statusBadge(endpoint.status)}</p>
 <form method="post" action="/dashboard/webhooks/${endpoint.id}/replay-failed" class="inline">${csrfField(session)}<button class="secondary">Replay all failed</button></form>
 <div class="table-wrap" style="margin-top:1rem"><table><thead><tr><th>Event</th><th>Status</th><th>Tries</th><th>HTTP</th><th>Latency</th><th>Response excerpt</th><th><span class="muted">Action</span></th></tr></thead><tbody>
 ${deliveries.map(
@@ -214,9 +194,8 @@ ${deliveries.map(
   <td><form method="post" action="/dashboard/events/${d.event_id}/replay" class="inline">${csrfField(session)}<input type="hidden" name="endpoint_id" value="${endpoint.id}"><button class="secondary" aria-label="Replay ${d.event_id}">Replay</button></form></td></tr>`,
 )}
 ${deliveries.length === 0 ? html`<tr><td colspan="7" class="muted">No deliveries yet.</td></tr>` : raw('')}
-</tbody></table></div>`,
-        }),
-      );
+</tbody></table></div>`;
+      return show(reply, session, 'Delivery log', body, flash);
     },
   );
 

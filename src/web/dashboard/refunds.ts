@@ -7,38 +7,33 @@ import { decideRefund } from '../../refunds/lifecycle.ts';
 import { REFUND_STATUSES, type RefundStatus } from '../../refunds/model.ts';
 import { getRefund, listRefunds } from '../../refunds/queries.ts';
 import type { WebSession } from '../auth.ts';
-import { approverDecision, formValue, sendPage, postOnObject, sessionOf, type Flash } from '../console.ts';
+import { approverDecision, formValue, pageSender, postOnObject, sessionOf, type PageOutcome } from '../console.ts';
 import { dashboardSchemas } from '../console-schemas.ts';
 import { formRefusal } from '../error-pages.ts';
-import type { Html } from '../html.ts';
-import { page } from '../layout.ts';
 import { mayDecideRefund, refundsListView } from './refund-views.ts';
 
 /** Refunds on the page (the newest; the status filter finds older ones). */
 const REFUND_PAGE_ROWS = 50;
 
-const statusFilter = (value: string | undefined): RefundStatus | null =>
+/** Which refunds the page lists: those of one status, or (null) all. */
+type RefundFilter = RefundStatus | null;
+
+const statusFilter = (value: string | undefined): RefundFilter =>
   (REFUND_STATUSES as readonly string[]).includes(value ?? '') ? (value as RefundStatus) : null;
 
 export async function refundPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
-  const show = (reply: FastifyReply, session: WebSession, body: Html, flash: Flash, status: number) =>
-    sendPage(reply, page({ title: 'Refunds', session, kind: 'merchant', active: 'refunds', flash, body }), status);
+  const show = pageSender('merchant', 'refunds');
 
-  async function listPage(
-    reply: FastifyReply,
-    session: WebSession,
-    status: RefundStatus | null,
-    flash: Flash = null,
-    code = 200,
-  ) {
+  async function listPage(reply: FastifyReply, session: WebSession, filter: RefundFilter, outcome: PageOutcome = {}) {
     const principal = { merchantId: session.merchantId!, environment: session.environment };
-    const list = await listRefunds(db, principal, { limit: REFUND_PAGE_ROWS, ...(status ? { status } : {}) });
+    const list = await listRefunds(db, principal, { limit: REFUND_PAGE_ROWS, ...(filter ? { status: filter } : {}) });
     // Who asked is not in the API's shape: read it for the few awaiting a decision.
     const awaiting = list.data.filter((r) => r.status === 'awaiting_approval');
     const decidable = new Set<string>();
     for (const r of awaiting) if (mayDecideRefund(session, await getRefund(db, principal, r.id))) decidable.add(r.id);
-    return show(reply, session, refundsListView(session, list.data, decidable, status, list.has_more), flash, code);
+    const body = refundsListView(session, list.data, decidable, filter, list.has_more);
+    return show(reply, session, 'Refunds', body, outcome.flash, outcome.status);
   }
 
   app.get<{ Querystring: { status?: string } }>(
@@ -54,8 +49,7 @@ export async function refundPages(app: FastifyInstance, deps: AppDeps): Promise<
     async (request, reply, session) => {
       const codeNeeded = session.secondFactorEnrolled && session.role === 'approver';
       const decided = await approverDecision(db, request, reply, codeNeeded);
-      if ('refusal' in decided)
-        return listPage(reply, session, 'awaiting_approval', decided.refusal.flash, decided.refusal.status);
+      if ('refusal' in decided) return listPage(reply, session, 'awaiting_approval', decided.refusal);
       const { decision } = decided;
       try {
         // Only a refund of the dashboard's environment (another is not found here).
@@ -67,12 +61,10 @@ export async function refundPages(app: FastifyInstance, deps: AppDeps): Promise<
           decision,
           reason: formValue(request, 'reason').trim() || undefined,
         });
-        return listPage(reply, session, null, {
-          message: `Refund ${after.id} ${decision === 'approve' ? 'approved' : 'rejected'}: it is ${after.status.replace(/_/g, ' ')}.`,
-        });
+        const message = `Refund ${after.id} ${decision === 'approve' ? 'approved' : 'rejected'}: it is ${after.status.replace(/_/g, ' ')}.`;
+        return listPage(reply, session, null, { flash: { message } });
       } catch (error) {
-        const { flash, status } = formRefusal(error);
-        return listPage(reply, session, 'awaiting_approval', flash, status);
+        return listPage(reply, session, 'awaiting_approval', formRefusal(error));
       }
     },
   );

@@ -14,7 +14,7 @@ import type { AppDeps } from '../../http/deps.ts';
 import { BEARERS, railDescriptors, railIds, type Rail } from '../../rails/registry.ts';
 import type { WebSession } from '../auth.ts';
 import { accountSchemas } from '../account-schemas.ts';
-import { formValue, postForm, sessionOf, pageSender, type Flash } from '../console.ts';
+import { formValue, postForm, sessionOf, pageSender, refusedForm, type PageOutcome } from '../console.ts';
 import { dashboardSchemas } from '../console-schemas.ts';
 import { html, raw, type Html } from '../html.ts';
 import { csrfField, statusBadge, when_ } from '../layout.ts';
@@ -27,13 +27,8 @@ export async function settingsPages(app: FastifyInstance, deps: AppDeps): Promis
   const { db } = deps;
   const show = pageSender('merchant', 'settings');
 
-  async function settingsPage(
-    reply: FastifyReply,
-    session: WebSession,
-    flash: Flash = null,
-    status = 200,
-    shown: Html | null = null,
-  ) {
+  /** The settings page; `shown`: what a form shows once above the settings (an invited user's temporary password). */
+  async function settingsPage(reply: FastifyReply, session: WebSession, outcome: PageOutcome & { shown?: Html } = {}) {
     const [schedule, merchant, users] = await Promise.all([
       feeSchedule(db, session.merchantId!, session.environment),
       merchantRules(db, session.merchantId!),
@@ -44,7 +39,7 @@ export async function settingsPages(app: FastifyInstance, deps: AppDeps): Promis
       reply,
       session,
       'Settings',
-      html`<h1>Settings</h1>${shown ?? ''}
+      html`<h1>Settings</h1>${outcome.shown ?? ''}
 <form method="post" action="/dashboard/settings/fees" class="card">${csrfField(session)}<h2 style="margin-top:0">Who pays the checkout fee (${session.environment})</h2>
 <p class="muted">Payer: the fee is added to what the payer pays. Merchant: the fee is taken from the payment.</p>
 <div class="table-wrap"><table><thead><tr><th>Method</th><th>Fee</th><th>Paid by</th></tr></thead><tbody>
@@ -68,8 +63,8 @@ ${
 <div><label for="invite-role">Role</label><select id="invite-role" name="role">${ROLES.map((r) => html`<option value="${r}">${r}</option>`)}</select></div><div><button type="submit">Invite user</button></div></form>`
     : ''
 }</section>`,
-      flash,
-      status,
+      outcome.flash,
+      outcome.status,
     );
   }
 
@@ -87,7 +82,7 @@ ${
     postForm(app, path, schema, async (request, reply, session) =>
       session.role === 'owner'
         ? handle(request, reply, session)
-        : settingsPage(reply, session, { message: refusal, error: true }, 403),
+        : settingsPage(reply, session, refusedForm(refusal, 403)),
     );
 
   postAsOwner('/dashboard/settings/fees', dashboardSchemas.feeSettings, async (request, reply, session) => {
@@ -98,26 +93,18 @@ ${
     }
     // The schema refuses a bearer that is not one; a form that names none would save nothing.
     if (Object.keys(bearers).length === 0) {
-      return settingsPage(
-        reply,
-        session,
-        {
-          message: `Choose who pays the fee: bearer_${railIds()[0]} (or another rail's) must be one of ${BEARERS.join(', ')}.`,
-          error: true,
-        },
-        400,
-      );
+      const message = `Choose who pays the fee: bearer_${railIds()[0]} (or another rail's) must be one of ${BEARERS.join(', ')}.`;
+      return settingsPage(reply, session, refusedForm(message, 400));
     }
     await setFeeBearers(db, userActor(session), session.merchantId!, session.environment, bearers);
-    return settingsPage(reply, session, { message: 'Fee settings saved. New quotes use them at once.' });
+    return settingsPage(reply, session, { flash: { message: 'Fee settings saved. New quotes use them at once.' } });
   });
 
   postAsOwner('/dashboard/settings/approval', dashboardSchemas.approvalSetting, async (request, reply, session) => {
     const required = formValue(request, 'required') === 'on';
     await setPayoutApprovalRequired(db, userActor(session), session.merchantId!, required);
-    return settingsPage(reply, session, {
-      message: required ? 'Live payouts now need approval.' : 'Live payouts no longer need approval.',
-    });
+    const message = required ? 'Live payouts now need approval.' : 'Live payouts no longer need approval.';
+    return settingsPage(reply, session, { flash: { message } });
   });
 
   postAsOwner('/dashboard/settings/second-factor', accountSchemas.secondFactorRule, async (request, reply, session) => {
@@ -125,14 +112,12 @@ ${
     try {
       await setSecondFactorRequired(db, userActor(session), session.merchantId!, required);
     } catch (error) {
-      const { flash, status } = formRefusal(error);
-      return settingsPage(reply, session, flash, status);
+      return settingsPage(reply, session, formRefusal(error));
     }
-    return settingsPage(reply, session, {
-      message: required
-        ? 'Approvers and key managers now need two-factor authentication.'
-        : 'Two-factor authentication is no longer required.',
-    });
+    const message = required
+      ? 'Approvers and key managers now need two-factor authentication.'
+      : 'Two-factor authentication is no longer required.';
+    return settingsPage(reply, session, { flash: { message } });
   });
 
   postAsOwner(
@@ -146,12 +131,11 @@ ${
           role: formValue(request, 'role'),
         });
       } catch (error) {
-        const { flash, status } = formRefusal(error);
-        return settingsPage(reply, session, flash, status);
+        return settingsPage(reply, session, formRefusal(error));
       }
       const { email, role, temporaryPassword: password } = invited;
       const shown = html`<div class="card" role="alert"><h2>Invitation</h2><p>Send ${email} this temporary password over a channel you trust; it is shown once.</p><p class="secret" id="temporary-password">${password}</p></div>`;
-      return settingsPage(reply, session, { message: `${email} invited as ${role}.` }, 200, shown);
+      return settingsPage(reply, session, { flash: { message: `${email} invited as ${role}.` }, shown });
     },
     'Only the owner can invite users.',
   );

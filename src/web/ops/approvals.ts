@@ -1,7 +1,7 @@
 // The operator console's Approvals: money decisions filed by one operator, waiting for a second (issue 30),
 // each with what it decides (a held payment's amounts and choice, a payout return, payout settings before
 // and after), its reason and requester, and Approve or Reject; below, the requests decided lately.
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../http/deps.ts';
 import { SikaError } from '../../lib/errors.ts';
 import { describe, type ApprovalRow } from '../../ops/approvals.ts';
@@ -18,43 +18,33 @@ import { formValue, postOnObject, sessionOf, pageSender } from '../console.ts';
 import { opsSchemas } from '../console-schemas.ts';
 import { html, type Html } from '../html.ts';
 import { csrfField, money, statusBadge, when_ } from '../layout.ts';
-import { actorOf, type Flash } from './common.ts';
+import { actorOf, formPage } from './common.ts';
 
 const show = pageSender('operator', 'approvals');
 
 export async function approvalPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
-  async function approvalsPage(reply: FastifyReply, session: WebSession, flash: Flash = null, status = 200) {
-    return show(reply, session, 'Approvals', approvalsView(session, await ops.approvalsOverview(db)), flash, status);
-  }
+  const { checkoutUrlHost } = deps.config;
+  const approvalsPage = formPage(show, 'Approvals', async (session) =>
+    approvalsView(session, await ops.approvalsOverview(db)),
+  );
   app.get('/ops/approvals', { schema: { hide: true, ...opsSchemas.approvals } }, async (request, reply) =>
     approvalsPage(reply, sessionOf(request)),
   );
   postOnObject(app, '/ops/approvals/:id', opsSchemas.approvalDecision, async (request, reply, session) => {
     const decision = formValue(request, 'decision') === 'approve' ? 'approve' : 'reject';
+    const note = formValue(request, 'note');
     try {
-      const result = await ops.decideApproval(
-        db,
-        actorOf(session),
-        deps.config.checkoutUrlHost,
-        request.params.id,
-        decision,
-        formValue(request, 'note'),
-      );
-      return approvalsPage(
-        reply,
-        session,
-        { message: result.message, error: result.status === 'stale' },
-        result.status === 'stale' ? 409 : 200,
-      );
+      const result = await ops.decideApproval(db, actorOf(session), checkoutUrlHost, request.params.id, decision, note);
+      const stale = result.status === 'stale';
+      return approvalsPage(reply, session, {
+        flash: { message: result.message, error: stale },
+        status: stale ? 409 : 200,
+      });
     } catch (error) {
       if (error instanceof SikaError && (error.code === 'FORBIDDEN' || error.code === 'APPROVAL_NOT_PENDING')) {
-        return approvalsPage(
-          reply,
-          session,
-          { message: error.message, error: true },
-          error.code === 'FORBIDDEN' ? 403 : 409,
-        );
+        const status = error.code === 'FORBIDDEN' ? 403 : 409;
+        return approvalsPage(reply, session, { flash: { message: error.message, error: true }, status });
       }
       throw error;
     }

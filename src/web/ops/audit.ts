@@ -11,16 +11,7 @@ import { opsSchemas } from '../console-schemas.ts';
 import { formRefusal } from '../error-pages.ts';
 import { html, type Html } from '../html.ts';
 import { when_ } from '../layout.ts';
-import {
-  filterSelect,
-  listAnswer,
-  listPageState,
-  listToolbar,
-  pagerNav,
-  readListQuery,
-  type ConsoleCursor,
-  type ListPageState,
-} from './console-list.ts';
+import * as consoleList from './console-list.ts';
 
 const AUDIT_FILTERS = ['actor', 'merchant', 'action', 'object_type', 'object_id', 'from', 'to'] as const;
 
@@ -43,19 +34,19 @@ export async function auditPages(app: FastifyInstance, deps: AppDeps): Promise<v
   const { db } = deps;
   app.get('/ops/audit', { schema: { hide: true, ...opsSchemas.audit } }, async (request, reply) => {
     const session = sessionOf(request);
-    const list = readListQuery(request.query as Record<string, unknown>, AUDIT_FILTERS);
+    const list = consoleList.readListQuery(request.query as consoleList.QueryString, AUDIT_FILTERS);
     const query: AuditQuery = { q: list.q, ...list.filters };
     const choices = await auditChoices(db);
     try {
       auditFilter(query, null, 1);
     } catch (error) {
       const { flash, status } = formRefusal(error);
-      const body = auditView(listPageState(list, null), choices, []);
+      const body = auditView(consoleList.listPageState(list, null), choices, []);
       return show(reply, session, 'Audit log', body, flash, status);
     }
-    const fetch = () => (cursor: ConsoleCursor | null, limit: number) =>
+    const fetch = () => (cursor: consoleList.ConsoleCursor | null, limit: number) =>
       auditEntries(db, auditFilter(query, cursor, limit));
-    return listAnswer(
+    return consoleList.listAnswer(
       reply,
       list,
       { fetch, key: keyOf },
@@ -89,14 +80,14 @@ const input = (name: string, label: string, chosen: string | undefined, type = '
   html`<div><label for="filter-${name}">${label}</label><input id="filter-${name}" name="${name}" type="${type}" value="${chosen ?? ''}"${placeholder ? html` placeholder="${placeholder}"` : ''}></div>`;
 
 export function auditView(
-  list: ListPageState,
+  list: consoleList.ListPageState,
   choices: { actions: string[]; objectTypes: string[] },
   rows: readonly AuditEntry[],
 ): Html {
   const f = list.filters;
-  const filters = html`${input('actor', 'Actor (email or id)', f.actor)}${input('merchant', 'Merchant (id or name)', f.merchant)}${filterSelect('action', 'Action', choices.actions, f.action)}${filterSelect('object_type', 'Object type', choices.objectTypes, f.object_type)}${input('object_id', 'Object id', f.object_id)}${input('from', 'From (Accra day)', f.from, 'date')}${input('to', 'To (Accra day)', f.to, 'date')}`;
+  const filters = html`${input('actor', 'Actor (email or id)', f.actor)}${input('merchant', 'Merchant (id or name)', f.merchant)}${consoleList.filterSelect('action', 'Action', choices.actions, f.action)}${consoleList.filterSelect('object_type', 'Object type', choices.objectTypes, f.object_type)}${input('object_id', 'Object id', f.object_id)}${input('from', 'From (Accra day)', f.from, 'date')}${input('to', 'To (Accra day)', f.to, 'date')}`;
   return html`<h1>Audit log</h1><p class="muted">Append-only: every operator, merchant user, API key and system action, newest first. Days are Africa/Accra days.</p>
-${listToolbar('/ops/audit', list, { searchLabel: 'Search the log', placeholder: 'Action, object id, email, merchant', filters })}
+${consoleList.listToolbar('/ops/audit', list, { searchLabel: 'Search the log', placeholder: 'Action, object id, email, merchant', filters })}
 ${
   rows.length === 0
     ? html`<p class="card">No audit row matches.</p>`
@@ -107,5 +98,5 @@ ${rows.map(
 )}
 </tbody></table></div>`
 }
-${pagerNav('/ops/audit', list)}`;
+${consoleList.pagerNav('/ops/audit', list)}`;
 }

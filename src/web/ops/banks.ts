@@ -1,5 +1,5 @@
 // The operator console's banks and branches: add them, and activate or deactivate them.
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../http/deps.ts';
 import * as ops from '../../ops/service.ts';
 import type { BanksAndBranches } from '../../ops/service.ts';
@@ -8,23 +8,21 @@ import { formValue, postOnObject, sessionOf, pageSender } from '../console.ts';
 import { opsSchemas } from '../console-schemas.ts';
 import { html, type Html } from '../html.ts';
 import { csrfField, statusBadge } from '../layout.ts';
-import { actorOf, type Flash } from './common.ts';
+import { actorOf, formPage } from './common.ts';
 
 const show = pageSender('operator', 'banks');
 
 export async function bankPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
   // ---- banks and branches ----
-  async function banksPage(reply: FastifyReply, session: WebSession, flash: Flash = null, status = 200) {
-    return show(reply, session, 'Banks', banksView(session, await ops.banksAndBranches(db)), flash, status);
-  }
+  const banksPage = formPage(show, 'Banks', async (session) => banksView(session, await ops.banksAndBranches(db)));
   app.get('/ops/banks', { schema: { hide: true, ...opsSchemas.banks } }, async (request, reply) =>
     banksPage(reply, sessionOf(request)),
   );
   app.post('/ops/banks', { schema: { hide: true, ...opsSchemas.addBank } }, async (request, reply) => {
     const session = sessionOf(request);
     await ops.addBank(db, actorOf(session), { name: formValue(request, 'name'), code: formValue(request, 'code') });
-    return banksPage(reply, session, { message: 'Bank added.' });
+    return banksPage(reply, session, { flash: { message: 'Bank added.' } });
   });
   postOnObject(app, '/ops/banks/:id/branches', opsSchemas.addBranch, async (request, reply, session) => {
     await ops.addBranch(db, actorOf(session), {
@@ -32,7 +30,7 @@ export async function bankPages(app: FastifyInstance, deps: AppDeps): Promise<vo
       name: formValue(request, 'name'),
       code: formValue(request, 'code'),
     });
-    return banksPage(reply, session, { message: 'Branch added.' });
+    return banksPage(reply, session, { flash: { message: 'Branch added.' } });
   });
   app.post<{ Params: { table: string; id: string; action: string } }>(
     '/ops/:table/:id/:action',
@@ -41,7 +39,7 @@ export async function bankPages(app: FastifyInstance, deps: AppDeps): Promise<vo
       const session = sessionOf(request);
       const { table, id, action } = request.params;
       if ((table !== 'banks' && table !== 'branches') || (action !== 'activate' && action !== 'deactivate'))
-        return banksPage(reply, session, { message: 'Unknown action.', error: true }, 404);
+        return banksPage(reply, session, { flash: { message: 'Unknown action.', error: true }, status: 404 });
       await ops.setBankActive(
         db,
         actorOf(session),
@@ -49,7 +47,7 @@ export async function bankPages(app: FastifyInstance, deps: AppDeps): Promise<vo
         id,
         action === 'activate',
       );
-      return banksPage(reply, session, { message: `${table === 'banks' ? 'Bank' : 'Branch'} ${action}d.` });
+      return banksPage(reply, session, { flash: { message: `${table === 'banks' ? 'Bank' : 'Branch'} ${action}d.` } });
     },
   );
 }

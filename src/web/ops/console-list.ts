@@ -11,7 +11,7 @@ import type { FastifyReply } from 'fastify';
 import { sendCsv } from '../../http/csv.ts';
 import type { CsvColumn } from '../../lib/csv-columns.ts';
 import type { WebSession } from '../auth.ts';
-import type { Flash, PageSend } from '../console.ts';
+import type { PageOutcome, PageSend } from '../console.ts';
 import { html, raw, type Html } from '../html.ts';
 
 /** Rows on one page of a console list. */
@@ -55,8 +55,11 @@ export function decodeCursor(value: unknown): ConsoleCursor | null {
 const textParam = (value: unknown): string =>
   typeof value === 'string' ? value.trim().slice(0, CONSOLE_SEARCH_LENGTH_MAX) : '';
 
+/** A list page's query string as Fastify hands it in (absent on a page shown again after a form). */
+export type QueryString = Record<string, unknown> | undefined;
+
 /** The search, the filters named, the cursor and whether CSV was asked for, from a list page's query string. */
-export function readListQuery(query: Record<string, unknown> | undefined, filterNames: readonly string[]): ListQuery {
+export function readListQuery(query: QueryString, filterNames: readonly string[]): ListQuery {
   const source = query ?? {};
   const filters: Record<string, string> = {};
   for (const name of filterNames) {
@@ -156,23 +159,36 @@ export interface ListSource<Row> {
   key: (row: Row) => ConsoleCursor;
 }
 
+/** A list's CSV export: the file's name and its columns. */
+export interface ListCsv<Row> {
+  filename: string;
+  columns: readonly CsvColumn<Row>[];
+}
+
+/** Every row a list query's search and filters match, sent as its CSV file (the answer to `format=csv`). */
+export const sendListCsv = <Row>(reply: FastifyReply, list: ListQuery, source: ListSource<Row>, csv: ListCsv<Row>) =>
+  sendConsoleCsv(reply, csv.filename, csv.columns, allRowsOf(source.fetch(list), source.key));
+
+/** The page of a list query's rows from its cursor on, and the next page's cursor. */
+export const listRows = <Row>(list: ListQuery, source: ListSource<Row>) =>
+  pageOf(source.fetch(list), list.cursor, source.key);
+
 /** A list's answer to its GET: every row the search and filters match as a CSV file when `format=csv` asks, else one page, rendered. */
 export async function listAnswer<Row>(
   reply: FastifyReply,
   list: ListQuery,
   source: ListSource<Row>,
-  csv: { filename: string; columns: readonly CsvColumn<Row>[] },
+  csv: ListCsv<Row>,
   render: (rows: Row[], state: ListPageState) => FastifyReply | Promise<FastifyReply>,
 ): Promise<FastifyReply> {
-  const fetch = source.fetch(list);
-  if (list.csv) return sendConsoleCsv(reply, csv.filename, csv.columns, allRowsOf(fetch, source.key));
-  const { rows, next } = await pageOf(fetch, list.cursor, source.key);
+  if (list.csv) return sendListCsv(reply, list, source, csv);
+  const { rows, next } = await listRows(list, source);
   return render(rows, listPageState(list, next));
 }
 
 /**
  * A list page that forms show again: its answer to a GET's query (the CSV file, or one page drawn by `draw`) and,
- * after a form, the list again under the form's flash with the status given.
+ * after a form, the list again with the form's outcome (its flash and status).
  */
 export const listPage =
   <Row>(
@@ -180,20 +196,14 @@ export const listPage =
     list: {
       filterNames: readonly string[];
       source: ListSource<Row>;
-      csv: { filename: string; columns: readonly CsvColumn<Row>[] };
+      csv: ListCsv<Row>;
       draw: (session: WebSession, rows: Row[], state: ListPageState) => { title: string; body: Html };
     },
   ) =>
-  (
-    reply: FastifyReply,
-    session: WebSession,
-    query: Record<string, unknown> | undefined,
-    flash: Flash = null,
-    status = 200,
-  ): Promise<FastifyReply> =>
+  (reply: FastifyReply, session: WebSession, query: QueryString, outcome: PageOutcome = {}): Promise<FastifyReply> =>
     listAnswer(reply, readListQuery(query, list.filterNames), list.source, list.csv, (rows, state) => {
       const { title, body } = list.draw(session, rows, state);
-      return send(reply, session, title, body, flash, status);
+      return send(reply, session, title, body, outcome.flash, outcome.status);
     });
 
 /** A closed-set filter's value when it is one of `values`, else null (no filter). */

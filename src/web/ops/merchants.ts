@@ -17,61 +17,47 @@ import {
 } from '../../ops/merchant-overview.ts';
 import * as ops from '../../ops/service.ts';
 import type { WebSession } from '../auth.ts';
-import { postOnObject, sessionOf, pageSender } from '../console.ts';
+import { postOnObject, sessionOf, pageSender, type PageOutcome } from '../console.ts';
 import { opsSchemas } from '../console-schemas.ts';
 import { html, type Html } from '../html.ts';
 import { money, statusBadge, when_ } from '../layout.ts';
 import { paymentReferencesCell } from '../payment-references.ts';
-import { environmentBadge, type Flash } from './common.ts';
-import {
-  allRowsOf,
-  filterSelect,
-  listPageState,
-  listToolbar,
-  pagerNav,
-  pageOf,
-  readListQuery,
-  sendConsoleCsv,
-  type ListQuery,
-} from './console-list.ts';
+import { environmentBadge } from './common.ts';
+import * as consoleList from './console-list.ts';
 import { payoutSettingsForms, submitPayoutSettings } from './payout-settings.ts';
+import { fieldColumns } from '../../lib/csv-field-columns.ts';
 
-const keyOf = (row: MerchantOverviewRow) => ({ at: row.created_at, id: row.id });
-
-const MERCHANT_CSV = [
-  csvColumn.text<MerchantOverviewRow>('merchant_id', (m) => m.id),
-  csvColumn.text<MerchantOverviewRow>('name', (m) => m.name),
-  csvColumn.text<MerchantOverviewRow>('email', (m) => m.email),
-  csvColumn.text<MerchantOverviewRow>('live_payouts', (m) => (m.live_access ? 'on' : 'off')),
-  csvColumn.text<MerchantOverviewRow>('paused', (m) => (m.paused_any ? 'yes' : 'no')),
-  csvColumn.ghs<MerchantOverviewRow>('live_balance_ghs', (m) => m.live_balance_minor),
-  csvColumn.timestamp<MerchantOverviewRow>('created_at', (m) => m.created_at),
-];
+const MERCHANT_CSV: consoleList.ListCsv<MerchantOverviewRow> = {
+  filename: 'sika-merchants.csv',
+  columns: [
+    ...fieldColumns<MerchantOverviewRow>().textAs({ merchant_id: 'id', name: 'name', email: 'email' }),
+    csvColumn.text('live_payouts', (m) => (m.live_access ? 'on' : 'off')),
+    csvColumn.text('paused', (m) => (m.paused_any ? 'yes' : 'no')),
+    csvColumn.ghs('live_balance_ghs', (m) => m.live_balance_minor),
+    csvColumn.timestamp('created_at', (m) => m.created_at),
+  ],
+};
 
 const show = pageSender('operator', 'merchants');
 
 export async function merchantPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
+  const merchants: consoleList.ListSource<MerchantOverviewRow> = {
+    fetch: (list) => (cursor, limit) => merchantsPage(db, list.q, list.filters, cursor, limit),
+    key: (row) => ({ at: row.created_at, id: row.id }),
+  };
   app.get('/ops', { schema: { hide: true, ...opsSchemas.merchants } }, async (request, reply) => {
-    const list = readListQuery(request.query as Record<string, unknown>, MERCHANT_FILTER_NAMES);
-    const fetch = (cursor: ListQuery['cursor'], limit: number) =>
-      merchantsPage(db, list.q, list.filters, cursor, limit);
-    if (list.csv) return sendConsoleCsv(reply, 'sika-merchants.csv', MERCHANT_CSV, allRowsOf(fetch, keyOf));
+    const list = consoleList.readListQuery(request.query as consoleList.QueryString, MERCHANT_FILTER_NAMES);
+    if (list.csv) return consoleList.sendListCsv(reply, list, merchants, MERCHANT_CSV);
     // A reference names sessions on the first page only (later pages page through merchants).
     const [{ rows, next }, payments] = await Promise.all([
-      pageOf(fetch, list.cursor, keyOf),
+      consoleList.listRows(list, merchants),
       list.cursor ? [] : paymentsMatching(db, list.q),
     ]);
     return show(reply, sessionOf(request), 'Merchants', merchantsView(list, rows, next, payments));
   });
 
-  async function merchantPage(
-    reply: FastifyReply,
-    session: WebSession,
-    merchantId: string,
-    flash: Flash = null,
-    status = 200,
-  ) {
+  async function merchantPage(reply: FastifyReply, session: WebSession, merchantId: string, outcome: PageOutcome = {}) {
     const overview = await merchantOverview(db, merchantId);
     if (!overview)
       return show(
@@ -82,7 +68,7 @@ export async function merchantPages(app: FastifyInstance, deps: AppDeps): Promis
         null,
         404,
       );
-    return show(reply, session, overview.merchant.name, merchantView(session, overview), flash, status);
+    return show(reply, session, overview.merchant.name, merchantView(session, overview), outcome.flash, outcome.status);
   }
 
   app.get<{ Params: { id: string } }>(
@@ -95,8 +81,8 @@ export async function merchantPages(app: FastifyInstance, deps: AppDeps): Promis
     // An unknown merchant is the merchant page's 404, before anything is written.
     if (!(await ops.merchantPayoutControls(db, request.params.id)))
       return merchantPage(reply, session, request.params.id);
-    const { flash, status } = await submitPayoutSettings(deps, request, request.params.id);
-    return merchantPage(reply, session, request.params.id, flash, status);
+    const outcome = await submitPayoutSettings(deps, request, request.params.id);
+    return merchantPage(reply, session, request.params.id, outcome);
   });
 }
 
@@ -128,7 +114,7 @@ const FILTER_CHOICES: { name: (typeof MERCHANT_FILTER_NAMES)[number]; label: str
 ];
 
 const filterSelects = (filters: Record<string, string>): Html =>
-  html`${FILTER_CHOICES.map((f) => filterSelect(f.name, f.label, f.options, filters[f.name]))}`;
+  html`${FILTER_CHOICES.map((f) => consoleList.filterSelect(f.name, f.label, f.options, filters[f.name]))}`;
 
 /** The checkout sessions a searched reference names: which merchant, the session, the attempt and what the provider knows it by. */
 function paymentsFound(q: string, payments: readonly PaymentSearchRow[]): Html {
@@ -142,14 +128,14 @@ ${payments.map(
 }
 
 export function merchantsView(
-  list: ListQuery,
+  list: consoleList.ListQuery,
   merchants: readonly MerchantOverviewRow[],
   next: string | null,
   payments: readonly PaymentSearchRow[] = [],
 ): Html {
-  const state = listPageState(list, next);
+  const state = consoleList.listPageState(list, next);
   return html`<h1>Merchants</h1>
-${listToolbar('/ops', state, { searchLabel: 'Search merchants or payments', placeholder: 'Name, email, id, or a payment reference', filters: filterSelects(list.filters) })}
+${consoleList.listToolbar('/ops', state, { searchLabel: 'Search merchants or payments', placeholder: 'Name, email, id, or a payment reference', filters: filterSelects(list.filters) })}
 ${paymentsFound(list.q, payments)}
 ${
   merchants.length === 0
@@ -158,7 +144,7 @@ ${
 ${merchants.map((m) => html`<tr><td><a href="/ops/merchants/${m.id}">${m.name}</a><br><span class="mono muted">${m.id}</span></td><td class="wrap">${m.email}</td><td>${statusBadge(m.live_access ? 'enabled' : 'off')}${m.paused_any ? html` ${statusBadge('paused')}` : ''}</td><td class="nowrap">${money(m.live_balance_minor)}</td><td class="nowrap">${when_(m.created_at)}</td></tr>`)}
 </tbody></table></div>`
 }
-${pagerNav('/ops', state)}`;
+${consoleList.pagerNav('/ops', state)}`;
 }
 
 const table = (caption: string, head: string[], rows: Html[], empty: string): Html =>

@@ -15,25 +15,18 @@ import { opsSchemas } from '../console-schemas.ts';
 import { html, type Html } from '../html.ts';
 import { csrfField, money, statusBadge, when_ } from '../layout.ts';
 import { actorOf, refusalOf } from './common.ts';
-import {
-  closedSetFilter,
-  closedSetValue,
-  likePattern,
-  listPage,
-  listToolbar,
-  type ListPageState,
-  pagerNav,
-} from './console-list.ts';
+import * as consoleList from './console-list.ts';
+import { fieldColumns } from '../../lib/csv-field-columns.ts';
 
 const LIVE_PAYOUT_CSV: CsvColumn<LivePayoutRow>[] = [
-  csvColumn.text('reference', (p) => p.reference),
-  csvColumn.text('merchant', (p) => p.merchant_name),
-  csvColumn.text('environment', (p) => p.environment),
+  ...fieldColumns<LivePayoutRow>().textAs({
+    reference: 'reference',
+    merchant: 'merchant_name',
+    environment: 'environment',
+  }),
   csvColumn.integer('amount_minor', (p) => p.amount_minor),
   csvColumn.integer('fee_minor', (p) => p.fee_minor),
-  csvColumn.text('status', (p) => p.status),
-  csvColumn.text('bank_reference', (p) => p.bank_reference),
-  csvColumn.text('return_reference', (p) => p.return_reference),
+  ...fieldColumns<LivePayoutRow>().text('status', 'bank_reference', 'return_reference'),
   csvColumn.text('reconciliation', (p) => p.reconciliation_status),
   csvColumn.text('held_by', (p) => (isHeld(p) ? (p.held_by ?? '') : '')),
   csvColumn.text('hold_reason', (p) => (isHeld(p) ? (p.hold_reason ?? '') : '')),
@@ -43,16 +36,16 @@ const show = pageSender('operator', 'payouts');
 
 export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
-  const payoutsPage = listPage(show, {
+  const payoutsPage = consoleList.listPage(show, {
     filterNames: Object.keys(PAYOUT_LIST_FILTERS),
     source: {
       fetch: (list) => (cursor, limit) =>
         ops.livePayouts(db, {
           q: list.q,
-          qPattern: likePattern(list.q),
-          status: closedSetValue(PAYOUT_LIST_FILTERS.status, list.filters.status),
-          reconciliation: closedSetValue(PAYOUT_LIST_FILTERS.reconciliation, list.filters.reconciliation),
-          hold: closedSetValue(PAYOUT_LIST_FILTERS.hold, list.filters.hold) as 'held' | 'not_held' | null,
+          qPattern: consoleList.likePattern(list.q),
+          status: consoleList.closedSetValue(PAYOUT_LIST_FILTERS.status, list.filters.status),
+          reconciliation: consoleList.closedSetValue(PAYOUT_LIST_FILTERS.reconciliation, list.filters.reconciliation),
+          hold: consoleList.closedSetValue(PAYOUT_LIST_FILTERS.hold, list.filters.hold) as 'held' | 'not_held' | null,
           cursor,
           limit,
         }),
@@ -63,19 +56,17 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
   });
 
   app.get('/ops/payouts', { schema: { hide: true, ...opsSchemas.payouts } }, async (request, reply) =>
-    payoutsPage(reply, sessionOf(request), request.query as Record<string, unknown>),
+    payoutsPage(reply, sessionOf(request), request.query as consoleList.QueryString),
   );
   postOnObject(app, '/ops/payouts/:id/reconcile', opsSchemas.reconcile, async (request, reply, session) => {
     const result = formValue(request, 'result');
-    if (result !== 'matched' && result !== 'exception')
-      return payoutsPage(reply, session, {}, { message: 'Choose matched or exception.', error: true }, 400);
+    if (result !== 'matched' && result !== 'exception') {
+      const flash = { message: 'Choose matched or exception.', error: true };
+      return payoutsPage(reply, session, {}, { flash, status: 400 });
+    }
     const payout = await ops.reconcile(db, actorOf(session), request.params.id, result);
-    return payoutsPage(
-      reply,
-      session,
-      {},
-      { message: `Payout ${payout.reference} is ${payout.reconciliation_status}.` },
-    );
+    const message = `Payout ${payout.reference} is ${payout.reconciliation_status}.`;
+    return payoutsPage(reply, session, {}, { flash: { message } });
   });
   postOnObject(app, '/ops/payouts/:id/return', opsSchemas.payoutReturn, async (request, reply, session) => {
     try {
@@ -85,18 +76,11 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
         confirmed: formValue(request, 'confirm') === 'yes',
       });
     } catch (error) {
-      const { flash, status } = refusalOf(error, ['INVALID_ARGUMENT', 'APPROVAL_PENDING']);
-      return payoutsPage(reply, session, {}, flash, status);
+      return payoutsPage(reply, session, {}, refusalOf(error, ['INVALID_ARGUMENT', 'APPROVAL_PENDING']));
     }
-    return payoutsPage(
-      reply,
-      session,
-      {},
-      {
-        message:
-          'The return is filed for a second operator: the money goes back to the balance once another operator approves it under Approvals.',
-      },
-    );
+    const message =
+      'The return is filed for a second operator: the money goes back to the balance once another operator approves it under Approvals.';
+    return payoutsPage(reply, session, {}, { flash: { message } });
   });
   // Hold and release apply at once (no second operator): a hold only stops a payout before its transfer leaves.
   for (const [action, schema] of [
@@ -113,14 +97,14 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
           formValue(request, 'reason'),
         );
       } catch (error) {
-        const { flash, status } = refusalOf(error, ['INVALID_ARGUMENT', 'PAYOUT_NOT_HOLDABLE', 'PAYOUT_NOT_HELD']);
-        return payoutsPage(reply, session, {}, flash, status);
+        const refusal = refusalOf(error, ['INVALID_ARGUMENT', 'PAYOUT_NOT_HOLDABLE', 'PAYOUT_NOT_HELD']);
+        return payoutsPage(reply, session, {}, refusal);
       }
       const message =
         action === 'hold'
           ? `Payout ${payout.reference} is held: it is not sent until an operator releases it (the merchant can still cancel it).`
           : `Payout ${payout.reference} is released: it goes on at the worker's next pass.`;
-      return payoutsPage(reply, session, { q: payout.reference }, { message });
+      return payoutsPage(reply, session, { q: payout.reference }, { flash: { message } });
     });
   }
 }
@@ -128,8 +112,12 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
 /** Held by an operator and still open (a cancelled payout keeps its hold's record but nothing is left to hold). */
 const isHeld = (p: LivePayoutRow) => p.held_at !== null && (p.status === 'requested' || p.status === 'processing');
 
-export function payoutsView(session: WebSession, rows: readonly LivePayoutRow[], list: ListPageState): Html {
-  const select = closedSetFilter(PAYOUT_LIST_FILTERS, list);
+export function payoutsView(
+  session: WebSession,
+  rows: readonly LivePayoutRow[],
+  list: consoleList.ListPageState,
+): Html {
+  const select = consoleList.closedSetFilter(PAYOUT_LIST_FILTERS, list);
   const holdForms = (p: LivePayoutRow): Html => {
     if (isHeld(p)) {
       return html`<p class="muted" style="margin:0">Held by ${p.held_by} on ${when_(p.held_at)}: ${p.hold_reason}</p>
@@ -158,10 +146,10 @@ ${
 }${holdForms(p)}`;
   };
   return html`<h1>Live payouts</h1>
-${listToolbar('/ops/payouts', list, { searchLabel: 'Search payouts', placeholder: 'Reference, bank reference or merchant', filters: html`${select('status', 'Status')}${select('reconciliation', 'Reconciliation')}${select('hold', 'Hold')}` })}
+${consoleList.listToolbar('/ops/payouts', list, { searchLabel: 'Search payouts', placeholder: 'Reference, bank reference or merchant', filters: html`${select('status', 'Status')}${select('reconciliation', 'Reconciliation')}${select('hold', 'Hold')}` })}
 <div class="table-wrap"><table><thead><tr><th>Reference</th><th>Merchant</th><th>Environment</th><th>Amount</th><th>Status</th><th>Bank reference</th><th>Reconciliation</th><th><span class="muted">Actions</span></th></tr></thead><tbody>
 ${rows.map((p) => html`<tr><td class="mono">${p.reference}</td><td>${p.merchant_name}</td><td>${statusBadge(p.environment)}</td><td>${money(p.amount_minor)}<br><span class="muted">fee ${money(p.fee_minor)}</span></td><td>${statusBadge(p.status)}${isHeld(p) ? html` <span class="badge bad">Held</span>` : ''}${p.return_reference ? html`<br><span class="muted mono">${p.return_reference}</span>` : ''}</td><td class="mono">${p.bank_reference}</td><td>${statusBadge(p.reconciliation_status)}</td><td>${actions(p)}</td></tr>`)}
 ${rows.length === 0 ? html`<tr><td colspan="8" class="muted">No Live payouts${list.q || Object.keys(list.filters).length > 0 ? ' match this search' : ''}.</td></tr>` : ''}
 </tbody></table></div>
-${pagerNav('/ops/payouts', list)}`;
+${consoleList.pagerNav('/ops/payouts', list)}`;
 }

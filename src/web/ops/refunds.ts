@@ -15,77 +15,79 @@ import {
 } from '../../ops/refunds.ts';
 import { settleOperatorRefund } from '../../refunds/lifecycle.ts';
 import type { WebSession } from '../auth.ts';
-import { formValue, postOnObject, sessionOf, pageSender } from '../console.ts';
+import { formValue, postOnObject, sessionOf, pageSender, type PageOutcome } from '../console.ts';
 import { opsSchemas } from '../console-schemas.ts';
 import { formRefusal } from '../error-pages.ts';
 import { money } from '../layout.ts';
-import { actorOf, type Flash } from './common.ts';
-import { allRowsOf, pageOf, readListQuery, sendConsoleCsv, type ConsoleCursor } from './console-list.ts';
+import { actorOf } from './common.ts';
+import * as consoleList from './console-list.ts';
 import { refundQueueView, whoFinished } from './refunds-views.ts';
+import { fieldColumns } from '../../lib/csv-field-columns.ts';
 
-const keyOf = (row: FinishedRefundRow) => ({ at: row.finished_at, id: row.id });
-
-const FINISHED_CSV = [
-  csvColumn.timestamp<FinishedRefundRow>('finished_at', (r) => r.finished_at),
-  csvColumn.text<FinishedRefundRow>('refund', (r) => r.id),
-  csvColumn.text<FinishedRefundRow>('environment', (r) => r.environment),
-  csvColumn.text<FinishedRefundRow>('status', (r) => r.status),
-  csvColumn.text<FinishedRefundRow>('merchant', (r) => r.merchant_name),
-  csvColumn.text<FinishedRefundRow>('session', (r) => r.session_id),
-  csvColumn.ghs<FinishedRefundRow>('amount_ghs', (r) => r.amount_minor),
-  csvColumn.text<FinishedRefundRow>('finished_by', (r) => whoFinished(r)),
-  csvColumn.text<FinishedRefundRow>('payer_account', (r) => r.payer_account),
-  csvColumn.text<FinishedRefundRow>('transfer_reference', (r) => r.transfer_reference),
-  csvColumn.text<FinishedRefundRow>('failure_reason', (r) => r.failure_reason),
-];
+const FINISHED_CSV: consoleList.ListCsv<FinishedRefundRow> = {
+  filename: 'sika-finished-refunds.csv',
+  columns: [
+    csvColumn.timestamp('finished_at', (r) => r.finished_at),
+    ...fieldColumns<FinishedRefundRow>().textAs({
+      refund: 'id',
+      environment: 'environment',
+      status: 'status',
+      merchant: 'merchant_name',
+      session: 'session_id',
+    }),
+    csvColumn.ghs('amount_ghs', (r) => r.amount_minor),
+    csvColumn.text('finished_by', whoFinished),
+    ...fieldColumns<FinishedRefundRow>().text('payer_account', 'transfer_reference', 'failure_reason'),
+  ],
+};
 
 const show = pageSender('operator', 'refunds');
+
+/** How the refunds page is shown: after a form, or with the GET's list query (`list`). */
+type QueuePageOutcome = PageOutcome & { list?: consoleList.ListQuery };
 
 export async function refundQueuePages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
 
   const filterNames = Object.keys(FINISHED_REFUND_FILTERS);
-  const fetchFinished = (list: ReturnType<typeof readListQuery>) => (cursor: ConsoleCursor | null, limit: number) =>
-    finishedRefundsPage(db, { q: list.q, filters: list.filters, cursor, limit });
+  const finishedRefunds: consoleList.ListSource<FinishedRefundRow> = {
+    fetch: (list) => (cursor, limit) => finishedRefundsPage(db, { q: list.q, filters: list.filters, cursor, limit }),
+    key: (row) => ({ at: row.finished_at, id: row.id }),
+  };
 
-  async function queuePage(
-    reply: FastifyReply,
-    session: WebSession,
-    flash: Flash = null,
-    status = 200,
-    query: Record<string, unknown> = {},
-  ) {
-    const list = readListQuery(query, filterNames);
+  /** The queue, the stuck refunds and a page of the finished ones (`list`: the GET's query, else the first page). */
+  async function queuePage(reply: FastifyReply, session: WebSession, outcome: QueuePageOutcome = {}) {
+    const list = outcome.list ?? consoleList.readListQuery({}, filterNames);
     const [queue, stuck, finished] = await Promise.all([
       operatorRefundQueue(db),
       stuckRefunds(db),
-      pageOf(fetchFinished(list), list.cursor, keyOf),
+      consoleList.listRows(list, finishedRefunds),
     ]);
     const body = refundQueueView(session, queue, stuck, { list, ...finished });
-    return show(reply, session, 'Refunds', body, flash, status);
+    return show(reply, session, 'Refunds', body, outcome.flash, outcome.status);
   }
 
   app.get('/ops/refunds', { schema: { hide: true, ...opsSchemas.refunds } }, async (request, reply) => {
-    const query = request.query as Record<string, unknown>;
-    const list = readListQuery(query, filterNames);
-    if (list.csv)
-      return sendConsoleCsv(reply, 'sika-finished-refunds.csv', FINISHED_CSV, allRowsOf(fetchFinished(list), keyOf));
-    return queuePage(reply, sessionOf(request), null, 200, query);
+    const list = consoleList.readListQuery(request.query as consoleList.QueryString, filterNames);
+    if (list.csv) return consoleList.sendListCsv(reply, list, finishedRefunds, FINISHED_CSV);
+    return queuePage(reply, sessionOf(request), { list });
   });
 
+  /** The queue again under the refusal of a form that left something out (a 400). */
+  const incomplete = (reply: FastifyReply, session: WebSession, message: string) =>
+    queuePage(reply, session, { flash: { message, error: true }, status: 400 });
+
   /** Records the operator's outcome of a refund's transfer, then the queue again with what it did (or the refusal). */
-  async function settle(
-    reply: FastifyReply,
-    session: WebSession,
-    input: Parameters<typeof settleOperatorRefund>[2],
-    done: (refund: Awaited<ReturnType<typeof settleOperatorRefund>>) => string,
-  ) {
+  async function settle(reply: FastifyReply, session: WebSession, input: Parameters<typeof settleOperatorRefund>[2]) {
     try {
       const refund = await settleOperatorRefund(db, actorOf(session), input);
-      return queuePage(reply, session, { message: done(refund) });
+      const message =
+        input.outcome === 'succeeded'
+          ? `Refund ${refund.id} of ${money(refund.amount_minor)} is succeeded: paid to ${input.payerAccount} (${input.transferReference}).`
+          : `Refund ${refund.id} is failed; ${money(refund.amount_minor)} is back on the merchant's available balance.`;
+      return queuePage(reply, session, { flash: { message } });
     } catch (error) {
-      const { flash, status } = formRefusal(error);
-      return queuePage(reply, session, flash, status);
+      return queuePage(reply, session, formRefusal(error));
     }
   }
 
@@ -93,36 +95,18 @@ export async function refundQueuePages(app: FastifyInstance, deps: AppDeps): Pro
     const payerAccount = formValue(request, 'payer_account').trim();
     const transferReference = formValue(request, 'transfer_reference').trim();
     if (!payerAccount || !transferReference)
-      return queuePage(
-        reply,
-        session,
-        { message: "Enter the payer's account and the transfer's reference.", error: true },
-        400,
-      );
-    return settle(
-      reply,
-      session,
-      { refundId: request.params.id, outcome: 'succeeded', payerAccount, transferReference },
-      (refund) =>
-        `Refund ${refund.id} of ${money(refund.amount_minor)} is succeeded: paid to ${payerAccount} (${transferReference}).`,
-    );
+      return incomplete(reply, session, "Enter the payer's account and the transfer's reference.");
+    return settle(reply, session, {
+      refundId: request.params.id,
+      outcome: 'succeeded',
+      payerAccount,
+      transferReference,
+    });
   });
 
   postOnObject(app, '/ops/refunds/:id/fail', opsSchemas.refundFail, async (request, reply, session) => {
     const reason = formValue(request, 'reason').trim();
-    if (!reason)
-      return queuePage(
-        reply,
-        session,
-        { message: 'Say why the refund cannot be paid (the merchant sees it).', error: true },
-        400,
-      );
-    return settle(
-      reply,
-      session,
-      { refundId: request.params.id, outcome: 'failed', reason },
-      (refund) =>
-        `Refund ${refund.id} is failed; ${money(refund.amount_minor)} is back on the merchant's available balance.`,
-    );
+    if (!reason) return incomplete(reply, session, 'Say why the refund cannot be paid (the merchant sees it).');
+    return settle(reply, session, { refundId: request.params.id, outcome: 'failed', reason });
   });
 }

@@ -9,20 +9,13 @@ import { HELD_CHOICE_LABELS, REVIEW_FILTERS, heldMoney, type HeldChoice } from '
 import * as ops from '../../ops/service.ts';
 import type { HeldAttemptDetail } from '../../ops/service.ts';
 import type { WebSession } from '../auth.ts';
-import { formValue, postOnObject, sessionOf, pageSender } from '../console.ts';
+import { formValue, postOnObject, sessionOf, pageSender, type PageOutcome } from '../console.ts';
 import { opsSchemas } from '../console-schemas.ts';
 import { html, raw, type Html } from '../html.ts';
 import { csrfField, money, statusBadge, when_ } from '../layout.ts';
-import { actorOf, refusalOf, type Flash } from './common.ts';
-import {
-  closedSetFilter,
-  closedSetValue,
-  likePattern,
-  listPage,
-  listToolbar,
-  type ListPageState,
-  pagerNav,
-} from './console-list.ts';
+import { actorOf, refusalOf } from './common.ts';
+import * as consoleList from './console-list.ts';
+import { fieldColumns } from '../../lib/csv-field-columns.ts';
 
 const differenceOf = (a: HeldAttemptDetail): number | null =>
   a.status === 'manual_review' ? 0 : a.received_minor === null ? null : a.received_minor - a.amount_charged_minor;
@@ -50,12 +43,8 @@ function evidence(a: HeldAttemptDetail): Html {
 }
 
 const REVIEW_CSV: CsvColumn<HeldAttemptDetail>[] = [
-  csvColumn.text('attempt', (a) => a.id),
-  csvColumn.text('session', (a) => a.session_id),
-  csvColumn.text('merchant', (a) => a.merchant_name),
-  csvColumn.text('environment', (a) => a.environment),
-  csvColumn.text('rail', (a) => a.rail),
-  csvColumn.text('status', (a) => a.status),
+  ...fieldColumns<HeldAttemptDetail>().textAs({ attempt: 'id', session: 'session_id', merchant: 'merchant_name' }),
+  ...fieldColumns<HeldAttemptDetail>().text('environment', 'rail', 'status'),
   csvColumn.integer('expected_minor', (a) => a.amount_charged_minor),
   csvColumn.integer('received_minor', (a) =>
     a.status === 'manual_review' ? a.amount_charged_minor : a.received_minor,
@@ -69,20 +58,24 @@ const REVIEW_CSV: CsvColumn<HeldAttemptDetail>[] = [
   csvColumn.text('held_since', (a) => a.updated_at.toISOString()),
 ];
 
+/** How a decision page is shown again: a refused form keeps what was typed in it. */
+type DecisionOutcome = PageOutcome & { typed?: { choice?: string; reason?: string } };
+
 const envBadge = (environment: string) => statusBadge(environment === 'live' ? 'live' : 'test');
 
 const show = pageSender('operator', 'review');
 
 export async function reviewPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
-  const reviewPage = listPage(show, {
+  const { checkoutUrlHost } = deps.config;
+  const reviewPage = consoleList.listPage(show, {
     filterNames: Object.keys(REVIEW_FILTERS),
     source: {
       fetch: ({ q, filters }) => {
-        const environment = closedSetValue(REVIEW_FILTERS.environment, filters.environment);
-        const status = closedSetValue(REVIEW_FILTERS.status, filters.status);
+        const environment = consoleList.closedSetValue(REVIEW_FILTERS.environment, filters.environment);
+        const status = consoleList.closedSetValue(REVIEW_FILTERS.status, filters.status);
         return (cursor, limit) =>
-          ops.heldAttempts(db, { q, qPattern: likePattern(q), environment, status, cursor, limit });
+          ops.heldAttempts(db, { q, qPattern: consoleList.likePattern(q), environment, status, cursor, limit });
       },
       key: (row) => ({ at: row.updated_at, id: row.id }),
     },
@@ -90,38 +83,19 @@ export async function reviewPages(app: FastifyInstance, deps: AppDeps): Promise<
     draw: (_session, rows, state) => ({ title: 'Review', body: reviewView(rows, state) }),
   });
 
-  async function decisionPage(
-    reply: FastifyReply,
-    session: WebSession,
-    attemptId: string,
-    flash: Flash = null,
-    status = 200,
-    typed: { choice?: string; reason?: string } = {},
-  ) {
-    const view = await ops.heldAttemptView(db, attemptId);
-    if (!view)
-      return reviewPage(
-        reply,
-        session,
-        {},
-        flash ?? {
-          message: `Attempt ${attemptId} is not held for review (decided already, or no such attempt).`,
-          error: true,
-        },
-        flash ? status : 404,
-      );
-    return show(
-      reply,
-      session,
-      'Decide a held payment',
-      decisionView(session, view.attempt, view.choices, typed),
-      flash,
-      status,
-    );
+  /** One held attempt's decision page; after a refused form, with what was `typed` in it. */
+  async function decisionPage(reply: FastifyReply, session: WebSession, id: string, outcome: DecisionOutcome = {}) {
+    const view = await ops.heldAttemptView(db, id);
+    if (!view) {
+      const message = `Attempt ${id} is not held for review (decided already, or no such attempt).`;
+      return reviewPage(reply, session, {}, outcome.flash ? outcome : { flash: { message, error: true }, status: 404 });
+    }
+    const body = decisionView(session, view.attempt, view.choices, outcome.typed ?? {});
+    return show(reply, session, 'Decide a held payment', body, outcome.flash, outcome.status);
   }
 
   app.get('/ops/review', { schema: { hide: true, ...opsSchemas.review } }, async (request, reply) =>
-    reviewPage(reply, sessionOf(request), request.query as Record<string, unknown>),
+    reviewPage(reply, sessionOf(request), request.query as consoleList.QueryString),
   );
   app.get<{ Params: { id: string } }>(
     '/ops/review/:id',
@@ -132,29 +106,24 @@ export async function reviewPages(app: FastifyInstance, deps: AppDeps): Promise<
     const choice = formValue(request, 'choice') as HeldChoice;
     const reason = formValue(request, 'reason');
     const typed = { choice, reason };
+    const decision = { ...typed, confirmed: formValue(request, 'confirm') === 'yes' };
     try {
-      const result = await ops.requestHeldDecision(
-        db,
-        actorOf(session),
-        deps.config.checkoutUrlHost,
-        request.params.id,
-        { choice, reason, confirmed: formValue(request, 'confirm') === 'yes' },
-      );
+      const result = await ops.requestHeldDecision(db, actorOf(session), checkoutUrlHost, request.params.id, decision);
       const message = result.filed
         ? `Filed for a second operator: "${HELD_CHOICE_LABELS[choice]}" on attempt ${request.params.id}. Another operator approves or rejects it under Approvals.`
         : result.message;
-      return reviewPage(reply, session, {}, { message });
+      return reviewPage(reply, session, {}, { flash: { message } });
     } catch (error) {
-      const { flash, status } = refusalOf(error, ['INVALID_ARGUMENT', 'APPROVAL_PENDING']);
-      return decisionPage(reply, session, request.params.id, flash, status, typed);
+      const refusal = refusalOf(error, ['INVALID_ARGUMENT', 'APPROVAL_PENDING']);
+      return decisionPage(reply, session, request.params.id, { ...refusal, typed });
     }
   });
 }
 
-export function reviewView(held: readonly HeldAttemptDetail[], list: ListPageState): Html {
-  const select = closedSetFilter(REVIEW_FILTERS, list);
+export function reviewView(held: readonly HeldAttemptDetail[], list: consoleList.ListPageState): Html {
+  const select = consoleList.closedSetFilter(REVIEW_FILTERS, list);
   return html`<h1>Payments held for review</h1>
-${listToolbar('/ops/review', list, { searchLabel: 'Search attempts', placeholder: 'Attempt, session, payment reference or merchant', filters: html`${select('environment', 'Environment')}${select('status', 'Status')}` })}
+${consoleList.listToolbar('/ops/review', list, { searchLabel: 'Search attempts', placeholder: 'Attempt, session, payment reference or merchant', filters: html`${select('environment', 'Environment')}${select('status', 'Status')}` })}
 <div class="table-wrap"><table><thead><tr><th>Attempt</th><th>Merchant</th><th>Environment</th><th>Expected</th><th>Received</th><th>Difference</th><th>Behind it</th><th>Status</th><th><span class="muted">Decision</span></th></tr></thead><tbody>
 ${held.map(
   (
@@ -164,7 +133,7 @@ ${held.map(
 )}
 ${held.length === 0 ? html`<tr><td colspan="9" class="muted">Nothing is waiting${list.q || Object.keys(list.filters).length > 0 ? ' that matches this search' : ''}.</td></tr>` : ''}
 </tbody></table></div>
-${pagerNav('/ops/review', list)}`;
+${consoleList.pagerNav('/ops/review', list)}`;
 }
 
 export function decisionView(

@@ -23,40 +23,43 @@ import {
   type QueueLineWithHints,
 } from '../../statements/service.ts';
 import type { WebSession } from '../auth.ts';
-import { formValue, postOnObject, sessionOf, pageSender } from '../console.ts';
-import { actorOf, type Flash } from './common.ts';
+import { formValue, postOnObject, sessionOf, pageSender, type PageOutcome } from '../console.ts';
+import { actorOf } from './common.ts';
 import { opsSchemas } from '../console-schemas.ts';
 import { formRefusal } from '../error-pages.ts';
 import { html } from '../html.ts';
 import { money } from '../layout.ts';
 import { STATEMENT_BYTES_MAX } from '../../statements/model.ts';
-import {
-  allRowsOf,
-  pageOf,
-  readListQuery,
-  sendConsoleCsv,
-  type ConsoleCursor,
-  type ListQuery,
-} from './console-list.ts';
+import * as consoleList from './console-list.ts';
 import { importSummary, importView, statementsView } from './statements-views.ts';
+import { fieldColumns } from '../../lib/csv-field-columns.ts';
 
 /** The unmatched queue's filters (console-list.ts): whether a payment reference was found, and the bank code. */
 const QUEUE_FILTERS = ['reference', 'bank'] as const;
-const keyOf = (line: QueueLineWithHints) => ({ at: line.created_at, id: line.id });
 
-const QUEUE_CSV = [
-  csvColumn.timestamp<QueueLineWithHints>('recorded_at', (l) => l.created_at),
-  csvColumn.text<QueueLineWithHints>('line_id', (l) => l.id),
-  csvColumn.text<QueueLineWithHints>('value_date', (l) => l.value_date),
-  csvColumn.text<QueueLineWithHints>('bank', (l) => l.bank_code),
-  csvColumn.integer<QueueLineWithHints>('line', (l) => l.line_number),
-  csvColumn.ghs<QueueLineWithHints>('amount_ghs', (l) => l.amount_minor),
-  csvColumn.text<QueueLineWithHints>('narration', (l) => l.narration),
-  csvColumn.text<QueueLineWithHints>('bank_reference', (l) => l.bank_reference),
-  csvColumn.text<QueueLineWithHints>('payment_reference', (l) => l.payment_reference),
-  csvColumn.text<QueueLineWithHints>('why', (l) => l.reason),
-  csvColumn.text<QueueLineWithHints>('suggestions', (l) => l.hints.nearMatches.map((m) => m.reference).join(' ')),
-];
+const QUEUE_CSV: consoleList.ListCsv<QueueLineWithHints> = {
+  filename: 'sika-unmatched-statement-lines.csv',
+  columns: [
+    csvColumn.timestamp('recorded_at', (l) => l.created_at),
+    ...fieldColumns<QueueLineWithHints>().textAs({ line_id: 'id', value_date: 'value_date', bank: 'bank_code' }),
+    csvColumn.integer('line', (l) => l.line_number),
+    csvColumn.ghs('amount_ghs', (l) => l.amount_minor),
+    ...fieldColumns<QueueLineWithHints>().text('narration', 'bank_reference', 'payment_reference'),
+    csvColumn.text('why', (l) => l.reason),
+    csvColumn.text('suggestions', (l) => l.hints.nearMatches.map((m) => m.reference).join(' ')),
+  ],
+};
+
+/**
+ * How the statements page is shown: after a form (the import's bank, its result, whether to offer forcing it), or
+ * with the GET's list query (`list`; else the queue's first page).
+ */
+type StatementsOutcome = PageOutcome & {
+  bankCode?: string;
+  result?: ImportResult;
+  askForce?: boolean;
+  list?: consoleList.ListQuery;
+};
 
 export async function statementPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
@@ -65,46 +68,41 @@ export async function statementPages(app: FastifyInstance, deps: AppDeps): Promi
   const defaultBankCode = accounts[0]?.bankCode ?? '';
   const show = pageSender('operator', 'statements');
 
-  const queueFetch = (list: ListQuery) => (cursor: ConsoleCursor | null, limit: number) =>
-    queuePage(db, {
-      search: list.q,
-      filters: { reference: list.filters.reference, bank: list.filters.bank },
-      cursor,
-      limit,
-    });
+  const unmatchedLines: consoleList.ListSource<QueueLineWithHints> = {
+    fetch: (list) => (cursor, limit) =>
+      queuePage(db, {
+        search: list.q,
+        filters: { reference: list.filters.reference, bank: list.filters.bank },
+        cursor,
+        limit,
+      }),
+    key: (line) => ({ at: line.created_at, id: line.id }),
+  };
 
-  async function statementsPage(
-    reply: FastifyReply,
-    session: WebSession,
-    flash: Flash = null,
-    status = 200,
-    options: { bankCode?: string; result?: ImportResult; query?: Record<string, unknown>; askForce?: boolean } = {},
-  ) {
-    const list = readListQuery(options.query ?? {}, QUEUE_FILTERS);
+  async function statementsPage(reply: FastifyReply, session: WebSession, outcome: StatementsOutcome = {}) {
+    const list = outcome.list ?? consoleList.readListQuery({}, QUEUE_FILTERS);
     const [summary, queue] = await Promise.all([
       statementsSummary(db, { search: list.q, filters: list.filters, collectionAccounts: accounts }),
-      pageOf(queueFetch(list), list.cursor, keyOf),
+      consoleList.listRows(list, unmatchedLines),
     ]);
     const body = statementsView(
       session,
       { ...summary, queue: queue.rows },
       {
-        bankCode: options.bankCode || defaultBankCode,
-        result: options.result ?? null,
-        askForce: options.askForce ?? false,
+        bankCode: outcome.bankCode || defaultBankCode,
+        result: outcome.result ?? null,
+        askForce: outcome.askForce ?? false,
         list,
         next: queue.next,
       },
     );
-    return show(reply, session, 'Statements', body, flash, status);
+    return show(reply, session, 'Statements', body, outcome.flash, outcome.status);
   }
 
   app.get('/ops/statements', { schema: { hide: true, ...opsSchemas.statements } }, async (request, reply) => {
-    const query = request.query as Record<string, unknown>;
-    const list = readListQuery(query, QUEUE_FILTERS);
-    if (list.csv)
-      return sendConsoleCsv(reply, 'sika-unmatched-statement-lines.csv', QUEUE_CSV, allRowsOf(queueFetch(list), keyOf));
-    return statementsPage(reply, sessionOf(request), null, 200, { query });
+    const list = consoleList.readListQuery(request.query as consoleList.QueryString, QUEUE_FILTERS);
+    if (list.csv) return consoleList.sendListCsv(reply, list, unmatchedLines, QUEUE_CSV);
+    return statementsPage(reply, sessionOf(request), { list });
   });
 
   const importNotFound = (reply: FastifyReply, session: WebSession) =>
@@ -151,13 +149,11 @@ export async function statementPages(app: FastifyInstance, deps: AppDeps): Promi
       const bankCode = formValue(request, 'bank_code') || defaultBankCode;
       const file = request.uploads?.find((upload) => upload.fieldname === 'file');
       if (!file || (file.data.length === 0 && !file.filename))
-        return statementsPage(
-          reply,
-          session,
-          { message: 'Choose the statement file (CSV) to import.', error: true },
-          400,
-          { bankCode },
-        );
+        return statementsPage(reply, session, {
+          flash: { message: 'Choose the statement file (CSV) to import.', error: true },
+          status: 400,
+          bankCode,
+        });
       try {
         const result = await importStatement(db, {
           bankCode,
@@ -169,10 +165,10 @@ export async function statementPages(app: FastifyInstance, deps: AppDeps): Promi
           collectionAccounts: accounts,
           forceReason: formValue(request, 'force_reason') || null,
         });
-        return statementsPage(reply, session, { message: importSummary(result) }, 200, { bankCode, result });
+        return statementsPage(reply, session, { flash: { message: importSummary(result) }, bankCode, result });
       } catch (error) {
-        const { flash, status } = formRefusal(error);
-        return statementsPage(reply, session, flash, status, {
+        return statementsPage(reply, session, {
+          ...formRefusal(error),
           bankCode,
           askForce: toSikaError(error).code === 'STATEMENT_ALREADY_IMPORTED',
         });
@@ -207,10 +203,9 @@ export async function statementPages(app: FastifyInstance, deps: AppDeps): Promi
         done.status === 'matched'
           ? `Applied to ${done.reference}: the payment is ${done.attempt.status} and its checkout ${done.session.status}.`
           : `Applied to ${done.reference}, whose amount is ${money(done.attempt.amount_charged_minor)}: the payment is held under Review for a decision.`;
-      return statementsPage(reply, session, { message });
+      return statementsPage(reply, session, { flash: { message } });
     } catch (error) {
-      const { flash, status } = formRefusal(error);
-      return statementsPage(reply, session, flash, status);
+      return statementsPage(reply, session, formRefusal(error));
     }
   });
 
@@ -221,12 +216,10 @@ export async function statementPages(app: FastifyInstance, deps: AppDeps): Promi
     async (request, reply, session) => {
       try {
         const line = await resolveCredit(db, actorOf(session), request.params.id, formValue(request, 'note'));
-        return statementsPage(reply, session, {
-          message: `The credit of ${money(line.amount_minor)} on ${line.value_date} is resolved.`,
-        });
+        const message = `The credit of ${money(line.amount_minor)} on ${line.value_date} is resolved.`;
+        return statementsPage(reply, session, { flash: { message } });
       } catch (error) {
-        const { flash, status } = formRefusal(error);
-        return statementsPage(reply, session, flash, status);
+        return statementsPage(reply, session, formRefusal(error));
       }
     },
   );

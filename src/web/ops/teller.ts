@@ -6,32 +6,20 @@ import { formRefusal } from '../error-pages.ts';
 import * as ops from '../../ops/service.ts';
 import type { TellerSlip } from '../../ops/service.ts';
 import type { WebSession } from '../auth.ts';
-import { formValue, sessionOf, pageSender } from '../console.ts';
+import { formValue, sessionOf, pageSender, type PageOutcome } from '../console.ts';
 import { opsSchemas } from '../console-schemas.ts';
 import { html, type Html } from '../html.ts';
 import { csrfField, money, statusBadge, when_ } from '../layout.ts';
-import { actorOf, environmentBadge, type Flash } from './common.ts';
+import { actorOf, environmentBadge } from './common.ts';
 
 const show = pageSender('operator', 'teller');
 
 export async function tellerPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
   // ---- teller desk ----
-  async function tellerPage(
-    reply: FastifyReply,
-    session: WebSession,
-    reference: string,
-    flash: Flash = null,
-    status = 200,
-  ) {
-    return show(
-      reply,
-      session,
-      'Teller',
-      tellerView(session, reference, await ops.tellerSlip(db, reference)),
-      flash,
-      status,
-    );
+  async function tellerPage(reply: FastifyReply, session: WebSession, reference: string, outcome: PageOutcome = {}) {
+    const body = tellerView(session, reference, await ops.tellerSlip(db, reference));
+    return show(reply, session, 'Teller', body, outcome.flash, outcome.status);
   }
 
   app.get<{ Querystring: { reference?: string } }>(
@@ -45,29 +33,24 @@ export async function tellerPages(app: FastifyInstance, deps: AppDeps): Promise<
     const reference = formValue(request, 'reference').slice(0, 40);
     const amountMinor = parseCedis(formValue(request, 'amount'));
     if (!amountMinor)
-      return tellerPage(
-        reply,
-        session,
-        reference,
-        {
+      return tellerPage(reply, session, reference, {
+        flash: {
           message:
             'Enter the cash received in GHS, e.g. 502.00 or 1,220.00 (commas only between groups of three digits).',
           error: true,
         },
-        400,
-      );
+        status: 400,
+      });
     try {
       const applied = await ops.tellerRecordDeposit(db, actorOf(session), deps.config.checkoutUrlHost, {
         reference,
         branchId: formValue(request, 'branch_id'),
         amountMinor,
       });
-      return tellerPage(reply, session, reference, {
-        message: `Deposit recorded: ${money(amountMinor)}. The payment is ${applied.attempt.status} and the checkout is ${applied.session.status}.`,
-      });
+      const message = `Deposit recorded: ${money(amountMinor)}. The payment is ${applied.attempt.status} and the checkout is ${applied.session.status}.`;
+      return tellerPage(reply, session, reference, { flash: { message } });
     } catch (error) {
-      const { flash, status } = formRefusal(error);
-      return tellerPage(reply, session, reference, flash, status);
+      return tellerPage(reply, session, reference, formRefusal(error));
     }
   });
 }

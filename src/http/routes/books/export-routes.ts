@@ -65,7 +65,6 @@ export async function exportRoutes(app: FastifyInstance, deps: AppDeps): Promise
         schema: {
           operationId: route.operationId,
           tags: ['Exports'],
-          security: [{ apiKey: [] }],
           summary: route.summary,
           description: `A CSV file of ${route.what} on ${RANGE}. ${FILE_NOTES} The same file as \`GET ${route.listPath}\` with \`Accept: text/csv\`.`,
           querystring: route.querystring,

@@ -15,7 +15,6 @@ import { BalanceSummary, BalanceTransactionList, ListBalanceTransactionsQuery, S
 import { listBalanceTransactions, ownerOf, settlementSummary } from '../../../books/service.ts';
 
 const tags = ['Balance'];
-const security = [{ apiKey: [] }];
 
 export async function booksRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
@@ -24,7 +23,6 @@ export async function booksRoutes(app: FastifyInstance, deps: AppDeps): Promise<
     schema: {
       operationId: 'listBalanceTransactions',
       tags,
-      security,
       summary: 'List balance transactions',
       description:
         "Every movement of the calling key's available balance (payments, reversals, payouts and their releases and returns, refunds and their releases), newest first, each with amount, fee, net (= amount - fee, the change of available), its source and the balance after it. Page with limit and starting_after while has_more is true: a page never skips or repeats a row, whatever is posted meanwhile. " +
@@ -42,7 +40,6 @@ export async function booksRoutes(app: FastifyInstance, deps: AppDeps): Promise<
     schema: {
       operationId: 'retrieveBalanceSummary',
       tags,
-      security,
       summary: 'Daily settlement summary',
       description:
         `One row per Africa/Accra day from \`from\` to \`to\` (at most ${EXPORT_RANGE_DAYS_MAX} days): the available balance when the day began, its payments, fees, refunds, payouts, reversals, releases and returns, and the balance when it ended. ` +

@@ -39,7 +39,6 @@ export async function checkoutMerchantRoutes(app: FastifyInstance, deps: AppDeps
         summary: 'Create a hosted checkout session',
         description:
           'Creates a session for an amount and invoice_ref. Send the payer to checkout_url; confirm the outcome by webhook or GET.',
-        security: [{ apiKey: [] }],
         body: CreateSessionBody,
         response: {
           201: described(CheckoutSessionResponse, 'The new session (status open, payment null).'),
@@ -67,7 +66,6 @@ export async function checkoutMerchantRoutes(app: FastifyInstance, deps: AppDeps
         tags: ['Checkout sessions'],
         summary: 'Retrieve a checkout session',
         description: "The current state of a session of the calling key's merchant and environment; other ids are 404.",
-        security: [{ apiKey: [] }],
         params: SessionParams,
         response: {
           200: described(CheckoutSessionResponse, 'The session, with its payment once paid.'),
@@ -87,7 +85,6 @@ export async function checkoutMerchantRoutes(app: FastifyInstance, deps: AppDeps
       description:
         "The calling key's merchant and environment only, newest first, each with its payment once paid. Filters: status, invoice_ref, a created range, the rail that paid. Page with limit and starting_after (the last id of the previous page) while has_more is true: a page never skips or repeats a session, whatever is created meanwhile. " +
         'With `Accept: text/csv`: a CSV file of the sessions created on the Africa/Accra days `from` to `to` (both required), oldest first, streamed.',
-      security: [{ apiKey: [] }],
       querystring: ListSessionsExportQuery,
     },
     list: SessionList,

@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../../auth.ts';
 import type { AppDeps } from '../../deps.ts';
-import { transactionWork, type IdempotentWork } from '../../idempotency.ts';
+import { workAs, type IdempotentWork } from '../../idempotency.ts';
 import { simulatorResponses } from '../../schemas.ts';
 import { ID_PARAM_LENGTH_MAX } from '../../../checkout/model.ts';
 import { AttemptStatusResponse, SimulateBody } from './payer-schemas.ts';
@@ -20,7 +20,6 @@ export async function simulateRoutes(app: FastifyInstance, deps: AppDeps): Promi
         summary: 'Simulate a payment outcome (Test keys only)',
         description:
           'Applies one of the eight outcomes to a Test attempt exactly as a provider report would. Live keys get 403.',
-        security: [{ apiKey: [] }],
         params: Type.Object({
           reference: Type.String({
             minLength: 1,
@@ -35,11 +34,9 @@ export async function simulateRoutes(app: FastifyInstance, deps: AppDeps): Promi
         ),
       },
     },
-    async (request): Promise<IdempotentWork> => {
-      const principal = principalOf(request);
-      return transactionWork(200, (tx) =>
+    async (request): Promise<IdempotentWork> =>
+      workAs(principalOf(request), 200, (tx, principal) =>
         simulate(tx, principal, request.params.reference, request.body.outcome, deps.config.checkoutUrlHost),
-      );
-    },
+      ),
   );
 }

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { ID_PARAM_LENGTH_MAX } from '../../../checkout/model.ts';
 import { principalOf } from '../../auth.ts';
 import type { AppDeps } from '../../deps.ts';
-import { transactionWork, type IdempotentWork } from '../../idempotency.ts';
+import { transactionWork, workAs, type IdempotentWork } from '../../idempotency.ts';
 import { errorResponses, StringEnum } from '../../schemas.ts';
 import { WEBHOOK_ENDPOINT_STATUSES } from '../../../accounts/model.ts';
 import { streamSigningSecrets } from '../../../accounts/webhook-endpoints.ts';
@@ -294,7 +294,6 @@ export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<
         summary: 'List events',
         description:
           'Your events, newest first, as their webhooks carry them: catch up after downtime. Page with limit and starting_after while has_more is true.',
-        security: [{ apiKey: [] }],
         querystring: ListEventsQuery,
         response: {
           200: Type.Ref('EventList', { description: 'A page of your events, newest first.' }),
@@ -313,7 +312,6 @@ export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<
         summary: 'Retrieve an event',
         description:
           'The event as its webhooks carry it, plus `deliveries`: each delivery to your endpoints of this environment, with its status and latest tries.',
-        security: [{ apiKey: [] }],
         params: EventIdParams,
         response: {
           200: Type.Ref('EventWithDeliveries', { description: 'The event and its deliveries.' }),
@@ -334,7 +332,6 @@ export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<
         summary: 'Replay an event',
         description:
           'Queues the event again, with the same id, to your active webhook endpoints of this environment: every delivery is due now (one being tried at this moment is left to finish), and an endpoint of the key added since gets one too. Audited.',
-        security: [{ apiKey: [] }],
         params: EventIdParams,
         response: {
           202: Type.Ref('EventReplay', { description: 'The deliveries queued.' }),
@@ -342,10 +339,8 @@ export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<
         },
       },
     },
-    async (request): Promise<IdempotentWork> => {
-      const principal = principalOf(request);
-      return transactionWork(202, (tx) => replayEventForKey(tx, principal, request.params.id));
-    },
+    async (request): Promise<IdempotentWork> =>
+      workAs(principalOf(request), 202, (tx, principal) => replayEventForKey(tx, principal, request.params.id)),
   );
 
   app.post<{ Body: Static<typeof ReplayEventsBody> }>(
@@ -360,7 +355,6 @@ export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<
           `Queues again the events created in [created_gte, created_lt), oldest first: by default only their deliveries that failed or were not sent. ` +
           `A range spans at most ${EVENT_REPLAY_RANGE_DAYS_MAX} days (400 otherwise: split it). One call replays at most ${EVENT_REPLAY_ROWS_MAX} events; with has_more, ` +
           `send it again with starting_after = next_starting_after. One range replay per key every ${EVENT_REPLAY_INTERVAL_S} s (429 with Retry-After). Audited.`,
-        security: [{ apiKey: [] }],
         body: ReplayEventsBody,
         response: {
           202: Type.Ref('EventRangeReplay', { description: 'The events replayed and the deliveries queued.' }),
@@ -387,7 +381,6 @@ export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<
           'Your Test events as they commit, as Server-Sent Events (what `sika listen` reads): each message has `id:` (a cursor), `event:` (the type) and `data:` (the exact webhook body). ' +
           `A comment every ${EVENT_STREAM_HEARTBEAT_MS / 1000} s keeps the connection alive. Without a cursor the stream starts now; with Last-Event-ID (or ?after=) it resumes right after it, ` +
           `nothing skipped or repeated. Test keys only (Live: 403). At most ${EVENT_STREAMS_PER_KEY_MAX} streams per key at once (429).`,
-        security: [{ apiKey: [] }],
         querystring: StreamQuery,
         headers: StreamHeaders,
         response: {
@@ -436,7 +429,6 @@ export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<
           'The secrets the Test webhook endpoints paired with your key sign their deliveries with: `sika listen` signs the events it forwards with them, so a receiver ' +
           "that verifies with an endpoint's secret (the one the first run printed, or `sika merchant create` showed) accepts what it forwards. During a rotation's " +
           'overlap the previous secret is listed too, with its `expires_at`. Test keys only (Live: 403).',
-        security: [{ apiKey: [] }],
         response: {
           200: Type.Ref('StreamSigningSecrets', {
             description: "The signing secrets of your key's Test webhook endpoints.",

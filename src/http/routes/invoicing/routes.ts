@@ -46,7 +46,6 @@ export async function invoicingRoutes(app: FastifyInstance, deps: AppDeps): Prom
         summary: 'Record invoice lines for an invoice_ref',
         description:
           'Upserts lines by code. 200 when every line is stored; 207 when some lines fail (see errors, by index).',
-        security: [{ apiKey: [] }],
         body: IngestBody,
         response: {
           200: described(IngestResponse, 'Every line stored.'),
@@ -71,7 +70,6 @@ export async function invoicingRoutes(app: FastifyInstance, deps: AppDeps): Prom
         operationId: 'listInvoiceLines',
         tags: ['Invoice lines'],
         summary: 'List the lines of an invoice',
-        security: [{ apiKey: [] }],
         querystring: Type.Object({ invoice_ref: InvoiceRef }),
         response: {
           200: described(InvoiceLinesResponse, "The invoice's lines and their total."),
@@ -89,7 +87,6 @@ export async function invoicingRoutes(app: FastifyInstance, deps: AppDeps): Prom
         operationId: 'listRevenueLines',
         tags: ['Revenue lines'],
         summary: 'List revenue lines (service codes)',
-        security: [{ apiKey: [] }],
         querystring: Type.Object({ include_inactive: Type.Optional(Type.Boolean({ default: false })) }),
         response: {
           200: described(RevenueLineList, 'The revenue lines and their counts.'),
@@ -117,7 +114,6 @@ export async function invoicingRoutes(app: FastifyInstance, deps: AppDeps): Prom
         summary: 'Sync revenue lines (service codes)',
         description:
           'Creates, renames and reactivates the listed codes; with deactivate_missing, deactivates the others. 207 when some lines fail. Honours Idempotency-Key: a retry with the same key and body answers what the first request was answered and applies nothing again; the same key with another body is 422 IDEMPOTENCY_KEY_REUSED.',
-        security: [{ apiKey: [] }],
         body: SyncBody,
         response: {
           200: described(SyncResponse, 'Every line applied.'),

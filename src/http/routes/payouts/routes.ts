@@ -12,7 +12,7 @@ import { errors } from '../../../lib/errors.ts';
 import { described, errorResponses, fileResponse, simulatorResponses } from '../../schemas.ts';
 import { createPayout } from '../../../payouts/create.ts';
 import { addEvidence, receiptPdf } from '../../../payouts/evidence.ts';
-import { transactionWork, type IdempotentWork } from '../../idempotency.ts';
+import { transactionWork, workAs, type IdempotentWork } from '../../idempotency.ts';
 import { cancelPayoutIn, simulateTestPayout } from '../../../payouts/lifecycle.ts';
 import { EVIDENCE_CONTENT_TYPES } from '../../../payouts/model.ts';
 import { toRecipientResponse } from '../../../payouts/presenters.ts';
@@ -41,7 +41,6 @@ import {
 } from './schemas.ts';
 
 const tags = ['Payouts'];
-const security = [{ apiKey: [] }];
 
 export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
@@ -53,7 +52,6 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
       schema: {
         operationId: 'retrievePayoutCapabilities',
         tags,
-        security,
         summary: 'Account types, banks, networks and payout settings',
         response: {
           200: described(Capabilities, 'What this key can pay and the payout settings.'),
@@ -70,7 +68,6 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
       schema: {
         operationId: 'retrievePayoutBalance',
         tags,
-        security,
         summary: 'Balance: eligible = available + held',
         response: {
           200: described(PayoutBalance, "The balance of the key's merchant and environment."),
@@ -88,7 +85,6 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
       schema: {
         operationId: 'createRecipient',
         tags,
-        security,
         summary: 'Create a recipient',
         description:
           'Honours Idempotency-Key: a retry with the same key and body answers the recipient made first (201, Idempotent-Replayed: true) and makes no second one; the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. Without a key every request makes a recipient: list recipients before retrying one.',
@@ -99,12 +95,10 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
         },
       },
     },
-    async (request): Promise<IdempotentWork> => {
-      const principal = principalOf(request);
-      return transactionWork(201, async (tx) =>
+    async (request): Promise<IdempotentWork> =>
+      workAs(principalOf(request), 201, async (tx, principal) =>
         toRecipientResponse(await createRecipientIn(tx, principal, request.body)),
-      );
-    },
+      ),
   );
 
   app.get(
@@ -113,7 +107,6 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
       schema: {
         operationId: 'listRecipients',
         tags,
-        security,
         summary: 'All recipients, inactive included',
         response: {
           200: described(RecipientList, "Every recipient of the key's merchant and environment."),
@@ -138,7 +131,6 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
       schema: {
         operationId: 'retrieveRecipient',
         tags,
-        security,
         summary: 'One recipient',
         params: RecipientParams,
         response: { 200: described(Recipient, 'The recipient.'), ...errorResponses(401, 404, 429) },
@@ -153,7 +145,6 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
       schema: {
         operationId: 'deleteRecipient',
         tags,
-        security,
         summary: 'Deactivate a recipient',
         params: RecipientParams,
         response: { 204: Type.Null({ description: 'Deactivated: no body.' }), ...errorResponses(401, 404, 409, 429) },
@@ -172,7 +163,6 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
       schema: {
         operationId: 'createPayoutQuote',
         tags,
-        security,
         summary: 'Fee and total debit for an amount (reserves nothing)',
         description:
           'Honours Idempotency-Key: a retry with the same key and body answers the first quote (its quote_id and expires_at); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED.',
@@ -197,7 +187,6 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
       schema: {
         operationId: 'createPayout',
         tags,
-        security,
         summary: 'Create a payout',
         description:
           'Test keys: paid at once (no money sent), unless test_outcome asks for requested or processing (the amount and fee held, then moved on by POST /api/v1/test/payouts/{payout_id}/simulate or cancelled). Live: processing, or requested when the account requires approval. ' +
@@ -237,7 +226,6 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
     schema: {
       operationId: 'listPayouts',
       tags,
-      security,
       summary: 'List payouts (newest first)',
       querystring: ListPayoutsQuery,
     },
@@ -255,7 +243,6 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
       schema: {
         operationId: 'retrievePayout',
         tags,
-        security,
         summary: 'One payout',
         params: IdParams,
         response: { 200: described(Payout, 'The payout.'), ...errorResponses(401, 404, 429) },
@@ -271,7 +258,6 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
       schema: {
         operationId: 'cancelPayout',
         tags,
-        security,
         summary: 'Cancel a payout while can_cancel is true',
         description:
           'Cancelling a cancelled payout returns it (200). Honours Idempotency-Key: a retry with the same key and body answers what the first request was answered; the same key with another body (or another payout) is 422 IDEMPOTENCY_KEY_REUSED.',
@@ -288,15 +274,13 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
         request.body ??= {};
       },
     },
-    async (request): Promise<IdempotentWork> => {
-      const principal = principalOf(request);
-      return transactionWork(200, async (tx) =>
+    async (request): Promise<IdempotentWork> =>
+      workAs(principalOf(request), 200, async (tx, principal) =>
         queries.payoutResponse(
           tx,
           await cancelPayoutIn(tx, principal, request.params.payout_id, request.body?.reason ?? null),
         ),
-      );
-    },
+      ),
   );
 
   app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof SimulatePayoutBody> }>(
@@ -306,7 +290,6 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
       schema: {
         operationId: 'simulateTestPayout',
         tags: ['Test simulation'],
-        security,
         summary: 'Move a Test payout on (Test keys only)',
         description:
           "Moves a Test payout through the payout status table with the money and the event a Live payout gets: processing (payout.processing), paid (payout.paid: the hold is paid out), failed (payout.failed: amount and fee back to available), returned (payout.returned: a paid payout's amount and fee back to available). A move the table does not allow is 409 PAYOUT_TRANSITION_NOT_ALLOWED; a requested or processing Test payout is cancelled with POST /api/v1/payouts/{payout_id}/cancel. Live keys get 403.",
@@ -315,15 +298,13 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
         response: simulatorResponses(Payout, 'The payout, moved on.'),
       },
     },
-    async (request): Promise<IdempotentWork> => {
-      const principal = simulatorPrincipalOf(request, 'Payouts');
-      return transactionWork(200, async (tx) =>
+    async (request): Promise<IdempotentWork> =>
+      workAs(simulatorPrincipalOf(request, 'Payouts'), 200, async (tx, principal) =>
         queries.payoutResponse(
           tx,
           await simulateTestPayout(tx, principal, request.params.payout_id, request.body.outcome),
         ),
-      );
-    },
+      ),
   );
 
   app.get<{ Params: Static<typeof IdParams> }>(
@@ -332,7 +313,6 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
       schema: {
         operationId: 'retrievePayoutReceipt',
         tags,
-        security,
         summary: 'Receipt PDF (paid or returned payouts)',
         params: IdParams,
         response: {
@@ -357,7 +337,6 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
       schema: {
         operationId: 'createPayoutEvidence',
         tags,
-        security,
         summary: 'Attach an evidence file (multipart field "file"; PDF, PNG or JPEG by content; at most 5 MB)',
         description:
           "Honours Idempotency-Key: a retry with the same key and the same parts (text fields, and each file's name and bytes, compared by digest) answers the evidence attached first and attaches nothing more; the same key with another file is 422 IDEMPOTENCY_KEY_REUSED.",
@@ -391,7 +370,6 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
       schema: {
         operationId: 'retrievePayoutEvidence',
         tags,
-        security,
         summary: 'Download an evidence file',
         params: EvidenceParams,
         response: {

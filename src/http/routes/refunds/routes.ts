@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf, simulatorPrincipalOf } from '../../auth.ts';
 import type { AppDeps } from '../../deps.ts';
-import { transactionWork, type IdempotentWork } from '../../idempotency.ts';
+import { transactionWork, workAs, type IdempotentWork } from '../../idempotency.ts';
 import { listRoute } from '../../csv.ts';
 import { described, errorResponses, simulatorResponses } from '../../schemas.ts';
 import { ExportRangeProperties } from '../books/schemas.ts';
@@ -34,7 +34,6 @@ export async function refundRoutes(app: FastifyInstance, deps: AppDeps): Promise
         summary: 'Refund a paid session',
         description:
           "Gives back all or part of what the payer of a success session was charged. The amount is held from your available balance at once (409 INSUFFICIENT_FUNDS when it does not cover it); the fee of the original payment is not returned. Test refunds succeed at once; Live ones go through the provider that took the payment (or, for cash and bank transfers, to Sika's operators, who transfer it to the payer). Events refund.created, refund.succeeded, refund.failed.",
-        security: [{ apiKey: [] }],
         body: CreateRefundBody,
         response: {
           201: described(
@@ -65,7 +64,6 @@ export async function refundRoutes(app: FastifyInstance, deps: AppDeps): Promise
         tags: ['Refunds'],
         summary: 'Retrieve a refund',
         description: "A refund of the calling key's merchant and environment; other ids are 404.",
-        security: [{ apiKey: [] }],
         params: RefundParams,
         response: { 200: described(RefundResponse, 'The refund.'), ...errorResponses(401, 404, 429) },
       },
@@ -85,7 +83,6 @@ export async function refundRoutes(app: FastifyInstance, deps: AppDeps): Promise
       description:
         "The calling key's merchant and environment only, newest first. Filters: status, session_id, a created range. Page with limit and starting_after (the last id of the previous page) while has_more is true. " +
         'With `Accept: text/csv`: a CSV file of the refunds created on the Africa/Accra days `from` to `to` (both required), oldest first, streamed.',
-      security: [{ apiKey: [] }],
       querystring: ListRefundsExportQuery,
     },
     list: RefundList,
@@ -105,17 +102,14 @@ export async function refundRoutes(app: FastifyInstance, deps: AppDeps): Promise
         summary: 'Settle or decide a Test refund (Test keys only)',
         description:
           'A Test refund created with test_outcome "pending" succeeds or fails here, exactly as a provider report would settle a Live one. One created with test_outcome "awaiting_approval" is approved (-> pending, then succeeded or failed here) or cancelled (the hold released, refund.cancelled), as an approver would decide a Live one. Another status is 409 REFUND_NOT_PENDING. Live keys get 403.',
-        security: [{ apiKey: [] }],
         params: RefundParams,
         body: SimulateRefundBody,
         response: simulatorResponses(RefundResponse, 'The refund, succeeded, failed, pending (approved) or cancelled.'),
       },
     },
-    async (request): Promise<IdempotentWork> => {
-      const principal = simulatorPrincipalOf(request, 'Refunds');
-      return transactionWork(200, async (tx) =>
+    async (request): Promise<IdempotentWork> =>
+      workAs(simulatorPrincipalOf(request, 'Refunds'), 200, async (tx, principal) =>
         toRefundResponse(await simulateTestRefund(tx, principal, request.params.id, request.body.outcome)),
-      );
-    },
+      ),
   );
 }

@@ -19,8 +19,9 @@ import {
   pageSender,
   postForm,
   postOnObject,
+  refusedForm,
   sessionOf,
-  type Flash,
+  type PageOutcome,
 } from '../../console.ts';
 import { dashboardSchemas } from '../../console-schemas.ts';
 import { html } from '../../html.ts';
@@ -43,6 +44,9 @@ async function principalFor(deps: AppDeps, session: WebSession, apiKeyId: string
     : null;
 }
 
+/** How the recipients page is shown after a form; `replacing`: the recipient whose replacement the form prefills. */
+type RecipientsPageOutcome = PageOutcome & { replacing?: string | null };
+
 const dashboardPrincipal = (session: WebSession): ApiPrincipal => ({
   merchantId: session.merchantId!,
   environment: session.environment,
@@ -54,21 +58,10 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
   const { db } = deps;
   const show = pageSender('merchant', 'payouts');
 
-  async function listPage(
-    reply: FastifyReply,
-    session: WebSession,
-    pageNumber: number,
-    flash: Flash = null,
-    status = 200,
-  ) {
-    const list = await queries.listPayoutsPage(
-      db,
-      session.merchantId!,
-      session.environment,
-      pageNumber,
-      PAYOUT_PAGE_ROWS,
-    );
-    return show(reply, session, 'Payouts', listView(session, list, pageNumber, PAYOUT_PAGE_ROWS), flash, status);
+  async function listPage(reply: FastifyReply, session: WebSession, pageNumber: number) {
+    const { merchantId, environment } = session;
+    const list = await queries.listPayoutsPage(db, merchantId!, environment, pageNumber, PAYOUT_PAGE_ROWS);
+    return show(reply, session, 'Payouts', listView(session, list, pageNumber, PAYOUT_PAGE_ROWS));
   }
 
   app.get<{ Querystring: { page?: string } }>(
@@ -82,11 +75,11 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
       ),
   );
 
-  async function detailPage(reply: FastifyReply, session: WebSession, id: string, flash: Flash = null, status = 200) {
+  async function detailPage(reply: FastifyReply, session: WebSession, id: string, outcome: PageOutcome = {}) {
     const payout = await queries.findPayout(db, session.merchantId!, session.environment, id);
-    if (!payout) return show(reply, session, 'Not found', html`<h1>Payout not found</h1>`, flash, 404);
+    if (!payout) return show(reply, session, 'Not found', html`<h1>Payout not found</h1>`, outcome.flash, 404);
     const view = await queries.payoutResponse(db, payout);
-    return show(reply, session, payout.reference, detailView(session, payout, view), flash, status);
+    return show(reply, session, payout.reference, detailView(session, payout, view), outcome.flash, outcome.status);
   }
 
   app.get<{ Params: { id: string } }>(
@@ -119,8 +112,7 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
     dashboardSchemas.payoutDecision,
     async (request, reply, session, payout) => {
       const decided = await approverDecision(db, request, reply, session.secondFactorEnrolled);
-      if ('refusal' in decided)
-        return detailPage(reply, session, payout.id, decided.refusal.flash, decided.refusal.status);
+      if ('refusal' in decided) return detailPage(reply, session, payout.id, decided.refusal);
       const { decision } = decided;
       try {
         const after = await decidePayout(db, {
@@ -130,11 +122,10 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
           reason: formValue(request, 'reason') || undefined,
         });
         return detailPage(reply, session, payout.id, {
-          message: `Payout ${decision === 'approve' ? 'approved' : 'rejected'}: it is ${after.status}.`,
+          flash: { message: `Payout ${decision === 'approve' ? 'approved' : 'rejected'}: it is ${after.status}.` },
         });
       } catch (error) {
-        const { flash, status } = formRefusal(error);
-        return detailPage(reply, session, payout.id, flash, status);
+        return detailPage(reply, session, payout.id, formRefusal(error));
       }
     },
   );
@@ -148,11 +139,10 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
         `cancelled in the dashboard by ${session.email}`,
       );
       return detailPage(reply, session, request.params.id, {
-        message: 'Payout cancelled; the amount and fee are released.',
+        flash: { message: 'Payout cancelled; the amount and fee are released.' },
       });
     } catch (error) {
-      const { flash, status } = formRefusal(error);
-      return detailPage(reply, session, request.params.id, flash, status);
+      return detailPage(reply, session, request.params.id, formRefusal(error));
     }
   });
 
@@ -176,8 +166,7 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
     dashboardSchemas.payoutEvidence,
     async (request, reply, session, payout) => {
       const file = request.uploads?.[0];
-      if (!file)
-        return detailPage(reply, session, payout.id, { message: 'Choose a file to upload.', error: true }, 400);
+      if (!file) return detailPage(reply, session, payout.id, refusedForm('Choose a file to upload.', 400));
       try {
         await addEvidence(
           db,
@@ -186,30 +175,23 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
           { data: file.data, filename: file.filename || null },
           `user:${session.email}`,
         );
-        return detailPage(reply, session, payout.id, { message: 'Evidence uploaded.' });
+        return detailPage(reply, session, payout.id, { flash: { message: 'Evidence uploaded.' } });
       } catch (error) {
-        const { flash, status } = formRefusal(error);
-        return detailPage(reply, session, payout.id, flash, status);
+        return detailPage(reply, session, payout.id, formRefusal(error));
       }
     },
   );
 
   // ---- new payout with a live fee quote ----
-  async function newPayoutPage(reply: FastifyReply, session: WebSession, flash: Flash = null, status = 200) {
+  async function newPayoutPage(reply: FastifyReply, session: WebSession, outcome: PageOutcome = {}) {
     const [recipients, keys, endpoints, balance] = await Promise.all([
       queries.listRecipients(db, session.merchantId!, session.environment),
       listApiKeys(db, session.merchantId!, session.environment),
       listEndpoints(db, session.merchantId!, session.environment),
       getBalance(db, dashboardPrincipal(session)),
     ]);
-    return show(
-      reply,
-      session,
-      'New payout',
-      newPayoutView(session, { recipients, keys, endpoints, balance }),
-      flash,
-      status,
-    );
+    const body = newPayoutView(session, { recipients, keys, endpoints, balance });
+    return show(reply, session, 'New payout', body, outcome.flash, outcome.status);
   }
 
   app.get<{ Querystring: { recipient_id?: string; amount?: string } }>(
@@ -238,13 +220,12 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
 
   postForm(app, '/dashboard/payouts', dashboardSchemas.createPayout, async (request, reply, session) => {
     if (!canRequest(session))
-      return newPayoutPage(reply, session, { message: 'Your role cannot create payouts.', error: true }, 403);
+      return newPayoutPage(reply, session, refusedForm('Your role cannot create payouts.', 403));
     const amountMinor = parseCedis(formValue(request, 'amount'));
     const principal = await principalFor(deps, session, formValue(request, 'api_key_id'));
     // A key that is not this merchant's active key in this environment is not found, as every id here.
-    if (!principal) return newPayoutPage(reply, session, { message: 'API key not found.', error: true }, 404);
-    if (!amountMinor)
-      return newPayoutPage(reply, session, { message: 'Enter an amount in GHS, e.g. 100.00.', error: true }, 400);
+    if (!principal) return newPayoutPage(reply, session, refusedForm('API key not found.', 404));
+    if (!amountMinor) return newPayoutPage(reply, session, refusedForm('Enter an amount in GHS, e.g. 100.00.', 400));
     try {
       const { payout } = await createPayout(
         { db, providers: deps.providers, decisions: deps.payouts.decisions, writer: deps.payouts.writer },
@@ -259,24 +240,18 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
       );
       return reply.redirect(`/dashboard/payouts/${payout.id}`, 303);
     } catch (error) {
-      const { flash, status } = formRefusal(error);
-      return newPayoutPage(reply, session, flash, status);
+      return newPayoutPage(reply, session, formRefusal(error));
     }
   });
 
   // ---- recipients ----
-  async function recipientsPage(
-    reply: FastifyReply,
-    session: WebSession,
-    flash: Flash = null,
-    status = 200,
-    replacing: string | null = null,
-  ) {
+  async function recipientsPage(reply: FastifyReply, session: WebSession, outcome: RecipientsPageOutcome = {}) {
     const [recipients, banks] = await Promise.all([
       queries.listRecipients(db, session.merchantId!, session.environment),
       queries.activeBanks(db),
     ]);
-    return show(reply, session, 'Recipients', recipientsView(session, recipients, banks, replacing), flash, status);
+    const body = recipientsView(session, recipients, banks, outcome.replacing ?? null);
+    return show(reply, session, 'Recipients', body, outcome.flash, outcome.status);
   }
 
   app.get<{ Querystring: { replace?: string } }>(
@@ -296,13 +271,13 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
           404,
         );
       }
-      return recipientsPage(reply, session, null, 200, replacing);
+      return recipientsPage(reply, session, { replacing });
     },
   );
 
   postForm(app, '/dashboard/recipients', dashboardSchemas.createRecipient, async (request, reply, session) => {
     if (!canRequest(session))
-      return recipientsPage(reply, session, { message: 'Your role cannot add recipients.', error: true }, 403);
+      return recipientsPage(reply, session, refusedForm('Your role cannot add recipients.', 403));
     const type = formValue(request, 'account_type') === 'momo' ? 'momo' : 'bank';
     const input =
       type === 'bank'
@@ -325,11 +300,10 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
         ...(previous ? { previous_version_id: previous } : {}),
       });
       return recipientsPage(reply, session, {
-        message: `Recipient ${created.account_name} saved; verification is pending.`,
+        flash: { message: `Recipient ${created.account_name} saved; verification is pending.` },
       });
     } catch (error) {
-      const { flash, status } = formRefusal(error);
-      return recipientsPage(reply, session, flash, status, previous || null);
+      return recipientsPage(reply, session, { ...formRefusal(error), replacing: previous || null });
     }
   });
 
@@ -340,10 +314,9 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
     async (request, reply, session) => {
       try {
         await deleteRecipient(db, dashboardPrincipal(session), request.params.id);
-        return recipientsPage(reply, session, { message: 'Recipient deactivated.' });
+        return recipientsPage(reply, session, { flash: { message: 'Recipient deactivated.' } });
       } catch (error) {
-        const { flash, status } = formRefusal(error);
-        return recipientsPage(reply, session, flash, status);
+        return recipientsPage(reply, session, formRefusal(error));
       }
     },
   );
