@@ -78,7 +78,7 @@ export function isFresh(root = ROOT) {
 }
 
 /** esbuild comes with tsx (a dependency): resolved from tsx's own folder, so no second copy is needed. */
-async function loadEsbuild(root) {
+export async function loadEsbuild(root = ROOT) {
   const requireFromTsx = createRequire(createRequire(join(root, 'package.json')).resolve('tsx/package.json'));
   return import(pathToFileURL(requireFromTsx.resolve('esbuild')).href);
 }
@@ -89,14 +89,25 @@ async function loadEsbuild(root) {
  * the checkout can move; those files are read from src/ at run time, and they are inputs of the hash.
  */
 function sourceUrlPlugin(outDir) {
+  return sourceImportMetaPlugin((path) => {
+    const fromBundle = relative(outDir, path).split(sep).join('/');
+    return `new URL(${JSON.stringify(fromBundle)}, import.meta.url)`;
+  });
+}
+
+/**
+ * An esbuild plugin that gives every bundled .ts module that reads import.meta.url, .filename or .dirname its own
+ * source file's: `urlOf(path)` is the expression of that file's URL object in the bundle (relative to the bundle
+ * for dist/, absolute for the test bundles of test-bundle.mjs).
+ */
+export function sourceImportMetaPlugin(urlOf) {
   return {
     name: 'source-import-meta',
     setup(build) {
       build.onLoad({ filter: /\.ts$/ }, (args) => {
         const source = readFileSync(args.path, 'utf8');
         if (!source.includes('import.meta.')) return undefined;
-        const fromBundle = relative(outDir, args.path).split(sep).join('/');
-        const url = `new URL(${JSON.stringify(fromBundle)}, import.meta.url)`;
+        const url = urlOf(args.path);
         const contents = source
           .replaceAll('import.meta.url', `${url}.href`)
           .replaceAll('import.meta.filename', `__sikaFileURLToPath(${url})`)

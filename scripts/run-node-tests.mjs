@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { processIsAlive } from './test-bundle.mjs';
 
 /**
  * Embedded storage only (no DATABASE_URL): builds the migrated database the test files copy
@@ -35,15 +36,6 @@ export async function prepareEmbeddedTemplate() {
   };
 }
 
-function processIsAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error.code === 'EPERM';
-  }
-}
-
 export function runNodeTests(files, options) {
   return runNodeTestGroups([files], options);
 }
@@ -52,7 +44,7 @@ export function runNodeTests(files, options) {
  * Runs each group of files in its own test runner, one group after the other (node --test orders the files
  * of one run itself), and ends with one closing line over all of them; exits non-zero if any group failed.
  */
-export function runNodeTestGroups(groups, { concurrency }) {
+export function runNodeTestGroups(groups, { concurrency, bundled = false }) {
   const totals = { pass: 0, fail: 0, skipped: 0 };
   let status = 0;
   for (const files of groups.filter((group) => group.length > 0)) {
@@ -60,7 +52,15 @@ export function runNodeTestGroups(groups, { concurrency }) {
     const tapFile = join(tapDir, 'results.tap');
     const result = spawnSync(
       process.execPath,
-      ['--import', 'tsx', join(import.meta.dirname, 'node-test-run.mjs'), String(concurrency), tapFile, '--', ...files],
+      [
+        ...(bundled ? ['--enable-source-maps'] : ['--import', 'tsx']),
+        join(import.meta.dirname, 'node-test-run.mjs'),
+        String(concurrency),
+        tapFile,
+        bundled ? 'bundled' : 'tsx',
+        '--',
+        ...files,
+      ],
       { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
     );
     let tap = '';

@@ -27,7 +27,7 @@ const removeTemplate = await prepareEmbeddedTemplate();
 let status;
 try {
   const concurrency = Number(process.env.SIKA_TEST_CONCURRENCY ?? (process.env.DATABASE_URL ? 2 : 4));
-  status = runNodeTests(files, { concurrency });
+  status = runNodeTests(files, { concurrency, bundled: process.env.SIKA_TEST_FROM_SOURCES !== '1' });
 } finally {
   removeTemplate();
 }

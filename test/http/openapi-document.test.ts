@@ -470,7 +470,9 @@ describe(`OpenAPI document (${storageKind})`, () => {
       // The same program against the server over HTTP: the wire matches the types it was compiled with.
       const baseUrl = await t.listen();
       const m = await t.merchant();
-      const client = (await import(pathToFileURL(join(dir, 'client.ts')).href)) as {
+      // Through tsx's API: npm test runs its files compiled (scripts/test-bundle.mjs), with no TypeScript loader.
+      const { tsImport } = await import('tsx/esm/api');
+      const client = (await tsImport(pathToFileURL(join(dir, 'client.ts')).href, import.meta.url)) as {
         run(baseUrl: string, apiKey: string): Promise<Record<string, unknown>>;
       };
       const result = await client.run(baseUrl, m.test_api_key);
