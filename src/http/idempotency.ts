@@ -6,7 +6,13 @@
 // (IdempotentWork); the hook registered once by registerIdempotentRoutes does the rest. The SQL is in
 // idempotency-store.ts.
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyRequest,
+  RouteGenericInterface,
+  RouteOptions,
+  RouteShorthandOptions,
+} from 'fastify';
 import { DbError, type Db, type Queryable } from '../db/index.ts';
 import { canonicalJson, sha256Hex } from '../lib/canonical-json.ts';
 import type { ApiPrincipal } from '../lib/environment.ts';
@@ -102,6 +108,21 @@ declare module 'fastify' {
     /** Set by a public route's handler (see IdempotencyScope); an API-key route leaves it to the principal. */
     idempotencyScope?: IdempotencyScope;
   }
+}
+
+/**
+ * Registers an API-key POST that honours Idempotency-Key (`config: { idempotent: true }`, the usual case): its
+ * handler only says what to run, an IdempotentWork (typed here, so a handler answering by itself does not compile),
+ * and registerIdempotentRoutes's hook runs it at most once per key and answers.
+ */
+export function idempotentPost<Route extends RouteGenericInterface>(
+  app: FastifyInstance,
+  path: string,
+  schema: RouteShorthandOptions['schema'],
+  handler: (request: FastifyRequest<Route>) => Promise<IdempotentWork> | IdempotentWork,
+): void {
+  // Fastify types a handler's return as the route's reply; this one returns the work, which the hook turns into it.
+  app.post(path, { config: { idempotent: true }, schema }, handler as never);
 }
 
 /**

@@ -7,7 +7,7 @@ import { ownerOf } from '../../../books/service.ts';
 import type { AppDeps } from '../../deps.ts';
 import { principalOf } from '../../auth.ts';
 import { listRoute } from '../../csv.ts';
-import type { IdempotentWork } from '../../idempotency.ts';
+import { idempotentPost } from '../../idempotency.ts';
 import { described, errorResponses } from '../../schemas.ts';
 import { toSessionResponse } from '../../../checkout/model.ts';
 import {
@@ -29,25 +29,23 @@ const ListSessionsExportQuery = Type.Object(
 export async function checkoutMerchantRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db, config } = deps;
 
-  app.post<{ Body: CreateSessionBody }>(
+  idempotentPost<{ Body: CreateSessionBody }>(
+    app,
     '/api/v1/sessions',
     {
-      config: { idempotent: true },
-      schema: {
-        operationId: 'createSession',
-        tags: ['Checkout sessions'],
-        summary: 'Create a hosted checkout session',
-        description:
-          'Creates a session for an amount and invoice_ref. Send the payer to checkout_url; confirm the outcome by webhook or GET.',
-        body: CreateSessionBody,
-        response: {
-          201: described(CheckoutSessionResponse, 'The new session (status open, payment null).'),
-          ...errorResponses(400, 401, 409, 413, 415, 422, 429),
-        },
+      operationId: 'createSession',
+      tags: ['Checkout sessions'],
+      summary: 'Create a hosted checkout session',
+      description:
+        'Creates a session for an amount and invoice_ref. Send the payer to checkout_url; confirm the outcome by webhook or GET.',
+      body: CreateSessionBody,
+      response: {
+        201: described(CheckoutSessionResponse, 'The new session (status open, payment null).'),
+        ...errorResponses(400, 401, 409, 413, 415, 422, 429),
       },
     },
     // One INSERT, the key's claim with it (one round trip); the app runs it at most once per key.
-    async (request): Promise<IdempotentWork> => {
+    async (request) => {
       const { session, insert: effect } = service.prepareSession(principalOf(request), request.body);
       return {
         insert: {

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { ID_PARAM_LENGTH_MAX } from '../../../checkout/model.ts';
 import { principalOf } from '../../auth.ts';
 import type { AppDeps } from '../../deps.ts';
-import { transactionWork, workAs, type IdempotentWork } from '../../idempotency.ts';
+import { transactionWork, workAs, idempotentPost } from '../../idempotency.ts';
 import { errorResponses, StringEnum } from '../../schemas.ts';
 import { WEBHOOK_ENDPOINT_STATUSES } from '../../../accounts/model.ts';
 import { streamSigningSecrets } from '../../../accounts/webhook-endpoints.ts';
@@ -322,47 +322,43 @@ export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<
     async (request) => getEvent(db, principalOf(request), request.params.id),
   );
 
-  app.post<{ Params: Static<typeof EventIdParams> }>(
+  idempotentPost<{ Params: Static<typeof EventIdParams> }>(
+    app,
     '/api/v1/events/:id/replay',
     {
-      config: { idempotent: true },
-      schema: {
-        operationId: 'replayEvent',
-        tags: ['Events'],
-        summary: 'Replay an event',
-        description:
-          'Queues the event again, with the same id, to your active webhook endpoints of this environment: every delivery is due now (one being tried at this moment is left to finish), and an endpoint of the key added since gets one too. Audited.',
-        params: EventIdParams,
-        response: {
-          202: Type.Ref('EventReplay', { description: 'The deliveries queued.' }),
-          ...errorResponses(401, 404, 422, 429),
-        },
+      operationId: 'replayEvent',
+      tags: ['Events'],
+      summary: 'Replay an event',
+      description:
+        'Queues the event again, with the same id, to your active webhook endpoints of this environment: every delivery is due now (one being tried at this moment is left to finish), and an endpoint of the key added since gets one too. Audited.',
+      params: EventIdParams,
+      response: {
+        202: Type.Ref('EventReplay', { description: 'The deliveries queued.' }),
+        ...errorResponses(401, 404, 422, 429),
       },
     },
-    async (request): Promise<IdempotentWork> =>
+    async (request) =>
       workAs(principalOf(request), 202, (tx, principal) => replayEventForKey(tx, principal, request.params.id)),
   );
 
-  app.post<{ Body: Static<typeof ReplayEventsBody> }>(
+  idempotentPost<{ Body: Static<typeof ReplayEventsBody> }>(
+    app,
     '/api/v1/events/replay',
     {
-      config: { idempotent: true },
-      schema: {
-        operationId: 'replayEvents',
-        tags: ['Events'],
-        summary: 'Replay the events of a time range',
-        description:
-          `Queues again the events created in [created_gte, created_lt), oldest first: by default only their deliveries that failed or were not sent. ` +
-          `A range spans at most ${EVENT_REPLAY_RANGE_DAYS_MAX} days (400 otherwise: split it). One call replays at most ${EVENT_REPLAY_ROWS_MAX} events; with has_more, ` +
-          `send it again with starting_after = next_starting_after. One range replay per key every ${EVENT_REPLAY_INTERVAL_S} s (429 with Retry-After). Audited.`,
-        body: ReplayEventsBody,
-        response: {
-          202: Type.Ref('EventRangeReplay', { description: 'The events replayed and the deliveries queued.' }),
-          ...errorResponses(400, 401, 422, 429),
-        },
+      operationId: 'replayEvents',
+      tags: ['Events'],
+      summary: 'Replay the events of a time range',
+      description:
+        `Queues again the events created in [created_gte, created_lt), oldest first: by default only their deliveries that failed or were not sent. ` +
+        `A range spans at most ${EVENT_REPLAY_RANGE_DAYS_MAX} days (400 otherwise: split it). One call replays at most ${EVENT_REPLAY_ROWS_MAX} events; with has_more, ` +
+        `send it again with starting_after = next_starting_after. One range replay per key every ${EVENT_REPLAY_INTERVAL_S} s (429 with Retry-After). Audited.`,
+      body: ReplayEventsBody,
+      response: {
+        202: Type.Ref('EventRangeReplay', { description: 'The events replayed and the deliveries queued.' }),
+        ...errorResponses(400, 401, 422, 429),
       },
     },
-    async (request): Promise<IdempotentWork> => {
+    async (request) => {
       const principal = principalOf(request);
       const input: RangeReplayInput = request.body;
       checkReplayRange(input); // 400 before any key is claimed

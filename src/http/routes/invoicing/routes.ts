@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../../auth.ts';
 import type { AppDeps } from '../../deps.ts';
 import type { Queryable } from '../../../db/index.ts';
-import type { IdempotentWork } from '../../idempotency.ts';
+import { idempotentPost, type IdempotentWork } from '../../idempotency.ts';
 import { described, errorResponses } from '../../schemas.ts';
 import { parseInvoiceLine, toRevenueLineResponse } from '../../../invoicing/model.ts';
 import {
@@ -36,25 +36,23 @@ const batchWork = <Result extends { errors: unknown[] }>(
 export async function invoicingRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
 
-  app.post<{ Body: Static<typeof IngestBody> }>(
+  idempotentPost<{ Body: Static<typeof IngestBody> }>(
+    app,
     '/api/v1/invoice-lines',
     {
-      config: { idempotent: true },
-      schema: {
-        operationId: 'createInvoiceLines',
-        tags: ['Invoice lines'],
-        summary: 'Record invoice lines for an invoice_ref',
-        description:
-          'Upserts lines by code. 200 when every line is stored; 207 when some lines fail (see errors, by index).',
-        body: IngestBody,
-        response: {
-          200: described(IngestResponse, 'Every line stored.'),
-          207: described(IngestResponse, 'Some lines stored, the others refused (errors, by index).'),
-          ...errorResponses(400, 401, 409, 413, 415, 422, 429),
-        },
+      operationId: 'createInvoiceLines',
+      tags: ['Invoice lines'],
+      summary: 'Record invoice lines for an invoice_ref',
+      description:
+        'Upserts lines by code. 200 when every line is stored; 207 when some lines fail (see errors, by index).',
+      body: IngestBody,
+      response: {
+        200: described(IngestResponse, 'Every line stored.'),
+        207: described(IngestResponse, 'Some lines stored, the others refused (errors, by index).'),
+        ...errorResponses(400, 401, 409, 413, 415, 422, 429),
       },
     },
-    async (request): Promise<IdempotentWork> => {
+    async (request) => {
       const principal = principalOf(request);
       // Unknown fields of a good line are ignored (DESIGN §3), so they must not change the Idempotency-Key hash either
       // (the request is hashed as the handler leaves it).
@@ -104,25 +102,23 @@ export async function invoicingRoutes(app: FastifyInstance, deps: AppDeps): Prom
     },
   );
 
-  app.post<{ Body: Static<typeof SyncBody> }>(
+  idempotentPost<{ Body: Static<typeof SyncBody> }>(
+    app,
     '/api/v1/revenue-lines',
     {
-      config: { idempotent: true },
-      schema: {
-        operationId: 'syncRevenueLines',
-        tags: ['Revenue lines'],
-        summary: 'Sync revenue lines (service codes)',
-        description:
-          'Creates, renames and reactivates the listed codes; with deactivate_missing, deactivates the others. 207 when some lines fail. Honours Idempotency-Key: a retry with the same key and body answers what the first request was answered and applies nothing again; the same key with another body is 422 IDEMPOTENCY_KEY_REUSED.',
-        body: SyncBody,
-        response: {
-          200: described(SyncResponse, 'Every line applied.'),
-          207: described(SyncResponse, 'Some lines applied, the others refused (errors, by index).'),
-          ...errorResponses(400, 401, 413, 415, 422, 429),
-        },
+      operationId: 'syncRevenueLines',
+      tags: ['Revenue lines'],
+      summary: 'Sync revenue lines (service codes)',
+      description:
+        'Creates, renames and reactivates the listed codes; with deactivate_missing, deactivates the others. 207 when some lines fail. Honours Idempotency-Key: a retry with the same key and body answers what the first request was answered and applies nothing again; the same key with another body is 422 IDEMPOTENCY_KEY_REUSED.',
+      body: SyncBody,
+      response: {
+        200: described(SyncResponse, 'Every line applied.'),
+        207: described(SyncResponse, 'Some lines applied, the others refused (errors, by index).'),
+        ...errorResponses(400, 401, 413, 415, 422, 429),
       },
     },
-    async (request): Promise<IdempotentWork> => {
+    async (request) => {
       const principal = principalOf(request);
       return batchWork((tx) => service.syncRevenueLines(tx, principal, request.body));
     },

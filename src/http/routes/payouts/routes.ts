@@ -12,7 +12,7 @@ import { errors } from '../../../lib/errors.ts';
 import { described, errorResponses, fileResponse, simulatorResponses } from '../../schemas.ts';
 import { createPayout } from '../../../payouts/create.ts';
 import { addEvidence, receiptPdf } from '../../../payouts/evidence.ts';
-import { transactionWork, workAs, type IdempotentWork } from '../../idempotency.ts';
+import { transactionWork, workAs, idempotentPost } from '../../idempotency.ts';
 import { cancelPayoutIn, simulateTestPayout } from '../../../payouts/lifecycle.ts';
 import { EVIDENCE_CONTENT_TYPES } from '../../../payouts/model.ts';
 import { toRecipientResponse } from '../../../payouts/presenters.ts';
@@ -78,24 +78,22 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
     async (request) => getBalance(db, principalOf(request)),
   );
 
-  app.post<{ Body: Static<typeof RecipientBody> }>(
+  idempotentPost<{ Body: Static<typeof RecipientBody> }>(
+    app,
     '/api/v1/payouts/recipients',
     {
-      config: { idempotent: true },
-      schema: {
-        operationId: 'createRecipient',
-        tags,
-        summary: 'Create a recipient',
-        description:
-          'Honours Idempotency-Key: a retry with the same key and body answers the recipient made first (201, Idempotent-Replayed: true) and makes no second one; the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. Without a key every request makes a recipient: list recipients before retrying one.',
-        body: RecipientBody,
-        response: {
-          201: described(Recipient, 'The new recipient (Test: verified at once).'),
-          ...errorResponses(400, 401, 404, 409, 422, 429),
-        },
+      operationId: 'createRecipient',
+      tags,
+      summary: 'Create a recipient',
+      description:
+        'Honours Idempotency-Key: a retry with the same key and body answers the recipient made first (201, Idempotent-Replayed: true) and makes no second one; the same key with another body is 422 IDEMPOTENCY_KEY_REUSED. Without a key every request makes a recipient: list recipients before retrying one.',
+      body: RecipientBody,
+      response: {
+        201: described(Recipient, 'The new recipient (Test: verified at once).'),
+        ...errorResponses(400, 401, 404, 409, 422, 429),
       },
     },
-    async (request): Promise<IdempotentWork> =>
+    async (request) =>
       workAs(principalOf(request), 201, async (tx, principal) =>
         toRecipientResponse(await createRecipientIn(tx, principal, request.body)),
       ),
@@ -156,51 +154,47 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
     },
   );
 
-  app.post<{ Body: { recipient_id: string; amount_minor: number } }>(
+  idempotentPost<{ Body: { recipient_id: string; amount_minor: number } }>(
+    app,
     '/api/v1/payouts/quote',
     {
-      config: { idempotent: true },
-      schema: {
-        operationId: 'createPayoutQuote',
-        tags,
-        summary: 'Fee and total debit for an amount (reserves nothing)',
-        description:
-          'Honours Idempotency-Key: a retry with the same key and body answers the first quote (its quote_id and expires_at); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED.',
-        body: QuoteBody,
-        response: {
-          200: described(PayoutQuote, 'The fee and total debit, valid until expires_at.'),
-          ...errorResponses(400, 401, 404, 422, 429),
-        },
+      operationId: 'createPayoutQuote',
+      tags,
+      summary: 'Fee and total debit for an amount (reserves nothing)',
+      description:
+        'Honours Idempotency-Key: a retry with the same key and body answers the first quote (its quote_id and expires_at); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED.',
+      body: QuoteBody,
+      response: {
+        200: described(PayoutQuote, 'The fee and total debit, valid until expires_at.'),
+        ...errorResponses(400, 401, 404, 422, 429),
       },
     },
-    async (request): Promise<IdempotentWork> => {
+    async (request) => {
       const principal = principalOf(request);
       const answer = async (on: Queryable) => ({ status: 200, body: await quote(on, principal, request.body) });
       return { run: answer, withoutKey: () => answer(db) };
     },
   );
 
-  app.post<{ Body: Static<typeof PayoutBody> }>(
+  idempotentPost<{ Body: Static<typeof PayoutBody> }>(
+    app,
     '/api/v1/payouts',
     {
-      config: { idempotent: true },
-      schema: {
-        operationId: 'createPayout',
-        tags,
-        summary: 'Create a payout',
-        description:
-          'Test keys: paid at once (no money sent), unless test_outcome asks for requested or processing (the amount and fee held, then moved on by POST /api/v1/test/payouts/{payout_id}/simulate or cancelled). Live: processing, or requested when the account requires approval. ' +
-          'client_reference, with or without Idempotency-Key: a request by the same API key with the client_reference and fields of a payout already made returns that payout with 200; a changed request, or another key, with that client_reference is 409 REFERENCE_CONFLICT. ' +
-          'Idempotency-Key, on top of that: a retry with the same key and body answers exactly what the first request was answered (its status, 201 or 200, and body, with Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED and makes nothing.',
-        body: PayoutBody,
-        response: {
-          200: described(Payout, 'A retry with the same client_reference and fields: the payout made before.'),
-          201: described(Payout, 'The new payout.'),
-          ...errorResponses(400, 401, 403, 404, 409, 422, 429, 503),
-        },
+      operationId: 'createPayout',
+      tags,
+      summary: 'Create a payout',
+      description:
+        'Test keys: paid at once (no money sent), unless test_outcome asks for requested or processing (the amount and fee held, then moved on by POST /api/v1/test/payouts/{payout_id}/simulate or cancelled). Live: processing, or requested when the account requires approval. ' +
+        'client_reference, with or without Idempotency-Key: a request by the same API key with the client_reference and fields of a payout already made returns that payout with 200; a changed request, or another key, with that client_reference is 409 REFERENCE_CONFLICT. ' +
+        'Idempotency-Key, on top of that: a retry with the same key and body answers exactly what the first request was answered (its status, 201 or 200, and body, with Idempotent-Replayed: true); the same key with another body is 422 IDEMPOTENCY_KEY_REUSED and makes nothing.',
+      body: PayoutBody,
+      response: {
+        200: described(Payout, 'A retry with the same client_reference and fields: the payout made before.'),
+        201: described(Payout, 'The new payout.'),
+        ...errorResponses(400, 401, 403, 404, 409, 422, 429, 503),
       },
     },
-    async (request): Promise<IdempotentWork> => {
+    async (request) => {
       const principal = principalOf(request);
       const answer = async (
         { payout, existing, recipient }: Awaited<ReturnType<typeof createPayout>>,
@@ -274,7 +268,7 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
         request.body ??= {};
       },
     },
-    async (request): Promise<IdempotentWork> =>
+    async (request) =>
       workAs(principalOf(request), 200, async (tx, principal) =>
         queries.payoutResponse(
           tx,
@@ -283,22 +277,20 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
       ),
   );
 
-  app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof SimulatePayoutBody> }>(
+  idempotentPost<{ Params: Static<typeof IdParams>; Body: Static<typeof SimulatePayoutBody> }>(
+    app,
     '/api/v1/test/payouts/:payout_id/simulate',
     {
-      config: { idempotent: true },
-      schema: {
-        operationId: 'simulateTestPayout',
-        tags: ['Test simulation'],
-        summary: 'Move a Test payout on (Test keys only)',
-        description:
-          "Moves a Test payout through the payout status table with the money and the event a Live payout gets: processing (payout.processing), paid (payout.paid: the hold is paid out), failed (payout.failed: amount and fee back to available), returned (payout.returned: a paid payout's amount and fee back to available). A move the table does not allow is 409 PAYOUT_TRANSITION_NOT_ALLOWED; a requested or processing Test payout is cancelled with POST /api/v1/payouts/{payout_id}/cancel. Live keys get 403.",
-        params: IdParams,
-        body: SimulatePayoutBody,
-        response: simulatorResponses(Payout, 'The payout, moved on.'),
-      },
+      operationId: 'simulateTestPayout',
+      tags: ['Test simulation'],
+      summary: 'Move a Test payout on (Test keys only)',
+      description:
+        "Moves a Test payout through the payout status table with the money and the event a Live payout gets: processing (payout.processing), paid (payout.paid: the hold is paid out), failed (payout.failed: amount and fee back to available), returned (payout.returned: a paid payout's amount and fee back to available). A move the table does not allow is 409 PAYOUT_TRANSITION_NOT_ALLOWED; a requested or processing Test payout is cancelled with POST /api/v1/payouts/{payout_id}/cancel. Live keys get 403.",
+      params: IdParams,
+      body: SimulatePayoutBody,
+      response: simulatorResponses(Payout, 'The payout, moved on.'),
     },
-    async (request): Promise<IdempotentWork> =>
+    async (request) =>
       workAs(simulatorPrincipalOf(request, 'Payouts'), 200, async (tx, principal) =>
         queries.payoutResponse(
           tx,
@@ -350,7 +342,7 @@ export async function payoutRoutes(app: FastifyInstance, deps: AppDeps): Promise
       },
       config: { idempotent: true },
     },
-    async (request): Promise<IdempotentWork> => {
+    async (request) => {
       const principal = principalOf(request);
       // The request first, as a schema would (the document requires the file): a 400 whatever the id, then
       // another merchant's payout is a 404.

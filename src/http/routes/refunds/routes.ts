@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf, simulatorPrincipalOf } from '../../auth.ts';
 import type { AppDeps } from '../../deps.ts';
-import { transactionWork, workAs, type IdempotentWork } from '../../idempotency.ts';
+import { transactionWork, workAs, idempotentPost } from '../../idempotency.ts';
 import { listRoute } from '../../csv.ts';
 import { described, errorResponses, simulatorResponses } from '../../schemas.ts';
 import { ExportRangeProperties } from '../books/schemas.ts';
@@ -24,27 +24,25 @@ import {
 export async function refundRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db, providers } = deps;
 
-  app.post<{ Body: CreateRefundBody }>(
+  idempotentPost<{ Body: CreateRefundBody }>(
+    app,
     '/api/v1/refunds',
     {
-      config: { idempotent: true },
-      schema: {
-        operationId: 'createRefund',
-        tags: ['Refunds'],
-        summary: 'Refund a paid session',
-        description:
-          "Gives back all or part of what the payer of a success session was charged. The amount is held from your available balance at once (409 INSUFFICIENT_FUNDS when it does not cover it); the fee of the original payment is not returned. Test refunds succeed at once; Live ones go through the provider that took the payment (or, for cash and bank transfers, to Sika's operators, who transfer it to the payer). Events refund.created, refund.succeeded, refund.failed.",
-        body: CreateRefundBody,
-        response: {
-          201: described(
-            RefundResponse,
-            'The new refund: succeeded at once in Test, pending (or awaiting_approval) in Live.',
-          ),
-          ...errorResponses(400, 401, 404, 409, 413, 415, 422, 429, 503),
-        },
+      operationId: 'createRefund',
+      tags: ['Refunds'],
+      summary: 'Refund a paid session',
+      description:
+        "Gives back all or part of what the payer of a success session was charged. The amount is held from your available balance at once (409 INSUFFICIENT_FUNDS when it does not cover it); the fee of the original payment is not returned. Test refunds succeed at once; Live ones go through the provider that took the payment (or, for cash and bank transfers, to Sika's operators, who transfer it to the payer). Events refund.created, refund.succeeded, refund.failed.",
+      body: CreateRefundBody,
+      response: {
+        201: described(
+          RefundResponse,
+          'The new refund: succeeded at once in Test, pending (or awaiting_approval) in Live.',
+        ),
+        ...errorResponses(400, 401, 404, 409, 413, 415, 422, 429, 503),
       },
     },
-    async (request): Promise<IdempotentWork> => {
+    async (request) => {
       const principal = principalOf(request);
       const who = {
         merchantId: principal.merchantId,
@@ -92,22 +90,20 @@ export async function refundRoutes(app: FastifyInstance, deps: AppDeps): Promise
     csv: (request) => exportRefunds(db, principalOf(request), request.query),
   });
 
-  app.post<{ Params: { id: string }; Body: { outcome: TestRefundSimulation } }>(
+  idempotentPost<{ Params: { id: string }; Body: { outcome: TestRefundSimulation } }>(
+    app,
     '/api/v1/test/refunds/:id/simulate',
     {
-      config: { idempotent: true },
-      schema: {
-        operationId: 'simulateRefund',
-        tags: ['Test simulation'],
-        summary: 'Settle or decide a Test refund (Test keys only)',
-        description:
-          'A Test refund created with test_outcome "pending" succeeds or fails here, exactly as a provider report would settle a Live one. One created with test_outcome "awaiting_approval" is approved (-> pending, then succeeded or failed here) or cancelled (the hold released, refund.cancelled), as an approver would decide a Live one. Another status is 409 REFUND_NOT_PENDING. Live keys get 403.',
-        params: RefundParams,
-        body: SimulateRefundBody,
-        response: simulatorResponses(RefundResponse, 'The refund, succeeded, failed, pending (approved) or cancelled.'),
-      },
+      operationId: 'simulateRefund',
+      tags: ['Test simulation'],
+      summary: 'Settle or decide a Test refund (Test keys only)',
+      description:
+        'A Test refund created with test_outcome "pending" succeeds or fails here, exactly as a provider report would settle a Live one. One created with test_outcome "awaiting_approval" is approved (-> pending, then succeeded or failed here) or cancelled (the hold released, refund.cancelled), as an approver would decide a Live one. Another status is 409 REFUND_NOT_PENDING. Live keys get 403.',
+      params: RefundParams,
+      body: SimulateRefundBody,
+      response: simulatorResponses(RefundResponse, 'The refund, succeeded, failed, pending (approved) or cancelled.'),
     },
-    async (request): Promise<IdempotentWork> =>
+    async (request) =>
       workAs(simulatorPrincipalOf(request, 'Refunds'), 200, async (tx, principal) =>
         toRefundResponse(await simulateTestRefund(tx, principal, request.params.id, request.body.outcome)),
       ),
