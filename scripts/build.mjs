@@ -138,6 +138,20 @@ export async function build(root = ROOT) {
   return hash;
 }
 
+/** How Sika's TypeScript is bundled for Node, here and for the tests (test-bundle.mjs). */
+export const NODE_BUNDLE_OPTIONS = {
+  bundle: true,
+  // Packages stay in node_modules, imported from there.
+  packages: 'external',
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  sourcemap: 'linked',
+  // Names stay what the sources say (stack traces, logs, errors); the bundle is not minified.
+  keepNames: true,
+  logLevel: 'warning',
+};
+
 async function buildBundle(esbuild, root, outDir, { name, entry }) {
   // Written beside the final files, then renamed over them: a process starting meanwhile sees the old
   // build or the new one, never half a file. The stamp goes last, so a crash leaves a stale stamp.
@@ -147,16 +161,8 @@ async function buildBundle(esbuild, root, outDir, { name, entry }) {
       absWorkingDir: root,
       entryPoints: [join(root, entry)],
       outfile: join(outDir, tmpName),
-      bundle: true,
-      packages: 'external',
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      sourcemap: 'linked',
-      // Names stay readable in stack traces and logs; the bundle is not minified.
-      keepNames: true,
+      ...NODE_BUNDLE_OPTIONS,
       legalComments: 'none',
-      logLevel: 'warning',
       plugins: [sourceUrlPlugin(outDir)],
     });
     const code = readFileSync(join(outDir, tmpName), 'utf8').replace(

@@ -1,6 +1,6 @@
-// Runs test files with node's test runner through tsx (node-test-run.mjs, the longest first): spec for people on
-// stdout, tap to a file that is read back for the plain closing line CI looks for ("tests: N passed, N failed,
-// N skipped").
+// Runs test files with node's test runner, bundled (npm test) or through tsx (node-test-run.mjs, the longest
+// first): spec for people on stdout, tap to a file that is read back for the plain closing line CI looks for
+// ("tests: N passed, N failed, N skipped").
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -12,7 +12,7 @@
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { loadEsbuild, ROOT, sourceImportMetaPlugin } from './build.mjs';
+import { loadEsbuild, NODE_BUNDLE_OPTIONS, ROOT, sourceImportMetaPlugin } from './build.mjs';
 
 const BUNDLES_DIR = join(ROOT, 'node_modules', '.cache', 'sika', 'test-js');
 
@@ -32,16 +32,9 @@ export async function bundleTestFiles(files) {
     outdir: outDir,
     outbase: ROOT,
     outExtension: { '.js': '.mjs' },
-    bundle: true,
+    ...NODE_BUNDLE_OPTIONS,
+    // Code several test files import is loaded from one chunk, not bundled into each.
     splitting: true,
-    packages: 'external',
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    sourcemap: 'linked',
-    // As tsx: function and class names stay what the sources say (errors, logs and tests read them).
-    keepNames: true,
-    logLevel: 'warning',
     plugins: [sourceImportMetaPlugin((path) => `new URL(${JSON.stringify(pathToFileURL(path).href)})`)],
   });
   const bundleOf = (source) => join(outDir, relative(ROOT, source)).replace(/\.ts$/, '.mjs');
