@@ -23,6 +23,13 @@ export interface CreateMerchantInput {
   password?: string | null;
   webhookUrl?: string | null;
   payoutApproval?: boolean;
+  /**
+   * A merchant as sign-up makes it (issue 33): activation not_submitted and no Live key until an operator
+   * approves its Go-Live application. Without it the operator vouches for the merchant: approved, Live key issued.
+   */
+  pendingActivation?: boolean;
+  /** An argon2 hash already made (a sign-up stores the hash, never the password); instead of password. */
+  passwordHash?: string | null;
 }
 
 export interface CreatedMerchant {
@@ -62,12 +69,27 @@ export const MERCHANT_NAME_LENGTH_MAX = 200;
 /** RFC 5321's limit on a forward path, the longest address mail can be sent to. */
 export const EMAIL_LENGTH_MAX = 254;
 
+/** A merchant pending activation has no Live key: its owner creates one in the dashboard once approved. */
+export type PendingMerchant = Omit<CreatedMerchant, 'live_api_key'> & { live_api_key: null };
+
+export async function createMerchant(
+  db: Db,
+  input: CreateMerchantInput & { pendingActivation: true },
+  webhookTargets?: WebhookTargetOptions,
+  actor?: Actor | null,
+): Promise<PendingMerchant>;
+export async function createMerchant(
+  db: Db,
+  input: CreateMerchantInput,
+  webhookTargets?: WebhookTargetOptions,
+  actor?: Actor | null,
+): Promise<CreatedMerchant>;
 export async function createMerchant(
   db: Db,
   input: CreateMerchantInput,
   webhookTargets: WebhookTargetOptions = { allowPrivateTargets: false },
   actor: Actor | null = null,
-): Promise<CreatedMerchant> {
+): Promise<CreatedMerchant | PendingMerchant> {
   const name = input.name.trim();
   const email = input.email.trim();
   if (name.length < 1 || name.length > MERCHANT_NAME_LENGTH_MAX)
@@ -87,7 +109,7 @@ export async function createMerchant(
     if (liveProblem) warnings.push(`no Live webhook endpoint was created: the URL ${liveProblem}`);
     else webhookUrls.live = input.webhookUrl;
   }
-  const passwordHash = input.password ? await hashPassword(input.password) : null;
+  const passwordHash = input.passwordHash ?? (input.password ? await hashPassword(input.password) : null);
 
   return db.transaction(async (tx) => {
     if (await store.userEmailExists(tx, email))
@@ -99,9 +121,10 @@ export async function createMerchant(
       name,
       email,
       payoutApprovalRequired: input.payoutApproval ?? false,
+      activationStatus: input.pendingActivation ? 'not_submitted' : 'approved',
     });
     await store.insertUser(tx, { id: ownerId, merchantId, email, passwordHash, role: 'owner' });
-    const keys = {} as Record<Environment, string>;
+    const keys: Record<Environment, string | null> = { test: null, live: null };
     const secrets: Record<Environment, string | null> = { test: null, live: null };
     for (const environment of ENVIRONMENTS) {
       const integrationId = newUuid();
@@ -111,6 +134,7 @@ export async function createMerchant(
         environment,
         name: `Default ${environment} integration`,
       });
+      if (environment === 'live' && input.pendingActivation) continue;
       const key = await issueApiKey(tx, { merchantId, integrationId, environment, createdByUserId: ownerId });
       keys[environment] = key.key;
       const url = webhookUrls[environment];
@@ -141,10 +165,11 @@ export async function createMerchant(
         },
       });
     }
+    if (keys.test === null) throw new Error('assertion failed: every merchant gets a Test key');
     return {
       merchant_id: merchantId,
       test_api_key: keys.test,
-      live_api_key: keys.live,
+      live_api_key: keys.live as string,
       test_webhook_secret: secrets.test,
       live_webhook_secret: secrets.live,
       owner_user_id: ownerId,

@@ -1,3 +1,4 @@
+import { activationMachine, type ActivationStatus } from './activation-model.ts';
 import type { Queryable } from '../db/index.ts';
 import { firstRow, firstValue } from '../db/first-row.ts';
 import { sqlList } from '../lib/state-machine.ts';
@@ -16,14 +17,19 @@ export interface ApiKeyRow {
 
 export const insertMerchant = (
   tx: Queryable,
-  m: { id: string; name: string; email: string; payoutApprovalRequired: boolean },
+  m: {
+    id: string;
+    name: string;
+    email: string;
+    payoutApprovalRequired: boolean;
+    activationStatus: ActivationStatus;
+  },
 ) =>
-  tx.query('INSERT INTO merchants (id, name, email, payout_approval_required) VALUES ($1, $2, $3, $4)', [
-    m.id,
-    m.name,
-    m.email,
-    m.payoutApprovalRequired,
-  ]);
+  tx.query(
+    `INSERT INTO merchants (id, name, email, payout_approval_required, activation_status, activated_at)
+     VALUES ($1, $2, $3, $4, $5, CASE WHEN $5 = 'approved' THEN now() END)`,
+    [m.id, m.name, m.email, m.payoutApprovalRequired, activationMachine.initialStatus(m.activationStatus)],
+  );
 
 export const insertUser = (
   tx: Queryable,

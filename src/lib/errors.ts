@@ -115,6 +115,13 @@ export const ERROR_CATALOGUE = {
   ALREADY_ENROLLED: permanent('Two-factor authentication is already on for this account.'),
   SECOND_FACTOR_REQUIRED: permanent('The account owner requires two-factor authentication for this role.'),
   SECOND_FACTOR_NOT_ENROLLED: permanent('Turn on two-factor authentication for yourself first.'),
+  ACCOUNT_NOT_ACTIVATED: permanent(
+    'The account is not activated for Live yet: submit the Go-Live application in the dashboard and wait for approval. Test works meanwhile.',
+  ),
+  ACCOUNT_SUSPENDED: permanent('The account is suspended: Live payments and payouts are refused. Test keeps working.'),
+  ACTIVATION_DECIDED: permanent(
+    'The Go-Live application is no longer at the step this decision needs (someone decided first, or it moved on).',
+  ),
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
