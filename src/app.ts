@@ -11,6 +11,10 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Registry } from 'prom-client';
 import { ApiKeyAuthenticator } from './accounts/api-keys.ts';
+import { setAccountMailBaseUrl } from './accounts/activation.ts';
+import { LiveAccessGate } from './accounts/live-access.ts';
+import { accountRoutes } from './http/routes/account/routes.ts';
+import { Account } from './http/routes/account/schemas.ts';
 import { booksRoutes } from './http/routes/books/routes.ts';
 import { exportRoutes } from './http/routes/books/export-routes.ts';
 import { checkoutMerchantRoutes } from './http/routes/checkout/merchant-routes.ts';
@@ -26,6 +30,7 @@ import { providerRoutes } from './http/routes/providers/routes.ts';
 import { payerPageRoutes } from './web/checkout/routes.ts';
 import { dashboardRoutes } from './web/dashboard/index.ts';
 import { opsRoutes } from './web/ops/routes.ts';
+import { signupPages } from './web/signup.ts';
 import { consoleErrorPage, consoleOfUrl, sendErrorPage } from './web/error-pages.ts';
 import type { PayoutRail } from './rails/payouts.ts';
 import { createLiveProviders } from './rails/live-config.ts';
@@ -35,7 +40,7 @@ import type { Db } from './db/index.ts';
 import { isMigrated } from './db/migrate.ts';
 import { systemResolver, type Resolver } from './lib/ssrf.ts';
 import { invoicingRoutes } from './http/routes/invoicing/routes.ts';
-import { documentApiKeySecurity, requireApiKey } from './http/auth.ts';
+import { documentApiKeySecurity, documentLiveGate, requireApiKey, requireLiveAccess } from './http/auth.ts';
 import { registerBodyParsers } from './http/body.ts';
 import { registerConnectionLimits, serverOptions } from './http/connections.ts';
 import type { AppDeps } from './http/deps.ts';
@@ -115,6 +120,7 @@ const NAMED_SCHEMAS = [
   BalanceTransactionSchema,
   BalanceTransactionList,
   BalanceSummary,
+  Account,
   ...EVENT_SCHEMAS,
 ];
 
@@ -295,10 +301,16 @@ export async function buildApp({
   const authenticator = new ApiKeyAuthenticator(db);
   await authenticator.start();
   app.addHook('onClose', async () => authenticator.stop());
+  const liveAccess = new LiveAccessGate(db);
+  await liveAccess.start();
+  app.addHook('onClose', async () => liveAccess.stop());
+  // The owner's activation and suspension mails link to this deployment's dashboard (src/accounts/activation.ts).
+  setAccountMailBaseUrl(config.baseUrl);
   const deps: AppDeps = {
     db,
     config,
     authenticator,
+    liveAccess,
     limiters,
     providers,
     payouts: createPayoutsRuntime(db, metrics),
@@ -324,6 +336,9 @@ export async function buildApp({
   await app.register(async (merchantApi) => {
     merchantApi.addHook('onRequest', requireApiKey(deps.authenticator));
     merchantApi.addHook('onRoute', documentApiKeySecurity);
+    // Live keys only for an approved merchant not suspended (issue 33); Test keys always.
+    merchantApi.addHook('onRequest', requireLiveAccess(deps.liveAccess));
+    merchantApi.addHook('onRoute', documentLiveGate);
     merchantApi.addHook('onRequest', deps.limiters.perKey);
     await merchantApi.register(checkoutMerchantRoutes, deps);
     await merchantApi.register(invoicingRoutes, deps);
@@ -333,6 +348,7 @@ export async function buildApp({
     await merchantApi.register(payoutRoutes, deps);
     await merchantApi.register(booksRoutes, deps);
     await merchantApi.register(exportRoutes, deps);
+    await merchantApi.register(accountRoutes, deps);
   });
   // Hosted checkout API: public, limited per client address and per session.
   await app.register(checkoutPayerRoutes, deps);
@@ -345,6 +361,8 @@ export async function buildApp({
     await consoles.register(dashboardRoutes, deps);
     // Operator console (its own accounts and cookie).
     await consoles.register(opsRoutes, deps);
+    // Self-service sign-up: no session yet; it ends signed in to the dashboard.
+    await consoles.register(signupPages, deps);
   });
 
   return app;

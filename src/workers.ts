@@ -8,12 +8,14 @@ import { StorageAvailability, type Db } from './db/index.ts';
 import { DeliveryWorker, defaultDeliveryOptions } from './events/delivery.ts';
 import { purgeExpiredWebSessions } from './accounts/console-accounts.ts';
 import { purgeIdleThrottles } from './accounts/sign-in-throttle.ts';
+import { purgeExpiredSignups } from './accounts/signups.ts';
 import { purgeExpiredDevices } from './accounts/trusted-devices.ts';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.ts';
 import { applyAllPendingCredits } from './ledger/service.ts';
 import { processDuePayouts } from './payouts/processing.ts';
 import { processDueRefunds } from './refunds/processing.ts';
 import { verifyTestRecipients } from './payouts/recipients.ts';
+import { deliverDueMail, mailDelivery } from './mail/delivery.ts';
 import type { LiveProviders } from './rails/live.ts';
 
 /** A background job: its name in logs, how often a pass starts (one at a time), and the pass. */
@@ -54,6 +56,8 @@ export function startWorkers({
   config: Config;
   providers: LiveProviders;
 }) {
+  // Mail goes through SMTP_URL's server, or to the log without one (src/mail/delivery.ts).
+  const mail = mailDelivery({ smtpUrl: config.smtpUrl, from: config.mailFrom }, log);
   // Every job with its interval, in one table.
   const jobs: Job[] = [
     {
@@ -70,6 +74,12 @@ export function startWorkers({
         await purgeExpiredDevices(db);
         await purgeExpiredWebSessions(db);
       },
+    },
+    {
+      name: 'purge-signups',
+      intervalMs: 60 * 60_000,
+      // Unverified sign-ups a day past their link's expiry, and the sign-up limits' old counts.
+      run: () => purgeExpiredSignups(db),
     },
     {
       name: 'expire-sessions',
@@ -97,6 +107,13 @@ export function startWorkers({
       name: 'process-live-refunds',
       intervalMs: 1_000,
       run: () => processDueRefunds(db, providers, log),
+    },
+    {
+      name: 'send-mail',
+      // Polled, not woken: a NOTIFY would serialise every mailing transaction's commit (events/delivery.ts says
+      // why); one indexed look a second is cheap, and a mail leaves within about a second of its commit.
+      intervalMs: 1_000,
+      run: () => deliverDueMail(db, mail),
     },
   ];
   const timers: NodeJS.Timeout[] = [];
@@ -132,6 +149,7 @@ export function startWorkers({
       for (const timer of timers) clearInterval(timer);
       availability.stop();
       await Promise.all([...running, delivery.stop()]);
+      mail.sender?.close();
     },
   };
 }

@@ -24,8 +24,11 @@ import { deleteAccountSessions, deleteExpiredSessions } from './console-session-
 export const PASSWORD_LENGTH_MAX = 1_000;
 /** Roles an owner can make use a second factor: approvers decide payouts; owners, admins and developers create and revoke API keys. */
 export const SECOND_FACTOR_ROLES: readonly Role[] = ['owner', 'admin', 'developer', 'approver'];
-/** Operator roles that must use a second factor: all of them move money (operators approve payments and record refunds and returns, tellers record cash). */
-export const OPERATOR_SECOND_FACTOR_ROLES: readonly string[] = ['operator', 'teller'];
+/**
+ * Operator roles that must use a second factor: all of them move money or open Live (operators approve payments
+ * and record refunds and returns, tellers record cash, compliance decides Go-Live applications).
+ */
+export const OPERATOR_SECOND_FACTOR_ROLES: readonly string[] = ['operator', 'teller', 'compliance'];
 
 /** Whether an account of this kind and role must use a second factor (`merchantRule`: the owner's rule, for merchant users). */
 export const secondFactorRequiredFor = (kind: ConsoleKind, role: string, merchantRule: boolean): boolean =>

@@ -59,6 +59,8 @@ export interface SessionRow {
   role: string;
   merchant_id: string | null;
   merchant_name: string | null;
+  /** The merchant's activation status (the dashboard shows "Activate your account" until approved); null for operators. */
+  activation_status: string | null;
   stage: SessionStage;
   must_change_password: boolean;
   second_factor_enrolled: boolean;
@@ -69,11 +71,11 @@ export interface SessionRow {
 export async function findLiveSession(db: Queryable, kind: ConsoleKind, tokenHash: string): Promise<SessionRow | null> {
   const rows = await db.query<SessionRow>(
     kind === 'merchant'
-      ? `SELECT s.token_hash, s.kind, s.user_id, s.operator_id, s.csrf_token, s.environment, u.email, u.role, u.merchant_id, m.name AS merchant_name,
+      ? `SELECT s.token_hash, s.kind, s.user_id, s.operator_id, s.csrf_token, s.environment, u.email, u.role, u.merchant_id, m.name AS merchant_name, m.activation_status,
                 s.stage, u.must_change_password, u.totp_secret IS NOT NULL AS second_factor_enrolled, m.second_factor_required
            FROM web_sessions s JOIN users u ON u.id = s.user_id JOIN merchants m ON m.id = u.merchant_id
           WHERE s.token_hash = $1 AND s.kind = 'merchant' AND s.expires_at > now() AND u.active`
-      : `SELECT s.token_hash, s.kind, s.user_id, s.operator_id, s.csrf_token, s.environment, o.email, o.role, NULL::uuid AS merchant_id, NULL::text AS merchant_name,
+      : `SELECT s.token_hash, s.kind, s.user_id, s.operator_id, s.csrf_token, s.environment, o.email, o.role, NULL::uuid AS merchant_id, NULL::text AS merchant_name, NULL::text AS activation_status,
                 s.stage, o.must_change_password, o.totp_secret IS NOT NULL AS second_factor_enrolled, true AS second_factor_required
            FROM web_sessions s JOIN operators o ON o.id = s.operator_id
           WHERE s.token_hash = $1 AND s.kind = 'operator' AND s.expires_at > now()`,

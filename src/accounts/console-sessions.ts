@@ -28,6 +28,8 @@ export interface ConsoleSession {
   role: string;
   merchantId: string | null;
   merchantName: string | null;
+  /** The merchant's activation status (issue 33); null for operators. */
+  activationStatus: string | null;
   /** 'second_factor': the password was right, the code is still to come; nothing else opens. */
   stage: store.SessionStage;
   /** A temporary password (an invitation): nothing opens until it is changed. */
@@ -127,6 +129,7 @@ export async function findSession(db: Queryable, kind: ConsoleKind, token: strin
     role: row.role,
     merchantId: row.merchant_id,
     merchantName: row.merchant_name,
+    activationStatus: row.activation_status,
     stage: row.stage,
     mustChangePassword: row.must_change_password,
     secondFactorEnrolled: row.second_factor_enrolled,

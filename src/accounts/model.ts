@@ -1,5 +1,3 @@
-import { defineStateMachine } from '../lib/state-machine.ts';
-
 import type { Environment } from '../lib/environment.ts';
 
 export type Role = 'owner' | 'admin' | 'developer' | 'approver' | 'viewer';
@@ -10,17 +8,6 @@ export const API_KEY_PATTERN = /^ak_(test|live)_[A-Za-z0-9]{40}$/;
 
 export const livemode = (environment: Environment): boolean => environment === 'live';
 
-export const WEBHOOK_ENDPOINT_STATUSES = ['active', 'disabled'] as const;
-export type WebhookEndpointStatus = (typeof WEBHOOK_ENDPOINT_STATUSES)[number];
-
-/**
- * A webhook endpoint is created active; the merchant disables and enables it, a 410 Gone or five days of
- * failures disable it. Each status may be written over itself: disabling twice (two tabs, a 410 racing the
- * merchant) records the newer reason, enabling an active endpoint clears its failure record.
- */
-export const webhookEndpointMachine = defineStateMachine({
-  name: 'webhook endpoint',
-  statuses: WEBHOOK_ENDPOINT_STATUSES,
-  initial: ['active'],
-  transitions: { active: ['disabled', 'active'], disabled: ['active', 'disabled'] },
-});
+// The webhook endpoint's table is in src/lib/statuses.ts: the events' delivery reads it too, and src/events may
+// not import this folder (src/accounts announces account.updated through src/events).
+export { WEBHOOK_ENDPOINT_STATUSES, type WebhookEndpointStatus, webhookEndpointMachine } from '../lib/statuses.ts';

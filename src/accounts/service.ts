@@ -14,7 +14,8 @@ export { hashPassword, verifyPassword } from './password-hash.ts';
 
 export const newWebhookSecret = (): string => `whsec_${randomBytes(24).toString('base64')}`;
 
-const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** The shape an e-mail address must have (one @, a dot in the domain, no spaces). */
+export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const PASSWORD_LENGTH_MIN = 10;
 
 export interface CreateMerchantInput {
@@ -111,71 +112,104 @@ export async function createMerchant(
   }
   const passwordHash = input.passwordHash ?? (input.password ? await hashPassword(input.password) : null);
 
-  return db.transaction(async (tx) => {
-    if (await store.userEmailExists(tx, email))
-      throw new SikaError('EMAIL_TAKEN', `a user with email ${email} already exists`);
-    const merchantId = newUuid();
-    const ownerId = newUuid();
-    await store.insertMerchant(tx, {
-      id: merchantId,
+  return db.transaction((tx) =>
+    createMerchantIn(tx, {
       name,
       email,
-      payoutApprovalRequired: input.payoutApproval ?? false,
-      activationStatus: input.pendingActivation ? 'not_submitted' : 'approved',
+      passwordHash,
+      payoutApproval: input.payoutApproval ?? false,
+      pendingActivation: input.pendingActivation ?? false,
+      webhookUrls,
+      warnings,
+      actor,
+    }),
+  );
+}
+
+/** What createMerchantIn writes: checked already (trimmed, within their limits), the password hashed. */
+export interface CheckedMerchantInput {
+  name: string;
+  email: string;
+  passwordHash: string | null;
+  payoutApproval: boolean;
+  pendingActivation: boolean;
+  webhookUrls: Record<Environment, string | null>;
+  warnings: string[];
+  actor: Actor | null;
+}
+
+/**
+ * createMerchant's writes in the caller's transaction, so a use case can make a merchant atomically with its
+ * own rows (a verified sign-up, accounts/signups.ts). EMAIL_TAKEN when a user already has the e-mail.
+ */
+export async function createMerchantIn(
+  tx: Queryable,
+  input: CheckedMerchantInput,
+): Promise<CreatedMerchant | PendingMerchant> {
+  const { name, email, passwordHash, webhookUrls, warnings, actor } = input;
+  if (await store.userEmailExists(tx, email))
+    throw new SikaError('EMAIL_TAKEN', `a user with email ${email} already exists`);
+  const merchantId = newUuid();
+  const ownerId = newUuid();
+  await store.insertMerchant(tx, {
+    id: merchantId,
+    name,
+    email,
+    payoutApprovalRequired: input.payoutApproval,
+    activationStatus: input.pendingActivation ? 'not_submitted' : 'approved',
+  });
+  await store.insertUser(tx, { id: ownerId, merchantId, email, passwordHash, role: 'owner' });
+  const keys: Record<Environment, string | null> = { test: null, live: null };
+  const secrets: Record<Environment, string | null> = { test: null, live: null };
+  for (const environment of ENVIRONMENTS) {
+    const integrationId = newUuid();
+    await store.insertIntegration(tx, {
+      id: integrationId,
+      merchantId,
+      environment,
+      name: `Default ${environment} integration`,
     });
-    await store.insertUser(tx, { id: ownerId, merchantId, email, passwordHash, role: 'owner' });
-    const keys: Record<Environment, string | null> = { test: null, live: null };
-    const secrets: Record<Environment, string | null> = { test: null, live: null };
-    for (const environment of ENVIRONMENTS) {
-      const integrationId = newUuid();
-      await store.insertIntegration(tx, {
-        id: integrationId,
+    if (environment === 'live' && input.pendingActivation) continue;
+    const key = await issueApiKey(tx, { merchantId, integrationId, environment, createdByUserId: ownerId });
+    keys[environment] = key.key;
+    const url = webhookUrls[environment];
+    if (url) {
+      secrets[environment] = newWebhookSecret();
+      await store.insertWebhookEndpoint(tx, {
+        id: newUuid(),
         merchantId,
         environment,
-        name: `Default ${environment} integration`,
-      });
-      if (environment === 'live' && input.pendingActivation) continue;
-      const key = await issueApiKey(tx, { merchantId, integrationId, environment, createdByUserId: ownerId });
-      keys[environment] = key.key;
-      const url = webhookUrls[environment];
-      if (url) {
-        secrets[environment] = newWebhookSecret();
-        await store.insertWebhookEndpoint(tx, {
-          id: newUuid(),
-          merchantId,
-          environment,
-          apiKeyId: key.id,
-          url,
-          secret: secrets[environment],
-        });
-      }
-    }
-    // Made by someone (the CLI's user@host): audited with what was made, never a key or a secret.
-    if (actor) {
-      await auditMerchant(tx, actor, merchantId, {
-        action: 'merchant.create',
-        before: null,
-        after: {
-          name,
-          owner_email: email,
-          owner_user_id: ownerId,
-          payout_approval_required: input.payoutApproval ?? false,
-          owner_password_set: passwordHash !== null,
-          webhook_endpoints: ENVIRONMENTS.filter((e) => webhookUrls[e]),
-        },
+        apiKeyId: key.id,
+        url,
+        secret: secrets[environment],
       });
     }
-    if (keys.test === null) throw new Error('assertion failed: every merchant gets a Test key');
-    return {
-      merchant_id: merchantId,
-      test_api_key: keys.test,
-      live_api_key: keys.live as string,
-      test_webhook_secret: secrets.test,
-      live_webhook_secret: secrets.live,
-      owner_user_id: ownerId,
-      warnings,
-    };
-  });
+  }
+  // Made by someone (the CLI's user@host): audited with what was made, never a key or a secret.
+  if (actor) {
+    await auditMerchant(tx, actor, merchantId, {
+      action: 'merchant.create',
+      before: null,
+      after: {
+        name,
+        owner_email: email,
+        owner_user_id: ownerId,
+        payout_approval_required: input.payoutApproval,
+        owner_password_set: passwordHash !== null,
+        webhook_endpoints: ENVIRONMENTS.filter((e) => webhookUrls[e]),
+      },
+    });
+  }
+  if (keys.test === null) throw new Error('assertion failed: every merchant gets a Test key');
+  return {
+    merchant_id: merchantId,
+    test_api_key: keys.test,
+    live_api_key: keys.live as string,
+    test_webhook_secret: secrets.test,
+    live_webhook_secret: secrets.live,
+    owner_user_id: ownerId,
+    warnings,
+  };
 }
 
 export const INVITABLE_ROLES = ['admin', 'developer', 'approver', 'viewer'] as const;

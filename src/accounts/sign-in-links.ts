@@ -11,6 +11,8 @@ import { passwordProblem } from './console-accounts.ts';
 import * as sessions from './console-session-store.ts';
 import { SECOND_FACTOR_WINDOW_S, SESSION_LIFETIME_S } from './console-sessions.ts';
 import { hashPassword } from './service.ts';
+import { enqueueMail } from '../mail/outbox.ts';
+import { plainMailBodies } from '../mail/compose.ts';
 import * as store from './sign-in-link-store.ts';
 
 export const SIGN_IN_LINK_LIFETIME_S = 30 * 60;
@@ -26,16 +28,37 @@ export async function createSignInLink(db: Db, userId: string): Promise<string> 
   return token;
 }
 
-/** A new link for the active merchant user with this email (the CLI's `user sign-in-link`), audited as the actor's (never the token). */
+/** The mail carrying a sign-in link to its user. */
+export function signInLinkMail(to: string, url: string) {
+  return {
+    kind: 'user.sign_in_link',
+    to,
+    subject: 'Your Sika dashboard sign-in link',
+    ...plainMailBodies({
+      paragraphs: ['Here is a link that signs you in to the Sika dashboard.'],
+      link: { url, label: 'Sign in to the dashboard' },
+      after: [
+        `It works once, within ${SIGN_IN_LINK_LIFETIME_S / 60} minutes. If you did not ask for it, ignore this mail: nobody can use it without your inbox.`,
+      ],
+    }),
+  };
+}
+
+/**
+ * A new link for the active merchant user with this email (the CLI's `user sign-in-link`), audited as the
+ * actor's (never the token). With `mailBaseUrl` the link is also e-mailed to the user, queued in the
+ * transaction that creates it.
+ */
 export async function createSignInLinkForEmail(
   db: Db,
   email: string,
   actor: Actor,
-): Promise<{ token: string; email: string }> {
+  options: { mailBaseUrl?: string } = {},
+): Promise<{ token: string; email: string; mailId: string | null }> {
   const account = await sessions.findSignInAccount(db, 'merchant', email.trim());
   if (!account) throw new SikaError('NOT_FOUND', `no active dashboard user with email ${email.trim()}`);
   const token = randomBytes(32).toString('base64url');
-  await db.transaction(async (tx) => {
+  const mailId = await db.transaction(async (tx) => {
     await store.insertSignInLink(tx, {
       tokenHash: sha256Hex(token),
       userId: account.id,
@@ -48,10 +71,13 @@ export async function createSignInLinkForEmail(
       objectType: 'user',
       objectId: account.id,
       before: null,
-      after: { lifetime_s: SIGN_IN_LINK_LIFETIME_S },
+      after: { lifetime_s: SIGN_IN_LINK_LIFETIME_S, mailed: options.mailBaseUrl !== undefined },
     });
+    return options.mailBaseUrl === undefined
+      ? null
+      : enqueueMail(tx, signInLinkMail(email.trim(), signInLinkUrl(options.mailBaseUrl, token)));
   });
-  return { token, email: email.trim() };
+  return { token, email: email.trim(), mailId };
 }
 
 export type RedeemResult =

@@ -83,6 +83,15 @@ export function returnToMerchantUrl(session: SessionRow, status: string): string
   return url.toString();
 }
 
+/**
+ * The merchant and environment of a session (null: no such session): whether its Live merchant may take a new
+ * payment is asked by the payer's steps that start one (issue 33, src/http/auth.ts).
+ */
+export async function sessionOwnerOf(db: Queryable, id: string) {
+  const session = await store.findPublicSession(db, id);
+  return session ? { merchantId: session.merchant_id, environment: session.environment } : null;
+}
+
 export async function getPublicSession(ctx: PayerContext, id: string) {
   const found = await store.findPublicSessionWithLines(ctx.db, id);
   if (!found) throw sessionNotFound();

@@ -6,6 +6,14 @@
 import { read } from 'read';
 import { passwordProblem, resetOperator, resetSecondFactor, setPassword } from '../accounts/console-accounts.ts';
 import { createApiKey, revokeMerchantApiKey } from '../accounts/api-keys.ts';
+import {
+  changeActivation,
+  findAccount,
+  reinstateMerchant,
+  setAccountMailBaseUrl,
+  suspendMerchant,
+  type Account,
+} from '../accounts/activation.ts';
 import { ENVIRONMENTS, type Environment } from '../lib/environment.ts';
 import { createMerchant, findMerchant, listApiKeys, merchantIdExists } from '../accounts/service.ts';
 import { createSignInLinkForEmail, SIGN_IN_LINK_LIFETIME_S, signInLinkUrl } from '../accounts/sign-in-links.ts';
@@ -82,14 +90,92 @@ function withMerchant<T>(io: CliIo, merchantId: string, fn: (db: Db) => Promise<
 }
 
 /** Every command, in the order `sika --help` lists them. */
+/** A merchant's account as `sika merchant activate|suspend|reinstate` print it. */
+function printAccount(io: CliIo, account: Account, json: unknown, done: string): void {
+  if (json) {
+    io.out(JSON.stringify(account));
+    return;
+  }
+  io.out(`merchant ${account.id} ${done}`);
+  io.out(
+    `  activation: ${account.activation.status}; suspended: ${account.suspended ? 'yes' : 'no'}; Live: ${account.live_enabled ? 'enabled' : 'refused'}`,
+  );
+}
+
+/**
+ * `sika merchant activate|suspend|reinstate` (issue 33): the operator vouches for a merchant (any undecided
+ * status to approved), or stops and restarts its Live work. Audited with the CLI's actor, announced
+ * (account.updated) and e-mailed to the owner, as the console's decisions are (src/accounts/activation.ts).
+ */
+const MERCHANT_STANDING_COMMANDS = (): CommandSpec[] => [
+  {
+    name: 'merchant activate',
+    synopsis: '--merchant ID [--reason TEXT] [--json]',
+    summary: 'Activates a merchant for Live (the operator vouches for it), whatever its application says.',
+    options: {
+      merchant: MERCHANT_OPTION,
+      reason: { type: 'string', value: 'TEXT', description: 'why, for the audit log' },
+      json: JSON_OPTION,
+    },
+    async run(values, _positionals, io) {
+      const merchantId = merchantKeysOf(str(values.merchant), 'merchant activate');
+      const account = await withMerchant(io, merchantId, async (db) => {
+        setAccountMailBaseUrl((await io.deployment(db)).baseUrl);
+        const before = await findAccount(db, merchantId);
+        if (before?.activation.status !== 'approved')
+          await db.transaction((tx) =>
+            changeActivation(tx, { merchantId, to: 'approved', actor: io.actor, reason: str(values.reason) ?? null }),
+          );
+        return (await findAccount(db, merchantId))!;
+      });
+      printAccount(io, account, values.json, 'is activated for Live');
+    },
+  },
+  {
+    name: 'merchant suspend',
+    synopsis: '--merchant ID --reason TEXT [--json]',
+    summary: 'Suspends a merchant: every server refuses its new Live work within 1 second; Test keeps working.',
+    options: {
+      merchant: MERCHANT_OPTION,
+      reason: { type: 'string', value: 'TEXT', description: 'why (e-mailed to the owner)' },
+      json: JSON_OPTION,
+    },
+    async run(values, _positionals, io) {
+      const merchantId = merchantKeysOf(str(values.merchant), 'merchant suspend');
+      const reason = str(values.reason);
+      if (!reason) throw new UsageError('merchant suspend needs --reason TEXT (the owner is told)', 'merchant suspend');
+      const account = await withMerchant(io, merchantId, async (db) => {
+        setAccountMailBaseUrl((await io.deployment(db)).baseUrl);
+        return suspendMerchant(db, merchantId, reason, io.actor);
+      });
+      printAccount(io, account, values.json, 'is suspended');
+    },
+  },
+  {
+    name: 'merchant reinstate',
+    synopsis: '--merchant ID [--json]',
+    summary: "Lifts a merchant's suspension: Live work is accepted again (once activated).",
+    options: { merchant: MERCHANT_OPTION, json: JSON_OPTION },
+    async run(values, _positionals, io) {
+      const merchantId = merchantKeysOf(str(values.merchant), 'merchant reinstate');
+      const account = await withMerchant(io, merchantId, async (db) => {
+        setAccountMailBaseUrl((await io.deployment(db)).baseUrl);
+        return reinstateMerchant(db, merchantId, io.actor);
+      });
+      printAccount(io, account, values.json, 'is reinstated');
+    },
+  },
+];
+
 export const COMMANDS: CommandSpec[] = [
   {
     name: 'merchant create',
-    synopsis: '--name NAME --email EMAIL [--password PW] [--webhook-url URL] [--payout-approval] [--json]',
+    synopsis:
+      '--name NAME --email EMAIL [--password PW] [--webhook-url URL] [--payout-approval]\n                   [--pending-activation] [--json]',
     summary:
       'Creates a merchant with an owner user, a Test and a Live integration and API key, and, with\n      --webhook-url, a webhook endpoint paired with each key (Live only for an https URL).',
     details:
-      'The keys (and webhook secrets) are shown once. Without --password the owner signs in to the dashboard\nafter `sika user set-password`, or with a link from `sika user sign-in-link`.',
+      'The keys (and webhook secrets) are shown once. Without --password the owner signs in to the dashboard\nafter `sika user set-password`, or with a link from `sika user sign-in-link`. The operator vouches for\nthe merchant: it is activated for Live at once. With --pending-activation it is made as sign-up makes it:\nno Live key (live_api_key null) until its Go-Live application is approved or `sika merchant activate`.',
     options: {
       name: { type: 'string', value: 'NAME', description: "the merchant's name, shown to payers" },
       email: { type: 'string', value: 'EMAIL', description: "the owner's email: their dashboard sign-in" },
@@ -100,6 +186,11 @@ export const COMMANDS: CommandSpec[] = [
         description: 'a webhook endpoint for each key (Live needs https)',
       },
       'payout-approval': { type: 'boolean', description: 'Live payouts wait for an approver', default: false },
+      'pending-activation': {
+        type: 'boolean',
+        description: 'not activated for Live: no Live key until approved',
+        default: false,
+      },
       json: JSON_OPTION,
     },
     async run(values, _positionals, io) {
@@ -115,6 +206,7 @@ export const COMMANDS: CommandSpec[] = [
             password: str(values.password) ?? null,
             webhookUrl: str(values['webhook-url']) ?? null,
             payoutApproval: values['payout-approval'] === true,
+            pendingActivation: values['pending-activation'] === true,
           },
           // The rule the server delivers by, so an endpoint it would never deliver to is refused now.
           { allowPrivateTargets: (await io.deployment(db)).webhookAllowPrivateTargets },
@@ -134,13 +226,16 @@ export const COMMANDS: CommandSpec[] = [
       } else {
         io.out(`merchant ${output.merchant_id} created`);
         io.out(`  Test API key: ${output.test_api_key}`);
-        io.out(`  Live API key: ${output.live_api_key}`);
+        io.out(
+          `  Live API key: ${output.live_api_key ?? 'none until the merchant is activated (sika merchant activate)'}`,
+        );
         if (output.test_webhook_secret) io.out(`  Test webhook secret: ${output.test_webhook_secret}`);
         if (output.live_webhook_secret) io.out(`  Live webhook secret: ${output.live_webhook_secret}`);
         io.out('The keys are shown once; store them now.');
       }
     },
   },
+  ...MERCHANT_STANDING_COMMANDS(),
   {
     name: 'migrate',
     synopsis: '',
@@ -300,17 +395,35 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'user sign-in-link',
-    synopsis: '--email EMAIL [--json]',
+    synopsis: '--email EMAIL [--send] [--json]',
     summary: `A one-time dashboard sign-in link for a user (valid ${SIGN_IN_LINK_LIFETIME_S / 60} minutes, signs in once), e.g. for a
-      merchant created without a password. A second factor, when on, is still asked for.`,
-    options: { email: { type: 'string', value: 'EMAIL', description: 'the dashboard user' }, json: JSON_OPTION },
+      merchant created without a password. A second factor, when on, is still asked for. With --send the link is
+      e-mailed to the user (through the mail outbox; without SMTP_URL it is written to the server's log and the
+      operator console's Mail page) and not printed.`,
+    options: {
+      email: { type: 'string', value: 'EMAIL', description: 'the dashboard user' },
+      send: { type: 'boolean', description: 'e-mail the link to the user instead of printing it' },
+      json: JSON_OPTION,
+    },
     async run(values, _positionals, io) {
       const email = str(values.email);
       if (!email) throw new UsageError('user sign-in-link needs --email', 'user sign-in-link');
-      const { link, baseUrl } = await io.withDb(async (db) => ({
-        link: await createSignInLinkForEmail(db, email, io.actor),
-        baseUrl: (await io.deployment(db)).baseUrl,
-      }));
+      const { link, baseUrl } = await io.withDb(async (db) => {
+        const baseUrl = (await io.deployment(db)).baseUrl;
+        return {
+          link: await createSignInLinkForEmail(db, email, io.actor, values.send ? { mailBaseUrl: baseUrl } : {}),
+          baseUrl,
+        };
+      });
+      if (link.mailId) {
+        if (values.json)
+          io.out(JSON.stringify({ email: link.email, mail_id: link.mailId, expires_in_s: SIGN_IN_LINK_LIFETIME_S }));
+        else
+          io.out(
+            `a sign-in link is e-mailed to ${link.email} (mail ${link.mailId}); it signs them in once, within ${SIGN_IN_LINK_LIFETIME_S / 60} minutes`,
+          );
+        return;
+      }
       const url = signInLinkUrl(baseUrl, link.token);
       if (values.json) io.out(JSON.stringify({ email: link.email, url, expires_in_s: SIGN_IN_LINK_LIFETIME_S }));
       else
@@ -326,15 +439,20 @@ export const COMMANDS: CommandSpec[] = [
     options: {
       email: { type: 'string', value: 'EMAIL', description: "the operator's sign-in" },
       password: { type: 'string', value: 'PW', description: 'their password (at least 10 characters)' },
-      role: { type: 'string', value: 'ROLE', description: 'operator (default) or teller', default: 'operator' },
+      role: {
+        type: 'string',
+        value: 'ROLE',
+        description: 'operator (default), teller or compliance (decides Go-Live applications)',
+        default: 'operator',
+      },
       json: JSON_OPTION,
     },
     async run(values, _positionals, io) {
       const email = str(values.email);
       const password = str(values.password);
       if (!email || !password) throw new UsageError('operator create needs --email and --password', 'operator create');
-      if (values.role !== 'operator' && values.role !== 'teller')
-        throw new UsageError('--role is operator or teller', 'operator create');
+      if (values.role !== 'operator' && values.role !== 'teller' && values.role !== 'compliance')
+        throw new UsageError('--role is operator, teller or compliance', 'operator create');
       const role = values.role;
       const created = await io.withDb((db) => createOperator(db, { email, password, role }, io.actor));
       io.out(

@@ -3,7 +3,8 @@
 // Nothing is faked: a session is paid through the payer API and the Test simulator, a refund is asked for
 // with its test_outcome (and decided by the refund simulator), a payout is made from the balance that
 // payment made, with its test_outcome, then moved on by the payout simulator or cancelled. Every event
-// type Sika emits is made (RECIPES covers EVENT_TYPES).
+// type Sika emits is made (RECIPES covers EVENT_TYPES), but those an operator's decision causes, which no Test
+// key can (OPERATOR_EVENTS: account.updated, `sika merchant activate|suspend|reinstate`).
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
@@ -141,7 +142,13 @@ const RECIPES: Readonly<Record<string, Recipe>> = {
   },
 };
 
-/** Every event type Sika emits, in the server's order: each has a recipe (test/cli/trigger.test.ts checks it). */
+/** Events an operator's decision causes (an account's activation or suspension): no Test key can make them. */
+export const OPERATOR_EVENTS: Readonly<Record<string, string>> = {
+  'account.updated':
+    'an operator activates, suspends or reinstates the merchant (sika merchant activate|suspend|reinstate)',
+};
+
+/** Every event type Sika emits, in the server's order, but OPERATOR_EVENTS: each has a recipe (test/cli/trigger.test.ts checks it). */
 export const TRIGGER_EVENTS = WEBHOOK_EVENT_TYPES.filter((type) => RECIPES[type] !== undefined);
 
 export const TRIGGER_HELP = `usage: sika trigger EVENT [--override FIELD=VALUE ...] [--api-key KEY] [--base-url URL] [--json]
@@ -154,6 +161,10 @@ events:
 ${TRIGGER_EVENTS.map((type) => `  ${type.padEnd(28)} ${RECIPES[type]!.how}`).join('\n')}
 
 payout.* need a webhook endpoint paired with the key, as any payout does (sika listen does not count as one).
+Not made by trigger (an operator's decision causes them):
+${Object.entries(OPERATOR_EVENTS)
+  .map(([type, how]) => `  ${type.padEnd(28)} ${how}`)
+  .join('\n')}
 
 options:
   --override FIELD=VALUE   sets a field of the main object's create body (the session for checkout.*, the

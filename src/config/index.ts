@@ -55,6 +55,10 @@ export interface Config {
    * merchant and prints its Test key and a one-time dashboard sign-in link. Never on a non-loopback BASE_URL.
    */
   demoMerchant: boolean;
+  /** SMTP_URL (smtp:// or smtps://, user and password in the URL): where mail is sent; null: mail is written to the log (src/mail). */
+  smtpUrl: string | null;
+  /** MAIL_FROM: the From of every mail, e.g. "Sika <no-reply@example.com>". */
+  mailFrom: string;
 }
 
 export const LIVE_PROVIDERS = ['mtn_momo', 'paystack'] as const;
@@ -173,6 +177,25 @@ export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`invalid configuration:\n  ${problems.join('\n  ')}`);
   }
+}
+
+/** The From of mail when MAIL_FROM is not set. */
+const MAIL_FROM_DEFAULT = 'Sika <no-reply@localhost>';
+/** MAIL_FROM: one address, alone or as "Display Name <address>". */
+const MAIL_FROM_PATTERN = /^(?:[^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/;
+
+/** SMTP_URL: smtp:// or smtps:// with a host; a refusal never repeats the value (it holds the password). */
+function smtpUrlSetting(raw: string | undefined, problems: string[]): string | null {
+  const value = (raw ?? '').trim();
+  if (value === '') return null;
+  const parsed = URL.canParse(value) ? new URL(value) : null;
+  if (!parsed || !['smtp:', 'smtps:'].includes(parsed.protocol) || !parsed.hostname) {
+    problems.push(
+      'SMTP_URL must be smtp://[USER:PASSWORD@]HOST[:PORT] or smtps://… (the value is not shown: it may hold a password)',
+    );
+    return null;
+  }
+  return value;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -329,6 +352,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     httpKeepAliveTimeoutMs,
     providers: providerSettings(env, problems, url, integer('PROVIDER_TIMEOUT_MS', 15_000, 100, 120_000)),
     demoMerchant: onOff('DEMO_MERCHANT', true) && URL.canParse(baseUrl) && isLoopbackHost(new URL(baseUrl).hostname),
+    smtpUrl: smtpUrlSetting(env.SMTP_URL, problems),
+    mailFrom: (env.MAIL_FROM ?? '').trim() || MAIL_FROM_DEFAULT,
   };
   if (env.LIVE_PAYOUT_SIMULATOR !== undefined && !['on', 'off', ''].includes(env.LIVE_PAYOUT_SIMULATOR)) {
     problems.push(`LIVE_PAYOUT_SIMULATOR must be on or off (got "${env.LIVE_PAYOUT_SIMULATOR}")`);
@@ -338,6 +363,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       `WEBHOOK_CLAIM_TTL_S (${config.webhookClaimTtlS} s) must be longer than WEBHOOK_TIMEOUT_MS (${config.webhookTimeoutMs} ms)`,
     );
   }
+  const mailFrom = (env.MAIL_FROM ?? '').trim();
+  if (mailFrom && !MAIL_FROM_PATTERN.test(mailFrom))
+    problems.push(`MAIL_FROM must be an address or "Name <address>" (got "${mailFrom}")`);
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

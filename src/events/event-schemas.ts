@@ -37,11 +37,18 @@ export const REFUND_EVENT_TYPES = [
   ...reachable(refundMachine, ['pending', 'awaiting_approval']).map((status) => `refund.${status}` as const),
 ];
 
+/**
+ * The merchant's account (GET /api/v1/account): its activation status or suspension changed (src/accounts/
+ * activation.ts). Sent in both environments, to every endpoint of the merchant, not only a key's.
+ */
+export const ACCOUNT_EVENT_TYPES = ['account.updated'] as const;
+
 /** Every event type Sika sends. */
 export const EVENT_TYPES: readonly string[] = [
   ...CHECKOUT_SESSION_EVENT_TYPES,
   ...PAYOUT_EVENT_TYPES,
   ...REFUND_EVENT_TYPES,
+  ...ACCOUNT_EVENT_TYPES,
 ];
 
 /** A payout as its events show it (presenters.ts, toPayoutPayload). */
@@ -97,6 +104,7 @@ const dataOf = (type: string): TSchema => {
     return Type.Object({ session: Type.Ref('CheckoutSession'), duplicate: DuplicatePaymentRefunded });
   if (type.startsWith('checkout.session.')) return Type.Object({ session: Type.Ref('CheckoutSession') });
   if (type.startsWith('payout.')) return Type.Object({ payout: Type.Ref('PayoutEventObject') });
+  if (type.startsWith('account.')) return Type.Object({ account: Type.Ref('Account') });
   return Type.Object({ refund: Type.Ref('Refund') });
 };
 

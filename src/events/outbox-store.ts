@@ -53,3 +53,43 @@ export const listEventsForObject = (db: Queryable, objectId: string) =>
     'SELECT id, type, payload, created_at FROM events WHERE object_id = $1 ORDER BY created_at, id',
     [objectId],
   );
+
+/**
+ * One event fanned out to every webhook endpoint of its merchant and environment, whichever key each is paired
+ * with: what happens to the account itself (account.updated), not to an object a key made.
+ */
+export async function insertMerchantEvent(tx: Queryable, input: EventInput, payload: EventPayload): Promise<void> {
+  await tx.query(
+    `WITH outbox_event AS (
+       INSERT INTO events (id, merchant_id, environment, api_key_id, type, object_type, object_id, object_version, payload, created_at)
+       VALUES ($1, $2, $3, NULL, $4, $5, $6, $7, $8, $9)
+       RETURNING id, merchant_id, environment
+     )
+     INSERT INTO webhook_deliveries (id, event_id, endpoint_id, merchant_id, environment, status, last_error)
+     SELECT gen_random_uuid(), outbox_event.id, w.id, w.merchant_id, w.environment,
+            CASE WHEN w.status = 'active' THEN '${DELIVERY_TO_SEND}' ELSE '${DELIVERY_NOT_SENT}' END,
+            CASE WHEN w.status = 'active' THEN NULL ELSE 'endpoint disabled: not sent' END
+       FROM outbox_event JOIN webhook_endpoints w
+         ON w.merchant_id = outbox_event.merchant_id AND w.environment = outbox_event.environment`,
+    [
+      payload.id,
+      input.merchantId,
+      input.environment,
+      input.type,
+      input.objectType,
+      input.objectId,
+      input.objectVersion,
+      JSON.stringify(payload),
+      payload.created_at,
+    ],
+  );
+}
+
+/** The version an object's next event carries: one more than its events so far in that environment. */
+export const nextObjectVersion = async (tx: Queryable, objectId: string, environment: string): Promise<number> => {
+  const rows = await tx.query<{ n: number }>(
+    'SELECT count(*)::int + 1 AS n FROM events WHERE object_id = $1 AND environment = $2',
+    [objectId, environment],
+  );
+  return rows[0]!.n;
+};

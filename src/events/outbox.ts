@@ -28,4 +28,19 @@ export async function emitEvent(tx: Queryable, input: EventInput): Promise<Event
   return payload;
 }
 
+/**
+ * An event about the merchant's account itself, in one environment, to every endpoint of it (not a key's);
+ * its version counts the object's events in that environment (the caller holds the merchant row's lock).
+ */
+export async function emitMerchantEvent(
+  tx: Queryable,
+  input: Omit<EventInput, 'apiKeyId' | 'objectVersion'>,
+): Promise<EventPayload> {
+  const objectVersion = await store.nextObjectVersion(tx, input.objectId, input.environment);
+  const full: EventInput = { ...input, apiKeyId: null, objectVersion };
+  const payload = eventPayload(full);
+  await store.insertMerchantEvent(tx, full, payload);
+  return payload;
+}
+
 export const listEventsForObject = (db: Queryable, objectId: string) => store.listEventsForObject(db, objectId);

@@ -1,4 +1,4 @@
-import { webhookEndpointMachine, type WebhookEndpointStatus } from '../accounts/model.ts';
+import { webhookEndpointMachine, type WebhookEndpointStatus } from '../lib/statuses.ts';
 import type { Queryable } from '../db/index.ts';
 import { Statement } from '../db/statement.ts';
 import { sqlList } from '../lib/state-machine.ts';

@@ -1,4 +1,5 @@
 import type { ApiKeyAuthenticator } from '../accounts/api-keys.ts';
+import type { LiveAccessGate } from '../accounts/live-access.ts';
 import type { Config } from '../config/index.ts';
 import type { Db } from '../db/index.ts';
 import type { Resolver } from '../lib/ssrf.ts';
@@ -11,6 +12,8 @@ export interface AppDeps {
   db: Db;
   config: Config;
   authenticator: ApiKeyAuthenticator;
+  /** Whether a merchant may do Live work now: approved and not suspended (issue 33). */
+  liveAccess: LiveAccessGate;
   limiters: RateLimiters;
   /** The configured Live providers: collection by rail and network, payouts by recipient (none: Live offers cash only, payouts answer PROVIDER_RAIL_UNAVAILABLE). */
   providers: LiveProviders;

@@ -34,7 +34,20 @@ function sortableId(now = Date.now()): string {
   return time + random;
 }
 
-export type IdPrefix = 'cs' | 'att' | 'slip' | 'po' | 'rcp' | 'evt' | 'quo' | 'evd' | 'msg' | 're' | 'mail' | 'kyc' | 'kdoc';
+export type IdPrefix =
+  | 'cs'
+  | 'att'
+  | 'slip'
+  | 'po'
+  | 'rcp'
+  | 'evt'
+  | 'quo'
+  | 'evd'
+  | 'msg'
+  | 're'
+  | 'mail'
+  | 'kyc'
+  | 'kdoc';
 
 export const newId = (prefix: IdPrefix): string => `${prefix}_${sortableId()}`;
 export const newUuid = (): string => randomUUID();

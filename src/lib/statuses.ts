@@ -63,3 +63,18 @@ export const refundMachine = defineStateMachine({
   initial: ['awaiting_approval', 'pending'],
   transitions: REFUND_TRANSITIONS,
 });
+
+export const WEBHOOK_ENDPOINT_STATUSES = ['active', 'disabled'] as const;
+export type WebhookEndpointStatus = (typeof WEBHOOK_ENDPOINT_STATUSES)[number];
+
+/**
+ * A webhook endpoint is created active; the merchant disables and enables it, a 410 Gone or five days of
+ * failures disable it. Each status may be written over itself: disabling twice (two tabs, a 410 racing the
+ * merchant) records the newer reason, enabling an active endpoint clears its failure record.
+ */
+export const webhookEndpointMachine = defineStateMachine({
+  name: 'webhook endpoint',
+  statuses: WEBHOOK_ENDPOINT_STATUSES,
+  initial: ['active'],
+  transitions: { active: ['disabled', 'active'], disabled: ['active', 'disabled'] },
+});

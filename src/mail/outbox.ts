@@ -2,6 +2,7 @@
 // what caused it committed. The send-mail worker (src/mail/delivery.ts) sends it later, with retries.
 import type { Queryable } from '../db/index.ts';
 import { newId } from '../lib/ids.ts';
+import { insertMail } from './store.ts';
 
 export interface OutgoingMail {
   /** What the mail is about, for the console and the tests: 'signup.verify', 'activation.approved', … */
@@ -16,10 +17,6 @@ export interface OutgoingMail {
 /** Queues a mail in tx; answers its id (mail_…). */
 export async function enqueueMail(tx: Queryable, mail: OutgoingMail): Promise<string> {
   const id = newId('mail');
-  await tx.query(
-    `INSERT INTO mail_outbox (id, kind, merchant_id, to_address, subject, text_body, html_body)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [id, mail.kind, mail.merchantId ?? null, mail.to, mail.subject, mail.text, mail.html],
-  );
+  await insertMail(tx, { ...mail, id, merchantId: mail.merchantId ?? null });
   return id;
 }

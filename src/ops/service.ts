@@ -21,7 +21,7 @@ import * as store from './store.ts';
 /** A new operator account, audited as made by `actor` (the CLI's user@host; the system when a program makes one). */
 export async function createOperator(
   db: Db,
-  input: { email: string; password: string; role?: 'operator' | 'teller' },
+  input: { email: string; password: string; role?: 'operator' | 'teller' | 'compliance' },
   actor: Actor = { type: 'system', id: 'system', email: null },
 ) {
   const email = input.email.trim();

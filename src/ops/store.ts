@@ -11,7 +11,7 @@ export type BankTable = 'banks' | 'bank_branches';
 
 export const insertOperator = (
   tx: Queryable,
-  o: { id: string; email: string; passwordHash: string; role: 'operator' | 'teller' },
+  o: { id: string; email: string; passwordHash: string; role: 'operator' | 'teller' | 'compliance' },
 ) =>
   tx.query('INSERT INTO operators (id, email, password_hash, role) VALUES ($1, $2, $3, $4)', [
     o.id,

@@ -3,20 +3,13 @@ import { createHash } from 'node:crypto';
 import type { ApiPrincipal } from '../lib/environment.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import { SikaError, errors } from '../lib/errors.ts';
+import { sniffContentType } from '../lib/file-types.ts';
 import { formatGhs, maskPhone } from '../lib/ghana.ts';
 import { newId } from '../lib/ids.ts';
 import { EVIDENCE_BYTES_MAX, EVIDENCE_FILENAME_LENGTH_MAX, STATUS_LABELS, maskAccountNumber } from './model.ts';
 import { insertEvidence, merchantName } from './evidence-store.ts';
 import type { PayoutRow } from './payout-store.ts';
 import { findRecipient } from './recipient-store.ts';
-
-/** What the bytes are, whatever the name says: PDF, PNG or JPEG, else null. */
-export function sniffContentType(data: Buffer): 'application/pdf' | 'image/png' | 'image/jpeg' | null {
-  if (data.subarray(0, 5).toString('latin1') === '%PDF-') return 'application/pdf';
-  if (data.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
-  if (data.length >= 3 && data[0] === 0xff && data[1] === 0xd8 && data[2] === 0xff) return 'image/jpeg';
-  return null;
-}
 
 /** One insert: in the caller's transaction when db is one (the API's, with its Idempotency-Key). */
 export async function addEvidence(

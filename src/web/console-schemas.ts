@@ -46,6 +46,7 @@ import {
 } from '../ops/approvals-model.ts';
 import { CONSOLE_CURSOR_LENGTH_MAX, CONSOLE_SEARCH_LENGTH_MAX } from './ops/console-list.ts';
 import { MERCHANT_FILTERS } from '../ops/merchant-overview.ts';
+import { MAIL_STATUSES } from '../mail/model.ts';
 
 /** Fastify's default maxParamLength: a longer path parameter is refused by the router (414) anyway. */
 export const CONSOLE_ID_LENGTH_MAX = 100;
@@ -304,6 +305,9 @@ export const opsSchemas = {
     ),
     { params: UuidParams },
   ),
+  // Suspending a merchant (its reason is e-mailed to the owner) and lifting it (issue 33).
+  merchantSuspend: post(form({ reason: needed(500) }, ['reason']), { params: UuidParams }),
+  merchantReinstate: post(form(), { params: UuidParams }),
   teller: page(query({ reference: text(CONSOLE_TEXT_LENGTH_MAX) })),
   tellerRecord: post(
     form({ reference: needed(CONSOLE_TEXT_LENGTH_MAX), amount: cedis(), branch_id: Uuid }, [
@@ -410,6 +414,10 @@ export const opsSchemas = {
   // Operators: the list, and another operator's reset (a temporary password, the second factor cleared).
   operators: page(),
   operatorReset: post(form(), { params: UuidParams }),
+  // The mail outbox (console-list.ts): search by address, the status filter; one mail, and sending it again.
+  mail: closedFilterList({ status: MAIL_STATUSES }),
+  mailOne: page(query(), { params: IdParams }),
+  mailResend: post(form(), { params: IdParams }),
 };
 
 /**

@@ -118,7 +118,7 @@ function loginForm(
         <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${email}">
         <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
         <p><button type="submit">Sign in</button></p>
-      </form>${kind === 'operator' ? html`<p class="muted"><strong>Forgot your password?</strong> Ask another operator to reset it (Operators page), or the administrator (<span class="mono nowrap">sika operator reset --email</span>). A reset also clears your two-factor authentication: you set it up again after signing in.</p>` : ''}</div>`,
+      </form>${kind === 'merchant' ? html`<p>New to Sika? <a href="/signup">Create an account</a></p>` : ''}${kind === 'operator' ? html`<p class="muted"><strong>Forgot your password?</strong> Ask another operator to reset it (Operators page), or the administrator (<span class="mono nowrap">sika operator reset --email</span>). A reset also clears your two-factor authentication: you set it up again after signing in.</p>` : ''}</div>`,
   });
 }
 

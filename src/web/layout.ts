@@ -67,18 +67,28 @@ const OPERATOR_NAV: [string, string][] = [
   ['statements', '/ops/statements'],
   ['reconciliation', '/ops/reconciliation'],
   ['banks', '/ops/banks'],
+  ['activation', '/ops/activation'],
   ['audit', '/ops/audit'],
+  ['mail', '/ops/mail'],
   ['operators', '/ops/operators'],
 ];
+/** The dashboard's Go-Live application, in the nav while the merchant is not approved. */
+const ACTIVATION_NAV: [string, string] = ['activation', '/dashboard/activation'];
+const NAV_LABELS: Record<string, string> = { activation: 'Activate your account' };
 const label = (key: string) => key[0]!.toUpperCase() + key.slice(1);
 
 export function page(options: PageOptions): string {
   const { session, kind } = options;
   const base = kind === 'merchant' ? '/dashboard' : '/ops';
+  // Until the merchant is approved for Live, the dashboard leads to its Go-Live application (issue 33).
+  const activating =
+    session?.activationStatus != null && (session.activationStatus !== 'approved' || options.active === 'activation');
   // Tellers only have the teller desk (the other pages send them back there).
   const nav =
     kind === 'merchant'
-      ? MERCHANT_NAV
+      ? activating
+        ? [...MERCHANT_NAV, ACTIVATION_NAV]
+        : MERCHANT_NAV
       : session?.role === 'teller'
         ? OPERATOR_NAV.filter(([key]) => key === 'teller')
         : OPERATOR_NAV;
@@ -102,7 +112,7 @@ ${session ? html`<form method="post" action="${base}/logout" class="inline"><inp
 </header>
 ${session && kind === 'merchant' && session.environment === 'test' ? html`<div class="test-banner" role="status">Test mode: no real money moves.</div>` : ''}
 ${session && kind === 'merchant' && session.environment === 'live' ? html`<div class="test-banner" role="status" style="background:#fde0de;color:#8c1d18;border-color:#e8a39d">Live mode: real money.</div>` : ''}
-${session ? html`<nav class="main" aria-label="Main">${nav.map(([key, href]) => html`<a href="${href}"${raw(options.active === key ? ' aria-current="page"' : '')}>${label(key)}</a>`)}</nav>` : ''}
+${session ? html`<nav class="main" aria-label="Main">${nav.map(([key, href]) => html`<a href="${href}"${raw(options.active === key ? ' aria-current="page"' : '')}>${kind === 'merchant' ? (NAV_LABELS[key] ?? label(key)) : label(key)}</a>`)}</nav>` : ''}
 <main id="main">
 ${options.flash ? html`<div class="flash${options.flash.error ? ' error' : ''}" role="${options.flash.error ? 'alert' : 'status'}">${options.flash.message}</div>` : ''}
 ${options.body}

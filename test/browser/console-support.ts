@@ -28,8 +28,9 @@ export async function consolePage(browser: Browser): Promise<ConsolePage> {
   const offsite: string[] = [];
   await context.route('**/*', (route) => {
     const url = new URL(route.request().url());
-    if (url.protocol === 'data:' || url.hostname === '127.0.0.1' || url.hostname === 'localhost')
-      return route.continue();
+    // chrome: and chrome-extension: are the browser's own (its PDF viewer, for a document shown inline), not the network.
+    if (['data:', 'chrome:', 'chrome-extension:'].includes(url.protocol)) return route.continue();
+    if (url.hostname === '127.0.0.1' || url.hostname === 'localhost') return route.continue();
     offsite.push(url.href);
     return route.abort('blockedbyclient');
   });

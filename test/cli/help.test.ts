@@ -58,6 +58,9 @@ describe('sika --help on every command', () => {
     const names = listed.map((words) => words.join(' '));
     for (const expected of [
       'merchant create',
+      'merchant activate',
+      'merchant suspend',
+      'merchant reinstate',
       'migrate',
       'events list',
       'events show',

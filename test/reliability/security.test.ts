@@ -79,6 +79,12 @@ const SCOPES: { prefix: string; scope: Scope; reason?: string }[] = [
     reason:
       'a one-time sign-in link (issue 19): its token is the credential, no object of a merchant; used, unknown or expired it opens nothing (test/process/first-run.test.ts)',
   },
+  {
+    prefix: '/signup/verify/',
+    scope: 'exempt',
+    reason:
+      'a sign-up confirmation link (issue 33): its token is the credential, no object of a merchant; used, unknown or expired it opens nothing (test/web/signup.test.ts)',
+  },
   { prefix: '/dashboard/', scope: 'dashboard' },
   {
     prefix: '/ops/',

@@ -16,6 +16,7 @@ import type { AppDeps } from '../../http/deps.ts';
 import type { Rail } from '../../rails/registry.ts';
 import { errors, SikaError } from '../../lib/errors.ts';
 import { sendError } from '../../http/error-handler.ts';
+import { sessionTakesPayments } from '../../http/auth.ts';
 import { registerErrorPages } from '../error-pages.ts';
 import type { AttemptFacts, Assets, PageModel, Screen } from './page-model.ts';
 import { renderPayPage, renderProblemPage, renderSlipPage } from './render.ts';
@@ -211,6 +212,24 @@ export async function payerPageRoutes(app: FastifyInstance, deps: AppDeps): Prom
         typeof returned === 'string' && ATTEMPT_ID_PATTERN.test(returned) ? returned : null,
       );
       if (!model) return notFoundPage(request, reply);
+      // A Live merchant not activated or suspended takes no new payment (issue 33): instead of the method
+      // choice, the page says so. A payment already under way, or done, is still shown.
+      if (
+        model.screen === 'choose' &&
+        !model.test &&
+        !(await sessionTakesPayments(deps.liveAccess, deps.db, model.session.id))
+      )
+        return sendHtml(
+          request,
+          reply,
+          renderProblemPage(
+            403,
+            'This merchant cannot take payments right now',
+            'Nothing was charged. Please contact the merchant, or try again later.',
+            assets,
+          ),
+          403,
+        );
       return sendHtml(request, reply, renderPayPage(model, assets));
     },
   );

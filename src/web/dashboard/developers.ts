@@ -1,5 +1,6 @@
 // Dashboard: developers (integrations, API keys, webhook endpoints, delivery log, replay).
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { findAccount } from '../../accounts/activation.ts';
 import * as accounts from '../../accounts/integrations.ts';
 import { webhookUrlProblem } from '../../accounts/service.ts';
 import * as events from '../../events/replay.ts';
@@ -11,6 +12,19 @@ import { csrfField, statusBadge, when_ } from '../layout.ts';
 import type { WebSession } from '../auth.ts';
 
 const canManageKeys = (session: WebSession) => ['owner', 'admin', 'developer'].includes(session.role);
+
+/**
+ * Why no Live key may be made now (issue 33): Live opens when the Go-Live application is approved and shuts while
+ * the account is suspended. null: it may (and always in Test).
+ */
+async function liveKeyRefusal(db: AppDeps['db'], session: WebSession): Promise<string | null> {
+  if (session.environment !== 'live') return null;
+  const account = await findAccount(db, session.merchantId!);
+  if (account?.suspended) return 'Your account is suspended: no Live API key can be created until it is reinstated.';
+  if (account?.activation.status !== 'approved')
+    return 'Live API keys can be created once your Go-Live application is approved (Activate your account).';
+  return null;
+}
 
 /** How the developers page is shown after a form; `secret`: a new API key or signing secret, shown once. */
 type DevelopersPageOutcome = PageOutcome & { secret?: Html };
@@ -26,6 +40,7 @@ export async function developerPages(app: FastifyInstance, deps: AppDeps): Promi
       accounts.listEndpoints(db, session.merchantId!, session.environment),
     ]);
     const activeKeys = keys.filter((k) => !k.revoked_at);
+    const liveRefused = await liveKeyRefusal(db, session);
     const body = html`<h1>Developers <span class="muted">(${session.environment === 'test' ? 'Test' : 'Live'})</span></h1>
 ${outcome.secret ?? ''}
 <h2 id="integrations">Integrations</h2>
@@ -42,8 +57,9 @@ ${keys.map(
   <td>${!k.revoked_at && canManageKeys(session) ? html`<form method="post" action="/dashboard/keys/${k.id}/revoke" class="inline">${csrfField(session)}<button class="danger" aria-label="Revoke key ${k.prefix}">Revoke</button></form>` : ''}</td></tr>`,
 )}
 </tbody></table></div>
+${when(liveRefused !== null, () => html`<p class="card" id="live-keys-refused">${liveRefused}</p>`)}
 ${when(
-  canManageKeys(session) && integrations.length > 0,
+  canManageKeys(session) && integrations.length > 0 && liveRefused === null,
   () => html`<form method="post" action="/dashboard/keys" class="card row">${csrfField(session)}
   <div><label for="key-integration">Integration</label><select id="key-integration" name="integration_id">${integrations.map((i) => html`<option value="${i.id}">${i.name}</option>`)}</select></div>
   <div><button type="submit">Create API key</button></div></form>`,
@@ -85,6 +101,8 @@ ${when(
 
   postForm(app, '/dashboard/keys', dashboardSchemas.createKey, async (request, reply, session) => {
     if (!canManageKeys(session)) return refuse(reply, session, 'Your role cannot create API keys.', 403);
+    const liveRefused = await liveKeyRefusal(db, session);
+    if (liveRefused) return refuse(reply, session, liveRefused, 403);
     const integrationId = formValue(request, 'integration_id');
     const integrations = await accounts.listIntegrations(db, session.merchantId!, session.environment);
     // Another merchant's integration, or the other environment's, is not found, as every id here.

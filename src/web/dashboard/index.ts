@@ -11,6 +11,7 @@ import { dashboardSchemas } from '../console-schemas.ts';
 import { html } from '../html.ts';
 import { MERCHANT_NAV, money, page, statusBadge, when_ } from '../layout.ts';
 import { accountGate, accountPages } from './account.ts';
+import { activationPages } from './activation.ts';
 import { checkoutPages } from './checkout.ts';
 import { developerPages } from './developers.ts';
 import { exportPages } from './exports.ts';
@@ -96,4 +97,5 @@ ${payouts.length === 0 ? html`<tr><td colspan="4" class="muted">No payouts yet.<
   await app.register(refundPages, deps);
   await app.register(settingsPages, deps);
   await app.register(accountPages, deps);
+  await app.register(activationPages, deps);
 }

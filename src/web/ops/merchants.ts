@@ -4,6 +4,7 @@
 // environment, recent sessions and payouts, users, API key prefixes, webhook endpoints, payout controls).
 // Every object shows its environment.
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { findAccount, reinstateMerchant, suspendMerchant, type Account } from '../../accounts/activation.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { csvColumn } from '../../lib/csv-columns.ts';
 import {
@@ -17,12 +18,12 @@ import {
 } from '../../ops/merchant-overview.ts';
 import * as ops from '../../ops/service.ts';
 import type { WebSession } from '../auth.ts';
-import { postOnObject, sessionOf, pageSender, type PageOutcome } from '../console.ts';
+import { formValue, postOnObject, refusedForm, sessionOf, pageSender, type PageOutcome } from '../console.ts';
 import { opsSchemas } from '../console-schemas.ts';
 import { html, type Html } from '../html.ts';
-import { money, statusBadge, when_ } from '../layout.ts';
+import { csrfField, money, statusBadge, when_ } from '../layout.ts';
 import { paymentReferencesCell } from '../payment-references.ts';
-import { environmentBadge } from './common.ts';
+import { actorOf, environmentBadge } from './common.ts';
 import * as consoleList from './console-list.ts';
 import { payoutSettingsForms, submitPayoutSettings } from './payout-settings.ts';
 import { fieldColumns } from '../../lib/csv-field-columns.ts';
@@ -68,7 +69,15 @@ export async function merchantPages(app: FastifyInstance, deps: AppDeps): Promis
         null,
         404,
       );
-    return show(reply, session, overview.merchant.name, merchantView(session, overview), outcome.flash, outcome.status);
+    const account = await findAccount(db, merchantId);
+    return show(
+      reply,
+      session,
+      overview.merchant.name,
+      merchantView(session, overview, account),
+      outcome.flash,
+      outcome.status,
+    );
   }
 
   app.get<{ Params: { id: string } }>(
@@ -84,6 +93,58 @@ export async function merchantPages(app: FastifyInstance, deps: AppDeps): Promis
     const outcome = await submitPayoutSettings(deps, request, request.params.id);
     return merchantPage(reply, session, request.params.id, outcome);
   });
+
+  // Suspending and reinstating (issue 33): audited, e-mailed to the owner, announced (account.updated), heard by
+  // every server process within 1 s (src/accounts/activation.ts, live-access.ts).
+  postOnObject(app, '/ops/merchants/:id/suspend', opsSchemas.merchantSuspend, async (request, reply, session) => {
+    const merchantId = request.params.id;
+    if (!(await findAccount(db, merchantId))) return merchantPage(reply, session, merchantId);
+    if (!canSuspend(session))
+      return merchantPage(
+        reply,
+        session,
+        merchantId,
+        refusedForm('Only operators and compliance may suspend a merchant.', 403),
+      );
+    await suspendMerchant(db, merchantId, formValue(request, 'reason'), actorOf(session));
+    return merchantPage(reply, session, merchantId, {
+      flash: {
+        message:
+          'Merchant suspended: new Live work is refused by every server within a second. The owner was e-mailed.',
+      },
+    });
+  });
+
+  postOnObject(app, '/ops/merchants/:id/reinstate', opsSchemas.merchantReinstate, async (request, reply, session) => {
+    const merchantId = request.params.id;
+    if (!(await findAccount(db, merchantId))) return merchantPage(reply, session, merchantId);
+    if (!canSuspend(session))
+      return merchantPage(
+        reply,
+        session,
+        merchantId,
+        refusedForm('Only operators and compliance may reinstate a merchant.', 403),
+      );
+    await reinstateMerchant(db, merchantId, actorOf(session));
+    return merchantPage(reply, session, merchantId, {
+      flash: { message: 'Merchant reinstated. The owner was e-mailed.' },
+    });
+  });
+}
+
+/** Who may suspend and reinstate a merchant: operators and the compliance role (not tellers). */
+const canSuspend = (session: WebSession) => session.role === 'operator' || session.role === 'compliance';
+
+/** The merchant's standing and the operator's suspend or reinstate form. */
+function standingSection(session: WebSession, merchantId: string, account: Account | null): Html {
+  if (!account) return html``;
+  const state = account.suspended ? 'suspended' : account.live_enabled ? 'enabled' : 'off';
+  const form = !canSuspend(session)
+    ? html``
+    : account.suspended
+      ? html`<form method="post" action="/ops/merchants/${merchantId}/reinstate" class="card">${csrfField(session)}<p><button type="submit">Reinstate merchant</button></p></form>`
+      : html`<form method="post" action="/ops/merchants/${merchantId}/suspend" class="card">${csrfField(session)}<label for="suspend-reason">Reason for suspending (e-mailed to the owner)</label><textarea id="suspend-reason" name="reason" required maxlength="500" rows="2"></textarea><p><button type="submit" class="danger">Suspend merchant</button></p></form>`;
+  return html`<h2 id="standing">Live access</h2><p>Activation: ${statusBadge(account.activation.status)} · Live: ${statusBadge(state)}</p>${form}`;
 }
 
 const FILTER_CHOICES: { name: (typeof MERCHANT_FILTER_NAMES)[number]; label: string; options: [string, string][] }[] = [
@@ -152,9 +213,10 @@ const table = (caption: string, head: string[], rows: Html[], empty: string): Ht
     ? html`<h2>${caption}</h2><p class="muted">${empty}</p>`
     : html`<h2>${caption}</h2><div class="table-wrap"><table><thead><tr>${head.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead><tbody>${rows}</tbody></table></div>`;
 
-export function merchantView(session: WebSession, o: MerchantOverview): Html {
+export function merchantView(session: WebSession, o: MerchantOverview, account: Account | null = null): Html {
   const m = o.merchant;
   return html`<p><a href="/ops">All merchants</a></p><h1>${m.name}</h1><p class="muted">${m.email} · <span class="mono">${m.id}</span> · created ${when_(m.created_at)} · payout approval ${m.payout_approval_required ? 'required' : 'not required'}</p>
+${standingSection(session, m.id, account)}
 <h2>Balances</h2><div class="grid">${o.balances.map(
     (b) =>
       html`<div class="card stat"><p style="margin:0 0 .4rem">${environmentBadge(b.environment)}</p><div class="label">Available</div><div class="value">${money(b.available_minor)}</div><div class="label">Reserved for payouts and refunds in progress</div><div>${money(b.held_minor)}</div></div>`,

@@ -2,7 +2,7 @@
 // with its routes and its HTML): merchants and payout controls (merchants.ts), the teller desk (teller.ts), held
 // attempts (review.ts), Live payout reconciliation, returns and holds (payouts.ts), the refunds waiting for an operator's
 // transfer (refunds.ts), bank statements (statements.ts), the daily reconciliation per provider (reconciliation.ts),
-// banks and branches (banks.ts), the audit log (audit.ts), the operators and their reset (operators.ts) and the
+// banks and branches (banks.ts), the Go-Live review (activation-review.ts), the audit log (audit.ts), the mail outbox (mail.ts), the operators and their reset (operators.ts) and the
 // operator's account (account.ts). Every operator uses a second factor: without one, only the account pages open.
 // Every action is audited. Routes parse and call a service; common.ts holds what the modules share.
 import type { FastifyInstance } from 'fastify';
@@ -12,9 +12,11 @@ import { accountGate } from '../console-account.ts';
 import { registerConsoleAuth } from '../console.ts';
 import { consoleErrorPage, registerErrorPages } from '../error-pages.ts';
 import { operatorAccountPages } from './account.ts';
+import { activationReviewPages } from './activation-review.ts';
 import { approvalPages } from './approvals.ts';
 import { auditPages } from './audit.ts';
 import { bankPages } from './banks.ts';
+import { mailPages } from './mail.ts';
 import { merchantPages } from './merchants.ts';
 import { operatorPages } from './operators.ts';
 import { payoutPages } from './payouts.ts';
@@ -59,4 +61,6 @@ export async function opsRoutes(app: FastifyInstance, deps: AppDeps): Promise<vo
   await app.register(refundQueuePages, deps);
   await app.register(operatorAccountPages, deps);
   await app.register(operatorPages, deps);
+  await app.register(activationReviewPages, deps);
+  await app.register(mailPages, deps);
 }

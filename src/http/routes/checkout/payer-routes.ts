@@ -2,6 +2,7 @@
 // capability. Rate limited per client address and per session.
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { assertSessionLiveAllowed } from '../../auth.ts';
 import type { AppDeps } from '../../deps.ts';
 import { described, errorResponses, explainedPattern } from '../../schemas.ts';
 import {
@@ -36,6 +37,13 @@ const SessionParams = Type.Object({ reference: Id() });
 const AttemptParams = Type.Object({ reference: Id(), attempt_reference: Id() });
 type AttemptParams = Static<typeof AttemptParams>;
 const tags = ['Hosted checkout'];
+/** A Live session of a merchant not activated or suspended takes no new payment (issue 33). */
+const LIVE_REFUSED = {
+  403: Type.Ref('ErrorEnvelope', {
+    description:
+      'The Live merchant cannot take payments now: not activated (ACCOUNT_NOT_ACTIVATED) or suspended (ACCOUNT_SUSPENDED).',
+  }),
+};
 
 export async function checkoutPayerRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const ctx: PayerContext = { db: deps.db, checkoutUrlHost: deps.config.checkoutUrlHost, providers: deps.providers };
@@ -118,10 +126,12 @@ export async function checkoutPayerRoutes(app: FastifyInstance, deps: AppDeps): 
           200: described(AttemptInitiation, 'The pending attempt with the same details, replayed.'),
           201: described(AttemptInitiation, 'The new attempt and what the payer does next.'),
           ...errorResponses(400, 404, 409, 429, 503),
+          ...LIVE_REFUSED,
         },
       },
     },
     async (request, reply) => {
+      await assertSessionLiveAllowed(deps.liveAccess, deps.db, request.params.reference);
       const { attempt, replayed } = await createAttempt(ctx, request.params.reference, request.body);
       return reply.code(replayed ? 200 : 201).send(toAttemptInitiation(attempt, replayed));
     },
@@ -255,10 +265,12 @@ export async function checkoutPayerRoutes(app: FastifyInstance, deps: AppDeps): 
           200: described(CashSlipResponse, "The session's active slip, replayed."),
           201: described(CashSlipResponse, 'The new slip to take to a branch.'),
           ...errorResponses(400, 404, 409, 429),
+          ...LIVE_REFUSED,
         },
       },
     },
     async (request, reply) => {
+      await assertSessionLiveAllowed(deps.liveAccess, deps.db, request.body.session_id);
       const { slip, replayed } = await createCashSlip(ctx, request.body);
       return reply.code(replayed ? 200 : 201).send(await toSlipResponse(deps.db, slip, replayed));
     },
