@@ -3,7 +3,7 @@
 // attempt or session id, also shows the checkout sessions it names) and one merchant's page (balances per
 // environment, recent sessions and payouts, users, API key prefixes, webhook endpoints, payout controls).
 // Every object shows its environment.
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { findAccount, reinstateMerchant, suspendMerchant, type Account } from '../../accounts/activation.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { csvColumn } from '../../lib/csv-columns.ts';
@@ -96,40 +96,41 @@ export async function merchantPages(app: FastifyInstance, deps: AppDeps): Promis
 
   // Suspending and reinstating (issue 33): audited, e-mailed to the owner, announced (account.updated), heard by
   // every server process within 1 s (src/accounts/activation.ts, live-access.ts).
-  postOnObject(app, '/ops/merchants/:id/suspend', opsSchemas.merchantSuspend, async (request, reply, session) => {
-    const merchantId = request.params.id;
-    if (!(await findAccount(db, merchantId))) return merchantPage(reply, session, merchantId);
-    if (!canSuspend(session))
-      return merchantPage(
-        reply,
-        session,
-        merchantId,
-        refusedForm('Only operators and compliance may suspend a merchant.', 403),
-      );
-    await suspendMerchant(db, merchantId, formValue(request, 'reason'), actorOf(session));
-    return merchantPage(reply, session, merchantId, {
-      flash: {
-        message:
-          'Merchant suspended: new Live work is refused by every server within a second. The owner was e-mailed.',
-      },
+  /** Suspending or reinstating: an unknown merchant is the page's 404, a teller is refused, else the change runs. */
+  const standingChange = (
+    path: string,
+    schema: typeof opsSchemas.merchantSuspend,
+    verb: string,
+    change: (request: FastifyRequest, merchantId: string, session: WebSession) => Promise<unknown>,
+    done: string,
+  ) =>
+    postOnObject(app, path, schema, async (request, reply, session) => {
+      const merchantId = request.params.id;
+      if (!(await findAccount(db, merchantId))) return merchantPage(reply, session, merchantId);
+      if (!canSuspend(session))
+        return merchantPage(
+          reply,
+          session,
+          merchantId,
+          refusedForm(`Only operators and compliance may ${verb} a merchant.`, 403),
+        );
+      await change(request, merchantId, session);
+      return merchantPage(reply, session, merchantId, { flash: { message: done } });
     });
-  });
-
-  postOnObject(app, '/ops/merchants/:id/reinstate', opsSchemas.merchantReinstate, async (request, reply, session) => {
-    const merchantId = request.params.id;
-    if (!(await findAccount(db, merchantId))) return merchantPage(reply, session, merchantId);
-    if (!canSuspend(session))
-      return merchantPage(
-        reply,
-        session,
-        merchantId,
-        refusedForm('Only operators and compliance may reinstate a merchant.', 403),
-      );
-    await reinstateMerchant(db, merchantId, actorOf(session));
-    return merchantPage(reply, session, merchantId, {
-      flash: { message: 'Merchant reinstated. The owner was e-mailed.' },
-    });
-  });
+  standingChange(
+    '/ops/merchants/:id/suspend',
+    opsSchemas.merchantSuspend,
+    'suspend',
+    (request, merchantId, session) => suspendMerchant(db, merchantId, formValue(request, 'reason'), actorOf(session)),
+    'Merchant suspended: new Live work is refused by every server within a second. The owner was e-mailed.',
+  );
+  standingChange(
+    '/ops/merchants/:id/reinstate',
+    opsSchemas.merchantReinstate,
+    'reinstate',
+    (_request, merchantId, session) => reinstateMerchant(db, merchantId, actorOf(session)),
+    'Merchant reinstated. The owner was e-mailed.',
+  );
 }
 
 /** Who may suspend and reinstate a merchant: operators and the compliance role (not tellers). */
