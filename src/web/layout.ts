@@ -125,11 +125,30 @@ export const when_ = (date: Date | null | undefined) =>
   date ? date.toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : '';
 
 export function statusBadge(status: string): Html {
-  const tone = ['success', 'paid', 'succeeded', 'delivered', 'verified', 'active', 'matched', 'enabled'].includes(
-    status,
-  )
+  const tone = [
+    'success',
+    'paid',
+    'succeeded',
+    'delivered',
+    'verified',
+    'active',
+    'matched',
+    'enabled',
+    'sent',
+    'approved',
+  ].includes(status)
     ? 'ok'
-    : ['failed', 'expired', 'rejected', 'cancelled', 'reversed', 'exception', 'disabled', 'returned'].includes(status)
+    : [
+          'failed',
+          'expired',
+          'rejected',
+          'cancelled',
+          'reversed',
+          'exception',
+          'disabled',
+          'returned',
+          'suspended',
+        ].includes(status)
       ? 'bad'
       : 'warn';
   return html`<span class="badge ${tone}">${status.replace(/_/g, ' ')}</span>`;

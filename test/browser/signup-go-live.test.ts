@@ -297,6 +297,39 @@ describe('signing up and going live in Chromium', () => {
       const account = await call(t, 'GET', '/api/v1/account', { key: liveKey });
       assert.equal(account.json().activation.status, 'approved');
       assert.equal(account.json().live_enabled, true);
+
+      // 9. An operator suspends the merchant: its Live payer page says it cannot take payments, a Live call is
+      // refused, the owner is e-mailed; the mail is on /ops/mail; reinstated, Live works again.
+      const liveSessionId = accepted.json().id as string;
+      await ops.goto(`${baseUrl}/ops/merchants/${merchant!.id}`);
+      await ops.getByLabel('Reason for suspending (e-mailed to the owner)').fill('Chargebacks under investigation.');
+      await submitAndWait(ops, 'Suspend merchant');
+      await ops
+        .getByText(/Merchant suspended/)
+        .first()
+        .waitFor();
+      await screenshots(ops, 'go-live-ops-suspended');
+      await page.goto(`${baseUrl}/pay/${liveSessionId}`);
+      await page.getByText('This merchant cannot take payments right now').first().waitFor();
+      await screenshots(page, 'go-live-payer-suspended');
+      const suspended = await call(t, 'POST', '/api/v1/sessions', {
+        key: liveKey,
+        body: { amount_minor: 2500, invoice_ref: `INV-${randomUUID().slice(0, 8)}`, description: 'While suspended' },
+      });
+      assert.equal(suspended.statusCode, 403, suspended.body);
+      assert.equal(suspended.json().error.code, 'ACCOUNT_SUSPENDED');
+      const suspensionMail = await mailFor((m) => m.to.includes(email) && /suspend/i.test(m.subject));
+      assert.match(suspensionMail.text, /Chargebacks under investigation/);
+      await ops.goto(`${baseUrl}/ops/mail?q=${encodeURIComponent(email)}`);
+      await ops.getByText(suspensionMail.subject).first().waitFor();
+      await screenshots(ops, 'go-live-ops-mail');
+      await ops.goto(`${baseUrl}/ops/merchants/${merchant!.id}`);
+      await submitAndWait(ops, 'Reinstate merchant');
+      const again = await call(t, 'POST', '/api/v1/sessions', {
+        key: liveKey,
+        body: { amount_minor: 2500, invoice_ref: `INV-${randomUUID().slice(0, 8)}`, description: 'Reinstated' },
+      });
+      assert.equal(again.statusCode, 201, again.body);
     } finally {
       await opsPage.close();
       await merchantPage.close();
