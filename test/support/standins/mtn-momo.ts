@@ -865,6 +865,9 @@ export async function startMtnMomoStandIn(options: MtnMomoStandInOptions = {}): 
       // Let clients in this process see their kept-alive connections close, so their next call dials anew
       // (and is refused) instead of writing into a dead connection.
       await new Promise((resolve) => setTimeout(resolve, CONNECTION_CLOSE_SETTLE_MS));
+      // A loaded event loop can reach this timer before it has read the closes: two more turns through the I/O
+      // poll (setImmediate runs right after it) make sure the client has seen them.
+      for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
     },
     async acceptConnections() {
       if (server.listening) return;

@@ -1747,6 +1747,9 @@ ${done ? `<p id="status">This payment is ${escapeHtml(charge.status)}.</p>` : ''
       // meet a reset (a lost answer) rather than a refusal; the pause lets clients notice the close first,
       // so the next request opens a new connection and is refused.
       await new Promise((resolve) => setTimeout(resolve, CLIENT_NOTICE_MS));
+      // A loaded event loop can reach this timer before it has read the closes: two more turns through the I/O
+      // poll (setImmediate runs right after it) make sure the client has seen them.
+      for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
     },
     async acceptConnections() {
       if (listening) return;
