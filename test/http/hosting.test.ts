@@ -4,12 +4,32 @@
 // /metrics needs METRICS_TOKEN, or lives on its own METRICS_PORT, and is not served on a hosted
 // instance's API port without either.
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig, ConfigError } from '../../src/config/index.ts';
-import { freePort } from '../reliability/process-support.ts';
 import { multipartFile } from '../support/http.ts';
 import { bearer, startTestApp, storageKind, type TestContext } from '../support/helpers.ts';
+
+/**
+ * A free port below Linux's ephemeral range (32768 and up): a port freePort() found free and let go can be handed
+ * straight back by the kernel to the next listen(0), here the API's own, and the metrics server then cannot bind
+ * it (the failure seen once under load: /metrics answered 404 by the API on that port).
+ */
+async function portOutsideEphemeralRange(): Promise<number> {
+  for (let tries = 0; tries < 50; tries++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const server = createServer();
+    const bound = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (bound) {
+      await new Promise((resolve) => server.close(resolve));
+      return port;
+    }
+  }
+  throw new Error('no free port found between 20000 and 32000');
+}
 
 interface RawAnswer {
   status: number;
@@ -265,7 +285,7 @@ describe(`hosting: proxies, timeouts, refused bodies, metrics (${storageKind})`,
     });
 
     it("with METRICS_PORT, /metrics is served on that port only (with the token when set), counting the API port's requests", async () => {
-      const metricsPort = await freePort();
+      const metricsPort = await portOutsideEphemeralRange();
       const token = 'port-metrics-token-456';
       const t = await startTestApp({ METRICS_PORT: String(metricsPort), METRICS_TOKEN: token, HOST: '127.0.0.1' });
       contexts.push(t);
