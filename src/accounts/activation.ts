@@ -7,6 +7,7 @@ import type { Db, Queryable } from '../db/index.ts';
 import { emitMerchantEvent } from '../events/outbox.ts';
 import { ENVIRONMENTS } from '../lib/environment.ts';
 import { SikaError } from '../lib/errors.ts';
+import { plainMailBodies } from '../mail/compose.ts';
 import { enqueueMail } from '../mail/outbox.ts';
 import { activationMachine, type ActivationStatus } from './activation-model.ts';
 import * as store from './activation-store.ts';
@@ -173,21 +174,17 @@ export function setAccountMailBaseUrl(baseUrl: string | null): void {
   mailBaseUrl = baseUrl ? baseUrl.replace(/\/+$/, '') : null;
 }
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-
-/** A mail of a few paragraphs, as text and as HTML, with the dashboard link at the end. */
+/** A mail of a few paragraphs, as text and as HTML (src/mail/compose.ts), with the dashboard link at the end. */
 function ownerMail(row: store.ActivationRow, kind: string, subject: string, paragraphs: string[]) {
-  const link = mailBaseUrl ? `${mailBaseUrl}/dashboard` : null;
-  const closing = link ? `Your dashboard: ${link}` : 'Sign in to your Sika dashboard to see it.';
-  const text = [`Hello ${row.name},`, ...paragraphs, closing, '— Sika'].join('\n\n');
-  const html = [
-    `<p>Hello ${escapeHtml(row.name)},</p>`,
-    ...paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`),
-    link ? `<p><a href="${escapeHtml(link)}">Open your dashboard</a></p>` : `<p>${escapeHtml(closing)}</p>`,
-    '<p>— Sika</p>',
-  ].join('\n');
-  return { kind, to: row.email, subject, text, html, merchantId: row.id };
+  const bodies = plainMailBodies({
+    paragraphs: [
+      `Hello ${row.name},`,
+      ...paragraphs,
+      ...(mailBaseUrl ? [] : ['Sign in to your Sika dashboard to see it.']),
+    ],
+    ...(mailBaseUrl ? { link: { url: `${mailBaseUrl}/dashboard`, label: 'Your dashboard' } } : {}),
+  });
+  return { kind, to: row.email, subject, ...bodies, merchantId: row.id };
 }
 
 /** The mail a decision sends the owner; none for a submission (the application's own page confirms it). */
