@@ -22,10 +22,14 @@ import { checkoutPayerRoutes } from './http/routes/checkout/payer-routes.ts';
 import { simulateRoutes } from './http/routes/checkout/simulate-routes.ts';
 import { refundRoutes } from './http/routes/refunds/routes.ts';
 import { setDuplicatePaymentRefund } from './checkout/duplicate-refund.ts';
+import { configureClearingDefaults } from './ledger/clearing.ts';
 import { refundDuplicatePayment } from './refunds/sika-refunds.ts';
 import { eventRoutes } from './http/routes/events/routes.ts';
 import { createPayoutsRuntime } from './payouts/runtime.ts';
 import { payoutRoutes } from './http/routes/payouts/routes.ts';
+import { settlementRoutes } from './http/routes/payouts/settlement-routes.ts';
+import { testSettlementRoutes } from './http/routes/payouts/test-settlement-routes.ts';
+import { SettlementSchedule } from './http/routes/payouts/settlement-schemas.ts';
 import { providerRoutes } from './http/routes/providers/routes.ts';
 import { payerPageRoutes } from './web/checkout/routes.ts';
 import { dashboardRoutes } from './web/dashboard/index.ts';
@@ -117,6 +121,7 @@ const NAMED_SCHEMAS = [
   PayoutQuote,
   PayoutBalance,
   Capabilities,
+  SettlementSchedule,
   BalanceTransactionSchema,
   BalanceTransactionList,
   BalanceSummary,
@@ -207,6 +212,8 @@ export async function buildApp({
 }: BuildOptions): Promise<FastifyInstance> {
   // Outcomes applied by this process's routes and workers refund duplicate payments (src/checkout/duplicate-refund.ts).
   setDuplicatePaymentRefund(refundDuplicatePayment);
+  // Payments this process credits clear after the deployment's times (CLEARING_DAYS, src/ledger/clearing.ts).
+  configureClearingDefaults(config.clearingDays);
   const configured = given ?? createLiveProviders(config);
   const providers = payoutRail ? configured.withPayoutsFirst(payoutRail) : configured;
   const compilers = schemaCompilers();
@@ -346,6 +353,8 @@ export async function buildApp({
     await merchantApi.register(refundRoutes, deps);
     await merchantApi.register(eventRoutes, deps);
     await merchantApi.register(payoutRoutes, deps);
+    await merchantApi.register(settlementRoutes, deps);
+    await merchantApi.register(testSettlementRoutes, deps);
     await merchantApi.register(booksRoutes, deps);
     await merchantApi.register(exportRoutes, deps);
     await merchantApi.register(accountRoutes, deps);

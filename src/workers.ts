@@ -13,6 +13,7 @@ import { purgeExpiredDevices } from './accounts/trusted-devices.ts';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.ts';
 import { applyAllPendingCredits } from './ledger/service.ts';
 import { processDuePayouts } from './payouts/processing.ts';
+import { runDueSettlements } from './payouts/settlement-run.ts';
 import { processDueRefunds } from './refunds/processing.ts';
 import { verifyTestRecipients } from './payouts/recipients.ts';
 import { deliverDueMail, mailDelivery } from './mail/delivery.ts';
@@ -102,6 +103,14 @@ export function startWorkers({
       // Payment credits wait to be applied to the cached balances (src/ledger, migration 024) at most about this long.
       intervalMs: 250,
       run: () => applyAllPendingCredits(db),
+    },
+    {
+      name: 'settle',
+      // Issue 34: credits whose clearing time has passed become available, reserves whose days have passed are
+      // released, and every settlement schedule whose time has come is settled (once per period, whatever
+      // the number of processes: src/payouts/settlement-run.ts).
+      intervalMs: 5_000,
+      run: () => runDueSettlements({ db, providers }),
     },
     {
       name: 'process-live-refunds',

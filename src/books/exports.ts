@@ -15,7 +15,7 @@ import {
   type DayRange,
   type SummaryPeriod,
 } from './model.ts';
-import { balanceTransactionsBetween, type BooksOwner } from './service.ts';
+import { balanceTransactionsBetween, settlementTransactions, type BooksOwner } from './service.ts';
 import type { PaymentReferenceColumns } from './store.ts';
 
 /** sika-<what>-<environment>-<from>-to-<to>.csv (the range's days are checked dates, so the name is safe). */
@@ -45,6 +45,10 @@ export const BALANCE_TRANSACTION_COLUMNS: CsvColumn<BalanceTransactionExportRow>
   col.text('provider_transaction_id', (row) => row.provider_transaction_id),
   col.text('card_brand', (row) => row.card_brand),
   col.text('card_last4', (row) => row.card_last4),
+  // Issue 34: when the money is available, whether it is yet, and the settlement that paid it out.
+  col.timestamp('available_on', (row) => row.available_on),
+  col.text('status', (row) => row.status),
+  col.text('payout_id', (row) => row.payout_id),
 ];
 
 type SummaryRow = SummaryPeriod & { day: string };
@@ -61,20 +65,34 @@ const SUMMARY_AMOUNTS: (keyof SummaryPeriod)[] = [
   'net_minor',
   'closing_balance_minor',
 ];
+/** Issue 34's columns, after all the others (files are read by position). */
+const SUMMARY_RESERVE_AMOUNTS: (keyof SummaryPeriod)[] = ['reserves_minor', 'reserve_releases_minor'];
 
 export const SUMMARY_COLUMNS: CsvColumn<SummaryRow>[] = [
   col.text('day', (row) => row.day),
   ...SUMMARY_AMOUNTS.map((name) => col.integer(name, (row: SummaryRow) => row[name])),
   col.integer('transactions', (row) => row.transactions),
   ...SUMMARY_AMOUNTS.map((name) => col.ghs(name.replace(/_minor$/, '_ghs'), (row: SummaryRow) => row[name])),
+  ...SUMMARY_RESERVE_AMOUNTS.map((name) => col.integer(name, (row: SummaryRow) => row[name])),
+  ...SUMMARY_RESERVE_AMOUNTS.map((name) => col.ghs(name.replace(/_minor$/, '_ghs'), (row: SummaryRow) => row[name])),
 ];
 
-/** The balance transactions of Accra days from..to (and of one type), for a CSV file (the range is checked first: 400 before any row). */
+/** Every balance transaction a settlement paid out, oldest first, for a CSV file (404 before any row when not the owner's). */
+export async function exportSettlementTransactions(db: Queryable, owner: BooksOwner, payoutId: string) {
+  const rows = await settlementTransactions(db, owner, payoutId);
+  return { rows, filename: `sika-balance-transactions-${owner.environment}-${payoutId}.csv` };
+}
+
+/**
+ * The balance transactions of Accra days from..to (and of one type), for a CSV file (the range is checked first:
+ * 400 before any row); with payout_id, every one that settlement paid out (from and to are then not needed).
+ */
 export async function exportBalanceTransactions(
   db: Queryable,
   owner: BooksOwner,
-  query: { from?: string; to?: string; type?: BalanceTransactionType },
+  query: { from?: string; to?: string; type?: BalanceTransactionType; payout_id?: string },
 ) {
+  if (query.payout_id !== undefined) return exportSettlementTransactions(db, owner, query.payout_id);
   const range = parseDayRange(query.from, query.to);
   const rows = await balanceTransactionsBetween(db, owner, range.bounds[0]!, range.bounds.at(-1)!, query.type);
   return { range, rows, filename: exportFilename('balance-transactions', owner.environment, range) };

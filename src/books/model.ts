@@ -14,7 +14,10 @@ export const EXPORT_RANGE_DAYS_MAX = 366;
 /** Rows read per keyset page while an export streams (memory stays one page, whatever the range holds). */
 export const EXPORT_PAGE_ROWS = 2_000;
 
-/** What a movement was, from the journal entry that made it. Only entries that moved available are rows. */
+/**
+ * What a movement was, from the journal entry that made it. Only entries that moved the balance (available +
+ * pending, issue 34) are rows.
+ */
 export const BALANCE_TRANSACTION_TYPES = [
   'payment',
   'payment_reversal',
@@ -23,10 +26,13 @@ export const BALANCE_TRANSACTION_TYPES = [
   'payout_return',
   'refund',
   'refund_release',
+  'reserve',
+  'reserve_release',
 ] as const;
 export type BalanceTransactionType = (typeof BALANCE_TRANSACTION_TYPES)[number];
 
-// payout_post and refund_post move held money (never available), so they are never rows.
+// payout_post and refund_post move held money (never available), so they are never rows; nor is payment_cleared
+// (issue 34): it moves a credit from pending to available, both in the balance. A reserve held or released is one.
 const TYPE_OF_KIND: Partial<Record<EntryKind, BalanceTransactionType>> = {
   payment_credit: 'payment',
   payment_reversal: 'payment_reversal',
@@ -36,6 +42,8 @@ const TYPE_OF_KIND: Partial<Record<EntryKind, BalanceTransactionType>> = {
   payout_return: 'payout_return',
   refund_hold: 'refund',
   refund_void: 'refund_release',
+  reserve_hold: 'reserve',
+  reserve_release: 'reserve_release',
 };
 
 export function typeOfKind(kind: EntryKind): BalanceTransactionType {
@@ -44,6 +52,13 @@ export function typeOfKind(kind: EntryKind): BalanceTransactionType {
   if (!type) throw new Error(`books assertion failed: entry kind ${kind} moved the available balance`);
   return type;
 }
+
+/**
+ * Issue 34: pending while its money is still clearing (a payment credit whose available_on has not come and
+ * that has not cleared), else available.
+ */
+export const BALANCE_TRANSACTION_STATUSES = ['pending', 'available'] as const;
+export type BalanceTransactionStatus = (typeof BALANCE_TRANSACTION_STATUSES)[number];
 
 export const kindsOfType = (type: BalanceTransactionType): EntryKind[] =>
   (Object.keys(TYPE_OF_KIND) as EntryKind[]).filter((kind) => TYPE_OF_KIND[kind] === type);
@@ -76,6 +91,11 @@ export interface BalanceTransactionRow {
   fee_minor: number;
   balance_after_minor: number;
   created_at: Date;
+  /** When its money is (or was) available: a clearing payment credit's available_on, else created_at (issue 34). */
+  available_on: Date;
+  status: BalanceTransactionStatus;
+  /** The settlement that paid this movement out (settlement_transactions), else null; never the settlement's own movement. */
+  payout_id: string | null;
   /** The payment's provider transaction id and card (migration 033), for the export; null when none or not a payment. */
   provider_transaction_id?: string | null;
   card_brand?: string | null;
@@ -101,6 +121,9 @@ export function toBalanceTransaction(row: BalanceTransactionRow) {
       ...(row.reference_type === 'payment' ? { session_id: row.session_id } : {}),
     },
     balance_after_minor: row.balance_after_minor,
+    available_on: row.available_on.toISOString(),
+    status: row.status,
+    payout_id: row.payout_id,
     created_at: row.created_at.toISOString(),
   };
 }
@@ -195,6 +218,8 @@ export const SUMMARY_AMOUNT_COLUMNS: Record<BalanceTransactionType, string> = {
   payout: 'payouts_minor',
   payout_release: 'payout_releases_minor',
   payout_return: 'payout_returns_minor',
+  reserve: 'reserves_minor',
+  reserve_release: 'reserve_releases_minor',
 };
 
 /** What one period's movements of one kind add up to (store.periodTotals). */
@@ -216,6 +241,8 @@ export interface SummaryPeriod {
   payouts_minor: number;
   payout_releases_minor: number;
   payout_returns_minor: number;
+  reserves_minor: number;
+  reserve_releases_minor: number;
   /** Every fee of the period (payments' and payouts'), less fees given back; subtracted once. */
   fees_minor: number;
   net_minor: number;
@@ -244,6 +271,8 @@ export function chainPeriods(
       payouts_minor: 0,
       payout_releases_minor: 0,
       payout_returns_minor: 0,
+      reserves_minor: 0,
+      reserve_releases_minor: 0,
       fees_minor: 0,
       net_minor: 0,
       transactions: 0,

@@ -3,6 +3,7 @@
 import type { ApiPrincipal, Environment } from '../lib/environment.ts';
 import type { Queryable } from '../db/index.ts';
 import { errors } from '../lib/errors.ts';
+import { ownedRow } from '../db/owned-row.ts';
 import { createdRange } from '../lib/list-paging.ts';
 import { applyPendingCredits } from '../ledger/service.ts';
 import {
@@ -27,6 +28,8 @@ export interface BalanceTransactionListQuery {
   type?: BalanceTransactionType;
   created_gte?: string;
   created_lt?: string;
+  /** Issue 34: the balance transactions this settlement paid out, oldest first (a manual payout's: none). */
+  payout_id?: string;
 }
 
 /** The merchant and environment whose books are read (an API key's, or a dashboard session's). */
@@ -40,10 +43,22 @@ export const ownerOf = (principal: ApiPrincipal): BooksOwner => ({
   environment: principal.environment,
 });
 
-/** One page of the merchant's balance transactions, newest first (the order the balance moved, reversed). */
+/** The payout, the owner's in its environment, else 404 (another merchant's or environment's looks missing). */
+async function ownPayout(db: Queryable, owner: BooksOwner, payoutId: string) {
+  const payout = await ownedRow(store.findPayoutOwner(db, payoutId), owner.merchantId, owner.environment);
+  if (!payout) throw errors.notFound('Payout');
+  return payout;
+}
+
+/**
+ * One page of the merchant's balance transactions, newest first (the order the balance moved, reversed); with
+ * payout_id, the ones that settlement paid out, oldest first (their net_minor add up to its amount_minor).
+ */
 export async function listBalanceTransactions(db: Queryable, owner: BooksOwner, query: BalanceTransactionListQuery) {
   await applyPendingCredits(db, owner.merchantId, owner.environment);
   const limit = query.limit ?? BALANCE_TRANSACTION_LIMIT_DEFAULT;
+  if (query.payout_id !== undefined) await ownPayout(db, owner, query.payout_id);
+  const order = query.payout_id === undefined ? 'newest' : 'oldest';
   let afterSeq: number | undefined;
   if (query.starting_after !== undefined) {
     const entryId = entryIdOf(query.starting_after);
@@ -62,8 +77,9 @@ export async function listBalanceTransactions(db: Queryable, owner: BooksOwner, 
       ...owner,
       kinds: query.type ? kindsOfType(query.type) : undefined,
       ...createdRange(query),
+      payoutId: query.payout_id,
       afterSeq,
-      order: 'newest',
+      order,
     },
     limit + 1,
   );
@@ -88,22 +104,52 @@ export async function balanceTransactionsBetween(
   await applyPendingCredits(db, owner.merchantId, owner.environment);
   const range = await store.seqRange(db, owner.merchantId, owner.environment, from, before);
   const kinds = type ? kindsOfType(type) : undefined;
+  if (!range) return rowsOfNone();
+  return keysetRows(db, { ...owner, kinds, maxSeq: range.last }, range.first - 1);
+}
+
+async function* rowsOfNone(): AsyncIterable<BalanceTransactionRow> {}
+
+/** Rows of a search read oldest first in keyset pages of EXPORT_PAGE_ROWS, from afterSeq on (constant memory). */
+function keysetRows(
+  db: Queryable,
+  search: Omit<store.BalanceTransactionSearch, 'afterSeq' | 'order'>,
+  afterSeq: number,
+): AsyncIterable<BalanceTransactionRow> {
   return {
     async *[Symbol.asyncIterator]() {
-      if (!range) return;
-      let afterSeq = range.first - 1;
+      let after = afterSeq;
       for (;;) {
         const rows = await store.searchBalanceTransactions(
           db,
-          { ...owner, kinds, afterSeq, maxSeq: range.last, order: 'oldest' },
+          { ...search, afterSeq: after, order: 'oldest' },
           EXPORT_PAGE_ROWS,
         );
         yield* rows;
         if (rows.length < EXPORT_PAGE_ROWS) return;
-        afterSeq = rows.at(-1)!.seq;
+        after = rows.at(-1)!.seq;
       }
     },
   };
+}
+
+/**
+ * Every balance transaction a settlement paid out, oldest first, read in keyset pages (a CSV file's rows):
+ * the payout is checked first (404 when not the owner's), so a refusal comes before any row.
+ */
+export async function settlementTransactions(
+  db: Queryable,
+  owner: BooksOwner,
+  payoutId: string,
+): Promise<AsyncIterable<BalanceTransactionRow>> {
+  await ownPayout(db, owner, payoutId);
+  return keysetRows(db, { ...owner, payoutId }, -1);
+}
+
+/** How many balance transactions a settlement paid out, and their amounts, fees and nets summed (404 when not the owner's). */
+export async function settlementTotals(db: Queryable, owner: BooksOwner, payoutId: string) {
+  await ownPayout(db, owner, payoutId);
+  return store.settlementTotals(db, owner.merchantId, owner.environment, payoutId);
 }
 
 /**

@@ -3,7 +3,7 @@
 // moved and created_at follows it, so a created range is one run of seq and keyset pages on seq never skip or
 // repeat a row, whatever is posted meanwhile (a newer row never gets a smaller seq than a committed one).
 import type { Queryable } from '../db/index.ts';
-import { firstValue } from '../db/first-row.ts';
+import { firstRow, firstValue } from '../db/first-row.ts';
 import { ListWhere } from '../db/paging.ts';
 import type { EntryKind } from '../ledger/model.ts';
 import type { BalanceTransactionRow, PeriodKindTotal } from './model.ts';
@@ -12,6 +12,8 @@ export interface BalanceTransactionSearch {
   merchantId: string;
   environment: string;
   kinds?: readonly EntryKind[];
+  /** The movements this settlement paid out (settlement_transactions), not the settlement's own (issue 34). */
+  payoutId?: string;
   createdFrom?: Date;
   createdBefore?: Date;
   /** Keyset: rows after this seq in the order asked (smaller when newest first, larger when oldest first). */
@@ -33,9 +35,16 @@ export interface PaymentReferenceColumns {
 
 // The fee of a movement: what its entry gave fee_revenue (negated), or for a payout's hold and its release,
 // which touch no fee account, the payout's fee. A payment's session and references are its attempt's.
+// Issue 34 (migration 039): a payment credit that waits to clear has its ledger_clearings row (keyed by the
+// credit's entry): available_on is that row's, pending until it comes unless it cleared sooner (a Test run
+// as of a later day); every other movement is available when made. The settlement that paid a movement out
+// is its settlement_transactions row's, except on the settlement's own hold or payment, recorded there too.
 const ROW_SELECT = `
   SELECT b.seq, b.entry_id, e.kind, e.reference_type, e.reference_id, a.session_id, b.net_minor,
          a.provider_transaction_id, a.card_brand, a.card_last4,
+         coalesce(c.available_on, b.created_at) AS available_on,
+         (CASE WHEN c.cleared_at IS NULL AND c.available_on > now() THEN 'pending' ELSE 'available' END) AS status,
+         (CASE WHEN e.reference_type = 'payout' AND e.reference_id = st.payout_id THEN NULL ELSE st.payout_id END) AS payout_id,
          (CASE e.kind WHEN 'payout_hold' THEN coalesce(p.fee_minor, 0)
                       WHEN 'payout_void' THEN -coalesce(p.fee_minor, 0)
                       ELSE coalesce(-(SELECT l.amount_minor FROM journal_lines l WHERE l.entry_id = b.entry_id AND l.account_id = fee.id), 0) END)::bigint AS fee_minor,
@@ -44,7 +53,9 @@ const ROW_SELECT = `
     JOIN journal_entries e ON e.id = b.entry_id
     LEFT JOIN ledger_accounts fee ON fee.merchant_id = b.merchant_id AND fee.environment = b.environment AND fee.kind = 'fee_revenue'
     LEFT JOIN payouts p ON e.reference_type = 'payout' AND p.id = e.reference_id
-    LEFT JOIN payment_attempts a ON e.reference_type = 'payment' AND a.id = e.reference_id`;
+    LEFT JOIN payment_attempts a ON e.reference_type = 'payment' AND a.id = e.reference_id
+    LEFT JOIN ledger_clearings c ON c.entry_id = b.entry_id
+    LEFT JOIN settlement_transactions st ON st.entry_id = b.entry_id`;
 
 /** Up to `limit` movements matching the search, in the order asked. */
 export function searchBalanceTransactions(
@@ -54,6 +65,11 @@ export function searchBalanceTransactions(
 ): Promise<(BalanceTransactionRow & PaymentReferenceColumns)[]> {
   const where = new ListWhere({ 'b.merchant_id': search.merchantId, 'b.environment': search.environment });
   if (search.kinds) where.add((n) => `e.kind = ANY($${n}::text[])`, search.kinds);
+  if (search.payoutId !== undefined)
+    where.add(
+      (n) => `st.payout_id = $${n} AND NOT (e.reference_type = 'payout' AND e.reference_id = st.payout_id)`,
+      search.payoutId,
+    );
   where.created('b.created_at', search);
   if (search.afterSeq !== undefined)
     where.add((n) => (search.order === 'newest' ? `b.seq < $${n}` : `b.seq > $${n}`), search.afterSeq);
@@ -63,6 +79,33 @@ export function searchBalanceTransactions(
     `${ROW_SELECT} WHERE ${where.sql} ORDER BY b.seq ${search.order === 'newest' ? 'DESC' : 'ASC'} LIMIT ${limitParam}`,
     where.params,
   );
+}
+
+/** A payout's owner and type, by its id (the caller checks the owner: src/db/owned-row.ts); null when none. */
+export const findPayoutOwner = (db: Queryable, payoutId: string) =>
+  firstRow(
+    db.query<{ merchant_id: string; environment: string; type: 'manual' | 'settlement' }>(
+      'SELECT merchant_id, environment, type FROM payouts WHERE id = $1',
+      [payoutId],
+    ),
+  );
+
+/** How many movements a settlement paid out and their sums (not its own movement); zeros when none. */
+export async function settlementTotals(
+  db: Queryable,
+  merchantId: string,
+  environment: string,
+  payoutId: string,
+): Promise<{ count: number; amount_minor: number; fee_minor: number; net_minor: number }> {
+  const rows = await db.query<{ count: number; amount_minor: number; fee_minor: number; net_minor: number }>(
+    `WITH paid AS (${ROW_SELECT}
+      WHERE st.payout_id = $1 AND b.merchant_id = $2 AND b.environment = $3
+        AND NOT (e.reference_type = 'payout' AND e.reference_id = st.payout_id))
+     SELECT count(*)::int AS count, coalesce(sum(net_minor + fee_minor), 0)::bigint AS amount_minor,
+            coalesce(sum(fee_minor), 0)::bigint AS fee_minor, coalesce(sum(net_minor), 0)::bigint AS net_minor FROM paid`,
+    [payoutId, merchantId, environment],
+  );
+  return rows[0]!;
 }
 
 /** The seq of a movement of this merchant and environment, by its journal entry; null for anyone else's. */

@@ -186,6 +186,7 @@ async function settlePaid(
     merchantId: attempt.merchant_id,
     environment: attempt.environment,
     paymentId: attempt.id,
+    rail: attempt.rail,
     ...(credit ?? { chargedMinor: attempt.amount_charged_minor, payerFeeMinor, merchantFeeMinor }),
   });
   if (session.status === 'success') return session; // its earlier payment was reversed: this one is the session's payment now
@@ -214,6 +215,7 @@ async function settleDuplicate(
   ctx: OutcomeContext,
   receivedMinor: number,
 ): Promise<SessionRow> {
+  // No rail: available at once, as the refund below takes it straight back out.
   await creditPayment(tx, {
     merchantId: attempt.merchant_id,
     environment: attempt.environment,
@@ -398,6 +400,7 @@ export async function settleHeldAttempt(
         merchantId: attempt.merchant_id,
         environment: attempt.environment,
         paymentId: attempt.id,
+        rail: attempt.rail,
         ...decision.credit,
       });
     session = await settleAfterUnpaid(tx, session, attempt, ctx);

@@ -3,6 +3,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { setDuplicatePaymentRefund } from '../checkout/duplicate-refund.ts';
+import { configureClearingDefaults } from '../ops/clearing-settings.ts';
 import { collectionAccounts } from '../rails/bank-transfer/accounts.ts';
 import { STATEMENT_BYTES_MAX } from '../statements/model.ts';
 import { refundDuplicatePayment } from '../refunds/sika-refunds.ts';
@@ -60,6 +61,8 @@ export const STATEMENTS_IMPORT: CommandSpec = {
     const path = resolve(io.cwd, file);
     // A statement line can pay a session another payment had paid: refunded in the import's transaction.
     setDuplicatePaymentRefund(refundDuplicatePayment);
+    // Its credits clear after the deployment's times (CLEARING_DAYS of this shell; src/ledger/clearing.ts).
+    configureClearingDefaults(io.config().clearingDays);
     // Read before opening storage: the embedded data dir is held for as long as it is open.
     const size = await stat(path).then(
       (s) => s.size,

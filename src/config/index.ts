@@ -59,6 +59,12 @@ export interface Config {
   smtpUrl: string | null;
   /** MAIL_FROM: the From of every mail, e.g. "Sika <no-reply@example.com>". */
   mailFrom: string;
+  /**
+   * CLEARING_DAYS: the Live clearing time per rail in Africa/Accra business days (0 = at once), e.g.
+   * momo=1,card=2,bank_transfer=0,cash=0; rails left out keep their default. Handed to the ledger at start
+   * (configureClearingDefaults); operators override it per merchant.
+   */
+  clearingDays: Record<string, number>;
 }
 
 export const LIVE_PROVIDERS = ['mtn_momo', 'paystack'] as const;
@@ -236,6 +242,56 @@ function trustProxySetting(raw: string | undefined, problems: string[]): false |
   return false;
 }
 
+/**
+ * The Live clearing times when CLEARING_DAYS is not set: src/ledger/clearing.ts DEFAULT_LIVE_CLEARING_DAYS (this
+ * folder may not import the ledger; test/config/clearing-days.test.ts keeps the two and the rail registry equal).
+ */
+export const CLEARING_DAYS_DEFAULT: Readonly<Record<string, number>> = Object.freeze({
+  momo: 1,
+  card: 2,
+  bank_transfer: 0,
+  cash: 0,
+});
+/** The most business days CLEARING_DAYS gives a rail (src/ledger/clearing.ts CLEARING_DAYS_MAX). */
+const CLEARING_DAYS_SETTING_MAX = 30;
+
+/** CLEARING_DAYS: rail=days pairs, comma-separated, each rail known and once, days 0-30; others keep their default. */
+function clearingDaysSetting(raw: string | undefined, problems: string[]): Record<string, number> {
+  const days: Record<string, number> = { ...CLEARING_DAYS_DEFAULT };
+  const value = (raw ?? '').trim();
+  if (value === '') return days;
+  const rails = Object.keys(CLEARING_DAYS_DEFAULT);
+  const seen = new Set<string>();
+  for (const part of value.split(',').map((pair) => pair.trim())) {
+    const match = /^([a-z_]+)\s*=\s*(\d+)$/.exec(part);
+    const rail = match?.[1];
+    if (!match || !rail) {
+      problems.push(
+        `CLEARING_DAYS must be rail=days pairs separated by commas, like momo=1,card=2,bank_transfer=0,cash=0 (got "${part.slice(0, 40)}")`,
+      );
+      return { ...CLEARING_DAYS_DEFAULT };
+    }
+    if (!rails.includes(rail)) {
+      problems.push(`CLEARING_DAYS names an unknown rail "${rail.slice(0, 40)}"; the rails are ${rails.join(', ')}`);
+      return { ...CLEARING_DAYS_DEFAULT };
+    }
+    if (seen.has(rail)) {
+      problems.push(`CLEARING_DAYS names ${rail} twice`);
+      return { ...CLEARING_DAYS_DEFAULT };
+    }
+    seen.add(rail);
+    const count = Number(match[2]);
+    if (count > CLEARING_DAYS_SETTING_MAX) {
+      problems.push(
+        `CLEARING_DAYS gives ${rail} ${count} days; a clearing time is 0 to ${CLEARING_DAYS_SETTING_MAX} business days`,
+      );
+      return { ...CLEARING_DAYS_DEFAULT };
+    }
+    days[rail] = count;
+  }
+  return days;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const problems: string[] = [];
 
@@ -354,6 +410,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     demoMerchant: onOff('DEMO_MERCHANT', true) && URL.canParse(baseUrl) && isLoopbackHost(new URL(baseUrl).hostname),
     smtpUrl: smtpUrlSetting(env.SMTP_URL, problems),
     mailFrom: (env.MAIL_FROM ?? '').trim() || MAIL_FROM_DEFAULT,
+    clearingDays: clearingDaysSetting(env.CLEARING_DAYS, problems),
   };
   if (env.LIVE_PAYOUT_SIMULATOR !== undefined && !['on', 'off', ''].includes(env.LIVE_PAYOUT_SIMULATOR)) {
     problems.push(`LIVE_PAYOUT_SIMULATOR must be on or off (got "${env.LIVE_PAYOUT_SIMULATOR}")`);

@@ -43,4 +43,15 @@ export async function emitMerchantEvent(
   return payload;
 }
 
+/**
+ * An event about an object of the merchant that no API key made (a settlement, issue 34), with the object's
+ * own version, to every endpoint of the merchant in its environment.
+ */
+export async function emitEventToMerchant(tx: Queryable, input: Omit<EventInput, 'apiKeyId'>): Promise<EventPayload> {
+  const full: EventInput = { ...input, apiKeyId: null };
+  const payload = eventPayload(full);
+  await store.insertMerchantEvent(tx, full, payload);
+  return payload;
+}
+
 export const listEventsForObject = (db: Queryable, objectId: string) => store.listEventsForObject(db, objectId);

@@ -9,13 +9,26 @@ export type { Environment };
 export const ACCOUNT_KINDS = [
   'merchant_available',
   'merchant_held',
+  'merchant_pending',
+  'merchant_reserved',
   'provider_clearing',
   'fee_revenue',
   'payout_clearing',
 ] as const;
 export type AccountKind = (typeof ACCOUNT_KINDS)[number];
 /** The accounts whose merchant balance (negated sum) may never go below zero (SQL CHECK ledger_merchant_balance_not_negative). */
-export const MERCHANT_ACCOUNTS: readonly AccountKind[] = ['merchant_available', 'merchant_held'];
+export const MERCHANT_ACCOUNTS: readonly AccountKind[] = [
+  'merchant_available',
+  'merchant_held',
+  'merchant_pending',
+  'merchant_reserved',
+];
+/**
+ * The merchant's balance (issue 34): available + pending. A balance transaction is a movement of it; a move
+ * between the two (a payment clearing) is none. Reserved money has left it until released; held money is a
+ * payout's or a refund's.
+ */
+export const BOOK_ACCOUNTS: readonly AccountKind[] = ['merchant_available', 'merchant_pending'];
 
 // A payout is held then posted or voided; one paid the moment it is made (Test mode) is one payout_paid
 // entry instead, from available straight to clearing and fees, as nothing was ever held for it.
@@ -24,6 +37,9 @@ export const MERCHANT_ACCOUNTS: readonly AccountKind[] = ['merchant_available', 
 export const ENTRY_KINDS = [
   'payment_credit',
   'payment_reversal',
+  'payment_cleared',
+  'reserve_hold',
+  'reserve_release',
   'payout_hold',
   'payout_post',
   'payout_void',
@@ -219,8 +235,14 @@ export interface PaymentCredit {
   payerFeeMinor: number;
 }
 
+/** What a payment credit leaves the merchant: charged less every fee. */
+export const paymentNetMinor = (p: PaymentCredit): number => p.chargedMinor - p.payerFeeMinor - p.merchantFeeMinor;
+
 /** The payer paid chargedMinor (base + payer-borne fee); the merchant gets that less every fee. */
-export function paymentCreditLines(p: PaymentCredit): Line[] {
+export function paymentCreditLines(
+  p: PaymentCredit,
+  to: 'merchant_available' | 'merchant_pending' = 'merchant_available',
+): Line[] {
   assertAmount(p.chargedMinor, 'chargedMinor');
   assertAmount(p.merchantFeeMinor, 'merchantFeeMinor');
   assertAmount(p.payerFeeMinor, 'payerFeeMinor');
@@ -230,10 +252,19 @@ export function paymentCreditLines(p: PaymentCredit): Line[] {
   }
   return [
     { account: 'provider_clearing', amountMinor: p.chargedMinor },
-    { account: 'merchant_available', amountMinor: -(p.chargedMinor - feesMinor) },
+    { account: to, amountMinor: -(p.chargedMinor - feesMinor) },
     { account: 'fee_revenue', amountMinor: -feesMinor },
   ].filter((line): line is Line => line.amountMinor !== 0);
 }
+
+/** A payment's net clears: pending -> available. */
+export const paymentClearedLines = (netMinor: number): Line[] => moveLines('merchant_pending', 'merchant_available', netMinor);
+/** The rolling reserve keeps part of a cleared payment: available -> reserved. */
+export const reserveHoldLines = (reserveMinor: number): Line[] =>
+  moveLines('merchant_available', 'merchant_reserved', reserveMinor);
+/** The reserve's days have passed: reserved -> available. */
+export const reserveReleaseLines = (reserveMinor: number): Line[] =>
+  moveLines('merchant_reserved', 'merchant_available', reserveMinor);
 
 /** The exact opposite of an entry's lines. */
 export const oppositeLines = (lines: readonly Line[]): Line[] =>

@@ -11,8 +11,11 @@
 // is a bug and throws a plain Error.
 import type { Queryable } from '../db/index.ts';
 import { newUuid } from '../lib/ids.ts';
+import { effectiveClearing, planClearing } from './clearing.ts';
+import * as clearingStore from './clearing-store.ts';
 import {
   ACCOUNT_KINDS,
+  BOOK_ACCOUNTS,
   assertEntry,
   blockingKinds,
   duplicateError,
@@ -20,7 +23,9 @@ import {
   LedgerEntryNotFoundError,
   merchantBalanceOf,
   oppositeLines,
+  paymentClearedLines,
   paymentCreditLines,
+  paymentNetMinor,
   payoutHoldLines,
   payoutPaidLines,
   payoutPostLines,
@@ -30,6 +35,8 @@ import {
   refundHoldLines,
   refundPostLines,
   refundVoidLines,
+  reserveHoldLines,
+  reserveReleaseLines,
   sameLines,
   type AccountKind,
   type EntryInput,
@@ -55,13 +62,20 @@ export {
 } from './model.ts';
 export type { AccountRow } from './store.ts';
 
-/** Locks the entry's accounts in id order, creating the merchant's accounts on first use (balances with their unapplied lines). */
+/**
+ * Locks the entry's accounts in id order, creating the merchant's accounts on first use (balances with their
+ * unapplied lines). Available and pending are locked together whenever either is, as entriesCtes does (a
+ * balance transaction's balance after is their sum): locking one and then the other could deadlock.
+ */
 async function lockAccounts(
   tx: Queryable,
   merchantId: string,
   environment: Environment,
-  kinds: AccountKind[],
+  entryKinds: AccountKind[],
 ): Promise<store.AccountRow[]> {
+  const kinds = entryKinds.some((kind) => BOOK_ACCOUNTS.includes(kind))
+    ? [...new Set([...entryKinds, ...BOOK_ACCOUNTS])]
+    : entryKinds;
   let rows = await store.lockAccounts(tx, merchantId, environment, kinds);
   if (rows.length < kinds.length) {
     await store.createAccounts(tx, merchantId, environment);
@@ -221,14 +235,24 @@ export interface PaymentRef {
  * is credited chargedMinor less every fee, fee_revenue the fees. Exactly once per paymentId
  * (LedgerDuplicateEntryError on a second credit).
  */
-export async function creditPayment(tx: Queryable, p: PaymentRef & PaymentCredit): Promise<{ entryId: string }> {
+export async function creditPayment(
+  tx: Queryable,
+  p: PaymentRef & PaymentCredit & { rail?: string },
+): Promise<{ entryId: string }> {
+  // Issue 34: the money waits in pending until its rail clears (and the reserve keeps its part) unless it is
+  // available at once. Without a rail (a duplicate refunded at once, the ledger's own tests) it is available at once.
+  const net = paymentNetMinor(p);
+  const plan =
+    p.rail !== undefined && net > 0
+      ? planClearing(await effectiveClearing(tx, p.merchantId, p.environment), p.rail, net, new Date())
+      : null;
   const entry: EntryInput = {
     merchantId: p.merchantId,
     environment: p.environment,
     kind: 'payment_credit',
     referenceType: 'payment',
     referenceId: p.paymentId,
-    lines: paymentCreditLines(p),
+    lines: paymentCreditLines(p, plan ? 'merchant_pending' : 'merchant_available'),
   };
   // A credit never needs the balance (it cannot overdraw), so it locks nothing: its lines are applied
   // to the cached balances later, in order (store.writePendingEntry; migration 024).
@@ -240,6 +264,19 @@ export async function creditPayment(tx: Queryable, p: PaymentRef & PaymentCredit
   );
   const { planned, lines } = planOn(entry, null, accounts);
   if (!(await store.writePendingEntry(tx, planned, lines))) throw await alreadyPosted(tx, entry);
+  if (plan) {
+    await clearingStore.insertClearing(tx, {
+      entry_id: planned.id,
+      merchant_id: p.merchantId,
+      environment: p.environment,
+      payment_id: p.paymentId,
+      rail: p.rail!,
+      amount_minor: net,
+      available_on: plan.availableOn,
+      reserve_minor: plan.reserveMinor,
+      reserve_release_on: plan.reserveReleaseOn,
+    });
+  }
   return { entryId: planned.id };
 }
 
@@ -276,18 +313,83 @@ export async function applyAllPendingCredits(db: Queryable, ownersMax = 100): Pr
  */
 export async function reversePayment(tx: Queryable, p: PaymentRef): Promise<{ entryId: string }> {
   const credit = await requireEntry(tx, p, 'payment', p.paymentId, 'payment_credit');
-  return post(
+  const creditLines = await store.entryLines(tx, credit.id);
+  // A credit that waits to clear is read under the balance locks, so the clearing job cannot clear it meanwhile:
+  // still pending, the reversal takes it from pending (and it never clears); cleared, from available.
+  await lockAccounts(
     tx,
-    entryOf(
-      p,
-      'payment',
-      p.paymentId,
-      'payment_reversal',
-      oppositeLines(await store.entryLines(tx, credit.id)),
-      credit.id,
-    ),
+    p.merchantId,
+    p.environment,
+    creditLines.map((line) => line.account),
   );
+  const clearing = await clearingStore.clearingOf(tx, credit.id);
+  const cleared = clearing !== null && clearing.cleared_at !== null;
+  const lines = oppositeLines(creditLines).map((line) =>
+    cleared && line.account === 'merchant_pending' ? { ...line, account: 'merchant_available' as const } : line,
+  );
+  const reversal = await post(tx, entryOf(p, 'payment', p.paymentId, 'payment_reversal', lines, credit.id));
+  if (clearing && !cleared) await clearingStore.markReversed(tx, credit.id);
+  return reversal;
 }
+
+/**
+ * Clears what is due by asOf for one merchant and environment, in the caller's transaction: each credit whose
+ * time has come moves pending -> available (payment_cleared) and the reserve keeps its part (reserve_hold);
+ * each reserve whose days have passed goes back to available (reserve_release). Exactly once each (the
+ * journal's unique (reference, kind); the rows are read under the balance locks). Returns what moved.
+ */
+export async function clearDuePayments(
+  tx: Queryable,
+  owner: { merchantId: string; environment: Environment },
+  asOf: Date,
+  batch = 500,
+): Promise<{ cleared: number; released: number }> {
+  const accounts = await lockAccounts(tx, owner.merchantId, owner.environment, [
+    'merchant_available',
+    'merchant_pending',
+    'merchant_reserved',
+  ]);
+  let cleared = 0;
+  let released = 0;
+  for (;;) {
+    const due = await clearingStore.dueClearings(tx, owner.merchantId, owner.environment, asOf, batch);
+    const releases = await clearingStore.dueReleases(tx, owner.merchantId, owner.environment, asOf, batch);
+    if (due.length === 0 && releases.length === 0) break;
+    const planned: store.NewEntry[] = [];
+    const lines: store.NewLine[] = [];
+    const add = (entry: EntryInput) => {
+      const made = planOn(entry, null, accounts);
+      planned.push(made.planned);
+      lines.push(...made.lines);
+    };
+    for (const row of due) {
+      add(entryOf(owner, 'payment', row.payment_id, 'payment_cleared', paymentClearedLines(row.amount_minor), row.entry_id));
+      if (row.reserve_minor > 0)
+        add(entryOf(owner, 'payment', row.payment_id, 'reserve_hold', reserveHoldLines(row.reserve_minor), row.entry_id));
+    }
+    for (const row of releases) {
+      add(entryOf(owner, 'payment', row.payment_id, 'reserve_release', reserveReleaseLines(row.reserve_minor), row.entry_id));
+    }
+    if (!(await store.writeEntries(tx, planned, lines)))
+      throw new Error('ledger assertion failed: a clearing was already posted for a row not marked cleared');
+    await clearingStore.markCleared(
+      tx,
+      due.map((row) => row.entry_id),
+    );
+    await clearingStore.markReleased(
+      tx,
+      releases.map((row) => row.entry_id),
+    );
+    cleared += due.length;
+    released += releases.length;
+    if (due.length < batch && releases.length < batch) break;
+  }
+  return { cleared, released };
+}
+
+/** Merchants and environments with something to clear or release by asOf (the clear-payments job's list). */
+export const ownersWithDueClearings = (db: Queryable, asOf: Date, limit = 100) =>
+  clearingStore.ownersWithDueClearings(db, asOf, limit);
 
 // ---------- payouts: two-phase transfers (hold, then post or void exactly once; return after post) ----------
 // A payout's hold (phase one: amount + fee, available -> held) is written only with the new payout, in its
@@ -443,6 +545,10 @@ export interface Balance {
   available_minor: number;
   held_minor: number;
   eligible_minor: number;
+  /** Payments still clearing (issue 34). */
+  pending_minor: number;
+  /** The rolling reserve, released by itself. */
+  reserved_minor: number;
 }
 
 /**
@@ -461,6 +567,8 @@ export async function balance(db: Queryable, merchantId: string, environment: En
     available_minor: available,
     held_minor: held,
     eligible_minor: available + held,
+    pending_minor: merchantBalanceOf(sums.get('merchant_pending') ?? 0),
+    reserved_minor: merchantBalanceOf(sums.get('merchant_reserved') ?? 0),
   };
 }
 

@@ -203,13 +203,27 @@ function applyCtes(
   options: { newLines?: readonly string[]; skipLocked?: boolean },
 ): string {
   const newLines = options.newLines ?? [];
+  const book = `('merchant_available', 'merchant_pending')`;
+  const given = s.p(accountIds, 'uuid[]');
   return `ledger_locked AS (
        -- The accounts locked in id order, as lockAccounts does, before the UPDATE touches any of them: the
        -- UPDATE alone locks in whatever order its join yields rows (a hash join: the table's physical
-       -- order), which deadlocked with a payment locking the same accounts in id order.
-       SELECT id FROM ledger_accounts WHERE id = ANY(${s.p(accountIds, 'uuid[]')}) ORDER BY id FOR NO KEY UPDATE${options.skipLocked ? ' SKIP LOCKED' : ''}
+       -- order), which deadlocked with a payment locking the same accounts in id order. Available and
+       -- pending are locked together whenever either is (issue 34): a balance transaction's balance after
+       -- is their sum, so both must hold still while it is drawn.
+       SELECT id, kind, balance_minor FROM ledger_accounts
+        WHERE id IN (SELECT unnest(${given})
+                     UNION
+                     SELECT pair.id FROM ledger_accounts pair
+                      WHERE pair.merchant_id = ${s.p(merchantId, 'uuid')} AND pair.environment = ${s.p(environment, 'text')} AND pair.kind IN ${book}
+                        AND EXISTS (SELECT 1 FROM ledger_accounts x WHERE x.id = ANY(${given}) AND x.kind IN ${book}))
+        ORDER BY id FOR NO KEY UPDATE${options.skipLocked ? ' SKIP LOCKED' : ''}
+     ), ledger_applicable AS (
+       -- With SKIP LOCKED one of the pair may be held by another writer: then neither's lines are applied here.
+       SELECT id FROM ledger_locked
+        WHERE kind NOT IN ${book} OR (SELECT count(*) FROM ledger_locked WHERE kind IN ${book}) = 2
      ), ledger_applied AS (
-       DELETE FROM ledger_unapplied_lines pending WHERE pending.account_id IN (SELECT id FROM ledger_locked)
+       DELETE FROM ledger_unapplied_lines pending WHERE pending.account_id IN (SELECT id FROM ledger_applicable)
        RETURNING pending.seq, pending.entry_id, pending.account_id, pending.amount_minor
      ), ledger_moves AS (
        SELECT 0 AS part, applied.seq AS ord, applied.entry_id, applied.account_id, applied.amount_minor FROM ledger_applied applied
@@ -225,18 +239,29 @@ function applyCtes(
          FROM (SELECT account_id, sum(amount_minor)::bigint AS amount_minor FROM ledger_moves GROUP BY account_id) AS moves
         WHERE account.id = moves.account_id AND account.id IN (SELECT id FROM ledger_locked)
        RETURNING account.id, account.kind, account.balance_minor
+     ), ledger_book AS (
+       -- Each entry's movement of the merchant's balance (available + pending): a clearing moves none.
+       SELECT move.part, min(move.ord) AS ord, move.entry_id, sum(move.amount_minor)::bigint AS amount_minor,
+              bool_or(acc.kind = 'merchant_pending') AS pending
+         FROM ledger_moves move JOIN ledger_locked acc ON acc.id = move.account_id AND acc.kind IN ${book}
+        GROUP BY move.part, move.entry_id
+       HAVING sum(move.amount_minor) <> 0
+     ), ledger_book_total AS (
+       -- Available + pending once this statement's moves are in (as locked, plus what moved).
+       SELECT coalesce(sum(acc.balance_minor + coalesce((SELECT sum(m.amount_minor) FROM ledger_moves m WHERE m.account_id = acc.id), 0)), 0)::bigint AS after
+         FROM ledger_locked acc WHERE acc.kind IN ${book}
      ), ledger_balance_moves AS (
-       -- The available balance's movements (balance_transactions), drawn after the UPDATE above locked the
-       -- account, so seq follows the order the balance moved: the applied lines in the order they were
-       -- written, then this statement's entries in the order given. The balance after each is the balance
-       -- the UPDATE left less what later movements moved.
-       INSERT INTO balance_transactions (entry_id, merchant_id, environment, net_minor, balance_after_minor)
-       SELECT move.entry_id, ${s.p(merchantId, 'uuid')}, ${s.p(environment, 'text')}, -move.amount_minor,
-              -(moved.balance_minor - coalesce(sum(move.amount_minor) OVER (PARTITION BY move.account_id ORDER BY move.part DESC, move.ord DESC
-                                                                             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0))
-         FROM ledger_moves move
-         JOIN ledger_moved moved ON moved.id = move.account_id AND moved.kind = 'merchant_available'
-        ORDER BY move.part, move.ord
+       -- The balance's movements (balance_transactions), drawn after the UPDATE above locked the accounts,
+       -- so seq follows the order the balance moved: the applied lines in the order they were written, then
+       -- this statement's entries in the order given. The balance after each is the balance the UPDATE left
+       -- less what later movements moved.
+       INSERT INTO balance_transactions (entry_id, merchant_id, environment, net_minor, balance_after_minor, pending)
+       SELECT book.entry_id, ${s.p(merchantId, 'uuid')}, ${s.p(environment, 'text')}, -book.amount_minor,
+              -((SELECT after FROM ledger_book_total) - coalesce(sum(book.amount_minor) OVER (ORDER BY book.part DESC, book.ord DESC
+                                                                     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)),
+              book.pending
+         FROM ledger_book book
+        ORDER BY book.part, book.ord
      )`;
 }
 
@@ -374,7 +399,8 @@ export function ledgerWriteError(error: unknown): unknown {
 export function checkWritten(written: WrittenCounts, entries: readonly NewEntry[], lines: readonly NewLine[]): boolean {
   if (written.ledger_entries === 0) return false;
   const accounts = new Set(lines.map((line) => line.accountId)).size;
-  if (written.ledger_entries !== entries.length || written.ledger_accounts !== accounts) {
+  // Accounts moved may be more than the lines name: a locked account's waiting credits are applied too.
+  if (written.ledger_entries !== entries.length || written.ledger_accounts < accounts) {
     throw new Error(
       `ledger assertion failed: wrote ${written.ledger_entries} of ${entries.length} entries moving ${written.ledger_accounts} of ${accounts} balances`,
     );
@@ -446,7 +472,7 @@ export function driftedAccounts(db: Queryable, merchantId: string | null) {
 export function negativeMerchantAccounts(db: Queryable, merchantId: string | null) {
   return db.query<{ id: string; kind: string; balance_minor: number }>(
     `SELECT id, kind, balance_minor FROM ledger_accounts
-      WHERE kind IN ('merchant_available', 'merchant_held') AND balance_minor > 0 AND ($1::uuid IS NULL OR merchant_id = $1)`,
+      WHERE kind IN ('merchant_available', 'merchant_held', 'merchant_pending', 'merchant_reserved') AND balance_minor > 0 AND ($1::uuid IS NULL OR merchant_id = $1)`,
     [merchantId],
   );
 }
@@ -476,7 +502,10 @@ export function crossedLines(db: Queryable, merchantId: string | null) {
 // What each follow-up entry must point at, and on which accounts it must cancel its target exactly
 // (null = every account: a reversal or a void is the exact opposite of its target).
 const FOLLOW_UP_RULES = `(VALUES
-  ('payment_reversal', ARRAY['payment_credit'], NULL::text[]),
+  ('payment_reversal', ARRAY['payment_credit'], ARRAY['provider_clearing', 'fee_revenue']),
+  ('payment_cleared', ARRAY['payment_credit'], ARRAY[]::text[]),
+  ('reserve_hold', ARRAY['payment_credit'], ARRAY[]::text[]),
+  ('reserve_release', ARRAY['payment_credit'], ARRAY[]::text[]),
   ('payout_void', ARRAY['payout_hold'], NULL::text[]),
   ('payout_post', ARRAY['payout_hold'], ARRAY['merchant_held']),
   ('payout_return', ARRAY['payout_post', 'payout_paid'], ARRAY['payout_clearing', 'fee_revenue']),
@@ -512,9 +541,9 @@ export function mismatchedFollowUps(db: Queryable, merchantId: string | null) {
 }
 
 /**
- * Available accounts whose balance transactions do not add up: the sum of their movements, or the balance
- * after the last one, differs from the account's applied balance, or an applied journal line on available
- * has no row (unapplied lines get theirs when applied).
+ * Merchants' balances (available + pending, issue 34) whose balance transactions do not add up: the sum of
+ * their movements, or the balance after the last one, differs from the two accounts' applied balances, or an
+ * applied entry that moved the balance has no row (waiting lines get theirs when applied).
  */
 export function unbookedBalances(db: Queryable, merchantId: string | null) {
   return db.query<{
@@ -526,17 +555,30 @@ export function unbookedBalances(db: Queryable, merchantId: string | null) {
     lines: number;
     unapplied: number;
   }>(
-    `SELECT a.id, -a.balance_minor AS balance_minor, coalesce(t.moved, 0)::bigint AS moved_minor, t.last_after AS last_after_minor,
-            coalesce(t.rows, 0)::int AS rows, (SELECT count(*) FROM journal_lines l WHERE l.account_id = a.id)::int AS lines,
-            (SELECT count(*) FROM ledger_unapplied_lines u WHERE u.account_id = a.id)::int AS unapplied
-       FROM ledger_accounts a
+    `WITH book AS (
+       SELECT a.merchant_id, a.environment, min(a.id::text) AS id, -sum(a.balance_minor)::bigint AS balance_minor
+         FROM ledger_accounts a
+        WHERE a.kind IN ('merchant_available', 'merchant_pending') AND ($1::uuid IS NULL OR a.merchant_id = $1)
+        GROUP BY a.merchant_id, a.environment
+     ), moved_entries AS (
+       SELECT e.merchant_id, e.environment, e.id
+         FROM journal_entries e JOIN journal_lines l ON l.entry_id = e.id
+         JOIN ledger_accounts a ON a.id = l.account_id AND a.kind IN ('merchant_available', 'merchant_pending')
+        WHERE ($1::uuid IS NULL OR e.merchant_id = $1)
+          AND NOT EXISTS (SELECT 1 FROM ledger_unapplied_lines u WHERE u.entry_id = l.entry_id AND u.account_id = l.account_id)
+        GROUP BY e.merchant_id, e.environment, e.id
+       HAVING sum(l.amount_minor) <> 0
+     )
+     SELECT book.id, book.balance_minor, coalesce(t.moved, 0)::bigint AS moved_minor, t.last_after AS last_after_minor,
+            coalesce(t.rows, 0)::int AS rows,
+            (SELECT count(*) FROM moved_entries m WHERE m.merchant_id = book.merchant_id AND m.environment = book.environment)::int AS lines,
+            0 AS unapplied
+       FROM book
        LEFT JOIN LATERAL (SELECT sum(net_minor) AS moved, count(*) AS rows,
-                                 (SELECT balance_after_minor FROM balance_transactions b2 WHERE b2.merchant_id = a.merchant_id AND b2.environment = a.environment ORDER BY seq DESC LIMIT 1) AS last_after
-                            FROM balance_transactions b WHERE b.merchant_id = a.merchant_id AND b.environment = a.environment) t ON true
-      WHERE a.kind = 'merchant_available' AND ($1::uuid IS NULL OR a.merchant_id = $1)
-        AND (coalesce(t.moved, 0) <> -a.balance_minor OR coalesce(t.last_after, 0) <> -a.balance_minor
-             OR coalesce(t.rows, 0) <> (SELECT count(*) FROM journal_lines l WHERE l.account_id = a.id)
-                                      - (SELECT count(*) FROM ledger_unapplied_lines u WHERE u.account_id = a.id))`,
+                                 (SELECT balance_after_minor FROM balance_transactions b2 WHERE b2.merchant_id = book.merchant_id AND b2.environment = book.environment ORDER BY seq DESC LIMIT 1) AS last_after
+                            FROM balance_transactions b WHERE b.merchant_id = book.merchant_id AND b.environment = book.environment) t ON true
+      WHERE coalesce(t.moved, 0) <> book.balance_minor OR coalesce(t.last_after, 0) <> book.balance_minor
+         OR coalesce(t.rows, 0) <> (SELECT count(*) FROM moved_entries m WHERE m.merchant_id = book.merchant_id AND m.environment = book.environment)`,
     [merchantId],
   );
 }
@@ -557,7 +599,7 @@ export function overCreditedPayments(db: Queryable, merchantId: string | null) {
   }>(
     `SELECT e.id AS entry_id, e.reference_id AS payment_id,
             coalesce(sum(l.amount_minor) FILTER (WHERE a.kind = 'provider_clearing'), 0)::bigint AS booked_minor,
-            coalesce(-sum(l.amount_minor) FILTER (WHERE a.kind = 'merchant_available'), 0)::bigint AS credited_minor,
+            coalesce(-sum(l.amount_minor) FILTER (WHERE a.kind IN ('merchant_available', 'merchant_pending')), 0)::bigint AS credited_minor,
             coalesce(p.amount_received_minor, p.amount_charged_minor) AS received_minor
        FROM journal_entries e
        JOIN journal_lines l ON l.entry_id = e.id JOIN ledger_accounts a ON a.id = l.account_id
@@ -565,7 +607,7 @@ export function overCreditedPayments(db: Queryable, merchantId: string | null) {
       WHERE e.kind = 'payment_credit' AND ($1::uuid IS NULL OR e.merchant_id = $1)
       GROUP BY e.id, e.reference_id, p.amount_received_minor, p.amount_charged_minor
      HAVING coalesce(sum(l.amount_minor) FILTER (WHERE a.kind = 'provider_clearing'), 0) > coalesce(p.amount_received_minor, p.amount_charged_minor)
-         OR coalesce(-sum(l.amount_minor) FILTER (WHERE a.kind = 'merchant_available'), 0) > coalesce(p.amount_received_minor, p.amount_charged_minor)`,
+         OR coalesce(-sum(l.amount_minor) FILTER (WHERE a.kind IN ('merchant_available', 'merchant_pending')), 0) > coalesce(p.amount_received_minor, p.amount_charged_minor)`,
     [merchantId],
   );
 }

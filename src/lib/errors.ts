@@ -80,6 +80,9 @@ export const ERROR_CATALOGUE = {
   // Payouts
   RECIPIENT_UNAVAILABLE: permanent('The recipient is not active or was rejected at verification.'),
   RECIPIENT_HAS_OPEN_PAYOUTS: transient('The recipient still has payouts in progress.'),
+  RECIPIENT_NOT_VERIFIED: permanent(
+    'The recipient is not verified yet (or failed verification): a settlement account must be a verified recipient.',
+  ),
   FEE_LIMIT_EXCEEDED: permanent('The payout fee is above the max_fee_minor sent.'),
   REFERENCE_CONFLICT: permanent('The client_reference was used with a different request or another API key.'),
   INSUFFICIENT_FUNDS: permanent(
@@ -121,6 +124,9 @@ export const ERROR_CATALOGUE = {
   ACCOUNT_SUSPENDED: permanent('The account is suspended: Live payments and payouts are refused. Test keeps working.'),
   ACTIVATION_DECIDED: permanent(
     'The Go-Live application is no longer at the step this decision needs (someone decided first, or it moved on).',
+  ),
+  SETTLEMENT_CLOCK_BACKWARDS: permanent(
+    "A Test settlement rehearsal's as_of is before the latest time this merchant's settlements ran at: the clock never moves backwards.",
   ),
 } as const satisfies Record<string, CatalogueEntry>;
 

@@ -423,7 +423,7 @@ function newPayoutRow(
   };
 }
 
-function newPayoutReference(): string {
+export function newPayoutReference(): string {
   const date = new Date().toISOString().slice(2, 10).replace(/-/g, '');
   return `PO-${date}-${randomToken(PAYOUT_REFERENCE_RANDOM_CHARS).toUpperCase()}`;
 }

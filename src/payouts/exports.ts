@@ -21,6 +21,9 @@ export const PAYOUT_CSV_COLUMNS: CsvColumn<PayoutExportRow>[] = [
   col.ghs('total_debit_ghs', (row) => row.total_debit_minor),
   ...field.text('currency', 'bank_reference', 'failure_reason'),
   ...field.timestamp('paid_at'),
+  // Issue 34, at the end (files are read by position): manual or settlement, and a settlement's period.
+  col.text('type', (row) => row.type ?? 'manual'),
+  ...field.timestamp('settlement_period_start', 'settlement_period_end'),
 ];
 
 /** The payouts of Accra days from..to, for a CSV file. */

@@ -3,7 +3,7 @@
 import type { ApiPrincipal } from '../lib/environment.ts';
 import { decideAsApprover, type ApproverDecision } from '../accounts/approver-decision.ts';
 import { audit, type Actor } from '../audit/log.ts';
-import { emitEvent } from '../events/outbox.ts';
+import { emitEvent, emitEventToMerchant } from '../events/outbox.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import { errors } from '../lib/errors.ts';
 import { approverRule } from '../lib/four-eyes.ts';
@@ -27,11 +27,15 @@ import {
   type PayoutRow,
 } from './payout-store.ts';
 import { payoutEventInput } from './presenters.ts';
+import { settlementFailed } from './settlement-failure.ts';
 
 const { conflict } = errors;
 
 /** Queues a payout event, in the transaction of the change that causes it. */
-const emitPayoutEvent = (tx: Queryable, p: PayoutRow, type: string) => emitEvent(tx, payoutEventInput(p, type));
+const emitPayoutEvent = (tx: Queryable, p: PayoutRow, type: string) =>
+  p.type === 'settlement'
+    ? emitEventToMerchant(tx, payoutEventInput(p, type)) // no key made it: every endpoint of the merchant hears
+    : emitEvent(tx, payoutEventInput(p, type));
 
 /** The status move the payout table allows, with what it moves in the ledger and its payout.<status> event. */
 export async function movePayout(
@@ -50,10 +54,13 @@ export async function movePayout(
   };
   if (to === 'paid') await postPayout(tx, money);
   else if (to === 'failed' || to === 'cancelled') {
-    await releaseDayTotal(tx, payout);
+    // A settlement never counted in the day's total (settlement-run-store.ts).
+    if (payout.type !== 'settlement') await releaseDayTotal(tx, payout);
     await voidPayout(tx, money);
   } else if (to === 'returned') await returnPayout(tx, money);
   if (to !== 'requested') await emitPayoutEvent(tx, updated, `payout.${to}`);
+  // A settlement that failed or came back pauses the schedule and tells the owner; the money is available again.
+  if (payout.type === 'settlement' && (to === 'failed' || to === 'returned')) await settlementFailed(tx, updated);
   return updated;
 }
 

@@ -54,11 +54,20 @@ export interface PayoutRow {
   created_at: Date;
   updated_at: Date;
   paid_at: Date | null;
+  /**
+   * Migration 039 (issue 34): a payout the merchant asked for, or a scheduled settlement of the period
+   * (settlement_period_start, null for a merchant's first settlement, to settlement_period_end). Always read
+   * (PAYOUT_COLUMNS); optional so that a new payout's row may leave them to the columns' defaults, a manual payout.
+   */
+  type?: 'manual' | 'settlement';
+  settlement_period_start?: Date | null;
+  settlement_period_end?: Date | null;
 }
 
 export const PAYOUT_COLUMNS = `id, reference, merchant_id, environment, api_key_id, requested_by_user_id, client_reference, request_hash, recipient_id,
   status, processing_step, amount_minor, fee_minor, total_debit_minor, currency, notes, bank_reference, return_reference,
-  reconciliation_status, failure_reason, cancel_reason, decided_by_user_id, decided_at, next_step_at, provider, provider_reference, status_checks, held_at, held_by, hold_reason, version, created_at, updated_at, paid_at`;
+  reconciliation_status, failure_reason, cancel_reason, decided_by_user_id, decided_at, next_step_at, provider, provider_reference, status_checks, held_at, held_by, hold_reason, version, created_at, updated_at, paid_at,
+  type, settlement_period_start, settlement_period_end`;
 
 export const hasOpenPayouts = async (db: Queryable, recipientId: string): Promise<boolean> =>
   (

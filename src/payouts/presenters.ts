@@ -6,6 +6,10 @@ import { STATUS_LABELS, canCancel } from './model.ts';
 import type { PayoutRow } from './payout-store.ts';
 import type { RecipientRow } from './recipient-store.ts';
 
+/** What made a payout (the CHECK on payouts.type, migration 039): the merchant, or its settlement schedule. */
+export const PAYOUT_TYPES = ['manual', 'settlement'] as const satisfies readonly NonNullable<PayoutRow['type']>[];
+export type PayoutType = (typeof PAYOUT_TYPES)[number];
+
 export function toRecipientResponse(r: RecipientRow) {
   return {
     id: r.id,
@@ -38,11 +42,15 @@ export function toPayoutPayload(
     | 'bank_reference'
     | 'return_reference'
     | 'reconciliation_status'
+    | 'type'
+    | 'settlement_period_start'
+    | 'settlement_period_end'
   >,
 ) {
   return {
     id: p.id,
     reference: p.reference,
+    type: p.type ?? 'manual',
     status: p.status,
     amount_minor: p.amount_minor,
     fee_minor: p.fee_minor,
@@ -50,6 +58,19 @@ export function toPayoutPayload(
     bank_reference: p.bank_reference,
     return_reference: p.return_reference,
     reconciliation_status: p.reconciliation_status,
+    settlement: settlementOf(p),
+  };
+}
+
+/**
+ * A settlement's period (issue 34): from the end of the previous settlement (null for the first) to its end;
+ * null for a manual payout. Its balance transactions: GET /api/v1/balance/transactions?payout_id=.
+ */
+export function settlementOf(p: Pick<PayoutRow, 'type' | 'settlement_period_start' | 'settlement_period_end'>) {
+  if (p.type !== 'settlement' || !p.settlement_period_end) return null;
+  return {
+    period_start: p.settlement_period_start ? p.settlement_period_start.toISOString() : null,
+    period_end: p.settlement_period_end.toISOString(),
   };
 }
 

@@ -47,6 +47,8 @@ import {
 import { CONSOLE_CURSOR_LENGTH_MAX, CONSOLE_SEARCH_LENGTH_MAX } from './ops/console-list.ts';
 import { MERCHANT_FILTERS } from '../ops/merchant-overview.ts';
 import { MAIL_STATUSES } from '../mail/model.ts';
+import { SETTLEMENT_INTERVALS, TIME_OF_DAY_PATTERN, WEEKDAYS } from '../payouts/settlement-schedule.ts';
+import { CLEARING_DAYS_MAX, RESERVE_DAYS_MAX, RESERVE_DAYS_MIN } from '../ops/clearing-settings.ts';
 
 /** Fastify's default maxParamLength: a longer path parameter is refused by the router (414) anyway. */
 export const CONSOLE_ID_LENGTH_MAX = 100;
@@ -252,6 +254,40 @@ export const dashboardSchemas = {
   ),
   approvalSetting: post(form({ required: oneOf(ON_OFF) }, ['required'])),
   inviteUser: post(form({ email: needed(EMAIL_LENGTH_MAX), role: oneOf(INVITABLE_ROLES) }, ['email', 'role'])),
+  // Settlements (issue 34): the schedule (each field optional: left out keeps its value; `resume` alone resumes a
+  // paused schedule), the settlement account with the user's TOTP code, and the Test clearing switch.
+  settlements: page(),
+  saveSettlements: post(
+    form({
+      interval: oneOf(SETTLEMENT_INTERVALS),
+      weekly_anchor: oneOf(WEEKDAYS),
+      monthly_anchor: Type.String({
+        maxLength: 2,
+        pattern: '^(?:[1-9]|1[0-9]|2[0-8])$',
+        title: 'Day of the month',
+        description: 'a day of the month from 1 to 28',
+        examples: ['1'],
+      }),
+      time: Type.String({
+        maxLength: 5,
+        pattern: TIME_OF_DAY_PATTERN,
+        title: 'Time',
+        description: 'a time written HH:MM from 00:00 to 23:59, e.g. 09:30',
+        examples: ['10:00'],
+      }),
+      minimum: Type.String({
+        maxLength: CEDIS_FIELD_LENGTH_MAX,
+        pattern: String.raw`^\s*(?:\d{1,9}|\d{1,3}(?:,\d{3}){1,2})(?:\.\d{1,2})?\s*$`,
+        title: 'Minimum balance',
+        description: 'an amount in GHS with at most 2 decimals, 0 for none, e.g. 50.00',
+        examples: ['0.00'],
+      }),
+      recipient_id: text(CONSOLE_ID_LENGTH_MAX),
+      code: text(CODE_FIELD_LENGTH_MAX),
+      resume: Type.Optional(oneOf(['on'])),
+    }),
+  ),
+  testClearing: post(form({ enabled: oneOf(ON_OFF) }, ['enabled'])),
   // Refunds: one of a session's payment (amount in GHS as typed), the list, and the approver's decision.
   refundSession: post(
     form(
@@ -285,6 +321,27 @@ const closedFilterList = (filters: Readonly<Record<string, readonly string[]>>) 
     }),
   );
 
+/** A rail's clearing override: business days from 0 to CLEARING_DAYS_MAX (30), or empty for the default. */
+const CLEARING_DAYS_PATTERN = '^(?:[0-9]|[12][0-9]|30)?$';
+/** The rolling reserve as a percentage: 0 to 100 with at most two decimals. */
+const RESERVE_PERCENT_PATTERN = String.raw`^(?:100(?:\.0{1,2})?|\d{1,2}(?:\.\d{1,2})?)$`;
+/** How long a reserve is held: RESERVE_DAYS_MIN to RESERVE_DAYS_MAX (1-365) days, or empty when it is off. */
+const RESERVE_DAYS_PATTERN = '^(?:[1-9]|[1-9][0-9]|[12][0-9]{2}|3[0-5][0-9]|36[0-5])?$';
+/** The clearing form's field per rail of the registry, days_<rail>, named by the rail's dashboard label. */
+const clearingDayFields = (): TProperties =>
+  Object.fromEntries(
+    railDescriptors().map((rail) => [
+      `days_${rail.id}`,
+      Type.String({
+        maxLength: 2,
+        pattern: CLEARING_DAYS_PATTERN,
+        title: `Clearing days for ${rail.labels.dashboard}`,
+        description: `a number of business days from 0 to ${CLEARING_DAYS_MAX}, or empty for the default`,
+        examples: [''],
+      }),
+    ]),
+  );
+
 export const opsSchemas = {
   // The merchants list (console-list.ts): search, filters, the cursor and the CSV switch.
   merchants: closedFilterList(MERCHANT_FILTERS),
@@ -302,6 +359,33 @@ export const opsSchemas = {
         confirm: Type.Optional(anyOrOneOf(['yes'])),
       },
       ['environment', 'access', 'paused', 'limit', 'daily_limit'],
+    ),
+    { params: UuidParams },
+  ),
+  // One merchant's clearing times per rail and rolling reserve (issue 34, src/web/ops/clearing.ts).
+  clearing: page(query(), { params: UuidParams }),
+  clearingSettings: post(
+    form(
+      {
+        environment: oneOf(ENVIRONMENTS),
+        ...clearingDayFields(),
+        reserve_percent: Type.String({
+          maxLength: 6,
+          pattern: RESERVE_PERCENT_PATTERN,
+          title: 'Reserve percentage',
+          description: 'a percentage from 0 to 100 with at most 2 decimals, e.g. 10 or 2.5 (0 turns the reserve off)',
+          examples: ['0'],
+        }),
+        reserve_days: Type.String({
+          maxLength: 3,
+          pattern: RESERVE_DAYS_PATTERN,
+          title: 'Reserve days',
+          description: `a number of days from ${RESERVE_DAYS_MIN} to ${RESERVE_DAYS_MAX}, or empty when the reserve is off`,
+          examples: [''],
+        }),
+      },
+      // reserve_days may be empty (a reserve that is off): the service names it when a reserve needs it.
+      ['environment', 'reserve_percent'],
     ),
     { params: UuidParams },
   ),

@@ -54,6 +54,7 @@ export const MERCHANT_NAV: [string, string][] = [
   ['checkout', '/dashboard/sessions'],
   ['refunds', '/dashboard/refunds'],
   ['payouts', '/dashboard/payouts'],
+  ['settlements', '/dashboard/settlements'],
   ['exports', '/dashboard/exports'],
   ['settings', '/dashboard/settings'],
 ];

@@ -10,6 +10,7 @@ import {
   entryIdOf,
   EXPORT_RANGE_DAYS_MAX,
   parseDayRange,
+  typeOfKind,
 } from '../../src/books/model.ts';
 import { ghsDecimal, neutraliseFormula } from '../../src/lib/csv-columns.ts';
 
@@ -97,6 +98,22 @@ describe('books model', () => {
     assert.throws(
       () => chainPeriods(0, 1, [{ period: 1, kind: 'payout_post', count: 1, net_minor: 1, fee_minor: 0 }]),
       /books assertion failed/,
+    );
+  });
+
+  it('issue 34: a reserve held or released is a row of its own type and summary column; a clearing is never a row', () => {
+    assert.equal(typeOfKind('reserve_hold'), 'reserve');
+    assert.equal(typeOfKind('reserve_release'), 'reserve_release');
+    // payment_cleared moves money from pending to available, both in the balance: no movement.
+    assert.throws(() => typeOfKind('payment_cleared'), /books assertion failed/);
+    const [day] = chainPeriods(0, 1, [
+      { period: 1, kind: 'payment_credit', count: 1, net_minor: 10_000, fee_minor: 0 },
+      { period: 1, kind: 'reserve_hold', count: 1, net_minor: -1_000, fee_minor: 0 },
+      { period: 1, kind: 'reserve_release', count: 1, net_minor: 400, fee_minor: 0 },
+    ]);
+    assert.deepEqual(
+      [day!.reserves_minor, day!.reserve_releases_minor, day!.net_minor, day!.closing_balance_minor],
+      [-1_000, 400, 9_400, 9_400],
     );
   });
 });

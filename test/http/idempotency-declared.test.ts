@@ -185,6 +185,17 @@ const KEYED: Record<string, (c: Ctx) => Promise<KeyedCase>> = {
       effect: count(t, 'SELECT count(*)::int AS n FROM recipients WHERE merchant_id = $1', [m.merchant_id]),
     };
   },
+  // Issue 34: a save of the settlement schedule (every save moves its version on).
+  'POST /api/v1/settlements/schedule': async ({ t }) => {
+    const m = await merchantWithHooks(t);
+    return {
+      path: '/api/v1/settlements/schedule',
+      key: m.test_api_key,
+      same: { body: { minimum_minor: 100 } },
+      changed: { body: { minimum_minor: 101 } },
+      effect: versions(t, 'settlement_schedules', 'merchant_id = $1', [m.merchant_id]),
+    };
+  },
   // A quote writes nothing; its quote_id is random, so the same quote_id in the second answer proves the replay.
   'POST /api/v1/payouts/quote': async ({ t }) => {
     const { m, recipient } = await fundedPayoutMerchant(t);

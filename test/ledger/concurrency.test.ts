@@ -52,6 +52,8 @@ describe(`ledger (${storageKind})`, () => {
         available_minor: fundedMinor - total,
         held_minor: total,
         eligible_minor: fundedMinor,
+        pending_minor: 0,
+        reserved_minor: 0,
       });
       assert.ok(seen.length > 0);
       for (const b of seen) {

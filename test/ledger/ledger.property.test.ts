@@ -284,6 +284,8 @@ describe(`ledger (${storageKind})`, () => {
             available_minor: 0,
             held_minor: 0,
             eligible_minor: 0,
+            pending_minor: 0,
+            reserved_minor: 0,
           });
         }),
         { numRuns: 50 },

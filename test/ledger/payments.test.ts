@@ -26,6 +26,8 @@ describe(`ledger (${storageKind})`, () => {
         available_minor: 0,
         held_minor: 0,
         eligible_minor: 0,
+        pending_minor: 0,
+        reserved_minor: 0,
       });
       assert.deepEqual(await balanceOf(m, 'live'), {
         environment: 'live',
@@ -33,6 +35,8 @@ describe(`ledger (${storageKind})`, () => {
         available_minor: 0,
         held_minor: 0,
         eligible_minor: 0,
+        pending_minor: 0,
+        reserved_minor: 0,
       });
     });
 
@@ -64,12 +68,16 @@ describe(`ledger (${storageKind})`, () => {
         available_minor: 9_750,
         held_minor: 0,
         eligible_minor: 9_750,
+        pending_minor: 0,
+        reserved_minor: 0,
       });
       assert.deepEqual(await sums(m), {
         merchant_available: -9_750,
         provider_clearing: 10_150,
         fee_revenue: -400,
         merchant_held: 0,
+        merchant_pending: 0,
+        merchant_reserved: 0,
         payout_clearing: 0,
       });
       const lines = await store.entryLines(t.db, entryId);
@@ -147,12 +155,16 @@ describe(`ledger (${storageKind})`, () => {
         available_minor: 0,
         held_minor: 0,
         eligible_minor: 0,
+        pending_minor: 0,
+        reserved_minor: 0,
       });
       assert.deepEqual(await sums(m), {
         merchant_available: 0,
         provider_clearing: 0,
         fee_revenue: 0,
         merchant_held: 0,
+        merchant_pending: 0,
+        merchant_reserved: 0,
         payout_clearing: 0,
       });
       await assertHealthy(m);
@@ -218,6 +230,8 @@ describe(`ledger (${storageKind})`, () => {
         available_minor: 100,
         held_minor: 900,
         eligible_minor: 1_000,
+        pending_minor: 0,
+        reserved_minor: 0,
       });
       assert.equal(await entryCount(m), 2);
       await assertHealthy(m);

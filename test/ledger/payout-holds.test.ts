@@ -49,6 +49,8 @@ describe(`ledger (${storageKind})`, () => {
         available_minor: 4_900,
         held_minor: 5_100,
         eligible_minor: 10_000,
+        pending_minor: 0,
+        reserved_minor: 0,
       });
       await assertHealthy(m);
     });
@@ -71,6 +73,8 @@ describe(`ledger (${storageKind})`, () => {
         available_minor: 0,
         held_minor: 1_000,
         eligible_minor: 1_000,
+        pending_minor: 0,
+        reserved_minor: 0,
       });
       await assertHealthy(m);
     });
@@ -96,10 +100,14 @@ describe(`ledger (${storageKind})`, () => {
         available_minor: 4_900,
         held_minor: 0,
         eligible_minor: 4_900,
+        pending_minor: 0,
+        reserved_minor: 0,
       });
       assert.deepEqual(await sums(m), {
         merchant_available: -4_900,
         merchant_held: 0,
+        merchant_pending: 0,
+        merchant_reserved: 0,
         provider_clearing: 10_000,
         fee_revenue: -100,
         payout_clearing: -5_000,
@@ -129,6 +137,8 @@ describe(`ledger (${storageKind})`, () => {
         available_minor: 4_900,
         held_minor: 0,
         eligible_minor: 4_900,
+        pending_minor: 0,
+        reserved_minor: 0,
       });
       const entries = await t.db.query<{ id: string; kind: string; reverses_entry_id: string | null }>(
         "SELECT id, kind, reverses_entry_id FROM journal_entries WHERE reference_type = 'payout' AND reference_id = $1",
@@ -198,6 +208,8 @@ describe(`ledger (${storageKind})`, () => {
         available_minor: 10_000,
         held_minor: 0,
         eligible_minor: 10_000,
+        pending_minor: 0,
+        reserved_minor: 0,
       });
       const [row] = await t.db.query<{ reverses_entry_id: string }>(
         'SELECT reverses_entry_id FROM journal_entries WHERE id = $1',
@@ -232,6 +244,8 @@ describe(`ledger (${storageKind})`, () => {
         available_minor: 0,
         held_minor: 0,
         eligible_minor: 0,
+        pending_minor: 0,
+        reserved_minor: 0,
       });
       await assertHealthy(m);
     });
@@ -248,6 +262,8 @@ describe(`ledger (${storageKind})`, () => {
         available_minor: 10_000,
         held_minor: 0,
         eligible_minor: 10_000,
+        pending_minor: 0,
+        reserved_minor: 0,
       });
       await assertHealthy(m);
     });
@@ -294,6 +310,8 @@ describe(`ledger (${storageKind})`, () => {
         available_minor: 7_900,
         held_minor: 0,
         eligible_minor: 7_900,
+        pending_minor: 0,
+        reserved_minor: 0,
       });
       await assertHealthy(m);
     });
@@ -352,10 +370,14 @@ describe(`ledger (${storageKind})`, () => {
         available_minor: 10_000,
         held_minor: 0,
         eligible_minor: 10_000,
+        pending_minor: 0,
+        reserved_minor: 0,
       });
       assert.deepEqual(await sums(m), {
         merchant_available: -10_000,
         merchant_held: 0,
+        merchant_pending: 0,
+        merchant_reserved: 0,
         provider_clearing: 10_000,
         fee_revenue: 0,
         payout_clearing: 0,

@@ -41,6 +41,8 @@ describe(`payout creation and processing (${storageKind})`, () => {
       available_minor: 74_900,
       held_minor: 25_100,
       eligible_minor: 100_000,
+      pending_minor: 0,
+      reserved_minor: 0,
     });
     assert.deepEqual(
       (await eventsFor(t, payout.id)).map((event) => event.type),
@@ -89,6 +91,8 @@ describe(`payout creation and processing (${storageKind})`, () => {
       available_minor: 74_900,
       held_minor: 0,
       eligible_minor: 74_900,
+      pending_minor: 0,
+      reserved_minor: 0,
     });
     await assertHealthy(m.merchant_id);
   });
@@ -134,6 +138,8 @@ describe(`payout creation and processing (${storageKind})`, () => {
       available_minor: 100_000,
       held_minor: 0,
       eligible_minor: 100_000,
+      pending_minor: 0,
+      reserved_minor: 0,
     });
     assert.deepEqual(
       (await eventsFor(t, payout.id)).map((event) => event.type),

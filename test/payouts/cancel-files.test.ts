@@ -95,6 +95,8 @@ describe(`payout cancel, receipts and evidence (${storageKind})`, () => {
       available_minor: 100_000,
       held_minor: 0,
       eligible_minor: 100_000,
+      pending_minor: 0,
+      reserved_minor: 0,
     });
     const events = await eventsFor(t, payout.id);
     assert.deepEqual(
@@ -175,6 +177,8 @@ describe(`payout cancel, receipts and evidence (${storageKind})`, () => {
       available_minor: 100_000 - 10_100,
       held_minor: 0,
       eligible_minor: 100_000 - 10_100,
+      pending_minor: 0,
+      reserved_minor: 0,
     });
   });
 

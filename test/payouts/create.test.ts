@@ -74,6 +74,8 @@ describe(`payout creation and processing (${storageKind})`, () => {
       available_minor: 39_900,
       held_minor: 0,
       eligible_minor: 39_900,
+      pending_minor: 0,
+      reserved_minor: 0,
     });
     const apiBalance = await api(t, m.test_api_key, 'GET', '/api/v1/payouts/balance');
     assert.deepEqual(apiBalance.json(), {
@@ -82,6 +84,8 @@ describe(`payout creation and processing (${storageKind})`, () => {
       available_minor: 39_900,
       held_minor: 0,
       eligible_minor: 39_900,
+      pending_minor: 0,
+      reserved_minor: 0,
     });
 
     const receipt = await api(t, m.test_api_key, 'GET', `/api/v1/payouts/${payout.id}/receipt`);
@@ -176,6 +180,8 @@ describe(`payout creation and processing (${storageKind})`, () => {
       available_minor: 0,
       held_minor: 0,
       eligible_minor: 0,
+      pending_minor: 0,
+      reserved_minor: 0,
     });
     await assertHealthy(m.merchant_id);
   });

@@ -250,6 +250,8 @@ describe(`payout ledger property (${storageKind})`, () => {
           available_minor: 0,
           held_minor: 0,
           eligible_minor: 0,
+          pending_minor: 0,
+          reserved_minor: 0,
         });
       }),
       { numRuns: 60 },

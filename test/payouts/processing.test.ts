@@ -44,6 +44,8 @@ describe(`payout creation and processing (${storageKind})`, () => {
       available_minor: 79_900,
       held_minor: 20_100,
       eligible_minor: 100_000,
+      pending_minor: 0,
+      reserved_minor: 0,
     });
     assertErrorEnvelope(
       await api(t, m.live_api_key, 'GET', `/api/v1/payouts/${created.id}/receipt`),
@@ -64,6 +66,8 @@ describe(`payout creation and processing (${storageKind})`, () => {
       available_minor: 79_900,
       held_minor: 0,
       eligible_minor: 79_900,
+      pending_minor: 0,
+      reserved_minor: 0,
     });
     assert.equal(
       (await api(t, m.live_api_key, 'GET', `/api/v1/payouts/recipients/${recipient.id}`)).json().verification_status,
@@ -99,6 +103,8 @@ describe(`payout creation and processing (${storageKind})`, () => {
       available_minor: 100_000,
       held_minor: 0,
       eligible_minor: 100_000,
+      pending_minor: 0,
+      reserved_minor: 0,
     });
     const rejected = (await api(t, m.live_api_key, 'GET', `/api/v1/payouts/recipients/${recipient.id}`)).json();
     assert.equal(rejected.verification_status, 'rejected');
@@ -133,6 +139,8 @@ describe(`payout creation and processing (${storageKind})`, () => {
       available_minor: 100_000,
       held_minor: 0,
       eligible_minor: 100_000,
+      pending_minor: 0,
+      reserved_minor: 0,
     });
     assert.deepEqual(
       (await eventsFor(t, payout.id)).map((event) => event.type),
@@ -169,6 +177,8 @@ describe(`payout creation and processing (${storageKind})`, () => {
       available_minor: 100_000 - 10_100,
       held_minor: 0,
       eligible_minor: 100_000 - 10_100,
+      pending_minor: 0,
+      reserved_minor: 0,
     });
     await assertHealthy(m.merchant_id);
   });
@@ -193,6 +203,8 @@ describe(`payout creation and processing (${storageKind})`, () => {
       available_minor: 100_000,
       held_minor: 0,
       eligible_minor: 100_000,
+      pending_minor: 0,
+      reserved_minor: 0,
     });
     const events = await eventsFor(t, payout.id);
     assert.deepEqual(

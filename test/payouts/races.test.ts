@@ -142,6 +142,8 @@ describe(`payout races (${storageKind})`, () => {
       available_minor: startMinor - expected * 1_000,
       held_minor: 0,
       eligible_minor: startMinor - expected * 1_000,
+      pending_minor: 0,
+      reserved_minor: 0,
     });
     assert.deepEqual(await checkInvariants(t.db, m.merchant_id), []);
   });
@@ -251,6 +253,8 @@ describe(`payout races (${storageKind})`, () => {
       available_minor: 50,
       held_minor: 10_000,
       eligible_minor: 10_050,
+      pending_minor: 0,
+      reserved_minor: 0,
     });
     assert.deepEqual(await checkInvariants(t.db, m.merchant_id), []);
   });
@@ -484,6 +488,8 @@ describe(`payout races (${storageKind})`, () => {
       available_minor: 1_000_000 - paidMinor,
       held_minor: 0,
       eligible_minor: 1_000_000 - paidMinor,
+      pending_minor: 0,
+      reserved_minor: 0,
     });
     assert.deepEqual(await checkInvariants(t.db, m.merchant_id), [], outcomes.join(' '));
   });

@@ -66,6 +66,8 @@ describe(`payout creation and processing (${storageKind})`, () => {
       available_minor: 50_000,
       held_minor: 0,
       eligible_minor: 50_000,
+      pending_minor: 0,
+      reserved_minor: 0,
     });
     const ok = await createPayout(t, m.test_api_key, wallet.id, 5_050, { max_fee_minor: 51 });
     assert.equal(ok.fee_minor, 51);
@@ -297,6 +299,8 @@ describe(`payout creation and processing (${storageKind})`, () => {
       available_minor: 50_000,
       held_minor: 0,
       eligible_minor: 50_000,
+      pending_minor: 0,
+      reserved_minor: 0,
     });
   });
 

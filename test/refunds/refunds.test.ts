@@ -166,6 +166,8 @@ describe(`refunds (${storageKind})`, () => {
       available_minor: 29_500,
       held_minor: 0,
       eligible_minor: 29_500,
+      pending_minor: 0,
+      reserved_minor: 0,
     });
 
     const pending = await refund(m, { session_id: paid.sessionId, amount_minor: 20_000, test_outcome: 'pending' });
@@ -176,6 +178,8 @@ describe(`refunds (${storageKind})`, () => {
       available_minor: 9_500,
       held_minor: 20_000,
       eligible_minor: 29_500,
+      pending_minor: 0,
+      reserved_minor: 0,
     });
     const more = await refund(m, { session_id: paid.sessionId, amount_minor: 1 });
     assert.equal(more.json().error.code, 'REFUND_EXCEEDS_PAYMENT', 'a pending refund counts against the payment');

@@ -47,6 +47,8 @@ export async function startTestApp(
     REDIS_URL: '',
     // Webhook tests deliver to receivers on 127.0.0.1 while BASE_URL is not loopback; the SSRF tests turn it off.
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'on',
+    // Live money clears at once in tests unless a test asks for clearing times (issue 34's tests do).
+    CLEARING_DAYS: 'momo=0,card=0,bank_transfer=0,cash=0',
     ...env,
   });
   // Embedded: a copy of the suite's migrated template (./embedded-template.ts), not ~34 migrations again.

@@ -4,6 +4,7 @@ import type { AppDeps } from '../../http/deps.ts';
 import { recentSessions } from '../../checkout/service.ts';
 import { balance } from '../../ledger/service.ts';
 import { recentPayouts } from '../../payouts/queries.ts';
+import { settlementBanner } from '../../payouts/settlement-schedule.ts';
 import { refundHolds } from '../../refunds/queries.ts';
 import { switchEnvironment } from '../auth.ts';
 import { formValue, registerConsoleAuth, sendPage, sessionOf } from '../console.ts';
@@ -18,6 +19,8 @@ import { exportPages } from './exports.ts';
 import { payoutPages } from './payouts/routes.ts';
 import { refundPages } from './refunds.ts';
 import { settingsPages } from './settings.ts';
+import { settlementPages } from './settlements.ts';
+import { pausedBanner } from './settlements-views.ts';
 import { signInLinkPages } from './sign-in-link.ts';
 import { consoleErrorPage, registerErrorPages } from '../error-pages.ts';
 
@@ -49,13 +52,14 @@ export async function dashboardRoutes(app: FastifyInstance, deps: AppDeps): Prom
   app.get('/dashboard', { schema: { hide: true, ...dashboardSchemas.home } }, async (request, reply) => {
     const session = sessionOf(request);
     const merchantId = session.merchantId!;
-    const [test, live, sessions, payouts, testRefundHolds, liveRefundHolds] = await Promise.all([
+    const [test, live, sessions, payouts, testRefundHolds, liveRefundHolds, paused] = await Promise.all([
       balance(db, merchantId, 'test'),
       balance(db, merchantId, 'live'),
       recentSessions(db, merchantId, session.environment, RECENT_ROWS),
       recentPayouts(db, merchantId, session.environment, RECENT_ROWS),
       refundHolds(db, merchantId, 'test'),
       refundHolds(db, merchantId, 'live'),
+      settlementBanner(db, merchantId, session.environment),
     ]);
     // Each hold named by what it holds for: payouts requested or processing, refunds not finished yet.
     const balanceCard = (
@@ -75,6 +79,7 @@ export async function dashboardRoutes(app: FastifyInstance, deps: AppDeps): Prom
         kind: 'merchant',
         active: 'home',
         body: html`<h1>${session.merchantName}</h1>
+${paused ? pausedBanner(session, paused, false) : ''}
 ${balanceCard('Test', test, testRefundHolds)}${balanceCard('Live', live, liveRefundHolds)}
 <h2>Recent checkout sessions (${session.environment})</h2>
 <div class="table-wrap"><table><thead><tr><th>Session</th><th>Invoice</th><th>Amount</th><th>Status</th><th>Updated</th></tr></thead><tbody>
@@ -96,6 +101,7 @@ ${payouts.length === 0 ? html`<tr><td colspan="4" class="muted">No payouts yet.<
   await app.register(exportPages, deps);
   await app.register(refundPages, deps);
   await app.register(settingsPages, deps);
+  await app.register(settlementPages, deps);
   await app.register(accountPages, deps);
   await app.register(activationPages, deps);
 }

@@ -268,5 +268,7 @@ ${table(
   'No webhook endpoints.',
 )}
 <h2>Payout settings</h2>
-${payoutSettingsForms(session, o)}`;
+${payoutSettingsForms(session, o)}
+<h2>Clearing and reserve</h2>
+<p><a href="/ops/merchants/${m.id}/clearing">Clearing times per rail and the rolling reserve</a> (Test and Live)</p>`;
 }

@@ -1,5 +1,5 @@
 // The operator console at /ops: sign-in and the teller rule here, each page in its own module (a Fastify plugin
-// with its routes and its HTML): merchants and payout controls (merchants.ts), the teller desk (teller.ts), held
+// with its routes and its HTML): merchants and payout controls (merchants.ts), clearing and reserve (clearing.ts), the teller desk (teller.ts), held
 // attempts (review.ts), Live payout reconciliation, returns and holds (payouts.ts), the refunds waiting for an operator's
 // transfer (refunds.ts), bank statements (statements.ts), the daily reconciliation per provider (reconciliation.ts),
 // banks and branches (banks.ts), the Go-Live review (activation-review.ts), the audit log (audit.ts), the mail outbox (mail.ts), the operators and their reset (operators.ts) and the
@@ -16,6 +16,7 @@ import { activationReviewPages } from './activation-review.ts';
 import { approvalPages } from './approvals.ts';
 import { auditPages } from './audit.ts';
 import { bankPages } from './banks.ts';
+import { clearingPages } from './clearing.ts';
 import { mailPages } from './mail.ts';
 import { merchantPages } from './merchants.ts';
 import { operatorPages } from './operators.ts';
@@ -50,6 +51,7 @@ export async function opsRoutes(app: FastifyInstance, deps: AppDeps): Promise<vo
   });
 
   await app.register(merchantPages, deps);
+  await app.register(clearingPages, deps);
   await app.register(tellerPages, deps);
   await app.register(reviewPages, deps);
   await app.register(approvalPages, deps);

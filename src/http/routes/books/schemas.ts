@@ -1,10 +1,11 @@
 // TypeBox schemas of the books' routes: they validate the query, serialise the answers and document both.
 import { Type, type Static } from '@sinclair/typebox';
 import { ID_PARAM_LENGTH_MAX } from '../../../checkout/model.ts';
-import { CursorPage, Day } from '../../schemas.ts';
+import { CursorPage, Day, StringEnum } from '../../schemas.ts';
 import {
   BALANCE_TRANSACTION_LIMIT_DEFAULT,
   BALANCE_TRANSACTION_LIMIT_MAX,
+  BALANCE_TRANSACTION_STATUSES,
   BALANCE_TRANSACTION_TYPES,
   EXPORT_RANGE_DAYS_MAX,
   SUMMARY_AMOUNT_COLUMNS,
@@ -26,7 +27,7 @@ export const BalanceTransactionTypeSchema = Type.Union(
   BALANCE_TRANSACTION_TYPES.map((type) => Type.Literal(type)),
   {
     description:
-      'payment (a payment credited), payment_reversal, payout (a payout held or paid: amount and fee leave available), payout_release (a failed or cancelled payout given back), payout_return (a paid payout that came back), refund (a refund held), refund_release (a failed refund given back).',
+      'payment (a payment credited), payment_reversal, payout (a payout held or paid: amount and fee leave available), payout_release (a failed or cancelled payout given back), payout_return (a paid payout that came back), refund (a refund held), refund_release (a failed refund given back), reserve (part of a cleared payment held by the rolling reserve), reserve_release (that reserve given back to available).',
   },
 );
 
@@ -52,6 +53,14 @@ export const ListBalanceTransactionsQuery = Type.Object(
       Type.String({ format: 'date-time', description: 'Created at or after (ISO 8601; JSON).' }),
     ),
     created_lt: Type.Optional(Type.String({ format: 'date-time', description: 'Created before (ISO 8601; JSON).' })),
+    payout_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: ID_PARAM_LENGTH_MAX,
+        description:
+          "A payout (po_...): only the balance transactions that settlement paid out, oldest first; their net_minor add up to its amount_minor. None for a manual payout; 404 for a payout that is not this key's. With Accept: text/csv, all of them (from and to not needed).",
+      }),
+    ),
     ...ExportRangeProperties,
   },
   { additionalProperties: false },
@@ -78,7 +87,22 @@ export const BalanceTransactionSchema = Type.Object(
         Type.Union([Type.String(), Type.Null()], { description: "A payment's checkout session." }),
       ),
     }),
-    balance_after_minor: Type.Integer({ minimum: 0, description: 'The available balance right after this movement.' }),
+    balance_after_minor: Type.Integer({
+      minimum: 0,
+      description: 'The balance right after this movement: available + pending (reserved money is not in it).',
+    }),
+    available_on: Type.String({
+      format: 'date-time',
+      description:
+        "When the money is (or was) available: a payment's when its rail's clearing time passes, every other movement's when it was made.",
+    }),
+    status: StringEnum(BALANCE_TRANSACTION_STATUSES, {
+      description: 'pending: a payment still clearing (until available_on); available: spendable (or spent).',
+    }),
+    payout_id: Type.Union([Type.String(), Type.Null()], {
+      description:
+        "The settlement (po_...) that paid this movement out; null until one does (and on a payout's own movements).",
+    }),
     created_at: Type.String({ format: 'date-time' }),
   },
   { $id: 'BalanceTransaction', title: 'Balance transaction' },

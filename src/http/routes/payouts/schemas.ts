@@ -36,6 +36,7 @@ import {
   VERIFICATION_STATUSES,
 } from '../../../payouts/model.ts';
 import { ExportRangeProperties } from '../books/schemas.ts';
+import { PAYOUT_TYPES } from '../../../payouts/presenters.ts';
 
 // Outer bounds, in characters, on fields the services check in full.
 const UUID_FIELD_LENGTH_MAX = 64; // bank_id, merchant_id
@@ -225,10 +226,37 @@ export const EvidenceUploadBody = {
   },
 };
 
+/** What made a payout (issue 34): the merchant, or its settlement schedule. */
+export const PayoutTypeSchema = StringEnum(PAYOUT_TYPES, {
+  description:
+    'manual: a payout the merchant asked for. settlement: the scheduled payout of the available balance of a period (see settlement).',
+});
+
+/** A settlement's period; null for a manual payout. */
+export const PayoutSettlement = Type.Union(
+  [
+    Type.Object({
+      period_start: Type.Union([DateTime, Type.Null()], {
+        description:
+          "Where the period began: the end of the merchant's previous settlement in this environment; null for its first.",
+      }),
+      period_end: Type.String({
+        format: 'date-time',
+        description:
+          'Where the period ended. The balance transactions it paid out: GET /api/v1/balance/transactions?payout_id=<this payout>; their net_minor sum to amount_minor.',
+      }),
+    }),
+    Type.Null(),
+  ],
+  { description: 'A settlement: its period. null for a manual payout.' },
+);
+
 export const Payout = Type.Object(
   {
     id: Type.String({ description: 'po_...' }),
     object: Type.Literal('payout'),
+    type: PayoutTypeSchema,
+    settlement: PayoutSettlement,
     reference: Type.String({ description: 'PO-YYMMDD-XXXXXX, what the recipient sees.' }),
     client_reference: Type.String(),
     recipient: Type.Union([Type.Ref('PayoutRecipient'), Type.Null()]),
@@ -257,6 +285,8 @@ export const Payout = Type.Object(
       {
         id: 'po_9f8e7d6c5b4a39281706f5e4d3c2b1a0',
         object: 'payout',
+        type: 'manual',
+        settlement: null,
         reference: 'PO-260601-K7Q2ZD',
         client_reference: 'salary-2026-06-kofi',
         recipient: {
@@ -364,11 +394,28 @@ export const PayoutBalance = Type.Object(
   {
     environment: Environment,
     currency: Type.String(),
-    eligible_minor: Type.Integer(),
-    held_minor: Type.Integer(),
-    available_minor: Type.Integer(),
+    eligible_minor: Type.Integer({ description: 'available_minor + held_minor.' }),
+    held_minor: Type.Integer({
+      description: 'The amount plus fee of payouts still requested or processing, held from available.',
+    }),
+    available_minor: Type.Integer({ description: 'What payouts and refunds may spend now.' }),
+    pending_minor: Type.Integer({
+      minimum: 0,
+      description:
+        "Payments still clearing: credited, not yet available until their rail's clearing time passes (each balance transaction's available_on).",
+    }),
+    reserved_minor: Type.Integer({
+      minimum: 0,
+      description:
+        'The rolling reserve: the part of cleared payments held for a number of days, then released to available.',
+    }),
   },
-  { $id: 'PayoutBalance', title: 'Payout balance', description: 'eligible = available + held.' },
+  {
+    $id: 'PayoutBalance',
+    title: 'Payout balance',
+    description:
+      'eligible = available + held. Payouts and refunds spend only available money; pending and reserved money become available by themselves.',
+  },
 );
 
 const Choice = <T extends ReturnType<typeof StringEnum>>(value: T) => Type.Object({ value, label: Type.String() });

@@ -30,9 +30,14 @@ import { canRequest, detailView, listView, newPayoutView, recipientsView } from 
 import { formRefusal } from '../../error-pages.ts';
 import { sendError } from '../../../http/error-handler.ts';
 import { errors } from '../../../lib/errors.ts';
+import { BALANCE_TRANSACTION_COLUMNS, exportSettlementTransactions } from '../../../books/exports.ts';
+import { listBalanceTransactions, settlementTotals, type BooksOwner } from '../../../books/service.ts';
+import { sendCsv } from '../../../http/csv.ts';
 
 /** Payouts on one page of the list. */
 const PAYOUT_PAGE_ROWS = 25;
+/** A settlement's balance transactions shown on its page (all of them are in its CSV file). */
+const SETTLEMENT_PAGE_ROWS = 100;
 /** The list's last page number (beyond it a page is clamped). */
 const PAYOUT_PAGE_NUMBER_MAX = 10_000;
 /** The dashboard acts through one of the merchant's keys in the current environment (events go to its endpoint). */
@@ -79,8 +84,45 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
     const payout = await queries.findPayout(db, session.merchantId!, session.environment, id);
     if (!payout) return show(reply, session, 'Not found', html`<h1>Payout not found</h1>`, outcome.flash, 404);
     const view = await queries.payoutResponse(db, payout);
-    return show(reply, session, payout.reference, detailView(session, payout, view), outcome.flash, outcome.status);
+    const settlement = payout.type === 'settlement' ? await settlementOf(session, payout.id) : null;
+    return show(
+      reply,
+      session,
+      payout.reference,
+      detailView(session, payout, view, settlement),
+      outcome.flash,
+      outcome.status,
+    );
   }
+
+  const booksOwner = (session: WebSession): BooksOwner => ({
+    merchantId: session.merchantId!,
+    environment: session.environment,
+  });
+
+  /** What a settlement paid out: its first SETTLEMENT_PAGE_ROWS balance transactions and the totals of all. */
+  async function settlementOf(session: WebSession, payoutId: string) {
+    const owner = booksOwner(session);
+    const [page, totals] = await Promise.all([
+      listBalanceTransactions(db, owner, { payout_id: payoutId, limit: SETTLEMENT_PAGE_ROWS }),
+      settlementTotals(db, owner, payoutId),
+    ]);
+    return { transactions: page.data, totals };
+  }
+
+  // Every balance transaction a settlement paid out, as a CSV file (a manual payout's: the header line only).
+  app.get<{ Params: { id: string } }>(
+    '/dashboard/payouts/:id/transactions.csv',
+    { schema: { hide: true, ...dashboardSchemas.payoutReceipt } },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      const payout = await queries.findPayout(db, session.merchantId!, session.environment, request.params.id);
+      // Another merchant's payout, or the other environment's: the detail page's 404.
+      if (!payout) return detailPage(reply, session, request.params.id);
+      const file = await exportSettlementTransactions(db, booksOwner(session), payout.id);
+      return sendCsv(reply, { ...file, columns: BALANCE_TRANSACTION_COLUMNS });
+    },
+  );
 
   app.get<{ Params: { id: string } }>(
     '/dashboard/payouts/:id',

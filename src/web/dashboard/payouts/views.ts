@@ -13,6 +13,8 @@ import {
   STATUS_LABELS,
 } from '../../../payouts/model.ts';
 import type { activeBanks, listPayoutsPage, PayoutRow, RecipientRow } from '../../../payouts/queries.ts';
+import type { PayoutType } from '../../../payouts/presenters.ts';
+import type { BalanceTransaction } from '../../../books/model.ts';
 import type { toPayoutResponse } from '../../../payouts/presenters.ts';
 import type { WebSession } from '../../auth.ts';
 import { html, raw, type Html } from '../../html.ts';
@@ -32,17 +34,41 @@ export function listView(
   const pages = Math.max(1, Math.ceil(total / pageSize));
   return html`<h1>Payouts</h1>
 <p><a class="button" href="/dashboard/payouts/new">New payout</a> <a class="button secondary" href="/dashboard/recipients">Recipients</a></p>
-<div class="table-wrap"><table><thead><tr><th>Reference</th><th>Amount</th><th>Fee</th><th>Status</th><th>Created</th></tr></thead><tbody>
-${rows.map((p) => html`<tr><td class="mono"><a href="/dashboard/payouts/${p.id}">${p.reference}</a><br><span class="muted">${p.client_reference}</span></td><td>${money(p.amount_minor)}</td><td>${money(p.fee_minor)}</td><td>${statusBadge(p.status)}</td><td>${when_(p.created_at)}</td></tr>`)}
-${rows.length === 0 ? html`<tr><td colspan="5" class="muted">No payouts yet.</td></tr>` : ''}</tbody></table></div>
+<div class="table-wrap"><table><thead><tr><th>Reference</th><th>Type</th><th>Amount</th><th>Fee</th><th>Status</th><th>Created</th></tr></thead><tbody>
+${rows.map((p) => html`<tr><td class="mono"><a href="/dashboard/payouts/${p.id}">${p.reference}</a><br><span class="muted">${p.client_reference}</span></td><td>${TYPE_LABELS[p.type ?? 'manual']}</td><td>${money(p.amount_minor)}</td><td>${money(p.fee_minor)}</td><td>${statusBadge(p.status)}</td><td>${when_(p.created_at)}</td></tr>`)}
+${rows.length === 0 ? html`<tr><td colspan="6" class="muted">No payouts yet.</td></tr>` : ''}</tbody></table></div>
 <p class="muted">${total} payout${total === 1 ? '' : 's'} · page ${pageNumber} of ${pages}
 ${pageNumber > 1 ? html` · <a href="/dashboard/payouts?page=${pageNumber - 1}">Previous</a>` : ''}${pageNumber < pages ? html` · <a href="/dashboard/payouts?page=${pageNumber + 1}">Next</a>` : ''}</p>`;
+}
+
+/** How the pages name a payout's type. */
+const TYPE_LABELS: Record<PayoutType, string> = { manual: 'Manual', settlement: 'Settlement' };
+
+/** What a settlement paid out (routes.ts): its first balance transactions and the totals of all of them. */
+export interface SettlementView {
+  transactions: readonly BalanceTransaction[];
+  totals: { count: number; amount_minor: number; fee_minor: number; net_minor: number };
+}
+
+/** A settlement's period and the balance transactions it paid out, with their totals and the CSV of all. */
+function settlementSection(payout: PayoutRow, settlement: SettlementView): Html {
+  const { transactions, totals } = settlement;
+  const period = html`${payout.settlement_period_start ? when_(payout.settlement_period_start) : 'the first movement'} to ${when_(payout.settlement_period_end)}`;
+  return html`<section class="card" aria-label="Settlement"><h2 style="margin-top:0">Settlement</h2>
+<p>Period: ${period}. ${totals.count} balance transaction${totals.count === 1 ? '' : 's'} paid out; their net is the payout's amount.</p>
+<p><a class="button secondary" href="/dashboard/payouts/${payout.id}/transactions.csv">Download CSV</a></p>
+<div class="table-wrap"><table><thead><tr><th>Type</th><th>Source</th><th>Amount</th><th>Fee</th><th>Net</th><th>Available on</th></tr></thead><tbody>
+${transactions.map((t) => html`<tr><td>${t.type}</td><td class="mono">${t.source.id}</td><td>${money(t.amount_minor)}</td><td>${money(t.fee_minor)}</td><td>${money(t.net_minor)}</td><td>${when_(new Date(t.available_on))}</td></tr>`)}
+${transactions.length === 0 ? html`<tr><td colspan="6" class="muted">No balance transactions.</td></tr>` : ''}</tbody>
+<tfoot><tr><th colspan="2">Total</th><th>${money(totals.amount_minor)}</th><th>${money(totals.fee_minor)}</th><th>${money(totals.net_minor)}</th><th></th></tr></tfoot></table></div>
+${totals.count > transactions.length ? html`<p class="muted">The first ${transactions.length} of ${totals.count} are shown; the CSV file has every one.</p>` : ''}</section>`;
 }
 
 export function detailView(
   session: WebSession,
   payout: PayoutRow,
   view: Awaited<ReturnType<typeof toPayoutResponse>>,
+  settlement: SettlementView | null = null,
 ): Html {
   const mayDecide =
     payout.status === 'requested' && session.role === 'approver' && payout.requested_by_user_id !== session.userId;
@@ -53,7 +79,8 @@ export function detailView(
 <div><div class="muted">Status</div>${STATUS_LABELS[payout.status]}${payout.failure_reason ? html`<br><span class="muted">${payout.failure_reason}</span>` : ''}</div>
 <div><div class="muted">Recipient</div>${view.recipient?.account_name ?? '–'}<br><span class="muted">${view.recipient?.bank_name ?? view.recipient?.network?.toUpperCase() ?? ''} ${view.recipient?.account_number ?? view.recipient?.phone ?? ''}</span></div>
 <div><div class="muted">Client reference</div><span class="mono">${payout.client_reference}</span></div><div><div class="muted">Bank reference</div><span class="mono">${payout.bank_reference || '–'}</span></div>
-<div><div class="muted">Reconciliation</div>${payout.reconciliation_status}</div></div>
+<div><div class="muted">Reconciliation</div>${payout.reconciliation_status}</div><div><div class="muted">Type</div>${TYPE_LABELS[payout.type ?? 'manual']}</div></div>
+${settlement ? settlementSection(payout, settlement) : ''}
 ${
   payout.status === 'requested'
     ? mayDecide
