@@ -154,9 +154,10 @@ export function dueReleases(
 
 export async function markCleared(tx: Queryable, entryIds: readonly string[]): Promise<void> {
   if (entryIds.length === 0) return;
-  await tx.query('UPDATE ledger_clearings SET cleared_at = now() WHERE entry_id = ANY($1::uuid[]) AND cleared_at IS NULL', [
-    entryIds,
-  ]);
+  await tx.query(
+    'UPDATE ledger_clearings SET cleared_at = now() WHERE entry_id = ANY($1::uuid[]) AND cleared_at IS NULL',
+    [entryIds],
+  );
 }
 
 export async function markReleased(tx: Queryable, entryIds: readonly string[]): Promise<void> {

@@ -6,11 +6,7 @@
 import type { Queryable } from '../db/index.ts';
 import { clearingInstant } from '../lib/accra-calendar.ts';
 import type { Environment } from '../lib/environment.ts';
-import {
-  findClearingSettings,
-  upsertClearingSettings,
-  type ClearingSettingsRow,
-} from './clearing-store.ts';
+import { findClearingSettings, upsertClearingSettings, type ClearingSettingsRow } from './clearing-store.ts';
 
 export { findClearingSettings, upsertClearingSettings, type ClearingSettingsRow };
 

@@ -258,7 +258,8 @@ export function paymentCreditLines(
 }
 
 /** A payment's net clears: pending -> available. */
-export const paymentClearedLines = (netMinor: number): Line[] => moveLines('merchant_pending', 'merchant_available', netMinor);
+export const paymentClearedLines = (netMinor: number): Line[] =>
+  moveLines('merchant_pending', 'merchant_available', netMinor);
 /** The rolling reserve keeps part of a cleared payment: available -> reserved. */
 export const reserveHoldLines = (reserveMinor: number): Line[] =>
   moveLines('merchant_available', 'merchant_reserved', reserveMinor);

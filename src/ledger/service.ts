@@ -363,12 +363,32 @@ export async function clearDuePayments(
       lines.push(...made.lines);
     };
     for (const row of due) {
-      add(entryOf(owner, 'payment', row.payment_id, 'payment_cleared', paymentClearedLines(row.amount_minor), row.entry_id));
+      add(
+        entryOf(
+          owner,
+          'payment',
+          row.payment_id,
+          'payment_cleared',
+          paymentClearedLines(row.amount_minor),
+          row.entry_id,
+        ),
+      );
       if (row.reserve_minor > 0)
-        add(entryOf(owner, 'payment', row.payment_id, 'reserve_hold', reserveHoldLines(row.reserve_minor), row.entry_id));
+        add(
+          entryOf(owner, 'payment', row.payment_id, 'reserve_hold', reserveHoldLines(row.reserve_minor), row.entry_id),
+        );
     }
     for (const row of releases) {
-      add(entryOf(owner, 'payment', row.payment_id, 'reserve_release', reserveReleaseLines(row.reserve_minor), row.entry_id));
+      add(
+        entryOf(
+          owner,
+          'payment',
+          row.payment_id,
+          'reserve_release',
+          reserveReleaseLines(row.reserve_minor),
+          row.entry_id,
+        ),
+      );
     }
     if (!(await store.writeEntries(tx, planned, lines)))
       throw new Error('ledger assertion failed: a clearing was already posted for a row not marked cleared');

@@ -5,7 +5,13 @@ import type { Queryable } from '../db/index.ts';
 import { Statement } from '../db/statement.ts';
 import type { Environment } from '../lib/environment.ts';
 import type { PlannedEntries } from '../ledger/service.ts';
-import { checkWritten, entriesCtes, ledgerWriteError, WRITTEN_COUNTS, type WrittenCounts } from '../ledger/statement.ts';
+import {
+  checkWritten,
+  entriesCtes,
+  ledgerWriteError,
+  WRITTEN_COUNTS,
+  type WrittenCounts,
+} from '../ledger/statement.ts';
 import { PAYOUT_COLUMNS, type PayoutRow } from './payout-store.ts';
 import type { NewPayoutRow } from './new-payout-store.ts';
 
@@ -170,7 +176,12 @@ export async function insertSettlement(tx: Queryable, w: SettlementWrite): Promi
 }
 
 /** What a settlement of the merchant depends on besides its schedule: approvals, a suspension, the recipient's state. */
-export async function settlementFacts(tx: Queryable, merchantId: string, environment: Environment, recipientId: string) {
+export async function settlementFacts(
+  tx: Queryable,
+  merchantId: string,
+  environment: Environment,
+  recipientId: string,
+) {
   const rows = await tx.query<{
     approval_required: boolean;
     suspended: boolean;

@@ -61,13 +61,7 @@ export async function runDueSettlements(deps: SettlementRunDeps, now = new Date(
   }
   const made: PayoutRow[] = [];
   for (const owner of await store.dueSchedules(db, now, OWNERS_PER_PASS)) {
-    made.push(
-      ...(await settleMerchant(
-        deps,
-        { merchantId: owner.merchant_id, environment: owner.environment },
-        now,
-      )),
-    );
+    made.push(...(await settleMerchant(deps, { merchantId: owner.merchant_id, environment: owner.environment }, now)));
   }
   return made;
 }
@@ -115,14 +109,15 @@ export async function rehearseSettlements(
       `as_of must not be before ${before.toISOString()}, the latest time this merchant's settlements have run at: the clock never moves backwards.`,
     );
   }
-  await applyPendingCredits(tx, owner.merchantId, owner.environment);
-  await clearDuePayments(tx, owner, asOf);
+  // Period by period, each clearing what was due by its own end, as the days would have passed; then what is due by asOf.
   const made: PayoutRow[] = [];
   for (let period = 0; period < PERIODS_PER_RUN_MAX; period++) {
     const step = await settleNextPeriod(tx, providers, owner, asOf);
     if (step.payout) made.push(step.payout);
     if (!step.more) break;
   }
+  await applyPendingCredits(tx, owner.merchantId, owner.environment);
+  await clearDuePayments(tx, owner, asOf);
   return made;
 }
 
@@ -211,12 +206,14 @@ async function settlePeriod(
   const status: PayoutStatus = isTest ? 'paid' : facts.approval_required ? 'requested' : 'processing';
   const paidAtOnce = status === 'paid';
   const id = newId('po');
-  const accounts = await completeAccounts(tx, owner.merchantId, owner.environment, newPayoutAccountKinds(paidAtOnce), []);
-  const ledger = planNewPayout(
-    { ...owner, payoutId: id, amountMinor, feeMinor: 0 },
-    accounts,
-    paidAtOnce,
+  const accounts = await completeAccounts(
+    tx,
+    owner.merchantId,
+    owner.environment,
+    newPayoutAccountKinds(paidAtOnce),
+    [],
   );
+  const ledger = planNewPayout({ ...owner, payoutId: id, amountMinor, feeMinor: 0 }, accounts, paidAtOnce);
   const periodStart = schedule.last_period_end;
   const clientReference = `settlement:${periodEnd.toISOString()}`;
   const payout = await store.insertSettlement(tx, {

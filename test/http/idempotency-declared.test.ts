@@ -196,6 +196,18 @@ const KEYED: Record<string, (c: Ctx) => Promise<KeyedCase>> = {
       effect: versions(t, 'settlement_schedules', 'merchant_id = $1', [m.merchant_id]),
     };
   },
+  // Issue 34: a rehearsal moves the merchant's clock (and may settle): a replay moves nothing.
+  'POST /api/v1/test/settlements/run': async ({ t }) => {
+    const m = await merchantWithHooks(t);
+    const asOf = new Date(Date.now() + 86_400_000);
+    return {
+      path: '/api/v1/test/settlements/run',
+      key: m.test_api_key,
+      same: { body: { as_of: asOf.toISOString() } },
+      changed: { body: { as_of: new Date(asOf.getTime() + 1).toISOString() } },
+      effect: versions(t, 'settlement_schedules', 'merchant_id = $1', [m.merchant_id]),
+    };
+  },
   // A quote writes nothing; its quote_id is random, so the same quote_id in the second answer proves the replay.
   'POST /api/v1/payouts/quote': async ({ t }) => {
     const { m, recipient } = await fundedPayoutMerchant(t);
