@@ -43,7 +43,7 @@ const ROW_SELECT = `
   SELECT b.seq, b.entry_id, e.kind, e.reference_type, e.reference_id, a.session_id, b.net_minor,
          a.provider_transaction_id, a.card_brand, a.card_last4,
          coalesce(c.available_on, b.created_at) AS available_on,
-         (CASE WHEN c.cleared_at IS NULL AND c.available_on > now() THEN 'pending' ELSE 'available' END) AS status,
+         (CASE WHEN c.cleared_at IS NULL AND c.reversed_at IS NULL AND c.available_on > now() THEN 'pending' ELSE 'available' END) AS status,
          (CASE WHEN e.reference_type = 'payout' AND e.reference_id = st.payout_id THEN NULL ELSE st.payout_id END) AS payout_id,
          (CASE e.kind WHEN 'payout_hold' THEN coalesce(p.fee_minor, 0)
                       WHEN 'payout_void' THEN -coalesce(p.fee_minor, 0)

@@ -56,10 +56,6 @@ export const PayoutEventObject = Type.Object(
   {
     id: Type.String(),
     reference: Type.String(),
-    // The CHECK on payouts.type (migration 039; src/payouts/presenters.ts PAYOUT_TYPES, which events may not import).
-    type: StringEnum(['manual', 'settlement'], {
-      description: 'manual: asked for by the merchant; settlement: the scheduled payout of a period.',
-    }),
     status: StringEnum(payoutMachine.statuses),
     amount_minor: Type.Integer(),
     fee_minor: Type.Integer(),
@@ -67,15 +63,12 @@ export const PayoutEventObject = Type.Object(
     bank_reference: Type.String(),
     return_reference: Type.String(),
     reconciliation_status: StringEnum(RECONCILIATION_STATUSES),
-    settlement: Type.Union(
-      [Type.Object({ period_start: Type.Union([DateTime, Type.Null()]), period_end: DateTime }), Type.Null()],
-      { description: "A settlement's period (period_start null for the first); null for a manual payout." },
-    ),
   },
   {
     $id: 'PayoutEventObject',
     title: 'Payout (in events)',
-    description: 'GET /api/v1/payouts/{id} for the whole payout.',
+    description:
+      'SPEC 6.2 exactly; GET /api/v1/payouts/{id} for the whole payout (its type and, for a settlement, its period).',
   },
 );
 

@@ -42,15 +42,11 @@ export function toPayoutPayload(
     | 'bank_reference'
     | 'return_reference'
     | 'reconciliation_status'
-    | 'type'
-    | 'settlement_period_start'
-    | 'settlement_period_end'
   >,
 ) {
   return {
     id: p.id,
     reference: p.reference,
-    type: p.type ?? 'manual',
     status: p.status,
     amount_minor: p.amount_minor,
     fee_minor: p.fee_minor,
@@ -58,7 +54,6 @@ export function toPayoutPayload(
     bank_reference: p.bank_reference,
     return_reference: p.return_reference,
     reconciliation_status: p.reconciliation_status,
-    settlement: settlementOf(p),
   };
 }
 
@@ -79,6 +74,9 @@ export function toPayoutResponse(p: PayoutRow, recipient: RecipientRow | null, e
   return {
     ...toPayoutPayload(p),
     object: 'payout' as const,
+    // Issue 34: what made it, and a settlement's period (not in events: SPEC 6.2 lists their keys exactly).
+    type: p.type ?? 'manual',
+    settlement: settlementOf(p),
     client_reference: p.client_reference,
     recipient: recipient
       ? {

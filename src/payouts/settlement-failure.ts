@@ -13,7 +13,7 @@ import { pauseSchedule } from './settlement-schedule-store.ts';
 export async function settlementFailed(tx: Queryable, payout: PayoutRow): Promise<void> {
   const what = payout.status === 'returned' ? 'was returned by the receiving account' : 'failed';
   const detail = payout.failure_reason ? ` (${payout.failure_reason})` : '';
-  const reason = `Settlement ${payout.id} ${what}${detail}. Its money is back in your available balance; check the settlement account, then save the schedule to resume.`;
+  const reason = `Settlement ${payout.reference} ${what}${detail}. Its money is back in your available balance; check the settlement account, then save the schedule to resume.`;
   await pauseSchedule(tx, payout.merchant_id, payout.environment, reason, payout.id);
   const to = await merchantEmail(tx, payout.merchant_id);
   if (!to) return;

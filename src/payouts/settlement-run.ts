@@ -8,7 +8,7 @@
 import type { Db, Queryable } from '../db/index.ts';
 import { DbError } from '../db/index.ts';
 import { emitEventToMerchant } from '../events/outbox.ts';
-import { latestScheduledRun, scheduledRunAfter, type ScheduleRule } from '../lib/accra-calendar.ts';
+import { scheduledRunAfter, type ScheduleRule } from '../lib/accra-calendar.ts';
 import { canonicalJson, sha256Hex } from '../lib/canonical-json.ts';
 import type { Environment } from '../lib/environment.ts';
 import { errors, SikaError } from '../lib/errors.ts';

@@ -1,7 +1,7 @@
 // A merchant's settlement schedule per environment (issue 34, migration 039's settlement_schedules) and its
 // Test clearing switch (clearing_settings.test_clearing): their SQL.
 import type { Queryable } from '../db/index.ts';
-import { firstRow, firstValue } from '../db/first-row.ts';
+import { firstRow } from '../db/first-row.ts';
 import type { SettlementInterval, Weekday } from '../lib/accra-calendar.ts';
 import type { Environment } from '../lib/environment.ts';
 
@@ -150,32 +150,5 @@ export async function pauseSchedule(
        version = version + 1, updated_at = now()
      WHERE merchant_id = $1 AND environment = $2`,
     [merchantId, environment, reason.slice(0, PAUSED_REASON_LENGTH_MAX), payoutId],
-  );
-}
-
-/** Whether the merchant rehearses Live clearing times in this environment (clearing_settings.test_clearing). */
-export async function findTestClearing(db: Queryable, merchantId: string, environment: Environment): Promise<boolean> {
-  return (
-    (await firstValue(
-      db.query<{ test_clearing: boolean }>(
-        'SELECT test_clearing FROM clearing_settings WHERE merchant_id = $1 AND environment = $2',
-        [merchantId, environment],
-      ),
-      'test_clearing',
-    )) ?? false
-  );
-}
-
-/** Sets test_clearing, making the merchant's clearing_settings row with the defaults when it has none. */
-export async function upsertTestClearing(
-  tx: Queryable,
-  merchantId: string,
-  environment: Environment,
-  on: boolean,
-): Promise<void> {
-  await tx.query(
-    `INSERT INTO clearing_settings (merchant_id, environment, test_clearing) VALUES ($1, $2, $3)
-     ON CONFLICT (merchant_id, environment) DO UPDATE SET test_clearing = EXCLUDED.test_clearing, updated_at = now()`,
-    [merchantId, environment, on],
   );
 }

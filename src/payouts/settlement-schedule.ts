@@ -20,13 +20,13 @@ import type { Environment } from '../lib/environment.ts';
 import { errors, type FieldError } from '../lib/errors.ts';
 import { absoluteUrl, plainMailBodies } from '../mail/compose.ts';
 import { enqueueMail } from '../mail/outbox.ts';
+import { findClearingSettings, upsertClearingSettings } from '../ledger/clearing.ts';
+import { formatGhs } from '../lib/ghana.ts';
 import { findRecipient, listRecipients, type RecipientRow } from './recipient-store.ts';
 import {
   findSchedule,
-  findTestClearing,
   lockSchedule,
   saveSchedule,
-  upsertTestClearing,
   type ScheduleFields,
   type ScheduleRow,
 } from './settlement-schedule-store.ts';
@@ -290,8 +290,8 @@ const auditView = (row: ScheduleRow) => ({
 /** Sets whether the merchant's Test environment rehearses Live clearing times; audited. */
 export async function setTestClearing(db: Db, actor: Actor, merchantId: string, on: boolean): Promise<void> {
   await db.transaction(async (tx) => {
-    const before = await findTestClearing(tx, merchantId, 'test');
-    await upsertTestClearing(tx, merchantId, 'test', on);
+    const before = (await findClearingSettings(tx, merchantId, 'test'))?.test_clearing ?? false;
+    await upsertClearingSettings(tx, merchantId, 'test', { test_clearing: on });
     if (before !== on)
       await audit(tx, {
         actor,
@@ -306,7 +306,8 @@ export async function setTestClearing(db: Db, actor: Actor, merchantId: string, 
 }
 
 /** Whether the merchant's Test environment rehearses Live clearing times. */
-export const testClearing = (db: Queryable, merchantId: string) => findTestClearing(db, merchantId, 'test');
+export const testClearing = async (db: Queryable, merchantId: string) =>
+  (await findClearingSettings(db, merchantId, 'test'))?.test_clearing ?? false;
 
 // ---- the owner's mails ----
 
@@ -350,8 +351,7 @@ export function describeRule(row: Pick<ScheduleRow, 'interval' | 'weekly_anchor'
   }
 }
 
-const cedis = (minor: number) =>
-  `GHS ${(minor / 100).toLocaleString('en-GB', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+const cedis = formatGhs;
 
 function ownerMails(change: ScheduleChange, to: string) {
   const env = change.environment === 'live' ? 'Live' : 'Test';

@@ -155,6 +155,8 @@ export async function startServer(
     RATE_LIMIT_KEY_PER_S: '100000',
     RATE_LIMIT_IP_PER_S: '100000',
     RATE_LIMIT_SESSION_PER_S: '100000',
+    // Live money clears at once here, as in test/support/helpers.ts (issue 34's clearing has its own tests).
+    CLEARING_DAYS: 'momo=0,card=0,bank_transfer=0,cash=0',
     ...FAST_WORKER_ENV,
     ...extraEnv,
   });

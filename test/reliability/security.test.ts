@@ -281,6 +281,9 @@ const DASHBOARD_ROUTES: Record<string, DashboardRoute> = {
   'GET /dashboard/payouts/:id/receipt': {
     request: (o) => ({ method: 'GET', url: `/dashboard/payouts/${o.payout}/receipt` }),
   },
+  'GET /dashboard/payouts/:id/transactions.csv': {
+    request: (o) => ({ method: 'GET', url: `/dashboard/payouts/${o.payout}/transactions.csv` }),
+  },
   'POST /dashboard/payouts/:id/evidence': {
     request: (o) => ({ method: 'POST', url: `/dashboard/payouts/${o.payout}/evidence`, file: true }),
   },

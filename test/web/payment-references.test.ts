@@ -209,7 +209,13 @@ describe(`payment references: API, exports, console search, dashboard (${storage
       headers: { accept: 'text/csv' },
     });
     assert.equal(txns.statusCode, 200, txns.body);
-    assert.deepEqual(headerOf(txns.body), [...BALANCE_TRANSACTION_COLUMNS_BEFORE, ...APPENDED]);
+    assert.deepEqual(headerOf(txns.body), [
+      ...BALANCE_TRANSACTION_COLUMNS_BEFORE,
+      ...APPENDED,
+      'available_on',
+      'status',
+      'payout_id',
+    ]);
     const payment = csvRows(txns.body).filter((r) => r.type === 'payment');
     assert.equal(payment.length, 1);
     assert.deepEqual(

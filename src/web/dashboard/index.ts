@@ -70,7 +70,9 @@ export async function dashboardRoutes(app: FastifyInstance, deps: AppDeps): Prom
       <div class="stat"><div class="label">Eligible</div><div class="value">${money(b.eligible_minor)}</div></div>
       <div class="stat"><div class="label">Held for payouts</div><div class="value">${money(Math.max(0, b.held_minor - forRefunds))}</div></div>
       ${forRefunds > 0 ? html`<div class="stat"><div class="label">Held for refunds</div><div class="value">${money(forRefunds)}</div></div>` : ''}
-      <div class="stat"><div class="label">Available</div><div class="value">${money(b.available_minor)}</div></div></div></section>`;
+      <div class="stat"><div class="label">Available</div><div class="value">${money(b.available_minor)}</div></div>
+      ${b.pending_minor > 0 ? html`<div class="stat"><div class="label">Clearing (pending)</div><div class="value">${money(b.pending_minor)}</div></div>` : ''}
+      ${b.reserved_minor > 0 ? html`<div class="stat"><div class="label">Reserve</div><div class="value">${money(b.reserved_minor)}</div></div>` : ''}</div></section>`;
     return sendPage(
       reply,
       page({

@@ -40,8 +40,8 @@ export function pausedBanner(
 ): Html {
   return html`<section class="card" role="alert" aria-label="Settlements paused" style="border:2px solid #c0392b;background:#fde0de;color:#8c1d18">
 <h2 style="margin-top:0">Automatic settlements are paused</h2>
-<p>A settlement failed: ${paused.reason}${paused.payoutId ? html` See <a href="/dashboard/payouts/${paused.payoutId}">the settlement payout</a>.` : ''}</p>
-<p>Your money stays available. Check the settlement account, then resume.</p>
+<p>${paused.reason}${paused.payoutId ? html` See <a href="/dashboard/payouts/${paused.payoutId}">the settlement payout</a>.` : ''}</p>
+${paused.reason.includes('available balance') ? '' : html`<p>Your money stays available. Check the settlement account, then resume.</p>`}
 ${
   resumeHere
     ? canEditSettlements(session)

@@ -58,7 +58,7 @@ function environmentCard(session: WebSession, merchantId: string, environment: E
     environment === 'test'
       ? c.test_clearing
         ? html`<p class="muted">Test clearing is on (the merchant rehearses Live clearing): Test payments clear after these times.</p>`
-        : html`<p class="muted">Test clearing is off in the merchant's dashboard: Test payments are available at once; these times apply when it is turned on.</p>`
+        : html`<p class="muted">Test clearing is off in the merchant's dashboard: Test payments are available at once. When the merchant turns it on, they clear after the overrides set here, or else the deployment's Live defaults.</p>`
       : '';
   const rows = railDescriptors().map((rail) => {
     const override = c.overrides[rail.id];

@@ -26,8 +26,6 @@ export async function settlementRoutes(app: FastifyInstance, deps: AppDeps): Pro
           ...errorResponses(401, 429),
         },
       },
-      // Readable while a Live account is not approved or is suspended; changing it is not.
-      config: { liveOpen: true },
     },
     async (request) => {
       const principal = principalOf(request);
