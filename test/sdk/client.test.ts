@@ -309,6 +309,40 @@ describe('@sika/node client: idempotency keys, retries, errors, paging', () => {
     assert.deepEqual(listed, ids);
   });
 
+  it('settlements: the schedule read and saved, a Test rehearsal, and every page of what a settlement paid out', async () => {
+    const rows = ['txn_3', 'txn_2', 'txn_1'];
+    handler = (request, res) => {
+      const url = new URL(request.url, baseUrl);
+      if (url.pathname === '/api/v1/balance/transactions') {
+        const after = url.searchParams.get('starting_after');
+        const start = after === null ? 0 : rows.indexOf(after) + 1;
+        const data = rows.slice(start, start + 2).map((id) => ({ id, net_minor: 100 }));
+        return json(res, 200, { object: 'list', data, has_more: start + 2 < rows.length });
+      }
+      if (url.pathname === '/api/v1/test/settlements/run')
+        return json(res, 200, { object: 'list', data: [], has_more: false });
+      return json(res, 200, { object: 'settlement_schedule', interval: 'daily' });
+    };
+    const sika = client();
+    assert.equal((await sika.settlements.retrieveSchedule()).interval, 'daily');
+    await sika.settlements.updateSchedule({ interval: 'daily', recipient_id: 'rcp_1' });
+    await sika.test.runSettlements(new Date('2026-12-01T10:00:00Z'));
+    const paid: string[] = [];
+    for await (const row of sika.settlements.transactions('po_1')) paid.push(row.id);
+    assert.deepEqual(paid, rows);
+    assert.deepEqual(
+      seen.map((request) => `${request.method} ${request.url} ${request.body}`),
+      [
+        'GET /api/v1/settlements/schedule ',
+        'POST /api/v1/settlements/schedule {"interval":"daily","recipient_id":"rcp_1"}',
+        'POST /api/v1/test/settlements/run {"as_of":"2026-12-01T10:00:00.000Z"}',
+        'GET /api/v1/balance/transactions?payout_id=po_1 ',
+        'GET /api/v1/balance/transactions?payout_id=po_1&starting_after=txn_2 ',
+      ],
+    );
+    assert.ok(seen[1]!.headers['idempotency-key'], 'a schedule save carries an Idempotency-Key');
+  });
+
   it('payouts.listAll walks page numbers until total', async () => {
     const all = Array.from({ length: 5 }, (_, i) => ({ id: `po_${i}` }));
     handler = (request, res) => {

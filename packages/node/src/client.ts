@@ -212,8 +212,27 @@ export class Sika {
       unwrap(this.api.GET('/api/v1/balance/summary', { params: { query }, ...init(options) })),
   };
 
+  /** The automatic settlement schedule of the key's environment (issue 34). */
+  readonly settlements = {
+    retrieveSchedule: (options?: RequestOptions) =>
+      unwrap(this.api.GET('/api/v1/settlements/schedule', { ...init(options) })),
+    /** A partial change; saving also resumes a schedule a failed settlement paused. */
+    updateSchedule: (body: RequestBody<'/api/v1/settlements/schedule'>, options?: RequestOptions) =>
+      unwrap(this.api.POST('/api/v1/settlements/schedule', { body, ...init(options) })),
+    /** The balance transactions a settlement paid out (their net_minor sum is its amount_minor), every page. */
+    transactions: (payoutId: string) => paginate(this.balance.transactions, { payout_id: payoutId }),
+  };
+
   /** Test mode only (an `ak_test_` key): outcomes a real provider would report. */
   readonly test = {
+    /** Runs clearing and the settlement schedule as if it were asOf (never before the last asOf). */
+    runSettlements: (asOf: string | Date, options?: RequestOptions) =>
+      unwrap(
+        this.api.POST('/api/v1/test/settlements/run', {
+          body: { as_of: typeof asOf === 'string' ? asOf : asOf.toISOString() },
+          ...init(options),
+        }),
+      ),
     simulatePaymentAttempt: (
       attemptReference: string,
       outcome: RequestBody<'/api/v1/test/payment-attempts/{reference}/simulate'>['outcome'],

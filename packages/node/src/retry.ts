@@ -31,6 +31,8 @@ export const KEYED_POSTS = [
   '/api/v1/test/payment-attempts/{reference}/simulate',
   '/api/v1/test/refunds/{id}/simulate',
   '/api/v1/test/payouts/{payout_id}/simulate',
+  '/api/v1/settlements/schedule',
+  '/api/v1/test/settlements/run',
   '/api/v1/checkout/sessions/{reference}/provider-attempts/{attempt_reference}/cancel',
 ] as const satisfies readonly PostPath[];
 
