@@ -110,7 +110,7 @@ export function startWorkers({
       // released, and every settlement schedule whose time has come is settled (once per period, whatever
       // the number of processes: src/payouts/settlement-run.ts).
       intervalMs: 5_000,
-      run: () => runDueSettlements({ db, providers }),
+      run: () => runDueSettlements({ db, providers, log }),
     },
     {
       name: 'process-live-refunds',

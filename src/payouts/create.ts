@@ -479,5 +479,5 @@ const dailyLimit = (limitMinor: number) =>
 const insufficientFunds = (totalMinor: number) =>
   conflict(
     'INSUFFICIENT_FUNDS',
-    `The available balance does not cover the amount plus the fee (${totalMinor} pesewas).`,
+    `The available balance does not cover the amount plus the fee (${totalMinor} pesewas); payments still clearing (pending_minor) and the reserve (reserved_minor) are not available yet.`,
   );

@@ -33,6 +33,8 @@ export interface SettlementRunDeps {
   db: Db;
   /** The Live providers: a Live settlement is made only when one pays its recipient. */
   providers: LiveProviders;
+  /** Where one merchant's failure is told while the pass goes on (none: it is thrown). */
+  log?: { warn(details: object, message: string): void };
 }
 
 /** The owner whose money is settled. */
@@ -47,21 +49,33 @@ const PERIODS_PER_RUN_MAX = 400;
 const OWNERS_PER_PASS = 200;
 
 /**
- * The worker's pass: clears what is due now for every merchant, then settles every schedule whose time
- * has come. Each merchant's clearing and each period is a transaction of its own.
+ * The worker's pass: settles every schedule whose time has come (each period clearing what was due by its
+ * own end), then clears what is due now for every merchant. Each merchant's clearing and each period is a
+ * transaction of its own; one merchant's failure is logged and the pass goes on with the others.
  */
 export async function runDueSettlements(deps: SettlementRunDeps, now = new Date()): Promise<PayoutRow[]> {
-  const { db } = deps;
-  for (const owner of await ownersWithDueClearings(db, now, OWNERS_PER_PASS)) {
-    const o = { merchantId: owner.merchant_id, environment: owner.environment };
-    await db.transaction(async (tx) => {
-      await applyPendingCredits(tx, o.merchantId, o.environment);
-      await clearDuePayments(tx, o, now);
-    });
-  }
+  const { db, log } = deps;
   const made: PayoutRow[] = [];
   for (const owner of await store.dueSchedules(db, now, OWNERS_PER_PASS)) {
-    made.push(...(await settleMerchant(deps, { merchantId: owner.merchant_id, environment: owner.environment }, now)));
+    const o = { merchantId: owner.merchant_id, environment: owner.environment };
+    try {
+      made.push(...(await settleMerchant(deps, o, now)));
+    } catch (error) {
+      if (!log) throw error;
+      log.warn({ err: error, merchant_id: o.merchantId, environment: o.environment }, 'settlement failed; will retry');
+    }
+  }
+  for (const owner of await ownersWithDueClearings(db, now, OWNERS_PER_PASS)) {
+    const o = { merchantId: owner.merchant_id, environment: owner.environment };
+    try {
+      await db.transaction(async (tx) => {
+        await applyPendingCredits(tx, o.merchantId, o.environment);
+        await clearDuePayments(tx, o, now);
+      });
+    } catch (error) {
+      if (!log) throw error;
+      log.warn({ err: error, merchant_id: o.merchantId, environment: o.environment }, 'clearing failed; will retry');
+    }
   }
   return made;
 }

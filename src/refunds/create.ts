@@ -158,7 +158,7 @@ export async function createRefund(
     if (error instanceof InsufficientFundsError) {
       throw errors.conflict(
         'INSUFFICIENT_FUNDS',
-        `Your available balance does not cover this refund of ${formatGhs(amount)} (the fee of the original payment is not returned).`,
+        `Your available balance does not cover this refund of ${formatGhs(amount)} (the fee of the original payment is not returned; payments still clearing, pending_minor, are not available yet).`,
       );
     }
     throw error;
