@@ -14,23 +14,10 @@ import {
 } from '../ledger/statement.ts';
 import { PAYOUT_COLUMNS, type PayoutRow } from './payout-store.ts';
 import type { NewPayoutRow } from './new-payout-store.ts';
+import type { ScheduleRow } from './settlement-schedule-store.ts';
 
-export interface ScheduleRunRow {
-  merchant_id: string;
-  environment: Environment;
-  interval: 'manual' | 'daily' | 'weekly' | 'monthly';
-  weekly_anchor: 'monday' | 'tuesday' | 'wednesday' | 'thursday' | 'friday' | 'saturday' | 'sunday';
-  monthly_anchor: number;
-  time_of_day: string;
-  minimum_minor: number;
-  recipient_id: string | null;
-  recipient_active_at: Date | null;
-  next_run_at: Date | null;
-  clock_at: Date | null;
-  last_period_end: Date | null;
-  paused_at: Date | null;
-  created_at: Date;
-}
+/** The schedule row as the run reads it (locked). */
+export type ScheduleRunRow = ScheduleRow;
 
 /** Schedules whose next run is due by asOf and not paused, earliest first (the worker's list). */
 export function dueSchedules(db: Queryable, asOf: Date, limit: number) {
@@ -50,9 +37,7 @@ export async function lockScheduleForRun(
   environment: Environment,
 ): Promise<ScheduleRunRow | null> {
   const rows = await tx.query<ScheduleRunRow>(
-    `SELECT merchant_id, environment, interval, weekly_anchor, monthly_anchor, time_of_day, minimum_minor, recipient_id,
-            recipient_active_at, next_run_at, clock_at, last_period_end, paused_at, created_at
-       FROM settlement_schedules WHERE merchant_id = $1 AND environment = $2 FOR UPDATE`,
+    'SELECT * FROM settlement_schedules WHERE merchant_id = $1 AND environment = $2 FOR UPDATE',
     [merchantId, environment],
     'settlement_lock_schedule',
   );

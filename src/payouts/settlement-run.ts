@@ -197,7 +197,7 @@ async function settlePeriod(
   if (facts.suspended && owner.environment === 'live') return null;
   const rows = await store.unsettledTransactions(tx, owner.merchantId, owner.environment);
   const amountMinor = rows.reduce((sum, row) => sum + row.net_minor, 0);
-  if (amountMinor < Math.max(1, schedule.minimum_minor)) return null;
+  if (amountMinor < Math.max(1, Number(schedule.minimum_minor))) return null;
   if (!facts.recipient_ok) {
     await pauseSchedule(
       tx,
