@@ -107,6 +107,8 @@ export interface ListRoute<Query extends TSchema, Row> {
   /** The export operation that documents the same rows as a CSV file (listResponse). */
   exportPath: string;
   columns: readonly CsvColumn<Row>[];
+  /** A 404 besides a list's errors: a filter naming an object that is not the key's (e.g. a payout_id). */
+  notFound?: true;
   json(request: ListRequest<Query>): unknown;
   csv(request: ListRequest<Query>): CsvFile<Row> | Promise<CsvFile<Row>>;
 }
@@ -127,7 +129,7 @@ export function listRoute<Query extends TSchema, Row>(
         ...route.schema,
         response: {
           200: listResponse(Type.Ref(route.list.$id!), route.exportPath),
-          ...errorResponses(400, 401, 429),
+          ...(route.notFound ? errorResponses(400, 401, 404, 429) : errorResponses(400, 401, 429)),
         },
       },
     },

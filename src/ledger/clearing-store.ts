@@ -152,18 +152,15 @@ export function dueReleases(
   );
 }
 
-export async function markCleared(tx: Queryable, entryIds: readonly string[]): Promise<void> {
+/** Marks credits cleared, or their reserves released (each once: a row already marked keeps its time). */
+export async function markDone(
+  tx: Queryable,
+  column: 'cleared_at' | 'reserve_released_at',
+  entryIds: readonly string[],
+): Promise<void> {
   if (entryIds.length === 0) return;
   await tx.query(
-    'UPDATE ledger_clearings SET cleared_at = now() WHERE entry_id = ANY($1::uuid[]) AND cleared_at IS NULL',
-    [entryIds],
-  );
-}
-
-export async function markReleased(tx: Queryable, entryIds: readonly string[]): Promise<void> {
-  if (entryIds.length === 0) return;
-  await tx.query(
-    'UPDATE ledger_clearings SET reserve_released_at = now() WHERE entry_id = ANY($1::uuid[]) AND reserve_released_at IS NULL',
+    `UPDATE ledger_clearings SET ${column} = now() WHERE entry_id = ANY($1::uuid[]) AND ${column} IS NULL`,
     [entryIds],
   );
 }

@@ -392,12 +392,14 @@ export async function clearDuePayments(
     }
     if (!(await store.writeEntries(tx, planned, lines)))
       throw new Error('ledger assertion failed: a clearing was already posted for a row not marked cleared');
-    await clearingStore.markCleared(
+    await clearingStore.markDone(
       tx,
+      'cleared_at',
       due.map((row) => row.entry_id),
     );
-    await clearingStore.markReleased(
+    await clearingStore.markDone(
       tx,
+      'reserve_released_at',
       releases.map((row) => row.entry_id),
     );
     cleared += due.length;

@@ -68,10 +68,7 @@ export async function runDueSettlements(deps: SettlementRunDeps, now = new Date(
   for (const owner of await ownersWithDueClearings(db, now, OWNERS_PER_PASS)) {
     const o = { merchantId: owner.merchant_id, environment: owner.environment };
     try {
-      await db.transaction(async (tx) => {
-        await applyPendingCredits(tx, o.merchantId, o.environment);
-        await clearDuePayments(tx, o, now);
-      });
+      await db.transaction((tx) => clearDuePayments(tx, o, now));
     } catch (error) {
       if (!log) throw error;
       log.warn({ err: error, merchant_id: o.merchantId, environment: o.environment }, 'clearing failed; will retry');

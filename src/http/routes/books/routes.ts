@@ -1,10 +1,8 @@
 // The merchant's books over the API (issue 17): balance transactions (JSON pages, or a CSV file of Accra days
 // with Accept: text/csv) and the daily settlement summary (JSON or CSV). Thin: parse, authorize, call.
-import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../../auth.ts';
-import { listReply, listResponse, listRoute } from '../../csv.ts';
-import { errorResponses } from '../../schemas.ts';
+import { listRoute } from '../../csv.ts';
 import type { AppDeps } from '../../deps.ts';
 import {
   BALANCE_TRANSACTION_COLUMNS as BALANCE_TRANSACTION_CSV,
@@ -21,32 +19,25 @@ const tags = ['Balance'];
 export async function booksRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
 
-  // A list route (src/http/csv.ts listRoute) that also answers 404: a payout_id not the key's.
-  app.get<{ Querystring: ListBalanceTransactionsQuery }>(
-    '/api/v1/balance/transactions',
-    {
-      schema: {
-        operationId: 'listBalanceTransactions',
-        tags,
-        summary: 'List balance transactions',
-        description:
-          "Every movement of the calling key's balance (payments, reversals, payouts and their releases and returns, refunds and their releases, the rolling reserve held and released), newest first, each with amount, fee, net (= amount - fee, the change of the balance), its source, the balance after it, when its money is available (available_on, status) and the settlement that paid it out (payout_id). Page with limit and starting_after while has_more is true: a page never skips or repeats a row, whatever is posted meanwhile. " +
-          'With `payout_id`: the balance transactions that settlement paid out, oldest first, whose net_minor add up to its amount_minor (none for a manual payout). ' +
-          `With \`Accept: text/csv\`: a CSV file of the Africa/Accra days \`from\` to \`to\` (required, at most ${EXPORT_RANGE_DAYS_MAX} days), oldest first, streamed; \`type\` still filters; with \`payout_id\`, every row of that settlement.`,
-        querystring: ListBalanceTransactionsQuery,
-        response: {
-          200: listResponse(Type.Ref(BalanceTransactionList.$id!), '/api/v1/exports/balance-transactions'),
-          ...errorResponses(400, 401, 404, 429),
-        },
-      },
+  listRoute(app, '/api/v1/balance/transactions', {
+    schema: {
+      operationId: 'listBalanceTransactions',
+      tags,
+      summary: 'List balance transactions',
+      description:
+        "Every movement of the calling key's balance (payments, reversals, payouts and their releases and returns, refunds and their releases, the rolling reserve held and released), newest first, each with amount, fee, net (= amount - fee, the change of the balance), its source, the balance after it, when its money is available (available_on, status) and the settlement that paid it out (payout_id). Page with limit and starting_after while has_more is true: a page never skips or repeats a row, whatever is posted meanwhile. " +
+        'With `payout_id`: the balance transactions that settlement paid out, oldest first, whose net_minor add up to its amount_minor (none for a manual payout). ' +
+        `With \`Accept: text/csv\`: a CSV file of the Africa/Accra days \`from\` to \`to\` (required, at most ${EXPORT_RANGE_DAYS_MAX} days), oldest first, streamed; \`type\` still filters; with \`payout_id\`, every row of that settlement.`,
+      querystring: ListBalanceTransactionsQuery,
     },
-    async (request, reply) =>
-      listReply(request, reply, {
-        json: () => listBalanceTransactions(db, ownerOf(principalOf(request)), request.query),
-        columns: BALANCE_TRANSACTION_CSV,
-        csv: () => exportBalanceTransactions(db, ownerOf(principalOf(request)), request.query),
-      }),
-  );
+    list: BalanceTransactionList,
+    exportPath: '/api/v1/exports/balance-transactions',
+    // A payout_id that is not the key's.
+    notFound: true,
+    json: (request) => listBalanceTransactions(db, ownerOf(principalOf(request)), request.query),
+    columns: BALANCE_TRANSACTION_CSV,
+    csv: (request) => exportBalanceTransactions(db, ownerOf(principalOf(request)), request.query),
+  });
 
   listRoute(app, '/api/v1/balance/summary', {
     schema: {
