@@ -57,6 +57,8 @@ const BEYOND_SCHEMAS: { field: RegExp; message: RegExp }[] = [
   { field: /^(from|to)$/, message: /^must not be before from$|^must be at most \d+ days/ },
   { field: /^(merchant_id|environment)$/, message: /^conflicts with the API key$/ },
   { field: /^metadata$/, message: /^is too large$/ },
+  // A settlement schedule that is not manual needs a settlement account: the one given, or the one already saved.
+  { field: /^recipient_id$/, message: /^is required for a (daily|weekly|monthly) schedule/ },
   // A rule of the JSON text, not of its values, in free-form values (metadata, a line reported in errors):
   // a number whose value is an integer beyond 2^53 - 1 is refused in any notation (1e300 too).
   { field: /./, message: /^must be an integer between -\d+ and \d+ \(a JSON number beyond them loses digits\)$/ },
