@@ -129,7 +129,8 @@ export interface SessionRow {
   id: string;
   merchant_id: string;
   environment: 'test' | 'live';
-  api_key_id: string;
+  /** The key that made it; null for a session a payer made from a payment link (issue 35: its events go to every endpoint). */
+  api_key_id: string | null;
   status: SessionStatus;
   amount_minor: number;
   currency: string;
@@ -143,6 +144,12 @@ export interface SessionRow {
   finalized_at: Date | null;
   /** What refunds of its payment have given back so far (succeeded refunds). */
   refunded_minor: number;
+  /** The payment link a payer made it from (migration 040), else null. */
+  payment_link_id: string | null;
+  /** What the payer entered in the link's custom fields, key to value; null when not made by a link. */
+  custom_fields: Record<string, string> | null;
+  /** The payer's receipt number, given when it succeeds (src/checkout/receipt-number.ts); null before. */
+  receipt_number: string | null;
   version: number;
   created_at: Date;
   updated_at: Date;
@@ -175,6 +182,9 @@ export function toSessionResponse(row: SessionRow, checkoutUrlHost: string) {
     callback_url: row.callback_url,
     metadata: row.metadata,
     refunded_minor: row.refunded_minor,
+    payment_link_id: row.payment_link_id,
+    custom_fields: row.custom_fields,
+    receipt_number: row.receipt_number,
   };
 }
 export type SessionResponse = ReturnType<typeof toSessionResponse>;

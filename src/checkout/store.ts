@@ -15,7 +15,7 @@ import {
 } from './model.ts';
 
 export const SESSION_COLUMNS = `id, merchant_id, environment, api_key_id, status, amount_minor, currency, invoice_ref, description,
-  customer_name, customer_email, callback_url, metadata, expires_at, finalized_at, refunded_minor, version, created_at, updated_at`;
+  customer_name, customer_email, callback_url, metadata, expires_at, finalized_at, refunded_minor, payment_link_id, custom_fields, receipt_number, version, created_at, updated_at`;
 
 /** A session by id with its merchant's name (the payer endpoints); built once, not per request. */
 const PUBLIC_SESSION_SELECT = `SELECT ${SESSION_COLUMNS.replace(/(\w+)/g, 's.$1')}, m.name AS merchant_name`;

@@ -31,13 +31,20 @@ export function eventCtes(
                      ${column((e) => e.payload.created_at, 'timestamptz[]')})
               AS given (id, merchant_id, environment, api_key_id, type, object_type, object_id, object_version, payload, created_at)
         WHERE ${onlyIf}
-       RETURNING id, api_key_id
+       RETURNING id, api_key_id, merchant_id, environment
      ), outbox_deliveries AS (
        INSERT INTO webhook_deliveries (id, event_id, endpoint_id, merchant_id, environment, status, last_error)
        SELECT gen_random_uuid(), outbox_event.id, w.id, w.merchant_id, w.environment,
               CASE WHEN w.status = 'active' THEN '${DELIVERY_TO_SEND}' ELSE '${DELIVERY_NOT_SENT}' END,
               CASE WHEN w.status = 'active' THEN NULL ELSE 'endpoint disabled: not sent' END
          FROM outbox_event JOIN webhook_endpoints w ON w.api_key_id = outbox_event.api_key_id
+       UNION ALL
+       -- An event no key caused (a payer's session from a payment link): every endpoint of its merchant and environment.
+       SELECT gen_random_uuid(), outbox_event.id, w.id, w.merchant_id, w.environment,
+              CASE WHEN w.status = 'active' THEN '${DELIVERY_TO_SEND}' ELSE '${DELIVERY_NOT_SENT}' END,
+              CASE WHEN w.status = 'active' THEN NULL ELSE 'endpoint disabled: not sent' END
+         FROM outbox_event JOIN webhook_endpoints w
+           ON outbox_event.api_key_id IS NULL AND w.merchant_id = outbox_event.merchant_id AND w.environment = outbox_event.environment
        RETURNING 1
      )`;
 }

@@ -47,7 +47,9 @@ export type IdPrefix =
   | 're'
   | 'mail'
   | 'kyc'
-  | 'kdoc';
+  | 'kdoc'
+  | 'pl'
+  | 'sms';
 
 export const newId = (prefix: IdPrefix): string => `${prefix}_${sortableId()}`;
 export const newUuid = (): string => randomUUID();

@@ -164,6 +164,23 @@ export const CheckoutSessionResponse = Type.Object(
         description: 'What refunds of its payment have given back so far (succeeded refunds), in pesewas.',
       }),
     ),
+    payment_link_id: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], {
+        description: 'The payment link (pl_...) a payer made this session from; null for a session made by the API.',
+      }),
+    ),
+    custom_fields: Type.Optional(
+      Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], {
+        description:
+          "What the payer entered in the payment link's custom fields, key to value; null for a session not made by a link.",
+      }),
+    ),
+    receipt_number: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], {
+        description:
+          "The payer's receipt number, given when the session succeeds (at most 10 characters, the last a check character); null before.",
+      }),
+    ),
     payment: Type.Optional(Type.Union([Type.Ref('Payment'), Type.Null()])),
   },
   {
@@ -186,6 +203,9 @@ export const CheckoutSessionResponse = Type.Object(
         callback_url: 'https://shop.example.com/paid',
         metadata: { order: '42' },
         refunded_minor: 0,
+        payment_link_id: null,
+        custom_fields: null,
+        receipt_number: null,
         payment: null,
       },
     ],
