@@ -18,6 +18,8 @@ import { Account } from './http/routes/account/schemas.ts';
 import { booksRoutes } from './http/routes/books/routes.ts';
 import { exportRoutes } from './http/routes/books/export-routes.ts';
 import { checkoutMerchantRoutes } from './http/routes/checkout/merchant-routes.ts';
+import { paymentLinkRoutes } from './http/routes/checkout/payment-link-routes.ts';
+import { PaymentLinkList, PaymentLinkResponse } from './http/routes/checkout/payment-link-schemas.ts';
 import { checkoutPayerRoutes } from './http/routes/checkout/payer-routes.ts';
 import { simulateRoutes } from './http/routes/checkout/simulate-routes.ts';
 import { refundRoutes } from './http/routes/refunds/routes.ts';
@@ -32,6 +34,7 @@ import { testSettlementRoutes } from './http/routes/payouts/test-settlement-rout
 import { SettlementSchedule } from './http/routes/payouts/settlement-schemas.ts';
 import { providerRoutes } from './http/routes/providers/routes.ts';
 import { payerPageRoutes } from './web/checkout/routes.ts';
+import { paymentLinkPageRoutes } from './web/checkout/link-routes.ts';
 import { dashboardRoutes } from './web/dashboard/index.ts';
 import { opsRoutes } from './web/ops/routes.ts';
 import { signupPages } from './web/signup.ts';
@@ -98,6 +101,8 @@ const NAMED_SCHEMAS = [
   Payment,
   CheckoutSessionResponse,
   SessionList,
+  PaymentLinkResponse,
+  PaymentLinkList,
   CheckoutOptions,
   PublicSession,
   CheckoutQuote,
@@ -348,6 +353,7 @@ export async function buildApp({
     merchantApi.addHook('onRoute', documentLiveGate);
     merchantApi.addHook('onRequest', deps.limiters.perKey);
     await merchantApi.register(checkoutMerchantRoutes, deps);
+    await merchantApi.register(paymentLinkRoutes, deps);
     await merchantApi.register(invoicingRoutes, deps);
     await merchantApi.register(simulateRoutes, deps);
     await merchantApi.register(refundRoutes, deps);
@@ -363,6 +369,8 @@ export async function buildApp({
   await app.register(checkoutPayerRoutes, deps);
   await app.register(providerRoutes, deps);
   await app.register(payerPageRoutes, deps);
+  // A payment link's page, form, QR code and poster (issue 35): public, like the payer page.
+  await app.register(paymentLinkPageRoutes, deps);
   // The consoles, the only routes with cookies: the cookie plugin's hooks run for them alone.
   await app.register(async (consoles) => {
     await consoles.register(cookie);

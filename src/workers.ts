@@ -17,6 +17,7 @@ import { runDueSettlements } from './payouts/settlement-run.ts';
 import { processDueRefunds } from './refunds/processing.ts';
 import { verifyTestRecipients } from './payouts/recipients.ts';
 import { deliverDueMail, mailDelivery } from './mail/delivery.ts';
+import { deliverDueSms, smsDelivery } from './sms/delivery.ts';
 import type { LiveProviders } from './rails/live.ts';
 
 /** A background job: its name in logs, how often a pass starts (one at a time), and the pass. */
@@ -59,6 +60,8 @@ export function startWorkers({
 }) {
   // Mail goes through SMTP_URL's server, or to the log without one (src/mail/delivery.ts).
   const mail = mailDelivery({ smtpUrl: config.smtpUrl, from: config.mailFrom }, log);
+  // SMS go through SMS_PROVIDER (Hubtel or mNotify), or to the log without one (src/sms/delivery.ts).
+  const sms = smsDelivery(config.sms, log);
   // Every job with its interval, in one table.
   const jobs: Job[] = [
     {
@@ -123,6 +126,12 @@ export function startWorkers({
       // why); one indexed look a second is cheap, and a mail leaves within about a second of its commit.
       intervalMs: 1_000,
       run: () => deliverDueMail(db, mail),
+    },
+    {
+      name: 'send-sms',
+      // Polled a second, as send-mail: a receipt SMS leaves within about a second of the payer asking.
+      intervalMs: 1_000,
+      run: () => deliverDueSms(db, sms),
     },
   ];
   const timers: NodeJS.Timeout[] = [];

@@ -43,6 +43,10 @@ export const SESSION_CSV_COLUMNS: CsvColumn<SessionExportRow>[] = (() => {
     ...paymentText('provider_transaction_id'),
     col.text('card_brand', (row) => paid(row)?.card?.brand),
     col.text('card_last4', (row) => paid(row)?.card?.last4),
+    // Issue 35, appended: the payment link a payer made the session from, and what they entered in its custom
+    // fields as one JSON text cell (key to value), so a school's export keeps each pupil's name beside the fee.
+    col.text('payment_link_id', (row) => row.session.payment_link_id),
+    col.text('custom_fields', (row) => (row.session.custom_fields ? JSON.stringify(row.session.custom_fields) : null)),
   ];
 })();
 

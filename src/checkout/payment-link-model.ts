@@ -80,3 +80,29 @@ export function linkAvailability(
 
 /** The link's page for payers. */
 export const linkUrlOf = (checkoutUrlHost: string, slug: string): string => `${checkoutUrlHost}/l/${slug}`;
+
+/** A link as the API, its events and the dashboard show it (issue 35's fields, and livemode as sessions have it). */
+export function toPaymentLinkResponse(row: PaymentLinkRow, checkoutUrlHost: string) {
+  const url = linkUrlOf(checkoutUrlHost, row.slug);
+  return {
+    object: 'payment_link' as const,
+    id: row.id,
+    url,
+    qr_svg_url: `${url}/qr.svg`,
+    active: row.active,
+    name: row.name,
+    description: row.description,
+    amount_minor: row.amount_minor === null ? null : Number(row.amount_minor),
+    amount_min_minor: Number(row.amount_min_minor),
+    amount_max_minor: Number(row.amount_max_minor),
+    custom_fields: row.custom_fields,
+    single_use: row.single_use,
+    max_payments: row.max_payments,
+    payments_count: row.payments_count,
+    expires_at: row.expires_at ? row.expires_at.toISOString() : null,
+    created_at: row.created_at.toISOString(),
+    livemode: row.environment === 'live',
+    metadata: row.metadata,
+  };
+}
+export type PaymentLinkResponse = ReturnType<typeof toPaymentLinkResponse>;

@@ -3,7 +3,10 @@
 import type { Queryable } from '../db/index.ts';
 import { firstRow } from '../db/first-row.ts';
 import { ownedRow } from '../db/owned-row.ts';
+import { keysetOrder, ListWhere } from '../db/paging.ts';
+import { sessionMachine, type SessionRow } from './model.ts';
 import type { PaymentLinkRow } from './payment-link-model.ts';
+import { SESSION_COLUMNS } from './store.ts';
 
 export const LINK_COLUMNS = `id, merchant_id, environment, slug, api_key_id, created_by_user_id, name, description, amount_minor,
   amount_min_minor, amount_max_minor, currency, custom_fields, single_use, max_payments, payments_count, active, expires_at,
@@ -57,3 +60,151 @@ export const findLinkBySlug = (db: Queryable, slug: string) =>
 /** A link by id, locked (FOR UPDATE) in the caller's transaction: a payment counting itself, a change. */
 export const lockLink = (tx: Queryable, id: string) =>
   firstRow(tx.query<PaymentLinkRow>(`SELECT ${LINK_COLUMNS} FROM payment_links WHERE id = $1 FOR UPDATE`, [id]));
+
+export interface LinkSearch {
+  merchantId: string;
+  environment: string;
+  createdFrom?: Date;
+  createdBefore?: Date;
+  /** The page starts after this link (its created_at and id). */
+  after?: { createdAt: Date; id: string };
+}
+
+/** The keyset of the link list, as payment_links_merchant_idx orders it. */
+const LINK_KEYSET = ['created_at', 'id'] as const;
+
+/** Up to `limit` links of the merchant and environment, newest first, after the cursor's position. */
+export async function searchLinks(db: Queryable, search: LinkSearch, limit: number): Promise<PaymentLinkRow[]> {
+  const where = new ListWhere({ merchant_id: search.merchantId, environment: search.environment });
+  where.created('created_at', search);
+  where.after(LINK_KEYSET, search.after);
+  const limitParam = where.limit(limit);
+  return db.query<PaymentLinkRow>(
+    `SELECT ${LINK_COLUMNS} FROM payment_links WHERE ${where.sql} ORDER BY ${keysetOrder(LINK_KEYSET)} LIMIT ${limitParam}`,
+    where.params,
+  );
+}
+
+/** What the API may change on a link (POST /api/v1/payment-links/{id}); the caller holds its lock. */
+export interface LinkChanges {
+  name: string;
+  description: string | null;
+  active: boolean;
+  expires_at: Date | null;
+}
+
+/** Writes a locked link's changeable fields and bumps its version; the row as it now is. */
+export const updateLink = async (tx: Queryable, id: string, changes: LinkChanges): Promise<PaymentLinkRow> => {
+  const rows = await tx.query<PaymentLinkRow>(
+    `UPDATE payment_links SET name = $2, description = $3, active = $4, expires_at = $5, version = version + 1, updated_at = now()
+      WHERE id = $1 RETURNING ${LINK_COLUMNS}`,
+    [id, changes.name, changes.description, changes.active, changes.expires_at],
+  );
+  return rows[0]!;
+};
+
+/** One of a link's sessions as its dashboard page lists it (payment-link-summary.ts). */
+export interface LinkSessionRow {
+  id: string;
+  status: string;
+  amount_minor: number;
+  customer_name: string | null;
+  custom_fields: Record<string, string> | null;
+  receipt_number: string | null;
+  refunded_minor: number;
+  expires_at: Date;
+  created_at: Date;
+}
+
+/** A link's sessions, newest first (checkout_sessions_link_idx), at most `limit`. */
+export const linkSessions = (db: Queryable, linkId: string, limit: number) =>
+  db.query<LinkSessionRow>(
+    `SELECT id, status, amount_minor, customer_name, custom_fields, receipt_number, refunded_minor, expires_at, created_at
+     FROM checkout_sessions WHERE payment_link_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
+    [linkId, limit],
+  );
+
+/** What a link has collected: its sessions, those that succeeded and their sum, and what refunds gave back. */
+export interface LinkTotalsRow {
+  sessions_count: number;
+  succeeded_count: number;
+  succeeded_minor: number;
+  refunded_minor: number;
+}
+
+export async function linkTotals(db: Queryable, linkId: string): Promise<LinkTotalsRow> {
+  const [row] = await db.query<LinkTotalsRow>(
+    `SELECT count(*)::int AS sessions_count,
+       count(*) FILTER (WHERE status = 'success')::int AS succeeded_count,
+       coalesce(sum(amount_minor) FILTER (WHERE status = 'success'), 0)::bigint AS succeeded_minor,
+       coalesce(sum(refunded_minor), 0)::bigint AS refunded_minor
+     FROM checkout_sessions WHERE payment_link_id = $1`,
+    [linkId],
+  );
+  return row!;
+}
+
+/** A link by its public slug with its merchant's name (the payer's page and poster), any merchant; not locked. */
+export const findLinkPageBySlug = (db: Queryable, slug: string) =>
+  firstRow(
+    db.query<PaymentLinkRow & { merchant_name: string }>(
+      `SELECT ${LINK_COLUMNS.replace(/(\w+)/g, 'l.$1')}, m.name AS merchant_name
+         FROM payment_links l JOIN merchants m ON m.id = l.merchant_id WHERE l.slug = $1`,
+      [slug],
+    ),
+  );
+
+/** The INSERT of a session a payer made from a link: api_key_id NULL, with the link and what the payer entered. */
+export async function insertLinkSession(tx: Queryable, session: SessionRow): Promise<void> {
+  sessionMachine.initialStatus(session.status);
+  await tx.query(
+    `INSERT INTO checkout_sessions (id, merchant_id, environment, api_key_id, status, amount_minor, currency, invoice_ref,
+       description, customer_name, customer_email, callback_url, metadata, expires_at, payment_link_id, custom_fields,
+       version, created_at, updated_at)
+     VALUES ($1, $2, $3, NULL, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13, $14, $15::jsonb, $16, $17, $17)`,
+    [
+      session.id,
+      session.merchant_id,
+      session.environment,
+      session.status,
+      session.amount_minor,
+      session.currency,
+      session.invoice_ref,
+      session.description,
+      session.customer_name,
+      session.customer_email,
+      session.callback_url,
+      JSON.stringify(session.metadata),
+      session.expires_at,
+      session.payment_link_id,
+      session.custom_fields === null ? null : JSON.stringify(session.custom_fields),
+      session.version,
+      session.created_at,
+    ],
+  );
+}
+
+/**
+ * Counts a payment on a link the caller has locked (lockLink): payments_count + 1, the row as it now is. The
+ * CHECK on payments_count and the lock make the count exact; whether the link still takes the payment is the
+ * caller's rule (payment-link-payments.ts).
+ */
+export const addLinkPayment = async (tx: Queryable, id: string): Promise<PaymentLinkRow> => {
+  const rows = await tx.query<PaymentLinkRow>(
+    `UPDATE payment_links SET payments_count = payments_count + 1, updated_at = now() WHERE id = $1 RETURNING ${LINK_COLUMNS}`,
+    [id],
+  );
+  return rows[0]!;
+};
+
+/**
+ * A link's other sessions still open, locked, at most `limit`: FOR UPDATE SKIP LOCKED, so a session another
+ * transaction holds (its own payment being applied, an attempt starting) is passed over instead of waited for.
+ */
+export const lockOpenLinkSessions = (tx: Queryable, linkId: string, exceptSessionId: string, limit: number) =>
+  tx.query<SessionRow>(
+    `SELECT ${SESSION_COLUMNS} FROM checkout_sessions
+      WHERE payment_link_id = $1 AND status = 'open' AND id <> $2
+      ORDER BY created_at, id LIMIT $3 FOR UPDATE SKIP LOCKED`,
+    [linkId, exceptSessionId, limit],
+  );

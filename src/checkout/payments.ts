@@ -8,7 +8,7 @@ import { creditPayment, InsufficientFundsError, reversePayment } from '../ledger
 import type { PaymentCredit } from '../ledger/model.ts';
 import type { LiveProviders } from '../rails/live.ts';
 import type { ProviderOutcome } from '../rails/types.ts';
-import { duplicatePaymentRefund } from './duplicate-refund.ts';
+import { duplicatePaymentRefund, type DuplicatePaymentReason } from './duplicate-refund.ts';
 import {
   ATTEMPT_FINAL,
   FAILED_ATTEMPTS_MAX,
@@ -22,6 +22,8 @@ import {
   type SessionRow,
   type SessionStatus,
 } from './model.ts';
+import { countLinkPayment, linkAvailabilityOf } from './payment-link-payments.ts';
+import { giveReceiptNumber } from './receipts.ts';
 import * as store from './store.ts';
 
 export interface OutcomeContext {
@@ -68,12 +70,14 @@ async function moveSession(
   reopened?: Reopened,
 ): Promise<SessionRow> {
   if (session.status === to) return session;
-  const updated = await store.updateSessionStatus(
+  let updated = await store.updateSessionStatus(
     tx,
     session.id,
     sessionMachine.transition(session.status, to),
     SESSION_FINAL.includes(to),
   );
+  // The payer's receipt number, before the event: checkout.session.completed carries it.
+  if (to === 'success') updated = await giveReceiptNumber(tx, updated);
   const type = {
     success: 'checkout.session.completed',
     pending: 'checkout.session.pending',
@@ -160,6 +164,8 @@ async function settleAfterUnpaid(
   if (expired) return moveSession(tx, session, 'expired', ctx);
   if ((await store.countFailedAttempts(tx, session.id)) >= FAILED_ATTEMPTS_MAX)
     return moveSession(tx, session, 'failed', ctx);
+  // A link's session is not reopened once its link takes no payment (used up meanwhile, turned off, past its time).
+  if ((await linkAvailabilityOf(tx, session)) !== 'available') return moveSession(tx, session, 'expired', ctx);
   return moveSession(tx, session, 'open', ctx, {
     attempt_reference: attempt.id,
     attempt_status: attempt.status,
@@ -180,6 +186,19 @@ async function settlePaid(
   ) {
     return settleDuplicate(tx, session, attempt, ctx, credit?.chargedMinor ?? attempt.amount_charged_minor);
   }
+  // A link's session counts its payment on the link before it is credited (payment-link-payments.ts): one the
+  // link may no longer take is refunded as a duplicate is. A session already success counted when it first was.
+  const linkPayment = session.status === 'success' ? null : await countLinkPayment(tx, session);
+  if (linkPayment && !linkPayment.kept) {
+    return settleDuplicate(
+      tx,
+      session,
+      attempt,
+      ctx,
+      credit?.chargedMinor ?? attempt.amount_charged_minor,
+      'payment_link_used_up',
+    );
+  }
   const payerFeeMinor = attempt.bearer === 'payer' ? attempt.fee_minor : 0;
   const merchantFeeMinor = attempt.bearer === 'merchant' ? attempt.fee_minor : 0;
   await creditPayment(tx, {
@@ -199,6 +218,8 @@ async function settlePaid(
     // Its prompt may still be approved: it is asked about for the late-success window (a payment that arrives is refunded).
     await store.recordProviderFacts(tx, other.id, { abandoned: true });
   }
+  // This payment used the link up: its other open sessions take no more (announced as expired).
+  for (const other of linkPayment?.expire ?? []) await moveSession(tx, other, 'expired', ctx);
   return updated;
 }
 
@@ -207,6 +228,9 @@ async function settlePaid(
  * prompt as well): credited without fee and refunded in full in the same transaction (src/refunds/sika-refunds.ts,
  * handed in through ./duplicate-refund.ts),
  * and the merchant told with checkout.session.duplicate_payment_refunded. The session stays success with its first payment.
+ * The same for a payment of a link's session once the link has taken every payment it may
+ * (`payment_link_used_up`): the session does not succeed, an open or pending one expires (the payer's only
+ * payment went back to them, so nothing of it is left to pay or to wait for).
  */
 async function settleDuplicate(
   tx: Queryable,
@@ -214,6 +238,7 @@ async function settleDuplicate(
   attempt: AttemptRow,
   ctx: OutcomeContext,
   receivedMinor: number,
+  reason: DuplicatePaymentReason = 'session_already_paid',
 ): Promise<SessionRow> {
   // No rail: available at once, as the refund below takes it straight back out.
   await creditPayment(tx, {
@@ -224,8 +249,12 @@ async function settleDuplicate(
     payerFeeMinor: 0,
     merchantFeeMinor: 0,
   });
-  const refund = await duplicatePaymentRefund()(tx, attempt, receivedMinor, ctx.providers);
-  const updated = await store.bumpSessionVersion(tx, session.id);
+  const refund = await duplicatePaymentRefund()(tx, attempt, receivedMinor, ctx.providers, reason);
+  const closed =
+    reason === 'payment_link_used_up' && (session.status === 'open' || session.status === 'pending')
+      ? await moveSession(tx, session, 'expired', ctx)
+      : session;
+  const updated = await store.bumpSessionVersion(tx, closed.id);
   await emitEvent(tx, {
     merchantId: updated.merchant_id,
     environment: updated.environment,
@@ -241,6 +270,7 @@ async function settleDuplicate(
         amount_minor: receivedMinor,
         currency: attempt.currency,
         refund_id: refund.id,
+        reason,
       },
     },
   });

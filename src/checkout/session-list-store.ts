@@ -16,6 +16,8 @@ export interface SessionSearch {
   createdBefore?: Date;
   /** Sessions paid through this rail. */
   rail?: Rail;
+  /** Sessions payers made from this payment link. */
+  paymentLinkId?: string;
   /** The page starts after this session (its created_at and id). */
   after?: { createdAt: Date; id: string };
   /** Newest first (the default: the API's list) or oldest first (a CSV export). */
@@ -75,6 +77,7 @@ export async function searchSessions(db: Queryable, search: SessionSearch, limit
   if (search.invoiceRef) where.add((n) => `s.invoice_ref = $${n}`, search.invoiceRef);
   where.created('s.created_at', search);
   if (search.rail) where.add((n) => `p.pay_rail = $${n}`, search.rail);
+  if (search.paymentLinkId) where.add((n) => `s.payment_link_id = $${n}`, search.paymentLinkId);
   where.after(KEYSET, search.after, search.order);
   const limitParam = where.limit(limit);
   const rows = await db.query<Joined>(

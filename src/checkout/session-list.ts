@@ -7,6 +7,7 @@ import { errors } from '../lib/errors.ts';
 import { listPage, listWindow, type CursorListQuery } from '../lib/list-paging.ts';
 import type { Rail } from '../rails/registry.ts';
 import { toSessionResponse, type SessionRow, type SessionStatus } from './model.ts';
+import { ownsPaymentLink } from './payment-links.ts';
 import { findSessionPayment, searchSessions, type SessionPayment } from './session-list-store.ts';
 import * as store from './store.ts';
 
@@ -17,6 +18,8 @@ export interface SessionListQuery extends CursorListQuery {
   status?: SessionStatus;
   invoice_ref?: string;
   rail?: Rail;
+  /** Issue 35: sessions payers made from this payment link (the key's, else 404). */
+  payment_link_id?: string;
 }
 
 /** The card that paid, when the provider named both its brand and last four digits (else null: never half a card). */
@@ -80,9 +83,21 @@ export async function listSessions(
     what: 'a session',
     find: (id) => store.findSession(db, principal.merchantId, principal.environment, id),
   });
+  // Another merchant's link looks missing, as a settlement's payout_id does on the balance transactions.
+  if (
+    query.payment_link_id !== undefined &&
+    !(await ownsPaymentLink(db, principal.merchantId, principal.environment, query.payment_link_id))
+  )
+    throw errors.notFound('Payment link');
   const rows = await searchSessions(
     db,
-    { ...search, status: query.status, invoiceRef: query.invoice_ref, rail: query.rail },
+    {
+      ...search,
+      status: query.status,
+      invoiceRef: query.invoice_ref,
+      rail: query.rail,
+      paymentLinkId: query.payment_link_id,
+    },
     limit + 1,
   );
   return listPage(rows, limit, ({ session, payment }) => ({

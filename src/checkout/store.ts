@@ -597,3 +597,50 @@ export const listRecentSessions = (db: Queryable, merchantId: string, environmen
     'SELECT id, status, amount_minor, invoice_ref, updated_at FROM checkout_sessions WHERE merchant_id = $1 AND environment = $2 ORDER BY updated_at DESC LIMIT $3',
     [merchantId, environment, limit],
   );
+
+/** Gives a session its receipt number unless it has one (migration 040's unique index refuses a number in use). */
+export const setReceiptNumber = (tx: Queryable, id: string, receiptNumber: string) =>
+  firstRow(
+    tx.query<SessionRow>(
+      `UPDATE checkout_sessions SET receipt_number = $2 WHERE id = $1 AND receipt_number IS NULL RETURNING ${SESSION_COLUMNS}`,
+      [id, receiptNumber],
+    ),
+  );
+
+export type ReceiptChannel = 'email' | 'sms';
+
+/** Where a session's receipt was sent on a channel, oldest first. */
+export const listReceiptRecipients = async (db: Queryable, sessionId: string, channel: ReceiptChannel) =>
+  (
+    await db.query<{ recipient: string }>(
+      'SELECT recipient FROM receipt_deliveries WHERE session_id = $1 AND channel = $2 ORDER BY created_at, recipient',
+      [sessionId, channel],
+    )
+  ).map((row) => row.recipient);
+
+/** Records a receipt sent; false when this session, channel and recipient had one already. */
+export async function insertReceiptDelivery(
+  tx: Queryable,
+  d: { sessionId: string; channel: ReceiptChannel; recipient: string; outboxId: string },
+): Promise<boolean> {
+  const rows = await tx.query(
+    `INSERT INTO receipt_deliveries (session_id, channel, recipient, outbox_id) VALUES ($1, $2, $3, $4)
+     ON CONFLICT DO NOTHING RETURNING 1`,
+    [d.sessionId, d.channel, d.recipient, d.outboxId],
+  );
+  return rows.length > 0;
+}
+
+/** A session of this merchant and environment by its receipt number (as stored), or null. */
+export const findSessionIdByReceiptNumber = (
+  db: Queryable,
+  merchantId: string,
+  environment: string,
+  receiptNumber: string,
+) =>
+  firstRow(
+    db.query<{ id: string }>(
+      'SELECT id FROM checkout_sessions WHERE receipt_number = $1 AND merchant_id = $2 AND environment = $3',
+      [receiptNumber, merchantId, environment],
+    ),
+  );

@@ -140,6 +140,18 @@ const RECIPES: Readonly<Record<string, Recipe>> = {
     how: `${PAYOUT_SETUP} (paid at once), simulated returned`,
     run: async (s) => simulatePayout(s, await payout(s, 'paid'), 'returned'),
   },
+  'payment_link.created': {
+    how: 'a payment link for a fixed amount',
+    run: async (s) => void (await paymentLink(s)),
+  },
+  'payment_link.updated': {
+    how: 'a payment link, then deactivated',
+    run: async (s) => {
+      const id = await paymentLink(s);
+      await apiCall(s.target, 'POST', `/api/v1/payment-links/${id}`, { active: false });
+      s.say(`  changed   ${'payment link'.padEnd(28)} ${id} active false`);
+    },
+  },
 };
 
 /** Events an operator's decision causes (an account's activation or suspension): no Test key can make them. */
@@ -168,9 +180,9 @@ ${Object.entries(OPERATOR_EVENTS)
 
 options:
   --override FIELD=VALUE   sets a field of the main object's create body (the session for checkout.*, the
-                           refund for refund.*, the payout for payout.*); a dotted FIELD sets a nested one
-                           (customer.name=Ama); VALUE is read as JSON when it is (100, true, null), else as
-                           text. Repeat for several fields.
+                           refund for refund.*, the payout for payout.*, the link for payment_link.*); a
+                           dotted FIELD sets a nested one (customer.name=Ama); VALUE is read as JSON when it
+                           is (100, true, null), else as text. Repeat for several fields.
 ${API_OPTIONS_HELP}
   --json                   what was created and the events, as JSON`;
 
@@ -288,6 +300,15 @@ async function createSession(s: Step, overrides: Json, main: boolean): Promise<S
   made(s, 'checkout session', session.id, `(${session.amount_minor} pesewas)`);
   if (main) s.result.objectId = session.id;
   return session;
+}
+
+/** A payment link (issue 35), the main object; --override sets its create body's fields. */
+async function paymentLink(s: Step): Promise<string> {
+  const body = merged({ name: 'sika trigger', amount_minor: TRIGGER_SESSION_AMOUNT_MINOR }, s.overrides);
+  const link = await apiCall<{ id: string; url: string }>(s.target, 'POST', '/api/v1/payment-links', body);
+  made(s, 'payment link', link.id, link.url);
+  s.result.objectId = link.id;
+  return link.id;
 }
 
 /** A Mobile Money attempt for the quoted total, through the payer API (no key, as the payer's page does). */

@@ -60,6 +60,11 @@ export interface Config {
   /** MAIL_FROM: the From of every mail, e.g. "Sika <no-reply@example.com>". */
   mailFrom: string;
   /**
+   * SMS_PROVIDER and its settings: where SMS (payers' receipts) go; provider 'none' writes them to the log
+   * (src/sms, whose SmsSettings has this shape).
+   */
+  sms: SmsConfig;
+  /**
    * CLEARING_DAYS: the Live clearing time per rail in Africa/Accra business days (0 = at once), e.g.
    * momo=1,card=2,bank_transfer=0,cash=0; rails left out keep their default. Handed to the ledger at start
    * (configureClearingDefaults); operators override it per merchant.
@@ -202,6 +207,71 @@ function smtpUrlSetting(raw: string | undefined, problems: string[]): string | n
     return null;
   }
   return value;
+}
+
+export interface SmsConfig {
+  provider: 'none' | 'hubtel' | 'mnotify';
+  hubtel: { clientId: string; clientSecret: string; sender: string; url: string } | null;
+  mnotify: { apiKey: string; sender: string; url: string } | null;
+}
+
+/** Hubtel's documented SMS API base (https://businessdocs-developers.hubtel.com/docs/simple-messaging). */
+const HUBTEL_SMS_URL_DEFAULT = 'https://sms.hubtel.com/v1';
+/** mNotify's documented v2 API base (https://readthedocs.mnotify.com). */
+const MNOTIFY_URL_DEFAULT = 'https://api.mnotify.com/api';
+/** A sender id as both providers take it: at most 11 letters, digits and spaces, with a letter (no numeric ids). */
+const SMS_SENDER_PATTERN = /^(?=.*[A-Za-z])[A-Za-z0-9 ]{1,11}$/;
+
+/**
+ * SMS_PROVIDER (none, hubtel or mnotify; none by default) and the named provider's settings, each required
+ * when that provider is chosen; the secrets are never repeated in a refusal.
+ */
+function smsSetting(env: Record<string, string | undefined>, problems: string[]): SmsConfig {
+  const provider = (env.SMS_PROVIDER ?? '').trim() || 'none';
+  // A missing value is named, never a present one: the client secret and the API key are secrets.
+  const required = (name: string): string => {
+    const value = (env[name] ?? '').trim();
+    if (!value) problems.push(`${name} must be set when SMS_PROVIDER is ${provider}`);
+    return value;
+  };
+  const sender = (name: string): string => {
+    const value = required(name);
+    if (value && !SMS_SENDER_PATTERN.test(value))
+      problems.push(`${name} must be 1 to 11 letters, digits or spaces, with a letter (got "${value}")`);
+    return value;
+  };
+  const baseUrl = (name: string, fallback: string): string => {
+    const value = (env[name] ?? '').trim() || fallback;
+    const parsed = URL.canParse(value) ? new URL(value) : null;
+    if (!parsed || !['http:', 'https:'].includes(parsed.protocol))
+      problems.push(`${name} must be an http:// or https:// URL (got "${value}")`);
+    return value;
+  };
+  if (provider === 'hubtel') {
+    return {
+      provider,
+      hubtel: {
+        clientId: required('HUBTEL_SMS_CLIENT_ID'),
+        clientSecret: required('HUBTEL_SMS_CLIENT_SECRET'),
+        sender: sender('HUBTEL_SMS_SENDER'),
+        url: baseUrl('HUBTEL_SMS_URL', HUBTEL_SMS_URL_DEFAULT),
+      },
+      mnotify: null,
+    };
+  }
+  if (provider === 'mnotify') {
+    return {
+      provider,
+      hubtel: null,
+      mnotify: {
+        apiKey: required('MNOTIFY_API_KEY'),
+        sender: sender('MNOTIFY_SENDER'),
+        url: baseUrl('MNOTIFY_URL', MNOTIFY_URL_DEFAULT),
+      },
+    };
+  }
+  if (provider !== 'none') problems.push(`SMS_PROVIDER must be none, hubtel or mnotify (got "${provider}")`);
+  return { provider: 'none', hubtel: null, mnotify: null };
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -410,6 +480,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     demoMerchant: onOff('DEMO_MERCHANT', true) && URL.canParse(baseUrl) && isLoopbackHost(new URL(baseUrl).hostname),
     smtpUrl: smtpUrlSetting(env.SMTP_URL, problems),
     mailFrom: (env.MAIL_FROM ?? '').trim() || MAIL_FROM_DEFAULT,
+    sms: smsSetting(env, problems),
     clearingDays: clearingDaysSetting(env.CLEARING_DAYS, problems),
   };
   if (env.LIVE_PAYOUT_SIMULATOR !== undefined && !['on', 'off', ''].includes(env.LIVE_PAYOUT_SIMULATOR)) {

@@ -43,12 +43,16 @@ export const REFUND_EVENT_TYPES = [
  */
 export const ACCOUNT_EVENT_TYPES = ['account.updated'] as const;
 
+/** A payment link (issue 35, src/checkout/payment-links.ts): made, and changed over the API or the dashboard. */
+export const PAYMENT_LINK_EVENT_TYPES = ['payment_link.created', 'payment_link.updated'] as const;
+
 /** Every event type Sika sends. */
 export const EVENT_TYPES: readonly string[] = [
   ...CHECKOUT_SESSION_EVENT_TYPES,
   ...PAYOUT_EVENT_TYPES,
   ...REFUND_EVENT_TYPES,
   ...ACCOUNT_EVENT_TYPES,
+  ...PAYMENT_LINK_EVENT_TYPES,
 ];
 
 /** A payout as its events show it (presenters.ts, toPayoutPayload). */
@@ -81,6 +85,9 @@ const SessionReopened = Type.Object(
   { description: 'Why the session is open again.' },
 );
 
+/** Why a payment was refunded automatically (checkout.session.duplicate_payment_refunded's `duplicate.reason`). */
+export const DUPLICATE_PAYMENT_REASONS = ['session_already_paid', 'payment_link_used_up'] as const;
+
 const DuplicatePaymentRefunded = Type.Object(
   {
     attempt_reference: Type.String({
@@ -91,10 +98,16 @@ const DuplicatePaymentRefunded = Type.Object(
     refund_id: Type.String({
       description: 'The automatic refund (re_...); its refund.* events follow it to the payer.',
     }),
+    reason: Type.Optional(
+      StringEnum(DUPLICATE_PAYMENT_REASONS, {
+        description:
+          'session_already_paid: the session was already paid by another attempt (it stays success). payment_link_used_up: the session came from a payment link that had already taken every payment it may (single_use, max_payments); the session does not succeed and expires. Absent on events written before it was added: session_already_paid.',
+      }),
+    ),
   },
   {
     description:
-      'A second payment of an already paid session, refunded automatically: the merchant fulfils the order once.',
+      'A payment that is not kept, refunded automatically: a second payment of an already paid session (the merchant fulfils the order once), or a payment on a used-up payment link.',
   },
 );
 
@@ -106,6 +119,7 @@ const dataOf = (type: string): TSchema => {
   if (type.startsWith('checkout.session.')) return Type.Object({ session: Type.Ref('CheckoutSession') });
   if (type.startsWith('payout.')) return Type.Object({ payout: Type.Ref('PayoutEventObject') });
   if (type.startsWith('account.')) return Type.Object({ account: Type.Ref('Account') });
+  if (type.startsWith('payment_link.')) return Type.Object({ payment_link: Type.Ref('PaymentLink') });
   return Type.Object({ refund: Type.Ref('Refund') });
 };
 

@@ -56,7 +56,7 @@ export interface QueuedDelivery {
  * Queues the events again, keeping their ids, in one statement: with onlyFailed, each event's deliveries
  * that failed or were skipped, to endpoints still active; otherwise every delivery to an active endpoint
  * (one being tried right now is left to finish) and a new one to each active endpoint of the event's key
- * added since (as store.ts replayEvent). Only the merchant's endpoints of the environment.
+ * added since (as store.ts replayEvent), or of the merchant when no key caused the event. Only the merchant's endpoints of the environment.
  */
 export const queueReplays = (
   tx: Queryable,
@@ -71,7 +71,9 @@ export const queueReplays = (
      ), added AS (
        INSERT INTO webhook_deliveries (id, event_id, endpoint_id, merchant_id, environment, status)
        SELECT gen_random_uuid(), p.id, w.id, w.merchant_id, w.environment, '${REPLAY_INITIAL}'
-         FROM picked p JOIN webhook_endpoints w ON w.api_key_id = p.api_key_id AND w.merchant_id = $2 AND w.environment = $3 AND w.status = 'active'
+         -- An event no key caused (a payment link's session, the account's) goes to every endpoint, as outbox-store.ts fans it out.
+         FROM picked p JOIN webhook_endpoints w ON (w.api_key_id = p.api_key_id OR p.api_key_id IS NULL)
+          AND w.merchant_id = $2 AND w.environment = $3 AND w.status = 'active'
         WHERE NOT $4::boolean
        ON CONFLICT (event_id, endpoint_id) DO NOTHING
        RETURNING id, event_id, endpoint_id

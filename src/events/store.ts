@@ -238,18 +238,20 @@ export const disableEndpoint = (tx: Queryable, endpointId: string, reason: strin
 
 /** Replays keep the event id: the event's deliveries go back to pending, due now; endpoints added since get one too. */
 export async function replayEvent(tx: Queryable, eventId: string): Promise<number> {
-  const events = await tx.query<{ api_key_id: string | null }>('SELECT api_key_id FROM events WHERE id = $1', [
-    eventId,
-  ]);
+  const events = await tx.query<{ id: string }>('SELECT id FROM events WHERE id = $1', [eventId]);
   if (events.length === 0) return -1;
-  if (events[0]!.api_key_id) {
-    await tx.query(
-      `INSERT INTO webhook_deliveries (id, event_id, endpoint_id, merchant_id, environment, status)
-       SELECT gen_random_uuid(), $1, id, merchant_id, environment, '${REPLAY_INITIAL}' FROM webhook_endpoints
-        WHERE api_key_id = $2 AND status = 'active' ON CONFLICT (event_id, endpoint_id) DO NOTHING`,
-      [eventId, events[0]!.api_key_id],
-    );
-  }
+  // The endpoints of the key that caused it; an event no key caused (a settlement, a payment link's session) goes
+  // to every endpoint of its merchant and environment, as when it was written (src/events/outbox-store.ts).
+  await tx.query(
+    `INSERT INTO webhook_deliveries (id, event_id, endpoint_id, merchant_id, environment, status)
+     SELECT gen_random_uuid(), e.id, w.id, w.merchant_id, w.environment, '${REPLAY_INITIAL}'
+       FROM events e JOIN webhook_endpoints w
+         ON w.api_key_id = e.api_key_id
+         OR (e.api_key_id IS NULL AND w.merchant_id = e.merchant_id AND w.environment = e.environment)
+      WHERE e.id = $1 AND w.status = 'active'
+     ON CONFLICT (event_id, endpoint_id) DO NOTHING`,
+    [eventId],
+  );
   const rows = await tx.query(
     // A replay is one more try, numbered after the earlier ones in the log; a failed replay waits for the next replay.
     `UPDATE webhook_deliveries d SET status = '${REPLAYED}', next_try_at = now(), locked_until = NULL, updated_at = now()

@@ -4,6 +4,7 @@
 import { listApiKeys, listEndpoints } from '../accounts/integrations.ts';
 import { listUsers } from '../accounts/service.ts';
 import { recentSessions } from '../checkout/service.ts';
+import { isValidReceiptNumber, normaliseReceiptNumber } from '../checkout/receipt-number.ts';
 import type { Db, Queryable } from '../db/index.ts';
 import { ENVIRONMENTS, type Environment } from '../lib/environment.ts';
 import { balance } from '../ledger/service.ts';
@@ -70,10 +71,13 @@ const PAYMENT_REFERENCE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{3,99}$/;
  */
 export function paymentsMatching(db: Queryable, q: string): Promise<store.PaymentSearchRow[]> {
   const reference = q.trim();
-  if (!PAYMENT_REFERENCE_PATTERN.test(reference)) return Promise.resolve([]);
+  // A payer's receipt number (issue 35) as read out: spaced, dashed, in lower case, O for 0 and I or L for 1.
+  const receiptNumber = normaliseReceiptNumber(reference);
+  const receipt = isValidReceiptNumber(receiptNumber) ? [receiptNumber] : [];
+  if (!PAYMENT_REFERENCE_PATTERN.test(reference) && receipt.length === 0) return Promise.resolve([]);
   return store.findPaymentsByReference(
     db,
-    [...new Set([reference, reference.toUpperCase(), reference.toLowerCase()])],
+    [...new Set([reference, reference.toUpperCase(), reference.toLowerCase(), ...receipt])],
     PAYMENT_SEARCH_ROWS_MAX,
   );
 }

@@ -108,7 +108,7 @@ const PAYMENT_SEARCH_COLUMNS = `s.id AS session_id, s.merchant_id, m.name AS mer
 /**
  * Sessions named by one of `references` (a search text as typed and in upper and lower case: our ids are lower
  * case, Test and bank transfer references upper case): through an attempt whose provider transaction id, provider
- * reference or id it is, or by the session's own id (then with each of its attempts). Newest attempt first. Every
+ * reference or id it is, or by the session's own id or receipt number (then with each of its attempts). Newest attempt first. Every
  * arm is an equality, never a pattern (a reference is looked up, not searched in), on an indexed column: ids,
  * provider_transaction_id (migration 033) and provider_reference (which needs its own index across providers:
  * 019 and 020 index it per Live provider only).
@@ -121,7 +121,7 @@ export const findPaymentsByReference = (db: Queryable, references: readonly stri
      UNION
      (SELECT ${PAYMENT_SEARCH_COLUMNS}
         FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id LEFT JOIN payment_attempts a ON a.session_id = s.id
-       WHERE s.id = ANY($1::text[]))
+       WHERE s.id = ANY($1::text[]) OR s.receipt_number = ANY($1::text[]))
      ORDER BY attempt_created_at DESC NULLS LAST, session_created_at DESC, attempt_id DESC LIMIT $2`,
     [references, limit],
   );

@@ -15,6 +15,7 @@ import type { Queryable } from '../db/index.ts';
 import type { Environment } from '../lib/environment.ts';
 import { holdRefund } from '../ledger/service.ts';
 import { newId } from '../lib/ids.ts';
+import type { DuplicatePaymentReason } from '../checkout/duplicate-refund.ts';
 import type { LiveProviders } from '../rails/live.ts';
 import { emitRefundEvent, moveRefund } from './lifecycle.ts';
 import { DUPLICATE_REFUND_MARK, REFUND_REASON_LENGTH_MAX, type RefundRoute, type RefundRow } from './model.ts';
@@ -22,6 +23,9 @@ import { insertRefund, sessionApiKeyOf } from './store.ts';
 
 export const DUPLICATE_REFUND_REASON =
   'Duplicate payment: this checkout had already been paid by another payment, so this one was refunded automatically.';
+/** The refund's reason for a payment on a payment link that had already taken every payment it may (issue 35). */
+export const LINK_USED_UP_REFUND_REASON =
+  'Payment link used up: the link had already taken every payment it accepts, so this payment was refunded automatically.';
 
 /** Rails whose payer account Sika does not know: an operator pays the refund by transfer. */
 const OPERATOR_RAILS: readonly string[] = ['cash', 'bank_transfer'];
@@ -90,12 +94,16 @@ export const createPayerReturn = (
   reason: string,
 ): Promise<RefundRow> => refundToPayer(tx, attempt, newId('re'), { amountMinor, reason, metadata: {}, provider: null });
 
-/** The refund of a duplicate payment (see the top); the caller has credited amountMinor without fee. */
+/**
+ * The refund of a duplicate payment (see the top); the caller has credited amountMinor without fee. A payment on
+ * a used-up payment link is refunded the same way, its metadata saying so (`because`) for the dashboard.
+ */
 export async function refundDuplicatePayment(
   tx: Queryable,
   attempt: RefundedAttempt & { rail: string; provider: string },
   amountMinor: number,
   providers: LiveProviders | undefined,
+  reason: DuplicatePaymentReason = 'session_already_paid',
 ): Promise<RefundRow> {
   const id = newId('re');
   const rail =
@@ -104,8 +112,11 @@ export async function refundDuplicatePayment(
       : null;
   return refundToPayer(tx, attempt, id, {
     amountMinor,
-    reason: DUPLICATE_REFUND_REASON,
-    metadata: { automatic: DUPLICATE_REFUND_MARK },
+    reason: reason === 'payment_link_used_up' ? LINK_USED_UP_REFUND_REASON : DUPLICATE_REFUND_REASON,
+    metadata:
+      reason === 'payment_link_used_up'
+        ? { automatic: DUPLICATE_REFUND_MARK, because: reason }
+        : { automatic: DUPLICATE_REFUND_MARK },
     provider: rail ? { name: rail.provider, reference: rail.reference({ refundId: id }) } : null,
   });
 }

@@ -49,6 +49,14 @@ import { MERCHANT_FILTERS } from '../ops/merchant-overview.ts';
 import { MAIL_STATUSES } from '../mail/model.ts';
 import { SETTLEMENT_INTERVALS, TIME_OF_DAY_PATTERN, WEEKDAYS } from '../payouts/settlement-schedule.ts';
 import { CLEARING_DAYS_MAX, RESERVE_DAYS_MAX, RESERVE_DAYS_MIN } from '../ops/clearing-settings.ts';
+import {
+  CUSTOM_FIELD_KEY_LENGTH_MAX,
+  CUSTOM_FIELD_LABEL_LENGTH_MAX,
+  CUSTOM_FIELD_TYPES,
+  CUSTOM_FIELDS_MAX,
+  LINK_DESCRIPTION_LENGTH_MAX,
+  LINK_NAME_LENGTH_MAX,
+} from '../checkout/payment-link-model.ts';
 
 /** Fastify's default maxParamLength: a longer path parameter is refused by the router (414) anyway. */
 export const CONSOLE_ID_LENGTH_MAX = 100;
@@ -103,6 +111,17 @@ const cedis = (title?: string) =>
     examples: ['502.00'],
     ...(title ? { title } : {}),
   });
+/** An amount in GHS as cedis() takes it, or nothing (a form's amount field that is not always used). */
+const optionalCedis = (title: string) =>
+  Type.String({
+    maxLength: CEDIS_FIELD_LENGTH_MAX,
+    pattern: `^\\s*$|${CEDIS_PATTERN}`,
+    description: 'an amount in GHS above zero with at most 2 decimals, e.g. 502.00',
+    examples: ['502.00'],
+    title,
+  });
+/** How the New link form's amount is set: fixed by the merchant, or chosen by the payer. */
+const LINK_AMOUNT_TYPES = ['fixed', 'open'] as const;
 const Id = Type.String({ minLength: 1, maxLength: CONSOLE_ID_LENGTH_MAX });
 /** Ids stored as uuid columns (API keys, webhook endpoints, integrations, banks, branches, merchants). */
 const Uuid = Type.String({
@@ -303,6 +322,69 @@ export const dashboardSchemas = {
     ]),
     { params: IdParams },
   ),
+  // Payment links (issue 35): the list, the New link form (a fixed amount or the payer's choice, in GHS as typed,
+  // each left empty when not used; CUSTOM_FIELDS_MAX numbered rows of custom fields, blank rows ignored), a link's
+  // page (created: just made, named in the flash), its edit and its activation.
+  links: page(),
+  createLink: post(
+    form(
+      {
+        name: needed(LINK_NAME_LENGTH_MAX),
+        description: text(LINK_DESCRIPTION_LENGTH_MAX),
+        amount_type: oneOf(LINK_AMOUNT_TYPES),
+        amount: optionalCedis('Amount'),
+        amount_min: optionalCedis('At least'),
+        amount_max: optionalCedis('At most'),
+        ...Object.fromEntries(
+          Array.from({ length: CUSTOM_FIELDS_MAX }, (_, i) => i + 1).flatMap((n) => [
+            [
+              `field_${n}_key`,
+              Type.String({
+                maxLength: CUSTOM_FIELD_KEY_LENGTH_MAX,
+                pattern: '^[a-z0-9_]*$',
+                title: `Key ${n}`,
+                description: 'lower-case letters, digits and _, e.g. student_name',
+              }),
+            ],
+            [`field_${n}_label`, text(CUSTOM_FIELD_LABEL_LENGTH_MAX)],
+            [
+              `field_${n}_type`,
+              Type.Unsafe<string>({
+                type: 'string',
+                enum: [...CUSTOM_FIELD_TYPES],
+                examples: [CUSTOM_FIELD_TYPES[0]],
+                title: `Type ${n}`,
+              }),
+            ],
+            [`field_${n}_required`, oneOf(['on'])],
+          ]),
+        ),
+        single_use: oneOf(['on']),
+        max_payments: Type.String({
+          maxLength: 6,
+          pattern: '^(?:[1-9][0-9]{0,5})?$',
+          title: 'Most payments',
+          description: 'a whole number from 1, or nothing for no limit',
+        }),
+        expires: dayParam('Expires on'),
+        redirect_url: text(URL_FIELD_LENGTH_MAX),
+      },
+      ['name', 'amount_type'],
+    ),
+  ),
+  link: page(query({ created: Type.Optional(oneOf(['1'])) }), { params: IdParams }),
+  editLink: post(
+    form(
+      {
+        name: needed(LINK_NAME_LENGTH_MAX),
+        description: text(LINK_DESCRIPTION_LENGTH_MAX),
+        expires: dayParam('Expires on'),
+      },
+      ['name'],
+    ),
+    { params: IdParams },
+  ),
+  linkActive: post(form({ active: oneOf(ON_OFF) }, ['active']), { params: IdParams }),
 };
 
 /** The longest `after` cursor console-list.ts decodeCursor reads (a longer one is refused here rather than ignored). */

@@ -52,6 +52,7 @@ export const MERCHANT_NAV: [string, string][] = [
   ['home', '/dashboard'],
   ['developers', '/dashboard/developers'],
   ['checkout', '/dashboard/sessions'],
+  ['links', '/dashboard/links'],
   ['refunds', '/dashboard/refunds'],
   ['payouts', '/dashboard/payouts'],
   ['settlements', '/dashboard/settlements'],
@@ -75,7 +76,7 @@ const OPERATOR_NAV: [string, string][] = [
 ];
 /** The dashboard's Go-Live application, in the nav while the merchant is not approved. */
 const ACTIVATION_NAV: [string, string] = ['activation', '/dashboard/activation'];
-const NAV_LABELS: Record<string, string> = { activation: 'Activate your account' };
+const NAV_LABELS: Record<string, string> = { activation: 'Activate your account', links: 'Payment links' };
 const label = (key: string) => key[0]!.toUpperCase() + key.slice(1);
 
 export function page(options: PageOptions): string {

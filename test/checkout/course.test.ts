@@ -158,6 +158,7 @@ describe(`a payer changes course (${storageKind})`, () => {
       amount_minor: totalOf('momo', 30_000),
       currency: 'GHS',
       refund_id: refunds[0]!.id,
+      reason: 'session_already_paid',
     });
     assert.deepEqual(await checkInvariants(t.db, m.merchant_id), []);
   });

@@ -68,8 +68,8 @@ describe(`sika trigger (${storageKind})`, () => {
       EVENT_TYPES.filter((type) => !(type in OPERATOR_EVENTS)),
     );
     assert.deepEqual(Object.keys(OPERATOR_EVENTS), ['account.updated']);
-    assert.equal(EVENT_TYPES.length, 18);
-    for (const prefix of ['checkout.session.', 'refund.', 'payout.'])
+    assert.equal(EVENT_TYPES.length, 20);
+    for (const prefix of ['checkout.session.', 'refund.', 'payout.', 'payment_link.'])
       assert.ok(
         TRIGGER_EVENTS.some((type) => type.startsWith(prefix)),
         prefix,

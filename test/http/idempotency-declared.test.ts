@@ -109,6 +109,32 @@ const KEYED: Record<string, (c: Ctx) => Promise<KeyedCase>> = {
       effect: count(t, 'SELECT count(*)::int AS n FROM checkout_sessions WHERE merchant_id = $1', [m.merchant_id]),
     };
   },
+  'POST /api/v1/payment-links': async ({ t }) => {
+    const m = await t.merchant();
+    return {
+      path: '/api/v1/payment-links',
+      key: m.test_api_key,
+      same: { body: { name: 'Walk fees', amount_minor: 100 } },
+      changed: { body: { name: 'Walk fees', amount_minor: 101 } },
+      effect: count(t, 'SELECT count(*)::int AS n FROM payment_links WHERE merchant_id = $1', [m.merchant_id]),
+    };
+  },
+  'POST /api/v1/payment-links/{id}': async ({ t }) => {
+    const m = await t.merchant();
+    const link = await call(t, 'POST', '/api/v1/payment-links', {
+      key: m.test_api_key,
+      body: { name: 'Walk fees', amount_minor: 100 },
+    });
+    assert.equal(link.statusCode, 201, link.body);
+    const id = link.json().id as string;
+    return {
+      path: `/api/v1/payment-links/${id}`,
+      key: m.test_api_key,
+      same: { body: { name: 'Walk fees, term 2' } },
+      changed: { body: { name: 'Walk fees, term 3' } },
+      effect: versions(t, 'payment_links', 'id = $1', [id]),
+    };
+  },
   'POST /api/v1/invoice-lines': async ({ t }) => {
     const m = await t.merchant();
     await syncCodes(t, m.test_api_key, [{ code: 'TUITION', name: 'Tuition' }]);

@@ -57,6 +57,16 @@ const BEYOND_SCHEMAS: { field: RegExp; message: RegExp }[] = [
   { field: /^(from|to)$/, message: /^must not be before from$|^must be at most \d+ days/ },
   { field: /^(merchant_id|environment)$/, message: /^conflicts with the API key$/ },
   { field: /^metadata$/, message: /^is too large$/ },
+  // A payment link (issue 35): a fixed amount or a range, the range's order, unique custom field keys, a single-use
+  // link's one payment, an expiry in the future, and a change that changes something.
+  {
+    field: /^amount_m(in|ax)_minor$/,
+    message: /^must not be given with amount_minor$|^must be at (least|most) amount_m(in|ax)_minor/,
+  },
+  { field: /^custom_fields\.\d+\.key$/, message: /^repeats the key / },
+  { field: /^max_payments$/, message: /^must be 1 \(or left out\) on a single_use link$/ },
+  { field: /^expires_at$/, message: /^must be in the future$/ },
+  { field: /^body$/, message: /^must change at least one of / },
   // A settlement schedule that is not manual needs a settlement account: the one given, or the one already saved.
   { field: /^recipient_id$/, message: /^is required for a (daily|weekly|monthly) schedule/ },
   // A rule of the JSON text, not of its values, in free-form values (metadata, a line reported in errors):
@@ -151,6 +161,8 @@ describe(`the API document is exactly as strict as the server (${storageKind})`,
     const wallet = await momoRecipient(t, key);
     const held = await createPayout(t, key, bank.id, 1_000, { test_outcome: 'processing' });
     const done = await createPayout(t, key, wallet.id, 1_000);
+    const link = await api(t, key, 'POST', '/api/v1/payment-links', { name: 'Fees', amount_minor: 1_000 });
+    assert.equal(link.statusCode, 201, link.body);
     const upload = multipartFile('file', 'proof.png', 'image/png', PNG);
     const evidence = await t.app.inject({
       method: 'POST',
@@ -160,6 +172,7 @@ describe(`the API document is exactly as strict as the server (${storageKind})`,
     });
     Object.assign(ids, {
       session: [open.id, paid.id, waiting.id],
+      link: [link.json().id],
       attempt: [attempt.attempt_reference, pendingAttempt.attempt_reference],
       refund: [refund.json().id],
       event: events.map((event) => event.id).slice(0, 5),
@@ -182,7 +195,16 @@ describe(`the API document is exactly as strict as the server (${storageKind})`,
     return {
       reference: some(path.startsWith('/api/v1/test/payment-attempts/') ? ids.attempt : ids.session),
       attempt_reference: some(ids.attempt),
-      id: some(path.startsWith('/api/v1/events') ? ids.event : path.includes('/refunds') ? ids.refund : ids.session),
+      id: some(
+        path.startsWith('/api/v1/events')
+          ? ids.event
+          : path.includes('/refunds')
+            ? ids.refund
+            : path.startsWith('/api/v1/payment-links')
+              ? ids.link
+              : ids.session,
+      ),
+      payment_link_id: some(ids.link),
       session_id: some(ids.session),
       // A cursor names an object of the list (BEYOND_SCHEMAS: an unknown one is a 400).
       starting_after: some(
@@ -192,7 +214,9 @@ describe(`the API document is exactly as strict as the server (${storageKind})`,
             ? ids.refund
             : path.includes('/balance')
               ? ids.transaction
-              : ids.session,
+              : path.includes('/payment-links')
+                ? ids.link
+                : ids.session,
       ),
       payout_id: some(ids.payout),
       recipient_id: some(ids.recipient),

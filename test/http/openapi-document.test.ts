@@ -408,6 +408,15 @@ describe(`OpenAPI document (${storageKind})`, () => {
     });
     assert.equal(payout.statusCode, 201, payout.body);
     check('Payout', payout.json());
+    const link = await call(t, 'POST', '/api/v1/payment-links', {
+      key,
+      body: { name: 'School fees', custom_fields: [{ key: 'student', label: 'Student', type: 'text' }] },
+    });
+    assert.equal(link.statusCode, 201, link.body);
+    check('PaymentLink', link.json());
+    const changed = await call(t, 'POST', `/api/v1/payment-links/${link.json().id}`, { key, body: { active: false } });
+    assert.equal(changed.statusCode, 200, changed.body);
+    check('PaymentLink', changed.json());
     const refused = await call(t, 'POST', '/api/v1/payouts/recipients', {
       key,
       body: { account_type: 'mobile-money', account_name: 'Kofi Boateng' },
@@ -429,6 +438,8 @@ describe(`OpenAPI document (${storageKind})`, () => {
       'refund.created',
       'refund.succeeded',
       'payout.paid',
+      'payment_link.created',
+      'payment_link.updated',
     ])
       assert.ok(types.has(type), `${type} among ${[...types]}`);
   });

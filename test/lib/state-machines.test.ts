@@ -32,6 +32,8 @@ import * as eventStore from '../../src/events/store.ts';
 import { statementLineMachine } from '../../src/statements/model.ts';
 import { refundMachine } from '../../src/refunds/model.ts';
 import { approvalMachine } from '../../src/ops/approvals-model.ts';
+import { mailMachine } from '../../src/mail/model.ts';
+import { smsMachine } from '../../src/sms/model.ts';
 import { startTestApp, type TestContext } from '../support/helpers.ts';
 import { attemptsOf, deliveryOf, emitTestEvent } from '../support/webhooks.ts';
 import { call } from '../support/http.ts';
@@ -195,6 +197,30 @@ const EXPECTED: Expected[] = [
     transitions: { pending: ['approved', 'rejected'], approved: [], rejected: [] },
     initial: ['pending'],
     final: ['approved', 'rejected'],
+  },
+  {
+    machine: mailMachine,
+    table: 'mail_outbox',
+    column: 'status',
+    // Queued pending, sent (or logged with no SMTP server) by the send-mail worker, pending again after a failed
+    // try on its schedule, failed when it is spent; an operator may send a logged or failed mail again.
+    transitions: {
+      pending: ['sent', 'logged', 'failed', 'pending'],
+      sent: [],
+      logged: ['pending'],
+      failed: ['pending'],
+    },
+    initial: ['pending'],
+    final: ['sent'],
+  },
+  {
+    machine: smsMachine,
+    table: 'sms_outbox',
+    column: 'status',
+    // As mail, but nothing sends an SMS again: a lost answer may have been delivered (issue 35).
+    transitions: { pending: ['sent', 'logged', 'failed', 'pending'], sent: [], logged: [], failed: [] },
+    initial: ['pending'],
+    final: ['sent', 'logged', 'failed'],
   },
 ];
 

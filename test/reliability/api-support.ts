@@ -80,6 +80,8 @@ export interface Objects {
   refund: string;
   /** One of this environment's events. */
   event: string;
+  /** A payment link (issue 35). */
+  paymentLink: string;
   /** Strings that belong to this environment's objects only (customer, invoice, amount, ids). */
   secrets: string[];
   customerName: string;
@@ -143,6 +145,12 @@ export async function createObjects(
   const rail = options.rail ?? (environment === 'test' ? 'momo' : 'cash');
   uniqueAmount += 13;
   const amountMinor = uniqueAmount;
+  // First, so the refund's event stays this environment's latest (event below).
+  const paymentLink = await ok(
+    api(t, key, 'POST', '/api/v1/payment-links', { name: `Link ${tag}`, amount_minor: amountMinor }),
+    201,
+    `create a ${environment} payment link`,
+  );
   const session = await ok(
     api(t, key, 'POST', '/api/v1/sessions', {
       amount_minor: amountMinor,
@@ -271,6 +279,7 @@ export async function createObjects(
     evidence: evidence.id,
     refund: refund.id,
     event: event!.id,
+    paymentLink: paymentLink.id,
     secrets: [
       session.id,
       attempt,
@@ -286,6 +295,8 @@ export async function createObjects(
       `Order ${tag}`,
       `Recipient ${tag}`,
       `rel-${tag}`,
+      paymentLink.id,
+      `Link ${tag}`,
     ],
     customerName,
     customerEmail,

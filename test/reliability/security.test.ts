@@ -56,6 +56,7 @@ const UNKNOWN: Objects = {
   evidence: 'evd_00000000000000000000000000',
   refund: 're_00000000000000000000000000',
   event: 'evt_00000000000000000000000000',
+  paymentLink: 'pl_00000000000000000000000000',
   secrets: [],
   customerName: '',
   customerEmail: '',
@@ -73,6 +74,12 @@ const SCOPES: { prefix: string; scope: Scope; reason?: string }[] = [
   { prefix: '/api/v1/checkout/', scope: 'payer' },
   { prefix: '/api/v1/', scope: 'key' },
   { prefix: '/pay/', scope: 'payer' },
+  {
+    prefix: '/l/',
+    scope: 'exempt',
+    reason:
+      "a payment link's public page, form, QR codes and poster (issue 35): its random slug is what the merchant shares with every payer; it shows only what the link shows and makes a new session, never reads one (test/web/payment-link-page.test.ts)",
+  },
   {
     prefix: '/dashboard/login/link/',
     scope: 'exempt',
@@ -128,6 +135,10 @@ const KEY_ROUTES: Record<string, KeyRoute> = {
     liveKeyStatus: { status: 403, code: 'FORBIDDEN' },
   },
   'GET /api/v1/events/:id': { request: (o) => ({ url: `/api/v1/events/${o.event}` }) },
+  'GET /api/v1/payment-links/:id': { request: (o) => ({ url: `/api/v1/payment-links/${o.paymentLink}` }) },
+  'POST /api/v1/payment-links/:id': {
+    request: (o) => ({ url: `/api/v1/payment-links/${o.paymentLink}`, body: { active: false } }),
+  },
   'POST /api/v1/events/:id/replay': { request: (o) => ({ url: `/api/v1/events/${o.event}/replay` }) },
   'GET /api/v1/payouts/:payout_id': { request: (o) => ({ url: `/api/v1/payouts/${o.payout}` }) },
   'POST /api/v1/payouts/:payout_id/cancel': {
@@ -156,6 +167,8 @@ interface PayerRoute {
   unknown: number;
   /** HTML page (else the JSON API). */
   html?: boolean;
+  /** A form whose refusals are pages too (a POST of the payer page otherwise answers with the API's envelope). */
+  formPage?: boolean;
 }
 
 /** Public payer routes (the unguessable session id is the capability): how to call each for a session. */
@@ -229,6 +242,23 @@ const PAYER_ROUTES: Record<string, PayerRoute> = {
     unknown: 404,
     html: true,
   },
+  // A payer's receipt (issue 35): 404 before success and for an unknown id.
+  'GET /pay/:reference/receipt': {
+    request: (s) => ({ method: 'GET', url: `/pay/${s.session}/receipt` }),
+    unknown: 404,
+    html: true,
+  },
+  'GET /pay/:reference/receipt.pdf': {
+    request: (s) => ({ method: 'GET', url: `/pay/${s.session}/receipt.pdf` }),
+    unknown: 404,
+    html: true,
+  },
+  'POST /pay/:reference/receipt/email': {
+    request: (s) => ({ method: 'POST', url: `/pay/${s.session}/receipt/email`, body: { email: 'payer@example.com' } }),
+    unknown: 404,
+    html: true,
+    formPage: true,
+  },
   'POST /pay/:reference/test-outcome': {
     request: (s, attempt) => ({
       method: 'POST',
@@ -254,6 +284,13 @@ interface DashboardRoute {
 const DASHBOARD_ROUTES: Record<string, DashboardRoute> = {
   'GET /dashboard/sessions/:id': { request: (o) => ({ method: 'GET', url: `/dashboard/sessions/${o.session}` }) },
   'GET /dashboard/payouts/:id': { request: (o) => ({ method: 'GET', url: `/dashboard/payouts/${o.payout}` }) },
+  'GET /dashboard/links/:id': { request: (o) => ({ method: 'GET', url: `/dashboard/links/${o.paymentLink}` }) },
+  'POST /dashboard/links/:id': {
+    request: (o) => ({ method: 'POST', url: `/dashboard/links/${o.paymentLink}`, fields: { name: 'isolation check' } }),
+  },
+  'POST /dashboard/links/:id/active': {
+    request: (o) => ({ method: 'POST', url: `/dashboard/links/${o.paymentLink}/active`, fields: { active: 'off' } }),
+  },
   'POST /dashboard/sessions/:id/refunds': {
     request: (o) => ({
       method: 'POST',
@@ -822,7 +859,7 @@ describe(`security: isolation, keys, SSRF and payer pages (${storageKind})`, () 
             continue;
           }
           assert.equal(res.statusCode, 404, `${context}: ${res.statusCode} ${res.body.slice(0, 200)}`);
-          if (route.html && route.request(sessions[0]!.objects, '').method === 'GET')
+          if (route.html && (route.formPage || route.request(sessions[0]!.objects, '').method === 'GET'))
             assert.match(String(res.headers['content-type']), /^text\/html/, context);
           else checkEnvelope(res, context);
           for (const session of sessions) assertNoSecrets(res.body, session.secrets, context);

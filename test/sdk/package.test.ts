@@ -133,6 +133,15 @@ step = 'sika.events.list';
 const events = await sika.events.list({ object_id: session.id });
 step = 'sika.events.replay';
 const replay = await sika.events.replay(events.data[0].id);
+step = 'sika.paymentLinks.create';
+const link = await sika.paymentLinks.create({ name: 'Fees ' + INVOICE_REF, amount_minor: 25050 });
+step = 'sika.paymentLinks.update';
+const linkUpdated = await sika.paymentLinks.update(link.id, { active: false });
+step = 'sika.paymentLinks.retrieve';
+const linkAgain = await sika.paymentLinks.retrieve(link.id);
+const linkIds = [];
+step = 'sika.paymentLinks.listAll';
+for await (const l of sika.paymentLinks.listAll({ limit: 1 })) linkIds.push(l.id);
 
 let notFound = null;
 try {
@@ -143,6 +152,7 @@ try {
 
 console.log(JSON.stringify({
   session, replayed, replayedAgain, attempt, simulated, paid, successIds, recipient, payout, payoutAgain, payoutIds, balance,
+  link, linkUpdated, linkAgain, linkIds,
   events: events.data, replay, notFound,
 }));
 `;
@@ -329,6 +339,14 @@ describe(`@sika/node: the packed tarball in a scratch project against this serve
       (out.events as { type: string }[]).some((event) => event.type === 'checkout.session.completed'),
       JSON.stringify(out.events),
     );
+    const link = out.link as { id: string; object: string; amount_minor: number; active: boolean };
+    assert.match(link.id, /^pl_/);
+    assert.equal(link.object, 'payment_link');
+    assert.equal(link.amount_minor, 25_050);
+    assert.equal(link.active, true);
+    assert.equal((out.linkUpdated as { active: boolean }).active, false);
+    assert.deepEqual(out.linkAgain, out.linkUpdated);
+    assert.deepEqual(out.linkIds, [link.id]);
     const replay = out.replay as { object: string; event_id: string; deliveries_queued: number };
     assert.equal(replay.object, 'event_replay');
     assert.equal(replay.event_id, (out.events as { id: string }[])[0]!.id);

@@ -1,5 +1,5 @@
 // A foreign id is a 404 everywhere on the merchant dashboard (issue 29, item 7): another merchant's key,
-// endpoint, session, payout, refund, recipient, integration or event, and the other environment's, whether
+// endpoint, session, payout, refund, recipient, integration, event or payment link, and the other environment's, whether
 // in the path or in a form field or query, gets the answer an unknown id gets, and nothing changes. The
 // routes come from the app (app.registeredRoutes), so a new route with an id is walked too, or fails here
 // until the walk knows what its id names. Over real HTTP, on both storages; the owner's own ids get past
@@ -10,12 +10,13 @@ import { after, before, describe, it } from 'node:test';
 import type { Db } from '../../src/db/index.ts';
 import type { RegisteredRoute } from '../../src/app.ts';
 import type { Environment } from '../../src/lib/environment.ts';
+import { createPaymentLink } from '../../src/checkout/payment-links.ts';
 import { LivePayoutSimulator } from '../../src/rails/payouts.ts';
 import { HttpConsole, validForm, type FormSchema, type HttpAnswer } from '../support/console-client.ts';
 import { startTestApp, storageKind, type TestContext } from '../support/helpers.ts';
 import { createObjects, payoutReadyMerchant, type Merchant } from '../reliability/api-support.ts';
 
-type Kind = 'session' | 'payout' | 'refund' | 'recipient' | 'apiKey' | 'endpoint' | 'event' | 'integration';
+type Kind = 'session' | 'payout' | 'refund' | 'recipient' | 'apiKey' | 'endpoint' | 'event' | 'integration' | 'link';
 type Ids = Record<Kind, string>;
 
 /** What a path id names, by the path segment before it. */
@@ -27,6 +28,7 @@ const PATH_KINDS: Record<string, Kind> = {
   keys: 'apiKey',
   webhooks: 'endpoint',
   events: 'event',
+  links: 'link',
 };
 /** Path parameters that are not ids: a value the route takes. */
 const PATH_WORDS: Record<string, string> = { action: 'disable' };
@@ -93,6 +95,14 @@ async function idsOf(t: TestContext, m: Merchant, environment: Environment): Pro
     integration: await one(
       'SELECT id FROM integrations WHERE merchant_id = $1 AND environment = $2 ORDER BY created_at LIMIT 1',
     ),
+    link: (
+      await createPaymentLink(
+        t.db,
+        { merchantId: m.merchant_id, environment, apiKeyId: null, userId: null },
+        { name: `Isolation ${environment}`, amount_minor: 1_000 },
+        t.config.checkoutUrlHost,
+      )
+    ).id,
   };
 }
 

@@ -182,7 +182,13 @@ describe(`payment references: API, exports, console search, dashboard (${storage
       headers: { accept: 'text/csv' },
     });
     assert.equal(sessions.statusCode, 200, sessions.body);
-    assert.deepEqual(headerOf(sessions.body), [...SESSION_COLUMNS_BEFORE, ...APPENDED]);
+    // Issue 35 appends the payment link and the payer's custom fields after these (test/checkout/payment-links-api.test.ts).
+    assert.deepEqual(headerOf(sessions.body), [
+      ...SESSION_COLUMNS_BEFORE,
+      ...APPENDED,
+      'payment_link_id',
+      'custom_fields',
+    ]);
     const rows = csvRows(sessions.body);
     assert.deepEqual(
       rows.map((r) => r.id),

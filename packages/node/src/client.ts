@@ -137,6 +137,21 @@ export class Sika {
     listAll: (query?: Omit<Query<'/api/v1/refunds'>, 'starting_after'>) => paginate(this.refunds.list, query),
   };
 
+  /** Payment links (issue 35): a page any payer opens to pay, each payment an ordinary session. */
+  readonly paymentLinks = {
+    create: (body: RequestBody<'/api/v1/payment-links'>, options?: RequestOptions) =>
+      unwrap(this.api.POST('/api/v1/payment-links', { body, ...init(options) })),
+    retrieve: (id: string, options?: RequestOptions) =>
+      unwrap(this.api.GET('/api/v1/payment-links/{id}', { params: { path: { id } }, ...init(options) })),
+    list: (query?: Query<'/api/v1/payment-links'>, options?: RequestOptions) =>
+      unwrap(this.api.GET('/api/v1/payment-links', { params: { query }, ...init(options) })),
+    listAll: (query?: Omit<Query<'/api/v1/payment-links'>, 'starting_after'>) =>
+      paginate(this.paymentLinks.list, query),
+    /** Changes name, description, active or expires_at (null clears it). */
+    update: (id: string, body: RequestBody<'/api/v1/payment-links/{id}'>, options?: RequestOptions) =>
+      unwrap(this.api.POST('/api/v1/payment-links/{id}', { params: { path: { id } }, body, ...init(options) })),
+  };
+
   readonly events = {
     retrieve: (id: string, options?: RequestOptions) =>
       unwrap(this.api.GET('/api/v1/events/{id}', { params: { path: { id } }, ...init(options) })),

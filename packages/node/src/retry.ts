@@ -18,6 +18,8 @@ type PostPath = { [P in keyof paths]: paths[P] extends { post: object } ? P : ne
  */
 export const KEYED_POSTS = [
   '/api/v1/sessions',
+  '/api/v1/payment-links',
+  '/api/v1/payment-links/{id}',
   '/api/v1/invoice-lines',
   '/api/v1/revenue-lines',
   '/api/v1/refunds',

@@ -59,6 +59,8 @@ export interface PageModel {
   lastUnpaid: AttemptRow | null;
   slip: SlipView | null;
   banks: BankBranches[];
+  /** The success screen offers the receipt by SMS too: a provider is configured (issue 35). */
+  smsReceipts?: boolean;
 }
 
 /**

@@ -19,6 +19,8 @@ import { sendError } from '../../http/error-handler.ts';
 import { sessionTakesPayments } from '../../http/auth.ts';
 import { registerErrorPages } from '../error-pages.ts';
 import type { AttemptFacts, Assets, PageModel, Screen } from './page-model.ts';
+import { smsReceiptsOffered } from '../../checkout/receipts.ts';
+import { receiptRoutes } from './receipt-routes.ts';
 import { renderPayPage, renderProblemPage, renderSlipPage } from './render.ts';
 import { PrecompressedAsset, sendCompressed } from './send.ts';
 import { CHECKOUT_CSS } from './styles.ts';
@@ -80,6 +82,7 @@ export async function payerPageRoutes(app: FastifyInstance, deps: AppDeps): Prom
   const styleHash = createHash('sha256').update(CHECKOUT_CSS).digest('base64');
   const csp = `default-src 'none'; script-src 'self'; style-src 'sha256-${styleHash}'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
   const limited = [deps.limiters.perIp, deps.limiters.perSession];
+  const smsReceipts = smsReceiptsOffered(deps.config);
 
   function sendHtml(request: FastifyRequest, reply: FastifyReply, body: string, status = 200): FastifyReply {
     reply
@@ -188,6 +191,7 @@ export async function payerPageRoutes(app: FastifyInstance, deps: AppDeps): Prom
       lastUnpaid,
       slip: slipRow ? await toSlipResponse(deps.db, slipRow, false) : null,
       banks: slipRow ? (await getOptions(deps.db)).banks : [],
+      smsReceipts,
     };
   }
 
@@ -285,4 +289,7 @@ export async function payerPageRoutes(app: FastifyInstance, deps: AppDeps): Prom
       return reply.redirect(`/pay/${encodeURIComponent(reference)}`, 303);
     },
   );
+
+  // The receipt of a paid session (issue 35): its page, PDF and the forms sending it.
+  await receiptRoutes(app, deps, { sendHtml, notFoundPage, assets, limited });
 }

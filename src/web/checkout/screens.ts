@@ -23,6 +23,7 @@ import {
   testPanel,
 } from './page-parts.ts';
 import { PAYER_VIEWS } from './payer-views.ts';
+import { receiptSendForm } from './receipt-page.ts';
 import { cardRedirectUrl } from './payer-views/card.ts';
 import { slipArticle } from './payer-views/cash-slip.ts';
 import { mobileMoneyView } from './payer-views/mobile-money.ts';
@@ -187,6 +188,9 @@ ${kv([
   ...(a?.finalized_at ? ([['Date', formatAccra(a.finalized_at)]] as [string, string][]) : []),
 ])}
 ${returnLink(m, true)}
+<div class="actions"><a class="button block${raw(m.session.return_to_merchant_url ? ' secondary' : '')}" href="/pay/${m.session.id}/receipt">View receipt</a><a class="button secondary block" href="/pay/${m.session.id}/receipt.pdf" download>Download PDF</a></div>
+<div class="gap">${receiptSendForm(m.session.id, 'email')}
+${when(m.smsReceipts, () => receiptSendForm(m.session.id, 'sms'))}</div>
 <p class="hint">You can close this page. ${m.session.merchant_name} will be told about your payment.</p></div>`;
 }
 

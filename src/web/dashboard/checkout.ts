@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { SESSION_STATUSES } from '../../checkout/model.ts';
 import { requestRefund, sessionRefundState } from '../../refunds/session-refunds.ts';
+import { sessionIdByReceiptNumber } from '../../checkout/receipts.ts';
 import { listSessionsPage, sessionDetail } from '../../checkout/service.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { errorHeaders, statusOf } from '../../http/errors.ts';
@@ -66,6 +67,11 @@ export async function checkoutPages(app: FastifyInstance, deps: AppDeps): Promis
       const q = request.query;
       const status = (SESSION_STATUSES as readonly string[]).includes(q.status ?? '') ? q.status! : null;
       const invoiceRef = q.invoice_ref?.trim().slice(0, 120) || null;
+      // A receipt number a payer reads out (issue 35), typed in the same box: straight to its session.
+      const byReceipt = invoiceRef
+        ? await sessionIdByReceiptNumber(db, session.merchantId!, session.environment, invoiceRef)
+        : null;
+      if (byReceipt) return reply.redirect(`/dashboard/sessions/${encodeURIComponent(byReceipt)}`, 303);
       const from = validDate(q.from);
       const to = validDate(q.to);
       const pageNumber = Math.max(1, Math.min(10_000, Number.parseInt(q.page ?? '1', 10) || 1));
@@ -95,7 +101,7 @@ export async function checkoutPages(app: FastifyInstance, deps: AppDeps): Promis
         html`<h1>Checkout sessions</h1>
 <form method="get" action="/dashboard/sessions" class="card row" aria-label="Filters">
   <div><label for="f-status">Status</label><select id="f-status" name="status"><option value="">Any</option>${SESSION_STATUSES.map((s) => html`<option value="${s}"${raw(s === status ? ' selected' : '')}>${s}</option>`)}</select></div>
-  <div><label for="f-invoice">Invoice ref</label><input id="f-invoice" name="invoice_ref" value="${invoiceRef ?? ''}"></div>
+  <div><label for="f-invoice">Invoice ref or receipt no.</label><input id="f-invoice" name="invoice_ref" value="${invoiceRef ?? ''}"></div>
   <div><label for="f-from">From</label><input id="f-from" name="from" type="date" value="${from ?? ''}"></div>
   <div><label for="f-to">To</label><input id="f-to" name="to" type="date" value="${to ?? ''}"></div>
   <div><button type="submit">Filter</button> <a href="/dashboard/sessions">Clear</a></div></form>
@@ -148,7 +154,7 @@ ${rows.length === 0 ? html`<tr><td colspan="5" class="muted">No sessions match.<
       html`<h1>Session <span class="mono">${s.id}</span> ${statusBadge(s.status)}</h1>
 ${duplicates.map(duplicatePaymentNotice)}
 <div class="card grid"><div class="stat"><div class="label">Amount</div><div class="value">${money(s.amount_minor)}</div></div>
-<div><div class="muted">Invoice</div>${s.invoice_ref}</div><div><div class="muted">Customer</div>${s.customer_name ?? '–'} ${s.customer_email ?? ''}</div>
+<div><div class="muted">Invoice</div>${s.invoice_ref}</div>${s.receipt_number ? html`<div><div class="muted">Receipt number</div><span class="mono">${s.receipt_number}</span></div>` : ''}<div><div class="muted">Customer</div>${s.customer_name ?? '–'} ${s.customer_email ?? ''}</div>
 <div><div class="muted">Created · expires</div>${when_(s.created_at)}<br>${when_(s.expires_at)}</div><div><div class="muted">Finalized</div>${s.finalized_at ? when_(s.finalized_at) : 'not yet'}</div></div>
 <h2>Payment attempts</h2><div class="table-wrap"><table aria-label="Payment attempts"><thead><tr><th>Attempt</th><th>Rail</th><th>Charged</th><th>Fee</th><th>Status</th><th>Provider status</th><th>References</th><th>Created</th></tr></thead><tbody>
 ${attempts.map((a) => html`<tr><td class="mono">${a.id}</td><td>${a.rail}${a.network ? ` (${a.network})` : ''}</td><td>${money(a.amount_charged_minor)}${receivedNote(a)}</td><td>${money(a.fee_received_minor ?? a.fee_minor)} <span class="muted">${a.bearer}</span></td><td>${statusBadge(a.status)}</td><td class="mono">${a.raw_status}</td><td style="min-width:12rem">${paymentReferencesCell(a)}</td><td>${when_(a.created_at)}</td></tr>`)}

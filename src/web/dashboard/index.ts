@@ -16,6 +16,7 @@ import { activationPages } from './activation.ts';
 import { checkoutPages } from './checkout.ts';
 import { developerPages } from './developers.ts';
 import { exportPages } from './exports.ts';
+import { paymentLinkPages } from './payment-links.ts';
 import { payoutPages } from './payouts/routes.ts';
 import { refundPages } from './refunds.ts';
 import { settingsPages } from './settings.ts';
@@ -99,6 +100,7 @@ ${payouts.length === 0 ? html`<tr><td colspan="4" class="muted">No payouts yet.<
 
   await app.register(developerPages, deps);
   await app.register(checkoutPages, deps);
+  await app.register(paymentLinkPages, deps);
   await app.register(payoutPages, deps);
   await app.register(exportPages, deps);
   await app.register(refundPages, deps);

@@ -41,24 +41,35 @@ const refundedOf = (
     .filter((r) => r.attempt_id === payment.id && r.status === 'succeeded')
     .reduce((sum, r) => sum + r.amount_minor, 0);
 
-/** The automatic refunds of payments that arrived after another had paid the session (issue 31): refunds of an attempt other than the session's first paid one. */
-export const duplicateRefundsOf = <R extends Pick<RefundRow, 'attempt_id'>>(
+/** The automatic refund of a payment on a payment link that had taken every payment it may (issue 35). */
+const isLinkUsedUpRefund = (refund: Pick<RefundRow, 'metadata'>): boolean =>
+  (refund.metadata as Record<string, unknown> | null)?.because === 'payment_link_used_up';
+
+/**
+ * The automatic refunds of payments that arrived after another had paid the session (issue 31): refunds of an
+ * attempt other than the session's first paid one; and of a payment its used-up payment link did not keep
+ * (issue 35: the session's only payment, refunded in full).
+ */
+export const duplicateRefundsOf = <R extends Pick<RefundRow, 'attempt_id' | 'metadata'>>(
   payment: { id: string } | null,
   refunds: readonly R[],
-): R[] => (payment ? refunds.filter((r) => r.attempt_id !== payment.id) : []);
+): R[] => (payment ? refunds.filter((r) => r.attempt_id !== payment.id || isLinkUsedUpRefund(r)) : []);
 
 /** The notice a duplicate payment's refund gets on the session page: what arrived, and where its refund stands. */
 export function duplicatePaymentNotice(
-  refund: Pick<RefundRow, 'id' | 'amount_minor' | 'status' | 'failure_reason'>,
+  refund: Pick<RefundRow, 'id' | 'amount_minor' | 'status' | 'failure_reason' | 'metadata'>,
 ): Html {
-  const arrived = `A second payment of ${money(refund.amount_minor)} arrived after this checkout was paid.`;
+  const arrived = isLinkUsedUpRefund(refund)
+    ? `A payment of ${money(refund.amount_minor)} arrived after this checkout's payment link had taken every payment it accepts, so it was not kept.`
+    : `A second payment of ${money(refund.amount_minor)} arrived after this checkout was paid.`;
   const outcome =
     refund.status === 'succeeded'
       ? `It was refunded automatically (${refund.id}).`
       : refund.status === 'failed' || refund.status === 'cancelled'
         ? `Its automatic refund (${refund.id}) did not go through${refund.failure_reason ? ` (${refund.failure_reason})` : ''}. Contact Sika support to return it to the payer.`
         : `It is being refunded automatically (${refund.id}).`;
-  return html`<p class="card" role="note" aria-label="Second payment">${arrived} ${outcome}</p>`;
+  const label = isLinkUsedUpRefund(refund) ? 'Payment link used up' : 'Second payment';
+  return html`<p class="card" role="note" aria-label="${label}">${arrived} ${outcome}</p>`;
 }
 
 /** The session page's Payment and Refunds sections, with the Refund form for roles that may move money. */

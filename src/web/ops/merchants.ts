@@ -197,7 +197,7 @@ export function merchantsView(
 ): Html {
   const state = consoleList.listPageState(list, next);
   return html`<h1>Merchants</h1>
-${consoleList.listToolbar('/ops', state, { searchLabel: 'Search merchants or payments', placeholder: 'Name, email, id, or a payment reference', filters: filterSelects(list.filters) })}
+${consoleList.listToolbar('/ops', state, { searchLabel: 'Search merchants or payments', placeholder: 'Name, email, id, a payment reference or receipt number', filters: filterSelects(list.filters) })}
 ${paymentsFound(list.q, payments)}
 ${
   merchants.length === 0

@@ -81,12 +81,14 @@ export async function checkoutMerchantRoutes(app: FastifyInstance, deps: AppDeps
       tags: ['Checkout sessions'],
       summary: 'Search checkout sessions',
       description:
-        "The calling key's merchant and environment only, newest first, each with its payment once paid. Filters: status, invoice_ref, a created range, the rail that paid. Page with limit and starting_after (the last id of the previous page) while has_more is true: a page never skips or repeats a session, whatever is created meanwhile. " +
+        "The calling key's merchant and environment only, newest first, each with its payment once paid. Filters: status, invoice_ref, a created range, the rail that paid, the payment link (payment_link_id). Page with limit and starting_after (the last id of the previous page) while has_more is true: a page never skips or repeats a session, whatever is created meanwhile. " +
         'With `Accept: text/csv`: a CSV file of the sessions created on the Africa/Accra days `from` to `to` (both required), oldest first, streamed.',
       querystring: ListSessionsExportQuery,
     },
     list: SessionList,
     exportPath: '/api/v1/exports/sessions',
+    // A payment_link_id that is not the key's.
+    notFound: true,
     // Issue 17 exports: the same sessions as a CSV file of Accra days (src/checkout/exports.ts).
     json: (request) => listSessions(db, principalOf(request), request.query, config.checkoutUrlHost),
     columns: SESSION_CSV_COLUMNS,

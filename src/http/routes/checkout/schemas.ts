@@ -234,6 +234,13 @@ export const ListSessionsQuery = Type.Object(
     created_gte: Type.Optional(Type.String({ format: 'date-time', description: 'Created at or after (ISO 8601).' })),
     created_lt: Type.Optional(Type.String({ format: 'date-time', description: 'Created before (ISO 8601).' })),
     rail: Type.Optional(StringEnum(railIds(), { description: 'Paid through this payment method.' })),
+    payment_link_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: ID_PARAM_LENGTH_MAX,
+        description: "Made by payers from this payment link (pl_...); a link that is not the key's is 404.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
