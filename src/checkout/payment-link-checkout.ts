@@ -1,6 +1,7 @@
 // A payer's use of a payment link (issue 35): the page's facts, the form's rules, and the session the form
 // starts. A link's session is an ordinary checkout session (every rail, fee, webhook and export), made by no
 // API key: api_key_id NULL, with payment_link_id and what the payer entered in custom_fields.
+import { randomBytes } from 'node:crypto';
 import type { Db, Queryable } from '../db/index.ts';
 import { checkPayerPhone, formatGhs, parseCedis } from '../lib/ghana.ts';
 import { newId } from '../lib/ids.ts';
@@ -13,6 +14,10 @@ import {
   type PaymentLinkRow,
 } from './payment-link-model.ts';
 import { findLinkPageBySlug, insertLinkSession, lockLink } from './payment-link-store.ts';
+import { RECEIPT_ALPHABET } from './receipt-number.ts';
+
+/** The random characters of a link payment's invoice reference (32^8: about 10^12). */
+const LINK_INVOICE_REF_RANDOM_LENGTH = 8;
 
 /** A link's slug as the migration's CHECK allows it: anything else is a 404 without a lookup. */
 export const LINK_SLUG_PATTERN = /^[A-Za-z0-9]{6,32}$/;
@@ -126,6 +131,12 @@ export function checkLinkForm(link: PaymentLinkRow, form: LinkForm): LinkFormChe
   return { ok: true, payment: { amountMinor, customerName: customerName || null, customFields } };
 }
 
+/** A link payment's invoice reference: `PL-` and 8 random Crockford base32 characters (no I, L, O or U). */
+export function linkInvoiceRef(): string {
+  // 256 is a multiple of 32: each byte's low 5 bits are uniform.
+  return `PL-${[...randomBytes(LINK_INVOICE_REF_RANDOM_LENGTH)].map((byte) => RECEIPT_ALPHABET[byte & 0x1f]).join('')}`;
+}
+
 /** The session row a link's payment starts (nothing is written). */
 export function newLinkSession(link: PaymentLinkRow, payment: LinkPayment, now = new Date()): SessionRow {
   return {
@@ -136,8 +147,9 @@ export function newLinkSession(link: PaymentLinkRow, payment: LinkPayment, now =
     status: 'open',
     amount_minor: payment.amountMinor,
     currency: link.currency,
-    // The link's id: every payment of one link is one invoice reference, so the merchant's books group them.
-    invoice_ref: link.id,
+    // A reference of this payment's own that a payer can read and quote ("PL-7K2M9QXD"), where the link's id
+    // would be an opaque code on the payer page and the receipt; payment_link_id groups a link's payments.
+    invoice_ref: linkInvoiceRef(),
     description: link.name,
     customer_name: payment.customerName,
     customer_email: null,

@@ -92,7 +92,7 @@ describe(`webhook delivery (${storageKind})`, () => {
   const seconds = (a: Date, b: Date) => (b.getTime() - a.getTime()) / 1000;
 
   describe('fan-out', () => {
-    it('an event goes only to the endpoint paired with the key that created it, as one pending delivery', async () => {
+    it('an event goes only to the endpoint paired with the key that created it, as one pending delivery; a keyless one to every endpoint of its merchant', async () => {
       const r = await receiver();
       const m = await merchantWith(r);
       const other = await merchantWith(r);
@@ -106,15 +106,22 @@ describe(`webhook delivery (${storageKind})`, () => {
       assert.equal(delivery!.status, 'pending');
       assert.equal(delivery!.tries, 0);
 
-      // The Live key has no endpoint here, and an event without a key goes nowhere.
+      // The Live key has no endpoint here. An event no key caused (a payer's session from a payment link, issue
+      // 35) goes to every endpoint of its merchant and environment: this merchant's one, not the other's.
       const live = await emitTestEvent(t.db, m, { apiKeyId: await liveKeyId(t.db, m.merchant_id) });
       assert.deepEqual(await deliveriesOf(t.db, live.id), []);
       const keyless = await emitTestEvent(t.db, m, { apiKeyId: null });
-      assert.deepEqual(await deliveriesOf(t.db, keyless.id), []);
+      assert.deepEqual(
+        (await deliveriesOf(t.db, keyless.id)).map((d) => [d.endpoint_id, d.status]),
+        [[endpoint.id, 'pending']],
+      );
 
-      assert.equal(await worker().runOnce(), 1);
-      assert.equal(r.requests.length, 1);
-      assert.equal(r.requests[0]!.headers['webhook-id'], event.id);
+      assert.equal(await worker().runOnce(), 2);
+      assert.equal(r.requests.length, 2);
+      assert.deepEqual(
+        r.requests.map((request) => request.headers['webhook-id']).sort(),
+        [event.id, keyless.id].sort(),
+      );
       assert.equal((await deliveryOf(t.db, event.id)).status, 'delivered');
       assert.equal((await endpointOf(t.db, other.merchant_id)).status, 'active');
     });
