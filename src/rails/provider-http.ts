@@ -4,6 +4,7 @@
 // may have acted on it, so the caller asks with a status query and never sends it again under a new
 // reference). Answers of any HTTP status are returned to the adapter, which maps them.
 import { ProviderNoAnswerError, ProviderRefusedError } from './types.ts';
+import { causeCode, neverSentCode } from '../lib/connection-failures.ts';
 
 /** How long a provider call may take before its answer counts as lost. */
 export const PROVIDER_TIMEOUT_MS_DEFAULT = 15_000;
@@ -27,26 +28,6 @@ export interface ProviderAnswer {
   text: string;
 }
 
-/** Connection failures that prove the request never reached the provider. */
-const NOT_SENT_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
-
-function causeCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
 export async function providerCall(request: ProviderRequest): Promise<ProviderAnswer> {
   const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
   let body: string | undefined;
@@ -65,8 +46,8 @@ export async function providerCall(request: ProviderRequest): Promise<ProviderAn
       redirect: 'manual',
     });
   } catch (error) {
-    const code = causeCode(error);
-    if (code && NOT_SENT_CODES.has(code)) throw new ProviderRefusedError(`provider unreachable (${code})`);
+    const code = neverSentCode(error);
+    if (code) throw new ProviderRefusedError(`provider unreachable (${code})`);
     throw new ProviderNoAnswerError(`no answer from the provider (${code ?? (error as Error).name})`);
   }
   let text: string;

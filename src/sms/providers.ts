@@ -12,6 +12,7 @@
 // This is src/rails/provider-http.ts's split, written again here because src/sms may import only src/lib and
 // src/db (ARCHITECTURE.md); its error classes belong to the rails.
 import { SMS_SEND_TIMEOUT_MS } from './model.ts';
+import { causeCode, neverSentCode } from '../lib/connection-failures.ts';
 
 export interface SmsProvider {
   /** 'hubtel', 'mnotify': written on the SMS with its message id. */
@@ -32,26 +33,6 @@ export interface SmsHttpAnswer {
   /** The parsed JSON body; null when empty or not JSON. */
   json: unknown;
   text: string;
-}
-
-/** Connection failures that prove the request never reached the provider. */
-const NOT_SENT_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
-
-function causeCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
 }
 
 /** A provider's answer body is cut off past this (they answer a few hundred bytes). */
@@ -78,8 +59,8 @@ export async function smsPost(
       redirect: 'manual',
     });
   } catch (error) {
-    const code = causeCode(error);
-    if (code && NOT_SENT_CODES.has(code)) throw new SmsNotSentError(`provider unreachable (${code})`);
+    const code = neverSentCode(error);
+    if (code) throw new SmsNotSentError(`provider unreachable (${code})`);
     throw new SmsAnswerLostError(`answer lost, may have been sent (${code ?? (error as Error).name})`);
   }
   let text: string;

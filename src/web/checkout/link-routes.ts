@@ -25,7 +25,7 @@ import { posterPdf } from './link-poster.ts';
 import { LINK_CSS, renderLinkPage } from './link-views.ts';
 import { QR_PNG_MODULE_PX, qrPng, qrSvg } from './qr.ts';
 import { renderProblemPage } from './render.ts';
-import { sendCompressed } from './send.ts';
+import { payerPageSender } from './send.ts';
 
 const Params = Type.Object({ slug: Type.String() });
 type Params = Static<typeof Params>;
@@ -59,17 +59,7 @@ export async function paymentLinkPageRoutes(app: FastifyInstance, deps: AppDeps)
   const page = { schema: { hide: true, params: Params }, preHandler: deps.limiters.perIp };
   const form = { schema: { hide: true, params: Params }, preHandler: [deps.limiters.perIp, deps.limiters.perSession] };
 
-  function sendHtml(request: FastifyRequest, reply: FastifyReply, body: string, status = 200): FastifyReply {
-    reply
-      .code(status)
-      .type('text/html; charset=utf-8')
-      .header('cache-control', 'no-store')
-      .header('content-security-policy', csp)
-      .header('x-frame-options', 'DENY')
-      .header('x-content-type-options', 'nosniff')
-      .header('referrer-policy', 'same-origin');
-    return sendCompressed(request, reply, body);
-  }
+  const sendHtml = payerPageSender(csp);
 
   const problem = (request: FastifyRequest, reply: FastifyReply, status: number, heading: string, text: string) =>
     sendHtml(request, reply, renderProblemPage(status, heading, text, assets), status);

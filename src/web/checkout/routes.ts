@@ -22,7 +22,7 @@ import type { AttemptFacts, Assets, PageModel, Screen } from './page-model.ts';
 import { smsReceiptsOffered } from '../../checkout/receipts.ts';
 import { receiptRoutes } from './receipt-routes.ts';
 import { renderPayPage, renderProblemPage, renderSlipPage } from './render.ts';
-import { PrecompressedAsset, sendCompressed } from './send.ts';
+import { PrecompressedAsset, payerPageSender } from './send.ts';
 import { CHECKOUT_CSS } from './styles.ts';
 
 /** Session ids are `cs_` + a time-sortable token; anything else cannot be one and is a 404 without a lookup. */
@@ -84,17 +84,7 @@ export async function payerPageRoutes(app: FastifyInstance, deps: AppDeps): Prom
   const limited = [deps.limiters.perIp, deps.limiters.perSession];
   const smsReceipts = smsReceiptsOffered(deps.config);
 
-  function sendHtml(request: FastifyRequest, reply: FastifyReply, body: string, status = 200): FastifyReply {
-    reply
-      .code(status)
-      .type('text/html; charset=utf-8')
-      .header('cache-control', 'no-store')
-      .header('content-security-policy', csp)
-      .header('x-frame-options', 'DENY')
-      .header('x-content-type-options', 'nosniff')
-      .header('referrer-policy', 'same-origin');
-    return sendCompressed(request, reply, body);
-  }
+  const sendHtml = payerPageSender(csp);
 
   const notFoundPage = (request: FastifyRequest, reply: FastifyReply) =>
     sendHtml(

@@ -69,3 +69,18 @@ export class PrecompressedAsset {
     return this.bodies[encoding].length;
   }
 }
+
+/** A payer-facing page's sender under its content security policy: never cached, never framed, compressed. */
+export const payerPageSender =
+  (csp: string) =>
+  (request: FastifyRequest, reply: FastifyReply, body: string, status = 200): FastifyReply => {
+    reply
+      .code(status)
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .header('content-security-policy', csp)
+      .header('x-frame-options', 'DENY')
+      .header('x-content-type-options', 'nosniff')
+      .header('referrer-policy', 'same-origin');
+    return sendCompressed(request, reply, body);
+  };
