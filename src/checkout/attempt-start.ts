@@ -10,7 +10,7 @@ import { findRail, railIds, type Rail } from '../rails/registry.ts';
 import { feeSchedule } from './fee-settings.ts';
 import { quoteRail } from './fees.ts';
 import { ATTEMPTS_PER_SESSION_MAX, effectiveStatus, isPastExpiry, type AttemptRow } from './model.ts';
-import { LINK_CLOSED_MESSAGES, linkAvailabilityOf } from './payment-link-payments.ts';
+import { LinkClosedError, linkAvailabilityOf } from './payment-link-payments.ts';
 import { sessionNotFound, type PayerContext } from './payer-view.ts';
 import { moveAttempt, moveSession, type OutcomeContext } from './payments.ts';
 import * as store from './store.ts';
@@ -123,11 +123,10 @@ export async function startAttempt(
   }
   if (session.status !== 'open' || isPastExpiry(session)) throw errors.sessionNotPayable(effectiveStatus(session));
   // A link's session takes no payment once its link is used up, turned off or past its time. Refused as a
-  // session that is not open is (SESSION_NOT_PAYABLE, which the payer page shows); the session is not expired
-  // here, as the refusal undoes this transaction: a payment that used the link up expired it, unless another
-  // transaction held it then (payment-link-payments.ts), and then it is refused here until its own time.
+  // session that is not open is (SESSION_NOT_PAYABLE, which the payer page shows); the refusal undoes this
+  // transaction, so the caller expires the session in one of its own (LinkClosedError).
   const link = await linkAvailabilityOf(tx, session);
-  if (link !== 'available') throw new SikaError('SESSION_NOT_PAYABLE', LINK_CLOSED_MESSAGES[link]);
+  if (link !== 'available') throw new LinkClosedError(link);
   const adapters = railsFor(session.environment, input.rail, ctx.providers, input.network);
   const adapter = adapters[0];
   if (!adapter)

@@ -13,7 +13,7 @@ import { checkAttemptInput, startAttempt, type AttemptInput } from './attempt-st
 import { createCashSlip } from './cash-slips.ts';
 import { effectiveStatus, type AttemptRow } from './model.ts';
 import type { PayerContext } from './payer-view.ts';
-import { applyOutcome } from './payments.ts';
+import { applyOutcome, closingOnClosedLink } from './payments.ts';
 import { settleFromProvider } from './provider-status.ts';
 import * as store from './store.ts';
 
@@ -110,7 +110,9 @@ export async function createAttempt(ctx: PayerContext, sessionId: string, input:
     const attempt = (await store.findAttempt(ctx.db, slip.attemptId))!;
     return { attempt, replayed: slip.replayed };
   }
-  const started = await ctx.db.transaction((tx) => startAttempt(tx, ctx, sessionId, checked, input.amount_minor));
+  const started = await closingOnClosedLink(ctx.db, sessionId, { ...ctx, source: 'payer' }, () =>
+    ctx.db.transaction((tx) => startAttempt(tx, ctx, sessionId, checked, input.amount_minor)),
+  );
   const attempt = await initiateWithProviders(ctx, started);
   return { attempt, replayed: started.replayed };
 }

@@ -7,7 +7,7 @@ import { newId, randomToken } from '../lib/ids.ts';
 import { startAttempt, type CheckedAttempt } from './attempt-start.ts';
 import { isPastExpiry } from './model.ts';
 import { sessionNotFound, type PayerContext } from './payer-view.ts';
-import { applyOutcome } from './payments.ts';
+import { applyOutcome, closingOnClosedLink } from './payments.ts';
 import { formatGhs } from '../lib/ghana.ts';
 import * as store from './store.ts';
 
@@ -75,7 +75,10 @@ export type SlipSummary = Awaited<ReturnType<typeof slipsByReferences>>[number];
 export const TEST_SLIP_REFUSAL =
   'This is a Test slip: take no cash for it. Test deposits are recorded through the Test simulator only.';
 
-export async function createCashSlip(ctx: PayerContext, input: { session_id: string; amount_minor: number }) {
+export const createCashSlip = (ctx: PayerContext, input: { session_id: string; amount_minor: number }) =>
+  closingOnClosedLink(ctx.db, input.session_id, { ...ctx, source: 'payer' }, () => printCashSlip(ctx, input));
+
+async function printCashSlip(ctx: PayerContext, input: { session_id: string; amount_minor: number }) {
   return ctx.db.transaction(async (tx) => {
     const session = await store.lockSession(tx, input.session_id);
     if (!session) throw sessionNotFound();

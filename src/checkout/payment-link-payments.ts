@@ -10,6 +10,7 @@
 // attempt that ends unpaid expires its session instead of reopening it, a new attempt is refused. Waiting for
 // it instead could deadlock, as that transaction may be waiting for the link row this one holds.
 import type { Queryable } from '../db/index.ts';
+import { SikaError } from '../lib/errors.ts';
 import type { SessionRow } from './model.ts';
 import { linkAvailability, isUsedUp, paymentsLimitOf, type LinkAvailability } from './payment-link-model.ts';
 import { addLinkPayment, findLink, lockLink, lockOpenLinkSessions } from './payment-link-store.ts';
@@ -64,3 +65,14 @@ export const LINK_CLOSED_MESSAGES: Record<Exclude<LinkAvailability, 'available'>
   inactive: 'This payment link has been turned off by the merchant, so this checkout can no longer be paid.',
   expired: 'This payment link has expired, so this checkout can no longer be paid.',
 };
+
+/**
+ * A new attempt refused because the session's link takes no payment (SESSION_NOT_PAYABLE, the payer page's
+ * refusal). The refusal undoes the attempt's transaction, so its caller closes the session in one of its own
+ * (payments.ts expireClosedLinkSession): the payer's page then shows it ended instead of offering to pay again.
+ */
+export class LinkClosedError extends SikaError {
+  constructor(readonly reason: Exclude<LinkAvailability, 'available'>) {
+    super('SESSION_NOT_PAYABLE', LINK_CLOSED_MESSAGES[reason]);
+  }
+}

@@ -1,6 +1,6 @@
 // Applying a payment outcome: the one place where attempts and sessions change status together, the
 // merchant is credited (or the credit reversed) and checkout events are written, in one transaction.
-import type { Queryable } from '../db/index.ts';
+import type { Db, Queryable } from '../db/index.ts';
 import { emitEvent } from '../events/outbox.ts';
 import { SikaError } from '../lib/errors.ts';
 import { markInvoiceRemitted } from '../invoicing/service.ts';
@@ -22,7 +22,7 @@ import {
   type SessionRow,
   type SessionStatus,
 } from './model.ts';
-import { countLinkPayment, linkAvailabilityOf } from './payment-link-payments.ts';
+import { countLinkPayment, LinkClosedError, linkAvailabilityOf } from './payment-link-payments.ts';
 import { giveReceiptNumber } from './receipts.ts';
 import * as store from './store.ts';
 
@@ -451,6 +451,35 @@ export async function expireSession(tx: Queryable, sessionId: string, ctx: Outco
   );
   if (!held) session = await moveSession(tx, session, 'expired', ctx);
   return session;
+}
+
+/**
+ * Ends an open session whose payment link takes no more payments (used up, turned off, past its time), after a
+ * payer's new attempt on it was refused (attempt-start.ts LinkClosedError), in a transaction of its own:
+ * expired and announced, so the page stops offering to pay. Anything else about the session is left alone.
+ */
+export async function expireClosedLinkSession(db: Db, sessionId: string, ctx: OutcomeContext): Promise<void> {
+  await db.transaction(async (tx) => {
+    const session = await store.lockSession(tx, sessionId);
+    if (session?.status !== 'open') return;
+    if ((await linkAvailabilityOf(tx, session)) === 'available') return;
+    await moveSession(tx, session, 'expired', ctx);
+  });
+}
+
+/** Runs a payer's new attempt; when the session's link refused it, the session is closed before the refusal goes on. */
+export async function closingOnClosedLink<T>(
+  db: Db,
+  sessionId: string,
+  ctx: OutcomeContext,
+  start: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    if (error instanceof LinkClosedError) await expireClosedLinkSession(db, sessionId, ctx);
+    throw error;
+  }
 }
 
 export { moveAttempt, moveSession };

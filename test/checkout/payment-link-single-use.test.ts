@@ -150,7 +150,7 @@ describe(`a payment link keeps no more payments than it may (${storageKind})`, (
     assert.equal(refused.json().error.code, 'SESSION_NOT_PAYABLE');
   });
 
-  it('a session of a used-up link still open (made before, missed by the expiry) refuses a new attempt with a sentence about the link', async () => {
+  it('a session of a used-up link still open (made before, missed by the expiry) refuses a new attempt with a sentence about the link, and expires', async () => {
     const m = await t.merchant();
     const link = await makeLink(m, { max_payments: 1 });
     const a = await linkSession(link);
@@ -159,9 +159,17 @@ describe(`a payment link keeps no more payments than it may (${storageKind})`, (
     assert.equal(res.statusCode, 409, res.body);
     assert.equal(res.json().error.code, 'SESSION_NOT_PAYABLE');
     assert.match(res.json().error.message, /payment link has already taken all the payments it accepts/);
-    assert.equal((await sessionRow(t, a)).status, 'open');
+    // Refused, and closed: expired and announced, so the payer's page stops offering to pay.
+    assert.equal((await sessionRow(t, a)).status, 'expired');
+    assert.deepEqual(await eventTypes(t, a), ['checkout.session.expired']);
     const attempts = await t.db.query('SELECT id FROM payment_attempts WHERE session_id = $1', [a]);
     assert.equal(attempts.length, 0, 'no attempt is recorded');
+    // A cash slip asked for on another such session: the same.
+    const c = await linkSession(link);
+    const slip = await postAttempt(t, c, { rail: 'cash', amount_minor: BASE_MINOR });
+    assert.equal(slip.statusCode, 409, slip.body);
+    assert.equal(slip.json().error.code, 'SESSION_NOT_PAYABLE');
+    assert.equal((await sessionRow(t, c)).status, 'expired');
 
     // A link the merchant turned off refuses the same way, with its own reason.
     const other = await makeLink(m, {});

@@ -13,6 +13,7 @@ import { randomToken } from '../../src/lib/ids.ts';
 import { storageKind, type TestContext } from '../support/helpers.ts';
 import { useTestApp } from '../support/hooks.ts';
 import { call, sessionCount } from '../support/http.ts';
+import { momoBody, simulate, startAttempt } from '../support/checkout.ts';
 
 interface LinkOptions {
   environment?: 'test' | 'live';
@@ -328,7 +329,7 @@ describe(`payment link page and form (${storageKind})`, () => {
   });
 
   it('a valid form makes one session of the link and answers 303 to its checkout_url; the API shows payment_link_id and custom_fields', async () => {
-    const m = await t.merchant();
+    const m = await t.merchant({ webhookUrl: 'https://hooks.example.com/sika' });
     const link = await insertLink(t, m, {
       amount_minor: null,
       amount_min_minor: 500,
@@ -377,6 +378,25 @@ describe(`payment link page and form (${storageKind})`, () => {
     assert.equal(row!.api_key_id, null);
     // The payer page it leads to opens.
     assert.equal((await t.app.inject({ method: 'GET', url: `/pay/${session.id}` })).statusCode, 200);
+
+    // Paid: checkout.session.completed carries the link, the payer's answers and the receipt number, and goes to
+    // the merchant's endpoint although no key made the session.
+    const attempt = await startAttempt(t, session.id, momoBody(session.amount_minor));
+    await simulate(t, m, attempt.attempt_reference, 'paid');
+    const [completed] = await t.db.query<{ payload: string }>(
+      "SELECT payload FROM events WHERE object_id = $1 AND type = 'checkout.session.completed'",
+      [session.id],
+    );
+    const data = JSON.parse(completed!.payload).data.session;
+    assert.equal(data.payment_link_id, link.id);
+    assert.deepEqual(data.custom_fields, { student_id: 'S-1042', parent_phone: '+233241234567' });
+    assert.match(data.receipt_number, /^[0-9A-HJKMNP-TV-Z]{9}$/);
+    const deliveries = await t.db.query(
+      `SELECT d.id FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+        WHERE e.object_id = $1 AND e.type = 'checkout.session.completed'`,
+      [session.id],
+    );
+    assert.equal(deliveries.length, 1, "to the merchant's one Test endpoint");
   });
 
   it('a fixed link takes its own amount and ignores an amount sent with the form', async () => {
