@@ -38,6 +38,7 @@ import { paymentLinkPageRoutes } from './web/checkout/link-routes.ts';
 import { dashboardRoutes } from './web/dashboard/index.ts';
 import { opsRoutes } from './web/ops/routes.ts';
 import { signupPages } from './web/signup.ts';
+import { docsUiOptions } from './web/docs.ts';
 import { consoleErrorPage, consoleOfUrl, sendErrorPage } from './web/error-pages.ts';
 import type { PayoutRail } from './rails/payouts.ts';
 import { createLiveProviders } from './rails/live-config.ts';
@@ -291,11 +292,8 @@ export async function buildApp({
       finishApiDocument('openapiObject' in document ? document.openapiObject : document.swaggerObject),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string) || `def-${i}` },
   });
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    staticCSP: true,
-    uiConfig: { docExpansion: 'list', deepLinking: true },
-  });
+  // The API reference, Swagger UI themed as Sika's with its own content security policy (src/web/docs.ts).
+  await app.register(swaggerUi, docsUiOptions);
 
   await registerBodyParsers(app, config.bodyLimitBytes);
   const metrics = registerMetrics(app, {

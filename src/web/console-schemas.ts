@@ -10,8 +10,10 @@
 import { Type, type TProperties, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import { INVITABLE_ROLES } from '../accounts/service.ts';
+import { HOME_RANGES } from '../books/analytics.ts';
 import { CODE_FIELD_LENGTH_MAX, ON_OFF } from './account-schemas.ts';
 import { INVOICE_REF_LENGTH_MAX, SESSION_STATUSES } from '../checkout/model.ts';
+import { SESSION_SEARCH_LENGTH_MAX } from '../checkout/session-search.ts';
 import { ENVIRONMENTS } from '../lib/environment.ts';
 import { errors, type SikaError } from '../lib/errors.ts';
 import { MOMO_NETWORKS } from '../lib/ghana.ts';
@@ -172,7 +174,7 @@ export const authSchemas = {
 };
 
 export const dashboardSchemas = {
-  home: page(),
+  home: page(query({ range: Type.Optional(oneOf(HOME_RANGES)) })),
   environment: post(
     form(
       {
@@ -182,16 +184,25 @@ export const dashboardSchemas = {
       ['environment'],
     ),
   ),
-  // Checkout
+  // Payments (issue 36): the search box, the filters and the keyset position are the address; format=csv its export.
+  // invoice_ref and page: addresses of the page before issue 36 (invoice_ref is read as the search).
   sessions: page(
     query({
+      q: text(SESSION_SEARCH_LENGTH_MAX),
       status: Type.Optional(anyOrOneOf(SESSION_STATUSES)),
+      rail: Type.Optional(anyOrOneOf(railDescriptors().map((rail) => rail.id))),
+      network: Type.Optional(anyOrOneOf(MOMO_NETWORKS)),
+      link: text(CONSOLE_ID_LENGTH_MAX),
+      from: dayParam('From'),
+      to: dayParam('To'),
+      after: text(CONSOLE_ID_LENGTH_MAX),
+      format: Type.Optional(oneOf(['csv'])),
       invoice_ref: text(INVOICE_REF_LENGTH_MAX),
-      from: dayParam(),
-      to: dayParam(),
       page: Type.Optional(PageNumber),
     }),
   ),
+  // The Payments page's other address: redirected to sessions with its query, which that route checks.
+  payments: page(),
   // refund: a refund just asked for on this page (named in the flash).
   session: page(query({ refund: text(CONSOLE_ID_LENGTH_MAX) }), { params: IdParams }),
   revenueLines: page(),

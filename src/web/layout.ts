@@ -37,6 +37,14 @@ ul.list{list-style:none;padding:0;margin:.6rem 0}ul.list li{display:flex;flex-wr
 .row{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end}
 table.diff{background:transparent;font-size:.85rem}table.diff th,table.diff td{padding:.15rem .4rem;border-bottom:1px solid #eef0f3}table.diff th[scope=row]{text-transform:none;letter-spacing:0;color:#1a1d21;font-weight:600}details summary{cursor:pointer;color:#0b57d0;font-size:.85rem}
 @media (max-width:600px){main{padding:.6rem}th,td{padding:.35rem}h1{font-size:1.25rem}}
+td.num,th.num,td.money,th.money{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}td.date,td.when{white-space:nowrap;font-variant-numeric:tabular-nums}
+tfoot tr.total th,tfoot tr.total td{font-weight:700;border-top:2px solid #8a94a3;border-bottom:0;text-transform:none;letter-spacing:0;font-size:inherit;color:#1a1d21}
+nav[aria-label=Ranges]{gap:.75rem;align-self:center}nav[aria-label=Ranges] a[aria-current]{font-weight:700;text-decoration:none}
+td.id{font-size:.8rem;overflow-wrap:anywhere;min-width:8rem}
+@media (max-width:480px){
+table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}table.stack,table.stack tbody,table.stack tr{display:block}
+table.stack tr{border-bottom:1px solid #d9dde3;padding:.3rem 0}table.stack td{display:flex;gap:.75rem;justify-content:space-between;align-items:baseline;border:0;padding:.15rem .6rem;white-space:normal;text-align:right;min-width:0}
+table.stack td[data-label]::before{content:attr(data-label);flex:none;font-size:.8rem;font-weight:600;text-transform:uppercase;letter-spacing:.03em;color:#4a5360;text-align:left}table.stack td:empty{display:none}table.stack td:not([data-label]){display:block;text-align:left}table.stack td.num,table.stack td.date{white-space:nowrap}}
 `;
 
 export interface PageOptions {
@@ -51,7 +59,7 @@ export interface PageOptions {
 export const MERCHANT_NAV: [string, string][] = [
   ['home', '/dashboard'],
   ['developers', '/dashboard/developers'],
-  ['checkout', '/dashboard/sessions'],
+  ['payments', '/dashboard/sessions'],
   ['links', '/dashboard/links'],
   ['refunds', '/dashboard/refunds'],
   ['payouts', '/dashboard/payouts'],

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createMerchant } from '../../src/accounts/service.ts';
 import { creditPayment } from '../../src/ledger/service.ts';
-import { around, csvRows, today } from '../support/books.ts';
+import { around, csvRows, dayShift, today } from '../support/books.ts';
 import { ConsoleClient } from '../support/console-client.ts';
 import { startTestApp, storageKind, type TestContext } from '../support/helpers.ts';
 
@@ -45,8 +45,17 @@ describe(`dashboard exports (${storageKind})`, () => {
     const pageRes = await browser.get(`/dashboard/exports?from=${from}&to=${to}`);
     assert.equal(pageRes.statusCode, 200, pageRes.body.slice(0, 300));
     assert.match(pageRes.body, /aria-label="Daily settlement summary"/);
-    assert.match(pageRes.body, new RegExp(`<td class="mono">${today()}</td>`));
+    // Only the day money moved is a row (the CSV below keeps all three days), then the range's total.
+    const summaryRows = [...pageRes.body.matchAll(/<tr><td class="date">(\d{4}-\d{2}-\d{2})<\/td>/g)].map((m) => m[1]);
+    assert.deepEqual(summaryRows, [today()]);
     assert.match(pageRes.body, /GHS 123\.00/);
+    const total = /<tr class="total">(.*?)<\/tr>/s.exec(pageRes.body)?.[1] ?? '';
+    assert.deepEqual(
+      [...total.matchAll(/<td class="num">([^<]+)<\/td>/g)].map((m) => m[1]),
+      ['GHS 123.00', 'GHS 0.00', 'GHS 0.00', 'GHS 0.00', 'GHS 0.00', 'GHS 123.00', 'GHS 123.00'],
+      'payments, refunds, payouts, other, fees, net and the closing balance',
+    );
+    assert.match(pageRes.body, /1 of 3 days had activity/);
     assert.match(pageRes.body, /aria-current="page">Exports</);
     const links = [...pageRes.body.matchAll(/href="(\/dashboard\/exports\/[a-z-]+\.csv\?[^"]+)"/g)].map((match) =>
       match[1]!.replace(/&amp;/g, '&'),
@@ -94,6 +103,24 @@ describe(`dashboard exports (${storageKind})`, () => {
     const opened = await browser.get('/dashboard/exports');
     assert.equal(opened.statusCode, 200);
     assert.match(opened.body, new RegExp(`name="to" type="date" required value="${today()}"`));
+    assert.match(opened.body, new RegExp(`name="from" type="date" required value="${today().slice(0, 8)}01"`));
+    // The range picker's presets: this month (the one shown), last month, the last 7 days.
+    const presets = [
+      ...opened.body.matchAll(
+        /<a href="\/dashboard\/exports\?from=([\d-]+)&amp;to=([\d-]+)"( aria-current="true")?>([^<]+)<\/a>/g,
+      ),
+    ].map((m) => [m[4], m[1], m[2], Boolean(m[3])]);
+    const monthStart = `${today().slice(0, 8)}01`;
+    const lastMonthEnd = dayShift(monthStart, -1);
+    assert.deepEqual(presets, [
+      ['This month', monthStart, today(), true],
+      ['Last month', `${lastMonthEnd.slice(0, 8)}01`, lastMonthEnd, false],
+      ['Last 7 days', dayShift(today(), -6), today(), false],
+    ]);
+    const quiet = await browser.get(`/dashboard/exports?from=2026-01-01&to=2026-01-31`);
+    assert.equal(quiet.statusCode, 200);
+    assert.match(quiet.body, /No money moved on these days\./);
+    assert.match(quiet.body, /0 of 31 days had activity/);
     for (const query of [
       'from=2026-03-02&to=2026-03-01',
       'from=2026-02-30&to=2026-03-01',

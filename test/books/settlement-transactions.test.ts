@@ -117,7 +117,7 @@ describe(`settlements explain themselves (${storageKind})`, () => {
     const list = await browser.get('/dashboard/payouts');
     assert.equal(list.statusCode, 200);
     assert.match(list.body, /<th>Type<\/th>/);
-    assert.match(list.body, /<td>Manual<\/td>/);
+    assert.match(list.body, /<td data-label="Type">Manual<\/td>/);
     const page = await browser.get(`/dashboard/payouts/${payout.id}`);
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /<div class="muted">Type<\/div>Manual/);

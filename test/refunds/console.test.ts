@@ -216,7 +216,9 @@ describe(`refunds in the dashboard and the operator console (${storageKind})`, (
     assert.equal(flashOf(page.body), '', 'only the page the form sent you to names the refund');
     assert.match(
       page.body,
-      new RegExp(`<td class="mono">${row!.id}</td><td>GHS 50\\.10</td><td><span class="badge ok">succeeded</span>`),
+      new RegExp(
+        `<td class="mono id" data-label="Refund">${row!.id}</td><td class="num" data-label="Amount">GHS 50\\.10</td><td data-label="Status"><span><span class="badge ok">succeeded</span>`,
+      ),
     );
     assert.match(page.body, /One shirt returned/);
     assert.match(page.body, /<div class="label">Refunded<\/div><div class="value">GHS 50\.10<\/div>/);
@@ -344,7 +346,7 @@ describe(`refunds in the dashboard and the operator console (${storageKind})`, (
     // The requester sees it on the Refunds page without an Approve button; posting a decision is refused.
     const list = await owner.get('/dashboard/refunds?status=awaiting_approval');
     assert.equal(list.statusCode, 200);
-    assert.match(list.body, new RegExp(`<td class="mono">${refund!.id}</td>`));
+    assert.match(list.body, new RegExp(`<td class="mono id" data-label="Refund">${refund!.id}</td>`));
     assert.ok(!list.body.includes(`action="/dashboard/refunds/${refund!.id}/decision"`));
     await assertRefused(
       await owner.post(`/dashboard/refunds/${refund!.id}/decision`, { decision: 'approve' }),

@@ -1,11 +1,23 @@
-// Dashboard: checkout sessions (filters, paging), session detail (attempts with what the provider knows each by,
+// Dashboard: payments, the merchant's checkout sessions (search, filters, keyset pages, CSV export; issue 36), session detail (attempts with what the provider knows each by,
 // its payment and refunds with the Refund form, a notice of a second payment refunded automatically, invoice
 // lines, events), revenue lines.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { SESSION_STATUSES } from '../../checkout/model.ts';
 import { requestRefund, sessionRefundState } from '../../refunds/session-refunds.ts';
+import { SESSION_CSV_COLUMNS } from '../../checkout/exports.ts';
+import { ownsPaymentLink } from '../../checkout/payment-links.ts';
 import { sessionIdByReceiptNumber } from '../../checkout/receipts.ts';
-import { listSessionsPage, sessionDetail } from '../../checkout/service.ts';
+import { sessionDetail } from '../../checkout/service.ts';
+import {
+  ownsSession,
+  paymentLinkChoices,
+  paymentsExportRows,
+  paymentsFilter,
+  paymentsPage,
+  type PaymentsQuery,
+} from '../../checkout/payments-list.ts';
+import { cleanFragment, searchedKinds } from '../../checkout/session-search.ts';
+import { sendCsv } from '../../http/csv.ts';
+import { accraDay } from '../../lib/accra-calendar.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { errorHeaders, statusOf } from '../../http/errors.ts';
 import { allRevenueLines } from '../../invoicing/service.ts';
@@ -16,12 +28,14 @@ import type { WebSession } from '../auth.ts';
 import { formValue, pageSender, postOnObject, refusedForm, sessionOf, type PageOutcome } from '../console.ts';
 import { dashboardSchemas } from '../console-schemas.ts';
 import { formRefusal } from '../error-pages.ts';
-import { html, raw, type Html } from '../html.ts';
+import { html, type Html } from '../html.ts';
 import { money, statusBadge, when_ } from '../layout.ts';
 import { paymentReferencesCell } from '../payment-references.ts';
+import { PAYMENTS_PATH, paymentsBody } from './payments-views.ts';
 import { canRefund, duplicatePaymentNotice, duplicateRefundsOf, sessionRefundsPart } from './refund-views.ts';
 
-const PAGE_SIZE = 25;
+/** The Payments page's query string (console-schemas.ts `sessions`). */
+type PaymentsPageQuery = PaymentsQuery & { after?: string; format?: string; invoice_ref?: string };
 
 /** What happens next to a refund just asked for. */
 const refundOutcome = (refund: Pick<RefundRow, 'status' | 'route'>) =>
@@ -33,19 +47,8 @@ const refundOutcome = (refund: Pick<RefundRow, 'status' | 'route'>) =>
         : 'it is on its way to the payer.'
       : `it ${refund.status}.`;
 
-interface SessionFilters {
-  status?: string;
-  invoice_ref?: string;
-  from?: string;
-  to?: string;
-  page?: string;
-}
-
 /** How the session's page is shown; `refundId`: a refund just asked for, named in the flash with what happens next. */
 type SessionPageOutcome = PageOutcome & { refundId?: string };
-
-const validDate = (value: string | undefined) =>
-  value && /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value)) ? value : null;
 
 /** A payment on which Sika received another amount than it charged (an operator's decision, issue 30): received, and short or over by how much. */
 function receivedNote(a: { amount_charged_minor: number; amount_received_minor: number | null }): Html {
@@ -57,63 +60,74 @@ function receivedNote(a: { amount_charged_minor: number; amount_received_minor: 
 
 export async function checkoutPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
-  const show = pageSender('merchant', 'checkout');
+  const show = pageSender('merchant', 'payments');
 
-  app.get<{ Querystring: SessionFilters }>(
-    '/dashboard/sessions',
+  // The Payments page (issue 36): the search and filters are the address; format=csv exports exactly what they show.
+  app.get<{ Querystring: PaymentsPageQuery }>(
+    PAYMENTS_PATH,
     { schema: { hide: true, ...dashboardSchemas.sessions } },
     async (request, reply) => {
       const session = sessionOf(request);
-      const q = request.query;
-      const status = (SESSION_STATUSES as readonly string[]).includes(q.status ?? '') ? q.status! : null;
-      const invoiceRef = q.invoice_ref?.trim().slice(0, 120) || null;
-      // A receipt number a payer reads out (issue 35), typed in the same box: straight to its session.
-      const byReceipt = invoiceRef
-        ? await sessionIdByReceiptNumber(db, session.merchantId!, session.environment, invoiceRef)
-        : null;
-      if (byReceipt) return reply.redirect(`/dashboard/sessions/${encodeURIComponent(byReceipt)}`, 303);
-      const from = validDate(q.from);
-      const to = validDate(q.to);
-      const pageNumber = Math.max(1, Math.min(10_000, Number.parseInt(q.page ?? '1', 10) || 1));
-      const filter = {
-        merchantId: session.merchantId!,
-        environment: session.environment,
-        status,
-        invoiceRef,
-        from,
-        to,
-      };
-      const { rows, total } = await listSessionsPage(db, filter, pageNumber, PAGE_SIZE);
-      const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
-      const link = (n: number) => {
-        const search = new URLSearchParams();
-        if (status) search.set('status', status);
-        if (invoiceRef) search.set('invoice_ref', invoiceRef);
-        if (from) search.set('from', from);
-        if (to) search.set('to', to);
-        search.set('page', String(n));
-        return `/dashboard/sessions?${search}`;
-      };
+      const owner = { merchantId: session.merchantId!, environment: session.environment };
+      const given = request.query;
+      // invoice_ref: the search box of the page before issue 36, read as the search.
+      const query: PaymentsQuery = { ...given, q: cleanFragment(given.q || given.invoice_ref) || undefined };
+      const notFound = (what: string) =>
+        show(
+          reply,
+          session,
+          'Not found',
+          html`<h1>${what} not found</h1><p><a href="${PAYMENTS_PATH}">All payments</a></p>`,
+          null,
+          404,
+        );
+      // Another merchant's (or environment's) link or session in the address is not found, as anywhere in the dashboard.
+      if (query.link && !(await ownsPaymentLink(db, owner.merchantId, owner.environment, query.link)))
+        return notFound('Payment link');
+      const after = given.after || null;
+      if (after && !(await ownsSession(db, owner.merchantId, owner.environment, after))) return notFound('Session');
+      const filter = paymentsFilter(owner, query);
+      const csv = given.format === 'csv';
+      if (csv)
+        return sendCsv(reply, {
+          filename: `payments-${session.environment}-${accraDay(new Date())}.csv`,
+          columns: SESSION_CSV_COLUMNS,
+          rows: paymentsExportRows(db, filter),
+        });
+      // A receipt number or session id a payer reads out (issue 35): straight to its session.
+      if (!after && filter.terms && (filter.terms.receiptNumber || filter.terms.sessionId)) {
+        const id = filter.terms.receiptNumber
+          ? await sessionIdByReceiptNumber(db, owner.merchantId, owner.environment, filter.terms.receiptNumber)
+          : (await ownsSession(db, owner.merchantId, owner.environment, filter.terms.sessionId!))
+            ? filter.terms.sessionId
+            : null;
+        if (id) return reply.redirect(`${PAYMENTS_PATH}/${encodeURIComponent(id)}`, 303);
+      }
+      const [{ rows, next }, links] = await Promise.all([
+        paymentsPage(db, filter, after),
+        paymentLinkChoices(db, owner.merchantId, owner.environment),
+      ]);
       return show(
         reply,
         session,
-        'Checkout sessions',
-        html`<h1>Checkout sessions</h1>
-<form method="get" action="/dashboard/sessions" class="card row" aria-label="Filters">
-  <div><label for="f-status">Status</label><select id="f-status" name="status"><option value="">Any</option>${SESSION_STATUSES.map((s) => html`<option value="${s}"${raw(s === status ? ' selected' : '')}>${s}</option>`)}</select></div>
-  <div><label for="f-invoice">Invoice ref or receipt no.</label><input id="f-invoice" name="invoice_ref" value="${invoiceRef ?? ''}"></div>
-  <div><label for="f-from">From</label><input id="f-from" name="from" type="date" value="${from ?? ''}"></div>
-  <div><label for="f-to">To</label><input id="f-to" name="to" type="date" value="${to ?? ''}"></div>
-  <div><button type="submit">Filter</button> <a href="/dashboard/sessions">Clear</a></div></form>
-<p class="muted">${total} session${total === 1 ? '' : 's'} · page ${pageNumber} of ${pages} · <a href="/dashboard/revenue-lines">Revenue lines</a></p>
-<div class="table-wrap"><table><thead><tr><th>Session</th><th>Invoice</th><th>Amount</th><th>Status</th><th>Created</th></tr></thead><tbody>
-${rows.map((s) => html`<tr><td class="mono"><a href="/dashboard/sessions/${s.id}">${s.id}</a></td><td>${s.invoice_ref}${s.description ? html`<br><span class="muted">${s.description}</span>` : ''}</td><td>${money(s.amount_minor)}</td><td>${statusBadge(s.status)}</td><td>${when_(s.created_at)}</td></tr>`)}
-${rows.length === 0 ? html`<tr><td colspan="5" class="muted">No sessions match.</td></tr>` : ''}
-</tbody></table></div>
-<nav aria-label="Pages" class="row" style="margin-top:.6rem">${pageNumber > 1 ? html`<a class="button secondary" href="${link(pageNumber - 1)}">Previous</a>` : ''}${pageNumber < pages ? html`<a class="button secondary" href="${link(pageNumber + 1)}">Next</a>` : ''}</nav>`,
+        'Payments',
+        paymentsBody({
+          query,
+          links,
+          rows,
+          next,
+          later: after !== null,
+          searchedAs: filter.terms ? searchedKinds(filter.terms) : [],
+        }),
       );
     },
   );
+
+  // The page's name since issue 36; links and tests keep /dashboard/sessions.
+  app.get('/dashboard/payments', { schema: { hide: true, ...dashboardSchemas.payments } }, async (request, reply) => {
+    const search = request.url.indexOf('?');
+    return reply.redirect(`${PAYMENTS_PATH}${search < 0 ? '' : request.url.slice(search)}`, 301);
+  });
 
   async function sessionPage(reply: FastifyReply, session: WebSession, id: string, outcome: SessionPageOutcome = {}) {
     const { refundId } = outcome;

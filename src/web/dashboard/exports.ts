@@ -27,7 +27,7 @@ const FILES = ['balance-transactions', 'sessions', 'payouts', 'refunds', 'summar
 type FileName = (typeof FILES)[number];
 const FILE_LABELS: Record<FileName, string> = {
   'balance-transactions': 'Balance transactions',
-  sessions: 'Checkout sessions',
+  sessions: 'Payments (checkout sessions)',
   payouts: 'Payouts',
   refunds: 'Refunds',
   summary: 'Daily settlement summary',
@@ -38,28 +38,54 @@ interface RangeQuery {
   to?: string;
 }
 
-/** The month so far (Accra days) when the form has not been sent. */
-function defaultRange(): { from: string; to: string } {
-  const today = dayOf(new Date());
-  return { from: `${today.slice(0, 8)}01`, to: today };
+const DAY_MS = 86_400_000;
+/** The Accra day `days` after (or before, negative) a YYYY-MM-DD day. */
+const dayPlus = (day: string, days: number) =>
+  new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+
+/** The range picker's presets, from today's Accra day: this month so far (the default), last month, the last 7 days. */
+export function rangePresets(today: string): { label: string; from: string; to: string }[] {
+  const monthStart = `${today.slice(0, 8)}01`;
+  const lastMonthEnd = dayPlus(monthStart, -1);
+  return [
+    { label: 'This month', from: monthStart, to: today },
+    { label: 'Last month', from: `${lastMonthEnd.slice(0, 8)}01`, to: lastMonthEnd },
+    { label: 'Last 7 days', from: dayPlus(today, -6), to: today },
+  ];
 }
 
+/** The month so far (Accra days) when the form has not been sent. */
+function defaultRange(): { from: string; to: string } {
+  const [thisMonth] = rangePresets(dayOf(new Date()));
+  return { from: thisMonth!.from, to: thisMonth!.to };
+}
+
+type SummaryDay = SettlementSummary['days'][number];
+
+/**
+ * The page's summary: only the days with a movement, in the columns a merchant reads (the CSV keeps every
+ * column): what came in, went back, was paid out, everything else (reversals, releases, returns, reserves)
+ * as Other, the fees, the day's net and the closing balance; then a total row for the range.
+ */
 function summaryTable(summary: SettlementSummary): Html {
-  const columns: [string, keyof SettlementSummary['days'][number]][] = [
-    ['Opening', 'opening_balance_minor'],
-    ['Payments', 'payments_minor'],
-    ['Fees', 'fees_minor'],
-    ['Refunds', 'refunds_minor'],
-    ['Payouts', 'payouts_minor'],
-    ['Reversals', 'payment_reversals_minor'],
-    ['Refunds released', 'refund_releases_minor'],
-    ['Payouts released', 'payout_releases_minor'],
-    ['Payouts returned', 'payout_returns_minor'],
-    ['Closing', 'closing_balance_minor'],
+  const other = (day: SummaryDay) =>
+    day.net_minor + day.fees_minor - day.payments_minor - day.refunds_minor - day.payouts_minor;
+  const columns: [string, (day: SummaryDay) => number][] = [
+    ['Payments', (day) => day.payments_minor],
+    ['Refunds', (day) => day.refunds_minor],
+    ['Payouts', (day) => day.payouts_minor],
+    ['Other', other],
+    ['Fees', (day) => -day.fees_minor],
+    ['Net', (day) => day.net_minor],
   ];
-  return html`<div class="table-wrap"><table aria-label="Daily settlement summary"><thead><tr><th>Day</th>${columns.map(([label]) => html`<th>${label}</th>`)}</tr></thead><tbody>
-${summary.days.map((day) => html`<tr><td class="mono">${day.day}</td>${columns.map(([, key]) => html`<td>${money(day[key] as number)}</td>`)}</tr>`)}
-</tbody></table></div>`;
+  const active = summary.days.filter((day) => day.transactions > 0);
+  const last = summary.days.at(-1);
+  const cells = (values: number[]) => values.map((value) => html`<td class="num">${money(value)}</td>`);
+  return html`<div class="table-wrap"><table aria-label="Daily settlement summary"><thead><tr><th scope="col">Day</th>${columns.map(([label]) => html`<th scope="col" class="num">${label}</th>`)}<th scope="col" class="num">Closing</th></tr></thead><tbody>
+${active.map((day) => html`<tr><td class="date">${day.day}</td>${cells(columns.map(([, of]) => of(day)))}<td class="num">${money(day.closing_balance_minor)}</td></tr>`)}
+${active.length === 0 ? html`<tr><td colspan="${columns.length + 2}" class="muted">No money moved on these days.</td></tr>` : ''}
+</tbody><tfoot><tr class="total"><th scope="row">Total</th>${cells(columns.map(([, of]) => summary.days.reduce((sum, day) => sum + of(day), 0)))}<td class="num">${money(last ? last.closing_balance_minor : 0)}</td></tr></tfoot></table></div>
+<p class="muted">${active.length} of ${summary.days.length} days had activity. The opening balance was ${money(summary.days[0]?.opening_balance_minor ?? 0)}.</p>`;
 }
 
 export async function exportPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
@@ -100,7 +126,8 @@ export async function exportPages(app: FastifyInstance, deps: AppDeps): Promise<
 <form method="get" action="/dashboard/exports" class="card row" aria-label="Date range">
   <div><label for="x-from">From</label><input id="x-from" name="from" type="date" required value="${range.from ?? ''}"></div>
   <div><label for="x-to">To</label><input id="x-to" name="to" type="date" required value="${range.to ?? ''}"></div>
-  <div><button type="submit">Show summary</button></div></form>
+  <div><button type="submit">Show summary</button></div>
+  <nav aria-label="Ranges" class="row">${rangePresets(dayOf(new Date())).map((preset) => html`<a href="/dashboard/exports?from=${preset.from}&amp;to=${preset.to}"${preset.from === range.from && preset.to === range.to ? html` aria-current="true"` : ''}>${preset.label}</a>`)}</nav></form>
 ${
   summary
     ? html`<section class="card" aria-label="Downloads"><h2 style="margin-top:0">Download CSV</h2><ul>

@@ -1,15 +1,16 @@
 // The merchant dashboard at /dashboard: sign-in, the Test/Live switch, home, and the section pages.
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../http/deps.ts';
+import { expectedSettlementMinor, HOME_RANGE_DEFAULT, homeAnalytics, type HomeRange } from '../../books/analytics.ts';
 import { recentSessions } from '../../checkout/service.ts';
 import { balance } from '../../ledger/service.ts';
 import { recentPayouts } from '../../payouts/queries.ts';
-import { settlementBanner } from '../../payouts/settlement-schedule.ts';
+import { getSchedule, settlementBanner } from '../../payouts/settlement-schedule.ts';
 import { refundHolds } from '../../refunds/queries.ts';
 import { switchEnvironment } from '../auth.ts';
 import { formValue, registerConsoleAuth, sendPage, sessionOf } from '../console.ts';
 import { dashboardSchemas } from '../console-schemas.ts';
-import { html } from '../html.ts';
+import { html, raw } from '../html.ts';
 import { MERCHANT_NAV, money, page, statusBadge, when_ } from '../layout.ts';
 import { accountGate, accountPages } from './account.ts';
 import { activationPages } from './activation.ts';
@@ -21,6 +22,17 @@ import { payoutPages } from './payouts/routes.ts';
 import { refundPages } from './refunds.ts';
 import { settingsPages } from './settings.ts';
 import { settlementPages } from './settlements.ts';
+import {
+  failureReasons,
+  HOME_CSS,
+  nextSettlementCard,
+  rangePicker,
+  revenueChart,
+  revenueTable,
+  successRates,
+  totalsFigures,
+  type NextSettlement,
+} from './home-views.ts';
 import { pausedBanner } from './settlements-views.ts';
 import { signInLinkPages } from './sign-in-link.ts';
 import { consoleErrorPage, registerErrorPages } from '../error-pages.ts';
@@ -53,15 +65,22 @@ export async function dashboardRoutes(app: FastifyInstance, deps: AppDeps): Prom
   app.get('/dashboard', { schema: { hide: true, ...dashboardSchemas.home } }, async (request, reply) => {
     const session = sessionOf(request);
     const merchantId = session.merchantId!;
-    const [test, live, sessions, payouts, testRefundHolds, liveRefundHolds, paused] = await Promise.all([
-      balance(db, merchantId, 'test'),
-      balance(db, merchantId, 'live'),
-      recentSessions(db, merchantId, session.environment, RECENT_ROWS),
-      recentPayouts(db, merchantId, session.environment, RECENT_ROWS),
-      refundHolds(db, merchantId, 'test'),
-      refundHolds(db, merchantId, 'live'),
-      settlementBanner(db, merchantId, session.environment),
-    ]);
+    const owner = { merchantId, environment: session.environment };
+    const range = (request.query as { range?: HomeRange }).range ?? HOME_RANGE_DEFAULT;
+    const [test, live, sessions, payouts, testRefundHolds, liveRefundHolds, paused, analytics, schedule] =
+      await Promise.all([
+        balance(db, merchantId, 'test'),
+        balance(db, merchantId, 'live'),
+        recentSessions(db, merchantId, session.environment, RECENT_ROWS),
+        recentPayouts(db, merchantId, session.environment, RECENT_ROWS),
+        refundHolds(db, merchantId, 'test'),
+        refundHolds(db, merchantId, 'live'),
+        settlementBanner(db, merchantId, session.environment),
+        homeAnalytics(db, owner, range),
+        getSchedule(db, merchantId, session.environment),
+      ]);
+    const current = session.environment === 'live' ? live : test;
+    const next = await nextSettlement(db, owner, schedule, current.available_minor);
     // Each hold named by what it holds for: payouts requested or processing, refunds not finished yet.
     const balanceCard = (
       label: string,
@@ -72,8 +91,8 @@ export async function dashboardRoutes(app: FastifyInstance, deps: AppDeps): Prom
       <div class="stat"><div class="label">Held for payouts</div><div class="value">${money(Math.max(0, b.held_minor - forRefunds))}</div></div>
       ${forRefunds > 0 ? html`<div class="stat"><div class="label">Held for refunds</div><div class="value">${money(forRefunds)}</div></div>` : ''}
       <div class="stat"><div class="label">Available</div><div class="value">${money(b.available_minor)}</div></div>
-      ${b.pending_minor > 0 ? html`<div class="stat"><div class="label">Clearing (pending)</div><div class="value">${money(b.pending_minor)}</div></div>` : ''}
-      ${b.reserved_minor > 0 ? html`<div class="stat"><div class="label">Reserve</div><div class="value">${money(b.reserved_minor)}</div></div>` : ''}</div></section>`;
+      ${b.pending_minor > 0 || b.environment === session.environment ? html`<div class="stat"><div class="label">Clearing (pending)</div><div class="value">${money(b.pending_minor)}</div></div>` : ''}
+      ${b.reserved_minor > 0 || b.environment === session.environment ? html`<div class="stat"><div class="label">Reserve</div><div class="value">${money(b.reserved_minor)}</div></div>` : ''}</div></section>`;
     return sendPage(
       reply,
       page({
@@ -81,17 +100,26 @@ export async function dashboardRoutes(app: FastifyInstance, deps: AppDeps): Prom
         session,
         kind: 'merchant',
         active: 'home',
-        body: html`<h1>${session.merchantName}</h1>
+        body: html`<style>${raw(HOME_CSS)}</style><h1>${session.merchantName}</h1>
 ${paused ? pausedBanner(session, paused, false) : ''}
+${rangePicker(range)}
+<section class="card" aria-labelledby="revenue-heading"><h2 id="revenue-heading">Revenue (${session.environment})</h2>
+${totalsFigures(analytics)}${revenueChart(analytics)}</section>
+${revenueTable(analytics)}
+<section aria-labelledby="rates-heading"><h2 id="rates-heading">Payment success rate</h2>
+<p class="muted">Attempts that ended paid, of all attempts that ended in this range.</p>
+${successRates(analytics)}${failureReasons(analytics)}</section>
+<h2>Balance</h2>
 ${balanceCard('Test', test, testRefundHolds)}${balanceCard('Live', live, liveRefundHolds)}
+${nextSettlementCard(next)}
 <h2>Recent checkout sessions (${session.environment})</h2>
-<div class="table-wrap"><table><thead><tr><th>Session</th><th>Invoice</th><th>Amount</th><th>Status</th><th>Updated</th></tr></thead><tbody>
-${sessions.map((s) => html`<tr><td class="mono"><a href="/dashboard/sessions/${s.id}">${s.id}</a></td><td>${s.invoice_ref}</td><td>${money(s.amount_minor)}</td><td>${statusBadge(s.status)}</td><td>${when_(s.updated_at)}</td></tr>`)}
+<div class="table-wrap"><table><thead><tr><th>Session</th><th>Invoice</th><th class="num">Amount</th><th>Status</th><th>Updated</th></tr></thead><tbody>
+${sessions.map((s) => html`<tr><td class="mono"><a href="/dashboard/sessions/${s.id}">${s.id}</a></td><td>${s.invoice_ref}</td><td class="num">${money(s.amount_minor)}</td><td>${statusBadge(s.status)}</td><td class="nowrap">${when_(s.updated_at)}</td></tr>`)}
 ${sessions.length === 0 ? html`<tr><td colspan="5" class="muted">No sessions yet.</td></tr>` : ''}
 </tbody></table></div>
 <h2>Recent payouts (${session.environment})</h2>
-<div class="table-wrap"><table><thead><tr><th>Reference</th><th>Amount</th><th>Status</th><th>Updated</th></tr></thead><tbody>
-${payouts.map((p) => html`<tr><td class="mono"><a href="/dashboard/payouts/${p.id}">${p.reference}</a></td><td>${money(p.amount_minor)}</td><td>${statusBadge(p.status)}</td><td>${when_(p.updated_at)}</td></tr>`)}
+<div class="table-wrap"><table><thead><tr><th>Reference</th><th class="num">Amount</th><th>Status</th><th>Updated</th></tr></thead><tbody>
+${payouts.map((p) => html`<tr><td class="mono"><a href="/dashboard/payouts/${p.id}">${p.reference}</a></td><td class="num">${money(p.amount_minor)}</td><td>${statusBadge(p.status)}</td><td class="nowrap">${when_(p.updated_at)}</td></tr>`)}
 ${payouts.length === 0 ? html`<tr><td colspan="4" class="muted">No payouts yet.</td></tr>` : ''}
 </tbody></table></div>`,
       }),
@@ -108,4 +136,26 @@ ${payouts.length === 0 ? html`<tr><td colspan="4" class="muted">No payouts yet.<
   await app.register(settlementPages, deps);
   await app.register(accountPages, deps);
   await app.register(activationPages, deps);
+}
+
+/**
+ * The next settlement as home shows it: manual, paused, none due (no run set), or its date with the available
+ * balance plus what clears by then.
+ */
+async function nextSettlement(
+  db: AppDeps['db'],
+  owner: { merchantId: string; environment: 'test' | 'live' },
+  schedule: Awaited<ReturnType<typeof getSchedule>>,
+  availableMinor: number,
+): Promise<NextSettlement> {
+  if (schedule.interval === 'manual') return { kind: 'manual' };
+  if (schedule.paused) return { kind: 'paused' };
+  if (!schedule.next_run_at || !schedule.recipient_id) return { kind: 'none' };
+  const at = new Date(schedule.next_run_at);
+  return {
+    kind: 'scheduled',
+    at,
+    expected_minor: await expectedSettlementMinor(db, owner, availableMinor, at),
+    minimum_minor: schedule.minimum_minor,
+  };
 }

@@ -69,8 +69,8 @@ export function linksListView(
 ): Html {
   return html`<h1>Payment links (${session.environment})</h1>
 <p class="muted">A link is a page any payer can open to pay you: share it on WhatsApp, print its QR code, no developer needed.</p>
-<div class="table-wrap"><table><thead><tr><th>Name</th><th>Amount</th><th>Payments</th><th>State</th><th>Created</th></tr></thead><tbody>
-${links.map((l) => html`<tr><td class="wrap"><a href="/dashboard/links/${l.id}">${l.name}</a><br><span class="muted mono">${l.id}</span></td><td>${l.amount_minor !== null ? html`<span class="nowrap">${money(l.amount_minor)}</span>` : 'Payer chooses'}</td><td>${paymentsOf(l)}</td><td class="nowrap">${linkState(l, now)}</td><td>${when_(new Date(l.created_at))}</td></tr>`)}
+<div class="table-wrap"><table><thead><tr><th>Name</th><th class="num">Amount</th><th>Payments</th><th>State</th><th>Created</th></tr></thead><tbody>
+${links.map((l) => html`<tr><td class="wrap"><a href="/dashboard/links/${l.id}">${l.name}</a><br><span class="muted mono">${l.id}</span></td><td class="num">${l.amount_minor !== null ? money(l.amount_minor) : 'Payer chooses'}</td><td>${paymentsOf(l)}</td><td class="nowrap">${linkState(l, now)}</td><td class="date">${when_(new Date(l.created_at))}</td></tr>`)}
 ${links.length === 0 ? html`<tr><td colspan="5" class="muted">No payment links yet.</td></tr>` : ''}</tbody></table></div>
 ${hasMore ? html`<p class="muted">Only the newest links are listed.</p>` : ''}
 ${canEditLinks(session) ? newLinkForm(session, form.values, form.errors) : html`<p class="muted">Only an owner, admin or developer can create payment links.</p>`}`;
@@ -151,8 +151,8 @@ ${editable ? editForms(session, link, errors) : html`<p class="muted">Only an ow
 <div class="stat"><div class="label">Successful payments</div><div class="value" id="succeeded-count">${totals.succeeded_count}</div></div>
 <div class="stat"><div class="label">Collected</div><div class="value" id="succeeded-sum">${money(totals.succeeded_minor)}</div></div>
 <div class="stat"><div class="label">Refunded</div><div class="value" id="refunded-sum">${money(totals.refunded_minor)}</div></div></div></section>
-<div class="table-wrap"><table><thead><tr><th>Session</th><th>Payer</th><th>Amount</th><th>Status</th><th>Details</th><th>Receipt</th><th>Created</th></tr></thead><tbody>
-${summary.payments.map((p) => html`<tr><td class="mono"><a href="/dashboard/sessions/${p.id}">${p.id}</a></td><td class="wrap">${p.customer_name ?? ''}</td><td class="nowrap">${money(p.amount_minor)}${p.refunded_minor > 0 ? html`<br><span class="muted">refunded ${money(p.refunded_minor)}</span>` : ''}</td><td>${statusBadge(p.status)}</td><td class="wrap">${Object.entries(p.custom_fields).map(([key, value]) => html`<div><span class="muted">${labelOf(link, key)}:</span> ${value}</div>`)}</td><td class="mono">${p.receipt_number ?? ''}</td><td>${when_(p.created_at)}</td></tr>`)}
+<div class="table-wrap"><table><thead><tr><th>Session</th><th>Payer</th><th class="num">Amount</th><th>Status</th><th>Details</th><th>Receipt</th><th>Created</th></tr></thead><tbody>
+${summary.payments.map((p) => html`<tr><td class="mono"><a href="/dashboard/sessions/${p.id}">${p.id}</a></td><td class="wrap">${p.customer_name ?? ''}</td><td class="num">${money(p.amount_minor)}${p.refunded_minor > 0 ? html`<br><span class="muted">refunded ${money(p.refunded_minor)}</span>` : ''}</td><td>${statusBadge(p.status)}</td><td class="wrap">${Object.entries(p.custom_fields).map(([key, value]) => html`<div><span class="muted">${labelOf(link, key)}:</span> ${value}</div>`)}</td><td class="mono">${p.receipt_number ?? ''}</td><td class="date">${when_(p.created_at)}</td></tr>`)}
 ${summary.payments.length === 0 ? html`<tr><td colspan="7" class="muted">No payments yet.</td></tr>` : ''}</tbody></table></div>
 ${summary.has_more ? html`<p class="muted">The newest ${summary.payments.length} of ${totals.sessions_count} sessions are listed; the totals count them all. <a href="/dashboard/sessions">Checkout</a> and the exports have every one.</p>` : ''}`;
 }

@@ -102,10 +102,10 @@ ${cardLabel(payment.card_brand, payment.card_last4) ? html`<div><div class="mute
 <div class="stat"><div class="label">Refunded</div><div class="value">${money(refundedOf(payment, refunds))}</div></div></div>`
       : ''
   }
-<h2>Refunds</h2><div class="table-wrap"><table aria-label="Refunds"><thead><tr><th>Refund</th><th>Amount</th><th>Status</th><th>Method</th><th>Reason</th><th>Created</th></tr></thead><tbody>
+<h2>Refunds</h2><div class="table-wrap"><table aria-label="Refunds" class="stack"><thead><tr><th>Refund</th><th class="num">Amount</th><th>Status</th><th>Method</th><th>Reason</th><th>Created</th></tr></thead><tbody>
 ${refunds.map(
   (r) =>
-    html`<tr><td class="mono">${r.id}</td><td>${money(r.amount_minor)}</td><td>${statusBadge(r.status)}${r.failure_reason ? html`<br><span class="muted">${r.failure_reason}</span>` : ''}${r.status === 'awaiting_approval' ? html`<br><a href="/dashboard/refunds?status=awaiting_approval">Approvals</a>` : ''}</td><td>${methodLabel(r.route, r.provider)}</td><td class="wrap">${r.reason ?? ''}</td><td>${when_(r.created_at)}</td></tr>`,
+    html`<tr><td class="mono id" data-label="Refund">${r.id}</td><td class="num" data-label="Amount">${money(r.amount_minor)}</td><td data-label="Status"><span>${statusBadge(r.status)}${r.failure_reason ? html`<br><span class="muted">${r.failure_reason}</span>` : ''}${r.status === 'awaiting_approval' ? html`<br><a href="/dashboard/refunds?status=awaiting_approval">Approvals</a>` : ''}</span></td><td data-label="Method">${methodLabel(r.route, r.provider)}</td><td class="wrap" data-label="Reason">${r.reason ?? ''}</td><td class="date" data-label="Created">${when_(r.created_at)}</td></tr>`,
 )}
 ${refunds.length === 0 ? html`<tr><td colspan="6" class="muted">No refunds yet.</td></tr>` : ''}</tbody></table></div>
 ${form}`;
@@ -132,11 +132,11 @@ ${session.secondFactorEnrolled ? html`<div><label for="code-${r.id}">Authenticat
 <form method="get" action="/dashboard/refunds" class="card row" aria-label="Filters">
 <div><label for="f-status">Status</label><select id="f-status" name="status"><option value="">Any</option>${REFUND_STATUSES.map((s) => html`<option value="${s}"${raw(s === status ? ' selected' : '')}>${s.replace(/_/g, ' ')}</option>`)}</select></div>
 <div><button type="submit">Filter</button> <a href="/dashboard/refunds">Clear</a></div></form>
-<p class="muted">Refund a payment from its session's page (Checkout). Live refunds of accounts that require approval wait here for an approver who did not ask for them.</p>
-<div class="table-wrap"><table aria-label="Refunds"><thead><tr><th>Refund</th><th>Session</th><th>Amount</th><th>Status</th><th>Method</th><th>Reason</th><th>Created</th><th>Decision</th></tr></thead><tbody>
+<p class="muted">Refund a payment from its page (Payments). Live refunds of accounts that require approval wait here for an approver who did not ask for them.</p>
+<div class="table-wrap"><table aria-label="Refunds" class="stack"><thead><tr><th>Refund</th><th>Session</th><th class="num">Amount</th><th>Status</th><th>Method</th><th>Reason</th><th>Created</th><th>Decision</th></tr></thead><tbody>
 ${refunds.map(
   (r) =>
-    html`<tr><td class="mono">${r.id}</td><td class="mono"><a href="/dashboard/sessions/${r.session_id}">${r.session_id}</a></td><td>${money(r.amount_minor)}</td><td>${statusBadge(r.status)}${r.failure_reason ? html`<br><span class="muted">${r.failure_reason}</span>` : ''}</td><td>${methodLabel(r.method, r.provider)}</td><td class="wrap">${r.reason ?? ''}</td><td>${r.created_at.slice(0, 16).replace('T', ' ')} UTC</td><td>${decision(r)}</td></tr>`,
+    html`<tr><td class="mono id" data-label="Refund">${r.id}</td><td class="mono id" data-label="Session"><a href="/dashboard/sessions/${r.session_id}">${r.session_id}</a></td><td class="num" data-label="Amount">${money(r.amount_minor)}</td><td data-label="Status"><span>${statusBadge(r.status)}${r.failure_reason ? html`<br><span class="muted">${r.failure_reason}</span>` : ''}</span></td><td data-label="Method">${methodLabel(r.method, r.provider)}</td><td class="wrap" data-label="Reason">${r.reason ?? ''}</td><td class="date" data-label="Created">${r.created_at.slice(0, 16).replace('T', ' ')} UTC</td><td>${decision(r)}</td></tr>`,
 )}
 ${refunds.length === 0 ? html`<tr><td colspan="8" class="muted">No refunds${status ? ` ${status.replace(/_/g, ' ')}` : ''}.</td></tr>` : ''}</tbody></table></div>
 ${hasMore ? html`<p class="muted">Showing the newest ${refunds.length}; filter by status to see others.</p>` : ''}`;

@@ -34,8 +34,8 @@ export function listView(
   const pages = Math.max(1, Math.ceil(total / pageSize));
   return html`<h1>Payouts</h1>
 <p><a class="button" href="/dashboard/payouts/new">New payout</a> <a class="button secondary" href="/dashboard/recipients">Recipients</a></p>
-<div class="table-wrap"><table><thead><tr><th>Reference</th><th>Type</th><th>Amount</th><th>Fee</th><th>Status</th><th>Created</th></tr></thead><tbody>
-${rows.map((p) => html`<tr><td class="mono"><a href="/dashboard/payouts/${p.id}">${p.reference}</a><br><span class="muted">${p.client_reference}</span></td><td>${TYPE_LABELS[p.type ?? 'manual']}</td><td class="nowrap">${money(p.amount_minor)}</td><td class="nowrap">${money(p.fee_minor)}</td><td>${statusBadge(p.status)}</td><td>${when_(p.created_at)}</td></tr>`)}
+<div class="table-wrap"><table class="stack"><thead><tr><th>Reference</th><th>Type</th><th class="num">Amount</th><th class="num">Fee</th><th>Status</th><th>Created</th></tr></thead><tbody>
+${rows.map((p) => html`<tr><td class="mono id" data-label="Reference"><span><a href="/dashboard/payouts/${p.id}">${p.reference}</a><br><span class="muted">${p.client_reference}</span></span></td><td data-label="Type">${TYPE_LABELS[p.type ?? 'manual']}</td><td class="num" data-label="Amount">${money(p.amount_minor)}</td><td class="num" data-label="Fee">${money(p.fee_minor)}</td><td data-label="Status">${statusBadge(p.status)}</td><td class="date" data-label="Created">${when_(p.created_at)}</td></tr>`)}
 ${rows.length === 0 ? html`<tr><td colspan="6" class="muted">No payouts yet.</td></tr>` : ''}</tbody></table></div>
 <p class="muted">${total} payout${total === 1 ? '' : 's'} · page ${pageNumber} of ${pages}
 ${pageNumber > 1 ? html` · <a href="/dashboard/payouts?page=${pageNumber - 1}">Previous</a>` : ''}${pageNumber < pages ? html` · <a href="/dashboard/payouts?page=${pageNumber + 1}">Next</a>` : ''}</p>`;
@@ -57,10 +57,10 @@ function settlementSection(payout: PayoutRow, settlement: SettlementView): Html 
   return html`<section class="card" aria-label="Settlement"><h2 style="margin-top:0">Settlement</h2>
 <p>Period: ${period}. ${totals.count} balance transaction${totals.count === 1 ? '' : 's'} paid out; their net is the payout's amount.</p>
 <p><a class="button secondary" href="/dashboard/payouts/${payout.id}/transactions.csv">Download CSV</a></p>
-<div class="table-wrap"><table><thead><tr><th>Type</th><th>Source</th><th>Amount</th><th>Fee</th><th>Net</th><th>Available on</th></tr></thead><tbody>
-${transactions.map((t) => html`<tr><td>${t.type}</td><td class="mono wrap">${t.source.id}</td><td class="nowrap">${money(t.amount_minor)}</td><td class="nowrap">${money(t.fee_minor)}</td><td class="nowrap">${money(t.net_minor)}</td><td class="nowrap">${when_(new Date(t.available_on))}</td></tr>`)}
+<div class="table-wrap"><table><thead><tr><th>Type</th><th>Source</th><th class="num">Amount</th><th class="num">Fee</th><th class="num">Net</th><th>Available on</th></tr></thead><tbody>
+${transactions.map((t) => html`<tr><td>${t.type}</td><td class="mono wrap">${t.source.id}</td><td class="num">${money(t.amount_minor)}</td><td class="num">${money(t.fee_minor)}</td><td class="num">${money(t.net_minor)}</td><td class="date">${when_(new Date(t.available_on))}</td></tr>`)}
 ${transactions.length === 0 ? html`<tr><td colspan="6" class="muted">No balance transactions.</td></tr>` : ''}</tbody>
-<tfoot><tr><th colspan="2">Total</th><th class="nowrap">${money(totals.amount_minor)}</th><th class="nowrap">${money(totals.fee_minor)}</th><th class="nowrap">${money(totals.net_minor)}</th><td></td></tr></tfoot></table></div>
+<tfoot><tr><th colspan="2">Total</th><th class="num">${money(totals.amount_minor)}</th><th class="num">${money(totals.fee_minor)}</th><th class="num">${money(totals.net_minor)}</th><td></td></tr></tfoot></table></div>
 ${totals.count > transactions.length ? html`<p class="muted">The first ${transactions.length} of ${totals.count} are shown; the CSV file has every one.</p>` : ''}</section>`;
 }
 

@@ -1,0 +1,206 @@
+// The Payments page's query (issue 36): a merchant's sessions, newest first in keyset pages, narrowed by the
+// filters and by a search fragment read as every kind it can be (session-search.ts). Built to stay fast at a
+// million sessions per merchant (migration 041): each kind is its own indexed lookup of session ids, the kinds
+// UNION-ed, so no kind scans the merchant's sessions; without a search the list walks
+// checkout_sessions_merchant_idx backwards and stops after a page. The CSV export runs the same query page by page.
+import type { Queryable } from '../db/index.ts';
+import type { SessionRow } from './model.ts';
+import type { SessionSearchTerms } from './session-search.ts';
+import type { SessionPayment } from './session-list-store.ts';
+import { SESSION_COLUMNS } from './store.ts';
+
+export interface PaymentsFilter {
+  merchantId: string;
+  environment: string;
+  terms: SessionSearchTerms | null;
+  status?: string;
+  /** The method's rail and network: those of the attempt the row shows (see METHOD_LATERAL). */
+  rail?: string;
+  network?: string;
+  paymentLinkId?: string;
+  createdFrom?: Date;
+  createdBefore?: Date;
+}
+
+/** A row of the Payments page and its export: the session, the attempt that paid it, and how the payer paid or tried to. */
+export interface PaymentsRow {
+  session: SessionRow;
+  payment: SessionPayment | null;
+  method: { rail: string; network: string | null } | null;
+}
+
+/**
+ * The attempt that names a session's method: the one that paid it (a reversed payment still names it), else
+ * the payer's latest try.
+ */
+const METHOD_LATERAL = `LEFT JOIN LATERAL (
+    SELECT a.rail AS method_rail, a.network AS method_network FROM payment_attempts a WHERE a.session_id = s.id
+     ORDER BY (a.status IN ('paid', 'reversed')) DESC, a.created_at DESC, a.id DESC LIMIT 1) m ON true`;
+
+/** The attempt that paid a session, as session-list-store.ts reads it for the API and the sessions CSV. */
+const PAYMENT_LATERAL = `LEFT JOIN LATERAL (
+    SELECT a.id AS pay_id, a.rail AS pay_rail, a.provider AS pay_provider, a.provider_reference AS pay_provider_reference,
+           a.provider_transaction_id AS pay_provider_transaction_id, a.card_brand AS pay_card_brand, a.card_last4 AS pay_card_last4,
+           a.amount_charged_minor AS pay_amount_charged_minor, a.amount_received_minor AS pay_amount_received_minor, a.fee_received_minor AS pay_fee_received_minor, a.fee_minor AS pay_fee_minor, a.bearer AS pay_bearer,
+           a.base_minor AS pay_base_minor, a.finalized_at AS pay_finalized_at, a.status AS pay_status
+      FROM payment_attempts a WHERE a.session_id = s.id AND a.status IN ('paid', 'reversed')
+     ORDER BY a.finalized_at NULLS LAST, a.id LIMIT 1) p ON true`;
+
+/** A LIKE pattern matching text that begins with `prefix`, its wildcards taken literally. */
+const prefixPattern = (prefix: string) => `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** A tsquery requiring each word as a word prefix (the words hold only letters and digits: nothing to escape). */
+const namePrefixQuery = (words: readonly string[]) => words.map((word) => `${word}:*`).join(' & ');
+
+/**
+ * A kind of the search: `from` the rows it reads (sessions, or attempts joined to their session) and `where` its
+ * own lookup; for `names`, `where` is the tsquery's parameter (see nameBranch).
+ */
+type Branch = { from: 'sessions' | 'attempts' | 'names'; where: string };
+
+/** Sessions of the newest a name search reads before it turns to the GIN index (see nameBranch). */
+export const NAME_WALK_ROWS = 2_000;
+
+/** The conditions each kind of the search adds, one branch each. `param` numbers each value. */
+function searchBranches(terms: SessionSearchTerms | null, param: (value: unknown) => string): Branch[] {
+  if (!terms) return [{ from: 'sessions', where: 'true' }];
+  const branches: Branch[] = [];
+  const sessions = (where: string) => branches.push({ from: 'sessions', where });
+  const attempts = (where: string) => branches.push({ from: 'attempts', where });
+  if (terms.sessionId) sessions(`c.id = ${param(terms.sessionId)}`);
+  if (terms.receiptNumber) sessions(`c.receipt_number = ${param(terms.receiptNumber)}`);
+  if (terms.invoiceRefPrefix) sessions(`c.invoice_ref LIKE ${param(prefixPattern(terms.invoiceRefPrefix))}`);
+  if (terms.nameWords) branches.push({ from: 'names', where: param(namePrefixQuery(terms.nameWords)) });
+  if (terms.amountMinor !== null) sessions(`c.amount_minor = ${param(terms.amountMinor)}`);
+  if (terms.phone) attempts(`a.phone IS NOT NULL AND a.phone = ${param(terms.phone)}`);
+  if (terms.phoneLast4) attempts(`a.phone IS NOT NULL AND right(a.phone, 4) = ${param(terms.phoneLast4)}`);
+  if (terms.reference) {
+    const reference = param(terms.reference);
+    // Each OR-ed column has its own index (034, 033 and the primary key): a BitmapOr, then the merchant checked.
+    attempts(
+      `(a.provider_transaction_id = ${reference} OR (a.provider_reference = ${reference} AND a.provider_reference <> '') OR a.id = ${reference})`,
+    );
+  }
+  return branches;
+}
+
+type Joined = SessionRow & {
+  method_rail: string | null;
+  method_network: string | null;
+} & { [K in keyof SessionPayment as `pay_${K & string}`]: SessionPayment[K] | null };
+
+function toRow(row: Joined): PaymentsRow {
+  const session: Record<string, unknown> = {};
+  const payment: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(row)) {
+    if (key.startsWith('pay_')) payment[key.slice(4)] = value;
+    else if (!key.startsWith('method_')) session[key] = value;
+  }
+  return {
+    session: session as unknown as SessionRow,
+    payment: payment.id ? (payment as unknown as SessionPayment) : null,
+    method: row.method_rail ? { rail: row.method_rail, network: row.method_network } : null,
+  };
+}
+
+/**
+ * The name kind's rows. A common name ("Ama" is every fortieth payer) is found fastest by reading the newest
+ * sessions until the page is full; a rare one through the GIN index, read first as an array (a prefix has no
+ * estimate the planner could weigh, and walking every session computing its vector when none matches is the
+ * worst case). So: the newest `walkRows` sessions of the filter, and the index only when they held less than a
+ * page. Either way the branch's first rows are exact: the walk's matches are the newest there are.
+ */
+function nameBranch(query: string, method: string, filters: string, ordered: string, walkRows: string): string {
+  const matches = (alias: string) =>
+    `to_tsvector('simple'::regconfig, coalesce(${alias}.customer_name, '')) @@ to_tsquery('simple'::regconfig, ${query})`;
+  const limit = ordered.slice(ordered.lastIndexOf('LIMIT ') + 6);
+  return `(WITH walk AS MATERIALIZED (
+      SELECT w.id, w.created_at FROM (SELECT c.id, c.created_at, c.customer_name FROM checkout_sessions c ${method}
+                                       WHERE ${filters} ORDER BY c.created_at DESC, c.id DESC LIMIT ${walkRows}) w
+       WHERE ${matches('w')} ORDER BY w.created_at DESC, w.id DESC LIMIT ${limit})
+    SELECT id, created_at FROM walk
+    UNION ALL
+    (SELECT c.id, c.created_at FROM checkout_sessions c ${method}
+      WHERE (SELECT count(*) FROM walk) < ${limit}
+        AND c.id = ANY(ARRAY(SELECT n.id FROM checkout_sessions n WHERE n.merchant_id = $1 AND n.environment = $2 AND ${matches('n')}))
+        AND ${filters} ${ordered}))`;
+}
+
+/** Where a page starts: the session's creation time as PostgreSQL keeps it (microseconds, as text) and its id. */
+async function positionOf(db: Queryable, filter: PaymentsFilter, id: string) {
+  const rows = await db.query<{ created_at: string }>(
+    'SELECT created_at::text AS created_at FROM checkout_sessions WHERE id = $1 AND merchant_id = $2 AND environment = $3',
+    [id, filter.merchantId, filter.environment],
+  );
+  return rows[0] ? { createdAt: rows[0].created_at, id } : null;
+}
+
+/**
+ * Up to `limit` rows of the filter, newest first, after the session `afterId` (none when it is not the merchant's).
+ * Each kind of the search is its own branch carrying every filter, the keyset and the LIMIT, ordered by creation:
+ * the union of each branch's first rows holds the page, and the planner picks per branch between its lookup index
+ * (few matches) and walking the merchant's sessions newest first until the page is full (many matches, e.g. a
+ * school's one fee). The attempts' laterals run for the page's rows only.
+ */
+export async function searchPayments(
+  db: Queryable,
+  filter: PaymentsFilter,
+  afterId: string | null,
+  limit: number,
+): Promise<PaymentsRow[]> {
+  const after = afterId ? await positionOf(db, filter, afterId) : null;
+  if (afterId && !after) return [];
+  const params: unknown[] = [filter.merchantId, filter.environment];
+  const param = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const where = ['c.merchant_id = $1', 'c.environment = $2'];
+  if (filter.status) where.push(`c.status = ${param(filter.status)}`);
+  if (filter.paymentLinkId) where.push(`c.payment_link_id = ${param(filter.paymentLinkId)}`);
+  if (filter.createdFrom) where.push(`c.created_at >= ${param(filter.createdFrom)}`);
+  if (filter.createdBefore) where.push(`c.created_at < ${param(filter.createdBefore)}`);
+  const byMethod = Boolean(filter.rail || filter.network);
+  if (filter.rail) where.push(`mc.method_rail = ${param(filter.rail)}`);
+  if (filter.network) where.push(`mc.method_network = ${param(filter.network)}`);
+  if (after) where.push(`(c.created_at, c.id) < (${param(after.createdAt)}::timestamptz, ${param(after.id)})`);
+  const limitParam = param(limit);
+  const method = byMethod ? METHOD_LATERAL.replace('s.id', 'c.id').replace(') m ON', ') mc ON') : '';
+  const filters = where.join(' AND ');
+  const ordered = `ORDER BY c.created_at DESC, c.id DESC LIMIT ${limitParam}`;
+  const branches = searchBranches(filter.terms, param).map((branch) => {
+    if (branch.from === 'names') return nameBranch(branch.where, method, filters, ordered, param(NAME_WALK_ROWS));
+    const from =
+      branch.from === 'sessions'
+        ? 'checkout_sessions c'
+        : 'payment_attempts a JOIN checkout_sessions c ON c.id = a.session_id';
+    const own = branch.from === 'attempts' ? 'a.merchant_id = $1 AND a.environment = $2 AND ' : '';
+    return `(SELECT c.id, c.created_at FROM ${from} ${method} WHERE ${own}${branch.where} AND ${filters} ${ordered})`;
+  });
+  const rows = await db.query<Joined>(
+    `SELECT ${SESSION_COLUMNS.replace(/(\w+)/g, 's.$1')}, m.method_rail, m.method_network, p.*
+       FROM (SELECT id, created_at FROM (${branches.join('\n UNION ')}) u
+              ORDER BY created_at DESC, id DESC LIMIT ${limitParam}) h
+       JOIN checkout_sessions s ON s.id = h.id ${METHOD_LATERAL} ${PAYMENT_LATERAL}
+      ORDER BY s.created_at DESC, s.id DESC`,
+    params,
+  );
+  return rows.map(toRow);
+}
+
+/** True when the session is the merchant's in that environment (a page's cursor). */
+export const sessionIsOwned = async (db: Queryable, merchantId: string, environment: string, id: string) =>
+  (
+    await db.query('SELECT 1 FROM checkout_sessions WHERE id = $1 AND merchant_id = $2 AND environment = $3', [
+      id,
+      merchantId,
+      environment,
+    ])
+  ).length > 0;
+
+/** The merchant's payment links as the filter's choices, newest first, at most `limit`. */
+export const listLinkChoices = (db: Queryable, merchantId: string, environment: string, limit: number) =>
+  db.query<{ id: string; name: string }>(
+    'SELECT id, name FROM payment_links WHERE merchant_id = $1 AND environment = $2 ORDER BY created_at DESC, id DESC LIMIT $3',
+    [merchantId, environment, limit],
+  );
