@@ -136,9 +136,9 @@ async function seedMerchant(client: pg.Client, merchantId: string, offset: numbe
   );
   await client.query(
     `INSERT INTO checkout_sessions (id, merchant_id, environment, status, amount_minor, currency, invoice_ref, customer_name,
-                                    expires_at, finalized_at, created_at, updated_at)
+                                    expires_at, finalized_at, method_rail, method_network, created_at, updated_at)
      SELECT id, $1, 'test', status, amount, 'GHS', 'INV-' || lpad(i::text, 8, '0'), customer,
-            at + interval '1 hour', CASE WHEN status = 'success' THEN at + interval '2 minutes' END, at, at
+            at + interval '1 hour', CASE WHEN status = 'success' THEN at + interval '2 minutes' END, 'momo', network, at, at
        FROM seed ORDER BY at`,
     [merchantId],
   );
@@ -231,8 +231,9 @@ async function kinds(db: Db, merchantId: string): Promise<Kind[]> {
     { name: 'no search, status=failed', query: () => ({ status: 'failed' }) },
     { name: 'no search, network=at, last 30 days', query: () => ({ network: 'at', from: dayAgo(30) }) },
     { name: 'no search, status=pending (none)', query: () => ({ status: 'pending' }) },
-    // The method is the attempt's: no index narrows it, so a rail with no sessions reads them all (the worst case).
+    // The method the session keeps (migration 042): a rail nobody used, and one every session used.
     { name: 'no search, rail=cash (none)', query: () => ({ rail: 'cash' }) },
+    { name: 'no search, rail=momo (all)', query: () => ({ rail: 'momo' }) },
     { name: 'session id', query: (n) => ({ q: row(n).id }) },
     {
       name: 'receipt number (typed lower case)',

@@ -3,6 +3,7 @@ import { audit, auditMerchant, type Actor } from '../audit/log.ts';
 import { DbError, type Db, type Queryable } from '../db/index.ts';
 import { targetUrlProblem, type Resolver, type TargetPolicy } from '../lib/ssrf.ts';
 import { SikaError } from '../lib/errors.ts';
+import { EMAIL_PATTERN } from '../lib/email-address.ts';
 import { newUuid } from '../lib/ids.ts';
 import { issueApiKey } from './api-keys.ts';
 import { ENVIRONMENTS, type Environment } from '../lib/environment.ts';
@@ -14,8 +15,6 @@ export { hashPassword, verifyPassword } from './password-hash.ts';
 
 export const newWebhookSecret = (): string => `whsec_${randomBytes(24).toString('base64')}`;
 
-/** The shape an e-mail address must have (one @, a dot in the domain, no spaces). */
-export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const PASSWORD_LENGTH_MIN = 10;
 
 export interface CreateMerchantInput {

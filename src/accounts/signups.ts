@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { auditMerchant } from '../audit/log.ts';
 import { DbError, type Db, type Queryable } from '../db/index.ts';
 import { sha256Hex } from '../lib/canonical-json.ts';
+import { EMAIL_PATTERN } from '../lib/email-address.ts';
 import { SikaError } from '../lib/errors.ts';
 import { newUuid } from '../lib/ids.ts';
 import { absoluteUrl, plainMailBodies } from '../mail/compose.ts';
@@ -16,13 +17,7 @@ import { PASSWORD_LENGTH_MAX } from './console-accounts.ts';
 import * as sessions from './console-session-store.ts';
 import { SESSION_LIFETIME_S } from './console-sessions.ts';
 import { hashPassword } from './password-hash.ts';
-import {
-  createMerchantIn,
-  EMAIL_LENGTH_MAX,
-  EMAIL_PATTERN,
-  MERCHANT_NAME_LENGTH_MAX,
-  PASSWORD_LENGTH_MIN,
-} from './service.ts';
+import { createMerchantIn, EMAIL_LENGTH_MAX, MERCHANT_NAME_LENGTH_MAX, PASSWORD_LENGTH_MIN } from './service.ts';
 import * as store from './signup-store.ts';
 
 /** How long a verification link works. */

@@ -18,6 +18,10 @@ export interface BalanceTransactionSearch {
   createdBefore?: Date;
   /** Keyset: rows after this seq in the order asked (smaller when newest first, larger when oldest first). */
   afterSeq?: number;
+  /** Issue 36 (the dashboard's search): the movement of this journal entry (a transaction id's). */
+  entryId?: string;
+  /** Issue 36: the movements of this source, a payment's attempt or session, a payout or a refund, by its id. */
+  sourceId?: string;
   /** Rows up to this seq only (an export stops where the balance stood when it began). */
   maxSeq?: number;
   order: 'newest' | 'oldest';
@@ -57,6 +61,16 @@ const ROW_SELECT = `
     LEFT JOIN ledger_clearings c ON c.entry_id = b.entry_id
     LEFT JOIN settlement_transactions st ON st.entry_id = b.entry_id`;
 
+/**
+ * The entries of a source named by its id (issue 36): a payout's or refund's, a payment's by its attempt, or
+ * by the attempts of its session. Each lookup by its index: journal_entries_once (type, id) and
+ * payment_attempts_session_idx, so no merchant's movements are walked.
+ */
+const sourceEntries = (n: number) =>
+  `b.entry_id IN (SELECT j.id FROM journal_entries j WHERE j.reference_type IN ('payment', 'payout', 'refund') AND j.reference_id = $${n}
+     UNION ALL SELECT j.id FROM payment_attempts pa JOIN journal_entries j ON j.reference_type = 'payment' AND j.reference_id = pa.id
+      WHERE pa.session_id = $${n})`;
+
 /** Up to `limit` movements matching the search, in the order asked. */
 export function searchBalanceTransactions(
   db: Queryable,
@@ -70,6 +84,8 @@ export function searchBalanceTransactions(
       (n) => `st.payout_id = $${n} AND NOT (e.reference_type = 'payout' AND e.reference_id = st.payout_id)`,
       search.payoutId,
     );
+  if (search.entryId !== undefined) where.add((n) => `b.entry_id = $${n}`, search.entryId);
+  if (search.sourceId !== undefined) where.add(sourceEntries, search.sourceId);
   where.created('b.created_at', search);
   if (search.afterSeq !== undefined)
     where.add((n) => (search.order === 'newest' ? `b.seq < $${n}` : `b.seq > $${n}`), search.afterSeq);

@@ -165,6 +165,6 @@ export async function startAttempt(
     amount_charged_minor: quote.total_minor,
     currency: session.currency,
   });
-  await moveSession(tx, session, 'pending', outcomeCtx);
+  await moveSession(tx, session, 'pending', outcomeCtx, undefined, attempt);
   return { attempt, replayed: false, adapters, payerEmail: session.customer_email };
 }

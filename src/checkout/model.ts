@@ -150,6 +150,9 @@ export interface SessionRow {
   custom_fields: Record<string, string> | null;
   /** The payer's receipt number, given when it succeeds (src/checkout/receipt-number.ts); null before. */
   receipt_number: string | null;
+  /** The rail and network of the attempt that paid it, else of the payer's latest try (migration 042); null before any. */
+  method_rail: string | null;
+  method_network: string | null;
   version: number;
   created_at: Date;
   updated_at: Date;

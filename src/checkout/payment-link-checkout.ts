@@ -3,6 +3,7 @@
 // API key: api_key_id NULL, with payment_link_id and what the payer entered in custom_fields.
 import { randomBytes } from 'node:crypto';
 import type { Db, Queryable } from '../db/index.ts';
+import { EMAIL_PATTERN } from '../lib/email-address.ts';
 import { checkPayerPhone, formatGhs, parseCedis } from '../lib/ghana.ts';
 import { newId } from '../lib/ids.ts';
 import { CUSTOMER_NAME_LENGTH_MAX, SESSION_LIFETIME_DEFAULT_S, type SessionRow } from './model.ts';
@@ -21,8 +22,6 @@ const LINK_INVOICE_REF_RANDOM_LENGTH = 8;
 
 /** A link's slug as the migration's CHECK allows it: anything else is a 404 without a lookup. */
 export const LINK_SLUG_PATTERN = /^[A-Za-z0-9]{6,32}$/;
-/** The e-mail rule of the accounts (src/accounts/service.ts EMAIL_PATTERN): checkout may not import accounts. */
-const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 /** A number as a payer types it: digits, an optional sign and decimals ("12", "-3", "4.5"). */
 const NUMBER_PATTERN = /^[+-]?\d+(?:\.\d+)?$/;
 
@@ -161,6 +160,8 @@ export function newLinkSession(link: PaymentLinkRow, payment: LinkPayment, now =
     payment_link_id: link.id,
     custom_fields: payment.customFields,
     receipt_number: null,
+    method_rail: null,
+    method_network: null,
     version: 1,
     created_at: now,
     updated_at: now,

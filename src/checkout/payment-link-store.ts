@@ -85,6 +85,80 @@ export async function searchLinks(db: Queryable, search: LinkSearch, limit: numb
   );
 }
 
+/** A link's state as the dashboard's list filters it (linkAvailability's reasons, and active for an available one). */
+export type LinkListState = 'active' | 'inactive' | 'expired' | 'used_up';
+
+/** The dashboard's list of links (issue 36): the search's readings of one fragment, OR-ed, and the state. */
+export interface LinkListFilter {
+  merchantId: string;
+  environment: string;
+  /** Each is a reading of the typed fragment; a link matching any of them is listed. None given: every link. */
+  search?: { nameContains?: string; id?: string; slug?: string; amountMinor?: number };
+  state?: LinkListState;
+  /** The instant the state is judged at (expired: expires_at at or before it). */
+  now: Date;
+  after?: { createdAt: Date; id: string };
+}
+
+/** A link of the dashboard's list with what it collected: the sum of its successful sessions. */
+export type LinkListRow = PaymentLinkRow & { collected_minor: number };
+
+/** The payments a link takes (single use: one), NULL for no limit; as isUsedUp reads it. */
+const LIMIT_SQL = '(CASE WHEN single_use THEN 1 ELSE max_payments END)';
+
+/**
+ * Up to `limit` links of the filter, newest first after the cursor (payment_links_merchant_idx; a merchant's links
+ * are few, so the search's conditions are checked on that walk), each with its collected sum read through
+ * checkout_sessions_link_idx.
+ */
+export async function listLinksWithTotals(
+  db: Queryable,
+  filter: LinkListFilter,
+  limit: number,
+): Promise<LinkListRow[]> {
+  const where = new ListWhere({ merchant_id: filter.merchantId, environment: filter.environment });
+  const search = filter.search;
+  if (search) {
+    // One parameter holds every reading (ListWhere numbers one value a condition), each compared by its own key.
+    const value = {
+      name: search.nameContains ? `%${search.nameContains.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined,
+      id: search.id,
+      slug: search.slug,
+      amount: search.amountMinor,
+    };
+    where.add((n) => {
+      const reading = (key: keyof typeof value) => `($${n}::jsonb ->> '${key}')`;
+      const readings = [
+        value.name !== undefined && `name ILIKE ${reading('name')}`,
+        value.id !== undefined && `id = ${reading('id')}`,
+        value.slug !== undefined && `slug = ${reading('slug')}`,
+        value.amount !== undefined && `amount_minor = ${reading('amount')}::bigint`,
+      ].filter((r): r is string => typeof r === 'string');
+      return `(${readings.length ? readings.join(' OR ') : 'false'})`;
+    }, JSON.stringify(value));
+  }
+  if (filter.state === 'inactive') where.add((n) => `active = $${n}`, false);
+  else if (filter.state) {
+    const usedUp = `(${LIMIT_SQL} IS NOT NULL AND payments_count >= ${LIMIT_SQL})`;
+    const clause = {
+      expired: (n: number) => `active AND expires_at IS NOT NULL AND expires_at <= $${n}`,
+      used_up: (n: number) => `active AND (expires_at IS NULL OR expires_at > $${n}) AND ${usedUp}`,
+      active: (n: number) => `active AND (expires_at IS NULL OR expires_at > $${n}) AND NOT ${usedUp}`,
+    }[filter.state];
+    where.add(clause, filter.now);
+  }
+  where.after(LINK_KEYSET, filter.after);
+  const limitParam = where.limit(limit);
+  const rows = await db.query<LinkListRow>(
+    `SELECT ${LINK_COLUMNS},
+       (SELECT coalesce(sum(s.amount_minor), 0) FROM checkout_sessions s
+         WHERE s.payment_link_id = payment_links.id AND s.status = 'success')::bigint AS collected_minor
+     FROM payment_links WHERE ${where.sql} ORDER BY ${keysetOrder(LINK_KEYSET)} LIMIT ${limitParam}`,
+    where.params,
+  );
+  return rows.map((row) => ({ ...row, collected_minor: Number(row.collected_minor) }));
+}
+
 /** What the API may change on a link (POST /api/v1/payment-links/{id}); the caller holds its lock. */
 export interface LinkChanges {
   name: string;
@@ -208,3 +282,44 @@ export const lockOpenLinkSessions = (tx: Queryable, linkId: string, exceptSessio
       ORDER BY created_at, id LIMIT $3 FOR UPDATE SKIP LOCKED`,
     [linkId, exceptSessionId, limit],
   );
+
+/**
+ * The dashboard's New link form's one-time key (its hidden form_key), kept as an idempotency_keys row beside the
+ * API's, in the transaction that makes the link: claimed with the new link's id, true; or already taken, false.
+ * A second claim of a key in flight waits for the first transaction, then sees its row. The key is written with a
+ * prefix no Idempotency-Key header can hold (those are printable ASCII), so the two never meet; the keys are
+ * purged with the API's after their retention.
+ */
+export async function claimLinkFormKey(
+  tx: Queryable,
+  merchantId: string,
+  environment: string,
+  formKey: string,
+  linkId: string,
+): Promise<boolean> {
+  const claimed = await tx.query(
+    `INSERT INTO idempotency_keys (merchant_id, environment, key, request_hash, state, response_status, response_body)
+         VALUES ($1, $2, $3, 'dashboard-link-form', 'completed', 303, $4) ON CONFLICT DO NOTHING RETURNING 1`,
+    [merchantId, environment, `${LINK_FORM_KEY_PREFIX}${formKey}`, JSON.stringify(linkId)],
+  );
+  return claimed.length > 0;
+}
+
+/** The id of the link a form key made, or null (none, or its transaction rolled back). */
+export async function linkOfFormKey(
+  db: Queryable,
+  merchantId: string,
+  environment: string,
+  formKey: string,
+): Promise<string | null> {
+  const row = await firstRow(
+    db.query<{ response_body: string }>(
+      `SELECT response_body FROM idempotency_keys WHERE merchant_id = $1 AND environment = $2 AND key = $3`,
+      [merchantId, environment, `${LINK_FORM_KEY_PREFIX}${formKey}`],
+    ),
+  );
+  return row ? (JSON.parse(row.response_body) as string) : null;
+}
+
+/** Before a form key in idempotency_keys: "§" is outside the printable ASCII an Idempotency-Key header holds. */
+const LINK_FORM_KEY_PREFIX = '§dashboard-link:';

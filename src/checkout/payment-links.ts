@@ -5,7 +5,9 @@ import type { Db, Queryable } from '../db/index.ts';
 import type { Environment } from '../lib/environment.ts';
 import { errors } from '../lib/errors.ts';
 import { newId, randomToken } from '../lib/ids.ts';
+import { parseCedis } from '../lib/ghana.ts';
 import { listPage, listWindow, type CursorListQuery } from '../lib/list-paging.ts';
+import { keysetPages } from '../db/keyset-pages.ts';
 import { emitEvent } from '../events/outbox.ts';
 import { CALLBACK_URL_LENGTH_MAX, SESSION_AMOUNT_MAX_MINOR } from './model.ts';
 import {
@@ -19,6 +21,7 @@ import {
   LINK_DESCRIPTION_LENGTH_MAX,
   LINK_NAME_LENGTH_MAX,
   LINK_SLUG_LENGTH,
+  linkAvailability,
   toPaymentLinkResponse,
   type CustomField,
   type CustomFieldType,
@@ -202,16 +205,29 @@ const announce = (tx: Queryable, owner: LinkOwner, type: string, link: PaymentLi
     data: { payment_link: body },
   });
 
-/** Makes a link and its payment_link.created event in one transaction (the given one, or its own). */
+/**
+ * Makes a link and its payment_link.created event in one transaction (the given one, or its own). `formKey`: the
+ * dashboard form's one-time key; a second create with it makes nothing and answers the link the first one made.
+ */
 export async function createPaymentLink(
   db: Db | Queryable,
   owner: LinkOwner,
   input: CreatePaymentLinkInput,
   checkoutUrlHost: string,
+  formKey?: string,
 ): Promise<PaymentLinkResponse> {
   const link = newPaymentLink(owner, input);
   const body = toPaymentLinkResponse(link, checkoutUrlHost);
   return inTransaction(db, async (tx) => {
+    if (formKey && !(await store.claimLinkFormKey(tx, owner.merchantId, owner.environment, formKey, link.id))) {
+      const madeId = await store.linkOfFormKey(tx, owner.merchantId, owner.environment, formKey);
+      const made = madeId ? await store.findLink(tx, owner.merchantId, owner.environment, madeId) : null;
+      if (!made)
+        throw errors.invalidArgument('form_key was already used.', [
+          { field: 'form_key', message: 'was already used' },
+        ]);
+      return toPaymentLinkResponse(made, checkoutUrlHost);
+    }
     await store.insertLink(tx, link);
     await announce(tx, owner, 'payment_link.created', link, body);
     return body;
@@ -284,3 +300,102 @@ export async function listPaymentLinks(
 /** True when the link is the merchant's in that environment (the session search's payment_link_id filter). */
 export const ownsPaymentLink = async (db: Queryable, merchantId: string, environment: string, id: string) =>
   (await store.findLink(db, merchantId, environment, id)) !== null;
+
+/** The dashboard's list (issue 36): the states its filter offers, as the link's page names them. */
+export const LINK_LIST_STATES = ['active', 'inactive', 'expired', 'used_up'] as const;
+export type { LinkListState } from './payment-link-store.ts';
+/** Links on one page of the dashboard's list. */
+export const LINK_LIST_PAGE_ROWS = 25;
+/** Links read a page at a time by the list's CSV export. */
+export const LINK_EXPORT_PAGE_ROWS = 500;
+/** The longest one-time key the New link form sends (its own are 29 characters). */
+export const LINK_FORM_KEY_LENGTH_MAX = 100;
+/** The longest search fragment read. */
+export const LINK_SEARCH_LENGTH_MAX = 100;
+
+/** The dashboard list's query as its GET form sends it (empty means "any"). */
+export interface LinkListQuery {
+  q?: string;
+  status?: store.LinkListState;
+}
+
+/** A row of the dashboard's list and its export: the link, its state now, and what its payments collected. */
+export interface LinkListItem {
+  link: PaymentLinkResponse;
+  state: store.LinkListState;
+  collected_minor: number;
+}
+
+/**
+ * What a typed fragment can be: part of a name, a link id (pl_…), a slug or the link's url (its /l/ path), or a
+ * fixed amount in GHS ("25" or "25.00"). Each reading is asked; a link matching any is listed.
+ */
+export function linkSearchOf(q: string | undefined): store.LinkListFilter['search'] {
+  const fragment = (q ?? '').trim().slice(0, LINK_SEARCH_LENGTH_MAX);
+  if (!fragment) return undefined;
+  const slug = /(?:^|\/l\/)([A-Za-z0-9]{6,32})\/?$/.exec(fragment)?.[1];
+  const amountMinor = parseCedis(fragment);
+  return {
+    nameContains: fragment,
+    ...(/^pl_\w+$/.test(fragment) ? { id: fragment } : {}),
+    ...(slug ? { slug } : {}),
+    ...(amountMinor !== null ? { amountMinor } : {}),
+  };
+}
+
+/** The store's filter of the dashboard's query at `now`. */
+export const linkListFilter = (
+  owner: { merchantId: string; environment: string },
+  query: LinkListQuery,
+  now: Date,
+): store.LinkListFilter => ({
+  ...owner,
+  search: linkSearchOf(query.q),
+  ...(query.status ? { state: query.status } : {}),
+  now,
+});
+
+const listItem = (row: store.LinkListRow, now: Date, checkoutUrlHost: string): LinkListItem => {
+  const availability = linkAvailability(row, now);
+  return {
+    link: toPaymentLinkResponse(row, checkoutUrlHost),
+    state: availability === 'available' ? 'active' : availability,
+    collected_minor: row.collected_minor,
+  };
+};
+
+/** The keyset position of a link of the merchant's (a page cursor), or null when it is not theirs. */
+export async function linkListPosition(db: Queryable, merchantId: string, environment: string, id: string) {
+  const link = await store.findLink(db, merchantId, environment, id);
+  return link ? { createdAt: link.created_at, id: link.id } : null;
+}
+
+/** One page of the dashboard's list after `after`, and the link the next page starts after (null on the last). */
+export async function linkListPage(
+  db: Queryable,
+  filter: store.LinkListFilter,
+  after: { createdAt: Date; id: string } | null,
+  checkoutUrlHost: string,
+): Promise<{ rows: LinkListItem[]; next: string | null }> {
+  const rows = await store.listLinksWithTotals(db, { ...filter, ...(after ? { after } : {}) }, LINK_LIST_PAGE_ROWS + 1);
+  const more = rows.length > LINK_LIST_PAGE_ROWS;
+  if (more) rows.length = LINK_LIST_PAGE_ROWS;
+  return {
+    rows: rows.map((row) => listItem(row, filter.now, checkoutUrlHost)),
+    next: more ? rows.at(-1)!.id : null,
+  };
+}
+
+/** Every link of the filter, newest first as the list shows them, read in keyset pages (the CSV export). */
+export async function* linkListExport(
+  db: Queryable,
+  filter: store.LinkListFilter,
+  checkoutUrlHost: string,
+): AsyncIterable<LinkListItem> {
+  const rows = keysetPages(
+    LINK_EXPORT_PAGE_ROWS,
+    (after) => store.listLinksWithTotals(db, { ...filter, ...(after ? { after } : {}) }, LINK_EXPORT_PAGE_ROWS),
+    (row) => ({ createdAt: row.created_at, id: row.id }),
+  );
+  for await (const row of rows) yield listItem(row, filter.now, checkoutUrlHost);
+}

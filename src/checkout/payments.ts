@@ -23,6 +23,7 @@ import {
   type SessionStatus,
 } from './model.ts';
 import { countLinkPayment, LinkClosedError, linkAvailabilityOf } from './payment-link-payments.ts';
+import { newReceiptNumber } from './receipt-number.ts';
 import { giveReceiptNumber } from './receipts.ts';
 import * as store from './store.ts';
 
@@ -68,16 +69,25 @@ async function moveSession(
   to: SessionStatus,
   ctx: OutcomeContext,
   reopened?: Reopened,
+  attempt?: Pick<AttemptRow, 'rail' | 'network'>,
 ): Promise<SessionRow> {
   if (session.status === to) return session;
+  // The attempt that starts a try (pending) or pays (success) names the session's method; the payer's receipt
+  // number comes with success, before the event: checkout.session.completed carries it.
+  const extras: store.SessionStatusExtras = {
+    method:
+      attempt && (to === 'pending' || to === 'success') ? { rail: attempt.rail, network: attempt.network } : undefined,
+    receiptNumber: to === 'success' && !session.receipt_number ? newReceiptNumber() : undefined,
+  };
   let updated = await store.updateSessionStatus(
     tx,
     session.id,
     sessionMachine.transition(session.status, to),
     SESSION_FINAL.includes(to),
+    extras,
   );
-  // The payer's receipt number, before the event: checkout.session.completed carries it.
-  if (to === 'success') updated = await giveReceiptNumber(tx, updated);
+  // The number drawn was another session's (see updateSessionStatus): drawn again behind a savepoint.
+  if (to === 'success' && !updated.receipt_number) updated = await giveReceiptNumber(tx, updated);
   const type = {
     success: 'checkout.session.completed',
     pending: 'checkout.session.pending',
@@ -209,7 +219,7 @@ async function settlePaid(
     ...(credit ?? { chargedMinor: attempt.amount_charged_minor, payerFeeMinor, merchantFeeMinor }),
   });
   if (session.status === 'success') return session; // its earlier payment was reversed: this one is the session's payment now
-  const updated = await moveSession(tx, session, 'success', ctx);
+  const updated = await moveSession(tx, session, 'success', ctx, undefined, attempt);
   await markInvoiceRemitted(tx, session.merchant_id, session.environment, session.invoice_ref);
   // Any other attempt still waiting for this session is no longer needed.
   for (const other of await store.listAttempts(tx, session.id)) {
@@ -282,8 +292,8 @@ async function settleDuplicate(
  * expired while the session reopened (a late answer) puts an open session back to pending: no other payment
  * starts while money may have been taken. A session already decided (success, expired) stays as it is.
  */
-const holdSession = (tx: Queryable, session: SessionRow, ctx: OutcomeContext) =>
-  session.status === 'open' ? moveSession(tx, session, 'pending', ctx) : Promise.resolve(session);
+const holdSession = (tx: Queryable, session: SessionRow, ctx: OutcomeContext, attempt: AttemptRow) =>
+  session.status === 'open' ? moveSession(tx, session, 'pending', ctx, undefined, attempt) : Promise.resolve(session);
 
 /** True when the provider said something about the attempt that is not recorded yet. */
 const hasNewFacts = (attempt: AttemptRow, facts: store.AttemptProviderFacts) =>
@@ -380,10 +390,10 @@ export async function applyOutcome(
       // What the provider took, for the operator's decision (a statement credit is read from its line instead).
       if (ctx.receivedMinor !== undefined && Number.isSafeInteger(ctx.receivedMinor) && ctx.receivedMinor >= 1)
         attempt = await store.setAttemptReceived(tx, attempt.id, ctx.receivedMinor, null);
-      session = await holdSession(tx, session, ctx);
+      session = await holdSession(tx, session, ctx, attempt);
       break;
     case 'manual_review':
-      session = await holdSession(tx, session, ctx);
+      session = await holdSession(tx, session, ctx, attempt);
       break;
     default:
       session = await settleAfterUnpaid(tx, session, attempt, ctx);

@@ -1,6 +1,8 @@
 // A payer's receipt (issue 35): its number, given when the session succeeds; what the receipt shows; and
 // sending it by e-mail or SMS on the payer's request, once per address, through the mail and SMS outboxes.
 import { DbError, withSavepoint, type Db, type Queryable } from '../db/index.ts';
+import { cardLabel } from '../lib/card-label.ts';
+import { EMAIL_PATTERN } from '../lib/email-address.ts';
 import { errors } from '../lib/errors.ts';
 import { checkPayerPhone, formatGhs, NETWORK_LABELS } from '../lib/ghana.ts';
 import { absoluteUrl, plainMailBodies } from '../mail/compose.ts';
@@ -16,6 +18,7 @@ import {
   normaliseReceiptNumber,
   spacedReceiptNumber,
 } from './receipt-number.ts';
+import { findSessionPayment } from './session-list-store.ts';
 import * as store from './store.ts';
 
 /** New numbers tried when one is taken: with 32^8 numbers a second try is already a rarity. */
@@ -25,8 +28,6 @@ export const RECEIPT_RECIPIENTS_MAX = 3;
 export const RECEIPT_EMAIL_LENGTH_MAX = 254;
 /** One SMS part. */
 export const RECEIPT_SMS_LENGTH_MAX = 160;
-/** The accounts' e-mail rule (src/accounts/service.ts EMAIL_PATTERN): checkout may not import accounts. */
-const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /**
  * Gives the session a receipt number unless it has one, inside the caller's transaction. A number another
@@ -76,12 +77,8 @@ export interface Receipt {
 export const maskedWallet = (e164: string): string => `0${e164.slice(3, 5)} *** ${e164.slice(-4)}`;
 
 function paidFromOf(a: AttemptRow): string | null {
-  if (a.card_last4) {
-    const brand = a.card_brand?.trim();
-    return brand
-      ? `${brand.charAt(0).toUpperCase()}${brand.slice(1)} ending ${a.card_last4}`
-      : `Card ending ${a.card_last4}`;
-  }
+  const card = cardLabel(a.card_brand, a.card_last4);
+  if (card) return card;
   const phone = a.phone?.replace(/^\+/, '');
   return phone && /^233\d{9}$/.test(phone) ? maskedWallet(phone) : null;
 }
@@ -103,8 +100,9 @@ export async function findReceipt(db: Db, sessionId: string): Promise<Receipt | 
       const locked = await store.lockSession(tx, sessionId);
       return locked ? giveReceiptNumber(tx, locked) : found;
     });
-  const attempts = await store.listAttempts(db, session.id);
-  const paid = attempts.filter((a) => a.status === 'paid' || a.status === 'reversed').at(-1);
+  // The session's payment as the API names it (its first paid attempt), never a later duplicate refunded.
+  const payment = await findSessionPayment(db, session.id);
+  const paid = payment ? await store.findAttempt(db, payment.id) : null;
   const link = session.payment_link_id
     ? await findLink(db, session.merchant_id, session.environment, session.payment_link_id)
     : null;

@@ -80,6 +80,8 @@ export function newSession(principal: ApiPrincipal, input: CreateSessionInput, n
     payment_link_id: null,
     custom_fields: null,
     receipt_number: null,
+    method_rail: null,
+    method_network: null,
     version: 1,
     created_at: now,
     updated_at: now,
@@ -87,15 +89,6 @@ export function newSession(principal: ApiPrincipal, input: CreateSessionInput, n
 }
 
 // ---- what the dashboard shows ----
-
-/** One page (from 1) of a merchant's sessions matching the filter, and how many match in all. */
-export async function listSessionsPage(db: Queryable, filter: store.SessionListFilter, page: number, pageSize: number) {
-  const [rows, total] = await Promise.all([
-    store.listSessions(db, filter, pageSize, (page - 1) * pageSize),
-    store.countSessions(db, filter),
-  ]);
-  return { rows, total };
-}
 
 export const recentSessions = (db: Queryable, merchantId: string, environment: Environment, limit: number) =>
   store.listRecentSessions(db, merchantId, environment, limit);

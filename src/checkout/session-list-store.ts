@@ -46,8 +46,8 @@ export type SessionPayment = Pick<
 /** The keyset of the session list. */
 const KEYSET = ['s.created_at', 's.id'] as const;
 
-/** The attempt that paid a session (a reversed payment still names it), as columns prefixed pay_. */
-const PAYMENT_LATERAL = `LEFT JOIN LATERAL (
+/** The attempt that paid a session (a reversed payment still names it), as columns prefixed pay_ (also the Payments page's). */
+export const PAYMENT_LATERAL = `LEFT JOIN LATERAL (
     SELECT a.id AS pay_id, a.rail AS pay_rail, a.provider AS pay_provider, a.provider_reference AS pay_provider_reference,
            a.provider_transaction_id AS pay_provider_transaction_id, a.card_brand AS pay_card_brand, a.card_last4 AS pay_card_last4,
            a.amount_charged_minor AS pay_amount_charged_minor, a.amount_received_minor AS pay_amount_received_minor, a.fee_received_minor AS pay_fee_received_minor, a.fee_minor AS pay_fee_minor, a.bearer AS pay_bearer,
@@ -55,9 +55,9 @@ const PAYMENT_LATERAL = `LEFT JOIN LATERAL (
       FROM payment_attempts a WHERE a.session_id = s.id AND a.status IN ('paid', 'reversed')
      ORDER BY a.finalized_at NULLS LAST, a.id LIMIT 1) p ON true`;
 
-type Joined = SessionRow & { [K in keyof SessionPayment as `pay_${K & string}`]: SessionPayment[K] | null };
+export type Joined = SessionRow & { [K in keyof SessionPayment as `pay_${K & string}`]: SessionPayment[K] | null };
 
-function split(row: Joined): { session: SessionRow; payment: SessionPayment | null } {
+export function split(row: Joined): { session: SessionRow; payment: SessionPayment | null } {
   const session = {} as Record<string, unknown>;
   const payment = {} as Record<string, unknown>;
   for (const [key, value] of Object.entries(row)) {

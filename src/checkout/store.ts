@@ -15,7 +15,7 @@ import {
 } from './model.ts';
 
 export const SESSION_COLUMNS = `id, merchant_id, environment, api_key_id, status, amount_minor, currency, invoice_ref, description,
-  customer_name, customer_email, callback_url, metadata, expires_at, finalized_at, refunded_minor, payment_link_id, custom_fields, receipt_number, version, created_at, updated_at`;
+  customer_name, customer_email, callback_url, metadata, expires_at, finalized_at, refunded_minor, payment_link_id, custom_fields, receipt_number, method_rail, method_network, version, created_at, updated_at`;
 
 /** A session by id with its merchant's name (the payer endpoints); built once, not per request. */
 const PUBLIC_SESSION_SELECT = `SELECT ${SESSION_COLUMNS.replace(/(\w+)/g, 's.$1')}, m.name AS merchant_name`;
@@ -88,17 +88,39 @@ export const lockSession = (tx: Queryable, id: string) =>
     ),
   );
 
+/** What a status UPDATE also writes: the method of the attempt that starts or pays (migration 042), a receipt number. */
+export interface SessionStatusExtras {
+  method?: { rail: string; network: string | null };
+  /** Given unless the session has one or the number is taken (then the row comes back without one). */
+  receiptNumber?: string;
+}
+
 export async function updateSessionStatus(
   tx: Queryable,
   id: string,
   move: Transition<SessionStatus>,
   finalized: boolean,
+  extras: SessionStatusExtras = {},
 ): Promise<SessionRow> {
+  // The receipt number in the same statement: a number another session holds (one chance in 32^8 per paid
+  // session) leaves it NULL for the caller to retry behind a savepoint, rather than failing the transaction.
   const rows = await tx.query<SessionRow>(
     `UPDATE checkout_sessions SET status = $2, version = version + 1, updated_at = now(),
-            finalized_at = CASE WHEN $3::boolean THEN coalesce(finalized_at, now()) ELSE NULL END
+            finalized_at = CASE WHEN $3::boolean THEN coalesce(finalized_at, now()) ELSE NULL END,
+            method_rail = coalesce($4::text, method_rail),
+            method_network = CASE WHEN $4::text IS NULL THEN method_network ELSE $5::text END,
+            receipt_number = CASE WHEN receipt_number IS NOT NULL OR $6::text IS NULL THEN receipt_number
+                                  WHEN EXISTS (SELECT 1 FROM checkout_sessions r WHERE r.receipt_number = $6::text) THEN NULL
+                                  ELSE $6::text END
       WHERE id = $1 RETURNING ${SESSION_COLUMNS}`,
-    [id, sessionMachine.check(move).to, finalized],
+    [
+      id,
+      sessionMachine.check(move).to,
+      finalized,
+      extras.method?.rail ?? null,
+      extras.method?.network ?? null,
+      extras.receiptNumber ?? null,
+    ],
     'session_status_update',
   );
   return rows[0]!;
@@ -552,44 +574,6 @@ export const findPublicSessionWithLines = (db: Queryable, id: string) =>
       [id],
     ),
   );
-
-export interface SessionListFilter {
-  merchantId: string;
-  environment: string;
-  status: string | null;
-  invoiceRef: string | null;
-  /** Dates (YYYY-MM-DD): created on or after `from`, on or before `to`. */
-  from: string | null;
-  to: string | null;
-}
-
-export interface SessionListRow {
-  id: string;
-  status: string;
-  amount_minor: number;
-  invoice_ref: string;
-  description: string | null;
-  created_at: Date;
-}
-
-const SESSION_LIST_WHERE = `merchant_id = $1 AND environment = $2 AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR invoice_ref = $4)
-      AND ($5::date IS NULL OR created_at >= $5::date) AND ($6::date IS NULL OR created_at < $6::date + 1)`;
-const sessionListParams = (f: SessionListFilter) => [f.merchantId, f.environment, f.status, f.invoiceRef, f.from, f.to];
-
-/** One page of a merchant's sessions, newest first (the dashboard's list with its filters). */
-export const listSessions = (db: Queryable, filter: SessionListFilter, limit: number, offset: number) =>
-  db.query<SessionListRow>(
-    `SELECT id, status, amount_minor, invoice_ref, description, created_at FROM checkout_sessions WHERE ${SESSION_LIST_WHERE} ORDER BY created_at DESC, id DESC LIMIT $8 OFFSET $7`,
-    [...sessionListParams(filter), offset, limit],
-  );
-
-export async function countSessions(db: Queryable, filter: SessionListFilter): Promise<number> {
-  const rows = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM checkout_sessions WHERE ${SESSION_LIST_WHERE}`,
-    sessionListParams(filter),
-  );
-  return rows[0]?.n ?? 0;
-}
 
 /** The most recently changed sessions of a merchant's environment. */
 export const listRecentSessions = (db: Queryable, merchantId: string, environment: string, limit: number) =>

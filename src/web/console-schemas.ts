@@ -22,8 +22,11 @@ import {
   ACCOUNT_TYPES,
   HOLD_REASON_LENGTH_MAX,
   NOTES_LENGTH_MAX,
+  PAYOUT_STATUSES,
   RECONCILIATION_RESULTS,
 } from '../payouts/model.ts';
+import { PAYOUT_SEARCH_LENGTH_MAX } from '../payouts/payout-search.ts';
+import { PAYOUT_TYPES } from '../payouts/presenters.ts';
 import {
   FINISHED_REFUND_FILTERS,
   OPERATOR_FAIL_REASON_LENGTH_MAX,
@@ -32,6 +35,9 @@ import {
 } from '../ops/refunds.ts';
 import { BEARERS, railDescriptors } from '../rails/registry.ts';
 import { REFUND_REASON_LENGTH_MAX, REFUND_REQUEST_KEY_LENGTH_MAX, REFUND_STATUSES } from '../refunds/model.ts';
+import { REFUND_SEARCH_LENGTH_MAX } from '../refunds/refund-list.ts';
+import { BALANCE_SEARCH_LENGTH_MAX } from '../books/balance-list.ts';
+import { BALANCE_TRANSACTION_TYPES } from '../books/model.ts';
 import {
   COLUMN_MAPPING_LENGTH_MAX,
   IMPORT_REASON_LENGTH_MAX,
@@ -59,6 +65,7 @@ import {
   LINK_DESCRIPTION_LENGTH_MAX,
   LINK_NAME_LENGTH_MAX,
 } from '../checkout/payment-link-model.ts';
+import { LINK_FORM_KEY_LENGTH_MAX, LINK_LIST_STATES, LINK_SEARCH_LENGTH_MAX } from '../checkout/payment-links.ts';
 
 /** Fastify's default maxParamLength: a longer path parameter is refused by the router (414) anyway. */
 export const CONSOLE_ID_LENGTH_MAX = 100;
@@ -207,7 +214,21 @@ export const dashboardSchemas = {
   session: page(query({ refund: text(CONSOLE_ID_LENGTH_MAX) }), { params: IdParams }),
   revenueLines: page(),
   // Payouts
-  payouts: page(query({ page: Type.Optional(PageNumber) })),
+  // Payouts (issue 36): the search box, the filters and the keyset position are the address; format=csv its export.
+  // page: an address of the list before issue 36 (ignored: the list starts at the newest).
+  payouts: page(
+    query({
+      q: text(PAYOUT_SEARCH_LENGTH_MAX),
+      status: Type.Optional(anyOrOneOf(PAYOUT_STATUSES)),
+      method: Type.Optional(anyOrOneOf(ACCOUNT_TYPES)),
+      type: Type.Optional(anyOrOneOf(PAYOUT_TYPES)),
+      from: dayParam('From'),
+      to: dayParam('To'),
+      after: text(CONSOLE_ID_LENGTH_MAX),
+      format: Type.Optional(oneOf(['csv'])),
+      page: Type.Optional(PageNumber),
+    }),
+  ),
   payout: page(query(), { params: IdParams }),
   newPayout: page(),
   // code: the approver's TOTP code (account-schemas.ts bounds it the same way).
@@ -326,7 +347,28 @@ export const dashboardSchemas = {
     ),
     { params: IdParams },
   ),
-  refunds: page(query({ status: Type.Optional(anyOrOneOf(REFUND_STATUSES)) })),
+  // Refunds (issue 36): the search box, the filters and the keyset position are the address; format=csv its export.
+  refunds: page(
+    query({
+      q: text(REFUND_SEARCH_LENGTH_MAX),
+      status: Type.Optional(anyOrOneOf(REFUND_STATUSES)),
+      from: dayParam('From'),
+      to: dayParam('To'),
+      after: text(CONSOLE_ID_LENGTH_MAX),
+      format: Type.Optional(oneOf(['csv'])),
+    }),
+  ),
+  // Balance transactions (issue 36): type and date filters, a transaction or source id search, keyset pages, CSV.
+  balance: page(
+    query({
+      q: text(BALANCE_SEARCH_LENGTH_MAX),
+      type: Type.Optional(anyOrOneOf(BALANCE_TRANSACTION_TYPES)),
+      from: dayParam('From'),
+      to: dayParam('To'),
+      after: text(CONSOLE_ID_LENGTH_MAX),
+      format: Type.Optional(oneOf(['csv'])),
+    }),
+  ),
   refundDecision: post(
     form({ decision: oneOf(DECISIONS), reason: text(REFUND_REASON_LENGTH_MAX), code: text(CODE_FIELD_LENGTH_MAX) }, [
       'decision',
@@ -336,7 +378,15 @@ export const dashboardSchemas = {
   // Payment links (issue 35): the list, the New link form (a fixed amount or the payer's choice, in GHS as typed,
   // each left empty when not used; CUSTOM_FIELDS_MAX numbered rows of custom fields, blank rows ignored), a link's
   // page (created: just made, named in the flash), its edit and its activation.
-  links: page(),
+  // The list's search, status filter and keyset position are the address (issue 36); format=csv its export.
+  links: page(
+    query({
+      q: text(LINK_SEARCH_LENGTH_MAX),
+      status: Type.Optional(anyOrOneOf(LINK_LIST_STATES)),
+      after: text(CONSOLE_ID_LENGTH_MAX),
+      format: Type.Optional(oneOf(['csv'])),
+    }),
+  ),
   createLink: post(
     form(
       {
@@ -379,6 +429,8 @@ export const dashboardSchemas = {
         }),
         expires: dayParam('Expires on'),
         redirect_url: text(URL_FIELD_LENGTH_MAX),
+        // The form's one-time key (a second press shows the first link).
+        form_key: text(LINK_FORM_KEY_LENGTH_MAX),
       },
       ['name', 'amount_type'],
     ),

@@ -1,5 +1,6 @@
 // What a payment is known by, as both consoles show it (issue 31): the provider's own transaction id (what the
 // payer's receipt and the provider's support quote), our reference with the provider, and the card that paid.
+import { cardLabel } from '../lib/card-label.ts';
 import { html, type Html } from './html.ts';
 
 export interface PaymentReferenceFields {
@@ -14,13 +15,6 @@ export interface PaymentReferenceFields {
 const PROVIDER_NAMES: Record<string, string> = { paystack: 'Paystack', mtn_momo: 'MTN MoMo', sika_test: 'Test' };
 export const providerName = (provider: string | null): string =>
   provider ? (PROVIDER_NAMES[provider] ?? provider) : 'Provider';
-
-/** "Visa ending 4081": the brand as the provider names it (trimmed, capitalised), or null without both parts. */
-export function cardLabel(brand: string | null, last4: string | null): string | null {
-  const name = brand?.trim();
-  if (!name || !last4) return null;
-  return `${name.charAt(0).toUpperCase()}${name.slice(1)} ending ${last4}`;
-}
 
 /** The references of one attempt, one per line (none known: a dash). */
 export function paymentReferencesCell(a: PaymentReferenceFields): Html {

@@ -191,7 +191,7 @@ describe('merchant dashboard in Chromium: sign-in, lockout, CSRF, keyboard', () 
     await page.getByRole('heading', { level: 1, name: 'Adwoa Textiles' }).waitFor();
     assert.ok(await page.getByRole('region', { name: 'Test balance' }).isVisible());
     assert.ok(await page.getByRole('region', { name: 'Live balance' }).isVisible());
-    await page.getByRole('heading', { name: 'Recent checkout sessions (test)' }).waitFor();
+    await page.getByRole('heading', { name: 'Recent payments (test)' }).waitFor();
     const envSwitch = page.getByRole('form', { name: 'Environment' });
     assert.equal(await envSwitch.getByRole('button', { name: 'Test' }).getAttribute('aria-pressed'), 'true');
     assert.equal(await envSwitch.getByRole('button', { name: 'Live' }).getAttribute('aria-pressed'), 'false');

@@ -199,7 +199,11 @@ describe('payment links in Chromium: three payers at 360 px, their receipts, and
     for (const name of ['PTA dues', 'Harvest offering', 'Uniform, size 8'])
       await page.getByRole('link', { name, exact: true }).waitFor();
     const usedUp = await page.getByRole('row').filter({ hasText: 'Uniform, size 8' }).innerText();
-    assert.match(usedUp, /1 \/ 1\s+used up/, 'the paid single-use link is used up');
+    assert.match(
+      usedUp,
+      /1 \/ 1\s+GHS 120\.00\s+used up/,
+      'the paid single-use link is used up, what it collected beside it',
+    );
     assert.deepEqual(await axeViolations(page), [], 'the list and its New link form pass axe');
     await consoleScreenshots(page, 'payment-links-dashboard-list');
     await page.getByRole('link', { name: 'Harvest offering', exact: true }).click();

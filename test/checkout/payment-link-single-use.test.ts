@@ -87,6 +87,8 @@ describe(`a payment link keeps no more payments than it may (${storageKind})`, (
       payment_link_id: link.id,
       custom_fields: {},
       receipt_number: null,
+      method_rail: null,
+      method_network: null,
       version: 1,
       created_at: now,
       updated_at: now,

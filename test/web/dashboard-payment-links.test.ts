@@ -159,8 +159,12 @@ describe(`dashboard: payment links (${storageKind})`, () => {
     assert.match(list.body, new RegExp(`<a href="/dashboard/links/${openId}">Church offering</a>`));
     assert.match(list.body, /GHS 1,250\.50/);
     assert.match(list.body, /Payer chooses/);
-    assert.match(list.body, /<td>0 \/ 300<\/td>/);
-    assert.match(list.body, /<td>0 \/ 1<\/td>/, 'a single-use link takes one payment');
+    assert.match(list.body, /<td class="num" data-label="Payments">0 \/ 300<\/td>/);
+    assert.match(
+      list.body,
+      /<td class="num" data-label="Payments">0 \/ 1<\/td>/,
+      'a single-use link takes one payment',
+    );
 
     const page = await browser.get(`/dashboard/links/${fixedId}?created=1`);
     assert.equal(page.statusCode, 200);
@@ -348,7 +352,7 @@ describe(`dashboard: payment links (${storageKind})`, () => {
     const list = await viewer.get('/dashboard/links');
     assert.equal(list.statusCode, 200);
     assert.match(list.body, /Rent<\/a>/);
-    assert.doesNotMatch(list.body, /action="\/dashboard\/links"/, 'no New link form');
+    assert.doesNotMatch(list.body, /method="post" action="\/dashboard\/links"/, 'no New link form');
     assert.match(list.body, /Only an owner, admin or developer can create payment links\./);
     const page = await viewer.get(`/dashboard/links/${id}`);
     assert.equal(page.statusCode, 200);
@@ -433,6 +437,257 @@ describe(`dashboard: payment links (${storageKind})`, () => {
     }
     assert.match(page.body, /GHS 20\.00<br><span class="muted">refunded GHS 5\.00<\/span>/);
     const list = await browser.get('/dashboard/links');
-    assert.match(list.body, /<td>2<\/td>/, 'the list counts the successful payments');
+    assert.match(list.body, /<td class="num" data-label="Payments">2<\/td>/, 'the list counts the successful payments');
+    assert.match(list.body, /<td class="money" data-label="Collected">GHS 40\.00<\/td>/, 'and what they collected');
+    assert.match(
+      page.body,
+      new RegExp(`<a href="/dashboard/sessions\\?link=${id}">Payments</a>`),
+      'its payments on the Payments page, filtered by the link',
+    );
+  });
+
+  /** The link ids of a list page's rows, top to bottom. */
+  const listedIds = (body: string) =>
+    [...body.matchAll(/<tr><td data-label="Name"><div[^>]*><a href="\/dashboard\/links\/(pl_\w+)">/g)].map(
+      (r) => r[1]!,
+    );
+  /** A CSV's rows as objects by the header's names (the names written here hold no commas). */
+  const csvRows = (text: string): Record<string, string>[] => {
+    const [header, ...lines] = text
+      .replace(/^\uFEFF/, '')
+      .trim()
+      .split(/\r?\n/);
+    const names = header!.split(',');
+    return lines.map((line) => Object.fromEntries(line.split(',').map((value, i) => [names[i]!, value])));
+  };
+  /** The "Next page" address of a list page, unescaped. */
+  const nextHref = (body: string) =>
+    unescapeHtml(/<a class="button secondary" href="([^"]+)">Next page<\/a>/.exec(body)?.[1] ?? '') || null;
+
+  it('the list (issue 36): search by name, id, url or amount, the status filter, pages of 25 and the CSV of exactly what is shown', async () => {
+    const { m, browser } = await owner();
+    const dashboardOwner = {
+      merchantId: m.merchant_id,
+      environment: 'test' as const,
+      apiKeyId: null,
+      userId: null,
+    };
+    const made: string[] = [];
+    for (let n = 1; n <= 26; n++)
+      made.push(
+        (
+          await createPaymentLink(
+            t.db,
+            dashboardOwner,
+            { name: `Bulk ${n}`, amount_minor: 1_000 + n },
+            'http://sika.test',
+          )
+        ).id,
+      );
+    const choir = await createPaymentLink(
+      t.db,
+      dashboardOwner,
+      { name: 'Choir dues', amount_minor: 2_500 },
+      'http://sika.test',
+    );
+    const off = await createPaymentLink(
+      t.db,
+      dashboardOwner,
+      { name: 'Old raffle', amount_minor: 700 },
+      'http://sika.test',
+    );
+    const expired = await createPaymentLink(
+      t.db,
+      dashboardOwner,
+      { name: 'Harvest', amount_minor: 800 },
+      'http://sika.test',
+    );
+    const usedUp = await createPaymentLink(
+      t.db,
+      dashboardOwner,
+      { name: 'Raffle ticket', amount_minor: 900, single_use: true },
+      'http://sika.test',
+    );
+    await t.db.query('UPDATE payment_links SET active = false WHERE id = $1', [off.id]);
+    await t.db.query("UPDATE payment_links SET expires_at = now() - interval '1 day' WHERE id = $1", [expired.id]);
+    await t.db.query('UPDATE payment_links SET payments_count = 1 WHERE id = $1', [usedUp.id]);
+    // Not listed: another merchant's link and this merchant's Live one.
+    const other = await owner();
+    const foreign = await createPaymentLink(
+      t.db,
+      { ...dashboardOwner, merchantId: other.m.merchant_id },
+      { name: 'Choir dues', amount_minor: 2_500 },
+      'http://sika.test',
+    );
+    const live = await createPaymentLink(
+      t.db,
+      { ...dashboardOwner, environment: 'live' },
+      { name: 'Choir dues', amount_minor: 2_500 },
+      'http://sika.test',
+    );
+    const all = [usedUp.id, expired.id, off.id, choir.id, ...[...made].reverse()];
+
+    // Pages of 25, newest first, with no row twice and none left out.
+    const first = await browser.get('/dashboard/links');
+    assert.equal(first.statusCode, 200);
+    assert.deepEqual(listedIds(first.body), all.slice(0, 25));
+    const next = nextHref(first.body);
+    assert.equal(next, `/dashboard/links?after=${all[24]}`);
+    const second = await browser.get(next!);
+    assert.equal(second.statusCode, 200);
+    assert.deepEqual(listedIds(second.body), all.slice(25));
+    assert.equal(nextHref(second.body), null, 'the last page');
+    assert.match(second.body, /<a class="button secondary" href="\/dashboard\/links">Newest<\/a>/);
+
+    // The search: a name's part, a link id, its url or slug, a fixed amount; never another's or the other environment's.
+    const search = async (q: string) =>
+      listedIds((await browser.get(`/dashboard/links?q=${encodeURIComponent(q)}`)).body);
+    assert.deepEqual(await search('choir'), [choir.id]);
+    assert.deepEqual(await search('RAFFLE'), [usedUp.id, off.id]);
+    assert.deepEqual(await search(choir.id), [choir.id]);
+    assert.deepEqual(await search(choir.url), [choir.id]);
+    assert.deepEqual(await search(new URL(choir.url).pathname.slice(3)), [choir.id], 'the slug alone');
+    assert.deepEqual(await search('25.00'), [choir.id]);
+    assert.deepEqual(await search('25'), [choir.id, made[24]], 'GHS 25 and the name "Bulk 25"');
+    assert.deepEqual(await search(foreign.id), []);
+    assert.deepEqual(await search(live.id), []);
+    assert.deepEqual(await search('100%_'), [], 'wildcards taken literally');
+    const none = await browser.get('/dashboard/links?q=nothing-like-this');
+    assert.match(none.body, /No payment links match\./);
+
+    // The status filter, as each link's badge reads.
+    const byStatus = async (status: string) => listedIds((await browser.get(`/dashboard/links?status=${status}`)).body);
+    assert.deepEqual(await byStatus('inactive'), [off.id]);
+    assert.deepEqual(await byStatus('expired'), [expired.id]);
+    assert.deepEqual(await byStatus('used_up'), [usedUp.id]);
+    assert.deepEqual(await byStatus('active'), [choir.id, ...[...made].reverse()].slice(0, 25));
+    assert.deepEqual(listedIds((await browser.get('/dashboard/links?status=active&q=raffle')).body), []);
+    const filtered = await browser.get('/dashboard/links?q=raffle&status=used_up');
+    assert.match(filtered.body, /<span class="badge [a-z]+">used up<\/span>/);
+    assert.match(
+      filtered.body,
+      /href="\/dashboard\/links\?q=raffle&amp;status=used_up&amp;format=csv"/,
+      'the export of this search',
+    );
+
+    // The CSV: exactly the search's rows, every page of them.
+    const csv = await browser.get('/dashboard/links?status=active&format=csv');
+    assert.equal(csv.statusCode, 200);
+    assert.match(String(csv.headers['content-type']), /^text\/csv/);
+    assert.match(
+      String(csv.headers['content-disposition']),
+      /attachment; filename="payment-links-test-\d{4}-\d{2}-\d{2}\.csv"/,
+    );
+    const rows = csvRows(csv.body);
+    assert.deepEqual(
+      rows.map((row) => row.id),
+      [choir.id, ...[...made].reverse()],
+      'all 27 active links, beyond the first page',
+    );
+    assert.deepEqual(
+      { ...rows[0], created_at: '' },
+      {
+        id: choir.id,
+        name: 'Choir dues',
+        url: choir.url,
+        amount_ghs: '25.00',
+        amount_min_ghs: '',
+        amount_max_ghs: '',
+        status: 'active',
+        payments_count: '0',
+        collected_ghs: '0.00',
+        created_at: '',
+      },
+    );
+    assert.match(rows[0]!.created_at!, /^\d{4}-\d{2}-\d{2}T/);
+    const everyRow = csvRows((await browser.get('/dashboard/links?format=csv')).body);
+    assert.deepEqual(
+      everyRow.map((row) => row.id),
+      all,
+    );
+    assert.deepEqual(
+      everyRow.filter((row) => row.status !== 'active').map((row) => [row.id, row.status]),
+      [
+        [usedUp.id, 'used_up'],
+        [expired.id, 'expired'],
+        [off.id, 'inactive'],
+      ],
+    );
+    assert.deepEqual(
+      csvRows((await browser.get('/dashboard/links?q=raffle&format=csv')).body).map((row) => row.id),
+      [usedUp.id, off.id],
+    );
+
+    // Another merchant's or the other environment's link as a page cursor is not found; bad input is a 400 page.
+    assert.equal((await browser.get(`/dashboard/links?after=${foreign.id}`)).statusCode, 404);
+    assert.equal((await browser.get(`/dashboard/links?after=${live.id}`)).statusCode, 404);
+    assert.equal((await browser.get('/dashboard/links?after=pl_nosuch')).statusCode, 404);
+    assert.equal((await browser.get('/dashboard/links?status=gone')).statusCode, 400);
+    assert.equal((await browser.get('/dashboard/links?format=xml')).statusCode, 400);
+    assert.equal((await browser.get(`/dashboard/links?q=${'x'.repeat(101)}`)).statusCode, 400);
+    assert.equal((await browser.get('/dashboard/links?status=&q=')).statusCode, 200, 'empty means any');
+  });
+
+  it("the New link form's one-time key: a second press shows the first link and makes none", async () => {
+    const { m, browser } = await owner();
+    const page = await browser.get('/dashboard/links');
+    const formKey = /<input type="hidden" name="form_key" value="([^"]+)">/.exec(page.body)?.[1];
+    assert.ok(formKey, 'the form carries its key');
+    const fields = { name: 'Youth camp', amount: '150.00', form_key: formKey };
+    const [one, two] = await Promise.all([
+      browser.post('/dashboard/links', newLinkForm(fields)),
+      browser.post('/dashboard/links', newLinkForm(fields)),
+    ]);
+    const three = await browser.post('/dashboard/links', newLinkForm(fields));
+    for (const res of [one, two, three]) assert.equal(res.statusCode, 303, flash(res.body));
+    const made = await links(m.merchant_id);
+    assert.equal(made.length, 1, 'one link for the three presses');
+    for (const res of [one, two, three])
+      assert.equal(res.headers.location, `/dashboard/links/${made[0]!.id}?created=1`);
+    const events = await t.db.query('SELECT 1 FROM events WHERE merchant_id = $1 AND type = $2', [
+      m.merchant_id,
+      'payment_link.created',
+    ]);
+    assert.equal(events.length, 1, 'announced once');
+    // The key is this merchant's: another merchant's form with the same key makes its own link.
+    const other = await owner();
+    const theirs = await createThroughForm(other.browser, fields);
+    assert.notEqual(theirs, made[0]!.id);
+    // A form shown again beside a refusal keeps its key; a new form has another.
+    const refused = await browser.post(
+      '/dashboard/links',
+      newLinkForm({ name: 'Camp', amount: '', form_key: 'dash-kept' }),
+    );
+    assert.equal(refused.statusCode, 400);
+    assert.match(refused.body, /name="form_key" value="dash-kept"/);
+    assert.notEqual(/name="form_key" value="([^"]+)"/.exec((await browser.get('/dashboard/links')).body)?.[1], formKey);
+    await createThroughForm(browser, { name: 'Another camp', amount: '150.00' });
+    assert.equal((await links(m.merchant_id)).length, 2, 'a form without the key (or with a new one) makes a link');
+  });
+
+  it("a Test link's 410 page has the Test bar, as its payer page; a Live link's has none", async () => {
+    const { m, browser } = await owner();
+    const id = await createThroughForm(browser, { name: 'Exam fees', amount: '20.00' });
+    const slug = (await links(m.merchant_id))[0]!.slug;
+    const base = await t.listen();
+    const open = await fetch(`${base}/l/${slug}`);
+    assert.equal(open.status, 200);
+    assert.match(await open.text(), /<div class="testbar" role="note">Test mode — no real money moves<\/div>/);
+    assert.equal((await browser.post(`/dashboard/links/${id}/active`, { active: 'off' })).statusCode, 200);
+    const gone = await fetch(`${base}/l/${slug}`);
+    assert.equal(gone.status, 410);
+    const body = await gone.text();
+    assert.match(body, /<div class="testbar" role="note">Test mode — no real money moves<\/div>/);
+    assert.match(body, /This payment link is turned off/);
+    const live = await createPaymentLink(
+      t.db,
+      { merchantId: m.merchant_id, environment: 'live', apiKeyId: null, userId: null },
+      { name: 'Live fees', amount_minor: 2_000 },
+      'http://sika.test',
+    );
+    await t.db.query('UPDATE payment_links SET active = false WHERE id = $1', [live.id]);
+    const liveGone = await fetch(`${base}${new URL(live.url).pathname}`);
+    assert.equal(liveGone.status, 410);
+    assert.doesNotMatch(await liveGone.text(), /Test mode/);
   });
 });

@@ -189,6 +189,49 @@ describe(`payer receipts (${storageKind})`, () => {
     assert.ok(pay.body.includes(`action="/pay/${session.id}/receipt/email"`));
   });
 
+  it("a duplicate payment refunded automatically is not the receipt's: it shows the session's payment (the first)", async () => {
+    const m = await t.merchant();
+    const amountMinor = 30_000;
+    const session = await createSession(t, m, { amount_minor: amountMinor });
+    const cancel = async (ref: string) => {
+      const res = await call(t, 'POST', `/api/v1/checkout/sessions/${session.id}/provider-attempts/${ref}/cancel`, {});
+      assert.equal(res.statusCode, 200, res.body);
+    };
+    // The payer leaves a Mobile Money prompt, then a card payment, then approves both late: the first to succeed
+    // is the session's payment; the card's, though started later, is a duplicate refunded in full.
+    const momo = await startAttempt(t, session.id, momoBody(amountMinor));
+    await cancel(momo.attempt_reference);
+    const card = await startAttempt(t, session.id, { rail: 'card', amount_minor: totalOf('card', amountMinor) });
+    await cancel(card.attempt_reference);
+    await simulate(t, m, momo.attempt_reference, 'paid');
+    await simulate(t, m, card.attempt_reference, 'paid');
+    const refunds = await t.db.query<{ attempt_id: string }>('SELECT attempt_id FROM refunds WHERE session_id = $1', [
+      session.id,
+    ]);
+    assert.deepEqual(
+      refunds.map((r) => r.attempt_id),
+      [card.attempt_reference],
+      'the late card payment was refunded as a duplicate',
+    );
+    const api = await call(t, 'GET', `/api/v1/sessions/${session.id}`, { key: m.test_api_key });
+    assert.equal(api.json().payment.attempt_reference, momo.attempt_reference, "the API's payment is the first");
+
+    const money = (minor: number) => `GHS ${Math.floor(minor / 100)}.${String(minor % 100).padStart(2, '0')}`;
+    const page = await t.app.inject({ url: `/pay/${session.id}/receipt` });
+    assert.equal(page.statusCode, 200);
+    const text = page.body
+      .replace(/<style>[^<]*<\/style>/g, '')
+      .replace(/<[^>]+>/g, ' ')
+      .replace(/\s+/g, ' ');
+    assert.match(text, /Paid with MTN MoMo/, 'the method of the payment that stands');
+    assert.ok(text.includes('024 *** 4567'), 'its wallet');
+    assert.ok(text.includes(`Fee ${money(feeOf('momo', amountMinor))}`), text);
+    assert.ok(text.includes(`Total charged ${money(totalOf('momo', amountMinor))}`), text);
+    assert.doesNotMatch(text, /Paid with Card/, "not the duplicate's method");
+    const pdf = await pdfText((await t.app.inject({ url: `/pay/${session.id}/receipt.pdf` })).rawPayload);
+    assert.ok(pdf.includes('MTN MoMo') && pdf.includes(money(totalOf('momo', amountMinor))), pdf);
+  });
+
   it("a link's payment names the link and the payer's custom fields, with their labels, on the page and the PDF", async () => {
     const m = await t.merchant();
     const { session } = await paidSession(m);

@@ -12,6 +12,8 @@ import { checkoutUrlOf } from '../../checkout/model.ts';
 import {
   checkLinkForm,
   findLinkPage,
+  type LinkForm,
+  type LinkFormErrors,
   type LinkPage,
   readLinkForm,
   startLinkSession,
@@ -22,15 +24,24 @@ import type { AppDeps } from '../../http/deps.ts';
 import { formatGhs } from '../../lib/ghana.ts';
 import { registerErrorPages } from '../error-pages.ts';
 import { posterPdf } from './link-poster.ts';
-import { LINK_CSS, renderLinkPage } from './link-views.ts';
+import { LINK_CSS, type LinkPageView, renderLinkGonePage, renderLinkPage } from './link-views.ts';
 import { QR_PNG_MODULE_PX, qrPng, qrSvg } from './qr.ts';
-import { renderProblemPage } from './render.ts';
+import { problemPages } from './problem-pages.ts';
 import { payerPageSender } from './send.ts';
 
 const Params = Type.Object({ slug: Type.String() });
 type Params = Static<typeof Params>;
 /** How long a browser or a printer's proxy may keep a QR code: short, so a link turned off stops being served soon. */
 const QR_CACHE_S = 300;
+
+/** The link page's model: a fresh form, or the form as typed with what was refused in it. */
+const linkPageView = (found: LinkPage, form: LinkForm | null = null, errors: LinkFormErrors = {}): LinkPageView => ({
+  link: found.link,
+  merchantName: found.merchantName,
+  test: found.link.environment === 'test',
+  form,
+  errors,
+});
 
 /** What a payer reads on the 410 page, for each reason a link takes no payment. */
 const GONE: Record<Exclude<LinkAvailability, 'available'>, { heading: string; text: (merchant: string) => string }> = {
@@ -61,40 +72,20 @@ export async function paymentLinkPageRoutes(app: FastifyInstance, deps: AppDeps)
 
   const sendHtml = payerPageSender(csp);
 
-  const problem = (request: FastifyRequest, reply: FastifyReply, status: number, heading: string, text: string) =>
-    sendHtml(request, reply, renderProblemPage(status, heading, text, assets), status);
-
-  const notFound = (request: FastifyRequest, reply: FastifyReply) =>
-    problem(
-      request,
-      reply,
-      404,
-      'We could not find this payment link',
-      'The link may be mistyped or incomplete. Check the link you were given, or ask the merchant for it again.',
-    );
-
-  registerErrorPages(app, 'payment link page', (reply, error, status, request) => {
-    if (status === 404) return notFound(request, reply);
-    const heading =
-      status === 429
-        ? 'Too many requests'
-        : status >= 500
-          ? 'Something went wrong on our side'
-          : 'This request could not be completed';
-    const text =
-      status === 429
-        ? `Please wait ${error.details.retryAfterSeconds ?? 1} seconds, then try again.`
-        : status >= 500
-          ? 'No payment was made by this request. Please reload the page in a moment.'
-          : error.message;
-    return problem(request, reply, status, heading, text);
+  const { problem, notFoundPage, errorPage } = problemPages(sendHtml, assets, {
+    heading: 'We could not find this payment link',
+    text: 'The link may be mistyped or incomplete. Check the link you were given, or ask the merchant for it again.',
   });
+
+  registerErrorPages(app, 'payment link page', (reply, error, status, request) =>
+    errorPage(request, reply, error, status),
+  );
 
   /** The link of the path when a payer may use it now; otherwise the reply (404 or 410) has been sent. */
   async function usableLink(request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) {
     const found = await findLinkPage(deps.db, request.params.slug);
     if (!found) {
-      await notFound(request, reply);
+      await notFoundPage(request, reply);
       return null;
     }
     const availability = linkAvailability(found.link);
@@ -105,8 +96,18 @@ export async function paymentLinkPageRoutes(app: FastifyInstance, deps: AppDeps)
     return found;
   }
 
+  // A Test link's 410 page carries the Test bar, as its payer page does.
   const gone = (request: FastifyRequest, reply: FastifyReply, found: LinkPage, reason: keyof typeof GONE) =>
-    problem(request, reply, 410, GONE[reason].heading, GONE[reason].text(found.merchantName));
+    sendHtml(
+      request,
+      reply,
+      renderLinkGonePage(
+        GONE[reason].heading,
+        GONE[reason].text(found.merchantName),
+        found.link.environment === 'test',
+      ),
+      410,
+    );
 
   /**
    * A Live link of a merchant not activated or suspended starts no payment (issue 33), as the payer page's
@@ -129,17 +130,7 @@ export async function paymentLinkPageRoutes(app: FastifyInstance, deps: AppDeps)
   app.get<{ Params: Params }>('/l/:slug', page, async (request, reply) => {
     const found = await usableLink(request, reply);
     if (!found || (await paused(request, reply, found))) return reply;
-    return sendHtml(
-      request,
-      reply,
-      renderLinkPage({
-        link: found.link,
-        merchantName: found.merchantName,
-        test: found.link.environment === 'test',
-        form: null,
-        errors: {},
-      }),
-    );
+    return sendHtml(request, reply, renderLinkPage(linkPageView(found)));
   });
 
   app.post<{ Params: Params }>('/l/:slug', form, async (request, reply) => {
@@ -147,19 +138,7 @@ export async function paymentLinkPageRoutes(app: FastifyInstance, deps: AppDeps)
     if (!found || (await paused(request, reply, found))) return reply;
     const typed = readLinkForm(found.link, request.body);
     const checked = checkLinkForm(found.link, typed);
-    if (!checked.ok)
-      return sendHtml(
-        request,
-        reply,
-        renderLinkPage({
-          link: found.link,
-          merchantName: found.merchantName,
-          test: found.link.environment === 'test',
-          form: typed,
-          errors: checked.errors,
-        }),
-        422,
-      );
+    if (!checked.ok) return sendHtml(request, reply, renderLinkPage(linkPageView(found, typed, checked.errors)), 422);
     const started = await startLinkSession(deps.db, found.link.id, checked.payment);
     if (started.kind === 'unavailable') return gone(request, reply, found, started.reason);
     return reply.redirect(checkoutUrlOf(deps.config.checkoutUrlHost, started.session.id), 303);

@@ -20,8 +20,9 @@ import { sessionTakesPayments } from '../../http/auth.ts';
 import { registerErrorPages } from '../error-pages.ts';
 import type { AttemptFacts, Assets, PageModel, Screen } from './page-model.ts';
 import { smsReceiptsOffered } from '../../checkout/receipts.ts';
+import { problemPages } from './problem-pages.ts';
 import { receiptRoutes } from './receipt-routes.ts';
-import { renderPayPage, renderProblemPage, renderSlipPage } from './render.ts';
+import { renderPayPage, renderSlipPage } from './render.ts';
 import { PrecompressedAsset, payerPageSender } from './send.ts';
 import { CHECKOUT_CSS } from './styles.ts';
 
@@ -86,36 +87,15 @@ export async function payerPageRoutes(app: FastifyInstance, deps: AppDeps): Prom
 
   const sendHtml = payerPageSender(csp);
 
-  const notFoundPage = (request: FastifyRequest, reply: FastifyReply) =>
-    sendHtml(
-      request,
-      reply,
-      renderProblemPage(
-        404,
-        'We could not find this payment',
-        'The link may be mistyped or incomplete. Check the link you were given, or go back to the shop and start the payment again.',
-        assets,
-      ),
-      404,
-    );
+  const { problem, notFoundPage, errorPage } = problemPages(sendHtml, assets, {
+    heading: 'We could not find this payment',
+    text: 'The link may be mistyped or incomplete. Check the link you were given, or go back to the shop and start the payment again.',
+  });
 
   // Pages answer errors with pages; the Test buttons' JSON calls get the API's error envelope.
-  registerErrorPages(app, 'payer page', (reply, problem, status, request) => {
-    if (request.method !== 'GET' && request.method !== 'HEAD' && wantsJson(request)) return sendError(reply, problem);
-    if (status === 404) return notFoundPage(request, reply);
-    const heading =
-      status === 429
-        ? 'Too many requests'
-        : status >= 500
-          ? 'Something went wrong on our side'
-          : 'This request could not be completed';
-    const text =
-      status === 429
-        ? `Please wait ${problem.details.retryAfterSeconds ?? 1} seconds, then reload the page.`
-        : status >= 500
-          ? 'No payment was made by this request. Please reload the page in a moment.'
-          : problem.message;
-    return sendHtml(request, reply, renderProblemPage(status, heading, text, assets), status);
+  registerErrorPages(app, 'payer page', (reply, error, status, request) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD' && wantsJson(request)) return sendError(reply, error);
+    return errorPage(request, reply, error, status);
   });
 
   /**
@@ -213,16 +193,12 @@ export async function payerPageRoutes(app: FastifyInstance, deps: AppDeps): Prom
         !model.test &&
         !(await sessionTakesPayments(deps.liveAccess, deps.db, model.session.id))
       )
-        return sendHtml(
+        return problem(
           request,
           reply,
-          renderProblemPage(
-            403,
-            'This merchant cannot take payments right now',
-            'Nothing was charged. Please contact the merchant, or try again later.',
-            assets,
-          ),
           403,
+          'This merchant cannot take payments right now',
+          'Nothing was charged. Please contact the merchant, or try again later.',
         );
       return sendHtml(request, reply, renderPayPage(model, assets));
     },

@@ -14,6 +14,7 @@ import { html, raw } from '../html.ts';
 import { MERCHANT_NAV, money, page, statusBadge, when_ } from '../layout.ts';
 import { accountGate, accountPages } from './account.ts';
 import { activationPages } from './activation.ts';
+import { balancePages } from './balance.ts';
 import { checkoutPages } from './checkout.ts';
 import { developerPages } from './developers.ts';
 import { exportPages } from './exports.ts';
@@ -112,7 +113,7 @@ ${successRates(analytics)}${failureReasons(analytics)}</section>
 <h2>Balance</h2>
 ${balanceCard('Test', test, testRefundHolds)}${balanceCard('Live', live, liveRefundHolds)}
 ${nextSettlementCard(next)}
-<h2>Recent checkout sessions (${session.environment})</h2>
+<h2>Recent payments (${session.environment})</h2>
 <div class="table-wrap"><table><thead><tr><th>Session</th><th>Invoice</th><th class="num">Amount</th><th>Status</th><th>Updated</th></tr></thead><tbody>
 ${sessions.map((s) => html`<tr><td class="mono"><a href="/dashboard/sessions/${s.id}">${s.id}</a></td><td>${s.invoice_ref}</td><td class="num">${money(s.amount_minor)}</td><td>${statusBadge(s.status)}</td><td class="nowrap">${when_(s.updated_at)}</td></tr>`)}
 ${sessions.length === 0 ? html`<tr><td colspan="5" class="muted">No sessions yet.</td></tr>` : ''}
@@ -132,6 +133,7 @@ ${payouts.length === 0 ? html`<tr><td colspan="4" class="muted">No payouts yet.<
   await app.register(payoutPages, deps);
   await app.register(exportPages, deps);
   await app.register(refundPages, deps);
+  await app.register(balancePages, deps);
   await app.register(settingsPages, deps);
   await app.register(settlementPages, deps);
   await app.register(accountPages, deps);

@@ -1,7 +1,15 @@
 // Dashboard: the Payment links pages' HTML (issue 35, item 5): the list with the New link form, and a link's page
 // (its url with a Copy button, the QR code, the poster, a WhatsApp share link, Edit, Deactivate/Activate, and its
 // payments with their totals). payment-links.ts reads the data and sends the pages.
+import { randomBytes } from 'node:crypto';
 import type { LinkSummary } from '../../checkout/payment-link-summary.ts';
+import {
+  LINK_LIST_STATES,
+  LINK_SEARCH_LENGTH_MAX,
+  type LinkListItem,
+  type LinkListQuery,
+} from '../../checkout/payment-links.ts';
+import { csvColumn, type CsvColumn } from '../../lib/csv-columns.ts';
 import {
   CUSTOM_FIELD_KEY_LENGTH_MAX,
   CUSTOM_FIELD_LABEL_LENGTH_MAX,
@@ -15,6 +23,7 @@ import type { FieldError } from '../../lib/errors.ts';
 import type { WebSession } from '../auth.ts';
 import { html, raw, type Html } from '../html.ts';
 import { csrfField, money, statusBadge, when_ } from '../layout.ts';
+import { filterSelect, listHref } from '../ops/console-list.ts';
 
 /** Roles that may create and change links: those that may make sessions (through keys) and refund them. */
 export const LINK_EDITOR_ROLES = ['owner', 'admin', 'developer'] as const;
@@ -60,26 +69,73 @@ function fieldErrors(errors: readonly FieldError[]): Html {
   return html`<ul class="field-errors" role="alert" aria-label="What to correct" style="color:#8c1d18;margin:.3rem 0 .6rem">${errors.map((e) => html`<li><strong>${e.field}</strong>: ${e.message}</li>`)}</ul>`;
 }
 
+/** The list's address (issue 36): its search, status filter and page are the query; format=csv its export. */
+export const LINKS_PATH = '/dashboard/links';
+
+/** The states the status filter offers, in the words the badges use. */
+const STATE_CHOICES = LINK_LIST_STATES.map((state) => [state, state.replace('_', ' ')] as const);
+
+/** The query's parameters that the address keeps (empty ones left out by listHref). */
+export const linkQueryParams = (query: LinkListQuery): Record<string, string | undefined> => ({
+  q: query.q,
+  status: query.status,
+});
+
+/** The list's CSV: exactly the rows the search and filter show, every page. */
+export const LINK_CSV_COLUMNS: readonly CsvColumn<LinkListItem>[] = [
+  csvColumn.text('id', (row) => row.link.id),
+  csvColumn.text('name', (row) => row.link.name),
+  csvColumn.text('url', (row) => row.link.url),
+  csvColumn.ghs('amount_ghs', (row) => row.link.amount_minor),
+  csvColumn.ghs('amount_min_ghs', (row) => (row.link.amount_minor === null ? row.link.amount_min_minor : null)),
+  csvColumn.ghs('amount_max_ghs', (row) => (row.link.amount_minor === null ? row.link.amount_max_minor : null)),
+  csvColumn.text('status', (row) => row.state),
+  csvColumn.integer('payments_count', (row) => row.link.payments_count),
+  csvColumn.ghs('collected_ghs', (row) => row.collected_minor),
+  csvColumn.timestamp('created_at', (row) => row.link.created_at),
+];
+
+function linkFilterForm(query: LinkListQuery): Html {
+  return html`<form method="get" action="${LINKS_PATH}" class="card row" role="search" aria-label="Search payment links">
+  <div style="flex:2 1 16rem"><label for="f-q">Search</label><input id="f-q" name="q" type="search" value="${query.q ?? ''}" maxlength="${LINK_SEARCH_LENGTH_MAX}" placeholder="Name, link id, url or amount" aria-describedby="f-q-hint"><div id="f-q-hint" class="muted" style="font-size:.8rem">Part of a name, a link id or its url, or a fixed amount such as 25.00.</div></div>
+  ${filterSelect('status', 'Status', STATE_CHOICES, query.status, 'f-status')}
+  <div><button type="submit">Search</button> <a href="${LINKS_PATH}">Clear</a></div></form>`;
+}
+
+function linkRow(row: LinkListItem): Html {
+  const l = row.link;
+  // data-label: the column's name beside each value once a phone stacks the row (layout.ts, table.stack).
+  return html`<tr><td data-label="Name"><div style="min-width:0;overflow-wrap:anywhere"><a href="${LINKS_PATH}/${l.id}">${l.name}</a><br><span class="muted mono">${l.id}</span></div></td><td class="money" data-label="Amount">${l.amount_minor !== null ? money(l.amount_minor) : 'Payer chooses'}</td><td class="num" data-label="Payments">${paymentsOf(l)}</td><td class="money" data-label="Collected">${money(row.collected_minor)}</td><td class="nowrap" data-label="Status">${statusBadge(row.state)}</td><td class="date" data-label="Created">${when_(new Date(l.created_at))}</td></tr>`;
+}
+
 export function linksListView(
   session: WebSession,
-  links: readonly LinkView[],
-  hasMore: boolean,
+  list: { query: LinkListQuery; rows: readonly LinkListItem[]; next: string | null; later: boolean },
   form: { values: LinkFormValues; errors: readonly FieldError[] },
-  now: Date,
 ): Html {
+  const params = linkQueryParams(list.query);
+  const filtered = Boolean(list.query.q || list.query.status);
   return html`<h1>Payment links (${session.environment})</h1>
 <p class="muted">A link is a page any payer can open to pay you: share it on WhatsApp, print its QR code, no developer needed.</p>
-<div class="table-wrap"><table><thead><tr><th>Name</th><th class="num">Amount</th><th>Payments</th><th>State</th><th>Created</th></tr></thead><tbody>
-${links.map((l) => html`<tr><td class="wrap"><a href="/dashboard/links/${l.id}">${l.name}</a><br><span class="muted mono">${l.id}</span></td><td class="num">${l.amount_minor !== null ? money(l.amount_minor) : 'Payer chooses'}</td><td>${paymentsOf(l)}</td><td class="nowrap">${linkState(l, now)}</td><td class="date">${when_(new Date(l.created_at))}</td></tr>`)}
-${links.length === 0 ? html`<tr><td colspan="5" class="muted">No payment links yet.</td></tr>` : ''}</tbody></table></div>
-${hasMore ? html`<p class="muted">Only the newest links are listed.</p>` : ''}
+${linkFilterForm(list.query)}
+<p class="row"><a class="button secondary" href="${listHref(LINKS_PATH, { ...params, format: 'csv' })}" download>Export CSV</a></p>
+<div class="table-wrap"><table class="stack" aria-label="Payment links"><thead><tr><th scope="col">Name</th><th scope="col" class="num">Amount</th><th scope="col" class="num">Payments</th><th scope="col" class="num">Collected</th><th scope="col">Status</th><th scope="col">Created</th></tr></thead><tbody>
+${list.rows.map(linkRow)}
+${list.rows.length === 0 ? html`<tr><td colspan="6" class="muted">${filtered ? 'No payment links match.' : 'No payment links yet.'}</td></tr>` : ''}</tbody></table></div>
+${
+  list.next || list.later
+    ? html`<nav aria-label="Pages" class="row" style="margin-top:.6rem">${list.later ? html`<a class="button secondary" href="${listHref(LINKS_PATH, params)}">Newest</a>` : ''}${list.next ? html`<a class="button secondary" href="${listHref(LINKS_PATH, { ...params, after: list.next })}">Next page</a>` : ''}</nav>`
+    : ''
+}
 ${canEditLinks(session) ? newLinkForm(session, form.values, form.errors) : html`<p class="muted">Only an owner, admin or developer can create payment links.</p>`}`;
 }
 
 function newLinkForm(session: WebSession, values: LinkFormValues, errors: readonly FieldError[]): Html {
   const v = (name: string) => values[name] ?? '';
   const open = v('amount_type') === 'open';
-  return html`<form method="post" action="/dashboard/links" class="card" aria-label="New link">${csrfField(session)}<h2 style="margin-top:0">New link</h2>
+  // The form's one-time key: a second press (or a resend) of this form shows the link the first one made.
+  const formKey = v('form_key') || `dash-${randomBytes(12).toString('hex')}`;
+  return html`<form method="post" action="/dashboard/links" class="card" aria-label="New link">${csrfField(session)}<input type="hidden" name="form_key" value="${formKey}"><h2 style="margin-top:0">New link</h2>
 ${fieldErrors(errors)}
 <label for="name">Name</label><input id="name" name="name" value="${v('name')}" maxlength="${LINK_NAME_LENGTH_MAX}" required placeholder="School fees, Term 1">
 <label for="description">Description (optional)</label><input id="description" name="description" value="${v('description')}" maxlength="${LINK_DESCRIPTION_LENGTH_MAX}">
@@ -154,7 +210,7 @@ ${editable ? editForms(session, link, errors) : html`<p class="muted">Only an ow
 <div class="table-wrap"><table><thead><tr><th>Session</th><th>Payer</th><th class="num">Amount</th><th>Status</th><th>Details</th><th>Receipt</th><th>Created</th></tr></thead><tbody>
 ${summary.payments.map((p) => html`<tr><td class="mono"><a href="/dashboard/sessions/${p.id}">${p.id}</a></td><td class="wrap">${p.customer_name ?? ''}</td><td class="num">${money(p.amount_minor)}${p.refunded_minor > 0 ? html`<br><span class="muted">refunded ${money(p.refunded_minor)}</span>` : ''}</td><td>${statusBadge(p.status)}</td><td class="wrap">${Object.entries(p.custom_fields).map(([key, value]) => html`<div><span class="muted">${labelOf(link, key)}:</span> ${value}</div>`)}</td><td class="mono">${p.receipt_number ?? ''}</td><td class="date">${when_(p.created_at)}</td></tr>`)}
 ${summary.payments.length === 0 ? html`<tr><td colspan="7" class="muted">No payments yet.</td></tr>` : ''}</tbody></table></div>
-${summary.has_more ? html`<p class="muted">The newest ${summary.payments.length} of ${totals.sessions_count} sessions are listed; the totals count them all. <a href="/dashboard/sessions">Checkout</a> and the exports have every one.</p>` : ''}`;
+<p class="muted">${summary.has_more ? `The newest ${summary.payments.length} of ${totals.sessions_count} sessions are listed; the totals count them all. ` : ''}<a href="/dashboard/sessions?link=${link.id}">Payments</a> filters, searches and exports every one.</p>`;
 }
 
 const labelOf = (link: LinkView, key: string) => link.custom_fields.find((f) => f.key === key)?.label ?? key;

@@ -1,4 +1,5 @@
-// Dashboard: Payment links (issue 35, item 5) in the session's environment: the list with the New link form, a
+// Dashboard: Payment links (issue 35, item 5) in the session's environment: the list (search, status filter, keyset
+// pages and CSV export, issue 36) with the New link form (its one-time form_key), a
 // link's page with its payments and totals, its edit (name, description, expiry) and its deactivation. Owner, admin
 // and developer change links; the other roles read them. A link of another merchant or environment is not found.
 // HTML in payment-links-views.ts; the use cases in src/checkout/payment-links.ts.
@@ -8,10 +9,17 @@ import { paymentLinkSummary } from '../../checkout/payment-link-summary.ts';
 import {
   createPaymentLink,
   getPaymentLink,
-  listPaymentLinks,
+  linkListExport,
+  linkListFilter,
+  linkListPage,
+  linkListPosition,
   updatePaymentLink,
   type CreatePaymentLinkInput,
+  type LinkListQuery,
+  type LinkListState,
 } from '../../checkout/payment-links.ts';
+import { sendCsv } from '../../http/csv.ts';
+import { accraDay } from '../../lib/accra-calendar.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { errors, type FieldError, SikaError } from '../../lib/errors.ts';
 import { parseCedis } from '../../lib/ghana.ts';
@@ -22,14 +30,15 @@ import { formRefusal } from '../error-pages.ts';
 import {
   canEditLinks,
   CUSTOM_FIELD_ROWS,
+  LINK_CSV_COLUMNS,
   LINK_EDITOR_REFUSAL,
   linksListView,
   linkView,
   type LinkFormValues,
 } from './payment-links-views.ts';
 
-/** Links on the list page (the newest). */
-const LINK_PAGE_ROWS = 100;
+/** The list's query string (console-schemas.ts `links`). */
+type LinksPageQuery = { q?: string; status?: LinkListState; after?: string; format?: string };
 
 /** The New link form's fields, kept to show the form again beside a refusal. */
 const FORM_FIELDS = [
@@ -43,6 +52,7 @@ const FORM_FIELDS = [
   'max_payments',
   'expires',
   'redirect_url',
+  'form_key',
   ...CUSTOM_FIELD_ROWS.flatMap((n) => ['key', 'label', 'type', 'required'].map((part) => `field_${n}_${part}`)),
 ];
 
@@ -146,24 +156,39 @@ export async function paymentLinkPages(app: FastifyInstance, deps: AppDeps): Pro
     userId: session.userId!,
   });
 
+  /**
+   * The list (issue 36): the search and status filter are the address, `after` the link the page starts after,
+   * format=csv the export of exactly what they show. After a form, the newest page again beside its outcome.
+   */
   async function listPage(
     reply: FastifyReply,
     session: WebSession,
     outcome: PageOutcome & { values?: LinkFormValues; errors?: FieldError[] } = {},
+    given: LinksPageQuery = {},
   ) {
-    const list = await listPaymentLinks(
-      db,
-      session.merchantId!,
-      session.environment,
-      { limit: LINK_PAGE_ROWS },
-      checkoutUrlHost,
-    );
+    const owner = { merchantId: session.merchantId!, environment: session.environment };
+    const query: LinkListQuery = { q: given.q?.trim() || undefined, status: given.status || undefined };
+    const filter = linkListFilter(owner, query, new Date());
+    if (given.format === 'csv')
+      return sendCsv(reply, {
+        filename: `payment-links-${session.environment}-${accraDay(new Date())}.csv`,
+        columns: LINK_CSV_COLUMNS,
+        rows: linkListExport(db, filter, checkoutUrlHost),
+      });
+    let after: { createdAt: Date; id: string } | null = null;
+    if (given.after) {
+      // Another merchant's (or environment's) link as a cursor is not found, as anywhere in the dashboard.
+      after = await linkListPosition(db, owner.merchantId, owner.environment, given.after);
+      if (!after) throw errors.notFound('Payment link');
+    }
+    const { rows, next } = await linkListPage(db, filter, after, checkoutUrlHost);
     const body = linksListView(
       session,
-      list.data,
-      list.has_more,
-      { values: outcome.values ?? {}, errors: outcome.errors ?? [] },
-      new Date(),
+      { query, rows, next, later: after !== null },
+      {
+        values: outcome.values ?? {},
+        errors: outcome.errors ?? [],
+      },
     );
     return show(reply, session, 'Payment links', body, outcome.flash, outcome.status);
   }
@@ -187,8 +212,10 @@ export async function paymentLinkPages(app: FastifyInstance, deps: AppDeps): Pro
     return show(reply, session, link.name, body, outcome.flash, outcome.status);
   }
 
-  app.get('/dashboard/links', { schema: { hide: true, ...dashboardSchemas.links } }, async (request, reply) =>
-    listPage(reply, sessionOf(request)),
+  app.get<{ Querystring: LinksPageQuery }>(
+    '/dashboard/links',
+    { schema: { hide: true, ...dashboardSchemas.links } },
+    async (request, reply) => listPage(reply, sessionOf(request), {}, request.query),
   );
 
   postForm(app, '/dashboard/links', dashboardSchemas.createLink, async (request, reply, session) => {
@@ -202,7 +229,9 @@ export async function paymentLinkPages(app: FastifyInstance, deps: AppDeps): Pro
         errors: parsed.refusal,
       });
     try {
-      const link = await createPaymentLink(db, ownerOf(session), parsed.input, checkoutUrlHost);
+      // The form's one-time key: a second press makes nothing and leads to the link the first one made.
+      const formKey = formValue(request, 'form_key') || undefined;
+      const link = await createPaymentLink(db, ownerOf(session), parsed.input, checkoutUrlHost, formKey);
       // To the new link's page: a reload there does not create it again.
       return reply.redirect(`/dashboard/links/${link.id}?created=1`, 303);
     } catch (error) {

@@ -3,11 +3,13 @@
 import { randomBytes } from 'node:crypto';
 import type { sessionRefundState } from '../../refunds/session-refunds.ts';
 import type { SessionRow } from '../../checkout/model.ts';
-import { REFUND_REASON_LENGTH_MAX, REFUND_STATUSES, type RefundResponse, type RefundRow } from '../../refunds/model.ts';
+import { REFUND_REASON_LENGTH_MAX, REFUND_STATUSES, type RefundRow } from '../../refunds/model.ts';
+import { REFUND_SEARCH_LENGTH_MAX, type RefundsQuery } from '../../refunds/refund-list.ts';
 import type { WebSession } from '../auth.ts';
 import { html, raw, type Html } from '../html.ts';
 import { csrfField, money, statusBadge, when_ } from '../layout.ts';
-import { cardLabel } from '../payment-references.ts';
+import { filterSelect, listHref } from '../ops/console-list.ts';
+import { cardLabel } from '../../lib/card-label.ts';
 import { canRequest } from './payouts/views.ts';
 
 /** Roles that may refund a payment: those that may create payouts (money leaves the balance either way). */
@@ -111,15 +113,36 @@ ${refunds.length === 0 ? html`<tr><td colspan="6" class="muted">No refunds yet.<
 ${form}`;
 }
 
-/** The Refunds page: newest first, a status filter, and approve/reject on the ones this user may decide. */
+/** The Refunds page's address. */
+export const REFUNDS_PATH = '/dashboard/refunds';
+
+/** The query's parameters that the address keeps (empty ones left out by listHref). */
+export const refundsQueryParams = (query: RefundsQuery): Record<string, string | undefined> => ({
+  q: query.q,
+  status: query.status,
+  from: query.from,
+  to: query.to,
+});
+
+function refundsFilterForm(query: RefundsQuery): Html {
+  const statuses = REFUND_STATUSES.map((s) => [s, s.replace(/_/g, ' ')] as const);
+  return html`<form method="get" action="${REFUNDS_PATH}" class="card row" role="search" aria-label="Search refunds">
+<div style="flex:2 1 16rem"><label for="f-q">Search</label><input id="f-q" name="q" type="search" value="${query.q ?? ''}" maxlength="${REFUND_SEARCH_LENGTH_MAX}" placeholder="Refund or session id, amount, invoice…" aria-describedby="f-q-hint"><div id="f-q-hint" class="muted" style="font-size:.8rem">A refund or session id, an amount such as 10.00, or the start of an invoice reference.</div></div>
+${filterSelect('status', 'Status', statuses, query.status, 'f-status')}
+<div><label for="f-from">From</label><input id="f-from" name="from" type="date" value="${query.from ?? ''}"></div>
+<div><label for="f-to">To</label><input id="f-to" name="to" type="date" value="${query.to ?? ''}"></div>
+<div><button type="submit">Search</button> <a href="${REFUNDS_PATH}">Clear</a></div></form>`;
+}
+
+/** The Refunds page: the search and filters, newest first in pages, the export of the same search, and approve/reject on the ones this user may decide. */
 export function refundsListView(
   session: WebSession,
-  refunds: readonly RefundResponse[],
+  view: { query: RefundsQuery; rows: readonly RefundRow[]; next: string | null; later: boolean },
   decidable: ReadonlySet<string>,
-  status: string | null,
-  hasMore: boolean,
 ): Html {
-  const decision = (r: RefundResponse) =>
+  const { rows: refunds, query } = view;
+  const params = refundsQueryParams(query);
+  const decision = (r: RefundRow) =>
     decidable.has(r.id)
       ? html`<form method="post" action="/dashboard/refunds/${r.id}/decision" class="row" aria-label="Decide ${r.id}">${csrfField(session)}
 ${session.secondFactorEnrolled ? html`<div><label for="code-${r.id}">Authenticator code</label><input id="code-${r.id}" name="code" inputmode="numeric" autocomplete="one-time-code"></div>` : ''}
@@ -128,16 +151,20 @@ ${session.secondFactorEnrolled ? html`<div><label for="code-${r.id}">Authenticat
       : r.status === 'awaiting_approval'
         ? html`<span class="muted">${session.role === 'approver' ? 'You asked for it: another approver decides.' : 'An approver decides.'}</span>`
         : '';
+  const filtered = Boolean(query.q || query.status || query.from || query.to);
   return html`<h1>Refunds</h1>
-<form method="get" action="/dashboard/refunds" class="card row" aria-label="Filters">
-<div><label for="f-status">Status</label><select id="f-status" name="status"><option value="">Any</option>${REFUND_STATUSES.map((s) => html`<option value="${s}"${raw(s === status ? ' selected' : '')}>${s.replace(/_/g, ' ')}</option>`)}</select></div>
-<div><button type="submit">Filter</button> <a href="/dashboard/refunds">Clear</a></div></form>
+${refundsFilterForm(query)}
 <p class="muted">Refund a payment from its page (Payments). Live refunds of accounts that require approval wait here for an approver who did not ask for them.</p>
-<div class="table-wrap"><table aria-label="Refunds" class="stack"><thead><tr><th>Refund</th><th>Session</th><th class="num">Amount</th><th>Status</th><th>Method</th><th>Reason</th><th>Created</th><th>Decision</th></tr></thead><tbody>
+<p class="row"><a class="button secondary" href="${listHref(REFUNDS_PATH, { ...params, format: 'csv' })}" download>Export CSV</a></p>
+<div class="table-wrap"><table aria-label="Refunds" class="stack"><thead><tr><th scope="col">Created</th><th scope="col">Refund</th><th scope="col">Session</th><th scope="col" class="num">Amount</th><th scope="col">Status</th><th scope="col">Method</th><th scope="col">Reason</th><th scope="col">Decision</th></tr></thead><tbody>
 ${refunds.map(
   (r) =>
-    html`<tr><td class="mono id" data-label="Refund">${r.id}</td><td class="mono id" data-label="Session"><a href="/dashboard/sessions/${r.session_id}">${r.session_id}</a></td><td class="num" data-label="Amount">${money(r.amount_minor)}</td><td data-label="Status"><span>${statusBadge(r.status)}${r.failure_reason ? html`<br><span class="muted">${r.failure_reason}</span>` : ''}</span></td><td data-label="Method">${methodLabel(r.method, r.provider)}</td><td class="wrap" data-label="Reason">${r.reason ?? ''}</td><td class="date" data-label="Created">${r.created_at.slice(0, 16).replace('T', ' ')} UTC</td><td>${decision(r)}</td></tr>`,
+    html`<tr><td class="date" data-label="Created">${when_(r.created_at)}</td><td class="mono id" data-label="Refund">${r.id}</td><td class="mono id" data-label="Session"><a href="/dashboard/sessions/${r.session_id}">${r.session_id}</a></td><td class="num" data-label="Amount">${money(r.amount_minor)}</td><td data-label="Status"><span>${statusBadge(r.status)}${r.failure_reason ? html`<br><span class="muted">${r.failure_reason}</span>` : ''}</span></td><td data-label="Method">${methodLabel(r.route, r.provider)}</td><td class="wrap" data-label="Reason">${r.reason ?? ''}</td><td data-label="Decision">${decision(r)}</td></tr>`,
 )}
-${refunds.length === 0 ? html`<tr><td colspan="8" class="muted">No refunds${status ? ` ${status.replace(/_/g, ' ')}` : ''}.</td></tr>` : ''}</tbody></table></div>
-${hasMore ? html`<p class="muted">Showing the newest ${refunds.length}; filter by status to see others.</p>` : ''}`;
+${refunds.length === 0 ? html`<tr><td colspan="8" class="muted">${filtered ? 'No refunds match.' : 'No refunds yet.'}</td></tr>` : ''}</tbody></table></div>
+${
+  view.next || view.later
+    ? html`<nav aria-label="Pages" class="row" style="margin-top:.6rem">${view.later ? html`<a class="button secondary" href="${listHref(REFUNDS_PATH, params)}">Newest</a>` : ''}${view.next ? html`<a class="button secondary" href="${listHref(REFUNDS_PATH, { ...params, after: view.next })}">Next page</a>` : ''}</nav>`
+    : raw('')
+}`;
 }

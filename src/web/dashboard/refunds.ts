@@ -1,45 +1,72 @@
-// Dashboard: the merchant's refunds in the current environment (newest first, by status) and the approver's
-// decision on refunds awaiting approval (four eyes, as for payouts: an approver who did not ask decides; with a
-// second factor, an approval needs a fresh code). Refunds are asked for on a session's page (checkout.ts).
+// Dashboard: the merchant's refunds in the current environment (issue 36: a search box, status and date filters as
+// the address, keyset pages, the CSV of exactly what is shown) and the approver's decision on refunds awaiting
+// approval (four eyes, as for payouts: an approver who did not ask decides; with a second factor, an approval
+// needs a fresh code). Refunds are asked for on a session's page (checkout.ts).
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppDeps } from '../../http/deps.ts';
+import { sendCsv } from '../../http/csv.ts';
+import { accraDay } from '../../lib/accra-calendar.ts';
+import { REFUND_CSV_COLUMNS } from '../../refunds/exports.ts';
 import { decideRefund } from '../../refunds/lifecycle.ts';
-import { REFUND_STATUSES, type RefundStatus } from '../../refunds/model.ts';
-import { getRefund, listRefunds } from '../../refunds/queries.ts';
+import {
+  cleanRefundFragment,
+  ownsRefund,
+  refundsExportRows,
+  refundsFilter,
+  refundsPage,
+  type RefundsQuery,
+} from '../../refunds/refund-list.ts';
+import { getRefund } from '../../refunds/queries.ts';
 import type { WebSession } from '../auth.ts';
 import { approverDecision, formValue, pageSender, postOnObject, sessionOf, type PageOutcome } from '../console.ts';
 import { dashboardSchemas } from '../console-schemas.ts';
 import { formRefusal } from '../error-pages.ts';
-import { mayDecideRefund, refundsListView } from './refund-views.ts';
+import { html } from '../html.ts';
+import { mayDecideRefund, REFUNDS_PATH, refundsListView } from './refund-views.ts';
 
-/** Refunds on the page (the newest; the status filter finds older ones). */
-const REFUND_PAGE_ROWS = 50;
-
-/** Which refunds the page lists: those of one status, or (null) all. */
-type RefundFilter = RefundStatus | null;
-
-const statusFilter = (value: string | undefined): RefundFilter =>
-  (REFUND_STATUSES as readonly string[]).includes(value ?? '') ? (value as RefundStatus) : null;
+/** The Refunds page's query string (console-schemas.ts `refunds`). */
+type RefundsPageQuery = RefundsQuery & { after?: string; format?: string };
 
 export async function refundPages(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { db } = deps;
   const show = pageSender('merchant', 'refunds');
 
-  async function listPage(reply: FastifyReply, session: WebSession, filter: RefundFilter, outcome: PageOutcome = {}) {
-    const principal = { merchantId: session.merchantId!, environment: session.environment };
-    const list = await listRefunds(db, principal, { limit: REFUND_PAGE_ROWS, ...(filter ? { status: filter } : {}) });
-    // Who asked is not in the API's shape: read it for the few awaiting a decision.
-    const awaiting = list.data.filter((r) => r.status === 'awaiting_approval');
-    const decidable = new Set<string>();
-    for (const r of awaiting) if (mayDecideRefund(session, await getRefund(db, principal, r.id))) decidable.add(r.id);
-    const body = refundsListView(session, list.data, decidable, filter, list.has_more);
+  async function listPage(
+    reply: FastifyReply,
+    session: WebSession,
+    given: RefundsPageQuery,
+    outcome: PageOutcome = {},
+  ): Promise<FastifyReply> {
+    const owner = { merchantId: session.merchantId!, environment: session.environment };
+    const query: RefundsQuery = { ...given, q: cleanRefundFragment(given.q) ?? undefined };
+    const after = given.after || null;
+    // Another merchant's (or environment's) refund as the page's position is not found, as anywhere in the dashboard.
+    if (after && !(await ownsRefund(db, owner.merchantId, owner.environment, after)))
+      return show(
+        reply,
+        session,
+        'Not found',
+        html`<h1>Refund not found</h1><p><a href="${REFUNDS_PATH}">All refunds</a></p>`,
+        null,
+        404,
+      );
+    const filter = refundsFilter(owner, query);
+    if (given.format === 'csv')
+      return sendCsv(reply, {
+        filename: `refunds-${session.environment}-${accraDay(new Date())}.csv`,
+        columns: REFUND_CSV_COLUMNS,
+        rows: refundsExportRows(db, filter),
+      });
+    const { rows, next } = await refundsPage(db, filter, after);
+    const decidable = new Set(rows.filter((r) => mayDecideRefund(session, r)).map((r) => r.id));
+    const body = refundsListView(session, { query, rows, next, later: after !== null }, decidable);
     return show(reply, session, 'Refunds', body, outcome.flash, outcome.status);
   }
 
-  app.get<{ Querystring: { status?: string } }>(
-    '/dashboard/refunds',
+  app.get<{ Querystring: RefundsPageQuery }>(
+    REFUNDS_PATH,
     { schema: { hide: true, ...dashboardSchemas.refunds } },
-    async (request, reply) => listPage(reply, sessionOf(request), statusFilter(request.query.status)),
+    async (request, reply) => listPage(reply, sessionOf(request), request.query ?? {}),
   );
 
   postOnObject(
@@ -47,9 +74,10 @@ export async function refundPages(app: FastifyInstance, deps: AppDeps): Promise<
     '/dashboard/refunds/:id/decision',
     dashboardSchemas.refundDecision,
     async (request, reply, session) => {
+      const awaiting: RefundsPageQuery = { status: 'awaiting_approval' };
       const codeNeeded = session.secondFactorEnrolled && session.role === 'approver';
       const decided = await approverDecision(db, request, reply, codeNeeded);
-      if ('refusal' in decided) return listPage(reply, session, 'awaiting_approval', decided.refusal);
+      if ('refusal' in decided) return listPage(reply, session, awaiting, decided.refusal);
       const { decision } = decided;
       try {
         // Only a refund of the dashboard's environment (another is not found here).
@@ -62,9 +90,9 @@ export async function refundPages(app: FastifyInstance, deps: AppDeps): Promise<
           reason: formValue(request, 'reason').trim() || undefined,
         });
         const message = `Refund ${after.id} ${decision === 'approve' ? 'approved' : 'rejected'}: it is ${after.status.replace(/_/g, ' ')}.`;
-        return listPage(reply, session, null, { flash: { message } });
+        return listPage(reply, session, {}, { flash: { message } });
       } catch (error) {
-        return listPage(reply, session, 'awaiting_approval', formRefusal(error));
+        return listPage(reply, session, awaiting, formRefusal(error));
       }
     },
   );

@@ -10,6 +10,16 @@ import { addEvidence, receiptPdf } from '../../../payouts/evidence.ts';
 import { cancelPayout, decidePayout } from '../../../payouts/lifecycle.ts';
 import { PAYOUT_ID_LENGTH_MAX, payoutFeeMinor } from '../../../payouts/model.ts';
 import * as queries from '../../../payouts/queries.ts';
+import { cleanPayoutFragment, payoutSearchedKinds } from '../../../payouts/payout-search.ts';
+import {
+  ownsPayout,
+  PAYOUT_LIST_CSV_COLUMNS,
+  payoutsExportRows,
+  payoutsFilter,
+  payoutsPage,
+  type PayoutsQuery,
+} from '../../../payouts/payouts-list.ts';
+import { accraDay } from '../../../lib/accra-calendar.ts';
 import { getBalance } from '../../../payouts/quotes.ts';
 import { createRecipient, deleteRecipient } from '../../../payouts/recipients.ts';
 import type { WebSession } from '../../auth.ts';
@@ -26,7 +36,7 @@ import {
 import { dashboardSchemas } from '../../console-schemas.ts';
 import { html } from '../../html.ts';
 import { money } from '../../layout.ts';
-import { canRequest, detailView, listView, newPayoutView, recipientsView } from './views.ts';
+import { canRequest, detailView, listView, newPayoutView, PAYOUTS_PATH, recipientsView } from './views.ts';
 import { formRefusal } from '../../error-pages.ts';
 import { sendError } from '../../../http/error-handler.ts';
 import { errors } from '../../../lib/errors.ts';
@@ -34,12 +44,10 @@ import { BALANCE_TRANSACTION_COLUMNS, exportSettlementTransactions } from '../..
 import { listBalanceTransactions, settlementTotals, type BooksOwner } from '../../../books/service.ts';
 import { sendCsv } from '../../../http/csv.ts';
 
-/** Payouts on one page of the list. */
-const PAYOUT_PAGE_ROWS = 25;
 /** A settlement's balance transactions shown on its page (all of them are in its CSV file). */
 const SETTLEMENT_PAGE_ROWS = 100;
-/** The list's last page number (beyond it a page is clamped). */
-const PAYOUT_PAGE_NUMBER_MAX = 10_000;
+/** The Payouts page's query string (console-schemas.ts `payouts`; page: an address before issue 36, ignored). */
+type PayoutsPageQuery = PayoutsQuery & { after?: string; format?: string; page?: string };
 /** The dashboard acts through one of the merchant's keys in the current environment (events go to its endpoint). */
 async function principalFor(deps: AppDeps, session: WebSession, apiKeyId: string): Promise<ApiPrincipal | null> {
   const keys = await listApiKeys(deps.db, session.merchantId!, session.environment);
@@ -63,21 +71,47 @@ export async function payoutPages(app: FastifyInstance, deps: AppDeps): Promise<
   const { db } = deps;
   const show = pageSender('merchant', 'payouts');
 
-  async function listPage(reply: FastifyReply, session: WebSession, pageNumber: number) {
-    const { merchantId, environment } = session;
-    const list = await queries.listPayoutsPage(db, merchantId!, environment, pageNumber, PAYOUT_PAGE_ROWS);
-    return show(reply, session, 'Payouts', listView(session, list, pageNumber, PAYOUT_PAGE_ROWS));
-  }
-
-  app.get<{ Querystring: { page?: string } }>(
-    '/dashboard/payouts',
+  // The Payouts page (issue 36): the search and filters are the address; format=csv exports exactly what they show.
+  app.get<{ Querystring: PayoutsPageQuery }>(
+    PAYOUTS_PATH,
     { schema: { hide: true, ...dashboardSchemas.payouts } },
-    async (request, reply) =>
-      listPage(
+    async (request, reply) => {
+      const session = sessionOf(request);
+      const owner = { merchantId: session.merchantId!, environment: session.environment };
+      const given = request.query;
+      const query: PayoutsQuery = { ...given, q: cleanPayoutFragment(given.q) || undefined };
+      const after = given.after || null;
+      // Another merchant's (or environment's) payout as the page's cursor is not found, as anywhere in the dashboard.
+      if (after && !(await ownsPayout(db, owner.merchantId, owner.environment, after)))
+        return show(
+          reply,
+          session,
+          'Not found',
+          html`<h1>Payout not found</h1><p><a href="${PAYOUTS_PATH}">All payouts</a></p>`,
+          null,
+          404,
+        );
+      const filter = payoutsFilter(owner, query);
+      if (given.format === 'csv')
+        return sendCsv(reply, {
+          filename: `payouts-${session.environment}-${accraDay(new Date())}.csv`,
+          columns: PAYOUT_LIST_CSV_COLUMNS,
+          rows: payoutsExportRows(db, filter),
+        });
+      const { rows, next } = await payoutsPage(db, filter, after);
+      return show(
         reply,
-        sessionOf(request),
-        Math.max(1, Math.min(PAYOUT_PAGE_NUMBER_MAX, Number.parseInt(request.query.page ?? '1', 10) || 1)),
-      ),
+        session,
+        'Payouts',
+        listView(session, {
+          query,
+          rows,
+          next,
+          later: after !== null,
+          searchedAs: filter.terms ? payoutSearchedKinds(filter.terms) : [],
+        }),
+      );
+    },
   );
 
   async function detailPage(reply: FastifyReply, session: WebSession, id: string, outcome: PageOutcome = {}) {

@@ -9,11 +9,22 @@ import {
   ACCOUNT_NUMBER_DIGITS_MAX,
   CANCEL_REASON_LENGTH_MAX,
   canCancel,
+  ACCOUNT_TYPES,
+  type AccountType,
   NOTES_LENGTH_MAX,
+  PAYOUT_STATUSES,
   STATUS_LABELS,
 } from '../../../payouts/model.ts';
-import type { activeBanks, listPayoutsPage, PayoutRow, RecipientRow } from '../../../payouts/queries.ts';
-import type { PayoutType } from '../../../payouts/presenters.ts';
+import type { activeBanks, PayoutRow, RecipientRow } from '../../../payouts/queries.ts';
+import { PAYOUT_SEARCH_LENGTH_MAX } from '../../../payouts/payout-search.ts';
+import {
+  maskedPayoutAccount,
+  payoutMethodLabel,
+  type PayoutListRow,
+  type PayoutsQuery,
+} from '../../../payouts/payouts-list.ts';
+import { filterSelect, listHref } from '../../ops/console-list.ts';
+import { PAYOUT_TYPES, type PayoutType } from '../../../payouts/presenters.ts';
 import type { BalanceTransaction } from '../../../books/model.ts';
 import type { toPayoutResponse } from '../../../payouts/presenters.ts';
 import type { WebSession } from '../../auth.ts';
@@ -23,22 +34,74 @@ import { csrfField, money, statusBadge, when_ } from '../../layout.ts';
 /** Roles that may create payouts and recipients, and cancel payouts. */
 export const canRequest = (s: WebSession) => ['owner', 'admin', 'developer'].includes(s.role);
 
-type PayoutList = Awaited<ReturnType<typeof listPayoutsPage>>;
+/** The Payouts page's address. */
+export const PAYOUTS_PATH = '/dashboard/payouts';
 
+/** The query's parameters that the address keeps (empty ones left out by listHref). */
+const payoutsParams = (query: PayoutsQuery): Record<string, string | undefined> => ({
+  q: query.q,
+  status: query.status,
+  method: query.method,
+  type: query.type,
+  from: query.from,
+  to: query.to,
+});
+
+/** How the filter names a payout's method (the recipient's account type). */
+const METHOD_LABELS: Record<AccountType, string> = { bank: 'Bank transfer', momo: 'Mobile Money' };
+
+function payoutsFilterForm(query: PayoutsQuery): Html {
+  return html`<form method="get" action="${PAYOUTS_PATH}" class="card row" role="search" aria-label="Search payouts">
+  <div style="flex:2 1 16rem"><label for="f-q">Search</label><input id="f-q" name="q" type="search" value="${query.q ?? ''}" maxlength="${PAYOUT_SEARCH_LENGTH_MAX}" placeholder="Name, account, amount, reference…" aria-describedby="f-q-hint"><div id="f-q-hint" class="muted" style="font-size:.8rem">An account's or wallet's last four digits, an amount such as 500.00, a client reference or a payout id.</div></div>
+  ${filterSelect('status', 'Status', PAYOUT_STATUSES, query.status, 'f-status')}
+  ${filterSelect(
+    'method',
+    'Method',
+    ACCOUNT_TYPES.map((type) => [type, METHOD_LABELS[type]] as const),
+    query.method,
+    'f-method',
+  )}
+  ${filterSelect(
+    'type',
+    'Type',
+    PAYOUT_TYPES.map((type) => [type, TYPE_LABELS[type]] as const),
+    query.type,
+    'f-type',
+  )}
+  <div><label for="f-from">From</label><input id="f-from" name="from" type="date" value="${query.from ?? ''}"></div>
+  <div><label for="f-to">To</label><input id="f-to" name="to" type="date" value="${query.to ?? ''}"></div>
+  <div><button type="submit">Search</button> <a href="${PAYOUTS_PATH}">Clear</a></div></form>`;
+}
+
+// data-label: the column's name beside each value once a phone stacks the row (layout.ts, table.stack).
+const payoutRow = (p: PayoutListRow): Html =>
+  html`<tr><td class="mono id" data-label="Reference"><span><a href="${PAYOUTS_PATH}/${p.id}">${p.reference}</a><br><span class="muted">${p.client_reference}</span></span></td><td data-label="Recipient"><span>${p.recipient_name}<br><span class="muted">${maskedPayoutAccount(p)}</span></span></td><td class="nowrap" data-label="Method">${payoutMethodLabel(p)}</td><td data-label="Type">${TYPE_LABELS[p.type ?? 'manual']}</td><td class="num" data-label="Amount">${money(Number(p.amount_minor))}</td><td class="num" data-label="Fee">${money(Number(p.fee_minor))}</td><td data-label="Status">${statusBadge(p.status)}</td><td class="date" data-label="Created">${when_(p.created_at)}</td></tr>`;
+
+/** The Payouts page's body: its actions, the search and filters, the rows, the pager and the export of the same search. */
 export function listView(
   _session: WebSession,
-  { rows, total }: PayoutList,
-  pageNumber: number,
-  pageSize: number,
+  view: {
+    query: PayoutsQuery;
+    rows: readonly PayoutListRow[];
+    next: string | null;
+    later: boolean;
+    searchedAs: readonly string[];
+  },
 ): Html {
-  const pages = Math.max(1, Math.ceil(total / pageSize));
+  const params = payoutsParams(view.query);
+  const filtered = Object.values(params).some(Boolean);
   return html`<h1>Payouts</h1>
-<p><a class="button" href="/dashboard/payouts/new">New payout</a> <a class="button secondary" href="/dashboard/recipients">Recipients</a></p>
-<div class="table-wrap"><table class="stack"><thead><tr><th>Reference</th><th>Type</th><th class="num">Amount</th><th class="num">Fee</th><th>Status</th><th>Created</th></tr></thead><tbody>
-${rows.map((p) => html`<tr><td class="mono id" data-label="Reference"><span><a href="/dashboard/payouts/${p.id}">${p.reference}</a><br><span class="muted">${p.client_reference}</span></span></td><td data-label="Type">${TYPE_LABELS[p.type ?? 'manual']}</td><td class="num" data-label="Amount">${money(p.amount_minor)}</td><td class="num" data-label="Fee">${money(p.fee_minor)}</td><td data-label="Status">${statusBadge(p.status)}</td><td class="date" data-label="Created">${when_(p.created_at)}</td></tr>`)}
-${rows.length === 0 ? html`<tr><td colspan="6" class="muted">No payouts yet.</td></tr>` : ''}</tbody></table></div>
-<p class="muted">${total} payout${total === 1 ? '' : 's'} · page ${pageNumber} of ${pages}
-${pageNumber > 1 ? html` · <a href="/dashboard/payouts?page=${pageNumber - 1}">Previous</a>` : ''}${pageNumber < pages ? html` · <a href="/dashboard/payouts?page=${pageNumber + 1}">Next</a>` : ''}</p>`;
+<p class="row"><a class="button" href="${PAYOUTS_PATH}/new">New payout</a> <a class="button secondary" href="/dashboard/recipients">Recipients</a> <a class="button secondary" href="${listHref(PAYOUTS_PATH, { ...params, format: 'csv' })}" download>Export CSV</a></p>
+${payoutsFilterForm(view.query)}
+${view.searchedAs.length ? html`<p class="muted" id="searched-as">Searched as ${view.searchedAs.join(', ')}.</p>` : ''}
+<div class="table-wrap"><table class="stack" aria-label="Payouts"><thead><tr><th>Reference</th><th>Recipient</th><th>Method</th><th>Type</th><th class="num">Amount</th><th class="num">Fee</th><th>Status</th><th>Created</th></tr></thead><tbody>
+${view.rows.map(payoutRow)}
+${view.rows.length === 0 ? html`<tr><td colspan="8" class="muted">${filtered || view.later ? 'No payouts match.' : 'No payouts yet.'}</td></tr>` : ''}</tbody></table></div>
+${
+  view.next || view.later
+    ? html`<nav aria-label="Pages" class="row" style="margin-top:.6rem">${view.later ? html`<a class="button secondary" href="${listHref(PAYOUTS_PATH, params)}">Newest</a>` : ''}${view.next ? html`<a class="button secondary" href="${listHref(PAYOUTS_PATH, { ...params, after: view.next })}">Next page</a>` : ''}</nav>`
+    : ''
+}`;
 }
 
 /** How the pages name a payout's type. */
