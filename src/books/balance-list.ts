@@ -4,7 +4,7 @@
 // every row of the same filter for the CSV export, newest first as the page shows them, in keyset pages.
 import type { Queryable } from '../db/index.ts';
 import { applyPendingCredits } from '../ledger/service.ts';
-import { accraMidnight } from '../lib/accra-calendar.ts';
+import { accraDayRange } from '../lib/accra-calendar.ts';
 import {
   BALANCE_TRANSACTION_TYPES,
   entryIdOf,
@@ -34,12 +34,6 @@ export interface BalanceQuery {
 /** The store's search of a query, without its keyset and order. */
 export type BalanceFilter = Omit<store.BalanceTransactionSearch, 'afterSeq' | 'maxSeq' | 'order'> & BooksOwner;
 
-/** A real calendar day written YYYY-MM-DD (a pattern lets 2026-02-31 through), else null. */
-const realDay = (day: string | undefined): string | null =>
-  day && /^\d{4}-\d{2}-\d{2}$/.test(day) && new Date(`${day}T00:00:00Z`).toISOString().startsWith(day) ? day : null;
-
-const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
-
 /** The search fragment: trimmed, at most BALANCE_SEARCH_LENGTH_MAX characters, or null when empty. */
 export const cleanBalanceFragment = (q: string | undefined): string | null =>
   q?.trim().slice(0, BALANCE_SEARCH_LENGTH_MAX) || null;
@@ -53,13 +47,10 @@ export function balanceFilter(owner: BooksOwner, query: BalanceQuery): BalanceFi
   const type = (BALANCE_TRANSACTION_TYPES as readonly string[]).includes(query.type ?? '')
     ? (query.type as BalanceTransactionType)
     : undefined;
-  const from = realDay(query.from);
-  const to = realDay(query.to);
   const search: BalanceFilter = {
     ...owner,
     kinds: type ? kindsOfType(type) : undefined,
-    createdFrom: from ? accraMidnight(from) : undefined,
-    createdBefore: to ? accraMidnight(nextDay(to)) : undefined,
+    ...accraDayRange(query.from, query.to),
   };
   if (q && /^txn_/i.test(q)) {
     const entryId = entryIdOf(q.toLowerCase());

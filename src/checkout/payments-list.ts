@@ -2,7 +2,7 @@
 // as instants), one keyset page of it, and every row of it for the CSV export, newest first as the page shows them.
 import type { Queryable } from '../db/index.ts';
 import { keysetPages } from '../db/keyset-pages.ts';
-import { accraMidnight } from '../lib/accra-calendar.ts';
+import { accraDayRange } from '../lib/accra-calendar.ts';
 import { interpretFragment } from './session-search.ts';
 import {
   listLinkChoices,
@@ -33,19 +33,11 @@ export interface PaymentsQuery {
   to?: string;
 }
 
-/** A real calendar day written YYYY-MM-DD (the schema's pattern lets 2026-02-31 through), else null. */
-const realDay = (day: string | undefined): string | null =>
-  day && /^\d{4}-\d{2}-\d{2}$/.test(day) && new Date(`${day}T00:00:00Z`).toISOString().startsWith(day) ? day : null;
-
-const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
-
 /** The store's filter of a query: the search read, the Accra days as instants, empty choices left out. */
 export function paymentsFilter(
   owner: { merchantId: string; environment: string },
   query: PaymentsQuery,
 ): PaymentsFilter {
-  const from = realDay(query.from);
-  const to = realDay(query.to);
   return {
     ...owner,
     terms: interpretFragment(query.q),
@@ -53,8 +45,7 @@ export function paymentsFilter(
     rail: query.rail || undefined,
     network: query.network || undefined,
     paymentLinkId: query.link || undefined,
-    createdFrom: from ? accraMidnight(from) : undefined,
-    createdBefore: to ? accraMidnight(nextDay(to)) : undefined,
+    ...accraDayRange(query.from, query.to),
   };
 }
 

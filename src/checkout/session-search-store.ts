@@ -4,6 +4,7 @@
 // UNION-ed, so no kind scans the merchant's sessions; without a search the list walks
 // checkout_sessions_merchant_idx backwards and stops after a page. The CSV export runs the same query page by page.
 import type { Queryable } from '../db/index.ts';
+import { likePrefix } from '../db/like-pattern.ts';
 import type { SessionRow } from './model.ts';
 import type { SessionSearchTerms } from './session-search.ts';
 import { PAYMENT_LATERAL, split, type Joined, type SessionPayment } from './session-list-store.ts';
@@ -34,9 +35,6 @@ const toRow = (row: Joined): PaymentsRow => ({
   method: row.method_rail ? { rail: row.method_rail, network: row.method_network } : null,
 });
 
-/** A LIKE pattern matching text that begins with `prefix`, its wildcards taken literally. */
-const prefixPattern = (prefix: string) => `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
 /** A tsquery requiring each word as a word prefix (the words hold only letters and digits: nothing to escape). */
 const namePrefixQuery = (words: readonly string[]) => words.map((word) => `${word}:*`).join(' & ');
 
@@ -57,7 +55,7 @@ function searchBranches(terms: SessionSearchTerms | null, param: (value: unknown
   const attempts = (where: string) => branches.push({ from: 'attempts', where });
   if (terms.sessionId) sessions(`c.id = ${param(terms.sessionId)}`);
   if (terms.receiptNumber) sessions(`c.receipt_number = ${param(terms.receiptNumber)}`);
-  if (terms.invoiceRefPrefix) sessions(`c.invoice_ref LIKE ${param(prefixPattern(terms.invoiceRefPrefix))}`);
+  if (terms.invoiceRefPrefix) sessions(`c.invoice_ref LIKE ${param(likePrefix(terms.invoiceRefPrefix))}`);
   if (terms.nameWords) branches.push({ from: 'names', where: param(namePrefixQuery(terms.nameWords)) });
   if (terms.amountMinor !== null) sessions(`c.amount_minor = ${param(terms.amountMinor)}`);
   if (terms.phone) attempts(`a.phone IS NOT NULL AND a.phone = ${param(terms.phone)}`);

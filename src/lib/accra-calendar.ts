@@ -293,3 +293,29 @@ export function latestScheduledRun(rule: ScheduleRule, after: Date, at: Date): D
   if (first <= last - RUN_SEARCH_DAYS_MAX) fail(`no run within ${RUN_SEARCH_DAYS_MAX} days before ${at.toISOString()}`);
   return null;
 }
+
+/** The day number of a real calendar day written YYYY-MM-DD, else null (a form's pattern lets 2026-02-31 through). */
+function dayNumberOrNull(day: string | undefined): number | null {
+  if (!day) return null;
+  try {
+    return dayNumber(day);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A list filter's Accra days as instants: created on or after 00:00 of `from`, before 00:00 of the day after `to`.
+ * A day that is missing or not a real day leaves its side open.
+ */
+export function accraDayRange(
+  from: string | undefined,
+  to: string | undefined,
+): { createdFrom?: Date; createdBefore?: Date } {
+  const first = dayNumberOrNull(from);
+  const last = dayNumberOrNull(to);
+  return {
+    createdFrom: first === null ? undefined : instantOn(first, 0),
+    createdBefore: last === null ? undefined : instantOn(last + 1, 0),
+  };
+}

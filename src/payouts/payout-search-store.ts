@@ -4,6 +4,7 @@
 // recipient kinds (name, account, wallet, last four digits) are one lookup of the merchant's recipients through
 // recipients_merchant_idx, read once as an array. The CSV export runs the same query page by page.
 import type { Queryable } from '../db/index.ts';
+import { likeContaining, likePrefix } from '../db/like-pattern.ts';
 import type { Environment } from '../lib/environment.ts';
 import { PAYOUT_COLUMNS, type PayoutRow } from './payout-store.ts';
 import type { PayoutSearchTerms } from './payout-search.ts';
@@ -31,11 +32,6 @@ export type PayoutListRow = PayoutRow & {
   recipient_phone: string | null;
 };
 
-/** A LIKE pattern matching text that begins with `prefix`, its wildcards taken literally. */
-const prefixPattern = (prefix: string) => `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-/** An ILIKE pattern matching text that holds `part` anywhere, its wildcards taken literally. */
-const containsPattern = (part: string) => `%${part.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
 /** The search's conditions, OR-ed; `param` numbers each value. Null for no search. */
 function searchCondition(terms: PayoutSearchTerms | null, param: (value: unknown) => string): string | null {
   if (!terms) return null;
@@ -46,10 +42,10 @@ function searchCondition(terms: PayoutSearchTerms | null, param: (value: unknown
     any.push(`p.reference = ${reference}`, `p.client_reference = ${reference}`);
   }
   if (terms.clientReferencePrefix)
-    any.push(`p.client_reference LIKE ${param(prefixPattern(terms.clientReferencePrefix))}`);
+    any.push(`p.client_reference LIKE ${param(likePrefix(terms.clientReferencePrefix))}`);
   if (terms.amountMinor !== null) any.push(`p.amount_minor = ${param(terms.amountMinor)}`);
   const recipient: string[] = [];
-  if (terms.recipientName) recipient.push(`r2.account_name ILIKE ${param(containsPattern(terms.recipientName))}`);
+  if (terms.recipientName) recipient.push(`r2.account_name ILIKE ${param(likeContaining(terms.recipientName))}`);
   if (terms.accountNumber) recipient.push(`r2.account_number = ${param(terms.accountNumber)}`);
   if (terms.phone) recipient.push(`r2.phone = ${param(terms.phone)}`);
   if (terms.last4) {

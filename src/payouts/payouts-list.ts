@@ -3,7 +3,7 @@
 // them, with the columns an accountant reads (the account masked as the page shows it).
 import type { Queryable } from '../db/index.ts';
 import { keysetPages } from '../db/keyset-pages.ts';
-import { accraMidnight } from '../lib/accra-calendar.ts';
+import { accraDayRange } from '../lib/accra-calendar.ts';
 import { csvColumn as col, type CsvColumn } from '../lib/csv-columns.ts';
 import type { Environment } from '../lib/environment.ts';
 import { maskAccountNumber } from './model.ts';
@@ -30,27 +30,18 @@ export interface PayoutsQuery {
   to?: string;
 }
 
-/** A real calendar day written YYYY-MM-DD (the schema's pattern lets 2026-02-31 through), else null. */
-const realDay = (day: string | undefined): string | null =>
-  day && /^\d{4}-\d{2}-\d{2}$/.test(day) && new Date(`${day}T00:00:00Z`).toISOString().startsWith(day) ? day : null;
-
-const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
-
 /** The store's filter of a query: the search read, the Accra days as instants, empty choices left out. */
 export function payoutsFilter(
   owner: { merchantId: string; environment: Environment },
   query: PayoutsQuery,
 ): PayoutsFilter {
-  const from = realDay(query.from);
-  const to = realDay(query.to);
   return {
     ...owner,
     terms: interpretPayoutFragment(query.q),
     status: query.status || undefined,
     method: query.method || undefined,
     type: query.type || undefined,
-    createdFrom: from ? accraMidnight(from) : undefined,
-    createdBefore: to ? accraMidnight(nextDay(to)) : undefined,
+    ...accraDayRange(query.from, query.to),
   };
 }
 

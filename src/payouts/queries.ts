@@ -21,15 +21,6 @@ export type { RecipientRow } from './recipient-store.ts';
 export const findPayout = (db: Queryable, merchantId: string, environment: Environment, id: string) =>
   payoutStore.findPayout(db, merchantId, environment, id);
 
-/** One page (from 1) of the merchant's payouts, newest first, and how many there are. */
-export const listPayoutsPage = (
-  db: Queryable,
-  merchantId: string,
-  environment: Environment,
-  page: number,
-  pageSize: number,
-) => payoutStore.listPayouts(db, merchantId, environment, page, pageSize, null);
-
 export const recentPayouts = (db: Queryable, merchantId: string, environment: Environment, limit: number) =>
   payoutStore.listRecentPayouts(db, merchantId, environment, limit);
 

@@ -5,6 +5,7 @@
 // OR-ed in one query over the merchant's refunds (refunds_list_idx, newest first); the invoice reference
 // is read per refund by its session's primary key.
 import type { Queryable } from '../db/index.ts';
+import { likePrefix } from '../db/like-pattern.ts';
 import type { RefundRow } from './model.ts';
 import { REFUND_COLUMNS } from './store.ts';
 
@@ -19,9 +20,6 @@ export interface RefundListFilter {
   createdFrom?: Date;
   createdBefore?: Date;
 }
-
-/** A LIKE pattern matching text that begins with `prefix`, its wildcards taken literally. */
-const prefixPattern = (prefix: string) => `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 const COLUMNS = REFUND_COLUMNS.replace(/(\w+)/g, 'r.$1');
 
@@ -50,7 +48,7 @@ export function searchRefundList(
       const text = param(filter.text);
       kinds.push(`r.id = ${text}`, `r.session_id = ${text}`);
       kinds.push(
-        `EXISTS (SELECT 1 FROM checkout_sessions s WHERE s.id = r.session_id AND s.invoice_ref ILIKE ${param(prefixPattern(filter.text))})`,
+        `EXISTS (SELECT 1 FROM checkout_sessions s WHERE s.id = r.session_id AND s.invoice_ref ILIKE ${param(likePrefix(filter.text))})`,
       );
     }
     if (filter.amountMinor !== null) kinds.push(`r.amount_minor = ${param(filter.amountMinor)}`);

@@ -3,7 +3,7 @@
 // CSV export, newest first as the page shows them.
 import type { Queryable } from '../db/index.ts';
 import { keysetPages } from '../db/keyset-pages.ts';
-import { accraMidnight } from '../lib/accra-calendar.ts';
+import { accraDayRange } from '../lib/accra-calendar.ts';
 import { parseCedis } from '../lib/ghana.ts';
 import { REFUND_STATUSES, type RefundRow } from './model.ts';
 import { searchRefundList, type RefundListFilter } from './refund-list-store.ts';
@@ -27,13 +27,6 @@ export interface RefundsQuery {
   to?: string;
 }
 
-/** A real calendar day written YYYY-MM-DD (a pattern lets 2026-02-31 through), else null. */
-export const realDay = (day: string | undefined): string | null =>
-  day && /^\d{4}-\d{2}-\d{2}$/.test(day) && new Date(`${day}T00:00:00Z`).toISOString().startsWith(day) ? day : null;
-
-export const nextDay = (day: string) =>
-  new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
-
 /** The search fragment: trimmed, at most REFUND_SEARCH_LENGTH_MAX characters, or null when empty. */
 export const cleanRefundFragment = (q: string | undefined): string | null =>
   q?.trim().slice(0, REFUND_SEARCH_LENGTH_MAX) || null;
@@ -44,15 +37,12 @@ export function refundsFilter(
   query: RefundsQuery,
 ): RefundListFilter {
   const text = cleanRefundFragment(query.q);
-  const from = realDay(query.from);
-  const to = realDay(query.to);
   return {
     ...owner,
     text,
     amountMinor: text ? parseCedis(text.replace(/^GHS\s*/i, '')) : null,
     status: (REFUND_STATUSES as readonly string[]).includes(query.status ?? '') ? query.status : undefined,
-    createdFrom: from ? accraMidnight(from) : undefined,
-    createdBefore: to ? accraMidnight(nextDay(to)) : undefined,
+    ...accraDayRange(query.from, query.to),
   };
 }
 
