@@ -1,4 +1,4 @@
-// Payment links' SQL (migration 040). The API's reads and writes are in payment-links.ts, the payer's in
+// Payment links' SQL (migrations 040, 043). The API's reads and writes are in payment-links.ts, the payer's in
 // payment-link-checkout.ts.
 import type { Queryable } from '../db/index.ts';
 import { firstRow } from '../db/first-row.ts';
@@ -12,12 +12,18 @@ export const LINK_COLUMNS = `id, merchant_id, environment, slug, api_key_id, cre
   amount_min_minor, amount_max_minor, currency, custom_fields, single_use, max_payments, payments_count, active, expires_at,
   redirect_url, metadata, version, created_at, updated_at`;
 
-export async function insertLink(tx: Queryable, link: PaymentLinkRow): Promise<void> {
-  await tx.query(
+/**
+ * Writes a new link; true. `formKey`: the dashboard form's one-time key (migration 043), claimed by this very insert:
+ * when a link of the merchant and environment already holds it, nothing is written, false. A second insert with a
+ * key in flight waits for the first transaction, then sees its row (or, rolled back, writes its own).
+ */
+export async function insertLink(tx: Queryable, link: PaymentLinkRow, formKey?: string): Promise<boolean> {
+  const inserted = await tx.query(
     `INSERT INTO payment_links (id, merchant_id, environment, slug, api_key_id, created_by_user_id, name, description,
        amount_minor, amount_min_minor, amount_max_minor, currency, custom_fields, single_use, max_payments, payments_count,
-       active, expires_at, redirect_url, metadata, version, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14, $15, $16, $17, $18, $19, $20::jsonb, $21, $22, $22)`,
+       active, expires_at, redirect_url, metadata, version, created_at, updated_at, form_key)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14, $15, $16, $17, $18, $19, $20::jsonb, $21, $22, $22, $23)
+     ON CONFLICT (merchant_id, environment, form_key) WHERE form_key IS NOT NULL DO NOTHING RETURNING 1`,
     [
       link.id,
       link.merchant_id,
@@ -41,9 +47,20 @@ export async function insertLink(tx: Queryable, link: PaymentLinkRow): Promise<v
       JSON.stringify(link.metadata),
       link.version,
       link.created_at,
+      formKey ?? null,
     ],
   );
+  return inserted.length > 0;
 }
+
+/** The link of this merchant and environment that a dashboard form key made (payment_links_form_key_idx), or null. */
+export const findLinkByFormKey = (db: Queryable, merchantId: string, environment: string, formKey: string) =>
+  firstRow(
+    db.query<PaymentLinkRow>(
+      `SELECT ${LINK_COLUMNS} FROM payment_links WHERE merchant_id = $1 AND environment = $2 AND form_key = $3`,
+      [merchantId, environment, formKey],
+    ),
+  );
 
 /** A link of this merchant and environment, or null (a foreign id looks exactly like a missing one). */
 export const findLink = (db: Queryable, merchantId: string, environment: string, id: string) =>
@@ -282,44 +299,3 @@ export const lockOpenLinkSessions = (tx: Queryable, linkId: string, exceptSessio
       ORDER BY created_at, id LIMIT $3 FOR UPDATE SKIP LOCKED`,
     [linkId, exceptSessionId, limit],
   );
-
-/**
- * The dashboard's New link form's one-time key (its hidden form_key), kept as an idempotency_keys row beside the
- * API's, in the transaction that makes the link: claimed with the new link's id, true; or already taken, false.
- * A second claim of a key in flight waits for the first transaction, then sees its row. The key is written with a
- * prefix no Idempotency-Key header can hold (those are printable ASCII), so the two never meet; the keys are
- * purged with the API's after their retention.
- */
-export async function claimLinkFormKey(
-  tx: Queryable,
-  merchantId: string,
-  environment: string,
-  formKey: string,
-  linkId: string,
-): Promise<boolean> {
-  const claimed = await tx.query(
-    `INSERT INTO idempotency_keys (merchant_id, environment, key, request_hash, state, response_status, response_body)
-         VALUES ($1, $2, $3, 'dashboard-link-form', 'completed', 303, $4) ON CONFLICT DO NOTHING RETURNING 1`,
-    [merchantId, environment, `${LINK_FORM_KEY_PREFIX}${formKey}`, JSON.stringify(linkId)],
-  );
-  return claimed.length > 0;
-}
-
-/** The id of the link a form key made, or null (none, or its transaction rolled back). */
-export async function linkOfFormKey(
-  db: Queryable,
-  merchantId: string,
-  environment: string,
-  formKey: string,
-): Promise<string | null> {
-  const row = await firstRow(
-    db.query<{ response_body: string }>(
-      `SELECT response_body FROM idempotency_keys WHERE merchant_id = $1 AND environment = $2 AND key = $3`,
-      [merchantId, environment, `${LINK_FORM_KEY_PREFIX}${formKey}`],
-    ),
-  );
-  return row ? (JSON.parse(row.response_body) as string) : null;
-}
-
-/** Before a form key in idempotency_keys: "§" is outside the printable ASCII an Idempotency-Key header holds. */
-const LINK_FORM_KEY_PREFIX = '§dashboard-link:';

@@ -219,16 +219,15 @@ export async function createPaymentLink(
   const link = newPaymentLink(owner, input);
   const body = toPaymentLinkResponse(link, checkoutUrlHost);
   return inTransaction(db, async (tx) => {
-    if (formKey && !(await store.claimLinkFormKey(tx, owner.merchantId, owner.environment, formKey, link.id))) {
-      const madeId = await store.linkOfFormKey(tx, owner.merchantId, owner.environment, formKey);
-      const made = madeId ? await store.findLink(tx, owner.merchantId, owner.environment, madeId) : null;
+    if (!(await store.insertLink(tx, link, formKey || undefined))) {
+      // The key was claimed by a link made before (or committed while this insert waited for it).
+      const made = formKey ? await store.findLinkByFormKey(tx, owner.merchantId, owner.environment, formKey) : null;
       if (!made)
         throw errors.invalidArgument('form_key was already used.', [
           { field: 'form_key', message: 'was already used' },
         ]);
       return toPaymentLinkResponse(made, checkoutUrlHost);
     }
-    await store.insertLink(tx, link);
     await announce(tx, owner, 'payment_link.created', link, body);
     return body;
   });

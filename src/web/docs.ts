@@ -29,7 +29,8 @@ export const DOCS_CSP = {
 /**
  * Sika's look over Swagger UI's: the console's navy and blue, its system font, the Swagger top bar (its
  * logo and a box to load another document, which a merchant has no use for) hidden, and colours dark
- * enough for AA contrast where Swagger UI's own fall short (the grey method and the muted texts).
+ * enough for AA contrast where Swagger UI's own fall short (the grey method and the muted texts). An open
+ * operation's responses table (its Links column) scrolls inside its block at 390 px, never the page.
  */
 export const DOCS_THEME_CSS = `
 body{background:#f5f6f8;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
@@ -48,6 +49,7 @@ body{background:#f5f6f8;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sa
 .swagger-ui .opblock .opblock-summary-operation-id,.swagger-ui .opblock .opblock-summary-path{color:#1a1d21}
 .swagger-ui .json-schema-2020-12-expand-deep-button{color:#4a5360}.swagger-ui .response-control-media-type__accept-message{color:#0d5a26}
 .swagger-ui .highlight-code .microlight{background:#13233a!important}.swagger-ui .highlight-code .microlight span{color:#fff!important}
+.swagger-ui .responses-inner{overflow-x:auto;max-width:100%}
 :focus-visible{outline:3px solid #0b57d0;outline-offset:2px}
 `;
 

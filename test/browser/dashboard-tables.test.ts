@@ -123,7 +123,7 @@ describe('readable dashboard tables in Chromium (1280 and 390 px)', () => {
 
     await page.goto(`${baseUrl}/dashboard/links`);
     await page.getByRole('link', { name: 'Kente stole' }).waitFor();
-    await checkTable(page, 'links', 'main table td.num', 'main table td.date');
+    await checkTable(page, 'links', 'main table td.money', 'main table td.date');
 
     await page.goto(`${baseUrl}/dashboard/exports`);
     await page.getByRole('table', { name: 'Daily settlement summary' }).waitFor();

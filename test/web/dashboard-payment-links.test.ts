@@ -649,6 +649,15 @@ describe(`dashboard: payment links (${storageKind})`, () => {
       'payment_link.created',
     ]);
     assert.equal(events.length, 1, 'announced once');
+    // The key is kept on the link (migration 043), not among the API's Idempotency-Keys.
+    const kept = await t.db.query<{ form_key: string }>('SELECT form_key FROM payment_links WHERE id = $1', [
+      made[0]!.id,
+    ]);
+    assert.equal(kept[0]?.form_key, formKey);
+    assert.equal(
+      (await t.db.query('SELECT 1 FROM idempotency_keys WHERE merchant_id = $1', [m.merchant_id])).length,
+      0,
+    );
     // The key is this merchant's: another merchant's form with the same key makes its own link.
     const other = await owner();
     const theirs = await createThroughForm(other.browser, fields);

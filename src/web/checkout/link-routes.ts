@@ -24,7 +24,7 @@ import type { AppDeps } from '../../http/deps.ts';
 import { formatGhs } from '../../lib/ghana.ts';
 import { registerErrorPages } from '../error-pages.ts';
 import { posterPdf } from './link-poster.ts';
-import { LINK_CSS, type LinkPageView, renderLinkGonePage, renderLinkPage } from './link-views.ts';
+import { LINK_CSS, type LinkPageView, renderLinkPage } from './link-views.ts';
 import { QR_PNG_MODULE_PX, qrPng, qrSvg } from './qr.ts';
 import { problemPages } from './problem-pages.ts';
 import { payerPageSender } from './send.ts';
@@ -98,16 +98,9 @@ export async function paymentLinkPageRoutes(app: FastifyInstance, deps: AppDeps)
 
   // A Test link's 410 page carries the Test bar, as its payer page does.
   const gone = (request: FastifyRequest, reply: FastifyReply, found: LinkPage, reason: keyof typeof GONE) =>
-    sendHtml(
-      request,
-      reply,
-      renderLinkGonePage(
-        GONE[reason].heading,
-        GONE[reason].text(found.merchantName),
-        found.link.environment === 'test',
-      ),
-      410,
-    );
+    problem(request, reply, 410, GONE[reason].heading, GONE[reason].text(found.merchantName), {
+      test: found.link.environment === 'test',
+    });
 
   /**
    * A Live link of a merchant not activated or suspended starts no payment (issue 33), as the payer page's

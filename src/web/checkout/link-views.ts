@@ -14,7 +14,7 @@ import {
 } from '../../checkout/payment-link-model.ts';
 import { formatGhs } from '../../lib/ghana.ts';
 import { html, raw, when, type Html } from '../html.ts';
-import { icon, ICONS } from './page-parts.ts';
+import { ICONS } from './page-parts.ts';
 import { CHECKOUT_CSS } from './styles.ts';
 
 /** What the payer page's stylesheet lacks for this form: e-mail inputs, and the "(optional)" beside a label. */
@@ -141,19 +141,6 @@ ${when(test, () => html`<div class="testbar" role="note">Test mode — no real m
 ${main}
 <footer><p>${raw(ICONS.lock)} Secure payment by Sika. Never share your Mobile Money PIN with anyone, including us.</p></footer>
 </body></html>`}`;
-}
-
-/**
- * The 410 page of a link that takes no payment (inactive, expired, used up): the problem page's card, in the link
- * page's document, so a Test link's carries the Test bar as its payer page does.
- */
-export function renderLinkGonePage(heading: string, text: string, test: boolean): string {
-  return documentOf(
-    `${heading} · Sika`,
-    test,
-    html`<main class="wrap solo"><div class="summary"><p class="payee">Sika checkout</p></div><div class="pay"><div class="card screen">${icon('bad')}
-<h1>${heading}</h1><p>${text}</p></div></div></main>`,
-  );
 }
 
 export function renderLinkPage(view: LinkPageView): string {

@@ -9,8 +9,15 @@ import { renderProblemPage } from './render.ts';
 type Sender = (request: FastifyRequest, reply: FastifyReply, body: string, status?: number) => FastifyReply;
 
 export interface ProblemPages {
-  /** A problem page with this status, heading and text. */
-  problem(request: FastifyRequest, reply: FastifyReply, status: number, heading: string, text: string): FastifyReply;
+  /** A problem page with this status, heading and text; `test`: with the Test bar (a Test object's page). */
+  problem(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    heading: string,
+    text: string,
+    options?: { test?: boolean },
+  ): FastifyReply;
   /** The surface's 404 page. */
   notFoundPage(request: FastifyRequest, reply: FastifyReply): FastifyReply;
   /** The page of an error a route threw, its status already decided (registerErrorPages). */
@@ -22,8 +29,8 @@ export function problemPages(
   assets: Pick<Assets, 'css'>,
   notFound: { heading: string; text: string },
 ): ProblemPages {
-  const problem: ProblemPages['problem'] = (request, reply, status, heading, text) =>
-    sendHtml(request, reply, renderProblemPage(status, heading, text, assets), status);
+  const problem: ProblemPages['problem'] = (request, reply, status, heading, text, options) =>
+    sendHtml(request, reply, renderProblemPage(status, heading, text, assets, options), status);
   const notFoundPage: ProblemPages['notFoundPage'] = (request, reply) =>
     problem(request, reply, 404, notFound.heading, notFound.text);
   const errorPage: ProblemPages['errorPage'] = (request, reply, error, status) => {

@@ -159,11 +159,20 @@ export function renderSlipPage(
   );
 }
 
-/** Unknown session, or a slip that is not there: a page, not JSON, with the HTTP status. */
-export function renderProblemPage(status: number, heading: string, text: string, assets: Pick<Assets, 'css'>): string {
+/**
+ * Unknown session, or a slip that is not there: a page, not JSON, with the HTTP status. `test`: a page of a Test
+ * object (a Test link's 410) carries the Test bar, as its payer page does.
+ */
+export function renderProblemPage(
+  status: number,
+  heading: string,
+  text: string,
+  assets: Pick<Assets, 'css'>,
+  options: { test?: boolean } = {},
+): string {
   return `<!doctype html>${html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="robots" content="noindex"><title>${heading} · Sika</title><link rel="icon" href="data:,"><style>${raw(assets.css)}</style></head>
-<body><main class="wrap solo"><div class="summary"><p class="payee">Sika checkout</p></div><div class="pay"><div class="card screen">${icon(status === 404 ? 'info' : 'bad')}
+<body>${when(options.test, () => html`<div class="testbar" role="note">Test mode — no real money moves</div>`)}<main class="wrap solo"><div class="summary"><p class="payee">Sika checkout</p></div><div class="pay"><div class="card screen">${icon(status === 404 ? 'info' : 'bad')}
 <h1>${heading}</h1><p>${text}</p></div></div></main>
 <footer><p>${raw(ICONS.lock)} Secure payment by Sika.</p></footer></body></html>`}`;
 }

@@ -170,15 +170,15 @@ ${duplicates.map(duplicatePaymentNotice)}
 <div class="card grid"><div class="stat"><div class="label">Amount</div><div class="value">${money(s.amount_minor)}</div></div>
 <div><div class="muted">Invoice</div>${s.invoice_ref}</div>${s.receipt_number ? html`<div><div class="muted">Receipt number</div><span class="mono">${s.receipt_number}</span></div>` : ''}<div><div class="muted">Customer</div>${s.customer_name ?? '–'} ${s.customer_email ?? ''}</div>
 <div><div class="muted">Created · expires</div>${when_(s.created_at)}<br>${when_(s.expires_at)}</div><div><div class="muted">Finalized</div>${s.finalized_at ? when_(s.finalized_at) : 'not yet'}</div></div>
-<h2>Payment attempts</h2><div class="table-wrap"><table aria-label="Payment attempts"><thead><tr><th>Attempt</th><th>Rail</th><th>Charged</th><th>Fee</th><th>Status</th><th>Provider status</th><th>References</th><th>Created</th></tr></thead><tbody>
-${attempts.map((a) => html`<tr><td class="mono">${a.id}</td><td>${a.rail}${a.network ? ` (${a.network})` : ''}</td><td>${money(a.amount_charged_minor)}${receivedNote(a)}</td><td>${money(a.fee_received_minor ?? a.fee_minor)} <span class="muted">${a.bearer}</span></td><td>${statusBadge(a.status)}</td><td class="mono">${a.raw_status}</td><td style="min-width:12rem">${paymentReferencesCell(a)}</td><td>${when_(a.created_at)}</td></tr>`)}
+<h2>Payment attempts</h2><div class="table-wrap"><table class="stack" aria-label="Payment attempts"><thead><tr><th>Attempt</th><th>Rail</th><th class="money">Charged</th><th class="money">Fee</th><th>Status</th><th>Provider status</th><th>References</th><th>Created</th></tr></thead><tbody>
+${attempts.map((a) => html`<tr><td class="mono id" data-label="Attempt">${a.id}</td><td data-label="Rail">${a.rail}${a.network ? ` (${a.network})` : ''}</td><td class="money" data-label="Charged"><span>${money(a.amount_charged_minor)}${receivedNote(a)}</span></td><td class="money" data-label="Fee"><span>${money(a.fee_received_minor ?? a.fee_minor)} <span class="muted">${a.bearer}</span></span></td><td data-label="Status">${statusBadge(a.status)}</td><td class="mono" data-label="Provider status">${a.raw_status}</td><td style="min-width:12rem" data-label="References"><span class="wrap">${paymentReferencesCell(a)}</span></td><td class="date" data-label="Created">${when_(a.created_at)}</td></tr>`)}
 ${attempts.length === 0 ? html`<tr><td colspan="8" class="muted">No attempts yet.</td></tr>` : ''}</tbody></table></div>
 ${sessionRefundsPart(session, s, refunds)}
-<h2>Invoice lines</h2><div class="table-wrap"><table><thead><tr><th>Code</th><th>Name</th><th>Amount</th><th>Remitted</th></tr></thead><tbody>
-${lines.map((l) => html`<tr><td class="mono">${l.code}</td><td>${l.name}</td><td>${money(l.amount_minor)}</td><td>${l.remitted ? 'yes' : 'no'}</td></tr>`)}
+<h2>Invoice lines</h2><div class="table-wrap"><table class="stack" aria-label="Invoice lines"><thead><tr><th>Code</th><th>Name</th><th class="money">Amount</th><th>Remitted</th></tr></thead><tbody>
+${lines.map((l) => html`<tr><td class="mono" data-label="Code">${l.code}</td><td data-label="Name">${l.name}</td><td class="money" data-label="Amount">${money(l.amount_minor)}</td><td data-label="Remitted">${l.remitted ? 'yes' : 'no'}</td></tr>`)}
 ${lines.length === 0 ? html`<tr><td colspan="4" class="muted">No invoice lines for ${s.invoice_ref}.</td></tr>` : ''}</tbody></table></div>
-<h2>Events</h2><div class="table-wrap"><table><thead><tr><th>Event</th><th>Type</th><th>Created</th></tr></thead><tbody>
-${eventRows.map((e) => html`<tr><td class="mono">${e.id}</td><td>${e.type}</td><td>${when_(e.created_at)}</td></tr>`)}
+<h2>Events</h2><div class="table-wrap"><table class="stack" aria-label="Events"><thead><tr><th>Event</th><th>Type</th><th>Created</th></tr></thead><tbody>
+${eventRows.map((e) => html`<tr><td class="mono id" data-label="Event">${e.id}</td><td class="wrap" data-label="Type">${e.type}</td><td class="date" data-label="Created">${when_(e.created_at)}</td></tr>`)}
 ${eventRows.length === 0 ? html`<tr><td colspan="3" class="muted">No events yet.</td></tr>` : ''}</tbody></table></div>`,
       flash,
       outcome.status,
@@ -244,7 +244,7 @@ ${eventRows.length === 0 ? html`<tr><td colspan="3" class="muted">No events yet.
         'Revenue lines',
         html`<h1>Revenue lines</h1><p class="muted">Your service codes, synced with POST /api/v1/revenue-lines.</p>
 <div class="table-wrap"><table><thead><tr><th>Code</th><th>Name</th><th>Status</th><th>Last synced</th></tr></thead><tbody>
-${lines.map((l) => html`<tr><td class="mono">${l.code}</td><td>${l.name}</td><td>${statusBadge(l.active ? 'active' : 'inactive')}</td><td>${when_(l.last_synced_at)}</td></tr>`)}
+${lines.map((l) => html`<tr><td class="mono">${l.code}</td><td>${l.name}</td><td>${statusBadge(l.active ? 'active' : 'inactive')}</td><td class="date">${when_(l.last_synced_at)}</td></tr>`)}
 ${lines.length === 0 ? html`<tr><td colspan="4" class="muted">No revenue lines yet.</td></tr>` : ''}</tbody></table></div>`,
       );
     },

@@ -45,16 +45,16 @@ export async function developerPages(app: FastifyInstance, deps: AppDeps): Promi
 ${outcome.secret ?? ''}
 <h2 id="integrations">Integrations</h2>
 <div class="table-wrap"><table><thead><tr><th>Name</th><th>Created</th></tr></thead><tbody>
-${integrations.map((i) => html`<tr><td>${i.name}</td><td>${when_(i.created_at)}</td></tr>`)}
+${integrations.map((i) => html`<tr><td>${i.name}</td><td class="date">${when_(i.created_at)}</td></tr>`)}
 </tbody></table></div>
 <h2 id="keys">API keys</h2>
-<div class="table-wrap"><table><thead><tr><th>Key</th><th>Integration</th><th>Created</th><th>Last used</th><th>Status</th><th><span class="muted">Action</span></th></tr></thead><tbody>
+<div class="table-wrap"><table class="stack" aria-label="API keys"><thead><tr><th>Key</th><th>Integration</th><th>Created</th><th>Created by</th><th>Last used</th><th>Status</th><th><span class="muted">Action</span></th></tr></thead><tbody>
 ${keys.map(
   (
     k,
-  ) => html`<tr><td class="mono">${k.prefix}…</td><td>${k.integration_name}</td><td>${when_(k.created_at)}${k.created_by_email ? html`<br><span class="muted">${k.created_by_email}</span>` : ''}</td>
-  <td>${k.last_used_at ? when_(k.last_used_at) : html`<span class="muted">never</span>`}</td><td>${statusBadge(k.revoked_at ? 'revoked' : 'active')}</td>
-  <td>${!k.revoked_at && canManageKeys(session) ? html`<form method="post" action="/dashboard/keys/${k.id}/revoke" class="inline">${csrfField(session)}<button class="danger" aria-label="Revoke key ${k.prefix}">Revoke</button></form>` : ''}</td></tr>`,
+  ) => html`<tr><td class="mono" data-label="Key">${k.prefix}…</td><td data-label="Integration">${k.integration_name}</td><td class="date" data-label="Created">${when_(k.created_at)}</td><td class="wrap" data-label="Created by">${k.created_by_email ? html`<span class="muted">${k.created_by_email}</span>` : ''}</td>
+  <td class="date" data-label="Last used">${k.last_used_at ? when_(k.last_used_at) : html`<span class="muted">never</span>`}</td><td data-label="Status">${statusBadge(k.revoked_at ? 'revoked' : 'active')}</td>
+  <td data-label="Action">${!k.revoked_at && canManageKeys(session) ? html`<form method="post" action="/dashboard/keys/${k.id}/revoke" class="inline">${csrfField(session)}<button class="danger" aria-label="Revoke key ${k.prefix}">Revoke</button></form>` : ''}</td></tr>`,
 )}
 </tbody></table></div>
 ${when(liveRefused !== null, () => html`<p class="card" id="live-keys-refused">${liveRefused}</p>`)}
@@ -65,13 +65,13 @@ ${when(
   <div><button type="submit">Create API key</button></div></form>`,
 )}
 <h2 id="webhooks">Webhook endpoints</h2>
-<div class="table-wrap"><table><thead><tr><th>URL</th><th>Paired key</th><th>Status</th><th><span class="muted">Actions</span></th></tr></thead><tbody>
+<div class="table-wrap"><table class="stack" aria-label="Webhook endpoints"><thead><tr><th>URL</th><th>Paired key</th><th>Status</th><th><span class="muted">Actions</span></th></tr></thead><tbody>
 ${endpoints.map(
   (
     e,
-  ) => html`<tr><td class="mono"><a href="/dashboard/webhooks/${e.id}">${e.url}</a>${e.previous_secret_expires_at && e.previous_secret_expires_at > new Date() ? html`<br><span class="muted">old secret still signs until ${when_(e.previous_secret_expires_at)}</span>` : ''}</td>
-  <td class="mono">${e.key_prefix}…</td><td>${statusBadge(e.status)}${e.disabled_reason ? html`<br><span class="muted">${e.disabled_reason}</span>` : ''}</td>
-  <td>${
+  ) => html`<tr><td class="mono wrap" data-label="URL"><a href="/dashboard/webhooks/${e.id}">${e.url}</a>${e.previous_secret_expires_at && e.previous_secret_expires_at > new Date() ? html`<br><span class="muted">old secret still signs until ${when_(e.previous_secret_expires_at)}</span>` : ''}</td>
+  <td class="mono" data-label="Paired key">${e.key_prefix}…</td><td data-label="Status">${statusBadge(e.status)}${e.disabled_reason ? html`<br><span class="muted">${e.disabled_reason}</span>` : ''}</td>
+  <td data-label="Actions">${
     canManageKeys(session)
       ? html`<form method="post" action="/dashboard/webhooks/${e.id}/rotate" class="inline">${csrfField(session)}<button class="secondary">Rotate secret</button></form>
   ${e.status === 'active' ? html`<form method="post" action="/dashboard/webhooks/${e.id}/disable" class="inline">${csrfField(session)}<button class="danger">Disable</button></form>` : html`<form method="post" action="/dashboard/webhooks/${e.id}/enable" class="inline">${csrfField(session)}<button class="secondary">Enable</button></form>`}`

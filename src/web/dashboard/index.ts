@@ -114,13 +114,13 @@ ${successRates(analytics)}${failureReasons(analytics)}</section>
 ${balanceCard('Test', test, testRefundHolds)}${balanceCard('Live', live, liveRefundHolds)}
 ${nextSettlementCard(next)}
 <h2>Recent payments (${session.environment})</h2>
-<div class="table-wrap"><table><thead><tr><th>Session</th><th>Invoice</th><th class="num">Amount</th><th>Status</th><th>Updated</th></tr></thead><tbody>
-${sessions.map((s) => html`<tr><td class="mono"><a href="/dashboard/sessions/${s.id}">${s.id}</a></td><td>${s.invoice_ref}</td><td class="num">${money(s.amount_minor)}</td><td>${statusBadge(s.status)}</td><td class="nowrap">${when_(s.updated_at)}</td></tr>`)}
+<div class="table-wrap"><table class="stack" aria-label="Recent payments"><thead><tr><th>Session</th><th>Invoice</th><th class="num">Amount</th><th>Status</th><th>Updated</th></tr></thead><tbody>
+${sessions.map((s) => html`<tr><td class="mono id" data-label="Session"><a href="/dashboard/sessions/${s.id}">${s.id}</a></td><td data-label="Invoice">${s.invoice_ref}</td><td class="num" data-label="Amount">${money(s.amount_minor)}</td><td data-label="Status">${statusBadge(s.status)}</td><td class="date" data-label="Updated">${when_(s.updated_at)}</td></tr>`)}
 ${sessions.length === 0 ? html`<tr><td colspan="5" class="muted">No sessions yet.</td></tr>` : ''}
 </tbody></table></div>
 <h2>Recent payouts (${session.environment})</h2>
-<div class="table-wrap"><table><thead><tr><th>Reference</th><th class="num">Amount</th><th>Status</th><th>Updated</th></tr></thead><tbody>
-${payouts.map((p) => html`<tr><td class="mono"><a href="/dashboard/payouts/${p.id}">${p.reference}</a></td><td class="num">${money(p.amount_minor)}</td><td>${statusBadge(p.status)}</td><td class="nowrap">${when_(p.updated_at)}</td></tr>`)}
+<div class="table-wrap"><table class="stack" aria-label="Recent payouts"><thead><tr><th>Reference</th><th class="num">Amount</th><th>Status</th><th>Updated</th></tr></thead><tbody>
+${payouts.map((p) => html`<tr><td class="mono id" data-label="Reference"><a href="/dashboard/payouts/${p.id}">${p.reference}</a></td><td class="num" data-label="Amount">${money(p.amount_minor)}</td><td data-label="Status">${statusBadge(p.status)}</td><td class="date" data-label="Updated">${when_(p.updated_at)}</td></tr>`)}
 ${payouts.length === 0 ? html`<tr><td colspan="4" class="muted">No payouts yet.</td></tr>` : ''}
 </tbody></table></div>`,
       }),

@@ -55,8 +55,8 @@ ${owner ? html`<input type="hidden" name="required" value="${merchant?.payout_ap
 <form method="post" action="/dashboard/settings/second-factor" class="card" aria-label="Two-factor rule">${csrfField(session)}<h2 style="margin-top:0">Two-factor authentication</h2>
 <p>${merchant?.second_factor_required ? 'Users who approve payouts or manage API keys (owner, admins, developers, approvers) must use a code from an authenticator app; they set it up at their next page.' : 'Each user may turn on a second factor on their Account page; nobody has to.'}</p>
 ${owner ? html`<input type="hidden" name="required" value="${merchant?.second_factor_required ? 'off' : 'on'}"><button type="submit">${merchant?.second_factor_required ? 'Stop requiring two-factor' : 'Require two-factor for approvers and key managers'}</button>` : ''}</form>
-<section class="card" aria-label="Users"><h2 style="margin-top:0">Users</h2><div class="table-wrap"><table><thead><tr><th>Email</th><th>Role</th><th>Status</th><th>Since</th></tr></thead><tbody>
-${users.map((u) => html`<tr><td>${u.email}</td><td>${u.role}</td><td>${statusBadge(u.active ? 'active' : 'inactive')}</td><td>${when_(u.created_at)}</td></tr>`)}</tbody></table></div>
+<section class="card" aria-label="Users"><h2 style="margin-top:0">Users</h2><div class="table-wrap"><table class="stack" aria-label="Users"><thead><tr><th>Email</th><th>Role</th><th>Status</th><th>Since</th></tr></thead><tbody>
+${users.map((u) => html`<tr><td class="wrap" data-label="Email">${u.email}</td><td data-label="Role">${u.role}</td><td data-label="Status">${statusBadge(u.active ? 'active' : 'inactive')}</td><td class="date" data-label="Since">${when_(u.created_at)}</td></tr>`)}</tbody></table></div>
 ${
   owner
     ? html`<form method="post" action="/dashboard/users" class="row" style="margin-top:.8rem">${csrfField(session)}<div><label for="invite-email">Email</label><input id="invite-email" name="email" type="email" required></div>

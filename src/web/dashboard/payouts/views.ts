@@ -195,13 +195,13 @@ export function recipientsView(
   replacing: string | null,
 ): Html {
   return html`<h1>Recipients</h1>
-<div class="table-wrap"><table><thead><tr><th>Name</th><th>Account</th><th>Verification</th><th>Status</th><th><span class="muted">Actions</span></th></tr></thead><tbody>
+<div class="table-wrap"><table class="stack" aria-label="Recipients"><thead><tr><th>Name</th><th>Account</th><th>Verification</th><th>Status</th><th><span class="muted">Actions</span></th></tr></thead><tbody>
 ${recipients.map(
   (
     r,
-  ) => html`<tr><td>${r.account_name}<br><span class="mono muted">${r.id}</span></td><td>${r.account_type === 'bank' ? html`${r.bank_name} ${r.account_number}` : html`${r.network?.toUpperCase()} ${r.phone}`}</td>
-<td>${statusBadge(r.verification_status)}${r.rejection_reason ? html`<br><span class="muted">${r.rejection_reason}</span>` : ''}</td><td>${statusBadge(r.active ? 'active' : 'inactive')}</td>
-<td>${r.active && canRequest(session) ? html`<a class="button secondary" href="/dashboard/recipients?replace=${r.id}#add">Replace</a> <form method="post" action="/dashboard/recipients/${r.id}/deactivate" class="inline">${csrfField(session)}<button class="danger" aria-label="Deactivate ${r.account_name}">Deactivate</button></form>` : ''}</td></tr>`,
+  ) => html`<tr><td data-label="Name"><span>${r.account_name}<br><span class="mono muted wrap">${r.id}</span></span></td><td data-label="Account">${r.account_type === 'bank' ? html`<span>${r.bank_name} <span class="mono nowrap">${r.account_number}</span></span>` : html`<span class="nowrap">${r.network?.toUpperCase()} <span class="mono">${r.phone}</span></span>`}</td>
+<td data-label="Verification"><span>${statusBadge(r.verification_status)}${r.rejection_reason ? html`<br><span class="muted">${r.rejection_reason}</span>` : ''}</span></td><td data-label="Status">${statusBadge(r.active ? 'active' : 'inactive')}</td>
+<td data-label="Actions">${r.active && canRequest(session) ? html`<a class="button secondary" href="/dashboard/recipients?replace=${r.id}#add">Replace</a> <form method="post" action="/dashboard/recipients/${r.id}/deactivate" class="inline">${csrfField(session)}<button class="danger" aria-label="Deactivate ${r.account_name}">Deactivate</button></form>` : ''}</td></tr>`,
 )}
 ${recipients.length === 0 ? html`<tr><td colspan="5" class="muted">No recipients yet.</td></tr>` : ''}</tbody></table></div>
 ${
