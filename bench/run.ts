@@ -9,6 +9,10 @@
 //   BENCH_PG_URL       server to create the bench database on (default postgres://postgres@127.0.0.1:5432/postgres)
 //   BENCH_PAGE         off: skip the Chromium page measurement
 //   BENCH_RUNS         full runs (default 1); with more, the report adds each check's range over the runs
+//   BENCH_SCALE        year: PostgreSQL runs twice, on the empty database and then on one pre-filled by SQL with the
+//                      checkout merchant's year (bench/year-data.ts: 5,000,000 sessions and their attempts, events,
+//                      deliveries, tries, journal and balance transactions), and compares the two (issue 37)
+//   BENCH_YEAR_FRACTION with BENCH_SCALE=year: scales the year's counts (default 1; e.g. 0.01 for a quick run)
 //
 // Per storage: (1) the service with its workers on: the payment journey with its webhook, the same
 // journey while the receiver times out, and (PostgreSQL) webhook delivery of 1,000 events; (2) the
@@ -38,6 +42,7 @@ import {
   markdownTable,
   rangeRows,
   p99Check,
+  pct,
   percentile,
   pageRows,
   ratioCheck,
@@ -58,6 +63,7 @@ import {
 import { writeFixtures } from './setup.ts';
 import { embeddedScratch, postgresScratch, type Scratch } from './storage.ts';
 import { benchDelivery, describeDelivery, type DeliveryResult } from './webhooks.ts';
+import { seedYear, timeSearches, yearFraction, type SearchTiming, type YearSeed } from './year-data.ts';
 
 function envNumber(name: string, fallback: number, min: number): number {
   const raw = process.env[name];
@@ -77,6 +83,11 @@ for (const s of storages)
   if (s !== 'postgres' && s !== 'embedded') throw new Error(`BENCH_STORAGES: unknown storage "${s}"`);
 const measurePage = process.env.BENCH_PAGE !== 'off';
 const runs = Math.round(envNumber('BENCH_RUNS', 1, 1));
+const yearScale = process.env.BENCH_SCALE === 'year';
+if (process.env.BENCH_SCALE && !yearScale) throw new Error(`BENCH_SCALE: unknown scale "${process.env.BENCH_SCALE}"`);
+/** Issue 37: on a year of data, the journey rate at least 0.9x the empty database's, reads and searches p99 within 20%. */
+const YEAR_JOURNEY_RATIO_MIN = 0.9;
+const YEAR_P99_RATIO_MAX = 1.2;
 
 const now = new Date();
 const stamp = now
@@ -235,6 +246,104 @@ function webhookLatencyCheck(load: LoadResult, w: JourneyWebhooks, target: boole
   };
 }
 
+const gb = (bytes: number) => `${(bytes / 1024 ** 3).toFixed(2)} GB`;
+
+/** The seeding of a year: rows and time per table, VACUUM ANALYZE, disk. */
+function yearSeedRows(y: YearSeed): { seeding: string[][]; disk: string[][] } {
+  return {
+    seeding: [
+      ...y.tables.map((t) => [t.table, t.rows.toLocaleString('en'), `${(t.ms / 1000).toFixed(1)} s`]),
+      ['VACUUM ANALYZE', '-', `${(y.vacuumMs / 1000).toFixed(1)} s`],
+      ["total (with the chunks' temp tables and the balances)", '-', `${(y.totalMs / 1000).toFixed(1)} s`],
+    ],
+    disk: [
+      ['database (pg_database_size)', gb(y.databaseBytes)],
+      ...y.tableBytes.map((t) => [`${t.table} (pg_total_relation_size)`, gb(t.bytes)]),
+    ],
+  };
+}
+
+function yearSeedText(y: YearSeed): string {
+  const { seeding, disk } = yearSeedRows(y);
+  return [
+    `  a year of ${y.sessions.toLocaleString('en')} sessions (fraction ${y.fraction}) seeded in ${(y.totalMs / 1000).toFixed(1)} s, database ${gb(y.databaseBytes)}`,
+    table(['table', 'rows', 'seeding time'], seeding),
+    table(['disk', 'size'], disk),
+  ].join('\n');
+}
+
+/**
+ * Issue 37: the year database against the empty one of the same run: the journey rate (>= 0.9x), and the p99
+ * of the session read, the payer's view and each Payments search within 20% (at least 1 ms of slack:
+ * autocannon's latencies are whole milliseconds).
+ */
+function yearChecks(empty: StorageRun, year: StorageRun): Check[] {
+  const p99Within = (name: string, yearP99: number, emptyP99: number, bad: number): Check => {
+    const limit = Math.max(emptyP99 * YEAR_P99_RATIO_MAX, emptyP99 + 1);
+    return {
+      name,
+      figure: `p99 ${yearP99.toFixed(2)} ms (${emptyP99 > 0 ? pct(yearP99 / emptyP99) : '-'})`,
+      value: yearP99,
+      unit: 'ms',
+      against: `empty database p99 ${emptyP99.toFixed(2)} ms`,
+      target: `p99 <= ${pct(YEAR_P99_RATIO_MAX)} (or +1 ms)`,
+      ...(bad > 0
+        ? { verdict: 'invalid' as const, why: `${bad} failed requests` }
+        : yearP99 > limit
+          ? { verdict: 'missed' as const, why: `p99 ${yearP99.toFixed(2)} ms > ${limit.toFixed(2)} ms` }
+          : { verdict: 'met' as const, why: '' }),
+    };
+  };
+  const load = (key: string, name: string) =>
+    p99Within(
+      `${name} p99, a year of data vs empty (#37)`,
+      year.loads[key]!.latencyP99Ms,
+      empty.loads[key]!.latencyP99Ms,
+      failures(year.loads[key]!) + failures(empty.loads[key]!),
+    );
+  const emptySearch = new Map((empty.searches ?? []).map((t) => [t.name, t]));
+  return [
+    ratioCheck(
+      'payment journeys, one merchant, a year of data vs empty (#37)',
+      year.loads.journey!,
+      empty.loads.journey!,
+      'empty database',
+      { ratioMin: YEAR_JOURNEY_RATIO_MIN },
+    ),
+    load('sessionRead', 'session read'),
+    load('checkoutRead', 'payer session view'),
+    ...(year.searches ?? [])
+      .filter((t) => emptySearch.has(t.name))
+      .map((t) =>
+        p99Within(`Payments search: ${t.name}, a year vs empty (#37)`, t.p99, emptySearch.get(t.name)!.p99, 0),
+      ),
+  ];
+}
+
+function yearSection(empty: StorageRun, year: StorageRun, format: 'text' | 'markdown'): string {
+  const t = format === 'text' ? (h: string[], rows: string[][]) => table(h, rows) : markdownTable;
+  const { seeding, disk } = yearSeedRows(year.year!);
+  const y = year.year!;
+  const emptySearch = new Map((empty.searches ?? []).map((s) => [s.name, s]));
+  return [
+    `The checkout merchant's year, written by SQL before the scenarios (bench/year-data.ts): ${y.sessions.toLocaleString('en')} sessions (BENCH_YEAR_FRACTION ${y.fraction}), seeded in ${(y.totalMs / 1000).toFixed(0)} s; database ${gb(y.databaseBytes)}.`,
+    t(['table', 'rows', 'seeding time'], seeding),
+    t(['disk', 'size'], disk),
+    "Payments searches (the route's query, 100 timed per kind), empty database and a year:",
+    t(
+      ['search', 'empty p50 ms', 'empty p99 ms', 'year p50 ms', 'year p99 ms'],
+      (year.searches ?? []).map((s) => [
+        s.name,
+        emptySearch.get(s.name)?.p50.toFixed(2) ?? '-',
+        emptySearch.get(s.name)?.p99.toFixed(2) ?? '-',
+        s.p50.toFixed(2),
+        s.p99.toFixed(2),
+      ]),
+    ),
+    'The comparisons with the empty database are the last rows of the checks below.',
+  ].join('\n\n');
+}
+
 interface StorageRun {
   storage: StorageKind;
   description: string;
@@ -246,10 +355,18 @@ interface StorageRun {
   page: PageResult | { skipped: string } | null;
   checks: Check[];
   serverProblemLines: string[];
+  /** BENCH_SCALE=year: the seeding of this run's database (none: the empty database), and the Payments searches. */
+  year?: YearSeed;
+  searches?: SearchTiming[];
 }
 
-async function benchStorage(storage: StorageKind, receiver: Receiver, withPage: boolean): Promise<StorageRun> {
-  const scratch = storage === 'postgres' ? await postgresScratch(stamp) : embeddedScratch();
+async function benchStorage(
+  storage: StorageKind,
+  receiver: Receiver,
+  withPage: boolean,
+  year = false,
+): Promise<StorageRun> {
+  const scratch = storage === 'postgres' ? await postgresScratch(year ? `${stamp}_year` : stamp) : embeddedScratch();
   activeScratch = scratch;
   console.log(`\n${STORAGE_NAMES[storage]}: ${scratch.description}`);
   const usesPostgres = storage === 'postgres';
@@ -269,6 +386,12 @@ async function benchStorage(storage: StorageKind, receiver: Receiver, withPage: 
       receiver.url,
       stamp,
     );
+    let yearSeed: YearSeed | undefined;
+    if (year) {
+      console.log(`  seeding a year of data for the checkout merchant (fraction ${yearFraction()})`);
+      yearSeed = await seedYear(scratch.env.DATABASE_URL!, f.checkout, yearFraction(), (line) => console.log(line));
+      console.log(yearSeedText(yearSeed));
+    }
 
     // (1) Workers on: journeys with their webhooks, a receiver that times out, webhook delivery.
     let server = await startSika(scratch, 'on');
@@ -405,6 +528,9 @@ async function benchStorage(storage: StorageKind, receiver: Receiver, withPage: 
       await baseline.stop();
     }
 
+    // BENCH_SCALE=year: the Payments page's searches, on both PostgreSQL databases (empty and a year).
+    const searches =
+      yearScale && usesPostgres ? await timeSearches(scratch.env.DATABASE_URL!, f.checkout.merchantId) : undefined;
     const pg = usesPostgres;
     const checks: Check[] = [
       ratioCheck(
@@ -511,6 +637,8 @@ async function benchStorage(storage: StorageKind, receiver: Receiver, withPage: 
       page,
       checks,
       serverProblemLines: problems,
+      ...(yearSeed ? { year: yearSeed } : {}),
+      ...(searches ? { searches } : {}),
     };
   } finally {
     await scratch
@@ -616,8 +744,14 @@ async function main(): Promise<number> {
     for (let n = 1; n <= runs; n++) {
       if (runs > 1) console.log(`\n##### run ${n} of ${runs}`);
       const thisRun: StorageRun[] = [];
-      for (const [i, storage] of storages.entries())
+      for (const [i, storage] of storages.entries()) {
         thisRun.push(await benchStorage(storage, receiver, measurePage && i === 0 && n === runs));
+        if (yearScale && storage === 'postgres') {
+          const year = await benchStorage(storage, receiver, false, true);
+          year.checks.push(...yearChecks(thisRun.at(-1)!, year));
+          thisRun.push(year);
+        }
+      }
       everyRun.push(thisRun);
     }
   } finally {
@@ -637,8 +771,9 @@ async function main(): Promise<number> {
   for (const r of results) {
     if (everyRun.length > 1) console.log(`\n${rangeOf(r.storage)}`);
     console.log(
-      `\n=== ${STORAGE_NAMES[r.storage]} (${settings.connections} connections, ${settings.durationS} s per run)${r.storage === 'postgres' ? '' : ' - the targets are stated for PostgreSQL'}\n`,
+      `\n=== ${STORAGE_NAMES[r.storage]}${r.year ? ' with a year of data' : ''} (${settings.connections} connections, ${settings.durationS} s per run)${r.storage === 'postgres' ? '' : ' - the targets are stated for PostgreSQL'}\n`,
     );
+    if (r.year) console.log(`${yearSection(results.find((e) => e.storage === r.storage && !e.year)!, r, 'text')}\n`);
     console.log(sections(r, 'text'));
     if (r.serverProblemLines.length > 0)
       console.log(
@@ -664,8 +799,9 @@ async function main(): Promise<number> {
     `**${summary}**`,
     ...results.flatMap((r) => [
       '',
-      `## ${STORAGE_NAMES[r.storage]}`,
+      `## ${STORAGE_NAMES[r.storage]}${r.year ? ' with a year of data (issue 37)' : ''}`,
       '',
+      ...(r.year ? [yearSection(results.find((e) => e.storage === r.storage && !e.year)!, r, 'markdown'), ''] : []),
       `${r.description.replace(/ in \/.*$/, '').replace(/, database .*$/, '')}.`,
       '',
       ...(everyRun.length > 1 ? [rangeOf(r.storage), ''] : []),
@@ -705,6 +841,8 @@ async function main(): Promise<number> {
       webhook_delivery: r.deliveries,
       payer_page: r.page,
       server_problem_lines: r.serverProblemLines.slice(0, 20),
+      ...(r.year ? { year_of_data: r.year } : {}),
+      ...(r.searches ? { payments_searches: r.searches } : {}),
     })),
   };
   writeFileSync(join(ROOT, 'bench', 'report.json'), `${JSON.stringify(json, null, 2)}\n`);

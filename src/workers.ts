@@ -6,6 +6,7 @@ import { checkPendingAttempts } from './checkout/status-checks.ts';
 import type { Config } from './config/index.ts';
 import { StorageAvailability, type Db } from './db/index.ts';
 import { DeliveryWorker, defaultDeliveryOptions } from './events/delivery.ts';
+import { archiveOldEvents } from './events/retention.ts';
 import { purgeExpiredWebSessions } from './accounts/console-accounts.ts';
 import { purgeIdleThrottles } from './accounts/sign-in-throttle.ts';
 import { purgeExpiredSignups } from './accounts/signups.ts';
@@ -78,6 +79,14 @@ export function startWorkers({
         await purgeExpiredDevices(db);
         await purgeExpiredWebSessions(db);
       },
+    },
+    {
+      name: 'archive-events',
+      // Events past EVENT_RETENTION_DAYS whose deliveries have finished go to ARCHIVE_DIR, then leave the
+      // database with their deliveries and tries (src/events/retention.ts); a pass stops after about 10 s and
+      // the next one goes on, so a backlog drains a batch at a time (a third of the time; idle, one indexed look).
+      intervalMs: 30_000,
+      run: () => archiveOldEvents(db, { retentionDays: config.eventRetentionDays, archiveDir: config.archiveDir }),
     },
     {
       name: 'purge-signups',

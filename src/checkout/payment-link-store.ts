@@ -1,5 +1,6 @@
 // Payment links' SQL (migrations 040, 043). The API's reads and writes are in payment-links.ts, the payer's in
 // payment-link-checkout.ts.
+import { likeContaining } from '../db/like-pattern.ts';
 import type { Queryable } from '../db/index.ts';
 import { firstRow } from '../db/first-row.ts';
 import { ownedRow } from '../db/owned-row.ts';
@@ -138,7 +139,7 @@ export async function listLinksWithTotals(
   if (search) {
     // One parameter holds every reading (ListWhere numbers one value a condition), each compared by its own key.
     const value = {
-      name: search.nameContains ? `%${search.nameContains.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined,
+      name: search.nameContains ? likeContaining(search.nameContains) : undefined,
       id: search.id,
       slug: search.slug,
       amount: search.amountMinor,

@@ -1,4 +1,5 @@
 // The whole configuration, read once from the environment and validated, one clear error per bad value.
+import { join } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { RETRY_SCHEDULE_S } from '../events/retry-schedule.ts';
 import { isLoopbackHost } from '../lib/ssrf.ts';
@@ -70,6 +71,10 @@ export interface Config {
    * (configureClearingDefaults); operators override it per merchant.
    */
   clearingDays: Record<string, number>;
+  /** EVENT_RETENTION_DAYS: events older than this whose deliveries have finished are archived, then deleted (src/events/retention.ts). */
+  eventRetentionDays: number;
+  /** ARCHIVE_DIR: where archived events are written (gzip NDJSON); by default DATA_DIR/archive. */
+  archiveDir: string;
 }
 
 export const LIVE_PROVIDERS = ['mtn_momo', 'paystack'] as const;
@@ -482,6 +487,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailFrom: (env.MAIL_FROM ?? '').trim() || MAIL_FROM_DEFAULT,
     sms: smsSetting(env, problems),
     clearingDays: clearingDaysSetting(env.CLEARING_DAYS, problems),
+    eventRetentionDays: integer('EVENT_RETENTION_DAYS', 90, 7, 36_500),
+    archiveDir: env.ARCHIVE_DIR || join(env.DATA_DIR || './.sika', 'archive'),
   };
   if (env.LIVE_PAYOUT_SIMULATOR !== undefined && !['on', 'off', ''].includes(env.LIVE_PAYOUT_SIMULATOR)) {
     problems.push(`LIVE_PAYOUT_SIMULATOR must be on or off (got "${env.LIVE_PAYOUT_SIMULATOR}")`);

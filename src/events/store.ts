@@ -238,7 +238,9 @@ export const disableEndpoint = (tx: Queryable, endpointId: string, reason: strin
 
 /** Replays keep the event id: the event's deliveries go back to pending, due now; endpoints added since get one too. */
 export async function replayEvent(tx: Queryable, eventId: string): Promise<number> {
-  const events = await tx.query<{ id: string }>('SELECT id FROM events WHERE id = $1', [eventId]);
+  // FOR KEY SHARE: an event the archiver (retention.ts) holds is waited for, then found gone (-1, a 404), rather
+  // than its new delivery failing the foreign key; one replayed first keeps it out of that archive batch.
+  const events = await tx.query<{ id: string }>('SELECT id FROM events WHERE id = $1 FOR KEY SHARE', [eventId]);
   if (events.length === 0) return -1;
   // The endpoints of the key that caused it; an event no key caused (a settlement, a payment link's session) goes
   // to every endpoint of its merchant and environment, as when it was written (src/events/outbox-store.ts).
