@@ -105,24 +105,22 @@ const CREATE_TO_WEBHOOK_P99_MS_MAX = 250;
 const EMBEDDED_HEAVY_CONNECTIONS = 10;
 
 /** The environment the children start from: none of the caller's storage or Redis settings leak in. */
-const EXPORT_SECTION_HEADING = '## Export of balance transactions (issue 17)';
-const PROFILE_SECTION_HEADING_BEFORE = "## Where the journey's time goes (before) (issue 18)";
-const PROFILE_SECTION_HEADING_AFTER = "## Where the journey's time goes (after) (issue 18)";
+/** The headings of the sections this run writes; every other section of bench/REPORT.md is another bench's. */
+const OWN_SECTION = /^## (PostgreSQL|Embedded \(PGlite\)|How to regenerate)/;
 
-/** A section of the current bench/REPORT.md (heading to the next ## heading) as lines, or none. */
-function keptSection(heading: string): string[] {
+/**
+ * The sections of the current bench/REPORT.md that other benches wrote (bench:profile, bench:export,
+ * bench:settlement, bench:search and notes beside them), each from its ## heading to the next, in their order:
+ * a full run rewrites its own sections and keeps these.
+ */
+function othersSections(): string[] {
   const path = join(ROOT, 'bench', 'REPORT.md');
   const report = existsSync(path) ? readFileSync(path, 'utf8') : '';
-  const start = report.indexOf(heading);
-  if (start === -1) return [];
-  const end = report.indexOf('\n## ', start + heading.length);
-  return [
-    ...report
-      .slice(start, end === -1 ? undefined : end)
-      .trimEnd()
-      .split('\n'),
-    '',
-  ];
+  return report
+    .split(/\n(?=## )/)
+    .slice(1)
+    .filter((section) => !OWN_SECTION.test(section))
+    .flatMap((section) => [...section.trimEnd().split('\n'), '']);
 }
 
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -808,12 +806,8 @@ async function main(): Promise<number> {
       sections(r, 'markdown'),
     ]),
     '',
-    // npm run bench:profile writes its sections (bench/profile.ts); a full run keeps them.
-    ...keptSection(PROFILE_SECTION_HEADING_BEFORE),
-    ...keptSection(PROFILE_SECTION_HEADING_AFTER),
-    '',
-    // npm run bench:export writes its own section (bench/export.ts); a full run keeps it.
-    ...keptSection(EXPORT_SECTION_HEADING),
+    // The other benches' sections (bench:profile, bench:export, bench:settlement, bench:search): kept.
+    ...othersSections(),
     '## How to regenerate',
     '',
     '`npm run bench` (PostgreSQL on 127.0.0.1:5432 or `BENCH_PG_URL`; Chromium at /usr/bin/chromium for the page figures). See the header of bench/run.ts for the settings. On a 2-core machine the load driver, the server and PostgreSQL share the CPUs: the "other load" column says when something else did too.',

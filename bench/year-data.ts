@@ -22,7 +22,7 @@ import { openDb } from '../src/db/index.ts';
 
 export const YEAR_SESSIONS = 5_000_000;
 const CHUNK_SESSIONS = 250_000; // x2 events, x2 deliveries, ~x2 tries: about 500k rows per statement at most
-const EVENTS_PER_SESSION = 2;
+// Two events per session (pending, then completed, failed or expired): the statements below write exactly two.
 
 export interface YearSeed {
   sessions: number;

@@ -188,7 +188,11 @@ describe('settlements in Chromium: schedule, a settlement explained, a returned 
     await page.getByRole('heading', { level: 1, name: 'Payouts' }).waitFor();
     const row = page.getByRole('row').filter({ hasText: settlement.reference });
     assert.equal(await row.count(), 1);
-    assert.match(await row.locator('td[data-label="Type"]').innerText(), /^Settlement$/, 'the type column says Settlement');
+    assert.match(
+      await row.locator('td[data-label="Type"]').innerText(),
+      /^Settlement$/,
+      'the type column says Settlement',
+    );
     await shots(page, 'payouts-list');
 
     await row.getByRole('link', { name: settlement.reference }).click();

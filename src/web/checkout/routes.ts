@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ID_PARAM_LENGTH_MAX, type AttemptRow } from '../../checkout/model.ts';
 import { SIMULATION_OUTCOMES } from '../../http/routes/checkout/payer-schemas.ts';
 import { cancelAttempt } from '../../checkout/attempt-cancel.ts';
