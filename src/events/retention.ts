@@ -23,6 +23,7 @@ import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { Db, Queryable } from '../db/index.ts';
 import { accraDay } from '../lib/accra-calendar.ts';
+import { idTimeBound } from '../lib/ids.ts';
 import * as store from './retention-store.ts';
 import type { ArchivedDeliveryRow, ArchivedEventRow, ArchivedTryRow } from './retention-store.ts';
 
@@ -57,18 +58,8 @@ export interface ArchiveResult {
   done: boolean;
 }
 
-// The ids of events are time-sortable (src/lib/ids.ts: 'evt_' then 10 Crockford base32 characters of the
-// epoch milliseconds, then randomness), so every event created before an instant has an id below this.
-const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
-export function eventIdBefore(at: Date): string {
-  let ms = at.getTime();
-  let time = '';
-  for (let i = 0; i < 10; i++) {
-    time = CROCKFORD[ms % 32] + time;
-    ms = Math.floor(ms / 32);
-  }
-  return `evt_${time}`;
-}
+/** Every event created before an instant has an id below this (src/lib/ids.ts: ids begin with their time). */
+export const eventIdBefore = (at: Date): string => idTimeBound('evt', at);
 
 /** The Africa/Accra month of an instant, YYYY-MM (Ghana keeps UTC all year; the rule is written once). */
 export const accraMonth = (at: Date): string => accraDay(at).slice(0, 7);

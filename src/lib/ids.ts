@@ -20,14 +20,22 @@ function pooledRandomBytes(n: number): Buffer {
   return bytes;
 }
 
-/** A ULID-shaped, time-sortable id: 10 characters of milliseconds, 16 of randomness. */
-function sortableId(now = Date.now()): string {
+/** The 10 characters of milliseconds that begin a sortable id made at `ms`. */
+function timePart(ms: number): string {
   let time = '';
-  let ms = now;
   for (let i = 0; i < 10; i++) {
     time = CROCKFORD[ms % 32] + time;
     ms = Math.floor(ms / 32);
   }
+  return time;
+}
+
+/** Below every id of this prefix made at or after `at`, above every one made before it (ids sort by time). */
+export const idTimeBound = (prefix: IdPrefix, at: Date): string => `${prefix}_${timePart(at.getTime())}`;
+
+/** A ULID-shaped, time-sortable id: 10 characters of milliseconds, 16 of randomness. */
+function sortableId(now = Date.now()): string {
+  const time = timePart(now);
   const bytes = pooledRandomBytes(16);
   let random = '';
   for (const byte of bytes) random += CROCKFORD[byte % 32];
