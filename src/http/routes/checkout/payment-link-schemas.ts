@@ -51,7 +51,9 @@ const CustomFieldSchema = Type.Object(
       description: 'What the payer is asked, beside the field.',
     }),
     type: StringEnum(CUSTOM_FIELD_TYPES, { description: 'What the payer may enter.' }),
-    required: Type.Boolean({ default: false, description: 'Whether the payer must fill it in.' }),
+    required: Type.Optional(
+      Type.Boolean({ default: false, description: 'Whether the payer must fill it in (default false).' }),
+    ),
   },
   { additionalProperties: false },
 );
