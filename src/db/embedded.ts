@@ -12,6 +12,7 @@ import {
   type Queryable,
 } from './types.ts';
 import { processIsAlive } from '../lib/process-alive.ts';
+import { CommitSignals, Signals } from './signals.ts';
 
 export class DataDirInUseError extends Error {
   constructor(dataDir: string, pid: number) {
@@ -71,7 +72,9 @@ export async function openEmbedded(dataDir: string | null, options: { template?:
     throw error;
   }
 
-  const wrap = (client: Pick<PGlite, 'query' | 'exec'>): Queryable => {
+  // One process holds the data dir: every listener is in it, told directly (src/db/signals.ts).
+  const signals = new Signals(null);
+  const wrap = (client: Pick<PGlite, 'query' | 'exec'>, signal: (channel: string) => void): Queryable => {
     const query = async <Row>(sql: string, params: readonly unknown[] = []) => {
       try {
         const result = await client.query<Row>(sql, params as unknown[]);
@@ -91,20 +94,29 @@ export async function openEmbedded(dataDir: string | null, options: { template?:
           throw DbError.from(error);
         }
       },
+      signal,
     };
   };
 
   const inFlight = new InFlight();
-  const direct = wrap(pglite);
+  const direct = wrap(pglite, (channel) => signals.fire(channel));
   const query: Queryable['query'] = (sql, params) => inFlight.run(() => direct.query(sql, params));
   const db: Db = {
     kind: 'embedded',
     query,
     ...unpipelined(query),
     exec: (sql) => inFlight.run(() => direct.exec(sql)),
+    signal: direct.signal,
     transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       // PGlite is one connection: its transaction() serialises writers, so row locks never contend.
-      return inFlight.run(() => withRetries(() => pglite.transaction((tx) => fn(wrap(tx)))));
+      return inFlight.run(() =>
+        withRetries(async () => {
+          const commitSignals = new CommitSignals(signals);
+          const result = await pglite.transaction((tx) => fn(wrap(tx, (channel) => commitSignals.add(channel))));
+          commitSignals.committed();
+          return result;
+        }),
+      );
     },
     async ping() {
       await db.query('SELECT 1');
@@ -112,9 +124,13 @@ export async function openEmbedded(dataDir: string | null, options: { template?:
     async listen(channel, handlers) {
       // One process, one connection: every NOTIFY of this database is seen here, so always live.
       const unlisten = await pglite.listen(checkChannelName(channel), (payload) => handlers.message(payload));
+      const unsignal = signals.listen(channel, () => handlers.message(''));
       return {
         live: true,
-        close: () => unlisten().catch(() => {}),
+        close: () => {
+          unsignal();
+          return unlisten().catch(() => {});
+        },
       };
     },
     async close() {

@@ -2,7 +2,7 @@ import { migrate } from './migrate.ts';
 import { openPostgres } from './postgres.ts';
 import type { Db } from './types.ts';
 
-export type { Db, Queryable } from './types.ts';
+export type { Db, Queryable, Subscription } from './types.ts';
 export { DbError, TRANSACTION_ATTEMPTS_MAX } from './types.ts';
 export { StorageAvailability, type AvailabilityChange } from './availability.ts';
 export { withSavepoint } from './savepoint.ts';

@@ -2,6 +2,7 @@ import pg from 'pg';
 import { listenPostgres } from './notifications.ts';
 import { ConnectionEpoch } from './epoch.ts';
 import { Pipeline } from './pipeline.ts';
+import { CommitSignals, Signals } from './signals.ts';
 import {
   DbError,
   InFlight,
@@ -10,6 +11,7 @@ import {
   unconfirmedCommit,
   unpipelined,
   withRetries,
+  checkChannelName,
   type Db,
   type Queryable,
   type Subscription,
@@ -163,7 +165,12 @@ export async function openPostgres(databaseUrl: string, poolSize = POOL_SIZE_MAX
     }
   };
 
-  const wrap = (client: pg.PoolClient): Queryable => {
+  // Other processes hear a signal through a NOTIFY of its own, pipelined (src/db/signals.ts).
+  const signals = new Signals((channel) =>
+    piped(writes, 'signal', "SELECT pg_notify($1, '')", [checkChannelName(channel)]),
+  );
+
+  const wrap = (client: pg.PoolClient, commitSignals: CommitSignals): Queryable => {
     const query = <Row>(sql: string, params: readonly unknown[] = [], prepare?: string) =>
       queryOn<Row>(client, sql, params, prepare);
     return {
@@ -171,6 +178,7 @@ export async function openPostgres(databaseUrl: string, poolSize = POOL_SIZE_MAX
       // Only the Db below pipelines; a transaction's connection runs them as they come.
       ...unpipelined(query),
       exec: (sql: string) => execOn(client, sql),
+      signal: (channel: string) => commitSignals.add(channel),
     };
   };
 
@@ -184,6 +192,7 @@ export async function openPostgres(databaseUrl: string, poolSize = POOL_SIZE_MAX
     read: (name, sql, params) => piped(reads, name, sql, params),
     write: (name, sql, params) => piped(writes, name, sql, params),
     exec: (sql) => inFlight.run(() => onConnection((client) => confirmed(client, () => execOn(client, sql)))),
+    signal: (channel) => signals.fire(channel),
     transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       return inFlight.run(() =>
         withRetries(() =>
@@ -191,9 +200,11 @@ export async function openPostgres(databaseUrl: string, poolSize = POOL_SIZE_MAX
             // The driver's errors become DbErrors where the driver is called (here, in confirmed and in
             // wrap); whatever fn throws of its own (a use case's refusal) passes through unchanged.
             await client.query('BEGIN').catch((error: unknown) => Promise.reject(DbError.from(error)));
+            const commitSignals = new CommitSignals(signals);
             try {
-              const result = await fn(wrap(client));
+              const result = await fn(wrap(client, commitSignals));
               await confirmed(client, () => client.query('COMMIT'));
+              commitSignals.committed();
               return result;
             } catch (error) {
               // A connection that failed is closed by onConnection; any other is rolled back, or closed if even that fails.
@@ -224,11 +235,14 @@ export async function openPostgres(databaseUrl: string, poolSize = POOL_SIZE_MAX
     async listen(channel, handlers) {
       const subscription = await listenPostgres(() => new pg.Client(connection), channel, handlers);
       subscriptions.add(subscription);
+      // This process's own signals reach it directly, without waiting for the NOTIFY's round trip.
+      const unlisten = signals.listen(channel, () => handlers.message(''));
       return {
         get live() {
           return subscription.live;
         },
         async close() {
+          unlisten();
           subscriptions.delete(subscription);
           await subscription.close();
         },

@@ -22,6 +22,12 @@ export interface Queryable {
   write<Row = Record<string, unknown>>(name: string, sql: string, params?: readonly unknown[]): Promise<Row[]>;
   /** Several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
+  /**
+   * Tells the channel's listeners (db.listen, in every process) that the work written so far has committed:
+   * at once outside a transaction, after COMMIT in one (never when it rolls back). A hint that wakes a
+   * worker waiting on its poll interval (src/db/signals.ts), not a message: it carries nothing.
+   */
+  signal(channel: string): void;
 }
 
 export interface Db extends Queryable {

@@ -1,16 +1,19 @@
 // The webhook delivery worker: claims due deliveries (SKIP LOCKED), signs, POSTs with a timeout, records
 // every try (and logs a failing endpoint once per outage: failing-endpoints.ts), retries on a schedule, and never holds a database transaction across a network call.
 // Successful tries are recorded in batches (one statement and one commit for all that finished while the
-// previous batch was being written), a failed one in one statement; a worker with a busy flow looks again
-// within milliseconds, others every pollIntervalMs, and a finished try wakes it only when a limit held due
-// deliveries back.
+// previous batch was being written), a failed one in one statement. A transaction that leaves deliveries due
+// signals DELIVERIES_DUE_CHANNEL once it commits (src/db/signals.ts): the worker claims at once, at most
+// every DELIVERY_POLL_MIN_MS; without a signal (a writer that sends none, a missed NOTIFY) it still looks
+// every pollIntervalMs, within milliseconds while its flow is busy, and a finished try wakes it when a limit
+// held due deliveries back.
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db, StorageAvailability } from '../db/index.ts';
+import type { Db, StorageAvailability, Subscription } from '../db/index.ts';
 import { randomToken } from '../lib/ids.ts';
 import { FailingEndpointLog } from './failing-endpoints.ts';
+import { DELIVERIES_DUE_CHANNEL } from './model.ts';
 import { signatureHeader } from './signing.ts';
 import { parseRetryAfter, retryDelayS, RETRY_SCHEDULE_S } from './retry-schedule.ts';
 import { cachingResolver, resolveTarget, systemResolver, UnsafeUrlError, type Resolver } from '../lib/ssrf.ts';
@@ -26,9 +29,10 @@ const RESPONSE_READ_BYTES_MAX = 64 * 1_024;
  * back, it looks again every DELIVERY_POLL_MIN_MS instead of every pollIntervalMs: at that rate events
  * committed by any process are sent within a few milliseconds, and the looks cost less than the deliveries
  * (at most 200 claims a second for 100 deliveries or more); below it, or with its endpoints at their
- * limit (their finished tries wake it), a worker looks every pollIntervalMs. (A NOTIFY from the outbox
- * would wake it at once, but PostgreSQL serialises the commits of notifying transactions on one lock:
- * measured on 2 cores with 50 clients, 11,600 commits/s fell to 2,900-3,900/s.) Not on embedded storage:
+ * limit (their finished tries wake it), a worker looks every pollIntervalMs. Besides, a commit that left
+ * deliveries due signals the worker (src/db/signals.ts): a NOTIFY sent after the commit in a transaction of
+ * its own, as a NOTIFY inside the writing transaction would serialise its commit with every other notifying
+ * one on one lock (measured on 2 cores with 50 clients: 11,600 commits/s fell to 2,900-3,900/s). Hot looks are not on embedded storage:
  * PGlite runs each statement on the server's own thread, where frequent looks would take time from requests.
  */
 export const DELIVERY_POLL_MIN_MS = 5;
@@ -164,8 +168,14 @@ export class DeliveryWorker {
   private running = false;
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
+  /** A signal came (deliveries committed due, or a try held back by a limit finished) since the last claim began: look again without waiting out the poll. */
+  private signalled = false;
+  private lastClaimAtMs = 0;
+  private subscription: Subscription | null = null;
   /** The last claim may have left due deliveries behind (this worker or an endpoint at its limit): a finished try wakes the loop. */
   private heldBack = false;
+  /** A claim is on its way (a try finishing meanwhile asks for another look). */
+  private claiming = false;
   /** Deliveries claimed in this second and in the one before (the claim rate, for how often to look). */
   private claimedThisSecond = 0;
   private claimedLastSecond = 0;
@@ -196,6 +206,8 @@ export class DeliveryWorker {
     this.running = false;
     this.wake?.();
     await this.loop;
+    await this.subscription?.close();
+    this.subscription = null;
     await Promise.all(this.inFlight.values());
   }
 
@@ -206,8 +218,31 @@ export class DeliveryWorker {
     return claimed.length;
   }
 
+  /** Deliveries were committed due: claim now, or DELIVERY_POLL_MIN_MS after the last claim began. */
+  private signal(): void {
+    this.signalled = true;
+    if (!this.heldBack) this.wake?.();
+  }
+
+  private async listen(): Promise<void> {
+    try {
+      // reset: messages may have been missed (a reconnect), so look now.
+      this.subscription = await this.db.listen(DELIVERIES_DUE_CHANNEL, {
+        message: () => this.signal(),
+        reset: () => this.signal(),
+      });
+      if (!this.running) await this.subscription.close();
+    } catch (error) {
+      // Storage unreachable at start: the loop polls, and pauses while storage is down, as before.
+      this.log.warn({ err: error }, 'webhook delivery could not listen for new events; polling only');
+    }
+  }
+
   private async run(): Promise<void> {
+    await this.listen();
     while (this.running) {
+      this.signalled = false;
+      this.lastClaimAtMs = performance.now();
       try {
         await this.claim();
       } catch (error) {
@@ -217,14 +252,27 @@ export class DeliveryWorker {
       }
       if (!this.running) break;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.hot() ? DELIVERY_POLL_MIN_MS : this.options.pollIntervalMs);
+        let timer = setTimeout(
+          resolve,
+          this.signalled && !this.heldBack
+            ? this.sinceLastClaimMs()
+            : this.hot()
+              ? DELIVERY_POLL_MIN_MS
+              : this.options.pollIntervalMs,
+        );
         this.wake = () => {
           clearTimeout(timer);
-          resolve();
+          // Claims stay DELIVERY_POLL_MIN_MS apart however often commits signal; stop() resolves at once.
+          timer = setTimeout(resolve, this.running ? this.sinceLastClaimMs() : 0);
         };
       });
       this.wake = null;
     }
+  }
+
+  /** What is left of DELIVERY_POLL_MIN_MS since the last claim began. */
+  private sinceLastClaimMs(): number {
+    return Math.max(0, DELIVERY_POLL_MIN_MS - (performance.now() - this.lastClaimAtMs));
   }
 
   /** Whether to look again soon: a busy flow on PostgreSQL, with nothing held back (finished tries wake the loop then). */
@@ -251,15 +299,24 @@ export class DeliveryWorker {
       return [];
     }
     // What is already in flight counts against each endpoint's share (at most perEndpointMax at once).
-    const claimed = await store.claimDueDeliveries(
-      this.db,
-      capacity,
-      this.options.perEndpointMax,
-      this.options.claimTtlS,
-      new Map(this.perEndpoint),
-    );
+    const inFlightBefore = new Map(this.perEndpoint);
+    let claimed: store.ClaimedDelivery[];
+    this.claiming = true;
+    try {
+      claimed = await store.claimDueDeliveries(
+        this.db,
+        capacity,
+        this.options.perEndpointMax,
+        this.options.claimTtlS,
+        inFlightBefore,
+      );
+    } finally {
+      this.claiming = false;
+    }
     this.countClaimed(claimed.length);
+    const taken = new Map<string, number>();
     for (const delivery of claimed) {
+      taken.set(delivery.endpoint_id, (taken.get(delivery.endpoint_id) ?? 0) + 1);
       this.perEndpoint.set(delivery.endpoint_id, (this.perEndpoint.get(delivery.endpoint_id) ?? 0) + 1);
       const pass = this.deliver(delivery)
         .catch((error: unknown) =>
@@ -273,12 +330,22 @@ export class DeliveryWorker {
           const left = (this.perEndpoint.get(delivery.endpoint_id) ?? 1) - 1;
           if (left <= 0) this.perEndpoint.delete(delivery.endpoint_id);
           else this.perEndpoint.set(delivery.endpoint_id, left);
-          if (this.heldBack) this.wake?.();
+          // A limit may have held due deliveries back: look again. A try finishing during a claim may have freed
+          // a share that claim did not see, and finds no wait to end: the loop looks again soon after the claim.
+          if (this.heldBack || this.claiming) {
+            this.signalled = true;
+            this.wake?.();
+          }
         });
       this.inFlight.set(delivery.id, pass);
     }
+    // Held back: the claim took all it could, in all or for an endpoint (its share as the claim began, which
+    // tries finishing meanwhile do not change), so more may be due.
+    const max = this.options.perEndpointMax;
     this.heldBack =
-      claimed.length >= capacity || [...this.perEndpoint.values()].some((n) => n >= this.options.perEndpointMax);
+      claimed.length >= capacity ||
+      [...inFlightBefore.values()].some((n) => n >= max) ||
+      [...taken].some(([endpoint, n]) => n >= max - (inFlightBefore.get(endpoint) ?? 0));
     return claimed;
   }
 

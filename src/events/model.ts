@@ -23,6 +23,12 @@ export const deliveryMachine = defineStateMachine({
   },
 });
 
+/**
+ * The channel a transaction signals (Queryable.signal) when it leaves deliveries due now: new events, replays.
+ * The delivery worker listens and claims at once instead of on its next poll (src/events/delivery.ts).
+ */
+export const DELIVERIES_DUE_CHANNEL = 'sika_deliveries_due';
+
 /** What a change announces, written to the outbox in the change's transaction (see outbox.ts). */
 export interface EventInput {
   merchantId: string;

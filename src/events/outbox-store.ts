@@ -3,7 +3,7 @@
 // one object.
 import type { Queryable } from '../db/index.ts';
 import { Statement } from '../db/statement.ts';
-import { deliveryMachine, type EventInput, type EventPayload } from './model.ts';
+import { DELIVERIES_DUE_CHANNEL, deliveryMachine, type EventInput, type EventPayload } from './model.ts';
 
 // A new delivery's status, as the delivery table allows (checked at load).
 const DELIVERY_TO_SEND = deliveryMachine.initialStatus('pending');
@@ -53,6 +53,7 @@ export function eventCtes(
 export async function insertEvent(tx: Queryable, input: EventInput, payload: EventPayload): Promise<void> {
   const s = new Statement();
   await tx.query(`WITH ${eventCtes(s, [{ input, payload }])} SELECT 1`, s.params, 'event_insert');
+  tx.signal(DELIVERIES_DUE_CHANNEL);
 }
 
 export const listEventsForObject = (db: Queryable, objectId: string) =>
@@ -90,6 +91,7 @@ export async function insertMerchantEvent(tx: Queryable, input: EventInput, payl
       payload.created_at,
     ],
   );
+  tx.signal(DELIVERIES_DUE_CHANNEL);
 }
 
 /** The version an object's next event carries: one more than its events so far in that environment. */

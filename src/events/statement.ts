@@ -2,3 +2,4 @@
 // event are one statement (src/payouts/new-payout-store.ts), re-exported so no other domain imports the
 // events' store (test/architecture/layering.test.ts).
 export { eventCtes } from './outbox-store.ts';
+export { DELIVERIES_DUE_CHANNEL } from './model.ts';

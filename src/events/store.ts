@@ -2,7 +2,7 @@ import { webhookEndpointMachine, type WebhookEndpointStatus } from '../lib/statu
 import type { Queryable } from '../db/index.ts';
 import { Statement } from '../db/statement.ts';
 import { sqlList } from '../lib/state-machine.ts';
-import { deliveryMachine } from './model.ts';
+import { DELIVERIES_DUE_CHANNEL, deliveryMachine } from './model.ts';
 
 // The status writes of this file, each allowed by its table (checked once, at load).
 const DELIVERED = deliveryMachine.transition('pending', 'delivered');
@@ -263,6 +263,7 @@ export async function replayEvent(tx: Queryable, eventId: string): Promise<numbe
       RETURNING d.id`,
     [eventId],
   );
+  if (rows.length > 0) tx.signal(DELIVERIES_DUE_CHANNEL);
   return rows.length;
 }
 

@@ -4,7 +4,7 @@ import type { Environment } from '../lib/environment.ts';
 import { DbError, type Queryable } from '../db/index.ts';
 import { Statement } from '../db/statement.ts';
 import type { EventInput, EventPayload } from '../events/model.ts';
-import { eventCtes } from '../events/statement.ts';
+import { DELIVERIES_DUE_CHANNEL, eventCtes } from '../events/statement.ts';
 import type { AccountKind } from '../ledger/model.ts';
 import type { PlannedEntries } from '../ledger/service.ts';
 import {
@@ -236,6 +236,8 @@ export async function insertNewPayouts(db: Queryable, writes: readonly NewPayout
     throw ledgerWriteError(error);
   }
   if (rows.length === 0) return [];
+  // The payouts' events: the delivery worker claims them now, not on its next poll.
+  db.signal(DELIVERIES_DUE_CHANNEL);
   const written = new Set(rows.map((row) => row.id));
   // ifPosted 'fail' above: had an entry been posted before, the statement would have failed; these hold by construction.
   const writtenEntries = entries.filter((entry) => written.has(entry.referenceId));

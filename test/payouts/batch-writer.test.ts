@@ -26,6 +26,7 @@ function fakeDb(answer: (ids: string[], call: number) => Promise<unknown[]>) {
     // Payout statements are pipelined writes (db.write); here they are answered like any statement.
     write: (_name: string, sql: string, params?: readonly unknown[]) => query(sql, params),
     exec: async () => {},
+    signal: () => {},
     transaction: async () => {
       throw new Error('not used');
     },
