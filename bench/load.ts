@@ -53,8 +53,6 @@ export interface LoadSpec {
   usesPostgres?: boolean;
   /** Requests per unit of work (4 for a payment journey): req/s is divided by it, CPU multiplied. */
   requestsPerUnit?: number;
-  /** Offered load: requests per second across all connections (autocannon's overallRate); none = as fast as answered. */
-  overallRate?: number;
 }
 
 function options(spec: LoadSpec, durationS: number, connections: number, counters: { replayed: number }) {
@@ -76,7 +74,6 @@ function options(spec: LoadSpec, durationS: number, connections: number, counter
     timeout: 10,
     requests,
     idReplacement: spec.idReplacement ?? false,
-    ...(spec.overallRate ? { overallRate: spec.overallRate } : {}),
   };
 }
 

@@ -29,6 +29,7 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { failures, meanLoad, runLoad, type LoadResult, type LoadSettings, type LoadSpec } from './load.ts';
 import { benchPayerPage, type PageResult } from './page.ts';
+import { runPacedLoad } from './paced.ts';
 import { ROOT, freePort, killAll, startServer, type Server } from './processes.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 import {
@@ -202,8 +203,10 @@ async function runJourney(
     took.push(receipt.atMs - started);
   };
   const spec = journey(target, keys, track, label);
-  if (journeysPerSec) spec.overallRate = Math.max(1, Math.round(journeysPerSec * (spec.requestsPerUnit ?? 1)));
-  const load = await runLoad(spec, { ...settings, connections: heavyConnections(target.usesPostgres) });
+  // At a given rate the journeys start one by one, evenly spaced (bench/paced.ts says why not autocannon's rate).
+  const load = journeysPerSec
+    ? await runPacedLoad(spec, settings, journeysPerSec)
+    : await runLoad(spec, { ...settings, connections: heavyConnections(target.usesPostgres) });
   const deadline = Date.now() + WEBHOOK_WAIT_MS;
   while (receiver.mode === 'ok' && [...track.paid].some((id) => !seen.has(id)) && Date.now() < deadline)
     await new Promise((r) => setTimeout(r, 100));

@@ -103,7 +103,9 @@ export async function startAttempt(
   const outcomeCtx: OutcomeContext = { checkoutUrlHost: ctx.checkoutUrlHost, source: 'payer' };
   let session = await store.lockSession(tx, sessionId);
   if (!session) throw sessionNotFound();
-  const pending = (await store.listAttempts(tx, sessionId)).find((a) => a.status === 'pending');
+  // Attempts are only added under this lock: the list is every attempt the session has, its length their count.
+  const attempts = await store.listAttempts(tx, sessionId);
+  const pending = attempts.find((a) => a.status === 'pending');
   if (pending && sameAttempt(pending, input, amountMinor))
     return { attempt: pending, replayed: true, adapters: [], payerEmail: null };
   if (pending && pending.rail === 'cash' && input.rail !== 'cash') {
@@ -115,7 +117,7 @@ export async function startAttempt(
       'A payment is already in progress for this checkout; wait for it to finish, or cancel it (POST its /cancel) to use another number or method.',
     );
   }
-  if ((await store.countAttempts(tx, sessionId)) >= ATTEMPTS_PER_SESSION_MAX) {
+  if (attempts.length >= ATTEMPTS_PER_SESSION_MAX) {
     throw new SikaError(
       'ATTEMPTS_LIMIT_REACHED',
       `This checkout has had ${ATTEMPTS_PER_SESSION_MAX} payment attempts, as many as one checkout may have; ask the merchant for a new payment link.`,

@@ -11,7 +11,7 @@ import { initiateWithProviders } from './attempt-initiation.ts';
 import { railInput } from './attempt-rail-input.ts';
 import { checkAttemptInput, startAttempt, type AttemptInput } from './attempt-start.ts';
 import { createCashSlip } from './cash-slips.ts';
-import { effectiveStatus, type AttemptRow } from './model.ts';
+import { effectiveStatus, type AttemptRow, type SessionRow } from './model.ts';
 import type { PayerContext } from './payer-view.ts';
 import { applyOutcome, closingOnClosedLink } from './payments.ts';
 import { settleFromProvider } from './provider-status.ts';
@@ -77,8 +77,16 @@ export const resendSupported = (attempt: AttemptRow): boolean =>
 /** Statuses after which the payer reads why it did not go through. */
 const UNPAID_ENDINGS: readonly AttemptRow['status'][] = ['failed', 'expired', 'cancelled'];
 
-export async function toAttemptStatus(db: Queryable, attempt: AttemptRow, refreshed: boolean) {
-  const session = (await store.findPublicSession(db, attempt.session_id))!;
+/** session: the attempt's session as the caller's transaction has just written it, when it has (saves a read). */
+export async function toAttemptStatus(
+  db: Queryable,
+  attempt: AttemptRow,
+  refreshed: boolean,
+  session?: Pick<SessionRow, 'id' | 'status' | 'expires_at' | 'finalized_at'>,
+) {
+  if (session && session.id !== attempt.session_id)
+    throw new Error("toAttemptStatus: another session than the attempt's");
+  session ??= (await store.findPublicSession(db, attempt.session_id))!;
   const instructions = railDescriptor(attempt.rail).instructions(attempt);
   const canResend = resendSupported(attempt);
   return {

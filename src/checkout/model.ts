@@ -161,7 +161,7 @@ export interface SessionRow {
 export const isPastExpiry = (session: Pick<SessionRow, 'expires_at'>) => session.expires_at.getTime() <= Date.now();
 
 /** What the payer sees: an open session past its time is shown expired before the worker gets to it. */
-export const effectiveStatus = (session: SessionRow) =>
+export const effectiveStatus = (session: Pick<SessionRow, 'status' | 'expires_at'>) =>
   session.status === 'open' && isPastExpiry(session) ? 'expired' : session.status;
 
 export const checkoutUrlOf = (checkoutUrlHost: string, sessionId: string): string =>

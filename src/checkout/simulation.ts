@@ -21,7 +21,7 @@ async function applySimulatedOutcome(tx: Queryable, attempt: AttemptRow, { outco
   if (attempt.environment !== 'test')
     throw errors.forbidden('Simulation is for Test payments only; Live payments are decided by their providers.');
   const applied = await applyOutcome(tx, attempt.id, outcome, { checkoutUrlHost, source: 'simulated' }, attempt);
-  return toAttemptStatus(tx, applied.attempt, false);
+  return toAttemptStatus(tx, applied.attempt, false, applied.session);
 }
 
 /** Test mode: decide an attempt's outcome (SPEC 4.1 simulate). Live keys are refused. */

@@ -391,15 +391,6 @@ export async function hasDuplicateRefund(tx: Queryable, attemptId: string): Prom
   return rows.length > 0;
 }
 
-export async function countAttempts(tx: Queryable, sessionId: string): Promise<number> {
-  const rows = await tx.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM payment_attempts WHERE session_id = $1`,
-    [sessionId],
-    'attempts_count',
-  );
-  return rows[0]?.n ?? 0;
-}
-
 /** The attempt a provider's webhook or callback names by our reference with it. */
 export const findAttemptByProviderReference = (db: Queryable, provider: string, providerReference: string) =>
   firstRow(
