@@ -228,7 +228,7 @@ function webhookLatencyCheck(load: LoadResult, w: JourneyWebhooks, target: boole
   const p99 = w.createToWebhookP99Ms;
   const lost = w.paid - w.received;
   return {
-    name: 'session create to webhook, p99, at half the peak journey rate (#18)',
+    name: 'session create to webhook, p99, at half the peak journey rate (#18, #37)',
     figure: `p99 ${p99} ms, p50 ${w.createToWebhookP50Ms} ms (${load.reqPerSec.toFixed(0)} journeys/s)`,
     value: p99,
     unit: 'ms',
@@ -680,6 +680,24 @@ const LOAD_ORDER = [
   'baselineSelectPiped',
 ];
 
+/**
+ * Issue 37: what one payment costs, the figure an operator sizes machines by: the CPU of the server and of
+ * PostgreSQL per journey at the peak one-merchant rate (the load driver's left out), and the journeys one
+ * core can carry.
+ */
+function costPerPayment(r: StorageRun): string[][] {
+  const cpu = r.loads.journey?.cpu;
+  if (!cpu) return [];
+  const ms = (cpu.serverUsPerReq + (r.storage === 'postgres' ? cpu.postgresUsPerReq : 0)) / 1000;
+  return [
+    [
+      'cost per payment (one journey at the peak rate): CPU per journey',
+      `${ms.toFixed(2)} ms (server ${(cpu.serverUsPerReq / 1000).toFixed(2)} ms${r.storage === 'postgres' ? `, PostgreSQL ${(cpu.postgresUsPerReq / 1000).toFixed(2)} ms` : ', PostgreSQL in the server'})`,
+    ],
+    ['cost per payment: journeys per core-second', (1000 / ms).toFixed(0)],
+  ];
+}
+
 function sections(r: StorageRun, format: 'text' | 'markdown'): string {
   const t = format === 'text' ? (h: string[], rows: string[][]) => table(h, rows) : markdownTable;
   const loads = LOAD_ORDER.filter((k) => r.loads[k]).map((k) =>
@@ -692,9 +710,10 @@ function sections(r: StorageRun, format: 'text' | 'markdown'): string {
     ['peak RSS of the server (workers off: sessions, payouts)', mb(r.peakRssBytes.workersOff)],
     ['payment journeys: checkout.session.completed webhooks received', `${w.received} of ${w.paid} paid`],
     [
-      'payment journey: session create to webhook received',
+      'payment journey at full load: session create to webhook received',
       `p50 ${w.createToWebhookP50Ms} ms, p99 ${w.createToWebhookP99Ms} ms`,
     ],
+    ...costPerPayment(r),
   ];
   const deliveries = (r.deliveries ?? []).map((d) => [
     d.label,

@@ -28,6 +28,7 @@ import { openDb, type Db } from '../src/db/index.ts';
 import { Statement } from '../src/db/statement.ts';
 import { eventPayload, type EventInput } from '../src/events/outbox.ts';
 import { eventCtes } from '../src/events/outbox-store.ts';
+import { DELIVERIES_DUE_CHANNEL } from '../src/events/model.ts';
 import { summariseCpuProfile } from './cpu-profile-summary.ts';
 import { ROOT, freePort, killAll, startServer, type Server } from './processes.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
@@ -51,13 +52,19 @@ export interface DeliveryResult {
   /** Fairness: how far apart the endpoints received their last event (ms); near 0 when they share the worker evenly. */
   endpointFinishSpreadMs: number;
   /**
-   * CPU per delivery (µs) of the server process and of the PostgreSQL backends connected to the bench
-   * database (the worker's, the server's and this process's, which writes the events; not other databases'
-   * backends, which on a shared server are other people's work), when known (Linux, local server, serverPid given).
+   * CPU per delivery (µs) of the server process and of the PostgreSQL backends serving it (the worker's claims
+   * and records), when known (Linux, local server, serverPid given). Not other databases' backends (on a shared
+   * server, other people's work), nor this process's, which writes the events: writing an event is the cost of
+   * the change it announces (the journey's), given apart as writerCpuUsPerEvent.
    */
   serverCpuUsPerDelivery: number | null;
   postgresCpuUsPerDelivery: number | null;
+  /** CPU per event (µs) of the PostgreSQL backends of this process: the outbox inserts and their NOTIFYs. */
+  writerCpuUsPerEvent: number | null;
 }
+
+/** The application_name of this process's connections, so their backends' CPU is told apart from the server's. */
+const WRITER_APPLICATION = 'sika_bench_writer';
 
 export const DELIVERY_ENDPOINTS = 10;
 const PACED_EVENTS = 5_000;
@@ -128,6 +135,8 @@ async function emitBatch(
       const s = new Statement();
       await tx.query(`WITH ${eventCtes(s, events.slice(start, start + BURST_STATEMENT_EVENTS))} SELECT 1`, s.params);
     }
+    // As the service's outbox does (src/events/outbox-store.ts): the delivery worker is told at the commit.
+    tx.signal(DELIVERIES_DUE_CHANNEL);
   });
   return events.map((e) => e.payload.id);
 }
@@ -151,16 +160,17 @@ function processCpuS(pid: number): number | undefined {
 async function cpuSeconds(
   db: Db,
   serverPid: number,
-): Promise<{ serverS: number | undefined; backendS: Map<number, number> }> {
-  const backends = await db.query<{ pid: number }>(
-    'SELECT pid FROM pg_stat_activity WHERE datname = current_database()',
+): Promise<{ serverS: number | undefined; backendS: Map<number, number>; writerS: Map<number, number> }> {
+  const backends = await db.query<{ pid: number; application_name: string }>(
+    'SELECT pid, application_name FROM pg_stat_activity WHERE datname = current_database()',
   );
   const backendS = new Map<number, number>();
-  for (const { pid } of backends) {
+  const writerS = new Map<number, number>();
+  for (const { pid, application_name } of backends) {
     const cpuS = processCpuS(pid);
-    if (cpuS !== undefined) backendS.set(pid, cpuS);
+    if (cpuS !== undefined) (application_name === WRITER_APPLICATION ? writerS : backendS).set(pid, cpuS);
   }
-  return { serverS: processCpuS(serverPid), backendS };
+  return { serverS: processCpuS(serverPid), backendS, writerS };
 }
 
 function cpuPerDeliveryUs(
@@ -168,13 +178,17 @@ function cpuPerDeliveryUs(
   after: Awaited<ReturnType<typeof cpuSeconds>> | null,
   deliveries: number,
 ) {
-  if (!before || !after || deliveries === 0) return { server: null, postgres: null };
+  if (!before || !after || deliveries === 0) return { server: null, postgres: null, writer: null };
   const us = (s: number) => Math.round((s * 1e6) / deliveries);
-  let postgresS = 0;
-  for (const [pid, cpuS] of after.backendS) postgresS += cpuS - (before.backendS.get(pid) ?? 0);
+  const spent = (was: Map<number, number>, is: Map<number, number>) => {
+    let sum = 0;
+    for (const [pid, cpuS] of is) sum += cpuS - (was.get(pid) ?? 0);
+    return sum;
+  };
   return {
     server: before.serverS === undefined || after.serverS === undefined ? null : us(after.serverS - before.serverS),
-    postgres: after.backendS.size === 0 ? null : us(postgresS),
+    postgres: after.backendS.size === 0 ? null : us(spent(before.backendS, after.backendS)),
+    writer: after.writerS.size === 0 ? null : us(spent(before.writerS, after.writerS)),
   };
 }
 
@@ -261,6 +275,7 @@ async function measure(
     endpointFinishSpreadMs: finishes.length ? Math.max(...finishes) - Math.min(...finishes) : 0,
     serverCpuUsPerDelivery: cpu.server,
     postgresCpuUsPerDelivery: cpu.postgres,
+    writerCpuUsPerEvent: cpu.writer,
   };
 }
 
@@ -282,7 +297,9 @@ export async function benchDelivery(
   serverPid?: number,
   observer?: RunObserver,
 ): Promise<DeliveryResult[]> {
-  const db = await openDb({ databaseUrl, dataDir: null }, { migrate: false });
+  const writerUrl = new URL(databaseUrl);
+  writerUrl.searchParams.set('application_name', WRITER_APPLICATION);
+  const db = await openDb({ databaseUrl: writerUrl.toString(), dataDir: null }, { migrate: false });
   try {
     const endpoints = await benchEndpoints(db, receiver.url, `${Date.now()}`);
     await measure(db, endpoints, receiver, 'warm-up', 500, PACED_RATE_PER_S);
@@ -306,7 +323,7 @@ export const describeDelivery = (d: DeliveryResult) =>
   `p50 ${d.latencyP50Ms} ms, p99 ${d.latencyP99Ms} ms, max ${d.latencyMaxMs} ms, undelivered ${d.undelivered}, duplicates ${d.duplicates}, endpoints finished within ${d.endpointFinishSpreadMs} ms` +
   (d.serverCpuUsPerDelivery === null
     ? ''
-    : `; CPU per delivery: server ${d.serverCpuUsPerDelivery} µs, PostgreSQL ${d.postgresCpuUsPerDelivery} µs`);
+    : `; CPU per delivery: server ${d.serverCpuUsPerDelivery} µs, PostgreSQL ${d.postgresCpuUsPerDelivery} µs (writing each event: PostgreSQL ${d.writerCpuUsPerEvent} µs)`);
 
 // ---------------------------------------------------------------------------------------------------
 // Standalone
