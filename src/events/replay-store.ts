@@ -2,7 +2,7 @@
 // events' deliveries again in one statement, and the per-key window of range replays (migration 026).
 import type { Queryable } from '../db/index.ts';
 import { sqlList } from '../lib/state-machine.ts';
-import { deliveryMachine } from './model.ts';
+import { DELIVERIES_DUE_CHANNEL, deliveryMachine } from './model.ts';
 
 // A replay puts a delivery back to pending, due now (any status may be replayed, the table says so).
 const REPLAYED = deliveryMachine.transition('pending', 'pending').to;
@@ -58,14 +58,14 @@ export interface QueuedDelivery {
  * (one being tried right now is left to finish) and a new one to each active endpoint of the event's key
  * added since (as store.ts replayEvent), or of the merchant when no key caused the event. Only the merchant's endpoints of the environment.
  */
-export const queueReplays = (
+export async function queueReplays(
   tx: Queryable,
   merchantId: string,
   environment: string,
   eventIds: readonly string[],
   onlyFailed: boolean,
-) =>
-  tx.query<QueuedDelivery>(
+): Promise<QueuedDelivery[]> {
+  const queued = await tx.query<QueuedDelivery>(
     `WITH picked AS (
        SELECT e.id, e.api_key_id FROM events e WHERE e.id = ANY($1::text[]) AND e.merchant_id = $2 AND e.environment = $3
      ), added AS (
@@ -90,6 +90,9 @@ export const queueReplays = (
       ORDER BY q.event_id, w.url, q.id`,
     [eventIds, merchantId, environment, onlyFailed],
   );
+  if (queued.length > 0) tx.signal(DELIVERIES_DUE_CHANNEL);
+  return queued;
+}
 
 /**
  * Takes the key's range-replay window for `intervalS`, unless one is still running: null when taken,
