@@ -106,8 +106,13 @@ const CREATE_TO_WEBHOOK_P99_MS_MAX = 250;
 const EMBEDDED_HEAVY_CONNECTIONS = 10;
 
 /** The environment the children start from: none of the caller's storage or Redis settings leak in. */
-/** The headings of the sections this run writes; every other section of bench/REPORT.md is another bench's. */
-const OWN_SECTION = /^## (PostgreSQL|Embedded \(PGlite\)|How to regenerate)/;
+/**
+ * The headings of the sections this run writes; every other section of bench/REPORT.md is another bench's. The
+ * year's section is this run's only under BENCH_SCALE=year: a shorter run keeps the last year's figures.
+ */
+const OWN_SECTION = yearScale
+  ? /^## (PostgreSQL|Embedded \(PGlite\)|How to regenerate)/
+  : /^## (PostgreSQL|Embedded \(PGlite\)|How to regenerate)\s*\n/;
 
 /**
  * The sections of the current bench/REPORT.md that other benches wrote (bench:profile, bench:export,
