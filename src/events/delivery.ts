@@ -4,8 +4,7 @@
 // previous batch was being written), a failed one in one statement. A transaction that leaves deliveries due
 // signals DELIVERIES_DUE_CHANNEL once it commits (src/db/signals.ts): the worker claims at once, at most
 // every DELIVERY_POLL_MIN_MS; without a signal (a writer that sends none, a missed NOTIFY) it still looks
-// every pollIntervalMs, within milliseconds while its flow is busy, and a finished try wakes it when a limit
-// held due deliveries back.
+// every pollIntervalMs, and a finished try wakes it when a limit held due deliveries back.
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
@@ -25,18 +24,15 @@ export const ENDPOINT_FAILING_DISABLE_S = 5 * 86_400;
 export const RESPONSE_EXCERPT_BYTES_MAX = 1_024;
 const RESPONSE_READ_BYTES_MAX = 64 * 1_024;
 /**
- * While a worker claims at least DELIVERY_HOT_RATE_MIN_PER_S deliveries a second and no limit holds more
- * back, it looks again every DELIVERY_POLL_MIN_MS instead of every pollIntervalMs: at that rate events
- * committed by any process are sent within a few milliseconds, and the looks cost less than the deliveries
- * (at most 200 claims a second for 100 deliveries or more); below it, or with its endpoints at their
- * limit (their finished tries wake it), a worker looks every pollIntervalMs. Besides, a commit that left
- * deliveries due signals the worker (src/db/signals.ts): a NOTIFY sent after the commit in a transaction of
- * its own, as a NOTIFY inside the writing transaction would serialise its commit with every other notifying
- * one on one lock (measured on 2 cores with 50 clients: 11,600 commits/s fell to 2,900-3,900/s). Hot looks are not on embedded storage:
- * PGlite runs each statement on the server's own thread, where frequent looks would take time from requests.
+ * The least time between two claims of a worker. A transaction that leaves deliveries due signals the worker once
+ * it commits (src/db/signals.ts), which claims at once, or this long after its last claim began: at any rate of
+ * commits a worker claims at most 200 times a second, each claim taking all that came meanwhile. Without a signal
+ * (one missed, a writer that sends none) a worker looks every pollIntervalMs. (The signal to other processes is a
+ * NOTIFY sent after the commit, in a transaction of its own: a NOTIFY inside the writing transaction would serialise
+ * its commit with every other notifying one on one lock; measured on 2 cores with 50 clients, 11,600 commits/s fell
+ * to 2,900-3,900/s.) Issue 37 measured signals against looking every 5 ms while busy: the same latency, fewer claims.
  */
 export const DELIVERY_POLL_MIN_MS = 5;
-export const DELIVERY_HOT_RATE_MIN_PER_S = 100;
 /** Successful tries written in one statement, at most. */
 const DELIVERED_BATCH_ROWS_MAX = 256;
 
@@ -176,10 +172,6 @@ export class DeliveryWorker {
   private heldBack = false;
   /** A claim is on its way (a try finishing meanwhile asks for another look). */
   private claiming = false;
-  /** Deliveries claimed in this second and in the one before (the claim rate, for how often to look). */
-  private claimedThisSecond = 0;
-  private claimedLastSecond = 0;
-  private secondStartedAtMs = 0;
   /** Successful tries waiting for the next batch write, and whether one is under way. */
   private readonly delivered: { row: store.DeliveredTry; resolve: () => void; reject: (error: unknown) => void }[] = [];
   private deliveredWriter: Promise<void> | null = null;
@@ -254,11 +246,7 @@ export class DeliveryWorker {
       await new Promise<void>((resolve) => {
         let timer = setTimeout(
           resolve,
-          this.signalled && !this.heldBack
-            ? this.sinceLastClaimMs()
-            : this.hot()
-              ? DELIVERY_POLL_MIN_MS
-              : this.options.pollIntervalMs,
+          this.signalled && !this.heldBack ? this.sinceLastClaimMs() : this.options.pollIntervalMs,
         );
         this.wake = () => {
           clearTimeout(timer);
@@ -273,23 +261,6 @@ export class DeliveryWorker {
   /** What is left of DELIVERY_POLL_MIN_MS since the last claim began. */
   private sinceLastClaimMs(): number {
     return Math.max(0, DELIVERY_POLL_MIN_MS - (performance.now() - this.lastClaimAtMs));
-  }
-
-  /** Whether to look again soon: a busy flow on PostgreSQL, with nothing held back (finished tries wake the loop then). */
-  private hot(): boolean {
-    if (this.db.kind !== 'postgres' || this.heldBack) return false;
-    this.countClaimed(0);
-    return Math.max(this.claimedThisSecond, this.claimedLastSecond) >= DELIVERY_HOT_RATE_MIN_PER_S;
-  }
-
-  private countClaimed(n: number): void {
-    const nowMs = performance.now();
-    if (nowMs - this.secondStartedAtMs >= 1_000) {
-      this.claimedLastSecond = nowMs - this.secondStartedAtMs < 2_000 ? this.claimedThisSecond : 0;
-      this.claimedThisSecond = 0;
-      this.secondStartedAtMs = nowMs;
-    }
-    this.claimedThisSecond += n;
   }
 
   private async claim(): Promise<store.ClaimedDelivery[]> {
@@ -313,7 +284,6 @@ export class DeliveryWorker {
     } finally {
       this.claiming = false;
     }
-    this.countClaimed(claimed.length);
     const taken = new Map<string, number>();
     for (const delivery of claimed) {
       taken.set(delivery.endpoint_id, (taken.get(delivery.endpoint_id) ?? 0) + 1);
