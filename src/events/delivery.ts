@@ -26,13 +26,16 @@ const RESPONSE_READ_BYTES_MAX = 64 * 1_024;
 /**
  * The least time between two claims of a worker. A transaction that leaves deliveries due signals the worker once
  * it commits (src/db/signals.ts), which claims at once, or this long after its last claim began: at any rate of
- * commits a worker claims at most 200 times a second, each claim taking all that came meanwhile. Without a signal
+ * commits a worker claims at most 50 times a second, each claim taking all that came meanwhile. A claim costs about
+ * a millisecond of PostgreSQL whatever it takes, so this sets a busy flow's cost per delivery: at 500 events/s over
+ * ten endpoints, 5 ms gave PostgreSQL 346-390 µs per delivery and commit-to-receipt p50 4 ms, p99 8-12 ms; 20 ms
+ * gives 266-286 µs, p50 12-13 ms, p99 23 ms (issue 37, bench/webhooks.ts on one database, two rounds each). Without a signal
  * (one missed, a writer that sends none) a worker looks every pollIntervalMs. (The signal to other processes is a
  * NOTIFY sent after the commit, in a transaction of its own: a NOTIFY inside the writing transaction would serialise
  * its commit with every other notifying one on one lock; measured on 2 cores with 50 clients, 11,600 commits/s fell
  * to 2,900-3,900/s.) Issue 37 measured signals against looking every 5 ms while busy: the same latency, fewer claims.
  */
-export const DELIVERY_POLL_MIN_MS = 5;
+export const DELIVERY_POLL_MIN_MS = 20;
 /** Successful tries written in one statement, at most. */
 const DELIVERED_BATCH_ROWS_MAX = 256;
 
