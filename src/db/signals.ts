@@ -22,7 +22,7 @@ export class Signals {
     set.add(listener);
     return () => {
       set.delete(listener);
-      if (set.size === 0) this.local.delete(channel);
+      if (set.size === 0 && this.local.get(channel) === set) this.local.delete(channel);
     };
   }
 

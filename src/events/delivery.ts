@@ -173,8 +173,9 @@ export class DeliveryWorker {
   private subscription: Subscription | null = null;
   /** The last claim may have left due deliveries behind (this worker or an endpoint at its limit): a finished try wakes the loop. */
   private heldBack = false;
-  /** A claim is on its way (a try finishing meanwhile asks for another look). */
+  /** A claim is on its way (a try finishing meanwhile asks for another look, held back or not). */
   private claiming = false;
+  private finishedDuringClaim = false;
   /** Successful tries waiting for the next batch write, and whether one is under way. */
   private readonly delivered: { row: store.DeliveredTry; resolve: () => void; reject: (error: unknown) => void }[] = [];
   private deliveredWriter: Promise<void> | null = null;
@@ -226,7 +227,11 @@ export class DeliveryWorker {
         message: () => this.signal(),
         reset: () => this.signal(),
       });
-      if (!this.running) await this.subscription.close();
+      if (!this.running) {
+        // stop() came while this was connecting: it closes only what it finds.
+        await this.subscription.close();
+        this.subscription = null;
+      }
     } catch (error) {
       // Storage unreachable at start: the loop polls, and pauses while storage is down, as before.
       this.log.warn({ err: error }, 'webhook delivery could not listen for new events; polling only');
@@ -237,6 +242,7 @@ export class DeliveryWorker {
     await this.listen();
     while (this.running) {
       this.signalled = false;
+      this.finishedDuringClaim = false;
       this.lastClaimAtMs = performance.now();
       try {
         await this.claim();
@@ -249,7 +255,9 @@ export class DeliveryWorker {
       await new Promise<void>((resolve) => {
         let timer = setTimeout(
           resolve,
-          this.signalled && !this.heldBack ? this.sinceLastClaimMs() : this.options.pollIntervalMs,
+          (this.signalled && !this.heldBack) || this.finishedDuringClaim
+            ? this.sinceLastClaimMs()
+            : this.options.pollIntervalMs,
         );
         this.wake = () => {
           clearTimeout(timer);
@@ -305,6 +313,7 @@ export class DeliveryWorker {
           else this.perEndpoint.set(delivery.endpoint_id, left);
           // A limit may have held due deliveries back: look again. A try finishing during a claim may have freed
           // a share that claim did not see, and finds no wait to end: the loop looks again soon after the claim.
+          if (this.claiming) this.finishedDuringClaim = true;
           if (this.heldBack || this.claiming) {
             this.signalled = true;
             this.wake?.();
