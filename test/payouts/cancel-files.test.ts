@@ -155,6 +155,12 @@ describe(`payout cancel, receipts and evidence (${storageKind})`, () => {
     const payout = await createPayout(t, m.live_api_key, recipient.id, 10_000);
     await makeDue(t, payout.id);
     await processDuePayouts(t.db, rail);
+    // On PostgreSQL the test files share one database, and another file's pass may have held this payout a
+    // moment (SKIP LOCKED): pass again, briefly, until its recipient check is done.
+    for (let i = 0; i < 40 && (await payoutStatus(t, payout.id)).processing_step === 'recipient_check'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await processDuePayouts(t.db, rail);
+    }
     assert.deepEqual(await payoutStatus(t, payout.id), { status: 'processing', processing_step: 'transfer' });
     const read = await getPayout(t, m.live_api_key, payout.id);
     assert.equal(read.can_cancel, false);
