@@ -12,6 +12,7 @@ import {
   bankRecipient,
   createPayout,
   drive,
+  driveFrom,
   eventsFor,
   fund,
   getPayout,
@@ -153,15 +154,10 @@ describe(`payout cancel, receipts and evidence (${storageKind})`, () => {
     const m = await liveMerchant(t, { fundMinor: 100_000 });
     const recipient = await bankRecipient(t, m.live_api_key, '6767676767');
     const payout = await createPayout(t, m.live_api_key, recipient.id, 10_000);
-    await makeDue(t, payout.id);
-    await processDuePayouts(t.db, rail);
-    // On PostgreSQL the test files share one database, and another file's pass may have held this payout a
-    // moment (SKIP LOCKED): pass again, briefly, until its recipient check is done.
-    for (let i = 0; i < 40 && (await payoutStatus(t, payout.id)).processing_step === 'recipient_check'; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      await processDuePayouts(t.db, rail);
-    }
-    assert.deepEqual(await payoutStatus(t, payout.id), { status: 'processing', processing_step: 'transfer' });
+    assert.deepEqual(await driveFrom(t, rail, payout.id, 'recipient_check'), {
+      status: 'processing',
+      processing_step: 'transfer',
+    });
     const read = await getPayout(t, m.live_api_key, payout.id);
     assert.equal(read.can_cancel, false);
     assertErrorEnvelope(await cancel(m.live_api_key, payout.id), 409, 'PAYOUT_NOT_CANCELLABLE');

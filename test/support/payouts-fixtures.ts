@@ -295,6 +295,28 @@ export async function drive(t: TestContext, rail: PayoutRail, payoutId: string, 
   return (await payoutStatus(t, payoutId)).status;
 }
 
+/**
+ * Runs the Live payout processor until the payout is no longer at processing step `step` (at most stepsMax passes);
+ * its status and step then. As drive(): on PostgreSQL the test files share a database, and another file's pass may
+ * hold this payout for a moment (SKIP LOCKED), so one pass is not always this payout's.
+ */
+export async function driveFrom(
+  t: TestContext,
+  rail: PayoutRail,
+  payoutId: string,
+  step: string,
+  stepsMax = 40,
+): Promise<{ status: string; processing_step: string | null }> {
+  for (let pass = 0; pass < stepsMax; pass++) {
+    const now = await payoutStatus(t, payoutId);
+    if (now.status !== 'processing' || now.processing_step !== step) return now;
+    if (pass > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    await makeDue(t, payoutId);
+    await processDuePayouts(t.db, rail);
+  }
+  return payoutStatus(t, payoutId);
+}
+
 /** Funds a Test balance the way a merchant's money really arrives: a card payment through checkout (card: 2.5% merchant-borne). */
 export async function fundThroughCheckout(t: TestContext, testKey: string, amountMinor: number): Promise<void> {
   const session = await api(t, testKey, 'POST', '/api/v1/sessions', {
