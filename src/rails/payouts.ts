@@ -53,6 +53,7 @@ export class LivePayoutSimulator implements PayoutRail {
   readonly provider = 'live_simulator';
   private readonly transfers = new Map<string, TransferOutcome>();
   readonly calls: { transfer: number; status: number } = { transfer: 0, status: 0 };
+  private readonly transferCalls = new Map<string, number>();
 
   private key(payout: PayoutForRail): string {
     return payout.recipient.accountNumber ?? payout.recipient.phone ?? '';
@@ -64,6 +65,7 @@ export class LivePayoutSimulator implements PayoutRail {
 
   async transfer(payout: PayoutForRail): Promise<TransferOutcome> {
     this.calls.transfer += 1;
+    this.transferCalls.set(payout.payoutId, (this.transferCalls.get(payout.payoutId) ?? 0) + 1);
     const existing = this.transfers.get(payout.payoutId);
     if (existing) return existing; // idempotent by payout id
     const account = this.key(payout);
@@ -75,6 +77,11 @@ export class LivePayoutSimulator implements PayoutRail {
         : { outcome: 'paid', bankReference };
     this.transfers.set(payout.payoutId, outcome);
     return outcome;
+  }
+
+  /** How many times `transfer` was called for this payout: a count that other payouts' passes cannot change. */
+  transferCallsFor(payoutId: string): number {
+    return this.transferCalls.get(payoutId) ?? 0;
   }
 
   async status(payout: PayoutForRail): Promise<TransferOutcome> {

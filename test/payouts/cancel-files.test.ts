@@ -123,14 +123,13 @@ describe(`payout cancel, receipts and evidence (${storageKind})`, () => {
     const payout = await createPayout(t, m.live_api_key, recipient.id, 10_000);
     assert.equal(payout.status, 'processing');
     assert.equal(payout.can_cancel, true);
-    const transfersBefore = rail.calls.transfer;
     const res = await cancel(m.live_api_key, payout.id);
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.json().status, 'cancelled');
     await makeDue(t, payout.id);
     await processDuePayouts(t.db, rail);
     assert.equal((await payoutStatus(t, payout.id)).status, 'cancelled');
-    assert.equal(rail.calls.transfer, transfersBefore);
+    assert.equal(rail.transferCallsFor(payout.id), 0, 'the provider was never asked to transfer this payout');
     assert.equal((await balanceOf(t, m.merchant_id, 'live')).available_minor, 100_000);
     assert.deepEqual(
       (await eventsFor(t, payout.id)).map((event) => event.type),
