@@ -249,16 +249,20 @@ export async function advanceProcessingStep(
   return rows.length === 1;
 }
 
+const DUE_PAYOUTS = `SELECT id FROM payouts WHERE status = 'processing' AND environment = 'live' AND next_step_at <= now()
+  AND held_at IS NULL`;
+
 /**
  * Live payouts whose next processing step is due (the payout processor's queue), claimed without blocking
- * others; a payout an operator holds is never claimed (holds.ts).
+ * others; a payout an operator holds is never claimed (holds.ts). `only` narrows the queue to those payouts.
  */
-export const duePayoutIds = (tx: Queryable, limit: number) =>
-  tx.query<{ id: string }>(
-    `SELECT id FROM payouts WHERE status = 'processing' AND environment = 'live' AND next_step_at <= now() AND held_at IS NULL
-      ORDER BY next_step_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
-    [limit],
-  );
+export const duePayoutIds = (tx: Queryable, limit: number, only?: readonly string[]) =>
+  only
+    ? tx.query<{ id: string }>(
+        `${DUE_PAYOUTS} AND id = ANY($2) ORDER BY next_step_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [limit, only],
+      )
+    : tx.query<{ id: string }>(`${DUE_PAYOUTS} ORDER BY next_step_at LIMIT $1 FOR UPDATE SKIP LOCKED`, [limit]);
 
 /** The payout a provider's webhook or callback names by our reference with it. */
 export const findPayoutByProviderReference = (db: Queryable, provider: string, providerReference: string) =>

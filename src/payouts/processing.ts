@@ -250,13 +250,19 @@ export async function checkPayoutNow(db: Db, providers: LiveProviders, payout: P
 
 /**
  * Worker pass: claims due Live payouts (SKIP LOCKED, pushed back while worked on) and advances each one step.
- * Takes the configured providers, or one payout rail serving every recipient (tests, rehearsals).
+ * Takes the configured providers, or one payout rail serving every recipient (tests, rehearsals). `only` limits the
+ * pass to those payouts (a test's own, on a database other tests' passes share); the worker passes none.
  */
-export async function processDuePayouts(db: Db, via: LiveProviders | PayoutRail, log?: Log): Promise<number> {
+export async function processDuePayouts(
+  db: Db,
+  via: LiveProviders | PayoutRail,
+  log?: Log,
+  only?: readonly string[],
+): Promise<number> {
   const providers = via instanceof LiveProviders ? via : LiveProviders.none().withPayoutsFirst(via);
   if (!providers.paysOut) return 0;
   const ids = await db.transaction(async (tx: Queryable) => {
-    const due = await duePayoutIds(tx, DUE_PAYOUTS_PER_PASS_MAX);
+    const due = await duePayoutIds(tx, DUE_PAYOUTS_PER_PASS_MAX, only);
     for (const { id } of due) await holdForClaim(tx, id, CLAIM_HOLD_S);
     return due.map((row) => row.id);
   });

@@ -50,7 +50,7 @@ describe(`operator holds on Live payouts (${storageKind})`, () => {
   let accountSeq = 0;
 
   const api = (method: string, path: string, body?: unknown) => app.http(method, path, { key: m.live_api_key, body });
-  const step = () => processDuePayouts(app.t.db, app.t.app.deps.providers);
+  const step = (id: string) => processDuePayouts(app.t.db, app.t.app.deps.providers, undefined, [id]);
   const makeDue = (id: string) => app.t.db.query('UPDATE payouts SET next_step_at = now() WHERE id = $1', [id]);
   const row = async (id: string) =>
     (
@@ -76,7 +76,7 @@ describe(`operator holds on Live payouts (${storageKind})`, () => {
       () => row(id),
       async () => {
         await makeDue(id);
-        await step();
+        await step(id);
       },
       until,
     );
@@ -182,7 +182,7 @@ describe(`operator holds on Live payouts (${storageKind})`, () => {
     const resolves = resolvesOf(p.accountNumber);
     for (let i = 0; i < 4; i++) {
       await makeDue(p.id);
-      await step();
+      await step(p.id);
     }
     const still = await row(p.id);
     assert.deepEqual(
@@ -228,7 +228,7 @@ describe(`operator holds on Live payouts (${storageKind})`, () => {
     assert.equal(held.statusCode, 200, held.body.slice(0, 300));
     for (let i = 0; i < 3; i++) {
       await makeDue(p.id);
-      await step();
+      await step(p.id);
     }
     const r = await row(p.id);
     assert.deepEqual(
@@ -329,11 +329,14 @@ describe(`operator holds on Live payouts (${storageKind})`, () => {
       assert.equal((await drive(p.id, (r) => r.processing_step === 'transfer')).processing_step, 'transfer');
       await makeDue(p.id);
       await operator.get('/ops/payouts'); // the CSRF token, read before the race
-      const [hold] = await Promise.all([operator.post(`/ops/payouts/${p.id}/hold`, { reason: `race ${i}` }), step()]);
+      const [hold] = await Promise.all([
+        operator.post(`/ops/payouts/${p.id}/hold`, { reason: `race ${i}` }),
+        step(p.id),
+      ]);
       // Let the worker finish any pass it started, then run more: a held payout must still send nothing.
       for (let k = 0; k < 2; k++) {
         await makeDue(p.id);
-        await step();
+        await step(p.id);
       }
       const r = await row(p.id);
       if (hold.statusCode === 200) {

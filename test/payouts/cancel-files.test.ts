@@ -127,7 +127,7 @@ describe(`payout cancel, receipts and evidence (${storageKind})`, () => {
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.json().status, 'cancelled');
     await makeDue(t, payout.id);
-    await processDuePayouts(t.db, rail);
+    await processDuePayouts(t.db, rail, undefined, [payout.id]);
     assert.equal((await payoutStatus(t, payout.id)).status, 'cancelled');
     assert.equal(rail.transferCallsFor(payout.id), 0, 'the provider was never asked to transfer this payout');
     assert.equal((await balanceOf(t, m.merchant_id, 'live')).available_minor, 100_000);

@@ -274,11 +274,23 @@ describe(`payout creation and processing (${storageKind})`, () => {
     const recipient = await bankRecipient(t, m.live_api_key, '1010101010');
     const payout = await createPayout(t, m.live_api_key, recipient.id, 1_000);
     await t.db.query(`UPDATE payouts SET next_step_at = now() + interval '1 hour' WHERE id = $1`, [payout.id]);
-    await processDuePayouts(t.db, rail);
+    await processDuePayouts(t.db, rail, undefined, [payout.id]);
     assert.deepEqual(await payoutStatus(t, payout.id), { status: 'processing', processing_step: 'recipient_check' });
     await makeDue(t, payout.id);
-    await processDuePayouts(t.db, rail);
+    await processDuePayouts(t.db, rail, undefined, [payout.id]);
     assert.deepEqual(await payoutStatus(t, payout.id), { status: 'processing', processing_step: 'transfer' });
+  });
+
+  it('a pass limited to some payouts advances those and leaves every other due payout as it was', async () => {
+    const m = await liveMerchant(t, { fundMinor: 10_000 });
+    const recipient = await bankRecipient(t, m.live_api_key, '1414141414');
+    const mine = await createPayout(t, m.live_api_key, recipient.id, 1_000);
+    const other = await createPayout(t, m.live_api_key, recipient.id, 1_100);
+    await makeDue(t, mine.id);
+    await makeDue(t, other.id);
+    await processDuePayouts(t.db, rail, undefined, [mine.id]);
+    assert.deepEqual(await payoutStatus(t, mine.id), { status: 'processing', processing_step: 'transfer' });
+    assert.deepEqual(await payoutStatus(t, other.id), { status: 'processing', processing_step: 'recipient_check' });
   });
 
   it('the step from transfer to awaiting the result is taken once: a processor that finds it moved on sends nothing', async () => {
@@ -286,7 +298,7 @@ describe(`payout creation and processing (${storageKind})`, () => {
     const recipient = await bankRecipient(t, m.live_api_key, '1212121212');
     const payout = await createPayout(t, m.live_api_key, recipient.id, 1_000);
     await makeDue(t, payout.id);
-    await processDuePayouts(t.db, rail); // recipient check
+    await processDuePayouts(t.db, rail, undefined, [payout.id]); // recipient check
     assert.deepEqual(await payoutStatus(t, payout.id), { status: 'processing', processing_step: 'transfer' });
     const later = new Date(Date.now() + 60_000);
     assert.equal(await advanceProcessingStep(t.db, payout.id, 'transfer', 'awaiting_result', later), true);

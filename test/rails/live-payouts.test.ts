@@ -22,7 +22,7 @@ describe('Live payouts through Paystack and MTN MoMo', () => {
   let gcbId: string;
 
   const api = (method: string, path: string, body?: unknown) => app.http(method, path, { key: m.live_api_key, body });
-  const step = () => processDuePayouts(app.t.db, app.t.app.deps.providers);
+  const step = (id: string) => processDuePayouts(app.t.db, app.t.app.deps.providers, undefined, [id]);
   const makeDue = (id: string) => app.t.db.query('UPDATE payouts SET next_step_at = now() WHERE id = $1', [id]);
   const row = async (id: string) =>
     (
@@ -45,7 +45,7 @@ describe('Live payouts through Paystack and MTN MoMo', () => {
       () => row(id),
       async () => {
         await makeDue(id);
-        await step();
+        await step(id);
       },
       until,
     );
@@ -228,7 +228,7 @@ describe('Live payouts through Paystack and MTN MoMo', () => {
     const delays: number[] = [];
     for (let i = 0; i < 4; i++) {
       await makeDue(p.id);
-      await step();
+      await step(p.id);
       const r = await row(p.id);
       assert.equal(r.status, 'processing');
       delays.push(r.next_step_at!.getTime() - Date.now());

@@ -290,15 +290,15 @@ export async function drive(t: TestContext, rail: PayoutRail, payoutId: string, 
     const { status } = await payoutStatus(t, payoutId);
     if (status !== 'processing') return status;
     await makeDue(t, payoutId);
-    await processDuePayouts(t.db, rail);
+    await processDuePayouts(t.db, rail, undefined, [payoutId]);
   }
   return (await payoutStatus(t, payoutId)).status;
 }
 
 /**
  * Runs the Live payout processor until the payout is no longer at processing step `step` (at most stepsMax passes);
- * its status and step then. As drive(): on PostgreSQL the test files share a database, and another file's pass may
- * hold this payout for a moment (SKIP LOCKED), so one pass is not always this payout's.
+ * its status and step then. Each pass, as drive()'s, is limited to this payout: on PostgreSQL the test files share a
+ * database, and an unlimited pass would step (or hold, SKIP LOCKED) other files' payouts with this file's rail.
  */
 export async function driveFrom(
   t: TestContext,
@@ -312,7 +312,7 @@ export async function driveFrom(
     if (now.status !== 'processing' || now.processing_step !== step) return now;
     if (pass > 0) await new Promise((resolve) => setTimeout(resolve, 50));
     await makeDue(t, payoutId);
-    await processDuePayouts(t.db, rail);
+    await processDuePayouts(t.db, rail, undefined, [payoutId]);
   }
   return payoutStatus(t, payoutId);
 }
