@@ -12,7 +12,8 @@
 //
 // The data: customer names from 40 first and 40 last names (so a name prefix matches many rows, as in life),
 // amounts where 30% are one school fee (GHS 500.00: the common-amount worst case) and the rest spread over
-// GHS 1-5,000, phones of 10,000,000 numbers per network prefix, 70% paid, dates over a year.
+// GHS 1-5,000, phones of 10,000,000 numbers per network prefix, 70% paid, dates over a year. Last, 3,000 sessions of
+// one payer are made the newest, and a name the newest sessions do not hold is searched (two kinds).
 import pg from 'pg';
 import { createMerchant } from '../src/accounts/service.ts';
 import { newReceiptNumber } from '../src/checkout/receipt-number.ts';
@@ -29,6 +30,11 @@ const NOISE_MERCHANTS = 3;
 /** Sessions given a real receipt number (computed in JS: the check character is not SQL). */
 const RECEIPTS = Math.min(2_000, SESSIONS);
 const COMMON_AMOUNT_MINOR = 50_000;
+/** Sessions of one payer made newest before the last two kinds (see main). */
+const ONE_PAYER_SESSIONS = 3_000;
+/** The columns a one-payer session copies from one of the merchant's. */
+const COPIED_COLUMNS =
+  'merchant_id, environment, api_key_id, status, amount_minor, currency, description, customer_email, expires_at, version, updated_at, refunded_minor, method_rail, method_network';
 
 const FIRST = [
   'Ama',
@@ -303,6 +309,37 @@ async function main(): Promise<void> {
           found = rows.length;
         });
         results.push([kind.name, timing, found]);
+      }
+      // Then one payer's sessions are the newest (the full bench's journeys are, before its year's searches): a name
+      // prefix the newest sessions do not hold is found past them (session-search-store.ts nameBranch).
+      await db.query(
+        `INSERT INTO checkout_sessions (id, invoice_ref, customer_name, created_at, ${COPIED_COLUMNS})
+         SELECT 'cs_onepayer' || lpad(g::text, 8, '0'), 'ONE-' || g, 'Ama Mensah', now() + g * interval '1 millisecond',
+                ${COPIED_COLUMNS}
+           FROM (SELECT * FROM checkout_sessions WHERE merchant_id = $1 LIMIT 1) s, generate_series(1, $2::int) g`,
+        [merchantId, ONE_PAYER_SESSIONS],
+      );
+      await db.exec('ANALYZE checkout_sessions');
+      const names = await db.query<{ customer_name: string }>(
+        `SELECT customer_name FROM checkout_sessions WHERE merchant_id = $1 AND customer_name NOT LIKE 'Ama%'
+          ORDER BY random() LIMIT $2`,
+        [merchantId, RUNS + WARMUP_RUNS],
+      );
+      const name = (n: number) => names[n % names.length]!.customer_name;
+      for (const kind of [
+        { label: 'first 3 letters', query: (n: number) => ({ q: name(n).slice(0, 3) }) },
+        { label: 'two word prefixes', query: (n: number) => ({ q: name(n).replace(/(\w{3})\w* (\w{3}).*/, '$1 $2') }) },
+      ]) {
+        let found = 0;
+        const timing = await time(async (n) => {
+          const { rows } = await paymentsPage(db, paymentsFilter(owner, kind.query(n)), null);
+          found = rows.length;
+        });
+        results.push([
+          `customer name, ${kind.label}, behind ${ONE_PAYER_SESSIONS.toLocaleString('en')} of one payer`,
+          timing,
+          found,
+        ]);
       }
       const width = Math.max(...results.map(([name]) => name.length));
       console.log(`${'kind'.padEnd(width)}   p50 ms   p99 ms   max ms   rows on page (last run)`);

@@ -12,6 +12,7 @@ import {
   paymentsPage,
   type PaymentsQuery,
 } from '../../src/checkout/payments-list.ts';
+import { NAME_INDEX_IDS_MAX, NAME_WALK_ROWS } from '../../src/checkout/session-search-store.ts';
 import { interpretFragment } from '../../src/checkout/session-search.ts';
 import { createSession, momoBody, simulate, startAttempt, TELECEL_PHONE } from '../support/checkout.ts';
 import { storageKind } from '../support/helpers.ts';
@@ -190,5 +191,56 @@ describe(`the Payments search over storage (${storageKind})`, () => {
     const exported: string[] = [];
     for await (const row of paymentsExportRows(t.db, filter)) exported.push(row.session.id);
     assert.deepEqual(exported, paged);
+  });
+
+  it('a name the newest sessions do not hold is found: a rare one through the index, a common one by walking on', async () => {
+    const [m, other] = [await t.merchant(), await t.merchant()];
+    const tag = randomUUID()
+      .replace(/[^a-f]/g, '')
+      .slice(0, 6);
+    const template = await createSession(t, m, { amount_minor: 100, customer: { name: 'Template' } });
+    const theirs = await createSession(t, other, { amount_minor: 100, customer: { name: 'Template' } });
+    // Sessions copied from one by SQL, `count` of them named `name`, made `daysAgo` days back a millisecond apart.
+    const copies = async (from: string, prefix: string, name: string, count: number, daysAgo: number) => {
+      const columns =
+        'merchant_id, environment, api_key_id, status, amount_minor, currency, description, customer_email, expires_at, version, updated_at, refunded_minor';
+      const rows = await t.db.query<{ id: string }>(
+        `INSERT INTO checkout_sessions (id, invoice_ref, customer_name, created_at, ${columns})
+         SELECT $2 || lpad(g::text, 5, '0'), $2 || g, $3, now() - make_interval(days => $5) + g * interval '1 millisecond', ${columns}
+           FROM checkout_sessions, generate_series(1, $4::int) g WHERE id = $1
+         RETURNING id`,
+        [from, `cs_${prefix}${tag}`, name, count, daysAgo],
+      );
+      return rows
+        .map((row) => row.id)
+        .sort()
+        .reverse(); // newest first: the ids grow with the time
+    };
+    const rare = await copies(template.id, 'rare', `Yaaba ${tag}rare`, 3, 4);
+    const common = await copies(template.id, 'comm', `Kukua ${tag}comm`, NAME_INDEX_IDS_MAX + 5, 3);
+    await copies(theirs.id, 'thrs', `Kukua ${tag}comm`, 30, 1); // another merchant's, newer still
+    await copies(template.id, 'newe', 'Ama Mensah', NAME_WALK_ROWS + 10, 2);
+
+    const page = async (q: string, status?: string, after: string | null = null) =>
+      paymentsPage(t.db, paymentsFilter({ merchantId: m.merchant_id, environment: 'test' }, { q, status }), after);
+    assert.deepEqual(
+      (await page(`${tag}rar`)).rows.map((row) => row.session.id),
+      rare,
+      'a rare name: every match, newest first',
+    );
+    const first = await page(`kukua ${tag}co`);
+    assert.deepEqual(
+      first.rows.map((row) => row.session.id),
+      common.slice(0, 25),
+      'a common name: the newest 25',
+    );
+    const second = await page(`kukua ${tag}co`, undefined, first.next);
+    assert.deepEqual(
+      second.rows.map((row) => row.session.id),
+      common.slice(25, 50),
+    );
+    assert.deepEqual((await page(`${tag}rar`, 'success')).rows, [], 'the filter applies to the index step');
+    assert.deepEqual((await page(`kukua ${tag}co`, 'success')).rows, [], 'and to the walk');
+    assert.deepEqual((await page(`${tag}none`)).rows, []);
   });
 });
