@@ -13,6 +13,8 @@
 //                      checkout merchant's year (bench/year-data.ts: 5,000,000 sessions and their attempts, events,
 //                      deliveries, tries, journal and balance transactions), and compares the two (issue 37)
 //   BENCH_YEAR_FRACTION with BENCH_SCALE=year: scales the year's counts (default 1; e.g. 0.01 for a quick run)
+//   BENCH_VACUUM_BEFORE_DELIVERY=1 runs VACUUM on the webhook tables before the delivery runs (autovacuum's work,
+//                      when the server has it off), to tell the journeys' dead rows apart from the rest
 //
 // Per storage: (1) the service with its workers on: the payment journey with its webhook, the same
 // journey while the receiver times out, and (PostgreSQL) webhook delivery of 1,000 events; (2) the
@@ -24,6 +26,7 @@
 // storage) the payer page in Chromium. Every non-2xx response, socket error, timeout and
 // idempotent replay is counted; any makes that comparison INVALID and the exit code 1. Missed targets
 // are reported, not an exit failure.
+import pg from 'pg';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -254,6 +257,30 @@ function webhookLatencyCheck(load: LoadResult, w: JourneyWebhooks, target: boole
 
 const gb = (bytes: number) => `${(bytes / 1024 ** 3).toFixed(2)} GB`;
 
+const WEBHOOK_TABLES = ['events', 'webhook_deliveries', 'webhook_delivery_tries'];
+
+/**
+ * The webhook tables' live and dead rows as the delivery runs find them (the journeys before them leave dead rows,
+ * and this bench server runs without autovacuum); with BENCH_VACUUM_BEFORE_DELIVERY=1 they are vacuumed first.
+ */
+async function webhookDeadRows(databaseUrl: string): Promise<string> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const vacuumed = process.env.BENCH_VACUUM_BEFORE_DELIVERY === '1';
+    if (vacuumed) await client.query(`VACUUM ${WEBHOOK_TABLES.join(', ')}`);
+    await client.query('SELECT pg_stat_force_next_flush()').catch(() => {}); // PostgreSQL 15+: this session's counts
+    const rows = await client.query<{ relname: string; live: string; dead: string }>(
+      'SELECT relname, n_live_tup::text AS live, n_dead_tup::text AS dead FROM pg_stat_user_tables WHERE relname = ANY($1) ORDER BY relname',
+      [WEBHOOK_TABLES],
+    );
+    const counts = rows.rows.map((r) => `${r.relname} ${r.live} live, ${r.dead} dead`).join('; ');
+    return `${vacuumed ? 'vacuumed (BENCH_VACUUM_BEFORE_DELIVERY=1); ' : ''}${counts}`;
+  } finally {
+    await client.end();
+  }
+}
+
 /** The seeding of a year: rows and time per table, VACUUM ANALYZE, disk. */
 function yearSeedRows(y: YearSeed): { seeding: string[][]; disk: string[][] } {
   return {
@@ -442,6 +469,7 @@ async function benchStorage(
       // their retries (due 30 s and 2 min later) would be sent by the same worker during the delivery runs,
       // uncounted: until issue 37 they were, and the burst was measured at about half its rate.
       if (usesPostgres) {
+        console.log(`  before the delivery runs: ${await webhookDeadRows(scratch.env.DATABASE_URL!)}`);
         deliveries = await benchDelivery(scratch.env.DATABASE_URL!, f, receiver, server.pid);
         for (const d of deliveries) console.log(`  webhook delivery ${describeDelivery(d)}`);
       }
