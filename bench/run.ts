@@ -263,7 +263,7 @@ const WEBHOOK_TABLES = ['events', 'webhook_deliveries', 'webhook_delivery_tries'
  * The webhook tables' live and dead rows as the delivery runs find them (the journeys before them leave dead rows,
  * and this bench server runs without autovacuum); with BENCH_VACUUM_BEFORE_DELIVERY=1 they are vacuumed first.
  */
-async function webhookDeadRows(databaseUrl: string): Promise<string> {
+async function prepareWebhookTables(databaseUrl: string): Promise<string> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
@@ -469,7 +469,7 @@ async function benchStorage(
       // their retries (due 30 s and 2 min later) would be sent by the same worker during the delivery runs,
       // uncounted: until issue 37 they were, and the burst was measured at about half its rate.
       if (usesPostgres) {
-        console.log(`  before the delivery runs: ${await webhookDeadRows(scratch.env.DATABASE_URL!)}`);
+        console.log(`  before the delivery runs: ${await prepareWebhookTables(scratch.env.DATABASE_URL!)}`);
         deliveries = await benchDelivery(scratch.env.DATABASE_URL!, f, receiver, server.pid);
         for (const d of deliveries) console.log(`  webhook delivery ${describeDelivery(d)}`);
       }

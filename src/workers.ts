@@ -108,7 +108,7 @@ export function startWorkers({
     {
       name: 'process-live-payouts',
       intervalMs: 500,
-      run: () => processDuePayouts(db, providers, log),
+      run: () => processDuePayouts(db, providers, { log }),
     },
     {
       name: 'apply-ledger-credits',

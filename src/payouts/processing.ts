@@ -256,8 +256,7 @@ export async function checkPayoutNow(db: Db, providers: LiveProviders, payout: P
 export async function processDuePayouts(
   db: Db,
   via: LiveProviders | PayoutRail,
-  log?: Log,
-  only?: readonly string[],
+  { log, only }: { log?: Log; only?: readonly string[] } = {},
 ): Promise<number> {
   const providers = via instanceof LiveProviders ? via : LiveProviders.none().withPayoutsFirst(via);
   if (!providers.paysOut) return 0;

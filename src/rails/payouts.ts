@@ -52,7 +52,6 @@ export interface PayoutRail {
 export class LivePayoutSimulator implements PayoutRail {
   readonly provider = 'live_simulator';
   private readonly transfers = new Map<string, TransferOutcome>();
-  readonly calls: { transfer: number; status: number } = { transfer: 0, status: 0 };
   private readonly transferCalls = new Map<string, number>();
 
   private key(payout: PayoutForRail): string {
@@ -64,7 +63,6 @@ export class LivePayoutSimulator implements PayoutRail {
   }
 
   async transfer(payout: PayoutForRail): Promise<TransferOutcome> {
-    this.calls.transfer += 1;
     this.transferCalls.set(payout.payoutId, (this.transferCalls.get(payout.payoutId) ?? 0) + 1);
     const existing = this.transfers.get(payout.payoutId);
     if (existing) return existing; // idempotent by payout id
@@ -85,7 +83,6 @@ export class LivePayoutSimulator implements PayoutRail {
   }
 
   async status(payout: PayoutForRail): Promise<TransferOutcome> {
-    this.calls.status += 1;
     return this.transfers.get(payout.payoutId) ?? { outcome: 'unknown' };
   }
 

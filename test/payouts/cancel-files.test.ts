@@ -12,7 +12,6 @@ import {
   bankRecipient,
   createPayout,
   drive,
-  driveFrom,
   eventsFor,
   fund,
   getPayout,
@@ -127,7 +126,7 @@ describe(`payout cancel, receipts and evidence (${storageKind})`, () => {
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.json().status, 'cancelled');
     await makeDue(t, payout.id);
-    await processDuePayouts(t.db, rail, undefined, [payout.id]);
+    await processDuePayouts(t.db, rail, { only: [payout.id] });
     assert.equal((await payoutStatus(t, payout.id)).status, 'cancelled');
     assert.equal(rail.transferCallsFor(payout.id), 0, 'the provider was never asked to transfer this payout');
     assert.equal((await balanceOf(t, m.merchant_id, 'live')).available_minor, 100_000);
@@ -153,10 +152,9 @@ describe(`payout cancel, receipts and evidence (${storageKind})`, () => {
     const m = await liveMerchant(t, { fundMinor: 100_000 });
     const recipient = await bankRecipient(t, m.live_api_key, '6767676767');
     const payout = await createPayout(t, m.live_api_key, recipient.id, 10_000);
-    assert.deepEqual(await driveFrom(t, rail, payout.id, 'recipient_check'), {
-      status: 'processing',
-      processing_step: 'transfer',
-    });
+    await makeDue(t, payout.id);
+    await processDuePayouts(t.db, rail, { only: [payout.id] });
+    assert.deepEqual(await payoutStatus(t, payout.id), { status: 'processing', processing_step: 'transfer' });
     const read = await getPayout(t, m.live_api_key, payout.id);
     assert.equal(read.can_cancel, false);
     assertErrorEnvelope(await cancel(m.live_api_key, payout.id), 409, 'PAYOUT_NOT_CANCELLABLE');

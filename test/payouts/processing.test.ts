@@ -274,10 +274,10 @@ describe(`payout creation and processing (${storageKind})`, () => {
     const recipient = await bankRecipient(t, m.live_api_key, '1010101010');
     const payout = await createPayout(t, m.live_api_key, recipient.id, 1_000);
     await t.db.query(`UPDATE payouts SET next_step_at = now() + interval '1 hour' WHERE id = $1`, [payout.id]);
-    await processDuePayouts(t.db, rail, undefined, [payout.id]);
+    await processDuePayouts(t.db, rail, { only: [payout.id] });
     assert.deepEqual(await payoutStatus(t, payout.id), { status: 'processing', processing_step: 'recipient_check' });
     await makeDue(t, payout.id);
-    await processDuePayouts(t.db, rail, undefined, [payout.id]);
+    await processDuePayouts(t.db, rail, { only: [payout.id] });
     assert.deepEqual(await payoutStatus(t, payout.id), { status: 'processing', processing_step: 'transfer' });
   });
 
@@ -288,7 +288,7 @@ describe(`payout creation and processing (${storageKind})`, () => {
     const other = await createPayout(t, m.live_api_key, recipient.id, 1_100);
     await makeDue(t, mine.id);
     await makeDue(t, other.id);
-    await processDuePayouts(t.db, rail, undefined, [mine.id]);
+    await processDuePayouts(t.db, rail, { only: [mine.id] });
     assert.deepEqual(await payoutStatus(t, mine.id), { status: 'processing', processing_step: 'transfer' });
     assert.deepEqual(await payoutStatus(t, other.id), { status: 'processing', processing_step: 'recipient_check' });
   });
@@ -298,7 +298,7 @@ describe(`payout creation and processing (${storageKind})`, () => {
     const recipient = await bankRecipient(t, m.live_api_key, '1212121212');
     const payout = await createPayout(t, m.live_api_key, recipient.id, 1_000);
     await makeDue(t, payout.id);
-    await processDuePayouts(t.db, rail, undefined, [payout.id]); // recipient check
+    await processDuePayouts(t.db, rail, { only: [payout.id] }); // recipient check
     assert.deepEqual(await payoutStatus(t, payout.id), { status: 'processing', processing_step: 'transfer' });
     const later = new Date(Date.now() + 60_000);
     assert.equal(await advanceProcessingStep(t.db, payout.id, 'transfer', 'awaiting_result', later), true);

@@ -450,7 +450,7 @@ describe(`payout races (${storageKind})`, () => {
       await makeDue(t, payout.id);
       const [cancelReply] = await Promise.all([
         send(m.live_api_key, 'POST', `/api/v1/payouts/${payout.id}/cancel`, { reason: `race ${round}` }),
-        processDuePayouts(t.db, rail, undefined, [payout.id]),
+        processDuePayouts(t.db, rail, { only: [payout.id] }),
       ]);
       const final = await drive(t, rail, payout.id);
       outcomes.push(`${cancelReply.status}:${final}`);

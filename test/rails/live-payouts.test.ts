@@ -22,7 +22,7 @@ describe('Live payouts through Paystack and MTN MoMo', () => {
   let gcbId: string;
 
   const api = (method: string, path: string, body?: unknown) => app.http(method, path, { key: m.live_api_key, body });
-  const step = (id: string) => processDuePayouts(app.t.db, app.t.app.deps.providers, undefined, [id]);
+  const step = (id: string) => processDuePayouts(app.t.db, app.t.app.deps.providers, { only: [id] });
   const makeDue = (id: string) => app.t.db.query('UPDATE payouts SET next_step_at = now() WHERE id = $1', [id]);
   const row = async (id: string) =>
     (

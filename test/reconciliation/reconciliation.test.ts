@@ -104,7 +104,7 @@ describe(`the operators' daily reconciliation (${storageKind})`, () => {
     const sent = async () => (await row()).processing_step === 'awaiting_result';
     for (let i = 0; i < 10 && !(await sent()); i++) {
       await db().query('UPDATE payouts SET next_step_at = now() WHERE id = $1', [payout.json.id]);
-      await processDuePayouts(db(), app.t.app.deps.providers, undefined, [payout.json.id]);
+      await processDuePayouts(db(), app.t.app.deps.providers, { only: [payout.json.id] });
     }
     const reference = (await row()).provider_reference!;
     assert.ok(reference, 'the transfer was sent');

@@ -290,31 +290,9 @@ export async function drive(t: TestContext, rail: PayoutRail, payoutId: string, 
     const { status } = await payoutStatus(t, payoutId);
     if (status !== 'processing') return status;
     await makeDue(t, payoutId);
-    await processDuePayouts(t.db, rail, undefined, [payoutId]);
+    await processDuePayouts(t.db, rail, { only: [payoutId] });
   }
   return (await payoutStatus(t, payoutId)).status;
-}
-
-/**
- * Runs the Live payout processor until the payout is no longer at processing step `step` (at most stepsMax passes);
- * its status and step then. Each pass, as drive()'s, is limited to this payout: on PostgreSQL the test files share a
- * database, and an unlimited pass would step (or hold, SKIP LOCKED) other files' payouts with this file's rail.
- */
-export async function driveFrom(
-  t: TestContext,
-  rail: PayoutRail,
-  payoutId: string,
-  step: string,
-  stepsMax = 40,
-): Promise<{ status: string; processing_step: string | null }> {
-  for (let pass = 0; pass < stepsMax; pass++) {
-    const now = await payoutStatus(t, payoutId);
-    if (now.status !== 'processing' || now.processing_step !== step) return now;
-    if (pass > 0) await new Promise((resolve) => setTimeout(resolve, 50));
-    await makeDue(t, payoutId);
-    await processDuePayouts(t.db, rail, undefined, [payoutId]);
-  }
-  return payoutStatus(t, payoutId);
 }
 
 /** Funds a Test balance the way a merchant's money really arrives: a card payment through checkout (card: 2.5% merchant-borne). */
