@@ -353,6 +353,9 @@ function yearChecks(empty: StorageRun, year: StorageRun): Check[] {
   ];
 }
 
+/** A search's blocks per query, hit / read (SearchTiming.io). */
+const blocks = (io: SearchTiming['io']) => (io ? `${io.blocksHit.toFixed(0)} / ${io.blocksRead.toFixed(1)}` : '-');
+
 function yearSection(empty: StorageRun, year: StorageRun, format: 'text' | 'markdown'): string {
   const t = format === 'text' ? (h: string[], rows: string[][]) => table(h, rows) : markdownTable;
   const { seeding, disk } = yearSeedRows(year.year!);
@@ -362,15 +365,27 @@ function yearSection(empty: StorageRun, year: StorageRun, format: 'text' | 'mark
     `The checkout merchant's year, written by SQL before the scenarios (bench/year-data.ts): ${y.sessions.toLocaleString('en')} sessions (BENCH_YEAR_FRACTION ${y.fraction}), seeded in ${(y.totalMs / 1000).toFixed(0)} s; database ${gb(y.databaseBytes)}.`,
     t(['table', 'rows', 'seeding time'], seeding),
     t(['disk', 'size'], disk),
-    "Payments searches (the route's query, 100 timed per kind), empty database and a year:",
+    "Payments searches (the route's query, 100 timed per kind), empty database and a year. Per query, the blocks it found in PostgreSQL's shared buffers (hit) and read from outside them (the OS cache or the disk), and the time those reads took (track_io_timing):",
     t(
-      ['search', 'empty p50 ms', 'empty p99 ms', 'year p50 ms', 'year p99 ms'],
+      [
+        'search',
+        'empty p50 ms',
+        'empty p99 ms',
+        'year p50 ms',
+        'year p99 ms',
+        'empty blocks hit / read',
+        'year blocks hit / read',
+        'year read ms',
+      ],
       (year.searches ?? []).map((s) => [
         s.name,
         emptySearch.get(s.name)?.p50.toFixed(2) ?? '-',
         emptySearch.get(s.name)?.p99.toFixed(2) ?? '-',
         s.p50.toFixed(2),
         s.p99.toFixed(2),
+        blocks(emptySearch.get(s.name)?.io),
+        blocks(s.io),
+        s.io ? s.io.readMs.toFixed(2) : '-',
       ]),
     ),
     'The comparisons with the empty database are the last rows of the checks below.',

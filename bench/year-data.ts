@@ -19,6 +19,7 @@
 import pg from 'pg';
 import { paymentsFilter, paymentsPage, type PaymentsQuery } from '../src/checkout/payments-list.ts';
 import { openDb } from '../src/db/index.ts';
+import type { Db } from '../src/db/types.ts';
 
 export const YEAR_SESSIONS = 5_000_000;
 const CHUNK_SESSIONS = 250_000; // x2 events, x2 deliveries, ~x2 tries: about 500k rows per statement at most
@@ -330,12 +331,39 @@ export interface SearchTiming {
   name: string;
   p50: number;
   p99: number;
+  /**
+   * Per timed query, from pg_stat_database on the one connection that ran them: blocks found in PostgreSQL's
+   * shared buffers, blocks read from outside them (the OS cache or the disk) and the time spent reading those
+   * (track_io_timing). Absent where the server cannot say (before PostgreSQL 15).
+   */
+  io?: { blocksHit: number; blocksRead: number; readMs: number };
+}
+
+interface IoCounters {
+  hit: number;
+  read: number;
+  readMs: number;
+}
+
+/** This database's block counters, after this connection's own counts are flushed (PostgreSQL 15+), or null. */
+async function ioCounters(db: Db): Promise<IoCounters | null> {
+  try {
+    await db.query('SELECT pg_stat_force_next_flush()'); // flushed when this statement's transaction ends
+    const [row] = await db.query<{ hit: string; read: string; read_ms: number }>(
+      'SELECT blks_hit::text AS hit, blks_read::text AS read, blk_read_time AS read_ms FROM pg_stat_database WHERE datname = current_database()',
+    );
+    return { hit: Number(row!.hit), read: Number(row!.read), readMs: row!.read_ms };
+  } catch {
+    return null;
+  }
 }
 
 /** The Payments page's query kinds of bench/search.ts (a fragment from the merchant's own rows), each timed `runs` times. */
 export async function timeSearches(databaseUrl: string, merchantId: string, runs = 100): Promise<SearchTiming[]> {
-  const db = await openDb({ databaseUrl, dataDir: null }, { migrate: false });
+  // One connection, so that its own block counters are all the searches' (ioCounters); the server is stopped by now.
+  const db = await openDb({ databaseUrl, dataDir: null }, { migrate: false, poolSize: 1 });
   try {
+    await db.exec('SET track_io_timing = on').catch(() => {}); // a superuser's setting; without it readMs is 0
     // Statistics as autovacuum would keep them (it is off on the bench server): the journeys just wrote thousands of rows.
     await db.exec('ANALYZE checkout_sessions, payment_attempts');
     const sample = await db.query<{
@@ -373,6 +401,7 @@ export async function timeSearches(databaseUrl: string, merchantId: string, runs
     for (const [name, query] of kinds) {
       for (let n = 0; n < 5; n++) await paymentsPage(db, paymentsFilter(owner, query(n)), null);
       const took: number[] = [];
+      const before = await ioCounters(db);
       for (let n = 0; n < runs; n++) {
         const t0 = performance.now();
         await paymentsPage(db, paymentsFilter(owner, query(n)), null);
@@ -380,7 +409,14 @@ export async function timeSearches(databaseUrl: string, merchantId: string, runs
       }
       took.sort((a, b) => a - b);
       const at = (p: number) => took[Math.min(took.length - 1, Math.ceil((p / 100) * took.length) - 1)]!;
-      out.push({ name, p50: at(50), p99: at(99) });
+      const after = before && (await ioCounters(db));
+      const io = before &&
+        after && {
+          blocksHit: (after.hit - before.hit) / runs,
+          blocksRead: (after.read - before.read) / runs,
+          readMs: (after.readMs - before.readMs) / runs,
+        };
+      out.push({ name, p50: at(50), p99: at(99), ...(io ? { io } : {}) });
     }
     return out;
   } finally {
