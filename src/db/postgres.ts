@@ -26,18 +26,18 @@ const WRITE_PIPELINE_LOCK_TIMEOUT_MS = 100;
 /** No statement of ours runs for long: one that does is stuck (a lock pile-up), and answers 503 instead of hanging. */
 const STATEMENT_TIMEOUT_MS = 30_000;
 
-/** What every connection, pooled or pipelined, is opened with (node-postgres' client settings), besides its URL. */
 /**
  * The session settings every connection starts with. JIT is off: PostgreSQL compiles a plan whose estimated cost
  * passes jit_above_cost, and at a year of data (5,000,000 sessions) the planner's guesses for the Payments search
  * passed it, so a query that reads 356 buffers took 557 ms at p50 with JIT on and 3 ms with it off (bench/REPORT.md,
- * "PostgreSQL with a year of data"). Sika's statements are short; none gains from compiling. An operator's own
+ * "JIT at a year of data"). Sika's statements are short; none gains from compiling. An operator's own
  * options come after these (PGOPTIONS here; `options` in DATABASE_URL replaces them), so either can turn it back on.
  */
 export function sessionOptions(pgOptions: string | undefined): string {
   return ['-c jit=off', pgOptions?.trim()].filter(Boolean).join(' ');
 }
 
+/** What every connection, pooled or pipelined, is opened with (node-postgres' client settings), besides its URL. */
 const CONNECTION_SETTINGS = {
   options: sessionOptions(process.env.PGOPTIONS),
   connectionTimeoutMillis: 3_000,
